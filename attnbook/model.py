@@ -1,0 +1,453 @@
+"""The reference decoder: a pre-norm causal transformer language model in one file.
+
+Notebooks 07-09, the training command and the hidden tests all use this model. It follows
+the course notation (CURRICULUM.md): ``B`` batch, ``L`` sequence length, ``d`` = ``d_model``,
+``h`` heads of width ``d_k = d / h``, ``V`` vocabulary. Submodule names mirror the notebook
+classes (``embed, blocks, ln_final, head``; ``ln1, attn, ln2, mlp``; ``W_Q, W_K, W_V, W_O``;
+``fc_in, fc_out``), so a student's ``Decoder`` and this model share state_dict keys and weights
+can be copied either way.
+
+Attention goes through ``torch.nn.functional.scaled_dot_product_attention`` so that the fused
+kernel of each device (CPU, CUDA, MPS) does the work. Queries, keys and values are computed by
+``CausalSelfAttention.heads_qkv`` with RoPE already applied at given absolute positions, and
+combined by ``CausalSelfAttention.attend``; a key/value cache for generation slots in between.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+__all__ = [
+    "LMConfig",
+    "TransformerLM",
+    "TransformerBlock",
+    "CausalSelfAttention",
+    "FeedForward",
+    "sinusoid_table",
+    "rope_tables",
+    "rotate_pairs",
+    "save_checkpoint",
+    "load_checkpoint",
+    "pick_device",
+    "autocast_context",
+]
+
+POSITION_OPTIONS = ("sinusoidal", "learned", "rope", "none")
+NORM_OPTIONS = ("pre", "post")
+
+
+@dataclass
+class LMConfig:
+    """Hyperparameters of a `TransformerLM`; validated on construction."""
+
+    vocab_size: int  # V: number of token ids, including padding and end-of-email tokens
+    d_model: int = 128  # d: width of the residual stream
+    n_heads: int = 4  # h: attention heads per block; d_k = d_model / n_heads
+    n_layers: int = 4  # N: number of blocks
+    max_len: int = 128  # longest sequence (context length) the model accepts
+    positions: str = "rope"  # position signal: "sinusoidal", "learned", "rope" or "none"
+    tie_weights: bool = False  # share the head's weight matrix with the token embedding
+    dropout: float = 0.0  # on embeddings, attention weights and each residual branch
+    d_hidden: int | None = None  # MLP hidden width; None means 4 * d_model
+    norm: str = "pre"  # "pre": LN inside each residual branch; "post": LN after each sum
+    causal: bool = True  # False only for the ablation that removes the causal mask
+    rope_base: float = 10000.0  # theta_i = rope_base ** (-2i / d_k)
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "d_model", "n_heads", "n_layers", "max_len"):
+            value = getattr(self, name)
+            if not _is_positive_int(value):
+                raise ValueError(f"LMConfig.{name}: expected a positive int, got {value!r}")
+        if self.d_model % self.n_heads != 0:
+            raise ValueError(
+                f"LMConfig.d_model: expected a multiple of n_heads={self.n_heads}, "
+                f"got d_model={self.d_model}"
+            )
+        if self.positions not in POSITION_OPTIONS:
+            raise ValueError(
+                f"LMConfig.positions: expected one of {POSITION_OPTIONS}, got {self.positions!r}"
+            )
+        if self.positions == "rope" and self.d_k % 2 != 0:
+            raise ValueError(
+                f"LMConfig.n_heads: rope rotates pairs, so the head width d_k = d_model / n_heads "
+                f"must be even; got d_k={self.d_k} (d_model={self.d_model}, n_heads={self.n_heads})"
+            )
+        if self.positions == "sinusoidal" and self.d_model % 2 != 0:
+            raise ValueError(
+                f"LMConfig.d_model: sinusoids need an even width, got d_model={self.d_model}"
+            )
+        if self.norm not in NORM_OPTIONS:
+            raise ValueError(f"LMConfig.norm: expected one of {NORM_OPTIONS}, got {self.norm!r}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"LMConfig.dropout: expected a value in [0, 1), got {self.dropout!r}")
+        if self.d_hidden is not None and not _is_positive_int(self.d_hidden):
+            raise ValueError(
+                f"LMConfig.d_hidden: expected None or a positive int, got {self.d_hidden!r}"
+            )
+        if not self.rope_base > 1.0:
+            raise ValueError(f"LMConfig.rope_base: expected a value > 1, got {self.rope_base!r}")
+
+    @property
+    def d_k(self) -> int:
+        """Width of one head."""
+        return self.d_model // self.n_heads
+
+    @property
+    def hidden(self) -> int:
+        """MLP hidden width with the default resolved."""
+        return 4 * self.d_model if self.d_hidden is None else self.d_hidden
+
+
+def _is_positive_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def sinusoid_table(length: int, d: int) -> torch.Tensor:
+    """Absolute sinusoids ``p[l, 2i] = sin(l w_i)``, ``p[l, 2i+1] = cos(l w_i)``, shape (L, d)."""
+    l = torch.arange(length, dtype=torch.float64)[:, None]  # (L, 1)
+    w = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+    angles = l * w  # (L, d/2)
+    table = torch.stack((angles.sin(), angles.cos()), dim=-1)  # (L, d/2, 2): pairs interleave
+    return table.flatten(-2).float()  # (L, d)
+
+
+def rope_tables(length: int, d_k: int, base: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin of the angles ``l * theta_i``, ``theta_i = base^(-2i/d_k)``, each (L, d_k/2)."""
+    l = torch.arange(length, dtype=torch.float64)[:, None]  # (L, 1)
+    theta = base ** (-torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)  # (d_k/2,)
+    angles = l * theta  # (L, d_k/2)
+    return angles.cos().float(), angles.sin().float()
+
+
+def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate consecutive pairs ``(2i, 2i+1)`` of the last axis of ``x`` by ``R(a_i)``.
+
+    ``x`` is (..., L, d_k); ``cos`` and ``sin`` hold cos(a) and sin(a) and broadcast against
+    (..., L, d_k/2). Returns a tensor shaped like ``x``.
+    """
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # autocast hands in bf16 q/k; keep one dtype
+    pairs = x.unflatten(-1, (-1, 2))  # (..., L, d_k/2, 2)
+    x_even, x_odd = pairs[..., 0], pairs[..., 1]  # (..., L, d_k/2) each
+    rotated = torch.stack(
+        (x_even * cos - x_odd * sin, x_even * sin + x_odd * cos), dim=-1
+    )  # (..., L, d_k/2, 2)
+    return rotated.flatten(-2)  # (..., L, d_k)
+
+
+class CausalSelfAttention(nn.Module):
+    """Multi-head self-attention with output projection; causal unless the config says not."""
+
+    def __init__(self, config: LMConfig) -> None:
+        super().__init__()
+        d = config.d_model
+        self.n_heads = config.n_heads
+        self.d_k = config.d_k
+        self.causal = config.causal
+        self.dropout = config.dropout
+        self.W_Q = nn.Linear(d, d, bias=True)
+        self.W_K = nn.Linear(d, d, bias=True)
+        self.W_V = nn.Linear(d, d, bias=True)
+        self.W_O = nn.Linear(d, d, bias=True)
+
+    def heads_qkv(
+        self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Queries, keys and values per head, each (B, h, L, d_k), RoPE applied to q and k.
+
+        ``rope`` is (cos, sin) already gathered at the tokens' absolute positions, each
+        broadcastable to (B, 1, L, d_k/2). A KV cache stores the k and v returned here.
+        """
+        B, L, _ = x.shape
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
+        k = self.W_K(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
+        v = self.W_V(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
+        if rope is not None:
+            cos, sin = rope
+            q = rotate_pairs(q, cos, sin)  # (B, h, L, d_k)
+            k = rotate_pairs(k, cos, sin)  # (B, h, L, d_k)
+        return q, k, v
+
+    def attend(
+        self,
+        q: torch.Tensor,
+        k: torch.Tensor,
+        v: torch.Tensor,
+        allowed: torch.Tensor | None = None,
+        live_rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Attention of q (B, h, Lq, d_k) over k, v (B, h, Lk, d_k), heads merged: (B, Lq, d).
+
+        ``allowed`` is a bool mask (True = may attend) broadcastable to (B, h, Lq, Lk); None
+        means the causal mask (or no mask when the model is not causal), which lets SDPA use
+        its fastest kernel. ``is_causal`` aligns the triangle top-left, so a cached decode with
+        Lq < Lk must pass ``allowed`` explicitly. Rows with no allowed key must be opened in
+        ``allowed`` (to avoid NaN) and listed False in ``live_rows`` (B, 1, Lq, 1): they are
+        zeroed, as the course defines.
+        """
+        B, _, Lq, _ = q.shape
+        y = F.scaled_dot_product_attention(
+            q,
+            k,
+            v,
+            attn_mask=allowed,
+            dropout_p=self.dropout if self.training else 0.0,
+            is_causal=allowed is None and self.causal,
+            scale=1.0 / math.sqrt(self.d_k),
+        )  # (B, h, Lq, d_k)
+        if live_rows is not None:
+            y = y * live_rows.to(y.dtype)  # (B, h, Lq, d_k): empty rows become zeros
+        return y.transpose(1, 2).reshape(B, Lq, self.n_heads * self.d_k)  # (B, Lq, d)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        rope: tuple[torch.Tensor, torch.Tensor] | None = None,
+        allowed: torch.Tensor | None = None,
+        live_rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Self-attention of x (B, L, d) -> (B, L, d); see `heads_qkv` and `attend`."""
+        q, k, v = self.heads_qkv(x, rope)
+        return self.W_O(self.attend(q, k, v, allowed, live_rows))  # (B, L, d)
+
+
+class FeedForward(nn.Module):
+    """The token-wise MLP: ``fc_out(GELU(fc_in(x)))`` with exact (erf) GELU."""
+
+    def __init__(self, config: LMConfig) -> None:
+        super().__init__()
+        self.fc_in = nn.Linear(config.d_model, config.hidden)
+        self.act = nn.GELU()
+        self.fc_out = nn.Linear(config.hidden, config.d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc_out(self.act(self.fc_in(x)))  # (B, L, d) -> (B, L, d_hidden) -> (B, L, d)
+
+
+class TransformerBlock(nn.Module):
+    """Attention then MLP, each in a residual branch, with pre- or post-norm."""
+
+    def __init__(self, config: LMConfig) -> None:
+        super().__init__()
+        self.pre_norm = config.norm == "pre"
+        self.ln1 = nn.LayerNorm(config.d_model, eps=1e-5)
+        self.attn = CausalSelfAttention(config)
+        self.ln2 = nn.LayerNorm(config.d_model, eps=1e-5)
+        self.mlp = FeedForward(config)
+        self.drop = nn.Dropout(config.dropout)
+
+    def forward(
+        self,
+        h: torch.Tensor,
+        rope: tuple[torch.Tensor, torch.Tensor] | None = None,
+        allowed: torch.Tensor | None = None,
+        live_rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """(B, L, d) -> (B, L, d)."""
+        if self.pre_norm:
+            # U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)): the bypass carries H untouched.
+            u = h + self.drop(self.attn(self.ln1(h), rope, allowed, live_rows))
+            return u + self.drop(self.mlp(self.ln2(u)))
+        # Post-norm, U = LN1(H + MHA(H)), H_out = LN2(U + MLP(U)), kept for the ablation.
+        u = self.ln1(h + self.drop(self.attn(h, rope, allowed, live_rows)))
+        return self.ln2(u + self.drop(self.mlp(u)))
+
+
+class TransformerLM(nn.Module):
+    """Token ids (B, L) -> next-token logits (B, L, V), float32 on every device."""
+
+    def __init__(self, config: LMConfig) -> None:
+        super().__init__()
+        self.config = config
+        d = config.d_model
+        self.embed = nn.Embedding(config.vocab_size, d)
+        if config.positions == "learned":
+            self.pos = nn.Embedding(config.max_len, d)
+        if config.positions == "sinusoidal":
+            # Non-persistent: derived from the config, so checkpoints stay free of it.
+            self.register_buffer("sinusoids", sinusoid_table(config.max_len, d), persistent=False)
+        if config.positions == "rope":
+            cos, sin = rope_tables(config.max_len, config.d_k, config.rope_base)
+            self.register_buffer("rope_cos", cos, persistent=False)  # (max_len, d_k/2)
+            self.register_buffer("rope_sin", sin, persistent=False)  # (max_len, d_k/2)
+        self.drop = nn.Dropout(config.dropout)
+        self.blocks = nn.ModuleList(TransformerBlock(config) for _ in range(config.n_layers))
+        self.ln_final = nn.LayerNorm(d, eps=1e-5)
+        self.head = nn.Linear(d, config.vocab_size, bias=True)
+        self.reset_parameters()
+        if config.tie_weights:
+            self.head.weight = self.embed.weight
+
+    def reset_parameters(self) -> None:
+        """GPT-2 initialisation: N(0, 0.02), residual outputs shrunk by 1/sqrt(2 N), zero biases.
+
+        Shrinking W_O and fc_out keeps the residual stream's variance from growing with depth.
+        """
+        residual_std = 0.02 / math.sqrt(2 * self.config.n_layers)
+        for name, p in self.named_parameters():
+            if name.endswith("bias"):
+                nn.init.zeros_(p)
+            elif ".ln" in name or name.startswith("ln_final"):
+                nn.init.ones_(p)
+            elif name.endswith(("W_O.weight", "fc_out.weight")):
+                nn.init.normal_(p, mean=0.0, std=residual_std)
+            else:
+                nn.init.normal_(p, mean=0.0, std=0.02)
+
+    def num_parameters(self) -> int:
+        """Number of distinct trainable numbers (a tied matrix counts once)."""
+        return sum(p.numel() for p in self.parameters())
+
+    def forward(
+        self,
+        idx: torch.Tensor,
+        key_padding_mask: torch.Tensor | None = None,
+        positions: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Logits (B, L, V) in float32 for token ids ``idx`` (B, L).
+
+        ``key_padding_mask``: optional bool (B, L), True where the token is real; padded
+        tokens are never attended to. ``positions``: optional absolute positions, (B, L) or
+        (L,), default 0..L-1; left-padded batches pass each row's own positions.
+        """
+        B, L = self._check_idx(idx)
+        positions = self._check_positions(positions, B, L, idx.device)
+        h = self.embed(idx)  # (B, L, d)
+        rope = None
+        if self.config.positions == "learned":
+            h = h + self.pos(positions)  # (B, L, d) + (B or 1, L, d)
+        elif self.config.positions == "sinusoidal":
+            h = h + self.sinusoids[positions]  # (B, L, d) + (B or 1, L, d)
+        elif self.config.positions == "rope":
+            # Gathered once here rather than in every block; the head axis broadcasts.
+            rope = (
+                self.rope_cos[positions].unsqueeze(1),  # (B or 1, 1, L, d_k/2)
+                self.rope_sin[positions].unsqueeze(1),  # (B or 1, 1, L, d_k/2)
+            )
+        h = self.drop(h)
+        allowed, live_rows = self._mask(key_padding_mask, B, L, idx.device)
+        for block in self.blocks:
+            h = block(h, rope, allowed, live_rows)  # (B, L, d)
+        return self.head(self.ln_final(h)).float()  # (B, L, V)
+
+    def _check_idx(self, idx: torch.Tensor) -> tuple[int, int]:
+        if idx.dim() != 2 or idx.dtype not in (torch.int64, torch.int32):
+            raise ValueError(
+                f"idx: expected an integer tensor of shape (B, L), "
+                f"got dtype {idx.dtype} and shape {tuple(idx.shape)}"
+            )
+        B, L = idx.shape
+        if L > self.config.max_len:
+            raise ValueError(
+                f"idx: sequence length L={L} exceeds the model's max_len={self.config.max_len}"
+            )
+        if idx.numel() > 0:
+            low, high = torch.aminmax(idx)
+            low, high = int(low), int(high)
+            if low < 0 or high >= self.config.vocab_size:
+                raise ValueError(
+                    f"idx: token ids must lie in [0, {self.config.vocab_size - 1}] "
+                    f"(vocab_size={self.config.vocab_size}), got values in [{low}, {high}]"
+                )
+        return B, L
+
+    def _check_positions(
+        self, positions: torch.Tensor | None, B: int, L: int, device: torch.device
+    ) -> torch.Tensor:
+        """Absolute positions as (B, L) or (1, L), checked against max_len."""
+        if positions is None:
+            return torch.arange(L, device=device)[None, :]  # (1, L)
+        if positions.dim() == 1:
+            positions = positions[None, :]  # (1, L)
+        if positions.dim() != 2 or positions.shape[1] != L or positions.shape[0] not in (1, B):
+            raise ValueError(
+                f"positions: expected shape ({B}, {L}) or ({L},), got {tuple(positions.shape)}"
+            )
+        if self.config.positions in ("learned", "sinusoidal", "rope") and positions.numel() > 0:
+            low, high = int(positions.min()), int(positions.max())
+            if low < 0 or high >= self.config.max_len:
+                raise ValueError(
+                    f"positions: expected values in [0, {self.config.max_len - 1}] "
+                    f"(max_len={self.config.max_len}), got values in [{low}, {high}]"
+                )
+        return positions.to(device=device, dtype=torch.long)
+
+    def _mask(
+        self, key_padding_mask: torch.Tensor | None, B: int, L: int, device: torch.device
+    ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        """The bool ``allowed`` mask (B, 1, L, L) and ``live_rows`` (B, 1, L, 1), or Nones.
+
+        Without padding the mask stays None so SDPA can take its is_causal fast path.
+        """
+        if key_padding_mask is None:
+            return None, None
+        if key_padding_mask.shape != (B, L) or key_padding_mask.dtype != torch.bool:
+            raise ValueError(
+                f"key_padding_mask: expected a bool tensor of shape ({B}, {L}), "
+                f"got dtype {key_padding_mask.dtype} and shape {tuple(key_padding_mask.shape)}"
+            )
+        allowed = key_padding_mask.to(device)[:, None, None, :]  # (B, 1, 1, L)
+        if self.config.causal:
+            causal = torch.ones(L, L, dtype=torch.bool, device=device).tril()  # (L, L)
+            allowed = allowed & causal  # (B, 1, L, L)
+        else:
+            allowed = allowed.expand(B, 1, L, L)  # (B, 1, L, L)
+        live_rows = allowed.any(dim=-1, keepdim=True)  # (B, 1, L, 1)
+        # A row with no allowed key would be softmax over all -inf (NaN): open it, zero it later.
+        return allowed | ~live_rows, live_rows
+
+
+def save_checkpoint(model: TransformerLM, path: str | Path, **extra) -> None:
+    """Write the config, the weights and any ``extra`` (plain data or tensors) to ``path``."""
+    model = getattr(model, "_orig_mod", model)  # unwrap torch.compile so keys stay plain
+    torch.save(
+        {"config": asdict(model.config), "state_dict": model.state_dict(), "extra": extra},
+        path,
+    )
+
+
+def load_checkpoint(
+    path: str | Path, map_location: str | torch.device | None = None
+) -> tuple[TransformerLM, dict]:
+    """Rebuild the model saved by `save_checkpoint`; returns ``(model, extra)``.
+
+    The model is in eval mode, on ``map_location`` when one is given (else the CPU).
+    """
+    payload = torch.load(path, map_location=map_location, weights_only=True)
+    model = TransformerLM(LMConfig(**payload["config"]))
+    model.load_state_dict(payload["state_dict"])
+    if map_location is not None and not callable(map_location) and not isinstance(
+        map_location, dict
+    ):
+        model.to(map_location)
+    return model.eval(), payload["extra"]
+
+
+def pick_device(preference: str | None = None) -> torch.device:
+    """``preference`` if given (and available), else CUDA, then Apple MPS, then the CPU."""
+    if preference is not None:
+        device = torch.device(preference)
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"preference: asked for {preference!r}, but CUDA is not available")
+        if device.type == "mps" and not torch.backends.mps.is_available():
+            raise ValueError(f"preference: asked for {preference!r}, but MPS is not available")
+        return device
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def autocast_context(device: str | torch.device) -> contextlib.AbstractContextManager:
+    """bf16 autocast on CUDA; elsewhere a no-op context, since CPU and MPS gain little."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
