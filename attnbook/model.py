@@ -348,8 +348,7 @@ class TransformerLM(nn.Module):
                 f"idx: sequence length L={L} exceeds the model's max_len={self.config.max_len}"
             )
         if idx.numel() > 0:
-            low, high = torch.aminmax(idx)
-            low, high = int(low), int(high)
+            low, high = int(idx.min()), int(idx.max())
             if low < 0 or high >= self.config.vocab_size:
                 raise ValueError(
                     f"idx: token ids must lie in [0, {self.config.vocab_size - 1}] "

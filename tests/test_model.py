@@ -218,6 +218,16 @@ def test_padded_keys_have_no_influence_without_the_causal_mask():
     assert not torch.allclose(model(changed)[:, 0], model(real)[:, 0])
 
 
+def test_mask_opens_empty_rows_so_no_kernel_sees_an_all_blocked_row():
+    # Some SDPA kernels (CUDA, MPS) return NaN for a row with every key blocked.
+    model = tiny("rope")
+    key_padding_mask = torch.tensor([[False, False, True, True], [True, True, True, True]])
+    allowed, live_rows = model._mask(key_padding_mask, 2, 4, torch.device("cpu"))
+    assert allowed.any(dim=-1).all(), "every row handed to SDPA must allow some key"
+    assert live_rows[0, 0, :, 0].tolist() == [False, False, True, True]
+    assert live_rows[1].all()
+
+
 def test_attention_row_with_no_allowed_key_is_zero():
     attn = tiny("none").blocks[0].attn
     q = k = v = torch.randn(1, HEADS, 3, D // HEADS)
