@@ -1,0 +1,218 @@
+"""The machinery every check shares: calling the student's function, comparing, explaining.
+
+A check tests shape, then NaN and infinities, then masks, then values. Every failure is a
+`CheckFailure` (an AssertionError, so nbgrader scores the cell 0) whose message names the
+call, the argument, what was expected, what was seen and, when the output matches a known
+mistake, that mistake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "CheckFailure",
+    "CheckRun",
+    "Mistake",
+    "as_array",
+    "describe",
+]
+
+
+class CheckFailure(AssertionError):
+    """A graded function gave a wrong answer; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known wrong answer: its output on the current inputs and the hint to show."""
+
+    name: str
+    output: object
+    hint: str
+
+
+def as_array(value) -> np.ndarray:
+    """Turn a numpy array, torch tensor, list or scalar into a float64 numpy array."""
+    if hasattr(value, "detach"):  # a torch tensor, possibly on a GPU or requiring grad
+        value = value.detach().to("cpu")
+        if value.dtype.is_floating_point and value.dtype != _torch_float64():
+            value = value.double()
+        value = value.numpy()
+    return np.asarray(value)
+
+
+def _torch_float64():
+    import torch
+
+    return torch.float64
+
+
+def describe(value, limit: int = 6) -> str:
+    """A short, readable rendering of an array-like for failure messages."""
+    if isinstance(value, str | bool | int | float | type(None)):
+        return repr(value)
+    try:
+        arr = as_array(value)
+    except Exception:  # an object we cannot turn into an array: show its repr
+        return repr(value)[:300]
+    if arr.dtype == object:
+        return repr(value)[:300]
+    with np.printoptions(precision=4, suppress=True, threshold=limit * limit, edgeitems=3,
+                         linewidth=100):
+        text = np.array2string(arr, separator=", ")
+    shape = f"array of shape {tuple(arr.shape)}" if arr.ndim else "scalar"
+    return f"{shape}:\n{_indent(text)}" if arr.ndim else f"{text}"
+
+
+def _indent(text: str, pad: str = "    ") -> str:
+    return "\n".join(pad + line for line in text.splitlines())
+
+
+def _shape_of(value) -> tuple:
+    return tuple(getattr(value, "shape", np.shape(value)))
+
+
+@dataclass
+class CheckRun:
+    """One check of one graded function: counts what passed, explains what failed.
+
+    `name` is the function's own name, so pass and failure messages never drift from it.
+    """
+
+    func: Callable
+    name: str = ""
+    passed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        if not callable(self.func):
+            raise CheckFailure(
+                f"expected a function to check, got {type(self.func).__name__} "
+                f"({describe(self.func)}). Pass the function itself, without calling it."
+            )
+        self.name = self.name or getattr(self.func, "__name__", "function")
+
+    # -- calling -----------------------------------------------------------------------
+    def call(self, call_text: str, *args, **kwargs):
+        """Call the student's function; an unexpected exception becomes a clear failure.
+
+        NotImplementedError passes through untouched: it means "not written yet".
+        """
+        try:
+            return self.func(*args, **kwargs)
+        except NotImplementedError:
+            raise
+        except CheckFailure:
+            raise
+        except Exception as err:  # any bug in the student's code is reported, not hidden
+            raise CheckFailure(
+                f"{call_text} raised {type(err).__name__}: {err}\n"
+                f"The check expected it to return a result for these inputs."
+            ) from err
+
+    def expect_raises(self, call_text: str, error: type[BaseException], *args,
+                      mentions: tuple[str, ...] = (), **kwargs) -> None:
+        """The call must raise `error`, and its message must mention each of `mentions`."""
+        try:
+            self.func(*args, **kwargs)
+        except NotImplementedError:
+            raise
+        except error as err:
+            missing = [word for word in mentions if word not in str(err)]
+            if missing:
+                self.fail(
+                    f"{call_text} raised {error.__name__} as it should, but its message "
+                    f"{str(err)!r} does not mention {missing}.",
+                    hint="name the offending argument and both shapes in the message",
+                )
+            self.passed += 1
+            return
+        except Exception as err:
+            self.fail(f"{call_text} raised {type(err).__name__}: {err}; "
+                      f"expected {error.__name__}.")
+        self.fail(f"{call_text} returned normally; expected it to raise {error.__name__}.",
+                  hint="keep the input validation at the top of the function")
+
+    # -- failing -----------------------------------------------------------------------
+    def fail(self, message: str, hint: str | None = None):
+        text = f"{self.name}: {message}"
+        if hint:
+            text += f"\nHint: {hint}"
+        raise CheckFailure(text)
+
+    # -- comparing ---------------------------------------------------------------------
+    def expect_shape(self, call_text: str, seen, shape: tuple, hint: str | None = None):
+        seen_shape = _shape_of(seen)
+        if tuple(seen_shape) != tuple(shape):
+            self.fail(f"{call_text} returned shape {tuple(seen_shape)}; expected {tuple(shape)}.",
+                      hint=hint)
+        self.passed += 1
+
+    def expect_finite(self, call_text: str, seen, hint: str | None = None):
+        arr = as_array(seen)
+        if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+            bad = np.argwhere(~np.isfinite(arr))
+            where = tuple(int(i) for i in bad[0])
+            self.fail(
+                f"{call_text} returned {int(len(bad))} non-finite value(s), the first at index "
+                f"{where} ({arr[where]}).",
+                hint=hint or "NaN usually means 0 * inf or inf - inf: subtract the row "
+                "maximum before exponentiating, and handle rows where every score is -inf",
+            )
+        self.passed += 1
+
+    def expect_close(self, call_text: str, seen, expected, *, mistakes: Mapping | list = (),
+                     rtol: float = 1e-6, atol: float = 1e-8, what: str = "values",
+                     hint: str | None = None):
+        """Compare values; on a mismatch, name the known mistake the output matches."""
+        seen_arr = as_array(seen)
+        expected_arr = as_array(expected)
+        if seen_arr.shape != expected_arr.shape:
+            self.expect_shape(call_text, seen_arr, expected_arr.shape)
+        if _allclose(seen_arr, expected_arr, rtol, atol):
+            self.passed += 1
+            return
+        mistake = self.match_mistake(seen_arr, mistakes, rtol, atol)
+        message = (f"{call_text} returned wrong {what}.\n  expected {describe(expected_arr)}\n"
+                   f"  seen     {describe(seen_arr)}")
+        if mistake is not None:
+            message += f"\nThis looks like a known mistake: {mistake.name}."
+            self.fail(message, hint=mistake.hint)
+        self.fail(message, hint=hint)
+
+    @staticmethod
+    def match_mistake(seen_arr, mistakes, rtol=1e-6, atol=1e-8) -> Mistake | None:
+        for mistake in mistakes:
+            try:
+                candidate = as_array(mistake.output)
+            except Exception:  # a mistake that cannot even be computed here is not it
+                continue
+            if candidate.shape == seen_arr.shape and _allclose(seen_arr, candidate, rtol, atol):
+                return mistake
+        return None
+
+    def expect_true(self, condition: bool, message: str, hint: str | None = None):
+        if not bool(condition):
+            self.fail(message, hint=hint)
+        self.passed += 1
+
+    # -- passing -----------------------------------------------------------------------
+    def done(self, extra: str = "") -> None:
+        """Print the pass line, built from the function's own name."""
+        suffix = f" ({extra})" if extra else ""
+        print(f"\u2713 {self.name} passed {self.passed} checks{suffix}.")
+
+
+def _allclose(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind in "biu" and b.dtype.kind in "biu" or a.dtype == bool or b.dtype == bool:
+        return bool(np.array_equal(a, b))
+    try:
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=False))
+    except TypeError:
+        return False

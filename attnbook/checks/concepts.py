@@ -1,0 +1,32 @@
+"""Checks of the concept questions: `answer_position_signal = "A"` and the like."""
+
+from __future__ import annotations
+
+from attnbook.checks._core import CheckFailure
+
+
+def check_choice(name: str, answer, options: str, correct: str | None = None,
+                 explanation: str = "") -> None:
+    """Check a multiple-choice concept answer such as `answer_position_signal = "A"`.
+
+    Without `correct` (the visible test) only the form is checked; the hidden test passes the
+    right letter and the explanation shown when the answer is wrong.
+    """
+    if answer is None:
+        raise NotImplementedError(f"{name} is still None: set it to one of {list(options)}")
+    if not isinstance(answer, str) or answer.strip().upper() not in options:
+        raise CheckFailure(
+            f"{name}: expected one letter from {list(options)}, seen {answer!r}."
+        )
+    if correct is not None and answer.strip().upper() != correct:
+        message = f"{name}: {answer!r} is not the best answer."
+        if explanation:
+            message += f"\nHint: {explanation}"
+        raise CheckFailure(message)
+    print(f"\u2713 {name}: answer recorded" + (" and correct." if correct else "."))
+
+
+def check_answer(reference, name: str, answer) -> None:
+    """The hidden half: compare with the letter stored in the autograder's reference module."""
+    options, correct, explanation = reference.ANSWERS[name]
+    check_choice(name, answer, options, correct=correct, explanation=explanation)

@@ -1,0 +1,1 @@
+"""The TA's tooling around nbgrader: preprocessors, the mistake catalogue, class grading."""

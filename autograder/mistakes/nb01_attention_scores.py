@@ -1,0 +1,165 @@
+"""Notebook 01 catalogue: the mistakes students make, and correct answers written otherwise."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from grader.catalogue import alternative, mistake  # noqa: E402
+
+MISTAKES = [
+    # project_qkv
+    mistake("project_qkv", "weights not transposed", """
+        return X @ W_Q, X @ W_K, X @ W_V
+    """, hint="W_Q.T"),
+    mistake("project_qkv", "weight times X instead of X times weight transposed", """
+        return W_Q @ X.T, W_K @ X.T, W_V @ X.T
+    """, hint="one row per token"),
+    mistake("project_qkv", "Q and K returned in swapped order", """
+        return X @ W_K.T, X @ W_Q.T, X @ W_V.T
+    """, hint="(Q, K, V) in that order"),
+    mistake("project_qkv", "W_Q used for every projection", """
+        Q = X @ W_Q.T
+        return Q, Q, Q
+    """, hint="use W_K for K"),
+    # score_matrix
+    mistake("score_matrix", "no 1/sqrt(d_k)", """
+        return Q @ K.T
+    """, hint="divide Q K^T by sqrt(d_k)"),
+    mistake("score_matrix", "divided by d_k", """
+        return Q @ K.T / Q.shape[-1]
+    """, hint="spread grows like sqrt(d_k)"),
+    mistake("score_matrix", "scaled by the number of tokens", """
+        return Q @ K.T / np.sqrt(Q.shape[0])
+    """, hint="not Q.shape[0]"),
+    mistake("score_matrix", "scores transposed", """
+        return K @ Q.T / np.sqrt(Q.shape[-1])
+    """, hint="row l of S belongs to query l"),
+    mistake("score_matrix", "multiplied by sqrt(d_k)", """
+        return Q @ K.T * np.sqrt(Q.shape[-1])
+    """, hint="shrinks the scores"),
+    # softmax_rows
+    mistake("softmax_rows", "softmax over the wrong axis", """
+        e = np.exp(S - S.max(axis=0, keepdims=True))
+        return e / e.sum(axis=0, keepdims=True)
+    """, hint="axis=-1"),
+    mistake("softmax_rows", "overflows on large scores (no max subtraction)", """
+        e = np.exp(S)
+        return e / e.sum(axis=-1, keepdims=True)
+    """, hint="subtract each row's own maximum"),
+    mistake("softmax_rows", "NaN for a row of -inf", """
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    """, hint="all-zero weights"),
+    mistake("softmax_rows", "global maximum instead of each row's", """
+        e = np.exp(S - S.max())
+        return e / e.sum(axis=-1, keepdims=True)
+    """, hint="not the maximum of the whole array"),
+    mistake("softmax_rows", "keepdims forgotten", """
+        m = S.max(axis=-1)
+        m = np.where(np.isfinite(m), m, 0.0)
+        e = np.exp(S - m)
+        return e / e.sum(axis=-1)
+    """, hint="keepdims=True"),
+    mistake("softmax_rows", "normalised over the whole array", """
+        e = np.exp(S - S.max())
+        return e / e.sum()
+    """, hint="sum over axis=-1"),
+    mistake("softmax_rows", "changes its input in place", """
+        m = S.max(axis=-1, keepdims=True)
+        S -= np.where(np.isfinite(m), m, 0.0)
+        np.exp(S, out=S)
+        total = S.sum(axis=-1, keepdims=True)
+        return np.divide(S, total, out=np.zeros_like(S), where=total > 0)
+    """, hint="in place"),
+    mistake("softmax_rows", "only works on 2-D input", """
+        out = np.zeros_like(S)
+        for i in range(S.shape[0]):
+            row = S[i]
+            m = row.max() if np.isfinite(row.max()) else 0.0
+            e = np.exp(row - m)
+            out[i] = e / e.sum() if e.sum() > 0 else 0.0
+        return out
+    """, hint="leading axes"),
+    # attention
+    mistake("attention", "no 1/sqrt(d_k) in attention", """
+        A = softmax_rows(Q @ K.T)
+        return A @ V, A
+    """, hint="scale the scores by 1/sqrt(d_k)"),
+    mistake("attention", "weights transposed", """
+        A = softmax_rows(score_matrix(Q, K))
+        return A.T @ V, A
+    """, hint="Y = A @ V"),
+    mistake("attention", "returns (A, Y)", """
+        A = softmax_rows(score_matrix(Q, K))
+        return A, A @ V
+    """, hint="return Y, A"),
+    mistake("attention", "softmax over the key axis (columns)", """
+        S = score_matrix(Q, K)
+        e = np.exp(S - S.max(axis=0, keepdims=True))
+        A = e / e.sum(axis=0, keepdims=True)
+        return A @ V, A
+    """, hint="a row of A"),
+    mistake("attention", "divided by d_k", """
+        A = softmax_rows(Q @ K.T / Q.shape[-1])
+        return A @ V, A
+    """, hint="not d_k"),
+    # concept checks
+    mistake("answer_q_shape", "picked (2, 4)", 'answer_q_shape = "B"', hint="one row per token"),
+    mistake("answer_scale", "thinks softmax ignores a factor", 'answer_scale = "C"',
+            hint="sharpens"),
+    mistake("answer_permutation", "thinks the output changes", 'answer_permutation = "A"',
+            hint="rows move with the tokens"),
+    mistake("answer_keys_values", "thinks values set the weights", 'answer_keys_values = "A"',
+            hint="query-key scores"),
+]
+
+ALTERNATIVES = [
+    alternative("project_qkv", "einsum", """
+        Q = np.einsum("ld,kd->lk", X, W_Q)
+        K = np.einsum("ld,kd->lk", X, W_K)
+        V = np.einsum("ld,vd->lv", X, W_V)
+        return Q, K, V
+    """),
+    alternative("project_qkv", "transpose of the column form, as a list", """
+        return [(W_Q @ X.T).T, (W_K @ X.T).T, (W_V @ X.T).T]
+    """),
+    alternative("score_matrix", "loop over every pair", """
+        L_q, L_k, d_k = Q.shape[0], K.shape[0], Q.shape[1]
+        S = np.zeros((L_q, L_k))
+        for i in range(L_q):
+            for j in range(L_k):
+                S[i, j] = sum(Q[i, t] * K[j, t] for t in range(d_k)) / d_k ** 0.5
+        return S
+    """),
+    alternative("score_matrix", "scale the queries first", """
+        return (Q / np.sqrt(Q.shape[1])) @ np.transpose(K)
+    """),
+    alternative("softmax_rows", "log-sum-exp form", """
+        m = np.max(S, axis=-1, keepdims=True)
+        m = np.where(np.isneginf(m), 0.0, m)
+        total = np.sum(np.exp(S - m), axis=-1, keepdims=True)
+        with np.errstate(divide="ignore"):
+            log_total = np.log(total)
+        A = np.exp(S - m - log_total)
+        return np.nan_to_num(A, nan=0.0)
+    """),
+    alternative("softmax_rows", "apply_along_axis with a masked-row special case", """
+        def one_row(row):
+            if np.all(np.isneginf(row)):
+                return np.zeros_like(row)
+            e = np.exp(row - row.max())
+            return e / e.sum()
+        return np.apply_along_axis(one_row, -1, S)
+    """),
+    alternative("attention", "einsum with the weights", """
+        A = softmax_rows(score_matrix(Q, K))
+        return np.einsum("qk,kv->qv", A, V), A
+    """),
+    alternative("attention", "scale inside, own softmax", """
+        S = (Q @ K.T) * (1.0 / np.sqrt(K.shape[-1]))
+        e = np.exp(S - S.max(axis=1, keepdims=True))
+        A = e / e.sum(axis=1, keepdims=True)
+        return (A @ V, A)
+    """),
+    alternative("answer_q_shape", "lower case", 'answer_q_shape = "a"'),
+]

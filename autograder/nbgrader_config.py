@@ -1,0 +1,41 @@
+"""nbgrader configuration of the workbook. Run nbgrader from this folder (`cd autograder`).
+
+Layout: the instructor source is ../solutions/, the student release is ../notebooks/;
+gradebook, submitted, autograded and feedback live here, outside version control.
+"""
+
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+
+from grader.preprocessors import StderrToStdout  # noqa: E402
+from nbgrader.converters import Autograde  # noqa: E402
+from nbgrader.preprocessors import Execute  # noqa: E402
+
+c = get_config()  # noqa: F821
+
+c.CourseDirectory.course_id = "attnbook"
+c.CourseDirectory.root = os.path.dirname(here)
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "notebooks"
+c.CourseDirectory.submitted_directory = "autograder/submitted"
+c.CourseDirectory.autograded_directory = "autograder/autograded"
+c.CourseDirectory.feedback_directory = "autograder/feedback"
+c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+
+# The heaviest graded cell (a short training run in notebook 07 under NBGRADER_EXECUTION)
+# needs about two minutes on two cores; leave headroom.
+c.Execute.timeout = 300
+c.Execute.interrupt_on_timeout = True
+
+# nbgrader scores a test cell 0 as soon as anything reaches stderr. Torch and matplotlib
+# warnings are not failures, so they are moved to stdout right after execution; tracebacks
+# are "error" outputs, not stderr, and still fail the cell.
+_defaults = list(Autograde.class_traits()["autograde_preprocessors"].default())
+c.Autograde.autograde_preprocessors = (
+    _defaults[: _defaults.index(Execute) + 1] + [StderrToStdout]
+    + _defaults[_defaults.index(Execute) + 1:]
+)
