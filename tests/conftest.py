@@ -1,0 +1,64 @@
+"""Shared fixtures: paths, the notebook list, and a notebook runner that uses a real kernel."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "autograder"))
+
+from grader.catalogue import nbgrader_meta  # noqa: E402
+
+SOLUTIONS = ROOT / "solutions"
+NOTEBOOKS = ROOT / "notebooks"
+
+
+def notebook_names() -> list[str]:
+    return sorted(p.parent.name for p in SOLUTIONS.glob("*/*.ipynb")
+                  if p.stem == p.parent.name)
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def execute(path: Path, allow_errors: bool, env: dict | None = None,
+            timeout: int = 600) -> nbformat.NotebookNode:
+    """Run a notebook top to bottom in a fresh kernel, in its own folder."""
+    from nbclient import NotebookClient
+
+    nb = read(path)
+    old_env = dict(os.environ)
+    os.environ.update(env or {})
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(old_env)
+    return nb
+
+
+def grade_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code" and nbgrader_meta(c).get("grade")
+            and not nbgrader_meta(c).get("solution")]
+
+
+def errors_of(cell) -> list[dict]:
+    return [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+
+
+def stderr_of(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return ROOT
