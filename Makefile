@@ -1,0 +1,51 @@
+# One entry point for the common tasks. The first two are the README's two commands.
+#
+#   make lab        set up .venv (first time only) and open JupyterLab on notebooks/
+#   make test       set up .venv (first time only) and run every test (what CI runs)
+#   make check NB=01     run the visible checks of one notebook, yours in notebooks/
+#   make release         regenerate notebooks/ from solutions/ (instructors)
+#   make fast-test       the tests without notebook runs, round trips or the browser
+#   make bench           run the benchmarks and print their figures
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# The CPU build of torch 2.13.0 is what this project pins; on a GPU machine set
+# TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128" or similar.
+TORCH_SPEC ?= torch==2.13.0
+LAB_ARGS ?=
+PYTEST_ARGS ?=
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: setup lab test fast-test check release bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet $(TORCH_SPEC)
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+lab: setup
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
+
+test: setup
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+fast-test: setup
+	$(BIN)/python -m pytest -m "not slow and not browser" $(PYTEST_ARGS)
+
+check: setup
+	$(BIN)/python scripts/check_notebook.py $(NB)
+
+release: setup
+	$(BIN)/python scripts/release.py
+
+bench: setup
+	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache autograder/gradebook.db autograder/submitted \
+	       autograder/autograded autograder/feedback

@@ -1,0 +1,59 @@
+"""The README's first command (`make lab`) serves JupyterLab on notebooks/."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+
+import pytest
+from conftest import NOTEBOOKS, ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def fetch(url: str) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.status, response.read().decode()
+
+
+@pytest.mark.slow
+def test_make_lab_serves_jupyterlab_with_the_notebooks():
+    port, token = free_port(), "attnbook-test"
+    args = f"--no-browser --port={port} --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
+    server = subprocess.Popen(["make", "lab", f"LAB_ARGS={args}"], cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                status, page = fetch(f"http://127.0.0.1:{port}/lab?token={token}")
+                break
+            except OSError:
+                assert server.poll() is None, "make lab exited before serving"
+                assert time.monotonic() < deadline, "JupyterLab did not answer within 120 s"
+                time.sleep(1)
+        assert status == 200 and "JupyterLab" in page
+        _, listing = fetch(f"http://127.0.0.1:{port}/api/contents?token={token}")
+        served = {item["name"] for item in json.loads(listing)["content"]}
+        expected = {p.name for p in NOTEBOOKS.iterdir() if p.is_dir()}
+        assert expected and expected <= served, f"served {served}, expected {expected}"
+        _, extensions = fetch(f"http://127.0.0.1:{port}/lab/api/extensions?token={token}")
+        names = {ext["name"] for ext in json.loads(extensions)}
+        assert "jupyter-widgets-jupyterlab-manager" in names, names
+        assert "jupyter-nbgrader" in names, names
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)

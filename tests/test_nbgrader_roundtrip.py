@@ -1,0 +1,120 @@
+"""A full nbgrader round trip in a temporary course, with the project's own configuration.
+
+Three students submit notebook 01: the solution, the blank release and the solution with
+one catalogued mistake. Autograding must give full marks, zero, and full marks less exactly
+the points of the test that catches the mistake; the exported CSV holds all three.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from conftest import ROOT, SOLUTIONS
+from grader.catalogue import (
+    apply_variant,
+    load_catalogue,
+    nbgrader_meta,
+    solution_notebook,
+    strip_solution_markers,
+)
+
+NOTEBOOK = "01_attention_scores"
+MISTAKE = ("attention", "weights transposed")  # affects test_attention alone
+
+
+def nbgrader(course, *args):
+    # nbgrader runs `alembic` from PATH to create the gradebook: use this environment's.
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    env = dict(os.environ, ATTNBOOK_AUTOGRADER=str(course / "autograder"), MPLBACKEND="Agg",
+               PATH=path)
+    result = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--log-level=WARN"],
+                            cwd=course / "autograder", env=env, capture_output=True, text=True)
+    assert result.returncode == 0, f"nbgrader {args} failed:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+def fill_in(released, answers):
+    """The released notebook with each answer cell's source taken from `answers`."""
+    nb = copy.deepcopy(released)
+    by_id = {nbgrader_meta(c).get("grade_id"): c for c in answers.cells}
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and grade_id in by_id:
+            cell.source = strip_solution_markers(by_id[grade_id].source)
+    return nb
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    course = tmp_path_factory.mktemp("course")
+    shutil.copytree(SOLUTIONS / NOTEBOOK, course / "solutions" / NOTEBOOK)
+    shutil.copytree(ROOT / "autograder", course / "autograder",
+                    ignore=shutil.ignore_patterns("gradebook.db", "submitted", "autograded",
+                                                  "feedback", "__pycache__"))
+    nbgrader(course, "generate_assignment", NOTEBOOK, "--force")
+    released = nbformat.read(course / "notebooks" / NOTEBOOK / f"{NOTEBOOK}.ipynb", 4)
+    solution = solution_notebook(NOTEBOOK)
+    variant = next(v for v in load_catalogue(NOTEBOOK).MISTAKES
+                   if (v.cell, v.name) == MISTAKE)
+    submissions = {
+        "alice": fill_in(released, solution),
+        "bob": released,
+        "carol": fill_in(released, apply_variant(solution, variant)),
+    }
+    for student, nb in submissions.items():
+        folder = course / "autograder" / "submitted" / student / NOTEBOOK
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{NOTEBOOK}.ipynb")
+    nbgrader(course, "autograde", NOTEBOOK, "--create", "--force")
+    nbgrader(course, "export", f"--to={course / 'grades.csv'}")
+    with open(course / "grades.csv") as handle:
+        grades = {row["student_id"]: row for row in csv.DictReader(handle)}
+    return course, grades, variant, released
+
+
+def _points(nb, grade_id):
+    return next(float(nbgrader_meta(c)["points"]) for c in nb.cells
+                if nbgrader_meta(c).get("grade_id") == grade_id)
+
+
+def test_csv_holds_all_three_students(course):
+    _, grades, _, _ = course
+    assert set(grades) == {"alice", "bob", "carol"}
+    assert all(row["assignment"] == NOTEBOOK for row in grades.values())
+
+
+def test_solution_scores_full_marks(course):
+    _, grades, _, _ = course
+    alice = grades["alice"]
+    assert float(alice["max_score"]) > 0
+    assert float(alice["score"]) == float(alice["max_score"])
+
+
+def test_blank_release_scores_zero(course):
+    _, grades, _, _ = course
+    assert float(grades["bob"]["score"]) == 0.0
+
+
+def test_one_mistake_loses_exactly_its_tests_points(course):
+    _, grades, variant, released = course
+    carol = grades["carol"]
+    lost = float(carol["max_score"]) - float(carol["score"])
+    assert lost == _points(released, variant.test), (
+        f"carol lost {lost} points; the mistake {variant.name!r} should cost exactly "
+        f"{variant.test}")
+
+
+def test_hint_reaches_the_autograded_notebook(course):
+    course_dir, _, variant, _ = course
+    graded = nbformat.read(course_dir / "autograder" / "autograded" / "carol" / NOTEBOOK
+                           / f"{NOTEBOOK}.ipynb", 4)
+    cell = next(c for c in graded.cells if nbgrader_meta(c).get("grade_id") == variant.test)
+    text = "".join(o.get("evalue", "") for o in cell.outputs if o.output_type == "error")
+    assert variant.hint in text
