@@ -1,0 +1,503 @@
+"""Train the reference decoder on the email corpus (or on any UTF-8 text, character level).
+
+    python -m attnbook.train --preset cpu                  # minutes on two CPU cores
+    python -m attnbook.train --preset gpu                  # one GPU, bf16 autocast
+    torchrun --nproc_per_node 4 -m attnbook.train --preset gpu   # DistributedDataParallel
+    python -m attnbook.train --text my_book.txt --steps 2000     # your own text, characters
+
+Each run writes to ``--out``: ``best.pt`` (the weights with the lowest validation loss, with
+the training config, the tokenizer and the metrics inside), ``last.pt`` (also the optimizer
+state, for ``--resume``), ``log.csv`` and ``loss_curve.png`` (losses against the corpus
+entropy, the floor no model can beat). Notebooks call `train` with a small budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import dataclasses
+import math
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from tqdm.auto import tqdm
+
+from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
+from attnbook.data import Batch, batch_iterator, masked_cross_entropy, validation_loss
+from attnbook.model import (
+    LMConfig,
+    TransformerLM,
+    autocast_context,
+    load_checkpoint,
+    pick_device,
+    save_checkpoint,
+)
+from attnbook.tokenizer import CharTokenizer, WordTokenizer, tokenizer_from_dict
+
+CSV_FIELDS = ("step", "lr", "train_loss", "val_loss", "tokens", "elapsed_s")
+
+
+@dataclass
+class TrainConfig:
+    """Everything a run depends on; the presets below fill it in."""
+
+    # model (see attnbook.model.LMConfig)
+    d_model: int = 128
+    n_heads: int = 4
+    n_layers: int = 2
+    d_hidden: int | None = None  # MLP width, default 4 * d_model
+    positions: str = "rope"
+    max_len: int = 80  # the longest email is 65 words + BOS/EOS
+    # data
+    n_train: int = 60_000  # emails; see attnbook.corpus.make_splits for the sizes
+    n_val: int = 4_000
+    data_seed: int = 0  # which emails; `seed` below drives initialisation and batch order
+    text: str | None = None  # a UTF-8 file: train character level on it instead of emails
+    text_seq_len: int = 128  # characters per training sequence for `text`
+    # optimisation
+    steps: int = 3000  # length of the learning-rate schedule
+    batch_size: int = 128  # sequences per step, over all ranks together
+    lr: float = 3e-3
+    min_lr_ratio: float = 0.05  # cosine decay ends at lr * min_lr_ratio
+    warmup_steps: int = 100
+    weight_decay: float = 0.01
+    grad_clip: float = 1.0
+    group_by_length: int = 16  # batches regrouped by email length: less padding, same epoch
+    # bookkeeping
+    eval_every: int = 250
+    seed: int = 0
+    device: str | None = None  # default: CUDA, then MPS, then CPU
+    out: str = "runs/email"
+    resume: bool = False
+    budget_seconds: float | None = None  # stop (and save) once this much time has passed
+    stop_after: int | None = None  # end this run at this step; the schedule still spans `steps`
+    num_threads: int | None = None  # CPU threads per process (torch default when None)
+    progress: bool = True
+    entropy_samples: int = 20_000  # emails used to estimate the entropy floor
+
+
+PRESETS = {
+    # About 4 minutes on two cores: 0.42M parameters, ~8 passes over 60k emails.
+    "cpu": TrainConfig(),
+    # One GPU: a wider, deeper model, more emails, bf16 autocast (chosen by the device).
+    "gpu": TrainConfig(
+        d_model=256,
+        n_heads=8,
+        n_layers=4,
+        n_train=300_000,
+        n_val=10_000,
+        steps=6000,
+        batch_size=256,
+        lr=1e-3,
+        warmup_steps=300,
+        group_by_length=0,
+        eval_every=500,
+        out="runs/email_gpu",
+    ),
+    # Seconds: for notebooks under the autograder and for tests.
+    "tiny": TrainConfig(
+        d_model=32,
+        n_heads=2,
+        n_layers=1,
+        n_train=2_000,
+        n_val=200,
+        steps=60,
+        batch_size=32,
+        warmup_steps=10,
+        eval_every=30,
+        out="runs/email_tiny",
+        entropy_samples=2_000,
+    ),
+}
+
+
+@dataclass
+class _Dist:
+    rank: int = 0
+    world_size: int = 1
+    local_rank: int = 0
+
+    @property
+    def main(self) -> bool:
+        return self.rank == 0
+
+
+def _init_distributed(device_pref: str | None) -> tuple[_Dist, torch.device]:
+    """A process group from torchrun's environment (gloo on CPU, nccl on CUDA), if any."""
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    if world_size == 1:
+        return _Dist(), pick_device(device_pref)
+    info = _Dist(int(os.environ["RANK"]), world_size, int(os.environ.get("LOCAL_RANK", "0")))
+    device = pick_device(device_pref)
+    if device.type == "cuda":
+        device = torch.device("cuda", info.local_rank)
+        torch.cuda.set_device(device)
+    if not dist.is_initialized():
+        dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
+    return info, device
+
+
+@dataclass
+class _Data:
+    tokenizer: WordTokenizer | CharTokenizer
+    train: list[list[int]]
+    val: list[list[int]]
+    floor: float | None = None  # entropy per token of the corpus (nats)
+    floor_se: float | None = None
+    val_floor: float | None = None  # the true grammar's loss on these very validation emails
+    extra: dict = field(default_factory=dict)
+
+
+def _email_data(config: TrainConfig) -> _Data:
+    splits = make_splits(config.data_seed, config.n_train, config.n_val, n_test=0)
+    tokenizer = WordTokenizer()
+    floor, floor_se = DEFAULT_GRAMMAR.entropy_per_token(config.entropy_samples, seed=12345)
+    nll = -sum(DEFAULT_GRAMMAR.log_prob(e) for e in splits["val"])
+    val_floor = nll / sum(len(e) + 1 for e in splits["val"])
+    return _Data(
+        tokenizer,
+        [tokenizer.encode(e) for e in splits["train"]],
+        [tokenizer.encode(e) for e in splits["val"]],
+        floor,
+        floor_se,
+        val_floor,
+    )
+
+
+def _text_data(config: TrainConfig) -> _Data:
+    """Consecutive chunks of the file: the first 90% train, the rest validation."""
+    text = Path(config.text).read_text(encoding="utf-8")
+    tokenizer = CharTokenizer.from_text(text)
+    ids = tokenizer.encode(text, add_bos=False, add_eos=False)
+    size = config.text_seq_len + 1
+    chunks = [ids[i : i + size] for i in range(0, len(ids) - size + 1, size)]
+    if len(chunks) < 2:
+        raise ValueError(
+            f"text: {config.text} has {len(ids)} characters, fewer than two sequences of "
+            f"{size}; lower text_seq_len"
+        )
+    n_val = max(1, len(chunks) // 10)
+    return _Data(tokenizer, chunks[:-n_val], chunks[-n_val:])
+
+
+def _learning_rate(config: TrainConfig, step: int) -> float:
+    """Linear warmup to ``lr``, then cosine decay to ``lr * min_lr_ratio`` at ``steps``."""
+    if step < config.warmup_steps:
+        return config.lr * (step + 1) / config.warmup_steps
+    progress = min(1.0, (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps))
+    cosine = 0.5 * (1.0 + math.cos(math.pi * progress))
+    return config.lr * (config.min_lr_ratio + (1.0 - config.min_lr_ratio) * cosine)
+
+
+def build_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
+    """AdamW; matrices decay, biases, norms and embeddings do not."""
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "embed" not in n]
+    rest = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "embed" not in n)]
+    groups = [
+        {"params": decay, "weight_decay": config.weight_decay},
+        {"params": rest, "weight_decay": 0.0},
+    ]
+    return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.98))
+
+
+def fit_batch(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    batch: Batch,
+    n_tokens: int,
+    grad_clip: float,
+    autocast: contextlib.AbstractContextManager,
+    world_size: int = 1,
+) -> torch.Tensor:
+    """One optimizer update on ``batch``; returns this process's share of the mean loss.
+
+    Each rank divides its summed loss by ``n_tokens``, the real targets of the whole global
+    batch; DDP averages the ranks' gradients, so multiplying by ``world_size`` makes the
+    update exactly that of one process seeing the global batch.
+    """
+    with autocast:
+        logits = model(batch.inputs)  # (B, L, V); causal + right padding: no key mask needed
+    loss = masked_cross_entropy(logits, batch.targets, batch.loss_mask, n_tokens)
+    optimizer.zero_grad(set_to_none=True)
+    (loss * world_size).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    optimizer.step()
+    return loss.detach()
+
+
+def _read_log(path: Path, up_to_step: int) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open() as f:
+        return [row for row in csv.DictReader(f) if int(row["step"]) <= up_to_step]
+
+
+def _write_log(path: Path, rows: list[dict]) -> None:
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot_loss_curve(
+    rows: list[dict],
+    path: str | Path,
+    floor: float | None = None,
+    floor_se: float | None = None,
+    title: str = "",
+) -> None:
+    """Training and validation loss against the step, with the entropy floor when known."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    steps = [int(r["step"]) for r in rows]
+    train = [float(r["train_loss"]) for r in rows]
+    ax.plot(steps, train, color="tab:blue", alpha=0.2, lw=0.5)
+    # Batches group emails of similar length, and short emails carry more entropy per token;
+    # weighting each batch by its tokens makes the running mean comparable to validation.
+    tokens = np.diff([0] + [int(r["tokens"]) for r in rows]).astype(float)
+    window = max(1, min(50, len(train) // 10))
+    kernel = np.ones(window)
+    summed = np.convolve(np.asarray(train) * tokens, kernel, mode="valid")
+    smooth = summed / np.convolve(tokens, kernel, mode="valid")
+    ax.plot(steps[window - 1 :], smooth, color="tab:blue", lw=1.5,
+            label=f"training loss (last {window} batches, per token)")  # fmt: skip
+    val = [(int(r["step"]), float(r["val_loss"])) for r in rows if r["val_loss"] not in ("", None)]
+    if val:
+        ax.plot(*zip(*val, strict=True), "o-", color="tab:orange", label="validation loss")
+    if floor is not None:
+        ax.axhline(floor, color="black", ls="--", lw=1, label=f"corpus entropy {floor:.3f}")
+        if floor_se:
+            ax.axhspan(floor - 2 * floor_se, floor + 2 * floor_se, color="black", alpha=0.1)
+        # Zoom in on the floor: the last few hundredths of a nat are the interesting part.
+        ax.set_ylim(floor - 0.05, max(floor + 0.3, float(smooth[-1]) + 0.2))
+    ax.set_xlabel("step")
+    ax.set_ylabel("cross-entropy (nats per token)")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def train(config: TrainConfig) -> dict:
+    """Train as ``config`` says; returns the run's metrics (and writes files to ``out``).
+
+    Under torchrun (WORLD_SIZE > 1) every process calls this; rank 0 writes the files.
+    """
+    info, device = _init_distributed(config.device)
+    if config.num_threads:
+        torch.set_num_threads(config.num_threads)
+    out = Path(config.out)
+    if info.main:
+        out.mkdir(parents=True, exist_ok=True)
+    data = _text_data(config) if config.text else _email_data(config)
+    tokenizer = data.tokenizer
+    longest = max(len(s) for s in data.train + data.val) - 1
+    model_config = LMConfig(
+        vocab_size=tokenizer.vocab_size,
+        d_model=config.d_model,
+        n_heads=config.n_heads,
+        n_layers=config.n_layers,
+        max_len=max(config.max_len, longest),
+        positions=config.positions,
+        d_hidden=config.d_hidden,
+    )
+    torch.manual_seed(config.seed)
+    model = TransformerLM(model_config).to(device)
+    optimizer = build_optimizer(model, config)
+    step, best, log_rows = 0, math.inf, []
+    if config.resume and (out / "last.pt").exists():
+        resumed, extra = load_checkpoint(out / "last.pt", map_location=device)
+        model.load_state_dict(resumed.state_dict())
+        optimizer.load_state_dict(extra["optimizer"])
+        step, best = extra["step"], extra["best_val_loss"]
+        log_rows = _read_log(out / "log.csv", step)
+    ddp = info.world_size > 1
+    wrapped = (
+        torch.nn.parallel.DistributedDataParallel(
+            model, device_ids=[device.index] if device.type == "cuda" else None
+        )
+        if ddp
+        else model
+    )
+    batches = batch_iterator(
+        data.train,
+        config.batch_size,
+        seed=config.seed,
+        start_step=step,
+        pad_id=tokenizer.pad_id,
+        rank=info.rank,
+        world_size=info.world_size,
+        group_by_length=config.group_by_length,
+    )
+    autocast = autocast_context(device)
+    last_step = config.steps if config.stop_after is None else min(config.steps, config.stop_after)
+    tokens = int(log_rows[-1]["tokens"]) if log_rows else 0
+    elapsed_before = float(log_rows[-1]["elapsed_s"]) if log_rows else 0.0
+    start = time.perf_counter()
+    tokens_at_start = tokens
+    bar = tqdm(
+        total=last_step,
+        initial=step,
+        desc="train",
+        file=sys.stdout,
+        disable=not (config.progress and info.main),
+        dynamic_ncols=True,
+    )
+    metrics = {
+        "best_val_loss": best,
+        "val_loss": math.nan,
+        "floor": data.floor,
+        "floor_se": data.floor_se,
+        "val_floor": data.val_floor,
+    }
+
+    def validate_and_save(final: bool) -> None:
+        nonlocal best
+        val = validation_loss(
+            model, data.val, pad_id=tokenizer.pad_id, device=device,
+            rank=info.rank, world_size=info.world_size, autocast=autocast,
+        )  # fmt: skip
+        log_rows[-1]["val_loss"] = f"{val:.6f}"
+        metrics.update(step=step, val_loss=val, tokens=tokens)
+        if data.val_floor is not None:
+            metrics["excess_over_floor"] = val - data.val_floor
+            metrics["excess_over_entropy"] = val - data.floor
+        bar.set_postfix(val=f"{val:.4f}")
+        if not info.main:
+            return
+        extra = {
+            "train_config": asdict(config),
+            "tokenizer": tokenizer.to_dict(),
+            "metrics": {k: v for k, v in metrics.items() if v is not None},
+        }
+        if val < best:
+            best = val
+            metrics["best_val_loss"] = best
+            extra["metrics"]["best_val_loss"] = best
+            save_checkpoint(model, out / "best.pt", **extra)
+        _write_log(out / "log.csv", log_rows)
+        save_checkpoint(
+            model, out / "last.pt", optimizer=optimizer.state_dict(), step=step,
+            best_val_loss=best, **extra,
+        )  # fmt: skip
+        if final:
+            plot_loss_curve(
+                log_rows, out / "loss_curve.png", data.floor, data.floor_se,
+                title=f"{'email' if not config.text else Path(config.text).name}: "
+                f"{model.num_parameters():,} parameters",
+            )  # fmt: skip
+
+    model.train()
+    while step < last_step:
+        lr = _learning_rate(config, step)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        batch, n_global = next(batches)
+        loss = fit_batch(
+            wrapped, optimizer, batch.to(device), n_global, config.grad_clip, autocast,
+            info.world_size,
+        )  # fmt: skip
+        reported = loss.detach().double()
+        if ddp:
+            dist.all_reduce(reported)
+        step += 1
+        tokens += n_global
+        elapsed = elapsed_before + time.perf_counter() - start
+        log_rows.append(
+            {
+                "step": step, "lr": f"{lr:.6g}", "train_loss": f"{float(reported):.6f}",
+                "val_loss": "", "tokens": tokens, "elapsed_s": f"{elapsed:.2f}",
+            }
+        )  # fmt: skip
+        bar.update(1)
+        bar.set_postfix(loss=f"{float(reported):.4f}", refresh=False)
+        out_of_time = config.budget_seconds is not None and (
+            time.perf_counter() - start >= config.budget_seconds
+        )
+        if ddp and config.budget_seconds is not None:  # every rank must stop at the same step
+            flag = torch.tensor([float(out_of_time)], device=device)
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+            out_of_time = bool(flag.item())
+        if out_of_time or step == last_step:
+            validate_and_save(final=True)
+            break
+        if step % config.eval_every == 0:
+            validate_and_save(final=False)
+    bar.close()
+    wall = time.perf_counter() - start
+    metrics.update(
+        steps=step,
+        wall_s=wall,
+        tokens_per_s=(tokens - tokens_at_start) / wall if wall > 0 else math.nan,
+        n_parameters=model.num_parameters(),
+        out=str(out),
+        best_path=str(out / "best.pt"),
+    )
+    return metrics
+
+
+def load_trained(path: str | Path, map_location: str | torch.device | None = None):
+    """``(model, tokenizer, extra)`` from a checkpoint written by `train`."""
+    model, extra = load_checkpoint(path, map_location=map_location)
+    return model, tokenizer_from_dict(extra["tokenizer"]), extra
+
+
+def _parse_args(argv: list[str] | None) -> TrainConfig:
+    parser = argparse.ArgumentParser(
+        prog="python -m attnbook.train",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="cpu")
+    parser.add_argument("--steps", type=int, help="length of the schedule")
+    parser.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
+    parser.add_argument("--seed", type=int, help="initialisation and batch order")
+    parser.add_argument("--out", help="folder for checkpoints, log.csv and loss_curve.png")
+    parser.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
+    parser.add_argument("--text", help="train character level on this UTF-8 text file")
+    parser.add_argument("--budget-seconds", type=float, help="stop and save after this long")
+    parser.add_argument("--batch-size", type=int, help="sequences per step over all processes")
+    parser.add_argument("--threads", type=int, help="CPU threads per process")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    config = dataclasses.replace(PRESETS[args.preset])
+    overrides = {
+        "steps": args.steps, "device": args.device, "seed": args.seed, "out": args.out,
+        "text": args.text, "budget_seconds": args.budget_seconds,
+        "batch_size": args.batch_size, "num_threads": args.threads,
+    }  # fmt: skip
+    for name, value in overrides.items():
+        if value is not None:
+            setattr(config, name, value)
+    if args.text and args.out is None:
+        config.out = f"runs/{Path(args.text).stem}"
+    config.resume = args.resume
+    config.progress = not args.no_progress
+    return config
+
+
+def main(argv: list[str] | None = None) -> None:
+    config = _parse_args(argv)
+    metrics = train(config)
+    if int(os.environ.get("RANK", "0")) == 0:
+        shown = {k: v for k, v in metrics.items() if isinstance(v, int | float | str)}
+        for key, value in shown.items():
+            print(f"{key:>20}: {value:.4f}" if isinstance(value, float) else f"{key:>20}: {value}")
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""Batching, the masked loss and the training command (tiny configurations, seconds)."""
+
+import csv
+import dataclasses
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
+from attnbook.data import batch_iterator, masked_cross_entropy, pad_batch, validation_loss
+from attnbook.model import LMConfig, TransformerLM
+from attnbook.tokenizer import WordTokenizer
+from attnbook.train import PRESETS, load_trained, train
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINT = ROOT / "assets" / "checkpoints" / "email_cpu.pt"
+
+
+def tiny(tmp_path, **changes):
+    base = dataclasses.replace(
+        PRESETS["tiny"], out=str(tmp_path), progress=False, num_threads=1, device="cpu"
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def read_log(folder):
+    with (Path(folder) / "log.csv").open() as f:
+        return list(csv.DictReader(f))
+
+
+# -- batches and the loss ------------------------------------------------------------------
+def test_pad_batch_builds_message_a_and_message_b():
+    tok = WordTokenizer()
+    a = tok.encode("please send the report")
+    b = tok.encode("send report")
+    batch = pad_batch([a, b], pad_id=tok.pad_id)
+    assert batch.inputs.shape == batch.targets.shape == (2, 5)
+    assert batch.inputs[0].tolist() == a[:-1] and batch.targets[0].tolist() == a[1:]
+    assert batch.inputs[1].tolist() == b[:-1] + [tok.pad_id, tok.pad_id]
+    assert batch.targets[1].tolist() == b[1:] + [tok.pad_id, tok.pad_id]
+    assert batch.loss_mask.tolist() == [[True] * 5, [True] * 3 + [False] * 2]
+    assert torch.equal(batch.key_padding_mask, batch.loss_mask) and batch.n_tokens == 8
+    with pytest.raises(ValueError, match="sequence 1"):
+        pad_batch([a, [1]])
+
+
+def test_masked_cross_entropy_weights_every_real_token_equally():
+    torch.manual_seed(0)
+    logits = torch.randn(2, 4, 7)
+    targets = torch.randint(0, 7, (2, 4))
+    mask = torch.tensor([[True] * 4, [True, False, False, False]])
+    per_token = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
+    expected = per_token[mask].mean()  # 5 tokens, not the mean of the two rows' means
+    assert torch.allclose(masked_cross_entropy(logits, targets, mask), expected)
+    assert torch.allclose(masked_cross_entropy(logits, targets, mask, n_tokens=10), expected / 2)
+    targets[1, 1:] = (targets[1, 1:] + 1) % 7  # padded targets never enter the loss
+    assert torch.allclose(masked_cross_entropy(logits, targets, mask), expected)
+
+
+def test_batch_iterator_is_seeded_resumable_and_shards_the_global_batch():
+    seqs = [[1] + [5] * (n % 7 + 1) + [2] for n in range(100)]
+    first = [b.inputs for b, _ in _take(batch_iterator(seqs, 8, seed=3, group_by_length=4), 30)]
+    again = [
+        b.inputs
+        for b, _ in _take(batch_iterator(seqs, 8, seed=3, start_step=17, group_by_length=4), 13)
+    ]
+    assert all(torch.equal(x, y) for x, y in zip(first[17:], again, strict=True))
+    whole, n_whole = next(batch_iterator(seqs, 8, seed=3))
+    shards = [next(batch_iterator(seqs, 8, seed=3, rank=r, world_size=2)) for r in range(2)]
+    assert all(n == n_whole for _, n in shards)
+    assert sum(s.n_tokens for s, _ in shards) == whole.n_tokens == n_whole
+
+
+def _take(iterator, n):
+    return [next(iterator) for _ in range(n)]
+
+
+def test_right_padding_needs_no_key_mask_in_a_causal_decoder():
+    """Real queries only see earlier keys, and padding comes after them."""
+    torch.manual_seed(0)
+    tok = WordTokenizer()
+    model = TransformerLM(LMConfig(tok.vocab_size, d_model=16, n_heads=2, n_layers=1, max_len=32))
+    batch = pad_batch([tok.encode("please send the report"), tok.encode("send report")])
+    with torch.no_grad():
+        plain = model(batch.inputs)
+        masked = model(batch.inputs, key_padding_mask=batch.key_padding_mask)
+    assert torch.allclose(plain[batch.loss_mask], masked[batch.loss_mask], atol=1e-6)
+
+
+# -- the trainer -----------------------------------------------------------------------------
+def test_a_few_steps_reduce_the_loss_and_write_the_files(tmp_path):
+    metrics = train(tiny(tmp_path))
+    rows = read_log(tmp_path)
+    assert len(rows) == 60 and float(rows[0]["train_loss"]) > math.log(90) - 0.5
+    assert metrics["val_loss"] < float(rows[0]["train_loss"]) - 1.0
+    assert (tmp_path / "loss_curve.png").stat().st_size > 1000
+    model, tokenizer, extra = load_trained(tmp_path / "best.pt")
+    assert tokenizer == WordTokenizer() and extra["train_config"]["steps"] == 60
+    assert extra["metrics"]["best_val_loss"] == pytest.approx(metrics["best_val_loss"])
+    assert metrics["floor"] == pytest.approx(DEFAULT_GRAMMAR.entropy_per_token()[0], abs=0.05)
+
+
+def test_resume_continues_the_same_trajectory(tmp_path):
+    train(tiny(tmp_path / "whole", steps=24, eval_every=8))
+    train(tiny(tmp_path / "parts", steps=24, eval_every=8, stop_after=11))
+    train(tiny(tmp_path / "parts", steps=24, eval_every=8, resume=True))
+    whole, parts = read_log(tmp_path / "whole"), read_log(tmp_path / "parts")
+    assert [r["step"] for r in parts] == [str(s) for s in range(1, 25)]
+    for a, b in zip(whole, parts, strict=True):
+        assert float(a["train_loss"]) == pytest.approx(float(b["train_loss"]), abs=1e-6), a["step"]
+
+
+def test_character_level_training_on_a_text_file(tmp_path):
+    text = "the quick brown fox jumps over the lazy dog. äöü!\n" * 60
+    path = tmp_path / "book.txt"
+    path.write_text(text, encoding="utf-8")
+    metrics = train(tiny(tmp_path / "run", text=str(path), text_seq_len=32, batch_size=8))
+    _, tokenizer, _ = load_trained(tmp_path / "run" / "best.pt")
+    assert tokenizer.decode(tokenizer.encode(text)) == text
+    assert metrics["floor"] is None and metrics["val_loss"] < math.log(tokenizer.vocab_size) - 1
+
+
+def test_two_processes_match_one_with_the_same_global_batch(tmp_path):
+    """torchrun with two gloo ranks, each half of every global batch, equals one process."""
+    config = tiny(tmp_path / "one", steps=6, eval_every=3)
+    train(config)
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    command = [
+        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+        "-m", "attnbook.train", "--preset", "tiny", "--steps", "6", "--device", "cpu",
+        "--threads", "1", "--no-progress", "--out", str(tmp_path / "two"),
+    ]  # fmt: skip
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    one, two = read_log(tmp_path / "one"), read_log(tmp_path / "two")
+    assert len(one) == len(two) == 6
+    for a, b in zip(one, two, strict=True):
+        assert a["tokens"] == b["tokens"]
+        assert float(a["train_loss"]) == pytest.approx(float(b["train_loss"]), abs=1e-5)
+    assert float(one[-1]["val_loss"]) == pytest.approx(float(two[-1]["val_loss"]), abs=1e-5)
+
+
+@pytest.mark.slow
+def test_shipped_checkpoint_scores_within_target_on_validation():
+    model, tokenizer, extra = load_trained(CHECKPOINT)
+    config = extra["train_config"]
+    val = make_splits(config["data_seed"], n_train=0, n_val=config["n_val"], n_test=0)["val"]
+    loss = validation_loss(model, [tokenizer.encode(e) for e in val], pad_id=tokenizer.pad_id)
+    floor = -sum(DEFAULT_GRAMMAR.log_prob(e) for e in val) / sum(len(e) + 1 for e in val)
+    assert loss == pytest.approx(extra["metrics"]["best_val_loss"], abs=1e-4)
+    assert loss - floor <= 0.03, (loss, floor)
+    assert CHECKPOINT.stat().st_size < 5e6
