@@ -1,0 +1,304 @@
+"""Checks for notebook 02, positions: sinusoidal_positions, embed, shift_matrix.
+
+Visible use: `check_sinusoidal_positions(sinusoidal_positions)` runs stored worked examples
+and properties. Hidden use: `check_sinusoidal_positions(f, reference=ref.sinusoidal_positions)`
+also compares with the autograder's reference on random sizes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array, describe
+
+__all__ = ["check_embed", "check_shift_matrix", "check_sinusoidal_positions"]
+
+#: The position table for L = 6, d = 4 (the decks' d = 4 curves), to 10 decimals.
+STORED_P_6_4 = np.array([
+    [0.0, 1.0, 0.0, 1.0],
+    [0.8414709848, 0.5403023059, 0.0099998333, 0.9999500004],
+    [0.9092974268, -0.4161468365, 0.0199986667, 0.9998000067],
+    [0.1411200081, -0.9899924966, 0.0299955002, 0.9995500337],
+    [-0.7568024953, -0.6536436209, 0.0399893342, 0.9992001067],
+    [-0.9589242747, 0.2836621855, 0.0499791693, 0.9987502604],
+])
+#: The position table for L = 4, d = 8, to 10 decimals.
+STORED_P_4_8 = np.array([
+    [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+    [0.8414709848, 0.5403023059, 0.0998334166, 0.9950041653, 0.0099998333, 0.9999500004,
+     0.0009999998, 0.9999995000],
+    [0.9092974268, -0.4161468365, 0.1986693308, 0.9800665778, 0.0199986667, 0.9998000067,
+     0.0019999987, 0.9999980000],
+    [0.1411200081, -0.9899924966, 0.2955202067, 0.9553364891, 0.0299955002, 0.9995500337,
+     0.0029999955, 0.9999955000],
+])
+#: shift_matrix(1, 4): one 2 x 2 block per pair, to 10 decimals.
+STORED_SHIFT_1_4 = np.array([
+    [0.5403023059, 0.8414709848, 0.0, 0.0],
+    [-0.8414709848, 0.5403023059, 0.0, 0.0],
+    [0.0, 0.0, 0.9999500004, 0.0099998333],
+    [0.0, 0.0, -0.0099998333, 0.9999500004],
+])
+STORED_ATOL = 2e-10
+
+HINT_PAIR_EXPONENT = ("the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) "
+                      "for i = 0 .. d/2 - 1, shared by features 2i and 2i+1")
+
+
+# ---------------------------------------------------------------------------------------
+# helpers that build the known wrong answers
+# ---------------------------------------------------------------------------------------
+def _wrong_table(positions, w_sin, w_cos=None, layout="interleaved", swap=False):
+    """A sin/cos table with the given frequencies and layout: the raw material of mistakes."""
+    w_cos = w_sin if w_cos is None else w_cos
+    l = np.asarray(positions, dtype=np.float64)[:, None]  # (L, 1)
+    first, second = np.sin(l * w_sin), np.cos(l * w_cos)  # (L, d/2) each
+    if swap:
+        first, second = np.cos(l * w_sin), np.sin(l * w_cos)
+    if layout == "halves":
+        return np.concatenate([first, second], axis=1)  # (L, d)
+    return np.stack([first, second], axis=-1).reshape(len(l), -1)  # (L, d), interleaved
+
+
+def _sinusoid_mistakes(L: int, d: int) -> list[Mistake]:
+    i = np.arange(d // 2)
+    w = 10000.0 ** (-2 * i / d)
+    l = np.arange(L)
+    return [
+        Mistake("exponent i/d instead of 2i/d", _wrong_table(l, 10000.0 ** (-i / d)),
+                HINT_PAIR_EXPONENT),
+        Mistake("frequency taken from the feature index j (10000^(-j/d)) for cos as well",
+                _wrong_table(l, w, 10000.0 ** (-(2 * i + 1) / d)), HINT_PAIR_EXPONENT),
+        Mistake("sin and cos swapped", _wrong_table(l, w, swap=True),
+                "sin goes in the even features 2i and cos in the odd features 2i+1"),
+        Mistake("sin and cos in two halves instead of interleaved",
+                _wrong_table(l, w, layout="halves"),
+                "interleave the pairs: P[:, 0::2] = sin, P[:, 1::2] = cos (not all sines "
+                "first, then all cosines)"),
+        Mistake("positions starting at 1", _wrong_table(l + 1, w),
+                "positions start at 0: row 0 is p_0 = [0, 1, 0, 1, ...], use np.arange(L)"),
+        Mistake("positive exponent (10000^(+2i/d))", _wrong_table(l, 10000.0 ** (2 * i / d)),
+                "the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# sinusoidal_positions
+# ---------------------------------------------------------------------------------------
+def _check_table(run: CheckRun, call: str, P, L: int, d: int, expected=None, atol=1e-8):
+    run.expect_shape(call, P, (L, d), hint="one row per position, one column per feature")
+    run.expect_finite(call, P, hint="sin and cos are finite for every position")
+    mistakes = _sinusoid_mistakes(L, d)
+    if expected is not None:
+        run.expect_close(call, P, expected, mistakes=mistakes, atol=atol)
+        return
+    P = as_array(P)
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    properties = [
+        (f"{call}: row 0 (position 0)", P[0], np.tile([0.0, 1.0], d // 2),
+         "sin(0) = 0 and cos(0) = 1, so p_0 = [0, 1, 0, 1, ...]"),
+        (f"{call}: sin^2 + cos^2 of every pair", P[:, 0::2] ** 2 + P[:, 1::2] ** 2,
+         np.ones((L, d // 2)), "each pair (2i, 2i+1) is a point on the unit circle: sin and "
+         "cos of the same angle l * w_i"),
+    ]
+    if L > 1:  # the angle of each pair at l = 1 is its frequency w_i
+        properties.append((f"{call}: frequencies w_i read from row 1",
+                           np.arctan2(P[1, 0::2], P[1, 1::2]), w, HINT_PAIR_EXPONENT))
+    for what, seen, expected, hint in properties:
+        if not np.allclose(seen, expected, rtol=1e-6, atol=1e-8):
+            mistake = run.match_mistake(P, mistakes)
+            if mistake is not None:
+                run.fail(f"{call} returned wrong values (seen {describe(P)}).\nThis looks like "
+                         f"a known mistake: {mistake.name}.", hint=mistake.hint)
+        run.expect_close(what, seen, expected, hint=hint)
+
+
+def check_sinusoidal_positions(sinusoidal_positions, reference=None, trials: int = 12) -> None:
+    run = CheckRun(sinusoidal_positions)
+    call = "sinusoidal_positions(6, 4) (the d = 4 curves of the lecture)"
+    _check_table(run, call, run.call(call, 6, 4), 6, 4, STORED_P_6_4, atol=STORED_ATOL)
+    call = "sinusoidal_positions(4, 8)"
+    _check_table(run, call, run.call(call, 4, 8), 4, 8, STORED_P_4_8, atol=STORED_ATOL)
+    call = "sinusoidal_positions(1, 6) (a single position)"
+    _check_table(run, call, run.call(call, 1, 6), 1, 6)
+    call = "sinusoidal_positions(50, 16)"
+    _check_table(run, call, run.call(call, 50, 16), 50, 16)
+
+    for d in (5, 0, -4):
+        run.expect_raises(f"sinusoidal_positions(3, {d})", ValueError, 3, d, mentions=(str(d),))
+    if reference is not None:
+        rng = np.random.default_rng(500)
+        for seed in range(trials):
+            L, d = int(rng.integers(1, 40)), 2 * int(rng.integers(1, 17))
+            call = f"sinusoidal_positions({L}, {d}) (random size, trial {seed})"
+            _check_table(run, call, run.call(call, L, d), L, d, reference(L, d))
+        call = "sinusoidal_positions(5000, 64) (long sequence)"
+        _check_table(run, call, run.call(call, 5000, 64), 5000, 64, reference(5000, 64),
+                     atol=1e-7)
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# embed
+# ---------------------------------------------------------------------------------------
+def _embed_mistakes(ids, E, P) -> list[Mistake]:
+    L = len(ids)
+    out = [
+        Mistake("positions not added", E[ids],
+                "x_l = E[w_l] + p_l: add row l of P to each embedding row"),
+        Mistake("P indexed by the token ids instead of the positions",
+                E[ids] + P[np.minimum(ids, len(P) - 1)],
+                "the position vector of token number l is P[l], whatever the token is: "
+                "add P[:L], not P[token_ids]"),
+        Mistake("positions reversed", E[ids] + P[:L][::-1],
+                "the first token gets p_0: add P[:L] in order"),
+    ]
+    if len(P) > L:
+        out.append(Mistake("positions starting at 1", E[ids] + P[1 : L + 1],
+                           "the first token sits at position 0: add P[:L], not P[1:L+1]"))
+    return out
+
+
+def _call_embed(run: CheckRun, call: str, *args):
+    try:
+        return run.call(call, *args)
+    except CheckFailure as err:
+        if "broadcast" in str(err):
+            run.fail(str(err).split(": ", 1)[-1],
+                     hint="P may hold more positions than the sequence: use only its first "
+                     "L rows, P[:L]")
+        raise
+
+
+def check_embed(embed, reference=None, trials: int = 12) -> None:
+    run = CheckRun(embed)
+    E = np.array([[1.0, 0.0, 2.0, 0.0], [0.0, 3.0, 0.0, 1.0], [2.0, 2.0, 0.0, 0.0],
+                  [0.0, 1.0, 1.0, 4.0], [5.0, 0.0, 0.0, 1.0]])  # (V=5, d=4)
+    P = 10.0 * np.arange(6)[:, None] + np.arange(4)[None, :] / 10  # (6, 4): p[l, j] = 10l + j/10
+    ids = np.array([3, 1, 3])
+    call = "embed([3, 1, 3], E, P) with E (5, 4) and P (6, 4), P[l, j] = 10 l + j / 10"
+    X = _call_embed(run, call, ids, E, P)
+    run.expect_shape(call, X, (3, 4), hint="one row per token: (L, d)")
+    run.expect_finite(call, X)
+    run.expect_close(call, X, [[0.0, 1.1, 1.2, 4.3], [10.0, 13.1, 10.2, 11.3],
+                               [20.0, 21.1, 21.2, 24.3]], mistakes=_embed_mistakes(ids, E, P))
+    X = as_array(X)
+    run.expect_true(not np.allclose(X[0], X[2]),
+                    f"{call}: token 3 at positions 0 and 2 got the same vector {X[0]}.",
+                    hint="the same token at two positions must get different vectors")
+
+    call = "embed(token_ids, E, P) with token_ids given as a Python list [4, 0]"
+    X = _call_embed(run, call, [4, 0], E, P)
+    run.expect_close(call, X, [[5.0, 0.1, 0.2, 1.3], [11.0, 10.1, 12.2, 10.3]],
+                     mistakes=_embed_mistakes(np.array([4, 0]), E, P))
+
+    call = "embed([2], E, P) (a single token)"
+    X = _call_embed(run, call, np.array([2]), E, P)
+    run.expect_close(call, X, [[2.0, 2.1, 0.2, 0.3]], mistakes=_embed_mistakes([2], E, P))
+
+    run.expect_raises("embed with 7 tokens but P of shape (6, 4)", ValueError,
+                      np.zeros(7, dtype=int), E, P, mentions=("P", "(6, 4)"))
+    run.expect_raises("embed with E (5, 4) and P (6, 3)", ValueError, ids, E, P[:, :3],
+                      mentions=("(5, 4)", "(6, 3)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(600 + seed)
+            V, d, L = (int(v) for v in rng.integers(1, 9, size=3))
+            L_max = L + int(rng.integers(0, 5))
+            E, P = rng.standard_normal((V, d)), rng.standard_normal((L_max, d))
+            ids = rng.integers(0, V, size=L)
+            call = (f"embed on random ids ({L},), E ({V}, {d}), P ({L_max}, {d}) "
+                    f"(seed {seed})")
+            X = _call_embed(run, call, ids, E, P)
+            run.expect_shape(call, X, (L, d))
+            run.expect_close(call, X, reference(ids, E, P), mistakes=_embed_mistakes(ids, E, P))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# shift_matrix
+# ---------------------------------------------------------------------------------------
+def _blocks(c, s, layout="interleaved"):
+    """A (d, d) matrix with one [[c, s], [-s, c]] block per pair, or that map laid out in
+    halves (pair i on features i and i + d/2)."""
+    half = len(c)
+    M = np.zeros((2 * half, 2 * half))
+    first, second = (np.arange(0, 2 * half, 2), np.arange(1, 2 * half, 2))
+    if layout == "halves":
+        first, second = np.arange(half), np.arange(half, 2 * half)
+    M[first, first], M[first, second] = c, s
+    M[second, first], M[second, second] = -s, c
+    return M
+
+
+def _shift_mistakes(k, d) -> list[Mistake]:
+    i = np.arange(d // 2)
+    w = 10000.0 ** (-2 * i / d)
+    c, s = np.cos(k * w), np.sin(k * w)
+    return [
+        Mistake("blocks transposed: the matrix takes p_l to p_(l-k)", _blocks(c, s).T,
+                "check the first row on p_l = [sin, cos]: sin((l+k)w) = sin(lw) cos(kw) + "
+                "cos(lw) sin(kw), so the block is [[cos kw, sin kw], [-sin kw, cos kw]]"),
+        Mistake("one frequency (w = 1) for every pair", _blocks(np.cos(k + 0 * w),
+                                                                np.sin(k + 0 * w)),
+                "pair i turns by k * w_i with its own w_i = 10000 ** (-2i/d)"),
+        Mistake("exponent i/d instead of 2i/d",
+                _blocks(np.cos(k * 10000.0 ** (-i / d)), np.sin(k * 10000.0 ** (-i / d))),
+                HINT_PAIR_EXPONENT),
+        Mistake("pairs laid out in two halves instead of (2i, 2i+1)",
+                _blocks(c, s, layout="halves"),
+                "pair i is features 2i and 2i+1, the same interleaved layout as P"),
+        Mistake("shift by one step whatever k is", _blocks(np.cos(w), np.sin(w)),
+                "the angle of pair i is k * w_i: use k"),
+    ]
+
+
+def check_shift_matrix(shift_matrix, reference=None, trials: int = 12) -> None:
+    run = CheckRun(shift_matrix)
+    call = "shift_matrix(1, 4)"
+    M = run.call(call, 1, 4)
+    run.expect_shape(call, M, (4, 4), hint="a (d, d) matrix acting on a position vector")
+    run.expect_finite(call, M)
+    run.expect_close(call, M, STORED_SHIFT_1_4, mistakes=_shift_mistakes(1, 4),
+                     atol=STORED_ATOL)
+
+    for k, d, table in ((2, 4, STORED_P_6_4), (3, 8, STORED_P_4_8), (-2, 4, STORED_P_6_4)):
+        call = f"shift_matrix({k}, {d}) applied to the stored p_l"
+        M = as_array(run.call(call, k, d))
+        run.expect_shape(call, M, (d, d))
+        run.expect_finite(call, M)
+        rows = range(max(0, -k), len(table) - max(0, k))
+        seen = np.stack([M @ table[l] for l in rows])  # (n, d)
+        expected = np.stack([table[l + k] for l in rows])
+        mapped = [Mistake(m.name, np.stack([as_array(m.output) @ table[l] for l in rows]),
+                          m.hint) for m in _shift_mistakes(k, d)]
+        run.expect_close(f"{call}: shift_matrix({k}, {d}) @ p_l for l in {list(rows)}", seen,
+                         expected, mistakes=mapped, atol=1e-9,
+                         hint=f"the matrix must take p_l to p_(l+{k}) for every l")
+
+    call = "shift_matrix(0, 6) (no shift)"
+    run.expect_close(call, run.call(call, 0, 6), np.eye(6),
+                     hint="shifting by 0 leaves every position vector alone: the identity")
+    call = "shift_matrix(5, 6) @ shift_matrix(-5, 6)"
+    product = as_array(run.call(call, 5, 6)) @ as_array(run.call(call, -5, 6))
+    run.expect_close(call, product, np.eye(6),
+                     hint="shifting forward then back by the same k must give the identity")
+    call = "shift_matrix(7, 10)"
+    M = as_array(run.call(call, 7, 10))
+    run.expect_close(f"{call}: M^T M (a rotation keeps lengths)", M.T @ M, np.eye(10),
+                     mistakes=[], hint="each block is a rotation: [[cos, sin], [-sin, cos]]")
+
+    for d in (3, 0):
+        run.expect_raises(f"shift_matrix(1, {d})", ValueError, 1, d, mentions=(str(d),))
+    if reference is not None:
+        rng = np.random.default_rng(700)
+        for trial in range(trials):
+            k, d = int(rng.integers(-50, 51)), 2 * int(rng.integers(1, 13))
+            call = f"shift_matrix({k}, {d}) (random, trial {trial})"
+            M = run.call(call, k, d)
+            run.expect_shape(call, M, (d, d))
+            run.expect_close(call, M, reference(k, d), mistakes=_shift_mistakes(k, d))
+        call = "shift_matrix(100000, 8) (a large shift)"
+        run.expect_close(call, run.call(call, 100000, 8), reference(100000, 8), atol=1e-7,
+                         mistakes=_shift_mistakes(100000, 8))
+    run.done()

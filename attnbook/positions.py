@@ -1,0 +1,287 @@
+"""Figures, a widget and demo data for notebooks 02 (positions) and 03 (RoPE).
+
+Nothing here computes a position table or a rotation for the learner: every figure takes the
+array the learner's own function returned (P, the frequencies), so the pictures show their
+work. The one exception is the angle explorer widget, which turns a single 2-D arrow by
+`position * theta` to draw it.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+
+__all__ = [
+    "DEMO_SENTENCES",
+    "OrderDemo",
+    "RopeAngleWidget",
+    "half_split_order",
+    "order_demo",
+    "plot_offset_similarity",
+    "plot_position_heatmap",
+    "plot_rope_angles",
+    "plot_sinusoid_curves",
+    "rope_angle_widget",
+]
+
+#: The decks' order examples, as lists of words.
+DEMO_SENTENCES = {
+    "report_first": "send the report before the slides .".split(),
+    "slides_first": "send the slides before the report .".split(),
+    "dog_bites_man": "dog bites man because".split(),
+    "man_bites_dog": "man bites dog because".split(),
+}
+
+
+# ---------------------------------------------------------------------------------------
+# demo data: a small seeded embedding table and projections
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OrderDemo:
+    """A tiny vocabulary with a seeded embedding table E (V, d) and projections (d, d)."""
+
+    vocab: tuple[str, ...]
+    E: np.ndarray  # (V, d)
+    W_Q: np.ndarray  # (d, d)
+    W_K: np.ndarray  # (d, d)
+    W_V: np.ndarray  # (d, d)
+
+    def ids(self, words: Sequence[str]) -> np.ndarray:
+        """Token ids of `words`, e.g. ids(["dog", "bites", "man"]); unknown words raise."""
+        index = {word: i for i, word in enumerate(self.vocab)}
+        missing = [w for w in words if w not in index]
+        if missing:
+            raise KeyError(f"words not in the demo vocabulary {list(self.vocab)}: {missing}")
+        return np.array([index[w] for w in words], dtype=np.int64)
+
+
+def order_demo(d: int = 8, seed: int = 0) -> OrderDemo:
+    """The seeded toy setting of notebook 02: every word of DEMO_SENTENCES gets a row of E.
+
+    Projections are scaled by 1/sqrt(d) so that scores stay of order one.
+    """
+    if d <= 0:
+        raise ValueError(f"d must be positive; got {d}")
+    vocab = tuple(dict.fromkeys(w for words in DEMO_SENTENCES.values() for w in words))
+    rng = np.random.default_rng(seed)
+    E = rng.standard_normal((len(vocab), d))  # (V, d)
+    W_Q, W_K, W_V = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(3))
+    return OrderDemo(vocab, E, W_Q, W_K, W_V)
+
+
+# ---------------------------------------------------------------------------------------
+# notebook 02 figures
+# ---------------------------------------------------------------------------------------
+def plot_sinusoid_curves(P, slices: Sequence[int] = (0, 2, 5)):
+    """Each column of P drawn against position, with the rows at `slices` printed beside.
+
+    P: (L, d) position table, row l = p_l. Vertical lines mark the sliced positions.
+    """
+    P = np.asarray(P, dtype=float)
+    if P.ndim != 2:
+        raise ValueError(f"P must be (L, d); got shape {P.shape}")
+    L, d = P.shape
+    bad = [s for s in slices if not 0 <= s < L]
+    if bad:
+        raise ValueError(f"slices {bad} fall outside the {L} positions of P")
+    fig, (ax, text_ax) = plt.subplots(1, 2, figsize=(10, 3.8),
+                                      gridspec_kw={"width_ratios": [2.2, 1]})
+    positions = np.arange(L)
+    for j in range(d):
+        kind = "sin" if j % 2 == 0 else "cos"
+        ax.plot(positions, P[:, j], "o-", ms=3, label=f"feature {j} ({kind}, pair {j // 2})")
+    for s in slices:
+        ax.axvline(s, color="k", ls=":", lw=1)
+    ax.set_xlabel("position l")
+    ax.set_ylabel("p[l, j]")
+    ax.set_title(f"Sinusoidal position features, d = {d}")
+    ax.legend(fontsize=7, loc="lower left")
+    text_ax.axis("off")
+    lines = [f"p_{s} = [" + ", ".join(f"{v:+.3f}" for v in P[s]) + "]" for s in slices]
+    text_ax.text(-0.05, 0.5, "\n\n".join(lines), family="monospace", fontsize=7.5,
+                 va="center")
+    text_ax.set_title("position vectors at the slices")
+    fig.tight_layout()
+    return fig
+
+
+def plot_position_heatmap(P):
+    """P as an image: one row per position, one column per feature."""
+    P = np.asarray(P, dtype=float)
+    if P.ndim != 2:
+        raise ValueError(f"P must be (L, d); got shape {P.shape}")
+    fig, ax = plt.subplots(figsize=(6.0, 4.5))
+    image = ax.imshow(P, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+    ax.set_xlabel("feature j (pairs: sin at 2i, cos at 2i+1)")
+    ax.set_ylabel("position l")
+    ax.set_title(f"Position table P, L = {P.shape[0]}, d = {P.shape[1]}")
+    fig.colorbar(image, ax=ax, label="p[l, j]")
+    fig.tight_layout()
+    return fig
+
+
+def offset_similarity(P, starts: Sequence[int], max_offset: int) -> np.ndarray:
+    """Dot products p_l . p_(l+k) for each start l and k = 0..max_offset: (len(starts), K+1)."""
+    P = np.asarray(P, dtype=float)
+    if max(starts) + max_offset >= P.shape[0]:
+        raise ValueError(f"P has {P.shape[0]} rows; start {max(starts)} + offset {max_offset} "
+                         "does not fit")
+    return np.stack([P[l : l + max_offset + 1] @ P[l] for l in starts])  # (S, K+1)
+
+
+def plot_offset_similarity(P, starts: Sequence[int] = (0, 10, 30), max_offset: int = 40):
+    """p_l . p_(l+k) against the offset k, one curve per start l (they coincide)."""
+    sims = offset_similarity(P, starts, max_offset)
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    offsets = np.arange(max_offset + 1)
+    for l, sim, style in zip(starts, sims, ["-", "--", ":", "-."] * len(starts)):
+        ax.plot(offsets, sim, style, lw=2, label=f"start l = {l}")
+    ax.set_xlabel("offset k")
+    ax.set_ylabel("p_l . p_(l+k)")
+    ax.set_title("Similarity of two position vectors depends only on their offset")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------
+# notebook 03 figure and helper
+# ---------------------------------------------------------------------------------------
+def plot_rope_angles(frequencies, L: int = 64):
+    """Angle l * theta_i (in degrees, wrapped to [0, 360)) against position l, per pair."""
+    theta = np.asarray(frequencies, dtype=float)
+    if theta.ndim != 1:
+        raise ValueError(f"frequencies must be (d_k/2,); got shape {theta.shape}")
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    positions = np.arange(L)
+    for i, t in enumerate(theta):
+        ax.plot(positions, np.degrees(positions * t) % 360.0, ".-", ms=3,
+                label=f"pair {i}: theta = {t:.3g} rad")
+    ax.set_xlabel("position l")
+    ax.set_ylabel("rotation angle l * theta_i (degrees, mod 360)")
+    ax.set_title("Fast pairs wrap around quickly; slow pairs barely turn")
+    ax.set_ylim(0, 360)
+    ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def half_split_order(d_k: int) -> np.ndarray:
+    """Feature order taking our consecutive pairs to the half-split layout.
+
+    `x[..., half_split_order(d_k)]` puts the first member of every pair (features 0, 2, 4..)
+    in the first half and the second members (1, 3, 5..) in the second half, so pair i sits
+    at features i and i + d_k/2, the convention some libraries use.
+    """
+    if d_k <= 0 or d_k % 2:
+        raise ValueError(f"d_k must be a positive even number; got {d_k}")
+    return np.concatenate([np.arange(0, d_k, 2), np.arange(1, d_k, 2)])
+
+
+# ---------------------------------------------------------------------------------------
+# notebook 03 widget: the angle explorer
+# ---------------------------------------------------------------------------------------
+def _arrow_svg(angle: float, color: str, label: str, ghost: bool = False) -> str:
+    x, y = 80 + 62 * np.cos(angle), 80 - 62 * np.sin(angle)  # SVG's y axis points down
+    opacity = "0.3" if ghost else "1"
+    dash = ' stroke-dasharray="4 3"' if ghost else ""
+    return (f'<line x1="80" y1="80" x2="{x:.1f}" y2="{y:.1f}" stroke="{color}" '
+            f'stroke-width="3" opacity="{opacity}"{dash}/>'
+            f'<text x="{80 + 72 * np.cos(angle):.1f}" y="{80 - 72 * np.sin(angle):.1f}" '
+            f'font-size="10" fill="{color}" opacity="{opacity}" text-anchor="middle">'
+            f"{html.escape(label)}</text>")
+
+
+class RopeAngleWidget(widgets.VBox):
+    """One RoPE feature pair of a query and a key, drawn as arrows.
+
+    The query sits at position l, the key at s; "move both" adds the same number of steps to
+    both. Each arrow starts along the x axis (the unrotated pair) and is turned by
+    position * theta of the chosen pair. The shown angle difference is (s - l) * theta and the
+    pair's score is cos of it, whatever "move both" says.
+    """
+
+    def __init__(self, frequencies: Sequence[float] = (np.pi / 6,), query_position: int = 1,
+                 key_position: int = 3, max_position: int = 16):
+        theta = np.asarray(frequencies, dtype=float).ravel()
+        if theta.size == 0:
+            raise ValueError("frequencies must hold at least one theta_i")
+        self.frequencies = theta
+        self.query_position = widgets.IntSlider(value=query_position, min=0, max=max_position,
+                                                description="query at l")
+        self.key_position = widgets.IntSlider(value=key_position, min=0, max=max_position,
+                                              description="key at s")
+        self.shift = widgets.IntSlider(value=0, min=0, max=max_position, description="move both")
+        self.pair = widgets.IntSlider(value=0, min=0, max=theta.size - 1, description="pair i",
+                                      disabled=theta.size == 1)
+        self.display = widgets.HTML()
+        for control in (self.query_position, self.key_position, self.shift, self.pair):
+            control.observe(self._redraw, names="value")
+        super().__init__([self.pair, self.query_position, self.key_position, self.shift,
+                          self.display])
+        self._redraw()
+
+    def theta(self) -> float:
+        return float(self.frequencies[self.pair.value])
+
+    def positions(self) -> tuple[int, int]:
+        """(l, s) after moving both tokens."""
+        return (self.query_position.value + self.shift.value,
+                self.key_position.value + self.shift.value)
+
+    def angles(self) -> tuple[float, float]:
+        """Rotation angles (radians) of the query and key arrows now shown."""
+        l, s = self.positions()
+        return l * self.theta(), s * self.theta()
+
+    def difference(self) -> float:
+        """Angle from the query arrow to the key arrow, (s - l) * theta, in radians."""
+        query_angle, key_angle = self.angles()
+        return key_angle - query_angle
+
+    def score(self) -> float:
+        """The pair's match q~ . k~ for unit arrows: cos of the angle difference."""
+        query_angle, key_angle = self.angles()
+        q = np.array([np.cos(query_angle), np.sin(query_angle)])
+        k = np.array([np.cos(key_angle), np.sin(key_angle)])
+        return float(q @ k)
+
+    def _redraw(self, _change=None) -> None:
+        l, s = self.positions()
+        query_angle, key_angle = self.angles()
+        difference = self.difference()
+        ghosts = ""
+        if self.shift.value:
+            ghosts = (_arrow_svg(self.query_position.value * self.theta(), "#3b6fb6",
+                                 f"q@{self.query_position.value}", ghost=True)
+                      + _arrow_svg(self.key_position.value * self.theta(), "#d9822b",
+                                   f"k@{self.key_position.value}", ghost=True))
+        svg = ('<svg width="160" height="160" viewBox="0 0 160 160">'
+               '<circle cx="80" cy="80" r="62" fill="none" stroke="#cccccc"/>'
+               '<line x1="10" y1="80" x2="150" y2="80" stroke="#eeeeee"/>'
+               f"{ghosts}{_arrow_svg(query_angle, '#3b6fb6', f'q@{l}')}"
+               f"{_arrow_svg(key_angle, '#d9822b', f'k@{s}')}</svg>")
+        degrees = np.degrees
+        self.display.value = (
+            f'<div class="attnbook-rope" data-pair="{self.pair.value}" '
+            f'data-theta="{self.theta():.6f}" data-query-position="{l}" '
+            f'data-key-position="{s}" data-query-angle="{degrees(query_angle):.4f}" '
+            f'data-key-angle="{degrees(key_angle):.4f}" '
+            f'data-difference="{degrees(difference):.4f}" data-score="{self.score():.6f}" '
+            'style="display:flex;gap:16px;align-items:center">'
+            f"{svg}<div>pair {self.pair.value}, theta = {degrees(self.theta()):.2f}&deg; per "
+            f"position<br>query at l = {l}: turned {degrees(query_angle):.1f}&deg;<br>"
+            f"key at s = {s}: turned {degrees(key_angle):.1f}&deg;<br>"
+            f"<b>difference (s - l) theta = {degrees(difference):.1f}&deg;</b><br>"
+            f"pair score q~ . k~ = {self.score():.4f}</div></div>")
+
+
+def rope_angle_widget(frequencies: Sequence[float] = (np.pi / 6,), query_position: int = 1,
+                      key_position: int = 3, max_position: int = 16) -> RopeAngleWidget:
+    """The decks' angle explorer: positions 1 and 3, then both moved (see RopeAngleWidget)."""
+    return RopeAngleWidget(frequencies, query_position, key_position, max_position)
