@@ -1,0 +1,502 @@
+"""Generation with the reference decoder: sampler, key/value cache, batched decoding, scoring.
+
+Notebook 08 has students write the slow, clear versions; this module is the production path
+the notebook's demonstrations, the widgets and the benchmark use. Names differ on purpose
+from the graded exercises (CURRICULUM.md): the package never holds a student's answer.
+
+- `filtered_distribution`: the next-token distribution after temperature, top-k and top-p,
+  renormalised (temperature 0 is the argmax); `draw_tokens` samples from it with an explicit
+  `torch.Generator`.
+- `KVCache` and `decode_step`: incremental decoding. Each block's keys and values (RoPE
+  already applied at their absolute positions) are stored once; a step computes queries,
+  keys and values only for the new tokens and attends over everything cached.
+- `generate_tokens`: batched generation from prompts of different lengths (left padding with
+  per-row positions), each row stopping at its own end token, with or without the cache.
+- `score_samples`, `quality_diversity_sweep`, `plot_quality_diversity`: judge generated
+  emails with the true grammar of the corpus.
+- `SamplingWidget`: temperature, top-k and top-p sliders over a next-token distribution.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+
+from attnbook.model import TransformerLM
+
+__all__ = [
+    "KVCache",
+    "SamplingWidget",
+    "decode_step",
+    "draw_tokens",
+    "filtered_distribution",
+    "generate_tokens",
+    "left_pad",
+    "plot_quality_diversity",
+    "prompt_logits",
+    "quality_diversity_sweep",
+    "sampling_widget",
+    "score_samples",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# The sampler
+# ---------------------------------------------------------------------------------------------
+def filtered_distribution(
+    logits: torch.Tensor,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+) -> torch.Tensor:
+    """The distribution a sampler draws from, (..., V) from logits (..., V).
+
+    Order: divide the logits by ``temperature``; keep the ``top_k`` largest (every token tied
+    with the k-th is kept too); softmax; keep the smallest set of most likely tokens whose
+    probability reaches ``top_p`` (the token that crosses ``top_p`` included); renormalise.
+    ``temperature == 0`` is the argmax (one-hot on the first maximum). ``top_k`` None or 0 and
+    ``top_p`` None or 1 switch their filter off.
+    """
+    if temperature < 0:
+        raise ValueError(f"temperature: expected a value >= 0, got {temperature}")
+    if top_k is not None and top_k < 0:
+        raise ValueError(f"top_k: expected None or an int >= 0, got {top_k}")
+    if top_p is not None and not 0.0 < top_p <= 1.0:
+        raise ValueError(f"top_p: expected None or a value in (0, 1], got {top_p}")
+    logits = torch.as_tensor(logits)
+    if not logits.dtype.is_floating_point:
+        logits = logits.double()
+    if temperature == 0:
+        best = logits.argmax(dim=-1, keepdim=True)  # (..., 1)
+        return torch.zeros_like(logits).scatter_(-1, best, 1.0)  # (..., V) one-hot
+    z = logits / temperature  # (..., V)
+    if top_k:
+        k = min(int(top_k), z.shape[-1])
+        kth = z.topk(k, dim=-1).values[..., -1:]  # (..., 1) the k-th largest scaled logit
+        z = z.masked_fill(z < kth, -math.inf)
+    probs = torch.softmax(z, dim=-1)  # (..., V)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = probs.sort(dim=-1, descending=True)  # (..., V) each
+        mass_before = sorted_probs.cumsum(dim=-1) - sorted_probs  # (..., V)
+        drop_sorted = mass_before >= top_p  # the set already reached p before this token
+        drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)  # (..., V)
+        probs = probs.masked_fill(drop, 0.0)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+
+def draw_tokens(
+    logits: torch.Tensor,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    generator: torch.Generator | None = None,
+) -> torch.Tensor:
+    """One token id per row of ``logits`` (B, V) -> (B,), drawn from `filtered_distribution`.
+
+    Temperature 0 takes the argmax without touching the generator, so greedy decoding does
+    not depend on the random state.
+    """
+    if temperature == 0:
+        return logits.argmax(dim=-1)  # (B,)
+    probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
+    return torch.multinomial(probs.float(), 1, generator=generator).squeeze(-1)  # (B,)
+
+
+# ---------------------------------------------------------------------------------------------
+# The key/value cache
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class KVCache:
+    """Keys and values of every block for the tokens decoded so far, preallocated.
+
+    ``keys[i]`` and ``values[i]`` are (B, h, capacity, d_k); slots ``[0, length)`` are filled.
+    ``real`` (B, capacity) is True where a filled slot holds a real token (False for left
+    padding and for the padding appended to rows that have finished), so no query ever
+    attends to it. ``next_position`` (B,) is each row's absolute position for its next token.
+    """
+
+    keys: list[torch.Tensor]
+    values: list[torch.Tensor]
+    real: torch.Tensor
+    next_position: torch.Tensor
+    length: int = 0
+
+    @classmethod
+    def empty(cls, model: TransformerLM, batch_size: int, capacity: int) -> KVCache:
+        config = model.config
+        if capacity > config.max_len:
+            raise ValueError(
+                f"capacity: {capacity} tokens exceed the model's max_len={config.max_len}"
+            )
+        weight = model.head.weight
+        shape = (batch_size, config.n_heads, capacity, config.d_k)
+        return cls(
+            keys=[weight.new_zeros(shape) for _ in range(config.n_layers)],
+            values=[weight.new_zeros(shape) for _ in range(config.n_layers)],
+            real=torch.zeros(batch_size, capacity, dtype=torch.bool, device=weight.device),
+            next_position=torch.zeros(batch_size, dtype=torch.long, device=weight.device),
+        )
+
+    @property
+    def capacity(self) -> int:
+        return self.real.shape[1]
+
+
+def _position_signal(model: TransformerLM, h: torch.Tensor, positions: torch.Tensor):
+    """Add absolute positions to ``h`` (B, T, d), or gather RoPE tables; returns (h, rope)."""
+    kind = model.config.positions
+    if kind == "learned":
+        return h + model.pos(positions), None  # (B, T, d)
+    if kind == "sinusoidal":
+        return h + model.sinusoids[positions], None  # (B, T, d)
+    if kind == "rope":
+        cos = model.rope_cos[positions].unsqueeze(1)  # (B, 1, T, d_k/2)
+        sin = model.rope_sin[positions].unsqueeze(1)  # (B, 1, T, d_k/2)
+        return h, (cos, sin)
+    return h, None
+
+
+@torch.no_grad()
+def decode_step(
+    model: TransformerLM,
+    ids: torch.Tensor,
+    cache: KVCache,
+    positions: torch.Tensor | None = None,
+    real: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Feed ``ids`` (B, T) after the cached tokens; returns their logits (B, T, V).
+
+    ``positions`` (B, T) are the tokens' absolute positions (default: each row's
+    ``next_position`` onwards); ``real`` (B, T) is False on padding. The new keys and values
+    are written into ``cache``, which then covers T more tokens. The first call (T = the
+    prompt length) is the prefill; later calls usually feed one token per row.
+    """
+    config = model.config
+    if not config.causal:
+        raise ValueError("model: a cache needs a causal model (config.causal is False)")
+    if model.training:
+        raise ValueError("model: call model.eval() first; decoding never uses dropout")
+    B, T = ids.shape
+    start, end = cache.length, cache.length + T
+    if end > cache.capacity:
+        raise ValueError(f"ids: {T} more tokens overflow the cache ({start} of "
+                         f"{cache.capacity} slots used)")
+    device = ids.device
+    steps = torch.arange(T, device=device)  # (T,)
+    if positions is None:
+        positions = cache.next_position[:, None] + steps  # (B, T)
+    if real is None:
+        real = torch.ones(B, T, dtype=torch.bool, device=device)
+    cache.real[:, start:end] = real
+    cache.next_position = positions[:, -1] + 1
+
+    # allowed[b, 0, i, j]: new query i may read cached key j (real, and not in its future).
+    key_real = cache.real[:, None, None, :end]  # (B, 1, 1, end)
+    not_future = torch.arange(end, device=device)[None, :] <= (start + steps)[:, None]  # (T, end)
+    allowed = key_real & not_future  # (B, 1, T, end)
+    live_rows = allowed.any(dim=-1, keepdim=True)  # (B, 1, T, 1)
+    allowed = allowed | ~live_rows  # an empty row is opened here and zeroed by `attend`
+
+    h, rope = _position_signal(model, model.embed(ids), positions)  # (B, T, d)
+    for layer, block in enumerate(model.blocks):
+        def attention(x, layer=layer, block=block):
+            q, k, v = block.attn.heads_qkv(x, rope)  # (B, h, T, d_k) each, RoPE applied
+            cache.keys[layer][:, :, start:end] = k
+            cache.values[layer][:, :, start:end] = v
+            keys = cache.keys[layer][:, :, :end]  # (B, h, end, d_k)
+            values = cache.values[layer][:, :, :end]  # (B, h, end, d_k)
+            return block.attn.W_O(block.attn.attend(q, keys, values, allowed, live_rows))
+
+        if block.pre_norm:
+            u = h + attention(block.ln1(h))  # (B, T, d)
+            h = u + block.mlp(block.ln2(u))  # (B, T, d)
+        else:
+            u = block.ln1(h + attention(h))
+            h = block.ln2(u + block.mlp(u))
+    cache.length = end
+    return model.head(model.ln_final(h)).float()  # (B, T, V)
+
+
+# ---------------------------------------------------------------------------------------------
+# Batched generation
+# ---------------------------------------------------------------------------------------------
+def left_pad(
+    prompts: Sequence[Sequence[int]] | torch.Tensor, pad_id: int = 0, device=None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(ids, real, positions)``, each (B, L): prompts right-aligned, padding on the left.
+
+    Each row's real tokens get positions 0, 1, ... from its own first token, so a padded
+    prompt is seen exactly as it would be alone; padding gets position 0 and is never read.
+    """
+    if isinstance(prompts, torch.Tensor):
+        if prompts.dim() != 2:
+            raise ValueError(f"prompts: expected a (B, L) tensor, got shape "
+                             f"{tuple(prompts.shape)}")
+        prompts = prompts.tolist()
+    prompts = [list(map(int, p)) for p in prompts]
+    if not prompts or min(len(p) for p in prompts) == 0:
+        raise ValueError("prompts: expected at least one prompt, each with at least one token")
+    L = max(len(p) for p in prompts)
+    ids = torch.full((len(prompts), L), pad_id, dtype=torch.long)  # (B, L)
+    for row, p in enumerate(prompts):
+        ids[row, L - len(p):] = torch.tensor(p)
+    lengths = torch.tensor([len(p) for p in prompts])  # (B,)
+    real = torch.arange(L)[None, :] >= (L - lengths)[:, None]  # (B, L)
+    positions = (torch.arange(L)[None, :] - (L - lengths)[:, None]).clamp(min=0)  # (B, L)
+    return ids.to(device), real.to(device), positions.to(device)
+
+
+@torch.no_grad()
+def generate_tokens(
+    model: TransformerLM,
+    prompts: Sequence[Sequence[int]] | torch.Tensor,
+    max_new_tokens: int,
+    eos_id: int | None,
+    pad_id: int = 0,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    generator: torch.Generator | None = None,
+    use_cache: bool = True,
+) -> list[list[int]]:
+    """Continue every prompt; returns each prompt followed by its new tokens (a list per row).
+
+    A row stops after it emits ``eos_id`` (kept in its output) or after ``max_new_tokens``;
+    ``eos_id=None`` never stops early. Prompts may differ in length: they are left-padded and
+    each row keeps its own positions, so a row's result does not depend on its batch-mates
+    (up to float rounding). ``use_cache=False`` reruns the whole sequence at every step: the
+    slow path the cache must agree with, token for token.
+    """
+    if max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens: expected an int >= 0, got {max_new_tokens}")
+    model.eval()
+    device = model.head.weight.device
+    ids, real, positions = left_pad(prompts, pad_id, device)  # (B, L) each
+    B, L = ids.shape
+    if L + max_new_tokens > model.config.max_len:
+        raise ValueError(f"max_new_tokens: {L} prompt tokens + {max_new_tokens} new ones "
+                         f"exceed the model's max_len={model.config.max_len}")
+    outputs = [list(map(int, p)) for p in (prompts.tolist() if isinstance(prompts, torch.Tensor)
+                                           else prompts)]
+    finished = torch.zeros(B, dtype=torch.bool, device=device)
+    padded = not bool(real.all())
+    if use_cache:
+        cache = KVCache.empty(model, B, L + max_new_tokens)
+        logits = decode_step(model, ids, cache, positions, real)[:, -1]  # (B, V)
+    for step in range(max_new_tokens):
+        if not use_cache:
+            logits = model(ids, key_padding_mask=real if padded else None,
+                           positions=positions)[:, -1]  # (B, V)
+        new = draw_tokens(logits, temperature, top_k, top_p, generator)  # (B,)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        for row in (~finished).nonzero().flatten().tolist():
+            outputs[row].append(int(new[row]))
+        was_live = ~finished
+        if eos_id is not None:
+            finished = finished | (new == eos_id)
+        if bool(finished.all()) or step == max_new_tokens - 1:
+            break
+        next_position = positions[:, -1:] + 1  # (B, 1)
+        if use_cache:
+            logits = decode_step(model, new[:, None], cache, next_position,
+                                 was_live[:, None])[:, -1]  # (B, V)
+        else:
+            ids = torch.cat((ids, new[:, None]), dim=1)  # (B, L + step + 1)
+            real = torch.cat((real, was_live[:, None]), dim=1)
+            padded = padded or not bool(was_live.all())
+        positions = torch.cat((positions, next_position), dim=1)
+    return outputs
+
+
+@torch.no_grad()
+def prompt_logits(model: TransformerLM, prompt_ids: Sequence[int]) -> torch.Tensor:
+    """Next-token logits (V,) after one prompt (a list of ids starting with <BOS>)."""
+    model.eval()
+    ids = torch.as_tensor(list(prompt_ids), dtype=torch.long,
+                          device=model.head.weight.device)[None]  # (1, L)
+    return model(ids)[0, -1]  # (V,)
+
+
+# ---------------------------------------------------------------------------------------------
+# Judging samples with the true grammar
+# ---------------------------------------------------------------------------------------------
+def score_samples(grammar, tokenizer, sequences: Sequence[Sequence[int]]) -> dict:
+    """How good and how varied generated emails are, judged by the grammar that made the data.
+
+    ``sequences``: token ids, each ``<BOS> ... <EOS>`` (one without ``<EOS>`` was cut off by
+    the length limit and counts as invalid). Returns ``valid`` (fraction the grammar can
+    produce), ``mean_log_prob`` (mean true log-probability per token, end token counted,
+    over the valid ones; nan if none), ``distinct`` (fraction of distinct emails) and
+    ``n``.
+    """
+    valid, total_log_p, total_tokens, texts = 0, 0.0, 0, []
+    for seq in sequences:
+        seq = [int(t) for t in seq]
+        body = seq[1:] if seq and seq[0] == tokenizer.bos_id else seq
+        complete = bool(body) and body[-1] == tokenizer.eos_id
+        words = tokenizer.decode(body[:-1] if complete else body).split()
+        texts.append(" ".join(words) + (" <EOS>" if complete else " ..."))
+        if not complete or tokenizer.pad_id in body or tokenizer.bos_id in body:
+            continue
+        log_p = grammar.log_prob(words)
+        if log_p > -math.inf:
+            valid += 1
+            total_log_p += log_p
+            total_tokens += len(words) + 1
+    n = len(sequences)
+    return {
+        "n": n,
+        "valid": valid / n if n else math.nan,
+        "mean_log_prob": total_log_p / total_tokens if total_tokens else math.nan,
+        "distinct": len(set(texts)) / n if n else math.nan,
+    }
+
+
+def quality_diversity_sweep(
+    model: TransformerLM,
+    tokenizer,
+    grammar,
+    temperatures: Sequence[float] = (0.0, 0.5, 1.0, 1.5, 2.0),
+    top_ps: Sequence[float] = (0.5, 0.8, 0.9, 0.95, 1.0),
+    n_samples: int = 200,
+    max_new_tokens: int = 70,
+    seed: int = 0,
+) -> list[dict]:
+    """Sample ``n_samples`` whole emails from ``<BOS>`` per setting and score them.
+
+    One row per temperature (top-p off) and per top-p (temperature 1): the setting, then the
+    `score_samples` figures. Seeded: the same call gives the same rows.
+    """
+    max_new_tokens = min(max_new_tokens, model.config.max_len - 1)
+    settings = [("temperature", t, dict(temperature=t)) for t in temperatures]
+    settings += [("top_p", p, dict(temperature=1.0, top_p=p)) for p in top_ps]
+    rows = []
+    for knob, value, kwargs in settings:
+        generator = torch.Generator(device=model.head.weight.device).manual_seed(seed)
+        samples = generate_tokens(model, [[tokenizer.bos_id]] * n_samples, max_new_tokens,
+                                  tokenizer.eos_id, tokenizer.pad_id, generator=generator,
+                                  **kwargs)
+        rows.append({"knob": knob, "value": float(value),
+                     **score_samples(grammar, tokenizer, samples)})
+    return rows
+
+
+def plot_quality_diversity(rows: Sequence[dict], floor: float | None = None):
+    """Quality (valid fraction, true log-probability) and diversity against each knob.
+
+    Two panels: temperature (top-p off) and top-p (temperature 1). ``floor``: minus the
+    corpus entropy per token, drawn as the mean log-probability of the grammar's own emails.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    for ax, knob, label in zip(axes, ("temperature", "top_p"), ("temperature", "top-p")):
+        mine = [r for r in rows if r["knob"] == knob]
+        x = [r["value"] for r in mine]
+        ax.plot(x, [r["valid"] for r in mine], "o-", label="valid emails (fraction)")
+        ax.plot(x, [r["distinct"] for r in mine], "s--", label="distinct emails (fraction)")
+        ax.set_xlabel(label)
+        ax.set_title(f"Quality and diversity against {label}")
+        twin = ax.twinx()
+        twin.plot(x, [r["mean_log_prob"] for r in mine], "^:", color="tab:red",
+                  label="true log-prob per token")
+        if floor is not None:
+            twin.axhline(floor, color="tab:red", alpha=0.3, label="grammar's own emails")
+        twin.set_ylabel("true log-probability per token (nats)")
+        lines = ax.get_lines() + twin.get_lines()
+        ax.legend(lines, [ln.get_label() for ln in lines], fontsize=7, loc="lower left")
+    axes[0].set_ylabel("fraction of samples")
+    axes[0].set_ylim(-0.02, 1.02)
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# The sampling widget
+# ---------------------------------------------------------------------------------------------
+class SamplingWidget(widgets.VBox):
+    """Temperature, top-k and top-p sliders over one next-token distribution.
+
+    Shows the ``n_show`` most likely tokens of the model (temperature 1, no filter), each
+    with its probability before filtering and after: removed tokens are greyed out at 0,
+    kept ones show their renormalised probability. The display is HTML in ``self.display``;
+    each row carries ``data-label``, ``data-before``, ``data-value`` (after) and
+    ``data-kept``.
+    """
+
+    def __init__(self, logits, labels: Sequence[str], prompt: str = "", n_show: int = 12,
+                 true_probs: dict[str, float] | None = None):
+        self.logits = torch.as_tensor(logits, dtype=torch.float64).flatten()  # (V,)
+        if len(labels) != self.logits.numel():
+            raise ValueError(f"labels: expected {self.logits.numel()} labels, one per logit, "
+                             f"got {len(labels)}")
+        self.labels = list(labels)
+        self.prompt = prompt
+        self.true_probs = true_probs or {}
+        self.shown = self.logits.argsort(descending=True)[:n_show].tolist()
+        V = self.logits.numel()
+        self.temperature = widgets.FloatSlider(value=1.0, min=0.0, max=3.0, step=0.05,
+                                               description="temperature")
+        self.top_k = widgets.IntSlider(value=0, min=0, max=V, description="top-k (0 off)")
+        self.top_p = widgets.FloatSlider(value=1.0, min=0.05, max=1.0, step=0.05,
+                                         description="top-p")
+        self.display = widgets.HTML()
+        for control in (self.temperature, self.top_k, self.top_p):
+            control.observe(self._redraw, names="value")
+        super().__init__([self.temperature, self.top_k, self.top_p, self.display])
+        self._redraw()
+
+    def before(self) -> np.ndarray:
+        """The model's distribution at temperature 1 with no filter, (V,)."""
+        return torch.softmax(self.logits, dim=-1).numpy()
+
+    def distribution(self) -> np.ndarray:
+        """The distribution the current sliders sample from, (V,)."""
+        return filtered_distribution(self.logits, self.temperature.value,
+                                     self.top_k.value or None, self.top_p.value).numpy()
+
+    def _redraw(self, _change=None) -> None:
+        before, after = self.before(), self.distribution()
+        kept = after > 0
+        rows = []
+        for i in self.shown:
+            label = html.escape(self.labels[i])
+            width = 100 * float(after[i])
+            truth = self.true_probs.get(self.labels[i])
+            truth_text = f" (grammar {truth:.3f})" if truth is not None else ""
+            color = "#3b6fb6" if kept[i] else "#bbbbbb"
+            rows.append(
+                f'<div class="attnbook-bar" data-label="{label}" data-before="{before[i]:.6f}" '
+                f'data-value="{after[i]:.6f}" data-kept="{str(bool(kept[i])).lower()}" '
+                f'style="display:flex;align-items:center;gap:6px">'
+                f'<span style="width:7em;text-align:right">{label}</span>'
+                f'<span style="width:9em;color:#777">{before[i]:.3f} &rarr;</span>'
+                f'<span style="display:inline-block;height:14px;width:{width:.1f}%;'
+                f'max-width:50%;background:{color}"></span>'
+                f'<span>{after[i]:.3f}{truth_text}</span></div>'
+            )
+        title = (f"next token after &laquo;{html.escape(self.prompt)}&raquo;: "
+                 f"{int(kept.sum())} of {kept.size} tokens kept, holding "
+                 f"{float(before[kept].sum()):.3f} of the original probability")
+        self.display.value = (f'<div class="attnbook-bars" data-kept-count="{int(kept.sum())}">'
+                              f"<b>{title}</b>{''.join(rows)}</div>")
+
+
+def sampling_widget(model: TransformerLM, tokenizer, prompt: str = "please send the",
+                    grammar=None, n_show: int = 12) -> SamplingWidget:
+    """The widget over ``model``'s next-token distribution after ``<BOS> prompt``.
+
+    With ``grammar``, each shown word also carries its true probability.
+    """
+    logits = prompt_logits(model, tokenizer.encode(prompt, add_eos=False))
+    truth = None
+    if grammar is not None:
+        truth = grammar.next_word_probs(prompt)  # the end token is "<EOS>" in both
+    return SamplingWidget(logits, tokenizer.id_to_token, prompt, n_show, truth)
