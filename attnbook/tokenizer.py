@@ -45,18 +45,18 @@ class _Tokenizer:
     def vocab_size(self) -> int:
         return len(self.id_to_token)
 
-    def _split(self, text_or_tokens: str | Sequence[str]) -> list[str]:
+    def _split(self, text_or_words: str | Sequence[str]) -> list[str]:
         raise NotImplementedError
 
     def _join(self, tokens: list[str]) -> str:
         raise NotImplementedError
 
     def encode(
-        self, text_or_tokens: str | Sequence[str], add_bos: bool = True, add_eos: bool = True
+        self, text_or_words: str | Sequence[str], add_bos: bool = True, add_eos: bool = True
     ) -> list[int]:
         """Token ids, with ``<BOS>`` first and ``<EOS>`` last unless switched off."""
         ids = [self.bos_id] if add_bos else []
-        for position, token in enumerate(self._split(text_or_tokens)):
+        for position, token in enumerate(self._split(text_or_words)):
             if token not in self.token_to_id or token in SPECIAL_TOKENS:
                 raise UnknownTokenError(
                     f"{self.kind} {token!r} at position {position} is not in the vocabulary "

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.distributed as dist
+from matplotlib.figure import Figure
 from tqdm.auto import tqdm
 
 from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
@@ -97,7 +98,6 @@ PRESETS = {
         batch_size=256,
         lr=1e-3,
         warmup_steps=300,
-        group_by_length=0,
         eval_every=500,
         out="runs/email_gpu",
     ),
@@ -187,6 +187,19 @@ def _text_data(config: TrainConfig) -> _Data:
     return _Data(tokenizer, chunks[:-n_val], chunks[-n_val:])
 
 
+def model_config_for(config: TrainConfig, vocab_size: int, longest: int = 0) -> LMConfig:
+    """The decoder's `LMConfig` for a run; ``longest`` input raises ``max_len`` if needed."""
+    return LMConfig(
+        vocab_size=vocab_size,
+        d_model=config.d_model,
+        n_heads=config.n_heads,
+        n_layers=config.n_layers,
+        max_len=max(config.max_len, longest),
+        positions=config.positions,
+        d_hidden=config.d_hidden,
+    )
+
+
 def _learning_rate(config: TrainConfig, step: int) -> float:
     """Linear warmup to ``lr``, then cosine decay to ``lr * min_lr_ratio`` at ``steps``."""
     if step < config.warmup_steps:
@@ -232,11 +245,14 @@ def fit_batch(
     return loss.detach()
 
 
-def _read_log(path: Path, up_to_step: int) -> list[dict]:
+def read_log(path: str | Path, up_to_step: int | None = None) -> list[dict]:
+    """The rows of a run's ``log.csv`` (strings, as written), up to ``up_to_step``."""
+    path = Path(path)
     if not path.exists():
         return []
     with path.open() as f:
-        return [row for row in csv.DictReader(f) if int(row["step"]) <= up_to_step]
+        rows = list(csv.DictReader(f))
+    return [r for r in rows if up_to_step is None or int(r["step"]) <= up_to_step]
 
 
 def _write_log(path: Path, rows: list[dict]) -> None:
@@ -248,18 +264,19 @@ def _write_log(path: Path, rows: list[dict]) -> None:
 
 def plot_loss_curve(
     rows: list[dict],
-    path: str | Path,
+    path: str | Path | None = None,
     floor: float | None = None,
     floor_se: float | None = None,
     title: str = "",
-) -> None:
-    """Training and validation loss against the step, with the entropy floor when known."""
-    import matplotlib
+) -> Figure:
+    """Training and validation loss against the step, with the entropy floor when known.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    ``rows`` as from `read_log`. Saved to ``path`` when given; the figure is returned (a
+    notebook displays it). Built without pyplot, so it needs no display and leaves the
+    notebook's backend alone.
+    """
+    fig = Figure(figsize=(7, 4))
+    ax = fig.subplots()
     steps = [int(r["step"]) for r in rows]
     train = [float(r["train_loss"]) for r in rows]
     ax.plot(steps, train, color="tab:blue", alpha=0.2, lw=0.5)
@@ -286,8 +303,9 @@ def plot_loss_curve(
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    if path is not None:
+        fig.savefig(path, dpi=100)
+    return fig
 
 
 def train(config: TrainConfig) -> dict:
@@ -304,15 +322,7 @@ def train(config: TrainConfig) -> dict:
     data = _text_data(config) if config.text else _email_data(config)
     tokenizer = data.tokenizer
     longest = max(len(s) for s in data.train + data.val) - 1
-    model_config = LMConfig(
-        vocab_size=tokenizer.vocab_size,
-        d_model=config.d_model,
-        n_heads=config.n_heads,
-        n_layers=config.n_layers,
-        max_len=max(config.max_len, longest),
-        positions=config.positions,
-        d_hidden=config.d_hidden,
-    )
+    model_config = model_config_for(config, tokenizer.vocab_size, longest)
     torch.manual_seed(config.seed)
     model = TransformerLM(model_config).to(device)
     optimizer = build_optimizer(model, config)
@@ -322,7 +332,9 @@ def train(config: TrainConfig) -> dict:
         model.load_state_dict(resumed.state_dict())
         optimizer.load_state_dict(extra["optimizer"])
         step, best = extra["step"], extra["best_val_loss"]
-        log_rows = _read_log(out / "log.csv", step)
+        log_rows = read_log(out / "log.csv", step)
+    elif config.resume and info.main:
+        print(f"resume: no {out / 'last.pt'} yet, starting from step 0")
     ddp = info.world_size > 1
     wrapped = (
         torch.nn.parallel.DistributedDataParallel(
@@ -443,6 +455,7 @@ def train(config: TrainConfig) -> dict:
         tokens_per_s=(tokens - tokens_at_start) / wall if wall > 0 else math.nan,
         n_parameters=model.num_parameters(),
         out=str(out),
+        log_csv=str(out / "log.csv"),
         best_path=str(out / "best.pt"),
     )
     return metrics

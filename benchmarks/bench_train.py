@@ -19,9 +19,9 @@ import torch
 
 from attnbook.corpus import make_splits
 from attnbook.data import batch_iterator
-from attnbook.model import LMConfig, TransformerLM, autocast_context, pick_device
+from attnbook.model import TransformerLM, autocast_context, pick_device
 from attnbook.tokenizer import WordTokenizer
-from attnbook.train import PRESETS, build_optimizer, fit_batch
+from attnbook.train import PRESETS, build_optimizer, fit_batch, model_config_for
 
 H100_H200_BF16_DENSE = 989e12  # FLOP/s, the SXM parts' dense bf16 tensor-core peak
 
@@ -37,11 +37,7 @@ def measure(preset: str, device: torch.device, steps: int, warmup: int) -> dict:
     tokenizer = WordTokenizer()
     n_emails = max(config.batch_size * (steps + warmup), 2_000)
     emails = make_splits(0, n_train=n_emails, n_val=0, n_test=0)["train"]
-    model_config = LMConfig(
-        tokenizer.vocab_size, d_model=config.d_model, n_heads=config.n_heads,
-        n_layers=config.n_layers, max_len=config.max_len, positions=config.positions,
-        d_hidden=config.d_hidden,
-    )  # fmt: skip
+    model_config = model_config_for(config, tokenizer.vocab_size)
     torch.manual_seed(0)
     model = TransformerLM(model_config).to(device)
     optimizer = build_optimizer(model, config)

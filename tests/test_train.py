@@ -1,6 +1,5 @@
 """Batching, the masked loss and the training command (tiny configurations, seconds)."""
 
-import csv
 import dataclasses
 import math
 import os
@@ -15,7 +14,7 @@ from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
 from attnbook.data import batch_iterator, masked_cross_entropy, pad_batch, validation_loss
 from attnbook.model import LMConfig, TransformerLM
 from attnbook.tokenizer import WordTokenizer
-from attnbook.train import PRESETS, load_trained, train
+from attnbook.train import PRESETS, load_trained, model_config_for, plot_loss_curve, read_log, train
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINT = ROOT / "assets" / "checkpoints" / "email_cpu.pt"
@@ -26,11 +25,6 @@ def tiny(tmp_path, **changes):
         PRESETS["tiny"], out=str(tmp_path), progress=False, num_threads=1, device="cpu"
     )
     return dataclasses.replace(base, **changes)
-
-
-def read_log(folder):
-    with (Path(folder) / "log.csv").open() as f:
-        return list(csv.DictReader(f))
 
 
 # -- batches and the loss ------------------------------------------------------------------
@@ -92,13 +86,23 @@ def test_right_padding_needs_no_key_mask_in_a_causal_decoder():
     assert torch.allclose(plain[batch.loss_mask], masked[batch.loss_mask], atol=1e-6)
 
 
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_builds_a_working_decoder(preset):
+    config = PRESETS[preset]
+    assert config.batch_size % 8 == 0 and config.warmup_steps < config.steps
+    model = TransformerLM(model_config_for(config, WordTokenizer().vocab_size))
+    assert model(torch.tensor([[1, 5, 6]])).shape == (1, 3, WordTokenizer().vocab_size)
+
+
 # -- the trainer -----------------------------------------------------------------------------
 def test_a_few_steps_reduce_the_loss_and_write_the_files(tmp_path):
     metrics = train(tiny(tmp_path))
-    rows = read_log(tmp_path)
+    rows = read_log(tmp_path / "log.csv")
     assert len(rows) == 60 and float(rows[0]["train_loss"]) > math.log(90) - 0.5
     assert metrics["val_loss"] < float(rows[0]["train_loss"]) - 1.0
     assert (tmp_path / "loss_curve.png").stat().st_size > 1000
+    figure = plot_loss_curve(rows, floor=metrics["floor"])
+    assert len(figure.axes[0].lines) >= 3  # batches, running mean, validation (and floor)
     model, tokenizer, extra = load_trained(tmp_path / "best.pt")
     assert tokenizer == WordTokenizer() and extra["train_config"]["steps"] == 60
     assert extra["metrics"]["best_val_loss"] == pytest.approx(metrics["best_val_loss"])
@@ -109,7 +113,7 @@ def test_resume_continues_the_same_trajectory(tmp_path):
     train(tiny(tmp_path / "whole", steps=24, eval_every=8))
     train(tiny(tmp_path / "parts", steps=24, eval_every=8, stop_after=11))
     train(tiny(tmp_path / "parts", steps=24, eval_every=8, resume=True))
-    whole, parts = read_log(tmp_path / "whole"), read_log(tmp_path / "parts")
+    whole, parts = read_log(tmp_path / "whole/log.csv"), read_log(tmp_path / "parts/log.csv")
     assert [r["step"] for r in parts] == [str(s) for s in range(1, 25)]
     for a, b in zip(whole, parts, strict=True):
         assert float(a["train_loss"]) == pytest.approx(float(b["train_loss"]), abs=1e-6), a["step"]
@@ -137,7 +141,7 @@ def test_two_processes_match_one_with_the_same_global_batch(tmp_path):
     ]  # fmt: skip
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
-    one, two = read_log(tmp_path / "one"), read_log(tmp_path / "two")
+    one, two = read_log(tmp_path / "one/log.csv"), read_log(tmp_path / "two/log.csv")
     assert len(one) == len(two) == 6
     for a, b in zip(one, two, strict=True):
         assert a["tokens"] == b["tokens"]
