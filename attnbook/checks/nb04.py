@@ -1,0 +1,370 @@
+"""Checks for notebook 04, masks: causal_mask, padding_mask, attention_mask, masked_attention.
+
+Masks are boolean "allowed" arrays (True = may attend). Expected masks are written out as
+literal arrays or built with comparisons of index grids here, in the checks, never by a
+function a student could import.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbook.checks._core import CheckRun, Mistake, as_array
+from attnbook.examples import WORKED_K, WORKED_Q, WORKED_V
+from attnbook.ops import torch_attend, torch_softmax
+
+__all__ = [
+    "check_attention_mask",
+    "check_causal_mask",
+    "check_masked_attention",
+    "check_padding_mask",
+]
+
+HINT_BOOL = ("return booleans (True = may attend), not 0/1 numbers or an additive 0/-inf "
+             "matrix: build it from a comparison such as j <= i, or with dtype=bool")
+HINT_AFTER = ("the mask was applied after the softmax: blocked weights were zeroed but the "
+              "row no longer sums to 1. Set blocked scores to -inf BEFORE the softmax")
+HINT_FINITE_NEG = ("a fully masked row came out uniform: a large finite negative number "
+                   "(like -1e9) is still a number, so the softmax spreads the row evenly. Use "
+                   "-inf and give a row with no allowed key all-zero weights")
+HINT_NAN = ("a row with no allowed key is all -inf; its maximum is -inf and -inf - (-inf) is "
+            "NaN. Give such rows all-zero weights (np.where on the row maximum and the sum)")
+
+
+def _grid(L: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row index i and column index j of an (L, L) grid."""
+    return np.arange(L)[:, None], np.arange(L)[None, :]
+
+
+def _lower(L: int) -> np.ndarray:
+    i, j = _grid(L)
+    return j <= i
+
+
+def _expect_bool(run: CheckRun, call: str, seen) -> np.ndarray:
+    arr = as_array(seen)
+    if arr.dtype != bool:
+        hint = HINT_BOOL
+        if arr.dtype.kind == "f" and np.isneginf(arr).any():
+            hint = ("this is the additive mask M of the decks (0 allowed, -inf blocked); the "
+                    "workbook's functions return the boolean allowed array instead. "
+                    + HINT_BOOL)
+        run.fail(f"{call} returned an array of dtype {arr.dtype}; expected dtype bool.",
+                 hint=hint)
+    run.passed += 1
+    return arr
+
+
+# ---------------------------------------------------------------------------------------
+# causal_mask
+# ---------------------------------------------------------------------------------------
+def _causal_mistakes(L: int) -> list[Mistake]:
+    i, j = _grid(L)
+    return [
+        Mistake("diagonal excluded (j < i): a token may not read itself", j < i,
+                "the diagonal must be True: query i may read keys j <= i, itself included"),
+        Mistake("mask transposed (j >= i): each query reads the future, not the past", j >= i,
+                "row i is query i; it may read columns j <= i (lower triangle, np.tril)"),
+        Mistake("True and False swapped (True marks the blocked future)", j > i,
+                "True means 'may attend': the allowed keys are j <= i"),
+    ]
+
+
+def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
+    run = CheckRun(causal_mask)
+    call = "causal_mask(4)"
+    M = run.call(call, 4)
+    run.expect_shape(call, M, (4, 4), hint="one row per query, one column per key: (L, L)")
+    M = _expect_bool(run, call, M)
+    expected = np.array([[True, False, False, False],
+                         [True, True, False, False],
+                         [True, True, True, False],
+                         [True, True, True, True]])
+    run.expect_close(call, M, expected, mistakes=_causal_mistakes(4), what="mask entries")
+    run.expect_true(M[2, 2] and not M[1, 3],
+                    f"{call}: query 2 must see itself (M[2, 2] True) and query 1 must not see "
+                    f"key 3 (M[1, 3] False); seen M[2, 2]={M[2, 2]}, M[1, 3]={M[1, 3]}")
+
+    call = "causal_mask(1) (a single token)"
+    M = run.call(call, 1)
+    run.expect_shape(call, M, (1, 1))
+    run.expect_close(call, as_array(M).astype(bool), [[True]],
+                     hint="a single token may read itself")
+
+    run.expect_raises("causal_mask(0)", ValueError, 0, mentions=("L",))
+    if reference is not None:
+        for L in (2, 3, 5, 7, 9, 12, 16, 31)[:trials]:
+            call = f"causal_mask({L})"
+            M = run.call(call, L)
+            run.expect_shape(call, M, (L, L))
+            M = _expect_bool(run, call, M)
+            run.expect_close(call, M, reference(L), mistakes=_causal_mistakes(L),
+                             what="mask entries")
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# padding_mask
+# ---------------------------------------------------------------------------------------
+def _padding_mistakes(lengths, L: int) -> list[Mistake]:
+    lengths = np.asarray(lengths)
+    position = np.arange(L)[None, :]  # (1, L)
+    real = position < lengths[:, None]  # (B, L)
+    return [
+        Mistake("lengths off by one (position <= length)", position <= lengths[:, None],
+                "positions count from 0: a message of length n has real tokens 0 .. n-1, so "
+                "position < length"),
+        Mistake("lengths off by one (position < length - 1)", position < lengths[:, None] - 1,
+                "positions count from 0: a message of length n has real tokens 0 .. n-1, so "
+                "position < length"),
+        Mistake("True and False swapped (True marks the padding)", ~real,
+                "True marks a real token, which may be attended to; padding is False"),
+        Mistake("padding at the front (left) instead of the end", real[:, ::-1],
+                "messages are right-padded: the real tokens come first"),
+    ]
+
+
+def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
+    run = CheckRun(padding_mask)
+    call = "padding_mask([4, 2], 4) (Message A: 4 tokens, Message B: 2 tokens + 2 <PAD>)"
+    M = run.call(call, np.array([4, 2]), 4)
+    run.expect_shape(call, M, (2, 4), hint="one row per message, one column per position: "
+                     "(B, L)")
+    M = _expect_bool(run, call, M)
+    run.expect_close(call, M, [[True, True, True, True], [True, True, False, False]],
+                     mistakes=_padding_mistakes([4, 2], 4), what="mask entries")
+
+    call = "padding_mask([1, 3, 0], 3) (a list; one empty message)"
+    M = run.call(call, [1, 3, 0], 3)
+    run.expect_shape(call, M, (3, 3))
+    M = _expect_bool(run, call, M)
+    run.expect_close(call, M, [[True, False, False], [True, True, True],
+                               [False, False, False]],
+                     mistakes=_padding_mistakes([1, 3, 0], 3), what="mask entries")
+
+    run.expect_raises("padding_mask([5, 2], 4) (a length longer than L)", ValueError,
+                      np.array([5, 2]), 4, mentions=("lengths", "4"))
+    run.expect_raises("padding_mask([[4, 2]], 4) (lengths must be 1-D)", ValueError,
+                      np.array([[4, 2]]), 4, mentions=("lengths", "(1, 2)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(500 + seed)
+            B, L = int(rng.integers(1, 6)), int(rng.integers(1, 9))
+            lengths = rng.integers(0, L + 1, size=B)
+            call = f"padding_mask({lengths.tolist()}, {L}) (seed {seed})"
+            M = run.call(call, lengths, L)
+            run.expect_shape(call, M, (B, L))
+            M = _expect_bool(run, call, M)
+            run.expect_close(call, M, reference(lengths, L),
+                             mistakes=_padding_mistakes(lengths, L), what="mask entries")
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# attention_mask
+# ---------------------------------------------------------------------------------------
+def _attention_mask_mistakes(lengths, L: int, causal: bool) -> list[Mistake]:
+    lengths = np.asarray(lengths)
+    position = np.arange(L)
+    real = position[None, :] < lengths[:, None]  # (B, L)
+    tri = _lower(L)[None] if causal else np.ones((1, L, L), dtype=bool)
+    keys, queries = real[:, None, :], real[:, :, None]  # (B, 1, L), (B, L, 1)
+    return [
+        Mistake("padding taken from the query side instead of the key side",
+                np.broadcast_to(tri & queries, (len(lengths), L, L)),
+                "padding belongs on the KEY side: mask the columns j of padded tokens "
+                "(real[:, None, :]), so no query reads a <PAD> key"),
+        Mistake("padded query rows masked as well as padded keys (only the keys are masked "
+                "here)", np.broadcast_to(tri & queries & keys, (len(lengths), L, L)),
+                "mask only the key side: a padded query row may still read the real keys "
+                "(its output is discarded later by the loss mask)"),
+        Mistake("the causal flag ignored: causal part always applied",
+                np.broadcast_to(_lower(L)[None] & keys, (len(lengths), L, L)),
+                "with causal=False the mask is bidirectional: only padding is blocked"),
+        Mistake("the causal flag ignored: no causal part",
+                np.broadcast_to(keys, (len(lengths), L, L)),
+                "with causal=True also block the future: j <= i"),
+        Mistake("causal and padding combined with OR instead of AND",
+                np.broadcast_to(tri | keys, (len(lengths), L, L)),
+                "a key is allowed only if BOTH masks allow it: use &"),
+        Mistake("lengths off by one (position <= length)",
+                np.broadcast_to(tri & (position[None, None, :] <= lengths[:, None, None]),
+                                (len(lengths), L, L)),
+                "positions count from 0: real keys are j < length"),
+        Mistake("causal part transposed (j >= i)",
+                np.broadcast_to((tri.transpose(0, 2, 1) if causal else tri) & keys,
+                                (len(lengths), L, L)),
+                "row i is query i; it may read columns j <= i"),
+    ]
+
+
+def _check_attention_mask_case(run: CheckRun, lengths, L: int, causal: bool, expected,
+                               label: str = "") -> None:
+    call = f"attention_mask({list(np.asarray(lengths).tolist())}, {L}, causal={causal}){label}"
+    M = run.call(call, lengths, L, causal)
+    run.expect_shape(call, M, (len(lengths), L, L),
+                     hint="one (L, L) matrix per message: shape (B, L, L)")
+    M = _expect_bool(run, call, M)
+    run.expect_close(call, M, expected, mistakes=_attention_mask_mistakes(lengths, L, causal),
+                     what="mask entries")
+
+
+def check_attention_mask(attention_mask, reference=None, trials: int = 10) -> None:
+    run = CheckRun(attention_mask)
+    T, F = True, False
+    message_a_causal = [[T, F, F, F], [T, T, F, F], [T, T, T, F], [T, T, T, T]]
+    message_b_causal = [[T, F, F, F], [T, T, F, F], [T, T, F, F], [T, T, F, F]]
+    message_b_open = [[T, T, F, F]] * 4
+    _check_attention_mask_case(run, np.array([4, 2]), 4, False,
+                               [[[T] * 4] * 4, message_b_open],
+                               " (Message A and Message B, bidirectional encoder)")
+    _check_attention_mask_case(run, np.array([4, 2]), 4, True,
+                               [message_a_causal, message_b_causal],
+                               " (Message A and Message B, causal decoder)")
+    _check_attention_mask_case(run, [0, 1], 2, True, [[[F, F], [F, F]], [[T, F], [T, F]]],
+                               " (an empty message and a one-token message)")
+    run.expect_raises("attention_mask([5], 4, True) (a length longer than L)", ValueError,
+                      np.array([5]), 4, True, mentions=("lengths",))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(600 + seed)
+            B, L = int(rng.integers(1, 5)), int(rng.integers(1, 8))
+            lengths = rng.integers(0, L + 1, size=B)
+            causal = bool(seed % 2)
+            _check_attention_mask_case(run, lengths, L, causal, reference(lengths, L, causal),
+                                       f" (seed {seed})")
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# masked_attention
+# ---------------------------------------------------------------------------------------
+def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mistake]]:
+    """Known wrong weights A and outputs Y for these inputs."""
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)  # (..., L_q, L_k)
+    allowed = np.asarray(allowed, dtype=bool)
+    with np.errstate(all="ignore"):
+        candidates = [
+            ("mask applied after the softmax", torch_softmax(S) * allowed, HINT_AFTER),
+            ("a large finite negative number (-1e9) instead of -inf",
+             torch_softmax(np.where(allowed, S, -1e9)), HINT_FINITE_NEG),
+            ("mask inverted (True treated as blocked)",
+             torch_softmax(np.where(allowed, -np.inf, S)),
+             "True means 'may attend': keep the scores where allowed is True and set the "
+             "others to -inf (np.where(allowed, S, -np.inf))"),
+            ("mask multiplied into the scores (blocked scores become 0, not -inf)",
+             torch_softmax(S * allowed),
+             "a blocked score of 0 still gets weight; blocked scores must be -inf"),
+            ("no 1/sqrt(d_k) scaling",
+             torch_softmax(np.where(allowed, S * np.sqrt(d_k), -np.inf)),
+             "scale the scores by 1/sqrt(d_k) before masking and the softmax"),
+            ("softmax over the wrong axis",
+             torch_softmax(np.where(allowed, S, -np.inf), axis=-2),
+             "each query's weights (a row, the last axis) must sum to 1"),
+        ]
+    on_A, on_Y = [], []
+    for name, A, hint in candidates:
+        on_A.append(Mistake(name, A, hint))
+        on_Y.append(Mistake(name, A @ V, hint))
+    return on_A, on_Y
+
+
+def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expected=None):
+    run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
+                    f"{call} should return a tuple (Y, A); got {type(result).__name__}",
+                    hint="return Y, A")
+    Y, A = result
+    Y_ref, A_ref = expected if expected is not None else torch_attend(Q, K, V, allowed)
+    run.expect_shape(f"{call}: Y", Y, Y_ref.shape, hint="Y is (..., L_q, d_v)")
+    run.expect_shape(f"{call}: A", A, A_ref.shape, hint="A is (..., L_q, L_k)")
+    on_A, on_Y = _masked_attention_mistakes(Q, K, V, allowed)
+    run.expect_finite(f"{call}: A", A, hint=HINT_NAN)
+    run.expect_finite(f"{call}: Y", Y, hint=HINT_NAN)
+    run.expect_close(f"{call}: A", A, A_ref, what="attention weights", mistakes=on_A)
+    run.expect_close(f"{call}: Y", Y, Y_ref, mistakes=on_Y)
+    A = as_array(A)
+    blocked = ~np.broadcast_to(np.asarray(allowed, dtype=bool), A.shape)
+    run.expect_true(np.all(A[blocked] == 0.0),
+                    f"{call}: blocked keys must get weight exactly 0; largest blocked weight "
+                    f"{np.abs(A[blocked]).max() if blocked.any() else 0.0}",
+                    hint="set blocked scores to -inf before the softmax: exp(-inf) = 0 exactly")
+
+
+def check_masked_attention(masked_attention, reference=None, trials: int = 12) -> None:
+    run = CheckRun(masked_attention)
+    causal = _lower(4)
+    call = "masked_attention(Q, K, V, allowed) on the worked example with a causal mask"
+    result = run.call(call, WORKED_Q, WORKED_K, WORKED_V, causal)
+    _compare_attention(run, call, result, WORKED_Q, WORKED_K, WORKED_V, causal)
+    A = as_array(result[1])
+    run.expect_close(f"{call}: first row of A (query 0 sees only key 0)", A[0],
+                     [1.0, 0.0, 0.0, 0.0], mistakes=[
+                         Mistake("mask applied after the softmax",
+                                 torch_softmax(WORKED_Q @ WORKED_K.T / np.sqrt(3))[0] * causal[0],
+                                 HINT_AFTER)])
+    run.expect_true(np.allclose(A.sum(axis=-1), 1.0),
+                    f"{call}: each row of A must sum to 1 over its allowed keys; row sums "
+                    f"{A.sum(axis=-1)}", hint=HINT_AFTER)
+
+    # Row 1 has no allowed key at all: its weights and output must be zeros, not NaN.
+    allowed = np.array([[True, True, False, True], [False, False, False, False],
+                        [True, False, True, True]])
+    Q = WORKED_Q[:3]
+    call = ("masked_attention(Q, K, V, allowed) with 3 queries whose row 1 allows no key "
+            "(allowed[1] all False)")
+    result = run.call(call, Q, WORKED_K, WORKED_V, allowed)
+    _compare_attention(run, call, result, Q, WORKED_K, WORKED_V, allowed)
+    run.expect_close(f"{call}: Y[1]", as_array(result[0])[1], np.zeros(3),
+                     hint="a query with no allowed key returns a row of zeros")
+
+    # Leading batch axes: (B, h, L, d) with a (B, 1, L, L) mask broadcast over the heads.
+    rng = np.random.default_rng(41)
+    Q, K, V = (rng.standard_normal((2, 3, 5, 4)) for _ in range(3))
+    allowed = np.broadcast_to(_lower(5), (2, 1, 5, 5)).copy()
+    allowed[1, :, :, 3:] = False  # message 1 has 3 real tokens
+    call = ("masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
+            "broadcast over the 3 heads")
+    _compare_attention(run, call, run.call(call, Q, K, V, allowed), Q, K, V, allowed)
+
+    # No peeking: changing the last key and value leaves every earlier output unchanged.
+    Q, K, V = (rng.standard_normal((5, 3)) for _ in range(3))
+    K2, V2 = K.copy(), V.copy()
+    K2[4], V2[4] = 100.0, -100.0
+    call = "masked_attention with a causal mask, after changing token 4's key and value"
+    Y1, _ = run.call(call, Q, K, V, _lower(5))
+    Y2, _ = run.call(call, Q, K2, V2, _lower(5))
+    run.expect_true(np.allclose(as_array(Y1)[:4], as_array(Y2)[:4], rtol=0, atol=1e-12),
+                    f"{call}: outputs 0..3 changed; a causal mask must hide token 4 from "
+                    f"every earlier query", hint=HINT_AFTER)
+
+    # Large scores must not overflow.
+    Q = np.array([[40.0, 0.0], [0.0, 40.0]])
+    K = np.array([[40.0, 0.0], [0.0, -40.0]])
+    V = np.eye(2)
+    call = "masked_attention with large scores (q.k = 1600) and a causal mask"
+    _compare_attention(run, call, run.call(call, Q, K, V, _lower(2)), Q, K, V, _lower(2))
+
+    run.expect_raises("masked_attention with K (4, 3) and V (3, 3)", ValueError,
+                      WORKED_Q, WORKED_K, WORKED_V[:3], causal,
+                      mentions=("(4, 3)", "(3, 3)"))
+    run.expect_raises("masked_attention with allowed (4, 3) for 4 keys", ValueError,
+                      WORKED_Q, WORKED_K, WORKED_V, causal[:, :3],
+                      mentions=("allowed", "(4, 3)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(700 + seed)
+            lead = tuple(int(v) for v in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+            L_q, L_k, d_k, d_v = (int(v) for v in rng.integers(1, 7, size=4))
+            Q = rng.standard_normal((*lead, L_q, d_k)) * 10.0 ** int(rng.integers(-1, 2))
+            K = rng.standard_normal((*lead, L_k, d_k))
+            V = rng.standard_normal((*lead, L_k, d_v))
+            allowed = rng.random((*lead, L_q, L_k)) < 0.6
+            if seed % 3 == 0:
+                allowed[..., 0, :] = False  # the first query of every batch sees nothing
+            call = (f"masked_attention on random Q {Q.shape}, K {K.shape}, V {V.shape}, "
+                    f"random allowed (seed {seed})")
+            result = run.call(call, Q, K, V, allowed)
+            _compare_attention(run, call, result, Q, K, V, allowed,
+                               expected=reference(Q, K, V, allowed))
+    run.done()

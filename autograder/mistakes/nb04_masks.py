@@ -1,0 +1,203 @@
+"""Notebook 04 catalogue: the mistakes students make, and correct answers written otherwise."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from grader.catalogue import alternative, mistake  # noqa: E402
+
+MISTAKES = [
+    # causal_mask
+    mistake("causal_mask", "diagonal excluded (j < i)", """
+        return np.tril(np.ones((L, L), dtype=bool), k=-1)
+    """, hint="the diagonal must be True"),
+    mistake("causal_mask", "mask transposed (j >= i)", """
+        return np.triu(np.ones((L, L), dtype=bool))
+    """, hint="lower triangle"),
+    mistake("causal_mask", "True marks the blocked future", """
+        i = np.arange(L)
+        return i[None, :] > i[:, None]
+    """, hint="True means 'may attend'"),
+    mistake("causal_mask", "additive 0 / -inf matrix instead of booleans", """
+        return np.triu(np.full((L, L), -np.inf), k=1)
+    """, hint="additive mask M of the decks"),
+    mistake("causal_mask", "0/1 floats instead of booleans", """
+        return np.tril(np.ones((L, L)))
+    """, hint="return booleans"),
+    # masked_attention
+    mistake("masked_attention", "mask applied after the softmax", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True) * allowed
+        return A @ V, A
+    """, hint="applied after the softmax"),
+    mistake("masked_attention", "large finite negative number leaves a fully masked row uniform",
+            """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S = np.where(allowed, S, -1e9)
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ V, A
+    """, hint="large finite negative number"),
+    mistake("masked_attention", "NaN for a row with no allowed key", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S = np.where(allowed, S, -np.inf)
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ V, A
+    """, hint="-inf - (-inf) is NaN"),
+    mistake("masked_attention", "mask inverted", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S = np.where(allowed, -np.inf, S)
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="True means 'may attend'"),
+    mistake("masked_attention", "mask multiplied into the scores", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]) * allowed
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ V, A
+    """, hint="blocked scores must be -inf"),
+    mistake("masked_attention", "no 1/sqrt(d_k)", """
+        S = np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf)
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="1/sqrt(d_k)"),
+    mistake("masked_attention", "K.T breaks leading axes", """
+        S = np.where(allowed, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="leading axes"),
+    # padding_mask
+    mistake("padding_mask", "lengths off by one (<=)", """
+        return np.arange(L)[None, :] <= lengths[:, None]
+    """, hint="off by one"),
+    mistake("padding_mask", "True marks the padding", """
+        return np.arange(L)[None, :] >= lengths[:, None]
+    """, hint="True marks a real token"),
+    mistake("padding_mask", "left padding", """
+        return np.arange(L)[None, :] >= L - lengths[:, None]
+    """, hint="right-padded"),
+    mistake("padding_mask", "shape (L, B)", """
+        return np.arange(L)[:, None] < lengths[None, :]
+    """, hint="(B, L)"),
+    # attention_mask
+    mistake("attention_mask", "padding taken from the query side", """
+        queries = padding_mask(lengths, L)[:, :, None]
+        allowed = queries & causal_mask(L) if causal else queries
+        return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+    """, hint="KEY side"),
+    mistake("attention_mask", "padded query rows masked too", """
+        real = padding_mask(lengths, L)
+        allowed = real[:, :, None] & real[:, None, :]
+        if causal:
+            allowed = allowed & causal_mask(L)
+        return allowed
+    """, hint="mask only the key side"),
+    mistake("attention_mask", "causal flag ignored", """
+        return padding_mask(lengths, L)[:, None, :] & causal_mask(L)
+    """, hint="causal=False"),
+    mistake("attention_mask", "causal and padding combined with OR", """
+        keys = padding_mask(lengths, L)[:, None, :]
+        allowed = keys | causal_mask(L) if causal else keys
+        return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+    """, hint="BOTH masks"),
+    mistake("attention_mask", "lengths off by one", """
+        keys = (np.arange(L)[None, :] <= lengths[:, None])[:, None, :]
+        allowed = keys & causal_mask(L) if causal else keys
+        return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+    """, hint="off by one"),
+    mistake("attention_mask", "broadcast shape (B, 1, L) returned for the encoder", """
+        keys = padding_mask(lengths, L)[:, None, :]
+        return keys & causal_mask(L) if causal else keys
+    """, hint="(B, L, L)"),
+    # concept checks
+    mistake("answer_mask_controls", "thinks the mask says where a token is",
+            'answer_mask_controls = "B"', hint="says nothing about where"),
+    mistake("answer_position_signal", "another causal mask",
+            'answer_position_signal = "B"', hint="position vector"),
+    mistake("answer_mask_order", "thinks masking after the softmax is the same",
+            'answer_mask_order = "A"', hint="sums to less than 1"),
+    mistake("answer_padding_side", "thinks real queries read the pads",
+            'answer_padding_side = "A"', hint="causal mask already hides them"),
+    mistake("answer_loss_mask", "thinks pads have zero loss", 'answer_loss_mask = "A"',
+            hint="predict <PAD>"),
+    mistake("answer_encoder_decoder", "bidirectional for generation",
+            'answer_encoder_decoder = "A"', hint="j <= i"),
+]
+
+ALTERNATIVES = [
+    alternative("causal_mask", "np.tril of booleans", """
+        return np.tril(np.ones((L, L), dtype=bool))
+    """),
+    alternative("causal_mask", "double loop into a list of lists", """
+        return np.array([[j <= i for j in range(L)] for i in range(L)])
+    """),
+    alternative("causal_mask", "not of the strict upper triangle", """
+        return ~np.triu(np.ones((L, L), dtype=bool), k=1)
+    """),
+    alternative("masked_attention", "softmax, zero the blocked weights, renormalise", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S = S - S.max(axis=-1, keepdims=True)
+        e = np.exp(S) * allowed
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.where(total > 0, e / np.where(total > 0, total, 1.0), 0.0)
+        return A @ V, A
+    """),
+    alternative("masked_attention", "einsum and nan_to_num", """
+        S = np.einsum("...qd,...kd->...qk", Q, K) / Q.shape[-1] ** 0.5
+        S = np.where(allowed, S, -np.inf)
+        with np.errstate(invalid="ignore"):
+            e = np.exp(S - S.max(axis=-1, keepdims=True))
+            A = np.nan_to_num(e / e.sum(axis=-1, keepdims=True), nan=0.0)
+        return np.einsum("...qk,...kv->...qv", A, V), A
+    """),
+    alternative("masked_attention", "loop over the rows of the flattened batch", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        mask = np.broadcast_to(allowed, S.shape)
+        S, mask = np.broadcast_arrays(S, mask)
+        A = np.zeros(S.shape)
+        flat_S, flat_mask, flat_A = (a.reshape(-1, S.shape[-1]) for a in (S, mask, A))
+        for r in range(flat_S.shape[0]):
+            keep = flat_mask[r]
+            if keep.any():
+                row = np.exp(flat_S[r, keep] - flat_S[r, keep].max())
+                flat_A[r, keep] = row / row.sum()
+        A = flat_A.reshape(S.shape)
+        return A @ V, A
+    """),
+    alternative("padding_mask", "loop over messages, list input", """
+        rows = []
+        for n in list(lengths):
+            rows.append([t < n for t in range(L)])
+        return np.array(rows, dtype=bool).reshape(len(lengths), L)
+    """),
+    alternative("padding_mask", "np.less.outer", """
+        return np.less.outer(np.arange(L), lengths).T
+    """),
+    alternative("attention_mask", "explicit triple comparison with index grids", """
+        b_len = lengths[:, None, None]
+        i = np.arange(L)[None, :, None]
+        j = np.arange(L)[None, None, :]
+        allowed = (j < b_len) & ((j <= i) | (not causal))
+        return allowed
+    """),
+    alternative("attention_mask", "a loop over messages", """
+        out = np.zeros((len(lengths), L, L), dtype=bool)
+        base = causal_mask(L) if causal else np.ones((L, L), dtype=bool)
+        for b, n in enumerate(lengths):
+            out[b] = base
+            out[b, :, n:] = False
+        return out
+    """),
+    alternative("answer_mask_controls", "lower case", 'answer_mask_controls = "a"'),
+]
