@@ -75,7 +75,7 @@ class TrainConfig:
     eval_every: int = 250
     seed: int = 0
     device: str | None = None  # default: CUDA, then MPS, then CPU
-    out: str = "runs/email"
+    out: str = "runs/email_cpu"
     resume: bool = False
     budget_seconds: float | None = None  # stop (and save) once this much time has passed
     stop_after: int | None = None  # end this run at this step; the schedule still spans `steps`

@@ -109,6 +109,12 @@ def test_a_few_steps_reduce_the_loss_and_write_the_files(tmp_path):
     assert metrics["floor"] == pytest.approx(DEFAULT_GRAMMAR.entropy_per_token()[0], abs=0.05)
 
 
+def test_a_time_budget_stops_and_saves(tmp_path):
+    metrics = train(tiny(tmp_path, budget_seconds=0.0))
+    assert metrics["steps"] == 1 and math.isfinite(metrics["val_loss"])
+    assert (tmp_path / "best.pt").exists() and (tmp_path / "last.pt").exists()
+
+
 def test_resume_continues_the_same_trajectory(tmp_path):
     train(tiny(tmp_path / "whole", steps=24, eval_every=8))
     train(tiny(tmp_path / "parts", steps=24, eval_every=8, stop_after=11))
