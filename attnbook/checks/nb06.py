@@ -1,0 +1,783 @@
+"""Checks for notebook 06, the transformer block: layer_norm, MLP, PreNormBlock, Decoder,
+count_parameters.
+
+Visible use: `check_layer_norm(layer_norm)` runs worked examples, PyTorch's own functions and
+properties; the module checks copy random weights from the reference decoder in
+`attnbook.model` into the student's module and compare outputs. Hidden use:
+`check_decoder(Decoder, reference=ref.Decoder)` also compares with the autograder's reference
+on random sizes and seeds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attnbook.blocks import POSITION_OPTIONS, causality_gradients, zero_branches
+from attnbook.checks._core import CheckRun, Mistake, as_array
+from attnbook.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
+
+__all__ = [
+    "check_count_parameters",
+    "check_decoder",
+    "check_layer_norm",
+    "check_mlp",
+    "check_prenorm_block",
+]
+
+MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
+HINT_LAST_AXIS = ("normalise each token over its own d features: statistics along the last "
+                  "axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the "
+                  "batch axis)")
+HINT_KEEPDIM = ("a mean over dim=-1 without keepdim=True drops the feature axis and no "
+                "longer broadcasts against h: use keepdim=True")
+
+
+def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=torch.float64) * scale + shift
+
+
+def _invoke(run: CheckRun, call_text: str, fn, *args):
+    """Like `run.call`, for a callable other than the checked one (a module's forward)."""
+    try:
+        return fn(*args)
+    except NotImplementedError:
+        raise
+    except AssertionError:
+        raise
+    except Exception as err:  # any bug in the student's code is reported, not hidden
+        hint = None
+        if "must match the size of tensor" in str(err):
+            hint = HINT_KEEPDIM if run.name == "layer_norm" else (
+                "check every shape on the way: each residual branch must return (B, L, d)")
+        run.fail(f"{call_text} raised {type(err).__name__}: {err}\n"
+                 f"The check expected it to return a result for these inputs.", hint=hint)
+
+
+def _expect_raises_on(run: CheckRun, call_text: str, fn, *args, mentions=()) -> None:
+    """`run.expect_raises` for a callable other than the checked one (a module instance)."""
+    probe = CheckRun(fn, name=run.name)
+    probe.expect_raises(call_text, ValueError, *args, mentions=mentions)
+    run.passed += probe.passed
+
+
+# ---------------------------------------------------------------------------------------
+# layer_norm
+# ---------------------------------------------------------------------------------------
+def _norm_over(h, dims, gamma, beta, eps, correction=0):
+    mean = h.mean(dim=dims, keepdim=True)
+    var = ((h - mean) ** 2).sum(dim=dims, keepdim=True) / (
+        math.prod(h.shape[d] for d in dims) - correction)
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+
+def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
+    h, gamma, beta = (torch.as_tensor(t, dtype=torch.float64) for t in (h, gamma, beta))
+    mean = h.mean(dim=-1, keepdim=True)
+    centred = h - mean
+    var = (centred ** 2).mean(dim=-1, keepdim=True)
+    out = []
+    if h.shape[-1] > 1:
+        out.append(Mistake(
+            "unbiased variance (divided by d - 1 instead of d)",
+            _norm_over(h, (-1,), gamma, beta, eps, correction=1),
+            "LayerNorm uses the biased variance, the mean of (h - mean)^2 over the d "
+            "features: h.var(dim=-1, unbiased=False) or correction=0"))
+    out += [
+        Mistake("eps added outside the square root", gamma * centred / (var.sqrt() + eps) + beta,
+                "eps goes inside the square root: (h - mean) / sqrt(var + eps)"),
+        Mistake("square root of the standard deviation (sqrt(std + eps))",
+                gamma * centred / torch.sqrt(var.sqrt() + eps) + beta,
+                "divide by sqrt(var + eps), where var is the mean squared deviation"),
+        Mistake("no square root (divided by var + eps)", gamma * centred / (var + eps) + beta,
+                "divide by the standard deviation sqrt(var + eps), not by the variance"),
+        Mistake("gamma and beta swapped", beta * centred / torch.sqrt(var + eps) + gamma,
+                "gamma scales (multiplies) the normalised value, beta shifts (adds)"),
+        Mistake("gamma and beta not applied", centred / torch.sqrt(var + eps),
+                "finish with gamma * normalised + beta"),
+        Mistake("mean not subtracted (RMS normalisation)",
+                gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta,
+                "subtract each token's mean before dividing by its standard deviation"),
+    ]
+    if h.ndim >= 2 and h.shape[0] > 1:
+        label = "the batch axis" if h.ndim >= 3 else "the first axis (across tokens)"
+        out.append(Mistake(f"statistics over {label} (BatchNorm-style, dim=0)",
+                           _norm_over(h, (0,), gamma, beta, eps), HINT_LAST_AXIS))
+    if h.ndim >= 3 and h.shape[-2] > 1:
+        out.append(Mistake("statistics over the token axis (dim=-2)",
+                           _norm_over(h, (h.ndim - 2,), gamma, beta, eps), HINT_LAST_AXIS))
+    if h.ndim >= 3:
+        out.append(Mistake("statistics per feature over all tokens of the batch (BatchNorm)",
+                           _norm_over(h, tuple(range(h.ndim - 1)), gamma, beta, eps),
+                           HINT_LAST_AXIS))
+    if h.ndim >= 2:
+        out.append(Mistake("statistics over the whole tensor",
+                           _norm_over(h, tuple(range(h.ndim)), gamma, beta, eps),
+                           HINT_LAST_AXIS))
+    return out
+
+
+def _expect_layer_norm(run, call, layer_norm, h, gamma, beta, eps, expected,
+                       rtol=1e-6, atol=1e-6):
+    out = _invoke(run, call, layer_norm, h, gamma, beta, eps)
+    run.expect_shape(call, out, tuple(h.shape), hint="LayerNorm keeps the shape of h")
+    run.expect_finite(call, out, hint="a token whose features are all equal has variance 0: "
+                      "eps inside the square root, sqrt(var + eps), keeps it finite")
+    run.expect_close(call, out, expected, rtol=rtol, atol=atol,
+                     mistakes=_layer_norm_mistakes(h, gamma, beta, eps))
+    return out
+
+
+def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
+    run = CheckRun(layer_norm)
+    f64 = torch.float64
+    # Worked example: one spread-out token and one constant token, eps large on purpose.
+    h = torch.tensor([[1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0]], dtype=f64)
+    ones, zeros = torch.ones(4, dtype=f64), torch.zeros(4, dtype=f64)
+    root = math.sqrt(1.25 + 0.25)  # mean 2.5, biased variance 1.25, eps 0.25
+    expected = [[-1.5 / root, -0.5 / root, 0.5 / root, 1.5 / root], [0.0, 0.0, 0.0, 0.0]]
+    h_before = h.clone()
+    call = ("layer_norm(h, gamma=1, beta=0, eps=0.25) with h = [[1, 2, 3, 4], [2, 2, 2, 2]] "
+            "(mean 2.5 and biased variance 1.25 in row 0; a constant row 1)")
+    out = _expect_layer_norm(run, call, layer_norm, h, ones, zeros, 0.25, expected)
+    run.expect_true(torch.equal(h, h_before), f"{call} changed its input h in place.",
+                    hint="compute h - mean into a new tensor instead of h -= ...")
+    out = as_array(out)
+    run.expect_true(np.allclose(out[0].mean(), 0.0, atol=1e-9),
+                    f"{call}: row 0 should have mean 0 after normalising; got {out[0].mean()}")
+
+    gamma = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=f64)
+    beta = torch.tensor([0.0, 1.0, 0.0, -1.0], dtype=f64)
+    call = ("layer_norm(h, gamma=[2, 1, 0.5, -1], beta=[0, 1, 0, -1], eps=0.25) on the same h")
+    _expect_layer_norm(run, call, layer_norm, h, gamma, beta, 0.25,
+                       (gamma * torch.tensor(expected, dtype=f64) + beta).tolist())
+
+    # A [B, L, d] tensor against torch.nn.LayerNorm with the same gamma and beta.
+    h = _f64(2, 3, 5, seed=1, scale=2.0, shift=1.0)
+    torch_ln = nn.LayerNorm(5, eps=1e-5, dtype=f64)
+    with torch.no_grad():
+        torch_ln.weight.copy_(_f64(5, seed=2, scale=0.5, shift=1.0))
+        torch_ln.bias.copy_(_f64(5, seed=3))
+    gamma, beta = torch_ln.weight.detach(), torch_ln.bias.detach()
+    call = "layer_norm(h, gamma, beta, 1e-5) with h of shape [B, L, d] = (2, 3, 5)"
+    _expect_layer_norm(run, call, layer_norm, h, gamma, beta, 1e-5, torch_ln(h).detach())
+
+    # Small spread: eps matters, and its place too.
+    h = _f64(2, 6, seed=4, scale=0.01)
+    call = "layer_norm(h, gamma=1, beta=0, eps=1e-3) on tokens with tiny spread (std 0.01)"
+    _expect_layer_norm(run, call, layer_norm, h, torch.ones(6, dtype=f64),
+                       torch.zeros(6, dtype=f64), 1e-3,
+                       F.layer_norm(h, (6,), eps=1e-3))
+
+    # Large inputs far from zero, a single token, a single vector, float32.
+    h = _f64(1, 4, 8, seed=5, scale=1e3, shift=1e5)
+    call = "layer_norm on large inputs (mean 1e5, std 1e3), h of shape (1, 4, 8)"
+    _expect_layer_norm(run, call, layer_norm, h, torch.ones(8, dtype=f64),
+                       torch.zeros(8, dtype=f64), 1e-5, F.layer_norm(h, (8,), eps=1e-5))
+    h = _f64(7, seed=6)
+    call = "layer_norm on a single token vector, h of shape (7,)"
+    _expect_layer_norm(run, call, layer_norm, h, torch.ones(7, dtype=f64),
+                       torch.zeros(7, dtype=f64), 1e-5, F.layer_norm(h, (7,), eps=1e-5))
+    h = _f64(2, 3, 16, seed=7, scale=3.0).float()
+    ln32 = nn.LayerNorm(16)
+    call = "layer_norm on a float32 tensor, shape (2, 3, 16), against torch.nn.LayerNorm"
+    _expect_layer_norm(run, call, layer_norm, h, ln32.weight.detach(), ln32.bias.detach(),
+                       1e-5, ln32(h).detach(), rtol=1e-5, atol=1e-5)
+
+    run.expect_raises("layer_norm with h (2, 4) and gamma (3,)", ValueError,
+                      torch.zeros(2, 4), torch.ones(3), torch.zeros(4), 1e-5,
+                      mentions=("gamma", "(3,)", "(2, 4)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(600 + seed)
+            shape = tuple(int(v) for v in rng.integers(1, 6, size=int(rng.integers(1, 4))))
+            eps = float(rng.choice([1e-5, 1e-3, 0.1]))
+            h = _f64(*shape, seed=610 + seed, scale=float(10.0 ** rng.integers(-2, 3)),
+                     shift=float(rng.normal()))
+            gamma = _f64(shape[-1], seed=620 + seed, shift=1.0)
+            beta = _f64(shape[-1], seed=630 + seed)
+            call = f"layer_norm on random h of shape {shape}, eps={eps} (seed {seed})"
+            _expect_layer_norm(run, call, layer_norm, h, gamma, beta, eps,
+                               reference(h, gamma, beta, eps))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# MLP
+# ---------------------------------------------------------------------------------------
+WORKED_W_IN = [[1.0, -1.0], [0.5, 2.0], [-1.5, 0.5]]  # fc_in.weight, (d_hidden=3, d_model=2)
+WORKED_B_IN = [0.0, -1.0, 0.5]
+WORKED_W_OUT = [[1.0, 0.0, -1.0], [0.5, 1.0, 2.0]]  # fc_out.weight, (2, 3)
+WORKED_B_OUT = [0.0, 0.25]
+WORKED_MLP_X = [[1.0, 0.5], [0.5, -0.25]]
+WORKED_MLP_Y = [[0.5157017449196577, 0.4286558173902076],
+                [0.7127158232150774, 0.14257985077964827]]
+
+
+def _expect_linear(run: CheckRun, owner: str, module, name: str, d_in: int, d_out: int):
+    layer = getattr(module, name, None)
+    run.expect_true(isinstance(layer, nn.Linear),
+                    f"{owner} has no nn.Linear attribute {name!r} (found "
+                    f"{type(layer).__name__}).",
+                    hint=f"create self.{name} = nn.Linear(...) in __init__; the autograder "
+                    "and the reference model find layers by these names")
+    run.expect_true(tuple(layer.weight.shape) == (d_out, d_in),
+                    f"{owner}.{name}.weight has shape {tuple(layer.weight.shape)}; expected "
+                    f"({d_out}, {d_in}), i.e. nn.Linear({d_in}, {d_out}).",
+                    hint="fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model")
+    run.expect_true(layer.bias is not None, f"{owner}.{name} has no bias.",
+                    hint="keep the bias of nn.Linear (bias=True, the default)")
+
+
+def _set_linear(layer: nn.Linear, weight, bias) -> None:
+    with torch.no_grad():
+        layer.weight.copy_(torch.as_tensor(weight, dtype=layer.weight.dtype))
+        layer.bias.copy_(torch.as_tensor(bias, dtype=layer.bias.dtype))
+
+
+def _mlp_mistakes(x, W1, b1, W2, b2) -> list[Mistake]:
+    x, W1, b1, W2, b2 = (torch.as_tensor(t, dtype=torch.float64) for t in (x, W1, b1, W2, b2))
+    a = F.linear(x, W1, b1)  # (..., d_hidden)
+    correct = F.linear(F.gelu(a), W2, b2)
+    return [
+        Mistake("tanh approximation of GELU", F.linear(F.gelu(a, approximate="tanh"), W2, b2),
+                "use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default "
+                "approximate='none'"),
+        Mistake("ReLU instead of GELU", F.linear(F.relu(a), W2, b2),
+                "the activation is GELU, not ReLU"),
+        Mistake("no activation between the two layers", F.linear(a, W2, b2),
+                "apply GELU between fc_in and fc_out; without it two linear layers collapse "
+                "into one"),
+        Mistake("an extra GELU after fc_out", F.gelu(correct),
+                "GELU goes between the layers only: fc_out(GELU(fc_in(x)))"),
+        Mistake("residual added inside the MLP", x + correct if x.shape == correct.shape
+                else correct * np.nan,
+                "the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual"),
+    ]
+
+
+def check_mlp(MLP, reference=None, trials: int = 4) -> None:
+    run = CheckRun(MLP)
+    call = "MLP(d_model=2, d_hidden=3)"
+    mlp = run.call(call, 2, 3)
+    run.expect_true(isinstance(mlp, nn.Module), f"{call} is not an nn.Module.",
+                    hint="class MLP(nn.Module) with super().__init__() first")
+    _expect_linear(run, "MLP(2, 3)", mlp, "fc_in", 2, 3)
+    _expect_linear(run, "MLP(2, 3)", mlp, "fc_out", 3, 2)
+    _set_linear(mlp.fc_in, WORKED_W_IN, WORKED_B_IN)
+    _set_linear(mlp.fc_out, WORKED_W_OUT, WORKED_B_OUT)
+    x = torch.tensor(WORKED_MLP_X)
+    call = "the worked MLP(2, 3) on x = [[1, 0.5], [0.5, -0.25]]"
+    y = _invoke(run, call, mlp, x)
+    run.expect_shape(call, y, (2, 2), hint="the MLP maps d_model features back to d_model")
+    run.expect_finite(call, y)
+    run.expect_close(call, y, WORKED_MLP_Y, rtol=1e-5, atol=1e-6,
+                     mistakes=_mlp_mistakes(x, WORKED_W_IN, WORKED_B_IN, WORKED_W_OUT,
+                                            WORKED_B_OUT))
+
+    # [B, L, d] input with random weights, against PyTorch's own functions.
+    mlp = run.call("MLP(d_model=6, d_hidden=10)", 6, 10)
+    _expect_linear(run, "MLP(6, 10)", mlp, "fc_in", 6, 10)
+    _expect_linear(run, "MLP(6, 10)", mlp, "fc_out", 10, 6)
+    W1, b1 = _f64(10, 6, seed=11, scale=0.8), _f64(10, seed=12)
+    W2, b2 = _f64(6, 10, seed=13), _f64(6, seed=14)
+    _set_linear(mlp.fc_in, W1, b1)
+    _set_linear(mlp.fc_out, W2, b2)
+    x = _f64(2, 5, 6, seed=15).float()
+    call = "MLP(6, 10) with random weights on x of shape [B, L, d] = (2, 5, 6)"
+    y = _invoke(run, call, mlp, x)
+    run.expect_shape(call, y, (2, 5, 6))
+    run.expect_finite(call, y)
+    expected = F.linear(F.gelu(F.linear(x.double(), W1, b1)), W2, b2)
+    run.expect_close(call, y, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL,
+                     mistakes=_mlp_mistakes(x, W1, b1, W2, b2))
+    perm = torch.tensor([3, 0, 4, 1, 2])
+    call = "MLP(6, 10) on the same x with its 5 tokens reordered"
+    run.expect_close(call, _invoke(run, call, mlp, x[:, perm]), as_array(y)[:, perm.numpy()],
+                     rtol=MODULE_RTOL, atol=MODULE_ATOL,
+                     hint="the MLP acts on each token separately: reordering the tokens only "
+                     "reorders the outputs")
+    call = "MLP(6, 10) on one token, x of shape (1, 1, 6)"
+    run.expect_close(call, _invoke(run, call, mlp, x[:1, :1]), as_array(y)[:1, :1],
+                     rtol=MODULE_RTOL, atol=MODULE_ATOL,
+                     hint="one token's output must not depend on the other tokens")
+    _expect_raises_on(run, "MLP(6, 10) on x of shape (2, 5, 4)", mlp, torch.zeros(2, 5, 4),
+                      mentions=("x", "(2, 5, 4)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(700 + seed)
+            d, hidden, B, L = (int(v) for v in rng.integers(1, 9, size=4))
+            mlp = run.call(f"MLP({d}, {hidden})", d, hidden)
+            ref = reference(d, hidden)
+            W1, b1 = _f64(hidden, d, seed=710 + seed), _f64(hidden, seed=720 + seed)
+            W2, b2 = _f64(d, hidden, seed=730 + seed), _f64(d, seed=740 + seed)
+            for module in (mlp, ref):
+                _set_linear(module.fc_in, W1, b1)
+                _set_linear(module.fc_out, W2, b2)
+            x = _f64(B, L, d, seed=750 + seed, scale=2.0).float()
+            call = f"MLP({d}, {hidden}) with random weights on x of shape {(B, L, d)} (seed {seed})"
+            with torch.no_grad():
+                expected = ref(x)
+            run.expect_close(call, _invoke(run, call, mlp, x), expected, rtol=MODULE_RTOL,
+                             atol=MODULE_ATOL, mistakes=_mlp_mistakes(x, W1, b1, W2, b2))
+    run.done()
+
+
+
+
+# ---------------------------------------------------------------------------------------
+# Shared by the module checks: parameter names, random weights, copying
+# ---------------------------------------------------------------------------------------
+def _randomise(module: nn.Module, seed: int) -> nn.Module:
+    """Random weights everywhere, LayerNorm gammas and betas included, so that a LayerNorm
+    used in the wrong place or a missing one changes the output."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            noise = torch.randn(p.shape, generator=g)
+            if ".ln" in f".{name}" and name.endswith("weight"):
+                p.copy_(1.0 + 0.3 * noise)
+            elif name.endswith("bias"):
+                p.copy_(0.2 * noise)
+            elif p.dim() == 2 and ("embed" in name or name.startswith("pos")):
+                p.copy_(noise)
+            else:
+                p.copy_(noise / math.sqrt(p.shape[-1]))
+    return module
+
+
+def _expect_same_parameters(run: CheckRun, owner: str, module, reference: nn.Module,
+                            hints: list[tuple[str, str, str]]) -> None:
+    """The student's parameter names and shapes must be the reference model's, so weights
+    copy across with load_state_dict. ``hints``: (key prefix, mistake name, hint)."""
+    if not isinstance(module, nn.Module):
+        run.fail(f"{owner} is not an nn.Module (got {type(module).__name__}).",
+                 hint="subclass nn.Module and call super().__init__() first")
+    seen = {k: tuple(p.shape) for k, p in module.named_parameters()}
+    expected = {k: tuple(p.shape) for k, p in reference.named_parameters()}
+    missing, extra = sorted(set(expected) - set(seen)), sorted(set(seen) - set(expected))
+    if missing or extra:
+        for prefix, name, hint in hints:
+            if any(k.startswith(prefix) for k in missing + extra):
+                run.fail(f"{owner} has parameters {sorted(seen)[:12]}...; missing "
+                         f"{missing[:6]}, unexpected {extra[:6]}.\nThis looks like a known "
+                         f"mistake: {name}.", hint=hint)
+        run.fail(f"{owner} does not have the expected parameters: missing {missing[:8]}, "
+                 f"unexpected {extra[:8]}.",
+                 hint="use the attribute names of the exercise; they let the reference "
+                 "model's weights load into yours")
+    wrong = [(k, seen[k], expected[k]) for k in expected if seen[k] != expected[k]]
+    if wrong:
+        key, got, want = wrong[0]
+        run.fail(f"{owner}: parameter {key} has shape {got}; expected {want}.",
+                 hint="the MLP's hidden width is 4 * d_model" if "mlp" in key else None)
+    run.passed += 1
+
+
+def _copy_weights(run: CheckRun, owner: str, module: nn.Module, source: nn.Module) -> None:
+    try:
+        module.load_state_dict(source.state_dict(), strict=False)
+    except RuntimeError as err:
+        run.fail(f"copying the reference weights into {owner} failed: {err}")
+
+
+# ---------------------------------------------------------------------------------------
+# PreNormBlock
+# ---------------------------------------------------------------------------------------
+def _block_config(d: int, n_heads: int) -> LMConfig:
+    return LMConfig(vocab_size=1, d_model=d, n_heads=n_heads, n_layers=1, positions="none")
+
+
+BLOCK_HINTS = [
+    ("ln1", "LN1 missing", "create self.ln1 = nn.LayerNorm(d_model)"),
+    ("ln2", "LN2 missing", "create self.ln2 = nn.LayerNorm(d_model)"),
+    ("attn", "attention layer missing or built by hand",
+     "use the given layer: self.attn = causal_self_attention(d_model, n_heads)"),
+    ("mlp", "MLP missing", "create self.mlp = MLP(d_model, 4 * d_model)"),
+]
+
+
+def _block_mistakes(r: TransformerBlock, h, rope) -> list[Mistake]:
+    """Known wrong outputs of a block whose weights are those of `r`."""
+    def attn(x):
+        return r.attn(x, rope)
+
+    ln1, ln2, mlp = r.ln1, r.ln2, r.mlp
+    with torch.no_grad():
+        u = h + attn(ln1(h))
+        out = [
+            Mistake("post-norm where pre-norm is asked (LN after the sum)",
+                    ln2(ln1(h + attn(h)) + mlp(ln1(h + attn(h)))),
+                    "pre-norm normalises only the branch input: U = H + MHA(LN1(H)), "
+                    "H_out = U + MLP(LN2(U)); the bypass H must reach the sum untouched"),
+            Mistake("missing residual around the attention (U = MHA(LN1(H)))",
+                    attn(ln1(h)) + mlp(ln2(attn(ln1(h)))),
+                    "add the residual: U = H + MHA(LN1(H))"),
+            Mistake("missing residual around the MLP (H_out = MLP(LN2(U)))", mlp(ln2(u)),
+                    "add the residual: H_out = U + MLP(LN2(U))"),
+            Mistake("no residual connections at all", mlp(ln2(attn(ln1(h)))),
+                    "each branch is added to its input: U = H + ..., H_out = U + ..."),
+            Mistake("residual taken from the normalised input (LN1(H) + MHA(LN1(H)))",
+                    ln2(ln1(h) + attn(ln1(h))) + mlp(ln2(ln1(h) + attn(ln1(h)))),
+                    "the bypass carries H itself, not LN1(H): U = H + MHA(LN1(H))"),
+            Mistake("attention and MLP in parallel (both read H)",
+                    h + attn(ln1(h)) + mlp(ln2(h)),
+                    "the MLP reads U, the output of the attention step: "
+                    "H_out = U + MLP(LN2(U))"),
+            Mistake("LN1 used before the MLP too", u + mlp(ln1(u)),
+                    "each branch has its own LayerNorm: MLP(LN2(U))"),
+            Mistake("no LayerNorm in the branches", (h + attn(h)) + mlp(h + attn(h)),
+                    "normalise the input of each branch: MHA(LN1(H)) and MLP(LN2(U))"),
+            Mistake("MLP before attention", (h + mlp(ln2(h))) + attn(ln1(h + mlp(ln2(h)))),
+                    "attention first (communicate), then the MLP (compute)"),
+        ]
+        if rope is not None:
+            out.append(Mistake("rope not passed on to the attention",
+                               (h + r.attn(ln1(h))) + mlp(ln2(h + r.attn(ln1(h)))),
+                               "pass the rope tables on: self.attn(self.ln1(h), rope)"))
+    return out
+
+
+def _expect_block_matches(run, call, block, ref, h, rope):
+    with torch.no_grad():  # before the call, in case it writes into h
+        expected = ref(h, rope)
+    mistakes = _block_mistakes(ref, h, rope)
+    out = _invoke(run, call, block, h, rope) if rope is not None else _invoke(run, call,
+                                                                               block, h)
+    run.expect_shape(call, out, tuple(h.shape), hint="a block maps (B, L, d) to (B, L, d)")
+    run.expect_finite(call, out)
+    run.expect_close(call, out, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL,
+                     mistakes=mistakes)
+    return out
+
+
+def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
+    run = CheckRun(PreNormBlock)
+    d, n_heads, B, L = 8, 2, 2, 5
+    call = f"PreNormBlock(d_model={d}, n_heads={n_heads})"
+    block = run.call(call, d, n_heads)
+    ref = _randomise(TransformerBlock(_block_config(d, n_heads)), seed=21).eval()
+    _expect_same_parameters(run, call, block, ref, BLOCK_HINTS)
+    for name in ("ln1", "ln2"):
+        run.expect_true(isinstance(getattr(block, name), nn.LayerNorm),
+                        f"{call}.{name} is {type(getattr(block, name)).__name__}, "
+                        "not nn.LayerNorm.", hint=f"self.{name} = nn.LayerNorm(d_model)")
+    _copy_weights(run, call, block, ref)
+    block.eval()
+
+    h = torch.randn(B, L, d, generator=torch.Generator().manual_seed(22)) * 2.0 + 0.5
+    h_before = h.clone()
+    call = f"PreNormBlock({d}, {n_heads}) with random weights on h of shape {(B, L, d)}"
+    out = _expect_block_matches(run, call, block, ref, h, None)
+    run.expect_true(torch.equal(h, h_before), f"{call} changed its input h in place.",
+                    hint="write u = h + ..., not h += ...")
+    cos, sin = rope_tables(L, d // n_heads)  # (L, d_k/2) each
+    call = f"PreNormBlock({d}, {n_heads}) on the same h with rope=(cos, sin)"
+    _expect_block_matches(run, call, block, ref, h, (cos, sin))
+
+    # Causal: changing the last two tokens leaves the first three outputs unchanged.
+    h_changed = h.clone()
+    h_changed[:, 3:] = torch.randn(B, 2, d, generator=torch.Generator().manual_seed(23))
+    call = "PreNormBlock on h with tokens 3 and 4 changed"
+    run.expect_close(call, as_array(_invoke(run, call, block, h_changed))[:, :3],
+                     as_array(out)[:, :3], rtol=MODULE_RTOL, atol=MODULE_ATOL,
+                     hint="outputs at positions 0..2 may only depend on inputs 0..2: keep the "
+                     "causal attention layer you were given")
+
+    # The pre-norm bypass: with both branches silenced, the block is exactly the identity.
+    zero_branches(block)
+    call = ("PreNormBlock with attn.W_O and mlp.fc_out set to zero (both branches add 0), "
+            "on h of shape (2, 5, 8)")
+    with torch.no_grad():
+        post = TransformerBlock(_block_config(d, n_heads))
+        post.load_state_dict(block.state_dict(), strict=False)
+        silenced_post = post.ln2(post.ln1(h))
+    run.expect_close(call, _invoke(run, call, block, h), h, rtol=0.0, atol=1e-7,
+                     what="values (expected H itself)",
+                     mistakes=[Mistake("post-norm where pre-norm is asked (LN after the sum)",
+                                       silenced_post,
+                                       "pre-norm leaves the bypass untouched: "
+                                       "U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))")],
+                     hint="with both branches adding zero, U = H and H_out = U: nothing may "
+                     "touch the bypass")
+    _expect_raises_on(run, "PreNormBlock(8, 2) on h of shape (5, 8) (no batch axis)",
+                      run.call("PreNormBlock(8, 2)", d, n_heads), torch.zeros(5, d),
+                      mentions=("h", "(5, 8)"))
+
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(800 + seed)
+            n_heads = int(rng.integers(1, 4))
+            d_k = 2 * int(rng.integers(1, 4))
+            d, B, L = n_heads * d_k, int(rng.integers(1, 4)), int(rng.integers(1, 8))
+            call = f"PreNormBlock({d}, {n_heads})"
+            block = run.call(call, d, n_heads)
+            ref_block = _randomise(reference(d, n_heads), seed=810 + seed).eval()
+            _expect_same_parameters(run, call, block, ref_block, BLOCK_HINTS)
+            _copy_weights(run, call, block, ref_block)
+            block.eval()
+            pkg = TransformerBlock(_block_config(d, n_heads)).eval()
+            pkg.load_state_dict(ref_block.state_dict())
+            h = torch.randn(B, L, d, generator=torch.Generator().manual_seed(820 + seed))
+            rope = rope_tables(L, d_k) if seed % 2 else None
+            call = (f"PreNormBlock({d}, {n_heads}) with random weights on h of shape "
+                    f"{(B, L, d)}{' with rope' if rope else ''} (seed {seed})")
+            out = _invoke(run, call, block, h, rope) if rope else _invoke(run, call, block, h)
+            with torch.no_grad():
+                expected = ref_block(h, rope)
+            run.expect_close(call, out, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL,
+                             mistakes=_block_mistakes(pkg, h, rope))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# Decoder
+# ---------------------------------------------------------------------------------------
+def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
+    learned = ("positions='learned' needs self.pos = nn.Embedding(max_len, d_model)"
+               if positions == "learned" else
+               "only positions='learned' has trainable position vectors; sinusoids and RoPE "
+               "are fixed tables (store them with self.register_buffer(..., persistent=False))")
+    return [
+        ("head.bias", "vocabulary head without its bias",
+         "the head is nn.Linear(d_model, vocab_size) WITH its bias c: "
+         "Y = LN_final(H_N) W_vocab^T + 1 c^T"),
+        ("ln_final", "the final LayerNorm forgotten",
+         "create self.ln_final = nn.LayerNorm(d_model) and apply it to H_N before the head"),
+        ("pos", "position parameters wrong for this option", learned),
+        ("blocks.", "not n_layers distinct blocks",
+         "self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in "
+         "range(n_layers)): a list like [block] * n_layers repeats ONE block"),
+        ("embed", "token embedding missing", "self.embed = nn.Embedding(vocab_size, d_model)"),
+        ("head", "vocabulary head missing",
+         "self.head = nn.Linear(d_model, vocab_size) maps d features to V logits"),
+    ]
+
+
+def _decoder_forward(ref: TransformerLM, idx, final_ln=True, add_positions=True,
+                     pass_rope=True, softmax=False, scale_embed=False, pos_from_ids=False):
+    """The reference model's forward pass with one step changed, to name mistakes."""
+    config = ref.config
+    L = idx.shape[1]
+    with torch.no_grad():
+        h = ref.embed(idx) * (math.sqrt(config.d_model) if scale_embed else 1.0)  # (B, L, d)
+        where = idx if pos_from_ids else torch.arange(L)
+        rope = None
+        if config.positions == "learned" and add_positions:
+            h = h + ref.pos(where)
+        if config.positions == "sinusoidal" and add_positions:
+            h = h + ref.sinusoids[where]
+        if config.positions == "rope" and pass_rope:
+            rope = (ref.rope_cos[:L], ref.rope_sin[:L])
+        for block in ref.blocks:
+            h = block(h, rope)
+        if final_ln:
+            h = ref.ln_final(h)
+        logits = ref.head(h)  # (B, L, V)
+        return logits.softmax(dim=-1) if softmax else logits
+
+
+def _decoder_mistakes(ref: TransformerLM, idx) -> list[Mistake]:
+    positions = ref.config.positions
+    out = [
+        Mistake("the final LayerNorm forgotten", _decoder_forward(ref, idx, final_ln=False),
+                "apply self.ln_final to H_N before the head: "
+                "Y = LN_final(H_N) W_vocab^T + 1 c^T"),
+        Mistake("softmax applied to the logits", _decoder_forward(ref, idx, softmax=True),
+                "return the logits themselves; the softmax belongs to the loss and the "
+                "sampler"),
+        Mistake("token embedding scaled by sqrt(d_model)",
+                _decoder_forward(ref, idx, scale_embed=True),
+                "no sqrt(d_model) factor in this model: H0 = E[w] + P"),
+    ]
+    if positions in ("learned", "sinusoidal"):
+        out.append(Mistake("position signal not added",
+                           _decoder_forward(ref, idx, add_positions=False),
+                           f"positions={positions!r}: add the position vectors to the token "
+                           "embedding, H0 = E[w] + P"))
+        if int(idx.max()) < ref.config.max_len:
+            out.append(Mistake("positions looked up with the token ids",
+                               _decoder_forward(ref, idx, pos_from_ids=True),
+                               "the position of token l is l: index with torch.arange(L), "
+                               "not with the ids"))
+    if positions == "rope":
+        out.append(Mistake("RoPE tables not passed to the blocks",
+                           _decoder_forward(ref, idx, pass_rope=False),
+                           "positions='rope': pass rope = (cos[:L], sin[:L]) to every block"))
+    return out
+
+
+def _random_ids(B: int, L: int, V: int, seed: int) -> torch.Tensor:
+    return torch.randint(0, V, (B, L), generator=torch.Generator().manual_seed(seed))
+
+
+def _check_one_decoder(run: CheckRun, Decoder, sizes: tuple, positions: str, seed: int,
+                       reference=None) -> None:
+    V, d, n_heads, n_layers, max_len = sizes
+    call = f"Decoder({V}, {d}, {n_heads}, {n_layers}, {max_len}, {positions!r})"
+    model = run.call(call, V, d, n_heads, n_layers, max_len, positions)
+    ref = TransformerLM(LMConfig(vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers,
+                                 max_len=max_len, positions=positions))
+    _randomise(ref, seed).eval()
+    _expect_same_parameters(run, call, model, ref, _decoder_hints(positions))
+    if positions == "rope":
+        shape = tuple(getattr(getattr(model, "rope_cos", None), "shape", ()))
+        run.expect_true(shape in ((), (max_len, d // n_heads // 2)),
+                        f"{call}.rope_cos has shape {shape}; expected "
+                        f"{(max_len, d // n_heads // 2)}, (max_len, d_k / 2).",
+                        hint="RoPE rotates the pairs of each head's queries and keys: "
+                        "rope_tables(max_len, d_model // n_heads)")
+    blocks = list(getattr(model, "blocks", []))
+    run.expect_true(len({id(b) for b in blocks}) == n_layers,
+                    f"{call} has {len({id(b) for b in blocks})} distinct blocks; expected "
+                    f"{n_layers}.", hint="N distinct blocks, each with its own weights")
+    if reference is not None:  # the student's model against the reference class
+        source = _randomise(reference(V, d, n_heads, n_layers, max_len, positions), seed)
+        ref.load_state_dict(source.state_dict())
+    _copy_weights(run, call, model, ref)
+    model.eval()
+    for B, L in ((2, max_len), (1, max(1, max_len // 3))):
+        idx = _random_ids(B, L, V, seed + L)
+        text = f"{call} with random weights on ids of shape {(B, L)}"
+        logits = _invoke(run, text, model, idx)
+        run.expect_shape(text, logits, (B, L, V), hint="logits have shape (B, L, V)")
+        run.expect_finite(text, logits)
+        with torch.no_grad():
+            expected = ref(idx)
+        run.expect_close(text, logits, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL,
+                         what="logits", mistakes=_decoder_mistakes(ref, idx))
+
+
+def check_decoder(Decoder, reference=None, trials: int = 2) -> None:
+    run = CheckRun(Decoder)
+    sizes = (13, 8, 2, 2, 16)  # V, d, h, N, max_len; max_len > V for the ids-as-positions test
+    for i, positions in enumerate(POSITION_OPTIONS):
+        _check_one_decoder(run, Decoder, sizes, positions, seed=900 + 10 * i)
+
+    model = run.call("Decoder(13, 8, 2, 2, 16, 'rope')", *sizes, "rope")
+    _randomise(model, 950)
+    idx = _random_ids(1, 7, 13, 951)
+    G = causality_gradients(model, idx)
+    future = np.triu(np.ones_like(G, dtype=bool), k=1)
+    run.expect_true(np.all(G[future] == 0.0),
+                    "Decoder: the logits at some position l have a nonzero gradient with "
+                    f"respect to an input at s > l (G = {np.round(G, 3).tolist()}).",
+                    hint="every block must use the causal attention layer")
+    run.expect_true(np.all(np.diag(G) > 0.0),
+                    "Decoder: the logits at position l do not depend on the token at l.",
+                    hint="add the residual paths so each position carries its own token")
+
+    probe = run.call("Decoder(13, 8, 2, 2, 16, 'learned')", *sizes, "learned")
+    _expect_raises_on(run, "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (2, 17)",
+                      probe, torch.zeros(2, 17, dtype=torch.long),
+                      mentions=("idx", "(2, 17)", "16"))
+    _expect_raises_on(run, "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (5,)",
+                      probe, torch.zeros(5, dtype=torch.long), mentions=("idx", "(5,)"))
+    run.expect_raises("Decoder(13, 8, 2, 2, 16, 'absolute')", ValueError,
+                      *sizes, "absolute", mentions=("positions", "absolute"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1000 + seed)
+            n_heads = int(rng.integers(1, 3))
+            d = n_heads * 2 * int(rng.integers(1, 4))
+            sizes = (int(rng.integers(2, 20)), d, n_heads, int(rng.integers(1, 4)),
+                     int(rng.integers(3, 12)))
+            for positions in POSITION_OPTIONS:
+                _check_one_decoder(run, Decoder, sizes, positions, seed=1100 + seed,
+                                   reference=reference)
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# count_parameters
+# ---------------------------------------------------------------------------------------
+def _count_mistakes(V, d, n_heads, n_layers, max_len, positions, d_hidden, tie) -> list:
+    hidden = 4 * d if d_hidden is None else d_hidden
+    attention, attention_no_bias = 4 * (d * d + d), 4 * d * d
+    mlp = d * hidden + hidden + hidden * d + d
+    norms = 4 * d
+    pos = max_len * d if positions == "learned" else 0
+    head = (0 if tie else V * d) + V
+
+    def total(block=attention + mlp + norms, layers=n_layers, final=2 * d, head_=head, pos_=pos):
+        return V * d + pos_ + layers * block + final + head_
+
+    mlp_default = d * 4 * d + 4 * d + 4 * d * d + d
+    return [m for m in [
+        Mistake("attention biases not counted", total(block=attention_no_bias + mlp + norms),
+                "each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a bias: 4 (d^2 + d)"),
+        Mistake("LayerNorm parameters not counted", total(block=attention + mlp, final=0),
+                "every LayerNorm has gamma and beta, d numbers each: 2 per block plus the "
+                "final one"),
+        Mistake("the final LayerNorm not counted", total(final=0),
+                "add 2 d for LN_final"),
+        Mistake("the head's bias not counted", total(head_=head - V),
+                "the head has a bias c of V numbers, tied or not"),
+        Mistake("the head's weight counted although it is tied", total(head_=V * d + V),
+                "with tie_weights the head reuses the embedding matrix: count V * d once"),
+        Mistake("the head's weight not counted although it is not tied",
+                total(head_=V) if not tie else -1,
+                "without tying the head has its own (V, d) weight matrix"),
+        Mistake("position table counted for every option", total(pos_=max_len * d),
+                "only positions='learned' has a trainable (max_len, d) table"),
+        Mistake("learned position table not counted", total(pos_=0),
+                "positions='learned' adds a (max_len, d) table"),
+        Mistake("attention counted once per head", total(block=n_heads * attention + mlp + norms),
+                "the heads split d into h slices of d_k = d / h; the projections are still "
+                "d x d in total"),
+        Mistake("d_hidden ignored (always 4 d)", total(block=attention + mlp_default + norms),
+                "use d_hidden for the MLP width when it is given"),
+        Mistake("only one block counted", total(layers=1), "multiply one block by n_layers"),
+    ] if m.output != total()]
+
+
+def check_count_parameters(count_parameters, reference=None, trials: int = 12) -> None:
+    run = CheckRun(count_parameters)
+    # GPT-2 small (124,439,808 parameters) has the same block; our head adds a bias of V.
+    args = (50257, 768, 12, 12, 1024, "learned")
+    call = "count_parameters(50257, 768, 12, 12, 1024, 'learned', tie_weights=True) (GPT-2 small)"
+    count = run.call(call, *args, tie_weights=True)
+    run.expect_true(np.ndim(count) == 0, f"{call} returned {count!r}; expected one number.")
+    run.expect_close(call, count, 124_439_808 + 50257, rtol=0, atol=0.5, what="count",
+                     mistakes=_count_mistakes(*args, None, True))
+
+    V, d, n_heads, n_layers, max_len = 23, 16, 4, 2, 12
+    for positions in POSITION_OPTIONS:
+        for tie in (False, True):
+            for d_hidden in (None, 24):
+                model = TransformerLM(LMConfig(vocab_size=V, d_model=d, n_heads=n_heads,
+                                               n_layers=n_layers, max_len=max_len,
+                                               positions=positions, tie_weights=tie,
+                                               d_hidden=d_hidden))
+                call = (f"count_parameters({V}, {d}, {n_heads}, {n_layers}, {max_len}, "
+                        f"{positions!r}, d_hidden={d_hidden}, tie_weights={tie})")
+                count = run.call(call, V, d, n_heads, n_layers, max_len, positions,
+                                 d_hidden=d_hidden, tie_weights=tie)
+                run.expect_close(f"{call} against the module's own count", count,
+                                 model.num_parameters(), rtol=0, atol=0.5, what="count",
+                                 mistakes=_count_mistakes(V, d, n_heads, n_layers, max_len,
+                                                          positions, d_hidden, tie))
+    run.expect_raises("count_parameters(23, 16, 4, 2, 12, 'absolute')", ValueError,
+                      V, d, n_heads, n_layers, max_len, "absolute",
+                      mentions=("positions", "absolute"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1200 + seed)
+            n_heads = int(rng.integers(1, 17))
+            d = n_heads * int(rng.integers(1, 129))
+            args = (int(rng.integers(2, 60000)), d, n_heads, int(rng.integers(1, 49)),
+                    int(rng.integers(1, 4097)), POSITION_OPTIONS[seed % 4])
+            d_hidden = None if seed % 3 else int(rng.integers(1, 5000))
+            tie = bool(seed % 2)
+            call = (f"count_parameters{args} with d_hidden={d_hidden}, tie_weights={tie} "
+                    f"(seed {seed})")
+            count = run.call(call, *args, d_hidden=d_hidden, tie_weights=tie)
+            run.expect_close(call, count, reference(*args, d_hidden=d_hidden, tie_weights=tie),
+                             rtol=0, atol=0.5, what="count",
+                             mistakes=_count_mistakes(*args, d_hidden, tie))
+    run.done()

@@ -1,0 +1,426 @@
+"""Notebook 06 catalogue: the mistakes students make, and correct answers written otherwise.
+
+Classes have two solution regions, `__init__` and `forward`; a variant gives a body for each
+(None keeps the reference body).
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from grader.catalogue import alternative, mistake  # noqa: E402
+
+REFERENCE_FORWARD = """
+    L = idx.shape[1]
+    h = self.embed(idx)
+    rope = None
+    if self.positions == "learned":
+        h = h + self.pos(torch.arange(L))
+    elif self.positions == "sinusoidal":
+        h = h + self.sinusoids[:L]
+    elif self.positions == "rope":
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+    for block in self.blocks:
+        h = block(h, rope)
+    {tail}
+"""
+
+
+def decoder_forward(tail="return self.head(self.ln_final(h))"):
+    """The reference forward body of Decoder with its last line replaced by `tail`."""
+    return REFERENCE_FORWARD.replace("{tail}", tail)
+
+
+DECODER_INIT = """
+    self.embed = nn.Embedding(vocab_size, d_model)
+    if positions == "learned":
+        self.pos = nn.Embedding(max_len, d_model)
+    if positions == "sinusoidal":
+        self.register_buffer("sinusoids", sinusoid_table(max_len, d_model), persistent=False)
+    if positions == "rope":
+        cos, sin = rope_tables(max_len, d_model // n_heads)
+        self.register_buffer("rope_cos", cos, persistent=False)
+        self.register_buffer("rope_sin", sin, persistent=False)
+    self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))
+    self.ln_final = nn.LayerNorm(d_model)
+    self.head = nn.Linear(d_model, vocab_size)
+"""
+
+MISTAKES = [
+    # layer_norm
+    mistake("layer_norm", "unbiased variance", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = h.var(dim=-1, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """, hint="biased variance"),
+    mistake("layer_norm", "eps outside the square root", """
+        mean = h.mean(dim=-1, keepdim=True)
+        std = h.std(dim=-1, keepdim=True, unbiased=False)
+        return gamma * (h - mean) / (std + eps) + beta
+    """, hint="eps goes inside the square root"),
+    mistake("layer_norm", "no eps at all", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var) + beta
+    """, hint="eps inside the square root"),
+    mistake("layer_norm", "normalising over the batch axis", """
+        mean = h.mean(dim=0, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=0, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """, hint="the last axis"),
+    mistake("layer_norm", "BatchNorm statistics: every axis but the features", """
+        dims = tuple(range(h.dim() - 1)) or (0,)
+        mean = h.mean(dim=dims, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=dims, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """, hint="the last axis"),
+    mistake("layer_norm", "statistics over the whole tensor", """
+        mean = h.mean()
+        var = ((h - mean) ** 2).mean()
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """, hint="the last axis"),
+    mistake("layer_norm", "sqrt of the standard deviation", """
+        mean = h.mean(dim=-1, keepdim=True)
+        std = h.std(dim=-1, keepdim=True, unbiased=False)
+        return gamma * (h - mean) / torch.sqrt(std + eps) + beta
+    """, hint="sqrt(var + eps)"),
+    mistake("layer_norm", "gamma and beta swapped", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+        return beta * (h - mean) / torch.sqrt(var + eps) + gamma
+    """, hint="gamma scales"),
+    mistake("layer_norm", "gamma and beta ignored", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+        return (h - mean) / torch.sqrt(var + eps)
+    """, hint="gamma * normalised + beta"),
+    mistake("layer_norm", "RMS normalisation (mean not subtracted)", """
+        return gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta
+    """, hint="subtract each token's mean"),
+    mistake("layer_norm", "keepdim forgotten", """
+        mean = h.mean(dim=-1)
+        var = ((h - mean) ** 2).mean(dim=-1)
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """, hint="keepdim=True"),
+    mistake("layer_norm", "changes h in place", """
+        h -= h.mean(dim=-1, keepdim=True)
+        var = (h ** 2).mean(dim=-1, keepdim=True)
+        return gamma * h / torch.sqrt(var + eps) + beta
+    """, hint="new tensor"),
+    # MLP
+    mistake("MLP", "tanh approximation of GELU", (None, """
+        return self.fc_out(F.gelu(self.fc_in(x), approximate="tanh"))
+    """), hint="exact GELU"),
+    mistake("MLP", "ReLU instead of GELU", (None, """
+        return self.fc_out(torch.relu(self.fc_in(x)))
+    """), hint="not ReLU"),
+    mistake("MLP", "no activation", (None, """
+        return self.fc_out(self.fc_in(x))
+    """), hint="apply GELU between fc_in and fc_out"),
+    mistake("MLP", "an extra GELU at the output", (None, """
+        return F.gelu(self.fc_out(F.gelu(self.fc_in(x))))
+    """), hint="GELU goes between the layers only"),
+    mistake("MLP", "residual added inside the MLP", (None, """
+        return x + self.fc_out(F.gelu(self.fc_in(x)))
+    """), hint="the block adds the residual"),
+    mistake("MLP", "layer sizes swapped", ("""
+        self.fc_in = nn.Linear(d_hidden, d_model)
+        self.fc_out = nn.Linear(d_model, d_hidden)
+    """, None), hint="fc_in maps d_model -> d_hidden"),
+    mistake("MLP", "linear layers without bias", ("""
+        self.fc_in = nn.Linear(d_model, d_hidden, bias=False)
+        self.fc_out = nn.Linear(d_hidden, d_model, bias=False)
+    """, None), hint="keep the bias"),
+    mistake("MLP", "an nn.Sequential instead of the named layers", ("""
+        self.net = nn.Sequential(nn.Linear(d_model, d_hidden), nn.GELU(),
+                                 nn.Linear(d_hidden, d_model))
+    """, """
+        return self.net(x)
+    """), hint="self.fc_in = nn.Linear"),
+    # PreNormBlock
+    mistake("PreNormBlock", "post-norm where pre-norm is asked", (None, """
+        u = self.ln1(h + self.attn(h, rope))
+        return self.ln2(u + self.mlp(u))
+    """), hint="bypass"),
+    mistake("PreNormBlock", "missing residual around the attention", (None, """
+        u = self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+    """), hint="U = H + MHA(LN1(H))"),
+    mistake("PreNormBlock", "missing residual around the MLP", (None, """
+        u = h + self.attn(self.ln1(h), rope)
+        return self.mlp(self.ln2(u))
+    """), hint="H_out = U + MLP(LN2(U))"),
+    mistake("PreNormBlock", "residual taken from the normalised input", (None, """
+        x = self.ln1(h)
+        u = x + self.attn(x, rope)
+        y = self.ln2(u)
+        return y + self.mlp(y)
+    """), hint="not LN1(H)"),
+    mistake("PreNormBlock", "attention and MLP in parallel", (None, """
+        return h + self.attn(self.ln1(h), rope) + self.mlp(self.ln2(h))
+    """), hint="the MLP reads U"),
+    mistake("PreNormBlock", "LN1 reused before the MLP", (None, """
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln1(u))
+    """), hint="its own LayerNorm"),
+    mistake("PreNormBlock", "no LayerNorm in the branches", (None, """
+        u = h + self.attn(h, rope)
+        return u + self.mlp(u)
+    """), hint="normalise the input of each branch"),
+    mistake("PreNormBlock", "rope not passed to the attention", (None, """
+        u = h + self.attn(self.ln1(h))
+        return u + self.mlp(self.ln2(u))
+    """), hint="pass the rope tables on"),
+    mistake("PreNormBlock", "MLP hidden width d_model", ("""
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, d_model)
+    """, None), hint="4 * d_model"),
+    mistake("PreNormBlock", "attention built from nn.MultiheadAttention", ("""
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = nn.MultiheadAttention(d_model, n_heads, batch_first=True)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+    """, None), hint="causal_self_attention(d_model, n_heads)"),
+    mistake("PreNormBlock", "adds into h in place", (None, """
+        h += self.attn(self.ln1(h), rope)
+        return h + self.mlp(self.ln2(h))
+    """), hint="not h += ..."),
+    # Decoder
+    mistake("Decoder", "the final LayerNorm forgotten (created, not applied)",
+            (None, decoder_forward(tail="return self.head(h)")), hint="apply self.ln_final"),
+    mistake("Decoder", "the final LayerNorm forgotten (never created)", (
+        DECODER_INIT.replace("    self.ln_final = nn.LayerNorm(d_model)\n", ""),
+        decoder_forward(tail="return self.head(h)")), hint="create self.ln_final"),
+    mistake("Decoder", "the head without its bias", (
+        DECODER_INIT.replace("nn.Linear(d_model, vocab_size)",
+                             "nn.Linear(d_model, vocab_size, bias=False)"), None),
+            hint="WITH its bias"),
+    mistake("Decoder", "softmax applied to the logits",
+            (None, decoder_forward(tail="return self.head(self.ln_final(h)).softmax(dim=-1)")),
+            hint="return the logits themselves"),
+    mistake("Decoder", "learned positions never added",
+            (None, decoder_forward().replace("h = h + self.pos(torch.arange(L))", "pass")),
+            hint="add the position vectors"),
+    mistake("Decoder", "sinusoids never added",
+            (None, decoder_forward().replace("h = h + self.sinusoids[:L]", "pass")),
+            hint="add the position vectors"),
+    mistake("Decoder", "positions looked up with the token ids",
+            (None, decoder_forward().replace("self.pos(torch.arange(L))", "self.pos(idx)")),
+            hint="torch.arange(L)"),
+    mistake("Decoder", "RoPE tables not passed to the blocks",
+            (None, decoder_forward().replace("h = block(h, rope)", "h = block(h)")),
+            hint="pass rope"),
+    mistake("Decoder", "token embedding scaled by sqrt(d_model)",
+            (None, decoder_forward().replace(
+                "h = self.embed(idx)", "h = self.embed(idx) * self.embed.embedding_dim ** 0.5")),
+            hint="no sqrt(d_model)"),
+    mistake("Decoder", "one block repeated n_layers times", (
+        DECODER_INIT.replace(
+            "nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))",
+            "nn.ModuleList([PreNormBlock(d_model, n_heads)] * n_layers)"), None),
+            hint="repeats ONE block"),
+    mistake("Decoder", "a trainable position table for every option", (
+        DECODER_INIT.replace('    if positions == "learned":\n        self.pos',
+                             '    if True:\n        self.pos'), None),
+            hint="only positions='learned' has trainable"),
+    mistake("Decoder", "RoPE tables built for the full width d_model", (
+        DECODER_INIT.replace("rope_tables(max_len, d_model // n_heads)",
+                             "rope_tables(max_len, d_model)"), None),
+            hint="d_model // n_heads"),
+    # count_parameters
+    mistake("count_parameters", "attention biases forgotten", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * d * d + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="4 (d^2 + d)"),
+    mistake("count_parameters", "LayerNorm parameters forgotten", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d)
+        total = V * d + n_layers * block + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="gamma and beta"),
+    mistake("count_parameters", "the final LayerNorm forgotten", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="LN_final"),
+    mistake("count_parameters", "the head's bias forgotten", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="bias c of V numbers"),
+    mistake("count_parameters", "tied head weight counted twice", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = 2 * V * d + n_layers * block + 2 * d + V
+        return total + (max_len * d if positions == "learned" else 0)
+    """, hint="count V * d once"),
+    mistake("count_parameters", "position table counted for every option", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + max_len * d + n_layers * block + 2 * d + V
+        return total + (0 if tie_weights else V * d)
+    """, hint="only positions='learned'"),
+    mistake("count_parameters", "attention counted once per head", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = n_heads * 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="the heads split d"),
+    mistake("count_parameters", "d_hidden ignored", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="use d_hidden"),
+    mistake("count_parameters", "only one block counted", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="multiply one block by n_layers"),
+    # concept checks
+    mistake("answer_residual_shape", "picks the hidden width", 'answer_residual_shape = "B"',
+            hint="same (L, d) shape"),
+    mistake("answer_norm_axis", "thinks LayerNorm uses the batch", 'answer_norm_axis = "A"',
+            hint="last axis"),
+    mistake("answer_norm_eval", "thinks LayerNorm keeps running statistics",
+            'answer_norm_eval = "A"', hint="no running statistics"),
+    mistake("answer_mlp_mixing", "thinks the MLP mixes tokens", 'answer_mlp_mixing = "B"',
+            hint="token-wise"),
+    mistake("answer_bypass", "thinks pre-norm normalises block outputs", 'answer_bypass = "A"',
+            hint="untouched"),
+    mistake("answer_peek", "blames parallel computation", 'answer_peek = "A"',
+            hint="causal mask"),
+    mistake("answer_tied", "thinks tying shares the blocks", 'answer_tied = "B"',
+            hint="same (V, d)"),
+]
+
+ALTERNATIVES = [
+    alternative("layer_norm", "torch.var with unbiased=False and rsqrt", """
+        mean = torch.mean(h, dim=-1, keepdim=True)
+        var = torch.var(h, dim=-1, unbiased=False, keepdim=True)
+        return (h - mean) * torch.rsqrt(var + eps) * gamma + beta
+    """),
+    alternative("layer_norm", "E[h^2] - E[h]^2 and correction=0 spelled out", """
+        d = h.shape[-1]
+        mean = h.sum(dim=-1, keepdim=True) / d
+        var = (h * h).sum(dim=-1, keepdim=True) / d - mean ** 2
+        normalised = (h - mean) / (var + eps) ** 0.5
+        return normalised * gamma.reshape(*([1] * (h.dim() - 1)), d) + beta
+    """),
+    alternative("layer_norm", "var with correction=0, gamma and beta via addcmul", """
+        mean = h.mean(-1, keepdim=True)
+        var = h.var(-1, keepdim=True, correction=0)
+        return torch.addcmul(beta, gamma, (h - mean) / torch.sqrt(var + eps))
+    """),
+    alternative("MLP", "nn.GELU module attribute", ("""
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.act = nn.GELU()
+        self.fc_out = nn.Linear(d_hidden, d_model)
+    """, """
+        return self.fc_out(self.act(self.fc_in(x)))
+    """)),
+    alternative("MLP", "GELU from erf, weights applied by hand", (None, """
+        a = x @ self.fc_in.weight.T + self.fc_in.bias
+        g = 0.5 * a * (1.0 + torch.erf(a / math.sqrt(2.0)))
+        return g @ self.fc_out.weight.T + self.fc_out.bias
+    """)),
+    alternative("PreNormBlock", "named steps and keyword rope", (None, """
+        attended = self.attn(self.ln1(h), rope=rope)
+        u = torch.add(h, attended)
+        transformed = self.mlp(self.ln2(u))
+        return u + transformed
+    """)),
+    alternative("PreNormBlock", "layers created in another order, rope branch", ("""
+        self.mlp = MLP(d_model, 4 * d_model)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln1 = nn.LayerNorm(d_model, eps=1e-5)
+    """, """
+        x = self.ln1(h)
+        u = h + (self.attn(x) if rope is None else self.attn(x, rope))
+        return u + self.mlp(self.ln2(u))
+    """)),
+    alternative("Decoder", "list comprehension, batch-shaped positions, persistent buffer", (
+        DECODER_INIT.replace(
+            "nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))",
+            "nn.ModuleList([PreNormBlock(d_model, n_heads) for _ in range(n_layers)])")
+        .replace('sinusoid_table(max_len, d_model), persistent=False)',
+                 'sinusoid_table(max_len, d_model))'),
+        decoder_forward().replace("self.pos(torch.arange(L))",
+                                  "self.pos(torch.arange(L).unsqueeze(0).expand_as(idx))")
+        .replace("self.sinusoids[:L]", "self.sinusoids[:L].unsqueeze(0)"))),
+    alternative("Decoder", "tables computed in forward, positions via if-chain", ("""
+        self.n_heads, self.d_k = n_heads, d_model // n_heads
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == "learned":
+            self.pos = nn.Embedding(max_len, d_model)
+        self.blocks = nn.ModuleList()
+        for _ in range(n_layers):
+            self.blocks.append(PreNormBlock(d_model, n_heads))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size, bias=True)
+    """, """
+        B, L = idx.shape
+        x = self.embed(idx)
+        rope = None
+        if self.positions == "learned":
+            x = x + self.pos.weight[:L]
+        if self.positions == "sinusoidal":
+            x = x + sinusoid_table(L, x.shape[-1])
+        if self.positions == "rope":
+            rope = rope_tables(L, self.d_k)
+        for block in self.blocks:
+            x = block(x, rope=rope)
+        x = self.ln_final(x)
+        return x @ self.head.weight.T + self.head.bias
+    """)),
+    alternative("count_parameters", "component dictionary, summed", """
+        d, V, N = d_model, vocab_size, n_layers
+        d_h = d_hidden if d_hidden is not None else 4 * d
+        parts = {
+            "embedding": V * d,
+            "positions": max_len * d if positions == "learned" else 0,
+            "attention": N * 4 * (d * d + d),
+            "mlp": N * (2 * d * d_h + d_h + d),
+            "layer norms": N * 2 * 2 * d + 2 * d,
+            "head": V + (0 if tie_weights else V * d),
+        }
+        return float(sum(parts.values()))
+    """),
+    alternative("count_parameters", "a loop over the layers", """
+        hidden = d_hidden or 4 * d_model
+        total = vocab_size * d_model
+        if positions == "learned":
+            total += max_len * d_model
+        for _ in range(n_layers):
+            total += 2 * d_model + 4 * d_model * (d_model + 1)
+            total += hidden * (d_model + 1) + d_model * (hidden + 1) + 2 * d_model
+        total += 2 * d_model
+        total += vocab_size * (1 if tie_weights else d_model + 1)
+        return total
+    """),
+    alternative("answer_tied", "lower case", 'answer_tied = "a"'),
+]

@@ -1,0 +1,113 @@
+"""Reference answers for notebook 06, written the way the exercises ask (PyTorch).
+
+Used by the hidden tests and the project's own tests (including the agreement test of
+`attnbook.model.TransformerLM` with these classes); never shipped to students.
+"""
+
+import torch
+from torch import nn
+
+from attnbook.blocks import causal_self_attention
+from attnbook.model import rope_tables, sinusoid_table
+
+ANSWERS = {
+    # name: (options, correct letter, explanation shown when the answer is wrong)
+    "answer_residual_shape": ("ABC", "A", "H + F(H) adds elementwise, so F must return the "
+                              "same (L, d) shape as H: the attention output projection and "
+                              "the MLP's last layer both return d features."),
+    "answer_norm_axis": ("ABC", "B", "LayerNorm normalises one token over its own d "
+                         "features, the last axis of [B, L, d]; BatchNorm would use one "
+                         "feature across the batch."),
+    "answer_norm_eval": ("ABC", "C", "LayerNorm has no running statistics: in evaluation, as "
+                         "in training, each token is normalised with its own mean and "
+                         "variance, so the rest of the batch never matters."),
+    "answer_mlp_mixing": ("ABC", "A", "the MLP acts on each token's vector separately "
+                          "(token-wise): only attention moves information between "
+                          "positions."),
+    "answer_bypass": ("ABC", "B", "pre-norm normalises only the input of each branch, so "
+                      "the bypass is untouched and H reaches the sum unchanged; post-norm "
+                      "puts LN(H + F(H)) on the main path itself."),
+    "answer_peek": ("ABC", "C", "only the causal mask stops position l from reading later "
+                    "tokens; computing all rows together and LayerNorm keep every path "
+                    "inside the allowed prefix."),
+    "answer_tied": ("ABC", "A", "tying makes the head's weight W_vocab the same (V, d) "
+                    "matrix as the token embedding E, so V * d numbers are stored once; the "
+                    "head's bias c stays separate."),
+}
+
+POSITIONS = ("sinusoidal", "learned", "rope", "none")
+
+
+def layer_norm(h, gamma, beta, eps=1e-5):
+    mean = h.mean(dim=-1, keepdim=True)  # (..., 1)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)  # (..., 1), biased
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta  # (..., d)
+
+
+class MLP(nn.Module):
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        return self.fc_out(torch.nn.functional.gelu(self.fc_in(x)))  # (..., d)
+
+
+class PreNormBlock(nn.Module):
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        u = h + self.attn(self.ln1(h), rope)  # (B, L, d)
+        return u + self.mlp(self.ln2(u))  # (B, L, d)
+
+
+class Decoder(nn.Module):
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        self.max_len, self.positions = max_len, positions
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == "learned":
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == "sinusoidal":
+            self.register_buffer("sinusoids", sinusoid_table(max_len, d_model),
+                                 persistent=False)
+        if positions == "rope":
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer("rope_cos", cos, persistent=False)
+            self.register_buffer("rope_sin", sin, persistent=False)
+        self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        L = idx.shape[1]
+        h = self.embed(idx)  # (B, L, d)
+        rope = None
+        if self.positions == "learned":
+            h = h + self.pos(torch.arange(L, device=idx.device))  # (B, L, d) + (L, d)
+        elif self.positions == "sinusoidal":
+            h = h + self.sinusoids[:L]  # (B, L, d) + (L, d)
+        elif self.positions == "rope":
+            rope = (self.rope_cos[:L], self.rope_sin[:L])  # each (L, d_k/2)
+        for block in self.blocks:
+            h = block(h, rope)  # (B, L, d)
+        return self.head(self.ln_final(h))  # (B, L, V)
+
+
+def count_parameters(vocab_size, d_model, n_heads, n_layers, max_len, positions,
+                     d_hidden=None, tie_weights=False):
+    d, V = d_model, vocab_size
+    hidden = 4 * d if d_hidden is None else d_hidden
+    attention = 4 * (d * d + d)  # W_Q, W_K, W_V, W_O with biases
+    mlp = (d * hidden + hidden) + (hidden * d + d)  # fc_in, fc_out
+    block = attention + mlp + 2 * (2 * d)  # two LayerNorms, gamma and beta each
+    total = V * d + n_layers * block + 2 * d + V  # embedding, blocks, final LN, head bias
+    total += max_len * d if positions == "learned" else 0
+    total += 0 if tie_weights else V * d  # the head's weight, unless shared with E
+    return total
