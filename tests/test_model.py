@@ -332,3 +332,49 @@ def test_device_helpers_fall_back_to_the_cpu():
             pick_device("cuda")
     with autocast_context("cpu"):
         assert not torch.is_autocast_enabled("cpu")
+
+
+# -- agreement with the notebook-06 solution classes -------------------------------------
+def notebook_06():
+    from attnbook.grading import load_reference
+
+    return load_reference("06_transformer_block")
+
+
+def randomise(model, seed):
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * 0.5 + (1.0 if p.dim() == 1 else 0.0))
+    return model
+
+
+@pytest.mark.parametrize("positions", POSITIONS)
+def test_transformer_lm_agrees_with_the_notebook_decoder_when_weights_are_copied(positions):
+    """Weights copied either way by load_state_dict give the same logits, for every option."""
+    ref = notebook_06()
+    notebook = randomise(ref.Decoder(V, D, HEADS, LAYERS, MAX_LEN, positions), 5).eval()
+    model = tiny(positions)
+    assert set(model.state_dict()) == set(notebook.state_dict())
+    model.load_state_dict(notebook.state_dict())
+    ids = random_ids(B=3, L=MAX_LEN)
+    with torch.no_grad():
+        torch.testing.assert_close(model(ids), notebook(ids), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(model(ids[:, :5]), notebook(ids[:, :5]), atol=1e-5,
+                                   rtol=1e-5)
+    randomise(model, 6)  # and back: the package's weights into the notebook's classes
+    notebook.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(notebook(ids), model(ids), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("tie", [False, True])
+@pytest.mark.parametrize("positions", POSITIONS)
+def test_notebook_count_parameters_equals_the_module_count(positions, tie):
+    ref = notebook_06()
+    model = tiny(positions, tie_weights=tie)
+    assert ref.count_parameters(V, D, HEADS, LAYERS, MAX_LEN, positions,
+                                tie_weights=tie) == model.num_parameters()
+    if not tie:
+        notebook = ref.Decoder(V, D, HEADS, LAYERS, MAX_LEN, positions)
+        assert sum(p.numel() for p in notebook.parameters()) == model.num_parameters()

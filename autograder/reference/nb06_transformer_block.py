@@ -7,8 +7,9 @@ Used by the hidden tests and the project's own tests (including the agreement te
 import torch
 from torch import nn
 
-from attnbook.blocks import causal_self_attention
+from attnbook.blocks import POSITION_OPTIONS, causal_self_attention, require_last_axis
 from attnbook.model import rope_tables, sinusoid_table
+from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
 
 ANSWERS = {
     # name: (options, correct letter, explanation shown when the answer is wrong)
@@ -35,10 +36,18 @@ ANSWERS = {
                     "head's bias c stays separate."),
 }
 
-POSITIONS = ("sinusoidal", "learned", "rope", "none")
+POSITIONS = POSITION_OPTIONS
+
+
+def _require_positions(positions):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f"positions must be one of {POSITION_OPTIONS}; got {positions!r}")
 
 
 def layer_norm(h, gamma, beta, eps=1e-5):
+    require_min_ndim("h", h, 1, "(..., d)")
+    require_same_size("gamma", gamma, 0, "h", h, -1, "the feature width d")
+    require_same_size("beta", beta, 0, "h", h, -1, "the feature width d")
     mean = h.mean(dim=-1, keepdim=True)  # (..., 1)
     var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)  # (..., 1), biased
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta  # (..., d)
@@ -47,10 +56,12 @@ def layer_norm(h, gamma, beta, eps=1e-5):
 class MLP(nn.Module):
     def __init__(self, d_model, d_hidden):
         super().__init__()
+        self.d_model = d_model
         self.fc_in = nn.Linear(d_model, d_hidden)
         self.fc_out = nn.Linear(d_hidden, d_model)
 
     def forward(self, x):
+        require_last_axis("x", x, self.d_model, "d_model")
         return self.fc_out(torch.nn.functional.gelu(self.fc_in(x)))  # (..., d)
 
 
@@ -63,6 +74,7 @@ class PreNormBlock(nn.Module):
         self.mlp = MLP(d_model, 4 * d_model)
 
     def forward(self, h, rope=None):
+        require_ndim("h", h, 3, "(B, L, d)")
         u = h + self.attn(self.ln1(h), rope)  # (B, L, d)
         return u + self.mlp(self.ln2(u))  # (B, L, d)
 
@@ -70,6 +82,7 @@ class PreNormBlock(nn.Module):
 class Decoder(nn.Module):
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
+        _require_positions(positions)
         self.max_len, self.positions = max_len, positions
         self.embed = nn.Embedding(vocab_size, d_model)
         if positions == "learned":
@@ -86,6 +99,10 @@ class Decoder(nn.Module):
         self.head = nn.Linear(d_model, vocab_size)
 
     def forward(self, idx):
+        require_ndim("idx", idx, 2, "(B, L)")
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f"idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer "
+                             f"than max_len = {self.max_len}")
         L = idx.shape[1]
         h = self.embed(idx)  # (B, L, d)
         rope = None
@@ -102,6 +119,7 @@ class Decoder(nn.Module):
 
 def count_parameters(vocab_size, d_model, n_heads, n_layers, max_len, positions,
                      d_hidden=None, tie_weights=False):
+    _require_positions(positions)
     d, V = d_model, vocab_size
     hidden = 4 * d if d_hidden is None else d_hidden
     attention = 4 * (d * d + d)  # W_Q, W_K, W_V, W_O with biases

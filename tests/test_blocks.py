@@ -1,0 +1,235 @@
+"""Tests of attnbook.blocks (notebook 06's helpers and figures) and of the nb06 checks."""
+
+import importlib
+import pkgutil
+
+import matplotlib
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import attnbook
+from attnbook.blocks import (
+    POSITION_OPTIONS,
+    batch_dependence,
+    causal_self_attention,
+    causality_gradients,
+    depth_profile,
+    norm_axes_demo,
+    plot_causality,
+    plot_depth_profiles,
+    plot_norm_axes,
+    plot_shape_walk,
+    require_last_axis,
+    shape_walk,
+    zero_branches,
+)
+from attnbook.checks import (
+    CheckFailure,
+    check_count_parameters,
+    check_decoder,
+    check_layer_norm,
+    check_mlp,
+    check_prenorm_block,
+)
+from attnbook.grading import load_reference
+from attnbook.model import CausalSelfAttention, LMConfig, TransformerBlock, TransformerLM
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+REF = load_reference("06_transformer_block")
+GRADED = ("layer_norm", "MLP", "PreNormBlock", "Decoder", "count_parameters")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def labelled(fig):
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>":
+            continue
+        assert ax.get_title(), "every panel has a title"
+        assert ax.get_xlabel() and ax.get_ylabel() or ax is not fig.axes[0], "axes labelled"
+    plt.close(fig)
+
+
+def test_no_graded_name_of_notebook_06_is_defined_in_the_package():
+    modules = [attnbook] + [importlib.import_module(f"attnbook.{m.name}")
+                            for m in pkgutil.walk_packages(attnbook.__path__)
+                            if not m.name.startswith("_")]
+    for module in modules:
+        for name in GRADED:
+            assert not hasattr(module, name), f"{module.__name__} defines {name}"
+
+
+# -- helpers given to the student --------------------------------------------------------
+def test_causal_self_attention_is_the_reference_layer_and_causal():
+    attn = causal_self_attention(8, 2)
+    assert isinstance(attn, CausalSelfAttention)
+    assert {n for n, _ in attn.named_children()} >= {"W_Q", "W_K", "W_V", "W_O"}
+    x = torch.randn(2, 5, 8)
+    y = attn(x)
+    assert y.shape == (2, 5, 8)
+    x2 = x.clone()
+    x2[:, 3:] += 1.0
+    torch.testing.assert_close(attn(x2)[:, :3], y[:, :3])
+
+
+def test_causal_self_attention_accepts_an_odd_head_width():
+    assert causal_self_attention(6, 2)(torch.randn(1, 3, 6)).shape == (1, 3, 6)
+
+
+def test_require_last_axis_names_argument_and_shape():
+    require_last_axis("x", torch.zeros(2, 3), 3, "d_model")
+    with pytest.raises(ValueError, match=r"x .*d_model = 4.*\(2, 3\)"):
+        require_last_axis("x", torch.zeros(2, 3), 4, "d_model")
+
+
+# -- LayerNorm against BatchNorm ---------------------------------------------------------
+def test_norm_axes_demo_normalises_rows_for_layernorm_and_columns_for_batchnorm():
+    demo = norm_axes_demo(B=3, L=4, d=6)
+    layer, batch = demo["layer"], demo["batch"]
+    torch.testing.assert_close(layer.mean(-1), torch.zeros(3, 4), atol=1e-5, rtol=0)
+    torch.testing.assert_close(layer.var(-1, unbiased=False), torch.ones(3, 4), atol=1e-3,
+                               rtol=0)
+    torch.testing.assert_close(batch.mean((0, 1)), torch.zeros(6), atol=1e-5, rtol=0)
+    assert not torch.allclose(batch.mean(-1), torch.zeros(3, 4), atol=1e-2)
+    torch.testing.assert_close(layer, REF.layer_norm(demo["h"], torch.ones(6), torch.zeros(6)),
+                               atol=1e-5, rtol=0)
+
+
+def test_batch_dependence_layernorm_never_batchnorm_only_in_training():
+    assert batch_dependence(nn.LayerNorm(8), train=True) == 0.0
+    assert batch_dependence(nn.LayerNorm(8), train=False) == 0.0
+    assert batch_dependence(nn.BatchNorm1d(8), train=True) > 0.1
+    assert batch_dependence(nn.BatchNorm1d(8), train=False) == 0.0
+
+
+def test_plot_norm_axes_labels_three_panels():
+    fig = plot_norm_axes(norm_axes_demo())
+    panels = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    assert len(panels) == 3
+    assert "LayerNorm" in panels[1].get_title() and "BatchNorm" in panels[2].get_title()
+    assert all(ax.get_xlabel() for ax in panels) and panels[0].get_ylabel()
+    plt.close(fig)
+
+
+# -- pre-norm against post-norm ----------------------------------------------------------
+def test_pre_norm_bypass_is_untouched_and_post_norm_is_not():
+    h = torch.randn(2, 5, 8) * 3 + 1
+    pre = zero_branches(REF.PreNormBlock(8, 2))
+    assert torch.equal(pre(h), h)
+    config = LMConfig(vocab_size=1, d_model=8, n_heads=2, positions="none")
+    assert torch.equal(zero_branches(TransformerBlock(config))(h), h)
+    post = zero_branches(TransformerBlock(LMConfig(**{**config.__dict__, "norm": "post"})))
+    assert not torch.allclose(post(h), h)
+    torch.testing.assert_close(post(h), post.ln2(post.ln1(h)))
+
+
+@pytest.fixture(scope="module")
+def profiles():
+    return [depth_profile(norm, n_layers=16, d_model=32, B=2, L=8) for norm in ("pre", "post")]
+
+
+def test_depth_profile_pre_norm_stream_grows_post_norm_stream_stays_at_sqrt_d(profiles):
+    pre, post = profiles
+    assert len(pre["depth"]) == 17 and len(pre["grad_norm"]) == 17
+    assert pre["stream_norm"][-1] > 1.2 * pre["stream_norm"][1]
+    np.testing.assert_allclose(post["stream_norm"][1:], np.sqrt(32), rtol=1e-3)
+    assert np.all(np.isfinite(pre["grad_norm"])) and np.all(pre["grad_norm"] > 0)
+
+
+def test_depth_profile_post_norm_gradient_is_smaller_in_the_lowest_blocks():
+    post = depth_profile("post")  # the notebook's configuration: 48 blocks
+    assert post["grad_norm"][1] < 0.7 * post["grad_norm"][-1]
+
+
+def test_plot_depth_profiles_is_labelled(profiles):
+    fig = plot_depth_profiles(profiles)
+    for ax in fig.axes:
+        assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
+        assert {t.get_text() for t in ax.get_legend().get_texts()} >= {"pre-norm", "post-norm"}
+    plt.close(fig)
+
+
+# -- causality by gradients --------------------------------------------------------------
+@pytest.mark.parametrize("positions", POSITION_OPTIONS)
+def test_causality_gradients_are_zero_exactly_above_the_diagonal(positions):
+    torch.manual_seed(0)
+    model = REF.Decoder(11, 8, 2, 2, 10, positions)
+    G = causality_gradients(model, torch.randint(0, 11, (2, 6)))
+    assert G.shape == (6, 6)
+    assert np.all(G[np.triu_indices(6, k=1)] == 0.0)
+    assert np.all(G[np.tril_indices(6)] > 0.0)
+
+
+def test_causality_gradients_see_the_future_in_a_model_without_the_mask():
+    config = LMConfig(vocab_size=11, d_model=8, n_heads=2, n_layers=1, max_len=10,
+                      causal=False)
+    G = causality_gradients(TransformerLM(config), torch.randint(0, 11, (1, 5)))
+    assert np.all(G[np.triu_indices(5, k=1)] > 0.0)
+
+
+def test_plot_causality_shades_the_zero_triangle():
+    G = np.tril(np.ones((4, 4)))
+    fig = plot_causality(G, ["a", "b", "c", "d"])
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "input position s" and ax.get_ylabel() == "logit position l"
+    assert ax.get_title()
+    assert len(ax.patches) == 6  # one shaded cell per (l, s) with s > l
+    plt.close(fig)
+
+
+# -- shape walk --------------------------------------------------------------------------
+@pytest.mark.parametrize("make", ["reference", "package"])
+def test_shape_walk_goes_from_ids_to_logits(make):
+    V, d, N = 30, 16, 3
+    if make == "reference":
+        model = REF.Decoder(V, d, 4, N, 12, "learned")
+    else:
+        model = TransformerLM(LMConfig(vocab_size=V, d_model=d, n_heads=4, n_layers=N,
+                                       max_len=12, positions="learned"))
+    stages = shape_walk(model, torch.randint(0, V, (2, 6)))
+    names = [name for name, _ in stages]
+    assert stages[0] == ("token ids", (2, 6))
+    assert stages[-1] == ("vocabulary head: logits", (2, 6, V))
+    assert ("block 1: fc_in", (2, 6, 4 * d)) in stages
+    assert ("learned positions P", (6, d)) in stages or ("learned positions P", (1, 6, d)) in stages
+    assert sum(name.endswith("H_out") for name in names) == N
+    fig = plot_shape_walk(stages, sizes={"d": d, "4d": 4 * d, "V": V})
+    ax = fig.axes[0]
+    assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert "[B, L]" in texts and "[B, L, V]" in texts and "[B, L, 4d]" in texts
+    plt.close(fig)
+
+
+# -- the checks accept the reference and reject a wrong answer ---------------------------
+def test_checks_pass_the_reference_answers(capsys):
+    check_layer_norm(REF.layer_norm, reference=REF.layer_norm)
+    check_mlp(REF.MLP, reference=REF.MLP)
+    check_prenorm_block(REF.PreNormBlock, reference=REF.PreNormBlock)
+    check_decoder(REF.Decoder, reference=REF.Decoder, trials=1)
+    check_count_parameters(REF.count_parameters, reference=REF.count_parameters)
+    out = capsys.readouterr().out
+    for name in GRADED:
+        assert f"\u2713 {name} passed" in out
+
+
+def test_layer_norm_check_names_the_unbiased_variance():
+    def unbiased(h, gamma, beta, eps=1e-5):
+        if gamma.shape[0] != h.shape[-1]:
+            raise ValueError(f"gamma {tuple(gamma.shape)} h {tuple(h.shape)}")
+        mean = h.mean(-1, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(h.var(-1, keepdim=True) + eps) + beta
+
+    unbiased.__name__ = "layer_norm"
+    with pytest.raises(CheckFailure, match="unbiased variance"):
+        check_layer_norm(unbiased)
