@@ -1,6 +1,7 @@
 """nbgrader preprocessors of the workbook."""
 
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool, Float, Integer, Unicode
 
 
 class StderrToStdout(Preprocessor):
@@ -11,9 +12,77 @@ class StderrToStdout(Preprocessor):
     stream changes. Exceptions are "error" outputs and keep failing the cell.
     """
 
+    enabled = Bool(True)  # nbconvert preprocessors are off unless enabled
+
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code":
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream" and output.get("name") == "stderr":
                     output["name"] = "stdout"
+        return cell, resources
+
+
+class SandboxedExecute(Preprocessor):
+    """nbgrader's Execute, replaced: student cells in a bubblewrap kernel, tests in the grader.
+
+    See `grader.execute` for the design. Configured like any nbgrader preprocessor, e.g.
+    `c.SandboxedExecute.cell_timeout = 60`. `source_root` is the instructor's folder of
+    notebooks (the trusted test cells come from there, by grade_id); `report_directory`
+    receives one JSON report per notebook (kernel status, each test's verdict).
+    """
+
+    enabled = Bool(True)  # nbconvert preprocessors are off unless enabled
+
+    source_root = Unicode("", help="folder holding <assignment>/<notebook>.ipynb sources"
+                          ).tag(config=True)
+    report_directory = Unicode("", help="where run reports are written").tag(config=True)
+    sandbox = Unicode("auto", help="bwrap, none or auto (bwrap when it works)").tag(config=True)
+    cell_timeout = Float(300.0).tag(config=True)
+    notebook_timeout = Float(1800.0).tag(config=True)
+    memory_mb = Integer(4096).tag(config=True)
+    output_chars = Integer(20000).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        import json
+        import os
+        from pathlib import Path
+
+        from grader.execute import Template, run_notebook
+        from grader.sandbox import Limits
+
+        info = resources.get("nbgrader", {})
+        assignment, notebook = info.get("assignment"), info.get("notebook")
+        template = Template.from_path(Path(self.source_root) / assignment / f"{notebook}.ipynb")
+        limits = Limits(memory_mb=self.memory_mb, cell_timeout_s=self.cell_timeout,
+                        notebook_timeout_s=self.notebook_timeout, output_chars=self.output_chars)
+        files = resources.get("metadata", {}).get("path")
+        report = run_notebook(nb, template, Path(files) if files else None, limits, self.sandbox)
+        self.log.info("%s/%s/%s: %s", info.get("student"), assignment, notebook, report.status)
+        if self.report_directory:
+            folder = Path(self.report_directory) / assignment / str(info.get("student"))
+            os.makedirs(folder, exist_ok=True)
+            (folder / f"{notebook}.json").write_text(json.dumps(report.to_json(), indent=1))
+        return nb, resources
+
+
+class HideHiddenTests(Preprocessor):
+    """For feedback: cut hidden-test regions from test cells and tracebacks from their errors.
+
+    nbgrader's feedback shows the autograded notebook, whose test cells hold the restored
+    hidden tests; this leaves the visible part and, for a failure, only the check's message
+    (which names the likely mistake).
+    """
+
+    enabled = Bool(True)  # nbconvert preprocessors are off unless enabled
+
+    def preprocess_cell(self, cell, resources, index):
+        import re
+
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            cell.source = re.sub(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
+                                 "", cell.source, flags=re.DOTALL).rstrip() + "\n"
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    output["traceback"] = [f"{output.get('ename')}: {output.get('evalue')}"]
         return cell, resources

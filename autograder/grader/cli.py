@@ -1,0 +1,85 @@
+"""The TA's command line: grade a class, regrade one student, export, catalogue, sample."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from grader.course import AUTOGRADER, Course, export_csv, grade_class, table
+
+
+def _course(args) -> Course:
+    return Course(root=Path(args.root), work=Path(args.work or Path(args.root) / "autograder"),
+                  db_url=args.db_url or "", sandbox=args.sandbox,
+                  cell_timeout=args.timeout, memory_mb=args.memory_mb)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", default=str(AUTOGRADER.parent),
+                        help="course folder with solutions/ and autograder/ (default: this repo)")
+    parser.add_argument("--work", help="where gradebook, submitted/, autograded/, feedback/ "
+                        "and grades.csv go (default: ROOT/autograder)")
+    parser.add_argument("--db-url", help="nbgrader db_url, e.g. postgresql://user@host/db "
+                        "(default: sqlite WORK/gradebook.db)")
+    parser.add_argument("--workers", type=int, default=1, help="parallel grading processes")
+    parser.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
+                        help="bwrap (required), none (trusted code only), auto (bwrap if usable)")
+    parser.add_argument("--timeout", type=float, help="seconds per cell (default: config, 300)")
+    parser.add_argument("--memory-mb", type=int, help="kernel address-space limit (4096)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    grade = sub.add_parser("grade", help="grade an LMS zip or a folder of submissions")
+    grade.add_argument("source", nargs="?", help="LMS zip or folder; omit to regrade what "
+                       "submitted/ already holds")
+    grade.add_argument("-a", "--assignment", action="append",
+                       help="assignment to grade, e.g. 01_attention_scores (default: all)")
+    grade.add_argument("-s", "--student", action="append",
+                       help="regrade only this student (always re-run)")
+    grade.add_argument("--force", action="store_true", help="re-run unchanged submissions too")
+    grade.add_argument("--shard", default="0/1", help="I/N: grade the I-th of N shards "
+                       "(several machines, one PostgreSQL gradebook)")
+    grade.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
+    _common(grade)
+    export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
+    export.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
+    _common(export)
+    catalogue = sub.add_parser("catalogue", help="grade every catalogued mistake; report")
+    catalogue.add_argument("-a", "--assignment", action="append")
+    catalogue.add_argument("--out", help="write the Markdown report here too")
+    _common(catalogue)
+    sample = sub.add_parser("sample", help="grade the embedded sample class and print it")
+    sample.add_argument("--out", help="work folder (default: a temporary folder)")
+    _common(sample)
+    args = parser.parse_args(argv)
+
+    if args.command == "catalogue":
+        from grader.report import catalogue_command
+
+        return catalogue_command(args)
+    if args.command == "sample":
+        from grader.sample import sample_command
+
+        return sample_command(args)
+    course = _course(args)
+    csv_path = Path(args.csv) if args.csv else course.work / "grades.csv"
+    if args.command == "grade":
+        index, count = (int(x) for x in args.shard.split("/"))
+        started = time.monotonic()
+        outcomes = grade_class(course, Path(args.source) if args.source else None,
+                               args.assignment, args.student, args.workers, args.force,
+                               (index, count))
+        failed = [o for o in outcomes if not o["ok"]]
+        for outcome in failed:
+            print(f"FAILED {outcome['student']}/{outcome['assignment']}: {outcome['error']}",
+                  file=sys.stderr)
+        print(f"graded {len(outcomes)} notebook(s) with {args.workers} worker(s) in "
+              f"{time.monotonic() - started:.1f} s")
+    rows = export_csv(course, csv_path)
+    print(table(rows))
+    print(f"CSV: {csv_path}")
+    return 0

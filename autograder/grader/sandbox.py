@@ -1,0 +1,169 @@
+"""How a student's kernel is started: bubblewrap, resource limits, a throwaway user.
+
+The sandbox sees, read-only: the system's /usr (and /etc), the Python installation and the
+virtual environment, the `attnbook` package and this `grader` folder (for the kernel
+program). It gets a private /tmp as its only writable place, with a copy of the student's
+own submission folder as working directory. It does not see the repository (so neither
+`solutions/` nor `autograder/reference/`), the gradebook, or any other student's files. It
+has no network (a new network namespace holds only loopback), its own PID namespace, and
+dies with the grader. Limits: address space, processes (per throwaway user id, so a fork
+bomb stops at its own ceiling), file size, open files, CPU seconds; wall time and output
+size are enforced by the grader that reads the kernel's replies.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import resource
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+GRADER_DIR = Path(__file__).resolve().parent
+MiB = 1024 * 1024
+
+
+@dataclass
+class Limits:
+    """Per-kernel limits; the defaults fit notebook 01-09 on a 2-core laptop."""
+
+    memory_mb: int = 4096  # address space of the kernel process (torch maps a lot)
+    processes: int = 256  # processes and threads of the sandbox's user
+    file_mb: int = 64  # largest file the kernel may write
+    cpu_s: int = 3600  # CPU seconds for the whole notebook
+    cell_timeout_s: float = 300.0  # wall time of one cell, or of one test's calls
+    notebook_timeout_s: float = 1800.0  # wall time of the whole notebook
+    output_chars: int = 20000  # kept per stream per cell; the rest is counted, not kept
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+@functools.lru_cache(maxsize=1)
+def sandbox_available() -> tuple[bool, str]:
+    """Whether bubblewrap can start a kernel here, and why not."""
+    path = bwrap_path()
+    if path is None:
+        return False, "bubblewrap (bwrap) is not installed: run autograder/install_system_deps.sh"
+    flags = ["--unshare-pid", "--unshare-net"] + ([] if os.geteuid() == 0 else ["--unshare-user"])
+    probe = subprocess.run([path, *flags, "--die-with-parent", "--ro-bind", "/", "/", "true"],
+                           capture_output=True, text=True, timeout=30)
+    if os.geteuid() == 0 and not shutil.which("setpriv"):
+        return False, "setpriv (util-linux) is missing: the kernel cannot drop root"
+    if probe.returncode != 0:
+        return False, f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}"
+    return True, ""
+
+
+def _python_roots() -> list[str]:
+    roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return sorted(roots)
+
+
+def _package_root() -> str:
+    import attnbook
+
+    return str(Path(attnbook.__file__).resolve().parent)
+
+
+def _dirs_for(path: str, made: set[str]) -> list[str]:
+    """bwrap makes missing parents of a mount point mode 0700; make them 0755 first."""
+    args, parts = [], Path(path).parents
+    for parent in reversed(list(parts)[:-1]):
+        if str(parent) not in made:
+            made.add(str(parent))
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def kernel_command(workdir: Path, fds: tuple[int, int], use_sandbox: bool,
+                   ids: tuple[int, int] | None = None) -> list[str]:
+    """The argv that starts `grader.kernel` with its request and reply descriptors.
+
+    As root, bubblewrap sets up the mounts and namespaces, then `setpriv` drops to a
+    throwaway user id with no capabilities and no way to regain them; otherwise bubblewrap
+    runs unprivileged in a new user namespace.
+    """
+    python = os.path.normpath(os.path.abspath(sys.executable))
+    kernel = [python, "-s", "-B", "-m", "grader.kernel", str(fds[0]), str(fds[1])]
+    if not use_sandbox:
+        return kernel
+    args = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
+            "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    if ids is None:
+        args.insert(1, "--unshare-user")
+    for link in ("bin", "sbin", "lib", "lib64", "lib32"):
+        target = Path("/") / link
+        if target.is_symlink():
+            args += ["--symlink", os.readlink(target), str(target)]
+        elif target.is_dir():
+            args += ["--ro-bind", str(target), str(target)]
+    made: set[str] = {"/", "/usr", "/etc", "/tmp"}
+    binds = [r for r in _python_roots() if not r.startswith("/usr/")]
+    venv = os.path.realpath(sys.prefix)
+    if venv not in binds and not venv.startswith("/usr/"):
+        binds.append(venv)
+    binds.append(_package_root())
+    for path in binds:
+        args += _dirs_for(path, made) + ["--ro-bind", path, path]
+    args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/attnbook-grader",
+             "--ro-bind", str(GRADER_DIR), "/opt/attnbook-grader/grader",
+             "--bind", str(workdir), "/tmp/work", "--chdir", "/tmp/work",
+             "--setenv", "PYTHONPATH", "/opt/attnbook-grader"]
+    if ids is not None:
+        args += ["--", shutil.which("setpriv") or "/usr/bin/setpriv",
+                 f"--reuid={ids[0]}", f"--regid={ids[1]}", "--clear-groups",
+                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    else:
+        args += ["--"]
+    return args + kernel
+
+
+def kernel_env(limits: Limits, use_sandbox: bool) -> dict[str, str]:
+    env = {
+        "PATH": os.path.dirname(sys.executable) + ":/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "NBGRADER_EXECUTION": "autograde",
+        "ATTNBOOK_OUTPUT_LIMIT": str(limits.output_chars),
+        "MPLCONFIGDIR": "/tmp/mpl",
+        "HOME": "/tmp/work",
+    }
+    if not use_sandbox:
+        env["PYTHONPATH"] = str(GRADER_DIR.parent)
+        env.pop("MPLCONFIGDIR")
+        env["HOME"] = os.environ.get("HOME", "/tmp")
+    return env
+
+
+def throwaway_ids() -> tuple[int, int] | None:
+    """A user and group id owned by nobody, unique to this grading process (root only)."""
+    if os.geteuid() != 0:
+        return None
+    uid = 200000 + os.getpid() % 50000
+    return uid, uid
+
+
+def limit_resources(limits: Limits):
+    """A preexec function that applies the kernel's rlimits in the child before exec."""
+
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * MiB,) * 2)
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes,) * 2)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * MiB,) * 2)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
+
+    return apply
