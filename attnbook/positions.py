@@ -157,16 +157,18 @@ def plot_rope_angles(frequencies, L: int = 64):
     theta = np.asarray(frequencies, dtype=float)
     if theta.ndim != 1:
         raise ValueError(f"frequencies must be (d_k/2,); got shape {theta.shape}")
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    positions = np.arange(L)
+    fig, ax = plt.subplots(figsize=(8.0, 3.8))
+    positions = np.arange(L, dtype=float)
     for i, t in enumerate(theta):
-        ax.plot(positions, np.degrees(positions * t) % 360.0, ".-", ms=3,
-                label=f"pair {i}: theta = {t:.3g} rad")
+        wrapped = np.degrees(positions * t) % 360.0
+        breaks = np.flatnonzero(np.diff(wrapped) < 0) + 1  # a full turn: do not draw back
+        ax.plot(np.insert(positions, breaks, np.nan), np.insert(wrapped, breaks, np.nan),
+                ".-", ms=3, label=f"pair {i}: theta = {t:.3g} rad")
     ax.set_xlabel("position l")
     ax.set_ylabel("rotation angle l * theta_i (degrees, mod 360)")
     ax.set_title("Fast pairs wrap around quickly; slow pairs barely turn")
     ax.set_ylim(0, 360)
-    ax.legend(fontsize=7, loc="upper right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 

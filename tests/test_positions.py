@@ -170,3 +170,171 @@ def test_reference_shift_matrix_moves_every_position():
         M = REF02.shift_matrix(k, 12)
         lo, hi = max(0, -k), 40 - max(0, k)
         assert np.allclose(P[lo:hi] @ M.T, P[lo + k:hi + k])
+
+
+# ---------------------------------------------------------------------------------------
+# notebook 03: figure, widget, checks, the half-split permutation
+# ---------------------------------------------------------------------------------------
+REF03 = load_reference("03_rope")
+
+
+def test_rope_angle_plot_has_one_curve_per_pair_and_breaks_at_full_turns():
+    theta = REF03.rope_frequencies(16, 10000.0)
+    fig = positions.plot_rope_angles(theta, L=64)
+    _labels_present(fig)
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 8
+    y = lines[0].get_ydata()
+    assert np.isnan(y).any(), "pair 0 wraps around and its curve should break there"
+    assert np.nanmax(y) < 360.0 and np.nanmin(y) >= 0.0
+    plt.close(fig)
+    with pytest.raises(ValueError):
+        positions.plot_rope_angles(np.zeros((2, 2)))
+
+
+def _shown(widget) -> dict:
+    """The data attributes of what the widget displays now."""
+    import re
+
+    return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', widget.display.value))
+
+
+def test_angle_explorer_starts_as_the_lecture_and_keeps_the_difference_when_both_move():
+    widget = positions.rope_angle_widget()  # the lecture's 30 degrees per position
+    shown = _shown(widget)
+    assert (shown["query-position"], shown["key-position"]) == ("1", "3")
+    assert float(shown["query-angle"]) == pytest.approx(30.0)
+    assert float(shown["key-angle"]) == pytest.approx(90.0)
+    assert float(shown["difference"]) == pytest.approx(60.0)
+    widget.shift.value = 1
+    shown = _shown(widget)
+    assert (shown["query-position"], shown["key-position"]) == ("2", "4")
+    assert float(shown["query-angle"]) == pytest.approx(60.0)
+    assert float(shown["key-angle"]) == pytest.approx(120.0)
+    assert float(shown["difference"]) == pytest.approx(60.0)
+    assert float(shown["score"]) == pytest.approx(0.5)
+    assert "stroke-dasharray" in widget.display.value, "the old arrows are drawn faded"
+
+
+def test_angle_explorer_follows_its_controls():
+    theta = REF03.rope_frequencies(8, 10000.0)
+    widget = positions.rope_angle_widget(frequencies=theta, query_position=1, key_position=3)
+    assert widget.pair.max == 3
+    widget.pair.value = 1
+    widget.key_position.value = 6
+    shown = _shown(widget)
+    assert float(shown["theta"]) == pytest.approx(theta[1])
+    assert float(shown["difference"]) == pytest.approx(np.degrees(5 * theta[1]))
+    assert float(shown["score"]) == pytest.approx(np.cos(5 * theta[1]))
+    for shift in (0, 3, 9):
+        widget.shift.value = shift
+        assert widget.difference() == pytest.approx(5 * theta[1])
+    widget.query_position.value = 4
+    assert widget.difference() == pytest.approx(2 * theta[1])
+    with pytest.raises(ValueError):
+        positions.rope_angle_widget(frequencies=[])
+
+
+def _rope_validated():
+    def rotation_2d(a):
+        a = np.asarray(a)
+        if a.dtype.kind not in "biuf":
+            raise ValueError(f"a must hold real angles in radians; got {a!r}")
+        return REF03.rotation_2d(a)
+
+    def rope_frequencies(d_k, base=10000.0):
+        if d_k <= 0 or d_k % 2:
+            raise ValueError(f"d_k must be positive and even; got d_k={d_k}")
+        return REF03.rope_frequencies(d_k, base)
+
+    def apply_rope(X, positions, base=10000.0):
+        X, positions = np.asarray(X, dtype=float), np.asarray(positions)
+        if X.shape[-2] != len(positions) or X.shape[-1] % 2:
+            raise ValueError(f"X {X.shape}, positions {positions.shape}")
+        return REF03.apply_rope(X, positions, base)
+
+    return rotation_2d, rope_frequencies, apply_rope
+
+
+def test_nb03_checks_pass_the_reference_with_hidden_tests(capsys):
+    from attnbook.checks import check_apply_rope, check_rope_frequencies, check_rotation_2d
+
+    rotation_2d, rope_frequencies, apply_rope = _rope_validated()
+    check_rotation_2d(rotation_2d, reference=REF03.rotation_2d)
+    check_rope_frequencies(rope_frequencies, reference=REF03.rope_frequencies)
+    check_apply_rope(apply_rope, reference=REF03.apply_rope)
+    out = capsys.readouterr().out
+    for name in ("rotation_2d", "rope_frequencies", "apply_rope"):
+        assert f"✓ {name} passed" in out
+
+
+def test_nb03_stored_values_agree_with_the_reference():
+    from attnbook.checks import nb03
+
+    assert np.allclose(nb03.STORED_R_30_DEGREES, REF03.rotation_2d(np.pi / 6), atol=1e-10)
+    assert np.allclose(nb03.STORED_THETA_6, REF03.rope_frequencies(6), atol=1e-10)
+    assert np.allclose(nb03.STORED_ROPE_Y, REF03.apply_rope(nb03.WORKED_ROPE_X, [0, 1, 2], 100.0),
+                       atol=1e-10)
+
+
+def test_rope_check_names_the_half_split_mistake():
+    from attnbook.checks import check_apply_rope
+
+    def apply_rope(X, positions_, base=10000.0):
+        return _half_split_rope(np.asarray(X, dtype=float), positions_, base)
+
+    with pytest.raises(CheckFailure, match="half-split pairing"):
+        check_apply_rope(apply_rope)
+
+
+def _half_split_rope(X, positions_, base=10000.0):
+    """RoPE as libraries with the half-split layout write it: pair i is (i, i + d_k/2)."""
+    half = X.shape[-1] // 2
+    angles = np.asarray(positions_, dtype=float)[:, None] * REF03.rope_frequencies(2 * half, base)
+    c, s = np.cos(angles), np.sin(angles)
+    first, second = X[..., :half], X[..., half:]
+    return np.concatenate([first * c - second * s, first * s + second * c], axis=-1)
+
+
+@pytest.mark.parametrize("d_k", [2, 4, 8, 64])
+def test_half_split_is_the_same_rotation_under_a_fixed_permutation(d_k):
+    rng = np.random.default_rng(d_k)
+    X = rng.standard_normal((2, 3, 7, d_k))
+    pos = rng.integers(0, 1000, size=7)
+    order = positions.half_split_order(d_k)
+    assert sorted(order) == list(range(d_k))
+    assert np.allclose(_half_split_rope(X[..., order], pos), REF03.apply_rope(X, pos)[..., order])
+    if d_k > 2:  # without the reordering the two layouts disagree
+        assert not np.allclose(_half_split_rope(X, pos), REF03.apply_rope(X, pos))
+    # Scores are unchanged by the reordering, so both layouts give the same attention.
+    q, k = X[0, 0], X[1, 2]
+    ours = REF03.apply_rope(q, pos) @ REF03.apply_rope(k, pos).T
+    theirs = _half_split_rope(q[..., order], pos) @ _half_split_rope(k[..., order], pos).T
+    assert np.allclose(ours, theirs)
+
+
+def test_half_split_order_rejects_odd_widths():
+    with pytest.raises(ValueError, match="5"):
+        positions.half_split_order(5)
+
+
+def test_reference_rope_scores_depend_only_on_the_offset():
+    rng = np.random.default_rng(7)
+    q, k = rng.standard_normal((2, 1, 16))
+    scores = [(REF03.apply_rope(q, [l]) @ REF03.apply_rope(k, [l + 4]).T).item()
+              for l in (0, 3, 50, 9999)]
+    assert np.allclose(scores, scores[0])
+
+
+def test_reference_rope_matches_the_package_decoder_rotation():
+    """The decoder's rotate_pairs (torch, used from notebook 06 on) follows the same
+    convention as the notebook: consecutive pairs, theta_i = base^(-2i/d_k)."""
+    import torch
+
+    from attnbook.model import rope_tables, rotate_pairs
+
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((2, 5, 8))
+    cos, sin = rope_tables(5, 8, 10000.0)
+    ours = rotate_pairs(torch.as_tensor(X), cos.double(), sin.double()).numpy()
+    assert np.allclose(ours, REF03.apply_rope(X, np.arange(5)), atol=1e-6)

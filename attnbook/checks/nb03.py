@@ -1,0 +1,299 @@
+"""Checks for notebook 03, RoPE: rotation_2d, rope_frequencies, apply_rope.
+
+Visible use: `check_apply_rope(apply_rope)` runs a stored worked example and the properties
+RoPE must have (position 0 is the identity, lengths kept, scores depend only on the offset,
+any leading axes). Hidden use: `check_apply_rope(apply_rope, reference=ref.apply_rope)` also
+compares with the autograder's reference on random shapes and positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array
+
+__all__ = ["check_apply_rope", "check_rope_frequencies", "check_rotation_2d"]
+
+#: R(pi/6), to 10 decimals.
+STORED_R_30_DEGREES = np.array([[0.8660254038, -0.5], [0.5, 0.8660254038]])
+#: rope_frequencies(6, 10000.0), to 10 decimals.
+STORED_THETA_6 = np.array([1.0, 0.0464158883, 0.0021544347])
+#: The worked example of apply_rope: X (3, 4) at positions [0, 1, 2], base 100.
+WORKED_ROPE_X = np.array([[1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0], [0.0, 2.0, 0.0, 1.0]])
+STORED_ROPE_Y = np.array([
+    [1.0, 0.0, 1.0, 0.0],
+    [0.5403023059, 0.8414709848, 0.9950041653, 0.0998334166],
+    [-1.8185948537, -0.8322936731, -0.1986693308, 0.9800665778],
+])
+STORED_ATOL = 2e-10
+
+HINT_PAIR_EXPONENT = ("the exponent is 2i/d_k with i the PAIR index: theta_i = base ** (-2 * i "
+                      "/ d_k) for i = 0 .. d_k/2 - 1, i.e. base ** (-np.arange(0, d_k, 2) / d_k)")
+HINT_DIRECTION = ("R(a) = [[cos a, -sin a], [sin a, cos a]] turns counterclockwise: "
+                  "R(a) @ [1, 0] = [cos a, sin a]. Rotating by -a (or x @ R instead of R @ x) "
+                  "turns the wrong way")
+
+
+# ---------------------------------------------------------------------------------------
+# helpers that build the known wrong answers
+# ---------------------------------------------------------------------------------------
+def _turned(X, angles, layout="consecutive"):
+    """X (..., L, d_k) with pair i of token l turned by angles[l, i]; pairs either
+    consecutive (2i, 2i+1) or split in halves (i, i + d_k/2)."""
+    X = np.asarray(X, dtype=np.float64)
+    half = X.shape[-1] // 2
+    if layout == "halves":
+        first, second = np.arange(half), np.arange(half, 2 * half)
+    else:
+        first, second = np.arange(0, 2 * half, 2), np.arange(1, 2 * half, 2)
+    c, s = np.cos(angles), np.sin(angles)  # (L, d_k/2)
+    out = X.copy()
+    out[..., first] = X[..., first] * c - X[..., second] * s
+    out[..., second] = X[..., first] * s + X[..., second] * c
+    return out
+
+
+def _rope_mistakes(X, positions, base) -> list[Mistake]:
+    X = np.asarray(X, dtype=np.float64)
+    d_k = X.shape[-1]
+    l = np.asarray(positions, dtype=np.float64)[:, None]  # (L, 1)
+    i = np.arange(d_k // 2)
+    theta = base ** (-2 * i / d_k)
+    correct = _turned(X, l * theta)
+    mistakes = [
+        Mistake("half-split pairing (feature i with i + d_k/2) instead of consecutive pairs",
+                _turned(X, l * theta, layout="halves"),
+                "our pairs are consecutive features (2i, 2i+1): X[..., 0::2] and X[..., 1::2], "
+                "not the two halves X[..., :d_k//2] and X[..., d_k//2:]"),
+        Mistake("exponent i/d_k instead of 2i/d_k", _turned(X, l * base ** (-i / d_k)),
+                HINT_PAIR_EXPONENT),
+        Mistake("rotated by -l * theta (the wrong direction)", _turned(X, -l * theta),
+                HINT_DIRECTION),
+        Mistake("one frequency for all pairs", _turned(X, l * np.ones_like(theta)),
+                "pair i turns by l * theta_i with its own theta_i from rope_frequencies"),
+        Mistake("positions ignored (0, 1, 2, ... used instead)",
+                _turned(X, np.arange(X.shape[-2])[:, None] * theta),
+                "turn token l by positions[l] * theta_i: the positions argument need not be "
+                "0, 1, 2, ..."),
+        Mistake("base ignored (10000 used whatever base is)",
+                _turned(X, l * 10000.0 ** (-2 * i / d_k)),
+                "pass base on to rope_frequencies(d_k, base)"),
+    ]
+    # A mistake that gives the right answer on these inputs (base 10000, positions 0..L-1)
+    # is not a mistake here.
+    return [m for m in mistakes if not np.allclose(m.output, correct)]
+
+
+# ---------------------------------------------------------------------------------------
+# rotation_2d
+# ---------------------------------------------------------------------------------------
+def _rotation_mistakes(a) -> list[Mistake]:
+    a = np.asarray(a, dtype=np.float64)
+    c, s = np.cos(a), np.sin(a)
+
+    def matrix(a11, a12, a21, a22):
+        return np.stack([np.stack([a11, a12], -1), np.stack([a21, a22], -1)], -2)
+
+    c_deg, s_deg = np.cos(np.radians(a)), np.sin(np.radians(a))
+    return [
+        Mistake("transposed: R(-a) instead of R(a)", matrix(c, s, -s, c), HINT_DIRECTION),
+        Mistake("angle treated as degrees", matrix(c_deg, -s_deg, s_deg, c_deg),
+                "a is in radians: use np.cos(a) and np.sin(a) directly, no conversion"),
+        Mistake("sin and cos swapped", matrix(s, -c, c, s),
+                "cos sits on the diagonal: [[cos a, -sin a], [sin a, cos a]]"),
+    ]
+
+
+def check_rotation_2d(rotation_2d, reference=None, trials: int = 12) -> None:
+    run = CheckRun(rotation_2d)
+    for a, expected in ((np.pi / 2, [[0.0, -1.0], [1.0, 0.0]]),
+                        (np.pi / 6, STORED_R_30_DEGREES), (0.0, np.eye(2))):
+        call = f"rotation_2d({a:.6g})"
+        R = run.call(call, a)
+        run.expect_shape(call, R, (2, 2), hint="one angle gives one 2 x 2 matrix")
+        run.expect_finite(call, R)
+        run.expect_close(call, R, expected, mistakes=_rotation_mistakes(a), atol=STORED_ATOL)
+    call = "rotation_2d(pi / 6) @ [1, 0]"
+    R = as_array(run.call(call, np.pi / 6))
+    run.expect_close(call, R @ np.array([1.0, 0.0]), [np.cos(np.pi / 6), np.sin(np.pi / 6)],
+                     hint=HINT_DIRECTION)
+    call = "rotation_2d(0.7).T @ rotation_2d(0.7)"
+    R = as_array(run.call(call, 0.7))
+    run.expect_close(call, R.T @ R, np.eye(2), hint="a rotation keeps lengths: R^T R = I")
+    call = "rotation_2d(0.3) @ rotation_2d(0.5) against rotation_2d(0.8)"
+    product = as_array(run.call(call, 0.3)) @ as_array(run.call(call, 0.5))
+    run.expect_close(call, product, as_array(run.call(call, 0.8)),
+                     hint="turning by a then by b turns by a + b")
+
+    angles = np.array([[0.0, 1.0, -2.0], [3.5, 10.0, np.pi]])
+    call = "rotation_2d(a) with an array of angles of shape (2, 3)"
+    R = run.call(call, angles)
+    run.expect_shape(call, R, (2, 3, 2, 2),
+                     hint="keep the angles' axes first and put the 2 x 2 last, (..., 2, 2): "
+                     "build it with np.stack(..., axis=-1), not np.array([[c, -s], [s, c]])")
+    run.expect_close(call, R, [[as_array(run.call(call, float(a))) for a in row]
+                               for row in angles],
+                     mistakes=_rotation_mistakes(angles),
+                     hint="entry [j, k] must be rotation_2d(a[j, k])")
+    run.expect_raises("rotation_2d('30 degrees')", ValueError, "30 degrees",
+                      mentions=("radians",))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(800 + seed)
+            shape = tuple(int(v) for v in rng.integers(1, 5, size=int(rng.integers(0, 3))))
+            a = rng.standard_normal(shape) * 10.0 ** int(rng.integers(0, 6))
+            call = f"rotation_2d on random angles of shape {shape} (seed {seed})"
+            R = run.call(call, a)
+            run.expect_shape(call, R, (*shape, 2, 2))
+            run.expect_close(call, R, reference(a), mistakes=_rotation_mistakes(a))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# rope_frequencies
+# ---------------------------------------------------------------------------------------
+def _frequency_mistakes(d_k, base) -> list[Mistake]:
+    i = np.arange(d_k // 2)
+    return [
+        Mistake("exponent i/d_k instead of 2i/d_k", base ** (-i / d_k), HINT_PAIR_EXPONENT),
+        Mistake("positive exponent", base ** (2 * i / d_k),
+                "the frequencies shrink from 1: theta_i = base ** (-2i/d_k), with a minus sign"),
+        Mistake("base ignored (10000 used whatever base is)", 10000.0 ** (-2 * i / d_k),
+                "use the base argument, not a hard-coded 10000"),
+        Mistake("one frequency for all pairs", np.full(d_k // 2, 1.0),
+                "pair i has its own theta_i = base ** (-2i/d_k)"),
+    ]
+
+
+def check_rope_frequencies(rope_frequencies, reference=None, trials: int = 12) -> None:
+    run = CheckRun(rope_frequencies)
+    for d_k, base, expected in ((8, 10000.0, [1.0, 0.1, 0.01, 0.001]),
+                                (6, 10000.0, STORED_THETA_6), (4, 100.0, [1.0, 0.1]),
+                                (2, 10000.0, [1.0])):
+        call = f"rope_frequencies({d_k}, {base:g})"
+        theta = run.call(call, d_k, base)
+        run.expect_shape(call, theta, (d_k // 2,),
+                         hint="one theta per PAIR: d_k/2 values, not d_k")
+        run.expect_finite(call, theta)
+        run.expect_close(call, theta, expected, mistakes=_frequency_mistakes(d_k, base),
+                         atol=STORED_ATOL)
+    call = "rope_frequencies(64, 10000)"
+    theta = as_array(run.call(call, 64, 10000.0))
+    run.expect_true(theta.shape == (32,) and np.all(np.diff(theta) < 0) and theta[0] == 1.0,
+                    f"{call}: expected 32 strictly decreasing frequencies starting at 1; "
+                    f"got {theta}", hint=HINT_PAIR_EXPONENT)
+    for d_k in (5, 0):
+        run.expect_raises(f"rope_frequencies({d_k}, 10000)", ValueError, d_k, 10000.0,
+                          mentions=(str(d_k),))
+    if reference is not None:
+        rng = np.random.default_rng(900)
+        for trial in range(trials):
+            d_k, base = 2 * int(rng.integers(1, 65)), float(rng.choice([10.0, 500.0, 1e4, 1e6]))
+            call = f"rope_frequencies({d_k}, {base:g}) (random, trial {trial})"
+            theta = run.call(call, d_k, base)
+            run.expect_shape(call, theta, (d_k // 2,))
+            run.expect_close(call, theta, reference(d_k, base),
+                             mistakes=_frequency_mistakes(d_k, base))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# apply_rope
+# ---------------------------------------------------------------------------------------
+def _expect_rope(run: CheckRun, call: str, Y, X, positions, base, expected=None, atol=1e-8):
+    X = np.asarray(X, dtype=np.float64)
+    run.expect_shape(call, Y, X.shape, hint="RoPE returns an array shaped like X")
+    run.expect_finite(call, Y)
+    if expected is not None:
+        run.expect_close(call, Y, expected, mistakes=_rope_mistakes(X, positions, base),
+                         atol=atol)
+
+
+def _score(q, k):
+    return float(np.asarray(q, dtype=np.float64).ravel() @ np.asarray(k, dtype=np.float64).ravel())
+
+
+def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
+    run = CheckRun(apply_rope)
+    X = WORKED_ROPE_X.copy()
+    call = "apply_rope(X, [0, 1, 2], 100.0) on the worked (3, 4) example"
+    Y = run.call(call, X, np.array([0, 1, 2]), 100.0)
+    run.expect_true(np.array_equal(X, WORKED_ROPE_X), f"{call} changed its input X in place.",
+                    hint="write the rotated pairs into a new array")
+    _expect_rope(run, call, Y, X, [0, 1, 2], 100.0, STORED_ROPE_Y, atol=STORED_ATOL)
+
+    rng = np.random.default_rng(31)
+    X = rng.standard_normal((5, 8))
+    call = "apply_rope(X, [0, 0, 0, 0, 0], 10000.0) (every token at position 0)"
+    Y = run.call(call, X, np.zeros(5, dtype=int), 10000.0)
+    _expect_rope(run, call, Y, X, np.zeros(5), 10000.0)
+    run.expect_close(call, Y, X, mistakes=_rope_mistakes(X, np.zeros(5), 10000.0),
+                     hint="position 0 turns every pair by 0: X comes back as it was")
+
+    positions = np.array([7, 0, 3, 12, 5])
+    call = "apply_rope(X, [7, 0, 3, 12, 5], 10000.0) with X of shape (5, 8)"
+    Y = run.call(call, X, positions, 10000.0)
+    _expect_rope(run, call, Y, X, positions, 10000.0)
+    Y = as_array(Y)
+    mistake = run.match_mistake(Y, _rope_mistakes(X, positions, 10000.0))
+    if mistake is not None:
+        run.fail(f"{call} returned wrong values.\nThis looks like a known mistake: "
+                 f"{mistake.name}.", hint=mistake.hint)
+    run.expect_close(f"{call}: length of every pair (2i, 2i+1)",
+                     np.hypot(Y[:, 0::2], Y[:, 1::2]), np.hypot(X[:, 0::2], X[:, 1::2]),
+                     hint="RoPE rotates each consecutive pair (2i, 2i+1); a rotation keeps "
+                     "the pair's length")
+    run.expect_close(f"{call}: row 1 (position 0)", Y[1], X[1],
+                     hint="a token at position 0 is not rotated")
+
+    # The score between a query at l and a key at s depends only on s - l.
+    q, k = rng.standard_normal((1, 8)), rng.standard_normal((1, 8))
+    scores = []
+    for l, s in ((1, 3), (2, 4), (11, 13), (100, 102)):
+        q_rot = run.call(f"apply_rope(q, [{l}], 10000.0)", q, np.array([l]), 10000.0)
+        k_rot = run.call(f"apply_rope(k, [{s}], 10000.0)", k, np.array([s]), 10000.0)
+        scores.append(_score(q_rot, k_rot))
+    run.expect_close("scores q~_l . k~_s for (l, s) = (1, 3), (2, 4), (11, 13), (100, 102)",
+                     scores, [scores[0]] * 4,
+                     hint="rotate queries and keys by the SAME angles per position; then the "
+                     "score depends only on the offset s - l")
+
+    X4 = rng.standard_normal((2, 3, 4, 6))
+    positions = np.array([0, 2, 5, 9])
+    call = "apply_rope(X, [0, 2, 5, 9], 500.0) with leading axes, X of shape (2, 3, 4, 6)"
+    hint_axes = ("keep every leading axis: X is (..., L, d_k), so index pairs with "
+                 "X[..., 0::2] and read d_k from X.shape[-1]")
+    try:
+        Y = run.call(call, X4, positions, 500.0)
+    except CheckFailure as err:
+        run.fail(str(err).split(": ", 1)[-1], hint=hint_axes)
+    run.expect_shape(call, Y, X4.shape, hint=hint_axes)
+    per_slice = np.stack([[as_array(run.call(call, X4[b, h], positions, 500.0))
+                           for h in range(3)] for b in range(2)])
+    run.expect_close(f"{call}: against each (L, d_k) slice rotated alone", Y, per_slice,
+                     mistakes=_rope_mistakes(X4, positions, 500.0),
+                     hint=hint_axes)
+
+    call = "apply_rope(X, positions as a Python list [3], 10000.0) with X of shape (1, 2)"
+    Y = run.call(call, np.array([[1.0, 0.0]]), [3], 10000.0)
+    _expect_rope(run, call, Y, np.array([[1.0, 0.0]]), [3], 10000.0,
+                 [[np.cos(3.0), np.sin(3.0)]])
+
+    run.expect_raises("apply_rope with X (5, 8) and 4 positions", ValueError, X,
+                      np.arange(4), 10000.0, mentions=("(5, 8)", "(4,)"))
+    run.expect_raises("apply_rope with X of odd width (3, 5)", ValueError,
+                      np.zeros((3, 5)), np.arange(3), 10000.0, mentions=("(3, 5)",))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1000 + seed)
+            lead = tuple(int(v) for v in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+            L, d_k = int(rng.integers(1, 9)), 2 * int(rng.integers(1, 9))
+            X = rng.standard_normal((*lead, L, d_k))
+            positions = rng.integers(0, 50 if seed % 3 else 100000, size=L)
+            base = float(rng.choice([100.0, 10000.0]))
+            call = (f"apply_rope on random X of shape {X.shape}, positions {positions.tolist()}, "
+                    f"base {base:g} (seed {seed})")
+            Y = run.call(call, X, positions, base)
+            _expect_rope(run, call, Y, X, positions, base, reference(X, positions, base),
+                         atol=1e-7)
+    run.done()

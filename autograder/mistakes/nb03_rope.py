@@ -1,0 +1,162 @@
+"""Notebook 03 catalogue: the mistakes students make, and correct answers written otherwise."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from grader.catalogue import alternative, mistake  # noqa: E402
+
+MISTAKES = [
+    # rotation_2d
+    mistake("rotation_2d", "transposed matrix (turns by -a)", """
+        c, s = np.cos(a), np.sin(a)
+        return np.stack([np.stack([c, s], axis=-1), np.stack([-s, c], axis=-1)], axis=-2)
+    """, hint="turns counterclockwise"),
+    mistake("rotation_2d", "angle converted from degrees", """
+        a = np.radians(a)
+        c, s = np.cos(a), np.sin(a)
+        return np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
+    """, hint="a is in radians"),
+    mistake("rotation_2d", "sin and cos swapped", """
+        c, s = np.cos(a), np.sin(a)
+        return np.stack([np.stack([s, -c], axis=-1), np.stack([c, s], axis=-1)], axis=-2)
+    """, hint="cos sits on the diagonal"),
+    mistake("rotation_2d", "np.array puts the 2 x 2 in front for arrays of angles", """
+        c, s = np.cos(a), np.sin(a)
+        return np.array([[c, -s], [s, c]])
+    """, hint="(..., 2, 2)"),
+    # rope_frequencies
+    mistake("rope_frequencies", "exponent i/d_k instead of 2i/d_k", """
+        return base ** (-np.arange(d_k // 2) / d_k)
+    """, hint="the exponent is 2i/d_k"),
+    mistake("rope_frequencies", "one theta per feature instead of per pair", """
+        return base ** (-np.arange(d_k) / d_k)
+    """, hint="one theta per PAIR"),
+    mistake("rope_frequencies", "positive exponent", """
+        return base ** (np.arange(0, d_k, 2) / d_k)
+    """, hint="with a minus sign"),
+    mistake("rope_frequencies", "base hard-coded to 10000", """
+        return 10000.0 ** (-np.arange(0, d_k, 2) / d_k)
+    """, hint="not a hard-coded 10000"),
+    mistake("rope_frequencies", "one frequency for all pairs", """
+        return np.ones(d_k // 2)
+    """, hint="its own theta_i"),
+    # apply_rope
+    mistake("apply_rope", "half-split pairing (i with i + d_k/2)", """
+        half = X.shape[-1] // 2
+        angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+        c, s = np.cos(angles), np.sin(angles)
+        first, second = X[..., :half], X[..., half:]
+        return np.concatenate([first * c - second * s, first * s + second * c], axis=-1)
+    """, hint="consecutive features (2i, 2i+1)"),
+    mistake("apply_rope", "exponent i/d_k", """
+        d_k = X.shape[-1]
+        angles = positions[:, None] * base ** (-np.arange(d_k // 2) / d_k)
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="the exponent is 2i/d_k"),
+    mistake("apply_rope", "rotated by -l * theta", """
+        angles = -positions[:, None] * rope_frequencies(X.shape[-1], base)
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="turns the wrong way"),
+    mistake("apply_rope", "row-vector product x @ R (the transpose)", """
+        R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))
+        pairs = X.reshape(*X.shape[:-1], -1, 2)
+        return np.einsum("...lpi,lpij->...lpj", pairs, R).reshape(X.shape)
+    """, hint="x @ R instead of R @ x"),
+    mistake("apply_rope", "one frequency for all pairs", """
+        angles = positions[:, None] * np.ones(X.shape[-1] // 2)
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="its own theta_i"),
+    mistake("apply_rope", "positions argument ignored", """
+        L = X.shape[-2]
+        angles = np.arange(L)[:, None] * rope_frequencies(X.shape[-1], base)
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="need not be 0, 1, 2"),
+    mistake("apply_rope", "modifies X in place", """
+        angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+        c, s = np.cos(angles), np.sin(angles)
+        first, second = X[..., 0::2].copy(), X[..., 1::2].copy()
+        X[..., 0::2] = first * c - second * s
+        X[..., 1::2] = first * s + second * c
+        return X
+    """, hint="new array"),
+    mistake("apply_rope", "only works without leading axes", """
+        theta = rope_frequencies(X.shape[1], base)
+        out = np.zeros(X.shape)
+        for l in range(X.shape[0]):
+            for i in range(X.shape[1] // 2):
+                pair = X[l, 2 * i:2 * i + 2]
+                out[l, 2 * i:2 * i + 2] = rotation_2d(positions[l] * theta[i]) @ pair
+        return out
+    """, hint="leading axis"),
+    # concept checks
+    mistake("answer_rotation_norm", "thinks rotation scales", 'answer_rotation_norm = "B"',
+            hint="keeps its length"),
+    mistake("answer_slow_pairs", "thinks slow pairs are cheaper", 'answer_slow_pairs = "A"',
+            hint="cannot tell offset 1 from"),
+    mistake("answer_shifted_score", "thinks absolute positions matter",
+            'answer_shifted_score = "B"', hint="only the offset"),
+    mistake("answer_rotate_values", "rotating values too", 'answer_rotate_values = "B"',
+            hint="Rotating V would mix absolute positions"),
+    mistake("answer_half_split", "thinks the layouts differ in substance",
+            'answer_half_split = "A"', hint="fixed reordering"),
+]
+
+ALTERNATIVES = [
+    alternative("rotation_2d", "np.array with moveaxis", """
+        a = np.asarray(a, dtype=float)
+        R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])  # (2, 2, ...)
+        return np.moveaxis(R, (0, 1), (-2, -1))
+    """),
+    alternative("rotation_2d", "fill an empty array", """
+        a = np.asarray(a, dtype=float)
+        R = np.empty(a.shape + (2, 2))
+        R[..., 0, 0] = np.cos(a)
+        R[..., 0, 1] = -np.sin(a)
+        R[..., 1, 0] = np.sin(a)
+        R[..., 1, 1] = np.cos(a)
+        return R
+    """),
+    alternative("rope_frequencies", "loop with a list", """
+        return [base ** (-2 * i / d_k) for i in range(d_k // 2)]
+    """),
+    alternative("rope_frequencies", "exp and log", """
+        return np.exp(-np.log(base) * np.arange(0, d_k, 2) / d_k)
+    """),
+    alternative("apply_rope", "rotation matrices and einsum", """
+        R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))  # (L, p, 2, 2)
+        pairs = X.reshape(*X.shape[:-1], -1, 2)  # (..., L, p, 2)
+        return np.einsum("lpij,...lpj->...lpi", R, pairs).reshape(X.shape)
+    """),
+    alternative("apply_rope", "complex numbers", """
+        theta = rope_frequencies(X.shape[-1], base)
+        z = X[..., 0::2] + 1j * X[..., 1::2]  # (..., L, d_k/2)
+        z = z * np.exp(1j * positions[:, None] * theta)
+        return np.stack([z.real, z.imag], axis=-1).reshape(X.shape)
+    """),
+    alternative("apply_rope", "rotate_half style on interleaved pairs", """
+        theta = rope_frequencies(X.shape[-1], base)
+        angles = np.repeat(positions[:, None] * theta, 2, axis=-1)  # (L, d_k)
+        swapped = np.empty_like(X)
+        swapped[..., 0::2] = -X[..., 1::2]
+        swapped[..., 1::2] = X[..., 0::2]
+        return X * np.cos(angles) + swapped * np.sin(angles)
+    """),
+    alternative("answer_rotate_values", "lower case", 'answer_rotate_values = "a"'),
+]
