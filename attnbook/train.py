@@ -375,8 +375,18 @@ def train(config: TrainConfig) -> dict:
         "val_floor": data.val_floor,
     }
 
+    def settle_losses() -> None:
+        """Write the steps' losses into the log rows (one device sync for many steps)."""
+        if pending:
+            values = torch.stack([loss for _, loss in pending]).tolist()
+            for (row, _), value in zip(pending, values, strict=True):
+                row["train_loss"] = f"{value:.6f}"
+            bar.set_postfix(loss=f"{values[-1]:.4f}", refresh=False)
+            pending.clear()
+
     def validate_and_save(final: bool) -> None:
         nonlocal best
+        settle_losses()
         val = validation_loss(
             model, data.val, pad_id=tokenizer.pad_id, device=device,
             rank=info.rank, world_size=info.world_size, autocast=autocast,
@@ -411,6 +421,7 @@ def train(config: TrainConfig) -> dict:
                 f"{model.num_parameters():,} parameters",
             )  # fmt: skip
 
+    pending: list[tuple[dict, torch.Tensor]] = []  # log rows whose loss is still on the device
     model.train()
     while step < last_step:
         lr = _learning_rate(config, step)
@@ -421,7 +432,7 @@ def train(config: TrainConfig) -> dict:
             wrapped, optimizer, batch.to(device), n_global, config.grad_clip, autocast,
             info.world_size,
         )  # fmt: skip
-        reported = loss.detach().double()
+        reported = loss.detach().double()  # this rank's share of the global batch's mean
         if ddp:
             dist.all_reduce(reported)
         step += 1
@@ -429,12 +440,14 @@ def train(config: TrainConfig) -> dict:
         elapsed = elapsed_before + time.perf_counter() - start
         log_rows.append(
             {
-                "step": step, "lr": f"{lr:.6g}", "train_loss": f"{float(reported):.6f}",
+                "step": step, "lr": f"{lr:.6g}", "train_loss": "",
                 "val_loss": "", "tokens": tokens, "elapsed_s": f"{elapsed:.2f}",
             }
         )  # fmt: skip
+        pending.append((log_rows[-1], reported))
+        if len(pending) >= 25:
+            settle_losses()
         bar.update(1)
-        bar.set_postfix(loss=f"{float(reported):.4f}", refresh=False)
         out_of_time = config.budget_seconds is not None and (
             time.perf_counter() - start >= config.budget_seconds
         )
@@ -504,12 +517,15 @@ def _parse_args(argv: list[str] | None) -> TrainConfig:
 def main(argv: list[str] | None = None) -> None:
     config = _parse_args(argv)
     metrics = train(config)
+    if dist.is_initialized():
+        # Every rank finishes its collectives before any tears the group down; an unclean
+        # teardown can abort a process at exit.
+        dist.barrier()
+        dist.destroy_process_group()
     if int(os.environ.get("RANK", "0")) == 0:
         shown = {k: v for k, v in metrics.items() if isinstance(v, int | float | str)}
         for key, value in shown.items():
             print(f"{key:>20}: {value:.4f}" if isinstance(value, float) else f"{key:>20}: {value}")
-    if dist.is_initialized():
-        dist.destroy_process_group()
 
 
 if __name__ == "__main__":
