@@ -157,8 +157,8 @@ def plot_norm_axes(demo: dict):
 # ---------------------------------------------------------------------------------------
 # Pre-norm against post-norm at depth
 # ---------------------------------------------------------------------------------------
-def depth_profile(norm: str, n_layers: int = 48, d_model: int = 32, n_heads: int = 4,
-                  vocab_size: int = 64, B: int = 4, L: int = 16, seed: int = 0) -> dict:
+def depth_profile(norm: str, n_layers: int = 32, d_model: int = 32, n_heads: int = 4,
+                  vocab_size: int = 64, B: int = 2, L: int = 16, seed: int = 0) -> dict:
     """Residual-stream norm and gradient norm at every depth of a freshly initialised model.
 
     Builds the reference decoder with ``norm="pre"`` or ``"post"`` and PyTorch's default
@@ -204,7 +204,7 @@ def plot_depth_profiles(profiles: list[dict]):
         left.plot(profile["depth"], profile["stream_norm"], marker + "-", ms=3, label=label)
         right.plot(profile["depth"], profile["grad_norm"], marker + "-", ms=3, label=label)
     d = profiles[0]["d_model"]
-    left.axhline(np.sqrt(d), color="k", ls=":", label=f"sqrt(d) = {np.sqrt(d):.0f}")
+    left.axhline(np.sqrt(d), color="k", ls=":", label=f"sqrt(d) = {np.sqrt(d):.1f}")
     left.set_xlabel("depth l (0 = embedding, l = after block l)")
     left.set_ylabel("mean norm of a token's h_l")
     left.set_title("Residual stream at initialisation")
@@ -259,6 +259,7 @@ def plot_causality(G: np.ndarray, tokens: list[str] | None = None):
                        row_labels=labels, col_labels=labels,
                        xlabel="input position s", ylabel="logit position l", cmap="magma")
     ax = fig.axes[0]
+    ax.tick_params(axis="x", labelrotation=45)
     for l in range(L):
         for s in range(l + 1, L):
             if G[l, s] == 0.0:
@@ -304,15 +305,12 @@ def shape_walk(model: nn.Module, idx: torch.Tensor) -> list[tuple[str, tuple[int
 
 
 def _symbolic(shape: tuple[int, ...], sizes: dict[str, int]) -> str:
-    """``(2, 5, 16)`` -> ``[B, L, d]`` using the named sizes; the first two axes are B, L."""
-    names = []
-    for axis, n in enumerate(shape):
-        if axis == 0:
-            names.append("B")
-        elif axis == 1:
-            names.append("L")
-        else:
-            names.append(next((k for k, v in sizes.items() if v == n), str(n)))
+    """``(2, 5, 16)`` -> ``[B, L, d]``: each axis takes the first unused name of its size."""
+    names, used = [], set()
+    for n in shape:
+        name = next((k for k, v in sizes.items() if v == n and k not in used), str(n))
+        used.add(name)
+        names.append(name)
     return "[" + ", ".join(names) + "]"
 
 
@@ -320,9 +318,12 @@ def plot_shape_walk(stages: list[tuple[str, tuple[int, ...]]], sizes: dict[str, 
                     title: str = "Shape walk: [B, L] token ids to [B, L, V] logits"):
     """A column of boxes, bottom to top, one per stage: its name, shape and symbolic shape.
 
-    ``sizes`` names the widths, e.g. ``{"d": 16, "4d": 64, "V": 30}``.
+    ``sizes`` names the widths, e.g. ``{"d": 16, "4d": 64, "V": 30}``; B and L are read
+    from the first stage, the token ids.
     """
     n = len(stages)
+    B, L = stages[0][1][:2]  # the first stage is the ids, (B, L)
+    sizes = {"B": B, "L": L, **sizes}
     fig, ax = plt.subplots(figsize=(7.5, 0.55 * n + 1.0))
     for i, (label, shape) in enumerate(stages):
         y = i

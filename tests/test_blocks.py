@@ -147,7 +147,7 @@ def test_depth_profile_pre_norm_stream_grows_post_norm_stream_stays_at_sqrt_d(pr
 
 
 def test_depth_profile_post_norm_gradient_is_smaller_in_the_lowest_blocks():
-    post = depth_profile("post")  # the notebook's configuration: 48 blocks
+    post = depth_profile("post")  # the notebook's configuration: 32 blocks
     assert post["grad_norm"][1] < 0.7 * post["grad_norm"][-1]
 
 
@@ -201,13 +201,15 @@ def test_shape_walk_goes_from_ids_to_logits(make):
     assert stages[0] == ("token ids", (2, 6))
     assert stages[-1] == ("vocabulary head: logits", (2, 6, V))
     assert ("block 1: fc_in", (2, 6, 4 * d)) in stages
-    assert ("learned positions P", (6, d)) in stages or ("learned positions P", (1, 6, d)) in stages
+    position_shape = (6, d) if make == "reference" else (1, 6, d)  # the package keeps a B axis
+    assert ("learned positions P", position_shape) in stages
     assert sum(name.endswith("H_out") for name in names) == N
     fig = plot_shape_walk(stages, sizes={"d": d, "4d": 4 * d, "V": V})
     ax = fig.axes[0]
     assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
     texts = " ".join(t.get_text() for t in ax.texts)
     assert "[B, L]" in texts and "[B, L, V]" in texts and "[B, L, 4d]" in texts
+    assert "[L, d]" in texts or make == "package"  # the notebook's table has no batch axis
     plt.close(fig)
 
 
