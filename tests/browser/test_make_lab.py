@@ -1,0 +1,61 @@
+"""The README's first command, `make lab`, serves the student notebooks in a real browser.
+
+Each student notebook (notebooks/*/*.ipynb, found when the tests run) opens with all its
+cells, a kernel that starts, no error output, and nbgrader's Validate button in its toolbar.
+Nothing is saved: the test servers run with autosave off.
+"""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from .conftest import student_notebooks
+from .lab import ROOT, STDERR_OUTPUT, notebook_state, open_lab, open_notebook
+
+NOTEBOOKS = student_notebooks()
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(240)
+def test_make_lab_shows_the_notebook_list(page, make_lab, screenshots):
+    open_lab(page, make_lab)
+    listing = page.locator(".jp-DirListing-content .jp-DirListing-itemName")
+    expected = sorted(p.parent.name for p in NOTEBOOKS)
+    assert expected, "no student notebooks in notebooks/"
+    page.wait_for_function(
+        """names => { const shown = [...document.querySelectorAll(
+             '.jp-DirListing-content .jp-DirListing-itemName')].map(e => e.textContent.trim());
+           return names.every(n => shown.includes(n)); }""", arg=expected, timeout=30_000)
+    shown = [t.strip() for t in listing.all_inner_texts()]
+    page.screenshot(path=str(screenshots / "make-lab-file-browser.png"))
+    assert set(expected) <= set(shown), f"file browser shows {shown}, expected {expected}"
+    # Into the first folder: the notebook itself is listed.
+    first = NOTEBOOKS[0]
+    page.locator(".jp-DirListing-item", has_text=first.parent.name).first.dblclick()
+    page.locator(".jp-DirListing-itemName", has_text=first.name).first.wait_for()
+    page.screenshot(path=str(screenshots / "make-lab-file-browser-folder.png"))
+    # nbgrader's lab extension is loaded: its menu is in the menu bar.
+    page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').wait_for()
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_student_notebook_opens(path, page, make_lab, screenshots, stop_kernels):
+    stop_kernels(make_lab)
+    relative = path.relative_to(ROOT / "notebooks").as_posix()
+    panel = open_notebook(page, make_lab, relative)
+    cells = nbformat.read(path, as_version=4).cells
+    state = notebook_state(page)
+    page.screenshot(path=str(screenshots / f"student-{path.stem}.png"))
+    assert len(state["cells"]) == len(cells), (
+        f"{relative}: the browser shows {len(state['cells'])} cells, the file has {len(cells)}")
+    assert panel.locator(".jp-Cell").count() == len(cells)
+    errors = [c for c in state["cells"] if c["errors"]]
+    assert not errors, f"{relative}: error outputs on opening: {json.dumps(errors)[:1000]}"
+    assert panel.locator(STDERR_OUTPUT).count() == 0, f"{relative}: stderr shown on opening"
+    assert panel.locator(".validate-button").count() == 1, (
+        f"{relative}: nbgrader's Validate button is missing from the notebook toolbar")

@@ -1,0 +1,83 @@
+"""nbgrader's JupyterLab extensions: Validate on a student notebook, the formgrader for a TA.
+
+Both run on the author server (JupyterLab on the repository root, working directory with the
+workbook's nbgrader configuration). Validate saves the notebook before it validates, so it
+runs on a copy of each student notebook under .test-artifacts/, never on notebooks/.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+import pytest
+
+from .conftest import solution_notebooks, student_notebooks
+from .lab import ROOT, SCRATCH, open_lab, open_notebook
+
+NOTEBOOKS = student_notebooks()
+VALIDATE_LIMIT = 240  # nbgrader executes the whole notebook
+
+
+def graded_code_cells(path) -> list:
+    return [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"
+            and c.metadata.get("nbgrader", {}).get("grade")]
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(VALIDATE_LIMIT + 120)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_validate_button_reports_the_failing_stubs(path, page, author_lab, screenshots,
+                                                    stop_kernels):
+    stop_kernels(author_lab)
+    copy = SCRATCH / "validate" / path.parent.name
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(path.parent, copy, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    relative = (copy / path.name).relative_to(ROOT).as_posix()
+    open_notebook(page, author_lab, relative)
+    page.locator(".validate-button").first.click()
+    dialog = page.locator(".nbgrader-ErrorDialog, .nbgrader-SuccessDialog")
+    dialog.first.wait_for(timeout=VALIDATE_LIMIT * 1000)
+    text = dialog.first.inner_text()
+    page.screenshot(path=str(screenshots / f"validate-{path.stem}.png"))
+    assert page.locator(".nbgrader-ErrorDialog").count() == 1, (
+        f"{path.stem}: Validate passed a notebook of unfilled stubs: {text[:1000]}")
+    # nbgrader's dialog: one "The following cell failed:" paragraph per failing graded cell,
+    # then the cell's source and its traceback (#validation-message.validation-failed).
+    message = page.locator("#validation-message.validation-failed")
+    assert message.count() == 1, f"{path.stem}: no list of failing cells: {text[:1000]}"
+    failed = message.locator("p", has_text="The following cell failed").count()
+    graded = graded_code_cells(path)
+    assert failed == len(graded), (
+        f"{path.stem}: Validate reports {failed} failing cells, the notebook has "
+        f"{len(graded)} graded test cells that should all fail on the stubs")
+    assert "NotImplementedError" in text, f"{path.stem}: no NotImplementedError in {text[:800]}"
+    first_lines = [c.source.strip().splitlines()[0] for c in graded if c.source.strip()]
+    missing = [line for line in first_lines if line not in text]
+    assert not missing, f"{path.stem}: the dialog does not show the failing checks {missing}"
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(240)
+def test_formgrader_opens_for_a_ta(page, author_lab, screenshots):
+    open_lab(page, author_lab)
+    page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').click()
+    page.locator('#jp-mainmenu-nbgrader li[data-command="nbgrader:open-formgrader"]').click()
+    tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab .lm-TabBar-tabLabel",
+                       has_text="Formgrader")
+    tab.first.wait_for()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('iframe')].some(f => f.src.includes('formgrader'))")
+    frame = next(f for f in page.frames if "formgrader" in f.url)
+    frame.locator(".breadcrumb li").first.wait_for(timeout=60_000)
+    assert "Assignments" in frame.locator(".breadcrumb").inner_text()
+    expected = sorted(p.parent.name for p in solution_notebooks())
+    frame.wait_for_function(
+        """names => names.every(n => document.body.innerText.includes(n))""", arg=expected,
+        timeout=60_000)
+    body = frame.locator("body").inner_text()
+    page.screenshot(path=str(screenshots / "formgrader.png"))
+    assert "formgrader/manage_assignments" in frame.url, frame.url
+    assert "not a subdirectory" not in body and "error" not in body.lower()[:200], body[:500]
+    missing = [n for n in expected if n not in body]
+    assert not missing, f"the formgrader does not list {missing}: {body[:800]}"
