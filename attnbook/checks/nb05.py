@@ -1,0 +1,440 @@
+"""Checks for notebook 05, multi-head attention (PyTorch): split_heads, merge_heads,
+scaled_dot_product_attention and the MultiHeadAttention module.
+
+Expected values come from worked examples written out here and from PyTorch's own
+`F.scaled_dot_product_attention` and `nn.MultiheadAttention`. Outputs are accepted within
+float tolerance: 1e-6 in float64, 1e-5 in float32.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array
+
+__all__ = [
+    "check_merge_heads",
+    "check_multi_head_attention",
+    "check_scaled_dot_product_attention",
+    "check_split_heads",
+]
+
+HINT_SPLIT = ("reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and "
+              "heads: view it as (B, L, h, d_k) first, then swap the L and h axes with "
+              ".transpose(1, 2)")
+HINT_MERGE = ("merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, "
+              "d_k), then .reshape(B, L, h * d_k) puts head 0's features first")
+HINT_NAN = ("a query with no allowed key has only -inf scores and torch.softmax returns NaN "
+            "for it: give such rows zero weights (for example torch.nan_to_num or "
+            "torch.where on the row)")
+
+
+def _tolerance(value) -> float:
+    dtype = getattr(value, "dtype", None)
+    return 1e-6 if dtype in (torch.float64, np.float64) else 1e-5
+
+
+def _close(run: CheckRun, call: str, seen, expected, mistakes=(), what="values", hint=None):
+    tol = max(_tolerance(seen), _tolerance(expected))
+    run.expect_close(call, seen, expected, mistakes=mistakes, rtol=tol, atol=tol, what=what,
+                     hint=hint)
+
+
+def _expect_tensor(run: CheckRun, call: str, seen) -> None:
+    run.expect_true(isinstance(seen, torch.Tensor),
+                    f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
+                    hint="stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy")
+
+
+# ---------------------------------------------------------------------------------------
+# Private head reshapes used to describe mistakes (not the exercise's names)
+# ---------------------------------------------------------------------------------------
+def _split(x: torch.Tensor, h: int) -> torch.Tensor:
+    B, L, d = x.shape
+    return x.reshape(B, L, h, d // h).transpose(1, 2)  # (B, h, L, d_k)
+
+
+def _merge(y: torch.Tensor) -> torch.Tensor:
+    B, h, L, d_k = y.shape
+    return y.transpose(1, 2).reshape(B, L, h * d_k)  # (B, L, h * d_k)
+
+
+def _split_mistakes(x: torch.Tensor, h: int) -> list[Mistake]:
+    B, L, d = x.shape
+    d_k = d // h
+    return [
+        Mistake("heads split by reshaping without the transpose (positions and heads mixed)",
+                x.reshape(B, h, L, d_k), HINT_SPLIT),
+        Mistake("heads interleaved: head r took every h-th feature instead of a block of d_k",
+                x.reshape(B, L, d_k, h).permute(0, 3, 1, 2),
+                "head r owns the contiguous features r*d_k .. (r+1)*d_k - 1: view as "
+                "(B, L, h, d_k), not (B, L, d_k, h)"),
+    ]
+
+
+def _merge_mistakes(y: torch.Tensor) -> list[Mistake]:
+    B, h, L, d_k = y.shape
+    return [
+        Mistake("heads merged in the wrong order: reshaped without the transpose",
+                y.reshape(B, L, h * d_k), HINT_MERGE),
+        Mistake("heads merged in the wrong order: features interleaved (d_k before h)",
+                y.permute(0, 2, 3, 1).reshape(B, L, h * d_k), HINT_MERGE),
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# split_heads
+# ---------------------------------------------------------------------------------------
+def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
+    run = CheckRun(split_heads)
+    x = torch.arange(12.0).reshape(1, 3, 4)  # B = 1, L = 3, d_model = 4
+    call = "split_heads(x, 2) with x = torch.arange(12.).reshape(1, 3, 4)"
+    y = run.call(call, x, 2)
+    _expect_tensor(run, call, y)
+    run.expect_shape(call, y, (1, 2, 3, 2), hint="(B, L, d_model) -> (B, h, L, d_k)")
+    expected = [[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]],
+                 [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]]
+    _close(run, call, y, expected, mistakes=_split_mistakes(x, 2))
+    run.expect_close(f"{call}: head 1 of token 2", as_array(y)[0, 1, 2], [10.0, 11.0],
+                     hint="head r of token l holds features r*d_k .. (r+1)*d_k - 1 of token l")
+
+    x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(51), dtype=torch.float64)
+    call = "split_heads(x, 3) with x of shape (2, 5, 12)"
+    y = run.call(call, x, 3)
+    run.expect_shape(call, y, (2, 3, 5, 4))
+    _close(run, call, y, _split(x, 3), mistakes=_split_mistakes(x, 3))
+    call = "split_heads(x, 1) (a single head)"
+    y = run.call(call, x, 1)
+    run.expect_shape(call, y, (2, 1, 5, 12))
+    _close(run, call, y, x[:, None])
+
+    run.expect_raises("split_heads(x, 5) with d_model = 12", ValueError, x, 5,
+                      mentions=("n_heads", "(2, 5, 12)"))
+    run.expect_raises("split_heads(x[0], 3) with x[0] of shape (5, 12)", ValueError, x[0], 3,
+                      mentions=("x", "(5, 12)"))
+    if reference is not None:
+        for seed in range(trials):
+            g = torch.Generator().manual_seed(800 + seed)
+            B, L, h, d_k = (int(v) for v in torch.randint(1, 6, (4,), generator=g))
+            x = torch.randn(B, L, h * d_k, generator=g)
+            call = f"split_heads on random x ({B}, {L}, {h * d_k}) with n_heads = {h} (seed {seed})"
+            y = run.call(call, x, h)
+            run.expect_shape(call, y, (B, h, L, d_k))
+            _close(run, call, y, reference(x, h), mistakes=_split_mistakes(x, h))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# merge_heads
+# ---------------------------------------------------------------------------------------
+def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
+    run = CheckRun(merge_heads)
+    y = torch.tensor([[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]],
+                       [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]])  # (1, 2, 3, 2)
+    call = "merge_heads(y) with y of shape (1, 2, 3, 2) (the split of arange(12).reshape(1, 3, 4))"
+    x = run.call(call, y)
+    _expect_tensor(run, call, x)
+    run.expect_shape(call, x, (1, 3, 4), hint="(B, h, L, d_k) -> (B, L, h * d_k)")
+    _close(run, call, x, torch.arange(12.0).reshape(1, 3, 4), mistakes=_merge_mistakes(y))
+
+    x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(52), dtype=torch.float64)
+    call = "merge_heads of the split of x (2, 5, 12) into 3 heads: the round trip"
+    back = run.call(call, _split(x, 3))
+    run.expect_shape(call, back, (2, 5, 12))
+    _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 3)),
+           hint="merge_heads must undo split_heads exactly")
+    call = "merge_heads on a contiguous copy of a split"
+    back = run.call(call, _split(x, 4).contiguous())
+    _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 4)))
+
+    run.expect_raises("merge_heads(y[0]) with y[0] of shape (2, 3, 2)", ValueError, y[0],
+                      mentions=("y", "(2, 3, 2)"))
+    if reference is not None:
+        for seed in range(trials):
+            g = torch.Generator().manual_seed(900 + seed)
+            B, h, L, d_k = (int(v) for v in torch.randint(1, 6, (4,), generator=g))
+            y = torch.randn(B, h, L, d_k, generator=g)
+            call = f"merge_heads on random y ({B}, {h}, {L}, {d_k}) (seed {seed})"
+            x = run.call(call, y)
+            run.expect_shape(call, x, (B, L, h * d_k))
+            _close(run, call, x, reference(y), mistakes=_merge_mistakes(y))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# scaled_dot_product_attention
+# ---------------------------------------------------------------------------------------
+def _torch_expected(q, k, v, allowed):
+    """PyTorch's fused attention; a row with no allowed key is zeros, as the course says."""
+    return torch.nan_to_num(F.scaled_dot_product_attention(q, k, v, attn_mask=allowed), nan=0.0)
+
+
+def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
+    d_k = q.shape[-1]
+    S = q @ k.transpose(-2, -1)  # (..., L_q, L_k), unscaled
+    ones = torch.ones(S.shape, dtype=torch.bool)
+    mask = ones if allowed is None else allowed.expand(S.shape)
+
+    def soft(scores, dim=-1):
+        return torch.nan_to_num(torch.softmax(scores, dim=dim), nan=0.0)
+
+    out = [
+        ("no 1/sqrt(d_k) scaling", soft(S.masked_fill(~mask, -math.inf)),
+         "divide the scores by sqrt(d_k) = sqrt(q.shape[-1])"),
+        ("divided by d_k instead of sqrt(d_k)", soft((S / d_k).masked_fill(~mask, -math.inf)),
+         "divide by sqrt(d_k), not d_k"),
+        ("softmax over the wrong axis",
+         soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=-2),
+         "each query's weights (the last axis, dim=-1) must sum to 1"),
+    ]
+    if allowed is not None:
+        out += [
+            ("mask applied after the softmax", soft(S / math.sqrt(d_k)) * mask,
+             "set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); "
+             "zeroing weights after it leaves rows that do not sum to 1"),
+            ("mask inverted (True treated as blocked)",
+             soft((S / math.sqrt(d_k)).masked_fill(mask, -math.inf)),
+             "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed"),
+            ("a large finite negative number (-1e9) instead of -inf",
+             torch.softmax((S / math.sqrt(d_k)).masked_fill(~mask, -1e9), dim=-1),
+             "a row with no allowed key came out uniform: use -inf and give such rows zero "
+             "weights"),
+        ]
+    return [Mistake(name, A @ v, hint) for name, A, hint in out]
+
+
+def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None):
+    y = run.call(call, q, k, v, allowed)
+    _expect_tensor(run, call, y)
+    if expected is None:
+        expected = _torch_expected(q, k, v, allowed)
+    run.expect_shape(call, y, tuple(expected.shape), hint="the output is (..., L_q, d_v)")
+    run.expect_finite(call, y, hint=HINT_NAN)
+    _close(run, call, y, expected, mistakes=_sdpa_mistakes(q, k, v, allowed))
+    return y
+
+
+def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=None,
+                                       trials: int = 12) -> None:
+    run = CheckRun(scaled_dot_product_attention)
+    names = getattr(getattr(scaled_dot_product_attention, "__code__", None), "co_names", ())
+    run.expect_true("scaled_dot_product_attention" not in names
+                    and "multi_head_attention_forward" not in names,
+                    f"{run.name} calls PyTorch's own fused attention.",
+                    hint="write the scores, the mask, the softmax and the weighted sum "
+                    "yourself; the checks compare with PyTorch's kernel for you")
+    g = torch.Generator().manual_seed(53)
+    q, k, v = (torch.randn(2, 3, 5, 4, generator=g, dtype=torch.float64) for _ in range(3))
+    _check_sdpa_case(run, "scaled_dot_product_attention(q, k, v, None) with q, k, v "
+                     "(2, 3, 5, 4) float64, no mask", q, k, v, None)
+    causal = torch.ones(5, 5, dtype=torch.bool).tril()
+    _check_sdpa_case(run, "scaled_dot_product_attention(q, k, v, allowed) with a causal "
+                     "(5, 5) mask", q, k, v, causal)
+    y = run.call("the causal case", q, k, v, causal)
+    _close(run, "scaled_dot_product_attention with a causal mask: first query's output",
+           as_array(y)[..., 0, :], as_array(v)[..., 0, :],
+           hint="query 0 may read only key 0, so its output is v[..., 0, :]")
+
+    real = torch.tensor([[True] * 5, [True, True, True, False, False]])
+    allowed = causal & real[:, None, None, :]  # (2, 1, 5, 5), broadcast over the heads
+    qf, kf, vf = q.float(), k.float(), v.float()
+    _check_sdpa_case(run, "scaled_dot_product_attention in float32 with a (2, 1, 5, 5) "
+                     "causal + padding mask broadcast over 3 heads", qf, kf, vf, allowed)
+
+    # Cross-attention shapes and a query with no allowed key.
+    q2 = torch.randn(3, 4, generator=g, dtype=torch.float64)
+    k2 = torch.randn(6, 4, generator=g, dtype=torch.float64)
+    v2 = torch.randn(6, 2, generator=g, dtype=torch.float64)
+    allowed2 = torch.tensor([[True, False, True, True, False, True], [False] * 6,
+                             [True] * 6])
+    y = _check_sdpa_case(run, "scaled_dot_product_attention with 3 queries, 6 keys, d_v = 2 "
+                         "and query 1 allowed no key", q2, k2, v2, allowed2)
+    _close(run, "the output row of the query with no allowed key", as_array(y)[1],
+           np.zeros(2), hint="a query with no allowed key returns zeros")
+
+    big = torch.tensor([[30.0, 0.0], [0.0, 30.0]], dtype=torch.float64)
+    _check_sdpa_case(run, "scaled_dot_product_attention with large scores (q.k = 900)",
+                     big, big, torch.eye(2, dtype=torch.float64), None)
+
+    run.expect_raises("scaled_dot_product_attention with k (6, 4) and v (5, 2)", ValueError,
+                      q2, k2, v2[:5], None, mentions=("(6, 4)", "(5, 2)"))
+    run.expect_raises("scaled_dot_product_attention with allowed (3, 5) for 6 keys",
+                      ValueError, q2, k2, v2, allowed2[:, :5], mentions=("allowed", "(3, 5)"))
+    if reference is not None:
+        for seed in range(trials):
+            g = torch.Generator().manual_seed(1000 + seed)
+            dtype = torch.float64 if seed % 2 else torch.float32
+            lead = tuple(int(s) for s in torch.randint(1, 4, (int(seed % 3),), generator=g))
+            L_q, L_k, d_k, d_v = (int(s) for s in torch.randint(1, 7, (4,), generator=g))
+            q = torch.randn(*lead, L_q, d_k, generator=g, dtype=dtype)
+            k = torch.randn(*lead, L_k, d_k, generator=g, dtype=dtype)
+            v = torch.randn(*lead, L_k, d_v, generator=g, dtype=dtype)
+            allowed = None if seed % 4 == 0 else torch.rand(*lead, L_q, L_k, generator=g) < 0.6
+            call = (f"scaled_dot_product_attention on random q {tuple(q.shape)}, k "
+                    f"{tuple(k.shape)}, v {tuple(v.shape)}, {dtype}, "
+                    f"{'no mask' if allowed is None else 'random mask'} (seed {seed})")
+            _check_sdpa_case(run, call, q, k, v, allowed, reference(q, k, v, allowed))
+            _close(run, f"{call} against F.scaled_dot_product_attention",
+                   run.call(call, q, k, v, allowed), _torch_expected(q, k, v, allowed))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# MultiHeadAttention
+# ---------------------------------------------------------------------------------------
+def _torch_mha(module, d_model: int, n_heads: int) -> nn.MultiheadAttention:
+    """PyTorch's own module with the learner's weights copied across."""
+    ref = nn.MultiheadAttention(d_model, n_heads, bias=True, batch_first=True,
+                                dtype=module.W_Q.weight.dtype)
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(torch.cat([module.W_Q.weight, module.W_K.weight,
+                                            module.W_V.weight]))
+        ref.in_proj_bias.copy_(torch.cat([module.W_Q.bias, module.W_K.bias, module.W_V.bias]))
+        ref.out_proj.weight.copy_(module.W_O.weight)
+        ref.out_proj.bias.copy_(module.W_O.bias)
+    return ref.eval()
+
+
+def _mha_mistakes(module, x, allowed, n_heads: int) -> list[Mistake]:
+    d_model = x.shape[-1]
+    d_k = d_model // n_heads
+    with torch.no_grad():
+        q, k, v = (_split(layer(x), n_heads) for layer in (module.W_Q, module.W_K, module.W_V))
+        mask = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool) if allowed is None \
+            else allowed
+
+        def attend(q, k, v, scale, mask=mask):
+            S = (q @ k.transpose(-2, -1) * scale).masked_fill(~mask, -math.inf)
+            return torch.nan_to_num(torch.softmax(S, dim=-1), nan=0.0) @ v
+
+        right = attend(q, k, v, 1 / math.sqrt(d_k))
+        B, L, _ = x.shape
+        wrong_split = [t.reshape(B, n_heads, L, d_k) for t in
+                       (module.W_Q(x), module.W_K(x), module.W_V(x))]
+        out = [
+            ("forgot W_O: the merged heads returned without the output projection",
+             _merge(right), "finish with self.W_O(merge_heads(...)): the output projection "
+             "mixes the heads"),
+            ("scaled by sqrt(d_model) instead of sqrt(d_k) of one head",
+             module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_model)))),
+             "each head's scores are q.k over d_k = d_model / n_heads features: divide by "
+             "sqrt(d_k), not sqrt(d_model)"),
+            ("heads split by reshaping without the transpose",
+             module.W_O(_merge(attend(*wrong_split, 1 / math.sqrt(d_k)))), HINT_SPLIT),
+            ("heads merged in the wrong order (no transpose)",
+             module.W_O(right.reshape(B, L, d_model)), HINT_MERGE),
+            ("one attention over the whole width (a single head)",
+             module.W_O(_merge(attend(_split(module.W_Q(x), 1), _split(module.W_K(x), 1),
+                                      _split(module.W_V(x), 1), 1 / math.sqrt(d_model)))),
+             "split the projections into n_heads heads before attending"),
+        ]
+        if allowed is not None:
+            out.append(("the mask was not passed to the attention",
+                        module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k),
+                                                 mask=torch.ones_like(mask)))),
+                        "pass allowed on to scaled_dot_product_attention"))
+    return [Mistake(name, y, hint) for name, y, hint in out]
+
+
+def _expect_layers(run: CheckRun, module, d_model: int) -> None:
+    for name in ("W_Q", "W_K", "W_V", "W_O"):
+        layer = getattr(module, name, None)
+        run.expect_true(isinstance(layer, nn.Linear),
+                        f"MultiHeadAttention({d_model}, ...) has no nn.Linear attribute {name} "
+                        f"(found {type(layer).__name__}).",
+                        hint="create self.W_Q, self.W_K, self.W_V and self.W_O as "
+                        "nn.Linear(d_model, d_model) in __init__")
+        run.expect_true(tuple(layer.weight.shape) == (d_model, d_model),
+                        f"{name}.weight has shape {tuple(layer.weight.shape)}; expected "
+                        f"({d_model}, {d_model}).", hint="nn.Linear(d_model, d_model)")
+        run.expect_true(layer.bias is not None,
+                        f"{name} has no bias; nn.MultiheadAttention uses one.",
+                        hint="nn.Linear(d_model, d_model, bias=True) (the default)")
+    run.expect_true(isinstance(module, nn.Module),
+                    "MultiHeadAttention must subclass nn.Module",
+                    hint="class MultiHeadAttention(nn.Module) with super().__init__()")
+
+
+def _invoke(run: CheckRun, call_text: str, func, *args):
+    """Call a method of the learner's module the way CheckRun.call calls a function."""
+    try:
+        return func(*args)
+    except (NotImplementedError, CheckFailure):
+        raise
+    except Exception as err:  # a bug in the learner's forward is reported, not hidden
+        raise CheckFailure(f"{run.name}: {call_text} raised {type(err).__name__}: {err}\n"
+                           f"The check expected it to return a result for these inputs."
+                           ) from err
+
+
+def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, dtype,
+                    masked: str, seed: int, reference=None) -> None:
+    torch.manual_seed(seed)
+    module = run.call(f"MultiHeadAttention({d_model}, {n_heads})", d_model, n_heads)
+    _expect_layers(run, module, d_model)
+    module = module.to(dtype).eval()
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(B, L, d_model, generator=g, dtype=dtype)
+    torch_module = _torch_mha(module, d_model, n_heads)
+    allowed, kwargs = None, {}
+    lengths = torch.randint(1, L + 1, (B,), generator=g)
+    real = torch.arange(L)[None, :] < lengths[:, None]  # (B, L)
+    causal = torch.ones(L, L, dtype=torch.bool).tril()
+    if masked == "causal":
+        allowed = causal
+        kwargs = {"attn_mask": ~causal}
+    elif masked == "causal + padding":
+        allowed = causal & real[:, None, None, :]  # (B, 1, L, L)
+        kwargs = {"attn_mask": ~causal, "key_padding_mask": ~real}
+    call = (f"MultiHeadAttention({d_model}, {n_heads}) on x ({B}, {L}, {d_model}) {dtype}, "
+            f"{masked}")
+    with torch.no_grad():
+        args = (x,) if allowed is None else (x, allowed)
+        y = _invoke(run, call, module.forward, *args)
+        expected, _ = torch_module(x, x, x, need_weights=False, **kwargs)
+        if reference is not None:
+            theirs = reference(d_model, n_heads).to(dtype).eval()
+            for name in ("W_Q", "W_K", "W_V", "W_O"):
+                getattr(theirs, name).load_state_dict(getattr(module, name).state_dict())
+            _close(run, f"{call}, against the reference with the same weights", y,
+                   theirs(*args), mistakes=_mha_mistakes(module, x, allowed, n_heads))
+        mistakes = _mha_mistakes(module, x, allowed, n_heads)
+    _expect_tensor(run, call, y)
+    run.expect_shape(call, y, (B, L, d_model), hint="the output has the input's shape")
+    run.expect_finite(call, y, hint=HINT_NAN)
+    _close(run, f"{call}, against nn.MultiheadAttention with the same weights", y, expected,
+           mistakes=mistakes)
+
+
+def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int = 6) -> None:
+    run = CheckRun(MultiHeadAttention)
+    torch.manual_seed(0)
+    module = run.call("MultiHeadAttention(8, 2)", 8, 2)
+    _expect_layers(run, module, 8)
+    n_params = sum(p.numel() for p in module.parameters())
+    run.expect_true(n_params == 4 * (8 * 8 + 8),
+                    f"MultiHeadAttention(8, 2) has {n_params} parameters; expected "
+                    f"4 * (8 * 8 + 8) = {4 * (8 * 8 + 8)}.",
+                    hint="exactly four nn.Linear(d_model, d_model) layers and nothing else "
+                    "with parameters")
+    for case in [(8, 2, 2, 5, torch.float64, "no mask", 61),
+                 (8, 2, 2, 5, torch.float64, "causal", 62),
+                 (12, 3, 3, 6, torch.float32, "causal + padding", 63),
+                 (6, 1, 1, 1, torch.float64, "causal", 64)]:
+        _check_mha_case(run, *case)
+    run.expect_raises("MultiHeadAttention(10, 3) (10 is not divisible by 3)", ValueError, 10, 3,
+                      mentions=("d_model", "n_heads"))
+    if reference is not None:
+        for seed in range(trials):
+            g = torch.Generator().manual_seed(1100 + seed)
+            h, d_k, B, L = (int(s) for s in torch.randint(1, 5, (4,), generator=g))
+            masked = ("no mask", "causal", "causal + padding")[seed % 3]
+            dtype = torch.float64 if seed % 2 else torch.float32
+            _check_mha_case(run, h * d_k, h, B, L + 1, dtype, masked, 1200 + seed,
+                            reference=reference)
+    run.done()

@@ -1,0 +1,72 @@
+"""Reference answers for notebook 05, written the way the exercises ask (PyTorch).
+
+Used by the hidden tests and the project's own tests; never shipped to students.
+"""
+
+import math
+
+import torch
+from torch import nn
+
+from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
+
+ANSWERS = {
+    # name: (options, correct letter, explanation shown when the answer is wrong)
+    "answer_head_shape": ("ABC", "B", "d_k = d_model / h = 64 / 8 = 8, and split_heads gives "
+                          "(B, h, L, d_k) = (2, 8, 10, 8)."),
+    "answer_scale_per_head": ("ABC", "A", "each head's score is a dot product over its own "
+                              "d_k features, so its spread grows like sqrt(d_k), not "
+                              "sqrt(d_model)."),
+    "answer_output_projection": ("ABC", "C", "after the merge, feature block r holds only head "
+                                 "r's output; W_O mixes the blocks so every output feature can "
+                                 "combine every head."),
+    "answer_head_evidence": ("ABC", "B", "a high weight shows where this head reads from; "
+                             "whether the model relies on it needs more evidence (attention is "
+                             "inspectable, not automatically an explanation)."),
+    "answer_cost": ("ABC", "B", "the score matrix has L x L entries per head: doubling L "
+                    "multiplies it by 4."),
+}
+
+
+def split_heads(x, n_heads):
+    require_ndim("x", x, 3, "(B, L, d_model)")
+    if x.shape[-1] % n_heads:
+        raise ValueError(f"the last axis of x (shape {tuple(x.shape)}) must be divisible by "
+                         f"n_heads = {n_heads}")
+    B, L, d_model = x.shape
+    return x.view(B, L, n_heads, d_model // n_heads).transpose(1, 2)
+
+
+def merge_heads(y):
+    require_ndim("y", y, 4, "(B, h, L, d_k)")
+    B, h, L, d_k = y.shape
+    return y.transpose(1, 2).reshape(B, L, h * d_k)
+
+
+def scaled_dot_product_attention(q, k, v, allowed=None):
+    require_min_ndim("q", q, 2, "(..., L_q, d_k)")
+    require_same_size("q", q, -1, "k", k, -1, "the query/key width d_k")
+    require_same_size("k", k, -2, "v", v, -2, "the number of keys L_k")
+    if allowed is not None:
+        require_same_size("allowed", allowed, -1, "k", k, -2, "the number of keys L_k")
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model = {d_model} must be divisible by n_heads = {n_heads}")
+        self.d_model, self.n_heads = d_model, n_heads
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))

@@ -1,0 +1,181 @@
+"""Notebook 05's package helpers, and the equalities the notebook shows, as tests.
+
+The reference answers must equal PyTorch's own attention and module (with and without
+masks); the hand-built heads must show their patterns; the cost measurement must show the
+naive path's L^2 memory against the fused kernel's.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+matplotlib.use("Agg")
+
+import attnbook.heads as heads  # noqa: E402
+from attnbook.checks import check_multi_head_attention, check_split_heads  # noqa: E402
+from attnbook.checks._core import CheckFailure  # noqa: E402
+from attnbook.grading import load_reference  # noqa: E402
+
+REF = load_reference("05_multihead")
+GRADED = ("split_heads", "merge_heads", "scaled_dot_product_attention", "MultiHeadAttention")
+
+
+def test_package_defines_no_graded_name():
+    import attnbook.checks.nb05 as checks
+
+    for module in (heads, checks):
+        leaked = [name for name in GRADED if hasattr(module, name)]
+        assert not leaked, f"{module.__name__} defines graded names {leaked}"
+
+
+# -- equal to PyTorch -------------------------------------------------------------------
+def _masks(B: int, L: int, g: torch.Generator):
+    causal = torch.ones(L, L, dtype=torch.bool).tril()
+    real = torch.arange(L)[None, :] < torch.randint(1, L + 1, (B,), generator=g)[:, None]
+    return causal, real
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("masked", ["none", "causal", "causal + padding", "random"])
+def test_attention_equals_torch_sdpa(dtype, masked):
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(3, 4, 7, 8, generator=g, dtype=dtype) for _ in range(3))
+    causal, real = _masks(3, 7, g)
+    allowed = {"none": None, "causal": causal,
+               "causal + padding": causal & real[:, None, None, :],
+               "random": torch.rand(3, 4, 7, 7, generator=g) < 0.5}[masked]
+    mine = REF.scaled_dot_product_attention(q, k, v, allowed)
+    theirs = torch.nan_to_num(F.scaled_dot_product_attention(q, k, v, attn_mask=allowed))
+    tol = 1e-6 if dtype == torch.float64 else 1e-5
+    torch.testing.assert_close(mine, theirs, rtol=tol, atol=tol)
+
+
+def test_fully_masked_row_gives_zeros_not_nan():
+    q = k = v = torch.randn(1, 3, 4)
+    allowed = torch.tensor([[True, False, False], [False, False, False], [True, True, True]])
+    y = REF.scaled_dot_product_attention(q, k, v, allowed)
+    assert torch.isfinite(y).all() and torch.equal(y[0, 1], torch.zeros(4))
+
+
+def test_split_and_merge_are_inverse_and_match_the_head_slices():
+    x = torch.randn(2, 5, 12)
+    y = REF.split_heads(x, 3)
+    assert y.shape == (2, 3, 5, 4)
+    assert torch.equal(y[:, 1], x[..., 4:8])
+    assert torch.equal(REF.merge_heads(y), x)
+
+
+@pytest.mark.parametrize("masked", ["none", "causal", "causal + padding"])
+@pytest.mark.parametrize(("d_model", "n_heads"), [(16, 4), (12, 3), (8, 1)])
+def test_module_equals_torch_multihead_attention(masked, d_model, n_heads):
+    torch.manual_seed(0)
+    mine = REF.MultiHeadAttention(d_model, n_heads).double().eval()
+    theirs = nn.MultiheadAttention(d_model, n_heads, bias=True, batch_first=True,
+                                   dtype=torch.float64).eval()
+    with torch.no_grad():
+        theirs.in_proj_weight.copy_(torch.cat([mine.W_Q.weight, mine.W_K.weight,
+                                               mine.W_V.weight]))
+        theirs.in_proj_bias.copy_(torch.cat([mine.W_Q.bias, mine.W_K.bias, mine.W_V.bias]))
+        theirs.out_proj.weight.copy_(mine.W_O.weight)
+        theirs.out_proj.bias.copy_(mine.W_O.bias)
+        g = torch.Generator().manual_seed(1)
+        x = torch.randn(3, 6, d_model, generator=g, dtype=torch.float64)
+        causal, real = _masks(3, 6, g)
+        if masked == "none":
+            y_mine, (y_theirs, _) = mine(x), theirs(x, x, x, need_weights=False)
+        elif masked == "causal":
+            y_mine = mine(x, causal)
+            y_theirs, _ = theirs(x, x, x, attn_mask=~causal, need_weights=False)
+        else:
+            y_mine = mine(x, causal & real[:, None, None, :])
+            y_theirs, _ = theirs(x, x, x, attn_mask=~causal, key_padding_mask=~real,
+                                 need_weights=False)
+    torch.testing.assert_close(y_mine, y_theirs, rtol=1e-6, atol=1e-6)
+    assert sum(p.numel() for p in mine.parameters()) == 4 * (d_model**2 + d_model)
+
+
+def test_checks_accept_the_reference_and_reject_a_transpose_free_split():
+    check_split_heads(REF.split_heads, reference=REF.split_heads)
+    check_multi_head_attention(REF.MultiHeadAttention, reference=REF.MultiHeadAttention)
+
+    def split_without_transpose(x, n_heads):
+        if x.ndim != 3 or x.shape[-1] % n_heads:
+            raise ValueError(f"x of shape {tuple(x.shape)} and n_heads = {n_heads}")
+        B, L, d = x.shape
+        return x.reshape(B, n_heads, L, d // n_heads)
+
+    with pytest.raises(CheckFailure, match="mixes positions and heads"):
+        check_split_heads(split_without_transpose)
+
+
+# -- hand-built heads -------------------------------------------------------------------
+def _patterns():
+    built = heads.hand_built_heads()
+    X = torch.tensor(built["X"])
+    L = X.shape[0]
+    causal = torch.ones(L, L, dtype=torch.bool).tril()
+    out = {}
+    for name, (W_Q, W_K) in built["heads"].items():
+        q, k = X @ torch.tensor(W_Q).T, X @ torch.tensor(W_K).T
+        out[name] = REF.scaled_dot_product_attention(q, k, torch.eye(L, dtype=X.dtype), causal)
+    return built, out
+
+
+def test_hand_built_heads_show_their_patterns():
+    built, patterns = _patterns()
+    tokens = built["tokens"]
+    L = len(tokens)
+    previous = patterns["previous token"]
+    assert all(previous[i, i - 1] > 0.9 for i in range(1, L))
+    content = patterns["content match (it -> cup)"]
+    it, cup = tokens.index("it"), tokens.index("cup")
+    assert int(content[it].argmax()) == cup and content[it, cup] > 0.9
+    broad = patterns["broad (spread over the prefix)"]
+    for i in range(L):
+        torch.testing.assert_close(broad[i, : i + 1], torch.full((i + 1,), 1.0 / (i + 1),
+                                                                 dtype=broad.dtype))
+    for A in patterns.values():
+        assert torch.all(A.triu(1) == 0), "every head obeys the causal mask"
+
+
+def test_plot_heads_is_labelled():
+    built, patterns = _patterns()
+    fig = heads.plot_heads(patterns, built["tokens"])
+    assert isinstance(fig, matplotlib.figure.Figure)
+    assert len(fig.axes) == 3
+    for ax in fig.axes:
+        assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title().startswith("head")
+
+
+# -- cost -------------------------------------------------------------------------------
+def test_attention_cost_shows_quadratic_memory_for_the_naive_path():
+    cost = heads.attention_cost(REF.scaled_dot_product_attention, lengths=(64, 128, 256),
+                                repeats=1)
+    naive, fused = cost["naive_bytes"], cost["fused_bytes"]
+    assert np.all((naive[1:] / naive[:-1] > 3.5) & (naive[1:] / naive[:-1] < 4.5))
+    assert np.all(fused[1:] / fused[:-1] < 2.5)
+    assert np.array_equal(cost["naive_largest"], cost["scores_bytes"])
+    assert np.all(naive > 10 * fused)
+    assert np.all(cost["naive_s"] > 0) and np.all(cost["fused_s"] > 0)
+
+
+def test_created_bytes_counts_only_new_tensors():
+    q = torch.zeros(1, 1, 32, 8)
+    total, largest = heads.created_bytes(lambda q, k, v, allowed: q.transpose(-2, -1), q, q, q)
+    assert total == 0 and largest == 0
+    total, largest = heads.created_bytes(lambda q, k, v, allowed: q @ k.transpose(-2, -1),
+                                         q, q, q)
+    assert largest == 32 * 32 * 4
+
+
+def test_plot_attention_cost_is_labelled():
+    cost = heads.attention_cost(REF.scaled_dot_product_attention, lengths=(32, 64), repeats=1)
+    fig = heads.plot_attention_cost(cost)
+    for ax in fig.axes:
+        assert ax.get_xlabel() == "sequence length L" and ax.get_ylabel() and ax.get_title()
+        assert ax.get_xscale() == "log"
