@@ -53,6 +53,7 @@ class Course:
     def __post_init__(self):
         self.root, self.work = Path(self.root).resolve(), Path(self.work).resolve()
         self.db_url = self.db_url or default_db_url(self.work)
+        warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's models
         os.environ.setdefault("ATTNBOOK_AUTOGRADER", str(self.root / "autograder"))
         bin_dir = os.path.dirname(sys.executable)  # nbgrader runs alembic from PATH
         if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):

@@ -40,9 +40,10 @@ class Upload:
 class Intake:
     uploads: dict[tuple[str, str], Upload] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)  # every student with any file
 
     def students(self) -> list[str]:
-        return sorted({student for student, _ in self.uploads})
+        return sorted(self.seen | {student for student, _ in self.uploads})
 
 
 def slug(text: str) -> str:
@@ -101,9 +102,11 @@ def match_assignment(filename: str, assignments: list[str]) -> tuple[str, str] |
 def collect(source: Path, assignments: list[str]) -> Intake:
     intake = Intake()
     for relative, size, stamp, read in _files(Path(source)):
+        found = _student_and_file(relative)
+        if found is not None:
+            intake.seen.add(found[0])
         if not relative.endswith(".ipynb"):
             continue
-        found = _student_and_file(relative)
         if found is None:
             intake.ignored.append(f"{relative}: no student in its path")
             continue

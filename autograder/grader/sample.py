@@ -1,0 +1,57 @@
+"""`python -m grader sample`: grade the embedded sample class end to end and print it.
+
+The class (autograder/sample_class/build.py) is written as a Canvas-style LMS zip, graded
+with the same command a TA runs on a real download, and printed with the expected score
+of each student next to the one the grader gave.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from grader.course import AUTOGRADER, Course, export_csv, grade_class, table
+
+
+def load_builder():
+    path = AUTOGRADER / "sample_class" / "build.py"
+    spec = importlib.util.spec_from_file_location("attnbook_sample_class", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def sample_command(args) -> int:
+    build = load_builder()
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="attnbook-sample-"))
+    out.mkdir(parents=True, exist_ok=True)
+    root = Path(args.root)
+    students = build.sample_class(root)
+    download = build.write_lms_zip(out / "lms_download.zip", {
+        s: {f"{build.NOTEBOOK}.ipynb": data} for s, (data, _, _) in students.items()})
+    course = Course(root=root, work=out / "work", db_url=args.db_url or "",
+                    sandbox=args.sandbox, cell_timeout=args.timeout, memory_mb=args.memory_mb)
+    started = time.monotonic()
+    outcomes = grade_class(course, download, [build.NOTEBOOK], workers=args.workers)
+    seconds = time.monotonic() - started
+    rows = export_csv(course, course.work / "grades.csv")
+    print(f"sample class: {len(students)} students, LMS zip {download}")
+    print(f"graded {len(outcomes)} notebook(s) with {args.workers} worker(s) in {seconds:.1f} s\n")
+    print(table(rows))
+    print("\nexpected:")
+    wrong = 0
+    for row in rows:
+        expected, what = students[row["student_id"]][1:]
+        mark = "ok" if row["score"] == expected else "MISMATCH"
+        wrong += mark != "ok"
+        print(f"  {row['student_id']:6s} {expected:5g}  {mark:8s} {what}")
+    print(f"\nCSV: {course.work / 'grades.csv'}\nfeedback: {course.work / 'feedback'}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit("run as: python -m grader sample")

@@ -1,0 +1,308 @@
+"""Build the sample class and the hostile submissions from the solution and the catalogue.
+
+Nothing here is stored as a notebook: every submission is the released notebook of
+`01_attention_scores` filled in from the instructor's solution, then changed the way a
+student would change it. `python build.py OUT [--hostile] [--zip]` writes a folder (or an
+LMS-style zip) of submissions; the tests and `python -m grader sample` call the functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from grader.catalogue import (  # noqa: E402
+    apply_variant,
+    load_catalogue,
+    nbgrader_meta,
+    solution_notebook,
+    strip_solution_markers,
+)
+
+NOTEBOOK = "01_attention_scores"
+FULL = 14.0  # points of notebook 01
+MISTAKE = ("attention", "weights transposed")  # costs test_attention: 3 points
+
+
+def release_notebook(root: Path) -> nbformat.NotebookNode:
+    return nbformat.read(root / "notebooks" / NOTEBOOK / f"{NOTEBOOK}.ipynb", as_version=4)
+
+
+def fill_in(release, answers) -> nbformat.NotebookNode:
+    """The release with every answer cell written as in `answers` (markers removed)."""
+    nb = copy.deepcopy(release)
+    by_id = {nbgrader_meta(c).get("grade_id"): c for c in answers.cells}
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and grade_id in by_id:
+            cell.source = strip_solution_markers(by_id[grade_id].source)
+    return nb
+
+
+def solved(root: Path) -> nbformat.NotebookNode:
+    return fill_in(release_notebook(root), solution_notebook(NOTEBOOK))
+
+
+def with_mistake(root: Path, cell: str, name: str) -> nbformat.NotebookNode:
+    variant = next(v for v in load_catalogue(NOTEBOOK).MISTAKES if (v.cell, v.name) == (cell, name))
+    return fill_in(release_notebook(root), apply_variant(solution_notebook(NOTEBOOK), variant))
+
+
+def _index(nb, grade_id: str) -> int:
+    return next(i for i, c in enumerate(nb.cells) if nbgrader_meta(c).get("grade_id") == grade_id)
+
+
+def add_cell_after(nb, grade_id: str | None, source: str) -> nbformat.NotebookNode:
+    """A copy of nb with a new code cell after cell `grade_id` (at the end for None)."""
+    nb = copy.deepcopy(nb)
+    where = len(nb.cells) if grade_id is None else _index(nb, grade_id) + 1
+    nb.cells.insert(where, nbformat.v4.new_code_cell(source))
+    return nb
+
+
+def append_to(nb, grade_id: str, source: str) -> nbformat.NotebookNode:
+    nb = copy.deepcopy(nb)
+    cell = nb.cells[_index(nb, grade_id)]
+    cell.source = cell.source.rstrip("\n") + "\n\n" + source
+    return nb
+
+
+# -- the faked-score tricks (each on top of the catalogued mistake: it must still cost 3) ---
+MONKEYPATCH = '''
+import numpy as np
+import torch
+import attnbook.checks as checks
+import attnbook.checks._core as core
+np.allclose = lambda *a, **k: True
+np.array_equal = lambda *a, **k: True
+np.testing.assert_allclose = lambda *a, **k: None
+torch.allclose = lambda *a, **k: True
+torch.testing.assert_close = lambda *a, **k: None
+core._allclose = lambda *a, **k: True
+for name in dir(checks):
+    if name.startswith("check_"):
+        setattr(checks, name, lambda *a, **k: print("\\u2713 passed"))
+check_attention = lambda *a, **k: print("\\u2713 attention passed 99 checks.")
+'''
+TRANSFORMER = '''
+ip = get_ipython()
+ip.input_transformers_post.append(lambda lines: [])
+ip.input_transformers_cleanup.append(lambda lines: [])
+'''
+EDIT_HELPERS = '''
+import attnbook.checks._core as core
+import attnbook.checks.nb01 as nb01
+for path in (core.__file__, nb01.__file__):
+    try:
+        with open(path, "a") as handle:
+            handle.write("\\nCheckRun.expect_close = lambda *a, **k: None\\n")
+        print("EDITED", path)
+    except OSError as err:
+        print("could not edit", path, type(err).__name__)
+core.CheckRun.expect_close = lambda *a, **k: None
+core.CheckRun.fail = lambda *a, **k: None
+nb01.check_attention = lambda *a, **k: None
+'''
+SNOOP = '''
+import os
+for path in {paths!r}:
+    try:
+        with open(path, "rb") as handle:
+            handle.read(1)
+        print("READ", path)
+    except OSError as err:
+        print("blocked", path, type(err).__name__)
+try:
+    from attnbook.grading import load_reference
+    load_reference("01_attention_scores")
+    print("READ reference")
+except Exception as err:
+    print("blocked reference", type(err).__name__)
+'''
+WRITE_OTHER = '''
+for path in {paths!r}:
+    try:
+        with open(path, "w") as handle:
+            handle.write("{{}}")
+        print("WROTE", path)
+    except OSError as err:
+        print("blocked", path, type(err).__name__)
+'''
+NETWORK = '''
+import socket
+for host, port in [("127.0.0.1", {port}), ("1.1.1.1", 53), ("pypi.org", 443)]:
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+        print("CONNECTED", host, port)
+    except OSError as err:
+        print("blocked", host, port, type(err).__name__)
+'''
+
+
+@dataclass
+class Case:
+    """A hostile or broken submission, what the grader must make of it, and why."""
+
+    student: str
+    expected: float
+    why: str
+    files: dict  # file name -> bytes
+
+
+def _nb_bytes(nb) -> bytes:
+    return nbformat.writes(nb).encode()
+
+
+def sample_class(root: Path) -> dict[str, tuple[bytes, float, str]]:
+    """The embedded sample class: student -> (notebook bytes, expected score, what it is)."""
+    base = solved(root)
+    wrong = with_mistake(root, *MISTAKE)
+    return {
+        "ada": (_nb_bytes(base), FULL, "the solution"),
+        "ben": (_nb_bytes(release_notebook(root)), 0.0, "the blank release, untouched"),
+        "cleo": (_nb_bytes(wrong), FULL - 3, "attention weights transposed (test_attention)"),
+        "dev": (_nb_bytes(with_mistake(root, "score_matrix", "no 1/sqrt(d_k)")), FULL - 5,
+                "no 1/sqrt(d_k) in score_matrix (test_score_matrix, and test_attention, "
+                "which calls it)"),
+        "eli": (_nb_bytes(with_mistake(root, "softmax_rows", "softmax over the wrong axis")),
+                FULL - 6, "softmax over the wrong axis (test_softmax_rows and test_attention)"),
+        "hal": (_nb_bytes(add_cell_after(wrong, "attention", MONKEYPATCH)), FULL - 3,
+                "hostile: the mistake of cleo, plus numpy, torch and the checks patched"),
+    }
+
+
+def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
+    """Every hostile or broken submission of the suite, with its expected score."""
+    base, wrong = solved(root), with_mistake(root, *MISTAKE)
+    forbidden = [str(root / "solutions" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
+                 str(root / "autograder" / "reference" / "nb01_attention_scores.py"),
+                 str(work / "gradebook.db"), "/etc/shadow"]
+    others = [str(work / "submitted" / "ada" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
+              str(work / "autograded" / "ada" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
+              str(root / "attnbook" / "pwned.py")]
+    solution_text = nbformat.writes(base)
+    no_test = copy.deepcopy(wrong)
+    del no_test.cells[_index(no_test, "test_attention")]
+    edited = copy.deepcopy(wrong)
+    edited.cells[_index(edited, "test_attention")].source = 'print("\\u2713 attention passed")'
+    duplicated = copy.deepcopy(base)
+    duplicated.cells.insert(_index(duplicated, "test_softmax_rows"),
+                            copy.deepcopy(duplicated.cells[_index(duplicated,
+                                                                  "test_softmax_rows")]))
+    wrong_copy = copy.deepcopy(wrong.cells[_index(wrong, "attention")])
+    duplicated.cells.insert(_index(duplicated, "attention") + 1, wrong_copy)
+    retyped = copy.deepcopy(wrong)
+    test_cell = retyped.cells[_index(retyped, "test_attention")]
+    retyped.cells[_index(retyped, "test_attention")] = nbformat.v4.new_markdown_cell(
+        "I turned this test into text", metadata=test_cell.metadata)
+    answer = retyped.cells[_index(retyped, "answer_scale")]
+    retyped.cells[_index(retyped, "answer_scale")] = nbformat.v4.new_markdown_cell(
+        answer.source, metadata=answer.metadata)
+    mine = f"{NOTEBOOK}.ipynb"
+    cases = [
+        Case("loop", 3.0, "while True in the score_matrix answer cell: that cell times out, "
+             "the kernel is stopped, only the 3 points before it count", {mine: _nb_bytes(
+                 append_to(base, "score_matrix", "while True:\n    pass"))}),
+        Case("membomb", FULL, "doubles a string without end in a cell of its own: MemoryError "
+             "at the address-space limit, nothing else lost", {mine: _nb_bytes(add_cell_after(
+                 base, None, "blob = 'x'\nwhile True:\n    blob = blob + blob"))}),
+        Case("osexit", 6.0, "os._exit(0) after softmax_rows: the kernel dies, the 8 points "
+             "of the tests after it are lost", {mine: _nb_bytes(
+                 append_to(base, "softmax_rows", "import os\nos._exit(0)"))}),
+        Case("sysexit", FULL, "sys.exit(1) after softmax_rows: like Jupyter, the cell fails "
+             "and the kernel lives on", {mine: _nb_bytes(
+                 append_to(base, "softmax_rows", "import sys\nsys.exit(1)"))}),
+        Case("forkbomb", FULL, "forks without end in the last cell: stops at the process "
+             "limit, killed with the sandbox", {mine: _nb_bytes(add_cell_after(
+                 base, None, "import os\nwhile True:\n    os.fork()"))}),
+        Case("flood", FULL, "prints 100 MB and writes 100 MB to fd 1: kept output truncated",
+             {mine: _nb_bytes(add_cell_after(base, None, (
+                 "import os\nfor _ in range(10**5):\n    print('spam ' * 200)\n"
+                 "os.write(1, b'x' * 10**8)")))}),
+        Case("deltest", FULL - 3, "deleted test_attention (and has the mistake): the test is "
+             "put back and still costs 3", {mine: _nb_bytes(no_test)}),
+        Case("edittest", FULL - 3, "replaced test_attention by a print (and has the mistake): "
+             "restored, still costs 3", {mine: _nb_bytes(edited)}),
+        Case("dupcells", FULL - 3, "duplicated test_softmax_rows and the attention answer "
+             "cell, the copy wrong: the copy runs last, so its mistake costs 3",
+             {mine: _nb_bytes(duplicated)}),
+        Case("celltype", FULL - 3, "test_attention and answer_scale turned into Markdown: the "
+             "test is restored as code, the answer runs as code", {mine: _nb_bytes(retyped)}),
+        Case("truncated", 0.0, "notebook cut in half: unreadable, graded as blank",
+             {mine: solution_text[: len(solution_text) // 2].encode()}),
+        Case("notjson", 0.0, "not JSON at all: graded as blank",
+             {mine: b"print('my answers are in my head')"}),
+        Case("missing", 0.0, "uploaded only a text file: no notebook, graded as blank",
+             {"readme.txt": b"I forgot to upload"}),
+        Case("misnamed", FULL, "solution saved as 01_attn_final.ipynb: matched by its number",
+             {"01_attn_final.ipynb": _nb_bytes(base)}),
+        Case("monkey", FULL - 3, "the mistake plus numpy, torch and check functions patched: "
+             "the checks run in the grader, so the mistake still costs 3",
+             {mine: _nb_bytes(add_cell_after(wrong, "attention", MONKEYPATCH))}),
+        Case("transformer", FULL - 3, "the mistake plus an input transformer, after the last "
+             "answer, that blanks every later cell: tests do not pass through the kernel, "
+             "still costs 3",
+             {mine: _nb_bytes(add_cell_after(wrong, "answer_permutation", TRANSFORMER))}),
+        Case("helpers", FULL - 3, "the mistake plus edits to the check modules on disk "
+             "(read-only) and in memory: still costs 3",
+             {mine: _nb_bytes(add_cell_after(wrong, "attention", EDIT_HELPERS))}),
+        Case("snoop", FULL - 3, "tries to read the solutions, the reference answers and the "
+             "gradebook, and calls the reference for attention: nothing is there, costs 3",
+             {mine: _nb_bytes(add_cell_after(append_to(
+                 base, "attention",
+                 "from attnbook.grading import load_reference\n"
+                 "def attention(Q, K, V):\n"
+                 "    return load_reference('01_attention_scores').attention(Q, K, V)"),
+                 None, SNOOP.format(paths=forbidden)))}),
+        Case("vandal", FULL, "tries to overwrite another student's submission, their graded "
+             "notebook and the package: nothing outside its sandbox is writable",
+             {mine: _nb_bytes(add_cell_after(base, None, WRITE_OTHER.format(paths=others)))}),
+        Case("network", FULL, "opens connections to the grader's machine and the internet: "
+             "no network in the sandbox", {mine: _nb_bytes(add_cell_after(
+                 base, None, NETWORK.format(port=port)))}),
+    ]
+    return cases
+
+
+def write_folder(out: Path, students: dict[str, dict[str, bytes]]) -> Path:
+    for student, files in students.items():
+        for name, data in files.items():
+            path = out / student / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+    return out
+
+
+def write_lms_zip(path: Path, students: dict[str, dict[str, bytes]]) -> Path:
+    """A Canvas-style download: <name>_<id>_<subid>_<file>, flat."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for number, (student, files) in enumerate(sorted(students.items())):
+            for name, data in files.items():
+                archive.writestr(f"{student}_{1000 + number}_{5000 + number}_{name}", data)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--zip", action="store_true", help="write an LMS (Canvas) zip")
+    args = parser.parse_args()
+    root = HERE.parents[1]
+    students = {s: {f"{NOTEBOOK}.ipynb": data} for s, (data, _, _) in sample_class(root).items()}
+    if args.zip:
+        print(write_lms_zip(args.out, students))
+    else:
+        print(write_folder(args.out, students))
+
+
+if __name__ == "__main__":
+    main()
