@@ -85,6 +85,8 @@ class LabServer:
             "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
             f"--LabApp.user_settings_dir={write_settings(state / 'settings')}",
             f"--LabApp.workspaces_dir={state / 'workspaces'}",
+            # JupyterLab checkpoints a notebook it runs: keep them out of the working tree
+            f"--FileCheckpoints.checkpoint_dir={state / 'checkpoints'}",
             # window.jupyterapp: the notebook model (outputs, kernel status) for the checks
             "--LabApp.expose_app_in_browser=True",
         ]
@@ -114,8 +116,9 @@ class LabServer:
                 return self
             except (OSError, urllib.error.URLError):
                 if self.process.poll() is not None:
-                    raise RuntimeError(f"{self.name}: `{' '.join(self.command)}` exited with "
-                                       f"{self.process.returncode}; log: {self.log_tail()}")
+                    raise RuntimeError(
+                        f"{self.name}: `{' '.join(self.command)}` exited with "
+                        f"{self.process.returncode}; log: {self.log_tail()}") from None
                 if time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"{self.name}: no answer within {START_TIMEOUT} s; "
@@ -179,8 +182,11 @@ def author_server() -> LabServer:
                "--ContentsManager.allow_hidden=True", *LabServer.lab_args("author", port, token)]
     if os.geteuid() == 0:
         command.append("--allow-root")
+    # As README tells a TA: the environment active (the formgrader runs `alembic` from PATH).
+    path = f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
     return LabServer("author", command, cwd=cwd, root=ROOT, port=port, token=token,
-                     env={"NBGRADER_EXECUTION": "autograde"})
+                     env={"NBGRADER_EXECUTION": "autograde", "PATH": path,
+                          "VIRTUAL_ENV": str(ROOT / ".venv")})
 
 
 # ---------------------------------------------------------------------------- page helpers

@@ -7,7 +7,9 @@ runs on a copy of each student notebook under .test-artifacts/, never on noteboo
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 
 import nbformat
 import pytest
@@ -15,7 +17,12 @@ import pytest
 from .conftest import solution_notebooks, student_notebooks
 from .lab import ROOT, SCRATCH, open_lab, open_notebook
 
+# Validate executes the whole notebook (about 25 s each on two cores): by default the first
+# student notebook, every one with ATTNBOOK_BROWSER_VALIDATE=all. That every released stub
+# fails only with NotImplementedError is tested for all of them in tests/test_notebooks.py.
 NOTEBOOKS = student_notebooks()
+if os.environ.get("ATTNBOOK_BROWSER_VALIDATE", "first") != "all":
+    NOTEBOOKS = NOTEBOOKS[:1]
 VALIDATE_LIMIT = 240  # nbgrader executes the whole notebook
 
 
@@ -66,9 +73,11 @@ def test_formgrader_opens_for_a_ta(page, author_lab, screenshots):
     tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab .lm-TabBar-tabLabel",
                        has_text="Formgrader")
     tab.first.wait_for()
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('iframe')].some(f => f.src.includes('formgrader'))")
-    frame = next(f for f in page.frames if "formgrader" in f.url)
+    deadline = time.monotonic() + 60
+    while not (frames := [f for f in page.frames if "/formgrader" in f.url]):
+        assert time.monotonic() < deadline, f"no formgrader frame: {[f.url for f in page.frames]}"
+        page.wait_for_timeout(250)
+    frame = frames[0]
     frame.locator(".breadcrumb li").first.wait_for(timeout=60_000)
     assert "Assignments" in frame.locator(".breadcrumb").inner_text()
     expected = sorted(p.parent.name for p in solution_notebooks())
