@@ -195,10 +195,11 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
     edited = copy.deepcopy(wrong)
     edited.cells[_index(edited, "test_attention")].source = 'print("\\u2713 attention passed")'
     duplicated = copy.deepcopy(base)
-    duplicated.cells.insert(_index(duplicated, "test_softmax_rows"),
-                            copy.deepcopy(duplicated.cells[_index(duplicated,
-                                                                  "test_softmax_rows")]))
+    test_copy = copy.deepcopy(duplicated.cells[_index(duplicated, "test_softmax_rows")])
+    test_copy["id"] = "copy-of-test-softmax-rows"
+    duplicated.cells.insert(_index(duplicated, "test_softmax_rows"), test_copy)
     wrong_copy = copy.deepcopy(wrong.cells[_index(wrong, "attention")])
+    wrong_copy["id"] = "copy-of-attention"
     duplicated.cells.insert(_index(duplicated, "attention") + 1, wrong_copy)
     retyped = copy.deepcopy(wrong)
     test_cell = retyped.cells[_index(retyped, "test_attention")]

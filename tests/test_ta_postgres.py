@@ -1,0 +1,125 @@
+"""A PostgreSQL gradebook: a real local server, two workers grading into it at once.
+
+The server is a throwaway one: initdb in a temporary folder as the `postgres` user, a
+random loopback port, stopped (immediate mode) after the module. Two `python -m grader
+grade --shard i/2` processes, as two machines (two workers) would run them, grade one class
+concurrently into the same database, each creating the assignment if it is not there yet.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from grader.course import Course, gradebook_rows
+from grader.sandbox import sandbox_available
+
+NOTEBOOK = "01_attention_scores"
+pytestmark = pytest.mark.slow
+
+
+def _pg_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    return Path(found[-1]).parent if found else None
+
+
+def _skip_reason() -> str:
+    if _pg_bin() is None:
+        return "PostgreSQL is not installed: run autograder/install_system_deps.sh"
+    if os.geteuid() != 0 or shutil.which("runuser") is None:
+        return "starting a throwaway PostgreSQL needs root (to run it as the postgres user)"
+    try:
+        import pwd
+
+        pwd.getpwnam("postgres")
+    except KeyError:
+        return "no postgres system user"
+    try:
+        import psycopg2  # noqa: F401
+    except ImportError:
+        return "psycopg2 is not installed (pip install psycopg2-binary)"
+    return ""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _as_postgres(*args, timeout=120):
+    return subprocess.run(["runuser", "-u", "postgres", "--", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, check=True)
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    bin_dir = _pg_bin()
+    folder = Path(tempfile.mkdtemp(prefix="attnbook-pg-"))
+    shutil.chown(folder, "postgres", "postgres")
+    data, port = folder / "data", _free_port()
+    _as_postgres(bin_dir / "initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync")
+    _as_postgres(bin_dir / "pg_ctl", "-D", data, "-l", folder / "server.log", "-w", "-t", "60",
+                 "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off",
+                 "start")
+    try:
+        _as_postgres(bin_dir / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "postgres",
+                     "gradebook")
+        yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/gradebook"
+    finally:
+        subprocess.run(["runuser", "-u", "postgres", "--", str(bin_dir / "pg_ctl"), "-D",
+                        str(data), "-m", "immediate", "-w", "-t", "60", "stop"],
+                       capture_output=True, timeout=120)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def graded(postgres_url, tmp_path_factory):
+    from grader.sample import load_builder
+
+    build = load_builder()
+    sample = build.sample_class(ROOT)
+    cases = {c.student: c for c in build.hostile_cases(ROOT, Path("/nonexistent"), 9)}
+    students = {s: {f"{NOTEBOOK}.ipynb": sample[s][0]} for s in ("ada", "ben", "cleo")}
+    students["osexit"] = cases["osexit"].files
+    expected = {"ada": 14.0, "ben": 0.0, "cleo": 11.0, "osexit": cases["osexit"].expected}
+    source = build.write_folder(tmp_path_factory.mktemp("pg_in"), students)
+    sandbox = "auto" if sandbox_available()[0] else "none"
+    works = [tmp_path_factory.mktemp(f"machine{i}") for i in range(2)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
+    machines = [subprocess.Popen(
+        [sys.executable, "-m", "grader", "grade", str(source), "-a", NOTEBOOK,
+         "--shard", f"{i}/2", "--workers", "1", "--db-url", postgres_url, "--work", str(work),
+         "--sandbox", sandbox, "--timeout", "30"],
+        cwd=ROOT / "autograder", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True) for i, work in enumerate(works)]
+    logs = [m.communicate(timeout=900)[0] for m in machines]
+    for machine, log in zip(machines, logs):
+        assert machine.returncode == 0, log[-3000:]
+    course = Course(root=ROOT, work=works[0], db_url=postgres_url)
+    graded_here = [sorted(p.parent.name for p in (w / "autograded").glob(f"*/{NOTEBOOK}"))
+                   for w in works]
+    return {"rows": gradebook_rows(course), "graded": graded_here, "expected": expected,
+            "logs": logs}
+
+
+def test_two_machines_graded_every_student_once(graded):
+    first, second = graded["graded"]
+    assert first and second, f"one shard graded nothing: {graded['graded']}"
+    assert sorted(first + second) == sorted(graded["expected"])
+
+
+def test_postgres_gradebook_holds_the_expected_grades(graded):
+    scores = {r["student_id"]: r["score"] for r in graded["rows"]}
+    assert scores == graded["expected"]
