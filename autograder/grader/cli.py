@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     catalogue = sub.add_parser("catalogue", help="grade every catalogued mistake; report")
     catalogue.add_argument("-a", "--assignment", action="append")
     catalogue.add_argument("--out", help="write the Markdown report here too")
+    catalogue.add_argument("--limit", type=int, help="only the first N mistakes per notebook")
     _common(catalogue)
     sample = sub.add_parser("sample", help="grade the embedded sample class and print it")
     sample.add_argument("--out", help="work folder (default: a temporary folder)")

@@ -1,0 +1,110 @@
+"""`python -m grader catalogue`: every catalogued mistake graded as a submission; a report.
+
+For each notebook with a catalogue (`autograder/mistakes/`), the solution and one student
+per mistake (the released notebook filled in from the solution with that mistake) go
+through the same pipeline as a class: intake, sandbox, nbgrader. The report has one row per
+mistake: the test(s) that caught it, the points it lost against the solution, and the hint
+the student sees in the feedback (checked against the hint the catalogue promises).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+from grader.catalogue import (
+    apply_variant,
+    load_catalogue,
+    nbgrader_meta,
+    notebooks,
+    solution_notebook,
+    strip_solution_markers,
+)
+from grader.course import Course, grade_class, gradebook_rows
+
+
+def _fill_in(release, answers):
+    nb = nbformat.reads(nbformat.writes(release), as_version=4)
+    by_id = {nbgrader_meta(c).get("grade_id"): c for c in answers.cells}
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and grade_id in by_id:
+            cell.source = strip_solution_markers(by_id[grade_id].source)
+    return nb
+
+
+def _hint_of(course: Course, student: str, notebook: str, test: str) -> str:
+    path = course.work / "feedback" / student / notebook / f"{notebook}.html"
+    graded = course.work / "autograded" / student / notebook / f"{notebook}.ipynb"
+    if not graded.exists():
+        return ""
+    for cell in nbformat.read(graded, 4).cells:
+        if nbgrader_meta(cell).get("grade_id") == test:
+            text = "".join(o.get("evalue", "") for o in cell.get("outputs", [])
+                           if o.get("output_type") == "error")
+            found = re.search(r"Hint: (.*)", text)
+            shown = found.group(1).strip() if found else text.strip().splitlines()[-1:] or [""]
+            if path.exists() and found and found.group(1)[:40] not in path.read_text():
+                return ""
+            return shown if isinstance(shown, str) else shown[0]
+    return ""
+
+
+def catalogue_report(course: Course, assignments: list[str] | None = None, workers: int = 1,
+                     limit: int | None = None) -> list[dict]:
+    """Grade every mistake of the catalogue; one dict per mistake."""
+    rows = []
+    for notebook in assignments or notebooks():
+        course.ensure_assignment(notebook)
+        release = course.release(notebook)
+        solution = solution_notebook(notebook)
+        mistakes = list(load_catalogue(notebook).MISTAKES)[:limit]
+        inbox = Path(tempfile.mkdtemp(prefix="attnbook-catalogue-"))
+        students = {"solution": _fill_in(release, solution)}
+        for number, variant in enumerate(mistakes):
+            students[f"m{number:02d}"] = _fill_in(release, apply_variant(solution, variant))
+        for student, nb in students.items():
+            (inbox / student).mkdir(parents=True)
+            nbformat.write(nb, inbox / student / f"{notebook}.ipynb")
+        grade_class(course, inbox, [notebook], workers=workers)
+        graded = {r["student_id"]: r for r in gradebook_rows(course)
+                  if r["assignment"] == notebook}
+        best = graded["solution"]["tests"]
+        for number, variant in enumerate(mistakes):
+            tests = graded[f"m{number:02d}"]["tests"]
+            lost = {t: best[t] - tests.get(t, 0.0) for t in best if tests.get(t, 0.0) < best[t]}
+            hint = _hint_of(course, f"m{number:02d}", notebook, variant.test)
+            rows.append({"notebook": notebook, "cell": variant.cell, "mistake": variant.name,
+                         "caught_by": sorted(lost), "points_lost": sum(lost.values()),
+                         "expected_test": variant.test, "hint": hint,
+                         "hint_ok": variant.hint in hint})
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| notebook | mistake | test that caught it | points lost | hint shown |",
+             "|---|---|---|---|---|"]
+    for r in rows:
+        caught = ", ".join(r["caught_by"]) or "**not caught**"
+        hint = r["hint"].replace("|", "\\|") or "**no hint**"
+        flag = "" if r["hint_ok"] else " (**not the catalogue's hint**)"
+        lines.append(f"| {r['notebook']} | {r['cell']}: {r['mistake']} | {caught} | "
+                     f"{r['points_lost']:g} | {hint}{flag} |")
+    return "\n".join(lines)
+
+
+def catalogue_command(args) -> int:
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="attnbook-cat-"))
+    course = Course(root=Path(args.root), work=work, db_url=args.db_url or "",
+                    sandbox=args.sandbox, cell_timeout=args.timeout, memory_mb=args.memory_mb)
+    rows = catalogue_report(course, args.assignment, args.workers, args.limit)
+    text = markdown(rows)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+    missed = [r for r in rows if not r["caught_by"] or not r["hint_ok"]]
+    print(f"\n{len(rows)} mistakes graded, {len(missed)} not caught or without their hint")
+    return 1 if missed else 0

@@ -1,0 +1,139 @@
+"""Fast tests of the grader's parts that need no kernel: LMS intake, repair, the wire format."""
+
+from __future__ import annotations
+
+import copy
+import os
+import zipfile
+
+import nbformat
+import numpy as np
+import pytest
+from conftest import NOTEBOOKS, SOLUTIONS
+from grader import wire
+from grader.catalogue import nbgrader_meta
+from grader.execute import Template, rebuild_exception
+from grader.intake import collect, match_assignment
+from grader.normalize import normalize
+
+NB = "01_attention_scores"
+ASSIGNMENTS = [NB, "02_positions"]
+
+
+@pytest.fixture(scope="module")
+def release():
+    return nbformat.read(NOTEBOOKS / NB / f"{NB}.ipynb", 4)
+
+
+def ids(nb):
+    return [nbgrader_meta(c).get("grade_id") for c in nb.cells if nbgrader_meta(c)]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    (f"{NB}.ipynb", NB), (f"{NB}-1.ipynb", NB), (f"{NB} (2).ipynb", NB),
+    ("01_attn_final.ipynb", NB), ("Untitled.ipynb", None), ("1_attention.ipynb", None)])
+def test_match_assignment(name, expected):
+    found = match_assignment(name, ASSIGNMENTS)
+    assert (found[0] if found else None) == expected
+
+
+def test_canvas_zip_moodle_folder_and_plain_folder(tmp_path):
+    archive = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr(f"smithjane_1234_5678_{NB}.ipynb", "{}")
+        z.writestr(f"doejohn_late_1235_5679_{NB}-1.ipynb", "{}")
+        z.writestr("__MACOSX/._x.ipynb", "junk")
+    assert sorted(collect(archive, ASSIGNMENTS).uploads) == [("doejohn", NB), ("smithjane", NB)]
+    moodle = tmp_path / "moodle" / "Jane Smith_42_assignsubmission_file_"
+    moodle.mkdir(parents=True)
+    (moodle / "02_positions.ipynb").write_text("{}")
+    assert sorted(collect(tmp_path / "moodle", ASSIGNMENTS).uploads) == [
+        ("jane-smith", "02_positions")]
+    plain = tmp_path / "plain"
+    (plain / "ana" / NB).mkdir(parents=True)
+    (plain / "ana" / NB / f"{NB}.ipynb").write_text("{}")
+    (plain / "bo").mkdir()
+    (plain / "bo" / "notes.txt").write_text("forgot")
+    intake = collect(plain, ASSIGNMENTS)
+    assert intake.students() == ["ana", "bo"] and ("bo", NB) not in intake.uploads
+
+
+def test_newest_of_two_files_wins(tmp_path):
+    (tmp_path / "ana").mkdir()
+    old, new = tmp_path / "ana" / f"{NB}.ipynb", tmp_path / "ana" / f"{NB}-2.ipynb"
+    old.write_text("old")
+    new.write_text("new")
+    os.utime(old, (1, 1))
+    upload = collect(tmp_path, ASSIGNMENTS).uploads[("ana", NB)]
+    assert upload.data == b"new" and "several files" in upload.notes[0]
+
+
+@pytest.mark.parametrize("data", [None, b"", b"not json", b'{"cells": 3}', b'{"nbformat": 4'])
+def test_unreadable_is_graded_as_blank(release, data):
+    nb, notes = normalize(data, release)
+    assert ids(nb) == ids(release) and notes
+
+
+def test_repairs_deleted_edited_duplicated_and_retyped_cells(release):
+    student = copy.deepcopy(release)
+    index = {g: i for i, g in enumerate(nbgrader_meta(c).get("grade_id") for c in student.cells)}
+    student.cells[index["test_score_matrix"]].source = "pass"
+    student.cells[index["test_attention"]].cell_type = "markdown"
+    answer = copy.deepcopy(student.cells[index["attention"]])
+    answer.source = "def attention(Q, K, V):\n    return 0"
+    answer["id"] = "copy-of-attention"
+    student.cells.insert(index["attention"] + 1, answer)
+    del student.cells[index["test_softmax_rows"]]
+    student.cells.append(nbformat.v4.new_code_cell("x = 1", metadata={
+        "nbgrader": {"grade": True, "grade_id": "free_points", "points": 99}}))
+    nb, notes = normalize(nbformat.writes(student).encode(), release)
+    assert ids(nb) == ids(release)
+    by_id = {nbgrader_meta(c)["grade_id"]: c for c in nb.cells if nbgrader_meta(c)}
+    original = {nbgrader_meta(c)["grade_id"]: c for c in release.cells if nbgrader_meta(c)}
+    for test in ("test_score_matrix", "test_attention", "test_softmax_rows"):
+        assert by_id[test].source == original[test].source
+        assert by_id[test].cell_type == "code"
+    assert any(c.source == "def attention(Q, K, V):\n    return 0" and not nbgrader_meta(c)
+               for c in nb.cells)
+    assert any(c.source == "x = 1" and not nbgrader_meta(c) for c in nb.cells)
+    assert len(notes) == 4, notes
+
+
+def test_template_takes_tests_from_the_instructor_source():
+    template = Template.from_path(SOLUTIONS / NB / f"{NB}.ipynb")
+    assert "BEGIN HIDDEN TESTS" in template.tests["test_attention"]
+    assert template.setup and "setup(" in template.setup[0]
+
+
+def test_wire_round_trip():
+    import torch
+
+    value = (np.arange(6.0).reshape(2, 3), [1, "a", None, True, 2.5], {"k": np.int64(3)},
+             torch.ones(2, dtype=torch.float32), complex(1, 2), np.array([np.inf, -np.inf]))
+    back = wire.decode(wire.encode(value))
+    assert np.array_equal(back[0], value[0]) and back[1] == value[1]
+    assert back[2]["k"] == 3 and torch.equal(back[3], value[3]) and back[4] == value[4]
+    assert np.array_equal(back[5], value[5])
+
+
+@pytest.mark.parametrize("junk", [
+    {"__nd__": {"dtype": "|O", "shape": [1], "data": ""}},
+    {"__nd__": {"dtype": "<f8", "shape": [10**6], "data": "AAAA"}},
+    {"__evil__": 1}, {"__tuple__": 5}, {"a": 1, "b": 2, "c": 3}])
+def test_wire_refuses_junk(junk):
+    with pytest.raises(wire.WireError):
+        wire.decode(junk)
+
+
+def test_wire_refuses_objects():
+    with pytest.raises(wire.Unsendable):
+        wire.encode(object())
+    with pytest.raises(wire.Unsendable):
+        wire.encode(np.array([object()]))
+
+
+def test_exceptions_come_back_as_known_classes_only():
+    assert type(rebuild_exception({"type": "ValueError", "message": "m"})) is ValueError
+    sneaky = rebuild_exception({"type": "Evil", "module": "os", "mro": ["Evil", "KeyError"]})
+    assert type(sneaky) is KeyError
+    assert type(rebuild_exception({"type": "SystemExit", "mro": ["SystemExit"]})) is RuntimeError

@@ -1,0 +1,104 @@
+"""The TA's first five minutes: `python -m grader sample`, then re-runs, a manual grade, a regrade.
+
+The sample class is written as a Canvas-style LMS zip and graded by the TA's command with
+two workers into the default SQLite gradebook. Then: a re-run grades nothing and changes
+nothing; a manual grade survives a forced re-run; one student can be regraded alone; the
+feedback shows the visible tests and hints but never a hidden test's code.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+NOTEBOOK = "01_attention_scores"
+pytestmark = pytest.mark.slow
+
+
+def grader(*args, timeout=900):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
+    result = subprocess.run([sys.executable, "-m", "grader", *map(str, args)],
+                            cwd=ROOT / "autograder", env=env, capture_output=True, text=True,
+                            timeout=timeout)
+    return result
+
+
+def read_csv(path):
+    with open(path) as handle:
+        return {row["student_id"]: row for row in csv.DictReader(handle)}
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sample")
+    result = grader("sample", "--out", out, "--workers", "2", "--timeout", "60")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return out, result.stdout
+
+
+def test_sample_prints_the_table_and_every_score_is_as_expected(sample):
+    _, stdout = sample
+    assert "student" in stdout and "score" in stdout
+    assert "MISMATCH" not in stdout
+    for student in ("ada", "ben", "cleo", "dev", "eli", "hal"):
+        assert f"  {student}" in stdout
+
+
+def test_csv_has_every_student(sample):
+    out, _ = sample
+    rows = read_csv(out / "work" / "grades.csv")
+    assert sorted(rows) == ["ada", "ben", "cleo", "dev", "eli", "hal"]
+    assert rows["ada"]["score"] == "14.0" and rows["ben"]["score"] == "0.0"
+    assert rows["hal"]["score"] == rows["cleo"]["score"] == "11.0"
+
+
+def test_feedback_shows_hints_never_hidden_tests(sample):
+    out, _ = sample
+    html = (out / "work" / "feedback" / "cleo" / NOTEBOOK / f"{NOTEBOOK}.html").read_text()
+    assert "check_attention" in html  # the visible test
+    assert "Hint" in html and "Y = A @ V" in html  # the catalogue's hint for this mistake
+    for secret in ("BEGIN HIDDEN TESTS", "load_reference", "reference="):
+        assert secret not in html, f"feedback reveals {secret!r}"
+
+
+def test_rerun_is_idempotent_and_keeps_manual_grades(sample):
+    out, _ = sample
+    work = out / "work"
+    before = read_csv(work / "grades.csv")
+    again = grader("grade", "-a", NOTEBOOK, "--work", work)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "graded 0 notebook(s)" in again.stdout
+    assert read_csv(work / "grades.csv") == before
+
+    sys.path.insert(0, str(ROOT / "autograder"))
+    from grader.course import default_db_url
+    from nbgrader.api import Gradebook
+
+    with Gradebook(default_db_url(work)) as gb:
+        grade = gb.find_grade("test_attention", NOTEBOOK, NOTEBOOK, "cleo")
+        grade.manual_score = 2.0  # a TA gives part marks by hand
+        gb.db.commit()
+    forced = grader("grade", "-a", NOTEBOOK, "--work", work, "--force", "--workers", "2",
+                    "--timeout", "60")
+    assert forced.returncode == 0, forced.stderr[-3000:]
+    after = read_csv(work / "grades.csv")
+    assert after["cleo"]["score"] == "13.0" and after["cleo"]["manual"] == "yes"
+    assert {s: r["score"] for s, r in after.items() if s != "cleo"} == {
+        s: r["score"] for s, r in before.items() if s != "cleo"}
+
+
+def test_regrade_one_student(sample):
+    out, _ = sample
+    work = out / "work"
+    stamp = (work / "autograded" / "ada" / NOTEBOOK / f"{NOTEBOOK}.ipynb").stat().st_mtime
+    other = (work / "autograded" / "ben" / NOTEBOOK / f"{NOTEBOOK}.ipynb").stat().st_mtime
+    result = grader("grade", "-a", NOTEBOOK, "--work", work, "--student", "ada")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "graded 1 notebook(s)" in result.stdout
+    assert (work / "autograded" / "ada" / NOTEBOOK / f"{NOTEBOOK}.ipynb").stat().st_mtime > stamp
+    assert (work / "autograded" / "ben" / NOTEBOOK / f"{NOTEBOOK}.ipynb").stat().st_mtime == other
