@@ -1,15 +1,11 @@
 """Tests of attnbook.blocks (notebook 06's helpers and figures) and of the nb06 checks."""
 
-import importlib
-import pkgutil
-
 import matplotlib
 import numpy as np
 import pytest
 import torch
 from torch import nn
 
-import attnbook
 from attnbook.blocks import (
     POSITION_OPTIONS,
     batch_dependence,
@@ -58,15 +54,6 @@ def labelled(fig):
         assert ax.get_title(), "every panel has a title"
         assert ax.get_xlabel() and ax.get_ylabel() or ax is not fig.axes[0], "axes labelled"
     plt.close(fig)
-
-
-def test_no_graded_name_of_notebook_06_is_defined_in_the_package():
-    modules = [attnbook] + [importlib.import_module(f"attnbook.{m.name}")
-                            for m in pkgutil.walk_packages(attnbook.__path__)
-                            if not m.name.startswith("_")]
-    for module in modules:
-        for name in GRADED:
-            assert not hasattr(module, name), f"{module.__name__} defines {name}"
 
 
 # -- helpers given to the student --------------------------------------------------------
