@@ -293,11 +293,15 @@ def display_signature(widget) -> str:
 
 
 def data_values(widget) -> list[str]:
-    """The data-* attributes a display exposes (e.g. .attnbook-bar[data-value])."""
+    """The data-* attributes its displays expose (e.g. .attnbook-bar[data-value]), no controls."""
     return widget.evaluate(
-        """node => [...node.querySelectorAll('*')].flatMap(e => [...e.attributes]
-             .filter(a => a.name.startsWith('data-') && a.name !== 'data-mime-type')
-             .map(a => `${e.className}[${a.name}=${a.value}]`))""")
+        """(node, controls) => {
+             const copy = node.cloneNode(true);
+             copy.querySelectorAll(controls).forEach(c => c.remove());
+             return [...copy.querySelectorAll('*')].flatMap(e => [...e.attributes]
+               .filter(a => a.name.startsWith('data-') && a.name !== 'data-mime-type')
+               .map(a => `${e.className}[${a.name}=${a.value}]`));
+           }""", ", ".join(CONTROL_SELECTORS))
 
 
 def controls_of(widget) -> list[tuple[str, object]]:

@@ -52,17 +52,19 @@ def test_solution_runs_in_the_browser_and_its_widgets_respond(path, page, author
     assert not not_run, f"{relative}: cells not run by Run All Cells: {not_run}"
 
     widgets = page.locator(WIDGET_OUTPUT)
-    reports = []
-    for i in range(widgets.count()):
-        report = exercise_widget(page, widgets.nth(i), screenshots / f"widget-{name}-{i + 1}")
-        reports.append(report)
-        assert report["rendered"], f"{relative}: widget {i + 1} failed to render: {report}"
-        assert report["shows_something"], f"{relative}: widget {i + 1} shows nothing: {report}"
+    reports = [exercise_widget(page, widgets.nth(i), screenshots / f"widget-{name}-{i + 1}")
+               for i in range(widgets.count())]
+    summary = [{k: r.get(k) for k in ("rendered", "controls", "moved", "changed",
+                                      "data_before", "data_after")} for r in reports]
+    (screenshots / f"widgets-{name}.json").write_text(json.dumps(summary, indent=1))
+    print(f"{name}: {len(code)} code cells ran; {len(reports)} widgets: "
+          + json.dumps([{k: r[k] for k in ("controls", "moved", "changed")} for r in reports]))
+    for i, report in enumerate(reports, start=1):
+        assert report["rendered"], f"{relative}: widget {i} failed to render: {report}"
+        assert report["shows_something"], f"{relative}: widget {i} shows nothing: {report}"
         if report["controls"]:
             assert report["changed"], (
-                f"{relative}: widget {i + 1}: moving its controls {report['controls']} did not "
+                f"{relative}: widget {i}: moving its controls {report['controls']} did not "
                 f"change what it shows: {json.dumps(report, indent=1)[:2000]}")
-    print(f"{name}: {len(code)} code cells ran; widgets: "
-          + json.dumps([{k: r[k] for k in ("controls", "moved", "changed")} for r in reports]))
     after = dom_errors(page)
     assert not after, f"{relative}: errors appeared while using the widgets: {after}"
