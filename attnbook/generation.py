@@ -23,6 +23,7 @@ import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import ipywidgets as widgets
 import numpy as np
@@ -36,6 +37,7 @@ __all__ = [
     "decode_step",
     "draw_tokens",
     "filtered_distribution",
+    "find_checkpoint",
     "generate_tokens",
     "left_pad",
     "plot_quality_diversity",
@@ -44,6 +46,19 @@ __all__ = [
     "sampling_widget",
     "score_samples",
 ]
+
+
+def find_checkpoint(name: str = "email_cpu.pt") -> Path:
+    """``assets/checkpoints/<name>`` of the workbook, looked up next to the package, then in the
+    current folder and its parents (a notebook runs in its own folder)."""
+    here = Path.cwd().resolve()
+    roots = [Path(__file__).resolve().parents[1], here, *here.parents]
+    for root in roots:
+        path = root / "assets" / "checkpoints" / name
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"name: no assets/checkpoints/{name} next to the package or above "
+                            f"{here}; train one with `python -m attnbook.train --preset cpu`")
 
 
 # ---------------------------------------------------------------------------------------------

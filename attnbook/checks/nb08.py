@@ -1,0 +1,717 @@
+"""Checks for notebook 08, generation: sequence_log_prob, next_token_probs, sample_next,
+generate, perplexity.
+
+Visible use: `check_generate(generate)` runs worked examples and properties on small models
+whose answers are known (a model that ignores its input, a model that is a lookup table).
+Hidden use: `check_generate(generate, reference=ref.generate)` also compares with the
+autograder's reference on random models, shapes and seeds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from attnbook.checks._core import CheckRun, Mistake, as_array, describe
+from attnbook.generation import filtered_distribution, generate_tokens
+from attnbook.model import LMConfig, TransformerLM
+
+__all__ = [
+    "check_generate",
+    "check_next_token_probs",
+    "check_perplexity",
+    "check_sample_next",
+    "check_sequence_log_prob",
+]
+
+TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
+
+
+# ---------------------------------------------------------------------------------------
+# Small models whose behaviour is known
+# ---------------------------------------------------------------------------------------
+def sharp_model(seed: int, vocab_size: int = 13, positions: str = "rope",
+                max_len: int = 32) -> TransformerLM:
+    """A random decoder with large weights, so its next-token choices are well separated."""
+    torch.manual_seed(seed)
+    model = TransformerLM(LMConfig(vocab_size=vocab_size, d_model=32, n_heads=4, n_layers=2,
+                                   max_len=max_len, positions=positions)).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() > 1:
+                p.mul_(12.0)
+    return model
+
+
+def bias_model(logits) -> TransformerLM:
+    """A decoder that ignores its input: every position's logits equal ``logits`` exactly.
+
+    All weights are zero, so the residual stream stays 0, LayerNorm of 0 is its bias (0),
+    and the head returns its own bias.
+    """
+    logits = torch.as_tensor(logits, dtype=torch.float32)
+    model = TransformerLM(LMConfig(vocab_size=len(logits), d_model=8, n_heads=2, n_layers=1,
+                                   max_len=16, positions="none")).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        model.head.bias.copy_(logits)
+    return model
+
+
+def table_model(next_of: dict[int, int], vocab_size: int = 13) -> TransformerLM:
+    """A decoder whose (near-certain) next token depends only on the last: ``next_of[t]``."""
+    model = TransformerLM(LMConfig(vocab_size=vocab_size, d_model=32, n_heads=4, n_layers=1,
+                                   max_len=32, positions="none")).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        for ln in (model.blocks[0].ln1, model.blocks[0].ln2, model.ln_final):
+            ln.weight.fill_(1.0)
+        model.embed.weight.copy_(torch.eye(vocab_size, 32) * 10.0)
+        table = torch.zeros(vocab_size, 32)
+        for token in range(vocab_size):
+            table[next_of[token], token] = 1.0
+        model.head.weight.copy_(table * 10.0)  # logit of next_of[t] about 55 above the rest
+    return model
+
+
+def _ids(values) -> torch.Tensor:
+    return torch.tensor(values, dtype=torch.long)
+
+
+def _expect_scalar(run: CheckRun, call: str, value) -> float:
+    arr = as_array(value)
+    if arr.shape not in ((), (1,)):
+        run.fail(f"{call} returned an array of shape {arr.shape}; expected one number.",
+                 hint="return a scalar: a 0-d tensor (tensor.sum()) or a Python float")
+    run.passed += 1
+    return float(arr.reshape(-1)[0])
+
+
+# ---------------------------------------------------------------------------------------
+# sequence_log_prob
+# ---------------------------------------------------------------------------------------
+HINT_SHIFT = ("the logits at position t predict token t + 1: continuation token l is scored "
+              "by the row of the token just BEFORE it (the last prompt token for the first one)")
+
+
+def _chain_rule(model, prompt, continuation) -> float:
+    """sum_l log p(w_l | prompt, w_<l), one forward pass per prefix: the definition."""
+    total, prefix = 0.0, list(prompt)
+    with torch.no_grad():
+        for token in continuation:
+            logits = model(_ids([prefix]))[0, -1]  # (V,)
+            total += float(torch.log_softmax(logits.double(), -1)[token])
+            prefix.append(token)
+    return total
+
+
+def _log_prob_mistakes(model, prompt, continuation) -> list[Mistake]:
+    ids = _ids([list(prompt) + list(continuation)])  # (1, L)
+    with torch.no_grad():
+        logits = model(ids)[0].double()  # (L, V)
+    log_probs = torch.log_softmax(logits, -1)
+    L_p, L_c = len(prompt), len(continuation)
+    targets = ids[0]
+    right = float(log_probs[L_p - 1:-1].gather(1, targets[L_p:, None]).sum())
+    at_target = float(log_probs[L_p:].gather(1, targets[L_p:, None]).sum())
+    whole = float(log_probs[:-1].gather(1, targets[1:, None]).sum())
+    raw = float(logits[L_p - 1:-1].gather(1, targets[L_p:, None]).sum())
+    return [
+        Mistake("log-probability read at the position of the target instead of the one before",
+                at_target, HINT_SHIFT),
+        Mistake("probability instead of log-probability (a product, not a sum of logs)",
+                math.exp(right), "sum the log-probabilities; do not exponentiate"),
+        Mistake("mean instead of sum over the continuation", right / L_c,
+                "the chain rule multiplies the conditionals: sum their logs, do not average"),
+        Mistake("the prompt's own tokens scored too", whole,
+                "score only the continuation tokens; the prompt is given, not predicted"),
+        Mistake("raw logits instead of log-probabilities", raw,
+                "turn logits into log-probabilities with torch.log_softmax over the vocabulary"),
+    ]
+
+
+def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) -> None:
+    run = CheckRun(sequence_log_prob)
+    # A model that ignores its input with p = (0.1, 0.2, 0.3, 0.4): log p(3, 3, 2 | <BOS>)
+    # is log 0.4 + log 0.4 + log 0.3. The logits carry an extra +1 so raw logits are wrong.
+    probs = torch.tensor([0.1, 0.2, 0.3, 0.4])
+    model = bias_model(probs.log() + 1.0)
+    call = "sequence_log_prob(model, [1], [3, 3, 2]) for a model with fixed p = (.1, .2, .3, .4)"
+    value = _expect_scalar(run, call, run.call(call, model, _ids([1]), _ids([3, 3, 2])))
+    expected = math.log(0.4) + math.log(0.4) + math.log(0.3)
+    run.expect_finite(call, value)
+    run.expect_close(call, value, expected, mistakes=_log_prob_mistakes(model, [1], [3, 3, 2]),
+                     **TOL, hint="sum log p(w_l | prompt, w_<l) over the continuation tokens")
+
+    for seed, prompt, continuation in [(0, [1, 5, 6], [7, 8, 2]), (1, [1], [2]),
+                                       (2, [1, 4, 4, 9, 3, 5], [11])]:
+        model = sharp_model(seed)
+        call = (f"sequence_log_prob(model, {prompt}, {continuation}) on a random decoder "
+                f"(seed {seed})")
+        value = _expect_scalar(run, call, run.call(call, model, _ids(prompt), _ids(continuation)))
+        run.expect_finite(call, value)
+        run.expect_close(call, value, _chain_rule(model, prompt, continuation),
+                         mistakes=_log_prob_mistakes(model, prompt, continuation), **TOL,
+                         what="log-probability (checked against one forward pass per prefix)")
+        run.expect_true(value <= 1e-6, f"{call} returned {value}, above 0: a log-probability "
+                        f"is never positive.")
+
+    model = sharp_model(0)
+    run.expect_raises("sequence_log_prob with prompt_ids of shape (1, 3)", ValueError,
+                      model, _ids([[1, 5, 6]]), _ids([7]), mentions=("prompt_ids", "(1, 3)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(800 + seed)
+            positions = ["rope", "learned", "sinusoidal", "none"][seed % 4]
+            model = sharp_model(50 + seed, positions=positions)
+            L_p, L_c = int(rng.integers(1, 8)), int(rng.integers(1, 8))
+            prompt = [1, *rng.integers(3, 13, size=L_p - 1).tolist()]
+            continuation = rng.integers(2, 13, size=L_c).tolist()
+            call = (f"sequence_log_prob on a random {positions} decoder, prompt {prompt}, "
+                    f"continuation {continuation}")
+            value = _expect_scalar(run, call, run.call(call, model, _ids(prompt),
+                                                       _ids(continuation)))
+            run.expect_close(call, value, reference(model, _ids(prompt), _ids(continuation)),
+                             mistakes=_log_prob_mistakes(model, prompt, continuation), **TOL)
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# next_token_probs
+# ---------------------------------------------------------------------------------------
+# The worked example: four tokens, in vocabulary order, with probabilities 0.15, 0.5, 0.1,
+# 0.25 (sorted: 0.5, 0.25, 0.15, 0.1; cumulative 0.5, 0.75, 0.9, 1.0).
+WORKED_PROBS = torch.tensor([0.15, 0.5, 0.1, 0.25], dtype=torch.float64)
+WORKED_LOGITS = WORKED_PROBS.log()
+HINT_CROSSING = ("keep the token that crosses p: a token stays when the probability of the "
+                 "likelier tokens before it is still below p")
+HINT_RENORMALISE = "renormalise so that the kept probabilities sum to 1"
+HINT_TEMPERATURE = ("divide the LOGITS by the temperature before the softmax; dividing "
+                    "probabilities by T and renormalising changes nothing")
+
+
+def _top_p_keep(probs: torch.Tensor, top_p, strict: bool) -> torch.Tensor:
+    """A token mask: correct (strict=False keeps the crossing token) or dropping it."""
+    sorted_probs, order = probs.sort(dim=-1, descending=True)
+    cum = sorted_probs.cumsum(-1)
+    keep_sorted = cum <= top_p if strict else (cum - sorted_probs) < top_p
+    return torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
+
+
+def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
+    def filtered(lg, t=temperature, k=top_k, p=top_p):
+        return filtered_distribution(lg, t, k, p)
+
+    out = []
+    if temperature > 0:
+        out.append(Mistake("temperature applied to the probabilities instead of the logits "
+                           "(softmax of p / T)", filtered(torch.softmax(logits, -1)),
+                           HINT_TEMPERATURE))
+    if temperature not in (0, 1):
+        out += [
+            Mistake("temperature applied to the probabilities instead of the logits",
+                    filtered(logits, 1.0), HINT_TEMPERATURE),
+            Mistake("logits multiplied by the temperature instead of divided",
+                    filtered(logits, 1.0 / temperature), "divide the logits by the temperature"),
+        ]
+    if temperature > 0:
+        z = logits / temperature
+        if top_p is not None and top_p < 1:
+            probs = filtered(logits, temperature, top_k, None)
+            # top-p chosen on the distribution before the temperature (listed first: at
+            # temperature 2 it can coincide with dropping the crossing token)
+            keep = _top_p_keep(filtered(logits, 1.0, top_k, None), top_p, strict=False)
+            late = torch.softmax(z.masked_fill(~keep, -math.inf), -1)
+            out.append(Mistake("top-p set chosen before applying the temperature", late,
+                               "apply the temperature first, then the filters"))
+            keep = _top_p_keep(probs, top_p, strict=True)
+            dropped = probs * keep
+            out.append(Mistake("top-p drops the token that crosses p",
+                               dropped / dropped.sum(-1, keepdim=True), HINT_CROSSING))
+            keep = _top_p_keep(probs, top_p, strict=False)
+            out.append(Mistake("filtered but not renormalised", probs * keep, HINT_RENORMALISE))
+            unsorted_cum = probs.cumsum(-1) - probs
+            kept = probs * (unsorted_cum < top_p)
+            out.append(Mistake("top-p cumulative sum taken in vocabulary order, not sorted",
+                               kept / kept.sum(-1, keepdim=True),
+                               "sort the probabilities in decreasing order before the "
+                               "cumulative sum, then put the result back in vocabulary order"))
+            sorted_result = filtered(logits).sort(dim=-1, descending=True).values
+            out.append(Mistake("probabilities returned in sorted order, not vocabulary order",
+                               sorted_result, "scatter the kept probabilities back to their "
+                               "token ids (the order returned by torch.sort)"))
+        if top_k:
+            k = min(top_k, logits.shape[-1])
+            kth = z.topk(k, dim=-1).values[..., -1:]
+            small = z.masked_fill(z < kth, 0.0)
+            out.append(Mistake("removed logits set to 0 instead of -inf",
+                               filtered(small * temperature, temperature, None, top_p),
+                               "set the logits of removed tokens to -inf (float('-inf')), so "
+                               "softmax gives them exactly 0"))
+            probs = torch.softmax(z, -1)
+            out.append(Mistake("softmax before top-k, removed tokens zeroed, not renormalised",
+                               probs.masked_fill(z < kth, 0.0), HINT_RENORMALISE))
+            kth_small = (-z).topk(k, dim=-1).values[..., -1:]
+            out.append(Mistake("top-k kept the k SMALLEST logits",
+                               torch.softmax(z.masked_fill(-z < kth_small, -math.inf), -1),
+                               "keep the k largest logits (torch.topk returns the largest)"))
+    return out
+
+
+def _expect_distribution(run: CheckRun, call: str, seen, expected, mistakes=(),
+                         shape=None, hint=None):
+    shape = tuple(expected.shape) if shape is None else shape
+    seen_arr = as_array(seen)
+    if seen_arr.shape == shape and not np.all(np.isfinite(seen_arr)):
+        mistake = run.match_mistake(np.nan_to_num(seen_arr, nan=-1.0),
+                                    [Mistake(m.name, np.nan_to_num(as_array(m.output), nan=-1.0),
+                                             m.hint) for m in mistakes])
+        if mistake is not None:
+            run.fail(f"{call} returned non-finite probabilities.\nThis looks like a known "
+                     f"mistake: {mistake.name}.", hint=mistake.hint)
+    run.expect_shape(call, seen_arr, shape, hint="one probability per token: the shape of logits")
+    run.expect_finite(call, seen_arr, hint=hint)
+    run.expect_close(call, seen_arr, expected, mistakes=mistakes, what="probabilities", **TOL,
+                     hint=hint)
+    run.expect_true(np.allclose(seen_arr.sum(-1), 1.0) and np.all(seen_arr >= 0),
+                    f"{call}: every distribution must be non-negative and sum to 1; sums "
+                    f"{seen_arr.sum(-1)}", hint=HINT_RENORMALISE)
+
+
+def _expect_one_of(run: CheckRun, call: str, seen, options, hint: str):
+    seen_arr = as_array(seen)
+    ok = any(seen_arr.shape == as_array(o).shape and np.allclose(seen_arr, as_array(o), **TOL)
+             for o in options)
+    run.expect_true(ok, f"{call} returned {describe(seen_arr)}\n  expected one of "
+                    + "; ".join(describe(o) for o in options), hint=hint)
+
+
+def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -> None:
+    run = CheckRun(next_token_probs)
+    P, Z = WORKED_PROBS, WORKED_LOGITS
+    cases = [
+        # (temperature, top_k, top_p, expected, what it shows)
+        (1.0, None, None, P, "no filter: the softmax itself"),
+        (0.5, None, None, P**2 / (P**2).sum(), "temperature 0.5 squares the probabilities"),
+        (2.0, None, None, P.sqrt() / P.sqrt().sum(), "temperature 2 takes square roots"),
+        (1.0, 2, None, torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
+         "top-k = 2 keeps report and the 0.25 token"),
+        (1.0, None, 0.6, torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
+         "top-p = 0.6: 0.5 is not enough, the 0.25 token crosses 0.6 and is kept"),
+        (1.0, None, 0.8, torch.tensor([0.15, 0.5, 0, 0.25], dtype=torch.float64) / 0.9,
+         "top-p = 0.8 needs three tokens (0.5 + 0.25 + 0.15 = 0.9)"),
+        (1.0, None, 0.3, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
+         "top-p = 0.3 is reached by the first token alone"),
+        (1.0, None, 1.0, P, "top-p = 1 changes nothing"),
+        (1.0, 3, 0.6, torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
+         "top-k = 3, then top-p = 0.6 on the renormalised three"),
+        (2.0, None, 0.7, None, "temperature 2 first flattens, so top-p = 0.7 needs three "
+         "tokens"),
+        (0.0, None, None, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
+         "temperature 0 is the argmax"),
+        (1.0, 1, None, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
+         "top-k = 1 is the argmax"),
+    ]
+    for temperature, top_k, top_p, expected, what in cases:
+        if expected is None:
+            flat = P.sqrt() / P.sqrt().sum()
+            expected = flat.masked_fill(flat == flat.min(), 0.0)
+            expected = expected / expected.sum()
+        call = (f"next_token_probs(logits, temperature={temperature}, top_k={top_k}, "
+                f"top_p={top_p}) with probabilities (0.15, 0.5, 0.1, 0.25) [{what}]")
+        logits = Z.clone()
+        seen = run.call(call, logits, temperature, top_k, top_p)
+        run.expect_true(torch.equal(logits, Z), f"{call} changed its input logits in place.",
+                        hint="work on new tensors (z = logits / temperature), not in place")
+        hint = None
+        if temperature == 0:
+            hint = "temperature 0 means argmax: return a one-hot vector, do not divide by 0"
+        elif top_p is not None and top_p < 0.5:
+            hint = ("top-p must keep at least the most likely token: " + HINT_CROSSING)
+        _expect_distribution(run, call, seen, expected,
+                             _probs_mistakes(Z, temperature, top_k, top_p), hint=hint)
+
+    # Ties: any of the tied tokens may be chosen, or all of them kept.
+    tie = torch.tensor([2.0, 1.0, 1.0, 0.0], dtype=torch.float64)
+    e = tie.exp()
+    options = [e * torch.tensor(m, dtype=torch.float64) for m in
+               ([1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 1, 0])]
+    call = "next_token_probs(tensor([2., 1., 1., 0.]), 1.0, top_k=2, top_p=None) [a tie at k]"
+    _expect_one_of(run, call, run.call(call, tie, 1.0, 2, None), [o / o.sum() for o in options],
+                   hint="keep the tokens whose logit is at least the k-th largest")
+    tie = torch.tensor([1.0, 3.0, 3.0, 0.0], dtype=torch.float64)
+    call = "next_token_probs(tensor([1., 3., 3., 0.]), temperature=0.0) [a tie for the maximum]"
+    _expect_one_of(run, call, run.call(call, tie, 0.0, None, None),
+                   [torch.tensor([0, 1.0, 0, 0]), torch.tensor([0, 0, 1.0, 0])],
+                   hint="temperature 0: a one-hot vector on a most likely token")
+
+    # A batch: each row is filtered on its own; large logits must not overflow.
+    logits = torch.stack((Z, Z.flip(0), 1000.0 + Z))  # (3, 4)
+    call = "next_token_probs(logits of shape (3, 4), 1.0, top_k=None, top_p=0.6) [a batch]"
+    expected = filtered_distribution(logits, 1.0, None, 0.6)
+    _expect_distribution(run, call, run.call(call, logits, 1.0, None, 0.6), expected,
+                         _probs_mistakes(logits, 1.0, None, 0.6),
+                         hint="filter along the last axis, each row on its own")
+    if reference is not None:
+        for seed in range(trials):
+            gen = torch.Generator().manual_seed(900 + seed)
+            B, V = int(torch.randint(1, 5, (1,), generator=gen)), int(
+                torch.randint(2, 30, (1,), generator=gen))
+            logits = 3.0 * torch.randn(B, V, generator=gen)
+            temperature = [0.0, 0.3, 1.0, 1.7][seed % 4]
+            top_k = [None, 1, 5, V + 3][seed % 3 + (seed % 2)]
+            top_p = [None, 0.5, 0.9, 1.0][(seed // 2) % 4]
+            call = (f"next_token_probs on random logits of shape ({B}, {V}), temperature="
+                    f"{temperature}, top_k={top_k}, top_p={top_p} (seed {seed})")
+            expected = reference(logits, temperature, top_k, top_p)
+            _expect_distribution(run, call, run.call(call, logits, temperature, top_k, top_p),
+                                 expected, _probs_mistakes(logits, temperature, top_k, top_p))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# sample_next
+# ---------------------------------------------------------------------------------------
+def _token_ids(run: CheckRun, call: str, seen, shape: tuple, V: int) -> np.ndarray:
+    arr = as_array(seen)
+    if shape == () and arr.shape == (1,):
+        arr = arr.reshape(())
+    if arr.shape == (*shape, V):
+        run.fail(f"{call} returned shape {arr.shape}: a distribution, not token ids.",
+                 hint="return token ids: one integer per row, e.g. from torch.multinomial")
+    run.expect_shape(call, arr, shape, hint="one token id per row of logits: drop the last "
+                     "axis (torch.multinomial(...).squeeze(-1))")
+    integral = arr.dtype.kind in "iu" or np.all(arr == np.round(arr))
+    run.expect_true(integral and np.all((0 <= arr) & (arr < V)),
+                    f"{call} returned {describe(arr)}; expected token ids in [0, {V - 1}].",
+                    hint="return token ids (integers), not probabilities or logits")
+    return arr.astype(np.int64)
+
+
+def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
+    run = CheckRun(sample_next)
+    Z = WORKED_LOGITS
+    call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
+    token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
+    run.expect_true(int(token) == 1, f"{call} returned {int(token)}; expected 1 (the argmax).",
+                    hint="temperature 0 means greedy: return logits.argmax(dim=-1)")
+
+    logits = 2.0 * torch.randn(64, 12, generator=torch.Generator().manual_seed(0))  # (64, 12)
+    best = logits.argmax(-1).numpy()
+    for temperature, top_k, top_p, what in [(0.0, None, None, "temperature 0"),
+                                            (1.3, 1, None, "top-k = 1"),
+                                            (1.0, None, 1e-6, "a top-p the first token alone "
+                                             "reaches")]:
+        call = (f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
+                f"top_p={top_p}, generator) [{what} is greedy]")
+        seen = _token_ids(run, call, run.call(call, logits, temperature, top_k, top_p,
+                                              torch.Generator().manual_seed(1)), (64,), 12)
+        run.expect_true(np.array_equal(seen, best), f"{call} differs from the argmax in rows "
+                        f"{np.flatnonzero(seen != best)[:5].tolist()}.",
+                        hint="sample from next_token_probs(logits, temperature, top_k, top_p); "
+                        "at temperature 0 take the argmax")
+
+    for temperature, top_k, top_p in [(1.0, None, None), (0.7, 3, None), (1.5, None, 0.5),
+                                      (1.0, 4, 0.8)]:
+        call = (f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
+                f"top_p={top_p}, generator=torch.Generator().manual_seed(5))")
+        first = _token_ids(run, call, run.call(call, logits, temperature, top_k, top_p,
+                                               torch.Generator().manual_seed(5)), (64,), 12)
+        again = _token_ids(run, call, run.call(call, logits, temperature, top_k, top_p,
+                                               torch.Generator().manual_seed(5)), (64,), 12)
+        run.expect_true(np.array_equal(first, again),
+                        f"{call} gave different tokens on two calls with the same seed.",
+                        hint="pass the generator to the random draw: torch.multinomial(probs, "
+                        "1, generator=generator)")
+        support = filtered_distribution(logits, temperature, top_k, top_p) > 0  # (64, 12)
+        outside = ~support[torch.arange(64), torch.as_tensor(first)]
+        run.expect_true(not bool(outside.any()),
+                        f"{call} drew tokens that the filters remove (rows "
+                        f"{outside.nonzero().flatten()[:5].tolist()}).",
+                        hint="draw from the filtered distribution, next_token_probs(logits, "
+                        "temperature, top_k, top_p), not from the raw softmax")
+        if top_k is None and top_p is None:
+            run.expect_true(not np.array_equal(first, best),
+                            f"{call} returned the argmax of every one of 64 rows.",
+                            hint="at a temperature above 0, draw at random from the "
+                            "distribution; the argmax is only for temperature 0")
+    if reference is not None:
+        for seed in range(trials):
+            gen = torch.Generator().manual_seed(950 + seed)
+            B, V = int(torch.randint(1, 40, (1,), generator=gen)), int(
+                torch.randint(2, 30, (1,), generator=gen))
+            logits = 3.0 * torch.randn(B, V, generator=gen)
+            temperature, top_k, top_p = [(0.0, None, None), (1.0, 2, None), (0.5, None, 0.7),
+                                         (2.0, 5, 0.9), (1.0, 1, None), (0.8, None, 0.01)][seed]
+            call = (f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
+                    f"top_k={top_k}, top_p={top_p} (seed {seed})")
+            seen = _token_ids(run, call, run.call(call, logits, temperature, top_k, top_p,
+                                                  torch.Generator().manual_seed(seed)), (B,), V)
+            probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
+            outside = probs[torch.arange(B), torch.as_tensor(seen)] <= 0
+            run.expect_true(not bool(outside.any()), f"{call} drew tokens outside the "
+                            f"filtered distribution.", hint="draw from next_token_probs")
+            if bool((probs.max(-1).values == 1).all()):  # a deterministic case
+                expected = as_array(reference(logits, temperature, top_k, top_p,
+                                              torch.Generator().manual_seed(seed)))
+                run.expect_true(np.array_equal(seen, expected),
+                                f"{call} returned {seen.tolist()}; expected the argmax "
+                                f"{expected.tolist()}.")
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# generate
+# ---------------------------------------------------------------------------------------
+EOS, PAD = 2, 0
+# The lookup-table model: 1 (<BOS>) -> 3, t -> t + 1, except 6 -> EOS and 10 -> EOS.
+NEXT_OF = {0: 3, 1: 3, 2: 3, **{t: t + 1 for t in range(3, 12)}, 12: 3, 6: EOS, 10: EOS}
+
+
+def _simulate(prompts, max_new_tokens, variant="correct") -> torch.Tensor:
+    """What `generate` returns on the lookup-table model, written right or with a mistake."""
+    rows = [list(p) for p in prompts]
+    finished = [False] * len(rows)
+    for _ in range(max_new_tokens):
+        new = [NEXT_OF[row[-1]] for row in rows]
+        if variant == "eos_ignored":
+            rows = [row + [t] for row, t in zip(rows, new)]
+            continue
+        if variant == "eos_replaced":  # finished updated before masking: EOS becomes padding
+            finished = [f or t == EOS for f, t in zip(finished, new)]
+            new = [PAD if f else t for f, t in zip(finished, new)]
+        elif variant != "no_padding":
+            new = [PAD if f else t for f, t in zip(finished, new)]
+        rows = [row + [t] for row, t in zip(rows, new)]
+        finished = [f or t == EOS for f, t in zip(finished, new)]
+        if variant == "stops_at_first" and any(finished):
+            break
+        if all(finished):
+            break
+    return _ids(rows)
+
+
+def _generate_mistakes(prompts, max_new_tokens) -> list[Mistake]:
+    return [
+        Mistake("EOS does not stop a row", _simulate(prompts, max_new_tokens, "eos_ignored"),
+                "once a row emits eos_id it is finished: later positions get pad_id, and the "
+                "loop ends when every row has finished"),
+        Mistake("EOS not kept in the output (replaced by padding)",
+                _simulate(prompts, max_new_tokens, "eos_replaced"),
+                "keep the EOS token itself: mark a row finished AFTER writing its new token"),
+        Mistake("the whole batch stopped when the first row finished",
+                _simulate(prompts, max_new_tokens, "stops_at_first"),
+                "each row stops on its own: keep going until EVERY row has emitted eos_id"),
+        Mistake("finished rows keep generating instead of padding",
+                _simulate(prompts, max_new_tokens, "no_padding"),
+                "after its EOS a row gets only pad_id (torch.where(finished, pad_id, new))"),
+        Mistake("one new token too few", _simulate(prompts, max_new_tokens - 1),
+                "run at most max_new_tokens steps: range(max_new_tokens)"),
+        Mistake("one new token too many", _simulate(prompts, max_new_tokens + 1),
+                "run at most max_new_tokens steps: range(max_new_tokens)"),
+    ]
+
+
+def _expect_tokens(run: CheckRun, call: str, seen, expected, mistakes=(), hint=None):
+    seen_arr = as_array(seen)
+    if not np.array_equal(seen_arr, as_array(expected)):
+        mistake = run.match_mistake(seen_arr, mistakes)
+        if mistake is not None:
+            run.fail(f"{call} returned\n  {describe(seen_arr)}\n  expected "
+                     f"{describe(expected)}\nThis looks like a known mistake: {mistake.name}.",
+                     hint=mistake.hint)
+    run.expect_shape(call, seen_arr, tuple(expected.shape),
+                     hint=hint or "return the prompts followed by the new tokens, (B, L + n)")
+    run.expect_true(np.array_equal(seen_arr, as_array(expected)),
+                    f"{call} returned wrong tokens.\n  expected {describe(expected)}\n  seen "
+                    f"    {describe(seen_arr)}", hint=hint)
+
+
+def _padded(rows: list[list[int]]) -> torch.Tensor:
+    width = max(len(r) for r in rows)
+    return _ids([r + [PAD] * (width - len(r)) for r in rows])
+
+
+def check_generate(generate, reference=None, trials: int = 6) -> None:
+    run = CheckRun(generate)
+    model = table_model(NEXT_OF)
+    for prompts, max_new, what in [([[1, 4], [1, 7]], 10, "row 0 ends after 3 tokens, row 1 "
+                                    "after 4"),
+                                   ([[1, 4], [1, 7]], 2, "the length limit comes first"),
+                                   ([[1, 5], [1, 9], [1, 11]], 6, "three rows")]:
+        call = (f"generate(lookup_model, prompt_ids={prompts}, max_new_tokens={max_new}, "
+                f"eos_id={EOS}, temperature=0.0) [{what}; the model maps t to t + 1, 6 and 10 "
+                f"to EOS={EOS}]")
+        seen = run.call(call, model, _ids(prompts), max_new, EOS, PAD, 0.0)
+        _expect_tokens(run, call, seen, _simulate(prompts, max_new),
+                       _generate_mistakes(prompts, max_new),
+                       hint="choose each token from the LAST position's logits, "
+                       "model(ids)[:, -1]; a finished row gets pad_id")
+
+    call = "generate(lookup_model, prompt_ids=[[1, 4]], max_new_tokens=0, eos_id=2)"
+    _expect_tokens(run, call, run.call(call, model, _ids([[1, 4]]), 0, EOS, PAD, 0.0),
+                   _ids([[1, 4]]), hint="max_new_tokens=0 returns the prompt unchanged")
+
+    # A random decoder, greedy: the same tokens as the package's generator, and each row of
+    # a batch the same as that prompt alone (rows never see each other or the padding).
+    model = sharp_model(3)
+    prompts = [[1, 4, 7], [1, 9, 9], [1, 3, 12]]
+    call = f"generate(random_decoder, {prompts}, max_new_tokens=8, eos_id=2, temperature=0.0)"
+    expected = _padded(generate_tokens(model, prompts, 8, EOS, PAD, temperature=0.0,
+                                       use_cache=False))
+    seen = run.call(call, model, _ids(prompts), 8, EOS, PAD, 0.0)
+    _expect_tokens(run, call, seen, expected,
+                   hint="feed the whole sequence so far and use the LAST position's logits")
+    for row, prompt in enumerate(prompts):
+        alone = as_array(run.call(call, model, _ids([prompt]), 8, EOS, PAD, 0.0))[0]
+        mine = as_array(seen)[row]
+        run.expect_true(np.array_equal(mine[:len(alone)], alone)
+                        and np.all(mine[len(alone):] == PAD),
+                        f"{call}: row {row} differs from generating its prompt alone "
+                        f"({alone.tolist()}).", hint="each row must depend on its own tokens only")
+
+    call = ("generate(random_decoder, [[1, 4, 7]] * 4, max_new_tokens=10, eos_id=2, "
+            "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice")
+    first = run.call(call, model, _ids([[1, 4, 7]] * 4), 10, EOS, PAD, 1.0, None, None,
+                     torch.Generator().manual_seed(3))
+    again = run.call(call, model, _ids([[1, 4, 7]] * 4), 10, EOS, PAD, 1.0, None, None,
+                     torch.Generator().manual_seed(3))
+    run.expect_true(np.array_equal(as_array(first), as_array(again)),
+                    f"{call}: the same seed gave different emails.",
+                    hint="pass generator (and temperature, top_k, top_p) on to sample_next")
+
+    # A model that guesses uniformly: sampling must not collapse to the argmax (token 0).
+    uniform = bias_model(torch.zeros(13))
+    call = ("generate(uniform_model, [[1]] * 4, max_new_tokens=6, eos_id=2, temperature=1.0, "
+            "generator=torch.Generator().manual_seed(0))")
+    seen = as_array(run.call(call, uniform, _ids([[1]] * 4), 6, EOS, PAD, 1.0, None, None,
+                             torch.Generator().manual_seed(0)))
+    run.expect_true(np.any(seen[:, 1:] != 0), f"{call} returned only token 0, the argmax, "
+                    f"although every token is equally likely:\n{describe(seen)}",
+                    hint="pass temperature, top_k, top_p and generator on to sample_next")
+
+    run.expect_raises("generate with prompt_ids of shape (3,)", ValueError,
+                      model, _ids([1, 4, 7]), 4, EOS, mentions=("prompt_ids", "(3,)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(700 + seed)
+            positions = ["rope", "learned", "sinusoidal", "none"][seed % 4]
+            model = sharp_model(60 + seed, positions=positions)
+            B, L, n = int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 12))
+            prompts = [[1, *rng.integers(3, 13, size=L - 1).tolist()] for _ in range(B)]
+            eos = int(rng.integers(3, 13))  # a common token as EOS: rows stop at their own time
+            call = (f"generate(random {positions} decoder, {prompts}, max_new_tokens={n}, "
+                    f"eos_id={eos}, temperature=0.0) (seed {seed})")
+            seen = run.call(call, model, _ids(prompts), n, eos, PAD, 0.0)
+            _expect_tokens(run, call, seen, reference(model, _ids(prompts), n, eos, PAD, 0.0))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# perplexity
+# ---------------------------------------------------------------------------------------
+def _batch_stats(model, batches):
+    """Per batch: (summed nll of real targets, their count, mean nll of all targets, count)."""
+    out = []
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            nll = F.cross_entropy(model(inputs).double().flatten(0, 1), targets.flatten(),
+                                  reduction="none")
+            out.append((float((nll * loss_mask.flatten()).sum()), int(loss_mask.sum()),
+                        float(nll.mean()), nll.numel()))
+    return out
+
+
+def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
+    stats = _batch_stats(model, batches)
+    total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
+    loss = total / count
+    hint_mask = "multiply the per-token losses by loss_mask and count only real tokens"
+    hint_weight = ("weight every token equally: add the losses of ALL real tokens over all "
+                   "batches, divide by the total token count, then take exp")
+    return math.exp(loss), [
+        Mistake("mean of the per-batch perplexities",
+                float(np.mean([math.exp(s[0] / s[1]) for s in stats])), hint_weight),
+        Mistake("exp of the mean of per-batch mean losses",
+                math.exp(float(np.mean([s[0] / s[1] for s in stats]))), hint_weight),
+        Mistake("padded targets counted", math.exp(sum(s[2] * s[3] for s in stats)
+                                                   / sum(s[3] for s in stats)), hint_mask),
+        Mistake("padded targets counted (per-batch means)",
+                math.exp(float(np.mean([s[2] for s in stats]))), hint_mask),
+        Mistake("only the last batch counted (totals overwritten, not added to)",
+                math.exp(stats[-1][0] / stats[-1][1]),
+                "add every batch to the running totals (total_nll += ...), do not overwrite"),
+        Mistake("the loss returned instead of the perplexity", loss,
+                "perplexity = exp(mean loss in nats)"),
+        Mistake("2 ** loss instead of exp(loss)", 2.0**loss,
+                "the loss is in nats (natural log): perplexity = exp(loss), not 2 ** loss"),
+    ]
+
+
+def _worked_batches():
+    """Two batches with different token counts; padding (0) on the right, masked."""
+    first = (_ids([[1, 3, 3], [1, 2, 0]]), _ids([[3, 3, 2], [2, 0, 0]]),
+             torch.tensor([[True, True, True], [True, False, False]]))
+    second = (_ids([[1]]), _ids([[1]]), torch.tensor([[True]]))
+    return [first, second]
+
+
+def check_perplexity(perplexity, reference=None, trials: int = 5) -> None:
+    run = CheckRun(perplexity)
+    model = bias_model(torch.zeros(4))
+    call = "perplexity(model, batches) for a model whose every prediction is uniform over 4"
+    value = _expect_scalar(run, call, run.call(call, model, _worked_batches()))
+    run.expect_close(call, value, 4.0, mistakes=_perplexity_mistakes(model, _worked_batches())[1],
+                     **TOL, hint="a uniform guess over V tokens has "
+                     "perplexity exactly V: exp(-log(1/V))")
+
+    model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
+    call = ("perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
+            "two batches of 4 and 1 real targets")
+    value = _expect_scalar(run, call, run.call(call, model, _worked_batches()))
+    expected, mistakes = _perplexity_mistakes(model, _worked_batches())
+    by_hand = math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5)
+    run.expect_finite(call, value)
+    run.expect_close(call, value, by_hand, mistakes=mistakes, **TOL,
+                     hint="perplexity = exp(sum of -log p over real targets / their number)")
+    run.expect_close(call, value, expected, mistakes=mistakes, **TOL)
+
+    model = sharp_model(4)
+    gen = torch.Generator().manual_seed(4)
+    batches = []
+    for B, L in [(3, 6), (1, 2), (2, 9)]:
+        inputs = torch.randint(1, 13, (B, L), generator=gen)
+        targets = torch.randint(2, 13, (B, L), generator=gen)
+        lengths = torch.randint(1, L + 1, (B,), generator=gen)
+        mask = torch.arange(L)[None, :] < lengths[:, None]
+        batches.append((inputs, targets.masked_fill(~mask, 0), mask))
+    call = "perplexity(random_decoder, three batches of shapes (3, 6), (1, 2), (2, 9))"
+    value = _expect_scalar(run, call, run.call(call, model, batches))
+    expected, mistakes = _perplexity_mistakes(model, batches)
+    run.expect_close(call, value, expected, mistakes=mistakes, **TOL)
+
+    run.expect_raises("perplexity with inputs of shape (4,)", ValueError,
+                      model, [(_ids([1, 2, 3, 4]), _ids([2, 3, 4, 5]),
+                               torch.ones(4, dtype=torch.bool))], mentions=("inputs", "(4,)"))
+    if reference is not None:
+        for seed in range(trials):
+            model = sharp_model(70 + seed, positions=["rope", "learned"][seed % 2])
+            gen = torch.Generator().manual_seed(70 + seed)
+            batches = []
+            for _ in range(int(torch.randint(1, 4, (1,), generator=gen))):
+                B, L = (int(v) for v in torch.randint(1, 8, (2,), generator=gen))
+                lengths = torch.randint(1, L + 1, (B,), generator=gen)
+                mask = torch.arange(L)[None, :] < lengths[:, None]
+                inputs = torch.randint(1, 13, (B, L), generator=gen).masked_fill(~mask, 0)
+                targets = torch.randint(2, 13, (B, L), generator=gen).masked_fill(~mask, 0)
+                batches.append((inputs, targets, mask))
+            call = f"perplexity on a random decoder and {len(batches)} random batches (seed {seed})"
+            value = _expect_scalar(run, call, run.call(call, model, batches))
+            _, mistakes = _perplexity_mistakes(model, batches)
+            run.expect_close(call, value, reference(model, batches), mistakes=mistakes, **TOL)
+    run.done()

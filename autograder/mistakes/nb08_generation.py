@@ -1,0 +1,515 @@
+"""Notebook 08 catalogue: the mistakes students make, and correct answers written otherwise."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from grader.catalogue import alternative, mistake  # noqa: E402
+
+MISTAKES = [
+    # sequence_log_prob
+    mistake("sequence_log_prob", "log-probability read at the target's own position", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        log_probs = torch.log_softmax(model(ids)[0], dim=-1)
+        rows = log_probs[len(prompt_ids):]
+        return rows.gather(1, continuation_ids[:, None]).sum()
+    """, hint="the logits at position t predict token t + 1"),
+    mistake("sequence_log_prob", "product of probabilities instead of a sum of logs", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        probs = torch.softmax(model(ids[:, :-1])[0], dim=-1)
+        rows = probs[len(prompt_ids) - 1:]
+        return rows.gather(1, continuation_ids[:, None]).prod()
+    """, hint="do not exponentiate"),
+    mistake("sequence_log_prob", "mean instead of sum", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=-1)
+        return log_probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).mean()
+    """, hint="do not average"),
+    mistake("sequence_log_prob", "the prompt's own tokens scored too", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=-1)
+        return log_probs.gather(1, ids[0, 1:, None]).sum()
+    """, hint="score only the continuation"),
+    mistake("sequence_log_prob", "raw logits instead of log-probabilities", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        logits = model(ids[:, :-1])[0]
+        return logits[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).sum()
+    """, hint="torch.log_softmax"),
+    # next_token_probs
+    mistake("next_token_probs", "top-p drops the token that crosses p", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            cum = torch.cumsum(sorted_probs, dim=-1)
+            sorted_probs = sorted_probs.masked_fill(cum > top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="keep the token that crosses p"),
+    mistake("next_token_probs", "temperature applied to the probabilities", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits.clone()
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1) / temperature
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="divide the LOGITS by the temperature"),
+    mistake("next_token_probs", "temperature applied to the probabilities, softmax again", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        probs = torch.softmax(torch.softmax(logits, dim=-1) / temperature, dim=-1)
+        if top_k:
+            kth = torch.topk(probs, min(top_k, probs.shape[-1]), dim=-1).values[..., -1:]
+            probs = probs.masked_fill(probs < kth, 0.0)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="divide the LOGITS by the temperature"),
+    mistake("next_token_probs", "softmax before top-k, zeros not renormalised", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        probs = torch.softmax(logits / temperature, dim=-1)
+        if top_k:
+            kth = torch.topk(probs, min(top_k, probs.shape[-1]), dim=-1).values[..., -1:]
+            probs = probs.masked_fill(probs < kth, 0.0)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="renormalise"),
+    mistake("next_token_probs", "removed logits filled with 0 instead of -inf", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, 0.0)
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="-inf"),
+    mistake("next_token_probs", "top-p without renormalising", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        probs = torch.softmax(z, dim=-1)
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            probs = torch.softmax(z.masked_fill(z < kth, float("-inf")), dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        return probs
+    """, hint="renormalise"),
+    mistake("next_token_probs", "cumulative sum in vocabulary order", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            before = torch.cumsum(probs, dim=-1) - probs
+            probs = probs.masked_fill(before >= top_p, 0.0)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="sort the probabilities in decreasing order"),
+    mistake("next_token_probs", "returned in sorted order", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="scatter the kept probabilities back"),
+    mistake("next_token_probs", "top-p set chosen before the temperature", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits.clone()
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        if top_p is not None and top_p < 1.0:
+            probs = torch.softmax(z, dim=-1)
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            drop = torch.zeros_like(probs, dtype=torch.bool).scatter(-1, order, before >= top_p)
+            z = z.masked_fill(drop, float("-inf"))
+        return torch.softmax(z / temperature, dim=-1)
+    """, hint="apply the temperature first"),
+    mistake("next_token_probs", "temperature 0 divides by zero", """
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="temperature 0 means argmax"),
+    mistake("next_token_probs", "top-k keeps the k smallest", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1, largest=False).values[..., -1:]
+            z = z.masked_fill(z > kth, float("-inf"))
+        return torch.softmax(z, dim=-1)
+    """, hint="keep the k largest"),
+    mistake("next_token_probs", "logits multiplied by the temperature", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        return torch.softmax(logits * temperature, dim=-1)
+    """, hint="divide the logits by the temperature"),
+    # sample_next
+    mistake("sample_next", "generator not passed on", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        flat = probs.reshape(-1, probs.shape[-1])
+        return torch.multinomial(flat, 1).reshape(probs.shape[:-1])
+    """, hint="generator=generator"),
+    mistake("sample_next", "draws from the unfiltered softmax", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = torch.softmax(logits / temperature, dim=-1)
+        flat = probs.reshape(-1, probs.shape[-1])
+        return torch.multinomial(flat, 1, generator=generator).reshape(probs.shape[:-1])
+    """, hint="sample from next_token_probs"),
+    mistake("sample_next", "always the argmax", """
+        return next_token_probs(logits, temperature, top_k, top_p).argmax(dim=-1)
+    """, hint="draw at random"),
+    mistake("sample_next", "returns the distribution", """
+        return next_token_probs(logits, temperature, top_k, top_p)
+    """, hint="return token ids"),
+    mistake("sample_next", "keeps the sample axis", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        return torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1, generator=generator)
+    """, hint="drop the last axis"),
+    # generate
+    mistake("generate", "EOS does not stop a row", """
+        ids = prompt_ids
+        for _ in range(max_new_tokens):
+            new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+        return ids
+    """, hint="once a row emits eos_id it is finished"),
+    mistake("generate", "EOS not kept (finished marked before padding)", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            finished = finished | (new == eos_id)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            if finished.all():
+                break
+        return ids
+    """, hint="keep the EOS token itself"),
+    mistake("generate", "the whole batch stops at the first EOS", """
+        ids = prompt_ids
+        for _ in range(max_new_tokens):
+            new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            if (new == eos_id).any():
+                break
+        return ids
+    """, hint="each row stops on its own"),
+    mistake("generate", "finished rows keep generating", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if finished.all():
+                break
+        return ids
+    """, hint="after its EOS a row gets only pad_id"),
+    mistake("generate", "one step too few", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens - 1):
+            new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if finished.all():
+                break
+        return ids
+    """, hint="run at most max_new_tokens steps"),
+    mistake("generate", "feeds only the last token", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            new = sample_next(model(ids[:, -1:])[:, -1], temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if finished.all():
+                break
+        return ids
+    """, hint="feed the whole sequence so far"),
+    mistake("generate", "logits of the first position", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            new = sample_next(model(ids)[:, 0], temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if finished.all():
+                break
+        return ids
+    """, hint="LAST position"),
+    mistake("generate", "always greedy (sampling arguments ignored)", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            new = model(ids)[:, -1].argmax(dim=-1)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if finished.all():
+                break
+        return ids
+    """, hint="pass temperature, top_k, top_p and generator on to sample_next"),
+    # perplexity
+    mistake("perplexity", "mean of per-batch perplexities", (
+        None,
+        """
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                                reduction="none")
+        mean = (nll * loss_mask.flatten()).sum() / loss_mask.sum()
+        total_nll += math.exp(float(mean))
+        total_tokens += 1
+        """,
+        "return total_nll / total_tokens",
+    ), hint="weight every token equally"),
+    mistake("perplexity", "exp of the mean of per-batch losses", (
+        None,
+        """
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                                reduction="none")
+        total_nll += float((nll * loss_mask.flatten()).sum() / loss_mask.sum())
+        total_tokens += 1
+        """,
+        None,
+    ), hint="weight every token equally"),
+    mistake("perplexity", "padded targets counted", (
+        None,
+        """
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                                reduction="none")
+        total_nll += float(nll.sum())
+        total_tokens += nll.numel()
+        """,
+        None,
+    ), hint="loss_mask"),
+    mistake("perplexity", "only the last batch counted", (
+        None,
+        """
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                                reduction="none")
+        total_nll = float((nll * loss_mask.flatten()).sum())
+        total_tokens = int(loss_mask.sum())
+        """,
+        None,
+    ), hint="add every batch to the running totals"),
+    mistake("perplexity", "returns the loss", (None, None, "return total_nll / total_tokens"),
+            hint="perplexity = exp"),
+    mistake("perplexity", "2 ** loss", (None, None, "return 2 ** (total_nll / total_tokens)"),
+            hint="not 2 ** loss"),
+    # concept checks
+    mistake("answer_teacher_forcing", "thinks scoring removes the mask",
+            'answer_teacher_forcing = "C"', hint="known in advance"),
+    mistake("answer_top_p", "drops the crossing token", 'answer_top_p = "B"',
+            hint="the token that crosses p"),
+    mistake("answer_eos", "thinks padding marks the end", 'answer_eos = "A"',
+            hint="runs to the length limit"),
+    mistake("answer_cache", "thinks queries are cached", 'answer_cache = "B"',
+            hint="keys and values"),
+    mistake("answer_perplexity", "confuses loss and perplexity", 'answer_perplexity = "A"',
+            hint="exp(loss)"),
+]
+
+ALTERNATIVES = [
+    alternative("sequence_log_prob", "one forward pass per prefix, as the definition", """
+        total = 0.0
+        prefix = prompt_ids
+        for token in continuation_ids:
+            logits = model(prefix[None, :])[0, -1]
+            total = total + torch.log_softmax(logits, dim=-1)[token]
+            prefix = torch.cat((prefix, token[None]))
+        return total
+    """),
+    alternative("sequence_log_prob", "negative cross-entropy", """
+        ids = torch.cat((prompt_ids, continuation_ids))
+        logits = model(ids[None, :])[0]
+        start = prompt_ids.shape[0] - 1
+        picked = logits[start:start + continuation_ids.shape[0]]
+        return -torch.nn.functional.cross_entropy(picked, continuation_ids, reduction="sum")
+    """),
+    alternative("next_token_probs", "powers of probabilities, a loop over rows", """
+        V = logits.shape[-1]
+        flat = logits.reshape(-1, V).double()
+        out = torch.zeros_like(flat)
+        for r in range(flat.shape[0]):
+            if temperature == 0:
+                out[r, int(flat[r].argmax())] = 1.0
+                continue
+            p = torch.softmax(flat[r], dim=-1) ** (1.0 / temperature)
+            p = p / p.sum()
+            if top_k:
+                kth = sorted(p.tolist(), reverse=True)[min(top_k, V) - 1]
+                p = torch.where(p >= kth, p, torch.zeros_like(p))
+                p = p / p.sum()
+            if top_p is not None and top_p < 1.0:
+                kept, mass = torch.zeros_like(p), 0.0
+                for i in sorted(range(V), key=lambda i: -float(p[i])):
+                    if mass >= top_p:
+                        break
+                    kept[i] = p[i]
+                    mass += float(p[i])
+                p = kept / kept.sum()
+            out[r] = p
+        return out.reshape(logits.shape)
+    """),
+    alternative("next_token_probs", "top-k with topk indices and scatter (exactly k)", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).float()
+        z = logits / temperature
+        if top_k and top_k < z.shape[-1]:
+            values, indices = torch.topk(z, top_k, dim=-1)
+            z = torch.full_like(z, float("-inf")).scatter(-1, indices, values)
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = probs.sort(dim=-1, descending=True)
+            cum = sorted_probs.cumsum(dim=-1)
+            keep = torch.cat((torch.ones_like(cum[..., :1], dtype=torch.bool),
+                              cum[..., :-1] < top_p), dim=-1)
+            sorted_probs = sorted_probs * keep
+            probs = sorted_probs.gather(-1, order.argsort(dim=-1))
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """),
+    alternative("sample_next", "inverse CDF with torch.rand", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        flat = probs.reshape(-1, probs.shape[-1])
+        cum = flat.cumsum(dim=-1)
+        u = torch.rand(flat.shape[0], 1, generator=generator, dtype=cum.dtype) * cum[:, -1:]
+        picks = torch.searchsorted(cum, u, right=True).clamp(max=flat.shape[-1] - 1)
+        return picks.reshape(probs.shape[:-1])
+    """),
+    alternative("sample_next", "Gumbel-max trick", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        u = torch.rand(probs.shape, generator=generator, dtype=torch.float64).clamp(min=1e-12)
+        return (probs.double().log() - (-u.log()).log()).argmax(dim=-1)
+    """),
+    alternative("generate", "one row at a time, padded at the end", """
+        rows = []
+        for b in range(prompt_ids.shape[0]):
+            row = prompt_ids[b:b + 1]
+            for _ in range(max_new_tokens):
+                new = sample_next(model(row)[0, -1], temperature, top_k, top_p, generator)
+                row = torch.cat((row, new.reshape(1, 1)), dim=1)
+                if int(new) == eos_id:
+                    break
+            rows.append(row[0].tolist())
+        width = max(len(r) for r in rows)
+        return torch.tensor([r + [pad_id] * (width - len(r)) for r in rows])
+    """),
+    alternative("generate", "preallocated output, trimmed at the end", """
+        B, L = prompt_ids.shape
+        out = torch.full((B, L + max_new_tokens), pad_id, dtype=torch.long)
+        out[:, :L] = prompt_ids
+        alive = torch.ones(B, dtype=torch.bool)
+        n = 0
+        while n < max_new_tokens and alive.any():
+            logits = model(out[:, :L + n])[:, -1]
+            new = sample_next(logits, temperature, top_k, top_p, generator)
+            out[alive, L + n] = new[alive]
+            alive = alive & (new != eos_id)
+            n += 1
+        return out[:, :L + n]
+    """),
+    alternative("perplexity", "ignore_index and a summed cross-entropy", (
+        "total_nll, total_tokens = 0.0, 0.0",
+        """
+        logits = model(inputs)
+        masked = targets.masked_fill(~loss_mask, -100)
+        total_nll = total_nll + torch.nn.functional.cross_entropy(
+            logits.transpose(1, 2), masked, ignore_index=-100, reduction="sum").item()
+        total_tokens = total_tokens + loss_mask.sum().item()
+        """,
+        "return float(torch.tensor(total_nll / total_tokens).exp())",
+    )),
+    alternative("perplexity", "log_softmax and gather", (
+        "total_nll = total_tokens = 0",
+        """
+        log_probs = torch.log_softmax(model(inputs), dim=-1)
+        picked = log_probs.gather(-1, targets[..., None])[..., 0]
+        total_nll -= float(picked[loss_mask].sum())
+        total_tokens += int(loss_mask.sum())
+        """,
+        "return torch.exp(torch.tensor(total_nll / total_tokens))",
+    )),
+    alternative("answer_top_p", "lower case", 'answer_top_p = "a"'),
+]
