@@ -2,7 +2,7 @@
 
 The sample class is written as a Canvas-style LMS zip and graded by the TA's command with
 two workers into the default SQLite gradebook. Then: a re-run grades nothing and changes
-nothing; a manual grade survives a forced re-run; one student can be regraded alone; the
+nothing; a manual grade survives re-autograding; one student can be regraded alone; the
 feedback shows the visible tests and hints but never a hidden test's code.
 """
 
@@ -83,7 +83,7 @@ def test_rerun_is_idempotent_and_keeps_manual_grades(sample):
         grade = gb.find_grade("test_attention", NOTEBOOK, NOTEBOOK, "cleo")
         grade.manual_score = 2.0  # a TA gives part marks by hand
         gb.db.commit()
-    forced = grader("grade", "-a", NOTEBOOK, "--work", work, "--force", "--workers", "2",
+    forced = grader("grade", "-a", NOTEBOOK, "--work", work, "--student", "cleo",
                     "--timeout", "60")
     assert forced.returncode == 0, forced.stderr[-3000:]
     after = read_csv(work / "grades.csv")

@@ -36,11 +36,12 @@ def _fill_in(release, answers):
     return nb
 
 
-def _hint_of(course: Course, student: str, notebook: str, test: str) -> str:
+def _hint_of(course: Course, student: str, notebook: str, test: str) -> tuple[str, str]:
+    """(the hint line the student sees, the whole failure message) of test `test`."""
     path = course.work / "feedback" / student / notebook / f"{notebook}.html"
     graded = course.work / "autograded" / student / notebook / f"{notebook}.ipynb"
     if not graded.exists():
-        return ""
+        return "", ""
     for cell in nbformat.read(graded, 4).cells:
         if nbgrader_meta(cell).get("grade_id") == test:
             text = "".join(o.get("evalue", "") for o in cell.get("outputs", [])
@@ -48,9 +49,9 @@ def _hint_of(course: Course, student: str, notebook: str, test: str) -> str:
             found = re.search(r"Hint: (.*)", text)
             shown = found.group(1).strip() if found else text.strip().splitlines()[-1:] or [""]
             if path.exists() and found and found.group(1)[:40] not in path.read_text():
-                return ""
-            return shown if isinstance(shown, str) else shown[0]
-    return ""
+                return "", text  # not in the feedback the student reads
+            return (shown if isinstance(shown, str) else shown[0]), text
+    return "", ""
 
 
 def catalogue_report(course: Course, assignments: list[str] | None = None, workers: int = 1,
@@ -76,11 +77,11 @@ def catalogue_report(course: Course, assignments: list[str] | None = None, worke
         for number, variant in enumerate(mistakes):
             tests = graded[f"m{number:02d}"]["tests"]
             lost = {t: best[t] - tests.get(t, 0.0) for t in best if tests.get(t, 0.0) < best[t]}
-            hint = _hint_of(course, f"m{number:02d}", notebook, variant.test)
+            hint, message = _hint_of(course, f"m{number:02d}", notebook, variant.test)
             rows.append({"notebook": notebook, "cell": variant.cell, "mistake": variant.name,
                          "caught_by": sorted(lost), "points_lost": sum(lost.values()),
                          "expected_test": variant.test, "hint": hint,
-                         "hint_ok": variant.hint in hint})
+                         "hint_ok": variant.hint in message})
     return rows
 
 
@@ -90,7 +91,7 @@ def markdown(rows: list[dict]) -> str:
     for r in rows:
         caught = ", ".join(r["caught_by"]) or "**not caught**"
         hint = r["hint"].replace("|", "\\|") or "**no hint**"
-        flag = "" if r["hint_ok"] else " (**not the catalogue's hint**)"
+        flag = "" if r["hint_ok"] else " (**the catalogue's hint is not in the message**)"
         lines.append(f"| {r['notebook']} | {r['cell']}: {r['mistake']} | {caught} | "
                      f"{r['points_lost']:g} | {hint}{flag} |")
     return "\n".join(lines)

@@ -1,0 +1,44 @@
+"""The catalogue report: mistakes graded as submissions through the TA pipeline.
+
+A few mistakes of notebook 01 (the whole catalogue takes minutes: `python -m grader
+catalogue`) must be caught by their own test, lose at least its points, and show the same
+failure message as the in-process catalogue test, so the report can be trusted.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ROOT
+from grader.catalogue import apply_variant, load_catalogue, run_graded_cells, solution_notebook
+from grader.course import Course
+from grader.report import catalogue_report, markdown
+
+NOTEBOOK = "01_attention_scores"
+LIMIT = 3
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    course = Course(root=ROOT, work=tmp_path_factory.mktemp("catalogue"), cell_timeout=60)
+    return catalogue_report(course, [NOTEBOOK], workers=2, limit=LIMIT)
+
+
+def test_every_mistake_is_caught_by_its_test(report):
+    assert len(report) == LIMIT
+    for row in report:
+        assert row["expected_test"] in row["caught_by"], row
+        assert row["points_lost"] > 0
+
+
+def test_hints_match_the_in_process_catalogue(report):
+    for variant, row in zip(load_catalogue(NOTEBOOK).MISTAKES[:LIMIT], report):
+        nb = apply_variant(solution_notebook(NOTEBOOK), variant)
+        error = run_graded_cells(nb, only_test=variant.test)[variant.test].error
+        assert row["hint_ok"] == (variant.hint in str(error)), row
+        assert row["hint"] and row["hint"] in str(error)
+
+
+def test_markdown_table_has_a_row_per_mistake(report):
+    text = markdown(report)
+    assert text.count("\n| 01_attention_scores |") == LIMIT
