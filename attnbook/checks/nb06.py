@@ -110,6 +110,10 @@ def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
                 "divide by sqrt(var + eps), where var is the mean squared deviation"),
         Mistake("no square root (divided by var + eps)", gamma * centred / (var + eps) + beta,
                 "divide by the standard deviation sqrt(var + eps), not by the variance"),
+        Mistake("the eps argument ignored (1e-5 written in)",
+                gamma * centred / torch.sqrt(var + 1e-5) + beta,
+                "use the eps argument the caller passes, not a constant")
+        if eps != 1e-5 else None,
         Mistake("gamma and beta swapped", beta * centred / torch.sqrt(var + eps) + gamma,
                 "gamma scales (multiplies) the normalised value, beta shifts (adds)"),
         Mistake("gamma and beta not applied", centred / torch.sqrt(var + eps),
@@ -118,6 +122,7 @@ def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
                 gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta,
                 "subtract each token's mean before dividing by its standard deviation"),
     ]
+    out = [m for m in out if m is not None]
     if h.ndim >= 2 and h.shape[0] > 1:
         label = "the batch axis" if h.ndim >= 3 else "the first axis (across tokens)"
         out.append(Mistake(f"statistics over {label} (BatchNorm-style, dim=0)",
@@ -443,6 +448,9 @@ def _block_mistakes(r: TransformerBlock, h, rope) -> list[Mistake]:
                     h + attn(ln1(h)) + mlp(ln2(h)),
                     "the MLP reads U, the output of the attention step: "
                     "H_out = U + MLP(LN2(U))"),
+            Mistake("the MLP branch reads H instead of U", u + mlp(ln2(h)),
+                    "the MLP reads U, the output of the attention step: "
+                    "H_out = U + MLP(LN2(U))"),
             Mistake("LN1 used before the MLP too", u + mlp(ln1(u)),
                     "each branch has its own LayerNorm: MLP(LN2(U))"),
             Mistake("no LayerNorm in the branches", (h + attn(h)) + mlp(h + attn(h)),
@@ -736,9 +744,10 @@ def _count_mistakes(V, d, n_heads, n_layers, max_len, positions, d_hidden, tie) 
                 "the head has a bias c of V numbers, tied or not"),
         Mistake("the head's weight counted although it is tied", total(head_=V * d + V),
                 "with tie_weights the head reuses the embedding matrix: count V * d once"),
-        Mistake("the head's weight not counted although it is not tied",
-                total(head_=V) if not tie else -1,
-                "without tying the head has its own (V, d) weight matrix"),
+        Mistake("one (V, d) matrix not counted (the embedding, or the untied head weight)",
+                total() - V * d,
+                "the token embedding E and, without tying, the head's own weight W_vocab "
+                "each hold V * d numbers"),
         Mistake("position table counted for every option", total(pos_=max_len * d),
                 "only positions='learned' has a trainable (max_len, d) table"),
         Mistake("learned position table not counted", total(pos_=0),
@@ -749,6 +758,7 @@ def _count_mistakes(V, d, n_heads, n_layers, max_len, positions, d_hidden, tie) 
         Mistake("d_hidden ignored (always 4 d)", total(block=attention + mlp_default + norms),
                 "use d_hidden for the MLP width when it is given"),
         Mistake("only one block counted", total(layers=1), "multiply one block by n_layers"),
+
     ] if m.output != total()]
 
 

@@ -84,6 +84,11 @@ MISTAKES = [
         std = h.std(dim=-1, keepdim=True, unbiased=False)
         return gamma * (h - mean) / torch.sqrt(std + eps) + beta
     """, hint="sqrt(var + eps)"),
+    mistake("layer_norm", "eps argument ignored", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var + 1e-5) + beta
+    """, hint="use the eps argument"),
     mistake("layer_norm", "gamma and beta swapped", """
         mean = h.mean(dim=-1, keepdim=True)
         var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
@@ -158,6 +163,10 @@ MISTAKES = [
     """), hint="not LN1(H)"),
     mistake("PreNormBlock", "attention and MLP in parallel", (None, """
         return h + self.attn(self.ln1(h), rope) + self.mlp(self.ln2(h))
+    """), hint="the MLP reads U"),
+    mistake("PreNormBlock", "the MLP branch reads H instead of U", (None, """
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(h))
     """), hint="the MLP reads U"),
     mistake("PreNormBlock", "LN1 reused before the MLP", (None, """
         u = h + self.attn(self.ln1(h), rope)
@@ -300,6 +309,13 @@ MISTAKES = [
         total += max_len * d if positions == "learned" else 0
         return total + (0 if tie_weights else V * d)
     """, hint="multiply one block by n_layers"),
+    mistake("count_parameters", "token embedding not counted", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = n_layers * block + 2 * d + V + V * d
+        return total + (max_len * d if positions == "learned" else 0)
+    """, hint="each hold V * d numbers"),
     # concept checks
     mistake("answer_residual_shape", "picks the hidden width", 'answer_residual_shape = "B"',
             hint="same (L, d) shape"),
