@@ -411,7 +411,10 @@ def plot_quality_diversity(rows: Sequence[dict], floor: float | None = None):
     """
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    log_ps = [r["mean_log_prob"] for r in rows if not math.isnan(r["mean_log_prob"])]
+    log_ps += [floor] if floor is not None else []
+    pad = 0.05 * (max(log_ps) - min(log_ps) or 1.0) if log_ps else 0.1
     for ax, knob, label in zip(axes, ("temperature", "top_p"), ("temperature", "top-p")):
         mine = [r for r in rows if r["knob"] == knob]
         x = [r["value"] for r in mine]
@@ -421,15 +424,19 @@ def plot_quality_diversity(rows: Sequence[dict], floor: float | None = None):
         ax.set_title(f"Quality and diversity against {label}")
         twin = ax.twinx()
         twin.plot(x, [r["mean_log_prob"] for r in mine], "^:", color="tab:red",
-                  label="true log-prob per token")
+                  label="true log-probability per token (right axis)")
         if floor is not None:
-            twin.axhline(floor, color="tab:red", alpha=0.3, label="grammar's own emails")
+            twin.axhline(floor, color="tab:red", alpha=0.3,
+                         label="the grammar's own emails (right axis)")
+        if log_ps:
+            twin.set_ylim(min(log_ps) - pad, max(log_ps) + pad)
         twin.set_ylabel("true log-probability per token (nats)")
-        lines = ax.get_lines() + twin.get_lines()
-        ax.legend(lines, [ln.get_label() for ln in lines], fontsize=7, loc="lower left")
     axes[0].set_ylabel("fraction of samples")
     axes[0].set_ylim(-0.02, 1.02)
-    fig.tight_layout()
+    handles = axes[0].get_lines() + twin.get_lines()
+    fig.legend(handles, [h.get_label() for h in handles], loc="lower center", ncol=2,
+               fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig
 
 
