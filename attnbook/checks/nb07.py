@@ -1,0 +1,616 @@
+"""Checks for notebook 07, training: make_batch, lm_loss, train_step, evaluate.
+
+Visible use: `check_train_step(train_step)` runs worked examples and properties on tiny
+seeded decoders (one optimizer step of yours against one written out here, on a copy of the
+same model). Hidden use: `check_train_step(train_step, reference=ref.train_step)` also
+compares with the autograder's reference on random models, batches and optimizers.
+
+A batch is the tuple ``(inputs, targets, loss_mask)`` that `make_batch` returns: two int64
+tensors and a bool tensor, each (B, L), padded on the right.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from attnbook.checks._core import CheckRun, Mistake, as_array, describe
+from attnbook.model import LMConfig, TransformerLM
+from attnbook.tokenizer import WordTokenizer
+
+__all__ = ["check_evaluate", "check_lm_loss", "check_make_batch", "check_train_step"]
+
+TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
+
+
+def _ids(values) -> torch.Tensor:
+    return torch.tensor(values, dtype=torch.long)
+
+
+def _tiny_decoder(seed: int, vocab_size: int = 11, positions: str = "rope", n_layers: int = 1,
+                  dropout: float = 0.0) -> TransformerLM:
+    torch.manual_seed(seed)
+    return TransformerLM(LMConfig(vocab_size=vocab_size, d_model=16, n_heads=2,
+                                  n_layers=n_layers, max_len=16, positions=positions,
+                                  dropout=dropout))
+
+
+def _fixed_model(probs) -> TransformerLM:
+    """A decoder that ignores its input: every position predicts ``probs`` exactly.
+
+    All weights are zero, so the residual stream stays 0, LayerNorm of 0 is its bias (0) and
+    the head returns its own bias, set to log(probs).
+    """
+    probs = torch.as_tensor(probs, dtype=torch.float32)
+    model = TransformerLM(LMConfig(vocab_size=len(probs), d_model=8, n_heads=2, n_layers=1,
+                                   max_len=16, positions="none")).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        model.head.bias.copy_(probs.log())
+    return model
+
+
+def _random_batch(gen: torch.Generator, B: int, L: int, V: int, pad_id: int = 0):
+    """A right-padded batch: lengths 1..L, real ids in 3..V-1, padding masked."""
+    lengths = torch.randint(1, L + 1, (B,), generator=gen)
+    lengths[int(torch.randint(0, B, (1,), generator=gen))] = L  # the longest fills the batch
+    mask = torch.arange(L)[None, :] < lengths[:, None]  # (B, L)
+    inputs = torch.randint(3, V, (B, L), generator=gen).masked_fill(~mask, pad_id)
+    targets = torch.randint(2, V, (B, L), generator=gen).masked_fill(~mask, pad_id)
+    return inputs, targets, mask
+
+
+# ---------------------------------------------------------------------------------------
+# make_batch
+# ---------------------------------------------------------------------------------------
+HINT_SHIFT = ("teacher forcing: inputs are ids[:-1] (everything but the last token) and "
+              "targets are ids[1:] (everything but the first), so target t is the token "
+              "after input t")
+
+
+def _batch_variant(sequences, pad_id, variant="correct"):
+    """make_batch as written correctly, or with one known mistake."""
+    L = max(len(s) for s in sequences) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    mask = torch.zeros((B, L), dtype=torch.bool)
+    for row, seq in enumerate(sequences):
+        ids = _ids(list(seq))
+        n = len(ids) - 1
+        span = slice(L - n, L) if variant == "left padding" else slice(0, n)
+        x, y = ids[:-1], ids[1:]
+        if variant == "not shifted":
+            y = ids[:-1]
+        elif variant == "wrong way":
+            x, y = ids[1:], ids[:-1]
+        inputs[row, span], targets[row, span], mask[row, span] = x, y, True
+        if variant == "mask too long":
+            mask[row, : min(L, n + 1)] = True
+    if variant == "sliced":  # pad the full sequences, then slice: a short row's <EOS> is an
+        for row, seq in enumerate(sequences):  # input at its first padded position
+            if len(seq) - 1 < L:
+                inputs[row, len(seq) - 1] = seq[-1]
+    if variant == "pad zero":
+        inputs[inputs == pad_id] = 0
+        targets[targets == pad_id] = 0
+    if variant == "mask inverted":
+        mask = ~mask
+    return inputs, targets, mask
+
+
+def _batch_mistakes(sequences, pad_id, eos_id) -> list[Mistake]:
+    out = [
+        Mistake("targets not shifted (targets equal the inputs)",
+                _batch_variant(sequences, pad_id, "not shifted"), HINT_SHIFT),
+        Mistake("shifted the wrong way (inputs ids[1:], targets ids[:-1])",
+                _batch_variant(sequences, pad_id, "wrong way"),
+                HINT_SHIFT + "; the model reads the past and predicts the future"),
+        Mistake("loss mask inverted (True on the padding)",
+                _batch_variant(sequences, pad_id, "mask inverted"),
+                "loss_mask is True on REAL targets and False on padded ones"),
+        Mistake("loss mask one position too long (the first padded target counted)",
+                _batch_variant(sequences, pad_id, "mask too long"),
+                "a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True"),
+        Mistake("padding on the left", _batch_variant(sequences, pad_id, "left padding"),
+                "pad on the right: row b starts at position 0 and the padding follows it"),
+    ]
+    if pad_id != 0:
+        out.append(Mistake("padding written as 0 instead of pad_id",
+                           _batch_variant(sequences, pad_id, "pad zero"),
+                           "fill the padded positions with the pad_id argument, not 0"))
+    correct = _batch_variant(sequences, pad_id)
+    no_eos = (correct[0], correct[1], correct[2] & (correct[1] != eos_id))
+    out.append(Mistake("the end token left out of the loss mask", no_eos,
+                       "<EOS> is a real target: the model must learn when an email ends"))
+    return out
+
+
+def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), sequences=None,
+                  pad_id=0):
+    """Compare a batch; ``sequences`` given, the pad-then-slice form is accepted too."""
+    run.expect_true(isinstance(result, tuple | list) and len(result) == 3,
+                    f"{call} should return a tuple (inputs, targets, loss_mask); got "
+                    f"{type(result).__name__}"
+                    + (f" of length {len(result)}" if isinstance(result, tuple | list) else ""))
+    for label, value in zip(("inputs", "targets", "loss_mask"), result):
+        run.expect_true(isinstance(value, torch.Tensor),
+                        f"{call}: {label} is a {type(value).__name__}; expected a torch tensor.",
+                        hint="build the tensors with torch.full / torch.zeros / torch.tensor "
+                             "so the model can read them")
+    inputs, targets, loss_mask = result
+    shape = tuple(expected[0].shape)
+    for label, value in zip(("inputs", "targets", "loss_mask"), result):
+        run.expect_shape(f"{call}: {label}", value, shape,
+                         hint="one row per sequence; L = (length of the longest sequence) - 1, "
+                              "because inputs drop the last id and targets the first")
+    for label, value in (("inputs", inputs), ("targets", targets)):
+        run.expect_true(not value.dtype.is_floating_point and value.dtype != torch.bool,
+                        f"{call}: {label} has dtype {value.dtype}; expected integer token ids.",
+                        hint="use dtype=torch.long")
+    run.expect_true(loss_mask.dtype == torch.bool,
+                    f"{call}: loss_mask has dtype {loss_mask.dtype}; expected torch.bool.",
+                    hint="use dtype=torch.bool (True = a real target)")
+    seen = tuple(as_array(v) for v in result)
+    want = tuple(as_array(v) for v in expected)
+    if sequences is not None:
+        sliced = tuple(as_array(v) for v in _batch_variant(sequences, pad_id, "sliced"))
+        if all(np.array_equal(s, w) for s, w in zip(seen, sliced)):
+            run.passed += 3  # a short row's <EOS> at a padded input: never read by a real row
+            return
+    if not all(np.array_equal(s, w) for s, w in zip(seen, want)):
+        for mistake in mistakes:
+            if all(np.array_equal(s, as_array(o)) for s, o in zip(seen, mistake.output)):
+                run.fail(f"{call} returned a wrong batch.\n  expected inputs, targets, mask "
+                         f"{describe(want[0])}\n{describe(want[1])}\n{describe(want[2])}\n"
+                         f"  seen {describe(seen[0])}\n{describe(seen[1])}\n{describe(seen[2])}"
+                         f"\nThis looks like a known mistake: {mistake.name}.", hint=mistake.hint)
+    for label, s, w in zip(("inputs", "targets", "loss_mask"), seen, want):
+        run.expect_close(f"{call}: {label}", s, w, what=label,
+                         hint=HINT_SHIFT if label != "loss_mask" else
+                         "loss_mask is True exactly where targets holds a real token")
+
+
+def check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
+    run = CheckRun(make_batch)
+    tokenizer = WordTokenizer()
+    pad, eos = tokenizer.pad_id, tokenizer.eos_id
+    message_a = tokenizer.encode("please send the report")  # <BOS> please send the report <EOS>
+    message_b = tokenizer.encode("send report")  # <BOS> send report <EOS>
+    sequences = [message_a, message_b]
+    before = copy.deepcopy(sequences)
+    call = ('make_batch([Message A, Message B], pad_id=0) with Message A = "please send the '
+            'report" and Message B = "send report", each between <BOS> and <EOS>')
+    result = run.call(call, sequences, pad)
+    run.expect_true(sequences == before, f"{call} changed its input lists in place.",
+                    hint="build new tensors; do not append padding to the caller's lists")
+    expected = (_ids([message_a[:-1], message_b[:-1] + [pad, pad]]),
+                _ids([message_a[1:], message_b[1:] + [pad, pad]]),
+                torch.tensor([[True] * 5, [True, True, True, False, False]]))
+    _expect_batch(run, call, result, expected, _batch_mistakes(sequences, pad, eos), sequences,
+                  pad)
+
+    sequences = [[1, 5, 6, 2], [1, 4, 2], [1, 3, 3, 8, 3, 2]]
+    call = f"make_batch({sequences}, pad_id=7)"
+    result = run.call(call, sequences, 7)
+    _expect_batch(run, call, result, _batch_variant(sequences, 7),
+                  _batch_mistakes(sequences, 7, 2), sequences, 7)
+
+    call = "make_batch([[1, 2]], pad_id=0): one sequence, one target"
+    result = run.call(call, [[1, 2]], 0)
+    _expect_batch(run, call, result, (_ids([[1]]), _ids([[2]]), torch.tensor([[True]])))
+
+    run.expect_raises("make_batch([], pad_id=0)", ValueError, [], 0, mentions=("sequences",))
+    run.expect_raises("make_batch([[1, 5, 2], [1]], pad_id=0)", ValueError, [[1, 5, 2], [1]], 0,
+                      mentions=("sequences[1]",))
+    if reference is not None:
+        rng = np.random.default_rng(700)
+        for seed in range(trials):
+            B = int(rng.integers(1, 6))
+            pad_id = int(rng.choice([0, 0, 3, 50]))
+            sequences = [[1] + [int(v) for v in rng.integers(4, 40, size=int(rng.integers(0, 9)))]
+                         + [2] for _ in range(B)]
+            call = f"make_batch on {B} random sequences, pad_id={pad_id} (seed {seed})"
+            result = run.call(call, sequences, pad_id)
+            _expect_batch(run, call, result, reference(sequences, pad_id),
+                          _batch_mistakes(sequences, pad_id, 2), sequences, pad_id)
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# lm_loss
+# ---------------------------------------------------------------------------------------
+HINT_WEIGHT = ("every real target of the batch weighs the same: add the losses of all real "
+               "targets and divide by their number (loss_mask.sum()), not by the number of "
+               "sequences or positions")
+
+
+def _loss_mistakes(logits, targets, loss_mask) -> list[Mistake]:
+    logits = logits.detach().double()
+    nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                          reduction="none").view(targets.shape)  # (B, L)
+    mask = loss_mask.double()
+    total, count = float((nll * mask).sum()), float(mask.sum())
+    B, L = targets.shape
+    per_row = (nll * mask).sum(1) / mask.sum(1)  # (B,): NaN for a row without real targets
+    wrong_axis = F.nll_loss(torch.log_softmax(logits, dim=1).flatten(0, 1), targets.flatten(),
+                            reduction="none").view(targets.shape)
+    out = [
+        Mistake("padding counted in the loss (mean over every position)", float(nll.mean()),
+                "multiply the per-token losses by loss_mask and count only real targets"),
+        Mistake("mean over the batch of per-sequence means (short emails weigh more)",
+                float(per_row.mean()), HINT_WEIGHT),
+        Mistake("sum instead of mean", total, "divide the summed loss by loss_mask.sum()"),
+        Mistake("divided by the number of sequences B", total / B, HINT_WEIGHT),
+        Mistake("masked sum divided by all B * L positions", total / (B * L), HINT_WEIGHT),
+        Mistake("log base 2 (bits) instead of natural log (nats)", total / count / math.log(2),
+                "the loss is in nats: use the natural log (F.cross_entropy does)"),
+    ]
+    out.append(Mistake("softmax over the positions instead of the vocabulary",
+                       float((wrong_axis * mask).sum()) / count,
+                       "normalise over the last axis (the vocabulary), dim=-1"))
+    return out
+
+
+def _as_number(run: CheckRun, call: str, value) -> float:
+    arr = as_array(value)
+    if arr.shape not in ((), (1,)):
+        run.fail(f"{call} returned an array of shape {arr.shape}; expected one number.",
+                 hint="return a scalar: the mean over the real targets, e.g. total / count")
+    run.passed += 1
+    return float(arr.reshape(-1)[0])
+
+
+def _worked_loss_inputs():
+    """B = 2, L = 3, V = 4: row 0 has 3 real targets, row 1 one (then two padded)."""
+    def dist(target, p):
+        row = torch.full((4,), (1 - p) / 3)
+        row[target] = p
+        return row
+
+    probs = torch.stack([torch.stack([dist(1, 0.5), dist(2, 0.25), dist(3, 0.125)]),
+                         torch.stack([dist(3, 0.5), dist(0, 0.9), dist(0, 0.9)])])  # (2, 3, 4)
+    targets = _ids([[1, 2, 3], [3, 0, 0]])
+    mask = torch.tensor([[True, True, True], [True, False, False]])
+    return probs.log(), targets, mask
+
+
+def check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
+    run = CheckRun(lm_loss)
+    logits, targets, mask = _worked_loss_inputs()
+    call = ("lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "
+            "probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two padded targets)")
+    loss = run.call(call, logits, targets, mask)
+    value = _as_number(run, call, loss)
+    run.expect_finite(call, value)
+    run.expect_close(call, value, 7 * math.log(2) / 4, mistakes=_loss_mistakes(logits, targets,
+                                                                                mask),
+                     **TOL, hint="loss = (ln 2 + ln 4 + ln 8 + ln 2) / 4: the mean of -log p "
+                                 "over the 4 real targets")
+
+    gen = torch.Generator().manual_seed(7)
+    inputs, targets, mask = _random_batch(gen, 4, 6, 9)
+    logits = torch.randn(4, 6, 9, generator=gen, requires_grad=True)
+    call = "lm_loss(logits, targets, loss_mask) on a random (4, 6, 9) batch with padding"
+    loss = run.call(call, logits, targets, mask)
+    expected = F.cross_entropy(logits[mask], targets[mask])  # PyTorch on the real targets only
+    run.expect_close(call, _as_number(run, call, loss), float(expected.detach()),
+                     mistakes=_loss_mistakes(logits, targets, mask), **TOL)
+    run.expect_true(isinstance(loss, torch.Tensor) and loss.requires_grad,
+                    f"{call} returned {type(loss).__name__} without a gradient; train_step needs "
+                    f"a tensor to call backward() on.",
+                    hint="return a 0-d tensor (no .item() or float() inside lm_loss)")
+    loss.backward()
+    grad = logits.grad.abs().sum(-1)  # (B, L)
+    run.expect_true(bool((grad[~mask] == 0).all()),
+                    f"{call}: the gradient reaches {int((grad[~mask] > 0).sum())} padded "
+                    f"position(s); padding must not train the model.",
+                    hint="multiply the per-token losses by loss_mask before summing")
+
+    big = 1000.0 * torch.randn(2, 3, 5, generator=gen)
+    tgt, msk = _ids([[1, 2, 3], [4, 0, 0]]), torch.tensor([[True] * 3, [True, False, False]])
+    call = "lm_loss on logits of size about 1000"
+    value = _as_number(run, call, run.call(call, big, tgt, msk))
+    run.expect_finite(call, value, hint="log(softmax(x)) underflows to log(0) = -inf for large "
+                                        "logits: use torch.log_softmax or F.cross_entropy")
+    run.expect_close(call, value, float(F.cross_entropy(big[msk], tgt[msk])), **TOL,
+                     mistakes=_loss_mistakes(big, tgt, msk))
+
+    run.expect_raises("lm_loss with logits of shape (6, 9)", ValueError, logits[0].detach(),
+                      targets, mask, mentions=("logits", "(6, 9)"))
+    run.expect_raises("lm_loss with targets (4, 5) and logits (4, 6, 9)", ValueError,
+                      logits.detach(), targets[:, :5], mask[:, :5],
+                      mentions=("targets", "(4, 5)", "(4, 6, 9)"))
+    if reference is not None:
+        for seed in range(trials):
+            gen = torch.Generator().manual_seed(710 + seed)
+            B, L, V = (int(v) for v in torch.randint(1, 9, (3,), generator=gen))
+            V += 3
+            _, targets, mask = _random_batch(gen, B, L, V)
+            if B > 1 and seed % 3 == 0:  # a row with no real target at all
+                mask[0], targets[0] = False, 0
+            scale = [1.0, 10.0, 100.0][seed % 3]
+            logits = scale * torch.randn(B, L, V, generator=gen)
+            call = f"lm_loss on random logits ({B}, {L}, {V}) (seed {seed})"
+            value = _as_number(run, call, run.call(call, logits, targets, mask))
+            run.expect_finite(call, value)
+            run.expect_close(call, value, float(reference(logits, targets, mask)), **TOL,
+                             mistakes=_loss_mistakes(logits, targets, mask))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# train_step
+# ---------------------------------------------------------------------------------------
+HINT_CLIP = ("clip after loss.backward() and before optimizer.step(): "
+             "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)")
+
+
+def _loss_of(model, batch) -> torch.Tensor:
+    inputs, targets, mask = batch
+    logits = model(inputs)  # (B, L, V)
+    nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none")
+    return (nll * mask.flatten()).sum() / mask.sum()
+
+
+def _step_variant(model, optimizer, batch, max_grad_norm, variant="correct") -> float:
+    """One training step, correct or with a known mistake; returns the loss it reports."""
+    params = list(model.parameters())
+    if variant != "no zero_grad":
+        optimizer.zero_grad()
+    if variant == "padding counted":
+        logits = model(batch[0])
+        loss = F.cross_entropy(logits.flatten(0, 1), batch[1].flatten())
+    else:
+        loss = _loss_of(model, batch)
+    loss.backward()
+    if variant == "clip by value":
+        torch.nn.utils.clip_grad_value_(params, max_grad_norm)
+    elif variant == "clip at 1":
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+    elif variant not in ("no clipping",):
+        torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+    optimizer.step()
+    if variant == "loss after step":
+        with torch.no_grad():
+            return float(_loss_of(model, batch))
+    return float(loss)
+
+
+STEP_MISTAKES = {
+    "no clipping": ("gradients not clipped before the update", HINT_CLIP),
+    "no zero_grad": ("no optimizer.zero_grad(): the second step used the sum of both steps' "
+                     "gradients", "call optimizer.zero_grad() before loss.backward(); PyTorch "
+                     "ADDS new gradients to the old ones"),
+    "clip by value": ("clipped each gradient entry (clip_grad_value_) instead of the norm",
+                      "clip the global norm: torch.nn.utils.clip_grad_norm_"),
+    "clip at 1": ("clipped at 1.0 instead of max_grad_norm", "use the max_grad_norm argument"),
+    "padding counted": ("the loss counts padded targets", "use lm_loss(logits, targets, "
+                        "loss_mask), which skips padded targets"),
+}
+
+
+def _flat_params(model) -> torch.Tensor:
+    return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+
+def _make_optimizer(kind: str, model):
+    if kind == "adamw":
+        return torch.optim.AdamW(model.parameters(), lr=1e-2)
+    return torch.optim.SGD(model.parameters(), lr=0.5)
+
+
+def _run_steps(step_fn, model, kind, batches, max_grad_norm):
+    optimizer = _make_optimizer(kind, model)
+    return [step_fn(model, optimizer, batch, max_grad_norm) for batch in batches]
+
+
+def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, batches,
+                  max_grad_norm: float, reference=None, **model_kw) -> None:
+    model = _tiny_decoder(seed, **model_kw)
+    start = copy.deepcopy(model)
+    optimizer = _make_optimizer(kind, model)
+    losses = []
+    for number, batch in enumerate(batches, start=1):
+        value = run.call(f"{call}, step {number}", model, optimizer, batch, max_grad_norm)
+        if isinstance(value, torch.Tensor) and value.requires_grad:
+            run.fail(f"{call}, step {number} returned a tensor that still holds its graph.",
+                     hint="return loss.item(): a float, so a training loop that stores the "
+                          "losses does not keep every step's graph alive")
+        losses.append(_as_number(run, f"{call}, step {number}", value))
+    step_fn = reference or (lambda m, o, b, n: _step_variant(m, o, b, n))
+    want_model = copy.deepcopy(start)
+    want_losses = _run_steps(step_fn, want_model, kind, batches, max_grad_norm)
+    seen, want = _flat_params(model), _flat_params(want_model)
+    if not torch.allclose(seen, want, **TOL):
+        if torch.allclose(seen, _flat_params(start), **TOL):
+            run.fail(f"{call}: the parameters did not change.",
+                     hint="call optimizer.step() after backward() and clipping, and do not "
+                          "clear the gradients between backward() and step(): zero them at "
+                          "the START of the step")
+        for variant, (name, hint) in STEP_MISTAKES.items():
+            other = copy.deepcopy(start)
+            _run_steps(lambda m, o, b, n, v=variant: _step_variant(m, o, b, n, v), other, kind,
+                       batches, max_grad_norm)
+            if torch.allclose(seen, _flat_params(other), **TOL):
+                run.fail(f"{call}: the parameters after {len(batches)} steps differ from a "
+                         f"correct step on a copy of the same model.\nThis looks like a known "
+                         f"mistake: {name}.", hint=hint)
+        gap = (seen - want).abs()
+        run.fail(f"{call}: the parameters after {len(batches)} steps differ from a correct "
+                 f"step on a copy of the same model (largest gap {float(gap.max()):.3g}).",
+                 hint="zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in "
+                      "that order")
+    run.passed += 1
+    after = copy.deepcopy(start)
+    after_losses = _run_steps(lambda m, o, b, n: _step_variant(m, o, b, n, "loss after step"),
+                              after, kind, batches, max_grad_norm)
+    mistakes = [Mistake("returned the loss recomputed after the update", after_losses,
+                        "return the loss of the forward pass that produced the gradients, "
+                        "before optimizer.step()")]
+    run.expect_close(f"{call}: returned losses", losses, want_losses, mistakes=mistakes, **TOL,
+                     what="losses", hint="return loss.item() of this step's forward pass")
+
+
+def check_train_step(train_step, reference=None, trials: int = 4) -> None:
+    run = CheckRun(train_step)
+    gen = torch.Generator().manual_seed(17)
+    batches = [_random_batch(gen, 3, 7, 11), _random_batch(gen, 2, 5, 11)]
+    call = ("train_step(model, SGD(lr=0.5), batch, max_grad_norm=0.05) on a tiny seeded "
+            "decoder (V = 11, d = 16), two batches in a row")
+    _expect_steps(run, call, train_step, 0, "sgd", batches, 0.05)
+
+    model = _tiny_decoder(1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+    call = "train_step with lr = 0 on the worked batch"
+    value = _as_number(run, call, run.call(call, model, optimizer, batches[0], 1.0))
+    expected = float(_loss_of(_tiny_decoder(1), batches[0]))
+    run.expect_close(call, value, expected, **TOL,
+                     hint="return the masked mean loss of this batch, as lm_loss computes it")
+
+    run.expect_raises("train_step with inputs of shape (7,)", ValueError, model, optimizer,
+                      tuple(t[0] for t in batches[0]), 1.0, mentions=("inputs", "(7,)"))
+    if reference is not None:
+        for seed in range(trials):
+            gen = torch.Generator().manual_seed(720 + seed)
+            kind = ["sgd", "adamw"][seed % 2]
+            positions = ["rope", "learned", "sinusoidal", "none"][seed % 4]
+            batches = []
+            for _ in range(3):
+                B, L = (int(v) for v in torch.randint(1, 8, (2,), generator=gen))
+                batches.append(_random_batch(gen, B, L, 11))
+            clip = [0.05, 0.5, 100.0][seed % 3]
+            call = (f"train_step on a random decoder ({positions} positions, {kind}, "
+                    f"max_grad_norm={clip}), 3 batches (seed {seed})")
+            _expect_steps(run, call, train_step, 720 + seed, kind, batches, clip,
+                          reference=reference, positions=positions, n_layers=1 + seed % 2)
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# evaluate
+# ---------------------------------------------------------------------------------------
+def _batch_stats(model, batches):
+    """Per batch: (summed loss over real targets, real-token count, mean over all targets)."""
+    out = []
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            nll = F.cross_entropy(model(inputs).double().flatten(0, 1), targets.flatten(),
+                                  reduction="none")
+            out.append((float((nll * loss_mask.flatten()).sum()), int(loss_mask.sum()),
+                        float(nll.mean())))
+    return out
+
+
+def _evaluate_mistakes(model, batches) -> tuple[float, list[Mistake]]:
+    was_training = model.training
+    model.eval()
+    stats = _batch_stats(model, batches)
+    model.train(was_training)
+    total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
+    hint = ("weight every token the same: add the summed losses of ALL batches and divide by "
+            "the total number of real targets")
+    return total / count, [
+        Mistake("mean of the per-batch mean losses (small batches weigh more)",
+                float(np.mean([s[0] / s[1] for s in stats])), hint),
+        Mistake("padded targets counted", float(np.mean([s[2] for s in stats])),
+                "multiply the per-token losses by loss_mask and count only real targets"),
+        Mistake("sum of the batch losses instead of their token-weighted mean",
+                float(sum(s[0] / s[1] for s in stats)), hint),
+        Mistake("summed loss not divided by the token count", total,
+                "divide the summed loss by the number of real targets"),
+    ]
+
+
+def _worked_eval_batches():
+    """Two batches with 4 and 1 real targets; padding (0) on the right, masked."""
+    first = (_ids([[1, 3, 3], [1, 2, 0]]), _ids([[3, 3, 2], [2, 0, 0]]),
+             torch.tensor([[True, True, True], [True, False, False]]))
+    second = (_ids([[1]]), _ids([[1]]), torch.tensor([[True]]))
+    return [first, second]
+
+
+class _GradRecorder:
+    """Records, for every forward pass of a model, whether autograd was recording."""
+
+    def __init__(self, model):
+        self.seen: list[bool] = []
+        self.handle = model.register_forward_hook(
+            lambda *_: self.seen.append(torch.is_grad_enabled()))
+
+    def remove(self):
+        self.handle.remove()
+
+
+def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expected,
+                     mistakes=()) -> None:
+    recorder = _GradRecorder(model)
+    mode = model.training
+    try:
+        value = run.call(call, model, batches)
+    finally:
+        recorder.remove()
+    run.expect_true(model.training == mode,
+                    f"{call}: the model was in {'training' if mode else 'evaluation'} mode "
+                    f"before and is in {'training' if model.training else 'evaluation'} mode "
+                    f"after.", hint="remember model.training first and restore it at the end: "
+                                    "model.train(was_training)")
+    run.expect_true(recorder.seen and not any(recorder.seen),
+                    f"{call}: the model ran with autograd recording "
+                    f"({sum(recorder.seen)} of {len(recorder.seen)} forward passes)."
+                    if recorder.seen else f"{call}: the model was never called.",
+                    hint="wrap the loop in `with torch.no_grad():`; evaluation needs no graph")
+    if isinstance(value, torch.Tensor) and value.requires_grad:
+        run.fail(f"{call} returned a tensor that holds a graph.", hint="return a float")
+    value = _as_number(run, call, value)
+    run.expect_finite(call, value)
+    run.expect_close(call, value, expected, mistakes=mistakes, **TOL,
+                     hint="a value that changes from call to call means dropout is on: call "
+                          "model.eval() before scoring")
+
+
+def check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
+    run = CheckRun(evaluate)
+    model = _fixed_model([0.1, 0.2, 0.3, 0.4])
+    call = ("evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), two "
+            "batches of 4 and 1 real targets")
+    by_hand = -(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5
+    expected, mistakes = _evaluate_mistakes(model, _worked_eval_batches())
+    _expect_evaluate(run, call, evaluate, model, _worked_eval_batches(), by_hand, mistakes)
+
+    model = _tiny_decoder(5, dropout=0.5).train()
+    gen = torch.Generator().manual_seed(5)
+    batches = [_random_batch(gen, B, L, 11) for B, L in [(3, 6), (1, 2), (2, 9)]]
+    call = ("evaluate(decoder_with_dropout, three batches of shapes (3, 6), (1, 2), (2, 9)), "
+            "the model in training mode")
+    expected, mistakes = _evaluate_mistakes(model, batches)
+    _expect_evaluate(run, call, evaluate, model, batches, expected, mistakes)
+    again = _as_number(run, call, evaluate(model, batches))
+    run.expect_close(f"{call}, called twice", again, expected, **TOL,
+                     hint="call model.eval() before scoring: dropout makes the loss random")
+
+    model.eval()
+    call = "evaluate(decoder, batches) with the model already in evaluation mode"
+    _expect_evaluate(run, call, evaluate, model, iter(batches), expected)
+
+    run.expect_raises("evaluate with inputs of shape (4,)", ValueError, model,
+                      [(_ids([1, 2, 3, 4]), _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))],
+                      mentions=("inputs", "(4,)"))
+    if reference is not None:
+        for seed in range(trials):
+            model = _tiny_decoder(730 + seed, positions=["rope", "learned"][seed % 2],
+                                  dropout=0.2).train(seed % 2 == 0)
+            gen = torch.Generator().manual_seed(730 + seed)
+            batches = [_random_batch(gen, *(int(v) for v in torch.randint(1, 8, (2,),
+                                                                          generator=gen)), 11)
+                       for _ in range(int(torch.randint(1, 4, (1,), generator=gen)))]
+            call = f"evaluate on a random decoder and {len(batches)} random batches (seed {seed})"
+            _, mistakes = _evaluate_mistakes(model, batches)
+            expected = reference(copy.deepcopy(model), batches)
+            _expect_evaluate(run, call, evaluate, model, batches, expected, mistakes)
+    run.done()

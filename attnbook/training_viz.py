@@ -1,0 +1,478 @@
+"""Notebook 07's demonstrations: parallel scoring against an RNN's chain, the causal-mask
+experiment, loss curves against the entropy floor, and an attention explorer on a trained
+decoder.
+
+- `chain_timing`: one forward pass of the reference decoder scores every shifted target of a
+  batch; a recurrent cell must walk the same batch one position at a time. Both are timed on
+  the same token ids, for several lengths; `plot_chain_timing` draws the result.
+- `causal_mask_experiment`: two tiny decoders trained identically, one with the causal mask
+  and one without. The unmasked one drives its training loss towards zero by reading the
+  target it is asked to predict, and then cannot write an email, because at generation time
+  the future it learned to copy does not exist. `plot_causal_experiment` draws both curves.
+- `plot_losses_against_floor`: any number of loss curves with the corpus entropy as a floor.
+- `attention_maps` and `AttentionExplorer`: the attention weights of every layer and head of
+  the reference decoder, recomputed from `CausalSelfAttention.heads_qkv` through forward
+  pre-hooks (the model itself is unchanged), and a widget to pick an email, a layer, a head
+  and a query word and read that query's attention row over its allowed prefix.
+
+Names differ on purpose from the graded exercises of notebook 07 (CURRICULUM.md): nothing
+here builds a batch, computes the loss, takes an optimizer step or evaluates a model the way
+the exercises ask.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import math
+import time
+from collections.abc import Iterator, Sequence
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from attnbook.corpus import DEFAULT_GRAMMAR, EmailGrammar, make_splits
+from attnbook.data import batch_iterator, masked_cross_entropy, pad_batch
+from attnbook.generation import KVCache, decode_step
+from attnbook.model import LMConfig, TransformerLM
+from attnbook.tokenizer import WordTokenizer
+from attnbook.widgets import bars_html
+
+__all__ = [
+    "AttentionExplorer",
+    "attention_explorer",
+    "attention_maps",
+    "batch_table_markdown",
+    "causal_mask_experiment",
+    "chain_timing",
+    "plot_causal_experiment",
+    "plot_chain_timing",
+    "plot_losses_against_floor",
+    "single_thread",
+]
+
+EXPLORER_EMAILS = (
+    "hello david , my binder did not fit in the bag because it was too wide . "
+    "thank you , david .",
+    "hello david , my binder did not fit in the bag because it was too small . "
+    "thank you , david .",
+    "hi anna , please send the report before the slides . report first , slides second . "
+    "thanks , anna .",
+    "please send the report today .",
+)
+
+
+@contextlib.contextmanager
+def single_thread() -> Iterator[None]:
+    """Run torch on one CPU thread inside the block (tiny models run faster and steadier)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def batch_table_markdown(inputs, targets, loss_mask, tokenizer,
+                         row_names: Sequence[str] | None = None) -> str:
+    """A Markdown table of a teacher-forcing batch: per row, the input, target and mask.
+
+    ``inputs``, ``targets`` and ``loss_mask`` are (B, L) (tensors, arrays or lists). Each
+    column is a position t; a masked target is struck through, so the padding the loss skips
+    is visible at a glance.
+    """
+    inputs, targets, loss_mask = (np.asarray(torch.as_tensor(v)) for v in
+                                  (inputs, targets, loss_mask))
+    B, L = inputs.shape
+    names = list(row_names) if row_names is not None else [f"row {b}" for b in range(B)]
+    head = "| | | " + " | ".join(f"t = {t}" for t in range(L)) + " |"
+    lines = [head, "|---|---|" + "---|" * L]
+    for b in range(B):
+        words_in = [html.escape(tokenizer.id_to_token[int(i)]) for i in inputs[b]]
+        words_out = [html.escape(tokenizer.id_to_token[int(i)]) for i in targets[b]]
+        shown = [w if m else f"~~{w}~~" for w, m in zip(words_out, loss_mask[b])]
+        lines.append(f"| {names[b]} | input | " + " | ".join(words_in) + " |")
+        lines.append("| | target | " + " | ".join(shown) + " |")
+        lines.append("| | loss mask | " + " | ".join("1" if m else "0"
+                                                      for m in loss_mask[b]) + " |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
+# One forward pass against a recurrent chain
+# ---------------------------------------------------------------------------------------
+class _RecurrentLM(torch.nn.Module):
+    """h_t = GRU(h_{t-1}, x_t), logits_t = W h_t: an RNN language model of width d."""
+
+    def __init__(self, vocab_size: int, d: int) -> None:
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab_size, d)
+        self.cell = torch.nn.GRUCell(d, d)
+        self.head = torch.nn.Linear(d, vocab_size)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        x = self.embed(idx)  # (B, L, d)
+        h = x.new_zeros(x.shape[0], x.shape[2])  # (B, d)
+        states = []
+        for t in range(idx.shape[1]):  # step t waits for step t - 1
+            h = self.cell(x[:, t], h)  # (B, d)
+            states.append(h)
+        return self.head(torch.stack(states, dim=1))  # (B, L, V)
+
+
+def _best_time(fn, x: torch.Tensor, repeats: int) -> float:
+    """The fastest of ``repeats`` calls ``fn(x)``, in seconds."""
+    fn(x)  # warm-up: first calls allocate
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn(x)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def _cached_chain(model: TransformerLM, idx: torch.Tensor) -> torch.Tensor:
+    """The decoder's logits computed one position at a time with a key/value cache."""
+    cache = KVCache.empty(model, idx.shape[0], idx.shape[1])
+    return torch.cat([decode_step(model, idx[:, t:t + 1], cache)
+                      for t in range(idx.shape[1])], dim=1)  # (B, L, V)
+
+
+def chain_timing(
+    model: TransformerLM,
+    lengths: Sequence[int] = (8, 16, 32, 64),
+    batch_size: int = 32,
+    repeats: int = 5,
+    seed: int = 0,
+) -> dict:
+    """Time one decoder forward pass against two chains on the same random token ids.
+
+    All three produce next-token logits for every position of a (batch_size, L) batch:
+    the decoder in one pass ("decoder_ms"); the same decoder one position at a time, each
+    step reusing the cached keys and values of the earlier ones, so the work is the same but
+    chained ("decoder_chain_ms"); and a GRU of the decoder's width, h_t = f(h_{t-1}, x_t)
+    ("rnn_ms"). Also returns "L", "max_logit_gap" (one pass against the cached chain: equal
+    up to rounding) and the number of steps that must wait for the previous one
+    ("decoder_steps": one per layer; "rnn_steps": L). The fastest of ``repeats`` runs counts,
+    on one CPU thread, so a busy machine disturbs it less.
+    """
+    vocab, d = model.config.vocab_size, model.config.d_model
+    generator = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    rnn = _RecurrentLM(vocab, d).eval()
+    device = next(model.parameters()).device
+    keys = ("L", "decoder_ms", "decoder_chain_ms", "rnn_ms", "decoder_steps", "rnn_steps",
+            "max_logit_gap")
+    result: dict[str, list] = {key: [] for key in keys}
+    was_training = model.training
+    model.eval()
+    with torch.no_grad(), single_thread():
+        for L in lengths:
+            idx = torch.randint(3, vocab, (batch_size, L), generator=generator)  # (B, L)
+            idx_model = idx.to(device)
+            gap = (model(idx_model) - _cached_chain(model, idx_model)).abs().max()
+            result["L"].append(int(L))
+            result["decoder_ms"].append(1e3 * _best_time(model, idx_model, repeats))
+            result["decoder_chain_ms"].append(
+                1e3 * _best_time(lambda x: _cached_chain(model, x), idx_model, repeats))
+            result["rnn_ms"].append(1e3 * _best_time(rnn, idx, repeats))
+            result["decoder_steps"].append(model.config.n_layers)
+            result["rnn_steps"].append(int(L))
+            result["max_logit_gap"].append(float(gap))
+    model.train(was_training)
+    return result
+
+
+def plot_chain_timing(result: dict) -> Figure:
+    """Measured time and number of sequential steps against the sequence length L."""
+    fig = Figure(figsize=(9, 3.6))
+    ax_time, ax_steps = fig.subplots(1, 2)
+    ax_time.plot(result["L"], result["decoder_ms"], "o-", label="decoder: one forward pass")
+    ax_time.plot(result["L"], result["decoder_chain_ms"], "^-",
+                 label="decoder: L chained steps (cache)")
+    ax_time.plot(result["L"], result["rnn_ms"], "s-", label="RNN: L chained steps")
+    ax_time.set_xlabel("sequence length L")
+    ax_time.set_ylabel("time for the batch (ms)")
+    ax_time.set_title("Measured time, same batch")
+    ax_time.legend()
+    ax_steps.plot(result["L"], result["decoder_steps"], "o-", label="decoder (one per layer)")
+    ax_steps.plot(result["L"], result["rnn_steps"], "s-", label="RNN (one per position)")
+    ax_steps.set_xlabel("sequence length L")
+    ax_steps.set_ylabel("steps that must wait for the previous one")
+    ax_steps.set_title("Length of the dependency chain")
+    ax_steps.legend()
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------
+# Removing the causal mask
+# ---------------------------------------------------------------------------------------
+def _tiny_decoder(vocab_size: int, causal: bool, seed: int) -> TransformerLM:
+    torch.manual_seed(seed)
+    return TransformerLM(LMConfig(vocab_size=vocab_size, d_model=32, n_heads=2, n_layers=1,
+                                  max_len=80, causal=causal))
+
+
+def _prefix_only_loss(model: TransformerLM, sequences: Sequence[Sequence[int]]) -> float:
+    """Mean loss when position t may read only tokens 0..t, as during generation.
+
+    Each position is scored from a forward pass over its own prefix, so a model without the
+    causal mask gets no glimpse of the token it predicts.
+    """
+    batch = pad_batch(sequences)
+    total, count = 0.0, 0
+    for t in range(batch.inputs.shape[1]):
+        logits = model(batch.inputs[:, : t + 1])[:, -1]  # (B, V): predicts target t
+        nll = torch.nn.functional.cross_entropy(logits, batch.targets[:, t], reduction="none")
+        total += float((nll * batch.loss_mask[:, t]).sum())
+        count += int(batch.loss_mask[:, t].sum())
+    return total / count
+
+
+def _greedy_emails(model: TransformerLM, tokenizer: WordTokenizer, n: int, max_new: int,
+                   seed: int) -> list[str]:
+    """Emails written token by token: each step samples from the model's last position."""
+    generator = torch.Generator().manual_seed(seed)
+    ids = torch.full((n, 1), tokenizer.bos_id, dtype=torch.long)  # (n, 1)
+    done = torch.zeros(n, dtype=torch.bool)
+    for _ in range(max_new):
+        probs = torch.softmax(model(ids)[:, -1], dim=-1)  # (n, V)
+        nxt = torch.multinomial(probs, 1, generator=generator)[:, 0]  # (n,)
+        nxt = torch.where(done, torch.full_like(nxt, tokenizer.pad_id), nxt)
+        ids = torch.cat([ids, nxt[:, None]], dim=1)  # (n, t + 1)
+        done |= nxt == tokenizer.eos_id
+        if bool(done.all()):
+            break
+    texts = []
+    for row in ids.tolist():
+        words = [tokenizer.id_to_token[i] for i in row[1:]]
+        finished = tokenizer.id_to_token[tokenizer.eos_id] in words
+        words = words[: words.index("<EOS>")] if finished else words
+        texts.append(" ".join(w for w in words if w != "<PAD>") + ("" if finished else " …"))
+    return texts
+
+
+def causal_mask_experiment(
+    steps: int = 120,
+    batch_size: int = 32,
+    n_train: int = 2000,
+    n_val: int = 64,
+    n_samples: int = 12,
+    lr: float = 3e-3,
+    seed: int = 0,
+    grammar: EmailGrammar | None = None,
+) -> dict:
+    """Train a tiny decoder with and without the causal mask on the same batches.
+
+    For each of "causal" and "no mask" returns the training losses per step, the validation
+    loss as in training (teacher forcing, every position sees what its mask allows), the
+    validation loss when each position may read only its prefix (the situation of
+    generation), a few emails written by the model and the share of them the grammar can
+    produce. Seconds on a CPU.
+    """
+    grammar = grammar or DEFAULT_GRAMMAR
+    tokenizer = WordTokenizer()
+    splits = make_splits(seed, n_train, n_val, n_test=0, grammar=grammar)
+    train = [tokenizer.encode(e) for e in splits["train"]]
+    val = [tokenizer.encode(e) for e in splits["val"]]
+    out = {}
+    with single_thread():
+        for name, causal in (("causal", True), ("no mask", False)):
+            model = _tiny_decoder(tokenizer.vocab_size, causal, seed)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+            batches = batch_iterator(train, batch_size, seed=seed)
+            losses = []
+            model.train()
+            for _ in range(steps):
+                batch, _ = next(batches)
+                loss = masked_cross_entropy(model(batch.inputs), batch.targets, batch.loss_mask)
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                losses.append(loss.item())
+            model.eval()
+            with torch.no_grad():
+                batch = pad_batch(val)
+                teacher = float(masked_cross_entropy(model(batch.inputs), batch.targets,
+                                                     batch.loss_mask))
+                prefix = _prefix_only_loss(model, val)
+                emails = _greedy_emails(model, tokenizer, n_samples, max_new=40, seed=seed)
+            valid = [math.isfinite(grammar.log_prob(e.split())) for e in emails]
+            out[name] = {"losses": losses, "val_teacher_forced": teacher,
+                         "val_prefix_only": prefix, "emails": emails,
+                         "valid_share": float(np.mean(valid))}
+    return out
+
+
+def plot_losses_against_floor(
+    curves: dict[str, Sequence[float]],
+    floor: float | None = None,
+    floor_se: float | None = None,
+    title: str = "Training loss against the corpus entropy",
+    smooth: int = 1,
+) -> Figure:
+    """One line per named loss curve (a loss per step), the entropy floor dashed.
+
+    ``smooth`` > 1 draws a running mean over that many steps beside the raw values.
+    """
+    fig = Figure(figsize=(7, 3.8))
+    ax = fig.subplots()
+    for label, losses in curves.items():
+        values = np.asarray(list(losses), dtype=float)
+        steps = np.arange(1, len(values) + 1)
+        if smooth > 1 and len(values) >= smooth:
+            line, = ax.plot(steps, values, alpha=0.25, lw=0.8)
+            running = np.convolve(values, np.ones(smooth) / smooth, mode="valid")
+            ax.plot(steps[smooth - 1:], running, color=line.get_color(), lw=1.6, label=label)
+        else:
+            ax.plot(steps, values, lw=1.4, label=label)
+    if floor is not None:
+        ax.axhline(floor, color="black", ls="--", lw=1, label=f"corpus entropy {floor:.3f}")
+        if floor_se:
+            ax.axhspan(floor - 2 * floor_se, floor + 2 * floor_se, color="black", alpha=0.1)
+    ax.set_xlabel("step")
+    ax.set_ylabel("cross-entropy (nats per token)")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def plot_causal_experiment(result: dict, floor: float | None = None) -> Figure:
+    """Training loss with and without the causal mask, and the entropy floor."""
+    curves = {f"{name} (training loss)": r["losses"] for name, r in result.items()}
+    return plot_losses_against_floor(curves, floor,
+                                     title="Removing the causal mask: the training loss",
+                                     smooth=10)
+
+
+# ---------------------------------------------------------------------------------------
+# Attention of the trained decoder
+# ---------------------------------------------------------------------------------------
+def attention_maps(model: TransformerLM, ids: Sequence[int] | torch.Tensor) -> torch.Tensor:
+    """Attention weights A of every layer and head for one sequence: (n_layers, h, L, L).
+
+    Forward pre-hooks catch each block's attention input and its RoPE tables; queries and
+    keys are recomputed with ``heads_qkv``, scored with 1/sqrt(d_k), masked (causal unless
+    the model is not) and normalised by a row softmax. The model is not modified.
+    """
+    ids = torch.as_tensor(ids, dtype=torch.long).reshape(1, -1)  # (1, L)
+    device = next(model.parameters()).device
+    captured: dict[int, tuple] = {}
+    hooks = [block.attn.register_forward_pre_hook(
+        lambda _module, args, layer=layer: captured.__setitem__(layer, args))
+        for layer, block in enumerate(model.blocks)]
+    try:
+        with torch.no_grad():
+            model(ids.to(device))
+            maps = []
+            for layer, block in enumerate(model.blocks):
+                x, rope = captured[layer][0], captured[layer][1]
+                q, k, _ = block.attn.heads_qkv(x, rope)  # (1, h, L, d_k) each
+                scores = q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1])
+                if model.config.causal:
+                    L = ids.shape[1]
+                    allowed = torch.ones(L, L, dtype=torch.bool, device=device).tril()
+                    scores = scores.masked_fill(~allowed, float("-inf"))  # (1, h, L, L)
+                maps.append(torch.softmax(scores, dim=-1)[0].cpu())  # (h, L, L)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return torch.stack(maps)  # (n_layers, h, L, L)
+
+
+class AttentionExplorer(widgets.VBox):
+    """Pick an email, a layer, a head and a query word; read the query's attention row.
+
+    The row covers the allowed prefix (the query and every earlier token); the future
+    positions the causal mask blocks are counted in the title but not drawn. The display is
+    an `ipywidgets.HTML` child built by `attnbook.widgets.bars_html` (one element per key
+    with data-label and data-value attributes).
+    """
+
+    def __init__(self, model: TransformerLM, tokenizer, emails: Sequence[str] = EXPLORER_EMAILS,
+                 query_word: str = "it") -> None:
+        self.model, self.tokenizer = model, tokenizer
+        self.emails = list(emails)
+        self._maps: dict[int, torch.Tensor] = {}
+        self._updating = False
+        self.email = widgets.Dropdown(options=[(self._short(e), i) for i, e in
+                                               enumerate(self.emails)],
+                                      value=0, description="email", layout={"width": "95%"})
+        self.layer = widgets.Dropdown(options=list(range(model.config.n_layers)), value=0,
+                                      description="layer")
+        self.head = widgets.Dropdown(options=list(range(model.config.n_heads)), value=0,
+                                     description="head")
+        self.query = widgets.Dropdown(description="query word")
+        self.display = widgets.HTML()
+        self._set_queries(query_word)
+        self.email.observe(self._email_changed, names="value")
+        for control in (self.layer, self.head, self.query):
+            control.observe(self._redraw, names="value")
+        super().__init__([self.email, widgets.HBox([self.layer, self.head, self.query]),
+                          self.display])
+        self._redraw()
+
+    @staticmethod
+    def _short(email: str, width: int = 70) -> str:
+        return email if len(email) <= width else email[: width - 1] + "…"
+
+    def tokens(self) -> list[str]:
+        """The tokens the model reads for the chosen email: <BOS> then its words."""
+        ids = self.tokenizer.encode(self.emails[self.email.value], add_eos=False)
+        return [self.tokenizer.id_to_token[i] for i in ids]
+
+    def maps(self) -> torch.Tensor:
+        """(n_layers, h, L, L) attention of the chosen email, computed once per email."""
+        index = self.email.value
+        if index not in self._maps:
+            ids = self.tokenizer.encode(self.emails[index], add_eos=False)
+            self._maps[index] = attention_maps(self.model, ids)
+        return self._maps[index]
+
+    def row(self) -> np.ndarray:
+        """The weights currently shown: the query's row over keys 0..query."""
+        q = self.query.value
+        return self.maps()[self.layer.value, self.head.value, q, : q + 1].numpy()
+
+    def _set_queries(self, prefer: str = "it") -> None:
+        tokens = self.tokens()
+        options = [(f"{t}: {w}", t) for t, w in enumerate(tokens)]
+        chosen = next((t for t, w in enumerate(tokens) if w == prefer), len(tokens) - 1)
+        self._updating = True  # options first, then the value: draw once, at the end
+        try:
+            self.query.options = options
+            self.query.value = chosen
+        finally:
+            self._updating = False
+
+    def _email_changed(self, _change=None) -> None:
+        self._set_queries()
+        self._redraw()
+
+    def _redraw(self, _change=None) -> None:
+        if self._updating or self.query.value is None:
+            return
+        tokens, q = self.tokens(), self.query.value
+        weights = self.row()
+        labels = [f"{t}: {w}" for t, w in enumerate(tokens[: q + 1])]
+        blocked = len(tokens) - q - 1
+        top = int(np.argmax(weights))
+        title = (f"layer {self.layer.value}, head {self.head.value}: query {q} "
+                 f"'{tokens[q]}' puts {weights[top]:.2f} on {top} '{tokens[top]}' "
+                 f"({blocked} future positions blocked by the causal mask)")
+        self.display.value = (
+            f'<div class="attnbook-attention" data-layer="{self.layer.value}" '
+            f'data-head="{self.head.value}" data-query="{q}" '
+            f'data-query-word="{html.escape(tokens[q])}">'
+            + bars_html(labels, weights, title=title) + "</div>")
+
+
+def attention_explorer(model: TransformerLM, tokenizer, emails: Sequence[str] = EXPLORER_EMAILS,
+                       query_word: str = "it") -> AttentionExplorer:
+    """The decks' "real attention in a decoder" slide on our trained email model."""
+    return AttentionExplorer(model, tokenizer, emails, query_word)

@@ -1,0 +1,379 @@
+"""Notebook 07 catalogue: the mistakes students make, and correct answers written otherwise."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from grader.catalogue import alternative, mistake  # noqa: E402
+
+_BATCH_HEAD = """
+    L = max(len(seq) for seq in sequences) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+"""
+
+_STEP_FORWARD = """
+    inputs, targets, loss_mask = batch
+"""
+
+MISTAKES = [
+    # make_batch
+    mistake("make_batch", "targets not shifted", _BATCH_HEAD + """
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[:-1]
+        loss_mask[b, :len(seq) - 1] = True
+    return inputs, targets, loss_mask
+    """, hint="targets are ids[1:]"),
+    mistake("make_batch", "shifted the wrong way", _BATCH_HEAD + """
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[1:]
+        targets[b, :len(seq) - 1] = ids[:-1]
+        loss_mask[b, :len(seq) - 1] = True
+    return inputs, targets, loss_mask
+    """, hint="reads the past and predicts the future"),
+    mistake("make_batch", "whole sequences, no shift (L too long)", """
+    L = max(len(seq) for seq in sequences)
+    inputs = torch.full((len(sequences), L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((len(sequences), L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        inputs[b, :len(seq)] = torch.tensor(seq)
+        loss_mask[b, :len(seq)] = True
+    targets = torch.cat([inputs[:, 1:], torch.full((len(sequences), 1), pad_id)], dim=1)
+    return inputs, targets, loss_mask
+    """, hint="L = (length of the longest sequence) - 1"),
+    mistake("make_batch", "loss mask inverted", _BATCH_HEAD + """
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq) - 1] = True
+    return inputs, targets, ~loss_mask
+    """, hint="True on REAL targets"),
+    mistake("make_batch", "loss mask one too long", _BATCH_HEAD + """
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq)] = True
+    return inputs, targets, loss_mask
+    """, hint="n - 1 targets"),
+    mistake("make_batch", "end token excluded from the loss mask", _BATCH_HEAD + """
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq) - 2] = True
+    return inputs, targets, loss_mask
+    """, hint="<EOS> is a real target"),
+    mistake("make_batch", "padding on the left", _BATCH_HEAD + """
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        n = len(seq) - 1
+        inputs[b, L - n:] = ids[:-1]
+        targets[b, L - n:] = ids[1:]
+        loss_mask[b, L - n:] = True
+    return inputs, targets, loss_mask
+    """, hint="pad on the right"),
+    mistake("make_batch", "padding hard-coded as 0", """
+    L = max(len(seq) for seq in sequences) - 1
+    inputs = torch.zeros((len(sequences), L), dtype=torch.long)
+    targets = torch.zeros((len(sequences), L), dtype=torch.long)
+    loss_mask = torch.zeros((len(sequences), L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq) - 1] = True
+    return inputs, targets, loss_mask
+    """, hint="the pad_id argument"),
+    mistake("make_batch", "loss mask as 0/1 integers", _BATCH_HEAD + """
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq) - 1] = True
+    return inputs, targets, loss_mask.long()
+    """, hint="dtype=torch.bool"),
+    mistake("make_batch", "pads the caller's lists in place", """
+    L = max(len(seq) for seq in sequences)
+    for seq in sequences:
+        seq.extend([pad_id] * (L - len(seq)))
+    ids = torch.tensor(sequences)
+    targets = ids[:, 1:]
+    return ids[:, :-1], targets, targets != pad_id
+    """, hint="do not append padding to the caller's lists"),
+    # lm_loss
+    mistake("lm_loss", "padding counted in the loss", """
+    return torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+    """, hint="count only real targets"),
+    mistake("lm_loss", "mean over the batch of per-sequence means", """
+    nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
+    mask = loss_mask.float()
+    return ((nll * mask).sum(dim=1) / mask.sum(dim=1)).mean()
+    """, hint="every real target of the batch weighs the same"),
+    mistake("lm_loss", "sum instead of mean", """
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                            reduction="none")
+    return (nll * loss_mask.flatten()).sum()
+    """, hint="divide the summed loss by loss_mask.sum()"),
+    mistake("lm_loss", "masked sum divided by all positions", """
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                            reduction="none")
+    return (nll * loss_mask.flatten()).mean()
+    """, hint="every real target of the batch weighs the same"),
+    mistake("lm_loss", "divided by the number of emails", """
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                            reduction="none")
+    return (nll * loss_mask.flatten()).sum() / logits.shape[0]
+    """, hint="not by the number of sequences"),
+    mistake("lm_loss", "log of softmax overflows", """
+    probs = torch.softmax(logits, dim=-1)
+    picked = probs.gather(-1, targets[..., None])[..., 0]
+    nll = -torch.log(picked)
+    return (nll * loss_mask).sum() / loss_mask.sum()
+    """, hint="torch.log_softmax"),
+    mistake("lm_loss", "softmax over the positions", """
+    log_probs = torch.log_softmax(logits, dim=1)
+    picked = log_probs.gather(-1, targets[..., None])[..., 0]
+    return -(picked * loss_mask).sum() / loss_mask.sum()
+    """, hint="dim=-1"),
+    mistake("lm_loss", "loss in bits", """
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                            reduction="none")
+    mask = loss_mask.flatten().float()
+    return (nll * mask).sum() / mask.sum() / math.log(2)
+    """, hint="in nats"),
+    mistake("lm_loss", "returns a Python float", """
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                            reduction="none")
+    mask = loss_mask.flatten().float()
+    return ((nll * mask).sum() / mask.sum()).item()
+    """, hint="return a 0-d tensor"),
+    # train_step
+    mistake("train_step", "no zero_grad", _STEP_FORWARD + """
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """, hint="PyTorch ADDS new gradients"),
+    mistake("train_step", "no clipping", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+    """, hint="clip after loss.backward() and before optimizer.step()"),
+    mistake("train_step", "clipping after the step", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    optimizer.step()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    return loss.item()
+    """, hint="clip after loss.backward() and before optimizer.step()"),
+    mistake("train_step", "clipping before backward", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+    """, hint="clip after loss.backward() and before optimizer.step()"),
+    mistake("train_step", "clipping by value", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_value_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """, hint="clip_grad_norm_"),
+    mistake("train_step", "zero_grad between backward and step", _STEP_FORWARD + """
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.zero_grad()
+    optimizer.step()
+    return loss.item()
+    """, hint="do not clear the gradients between backward() and step()"),
+    mistake("train_step", "no optimizer.step()", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    return loss.item()
+    """, hint="optimizer.step()"),
+    mistake("train_step", "padding counted in the loss", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    logits = model(inputs)
+    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """, hint="skips padded targets"),
+    mistake("train_step", "returns the loss tensor", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss
+    """, hint="return loss.item()"),
+    mistake("train_step", "returns the loss after the update", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    with torch.no_grad():
+        return lm_loss(model(inputs), targets, loss_mask).item()
+    """, hint="before optimizer.step()"),
+    # evaluate
+    mistake("evaluate", "mean of per-batch means", """
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        means = [lm_loss(model(x), y, m).item() for x, y, m in batches]
+    model.train(was_training)
+    return sum(means) / len(means)
+    """, hint="weight every token the same"),
+    mistake("evaluate", "padding counted", """
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        means = [torch.nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten()).item()
+                 for x, y, m in batches]
+    model.train(was_training)
+    return sum(means) / len(means)
+    """, hint="count only real targets"),
+    mistake("evaluate", "no torch.no_grad()", """
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    for inputs, targets, loss_mask in batches:
+        n = int(loss_mask.sum())
+        total += lm_loss(model(inputs), targets, loss_mask).item() * n
+        count += n
+    model.train(was_training)
+    return total / count
+    """, hint="torch.no_grad()"),
+    mistake("evaluate", "no model.eval()", """
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    return total / count
+    """, hint="model.eval()"),
+    mistake("evaluate", "training mode not restored", """
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    return total / count
+    """, hint="model.train(was_training)"),
+    mistake("evaluate", "always switches to training mode at the end", """
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    model.train()
+    return total / count
+    """, hint="model.train(was_training)"),
+    mistake("evaluate", "sum not divided by the token count", """
+    was_training = model.training
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
+    model.train(was_training)
+    return total
+    """, hint="divide the summed loss by the number of real targets"),
+]
+
+ALTERNATIVES = [
+    alternative("make_batch", "list comprehensions and torch.tensor", """
+    L = max(len(seq) for seq in sequences) - 1
+    rows_in = [list(seq[:-1]) + [pad_id] * (L - len(seq) + 1) for seq in sequences]
+    rows_out = [list(seq[1:]) + [pad_id] * (L - len(seq) + 1) for seq in sequences]
+    mask = [[t < len(seq) - 1 for t in range(L)] for seq in sequences]
+    return torch.tensor(rows_in), torch.tensor(rows_out), torch.tensor(mask)
+    """),
+    alternative("make_batch", "pad the full sequences, then slice; mask from the inputs", """
+    L = max(len(seq) for seq in sequences)
+    ids = torch.full((len(sequences), L), pad_id)
+    lengths = torch.tensor([len(seq) for seq in sequences])
+    for b, seq in enumerate(sequences):
+        ids[b, :len(seq)] = torch.as_tensor(seq)
+    loss_mask = torch.arange(L - 1)[None, :] < (lengths[:, None] - 1)
+    return ids[:, :-1].clone(), ids[:, 1:].clone(), loss_mask
+    """),
+    alternative("lm_loss", "boolean indexing of the real targets", """
+    return torch.nn.functional.cross_entropy(logits[loss_mask], targets[loss_mask])
+    """),
+    alternative("lm_loss", "log_softmax, gather and masked_select", """
+    log_probs = torch.log_softmax(logits, dim=-1)  # (B, L, V)
+    picked = log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # (B, L)
+    return -torch.masked_select(picked, loss_mask).mean()
+    """),
+    alternative("lm_loss", "classes on axis 1 and a float mask", """
+    nll = torch.nn.functional.cross_entropy(logits.permute(0, 2, 1), targets, reduction="none")
+    weights = loss_mask.float()
+    return torch.sum(nll * weights) / torch.sum(weights)
+    """),
+    alternative("train_step", "set_to_none and key padding mask", _STEP_FORWARD + """
+    optimizer.zero_grad(set_to_none=True)
+    logits = model(inputs, key_padding_mask=loss_mask)
+    loss = lm_loss(logits, targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(list(model.parameters()), max_norm=max_grad_norm)
+    optimizer.step()
+    return float(loss.detach())
+    """),
+    alternative("train_step", "model.zero_grad and the loss returned as a 0-d tensor", """
+    inputs, targets, loss_mask = batch
+    model.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.detach()
+    """),
+    alternative("evaluate", "inference_mode and per-token sums", """
+    mode = model.training
+    model.train(False)
+    losses, tokens = [], []
+    with torch.inference_mode():
+        for inputs, targets, loss_mask in batches:
+            nll = torch.nn.functional.cross_entropy(model(inputs).transpose(1, 2), targets,
+                                                    reduction="none")
+            losses.append(nll[loss_mask].sum())
+            tokens.append(loss_mask.sum())
+    model.train(mode)
+    return (torch.stack(losses).sum() / torch.stack(tokens).sum()).item()
+    """),
+    alternative("evaluate", "try/finally restores the mode", """
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            pairs = [(lm_loss(model(x), y, m) * m.sum(), m.sum()) for x, y, m in batches]
+    finally:
+        model.train(was_training)
+    return float(sum(p[0] for p in pairs) / sum(p[1] for p in pairs))
+    """),
+]
