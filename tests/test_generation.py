@@ -302,3 +302,19 @@ def test_sampling_widget_builder_reads_the_model_and_the_grammar():
     widget = sampling_widget(model, tok, "please send the", grammar=DEFAULT_GRAMMAR, n_show=89)
     assert "(grammar 0.200)" in widget.display.value  # "report" after "please send the"
     assert len(_shown(widget)) == 89
+
+
+def test_trained_checkpoint_is_found_and_cached_decoding_matches_it():
+    from attnbook.generation import find_checkpoint
+    from attnbook.train import load_trained
+
+    model, tok, _ = load_trained(find_checkpoint("email_cpu.pt"))
+    prompts = [tok.encode(t, add_eos=False) for t in ["please send the", "hi anna ,", "my"]]
+    for kwargs in (dict(temperature=0.0), dict(temperature=1.0, top_p=0.9)):
+        cached = generate_tokens(model, prompts, 40, tok.eos_id, tok.pad_id,
+                                 generator=torch.Generator().manual_seed(0), **kwargs)
+        plain = generate_tokens(model, prompts, 40, tok.eos_id, tok.pad_id, use_cache=False,
+                                generator=torch.Generator().manual_seed(0), **kwargs)
+        assert cached == plain
+    with pytest.raises(FileNotFoundError, match="no assets/checkpoints"):
+        find_checkpoint("no_such_model.pt")
