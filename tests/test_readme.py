@@ -18,3 +18,13 @@ def test_readme_commands_are_make_targets():
 
 def test_ci_runs_the_readme_test_command():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_readme_python_example_runs(tmp_path, monkeypatch):
+    readme = (ROOT / "README.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in readme.split("```python\n")[1:]]
+    assert blocks, "the README should show how to use the model from Python"
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "__readme__"})
+    assert (tmp_path / "model.pt").is_file()
