@@ -256,12 +256,12 @@ def _greedy_emails(model: TransformerLM, tokenizer: WordTokenizer, n: int, max_n
 
 
 def causal_mask_experiment(
-    steps: int = 120,
+    steps: int = 100,
     batch_size: int = 32,
     n_train: int = 2000,
     n_val: int = 64,
     n_samples: int = 12,
-    lr: float = 3e-3,
+    lr: float = 1e-2,
     seed: int = 0,
     grammar: EmailGrammar | None = None,
 ) -> dict:

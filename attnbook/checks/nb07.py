@@ -378,8 +378,8 @@ def _step_variant(model, optimizer, batch, max_grad_norm, variant="correct") -> 
     optimizer.step()
     if variant == "loss after step":
         with torch.no_grad():
-            return float(_loss_of(model, batch))
-    return float(loss)
+            return _loss_of(model, batch).item()
+    return loss.item()
 
 
 STEP_MISTAKES = {
