@@ -8,13 +8,14 @@ with the reason, when /usr/bin/chromium or Playwright is missing
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from .lab import ROOT, SCREENSHOTS, author_server, make_lab_server
+from .lab import ROOT, SCREENSHOTS, author_server, make_lab_server, reset_lab
 
 CHROMIUM = Path(os.environ.get("ATTNBOOK_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -78,17 +79,66 @@ def browser(browser_ready):
             shutil.rmtree(profile, ignore_errors=True)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.browser_call_failed = report.failed
+
+
+def _shot_on_failure(tab, screenshots: Path, request) -> None:
+    if getattr(request.node, "browser_call_failed", False):
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+        try:
+            tab.screenshot(path=str(screenshots / f"FAILED-{name}.png"), timeout=10_000)
+        except Exception:  # a crashed page has nothing to show
+            pass
+
+
 @pytest.fixture
-def page(browser):
-    """A new tab with bounded actions; console errors are kept for the failure message."""
+def page(browser, screenshots, request):
+    """A new tab with bounded actions; a screenshot `FAILED-<test>.png` when the test fails."""
     tab = browser.new_page()
     tab.set_default_timeout(ACTION_TIMEOUT_MS)
-    tab.console_errors = []
-    tab.on("console", lambda m: m.type == "error" and tab.console_errors.append(m.text))
     try:
         yield tab
     finally:
+        _shot_on_failure(tab, screenshots, request)
         tab.close()
+
+
+@pytest.fixture(scope="session")
+def _author_tab(browser):
+    tab = browser.new_page()
+    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    yield tab
+    tab.close()
+
+
+@pytest.fixture(scope="session")
+def _student_tab(browser):
+    tab = browser.new_page()
+    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    yield tab
+    tab.close()
+
+
+@pytest.fixture
+def author_page(_author_tab, author_lab, screenshots, request):
+    """One JupyterLab tab of the author server, shared (loading JupyterLab costs seconds),
+    cleaned before each test: dialogs dismissed, documents closed unsaved."""
+    reset_lab(_author_tab, author_lab)
+    yield _author_tab
+    _shot_on_failure(_author_tab, screenshots, request)
+
+
+@pytest.fixture
+def student_page(_student_tab, make_lab, screenshots, request):
+    """The same for the `make lab` server."""
+    reset_lab(_student_tab, make_lab)
+    yield _student_tab
+    _shot_on_failure(_student_tab, screenshots, request)
 
 
 @pytest.fixture(scope="session")

@@ -30,7 +30,8 @@ START_TIMEOUT = 150  # first start of `make lab` may build nothing, but two load
 # every cell kept in the DOM, so output checks see off-screen cells; no news pop-up.
 LAB_SETTINGS = {
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none",
+                                                                  "recordTiming": True},
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
         "fetchNews": "false", "checkForUpdates": False},
 }
@@ -210,15 +211,53 @@ KERNEL_STATUS = """() => {
 }"""
 
 
+def lab_is_loaded(page, server: LabServer) -> bool:
+    """Whether this tab shows a working JupyterLab of this server."""
+    try:
+        return page.url.startswith(server.base()) and page.evaluate(
+            "() => !!(window.jupyterapp && window.jupyterapp.shell)")
+    except Exception:  # a crashed or closed page
+        return False
+
+
+def reset_lab(page, server: LabServer) -> None:
+    """Make a shared tab clean: dialogs dismissed, every open document closed unsaved.
+
+    A tab whose JupyterLab is gone (crash, timeout mid-load) is loaded again.
+    """
+    if not lab_is_loaded(page, server):
+        open_lab(page, server)
+        return
+    for _ in range(3):
+        if page.locator(".jp-Dialog").count() == 0:
+            break
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(300)
+    page.evaluate("""() => {
+      for (const w of [...window.jupyterapp.shell.widgets('main')]) {
+        if (w.context && w.context.model) { w.context.model.dirty = false; }
+        w.dispose();
+      }
+    }""")
+
+
 def open_notebook(page, server: LabServer, path: str, timeout: float = 120):
-    """Open a notebook; wait for its cells and an idle kernel. Returns the panel locator."""
-    open_lab(page, server, path, timeout)
-    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").last
-    panel.locator(".jp-Cell").first.wait_for(timeout=timeout * 1000)
+    """Open a notebook; wait for its cells and an idle kernel. Returns the panel locator.
+
+    In a tab that already shows this server's JupyterLab the notebook opens there
+    (File > Open's command), otherwise JupyterLab is loaded with the notebook.
+    """
+    if lab_is_loaded(page, server):
+        page.evaluate("async p => { await window.jupyterapp.commands.execute("
+                      "'docmanager:open', {path: p}); }", path)
+    else:
+        open_lab(page, server, path, timeout)
     page.wait_for_function(
         f"() => {{ const w = window.jupyterapp.shell.currentWidget;"
         f" return w && w.context && w.context.path === {json.dumps(path)}"
         f" && w.context.isReady; }}", timeout=timeout * 1000)
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").last
+    panel.locator(".jp-Cell").first.wait_for(timeout=timeout * 1000)
     page.wait_for_function(f"() => ({KERNEL_STATUS})() === 'idle'", timeout=timeout * 1000)
     return panel
 
@@ -230,7 +269,12 @@ def notebook_state(page) -> dict:
       const cells = w.content.widgets.map((cell, index) => {
         const m = cell.model;
         const outputs = m.type === 'code' ? m.outputs.toJSON() : [];
+        const t = m.getMetadata ? m.getMetadata('execution') : null;
+        const seconds = t && t['shell.execute_reply'] && t['iopub.execute_input'] ?
+          (Date.parse(t['shell.execute_reply']) - Date.parse(t['iopub.execute_input'])) / 1000
+          : null;
         return {index, type: m.type, count: m.type === 'code' ? m.executionCount : null,
+                seconds,
                 prompt: cell.promptNode ? cell.promptNode.textContent : '',
                 source: m.sharedModel.getSource(),
                 errors: outputs.filter(o => o.output_type === 'error')

@@ -44,7 +44,8 @@ def test_make_lab_shows_the_notebook_list(page, make_lab, screenshots):
 @pytest.mark.browser
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_student_notebook_opens(path, page, make_lab, screenshots, stop_kernels):
+def test_student_notebook_opens(path, student_page, make_lab, screenshots, stop_kernels):
+    page = student_page
     stop_kernels(make_lab)
     relative = path.relative_to(ROOT / "notebooks").as_posix()
     panel = open_notebook(page, make_lab, relative)

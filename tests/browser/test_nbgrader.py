@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from .conftest import solution_notebooks, student_notebooks
-from .lab import ROOT, SCRATCH, open_lab, open_notebook
+from .lab import ROOT, SCRATCH, open_notebook
 
 # Validate executes the whole notebook (about 25 s each on two cores): by default the first
 # student notebook, every one with ATTNBOOK_BROWSER_VALIDATE=all. That every released stub
@@ -34,8 +34,9 @@ def graded_code_cells(path) -> list:
 @pytest.mark.browser
 @pytest.mark.timeout(VALIDATE_LIMIT + 120)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_validate_button_reports_the_failing_stubs(path, page, author_lab, screenshots,
+def test_validate_button_reports_the_failing_stubs(path, author_page, author_lab, screenshots,
                                                     stop_kernels):
+    page = author_page
     stop_kernels(author_lab)
     copy = SCRATCH / "validate" / path.parent.name
     shutil.rmtree(copy, ignore_errors=True)
@@ -66,8 +67,8 @@ def test_validate_button_reports_the_failing_stubs(path, page, author_lab, scree
 
 @pytest.mark.browser
 @pytest.mark.timeout(240)
-def test_formgrader_opens_for_a_ta(page, author_lab, screenshots):
-    open_lab(page, author_lab)
+def test_formgrader_opens_for_a_ta(author_page, author_lab, screenshots):
+    page = author_page  # JupyterLab on the author server, nothing open
     page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').click()
     page.locator('#jp-mainmenu-nbgrader li[data-command="nbgrader:open-formgrader"]').click()
     tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab .lm-TabBar-tabLabel",

@@ -44,8 +44,9 @@ CELLS = [
 
 @pytest.mark.browser
 @pytest.mark.timeout(300)
-def test_detectors_see_a_failing_cell_and_a_dead_widget(page, author_lab, screenshots,
+def test_detectors_see_a_failing_cell_and_a_dead_widget(author_page, author_lab, screenshots,
                                                          stop_kernels):
+    page = author_page
     stop_kernels(author_lab)
     folder = SCRATCH / "selfcheck"
     folder.mkdir(parents=True, exist_ok=True)

@@ -31,8 +31,9 @@ NOTEBOOKS = solution_notebooks()
 @pytest.mark.browser
 @pytest.mark.parametrize("path", [
     pytest.param(p, id=p.stem, marks=pytest.mark.timeout(run_limit(p) + 240)) for p in NOTEBOOKS])
-def test_solution_runs_in_the_browser_and_its_widgets_respond(path, page, author_lab,
+def test_solution_runs_in_the_browser_and_its_widgets_respond(path, author_page, author_lab,
                                                               screenshots, stop_kernels):
+    page = author_page
     limit = run_limit(path)
     stop_kernels(author_lab)
     name = path.stem
@@ -43,6 +44,9 @@ def test_solution_runs_in_the_browser_and_its_widgets_respond(path, page, author
     finally:
         page.screenshot(path=str(screenshots / f"solution-{name}-ran.png"))
 
+    timed = sorted((c for c in state["cells"] if c.get("seconds")), key=lambda c: -c["seconds"])
+    print(f"{name}: slowest cells (index: seconds) "
+          + ", ".join(f"{c['index']}: {c['seconds']:.1f}" for c in timed[:5]))
     errors = {c["index"]: c["errors"] for c in state["cells"] if c["errors"]}
     assert not errors, f"{relative}: cells show errors after Run All Cells: {errors}"
     shown = dom_errors(page)
