@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage"]
 ACTION_TIMEOUT_MS = 30_000
+# A hard bound on the whole suite: once this many seconds have passed since its first test,
+# every remaining browser test fails at once (each test is bounded by its own timeout too).
+SUITE_BUDGET_S = float(os.environ.get("ATTNBOOK_BROWSER_BUDGET", "1200"))
+_suite_start: list[float] = []
 
 
 def student_notebooks() -> list[Path]:
@@ -46,6 +51,16 @@ def missing_browser() -> str | None:
         return ("playwright is not installed in this environment; run "
                 "`bash scripts/install_browser.sh`")
     return None
+
+
+@pytest.fixture(autouse=True)
+def suite_budget():
+    if not _suite_start:
+        _suite_start.append(time.monotonic())
+    spent = time.monotonic() - _suite_start[0]
+    if spent > SUITE_BUDGET_S:
+        pytest.fail(f"the browser suite has used {spent:.0f} s of its {SUITE_BUDGET_S:.0f} s "
+                    f"budget (ATTNBOOK_BROWSER_BUDGET); this test was not run")
 
 
 @pytest.fixture(scope="session")
