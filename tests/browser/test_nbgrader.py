@@ -1,21 +1,23 @@
 """nbgrader's JupyterLab extensions: Validate on a student notebook, the formgrader for a TA.
 
-Both run on the author server (JupyterLab on the repository root, working directory with the
-workbook's nbgrader configuration). Validate saves the notebook before it validates, so it
-runs on a copy of each student notebook under .test-artifacts/, never on notebooks/.
+Validate runs where a student presses it, on `make lab`; it saves the notebook first, and the
+test answers that save itself so notebooks/ is never written. The formgrader runs on the
+author server (JupyterLab on the repository root, working directory with the workbook's
+nbgrader configuration), as a TA starts it.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import time
+import urllib.request
+from urllib.parse import urlsplit
 
 import nbformat
 import pytest
 
 from .conftest import solution_notebooks, student_notebooks
-from .lab import ROOT, SCRATCH, open_notebook
+from .lab import ROOT, SCREENSHOTS, open_notebook
 
 # Validate executes the whole notebook (about 25 s each on two cores): by default the first
 # student notebook, every one with ATTNBOOK_BROWSER_VALIDATE=all. That every released stub
@@ -31,23 +33,58 @@ def graded_code_cells(path) -> list:
             and c.metadata.get("nbgrader", {}).get("grade")]
 
 
+def keep_the_file(server, saves: list):
+    """A route handler that answers JupyterLab's saves (PUT /api/contents/...) itself.
+
+    nbgrader's Validate saves the notebook before validating it; answering the save with the
+    file's current model leaves notebooks/ untouched while the server validates the very file
+    a student would have saved, unchanged.
+    """
+    def handle(route):
+        request = route.request
+        if request.method != "PUT":
+            route.continue_()
+            return
+        saves.append(request.url)
+        path = urlsplit(request.url).path.split("/api/contents/", 1)[1]
+        url = server.url(f"api/contents/{path}", content="0")
+        with urllib.request.urlopen(url, timeout=10) as response:
+            route.fulfill(status=200, content_type="application/json", body=response.read())
+    return handle
+
+
 @pytest.mark.browser
 @pytest.mark.timeout(VALIDATE_LIMIT + 120)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_validate_button_reports_the_failing_stubs(path, author_page, author_lab, screenshots,
+def test_validate_button_reports_the_failing_stubs(path, student_page, make_lab, screenshots,
                                                     stop_kernels):
-    page = author_page
-    stop_kernels(author_lab)
-    copy = SCRATCH / "validate" / path.parent.name
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(path.parent, copy, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    relative = (copy / path.name).relative_to(ROOT).as_posix()
-    open_notebook(page, author_lab, relative)
+    """On `make lab`, as a student: open the released notebook, press Validate."""
+    page = student_page
+    stop_kernels(make_lab)
+    before = path.read_bytes()
+    saves: list[str] = []
+    handler = keep_the_file(make_lab, saves)
+    page.route("**/api/contents/**", handler)
+    try:
+        open_notebook(page, make_lab, path.relative_to(ROOT / "notebooks").as_posix())
+        text = validate(page, path)
+    finally:
+        page.unroute("**/api/contents/**", handler)
+    assert path.read_bytes() == before, f"{path} was written by the test"
+    assert saves, "Validate did not save first (nbgrader 0.9 does): was the save intercepted?"
+    check_validation_dialog(page, path, text)
+
+
+def validate(page, path) -> str:
     page.locator(".validate-button").first.click()
     dialog = page.locator(".nbgrader-ErrorDialog, .nbgrader-SuccessDialog")
     dialog.first.wait_for(timeout=VALIDATE_LIMIT * 1000)
     text = dialog.first.inner_text()
-    page.screenshot(path=str(screenshots / f"validate-{path.stem}.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"validate-{path.stem}.png"))
+    return text
+
+
+def check_validation_dialog(page, path, text: str) -> None:
     assert page.locator(".nbgrader-ErrorDialog").count() == 1, (
         f"{path.stem}: Validate passed a notebook of unfilled stubs: {text[:1000]}")
     # nbgrader's dialog: one "The following cell failed:" paragraph per failing graded cell,
