@@ -20,10 +20,14 @@ from __future__ import annotations
 import base64
 import builtins
 import contextlib
+import hashlib
 import importlib
 import io
+import json
 import logging
 import os
+import re
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -264,6 +268,7 @@ class RunReport:
     seconds: float = 0.0
     tests: dict[str, str] = field(default_factory=dict)  # grade_id -> passed/failed/lost
     sandboxed: bool = True
+    in_kernel: list[str] = field(default_factory=list)  # tests run in the student's kernel
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -344,9 +349,39 @@ def _clean_outputs(raw) -> list:
     return outputs
 
 
+def _references_for(source: str) -> dict[str, str]:
+    from attnbook.grading import autograder_dir
+
+    names = set(re.findall(r"load_reference\(\s*[\"']([\w.-]+)[\"']", source))
+    return {n: (autograder_dir() / "reference" / f"nb{n}.py").read_text() for n in names}
+
+
+def _run_test_in_kernel(source: str, template: Template, kernel: StudentKernel,
+                        deadline: float) -> tuple[list, str]:
+    nonce = secrets.token_hex(16)
+    try:
+        reply = kernel.request({"op": "test", "source": source, "setup": template.setup,
+                                "references": _references_for(source), "nonce": nonce},
+                               deadline)
+    except KernelLost as lost:
+        return [_error(LOST, str(lost))], "lost"
+    outputs = _clean_outputs(reply.get("outputs"))
+    errors = [o for o in outputs if o.output_type == "error"]
+    if reply.get("ok") is True and reply.get("nonce") == nonce and not errors:
+        return outputs, "passed"
+    if not errors:
+        outputs.append(_error("GraderRefused", "the test did not report that it ran to the end"))
+    return outputs, "failed"
+
+
 def run_notebook(nb, template: Template, files_from: Path | None = None,
-                 limits: Limits | None = None, sandbox: str = "auto") -> RunReport:
-    """Execute `nb` in place (outputs filled in); return what happened."""
+                 limits: Limits | None = None, sandbox: str = "auto",
+                 in_kernel: frozenset[str] = frozenset()) -> RunReport:
+    """Execute `nb` in place (outputs filled in); return what happened.
+
+    Tests in `in_kernel` (decided by `kernel_tests` from the instructor's solution) run in
+    the student's kernel after it restores the check library; all others run here.
+    """
     limits = limits or Limits()
     use_sandbox = _use_sandbox(sandbox)
     started = time.monotonic()
@@ -367,6 +402,10 @@ def run_notebook(nb, template: Template, files_from: Path | None = None,
                 cell.source = template.tests[grade_id]
                 if kernel.dead:
                     cell.outputs, verdict = [_error(LOST, kernel.dead)], "lost"
+                elif grade_id in in_kernel:
+                    report.in_kernel.append(grade_id)
+                    cell.outputs, verdict = _run_test_in_kernel(cell.source, template, kernel,
+                                                                deadline)
                 else:
                     cell.outputs, verdict = _run_test(cell.source, grade_id, trusted, kernel,
                                                       deadline)
@@ -388,6 +427,41 @@ def run_notebook(nb, template: Template, files_from: Path | None = None,
         kernel.close()
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+def solution_as_submission(source_nb) -> nbformat.NotebookNode:
+    """The instructor's notebook with its solution markers removed, as a student's."""
+    from grader.catalogue import strip_solution_markers
+
+    nb = nbformat.reads(nbformat.writes(source_nb), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
+            cell.source = strip_solution_markers(cell.source)
+    return nb
+
+
+def kernel_tests(source_path: Path, cache: Path, limits: Limits, sandbox: str) -> frozenset:
+    """The tests the grader cannot run in its own process: those the solution fails there.
+
+    Decided from the instructor's solution alone (so no submission can choose), cached by
+    the solution's hash. Typically tests that hand the student's classes to the check.
+    """
+    digest = hashlib.sha256(Path(source_path).read_bytes())
+    for name in ("execute.py", "kernel.py", "sandbox.py", "wire.py"):
+        digest.update((Path(__file__).parent / name).read_bytes())
+    digest = digest.hexdigest()[:20]
+    path = Path(cache) / f"{Path(source_path).stem}-{digest}.json"
+    if path.exists():
+        return frozenset(json.loads(path.read_text()))
+    source_nb = nbformat.read(source_path, as_version=4)
+    report = run_notebook(solution_as_submission(source_nb), Template.from_notebook(source_nb),
+                          None, limits, sandbox)
+    tests = sorted(t for t, verdict in report.tests.items() if verdict != "passed")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(tests))
+    os.replace(tmp, path)
+    return frozenset(tests)
 
 
 def _use_sandbox(sandbox: str) -> bool:

@@ -10,14 +10,25 @@ point at /dev/null, so a print that bypasses `sys.stdout` goes nowhere. Requests
   student's namespace on plain data; reply with the result and the arguments afterwards
   (so the grader sees in-place changes).
 
-Nothing here is trusted by the grader: the checks run in the grader's own process, and
-everything this process sends is decoded as inert data.
+- `{"op": "test", ...}`: only for tests whose arguments cannot cross as data (classes,
+  modules, optimisers; decided from the instructor's solution, never from the submission):
+  restore the check library, numpy and torch to their state before any student code ran,
+  rebuild the test's names from the instructor's setup, lend the reference answers (sent
+  over the pipe, never on disk in the sandbox) for the test's duration, run the test with
+  `exec` (no IPython input transformers), and reply with the per-run nonce.
+
+Nothing here is trusted by the grader for tests it runs itself: they run in the grader's
+process, and everything this process sends is decoded as inert data.
 """
 
 from __future__ import annotations
 
+import builtins
+import gc
+import importlib.util
 import os
 import sys
+import threading
 import traceback
 
 from grader import wire
@@ -58,6 +69,76 @@ class BoundedText:
         return text
 
 
+WATCHED = ("numpy", "torch", "attnbook", "math", "builtins")
+
+
+def _watched(name: str) -> bool:
+    return name.split(".")[0] in WATCHED
+
+
+class Snapshot:
+    """Functions, classes and submodules of numpy, torch and attnbook before student code.
+
+    `restore` puts back every one of them that was replaced (a patched `np.allclose`, a
+    no-op `CheckRun.fail`); names added since (lazily imported submodules, caches) and
+    plain data (counters) are left alone, so restoring never breaks the libraries.
+    """
+
+    CLASSES = ("attnbook", "torch.Tensor", "torch.nn.modules.module.Module")
+
+    def __init__(self):
+        self.modules, self.classes = {}, []
+        for name, module in list(sys.modules.items()):
+            if module is None or not _watched(name):
+                continue
+            saved = {k: v for k, v in vars(module).items() if _restorable(v)}
+            self.modules[name] = (module, saved)
+            for value in saved.values():
+                qualified = f"{getattr(value, '__module__', '')}.{getattr(value, '__name__', '')}"
+                if isinstance(value, type) and qualified.startswith(self.CLASSES):
+                    self.classes.append((value, {k: v for k, v in vars(value).items()
+                                                 if _restorable(v) or isinstance(
+                                                     v, staticmethod | classmethod | property)}))
+
+    def restore(self) -> list[str]:
+        changed = []
+        for name, (module, saved) in self.modules.items():
+            if sys.modules.get(name) is not module:
+                changed.append(name)
+                sys.modules[name] = module
+            current = vars(module)
+            for key, value in saved.items():
+                if current.get(key, _MISSING) is not value:
+                    changed.append(f"{name}.{key}")
+                    current[key] = value
+        for cls, saved in self.classes:
+            current = vars(cls)
+            for key, value in saved.items():
+                if current.get(key, _MISSING) is not value:
+                    changed.append(f"{cls.__name__}.{key}")
+                    _quiet(setattr, cls, key, value)
+        return changed
+
+
+def _restorable(value) -> bool:
+    return callable(value) or type(value).__name__ == "module"
+
+
+_MISSING = object()
+
+
+def _quiet(func, *args):
+    try:
+        func(*args)
+    except (AttributeError, TypeError):
+        pass
+
+
+def _no_new_audit_hooks(event, args):
+    if event == "sys.addaudithook":
+        raise RuntimeError("audit hooks are not allowed while grading")
+
+
 class Kernel:
     def __init__(self):
         from IPython.core.interactiveshell import InteractiveShell
@@ -68,6 +149,69 @@ class Kernel:
         self.displays: list[dict] = []
         self.shell._showtraceback = self._record_error
         self.shell.display_pub.publish = self._record_display
+        self.exec, self.compile = builtins.exec, builtins.compile
+        for name in ("numpy", "torch", "matplotlib", "attnbook.checks", "attnbook.grading",
+                     "attnbook.notebook"):
+            try:
+                __import__(name)
+            except Exception:  # a package the course does not use
+                pass
+        self.snapshot = Snapshot()
+        self.threads = {t.ident for t in threading.enumerate()}
+        sys.addaudithook(_no_new_audit_hooks)
+
+    def test(self, source: str, setup: list[str], references: dict, nonce: str) -> dict:
+        """Run an instructor's test here, in a restored environment; see the module doc."""
+        tampered = self.snapshot.restore()
+        sys.settrace(None)
+        sys.setprofile(None)
+        threading.settrace(None)
+        extra = [t for t in threading.enumerate()
+                 if t.ident not in self.threads and type(t).__name__ != "TMonitor"]
+        if extra:
+            return {"ok": False, "nonce": nonce, "outputs": [self._fail(
+                "GraderRefused", "your code left threads running; the test was not run")]}
+        import attnbook.grading as grading
+
+        loaded = {}
+        for name, text in references.items():
+            spec = importlib.util.spec_from_loader(f"attnbook_reference_nb{name}", loader=None)
+            module = importlib.util.module_from_spec(spec)
+            self.exec(self.compile(text, f"<reference {name}>", "exec"), module.__dict__)
+            loaded[name] = module
+        original = grading.load_reference
+        grading.load_reference = lambda notebook: loaded[notebook]
+        names: dict = {"__name__": "__main__"}
+        out = BoundedText("stdout", TEXT_LIMIT)
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = out
+        error = None
+        try:
+            for text in setup:
+                self.exec(self.compile(text, "<instructor setup>", "exec"), names)
+            for key, value in self.shell.user_ns.items():
+                if key not in names and not key.startswith("_"):
+                    names[key] = value
+            self.exec(self.compile(source, "<test>", "exec"), names)
+        except BaseException as err:  # the test's failure is its verdict
+            error = self._fail(type(err).__name__, str(err))
+        finally:
+            sys.stdout, sys.stderr = saved
+            grading.load_reference = original
+            names.clear()
+            loaded.clear()
+            gc.collect()
+        outputs = [{"output_type": "stream", "name": "stdout", "text": out.value()}] \
+            if out.value() else []
+        if error is not None:
+            outputs.append(error)
+        return {"ok": error is None, "nonce": nonce, "outputs": outputs,
+                "restored": tampered[:20]}
+
+    @staticmethod
+    def _fail(ename: str, evalue: str) -> dict:
+        return {"output_type": "error", "ename": ename, "evalue": evalue[:TEXT_LIMIT],
+                "traceback": [f"{ename}: {evalue[:TEXT_LIMIT]}"]}
 
     def _record_error(self, etype, evalue, stb):
         self.error = {"output_type": "error", "ename": str(getattr(etype, "__name__", etype)),
@@ -169,6 +313,10 @@ def main() -> None:
         try:
             if op == "run":
                 reply = kernel.run(str(request["source"]))
+            elif op == "test":
+                reply = kernel.test(str(request["source"]), list(request.get("setup", [])),
+                                    dict(request.get("references", {})),
+                                    str(request.get("nonce", "")))
             elif op == "describe":
                 reply = kernel.describe(str(request["name"]))
             elif op == "call":

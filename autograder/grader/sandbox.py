@@ -1,9 +1,10 @@
 """How a student's kernel is started: bubblewrap, resource limits, a throwaway user.
 
 The sandbox sees, read-only: the system's /usr (and /etc), the Python installation and the
-virtual environment, the `attnbook` package and this `grader` folder (for the kernel
-program). It gets a private /tmp as its only writable place, with a copy of the student's
-own submission folder as working directory. It does not see the repository (so neither
+virtual environment, the `attnbook` package, the course's public `assets/` (corpus,
+checkpoints, figures) and this `grader` folder (for the kernel program). It gets a
+private /tmp as its only writable place, with a copy of the student's own submission
+folder as working directory. It does not see the repository (so neither
 `solutions/` nor `autograder/reference/`), the gradebook, or any other student's files. It
 has no network (a new network namespace holds only loopback), its own PID namespace, and
 dies with the grader. Limits: address space, processes (per throwaway user id, so a fork
@@ -110,6 +111,9 @@ def kernel_command(workdir: Path, fds: tuple[int, int], use_sandbox: bool,
     if venv not in binds and not venv.startswith("/usr/"):
         binds.append(venv)
     binds.append(_package_root())
+    assets = Path(_package_root()).parent / "assets"  # public data: corpus, checkpoints
+    if assets.is_dir():
+        binds.append(str(assets))
     for path in binds:
         args += _dirs_for(path, made) + ["--ro-bind", path, path]
     args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/attnbook-grader",
