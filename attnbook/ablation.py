@@ -1,0 +1,559 @@
+"""The ablation ladder: what positions, norms, tied embeddings and the causal mask buy.
+
+    python -m attnbook.ablation                          # every variant, about 2 min each
+    python -m attnbook.ablation --jobs 2 --threads 1     # two variants at a time
+    python -m attnbook.ablation --variant learned        # rerun one (results.json is updated)
+    python -m attnbook.ablation --steps 40 --out /tmp/ab # a quick look with a tiny budget
+
+Each variant changes ONE setting of the reference decoder (`attnbook.model.TransformerLM`:
+RoPE, pre-norm, untied embeddings, causal mask) and trains it on the email corpus with the
+same seed, the same emails in the same order and the same number of steps; a wall-clock cap
+stops a run early only on an overloaded machine (``hit_time_cap`` says so). For each variant
+the command records
+
+- the curves (``<variant>.csv``: step, training loss, validation loss, seconds);
+- the final validation loss minus the corpus entropy (the floor no model can beat);
+- the order probe: on held-out "please send the X before the Y ." emails (and "after"), is the
+  item that goes first in the follow-up sentence ("X first , Y second .") the more probable
+  of the two items at the next-token position? Measured from the model's next-token
+  probabilities on the prefix alone, exactly as during generation.
+
+and writes ``results.json`` (config, floor, every variant's numbers and validation curve) and
+the summary figure ``ablation.png`` to ``--out`` (default ``assets/ablation``).
+
+Careful with the unmasked variant: without the causal mask, position t sees token t+1 during
+training, so its teacher-forced validation loss falls far BELOW the corpus entropy. It has
+learned to copy, not to predict; the order probe, which sees only the prefix, shows that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import contextlib
+import csv
+import dataclasses
+import fcntl
+import json
+import math
+import multiprocessing
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
+from attnbook.data import Batch, batch_iterator, masked_cross_entropy, pad_batch
+from attnbook.model import LMConfig, TransformerLM, load_checkpoint, save_checkpoint
+from attnbook.tokenizer import WordTokenizer
+from attnbook.train import build_optimizer
+
+__all__ = [
+    "VARIANTS",
+    "EXTRA_VARIANTS",
+    "build_model",
+    "AblationConfig",
+    "run_variant",
+    "run_ladder",
+    "train_probe_models",
+    "load_probe_models",
+    "TINY_CONFIG",
+    "PROBE_CONFIG",
+    "order_probe_items",
+    "order_probe",
+    "load_results",
+    "plot_ablation",
+    "results_table",
+]
+
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "assets" / "ablation"
+
+# name -> (group, label, LMConfig overrides). "rope" is the reference decoder itself: RoPE,
+# pre-norm, untied embeddings, causal mask; every other variant changes one of these.
+VARIANTS: dict[str, tuple[str, str, dict]] = {
+    "none": ("positions", "no positions", {"positions": "none"}),
+    "sinusoidal": ("positions", "sinusoidal", {"positions": "sinusoidal"}),
+    "learned": ("positions", "learned", {"positions": "learned"}),
+    "rope": ("positions", "RoPE (reference)", {"positions": "rope"}),
+    "post_norm": ("norm", "post-norm", {"norm": "post"}),
+    "tied": ("embeddings", "tied embeddings", {"tie_weights": True}),
+    "no_mask": ("mask", "no causal mask", {"causal": False}),
+}
+# Not on the ladder: the decoder of notebook 09's position probe, unmasked AND unpositioned.
+EXTRA_VARIANTS = {
+    "none_no_mask": ("probe", "no positions, no mask", {"positions": "none", "causal": False}),
+}
+_ALL = {**VARIANTS, **EXTRA_VARIANTS}
+
+
+@dataclass
+class AblationConfig:
+    """The shared budget: every variant trains with exactly these settings."""
+
+    d_model: int = 64
+    n_heads: int = 4
+    n_layers: int = 2
+    max_len: int = 80
+    n_train: int = 20_000
+    n_val: int = 1_000
+    n_probe: int = 400  # order-probe emails (held out: drawn from the test stream)
+    data_seed: int = 0
+    seed: int = 0
+    steps: int = 800
+    batch_size: int = 64
+    lr: float = 3e-3
+    warmup_steps: int = 50
+    min_lr_ratio: float = 0.05
+    weight_decay: float = 0.01
+    grad_clip: float = 1.0
+    eval_every: int = 100
+    # Safety stop in CPU seconds of the process (not wall time, which a loaded machine
+    # stretches): 300 s of one core is under 5 minutes on two. A fair run never hits it.
+    time_cap_s: float = 300.0
+    threads: int | None = None  # torch CPU threads per variant (None: torch's default)
+    entropy_samples: int = 20_000
+
+
+# A few seconds: what the notebook uses to let a student rerun one variant.
+TINY_CONFIG = AblationConfig(
+    d_model=32, n_heads=2, n_layers=1, n_train=1_000, n_val=200, n_probe=100, steps=30,
+    batch_size=32, warmup_steps=5, eval_every=15, entropy_samples=1_000,
+)  # fmt: skip
+# The two small decoders without positions (causal / unmasked) of notebook 09's probe.
+PROBE_CONFIG = AblationConfig(
+    d_model=32, n_heads=2, n_layers=2, n_train=10_000, n_val=300, n_probe=100, steps=1500,
+    batch_size=64, warmup_steps=20, eval_every=500, entropy_samples=2_000,
+)  # fmt: skip
+PROBE_MODELS = {"causal": "none", "unmasked": "none_no_mask"}
+
+
+@dataclass
+class _Data:
+    tokenizer: WordTokenizer
+    train: list[list[int]]
+    val: list[list[int]]
+    probe: list[dict]
+    floor: float
+    floor_se: float
+
+
+def _data(config: AblationConfig) -> _Data:
+    splits = make_splits(config.data_seed, config.n_train, config.n_val, n_test=20 * config.n_probe)
+    tokenizer = WordTokenizer()
+    floor, floor_se = DEFAULT_GRAMMAR.entropy_per_token(config.entropy_samples, seed=12345)
+    probe = order_probe_items(splits["test"], tokenizer)[: config.n_probe]
+    return _Data(
+        tokenizer,
+        [tokenizer.encode(e) for e in splits["train"]],
+        [tokenizer.encode(e) for e in splits["val"]],
+        probe,
+        floor,
+        floor_se,
+    )
+
+
+def order_probe_items(emails: list[list[str]], tokenizer: WordTokenizer) -> list[dict]:
+    """One probe per order sentence: the prefix up to its "." and the two items.
+
+    For "... please send the report before the slides ." the next words are "report first ,
+    slides second ."; ``first`` is "report" and ``second`` "slides" (swapped for "after").
+    Returns dicts with ``prefix_ids`` (BOS included), ``first_id``, ``second_id``, ``text``.
+    """
+    items = []
+    for words in emails:
+        for i, word in enumerate(words):
+            if word in ("before", "after") and i + 4 < len(words) and words[i + 3] == ".":
+                item, other = words[i - 1], words[i + 2]
+                first, second = (item, other) if word == "before" else (other, item)
+                prefix = words[: i + 4]
+                items.append(
+                    {
+                        "prefix_ids": tokenizer.encode(prefix, add_eos=False),
+                        "first_id": tokenizer.token_to_id[first],
+                        "second_id": tokenizer.token_to_id[second],
+                        "text": " ".join(prefix),
+                    }
+                )
+    return items
+
+
+@torch.no_grad()
+def order_probe(model: TransformerLM, items: list[dict], batch_size: int = 128) -> dict:
+    """Accuracy and mean probability share of the right first item, from next-token probs.
+
+    Each prefix is scored alone (right padding with a key padding mask, read at its last real
+    token), so an unmasked model sees no future token here: this is generation's view.
+    """
+    was_training = model.training
+    model.eval()
+    correct, share = [], []
+    for start in range(0, len(items), batch_size):
+        chunk = items[start : start + batch_size]
+        lengths = torch.tensor([len(it["prefix_ids"]) for it in chunk])  # (B,)
+        L = int(lengths.max())
+        idx = torch.zeros(len(chunk), L, dtype=torch.long)  # (B, L), pad id 0
+        for row, it in enumerate(chunk):
+            idx[row, : len(it["prefix_ids"])] = torch.tensor(it["prefix_ids"])
+        real = torch.arange(L)[None, :] < lengths[:, None]  # (B, L)
+        logits = model(idx, key_padding_mask=real)  # (B, L, V)
+        last = logits[torch.arange(len(chunk)), lengths - 1]  # (B, V)
+        probs = last.softmax(-1)  # (B, V)
+        p_first = probs[torch.arange(len(chunk)), [it["first_id"] for it in chunk]]  # (B,)
+        p_second = probs[torch.arange(len(chunk)), [it["second_id"] for it in chunk]]  # (B,)
+        correct += (p_first > p_second).tolist()
+        share += (p_first / (p_first + p_second).clamp_min(1e-30)).tolist()
+    model.train(was_training)
+    return {
+        "accuracy": float(np.mean(correct)) if correct else math.nan,
+        "p_first_share": float(np.mean(share)) if share else math.nan,
+        "n": len(correct),
+    }
+
+
+def _forward(model: TransformerLM, batch: Batch) -> torch.Tensor:
+    # Causal + right padding needs no key mask (and keeps SDPA's fast path); without the
+    # causal mask, real tokens would otherwise attend to the padding on their right.
+    mask = None if model.config.causal else batch.key_padding_mask
+    return model(batch.inputs, key_padding_mask=mask)  # (B, L, V)
+
+
+@torch.no_grad()
+def _validation_loss(model: TransformerLM, sequences: list[list[int]], pad_id: int) -> float:
+    model.eval()
+    order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
+    nll, count = 0.0, 0
+    for start in range(0, len(order), 256):
+        batch = pad_batch([sequences[i] for i in order[start : start + 256]], pad_id)
+        logits = _forward(model, batch)
+        n = batch.n_tokens
+        nll += float(masked_cross_entropy(logits, batch.targets, batch.loss_mask)) * n
+        count += n
+    model.train()
+    return nll / count
+
+
+def _lr(config: AblationConfig, step: int) -> float:
+    if step < config.warmup_steps:
+        return config.lr * (step + 1) / config.warmup_steps
+    progress = min(1.0, (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps))
+    cosine = 0.5 * (1.0 + math.cos(math.pi * progress))
+    return config.lr * (config.min_lr_ratio + (1.0 - config.min_lr_ratio) * cosine)
+
+
+def build_model(name: str, config: AblationConfig, vocab_size: int) -> TransformerLM:
+    """The variant's decoder, initialised from ``config.seed``."""
+    if name not in _ALL:
+        raise ValueError(f"name: expected one of {sorted(_ALL)}, got {name!r}")
+    model_config = LMConfig(
+        vocab_size=vocab_size,
+        d_model=config.d_model,
+        n_heads=config.n_heads,
+        n_layers=config.n_layers,
+        max_len=config.max_len,
+        **_ALL[name][2],
+    )
+    torch.manual_seed(config.seed)
+    return TransformerLM(model_config)
+
+
+def run_variant(
+    name: str,
+    config: AblationConfig | None = None,
+    out: str | Path | None = None,
+    data: _Data | None = None,
+    return_model: bool = False,
+) -> dict:
+    """Train one variant; returns its record (and writes ``<name>.csv`` to ``out`` if given).
+
+    The record holds the numbers results.json stores for the variant; with ``return_model``
+    the trained model is under ``"model"`` too (for probes in a notebook).
+    """
+    config = config or AblationConfig()
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    data = data or _data(config)
+    model = build_model(name, config, data.tokenizer.vocab_size)
+    optimizer = build_optimizer(model, config)
+    batches = batch_iterator(
+        data.train, config.batch_size, seed=config.seed, pad_id=data.tokenizer.pad_id,
+        group_by_length=16,
+    )  # fmt: skip
+    rows: list[dict] = []
+    start, cpu_start = time.perf_counter(), time.process_time()
+    hit_cap = False
+    model.train()
+    step = 0
+    while step < config.steps:
+        for group in optimizer.param_groups:
+            group["lr"] = _lr(config, step)
+        batch, n_tokens = next(batches)
+        logits = _forward(model, batch)
+        loss = masked_cross_entropy(logits, batch.targets, batch.loss_mask, n_tokens)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+        optimizer.step()
+        step += 1
+        elapsed = time.perf_counter() - start
+        hit_cap = time.process_time() - cpu_start >= config.time_cap_s and step < config.steps
+        row = {"step": step, "train_loss": float(loss.detach()), "val_loss": "",
+               "elapsed_s": elapsed}  # fmt: skip
+        if step % config.eval_every == 0 or step == config.steps or hit_cap:
+            row["val_loss"] = _validation_loss(model, data.val, data.tokenizer.pad_id)
+        rows.append(row)
+        if hit_cap:
+            break
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    val = rows[-1]["val_loss"]
+    probe = order_probe(model, data.probe)
+    group, label, overrides = _ALL[name]
+    record = {
+        "name": name,
+        "group": group,
+        "label": label,
+        "overrides": overrides,
+        "steps": step,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "hit_time_cap": hit_cap,
+        "n_parameters": model.num_parameters(),
+        "final_val_loss": val,
+        "excess_over_entropy": val - data.floor,
+        "order_probe_accuracy": probe["accuracy"],
+        "order_probe_p_first_share": probe["p_first_share"],
+        "order_probe_n": probe["n"],
+        "val_curve": [[r["step"], r["val_loss"]] for r in rows if r["val_loss"] != ""],
+        "floor": data.floor,
+    }
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        with (out / f"{name}.csv").open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=["step", "train_loss", "val_loss", "elapsed_s"])
+            writer.writeheader()
+            for r in rows:
+                writer.writerow(
+                    {
+                        "step": r["step"],
+                        "train_loss": f"{r['train_loss']:.5f}",
+                        "val_loss": "" if r["val_loss"] == "" else f"{r['val_loss']:.5f}",
+                        "elapsed_s": f"{r['elapsed_s']:.2f}",
+                    }
+                )
+    if return_model:
+        record["model"] = model.eval()
+    return record
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with (path.parent / ".results.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _store(out: Path, config: AblationConfig, record: dict) -> dict:
+    """Merge ``record`` into ``out/results.json`` (under a lock: parallel jobs share it)."""
+    path = out / "results.json"
+    with _locked(path):
+        results = load_results(path) if path.exists() else {}
+        shared = {k: v for k, v in asdict(config).items() if k != "threads"}
+        if results.get("config") != shared:
+            results = {}  # another budget: start afresh rather than mix budgets
+        results["config"] = shared
+        results["floor"], results["floor_se"] = record["floor"], record.pop("floor_se", None)
+        results["command"] = "python -m attnbook.ablation"
+        results["torch"] = torch.__version__
+        results.setdefault("variants", {})[record["name"]] = {
+            k: v for k, v in record.items() if k not in ("floor", "model")
+        }
+        stored = results["variants"]
+        results["variants"] = {n: stored[n] for n in VARIANTS if n in stored}
+        path.write_text(json.dumps(results, indent=1) + "\n")
+        fig = plot_ablation(results)
+        fig.savefig(out / "ablation.png", dpi=90)
+    return results
+
+
+def _job(name: str, config: AblationConfig, out: str) -> dict:
+    record = run_variant(name, config, out)
+    record["floor_se"] = None
+    return record
+
+
+def run_ladder(
+    names: list[str] | None = None,
+    config: AblationConfig | None = None,
+    out: str | Path = DEFAULT_OUT,
+    jobs: int = 1,
+) -> dict:
+    """Train ``names`` (default: every variant) and merge each into ``out/results.json``."""
+    config = config or AblationConfig()
+    names = list(names or VARIANTS)
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        raise ValueError(f"names: unknown variant(s) {unknown}; expected some of {list(VARIANTS)}")
+    out = Path(out)
+    results: dict = {}
+    floor_se = DEFAULT_GRAMMAR.entropy_per_token(config.entropy_samples, seed=12345)[1]
+    if jobs <= 1:
+        for name in names:
+            record = run_variant(name, config, out)
+            record["floor_se"] = floor_se
+            results = _store(out, config, record)
+            print(_line(record), flush=True)
+        return results
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        futures = [pool.submit(_job, name, config, str(out)) for name in names]
+        for future in concurrent.futures.as_completed(futures):
+            record = future.result()
+            record["floor_se"] = floor_se
+            results = _store(out, config, record)
+            print(_line(record), flush=True)
+    return results
+
+
+def train_probe_models(out: str | Path = DEFAULT_OUT, config: AblationConfig = PROBE_CONFIG,
+                       ) -> dict[str, dict]:
+    """Train the probe's two decoders (no positions; causal and unmasked), save them to
+    ``out/probe_<kind>.pt`` (small: about 0.1 MB each) and return their records."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    data = _data(config)
+    records = {}
+    for kind, name in PROBE_MODELS.items():
+        record = run_variant(name, config, data=data, return_model=True)
+        model = record.pop("model")
+        save_checkpoint(model, out / f"probe_{kind}.pt", config=asdict(config),
+                        metrics={k: v for k, v in record.items() if k != "val_curve"})
+        records[kind] = record
+        print(_line(record), flush=True)
+    return records
+
+
+def load_probe_models(out: str | Path = DEFAULT_OUT) -> dict[str, TransformerLM]:
+    """The stored probe decoders, ``{"causal": model, "unmasked": model}``, in eval mode."""
+    return {kind: load_checkpoint(Path(out) / f"probe_{kind}.pt")[0] for kind in PROBE_MODELS}
+
+
+def _line(r: dict) -> str:
+    return (
+        f"{r['name']:>11}: {r['steps']} steps in {r['wall_s']:.0f} s ({r['cpu_s']:.0f} CPU s), "
+        f"val - entropy "
+        f"{r['excess_over_entropy']:+.4f} nats, order probe {r['order_probe_accuracy']:.2f}"
+    )
+
+
+def load_results(path: str | Path = DEFAULT_OUT / "results.json") -> dict:
+    """The stored ladder (``results.json``) as a dict."""
+    return json.loads(Path(path).read_text())
+
+
+def results_table(results: dict) -> str:
+    """A Markdown table of the ladder: one row per variant."""
+    lines = [
+        "| variant | changes | steps | CPU s | wall s | val loss | val - entropy (nats) "
+        "| order probe |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, r in results["variants"].items():
+        change = ", ".join(f"{k}={v}" for k, v in r["overrides"].items())
+        lines.append(
+            f"| {name} | {change} | {r['steps']} | {r['cpu_s']:.0f} | {r['wall_s']:.0f} "
+            f"| {r['final_val_loss']:.4f} "
+            f"| {r['excess_over_entropy']:+.4f} | {r['order_probe_accuracy']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def plot_ablation(results: dict) -> Figure:
+    """Validation curves (loss minus entropy) and the two summary numbers per variant."""
+    fig = Figure(figsize=(12, 4))
+    ax_curve, ax_excess, ax_probe = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.4, 1, 1]})
+    floor = results["floor"]
+    names = list(results["variants"])
+    colors = {n: f"C{i}" for i, n in enumerate(VARIANTS)}
+    for name in names:
+        r = results["variants"][name]
+        steps, vals = zip(*r["val_curve"], strict=True)
+        ax_curve.plot(steps, np.array(vals) - floor, "o-", ms=3, color=colors[name],
+                      label=r["label"])  # fmt: skip
+    ax_curve.axhline(0.0, color="black", lw=1, ls="--", label="corpus entropy")
+    ax_curve.set_yscale("symlog", linthresh=0.01)
+    ax_curve.set_xlabel("step")
+    ax_curve.set_ylabel("validation loss - entropy (nats)")
+    ax_curve.set_title("validation curves")
+    ax_curve.legend(fontsize=7)
+    y = np.arange(len(names))
+    excess = [results["variants"][n]["excess_over_entropy"] for n in names]
+    probe = [results["variants"][n]["order_probe_accuracy"] for n in names]
+    labels = [results["variants"][n]["label"] for n in names]
+    ax_excess.barh(y, excess, color=[colors[n] for n in names])
+    ax_excess.axvline(0.0, color="black", lw=1)
+    ax_excess.set_yticks(y, labels)
+    ax_excess.invert_yaxis()
+    ax_excess.set_xscale("symlog", linthresh=0.01)
+    ax_excess.set_xlabel("final validation loss - entropy (nats)")
+    ax_excess.set_title("below 0 = it saw the answer")
+    ax_probe.barh(y, probe, color=[colors[n] for n in names])
+    ax_probe.axvline(0.5, color="black", lw=1, ls="--", label="chance")
+    ax_probe.set_yticks(y, [""] * len(names))
+    ax_probe.invert_yaxis()
+    ax_probe.set_xlim(0, 1)
+    ax_probe.set_xlabel("order-probe accuracy")
+    ax_probe.set_title("right item first?")
+    ax_probe.legend(fontsize=7, loc="lower right")
+    steps = results["config"]["steps"]
+    fig.suptitle(f"ablation ladder: d={results['config']['d_model']}, "
+                 f"{results['config']['n_layers']} blocks, {steps} steps each, same seed")
+    fig.tight_layout()
+    return fig
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m attnbook.ablation",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--variant", action="append", choices=list(VARIANTS),
+                        help="run only this variant (repeatable); default: all")  # fmt: skip
+    parser.add_argument("--out", default=str(DEFAULT_OUT), help="folder for the results")
+    parser.add_argument("--steps", type=int, help="steps per variant (default 800)")
+    parser.add_argument("--n-train", type=int, help="training emails (default 20000)")
+    parser.add_argument("--time-cap", type=float, help="CPU seconds per variant at most")
+    parser.add_argument("--threads", type=int, help="torch CPU threads per variant")
+    parser.add_argument("--jobs", type=int, default=1, help="variants trained at once")
+    parser.add_argument("--seed", type=int, help="initialisation and batch order")
+    parser.add_argument("--probe-models", action="store_true",
+                        help="instead: train and store the two decoders of the position probe")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = _parse_args(argv)
+    if args.probe_models:
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        return train_probe_models(args.out)
+    config = AblationConfig()
+    for field, value in (("steps", args.steps), ("n_train", args.n_train),
+                         ("time_cap_s", args.time_cap), ("threads", args.threads),
+                         ("seed", args.seed)):  # fmt: skip
+        if value is not None:
+            config = dataclasses.replace(config, **{field: value})
+    if config.steps < config.eval_every:
+        config = dataclasses.replace(config, eval_every=max(1, config.steps // 2))
+    return run_ladder(args.variant, config, args.out, args.jobs)
+
+
+if __name__ == "__main__":
+    main()

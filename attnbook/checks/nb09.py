@@ -1,0 +1,226 @@
+"""Checks for notebook 09, beyond attention: the linear recurrence, step by step and in parallel.
+
+Both graded functions compute ``s_t = A s_{t-1} + B x_t`` for t = 0..L-1 with the start
+convention ``s_{-1} = 0`` (so ``s_0 = B x_0``) and return the states as rows, (L, n).
+
+Visible use: `check_linear_recurrence(linear_recurrence)` runs a worked example with stored
+values and properties (A = 0 gives B x_t; A = I gives running sums). The expected states of
+other inputs come from PyTorch's triangular solver applied to the whole recurrence at once,
+a route neither exercise takes: stacking the L equations gives one block lower-bidiagonal
+system (I - shift (x) A) s = (I (x) B) x. Hidden use: `reference=` also compares with the
+autograder's reference on random sizes, seeds and edge cases.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from attnbook.checks._core import CheckRun, Mistake, as_array
+
+__all__ = ["check_linear_recurrence", "check_linear_recurrence_parallel"]
+
+RTOL, ATOL = 1e-6, 1e-8
+
+# The worked example of the notebook: a 2-dimensional state, 2 input features, 4 steps.
+WORKED_A = np.array([[0.5, 1.0], [0.0, 0.5]])
+WORKED_B = np.array([[1.0, 0.0], [1.0, 2.0]])
+WORKED_X = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [1.0, 1.0]])
+# s_0 = B x_0 = (1, 1); s_1 = A s_0 + B x_1 = (1.5, 0.5) + (0, 2) = (1.5, 2.5);
+# s_2 = A s_1 = (3.25, 1.25); s_3 = A s_2 + B x_3 = (2.875, 0.625) + (1, 3) = (3.875, 3.625).
+WORKED_S = np.array([[1.0, 1.0], [1.5, 2.5], [3.25, 1.25], [3.875, 3.625]])
+
+HINT_ORDER = ("the new state is A s_{t-1} + B x_t: A multiplies the previous state only, "
+              "so x_j reaches s_t as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one "
+              "step too many")
+HINT_TRANSPOSE = ("with states as column vectors the update is A @ s; s @ A (a row vector "
+                  "times A) computes A.T @ s")
+HINT_SHIFT = ("row t of the result must be s_t, the state AFTER reading x_t (s_0 = B x_0): "
+              "store the state after the update, not before")
+HINT_START = ("start from s_{-1} = 0 and let the loop read x_0 once; starting from B x_0 and "
+              "then looping from t = 0 counts x_0 twice")
+HINT_B = "map each input into the state with B: the term is B @ x_t, shape (n,)"
+HINT_B_TRANSPOSE = "B has shape (n, m), so the input term is B @ x_t (not x_t @ B)"
+HINT_ALIAS = ("every row equals the last state: the same array was updated in place and "
+              "stored L times; store a new array each step (s = A @ s + B @ x_t)")
+HINT_DIAGONAL = "j runs up to and including t: the j = t term is A^0 B x_t = B x_t"
+HINT_ELEMENTWISE = ("A ** k raises each ENTRY to the power k (and A ** 0 is all ones); the "
+                    "matrix power is np.linalg.matrix_power(A, k) or repeated A @ ...")
+HINT_FLIPPED = "the power counts the steps from j to t: A^(t-j), not A^j"
+HINT_INPUT_ONCE = "add the input term B x_t at every step, not only at t = 0"
+HINT_SCAN_POWER = ("in round k a block travels offset = 2^k steps, so move it by A^offset: "
+                   "square the power after each round")
+HINT_CAUSAL = "s_t may only depend on inputs x_j with j <= t: no future input"
+HINT_CALLS_LOOP = ("the parallel form must not call linear_recurrence (the step-by-step "
+                   "loop): build it from the powers of A (a convolution) or a doubling scan")
+
+
+def _solve_states(A: np.ndarray, B: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """The states of ``s_t = A s_{t-1} + B x_t`` by one block triangular solve, (L, n)."""
+    A_t, B_t, X_t = (torch.as_tensor(np.ascontiguousarray(v, dtype=np.float64))
+                     for v in (A, B, X))
+    n, L = A_t.shape[0], X_t.shape[0]
+    shift = torch.diag(torch.ones(L - 1, dtype=torch.float64), -1)  # (L, L), ones below
+    M = torch.eye(L * n, dtype=torch.float64) - torch.kron(shift, A_t)  # (Ln, Ln)
+    u = (X_t @ B_t.T).reshape(L * n, 1)  # (Ln, 1): the inputs B x_t, stacked
+    s = torch.linalg.solve_triangular(M, u, upper=False)  # (Ln, 1)
+    return s.reshape(L, n).numpy()  # (L, n)
+
+
+def _elementwise_power_states(A, B, X) -> np.ndarray:
+    """sum_j (A elementwise-to-the (t-j)) B x_j: what ``A ** (t - j)`` computes in numpy."""
+    L = X.shape[0]
+    U = X @ B.T  # (L, n)
+    out = np.zeros((L, A.shape[0]))
+    for t in range(L):
+        for j in range(t + 1):
+            out[t] += (A ** (t - j)) @ U[j]
+    return out
+
+
+def _flipped_states(A, B, X) -> np.ndarray:
+    L = X.shape[0]
+    U = X @ B.T  # (L, n)
+    powers = [np.linalg.matrix_power(A, k) for k in range(L)]
+    return np.array([sum(powers[j] @ U[j] for j in range(t + 1)) for t in range(L)])
+
+
+def _noncausal_states(A, B, X) -> np.ndarray:
+    """Every input counted with A^|t-j|: a two-sided convolution."""
+    L = X.shape[0]
+    U = X @ B.T  # (L, n)
+    powers = [np.linalg.matrix_power(A, k) for k in range(L)]
+    return np.array([sum(powers[abs(t - j)] @ U[j] for j in range(L)) for t in range(L)])
+
+
+def _scan_with_plain_A(A, B, X) -> np.ndarray:
+    S = X @ B.T  # (L, n)
+    offset = 1
+    while offset < len(S):
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ A.T])
+        offset *= 2
+    return S
+
+
+def _recurrence_mistakes(A, B, X, parallel: bool) -> list[Mistake]:
+    S = _solve_states(A, B, X)  # (L, n)
+    n, m = B.shape
+    first_only = np.zeros_like(X)
+    first_only[0] = X[0]
+    out = [
+        Mistake("A applied once too often: s_t = A (s_{t-1} + B x_t), the same as A^(t-j+1) "
+                "in the unrolled sum",
+                _solve_states(A, A @ B, X), HINT_ORDER),
+        Mistake("A transposed (s @ A, or A.T @ s)", _solve_states(A.T, B, X), HINT_TRANSPOSE),
+        Mistake("off by one: row t holds the state before x_t was read",
+                np.vstack([np.zeros((1, n)), S[:-1]]), HINT_SHIFT),
+        Mistake("x_0 counted twice (start state B x_0, then the loop from t = 0)",
+                S + _solve_states(A, B, first_only) @ A.T, HINT_START),
+        Mistake("only x_0 enters: the input term is missing after the first step",
+                _solve_states(A, B, first_only), HINT_INPUT_ONCE),
+        Mistake("every row is the final state (one array updated in place, stored L times)",
+                np.tile(S[-1], (len(S), 1)), HINT_ALIAS),
+    ]
+    if n == m:
+        out.append(Mistake("input term without B (s_t = A s_{t-1} + x_t)",
+                           _solve_states(A, np.eye(n), X), HINT_B))
+        out.append(Mistake("B transposed (x_t @ B instead of B @ x_t)",
+                           _solve_states(A, B.T, X), HINT_B_TRANSPOSE))
+    if parallel:
+        out += [
+            Mistake("the j = t term left out (sum over j < t only)", S - X @ B.T, HINT_DIAGONAL),
+            Mistake("elementwise powers (A ** k) instead of matrix powers",
+                    _elementwise_power_states(A, B, X), HINT_ELEMENTWISE),
+            Mistake("powers counted from the start (A^j instead of A^(t-j))",
+                    _flipped_states(A, B, X), HINT_FLIPPED),
+            Mistake("scan that moves every block by A instead of A^offset",
+                    _scan_with_plain_A(A, B, X), HINT_SCAN_POWER),
+            Mistake("future inputs included (a two-sided convolution)",
+                    _noncausal_states(A, B, X), HINT_CAUSAL),
+        ]
+    return out
+
+
+def _stable_A(rng: np.random.Generator, n: int, radius: float) -> np.ndarray:
+    A = rng.standard_normal((n, n))  # (n, n)
+    return radius * A / max(np.abs(np.linalg.eigvals(A)).max(), 1e-12)
+
+
+def _expect_states(run: CheckRun, call_text: str, fn, A, B, X, parallel: bool,
+                   expected=None) -> np.ndarray:
+    copies = [np.array(v, copy=True) for v in (A, B, X)]
+    S = run.call(call_text, A, B, X)
+    run.expect_true(all(np.array_equal(c, v) for c, v in zip(copies, (A, B, X), strict=True)),
+                    f"{call_text} changed one of its inputs in place.",
+                    hint="compute new arrays (s = A @ s + ...) instead of writing into A, B "
+                    "or X")  # fmt: skip
+    L, n = X.shape[0], A.shape[0]
+    run.expect_shape(call_text, S, (L, n),
+                     hint="one row per time step t and one column per state entry: (L, n)")
+    run.expect_finite(call_text, S, hint="a stable A (all |eigenvalues| < 1) keeps every "
+                      "state finite: look for a division or an uninitialised array")
+    expected = _solve_states(A, B, X) if expected is None else expected
+    scale = max(1.0, float(np.abs(expected).max()))
+    run.expect_close(call_text, S, expected, rtol=RTOL, atol=ATOL * scale, what="states",
+                     mistakes=_recurrence_mistakes(np.asarray(A), np.asarray(B), np.asarray(X),
+                                                   parallel))  # fmt: skip
+    return as_array(S)
+
+
+def _check(fn, reference, trials: int, parallel: bool) -> None:
+    run = CheckRun(fn)
+    name = run.name
+    if parallel and "linear_recurrence" in getattr(getattr(fn, "__code__", None), "co_names", ()):
+        run.fail("calls linear_recurrence, the step-by-step loop.", hint=HINT_CALLS_LOOP)
+    call = f"{name}(A, B, X) on the worked example (n = 2, m = 2, L = 4)"
+    _expect_states(run, call, fn, WORKED_A, WORKED_B, WORKED_X, parallel, WORKED_S)
+
+    rng = np.random.default_rng(9)
+    A, B, X = _stable_A(rng, 3, 0.8), rng.standard_normal((3, 2)), rng.standard_normal((6, 2))
+    _expect_states(run, f"{name}(A, B, X) with A (3, 3), B (3, 2), X (6, 2)", fn, A, B, X,
+                   parallel)
+    _expect_states(run, f"{name}(A, B, X) with a single time step, X (1, 2)", fn, A, B, X[:1],
+                   parallel)
+    zero = np.zeros((3, 3))
+    S = _expect_states(run, f"{name}(0, B, X): A = 0 forgets the past", fn, zero, B, X,
+                       parallel)
+    run.expect_close(f"{name}(0, B, X): each state is B x_t", S, X @ B.T)
+    S = _expect_states(run, f"{name}(I, B, X): A = I keeps everything", fn, np.eye(3), B, X,
+                       parallel)
+    run.expect_close(f"{name}(I, B, X): each state is the running sum of B x_j", S,
+                     np.cumsum(X @ B.T, axis=0))
+    run.expect_raises(f"{name} with A of shape (2, 3)", ValueError, np.zeros((2, 3)),
+                      WORKED_B, WORKED_X, mentions=("A", "(2, 3)"))
+    run.expect_raises(f"{name} with B (2, 2) and X (4, 3)", ValueError, WORKED_A, WORKED_B,
+                      np.zeros((4, 3)), mentions=("X", "B", "(4, 3)", "(2, 2)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(900 + seed)
+            n, m = (int(v) for v in rng.integers(1, 6, size=2))
+            L = int(rng.integers(1, 40))
+            radius = float(rng.choice([0.3, 0.9, 1.0, 1.1]))
+            A, B, X = _stable_A(rng, n, radius), rng.standard_normal((n, m)), \
+                rng.standard_normal((L, m))
+            call = f"{name} on random A ({n}, {n}) of spectral radius {radius}, X ({L}, {m}) " \
+                   f"(seed {seed})"
+            _expect_states(run, call, fn, A, B, X, parallel, np.asarray(reference(A, B, X)))
+        rng = np.random.default_rng(990)
+        A, B = _stable_A(rng, 4, 0.99), rng.standard_normal((4, 3))
+        X = 1e6 * rng.standard_normal((300, 3))
+        _expect_states(run, f"{name} on large inputs (|x| ~ 1e6) over L = 300 steps", fn, A,
+                       B, X, parallel, np.asarray(reference(A, B, X)))
+        A, B, X = np.array([[0.5]]), np.array([[2.0]]), np.ones((5, 1))
+        _expect_states(run, f"{name} with a scalar state (n = m = 1)", fn, A, B, X, parallel,
+                       np.asarray(reference(A, B, X)))
+    run.done()
+
+
+def check_linear_recurrence(linear_recurrence, reference=None, trials: int = 12) -> None:
+    """The step-by-step loop: worked example, properties, shapes, validation, reference."""
+    _check(linear_recurrence, reference, trials, parallel=False)
+
+
+def check_linear_recurrence_parallel(linear_recurrence_parallel, reference=None,
+                                     trials: int = 12) -> None:
+    """The parallel form: the same states as the loop, with the mistakes of powers added."""
+    _check(linear_recurrence_parallel, reference, trials, parallel=True)
