@@ -189,16 +189,20 @@ def plot_chain_timing(result: dict) -> Figure:
     """Measured time and number of sequential steps against the sequence length L."""
     fig = Figure(figsize=(9, 3.6))
     ax_time, ax_steps = fig.subplots(1, 2)
-    ax_time.plot(result["L"], result["decoder_ms"], "o-", label="decoder: one forward pass")
-    ax_time.plot(result["L"], result["decoder_chain_ms"], "^-",
+    ax_time.plot(result["L"], result["decoder_ms"], "o-", color="tab:blue",
+                 label="decoder: one forward pass")
+    ax_time.plot(result["L"], result["decoder_chain_ms"], "^-", color="tab:orange",
                  label="decoder: L chained steps (cache)")
-    ax_time.plot(result["L"], result["rnn_ms"], "s-", label="RNN: L chained steps")
+    ax_time.plot(result["L"], result["rnn_ms"], "s-", color="tab:green",
+                 label="RNN: L chained steps")
     ax_time.set_xlabel("sequence length L")
     ax_time.set_ylabel("time for the batch (ms)")
     ax_time.set_title("Measured time, same batch")
     ax_time.legend()
-    ax_steps.plot(result["L"], result["decoder_steps"], "o-", label="decoder (one per layer)")
-    ax_steps.plot(result["L"], result["rnn_steps"], "s-", label="RNN (one per position)")
+    ax_steps.plot(result["L"], result["decoder_steps"], "o-", color="tab:blue",
+                  label="decoder (one per layer)")
+    ax_steps.plot(result["L"], result["rnn_steps"], "s-", color="tab:green",
+                  label="RNN (one per position)")
     ax_steps.set_xlabel("sequence length L")
     ax_steps.set_ylabel("steps that must wait for the previous one")
     ax_steps.set_title("Length of the dependency chain")

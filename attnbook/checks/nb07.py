@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
 from attnbook.model import LMConfig, TransformerLM
 from attnbook.tokenizer import WordTokenizer
+from attnbook.training_viz import single_thread
 
 __all__ = ["check_evaluate", "check_lm_loss", "check_make_batch", "check_train_step"]
 
@@ -176,7 +177,7 @@ def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), seque
                          "loss_mask is True exactly where targets holds a real token")
 
 
-def check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
+def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
     run = CheckRun(make_batch)
     tokenizer = WordTokenizer()
     pad, eos = tokenizer.pad_id, tokenizer.eos_id
@@ -280,7 +281,7 @@ def _worked_loss_inputs():
     return probs.log(), targets, mask
 
 
-def check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
+def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     run = CheckRun(lm_loss)
     logits, targets, mask = _worked_loss_inputs()
     call = ("lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "
@@ -457,7 +458,7 @@ def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, ba
                      what="losses", hint="return loss.item() of this step's forward pass")
 
 
-def check_train_step(train_step, reference=None, trials: int = 4) -> None:
+def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
     run = CheckRun(train_step)
     gen = torch.Generator().manual_seed(17)
     batches = [_random_batch(gen, 3, 7, 11), _random_batch(gen, 2, 5, 11)]
@@ -469,7 +470,7 @@ def check_train_step(train_step, reference=None, trials: int = 4) -> None:
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
     call = "train_step with lr = 0 on the worked batch"
     value = _as_number(run, call, run.call(call, model, optimizer, batches[0], 1.0))
-    expected = float(_loss_of(_tiny_decoder(1), batches[0]))
+    expected = _loss_of(_tiny_decoder(1), batches[0]).item()
     run.expect_close(call, value, expected, **TOL,
                      hint="return the masked mean loss of this batch, as lm_loss computes it")
 
@@ -574,7 +575,7 @@ def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expecte
                           "model.eval() before scoring")
 
 
-def check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
+def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
     run = CheckRun(evaluate)
     model = _fixed_model([0.1, 0.2, 0.3, 0.4])
     call = ("evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), two "
@@ -614,3 +615,23 @@ def check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
             expected = reference(copy.deepcopy(model), batches)
             _expect_evaluate(run, call, evaluate, model, batches, expected, mistakes)
     run.done()
+
+
+def _on_one_thread(impl):
+    """Run a check on one CPU thread: its models are tiny, and a busy machine slows
+    multi-threaded small kernels far more than it slows one thread."""
+    def check(func, reference=None, trials: int | None = None) -> None:
+        with single_thread():
+            if trials is None:
+                impl(func, reference=reference)
+            else:
+                impl(func, reference=reference, trials=trials)
+    check.__name__ = impl.__name__.lstrip("_")
+    check.__doc__ = impl.__doc__
+    return check
+
+
+check_make_batch = _on_one_thread(_check_make_batch)
+check_lm_loss = _on_one_thread(_check_lm_loss)
+check_train_step = _on_one_thread(_check_train_step)
+check_evaluate = _on_one_thread(_check_evaluate)
