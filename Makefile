@@ -1,7 +1,7 @@
 # One entry point for the common tasks. The first two are the README's two commands.
 #
 #   make lab        set up .venv (first time only) and open JupyterLab on notebooks/
-#   make test       set up .venv (first time only) and run every test (what CI runs)
+#   make test       set up .venv and the test tools (first time only), run every test (CI)
 #   make check NB=01     run the visible checks of one notebook, yours in notebooks/
 #   make release         regenerate notebooks/ from solutions/ (instructors)
 #   make fast-test       the tests without notebook runs, round trips or the browser
@@ -17,7 +17,7 @@ LAB_ARGS ?=
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: setup lab test fast-test check release bench clean
+.PHONY: setup test-deps lab test fast-test check release bench clean
 
 setup: $(VENV)/.installed
 
@@ -31,7 +31,14 @@ $(VENV)/.installed: pyproject.toml
 lab: setup
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-test: setup
+# What the TA-grader and browser tests need beyond pip: bubblewrap, PostgreSQL, Chromium and
+# Playwright. Both scripts are idempotent; without root they say what is missing and the
+# tests that need it skip with that reason.
+test-deps: setup
+	bash autograder/install_system_deps.sh
+	bash scripts/install_browser.sh
+
+test: test-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 fast-test: setup
