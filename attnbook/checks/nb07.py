@@ -167,10 +167,13 @@ def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), seque
     if not all(np.array_equal(s, w) for s, w in zip(seen, want)):
         for mistake in mistakes:
             if all(np.array_equal(s, as_array(o)) for s, o in zip(seen, mistake.output)):
-                run.fail(f"{call} returned a wrong batch.\n  expected inputs, targets, mask "
-                         f"{describe(want[0])}\n{describe(want[1])}\n{describe(want[2])}\n"
-                         f"  seen {describe(seen[0])}\n{describe(seen[1])}\n{describe(seen[2])}"
-                         f"\nThis looks like a known mistake: {mistake.name}.", hint=mistake.hint)
+                message = f"{call} returned a wrong batch."
+                for label, s, w in zip(("inputs", "targets", "loss_mask"), seen, want):
+                    if not np.array_equal(s, w):
+                        message += (f"\n  {label} expected {describe(w)}"
+                                    f"\n  {label} seen     {describe(s)}")
+                run.fail(message + f"\nThis looks like a known mistake: {mistake.name}.",
+                         hint=mistake.hint)
     for label, s, w in zip(("inputs", "targets", "loss_mask"), seen, want):
         run.expect_close(f"{call}: {label}", s, w, what=label,
                          hint=HINT_SHIFT if label != "loss_mask" else
