@@ -120,7 +120,7 @@ class AblationConfig:
 # A few seconds: what the notebook uses to let a student rerun one variant.
 TINY_CONFIG = AblationConfig(
     d_model=32, n_heads=2, n_layers=1, n_train=1_000, n_val=200, n_probe=100, steps=30,
-    batch_size=32, warmup_steps=5, eval_every=15, entropy_samples=1_000,
+    batch_size=32, warmup_steps=5, eval_every=15, entropy_samples=1_000, threads=1,
 )  # fmt: skip
 # The two small decoders without positions (causal / unmasked) of notebook 09's probe.
 PROBE_CONFIG = AblationConfig(
@@ -272,9 +272,18 @@ def run_variant(
     the trained model is under ``"model"`` too (for probes in a notebook).
     """
     config = config or AblationConfig()
+    threads_before = torch.get_num_threads()
     if config.threads:
+        # Small models on a shared machine: one thread avoids two spinning on one core.
         torch.set_num_threads(config.threads)
-    data = data or _data(config)
+    try:
+        return _run_variant(name, config, out, data or _data(config), return_model)
+    finally:
+        torch.set_num_threads(threads_before)
+
+
+def _run_variant(name: str, config: AblationConfig, out: str | Path | None, data: _Data,
+                 return_model: bool) -> dict:
     model = build_model(name, config, data.tokenizer.vocab_size)
     optimizer = build_optimizer(model, config)
     batches = batch_iterator(
