@@ -399,11 +399,12 @@ class AttentionExplorer(widgets.VBox):
     """
 
     def __init__(self, model: TransformerLM, tokenizer, emails: Sequence[str] = EXPLORER_EMAILS,
-                 query_word: str = "it") -> None:
+                 query_word: str = "too") -> None:
         self.model, self.tokenizer = model, tokenizer
         self.emails = list(emails)
         self._maps: dict[int, torch.Tensor] = {}
         self._updating = False
+        self._query_word = query_word
         self.email = widgets.Dropdown(options=[(self._short(e), i) for i, e in
                                                enumerate(self.emails)],
                                       value=0, description="email", layout={"width": "95%"})
@@ -427,7 +428,10 @@ class AttentionExplorer(widgets.VBox):
 
     def tokens(self) -> list[str]:
         """The tokens the model reads for the chosen email: <BOS> then its words."""
-        ids = self.tokenizer.encode(self.emails[self.email.value], add_eos=False)
+        return self._tokens_of(self.email.value)
+
+    def _tokens_of(self, index: int) -> list[str]:
+        ids = self.tokenizer.encode(self.emails[index], add_eos=False)
         return [self.tokenizer.id_to_token[i] for i in ids]
 
     def maps(self) -> torch.Tensor:
@@ -443,10 +447,15 @@ class AttentionExplorer(widgets.VBox):
         q = self.query.value
         return self.maps()[self.layer.value, self.head.value, q, : q + 1].numpy()
 
-    def _set_queries(self, prefer: str = "it") -> None:
+    def _set_queries(self, prefer: str | None = None) -> None:
+        """Offer every token of the email as a query; open on the last occurrence of
+        ``prefer`` (the word shown before the email changed), else of the widget's query
+        word, else on the last token."""
         tokens = self.tokens()
         options = [(f"{t}: {w}", t) for t, w in enumerate(tokens)]
-        chosen = next((t for t, w in enumerate(tokens) if w == prefer), len(tokens) - 1)
+        chosen = len(tokens) - 1
+        for word in (self._query_word, prefer):
+            chosen = max((t for t, w in enumerate(tokens) if w == word), default=chosen)
         self._updating = True  # options first, then the value: draw once, at the end
         try:
             self.query.options = options
@@ -454,8 +463,10 @@ class AttentionExplorer(widgets.VBox):
         finally:
             self._updating = False
 
-    def _email_changed(self, _change=None) -> None:
-        self._set_queries()
+    def _email_changed(self, change=None) -> None:
+        old = change["old"] if change else None
+        previous = self._tokens_of(old)[self.query.value] if old is not None else None
+        self._set_queries(previous)
         self._redraw()
 
     def _redraw(self, _change=None) -> None:
@@ -477,6 +488,6 @@ class AttentionExplorer(widgets.VBox):
 
 
 def attention_explorer(model: TransformerLM, tokenizer, emails: Sequence[str] = EXPLORER_EMAILS,
-                       query_word: str = "it") -> AttentionExplorer:
+                       query_word: str = "too") -> AttentionExplorer:
     """The decks' "real attention in a decoder" slide on our trained email model."""
     return AttentionExplorer(model, tokenizer, emails, query_word)

@@ -89,8 +89,8 @@ def test_explorer_shows_the_query_row_over_its_allowed_prefix():
     model = _decoder(3)
     widget = AttentionExplorer(model, tokenizer)
     tokens = widget.tokens()
-    assert tokens[0] == "<BOS>" and "it" in tokens
-    assert widget.query.value == tokens.index("it"), "the explorer opens on the pronoun"
+    assert tokens[0] == "<BOS>" and "too" in tokens
+    assert widget.query.value == tokens.index("too"), "the explorer opens on 'too'"
     widget.layer.value, widget.head.value = 1, 2
     q = 5
     widget.query.value = q
@@ -114,6 +114,40 @@ def test_explorer_follows_a_new_email():
     assert widget.query.value == len(tokens) - 1
     assert len(_bars(widget.display.value)) == len(tokens)
     assert 'data-query-word="."' in widget.display.value
+    widget.email.value = 2  # the greeted email: the "." query word is kept, its last one
+    assert widget.query.value == len(widget.tokens()) - 1
+    widget.email.value, widget.query.value = 0, 3  # query "," (after the greeting)
+    widget.email.value = 1
+    assert widget.tokens()[widget.query.value] == ","
+
+
+def _shipped():
+    from attnbook.generation import find_checkpoint
+    from attnbook.train import load_trained
+
+    model, tokenizer, _ = load_trained(find_checkpoint("email_cpu.pt"))
+    return model, tokenizer
+
+
+def _row(model, tokenizer, email: str, query: str) -> tuple[torch.Tensor, list[str]]:
+    """(n_layers, h, q + 1) attention of the last occurrence of ``query``."""
+    ids = tokenizer.encode(email, add_eos=False)
+    tokens = [tokenizer.id_to_token[i] for i in ids]
+    q = len(tokens) - 1 - tokens[::-1].index(query)
+    return attention_maps(model, ids)[:, :, q, :q + 1], tokens
+
+
+def test_the_shipped_model_has_the_heads_the_notebook_asks_students_to_find():
+    """Section 8's suggestions hold for assets/checkpoints/email_cpu.pt."""
+    model, tokenizer = _shipped()
+    row, tokens = _row(model, tokenizer, EXPLORER_EMAILS[0], "too")  # predicts the adjective
+    for noun in ("binder", "bag"):
+        assert row[..., tokens.index(noun)].max() > 0.5, f"no head at 'too' looks at {noun}"
+    row, tokens = _row(model, tokenizer, EXPLORER_EMAILS[0], ",")  # predicts the name again
+    assert row[..., tokens.index("david")].max() > 0.5, "no head copies the greeting's name"
+    it_wide, _ = _row(model, tokenizer, EXPLORER_EMAILS[0], "it")
+    it_small, _ = _row(model, tokenizer, EXPLORER_EMAILS[1], "it")
+    assert torch.allclose(it_wide, it_small), "the rows of 'it' cannot see the adjective"
 
 
 # ---------------------------------------------------------------------------------------
