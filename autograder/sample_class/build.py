@@ -213,9 +213,10 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
         Case("loop", 3.0, "while True in the score_matrix answer cell: that cell times out, "
              "the kernel is stopped, only the 3 points before it count", {mine: _nb_bytes(
                  append_to(base, "score_matrix", "while True:\n    pass"))}),
-        Case("membomb", FULL, "doubles a string without end in a cell of its own: MemoryError "
-             "at the address-space limit, nothing else lost", {mine: _nb_bytes(add_cell_after(
-                 base, None, "blob = 'x'\nwhile True:\n    blob = blob + blob"))}),
+        Case("membomb", FULL, "fills 1 GiB, then asks for 16 GiB more in a cell of its own: "
+             "MemoryError at the address-space limit, nothing else lost",
+             {mine: _nb_bytes(add_cell_after(base, None, (
+                 "import numpy as np\nfilled = np.ones(2**27)\nblob = np.ones(2**31)")))}),
         Case("osexit", 6.0, "os._exit(0) after softmax_rows: the kernel dies, the 8 points "
              "of the tests after it are lost", {mine: _nb_bytes(
                  append_to(base, "softmax_rows", "import os\nos._exit(0)"))}),
