@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import io
 import math
 import time
 from collections.abc import Iterator, Sequence
@@ -50,6 +51,7 @@ __all__ = [
     "plot_causal_experiment",
     "plot_chain_timing",
     "plot_losses_against_floor",
+    "show_figure",
     "single_thread",
 ]
 
@@ -62,6 +64,19 @@ EXPLORER_EMAILS = (
     "thanks , anna .",
     "please send the report today .",
 )
+
+
+def show_figure(fig: Figure, dpi: int = 100) -> None:
+    """Show a figure built without pyplot (as every figure helper here and
+    `attnbook.train.plot_loss_curve` builds them) in the notebook, as a PNG image.
+
+    A bare `Figure` has no display of its own in a kernel; a PNG shows in every frontend.
+    """
+    from IPython.display import Image, display
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    display(Image(data=buffer.getvalue(), format="png"))
 
 
 @contextlib.contextmanager

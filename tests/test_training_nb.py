@@ -27,6 +27,7 @@ from attnbook.training_viz import (
     plot_causal_experiment,
     plot_chain_timing,
     plot_losses_against_floor,
+    show_figure,
     single_thread,
 )
 
@@ -252,3 +253,12 @@ def test_reference_train_step_matches_the_trainer(seed):
     assert REF.evaluate(model, [REF.make_batch(sequences, 0)]) == pytest.approx(
         masked_cross_entropy(model.eval()(batch.inputs), batch.targets, batch.loss_mask).item(),
         rel=1e-5)
+
+
+def test_show_figure_displays_a_png(monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    show_figure(plot_losses_against_floor({"run": [2.0, 1.0]}, floor=0.7))
+    assert len(shown) == 1 and shown[0].data[:8] == b"\x89PNG\r\n\x1a\n"
