@@ -37,6 +37,7 @@ import fcntl
 import json
 import math
 import multiprocessing
+import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -65,6 +66,7 @@ __all__ = [
     "order_probe_items",
     "order_probe",
     "load_results",
+    "stored_dir",
     "plot_ablation",
     "results_table",
 ]
@@ -359,13 +361,15 @@ def _run_variant(name: str, config: AblationConfig, out: str | Path | None, data
 
 @contextlib.contextmanager
 def _locked(path: Path):
+    """Hold an exclusive lock on the folder of ``path`` (no lock file left behind)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with (path.parent / ".results.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 def _store(out: Path, config: AblationConfig, record: dict) -> dict:
@@ -448,9 +452,10 @@ def train_probe_models(out: str | Path = DEFAULT_OUT, config: AblationConfig = P
     return records
 
 
-def load_probe_models(out: str | Path = DEFAULT_OUT) -> dict[str, TransformerLM]:
+def load_probe_models(out: str | Path | None = None) -> dict[str, TransformerLM]:
     """The stored probe decoders, ``{"causal": model, "unmasked": model}``, in eval mode."""
-    return {kind: load_checkpoint(Path(out) / f"probe_{kind}.pt")[0] for kind in PROBE_MODELS}
+    out = Path(out or stored_dir())
+    return {kind: load_checkpoint(out / f"probe_{kind}.pt")[0] for kind in PROBE_MODELS}
 
 
 def _line(r: dict) -> str:
@@ -461,9 +466,20 @@ def _line(r: dict) -> str:
     )
 
 
-def load_results(path: str | Path = DEFAULT_OUT / "results.json") -> dict:
-    """The stored ladder (``results.json``) as a dict."""
-    return json.loads(Path(path).read_text())
+def stored_dir() -> Path:
+    """``assets/ablation`` of the workbook: next to the package, else in the current folder
+    or above it (a notebook runs in its own folder)."""
+    here = Path.cwd().resolve()
+    for root in (DEFAULT_OUT.parent.parent, here, *here.parents):
+        if (root / "assets" / "ablation" / "results.json").is_file():
+            return root / "assets" / "ablation"
+    raise FileNotFoundError(f"no assets/ablation/results.json next to the package or above "
+                            f"{here}; run `python -m attnbook.ablation`")
+
+
+def load_results(path: str | Path | None = None) -> dict:
+    """The stored ladder (``results.json``, by default the workbook's) as a dict."""
+    return json.loads(Path(path or stored_dir() / "results.json").read_text())
 
 
 def results_table(results: dict) -> str:
@@ -511,6 +527,7 @@ def plot_ablation(results: dict) -> Figure:
     ax_excess.invert_yaxis()
     ax_excess.set_xscale("symlog", linthresh=0.01)
     ax_excess.set_xlabel("final validation loss - entropy (nats)")
+    ax_excess.set_ylabel("variant")
     ax_excess.set_title("below 0 = it saw the answer")
     ax_probe.barh(y, probe, color=[colors[n] for n in names])
     ax_probe.axvline(0.5, color="black", lw=1, ls="--", label="chance")
@@ -518,6 +535,7 @@ def plot_ablation(results: dict) -> Figure:
     ax_probe.invert_yaxis()
     ax_probe.set_xlim(0, 1)
     ax_probe.set_xlabel("order-probe accuracy")
+    ax_probe.set_ylabel("variant (same order)")
     ax_probe.set_title("right item first?")
     ax_probe.legend(fontsize=7, loc="lower right")
     steps = results["config"]["steps"]

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import io
 import time
 from collections import deque
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from matplotlib.figure import Figure
 from attnbook.model import TransformerLM
 
 __all__ = [
+    "show_figure",
     "dependency_paths",
     "gradient_reach",
     "plot_paths",
@@ -34,6 +36,16 @@ __all__ = [
     "architecture_masks",
     "plot_architectures",
 ]
+
+
+def show_figure(fig: Figure, dpi: int = 100) -> None:
+    """Display ``fig`` as a PNG image in the notebook, whatever the matplotlib backend (a
+    Figure built without pyplot has no inline formatter under Agg)."""
+    from IPython.display import Image, display
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    display(Image(data=buffer.getvalue(), format="png"))
 
 
 # ---------------------------------------------------------------------------------------

@@ -170,3 +170,12 @@ def test_architecture_masks():
     fig = beyond.plot_architectures(["a", "b", "c"], ["<BOS>", "x", "y", "z"])
     assert_labelled(fig)
     assert len(fig.axes) == 4
+
+
+def test_show_figure_displays_a_png(monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    beyond.show_figure(beyond.plot_architectures(["a"], ["b"]))
+    assert len(shown) == 1 and shown[0].data[:8] == b"\x89PNG\r\n\x1a\n"
