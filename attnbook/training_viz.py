@@ -333,10 +333,12 @@ def plot_losses_against_floor(
     floor_se: float | None = None,
     title: str = "Training loss against the corpus entropy",
     smooth: int = 1,
+    validation: dict[int, float] | None = None,
 ) -> Figure:
     """One line per named loss curve (a loss per step), the entropy floor dashed.
 
-    ``smooth`` > 1 draws a running mean over that many steps beside the raw values.
+    ``smooth`` > 1 draws a running mean over that many steps beside the raw values;
+    ``validation`` maps steps to validation losses, drawn as points.
     """
     fig = Figure(figsize=(7, 3.8))
     ax = fig.subplots()
@@ -349,6 +351,9 @@ def plot_losses_against_floor(
             ax.plot(steps[smooth - 1:], running, color=line.get_color(), lw=1.6, label=label)
         else:
             ax.plot(steps, values, lw=1.4, label=label)
+    if validation:
+        ax.plot(list(validation), list(validation.values()), "o-", color="tab:orange",
+                label="validation loss")
     if floor is not None:
         ax.axhline(floor, color="black", ls="--", lw=1, label=f"corpus entropy {floor:.3f}")
         if floor_se:

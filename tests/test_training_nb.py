@@ -262,3 +262,12 @@ def test_show_figure_displays_a_png(monkeypatch):
     monkeypatch.setattr(IPython.display, "display", shown.append)
     show_figure(plot_losses_against_floor({"run": [2.0, 1.0]}, floor=0.7))
     assert len(shown) == 1 and shown[0].data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_loss_curves_draw_validation_points():
+    fig = plot_losses_against_floor({"run": [3.0, 2.0, 1.5]}, floor=0.7,
+                                    validation={2: 2.1, 3: 1.6})
+    ax = fig.axes[0]
+    assert "validation loss" in ax.get_legend_handles_labels()[1]
+    points = next(line for line in ax.lines if line.get_label() == "validation loss")
+    assert list(points.get_xdata()) == [2, 3] and list(points.get_ydata()) == [2.1, 1.6]
