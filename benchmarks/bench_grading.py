@@ -53,7 +53,8 @@ def _timed(course: Course, source: Path, assignments: list[str], workers: int) -
     seconds = time.monotonic() - started
     failed = [o for o in outcomes if not o["ok"]]
     if failed:
-        raise RuntimeError(f"grading failed: {failed[0]['error'][:500]}")
+        raise RuntimeError(f"grading {failed[0]['student']}/{failed[0]['assignment']} "
+                           f"failed: {failed[0]['error']}")
     return seconds
 
 

@@ -175,8 +175,9 @@ class Course:
         api = self.api()
         result = api.autograde(assignment, student, force=True, create=True)
         outcome = {"student": student, "assignment": assignment, "ok": result["success"],
-                   "error": "" if result["success"] else (result.get("error") or
-                                                          result["log"])[-2000:]}
+                   "error": "" if result["success"] else (
+                       (result.get("log") or "")[-3000:] + "\n" + (result.get("error") or "")
+                       [-1000:])}
         if result["success"]:
             feedback = api.generate_feedback(assignment, student, force=True)
             if not feedback["success"]:
