@@ -101,11 +101,28 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             print(f"notebooks/ is up to date ({len(assignments())} notebooks).")
             return 0
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(fresh, target)
+        _sync(fresh, target)
     print(f"released {len(assignments())} notebooks into {target}")
     return 0
+
+
+def _sync(fresh: Path, target: Path) -> None:
+    """Make `target` equal to `fresh`, writing only what changed, one file at a time, so a
+    notebook open or running in notebooks/ is never deleted from under it."""
+    target.mkdir(parents=True, exist_ok=True)
+    for path in sorted(fresh.rglob("*")):
+        dest = target / path.relative_to(fresh)
+        if path.is_dir():
+            dest.mkdir(exist_ok=True)
+        elif not dest.is_file() or dest.read_bytes() != path.read_bytes():
+            tmp = dest.with_name(dest.name + ".tmp")
+            shutil.copyfile(path, tmp)
+            tmp.replace(dest)
+    for path in sorted(target.rglob("*"), reverse=True):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        if not (fresh / path.relative_to(target)).exists():
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
 
 
 def _differences(fresh: Path, stored: Path) -> list[str]:
