@@ -1,6 +1,6 @@
 """The ablation ladder: what positions, norms, tied embeddings and the causal mask buy.
 
-    python -m attnbook.ablation                          # every variant, about 2 min each
+    python -m attnbook.ablation                          # every variant, ~100 CPU s each
     python -m attnbook.ablation --jobs 2 --threads 1     # two variants at a time
     python -m attnbook.ablation --variant learned        # rerun one (results.json is updated)
     python -m attnbook.ablation --steps 40 --out /tmp/ab # a quick look with a tiny budget
@@ -104,7 +104,7 @@ class AblationConfig:
     n_probe: int = 400  # order-probe emails (held out: drawn from the test stream)
     data_seed: int = 0
     seed: int = 0
-    steps: int = 800
+    steps: int = 3000  # about 100 CPU seconds per variant with one thread
     batch_size: int = 64
     lr: float = 3e-3
     warmup_steps: int = 50
@@ -554,7 +554,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--variant", action="append", choices=list(VARIANTS),
                         help="run only this variant (repeatable); default: all")  # fmt: skip
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="folder for the results")
-    parser.add_argument("--steps", type=int, help="steps per variant (default 800)")
+    parser.add_argument("--steps", type=int, help="steps per variant (default 3000)")
     parser.add_argument("--n-train", type=int, help="training emails (default 20000)")
     parser.add_argument("--time-cap", type=float, help="CPU seconds per variant at most")
     parser.add_argument("--threads", type=int, help="torch CPU threads per variant")

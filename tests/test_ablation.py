@@ -148,3 +148,5 @@ def test_stored_numbers_are_sane(stored):
     assert v["rope"]["order_probe_accuracy"] > 0.75
     assert v["rope"]["order_probe_accuracy"] == max(v[n]["order_probe_accuracy"] for n in v)
     assert v["rope"]["excess_over_entropy"] == min(v[n]["excess_over_entropy"] for n in causal)
+    # No position signal at all does not lose to sinusoids (0.034 against 0.059 nats).
+    assert v["none"]["excess_over_entropy"] < v["sinusoidal"]["excess_over_entropy"]
