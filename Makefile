@@ -4,6 +4,7 @@
 #   make test       set up .venv and the test tools (first time only), run every test (CI)
 #   make check NB=01     run the visible checks of one notebook, yours in notebooks/
 #   make release         regenerate notebooks/ from solutions/ (instructors)
+#   make formgrader      JupyterLab with nbgrader's formgrader for this course (TAs)
 #   make fast-test       the tests without notebook runs, round trips or the browser
 #   make bench           run the benchmarks and print their figures
 
@@ -16,8 +17,10 @@ TORCH_SPEC ?= torch==2.13.0
 LAB_ARGS ?=
 PYTEST_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
+export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup test-deps lab test fast-test check release bench clean
+.PHONY: setup test-deps lab formgrader test fast-test check release bench clean
 
 setup: $(VENV)/.installed
 
@@ -37,6 +40,11 @@ lab: setup
 test-deps: setup
 	bash autograder/install_system_deps.sh
 	bash scripts/install_browser.sh
+
+# For TAs: JupyterLab with nbgrader's formgrader on this course (run from autograder/, so
+# nbgrader finds autograder/nbgrader_config.py; both trees visible).
+formgrader: setup
+	cd autograder && $(abspath $(BIN))/jupyter lab --ServerApp.root_dir=.. $(ROOT_FLAG) $(LAB_ARGS)
 
 test: test-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
