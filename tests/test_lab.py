@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -25,11 +26,12 @@ def fetch(url: str) -> tuple[int, str]:
         return response.status, response.read().decode()
 
 
-@pytest.mark.slow
-def test_make_lab_serves_jupyterlab_with_the_notebooks():
+@contextlib.contextmanager
+def serve(target: str):
+    """Run `make <target>` on a free port; yield (base url, token, first page)."""
     port, token = free_port(), "attnbook-test"
     args = f"--no-browser --port={port} --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
-    server = subprocess.Popen(["make", "lab", f"LAB_ARGS={args}"], cwd=ROOT,
+    server = subprocess.Popen(["make", target, f"LAB_ARGS={args}"], cwd=ROOT,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     try:
@@ -39,10 +41,23 @@ def test_make_lab_serves_jupyterlab_with_the_notebooks():
                 status, page = fetch(f"http://127.0.0.1:{port}/lab?token={token}")
                 break
             except OSError:
-                assert server.poll() is None, "make lab exited before serving"
+                assert server.poll() is None, f"make {target} exited before serving"
                 assert time.monotonic() < deadline, "JupyterLab did not answer within 120 s"
                 time.sleep(1)
         assert status == 200 and "JupyterLab" in page
+        yield f"http://127.0.0.1:{port}", token
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_make_lab_serves_jupyterlab_with_the_notebooks():
+    with serve("lab") as (base, token):
+        port = base.rsplit(":", 1)[1]
         _, listing = fetch(f"http://127.0.0.1:{port}/api/contents?token={token}")
         served = {item["name"] for item in json.loads(listing)["content"]}
         expected = {p.name for p in NOTEBOOKS.iterdir() if p.is_dir()}
@@ -51,9 +66,12 @@ def test_make_lab_serves_jupyterlab_with_the_notebooks():
         names = {ext["name"] for ext in json.loads(extensions)}
         assert "jupyter-widgets-jupyterlab-manager" in names, names
         assert "jupyter-nbgrader" in names, names
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+def test_make_formgrader_lists_the_course_assignments():
+    with serve("formgrader") as (base, token):
+        _, listing = fetch(f"{base}/formgrader/api/assignments?token={token}")
+        names = {item["name"] for item in json.loads(listing)}
+        expected = {p.name for p in NOTEBOOKS.iterdir() if p.is_dir()}
+        assert expected <= names, f"formgrader lists {names}, expected {expected}"
