@@ -228,8 +228,11 @@ def settings_of(course: Course) -> dict:
 
 def grade_class(course: Course, source: Path | None, assignments: list[str] | None = None,
                 students: list[str] | None = None, workers: int = 1, force: bool = False,
-                shard: tuple[int, int] = (0, 1)) -> list[dict]:
-    """Grade every (or the given) student's notebooks; return one outcome per graded pair."""
+                shard: tuple[int, int] = (0, 1), pool: bool = False) -> list[dict]:
+    """Grade every (or the given) student's notebooks; return one outcome per graded pair.
+
+    One worker grades in this process unless `pool` (the benchmark compares like with like).
+    """
     assignments = assignments or course.assignments()
     for assignment in assignments:
         course.ensure_assignment(assignment)
@@ -247,7 +250,7 @@ def grade_class(course: Course, source: Path | None, assignments: list[str] | No
                 jobs.append((assignment, student))
     if not jobs:
         return []
-    if workers <= 1:
+    if workers <= 1 and not pool:
         return [course.grade_one(*job) for job in jobs]
     outcomes = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),

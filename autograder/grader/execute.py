@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import builtins
 import contextlib
+import fcntl
 import hashlib
 import importlib
 import io
@@ -450,17 +451,19 @@ def kernel_tests(source_path: Path, cache: Path, limits: Limits, sandbox: str) -
     for name in ("execute.py", "kernel.py", "sandbox.py", "wire.py"):
         digest.update((Path(__file__).parent / name).read_bytes())
     digest = digest.hexdigest()[:20]
-    path = Path(cache) / f"{Path(source_path).stem}-{digest}.json"
-    if path.exists():
-        return frozenset(json.loads(path.read_text()))
-    source_nb = nbformat.read(source_path, as_version=4)
-    report = run_notebook(solution_as_submission(source_nb), Template.from_notebook(source_nb),
-                          None, limits, sandbox)
-    tests = sorted(t for t, verdict in report.tests.items() if verdict != "passed")
+    path = Path(cache) / f"{Path(source_path).stem}-{digest}-{sandbox}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(tests))
-    os.replace(tmp, path)
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one worker computes, the others wait and read
+        if path.exists():
+            return frozenset(json.loads(path.read_text()))
+        source_nb = nbformat.read(source_path, as_version=4)
+        report = run_notebook(solution_as_submission(source_nb),
+                              Template.from_notebook(source_nb), None, limits, sandbox)
+        tests = sorted(t for t, verdict in report.tests.items() if verdict != "passed")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(tests))
+        os.replace(tmp, path)
     return frozenset(tests)
 
 

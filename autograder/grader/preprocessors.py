@@ -57,8 +57,7 @@ class SandboxedExecute(Preprocessor):
         template = Template.from_path(source)
         limits = Limits(memory_mb=self.memory_mb, cell_timeout_s=self.cell_timeout,
                         notebook_timeout_s=self.notebook_timeout, output_chars=self.output_chars)
-        cache = (Path(self.report_directory).parent / "modes" if self.report_directory
-                 else Path(tempfile.gettempdir()) / "attnbook-grader-modes")
+        cache = Path(tempfile.gettempdir()) / f"attnbook-grader-modes-{os.getuid()}"
         in_kernel = kernel_tests(source, cache, limits, self.sandbox)
         files = resources.get("metadata", {}).get("path")
         report = run_notebook(nb, template, Path(files) if files else None, limits, self.sandbox,
