@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import io
 import time
 from collections import deque
 from collections.abc import Callable
@@ -21,6 +20,7 @@ import torch
 from matplotlib.figure import Figure
 
 from attnbook.model import TransformerLM
+from attnbook.plots import show_figure
 
 __all__ = [
     "show_figure",
@@ -36,16 +36,6 @@ __all__ = [
     "architecture_masks",
     "plot_architectures",
 ]
-
-
-def show_figure(fig: Figure, dpi: int = 100) -> None:
-    """Display ``fig`` as a PNG image in the notebook, whatever the matplotlib backend (a
-    Figure built without pyplot has no inline formatter under Agg)."""
-    from IPython.display import Image, display
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-    display(Image(data=buffer.getvalue(), format="png"))
 
 
 # ---------------------------------------------------------------------------------------

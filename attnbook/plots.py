@@ -5,6 +5,7 @@ Functions return the matplotlib Figure so tests can inspect what was drawn.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
@@ -92,3 +93,16 @@ def score_entry_markdown(Q, K, i: int, j: int, d_k: int | None = None) -> str:
     return (f"$$s_{{{i + 1}{j + 1}}} = \\frac{{\\mathbf q_{i + 1}^\\top \\mathbf k_{j + 1}}}"
             f"{{\\sqrt{{{d_k}}}}} = \\frac{{{terms}}}{{\\sqrt{{{d_k}}}}} = "
             f"\\frac{{{dot:g}}}{{\\sqrt{{{d_k}}}}} \\approx {dot / np.sqrt(d_k):.4f}$$")
+
+
+def show_figure(fig, dpi: int = 100) -> None:
+    """Show a figure in the notebook as a PNG image, whatever the matplotlib backend.
+
+    Helpers that build a `Figure` without pyplot (so they never change a notebook's backend)
+    have no inline display of their own in a kernel; a PNG shows in every frontend.
+    """
+    from IPython.display import Image, display
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    display(Image(data=buffer.getvalue(), format="png"))

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import html
-import io
 import math
 import time
 from collections.abc import Iterator, Sequence
@@ -38,6 +37,7 @@ from attnbook.corpus import DEFAULT_GRAMMAR, EmailGrammar, make_splits
 from attnbook.data import batch_iterator, masked_cross_entropy, pad_batch
 from attnbook.generation import KVCache, decode_step
 from attnbook.model import LMConfig, TransformerLM
+from attnbook.plots import show_figure
 from attnbook.tokenizer import WordTokenizer
 from attnbook.widgets import bars_html
 
@@ -64,19 +64,6 @@ EXPLORER_EMAILS = (
     "thanks , anna .",
     "please send the report today .",
 )
-
-
-def show_figure(fig: Figure, dpi: int = 100) -> None:
-    """Show a figure built without pyplot (as every figure helper here and
-    `attnbook.train.plot_loss_curve` builds them) in the notebook, as a PNG image.
-
-    A bare `Figure` has no display of its own in a kernel; a PNG shows in every frontend.
-    """
-    from IPython.display import Image, display
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-    display(Image(data=buffer.getvalue(), format="png"))
 
 
 @contextlib.contextmanager
