@@ -1,8 +1,9 @@
 """A full nbgrader round trip in a temporary course, with the project's own configuration.
 
-Three students submit notebook 01: the solution, the blank release and the solution with
-one catalogued mistake. Autograding must give full marks, zero, and full marks less exactly
-the points of the test that catches the mistake; the exported CSV holds all three.
+Four students submit notebook 01: the solution, the blank release, the solution with one
+catalogued mistake, and a correct solution that writes to stderr. Autograding must give full
+marks, zero, full marks less exactly the points of the test that catches the mistake, and
+full marks again; the exported CSV holds all four.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import nbformat
 import pytest
 from conftest import ROOT, SOLUTIONS
 from grader.catalogue import (
+    Variant,
     apply_variant,
     load_catalogue,
     nbgrader_meta,
@@ -27,6 +29,13 @@ from grader.catalogue import (
 
 NOTEBOOK = "01_attention_scores"
 MISTAKE = ("attention", "weights transposed")  # affects test_attention alone
+# A correct answer that writes to stderr when called, as torch's C++ warnings do.
+NOISY_ATTENTION = Variant("attention", "correct, but noisy on stderr", ("""
+    import sys
+    sys.stderr.write("UserWarning: something harmless\\n")
+    A = softmax_rows(score_matrix(Q, K))
+    return A @ V, A
+""",), "test_attention")
 
 
 def nbgrader(course, *args):
@@ -67,6 +76,7 @@ def course(tmp_path_factory):
         "alice": fill_in(released, solution),
         "bob": released,
         "carol": fill_in(released, apply_variant(solution, variant)),
+        "dave": fill_in(released, apply_variant(solution, NOISY_ATTENTION)),
     }
     for student, nb in submissions.items():
         folder = course / "autograder" / "submitted" / student / NOTEBOOK
@@ -86,7 +96,7 @@ def _points(nb, grade_id):
 
 def test_csv_holds_all_three_students(course):
     _, grades, _, _ = course
-    assert set(grades) == {"alice", "bob", "carol"}
+    assert set(grades) == {"alice", "bob", "carol", "dave"}
     assert all(row["assignment"] == NOTEBOOK for row in grades.values())
 
 
@@ -118,3 +128,16 @@ def test_hint_reaches_the_autograded_notebook(course):
     cell = next(c for c in graded.cells if nbgrader_meta(c).get("grade_id") == variant.test)
     text = "".join(o.get("evalue", "") for o in cell.outputs if o.output_type == "error")
     assert variant.hint in text
+
+
+def test_stderr_output_does_not_zero_a_correct_answer(course):
+    course_dir, grades, _, _ = course
+    dave = grades["dave"]
+    assert float(dave["score"]) == float(dave["max_score"]), (
+        "a correct answer that writes to stderr lost points")
+    graded = nbformat.read(course_dir / "autograder" / "autograded" / "dave" / NOTEBOOK
+                           / f"{NOTEBOOK}.ipynb", 4)
+    cell = next(c for c in graded.cells if nbgrader_meta(c).get("grade_id") == "test_attention")
+    texts = [(o.get("name"), o.get("text", "")) for o in cell.outputs
+             if o.output_type == "stream"]
+    assert any(name == "stdout" and "something harmless" in text for name, text in texts)
