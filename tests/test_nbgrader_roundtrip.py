@@ -94,7 +94,7 @@ def _points(nb, grade_id):
                 if nbgrader_meta(c).get("grade_id") == grade_id)
 
 
-def test_csv_holds_all_three_students(course):
+def test_csv_holds_all_four_students(course):
     _, grades, _, _ = course
     assert set(grades) == {"alice", "bob", "carol", "dave"}
     assert all(row["assignment"] == NOTEBOOK for row in grades.values())
