@@ -16,6 +16,10 @@ if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
-timeout 600 apt-get update -qq >/dev/null
-timeout 900 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install_system_deps: installed ${missing[*]}"
+# A failed install must not stop the test run: the tests that need these tools skip, saying why.
+if timeout 600 apt-get update -qq >/dev/null \
+        && timeout 900 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+    echo "install_system_deps: installed ${missing[*]}"
+else
+    echo "install_system_deps: could not install ${missing[*]}; their tests will skip" >&2
+fi
