@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
+from attnbook.checks._lm import batch_stats, bias_model
 from attnbook.model import LMConfig, TransformerLM
 from attnbook.tokenizer import WordTokenizer
 from attnbook.training_viz import single_thread
@@ -38,22 +39,6 @@ def _tiny_decoder(seed: int, vocab_size: int = 11, positions: str = "rope", n_la
     return TransformerLM(LMConfig(vocab_size=vocab_size, d_model=16, n_heads=2,
                                   n_layers=n_layers, max_len=16, positions=positions,
                                   dropout=dropout))
-
-
-def _fixed_model(probs) -> TransformerLM:
-    """A decoder that ignores its input: every position predicts ``probs`` exactly.
-
-    All weights are zero, so the residual stream stays 0, LayerNorm of 0 is its bias (0) and
-    the head returns its own bias, set to log(probs).
-    """
-    probs = torch.as_tensor(probs, dtype=torch.float32)
-    model = TransformerLM(LMConfig(vocab_size=len(probs), d_model=8, n_heads=2, n_layers=1,
-                                   max_len=16, positions="none")).eval()
-    with torch.no_grad():
-        for p in model.parameters():
-            p.zero_()
-        model.head.bias.copy_(probs.log())
-    return model
 
 
 def _random_batch(gen: torch.Generator, B: int, L: int, V: int, pad_id: int = 0):
@@ -499,22 +484,10 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
 # ---------------------------------------------------------------------------------------
 # evaluate
 # ---------------------------------------------------------------------------------------
-def _batch_stats(model, batches):
-    """Per batch: (summed loss over real targets, real-token count, mean over all targets)."""
-    out = []
-    with torch.no_grad():
-        for inputs, targets, loss_mask in batches:
-            nll = F.cross_entropy(model(inputs).double().flatten(0, 1), targets.flatten(),
-                                  reduction="none")
-            out.append((float((nll * loss_mask.flatten()).sum()), int(loss_mask.sum()),
-                        float(nll.mean())))
-    return out
-
-
 def _evaluate_mistakes(model, batches) -> tuple[float, list[Mistake]]:
     was_training = model.training
     model.eval()
-    stats = _batch_stats(model, batches)
+    stats = batch_stats(model, batches)
     model.train(was_training)
     total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
     hint = ("weight every token the same: add the summed losses of ALL batches and divide by "
@@ -580,7 +553,7 @@ def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expecte
 
 def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
     run = CheckRun(evaluate)
-    model = _fixed_model([0.1, 0.2, 0.3, 0.4])
+    model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
     call = ("evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), two "
             "batches of 4 and 1 real targets")
     by_hand = -(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5

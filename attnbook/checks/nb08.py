@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
+from attnbook.checks._lm import batch_stats, bias_model
 from attnbook.generation import filtered_distribution, generate_tokens
 from attnbook.model import LMConfig, TransformerLM
 
@@ -43,22 +43,6 @@ def sharp_model(seed: int, vocab_size: int = 13, positions: str = "rope",
         for p in model.parameters():
             if p.dim() > 1:
                 p.mul_(12.0)
-    return model
-
-
-def bias_model(logits) -> TransformerLM:
-    """A decoder that ignores its input: every position's logits equal ``logits`` exactly.
-
-    All weights are zero, so the residual stream stays 0, LayerNorm of 0 is its bias (0),
-    and the head returns its own bias.
-    """
-    logits = torch.as_tensor(logits, dtype=torch.float32)
-    model = TransformerLM(LMConfig(vocab_size=len(logits), d_model=8, n_heads=2, n_layers=1,
-                                   max_len=16, positions="none")).eval()
-    with torch.no_grad():
-        for p in model.parameters():
-            p.zero_()
-        model.head.bias.copy_(logits)
     return model
 
 
@@ -615,20 +599,8 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
 # ---------------------------------------------------------------------------------------
 # perplexity
 # ---------------------------------------------------------------------------------------
-def _batch_stats(model, batches):
-    """Per batch: (summed nll of real targets, their count, mean nll of all targets, count)."""
-    out = []
-    with torch.no_grad():
-        for inputs, targets, loss_mask in batches:
-            nll = F.cross_entropy(model(inputs).double().flatten(0, 1), targets.flatten(),
-                                  reduction="none")
-            out.append((float((nll * loss_mask.flatten()).sum()), int(loss_mask.sum()),
-                        float(nll.mean()), nll.numel()))
-    return out
-
-
 def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
-    stats = _batch_stats(model, batches)
+    stats = batch_stats(model, batches)
     total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
     loss = total / count
     hint_mask = "multiply the per-token losses by loss_mask and count only real tokens"

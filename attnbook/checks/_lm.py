@@ -1,0 +1,37 @@
+"""Language-model helpers the checks of notebooks 07 and 08 share."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from attnbook.model import LMConfig, TransformerLM
+
+
+def bias_model(logits) -> TransformerLM:
+    """A decoder that ignores its input: every position's logits equal ``logits`` exactly.
+
+    All weights are zero, so the residual stream stays 0, LayerNorm of 0 is its bias (0),
+    and the head returns its own bias.
+    """
+    logits = torch.as_tensor(logits, dtype=torch.float32)
+    model = TransformerLM(LMConfig(vocab_size=len(logits), d_model=8, n_heads=2, n_layers=1,
+                                   max_len=16, positions="none")).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        model.head.bias.copy_(logits)
+    return model
+
+
+def batch_stats(model, batches) -> list[tuple[float, int, float, int]]:
+    """Per (inputs, targets, loss_mask) batch: (summed nll of the real targets, their count,
+    mean nll of all targets, number of all targets), in float64, without gradients."""
+    out = []
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            nll = F.cross_entropy(model(inputs).double().flatten(0, 1), targets.flatten(),
+                                  reduction="none")
+            out.append((float((nll * loss_mask.flatten()).sum()), int(loss_mask.sum()),
+                        float(nll.mean()), nll.numel()))
+    return out
