@@ -8,7 +8,6 @@ full marks again; the exported CSV holds all four.
 
 from __future__ import annotations
 
-import copy
 import csv
 import os
 import shutil
@@ -21,10 +20,10 @@ from conftest import ROOT, SOLUTIONS
 from grader.catalogue import (
     Variant,
     apply_variant,
+    fill_in,
     load_catalogue,
     nbgrader_meta,
     solution_notebook,
-    strip_solution_markers,
 )
 
 NOTEBOOK = "01_attention_scores"
@@ -47,17 +46,6 @@ def nbgrader(course, *args):
                             cwd=course / "autograder", env=env, capture_output=True, text=True)
     assert result.returncode == 0, f"nbgrader {args} failed:\n{result.stdout}\n{result.stderr}"
     return result
-
-
-def fill_in(released, answers):
-    """The released notebook with each answer cell's source taken from `answers`."""
-    nb = copy.deepcopy(released)
-    by_id = {nbgrader_meta(c).get("grade_id"): c for c in answers.cells}
-    for cell in nb.cells:
-        grade_id = nbgrader_meta(cell).get("grade_id")
-        if nbgrader_meta(cell).get("solution") and grade_id in by_id:
-            cell.source = strip_solution_markers(by_id[grade_id].source)
-    return nb
 
 
 @pytest.fixture(scope="module")

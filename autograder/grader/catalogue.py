@@ -106,6 +106,19 @@ def strip_solution_markers(source: str) -> str:
     return replace_regions(source, (None,) * len(_REGION.findall(source)))
 
 
+def fill_in(release: nbformat.NotebookNode, answers: nbformat.NotebookNode,
+            ) -> nbformat.NotebookNode:
+    """A student's submission: the released notebook with every answer cell written as in
+    `answers` (a solution notebook, perhaps with a variant applied), markers removed."""
+    nb = copy.deepcopy(release)
+    by_id = {nbgrader_meta(c).get("grade_id"): c for c in answers.cells}
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and grade_id in by_id:
+            cell.source = strip_solution_markers(by_id[grade_id].source)
+    return nb
+
+
 @dataclass
 class CellResult:
     grade_id: str

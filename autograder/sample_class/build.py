@@ -22,10 +22,10 @@ sys.path.insert(0, str(HERE.parent))
 
 from grader.catalogue import (  # noqa: E402
     apply_variant,
+    fill_in,
     load_catalogue,
     nbgrader_meta,
     solution_notebook,
-    strip_solution_markers,
 )
 
 NOTEBOOK = "01_attention_scores"
@@ -35,17 +35,6 @@ MISTAKE = ("attention", "weights transposed")  # costs test_attention: 3 points
 
 def release_notebook(root: Path) -> nbformat.NotebookNode:
     return nbformat.read(root / "notebooks" / NOTEBOOK / f"{NOTEBOOK}.ipynb", as_version=4)
-
-
-def fill_in(release, answers) -> nbformat.NotebookNode:
-    """The release with every answer cell written as in `answers` (markers removed)."""
-    nb = copy.deepcopy(release)
-    by_id = {nbgrader_meta(c).get("grade_id"): c for c in answers.cells}
-    for cell in nb.cells:
-        grade_id = nbgrader_meta(cell).get("grade_id")
-        if nbgrader_meta(cell).get("solution") and grade_id in by_id:
-            cell.source = strip_solution_markers(by_id[grade_id].source)
-    return nb
 
 
 def solved(root: Path) -> nbformat.NotebookNode:
