@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,54 @@ def test_two_machines_graded_every_student_once(graded):
 def test_postgres_gradebook_holds_the_expected_grades(graded):
     scores = {r["student_id"]: r["score"] for r in graded["rows"]}
     assert scores == graded["expected"]
+
+
+_FIRST_OPEN = r"""
+import sys, time, warnings
+from pathlib import Path
+from grader.course import Course
+from nbgrader.api import Gradebook
+
+url, work, start, use_lock, log = sys.argv[1:6]
+course = Course(root=Path(work), work=Path(work), db_url=url)
+while time.time() < float(start):  # every process opens the fresh database at one instant
+    time.sleep(0.001)
+warnings.simplefilter("ignore")
+if use_lock == "1":
+    with course.lock("generate"):
+        with open(log, "a") as handle:
+            handle.write("enter\n")
+        Gradebook(url).close()
+        time.sleep(0.05)
+        with open(log, "a") as handle:
+            handle.write("exit\n")
+else:
+    Gradebook(url).close()
+"""
+
+
+def _open_at_once(url: str, tmp_path: Path, count: int, use_lock: bool):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
+    start, log = time.time() + 8, tmp_path / "lock.log"
+    procs = [subprocess.Popen(
+        [sys.executable, "-c", _FIRST_OPEN, url, str(tmp_path / f"machine{i}"), str(start),
+         "1" if use_lock else "0", str(log)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for i in range(count)]
+    return [(p.wait(timeout=300), p.stdout.read()) for p in procs], log
+
+
+def _fresh_database(postgres_url: str, name: str) -> str:
+    port = postgres_url.rsplit(":", 1)[1].split("/")[0]
+    _as_postgres(_pg_bin() / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "postgres", name)
+    return postgres_url.rsplit("/", 1)[0] + f"/{name}"
+
+
+def test_machines_opening_a_fresh_gradebook_at_once_take_turns(postgres_url, tmp_path):
+    """Shards start together on separate machines (separate work folders, one database):
+    under `Course.lock` they create nbgrader's tables one at a time and all succeed."""
+    url = _fresh_database(postgres_url, "race_locked")
+    results, log = _open_at_once(url, tmp_path, 8, use_lock=True)
+    for code, out in results:
+        assert code == 0, out[-3000:]
+    assert log.read_text().split() == ["enter", "exit"] * 8  # never two inside at once

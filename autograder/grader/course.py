@@ -97,10 +97,37 @@ class Course:
 
     @contextlib.contextmanager
     def lock(self, name: str):
+        """Held by one process at a time: of this machine (a file lock in the work folder)
+        and, when the gradebook is PostgreSQL, of every machine sharing it (an advisory lock).
+
+        Shards on several machines start against one fresh database at once; without the
+        database lock two of them create nbgrader's tables and enum types concurrently and
+        one fails with a duplicate-key error."""
         self.work.mkdir(parents=True, exist_ok=True)
         with open(self.work / f".{name}.lock", "w") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
-            yield
+            with self._database_lock(name):
+                yield
+
+    @contextlib.contextmanager
+    def _database_lock(self, name: str):
+        if not self.db_url.startswith("postgresql"):
+            yield  # SQLite lives in the work folder: the file lock covers it
+            return
+        from sqlalchemy import create_engine, text
+
+        key = int.from_bytes(hashlib.sha256(f"attnbook-grader:{name}".encode()).digest()[:8],
+                             "big", signed=True)
+        engine = create_engine(self.db_url)
+        try:
+            with engine.connect() as connection:
+                connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": key})
+                try:
+                    yield
+                finally:
+                    connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+        finally:
+            engine.dispose()
 
     def ensure_assignment(self, assignment: str) -> None:
         """The assignment in the gradebook and its release in work/release (nbgrader's own)."""
