@@ -162,3 +162,98 @@ def test_softmax_widget_shows_softmax_and_reacts_to_temperature():
 def test_widget_rejects_mismatched_labels():
     with pytest.raises(ValueError, match="scores and labels"):
         softmax_temperature_widget(scores=[1.0, 2.0], labels=["a"])
+
+
+# ---------------------------------------------------------------------------------------
+# adversarial review: the solution's graded functions on edge cases, against torch, and
+# the checks naming mistakes that the catalogue does not hold
+# ---------------------------------------------------------------------------------------
+def _nb01_solution() -> dict:
+    from grader.catalogue import nbgrader_meta, solution_notebook, strip_solution_markers
+
+    namespace: dict = {"__name__": "__main__"}
+    for cell in solution_notebook("01_attention_scores").cells:
+        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
+                                         or nbgrader_meta(cell).get("solution")):
+            exec(strip_solution_markers(cell.source), namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def sol01():
+    return _nb01_solution()
+
+
+@pytest.mark.parametrize(("L_q", "L_k", "d_k", "d_v"), [(1, 1, 1, 1), (1, 4, 2, 3), (5, 1, 2, 2),
+                                                          (3, 3, 1, 7)])
+def test_solution_attention_matches_torch_on_small_shapes(sol01, L_q, L_k, d_k, d_v):
+    rng = np.random.default_rng(L_q * 100 + L_k * 10 + d_k)
+    Q = 20 * rng.standard_normal((L_q, d_k))
+    K, V = rng.standard_normal((L_k, d_k)), rng.standard_normal((L_k, d_v))
+    S = sol01["score_matrix"](Q, K)
+    assert np.allclose(S, Q @ K.T / np.sqrt(d_k))
+    Y, A = sol01["attention"](Q, K, V)
+    Y_t = torch.nn.functional.scaled_dot_product_attention(
+        torch.tensor(Q), torch.tensor(K), torch.tensor(V))
+    assert Y.shape == (L_q, d_v) and A.shape == (L_q, L_k)
+    assert np.allclose(Y, Y_t.numpy()) and np.allclose(A.sum(axis=-1), 1.0)
+
+
+def test_solution_functions_take_lists_ints_and_float32_and_return_float64(sol01):
+    X, W = [[1, 2, 3], [0, 1, 0]], [[1, 0, 0], [0, 1, 1]]
+    for out in sol01["project_qkv"](X, W, W, np.float32(W)):
+        assert out.dtype == np.float64
+        assert np.array_equal(out, np.array(X) @ np.array(W).T)
+    assert sol01["score_matrix"]([[1.0, 1.0]], [[2.0, 0.0]]).tolist() == [[2 / np.sqrt(2)]]
+    Y, A = sol01["attention"]([[0.0]], [[0.0], [0.0]], [[1], [3]])
+    assert Y.dtype == np.float64 and np.allclose(Y, [[2.0]]) and np.allclose(A, [[0.5, 0.5]])
+    A = sol01["softmax_rows"]([[1, 1], [-np.inf, -np.inf]])
+    assert A.tolist() == [[0.5, 0.5], [0.0, 0.0]]
+
+
+@pytest.mark.parametrize("S", [
+    np.array([5.0]), np.array([-np.inf]), np.array([[3.0]]), np.full((2, 3, 4), -np.inf),
+    np.array([[-800.0, 0.0, 800.0]]), np.zeros((0, 4)), 1e-300 * np.ones((2, 3)),
+    np.random.default_rng(3).standard_normal((2, 1, 3, 4)).astype(np.float32),
+])
+def test_solution_softmax_rows_edge_cases_match_torch(sol01, S):
+    before = S.copy()
+    A = sol01["softmax_rows"](S)
+    expected = torch.nan_to_num(torch.softmax(torch.tensor(S, dtype=torch.float64), -1), nan=0.0)
+    assert A.dtype == np.float64 and A.shape == S.shape and np.all(np.isfinite(A))
+    assert np.allclose(A, expected.numpy(), rtol=1e-12, atol=0.0)
+    assert np.array_equal(S, before)
+
+
+@pytest.mark.parametrize(("call", "pattern"), [
+    (lambda f: f["project_qkv"](np.ones((2, 3)), np.ones((2, 3)), np.ones((4, 3)),
+                                np.ones((1, 3))), r"W_Q.*\(2, 3\).*W_K.*\(4, 3\)"),
+    (lambda f: f["project_qkv"](np.ones(3), np.ones((2, 3)), np.ones((2, 3)), np.ones((1, 3))),
+     r"X.*\(3,\)"),
+    (lambda f: f["score_matrix"](np.ones((2, 3)), np.ones((2, 4))), r"\(2, 3\).*\(2, 4\)"),
+    (lambda f: f["attention"](np.ones((2, 3)), np.ones((2, 3)), np.ones(2)), r"V.*\(2,\)"),
+    (lambda f: f["attention"](np.ones((2, 3)), np.ones(3), np.ones((1, 2))), r"K.*\(3,\)"),
+    (lambda f: f["attention"](np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2))),
+     r"K.*\(2, 3\).*V.*\(3, 2\)"),
+])
+def test_solution_rejects_bad_shapes_with_a_value_error_naming_them(sol01, call, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        call(sol01)
+
+
+@pytest.mark.parametrize(("student", "check", "name"), [
+    (lambda S: (lambda e: e / e.sum(-1, keepdims=True))(np.exp(S - np.where(
+        np.isfinite(S.min(-1, keepdims=True)), S.min(-1, keepdims=True), 0.0))),
+     "check_softmax_rows", "MAXIMUM"),
+    (lambda Q, K: Q @ K.T / Q.shape[-1] ** 1 / 2, "check_score_matrix", "binds tighter"),
+    (lambda Q, K, V: (lambda A: (A @ V, Q @ K.T / np.sqrt(Q.shape[-1])))(
+        ref.softmax_rows(Q @ K.T / np.sqrt(Q.shape[-1]))), "check_attention", "not the scores"),
+    (lambda Q, K, V: (lambda A: (A @ K, A))(ref.softmax_rows(Q @ K.T / np.sqrt(Q.shape[-1]))),
+     "check_attention", "keys used as values"),
+])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_checks_name_mistakes_found_in_review(student, check, name):
+    import attnbook.checks as checks
+
+    with pytest.raises(CheckFailure, match=name):
+        getattr(checks, check)(student)

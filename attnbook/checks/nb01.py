@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbook.checks._core import CheckRun, Mistake, as_array
+from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array
 from attnbook.examples import (
     WORKED_K,
     WORKED_Q,
@@ -48,13 +48,23 @@ def _projection_mistakes(X, W_Q, W_K, W_V) -> list[Mistake]:
                        (X @ W_K.T, X @ W_Q.T, X @ W_V.T), "return (Q, K, V) in that order"))
     out.append(Mistake("the same weight matrix used for Q, K and V",
                        (X @ W_Q.T, X @ W_Q.T, X @ W_Q.T), "use W_K for K and W_V for V"))
+    out.append(Mistake("W_Q used for K as well (copy-paste)", (X @ W_Q.T, X @ W_Q.T, X @ W_V.T),
+                       "use W_K for K: K = X @ W_K.T"))
+    if W_K.shape == W_V.shape:
+        out.append(Mistake("W_K used for V as well (copy-paste)",
+                           (X @ W_Q.T, X @ W_K.T, X @ W_K.T), "use W_V for V: V = X @ W_V.T"))
+    out.append(Mistake("queries already divided by sqrt(d_k)",
+                       (X @ W_Q.T / np.sqrt(W_Q.shape[0]), X @ W_K.T, X @ W_V.T),
+                       "the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain "
+                       "projections Q = X @ W_Q.T"))
     return out
 
 
 def _expect_triple(run: CheckRun, call_text: str, result, shapes, expected=None, mistakes=()):
     run.expect_true(isinstance(result, tuple | list) and len(result) == 3,
                     f"{call_text} should return a tuple (Q, K, V); got {type(result).__name__}"
-                    + (f" of length {len(result)}" if isinstance(result, tuple | list) else ""))
+                    + (f" of length {len(result)}" if isinstance(result, tuple | list) else ""),
+                    hint="return Q, K, V: three separate arrays, not one stacked array")
     if expected is not None:
         # Compare the triple first as a whole so a known mistake is named before any detail.
         seen = tuple(as_array(r) for r in result)
@@ -71,7 +81,9 @@ def _expect_triple(run: CheckRun, call_text: str, result, shapes, expected=None,
         run.expect_finite(f"{call_text}: {label}", value)
     if expected is not None:
         for label, value, exp in zip("QKV", result, expected):
-            run.expect_close(f"{call_text}: {label}", value, exp)
+            run.expect_close(f"{call_text}: {label}", value, exp,
+                             hint=f"{label} = X @ W_{label}.T: W_{label} has one row per output "
+                             "feature, so it is transposed")
 
 
 def check_project_qkv(project_qkv, reference=None, trials: int = 12) -> None:
@@ -118,32 +130,58 @@ def _score_mistakes(Q, K) -> list[Mistake]:
         Mistake("divided by d_k instead of sqrt(d_k)", QK / d_k,
                 "the variance of q.k grows like d_k, so its spread grows like sqrt(d_k)"),
         Mistake("scaled by the wrong dimension (sqrt of the number of tokens)",
-                QK / np.sqrt(L), "d_k is Q.shape[-1], the number of features, not Q.shape[0]"),
+                QK / np.sqrt(L), "d_k is Q.shape[-1], the number of features: not Q.shape[0] "
+                "(the number of queries), and not the number of keys K.shape[0]"),
+        Mistake("scaled by the wrong dimension (sqrt of the number of keys)",
+                QK / np.sqrt(K.shape[0]), "d_k is Q.shape[-1], the number of features, "
+                "not the number of keys K.shape[0]"),
         Mistake("scores transposed (K Q^T: rows are keys)", QK.T / np.sqrt(d_k),
                 "row l of S belongs to query l: S = Q @ K.T / sqrt(d_k)"),
         Mistake("multiplied by sqrt(d_k) instead of dividing", QK * np.sqrt(d_k),
                 "scaling by 1/sqrt(d_k) shrinks the scores"),
+        Mistake("operator precedence: d_k ** 1/2 is d_k / 2, not sqrt(d_k)", QK / d_k / 2,
+                "** binds tighter than /, so d_k ** 1/2 means (d_k ** 1) / 2: write "
+                "d_k ** 0.5 or np.sqrt(d_k)"),
+        Mistake("softmax already applied (weights instead of scores)",
+                torch_softmax(QK / np.sqrt(d_k)),
+                "score_matrix returns the raw scaled scores S = Q K^T / sqrt(d_k); the softmax "
+                "is the next exercise"),
     ]
     return out
+
+
+HINT_SCORES = "S = Q @ K.T / np.sqrt(d_k) with d_k = Q.shape[-1], the query/key width"
+HINT_TRANSPOSE_K = ("S = Q @ K.T: transpose the keys so that (L_q, d_k) @ (d_k, L_k) gives "
+                    "(L_q, L_k)")
+
+
+def _call_scores(run: CheckRun, call: str, *args):
+    """Call score_matrix; a matmul shape error gets the hint a student needs."""
+    try:
+        return run.call(call, *args)
+    except CheckFailure as err:
+        if any(word in str(err) for word in ("matmul", "not aligned", "mismatch")):
+            run.fail(str(err), hint=HINT_TRANSPOSE_K)
+        raise
 
 
 def check_score_matrix(score_matrix, reference=None, trials: int = 12) -> None:
     run = CheckRun(score_matrix)
     call = "score_matrix(Q, K) on the worked example (L = 4, d_k = 3)"
-    S = run.call(call, WORKED_Q, WORKED_K)
+    S = _call_scores(run, call, WORKED_Q, WORKED_K)
     run.expect_shape(call, S, (4, 4), hint="S has one row per query and one column per key")
     run.expect_finite(call, S)
     run.expect_close(call, S, WORKED_QK / np.sqrt(3.0),
-                     mistakes=_score_mistakes(WORKED_Q, WORKED_K))
+                     mistakes=_score_mistakes(WORKED_Q, WORKED_K), hint=HINT_SCORES)
     # Entry (2, 3) of the decks, in 1-based counting: query 2 against key 3.
     run.expect_close(f"{call}: entry S[1, 2]", as_array(S)[1, 2],
                      float(WORKED_Q[1] @ WORKED_K[2]) / np.sqrt(3.0))
 
     Q, K = _random(11, 2, 4), _random(12, 5, 4)
     call = "score_matrix(Q, K) with 2 queries and 5 keys, d_k = 4"
-    S = run.call(call, Q, K)
+    S = _call_scores(run, call, Q, K)
     run.expect_shape(call, S, (2, 5), hint="S has one row per query and one column per key")
-    run.expect_close(call, S, (Q @ K.T) / 2.0, mistakes=_score_mistakes(Q, K))
+    run.expect_close(call, S, (Q @ K.T) / 2.0, mistakes=_score_mistakes(Q, K), hint=HINT_SCORES)
 
     run.expect_raises("score_matrix with Q (4, 3) and K (4, 2)", ValueError,
                       WORKED_Q, WORKED_K[:, :2], mentions=("(4, 3)", "(4, 2)"))
@@ -154,9 +192,10 @@ def check_score_matrix(score_matrix, reference=None, trials: int = 12) -> None:
             scale = 10.0 ** rng.integers(-2, 3)
             Q, K = scale * rng.standard_normal((L_q, d_k)), rng.standard_normal((L_k, d_k))
             call = f"score_matrix on random Q ({L_q}, {d_k}), K ({L_k}, {d_k}) (seed {seed})"
-            S = run.call(call, Q, K)
+            S = _call_scores(run, call, Q, K)
             run.expect_shape(call, S, (L_q, L_k))
-            run.expect_close(call, S, reference(Q, K), mistakes=_score_mistakes(Q, K))
+            run.expect_close(call, S, reference(Q, K), mistakes=_score_mistakes(Q, K),
+                             hint=HINT_SCORES)
     run.done()
 
 
@@ -192,7 +231,8 @@ def check_softmax_rows(softmax_rows, reference=None, trials: int = 12) -> None:
                     hint="compute S - max into a new array instead of S -= ...")
     run.expect_shape(call, A, (4, 4))
     run.expect_finite(call, A)
-    run.expect_close(call, A, torch_softmax(S), mistakes=_softmax_mistakes(S))
+    run.expect_close(call, A, torch_softmax(S), mistakes=_softmax_mistakes(S),
+                     hint="A = exp(S - row max) divided by the sum of its own row (axis=-1)")
     A = as_array(A)
     run.expect_true(np.allclose(A.sum(axis=-1), 1.0) and np.all(A >= 0),
                     f"{call}: every row must be non-negative and sum to 1; row sums "
@@ -217,6 +257,14 @@ def check_softmax_rows(softmax_rows, reference=None, trials: int = 12) -> None:
     run.expect_finite(call, A, hint="subtract each row's OWN maximum, not the maximum of the "
                       "whole array: a row far below it underflows to 0 / 0")
     run.expect_close(call, A, torch_softmax(S), mistakes=_softmax_mistakes(S))
+
+    S = np.array([[-800.0, 0.0, 800.0], [2.0, -800.0, 0.0]])
+    call = "softmax_rows(S) with a wide spread in each row S = [[-800, 0, 800], [2, -800, 0]]"
+    A = run.call(call, S)
+    hint = ("subtract each row's MAXIMUM: then every exponent is <= 0 and exp cannot "
+            "overflow (after subtracting the row minimum or mean, exp(800) is still inf)")
+    run.expect_finite(call, A, hint=hint)
+    run.expect_close(call, A, torch_softmax(S), mistakes=_softmax_mistakes(S), hint=hint)
 
     S = np.array([[0.0, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf]])
     call = "softmax_rows(S) with -inf scores S = [[0, -inf, 1], [-inf, -inf, -inf]]"
@@ -250,6 +298,11 @@ def check_softmax_rows(softmax_rows, reference=None, trials: int = 12) -> None:
 # ---------------------------------------------------------------------------------------
 # attention
 # ---------------------------------------------------------------------------------------
+def _global_softmax(S):
+    e = np.exp(S - S.max())
+    return e / e.sum()
+
+
 def _attention_mistakes(Q, K, V) -> tuple[list[Mistake], list[Mistake]]:
     """Known wrong (A, Y) pairs for these inputs: mistakes on the weights and on the output."""
     L_q, d_k = Q.shape
@@ -258,21 +311,36 @@ def _attention_mistakes(Q, K, V) -> tuple[list[Mistake], list[Mistake]]:
     for name, A, hint in [
         ("no 1/sqrt(d_k) scaling", torch_softmax(QK),
          "scale the scores by 1/sqrt(d_k) before the softmax"),
-        ("divided by d_k instead of sqrt(d_k)", torch_softmax(QK / d_k),
-         "divide by sqrt(d_k), not d_k"),
+        ("divided by d_k instead of sqrt(d_k) (or scaled twice)", torch_softmax(QK / d_k),
+         "divide by sqrt(d_k), not d_k: score_matrix already scales the scores, so do not "
+         "scale them again"),
         ("scaled by the wrong dimension (sqrt of the number of tokens)",
          torch_softmax(QK / np.sqrt(L_q)), "d_k is Q.shape[-1]"),
         ("softmax over the wrong axis", torch_softmax(QK / np.sqrt(d_k), axis=-2),
          "each query's weights (a row of A) must sum to 1: softmax along axis=-1"),
-    ]:
+        ("normalised over the whole score matrix", _global_softmax(QK / np.sqrt(d_k)),
+         "each query's weights (a row of A) must sum to 1: normalise every row on its own, "
+         "not the whole matrix"),
+        ("the scores S returned instead of the weights A", QK / np.sqrt(d_k),
+         "return the softmax weights A (each row sums to 1), not the scores"),
+    ] + ([("queries matched against themselves (score_matrix(Q, Q))",
+           torch_softmax(Q @ Q.T / np.sqrt(d_k)),
+           "the scores compare the queries against the keys: score_matrix(Q, K)")]
+         if Q.shape == K.shape else []):
         on_A.append(Mistake(name, A, hint))
         if A.shape[1] == V.shape[0]:
             on_Y.append(Mistake(name, A @ V, hint))
     A = torch_softmax(QK / np.sqrt(d_k))
+    if K.shape == V.shape:
+        on_Y.append(Mistake("keys used as values (A @ K)", A @ K,
+                            "Y = A @ V: the output mixes the values, not the keys"))
     if A.shape[0] == A.shape[1]:
         on_Y.append(Mistake("weights transposed (A^T V)", A.T @ V,
                             "Y = A @ V: row l of Y mixes the values with query l's weights"))
     return on_A, on_Y
+
+
+HINT_ATTENTION = "A = softmax_rows(score_matrix(Q, K)) and Y = A @ V; return Y, A"
 
 
 def check_attention(attention, reference=None, trials: int = 12) -> None:
@@ -291,8 +359,9 @@ def check_attention(attention, reference=None, trials: int = 12) -> None:
     run.expect_finite(f"{call}: A", A)
     run.expect_finite(f"{call}: Y", Y)
     on_A, on_Y = _attention_mistakes(WORKED_Q, WORKED_K, WORKED_V)
-    run.expect_close(f"{call}: A", A, A_expected, what="attention weights", mistakes=on_A)
-    run.expect_close(f"{call}: Y", Y, Y_expected, mistakes=on_Y)
+    run.expect_close(f"{call}: A", A, A_expected, what="attention weights", mistakes=on_A,
+                     hint=HINT_ATTENTION)
+    run.expect_close(f"{call}: Y", Y, Y_expected, mistakes=on_Y, hint=HINT_ATTENTION)
 
     # Cross-attention shapes: 2 queries, 5 keys, d_k = 4, d_v = 3.
     Q, K, V = _random(31, 2, 4), _random(32, 5, 4), _random(33, 5, 3)
@@ -302,8 +371,9 @@ def check_attention(attention, reference=None, trials: int = 12) -> None:
     run.expect_shape(f"{call}: A", A, (2, 5))
     Y_expected, A_expected = torch_attend(Q, K, V)
     on_A, on_Y = _attention_mistakes(Q, K, V)
-    run.expect_close(f"{call}: A", A, A_expected, what="attention weights", mistakes=on_A)
-    run.expect_close(f"{call}: Y", Y, Y_expected, mistakes=on_Y)
+    run.expect_close(f"{call}: A", A, A_expected, what="attention weights", mistakes=on_A,
+                     hint=HINT_ATTENTION)
+    run.expect_close(f"{call}: Y", Y, Y_expected, mistakes=on_Y, hint=HINT_ATTENTION)
     run.expect_true(np.allclose(as_array(A).sum(axis=-1), 1.0),
                     f"{call}: each row of A must sum to 1")
     run.expect_close(f"{call}: Y against A @ V", Y, as_array(A) @ V,

@@ -43,6 +43,12 @@ STORED_ATOL = 2e-10
 
 HINT_PAIR_EXPONENT = ("the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) "
                       "for i = 0 .. d/2 - 1, shared by features 2i and 2i+1")
+HINT_STEP_TWICE = ("np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 "
+                   "again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1")
+HINT_BLOCK = ("the block of pair i is [[cos kw, sin kw], [-sin kw, cos kw]]: cos on the "
+              "diagonal, +sin above it and -sin below it")
+HINT_BLOCK_PLACE = ("pair i occupies rows and columns 2i and 2i+1: M[2*i:2*i+2, 2*i:2*i+2], "
+                    "and M is zero outside these blocks")
 
 
 # ---------------------------------------------------------------------------------------
@@ -79,6 +85,8 @@ def _sinusoid_mistakes(L: int, d: int) -> list[Mistake]:
                 "positions start at 0: row 0 is p_0 = [0, 1, 0, 1, ...], use np.arange(L)"),
         Mistake("positive exponent (10000^(+2i/d))", _wrong_table(l, 10000.0 ** (2 * i / d)),
                 "the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign"),
+        Mistake("exponent 4i/d: the step of 2 counted twice",
+                _wrong_table(l, 10000.0 ** (-4 * i / d)), HINT_STEP_TWICE),
     ]
 
 
@@ -88,8 +96,20 @@ def _sinusoid_mistakes(L: int, d: int) -> list[Mistake]:
 def _check_table(run: CheckRun, call: str, P, L: int, d: int, expected=None, atol=1e-8):
     run.expect_shape(call, P, (L, d), hint="one row per position, one column per feature")
     run.expect_finite(call, P, hint="sin and cos are finite for every position")
+    dtype = str(getattr(P, "dtype", ""))
+    run.expect_true(not any(low in dtype for low in ("float32", "float16", "bfloat16")),
+                    f"{call} returned {dtype} values; the table must be float64.",
+                    hint="build the table in float64 (np.zeros((L, d)) and np.arange(L, "
+                    "dtype=np.float64) are float64): float32 keeps only about 7 digits")
     mistakes = _sinusoid_mistakes(L, d)
     if expected is not None:
+        seen = as_array(P)
+        if seen.shape == np.shape(expected) and not np.allclose(seen, expected, rtol=1e-6,
+                                                                 atol=atol):
+            # Name a known mistake, else let the properties below say what is wrong.
+            mistake = run.match_mistake(seen, mistakes)
+            if mistake is None:
+                _check_table(run, call, P, L, d)
         run.expect_close(call, P, expected, mistakes=mistakes, atol=atol)
         return
     P = as_array(P)
@@ -101,6 +121,11 @@ def _check_table(run: CheckRun, call: str, P, L: int, d: int, expected=None, ato
          np.ones((L, d // 2)), "each pair (2i, 2i+1) is a point on the unit circle: sin and "
          "cos of the same angle l * w_i"),
     ]
+    if L > 1:  # w_0 = 1 for every d, so pair 0 turns by exactly l radians at position l
+        properties.append((f"{call}: angle of pair 0 (features 0 and 1) at each position l",
+                           np.angle(np.exp(1j * (np.arctan2(P[:, 0], P[:, 1]) - np.arange(L)))),
+                           np.zeros(L), "row l is position l = 0, 1, ..., L-1 (np.arange(L)) "
+                           "and pair 0 has w_0 = 1: P[l, 0] = sin(l), P[l, 1] = cos(l)"))
     if L > 1:  # the angle of each pair at l = 1 is its frequency w_i
         properties.append((f"{call}: frequencies w_i read from row 1",
                            np.arctan2(P[1, 0::2], P[1, 1::2]), w, HINT_PAIR_EXPONENT))
@@ -113,16 +138,27 @@ def _check_table(run: CheckRun, call: str, P, L: int, d: int, expected=None, ato
         run.expect_close(what, seen, expected, hint=hint)
 
 
+def _call_table(run: CheckRun, call: str, *args):
+    """Call sinusoidal_positions; a broadcasting error gets the hint a student needs."""
+    try:
+        return run.call(call, *args)
+    except CheckFailure as err:
+        if "broadcast" in str(err):
+            run.fail(str(err), hint="P[:, 0::2] has d/2 columns: one frequency per PAIR, so w "
+                     "has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1)")
+        raise
+
+
 def check_sinusoidal_positions(sinusoidal_positions, reference=None, trials: int = 12) -> None:
     run = CheckRun(sinusoidal_positions)
     call = "sinusoidal_positions(6, 4) (the d = 4 curves of the lecture)"
-    _check_table(run, call, run.call(call, 6, 4), 6, 4, STORED_P_6_4, atol=STORED_ATOL)
+    _check_table(run, call, _call_table(run, call, 6, 4), 6, 4, STORED_P_6_4, atol=STORED_ATOL)
     call = "sinusoidal_positions(4, 8)"
-    _check_table(run, call, run.call(call, 4, 8), 4, 8, STORED_P_4_8, atol=STORED_ATOL)
+    _check_table(run, call, _call_table(run, call, 4, 8), 4, 8, STORED_P_4_8, atol=STORED_ATOL)
     call = "sinusoidal_positions(1, 6) (a single position)"
-    _check_table(run, call, run.call(call, 1, 6), 1, 6)
+    _check_table(run, call, _call_table(run, call, 1, 6), 1, 6)
     call = "sinusoidal_positions(50, 16)"
-    _check_table(run, call, run.call(call, 50, 16), 50, 16)
+    _check_table(run, call, _call_table(run, call, 50, 16), 50, 16)
 
     for d in (5, 0, -4):
         run.expect_raises(f"sinusoidal_positions(3, {d})", ValueError, 3, d, mentions=(str(d),))
@@ -131,9 +167,9 @@ def check_sinusoidal_positions(sinusoidal_positions, reference=None, trials: int
         for seed in range(trials):
             L, d = int(rng.integers(1, 40)), 2 * int(rng.integers(1, 17))
             call = f"sinusoidal_positions({L}, {d}) (random size, trial {seed})"
-            _check_table(run, call, run.call(call, L, d), L, d, reference(L, d))
+            _check_table(run, call, _call_table(run, call, L, d), L, d, reference(L, d))
         call = "sinusoidal_positions(5000, 64) (long sequence)"
-        _check_table(run, call, run.call(call, 5000, 64), 5000, 64, reference(5000, 64),
+        _check_table(run, call, _call_table(run, call, 5000, 64), 5000, 64, reference(5000, 64),
                      atol=1e-7)
     run.done()
 
@@ -142,6 +178,7 @@ def check_sinusoidal_positions(sinusoidal_positions, reference=None, trials: int
 # embed
 # ---------------------------------------------------------------------------------------
 def _embed_mistakes(ids, E, P) -> list[Mistake]:
+    ids = np.asarray(ids)
     L = len(ids)
     out = [
         Mistake("positions not added", E[ids],
@@ -156,6 +193,21 @@ def _embed_mistakes(ids, E, P) -> list[Mistake]:
     if len(P) > L:
         out.append(Mistake("positions starting at 1", E[ids] + P[1 : L + 1],
                            "the first token sits at position 0: add P[:L], not P[1:L+1]"))
+        out.append(Mistake("one position row P[L] added to every token", E[ids] + P[L],
+                           "each token gets its own position: add P[:L] (a slice), not P[L] "
+                           "(one row)"))
+        out.append(Mistake("the last L rows of P", E[ids] + P[-L:],
+                           "use the first L rows of P, P[:L], not P[-L:]"))
+    if len(E) >= L:
+        out.append(Mistake("E indexed by the positions 0 .. L-1 instead of the token ids",
+                           E[:L] + P[:L], "the row of E is chosen by the token id: "
+                           "E[token_ids], not E[:L]"))
+    if L and np.min(ids) >= 1:
+        out.append(Mistake("token ids shifted by one (E[token_ids - 1])", E[ids - 1] + P[:L],
+                           "token id t selects row t of E (ids count from 0): E[token_ids]"))
+    out.append(Mistake("embedding multiplied by the position instead of added",
+                       E[ids] * P[:L], "x_l = E[w_l] + p_l: add the position vector, "
+                       "do not multiply"))
     return out
 
 
@@ -165,8 +217,9 @@ def _call_embed(run: CheckRun, call: str, *args):
     except CheckFailure as err:
         if "broadcast" in str(err):
             run.fail(str(err).split(": ", 1)[-1],
-                     hint="P may hold more positions than the sequence: use only its first "
-                     "L rows, P[:L]")
+                     hint="X[l] = E[token_ids[l]] + P[l]: take each token's row of E with "
+                     "E[token_ids] (shape (L, d)), and only the first L rows of P, P[:L] (P "
+                     "may hold more positions than the sequence)")
         raise
 
 
@@ -177,11 +230,17 @@ def check_embed(embed, reference=None, trials: int = 12) -> None:
     P = 10.0 * np.arange(6)[:, None] + np.arange(4)[None, :] / 10  # (6, 4): p[l, j] = 10l + j/10
     ids = np.array([3, 1, 3])
     call = "embed([3, 1, 3], E, P) with E (5, 4) and P (6, 4), P[l, j] = 10 l + j / 10"
+    E_before, P_before = E.copy(), P.copy()
     X = _call_embed(run, call, ids, E, P)
+    for name, now, before in (("E", E, E_before), ("P", P, P_before)):
+        run.expect_true(np.array_equal(now, before), f"{call} changed its input {name} in place.",
+                        hint="P[:L] and E[t] are views: X += ... or E[t] += ... writes into the "
+                        "tables. Build a new array: E[token_ids] + P[:L]")
     run.expect_shape(call, X, (3, 4), hint="one row per token: (L, d)")
     run.expect_finite(call, X)
     run.expect_close(call, X, [[0.0, 1.1, 1.2, 4.3], [10.0, 13.1, 10.2, 11.3],
-                               [20.0, 21.1, 21.2, 24.3]], mistakes=_embed_mistakes(ids, E, P))
+                               [20.0, 21.1, 21.2, 24.3]], mistakes=_embed_mistakes(ids, E, P),
+                     hint="X[l] = E[token_ids[l]] + P[l]: the token's row of E plus row l of P")
     X = as_array(X)
     run.expect_true(not np.allclose(X[0], X[2]),
                     f"{call}: token 3 at positions 0 and 2 got the same vector {X[0]}.",
@@ -250,7 +309,55 @@ def _shift_mistakes(k, d) -> list[Mistake]:
                 "pair i is features 2i and 2i+1, the same interleaved layout as P"),
         Mistake("shift by one step whatever k is", _blocks(np.cos(w), np.sin(w)),
                 "the angle of pair i is k * w_i: use k"),
+        Mistake("the identity whatever k is", np.eye(d),
+                "the angle of pair i is k * w_i: use k"),
+        Mistake("minus sign missing: [[cos, sin], [sin, cos]]", _blocks(c, s) * _signs(d, -1),
+                HINT_BLOCK),
+        Mistake("sin and cos swapped in the block: [[sin, cos], [-cos, sin]]", _blocks(s, c),
+                HINT_BLOCK),
+        Mistake("blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)",
+                _overlapping_blocks(c, s), HINT_BLOCK_PLACE),
+        Mistake("exponent 4i/d: the step of 2 counted twice",
+                _blocks(np.cos(k * 10000.0 ** (-4 * i / d)), np.sin(k * 10000.0 ** (-4 * i / d))),
+                HINT_STEP_TWICE),
     ]
+
+
+def _signs(d, lower):
+    """+1 everywhere except `lower` on the below-diagonal entry of each 2 x 2 block."""
+    out = np.ones((d, d))
+    out[np.arange(1, d, 2), np.arange(0, d, 2)] = lower
+    return out
+
+
+def _overlapping_blocks(c, s):
+    d = 2 * len(c)
+    M = np.zeros((d, d))
+    for i in range(len(c)):
+        M[i : i + 2, i : i + 2] = [[c[i], s[i]], [-s[i], c[i]]]
+    return M
+
+
+def _diagnose_shift(run: CheckRun, call: str, M, k, d) -> None:
+    """Say which part of a wrong shift matrix is wrong: placement, block form or angles."""
+    M = as_array(M)
+    if M.shape != (d, d):
+        return
+    inside = np.kron(np.eye(d // 2), np.ones((2, 2))) > 0
+    run.expect_true(np.allclose(M[~inside], 0.0, atol=1e-9),
+                    f"{call} has nonzero entries outside the 2 x 2 blocks on (2i, 2i+1): "
+                    f"{describe(M)}", hint=HINT_BLOCK_PLACE)
+    a, b = M[0::2, 0::2].diagonal(), M[0::2, 1::2].diagonal()
+    c, e = M[1::2, 0::2].diagonal(), M[1::2, 1::2].diagonal()
+    run.expect_true(np.allclose(a, e, atol=1e-9) and np.allclose(b, -c, atol=1e-9)
+                    and np.allclose(a ** 2 + b ** 2, 1.0, atol=1e-9),
+                    f"{call}: a block is not of the form [[cos, sin], [-sin, cos]]: "
+                    f"{describe(M)}", hint=HINT_BLOCK)
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    angle_error = np.angle(np.exp(1j * (np.arctan2(b, a) - k * w)))
+    run.expect_true(np.allclose(angle_error, 0.0, atol=1e-7),
+                    f"{call}: the blocks turn by the angles {np.arctan2(b, a)}; expected k * w_i "
+                    f"= {np.angle(np.exp(1j * k * w))} (modulo 2 pi)", hint=HINT_PAIR_EXPONENT)
 
 
 def check_shift_matrix(shift_matrix, reference=None, trials: int = 12) -> None:
@@ -259,6 +366,9 @@ def check_shift_matrix(shift_matrix, reference=None, trials: int = 12) -> None:
     M = run.call(call, 1, 4)
     run.expect_shape(call, M, (4, 4), hint="a (d, d) matrix acting on a position vector")
     run.expect_finite(call, M)
+    if run.match_mistake(as_array(M), _shift_mistakes(1, 4)) is None:
+        if not np.allclose(as_array(M), STORED_SHIFT_1_4, atol=STORED_ATOL):
+            _diagnose_shift(run, call, M, 1, 4)
     run.expect_close(call, M, STORED_SHIFT_1_4, mistakes=_shift_mistakes(1, 4),
                      atol=STORED_ATOL)
 

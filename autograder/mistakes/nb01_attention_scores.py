@@ -103,6 +103,114 @@ MISTAKES = [
         A = softmax_rows(Q @ K.T / Q.shape[-1])
         return A @ V, A
     """, hint="not d_k"),
+    # --- added in the adversarial review -------------------------------------------------
+    # project_qkv
+    mistake("project_qkv", "W_K copied for V", """
+        return X @ W_Q.T, X @ W_K.T, X @ W_K.T
+    """, hint="use W_V for V"),
+    mistake("project_qkv", "W_Q copied for K", """
+        return X @ W_Q.T, X @ W_Q.T, X @ W_V.T
+    """, hint="use W_K for K"),
+    mistake("project_qkv", "queries already scaled by 1/sqrt(d_k)", """
+        d_k = W_Q.shape[0]
+        return X @ W_Q.T / np.sqrt(d_k), X @ W_K.T, X @ W_V.T
+    """, hint="belongs to score_matrix"),
+    mistake("project_qkv", "returns one stacked array", """
+        return np.stack([X @ W_Q.T, X @ W_K.T, X @ W_V.T])
+    """, hint="return Q, K, V"),
+    mistake("project_qkv", "forgets V", """
+        return X @ W_Q.T, X @ W_K.T
+    """, hint="return Q, K, V"),
+    # score_matrix
+    mistake("score_matrix", "keys not transposed (Q @ K)", """
+        return Q @ K / np.sqrt(Q.shape[-1])
+    """, hint="Q @ K.T"),
+    mistake("score_matrix", "Q.T @ K (feature by feature)", """
+        return Q.T @ K / np.sqrt(Q.shape[-1])
+    """, hint="one row per query and one column per key"),
+    mistake("score_matrix", "row-wise products only (the diagonal)", """
+        return (Q * K).sum(axis=-1) / np.sqrt(Q.shape[-1])
+    """, hint="one row per query and one column per key"),
+    mistake("score_matrix", "scaled by the number of keys", """
+        return Q @ K.T / np.sqrt(len(K))
+    """, hint="not the number of keys"),
+    mistake("score_matrix", "operator precedence: d_k ** 1/2", """
+        return Q @ K.T / Q.shape[-1] ** 1 / 2
+    """, hint="** binds tighter than /"),
+    mistake("score_matrix", "softmax applied already", """
+        S = Q @ K.T / np.sqrt(Q.shape[-1])
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    """, hint="raw scaled scores"),
+    # softmax_rows
+    mistake("softmax_rows", "axis=1 instead of the last axis", """
+        m = S.max(axis=1, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0.0)
+        e = np.exp(S - m)
+        total = e.sum(axis=1, keepdims=True)
+        return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    """, hint="axis=-1"),
+    mistake("softmax_rows", "subtracts the row minimum", """
+        m = S.min(axis=-1, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0.0)
+        e = np.exp(S - m)
+        total = e.sum(axis=-1, keepdims=True)
+        return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    """, hint="MAXIMUM"),
+    mistake("softmax_rows", "subtracts the row mean", """
+        finite = np.where(np.isfinite(S), S, np.nan)
+        m = np.nan_to_num(np.nanmean(finite, axis=-1, keepdims=True))
+        e = np.exp(S - m)
+        total = e.sum(axis=-1, keepdims=True)
+        return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    """, hint="MAXIMUM"),
+    mistake("softmax_rows", "-inf replaced by -1e9 (masked row becomes uniform)", """
+        S = np.where(np.isneginf(S), -1e9, S)
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    """, hint="a row of only -inf is all zeros"),
+    mistake("softmax_rows", "transpose trick that only works in 2-D", """
+        m = S.max(axis=-1)
+        m = np.where(np.isfinite(m), m, 0.0)
+        e = np.exp(S.T - m).T
+        total = e.sum(axis=-1)
+        return (np.divide(e.T, total, out=np.zeros_like(e.T), where=total > 0)).T
+    """, hint="leading axes"),
+    mistake("softmax_rows", "plain exp normalised, NaN turned into zeros", """
+        e = np.exp(S)
+        return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))
+    """, hint="subtract each row's own maximum"),
+    # attention
+    mistake("attention", "scaled twice (score_matrix, then sqrt(d_k) again)", """
+        A = softmax_rows(score_matrix(Q, K) / np.sqrt(Q.shape[-1]))
+        return A @ V, A
+    """, hint="score_matrix already scales"),
+    mistake("attention", "returns the scores instead of the weights", """
+        S = score_matrix(Q, K)
+        A = softmax_rows(S)
+        return A @ V, S
+    """, hint="not the scores"),
+    mistake("attention", "values taken from K", """
+        A = softmax_rows(score_matrix(Q, K))
+        return A @ K, A
+    """, hint="mixes the values"),
+    mistake("attention", "queries matched against themselves", """
+        A = softmax_rows(score_matrix(Q, Q))
+        return A @ V, A
+    """, hint="queries against the keys"),
+    mistake("attention", "normalised over the whole score matrix", """
+        S = score_matrix(Q, K)
+        e = np.exp(S - S.max())
+        A = e / e.sum()
+        return A @ V, A
+    """, hint="each query's weights"),
+    mistake("attention", "output scaled instead of the scores", """
+        A = softmax_rows(Q @ K.T)
+        return A @ V / np.sqrt(Q.shape[-1]), A
+    """, hint="before the softmax"),
+    mistake("attention", "returns only Y", """
+        return softmax_rows(score_matrix(Q, K)) @ V
+    """, hint="return Y, A"),
     # concept checks
     mistake("answer_q_shape", "picked (2, 4)", 'answer_q_shape = "B"', hint="one row per token"),
     mistake("answer_scale", "thinks softmax ignores a factor", 'answer_scale = "C"',
@@ -160,6 +268,73 @@ ALTERNATIVES = [
         e = np.exp(S - S.max(axis=1, keepdims=True))
         A = e / e.sum(axis=1, keepdims=True)
         return (A @ V, A)
+    """),
+    # --- added in the adversarial review -------------------------------------------------
+    alternative("project_qkv", "matmul of the transposed weights, float copies", """
+        X = np.array(X, dtype=float)
+        return (np.matmul(X, np.transpose(W_Q)), np.matmul(X, np.transpose(W_K)),
+                np.matmul(X, np.transpose(W_V)))
+    """),
+    alternative("project_qkv", "row by row", """
+        Q = np.stack([W_Q @ x for x in X])
+        K = np.stack([W_K @ x for x in X])
+        V = np.stack([W_V @ x for x in X])
+        return Q, K, V
+    """),
+    alternative("score_matrix", "einsum, scaled keys", """
+        return np.einsum("qd,kd->qk", Q, K / np.sqrt(K.shape[1]))
+    """),
+    alternative("score_matrix", "through torch", """
+        import torch
+        q, k = torch.as_tensor(Q), torch.as_tensor(K)
+        return (q @ k.T / q.shape[-1] ** 0.5).numpy()
+    """),
+    alternative("softmax_rows", "max subtraction, then nan_to_num", """
+        with np.errstate(invalid="ignore"):
+            e = np.exp(S - S.max(axis=-1, keepdims=True))
+            A = e / e.sum(axis=-1, keepdims=True)
+        return np.nan_to_num(A, nan=0.0)
+    """),
+    alternative("softmax_rows", "tiny epsilon in the denominator", """
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        return e / (e.sum(axis=-1, keepdims=True) + 1e-12)
+    """),
+    alternative("softmax_rows", "torch.softmax with zeroed masked rows", """
+        import torch
+        t = torch.as_tensor(np.array(S, dtype=np.float64))
+        A = torch.softmax(t, dim=-1)
+        return torch.nan_to_num(A, nan=0.0).numpy()
+    """),
+    alternative("softmax_rows", "in place on a copy, reshaped to 2-D", """
+        A = np.array(S, dtype=np.float64).reshape(-1, S.shape[-1])
+        for row in A:
+            m = row.max()
+            if np.isneginf(m):
+                row[:] = 0.0
+                continue
+            row -= m
+            np.exp(row, out=row)
+            row /= row.sum()
+        return A.reshape(S.shape)
+    """),
+    alternative("attention", "loop over queries, weighted sum of values", """
+        Y, A = [], []
+        for q in Q:
+            s = K @ q / np.sqrt(len(q))
+            a = np.exp(s - s.max())
+            a = a / a.sum()
+            A.append(a)
+            Y.append(sum(w * v for w, v in zip(a, V)))
+        return np.array(Y), np.array(A)
+    """),
+    alternative("attention", "torch scaled_dot_product_attention for Y", """
+        import torch
+        import torch.nn.functional as F
+        q, k, v = (torch.as_tensor(np.asarray(t, dtype=np.float64)) for t in (Q, K, V))
+        Y = F.scaled_dot_product_attention(q[None], k[None], v[None])[0]
+        A = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+        return Y.numpy(), A.numpy()
     """),
     alternative("answer_q_shape", "lower case", 'answer_q_shape = "a"'),
 ]

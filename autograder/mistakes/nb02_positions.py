@@ -110,6 +110,180 @@ MISTAKES = [
                                                    [-np.sin(w[i]), np.cos(w[i])]]
         return M
     """, hint="use k"),
+    # --- added in the adversarial review -------------------------------------------------
+    # sinusoidal_positions
+    mistake("sinusoidal_positions", "step of 2 counted twice (exponent 4i/d)", """
+        l = np.arange(L)[:, None]
+        i = np.arange(0, d, 2)
+        w = 1.0 / 10000.0 ** (2 * i / d)
+        P = np.zeros((L, d))
+        P[:, 0::2] = np.sin(l * w)
+        P[:, 1::2] = np.cos(l * w)
+        return P
+    """, hint="already gives 2i"),
+    mistake("sinusoidal_positions", "integer division in the exponent", """
+        l = np.arange(L)[:, None]
+        i = np.arange(d // 2)
+        w = 10000.0 ** (-2 * i // d)
+        P = np.zeros((L, d))
+        P[:, 0::2] = np.sin(l * w)
+        P[:, 1::2] = np.cos(l * w)
+        return P
+    """, hint="10000 ** (-2 * i / d)"),
+    mistake("sinusoidal_positions", "table transposed (d, L)", """
+        l = np.arange(L)[None, :]
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)[:, None]
+        P = np.zeros((d, L))
+        P[0::2] = np.sin(w * l)
+        P[1::2] = np.cos(w * l)
+        return P
+    """, hint="one row per position"),
+    mistake("sinusoidal_positions", "sin in every column", """
+        l = np.arange(L)[:, None]
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        P = np.zeros((L, d))
+        P[:, 0::2] = np.sin(l * w)
+        P[:, 1::2] = np.sin(l * w)
+        return P
+    """, hint="sin(0) = 0 and cos(0) = 1"),
+    mistake("sinusoidal_positions", "one frequency per feature (w of length d)", """
+        l = np.arange(L)[:, None]
+        w = 10000.0 ** (-np.arange(d) / d)
+        P = np.zeros((L, d))
+        P[:, 0::2] = np.sin(l * w)
+        P[:, 1::2] = np.cos(l * w)
+        return P
+    """, hint="one frequency per PAIR"),
+    mistake("sinusoidal_positions", "built in float32", """
+        l = np.arange(L, dtype=np.float32)[:, None]
+        w = (10000.0 ** (-np.arange(0, d, 2) / d)).astype(np.float32)
+        P = np.zeros((L, d), dtype=np.float32)
+        P[:, 0::2] = np.sin(l * w)
+        P[:, 1::2] = np.cos(l * w)
+        return P
+    """, hint="float64"),
+    mistake("sinusoidal_positions", "base 1000 instead of 10000", """
+        l = np.arange(L)[:, None]
+        w = 1000.0 ** (-np.arange(0, d, 2) / d)
+        P = np.zeros((L, d))
+        P[:, 0::2] = np.sin(l * w)
+        P[:, 1::2] = np.cos(l * w)
+        return P
+    """, hint="10000 ** (-2 * i / d)"),
+    mistake("sinusoidal_positions", "angle divided by w instead of multiplied", """
+        l = np.arange(L)[:, None]
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        P = np.zeros((L, d))
+        P[:, 0::2] = np.sin(l / w)
+        P[:, 1::2] = np.cos(l / w)
+        return P
+    """, hint="with a minus sign"),
+    mistake("sinusoidal_positions", "positions normalised to [0, 1) (l / L)", """
+        l = (np.arange(L) / L)[:, None]
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        P = np.zeros((L, d))
+        P[:, 0::2] = np.sin(l * w)
+        P[:, 1::2] = np.cos(l * w)
+        return P
+    """, hint="row l is position l"),
+    mistake("sinusoidal_positions", "L instead of d in the exponent", """
+        l = np.arange(L)[:, None]
+        w = 10000.0 ** (-np.arange(0, d, 2) / L)
+        P = np.zeros((L, d))
+        P[:, 0::2] = np.sin(l * w)
+        P[:, 1::2] = np.cos(l * w)
+        return P
+    """, hint="10000 ** (-2 * i / d)"),
+    # embed
+    mistake("embed", "E indexed by position instead of token id", """
+        L = len(token_ids)
+        return E[:L] + P[:L]
+    """, hint="E[token_ids]"),
+    mistake("embed", "one position row P[L] added to every token", """
+        L = len(token_ids)
+        return E[token_ids] + P[L]
+    """, hint="P[:L] (a slice)"),
+    mistake("embed", "the last L rows of P", """
+        L = len(token_ids)
+        return E[token_ids] + P[-L:]
+    """, hint="first L rows"),
+    mistake("embed", "multiplied instead of added", """
+        L = len(token_ids)
+        return E[token_ids] * P[:L]
+    """, hint="x_l = E[w_l] + p_l"),
+    mistake("embed", "adds into P in place (P[:L] is a view)", """
+        X = P[:len(token_ids)]
+        X += E[token_ids]
+        return X
+    """, hint="in place"),
+    mistake("embed", "adds into E in place", """
+        for l, t in enumerate(token_ids):
+            E[t] += P[l]
+        return E[token_ids]
+    """, hint="in place"),
+    mistake("embed", "P indexed by the token ids, clipped to the table", """
+        return E[token_ids] + P[np.minimum(token_ids, len(P) - 1)]
+    """, hint="not P[token_ids]"),
+    mistake("embed", "token embedding columns (E[:, ids])", """
+        L = len(token_ids)
+        return E[:, token_ids].T + P[:L]
+    """, hint="row of E"),
+    mistake("embed", "token ids treated as 1-based", """
+        L = len(token_ids)
+        return E[np.asarray(token_ids) - 1] + P[:L]
+    """, hint="ids count from 0"),
+    # shift_matrix
+    mistake("shift_matrix", "minus sign missing in the block", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            c, s = np.cos(k * w[i]), np.sin(k * w[i])
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [s, c]]
+        return M
+    """, hint="[[cos kw, sin kw], [-sin kw, cos kw]]"),
+    mistake("shift_matrix", "sin and cos swapped in the block", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            c, s = np.cos(k * w[i]), np.sin(k * w[i])
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[s, c], [-c, s]]
+        return M
+    """, hint="[[cos kw, sin kw], [-sin kw, cos kw]]"),
+    mistake("shift_matrix", "blocks at [i:i+2] overlap", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            c, s = np.cos(k * w[i]), np.sin(k * w[i])
+            M[i:i + 2, i:i + 2] = [[c, s], [-s, c]]
+        return M
+    """, hint="M[2*i:2*i+2, 2*i:2*i+2]"),
+    mistake("shift_matrix", "step of 2 counted twice (exponent 4i/d)", """
+        w = 10000.0 ** (-2 * np.arange(0, d, 2) / d)
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            c, s = np.cos(k * w[i]), np.sin(k * w[i])
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
+        return M
+    """, hint="already gives 2i"),
+    mistake("shift_matrix", "frequency picked by the feature index j", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        M = np.zeros((d, d))
+        for j in range(0, d, 2):
+            a = k * w[j // 2] if j == 0 else k * 10000.0 ** (-(j + 1) / d)
+            M[j:j + 2, j:j + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+        return M
+    """, hint="10000 ** (-2 * i / d)"),
+    mistake("shift_matrix", "identity whatever k is (angle k * 0)", """
+        return np.eye(d)
+    """, hint="use k"),
+    mistake("shift_matrix", "shift by -k (negated angle)", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            c, s = np.cos(-k * w[i]), np.sin(-k * w[i])
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
+        return M
+    """, hint="p_(l-k)"),
     # concept checks
     mistake("answer_position_signal", "thinks a second mask gives positions",
             'answer_position_signal = "B"', hint="carry no location"),
@@ -167,6 +341,71 @@ ALTERNATIVES = [
             c, s = np.cos(w[i]), np.sin(w[i])
             step[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
         return np.linalg.matrix_power(step, int(k))
+    """),
+    # --- added in the adversarial review -------------------------------------------------
+    alternative("sinusoidal_positions", "loop over even features j with 10000^(-j/d)", """
+        P = np.zeros((L, d))
+        for j in range(0, d, 2):
+            angle = np.arange(L) * 10000.0 ** (-j / d)
+            P[:, j] = np.sin(angle)
+            P[:, j + 1] = np.cos(angle)
+        return P
+    """),
+    alternative("sinusoidal_positions", "through torch, back to float64 numpy", """
+        import torch
+        pos = torch.arange(L, dtype=torch.float64)[:, None]
+        div = torch.exp(torch.arange(0, d, 2, dtype=torch.float64) * (-np.log(10000.0) / d))
+        P = torch.zeros(L, d, dtype=torch.float64)
+        P[:, 0::2] = torch.sin(pos * div)
+        P[:, 1::2] = torch.cos(pos * div)
+        return P.numpy()
+    """),
+    alternative("sinusoidal_positions", "cos as a shifted sine", """
+        angles = np.arange(L)[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)
+        phase = np.tile([0.0, np.pi / 2], d // 2)
+        return np.sin(np.repeat(angles, 2, axis=1) + phase)
+    """),
+    alternative("embed", "np.take and a copy added in place", """
+        X = np.take(E, token_ids, axis=0).astype(np.float64)
+        X += P[:X.shape[0]]
+        return X
+    """),
+    alternative("embed", "list comprehension", """
+        return np.array([E[t] + P[l] for l, t in enumerate(token_ids)]).reshape(-1, E.shape[1])
+    """),
+    alternative("embed", "torch embedding lookup", """
+        import torch
+        ids = torch.as_tensor(np.asarray(token_ids, dtype=np.int64))
+        X = torch.nn.functional.embedding(ids, torch.as_tensor(E))
+        return (X + torch.as_tensor(P)[:len(ids)]).numpy()
+    """),
+    alternative("shift_matrix", "kron of a one-hot diagonal with each block", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        M = np.zeros((d, d))
+        for i, wi in enumerate(w):
+            block = np.array([[np.cos(k * wi), np.sin(k * wi)], [-np.sin(k * wi), np.cos(k * wi)]])
+            corner = np.zeros((d // 2, d // 2))
+            corner[i, i] = 1.0
+            M += np.kron(corner, block)
+        return M
+    """),
+    alternative("shift_matrix", "solved from two position tables", """
+        l = np.arange(d)[:, None]
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            now = np.stack([np.sin(l[:2, 0] * w[i]), np.cos(l[:2, 0] * w[i])])
+            later = np.stack([np.sin((l[:2, 0] + k) * w[i]), np.cos((l[:2, 0] + k) * w[i])])
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = later @ np.linalg.inv(now)
+        return M
+    """),
+    alternative("shift_matrix", "loop over even feature index j with 10000^(-j/d)", """
+        M = np.eye(d)
+        for j in range(0, d, 2):
+            a = k * 10000.0 ** (-j / d)
+            M[j, j], M[j, j + 1] = np.cos(a), np.sin(a)
+            M[j + 1, j], M[j + 1, j + 1] = -np.sin(a), np.cos(a)
+        return M
     """),
     alternative("answer_offset", "lower case with spaces", 'answer_offset = " c "'),
 ]

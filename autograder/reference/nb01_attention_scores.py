@@ -20,10 +20,12 @@ ANSWERS = {
 
 
 def project_qkv(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     return X @ W_Q.T, X @ W_K.T, X @ W_V.T
 
 
 def score_matrix(Q, K):
+    Q, K = np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64)
     return Q @ K.T / np.sqrt(Q.shape[-1])
 
 
@@ -37,5 +39,6 @@ def softmax_rows(S):
 
 
 def attention(Q, K, V):
+    V = np.asarray(V, dtype=np.float64)
     A = softmax_rows(score_matrix(Q, K))
     return A @ V, A

@@ -30,7 +30,8 @@ def sinusoidal_positions(L, d):
 
 
 def embed(token_ids, E, P):
-    token_ids = np.asarray(token_ids)
+    token_ids = np.asarray(token_ids, dtype=np.int64)
+    E, P = np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64)
     return E[token_ids] + P[: len(token_ids)]
 
 
