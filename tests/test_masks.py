@@ -261,3 +261,85 @@ def test_figure_helpers_reject_wrong_shapes():
 
 def test_reference_is_outside_the_package():
     assert (ROOT / "autograder" / "reference" / "nb04_masks.py").is_file()
+
+
+# -- adversarial review: the solution's graded functions on edge cases ------------------
+def _solution_functions(notebook: str) -> dict:
+    """The setup and answer cells of a solution notebook, run as a student's would be."""
+    from grader.catalogue import nbgrader_meta as meta
+    from grader.catalogue import solution_notebook, strip_solution_markers
+
+    namespace: dict = {"__name__": "__main__"}
+    for cell in solution_notebook(notebook).cells:
+        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
+                                         or meta(cell).get("solution")):
+            exec(strip_solution_markers(cell.source), namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def sol04():
+    return _solution_functions("04_masks")
+
+
+def test_solution_masks_on_edge_cases(sol04):
+    assert sol04["causal_mask"](1).tolist() == [[True]]
+    assert sol04["causal_mask"](np.int64(3)).dtype == bool
+    real = sol04["padding_mask"]([2, 0, 3], 5)  # a list, an empty message, all shorter than L
+    assert real.dtype == bool and real.tolist() == [[True, True, False, False, False],
+                                                    [False] * 5,
+                                                    [True, True, True, False, False]]
+    for causal in (True, False):
+        allowed = sol04["attention_mask"]([3, 1], 3, causal)
+        assert allowed.shape == (2, 3, 3) and allowed.dtype == bool
+        assert np.array_equal(allowed, REF.attention_mask(np.array([3, 1]), 3, causal))
+    for bad in (0, -2, 2.5):
+        with pytest.raises(ValueError, match="L"):
+            sol04["causal_mask"](bad)
+    with pytest.raises(ValueError, match=r"lengths.*\[3, -1\]"):
+        sol04["padding_mask"]([3, -1], 4)
+
+
+@pytest.mark.parametrize("case", ["one token", "one masked token", "d_k=1", "L_q != L_k",
+                                  "heads broadcast", "all masked", "large", "float32", "lists"])
+def test_solution_masked_attention_matches_torch(sol04, case):
+    rng = np.random.default_rng(sum(map(ord, case)))
+    shapes = {"one token": ((1, 2), (1, 2), (1, 3)), "one masked token": ((1, 2), (1, 2), (1, 3)),
+              "d_k=1": ((6, 1), (6, 1), (6, 2)), "L_q != L_k": ((2, 4), (5, 4), (5, 3)),
+              "heads broadcast": ((2, 3, 4, 2), (2, 3, 4, 2), (2, 3, 4, 5)),
+              "all masked": ((2, 3, 2), (2, 3, 2), (2, 3, 2)), "large": ((3, 4), (3, 4), (3, 4)),
+              "float32": ((3, 4), (3, 4), (3, 4)), "lists": ((2, 2), (2, 2), (2, 2))}[case]
+    Q, K, V = (rng.standard_normal(s) for s in shapes)
+    allowed = rng.random((*Q.shape[:-1], K.shape[-2])) < 0.6
+    if case == "one token":
+        allowed[:] = True
+    if case in ("one masked token", "all masked"):
+        allowed[:] = False
+    if case == "heads broadcast":
+        allowed = allowed[:, :1]  # (2, 1, 4, 4) over 3 heads
+    if case == "large":
+        Q, K = Q * 1e3, K * 1e3
+    Y_ref, A_ref = torch_attend(Q, K, V, allowed)
+    if case == "float32":
+        Q, K, V = (a.astype(np.float32) for a in (Q, K, V))
+        Y_ref, A_ref = torch_attend(Q, K, V, allowed)
+    if case == "lists":
+        Q, K, V, allowed = Q.tolist(), K.tolist(), V.tolist(), allowed.tolist()
+    Y, A = sol04["masked_attention"](Q, K, V, allowed)
+    assert Y.dtype == np.float64 and np.isfinite(Y).all() and np.isfinite(A).all()
+    assert np.allclose(Y, Y_ref, atol=1e-10) and np.allclose(A, A_ref, atol=1e-10)
+    assert np.all(A[~np.broadcast_to(np.asarray(allowed), A.shape)] == 0.0)
+
+
+@pytest.mark.parametrize(("shapes", "allowed_shape", "names"), [
+    (((2, 3), (2, 3), (2,)), (2, 2), ("V", "(2,)")),
+    (((3, 2), (2, 2), (2, 2)), (2, 2), ("allowed", "(2, 2)", "(3, 2)")),
+    (((2, 3), (2, 3), (2, 3)), (2, 4), ("allowed", "(2, 4)")),
+    (((2, 3), (2, 2), (2, 3)), (2, 2), ("Q", "K", "(2, 3)", "(2, 2)")),
+])
+def test_solution_masked_attention_names_the_bad_argument(sol04, shapes, allowed_shape, names):
+    Q, K, V = (np.zeros(s) for s in shapes)
+    with pytest.raises(ValueError) as err:
+        sol04["masked_attention"](Q, K, V, np.ones(allowed_shape, dtype=bool))
+    for name in names:
+        assert name in str(err.value)

@@ -338,3 +338,205 @@ def test_reference_rope_matches_the_package_decoder_rotation():
     cos, sin = rope_tables(5, 8, 10000.0)
     ours = rotate_pairs(torch.as_tensor(X), cos.double(), sin.double()).numpy()
     assert np.allclose(ours, REF03.apply_rope(X, np.arange(5)), atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# notebook 03 (adversarial review): the solution's graded functions on edge cases,
+# against an independent loop implementation
+# ---------------------------------------------------------------------------------------
+def _nb03_solution() -> dict:
+    from grader.catalogue import nbgrader_meta, solution_notebook, strip_solution_markers
+
+    namespace: dict = {"__name__": "__main__"}
+    for cell in solution_notebook("03_rope").cells:
+        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
+                                         or nbgrader_meta(cell).get("solution")):
+            exec(strip_solution_markers(cell.source), namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def sol03():
+    return _nb03_solution()
+
+
+def _loop_rope(X, pos, base):
+    X = np.asarray(X, dtype=np.float64)
+    d_k, out = X.shape[-1], np.zeros_like(np.asarray(X, dtype=np.float64))
+    for idx in np.ndindex(*X.shape[:-2]):
+        for l, p in enumerate(pos):
+            for i in range(d_k // 2):
+                a = float(p) * float(base) ** (-2 * i / d_k)
+                x0, x1 = X[(*idx, l, 2 * i)], X[(*idx, l, 2 * i + 1)]
+                out[(*idx, l, 2 * i)] = np.cos(a) * x0 - np.sin(a) * x1
+                out[(*idx, l, 2 * i + 1)] = np.sin(a) * x0 + np.cos(a) * x1
+    return out
+
+
+@pytest.mark.parametrize("angle", [True, np.int8(3), np.float32(0.5), [0.1, -2.0], 1e6])
+def test_solution_rotation_2d_is_float64_for_any_real_angle(sol03, angle):
+    R = sol03["rotation_2d"](angle)
+    a = np.asarray(angle, dtype=np.float64)
+    assert R.dtype == np.float64 and R.shape == (*a.shape, 2, 2)
+    assert np.allclose(R, REF03.rotation_2d(a), rtol=0, atol=1e-12)
+
+
+def test_solution_rope_frequencies_edge_cases(sol03):
+    assert sol03["rope_frequencies"](2).tolist() == [1.0]
+    theta = sol03["rope_frequencies"](np.int64(6), 100)
+    assert np.allclose(theta, 100.0 ** (-np.arange(0, 6, 2) / 6))
+    for d_k in (0, -2, 3):
+        with pytest.raises(ValueError, match=f"d_k={d_k}"):
+            sol03["rope_frequencies"](d_k)
+    with pytest.raises(ValueError, match="base"):
+        sol03["rope_frequencies"](4, 0.0)
+
+
+@pytest.mark.parametrize(("shape", "pos", "base"), [
+    ((1, 2), [5], 10000.0),                        # one token, d_k = 2, a list
+    ((3, 4), np.array([0, 1, 2], dtype=np.int8), 100),   # int base, small int positions
+    ((2, 3, 4, 6), np.arange(4), 500.0),           # leading axes
+    ((3, 8), [10**6, -7, 2**33], 10000.0),         # large and negative positions
+    ((2, 4), [0.5, 2.25], 10000.0),                # fractional positions
+])
+def test_solution_apply_rope_matches_a_loop(sol03, shape, pos, base):
+    X = np.random.default_rng(len(shape)).standard_normal(shape)
+    Y = sol03["apply_rope"](X.astype(np.float32) if len(shape) == 2 else X, pos, base)
+    X_used = X.astype(np.float32).astype(np.float64) if len(shape) == 2 else X
+    assert Y.dtype == np.float64 and Y.shape == X.shape
+    assert np.allclose(Y, _loop_rope(X_used, pos, base), rtol=1e-9, atol=1e-9)
+    assert np.allclose(REF03.apply_rope(X_used, pos, base), Y, rtol=1e-12, atol=1e-12)
+
+
+def test_solution_apply_rope_names_the_bad_argument(sol03):
+    with pytest.raises(ValueError, match=r"positions.*\(3,\).*\(2, 4\)"):
+        sol03["apply_rope"](np.zeros((2, 4)), [0, 1, 2])
+    with pytest.raises(ValueError, match=r"\(2, 3\)"):
+        sol03["apply_rope"](np.zeros((2, 3)), [0, 1])
+    with pytest.raises(ValueError, match="X"):
+        sol03["apply_rope"](np.zeros(4), [0])
+
+
+# ---------------------------------------------------------------------------------------
+# notebook 02 (adversarial review): the solution's graded functions on edge cases, against
+# independent loops, and the checks naming mistakes that the catalogue does not hold
+# ---------------------------------------------------------------------------------------
+def _nb02_solution() -> dict:
+    from grader.catalogue import nbgrader_meta, solution_notebook, strip_solution_markers
+
+    namespace: dict = {"__name__": "__main__"}
+    for cell in solution_notebook("02_positions").cells:
+        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
+                                         or nbgrader_meta(cell).get("solution")):
+            exec(strip_solution_markers(cell.source), namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def sol02():
+    return _nb02_solution()
+
+
+def _loop_table(L, d):
+    import math
+
+    return np.array([[math.sin(l * 10000.0 ** (-(j - j % 2) / d)) if j % 2 == 0
+                      else math.cos(l * 10000.0 ** (-(j - j % 2) / d)) for j in range(d)]
+                     for l in range(L)]).reshape(L, d)
+
+
+def _loop_shift(k, d):
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        a = k * 10000.0 ** (-2 * i / d)
+        M[2 * i, 2 * i] = M[2 * i + 1, 2 * i + 1] = np.cos(a)
+        M[2 * i, 2 * i + 1], M[2 * i + 1, 2 * i] = np.sin(a), -np.sin(a)
+    return M
+
+
+@pytest.mark.parametrize(("L", "d"), [(0, 4), (1, 2), (3, 2), (7, 10), (np.int64(5), np.int32(8)),
+                                      (40, 512)])
+def test_solution_sinusoidal_positions_matches_a_loop(sol02, L, d):
+    P = sol02["sinusoidal_positions"](L, d)
+    assert P.dtype == np.float64 and P.shape == (L, d)
+    assert np.allclose(P, _loop_table(int(L), int(d)), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(("k", "d"), [(0, 2), (1, 2), (-3, 6), (7, 10), (10**6, 16),
+                                      (np.int64(-2), 4)])
+def test_solution_shift_matrix_matches_a_loop(sol02, k, d):
+    M = sol02["shift_matrix"](k, d)
+    assert M.dtype == np.float64 and np.allclose(M, _loop_shift(k, d), rtol=0, atol=1e-12)
+
+
+def test_solution_embed_takes_lists_tensors_and_empty_ids(sol02):
+    import torch
+
+    E, P = np.arange(8).reshape(4, 2), np.arange(6, dtype=np.float32).reshape(3, 2) / 4
+    X = sol02["embed"]([3, 0], E.tolist(), P)
+    assert X.dtype == np.float64 and np.allclose(X, [[6.0, 7.25], [0.5, 1.75]])
+    assert np.array_equal(sol02["embed"](torch.tensor([3, 0]), E, P), X)
+    assert sol02["embed"]([], E, P).shape == (0, 2)
+
+
+@pytest.mark.parametrize(("ids", "pattern"), [
+    ([4], r"token_ids.*0 \.\. 3.*\(4, 2\)"), ([-1], r"token_ids.*-1"),
+    ([1.0, 2.0], r"token_ids.*float64"), ([[1, 2]], r"token_ids.*\(1, 2\)"),
+    ([0, 0, 0, 0], r"P.*\(3, 2\).*\(4,\)"),
+])
+def test_solution_embed_rejects_bad_ids_with_a_value_error(sol02, ids, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        sol02["embed"](ids, np.zeros((4, 2)), np.zeros((3, 2)))
+
+
+def test_embed_check_rejects_an_answer_that_writes_into_P():
+    def into_P(token_ids, E, P):
+        X = P[:len(token_ids)]
+        X += E[token_ids]
+        return X
+
+    with pytest.raises(CheckFailure, match="changed its input P in place"):
+        check_embed(into_P)
+
+
+def test_sinusoid_check_names_float32_and_wrong_positions():
+    def float32_table(L, d):
+        return REF02.sinusoidal_positions(L, d).astype(np.float32)
+
+    def normalised_positions(L, d):
+        _even_width(L, d)
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        return np.stack([np.sin(np.arange(L)[:, None] / L * w),
+                         np.cos(np.arange(L)[:, None] / L * w)], axis=-1).reshape(L, d)
+
+    with pytest.raises(CheckFailure, match="float64"):
+        check_sinusoidal_positions(float32_table)
+    with pytest.raises(CheckFailure, match="row l is position l"):
+        check_sinusoidal_positions(normalised_positions)
+
+
+def test_shift_check_diagnoses_block_placement_form_and_angles():
+    def overlapping(k, d):
+        _even_width(1, d)
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            a = k * 10000.0 ** (-2 * i / d)
+            M[i:i + 2, i:i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+        return M
+
+    def wrong_base(k, d):
+        _even_width(1, d)
+        return REF02.shift_matrix(k, d) if d != 4 else _loop_shift_base(k, d, 1000.0)
+
+    with pytest.raises(CheckFailure, match="blocks placed at"):
+        check_shift_matrix(overlapping)
+    with pytest.raises(CheckFailure, match="the blocks turn by the angles"):
+        check_shift_matrix(wrong_base)
+
+
+def _loop_shift_base(k, d, base):
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        a = k * base ** (-2 * i / d)
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+    return M

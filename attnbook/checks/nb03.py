@@ -29,6 +29,9 @@ STORED_ATOL = 2e-10
 
 HINT_PAIR_EXPONENT = ("the exponent is 2i/d_k with i the PAIR index: theta_i = base ** (-2 * i "
                       "/ d_k) for i = 0 .. d_k/2 - 1, i.e. base ** (-np.arange(0, d_k, 2) / d_k)")
+HINT_ANGLES_SHAPE = ("angles = positions[:, None] * theta has shape (L, d_k/2): one row per "
+                     "token, one column per pair, lined up with X[..., 0::2]; "
+                     "theta[:, None] * positions[None, :] is (d_k/2, L), its transpose")
 HINT_DIRECTION = ("R(a) = [[cos a, -sin a], [sin a, cos a]] turns counterclockwise: "
                   "R(a) @ [1, 0] = [cos a, sin a]. Rotating by -a (or x @ R instead of R @ x) "
                   "turns the wrong way")
@@ -60,6 +63,14 @@ def _rope_mistakes(X, positions, base) -> list[Mistake]:
     i = np.arange(d_k // 2)
     theta = base ** (-2 * i / d_k)
     correct = _turned(X, l * theta)
+    first, second = X[..., 0::2], X[..., 1::2]
+    c, s = np.cos(l * theta), np.sin(l * theta)  # (L, d_k/2)
+    y_first, y_second = first * c - second * s, first * s + second * c
+
+    def interleaved(even, odd):
+        return np.stack([even, odd], axis=-1).reshape(X.shape)
+
+    last_left = l * theta * (np.arange(d_k // 2) < d_k // 2 - 1)
     mistakes = [
         Mistake("half-split pairing (feature i with i + d_k/2) instead of consecutive pairs",
                 _turned(X, l * theta, layout="halves"),
@@ -78,7 +89,33 @@ def _rope_mistakes(X, positions, base) -> list[Mistake]:
         Mistake("base ignored (10000 used whatever base is)",
                 _turned(X, l * 10000.0 ** (-2 * i / d_k)),
                 "pass base on to rope_frequencies(d_k, base)"),
+        Mistake("the second component computed from the already rotated first one",
+                interleaved(y_first, y_first * s + second * c),
+                "compute both new components from the ORIGINAL pair: keep X[..., 0::2] and "
+                "X[..., 1::2] (or copies of them) and write the results into a new array; "
+                "overwriting x_2i first and then reading it back uses the rotated value"),
+        Mistake("the two components of each rotated pair stored in swapped places",
+                interleaved(y_second, y_first),
+                "the components are stored in swapped places: feature 2i gets "
+                "x_2i * cos - x_2i+1 * sin and feature 2i+1 gets x_2i * sin + x_2i+1 * cos"),
+        Mistake("sign typo in the second component (-x_2i * sin + x_2i+1 * cos)",
+                interleaved(y_first, -first * s + second * c),
+                "R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, "
+                "x_2i * sin + x_2i+1 * cos]: only the first component has a minus sign"),
+        Mistake("rotated pairs written back as two halves (all first components, then all "
+                "second ones)", np.concatenate([y_first, y_second], axis=-1),
+                "interleave the results: pair i goes back to features 2i and 2i+1, e.g. "
+                "np.stack([first, second], axis=-1).reshape(X.shape), not np.concatenate"),
+        Mistake("the last pair left unrotated (a loop over range(d_k // 2 - 1))",
+                _turned(X, last_left),
+                "rotate every pair i = 0 .. d_k/2 - 1: range(d_k // 2) pairs, the last one "
+                "included"),
+        Mistake("positions counted from 1 (positions + 1)", _turned(X, (l + 1) * theta),
+                "use positions[l] as given: a token at position 0 is turned by 0, not by theta"),
     ]
+    if X.shape[-2] == d_k // 2 and X.shape[-2] > 1:
+        mistakes.append(Mistake("angles built (d_k/2, L) instead of (L, d_k/2)",
+                                _turned(X, (l * theta).T), HINT_ANGLES_SHAPE))
     # A mistake that gives the right answer on these inputs (base 10000, positions 0..L-1)
     # is not a mistake here.
     return [m for m in mistakes if not np.allclose(m.output, correct)]
@@ -101,6 +138,9 @@ def _rotation_mistakes(a) -> list[Mistake]:
                 "a is in radians: use np.cos(a) and np.sin(a) directly, no conversion"),
         Mistake("sin and cos swapped", matrix(s, -c, c, s),
                 "cos sits on the diagonal: [[cos a, -sin a], [sin a, cos a]]"),
+        Mistake("the minus sign dropped: [[cos a, sin a], [sin a, cos a]]", matrix(c, s, s, c),
+                "the minus sign belongs on the top-right sin: [[cos a, -sin a], [sin a, cos a]]; "
+                "without it the matrix is no rotation (R^T R != I)"),
     ]
 
 
@@ -127,7 +167,11 @@ def check_rotation_2d(rotation_2d, reference=None, trials: int = 12) -> None:
 
     angles = np.array([[0.0, 1.0, -2.0], [3.5, 10.0, np.pi]])
     call = "rotation_2d(a) with an array of angles of shape (2, 3)"
-    R = run.call(call, angles)
+    try:
+        R = run.call(call, angles)
+    except CheckFailure as err:
+        run.fail(str(err), hint="a may be an array of angles: use np.cos and np.sin, which "
+                 "work elementwise (math.cos and math.sin take a single number)")
     run.expect_shape(call, R, (2, 3, 2, 2),
                      hint="keep the angles' axes first and put the 2 x 2 last, (..., 2, 2): "
                      "build it with np.stack(..., axis=-1), not np.array([[c, -s], [s, c]])")
@@ -162,6 +206,20 @@ def _frequency_mistakes(d_k, base) -> list[Mistake]:
                 "use the base argument, not a hard-coded 10000"),
         Mistake("one frequency for all pairs", np.full(d_k // 2, 1.0),
                 "pair i has its own theta_i = base ** (-2i/d_k)"),
+        Mistake("missing parentheses: (base ** -2i) / d_k", base ** (-2.0 * i) / d_k,
+                "put the whole exponent in parentheses, base ** (-2 * i / d_k): "
+                "base ** -two_i / d_k is read as (base ** -two_i) / d_k, because ** binds "
+                "before /"),
+        Mistake("pair index counted from 1", base ** (-2 * (i + 1) / d_k),
+                "i counts from 0: the fastest pair has theta_0 = base ** 0 = 1"),
+        Mistake("exponent divided by the number of pairs d_k/2 instead of d_k",
+                base ** (-2 * i / (d_k // 2)),
+                "divide by d_k, the width, not by the number of pairs d_k/2: "
+                "theta_i = base ** (-2i/d_k)"),
+        Mistake("exponent spread over [0, 1] with np.linspace",
+                base ** (-np.linspace(0.0, 1.0, d_k // 2)),
+                "the exponent 2i/d_k starts at 0 and stops at (d_k - 2)/d_k, just short of 1: "
+                "np.arange(0, d_k, 2) / d_k, not np.linspace(0, 1, d_k // 2)"),
     ]
 
 
@@ -215,9 +273,18 @@ def _score(q, k):
 
 def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
     run = CheckRun(apply_rope)
+
+    def call_rope(call, *args):
+        try:
+            return run.call(call, *args)
+        except CheckFailure as err:
+            if "broadcast" in str(err):  # angles (d_k/2, L) against pairs (..., L, d_k/2)
+                run.fail(str(err), hint=HINT_ANGLES_SHAPE)
+            raise
+
     X = WORKED_ROPE_X.copy()
     call = "apply_rope(X, [0, 1, 2], 100.0) on the worked (3, 4) example"
-    Y = run.call(call, X, np.array([0, 1, 2]), 100.0)
+    Y = call_rope(call, X, np.array([0, 1, 2]), 100.0)
     run.expect_true(np.array_equal(X, WORKED_ROPE_X), f"{call} changed its input X in place.",
                     hint="write the rotated pairs into a new array")
     _expect_rope(run, call, Y, X, [0, 1, 2], 100.0, STORED_ROPE_Y, atol=STORED_ATOL)
@@ -225,14 +292,14 @@ def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
     rng = np.random.default_rng(31)
     X = rng.standard_normal((5, 8))
     call = "apply_rope(X, [0, 0, 0, 0, 0], 10000.0) (every token at position 0)"
-    Y = run.call(call, X, np.zeros(5, dtype=int), 10000.0)
+    Y = call_rope(call, X, np.zeros(5, dtype=int), 10000.0)
     _expect_rope(run, call, Y, X, np.zeros(5), 10000.0)
     run.expect_close(call, Y, X, mistakes=_rope_mistakes(X, np.zeros(5), 10000.0),
                      hint="position 0 turns every pair by 0: X comes back as it was")
 
     positions = np.array([7, 0, 3, 12, 5])
     call = "apply_rope(X, [7, 0, 3, 12, 5], 10000.0) with X of shape (5, 8)"
-    Y = run.call(call, X, positions, 10000.0)
+    Y = call_rope(call, X, positions, 10000.0)
     _expect_rope(run, call, Y, X, positions, 10000.0)
     Y = as_array(Y)
     mistake = run.match_mistake(Y, _rope_mistakes(X, positions, 10000.0))
@@ -250,8 +317,8 @@ def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
     q, k = rng.standard_normal((1, 8)), rng.standard_normal((1, 8))
     scores = []
     for l, s in ((1, 3), (2, 4), (11, 13), (100, 102)):
-        q_rot = run.call(f"apply_rope(q, [{l}], 10000.0)", q, np.array([l]), 10000.0)
-        k_rot = run.call(f"apply_rope(k, [{s}], 10000.0)", k, np.array([s]), 10000.0)
+        q_rot = call_rope(f"apply_rope(q, [{l}], 10000.0)", q, np.array([l]), 10000.0)
+        k_rot = call_rope(f"apply_rope(k, [{s}], 10000.0)", k, np.array([s]), 10000.0)
         scores.append(_score(q_rot, k_rot))
     run.expect_close("scores q~_l . k~_s for (l, s) = (1, 3), (2, 4), (11, 13), (100, 102)",
                      scores, [scores[0]] * 4,
@@ -268,14 +335,14 @@ def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
     except CheckFailure as err:
         run.fail(str(err).split(": ", 1)[-1], hint=hint_axes)
     run.expect_shape(call, Y, X4.shape, hint=hint_axes)
-    per_slice = np.stack([[as_array(run.call(call, X4[b, h], positions, 500.0))
+    per_slice = np.stack([[as_array(call_rope(call, X4[b, h], positions, 500.0))
                            for h in range(3)] for b in range(2)])
     run.expect_close(f"{call}: against each (L, d_k) slice rotated alone", Y, per_slice,
                      mistakes=_rope_mistakes(X4, positions, 500.0),
                      hint=hint_axes)
 
     call = "apply_rope(X, positions as a Python list [3], 10000.0) with X of shape (1, 2)"
-    Y = run.call(call, np.array([[1.0, 0.0]]), [3], 10000.0)
+    Y = call_rope(call, np.array([[1.0, 0.0]]), [3], 10000.0)
     _expect_rope(run, call, Y, np.array([[1.0, 0.0]]), [3], 10000.0,
                  [[np.cos(3.0), np.sin(3.0)]])
 
@@ -293,7 +360,7 @@ def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
             base = float(rng.choice([100.0, 10000.0]))
             call = (f"apply_rope on random X of shape {X.shape}, positions {positions.tolist()}, "
                     f"base {base:g} (seed {seed})")
-            Y = run.call(call, X, positions, base)
+            Y = call_rope(call, X, positions, base)
             _expect_rope(run, call, Y, X, positions, base, reference(X, positions, base),
                          atol=1e-7)
     run.done()

@@ -27,6 +27,12 @@ HINT_AFTER = ("the mask was applied after the softmax: blocked weights were zero
 HINT_FINITE_NEG = ("a fully masked row came out uniform: a large finite negative number "
                    "(like -1e9) is still a number, so the softmax spreads the row evenly. Use "
                    "-inf and give a row with no allowed key all-zero weights")
+HINT_L_COLUMNS = ("the mask has L columns (the padded length) even when every message is "
+                  "shorter than L: compare np.arange(L), not np.arange(max(lengths))")
+HINT_OVERFLOW = ("subtract the row maximum of the allowed scores before np.exp: exp(1131) "
+                 "overflows to inf, and inf / inf is NaN")
+HINT_Y = ("the weights are right but Y is not: Y = A @ V with the masked weights A you "
+          "return")
 HINT_NAN = ("a row with no allowed key is all -inf; its maximum is -inf and -inf - (-inf) is "
             "NaN. Give such rows all-zero weights (np.where on the row maximum and the sum)")
 
@@ -67,6 +73,14 @@ def _causal_mistakes(L: int) -> list[Mistake]:
                 "row i is query i; it may read columns j <= i (lower triangle, np.tril)"),
         Mistake("True and False swapped (True marks the blocked future)", j > i,
                 "True means 'may attend': the allowed keys are j <= i"),
+        Mistake("every entry True: nothing is blocked", np.ones((L, L), dtype=bool),
+                "nothing is blocked: query i may read only keys j <= i; the future keys j > i "
+                "must be False"),
+        Mistake("only the diagonal (each query reads only itself)", j == i,
+                "query i may read every earlier key and itself (j <= i), not only itself"),
+        Mistake("np.tril(..., k=1): each query also reads the next token", j <= i + 1,
+                "k=1 lets each query read one token into the future; the causal mask is "
+                "np.tril(..., k=0) (the default), i.e. j <= i"),
     ]
 
 
@@ -121,6 +135,11 @@ def _padding_mistakes(lengths, L: int) -> list[Mistake]:
                 "True marks a real token, which may be attended to; padding is False"),
         Mistake("padding at the front (left) instead of the end", real[:, ::-1],
                 "messages are right-padded: the real tokens come first"),
+        Mistake("every row built from the first message's length",
+                np.broadcast_to(position < (lengths[:1, None] if lengths.size else 0),
+                                real.shape),
+                "each message (row b) uses its own length lengths[b]: compare the positions "
+                "with lengths[:, None]"),
     ]
 
 
@@ -142,6 +161,14 @@ def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
                                [False, False, False]],
                      mistakes=_padding_mistakes([1, 3, 0], 3), what="mask entries")
 
+    call = "padding_mask([2, 1], 5) (every message shorter than L)"
+    M = run.call(call, np.array([2, 1]), 5)
+    run.expect_shape(call, M, (2, 5), hint=HINT_L_COLUMNS)
+    M = _expect_bool(run, call, M)
+    run.expect_close(call, M, [[True, True, False, False, False],
+                               [True, False, False, False, False]],
+                     mistakes=_padding_mistakes([2, 1], 5), what="mask entries")
+
     run.expect_raises("padding_mask([5, 2], 4) (a length longer than L)", ValueError,
                       np.array([5, 2]), 4, mentions=("lengths", "4"))
     run.expect_raises("padding_mask([[4, 2]], 4) (lengths must be 1-D)", ValueError,
@@ -153,7 +180,7 @@ def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
             lengths = rng.integers(0, L + 1, size=B)
             call = f"padding_mask({lengths.tolist()}, {L}) (seed {seed})"
             M = run.call(call, lengths, L)
-            run.expect_shape(call, M, (B, L))
+            run.expect_shape(call, M, (B, L), hint=HINT_L_COLUMNS)
             M = _expect_bool(run, call, M)
             run.expect_close(call, M, reference(lengths, L),
                              mistakes=_padding_mistakes(lengths, L), what="mask entries")
@@ -180,7 +207,8 @@ def _attention_mask_mistakes(lengths, L: int, causal: bool) -> list[Mistake]:
                 "(its output is discarded later by the loss mask)"),
         Mistake("the causal flag ignored: causal part always applied",
                 np.broadcast_to(_lower(L)[None] & keys, (len(lengths), L, L)),
-                "with causal=False the mask is bidirectional: only padding is blocked"),
+                "with causal=False the mask is bidirectional: only padding is blocked; "
+                "with causal=True also block the future (j <= i)"),
         Mistake("the causal flag ignored: no causal part",
                 np.broadcast_to(keys, (len(lengths), L, L)),
                 "with causal=True also block the future: j <= i"),
@@ -191,6 +219,19 @@ def _attention_mask_mistakes(lengths, L: int, causal: bool) -> list[Mistake]:
                 np.broadcast_to(tri & (position[None, None, :] <= lengths[:, None, None]),
                                 (len(lengths), L, L)),
                 "positions count from 0: real keys are j < length"),
+        Mistake("causal flag inverted (causal part applied when causal=False)",
+                np.broadcast_to(_lower(L)[None] & keys if not causal else keys,
+                                (len(lengths), L, L)),
+                "the flag is the wrong way round: causal=True (decoder) blocks the future "
+                "j > i, causal=False (encoder) blocks only padded keys"),
+        Mistake("padding forgotten in the causal branch",
+                np.broadcast_to(tri, (len(lengths), L, L)),
+                "padded keys must be blocked in the decoder too: combine the causal part and "
+                "the key mask with &"),
+        Mistake("diagonal excluded from the causal part (j < i)",
+                np.broadcast_to((_lower(L) & ~np.eye(L, dtype=bool))[None] & keys
+                                if causal else keys, (len(lengths), L, L)),
+                "a query may read itself: the causal part is j <= i, diagonal included"),
         Mistake("causal part transposed (j >= i)",
                 np.broadcast_to((tri.transpose(0, 2, 1) if causal else tri) & keys,
                                 (len(lengths), L, L)),
@@ -259,30 +300,58 @@ def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mi
             ("no 1/sqrt(d_k) scaling",
              torch_softmax(np.where(allowed, S * np.sqrt(d_k), -np.inf)),
              "scale the scores by 1/sqrt(d_k) before masking and the softmax"),
+            ("divided by d_k instead of sqrt(d_k)",
+             torch_softmax(np.where(allowed, S / np.sqrt(d_k), -np.inf)),
+             "divide the scores by sqrt(d_k), not by d_k"),
+            ("scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
+             torch_softmax(np.where(allowed, S * np.sqrt(d_k) / np.sqrt(K.shape[-2]),
+                                    -np.inf)),
+             "scale by sqrt(d_k) with d_k = Q.shape[-1], the query/key width, not the number "
+             "of keys K.shape[-2]"),
             ("softmax over the wrong axis",
              torch_softmax(np.where(allowed, S, -np.inf), axis=-2),
              "each query's weights (a row, the last axis) must sum to 1"),
         ]
+        if S.shape[-1] == S.shape[-2] and S.shape[-1] > 1:
+            candidates.append((
+                "allowed transposed (its rows read as keys)",
+                torch_softmax(np.where(np.swapaxes(allowed, -1, -2), S, -np.inf)),
+                "allowed[..., i, j] says whether query i may read key j (row i is query i): "
+                "use allowed as given, not its transpose"))
     on_A, on_Y = [], []
     for name, A, hint in candidates:
         on_A.append(Mistake(name, A, hint))
         on_Y.append(Mistake(name, A @ V, hint))
+    with np.errstate(all="ignore"):
+        on_Y.append(Mistake("Y computed from the unmasked weights", torch_softmax(S) @ V,
+                            HINT_Y))
     return on_A, on_Y
 
 
-def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expected=None):
+def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expected=None,
+                       nan_hint: str = HINT_NAN):
     run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
                     f"{call} should return a tuple (Y, A); got {type(result).__name__}",
                     hint="return Y, A")
     Y, A = result
     Y_ref, A_ref = expected if expected is not None else torch_attend(Q, K, V, allowed)
+    shape_Y, shape_A = np.shape(as_array(Y)), np.shape(as_array(A))
+    if shape_Y != Y_ref.shape or shape_A != A_ref.shape:
+        swapped = shape_Y == A_ref.shape and shape_A == Y_ref.shape
+    else:
+        swapped = (Y_ref.shape == A_ref.shape and not np.allclose(as_array(Y), Y_ref)
+                   and np.allclose(as_array(Y), A_ref) and np.allclose(as_array(A), Y_ref))
+    run.expect_true(not swapped, f"{call} returned the weights first: the first result has "
+                    f"shape {shape_Y} and the second {shape_A}; expected Y {Y_ref.shape}, "
+                    f"then A {A_ref.shape}.", hint="return Y, A in that order: the outputs "
+                    "first, then the weights")
     run.expect_shape(f"{call}: Y", Y, Y_ref.shape, hint="Y is (..., L_q, d_v)")
     run.expect_shape(f"{call}: A", A, A_ref.shape, hint="A is (..., L_q, L_k)")
     on_A, on_Y = _masked_attention_mistakes(Q, K, V, allowed)
-    run.expect_finite(f"{call}: A", A, hint=HINT_NAN)
-    run.expect_finite(f"{call}: Y", Y, hint=HINT_NAN)
+    run.expect_finite(f"{call}: A", A, hint=nan_hint)
+    run.expect_finite(f"{call}: Y", Y, hint=nan_hint)
     run.expect_close(f"{call}: A", A, A_ref, what="attention weights", mistakes=on_A)
-    run.expect_close(f"{call}: Y", Y, Y_ref, mistakes=on_Y)
+    run.expect_close(f"{call}: Y", Y, Y_ref, mistakes=on_Y, hint=HINT_Y)
     A = as_array(A)
     blocked = ~np.broadcast_to(np.asarray(allowed, dtype=bool), A.shape)
     run.expect_true(np.all(A[blocked] == 0.0),
@@ -343,7 +412,8 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     K = np.array([[40.0, 0.0], [0.0, -40.0]])
     V = np.eye(2)
     call = "masked_attention with large scores (q.k = 1600) and a causal mask"
-    _compare_attention(run, call, run.call(call, Q, K, V, _lower(2)), Q, K, V, _lower(2))
+    _compare_attention(run, call, run.call(call, Q, K, V, _lower(2)), Q, K, V, _lower(2),
+                       nan_hint=HINT_OVERFLOW)
 
     run.expect_raises("masked_attention with K (4, 3) and V (3, 3)", ValueError,
                       WORKED_Q, WORKED_K, WORKED_V[:3], causal,

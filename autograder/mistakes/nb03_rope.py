@@ -105,6 +105,107 @@ MISTAKES = [
                 out[l, 2 * i:2 * i + 2] = rotation_2d(positions[l] * theta[i]) @ pair
         return out
     """, hint="leading axis"),
+    # --- added in the adversarial review --------------------------------------------
+    mistake("rotation_2d", "minus sign dropped", """
+        c, s = np.cos(a), np.sin(a)
+        return np.stack([np.stack([c, s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
+    """, hint="minus sign"),
+    mistake("rotation_2d", "math.cos only takes one number", """
+        import math
+        c, s = math.cos(a), math.sin(a)
+        return np.array([[c, -s], [s, c]])
+    """, hint="np.cos and np.sin"),
+    mistake("rotation_2d", "np.block tiles the angles instead of stacking them", """
+        c, s = np.cos(a), np.sin(a)
+        return np.block([[c, -s], [s, c]])
+    """, hint="(..., 2, 2)"),
+    mistake("rope_frequencies", "missing parentheses: base ** (-2i) / d_k", """
+        return base ** -np.arange(0, d_k, 2) / d_k
+    """, hint="parentheses"),
+    mistake("rope_frequencies", "pair index counted from 1", """
+        return base ** (-2 * np.arange(1, d_k // 2 + 1) / d_k)
+    """, hint="i counts from 0"),
+    mistake("rope_frequencies", "exponent divided by the number of pairs d_k/2", """
+        return base ** (-2 * np.arange(d_k // 2) / (d_k // 2))
+    """, hint="divide by d_k"),
+    mistake("rope_frequencies", "exponent spread over [0, 1] with linspace", """
+        return base ** (-np.linspace(0, 1, d_k // 2))
+    """, hint="stops at (d_k - 2)/d_k"),
+    mistake("rope_frequencies", "only d_k/4 values (step 2 over d_k/2)", """
+        return base ** (-np.arange(0, d_k // 2, 2) / d_k)
+    """, hint="one theta per PAIR"),
+    mistake("apply_rope", "second component computed from the already rotated first", """
+        theta = rope_frequencies(X.shape[-1], base)
+        angles = positions[:, None] * theta
+        c, s = np.cos(angles), np.sin(angles)
+        out = X.copy()
+        out[..., 0::2] = out[..., 0::2] * c - out[..., 1::2] * s
+        out[..., 1::2] = out[..., 0::2] * s + out[..., 1::2] * c
+        return out
+    """, hint="ORIGINAL pair"),
+    mistake("apply_rope", "components of each rotated pair stored swapped", """
+        angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 1::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 0::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="stored in swapped places"),
+    mistake("apply_rope", "sign typo in the second component", """
+        angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = -X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="x_2i * sin + x_2i+1 * cos"),
+    mistake("apply_rope", "rotated pairs written back as halves (complex numbers)", """
+        theta = rope_frequencies(X.shape[-1], base)
+        z = (X[..., 0::2] + 1j * X[..., 1::2]) * np.exp(1j * positions[:, None] * theta)
+        return np.concatenate([z.real, z.imag], axis=-1)
+    """, hint="interleave"),
+    mistake("apply_rope", "last pair left unrotated (loop off by one)", """
+        theta = rope_frequencies(X.shape[-1], base)
+        out = X.copy()
+        for i in range(X.shape[-1] // 2 - 1):
+            a = positions * theta[i]
+            x0, x1 = X[..., 2 * i], X[..., 2 * i + 1]
+            out[..., 2 * i] = x0 * np.cos(a) - x1 * np.sin(a)
+            out[..., 2 * i + 1] = x0 * np.sin(a) + x1 * np.cos(a)
+        return out
+    """, hint="every pair"),
+    mistake("apply_rope", "positions counted from 1", """
+        angles = (positions[:, None] + 1) * rope_frequencies(X.shape[-1], base)
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="position 0"),
+    mistake("apply_rope", "d_k read from X.shape[1]", """
+        angles = positions[:, None] * rope_frequencies(X.shape[1], base)
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="leading axis"),
+    mistake("apply_rope", "angles built (d_k/2, L) instead of (L, d_k/2)", """
+        angles = rope_frequencies(X.shape[-1], base)[:, None] * positions[None, :]
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="(L, d_k/2)"),
+    mistake("apply_rope", "base hard-coded to 10000", """
+        angles = positions[:, None] * rope_frequencies(X.shape[-1])
+        c, s = np.cos(angles), np.sin(angles)
+        out = np.empty_like(X)
+        out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+        out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+        return out
+    """, hint="pass base on"),
     # concept checks
     mistake("answer_rotation_norm", "thinks rotation scales", 'answer_rotation_norm = "B"',
             hint="keeps its length"),
@@ -157,6 +258,55 @@ ALTERNATIVES = [
         swapped[..., 0::2] = -X[..., 1::2]
         swapped[..., 1::2] = X[..., 0::2]
         return X * np.cos(angles) + swapped * np.sin(angles)
+    """),
+    # --- added in the adversarial review --------------------------------------------
+    alternative("rotation_2d", "flat stack then reshape", """
+        a = np.asarray(a, dtype=np.float64)
+        c, s = np.cos(a), np.sin(a)
+        return np.stack([c, -s, s, c], axis=-1).reshape(*a.shape, 2, 2)
+    """),
+    alternative("rotation_2d", "np.vectorize with a signature", """
+        def one(t):
+            return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        return np.vectorize(one, signature="()->(2,2)")(np.asarray(a, dtype=float))
+    """),
+    alternative("rope_frequencies", "one over a positive power", """
+        return 1.0 / base ** (np.arange(0, d_k, 2) / d_k)
+    """),
+    alternative("rope_frequencies", "np.logspace", """
+        return np.logspace(0, -(d_k - 2) / d_k, d_k // 2, base=base)
+    """),
+    alternative("rope_frequencies", "np.power on 2i with a float base", """
+        return np.power(float(base), -2.0 * np.arange(d_k // 2) / d_k)
+    """),
+    alternative("apply_rope", "np.outer and a copy written in place", """
+        angles = np.outer(positions, rope_frequencies(X.shape[-1], base))  # (L, d_k/2)
+        first, second = X[..., 0::2].copy(), X[..., 1::2].copy()
+        out = X.copy()
+        out[..., 0::2] *= 0
+        out[..., 0::2] += first * np.cos(angles) - second * np.sin(angles)
+        out[..., 1::2] = first * np.sin(angles) + second * np.cos(angles)
+        return out
+    """),
+    alternative("apply_rope", "loops over tokens and pairs with rotation_2d", """
+        theta = rope_frequencies(X.shape[-1], base)
+        out = np.zeros_like(X)
+        for l in range(X.shape[-2]):
+            for i in range(X.shape[-1] // 2):
+                R = rotation_2d(positions[l] * theta[i])
+                out[..., l, 2 * i:2 * i + 2] = X[..., l, 2 * i:2 * i + 2] @ R.T
+        return out
+    """),
+    alternative("apply_rope", "float positions and a stacked pair axis", """
+        angles = positions.astype(float)[:, None] * rope_frequencies(X.shape[-1], base)
+        x = X.reshape(*X.shape[:-1], X.shape[-1] // 2, 2)
+        c, s = np.cos(angles), np.sin(angles)
+        y = np.stack([x[..., 0] * c - x[..., 1] * s, x[..., 0] * s + x[..., 1] * c], axis=-1)
+        return y.reshape(X.shape)
+    """),
+    alternative("rope_frequencies", "math.pow in a loop", """
+        import math
+        return np.array([math.pow(base, -2 * i / d_k) for i in range(d_k // 2)])
     """),
     alternative("answer_rotate_values", "lower case", 'answer_rotate_values = "a"'),
 ]

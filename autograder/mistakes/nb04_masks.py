@@ -120,6 +120,122 @@ MISTAKES = [
         keys = padding_mask(lengths, L)[:, None, :]
         return keys & causal_mask(L) if causal else keys
     """, hint="(B, L, L)"),
+    # --- added in the adversarial review --------------------------------------------
+    mistake("causal_mask", "nothing blocked (all True)", """
+        return np.ones((L, L), dtype=bool)
+    """, hint="nothing is blocked"),
+    mistake("causal_mask", "only the diagonal (np.eye)", """
+        return np.eye(L, dtype=bool)
+    """, hint="every earlier key"),
+    mistake("causal_mask", "tril with k=1 lets each query read the next token", """
+        return np.tril(np.ones((L, L), dtype=bool), k=1)
+    """, hint="one token into the future"),
+    mistake("causal_mask", "comparison without new axes gives a vector", """
+        i = np.arange(L)
+        return i <= i
+    """, hint="(L, L)"),
+    mistake("causal_mask", "0/1 integers from np.tri", """
+        return np.tri(L, dtype=int)
+    """, hint="return booleans"),
+    mistake("padding_mask", "lengths off by one (< length - 1)", """
+        return np.arange(L)[None, :] < lengths[:, None] - 1
+    """, hint="position < length"),
+    mistake("padding_mask", "0/1 integers", """
+        return (np.arange(L)[None, :] < lengths[:, None]).astype(int)
+    """, hint="return booleans"),
+    mistake("padding_mask", "width taken from the longest message instead of L", """
+        return np.arange(lengths.max())[None, :] < lengths[:, None]
+    """, hint="L columns"),
+    mistake("padding_mask", "every row built from the first message's length", """
+        return np.broadcast_to(np.arange(L) < lengths[0], (len(lengths), L))
+    """, hint="its own length"),
+    mistake("attention_mask", "causal flag inverted", """
+        keys = padding_mask(lengths, L)[:, None, :]
+        allowed = keys & causal_mask(L) if not causal else keys
+        return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+    """, hint="causal=True"),
+    mistake("attention_mask", "padding forgotten in the causal branch", """
+        if causal:
+            return np.broadcast_to(causal_mask(L), (len(lengths), L, L)).copy()
+        return np.broadcast_to(padding_mask(lengths, L)[:, None, :], (len(lengths), L, L)).copy()
+    """, hint="padded keys"),
+    mistake("attention_mask", "diagonal excluded from the causal part", """
+        keys = padding_mask(lengths, L)[:, None, :]
+        tri = np.tril(np.ones((L, L), dtype=bool), k=-1)
+        allowed = keys & tri if causal else keys
+        return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+    """, hint="itself"),
+    mistake("attention_mask", "0/1 integers from a product", """
+        keys = padding_mask(lengths, L)[:, None, :].astype(int)
+        allowed = keys * causal_mask(L) if causal else keys
+        return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+    """, hint="return booleans"),
+    mistake("attention_mask", "causal part transposed", """
+        keys = padding_mask(lengths, L)[:, None, :]
+        allowed = keys & causal_mask(L).T if causal else keys
+        return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+    """, hint="it may read columns j <= i"),
+    mistake("masked_attention", "divided by d_k instead of sqrt(d_k)", """
+        S = np.where(allowed, Q @ np.swapaxes(K, -1, -2) / Q.shape[-1], -np.inf)
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="not by d_k"),
+    mistake("masked_attention", "scaled by the number of keys instead of d_k", """
+        S = np.where(allowed, Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-2]), -np.inf)
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="d_k = Q.shape[-1]"),
+    mistake("masked_attention", "softmax over the query axis", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S = np.where(allowed, S, -np.inf)
+        m = S.max(axis=-2, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-2, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="the last axis"),
+    mistake("masked_attention", "returns (A, Y) instead of (Y, A)", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S = np.where(allowed, S, -np.inf)
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A, A @ V
+    """, hint="return Y, A"),
+    mistake("masked_attention", "no max subtraction: large scores overflow", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        e = np.exp(S) * allowed
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="subtract the row maximum"),
+    mistake("masked_attention", "allowed transposed (rows read as keys)", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S = np.where(np.swapaxes(allowed, -1, -2), S, -np.inf)
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="row i is query i"),
+    mistake("masked_attention", "weights returned but Y from the unmasked softmax", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        Y = (e / e.sum(axis=-1, keepdims=True)) @ V
+        S = np.where(allowed, S, -np.inf)
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return Y, A
+    """, hint="Y = A @ V"),
     # concept checks
     mistake("answer_mask_controls", "thinks the mask says where a token is",
             'answer_mask_controls = "B"', hint="says nothing about where"),
@@ -198,6 +314,81 @@ ALTERNATIVES = [
             out[b] = base
             out[b, :, n:] = False
         return out
+    """),
+    # --- added in the adversarial review --------------------------------------------
+    alternative("causal_mask", "np.tri with dtype bool", """
+        return np.tri(L, dtype=bool)
+    """),
+    alternative("causal_mask", "np.greater_equal.outer", """
+        return np.greater_equal.outer(np.arange(L), np.arange(L))
+    """),
+    alternative("padding_mask", "fill a boolean array row by row", """
+        real = np.zeros((len(lengths), L), dtype=bool)
+        for b, n in enumerate(lengths):
+            real[b, :n] = True
+        return real
+    """),
+    alternative("padding_mask", "lengths compared the other way round", """
+        return lengths[:, None] > np.arange(L)
+    """),
+    alternative("attention_mask", "read-only np.broadcast_to view without a copy", """
+        keys = padding_mask(lengths, L)[:, None, :]
+        if causal:
+            keys = np.logical_and(keys, causal_mask(L))
+        return np.broadcast_to(keys, (len(lengths), L, L))
+    """),
+    alternative("attention_mask", "np.tile and np.where", """
+        keys = np.tile(padding_mask(lengths, L)[:, None, :], (1, L, 1))
+        return np.where(causal_mask(L), keys, False) if causal else keys
+    """),
+    alternative("masked_attention", "scale after masking, additive 0/-inf mask", """
+        S = Q @ np.swapaxes(K, -1, -2) + np.where(allowed, 0.0, -np.inf)
+        S = S / np.sqrt(Q.shape[-1])
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """),
+    alternative("masked_attention", "PyTorch softmax on -inf scores, NaN rows set to 0", """
+        import torch
+        q, k, v = (torch.as_tensor(t, dtype=torch.float64) for t in (Q, K, V))
+        s = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        s = s.masked_fill(~torch.as_tensor(np.broadcast_to(allowed, s.shape).copy()),
+                          float("-inf"))
+        a = torch.nan_to_num(torch.softmax(s, dim=-1), nan=0.0)
+        return (a @ v).numpy(), a.numpy()
+    """),
+    alternative("masked_attention", "large negative fill, then zero the rows with no key", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S = np.where(allowed, S, np.finfo(np.float64).min)
+        e = np.exp(S - S.max(axis=-1, keepdims=True)) * allowed
+        A = e / np.maximum(e.sum(axis=-1, keepdims=True), np.finfo(np.float64).tiny)
+        return A @ V, A
+    """),
+    alternative("masked_attention", "explicit loop over queries with lists", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        mask = np.broadcast_to(allowed, S.shape)
+        A = np.zeros(S.shape)
+        for idx in np.ndindex(*S.shape[:-1]):
+            keep = mask[idx]
+            if keep.any():
+                w = np.exp(S[idx][keep] - S[idx][keep].max())
+                A[idx][keep] = w / w.sum()
+        return np.matmul(A, V), A
+    """),
+    alternative("attention_mask", "np.repeat then an in-place &=", """
+        allowed = np.repeat(padding_mask(lengths, L)[:, None, :], L, axis=1)
+        if causal:
+            allowed &= causal_mask(L)
+        return allowed
+    """),
+    alternative("masked_attention", "numpy masked arrays, returned as a list", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        Sm = np.ma.masked_array(S, mask=~np.broadcast_to(allowed, S.shape))
+        e = np.ma.exp(Sm - Sm.max(axis=-1, keepdims=True))
+        A = (e / e.sum(axis=-1, keepdims=True)).filled(0.0)
+        return [A @ V, A]
     """),
     alternative("answer_mask_controls", "lower case", 'answer_mask_controls = "a"'),
 ]
