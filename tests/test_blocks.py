@@ -222,3 +222,48 @@ def test_layer_norm_check_names_the_unbiased_variance():
     unbiased.__name__ = "layer_norm"
     with pytest.raises(CheckFailure, match="unbiased variance"):
         check_layer_norm(unbiased)
+
+
+# -- bad input and checks that see through common slips ------------------------------------
+def test_reference_rejects_bad_widths_with_value_errors_naming_the_argument():
+    with pytest.raises(ValueError, match=r"gamma.*\(\)"):
+        REF.layer_norm(torch.zeros(2, 4), torch.tensor(1.0), torch.zeros(4))
+    with pytest.raises(ValueError, match=r"h.*d_model = 8.*\(1, 3, 6\)"):
+        REF.PreNormBlock(8, 2)(torch.zeros(1, 3, 6))
+    with pytest.raises(ValueError, match="d_k = d_model // n_heads must be even"):
+        REF.Decoder(5, 6, 2, 1, 4, "rope")
+    with pytest.raises(ValueError, match="even d_model"):
+        REF.Decoder(5, 5, 1, 1, 4, "sinusoidal")
+
+
+def test_layer_norm_check_rejects_pytorchs_own_layer_norm():
+    def layer_norm(h, gamma, beta, eps=1e-5):
+        if gamma.shape[0] != h.shape[-1]:
+            raise ValueError(f"gamma {tuple(gamma.shape)} h {tuple(h.shape)}")
+        return torch.nn.functional.layer_norm(h, h.shape[-1:], gamma, beta, eps)
+
+    with pytest.raises(CheckFailure, match="PyTorch's own normalisation"):
+        check_layer_norm(layer_norm)
+
+
+def test_decoder_check_accepts_a_model_that_never_calls_its_embed_module(capsys):
+    class Decoder(REF.Decoder):
+        def forward(self, idx):
+            if idx.ndim != 2 or idx.shape[1] > self.max_len:
+                raise ValueError(f"idx has shape {tuple(idx.shape)}; max_len = {self.max_len}")
+            h = torch.nn.functional.embedding(idx, self.embed.weight)
+            L = idx.shape[1]
+            rope = None
+            if self.positions == "learned":
+                h = h + self.pos.weight[:L]
+            elif self.positions == "sinusoidal":
+                h = h + self.sinusoids[:L]
+            elif self.positions == "rope":
+                rope = (self.rope_cos[:L], self.rope_sin[:L])
+            for block in self.blocks:
+                h = block(h, rope)
+            return self.head(self.ln_final(h))
+
+    Decoder.__name__ = "Decoder"
+    check_decoder(Decoder)
+    assert "\u2713 Decoder passed" in capsys.readouterr().out

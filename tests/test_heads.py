@@ -7,6 +7,9 @@ naive path's L^2 memory against the fused kernel's.
 
 from __future__ import annotations
 
+import math
+import re
+
 import matplotlib
 import numpy as np
 import pytest
@@ -17,7 +20,11 @@ from torch import nn
 matplotlib.use("Agg")
 
 import attnbook.heads as heads  # noqa: E402
-from attnbook.checks import check_multi_head_attention, check_split_heads  # noqa: E402
+from attnbook.checks import (  # noqa: E402
+    check_multi_head_attention,
+    check_scaled_dot_product_attention,
+    check_split_heads,
+)
 from attnbook.checks._core import CheckFailure  # noqa: E402
 from attnbook.grading import load_reference  # noqa: E402
 
@@ -179,3 +186,64 @@ def test_plot_attention_cost_is_labelled():
     for ax in fig.axes:
         assert ax.get_xlabel() == "sequence length L" and ax.get_ylabel() and ax.get_title()
         assert ax.get_xscale() == "log"
+
+
+# -- bad input, broadcasting masks, checks that see through common slips ------------------
+@pytest.mark.parametrize("lead", [(), (2,), (2, 3)])
+def test_boolean_masks_with_leading_broadcast_axes_match_torch(lead):
+    g = torch.Generator().manual_seed(5)
+    q = torch.randn(*lead, 4, 3, generator=g, dtype=torch.float64)
+    k = torch.randn(*lead, 6, 3, generator=g, dtype=torch.float64)
+    v = torch.randn(*lead, 6, 2, generator=g, dtype=torch.float64)
+    shapes = [(4, 6), (1, 6), (*[1] * len(lead), 4, 6), (*lead, 4, 6), (*lead[:1], 1, 4, 6)]
+    for shape in [s for s in shapes if len(s) <= q.dim()]:  # torch needs mask.dim() <= q.dim()
+        allowed = torch.rand(*shape, generator=g) < 0.5
+        theirs = torch.nan_to_num(F.scaled_dot_product_attention(q, k, v, attn_mask=allowed))
+        mine = REF.scaled_dot_product_attention(q, k, v, allowed)
+        torch.testing.assert_close(mine, theirs.expand_as(mine), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    ((torch.zeros(3, 4), torch.zeros(5, 4), torch.zeros(5, 2), torch.ones(4, 5, dtype=torch.bool)),
+     ("allowed", "(4, 5)", "(3, 5)")),
+    ((torch.zeros(2, 3, 4), torch.zeros(3, 5, 4), torch.zeros(3, 5, 2), None),
+     ("q", "(2, 3, 4)", "(3, 5, 4)")),
+    ((torch.zeros(3, 4), torch.zeros(5, 4), torch.zeros(5), None), ("v", "(5,)")),
+])
+def test_attention_rejects_shapes_that_do_not_broadcast(args, words):
+    with pytest.raises(ValueError) as err:
+        REF.scaled_dot_product_attention(*args)
+    assert all(word in str(err.value) for word in words), str(err.value)
+
+
+@pytest.mark.parametrize("n_heads", [0, -2])
+def test_a_non_positive_number_of_heads_is_a_value_error(n_heads):
+    with pytest.raises(ValueError, match="n_heads"):
+        REF.split_heads(torch.zeros(1, 2, 4), n_heads)
+    with pytest.raises(ValueError, match="n_heads"):
+        REF.MultiHeadAttention(4, n_heads)
+
+
+def test_attention_check_names_overflow_in_place_scaling_and_a_returned_tuple():
+    def attention(q, k, v, allowed=None, style="naive"):
+        if style == "in place":
+            q /= math.sqrt(q.shape[-1])
+            scores = q @ k.transpose(-2, -1)
+        else:
+            scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        if style == "naive":
+            e = scores.exp()
+            return torch.nan_to_num(e / e.sum(-1, keepdim=True)) @ v
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+        return (weights @ v, weights) if style == "tuple" else weights @ v
+
+    for style, words in [("naive", "row's maximum"), ("in place", "in place"),
+                         ("tuple", "not (Y, A)")]:
+        def variant(q, k, v, allowed=None, style=style):
+            return attention(q, k, v, allowed, style)
+
+        variant.__name__ = "scaled_dot_product_attention"
+        with pytest.raises(CheckFailure, match=re.escape(words)):
+            check_scaled_dot_product_attention(variant)

@@ -46,9 +46,40 @@ def _close(run: CheckRun, call: str, seen, expected, mistakes=(), what="values",
 
 
 def _expect_tensor(run: CheckRun, call: str, seen) -> None:
+    hint = "stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy"
+    if isinstance(seen, tuple | list):
+        hint = ("return only the output (a single tensor), not (Y, A) as masked_attention "
+                "did in notebook 04")
     run.expect_true(isinstance(seen, torch.Tensor),
                     f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
-                    hint="stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy")
+                    hint=hint)
+
+
+# Known causes of an exception in the learner's code: (text in the error, hint).
+_ERROR_HINTS = [
+    ("but got float", "sizes must be ints: d_k = d_model // n_heads (integer division), not "
+     "d_model / n_heads"),
+    ("'NoneType'", "allowed=None means no mask: only fill -inf when allowed is not None"),
+    ("shape of the mask", "boolean indexing scores[~allowed] needs a mask of the scores' own "
+     "shape; scores.masked_fill(~allowed, -inf) broadcasts allowed for you"),
+]
+
+
+def _call(run: CheckRun, call: str, *args):
+    """`run.call`, adding a hint when the learner's exception has a known cause."""
+    try:
+        return run.call(call, *args)
+    except CheckFailure as err:
+        text = str(err)
+        hints = [hint for key, hint in _ERROR_HINTS if key in text]
+        names = getattr(getattr(run.func, "__code__", None), "co_names", ())
+        if "T" in names and "must match the size" in text or "T" in names and \
+                "cannot be multiplied" in text:
+            hints.append("k.T reverses EVERY axis of a batched tensor: use "
+                         "k.transpose(-2, -1) (or k.mT) to swap only the last two")
+        if hints and "Hint:" not in text:
+            raise CheckFailure(f"{run.name}: {text}\nHint: {hints[0]}") from err
+        raise
 
 
 # ---------------------------------------------------------------------------------------
@@ -84,6 +115,8 @@ def _merge_mistakes(y: torch.Tensor) -> list[Mistake]:
                 y.reshape(B, L, h * d_k), HINT_MERGE),
         Mistake("heads merged in the wrong order: features interleaved (d_k before h)",
                 y.permute(0, 2, 3, 1).reshape(B, L, h * d_k), HINT_MERGE),
+        Mistake("heads merged in the wrong order: L and d_k swapped before the reshape",
+                y.transpose(2, 3).reshape(B, L, h * d_k), HINT_MERGE),
     ]
 
 
@@ -94,7 +127,7 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
     run = CheckRun(split_heads)
     x = torch.arange(12.0).reshape(1, 3, 4)  # B = 1, L = 3, d_model = 4
     call = "split_heads(x, 2) with x = torch.arange(12.).reshape(1, 3, 4)"
-    y = run.call(call, x, 2)
+    y = _call(run, call, x, 2)
     _expect_tensor(run, call, y)
     run.expect_shape(call, y, (1, 2, 3, 2), hint="(B, L, d_model) -> (B, h, L, d_k)")
     expected = [[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]],
@@ -105,11 +138,11 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
 
     x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(51), dtype=torch.float64)
     call = "split_heads(x, 3) with x of shape (2, 5, 12)"
-    y = run.call(call, x, 3)
+    y = _call(run, call, x, 3)
     run.expect_shape(call, y, (2, 3, 5, 4))
     _close(run, call, y, _split(x, 3), mistakes=_split_mistakes(x, 3))
     call = "split_heads(x, 1) (a single head)"
-    y = run.call(call, x, 1)
+    y = _call(run, call, x, 1)
     run.expect_shape(call, y, (2, 1, 5, 12))
     _close(run, call, y, x[:, None])
 
@@ -123,7 +156,7 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
             B, L, h, d_k = (int(v) for v in torch.randint(1, 6, (4,), generator=g))
             x = torch.randn(B, L, h * d_k, generator=g)
             call = f"split_heads on random x ({B}, {L}, {h * d_k}) with n_heads = {h} (seed {seed})"
-            y = run.call(call, x, h)
+            y = _call(run, call, x, h)
             run.expect_shape(call, y, (B, h, L, d_k))
             _close(run, call, y, reference(x, h), mistakes=_split_mistakes(x, h))
     run.done()
@@ -137,19 +170,21 @@ def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
     y = torch.tensor([[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]],
                        [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]])  # (1, 2, 3, 2)
     call = "merge_heads(y) with y of shape (1, 2, 3, 2) (the split of arange(12).reshape(1, 3, 4))"
-    x = run.call(call, y)
+    x = _call(run, call, y)
     _expect_tensor(run, call, x)
-    run.expect_shape(call, x, (1, 3, 4), hint="(B, h, L, d_k) -> (B, L, h * d_k)")
+    run.expect_shape(call, x, (1, 3, 4), hint="(B, h, L, d_k) -> (B, L, h * d_k): "
+                     "concatenate the heads side by side along the features (summing or "
+                     "averaging them loses the h axis)")
     _close(run, call, x, torch.arange(12.0).reshape(1, 3, 4), mistakes=_merge_mistakes(y))
 
     x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(52), dtype=torch.float64)
     call = "merge_heads of the split of x (2, 5, 12) into 3 heads: the round trip"
-    back = run.call(call, _split(x, 3))
+    back = _call(run, call, _split(x, 3))
     run.expect_shape(call, back, (2, 5, 12))
     _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 3)),
            hint="merge_heads must undo split_heads exactly")
     call = "merge_heads on a contiguous copy of a split"
-    back = run.call(call, _split(x, 4).contiguous())
+    back = _call(run, call, _split(x, 4).contiguous())
     _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 4)))
 
     run.expect_raises("merge_heads(y[0]) with y[0] of shape (2, 3, 2)", ValueError, y[0],
@@ -160,7 +195,7 @@ def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
             B, h, L, d_k = (int(v) for v in torch.randint(1, 6, (4,), generator=g))
             y = torch.randn(B, h, L, d_k, generator=g)
             call = f"merge_heads on random y ({B}, {h}, {L}, {d_k}) (seed {seed})"
-            x = run.call(call, y)
+            x = _call(run, call, y)
             run.expect_shape(call, x, (B, L, h * d_k))
             _close(run, call, x, reference(y), mistakes=_merge_mistakes(y))
     run.done()
@@ -183,9 +218,28 @@ def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
     def soft(scores, dim=-1):
         return torch.nan_to_num(torch.softmax(scores, dim=dim), nan=0.0)
 
+    L_k, d_v = k.shape[-2], v.shape[-1]
+    implicit = 0 if S.dim() in (0, 1, 3) else 1  # the axis F.softmax(S) guesses without dim=
     out = [
         ("no 1/sqrt(d_k) scaling", soft(S.masked_fill(~mask, -math.inf)),
          "divide the scores by sqrt(d_k) = sqrt(q.shape[-1])"),
+        ("scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
+         soft((S / math.sqrt(L_k)).masked_fill(~mask, -math.inf)),
+         "divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by the "
+         "square root of a sequence length"),
+        ("scaled by sqrt(d_v), the value width, instead of sqrt(d_k)",
+         soft((S / math.sqrt(d_v)).masked_fill(~mask, -math.inf)) if d_v != d_k else None,
+         "divide by sqrt(d_k) = sqrt(q.shape[-1]), the query/key width; d_v = "
+         "v.shape[-1] may differ"),
+        ("scaled after the softmax (weights divided by sqrt(d_k))",
+         soft(S.masked_fill(~mask, -math.inf)) / math.sqrt(d_k),
+         "divide the scores by sqrt(d_k) before the softmax; afterwards the weights no "
+         "longer sum to 1"),
+        ("softmax without dim= (PyTorch picked an axis for you)",
+         soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=implicit)
+         if implicit != S.dim() - 1 else None,
+         "always name the axis: torch.softmax(scores, dim=-1); without dim= PyTorch guesses "
+         f"axis {implicit} for a {S.dim()}-axis tensor"),
         ("divided by d_k instead of sqrt(d_k)", soft((S / d_k).masked_fill(~mask, -math.inf)),
          "divide by sqrt(d_k), not d_k"),
         ("softmax over the wrong axis",
@@ -194,6 +248,10 @@ def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
     ]
     if allowed is not None:
         out += [
+            ("mask multiplied into the scores (blocked scores 0, not -inf)",
+             soft(S / math.sqrt(d_k) * mask),
+             "a blocked score must be -inf, not 0 (exp(0) = 1 still gives the key weight): "
+             "scores.masked_fill(~allowed, float('-inf'))"),
             ("mask applied after the softmax", soft(S / math.sqrt(d_k)) * mask,
              "set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); "
              "zeroing weights after it leaves rows that do not sum to 1"),
@@ -205,17 +263,25 @@ def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
              "a row with no allowed key came out uniform: use -inf and give such rows zero "
              "weights"),
         ]
-    return [Mistake(name, A @ v, hint) for name, A, hint in out]
+    return [Mistake(name, A @ v, hint) for name, A, hint in out if A is not None]
 
 
-def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None):
-    y = run.call(call, q, k, v, allowed)
-    _expect_tensor(run, call, y)
+def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None,
+                     hint=None):
     if expected is None:
         expected = _torch_expected(q, k, v, allowed)
+    mistakes = _sdpa_mistakes(q, k, v, allowed)
+    kept = [None if t is None else t.clone() for t in (q, k, v, allowed)]
+    y = _call(run, call, q, k, v, allowed)
+    for name, before, after in zip(("q", "k", "v", "allowed"), kept, (q, k, v, allowed)):
+        run.expect_true(before is None or torch.equal(before, after),
+                        f"{call} changed its input {name} in place.",
+                        hint="work on new tensors (q = q / ..., not q /= ...): the caller's "
+                        "q, k, v and allowed must stay as they were")
+    _expect_tensor(run, call, y)
     run.expect_shape(call, y, tuple(expected.shape), hint="the output is (..., L_q, d_v)")
-    run.expect_finite(call, y, hint=HINT_NAN)
-    _close(run, call, y, expected, mistakes=_sdpa_mistakes(q, k, v, allowed))
+    run.expect_finite(call, y, hint=hint or HINT_NAN)
+    _close(run, call, y, expected, mistakes=mistakes, hint=hint)
     return y
 
 
@@ -235,7 +301,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=N
     causal = torch.ones(5, 5, dtype=torch.bool).tril()
     _check_sdpa_case(run, "scaled_dot_product_attention(q, k, v, allowed) with a causal "
                      "(5, 5) mask", q, k, v, causal)
-    y = run.call("the causal case", q, k, v, causal)
+    y = _call(run, "the causal case", q, k, v, causal)
     _close(run, "scaled_dot_product_attention with a causal mask: first query's output",
            as_array(y)[..., 0, :], as_array(v)[..., 0, :],
            hint="query 0 may read only key 0, so its output is v[..., 0, :]")
@@ -257,9 +323,17 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=N
     _close(run, "the output row of the query with no allowed key", as_array(y)[1],
            np.zeros(2), hint="a query with no allowed key returns zeros")
 
-    big = torch.tensor([[30.0, 0.0], [0.0, 30.0]], dtype=torch.float64)
-    _check_sdpa_case(run, "scaled_dot_product_attention with large scores (q.k = 900)",
-                     big, big, torch.eye(2, dtype=torch.float64), None)
+    hint_big = ("exp of a large score overflows: subtract each row's maximum before "
+                "exponentiating (torch.softmax does this for you)")
+    big = torch.tensor([[40.0, 0.0], [0.0, 40.0]], dtype=torch.float64)
+    _check_sdpa_case(run, "scaled_dot_product_attention with large scores (q.k = 1600, "
+                     "float64)", big, big, torch.eye(2, dtype=torch.float64), None,
+                     hint=hint_big)
+    big = torch.randn(2, 4, 3, generator=g, dtype=torch.float64) * 30.0  # scores ~ 1e3
+    _check_sdpa_case(run, "scaled_dot_product_attention with large scores (q, k of size ~30 "
+                     "per feature) and a causal mask", big, big.flip(-2),
+                     torch.randn(2, 4, 2, generator=g, dtype=torch.float64),
+                     torch.ones(4, 4, dtype=torch.bool).tril(), hint=hint_big)
 
     run.expect_raises("scaled_dot_product_attention with k (6, 4) and v (5, 2)", ValueError,
                       q2, k2, v2[:5], None, mentions=("(6, 4)", "(5, 2)"))
@@ -280,7 +354,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=N
                     f"{'no mask' if allowed is None else 'random mask'} (seed {seed})")
             _check_sdpa_case(run, call, q, k, v, allowed, reference(q, k, v, allowed))
             _close(run, f"{call} against F.scaled_dot_product_attention",
-                   run.call(call, q, k, v, allowed), _torch_expected(q, k, v, allowed))
+                   _call(run, call, q, k, v, allowed), _torch_expected(q, k, v, allowed))
     run.done()
 
 
@@ -332,7 +406,34 @@ def _mha_mistakes(module, x, allowed, n_heads: int) -> list[Mistake]:
              module.W_O(_merge(attend(_split(module.W_Q(x), 1), _split(module.W_K(x), 1),
                                       _split(module.W_V(x), 1), 1 / math.sqrt(d_model)))),
              "split the projections into n_heads heads before attending"),
+            ("keys projected with W_Q (copy-paste)",
+             module.W_O(_merge(attend(q, q, v, 1 / math.sqrt(d_k)))),
+             "the keys come from their own layer: k = split_heads(self.W_K(x), ...)"),
+            ("values projected with W_K (copy-paste)",
+             module.W_O(_merge(attend(q, k, k, 1 / math.sqrt(d_k)))),
+             "the values come from their own layer: v = split_heads(self.W_V(x), ...)"),
+            ("residual added inside the attention layer (x + W_O(...))",
+             x + module.W_O(_merge(right)),
+             "return W_O(merge_heads(...)) only: the block adds the residual, not the "
+             "attention layer"),
+            ("W_O applied to the values before attending (no output projection at the end)",
+             _merge(attend(q, k, _split(module.W_O(module.W_V(x)), n_heads),
+                           1 / math.sqrt(d_k))),
+             "the output projection W_O comes last, on the merged heads: "
+             "self.W_O(merge_heads(y))"),
         ]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        out.append(("a causal mask always applied (the layer must use only the mask it is "
+                    "given)", module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k),
+                                                       mask=mask & causal))),
+                    "apply only the mask it is given: allowed=None means every key is "
+                    "allowed; the caller decides about causality"))
+        if d_k != n_heads:
+            out.append(("split into d_k heads of width n_heads (the two numbers swapped)",
+                        module.W_O(_merge(attend(*(_split(layer(x), d_k) for layer in
+                                                   (module.W_Q, module.W_K, module.W_V)),
+                                                 1 / math.sqrt(n_heads), mask=mask))),
+                        "split_heads(..., self.n_heads): n_heads heads of width d_k"))
         if allowed is not None:
             out.append(("the mask was not passed to the attention",
                         module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k),

@@ -139,6 +139,143 @@ MISTAKES = [
         q, k, v = (split_heads(W(x), 1) for W in (self.W_Q, self.W_K, self.W_V))
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
     """), hint="split the projections into n_heads"),
+    # -- added in the adversarial review --------------------------------------------------
+    mistake("split_heads", "d_k by true division (a float size)", """
+        B, L, d_model = x.shape
+        return x.view(B, L, n_heads, d_model / n_heads).transpose(1, 2)
+    """, hint="integer division"),
+    mistake("split_heads", "heads stacked on the first axis (h, B, L, d_k)", """
+        return torch.stack(torch.chunk(x, n_heads, dim=-1), dim=0)
+    """, hint="(B, L, d_model) -> (B, h, L, d_k)"),
+    mistake("split_heads", "transposed the wrong axes: (B, L, d_k, h) -> ...", """
+        B, L, d_model = x.shape
+        return x.view(B, L, d_model // n_heads, n_heads).transpose(1, 3).transpose(2, 3)
+    """, hint="contiguous features"),
+    mistake("merge_heads", "transposed L and d_k before the reshape", """
+        B, h, L, d_k = y.shape
+        return y.transpose(2, 3).reshape(B, L, h * d_k)
+    """, hint="merge in the reverse order"),
+    mistake("merge_heads", "heads summed instead of concatenated", """
+        return y.sum(dim=1)
+    """, hint="concatenate"),
+    mistake("merge_heads", "heads averaged instead of concatenated", """
+        return y.mean(dim=1)
+    """, hint="concatenate"),
+    mistake("scaled_dot_product_attention", "scaled by sqrt(L_k), the number of keys", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+    """, hint="sqrt(d_k)"),
+    mistake("scaled_dot_product_attention", "scaled by sqrt(d_v), the value width", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(v.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+    """, hint="sqrt(d_k)"),
+    mistake("scaled_dot_product_attention", "scaled after the softmax", """
+        scores = q @ k.transpose(-2, -1)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1)) / math.sqrt(q.shape[-1])
+        return weights @ v
+    """, hint="before the softmax"),
+    mistake("scaled_dot_product_attention", "mask multiplied into the scores", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores * allowed
+        return torch.softmax(scores, dim=-1) @ v
+    """, hint="-inf"),
+    mistake("scaled_dot_product_attention", "softmax without dim= (PyTorch's implicit axis)", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            weights = F.softmax(scores)
+        return torch.nan_to_num(weights) @ v
+    """, hint="dim=-1"),
+    mistake("scaled_dot_product_attention", "nan_to_num on the scores (-inf becomes finite)", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        return torch.softmax(torch.nan_to_num(scores), dim=-1) @ v
+    """, hint="came out uniform"),
+    mistake("scaled_dot_product_attention", "softmax without subtracting the row maximum", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        e = torch.exp(scores)
+        return torch.nan_to_num(e / e.sum(dim=-1, keepdim=True)) @ v
+    """, hint="subtract each row's maximum"),
+    mistake("scaled_dot_product_attention", "returns (Y, A) as in notebook 04", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+        return weights @ v, weights
+    """, hint="only the output"),
+    mistake("scaled_dot_product_attention", "boolean indexing that cannot broadcast the mask", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores[~allowed] = float("-inf")
+        return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+    """, hint="masked_fill"),
+    mistake("scaled_dot_product_attention", "allowed=None not handled", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~allowed, float("-inf"))
+        return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+    """, hint="allowed=None"),
+    mistake("scaled_dot_product_attention", "queries scaled in place (changes the caller's q)", """
+        q /= math.sqrt(q.shape[-1])
+        scores = q @ k.transpose(-2, -1)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+    """, hint="in place"),
+    mistake("scaled_dot_product_attention", "k.T (reverses every axis of a batch)", """
+        scores = q @ k.T / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+    """, hint="k.transpose(-2, -1)"),
+    mistake("MultiHeadAttention", "keys projected with W_Q (copy-paste)", (None, """
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_Q(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint="W_K"),
+    mistake("MultiHeadAttention", "values projected with W_K (copy-paste)", (None, """
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_K(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint="W_V"),
+    mistake("MultiHeadAttention", "a causal mask always applied", (None, """
+        L = x.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
+        mask = causal if allowed is None else causal & allowed
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, mask)))
+    """), hint="only the mask it is given"),
+    mistake("MultiHeadAttention", "residual added inside the attention layer", (None, """
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        return x + self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint="the block adds the residual"),
+    mistake("MultiHeadAttention", "split into d_k heads of width n_heads", (None, """
+        q, k, v = (split_heads(W(x), self.d_k) for W in (self.W_Q, self.W_K, self.W_V))
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint="split_heads(..., self.n_heads)"),
+    mistake("MultiHeadAttention", "one Linear shared by W_Q, W_K and W_V", ("""
+        self.W_Q = self.W_K = self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+    """, None), hint="exactly four nn.Linear"),
+    mistake("MultiHeadAttention", "W_O applied to the values before attending", (None, """
+        q, k = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K))
+        v = split_heads(self.W_O(self.W_V(x)), self.n_heads)
+        return merge_heads(scaled_dot_product_attention(q, k, v, allowed))
+    """), hint="output projection"),
     # concept checks
     mistake("answer_head_shape", "heads after the positions", 'answer_head_shape = "A"',
             hint="(B, h, L, d_k)"),
@@ -205,6 +342,68 @@ ALTERNATIVES = [
     """, """
         heads = [split_heads(layer(x), self.n_heads) for layer in (self.W_Q, self.W_K, self.W_V)]
         return self.W_O(merge_heads(scaled_dot_product_attention(*heads, allowed)))
+    """)),
+    # -- added in the adversarial review --------------------------------------------------
+    alternative("split_heads", "unflatten the features, then movedim", """
+        return x.unflatten(-1, (n_heads, -1)).movedim(2, 1)
+    """),
+    alternative("split_heads", "features first, reshape, swap back", """
+        B, L, d_model = x.shape
+        return x.transpose(1, 2).reshape(B, n_heads, d_model // n_heads, L).transpose(2, 3)
+    """),
+    alternative("split_heads", "einops-style rearrange by hand with contiguous", """
+        B, L, d_model = x.shape
+        return x.reshape(B, L, n_heads, d_model // n_heads).permute(0, 2, 1, 3).contiguous()
+    """),
+    alternative("merge_heads", "transpose then flatten", """
+        return y.transpose(1, 2).flatten(start_dim=2)
+    """),
+    alternative("merge_heads", "einsum into a new tensor, loop-free", """
+        B, h, L, d_k = y.shape
+        return torch.einsum("bhld->blhd", y).reshape(B, L, h * d_k)
+    """),
+    alternative("scaled_dot_product_attention", "mT, additive log-mask, masked weights", """
+        scores = (q @ k.mT) / math.sqrt(q.size(-1))
+        if allowed is not None:
+            scores = scores + torch.log(allowed.to(scores.dtype))
+        weights = torch.softmax(scores, dim=-1)
+        if allowed is not None:
+            weights = weights.masked_fill(~allowed, 0.0)
+        return weights.to(v.dtype) @ v
+    """),
+    alternative("scaled_dot_product_attention", "in-place fill on a fresh score tensor", """
+        scale = 1.0 / math.sqrt(q.shape[-1])
+        scores = torch.matmul(q * scale, k.transpose(-1, -2))
+        if allowed is not None:
+            scores.masked_fill_(allowed == False, float("-inf"))  # noqa: E712
+        weights = scores.softmax(-1)
+        return torch.matmul(torch.where(weights.isnan(), 0.0, weights), v)
+    """),
+    alternative("scaled_dot_product_attention", "explicit expand and boolean indexing", """
+        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        if allowed is not None:
+            scores = scores.clone()
+            scores[~allowed.expand_as(scores)] = -math.inf
+        weights = F.softmax(scores, dim=-1).nan_to_num(0.0)
+        return weights @ v
+    """),
+    alternative("MultiHeadAttention", "one fused projection of the stacked weights", (None, """
+        B, L, d = x.shape
+        W = torch.cat([self.W_Q.weight, self.W_K.weight, self.W_V.weight])
+        b = torch.cat([self.W_Q.bias, self.W_K.bias, self.W_V.bias])
+        q, k, v = F.linear(x, W, b).chunk(3, dim=-1)
+        heads = [t.view(B, L, self.n_heads, self.d_k).transpose(1, 2) for t in (q, k, v)]
+        y = scaled_dot_product_attention(*heads, allowed)
+        return self.W_O(y.transpose(1, 2).reshape(B, L, d))
+    """)),
+    alternative("MultiHeadAttention", "einsum with per-head weight views", (None, """
+        h, d_k = self.n_heads, self.d_k
+        def project(layer):
+            W = layer.weight.view(h, d_k, -1)
+            return torch.einsum("bld,hkd->bhlk", x, W) + layer.bias.view(h, 1, d_k)
+        y = scaled_dot_product_attention(project(self.W_Q), project(self.W_K),
+                                         project(self.W_V), allowed)
+        return self.W_O(merge_heads(y))
     """)),
     alternative("answer_head_shape", "lower case", 'answer_head_shape = "b"'),
 ]

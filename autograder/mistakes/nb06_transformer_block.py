@@ -316,6 +316,127 @@ MISTAKES = [
         total = n_layers * block + 2 * d + V + V * d
         return total + (max_len * d if positions == "learned" else 0)
     """, hint="each hold V * d numbers"),
+    # -- added in the adversarial review --------------------------------------------------
+    mistake("layer_norm", "statistics over a hard-coded dim=1", """
+        mean = h.mean(dim=1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=1, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """, hint="the last axis"),
+    mistake("layer_norm", "variance of h around zero (mean of h^2)", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = (h ** 2).mean(dim=-1, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """, hint="mean squared deviation"),
+    mistake("layer_norm", "divided by the L2 norm of the centred token", """
+        centred = h - h.mean(dim=-1, keepdim=True)
+        return gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True) + eps) + beta
+    """, hint="mean, not the sum"),
+    mistake("layer_norm", "beta added before scaling by gamma", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+        return gamma * ((h - mean) / torch.sqrt(var + eps) + beta)
+    """, hint="gamma * normalised + beta"),
+    mistake("layer_norm", "calls PyTorch's own layer norm", """
+        return torch.nn.functional.layer_norm(h, h.shape[-1:], gamma, beta, eps)
+    """, hint="write the mean"),
+    mistake("MLP", "SiLU instead of GELU", (None, """
+        return self.fc_out(F.silu(self.fc_in(x)))
+    """), hint="the activation is GELU"),
+    mistake("MLP", "sigmoid approximation of GELU, x * sigmoid(1.702 x)", (None, """
+        a = self.fc_in(x)
+        return self.fc_out(a * torch.sigmoid(1.702 * a))
+    """), hint="exact GELU"),
+    mistake("MLP", "GELU applied to the input before fc_in", (None, """
+        return self.fc_out(self.fc_in(F.gelu(x)))
+    """), hint="between fc_in and fc_out"),
+    mistake("MLP", "hidden width ignored (d_model -> d_model)", ("""
+        self.fc_in = nn.Linear(d_model, d_model)
+        self.fc_out = nn.Linear(d_model, d_model)
+    """, None), hint="fc_in maps d_model -> d_hidden"),
+    mistake("PreNormBlock", "LN1 and LN2 swapped", (None, """
+        u = h + self.attn(self.ln2(h), rope)
+        return u + self.mlp(self.ln1(u))
+    """), hint="its own LayerNorm"),
+    mistake("PreNormBlock", "second residual adds H instead of U", (None, """
+        u = h + self.attn(self.ln1(h), rope)
+        return h + self.mlp(self.ln2(u))
+    """), hint="H_out = U + MLP(LN2(U))"),
+    mistake("PreNormBlock", "LayerNorm on the branch outputs instead of inputs", (None, """
+        u = h + self.ln1(self.attn(h, rope))
+        return u + self.ln2(self.mlp(u))
+    """), hint="normalise the input of each branch"),
+    mistake("PreNormBlock", "the output normalised again", (None, """
+        u = h + self.attn(self.ln1(h), rope)
+        return self.ln2(u + self.mlp(self.ln2(u)))
+    """), hint="nothing may touch the bypass"),
+    mistake("PreNormBlock", "one LayerNorm shared by both branches", ("""
+        self.ln = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.mlp = MLP(d_model, 4 * d_model)
+    """, """
+        u = h + self.attn(self.ln(h), rope)
+        return u + self.mlp(self.ln(u))
+    """), hint="create self.ln1"),
+    mistake("Decoder", "block outputs discarded (block(h) not assigned)",
+            (None, decoder_forward().replace("h = block(h, rope)", "block(h, rope)")),
+            hint="h = block(h"),
+    mistake("Decoder", "final LayerNorm applied after every block",
+            (None, decoder_forward(tail="return self.head(h)").replace(
+                "h = block(h, rope)", "h = self.ln_final(block(h, rope))")),
+            hint="once, after the last block"),
+    mistake("Decoder", "positions added before every block",
+            (None, decoder_forward().replace(
+                "h = h + self.pos(torch.arange(L))", "pass").replace(
+                "h = block(h, rope)",
+                "h = block(h + self.pos(torch.arange(L)) if self.positions == 'learned' "
+                "else h, rope)")),
+            hint="once, to the token embedding"),
+    mistake("Decoder", "sinusoid table not sliced to the sequence length",
+            (None, decoder_forward().replace("self.sinusoids[:L]", "self.sinusoids")),
+            hint="[:L]"),
+    mistake("Decoder", "blocks in a plain Python list", (
+        DECODER_INIT.replace(
+            "nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))",
+            "[PreNormBlock(d_model, n_heads) for _ in range(n_layers)]"), None),
+            hint="nn.ModuleList"),
+    mistake("Decoder", "sinusoid table stored as a trainable nn.Parameter", (
+        DECODER_INIT.replace(
+            'self.register_buffer("sinusoids", sinusoid_table(max_len, d_model), '
+            'persistent=False)',
+            "self.sinusoids = nn.Parameter(sinusoid_table(max_len, d_model))"), None),
+            hint="fixed tables"),
+    mistake("count_parameters", "LayerNorm counted with gamma only", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 2 * d
+        total = V * d + n_layers * block + d + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="gamma and beta"),
+    mistake("count_parameters", "MLP biases forgotten", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + 2 * d * hidden + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="fc_in and fc_out have biases"),
+    mistake("count_parameters", "W_O forgotten (three projections)", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 3 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="W_O"),
+    mistake("count_parameters", "sinusoids counted as parameters", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions in ("learned", "sinusoidal") else 0
+        return total + (0 if tie_weights else V * d)
+    """, hint="trainable (max_len, d) table"),
     # concept checks
     mistake("answer_residual_shape", "picks the hidden width", 'answer_residual_shape = "B"',
             hint="same (L, d) shape"),
@@ -437,6 +558,76 @@ ALTERNATIVES = [
         total += 2 * d_model
         total += vocab_size * (1 if tie_weights else d_model + 1)
         return total
+    """),
+    # -- added in the adversarial review --------------------------------------------------
+    alternative("layer_norm", "var_mean with correction=0, eps folded into the mean", """
+        var, mean = torch.var_mean(h, dim=-1, keepdim=True, correction=0)
+        x_hat = (h - mean) / (((h - mean) ** 2 + eps).mean(dim=-1, keepdim=True)).sqrt()
+        return x_hat * gamma + beta
+    """),
+    alternative("layer_norm", "einsum for the mean, float64 internally", """
+        d = h.shape[-1]
+        work = h.double()
+        mean = torch.einsum("...d->...", work)[..., None] / d
+        centred = work - mean
+        var = torch.einsum("...d,...d->...", centred, centred)[..., None] / d
+        out = centred / torch.sqrt(var + eps) * gamma.double() + beta.double()
+        return out.to(torch.promote_types(h.dtype, gamma.dtype))
+    """),
+    alternative("layer_norm", "in place on a copy", """
+        out = h.clone()
+        out -= out.mean(dim=-1, keepdim=True)
+        out /= torch.sqrt(out.pow(2).mean(dim=-1, keepdim=True) + eps)
+        out = out * gamma
+        out += beta
+        return out
+    """),
+    alternative("MLP", "F.linear with the layers' weights and functional gelu", (None, """
+        hidden = F.linear(x, self.fc_in.weight, self.fc_in.bias)
+        return F.linear(nn.functional.gelu(hidden, approximate="none"), self.fc_out.weight,
+                        self.fc_out.bias)
+    """)),
+    alternative("MLP", "layers created with keyword arguments, GELU module inline", ("""
+        self.fc_in = nn.Linear(in_features=d_model, out_features=d_hidden, bias=True)
+        self.fc_out = nn.Linear(in_features=d_hidden, out_features=d_model, bias=True)
+    """, """
+        return self.fc_out(nn.GELU()(self.fc_in(x)))
+    """)),
+    alternative("PreNormBlock", "sum written out in one expression", (None, """
+        a = self.attn(self.ln1(h), rope)
+        return h + a + self.mlp(self.ln2(h + a))
+    """)),
+    alternative("PreNormBlock", "in place on a clone of h", (None, """
+        out = h.clone()
+        out += self.attn(self.ln1(h), rope)
+        out += self.mlp(self.ln2(out))
+        return out
+    """)),
+    alternative("Decoder", "nn.Sequential of blocks, iterated; F.embedding and F.linear", (
+        DECODER_INIT.replace(
+            "nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))",
+            "nn.Sequential(*[PreNormBlock(d_model, n_heads) for _ in range(n_layers)])"),
+        """
+        B, L = idx.shape
+        h = F.embedding(idx, self.embed.weight)
+        rope = None
+        if self.positions == "learned":
+            h = h + F.embedding(torch.arange(L).expand(B, L), self.pos.weight)
+        elif self.positions == "sinusoidal":
+            h = h + self.sinusoids[None, :L, :]
+        elif self.positions == "rope":
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for i in range(len(self.blocks)):
+            h = self.blocks[i](h, rope)
+        return F.linear(self.ln_final(h), self.head.weight, self.head.bias)
+    """)),
+    alternative("count_parameters", "collected per layer with integer arithmetic", """
+        d, V = d_model, vocab_size
+        hidden = d_hidden if d_hidden is not None else 4 * d
+        per_block = 4 * d * d + 2 * d * hidden + hidden + 9 * d
+        embeddings = V * d + (max_len * d if positions == "learned" else 0)
+        head = V if tie_weights else V * (d + 1)
+        return int(embeddings + n_layers * per_block + 2 * d + head)
     """),
     alternative("answer_tied", "lower case", 'answer_tied = "a"'),
 ]

@@ -46,6 +46,8 @@ def _require_positions(positions):
 
 def layer_norm(h, gamma, beta, eps=1e-5):
     require_min_ndim("h", h, 1, "(..., d)")
+    require_ndim("gamma", gamma, 1, "(d,)")
+    require_ndim("beta", beta, 1, "(d,)")
     require_same_size("gamma", gamma, 0, "h", h, -1, "the feature width d")
     require_same_size("beta", beta, 0, "h", h, -1, "the feature width d")
     mean = h.mean(dim=-1, keepdim=True)  # (..., 1)
@@ -68,6 +70,7 @@ class MLP(nn.Module):
 class PreNormBlock(nn.Module):
     def __init__(self, d_model, n_heads):
         super().__init__()
+        self.d_model = d_model
         self.ln1 = nn.LayerNorm(d_model)
         self.attn = causal_self_attention(d_model, n_heads)
         self.ln2 = nn.LayerNorm(d_model)
@@ -75,6 +78,7 @@ class PreNormBlock(nn.Module):
 
     def forward(self, h, rope=None):
         require_ndim("h", h, 3, "(B, L, d)")
+        require_last_axis("h", h, self.d_model, "d_model")
         u = h + self.attn(self.ln1(h), rope)  # (B, L, d)
         return u + self.mlp(self.ln2(u))  # (B, L, d)
 
@@ -83,6 +87,12 @@ class Decoder(nn.Module):
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
         _require_positions(positions)
+        if positions == "rope" and n_heads > 0 and (d_model // n_heads) % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must "
+                             f"be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == "sinusoidal" and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = "
+                             f"{d_model}")
         self.max_len, self.positions = max_len, positions
         self.embed = nn.Embedding(vocab_size, d_model)
         if positions == "learned":
