@@ -179,3 +179,14 @@ def test_show_figure_displays_a_png(monkeypatch):
     monkeypatch.setattr(IPython.display, "display", shown.append)
     beyond.show_figure(beyond.plot_architectures(["a"], ["b"]))
     assert len(shown) == 1 and shown[0].data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("fn", [REF.linear_recurrence, REF.linear_recurrence_parallel])
+def test_reference_accepts_lists_ints_tensors_and_no_steps(fn):
+    A, B, X = [[1, 0], [1, 1]], [[1], [2]], [[1], [2], [3]]
+    want = checks._solve_states(np.array(A, float), np.array(B, float), np.array(X, float))
+    for args in ((A, B, X), tuple(np.array(v) for v in (A, B, X)),
+                 tuple(torch.tensor(v, dtype=torch.float32) for v in (A, B, X))):
+        S = np.asarray(fn(*args))
+        assert S.dtype == np.float64 and np.allclose(S, want)
+    assert np.asarray(fn(A, B, np.zeros((0, 1)))).shape == (0, 2)

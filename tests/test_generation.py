@@ -318,3 +318,64 @@ def test_trained_checkpoint_is_found_and_cached_decoding_matches_it():
         assert cached == plain
     with pytest.raises(FileNotFoundError, match="no assets/checkpoints"):
         find_checkpoint("no_such_model.pt")
+
+
+# -- notebook 08's reference sampler against the curriculum's words ------------------------
+def _by_the_words(logits, temperature, top_k, top_p):
+    """Row by row, as CURRICULUM.md says it: argmax at 0; the k highest logits (ties with the
+    k-th kept); the smallest most-likely set whose mass reaches p, crossing token included."""
+    flat = logits.reshape(-1, logits.shape[-1]).double()
+    out = torch.zeros_like(flat)
+    for r, row in enumerate(flat):
+        if temperature == 0:
+            out[r, int(row.argmax())] = 1.0
+            continue
+        z = row / temperature
+        if top_k:
+            kth = sorted(z.tolist(), reverse=True)[min(top_k, len(z)) - 1]
+            z = torch.where(z >= kth, z, torch.tensor(-math.inf, dtype=z.dtype))
+        p = torch.softmax(z, -1)
+        if top_p is not None and top_p < 1.0:
+            kept, mass = torch.zeros_like(p), 0.0
+            for i in sorted(range(len(p)), key=lambda i: -float(p[i])):
+                kept[i], mass = p[i], mass + float(p[i])
+                if mass >= top_p:
+                    break
+            p = kept / kept.sum()
+        out[r] = p
+    return out.reshape(logits.shape)
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 7), (2, 3, 7), (4, 1)])
+def test_reference_sampler_follows_the_curriculum(shape):
+    from attnbook.grading import load_reference
+
+    ref = load_reference("08_generation")
+    gen = torch.Generator().manual_seed(sum(shape))
+    for temperature in (0.0, 0.5, 1.0, 2.5):
+        for top_k in (None, 0, 1, 3, 7, 50):
+            for top_p in (None, 1.0, 0.9, 0.4, 1e-9):
+                logits = 2.0 * torch.randn(*shape, generator=gen, dtype=torch.float64)
+                want = _by_the_words(logits, temperature, top_k, top_p)
+                assert torch.allclose(ref.next_token_probs(logits, temperature, top_k, top_p),
+                                      want, atol=1e-9), (shape, temperature, top_k, top_p)
+                assert torch.allclose(filtered_distribution(logits, temperature, top_k, top_p),
+                                      want, atol=1e-9)
+                draws = ref.sample_next(logits, temperature, top_k, top_p,
+                                        torch.Generator().manual_seed(3))
+                again = ref.sample_next(logits, temperature, top_k, top_p,
+                                        torch.Generator().manual_seed(3))
+                assert draws.shape == shape[:-1] and torch.equal(draws, again)
+                assert bool((want.gather(-1, draws[..., None]) > 0).all())
+
+
+def test_reference_sampler_ties():
+    from attnbook.grading import load_reference
+
+    ref = load_reference("08_generation")
+    tie = torch.tensor([2.0, 1.0, 1.0, 0.0], dtype=torch.float64)
+    kept = ref.next_token_probs(tie, 1.0, 2, None)  # both tokens tied with the 2nd kept
+    assert torch.equal(kept > 0, torch.tensor([True, True, True, False]))
+    assert int(ref.sample_next(torch.tensor([0.0, 3.0, 3.0]), 0.0)) in (1, 2)
+    assert torch.allclose(ref.next_token_probs(torch.zeros(4), 1.0, None, 0.5).sum(),
+                          torch.tensor(1.0))

@@ -271,3 +271,23 @@ def test_loss_curves_draw_validation_points():
     assert "validation loss" in ax.get_legend_handles_labels()[1]
     points = next(line for line in ax.lines if line.get_label() == "validation loss")
     assert list(points.get_xdata()) == [2, 3] and list(points.get_ydata()) == [2.1, 1.6]
+
+
+def test_reference_loss_ignores_whatever_the_padded_targets_hold():
+    gen = torch.Generator().manual_seed(3)
+    logits = torch.randn(2, 3, 5, generator=gen)
+    targets = torch.tensor([[1, 2, 3], [4, 0, 0]])
+    mask = torch.tensor([[True, True, True], [True, False, False]])
+    want = torch.nn.functional.cross_entropy(logits[mask], targets[mask])
+    for pad in (0, -1, -100, 5, 99):
+        padded = targets.masked_fill(~mask, pad)
+        assert torch.allclose(REF.lm_loss(logits, padded, mask), want)
+    assert torch.allclose(REF.lm_loss(logits, targets.int(), mask.float()), want)
+
+
+def test_reference_batch_accepts_tuples_arrays_and_tensors():
+    want = REF.make_batch([[1, 5, 2], [1, 2]], 0)
+    for sequences in (((1, 5, 2), (1, 2)), [np.array([1, 5, 2]), np.array([1, 2])],
+                      [torch.tensor([1, 5, 2]), torch.tensor([1, 2])]):
+        got = REF.make_batch(sequences, 0)
+        assert all(torch.equal(g, w) and g.dtype == w.dtype for g, w in zip(got, want))

@@ -82,6 +82,11 @@ def _batch_variant(sequences, pad_id, variant="correct"):
         for row, seq in enumerate(sequences):  # input at its first padded position
             if len(seq) - 1 < L:
                 inputs[row, len(seq) - 1] = seq[-1]
+    if variant == "ignore index":  # padded targets written as -100, inputs padded right
+        targets[~mask] = -100
+    if variant == "sorted":  # rows reordered, longest first
+        order = sorted(range(B), key=lambda r: -len(sequences[r]))
+        inputs, targets, mask = inputs[order], targets[order], mask[order]
     if variant == "pad zero":
         inputs[inputs == pad_id] = 0
         targets[targets == pad_id] = 0
@@ -106,6 +111,14 @@ def _batch_mistakes(sequences, pad_id, eos_id) -> list[Mistake]:
         Mistake("padding on the left", _batch_variant(sequences, pad_id, "left padding"),
                 "pad on the right: row b starts at position 0 and the padding follows it"),
     ]
+    if pad_id != -100:
+        out.append(Mistake("padded targets written as -100 instead of pad_id",
+                           _batch_variant(sequences, pad_id, "ignore index"),
+                           "write pad_id into every padded position, targets included; "
+                           "loss_mask, not a special target value, marks the padding"))
+    out.append(Mistake("rows reordered (sorted by length)",
+                       _batch_variant(sequences, pad_id, "sorted"),
+                       "keep the rows in the order of the sequences: row b is sequence b"))
     if pad_id != 0:
         out.append(Mistake("padding written as 0 instead of pad_id",
                            _batch_variant(sequences, pad_id, "pad zero"),
@@ -240,6 +253,24 @@ def _loss_mistakes(logits, targets, loss_mask) -> list[Mistake]:
         Mistake("log base 2 (bits) instead of natural log (nats)", total / count / math.log(2),
                 "the loss is in nats: use the natural log (F.cross_entropy does)"),
     ]
+    zeroed = F.cross_entropy((logits * mask[..., None]).flatten(0, 1), targets.flatten(),
+                             reduction="none")  # padded positions: uniform logits
+    out += [
+        Mistake("the mask applied to the logits instead of the losses",
+                float(zeroed.mean()), "multiply the per-token LOSSES by loss_mask; zeroed "
+                "logits still give a loss of log V"),
+        Mistake("the mask applied to the logits instead of the losses",
+                float(zeroed.sum()) / count, "multiply the per-token LOSSES by loss_mask; "
+                "zeroed logits still give a loss of log V"),
+    ]
+    if L > 1:
+        again = F.cross_entropy(logits[:, :-1].flatten(0, 1), targets[:, 1:].flatten(),
+                                reduction="none").view(B, L - 1)
+        inner = mask[:, 1:]
+        out.append(Mistake("targets shifted again inside the loss (logits[:, :-1] against "
+                           "targets[:, 1:])", float((again * inner).sum() / inner.sum()),
+                           "make_batch already shifted: logits[b, t] is scored against "
+                           "targets[b, t], the same position"))
     out.append(Mistake("softmax over the positions instead of the vocabulary",
                        float((wrong_axis * mask).sum()) / count,
                        "normalise over the last axis (the vocabulary), dim=-1"))
@@ -362,6 +393,9 @@ def _step_variant(model, optimizer, batch, max_grad_norm, variant="correct") -> 
         torch.nn.utils.clip_grad_value_(params, max_grad_norm)
     elif variant == "clip at 1":
         torch.nn.utils.clip_grad_norm_(params, 1.0)
+    elif variant == "clip per parameter":
+        for p in params:
+            torch.nn.utils.clip_grad_norm_(p, max_grad_norm)
     elif variant not in ("no clipping",):
         torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
     optimizer.step()
@@ -379,6 +413,9 @@ STEP_MISTAKES = {
     "clip by value": ("clipped each gradient entry (clip_grad_value_) instead of the norm",
                       "clip the global norm: torch.nn.utils.clip_grad_norm_"),
     "clip at 1": ("clipped at 1.0 instead of max_grad_norm", "use the max_grad_norm argument"),
+    "clip per parameter": ("each parameter's gradient clipped on its own",
+                           "clip the norm of ALL gradients together: one call "
+                           "clip_grad_norm_(model.parameters(), max_grad_norm)"),
     "padding counted": ("the loss counts padded targets", "use lm_loss(logits, targets, "
                         "loss_mask), which skips padded targets"),
 }
@@ -462,6 +499,18 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
     run.expect_close(call, value, expected, **TOL,
                      hint="return the masked mean loss of this batch, as lm_loss computes it")
 
+    model = _tiny_decoder(2, dropout=0.3).train()
+    modes: list[bool] = []
+    handle = model.register_forward_hook(lambda module, *_: modes.append(module.training))
+    call = "train_step(decoder_with_dropout in training mode, SGD, batch, 1.0)"
+    try:
+        run.call(call, model, torch.optim.SGD(model.parameters(), lr=0.1), batches[0], 1.0)
+    finally:
+        handle.remove()
+    run.expect_true(modes and all(modes), f"{call}: the forward pass ran in evaluation mode.",
+                    hint="do not call model.eval() in train_step: dropout must stay on while "
+                         "training (model.train(), if anything)")
+
     run.expect_raises("train_step with inputs of shape (7,)", ValueError, model, optimizer,
                       tuple(t[0] for t in batches[0]), 1.0, mentions=("inputs", "(7,)"))
     if reference is not None:
@@ -501,6 +550,13 @@ def _evaluate_mistakes(model, batches) -> tuple[float, list[Mistake]]:
                 float(sum(s[0] / s[1] for s in stats)), hint),
         Mistake("summed loss not divided by the token count", total,
                 "divide the summed loss by the number of real targets"),
+        Mistake("only the last batch counted (totals overwritten, not added to)",
+                stats[-1][0] / stats[-1][1],
+                "add every batch to the running totals (total += ...), do not overwrite"),
+        Mistake("perplexity exp(loss) returned instead of the loss", math.exp(total / count),
+                "return the mean loss in nats itself; perplexity is notebook 08's business"),
+        Mistake("loss in bits (log base 2)", total / count / math.log(2),
+                "the loss is in nats: use the natural log (F.cross_entropy does)"),
     ]
 
 

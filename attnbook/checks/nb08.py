@@ -105,7 +105,19 @@ def _log_prob_mistakes(model, prompt, continuation) -> list[Mistake]:
     at_target = float(log_probs[L_p:].gather(1, targets[L_p:, None]).sum())
     whole = float(log_probs[:-1].gather(1, targets[1:, None]).sum())
     raw = float(logits[L_p - 1:-1].gather(1, targets[L_p:, None]).sum())
+    hint_dim = ("log_softmax over the vocabulary, the LAST axis (dim=-1): each position's "
+                "logits become a distribution over the next token")
+    over_positions = [float(torch.log_softmax(rows, 0)[L_p - 1:].gather(
+        1, targets[L_p:, None]).sum()) for rows in (logits[:-1], logits)]
     return [
+        Mistake("negative log-likelihood returned (sign flipped)", -right,
+                "return the log-probability itself, a number <= 0: sum of log p, not of -log p"),
+        Mistake("log base 2 instead of the natural log", right / math.log(2.0),
+                "work in nats: torch.log_softmax (natural log), not log2"),
+        Mistake("log_softmax taken over the positions instead of the vocabulary",
+                over_positions[0], hint_dim),
+        Mistake("log_softmax taken over the positions instead of the vocabulary",
+                over_positions[1], hint_dim),
         Mistake("log-probability read at the position of the target instead of the one before",
                 at_target, HINT_SHIFT),
         Mistake("probability instead of log-probability (a product, not a sum of logs)",
@@ -207,6 +219,20 @@ def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
         z = logits / temperature
         if top_p is not None and top_p < 1:
             probs = filtered(logits, temperature, top_k, None)
+            if top_k:  # top-p on the full distribution, then top-k on what it kept
+                keep = _top_p_keep(filtered(logits, temperature, None, None), top_p,
+                                   strict=False)
+                swapped = filtered(z.masked_fill(~keep, -math.inf), 1.0, top_k, None)
+                out.append(Mistake("top-p applied before top-k", swapped,
+                                   "apply top-k first, renormalise, then choose the top-p set "
+                                   "from those renormalised probabilities"))
+            flipped = torch.softmax(z, -1) if not top_k else probs
+            ordered, order = flipped.sort(dim=-1)  # ascending: least likely first
+            before = ordered.cumsum(-1) - ordered
+            kept = torch.zeros_like(ordered).scatter(-1, order, ordered * (before < top_p))
+            out.append(Mistake("top-p set taken from the LEAST likely tokens (sorted ascending)",
+                               kept / kept.sum(-1, keepdim=True),
+                               "sort in decreasing order: torch.sort(probs, descending=True)"))
             # top-p chosen on the distribution before the temperature (listed first: at
             # temperature 2 it can coincide with dropping the crossing token)
             keep = _top_p_keep(filtered(logits, 1.0, top_k, None), top_p, strict=False)
@@ -240,6 +266,13 @@ def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
             probs = torch.softmax(z, -1)
             out.append(Mistake("softmax before top-k, removed tokens zeroed, not renormalised",
                                probs.masked_fill(z < kth, 0.0), HINT_RENORMALISE))
+            if k < logits.shape[-1]:
+                kth_next = z.topk(k + 1, dim=-1).values[..., -1:]
+                out.append(Mistake("top-k keeps k + 1 tokens (off by one at the k-th logit)",
+                                   filtered(z.masked_fill(z < kth_next, -math.inf), 1.0, None,
+                                            top_p),
+                                   "the k-th largest is topk(z, k).values[..., k - 1] (or "
+                                   "[..., -1]): index k is the (k+1)-th"))
             kth_small = (-z).topk(k, dim=-1).values[..., -1:]
             out.append(Mistake("top-k kept the k SMALLEST logits",
                                torch.softmax(z.masked_fill(-z < kth_small, -math.inf), -1),
@@ -294,6 +327,9 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
         (1.0, None, 1.0, P, "top-p = 1 changes nothing"),
         (1.0, 3, 0.6, torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
          "top-k = 3, then top-p = 0.6 on the renormalised three"),
+        (1.0, 2, 0.6, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
+         "top-k = 2 renormalises to (2/3, 1/3): report alone reaches top-p = 0.6"),
+        (1.0, 10, None, P, "top-k = 10, larger than the vocabulary of 4, keeps everything"),
         (2.0, None, 0.7, None, "temperature 2 first flattens, so top-p = 0.7 needs three "
          "tokens"),
         (0.0, None, None, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
@@ -333,6 +369,15 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
     _expect_one_of(run, call, run.call(call, tie, 0.0, None, None),
                    [torch.tensor([0, 1.0, 0, 0]), torch.tensor([0, 0, 1.0, 0])],
                    hint="temperature 0: a one-hot vector on a most likely token")
+
+    # Two leading axes: every row of every sequence filtered on its own.
+    logits = torch.stack((torch.stack((Z, Z.flip(0))), torch.stack((Z.roll(1), 2 * Z))))
+    call = ("next_token_probs(logits of shape (2, 2, 4), 1.0, top_k=3, top_p=0.7) [two "
+            "leading axes]")
+    _expect_distribution(run, call, run.call(call, logits, 1.0, 3, 0.7),
+                         filtered_distribution(logits, 1.0, 3, 0.7),
+                         _probs_mistakes(logits, 1.0, 3, 0.7),
+                         hint="filter along the last axis (dim=-1), whatever the leading axes")
 
     # A batch: each row is filtered on its own; large logits must not overflow.
     logits = torch.stack((Z, Z.flip(0), 1000.0 + Z))  # (3, 4)
@@ -395,6 +440,10 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
                 f"top_p={top_p}, generator) [{what} is greedy]")
         seen = _token_ids(run, call, run.call(call, logits, temperature, top_k, top_p,
                                               torch.Generator().manual_seed(1)), (64,), 12)
+        run.expect_true(len(set(seen.tolist())) > 1 or len(set(best.tolist())) == 1,
+                        f"{call} gave every one of 64 rows the same token {int(seen[0])}.",
+                        hint="draw one token per row: torch.multinomial on the (N, V) "
+                        "probabilities gives N independent draws")
         run.expect_true(np.array_equal(seen, best), f"{call} differs from the argmax in rows "
                         f"{np.flatnonzero(seen != best)[:5].tolist()}.",
                         hint="sample from next_token_probs(logits, temperature, top_k, top_p); "
@@ -424,6 +473,52 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
                             f"{call} returned the argmax of every one of 64 rows.",
                             hint="at a temperature above 0, draw at random from the "
                             "distribution; the argmax is only for temperature 0")
+    # Two leading axes: one token per row, the shape of logits without its last axis.
+    logits3 = logits.reshape(2, 32, 12)
+    call = ("sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
+            "generator) [two leading axes]")
+    seen = _token_ids(run, call, run.call(call, logits3, 1.0, 3, None,
+                                          torch.Generator().manual_seed(2)), (2, 32), 12)
+    support = filtered_distribution(logits3, 1.0, 3, None) > 0  # (2, 32, 12)
+    inside = torch.gather(support, -1, torch.as_tensor(seen)[..., None])
+    run.expect_true(bool(inside.all()), f"{call} drew tokens that top-k removes.",
+                    hint="flatten the leading axes to (N, V) for torch.multinomial, then "
+                    "reshape the draws back to the leading shape")
+
+    # Frequencies: 20000 rows of the worked logits; each token's share must be within 5
+    # standard errors of the filtered distribution (a correct sampler fails about once in
+    # a million), so a sampler that ignores the temperature or a filter is seen.
+    N = 20000
+    many = Z.float().expand(N, 4).contiguous()  # (N, 4)
+    for temperature, top_k, top_p, what in [(2.0, None, None, "temperature 2 flattens"),
+                                            (0.5, None, None, "temperature 0.5 sharpens"),
+                                            (1.0, 3, None, "top-k = 3"),
+                                            (1.0, None, 0.8, "top-p = 0.8"),
+                                            (2.0, 3, 0.7, "temperature, top-k and top-p")]:
+        call = (f"sample_next(logits ({N}, 4), temperature={temperature}, top_k={top_k}, "
+                f"top_p={top_p}, generator) with probabilities (0.15, 0.5, 0.1, 0.25) "
+                f"[{what}]")
+        seen = _token_ids(run, call, run.call(call, many, temperature, top_k, top_p,
+                                              torch.Generator().manual_seed(7)), (N,), 4)
+        share = np.bincount(seen, minlength=4) / N
+        expected = as_array(filtered_distribution(Z, temperature, top_k, top_p))
+        slack = 5.0 * np.sqrt(expected * (1 - expected) / N) + 1e-3
+        mistakes = []
+        if temperature != 1.0:
+            mistakes += [("the temperature was ignored", filtered_distribution(Z, 1.0, top_k,
+                                                                               top_p)),
+                         ("the logits were multiplied by the temperature, not divided",
+                          filtered_distribution(Z, 1.0 / temperature, top_k, top_p))]
+        mistakes.append(("the filters were ignored", filtered_distribution(Z, temperature)))
+        named = next((name for name, m in mistakes
+                      if np.all(np.abs(share - as_array(m)) <= slack)), None)
+        message = (f"{call}: the tokens' shares {np.round(share, 3).tolist()} do not match "
+                   f"the distribution {np.round(expected, 3).tolist()}.")
+        if named is not None:
+            message += f"\nThis looks like a known mistake: {named}."
+        run.expect_true(np.all(np.abs(share - expected) <= slack), message,
+                        hint="draw from next_token_probs(logits, temperature, top_k, top_p): "
+                        "divide the logits by the temperature, then filter, then sample")
     if reference is not None:
         for seed in range(trials):
             gen = torch.Generator().manual_seed(950 + seed)
@@ -461,8 +556,11 @@ def _simulate(prompts, max_new_tokens, variant="correct") -> torch.Tensor:
     """What `generate` returns on the lookup-table model, written right or with a mistake."""
     rows = [list(p) for p in prompts]
     finished = [False] * len(rows)
+    if variant == "total_length":  # max_new_tokens read as the length of the whole output
+        max_new_tokens = max(0, max_new_tokens - len(rows[0]))
     for _ in range(max_new_tokens):
-        new = [NEXT_OF[row[-1]] for row in rows]
+        last = [p[-1] for p in prompts] if variant == "prompt_only" else [r[-1] for r in rows]
+        new = [NEXT_OF[t] for t in last]
         if variant == "eos_ignored":
             rows = [row + [t] for row, t in zip(rows, new)]
             continue
@@ -472,7 +570,10 @@ def _simulate(prompts, max_new_tokens, variant="correct") -> torch.Tensor:
         elif variant != "no_padding":
             new = [PAD if f else t for f, t in zip(finished, new)]
         rows = [row + [t] for row, t in zip(rows, new)]
-        finished = [f or t == EOS for f, t in zip(finished, new)]
+        if variant == "finished_reset":  # finished = new == eos_id, forgetting earlier EOS
+            finished = [t == EOS for t in new]
+        else:
+            finished = [f or t == EOS for f, t in zip(finished, new)]
         if variant == "stops_at_first" and any(finished):
             break
         if all(finished):
@@ -494,6 +595,20 @@ def _generate_mistakes(prompts, max_new_tokens) -> list[Mistake]:
         Mistake("finished rows keep generating instead of padding",
                 _simulate(prompts, max_new_tokens, "no_padding"),
                 "after its EOS a row gets only pad_id (torch.where(finished, pad_id, new))"),
+        Mistake("finished reset every step (finished = new == eos_id, not finished | ...)",
+                _simulate(prompts, max_new_tokens, "finished_reset"),
+                "a row stays finished once it has emitted eos_id: finished = finished | "
+                "(new == eos_id)"),
+        Mistake("max_new_tokens used as the length of the whole output",
+                _simulate(prompts, max_new_tokens, "total_length"),
+                "max_new_tokens counts NEW tokens only: the output has up to L + "
+                "max_new_tokens columns"),
+        Mistake("the model always reads the prompt, never the tokens already generated",
+                _simulate(prompts, max_new_tokens, "prompt_only"),
+                "run the model on ids, the prompt AND every token appended so far"),
+        Mistake("only the new tokens returned, without the prompt",
+                _simulate(prompts, max_new_tokens)[:, len(prompts[0]):],
+                "return the prompts followed by the new tokens, shape (B, L + n)"),
         Mistake("one new token too few", _simulate(prompts, max_new_tokens - 1),
                 "run at most max_new_tokens steps: range(max_new_tokens)"),
         Mistake("one new token too many", _simulate(prompts, max_new_tokens + 1),
@@ -559,6 +674,15 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
                         f"{call}: row {row} differs from generating its prompt alone "
                         f"({alone.tolist()}).", hint="each row must depend on its own tokens only")
 
+    for top_k, top_p in [(1, None), (None, 1e-6)]:
+        call = (f"generate(random_decoder, {prompts}, max_new_tokens=8, eos_id=2, "
+                f"temperature=1.0, top_k={top_k}, top_p={top_p}) [a filter that keeps one "
+                f"token is greedy]")
+        seen = run.call(call, model, _ids(prompts), 8, EOS, PAD, 1.0, top_k, top_p,
+                        torch.Generator().manual_seed(0))
+        _expect_tokens(run, call, seen, expected,
+                       hint="pass temperature, top_k, top_p and generator on to sample_next")
+
     call = ("generate(random_decoder, [[1, 4, 7]] * 4, max_new_tokens=10, eos_id=2, "
             "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice")
     first = run.call(call, model, _ids([[1, 4, 7]] * 4), 10, EOS, PAD, 1.0, None, None,
@@ -603,6 +727,11 @@ def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
     stats = batch_stats(model, batches)
     total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
     loss = total / count
+    all_positions = sum(s[3] for s in stats)
+    with torch.no_grad():  # the mean probability of the real targets
+        probs = [torch.softmax(model(i).double(), -1).gather(-1, t[..., None])[..., 0][m.bool()]
+                 for i, t, m in batches]
+    mean_prob = float(torch.cat(probs).mean())
     hint_mask = "multiply the per-token losses by loss_mask and count only real tokens"
     hint_weight = ("weight every token equally: add the losses of ALL real tokens over all "
                    "batches, divide by the total token count, then take exp")
@@ -622,6 +751,15 @@ def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
                 "perplexity = exp(mean loss in nats)"),
         Mistake("2 ** loss instead of exp(loss)", 2.0**loss,
                 "the loss is in nats (natural log): perplexity = exp(loss), not 2 ** loss"),
+        Mistake("masked sum divided by all positions, padding included",
+                math.exp(total / all_positions), hint_mask),
+        Mistake("padded positions averaged in, weighted by the real count",
+                math.exp(sum(s[2] * s[1] for s in stats) / count), hint_mask),
+        Mistake("exp of the summed loss, not divided by the token count",
+                math.exp(total) if total < 700 else math.inf,
+                "divide the summed loss by the number of real targets before exp"),
+        Mistake("1 / mean probability instead of exp(mean -log p)", 1.0 / mean_prob,
+                "average the LOG-probabilities (the loss), then exp; not the probabilities"),
     ]
 
 

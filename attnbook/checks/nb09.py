@@ -38,7 +38,8 @@ HINT_TRANSPOSE = ("with states as column vectors the update is A @ s; s @ A (a r
 HINT_SHIFT = ("row t of the result must be s_t, the state AFTER reading x_t (s_0 = B x_0): "
               "store the state after the update, not before")
 HINT_START = ("start from s_{-1} = 0 and let the loop read x_0 once; starting from B x_0 and "
-              "then looping from t = 0 counts x_0 twice")
+              "then looping from t = 0 counts x_0 twice (a start state of ones adds a term "
+              "that is not there, too)")
 HINT_B = "map each input into the state with B: the term is B @ x_t, shape (n,)"
 HINT_B_TRANSPOSE = "B has shape (n, m), so the input term is B @ x_t (not x_t @ B)"
 HINT_ALIAS = ("every row equals the last state: the same array was updated in place and "
@@ -51,6 +52,14 @@ HINT_INPUT_ONCE = "add the input term B x_t at every step, not only at t = 0"
 HINT_SCAN_POWER = ("in round k a block travels offset = 2^k steps, so move it by A^offset: "
                    "square the power after each round")
 HINT_CAUSAL = "s_t may only depend on inputs x_j with j <= t: no future input"
+HINT_ZERO_START = "start from s_{-1} = 0, np.zeros(n): nothing has been read before x_0"
+HINT_SCAN_IN_PLACE = ("compute every row of a round from the states of the PREVIOUS round: "
+                      "build the new S from the old one (np.concatenate or a copy), not row "
+                      "by row in place")
+HINT_SCAN_ROUNDS = ("keep doubling while offset < L: after the last round every row must "
+                    "have gathered all of its past inputs")
+HINT_ELEMENTWISE_STATE = ("A * s multiplies entry by entry (and broadcasts to (n, n)); the "
+                          "update is the matrix-vector product A @ s")
 HINT_CALLS_LOOP = ("the parallel form must not call linear_recurrence (the step-by-step "
                    "loop): build it from the powers of A (a convolution) or a doubling scan")
 
@@ -102,6 +111,41 @@ def _scan_with_plain_A(A, B, X) -> np.ndarray:
     return S
 
 
+def _scan_in_place(A, B, X) -> np.ndarray:
+    """Doubling scan whose rows are updated in place in increasing t: later rows read rows
+    that this round already updated."""
+    S = X @ B.T  # (L, n)
+    power, offset = A, 1
+    while offset < len(S):
+        for t in range(offset, len(S)):
+            S[t] = S[t] + power @ S[t - offset]
+        power, offset = power @ power, offset * 2
+    return S
+
+
+def _scan_variant(A, B, X, squared_first: bool = False, rounds_short: int = 0) -> np.ndarray:
+    S = X @ B.T  # (L, n)
+    power, offset = A, 1
+    rounds = 0
+    while offset < len(S):
+        rounds += 1
+        power = power @ power if squared_first else power
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+        power = power if squared_first else power @ power
+        offset *= 2
+    if rounds_short:  # redo with one round fewer
+        S, power, offset = X @ B.T, A, 1
+        for _ in range(max(rounds - rounds_short, 0)):
+            S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+            power, offset = power @ power, offset * 2
+    return S
+
+
+def _anticausal_states(A, B, X) -> np.ndarray:
+    """s_t = sum_{j >= t} A^(j-t) B x_j: the convolution run backwards in time."""
+    return _solve_states(A, B, X[::-1].copy())[::-1].copy()
+
+
 def _recurrence_mistakes(A, B, X, parallel: bool) -> list[Mistake]:
     S = _solve_states(A, B, X)  # (L, n)
     n, m = B.shape
@@ -120,6 +164,11 @@ def _recurrence_mistakes(A, B, X, parallel: bool) -> list[Mistake]:
                 _solve_states(A, B, first_only), HINT_INPUT_ONCE),
         Mistake("every row is the final state (one array updated in place, stored L times)",
                 np.tile(S[-1], (len(S), 1)), HINT_ALIAS),
+        Mistake("start state s_{-1} = 1 (np.ones) instead of 0",
+                S + np.array([np.linalg.matrix_power(A, t + 1).sum(1) for t in range(len(S))]
+                             ).reshape(S.shape), HINT_ZERO_START),
+        Mistake("A applied to the input instead of the state (s_t = s_{t-1} + A B x_t)",
+                np.cumsum(X @ (A @ B).T, axis=0), HINT_ORDER),
     ]
     if n == m:
         out.append(Mistake("input term without B (s_t = A s_{t-1} + x_t)",
@@ -137,6 +186,14 @@ def _recurrence_mistakes(A, B, X, parallel: bool) -> list[Mistake]:
                     _scan_with_plain_A(A, B, X), HINT_SCAN_POWER),
             Mistake("future inputs included (a two-sided convolution)",
                     _noncausal_states(A, B, X), HINT_CAUSAL),
+            Mistake("the convolution runs backwards: s_t sums the inputs j >= t",
+                    _anticausal_states(A, B, X), HINT_CAUSAL),
+            Mistake("scan rows updated in place, in increasing t (a round reads rows it "
+                    "already updated)", _scan_in_place(A, B, X), HINT_SCAN_IN_PLACE),
+            Mistake("scan that squares the power before using it (round 0 moves by A^2)",
+                    _scan_variant(A, B, X, squared_first=True), HINT_SCAN_POWER),
+            Mistake("scan stops one round early", _scan_variant(A, B, X, rounds_short=1),
+                    HINT_SCAN_ROUNDS),
         ]
     return out
 
@@ -155,6 +212,12 @@ def _expect_states(run: CheckRun, call_text: str, fn, A, B, X, parallel: bool,
                     hint="compute new arrays (s = A @ s + ...) instead of writing into A, B "
                     "or X")  # fmt: skip
     L, n = X.shape[0], A.shape[0]
+    if n > 1 and np.shape(S) != (L, n) and np.shape(S) in ((L, n, n), (n, n)):
+        run.fail(f"{call_text} returned shape {np.shape(S)}; expected {(L, n)}.",
+                 hint=HINT_ELEMENTWISE_STATE)
+    if np.shape(S) == (n,) and (L, n) != (n,) and L > 1:
+        run.fail(f"{call_text} returned shape (n,) = {(n,)}: only the final state; expected "
+                 f"every state, {(L, n)}.", hint="keep every state: one row per time step t")
     run.expect_shape(call_text, S, (L, n),
                      hint="one row per time step t and one column per state entry: (L, n)")
     run.expect_finite(call_text, S, hint="a stable A (all |eigenvalues| < 1) keeps every "

@@ -303,9 +303,147 @@ MISTAKES = [
     model.train(was_training)
     return total
     """, hint="divide the summed loss by the number of real targets"),
+    # -- added in the adversarial review
+    mistake("make_batch", "padded targets written as -100 (ignore_index)", _BATCH_HEAD + """
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        n = len(seq) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        targets[b, n:] = -100
+        loss_mask[b, :n] = True
+    return inputs, targets, loss_mask
+    """, hint="write pad_id into every padded position"),
+    mistake("make_batch", "rows sorted by length, longest first", """
+    sequences = sorted(sequences, key=len, reverse=True)
+    L = len(sequences[0]) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        inputs[b, :len(seq) - 1] = torch.tensor(seq[:-1])
+        targets[b, :len(seq) - 1] = torch.tensor(seq[1:])
+        loss_mask[b, :len(seq) - 1] = True
+    return inputs, targets, loss_mask
+    """, hint="row b is sequence b"),
+    mistake("make_batch", "L from the shortest sequence (longer ones truncated)", """
+    L = min(len(seq) for seq in sequences) - 1
+    inputs = torch.tensor([list(seq[:L]) for seq in sequences])
+    targets = torch.tensor([list(seq[1:L + 1]) for seq in sequences])
+    return inputs, targets, torch.ones_like(inputs, dtype=torch.bool)
+    """, hint="length of the longest sequence"),
+    mistake("make_batch", "numpy arrays returned", """
+    import numpy as np
+    L = max(len(seq) for seq in sequences) - 1
+    inputs = np.full((len(sequences), L), pad_id)
+    targets = np.full((len(sequences), L), pad_id)
+    loss_mask = np.zeros((len(sequences), L), dtype=bool)
+    for b, seq in enumerate(sequences):
+        inputs[b, :len(seq) - 1] = seq[:-1]
+        targets[b, :len(seq) - 1] = seq[1:]
+        loss_mask[b, :len(seq) - 1] = True
+    return inputs, targets, loss_mask
+    """, hint="expected a torch tensor"),
+    mistake("lm_loss", "the mask applied to the logits", """
+    masked = logits * loss_mask[..., None]
+    nll = torch.nn.functional.cross_entropy(masked.flatten(0, 1), targets.flatten(),
+                                            reduction="none")
+    return nll.sum() / loss_mask.sum()
+    """, hint="multiply the per-token LOSSES by loss_mask"),
+    mistake("lm_loss", "targets shifted again inside the loss", """
+    nll = torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1),
+                                            targets[:, 1:].flatten(), reduction="none")
+    mask = loss_mask[:, 1:].flatten().float()
+    return (nll * mask).sum() / mask.sum()
+    """, hint="make_batch already shifted"),
+    mistake("lm_loss", "result rebuilt with torch.tensor (graph lost)", """
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                            reduction="none")
+    mask = loss_mask.flatten().float()
+    return torch.tensor(float((nll * mask).sum() / mask.sum()))
+    """, hint="no .item() or float() inside lm_loss"),
+    mistake("train_step", "each parameter clipped on its own", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    for p in model.parameters():
+        torch.nn.utils.clip_grad_norm_(p, max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """, hint="clip the norm of ALL gradients together"),
+    mistake("train_step", "model.eval() before the forward pass", _STEP_FORWARD + """
+    model.eval()
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """, hint="do not call model.eval() in train_step"),
+    mistake("evaluate", "only the last batch counted", """
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            loss = lm_loss(model(inputs), targets, loss_mask).item()
+    model.train(was_training)
+    return loss
+    """, hint="add every batch to the running totals"),
+    mistake("evaluate", "perplexity returned", """
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
+            count += int(loss_mask.sum())
+    model.train(was_training)
+    return math.exp(total / count)
+    """, hint="return the mean loss in nats itself"),
 ]
 
 ALTERNATIVES = [
+    # -- added in the adversarial review
+    alternative("make_batch", "pad_sequence and a length mask", """
+    from torch.nn.utils.rnn import pad_sequence
+    seqs = [torch.as_tensor(list(seq), dtype=torch.long) for seq in sequences]
+    inputs = pad_sequence([s[:-1] for s in seqs], batch_first=True, padding_value=pad_id)
+    targets = pad_sequence([s[1:] for s in seqs], batch_first=True, padding_value=pad_id)
+    lengths = torch.tensor([len(s) - 1 for s in seqs])
+    loss_mask = torch.arange(inputs.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)
+    return inputs, targets, loss_mask
+    """),
+    alternative("lm_loss", "per-row sums weighted by row counts, float64 inside", """
+    log_probs = torch.log_softmax(logits.double(), dim=-1)
+    picked = torch.gather(log_probs, 2, targets.unsqueeze(2)).squeeze(2)
+    mask = loss_mask.double()
+    per_row = -(picked * mask).sum(dim=1)
+    return (per_row.sum() / mask.sum()).to(logits.dtype)
+    """),
+    alternative("train_step", "clip over the optimizer's parameter groups", _STEP_FORWARD + """
+    model.train()
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            p.grad = None
+    logits = model(inputs)
+    loss = lm_loss(logits, targets, loss_mask)
+    loss.backward()
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """),
+    alternative("evaluate", "a generator of sums and counts, mask.count_nonzero", """
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        parts = [(float(torch.nn.functional.cross_entropy(
+                    model(x)[m], y[m], reduction="sum")), int(m.count_nonzero()))
+                 for x, y, m in batches]
+    model.train(was_training)
+    return sum(p for p, _ in parts) / sum(n for _, n in parts)
+    """),
     alternative("make_batch", "list comprehensions and torch.tensor", """
     L = max(len(seq) for seq in sequences) - 1
     rows_in = [list(seq[:-1]) + [pad_id] * (L - len(seq) + 1) for seq in sequences]

@@ -373,6 +373,244 @@ MISTAKES = [
             hint="perplexity = exp"),
     mistake("perplexity", "2 ** loss", (None, None, "return 2 ** (total_nll / total_tokens)"),
             hint="not 2 ** loss"),
+    # -- added in the adversarial review
+    mistake("sequence_log_prob", "negative log-likelihood (sign flipped)", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=-1)
+        return -log_probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).sum()
+    """, hint="a number <= 0"),
+    mistake("sequence_log_prob", "log base 2", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        probs = torch.softmax(model(ids[:, :-1])[0].double(), dim=-1)
+        return torch.log2(probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None])).sum()
+    """, hint="work in nats"),
+    mistake("sequence_log_prob", "log_softmax over the positions (dim=0)", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=0)
+        return log_probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).sum()
+    """, hint="the LAST axis (dim=-1)"),
+    mistake("sequence_log_prob", "log_softmax over the positions of the full pass", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        log_probs = torch.log_softmax(model(ids)[0], dim=0)
+        return log_probs[len(prompt_ids) - 1:-1].gather(1, continuation_ids[:, None]).sum()
+    """, hint="the LAST axis (dim=-1)"),
+    mistake("next_token_probs", "top-p applied before top-k", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            drop = torch.zeros_like(before, dtype=torch.bool).scatter(-1, order, before >= top_p)
+            z = z.masked_fill(drop, float("-inf"))
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        return torch.softmax(z, dim=-1)
+    """, hint="apply top-k first"),
+    mistake("next_token_probs", "top-k keeps k + 1 (sorted values indexed at k)", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k and top_k < z.shape[-1]:
+            kth = torch.sort(z, dim=-1, descending=True).values[..., top_k:top_k + 1]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="index k is the (k+1)-th"),
+    mistake("next_token_probs", "top_k larger than the vocabulary crashes torch.topk", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, top_k, dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="larger than the vocabulary"),
+    mistake("next_token_probs", "top-p sorted ascending", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="descending=True"),
+    mistake("sample_next", "temperature ignored when sampling", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, 1.0, top_k, top_p)
+        flat = probs.reshape(-1, probs.shape[-1])
+        draws = torch.multinomial(flat, 1, generator=generator)
+        return draws.reshape(probs.shape[:-1])
+    """, hint="the temperature was ignored"),
+    mistake("sample_next", "Categorical distribution without the generator", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        return torch.distributions.Categorical(probs=probs).sample()
+    """, hint="generator=generator"),
+    mistake("sample_next", "argmax over the batch axis at temperature 0", """
+        if temperature == 0:
+            return logits.argmax(dim=0)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        flat = probs.reshape(-1, probs.shape[-1])
+        return torch.multinomial(flat, 1, generator=generator).reshape(probs.shape[:-1])
+    """, hint="one token id per row"),
+    mistake("sample_next", "one draw shared by every row", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        flat = probs.reshape(-1, probs.shape[-1])
+        draw = torch.multinomial(flat[0], 1, generator=generator)
+        return draw.expand(flat.shape[0]).reshape(probs.shape[:-1])
+    """, hint="draw one token per row"),
+    mistake("generate", "finished reset every step", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = new == eos_id
+            if finished.all():
+                break
+        return ids
+    """, hint="finished = finished | (new == eos_id)"),
+    mistake("generate", "max_new_tokens read as the total length", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        while ids.shape[1] < max_new_tokens:
+            new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if finished.all():
+                break
+        return ids
+    """, hint="max_new_tokens counts NEW tokens only"),
+    mistake("generate", "the model reads the prompt only", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            new = sample_next(model(prompt_ids)[:, -1], temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if finished.all():
+                break
+        return ids
+    """, hint="every token appended so far"),
+    mistake("generate", "returns only the new tokens", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if finished.all():
+                break
+        return ids[:, prompt_ids.shape[1]:]
+    """, hint="the prompts followed by the new tokens"),
+    mistake("generate", "only the temperature and generator passed on", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            new = sample_next(model(ids)[:, -1], temperature, generator=generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if finished.all():
+                break
+        return ids
+    """, hint="pass temperature, top_k, top_p and generator on to sample_next"),
+    mistake("perplexity", "masked sum divided by all positions", (
+        None,
+        """
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
+                                                reduction="none")
+        total_nll += float((nll * loss_mask.flatten()).sum())
+        total_tokens += loss_mask.numel()
+        """,
+        None,
+    ), hint="count only real tokens"),
+    mistake("perplexity", "mean over all positions times the real count", (
+        None,
+        """
+        logits = model(inputs)
+        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        total_nll += float(loss) * int(loss_mask.sum())
+        total_tokens += int(loss_mask.sum())
+        """,
+        None,
+    ), hint="count only real tokens"),
+    mistake("perplexity", "exp of the summed loss", (None, None, "return math.exp(total_nll)"),
+            hint="divide the summed loss"),
+    mistake("perplexity", "one over the mean probability", (
+        "probs = []",
+        """
+        p = torch.softmax(model(inputs), dim=-1).gather(-1, targets[..., None])[..., 0]
+        probs.append(p[loss_mask])
+        """,
+        "return 1.0 / float(torch.cat(probs).mean())",
+    ), hint="average the LOG-probabilities"),
+    mistake("sample_next", "leading axes not flattened for multinomial", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+    """, hint="two leading axes"),
+    mistake("next_token_probs", "top-p along dim=1 (right for (B, V) only)", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            if probs.dim() == 1:
+                probs = probs[None]
+                squeeze = True
+            else:
+                squeeze = False
+            sorted_probs, order = torch.sort(probs, dim=1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+            if squeeze:
+                probs = probs[0]
+        return probs
+    """, hint="whatever the leading axes"),
     # concept checks
     mistake("answer_teacher_forcing", "thinks scoring removes the mask",
             'answer_teacher_forcing = "C"', hint="known in advance"),
@@ -510,6 +748,64 @@ ALTERNATIVES = [
         total_tokens += int(loss_mask.sum())
         """,
         "return torch.exp(torch.tensor(total_nll / total_tokens))",
+    )),
+    # -- added in the adversarial review
+    alternative("sequence_log_prob", "full pass, rows sliced with an explicit end", """
+        ids = torch.cat((prompt_ids, continuation_ids)).unsqueeze(0)
+        log_probs = torch.log_softmax(model(ids).squeeze(0).double(), dim=-1)
+        L_p, L_c = prompt_ids.numel(), continuation_ids.numel()
+        picked = log_probs[torch.arange(L_p - 1, L_p + L_c - 1), continuation_ids]
+        return float(picked.sum())
+    """),
+    alternative("next_token_probs", "softmax first, top-k zeroed and renormalised", """
+        if temperature == 0:
+            out = torch.zeros_like(logits)
+            return out.scatter(-1, logits.argmax(-1, keepdim=True), 1.0)
+        probs = torch.softmax(logits / temperature, dim=-1)
+        if top_k:
+            k = min(top_k, probs.shape[-1])
+            kth = probs.topk(k, dim=-1).values[..., -1:]
+            probs = torch.where(probs >= kth, probs, torch.zeros_like(probs))
+            probs = probs / probs.sum(-1, keepdim=True)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = probs.sort(dim=-1, descending=True)
+            cum = sorted_probs.cumsum(-1)
+            n_keep = (cum < top_p).sum(-1, keepdim=True) + 1
+            ranks = torch.arange(probs.shape[-1]).expand_as(sorted_probs)
+            keep_sorted = ranks < n_keep
+            keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
+            probs = torch.where(keep, probs, torch.zeros_like(probs))
+            probs = probs / probs.sum(-1, keepdim=True)
+        return probs
+    """),
+    alternative("sample_next", "multinomial of the one-hot at temperature 0, unnormalised", """
+        weights = next_token_probs(logits, temperature, top_k, top_p) * 7.0
+        flat = weights.reshape(-1, weights.shape[-1])
+        picks = torch.multinomial(flat, num_samples=1, generator=generator).squeeze(-1)
+        return picks.view(weights.shape[:-1])
+    """),
+    alternative("generate", "token lists and a while loop", """
+        rows = prompt_ids.tolist()
+        done = [False] * len(rows)
+        steps = 0
+        while steps < max_new_tokens and not all(done):
+            logits = model(torch.tensor(rows))[:, -1, :]
+            new = sample_next(logits, temperature=temperature, top_k=top_k, top_p=top_p,
+                              generator=generator).tolist()
+            for b, token in enumerate(new):
+                rows[b].append(pad_id if done[b] else token)
+                done[b] = done[b] or token == eos_id
+            steps += 1
+        return torch.tensor(rows)
+    """),
+    alternative("perplexity", "masked_select and torch.exp at the end", (
+        "nlls = []",
+        """
+        log_probs = torch.log_softmax(model(inputs).double(), dim=-1)
+        picked = log_probs.gather(2, targets.unsqueeze(2)).squeeze(2)
+        nlls.append(-torch.masked_select(picked, loss_mask.bool()))
+        """,
+        "return torch.cat(nlls).mean().exp().item()",
     )),
     alternative("answer_top_p", "lower case", 'answer_top_p = "a"'),
 ]

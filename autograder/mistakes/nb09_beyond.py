@@ -139,6 +139,79 @@ MISTAKES = [
         return linear_recurrence(A, B, X)
     """, hint="must not call linear_recurrence"),
     # concept checks
+    # -- added in the adversarial review
+    mistake("linear_recurrence", "start state of ones", """
+        s = np.ones(A.shape[0])
+        states = []
+        for x_t in X:
+            s = A @ s + B @ x_t
+            states.append(s)
+        return np.array(states)
+    """, hint="start from s_{-1} = 0"),
+    mistake("linear_recurrence", "A applied to the input, not the state", """
+        s = np.zeros(A.shape[0])
+        states = []
+        for x_t in X:
+            s = s + A @ (B @ x_t)
+            states.append(s)
+        return np.array(states)
+    """, hint="A multiplies the previous state only"),
+    mistake("linear_recurrence", "elementwise A * s", """
+        s = np.zeros(A.shape[0])
+        states = []
+        for x_t in X:
+            s = A * s + B @ x_t
+            states.append(s)
+        return np.array(states)
+    """, hint="the matrix-vector product A @ s"),
+    mistake("linear_recurrence", "returns only the final state", """
+        s = np.zeros(A.shape[0])
+        for x_t in X:
+            s = A @ s + B @ x_t
+        return s
+    """, hint="one row per time step"),
+    mistake("linear_recurrence", "loop over range(L - 1)", """
+        s = np.zeros(A.shape[0])
+        states = []
+        for t in range(len(X) - 1):
+            s = A @ s + B @ X[t]
+            states.append(s)
+        return np.array(states).reshape(-1, A.shape[0])
+    """, hint="one row per time step"),
+    mistake("linear_recurrence_parallel", "convolution run backwards (inputs j >= t)", """
+        L = len(X)
+        U = X @ B.T
+        powers = [np.linalg.matrix_power(A, k) for k in range(L)]
+        return np.array([sum(powers[j - t] @ U[j] for j in range(t, L)) for t in range(L)])
+    """, hint="no future input"),
+    mistake("linear_recurrence_parallel", "scan rows updated in place", """
+        S = X @ B.T
+        power, offset = A, 1
+        while offset < len(S):
+            for t in range(offset, len(S)):
+                S[t] = S[t] + power @ S[t - offset]
+            power = power @ power
+            offset *= 2
+        return S
+    """, hint="from the states of the PREVIOUS round"),
+    mistake("linear_recurrence_parallel", "scan squares the power too early", """
+        S = X @ B.T
+        power, offset = A, 1
+        while offset < len(S):
+            power = power @ power
+            S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+            offset *= 2
+        return S
+    """, hint="square the power after each round"),
+    mistake("linear_recurrence_parallel", "scan stops a round early", """
+        S = X @ B.T
+        power, offset = A, 1
+        while 2 * offset < len(S):
+            S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+            power = power @ power
+            offset *= 2
+        return S
+    """, hint="keep doubling while offset < L"),
     mistake("answer_path_length", "thinks attention is sequential too", 'answer_path_length = "C"',
             hint="one hop"),
     mistake("answer_scan_steps", "halves instead of taking log2", 'answer_scan_steps = "B"',
@@ -194,6 +267,35 @@ ALTERNATIVES = [
             P = P @ P
             k *= 2
         return U.T
+    """),
+    # -- added in the adversarial review
+    alternative("linear_recurrence", "einsum steps and itertools.accumulate", """
+        import itertools
+        inputs = np.einsum("nm,lm->ln", B, X)  # (L, n): B x_t
+        states = itertools.accumulate(inputs, lambda s, u: np.einsum("ij,j->i", A, s) + u)
+        return np.array(list(states)).reshape(X.shape[0], A.shape[0])
+    """),
+    alternative("linear_recurrence_parallel", "block Toeplitz matrix, one product", """
+        L, n = X.shape[0], A.shape[0]
+        powers = [np.eye(n)]
+        for _ in range(L - 1):
+            powers.append(A @ powers[-1])
+        K = np.zeros((L * n, L * n))
+        for t in range(L):
+            for j in range(t + 1):
+                K[t * n:(t + 1) * n, j * n:(j + 1) * n] = powers[t - j]
+        U = (X @ B.T).reshape(L * n)
+        return (K @ U).reshape(L, n)
+    """),
+    alternative("linear_recurrence_parallel", "scan in place, rows updated from the end", """
+        S = (B @ X.T).T.copy()
+        power, offset = A.copy(), 1
+        while offset < S.shape[0]:
+            for t in range(S.shape[0] - 1, offset - 1, -1):
+                S[t] += power @ S[t - offset]
+            power = power @ power
+            offset <<= 1
+        return S
     """),
     alternative("answer_scan_steps", "lower case", 'answer_scan_steps = "a"'),
 ]

@@ -50,7 +50,8 @@ def make_batch(sequences, pad_id):
 
 
 def lm_loss(logits, targets, loss_mask):
-    nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none")  # (B*L,)
+    safe = torch.where(loss_mask.bool(), targets.long(), 0)  # (B, L): padded ids need not exist
+    nll = F.cross_entropy(logits.flatten(0, 1), safe.flatten(), reduction="none")  # (B*L,)
     mask = loss_mask.flatten().to(nll.dtype)  # (B*L,)
     return (nll * mask).sum() / mask.sum()
 
