@@ -7,6 +7,8 @@ so their attention goes to the mathematics.
 
 from __future__ import annotations
 
+import operator
+
 
 def _shape(x) -> tuple:
     shape = getattr(x, "shape", None)
@@ -39,3 +41,44 @@ def require_same_size(name_a: str, a, axis_a: int, name_b: str, b, axis_b: int,
             f"(size {shape_a[axis_a]} on axis {axis_a}), {name_b} has shape {shape_b} "
             f"(size {shape_b[axis_b]} on axis {axis_b})"
         )
+
+
+def require_integer(name: str, value, minimum: int | None = None, meaning: str = "") -> int:
+    """`value` as an int, or a ValueError that names the argument, e.g.
+    L = require_integer("L", L, 1, "(the number of tokens)"). Accepts Python and numpy
+    integers, 0-d integer arrays or tensors and whole floats such as 4.0; refuses booleans,
+    fractions, None and text."""
+    whole = None
+    if not isinstance(value, (bool, str, bytes)) and value is not None:
+        try:
+            whole = operator.index(value)
+        except TypeError:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                number = None
+            if number is not None and number.is_integer():
+                whole = int(number)
+    wanted = f"a whole number >= {minimum}" if minimum is not None else "a whole number"
+    about = f" {meaning}" if meaning else ""
+    if whole is None or (minimum is not None and whole < minimum):
+        raise ValueError(f"{name} must be {wanted}{about}; got {name} = {value!r} "
+                         f"({type(value).__name__})")
+    return whole
+
+
+def require_lengths(name: str, lengths, L: int):
+    """`lengths` as a 1-D int64 array of whole numbers in 0 .. L, or a ValueError naming it."""
+    import numpy as np
+
+    values = np.asarray(lengths)
+    require_ndim(name, values, 1, "(B,)")
+    if values.size and not (np.issubdtype(values.dtype, np.number)
+                            and not np.issubdtype(values.dtype, np.complexfloating)
+                            and np.all(np.mod(values, 1) == 0)):
+        raise ValueError(f"{name} must hold whole numbers of real tokens; got {name} "
+                         f"{values.tolist()} of dtype {values.dtype}")
+    if values.size and (values.min() < 0 or values.max() > L):
+        raise ValueError(f"{name} must lie between 0 and L = {L}; got {name} "
+                         f"{values.tolist()} of shape {values.shape}")
+    return values.astype(np.int64)

@@ -298,6 +298,19 @@ def test_solution_masks_on_edge_cases(sol04):
             sol04["causal_mask"](bad)
     with pytest.raises(ValueError, match=r"lengths.*\[3, -1\]"):
         sol04["padding_mask"]([3, -1], 4)
+    with pytest.raises(ValueError, match=r"L must be a whole number.*got L = None"):
+        sol04["causal_mask"](None)
+    for name in ("padding_mask", "attention_mask"):
+        args = (True,) if name == "attention_mask" else ()
+        with pytest.raises(ValueError, match=r"lengths must hold whole numbers.*\[2\.5\]"):
+            sol04[name]([2.5], 3, *args)
+        with pytest.raises(ValueError, match=r"L must be a whole number.*got L = 2\.5"):
+            sol04[name]([2], 2.5, *args)
+    assert sol04["padding_mask"]([2.0, 1.0], 3.0).tolist() == [[True, True, False],
+                                                               [True, False, False]]
+    with pytest.raises(ValueError, match=r"batch.*\(2, 3, 2\).*\(3, 3, 2\)"):
+        sol04["masked_attention"](np.zeros((2, 3, 2)), np.zeros((3, 3, 2)), np.zeros((3, 3, 2)),
+                                  np.ones((3, 3), dtype=bool))
 
 
 @pytest.mark.parametrize("case", ["one token", "one masked token", "d_k=1", "L_q != L_k",

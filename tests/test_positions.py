@@ -386,7 +386,7 @@ def test_solution_rope_frequencies_edge_cases(sol03):
     theta = sol03["rope_frequencies"](np.int64(6), 100)
     assert np.allclose(theta, 100.0 ** (-np.arange(0, 6, 2) / 6))
     for d_k in (0, -2, 3):
-        with pytest.raises(ValueError, match=f"d_k={d_k}"):
+        with pytest.raises(ValueError, match=rf"d_k ?= ?{d_k}"):
             sol03["rope_frequencies"](d_k)
     with pytest.raises(ValueError, match="base"):
         sol03["rope_frequencies"](4, 0.0)
@@ -540,3 +540,20 @@ def _loop_shift_base(k, d, base):
         a = k * base ** (-2 * i / d)
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
     return M
+
+
+@pytest.mark.parametrize(("call", "pattern"), [
+    (("sinusoidal_positions", None, 4), r"L must be a whole number.*got L = None"),
+    (("sinusoidal_positions", 2.5, 4), r"L must be a whole number.*got L = 2\.5"),
+    (("sinusoidal_positions", 3, 5), r"d must be a positive even number.*d=5"),
+    (("sinusoidal_positions", 3, "4"), r"d must be a whole number.*got d = '4'"),
+    (("shift_matrix", 1, None), r"d must be a whole number.*got d = None"),
+])
+def test_solution_positions_name_a_bad_size(sol02, call, pattern):
+    name, *args = call
+    with pytest.raises(ValueError, match=pattern):
+        sol02[name](*args)
+
+
+def test_solution_positions_take_whole_floats(sol02):
+    assert np.array_equal(sol02["sinusoidal_positions"](3.0, 4.0), _loop_table(3, 4))
