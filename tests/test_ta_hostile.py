@@ -116,8 +116,8 @@ def test_ordinary_students_get_what_they_get_alone(graded, student):
 
 
 CASES = ["loop", "membomb", "osexit", "sysexit", "forkbomb", "flood", "deltest", "edittest",
-         "dupcells", "celltype", "truncated", "notjson", "missing", "misnamed", "monkey",
-         "transformer", "helpers", "snoop", "vandal", "network"]
+         "dupcells", "celltype", "stripped", "truncated", "notjson", "missing", "misnamed",
+         "monkey", "transformer", "helpers", "snoop", "vandal", "network"]
 
 
 @pytest.mark.parametrize("student", CASES)
@@ -171,6 +171,7 @@ def test_repairs_are_noted(graded):
     assert "restored" in status["edittest"]
     assert "duplicated" in status["dupcells"]
     assert "markdown" in status["celltype"]
+    assert "lost their nbgrader metadata" in status["stripped"]
     assert "unreadable" in status["truncated"] and "unreadable" in status["notjson"]
     assert "no notebook" in status["missing"]
     assert "misnamed" in status["misnamed"]

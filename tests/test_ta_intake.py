@@ -137,3 +137,56 @@ def test_exceptions_come_back_as_known_classes_only():
     sneaky = rebuild_exception({"type": "Evil", "module": "os", "mro": ["Evil", "KeyError"]})
     assert type(sneaky) is KeyError
     assert type(rebuild_exception({"type": "SystemExit", "mro": ["SystemExit"]})) is RuntimeError
+
+
+def _stripped(nb, new_ids: bool):
+    """`nb` as an editor that drops nbgrader metadata (and perhaps cell ids) saves it."""
+    nb = copy.deepcopy(nb)
+    for i, cell in enumerate(nb.cells):
+        cell.metadata.pop("nbgrader", None)
+        if new_ids:
+            cell["id"] = f"fresh-{i}"
+    return nb
+
+
+@pytest.mark.parametrize("new_ids", [False, True], ids=["ids kept", "ids changed"])
+def test_cells_that_lost_their_metadata_are_recognised(release, new_ids):
+    """A filled-in notebook whose nbgrader metadata was dropped keeps every answer, in place,
+    and gets the release's test cells back in their places."""
+    student = copy.deepcopy(release)
+    answers = {}
+    for cell in student.cells:
+        meta = nbgrader_meta(cell)
+        if meta.get("solution"):
+            cell.source = cell.source.replace("raise NotImplementedError()", "pass  # mine")
+            answers[meta["grade_id"]] = cell.source
+    student.cells.insert(0, nbformat.v4.new_code_cell("scratch = attention  # my notes"))
+    nb, notes = normalize(nbformat.writes(_stripped(student, new_ids)).encode(), release)
+    assert ids(nb) == ids(release)
+    by_id = {nbgrader_meta(c)["grade_id"]: c for c in nb.cells if nbgrader_meta(c)}
+    original = {nbgrader_meta(c)["grade_id"]: c for c in release.cells if nbgrader_meta(c)}
+    for grade_id, cell in by_id.items():
+        expected = answers.get(grade_id, original[grade_id].source)
+        assert cell.source == expected, grade_id
+        assert cell.metadata["nbgrader"] == original[grade_id].metadata["nbgrader"]
+    assert nb.cells[0].source == "scratch = attention  # my notes"
+    assert not nbgrader_meta(nb.cells[0])
+    assert all("lost their nbgrader metadata" in n for n in notes), notes
+    named = [g for n in notes for g in n.split(": ", 1)[1].split(", ")]
+    assert sorted(named) == sorted(by_id)
+    how = "cell id" if not new_ids else "the line that defines the answer"
+    assert any(f"recognised by {how}:" in n and "attention" in n.split(": ", 1)[1].split(", ")
+               for n in notes), notes
+
+
+def test_a_scratch_copy_does_not_steal_a_cell_that_kept_its_metadata(release):
+    student = copy.deepcopy(release)
+    index = {nbgrader_meta(c).get("grade_id"): i for i, c in enumerate(student.cells)}
+    student.cells[index["attention"]].source = "def attention(Q, K, V):\n    return 'graded'"
+    student.cells.insert(0, nbformat.v4.new_code_cell(
+        "def attention(Q, K, V):\n    return 'scratch'"))
+    nb, notes = normalize(nbformat.writes(student).encode(), release)
+    graded = [c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "attention"]
+    assert [c.source for c in graded] == ["def attention(Q, K, V):\n    return 'graded'"]
+    assert nb.cells[0].source.endswith("'scratch'") and not nbgrader_meta(nb.cells[0])
+    assert notes == []

@@ -197,6 +197,10 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
     answer = retyped.cells[_index(retyped, "answer_scale")]
     retyped.cells[_index(retyped, "answer_scale")] = nbformat.v4.new_markdown_cell(
         answer.source, metadata=answer.metadata)
+    stripped = copy.deepcopy(wrong)
+    for i, cell in enumerate(stripped.cells):
+        cell.metadata.pop("nbgrader", None)
+        cell["id"] = f"editor-{i}"
     mine = f"{NOTEBOOK}.ipynb"
     cases = [
         Case("loop", 3.0, "while True in the score_matrix answer cell: that cell times out, "
@@ -228,6 +232,9 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
              {mine: _nb_bytes(duplicated)}),
         Case("celltype", FULL - 3, "test_attention and answer_scale turned into Markdown: the "
              "test is restored as code, the answer runs as code", {mine: _nb_bytes(retyped)}),
+        Case("stripped", FULL - 3, "saved by an editor that drops nbgrader metadata and cell "
+             "ids (and has the mistake): answers recognised by their definitions, tests put "
+             "back, the mistake still costs 3", {mine: _nb_bytes(stripped)}),
         Case("truncated", 0.0, "notebook cut in half: unreadable, graded as blank",
              {mine: solution_text[: len(solution_text) // 2].encode()}),
         Case("notjson", 0.0, "not JSON at all: graded as blank",
