@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 from attnbook.checks._core import CheckFailure
+
+# "A", " b ", "(A)", "A)", "a.", "Option A", "answer: B) because ...": one letter, perhaps
+# in brackets, perhaps followed by punctuation and words of explanation.
+_LETTER = re.compile(r"(?:(?:option|answer|choice)\s*[:=-]?\s*)?"
+                     r"[(\[]?\s*([a-z])\s*(?:[)\].:,;-]\s*(?:\S.*)?)?", re.IGNORECASE | re.DOTALL)
+
+
+def _letter(answer, options: str) -> str | None:
+    """The option letter a concept answer names, or None when it names none clearly."""
+    if not isinstance(answer, str):
+        return None
+    match = _LETTER.fullmatch(answer.strip().strip("'\"").strip())
+    letter = match.group(1).upper() if match else None
+    return letter if letter and letter in options else None
 
 
 def check_choice(name: str, answer, options: str, correct: str | None = None,
@@ -14,11 +30,12 @@ def check_choice(name: str, answer, options: str, correct: str | None = None,
     """
     if answer is None:
         raise NotImplementedError(f"{name} is still None: set it to one of {list(options)}")
-    if not isinstance(answer, str) or answer.strip().upper() not in options:
+    letter = _letter(answer, options)
+    if letter is None:
         raise CheckFailure(
             f"{name}: expected one letter from {list(options)}, seen {answer!r}."
         )
-    if correct is not None and answer.strip().upper() != correct:
+    if correct is not None and letter != correct:
         message = f"{name}: {answer!r} is not the best answer."
         if explanation:
             message += f"\nHint: {explanation}"
