@@ -257,3 +257,31 @@ def test_checks_name_mistakes_found_in_review(student, check, name):
 
     with pytest.raises(CheckFailure, match=name):
         getattr(checks, check)(student)
+
+
+def test_float32_answers_are_judged_at_float32_precision_but_mistakes_still_fail():
+    from attnbook.checks import check_attention, check_score_matrix
+    from attnbook.checks.nb01 import PrecisionAwareRun
+
+    def scores32(Q, K):  # right, but computed in float32
+        require_same_size("Q", np.asarray(Q), -1, "K", np.asarray(K), -1, "d_k")
+        return (np.asarray(Q, np.float32) @ np.asarray(K, np.float32).T
+                / np.float32(np.sqrt(np.shape(Q)[-1])))
+
+    def attention32(Q, K, V):
+        require_same_size("K", np.asarray(K), -2, "V", np.asarray(V), -2, "L_k")
+        q, k, v = (torch.Tensor(np.asarray(t)) for t in (Q, K, V))
+        A = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+        return A @ v, A
+
+    check_score_matrix(scores32, reference=ref.score_matrix)
+    check_attention(attention32, reference=ref.attention)
+
+    with pytest.raises(CheckFailure, match="no 1/sqrt"):
+        check_score_matrix(lambda Q, K: scores32(Q, K) * np.float32(np.sqrt(np.shape(Q)[-1])))
+    # float64 answers keep the strict tolerance: an error of 1e-5 is still an error.
+    with pytest.raises(CheckFailure):
+        check_score_matrix(lambda Q, K: ref.score_matrix(Q, K) * (1 + 1e-5))
+    run = PrecisionAwareRun(lambda: np.zeros(2, dtype=np.float16))
+    run.call("f()")
+    assert not run.low_precision, "float16 is not float32: it keeps the strict tolerance"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array, describe
+from attnbook.checks.nb01 import PrecisionAwareRun
 
 __all__ = ["check_embed", "check_shift_matrix", "check_sinusoidal_positions"]
 
@@ -224,7 +225,7 @@ def _call_embed(run: CheckRun, call: str, *args):
 
 
 def check_embed(embed, reference=None, trials: int = 12) -> None:
-    run = CheckRun(embed)
+    run = PrecisionAwareRun(embed)  # float32 answers judged at float32 precision
     E = np.array([[1.0, 0.0, 2.0, 0.0], [0.0, 3.0, 0.0, 1.0], [2.0, 2.0, 0.0, 0.0],
                   [0.0, 1.0, 1.0, 4.0], [5.0, 0.0, 0.0, 1.0]])  # (V=5, d=4)
     P = 10.0 * np.arange(6)[:, None] + np.arange(4)[None, :] / 10  # (6, 4): p[l, j] = 10l + j/10

@@ -237,7 +237,8 @@ def check_rope_frequencies(rope_frequencies, reference=None, trials: int = 12) -
                          atol=STORED_ATOL)
     call = "rope_frequencies(64, 10000)"
     theta = as_array(run.call(call, 64, 10000.0))
-    run.expect_true(theta.shape == (32,) and np.all(np.diff(theta) < 0) and theta[0] == 1.0,
+    run.expect_true(theta.shape == (32,) and np.all(np.diff(theta) < 0)
+                    and abs(theta[0] - 1.0) <= 1e-12,
                     f"{call}: expected 32 strictly decreasing frequencies starting at 1; "
                     f"got {theta}", hint=HINT_PAIR_EXPONENT)
     for d_k in (5, 0):

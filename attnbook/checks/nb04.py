@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnbook.checks._core import CheckRun, Mistake, as_array
+from attnbook.checks.nb01 import PrecisionAwareRun
 from attnbook.examples import WORKED_K, WORKED_Q, WORKED_V
 from attnbook.ops import torch_attend, torch_softmax
 
@@ -361,7 +362,7 @@ def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expec
 
 
 def check_masked_attention(masked_attention, reference=None, trials: int = 12) -> None:
-    run = CheckRun(masked_attention)
+    run = PrecisionAwareRun(masked_attention)  # float32 answers judged at float32 precision
     causal = _lower(4)
     call = "masked_attention(Q, K, V, allowed) on the worked example with a causal mask"
     result = run.call(call, WORKED_Q, WORKED_K, WORKED_V, causal)

@@ -219,6 +219,27 @@ MISTAKES = [
             hint="rows move with the tokens"),
     mistake("answer_keys_values", "thinks values set the weights", 'answer_keys_values = "A"',
             hint="query-key scores"),
+    # --- round 2: computing in float32 is judged at float32 precision, but still caught --
+    mistake("score_matrix", "float32 and no 1/sqrt(d_k)", """
+        import torch
+        return torch.Tensor(Q) @ torch.Tensor(K).T
+    """, hint="divide Q K^T by sqrt(d_k)"),
+    mistake("softmax_rows", "float32 and softmax over the wrong axis", """
+        import torch
+        return torch.nan_to_num(torch.softmax(torch.Tensor(S), dim=0), nan=0.0)
+    """, hint="axis=-1"),
+    mistake("attention", "float32 and weights transposed", """
+        import torch
+        q, k, v = torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V)
+        A = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+        return A.T @ v, A
+    """, hint="Y = A @ V"),
+    mistake("project_qkv", "float32 and the queries scaled by 1/sqrt(d_k)", """
+        import torch
+        x = torch.Tensor(X)
+        q = x @ torch.Tensor(W_Q).T / W_Q.shape[0] ** 0.5
+        return q, x @ torch.Tensor(W_K).T, x @ torch.Tensor(W_V).T
+    """, hint="belongs to score_matrix"),
 ]
 
 ALTERNATIVES = [
@@ -337,4 +358,209 @@ ALTERNATIVES = [
         return Y.numpy(), A.numpy()
     """),
     alternative("answer_q_shape", "lower case", 'answer_q_shape = "a"'),
+    # --- round 2: more correct answers written other ways --------------------------------
+    # project_qkv
+    alternative("project_qkv", "torch float64 tensors returned as they are", """
+        import torch
+        x = torch.from_numpy(X)
+        return x @ torch.from_numpy(W_Q).T, x @ torch.from_numpy(W_K).T, x @ torch.from_numpy(W_V).T
+    """),
+    alternative("project_qkv", "np.inner against each weight matrix", """
+        return np.inner(X, W_Q), np.inner(X, W_K), np.inner(X, W_V)
+    """),
+    alternative("project_qkv", "one stacked weight matrix, outputs sliced as views", """
+        d_k = W_Q.shape[0]
+        stacked = X @ np.concatenate([W_Q, W_K, W_V]).T  # (L, 2 d_k + d_v)
+        return stacked[:, :d_k], stacked[:, d_k:2 * d_k], stacked[:, 2 * d_k:]
+    """),
+    alternative("project_qkv", "a namedtuple of read-only arrays", """
+        from collections import namedtuple
+        QKV = namedtuple("QKV", "Q K V")
+        out = []
+        for W in (W_Q, W_K, W_V):
+            P = np.tensordot(X, W, axes=([1], [1]))
+            P.setflags(write=False)
+            out.append(P)
+        return QKV(*out)
+    """),
+    alternative("project_qkv", "tuple from a generator over the weights", """
+        return tuple(np.dot(X, W.T) for W in (W_Q, W_K, W_V))
+    """),
+    alternative("project_qkv", "nested Python loops into lists of lists", """
+        def project(W):
+            return [[sum(x[j] * w[j] for j in range(len(x))) for w in W] for x in X]
+        return project(W_Q), project(W_K), project(W_V)
+    """),
+    alternative("project_qkv", "float32 torch.Tensor computation", """
+        import torch
+        x = torch.Tensor(X)
+        return tuple(x @ torch.Tensor(W).T for W in (W_Q, W_K, W_V))
+    """),
+    # score_matrix
+    alternative("score_matrix", "np.inner times 1 / math.sqrt", """
+        import math
+        return np.inner(Q, K) * (1.0 / math.sqrt(Q.shape[1]))
+    """),
+    alternative("score_matrix", "torch float64 tensor returned as it is", """
+        import torch
+        q, k = torch.from_numpy(Q), torch.from_numpy(K)
+        return torch.matmul(q, k.transpose(0, 1)) / torch.sqrt(torch.tensor(float(k.shape[-1])))
+    """),
+    alternative("score_matrix", "both sides scaled by d_k ** -0.25, einsum", """
+        c = Q.shape[-1] ** -0.25
+        return np.einsum("id,jd->ij", c * Q, c * K)
+    """),
+    alternative("score_matrix", "column by column, in place division", """
+        S = np.empty((Q.shape[0], K.shape[0]), order="F")
+        for j, k in enumerate(K):
+            S[:, j] = Q @ k
+        S /= np.sqrt(K.shape[1])
+        return S
+    """),
+    alternative("score_matrix", "transpose of K Q^T, a non-contiguous view", """
+        return (K @ Q.T).T / np.sqrt(Q.shape[-1])
+    """),
+    alternative("score_matrix", "list of lists of Python floats", """
+        import math
+        d_k = len(Q[0])
+        return [[float(np.dot(q, k)) / math.sqrt(d_k) for k in K] for q in Q]
+    """),
+    alternative("score_matrix", "float32 torch.Tensor computation", """
+        import torch
+        q, k = torch.Tensor(Q), torch.Tensor(K)
+        return q @ k.T / q.shape[-1] ** 0.5
+    """),
+    # softmax_rows
+    alternative("softmax_rows", "torch softmax, NaN rows zeroed, tensor returned", """
+        import torch
+        A = torch.nn.functional.softmax(torch.from_numpy(S), dim=-1)
+        return torch.where(torch.isnan(A), torch.zeros_like(A), A)
+    """),
+    alternative("softmax_rows", "log-sum-exp with np.logaddexp.reduce", """
+        lse = np.logaddexp.reduce(S, axis=-1, keepdims=True)  # -inf for an all -inf row
+        safe = np.where(np.isneginf(lse), 0.0, lse)
+        return np.where(np.isneginf(lse), 0.0, np.exp(S - safe))
+    """),
+    alternative("softmax_rows", "numpy masked array over the -inf entries", """
+        Sm = np.ma.masked_invalid(S)
+        e = np.ma.exp(Sm - Sm.max(axis=-1, keepdims=True))
+        return np.ma.filled(e / e.sum(axis=-1, keepdims=True), 0.0)
+    """),
+    alternative("softmax_rows", "recursion over the leading axis", """
+        if S.ndim > 1:
+            return np.array([softmax_rows(row) for row in S])
+        if np.all(np.isneginf(S)):
+            return np.zeros_like(S)
+        e = np.exp(S - np.max(S))
+        return e / np.sum(e)
+    """),
+    alternative("softmax_rows", "last axis moved to the front", """
+        T = np.moveaxis(S, -1, 0)  # (L_k, ...)
+        m = T.max(axis=0)
+        m = np.where(np.isfinite(m), m, 0.0)
+        e = np.exp(T - m)
+        total = e.sum(axis=0)
+        A = e * np.divide(1.0, total, out=np.zeros_like(total), where=total > 0)
+        return np.moveaxis(A, 0, -1)
+    """),
+    alternative("softmax_rows", "exp of -inf entries skipped with np.where, in place on a copy", """
+        m = np.max(S, axis=-1, keepdims=True)
+        A = np.where(np.isneginf(S), 0.0, np.exp(S - np.where(np.isneginf(m), 0.0, m)))
+        total = A.sum(axis=-1, keepdims=True)
+        A /= np.where(total == 0.0, 1.0, total)
+        return A
+    """),
+    alternative("softmax_rows", "nested loops over np.ndindex of the leading axes", """
+        import math
+        A = np.zeros(S.shape)
+        for idx in np.ndindex(*S.shape[:-1]):
+            row = S[idx]
+            m = max(row)
+            if m == -math.inf:
+                continue
+            e = [math.exp(s - m) for s in row]
+            A[idx] = [x / math.fsum(e) for x in e]
+        return A
+    """),
+    alternative("softmax_rows", "float32 torch.Tensor computation", """
+        import torch
+        return torch.nan_to_num(torch.softmax(torch.Tensor(S), dim=-1), nan=0.0)
+    """),
+    # attention
+    alternative("attention", "returns a list [Y, A]", """
+        A = softmax_rows(score_matrix(Q, K))
+        return [A @ V, A]
+    """),
+    alternative("attention", "torch float64 tensors returned as they are", """
+        import math
+        import torch
+        q, k, v = (torch.from_numpy(t) for t in (Q, K, V))
+        A = torch.softmax(q @ k.T / math.sqrt(q.shape[1]), dim=1)
+        return A @ v, A
+    """),
+    alternative("attention", "normalised after the product with the values", """
+        S = Q @ K.T / np.sqrt(Q.shape[-1])
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        total = e.sum(axis=-1, keepdims=True)
+        return (e @ V) / total, e / total
+    """),
+    alternative("attention", "one query at a time through score_matrix", """
+        rows = [softmax_rows(score_matrix(q[None, :], K))[0] for q in Q]
+        A = np.vstack(rows)
+        return np.linalg.multi_dot([A, V]) if V.shape[1] else A @ V, A
+    """),
+    alternative("attention", "broadcast weighted sum of value rows", """
+        A = softmax_rows(score_matrix(Q, K))
+        Y = (A[:, :, None] * V[None, :, :]).sum(axis=1)
+        return Y, A
+    """),
+    alternative("attention", "transposed product and read-only results", """
+        A = softmax_rows(score_matrix(Q, K))
+        Y = (V.T @ A.T).T  # a Fortran-ordered view
+        A.setflags(write=False)
+        return Y, A
+    """),
+    alternative("attention", "float32 torch.Tensor computation", """
+        import torch
+        q, k, v = torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V)
+        A = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+        return A @ v, A
+    """),
+    alternative("project_qkv", "np.matrix products", """
+        Xm = np.asmatrix(X)
+        return Xm * np.asmatrix(W_Q).T, Xm * np.asmatrix(W_K).T, Xm * np.asmatrix(W_V).T
+    """),
+    alternative("project_qkv", "torch tensors that require grad", """
+        import torch
+        x = torch.from_numpy(X).requires_grad_()
+        return tuple(x @ torch.from_numpy(W).T for W in (W_Q, W_K, W_V))
+    """),
+    alternative("score_matrix", "np.matrix product", """
+        return np.asmatrix(Q) * np.asmatrix(K).T / np.sqrt(Q.shape[1])
+    """),
+    alternative("softmax_rows", "extended precision (np.longdouble), cast back", """
+        T = S.astype(np.longdouble)
+        m = T.max(axis=-1, keepdims=True)
+        e = np.exp(T - np.where(np.isfinite(m), m, 0))
+        total = e.sum(axis=-1, keepdims=True)
+        return (e / np.where(total > 0, total, 1)).astype(np.float64)
+    """),
+    alternative("attention", "extended precision (np.longdouble) kept", """
+        q, k, v = (t.astype(np.longdouble) for t in (Q, K, V))
+        S = q @ k.T / np.sqrt(np.longdouble(q.shape[-1]))
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+        return A @ v, A
+    """),
+    alternative("softmax_rows", "pairwise form a_i = 1 / sum_j exp(s_j - s_i)", """
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = S[..., None, :] - S[..., :, None]  # (..., L_k, L_k): s_j - s_i
+            A = 1.0 / np.exp(diff).sum(axis=-1)
+        return np.nan_to_num(A, nan=0.0)
+    """),
+    alternative("attention", "np.average of the values with each query's weights", """
+        A = softmax_rows(score_matrix(Q, K))
+        Y = np.array([np.average(V, axis=0, weights=a) for a in A])
+        return Y.reshape(len(Q), V.shape[1]), A
+    """),
 ]

@@ -293,6 +293,12 @@ MISTAKES = [
             hint="p_0 and p_2 differ"),
     mistake("answer_offset", "thinks similarity depends on l", 'answer_offset = "B"',
             hint="offset k only"),
+    # --- round 2: computing in float32 is judged at float32 precision, but still caught --
+    mistake("embed", "float32 and the positions starting at 1", """
+        import torch
+        X = torch.Tensor(E[token_ids]) + torch.Tensor(P[1:len(token_ids) + 1])
+        return X
+    """, hint="P[:L]"),
 ]
 
 ALTERNATIVES = [
@@ -408,4 +414,156 @@ ALTERNATIVES = [
         return M
     """),
     alternative("answer_offset", "lower case with spaces", 'answer_offset = " c "'),
+    # --- round 2: more correct answers written other ways --------------------------------
+    # sinusoidal_positions
+    alternative("sinusoidal_positions", "np.fromfunction with a parity test", """
+        def table(l, j):
+            angle = l * 10000.0 ** (-(j - j % 2) / d)
+            return np.where(j % 2 == 0, np.sin(angle), np.cos(angle))
+        return np.fromfunction(table, (L, d), dtype=np.float64)
+    """),
+    alternative("sinusoidal_positions", "torch float64 tensor returned as it is", """
+        import torch
+        l = torch.arange(L, dtype=torch.float64)[:, None]
+        w = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        return torch.stack([torch.sin(l * w), torch.cos(l * w)], dim=-1).reshape(L, d)
+    """),
+    alternative("sinusoidal_positions", "columns collected pair by pair", """
+        l = np.arange(L)
+        columns = []
+        for i in range(d // 2):
+            w_i = 1.0 / np.power(10000.0, 2 * i / d)
+            columns += [np.sin(l * w_i), np.cos(l * w_i)]
+        return np.column_stack(columns)
+    """),
+    alternative("sinusoidal_positions", "repeated frequencies and np.where on the parity", """
+        j = np.arange(d)
+        angles = np.arange(L)[:, None] / 10000 ** (2 * (j // 2) / d)  # (L, d)
+        return np.where(j % 2 == 0, np.sin(angles), np.cos(angles))
+    """),
+    alternative("sinusoidal_positions", "complex exponentials", """
+        z = np.exp(1j * np.outer(np.arange(L), 10000.0 ** (-np.arange(0, d, 2) / d)))
+        P = np.empty((L, d))
+        P[:, 0::2], P[:, 1::2] = z.imag, z.real
+        return P
+    """),
+    alternative("sinusoidal_positions", "built as (d, L) and returned transposed, read-only", """
+        P = np.zeros((d, L))
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        P[0::2] = np.sin(w[:, None] * np.arange(L))
+        P[1::2] = np.cos(w[:, None] * np.arange(L))
+        P = P.T
+        P.setflags(write=False)
+        return P
+    """),
+    alternative("sinusoidal_positions", "row by row with the one-step rotation", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        c, s = np.cos(w), np.sin(w)
+        P = np.zeros((L, d))
+        P[:1, 1::2] = 1.0
+        for l in range(1, L):  # sin((l+1)w) and cos((l+1)w) from the angle-addition rules
+            sin_prev, cos_prev = P[l - 1, 0::2], P[l - 1, 1::2]
+            P[l, 0::2] = sin_prev * c + cos_prev * s
+            P[l, 1::2] = cos_prev * c - sin_prev * s
+        return P
+    """),
+    # embed
+    alternative("embed", "np.add of fancy-indexed rows", """
+        return np.add(E[token_ids, :], P[np.arange(len(token_ids))])
+    """),
+    alternative("embed", "einsum over a boolean one-hot", """
+        one_hot = token_ids[:, None] == np.arange(E.shape[0])[None, :]  # (L, V) booleans
+        return np.einsum("lv,vd->ld", one_hot, E) + P[:len(token_ids)]
+    """),
+    alternative("embed", "torch nn.Embedding.from_pretrained, tensor returned", """
+        import torch
+        table = torch.nn.Embedding.from_pretrained(torch.from_numpy(E))
+        ids = torch.as_tensor(token_ids, dtype=torch.long)
+        return table(ids) + torch.from_numpy(P[:len(ids)])
+    """),
+    alternative("embed", "vstack of rows plus P sliced by the shape", """
+        rows = np.vstack([E[int(t)] for t in token_ids])
+        return rows + P[:token_ids.shape[0]]
+    """),
+    alternative("embed", "accumulated into zeros in place", """
+        L, d = len(token_ids), E.shape[1]
+        X = np.zeros((L, d))
+        X += E[token_ids]
+        X += P[:L]
+        return X
+    """),
+    alternative("embed", "sum over a stacked pair, read-only", """
+        X = np.stack([E[list(map(int, token_ids))], P[:len(token_ids)]]).sum(axis=0)
+        X.flags.writeable = False
+        return X
+    """),
+    # shift_matrix
+    alternative("shift_matrix", "np.block of 2 x 2 blocks", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        n = d // 2
+        rows = []
+        for r in range(n):
+            row = []
+            for c in range(n):
+                a = k * w[r]
+                row.append(np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+                           if r == c else np.zeros((2, 2)))
+            rows.append(row)
+        return np.block(rows)
+    """),
+    alternative("shift_matrix", "three diagonals with np.diag", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        c, s = np.cos(k * w), np.sin(k * w)
+        upper = np.zeros(d - 1)
+        upper[0::2] = s
+        return np.diag(np.repeat(c, 2)) + np.diag(upper, 1) - np.diag(upper, -1)
+    """),
+    alternative("shift_matrix", "torch.block_diag, float64 tensor returned", """
+        import torch
+        w = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        c, s = torch.cos(k * w), torch.sin(k * w)
+        return torch.block_diag(*[torch.stack([torch.stack([c[i], s[i]]),
+                                               torch.stack([-s[i], c[i]])])
+                                  for i in range(d // 2)])
+    """),
+    alternative("shift_matrix", "transpose of counterclockwise rotations", """
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            a = k * 10000.0 ** (-2 * i / d)
+            R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = R.T
+        return M
+    """),
+    alternative("shift_matrix", "fancy indexing with even and odd index arrays", """
+        even = np.arange(0, d, 2)
+        odd = even + 1
+        a = np.mod(k * 10000.0 ** (-even / d), 2 * np.pi)  # angles wrapped to [0, 2 pi)
+        M = np.zeros((d, d))
+        M[even, even], M[even, odd] = np.cos(a), np.sin(a)
+        M[odd, even], M[odd, odd] = -np.sin(a), np.cos(a)
+        return M
+    """),
+    alternative("shift_matrix", "torch.linalg.matrix_exp of the generator", """
+        import torch
+        G = torch.zeros(d, d, dtype=torch.float64)
+        for i in range(d // 2):
+            w_i = 10000.0 ** (-2 * i / d)
+            G[2 * i, 2 * i + 1], G[2 * i + 1, 2 * i] = w_i, -w_i
+        return torch.linalg.matrix_exp(float(k) * G).numpy()
+    """),
+    alternative("shift_matrix", "complex numbers for each block", """
+        z = np.exp(1j * k * 10000.0 ** (-np.arange(0, d, 2) / d))
+        M = np.zeros((d, d))
+        for i, zi in enumerate(z):
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[zi.real, zi.imag], [-zi.imag, zi.real]]
+        return M
+    """),
+    alternative("embed", "float32 torch nn.Embedding (its default dtype)", """
+        import torch
+        table = torch.nn.Embedding(E.shape[0], E.shape[1])
+        with torch.no_grad():
+            table.weight.copy_(torch.from_numpy(E))
+        ids = torch.as_tensor(token_ids, dtype=torch.long)
+        return table(ids) + torch.Tensor(P[:len(ids)])
+    """),
 ]

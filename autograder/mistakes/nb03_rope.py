@@ -309,4 +309,128 @@ ALTERNATIVES = [
         return np.array([math.pow(base, -2 * i / d_k) for i in range(d_k // 2)])
     """),
     alternative("answer_rotate_values", "lower case", 'answer_rotate_values = "a"'),
+    # --- round 2: more correct answers written other ways --------------------------------
+    # rotation_2d
+    alternative("rotation_2d", "complex exponential for cos and sin", """
+        z = np.exp(1j * a)
+        c, s = z.real, z.imag
+        return np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
+    """),
+    alternative("rotation_2d", "cos times I plus sin times the quarter turn", """
+        J = np.array([[0.0, -1.0], [1.0, 0.0]])
+        return np.cos(a)[..., None, None] * np.eye(2) + np.sin(a)[..., None, None] * J
+    """),
+    alternative("rotation_2d", "torch float64 tensor returned as it is", """
+        import torch
+        t = torch.as_tensor(a, dtype=torch.float64)
+        c, s = torch.cos(t), torch.sin(t)
+        return torch.stack([torch.stack([c, -s], -1), torch.stack([s, c], -1)], -2)
+    """),
+    alternative("rotation_2d", "stacked as columns", """
+        c, s = np.cos(a), np.sin(a)
+        return np.stack([np.stack([c, s], axis=-1), np.stack([-s, c], axis=-1)], axis=-1)
+    """),
+    alternative("rotation_2d", "one matrix per flattened angle, reshaped", """
+        flat = [np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) for t in a.ravel()]
+        return np.array(flat).reshape(*a.shape, 2, 2)
+    """),
+    alternative("rotation_2d", "sin written as a shifted cosine", """
+        c, s = np.cos(a), np.cos(a - np.pi / 2)
+        R = np.empty(np.shape(a) + (2, 2))
+        R[..., 0, 0], R[..., 0, 1], R[..., 1, 0], R[..., 1, 1] = c, -s, s, c
+        return R
+    """),
+    alternative("rotation_2d", "einsum of cos/sin with constant basis matrices", """
+        basis = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, -1.0], [1.0, 0.0]]])  # (2, 2, 2)
+        cs = np.stack([np.cos(a), np.sin(a)], axis=-1)  # (..., 2)
+        return np.einsum("...k,kij->...ij", cs, basis)
+    """),
+    # rope_frequencies
+    alternative("rope_frequencies", "powers of the one-step ratio", """
+        ratio = base ** (-2.0 / d_k)
+        return ratio ** np.arange(d_k // 2)
+    """),
+    alternative("rope_frequencies", "cumulative product of the ratio", """
+        steps = np.full(d_k // 2, base ** (-2 / d_k))
+        steps[0] = 1.0
+        return np.cumprod(steps)
+    """),
+    alternative("rope_frequencies", "torch float64 tensor returned as it is", """
+        import torch
+        exponent = torch.arange(0, d_k, 2, dtype=torch.float64) / d_k
+        return torch.tensor(float(base), dtype=torch.float64) ** -exponent
+    """),
+    alternative("rope_frequencies", "exp2 of log2", """
+        return np.exp2(-np.log2(base) * np.arange(0, d_k, 2) / d_k)
+    """),
+    alternative("rope_frequencies", "even entries of a linspace exponent", """
+        return float(base) ** -np.linspace(0.0, 1.0, d_k, endpoint=False)[::2]
+    """),
+    alternative("rope_frequencies", "reciprocals of i / (d_k / 2) powers", """
+        return 1 / np.array([base ** (i / (d_k / 2)) for i in range(d_k // 2)])
+    """),
+    # apply_rope
+    alternative("apply_rope", "block-diagonal matrix per token and einsum", """
+        d_k = X.shape[-1]
+        R = rotation_2d(positions[:, None] * rope_frequencies(d_k, base))  # (L, d_k/2, 2, 2)
+        M = np.zeros((len(positions), d_k, d_k))
+        for i in range(d_k // 2):
+            M[:, 2 * i:2 * i + 2, 2 * i:2 * i + 2] = R[:, i]
+        return np.einsum("lij,...lj->...li", M, X)
+    """),
+    alternative("apply_rope", "matmul of rotation matrices with pair column vectors", """
+        R = rotation_2d(np.outer(positions, rope_frequencies(X.shape[-1], base)))  # (L, p, 2, 2)
+        pairs = X.reshape(*X.shape[:-1], X.shape[-1] // 2, 2, 1)  # (..., L, p, 2, 1)
+        return (R @ pairs).reshape(X.shape)
+    """),
+    alternative("apply_rope", "torch view_as_complex, float64", """
+        import torch
+        x = torch.from_numpy(np.ascontiguousarray(X))
+        theta = torch.as_tensor(rope_frequencies(X.shape[-1], base))
+        angles = torch.as_tensor(positions, dtype=torch.float64)[:, None] * theta
+        z = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+        out = torch.view_as_real(z * torch.polar(torch.ones_like(angles), angles))
+        return out.reshape(x.shape).numpy()
+    """),
+    alternative("apply_rope", "leading axes flattened and a loop over the slices", """
+        d_k, L = X.shape[-1], X.shape[-2]
+        theta = rope_frequencies(d_k, base)
+        c, s = np.cos(np.outer(positions, theta)), np.sin(np.outer(positions, theta))
+        slices = []
+        for x in X.reshape(-1, L, d_k):
+            y = x.copy()
+            a, b = x[:, 0::2], x[:, 1::2]
+            y[:, 0::2], y[:, 1::2] = a * c - b * s, a * s + b * c
+            slices.append(y)
+        return np.stack(slices).reshape(X.shape)
+    """),
+    alternative("apply_rope", "row vectors times transposed rotations", """
+        R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))  # (L, p, 2, 2)
+        pairs = X.reshape(*X.shape[:-1], X.shape[-1] // 2, 1, 2)  # (..., L, p, 1, 2)
+        return (pairs @ np.swapaxes(R, -1, -2)).reshape(X.shape)
+    """),
+    alternative("apply_rope", "angles wrapped to [-pi, pi), pairs swapped with a sign", """
+        theta = rope_frequencies(X.shape[-1], base)
+        angles = positions[:, None] * theta
+        angles = (angles + np.pi) % (2 * np.pi) - np.pi
+        cos, sin = np.repeat(np.cos(angles), 2, axis=-1), np.repeat(np.sin(angles), 2, axis=-1)
+        pairs = X.reshape(*X.shape[:-1], -1, 2)
+        turned = (pairs[..., ::-1] * np.array([-1.0, 1.0])).reshape(X.shape)
+        return X * cos + turned * sin
+    """),
+    alternative("apply_rope", "loop over pairs on a copy, torch tensor returned", """
+        import torch
+        theta = rope_frequencies(X.shape[-1], base)
+        x = torch.from_numpy(X.copy())
+        out = x.clone()
+        pos = torch.as_tensor(positions, dtype=torch.float64)
+        for i, t in enumerate(theta):
+            c, s = torch.cos(pos * t), torch.sin(pos * t)
+            out[..., 2 * i] = x[..., 2 * i] * c - x[..., 2 * i + 1] * s
+            out[..., 2 * i + 1] = x[..., 2 * i] * s + x[..., 2 * i + 1] * c
+        return out
+    """),
+    alternative("rope_frequencies", "np.geomspace from 1 to the slowest pair", """
+        return np.geomspace(1.0, base ** (-(d_k - 2) / d_k), num=d_k // 2)
+    """),
 ]

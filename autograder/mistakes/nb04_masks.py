@@ -249,6 +249,22 @@ MISTAKES = [
             hint="predict <PAD>"),
     mistake("answer_encoder_decoder", "bidirectional for generation",
             'answer_encoder_decoder = "A"', hint="j <= i"),
+    # --- round 2: computing in float32 is judged at float32 precision, but still caught --
+    mistake("masked_attention", "float32 and -1e9 instead of -inf", """
+        import torch
+        q, k, v = torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V)
+        s = (q @ k.transpose(-1, -2)) / q.shape[-1] ** 0.5
+        s = s.masked_fill(~torch.as_tensor(np.broadcast_to(allowed, s.shape).copy()), -1e9)
+        a = torch.softmax(s, dim=-1)
+        return a @ v, a
+    """, hint="-1e9"),
+    mistake("masked_attention", "float32 and the mask applied after the softmax", """
+        import torch
+        q, k, v = torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V)
+        a = torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, dim=-1)
+        a = a * torch.as_tensor(np.broadcast_to(allowed, a.shape).copy())
+        return a @ v, a
+    """, hint="after the softmax"),
 ]
 
 ALTERNATIVES = [
@@ -391,4 +407,167 @@ ALTERNATIVES = [
         return [A @ V, A]
     """),
     alternative("answer_mask_controls", "lower case", 'answer_mask_controls = "a"'),
+    # --- round 2: more correct answers written other ways --------------------------------
+    # causal_mask
+    alternative("causal_mask", "torch bool tensor returned as it is", """
+        import torch
+        return torch.tril(torch.ones(L, L, dtype=torch.bool))
+    """),
+    alternative("causal_mask", "np.fromfunction on the index grid", """
+        return np.fromfunction(lambda i, j: j <= i, (L, L), dtype=int)
+    """),
+    alternative("causal_mask", "float np.tri compared with 0.5", """
+        return np.tri(L) > 0.5
+    """),
+    alternative("causal_mask", "np.indices", """
+        i, j = np.indices((L, L))
+        return i >= j
+    """),
+    alternative("causal_mask", "cumulative sum of the identity down the columns", """
+        return np.cumsum(np.eye(L, dtype=int), axis=0).astype(bool)
+    """),
+    alternative("causal_mask", "transposed upper triangle (a non-contiguous view)", """
+        return np.triu(np.ones((L, L), dtype=bool)).T
+    """),
+    alternative("causal_mask", "difference of positions, read-only", """
+        allowed = np.subtract.outer(np.arange(L), np.arange(L)) >= 0
+        allowed.flags.writeable = False
+        return allowed
+    """),
+    # padding_mask
+    alternative("padding_mask", "rows of a (L+1, L) strict lower triangle picked by length", """
+        return np.tri(L + 1, L, k=-1, dtype=bool)[lengths]
+    """),
+    alternative("padding_mask", "torch bool tensor returned as it is", """
+        import torch
+        return torch.arange(L)[None, :] < torch.as_tensor(lengths)[:, None]
+    """),
+    alternative("padding_mask", "np.greater.outer", """
+        return np.greater.outer(lengths, np.arange(L))
+    """),
+    alternative("padding_mask", "difference of length and position is positive", """
+        return (lengths.reshape(-1, 1) - np.arange(L)) > 0
+    """),
+    alternative("padding_mask", "cumulative count of positions", """
+        count = np.cumsum(np.ones((len(lengths), L), dtype=np.int64), axis=1)  # 1 .. L
+        return count <= np.expand_dims(lengths, -1)
+    """),
+    alternative("padding_mask", "stacked row per message, fixed shape", """
+        rows = [np.arange(L) < int(n) for n in lengths]
+        return np.array(rows, dtype=bool).reshape(len(lengths), L)
+    """),
+    # attention_mask
+    alternative("attention_mask", "einsum of the boolean masks", """
+        real = padding_mask(lengths, L)  # (B, L)
+        tri = causal_mask(L) if causal else np.ones((L, L), dtype=bool)
+        return np.einsum("bj,ij->bij", real, tri)
+    """),
+    alternative("attention_mask", "torch bool tensors returned as they are", """
+        import torch
+        keys = torch.arange(L)[None, None, :] < torch.as_tensor(lengths)[:, None, None]
+        allowed = keys.expand(len(lengths), L, L)
+        if causal:
+            allowed = allowed & torch.tril(torch.ones(L, L, dtype=torch.bool))
+        return allowed
+    """),
+    alternative("attention_mask", "np.where on the flag and broadcasting", """
+        tri = np.where(causal, np.tri(L, dtype=bool), True)  # (L, L)
+        return padding_mask(lengths, L)[:, None, :] & tri
+    """),
+    alternative("attention_mask", "np.indices over (B, L, L)", """
+        b, i, j = np.indices((len(lengths), L, L))
+        allowed = j < lengths[b]
+        if causal:
+            allowed &= j <= i
+        return allowed
+    """),
+    alternative("attention_mask", "np.minimum of booleans, read-only broadcast arrays", """
+        keys = padding_mask(lengths, L)[:, None, :]
+        tri = causal_mask(L) if causal else np.ones((L, L), dtype=bool)
+        keys, tri = np.broadcast_arrays(keys, tri)
+        return np.minimum(keys, tri)
+    """),
+    alternative("attention_mask", "list of per-message matrices stacked", """
+        T = np.tril(np.ones((L, L), dtype=bool)) if causal else np.ones((L, L), dtype=bool)
+        mats = [T & (np.arange(L) < n)[None, :] for n in lengths]
+        return np.stack(mats) if mats else np.zeros((0, L, L), dtype=bool)
+    """),
+    alternative("attention_mask", "bool flag taken as an int", """
+        i, j = np.arange(L)[:, None], np.arange(L)[None, :]
+        future_ok = np.full((L, L), not causal)
+        return padding_mask(lengths, L)[:, None, :] & ((j <= i) | future_ok)
+    """),
+    # masked_attention
+    alternative("masked_attention", "torch SDPA for Y, own weights", """
+        import torch
+        import torch.nn.functional as F
+        q, k, v = (torch.from_numpy(t) for t in (Q, K, V))
+        m = torch.from_numpy(np.ascontiguousarray(allowed))
+        Y = F.scaled_dot_product_attention(q, k, v, attn_mask=m)
+        S = (q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(~m, float("-inf"))
+        A = torch.nan_to_num(torch.softmax(S, dim=-1), nan=0.0)
+        return torch.nan_to_num(Y, nan=0.0).numpy(), A.numpy()
+    """),
+    alternative("masked_attention", "boolean assignment of -inf into broadcast copies", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S, mask = np.broadcast_arrays(S, allowed)
+        S = S.copy()
+        S[~mask] = -np.inf
+        A = np.zeros(S.shape)
+        has_key = mask.any(axis=-1)
+        m = np.where(has_key, S.max(axis=-1), 0.0)[..., None]
+        e = np.exp(S - m)
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.where(has_key[..., None], e / np.where(total > 0, total, 1.0), 0.0)
+        return A @ V, A
+    """),
+    alternative("masked_attention", "additive log(allowed) mask and logaddexp", """
+        with np.errstate(divide="ignore", invalid="ignore"):
+            S = np.matmul(Q / np.sqrt(Q.shape[-1]), np.moveaxis(K, -1, -2)) + np.log(allowed)
+            lse = np.logaddexp.reduce(S, axis=-1, keepdims=True)
+            A = np.where(np.isneginf(lse), 0.0, np.exp(S - lse))
+        return A @ V, A
+    """),
+    alternative("masked_attention", "torch float64 tensors returned as they are", """
+        import torch
+        q, k, v = (torch.from_numpy(t) for t in (Q, K, V))
+        s = torch.einsum("...qd,...kd->...qk", q, k) / q.shape[-1] ** 0.5
+        s = torch.where(torch.from_numpy(np.asarray(allowed)), s, torch.tensor(float("-inf"),
+                                                                                   dtype=s.dtype))
+        a = torch.softmax(s, dim=-1).nan_to_num(0.0)
+        return a @ v, a
+    """),
+    alternative("masked_attention", "weighted sum by broadcasting, normalised after", """
+        S = np.where(allowed, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]), -np.inf)
+        m = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isneginf(m), 0.0, m))
+        total = e.sum(axis=-1, keepdims=True)
+        inv = np.divide(1.0, total, out=np.zeros_like(total), where=total > 0)
+        Y = (e[..., :, :, None] * V[..., None, :, :]).sum(axis=-2) * inv
+        return Y, e * inv
+    """),
+    alternative("masked_attention", "a local softmax helper and a namedtuple", """
+        from collections import namedtuple
+
+        def softmax(s):
+            peak = np.max(s, axis=-1, keepdims=True)
+            peak[~np.isfinite(peak)] = 0.0
+            w = np.exp(s - peak)
+            z = np.sum(w, axis=-1, keepdims=True)
+            z[z == 0] = np.inf  # w / inf = 0 for rows with no allowed key
+            return w / z
+
+        Out = namedtuple("Out", "Y A")
+        A = softmax(np.where(allowed, np.einsum("...id,...jd->...ij", Q, K), -np.inf)
+                    / np.sqrt(Q.shape[-1]))
+        return Out(A @ V, A)
+    """),
+    alternative("masked_attention", "float32 torch.Tensor computation", """
+        import torch
+        q, k, v = torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V)
+        s = (q @ k.transpose(-1, -2)) / q.shape[-1] ** 0.5
+        s = s.masked_fill(~torch.as_tensor(np.broadcast_to(allowed, s.shape).copy()), -np.inf)
+        a = torch.nan_to_num(torch.softmax(s, dim=-1), nan=0.0)
+        return a @ v, a
+    """),
 ]
