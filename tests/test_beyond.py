@@ -87,6 +87,21 @@ def test_parallel_check_refuses_a_call_to_the_loop():
         checks.check_linear_recurrence_parallel(linear_recurrence_parallel)
 
 
+@pytest.mark.parametrize("check", [checks.check_linear_recurrence,
+                                   checks.check_linear_recurrence_parallel])
+def test_checks_accept_a_loop_run_in_float32(check, capsys):
+    def in_float32(A, B, X):
+        A, B, X = (torch.tensor(np.asarray(v).tolist()) for v in (A, B, X))  # float32
+        s, rows = torch.zeros(A.shape[0]), []
+        for x_t in X:
+            s = A @ s + B @ x_t
+            rows.append(s)
+        return torch.stack(rows)
+
+    check(validated(in_float32), reference=REF.linear_recurrence)
+    assert "passed" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("wrong, hint", [
     (lambda A, B, X: REF.linear_recurrence(A.T, B, X), "A.T @ s"),
     (lambda A, B, X: REF.linear_recurrence(A, A @ B, X), "A^(t-j+1) is one step too many"),

@@ -291,3 +291,36 @@ def test_reference_batch_accepts_tuples_arrays_and_tensors():
                       [torch.tensor([1, 5, 2]), torch.tensor([1, 2])]):
         got = REF.make_batch(sequences, 0)
         assert all(torch.equal(g, w) and g.dtype == w.dtype for g, w in zip(got, want))
+
+
+def _evaluate_frozen(freeze: bool):
+    """evaluate written without torch.no_grad: weights frozen (and restored), or not."""
+    from attnbook.shapes import require_ndim
+
+    def evaluate(model, batches):
+        batches = list(batches)
+        for inputs, _, _ in batches:
+            require_ndim("inputs", inputs, 2, "(B, L)")
+        was_training, flags = model.training, [p.requires_grad for p in model.parameters()]
+        model.eval()
+        model.requires_grad_(not freeze)
+        total, count = 0.0, 0
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += REF.lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+        for p, flag in zip(model.parameters(), flags):
+            p.requires_grad_(flag)
+        model.train(was_training)
+        return total / count
+
+    return evaluate
+
+
+def test_evaluate_check_asks_for_no_graph_not_for_one_way_of_avoiding_it(capsys):
+    from attnbook.checks import CheckFailure, check_evaluate
+
+    check_evaluate(_evaluate_frozen(True), reference=REF.evaluate)
+    assert "passed" in capsys.readouterr().out
+    with pytest.raises(CheckFailure, match="autograd recording a graph"):
+        check_evaluate(_evaluate_frozen(False))

@@ -569,12 +569,17 @@ def _worked_eval_batches():
 
 
 class _GradRecorder:
-    """Records, for every forward pass of a model, whether autograd was recording."""
+    """Records, for every forward pass of a model, whether it built an autograd graph.
+
+    The output's ``requires_grad`` says so whatever the way of avoiding it: torch.no_grad,
+    inference_mode, set_grad_enabled(False), or weights frozen with requires_grad_(False).
+    """
 
     def __init__(self, model):
         self.seen: list[bool] = []
         self.handle = model.register_forward_hook(
-            lambda *_: self.seen.append(torch.is_grad_enabled()))
+            lambda _module, _args, output: self.seen.append(
+                bool(getattr(output, "requires_grad", torch.is_grad_enabled()))))
 
     def remove(self):
         self.handle.remove()
@@ -594,7 +599,7 @@ def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expecte
                     f"after.", hint="remember model.training first and restore it at the end: "
                                     "model.train(was_training)")
     run.expect_true(recorder.seen and not any(recorder.seen),
-                    f"{call}: the model ran with autograd recording "
+                    f"{call}: the model ran with autograd recording a graph "
                     f"({sum(recorder.seen)} of {len(recorder.seen)} forward passes)."
                     if recorder.seen else f"{call}: the model was never called.",
                     hint="wrap the loop in `with torch.no_grad():`; evaluation needs no graph")

@@ -514,4 +514,240 @@ ALTERNATIVES = [
         model.train(was_training)
     return float(sum(p[0] for p in pairs) / sum(p[1] for p in pairs))
     """),
+    # -- added in the round on correct answers written otherwise (types, modes, optimizers)
+    alternative("make_batch", "F.pad each row, then torch.stack; a list returned", """
+    import torch.nn.functional as F
+    L = max(len(seq) for seq in sequences) - 1
+    rows_x, rows_y, rows_m = [], [], []
+    for seq in sequences:
+        ids = torch.as_tensor(seq, dtype=torch.long)
+        gap = L - (len(ids) - 1)
+        rows_x.append(F.pad(ids[:-1], (0, gap), value=pad_id))
+        rows_y.append(F.pad(ids[1:], (0, gap), value=pad_id))
+        rows_m.append(F.pad(torch.ones(len(ids) - 1, dtype=torch.bool), (0, gap), value=False))
+    return [torch.stack(rows_x), torch.stack(rows_y), torch.stack(rows_m)]
+    """),
+    alternative("make_batch", "numpy arrays converted with torch.from_numpy", """
+    import numpy as np
+    B, L = len(sequences), max(len(seq) for seq in sequences) - 1
+    ids = np.full((B, L + 1), pad_id, dtype=np.int64)
+    mask = np.zeros((B, L), dtype=bool)
+    for b, seq in enumerate(sequences):
+        ids[b, :len(seq)] = seq
+        mask[b, :len(seq) - 1] = True
+    targets = np.where(mask, ids[:, 1:], pad_id)
+    return torch.from_numpy(ids[:, :-1]), torch.from_numpy(targets), torch.from_numpy(mask)
+    """),
+    alternative("make_batch", "padded ids, masked_fill of both shifted views", """
+    lengths = torch.tensor([len(seq) for seq in sequences])
+    width = int(lengths.max())
+    ids = torch.zeros(len(sequences), width, dtype=torch.long)
+    for b, seq in enumerate(sequences):
+        ids[b, :len(seq)] = torch.tensor(seq)
+    loss_mask = torch.arange(width - 1).expand(len(sequences), -1) < (lengths - 1).unsqueeze(1)
+    inputs = ids[:, :-1].masked_fill(~loss_mask, pad_id)
+    targets = ids[:, 1:].masked_fill(~loss_mask, pad_id)
+    return inputs, targets, loss_mask
+    """),
+    alternative("make_batch", "int32 ids and non-contiguous transposed outputs", """
+    L = max(len(seq) for seq in sequences) - 1
+    inputs_t = torch.full((L, len(sequences)), pad_id, dtype=torch.int32)
+    targets_t = torch.full((L, len(sequences)), pad_id, dtype=torch.int32)
+    mask_t = torch.zeros((L, len(sequences)), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        n = len(seq) - 1
+        inputs_t[:n, b] = torch.tensor(seq[:-1], dtype=torch.int32)
+        targets_t[:n, b] = torch.tensor(seq[1:], dtype=torch.int32)
+        mask_t[:n, b] = True
+    return inputs_t.T, targets_t.T, mask_t.T
+    """),
+    alternative("make_batch", "itertools.zip_longest over the shifted lists", """
+    from itertools import zip_longest
+    heads = [list(seq)[:-1] for seq in sequences]
+    tails = [list(seq)[1:] for seq in sequences]
+    inputs = torch.tensor(list(zip_longest(*heads, fillvalue=pad_id))).T.contiguous()
+    targets = torch.tensor(list(zip_longest(*tails, fillvalue=pad_id))).T.contiguous()
+    lengths = torch.tensor([len(h) for h in heads])
+    loss_mask = torch.arange(inputs.shape[1]) < lengths[:, None]
+    return tuple([inputs.long(), targets.long(), loss_mask])
+    """),
+    alternative("lm_loss", "nll_loss on log_softmax, torch.where on the mask", """
+    log_probs = torch.nn.functional.log_softmax(logits, dim=-1)
+    nll = torch.nn.functional.nll_loss(log_probs.reshape(-1, logits.shape[-1]),
+                                       targets.reshape(-1), reduction="none")
+    nll = torch.where(loss_mask.reshape(-1), nll, torch.zeros_like(nll))
+    return nll.sum() / loss_mask.sum()
+    """),
+    alternative("lm_loss", "ignore_index after masked_fill, default mean reduction", """
+    masked = targets.masked_fill(~loss_mask, -100)
+    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)),
+                                             masked.reshape(-1), ignore_index=-100)
+    """),
+    alternative("lm_loss", "logsumexp minus the target logit, float64 returned", """
+    z = logits.double()
+    nll = z.logsumexp(dim=-1) - z.gather(-1, targets[..., None]).squeeze(-1)  # (B, L)
+    mask = loss_mask.double()
+    return (nll * mask).sum() / mask.sum()
+    """),
+    alternative("lm_loss", "one-hot targets and ratio of means", """
+    V = logits.shape[-1]
+    one_hot = torch.nn.functional.one_hot(targets, V).to(logits.dtype)  # (B, L, V)
+    nll = -(one_hot * torch.log_softmax(logits, dim=-1)).sum(dim=-1)  # (B, L)
+    weights = loss_mask.float()
+    return (nll * weights).mean() / weights.mean()
+    """),
+    alternative("lm_loss", "einsum of mask and losses, count clamped", """
+    nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
+    weights = loss_mask.to(nll.dtype)
+    return torch.einsum("bl,bl->", nll, weights) / weights.sum().clamp(min=1.0)
+    """),
+    alternative("train_step", "manual global-norm clipping with the grads' norms",
+                _STEP_FORWARD + """
+    model.train()
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    total = torch.sqrt(sum((g.detach() ** 2).sum() for g in grads))
+    scale = torch.clamp(max_grad_norm / (total + 1e-6), max=1.0)
+    for g in grads:
+        g.mul_(scale)
+    optimizer.step()
+    return float(loss)
+    """),
+    alternative("train_step", "torch.autograd.grad assigned to .grad, clip via vector norm",
+                _STEP_FORWARD + """
+    params = [p for p in model.parameters() if p.requires_grad]
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    grads = torch.autograd.grad(loss, params, allow_unused=True)
+    for p, g in zip(params, grads):
+        p.grad = torch.zeros_like(p) if g is None else g
+    norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in params]))
+    if norm > max_grad_norm:
+        for p in params:
+            p.grad *= max_grad_norm / (norm + 1e-6)
+    optimizer.step()
+    return loss.item()
+    """),
+    alternative("train_step", "param groups zeroed and clipped, mode restored, numpy loss",
+                _STEP_FORWARD + """
+    was_training = model.training
+    model.train(True)
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    for p in params:
+        p.grad = None
+    with torch.enable_grad():
+        loss = lm_loss(model(inputs), targets, loss_mask)
+        loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, max_norm=max_grad_norm, norm_type=2.0,
+                                   error_if_nonfinite=False, foreach=True)
+    optimizer.step()
+    model.train(was_training)
+    return loss.detach().cpu().numpy()
+    """),
+    alternative("train_step", "zero_grad(set_to_none=False) and cross_entropy inline",
+                _STEP_FORWARD + """
+    optimizer.zero_grad(set_to_none=False)
+    logits = model(inputs)
+    loss = torch.nn.functional.cross_entropy(logits[loss_mask.bool()], targets[loss_mask.bool()])
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """),
+    alternative("train_step", "batch moved to the model's device, zero_grad at the end",
+                _STEP_FORWARD + """
+    device = next(model.parameters()).device
+    inputs, targets, loss_mask = (t.to(device) for t in (inputs, targets, loss_mask))
+    model.train()
+    model.zero_grad(set_to_none=True)
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(tuple(model.parameters()), max_grad_norm)
+    optimizer.step()
+    value = loss.item()
+    optimizer.zero_grad()
+    return value
+    """),
+    alternative("evaluate", "float64 tensors accumulated, numpy scalar returned", """
+    import numpy as np
+    was_training = model.training
+    model.eval()
+    total = torch.zeros((), dtype=torch.float64)
+    count = torch.zeros((), dtype=torch.long)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            nll = torch.nn.functional.cross_entropy(model(inputs).double().flatten(0, 1),
+                                                    targets.flatten(), reduction="none")
+            total += nll[loss_mask.flatten()].sum()
+            count += loss_mask.sum()
+    model.train(was_training)
+    return np.float64(total / count)
+    """),
+    alternative("evaluate", "set_grad_enabled(False), mode restored per submodule", """
+    modes = {name: module.training for name, module in model.named_modules()}
+    model.eval()
+    nll_sum, n_real = 0.0, 0
+    with torch.set_grad_enabled(False):
+        for inputs, targets, loss_mask in batches:
+            log_probs = model(inputs).log_softmax(-1)
+            picked = log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+            nll_sum -= picked.masked_select(loss_mask).sum().item()
+            n_real += loss_mask.sum().item()
+    for name, module in model.named_modules():
+        module.training = modes[name]
+    return nll_sum / n_real
+    """),
+    alternative("evaluate", "a no_grad-decorated helper and lm_loss times count", """
+    @torch.no_grad()
+    def batch_sum(x, y, m):
+        return lm_loss(model(x), y, m) * m.sum()
+
+    was_training = model.training
+    model.train(False)
+    sums = [batch_sum(x, y, m) for x, y, m in batches]
+    counts = [m.sum() for _, _, m in batches]
+    if was_training:
+        model.train()
+    return (torch.stack(sums).sum() / torch.stack(counts).sum()).item()
+    """),
+    alternative("evaluate", "ignore_index and reduction='sum', a 0-d tensor returned", """
+    was_training = model.training
+    model.eval()
+    total, count = torch.tensor(0.0), torch.tensor(0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            masked = targets.masked_fill(~loss_mask, -100)
+            total = total + torch.nn.functional.cross_entropy(
+                model(inputs).transpose(1, 2), masked, ignore_index=-100, reduction="sum")
+            count = count + loss_mask.count_nonzero()
+    model.train(was_training)
+    return total / count
+    """),
+    alternative("evaluate", "weights frozen with requires_grad_(False), then restored", """
+    was_training = model.training
+    flags = [p.requires_grad for p in model.parameters()]
+    model.eval()
+    model.requires_grad_(False)
+    total, count = 0.0, 0
+    for inputs, targets, loss_mask in batches:
+        n = int(loss_mask.sum())
+        total += float(lm_loss(model(inputs), targets, loss_mask)) * n
+        count += n
+    for p, flag in zip(model.parameters(), flags):
+        p.requires_grad_(flag)
+    model.train(was_training)
+    return total / count
+    """),
+    alternative("evaluate", "a deep copy scored in eval mode, the original untouched", """
+    import copy
+    frozen = copy.deepcopy(model).eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += float(lm_loss(frozen(inputs), targets, loss_mask)) * n
+            count += n
+    return total / count
+    """),
 ]

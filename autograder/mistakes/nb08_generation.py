@@ -808,4 +808,391 @@ ALTERNATIVES = [
         "return torch.cat(nlls).mean().exp().item()",
     )),
     alternative("answer_top_p", "lower case", 'answer_top_p = "a"'),
+    # -- added in the round on correct answers written otherwise (types, randomness, caches)
+    alternative("sequence_log_prob", "Categorical.log_prob under inference_mode, .item()", """
+        model.eval()
+        ids = torch.cat([prompt_ids, continuation_ids]).unsqueeze(0)
+        with torch.inference_mode():
+            logits = model(ids)[0, prompt_ids.numel() - 1:-1]
+        dist = torch.distributions.Categorical(logits=logits)
+        return dist.log_prob(continuation_ids).sum().item()
+    """),
+    alternative("sequence_log_prob", "numpy float64 log-softmax, a numpy scalar returned", """
+        import numpy as np
+        ids = np.concatenate([prompt_ids.numpy(), continuation_ids.numpy()])
+        logits = model(torch.from_numpy(ids)[None])[0].detach().double().numpy()
+        shifted = logits - logits.max(axis=-1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+        rows = np.arange(len(prompt_ids) - 1, len(ids) - 1)
+        return np.float64(log_probs[rows, ids[len(prompt_ids):]].sum())
+    """),
+    alternative("sequence_log_prob", "int32 ids, graph kept, gather on a batch axis", """
+        ids = torch.cat((prompt_ids, continuation_ids)).to(torch.int32).view(1, -1)
+        log_probs = model(ids).log_softmax(-1)  # (1, L, V), still attached to the graph
+        L_p = len(prompt_ids)
+        picked = log_probs[:, L_p - 1:-1].gather(2, continuation_ids.view(1, -1, 1))
+        return picked.sum()
+    """),
+    alternative("sequence_log_prob", "mean cross-entropy times the count, model's device", """
+        device = next(model.parameters()).device
+        ids = torch.cat((prompt_ids, continuation_ids)).to(device)[None]
+        with torch.no_grad():
+            rows = model(ids)[0, len(prompt_ids) - 1:-1]
+            nll = torch.nn.functional.cross_entropy(rows, continuation_ids.to(device))
+        return -nll * len(continuation_ids)
+    """),
+    alternative("sequence_log_prob", "logit minus logsumexp, a Python loop of floats", """
+        ids = torch.cat((prompt_ids, continuation_ids))
+        with torch.no_grad():
+            logits = model(ids.unsqueeze(0)).squeeze(0).double()
+        norm = torch.logsumexp(logits, dim=-1)
+        total = 0.0
+        for i, token in enumerate(continuation_ids.tolist()):
+            t = len(prompt_ids) - 1 + i
+            total += float(logits[t, token] - norm[t])
+        return total
+    """),
+    alternative("sequence_log_prob", "a list of tensors summed with sum(), full forward", """
+        ids = torch.cat((prompt_ids, continuation_ids))
+        log_probs = torch.nn.functional.log_softmax(model(ids[None])[0], dim=1)
+        start = len(prompt_ids)
+        return sum(log_probs[start + i - 1, int(w)] for i, w in enumerate(continuation_ids))
+    """),
+    alternative("next_token_probs", "HF-style top-p: ascending sort, drop cum <= 1 - p", """
+        if temperature == 0:
+            best = logits.argmax(dim=-1, keepdim=True)
+            return torch.zeros_like(logits, dtype=torch.float64).scatter_(-1, best, 1.0)
+        z = logits / temperature
+        if top_k:
+            k = min(top_k, z.shape[-1])
+            kth = torch.topk(z, k).values[..., -1, None]
+            z = torch.where(z < kth, torch.full_like(z, -float("inf")), z)
+        if top_p is not None and top_p < 1.0:
+            sorted_z, order = torch.sort(z, dim=-1)  # ascending
+            cum = sorted_z.softmax(dim=-1).cumsum(dim=-1)
+            remove = cum <= 1 - top_p
+            remove[..., -1] = False  # the most likely token always stays
+            z = z.masked_fill(remove.scatter(-1, order, remove), float("-inf"))
+        return z.softmax(dim=-1)
+    """),
+    alternative("next_token_probs", "numpy inside, torch.from_numpy out (float64)", """
+        import numpy as np
+        z = logits.detach().cpu().double().numpy()
+        V = z.shape[-1]
+        if temperature == 0:
+            out = np.zeros_like(z)
+            np.put_along_axis(out, z.argmax(-1)[..., None], 1.0, axis=-1)
+            return torch.from_numpy(out)
+        z = z / temperature
+        if top_k and top_k < V:
+            kth = np.sort(z, axis=-1)[..., V - top_k][..., None]
+            z = np.where(z >= kth, z, -np.inf)
+        p = np.exp(z - z.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        if top_p is not None and top_p < 1:
+            order = np.argsort(-p, axis=-1, kind="stable")
+            sp = np.take_along_axis(p, order, -1)
+            before = np.cumsum(sp, -1) - sp
+            keep = np.zeros(p.shape, dtype=bool)
+            np.put_along_axis(keep, order, before < top_p, axis=-1)
+            p = np.where(keep, p, 0.0)
+            p /= p.sum(-1, keepdims=True)
+        return torch.from_numpy(p)
+    """),
+    alternative("next_token_probs", "float32 clone edited in place, sort-threshold top-k", """
+        z = logits.clone().float()
+        if temperature == 0:
+            out = torch.zeros_like(z)
+            out.scatter_(-1, z.argmax(-1, keepdim=True), 1.0)
+            return out
+        z.div_(temperature)
+        if top_k is not None and 0 < top_k < z.shape[-1]:
+            sorted_z = z.sort(dim=-1, descending=True).values
+            z[z < sorted_z[..., top_k - 1:top_k]] = float("-inf")
+        p = z.softmax(-1)
+        if top_p is not None and top_p < 1.0:
+            sp, order = p.sort(dim=-1, descending=True)
+            shifted = torch.nn.functional.pad(sp.cumsum(-1)[..., :-1], (1, 0))
+            sp[shifted >= top_p] = 0
+            p = torch.empty_like(p).scatter_(-1, order, sp)
+            p = p / p.sum(-1, keepdim=True)
+        return p
+    """),
+    alternative("next_token_probs", "pure Python per row with math.exp", """
+        import math
+        V = logits.shape[-1]
+        out = []
+        for row in logits.reshape(-1, V).tolist():
+            if temperature == 0:
+                best = max(range(V), key=lambda i: row[i])
+                out.append([1.0 if i == best else 0.0 for i in range(V)])
+                continue
+            z = [v / temperature for v in row]
+            if top_k:
+                kth = sorted(z, reverse=True)[min(top_k, V) - 1]
+                z = [v if v >= kth else -math.inf for v in z]
+            m = max(z)
+            e = [math.exp(v - m) for v in z]
+            p = [v / sum(e) for v in e]
+            if top_p is not None and top_p < 1.0:
+                keep, mass = set(), 0.0
+                for i in sorted(range(V), key=lambda i: -p[i]):
+                    keep.add(i)
+                    mass += p[i]
+                    if mass >= top_p:
+                        break
+                s = sum(p[i] for i in keep)
+                p = [p[i] / s if i in keep else 0.0 for i in range(V)]
+            out.append(p)
+        return torch.tensor(out, dtype=logits.dtype).reshape(logits.shape)
+    """),
+    alternative("next_token_probs", "log space: kthvalue, logsumexp, one-hot by comparison", """
+        V = logits.shape[-1]
+        if temperature == 0:
+            hot = torch.arange(V) == logits.argmax(-1, keepdim=True)
+            return hot.to(logits.dtype)
+        z = logits / temperature
+        if top_k and top_k < V:
+            kth = torch.kthvalue(z, V - top_k + 1, dim=-1, keepdim=True).values
+            z = z.masked_fill(z < kth, -torch.inf)
+        logp = z - z.logsumexp(dim=-1, keepdim=True)
+        if top_p is not None and top_p < 1.0:
+            sorted_logp, order = logp.sort(dim=-1, descending=True)
+            sorted_p = sorted_logp.exp()
+            before = sorted_p.cumsum(-1) - sorted_p
+            drop = torch.zeros_like(before, dtype=torch.bool).scatter(-1, order, before >= top_p)
+            logp = logp.masked_fill(drop, -torch.inf)
+            logp = logp - logp.logsumexp(dim=-1, keepdim=True)
+        return logp.exp()
+    """),
+    alternative("sample_next", "one multinomial per row in a loop", """
+        if temperature == 0:
+            return torch.argmax(logits, dim=-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        flat = probs.reshape(-1, probs.shape[-1])
+        picks = [torch.multinomial(row, 1, generator=generator)[0] for row in flat]
+        return torch.stack(picks).reshape(probs.shape[:-1])
+    """),
+    alternative("sample_next", "exponential race: argmax of p / Exp(1)", """
+        if temperature == 0:
+            return logits.max(dim=-1).indices
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        race = torch.empty_like(probs).exponential_(1.0, generator=generator)
+        return (probs / race).argmax(dim=-1)
+    """),
+    alternative("sample_next", "numpy inverse CDF on torch.rand uniforms", """
+        import numpy as np
+        if temperature == 0:
+            return logits.argmax(-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p).double()
+        cdf = probs.cumsum(-1).numpy()
+        u = torch.rand(probs.shape[:-1] + (1,), generator=generator,
+                       dtype=torch.float64).numpy()
+        index = (cdf < u * cdf[..., -1:]).sum(-1)
+        return torch.as_tensor(np.asarray(np.minimum(index, probs.shape[-1] - 1)))
+    """),
+    alternative("sample_next", "topk(1) for greedy, float64 multinomial with replacement", """
+        if temperature == 0:
+            return torch.topk(logits, 1, dim=-1).indices.squeeze(-1)
+        probs = next_token_probs(logits, temperature=temperature, top_k=top_k, top_p=top_p)
+        V = probs.shape[-1]
+        draws = torch.multinomial(probs.double().reshape(-1, V), num_samples=1,
+                                  replacement=True, generator=generator)
+        return draws.view(*probs.shape[:-1])
+    """),
+    alternative("sample_next", "a fresh generator when None, draws on logits' device", """
+        if generator is None:
+            generator = torch.Generator(device=logits.device)
+            generator.seed()
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        if temperature == 0:
+            return probs.argmax(dim=-1).long()
+        flat = probs.flatten(0, -2) if probs.dim() > 1 else probs[None]
+        return torch.multinomial(flat, 1, generator=generator).view(probs.shape[:-1])
+    """),
+    alternative("generate", "the package's KV cache (decode_step), one token fed per step", """
+        from attnbook.generation import KVCache, decode_step
+        model.eval()
+        B, L = prompt_ids.shape
+        out = prompt_ids.clone()
+        if max_new_tokens == 0:
+            return out
+        cache = KVCache.empty(model, B, L + max_new_tokens)
+        finished = torch.zeros(B, dtype=torch.bool)
+        with torch.no_grad():
+            logits = decode_step(model, prompt_ids, cache)[:, -1]
+            for step in range(max_new_tokens):
+                new = sample_next(logits, temperature, top_k, top_p, generator)
+                new = new.masked_fill(finished, pad_id)
+                out = torch.cat([out, new[:, None]], dim=1)
+                finished |= new == eos_id
+                if finished.all() or step == max_new_tokens - 1:
+                    break
+                logits = decode_step(model, new[:, None], cache)[:, -1]
+        return out
+    """),
+    alternative("generate", "inference_mode, context cropped to max_len, columns stacked", """
+        columns = list(prompt_ids.unbind(dim=1))
+        done = torch.zeros(prompt_ids.shape[0], dtype=torch.bool)
+        limit = model.config.max_len
+        with torch.inference_mode():
+            for _ in range(max_new_tokens):
+                if done.all():
+                    break
+                ids = torch.stack(columns, dim=1)[:, -limit:]
+                token = sample_next(model(ids)[:, -1, :], temperature, top_k, top_p, generator)
+                token = torch.where(done, pad_id, token)
+                columns.append(token)
+                done = done | (token == eos_id)
+        return torch.stack(columns, dim=1)
+    """),
+    alternative("generate", "every step run, trimmed after the step all rows finished", """
+        ids = prompt_ids.clone()
+        finished = torch.zeros(len(ids), dtype=torch.bool)
+        steps_needed = None
+        for step in range(max_new_tokens):
+            with torch.no_grad():
+                new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            new[finished] = pad_id
+            ids = torch.cat((ids, new.unsqueeze(-1)), -1)
+            finished = finished.logical_or(new.eq(eos_id))
+            if steps_needed is None and bool(finished.all()):
+                steps_needed = step + 1
+        if steps_needed is not None:
+            ids = ids[:, :prompt_ids.shape[1] + steps_needed]
+        return ids
+    """),
+    alternative("generate", "preallocated on the model's device, mode restored", """
+        was_training = model.training
+        model.eval()
+        device = next(model.parameters()).device
+        B, L = prompt_ids.shape
+        out = torch.full((B, L + max_new_tokens), pad_id, dtype=torch.long, device=device)
+        out[:, :L] = prompt_ids.to(device)
+        live = torch.ones(B, dtype=torch.bool, device=device)
+        length = L
+        with torch.no_grad():
+            while length < L + max_new_tokens and live.any():
+                new = sample_next(model(out[:, :length])[:, -1], temperature, top_k, top_p,
+                                  generator)
+                out[:, length] = torch.where(live, new, out[:, length])
+                live &= new != eos_id
+                length += 1
+        model.train(was_training)
+        return out[:, :length]
+    """),
+    alternative("generate", "finished read back from the generated columns", """
+        ids = prompt_ids
+        L = ids.shape[1]
+        for _ in range(max_new_tokens):
+            finished = (ids[:, L:] == eos_id).any(dim=1)
+            if ids.shape[1] > L and finished.all():
+                break
+            with torch.no_grad():
+                new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+            new = new.masked_fill(finished, pad_id)
+            ids = torch.cat((ids, new.view(-1, 1)), dim=1)
+        return ids
+    """),
+    alternative("perplexity", "Categorical.log_prob in float64, numpy exp", (
+        """
+        import numpy as np
+        nll_sum = torch.zeros((), dtype=torch.float64)
+        n_real = torch.zeros((), dtype=torch.long)
+        """,
+        """
+        with torch.no_grad():
+            dist = torch.distributions.Categorical(logits=model(inputs).double())
+        log_p = dist.log_prob(targets)
+        nll_sum = nll_sum - log_p[loss_mask.bool()].sum()
+        n_real = n_real + loss_mask.sum()
+        """,
+        "return np.exp((nll_sum / n_real).item())",
+    )),
+    alternative("perplexity", "eval mode restored, nll_loss with classes on axis 1", (
+        """
+        was_training = model.training
+        model.eval()
+        nll_total, count = 0.0, 0
+        """,
+        """
+        with torch.no_grad():
+            log_probs = torch.log_softmax(model(inputs), dim=-1).transpose(1, 2)  # (B, V, L)
+        nll = torch.nn.functional.nll_loss(log_probs, targets, reduction="none")  # (B, L)
+        nll_total += nll.masked_fill(~loss_mask, 0.0).sum().item()
+        count += loss_mask.count_nonzero().item()
+        """,
+        """
+        model.train(was_training)
+        return math.exp(nll_total / count)
+        """,
+    )),
+    alternative("perplexity", "per-batch means weighted by counts, 2 ** (loss / ln 2)", (
+        "weighted, tokens = [], []",
+        """
+        n = int(loss_mask.sum())
+        if n:
+            with torch.no_grad():
+                logits = model(inputs)
+            mean_nll = torch.nn.functional.cross_entropy(logits[loss_mask], targets[loss_mask])
+            weighted.append(float(mean_nll) * n)
+            tokens.append(n)
+        """,
+        "return 2 ** (sum(weighted) / sum(tokens) / math.log(2))",
+    )),
+    alternative("perplexity", "logsumexp minus the target logit, a 0-d float64 tensor", (
+        """
+        total = torch.tensor(0.0, dtype=torch.float64)
+        count = torch.tensor(0)
+        """,
+        """
+        with torch.no_grad():
+            logits = model(inputs).double()
+        nll = logits.logsumexp(-1) - logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+        total += torch.where(loss_mask, nll, torch.zeros_like(nll)).sum()
+        count += loss_mask.sum()
+        """,
+        "return torch.exp(total / count)",
+    )),
+    alternative("perplexity", "a Python list of per-token losses, loops over b and t", (
+        "pieces = []",
+        """
+        with torch.inference_mode():
+            log_probs = model(inputs).log_softmax(-1)
+        for b in range(inputs.shape[0]):
+            for t in range(inputs.shape[1]):
+                if loss_mask[b, t]:
+                    pieces.append(-log_probs[b, t, targets[b, t]].item())
+        """,
+        "return math.exp(sum(pieces) / len(pieces))",
+    )),
+    alternative("sample_next", "a Python int for a single row of logits", """
+        if logits.dim() == 1:
+            if temperature == 0:
+                return int(logits.argmax())
+            p = next_token_probs(logits, temperature, top_k, top_p)
+            return int(torch.multinomial(p, 1, generator=generator))
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        if temperature == 0:
+            return probs.argmax(-1)
+        flat = probs.reshape(-1, probs.shape[-1])
+        return torch.multinomial(flat, 1, generator=generator).reshape(probs.shape[:-1])
+    """),
+    alternative("generate", "float64 logits, Python lists for the finished rows", """
+        model.eval()
+        ids = prompt_ids.clone()
+        alive = [True] * ids.shape[0]
+        for _ in range(max_new_tokens):
+            if not any(alive):
+                break
+            with torch.no_grad():
+                logits = model(ids).double()[:, -1, :]
+            tokens = sample_next(logits, temperature, top_k, top_p, generator).tolist()
+            column = []
+            for b, token in enumerate(tokens):
+                column.append(token if alive[b] else pad_id)
+                alive[b] = alive[b] and token != eos_id
+            ids = torch.cat([ids, torch.tensor(column, dtype=torch.long).unsqueeze(1)], 1)
+        return ids
+    """),
 ]

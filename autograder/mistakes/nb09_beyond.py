@@ -298,4 +298,141 @@ ALTERNATIVES = [
         return S
     """),
     alternative("answer_scan_steps", "lower case", 'answer_scan_steps = "a"'),
+    # -- added in the round on correct answers written otherwise (types, layouts, scans)
+    alternative("linear_recurrence", "functools.reduce over the inputs, a list of states", """
+        from functools import reduce
+        states = reduce(lambda acc, x_t: acc + [A @ acc[-1] + B @ x_t], X,
+                        [np.zeros(A.shape[0])])
+        return np.vstack(states[1:]) if len(X) else np.zeros((0, A.shape[0]))
+    """),
+    alternative("linear_recurrence", "matmul with out= into a preallocated row", """
+        L, n = X.shape[0], A.shape[0]
+        S = np.empty((L, n))
+        S[0] = B @ X[0]
+        for t in range(1, L):
+            np.matmul(A, S[t - 1], out=S[t])
+            S[t] += B @ X[t]
+        return S
+    """),
+    alternative("linear_recurrence", "column states stacked, a transposed view returned", """
+        s = np.zeros((A.shape[0], 1))
+        columns = []
+        for t in range(X.shape[0]):
+            s = A.dot(s) + B.dot(X[t].reshape(-1, 1))
+            columns.append(s)
+        return np.hstack(columns).T
+    """),
+    alternative("linear_recurrence", "pure Python lists and sums", """
+        n, m = A.shape[0], B.shape[1]
+        A_l, B_l = A.tolist(), B.tolist()
+        s = [0.0] * n
+        out = []
+        for x_t in X.tolist():
+            s = [sum(A_l[i][k] * s[k] for k in range(n)) + sum(B_l[i][k] * x_t[k]
+                                                               for k in range(m))
+                 for i in range(n)]
+            out.append(s)
+        return np.array(out, dtype=float).reshape(len(out), n)
+    """),
+    alternative("linear_recurrence", "torch float64 from numpy, returned as numpy", """
+        import torch
+        A_t, B_t = torch.from_numpy(A), torch.from_numpy(B)
+        inputs = torch.from_numpy(X) @ B_t.T  # (L, n)
+        s = torch.zeros(A.shape[0], dtype=torch.float64)
+        out = torch.empty_like(inputs)
+        for t in range(inputs.shape[0]):
+            s = torch.mv(A_t, s) + inputs[t]
+            out[t] = s
+        return out.numpy()
+    """),
+    alternative("linear_recurrence_parallel", "associative scan over affine maps (M, v)", """
+        L, n = X.shape[0], A.shape[0]
+        M = np.broadcast_to(A, (L, n, n)).copy()  # element t: s -> A s + B x_t
+        v = X @ B.T  # (L, n)
+        offset = 1
+        while offset < L:
+            # compose element t with element t - offset: (M_t M_{t-o}, M_t v_{t-o} + v_t)
+            new_v = v.copy()
+            new_v[offset:] = np.einsum("tij,tj->ti", M[offset:], v[:-offset]) + v[offset:]
+            new_M = M.copy()
+            new_M[offset:] = M[offset:] @ M[:-offset]
+            M, v = new_M, new_v
+            offset *= 2
+        return v
+    """),
+    alternative("linear_recurrence_parallel", "FFT convolution of the power kernel", """
+        L, n = X.shape[0], A.shape[0]
+        kernel = np.empty((L, n, n))
+        kernel[0] = np.eye(n)
+        for k in range(1, L):
+            kernel[k] = A @ kernel[k - 1]
+        U = X @ B.T  # (L, n)
+        size = 2 * L
+        K_f = np.fft.rfft(kernel, n=size, axis=0)  # (F, n, n)
+        U_f = np.fft.rfft(U, n=size, axis=0)  # (F, n)
+        return np.fft.irfft(np.einsum("fij,fj->fi", K_f, U_f), n=size, axis=0)[:L]
+    """),
+    alternative("linear_recurrence_parallel", "a sum over lags of shifted inputs", """
+        L, n = X.shape[0], A.shape[0]
+        U = X @ B.T  # (L, n)
+        S = np.zeros((L, n))
+        power = np.eye(n)
+        for k in range(L):  # lag k: s_t gets A^k B x_{t-k} for every t >= k at once
+            S[k:] += U[:L - k] @ power.T
+            power = power @ A
+        return S
+    """),
+    alternative("linear_recurrence_parallel", "divide and conquer on the two halves", """
+        def solve(U):
+            L = U.shape[0]
+            if L == 1:
+                return U.copy()
+            mid = L // 2
+            left, right = solve(U[:mid]), solve(U[mid:])
+            carry = left[-1]  # s_{mid-1}, carried into the right half by A^(i+1)
+            lifts = [carry]
+            for _ in range(L - mid):
+                lifts.append(A @ lifts[-1])
+            return np.concatenate([left, right + np.array(lifts[1:])])
+
+        return solve(X @ B.T)
+    """),
+    alternative("linear_recurrence_parallel", "one block triangular solve (torch)", """
+        import torch
+        L, n = X.shape[0], A.shape[0]
+        M = torch.from_numpy(np.eye(L * n) - np.kron(np.eye(L, k=-1), A))
+        u = torch.from_numpy((X @ B.T).reshape(-1, 1))
+        return torch.linalg.solve_triangular(M, u, upper=False).reshape(L, n).numpy()
+    """),
+    alternative("linear_recurrence_parallel", "torch doubling scan, a tensor returned", """
+        import torch
+        S = torch.from_numpy(X) @ torch.from_numpy(B).T  # (L, n) float64
+        power = torch.from_numpy(A).clone()
+        offset = 1
+        while offset < S.shape[0]:
+            S = torch.cat((S[:offset], S[offset:] + S[:-offset] @ power.T))
+            power = torch.linalg.matrix_power(power, 2)
+            offset *= 2
+        return S
+    """),
+    alternative("linear_recurrence", "torch in its default float32", """
+        import torch
+        A_t, B_t, X_t = (torch.tensor(v.tolist()) for v in (A, B, X))  # float32
+        s = torch.zeros(A_t.shape[0])
+        rows = []
+        for x_t in X_t:
+            s = A_t @ s + B_t @ x_t
+            rows.append(s)
+        return torch.stack(rows)
+    """),
+    alternative("linear_recurrence_parallel", "doubling scan in float32 numpy", """
+        S = X.astype(np.float32) @ B.T.astype(np.float32)  # (L, n)
+        power = A.astype(np.float32)
+        offset = 1
+        while offset < len(S):
+            S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+            power = power @ power
+            offset *= 2
+        return S
+    """),
 ]
