@@ -12,7 +12,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "autograder"))
 
-from grader.catalogue import nbgrader_meta  # noqa: E402
+from grader.catalogue import (  # noqa: E402
+    nbgrader_meta,
+    solution_notebook,
+    strip_solution_markers,
+)
 
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
@@ -43,6 +47,17 @@ def execute(path: Path, allow_errors: bool, env: dict | None = None,
         os.environ.clear()
         os.environ.update(old_env)
     return nb
+
+
+def solution_functions(notebook: str) -> dict:
+    """The setup and answer cells of a solution notebook run as a student's would be: the
+    namespace holding its graded functions, e.g. solution_functions("04_masks")["causal_mask"]."""
+    namespace: dict = {"__name__": "__main__"}
+    for cell in solution_notebook(notebook).cells:
+        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
+                                         or nbgrader_meta(cell).get("solution")):
+            exec(strip_solution_markers(cell.source), namespace)
+    return namespace
 
 
 def grade_cells(nb):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from grader.catalogue import load_catalogue  # noqa: F401  (puts autograder on the path)
+from conftest import solution_functions
 
 from attnbook.checks import CheckFailure, check_softmax_rows
 from attnbook.checks._core import CheckRun
@@ -168,20 +168,9 @@ def test_widget_rejects_mismatched_labels():
 # adversarial review: the solution's graded functions on edge cases, against torch, and
 # the checks naming mistakes that the catalogue does not hold
 # ---------------------------------------------------------------------------------------
-def _nb01_solution() -> dict:
-    from grader.catalogue import nbgrader_meta, solution_notebook, strip_solution_markers
-
-    namespace: dict = {"__name__": "__main__"}
-    for cell in solution_notebook("01_attention_scores").cells:
-        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
-                                         or nbgrader_meta(cell).get("solution")):
-            exec(strip_solution_markers(cell.source), namespace)
-    return namespace
-
-
 @pytest.fixture(scope="module")
 def sol01():
-    return _nb01_solution()
+    return solution_functions("01_attention_scores")
 
 
 @pytest.mark.parametrize(("L_q", "L_k", "d_k", "d_v"), [(1, 1, 1, 1), (1, 4, 2, 3), (5, 1, 2, 2),

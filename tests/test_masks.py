@@ -10,7 +10,7 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, solution_functions
 
 matplotlib.use("Agg")
 
@@ -264,22 +264,9 @@ def test_reference_is_outside_the_package():
 
 
 # -- adversarial review: the solution's graded functions on edge cases ------------------
-def _solution_functions(notebook: str) -> dict:
-    """The setup and answer cells of a solution notebook, run as a student's would be."""
-    from grader.catalogue import nbgrader_meta as meta
-    from grader.catalogue import solution_notebook, strip_solution_markers
-
-    namespace: dict = {"__name__": "__main__"}
-    for cell in solution_notebook(notebook).cells:
-        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
-                                         or meta(cell).get("solution")):
-            exec(strip_solution_markers(cell.source), namespace)
-    return namespace
-
-
 @pytest.fixture(scope="module")
 def sol04():
-    return _solution_functions("04_masks")
+    return solution_functions("04_masks")
 
 
 def test_solution_masks_on_edge_cases(sol04):

@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from conftest import solution_functions  # noqa: E402
 
 import attnbook  # noqa: E402
 from attnbook import positions  # noqa: E402
@@ -344,20 +345,9 @@ def test_reference_rope_matches_the_package_decoder_rotation():
 # notebook 03 (adversarial review): the solution's graded functions on edge cases,
 # against an independent loop implementation
 # ---------------------------------------------------------------------------------------
-def _nb03_solution() -> dict:
-    from grader.catalogue import nbgrader_meta, solution_notebook, strip_solution_markers
-
-    namespace: dict = {"__name__": "__main__"}
-    for cell in solution_notebook("03_rope").cells:
-        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
-                                         or nbgrader_meta(cell).get("solution")):
-            exec(strip_solution_markers(cell.source), namespace)
-    return namespace
-
-
 @pytest.fixture(scope="module")
 def sol03():
-    return _nb03_solution()
+    return solution_functions("03_rope")
 
 
 def _loop_rope(X, pos, base):
@@ -421,20 +411,9 @@ def test_solution_apply_rope_names_the_bad_argument(sol03):
 # notebook 02 (adversarial review): the solution's graded functions on edge cases, against
 # independent loops, and the checks naming mistakes that the catalogue does not hold
 # ---------------------------------------------------------------------------------------
-def _nb02_solution() -> dict:
-    from grader.catalogue import nbgrader_meta, solution_notebook, strip_solution_markers
-
-    namespace: dict = {"__name__": "__main__"}
-    for cell in solution_notebook("02_positions").cells:
-        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
-                                         or nbgrader_meta(cell).get("solution")):
-            exec(strip_solution_markers(cell.source), namespace)
-    return namespace
-
-
 @pytest.fixture(scope="module")
 def sol02():
-    return _nb02_solution()
+    return solution_functions("02_positions")
 
 
 def _loop_table(L, d):
