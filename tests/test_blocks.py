@@ -267,3 +267,136 @@ def test_decoder_check_accepts_a_model_that_never_calls_its_embed_module(capsys)
     Decoder.__name__ = "Decoder"
     check_decoder(Decoder)
     assert "\u2713 Decoder passed" in capsys.readouterr().out
+
+
+def test_parameter_check_accepts_aliased_layers_and_rejects_shared_ones(capsys):
+    class PreNormBlock(REF.PreNormBlock):  # the LayerNorms registered first in a ModuleList
+        def __init__(self, d_model, n_heads):
+            nn.Module.__init__(self)
+            self.d_model = d_model
+            self.norms = nn.ModuleList([nn.LayerNorm(d_model), nn.LayerNorm(d_model)])
+            self.ln1, self.ln2 = self.norms
+            self.attn = causal_self_attention(d_model, n_heads)
+            self.mlp = REF.MLP(d_model, 4 * d_model)
+
+    PreNormBlock.__name__ = "PreNormBlock"
+    check_prenorm_block(PreNormBlock, reference=REF.PreNormBlock, trials=1)
+    assert "\u2713 PreNormBlock passed" in capsys.readouterr().out
+
+    class Decoder(REF.Decoder):  # a tied head: one parameter under two expected names
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.head.weight = self.embed.weight
+
+    Decoder.__name__ = "Decoder"
+    with pytest.raises(CheckFailure, match=r"missing \['head.weight'\]"):
+        check_decoder(Decoder)
+
+
+RECURSIVE_LAYER_NORM = '''
+def layer_norm(h, gamma, beta, eps=1e-5):
+    if gamma.shape[0] != h.shape[-1]:
+        raise ValueError(f"gamma {tuple(gamma.shape)} h {tuple(h.shape)}")
+    if h.dim() > 1:  # one token at a time, by calling itself
+        rows = []
+        for row in h:
+            rows.append(layer_norm(row, gamma, beta, eps))
+        return torch.stack(rows)
+    mean = h.mean()
+    return gamma * (h - mean) / torch.sqrt(((h - mean) ** 2).mean() + eps) + beta
+'''
+
+
+def test_layer_norm_ban_allows_recursion_but_sees_into_nested_code(capsys):
+    namespace = {"torch": torch}
+    exec(RECURSIVE_LAYER_NORM, namespace)  # as a notebook cell defines it
+    check_layer_norm(namespace["layer_norm"])
+    assert "\u2713 layer_norm passed" in capsys.readouterr().out
+
+    def layer_norm(h, gamma, beta, eps=1e-5):
+        if gamma.shape[0] != h.shape[-1]:
+            raise ValueError(f"gamma {tuple(gamma.shape)} h {tuple(h.shape)}")
+        return torch.stack([torch.nn.functional.layer_norm(t, t.shape, gamma, beta, eps)
+                            for t in h.reshape(-1, h.shape[-1])]).reshape(h.shape)
+
+    with pytest.raises(CheckFailure, match="PyTorch's own normalisation"):
+        check_layer_norm(layer_norm)
+
+
+# -- default-dtype (float32) tensors built inside forward ----------------------------------
+# The module checks run in float32, the dtype learners use, so a buffer made with
+# torch.zeros(...) in forward is right; the same buffer in a wrong module still fails.
+def _decoder_with_sinusoids_in_forward(final_ln: bool = True):
+    class Decoder(REF.Decoder):
+        def forward(self, idx):
+            if idx.ndim != 2 or idx.shape[1] > self.max_len:
+                raise ValueError(f"idx has shape {tuple(idx.shape)}; max_len = {self.max_len}")
+            L = idx.shape[1]
+            h = self.embed(idx)
+            rope = None
+            if self.positions == "learned":
+                h = h + self.pos(torch.arange(L))
+            elif self.positions == "sinusoidal":
+                d = h.shape[-1]
+                pe = torch.zeros(L, d)  # the default dtype
+                where = torch.arange(L).unsqueeze(1)
+                div = torch.exp(torch.arange(0, d, 2) * (-np.log(10000.0) / d))
+                pe[:, 0::2], pe[:, 1::2] = torch.sin(where * div), torch.cos(where * div)
+                h = h + pe
+            elif self.positions == "rope":
+                rope = (self.rope_cos[:L], self.rope_sin[:L])
+            for block in self.blocks:
+                h = block(h, rope)
+            return self.head(self.ln_final(h) if final_ln else h)
+
+    Decoder.__name__ = "Decoder"
+    return Decoder
+
+
+def _block_with_zeros_buffer(mlp_residual: bool = True):
+    class PreNormBlock(REF.PreNormBlock):
+        def forward(self, h, rope=None):
+            if h.ndim != 3 or h.shape[-1] != self.d_model:
+                raise ValueError(f"h has shape {tuple(h.shape)}; d_model = {self.d_model}")
+            u = torch.zeros(h.shape)  # the default dtype
+            u[:] = h + self.attn(self.ln1(h), rope)
+            return (u if mlp_residual else 0.0) + self.mlp(self.ln2(u))
+
+    PreNormBlock.__name__ = "PreNormBlock"
+    return PreNormBlock
+
+
+def _mlp_with_default_dtype_tensors(activation: str = "gelu"):
+    class MLP(REF.MLP):
+        def forward(self, x):
+            if x.shape[-1] != self.d_model:
+                raise ValueError(f"x has shape {tuple(x.shape)}; d_model = {self.d_model}")
+            a = self.fc_in(x)
+            if activation == "gelu":
+                g = 0.5 * a * (1.0 + torch.erf(a / torch.sqrt(torch.tensor(2.0))))
+            else:
+                g = torch.maximum(a, torch.zeros(a.shape))
+            out = torch.zeros(*x.shape[:-1], self.fc_out.out_features)
+            out += self.fc_out(g)
+            return out
+
+    MLP.__name__ = "MLP"
+    return MLP
+
+
+def test_modules_with_default_dtype_tensors_in_forward_pass(capsys):
+    check_mlp(_mlp_with_default_dtype_tensors(), reference=REF.MLP, trials=2)
+    check_prenorm_block(_block_with_zeros_buffer(), reference=REF.PreNormBlock, trials=1)
+    check_decoder(_decoder_with_sinusoids_in_forward(), reference=REF.Decoder, trials=1)
+    out = capsys.readouterr().out
+    for name in ("MLP", "PreNormBlock", "Decoder"):
+        assert f"\u2713 {name} passed" in out
+
+
+def test_wrong_modules_with_default_dtype_tensors_still_fail():
+    with pytest.raises(CheckFailure, match="ReLU instead of GELU"):
+        check_mlp(_mlp_with_default_dtype_tensors(activation="relu"))
+    with pytest.raises(CheckFailure, match=r"missing residual around the MLP"):
+        check_prenorm_block(_block_with_zeros_buffer(mlp_residual=False))
+    with pytest.raises(CheckFailure, match="final LayerNorm forgotten"):
+        check_decoder(_decoder_with_sinusoids_in_forward(final_ln=False))

@@ -247,3 +247,99 @@ def test_attention_check_names_overflow_in_place_scaling_and_a_returned_tuple():
         variant.__name__ = "scaled_dot_product_attention"
         with pytest.raises(CheckFailure, match=re.escape(words)):
             check_scaled_dot_product_attention(variant)
+
+
+RECURSIVE_SDPA = '''
+def scaled_dot_product_attention(q, k, v, allowed=None):
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"k {tuple(k.shape)} and v {tuple(v.shape)}")
+    if allowed is not None and allowed.shape[-1] != k.shape[-2]:
+        raise ValueError(f"allowed {tuple(allowed.shape)}")
+    if q.dim() > 2:  # one leading index at a time, by calling itself
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2],
+                                      () if allowed is None else allowed.shape[:-2])
+        q, k, v = (t.expand(*lead, *t.shape[-2:]) for t in (q, k, v))
+        if allowed is not None:
+            allowed = allowed.expand(*lead, *allowed.shape[-2:])
+        outs = []
+        for i in range(lead[0]):
+            outs.append(scaled_dot_product_attention(q[i], k[i], v[i],
+                                                     None if allowed is None else allowed[i]))
+        return torch.stack(outs)
+    scores = q @ k.T / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+'''
+
+
+def test_fused_attention_ban_allows_recursion_but_sees_into_nested_code(capsys):
+    namespace = {"torch": torch, "F": F, "math": math}
+    exec(RECURSIVE_SDPA, namespace)  # as a notebook cell defines it
+    check_scaled_dot_product_attention(namespace["scaled_dot_product_attention"])
+    assert "\u2713 scaled_dot_product_attention passed" in capsys.readouterr().out
+
+    def scaled_dot_product_attention(q, k, v, allowed=None):
+        fused = lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)  # noqa: E731
+        return torch.nan_to_num(fused())
+
+    with pytest.raises(CheckFailure, match="fused attention"):
+        check_scaled_dot_product_attention(scaled_dot_product_attention)
+
+
+# -- float32 tensors built inside forward: checked in float32, mistakes still caught -------
+def _mha_with_zeros_buffer(project_out: bool, name: str = "MultiHeadAttention"):
+    """A module that merges its heads into torch.zeros(...) (the default dtype, float32),
+    with or without the output projection W_O."""
+
+    class Module(REF.MultiHeadAttention):
+        def forward(self, x, allowed=None):
+            if x.ndim != 3 or x.shape[-1] != self.d_model:
+                raise ValueError(f"x has shape {tuple(x.shape)}")
+            B, L, _ = x.shape
+            d_k = self.d_model // self.n_heads
+            q, k, v = (REF.split_heads(W(x), self.n_heads)
+                       for W in (self.W_Q, self.W_K, self.W_V))
+            y = REF.scaled_dot_product_attention(q, k, v, allowed)
+            out = torch.zeros(B, L, self.d_model)  # float32 whatever x's dtype
+            for r in range(self.n_heads):
+                out[:, :, r * d_k:(r + 1) * d_k] = y[:, r]
+            return self.W_O(out) if project_out else out
+
+    Module.__name__ = Module.__qualname__ = name
+    return Module
+
+
+def test_mha_check_runs_a_module_with_a_float32_buffer_in_float32(capsys):
+    module = _mha_with_zeros_buffer(project_out=True)
+    with pytest.raises(RuntimeError, match="dtype"):  # the crash the fallback is for
+        module(8, 2).double()(torch.randn(2, 5, 8, dtype=torch.float64))
+    check_multi_head_attention(module, reference=REF.MultiHeadAttention)
+    out = capsys.readouterr().out
+    assert "\u2713 MultiHeadAttention passed" in out
+    assert out.count("checked in float32") == 1  # the note, once
+
+
+def test_mha_float32_fallback_still_catches_a_mistake():
+    with pytest.raises(CheckFailure, match="output projection") as info:
+        check_multi_head_attention(_mha_with_zeros_buffer(project_out=False))
+    assert "known mistake: forgot W_O" in str(info.value)
+
+
+def test_mha_fallback_needs_float32_tensors_or_a_dtype_error():
+    import attnbook.checks.nb05 as checks
+
+    class Tiny(REF.MultiHeadAttention):  # float64 throughout, off by 1e-5: no fallback
+        def forward(self, x, allowed=None):
+            return super().forward(x, allowed) + 1e-5
+
+    Tiny.__name__ = "MultiHeadAttention"
+    with pytest.raises(CheckFailure, match="float64.*wrong values"):
+        check_multi_head_attention(Tiny)
+    err = CheckFailure("MultiHeadAttention: ... raised RuntimeError")
+    err.__cause__ = RuntimeError("mat1 and mat2 must have the same dtype, but got Float and "
+                                 "Double")
+    assert checks._about_dtypes(err)
+    err.__cause__ = TypeError("argument 'size' must be tuple of ints, but found element of "
+                              "type float")
+    assert not checks._about_dtypes(err)

@@ -8,6 +8,9 @@ mistake, that mistake.
 
 from __future__ import annotations
 
+import dis
+import inspect
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -216,3 +219,30 @@ def _allclose(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
         return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=False))
     except TypeError:
         return False
+
+
+def names_called(func) -> set[str]:
+    """The global and attribute names `func`'s code reads, nested code (comprehensions,
+    lambdas, inner functions) included; a global that is `func` itself (a recursive call)
+    is left out, so a learner's function may call itself by its own name."""
+    try:
+        target = inspect.unwrap(func)  # a decorated function: read the code it wraps
+    except ValueError:
+        target = func
+    code = getattr(target, "__code__", None)
+    own = getattr(target, "__globals__", {})
+    selves = (func, target)
+    names: set[str] = set()
+    stack = [code] if code is not None else []
+    while stack:
+        current = stack.pop()
+        for instr in dis.get_instructions(current):
+            if not isinstance(instr.argval, str):
+                continue
+            if instr.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                if not any(own.get(instr.argval) is f for f in selves):
+                    names.add(instr.argval)
+            elif instr.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_NAME", "IMPORT_FROM"):
+                names.add(instr.argval)
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    return names

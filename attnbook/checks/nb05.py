@@ -3,19 +3,23 @@ scaled_dot_product_attention and the MultiHeadAttention module.
 
 Expected values come from worked examples written out here and from PyTorch's own
 `F.scaled_dot_product_attention` and `nn.MultiheadAttention`. Outputs are accepted within
-float tolerance: 1e-6 in float64, 1e-5 in float32.
+float tolerance: 1e-6 in float64, 1e-5 in float32. A MultiHeadAttention that builds
+default-dtype (float32) tensors inside forward, right in the float32 world learners use, is
+compared in float32 when its float64 case fails with a dtype error or float32-level values.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
-from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array
+from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array, names_called
 
 __all__ = [
     "check_merge_heads",
@@ -288,7 +292,7 @@ def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None,
 def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=None,
                                        trials: int = 12) -> None:
     run = CheckRun(scaled_dot_product_attention)
-    names = getattr(getattr(scaled_dot_product_attention, "__code__", None), "co_names", ())
+    names = names_called(scaled_dot_product_attention)
     run.expect_true("scaled_dot_product_attention" not in names
                     and "multi_head_attention_forward" not in names,
                     f"{run.name} calls PyTorch's own fused attention.",
@@ -473,6 +477,67 @@ def _invoke(run: CheckRun, call_text: str, func, *args):
                            ) from err
 
 
+def _about_dtypes(err: BaseException) -> bool:
+    """Whether the learner's exception behind a CheckFailure is a dtype mismatch."""
+    cause = err.__cause__ if isinstance(err, CheckFailure) else err
+    if not isinstance(cause, RuntimeError | TypeError):
+        return False
+    return bool(_DTYPE_ERROR.search(str(cause)))
+
+
+_DTYPE_ERROR = re.compile(r"dtype|scalar type|Double|double|Float|Half|can't be cast|"
+                          r"cannot be cast")
+NOTE_FLOAT32 = ("note: your module creates float32 tensors inside forward (e.g. torch.zeros "
+                "without dtype=); that is fine in the float32 world you use, so this case was "
+                "checked in float32. Tip: torch.zeros(..., dtype=x.dtype, device=x.device) or "
+                "x.new_zeros(...) works in every dtype.")
+
+
+class _Float32Watch(TorchFunctionMode):
+    """Records whether any torch call made while active returns a float32 tensor: a
+    module run on float64 inputs that does so builds default-dtype tensors inside forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = False
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if not self.seen:
+            for item in out if isinstance(out, tuple | list) else (out,):
+                if isinstance(item, torch.Tensor) and item.dtype == torch.float32:
+                    self.seen = True
+        return out
+
+
+def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: str,
+                 reference=None, watch: _Float32Watch | None = None) -> None:
+    """Run the learner's module on x (and allowed) and compare with nn.MultiheadAttention
+    (and the reference class) holding the same weights, in x's dtype."""
+    B, L, d_model = x.shape
+    torch_module = _torch_mha(module, d_model, n_heads)
+    with torch.no_grad():
+        args = (x,) if allowed is None else (x, allowed)
+        if watch is None:
+            y = _invoke(run, call, module.forward, *args)
+        else:
+            with watch:
+                y = _invoke(run, call, module.forward, *args)
+        expected, _ = torch_module(x, x, x, need_weights=False, **kwargs)
+        if reference is not None:
+            theirs = reference(d_model, n_heads).to(x.dtype).eval()
+            for name in ("W_Q", "W_K", "W_V", "W_O"):
+                getattr(theirs, name).load_state_dict(getattr(module, name).state_dict())
+            _close(run, f"{call}, against the reference with the same weights", y,
+                   theirs(*args), mistakes=_mha_mistakes(module, x, allowed, n_heads))
+        mistakes = _mha_mistakes(module, x, allowed, n_heads)
+    _expect_tensor(run, call, y)
+    run.expect_shape(call, y, (B, L, d_model), hint="the output has the input's shape")
+    run.expect_finite(call, y, hint=HINT_NAN)
+    _close(run, f"{call}, against nn.MultiheadAttention with the same weights", y, expected,
+           mistakes=mistakes)
+
+
 def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, dtype,
                     masked: str, seed: int, reference=None) -> None:
     torch.manual_seed(seed)
@@ -481,7 +546,6 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
     module = module.to(dtype).eval()
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(B, L, d_model, generator=g, dtype=dtype)
-    torch_module = _torch_mha(module, d_model, n_heads)
     allowed, kwargs = None, {}
     lengths = torch.randint(1, L + 1, (B,), generator=g)
     real = torch.arange(L)[None, :] < lengths[:, None]  # (B, L)
@@ -494,22 +558,33 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
         kwargs = {"attn_mask": ~causal, "key_padding_mask": ~real}
     call = (f"MultiHeadAttention({d_model}, {n_heads}) on x ({B}, {L}, {d_model}) {dtype}, "
             f"{masked}")
-    with torch.no_grad():
-        args = (x,) if allowed is None else (x, allowed)
-        y = _invoke(run, call, module.forward, *args)
-        expected, _ = torch_module(x, x, x, need_weights=False, **kwargs)
-        if reference is not None:
-            theirs = reference(d_model, n_heads).to(dtype).eval()
-            for name in ("W_Q", "W_K", "W_V", "W_O"):
-                getattr(theirs, name).load_state_dict(getattr(module, name).state_dict())
-            _close(run, f"{call}, against the reference with the same weights", y,
-                   theirs(*args), mistakes=_mha_mistakes(module, x, allowed, n_heads))
-        mistakes = _mha_mistakes(module, x, allowed, n_heads)
-    _expect_tensor(run, call, y)
-    run.expect_shape(call, y, (B, L, d_model), hint="the output has the input's shape")
-    run.expect_finite(call, y, hint=HINT_NAN)
-    _close(run, f"{call}, against nn.MultiheadAttention with the same weights", y, expected,
-           mistakes=mistakes)
+    if dtype != torch.float64:
+        _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference)
+        return
+    # float64: a module that builds default-dtype (float32) tensors inside forward is right
+    # in the float32 world learners use but may fail here with a dtype error (or lose
+    # float64 precision); such a module is compared again, entirely in float32.
+    passed, watch = run.passed, _Float32Watch()
+    try:
+        _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference, watch)
+        return
+    except CheckFailure as err:
+        # a dtype error, or wrong values from a module that built float32 tensors (any
+        # other exception of the learner's code is reported as it is)
+        if not (_about_dtypes(err) or watch.seen and err.__cause__ is None):
+            raise
+        first = err
+    run.passed = passed
+    module = module.float()
+    call32 = call.replace(str(dtype), "torch.float32 (your module builds float32 tensors)")
+    try:
+        _compare_mha(run, module, x.float(), allowed, kwargs, n_heads, call32, reference)
+    except CheckFailure as err:
+        raise CheckFailure(f"{err}\n(In float64 the first failure was: "
+                           f"{str(first).splitlines()[0]})") from first
+    if NOTE_FLOAT32 not in run.notes:
+        run.notes.append(NOTE_FLOAT32)
+        print(NOTE_FLOAT32)
 
 
 def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int = 6) -> None:

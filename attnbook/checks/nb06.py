@@ -3,7 +3,8 @@ count_parameters.
 
 Visible use: `check_layer_norm(layer_norm)` runs worked examples, PyTorch's own functions and
 properties; the module checks copy random weights from the reference decoder in
-`attnbook.model` into the student's module and compare outputs. Hidden use:
+`attnbook.model` into the student's module and compare outputs, in float32 (the dtype
+learners use, so default-dtype tensors built inside forward are fine). Hidden use:
 `check_decoder(Decoder, reference=ref.Decoder)` also compares with the autograder's reference
 on random sizes and seeds.
 """
@@ -19,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from attnbook.blocks import POSITION_OPTIONS, causality_gradients, zero_branches
-from attnbook.checks._core import CheckRun, Mistake, as_array
+from attnbook.checks._core import CheckRun, Mistake, as_array, names_called
 from attnbook.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
 
 __all__ = [
@@ -173,7 +174,7 @@ _BUILTIN_NORMS = ("layer_norm", "LayerNorm", "native_layer_norm", "group_norm", 
 
 def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
     run = CheckRun(layer_norm)
-    names = set(getattr(getattr(layer_norm, "__code__", None), "co_names", ()))
+    names = names_called(layer_norm)
     run.expect_true(not names & set(_BUILTIN_NORMS),
                     f"{run.name} calls PyTorch's own normalisation "
                     f"({', '.join(sorted(names & set(_BUILTIN_NORMS)))}).",
@@ -411,9 +412,27 @@ def _expect_same_parameters(run: CheckRun, owner: str, module, reference: nn.Mod
     if not isinstance(module, nn.Module):
         run.fail(f"{owner} is not an nn.Module (got {type(module).__name__}).",
                  hint="subclass nn.Module and call super().__init__() first")
-    seen = {k: tuple(p.shape) for k, p in module.named_parameters()}
+    # Every name of every parameter, aliases included: a layer also kept in a container
+    # (self.net = nn.Sequential(self.fc_in, ...), or self.ln1, self.ln2 = self.norms) is
+    # one parameter under two names, and either name may be the one PyTorch lists first.
+    named = dict(module.named_parameters(remove_duplicate=False))
+    seen = {k: tuple(p.shape) for k, p in named.items()}
     expected = {k: tuple(p.shape) for k, p in reference.named_parameters()}
-    missing, extra = sorted(set(expected) - set(seen)), sorted(set(seen) - set(expected))
+    # The reference's parameters are distinct, so two expected names that reach one shared
+    # parameter (one block repeated, a tied head) count the second as missing.
+    covered, missing = set(), []
+    for k in expected:
+        if k not in named or id(named[k]) in covered:
+            missing.append(k)
+        else:
+            covered.add(id(named[k]))
+    missing = sorted(missing)
+    extra, extra_ids = [], set()
+    for k, p in named.items():  # parameters no expected name reaches, each named once
+        if id(p) not in covered and id(p) not in extra_ids:
+            extra.append(k)
+            extra_ids.add(id(p))
+    extra = sorted(extra)
     if missing or extra:
         for prefix, name, hint in hints:
             if any(k.startswith(prefix) for k in missing + extra):

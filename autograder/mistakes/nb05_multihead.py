@@ -407,3 +407,374 @@ ALTERNATIVES = [
     """)),
     alternative("answer_head_shape", "lower case", 'answer_head_shape = "b"'),
 ]
+
+# -- round 3: correct answers written the ways other students write them ------------------
+_ROUND3_ALTERNATIVES = [
+    # split_heads
+    alternative("split_heads", "chunk the features, stack on a new head axis", """
+        return torch.stack(x.chunk(n_heads, dim=-1), dim=1)
+    """),
+    alternative("split_heads", "split by d_k and swapaxes", """
+        d_k = x.shape[-1] // n_heads
+        return torch.stack(torch.split(x, d_k, dim=2), dim=0).swapaxes(0, 1)
+    """),
+    alternative("split_heads", "loop filling a new tensor of x's dtype and device", """
+        B, L, d_model = x.shape
+        d_k = d_model // n_heads
+        out = torch.empty(B, n_heads, L, d_k, dtype=x.dtype, device=x.device)
+        for r in range(n_heads):
+            out[:, r] = x[:, :, r * d_k:(r + 1) * d_k]
+        return out
+    """),
+    alternative("split_heads", "einsum on an unflattened view", """
+        B, L, d_model = x.shape
+        return torch.einsum("blhk->bhlk", x.reshape(B, L, n_heads, d_model // n_heads))
+    """),
+    alternative("split_heads", "through numpy and back (a non-contiguous tensor)", """
+        B, L, d_model = x.shape
+        arr = x.detach().cpu().numpy().reshape(B, L, n_heads, d_model // n_heads)
+        return torch.as_tensor(arr.transpose(0, 2, 1, 3))
+    """),
+    alternative("split_heads", "numpy-style integer sizes from a tensor shape", """
+        B, L, d_model = (int(s) for s in x.size())
+        d_k = int(d_model / n_heads)
+        return x.contiguous().view(B, L, n_heads, d_k).permute(0, 2, 1, 3).clone()
+    """),
+    # merge_heads
+    alternative("merge_heads", "unbind the heads and concatenate", """
+        return torch.cat(y.unbind(dim=1), dim=-1)
+    """),
+    alternative("merge_heads", "dstack of the per-head (B, L, d_k) blocks", """
+        return torch.dstack([y[:, r] for r in range(y.size(1))])
+    """),
+    alternative("merge_heads", "movedim then flatten the last two axes", """
+        return y.movedim(1, 2).flatten(-2)
+    """),
+    alternative("merge_heads", "loop writing into new_zeros", """
+        B, h, L, d_k = y.shape
+        out = y.new_zeros(B, L, h * d_k)
+        for r in range(h):
+            out[..., r * d_k:(r + 1) * d_k] = y[:, r]
+        return out
+    """),
+    alternative("merge_heads", "through numpy and back", """
+        B, h, L, d_k = y.shape
+        arr = y.detach().cpu().numpy()
+        return torch.from_numpy(arr.transpose(0, 2, 1, 3).reshape(B, L, h * d_k).copy())
+    """),
+    alternative("merge_heads", "unflatten-free: permute, reshape with -1", """
+        return y.permute(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
+    """),
+    # scaled_dot_product_attention
+    alternative("scaled_dot_product_attention", "additive float32 bias built in the body", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            bias = torch.zeros(allowed.shape).masked_fill(~allowed, float("-inf"))  # float32
+            scores = scores + bias
+        weights = torch.softmax(scores, dim=-1)
+        return torch.nan_to_num(weights, nan=0.0) @ v
+    """),
+    alternative("scaled_dot_product_attention", "finfo.min fill, empty rows zeroed by any()", """
+        scores = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
+        if allowed is None:
+            return torch.softmax(scores, dim=-1) @ v
+        scores = scores.masked_fill(allowed.logical_not(), torch.finfo(scores.dtype).min)
+        weights = torch.softmax(scores, dim=-1) * allowed.any(dim=-1, keepdim=True)
+        return weights @ v
+    """),
+    alternative("scaled_dot_product_attention", "keys scaled, 0-d float32 tensor for sqrt", """
+        scale = torch.tensor(q.shape[-1]).sqrt()  # a 0-d float32 tensor
+        scores = q @ (k / scale).mT
+        if allowed is not None:
+            scores = torch.where(allowed == 0, -torch.inf, scores)
+        return torch.nan_to_num(scores.softmax(dim=-1)) @ v
+    """),
+    alternative("scaled_dot_product_attention", "a non-contiguous output (v^T A^T)^T", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(nan=0.0)
+        return (v.transpose(-2, -1) @ weights.transpose(-2, -1)).transpose(-2, -1)
+    """),
+    alternative("scaled_dot_product_attention", "float64 bias, result cast back to q's dtype", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            bias = torch.zeros(allowed.shape, dtype=torch.float64)
+            bias[~allowed] = -math.inf
+            scores = scores + bias  # float64 even when q is float32
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return (weights @ v.to(weights.dtype)).to(q.dtype)
+    """),
+    alternative("scaled_dot_product_attention", "recursion over the leading axes", """
+        if q.dim() > 2:
+            lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2],
+                                          () if allowed is None else allowed.shape[:-2])
+            q, k, v = (t.expand(*lead, *t.shape[-2:]) for t in (q, k, v))
+            if allowed is not None:
+                allowed = allowed.expand(*lead, *allowed.shape[-2:])
+            outs = []
+            for i in range(lead[0]):
+                outs.append(scaled_dot_product_attention(
+                    q[i], k[i], v[i], None if allowed is None else allowed[i]))
+            return torch.stack(outs)
+        scores = q @ k.T / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        return torch.nan_to_num(torch.softmax(scores, dim=1), nan=0.0) @ v
+    """),
+    alternative("scaled_dot_product_attention", "a loop over the query rows", """
+        L_q = q.shape[-2]
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        mask = None if allowed is None else allowed.expand(scores.shape)
+        rows = []
+        for i in range(L_q):
+            s = scores[..., i, :]
+            if mask is not None:
+                s = s.masked_fill(~mask[..., i, :], float("-inf"))
+            w = torch.softmax(s, dim=-1)
+            w = torch.where(torch.isnan(w), torch.zeros_like(w), w)
+            rows.append((w.unsqueeze(-2) @ v).squeeze(-2))
+        return torch.stack(rows, dim=-2)
+    """),
+    alternative("scaled_dot_product_attention", "exp and normalise with a numpy sqrt", """
+        import numpy as np
+        scores = q @ k.transpose(-2, -1) / np.sqrt(q.shape[-1])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed.to(torch.bool), -np.inf)
+        top = scores.max(dim=-1, keepdim=True).values
+        top = top.masked_fill(torch.isinf(top), 0.0)
+        e = (scores - top).exp()
+        total = e.sum(dim=-1, keepdim=True)
+        weights = torch.where(total > 0, e / torch.where(total > 0, total, 1.0), 0.0)
+        return weights @ v
+    """),
+    alternative("scaled_dot_product_attention", "log_softmax, exp, mask on the device of q", """
+        scores = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1])
+        if allowed is None:
+            allowed = torch.ones(scores.shape[-2:], dtype=torch.bool, device=q.device)
+        scores = scores.masked_fill(~allowed, -math.inf)
+        weights = torch.log_softmax(scores, dim=-1).exp()
+        weights = weights.masked_fill(~allowed.expand(weights.shape)
+                                      | weights.isnan(), 0.0)
+        return weights @ v
+    """),
+    # MultiHeadAttention
+    alternative("MultiHeadAttention", "dropout with p=0 and a float scale attribute", ("""
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(p=0.0)
+        self.scale = 1.0 / math.sqrt(self.d_k)
+    """, """
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        scores = (q @ k.transpose(-2, -1)) * self.scale
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = self.dropout(torch.nan_to_num(torch.softmax(scores, dim=-1)))
+        return self.W_O(merge_heads(weights @ v))
+    """)),
+    alternative("MultiHeadAttention", "a float32 scale buffer and a cached bool buffer", ("""
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+        self.register_buffer("scale", torch.tensor(self.d_k ** -0.5))
+        self.register_buffer("no_mask", torch.ones(1, 1, dtype=torch.bool), persistent=False)
+    """, """
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        mask = self.no_mask if allowed is None else allowed
+        scores = (q * self.scale) @ k.transpose(-2, -1)
+        scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.nan_to_num(scores.softmax(dim=-1), nan=0.0)
+        return self.W_O(merge_heads(weights @ v))
+    """)),
+    alternative("MultiHeadAttention", "layers kept in a ModuleList too, named aliases", ("""
+        self.proj = nn.ModuleList(nn.Linear(d_model, d_model) for _ in range(4))
+        self.W_Q, self.W_K, self.W_V, self.W_O = self.proj
+    """, """
+        q, k, v = (split_heads(layer(x), self.n_heads) for layer in self.proj[:3])
+        return self.proj[3](merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """)),
+    alternative("MultiHeadAttention", "per-head loop accumulating into zeros_like(x)", (None, """
+        B, L, d = x.shape
+        q, k, v = self.W_Q(x), self.W_K(x), self.W_V(x)
+        mask = allowed
+        if mask is not None and mask.dim() == 4:
+            mask = mask[:, 0]  # (B, L, L): the same mask for every head
+        merged = torch.zeros_like(x)
+        for r in range(self.n_heads):
+            cols = slice(r * self.d_k, (r + 1) * self.d_k)
+            merged[..., cols] = scaled_dot_product_attention(q[..., cols], k[..., cols],
+                                                             v[..., cols], mask)
+        return self.W_O(merged)
+    """)),
+    alternative("MultiHeadAttention", "mask unsqueezed to 4 axes, scores via baddbmm-free bmm",
+                (None, """
+        B, L, d = x.shape
+        h, d_k = self.n_heads, self.d_k
+        q, k, v = (split_heads(W(x), h).reshape(B * h, L, d_k)
+                   for W in (self.W_Q, self.W_K, self.W_V))
+        scores = torch.bmm(q, k.transpose(1, 2)).view(B, h, L, L) / math.sqrt(d_k)
+        if allowed is not None:
+            mask = allowed
+            while mask.dim() < 4:
+                mask = mask.unsqueeze(0)
+            scores = scores.masked_fill(mask.logical_not(), float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0).view(B * h, L, L)
+        y = torch.bmm(weights, v).view(B, h, L, d_k)
+        return self.W_O(merge_heads(y))
+    """)),
+    alternative("MultiHeadAttention", "keeps the last weights for plotting, 0-d float64 scale",
+                (None, """
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        scale = torch.tensor(float(self.d_k), dtype=torch.float64).rsqrt()
+        scores = q @ k.transpose(-2, -1) * scale
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+        self.last_weights = weights.detach()
+        return self.W_O(merge_heads(weights @ v))
+    """)),
+    alternative("MultiHeadAttention", "Xavier initialisation, zero biases, mask on x's device",
+                ("""
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+        for layer in (self.W_Q, self.W_K, self.W_V, self.W_O):
+            nn.init.xavier_uniform_(layer.weight)
+            nn.init.zeros_(layer.bias)
+    """, """
+        B, L, _ = x.shape
+        if allowed is None:
+            allowed = torch.ones(L, L, dtype=torch.bool, device=x.device)
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed.to(x.device))))
+    """)),
+    alternative("MultiHeadAttention", "an nn.ModuleDict registered first, names as aliases",
+                ("""
+        self.layers = nn.ModuleDict({name: nn.Linear(d_model, d_model)
+                                     for name in ("q", "k", "v", "o")})
+        self.W_Q, self.W_K = self.layers["q"], self.layers["k"]
+        self.W_V, self.W_O = self.layers["v"], self.layers["o"]
+    """, """
+        q, k, v = (split_heads(self.layers[n](x), self.n_heads) for n in "qkv")
+        return self.layers["o"](merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """)),
+    alternative("MultiHeadAttention", "functional projections, weights created with setattr",
+                ("""
+        for name in ("W_O", "W_V", "W_K", "W_Q"):
+            self.add_module(name, nn.Linear(d_model, d_model))
+    """, """
+        q = split_heads(F.linear(x, self.W_Q.weight, self.W_Q.bias), self.n_heads)
+        k = split_heads(F.linear(x, self.W_K.weight, self.W_K.bias), self.n_heads)
+        v = split_heads(F.linear(x, self.W_V.weight, self.W_V.bias), self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed=allowed)
+        return F.linear(merge_heads(y), self.W_O.weight, self.W_O.bias)
+    """)),
+]
+ALTERNATIVES += _ROUND3_ALTERNATIVES
+
+# -- round 4: default-dtype (float32) tensors built inside forward ---------------------------
+# Right in the float32 world learners use; the float64 check falls back to float32 for them.
+# The mistakes keep such a buffer and must still fail (the fallback must not hide them).
+_ROUND4_ALTERNATIVES = [
+    alternative("MultiHeadAttention", "preallocated torch.zeros output filled head by head",
+                (None, """
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        y = scaled_dot_product_attention(q, k, v, allowed)  # (B, h, L, d_k)
+        out = torch.zeros(B, L, self.d_model)
+        for r in range(self.n_heads):
+            out[:, :, r * self.d_k:(r + 1) * self.d_k] = y[:, r]
+        return self.W_O(out)
+    """)),
+    alternative("MultiHeadAttention", "attention weights preallocated with torch.zeros",
+                (None, """
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        weights = torch.zeros(B, self.n_heads, L, L)
+        for r in range(self.n_heads):
+            scores = q[:, r] @ k[:, r].transpose(-2, -1) / math.sqrt(self.d_k)
+            if allowed is not None:
+                mask = allowed.expand(B, self.n_heads, L, L)[:, r]
+                scores = scores.masked_fill(~mask, float("-inf"))
+            weights[:, r] = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return self.W_O(merge_heads(weights @ v))
+    """)),
+    alternative("MultiHeadAttention", "float32 additive mask from torch.zeros, baddbmm scores",
+                (None, """
+        B, L, _ = x.shape
+        h, d_k = self.n_heads, self.d_k
+        q, k, v = (split_heads(W(x), h).reshape(B * h, L, d_k)
+                   for W in (self.W_Q, self.W_K, self.W_V))
+        bias = torch.zeros(B, h, L, L)
+        if allowed is not None:
+            bias = bias.masked_fill(~allowed, float("-inf"))
+        scores = torch.baddbmm(bias.reshape(B * h, L, L), q, k.transpose(1, 2),
+                               alpha=1 / math.sqrt(d_k))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return self.W_O(merge_heads((weights @ v).reshape(B, h, L, d_k)))
+    """)),
+    alternative("MultiHeadAttention", "float tril-style mask of ones, log-mask bias, torch.empty",
+                (None, """
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        keep = torch.ones(L, L) if allowed is None else allowed.float()
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k) + torch.log(keep)
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        merged = torch.empty(B, L, self.d_model)
+        merged.copy_(merge_heads(weights @ v))
+        return self.W_O(merged)
+    """)),
+    alternative("MultiHeadAttention", "float32 buffer cast back with .to(x.dtype)", (None, """
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        out = torch.zeros(B, L, self.d_model)
+        out += merge_heads(y)
+        return self.W_O(out.to(x.dtype))
+    """)),
+    alternative("MultiHeadAttention", "output built in a python list, torch.tensor(0.) start",
+                (None, """
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        heads = [torch.zeros(y.shape[0], y.shape[2], self.d_k) + y[:, r]
+                 for r in range(self.n_heads)]
+        return self.W_O(torch.cat(heads, dim=-1).float())
+    """)),
+]
+ALTERNATIVES += _ROUND4_ALTERNATIVES
+
+MISTAKES += [
+    mistake("MultiHeadAttention", "forgot W_O, preallocated torch.zeros output", (None, """
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        out = torch.zeros(B, L, self.d_model)
+        for r in range(self.n_heads):
+            out[:, :, r * self.d_k:(r + 1) * self.d_k] = y[:, r]
+        return out
+    """), hint="output projection"),
+    mistake("MultiHeadAttention", "sqrt(d_model) scale, attention weights in torch.zeros",
+            (None, """
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        weights = torch.zeros(B, self.n_heads, L, L)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights[:] = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return self.W_O(merge_heads(weights @ v))
+    """), hint="not sqrt(d_model)"),
+    mistake("MultiHeadAttention", "heads merged without the transpose into a torch.zeros buffer",
+            (None, """
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        out = torch.zeros(B, L, self.d_model)
+        out[:] = scaled_dot_product_attention(q, k, v, allowed).reshape(B, L, self.d_model)
+        return self.W_O(out)
+    """), hint="merge in the reverse order"),
+]

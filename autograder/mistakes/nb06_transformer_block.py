@@ -631,3 +631,392 @@ ALTERNATIVES = [
     """),
     alternative("answer_tied", "lower case", 'answer_tied = "a"'),
 ]
+
+# -- round 3: correct answers written the ways other students write them ------------------
+_ROUND3_ALTERNATIVES = [
+    # layer_norm
+    alternative("layer_norm", "std_mean with correction=0, squared back", """
+        std, mean = torch.std_mean(h, dim=-1, keepdim=True, correction=0)
+        return gamma * (h - mean) / torch.sqrt(std ** 2 + eps) + beta
+    """),
+    alternative("layer_norm", "a loop over the tokens of a flattened view", """
+        d = h.shape[-1]
+        rows = []
+        for token in h.reshape(-1, d):
+            mu = token.sum() / d
+            var = ((token - mu) ** 2).sum() / d
+            rows.append((token - mu) / (var + eps) ** 0.5 * gamma + beta)
+        return torch.stack(rows).reshape(h.shape)
+    """),
+    alternative("layer_norm", "recursion: one token vector at a time", """
+        if h.dim() > 1:
+            rows = []
+            for row in h:
+                rows.append(layer_norm(row, gamma, beta, eps))
+            return torch.stack(rows)
+        mean = h.mean()
+        var = ((h - mean) ** 2).mean()
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """),
+    alternative("layer_norm", "through numpy and back", """
+        import numpy as np
+        a = h.detach().cpu().numpy()
+        mean = a.mean(axis=-1, keepdims=True)
+        var = a.var(axis=-1, keepdims=True)
+        out = (a - mean) / np.sqrt(var + eps)
+        return torch.from_numpy(out).to(h.dtype) * gamma + beta
+    """),
+    alternative("layer_norm", "method chain, eps as a 0-d float32 tensor", """
+        eps_t = torch.tensor(eps)  # float32, 0-d: it does not lower h's dtype
+        mean = h.mean(-1, keepdim=True)
+        var = h.sub(mean).square().mean(-1, keepdim=True)
+        return h.sub(mean).mul(var.add(eps_t).rsqrt()).mul(gamma).add(beta)
+    """),
+    alternative("layer_norm", "returns float64 even for a float32 input", """
+        x = h.to(torch.float64)
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, keepdim=True, unbiased=False)
+        return (x - mean) / torch.sqrt(var + eps) * gamma.double() + beta.double()
+    """),
+    alternative("layer_norm", "gamma and beta as numpy arrays turned into tensors", """
+        gamma = torch.as_tensor(gamma, dtype=h.dtype, device=h.device)
+        beta = torch.as_tensor(beta, dtype=h.dtype, device=h.device)
+        centred = h - h.mean(dim=-1, keepdim=True)
+        std = torch.sqrt(centred.pow(2).mean(dim=-1, keepdim=True) + eps)
+        return torch.addcdiv(beta, centred * gamma, std)
+    """),
+    # MLP
+    alternative("MLP", "an nn.Sequential that reuses fc_in and fc_out", ("""
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+        self.net = nn.Sequential(self.fc_in, nn.GELU(), self.fc_out)
+    """, """
+        return self.net(x)
+    """)),
+    alternative("MLP", "Sequential built first, names as aliases, dropout p=0", ("""
+        self.net = nn.Sequential(nn.Linear(d_model, d_hidden), nn.GELU(),
+                                 nn.Linear(d_hidden, d_model), nn.Dropout(0.0))
+        self.fc_in, self.fc_out = self.net[0], self.net[2]
+    """, """
+        return self.net(x)
+    """)),
+    alternative("MLP", "own initialisation in __init__, GELU module created in forward", ("""
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+        nn.init.normal_(self.fc_in.weight, std=0.02)
+        nn.init.zeros_(self.fc_in.bias)
+        nn.init.normal_(self.fc_out.weight, std=0.02)
+        nn.init.zeros_(self.fc_out.bias)
+    """, """
+        return self.fc_out(torch.nn.GELU(approximate="none")(self.fc_in(x)))
+    """)),
+    alternative("MLP", "GELU as x * Phi(x) with torch.special.ndtr", (None, """
+        a = self.fc_in(x)
+        return self.fc_out(a * torch.special.ndtr(a))
+    """)),
+    alternative("MLP", "GELU from a float32 Normal distribution's cdf", (None, """
+        a = self.fc_in(x)
+        phi = torch.distributions.Normal(0.0, 1.0).cdf(a)
+        return self.fc_out(a * phi)
+    """)),
+    alternative("MLP", "addmm on flattened tokens, reshaped back", (None, """
+        shape = x.shape
+        flat = x.reshape(-1, shape[-1])
+        hidden = torch.addmm(self.fc_in.bias, flat, self.fc_in.weight.t())
+        out = torch.addmm(self.fc_out.bias, F.gelu(hidden), self.fc_out.weight.t())
+        return out.reshape(*shape[:-1], -1)
+    """)),
+    alternative("MLP", "einsum with the layers' weights, erfc form of Phi", (None, """
+        a = torch.einsum("...i,oi->...o", x, self.fc_in.weight) + self.fc_in.bias
+        g = a * 0.5 * torch.erfc(-a / math.sqrt(2.0))
+        return torch.einsum("...i,oi->...o", g, self.fc_out.weight) + self.fc_out.bias
+    """)),
+    # PreNormBlock
+    alternative("PreNormBlock", "dropout p=0 on both branches", ("""
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+        self.drop = nn.Dropout(p=0.0)
+    """, """
+        u = h + self.drop(self.attn(self.ln1(h), rope))
+        return u + self.drop(self.mlp(self.ln2(u)))
+    """)),
+    alternative("PreNormBlock", "norms also kept in a ModuleList created first", ("""
+        self.norms = nn.ModuleList([nn.LayerNorm(d_model), nn.LayerNorm(d_model)])
+        self.ln1, self.ln2 = self.norms
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.mlp = MLP(d_model, 4 * d_model)
+    """, None)),
+    alternative("PreNormBlock", "F.layer_norm with the modules' own parameters", (None, """
+        d = h.shape[-1]
+        x = F.layer_norm(h, (d,), self.ln1.weight, self.ln1.bias, self.ln1.eps)
+        u = h + self.attn(x, rope)
+        y = F.layer_norm(u, (d,), self.ln2.weight, self.ln2.bias, self.ln2.eps)
+        return u + self.mlp(y)
+    """)),
+    alternative("PreNormBlock", "the learner's own layer_norm from exercise 1", (None, """
+        u = h + self.attn(layer_norm(h, self.ln1.weight, self.ln1.bias, self.ln1.eps), rope)
+        return u + self.mlp(layer_norm(u, self.ln2.weight, self.ln2.bias, self.ln2.eps))
+    """)),
+    alternative("PreNormBlock", "a cached causal-mask buffer it never needs, forward()", ("""
+        self.ln1 = nn.LayerNorm(d_model)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.mlp = MLP(d_model, 4 * d_model)
+        self.register_buffer("mask", torch.ones(64, 64, dtype=torch.bool).tril())
+    """, """
+        branch = self.attn.forward(self.ln1(h), rope) if rope else self.attn.forward(self.ln1(h))
+        u = torch.add(h, branch)
+        return torch.add(u, self.mlp.forward(self.ln2(u)))
+    """)),
+    alternative("PreNormBlock", "two sublayers in a loop over (norm, branch) pairs", (None, """
+        out = h
+        for norm, branch in ((self.ln1, lambda z: self.attn(z, rope)), (self.ln2, self.mlp)):
+            out = out + branch(norm(out))
+        return out
+    """)),
+    # Decoder
+    alternative("Decoder", "embedding output updated in place, dropout p=0", (
+        DECODER_INIT + "    self.drop = nn.Dropout(0.0)\n",
+        """
+        B, L = idx.shape
+        h = self.embed(idx)
+        rope = None
+        if self.positions == "learned":
+            h += self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == "sinusoidal":
+            h += self.sinusoids[:L].to(h.dtype)
+        elif self.positions == "rope":
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.drop(h)
+        for block in self.blocks:
+            h = block(h, rope=rope)
+        return self.head(self.ln_final(h))
+    """)),
+    alternative("Decoder", "own sinusoid table built with math in a loop", (
+        DECODER_INIT.replace(
+            'self.register_buffer("sinusoids", sinusoid_table(max_len, d_model), persistent=False)',
+            """table = torch.zeros(max_len, d_model)
+        for l in range(max_len):
+            for i in range(d_model // 2):
+                w = 10000.0 ** (-2 * i / d_model)
+                table[l, 2 * i] = math.sin(l * w)
+                table[l, 2 * i + 1] = math.cos(l * w)
+        self.register_buffer("sinusoids", table, persistent=False)"""),
+        None)),
+    alternative("Decoder", "blocks added with add_module, a cached mask buffer", (
+        DECODER_INIT.replace(
+            "self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))",
+            """self.blocks = nn.ModuleList()
+    for i in range(n_layers):
+        self.blocks.add_module(str(i), PreNormBlock(d_model, n_heads))
+    self.register_buffer("causal", torch.ones(max_len, max_len, dtype=torch.bool).tril(),
+                         persistent=False)"""),
+        None)),
+    alternative("Decoder", "embedding rows indexed, reduce over the blocks, einsum head", (
+        None, """
+        from functools import reduce
+        B, L = idx.shape
+        h = self.embed.weight[idx]
+        rope = None
+        if self.positions == "learned":
+            h = h + self.pos(torch.arange(L, device=idx.device))[None].expand(B, -1, -1)
+        elif self.positions == "sinusoidal":
+            h = h + self.sinusoids[:L].unsqueeze(0).expand(B, -1, -1)
+        elif self.positions == "rope":
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = reduce(lambda acc, block: block(acc, rope), self.blocks, h)
+        h = self.ln_final(h)
+        return torch.einsum("bld,vd->blv", h, self.head.weight) + self.head.bias
+    """)),
+    alternative("Decoder", "a persistent buffer of position ids, sliced in forward", (
+        DECODER_INIT + "    self.register_buffer(\"position_ids\", torch.arange(max_len))\n",
+        decoder_forward().replace("self.pos(torch.arange(L))", "self.pos(self.position_ids[:L])"))),
+    alternative("Decoder", "positions dispatched through a dict of functions", (None, """
+        L = idx.shape[1]
+        h = self.embed(idx)
+        add = {
+            "learned": lambda: self.pos.weight[:L],
+            "sinusoidal": lambda: self.sinusoids[:L],
+        }
+        if self.positions in add:
+            h = h + add[self.positions]()
+        rope = (self.rope_cos[:L], self.rope_sin[:L]) if self.positions == "rope" else None
+        for i, block in enumerate(self.blocks):
+            h = block(h, rope) if rope is not None else block(h)
+        return self.head(self.ln_final(h))
+    """)),
+    alternative("Decoder", "RoPE tables as a float64 pair stored then cast in forward", (
+        DECODER_INIT.replace(
+            "cos, sin = rope_tables(max_len, d_model // n_heads)",
+            """d_k = d_model // n_heads
+        theta = 10000.0 ** (-torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)
+        angles = torch.arange(max_len, dtype=torch.float64)[:, None] * theta
+        cos, sin = angles.cos(), angles.sin()"""),
+        decoder_forward().replace(
+            "rope = (self.rope_cos[:L], self.rope_sin[:L])",
+            "rope = (self.rope_cos[:L].to(h.dtype), self.rope_sin[:L].to(h.dtype))"))),
+    # count_parameters
+    alternative("count_parameters", "a numpy int64 from np.sum of the parts", """
+        import numpy as np
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        parts = [V * d, max_len * d * (positions == "learned"),
+                 n_layers * (4 * d * (d + 1) + d * hidden + hidden + hidden * d + d + 4 * d),
+                 2 * d, V, 0 if tie_weights else V * d]
+        return np.sum(np.array(parts, dtype=np.int64))
+    """),
+    alternative("count_parameters", "a 0-d torch tensor", """
+        d, V = d_model, vocab_size
+        hidden = d_hidden if d_hidden is not None else 4 * d
+        block = 4 * (d * d + d) + 2 * d * hidden + hidden + d + 2 * 2 * d
+        total = V * d + n_layers * block + 2 * d + V * (1 + d * (not tie_weights))
+        if positions == "learned":
+            total += max_len * d
+        return torch.tensor(total, dtype=torch.int64)
+    """),
+    alternative("count_parameters", "shapes listed and multiplied with math.prod", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        shapes = [(V, d)]
+        if positions == "learned":
+            shapes.append((max_len, d))
+        per_block = [(d, d), (d,)] * 4 + [(hidden, d), (hidden,), (d, hidden), (d,)]
+        per_block += [(d,)] * 4
+        shapes += per_block * n_layers
+        shapes += [(d,), (d,), (V,)]
+        if not tie_weights:
+            shapes.append((V, d))
+        return sum(math.prod(s) for s in shapes)
+    """),
+    alternative("count_parameters", "float arithmetic with a float hidden width", """
+        hidden = 4.0 * d_model if d_hidden is None else float(d_hidden)
+        d = float(d_model)
+        block = 4.0 * d * (d + 1.0) + hidden * (d + 1.0) + d * (hidden + 1.0) + 4.0 * d
+        head = vocab_size * (1.0 if tie_weights else d + 1.0)
+        pos = max_len * d if positions == "learned" else 0.0
+        return round(vocab_size * d + pos + n_layers * block + 2.0 * d + head)
+    """),
+    alternative("count_parameters", "counted on a meta-device copy of the reference shapes", """
+        d, V = d_model, vocab_size
+        hidden = d_hidden or 4 * d
+        with torch.device("meta"):
+            layers = [nn.Linear(d, d) for _ in range(4)]
+            layers += [nn.Linear(d, hidden), nn.Linear(hidden, d)]
+            layers += [nn.LayerNorm(d), nn.LayerNorm(d)]
+            per_block = sum(p.numel() for m in layers for p in m.parameters())
+        total = V * d + n_layers * per_block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        return total + (0 if tie_weights else V * d)
+    """),
+]
+ALTERNATIVES += _ROUND3_ALTERNATIVES
+
+# -- round 4: default-dtype (float32) tensors built inside forward ---------------------------
+# Right in the float32 world learners use (and the module checks of this notebook run in
+# float32); the mistakes keep such a tensor and must still fail.
+_SINUSOIDS_IN_FORWARD = """
+    L = idx.shape[1]
+    h = self.embed(idx)
+    rope = None
+    if self.positions == "learned":
+        h = h + self.pos(torch.arange(L))
+    elif self.positions == "sinusoidal":
+        d = h.shape[-1]
+        pe = torch.zeros(L, d)
+        where = torch.arange(L).unsqueeze(1)
+        div = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))
+        pe[:, 0::2] = torch.sin(where * div)
+        pe[:, 1::2] = torch.cos(where * div)
+        h = h + pe
+    elif self.positions == "rope":
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+    for block in self.blocks:
+        h = block(h, rope)
+    {tail}
+"""
+_NO_SINUSOID_BUFFER = DECODER_INIT.replace(
+    'self.register_buffer("sinusoids", sinusoid_table(max_len, d_model), persistent=False)',
+    "pass  # the table is built in forward")
+
+_ROUND4_ALTERNATIVES = [
+    alternative("MLP", "GELU with a default-dtype sqrt(2) tensor, torch.zeros accumulator",
+                (None, """
+        a = self.fc_in(x)
+        g = 0.5 * a * (1.0 + torch.erf(a / torch.sqrt(torch.tensor(2.0))))
+        out = torch.zeros(*x.shape[:-1], self.fc_out.out_features)
+        out += self.fc_out(g)
+        return out
+    """)),
+    alternative("MLP", "hidden activations times a torch.ones gate", (None, """
+        gate = torch.ones(self.fc_in.out_features)
+        return self.fc_out(F.gelu(self.fc_in(x)) * gate)
+    """)),
+    alternative("PreNormBlock", "results written into torch.zeros and torch.empty buffers",
+                (None, """
+        B, L, d = h.shape
+        u = torch.zeros(B, L, d)
+        u[:] = h + self.attn(self.ln1(h), rope)
+        out = torch.empty(B, L, d)
+        out.copy_(u + self.mlp(self.ln2(u)))
+        return out
+    """)),
+    alternative("PreNormBlock", "a float tril mask built and checked, a ones gate", (None, """
+        B, L, d = h.shape
+        mask = torch.ones(L, L).tril()  # what the attention layer does inside, for show
+        assert float(mask.sum()) == L * (L + 1) / 2
+        gate = torch.ones(1, 1, d)
+        u = h + gate * self.attn(self.ln1(h), rope)
+        return u + gate * self.mlp(self.ln2(u))
+    """)),
+    alternative("Decoder", "sinusoid table built in forward with torch.zeros", (
+        _NO_SINUSOID_BUFFER,
+        _SINUSOIDS_IN_FORWARD.format(tail="return self.head(self.ln_final(h))"))),
+    alternative("Decoder", "RoPE tables filled into torch.zeros in forward, h from zeros", ("""
+        self.d_k = d_model // n_heads
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == "learned":
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == "sinusoidal":
+            self.register_buffer("sinusoids", sinusoid_table(max_len, d_model),
+                                 persistent=False)
+        self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+    """, """
+        B, L = idx.shape
+        h = torch.zeros(B, L, self.embed.embedding_dim) + self.embed(idx)
+        rope = None
+        if self.positions == "learned":
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == "sinusoidal":
+            h = h + self.sinusoids[:L]
+        elif self.positions == "rope":
+            cos, sin = torch.zeros(L, self.d_k // 2), torch.zeros(L, self.d_k // 2)
+            for l in range(L):
+                for i in range(self.d_k // 2):
+                    angle = l * 10000.0 ** (-2 * i / self.d_k)
+                    cos[l, i], sin[l, i] = math.cos(angle), math.sin(angle)
+            rope = (cos, sin)
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+    """)),
+]
+ALTERNATIVES += _ROUND4_ALTERNATIVES
+
+MISTAKES += [
+    mistake("MLP", "ReLU as torch.maximum with a torch.zeros floor", (None, """
+        a = self.fc_in(x)
+        return self.fc_out(torch.maximum(a, torch.zeros(a.shape)))
+    """), hint="not ReLU"),
+    mistake("PreNormBlock", "missing residual around the MLP, torch.zeros buffer", (None, """
+        u = torch.zeros(h.shape)
+        u[:] = h + self.attn(self.ln1(h), rope)
+        return self.mlp(self.ln2(u))
+    """), hint="H_out = U + MLP(LN2(U))"),
+    mistake("Decoder", "sinusoid table built with torch.zeros, final LayerNorm forgotten", (
+        _NO_SINUSOID_BUFFER, _SINUSOIDS_IN_FORWARD.format(tail="return self.head(h)")),
+        hint="apply self.ln_final"),
+]
