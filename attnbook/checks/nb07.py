@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
-from attnbook.checks._lm import batch_stats, bias_model
+from attnbook.checks._lm import HintedRun, batch_stats, bias_model
 from attnbook.model import LMConfig, TransformerLM
 from attnbook.tokenizer import WordTokenizer
 from attnbook.training_viz import single_thread
@@ -92,6 +92,13 @@ def _batch_variant(sequences, pad_id, variant="correct"):
         targets[targets == pad_id] = 0
     if variant == "mask inverted":
         mask = ~mask
+    if variant == "aliased rows":  # [[pad_id] * L] * B: one list, every sequence written in
+        for tensor in (inputs, targets, mask):  # turn, so every row holds the overlay
+            overlay = tensor[0].clone()
+            for row, seq in enumerate(sequences):
+                n = len(seq) - 1
+                overlay[:n] = tensor[row, :n]
+            tensor[:] = overlay
     return inputs, targets, mask
 
 
@@ -123,6 +130,12 @@ def _batch_mistakes(sequences, pad_id, eos_id) -> list[Mistake]:
         out.append(Mistake("padding written as 0 instead of pad_id",
                            _batch_variant(sequences, pad_id, "pad zero"),
                            "fill the padded positions with the pad_id argument, not 0"))
+    if len(sequences) > 1:
+        out.append(Mistake("every row is the same list ([[pad_id] * L] * B)",
+                           _batch_variant(sequences, pad_id, "aliased rows"),
+                           "[[pad_id] * L] * B repeats ONE list B times, so writing row b "
+                           "writes every row: build each row on its own (a list "
+                           "comprehension, or torch.full((B, L), pad_id))"))
     correct = _batch_variant(sequences, pad_id)
     no_eos = (correct[0], correct[1], correct[2] & (correct[1] != eos_id))
     out.append(Mistake("the end token left out of the loss mask", no_eos,
@@ -178,8 +191,16 @@ def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), seque
                          "loss_mask is True exactly where targets holds a real token")
 
 
+CRASH_MAKE_BATCH = ("the sequences differ in length: take L from the LONGEST one, "
+                    "max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs "
+                    "equal lengths), and write each row's own n = len(seq) - 1 ids")
+CRASH_LOSS = ("flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or "
+              "reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size "
+              "from the arguments")
+
+
 def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
-    run = CheckRun(make_batch)
+    run = HintedRun(make_batch, crash_hint=CRASH_MAKE_BATCH)
     tokenizer = WordTokenizer()
     pad, eos = tokenizer.pad_id, tokenizer.eos_id
     message_a = tokenizer.encode("please send the report")  # <BOS> please send the report <EOS>
@@ -271,6 +292,26 @@ def _loss_mistakes(logits, targets, loss_mask) -> list[Mistake]:
                            "targets[:, 1:])", float((again * inner).sum() / inner.sum()),
                            "make_batch already shifted: logits[b, t] is scored against "
                            "targets[b, t], the same position"))
+    per_position = (nll * mask).sum(0) / mask.sum(0)  # (L,): NaN where no row is real
+    out += [
+        Mistake("floor division (//) of the summed loss by the token count", total // count,
+                "true division: (nll * mask).sum() / mask.sum() (// rounds down)"),
+        Mistake("padding counted in the sum, not in the count (nll.sum() / mask.sum())",
+                float(nll.sum()) / count,
+                "multiply the per-token losses by loss_mask before summing"),
+    ]
+    by_position = float(per_position[mask.sum(0) > 0].mean())
+    first_row = (float((nll[0] * mask[0]).sum() / mask[0].sum()) if B > 1 and mask[0].any()
+                 else math.nan)
+    hint_first = "score every row of the batch: flatten (B, L, V) to (B * L, V), not logits[0]"
+    if math.isclose(by_position, first_row, rel_tol=1e-9):  # the two coincide on this batch
+        out.append(Mistake("per-position means, or only the first sequence scored",
+                           by_position, f"{HINT_WEIGHT}; {hint_first}"))
+    else:
+        out += [Mistake("mean over positions of per-position means (sum over the batch axis "
+                        "first)", by_position, HINT_WEIGHT),
+                Mistake("only the first sequence scored (logits[0], targets[0])", first_row,
+                        hint_first)]
     out.append(Mistake("softmax over the positions instead of the vocabulary",
                        float((wrong_axis * mask).sum()) / count,
                        "normalise over the last axis (the vocabulary), dim=-1"))
@@ -301,7 +342,7 @@ def _worked_loss_inputs():
 
 
 def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
-    run = CheckRun(lm_loss)
+    run = HintedRun(lm_loss, crash_hint=CRASH_LOSS)
     logits, targets, mask = _worked_loss_inputs()
     call = ("lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "
             "probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two padded targets)")
@@ -312,6 +353,21 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
                                                                                 mask),
                      **TOL, hint="loss = (ln 2 + ln 4 + ln 8 + ln 2) / 4: the mean of -log p "
                                  "over the 4 real targets")
+
+    # the same batch with its padded targets written as 3: the loss must not change, and
+    # neither may the caller's tensors
+    padded = torch.where(mask, targets, 3)
+    before = [t.clone() for t in (logits, padded, mask)]
+    call = "lm_loss(logits, targets, loss_mask) on the same batch, padded targets written as 3"
+    value = _as_number(run, call, run.call(call, logits, padded, mask))
+    run.expect_true(all(torch.equal(b, t) for b, t in zip(before, (logits, padded, mask))),
+                    f"{call} changed its input logits, targets or loss_mask in place.",
+                    hint="build new tensors (torch.where, masked_fill without _) instead of "
+                         "writing into targets or logits: the caller still needs them")
+    run.expect_close(call, value, 7 * math.log(2) / 4, mistakes=_loss_mistakes(logits, padded,
+                                                                                mask),
+                     **TOL, hint="a padded target's id must not matter: only real targets "
+                                 "count")
 
     gen = torch.Generator().manual_seed(7)
     inputs, targets, mask = _random_batch(gen, 4, 6, 9)
@@ -484,7 +540,9 @@ def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, ba
 
 
 def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
-    run = CheckRun(train_step)
+    run = HintedRun(train_step, crash_hint="the forward pass must build a graph for backward(): "
+                    "no torch.no_grad() or .detach() in train_step; logits = model(inputs), "
+                    "loss = lm_loss(logits, targets, loss_mask)")
     gen = torch.Generator().manual_seed(17)
     batches = [_random_batch(gen, 3, 7, 11), _random_batch(gen, 2, 5, 11)]
     call = ("train_step(model, SGD(lr=0.5), batch, max_grad_norm=0.05) on a tiny seeded "
@@ -542,6 +600,15 @@ def _evaluate_mistakes(model, batches) -> tuple[float, list[Mistake]]:
     hint = ("weight every token the same: add the summed losses of ALL batches and divide by "
             "the total number of real targets")
     return total / count, [
+        Mistake("only the first batch counted (return inside the loop)",
+                stats[0][0] / stats[0][1] if len(stats) > 1 else math.nan,
+                "return after the loop, once every batch has been added to the totals"),
+        Mistake("summed loss divided by the number of batches", total / len(stats), hint),
+        Mistake("floor division (//) of the summed loss by the token count", total // count,
+                "true division: total / count (// rounds down)"),
+        Mistake("batch losses weighted by their number of rows, not of real targets",
+                sum(s[0] / s[1] * len(b[0]) for s, b in zip(stats, batches))
+                / sum(len(b[0]) for b in batches), hint),
         Mistake("mean of the per-batch mean losses (small batches weigh more)",
                 float(np.mean([s[0] / s[1] for s in stats])), hint),
         Mistake("padded targets counted", float(np.mean([s[2] for s in stats])),
@@ -613,7 +680,9 @@ def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expecte
 
 
 def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
-    run = CheckRun(evaluate)
+    run = HintedRun(evaluate, crash_hint="evaluate takes an iterable of (inputs, targets, "
+                    "loss_mask) batches of any shapes: loop over them, score each with "
+                    "model(inputs) and lm_loss, add sums and counts")
     model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
     call = ("evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), two "
             "batches of 4 and 1 real targets")

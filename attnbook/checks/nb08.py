@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
-from attnbook.checks._lm import batch_stats, bias_model
+from attnbook.checks._lm import HintedRun, batch_stats, bias_model
 from attnbook.generation import filtered_distribution, generate_tokens
 from attnbook.model import LMConfig, TransformerLM
 
@@ -28,6 +28,21 @@ __all__ = [
 ]
 
 TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
+
+
+CRASH_LOG_PROB = ("score prompt and continuation in one pass: ids = torch.cat((prompt_ids, "
+                  "continuation_ids))[None, :] is (1, L) and model(ids) is (1, L, V); take "
+                  "every length from the arguments (len(prompt_ids), len(continuation_ids))")
+CRASH_PROBS = ("work along the last axis for any leading shape: keep that axis in "
+               "reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, "
+               "keepdim=True)) so the result broadcasts against every row; top_k None or 0 "
+               "means no top-k filter")
+CRASH_SAMPLE = ("call next_token_probs(logits, temperature, top_k, top_p) with the arguments "
+                "in that order, flatten the leading axes to (N, V) for torch.multinomial and "
+                "reshape the draws back")
+CRASH_GENERATE = ("the next-token logits are model(ids)[:, -1], shape (B, V); take B from "
+                  "prompt_ids.shape[0], never from the worked example; pass temperature, top_k, "
+                  "top_p and generator to sample_next in that order")
 
 
 # ---------------------------------------------------------------------------------------
@@ -132,7 +147,7 @@ def _log_prob_mistakes(model, prompt, continuation) -> list[Mistake]:
 
 
 def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) -> None:
-    run = CheckRun(sequence_log_prob)
+    run = HintedRun(sequence_log_prob, crash_hint=CRASH_LOG_PROB)
     # A model that ignores its input with p = (0.1, 0.2, 0.3, 0.4): log p(3, 3, 2 | <BOS>)
     # is log 0.4 + log 0.4 + log 0.3. The logits carry an extra +1 so raw logits are wrong.
     probs = torch.tensor([0.1, 0.2, 0.3, 0.4])
@@ -153,7 +168,10 @@ def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) 
         run.expect_finite(call, value)
         run.expect_close(call, value, _chain_rule(model, prompt, continuation),
                          mistakes=_log_prob_mistakes(model, prompt, continuation), **TOL,
-                         what="log-probability (checked against one forward pass per prefix)")
+                         what="log-probability (checked against one forward pass per prefix)",
+                         hint=f"the prompt has L_p = {len(prompt)} tokens: continuation token l "
+                         f"is scored by the log_softmax row at position L_p - 1 + l of the "
+                         f"whole sequence, and every continuation token is scored (a sum)")
         run.expect_true(value <= 1e-6, f"{call} returned {value}, above 0: a log-probability "
                         f"is never positive.")
 
@@ -309,7 +327,7 @@ def _expect_one_of(run: CheckRun, call: str, seen, options, hint: str):
 
 
 def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -> None:
-    run = CheckRun(next_token_probs)
+    run = HintedRun(next_token_probs, crash_hint=CRASH_PROBS)
     P, Z = WORKED_PROBS, WORKED_LOGITS
     cases = [
         # (temperature, top_k, top_p, expected, what it shows)
@@ -330,6 +348,7 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
         (1.0, 2, 0.6, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
          "top-k = 2 renormalises to (2/3, 1/3): report alone reaches top-p = 0.6"),
         (1.0, 10, None, P, "top-k = 10, larger than the vocabulary of 4, keeps everything"),
+        (1.0, 0, None, P, "top-k = 0, like None, means no top-k filter"),
         (2.0, None, 0.7, None, "temperature 2 first flattens, so top-p = 0.7 needs three "
          "tokens"),
         (0.0, None, None, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
@@ -423,7 +442,7 @@ def _token_ids(run: CheckRun, call: str, seen, shape: tuple, V: int) -> np.ndarr
 
 
 def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
-    run = CheckRun(sample_next)
+    run = HintedRun(sample_next, crash_hint=CRASH_SAMPLE)
     Z = WORKED_LOGITS
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
     token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
@@ -552,7 +571,7 @@ EOS, PAD = 2, 0
 NEXT_OF = {0: 3, 1: 3, 2: 3, **{t: t + 1 for t in range(3, 12)}, 12: 3, 6: EOS, 10: EOS}
 
 
-def _simulate(prompts, max_new_tokens, variant="correct") -> torch.Tensor:
+def _simulate(prompts, max_new_tokens, variant="correct", pad=PAD) -> torch.Tensor:
     """What `generate` returns on the lookup-table model, written right or with a mistake."""
     rows = [list(p) for p in prompts]
     finished = [False] * len(rows)
@@ -566,9 +585,11 @@ def _simulate(prompts, max_new_tokens, variant="correct") -> torch.Tensor:
             continue
         if variant == "eos_replaced":  # finished updated before masking: EOS becomes padding
             finished = [f or t == EOS for f, t in zip(finished, new)]
-            new = [PAD if f else t for f, t in zip(finished, new)]
+            new = [pad if f else t for f, t in zip(finished, new)]
+        elif variant == "pad_with_eos":
+            new = [EOS if f else t for f, t in zip(finished, new)]
         elif variant != "no_padding":
-            new = [PAD if f else t for f, t in zip(finished, new)]
+            new = [pad if f else t for f, t in zip(finished, new)]
         rows = [row + [t] for row, t in zip(rows, new)]
         if variant == "finished_reset":  # finished = new == eos_id, forgetting earlier EOS
             finished = [t == EOS for t in new]
@@ -576,13 +597,27 @@ def _simulate(prompts, max_new_tokens, variant="correct") -> torch.Tensor:
             finished = [f or t == EOS for f, t in zip(finished, new)]
         if variant == "stops_at_first" and any(finished):
             break
-        if all(finished):
+        if all(finished) and variant != "no_early_stop":
             break
     return _ids(rows)
 
 
-def _generate_mistakes(prompts, max_new_tokens) -> list[Mistake]:
-    return [
+def _generate_mistakes(prompts, max_new_tokens, pad=PAD) -> list[Mistake]:
+    extra = [
+        Mistake("finished rows padded with eos_id instead of pad_id",
+                _simulate(prompts, max_new_tokens, "pad_with_eos", pad),
+                "a finished row receives pad_id (the argument), not eos_id"),
+        Mistake("the loop runs all max_new_tokens steps after every row has finished",
+                _simulate(prompts, max_new_tokens, "no_early_stop", pad),
+                "stop as soon as every row has finished (if finished.all(): break): the "
+                "output then has fewer than max_new_tokens new columns"),
+    ]
+    if pad != PAD:
+        extra.append(Mistake("padding written as 0 instead of pad_id",
+                             _simulate(prompts, max_new_tokens, pad=PAD),
+                             "write pad_id, the argument, into finished rows; 0 only happens "
+                             "to be the default"))
+    return extra + [
         Mistake("EOS does not stop a row", _simulate(prompts, max_new_tokens, "eos_ignored"),
                 "once a row emits eos_id it is finished: later positions get pad_id, and the "
                 "loop ends when every row has finished"),
@@ -637,7 +672,7 @@ def _padded(rows: list[list[int]]) -> torch.Tensor:
 
 
 def check_generate(generate, reference=None, trials: int = 6) -> None:
-    run = CheckRun(generate)
+    run = HintedRun(generate, crash_hint=CRASH_GENERATE)
     model = table_model(NEXT_OF)
     for prompts, max_new, what in [([[1, 4], [1, 7]], 10, "row 0 ends after 3 tokens, row 1 "
                                     "after 4"),
@@ -651,6 +686,13 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
                        _generate_mistakes(prompts, max_new),
                        hint="choose each token from the LAST position's logits, "
                        "model(ids)[:, -1]; a finished row gets pad_id")
+
+    prompts, pad = [[1, 4], [1, 7], [1, 9]], 12
+    call = (f"generate(lookup_model, prompt_ids={prompts}, max_new_tokens=8, eos_id={EOS}, "
+            f"pad_id={pad}, temperature=0.0) [padding with pad_id = {pad}, not 0]")
+    seen = run.call(call, model, _ids(prompts), 8, EOS, pad, 0.0)
+    _expect_tokens(run, call, seen, _simulate(prompts, 8, pad=pad),
+                   _generate_mistakes(prompts, 8, pad), hint="finished rows get pad_id")
 
     call = "generate(lookup_model, prompt_ids=[[1, 4]], max_new_tokens=0, eos_id=2)"
     _expect_tokens(run, call, run.call(call, model, _ids([[1, 4]]), 0, EOS, PAD, 0.0),
@@ -732,6 +774,13 @@ def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
         probs = [torch.softmax(model(i).double(), -1).gather(-1, t[..., None])[..., 0][m.bool()]
                  for i, t, m in batches]
     mean_prob = float(torch.cat(probs).mean())
+    per_sequence = []  # each row's mean loss over its real targets
+    with torch.no_grad():
+        for i, t, m in batches:
+            nll = torch.nn.functional.cross_entropy(model(i).double().transpose(1, 2), t,
+                                                    reduction="none")  # (B, L)
+            per_sequence += [float(row[mask.bool()].mean()) for row, mask in zip(nll, m)
+                             if bool(mask.any())]
     hint_mask = "multiply the per-token losses by loss_mask and count only real tokens"
     hint_weight = ("weight every token equally: add the losses of ALL real tokens over all "
                    "batches, divide by the total token count, then take exp")
@@ -760,6 +809,19 @@ def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
                 "divide the summed loss by the number of real targets before exp"),
         Mistake("1 / mean probability instead of exp(mean -log p)", 1.0 / mean_prob,
                 "average the LOG-probabilities (the loss), then exp; not the probabilities"),
+        Mistake("every sequence weighted equally (mean of per-sequence mean losses)",
+                math.exp(float(np.mean(per_sequence))), hint_weight),
+        Mistake("the summed loss divided by the number of sequences, not of tokens",
+                math.exp(total / sum(len(i) for i, _, _ in batches)) if total / sum(
+                    len(i) for i, _, _ in batches) < 700 else math.inf,
+                "divide by the number of real target TOKENS, loss_mask.sum(), not by the "
+                "number of rows"),
+        Mistake("exp taken before dividing by the token count (exp(sum) / count)",
+                math.exp(total) / count if total < 700 else math.inf,
+                "divide the summed loss by the number of real targets before exp"),
+        Mistake("floor division (//) of the summed loss by the token count",
+                math.exp(total // count),
+                "true division: total_nll / total_tokens (// rounds down)"),
     ]
 
 

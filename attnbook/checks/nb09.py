@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from attnbook.checks._core import CheckRun, Mistake, as_array
+from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array, describe
 
 __all__ = ["check_linear_recurrence", "check_linear_recurrence_parallel"]
 
@@ -62,7 +62,22 @@ HINT_SCAN_IN_PLACE = ("compute every row of a round from the states of the PREVI
 HINT_SCAN_ROUNDS = ("keep doubling while offset < L: after the last round every row must "
                     "have gathered all of its past inputs")
 HINT_ELEMENTWISE_STATE = ("A * s multiplies entry by entry (and broadcasts to (n, n)); the "
-                          "update is the matrix-vector product A @ s")
+                          "update is the matrix-vector product A @ s. A column state of shape "
+                          "(n, 1) plus a row B @ x_t of shape (n,) broadcasts to (n, n) too: "
+                          "keep s one-dimensional, np.zeros(n)")
+HINT_SIGN = "the input term is added, not subtracted: s_t = A s_{t-1} + B x_t"
+HINT_REVERSED = ("row t is s_t, in time order: append each new state at the end (not "
+                 "insert(0, ...)) and do not reverse the result")
+HINT_SIZES = ("take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] "
+              "(the input), L = len(X); nothing hard-coded from the worked example (2 and 4), "
+              "and the output is (L, n), not X's shape (L, m)")
+HINT_INTEGER = ("the states are real numbers: an integer array (dtype=int) truncates every "
+                "value written into it; preallocate with np.zeros((L, n)) (float)")
+HINT_SCAN_LINEAR_POWER = ("in round k a block travels offset = 2^k steps, so move it by "
+                          "A^offset: square the power after each round (power @ power, not "
+                          "power @ A)")
+HINT_VALUES = ("follow the worked example row by row: s_0 = B x_0 = (1, 1), s_1 = A s_0 + "
+               "B x_1 = (1.5, 2.5), s_2 = A s_1 = (3.25, 1.25)")
 HINT_CALLS_LOOP = ("the parallel form must not call linear_recurrence (the step-by-step "
                    "loop): build it from the powers of A (a convolution) or a doubling scan")
 
@@ -144,6 +159,16 @@ def _scan_variant(A, B, X, squared_first: bool = False, rounds_short: int = 0) -
     return S
 
 
+def _scan_linear_power(A, B, X) -> np.ndarray:
+    """Doubling scan whose power grows by one factor A per round (A, A^2, A^3, ...)."""
+    S = X @ B.T  # (L, n)
+    power, offset = A, 1
+    while offset < len(S):
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+        power, offset = power @ A, offset * 2
+    return S
+
+
 def _anticausal_states(A, B, X) -> np.ndarray:
     """s_t = sum_{j >= t} A^(j-t) B x_j: the convolution run backwards in time."""
     return _solve_states(A, B, X[::-1].copy())[::-1].copy()
@@ -172,6 +197,9 @@ def _recurrence_mistakes(A, B, X, parallel: bool) -> list[Mistake]:
                              ).reshape(S.shape), HINT_ZERO_START),
         Mistake("A applied to the input instead of the state (s_t = s_{t-1} + A B x_t)",
                 np.cumsum(X @ (A @ B).T, axis=0), HINT_ORDER),
+        Mistake("the input term subtracted (s_t = A s_{t-1} - B x_t)", -S, HINT_SIGN),
+        Mistake("the states in reverse time order (row t holds s_{L-1-t})", S[::-1],
+                HINT_REVERSED),
     ]
     if n == m:
         out.append(Mistake("input term without B (s_t = A s_{t-1} + x_t)",
@@ -197,6 +225,8 @@ def _recurrence_mistakes(A, B, X, parallel: bool) -> list[Mistake]:
                     _scan_variant(A, B, X, squared_first=True), HINT_SCAN_POWER),
             Mistake("scan stops one round early", _scan_variant(A, B, X, rounds_short=1),
                     HINT_SCAN_ROUNDS),
+            Mistake("scan whose power grows by A each round (A, A^2, A^3) while the offset "
+                    "doubles", _scan_linear_power(A, B, X), HINT_SCAN_LINEAR_POWER),
         ]
     return out
 
@@ -208,8 +238,16 @@ def _stable_A(rng: np.random.Generator, n: int, radius: float) -> np.ndarray:
 
 def _expect_states(run: CheckRun, call_text: str, fn, A, B, X, parallel: bool,
                    expected=None) -> np.ndarray:
+    # the student's function gets copies, so one that writes into its inputs cannot change
+    # the stored worked example (or the inputs of the later calls)
     copies = [np.array(v, copy=True) for v in (A, B, X)]
-    S = run.call(call_text, A, B, X)
+    A, B, X = (np.array(v, copy=True) for v in (A, B, X))
+    try:
+        S = run.call(call_text, A, B, X)
+    except CheckFailure as err:  # a crash: most often a size taken from the worked example
+        if "Hint:" in str(err):
+            raise
+        run.fail(str(err).removeprefix(f"{run.name}: "), hint=HINT_SIZES)
     run.expect_true(all(np.array_equal(c, v) for c, v in zip(copies, (A, B, X), strict=True)),
                     f"{call_text} changed one of its inputs in place.",
                     hint="compute new arrays (s = A @ s + ...) instead of writing into A, B "
@@ -222,14 +260,19 @@ def _expect_states(run: CheckRun, call_text: str, fn, A, B, X, parallel: bool,
         run.fail(f"{call_text} returned shape (n,) = {(n,)}: only the final state; expected "
                  f"every state, {(L, n)}.", hint="keep every state: one row per time step t")
     run.expect_shape(call_text, S, (L, n),
-                     hint="one row per time step t and one column per state entry: (L, n)")
+                     hint="one row per time step t and one column per state entry: (L, n). "
+                     + HINT_SIZES)
     run.expect_finite(call_text, S, hint="a stable A (all |eigenvalues| < 1) keeps every "
                       "state finite: look for a division or an uninitialised array")
     expected = _solve_states(A, B, X) if expected is None else expected
+    if as_array(S).dtype.kind in "biu" and not np.array_equal(expected, np.round(expected)):
+        run.fail(f"{call_text} returned integers ({describe(S)}); the states are not "
+                 f"whole numbers.", hint=HINT_INTEGER)
     scale = max(1.0, float(np.abs(expected).max()))
     run.expect_close(call_text, S, expected, rtol=RTOL, atol=ATOL * scale, what="states",
                      mistakes=_recurrence_mistakes(np.asarray(A), np.asarray(B), np.asarray(X),
-                                                   parallel))  # fmt: skip
+                                                   parallel),
+                     hint=HINT_VALUES)  # fmt: skip
     return as_array(S)
 
 

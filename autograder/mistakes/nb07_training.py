@@ -401,6 +401,191 @@ MISTAKES = [
     model.train(was_training)
     return math.exp(total / count)
     """, hint="return the mean loss in nats itself"),
+    # -- added in round 3 (sizes, aliasing, dtypes, in-place edits, batch-only bugs)
+    mistake("make_batch", "L taken from the first sequence", """
+    L = len(sequences[0]) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(list(seq), dtype=torch.long)
+        n = len(ids) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        loss_mask[b, :n] = True
+    return inputs, targets, loss_mask
+    """, hint="take L from the LONGEST one"),
+    mistake("make_batch", "rows built as [[pad_id] * L] * B (one shared list)", """
+    L = max(len(seq) for seq in sequences) - 1
+    B = len(sequences)
+    inputs = [[pad_id] * L] * B
+    targets = [[pad_id] * L] * B
+    mask = [[False] * L] * B
+    for b, seq in enumerate(sequences):
+        n = len(seq) - 1
+        inputs[b][:n] = list(seq[:-1])
+        targets[b][:n] = list(seq[1:])
+        mask[b][:n] = [True] * n
+    return torch.tensor(inputs), torch.tensor(targets), torch.tensor(mask)
+    """, hint="repeats ONE list B times"),
+    mistake("make_batch", "float tensors (torch.zeros(B, L) + pad_id)", """
+    L = max(len(seq) for seq in sequences) - 1
+    B = len(sequences)
+    inputs = torch.zeros(B, L) + pad_id
+    targets = torch.zeros(B, L) + pad_id
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        n = len(seq) - 1
+        inputs[b, :n] = torch.tensor(seq[:-1], dtype=torch.float32)
+        targets[b, :n] = torch.tensor(seq[1:], dtype=torch.float32)
+        loss_mask[b, :n] = True
+    return inputs, targets, loss_mask
+    """, hint="use dtype=torch.long"),
+    mistake("make_batch", "torch.tensor(sequences) without padding", """
+    ids = torch.tensor(sequences, dtype=torch.long)
+    return ids[:, :-1], ids[:, 1:], ids[:, 1:] != pad_id
+    """, hint="torch.tensor(sequences) needs equal lengths"),
+    mistake("make_batch", "each row one target short (n = len(seq) - 2)", """
+    L = max(len(seq) for seq in sequences) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        n = len(seq) - 2
+        inputs[b, :n] = torch.tensor(seq[:n])
+        targets[b, :n] = torch.tensor(seq[1:n + 1])
+        loss_mask[b, :n] = True
+    return inputs, targets, loss_mask
+    """, hint="teacher forcing: inputs are ids[:-1]"),
+    mistake("lm_loss", "padded targets zeroed in place (targets[~loss_mask] = 0)", """
+    targets[~loss_mask.bool()] = 0
+    nll = torch.nn.functional.cross_entropy(
+        logits.flatten(0, 1), targets.flatten(), reduction="none")
+    mask = loss_mask.flatten().to(nll.dtype)
+    return (nll * mask).sum() / mask.sum()
+    """, hint="instead of writing into targets or logits"),
+    mistake("lm_loss", "floor division by the token count", """
+    nll = torch.nn.functional.cross_entropy(
+        logits.flatten(0, 1), targets.flatten(), reduction="none")
+    mask = loss_mask.flatten().to(nll.dtype)
+    return (nll * mask).sum() // mask.sum()
+    """, hint="(// rounds down)"),
+    mistake("lm_loss", "unmasked sum over the real count", """
+    nll = torch.nn.functional.cross_entropy(
+        logits.flatten(0, 1), targets.flatten(), reduction="none")
+    return nll.sum() / loss_mask.sum()
+    """, hint="multiply the per-token losses by loss_mask before summing"),
+    mistake("lm_loss", "per-position means (batch axis reduced first)", """
+    nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets,
+                                            reduction="none")  # (B, L)
+    mask = loss_mask.to(nll.dtype)
+    per_position = (nll * mask).sum(0) / mask.sum(0)  # (L,)
+    return per_position.mean()
+    """, hint="every real target of the batch weighs the same"),
+    mistake("lm_loss", "only the first sequence scored (written for B = 1)", """
+    nll = torch.nn.functional.cross_entropy(logits[0], targets[0], reduction="none")  # (L,)
+    mask = loss_mask[0].to(nll.dtype)
+    return (nll * mask).sum() / mask.sum()
+    """, hint="score every row of the batch"),
+    mistake("lm_loss", "logits reshaped with the length instead of the vocabulary", """
+    nll = torch.nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[1]), targets.flatten(), reduction="none")
+    mask = loss_mask.flatten().to(nll.dtype)
+    return (nll * mask).sum() / mask.sum()
+    """, hint="reshape(-1, logits.shape[-1])"),
+    mistake("train_step", "clipping hard-coded at 1.0", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    return loss.item()
+    """, hint="use the max_grad_norm argument"),
+    mistake("train_step", "forward pass under torch.no_grad()", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    with torch.no_grad():
+        logits = model(inputs)
+    loss = lm_loss(logits, targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """, hint="no torch.no_grad() or .detach() in train_step"),
+    mistake("train_step", "loss against the inputs instead of the targets", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), inputs, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """, hint="zero_grad, forward, lm_loss, backward, clip_grad_norm_, step"),
+    mistake("train_step", "model run on the targets", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(targets), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    return loss.item()
+    """, hint="zero_grad, forward, lm_loss, backward, clip_grad_norm_, step"),
+    mistake("evaluate", "return inside the loop (first batch only)", """
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+            model.train(was_training)
+            return total / count
+    """, hint="return after the loop"),
+    mistake("evaluate", "summed loss divided by the number of batches", """
+    was_training = model.training
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
+    model.train(was_training)
+    return total / len(batches)
+    """, hint="weight every token the same"),
+    mistake("evaluate", "floor division", """
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    model.train(was_training)
+    return total // count
+    """, hint="(// rounds down)"),
+    mistake("evaluate", "batches weighted by their rows (len(targets))", """
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += lm_loss(model(inputs), targets, loss_mask).item() * len(targets)
+            count += len(targets)
+    model.train(was_training)
+    return total / count
+    """, hint="weight every token the same"),
+    mistake("evaluate", "mode read after model.eval()", """
+    model.eval()
+    was_training = model.training
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    model.train(was_training)
+    return total / count
+    """, hint="remember model.training first"),
 ]
 
 ALTERNATIVES = [

@@ -612,6 +612,257 @@ MISTAKES = [
         return probs
     """, hint="whatever the leading axes"),
     # concept checks
+    # -- added in round 3 (batched-only axes, flags, sizes, in-place edits, padding)
+    mistake("sequence_log_prob", "rows read from 0: right only for a one-token prompt", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        with torch.no_grad():
+            logits = model(ids[:, :-1])[0]
+        log_probs = torch.log_softmax(logits, dim=-1)
+        rows = log_probs[:len(continuation_ids)]
+        return rows.gather(1, continuation_ids[:, None]).sum()
+    """, hint="the prompt has L_p = 3 tokens"),
+    mistake("sequence_log_prob", "only the first continuation token scored", """
+        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+        with torch.no_grad():
+            logits = model(ids)[0]
+        log_probs = torch.log_softmax(logits, dim=-1)
+        return log_probs[len(prompt_ids) - 1, continuation_ids[0]]
+    """, hint="sum log p(w_l | prompt, w_<l) over the continuation tokens"),
+    mistake("sequence_log_prob", "prompt and continuation given to the model as a batch of 1-D", """
+        ids = torch.cat((prompt_ids, continuation_ids))
+        with torch.no_grad():
+            logits = model(ids)
+        log_probs = torch.log_softmax(logits, dim=-1)
+        rows = log_probs[len(prompt_ids) - 1:-1]
+        return rows.gather(1, continuation_ids[:, None]).sum()
+    """, hint="(1, L) and model(ids) is (1, L, V)"),
+    mistake("next_token_probs", "logits divided by the temperature in place (logits /= T)", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(
+                logits.dtype)
+        logits /= temperature
+        z = logits
+        if top_k:
+            kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="not in place"),
+    mistake("next_token_probs", "top-k mask written in place (masked_fill_) on the logits", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits if temperature == 1 else logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+            z.masked_fill_(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="not in place"),
+    mistake("next_token_probs", "k-th value without keepdim (right for one row only)", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="keepdim"),
+    mistake("next_token_probs", "top-p renormalised by a sum without keepdim", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1)
+        return probs
+    """, hint="keepdim"),
+    mistake("next_token_probs", "softmax over dim=0 (right for one row only)", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=0)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="filter along the last axis"),
+    mistake("next_token_probs", "top_k = 0 taken as a filter (if top_k is not None)", """
+        if temperature == 0:
+            return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(
+                logits.dtype)
+        z = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="top_k None or 0 means no top-k filter"),
+    mistake("next_token_probs", "temperature 0 returns the argmax id, not a one-hot row", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        z = logits / temperature
+        if top_k:
+            kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+            z = z.masked_fill(z < kth, float("-inf"))
+        probs = torch.softmax(z, dim=-1)
+        if top_p is not None and top_p < 1.0:
+            sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+            before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+            sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+            probs = probs / probs.sum(dim=-1, keepdim=True)
+        return probs
+    """, hint="one probability per token"),
+    mistake("sample_next", "top_k and top_p swapped in the call", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, temperature, top_p, top_k)
+        flat = probs.reshape(-1, probs.shape[-1])
+        draws = torch.multinomial(flat, 1, generator=generator)
+        return draws.reshape(probs.shape[:-1])
+    """, hint="sample from next_token_probs(logits, temperature, top_k, top_p)"),
+    mistake("sample_next", "only the first row drawn ([0])", """
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        probs = next_token_probs(logits, temperature, top_k, top_p)
+        flat = probs.reshape(-1, probs.shape[-1])
+        return torch.multinomial(flat, 1, generator=generator)[0]
+    """, hint="one token id per row"),
+    mistake("generate", "finished rows padded with eos_id", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            with torch.no_grad():
+                logits = model(ids)[:, -1]
+            new = sample_next(logits, temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, eos_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if bool(finished.all()):
+                break
+        return ids
+    """, hint="not eos_id"),
+    mistake("generate", "padding hard-coded as 0 (pad_id ignored)", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            with torch.no_grad():
+                logits = model(ids)[:, -1]
+            new = sample_next(logits, temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.zeros_like(new), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if bool(finished.all()):
+                break
+        return ids
+    """, hint="write pad_id, the argument"),
+    mistake("generate", "no early stop: all max_new_tokens columns every time", """
+        B, L = prompt_ids.shape
+        out = torch.full((B, L + max_new_tokens), pad_id, dtype=torch.long)
+        out[:, :L] = prompt_ids
+        finished = torch.zeros(B, dtype=torch.bool)
+        for t in range(max_new_tokens):
+            with torch.no_grad():
+                logits = model(out[:, :L + t])[:, -1]
+            new = sample_next(logits, temperature, top_k, top_p, generator)
+            out[:, L + t] = torch.where(finished, torch.full_like(new, pad_id), new)
+            finished = finished | (new == eos_id)
+        return out
+    """, hint="stop as soon as every row has finished"),
+    mistake("generate", "batch size hard-coded to 2", """
+        ids = prompt_ids
+        finished = torch.zeros(2, dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            with torch.no_grad():
+                logits = model(ids)[:, -1]
+            new = sample_next(logits, temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if bool(finished.all()):
+                break
+        return ids
+    """, hint="take B from prompt_ids.shape[0]"),
+    mistake("generate", "logits of the last ROW of the batch (model(ids)[-1])", """
+        ids = prompt_ids
+        finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+        for _ in range(max_new_tokens):
+            with torch.no_grad():
+                logits = model(ids)[-1]
+            new = sample_next(logits, temperature, top_k, top_p, generator)
+            new = torch.where(finished, torch.full_like(new, pad_id), new)
+            ids = torch.cat((ids, new[:, None]), dim=1)
+            finished = finished | (new == eos_id)
+            if bool(finished.all()):
+                break
+        return ids
+    """, hint="model(ids)[:, -1], shape (B, V)"),
+    mistake("perplexity", "every sequence weighted equally", (None, """
+        with torch.no_grad():
+            logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets,
+                                                reduction="none")  # (B, L)
+        mask = loss_mask.to(nll.dtype)
+        per_row = (nll * mask).sum(1) / mask.sum(1)
+        total_nll += float(per_row.sum())
+        total_tokens += len(per_row)
+    """, None), hint="weight every token equally"),
+    mistake("perplexity", "divided by the number of sequences", (None, """
+        with torch.no_grad():
+            logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(
+            logits.flatten(0, 1), targets.flatten(), reduction="none")
+        total_nll += float((nll * loss_mask.flatten()).sum())
+        total_tokens += len(targets)
+    """, None), hint="not by the number of rows"),
+    mistake("perplexity", "exp before dividing", (None, None, """
+        return math.exp(total_nll) / total_tokens
+    """), hint="before exp"),
+    mistake("perplexity", "floor division of the summed loss", (None, None, """
+        return math.exp(total_nll // total_tokens)
+    """), hint="(// rounds down)"),
     mistake("answer_teacher_forcing", "thinks scoring removes the mask",
             'answer_teacher_forcing = "C"', hint="known in advance"),
     mistake("answer_top_p", "drops the crossing token", 'answer_top_p = "B"',

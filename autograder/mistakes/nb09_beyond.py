@@ -212,6 +212,155 @@ MISTAKES = [
             offset *= 2
         return S
     """, hint="keep doubling while offset < L"),
+    # -- added in round 3 (sizes, signs, order, dtypes, broadcasting, in-place powers)
+    mistake("linear_recurrence", "input term subtracted", """
+        s = np.zeros(A.shape[0])
+        states = []
+        for x_t in X:
+            s = A @ s - B @ x_t
+            states.append(s)
+        return np.array(states)
+    """, hint="added, not subtracted"),
+    mistake("linear_recurrence", "states collected newest first (insert(0, s))", """
+        s = np.zeros(A.shape[0])
+        states = []
+        for x_t in X:
+            s = A @ s + B @ x_t
+            states.insert(0, s)
+        return np.array(states)
+    """, hint="in time order"),
+    mistake("linear_recurrence", "state size hard-coded to the worked example's 2", """
+        s = np.zeros(2)
+        states = []
+        for x_t in X:
+            s = A @ s + B @ x_t
+            states.append(s)
+        return np.array(states)
+    """, hint="nothing hard-coded from the worked example"),
+    mistake("linear_recurrence", "loop over range(4), the worked example's length", """
+        s = np.zeros(A.shape[0])
+        states = []
+        for t in range(4):
+            s = A @ s + B @ X[t]
+            states.append(s)
+        return np.array(states)
+    """, hint="L = len(X)"),
+    mistake("linear_recurrence", "state sized by the input width m (B.shape[1])", """
+        s = np.zeros(B.shape[1])
+        states = []
+        for x_t in X:
+            s = A @ s + B @ x_t
+            states.append(s)
+        return np.array(states)
+    """, hint="n = A.shape[0] (the state)"),
+    mistake("linear_recurrence", "output preallocated with X's shape (np.zeros_like(X))", """
+        S = np.zeros_like(X)
+        s = np.zeros(A.shape[0])
+        for t in range(len(X)):
+            s = A @ s + B @ X[t]
+            S[t] = s
+        return S
+    """, hint="not X's shape (L, m)"),
+    mistake("linear_recurrence", "output preallocated as an integer array", """
+        L, n = X.shape[0], A.shape[0]
+        S = np.zeros((L, n), dtype=int)
+        previous = np.zeros(n)
+        for t in range(L):
+            S[t] = A @ previous + B @ X[t]
+            previous = S[t]
+        return S
+    """, hint="an integer array (dtype=int) truncates"),
+    mistake("linear_recurrence", "column start state (n, 1) plus a row input term", """
+        s = np.zeros((A.shape[0], 1))
+        states = []
+        for x_t in X:
+            s = A @ s + B @ x_t
+            states.append(s)
+        return np.array(states)
+    """, hint="A column state of shape (n, 1)"),
+    mistake("linear_recurrence", "loop over the columns of B @ X.T instead of its rows", """
+        U = B @ X.T  # (n, L)
+        s = np.zeros(A.shape[0])
+        states = []
+        for u in U:
+            s = A @ s + u
+            states.append(s)
+        return np.array(states)
+    """, hint="take every size from the arguments"),
+    mistake("linear_recurrence", "result reshaped to (n, L) instead of (L, n)", """
+        s = np.zeros(A.shape[0])
+        states = []
+        for x_t in X:
+            s = A @ s + B @ x_t
+            states.append(s)
+        return np.array(states).reshape(A.shape[0], len(X))
+    """, hint="one row per time step t"),
+    mistake("linear_recurrence_parallel", "scan power grows by A (power @ A) each round", """
+        S = X @ B.T
+        power, offset = A, 1
+        while offset < len(S):
+            S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+            power = power @ A
+            offset *= 2
+        return S
+    """, hint="power @ power, not power @ A"),
+    mistake("linear_recurrence_parallel", "scan rounds counted with int(log2 L) (floor)", """
+        S = X @ B.T
+        power, offset = A, 1
+        for _ in range(int(np.log2(len(S)))):
+            S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+            power = power @ power
+            offset *= 2
+        return S
+    """, hint="keep doubling while offset < L"),
+    mistake("linear_recurrence_parallel", "power squared in place (power @= power changes A)", """
+        S = X @ B.T
+        power, offset = A, 1
+        while offset < len(S):
+            S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+            power @= power
+            offset *= 2
+        return S
+    """, hint="instead of writing into A, B or X"),
+    mistake("linear_recurrence_parallel", "powers precomputed for the worked example's L = 4", """
+        L = len(X)
+        U = X @ B.T
+        powers = [np.linalg.matrix_power(A, k) for k in range(4)]
+        return np.array([sum(powers[t - j] @ U[j] for j in range(t + 1)) for t in range(L)])
+    """, hint="nothing hard-coded from the worked example"),
+    mistake("linear_recurrence_parallel", "inputs used without B (S = X.copy())", """
+        S = X.copy()
+        power, offset = A, 1
+        while offset < len(S):
+            S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+            power = power @ power
+            offset *= 2
+        return S
+    """, hint="map each input into the state with B"),
+    mistake("linear_recurrence_parallel", "scan subtracts the moved block", """
+        S = X @ B.T
+        power, offset = A, 1
+        while offset < len(S):
+            S = np.concatenate([S[:offset], S[offset:] - S[:-offset] @ power.T])
+            power = power @ power
+            offset *= 2
+        return S
+    """, hint="follow the worked example row by row"),
+    mistake("linear_recurrence_parallel", "scan moves blocks one row too far (lag + 1)", """
+        S = X @ B.T
+        power, offset = A, 1
+        while offset < len(S):
+            S = np.concatenate([S[:offset + 1], S[offset + 1:] + S[:-offset - 1] @ power.T])
+            power = power @ power
+            offset *= 2
+        return S
+    """, hint="follow the worked example row by row"),
+    mistake("linear_recurrence_parallel", "B on the wrong side (X @ B) in a convolution", """
+        L = len(X)
+        U = X @ B
+        powers = [np.linalg.matrix_power(A, k) for k in range(L)]
+        return np.array([sum(powers[t - j] @ U[j] for j in range(t + 1)) for t in range(L)])
+    """, hint="(not x_t @ B)"),
     mistake("answer_path_length", "thinks attention is sequential too", 'answer_path_length = "C"',
             hint="one hop"),
     mistake("answer_scan_steps", "halves instead of taking log2", 'answer_scan_steps = "B"',
