@@ -118,17 +118,33 @@ def _expect_triple(run: CheckRun, call_text: str, result, shapes, expected=None,
                              "feature, so it is transposed")
 
 
+def _call_with_hint(run: CheckRun, call: str, hint: str, *args):
+    """run.call; a shape error from the student's products gets `hint`."""
+    try:
+        return run.call(call, *args)
+    except CheckFailure as err:
+        if any(word in str(err) for word in ("broadcast", "matmul", "not aligned", "mismatch")):
+            run.fail(str(err), hint=hint)
+        raise
+
+
+HINT_MATMUL_QKV = ("Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * "
+                   "(elementwise), and transpose the weights, which have one row per output "
+                   "feature")
+
+
 def check_project_qkv(project_qkv, reference=None, trials: int = 12) -> None:
     run = PrecisionAwareRun(project_qkv)
     call = "project_qkv(X, W_Q, W_K, W_V) on the worked 4x3 example"
-    result = run.call(call, WORKED_X, WORKED_W_Q, WORKED_W_K, WORKED_W_V)
+    result = _call_with_hint(run, call, HINT_MATMUL_QKV, WORKED_X, WORKED_W_Q, WORKED_W_K,
+                             WORKED_W_V)
     _expect_triple(run, call, result, [(4, 3)] * 3, (WORKED_Q, WORKED_K, WORKED_V),
                    _projection_mistakes(WORKED_X, WORKED_W_Q, WORKED_W_K, WORKED_W_V))
 
     # Non-square weights: d = 3, d_k = 2, d_v = 5; only Q = X W_Q^T fits these shapes.
     X, W_Q, W_K, W_V = _random(1, 4, 3), _random(2, 2, 3), _random(3, 2, 3), _random(4, 5, 3)
     call = "project_qkv(X, W_Q, W_K, W_V) with X (4, 3), W_Q and W_K (2, 3), W_V (5, 3)"
-    result = run.call(call, X, W_Q, W_K, W_V)
+    result = _call_with_hint(run, call, HINT_MATMUL_QKV, X, W_Q, W_K, W_V)
     _expect_triple(run, call, result, [(4, 2), (4, 2), (4, 5)])
     Q = as_array(result[0])
     run.expect_close(f"{call}: Q[1] (token 1's query)", Q[1], W_Q @ X[1],
@@ -174,6 +190,13 @@ def _score_mistakes(Q, K) -> list[Mistake]:
         Mistake("operator precedence: d_k ** 1/2 is d_k / 2, not sqrt(d_k)", QK / d_k / 2,
                 "** binds tighter than /, so d_k ** 1/2 means (d_k ** 1) / 2: write "
                 "d_k ** 0.5 or np.sqrt(d_k)"),
+        Mistake("floor division // instead of /", np.floor_divide(QK, np.sqrt(d_k)),
+                "divide with /, not // (floor division rounds every score down)"),
+        Mistake("cosine similarity instead of the dot product",
+                (Q / np.linalg.norm(Q, axis=-1, keepdims=True))
+                @ (K / np.linalg.norm(K, axis=-1, keepdims=True)).T / np.sqrt(d_k),
+                "the score is the plain dot product q.k divided by sqrt(d_k); do not divide by "
+                "the vector norms"),
         Mistake("softmax already applied (weights instead of scores)",
                 torch_softmax(QK / np.sqrt(d_k)),
                 "score_matrix returns the raw scaled scores S = Q K^T / sqrt(d_k); the softmax "
@@ -243,6 +266,35 @@ def _softmax_mistakes(S) -> list[Mistake]:
     e = np.exp(S - S.max())
     out.append(Mistake("normalised by the sum of the whole array, not of each row",
                        e / e.sum(), "sum over axis=-1 with keepdims=True"))
+    hint_axis = ("reduce over the last axis, axis=-1 with keepdims=True, for the sum as well "
+                 "as the max (axis=0 or axis=1 is another axis once S has leading axes)")
+    with np.errstate(all="ignore"):
+        row_max = S.max(axis=-1, keepdims=True)
+        row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+        e = np.exp(S - row_max)
+        total = e.sum(axis=-1, keepdims=True)
+        out.append(Mistake("the exponentials never divided by the row sum", e,
+                           "divide by the sum of its own row, so every row sums to 1"))
+        log_total = np.log(np.where(total > 0, total, 1.0))
+        out.append(Mistake("log-softmax returned", np.where(total > 0, S - row_max - log_total,
+                                                            0.0),
+                           "return the weights exp(S - max) / sum, not their logarithms"))
+        if S.ndim >= 2:
+            column = e.sum(axis=0, keepdims=True)
+            out.append(Mistake("each row shifted by its maximum, then divided by the column "
+                               "sums", e / column, hint_axis))
+        if S.ndim >= 3:
+            m1 = S.max(axis=1, keepdims=True)
+            e1 = np.exp(S - np.where(np.isfinite(m1), m1, 0.0))
+            out.append(Mistake("maximum over axis=1 (right only for 2-D input)",
+                               e1 / e1.sum(axis=-1, keepdims=True), hint_axis))
+        if np.isneginf(S).any():
+            S0 = np.where(np.isinf(S), 0.0, S)
+            e0 = np.exp(S0 - S0.max(axis=-1, keepdims=True))
+            out.append(Mistake("-inf scores replaced by 0 before exp",
+                               e0 / e0.sum(axis=-1, keepdims=True),
+                               "a -inf score must get weight exactly 0 (exp(-inf) = 0): leave "
+                               "it as -inf and only fix the maximum of an all -inf row"))
     if S.ndim == 2 and S.shape[0] == S.shape[1]:
         with np.errstate(all="ignore"):
             e = np.exp(S - S.max(axis=-1))
@@ -303,6 +355,7 @@ def check_softmax_rows(softmax_rows, reference=None, trials: int = 12) -> None:
     A = run.call(call, S)
     run.expect_finite(call, A, hint=HINT_ALL_MASKED)
     run.expect_close(call, A, [[0.2689414213699951, 0.0, 0.7310585786300049], [0.0, 0.0, 0.0]],
+                     mistakes=_softmax_mistakes(S),
                      hint="-inf scores get weight exactly 0; a row of only -inf is all zeros")
 
     S = _random(21, 2, 3, 5)
@@ -362,6 +415,14 @@ def _attention_mistakes(Q, K, V) -> tuple[list[Mistake], list[Mistake]]:
         on_A.append(Mistake(name, A, hint))
         if A.shape[1] == V.shape[0]:
             on_Y.append(Mistake(name, A @ V, hint))
+    if Q.shape == K.shape:
+        swapped = torch_softmax(QK.T / np.sqrt(d_k))
+        on_A.append(Mistake("score_matrix(K, Q): arguments swapped", swapped,
+                            "score_matrix(Q, K): queries first, so row l of S belongs to "
+                            "query l"))
+        on_Y.append(Mistake("score_matrix(K, Q): arguments swapped", swapped @ V,
+                            "score_matrix(Q, K): queries first, so row l of S belongs to "
+                            "query l"))
     A = torch_softmax(QK / np.sqrt(d_k))
     if K.shape == V.shape:
         on_Y.append(Mistake("keys used as values (A @ K)", A @ K,
@@ -378,7 +439,8 @@ HINT_ATTENTION = "A = softmax_rows(score_matrix(Q, K)) and Y = A @ V; return Y, 
 def check_attention(attention, reference=None, trials: int = 12) -> None:
     run = PrecisionAwareRun(attention)
     call = "attention(Q, K, V) on the worked example"
-    result = run.call(call, WORKED_Q, WORKED_K, WORKED_V)
+    result = _call_with_hint(run, call, "Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come "
+                             "first, not V @ A", WORKED_Q, WORKED_K, WORKED_V)
     run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
                     f"{call} should return a tuple (Y, A); got {type(result).__name__}",
                     hint="return Y, A")

@@ -71,7 +71,7 @@ def _sinusoid_mistakes(L: int, d: int) -> list[Mistake]:
     i = np.arange(d // 2)
     w = 10000.0 ** (-2 * i / d)
     l = np.arange(L)
-    return [
+    mistakes = [
         Mistake("exponent i/d instead of 2i/d", _wrong_table(l, 10000.0 ** (-i / d)),
                 HINT_PAIR_EXPONENT),
         Mistake("frequency taken from the feature index j (10000^(-j/d)) for cos as well",
@@ -88,7 +88,33 @@ def _sinusoid_mistakes(L: int, d: int) -> list[Mistake]:
                 "the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign"),
         Mistake("exponent 4i/d: the step of 2 counted twice",
                 _wrong_table(l, 10000.0 ** (-4 * i / d)), HINT_STEP_TWICE),
+        Mistake("the last position row left zero (a loop over range(L - 1))",
+                np.where(l[:, None] == L - 1, 0.0, _wrong_table(l, w)),
+                "fill every position l = 0 .. L-1, the last included: range(L)"),
+        Mistake("the last pair left zero (a loop over range(d // 2 - 1))",
+                np.where(np.arange(d)[None, :] >= d - 2, 0.0, _wrong_table(l, w)),
+                "fill every pair i = 0 .. d/2-1, the last included: range(d // 2)"),
+        Mistake("missing parentheses: 1 / 10000 ** (2i) / d",
+                _wrong_table(l, 1 / 10000.0 ** (2.0 * i) / d),
+                "put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds "
+                "before / and *"),
+        Mistake("positions from np.linspace(0, L, L)",
+                _wrong_table(np.linspace(0, L, L), w),
+                "the positions are the whole numbers 0, 1, ..., L-1: np.arange(L), not "
+                "np.linspace(0, L, L)"),
+        Mistake("sin(l) * w instead of sin(l * w)",
+                np.stack([np.sin(l)[:, None] * w, np.cos(l)[:, None] * w],
+                         axis=-1).reshape(L, -1),
+                "take sin and cos of the angle l * w_i: np.sin(l * w), not np.sin(l) * w"),
     ]
+    if L == d // 2 and L > 1:
+        mistakes = [*mistakes, Mistake(
+            "angles built (d/2, L) instead of (L, d/2)",
+            np.stack([np.sin(l[:, None] * w).T, np.cos(l[:, None] * w).T],
+                     axis=-1).reshape(L, -1),
+            "angles = np.arange(L)[:, None] * w has shape (L, d/2): one row per position, "
+            "one column per pair; w[:, None] * np.arange(L) is its transpose")]
+    return mistakes
 
 
 # ---------------------------------------------------------------------------------------
@@ -146,7 +172,9 @@ def _call_table(run: CheckRun, call: str, *args):
     except CheckFailure as err:
         if "broadcast" in str(err):
             run.fail(str(err), hint="P[:, 0::2] has d/2 columns: one frequency per PAIR, so w "
-                     "has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1)")
+                     "has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d "
+                     "the argument, never the worked example's d = 4; and the angles "
+                     "np.arange(L)[:, None] * w are (L, d/2), one row per position")
         raise
 
 
@@ -206,6 +234,18 @@ def _embed_mistakes(ids, E, P) -> list[Mistake]:
     if L and np.min(ids) >= 1:
         out.append(Mistake("token ids shifted by one (E[token_ids - 1])", E[ids - 1] + P[:L],
                            "token id t selects row t of E (ids count from 0): E[token_ids]"))
+    d = E.shape[1]
+    out.append(Mistake("embedding scaled by sqrt(d)", E[ids] * np.sqrt(d) + P[:L],
+                       "x_l = E[w_l] + p_l exactly: no sqrt(d) scaling in this workbook"))
+    out.append(Mistake("embedding and position averaged", (E[ids] + P[:L]) / 2,
+                       "x_l = E[w_l] + p_l: add, do not average"))
+    out.append(Mistake("position subtracted", E[ids] - P[:L],
+                       "x_l = E[w_l] + p_l: add the position vector, do not subtract it"))
+    if d % 2 == 0:
+        table = _wrong_table(np.arange(L), 10000.0 ** (-np.arange(0, d, 2) / d))
+        out.append(Mistake("its own sinusoidal table instead of the argument P",
+                           E[ids] + table, "use the P you are given (it may be learned or "
+                           "random): add its first L rows, P[:L]; do not build a new table"))
     out.append(Mistake("embedding multiplied by the position instead of added",
                        E[ids] * P[:L], "x_l = E[w_l] + p_l: add the position vector, "
                        "do not multiply"))
@@ -321,6 +361,18 @@ def _shift_mistakes(k, d) -> list[Mistake]:
         Mistake("exponent 4i/d: the step of 2 counted twice",
                 _blocks(np.cos(k * 10000.0 ** (-4 * i / d)), np.sin(k * 10000.0 ** (-4 * i / d))),
                 HINT_STEP_TWICE),
+        Mistake("the last block left zero (a loop over range(d // 2 - 1))",
+                _blocks(np.where(i == d // 2 - 1, 0.0, c), np.where(i == d // 2 - 1, 0.0, s)),
+                "fill every pair i = 0 .. d/2-1, the last included: range(d // 2)"),
+        Mistake("an integer matrix (cos and sin truncated to whole numbers)",
+                np.trunc(_blocks(c, s)),
+                "make M a float array (np.zeros((d, d)) is float64; dtype=int truncates "
+                "cos and sin to 0 or +-1)"),
+        Mistake("positive exponent (10000^(+2i/d))",
+                _blocks(np.cos(k * 10000.0 ** (2 * i / d)), np.sin(k * 10000.0 ** (2 * i / d))),
+                "the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign"),
+        Mistake("shift by k + 1", _blocks(np.cos((k + 1) * w), np.sin((k + 1) * w)),
+                "the angle of pair i is k * w_i, not (k + 1) * w_i"),
     ]
 
 
@@ -376,7 +428,8 @@ def check_shift_matrix(shift_matrix, reference=None, trials: int = 12) -> None:
     for k, d, table in ((2, 4, STORED_P_6_4), (3, 8, STORED_P_4_8), (-2, 4, STORED_P_6_4)):
         call = f"shift_matrix({k}, {d}) applied to the stored p_l"
         M = as_array(run.call(call, k, d))
-        run.expect_shape(call, M, (d, d))
+        run.expect_shape(call, M, (d, d), hint="a (d, d) matrix with d the argument, not the "
+                         "worked example's 4")
         run.expect_finite(call, M)
         rows = range(max(0, -k), len(table) - max(0, k))
         seen = np.stack([M @ table[l] for l in rows])  # (n, d)

@@ -81,7 +81,8 @@ def _rope_mistakes(X, positions, base) -> list[Mistake]:
         Mistake("rotated by -l * theta (the wrong direction)", _turned(X, -l * theta),
                 HINT_DIRECTION),
         Mistake("one frequency for all pairs", _turned(X, l * np.ones_like(theta)),
-                "pair i turns by l * theta_i with its own theta_i from rope_frequencies"),
+                "pair i turns by l * theta_i with its own theta_i from "
+                "rope_frequencies(d_k, base), d_k = X.shape[-1]"),
         Mistake("positions ignored (0, 1, 2, ... used instead)",
                 _turned(X, np.arange(X.shape[-2])[:, None] * theta),
                 "turn token l by positions[l] * theta_i: the positions argument need not be "
@@ -113,6 +114,34 @@ def _rope_mistakes(X, positions, base) -> list[Mistake]:
         Mistake("positions counted from 1 (positions + 1)", _turned(X, (l + 1) * theta),
                 "use positions[l] as given: a token at position 0 is turned by 0, not by theta"),
     ]
+    last_token_left = np.where(np.arange(X.shape[-2])[:, None] == X.shape[-2] - 1, 0.0,
+                               l * theta)
+    first_token_left = np.where(np.arange(X.shape[-2])[:, None] == 0, 0.0, l * theta)
+    hint_every_token = ("rotate every token l = 0 .. L-1, the first and the last included: "
+                        "loop over range(L) (or better, no loop: angles (L, d_k/2) at once)")
+    mistakes += [
+        Mistake("the last token left unrotated (a loop over range(L - 1))",
+                _turned(X, last_token_left), hint_every_token),
+        Mistake("the first token left unrotated (a loop from 1)", _turned(X, first_token_left),
+                hint_every_token),
+        Mistake("cos written where sin belongs",
+                interleaved(first * c - second * c, first * c + second * c),
+                "the off-diagonal terms use sin: x_2i * cos - x_2i+1 * sin and "
+                "x_2i * sin + x_2i+1 * cos"),
+        Mistake("the second component of each pair never written (left as x_2i+1)",
+                interleaved(y_first, second),
+                "write BOTH components of every pair: feature 2i+1 becomes "
+                "x_2i * sin + x_2i+1 * cos"),
+        Mistake("positions divided by theta", _turned(X, l / theta),
+                "multiply: the angle is positions[l] * theta_i"),
+        Mistake("positions made relative to the first token", _turned(X, (l - l[0]) * theta),
+                "turn token l by its absolute position positions[l]; the offset s - l "
+                "appears in the score q~ . k~ by itself"),
+        Mistake("plus sign in the first component (x_2i * cos + x_2i+1 * sin)",
+                interleaved(first * c + second * s, y_second),
+                "R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, "
+                "x_2i * sin + x_2i+1 * cos]: only the first component has a minus sign"),
+    ]
     if X.shape[-2] == d_k // 2 and X.shape[-2] > 1:
         mistakes.append(Mistake("angles built (d_k/2, L) instead of (L, d_k/2)",
                                 _turned(X, (l * theta).T), HINT_ANGLES_SHAPE))
@@ -141,6 +170,23 @@ def _rotation_mistakes(a) -> list[Mistake]:
         Mistake("the minus sign dropped: [[cos a, sin a], [sin a, cos a]]", matrix(c, s, s, c),
                 "the minus sign belongs on the top-right sin: [[cos a, -sin a], [sin a, cos a]]; "
                 "without it the matrix is no rotation (R^T R != I)"),
+        Mistake("both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]",
+                matrix(c, -s, -s, c),
+                "only the top-right sin has a minus sign: [[cos a, -sin a], [sin a, cos a]]"),
+        Mistake("a reflection: [[cos a, -sin a], [sin a, -cos a]]", matrix(c, -s, s, -c),
+                "cos a sits on BOTH diagonal entries, with a plus sign; -cos a in the corner "
+                "makes a reflection (determinant -1), not a rotation"),
+        Mistake("half the angle", matrix(np.cos(a / 2), -np.sin(a / 2), np.sin(a / 2),
+                                         np.cos(a / 2)),
+                "turn by a itself: np.cos(a), np.sin(a), no halving"),
+        Mistake("angle read as turns (multiplied by pi)",
+                matrix(np.cos(np.pi * a), -np.sin(np.pi * a), np.sin(np.pi * a),
+                       np.cos(np.pi * a)),
+                "a is already in radians: no factor pi"),
+        Mistake("angles truncated to integers",
+                matrix(np.cos(np.trunc(a)), -np.sin(np.trunc(a)), np.sin(np.trunc(a)),
+                       np.cos(np.trunc(a))),
+                "keep the angles as floats: astype(int) or int(a) cuts pi/6 down to 0"),
     ]
 
 
@@ -205,7 +251,8 @@ def _frequency_mistakes(d_k, base) -> list[Mistake]:
         Mistake("base ignored (10000 used whatever base is)", 10000.0 ** (-2 * i / d_k),
                 "use the base argument, not a hard-coded 10000"),
         Mistake("one frequency for all pairs", np.full(d_k // 2, 1.0),
-                "pair i has its own theta_i = base ** (-2i/d_k)"),
+                "pair i has its own theta_i = base ** (-2i/d_k); beware integer division: "
+                "2 * i // d_k is 0 for every pair, use / (true division)"),
         Mistake("missing parentheses: (base ** -2i) / d_k", base ** (-2.0 * i) / d_k,
                 "put the whole exponent in parentheses, base ** (-2 * i / d_k): "
                 "base ** -two_i / d_k is read as (base ** -two_i) / d_k, because ** binds "
@@ -215,11 +262,25 @@ def _frequency_mistakes(d_k, base) -> list[Mistake]:
         Mistake("exponent divided by the number of pairs d_k/2 instead of d_k",
                 base ** (-2 * i / (d_k // 2)),
                 "divide by d_k, the width, not by the number of pairs d_k/2: "
-                "theta_i = base ** (-2i/d_k)"),
+                "theta_i = base ** (-2i/d_k); and np.arange(0, d_k, 2) already holds 2i, "
+                "so do not multiply it by 2 again"),
         Mistake("exponent spread over [0, 1] with np.linspace",
                 base ** (-np.linspace(0.0, 1.0, d_k // 2)),
                 "the exponent 2i/d_k starts at 0 and stops at (d_k - 2)/d_k, just short of 1: "
                 "np.arange(0, d_k, 2) / d_k, not np.linspace(0, 1, d_k // 2)"),
+        Mistake("odd numbers 1, 3, 5, ... in the exponent", base ** (-(2 * i + 1) / d_k),
+                "the exponent uses the even numbers 0, 2, 4, ...: np.arange(0, d_k, 2) / d_k"),
+        Mistake("np.log10 paired with np.exp", np.exp(-np.log10(base) * 2 * i / d_k),
+                "np.exp undoes np.log, the natural logarithm: exp(-log(base) * 2i/d_k); "
+                "np.log10 goes with 10 ** (...)"),
+        Mistake("slowest pair first (reversed order)", (base ** (-2 * i / d_k))[::-1],
+                "theta_0 = 1 is the fastest pair and the frequencies decrease with i: no "
+                "reversing"),
+        Mistake("multiplied by 2 pi", 2 * np.pi * base ** (-2 * i / d_k),
+                "theta_i is already in radians per position: no factor 2 pi"),
+        Mistake("missing parentheses: 1 / base ** 2 * i / d_k", 1 / base ** 2 * i / d_k,
+                "put the whole exponent in parentheses: 1 / base ** (2 * i / d_k); ** binds "
+                "before * and /"),
     ]
 
 
@@ -280,7 +341,8 @@ def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
             return run.call(call, *args)
         except CheckFailure as err:
             if "broadcast" in str(err):  # angles (d_k/2, L) against pairs (..., L, d_k/2)
-                run.fail(str(err), hint=HINT_ANGLES_SHAPE)
+                run.fail(str(err), hint=HINT_ANGLES_SHAPE + "; take d_k from X.shape[-1] and "
+                         "L from len(positions), never the worked example's sizes")
             raise
 
     X = WORKED_ROPE_X.copy()

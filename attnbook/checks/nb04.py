@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbook.checks._core import CheckRun, Mistake, as_array
+from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array
 from attnbook.checks.nb01 import PrecisionAwareRun
 from attnbook.examples import WORKED_K, WORKED_Q, WORKED_V
 from attnbook.ops import torch_attend, torch_softmax
@@ -35,7 +35,29 @@ HINT_OVERFLOW = ("subtract the row maximum of the allowed scores before np.exp: 
 HINT_Y = ("the weights are right but Y is not: Y = A @ V with the masked weights A you "
           "return")
 HINT_NAN = ("a row with no allowed key is all -inf; its maximum is -inf and -inf - (-inf) is "
-            "NaN. Give such rows all-zero weights (np.where on the row maximum and the sum)")
+            "NaN. Give such rows all-zero weights (np.where on the row maximum and the sum). "
+            "Also 0 * -inf is NaN: build an additive mask with np.where(allowed, 0.0, -np.inf), "
+            "never (~allowed) * -np.inf")
+HINT_SIZES = ("take every size from the arguments (L, len(lengths), X.shape), never the worked "
+              "example's sizes")
+HINT_KEEPDIMS = ("reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), "
+                 "e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up "
+                 "with the KEY axis and every column is shifted or divided by another row's value")
+HINT_LEADING = ("with leading axes, allowed may broadcast over them (e.g. (B, 1, L, L) against "
+                "(B, h, L, L)): use np.where(allowed, S, -np.inf), which broadcasts, not "
+                "S[~allowed] = ...; and Q @ np.swapaxes(K, -1, -2), not np.dot or K.T, which mix "
+                "up the leading axes")
+
+
+def _call_with_hint(run: CheckRun, call: str, hint: str, *args):
+    """run.call, with `hint` added when the student's code fails on broadcasting/indexing."""
+    try:
+        return run.call(call, *args)
+    except CheckFailure as err:
+        if any(word in str(err) for word in ("broadcast", "shape mismatch", "boolean index",
+                                             "could not be", "dimension")):
+            run.fail(str(err), hint=hint)
+        raise
 
 
 def _grid(L: int) -> tuple[np.ndarray, np.ndarray]:
@@ -82,6 +104,10 @@ def _causal_mistakes(L: int) -> list[Mistake]:
         Mistake("np.tril(..., k=1): each query also reads the next token", j <= i + 1,
                 "k=1 lets each query read one token into the future; the causal mask is "
                 "np.tril(..., k=0) (the default), i.e. j <= i"),
+        Mistake("the last row left all False (a loop over range(L - 1))",
+                (j <= i) & (i < L - 1),
+                "fill every row i = 0 .. L-1, the last included (range(L)); the last query "
+                "reads all L keys"),
     ]
 
 
@@ -102,7 +128,8 @@ def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
 
     call = "causal_mask(1) (a single token)"
     M = run.call(call, 1)
-    run.expect_shape(call, M, (1, 1))
+    run.expect_shape(call, M, (1, 1), hint="build the (L, L) mask from L, not the worked "
+                     "example's size 4")
     run.expect_close(call, as_array(M).astype(bool), [[True]],
                      hint="a single token may read itself")
 
@@ -141,13 +168,18 @@ def _padding_mistakes(lengths, L: int) -> list[Mistake]:
                                 real.shape),
                 "each message (row b) uses its own length lengths[b]: compare the positions "
                 "with lengths[:, None]"),
+        Mistake("the last message left all False (a loop over range(B - 1))",
+                real & (np.arange(len(lengths)) < len(lengths) - 1)[:, None],
+                "fill every message b = 0 .. B-1, the last included: range(len(lengths))"),
     ]
 
 
 def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
     run = CheckRun(padding_mask)
+    hint_axes = ("compare positions (1, L) with lengths (B, 1): np.arange(L)[None, :] < "
+                 "lengths[:, None] gives (B, L)")
     call = "padding_mask([4, 2], 4) (Message A: 4 tokens, Message B: 2 tokens + 2 <PAD>)"
-    M = run.call(call, np.array([4, 2]), 4)
+    M = _call_with_hint(run, call, hint_axes, np.array([4, 2]), 4)
     run.expect_shape(call, M, (2, 4), hint="one row per message, one column per position: "
                      "(B, L)")
     M = _expect_bool(run, call, M)
@@ -155,8 +187,9 @@ def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
                      mistakes=_padding_mistakes([4, 2], 4), what="mask entries")
 
     call = "padding_mask([1, 3, 0], 3) (a list; one empty message)"
-    M = run.call(call, [1, 3, 0], 3)
-    run.expect_shape(call, M, (3, 3))
+    M = _call_with_hint(run, call, hint_axes, [1, 3, 0], 3)
+    run.expect_shape(call, M, (3, 3), hint="(B, L) with B = len(lengths) and L the argument "
+                     "L: not the worked example's 4. " + hint_axes)
     M = _expect_bool(run, call, M)
     run.expect_close(call, M, [[True, False, False], [True, True, True],
                                [False, False, False]],
@@ -237,15 +270,25 @@ def _attention_mask_mistakes(lengths, L: int, causal: bool) -> list[Mistake]:
                 np.broadcast_to((tri.transpose(0, 2, 1) if causal else tri) & keys,
                                 (len(lengths), L, L)),
                 "row i is query i; it may read columns j <= i"),
+        Mistake("the last message left all False (a loop over range(B - 1))",
+                np.broadcast_to(tri & keys, (len(lengths), L, L))
+                & (np.arange(len(lengths)) < len(lengths) - 1)[:, None, None],
+                "fill every message b = 0 .. B-1, the last included: range(len(lengths))"),
+        Mistake("padding mask inverted (True on the pads)",
+                np.broadcast_to(tri & ~keys, (len(lengths), L, L)),
+                "True marks a real key, which may be read; the <PAD> keys are False"),
     ]
 
 
 def _check_attention_mask_case(run: CheckRun, lengths, L: int, causal: bool, expected,
                                label: str = "") -> None:
     call = f"attention_mask({list(np.asarray(lengths).tolist())}, {L}, causal={causal}){label}"
-    M = run.call(call, lengths, L, causal)
+    M = _call_with_hint(run, call, "give each piece its axes: padding_mask(lengths, L)[:, None, "
+                        ":] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] "
+                        "is (1, L, L); " + HINT_SIZES, lengths, L, causal)
     run.expect_shape(call, M, (len(lengths), L, L),
-                     hint="one (L, L) matrix per message: shape (B, L, L)")
+                     hint="one (L, L) matrix per message: shape (B, L, L), with B = "
+                     "len(lengths), never a fixed number, and L the argument L")
     M = _expect_bool(run, call, M)
     run.expect_close(call, M, expected, mistakes=_attention_mask_mistakes(lengths, L, causal),
                      what="mask entries")
@@ -265,6 +308,9 @@ def check_attention_mask(attention_mask, reference=None, trials: int = 10) -> No
                                " (Message A and Message B, causal decoder)")
     _check_attention_mask_case(run, [0, 1], 2, True, [[[F, F], [F, F]], [[T, F], [T, F]]],
                                " (an empty message and a one-token message)")
+    _check_attention_mask_case(run, np.array([3, 0, 1]), 3, True,
+                               [[[T, F, F], [T, T, F], [T, T, T]], [[F, F, F]] * 3,
+                                [[T, F, F]] * 3], " (three messages)")
     run.expect_raises("attention_mask([5], 4, True) (a length longer than L)", ValueError,
                       np.array([5]), 4, True, mentions=("lengths",))
     if reference is not None:
@@ -313,7 +359,46 @@ def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mi
              torch_softmax(np.where(allowed, S, -np.inf), axis=-2),
              "each query's weights (a row, the last axis) must sum to 1"),
         ]
+        masked = np.where(allowed, S, -np.inf)
+        finite = np.isfinite(masked)
+        top = masked[finite].max() if finite.any() else 0.0
+        e = np.exp(masked - top)
+        total = e.sum(axis=-1, keepdims=True)
+        candidates.append((
+            "the maximum of the whole array subtracted instead of each row's",
+            np.divide(e, total, out=np.zeros_like(e), where=total > 0),
+            "subtract each ROW's maximum (axis=-1, keepdims=True), not the maximum of the "
+            "whole array: a row far below the global maximum underflows to all zeros"))
+        if allowed.any():
+            candidates.append((
+                "every weight zero (NaN scores, e.g. from (~allowed) * -inf, dropped as empty "
+                "rows)", np.zeros_like(masked),
+                "every row came out empty although its query has allowed keys: 0 * -inf is NaN, "
+                "so (~allowed) * -np.inf poisons the allowed scores too; mask with "
+                "np.where(allowed, S, -np.inf)"))
+        row_max = masked.max(axis=-1, keepdims=True)
+        e = np.exp(masked - np.where(np.isfinite(row_max), row_max, 0.0))
+        candidates.append(("weights never divided by the row sum", e,
+                           "divide by each row's sum so that every row of A sums to 1"))
+        if Q.ndim > 2 and Q.shape[1] != d_k:
+            candidates.append((
+                "d_k read from Q.shape[1]",
+                torch_softmax(np.where(allowed, S * np.sqrt(d_k) / np.sqrt(Q.shape[1]),
+                                       -np.inf)),
+                "d_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another "
+                "axis (the heads or the queries)"))
         if S.shape[-1] == S.shape[-2] and S.shape[-1] > 1:
+            flat_max = masked.max(axis=-1)[..., None, :]
+            e = np.exp(masked - np.where(np.isfinite(flat_max), flat_max, 0.0))
+            total = e.sum(axis=-1, keepdims=True)
+            candidates.append(("row maximum without keepdims",
+                               np.divide(e, total, out=np.zeros_like(e), where=total > 0),
+                               HINT_KEEPDIMS))
+            e = np.exp(masked - np.where(np.isfinite(row_max), row_max, 0.0))
+            total = e.sum(axis=-1)[..., None, :]
+            candidates.append(("row sum without keepdims",
+                               np.divide(e, total, out=np.zeros_like(e), where=total > 0),
+                               HINT_KEEPDIMS))
             candidates.append((
                 "allowed transposed (its rows read as keys)",
                 torch_softmax(np.where(np.swapaxes(allowed, -1, -2), S, -np.inf)),
@@ -365,7 +450,14 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     run = PrecisionAwareRun(masked_attention)  # float32 answers judged at float32 precision
     causal = _lower(4)
     call = "masked_attention(Q, K, V, allowed) on the worked example with a causal mask"
-    result = run.call(call, WORKED_Q, WORKED_K, WORKED_V, causal)
+    inputs = (WORKED_Q.copy(), WORKED_K.copy(), WORKED_V.copy(), causal.copy())
+    result = run.call(call, *inputs)
+    run.expect_true(all(np.array_equal(seen, kept) for seen, kept in
+                        zip(inputs, (WORKED_Q, WORKED_K, WORKED_V, causal))),
+                    f"{call} changed one of its inputs in place.",
+                    hint="never write into Q, K, V or allowed (Q /= ... or S[...] = ... on a "
+                    "view changes the caller's array): compute new arrays instead, "
+                    "S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)")
     _compare_attention(run, call, result, WORKED_Q, WORKED_K, WORKED_V, causal)
     A = as_array(result[1])
     run.expect_close(f"{call}: first row of A (query 0 sees only key 0)", A[0],
@@ -395,7 +487,8 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     allowed[1, :, :, 3:] = False  # message 1 has 3 real tokens
     call = ("masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
             "broadcast over the 3 heads")
-    _compare_attention(run, call, run.call(call, Q, K, V, allowed), Q, K, V, allowed)
+    _compare_attention(run, call, _call_with_hint(run, call, HINT_LEADING, Q, K, V, allowed),
+                       Q, K, V, allowed)
 
     # No peeking: changing the last key and value leaves every earlier output unchanged.
     Q, K, V = (rng.standard_normal((5, 3)) for _ in range(3))

@@ -564,3 +564,78 @@ ALTERNATIVES = [
         return Y.reshape(len(Q), V.shape[1]), A
     """),
 ]
+
+# --- round 3: more realistic slips -----------------------------------------------------
+_SOFTMAX = """
+    row_max = {row_max}
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = {total}
+    return {result}
+"""
+
+
+def _softmax(row_max="S.max(axis=-1, keepdims=True)", total="e.sum(axis=-1, keepdims=True)",
+             result="np.divide(e, total, out=np.zeros_like(e), where=total > 0)"):
+    return _SOFTMAX.format(row_max=row_max, total=total, result=result)
+
+
+MISTAKES += [
+    # project_qkv
+    mistake("project_qkv", "elementwise * instead of the matrix product", """
+        return X * W_Q, X * W_K, X * W_V
+    """, hint="not * (elementwise)"),
+    mistake("project_qkv", "K returned transposed, ready for the score", """
+        return X @ W_Q.T, W_K @ X.T, X @ W_V.T
+    """, hint="one row per token"),
+    mistake("project_qkv", "V left as X (no value projection)", """
+        return X @ W_Q.T, X @ W_K.T, X
+    """, hint="V = X @ W_V.T"),
+    # score_matrix
+    mistake("score_matrix", "floor division // by sqrt(d_k)", """
+        return Q @ K.T // np.sqrt(Q.shape[-1])
+    """, hint="not //"),
+    mistake("score_matrix", "cosine similarity instead of the dot product", """
+        Qn = Q / np.linalg.norm(Q, axis=-1, keepdims=True)
+        Kn = K / np.linalg.norm(K, axis=-1, keepdims=True)
+        return Qn @ Kn.T / np.sqrt(Q.shape[-1])
+    """, hint="vector norms"),
+    mistake("score_matrix", "hard-coded sqrt(3) (the worked example's d_k)", """
+        return Q @ K.T / np.sqrt(3)
+    """, hint="d_k = Q.shape[-1]"),
+    # softmax_rows
+    mistake("softmax_rows", "row maximum but column sums", _softmax(
+        total="e.sum(axis=0, keepdims=True)"), hint="the sum as well as the max"),
+    mistake("softmax_rows", "max over axis=1 (right only in 2-D)", _softmax(
+        row_max="S.max(axis=1, keepdims=True)"), hint="the sum as well as the max"),
+    mistake("softmax_rows", "log-softmax returned", """
+        row_max = S.max(axis=-1, keepdims=True)
+        row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+        e = np.exp(S - row_max)
+        total = e.sum(axis=-1, keepdims=True)
+        with np.errstate(divide="ignore"):
+            return np.where(total > 0, S - row_max - np.log(np.where(total > 0, total, 1.0)),
+                            0.0)
+    """, hint="not their logarithms"),
+    mistake("softmax_rows", "exponentials never divided by the row sum",
+            _softmax(result="e"), hint="divide by the sum of its own row"),
+    mistake("softmax_rows", "-inf scores replaced by 0 before exp", """
+        S = np.where(np.isinf(S), 0.0, S)
+        row_max = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - row_max)
+        return e / e.sum(axis=-1, keepdims=True)
+    """, hint="leave it as -inf"),
+    # attention
+    mistake("attention", "V @ A instead of A @ V", """
+        A = softmax_rows(score_matrix(Q, K))
+        return V @ A, A
+    """, hint="Y = A @ V"),
+    mistake("attention", "score_matrix(K, Q): arguments swapped", """
+        A = softmax_rows(score_matrix(K, Q))
+        return A @ V, A
+    """, hint="queries first"),
+    mistake("attention", "Y transposed", """
+        A = softmax_rows(score_matrix(Q, K))
+        return (A @ V).T, A
+    """, hint="one row per query"),
+]

@@ -567,3 +567,100 @@ ALTERNATIVES = [
         return table(ids) + torch.Tensor(P[:len(ids)])
     """),
 ]
+
+# --- round 3: more realistic slips -----------------------------------------------------
+_TABLE = """
+    l = {l}
+    w = {w}
+    P = np.zeros((L, d))
+    P[:, 0::2] = {sin}
+    P[:, 1::2] = {cos}
+    return P
+"""
+
+
+def _table(l="np.arange(L, dtype=np.float64)[:, None]", w="10000.0 ** (-np.arange(0, d, 2) / d)",
+           sin="np.sin(l * w)", cos="np.cos(l * w)"):
+    return _TABLE.format(l=l, w=w, sin=sin, cos=cos)
+
+
+_SHIFT = """
+    w = {w}
+    M = np.zeros({shape}{dtype})
+    for i in range({pairs}):
+        a = {angle}
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+    return M
+"""
+
+
+def _shift(w="10000.0 ** (-np.arange(0, d, 2) / d)", shape="(d, d)", dtype="",
+           pairs="d // 2", angle="k * w[i]"):
+    return _SHIFT.format(w=w, shape=shape, dtype=dtype, pairs=pairs, angle=angle)
+
+
+MISTAKES += [
+    # sinusoidal_positions
+    mistake("sinusoidal_positions", "hard-coded d = 4 (the lecture's curves)",
+            _table(w="10000.0 ** (-np.arange(0, 4, 2) / d)"), hint="never the worked example's"),
+    mistake("sinusoidal_positions", "loop over range(L - 1) leaves the last row zero", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        P = np.zeros((L, d))
+        for l in range(L - 1):
+            P[l, 0::2], P[l, 1::2] = np.sin(l * w), np.cos(l * w)
+        return P
+    """, hint="every position"),
+    mistake("sinusoidal_positions", "loop over range(d // 2 - 1) leaves the last pair zero", """
+        P = np.zeros((L, d))
+        l = np.arange(L)
+        for i in range(d // 2 - 1):
+            w = 10000.0 ** (-2 * i / d)
+            P[:, 2 * i], P[:, 2 * i + 1] = np.sin(l * w), np.cos(l * w)
+        return P
+    """, hint="every pair"),
+    mistake("sinusoidal_positions", "missing parentheses: 1 / 10000 ** (2i) / d",
+            _table(w="1 / 10000.0 ** np.arange(0, d, 2) / d"), hint="parentheses"),
+    mistake("sinusoidal_positions", "positions from np.linspace(0, L, L)",
+            _table(l="np.linspace(0, L, L)[:, None]"), hint="np.arange(L)"),
+    mistake("sinusoidal_positions", "sin(l) * w instead of sin(l * w)",
+            _table(sin="np.sin(l) * w", cos="np.cos(l) * w"), hint="np.sin(l * w)"),
+    mistake("sinusoidal_positions", "angles built (d/2, L) and transposed on assignment", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        angles = w[:, None] * np.arange(L)[None, :]
+        P = np.zeros((L, d))
+        P[:, 0::2], P[:, 1::2] = np.sin(angles), np.cos(angles)
+        return P
+    """, hint="(L, d/2)"),
+    # embed
+    mistake("embed", "hard-coded 3 positions (the worked example's length)", """
+        return E[token_ids] + P[:3]
+    """, hint="P[:L]"),
+    mistake("embed", "one position row too few (P[:L - 1])", """
+        return E[token_ids] + P[:len(token_ids) - 1]
+    """, hint="P[:L]"),
+    mistake("embed", "P sliced by the vocabulary size", """
+        return E[token_ids] + P[:E.shape[0]]
+    """, hint="P[:L]"),
+    mistake("embed", "embedding scaled by sqrt(d)", """
+        return E[token_ids] * np.sqrt(E.shape[1]) + P[:len(token_ids)]
+    """, hint="no sqrt(d) scaling"),
+    mistake("embed", "embedding and position averaged", """
+        return (E[token_ids] + P[:len(token_ids)]) / 2
+    """, hint="do not average"),
+    mistake("embed", "position subtracted", """
+        return E[token_ids] - P[:len(token_ids)]
+    """, hint="add the position vector"),
+    mistake("embed", "its own sinusoidal table instead of the argument P", """
+        return E[token_ids] + sinusoidal_positions(len(token_ids), E.shape[1])
+    """, hint="use the P you are given"),
+    # shift_matrix
+    mistake("shift_matrix", "loop over range(d // 2 - 1) leaves the last block zero",
+            _shift(pairs="d // 2 - 1"), hint="every pair"),
+    mistake("shift_matrix", "integer matrix (np.zeros(..., dtype=int))",
+            _shift(dtype=", dtype=int"), hint="float"),
+    mistake("shift_matrix", "positive exponent", _shift(w="10000.0 ** (np.arange(0, d, 2) / d)"),
+            hint="minus sign"),
+    mistake("shift_matrix", "shift by k + 1", _shift(angle="(k + 1) * w[i]"), hint="not (k + 1)"),
+    mistake("shift_matrix", "hard-coded 4 x 4 (the worked example's d)", _shift(shape="(4, 4)",
+            pairs="2"), hint="not the worked example's"),
+]

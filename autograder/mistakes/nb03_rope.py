@@ -434,3 +434,136 @@ ALTERNATIVES = [
         return np.geomspace(1.0, base ** (-(d_k - 2) / d_k), num=d_k // 2)
     """),
 ]
+
+# --- round 3: more realistic slips -----------------------------------------------------
+_ROPE_BODY = """
+    angles = {angles}
+    c, s = np.cos(angles), np.sin(angles)
+    out = np.empty_like(X)
+    out[..., 0::2] = {first}
+    out[..., 1::2] = {second}
+    return out
+"""
+
+
+def _rope(angles="positions[:, None] * rope_frequencies(X.shape[-1], base)",
+          first="X[..., 0::2] * c - X[..., 1::2] * s",
+          second="X[..., 0::2] * s + X[..., 1::2] * c"):
+    return _ROPE_BODY.format(angles=angles, first=first, second=second)
+
+
+def _matrix(c="np.cos(a)", s="np.sin(a)", rows="[c, -s], [s, c]"):
+    first, second = rows.split("], [")
+    return f"""
+        c, s = {c}, {s}
+        return np.stack([np.stack([{first.strip('[')}], -1),
+                         np.stack([{second.strip(']')}], -1)], -2)
+    """
+
+
+MISTAKES += [
+    # rotation_2d
+    mistake("rotation_2d", "both sin entries negative", _matrix(rows="[c, -s], [-s, c]"),
+            hint="only the top-right sin has a minus sign"),
+    mistake("rotation_2d", "a reflection: -cos in the bottom-right",
+            _matrix(rows="[c, -s], [s, -c]"),
+            hint="cos a sits on BOTH diagonal entries"),
+    mistake("rotation_2d", "half the angle (a / 2)", _matrix(c="np.cos(a / 2)", s="np.sin(a / 2)"),
+            hint="turn by a itself"),
+    mistake("rotation_2d", "angle read as turns (multiplied by pi)",
+            _matrix(c="np.cos(np.pi * a)", s="np.sin(np.pi * a)"),
+            hint="no factor pi"),
+    mistake("rotation_2d", "angles truncated to integers",
+            _matrix(c="np.cos(a.astype(int))", s="np.sin(a.astype(int))"),
+            hint="keep the angles as floats"),
+    mistake("rotation_2d", "float(a) only takes one angle", """
+        t = float(a)
+        return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    """, hint="work elementwise"),
+    # rope_frequencies
+    mistake("rope_frequencies", "integer division // in the exponent", """
+        i = np.arange(d_k // 2)
+        return base ** (-(2 * i // d_k))
+    """, hint="integer division"),
+    mistake("rope_frequencies", "odd numbers 1, 3, 5 in the exponent", """
+        return base ** (-np.arange(1, d_k, 2) / d_k)
+    """, hint="even numbers 0, 2, 4"),
+    mistake("rope_frequencies", "one value too many (arange to d_k inclusive)", """
+        return base ** (-np.arange(0, d_k + 1, 2) / d_k)
+    """, hint="d_k/2 values, not d_k"),
+    mistake("rope_frequencies", "np.log10 paired with np.exp", """
+        return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)
+    """, hint="natural logarithm"),
+    mistake("rope_frequencies", "slowest pair first (reversed)", """
+        return (base ** (-np.arange(0, d_k, 2) / d_k))[::-1]
+    """, hint="the frequencies decrease"),
+    mistake("rope_frequencies", "multiplied by 2 pi", """
+        return 2 * np.pi * base ** (-np.arange(0, d_k, 2) / d_k)
+    """, hint="no factor 2 pi"),
+    mistake("rope_frequencies", "2i doubled twice (arange step 2 times 2)", """
+        two_i = np.arange(0, d_k, 2)
+        return base ** (-2 * two_i / d_k)
+    """, hint="already holds 2i"),
+    mistake("rope_frequencies", "missing parentheses: 1 / base ** 2 * i / d_k", """
+        i = np.arange(d_k // 2)
+        return 1 / base ** 2 * i / d_k
+    """, hint="put the whole exponent in parentheses"),
+    mistake("rope_frequencies", "hard-coded two pairs (the worked example's d_k = 4)", """
+        return base ** (-np.arange(0, 4, 2) / d_k)
+    """, hint="d_k/2 values"),
+    # apply_rope
+    mistake("apply_rope", "last token left unrotated (loop over range(L - 1))", """
+        theta = rope_frequencies(X.shape[-1], base)
+        out = X.copy()
+        for l in range(X.shape[-2] - 1):
+            c, s = np.cos(positions[l] * theta), np.sin(positions[l] * theta)
+            out[..., l, 0::2] = X[..., l, 0::2] * c - X[..., l, 1::2] * s
+            out[..., l, 1::2] = X[..., l, 0::2] * s + X[..., l, 1::2] * c
+        return out
+    """, hint="every token"),
+    mistake("apply_rope", "first token skipped (loop from 1)", """
+        theta = rope_frequencies(X.shape[-1], base)
+        out = X.copy()
+        for l in range(1, X.shape[-2]):
+            c, s = np.cos(positions[l] * theta), np.sin(positions[l] * theta)
+            out[..., l, 0::2] = X[..., l, 0::2] * c - X[..., l, 1::2] * s
+            out[..., l, 1::2] = X[..., l, 0::2] * s + X[..., l, 1::2] * c
+        return out
+    """, hint="every token"),
+    mistake("apply_rope", "angles positions * theta without [:, None]",
+            _rope(angles="positions * rope_frequencies(X.shape[-1], base)"), hint="(L, d_k/2)"),
+    mistake("apply_rope", "cos written where sin belongs",
+            _rope(first="X[..., 0::2] * c - X[..., 1::2] * c",
+                  second="X[..., 0::2] * c + X[..., 1::2] * c"), hint="sin"),
+    mistake("apply_rope", "second component never written (left as x_2i+1)", """
+        angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+        out = X.copy()
+        out[..., 0::2] = X[..., 0::2] * np.cos(angles) - X[..., 1::2] * np.sin(angles)
+        return out
+    """, hint="write BOTH components"),
+    mistake("apply_rope", "loop over X's first axis as if it were the tokens", """
+        theta = rope_frequencies(X.shape[-1], base)
+        out = np.empty_like(X)
+        for l in range(X.shape[0]):
+            c, s = np.cos(positions[l] * theta), np.sin(positions[l] * theta)
+            out[l, 0::2] = X[l, 0::2] * c - X[l, 1::2] * s
+            out[l, 1::2] = X[l, 0::2] * s + X[l, 1::2] * c
+        return out
+    """, hint="keep every leading axis"),
+    mistake("apply_rope", "positions divided by theta",
+            _rope(angles="positions[:, None] / rope_frequencies(X.shape[-1], base)"),
+            hint="multiply"),
+    mistake("apply_rope", "hard-coded d_k = 4 (the worked example's width)",
+            _rope(angles="positions[:, None] * rope_frequencies(4, base)"),
+            hint="never the worked example's sizes"),
+    mistake("apply_rope", "positions made relative to the first token",
+            _rope(angles="(positions - positions[0])[:, None]"
+                         " * rope_frequencies(X.shape[-1], base)"),
+            hint="absolute position"),
+    mistake("apply_rope", "plus sign in the first component",
+            _rope(first="X[..., 0::2] * c + X[..., 1::2] * s"),
+            hint="only the first component has a minus sign"),
+    mistake("apply_rope", "rope_frequencies called with d_k / 2",
+            _rope(angles="positions[:, None] * rope_frequencies(X.shape[-1] // 2, base)"),
+            hint="rope_frequencies(d_k, base)"),
+]

@@ -571,3 +571,141 @@ ALTERNATIVES = [
         return a @ v, a
     """),
 ]
+
+# --- round 3: more realistic slips -----------------------------------------------------
+_ATTEND = """
+    d_k = Q.shape[-1]
+    S = {scores}
+    S = {masked}
+    row_max = {row_max}
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = {total}
+    A = {weights}
+    return A @ V, A
+"""
+
+
+def _attend(scores="Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)",
+            masked="np.where(allowed, S, -np.inf)",
+            row_max="S.max(axis=-1, keepdims=True)",
+            total="e.sum(axis=-1, keepdims=True)",
+            weights="np.divide(e, total, out=np.zeros_like(e), where=total > 0)"):
+    return _ATTEND.format(scores=scores, masked=masked, row_max=row_max, total=total,
+                          weights=weights)
+
+
+MISTAKES += [
+    # causal_mask
+    mistake("causal_mask", "hard-coded 4 x 4 (the worked example's size)", """
+        return np.tril(np.ones((4, 4), dtype=bool))
+    """, hint="from L, not the worked example's size"),
+    mistake("causal_mask", "loop fills M[i, :i] (the diagonal left out)", """
+        M = np.zeros((L, L), dtype=bool)
+        for i in range(L):
+            M[i, :i] = True
+        return M
+    """, hint="itself included"),
+    mistake("causal_mask", "loop over range(L - 1) leaves the last row False", """
+        M = np.zeros((L, L), dtype=bool)
+        for i in range(L - 1):
+            M[i, :i + 1] = True
+        return M
+    """, hint="every row"),
+    # padding_mask
+    mistake("padding_mask", "comparison without new axes", """
+        return np.arange(L) < lengths
+    """, hint="lengths[:, None]"),
+    mistake("padding_mask", "loop over range(B - 1) leaves the last message False", """
+        M = np.zeros((len(lengths), L), dtype=bool)
+        for b in range(len(lengths) - 1):
+            M[b, :lengths[b]] = True
+        return M
+    """, hint="every message"),
+    mistake("padding_mask", "hard-coded 4 columns (the worked example's L)", """
+        return np.arange(4)[None, :] < lengths[:, None]
+    """, hint="not the worked example's"),
+    mistake("padding_mask", "width taken from len(lengths) (B) instead of L", """
+        return np.arange(len(lengths))[None, :] < lengths[:, None]
+    """, hint="(B, L)"),
+    # attention_mask
+    mistake("attention_mask", "causal and padding masks combined without new axes", """
+        keys = padding_mask(lengths, L)
+        if causal:
+            return causal_mask(L) & keys
+        return np.broadcast_to(keys[:, None, :], (len(lengths), L, L)).copy()
+    """, hint="[:, None, :]"),
+    mistake("attention_mask", "encoder branch returns the (B, L) padding mask itself", """
+        keys = padding_mask(lengths, L)
+        if causal:
+            return keys[:, None, :] & causal_mask(L)[None]
+        return keys
+    """, hint="(B, L, L)"),
+    mistake("attention_mask", "batch size hard-coded to 2 (Message A and Message B)", """
+        keys = padding_mask(lengths, L)[:, None, :]
+        if causal:
+            keys = keys & causal_mask(L)[None]
+        return np.broadcast_to(keys, (2, L, L)).copy()
+    """, hint="never the worked example's sizes"),
+    mistake("attention_mask", "loop over range(B - 1) leaves the last message False", """
+        out = np.zeros((len(lengths), L, L), dtype=bool)
+        for b in range(len(lengths) - 1):
+            out[b, :, :lengths[b]] = True
+            if causal:
+                out[b] &= causal_mask(L)
+        return out
+    """, hint="every message"),
+    mistake("attention_mask", "size taken from max(lengths) instead of L", """
+        n = int(max(lengths)) if len(lengths) else L
+        keys = padding_mask(lengths, n)[:, None, :]
+        if causal:
+            keys = keys & causal_mask(n)[None] if n else keys
+        return np.broadcast_to(keys, (len(lengths), n, n)).copy()
+    """, hint="(B, L, L)"),
+    mistake("attention_mask", "padding mask inverted (True on the pads)", """
+        keys = ~padding_mask(lengths, L)[:, None, :]
+        if causal:
+            keys = keys & causal_mask(L)[None]
+        return np.broadcast_to(keys, (len(lengths), L, L)).copy()
+    """, hint="True marks a real key"),
+    # masked_attention
+    mistake("masked_attention", "maximum of the whole array instead of each row",
+            _attend(row_max="np.max(S[np.isfinite(S)]) if np.isfinite(S).any() else 0.0"),
+            hint="each ROW's maximum"),
+    mistake("masked_attention", "row maximum without keepdims",
+            _attend(row_max="S.max(axis=-1)"), hint="keepdims=True"),
+    mistake("masked_attention", "row sum without keepdims",
+            _attend(total="e.sum(axis=-1)",
+                    weights="np.divide(e, total, out=np.zeros_like(e), where=total > 0)"),
+            hint="keepdims=True"),
+    mistake("masked_attention", "boolean indexing S[~allowed] breaks a broadcast mask", """
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        S[~allowed] = -np.inf
+        row_max = S.max(axis=-1, keepdims=True)
+        row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+        e = np.exp(S - row_max)
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="which broadcasts"),
+    mistake("masked_attention", "Q scaled in place (Q /= sqrt(d_k))", """
+        Q /= np.sqrt(Q.shape[-1])
+        S = np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf)
+        row_max = S.max(axis=-1, keepdims=True)
+        row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+        e = np.exp(S - row_max)
+        total = e.sum(axis=-1, keepdims=True)
+        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return A @ V, A
+    """, hint="in place"),
+    mistake("masked_attention", "d_k read from Q.shape[1]",
+            _attend(scores="Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[1])"),
+            hint="Q.shape[-1]"),
+    mistake("masked_attention", "np.dot mixes up leading axes",
+            _attend(scores="np.dot(Q, np.swapaxes(K, -1, -2)) / np.sqrt(d_k)"),
+            hint="np.dot"),
+    mistake("masked_attention", "weights never divided by the row sum",
+            _attend(weights="e"), hint="divide by each row's sum"),
+    mistake("masked_attention", "additive mask built as (~allowed) * -inf",
+            _attend(masked="S + (~allowed) * -np.inf"), hint="0 * -inf is NaN"),
+]
