@@ -33,6 +33,13 @@ HINT_SPLIT = ("reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positi
               ".transpose(1, 2)")
 HINT_MERGE = ("merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, "
               "d_k), then .reshape(B, L, h * d_k) puts head 0's features first")
+HINT_AXES = ("the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes "
+             "from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front")
+HINT_SPLIT_SHAPE = ("(B, L, d_model) -> (B, h, L, d_k): h = n_heads and d_k = d_model // "
+                    "n_heads come from the arguments (not the worked example), and the batch "
+                    "axis B stays first")
+HINT_MERGE_SHAPE = ("(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that "
+                    "order and concatenate the heads side by side along the features")
 HINT_NAN = ("a query with no allowed key has only -inf scores and torch.softmax returns NaN "
             "for it: give such rows zero weights (for example torch.nan_to_num or "
             "torch.where on the row)")
@@ -64,6 +71,9 @@ _ERROR_HINTS = [
     ("but got float", "sizes must be ints: d_k = d_model // n_heads (integer division), not "
      "d_model / n_heads"),
     ("'NoneType'", "allowed=None means no mask: only fill -inf when allowed is not None"),
+    ("is invalid for input of size", "take every size from the input itself (B, h, L, d_k = "
+     "y.shape, d_k = d_model // n_heads): numbers from the worked example break other sizes"),
+    ("Dimension out of range", HINT_AXES),
     ("shape of the mask", "boolean indexing scores[~allowed] needs a mask of the scores' own "
      "shape; scores.masked_fill(~allowed, -inf) broadcasts allowed for you"),
 ]
@@ -79,8 +89,10 @@ def _call(run: CheckRun, call: str, *args):
         names = getattr(getattr(run.func, "__code__", None), "co_names", ())
         if "T" in names and "must match the size" in text or "T" in names and \
                 "cannot be multiplied" in text:
-            hints.append("k.T reverses EVERY axis of a batched tensor: use "
+            hints.insert(0, "k.T reverses EVERY axis of a batched tensor: use "
                          "k.transpose(-2, -1) (or k.mT) to swap only the last two")
+        if not hints and "must match the size" in text:
+            hints.append(HINT_AXES)
         if hints and "Hint:" not in text:
             raise CheckFailure(f"{run.name}: {text}\nHint: {hints[0]}") from err
         raise
@@ -133,7 +145,7 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
     call = "split_heads(x, 2) with x = torch.arange(12.).reshape(1, 3, 4)"
     y = _call(run, call, x, 2)
     _expect_tensor(run, call, y)
-    run.expect_shape(call, y, (1, 2, 3, 2), hint="(B, L, d_model) -> (B, h, L, d_k)")
+    run.expect_shape(call, y, (1, 2, 3, 2), hint=HINT_SPLIT_SHAPE)
     expected = [[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]],
                  [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]]
     _close(run, call, y, expected, mistakes=_split_mistakes(x, 2))
@@ -143,11 +155,11 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
     x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(51), dtype=torch.float64)
     call = "split_heads(x, 3) with x of shape (2, 5, 12)"
     y = _call(run, call, x, 3)
-    run.expect_shape(call, y, (2, 3, 5, 4))
+    run.expect_shape(call, y, (2, 3, 5, 4), hint=HINT_SPLIT_SHAPE)
     _close(run, call, y, _split(x, 3), mistakes=_split_mistakes(x, 3))
     call = "split_heads(x, 1) (a single head)"
     y = _call(run, call, x, 1)
-    run.expect_shape(call, y, (2, 1, 5, 12))
+    run.expect_shape(call, y, (2, 1, 5, 12), hint=HINT_SPLIT_SHAPE)
     _close(run, call, y, x[:, None])
 
     run.expect_raises("split_heads(x, 5) with d_model = 12", ValueError, x, 5,
@@ -161,7 +173,7 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
             x = torch.randn(B, L, h * d_k, generator=g)
             call = f"split_heads on random x ({B}, {L}, {h * d_k}) with n_heads = {h} (seed {seed})"
             y = _call(run, call, x, h)
-            run.expect_shape(call, y, (B, h, L, d_k))
+            run.expect_shape(call, y, (B, h, L, d_k), hint=HINT_SPLIT_SHAPE)
             _close(run, call, y, reference(x, h), mistakes=_split_mistakes(x, h))
     run.done()
 
@@ -176,15 +188,14 @@ def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
     call = "merge_heads(y) with y of shape (1, 2, 3, 2) (the split of arange(12).reshape(1, 3, 4))"
     x = _call(run, call, y)
     _expect_tensor(run, call, x)
-    run.expect_shape(call, x, (1, 3, 4), hint="(B, h, L, d_k) -> (B, L, h * d_k): "
-                     "concatenate the heads side by side along the features (summing or "
-                     "averaging them loses the h axis)")
+    run.expect_shape(call, x, (1, 3, 4), hint=HINT_MERGE_SHAPE + " (summing or averaging "
+                     "them loses the h axis)")
     _close(run, call, x, torch.arange(12.0).reshape(1, 3, 4), mistakes=_merge_mistakes(y))
 
     x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(52), dtype=torch.float64)
     call = "merge_heads of the split of x (2, 5, 12) into 3 heads: the round trip"
     back = _call(run, call, _split(x, 3))
-    run.expect_shape(call, back, (2, 5, 12))
+    run.expect_shape(call, back, (2, 5, 12), hint=HINT_MERGE_SHAPE)
     _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 3)),
            hint="merge_heads must undo split_heads exactly")
     call = "merge_heads on a contiguous copy of a split"
@@ -200,7 +211,7 @@ def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
             y = torch.randn(B, h, L, d_k, generator=g)
             call = f"merge_heads on random y ({B}, {h}, {L}, {d_k}) (seed {seed})"
             x = _call(run, call, y)
-            run.expect_shape(call, x, (B, L, h * d_k))
+            run.expect_shape(call, x, (B, L, h * d_k), hint=HINT_MERGE_SHAPE)
             _close(run, call, x, reference(y), mistakes=_merge_mistakes(y))
     run.done()
 
@@ -250,6 +261,31 @@ def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
          soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=-2),
          "each query's weights (the last axis, dim=-1) must sum to 1"),
     ]
+    if d_k != 4:
+        out.append(("scaled by d_k ** 1/2, which is (d_k ** 1) / 2 = d_k / 2",
+                    soft((S / (d_k / 2)).masked_fill(~mask, -math.inf)),
+                    "** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 or "
+                    "math.sqrt(d_k)"))
+    if S.dim() > 2 and q.shape[1] != d_k:
+        out.append(("d_k read from q.shape[1], a leading axis, instead of q.shape[-1]",
+                    soft((S / math.sqrt(q.shape[1])).masked_fill(~mask, -math.inf)),
+                    "d_k = q.shape[-1], the last axis: " + HINT_AXES))
+    if S.shape[-1] == S.shape[-2]:
+        out += [
+            ("scores transposed: k @ q^T (keys as rows) instead of q @ k^T",
+             soft((S.transpose(-2, -1) / math.sqrt(d_k)).masked_fill(~mask, -math.inf)),
+             "scores = q @ k.transpose(-2, -1): row i is query i, column j is key j"),
+            ("weights transposed before the values (A^T @ v)",
+             soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf)).transpose(-2, -1),
+             "the output is weights @ v with weights (..., L_q, L_k): each query's row of "
+             "weights mixes the values"),
+        ]
+        if allowed is not None:
+            out.append(("mask transposed (allowed[..., j, i] used for query i, key j)",
+                        soft((S / math.sqrt(d_k)).masked_fill(~mask.transpose(-2, -1),
+                                                               -math.inf)),
+                        "allowed[..., i, j] says whether query i may read key j: use the "
+                        "mask as given, rows are queries; do not transpose it"))
     if allowed is not None:
         out += [
             ("mask multiplied into the scores (blocked scores 0, not -inf)",
@@ -426,6 +462,45 @@ def _mha_mistakes(module, x, allowed, n_heads: int) -> list[Mistake]:
              "the output projection W_O comes last, on the merged heads: "
              "self.W_O(merge_heads(y))"),
         ]
+        def raw(layer, t):  # x @ W.weight: the (out, in) weight not transposed
+            return t @ layer.weight + layer.bias
+
+        out += [
+            ("x @ W.weight + W.bias: the nn.Linear weights used untransposed",
+             raw(module.W_O, _merge(attend(*(_split(raw(layer, x), n_heads) for layer in
+                                             (module.W_Q, module.W_K, module.W_V)),
+                                           1 / math.sqrt(d_k)))),
+             "nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or "
+             "write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is "
+             "square)"),
+            ("scaled twice: the queries divided by sqrt(d_k) before an attention that "
+             "scales again", module.W_O(_merge(attend(q, k, v, 1 / d_k))),
+             "scale once: scaled_dot_product_attention already divides the scores by "
+             "sqrt(d_k)"),
+            ("values not projected: the raw input split into heads",
+             module.W_O(_merge(attend(q, k, _split(x, n_heads), 1 / math.sqrt(d_k)))),
+             "the values come from their own layer: v = split_heads(self.W_V(x), ...)"),
+            ("output projection W_O applied twice", module.W_O(module.W_O(_merge(right))),
+             "apply W_O once, to the merged heads: self.W_O(merge_heads(y))"),
+        ]
+        if n_heads != 2 and d_model % 2 == 0:
+            out.append(("two heads hard-coded (the worked example's n_heads)",
+                        module.W_O(_merge(attend(*(_split(layer(x), 2) for layer in
+                                                   (module.W_Q, module.W_K, module.W_V)),
+                                                 1 / math.sqrt(d_model // 2)))),
+                        "split into self.n_heads heads, the number the module was built "
+                        "with, not the worked example's 2"))
+        if allowed is None and B > 1:
+            xt = x.transpose(0, 1)  # (L, B, d): attention across the batch
+            every = torch.ones(B, B, dtype=torch.bool)
+            out.append(("x treated as sequence-first (L, B, d): attention ran across the "
+                        "batch", module.W_O(_merge(attend(
+                            *(_split(layer(xt), n_heads) for layer in
+                              (module.W_Q, module.W_K, module.W_V)),
+                            1 / math.sqrt(d_k), mask=every))).transpose(0, 1),
+                        "x is batch-first, (B, L, d_model): attend over its L axis and "
+                        "never transpose the batch away (nn.MultiheadAttention's default "
+                        "is sequence-first; this course is batch-first)"))
         causal = torch.ones(L, L, dtype=torch.bool).tril()
         out.append(("a causal mask always applied (the layer must use only the mask it is "
                     "given)", module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k),
@@ -472,9 +547,13 @@ def _invoke(run: CheckRun, call_text: str, func, *args):
     except (NotImplementedError, CheckFailure):
         raise
     except Exception as err:  # a bug in the learner's forward is reported, not hidden
+        hint = ""
+        if "does not broadcast" in str(err) or "must match the size" in str(err):
+            hint = ("\nHint: pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask "
+                    "already broadcasts against the scores (B, h, L, L)")
         raise CheckFailure(f"{run.name}: {call_text} raised {type(err).__name__}: {err}\n"
                            f"The check expected it to return a result for these inputs."
-                           ) from err
+                           f"{hint}") from err
 
 
 def _about_dtypes(err: BaseException) -> bool:
@@ -523,6 +602,7 @@ def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: 
         else:
             with watch:
                 y = _invoke(run, call, module.forward, *args)
+        again = _invoke(run, call, module.forward, *args)
         expected, _ = torch_module(x, x, x, need_weights=False, **kwargs)
         if reference is not None:
             theirs = reference(d_model, n_heads).to(x.dtype).eval()
@@ -532,6 +612,12 @@ def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: 
                    theirs(*args), mistakes=_mha_mistakes(module, x, allowed, n_heads))
         mistakes = _mha_mistakes(module, x, allowed, n_heads)
     _expect_tensor(run, call, y)
+    run.expect_true(not isinstance(again, torch.Tensor) or again.shape != y.shape
+                    or torch.equal(again, y),
+                    f"{call}: two calls on the same input in eval mode gave different outputs.",
+                    hint="in eval mode the module must be deterministic: F.dropout(t, p) "
+                    "defaults to training=True, so use an nn.Dropout module (switched off by "
+                    ".eval()) or pass training=self.training")
     run.expect_shape(call, y, (B, L, d_model), hint="the output has the input's shape")
     run.expect_finite(call, y, hint=HINT_NAN)
     _close(run, f"{call}, against nn.MultiheadAttention with the same weights", y, expected,

@@ -36,7 +36,26 @@ HINT_LAST_AXIS = ("normalise each token over its own d features: statistics alon
                   "axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the "
                   "batch axis)")
 HINT_KEEPDIM = ("a mean over dim=-1 without keepdim=True drops the feature axis and no "
-                "longer broadcasts against h: use keepdim=True")
+                "longer broadcasts against h: use keepdim=True (and use gamma and beta as "
+                "they are: (d,) already lines up with the last axis, no gamma[:, None])")
+HINT_DROPOUT = ("in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
+                "training=True, so use an nn.Dropout module (switched off by .eval()) or "
+                "pass training=self.training")
+
+
+def _expect_deterministic(run: CheckRun, call: str, module: nn.Module, *args) -> None:
+    """Two calls in eval mode on the same input must agree exactly (no live dropout)."""
+    was_training = module.training
+    module.eval()
+    with torch.no_grad():
+        # on copies: an in-place update of the input is a different mistake, checked later
+        first = _invoke(run, call, module, *(a.clone() for a in args))
+        second = _invoke(run, call, module, *(a.clone() for a in args))
+    module.train(was_training)
+    same = not isinstance(first, torch.Tensor) or not isinstance(second, torch.Tensor) or \
+        first.shape != second.shape or torch.equal(first, second)
+    run.expect_true(same, f"{call}: two calls on the same input in eval mode gave different "
+                    "outputs.", hint=HINT_DROPOUT)
 
 
 def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
@@ -60,7 +79,8 @@ def _invoke(run: CheckRun, call_text: str, fn, *args):
             if run.name == "Decoder":
                 hint = ("slice the position tables to the sequence length, e.g. "
                         "self.sinusoids[:L] and the RoPE tables [:L] (ids can be shorter "
-                        "than max_len), and check every shape on the way")
+                        "than max_len; L = idx.shape[1], idx.shape[0] is the batch size), "
+                        "and check every shape on the way")
         run.fail(f"{call_text} raised {type(err).__name__}: {err}\n"
                  f"The check expected it to return a result for these inputs.", hint=hint)
 
@@ -139,6 +159,32 @@ def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
                 gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta,
                 "subtract each token's mean before dividing by its standard deviation"),
     ]
+    d = h.shape[-1]
+    out += [
+        Mistake("mean added instead of subtracted (h + mean)",
+                gamma * (h + mean) / torch.sqrt(var + eps) + beta,
+                "centre each token: h - mean, then divide by sqrt(var + eps)"),
+        Mistake("eps added after the division, not inside the square root",
+                gamma * centred / var.sqrt() + eps + beta,
+                "eps goes inside the square root: (h - mean) / sqrt(var + eps)"),
+    ]
+    for const in (1e-6, 1e-12, 1e-8):
+        if eps != const:
+            out.append(Mistake(f"the eps argument ignored ({const:g} written in)",
+                               gamma * centred / torch.sqrt(var + const) + beta,
+                               "use the eps argument the caller passes, not a constant"))
+    if h.ndim >= 3 and h.shape[1] != d:
+        out.append(Mistake("variance over a hard-coded dim=1 (right for 2-D h only)",
+                           gamma * centred / torch.sqrt((centred ** 2).mean(dim=1, keepdim=True)
+                                                        + eps) + beta,
+                           "take both the mean and the variance over the last axis, "
+                           "dim=-1: dim=1 is the token axis once h has a batch axis"))
+    if h.ndim >= 2 and h.shape[0] != d:
+        out.append(Mistake("variance divided by h.shape[0] instead of d",
+                           gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True)
+                                                        / h.shape[0] + eps) + beta,
+                           "the variance is the mean over the d features: divide the sum "
+                           "by h.shape[-1] (or use .mean(dim=-1))"))
     out = [m for m in out if m is not None]
     if h.ndim >= 2 and h.shape[0] > 1:
         label = "the batch axis" if h.ndim >= 3 else "the first axis (across tokens)"
@@ -309,6 +355,10 @@ def _mlp_mistakes(x, W1, b1, W2, b2) -> list[Mistake]:
                 "into one"),
         Mistake("an extra GELU after fc_out", F.gelu(correct),
                 "GELU goes between the layers only: fc_out(GELU(fc_in(x)))"),
+        Mistake("a LayerNorm applied inside the MLP",
+                F.linear(F.gelu(F.linear(F.layer_norm(x, (x.shape[-1],)), W1, b1)), W2, b2),
+                "the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 "
+                "before it"),
         Mistake("residual added inside the MLP", x + correct if x.shape == correct.shape
                 else correct * np.nan,
                 "the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual"),
@@ -327,6 +377,7 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     _set_linear(mlp.fc_out, WORKED_W_OUT, WORKED_B_OUT)
     x = torch.tensor(WORKED_MLP_X)
     call = "the worked MLP(2, 3) on x = [[1, 0.5], [0.5, -0.25]]"
+    _expect_deterministic(run, call, mlp, x)
     y = _invoke(run, call, mlp, x)
     run.expect_shape(call, y, (2, 2), hint="the MLP maps d_model features back to d_model")
     run.expect_finite(call, y)
@@ -345,7 +396,9 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     x = _f64(2, 5, 6, seed=15).float()
     call = "MLP(6, 10) with random weights on x of shape [B, L, d] = (2, 5, 6)"
     y = _invoke(run, call, mlp, x)
-    run.expect_shape(call, y, (2, 5, 6))
+    run.expect_shape(call, y, (2, 5, 6), hint="the MLP keeps x's shape (..., d_model): "
+                     "nn.Linear acts on the last axis, so there is no need to flatten the "
+                     "tokens (and a flattened result must be reshaped back)")
     run.expect_finite(call, y)
     expected = F.linear(F.gelu(F.linear(x.double(), W1, b1)), W2, b2)
     run.expect_close(call, y, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL,
@@ -482,7 +535,14 @@ def _block_mistakes(r: TransformerBlock, h, rope) -> list[Mistake]:
     ln1, ln2, mlp = r.ln1, r.ln2, r.mlp
     with torch.no_grad():
         u = h + attn(ln1(h))
+        half = (h + attn(ln1(h))) / 2
         out = [
+            Mistake("residual sums scaled by 1/2 (input and branch averaged)",
+                    (half + mlp(ln2(half))) / 2,
+                    "add each branch to the stream unscaled: U = H + MHA(LN1(H)), "
+                    "H_out = U + MLP(LN2(U))"),
+            Mistake("returns U: the MLP half computed but not returned", u,
+                    "return U + MLP(LN2(U)), the output after both sublayers"),
             Mistake("post-norm where pre-norm is asked (LN after the sum)",
                     ln2(ln1(h + attn(h)) + mlp(ln1(h + attn(h)))),
                     "pre-norm normalises only the branch input: U = H + MHA(LN1(H)), "
@@ -564,12 +624,21 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     h = torch.randn(B, L, d, generator=torch.Generator().manual_seed(22)) * 2.0 + 0.5
     h_before = h.clone()
     call = f"PreNormBlock({d}, {n_heads}) with random weights on h of shape {(B, L, d)}"
+    _expect_deterministic(run, call, block, h)
     out = _expect_block_matches(run, call, block, ref, h, None)
     run.expect_true(torch.equal(h, h_before), f"{call} changed its input h in place.",
                     hint="write u = h + ..., not h += ...")
     cos, sin = rope_tables(L, d // n_heads)  # (L, d_k/2) each
     call = f"PreNormBlock({d}, {n_heads}) on the same h with rope=(cos, sin)"
     _expect_block_matches(run, call, block, ref, h, (cos, sin))
+    # Tiny features (variance ~1e-6, near eps): the LayerNorms' eps must be the default 1e-5.
+    tiny = h * 1e-3
+    call = f"PreNormBlock({d}, {n_heads}) on h * 1e-3 (token variance near LayerNorm's eps)"
+    with torch.no_grad():
+        expected = ref(tiny)
+    run.expect_close(call, _invoke(run, call, block, tiny), expected, rtol=MODULE_RTOL,
+                     atol=MODULE_ATOL, hint="keep nn.LayerNorm(d_model)'s default eps = 1e-5: "
+                     "another eps changes the output whenever a token's variance is small")
 
     # Causal: changing the last two tokens leaves the first three outputs unchanged.
     h_changed = h.clone()
@@ -653,9 +722,15 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
     ]
 
 
+HINT_POS_ROWS = ("token l gets row l of the position table: take the first L rows, "
+                 "self.sinusoids[:L] or self.pos(torch.arange(L)), L = idx.shape[1]")
+
+
 def _decoder_forward(ref: TransformerLM, idx, final_ln=True, add_positions=True,
                      pass_rope=True, softmax=False, scale_embed=False, pos_from_ids=False,
-                     use_blocks=True, ln_every_block=False, pos_every_block=False):
+                     use_blocks=True, ln_every_block=False, pos_every_block=False,
+                     pos_rows=None, n_blocks=None, rope_first_only=False, last_only=False,
+                     tied_head=False):
     """The reference model's forward pass with one step changed, to name mistakes."""
     config = ref.config
     L = idx.shape[1]
@@ -668,18 +743,25 @@ def _decoder_forward(ref: TransformerLM, idx, final_ln=True, add_positions=True,
             positions = ref.pos(where)
         if config.positions == "sinusoidal" and add_positions:
             positions = ref.sinusoids[where]
+        if pos_rows is not None:
+            positions = pos_rows
         h = h + positions
         if config.positions == "rope" and pass_rope:
             rope = (ref.rope_cos[:L], ref.rope_sin[:L])
+        start = h
         for i, block in enumerate(ref.blocks):
-            if not use_blocks:
+            if not use_blocks or n_blocks is not None and i >= n_blocks:
                 break
-            h = block(h + (positions if pos_every_block and i else 0.0), rope)
+            if last_only:
+                h = block(start, rope)
+                continue
+            h = block(h + (positions if pos_every_block and i else 0.0),
+                      None if rope_first_only and i else rope)
             if ln_every_block:
                 h = ref.ln_final(h)
         if final_ln and not ln_every_block:
             h = ref.ln_final(h)
-        logits = ref.head(h)  # (B, L, V)
+        logits = h @ ref.embed.weight.T + ref.head.bias if tied_head else ref.head(h)
         return logits.softmax(dim=-1) if softmax else logits
 
 
@@ -716,10 +798,39 @@ def _decoder_mistakes(ref: TransformerLM, idx) -> list[Mistake]:
                                _decoder_forward(ref, idx, pos_from_ids=True),
                                "the position of token l is l: index with torch.arange(L), "
                                "not with the ids"))
+        L, max_len = idx.shape[1], ref.config.max_len
+        table = ref.pos.weight if positions == "learned" else ref.sinusoids
+        if L < max_len:
+            out.append(Mistake("position rows taken from the wrong end of the table ([-L:])",
+                               _decoder_forward(ref, idx, pos_rows=table[max_len - L:]),
+                               HINT_POS_ROWS))
+        shifted = table[(torch.arange(L) + 1) % max_len]
+        out.append(Mistake("positions off by one (rows 1 .. L instead of 0 .. L - 1)",
+                           _decoder_forward(ref, idx, pos_rows=shifted), HINT_POS_ROWS))
     if positions == "rope":
         out.append(Mistake("RoPE tables not passed to the blocks",
                            _decoder_forward(ref, idx, pass_rope=False),
                            "positions='rope': pass rope = (cos[:L], sin[:L]) to every block"))
+        if len(ref.blocks) > 1:
+            out.append(Mistake("RoPE tables given to the first block only",
+                               _decoder_forward(ref, idx, rope_first_only=True),
+                               "every block's attention rotates its queries and keys: pass "
+                               "the same rope to every block"))
+    if len(ref.blocks) > 1:
+        out += [
+            Mistake("the last block skipped (n_layers - 1 blocks run)",
+                    _decoder_forward(ref, idx, n_blocks=len(ref.blocks) - 1),
+                    "run every block: for block in self.blocks (no [:-1], no "
+                    "range(n_layers - 1))"),
+            Mistake("every block fed the embeddings (only the last block's output kept)",
+                    _decoder_forward(ref, idx, last_only=True),
+                    "feed each block the previous block's output: h = block(h, rope)"),
+        ]
+    if ref.embed.weight.shape == ref.head.weight.shape:
+        out.append(Mistake("logits from the embedding matrix (weights tied though the head "
+                           "has its own)", _decoder_forward(ref, idx, tied_head=True),
+                           "this Decoder does not tie: the logits come from self.head, "
+                           "nn.Linear(d_model, vocab_size) with its own weight"))
     return out
 
 
@@ -878,6 +989,24 @@ def _count_mistakes(V, d, n_heads, n_layers, max_len, positions, d_hidden, tie) 
         Mistake("d_hidden ignored (always 4 d)", total(block=attention + mlp_default + norms),
                 "use d_hidden for the MLP width when it is given"),
         Mistake("only one block counted", total(layers=1), "multiply one block by n_layers"),
+        Mistake("two blocks written in (the worked example's n_layers)", total(layers=2),
+                "multiply one block by the n_layers argument, not a number from an example"),
+        Mistake("learned position table counted as max_len numbers (no d)",
+                total(pos_=max_len if positions == "learned" else 0),
+                "a learned position table is nn.Embedding(max_len, d): max_len * d numbers"),
+        Mistake("one bias vector shared by the four projections",
+                total(block=4 * d * d + d + mlp + norms),
+                "each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)"),
+        Mistake("one LayerNorm per block instead of two", total(block=attention + mlp + 2 * d),
+                "a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d "
+                "per block"),
+        Mistake("fc_out not counted (one MLP layer)",
+                total(block=attention + d * hidden + hidden + norms),
+                "the MLP has two layers: fc_in (d * hidden + hidden) and fc_out "
+                "(hidden * d + d)"),
+        Mistake("RoPE tables counted as parameters",
+                total(pos_=max_len * (d // n_heads) if positions == "rope" else pos),
+                "RoPE's cos and sin tables are fixed buffers, not trainable parameters"),
 
     ] if m.output != total()]
 

@@ -778,3 +778,180 @@ MISTAKES += [
         return self.W_O(out)
     """), hint="merge in the reverse order"),
 ]
+
+# round 3: batch-only, hard-coded sizes, transposes invisible for square inputs
+MISTAKES += [
+    mistake("split_heads", "two heads hard-coded (the worked example's h)", """
+        B, L, d_model = x.shape
+        return x.view(B, L, 2, d_model // 2).transpose(1, 2)
+    """, hint='come from the arguments'),
+    mistake("split_heads", "d_k from the sequence length (x.shape[1])", """
+        B, L, d_model = x.shape
+        d_k = x.shape[1] // n_heads
+        return x.reshape(B, L, n_heads, -1)[..., :d_k].transpose(1, 2)
+    """, hint='come from the arguments'),
+    mistake("split_heads", "only the first batch element (x[0]), batch axis re-added", """
+        B, L, d_model = x.shape
+        return x[0].view(L, n_heads, d_model // n_heads).transpose(0, 1).unsqueeze(0)
+    """, hint='the batch axis B stays first'),
+    mistake("split_heads", "transpose(0, 2) swaps the batch axis in", """
+        B, L, d_model = x.shape
+        return x.view(B, L, n_heads, d_model // n_heads).transpose(0, 2)
+    """, hint='the batch axis B stays first'),
+    mistake("merge_heads", "batch size hard-coded to 1", """
+        B, h, L, d_k = y.shape
+        return y.transpose(1, 2).reshape(1, L, h * d_k)
+    """, hint='take every size from the input itself'),
+    mistake("merge_heads", "concatenated along the positions (dim=1 after unbind)", """
+        return torch.cat(y.unbind(1), dim=1)
+    """, hint='take the sizes from y.shape in that order'),
+    mistake("merge_heads", "shape unpacked in the wrong order (B, L, h, d_k)", """
+        B, L, h, d_k = y.shape
+        return y.transpose(1, 2).reshape(B, L, h * d_k)
+    """, hint='take the sizes from y.shape in that order'),
+    mistake("merge_heads", "iterated over the batch instead of the heads", """
+        return torch.cat(list(y), dim=-1).transpose(0, 1)
+    """, hint='take the sizes from y.shape in that order'),
+    mistake("scaled_dot_product_attention", "softmax over a hard-coded dim=3 (4-D inputs only)", """
+        d_k = q.shape[-1]
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=3), nan=0.0)
+        return weights @ v
+    """, hint='count axes from the end'),
+    mistake("scaled_dot_product_attention", "keys transposed with transpose(1, 2) (3-D only)",
+            """
+        d_k = q.shape[-1]
+        scores = q @ k.transpose(1, 2) / math.sqrt(d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return weights @ v
+    """, hint='count axes from the end'),
+    mistake("scaled_dot_product_attention", "d_k read from q.shape[1] (right for 2-D q only)", """
+        d_k = q.shape[1]
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return weights @ v
+    """, hint='d_k = q.shape[-1], the last axis'),
+    mistake("scaled_dot_product_attention", "d_k ** 1/2 (precedence: d_k / 2)", """
+        d_k = q.shape[-1]
+        scores = q @ k.transpose(-2, -1) / (d_k ** 1/2)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return weights @ v
+    """, hint='** binds tighter than /'),
+    mistake("scaled_dot_product_attention", "scaled by sqrt(L_q), the number of queries", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-2])
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return weights @ v
+    """, hint='square root of a sequence length'),
+    mistake("scaled_dot_product_attention", "mask transposed (allowed.transpose(-2, -1))", """
+        d_k = q.shape[-1]
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed.transpose(-2, -1), float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return weights @ v
+    """, hint='do not transpose it'),
+    mistake("scaled_dot_product_attention", "values multiplied on the left (v^T-free, A^T @ v)", """
+        d_k = q.shape[-1]
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return weights.transpose(-2, -1) @ v
+    """, hint="each query's row of weights mixes the values"),
+    mistake("scaled_dot_product_attention", "scores q^T k (keys on the left)", """
+        d_k = q.shape[-1]
+        scores = k @ q.transpose(-2, -1) / math.sqrt(d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return weights @ v
+    """, hint='row i is query i, column j is key j'),
+    mistake("MultiHeadAttention", "F.dropout on the weights (training=True by default)", (None, """
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        weights = F.dropout(weights, 0.1)
+        return self.W_O(merge_heads(weights @ v))
+    """), hint='F.dropout(t, p) defaults to training=True'),
+    mistake("MultiHeadAttention", "x @ W.weight (the nn.Linear weight not transposed)", (None, """
+        q = split_heads(x @ self.W_Q.weight + self.W_Q.bias, self.n_heads)
+        k = split_heads(x @ self.W_K.weight + self.W_K.bias, self.n_heads)
+        v = split_heads(x @ self.W_V.weight + self.W_V.bias, self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return merge_heads(y) @ self.W_O.weight + self.W_O.bias
+    """), hint='nn.Linear stores its weight as (out, in)'),
+    mistake("MultiHeadAttention", "two heads hard-coded in forward", (None, """
+        q = split_heads(self.W_Q(x), 2)
+        k = split_heads(self.W_K(x), 2)
+        v = split_heads(self.W_V(x), 2)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint="not the worked example's 2"),
+    mistake("MultiHeadAttention", "queries pre-scaled, then scaled again by the attention",
+            (None, """
+        q = split_heads(self.W_Q(x), self.n_heads) / math.sqrt(self.d_k)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint='scale once'),
+    mistake("MultiHeadAttention", "a causal mask used when no mask is given", (None, """
+        L = x.shape[1]
+        if allowed is None:
+            allowed = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint='allowed=None means every key is allowed'),
+    mistake("MultiHeadAttention", "returns (output, weights)", (None, """
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return self.W_O(merge_heads(weights @ v)), weights
+    """), hint='return only the output'),
+    mistake("MultiHeadAttention", "mask unsqueezed for the heads even when it has them", (None, """
+        if allowed is not None:
+            allowed = allowed.unsqueeze(1)
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint='pass allowed on unchanged'),
+    mistake("MultiHeadAttention", "values not projected (raw x split into heads)", (None, """
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(x, self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint='the values come from their own layer'),
+    mistake("MultiHeadAttention", "sequence-first: x.transpose(0, 1) before the heads", (None, """
+        x = x.transpose(0, 1)
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        y = merge_heads(scaled_dot_product_attention(q, k, v, allowed))
+        return self.W_O(y).transpose(0, 1)
+    """), hint='x is batch-first'),
+    mistake("MultiHeadAttention", "output projection W_O applied twice", (None, """
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))))
+    """), hint='apply W_O once'),
+]

@@ -1020,3 +1020,212 @@ MISTAKES += [
         _NO_SINUSOID_BUFFER, _SINUSOIDS_IN_FORWARD.format(tail="return self.head(h)")),
         hint="apply self.ln_final"),
 ]
+
+# round 3: batch-only axes, hard-coded sizes, off-by-one slices, live dropout
+_R3_DEC_FWD = """
+    L = idx.shape[1]
+    h = self.embed(idx)
+    rope = None
+    if self.positions == "learned":
+        h = h + self.pos(torch.arange(L, device=idx.device))
+    elif self.positions == "sinusoidal":
+        h = h + self.sinusoids[:L]
+    elif self.positions == "rope":
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+    for block in self.blocks:
+        h = block(h, rope)
+    return self.head(self.ln_final(h))
+"""
+
+
+def _r3_dec(old: str, new: str) -> tuple:
+    """The reference Decoder.forward body with one piece of text replaced."""
+    assert old in _R3_DEC_FWD, old
+    return (None, _R3_DEC_FWD.replace(old, new))
+
+
+MISTAKES += [
+    mistake("layer_norm", "variance over a hard-coded dim=1 (right for 2-D only)", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=1, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """, hint='dim=1 is the token axis'),
+    mistake("layer_norm", "variance divided by h.shape[0] instead of d", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).sum(dim=-1, keepdim=True) / h.shape[0]
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+    """, hint='divide the sum by h.shape[-1]'),
+    mistake("layer_norm", "eps added after the division", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var) + eps + beta
+    """, hint='eps inside the square root'),
+    mistake("layer_norm", "gamma broadcast along the tokens (gamma[:, None])", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+        return gamma[:, None] * (h - mean) / torch.sqrt(var + eps) + beta[:, None]
+    """, hint='no gamma[:, None]'),
+    mistake("layer_norm", "eps hard-coded to 1e-6", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+        return gamma * (h - mean) / torch.sqrt(var + 1e-6) + beta
+    """, hint='use the eps argument'),
+    mistake("layer_norm", "subtracts the mean with a sign slip (h + mean)", """
+        mean = h.mean(dim=-1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+        return gamma * (h + mean) / torch.sqrt(var + eps) + beta
+    """, hint='centre each token: h - mean'),
+    mistake("MLP", "F.dropout on the hidden layer (training=True by default)", (None, """
+        return self.fc_out(F.dropout(F.gelu(self.fc_in(x)), 0.1))
+    """), hint='F.dropout(t, p) defaults to training=True'),
+    mistake("MLP", "hidden width 4 * d_model written in (d_hidden ignored)", ("""
+        self.fc_in = nn.Linear(d_model, 4 * d_model)
+        self.fc_out = nn.Linear(4 * d_model, d_model)
+    """, None), hint='fc_in maps d_model -> d_hidden'),
+    mistake("MLP", "a LayerNorm inside the MLP", (None, """
+        return self.fc_out(F.gelu(self.fc_in(F.layer_norm(x, (self.d_model,)))))
+    """), hint='the block applies LN2 before it'),
+    mistake("MLP", "tokens flattened and not reshaped back", (None, """
+        return self.fc_out(F.gelu(self.fc_in(x.reshape(-1, self.d_model))))
+    """), hint='no need to flatten the tokens'),
+    mistake("PreNormBlock", "residual branches scaled by 1/2 (averaged with the input)", (None, """
+        u = (h + self.attn(self.ln1(h), rope)) / 2
+        return (u + self.mlp(self.ln2(u))) / 2
+    """), hint='add each branch to the stream unscaled'),
+    mistake("PreNormBlock", "F.dropout on both branches (training=True by default)", (None, """
+        u = h + F.dropout(self.attn(self.ln1(h), rope), 0.1)
+        return u + F.dropout(self.mlp(self.ln2(u)), 0.1)
+    """), hint='F.dropout(t, p) defaults to training=True'),
+    mistake("PreNormBlock", "LayerNorm without gamma and beta (elementwise_affine=False)", ("""
+        self.ln1 = nn.LayerNorm(d_model, elementwise_affine=False)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model, elementwise_affine=False)
+        self.mlp = MLP(d_model, 4 * d_model)
+    """, None), hint='nn.LayerNorm(d_model)'),
+    mistake("PreNormBlock", "returns U (the MLP half computed, not returned)", (None, """
+        u = h + self.attn(self.ln1(h), rope)
+        out = u + self.mlp(self.ln2(u))
+        return u
+    """), hint='return U + MLP(LN2(U))'),
+    mistake("PreNormBlock", "MLP hidden width d_model * n_heads", ("""
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, n_heads * d_model)
+    """, None), hint="the MLP's hidden width is 4 * d_model"),
+    mistake("PreNormBlock", "LayerNorm eps 1e-6 (a hard-coded constant)", ("""
+        self.ln1 = nn.LayerNorm(d_model, eps=1e-6)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model, eps=1e-6)
+        self.mlp = MLP(d_model, 4 * d_model)
+    """, None), hint='default eps = 1e-5'),
+    mistake("Decoder", "sinusoids sliced from the wrong end ([-L:])",
+            _r3_dec("self.sinusoids[:L]", "self.sinusoids[-L:]"),
+            hint="take the first L rows"),
+    mistake("Decoder", "learned positions off by one (arange(1, L + 1))",
+            _r3_dec("torch.arange(L, device=idx.device)",
+                    "torch.arange(1, L + 1, device=idx.device) % self.max_len"),
+            hint="token l gets row l"),
+    mistake("Decoder", "L read from idx.shape[0] (the batch size)",
+            _r3_dec("L = idx.shape[1]", "L = idx.shape[0]"),
+            hint="idx.shape[0] is the batch size"),
+    mistake("Decoder", "the last block skipped (blocks[:-1])",
+            _r3_dec("for block in self.blocks:", "for block in self.blocks[:-1]:"),
+            hint="run every block"),
+    mistake("Decoder", "rope given to the first block only",
+            _r3_dec("    for block in self.blocks:\n        h = block(h, rope)",
+                    "    for i, block in enumerate(self.blocks):\n"
+                    "        h = block(h, rope if i == 0 else None)"),
+            hint="pass the same rope to every block"),
+    mistake("Decoder", "logits from the embedding matrix (tied though a head was made)",
+            _r3_dec("return self.head(self.ln_final(h))",
+                    "return self.ln_final(h) @ self.embed.weight.T + self.head.bias"),
+            hint="this Decoder does not tie"),
+    mistake("Decoder", "every block fed the embeddings (h never updated in the loop)",
+            _r3_dec("    for block in self.blocks:\n        h = block(h, rope)",
+                    "    out = h\n    for block in self.blocks:\n"
+                    "        out = block(h, rope)\n    h = out"),
+            hint="feed each block the previous block's output"),
+    mistake("count_parameters", "n_layers written in as 2", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + 2 * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        total += 0 if tie_weights else V * d
+        return total
+    """, hint='not a number from an example'),
+    mistake("count_parameters", "tying also drops the head's bias", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d
+        total += max_len * d if positions == "learned" else 0
+        total += 0 if tie_weights else V * d + V
+        return total
+    """, hint='the head has a bias c of V numbers, tied or not'),
+    mistake("count_parameters", "learned position table counted as max_len (no d)", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len if positions == "learned" else 0
+        total += 0 if tie_weights else V * d
+        return total
+    """, hint='max_len * d numbers'),
+    mistake("count_parameters", "one bias vector for all four projections", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = (4 * d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        total += 0 if tie_weights else V * d
+        return total
+    """, hint='its own bias of d numbers'),
+    mistake("count_parameters", "one LayerNorm per block", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 2 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        total += 0 if tie_weights else V * d
+        return total
+    """, hint='two LayerNorms (LN1 and LN2)'),
+    mistake("count_parameters", "fc_out forgotten (one MLP layer)", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        total += 0 if tie_weights else V * d
+        return total
+    """, hint='the MLP has two layers'),
+    mistake("count_parameters", "RoPE tables counted as parameters", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        total += max_len * (d // n_heads) if positions == "rope" else 0
+        total += 0 if tie_weights else V * d
+        return total
+    """, hint='fixed buffers, not trainable parameters'),
+    mistake("count_parameters", "a position table counted for rope too", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions in ("learned", "rope") else 0
+        total += 0 if tie_weights else V * d
+        return total
+    """, hint="only positions='learned' has a trainable"),
+    mistake("count_parameters", "tying subtracts 2 V d (embedding and head both dropped)", """
+        d, V = d_model, vocab_size
+        hidden = 4 * d if d_hidden is None else d_hidden
+        block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+        total = 2 * V * d + n_layers * block + 2 * d + V
+        total += max_len * d if positions == "learned" else 0
+        total -= 2 * V * d if tie_weights else 0
+        return total
+    """, hint='each hold V * d numbers'),
+]
