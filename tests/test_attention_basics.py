@@ -250,7 +250,7 @@ def test_checks_name_mistakes_found_in_review(student, check, name):
 
 def test_float32_answers_are_judged_at_float32_precision_but_mistakes_still_fail():
     from attnbook.checks import check_attention, check_score_matrix
-    from attnbook.checks.nb01 import PrecisionAwareRun
+    from attnbook.checks._core import PrecisionAwareRun
 
     def scores32(Q, K):  # right, but computed in float32
         require_same_size("Q", np.asarray(Q), -1, "K", np.asarray(K), -1, "d_k")

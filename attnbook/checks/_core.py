@@ -11,7 +11,7 @@ from __future__ import annotations
 import dis
 import inspect
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,10 +19,15 @@ import numpy as np
 __all__ = [
     "CheckFailure",
     "CheckRun",
+    "PrecisionAwareRun",
     "Mistake",
     "as_array",
     "describe",
 ]
+
+
+# (words in the error message, hint) pairs for CheckRun.call / CheckRun.invoke
+CrashHints = Sequence[tuple[str | tuple[str, ...], str]]
 
 
 class CheckFailure(AssertionError):
@@ -90,6 +95,7 @@ class CheckRun:
     name: str = ""
     passed: int = 0
     notes: list[str] = field(default_factory=list)
+    crash_hint: str = ""  # shown when the student's code raises and no crash_hints match
 
     def __post_init__(self):
         if not callable(self.func):
@@ -100,22 +106,39 @@ class CheckRun:
         self.name = self.name or getattr(self.func, "__name__", "function")
 
     # -- calling -----------------------------------------------------------------------
-    def call(self, call_text: str, *args, **kwargs):
+    def call(self, call_text: str, *args, crash_hints: CrashHints = (), **kwargs):
         """Call the student's function; an unexpected exception becomes a clear failure.
 
         NotImplementedError passes through untouched: it means "not written yet".
+        `crash_hints` as in `invoke`.
+        """
+        return self.invoke(call_text, self.func, *args, crash_hints=crash_hints, **kwargs)
+
+    def invoke(self, call_text: str, fn: Callable, *args, crash_hints: CrashHints = (),
+               **kwargs):
+        """Call `fn`, the checked function or a part of it (a module's forward), the same way.
+
+        `crash_hints` are (words, hint) pairs: when the student's code raises, the first pair
+        whose words (a string, or a tuple of strings any of which will do) occur in the
+        error message gives the hint; words "" match any error. Without a match the run's
+        `crash_hint`, if any, is shown.
         """
         try:
-            return self.func(*args, **kwargs)
+            return fn(*args, **kwargs)
         except NotImplementedError:
             raise
         except CheckFailure:
             raise
         except Exception as err:  # any bug in the student's code is reported, not hidden
-            raise CheckFailure(
-                f"{call_text} raised {type(err).__name__}: {err}\n"
-                f"The check expected it to return a result for these inputs."
-            ) from err
+            message = (f"{call_text} raised {type(err).__name__}: {err}\n"
+                       f"The check expected it to return a result for these inputs.")
+            hint = next((h for words, h in crash_hints
+                         if any(w in str(err) for w in
+                                ((words,) if isinstance(words, str) else words))),
+                        self.crash_hint)
+            if hint:
+                raise CheckFailure(f"{self.name}: {message}\nHint: {hint}") from err
+            raise CheckFailure(message) from err
 
     def expect_raises(self, call_text: str, error: type[BaseException], *args,
                       mentions: tuple[str, ...] = (), **kwargs) -> None:
@@ -208,6 +231,38 @@ class CheckRun:
         """Print the pass line, built from the function's own name."""
         suffix = f" ({extra})" if extra else ""
         print(f"\u2713 {self.name} passed {self.passed} checks{suffix}.")
+
+
+def _is_float32(value) -> bool:
+    """True for a float32 numpy array or torch tensor, or a tuple/list holding one."""
+    if isinstance(value, tuple | list):
+        return any(_is_float32(v) for v in value[:4])
+    return str(getattr(value, "dtype", "")).replace("torch.", "") == "float32"
+
+
+class PrecisionAwareRun(CheckRun):
+    """A CheckRun that judges a function computing in float32 at float32 precision.
+
+    The docstrings ask for the mathematics, not a dtype: a student who computes in float32
+    (say with torch.Tensor(X)) is right to about 7 digits, not 15. Once a call returns
+    float32 values, comparisons allow a relative error of 1e-4 and an absolute error of
+    1e-5 times the size of the expected values; every known mistake is off by far more.
+    """
+
+    low_precision: bool = False
+
+    def call(self, call_text: str, *args, **kwargs):
+        result = super().call(call_text, *args, **kwargs)
+        self.low_precision = self.low_precision or _is_float32(result)
+        return result
+
+    def expect_close(self, call_text, seen, expected, **kwargs):
+        if self.low_precision:
+            scale = np.abs(as_array(expected).astype(np.float64))
+            scale = float(scale[np.isfinite(scale)].max(initial=1.0))
+            kwargs["rtol"] = max(kwargs.get("rtol", 1e-6), 1e-4)
+            kwargs["atol"] = max(kwargs.get("atol", 1e-8), 1e-5 * scale)
+        super().expect_close(call_text, seen, expected, **kwargs)
 
 
 def _allclose(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:

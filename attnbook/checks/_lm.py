@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 
-from attnbook.checks._core import CheckFailure, CheckRun
 from attnbook.model import LMConfig, TransformerLM
-
-
-@dataclass
-class HintedRun(CheckRun):
-    """A CheckRun whose crash messages (an exception in the student's code) carry a hint."""
-
-    crash_hint: str = ""
-
-    def call(self, call_text: str, *args, **kwargs):
-        try:
-            return super().call(call_text, *args, **kwargs)
-        except CheckFailure as err:
-            if self.crash_hint and "\nHint:" not in str(err):
-                raise CheckFailure(f"{self.name}: {err}\nHint: {self.crash_hint}") from err
-            raise
 
 
 def bias_model(logits) -> TransformerLM:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array
+from attnbook.checks._core import CheckRun, Mistake, PrecisionAwareRun, as_array
 from attnbook.examples import (
     WORKED_K,
     WORKED_Q,
@@ -32,38 +32,6 @@ HINT_ALL_MASKED = ("a row whose scores are all -inf has maximum -inf, and -inf -
 
 def _random(seed: int, *shape) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape)
-
-
-def _is_float32(value) -> bool:
-    """True for a float32 numpy array or torch tensor, or a tuple/list holding one."""
-    if isinstance(value, tuple | list):
-        return any(_is_float32(v) for v in value[:4])
-    return str(getattr(value, "dtype", "")).replace("torch.", "") == "float32"
-
-
-class PrecisionAwareRun(CheckRun):
-    """A CheckRun that judges a function computing in float32 at float32 precision.
-
-    The docstrings ask for the mathematics, not a dtype: a student who computes in float32
-    (say with torch.Tensor(X)) is right to about 7 digits, not 15. Once a call returns
-    float32 values, comparisons allow a relative error of 1e-4 and an absolute error of
-    1e-5 times the size of the expected values; every known mistake is off by far more.
-    """
-
-    low_precision: bool = False
-
-    def call(self, call_text: str, *args, **kwargs):
-        result = super().call(call_text, *args, **kwargs)
-        self.low_precision = self.low_precision or _is_float32(result)
-        return result
-
-    def expect_close(self, call_text, seen, expected, **kwargs):
-        if self.low_precision:
-            scale = np.abs(as_array(expected).astype(np.float64))
-            scale = float(scale[np.isfinite(scale)].max(initial=1.0))
-            kwargs["rtol"] = max(kwargs.get("rtol", 1e-6), 1e-4)
-            kwargs["atol"] = max(kwargs.get("atol", 1e-8), 1e-5 * scale)
-        super().expect_close(call_text, seen, expected, **kwargs)
 
 
 # ---------------------------------------------------------------------------------------
@@ -118,14 +86,8 @@ def _expect_triple(run: CheckRun, call_text: str, result, shapes, expected=None,
                              "feature, so it is transposed")
 
 
-def _call_with_hint(run: CheckRun, call: str, hint: str, *args):
-    """run.call; a shape error from the student's products gets `hint`."""
-    try:
-        return run.call(call, *args)
-    except CheckFailure as err:
-        if any(word in str(err) for word in ("broadcast", "matmul", "not aligned", "mismatch")):
-            run.fail(str(err), hint=hint)
-        raise
+# Words of the errors a wrong matrix product raises (numpy and torch).
+SHAPE_ERRORS = ("broadcast", "matmul", "not aligned", "mismatch")
 
 
 HINT_MATMUL_QKV = ("Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * "
@@ -136,15 +98,15 @@ HINT_MATMUL_QKV = ("Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not
 def check_project_qkv(project_qkv, reference=None, trials: int = 12) -> None:
     run = PrecisionAwareRun(project_qkv)
     call = "project_qkv(X, W_Q, W_K, W_V) on the worked 4x3 example"
-    result = _call_with_hint(run, call, HINT_MATMUL_QKV, WORKED_X, WORKED_W_Q, WORKED_W_K,
-                             WORKED_W_V)
+    result = run.call(call, WORKED_X, WORKED_W_Q, WORKED_W_K, WORKED_W_V,
+                      crash_hints=[(SHAPE_ERRORS, HINT_MATMUL_QKV)])
     _expect_triple(run, call, result, [(4, 3)] * 3, (WORKED_Q, WORKED_K, WORKED_V),
                    _projection_mistakes(WORKED_X, WORKED_W_Q, WORKED_W_K, WORKED_W_V))
 
     # Non-square weights: d = 3, d_k = 2, d_v = 5; only Q = X W_Q^T fits these shapes.
     X, W_Q, W_K, W_V = _random(1, 4, 3), _random(2, 2, 3), _random(3, 2, 3), _random(4, 5, 3)
     call = "project_qkv(X, W_Q, W_K, W_V) with X (4, 3), W_Q and W_K (2, 3), W_V (5, 3)"
-    result = _call_with_hint(run, call, HINT_MATMUL_QKV, X, W_Q, W_K, W_V)
+    result = run.call(call, X, W_Q, W_K, W_V, crash_hints=[(SHAPE_ERRORS, HINT_MATMUL_QKV)])
     _expect_triple(run, call, result, [(4, 2), (4, 2), (4, 5)])
     Q = as_array(result[0])
     run.expect_close(f"{call}: Q[1] (token 1's query)", Q[1], W_Q @ X[1],
@@ -212,12 +174,8 @@ HINT_TRANSPOSE_K = ("S = Q @ K.T: transpose the keys so that (L_q, d_k) @ (d_k, 
 
 def _call_scores(run: CheckRun, call: str, *args):
     """Call score_matrix; a matmul shape error gets the hint a student needs."""
-    try:
-        return run.call(call, *args)
-    except CheckFailure as err:
-        if any(word in str(err) for word in ("matmul", "not aligned", "mismatch")):
-            run.fail(str(err), hint=HINT_TRANSPOSE_K)
-        raise
+    return run.call(call, *args,
+                    crash_hints=[(("matmul", "not aligned", "mismatch"), HINT_TRANSPOSE_K)])
 
 
 def check_score_matrix(score_matrix, reference=None, trials: int = 12) -> None:
@@ -439,8 +397,8 @@ HINT_ATTENTION = "A = softmax_rows(score_matrix(Q, K)) and Y = A @ V; return Y, 
 def check_attention(attention, reference=None, trials: int = 12) -> None:
     run = PrecisionAwareRun(attention)
     call = "attention(Q, K, V) on the worked example"
-    result = _call_with_hint(run, call, "Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come "
-                             "first, not V @ A", WORKED_Q, WORKED_K, WORKED_V)
+    result = run.call(call, WORKED_Q, WORKED_K, WORKED_V, crash_hints=[(
+        SHAPE_ERRORS, "Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come first, not V @ A")])
     run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
                     f"{call} should return a tuple (Y, A); got {type(result).__name__}",
                     hint="return Y, A")

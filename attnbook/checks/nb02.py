@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array, describe
-from attnbook.checks.nb01 import PrecisionAwareRun
+from attnbook.checks._core import CheckRun, Mistake, PrecisionAwareRun, as_array, describe
 
 __all__ = ["check_embed", "check_shift_matrix", "check_sinusoidal_positions"]
 
@@ -167,15 +166,11 @@ def _check_table(run: CheckRun, call: str, P, L: int, d: int, expected=None, ato
 
 def _call_table(run: CheckRun, call: str, *args):
     """Call sinusoidal_positions; a broadcasting error gets the hint a student needs."""
-    try:
-        return run.call(call, *args)
-    except CheckFailure as err:
-        if "broadcast" in str(err):
-            run.fail(str(err), hint="P[:, 0::2] has d/2 columns: one frequency per PAIR, so w "
-                     "has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d "
-                     "the argument, never the worked example's d = 4; and the angles "
-                     "np.arange(L)[:, None] * w are (L, d/2), one row per position")
-        raise
+    return run.call(call, *args, crash_hints=[(
+        "broadcast", "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 "
+        "(w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the argument, never the "
+        "worked example's d = 4; and the angles np.arange(L)[:, None] * w are (L, d/2), one "
+        "row per position")])
 
 
 def check_sinusoidal_positions(sinusoidal_positions, reference=None, trials: int = 12) -> None:
@@ -253,15 +248,10 @@ def _embed_mistakes(ids, E, P) -> list[Mistake]:
 
 
 def _call_embed(run: CheckRun, call: str, *args):
-    try:
-        return run.call(call, *args)
-    except CheckFailure as err:
-        if "broadcast" in str(err):
-            run.fail(str(err).split(": ", 1)[-1],
-                     hint="X[l] = E[token_ids[l]] + P[l]: take each token's row of E with "
-                     "E[token_ids] (shape (L, d)), and only the first L rows of P, P[:L] (P "
-                     "may hold more positions than the sequence)")
-        raise
+    return run.call(call, *args, crash_hints=[(
+        "broadcast", "X[l] = E[token_ids[l]] + P[l]: take each token's row of E with "
+        "E[token_ids] (shape (L, d)), and only the first L rows of P, P[:L] (P may hold more "
+        "positions than the sequence)")])
 
 
 def check_embed(embed, reference=None, trials: int = 12) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array
+from attnbook.checks._core import CheckRun, Mistake, as_array
 
 __all__ = ["check_apply_rope", "check_rope_frequencies", "check_rotation_2d"]
 
@@ -213,11 +213,9 @@ def check_rotation_2d(rotation_2d, reference=None, trials: int = 12) -> None:
 
     angles = np.array([[0.0, 1.0, -2.0], [3.5, 10.0, np.pi]])
     call = "rotation_2d(a) with an array of angles of shape (2, 3)"
-    try:
-        R = run.call(call, angles)
-    except CheckFailure as err:
-        run.fail(str(err), hint="a may be an array of angles: use np.cos and np.sin, which "
-                 "work elementwise (math.cos and math.sin take a single number)")
+    R = run.call(call, angles, crash_hints=[(
+        "", "a may be an array of angles: use np.cos and np.sin, which work elementwise "
+        "(math.cos and math.sin take a single number)")])
     run.expect_shape(call, R, (2, 3, 2, 2),
                      hint="keep the angles' axes first and put the 2 x 2 last, (..., 2, 2): "
                      "build it with np.stack(..., axis=-1), not np.array([[c, -s], [s, c]])")
@@ -336,14 +334,10 @@ def _score(q, k):
 def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
     run = CheckRun(apply_rope)
 
-    def call_rope(call, *args):
-        try:
-            return run.call(call, *args)
-        except CheckFailure as err:
-            if "broadcast" in str(err):  # angles (d_k/2, L) against pairs (..., L, d_k/2)
-                run.fail(str(err), hint=HINT_ANGLES_SHAPE + "; take d_k from X.shape[-1] and "
-                         "L from len(positions), never the worked example's sizes")
-            raise
+    def call_rope(call, *args):  # broadcast: angles (d_k/2, L) against pairs (..., L, d_k/2)
+        return run.call(call, *args, crash_hints=[(
+            "broadcast", HINT_ANGLES_SHAPE + "; take d_k from X.shape[-1] and L from "
+            "len(positions), never the worked example's sizes")])
 
     X = WORKED_ROPE_X.copy()
     call = "apply_rope(X, [0, 1, 2], 100.0) on the worked (3, 4) example"
@@ -393,10 +387,7 @@ def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
     call = "apply_rope(X, [0, 2, 5, 9], 500.0) with leading axes, X of shape (2, 3, 4, 6)"
     hint_axes = ("keep every leading axis: X is (..., L, d_k), so index pairs with "
                  "X[..., 0::2] and read d_k from X.shape[-1]")
-    try:
-        Y = run.call(call, X4, positions, 500.0)
-    except CheckFailure as err:
-        run.fail(str(err).split(": ", 1)[-1], hint=hint_axes)
+    Y = run.call(call, X4, positions, 500.0, crash_hints=[("", hint_axes)])
     run.expect_shape(call, Y, X4.shape, hint=hint_axes)
     per_slice = np.stack([[as_array(call_rope(call, X4[b, h], positions, 500.0))
                            for h in range(3)] for b in range(2)])

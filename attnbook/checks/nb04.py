@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array
-from attnbook.checks.nb01 import PrecisionAwareRun
+from attnbook.checks._core import CheckRun, Mistake, PrecisionAwareRun, as_array
 from attnbook.examples import WORKED_K, WORKED_Q, WORKED_V
 from attnbook.ops import torch_attend, torch_softmax
 
@@ -49,15 +48,8 @@ HINT_LEADING = ("with leading axes, allowed may broadcast over them (e.g. (B, 1,
                 "up the leading axes")
 
 
-def _call_with_hint(run: CheckRun, call: str, hint: str, *args):
-    """run.call, with `hint` added when the student's code fails on broadcasting/indexing."""
-    try:
-        return run.call(call, *args)
-    except CheckFailure as err:
-        if any(word in str(err) for word in ("broadcast", "shape mismatch", "boolean index",
-                                             "could not be", "dimension")):
-            run.fail(str(err), hint=hint)
-        raise
+# Words of the errors that wrong axes, broadcasts and boolean indexing raise.
+SHAPE_ERRORS = ("broadcast", "shape mismatch", "boolean index", "could not be", "dimension")
 
 
 def _grid(L: int) -> tuple[np.ndarray, np.ndarray]:
@@ -179,7 +171,7 @@ def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
     hint_axes = ("compare positions (1, L) with lengths (B, 1): np.arange(L)[None, :] < "
                  "lengths[:, None] gives (B, L)")
     call = "padding_mask([4, 2], 4) (Message A: 4 tokens, Message B: 2 tokens + 2 <PAD>)"
-    M = _call_with_hint(run, call, hint_axes, np.array([4, 2]), 4)
+    M = run.call(call, np.array([4, 2]), 4, crash_hints=[(SHAPE_ERRORS, hint_axes)])
     run.expect_shape(call, M, (2, 4), hint="one row per message, one column per position: "
                      "(B, L)")
     M = _expect_bool(run, call, M)
@@ -187,7 +179,7 @@ def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
                      mistakes=_padding_mistakes([4, 2], 4), what="mask entries")
 
     call = "padding_mask([1, 3, 0], 3) (a list; one empty message)"
-    M = _call_with_hint(run, call, hint_axes, [1, 3, 0], 3)
+    M = run.call(call, [1, 3, 0], 3, crash_hints=[(SHAPE_ERRORS, hint_axes)])
     run.expect_shape(call, M, (3, 3), hint="(B, L) with B = len(lengths) and L the argument "
                      "L: not the worked example's 4. " + hint_axes)
     M = _expect_bool(run, call, M)
@@ -283,9 +275,10 @@ def _attention_mask_mistakes(lengths, L: int, causal: bool) -> list[Mistake]:
 def _check_attention_mask_case(run: CheckRun, lengths, L: int, causal: bool, expected,
                                label: str = "") -> None:
     call = f"attention_mask({list(np.asarray(lengths).tolist())}, {L}, causal={causal}){label}"
-    M = _call_with_hint(run, call, "give each piece its axes: padding_mask(lengths, L)[:, None, "
-                        ":] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] "
-                        "is (1, L, L); " + HINT_SIZES, lengths, L, causal)
+    M = run.call(call, lengths, L, causal, crash_hints=[(
+        SHAPE_ERRORS, "give each piece its axes: padding_mask(lengths, L)[:, None, :] is "
+        "(B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); "
+        + HINT_SIZES)])
     run.expect_shape(call, M, (len(lengths), L, L),
                      hint="one (L, L) matrix per message: shape (B, L, L), with B = "
                      "len(lengths), never a fixed number, and L the argument L")
@@ -487,7 +480,8 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     allowed[1, :, :, 3:] = False  # message 1 has 3 real tokens
     call = ("masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
             "broadcast over the 3 heads")
-    _compare_attention(run, call, _call_with_hint(run, call, HINT_LEADING, Q, K, V, allowed),
+    _compare_attention(run, call, run.call(call, Q, K, V, allowed,
+                                           crash_hints=[(SHAPE_ERRORS, HINT_LEADING)]),
                        Q, K, V, allowed)
 
     # No peeking: changing the last key and value leaves every earlier output unchanged.

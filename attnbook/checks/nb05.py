@@ -81,21 +81,12 @@ _ERROR_HINTS = [
 
 def _call(run: CheckRun, call: str, *args):
     """`run.call`, adding a hint when the learner's exception has a known cause."""
-    try:
-        return run.call(call, *args)
-    except CheckFailure as err:
-        text = str(err)
-        hints = [hint for key, hint in _ERROR_HINTS if key in text]
-        names = getattr(getattr(run.func, "__code__", None), "co_names", ())
-        if "T" in names and "must match the size" in text or "T" in names and \
-                "cannot be multiplied" in text:
-            hints.insert(0, "k.T reverses EVERY axis of a batched tensor: use "
-                         "k.transpose(-2, -1) (or k.mT) to swap only the last two")
-        if not hints and "must match the size" in text:
-            hints.append(HINT_AXES)
-        if hints and "Hint:" not in text:
-            raise CheckFailure(f"{run.name}: {text}\nHint: {hints[0]}") from err
-        raise
+    names = getattr(getattr(run.func, "__code__", None), "co_names", ())
+    k_T = [(("must match the size", "cannot be multiplied"),
+            "k.T reverses EVERY axis of a batched tensor: use k.transpose(-2, -1) (or k.mT) to "
+            "swap only the last two")] if "T" in names else []
+    return run.call(call, *args,
+                    crash_hints=[*k_T, *_ERROR_HINTS, ("must match the size", HINT_AXES)])
 
 
 # ---------------------------------------------------------------------------------------
@@ -542,18 +533,9 @@ def _expect_layers(run: CheckRun, module, d_model: int) -> None:
 
 def _invoke(run: CheckRun, call_text: str, func, *args):
     """Call a method of the learner's module the way CheckRun.call calls a function."""
-    try:
-        return func(*args)
-    except (NotImplementedError, CheckFailure):
-        raise
-    except Exception as err:  # a bug in the learner's forward is reported, not hidden
-        hint = ""
-        if "does not broadcast" in str(err) or "must match the size" in str(err):
-            hint = ("\nHint: pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask "
-                    "already broadcasts against the scores (B, h, L, L)")
-        raise CheckFailure(f"{run.name}: {call_text} raised {type(err).__name__}: {err}\n"
-                           f"The check expected it to return a result for these inputs."
-                           f"{hint}") from err
+    return run.invoke(call_text, func, *args, crash_hints=[(
+        ("does not broadcast", "must match the size"), "pass allowed on unchanged: an (L, L) "
+        "or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)")])
 
 
 def _about_dtypes(err: BaseException) -> bool:

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
-from attnbook.checks._lm import HintedRun, batch_stats, bias_model
+from attnbook.checks._lm import batch_stats, bias_model
 from attnbook.model import LMConfig, TransformerLM
 from attnbook.tokenizer import WordTokenizer
 from attnbook.training_viz import single_thread
@@ -200,7 +200,7 @@ CRASH_LOSS = ("flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0,
 
 
 def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
-    run = HintedRun(make_batch, crash_hint=CRASH_MAKE_BATCH)
+    run = CheckRun(make_batch, crash_hint=CRASH_MAKE_BATCH)
     tokenizer = WordTokenizer()
     pad, eos = tokenizer.pad_id, tokenizer.eos_id
     message_a = tokenizer.encode("please send the report")  # <BOS> please send the report <EOS>
@@ -342,7 +342,7 @@ def _worked_loss_inputs():
 
 
 def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
-    run = HintedRun(lm_loss, crash_hint=CRASH_LOSS)
+    run = CheckRun(lm_loss, crash_hint=CRASH_LOSS)
     logits, targets, mask = _worked_loss_inputs()
     call = ("lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "
             "probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two padded targets)")
@@ -540,7 +540,7 @@ def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, ba
 
 
 def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
-    run = HintedRun(train_step, crash_hint="the forward pass must build a graph for backward(): "
+    run = CheckRun(train_step, crash_hint="the forward pass must build a graph for backward(): "
                     "no torch.no_grad() or .detach() in train_step; logits = model(inputs), "
                     "loss = lm_loss(logits, targets, loss_mask)")
     gen = torch.Generator().manual_seed(17)
@@ -680,7 +680,7 @@ def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expecte
 
 
 def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
-    run = HintedRun(evaluate, crash_hint="evaluate takes an iterable of (inputs, targets, "
+    run = CheckRun(evaluate, crash_hint="evaluate takes an iterable of (inputs, targets, "
                     "loss_mask) batches of any shapes: loop over them, score each with "
                     "model(inputs) and lm_loss, add sums and counts")
     model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())

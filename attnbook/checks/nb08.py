@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
-from attnbook.checks._lm import HintedRun, batch_stats, bias_model
+from attnbook.checks._lm import batch_stats, bias_model
 from attnbook.generation import filtered_distribution, generate_tokens
 from attnbook.model import LMConfig, TransformerLM
 
@@ -147,7 +147,7 @@ def _log_prob_mistakes(model, prompt, continuation) -> list[Mistake]:
 
 
 def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) -> None:
-    run = HintedRun(sequence_log_prob, crash_hint=CRASH_LOG_PROB)
+    run = CheckRun(sequence_log_prob, crash_hint=CRASH_LOG_PROB)
     # A model that ignores its input with p = (0.1, 0.2, 0.3, 0.4): log p(3, 3, 2 | <BOS>)
     # is log 0.4 + log 0.4 + log 0.3. The logits carry an extra +1 so raw logits are wrong.
     probs = torch.tensor([0.1, 0.2, 0.3, 0.4])
@@ -327,7 +327,7 @@ def _expect_one_of(run: CheckRun, call: str, seen, options, hint: str):
 
 
 def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -> None:
-    run = HintedRun(next_token_probs, crash_hint=CRASH_PROBS)
+    run = CheckRun(next_token_probs, crash_hint=CRASH_PROBS)
     P, Z = WORKED_PROBS, WORKED_LOGITS
     cases = [
         # (temperature, top_k, top_p, expected, what it shows)
@@ -442,7 +442,7 @@ def _token_ids(run: CheckRun, call: str, seen, shape: tuple, V: int) -> np.ndarr
 
 
 def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
-    run = HintedRun(sample_next, crash_hint=CRASH_SAMPLE)
+    run = CheckRun(sample_next, crash_hint=CRASH_SAMPLE)
     Z = WORKED_LOGITS
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
     token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
@@ -672,7 +672,7 @@ def _padded(rows: list[list[int]]) -> torch.Tensor:
 
 
 def check_generate(generate, reference=None, trials: int = 6) -> None:
-    run = HintedRun(generate, crash_hint=CRASH_GENERATE)
+    run = CheckRun(generate, crash_hint=CRASH_GENERATE)
     model = table_model(NEXT_OF)
     for prompts, max_new, what in [([[1, 4], [1, 7]], 10, "row 0 ends after 3 tokens, row 1 "
                                     "after 4"),
