@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 
 def _shape(x) -> tuple:
     shape = getattr(x, "shape", None)
@@ -69,8 +71,6 @@ def require_integer(name: str, value, minimum: int | None = None, meaning: str =
 
 def require_lengths(name: str, lengths, L: int):
     """`lengths` as a 1-D int64 array of whole numbers in 0 .. L, or a ValueError naming it."""
-    import numpy as np
-
     values = np.asarray(lengths)
     require_ndim(name, values, 1, "(B,)")
     if values.size and not (np.issubdtype(values.dtype, np.number)

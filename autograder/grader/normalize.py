@@ -32,12 +32,6 @@ def _meta(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {}) or {}
 
 
-def _as_code(cell, source: str):
-    new = nbformat.v4.new_code_cell(source=source)
-    new.metadata = copy.deepcopy(cell.get("metadata", {}))
-    return new
-
-
 def _plain(cell):
     """A student's own cell rebuilt from its source alone (no outputs, no nbgrader data)."""
     makers = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell,
