@@ -8,22 +8,29 @@ mistake, that mistake.
 
 from __future__ import annotations
 
-import dis
+import copy
 import inspect
-import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from attnbook.checks._source import names_called
 
 __all__ = [
     "CheckFailure",
     "CheckRun",
     "PrecisionAwareRun",
     "Mistake",
+    "Observed",
     "as_array",
     "describe",
+    "names_called",
+    "observe",
 ]
+
+HINT_IN_PLACE = ("build a new array or new tensor (x = x / ..., not x /= ...) instead of "
+                 "writing into the inputs in place: the caller still needs them as they were")
 
 
 # (words in the error message, hint) pairs for CheckRun.call / CheckRun.invoke
@@ -96,6 +103,7 @@ class CheckRun:
     passed: int = 0
     notes: list[str] = field(default_factory=list)
     crash_hint: str = ""  # shown when the student's code raises and no crash_hints match
+    in_place_hint: str = HINT_IN_PLACE  # shown when the student's code changes an input
 
     def __post_init__(self):
         if not callable(self.func):
@@ -123,8 +131,19 @@ class CheckRun:
         error message gives the hint; words "" match any error. Without a match the run's
         `crash_hint`, if any, is shown.
         """
+        return self.observe(call_text, fn, *args, crash_hints=crash_hints, **kwargs).result
+
+    def call_observed(self, call_text: str, *args, crash_hints: CrashHints = (),
+                      **kwargs) -> Observed:
+        """`call`, also returning the arguments as the function left them (copies: the
+        caller's objects never change), e.g. a model after `train_step`."""
+        return self.observe(call_text, self.func, *args, crash_hints=crash_hints, **kwargs)
+
+    def observe(self, call_text: str, fn: Callable, *args, crash_hints: CrashHints = (),
+                backward: bool = False, **kwargs) -> Observed:
+        """`invoke` returning everything `observe` sees; an input changed in place fails."""
         try:
-            return fn(*args, **kwargs)
+            seen = observe(fn, args, kwargs, backward=backward)
         except NotImplementedError:
             raise
         except CheckFailure:
@@ -138,13 +157,17 @@ class CheckRun:
                         self.crash_hint)
             if hint:
                 raise CheckFailure(f"{self.name}: {message}\nHint: {hint}") from err
-            raise CheckFailure(message) from err
+            raise CheckFailure(f"{self.name}: {message}") from err
+        if seen.changed:
+            self.fail(f"{call_text} changed its input {', '.join(seen.changed)} in place.",
+                      hint=self.in_place_hint)
+        return seen
 
     def expect_raises(self, call_text: str, error: type[BaseException], *args,
                       mentions: tuple[str, ...] = (), **kwargs) -> None:
         """The call must raise `error`, and its message must mention each of `mentions`."""
         try:
-            self.func(*args, **kwargs)
+            observe(self.func, args, kwargs)
         except NotImplementedError:
             raise
         except error as err:
@@ -276,28 +299,124 @@ def _allclose(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
         return False
 
 
-def names_called(func) -> set[str]:
-    """The global and attribute names `func`'s code reads, nested code (comprehensions,
-    lambdas, inner functions) included; a global that is `func` itself (a recursive call)
-    is left out, so a learner's function may call itself by its own name."""
+# -- calling the learner's code: copies in, copies out -------------------------------------
+@dataclass
+class Observed:
+    """One call of the learner's code: its result, its arguments as the call left them
+    (copies), the names of plain-data arguments it changed, and (with `backward`) each
+    argument's gradient."""
+
+    result: object
+    args_after: list
+    kwargs_after: dict
+    changed: list[str]
+    grads: list | None = None
+
+
+def _is_view(value) -> bool:
+    """A module under test (see `_modules`): shared with the learner's code, not copied."""
+    return hasattr(value, "__wire_handle__") or hasattr(value, "__module_view__")
+
+
+def private_copies(args: tuple, kwargs: dict) -> tuple[list, dict]:
+    """Deep copies of the arguments, made together (an optimizer keeps pointing at the
+    copied model's parameters); modules under test are passed as they are."""
+    def swap(value):
+        if _is_view(value):
+            return value
+        if hasattr(value, "detach") and not getattr(value, "is_leaf", True):
+            return value.detach().clone().requires_grad_(bool(value.requires_grad))
+        if isinstance(value, list | tuple):
+            return type(value)(swap(v) for v in value) if not hasattr(value, "_fields") \
+                else type(value)(*(swap(v) for v in value))
+        if isinstance(value, dict):
+            return {k: swap(v) for k, v in value.items()}
+        return value
+
+    views: dict[int, object] = {}
+    memo = {}
+    for value in [*args, *kwargs.values()]:
+        if _is_view(value):
+            views[id(value)] = value
+            memo[id(value)] = value
+    prepared = (list(swap(a) for a in args), {k: swap(v) for k, v in kwargs.items()})
     try:
-        target = inspect.unwrap(func)  # a decorated function: read the code it wraps
-    except ValueError:
-        target = func
-    code = getattr(target, "__code__", None)
-    own = getattr(target, "__globals__", {})
-    selves = (func, target)
-    names: set[str] = set()
-    stack = [code] if code is not None else []
-    while stack:
-        current = stack.pop()
-        for instr in dis.get_instructions(current):
-            if not isinstance(instr.argval, str):
-                continue
-            if instr.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-                if not any(own.get(instr.argval) is f for f in selves):
-                    names.add(instr.argval)
-            elif instr.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_NAME", "IMPORT_FROM"):
-                names.add(instr.argval)
-        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
-    return names
+        copied = copy.deepcopy(prepared, memo)
+    except Exception:  # an argument that cannot be copied is passed as it is
+        return prepared
+    for value in [*args, *kwargs.values()]:
+        if _is_view(value):
+            continue
+        for p in getattr(value, "parameters", lambda: ())():  # deepcopy drops .grad
+            if p.grad is not None and id(p) in memo:
+                memo[id(p)].grad = p.grad.detach().clone()
+        log = getattr(value, "forward_log", None)
+        if isinstance(log, list) and id(value) in memo:  # the copy keeps a log of its own
+            memo[id(value)].forward_log = type(log)(log)
+    return copied
+
+
+def same_value(a, b) -> bool:
+    """Plain data equal in type, shape, dtype and values (NaN equals NaN)."""
+    if hasattr(a, "detach") and hasattr(b, "detach"):
+        a, b = a.detach(), b.detach()
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype.is_floating_point or a.dtype.is_complex:
+            return bool(((a == b) | (a.isnan() & b.isnan())).all())
+        return bool((a == b).all())
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(
+            same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    try:
+        return bool(a == b) or (a != a and b != b)
+    except Exception:  # objects that do not compare: not plain data
+        return True
+
+
+def _plain(value) -> bool:
+    if isinstance(value, np.ndarray | list | tuple | dict):
+        return True
+    return hasattr(value, "detach") and hasattr(value, "shape")
+
+
+def _labels(fn) -> list[str]:
+    try:
+        target = fn.__init__ if isinstance(fn, type) else fn
+        names = [p.name for p in inspect.signature(target).parameters.values()]
+    except (TypeError, ValueError):
+        return []
+    return names[1:] if isinstance(fn, type) and names[:1] == ["self"] else names
+
+
+def observe(fn: Callable, args: tuple, kwargs: dict, backward: bool = False) -> Observed:
+    """Call `fn` on private copies of `args`; see `Observed`.
+
+    The grader's stand-in for a learner's function (`__attnbook_call__`) does the same across
+    the sandbox: its arguments go as values and come back as new objects.
+    """
+    remote = getattr(fn, "__attnbook_call__", None)
+    if remote is not None:
+        done = remote(tuple(args), dict(kwargs), backward)
+        return Observed(done.result, done.args_after, done.kwargs_after, done.changed,
+                        done.grads)
+    mine, mine_kw = private_copies(tuple(args), dict(kwargs))
+    result = fn(*mine, **mine_kw)
+    grads = None
+    if backward:
+        if getattr(result, "requires_grad", False) and result.numel() == 1:
+            result.backward()
+        grads = [getattr(a, "grad", None) if hasattr(a, "detach") else None for a in mine]
+    labels = _labels(fn)
+    changed = [labels[i] if i < len(labels) else f"argument {i + 1}"
+               for i, (a, b) in enumerate(zip(args, mine))
+               if _plain(a) and not same_value(a, b)]
+    changed += [k for k in kwargs if _plain(kwargs[k]) and not same_value(kwargs[k],
+                                                                          mine_kw[k])]
+    return Observed(result, mine, mine_kw, changed, grads)

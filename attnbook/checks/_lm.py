@@ -8,6 +8,35 @@ import torch.nn.functional as F
 from attnbook.model import LMConfig, TransformerLM
 
 
+class SharedLog(list):
+    """A list that copies of its model share: a learner's function that scores a deep copy
+    of the model it was given still leaves its forward passes in this log."""
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class ObservedLM(TransformerLM):
+    """The reference decoder, noting for every forward pass whether it ran in training mode
+    and built an autograd graph (`forward_log`): what a check asks of evaluate and
+    train_step, read the same way in a notebook and in the grader."""
+
+    def __init__(self, config: LMConfig) -> None:
+        super().__init__(config)
+        self.forward_log: list[dict] = SharedLog()
+
+    def forward(self, *args, **kwargs):
+        out = super().forward(*args, **kwargs)
+        # requires_grad tells a graph apart however it was avoided: no_grad, inference
+        # mode, set_grad_enabled(False) or frozen weights
+        self.forward_log.append({"training": bool(self.training),
+                                 "graph": bool(out.requires_grad)})
+        return out
+
+
 def bias_model(logits) -> TransformerLM:
     """A decoder that ignores its input: every position's logits equal ``logits`` exactly.
 
@@ -15,8 +44,8 @@ def bias_model(logits) -> TransformerLM:
     and the head returns its own bias.
     """
     logits = torch.as_tensor(logits, dtype=torch.float32)
-    model = TransformerLM(LMConfig(vocab_size=len(logits), d_model=8, n_heads=2, n_layers=1,
-                                   max_len=16, positions="none")).eval()
+    model = ObservedLM(LMConfig(vocab_size=len(logits), d_model=8, n_heads=2, n_layers=1,
+                                max_len=16, positions="none")).eval()
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()

@@ -2,23 +2,37 @@
 
 from __future__ import annotations
 
-import re
-
 from attnbook.checks._core import CheckFailure
 
-# "A", " b ", "(A)", "A)", "a.", "Option A", "answer: B) because ...": one letter, perhaps
-# in brackets, perhaps followed by punctuation and words of explanation.
-_LETTER = re.compile(r"(?:(?:option|answer|choice)\s*[:=-]?\s*)?"
-                     r"[(\[]?\s*([a-z])\s*(?:[)\].:,;-]\s*(?:\S.*)?)?", re.IGNORECASE | re.DOTALL)
+PREFIXES = ("option", "answer", "choice")
+PUNCTUATION = ")].:,;-"
+LONGEST = 2000  # characters of an answer that are read; the letter comes first
 
 
 def _letter(answer, options: str) -> str | None:
-    """The option letter a concept answer names, or None when it names none clearly."""
+    """The option letter a concept answer names, or None when it names none clearly.
+
+    "A", " b ", "(A)", "A)", "a.", "Option A", "answer: B) because ...": one letter, perhaps
+    in brackets, perhaps followed by punctuation and words of explanation. Read by hand in
+    one pass (no regular expression), so any string, however long or odd, costs linear time.
+    """
     if not isinstance(answer, str):
         return None
-    match = _LETTER.fullmatch(answer.strip().strip("'\"").strip())
-    letter = match.group(1).upper() if match else None
-    return letter if letter and letter in options else None
+    text = answer[:LONGEST].strip().strip("'\"").strip()
+    for prefix in PREFIXES:
+        if text[:len(prefix)].lower() == prefix:
+            text = text[len(prefix):].lstrip()
+            if text[:1] in (":", "=", "-"):
+                text = text[1:].lstrip()
+            break
+    if text[:1] in ("(", "["):
+        text = text[1:].lstrip()
+    if not text or not ("a" <= text[0].lower() <= "z"):
+        return None
+    letter, rest = text[0].upper(), text[1:].lstrip()
+    if rest and rest[0] not in PUNCTUATION:
+        return None
+    return letter if letter in options else None
 
 
 def check_choice(name: str, answer, options: str, correct: str | None = None,

@@ -332,7 +332,7 @@ def _score(q, k):
 
 
 def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
-    run = CheckRun(apply_rope)
+    run = CheckRun(apply_rope, in_place_hint="write the rotated pairs into a new array")
 
     def call_rope(call, *args):  # broadcast: angles (d_k/2, L) against pairs (..., L, d_k/2)
         return run.call(call, *args, crash_hints=[(
@@ -342,8 +342,6 @@ def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
     X = WORKED_ROPE_X.copy()
     call = "apply_rope(X, [0, 1, 2], 100.0) on the worked (3, 4) example"
     Y = call_rope(call, X, np.array([0, 1, 2]), 100.0)
-    run.expect_true(np.array_equal(X, WORKED_ROPE_X), f"{call} changed its input X in place.",
-                    hint="write the rotated pairs into a new array")
     _expect_rope(run, call, Y, X, [0, 1, 2], 100.0, STORED_ROPE_Y, atol=STORED_ATOL)
 
     rng = np.random.default_rng(31)

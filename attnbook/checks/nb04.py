@@ -443,14 +443,10 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     run = PrecisionAwareRun(masked_attention)  # float32 answers judged at float32 precision
     causal = _lower(4)
     call = "masked_attention(Q, K, V, allowed) on the worked example with a causal mask"
-    inputs = (WORKED_Q.copy(), WORKED_K.copy(), WORKED_V.copy(), causal.copy())
-    result = run.call(call, *inputs)
-    run.expect_true(all(np.array_equal(seen, kept) for seen, kept in
-                        zip(inputs, (WORKED_Q, WORKED_K, WORKED_V, causal))),
-                    f"{call} changed one of its inputs in place.",
-                    hint="never write into Q, K, V or allowed (Q /= ... or S[...] = ... on a "
-                    "view changes the caller's array): compute new arrays instead, "
-                    "S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)")
+    run.in_place_hint = ("never write into Q, K, V or allowed (Q /= ... or S[...] = ... on "
+                         "a view changes the caller's array): compute new arrays instead, "
+                         "S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)")
+    result = run.call(call, WORKED_Q, WORKED_K, WORKED_V, causal)
     _compare_attention(run, call, result, WORKED_Q, WORKED_K, WORKED_V, causal)
     A = as_array(result[1])
     run.expect_close(f"{call}: first row of A (query 0 sees only key 0)", A[0],

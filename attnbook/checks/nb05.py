@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import math
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.overrides import TorchFunctionMode
 
 from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array, names_called
+from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
 
 __all__ = [
     "check_merge_heads",
@@ -302,13 +303,9 @@ def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None,
     if expected is None:
         expected = _torch_expected(q, k, v, allowed)
     mistakes = _sdpa_mistakes(q, k, v, allowed)
-    kept = [None if t is None else t.clone() for t in (q, k, v, allowed)]
+    run.in_place_hint = ("work on new tensors (q = q / ..., not q /= ...): the caller's "
+                         "q, k, v and allowed must stay as they were")
     y = _call(run, call, q, k, v, allowed)
-    for name, before, after in zip(("q", "k", "v", "allowed"), kept, (q, k, v, allowed)):
-        run.expect_true(before is None or torch.equal(before, after),
-                        f"{call} changed its input {name} in place.",
-                        hint="work on new tensors (q = q / ..., not q /= ...): the caller's "
-                        "q, k, v and allowed must stay as they were")
     _expect_tensor(run, call, y)
     run.expect_shape(call, y, tuple(expected.shape), hint="the output is (..., L_q, d_v)")
     run.expect_finite(call, y, hint=hint or HINT_NAN)
@@ -392,20 +389,35 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=N
 # ---------------------------------------------------------------------------------------
 # MultiHeadAttention
 # ---------------------------------------------------------------------------------------
-def _torch_mha(module, d_model: int, n_heads: int) -> nn.MultiheadAttention:
+PROJECTIONS = ("W_Q", "W_K", "W_V", "W_O")
+
+
+def _local_layers(view, d_model: int, dtype) -> dict[str, nn.Linear]:
+    """Local nn.Linear copies of the learner's four projections (their weights, by value)."""
+    values = view.tensors(*(f"{n}.{p}" for n in PROJECTIONS for p in ("weight", "bias")))
+    layers = {}
+    for i, name in enumerate(PROJECTIONS):
+        layer = nn.Linear(d_model, d_model, dtype=dtype)
+        with torch.no_grad():
+            layer.weight.copy_(values[2 * i])
+            layer.bias.copy_(values[2 * i + 1])
+        layers[name] = layer
+    return layers
+
+
+def _torch_mha(layers: dict, d_model: int, n_heads: int, dtype) -> nn.MultiheadAttention:
     """PyTorch's own module with the learner's weights copied across."""
-    ref = nn.MultiheadAttention(d_model, n_heads, bias=True, batch_first=True,
-                                dtype=module.W_Q.weight.dtype)
+    ref = nn.MultiheadAttention(d_model, n_heads, bias=True, batch_first=True, dtype=dtype)
     with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([module.W_Q.weight, module.W_K.weight,
-                                            module.W_V.weight]))
-        ref.in_proj_bias.copy_(torch.cat([module.W_Q.bias, module.W_K.bias, module.W_V.bias]))
-        ref.out_proj.weight.copy_(module.W_O.weight)
-        ref.out_proj.bias.copy_(module.W_O.bias)
+        ref.in_proj_weight.copy_(torch.cat([layers[n].weight for n in PROJECTIONS[:3]]))
+        ref.in_proj_bias.copy_(torch.cat([layers[n].bias for n in PROJECTIONS[:3]]))
+        ref.out_proj.weight.copy_(layers["W_O"].weight)
+        ref.out_proj.bias.copy_(layers["W_O"].bias)
     return ref.eval()
 
 
-def _mha_mistakes(module, x, allowed, n_heads: int) -> list[Mistake]:
+def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
+    module = SimpleNamespace(**layers)
     d_model = x.shape[-1]
     d_k = d_model // n_heads
     with torch.no_grad():
@@ -512,23 +524,27 @@ def _mha_mistakes(module, x, allowed, n_heads: int) -> list[Mistake]:
     return [Mistake(name, y, hint) for name, y, hint in out]
 
 
-def _expect_layers(run: CheckRun, module, d_model: int) -> None:
-    for name in ("W_Q", "W_K", "W_V", "W_O"):
-        layer = getattr(module, name, None)
-        run.expect_true(isinstance(layer, nn.Linear),
+def _expect_layers(run: CheckRun, module, d_model: int):
+    """The learner's module as a module view, with its four projections checked."""
+    view = module_view(module)
+    run.expect_true(view is not None, "MultiHeadAttention must subclass nn.Module",
+                    hint="class MultiHeadAttention(nn.Module) with super().__init__()")
+    info = view.info()
+    params = parameter_shapes(view, info)
+    for name in PROJECTIONS:
+        run.expect_true(is_instance(view, name, nn.Linear, info),
                         f"MultiHeadAttention({d_model}, ...) has no nn.Linear attribute {name} "
-                        f"(found {type(layer).__name__}).",
+                        f"(found {type_name(view, name) or 'nothing'}).",
                         hint="create self.W_Q, self.W_K, self.W_V and self.W_O as "
                         "nn.Linear(d_model, d_model) in __init__")
-        run.expect_true(tuple(layer.weight.shape) == (d_model, d_model),
-                        f"{name}.weight has shape {tuple(layer.weight.shape)}; expected "
-                        f"({d_model}, {d_model}).", hint="nn.Linear(d_model, d_model)")
-        run.expect_true(layer.bias is not None,
+        shape = params.get(f"{name}.weight")
+        run.expect_true(shape == (d_model, d_model),
+                        f"{name}.weight has shape {shape}; expected ({d_model}, {d_model}).",
+                        hint="nn.Linear(d_model, d_model)")
+        run.expect_true(f"{name}.bias" in params,
                         f"{name} has no bias; nn.MultiheadAttention uses one.",
                         hint="nn.Linear(d_model, d_model, bias=True) (the default)")
-    run.expect_true(isinstance(module, nn.Module),
-                    "MultiHeadAttention must subclass nn.Module",
-                    hint="class MultiHeadAttention(nn.Module) with super().__init__()")
+    return view
 
 
 def _invoke(run: CheckRun, call_text: str, func, *args):
@@ -554,45 +570,25 @@ NOTE_FLOAT32 = ("note: your module creates float32 tensors inside forward (e.g. 
                 "x.new_zeros(...) works in every dtype.")
 
 
-class _Float32Watch(TorchFunctionMode):
-    """Records whether any torch call made while active returns a float32 tensor: a
-    module run on float64 inputs that does so builds default-dtype tensors inside forward."""
-
-    def __init__(self):
-        super().__init__()
-        self.seen = False
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        if not self.seen:
-            for item in out if isinstance(out, tuple | list) else (out,):
-                if isinstance(item, torch.Tensor) and item.dtype == torch.float32:
-                    self.seen = True
-        return out
-
-
 def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: str,
-                 reference=None, watch: _Float32Watch | None = None) -> None:
+                 reference=None) -> None:
     """Run the learner's module on x (and allowed) and compare with nn.MultiheadAttention
     (and the reference class) holding the same weights, in x's dtype."""
     B, L, d_model = x.shape
-    torch_module = _torch_mha(module, d_model, n_heads)
+    layers = _local_layers(module, d_model, x.dtype)
+    torch_module = _torch_mha(layers, d_model, n_heads, x.dtype)
+    args = (x,) if allowed is None else (x, allowed)
+    y = _invoke(run, call, module, *args)
+    again = _invoke(run, call, module, *args)
     with torch.no_grad():
-        args = (x,) if allowed is None else (x, allowed)
-        if watch is None:
-            y = _invoke(run, call, module.forward, *args)
-        else:
-            with watch:
-                y = _invoke(run, call, module.forward, *args)
-        again = _invoke(run, call, module.forward, *args)
         expected, _ = torch_module(x, x, x, need_weights=False, **kwargs)
+        mistakes = _mha_mistakes(layers, x, allowed, n_heads)
         if reference is not None:
             theirs = reference(d_model, n_heads).to(x.dtype).eval()
-            for name in ("W_Q", "W_K", "W_V", "W_O"):
-                getattr(theirs, name).load_state_dict(getattr(module, name).state_dict())
+            for name in PROJECTIONS:
+                getattr(theirs, name).load_state_dict(layers[name].state_dict())
             _close(run, f"{call}, against the reference with the same weights", y,
-                   theirs(*args), mistakes=_mha_mistakes(module, x, allowed, n_heads))
-        mistakes = _mha_mistakes(module, x, allowed, n_heads)
+                   theirs(*args), mistakes=mistakes)
     _expect_tensor(run, call, y)
     run.expect_true(not isinstance(again, torch.Tensor) or again.shape != y.shape
                     or torch.equal(again, y),
@@ -610,8 +606,7 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
                     masked: str, seed: int, reference=None) -> None:
     torch.manual_seed(seed)
     module = run.call(f"MultiHeadAttention({d_model}, {n_heads})", d_model, n_heads)
-    _expect_layers(run, module, d_model)
-    module = module.to(dtype).eval()
+    module = _expect_layers(run, module, d_model).to(dtype).eval()
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(B, L, d_model, generator=g, dtype=dtype)
     allowed, kwargs = None, {}
@@ -630,20 +625,20 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
         _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference)
         return
     # float64: a module that builds default-dtype (float32) tensors inside forward is right
-    # in the float32 world learners use but may fail here with a dtype error (or lose
-    # float64 precision); such a module is compared again, entirely in float32.
-    passed, watch = run.passed, _Float32Watch()
+    # in the float32 world learners use but may fail here with a dtype error or lose float64
+    # precision; when the float64 case fails that way, it is compared again in float32.
+    passed = run.passed
     try:
-        _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference, watch)
+        _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference)
         return
     except CheckFailure as err:
-        # a dtype error, or wrong values from a module that built float32 tensors (any
-        # other exception of the learner's code is reported as it is)
-        if not (_about_dtypes(err) or watch.seen and err.__cause__ is None):
+        # a dtype error, or wrong values (any other exception of the learner's code is
+        # reported as it is)
+        if not (_about_dtypes(err) or err.__cause__ is None):
             raise
         first = err
     run.passed = passed
-    module = module.float()
+    module = module.to(torch.float32)
     call32 = call.replace(str(dtype), "torch.float32 (your module builds float32 tensors)")
     try:
         _compare_mha(run, module, x.float(), allowed, kwargs, n_heads, call32, reference)
@@ -658,9 +653,9 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
 def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int = 6) -> None:
     run = CheckRun(MultiHeadAttention)
     torch.manual_seed(0)
-    module = run.call("MultiHeadAttention(8, 2)", 8, 2)
-    _expect_layers(run, module, 8)
-    n_params = sum(p.numel() for p in module.parameters())
+    view = _expect_layers(run, run.call("MultiHeadAttention(8, 2)", 8, 2), 8)
+    unique = {token: shape for _, shape, _, token, _ in view.info()["params"]}
+    n_params = sum(math.prod(shape) for shape in unique.values())
     run.expect_true(n_params == 4 * (8 * 8 + 8),
                     f"MultiHeadAttention(8, 2) has {n_params} parameters; expected "
                     f"4 * (8 * 8 + 8) = {4 * (8 * 8 + 8)}.",

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
-from attnbook.checks._lm import batch_stats, bias_model
+from attnbook.checks._lm import ObservedLM, batch_stats, bias_model
 from attnbook.model import LMConfig, TransformerLM
 from attnbook.tokenizer import WordTokenizer
 from attnbook.training_viz import single_thread
@@ -36,7 +36,7 @@ def _ids(values) -> torch.Tensor:
 def _tiny_decoder(seed: int, vocab_size: int = 11, positions: str = "rope", n_layers: int = 1,
                   dropout: float = 0.0) -> TransformerLM:
     torch.manual_seed(seed)
-    return TransformerLM(LMConfig(vocab_size=vocab_size, d_model=16, n_heads=2,
+    return ObservedLM(LMConfig(vocab_size=vocab_size, d_model=16, n_heads=2,
                                   n_layers=n_layers, max_len=16, positions=positions,
                                   dropout=dropout))
 
@@ -200,18 +200,17 @@ CRASH_LOSS = ("flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0,
 
 
 def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
-    run = CheckRun(make_batch, crash_hint=CRASH_MAKE_BATCH)
+    run = CheckRun(make_batch, crash_hint=CRASH_MAKE_BATCH,
+                   in_place_hint="build new tensors; do not append padding to the caller's "
+                   "lists")
     tokenizer = WordTokenizer()
     pad, eos = tokenizer.pad_id, tokenizer.eos_id
     message_a = tokenizer.encode("please send the report")  # <BOS> please send the report <EOS>
     message_b = tokenizer.encode("send report")  # <BOS> send report <EOS>
     sequences = [message_a, message_b]
-    before = copy.deepcopy(sequences)
     call = ('make_batch([Message A, Message B], pad_id=0) with Message A = "please send the '
             'report" and Message B = "send report", each between <BOS> and <EOS>')
     result = run.call(call, sequences, pad)
-    run.expect_true(sequences == before, f"{call} changed its input lists in place.",
-                    hint="build new tensors; do not append padding to the caller's lists")
     expected = (_ids([message_a[:-1], message_b[:-1] + [pad, pad]]),
                 _ids([message_a[1:], message_b[1:] + [pad, pad]]),
                 torch.tensor([[True] * 5, [True, True, True, False, False]]))
@@ -342,7 +341,9 @@ def _worked_loss_inputs():
 
 
 def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
-    run = CheckRun(lm_loss, crash_hint=CRASH_LOSS)
+    run = CheckRun(lm_loss, crash_hint=CRASH_LOSS,
+                   in_place_hint="build new tensors (torch.where, masked_fill without _) "
+                   "instead of writing into targets or logits: the caller still needs them")
     logits, targets, mask = _worked_loss_inputs()
     call = ("lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "
             "probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two padded targets)")
@@ -357,13 +358,8 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     # the same batch with its padded targets written as 3: the loss must not change, and
     # neither may the caller's tensors
     padded = torch.where(mask, targets, 3)
-    before = [t.clone() for t in (logits, padded, mask)]
     call = "lm_loss(logits, targets, loss_mask) on the same batch, padded targets written as 3"
     value = _as_number(run, call, run.call(call, logits, padded, mask))
-    run.expect_true(all(torch.equal(b, t) for b, t in zip(before, (logits, padded, mask))),
-                    f"{call} changed its input logits, targets or loss_mask in place.",
-                    hint="build new tensors (torch.where, masked_fill without _) instead of "
-                         "writing into targets or logits: the caller still needs them")
     run.expect_close(call, value, 7 * math.log(2) / 4, mistakes=_loss_mistakes(logits, padded,
                                                                                 mask),
                      **TOL, hint="a padded target's id must not matter: only real targets "
@@ -373,7 +369,8 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     inputs, targets, mask = _random_batch(gen, 4, 6, 9)
     logits = torch.randn(4, 6, 9, generator=gen, requires_grad=True)
     call = "lm_loss(logits, targets, loss_mask) on a random (4, 6, 9) batch with padding"
-    loss = run.call(call, logits, targets, mask)
+    done = run.observe(call, run.func, logits, targets, mask, backward=True)
+    loss = done.result
     expected = F.cross_entropy(logits[mask], targets[mask])  # PyTorch on the real targets only
     run.expect_close(call, _as_number(run, call, loss), float(expected.detach()),
                      mistakes=_loss_mistakes(logits, targets, mask), **TOL)
@@ -381,8 +378,7 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
                     f"{call} returned {type(loss).__name__} without a gradient; train_step needs "
                     f"a tensor to call backward() on.",
                     hint="return a 0-d tensor (no .item() or float() inside lm_loss)")
-    loss.backward()
-    grad = logits.grad.abs().sum(-1)  # (B, L)
+    grad = done.grads[0].abs().sum(-1)  # (B, L): of the loss with respect to the logits
     run.expect_true(bool((grad[~mask] == 0).all()),
                     f"{call}: the gradient reaches {int((grad[~mask] > 0).sum())} padded "
                     f"position(s); padding must not train the model.",
@@ -494,12 +490,14 @@ def _run_steps(step_fn, model, kind, batches, max_grad_norm):
 
 def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, batches,
                   max_grad_norm: float, reference=None, **model_kw) -> None:
-    model = _tiny_decoder(seed, **model_kw)
-    start = copy.deepcopy(model)
-    optimizer = _make_optimizer(kind, model)
+    start = _tiny_decoder(seed, **model_kw)
+    model, optimizer = start, _make_optimizer(kind, start)
     losses = []
     for number, batch in enumerate(batches, start=1):
-        value = run.call(f"{call}, step {number}", model, optimizer, batch, max_grad_norm)
+        done = run.call_observed(f"{call}, step {number}", model, optimizer, batch,
+                                 max_grad_norm)
+        model, optimizer = done.args_after[:2]  # the next step starts where this one left
+        value = done.result
         if isinstance(value, torch.Tensor) and value.requires_grad:
             run.fail(f"{call}, step {number} returned a tensor that still holds its graph.",
                      hint="return loss.item(): a float, so a training loop that stores the "
@@ -558,17 +556,15 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
                      hint="return the masked mean loss of this batch, as lm_loss computes it")
 
     model = _tiny_decoder(2, dropout=0.3).train()
-    modes: list[bool] = []
-    handle = model.register_forward_hook(lambda module, *_: modes.append(module.training))
     call = "train_step(decoder_with_dropout in training mode, SGD, batch, 1.0)"
-    try:
-        run.call(call, model, torch.optim.SGD(model.parameters(), lr=0.1), batches[0], 1.0)
-    finally:
-        handle.remove()
+    done = run.call_observed(call, model, torch.optim.SGD(model.parameters(), lr=0.1),
+                             batches[0], 1.0)
+    modes = [entry.get("training") for entry in done.args_after[0].forward_log]
     run.expect_true(modes and all(modes), f"{call}: the forward pass ran in evaluation mode.",
                     hint="do not call model.eval() in train_step: dropout must stay on while "
                          "training (model.train(), if anything)")
 
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     run.expect_raises("train_step with inputs of shape (7,)", ValueError, model, optimizer,
                       tuple(t[0] for t in batches[0]), 1.0, mentions=("inputs", "(7,)"))
     if reference is not None:
@@ -635,40 +631,21 @@ def _worked_eval_batches():
     return [first, second]
 
 
-class _GradRecorder:
-    """Records, for every forward pass of a model, whether it built an autograd graph.
-
-    The output's ``requires_grad`` says so whatever the way of avoiding it: torch.no_grad,
-    inference_mode, set_grad_enabled(False), or weights frozen with requires_grad_(False).
-    """
-
-    def __init__(self, model):
-        self.seen: list[bool] = []
-        self.handle = model.register_forward_hook(
-            lambda _module, _args, output: self.seen.append(
-                bool(getattr(output, "requires_grad", torch.is_grad_enabled()))))
-
-    def remove(self):
-        self.handle.remove()
-
-
 def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expected,
                      mistakes=()) -> None:
-    recorder = _GradRecorder(model)
-    mode = model.training
-    try:
-        value = run.call(call, model, batches)
-    finally:
-        recorder.remove()
-    run.expect_true(model.training == mode,
+    mode, logged = model.training, len(model.forward_log)
+    done = run.call_observed(call, model, batches)
+    value, after = done.result, done.args_after[0]
+    graphs = [bool(entry.get("graph")) for entry in after.forward_log[logged:]]
+    run.expect_true(after.training == mode,
                     f"{call}: the model was in {'training' if mode else 'evaluation'} mode "
-                    f"before and is in {'training' if model.training else 'evaluation'} mode "
+                    f"before and is in {'training' if after.training else 'evaluation'} mode "
                     f"after.", hint="remember model.training first and restore it at the end: "
                                     "model.train(was_training)")
-    run.expect_true(recorder.seen and not any(recorder.seen),
+    run.expect_true(graphs and not any(graphs),
                     f"{call}: the model ran with autograd recording a graph "
-                    f"({sum(recorder.seen)} of {len(recorder.seen)} forward passes)."
-                    if recorder.seen else f"{call}: the model was never called.",
+                    f"({sum(graphs)} of {len(graphs)} forward passes)."
+                    if graphs else f"{call}: the model was never called.",
                     hint="wrap the loop in `with torch.no_grad():`; evaluation needs no graph")
     if isinstance(value, torch.Tensor) and value.requires_grad:
         run.fail(f"{call} returned a tensor that holds a graph.", hint="return a float")
@@ -697,7 +674,7 @@ def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
             "the model in training mode")
     expected, mistakes = _evaluate_mistakes(model, batches)
     _expect_evaluate(run, call, evaluate, model, batches, expected, mistakes)
-    again = _as_number(run, call, evaluate(model, batches))
+    again = _as_number(run, call, run.call(call, model, batches))
     run.expect_close(f"{call}, called twice", again, expected, **TOL,
                      hint="call model.eval() before scoring: dropout makes the loss random")
 

@@ -13,6 +13,7 @@ import contextlib
 import copy
 import importlib.util
 import io
+import linecache
 import re
 import textwrap
 from dataclasses import dataclass
@@ -149,10 +150,13 @@ def run_graded_cells(nb: nbformat.NotebookNode, only_test: str | None = None,
             continue
         out = io.StringIO()
         error = None
+        source = strip_solution_markers(cell.source)
+        filename = f"<cell {meta.get('grade_id', 'setup')} {len(results)}>"
+        # as IPython does: the source stays readable (inspect.getsource) for the checks
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         try:
             with contextlib.redirect_stdout(out):
-                exec(compile(strip_solution_markers(cell.source), meta.get("grade_id", "setup"),
-                             "exec"), namespace)
+                exec(compile(source, filename, "exec"), namespace)
         except BaseException as err:  # a cell's failure is its result, not ours
             if isinstance(err, KeyboardInterrupt):
                 raise

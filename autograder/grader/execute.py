@@ -1,35 +1,37 @@
-"""Run one submitted notebook: the student's cells in a sandboxed kernel, the tests here.
+"""Run one submitted notebook: the student's cells in a sandboxed kernel, each test in a
+fresh trusted process.
 
-The trust boundary is a process boundary. Every code cell the student could have written
-(setup, answers, demonstrations, cells they added) runs in the student's kernel
-(`grader.kernel`, inside bubblewrap). Every test cell runs in this, the grader's, process:
-its source is taken from the instructor's notebook by grade_id (never from the submission),
-its names resolve first to the instructor's setup cells run here, then to the student's
-kernel, where a function becomes a `RemoteFunction` whose calls cross as plain data.
+The trust boundary is a process boundary, and nothing trusted shares a process with student
+code:
 
-So the student's code never shares an interpreter with a check: monkeypatching numpy or
-torch, input transformers that blank later cells, edited check modules or frame tricks act
-on the student's own process only. A test "ran to the end" exactly when its `exec` here
-returned; the run report records that for every test. If the kernel dies, hangs past its
-time, floods its channel or breaks the protocol, it is killed and every later cell gets an
-error output: that notebook's remaining tests, nothing else.
+- every code cell the student could have written (setup, answers, demonstrations, cells
+  they added) runs in the student's kernel (`grader.kernel`, inside bubblewrap);
+- every test cell runs in a new process forked from a pre-warmed fork server (numpy, torch
+  and the check library already imported), so no object, cache or constant survives from
+  one test, or one student, to the next. Its source is the instructor's (by grade_id, never
+  the submission's); its names resolve to the instructor's setup, run in that process, then
+  to the student's kernel through `grader.remote`: values cross as copies, an object the
+  student made is driven by value through a handle, and nothing is written back into an
+  object the grader owns.
+
+Every step has a wall-clock limit. A test whose check runs past it (a crafted answer that
+makes some grader-side work slow) is killed with its process and scores 0 with a status; a
+kernel that dies, hangs, floods its channel or breaks the protocol is killed with its
+sandbox, and only that notebook's later tests are lost.
 """
 
 from __future__ import annotations
 
+import ast
 import base64
-import builtins
 import contextlib
-import fcntl
-import hashlib
-import importlib
 import io
 import json
 import logging
 import os
-import re
-import secrets
+import select
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -40,6 +42,8 @@ from pathlib import Path
 import nbformat
 
 from grader import wire
+from grader.forkserver import ForkServer
+from grader.remote import KernelChannel, KernelLost, StudentNames, rebuild_exception
 from grader.sandbox import (
     Limits,
     kernel_command,
@@ -49,16 +53,17 @@ from grader.sandbox import (
     throwaway_ids,
 )
 
+__all__ = ["Template", "names_used", "rebuild_exception", "run_notebook", "run_test"]
+
 LOST = "KernelStopped"
 COPY_LIMIT = 50 * 1024 * 1024
-
-
-class KernelLost(BaseException):  # noqa: N818 - not an Exception: checks must not catch it
-    """The student's kernel is gone (exited, killed for a limit, or broke the protocol)."""
+GRACE_S = 15.0  # a test's own work beyond the time its kernel calls may take
+SOURCE_LIMIT = 2_000_000  # characters of student code the grader parses for names
 
 
 def nbgrader_meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
 
 
 def is_test_cell(cell) -> bool:
@@ -93,25 +98,22 @@ class StudentKernel:
     def __init__(self, files_from: Path | None, limits: Limits, use_sandbox: bool):
         self.limits, self.dead = limits, ""
         self.tmp = Path(tempfile.mkdtemp(prefix="attnbook-kernel-"))
-        work = self.tmp / "work"
-        work.mkdir()
+        own = self.tmp / "own"
+        own.mkdir()
         if files_from is not None:
-            _copy_own_files(files_from, work)
+            _copy_own_files(files_from, own)
         ids = throwaway_ids() if use_sandbox else None
-        if ids:
-            for path in [work, *work.rglob("*")]:
-                os.chown(path, *ids, follow_symlinks=False)
         req_r, self.req_w = os.pipe()
         self.rep_r, rep_w = os.pipe()
-        command = kernel_command(work, (req_r, rep_w), use_sandbox, ids)
+        command = kernel_command(own, (req_r, rep_w), use_sandbox, ids, limits)
         self.log = open(self.tmp / "sandbox.log", "wb")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
-            command, env=kernel_env(limits, use_sandbox), cwd=work, pass_fds=(req_r, rep_w),
-            stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
-            preexec_fn=limit_resources(limits),
-            start_new_session=True)
+            command, env=kernel_env(limits, use_sandbox), cwd=own,
+            pass_fds=(req_r, rep_w), stdin=subprocess.DEVNULL, stdout=self.log,
+            stderr=self.log, preexec_fn=limit_resources(limits), start_new_session=True)
         os.close(req_r)
         os.close(rep_w)
+        self.next_id = 0
         try:
             wire.read_frame(self.rep_r, time.monotonic() + 120)
         except (wire.WireError, TimeoutError) as err:
@@ -121,26 +123,33 @@ class StudentKernel:
         self.log.flush()
         return (self.tmp / "sandbox.log").read_bytes()[-600:].decode(errors="replace")
 
+    def channel(self) -> KernelChannel:
+        limit = f" ({self.limits.cell_timeout_s:g} s for a cell)"
+        return KernelChannel(self.req_w, self.rep_r, self.next_id, limit)
+
     def request(self, message: dict, deadline: float) -> dict:
         if self.dead:
             raise KernelLost(self.dead)
+        channel = self.channel()
         try:
-            wire.write_frame(self.req_w, message)
-            return wire.read_frame(self.rep_r, deadline)
-        except TimeoutError:
-            self.kill(f"your code ran past the time limit ({self.limits.cell_timeout_s:g} s "
-                      "for a cell); the kernel was stopped")
-        except (wire.WireError, BrokenPipeError, OSError) as err:
+            return channel.request(message, deadline)
+        except KernelLost as lost:
             code = self.proc.poll()
-            why = f"exit status {code}" if code is not None else str(err)
-            self.kill(f"the kernel died ({why}): os._exit, sys.exit outside a cell, a crash, "
-                      "or a memory, process or output limit")
-        raise KernelLost(self.dead)
+            self.kill(str(lost) if code is None else f"{lost} (exit status {code})")
+            raise KernelLost(self.dead) from None
+        finally:
+            self.next_id = channel.next_id
+
+    def resync(self, after_id: int) -> None:
+        """After a test process was stopped mid-request: drop late replies, or give up."""
+        self.next_id = max(self.next_id, after_id) + 1_000_000
+        with contextlib.suppress(KernelLost):
+            self.request({"op": "ping"}, time.monotonic() + 10)
 
     def kill(self, reason: str) -> None:
         self.dead = self.dead or reason
         if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, 9)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=10)
@@ -168,98 +177,210 @@ def _copy_own_files(source: Path, dest: Path) -> None:
         shutil.copyfile(path, target)
 
 
-# -- names of the student's kernel, seen from a test ---------------------------------------
-class RemoteFunction:
-    """Stands for a function of the student's kernel; its calls carry plain data only."""
+# -- the names a student's function uses, from its source ----------------------------------
+def names_used(sources: list[str], name: str) -> set[str] | None:
+    """The names `name`'s last definition in `sources` uses, and those of the student's own
+    functions and classes it reaches; None when there is no readable definition.
 
-    def __init__(self, kernel: StudentKernel, name: str, deadline: list[float]):
-        self._kernel, self._deadline = kernel, deadline
-        self.__name__ = self.__qualname__ = name
+    Read from the source text, in the grader: the kernel is never asked (see
+    `attnbook.checks._source`, which the visible checks share).
+    """
+    from attnbook.checks._source import definitions, names_reached
 
-    def __repr__(self):
-        return f"<your function {self.__name__}>"
-
-    def __call__(self, *args, **kwargs):
-        try:
-            message = {"op": "call", "name": self.__name__, "args": wire.encode(list(args)),
-                       "kwargs": wire.encode(dict(kwargs))}
-        except wire.Unsendable as why:
-            raise TypeError(f"the grader cannot pass {why} to {self.__name__}") from None
-        reply = self._kernel.request(message, self._deadline[0])
-        if not reply.get("ok"):
-            raise rebuild_exception(reply.get("exc"))
-        try:
-            result = wire.decode(reply.get("result"))
-            _copy_back(args, wire.decode(reply.get("args_after") or []))
-            _copy_back(list(kwargs.values()),
-                       [wire.decode(v) for v in (reply.get("kwargs_after") or {}).values()])
-        except wire.WireError as err:
-            raise TypeError(f"{self.__name__} returned something the grader cannot read: "
-                            f"{err}") from None
-        return result
+    text = "\n\n".join(sources)
+    if len(text) > SOURCE_LIMIT:
+        return None
+    defs: dict[str, ast.AST] = {}
+    for source in sources:
+        with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
+            defs.update(definitions(ast.parse(source)))
+    if name not in defs:
+        return None
+    return names_reached(name, defs)
 
 
-def _copy_back(originals, afters) -> None:
-    """Apply the function's in-place changes to the grader's copies of the arguments."""
-    import numpy as np
-
-    for original, after in zip(originals, afters):
-        if after is None or not hasattr(original, "shape"):
-            continue
-        if hasattr(original, "detach"):
-            import torch
-
-            after = torch.as_tensor(after)
-            if after.shape == original.shape and not torch.equal(after.to(original.dtype),
-                                                                  original.detach()):
-                with torch.no_grad():
-                    original.copy_(after)
-        elif isinstance(original, np.ndarray) and np.shape(after) == original.shape:
-            if not np.array_equal(original, after, equal_nan=True) and original.flags.writeable:
-                original[...] = after
+# -- one test, in a fresh trusted process --------------------------------------------------
+def _trusted_setup(setup: list[str]) -> dict:
+    namespace: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        for source in setup:
+            exec(compile(source, "<instructor setup>", "exec"), namespace)
+    logging.getLogger().handlers[:] = []
+    return namespace
 
 
-def rebuild_exception(exc) -> BaseException:
-    """The student's exception as an instance of a class the grader knows."""
-    exc = exc if isinstance(exc, dict) else {}
-    message = str(exc.get("message", "an error"))[:20000]
-    name, module = str(exc.get("type", "")), str(exc.get("module", ""))
-    if module.startswith("attnbook."):
-        with contextlib.suppress(Exception):
-            cls = getattr(importlib.import_module(module), name)
-            if isinstance(cls, type) and issubclass(cls, Exception):
-                return cls(message)
-    for candidate in [name, *(exc.get("mro") or [])]:
-        cls = getattr(builtins, str(candidate), None)
-        if isinstance(cls, type) and issubclass(cls, Exception):
-            return cls(message)
-        if cls is SystemExit:
-            return RuntimeError(f"your function called sys.exit({message})")
-    return RuntimeError(f"{name}: {message}")
+def _error(ename: str, evalue: str) -> dict:
+    return {"output_type": "error", "ename": ename, "evalue": evalue,
+            "traceback": [f"{ename}: {evalue}"]}
 
 
-class StudentNames(dict):
-    """The locals of a test: its own names, else the instructor's setup, else the student's."""
+def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> None:
+    """Runs in a child of the fork server: one instructor test against the student's kernel;
+    writes its outcome (JSON) to `result_fd`."""
+    import torch
 
-    def __init__(self, trusted: dict, kernel: StudentKernel, deadline: list[float]):
-        super().__init__()
-        self.trusted, self.kernel, self.deadline = trusted, kernel, deadline
+    torch.set_num_threads(1)
+    channel = KernelChannel(request_fd, reply_fd, job["id"], job["limit_text"])
+    channel.deadline = job["deadline_wall"] - time.time() + time.monotonic()
+    out = io.StringIO()
+    outcome = {"verdict": "passed", "error": None, "kill": ""}
+    try:
+        trusted = _trusted_setup(job["setup"])
+        sources = job["sources"]
+        names = StudentNames(trusted, channel, lambda name: names_used(sources, name))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted),
+                 names)
+    except KernelLost as lost:
+        outcome.update(verdict="lost", error=_error(LOST, str(lost)), kill=str(lost))
+    except Exception as err:  # a failing check is the expected way to lose points
+        outcome.update(verdict="failed", error=_error(type(err).__name__, str(err)))
+    outcome["stdout"] = out.getvalue()[:200_000]
+    outcome["id"] = channel.next_id
+    data = json.dumps(outcome).encode("utf-8", errors="surrogatepass")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(result_fd, view):]
+    os.close(result_fd)
 
-    def __missing__(self, name):
-        if name in self.trusted or hasattr(builtins, name):
-            raise KeyError(name)
-        reply = self.kernel.request({"op": "describe", "name": name}, self.deadline[0])
-        kind = reply.get("kind")
-        if kind == "callable":
-            return RemoteFunction(self.kernel, name, self.deadline)
-        if kind == "data":
-            try:
-                return wire.decode(reply.get("value"))
-            except wire.WireError as err:
-                raise TypeError(f"{name} holds something the grader cannot read: {err}") from None
-        if kind == "opaque":
-            raise TypeError(f"{name} is {reply.get('type')}, which the grader cannot read")
-        raise KeyError(name)
+
+def _read_all(fd: int, deadline: float, limit: int = 64 * 1024 * 1024) -> bytes | None:
+    """Everything written to `fd` until its writer closes it, or None at the deadline."""
+    chunks, size = [], 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+
+
+def run_test(source: str, grade_id: str, template: Template, kernel: StudentKernel,
+             deadline: float, sources: list[str]) -> tuple[list, str]:
+    """Run an instructor's test in a fresh process; its outputs and its verdict."""
+    if kernel.dead:
+        return [_new_output(_error(LOST, kernel.dead))], "lost"
+    job = {"source": source, "grade_id": grade_id, "setup": template.setup,
+           "deadline_wall": time.time() + deadline - time.monotonic(), "sources": sources,
+           "id": kernel.next_id, "limit_text": f" ({kernel.limits.cell_timeout_s:g} s for a "
+                                               "cell)"}
+    result_r, result_w = os.pipe()
+    fds = [os.dup(kernel.req_w), os.dup(kernel.rep_r), result_w]
+    try:
+        pid = ForkServer.get().start(job, fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    try:
+        data = _read_all(result_r, deadline + GRACE_S)
+    finally:
+        os.close(result_r)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    try:
+        outcome = json.loads(data.decode("utf-8", errors="replace")) if data else None
+    except ValueError:
+        outcome = None
+    if not isinstance(outcome, dict):
+        kernel.resync(kernel.next_id + 1_000_000)
+        why = ("the check of this test ran past the grader's time limit" if data is None
+               else "the check stopped unexpectedly")
+        return [_new_output(_error("GraderTimeout", f"{why}; the test scores 0"))], "failed"
+    kernel.next_id = max(kernel.next_id, int(outcome.get("id") or 0))
+    if outcome.get("kill"):
+        kernel.kill(str(outcome["kill"]))
+    outputs = []
+    if outcome.get("stdout"):
+        outputs.append(nbformat.v4.new_output("stream", name="stdout",
+                                              text=str(outcome["stdout"])))
+    if isinstance(outcome.get("error"), dict):
+        outputs.append(_new_output(outcome["error"]))
+    return outputs, str(outcome.get("verdict"))
+
+
+def _new_output(error: dict) -> nbformat.NotebookNode:
+    return nbformat.v4.new_output("error", ename=error["ename"], evalue=error["evalue"],
+                                  traceback=error["traceback"])
+
+
+# -- outputs of student cells -------------------------------------------------------------
+@dataclass
+class OutputBudget:
+    """Caps on what a notebook's outputs may hold, per output type, per cell and in all."""
+
+    text_chars: int = 20_000  # one stream, one text/plain, one error message
+    displays: int = 20  # rich outputs per cell
+    png_chars: int = 1_500_000  # one image, base64
+    cell_chars: int = 2_000_000  # everything of one cell
+    notebook_chars: int = 8_000_000  # everything of the notebook
+    used: int = 0
+
+    def clean(self, raw) -> list:
+        """The kernel's outputs rebuilt from plain strings within the caps: no HTML, no
+        scripts, no oversized images reach the autograded notebook or the feedback."""
+        outputs, cell, displays, dropped = [], 0, 0, 0
+        for item in raw if isinstance(raw, list) else []:
+            output = self._one(item) if isinstance(item, dict) else None
+            if output is None:
+                continue
+            if output.output_type == "display_data":
+                displays += 1
+                if displays > self.displays:
+                    dropped += 1
+                    continue
+            size = len(json.dumps(output))
+            if cell + size > self.cell_chars or self.used + size > self.notebook_chars:
+                dropped += 1
+                continue
+            cell += size
+            self.used += size
+            outputs.append(output)
+        if dropped:
+            outputs.append(nbformat.v4.new_output(
+                "stream", name="stdout", text=f"[{dropped} output(s) not kept: over the "
+                "limit of outputs per cell or per notebook]\n"))
+        return outputs
+
+    def _one(self, item: dict):
+        kind, limit = item.get("output_type"), self.text_chars
+        if kind == "stream":
+            name = "stderr" if item.get("name") == "stderr" else "stdout"
+            return nbformat.v4.new_output("stream", name=name,
+                                          text=_capped(str(item.get("text", "")), limit))
+        if kind == "display_data" and isinstance(item.get("data"), dict):
+            data = {}
+            if isinstance(item["data"].get("text/plain"), str):
+                data["text/plain"] = item["data"]["text/plain"][:limit]
+            png = item["data"].get("image/png")
+            if isinstance(png, str) and len(png) <= self.png_chars and _is_png(png):
+                data["image/png"] = png
+            return nbformat.v4.new_output("display_data", data=data) if data else None
+        if kind == "error":
+            tb = item.get("traceback")
+            lines = [str(t)[:2000] for t in tb][:40] if isinstance(tb, list) else []
+            return nbformat.v4.new_output("error", ename=str(item.get("ename", "Error"))[:200],
+                                          evalue=str(item.get("evalue", ""))[:limit],
+                                          traceback=lines)
+        return None
+
+
+def _capped(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[output truncated: {len(text) - limit} more characters not kept]\n"
+
+
+def _is_png(data: str) -> bool:
+    try:
+        return base64.b64decode(data[:64] + "=" * (-len(data[:64]) % 4),
+                                validate=True).startswith(b"\x89PNG\r\n\x1a\n")
+    except ValueError:
+        return False
 
 
 # -- one notebook -------------------------------------------------------------------------
@@ -269,127 +390,24 @@ class RunReport:
     seconds: float = 0.0
     tests: dict[str, str] = field(default_factory=dict)  # grade_id -> passed/failed/lost
     sandboxed: bool = True
-    in_kernel: list[str] = field(default_factory=list)  # tests run in the student's kernel
+    grader_timeouts: list[str] = field(default_factory=list)  # tests whose check was stopped
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
-def _trusted_setup(template: Template) -> dict:
-    namespace: dict = {"__name__": "__main__"}
-    saved_showwarning = warnings.showwarning
-    root = logging.getLogger()
-    saved_handlers, saved_level = root.handlers[:], root.level
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            for source in template.setup:
-                exec(compile(source, "<instructor setup>", "exec"), namespace)
-    finally:
-        warnings.showwarning = saved_showwarning
-        root.handlers[:] = saved_handlers
-        root.setLevel(saved_level)
-    return namespace
-
-
-def _error(ename: str, evalue: str) -> nbformat.NotebookNode:
-    return nbformat.v4.new_output("error", ename=ename, evalue=evalue,
-                                  traceback=[f"{ename}: {evalue}"])
-
-
-def _run_test(source: str, grade_id: str, trusted: dict, kernel: StudentKernel,
-              deadline: float) -> tuple[list, str]:
-    """Run an instructor's test cell here; outputs as nbformat outputs, and its verdict."""
-    names = StudentNames(trusted, kernel, [deadline])
-    out = io.StringIO()
-    outputs, verdict = [], "passed"
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            exec(compile(source, f"<test {grade_id}>", "exec"), dict(trusted), names)
-    except KernelLost as lost:
-        verdict = "lost"
-        error = _error(LOST, str(lost))
-    except Exception as err:  # a failing check is the expected way to lose points
-        verdict = "failed"
-        error = _error(type(err).__name__, str(err))
-    else:
-        error = None
-    if out.getvalue():
-        outputs.append(nbformat.v4.new_output("stream", name="stdout", text=out.getvalue()))
-    if error is not None:
-        outputs.append(error)
-    return outputs, verdict
-
-
-def _clean_outputs(raw) -> list:
-    """The kernel's outputs rebuilt from plain strings: no HTML or scripts reach feedback."""
-    outputs = []
-    for item in raw if isinstance(raw, list) else []:
-        if not isinstance(item, dict):
-            continue
-        kind = item.get("output_type")
-        if kind == "stream":
-            outputs.append(nbformat.v4.new_output(
-                "stream", name="stderr" if item.get("name") == "stderr" else "stdout",
-                text=str(item.get("text", ""))))
-        elif kind == "display_data" and isinstance(item.get("data"), dict):
-            data = {}
-            if isinstance(item["data"].get("text/plain"), str):
-                data["text/plain"] = item["data"]["text/plain"]
-            png = item["data"].get("image/png")
-            if isinstance(png, str):
-                with contextlib.suppress(ValueError):
-                    base64.b64decode(png, validate=True)
-                    data["image/png"] = png
-            if data:
-                outputs.append(nbformat.v4.new_output("display_data", data=data))
-        elif kind == "error":
-            tb = item.get("traceback")
-            outputs.append(nbformat.v4.new_output(
-                "error", ename=str(item.get("ename", "Error")), evalue=str(item.get("evalue", "")),
-                traceback=[str(t) for t in tb][:60] if isinstance(tb, list) else []))
-    return outputs
-
-
-def _references_for(source: str) -> dict[str, str]:
-    from attnbook.grading import autograder_dir
-
-    names = set(re.findall(r"load_reference\(\s*[\"']([\w.-]+)[\"']", source))
-    return {n: (autograder_dir() / "reference" / f"nb{n}.py").read_text() for n in names}
-
-
-def _run_test_in_kernel(source: str, template: Template, kernel: StudentKernel,
-                        deadline: float) -> tuple[list, str]:
-    nonce = secrets.token_hex(16)
-    try:
-        reply = kernel.request({"op": "test", "source": source, "setup": template.setup,
-                                "references": _references_for(source), "nonce": nonce},
-                               deadline)
-    except KernelLost as lost:
-        return [_error(LOST, str(lost))], "lost"
-    outputs = _clean_outputs(reply.get("outputs"))
-    errors = [o for o in outputs if o.output_type == "error"]
-    if reply.get("ok") is True and reply.get("nonce") == nonce and not errors:
-        return outputs, "passed"
-    if not errors:
-        outputs.append(_error("GraderRefused", "the test did not report that it ran to the end"))
-    return outputs, "failed"
-
-
 def run_notebook(nb, template: Template, files_from: Path | None = None,
-                 limits: Limits | None = None, sandbox: str = "auto",
-                 in_kernel: frozenset[str] = frozenset()) -> RunReport:
-    """Execute `nb` in place (outputs filled in); return what happened.
-
-    Tests in `in_kernel` (decided by `kernel_tests` from the instructor's solution) run in
-    the student's kernel after it restores the check library; all others run here.
-    """
+                 limits: Limits | None = None, sandbox: str = "auto") -> RunReport:
+    """Execute `nb` in place (outputs filled in); return what happened."""
     limits = limits or Limits()
     use_sandbox = _use_sandbox(sandbox)
+    ForkServer.get()  # started (once per process) before any time limit runs
     started = time.monotonic()
     report = RunReport(sandboxed=use_sandbox)
     notebook_deadline = started + limits.notebook_timeout_s
-    trusted = _trusted_setup(template)
     kernel = StudentKernel(files_from, limits, use_sandbox)
+    budget = OutputBudget(text_chars=limits.output_chars)
+    sources: list[str] = []
     count = 0
     try:
         for index, cell in enumerate(nb.cells):
@@ -401,70 +419,32 @@ def run_notebook(nb, template: Template, files_from: Path | None = None,
             grade_id = nbgrader_meta(cell).get("grade_id")
             if is_test_cell(cell) and grade_id in template.tests:
                 cell.source = template.tests[grade_id]
-                if kernel.dead:
-                    cell.outputs, verdict = [_error(LOST, kernel.dead)], "lost"
-                elif grade_id in in_kernel:
-                    report.in_kernel.append(grade_id)
-                    cell.outputs, verdict = _run_test_in_kernel(cell.source, template, kernel,
-                                                                deadline)
-                else:
-                    cell.outputs, verdict = _run_test(cell.source, grade_id, trusted, kernel,
-                                                      deadline)
+                cell.outputs, verdict = run_test(cell.source, grade_id, template, kernel,
+                                                 deadline, list(sources))
+                if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):
+                    report.grader_timeouts.append(grade_id)
                 report.tests[grade_id] = verdict
                 continue
             if kernel.dead:
-                cell.outputs = [_error(LOST, kernel.dead)]
+                cell.outputs = [_new_output(_error(LOST, kernel.dead))]
                 continue
+            sources.append(cell.source)
             try:
                 reply = kernel.request({"op": "run", "source": cell.source}, deadline)
-                cell.outputs = _clean_outputs(reply.get("outputs"))
+                cell.outputs = budget.clean(reply.get("outputs"))
             except KernelLost as lost:
-                cell.outputs = [_error(LOST, str(lost))]
+                cell.outputs = [_new_output(_error(LOST, str(lost)))]
             if kernel.dead and report.status == "complete":
                 report.status = f"kernel lost at cell {index}: {kernel.dead}"
     finally:
         if kernel.dead and report.status == "complete":
             report.status = f"kernel lost: {kernel.dead}"
         kernel.close()
+    if report.grader_timeouts and report.status == "complete":
+        report.status = ("the grader's check of " + ", ".join(report.grader_timeouts)
+                         + " ran past its time limit (0 points for those tests)")
     report.seconds = round(time.monotonic() - started, 3)
     return report
-
-
-def solution_as_submission(source_nb) -> nbformat.NotebookNode:
-    """The instructor's notebook with its solution markers removed, as a student's."""
-    from grader.catalogue import strip_solution_markers
-
-    nb = nbformat.reads(nbformat.writes(source_nb), as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
-            cell.source = strip_solution_markers(cell.source)
-    return nb
-
-
-def kernel_tests(source_path: Path, cache: Path, limits: Limits, sandbox: str) -> frozenset:
-    """The tests the grader cannot run in its own process: those the solution fails there.
-
-    Decided from the instructor's solution alone (so no submission can choose), cached by
-    the solution's hash. Typically tests that hand the student's classes to the check.
-    """
-    digest = hashlib.sha256(Path(source_path).read_bytes())
-    for name in ("execute.py", "kernel.py", "sandbox.py", "wire.py"):
-        digest.update((Path(__file__).parent / name).read_bytes())
-    digest = digest.hexdigest()[:20]
-    path = Path(cache) / f"{Path(source_path).stem}-{digest}-{sandbox}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one worker computes, the others wait and read
-        if path.exists():
-            return frozenset(json.loads(path.read_text()))
-        source_nb = nbformat.read(source_path, as_version=4)
-        report = run_notebook(solution_as_submission(source_nb),
-                              Template.from_notebook(source_nb), None, limits, sandbox)
-        tests = sorted(t for t, verdict in report.tests.items() if verdict != "passed")
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(tests))
-        os.replace(tmp, path)
-    return frozenset(tests)
 
 
 def _use_sandbox(sandbox: str) -> bool:

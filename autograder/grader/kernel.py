@@ -1,40 +1,37 @@
 """The student's kernel: runs inside the sandbox, executes the student's cells, answers calls.
 
 It speaks `grader.wire` frames on two private pipe descriptors; file descriptors 0, 1 and 2
-point at /dev/null, so a print that bypasses `sys.stdout` goes nowhere. Requests:
+point at /dev/null, so a print that bypasses `sys.stdout` goes nowhere. Every request carries
+an `id` that its reply repeats, so a grader that gave up on a request can tell a late reply
+from the answer to its next one. Requests:
 
-- `{"op": "run", "source": ...}`: run a cell with IPython (magics work); reply with its
-  outputs (stdout and stderr truncated to a limit, rich displays as text, errors).
-- `{"op": "describe", "name": ...}`: is the name a function, plain data or missing?
-- `{"op": "call", "name": ..., "args": [...], "kwargs": {...}}`: call a function of the
-  student's namespace on plain data; reply with the result and the arguments afterwards
-  (so the grader sees in-place changes).
+- `run`: run a cell with IPython (magics work); reply with its outputs (streams and rich
+  displays as text or PNG, each kept within a size limit, and errors).
+- `describe`: is the name a function or class, plain data or missing?
+- `call`: call a function or class of the student's namespace, or a handle's forward, on
+  values; reply with the result and every argument as it is afterwards (so the grader can
+  tell an in-place change, and read a model's or optimizer's new state). An object the
+  result holds that has no plain form (an instance of the student's class) stays here and
+  goes back as a handle. With `backward`, the result's gradient is computed and each
+  argument's `.grad` goes back too.
+- `module`: read or change a handle's structure, parameters, buffers and mode.
+- `ping`: nothing; used to resynchronise after a request the grader gave up on.
 
-- `{"op": "test", ...}`: only for tests whose arguments cannot cross as data (classes,
-  modules, optimisers; decided from the instructor's solution, never from the submission):
-  restore the check library, numpy and torch to their state before any student code ran,
-  rebuild the test's names from the instructor's setup, lend the reference answers (sent
-  over the pipe, never on disk in the sandbox) for the test's duration, run the test with
-  `exec` (no IPython input transformers), and reply with the per-run nonce.
-
-Nothing here is trusted by the grader for tests it runs itself: they run in the grader's
-process, and everything this process sends is decoded as inert data.
+Nothing here is trusted: the grader decodes every reply as inert data, and no test, no
+reference answer and no check runs in this process.
 """
 
 from __future__ import annotations
 
-import builtins
-import gc
-import importlib.util
 import os
 import sys
-import threading
 import traceback
 
 from grader import wire
 
 TEXT_LIMIT = int(os.environ.get("ATTNBOOK_OUTPUT_LIMIT", "20000"))
-RICH_KEYS = ("text/plain", "text/markdown", "text/html", "image/png")
+DISPLAY_LIMIT = 20  # rich outputs kept per cell
+PNG_LIMIT = 1_500_000  # base64 characters of one image
 
 
 class BoundedText:
@@ -69,76 +66,6 @@ class BoundedText:
         return text
 
 
-WATCHED = ("numpy", "torch", "attnbook", "math", "builtins")
-
-
-def _watched(name: str) -> bool:
-    return name.split(".")[0] in WATCHED
-
-
-class Snapshot:
-    """Functions, classes and submodules of numpy, torch and attnbook before student code.
-
-    `restore` puts back every one of them that was replaced (a patched `np.allclose`, a
-    no-op `CheckRun.fail`); names added since (lazily imported submodules, caches) and
-    plain data (counters) are left alone, so restoring never breaks the libraries.
-    """
-
-    CLASSES = ("attnbook", "torch.Tensor", "torch.nn.modules.module.Module")
-
-    def __init__(self):
-        self.modules, self.classes = {}, []
-        for name, module in list(sys.modules.items()):
-            if module is None or not _watched(name):
-                continue
-            saved = {k: v for k, v in vars(module).items() if _restorable(v)}
-            self.modules[name] = (module, saved)
-            for value in saved.values():
-                qualified = f"{getattr(value, '__module__', '')}.{getattr(value, '__name__', '')}"
-                if isinstance(value, type) and qualified.startswith(self.CLASSES):
-                    self.classes.append((value, {k: v for k, v in vars(value).items()
-                                                 if _restorable(v) or isinstance(
-                                                     v, staticmethod | classmethod | property)}))
-
-    def restore(self) -> list[str]:
-        changed = []
-        for name, (module, saved) in self.modules.items():
-            if sys.modules.get(name) is not module:
-                changed.append(name)
-                sys.modules[name] = module
-            current = vars(module)
-            for key, value in saved.items():
-                if current.get(key, _MISSING) is not value:
-                    changed.append(f"{name}.{key}")
-                    current[key] = value
-        for cls, saved in self.classes:
-            current = vars(cls)
-            for key, value in saved.items():
-                if current.get(key, _MISSING) is not value:
-                    changed.append(f"{cls.__name__}.{key}")
-                    _quiet(setattr, cls, key, value)
-        return changed
-
-
-def _restorable(value) -> bool:
-    return callable(value) or type(value).__name__ == "module"
-
-
-_MISSING = object()
-
-
-def _quiet(func, *args):
-    try:
-        func(*args)
-    except (AttributeError, TypeError):
-        pass
-
-
-def _no_new_audit_hooks(event, args):
-    if event == "sys.addaudithook":
-        raise RuntimeError("audit hooks are not allowed while grading")
-
-
 class Kernel:
     def __init__(self):
         from IPython.core.interactiveshell import InteractiveShell
@@ -149,81 +76,32 @@ class Kernel:
         self.displays: list[dict] = []
         self.shell._showtraceback = self._record_error
         self.shell.display_pub.publish = self._record_display
-        self.exec, self.compile = builtins.exec, builtins.compile
-        for name in ("numpy", "torch", "matplotlib", "attnbook.checks", "attnbook.grading",
-                     "attnbook.notebook"):
+        self.handles: dict[int, object] = {}
+        self.tokens: dict[int, int] = {}  # id(object) -> a small number, for aliasing
+        for name in ("numpy", "torch", "matplotlib", "attnbook.notebook"):
             try:
                 __import__(name)
             except Exception:  # a package the course does not use
                 pass
-        self.snapshot = Snapshot()
-        self.threads = {t.ident for t in threading.enumerate()}
-        sys.addaudithook(_no_new_audit_hooks)
 
-    def test(self, source: str, setup: list[str], references: dict, nonce: str) -> dict:
-        """Run an instructor's test here, in a restored environment; see the module doc."""
-        tampered = self.snapshot.restore()
-        sys.settrace(None)
-        sys.setprofile(None)
-        threading.settrace(None)
-        extra = [t for t in threading.enumerate()
-                 if t.ident not in self.threads and type(t).__name__ != "TMonitor"]
-        if extra:
-            return {"ok": False, "nonce": nonce, "outputs": [self._fail(
-                "GraderRefused", "your code left threads running; the test was not run")]}
-        import attnbook.grading as grading
-
-        loaded = {}
-        for name, text in references.items():
-            spec = importlib.util.spec_from_loader(f"attnbook_reference_nb{name}", loader=None)
-            module = importlib.util.module_from_spec(spec)
-            self.exec(self.compile(text, f"<reference {name}>", "exec"), module.__dict__)
-            loaded[name] = module
-        original = grading.load_reference
-        grading.load_reference = lambda notebook: loaded[notebook]
-        names: dict = {"__name__": "__main__"}
-        out = BoundedText("stdout", TEXT_LIMIT)
-        saved = sys.stdout, sys.stderr
-        sys.stdout = sys.stderr = out
-        error = None
-        try:
-            for text in setup:
-                self.exec(self.compile(text, "<instructor setup>", "exec"), names)
-            for key, value in self.shell.user_ns.items():
-                if key not in names and not key.startswith("_"):
-                    names[key] = value
-            self.exec(self.compile(source, "<test>", "exec"), names)
-        except BaseException as err:  # the test's failure is its verdict
-            error = self._fail(type(err).__name__, str(err))
-        finally:
-            sys.stdout, sys.stderr = saved
-            grading.load_reference = original
-            names.clear()
-            loaded.clear()
-            gc.collect()
-        outputs = [{"output_type": "stream", "name": "stdout", "text": out.value()}] \
-            if out.value() else []
-        if error is not None:
-            outputs.append(error)
-        return {"ok": error is None, "nonce": nonce, "outputs": outputs,
-                "restored": tampered[:20]}
-
-    @staticmethod
-    def _fail(ename: str, evalue: str) -> dict:
-        return {"output_type": "error", "ename": ename, "evalue": evalue[:TEXT_LIMIT],
-                "traceback": [f"{ename}: {evalue[:TEXT_LIMIT]}"]}
-
+    # -- cells ------------------------------------------------------------------------
     def _record_error(self, etype, evalue, stb):
         self.error = {"output_type": "error", "ename": str(getattr(etype, "__name__", etype)),
                       "evalue": str(evalue)[:TEXT_LIMIT], "traceback": [s[:TEXT_LIMIT]
                                                                         for s in stb[-40:]]}
 
     def _record_display(self, data, metadata=None, *args, **kwargs):
-        if len(self.displays) < 50 and isinstance(data, dict):
-            kept = {k: str(v)[:TEXT_LIMIT * 10] for k, v in data.items() if k in RICH_KEYS}
-            if kept:
-                self.displays.append({"output_type": "display_data", "data": kept,
-                                      "metadata": {}})
+        if len(self.displays) >= DISPLAY_LIMIT or not isinstance(data, dict):
+            return
+        kept = {}
+        if "text/plain" in data:
+            kept["text/plain"] = str(data["text/plain"])[:TEXT_LIMIT]
+        png = data.get("image/png")
+        if isinstance(png, str | bytes) and len(png) <= PNG_LIMIT:
+            kept["image/png"] = png if isinstance(png, str) else png.decode("ascii", "replace")
+        if kept:
+            self.displays.append({"output_type": "display_data", "data": kept,
+                                  "metadata": {}})
 
     def run(self, source: str) -> dict:
         out, err = BoundedText("stdout", TEXT_LIMIT), BoundedText("stderr", TEXT_LIMIT)
@@ -245,49 +123,151 @@ class Kernel:
             outputs.append(self.error)
         return {"ok": not failed, "outputs": outputs}
 
+    # -- names and calls --------------------------------------------------------------
     def describe(self, name: str) -> dict:
         ns = self.shell.user_ns
         if name not in ns:
             return {"kind": "missing"}
         value = ns[name]
         if callable(value):
-            return {"kind": "callable", "name": str(getattr(value, "__name__", name))[:200]}
+            return {"kind": "callable", "name": str(getattr(value, "__name__", name))[:200],
+                    "params": _parameter_names(value), "is_class": isinstance(value, type)}
         try:
             return {"kind": "data", "value": wire.encode(value)}
         except wire.Unsendable as why:
             return {"kind": "opaque", "type": type(value).__name__[:200], "why": str(why)}
 
-    def call(self, name: str, args, kwargs) -> dict:
-        func = self.shell.user_ns.get(name)
-        if not callable(func):
-            return {"ok": False, "exc": _exception(NameError(f"name {name!r} is not defined"))}
-        args, kwargs = wire.decode(args), wire.decode(kwargs)
+    def handle_of(self, value) -> dict:
+        number = len(self.handles) + 1
+        self.handles[number] = value
+        mro = [f"{c.__module__}.{c.__qualname__}" for c in type(value).__mro__][:40]
+        return {"__handle__": number, "mro": mro}
+
+    def lookup(self, number: int):
+        if number not in self.handles:
+            raise wire.WireError(f"no object number {number}")
+        return self.handles[number]
+
+    def call(self, target: dict, args, kwargs, backward: bool = False) -> dict:
+        func = self._target(target)
+        decoder = wire.Decoder(objects=True, lookup=self.lookup)
+        args = decoder.decode(args)
+        kwargs = decoder.decode(kwargs)
         out = BoundedText("stdout", TEXT_LIMIT)
         saved = sys.stdout
         sys.stdout = out
         try:
             result = func(*args, **kwargs)
+            grads = _backward(result, args) if backward else None
         except BaseException as err:  # the student's exception is the answer to send back
             return {"ok": False, "exc": _exception(err)}
         finally:
             sys.stdout = saved
-        try:
-            return {"ok": True, "result": wire.encode(result),
-                    "args_after": [_after(a) for a in args],
-                    "kwargs_after": {k: _after(v) for k, v in kwargs.items()}}
-        except wire.Unsendable as why:
-            return {"ok": False, "exc": {"type": "TypeError", "module": "builtins",
-                                         "mro": ["TypeError"],
-                                         "message": f"{name} returned {why}, which the grader "
-                                                    "cannot compare; return arrays, tensors, "
-                                                    "numbers or tuples of them"}}
+        encoder = wire.Encoder(handle_of=self.handle_of)
+        reply = {"ok": True, "result": encoder.encode(result),
+                 "args_after": [encoder.encode(a) for a in args],
+                 "kwargs_after": {k: encoder.encode(v) for k, v in kwargs.items()}}
+        if grads is not None:
+            reply["grads"] = [encoder.encode(g) for g in grads]
+        return reply
+
+    def _target(self, target: dict):
+        if "handle" in target:
+            return self.lookup(int(target["handle"]))
+        name = str(target.get("name"))
+        func = self.shell.user_ns.get(name)
+        if not callable(func):
+            raise NameError(f"name {name!r} is not defined")
+        return func
+
+    # -- modules ----------------------------------------------------------------------
+    def _token(self, value) -> int:
+        return self.tokens.setdefault(id(value), len(self.tokens) + 1)
+
+    def module(self, number: int, action: str, request: dict) -> dict:
+        import torch
+
+        module = self.lookup(number)
+        if not isinstance(module, torch.nn.Module):
+            raise TypeError(f"object {number} is a {type(module).__name__}, not an nn.Module")
+        if action == "info":
+            return self._info(module)
+        if action == "get":
+            return {"values": [wire.encode(_tensor_or_none(module, str(p)))
+                               for p in request.get("names", [])]}
+        if action == "set":
+            values = wire.decode(request.get("values"))
+            with torch.no_grad():
+                for path, value in values.items():
+                    target = _resolve(module, str(path))
+                    if not isinstance(target, torch.Tensor):
+                        raise AttributeError(f"{path} is not a parameter or buffer")
+                    target.copy_(torch.as_tensor(value, dtype=target.dtype))
+            return {}
+        if action == "load":
+            state = wire.decode(request.get("state"))
+            result = module.load_state_dict(state, strict=bool(request.get("strict")))
+            return {"missing": list(result.missing_keys), "unexpected":
+                    list(result.unexpected_keys)}
+        if action == "state":
+            return {"state": wire.encode(dict(module.state_dict()))}
+        if action == "to":
+            dtype = str(request.get("dtype"))
+            if dtype not in ("float32", "float64"):
+                raise ValueError(f"unknown dtype {dtype!r}")
+            module.to(getattr(torch, dtype))
+            return {}
+        if action == "train":
+            module.train(bool(request.get("mode", True)))
+            return {"training": module.training}
+        raise ValueError(f"unknown module action {action!r}")
+
+    def _info(self, module) -> dict:
+        modules = [[path, [f"{c.__module__}.{c.__qualname__}" for c in type(m).__mro__][:20],
+                    bool(m.training), self._token(m)]
+                   for path, m in module.named_modules(remove_duplicate=False)]
+        params = [[name, list(p.shape), str(p.dtype), self._token(p), bool(p.requires_grad)]
+                  for name, p in module.named_parameters(remove_duplicate=False)]
+        persistent = set(module.state_dict())
+        buffers = [[name, list(b.shape), str(b.dtype), name in persistent]
+                   for name, b in module.named_buffers(remove_duplicate=False)]
+        return {"modules": modules[:2000], "params": params[:5000], "buffers": buffers[:2000]}
 
 
-def _after(value):
+def _parameter_names(func) -> list[str]:
+    import inspect
+
     try:
-        return wire.encode(value) if hasattr(value, "shape") else None
-    except wire.Unsendable:
+        return [p.name for p in inspect.signature(func).parameters.values()][:20]
+    except (TypeError, ValueError):
+        return []
+
+
+def _resolve(module, path: str):
+    value = module
+    for part in path.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _tensor_or_none(module, path: str):
+    import torch
+
+    try:
+        value = _resolve(module, path)
+    except AttributeError:
         return None
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    return None
+
+
+def _backward(result, args) -> list:
+    import torch
+
+    if isinstance(result, torch.Tensor) and result.requires_grad and result.numel() == 1:
+        result.backward()
+    return [a.grad if isinstance(a, torch.Tensor) else None for a in args]
 
 
 def _exception(err: BaseException) -> dict:
@@ -295,6 +275,23 @@ def _exception(err: BaseException) -> dict:
             "mro": [c.__name__ for c in type(err).__mro__][:12],
             "message": str(err)[:TEXT_LIMIT],
             "traceback": "".join(traceback.format_exception(err))[-TEXT_LIMIT:]}
+
+
+def serve(kernel: Kernel, request: dict) -> dict:
+    op = request.get("op")
+    if op == "run":
+        return kernel.run(str(request["source"]))
+    if op == "describe":
+        return kernel.describe(str(request["name"]))
+    if op == "call":
+        return kernel.call(dict(request.get("target") or {}), request.get("args", []),
+                           request.get("kwargs", {"__dict__": []}),
+                           bool(request.get("backward")))
+    if op == "module":
+        return kernel.module(int(request["handle"]), str(request["action"]), request)
+    if op == "ping":
+        return {}
+    raise ValueError(f"unknown op {op!r}")
 
 
 def main() -> None:
@@ -309,27 +306,16 @@ def main() -> None:
             request = wire.read_frame(requests)
         except wire.WireError:
             os._exit(0)
-        op = request.get("op")
         try:
-            if op == "run":
-                reply = kernel.run(str(request["source"]))
-            elif op == "test":
-                reply = kernel.test(str(request["source"]), list(request.get("setup", [])),
-                                    dict(request.get("references", {})),
-                                    str(request.get("nonce", "")))
-            elif op == "describe":
-                reply = kernel.describe(str(request["name"]))
-            elif op == "call":
-                reply = kernel.call(str(request["name"]), request.get("args", []),
-                                    request.get("kwargs", {"__dict__": []}))
-            else:
-                reply = {"ok": False, "exc": _exception(ValueError(f"unknown op {op!r}"))}
+            reply = serve(kernel, request)
         except BaseException as err:  # never let one bad request stop the kernel
             reply = {"ok": False, "exc": _exception(err)}
+        reply["id"] = request.get("id")
         try:
             wire.write_frame(replies, reply)
-        except wire.Unsendable as why:
-            wire.write_frame(replies, {"ok": False, "exc": _exception(ValueError(str(why)))})
+        except (wire.Unsendable, ValueError) as why:
+            wire.write_frame(replies, {"ok": False, "id": request.get("id"),
+                                       "exc": _exception(ValueError(str(why)))})
 
 
 if __name__ == "__main__":

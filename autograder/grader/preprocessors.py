@@ -45,10 +45,9 @@ class SandboxedExecute(Preprocessor):
     def preprocess(self, nb, resources):
         import json
         import os
-        import tempfile
         from pathlib import Path
 
-        from grader.execute import Template, kernel_tests, run_notebook
+        from grader.execute import Template, run_notebook
         from grader.sandbox import Limits
 
         info = resources.get("nbgrader", {})
@@ -57,11 +56,8 @@ class SandboxedExecute(Preprocessor):
         template = Template.from_path(source)
         limits = Limits(memory_mb=self.memory_mb, cell_timeout_s=self.cell_timeout,
                         notebook_timeout_s=self.notebook_timeout, output_chars=self.output_chars)
-        cache = Path(tempfile.gettempdir()) / f"attnbook-grader-modes-{os.getuid()}"
-        in_kernel = kernel_tests(source, cache, limits, self.sandbox)
         files = resources.get("metadata", {}).get("path")
-        report = run_notebook(nb, template, Path(files) if files else None, limits, self.sandbox,
-                              in_kernel)
+        report = run_notebook(nb, template, Path(files) if files else None, limits, self.sandbox)
         self.log.info("%s/%s/%s: %s", info.get("student"), assignment, notebook, report.status)
         if self.report_directory:
             folder = Path(self.report_directory) / assignment / str(info.get("student"))

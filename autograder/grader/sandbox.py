@@ -2,9 +2,10 @@
 
 The sandbox sees, read-only: the system's /usr (and /etc), the Python installation and the
 virtual environment, the `attnbook` package, the course's public `assets/` (corpus,
-checkpoints, figures) and this `grader` folder (for the kernel program). It gets a
-private /tmp as its only writable place, with a copy of the student's own submission
-folder as working directory. It does not see the repository (so neither
+checkpoints, figures) and this `grader` folder (for the kernel program). Its only writable
+place is a private /tmp, a tmpfs of fixed size and number of files (`Limits.tmp_mb`,
+`tmp_files`), which holds a copy of the student's own submission folder as working
+directory. It does not see the repository (so neither
 `solutions/` nor `autograder/reference/`), the gradebook, or any other student's files. It
 has no network (a new network namespace holds only loopback), its own PID namespace, and
 dies with the grader. Limits: address space, processes (per throwaway user id, so a fork
@@ -38,6 +39,8 @@ class Limits:
     cell_timeout_s: float = 300.0  # wall time of one cell, or of one test's calls
     notebook_timeout_s: float = 1800.0  # wall time of the whole notebook
     output_chars: int = 20000  # kept per stream per cell; the rest is counted, not kept
+    tmp_mb: int = 256  # size of the sandbox's writable /tmp (a tmpfs, so RAM)
+    tmp_files: int = 20000  # files and folders it may hold
 
 
 def bwrap_path() -> str | None:
@@ -81,14 +84,29 @@ def _dirs_for(path: str, made: set[str]) -> list[str]:
     return args
 
 
-def kernel_command(workdir: Path, fds: tuple[int, int], use_sandbox: bool,
-                   ids: tuple[int, int] | None = None) -> list[str]:
+# Runs first inside the sandbox, with the one capability it needs: mount the sized tmpfs,
+# copy the student's files in, hand them to the throwaway user, then drop every privilege.
+LAUNCHER = """set -e
+mount -t tmpfs -o "size=$1m,nr_inodes=$2,mode=1777,nosuid,nodev" tmpfs /tmp
+mkdir -p /tmp/work
+cp -R /opt/submission/. /tmp/work/ 2>/dev/null || true
+if [ -n "$3" ]; then chown -R "$3" /tmp/work; fi
+cd /tmp/work
+shift 3
+exec "$@"
+"""
+
+
+def kernel_command(own: Path, fds: tuple[int, int], use_sandbox: bool,
+                   ids: tuple[int, int] | None = None, limits: Limits | None = None
+                   ) -> list[str]:
     """The argv that starts `grader.kernel` with its request and reply descriptors.
 
     As root, bubblewrap sets up the mounts and namespaces, then `setpriv` drops to a
     throwaway user id with no capabilities and no way to regain them; otherwise bubblewrap
-    runs unprivileged in a new user namespace.
+    runs unprivileged in a new user namespace. `own` holds the student's own files.
     """
+    limits = limits or Limits()
     python = os.path.normpath(os.path.abspath(sys.executable))
     kernel = [python, "-s", "-B", "-m", "grader.kernel", str(fds[0]), str(fds[1])]
     if not use_sandbox:
@@ -96,7 +114,8 @@ def kernel_command(workdir: Path, fds: tuple[int, int], use_sandbox: bool,
     args = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session",
             "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-            "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+            "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
+            "--cap-add", "CAP_SYS_ADMIN"]
     if ids is None:
         args.insert(1, "--unshare-user")
     for link in ("bin", "sbin", "lib", "lib64", "lib32"):
@@ -118,15 +137,16 @@ def kernel_command(workdir: Path, fds: tuple[int, int], use_sandbox: bool,
         args += _dirs_for(path, made) + ["--ro-bind", path, path]
     args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/attnbook-grader",
              "--ro-bind", str(GRADER_DIR), "/opt/attnbook-grader/grader",
-             "--bind", str(workdir), "/tmp/work", "--chdir", "/tmp/work",
-             "--setenv", "PYTHONPATH", "/opt/attnbook-grader"]
+             "--ro-bind", str(own), "/opt/submission",
+             "--setenv", "PYTHONPATH", "/opt/attnbook-grader", "--"]
+    owner = f"{ids[0]}:{ids[1]}" if ids is not None else ""
+    launch = ["/bin/sh", "-c", LAUNCHER, "launcher", str(limits.tmp_mb), str(limits.tmp_files),
+              owner]
     if ids is not None:
-        args += ["--", shutil.which("setpriv") or "/usr/bin/setpriv",
-                 f"--reuid={ids[0]}", f"--regid={ids[1]}", "--clear-groups",
-                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-    else:
-        args += ["--"]
-    return args + kernel
+        launch += [shutil.which("setpriv") or "/usr/bin/setpriv",
+                   f"--reuid={ids[0]}", f"--regid={ids[1]}", "--clear-groups",
+                   "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    return args + launch + kernel
 
 
 def kernel_env(limits: Limits, use_sandbox: bool) -> dict[str, str]:

@@ -1,0 +1,156 @@
+"""A pre-warmed fork server: a fresh trusted process for every test, for the price of a fork.
+
+`python -m grader.forkserver FD` imports numpy, torch and the check library once (no torch
+operation runs, so no thread pool exists yet and forking is safe), then waits on the Unix
+socket FD. Each request is a test job (JSON) with three descriptors: the student kernel's
+request and reply pipes and a pipe for the result. The server forks; the child runs the
+job (`grader.execute.test_process`) and exits; the server answers with the child's pid, so
+the grader can kill it at its deadline. Nothing survives from one test to the next: each
+child starts from the server's clean state, and the server never runs a test itself.
+
+The server exits when the grader closes its end of the socket (the grader ended or died).
+"""
+
+from __future__ import annotations
+
+import array
+import atexit
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+
+PRELOAD = ("numpy", "torch", "matplotlib", "attnbook.checks", "attnbook.notebook",
+           "grader.remote", "grader.execute")
+MAX_JOB = 64 * 1024 * 1024
+STARTUP_S = 300.0  # importing torch on a loaded machine
+
+
+def _recv_job(sock: socket.socket) -> tuple[dict, list[int]] | None:
+    size = int.from_bytes(_recv_exact(sock, 8) or b"\0" * 8, "big")
+    if size == 0:
+        return None
+    fds = array.array("i")
+    data, ancillary, _, _ = sock.recvmsg(min(size, 1 << 20),
+                                         socket.CMSG_SPACE(3 * fds.itemsize))
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
+    while len(data) < size:
+        chunk = sock.recv(min(size - len(data), 1 << 20))
+        if not chunk:
+            return None
+        data += chunk
+    return json.loads(data), list(fds)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def serve(fd: int) -> None:
+    import logging
+
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):
+            __import__(name)
+    logging.getLogger().handlers[:] = []
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    sock = socket.socket(fileno=fd)
+    from grader.execute import test_process
+
+    sock.sendall(b"ready\0\0\0")  # the imports are done: tests start at fork speed
+
+    while True:
+        received = _recv_job(sock)
+        if received is None:
+            os._exit(0)
+        job, fds = received
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            code = 0
+            try:
+                test_process(job, *fds)
+            except BaseException:  # noqa: BLE001 - the grader reads the missing result
+                code = 1
+            os._exit(code)
+        for received_fd in fds:
+            os.close(received_fd)
+        sock.sendall(pid.to_bytes(8, "big"))
+
+
+class ForkServer:
+    """The grader's side: starts the server once per process, sends it jobs."""
+
+    _instance: ForkServer | None = None
+    _lock = threading.Lock()
+
+    def __init__(self):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            p for p in (here, os.environ.get("PYTHONPATH", "")) if p),
+            OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        self.proc = subprocess.Popen([sys.executable, "-s", "-B", "-m", "grader.forkserver",
+                                      str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+                                     env=env, stdin=subprocess.DEVNULL)
+        theirs.close()
+        self.sock = ours
+        atexit.register(self.close)
+        ours.settimeout(STARTUP_S)
+        try:
+            ready = _recv_exact(ours, 8)
+        except TimeoutError:
+            ready = None
+        ours.settimeout(None)
+        if ready != b"ready\0\0\0":
+            self.close()
+            raise RuntimeError("the grader's fork server did not start")
+
+    @classmethod
+    def get(cls) -> ForkServer:
+        with cls._lock:
+            if cls._instance is None or cls._instance.proc.poll() is not None:
+                cls._instance = cls()
+            return cls._instance
+
+    def start(self, job: dict, fds: list[int]) -> int:
+        """Fork a child that runs `job` with `fds`; its pid."""
+        data = json.dumps(job).encode("utf-8", errors="surrogatepass")
+        if len(data) > MAX_JOB:
+            raise ValueError(f"a test job of {len(data)} bytes exceeds {MAX_JOB}")
+        with self._lock:
+            self.sock.sendall(len(data).to_bytes(8, "big"))
+            first, rest = data[:1 << 20], data[1 << 20:]
+            self.sock.sendmsg([first], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                         array.array("i", fds))])
+            if rest:
+                self.sock.sendall(rest)
+            reply = _recv_exact(self.sock, 8)
+        if reply is None:
+            raise RuntimeError("the grader's fork server stopped")
+        return int.from_bytes(reply, "big")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        if self.proc.poll() is None:
+            self.proc.kill()
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]))

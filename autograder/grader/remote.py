@@ -1,0 +1,269 @@
+"""The student's kernel seen from a test: a channel, and proxies that move values only.
+
+A test runs in a fresh trusted process (see `grader.execute`). The names it cannot find in
+the instructor's setup are looked up in the student's kernel (`StudentNames`): plain data
+arrives as a copy; a function or class becomes a `RemoteFunction`; an object the student's
+code made (an instance of their `nn.Module`) stays in the kernel and is driven through a
+`RemoteModule`, whose every method is a request that sends and receives values. Nothing the
+kernel sends is ever written into an object the grader owns.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import importlib
+import json
+import time
+
+from grader import wire
+
+
+class KernelLost(BaseException):  # noqa: N818 - not an Exception: checks must not catch it
+    """The student's kernel is gone, or stopped answering in time."""
+
+    def __init__(self, reason: str, timed_out: bool = False):
+        super().__init__(reason)
+        self.timed_out = timed_out
+
+
+class KernelChannel:
+    """Requests to the kernel on a pair of descriptors, each with an id its reply repeats."""
+
+    def __init__(self, request_fd: int, reply_fd: int, next_id: int, describe_limit: str = ""):
+        self.request_fd, self.reply_fd, self.next_id = request_fd, reply_fd, next_id
+        self.limit_text = describe_limit
+        self.deadline = time.monotonic() + 300.0
+
+    def request(self, message: dict, deadline: float | None = None) -> dict:
+        self.next_id += 1
+        message = {**message, "id": self.next_id}
+        deadline = self.deadline if deadline is None else deadline
+        try:
+            wire.write_frame(self.request_fd, message)
+            while True:
+                reply = wire.read_frame(self.reply_fd, deadline)
+                if reply.get("id") == self.next_id:
+                    return reply
+        except TimeoutError:
+            raise KernelLost(f"your code ran past the time limit{self.limit_text}; the "
+                             "kernel was stopped", timed_out=True) from None
+        except (wire.WireError, OSError) as err:
+            raise KernelLost(f"the kernel died ({err}): os._exit, a crash, or a memory, "
+                             "process or output limit") from None
+
+
+def rebuild_exception(exc) -> BaseException:
+    """The student's exception as an instance of a class the grader knows."""
+    exc = exc if isinstance(exc, dict) else {}
+    message = str(exc.get("message", "an error"))[:20000]
+    name, module = str(exc.get("type", "")), str(exc.get("module", ""))
+    if module.startswith("attnbook.") and name.isidentifier():
+        with contextlib.suppress(Exception):
+            cls = getattr(importlib.import_module(module), name)
+            if isinstance(cls, type) and issubclass(cls, Exception):
+                return cls(message)
+    for candidate in [name, *(exc.get("mro") or [])]:
+        cls = getattr(builtins, str(candidate), None)
+        if isinstance(cls, type) and issubclass(cls, Exception):
+            return cls(message)
+        if cls is SystemExit:
+            return RuntimeError(f"your code called sys.exit({message})")
+    return RuntimeError(f"{name}: {message}")
+
+
+def _same(a, b) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+class Call:
+    """What one call of the student's code returned, and its arguments afterwards."""
+
+    def __init__(self, result, args_after: list, kwargs_after: dict, changed: list[str],
+                 grads: list | None):
+        self.result, self.args_after, self.kwargs_after = result, args_after, kwargs_after
+        self.changed, self.grads = changed, grads
+
+
+class _Remote:
+    """Shared by functions and modules: one call on the kernel, values in and out."""
+
+    _channel: KernelChannel
+    _params: list[str]
+
+    def _target(self) -> dict:
+        raise NotImplementedError
+
+    def _make_handle(self, number: int, mro: list[str]):
+        return RemoteModule(self._channel, number, mro)
+
+    def __attnbook_call__(self, args: tuple, kwargs: dict, backward: bool = False) -> Call:
+        """Call with `args`; nothing the grader owns is changed (see `grader.wire.restore`)."""
+        try:
+            sent_args, sent_kwargs = wire.encode_call(list(args), dict(kwargs))
+        except wire.Unsendable as why:
+            raise TypeError(f"the grader cannot pass {why} to {self.__name__}") from None
+        reply = self._channel.request({"op": "call", "target": self._target(),
+                                       "args": sent_args, "kwargs": sent_kwargs,
+                                       "backward": backward})
+        if not reply.get("ok"):
+            raise rebuild_exception(reply.get("exc"))
+        try:
+            decoder = wire.Decoder(make_handle=self._make_handle)
+            result = decoder.decode(reply.get("result"))
+            after = reply.get("args_after") or []
+            kw_after = reply.get("kwargs_after") or {}
+            if len(after) != len(args) or set(kw_after) != set(kwargs):
+                raise wire.WireError("the arguments came back changed in number")
+            args_after = self._restore(after, list(args))
+            kwargs_after = dict(zip(kwargs, self._restore([kw_after[k] for k in kwargs],
+                                                          list(kwargs.values()))))
+            grads = [decoder.decode(g) for g in reply["grads"]] if backward else None
+        except (wire.WireError, ValueError, TypeError, KeyError, RuntimeError) as err:
+            raise TypeError(f"{self.__name__} returned something the grader cannot read: "
+                            f"{err}") from None
+        changed = [self._label(i) for i, (a, b) in enumerate(zip(sent_args, after))
+                   if _plain(a) and not _same(a, b)]
+        sent_kw = dict(sent_kwargs["__dict__"])
+        changed += [k for k in kwargs if _plain(sent_kw[k]) and not _same(sent_kw[k],
+                                                                            kw_after[k])]
+        return Call(result, args_after, kwargs_after, changed, grads)
+
+    @staticmethod
+    def _restore(afters: list, originals: list) -> list:
+        objects = [i for i, o in enumerate(originals) if not hasattr(o, "__wire_handle__")]
+        restored = wire.restore_all([afters[i] for i in objects], [originals[i]
+                                                                    for i in objects])
+        out = list(originals)  # handles stay the grader's own proxies
+        for i, value in zip(objects, restored):
+            out[i] = value
+        return out
+
+    def _label(self, index: int) -> str:
+        return self._params[index] if index < len(self._params) else f"argument {index + 1}"
+
+    def __call__(self, *args, **kwargs):
+        return self.__attnbook_call__(args, kwargs).result
+
+
+def _plain(encoded) -> bool:
+    """Plain data (arrays, tensors, lists, numbers): the kind a function must not change."""
+    return not (isinstance(encoded, dict) and any(
+        tag in encoded for tag in ("__model__", "__optim__", "__generator__", "__handle__",
+                                   "__iter__")))
+
+
+class RemoteFunction(_Remote):
+    """Stands for a function or class of the student's kernel."""
+
+    def __init__(self, channel: KernelChannel, name: str, params: list[str], is_class: bool,
+                 names_used=None):
+        self._channel, self._params, self._is_class = channel, list(params), is_class
+        self.__name__ = self.__qualname__ = name
+        self._names_used = names_used
+
+    def _target(self) -> dict:
+        return {"name": self.__name__}
+
+    @property
+    def __attnbook_names__(self) -> set[str] | None:
+        """The names the student's source of this function uses (see attnbook.checks)."""
+        return self._names_used() if self._names_used is not None else None
+
+    def __repr__(self):
+        return f"<your {'class' if self._is_class else 'function'} {self.__name__}>"
+
+
+class RemoteModule(_Remote):
+    """An object of the student's kernel, usually an instance of their nn.Module class.
+
+    Implements the module view of `attnbook.checks._modules` with requests; every tensor it
+    returns is a copy, every tensor it is given is sent as values.
+    """
+
+    def __init__(self, channel: KernelChannel, number: int, mro: list[str]):
+        self._channel, self._number, self.mro = channel, number, list(mro)
+        self._params = ["input"]
+        self.__wire_handle__ = number
+        self.__name__ = mro[0].rsplit(".", 1)[-1] if mro else "object"
+
+    def _target(self) -> dict:
+        return {"handle": self._number}
+
+    def __repr__(self):
+        return f"<your {self.__name__} object>"
+
+    def _module(self, action: str, **fields) -> dict:
+        reply = self._channel.request({"op": "module", "handle": self._number,
+                                       "action": action, **fields})
+        if reply.get("ok") is False:
+            raise rebuild_exception(reply.get("exc"))
+        return reply
+
+    def info(self) -> dict:
+        reply = self._module("info")
+        try:
+            return {"modules": {str(p): ([str(m) for m in mro], bool(t), int(tok))
+                                for p, mro, t, tok in reply["modules"]},
+                    "params": [(str(n), tuple(int(s) for s in shape), str(dt), int(tok),
+                                bool(rg)) for n, shape, dt, tok, rg in reply["params"]],
+                    "buffers": [(str(n), tuple(int(s) for s in shape), str(dt), bool(keep))
+                                for n, shape, dt, keep in reply["buffers"]]}
+        except (KeyError, TypeError, ValueError) as err:
+            raise TypeError(f"the kernel described {self.__name__} in a way the grader "
+                            f"cannot read: {err}") from None
+
+    def tensors(self, *paths: str) -> list:
+        values = self._module("get", names=list(paths)).get("values") or []
+        return [wire.decode(v) for v in values][:len(paths)]
+
+    def set_tensors(self, values: dict) -> None:
+        self._module("set", values=wire.encode(dict(values)))
+
+    def state_dict(self) -> dict:
+        state = wire.decode(self._module("state").get("state"))
+        return state if isinstance(state, dict) else {}
+
+    def load_state_dict(self, state: dict, strict: bool = True):
+        reply = self._module("load", state=wire.encode(dict(state)), strict=strict)
+        return ([str(k) for k in reply.get("missing", [])],
+                [str(k) for k in reply.get("unexpected", [])])
+
+    def train(self, mode: bool = True):
+        self._module("train", mode=bool(mode))
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def to(self, dtype):
+        self._module("to", dtype=str(dtype).replace("torch.", ""))
+        return self
+
+
+class StudentNames(dict):
+    """The locals of a test: its own names, else the instructor's setup, else the student's."""
+
+    def __init__(self, trusted: dict, channel: KernelChannel, names_used=None):
+        super().__init__()
+        self.trusted, self.channel, self.names_used = trusted, channel, names_used
+
+    def __missing__(self, name):
+        if name in self.trusted or hasattr(builtins, name):
+            raise KeyError(name)
+        reply = self.channel.request({"op": "describe", "name": name})
+        kind = reply.get("kind")
+        if kind == "callable":
+            params = [str(p)[:100] for p in reply.get("params") or []][:20]
+            names = (lambda: self.names_used(name)) if self.names_used else None
+            return RemoteFunction(self.channel, name, params, bool(reply.get("is_class")),
+                                  names)
+        if kind == "data":
+            try:
+                return wire.decode(reply.get("value"))
+            except wire.WireError as err:
+                raise TypeError(f"{name} holds something the grader cannot read: {err}") from None
+        if kind == "opaque":
+            raise TypeError(f"{name} is {str(reply.get('type'))[:100]}, which the grader "
+                            "cannot read")
+        raise KeyError(name)
