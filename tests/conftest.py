@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -58,6 +60,21 @@ def solution_functions(notebook: str) -> dict:
                                          or nbgrader_meta(cell).get("solution")):
             exec(strip_solution_markers(cell.source), namespace)
     return namespace
+
+
+def grade_with_readme_command(source: Path, work: Path, *extra: str,
+                              env: dict | None = None) -> subprocess.CompletedProcess:
+    """`python -m grader grade SOURCE --workers 2` from autograder/, as the README says."""
+    return subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(source), "--workers", "2",
+         "--work", str(work), *extra],
+        cwd=ROOT / "autograder", env={**os.environ, **(env or {})}, capture_output=True,
+        text=True, timeout=1800)
+
+
+def read_grades(work: Path) -> dict[str, dict]:
+    with open(work / "grades.csv", newline="") as handle:
+        return {row["student_id"]: row for row in csv.DictReader(handle)}
 
 
 def grade_cells(nb):

@@ -1,29 +1,33 @@
-"""Hostile and broken submissions, each a real notebook through the real pipeline.
+"""Hostile and broken submissions, each a real notebook graded by the README's command.
 
-One class run (two workers, bubblewrap sandbox, 10 s per cell) holds three ordinary
-students (solution, blank, one catalogued mistake) and every case of
-`autograder/sample_class/build.py:hostile_cases`. Each case states the score it must get
-and why; the ordinary students must get exactly what they get when graded alone.
+One class (a folder of submissions, as an LMS download unpacks) is graded with
+`python -m grader grade <folder> --workers 2` run from `autograder/`, in a work folder of
+its own and with a block of sandbox user ids of its own, so other grading runs on the same
+machine neither disturb it nor are counted by it. The class holds two honest students whose
+grades are asserted exact (the solution, 14 of 14; one catalogued mistake, 11) and every case
+of `autograder/sample_class/build.py:hostile_cases`, each stating the score it must get and
+why: sabotage of classmates, answers that blank their inputs, hunts for the answer key, slow
+concept answers, floods of output and of disk, as well as the older kernel-level attacks.
 """
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
-from grader.course import Course, grade_class, gradebook_rows
-from grader.sandbox import sandbox_available
+from conftest import ROOT, grade_with_readme_command, read_grades
+from grader.sandbox import UID_BASE_ENV, UID_SLOTS, new_uid_base, sandbox_available
 
 SANDBOX_OK, SANDBOX_WHY = sandbox_available()
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")]
 
 NOTEBOOK = "01_attention_scores"
-ORDINARY = ("ada", "ben", "cleo")
+HONEST = {"ada": 14.0, "cleo": 11.0}  # the solution; attention weights transposed
 
 
 def _builder():
@@ -57,42 +61,29 @@ class Listener:
         self.server.close()
 
 
-def _course(work: Path) -> Course:
-    return Course(root=ROOT, work=work, cell_timeout=10, notebook_timeout=300, quiet=True)
-
-
-def _by_student(course) -> dict:
-    return {row["student_id"]: row for row in gradebook_rows(course)}
-
-
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     build = _builder()
     sample = build.sample_class(ROOT)
-    ordinary = {s: {f"{NOTEBOOK}.ipynb": sample[s][0]} for s in ORDINARY}
-
-    alone = _course(tmp_path_factory.mktemp("alone"))
-    grade_class(alone, build.write_folder(tmp_path_factory.mktemp("alone_in"), ordinary),
-                [NOTEBOOK], workers=2)
-
+    students = {s: {f"{NOTEBOOK}.ipynb": sample[s][0]} for s in HONEST}
     listener = Listener()
     work = tmp_path_factory.mktemp("class")
     cases = build.hostile_cases(ROOT, work, listener.port)
-    students = dict(ordinary)
     students.update({case.student: case.files for case in cases})
-    course = _course(work)
+    inbox = build.write_folder(tmp_path_factory.mktemp("download"), students)
+    base = new_uid_base()
     try:
-        outcomes = grade_class(course, build.write_folder(tmp_path_factory.mktemp("class_in"),
-                                                          students), [NOTEBOOK], workers=2)
+        done = grade_with_readme_command(inbox, work, "-a", NOTEBOOK, "--timeout", "20",
+                                         env={UID_BASE_ENV: str(base)})
     finally:
         listener.close()
-    return {"alone": _by_student(alone), "class": _by_student(course), "course": course,
-            "cases": {case.student: case for case in cases}, "outcomes": outcomes,
-            "listener": listener}
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return {"grades": read_grades(work), "work": work, "cases": {c.student: c for c in cases},
+            "listener": listener, "uids": range(base, base + UID_SLOTS), "run": done}
 
 
 def _cells(graded, student) -> list:
-    path = graded["course"].work / "autograded" / student / NOTEBOOK / f"{NOTEBOOK}.ipynb"
+    path = graded["work"] / "autograded" / student / NOTEBOOK / f"{NOTEBOOK}.ipynb"
     return [c for c in nbformat.read(path, 4).cells if c.cell_type == "code"]
 
 
@@ -101,36 +92,42 @@ def _text(cell) -> str:
                    + str(o.get("data", "")) for o in cell.outputs)
 
 
-def test_every_notebook_was_graded(graded):
-    failed = [o for o in graded["outcomes"] if not o["ok"]]
-    assert not failed, f"nbgrader failed on: {[(o['student'], o['error']) for o in failed]}"
-    assert set(graded["cases"]) | set(ORDINARY) <= set(graded["class"])
+def _score(graded, student) -> float:
+    return float(graded["grades"][student]["score"])
 
 
-@pytest.mark.parametrize("student", ORDINARY)
-def test_ordinary_students_get_what_they_get_alone(graded, student):
-    alone, together = graded["alone"][student], graded["class"][student]
-    assert together["score"] == alone["score"], (
-        f"{student}: {together['score']} next to the hostile class, {alone['score']} alone")
-    assert together["tests"] == alone["tests"]
+@pytest.mark.parametrize("student", sorted(HONEST))
+def test_honest_students_get_their_exact_grades(graded, student):
+    row = graded["grades"][student]
+    assert _score(graded, student) == HONEST[student], row
+
+
+def test_every_submission_was_graded(graded):
+    assert set(graded["cases"]) | set(HONEST) <= set(graded["grades"])
+    assert "FAILED" not in graded["run"].stderr, graded["run"].stderr[-3000:]
 
 
 CASES = ["loop", "membomb", "osexit", "sysexit", "forkbomb", "flood", "deltest", "edittest",
          "dupcells", "celltype", "stripped", "truncated", "notjson", "missing", "misnamed",
-         "monkey", "transformer", "helpers", "snoop", "vandal", "network"]
+         "monkey", "transformer", "helpers", "snoop", "vandal", "network", "saboteur",
+         "blanker", "hunter", "slowanswer", "displays", "diskfill"]
+
+
+def test_every_case_is_listed():
+    cases = {c.student for c in _builder().hostile_cases(ROOT, Path("/tmp"), 1)}
+    assert cases == set(CASES)
 
 
 @pytest.mark.parametrize("student", CASES)
 def test_hostile_case_gets_its_expected_score(graded, student):
     case = graded["cases"][student]
-    row = graded["class"][student]
-    assert row["score"] == case.expected, (
-        f"{student} got {row['score']}, expected {case.expected}: {case.why}\n"
-        f"status: {row['status']}\ntests: {row['tests']}")
+    row = graded["grades"][student]
+    assert _score(graded, student) == case.expected, (
+        f"{student} got {row['score']}, expected {case.expected}: {case.why}\n{row}")
 
 
 def test_infinite_loop_is_stopped_at_the_cell_limit(graded):
-    assert "time limit" in graded["class"]["loop"]["status"]
+    assert "time limit" in graded["grades"]["loop"]["status"]
 
 
 def test_memory_bomb_hits_the_memory_limit(graded):
@@ -138,16 +135,16 @@ def test_memory_bomb_hits_the_memory_limit(graded):
 
 
 def test_os_exit_costs_only_the_tests_after_it(graded):
-    row = graded["class"]["osexit"]
+    row = graded["grades"]["osexit"]
     assert "died" in row["status"]
-    assert row["tests"]["test_score_matrix"] == 2 and row["tests"]["test_attention"] == 0
+    assert float(row["test_score_matrix"]) == 2 and float(row["test_attention"]) == 0
 
 
 def test_sys_exit_fails_only_its_cell(graded):
     assert any("SystemExit" in _text(c) for c in _cells(graded, "sysexit"))
 
 
-def test_fork_bomb_leaves_no_process_behind(graded):
+def test_no_sandboxed_process_of_this_run_is_left(graded):
     leftovers = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
@@ -155,9 +152,9 @@ def test_fork_bomb_leaves_no_process_behind(graded):
                            if line.startswith("Uid:")).split()[1])
         except (OSError, StopIteration, ValueError):
             continue
-        if 200000 <= uid < 250000:
+        if uid in graded["uids"]:
             leftovers.append(status.parent.name)
-    assert not leftovers, f"sandboxed processes still running: {leftovers}"
+    assert not leftovers, f"sandboxed processes of this run still running: {leftovers}"
 
 
 def test_flood_is_truncated(graded):
@@ -166,7 +163,7 @@ def test_flood_is_truncated(graded):
 
 
 def test_repairs_are_noted(graded):
-    status = {s: graded["class"][s]["status"] for s in graded["class"]}
+    status = {s: graded["grades"][s]["status"] for s in graded["grades"]}
     assert "missing" in status["deltest"]
     assert "restored" in status["edittest"]
     assert "duplicated" in status["dupcells"]
@@ -200,3 +197,45 @@ def test_no_network(graded):
     text = "".join(_text(c) for c in _cells(graded, "network"))
     assert "CONNECTED" not in text and text.count("blocked") == 3, text[-2000:]
     assert graded["listener"].connections == 0
+
+
+def test_sabotage_is_named_as_an_in_place_change(graded):
+    cells = _cells(graded, "saboteur")
+    text = "".join(_text(c) for c in cells)
+    assert "changed its input" in text and "in place" in text, text[-2000:]
+
+
+def test_nothing_secret_is_in_the_kernel(graded):
+    text = "".join(_text(c) for c in _cells(graded, "hunter"))
+    assert "nothing to find" in text and "FOUND" not in text, text[-2000:]
+
+
+def test_a_slow_concept_answer_costs_only_its_point(graded):
+    row = graded["grades"]["slowanswer"]
+    assert float(row["test_answer_scale"]) == 0 and "time limit" not in row["status"], row
+
+
+def test_rich_outputs_are_capped(graded):
+    path = graded["work"] / "autograded" / "displays" / NOTEBOOK / f"{NOTEBOOK}.ipynb"
+    assert path.stat().st_size < 12_000_000
+    last = _cells(graded, "displays")[-1]
+    assert all("text/html" not in o.get("data", {}) for o in last.outputs)
+    assert "not kept" in _text(last)
+    feedback = graded["work"] / "feedback" / "displays" / NOTEBOOK / f"{NOTEBOOK}.html"
+    assert feedback.stat().st_size < 15_000_000
+
+
+def test_the_sandbox_disk_is_capped(graded):
+    text = "".join(_text(c) for c in _cells(graded, "diskfill"))
+    lines = [line.split() for line in text.splitlines() if line.startswith(("WROTE", "blocked"))]
+    assert len(lines) == 3 and not any(line[0] == "WROTE" for line in lines), text[-2000:]
+    written = sum(int(line[3]) for line in lines if line[0] == "blocked")
+    assert written <= 272, f"{written} MB written in all: the cap is 256 MB"
+
+
+def test_every_test_verdict_is_reported(graded):
+    reports = graded["work"] / "reports" / NOTEBOOK
+    for student in HONEST:
+        report = json.loads((reports / student / f"{NOTEBOOK}.json").read_text())
+        assert set(report["tests"].values()) <= {"passed", "failed", "lost"}
+        assert report["sandboxed"] is True

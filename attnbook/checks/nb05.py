@@ -82,7 +82,7 @@ _ERROR_HINTS = [
 
 def _call(run: CheckRun, call: str, *args):
     """`run.call`, adding a hint when the learner's exception has a known cause."""
-    names = getattr(getattr(run.func, "__code__", None), "co_names", ())
+    names = names_called(run.func)
     k_T = [(("must match the size", "cannot be multiplied"),
             "k.T reverses EVERY axis of a batched tensor: use k.transpose(-2, -1) (or k.mT) to "
             "swap only the last two")] if "T" in names else []

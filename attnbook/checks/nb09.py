@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from attnbook.checks._core import CheckRun, Mistake, as_array, describe
+from attnbook.checks._core import CheckRun, Mistake, as_array, describe, names_called
 
 __all__ = ["check_linear_recurrence", "check_linear_recurrence_parallel"]
 
@@ -270,7 +270,7 @@ def _expect_states(run: CheckRun, call_text: str, fn, A, B, X, parallel: bool,
 def _check(fn, reference, trials: int, parallel: bool) -> None:
     run = CheckRun(fn)
     name = run.name
-    if parallel and "linear_recurrence" in getattr(getattr(fn, "__code__", None), "co_names", ()):
+    if parallel and "linear_recurrence" in names_called(fn):
         run.fail("calls linear_recurrence, the step-by-step loop.", hint=HINT_CALLS_LOOP)
     call = f"{name}(A, B, X) on the worked example (n = 2, m = 2, L = 4)"
     _expect_states(run, call, fn, WORKED_A, WORKED_B, WORKED_X, parallel, WORKED_S)

@@ -1,5 +1,12 @@
-"""`python -m grader ...` from autograder/: the TA's command (see autograder/README.md)."""
+"""`python -m grader`: the TA command (see grader/cli.py)."""
+
+import os
+import sys
 
 from grader.cli import main
+from grader.sandbox import UID_BASE_ENV, new_uid_base
 
-raise SystemExit(main())
+# One block of throwaway user ids per run, inherited by its workers: runs side by side on
+# one machine never share a sandbox id.
+os.environ.setdefault(UID_BASE_ENV, str(new_uid_base()))
+sys.exit(main())

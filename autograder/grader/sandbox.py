@@ -138,7 +138,9 @@ def kernel_command(own: Path, fds: tuple[int, int], use_sandbox: bool,
     args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/attnbook-grader",
              "--ro-bind", str(GRADER_DIR), "/opt/attnbook-grader/grader",
              "--ro-bind", str(own), "/opt/submission",
-             "--setenv", "PYTHONPATH", "/opt/attnbook-grader", "--"]
+             # the package the grader imported, ahead of any editable install's pointer
+             "--setenv", "PYTHONPATH",
+             f"/opt/attnbook-grader:{Path(_package_root()).parent}", "--"]
     owner = f"{ids[0]}:{ids[1]}" if ids is not None else ""
     launch = ["/bin/sh", "-c", LAUNCHER, "launcher", str(limits.tmp_mb), str(limits.tmp_files),
               owner]
@@ -171,11 +173,32 @@ def kernel_env(limits: Limits, use_sandbox: bool) -> dict[str, str]:
     return env
 
 
+UID_BASE_ENV = "ATTNBOOK_SANDBOX_UID_BASE"
+UID_SLOTS = 1000  # throwaway ids per grading run: one per worker process
+
+
+def uid_base() -> int:
+    """The first throwaway id of this grading run: $ATTNBOOK_SANDBOX_UID_BASE, set once per
+    run (`grader.cli` draws it at random) and inherited by its workers, so two runs on one
+    machine use disjoint ids and can tell their sandboxes apart."""
+    value = os.environ.get(UID_BASE_ENV, "")
+    if value.isdigit() and 100_000 <= int(value) < 2**31 - UID_SLOTS:
+        return int(value)
+    return 200_000
+
+
+def new_uid_base() -> int:
+    """A random base for a new run, from 1000 disjoint blocks above 300000."""
+    import secrets
+
+    return 300_000 + UID_SLOTS * secrets.randbelow(1000)
+
+
 def throwaway_ids() -> tuple[int, int] | None:
     """A user and group id owned by nobody, unique to this grading process (root only)."""
     if os.geteuid() != 0:
         return None
-    uid = 200000 + os.getpid() % 50000
+    uid = uid_base() + os.getpid() % UID_SLOTS
     return uid, uid
 
 

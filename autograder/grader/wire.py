@@ -184,11 +184,12 @@ def encode_call(args: list, kwargs: dict) -> tuple[list, dict]:
 def _array_fields(arr) -> dict:
     import numpy as np
 
-    arr = np.ascontiguousarray(arr)
+    arr = np.asarray(arr)
     if arr.dtype.kind not in _DTYPE_KINDS:
         raise Unsendable(f"array of dtype {arr.dtype}")
+    # tobytes() is in C order whatever the layout; a 0-d array keeps its shape ()
     return {"dtype": arr.dtype.str, "shape": list(arr.shape),
-            "data": base64.b64encode(arr.tobytes()).decode("ascii")}
+            "data": base64.b64encode(arr.tobytes(order="C")).decode("ascii")}
 
 
 class Decoder:

@@ -137,6 +137,91 @@ for host, port in [("127.0.0.1", {port}), ("1.1.1.1", 53), ("pypi.org", 443)]:
 '''
 
 
+# -- attacks on classmates and on the grader's own work -------------------------------------
+SABOTAGE = '''
+import numpy as np
+
+_honest = {name: globals()[name] for name in ("project_qkv", "score_matrix", "softmax_rows")}
+
+
+def _saboteur(name):
+    def wrapped(*args):
+        out = _honest[name](*args)
+        for arg in args:  # the grader's worked examples, if they were shared
+            if isinstance(arg, np.ndarray) and arg.flags.writeable:
+                arg[...] = 0.0
+        return out
+    wrapped.__name__ = name
+    return wrapped
+
+
+project_qkv = _saboteur("project_qkv")
+score_matrix = _saboteur("score_matrix")
+softmax_rows = _saboteur("softmax_rows")
+'''
+BLANK_INPUTS = '''
+def score_matrix(Q, K):
+    Q[...] = 0.0  # if the reference ran on the same array afterwards, it would agree
+    K[...] = 0.0
+    return np.zeros((Q.shape[0], K.shape[0]))
+'''
+HUNT = '''
+import gc, os, sys
+found = []
+for module in list(sys.modules.values()):
+    names = vars(module) if hasattr(module, "__dict__") else {}
+    if "ANSWERS" in names or "load_reference" in str(names.get("__file__", "")):
+        found.append(f"module {module.__name__} has ANSWERS")
+for obj in gc.get_objects():
+    if isinstance(obj, str) and ("BEGIN HIDDEN TESTS" in obj or "ANSWERS = {" in obj):
+        found.append("hidden text in memory")
+        break
+for key, value in os.environ.items():
+    if "AUTOGRADER" in key or "reference" in value:
+        found.append(f"environment {key}")
+for fd in range(3, 64):
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        continue
+    if "reference" in target or "solutions" in target or target.endswith(".db"):
+        found.append(f"descriptor {fd} -> {target}")
+print("FOUND" if found else "nothing to find", found)
+'''
+SLOW_ANSWER = '''
+answer_scale = "answer:" + " " * 10**6 + "(" * 10**6 + "a" * 10**6 + " ."
+'''
+DISPLAYS = '''
+import base64
+import io
+
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import display
+
+buffer = io.BytesIO()
+plt.imsave(buffer, np.random.default_rng(0).random((700, 700, 3)), format="png")
+png = base64.b64encode(buffer.getvalue()).decode()
+for _ in range(60):
+    display({"text/plain": "x" * 10**6, "image/png": png, "text/html": "<b>" * 10**5},
+            raw=True)
+'''
+FILL_DISK = '''
+import os
+for folder in ("/tmp", ".", "/dev/shm"):
+    written = 0
+    try:
+        for i in range(40):
+            with open(os.path.join(folder, f"fill-{i}"), "wb") as handle:
+                for _ in range(2):
+                    handle.write(b"\\0" * 16 * 2**20)
+                    written += 16
+        print("WROTE", folder, written, "MB")
+    except OSError as err:
+        print("blocked", folder, "after", written, "MB", err.errno)
+'''
+
+
 @dataclass
 class Case:
     """A hostile or broken submission, what the grader must make of it, and why."""
@@ -267,6 +352,27 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
         Case("network", FULL, "opens connections to the grader's machine and the internet: "
              "no network in the sandbox", {mine: _nb_bytes(add_cell_after(
                  base, None, NETWORK.format(port=port)))}),
+        Case("saboteur", FULL - 10, "project_qkv, score_matrix and softmax_rows answer right "
+             "but write zeros into their inputs (the checks' worked examples, were they "
+             "shared): each of those tests, and attention's, fails with the in-place hint; "
+             "no classmate is touched", {mine: _nb_bytes(
+                 append_to(base, "softmax_rows", SABOTAGE))}),
+        Case("blanker", FULL - 5, "score_matrix zeroes Q and K and returns zeros: a reference "
+             "computed afterwards on the same arrays would agree; it runs on its own copies, "
+             "so score_matrix and attention (which calls it) fail", {mine: _nb_bytes(
+                 append_to(base, "score_matrix", BLANK_INPUTS))}),
+        Case("hunter", FULL, "searches its process for reference answers, hidden tests, the "
+             "answer key and open files of the grader: there is nothing to find",
+             {mine: _nb_bytes(add_cell_after(base, None, HUNT))}),
+        Case("slowanswer", FULL - 1, "a 3 MB concept answer built to make a parser "
+             "backtrack: read in linear time, refused as not one letter",
+             {mine: _nb_bytes(append_to(base, "answer_scale", SLOW_ANSWER))}),
+        Case("displays", FULL, "60 rich outputs of 1 MB text, a large PNG and HTML: kept "
+             "within the per-cell and per-notebook caps, no HTML kept",
+             {mine: _nb_bytes(add_cell_after(base, None, DISPLAYS))}),
+        Case("diskfill", FULL, "writes 1.28 GB into /tmp, its working folder and /dev/shm: "
+             "stops at the sandbox's 256 MB tmpfs; the host's disk is never written",
+             {mine: _nb_bytes(add_cell_after(base, None, FILL_DISK))}),
     ]
     return cases
 

@@ -1,0 +1,252 @@
+"""The grader's trust boundary, piece by piece: what crosses, what comes back, what is capped.
+
+- `wire.restore_all` builds what a student's function left behind as a copy of the grader's
+  own object, and refuses any structure the kernel invents;
+- the check library calls learners' code on private copies and names an input changed in
+  place;
+- each test runs in a fresh process with a deadline: a slow check costs its test, the kernel
+  lives on, and nothing one test changes is seen by the next;
+- outputs are capped per type, per cell and per notebook;
+- forbidden calls are read from the learner's source, the same way in a notebook and in the
+  grader.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+
+import numpy as np
+import pytest
+import torch
+from grader import wire
+from grader.execute import OutputBudget, StudentKernel, Template, names_used, run_test
+from grader.sandbox import Limits, sandbox_available
+
+from attnbook.checks._core import CheckFailure, CheckRun, observe
+from attnbook.checks._lm import ObservedLM
+from attnbook.checks._source import definitions, names_called, names_reached
+from attnbook.model import LMConfig
+
+SANDBOX_OK, _ = sandbox_available()
+
+
+def _model(seed: int = 0) -> ObservedLM:
+    torch.manual_seed(seed)
+    return ObservedLM(LMConfig(vocab_size=7, d_model=8, n_heads=2, n_layers=1, max_len=8))
+
+
+def _kernel_side(args: list):
+    """What the kernel rebuilds from the grader's encoding of `args`."""
+    sent, _ = wire.encode_call(args, {})
+    return wire.Decoder(objects=True).decode(sent)
+
+
+# -- what comes back -----------------------------------------------------------------------
+def test_a_model_and_its_optimizer_come_back_as_copies_with_the_new_state():
+    model = _model()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=0.1)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    theirs, their_opt = _kernel_side([model, optimizer])
+    loss = theirs(torch.tensor([[1, 2, 3]])).sum()
+    loss.backward()
+    their_opt.step()
+    encoder = wire.Encoder()
+    after = [encoder.encode(theirs), encoder.encode(their_opt)]
+    mine, my_opt = wire.restore_all(after, [model, optimizer])
+    assert mine is not model and my_opt is not optimizer
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert all(torch.equal(v, theirs.state_dict()[k]) for k, v in mine.state_dict().items())
+    assert my_opt.param_groups[0]["params"][0] is next(mine.parameters())
+    assert len(my_opt.state) == len(their_opt.state)
+    assert mine.embed.weight.grad is not None  # left by the step, kept as state
+    assert [e["graph"] for e in mine.forward_log] == [True]
+
+
+def _after_model(model, **change) -> dict:
+    spec = wire.Encoder().encode(model)
+    spec["__model__"].update(change)
+    return spec
+
+
+@pytest.mark.parametrize("change, why", [
+    ({"class": "attnbook.model.TransformerLM"}, "another class"),
+    ({"state": {}}, "other state keys"),
+    ({"grads": {"nope": wire.encode(torch.zeros(1))}}, "unknown parameters"),
+])
+def test_a_model_with_invented_structure_is_refused(change, why):
+    model = _model()
+    with pytest.raises(wire.WireError, match=why):
+        wire.restore_all([_after_model(model, **change)], [model])
+
+
+@pytest.mark.parametrize("value", [torch.zeros(3, 3), torch.zeros(7, 8, dtype=torch.float64)])
+def test_a_parameter_of_another_shape_or_dtype_is_refused(value):
+    model = _model()
+    spec = _after_model(model)
+    spec["__model__"]["state"]["embed.weight"] = wire.encode(value)
+    with pytest.raises(wire.WireError, match="another shape or dtype"):
+        wire.restore_all([spec], [model])
+
+
+def test_objects_cannot_turn_into_data_or_back():
+    model = _model()
+    with pytest.raises(wire.WireError, match="another kind of value"):
+        wire.restore_all([wire.encode(np.zeros(3))], [model])
+    with pytest.raises(wire.WireError, match="another kind of value"):
+        wire.restore_all([_after_model(model)], [np.zeros(3)])
+
+
+def test_a_generator_keeps_its_state_size():
+    generator = torch.Generator().manual_seed(3)
+    bad = {"__generator__": "AAAA"}
+    with pytest.raises(wire.WireError, match="generator"):
+        wire.restore_all([bad], [generator])
+    good = wire.Encoder().encode(torch.Generator().manual_seed(4))
+    restored = wire.restore_all([good], [generator])[0]
+    assert torch.equal(restored.get_state(), torch.Generator().manual_seed(4).get_state())
+
+
+def test_the_grader_refuses_objects_where_data_is_expected():
+    with pytest.raises(wire.WireError):
+        wire.decode(wire.Encoder().encode(_model()))
+
+
+# -- copies in, copies out -----------------------------------------------------------------
+def test_learners_code_gets_copies_and_a_change_in_place_is_named():
+    X = np.arange(6.0).reshape(2, 3)
+
+    def zero_it(X):
+        X[...] = 0.0
+        return X.sum()
+
+    seen = observe(zero_it, (X,), {})
+    assert seen.changed == ["X"] and X.sum() == 15.0
+    run = CheckRun(zero_it, in_place_hint="a new array please")
+    with pytest.raises(CheckFailure, match=r"(?s)changed its input X in place.*a new array"):
+        run.call("zero_it(X)", X)
+
+
+def test_an_optimizer_copied_with_its_model_still_drives_it():
+    model = _model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+
+    def step(model, optimizer):
+        model(torch.tensor([[1, 2]])).sum().backward()
+        optimizer.step()
+
+    seen = observe(step, (model, optimizer), {})
+    after = seen.args_after[0]
+    assert not torch.equal(after.embed.weight, model.embed.weight)
+    assert model.embed.weight.grad is None and after.embed.weight.grad is not None
+
+
+# -- names read from source ----------------------------------------------------------------
+SOURCE = '''
+import torch.nn.functional as F
+
+
+def helper(h):
+    """Not F.layer_norm: a docstring never counts."""
+    return F.layer_norm(h, h.shape[-1:])
+
+
+def layer_norm(h, gamma, beta, eps=1e-5):
+    """Unlike layer_norm in PyTorch, ..."""
+    if h.ndim > 3:
+        return layer_norm(h.flatten(0, 1), gamma, beta, eps)
+    return gamma * helper(h) + beta
+
+
+def clean(h):
+    """Mentions F.layer_norm only here."""
+    return getattr(h, "mean")()
+
+
+def sneaky(h):
+    return getattr(F, "layer_norm")(h, h.shape[-1:])
+'''
+
+
+def test_names_come_from_source_through_helpers_and_strings_not_docstrings():
+    defs = definitions(ast.parse(SOURCE))
+    assert "layer_norm" in names_reached("layer_norm", defs)  # via helper, F.layer_norm
+    assert "layer_norm" not in names_reached("clean", defs)
+    assert "layer_norm" in names_reached("sneaky", defs)
+    assert names_used([SOURCE], "layer_norm") == names_reached("layer_norm", defs)
+    assert names_used(["x = 1"], "layer_norm") is None
+
+
+def test_the_notebook_and_the_grader_read_the_same_names():
+    namespace: dict = {}
+    import linecache
+
+    linecache.cache["<cell>"] = (len(SOURCE), None, SOURCE.splitlines(True), "<cell>")
+    exec(compile(SOURCE, "<cell>", "exec"), namespace)
+    for name in ("layer_norm", "clean", "sneaky"):
+        assert names_called(namespace[name]) == names_used([SOURCE], name), name
+
+
+# -- outputs -------------------------------------------------------------------------------
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5Er"
+       "kJggg==")
+
+
+def test_outputs_are_capped_per_type_cell_and_notebook():
+    budget = OutputBudget(text_chars=100, displays=3, png_chars=200, cell_chars=2000,
+                          notebook_chars=3000)
+    raw = [{"output_type": "stream", "name": "stdout", "text": "x" * 500},
+           *({"output_type": "display_data", "data": {"text/plain": "y", "image/png": PNG,
+                                                      "text/html": "<script>"}}
+             for _ in range(5)),
+           {"output_type": "display_data", "data": {"image/png": "not a png at all"}},
+           {"output_type": "execute_result", "data": {"text/html": "<b>"}}]
+    cell = budget.clean(raw)
+    assert "truncated" in cell[0].text and len(cell[0].text) < 200
+    shown = [o for o in cell if o.output_type == "display_data"]
+    assert len(shown) == 3 and all(set(o.data) == {"text/plain", "image/png"} for o in shown)
+    assert "not kept" in cell[-1].text
+    for _ in range(5):
+        budget.clean([{"output_type": "stream", "name": "stdout", "text": "z" * 90}] * 10)
+    assert budget.used <= 3000
+
+
+# -- each test in a fresh process, with a deadline -----------------------------------------
+pytest_kernel = pytest.mark.skipif(not SANDBOX_OK, reason="no sandbox")
+
+
+@pytest.fixture
+def kernel():
+    started = StudentKernel(None, Limits(cell_timeout_s=30), SANDBOX_OK)
+    yield started
+    started.close()
+
+
+@pytest.mark.slow
+@pytest_kernel
+def test_a_slow_check_costs_its_test_and_the_kernel_lives_on(kernel):
+    template = Template(setup=["import attnbook.checks.nb01 as checks"], tests={
+        "slow": "while True:\n    pass",
+        "after": "assert x == 41 + 1, x",
+    })
+    kernel.request({"op": "run", "source": "x = 42"}, time.monotonic() + 30)
+    started = time.monotonic()
+    outputs, verdict = run_test(template.tests["slow"], "slow", template, kernel,
+                                time.monotonic() + 2, [])
+    assert verdict == "failed" and outputs[-1].ename == "GraderTimeout"
+    assert time.monotonic() - started < 60
+    outputs, verdict = run_test(template.tests["after"], "after", template, kernel,
+                                time.monotonic() + 30, [])
+    assert verdict == "passed", outputs
+
+
+@pytest.mark.slow
+@pytest_kernel
+def test_nothing_one_test_changes_reaches_the_next(kernel):
+    template = Template(setup=["import attnbook.checks.nb01 as checks", "import numpy as np"],
+                        tests={"spoil": "checks.WORKED_QK[...] = 0.0\nnp.allclose = None",
+                               "check": "assert checks.WORKED_QK.any() and np.allclose(1, 1)"})
+    for grade_id in ("spoil", "check"):
+        outputs, verdict = run_test(template.tests[grade_id], grade_id, template, kernel,
+                                    time.monotonic() + 30, [])
+        assert verdict == "passed", (grade_id, outputs)
