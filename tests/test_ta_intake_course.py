@@ -75,6 +75,7 @@ def test_every_student_gets_a_notebook_and_a_name(taken):
     topic = course.status_of("2003", NB)
     assert "matched by its topic" in topic
     assert "is a int, not a cell" in course.status_of("2004", NB)
+    assert "ignored 'bo_2005_5_notes.txt': not a notebook" in course.status_of("2005", NB)
     assert "no notebook submitted" in course.status_of("2005", NB)
 
 

@@ -249,7 +249,7 @@ class Course:
                 f"this upload could not be taken in ({type(err).__name__}: "
                 f"{printable(str(err))}); graded as the blank notebook"]
             text = nbformat.writes(nb)
-        notes = (upload.notes if upload else []) + notes
+        notes = (upload.notes if upload else self._ignored_of(intake, student)) + notes
         path = self.submission_path(student, assignment)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = text.encode("utf-8")
@@ -258,6 +258,13 @@ class Course:
         notes_path = self.state_path(student, assignment).with_suffix(".intake.json")
         notes_path.parent.mkdir(parents=True, exist_ok=True)
         notes_path.write_text(json.dumps({"notes": notes}))
+
+    @staticmethod
+    def _ignored_of(intake: Intake, student: str) -> list[str]:
+        """The student's own ignored files, for a notebook graded blank: so the status says
+        `Untitled.ipynb` was there and why it was not graded."""
+        return [f"ignored {f.path!r}: {f.reason}" for f in intake.files
+                if f.student == student and f.status == "ignored" and not f.assignment]
 
     def _remember(self, intake: Intake) -> None:
         """Keep who each student id is (for the next run's ids) and their readable name in

@@ -32,8 +32,10 @@ import re
 import unicodedata
 import zipfile
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 MAX_RAW_BYTES = 200 * 1024 * 1024  # a download file; honest notebooks with plots are far below
 _CANVAS = re.compile(r"^(?P<name>[^_/]+?)(?:_late)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$",
@@ -123,36 +125,46 @@ def _has_topic(words: list[str], topic: list[str]) -> bool:
     return False
 
 
+class NameMatch(NamedTuple):
+    assignment: str  # "" when the name is ambiguous
+    note: str  # how it was matched, or why it is ambiguous
+    quality: int  # EXACT ... CELLS; 0 when ambiguous
+    among: tuple[str, ...] = ()  # the assignments an ambiguous name fits
+
+
 def match_assignment(filename: str, assignments: list[str]) -> tuple[str, str] | None:
     """(assignment, note) for a notebook file name, or None (no match, or ambiguous)."""
     found = match_name(filename, assignments)
-    return (found[0], found[1]) if found and found[0] else None
+    return (found.assignment, found.note) if found and found.assignment else None
 
 
-def match_name(filename: str, assignments: list[str]) -> tuple[str, str, int] | None:
-    """(assignment, note, quality) for a file name; ("", why, 0) when it is ambiguous; None
-    when the name says nothing."""
+def match_name(filename: str, assignments: list[str]) -> NameMatch | None:
+    """How a file name matches an assignment (an empty `assignment` when it is ambiguous),
+    or None when the name says nothing."""
     stem = _SUFFIX.sub("", Path(filename).stem).strip()
     shown = printable(filename)
     for assignment in assignments:
         if stem == assignment:
-            return assignment, "", EXACT if stem == Path(filename).stem else SUFFIXED
+            return NameMatch(assignment, "", EXACT if stem == Path(filename).stem else SUFFIXED)
     named = [a for a in assignments if a in stem]
     if len(named) == 1:
-        return named[0], f"file named {shown!r}, matched by its name", SUFFIXED
+        return NameMatch(named[0], f"file named {shown!r}, matched by its name", SUFFIXED)
     number = re.match(r"^(\d{2})(?!\d)", stem)
     by_number = [a for a in assignments if number and a.startswith(number.group(1) + "_")]
     words = _words(stem)
     by_topic = [a for a in assignments if _has_topic(words, _words(a.split("_", 1)[-1]))]
     if by_number and by_topic and set(by_topic) != set(by_number):
-        return "", (f"ambiguous name {shown!r}: its number says {', '.join(by_number)}, its "
-                    f"topic {', '.join(by_topic)}"), 0
+        return NameMatch("", f"ambiguous name {shown!r}: its number says "
+                             f"{', '.join(by_number)}, its topic {', '.join(by_topic)}", 0,
+                         tuple(by_number + by_topic))
     if len(by_number) == 1:
-        return by_number[0], f"misnamed file {shown!r}, matched by its number", NUMBER
+        return NameMatch(by_number[0], f"misnamed file {shown!r}, matched by its number",
+                         NUMBER)
     if len(by_topic) == 1:
-        return by_topic[0], f"file named {shown!r}, matched by its topic", TOPIC
+        return NameMatch(by_topic[0], f"file named {shown!r}, matched by its topic", TOPIC)
     if len(by_topic) > 1:
-        return "", f"ambiguous name {shown!r}: fits {', '.join(by_topic)}", 0
+        return NameMatch("", f"ambiguous name {shown!r}: fits {', '.join(by_topic)}", 0,
+                         tuple(by_topic))
     return None
 
 
@@ -257,11 +269,16 @@ class Upload:
     student: str  # the nbgrader student id
     assignment: str
     name: str  # the path inside the download
-    data: bytes | None
+    read: Callable[[], bytes] | None  # None when refused
     stamp: float = 0.0
     notes: list[str] = field(default_factory=list)
     refused: str = ""  # why the file was not read (too big, unreadable in the zip)
     quality: int = EXACT
+
+    @property
+    def data(self) -> bytes | None:
+        """The file's bytes, read from the download now (None when refused)."""
+        return self.read() if self.read is not None else None
 
 
 @dataclass
@@ -349,37 +366,35 @@ def _classify(record: FileRecord, parts: list[str], assignments: list[str],
     if not filename.lower().endswith(".ipynb"):
         record.reason = "not a notebook (.ipynb)"
         return who, None
+    data, refused = _read_checked(filename, size, read)
     matched = match_name(filename, assignments)
-    if matched is not None and not matched[0]:
-        choices = [a for a in assignments if a in matched[1]]
-        data = read() if size <= MAX_RAW_BYTES else None
-        chosen = match_cells(data, grade_ids, choices) if data is not None else ""
+    if matched is None or not matched.assignment:
+        among = list(matched.among) if matched else None
+        chosen = match_cells(data, grade_ids, among) if data is not None else ""
         if not chosen:
-            record.reason = matched[1] + " (and its cells do not settle it)"
+            record.reason = (matched.note + " (and its cells do not settle it)" if matched else
+                             f"matches no assignment of {', '.join(assignments)} (by its "
+                             "name or its cells)")
             return who, None
-        matched = (chosen, f"{matched[1]}; recognised as {chosen} by its cells", CELLS)
-    if matched is None:
-        data = read() if size <= MAX_RAW_BYTES else None
-        chosen = match_cells(data, grade_ids) if data is not None else ""
-        if not chosen:
-            record.reason = (f"matches no assignment of {', '.join(assignments)} "
-                             "(by its name or its cells)")
-            return who, None
-        matched = (chosen, f"file named {printable(filename)!r}, recognised as {chosen} by "
-                           "its cells", CELLS)
-    assignment, note, quality = matched
-    upload = Upload("", assignment, record.path, None, notes=[note] if note else [],
-                    quality=quality)
+        how = matched.note + "; " if matched else f"file named {printable(filename)!r}, "
+        matched = NameMatch(chosen, f"{how}recognised as {chosen} by its cells", CELLS)
+    assignment, note, quality, _ = matched
+    return who, Upload("", assignment, record.path, None if refused else read,
+                       notes=[note] if note else [], refused=refused, quality=quality)
+
+
+def _read_checked(filename: str, size: int, read) -> tuple[bytes | None, str]:
+    """(the file's bytes, "") or (None, why it is refused): too big, or unreadable in the
+    download (a zip member's CRC or size is checked by reading it to the end). The bytes
+    are read again when the notebook is taken in, so only one file is in memory at once."""
     if size > MAX_RAW_BYTES:
-        upload.refused = (f"{printable(filename)!r} is {size / 2**20:.0f} MB, over the "
-                          f"{MAX_RAW_BYTES // 2**20} MB limit for one file: not read")
-        return who, upload
+        return None, (f"{printable(filename)!r} is {size / 2**20:.0f} MB, over the "
+                      f"{MAX_RAW_BYTES // 2**20} MB limit for one file: not read")
     try:
-        upload.data = read()
+        return read(), ""
     except Exception as err:  # a corrupt zip member (CRC, truncated): this file only
-        upload.refused = (f"{printable(filename)!r} could not be read from the download "
-                          f"({type(err).__name__}: {printable(str(err))})")
-    return who, upload
+        return None, (f"{printable(filename)!r} could not be read from the download "
+                      f"({type(err).__name__}: {printable(str(err))})")
 
 
 def _assign_ids(identities: dict[str, Identity], known: dict[str, str],
