@@ -43,12 +43,15 @@ def test_canvas_zip_moodle_folder_and_plain_folder(tmp_path):
         z.writestr(f"smithjane_1234_5678_{NB}.ipynb", "{}")
         z.writestr(f"doejohn_late_1235_5679_{NB}-1.ipynb", "{}")
         z.writestr("__MACOSX/._x.ipynb", "junk")
-    assert sorted(collect(archive, ASSIGNMENTS).uploads) == [("doejohn", NB), ("smithjane", NB)]
+    intake = collect(archive, ASSIGNMENTS)
+    assert sorted(intake.uploads) == [("1234", NB), ("1235", NB)]  # the LMS ids
+    assert intake.people["1234"].name == "smithjane" and intake.people["1235"].name == "doejohn"
     moodle = tmp_path / "moodle" / "Jane Smith_42_assignsubmission_file_"
     moodle.mkdir(parents=True)
     (moodle / "02_positions.ipynb").write_text("{}")
-    assert sorted(collect(tmp_path / "moodle", ASSIGNMENTS).uploads) == [
-        ("jane-smith", "02_positions")]
+    intake = collect(tmp_path / "moodle", ASSIGNMENTS)
+    assert sorted(intake.uploads) == [("42", "02_positions")]
+    assert intake.people["42"].name == "Jane Smith"
     plain = tmp_path / "plain"
     (plain / "ana" / NB).mkdir(parents=True)
     (plain / "ana" / NB / f"{NB}.ipynb").write_text("{}")

@@ -7,7 +7,15 @@ import sys
 import time
 from pathlib import Path
 
-from grader.course import AUTOGRADER, Course, export_csv, grade_class, table
+from grader.course import (
+    AUTOGRADER,
+    Course,
+    UsageError,
+    export_csv,
+    grade_class,
+    intake_summary,
+    table,
+)
 
 
 def _course(args) -> Course:
@@ -39,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("-a", "--assignment", action="append",
                        help="assignment to grade, e.g. 01_attention_scores (default: all)")
     grade.add_argument("-s", "--student", action="append",
-                       help="regrade only this student (always re-run)")
+                       help="regrade only this student, by id or readable name (always re-run)")
     grade.add_argument("--force", action="store_true", help="re-run unchanged submissions too")
     grade.add_argument("--shard", default="0/1", help="I/N: grade the I-th of N shards "
                        "(several machines, one PostgreSQL gradebook)")
@@ -71,9 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "grade":
         index, count = (int(x) for x in args.shard.split("/"))
         started = time.monotonic()
-        outcomes = grade_class(course, Path(args.source) if args.source else None,
-                               args.assignment, args.student, args.workers, args.force,
-                               (index, count))
+        try:
+            outcomes = grade_class(course, Path(args.source) if args.source else None,
+                                   args.assignment, args.student, args.workers, args.force,
+                                   (index, count))
+        except (UsageError, FileNotFoundError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        if course.last_intake is not None:
+            print(intake_summary(course.last_intake, course.work))
         failed = [o for o in outcomes if not o["ok"]]
         for outcome in failed:
             print(f"FAILED {outcome['student']}/{outcome['assignment']}: {outcome['error']}",

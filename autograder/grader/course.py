@@ -13,8 +13,10 @@ import contextlib
 import csv
 import fcntl
 import hashlib
+import importlib.util
 import json
 import os
+import re
 import sys
 import time
 import warnings
@@ -25,11 +27,47 @@ from pathlib import Path
 
 import nbformat
 
-from grader.intake import collect
-from grader.normalize import normalize
+from grader.intake import Intake, collect, printable
+from grader.normalize import answer_digests, normalize
 
 AUTOGRADER = Path(__file__).resolve().parents[1]
-GRADER_VERSION = "1"
+GRADER_DIR = Path(__file__).resolve().parent
+GRADER_VERSION = "2"
+OWN_CODE = "<own code>"
+
+
+def package_dir() -> Path:
+    """The `attnbook` package graded notebooks import (found without importing it)."""
+    return Path(importlib.util.find_spec("attnbook").submodule_search_locations[0])
+
+
+def grading_inputs(root: Path, assignment: str) -> list[tuple[str, Path]]:
+    """(label, path) of every file that decides a grade of `assignment` besides the
+    submission: the instructor's notebook, the reference answers, the `attnbook` package
+    (checks, setup helpers), the grader's code and nbgrader's configuration. Files of other
+    notebooks (`nbNN...`) are left out, so fixing notebook 05's key does not regrade 01."""
+    number = assignment.split("_", 1)[0]
+
+    def mine(path: Path) -> bool:
+        other = re.match(r"nb(\d+)", path.name)
+        return other is None or other.group(1) == number
+
+    def listed(label: str, folder: Path, pattern: str) -> list[tuple[str, Path]]:
+        return [(f"{label}/{p.relative_to(folder).as_posix()}", p)
+                for p in sorted(folder.glob(pattern)) if p.is_file() and mine(p)
+                and not {"__pycache__", ".ipynb_checkpoints"} & set(p.parts)]
+
+    reference = Path(os.environ.get("ATTNBOOK_AUTOGRADER") or root / "autograder") / "reference"
+    package = package_dir()
+    config = root / "autograder" / "nbgrader_config.py"
+    return (listed("solutions", root / "solutions" / assignment, "**/*")
+            + listed("reference", reference, "*.py") + listed("attnbook", package, "**/*.py")
+            + listed("grader", GRADER_DIR, "*.py")
+            + ([("nbgrader_config.py", config)] if config.is_file() else []))
+
+
+class UsageError(ValueError):
+    """A command-line value that names nothing (the message says which and why)."""
 
 
 def default_db_url(work: Path) -> str:
@@ -49,6 +87,8 @@ class Course:
     memory_mb: int | None = None
     quiet: bool = False
     _api: object = field(default=None, repr=False)
+    _digests: dict = field(default_factory=dict, repr=False)
+    last_intake: Intake | None = field(default=None, repr=False)
 
     def __post_init__(self):
         self.root, self.work = Path(self.root).resolve(), Path(self.work).resolve()
@@ -157,49 +197,179 @@ class Course:
     def state_path(self, student: str, assignment: str) -> Path:
         return self.work / "state" / assignment / f"{student}.json"
 
-    def take_in(self, source: Path, assignments: list[str]) -> tuple[list[str], list[str]]:
-        """Write each student's normalised notebooks into submitted/; (students, ignored)."""
-        intake = collect(Path(source), assignments)
-        students = intake.students()
-        for student in students:
+    def grade_ids(self, assignments: list[str]) -> dict[str, set[str]]:
+        """assignment -> the grade_ids of its graded cells (from the instructor's notebook),
+        to recognise a notebook by its cells when its name says nothing."""
+        found = {}
+        for assignment in assignments:
+            path = self.root / "solutions" / assignment / f"{assignment}.ipynb"
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if path.exists() \
+                else []
+            found[assignment] = {c["metadata"]["nbgrader"]["grade_id"] for c in cells
+                                 if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+        return found
+
+    def known_students(self) -> dict[str, dict]:
+        """Student id -> {key, name, lms_id, layout} of every student taken in so far."""
+        path = self.work / "state" / "students.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+    def collect(self, source: Path, assignments: list[str]) -> Intake:
+        known = {sid: who["key"] for sid, who in self.known_students().items()}
+        return collect(Path(source), assignments, self.grade_ids(assignments), known)
+
+    def take_in(self, source: Path, assignments: list[str], intake: Intake | None = None
+                ) -> Intake:
+        """Write each student's normalised notebooks into submitted/, the students' names
+        into the gradebook and the intake report (every file, graded or why not) into
+        WORK/intake.json. One upload that cannot be taken in costs only itself."""
+        intake = intake or self.collect(source, assignments)
+        for student in intake.students():
             for assignment in assignments:
-                upload = intake.uploads.get((student, assignment))
-                data = upload.data if upload else None
-                nb, notes = normalize(data, self.release(assignment))
-                notes = (upload.notes if upload else []) + notes
-                path = self.submission_path(student, assignment)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                text = nbformat.writes(nb)
-                if not path.exists() or path.read_text() != text:
-                    path.write_text(text)
-                notes_path = self.state_path(student, assignment).with_suffix(".intake.json")
-                notes_path.parent.mkdir(parents=True, exist_ok=True)
-                notes_path.write_text(json.dumps({"notes": notes}))
-        return students, intake.ignored
+                self._take_one(intake, student, assignment)
+        self._remember(intake)
+        report = {"source": str(source), "taken_in": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                  "assignments": assignments, **intake.report()}
+        (self.work / "intake.json").write_text(json.dumps(report, indent=1, ensure_ascii=False),
+                                               encoding="utf-8")
+        self.last_intake = intake
+        return intake
+
+    def _take_one(self, intake: Intake, student: str, assignment: str) -> None:
+        upload = intake.uploads.get((student, assignment))
+        try:
+            if upload is not None and upload.refused:
+                nb, notes = self.release(assignment), [upload.refused +
+                                                       "; graded as the blank notebook"]
+            else:
+                nb, notes = normalize(upload.data if upload else None, self.release(assignment))
+            text = nbformat.writes(nb)
+        except Exception as err:  # a bug on one upload must not stop the class
+            nb, notes = self.release(assignment), [
+                f"this upload could not be taken in ({type(err).__name__}: "
+                f"{printable(str(err))}); graded as the blank notebook"]
+            text = nbformat.writes(nb)
+        notes = (upload.notes if upload else self._ignored_of(intake, student)) + notes
+        path = self.submission_path(student, assignment)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = text.encode("utf-8")
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+        notes_path = self.state_path(student, assignment).with_suffix(".intake.json")
+        notes_path.parent.mkdir(parents=True, exist_ok=True)
+        notes_path.write_text(json.dumps({"notes": notes}))
+
+    @staticmethod
+    def _ignored_of(intake: Intake, student: str) -> list[str]:
+        """The student's own ignored files, for a notebook graded blank: so the status says
+        `Untitled.ipynb` was there and why it was not graded."""
+        return [f"ignored {f.path!r}: {f.reason}" for f in intake.files
+                if f.student == student and f.status == "ignored" and not f.assignment]
+
+    def _remember(self, intake: Intake) -> None:
+        """Keep who each student id is (for the next run's ids) and their readable name in
+        the gradebook (first_name, full Unicode; lms_user_id), without overwriting a name a
+        TA set."""
+        from nbgrader.api import Gradebook, MissingEntry
+
+        known = self.known_students()
+        for sid, who in intake.people.items():
+            known[sid] = {"key": who.key, "name": who.name, "lms_id": who.lms_id,
+                          "layout": who.layout}
+        path = self.work / "state" / "students.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(known, indent=1, ensure_ascii=False, sort_keys=True),
+                        encoding="utf-8")
+        with warnings.catch_warnings(), Gradebook(self.db_url) as gb:
+            warnings.simplefilter("ignore")
+            for sid, who in sorted(intake.people.items()):
+                try:
+                    student = gb.find_student(sid)
+                except MissingEntry:
+                    gb.add_student(sid, first_name=who.name[:128], lms_user_id=who.lms_id or None)
+                    continue
+                if not student.first_name:
+                    student.first_name = who.name[:128]
+                if who.lms_id and not student.lms_user_id:
+                    student.lms_user_id = who.lms_id
+                gb.db.commit()
 
     def collected(self, assignment: str) -> list[str]:
         folder = self.work / "submitted"
         return sorted(p.parent.parent.name for p in folder.glob(f"*/{assignment}/*.ipynb"))
 
+    def inputs_digest(self, assignment: str) -> str:
+        """Digest of every grading input of `assignment` (see `grading_inputs`), recomputed
+        when one of them changes on disk."""
+        inputs = grading_inputs(self.root, assignment)
+        stamp = tuple((label, p.stat().st_mtime_ns, p.stat().st_size) for label, p in inputs)
+        cached = self._digests.get(assignment)
+        if cached is None or cached[0] != stamp:
+            digest = hashlib.sha256(GRADER_VERSION.encode())
+            for label, path in inputs:
+                digest.update(f"\0{label}\0{path.stat().st_size}\0".encode())
+                digest.update(path.read_bytes())
+            self._digests[assignment] = cached = (stamp, digest.hexdigest())
+        return cached[1]
+
     def fingerprint(self, student: str, assignment: str) -> str:
-        digest = hashlib.sha256(GRADER_VERSION.encode())
+        digest = hashlib.sha256(self.inputs_digest(assignment).encode())
         digest.update(self.submission_path(student, assignment).read_bytes())
-        for path in sorted((self.root / "solutions" / assignment).glob("*.ipynb")):
-            digest.update(path.read_bytes())
         return digest.hexdigest()
 
+    def state(self, student: str, assignment: str) -> dict:
+        path = self.state_path(student, assignment)
+        try:
+            return json.loads(path.read_text()) if path.exists() else {}
+        except ValueError:
+            return {}
+
     def up_to_date(self, student: str, assignment: str) -> bool:
-        state = self.state_path(student, assignment)
         graded = self.work / "autograded" / student / assignment / f"{assignment}.ipynb"
-        if not (state.exists() and graded.exists()):
+        if not graded.exists():
             return False
-        return json.loads(state.read_text()).get("fingerprint") == self.fingerprint(
+        return self.state(student, assignment).get("fingerprint") == self.fingerprint(
             student, assignment)
+
+    def resolve_students(self, wanted: list[str]) -> list[str]:
+        """Student ids for `--student` values: an id, or a readable name (any case) that
+        names exactly one student."""
+        known = self.known_students()
+        ids = set(known) | {p.name for p in (self.work / "submitted").glob("*") if p.is_dir()}
+        found = []
+        for value in wanted:
+            if value in ids:
+                found.append(value)
+                continue
+            named = sorted(sid for sid, who in known.items()
+                           if who.get("name", "").casefold() == value.casefold())
+            if len(named) != 1:
+                raise UsageError(f"--student {value!r}: expected a student id or the name of "
+                                 f"one student, found {len(named)} ({', '.join(named)})")
+            found.append(named[0])
+        return found
 
     # -- grading one ----------------------------------------------------------------------
     def grade_one(self, assignment: str, student: str) -> dict:
+        """Autograde and write feedback for one notebook; never raises (a failure is the
+        outcome's `error`, so one notebook cannot stop the class)."""
         started = time.monotonic()
-        api = self.api()
+        try:
+            outcome = self._grade_one(assignment, student)
+        except Exception as err:
+            outcome = {"student": student, "assignment": assignment, "ok": False,
+                       "error": f"{type(err).__name__}: {printable(str(err), 2000)}",
+                       "report": {}}
+        outcome["seconds"] = round(time.monotonic() - started, 2)
+        return outcome
+
+    def _grade_one(self, assignment: str, student: str) -> dict:
+        fingerprint = self.fingerprint(student, assignment)
+        answers = answer_digests(nbformat.read(self.submission_path(student, assignment), 4))
+        state = self.state(student, assignment)
+        state["manual_cleared"] = self.clear_stale_manual(assignment, student, state, answers)
+        self._write_state(student, assignment, state)  # the clearing is recorded even if
+        api = self.api()                                # autograde fails below
         result = api.autograde(assignment, student, force=True, create=True)
         outcome = {"student": student, "assignment": assignment, "ok": result["success"],
                    "error": "" if result["success"] else (
@@ -211,15 +381,56 @@ class Course:
                 outcome["error"] = "feedback failed: " + (feedback.get("error") or "")[-500:]
         report = self.work / "reports" / assignment / student / f"{assignment}.json"
         outcome["report"] = json.loads(report.read_text()) if report.exists() else {}
-        outcome["seconds"] = round(time.monotonic() - started, 2)
         if outcome["ok"]:
-            state = self.state_path(student, assignment)
-            state.parent.mkdir(parents=True, exist_ok=True)
-            state.write_text(json.dumps({"fingerprint": self.fingerprint(student, assignment),
-                                         "status": outcome["report"].get("status", "")}))
+            state.update(fingerprint=fingerprint, answers=answers,
+                         status=outcome["report"].get("status", ""))
+            self._write_state(student, assignment, state)
         return outcome
 
-    def status_of(self, student: str, assignment: str) -> str:
+    def _write_state(self, student: str, assignment: str, state: dict) -> None:
+        path = self.state_path(student, assignment)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(state, sort_keys=True))
+
+    def clear_stale_manual(self, assignment: str, student: str, state: dict,
+                           answers: dict[str, str]) -> dict:
+        """Clear the manual scores the new submission has made stale; return every cleared
+        one ({grade: {score, extra_credit, why}}, earlier ones included).
+
+        A manual score was given for the answers graded last time (`state["answers"]`). On
+        a manually graded answer cell it is stale when that cell changed; on a test it is
+        stale when any answer or the student's own code changed (a test sees all of them).
+        Unchanged answers keep their manual scores."""
+        from nbgrader.api import Gradebook, MissingEntry
+
+        cleared = dict(state.get("manual_cleared", {}))
+        before = state.get("answers")
+        if not before or before == answers:
+            return cleared
+        changed = sorted(g for g in set(before) | set(answers) if before.get(g) != answers.get(g))
+        with warnings.catch_warnings(), Gradebook(self.db_url) as gb:
+            warnings.simplefilter("ignore")
+            try:
+                notebook = gb.find_submission_notebook(assignment, assignment, student)
+            except MissingEntry:
+                return cleared
+            for grade in notebook.grades:
+                if grade.manual_score is None and grade.extra_credit is None:
+                    continue
+                own = grade.name in answers and grade.name != OWN_CODE
+                if own and grade.name not in changed:
+                    continue
+                why = (f"answer {grade.name} changed" if own else
+                       f"the answers changed ({', '.join(changed)})")
+                cleared[grade.name] = {"score": grade.manual_score,
+                                       "extra_credit": grade.extra_credit, "why": why}
+                grade.manual_score = grade.extra_credit = None
+            gb.db.commit()
+        return cleared
+
+    def status_of(self, student: str, assignment: str, manual: set[str] = frozenset()) -> str:
+        """What happened to one notebook: intake notes, the kernel's status and manual scores
+        cleared by a resubmission (until a TA grades that cell by hand again)."""
         notes = []
         intake = self.state_path(student, assignment).with_suffix(".intake.json")
         if intake.exists():
@@ -229,7 +440,16 @@ class Course:
             status = json.loads(report.read_text()).get("status", "")
             if status != "complete":
                 notes.append(status)
+        for grade, info in sorted(self.stale_manual(student, assignment, manual).items()):
+            notes.append(f"manual score {info['score']} on {grade} cleared: {info['why']} "
+                         "since it was given; grade it again in formgrader")
         return "; ".join(notes) or "ok"
+
+    def stale_manual(self, student: str, assignment: str, manual: set[str]) -> dict:
+        """The cleared manual scores that no TA has given again (`manual`: grades that have a
+        manual score now)."""
+        cleared = self.state(student, assignment).get("manual_cleared", {})
+        return {g: info for g, info in cleared.items() if g not in manual}
 
 
 # -- grading many ---------------------------------------------------------------------------
@@ -243,7 +463,7 @@ def _init_worker(settings: dict) -> None:
 
 
 def _work(job: tuple[str, str]) -> dict:
-    return _WORKER.grade_one(*job)
+    return _WORKER.grade_one(*job)  # never raises: a failure is the outcome's error
 
 
 def settings_of(course: Course) -> dict:
@@ -258,14 +478,24 @@ def grade_class(course: Course, source: Path | None, assignments: list[str] | No
                 shard: tuple[int, int] = (0, 1), pool: bool = False) -> list[dict]:
     """Grade every (or the given) student's notebooks; return one outcome per graded pair.
 
-    One worker grades in this process unless `pool` (the benchmark compares like with like).
+    Without `assignments`: those the download holds (every file is matched against all of
+    the course's), or, without a download, those submitted/ holds. `students` are ids or
+    readable names (`Course.resolve_students`). One worker grades in this process unless
+    `pool` (the benchmark compares like with like).
     """
-    assignments = assignments or course.assignments()
-    for assignment in assignments:
-        course.ensure_assignment(assignment)
     if source is not None:
         with course.lock("intake"):
-            course.take_in(Path(source), assignments)
+            intake = course.collect(Path(source), assignments or course.assignments())
+            assignments = assignments or sorted({a for _, a in intake.uploads})
+            for assignment in assignments:
+                course.ensure_assignment(assignment)
+            course.take_in(Path(source), assignments, intake)
+    else:
+        assignments = assignments or sorted(
+            {p.name for p in (course.work / "submitted").glob("*/*") if p.is_dir()})
+        for assignment in assignments:
+            course.ensure_assignment(assignment)
+    students = course.resolve_students(students) if students else None
     jobs = []
     for assignment in assignments:
         for student in course.collected(assignment):
@@ -299,49 +529,71 @@ def gradebook_rows(course: Course) -> list[dict]:
         warnings.simplefilter("ignore")  # SQLAlchemy autoflush notes from nbgrader's models
         for assignment in gb.assignments:
             for submission in assignment.submissions:
-                student = submission.student.id
-                tests, manual = {}, False
-                for notebook in submission.notebooks:
-                    for grade in notebook.grades:
-                        tests[grade.name] = grade.score
-                        manual = manual or grade.manual_score is not None
-                feedback = (course.work / "feedback" / student / assignment.name
-                            / f"{assignment.name}.html")
-                rows.append({
-                    "student_id": student, "assignment": assignment.name,
-                    "score": round(float(submission.score), 3),
-                    "max_score": round(float(submission.max_score), 3),
-                    "manual": "yes" if manual else "",
-                    "status": course.status_of(student, assignment.name),
-                    "feedback": str(feedback.relative_to(course.work)) if feedback.exists()
-                    else "", "tests": tests})
+                rows.append(_row(course, assignment.name, submission))
     return sorted(rows, key=lambda r: (r["assignment"], r["student_id"]))
 
 
+def _row(course: Course, assignment: str, submission) -> dict:
+    student = submission.student.id
+    tests, manual = {}, set()
+    for notebook in submission.notebooks:
+        for grade in notebook.grades:
+            tests[grade.name] = grade.score
+            if grade.manual_score is not None or grade.extra_credit is not None:
+                manual.add(grade.name)
+    feedback = course.work / "feedback" / student / assignment / f"{assignment}.html"
+    cleared = course.stale_manual(student, assignment, manual)
+    return {"student_id": student, "name": submission.student.first_name or "",
+            "assignment": assignment, "score": round(float(submission.score), 3),
+            "max_score": round(float(submission.max_score), 3),
+            "manual": "yes" if manual else ("cleared" if cleared else ""),
+            "status": course.status_of(student, assignment, manual),
+            "feedback": str(feedback.relative_to(course.work)) if feedback.exists() else "",
+            "tests": tests}
+
+
+COLUMNS = ["student_id", "name", "assignment", "score", "max_score", "manual", "status",
+           "feedback"]
+
+
 def export_csv(course: Course, path: Path) -> list[dict]:
+    """grades.csv: one row per submission, the COLUMNS then one column per test (UTF-8)."""
     rows = gradebook_rows(course)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tests = sorted({t for r in rows for t in r["tests"]})
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["student_id", "assignment", "score", "max_score", "manual", "status",
-                         "feedback", *tests])
+        writer.writerow([*COLUMNS, *tests])
         for r in rows:
-            writer.writerow([r["student_id"], r["assignment"], r["score"], r["max_score"],
-                             r["manual"], r["status"], r["feedback"],
-                             *[r["tests"].get(t, "") for t in tests]])
+            writer.writerow([r[c] for c in COLUMNS] + [r["tests"].get(t, "") for t in tests])
     return rows
 
 
 def table(rows: list[dict]) -> str:
     """The grades as a fixed-width text table."""
-    header = ("student", "assignment", "score", "status")
-    lines = [(r["student_id"], r["assignment"], f"{r['score']:g} / {r['max_score']:g}",
-              r["status"][:90]) for r in rows]
-    widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(3)]
+    header = ("student", "name", "assignment", "score", "status")
+    lines = [(r["student_id"], printable(r.get("name", ""), 30), r["assignment"],
+              f"{r['score']:g} / {r['max_score']:g}", printable(r["status"], 90)) for r in rows]
+    widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(4)]
     out = []
     for line in [header, *lines]:
-        out.append("  ".join(str(v).ljust(w) for v, w in zip(line[:3], widths)) + "  "
-                   + line[3])
+        out.append("  ".join(str(v).ljust(w) for v, w in zip(line[:4], widths)) + "  "
+                   + line[4])
     return "\n".join(out)
+
+
+def intake_summary(intake: Intake, work: Path, limit: int = 30) -> str:
+    """What the TA reads about the download: counts, every ignored file with its reason (up
+    to `limit`), collisions, and where the full report is."""
+    summary = intake.report()["summary"]
+    lines = [f"intake: {summary['files']} file(s), {summary['graded']} graded, "
+             f"{summary['ignored']} ignored, {summary['students']} student(s); every file "
+             f"in {work / 'intake.json'}"]
+    ignored = [f for f in intake.files if f.status == "ignored"]
+    for record in ignored[:limit]:
+        lines.append(f"  ignored {printable(record.path, 120)}: {record.reason}")
+    if len(ignored) > limit:
+        lines.append(f"  ... and {len(ignored) - limit} more ignored file(s)")
+    lines += [f"  collision: {c}" for c in intake.collisions]
+    return "\n".join(lines)

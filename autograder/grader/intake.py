@@ -1,54 +1,206 @@
-"""From an LMS download to one notebook per student and assignment.
+"""From an LMS download to one notebook per student and assignment, accounting for every file.
 
-Accepted layouts (a zip file or a folder, read without extracting anything to disk):
+Accepted layouts (a zip file or a folder, read without extracting anything to disk; a zip
+written on Windows with `\\` separators reads the same; one wrapper folder around an LMS
+download, as a re-zipped download has, is looked through):
 
-- `<student>/<assignment>.ipynb` or `<student>/<assignment>/<assignment>.ipynb`;
-- Canvas: `<name>_<id>_<subid>_<file>.ipynb` (also `<name>_LATE_...`), flat;
-- Moodle: `<Full Name>_<id>_assignsubmission_file_/<file>.ipynb`.
+- Canvas, flat: `<name>_<id>_<subid>_<file>.ipynb` (also `<name>_LATE_<id>_...`);
+- Moodle: `<Full Name>_<id>_assignsubmission_file_/<file>.ipynb`;
+- plain folders: `<student>/<assignment>.ipynb` or `<student>/<assignment>/<file>.ipynb`.
 
-A file is matched to an assignment by its name (`01_attention_scores.ipynb`, also with an
-LMS suffix such as `-1` or ` (2)`), else by its leading number (`01_attn.ipynb`), which is
-noted as misnamed. Unmatched notebooks are reported and ignored. When a student has several
-files for one assignment, the newest wins (also noted).
+Who a student is: in an LMS layout, the LMS id (so two students of one name stay two, and
+one student is one whatever their name); in plain folders, the folder name. The nbgrader
+student id is the LMS id itself (`1234`), or the folder name when it is a plain ASCII word
+(`ada`), else an ASCII slug with a hash of the full name (`ivan-petrov-1a2b3c4d`,
+`student-5e6f7a8b` for `张伟`). The readable name is kept in full Unicode. Two identities
+that would get one id (in this download, or against a student of an earlier run) are both
+graded, each under an id with its own hash, and the collision is reported.
+
+A file is matched to an assignment by its name (`01_attention_scores.ipynb`, also with an LMS
+suffix such as `-1` or ` (2)`), by its leading number (`01_attn.ipynb`), by the topic words of
+an assignment (`attention_scores.ipynb`, `Transformer Block.ipynb`), or, when its name says
+nothing, by the graded cells it holds; each but the first is noted. When a student has several
+files for one assignment, the newest readable one wins. Every file of the download ends in
+the report (`Intake.files`): graded, or ignored with the reason.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import unicodedata
 import zipfile
-from dataclasses import dataclass, field
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
-MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+MAX_RAW_BYTES = 200 * 1024 * 1024  # a download file; honest notebooks with plots are far below
 _CANVAS = re.compile(r"^(?P<name>[^_/]+?)(?:_late)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$",
                      re.IGNORECASE)
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<uid>\d+)_assignsubmission_\w*$", re.IGNORECASE)
 _SUFFIX = re.compile(r"(-\d+|\s*\(\d+\)|\s+copy|_copy)+$", re.IGNORECASE)
+_PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_JUNK_PARTS = ("__MACOSX", "__pycache__", ".ipynb_checkpoints")
+# how good a match by name is: an exact name beats a topic, a topic beats the cells
+EXACT, SUFFIXED, NUMBER, TOPIC, CELLS = 5, 4, 3, 2, 1
 
 
-@dataclass
-class Upload:
-    student: str
-    assignment: str
-    name: str  # the path inside the download
-    data: bytes | None
-    stamp: float = 0.0
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Intake:
-    uploads: dict[tuple[str, str], Upload] = field(default_factory=dict)
-    ignored: list[str] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set)  # every student with any file
-
-    def students(self) -> list[str]:
-        return sorted(self.seen | {student for student, _ in self.uploads})
+# -- names ----------------------------------------------------------------------------------
+def printable(text: str, limit: int = 200) -> str:
+    """`text` safe to print and store: control and bidi characters and lone surrogates
+    escaped (a file name must not drive the TA's terminal), cut to `limit` characters."""
+    text = _UNSAFE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace")
+                       .decode("ascii"), text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def slug(text: str) -> str:
-    text = re.sub(r"[^A-Za-z0-9_.-]+", "-", text.strip()).strip("-.").lower()
-    return text or "unknown"
+    """ASCII letters, digits and dashes of `text` (accents dropped); may be empty."""
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:40]
+
+
+def _short_hash(text: str, length: int = 8) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+
+
+@dataclass
+class Identity:
+    """Who a file belongs to: `key` is what makes two files one student's."""
+
+    key: str  # "lms:<id>" or "folder:<NFC folder name>"
+    name: str  # readable, full Unicode
+    lms_id: str = ""
+    layout: str = "folder"  # canvas, moodle, folder
+
+    def natural_id(self) -> str:
+        if self.lms_id:
+            return self.lms_id
+        name = self.key.split(":", 1)[1]
+        if _PLAIN_ID.match(name):
+            return name
+        return f"{slug(name) or 'student'}-{_short_hash(self.key)}"
+
+
+def _identity(parts: list[str]) -> tuple[Identity, str] | None:
+    """(identity, file name) from the path parts inside the download, or None (no student)."""
+    canvas = _CANVAS.match(parts[0])
+    if canvas:
+        name = printable(unicodedata.normalize("NFC", canvas["name"]), 128)
+        filename = canvas["file"] if len(parts) == 1 else parts[-1]
+        return Identity(f"lms:{canvas['uid']}", name, canvas["uid"], "canvas"), filename
+    if len(parts) == 1:
+        return None
+    moodle = _MOODLE.match(parts[0])
+    if moodle:
+        name = printable(unicodedata.normalize("NFC", moodle["name"]), 128)
+        return Identity(f"lms:{moodle['uid']}", name, moodle["uid"], "moodle"), parts[-1]
+    folder = unicodedata.normalize("NFC", parts[0])
+    return Identity(f"folder:{folder}", printable(folder, 128)), parts[-1]
+
+
+# -- assignments ----------------------------------------------------------------------------
+def _words(text: str) -> list[str]:
+    """Lower-case words of a file name: split at non-letters, digits and camelCase humps."""
+    text = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+    return [w.lower() for w in re.findall(r"[A-Za-z]+|\d+", text)]
+
+
+def _has_topic(words: list[str], topic: list[str]) -> bool:
+    """Whether consecutive words of a file name spell the topic (`multi head`, `multihead`,
+    `Transformer Block`), a trailing plural `s` aside."""
+    wanted = "".join(topic).removesuffix("s")
+    for start in range(len(words)):
+        joined = ""
+        for word in words[start:]:
+            joined += word
+            if joined.removesuffix("s") == wanted:
+                return True
+            if len(joined) > len(wanted) + 1:
+                break
+    return False
+
+
+class NameMatch(NamedTuple):
+    assignment: str  # "" when the name is ambiguous
+    note: str  # how it was matched, or why it is ambiguous
+    quality: int  # EXACT ... CELLS; 0 when ambiguous
+    among: tuple[str, ...] = ()  # the assignments an ambiguous name fits
+
+
+def match_assignment(filename: str, assignments: list[str]) -> tuple[str, str] | None:
+    """(assignment, note) for a notebook file name, or None (no match, or ambiguous)."""
+    found = match_name(filename, assignments)
+    return (found.assignment, found.note) if found and found.assignment else None
+
+
+def match_name(filename: str, assignments: list[str]) -> NameMatch | None:
+    """How a file name matches an assignment (an empty `assignment` when it is ambiguous),
+    or None when the name says nothing."""
+    stem = _SUFFIX.sub("", Path(filename).stem).strip()
+    shown = printable(filename)
+    for assignment in assignments:
+        if stem == assignment:
+            return NameMatch(assignment, "", EXACT if stem == Path(filename).stem else SUFFIXED)
+    named = [a for a in assignments if a in stem]
+    if len(named) == 1:
+        return NameMatch(named[0], f"file named {shown!r}, matched by its name", SUFFIXED)
+    number = re.match(r"^(\d{2})(?!\d)", stem)
+    by_number = [a for a in assignments if number and a.startswith(number.group(1) + "_")]
+    words = _words(stem)
+    by_topic = [a for a in assignments if _has_topic(words, _words(a.split("_", 1)[-1]))]
+    if by_number and by_topic and set(by_topic) != set(by_number):
+        return NameMatch("", f"ambiguous name {shown!r}: its number says "
+                             f"{', '.join(by_number)}, its topic {', '.join(by_topic)}", 0,
+                         tuple(by_number + by_topic))
+    if len(by_number) == 1:
+        return NameMatch(by_number[0], f"misnamed file {shown!r}, matched by its number",
+                         NUMBER)
+    if len(by_topic) == 1:
+        return NameMatch(by_topic[0], f"file named {shown!r}, matched by its topic", TOPIC)
+    if len(by_topic) > 1:
+        return NameMatch("", f"ambiguous name {shown!r}: fits {', '.join(by_topic)}", 0,
+                         tuple(by_topic))
+    return None
+
+
+def match_cells(data: bytes, grade_ids: dict[str, set[str]],
+                among: list[str] | None = None) -> str:
+    """The assignment whose graded cells (nbgrader grade_ids) the notebook holds, at least
+    half of them and more than any other's; "" when none or no clear winner."""
+    try:
+        nb = json.loads(data.decode("utf-8", "replace"))
+        cells = nb.get("cells") if isinstance(nb, dict) else None
+        held = set()
+        for cell in cells if isinstance(cells, list) else []:
+            meta = cell.get("metadata") if isinstance(cell, dict) else None
+            meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+            if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
+                held.add(meta["grade_id"])
+    except (ValueError, RecursionError):
+        return ""
+    scores = sorted(((len(held & ids) / len(ids), a) for a, ids in grade_ids.items()
+                     if ids and (among is None or a in among)), reverse=True)
+    if not scores or scores[0][0] < 0.5 or (len(scores) > 1 and scores[1][0] == scores[0][0]):
+        return ""
+    return scores[0][1]
+
+
+# -- reading the download -------------------------------------------------------------------
+def _member_name(info: zipfile.ZipInfo) -> str:
+    """A zip member's name as its writer meant it: UTF-8 written without the UTF-8 flag (most
+    tools) is recovered from zipfile's cp437 reading; `\\` separators become `/`."""
+    name = info.filename
+    if not info.flag_bits & 0x800:
+        try:
+            name = name.encode("cp437").decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            pass
+    return name.replace("\\", "/")
 
 
 def _files(source: Path):
@@ -56,75 +208,244 @@ def _files(source: Path):
     if source.is_file() and zipfile.is_zipfile(source):
         archive = zipfile.ZipFile(source)
         for info in archive.infolist():
-            if not info.is_dir():
-                yield (info.filename, info.file_size, float(
+            name = _member_name(info)
+            if not name.endswith("/"):
+                yield (name, info.file_size, float(
                     "".join(f"{part:02d}" for part in info.date_time)),
                     lambda info=info: archive.read(info))
     elif source.is_dir():
         for path in sorted(source.rglob("*")):
-            if path.is_file() and not path.is_symlink():
-                stat = path.stat()
-                yield (path.relative_to(source).as_posix(), stat.st_size, stat.st_mtime,
-                       path.read_bytes)
+            if path.is_symlink() or not path.is_file():
+                continue
+            stat = path.stat()
+            relative = path.relative_to(source).as_posix()
+            # names that are not UTF-8 on disk: keep them distinct and printable
+            relative = relative.encode("utf-8", "surrogateescape").decode("utf-8",
+                                                                         "backslashreplace")
+            yield relative, stat.st_size, stat.st_mtime, path.read_bytes
     else:
-        raise FileNotFoundError(f"{source} is neither a zip file nor a folder")
+        raise FileNotFoundError(f"source={str(source)!r}: expected a zip file or a folder, "
+                                "found neither")
 
 
-def _student_and_file(relative: str) -> tuple[str, str] | None:
-    parts = [p for p in relative.split("/") if p]
-    if any(p.startswith(("__MACOSX", ".")) or p == ".ipynb_checkpoints" for p in parts):
-        return None
-    if len(parts) == 1:
-        canvas = _CANVAS.match(parts[0])
-        return (slug(canvas["name"]), canvas["file"]) if canvas else None
-    moodle = _MOODLE.match(parts[0])
-    student = slug(moodle["name"]) if moodle else slug(parts[0])
-    return student, parts[-1]
+def _is_junk(parts: list[str]) -> bool:
+    return any(p.startswith(".") or p in _JUNK_PARTS for p in parts)
 
 
-def match_assignment(filename: str, assignments: list[str]) -> tuple[str, str] | None:
-    """(assignment, note) for a notebook file name, or None."""
-    stem = _SUFFIX.sub("", Path(filename).stem).strip()
-    for assignment in assignments:
-        if stem == assignment:
-            return assignment, ""
-    for assignment in assignments:
-        if assignment in stem:
-            return assignment, f"file named {filename!r}, matched by its name"
-    number = re.match(r"^(\d{2})(?!\d)", stem)
-    if number:
-        hits = [a for a in assignments if a.startswith(number.group(1) + "_")]
-        if len(hits) == 1:
-            return hits[0], f"misnamed file {filename!r}, matched by its number"
-    return None
+def _names_student(parts: list[str]) -> bool:
+    """Whether a path starts with an LMS student: a Canvas file or a Moodle folder."""
+    return bool(_CANVAS.match(parts[0])) or (len(parts) > 1 and bool(_MOODLE.match(parts[0])))
 
 
-def collect(source: Path, assignments: list[str]) -> Intake:
-    intake = Intake()
-    for relative, size, stamp, read in _files(Path(source)):
-        found = _student_and_file(relative)
-        if found is not None:
-            intake.seen.add(found[0])
-        if not relative.endswith(".ipynb"):
+def _wrapper_depth(paths: list[list[str]]) -> int:
+    """How many leading folders every path shares around an LMS download (a re-zipped
+    Canvas or Moodle download: `submissions/<name>_<id>_...`); 0 when there is none."""
+    for depth in (1, 2):
+        if not paths or any(len(p) <= depth for p in paths):
+            return 0
+        if len({tuple(p[:depth]) for p in paths}) != 1 or _names_student(paths[0][depth - 1:]):
+            return 0
+        if any(_names_student(p[depth:]) for p in paths):
+            return depth
+    return 0
+
+
+# -- the result -----------------------------------------------------------------------------
+@dataclass
+class FileRecord:
+    """One file of the download and what became of it."""
+
+    path: str
+    size: int
+    status: str = "ignored"  # graded or ignored
+    reason: str = ""  # why ignored, or how it was matched
+    student: str = ""  # the nbgrader student id
+    name: str = ""  # the student's readable name
+    assignment: str = ""
+
+
+@dataclass
+class Upload:
+    student: str  # the nbgrader student id
+    assignment: str
+    name: str  # the path inside the download
+    read: Callable[[], bytes] | None  # None when refused
+    stamp: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    refused: str = ""  # why the file was not read (too big, unreadable in the zip)
+    quality: int = EXACT
+
+    @property
+    def data(self) -> bytes | None:
+        """The file's bytes, read from the download now (None when refused)."""
+        return self.read() if self.read is not None else None
+
+
+@dataclass
+class Intake:
+    uploads: dict[tuple[str, str], Upload] = field(default_factory=dict)
+    files: list[FileRecord] = field(default_factory=list)
+    people: dict[str, Identity] = field(default_factory=dict)  # student id -> identity
+    collisions: list[str] = field(default_factory=list)
+    collided: set[str] = field(default_factory=set)  # student ids given a hash for a clash
+
+    def students(self) -> list[str]:
+        return sorted(self.people)
+
+    @property
+    def ignored(self) -> list[str]:
+        return [f"{f.path}: {f.reason}" for f in self.files if f.status == "ignored"]
+
+    def report(self) -> dict:
+        graded = sum(f.status == "graded" for f in self.files)
+        return {"files": [asdict(f) for f in self.files],
+                "students": [{"id": sid, **asdict(who)} for sid, who in
+                             sorted(self.people.items())],
+                "collisions": self.collisions,
+                "summary": {"files": len(self.files), "graded": graded,
+                            "ignored": len(self.files) - graded,
+                            "students": len(self.people)}}
+
+
+# -- collecting -----------------------------------------------------------------------------
+def collect(source: Path, assignments: list[str], grade_ids: dict[str, set[str]] | None = None,
+            known: dict[str, str] | None = None) -> Intake:
+    """Every file of `source` to an upload of a student and assignment, or to a reason.
+
+    `grade_ids` (assignment -> its graded cells' ids) recognises notebooks whose name says
+    nothing; `known` (student id -> identity key, from earlier runs) keeps ids stable and
+    catches a new identity that would take an id already given to someone else."""
+    intake, candidates, identities, owners = Intake(), defaultdict(list), {}, []
+    entries = list(_files(Path(source)))
+    split = [[p for p in name.split("/") if p] for name, *_ in entries]
+    depth = _wrapper_depth([p for p in split if p and not _is_junk(p)])
+    for (relative, size, stamp, read), parts in zip(entries, split):
+        record = FileRecord(printable(relative, 1000), size)
+        intake.files.append(record)
+        try:
+            found = _classify(record, parts[depth:] if len(parts) > depth else parts,
+                              assignments, grade_ids or {}, size, read)
+        except Exception as err:  # a file must never stop the class: report it, go on
+            record.reason = f"could not be read ({type(err).__name__}: {printable(str(err))})"
             continue
         if found is None:
-            intake.ignored.append(f"{relative}: no student in its path")
             continue
-        student, filename = found
-        matched = match_assignment(filename, assignments)
-        if matched is None:
-            intake.ignored.append(f"{relative}: matches no assignment of {assignments}")
-            continue
-        assignment, note = matched
-        data = read() if size <= MAX_NOTEBOOK_BYTES else None
-        upload = Upload(student, assignment, relative, data, stamp, [note] if note else [])
-        if data is None:
-            upload.notes.append(f"file larger than {MAX_NOTEBOOK_BYTES} bytes, not graded")
-        key = (student, assignment)
-        previous = intake.uploads.get(key)
-        if previous is not None:
-            newer, older = (upload, previous) if stamp >= previous.stamp else (previous, upload)
-            newer.notes.append(f"several files; graded {newer.name!r}, ignored {older.name!r}")
-            upload = newer
-        intake.uploads[key] = upload
+        who, upload = found
+        first = identities.setdefault(who.key, who)
+        renamed = (f"LMS id {who.lms_id} comes with several names ({first.name!r}, "
+                   f"{who.name!r}): graded as one student")
+        if first.name != who.name and renamed not in intake.collisions:
+            intake.collisions.append(renamed)
+        owners.append((record, who.key))
+        if upload is not None:
+            upload.stamp = stamp
+            candidates[(who.key, upload.assignment)].append((upload, record))
+    ids = _assign_ids(identities, known or {}, intake)
+    intake.people = {ids[key]: who for key, who in identities.items()}
+    for record, key in owners:
+        record.student = ids[key]
+    _choose(intake, candidates, ids)
     return intake
+
+
+def _classify(record: FileRecord, parts: list[str], assignments: list[str],
+              grade_ids: dict[str, set[str]], size: int, read):
+    """(identity, upload or None) for a file, or None with `record.reason` saying why."""
+    if ".." in parts or not parts:
+        record.reason = "unsafe path (`..`): not read"
+        return None
+    if _is_junk(parts):
+        record.reason = "system or hidden file (macOS metadata, checkpoint, dot file)"
+        return None
+    found = _identity(parts)
+    if found is None:
+        record.reason = "no student in its path (a loose file at the top of the download)"
+        return None
+    who, filename = found
+    record.name = who.name
+    if not filename.lower().endswith(".ipynb"):
+        record.reason = "not a notebook (.ipynb)"
+        return who, None
+    data, refused = _read_checked(filename, size, read)
+    matched = match_name(filename, assignments)
+    if matched is None or not matched.assignment:
+        among = list(matched.among) if matched else None
+        chosen = match_cells(data, grade_ids, among) if data is not None else ""
+        if not chosen:
+            record.reason = (matched.note + " (and its cells do not settle it)" if matched else
+                             f"matches no assignment of {', '.join(assignments)} (by its "
+                             "name or its cells)")
+            return who, None
+        how = matched.note + "; " if matched else f"file named {printable(filename)!r}, "
+        matched = NameMatch(chosen, f"{how}recognised as {chosen} by its cells", CELLS)
+    assignment, note, quality, _ = matched
+    return who, Upload("", assignment, record.path, None if refused else read,
+                       notes=[note] if note else [], refused=refused, quality=quality)
+
+
+def _read_checked(filename: str, size: int, read) -> tuple[bytes | None, str]:
+    """(the file's bytes, "") or (None, why it is refused): too big, or unreadable in the
+    download (a zip member's CRC or size is checked by reading it to the end). The bytes
+    are read again when the notebook is taken in, so only one file is in memory at once."""
+    if size > MAX_RAW_BYTES:
+        return None, (f"{printable(filename)!r} is {size / 2**20:.0f} MB, over the "
+                      f"{MAX_RAW_BYTES // 2**20} MB limit for one file: not read")
+    try:
+        return read(), ""
+    except Exception as err:  # a corrupt zip member (CRC, truncated): this file only
+        return None, (f"{printable(filename)!r} could not be read from the download "
+                      f"({type(err).__name__}: {printable(str(err))})")
+
+
+def _assign_ids(identities: dict[str, Identity], known: dict[str, str],
+                intake: Intake) -> dict[str, str]:
+    """identity key -> a student id unique in this download and against earlier runs
+    (compared without case, for case-insensitive file systems). An identity keeps the id an
+    earlier run gave it; identities that would share an id each get their own hash on it."""
+    earlier = {key: sid for sid, key in known.items()}
+    ids = {key: earlier.get(key) or who.natural_id() for key, who in identities.items()}
+    groups = defaultdict(list)
+    for key in sorted(ids):
+        groups[ids[key].casefold()].append(key)
+    owner_of = {sid.casefold(): key for sid, key in known.items()}
+    for folded, keys in groups.items():
+        owner = owner_of.get(folded)
+        if keys == [owner] or (owner is None and len(keys) == 1):
+            continue
+        shared = ids[keys[0]]
+        for key in keys:
+            if key != owner:
+                ids[key] = f"{shared}-{_short_hash(key)}"
+        names = ", ".join(f"{identities[k].name!r} ({k})" for k in keys)
+        earlier_note = f" and {owner!r} of an earlier run" if owner and owner not in keys \
+            else ""
+        intake.collisions.append(f"{names}{earlier_note} would share student id {shared!r}: "
+                                 f"graded as {', '.join(ids[k] for k in keys)}")
+        intake.collided.update(ids[k] for k in keys)
+    return ids
+
+
+def _choose(intake: Intake, candidates: dict, ids: dict[str, str]) -> None:
+    """One upload per student and assignment: the newest readable file (then the best name,
+    then the path); every other file is reported as superseded."""
+    for (key, assignment), found in sorted(candidates.items()):
+        sid = ids[key]
+        ranked = sorted(found, key=lambda f: (f[0].refused == "", f[0].stamp, f[0].quality,
+                                              f[1].path), reverse=True)
+        upload, record = ranked[0]
+        upload.student = sid
+        for other, other_record in ranked[1:]:
+            other_record.assignment = assignment
+            why = other.refused or "an older file, or the same age with a less exact name"
+            other_record.reason = f"superseded by {record.path!r} ({why})"
+            upload.notes.append(f"several files for {assignment}: graded {record.path!r}, "
+                                f"ignored {other_record.path!r}")
+        record.assignment = assignment
+        if upload.refused:
+            record.reason = upload.refused + "; the blank notebook is graded"
+        else:
+            record.status, record.reason = "graded", "; ".join(upload.notes)
+        if sid in intake.collided:
+            upload.notes.append(f"student id {sid}: another student would have had the same "
+                                "id (see the collisions in intake.json)")
+        intake.uploads[(sid, assignment)] = upload

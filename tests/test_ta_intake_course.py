@@ -1,0 +1,123 @@
+"""Intake into a course's work folder, without a kernel: the intake report, the students'
+names in the gradebook, an unchanged download that changes nothing, a broken upload that
+costs only itself, and every file the TA command writes under autograder/ kept out of git."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import zipfile
+
+import nbformat
+import pytest
+from conftest import ROOT
+from grader import course as course_module
+from grader.course import Course
+from grader.sample import load_builder
+
+NB = "01_attention_scores"
+
+
+@pytest.fixture(scope="module")
+def build():
+    return load_builder()
+
+
+@pytest.fixture(scope="module")
+def download(tmp_path_factory, build):
+    nb = nbformat.writes(build.solved(ROOT)).encode()
+    path = tmp_path_factory.mktemp("in") / "download.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"张伟_2001_1_{NB}.ipynb", nb)
+        archive.writestr(f"smithjane_2002_2_{NB}.ipynb", nb)
+        archive.writestr("smithjane_2003_3_attention_scores.ipynb", nb)
+        archive.writestr(f"Иван Петров_77_assignsubmission_file_\\{NB}.ipynb", nb)
+        archive.writestr(f"bad_2004_4_{NB}.ipynb", b'{"cells": [1, "x"], "metadata": []}')
+        archive.writestr("bo_2005_5_notes.txt", b"forgot")
+        archive.writestr("__MACOSX/._junk", b"junk")
+    return path
+
+
+@pytest.fixture(scope="module")
+def taken(tmp_path_factory, download):
+    course = Course(root=ROOT, work=tmp_path_factory.mktemp("work"))
+    course.ensure_assignment(NB)
+    intake = course.take_in(download, [NB])
+    return course, intake
+
+
+def test_the_intake_report_names_every_file(taken, download):
+    course, _ = taken
+    report = json.loads((course.work / "intake.json").read_text(encoding="utf-8"))
+    with zipfile.ZipFile(download) as archive:
+        assert len(report["files"]) == len(archive.namelist())
+    by_student = {f["name"]: f for f in report["files"] if f["status"] == "graded"}
+    assert set(by_student) == {"张伟", "smithjane", "Иван Петров", "bad"}
+    assert [f["student"] for f in report["files"] if f["name"] == "smithjane"] == ["2002",
+                                                                                  "2003"]
+    ignored = {f["path"]: f["reason"] for f in report["files"] if f["status"] == "ignored"}
+    assert set(ignored) == {"bo_2005_5_notes.txt", "__MACOSX/._junk"}
+    assert report["summary"]["students"] == 6
+
+
+def test_every_student_gets_a_notebook_and_a_name(taken):
+    from nbgrader.api import Gradebook
+
+    course, _ = taken
+    ids = {"2001", "2002", "2003", "77", "2004", "2005"}
+    assert set(course.collected(NB)) == ids
+    with Gradebook(course.db_url) as gb:
+        names = {s.id: (s.first_name, s.lms_user_id) for s in gb.students}
+    assert names["2001"] == ("张伟", "2001") and names["77"] == ("Иван Петров", "77")
+    assert course.resolve_students(["Иван Петров", "2001"]) == ["77", "2001"]
+    with pytest.raises(ValueError, match="SmithJane.*found 2 .2002, 2003"):
+        course.resolve_students(["SmithJane"])
+    topic = course.status_of("2003", NB)
+    assert "matched by its topic" in topic
+    assert "is a int, not a cell" in course.status_of("2004", NB)
+    assert "ignored 'bo_2005_5_notes.txt': not a notebook" in course.status_of("2005", NB)
+    assert "no notebook submitted" in course.status_of("2005", NB)
+
+
+def test_the_same_download_again_changes_no_byte(taken, download):
+    course, _ = taken
+    paths = sorted((course.work / "submitted").rglob("*.ipynb"))
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in paths}
+    prints = {s: course.fingerprint(s, NB) for s in course.collected(NB)}
+    course.take_in(download, [NB])
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in paths} == before
+    assert {s: course.fingerprint(s, NB) for s in course.collected(NB)} == prints
+
+
+def test_an_upload_that_breaks_intake_costs_only_itself(taken, download, monkeypatch, tmp_path):
+    course, _ = taken
+    course = Course(root=ROOT, work=tmp_path)
+    course.ensure_assignment(NB)
+    real = course_module.normalize
+
+    def flaky(data, release):
+        if data and b"cells\": [1" in data:
+            raise RuntimeError("boom \ud800")
+        return real(data, release)
+
+    monkeypatch.setattr(course_module, "normalize", flaky)
+    course.take_in(download, [NB])
+    assert "could not be taken in (RuntimeError: boom \\ud800)" in course.status_of("2004", NB)
+    assert course.status_of("2001", NB) == "ok"
+
+
+def test_what_the_ta_command_writes_is_not_committed(taken):
+    """Every path under the work folder, as it would be under autograder/, is git-ignored,
+    with the grading outputs intake does not write yet."""
+    course, _ = taken
+    written = [p.relative_to(course.work).as_posix() for p in course.work.rglob("*")
+               if p.is_file()]
+    written += ["grades.csv", f"autograded/x/{NB}/{NB}.ipynb", f"feedback/x/{NB}/{NB}.html",
+                f"reports/{NB}/x/{NB}.json", "gradebook.db"]
+    assert any(p.startswith("state/") for p in written) and "intake.json" in written
+    paths = [f"autograder/{p}" for p in written]
+    result = subprocess.run(["git", "check-ignore", "--no-index", "-v", "-n", *paths],
+                            cwd=ROOT, capture_output=True, text=True)
+    unignored = [line.split("\t")[1] for line in result.stdout.splitlines()
+                 if line.startswith("::")]
+    assert not unignored, f"would be committed: {unignored}"

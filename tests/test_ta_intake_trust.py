@@ -1,0 +1,369 @@
+"""The grader's intake as a trust boundary, without a kernel: every file accounted for,
+students told apart by their LMS id (Unicode names kept), Windows zips, topic-named files,
+size caps on what is graded, malformed uploads that cost only themselves, and a
+normalisation that gives the same bytes for the same upload."""
+
+from __future__ import annotations
+
+import copy
+import json
+import zipfile
+
+import nbformat
+import pytest
+from conftest import NOTEBOOKS, ROOT
+from grader import intake as intake_module
+from grader.catalogue import nbgrader_meta
+from grader.intake import collect, match_name, printable
+from grader.normalize import MAX_SOURCE_BYTES, normalize
+from grader.sample import load_builder
+
+NB = "01_attention_scores"
+ALL = sorted(p.parent.name for p in (ROOT / "solutions").glob("*/*.ipynb")
+             if p.stem == p.parent.name)
+SAFE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+
+
+@pytest.fixture(scope="module")
+def build():
+    return load_builder()
+
+
+@pytest.fixture(scope="module")
+def release():
+    return nbformat.read(NOTEBOOKS / NB / f"{NB}.ipynb", 4)
+
+
+@pytest.fixture(scope="module")
+def solved(build):
+    return build.solved(ROOT)
+
+
+def grade_ids(nb) -> list[str]:
+    return [nbgrader_meta(c).get("grade_id") for c in nb.cells if nbgrader_meta(c)]
+
+
+def answers(nb) -> dict[str, str]:
+    return {nbgrader_meta(c)["grade_id"]: c.source for c in nb.cells
+            if nbgrader_meta(c).get("solution")}
+
+
+def write_zip(path, members: dict[str, bytes]):
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def by_path(intake) -> dict:
+    return {f.path: f for f in intake.files}
+
+
+# -- every file is accounted for --------------------------------------------------------------
+def test_every_file_of_the_download_is_graded_or_ignored_with_a_reason(tmp_path, monkeypatch):
+    monkeypatch.setattr(intake_module, "MAX_RAW_BYTES", 10_000)
+    nb = b'{"cells": []}'
+    members = {
+        f"ada_1000_5000_{NB}.ipynb": nb,
+        f"ada_1000_5000_{NB}-1.ipynb": nb,  # a second file of ada: superseded
+        "ben_1001_5001_notes.txt": b"forgot",
+        "ben_1001_5001_Untitled.ipynb": nb,
+        "cleo_1002_5002_02_positions.ipynb": nb,  # another assignment
+        "dev_1003_5003_rope_and_masks.ipynb": nb,  # ambiguous
+        f"eli_1004_5004_{NB}.ipynb": b"x" * 20_000,  # too big
+        "__MACOSX/._ada_1000_5000_x.ipynb": b"junk",
+        ".DS_Store": b"junk",
+        "readme.txt": b"loose",
+        f"fay_1005_5005_..\\..\\{NB}.ipynb": nb,
+    }
+    intake = collect(write_zip(tmp_path / "d.zip", members), ALL)
+    files = by_path(intake)
+    assert len(intake.files) == len(members)
+    assert all(f.status in ("graded", "ignored") for f in intake.files)
+    assert all(f.reason for f in intake.files if f.status == "ignored")
+    graded = {f.path for f in intake.files if f.status == "graded"}
+    # same age: the exact name wins
+    assert graded == {f"ada_1000_5000_{NB}.ipynb", "cleo_1002_5002_02_positions.ipynb"}
+    assert "superseded by" in files[f"ada_1000_5000_{NB}-1.ipynb"].reason
+    assert "not a notebook" in files["ben_1001_5001_notes.txt"].reason
+    assert "matches no assignment" in files["ben_1001_5001_Untitled.ipynb"].reason
+    assert "ambiguous" in files["dev_1003_5003_rope_and_masks.ipynb"].reason
+    assert "over the" in files[f"eli_1004_5004_{NB}.ipynb"].reason
+    assert "system or hidden" in files["__MACOSX/._ada_1000_5000_x.ipynb"].reason
+    assert "no student" in files["readme.txt"].reason
+    assert "unsafe" in files[f"fay_1005_5005_../../{NB}.ipynb"].reason
+    # the too-big upload costs only itself: eli is graded as blank, with the reason
+    assert intake.uploads[("1004", NB)].refused.startswith(f"'{NB}.ipynb' is 0 MB, over")
+    assert {f.student for f in intake.files if f.path.startswith("ben")} == {"1001"}
+    report = json.loads(json.dumps(intake.report()))
+    assert report["summary"] == {"files": 11, "graded": 2, "ignored": 9, "students": 5}
+
+
+def test_a_refused_file_does_not_shadow_a_readable_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(intake_module, "MAX_RAW_BYTES", 10_000)
+    (tmp_path / "ana").mkdir()
+    (tmp_path / "ana" / f"{NB}.ipynb").write_text('{"cells": []}')
+    (tmp_path / "ana" / f"{NB}-2.ipynb").write_bytes(b" " * 20_000)  # newer, too big
+    intake = collect(tmp_path, [NB])
+    upload = intake.uploads[("ana", NB)]
+    assert upload.data == b'{"cells": []}' and not upload.refused
+    assert "superseded" in by_path(intake)[f"ana/{NB}-2.ipynb"].reason
+
+
+# -- who is who ----------------------------------------------------------------------------
+def test_lms_students_are_their_ids_with_full_unicode_names(tmp_path):
+    nb = b'{"cells": []}'
+    members = {
+        f"张伟_2001_1_{NB}.ipynb": nb,
+        f"Иван Петров_2002_2_{NB}.ipynb": nb,
+        f"محمد_2003_3_{NB}.ipynb": nb,
+        f"smithjane_2004_4_{NB}.ipynb": nb,
+        f"smithjane_2005_5_{NB}.ipynb": nb,  # another Jane Smith: another student
+        f"smithjane_LATE_2005_6_{NB}-1.ipynb": nb,  # the same one, late
+        f"Zoë Ångström_77_assignsubmission_file_/{NB}.ipynb": nb,  # Moodle in one zip
+    }
+    intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
+    names = {sid: who.name for sid, who in intake.people.items()}
+    assert names == {"2001": "张伟", "2002": "Иван Петров", "2003": "محمد",
+                     "2004": "smithjane", "2005": "smithjane", "77": "Zoë Ångström"}
+    assert sorted(intake.uploads) == [(sid, NB) for sid in sorted(names)]
+    assert not intake.collisions
+
+
+def test_plain_folders_never_collapse_two_names(tmp_path):
+    nb = '{"cells": []}'
+    folders = ["张伟", "张三", "Иван Петров", "Иван Петрова", "محمد", "ada", "Ada", "O'Brien",
+               "o-brien", "Zoë"]
+    for folder in folders:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / f"{NB}.ipynb").write_text(nb)
+    intake = collect(tmp_path, [NB])
+    assert len(intake.people) == len(folders)
+    assert sorted(who.name for who in intake.people.values()) == sorted(folders)
+    assert len({sid.casefold() for sid in intake.people}) == len(folders)
+    for sid in intake.people:
+        assert __import__("re").match(SAFE_ID, sid), sid
+    # "ada" and "Ada" would be one folder on a case-insensitive disk: both graded, reported
+    assert any("'ada'" in c and "'Ada'" in c for c in intake.collisions)
+    ids = {who.name: sid for sid, who in intake.people.items()}
+    assert ids["o-brien"] == "o-brien" and ids["O'Brien"].startswith("o-brien-")
+    assert ids["张伟"].startswith("student-") and ids["Zoë"].startswith("zoe-")
+
+
+def test_colliding_identities_are_both_graded_and_reported(tmp_path):
+    nb = b'{"cells": []}'
+    members = {f"1000/{NB}.ipynb": nb,  # a plain folder that happens to be an LMS id
+               f"ada_1000_5000_{NB}.ipynb": b'{"cells": [], "x": 1}'}
+    intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
+    assert len(intake.uploads) == 2
+    assert {u.data for u in intake.uploads.values()} == set(members.values())
+    assert len(intake.collisions) == 1 and "would share student id '1000'" in \
+        intake.collisions[0]
+    assert all("another student would have had the same id" in " ".join(u.notes)
+               for u in intake.uploads.values())
+
+
+def test_an_id_given_in_an_earlier_run_stays_with_its_owner(tmp_path):
+    (tmp_path / "ada").mkdir()
+    (tmp_path / "ada" / f"{NB}.ipynb").write_text("{}")
+    intake = collect(tmp_path, [NB], known={"ada": "lms:5"})
+    (sid,) = intake.people
+    assert sid.startswith("ada-") and "earlier run" in intake.collisions[0]
+    again = collect(tmp_path, [NB], known={"ada": "lms:5", sid: "folder:ada"})
+    assert list(again.people) == [sid] and not again.collisions  # stable across runs
+
+
+def test_windows_separators_in_a_zip(tmp_path):
+    members = {f"Jane Smith_42_assignsubmission_file_\\{NB}.ipynb": b"{}",
+               f"ana\\sub\\{NB}.ipynb": b"{}"}
+    intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
+    assert sorted(intake.uploads) == [("42", NB), ("ana", NB)]
+    assert intake.people["42"].name == "Jane Smith"
+
+
+def test_utf8_names_written_without_the_utf8_flag(tmp_path):
+    """Most zip tools write UTF-8 names without flagging them; zipfile reads them as cp437."""
+    name = f"张伟_2001_1_{NB}.ipynb"
+    placeholder = "X" * len(name.encode()) + ""
+    path = write_zip(tmp_path / "d.zip", {placeholder: b"{}"})
+    path.write_bytes(path.read_bytes().replace(placeholder.encode(), name.encode()))
+    intake = collect(path, [NB])
+    assert intake.people["2001"].name == "张伟"
+
+
+def test_a_zip_member_that_lies_about_its_size_is_refused(tmp_path):
+    """A member whose header says 1000 bytes but that inflates to 5 MB: read up to what it
+    says, then refused by its CRC; the other students are unaffected."""
+    path = write_zip(tmp_path / "d.zip", {f"ada_1_1_{NB}.ipynb": b"0" * (5 * 2**20),
+                                          f"ben_2_2_{NB}.ipynb": b"{}"})
+    raw = path.read_bytes()
+    path.write_bytes(raw.replace((5 * 2**20).to_bytes(4, "little"),
+                                 (1000).to_bytes(4, "little")))
+    intake = collect(path, [NB])
+    assert "could not be read from the download (BadZipFile" in intake.uploads[("1", NB)].refused
+    assert intake.uploads[("2", NB)].data == b"{}"
+
+
+def test_a_wrapper_folder_around_an_lms_download(tmp_path):
+    members = {f"submissions/ada_1000_5000_{NB}.ipynb": b"{}",
+               f"submissions/Jane Smith_42_assignsubmission_file_/{NB}.ipynb": b"{}"}
+    intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
+    assert sorted(intake.uploads) == [("1000", NB), ("42", NB)]
+
+
+def test_printable_escapes_terminal_controls():
+    assert printable("a\x1b[2Jb\u202ec\n") == "a\\x1b[2Jb\\u202ec\\n"
+    assert printable("张伟 محمد\u200c") == "张伟 محمد\u200c"  # letters and ZWNJ kept
+
+
+# -- which assignment ----------------------------------------------------------------------
+@pytest.mark.parametrize(("name", "expected"), [
+    ("attention_scores.ipynb", NB), ("Attention Scores (1).ipynb", NB),
+    ("multihead.ipynb", "05_multihead"), ("Multi-Head.ipynb", "05_multihead"),
+    ("Transformer Block.ipynb", "06_transformer_block"),
+    ("TransformerBlock_final.ipynb", "06_transformer_block"),
+    ("rope-final.ipynb", "03_rope"), ("mask.ipynb", "04_masks"),
+    ("my_positions_v2.ipynb", "02_positions"), ("europe.ipynb", None),
+    ("Untitled.ipynb", None), ("01_attn_final.ipynb", NB)])
+def test_files_named_by_topic(name, expected):
+    found = match_name(name, ALL)
+    assert (found[0] if found else None) == expected
+    if expected and not name.startswith(expected):
+        assert "matched by its" in found[1]
+
+
+@pytest.mark.parametrize("name", ["rope_and_masks.ipynb", "01_multihead.ipynb"])
+def test_ambiguous_names_are_reported(name):
+    found = match_name(name, ALL)
+    assert found.assignment == "" and "ambiguous" in found.note and len(found.among) >= 2
+
+
+def test_a_notebook_named_nothing_is_recognised_by_its_cells(tmp_path, solved):
+    (tmp_path / "ana").mkdir()
+    (tmp_path / "ana" / "homework.ipynb").write_text(nbformat.writes(solved))
+    (tmp_path / "ana" / "scratch.ipynb").write_text('{"cells": []}')
+    ids = {NB: set(grade_ids(solved)), "02_positions": {"x", "y"}}
+    intake = collect(tmp_path, [NB, "02_positions"], grade_ids=ids)
+    assert list(intake.uploads) == [("ana", NB)]
+    assert "recognised as 01_attention_scores by its cells" in intake.uploads[("ana", NB)].notes[0]
+    assert "matches no assignment" in by_path(intake)["ana/scratch.ipynb"].reason
+
+
+# -- sizes ---------------------------------------------------------------------------------
+def test_saved_plots_do_not_count_against_the_size_limit(release, solved):
+    """An honest notebook with 25 MB of image outputs keeps every answer."""
+    nb = copy.deepcopy(solved)
+    png = "iVBORw0KGgo" + "A" * (5 * 2**20)
+    for cell in [c for c in nb.cells if c.cell_type == "code"][:5]:
+        cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": png})]
+    data = nbformat.writes(nb).encode()
+    assert len(data) > 25 * 2**20
+    graded, notes = normalize(data, release)
+    assert answers(graded) == answers(solved) and notes == []
+    assert all(not c.get("outputs") for c in graded.cells)
+
+
+def test_too_much_source_is_refused_with_the_reason(release, solved):
+    nb = copy.deepcopy(solved)
+    nb.cells.append(nbformat.v4.new_code_cell("x = 1\n" * (MAX_SOURCE_BYTES // 6 + 10)))
+    graded, notes = normalize(nbformat.writes(nb).encode(), release)
+    assert answers(graded) == answers(release)
+    assert "over the 5 MB limit" in notes[-1] and "blank" in notes[-1]
+
+
+# -- malformed uploads ---------------------------------------------------------------------
+def _mutate(solved, change) -> bytes:
+    raw = json.loads(nbformat.writes(solved))
+    index = next(i for i, c in enumerate(raw["cells"])
+                 if c["metadata"].get("nbgrader", {}).get("grade_id") == "attention")
+    change(raw, index)
+    return json.dumps(raw).encode()
+
+
+def _set(path, value):
+    def change(raw, index):
+        target = raw if path[0] == "nb" else raw["cells"][index if path[0] == "answer" else 0]
+        for key in path[1:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return change
+
+
+MALFORMED = {
+    "nbgrader metadata is a string": (_set(("answer", "metadata", "nbgrader"), "x"),
+                                      "nbgrader metadata is a str"),
+    "cell metadata is a list": (_set(("answer", "metadata"), []), "metadata is a list"),
+    "notebook metadata is a list": (_set(("nb", "metadata"), []), None),
+    "source is a number": (_set(("first", "source"), 42), "source is a int"),
+    "source is a list of numbers": (_set(("first", "source"), [1, 2]), "source is a list"),
+    "cells hold a number and a string": (
+        lambda raw, i: raw["cells"].extend([1, "x"]), "is a int, not a cell"),
+    "a cell without cell_type": (lambda raw, i: raw["cells"][0].pop("cell_type"),
+                                 "cell_type missing"),
+    "grade_id is a list": (_set(("answer", "metadata", "nbgrader", "grade_id"), ["attention"]),
+                           "grade_id is a list"),
+    "a lone surrogate in a source": (
+        lambda raw, i: raw["cells"][0].__setitem__("source", "x = '\ud800'"),
+        "lone surrogates"),
+    "cell id is a number": (_set(("first", "id"), 7), None),
+    "cells is a dict": (_set(("nb", "cells"), {"a": 1}), "no list of cells"),
+    "the notebook is a list": (lambda raw, i: None, None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_upload_is_graded_as_far_as_it_can_be(release, solved, case):
+    change, expected_note = MALFORMED[case]
+    data = _mutate(solved, change) if case != "the notebook is a list" else b"[1, 2]"
+    nb, notes = normalize(data, release)
+    assert grade_ids(nb) == grade_ids(release)
+    text = nbformat.writes(nb)
+    text.encode("utf-8")  # no lone surrogate left to break the write
+    nbformat.validate(nbformat.reads(text, 4))
+    if expected_note:
+        assert any(expected_note in n for n in notes), notes
+    if case in ("source is a number", "a cell without cell_type", "cells hold a number and "
+                "a string", "a lone surrogate in a source", "cell id is a number",
+                "notebook metadata is a list", "source is a list of numbers"):
+        assert answers(nb) == answers(solved), "one bad cell cost the answers"
+
+
+def test_invalid_utf8_and_a_byte_order_mark(release, solved):
+    nb = copy.deepcopy(solved)
+    nb.cells[0].source += "PLACEHOLDER"
+    data = "\ufeff".encode() + nbformat.writes(nb).encode().replace(b"PLACEHOLDER", b"\xff")
+    nb, notes = normalize(data, release)
+    assert grade_ids(nb) == grade_ids(release) and "invalid UTF-8" in notes[0]
+
+
+# -- determinism ---------------------------------------------------------------------------
+def test_the_same_upload_gives_the_same_bytes(release, solved):
+    student = copy.deepcopy(solved)
+    student.cells.insert(0, nbformat.v4.new_code_cell("mine = 1"))
+    student.cells.insert(1, nbformat.v4.new_markdown_cell("notes"))
+    raw = json.loads(nbformat.writes(student))
+    raw["cells"][1]["id"] = raw["cells"][0]["id"]  # a duplicated id
+    del raw["cells"][2]["id"]
+    data = json.dumps(raw).encode()
+    first = nbformat.writes(normalize(data, release)[0])
+    assert first == nbformat.writes(normalize(data, release)[0])
+    assert first == nbformat.writes(normalize(bytes(data), copy.deepcopy(release))[0])
+    ids = [c["id"] for c in nbformat.reads(first, 4).cells]
+    assert len(set(ids)) == len(ids)
+
+
+def test_the_same_upload_gives_the_same_bytes_in_another_process(release, solved, tmp_path):
+    import subprocess
+    import sys
+
+    upload = tmp_path / "upload.ipynb"
+    student = copy.deepcopy(solved)
+    student.cells.append(nbformat.v4.new_code_cell("extra = 2"))
+    upload.write_text(nbformat.writes(student))
+    script = ("import sys, nbformat; sys.path.insert(0, 'autograder'); "
+              "from grader.normalize import normalize; "
+              f"r = nbformat.read({str(NOTEBOOKS / NB / (NB + '.ipynb'))!r}, 4); "
+              f"print(nbformat.writes(normalize(open({str(upload)!r}, 'rb').read(), r)[0]))")
+    outputs = {subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout for _ in range(2)}
+    assert len(outputs) == 1

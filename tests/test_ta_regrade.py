@@ -1,0 +1,249 @@
+"""Regrading is deterministic and decided by what decides the grade.
+
+Fast tests (no kernel): the fingerprint covers the instructor's notebook, the reference
+answers, the check library and the grader's code, and only the assignment's own files of
+them; a manual score is cleared (and reported) when the answers it was given for changed,
+kept when they did not.
+
+One slow test runs the TA's command on a small class (the solution, a catalogued mistake,
+two students with manual scores) in a copy of the course: the same zip twice grades nothing
+the second time; a resubmission with a changed answer clears its manual score and says so, an
+unchanged one keeps it; a corrected reference answer regrades everyone.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import ROOT
+from grader import course as course_module
+from grader.course import Course, default_db_url, grading_inputs
+from grader.normalize import answer_digests
+from grader.sandbox import sandbox_available
+
+NB = "01_attention_scores"
+
+
+# -- the fingerprint -----------------------------------------------------------------------
+def _fake_course(tmp_path: Path, monkeypatch) -> Course:
+    """A course folder holding copies of every grading input of notebook 01 (and a file of
+    notebook 05 that must not count)."""
+    root = tmp_path / "course"
+    (root / "solutions" / NB).mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / NB / f"{NB}.ipynb", root / "solutions" / NB)
+    (root / "autograder" / "reference").mkdir(parents=True)
+    for name in ("nb01_attention_scores.py", "nb05_multihead.py"):
+        shutil.copy(ROOT / "autograder" / "reference" / name, root / "autograder" / "reference")
+    package = tmp_path / "attnbook"
+    shutil.copytree(ROOT / "attnbook", package, ignore=shutil.ignore_patterns("__pycache__"))
+    grader = tmp_path / "grader"
+    shutil.copytree(ROOT / "autograder" / "grader", grader,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("ATTNBOOK_AUTOGRADER", str(root / "autograder"))
+    monkeypatch.setattr(course_module, "package_dir", lambda: package)
+    monkeypatch.setattr(course_module, "GRADER_DIR", grader)
+    return Course(root=root, work=tmp_path / "work")
+
+
+def test_the_fingerprint_inputs_are_the_assignments_own(tmp_path, monkeypatch):
+    course = _fake_course(tmp_path, monkeypatch)
+    labels = {label for label, _ in grading_inputs(course.root, NB)}
+    for expected in (f"solutions/{NB}.ipynb", "reference/nb01_attention_scores.py",
+                     "attnbook/checks/nb01.py", "attnbook/checks/_core.py",
+                     "attnbook/grading.py", "grader/execute.py", "grader/course.py"):
+        assert expected in labels
+    assert not {"reference/nb05_multihead.py", "attnbook/checks/nb05.py"} & labels
+
+
+@pytest.mark.parametrize(("changed", "regrades"), [
+    ("attnbook/checks/nb01.py", True), ("attnbook/checks/_core.py", True),
+    ("course/autograder/reference/nb01_attention_scores.py", True),
+    (f"course/solutions/{NB}/{NB}.ipynb", True), ("grader/execute.py", True),
+    ("grader/wire.py", True), ("attnbook/checks/nb05.py", False),
+    ("course/autograder/reference/nb05_multihead.py", False)])
+def test_a_changed_grading_input_changes_the_fingerprint(tmp_path, monkeypatch, changed,
+                                                        regrades):
+    course = _fake_course(tmp_path, monkeypatch)
+    before = course.inputs_digest(NB)
+    assert course.inputs_digest(NB) == before  # stable while nothing changes
+    path = tmp_path / changed
+    path.write_bytes(path.read_bytes() + b"\n# corrected\n")
+    assert (course.inputs_digest(NB) != before) == regrades
+
+
+# -- manual scores -------------------------------------------------------------------------
+@pytest.fixture
+def manual_course(tmp_path):
+    """A gradebook where student s has a manual score on test_attention of notebook 01."""
+    from nbgrader.api import Gradebook
+
+    course = Course(root=ROOT, work=tmp_path)
+    with Gradebook(course.db_url) as gb:
+        gb.add_assignment(NB)
+        gb.add_notebook(NB, NB)
+        gb.add_grade_cell("test_attention", NB, NB, max_score=3, cell_type="code")
+        gb.add_grade_cell("test_softmax_rows", NB, NB, max_score=3, cell_type="code")
+        gb.add_student("s")
+        gb.add_submission(NB, "s")
+        gb.find_grade("test_attention", NB, NB, "s").manual_score = 2.0
+        gb.db.commit()
+    return course
+
+
+def _manual(course) -> dict:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(course.db_url) as gb:
+        return {g.name: g.manual_score for g in
+                gb.find_submission_notebook(NB, NB, "s").grades}
+
+
+def test_a_manual_score_on_changed_answers_is_cleared_and_reported(manual_course):
+    before = {"attention": "a", "softmax_rows": "b", "<own code>": "c"}
+    now = dict(before, attention="changed")
+    cleared = manual_course.clear_stale_manual(NB, "s", {"answers": before}, now)
+    assert _manual(manual_course) == {"test_attention": None, "test_softmax_rows": None}
+    assert cleared["test_attention"]["score"] == 2.0
+    assert "attention" in cleared["test_attention"]["why"]
+    manual_course._write_state("s", NB, {"manual_cleared": cleared})
+    status = manual_course.status_of("s", NB)
+    assert "manual score 2.0 on test_attention cleared" in status
+    assert "formgrader" in status
+    # once a TA grades it by hand again, the note goes
+    assert "cleared" not in manual_course.status_of("s", NB, {"test_attention"})
+
+
+@pytest.mark.parametrize("state", [
+    {"answers": {"attention": "a", "<own code>": "c"}},  # unchanged resubmission
+    {}])  # graded before answers were recorded: nothing to compare, nothing cleared
+def test_a_manual_score_on_unchanged_answers_is_kept(manual_course, state):
+    now = {"attention": "a", "<own code>": "c"}
+    assert manual_course.clear_stale_manual(NB, "s", state, now) == {}
+    assert _manual(manual_course)["test_attention"] == 2.0
+
+
+def test_answer_digests_see_answers_and_own_code_not_tests():
+    release = nbformat.read(ROOT / "notebooks" / NB / f"{NB}.ipynb", 4)
+    base = answer_digests(release)
+    test_edit = copy.deepcopy(release)
+    next(c for c in test_edit.cells if c.get("id") == "test_attention").source += "\n# x"
+    assert answer_digests(test_edit) == base
+    answer_edit = copy.deepcopy(release)
+    next(c for c in answer_edit.cells if c.get("id") == "attention").source += "\n# x"
+    assert {k for k in base if answer_digests(answer_edit)[k] != base[k]} == {"attention"}
+    own = copy.deepcopy(release)
+    own.cells.append(nbformat.v4.new_code_cell("x = 1"))
+    assert {k for k in base if answer_digests(own)[k] != base[k]} == {"<own code>"}
+
+
+# -- the TA's command, twice and more ------------------------------------------------------
+SANDBOX_OK, SANDBOX_WHY = sandbox_available()
+
+
+def grader(*args, timeout=900):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
+    env.pop("ATTNBOOK_AUTOGRADER", None)  # the course copy's reference, not the repository's
+    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)],
+                          cwd=ROOT / "autograder", env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def read_csv(path) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        return {row["name"]: row for row in csv.DictReader(handle)}
+
+
+def _package_stamp() -> dict:
+    """The attnbook the grading subprocesses import (an installed one may be another
+    checkout's, edited while this test runs: its checks are grading inputs)."""
+    script = ("import importlib.util, json, pathlib; p = pathlib.Path(importlib.util."
+              "find_spec('attnbook').origin).parent; print(json.dumps({str(f): "
+              "f.stat().st_mtime_ns for f in p.rglob('*.py')}))")
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "autograder",
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def _course_copy(tmp: Path) -> Path:
+    """The parts of the course grading reads, so a test can correct its reference."""
+    root = tmp / "course"
+    (root / "autograder").mkdir(parents=True)
+    shutil.copytree(ROOT / "solutions" / NB, root / "solutions" / NB)
+    shutil.copytree(ROOT / "autograder" / "reference", root / "autograder" / "reference")
+    shutil.copy(ROOT / "autograder" / "nbgrader_config.py", root / "autograder")
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_regrading_a_class(tmp_path):
+    from grader.sample import load_builder
+    from nbgrader.api import Gradebook
+
+    build = load_builder()
+    solved, wrong = build.solved(ROOT), build.with_mistake(ROOT, *build.MISTAKE)
+    root, work = _course_copy(tmp_path), tmp_path / "work"
+    first = {name: {f"{NB}.ipynb": nbformat.writes(nb).encode()} for name, nb in
+             [("ada", solved), ("cleo", wrong), ("mia", wrong), ("noa", wrong)]}
+    download = build.write_lms_zip(tmp_path / "first.zip", first)
+    common = ["-a", NB, "--work", work, "--root", root, "--workers", "2", "--timeout", "30"]
+
+    stamps = [_package_stamp()]
+
+    def grade(source):
+        """(stdout, CSV rows by name, steady): steady when the installed attnbook did not
+        change since the previous run ended (another checkout may be editing it; its checks
+        are grading inputs, so a change there rightly regrades everyone)."""
+        before = _package_stamp()
+        result = grader("grade", source, *common)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        stamps.append(_package_stamp())
+        return result.stdout, read_csv(work / "grades.csv"), stamps[-2] == before == stamps[-1]
+
+    out, rows, _ = grade(download)
+    assert "graded 4 notebook(s)" in out
+    assert {n: r["score"] for n, r in rows.items()} == {
+        "ada": "14.0", "cleo": "11.0", "mia": "11.0", "noa": "11.0"}
+    assert rows["ada"]["student_id"] == "1000" and rows["noa"]["student_id"] == "1003"
+
+    for _ in range(3):  # (a) the same download again: nothing to do
+        out, again, steady = grade(download)
+        if steady:
+            break
+    else:
+        pytest.skip("the installed attnbook kept changing under the test")
+    assert "graded 0 notebook(s)" in out and again == rows
+
+    with Gradebook(default_db_url(work)) as gb:  # a TA gives part marks by hand
+        for sid in ("1002", "1003"):  # mia, noa
+            gb.find_grade("test_attention", NB, NB, sid).manual_score = 2.0
+        gb.db.commit()
+    resaved = copy.deepcopy(wrong)  # noa saves again: outputs, same answers
+    for cell in resaved.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", text="ran\n")]
+    second = dict(first, mia={f"{NB}.ipynb": nbformat.writes(build.release_notebook(ROOT))
+                              .encode()},  # (c) mia's resubmission is blank
+                  noa={f"{NB}.ipynb": nbformat.writes(resaved).encode()})
+    out, rows, steady = grade(build.write_lms_zip(tmp_path / "second.zip", second))
+    assert "graded 1 notebook(s)" in out or not steady  # mia only: noa's answers are the same
+    assert rows["mia"]["score"] == "0.0" and rows["mia"]["manual"] == "cleared"
+    assert "manual score 2.0 on test_attention cleared" in rows["mia"]["status"]
+    assert rows["noa"]["score"] == "13.0" and rows["noa"]["manual"] == "yes"
+
+    reference = root / "autograder" / "reference" / "nb01_attention_scores.py"
+    reference.write_text(reference.read_text() + "\n# answer key corrected\n")
+    out, rows, _ = grade(build.write_lms_zip(tmp_path / "third.zip", second))  # (b)
+    assert "graded 4 notebook(s)" in out
+    assert {n: r["score"] for n, r in rows.items()} == {
+        "ada": "14.0", "cleo": "11.0", "mia": "0.0", "noa": "13.0"}
+    assert rows["noa"]["manual"] == "yes"  # unchanged answers keep their manual score
