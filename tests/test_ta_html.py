@@ -456,3 +456,14 @@ def test_a_graded_hostile_submission_gives_safe_pages(tmp_path, release):
     graded = nbformat.read(course.work / "autograded" / "mallory" / NOTEBOOK
                            / f"{NOTEBOOK}.ipynb", 4)
     assert problems(export(graded, "formgrade", None), export(release, "formgrade", None)) == []
+
+
+@pytest.mark.parametrize("minor", [4, 5])
+def test_cell_ids_follow_the_notebooks_version(release, config, minor):
+    nb = copy.deepcopy(release)
+    nb.nbformat_minor = minor
+    for cell in nb.cells:
+        cell.pop("id", None)
+    out = neutralised(nb, config)
+    assert all(("id" in cell) == (minor == 5) for cell in out.cells)
+    nbformat.validate(out)

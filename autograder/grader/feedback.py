@@ -89,7 +89,8 @@ class NeutraliseStudentHTML(Preprocessor):
         instructor = self.instructor_notebooks(resources)
         trusted = trusted_cells(instructor)
         nb.metadata = notebook_metadata(nb.get("metadata", {}), instructor)
-        nb.cells = [neutralise_cell(cell, index, trusted)
+        with_ids = (nb.get("nbformat"), nb.get("nbformat_minor", 0)) >= (4, 5)
+        nb.cells = [neutralise_cell(cell, index, trusted, with_ids)
                     for index, cell in enumerate(nb.get("cells", []))]
         return nb, resources
 
@@ -119,7 +120,7 @@ def trusted_cells(instructor: list) -> dict:
     return trusted
 
 
-def neutralise_cell(cell, index: int, trusted: dict):
+def neutralise_cell(cell, index: int, trusted: dict, with_ids: bool = True):
     kind = cell.get("cell_type")
     source = _text(cell.get("source"))
     if kind == "code":
@@ -133,7 +134,7 @@ def neutralise_cell(cell, index: int, trusted: dict):
                                             else as_text(source))
         # a raw cell turned into Markdown is never graded; a Markdown answer keeps its grade
         new.metadata = safe_cell_metadata(cell.get("metadata") if kind == "markdown" else {})
-    _keep_id(new, cell, index)
+    _keep_id(new, cell, index, with_ids)
     return new
 
 
@@ -242,13 +243,16 @@ def notebook_metadata(meta, instructor: list) -> dict:
     return nbformat.from_dict(safe)
 
 
-def _keep_id(new, cell, index: int) -> None:
+def _keep_id(new, cell, index: int, with_ids: bool) -> None:
+    """The cell's id when it is a valid one (templates put it in attributes); none before
+    nbformat 4.5."""
     cell_id = cell.get("id")
-    if cell_id is None:
-        new.pop("id", None)  # an nbformat 4.4 notebook has none
+    if not with_ids:
+        new.pop("id", None)
+    elif isinstance(cell_id, str) and SAFE_CELL_ID.fullmatch(cell_id):
+        new["id"] = cell_id
     else:
-        new["id"] = cell_id if isinstance(cell_id, str) and SAFE_CELL_ID.fullmatch(cell_id) \
-            else f"cell-{index}"
+        new["id"] = f"cell-{index}"
 
 
 def _count(node):

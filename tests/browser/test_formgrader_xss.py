@@ -10,7 +10,8 @@ Chromium:
    nothing, and the notebook's DOM holds no script, handler, frame or `javascript:` URL;
 2. formgrader (JupyterLab with nbgrader's formgrader on the graded course, as
    `make formgrader` starts it) shows mallory's submission and nothing runs: no request,
-   the grades in the gradebook unchanged, no file written;
+   the grades in the gradebook unchanged, no file written; nor when the stored notebook
+   is the raw submission (graded before this configuration): formgrader neutralises it;
 3. the control: the same pages rendered by nbgrader's templates without the project's
    configuration, opened at the same addresses, do run the payloads (title changed, the
    listener called, the grades swapped and the file written), so 1 and 2 are not vacuous.
@@ -202,6 +203,24 @@ def test_formgrader_submission_runs_no_payload(graded, page, screenshots):
     assert graded["listener"].hits == [] and dialogs == []
     assert page.evaluate(DANGER) == []
     assert _markers_shown(page) == []
+    assert _scores(course) == before
+    assert not graded["target"].exists()
+
+
+def test_formgrader_neutralises_a_notebook_autograded_without_the_configuration(graded, page):
+    """As if mallory had been autograded before this configuration: the stored notebook is
+    what she handed in, and formgrader's own exporter must neutralise it."""
+    course, before = graded["course"], _scores(graded["course"])
+    stored = course.work / "autograded" / "mallory" / NOTEBOOK / f"{NOTEBOOK}.ipynb"
+    nbformat.write(graded["mallory"], stored)
+    dialogs: list = []
+    _log_in(page, graded["server"])
+    _open(page, _submission_url(graded), dialogs, graded["listener"])
+    page.locator("#notebook-container .nbgrader_cell").first.wait_for()
+    page.wait_for_timeout(SETTLE_MS)
+    assert "PWNED" not in page.title()
+    assert graded["listener"].hits == [] and dialogs == []
+    assert page.evaluate(DANGER) == []
     assert _scores(course) == before
     assert not graded["target"].exists()
 
