@@ -2,6 +2,10 @@
 
 Layout: the instructor source is ../solutions/, the student release is ../notebooks/;
 gradebook, submitted, autograded and feedback live here, outside version control.
+
+The last line applies `grader.config.apply`: plain `nbgrader autograde`, `generate_feedback`
+and `make formgrader` run student code in the sandbox (`SandboxedExecute`), hide the hidden
+tests in feedback and show no student-written HTML, exactly as `python -m grader` does.
 """
 
 import os
@@ -10,6 +14,7 @@ import sys
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 
+from grader.config import apply  # noqa: E402
 from grader.preprocessors import StderrToStdout  # noqa: E402
 from nbgrader.converters import Autograde  # noqa: E402
 from nbgrader.preprocessors import Execute  # noqa: E402
@@ -39,3 +44,7 @@ c.Autograde.autograde_preprocessors = (
     _defaults[: _defaults.index(Execute) + 1] + [StderrToStdout]
     + _defaults[_defaults.index(Execute) + 1:]
 )
+
+# Student code is untrusted: sandboxed execution and safe feedback and formgrader pages for
+# every nbgrader command run from here. Run reports go where the TA command puts them.
+apply(c, report_directory=os.path.join(here, "reports"))

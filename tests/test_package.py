@@ -101,7 +101,7 @@ def test_nbgrader_configuration_matches_the_layout():
     assert course.root == str(ROOT)
     assert config.Execute.timeout >= 120
     names = [p.__name__ for p in config.Autograde.autograde_preprocessors]
-    assert names.index("StderrToStdout") == names.index("Execute") + 1
+    assert names.index("StderrToStdout") == names.index("SandboxedExecute") + 1
 
 
 @pytest.mark.parametrize("path", ["autograder/gradebook.db", "autograder/submitted/x/y.ipynb",

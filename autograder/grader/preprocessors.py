@@ -3,6 +3,8 @@
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Float, Integer, Unicode
 
+from grader.feedback import HideHiddenTests, NeutraliseStudentHTML  # noqa: F401  (re-exported)
+
 
 class StderrToStdout(Preprocessor):
     """Move every stderr stream output of a code cell to stdout.
@@ -65,25 +67,3 @@ class SandboxedExecute(Preprocessor):
             (folder / f"{notebook}.json").write_text(json.dumps(report.to_json(), indent=1))
         return nb, resources
 
-
-class HideHiddenTests(Preprocessor):
-    """For feedback: cut hidden-test regions from test cells and tracebacks from their errors.
-
-    nbgrader's feedback shows the autograded notebook, whose test cells hold the restored
-    hidden tests; this leaves the visible part and, for a failure, only the check's message
-    (which names the likely mistake).
-    """
-
-    enabled = Bool(True)  # nbconvert preprocessors are off unless enabled
-
-    def preprocess_cell(self, cell, resources, index):
-        import re
-
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-            cell.source = re.sub(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
-                                 "", cell.source, flags=re.DOTALL).rstrip() + "\n"
-            for output in cell.get("outputs", []):
-                if output.get("output_type") == "error":
-                    output["traceback"] = [f"{output.get('ename')}: {output.get('evalue')}"]
-        return cell, resources
