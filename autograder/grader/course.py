@@ -566,8 +566,17 @@ def export_csv(course: Course, path: Path) -> list[dict]:
         writer = csv.writer(handle)
         writer.writerow([*COLUMNS, *tests])
         for r in rows:
-            writer.writerow([r[c] for c in COLUMNS] + [r["tests"].get(t, "") for t in tests])
+            writer.writerow([_cell(r[c]) for c in COLUMNS]
+                            + [r["tests"].get(t, "") for t in tests])
     return rows
+
+
+def _cell(value):
+    """A CSV field a spreadsheet shows as text: a name or status that starts like a formula
+    (=, +, -, @) would otherwise run when the TA opens the file."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
 
 
 def table(rows: list[dict]) -> str:

@@ -352,10 +352,11 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
         Case("network", FULL, "opens connections to the grader's machine and the internet: "
              "no network in the sandbox", {mine: _nb_bytes(add_cell_after(
                  base, None, NETWORK.format(port=port)))}),
-        Case("saboteur", FULL - 10, "project_qkv, score_matrix and softmax_rows answer right "
-             "but write zeros into their inputs (the checks' worked examples, were they "
-             "shared): each of those tests, and attention's, fails with the in-place hint; "
-             "no classmate is touched", {mine: _nb_bytes(
+        Case("saboteur", FULL - 6, "after the softmax_rows answer, project_qkv, score_matrix "
+             "and softmax_rows are wrapped to answer right but write zeros into their inputs "
+             "(the checks' worked examples, were they shared): the two tests that run after "
+             "it, softmax_rows and attention, fail with the in-place hint; no classmate is "
+             "touched", {mine: _nb_bytes(
                  append_to(base, "softmax_rows", SABOTAGE))}),
         Case("blanker", FULL - 5, "score_matrix zeroes Q and K and returns zeros: a reference "
              "computed afterwards on the same arrays would agree; it runs on its own copies, "
