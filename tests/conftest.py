@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import os
 import subprocess
@@ -60,6 +61,27 @@ def solution_functions(notebook: str) -> dict:
                                          or nbgrader_meta(cell).get("solution")):
             exec(strip_solution_markers(cell.source), namespace)
     return namespace
+
+
+def displayed_widget(notebook: str, builder: str):
+    """The widget a solution notebook displays from `builder` (e.g. "rope_angle_widget"), as
+    built by the notebook's own cell: the setup and answer cells run as in solution_functions,
+    then the one demonstration cell that calls `builder` and ends on an expression, whose
+    value is returned, so a test can set the controls of what the learner actually sees."""
+    namespace = solution_functions(notebook)
+    found = []
+    for cell in solution_notebook(notebook).cells:
+        if (cell.cell_type != "code" or nbgrader_meta(cell)
+                or "setup" in cell.get("metadata", {}).get("tags", [])
+                or f"{builder}(" not in cell.source):
+            continue
+        tree = ast.parse(cell.source)
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            found.append(tree)
+    assert len(found) == 1, f"{notebook}: expected one cell displaying {builder}, got {len(found)}"
+    *body, last = found[0].body
+    exec(compile(ast.Module(body=body, type_ignores=[]), notebook, "exec"), namespace)
+    return eval(compile(ast.Expression(body=last.value), notebook, "eval"), namespace)
 
 
 def grade_with_readme_command(source: Path, work: Path, *extra: str,
