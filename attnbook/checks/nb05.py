@@ -579,6 +579,8 @@ def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: 
     torch_module = _torch_mha(layers, d_model, n_heads, x.dtype)
     args = (x,) if allowed is None else (x, allowed)
     y = _invoke(run, call, module, *args)
+    # float32 out of float64 in and float64 weights: the module builds float32 tensors
+    run.float32_out = getattr(y, "dtype", None) == torch.float32 and x.dtype == torch.float64
     again = _invoke(run, call, module, *args)
     with torch.no_grad():
         expected, _ = torch_module(x, x, x, need_weights=False, **kwargs)
@@ -627,14 +629,16 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
     # float64: a module that builds default-dtype (float32) tensors inside forward is right
     # in the float32 world learners use but may fail here with a dtype error or lose float64
     # precision; when the float64 case fails that way, it is compared again in float32.
-    passed = run.passed
+    passed, run.float32_out = run.passed, False
     try:
         _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference)
         return
     except CheckFailure as err:
-        # a dtype error, or wrong values (any other exception of the learner's code is
-        # reported as it is)
-        if not (_about_dtypes(err) or err.__cause__ is None):
+        # a dtype error, or wrong values from a module whose float64 output came back as
+        # float32 (read from the output, so it works across the grader's sandbox too); any
+        # other failure is reported as it is
+        built_float32 = getattr(run, "float32_out", False)
+        if not (_about_dtypes(err) or built_float32 and err.__cause__ is None):
             raise
         first = err
     run.passed = passed
