@@ -212,13 +212,13 @@ MISTAKES = [
         return softmax_rows(score_matrix(Q, K)) @ V
     """, hint="return Y, A"),
     # concept checks
-    mistake("answer_q_shape", "picked (2, 4)", 'answer_q_shape = "B"', hint="one row per token"),
-    mistake("answer_scale", "thinks softmax ignores a factor", 'answer_scale = "C"',
+    mistake("answer_q_shape", "picked (2, 4)", 'answer_q_shape = "A"', hint="one row per token"),
+    mistake("answer_score_entry", "forgets the scaling", 'answer_score_entry = "B"',
+            hint="forgets the scaling"),
+    mistake("answer_scale", "thinks softmax ignores a factor", 'answer_scale = "A"',
             hint="sharpens"),
-    mistake("answer_permutation", "thinks the output changes", 'answer_permutation = "A"',
+    mistake("answer_permutation", "thinks the output changes", 'answer_permutation = "C"',
             hint="rows move with the tokens"),
-    mistake("answer_keys_values", "thinks values set the weights", 'answer_keys_values = "A"',
-            hint="query-key scores"),
     # --- round 2: computing in float32 is judged at float32 precision, but still caught --
     mistake("score_matrix", "float32 and no 1/sqrt(d_k)", """
         import torch
@@ -357,7 +357,7 @@ ALTERNATIVES = [
         A = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
         return Y.numpy(), A.numpy()
     """),
-    alternative("answer_q_shape", "lower case", 'answer_q_shape = "a"'),
+    alternative("answer_q_shape", "lower case", 'answer_q_shape = "b"'),
     # --- round 2: more correct answers written other ways --------------------------------
     # project_qkv
     alternative("project_qkv", "torch float64 tensors returned as they are", """

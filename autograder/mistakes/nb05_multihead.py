@@ -280,12 +280,12 @@ MISTAKES = [
     mistake("answer_head_shape", "heads after the positions", 'answer_head_shape = "A"',
             hint="(B, h, L, d_k)"),
     mistake("answer_scale_per_head", "model width", 'answer_scale_per_head = "B"',
-            hint="own d_k features"),
+            hint="its own d_k"),
     mistake("answer_output_projection", "only for the shape", 'answer_output_projection = "A"',
             hint="mixes the blocks"),
-    mistake("answer_head_evidence", "attention as proof", 'answer_head_evidence = "A"',
-            hint="needs more evidence"),
-    mistake("answer_cost", "linear growth", 'answer_cost = "A"', hint="multiplies it by 4"),
+    mistake("answer_broad_head", "thinks a zero query gives zero weights",
+            'answer_broad_head = "A"', hint="softmax of equal scores"),
+    mistake("answer_cost", "linear growth", 'answer_cost = "A"', hint="multiplies it by 9"),
 ]
 
 ALTERNATIVES = [

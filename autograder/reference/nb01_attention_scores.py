@@ -7,15 +7,17 @@ import numpy as np
 
 ANSWERS = {
     # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_q_shape": ("ABC", "A", "Q = X W_Q^T has one row per token (L = 4) and d_k = 2 "
-                       "columns: (4, 3) @ (3, 2) -> (4, 2)."),
-    "answer_scale": ("ABC", "A", "multiplying every score by 10 is like a temperature of 1/10: "
-                     "softmax sharpens onto the largest score."),
-    "answer_permutation": ("ABC", "B", "without positions each output row depends only on its "
-                           "own query and the SET of keys and values, so the rows move with "
-                           "the tokens."),
-    "answer_keys_values": ("ABC", "B", "the weights come from the query-key scores; the values "
-                           "decide what comes back once the weights are set."),
+    "answer_q_shape": ("ABC", "B", "Q = X W_Q^T is (4, 3) @ (3, 2) -> (4, 2): one row per token, "
+                       "d_k = 2 columns; (2, 4) would be W_Q X^T, one column per token."),
+    "answer_score_entry": ("ABC", "A", "q_2 = (0, 2, 0) and k_3 = (1, 1, 0) give q_2 . k_3 = 2, "
+                           "divided by sqrt(3): about 1.155; 2.000 forgets the scaling, 2.887 is "
+                           "numpy's S[2, 3]."),
+    "answer_scale": ("ABC", "C", "multiplying the scores by 10 is a temperature of 1/10: the gaps "
+                     "between scores grow tenfold, so softmax sharpens onto the largest score. "
+                     "Only adding a constant leaves it unchanged."),
+    "answer_permutation": ("ABC", "B", "without positions an output row depends only on its own "
+                           "query and the SET of keys and values, so report keeps its vector: the "
+                           "rows move with the tokens."),
 }
 
 

@@ -7,19 +7,20 @@ import numpy as np
 
 ANSWERS = {
     # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_rotation_norm": ("ABC", "A", "R(a) is a rotation: R(a)^T R(a) = I, so every pair "
-                             "keeps its length and only its direction turns."),
-    "answer_slow_pairs": ("ABC", "B", "a fast pair (theta near 1 radian) comes back to the same "
-                          "angle after about 6 positions, so it cannot tell offset 1 from "
-                          "offset 7; slow pairs turn little and separate long distances."),
-    "answer_shifted_score": ("ABC", "A", "the score is q^T R((s - l) theta) k: only the offset "
-                             "s - l = -3 enters, and it is the same for (5, 2) and (105, 102)."),
-    "answer_rotate_values": ("ABC", "A", "only queries and keys are rotated: positions must "
-                             "change WHICH tokens match, while the values carry content back "
-                             "unchanged. Rotating V would mix absolute positions into the output."),
-    "answer_half_split": ("ABC", "C", "the half-split layout rotates the same pairs by the same "
-                          "angles; it only stores pair i at features i and i + d_k/2, a fixed "
-                          "reordering of features that the learned W_Q and W_K absorb."),
+    "answer_rotation_norm": ("ABC", "C", "R(a) is a rotation: R(a)^T R(a) = I, so every pair keeps "
+                             "its length and only its direction turns."),
+    "answer_slow_pairs": ("ABC", "A", "pair 0 turns 1 radian per step and is back near its angle "
+                          "after about 6, so it cannot tell offset 1 from offset 7; slow pairs "
+                          "separate long distances."),
+    "answer_shifted_score": ("ABC", "B", "the score is q^T R((s - l) theta) k: only the offset s - "
+                             "l = -3 enters, the same for (5, 2) and (105, 102), whatever theta_i "
+                             "is."),
+    "answer_rotate_values": ("ABC", "B", "positions must change WHICH tokens match, so queries and "
+                             "keys are rotated; the values carry content back unchanged. Rotating "
+                             "V would mix absolute positions into the output."),
+    "answer_half_split": ("ABC", "A", "the half-split layout turns the same pairs by the same "
+                          "angles and only stores pair i at features i and i + d_k/2: a fixed "
+                          "reordering that learned W_Q, W_K absorb."),
 }
 
 

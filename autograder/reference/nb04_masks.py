@@ -7,20 +7,23 @@ import numpy as np
 
 ANSWERS = {
     # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_mask_controls": ("ABC", "A", "a causal mask only decides which earlier/current "
-                             "keys a query may read; it says nothing about where a token is."),
-    "answer_position_signal": ("ABC", "A", "a second identical mask blocks nothing new and more "
-                               "heads add no location; only a position vector added to the "
-                               "embedding states each token's absolute position."),
-    "answer_mask_order": ("ABC", "B", "zeroing weights after the softmax leaves the remaining "
-                          "weights as they were, so the row sums to less than 1."),
-    "answer_padding_side": ("ABC", "C", "with right padding the pads come after every real "
-                            "token, so the causal mask already hides them from real queries; "
-                            "a bidirectional encoder has no such luck and needs the key mask."),
-    "answer_loss_mask": ("ABC", "B", "only real targets are predictions we want; a padded "
-                         "target would teach the model to predict <PAD>."),
-    "answer_encoder_decoder": ("ABC", "B", "generation predicts the next token from the prefix, "
-                               "so a query may read only positions j <= i: the causal mask."),
+    "answer_mask_controls": ("ABC", "C", "a causal mask only decides which earlier or current keys "
+                             "a query may read; it says nothing about where a token is or how far "
+                             "apart two are."),
+    "answer_mask_order": ("ABC", "A", "zeroing after the softmax keeps the other weights as they "
+                          "were, so the row sums to less than 1, and the blocked keys still sit in "
+                          "the denominator."),
+    "answer_padding_side": ("ABC", "B", "with right padding the pads come after every real token, "
+                            "so the causal mask already hides them from real queries; an encoder "
+                            "needs the key mask."),
+    "answer_loss_mask": ("ABC", "B", "a padded target is not a real next token: counting it would "
+                         "teach the model to predict <PAD>. The key padding mask acts on "
+                         "attention, not on the loss."),
+    "answer_encoder_decoder": ("ABC", "A", "generation predicts the next token from the prefix, so "
+                               "a query may read only positions j <= i: the causal mask."),
+    "answer_shuffled_prefix": ("ABC", "C", "the causal mask changes which keys a token may read: "
+                               "at position 0 it reads only itself, so its output changes, yet the "
+                               "mask tells it nothing about where it stands."),
 }
 
 

@@ -12,19 +12,19 @@ from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
 
 ANSWERS = {
     # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_head_shape": ("ABC", "B", "d_k = d_model / h = 64 / 8 = 8, and split_heads gives "
-                          "(B, h, L, d_k) = (2, 8, 10, 8)."),
-    "answer_scale_per_head": ("ABC", "A", "each head's score is a dot product over its own "
-                              "d_k features, so its spread grows like sqrt(d_k), not "
-                              "sqrt(d_model)."),
-    "answer_output_projection": ("ABC", "C", "after the merge, feature block r holds only head "
-                                 "r's output; W_O mixes the blocks so every output feature can "
+    "answer_head_shape": ("ABC", "B", "d_k = d_model / h = 64 / 8 = 8, and split_heads gives (B, "
+                          "h, L, d_k) = (2, 8, 10, 8)."),
+    "answer_scale_per_head": ("ABC", "A", "each head's score is a dot product over its own d_k = "
+                              "256 / 4 = 64 features, so its spread grows like sqrt(64): divide by "
+                              "8, not sqrt(d_model) or d_k."),
+    "answer_output_projection": ("ABC", "B", "after the merge, feature block r holds only head r's "
+                                 "output; W_O mixes the blocks, so every output feature can "
                                  "combine every head."),
-    "answer_head_evidence": ("ABC", "B", "a high weight shows where this head reads from; "
-                             "whether the model relies on it needs more evidence (attention is "
-                             "inspectable, not automatically an explanation)."),
-    "answer_cost": ("ABC", "B", "the score matrix has L x L entries per head: doubling L "
-                    "multiplies it by 4."),
+    "answer_broad_head": ("ABC", "C", "W_Q = 0 makes every score 0, and the softmax of equal "
+                          "scores is uniform over the allowed keys: `it` may read positions 0 to "
+                          "7, so each gets 1/8."),
+    "answer_cost": ("ABC", "C", "the score tensor holds L x L entries per head: tripling L "
+                    "multiplies it by 9 (doubling it, by 4)."),
 }
 
 

@@ -13,27 +13,27 @@ from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
 
 ANSWERS = {
     # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_residual_shape": ("ABC", "A", "H + F(H) adds elementwise, so F must return the "
-                              "same (L, d) shape as H: the attention output projection and "
-                              "the MLP's last layer both return d features."),
-    "answer_norm_axis": ("ABC", "B", "LayerNorm normalises one token over its own d "
-                         "features, the last axis of [B, L, d]; BatchNorm would use one "
-                         "feature across the batch."),
-    "answer_norm_eval": ("ABC", "C", "LayerNorm has no running statistics: in evaluation, as "
-                         "in training, each token is normalised with its own mean and "
-                         "variance, so the rest of the batch never matters."),
-    "answer_mlp_mixing": ("ABC", "A", "the MLP acts on each token's vector separately "
-                          "(token-wise): only attention moves information between "
-                          "positions."),
-    "answer_bypass": ("ABC", "B", "pre-norm normalises only the input of each branch, so "
-                      "the bypass is untouched and H reaches the sum unchanged; post-norm "
-                      "puts LN(H + F(H)) on the main path itself."),
-    "answer_peek": ("ABC", "C", "only the causal mask stops position l from reading later "
-                    "tokens; computing all rows together and LayerNorm keep every path "
-                    "inside the allowed prefix."),
-    "answer_tied": ("ABC", "A", "tying makes the head's weight W_vocab the same (V, d) "
-                    "matrix as the token embedding E, so V * d numbers are stored once; the "
-                    "head's bias c stays separate."),
+    "answer_residual_shape": ("ABC", "C", "H + F(H) adds elementwise, so F must return the same "
+                              "(L, d) shape as H: the attention output projection and the MLP's "
+                              "last layer both return d features."),
+    "answer_norm_axis": ("ABC", "A", "LayerNorm normalises one token over its own d features, the "
+                         "last axis of [B, L, d]; BatchNorm would use one feature across the "
+                         "batch."),
+    "answer_norm_eval": ("ABC", "B", "LayerNorm keeps no running statistics: in evaluation, as in "
+                         "training, each token is normalised with its own mean and variance."),
+    "answer_mlp_mixing": ("ABC", "C", "the MLP acts on each token's vector separately "
+                          "(token-wise): only attention moves information between positions."),
+    "answer_bypass": ("ABC", "A", "pre-norm normalises only each branch's input, so the bypass is "
+                      "untouched and a silent block is the identity; post-norm puts a LayerNorm on "
+                      "the main path."),
+    "answer_causal_gradients": ("ABC", "B", "attention is causal in every block and all else is "
+                                "token-wise, so no path from input s reaches the logits at l < s, "
+                                "whatever the weights: blocked keys get weight exactly 0."),
+    "answer_block_params": ("ABC", "B", "attention 4 * (16 * 16 + 16) = 1088, MLP (16 * 64 + 64) + "
+                            "(64 * 16 + 16) = 2128, two LayerNorms 64: 3280. Biases count, and "
+                            "heads add no weights."),
+    "answer_tied": ("ABC", "C", "tying makes the head's weight W_vocab the same (V, d) matrix as "
+                    "the embedding E, stored once; the head's bias c stays separate."),
 }
 
 POSITIONS = POSITION_OPTIONS

@@ -8,29 +8,30 @@ import torch.nn.functional as F
 
 ANSWERS = {
     # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_teacher_forcing": ("ABC", "A", "with teacher forcing every position reads the TRUE "
-                               "earlier tokens of the email, even where the model would have "
-                               "guessed differently; the whole email is known in advance."),
-    "answer_token_weight": ("ABC", "A", "lm_loss adds the losses of all real targets of the "
-                            "batch and divides by their number: each real token weighs the "
-                            "same, whichever email it belongs to."),
-    "answer_parallel": ("ABC", "B", "with teacher forcing all inputs are known before the "
-                        "pass, and the causal mask keeps each row to its prefix, so all L "
-                        "rows are computed at once; an RNN's h_t needs h_{t-1} first."),
-    "answer_clip_order": ("ABC", "C", "clipping rescales the gradients that backward() just "
-                          "computed; it must happen after backward() and before step(), "
-                          "which is the call that uses them."),
-    "answer_eval_mode": ("ABC", "B", "model.eval() switches dropout off (deterministic "
-                         "scores) and torch.no_grad() stops PyTorch from recording the graph "
-                         "for a backward pass that never comes, which saves memory and time."),
-    "answer_remove_mask": ("ABC", "C", "without the causal mask, position t attends to "
-                           "position t + 1, whose input IS the target it must predict: it "
-                           "copies it. Computing the causal rows together is what training "
-                           "already does, and LayerNorm mixes no positions."),
-    "answer_attention_explains": ("ABC", "B", "attention weights show where a head reads "
-                                  "from, but the output also depends on the values, the other "
-                                  "heads, the MLPs and the residual path: inspectable, not "
-                                  "automatically a faithful explanation."),
+    "answer_teacher_forcing": ("ABC", "C", "with teacher forcing every position reads the TRUE "
+                               "earlier tokens, itself included: position 2 reads <BOS> please "
+                               "send and predicts the."),
+    "answer_token_weight": ("ABC", "B", "lm_loss adds the losses of all real targets of the batch "
+                            "and divides by their number: each real token weighs the same, "
+                            "whichever email it belongs to."),
+    "answer_parallel": ("ABC", "A", "teacher forcing gives every input in advance and the causal "
+                        "mask keeps each row to its prefix, so all L rows are computed at once; an "
+                        "RNN's h_t needs h_{t-1}."),
+    "answer_clip_order": ("ABC", "B", "clipping rescales the gradients that backward() has just "
+                          "computed, so it comes after backward() and before step(), the call that "
+                          "uses them."),
+    "answer_eval_mode": ("ABC", "C", "model.eval() switches off training-only behaviour such as "
+                         "dropout; no_grad() skips recording a graph for a backward pass that "
+                         "never comes. Neither one changes the weights."),
+    "answer_remove_mask": ("ABC", "C", "without the causal mask, position t attends to position t "
+                           "+ 1, whose input IS its target, and copies it; causal rows computed "
+                           "together and LayerNorm leak nothing."),
+    "answer_length_buckets": ("ABC", "A", "grouping by length only cuts padding, positions "
+                              "computed and then dropped by the loss mask; every real token "
+                              "already weighs the same, and the masks handle any lengths."),
+    "answer_attention_explains": ("ABC", "B", "a weight shows where a head reads from; the output "
+                                  "also depends on values, other heads, MLPs and the residual "
+                                  "path: inspectable, not automatically a faithful explanation."),
 }
 
 

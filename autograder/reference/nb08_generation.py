@@ -10,22 +10,24 @@ import torch.nn.functional as F
 
 ANSWERS = {
     # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_teacher_forcing": ("ABC", "B", "in training (and when scoring a given continuation) "
-                               "every conditional reads the TRUE earlier tokens, known in "
-                               "advance, so one causal forward pass computes them all; only "
-                               "generation must wait for its own earlier choices."),
-    "answer_top_p": ("ABC", "A", "top-p keeps the smallest set of most likely tokens whose "
-                     "probability reaches p: 0.5 alone is below 0.6, so the token that crosses "
-                     "p (0.25) is kept too: {report, slides}."),
-    "answer_eos": ("ABC", "C", "without an end token the model cannot say that an email is "
-                   "finished: every sample runs to the length limit. Keeping <EOS> in the output "
-                   "records that the email ended on its own."),
-    "answer_cache": ("ABC", "A", "a causal model never changes an earlier token's keys and "
-                     "values (they depend only on that token and its prefix), so they are "
-                     "computed once and stored; each step needs the query of the new token only."),
-    "answer_perplexity": ("ABC", "B", "perplexity is exp(loss): exp(0.72) is about 2.05, as if "
-                          "the model chose uniformly among about two tokens at each step; no "
-                          "model can beat the corpus entropy, so this is the floor."),
+    "answer_sequence_prob": ("ABC", "A", "the chain rule multiplies every conditional, <EOS> "
+                             "included: 0.20 * 0.20 * 1.00 * 0.75 = 0.030; 0.040 leaves out the "
+                             "end token, 0.538 is their mean."),
+    "answer_teacher_forcing": ("ABC", "C", "when scoring, every earlier token is known in advance, "
+                               "so one causal pass gives all the conditionals; a writer must wait "
+                               "for its own choices, cache or not."),
+    "answer_top_p": ("ABC", "B", "top-p keeps the smallest set of likeliest tokens that reaches p: "
+                     "report's 0.20 falls short, and slides, the token that crosses p (0.35), "
+                     "stays."),
+    "answer_eos": ("ABC", "A", "without an end token the model cannot say that an email is "
+                   "finished: every sample runs to the length limit. Padding comes only after the "
+                   "end."),
+    "answer_cache": ("ABC", "B", "an earlier token's keys and values never change (they depend on "
+                     "that token, its prefix and its own position), so they are stored; only the "
+                     "new token needs a query."),
+    "answer_perplexity": ("ABC", "C", "perplexity is exp(loss): no model beats the corpus entropy, "
+                          "so the floor is exp(0.72), about 2.05; 1 would need a corpus with no "
+                          "uncertainty at all."),
 }
 
 

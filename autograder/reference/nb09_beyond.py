@@ -7,21 +7,23 @@ import numpy as np
 
 ANSWERS = {
     # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_path_length": ("ABC", "B", "an RNN carries x_1 through every later update, "
-                           "n - 1 sequential steps; causal attention reads x_1 from x_n's "
-                           "query directly, one hop, at the price of O(n^2) scores."),
-    "answer_scan_steps": ("ABC", "A", "each doubling round combines blocks twice as long, so "
-                          "ceil(log2 L) rounds cover L = 1024 steps: 10 rounds."),
-    "answer_implicit_position": ("ABC", "C", "with the causal mask token t averages over "
-                                 "exactly t + 1 tokens, so its hidden state depends on how "
-                                 "long its prefix is; without the mask every token sees the "
-                                 "same set and nothing marks where it stands."),
-    "answer_future_target": ("ABC", "C", "removing the causal mask lets position t read token "
-                             "t + 1, its own target; computing all rows together or "
-                             "normalising each token leaks nothing."),
-    "answer_no_mask_loss": ("ABC", "B", "the unmasked decoder read each target during "
-                            "teacher forcing, so its loss is not a prediction loss; the "
-                            "order probe, which shows it the prefix only, exposes it."),
+    "answer_path_length": ("ABC", "A", "an RNN carries x_1 through every later update, n - 1 "
+                           "sequential steps; causal attention reads x_1 from x_n's query "
+                           "directly, one hop, for O(n^2) scores."),
+    "answer_state_size": ("ABC", "C", "s_t always has n entries: each step folds the new input "
+                          "into the same state, while the cache keeps the keys and values of every "
+                          "earlier token."),
+    "answer_scan_steps": ("ABC", "B", "after round k every row sums its last 2^(k+1) inputs; 2^9 = "
+                          "512 < 1000 <= 1024 = 2^10, so ceil(log2 L) rounds = 10."),
+    "answer_implicit_position": ("ABC", "B", "with the causal mask token t averages over exactly t "
+                                 "+ 1 tokens, so its state depends on its prefix length; the words "
+                                 "are shuffled, so they carry no position."),
+    "answer_cross_attention": ("ABC", "A", "cross-attention takes queries from the target and keys "
+                               "and values from the source, which is known in full before "
+                               "decoding: every target position may read every source word."),
+    "answer_no_mask_loss": ("ABC", "C", "the unmasked decoder read each target during teacher "
+                            "forcing, so its loss is not a prediction loss; the order probe, shown "
+                            "the prefix only, exposes it."),
 }
 
 
