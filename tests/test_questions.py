@@ -87,7 +87,10 @@ def keyed_letter(source: str, name: str) -> str | None:
     solution = re.search(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", source, re.DOTALL)
     if not solution:
         raise ValueError(f"{name}: no solution region")
-    letter = re.fullmatch(rf'{name} = "([A-Z])"\n', solution.group(1))
+    # the region holds "# Why: ..." lines (the explanation a wrong answer gets), then the letter
+    body = "".join(line for line in solution.group(1).splitlines(True)
+                   if not line.lstrip().startswith("#"))
+    letter = re.fullmatch(rf'{name} = "([A-Z])"\n', body)
     return letter.group(1) if letter else None
 
 
