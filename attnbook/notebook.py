@@ -115,11 +115,20 @@ def _learner_frame(err: BaseException | None) -> str:
 
 
 def _names_used(source: str, tb) -> set[str]:
-    """Names a cell's source reads, and the functions its traceback passed through."""
+    """Names a cell's source reads but does not define (an answer cell run again is not a
+    user of its own answer), and the functions its traceback passed through."""
     try:
-        names = {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
+        tree = ast.parse(source)
     except (SyntaxError, ValueError):
+        tree = None
+    if tree is None:
         names = set(re.findall(r"[A-Za-z_]\w*", source))
+    else:
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+        defined |= {n.id for n in ast.walk(tree)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        names = {n.id for n in ast.walk(tree)
+                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - defined
     while tb is not None:
         names.add(tb.tb_frame.f_code.co_name)
         tb = tb.tb_next

@@ -36,7 +36,7 @@ from grader.catalogue import (
 from grader.remote import RemoteFunction
 
 from attnbook.checks import CheckFailure
-from attnbook.checks._core import HINT_LEFTOVER
+from attnbook.checks._core import FAILED, HINT_LEFTOVER
 from attnbook.notebook import failure_lines
 
 CHECKS = ROOT / "attnbook" / "checks"
@@ -465,6 +465,11 @@ def test_a_demo_after_a_failed_check_names_the_check_in_one_line():
     lines = failure_lines(info.value, demo, info.tb)
     assert lines and len(lines) == 1
     assert "fix softmax_rows first" in lines[0] and "check_softmax_rows" in lines[0]
+    again = "answer_x = None\nraise NotImplementedError()\n"  # an answer cell run again
+    FAILED["answer_x"] = ("check_choice", "not written")
+    with pytest.raises(NotImplementedError) as info:
+        _cells(again, namespace=ns)
+    assert failure_lines(info.value, again, info.tb) is None
     unrelated = "x = 1 / 0\n"
     with pytest.raises(ZeroDivisionError) as info:
         _cells(unrelated, namespace=ns)
