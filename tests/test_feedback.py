@@ -168,14 +168,19 @@ def test_no_hint_of_the_check_library_is_an_answer_line():
 
 
 @pytest.mark.slow
-def test_no_catalogued_failure_message_is_an_answer_line():
-    leaks = []
+def test_every_catalogued_failure_reads_hint_first_and_is_no_answer_line():
+    """The whole catalogue: each message has its hint in its first 6 lines (as displayed:
+    `failure_lines`), and no answer line anywhere."""
+    late, leaks = [], []
     for name in notebooks():
         solution = solution_notebook(name)
         for variant in load_catalogue(name).MISTAKES:
             result = run_graded_cells(apply_variant(solution, variant), only_test=variant.test)
-            message = str(result[variant.test].error)
-            leaks += [f"{name}: {variant.name}: {where}" for where in answers_in(message)]
+            error = result[variant.test].error
+            if variant.hint not in "\n".join(failure_lines(error)[:6]):
+                late.append(f"{name}: {variant.name}")
+            leaks += [f"{name}: {variant.name}: {where}" for where in answers_in(str(error))]
+    assert not late, "hints after the sixth line:\n" + "\n".join(late)
     assert not leaks, "failure messages that write out an answer line:\n" + "\n".join(leaks)
 
 
