@@ -2,7 +2,8 @@
 #
 #   make lab        set up .venv (first time only) and open JupyterLab on notebooks/
 #   make test       set up .venv and the test tools (first time only), run every test (CI)
-#   make check NB=01     run the visible checks of one notebook, yours in notebooks/
+#   make check NB=01     run the visible checks of one notebook, yours in notebooks/, as the
+#                        autograder runs it; concept answers are graded later, not here
 #   make release         regenerate notebooks/ from solutions/ (instructors)
 #   make formgrader      JupyterLab with nbgrader's formgrader for this course (TAs)
 #   make fast-test       the tests without notebook runs, round trips or the browser
@@ -53,6 +54,7 @@ fast-test: setup
 	$(BIN)/python -m pytest -m "not slow and not browser" $(PYTEST_ARGS)
 
 check: setup
+	@test -n "$(NB)" || { echo "usage: make check NB=01 (or NB=path/to/notebook.ipynb)"; exit 2; }
 	$(BIN)/python scripts/check_notebook.py $(NB)
 
 release: setup

@@ -602,7 +602,7 @@ MISTAKES += [
     """, hint="vector norms"),
     mistake("score_matrix", "hard-coded sqrt(3) (the worked example's d_k)", """
         return Q @ K.T / np.sqrt(3)
-    """, hint="d_k = Q.shape[-1]"),
+    """, hint="query/key width Q.shape[-1]"),
     # softmax_rows
     mistake("softmax_rows", "row maximum but column sums", _softmax(
         total="e.sum(axis=0, keepdims=True)"), hint="the sum as well as the max"),
@@ -638,4 +638,18 @@ MISTAKES += [
         A = softmax_rows(score_matrix(Q, K))
         return (A @ V).T, A
     """, hint="one row per query"),
+]
+
+# Structural slips: the body written, but no `return`, or the stub's raise left in place.
+MISTAKES += [
+    mistake("score_matrix", "no return: the scores computed and dropped", """
+        S = Q @ K.T / np.sqrt(Q.shape[-1])
+    """, hint="returned None"),
+    mistake("softmax_rows", "the stub's raise left above the written body", """
+        raise NotImplementedError()
+        row_max = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(row_max), row_max, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    """, hint="delete the `raise NotImplementedError()` line"),
 ]

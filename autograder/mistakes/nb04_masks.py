@@ -190,7 +190,7 @@ MISTAKES = [
         total = e.sum(axis=-1, keepdims=True)
         A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
         return A @ V, A
-    """, hint="d_k = Q.shape[-1]"),
+    """, hint="query/key width Q.shape[-1]"),
     mistake("masked_attention", "softmax over the query axis", """
         S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
         S = np.where(allowed, S, -np.inf)

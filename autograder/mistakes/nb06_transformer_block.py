@@ -1231,3 +1231,13 @@ MISTAKES += [
         return total
     """, hint='each hold V * d numbers'),
 ]
+
+# Structural slips: the body written, but no `return`, or the stub's raise left in place.
+MISTAKES += [
+    mistake("MLP", "forward without return", (None, """
+        h = self.fc_out(F.gelu(self.fc_in(x)))
+    """), hint="returned None"),
+    mistake("Decoder", "the stub's raise left above the written forward", (
+        None, "\n    raise NotImplementedError()" + decoder_forward()),
+        hint="delete the `raise NotImplementedError()` line"),
+]

@@ -501,7 +501,7 @@ MISTAKES = [
             if finished.all():
                 break
         return ids
-    """, hint="finished = finished | (new == eos_id)"),
+    """, hint="a row stays finished once it has emitted eos_id"),
     mistake("generate", "max_new_tokens read as the total length", """
         ids = prompt_ids
         finished = torch.zeros(ids.shape[0], dtype=torch.bool)
