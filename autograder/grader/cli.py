@@ -16,6 +16,7 @@ from grader.course import (
     intake_summary,
     table,
 )
+from grader.shards import ShardError, parse_shard
 
 
 def _course(args) -> Course:
@@ -50,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="regrade only this student, by id or readable name (always re-run)")
     grade.add_argument("--force", action="store_true", help="re-run unchanged submissions too")
     grade.add_argument("--shard", default="0/1", help="I/N: grade the I-th of N shards "
-                       "(several machines, one PostgreSQL gradebook)")
+                       "(several machines, one PostgreSQL gradebook); auto: from a Slurm job "
+                       "array or a Kubernetes Indexed Job (grader/shards.py)")
     grade.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
     _common(grade)
     export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
@@ -77,7 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     course = _course(args)
     csv_path = Path(args.csv) if args.csv else course.work / "grades.csv"
     if args.command == "grade":
-        index, count = (int(x) for x in args.shard.split("/"))
+        try:
+            index, count, origin = parse_shard(args.shard)
+        except ShardError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        if count > 1:
+            print(f"shard {index}/{count} (from {origin})")
         started = time.monotonic()
         try:
             outcomes = grade_class(course, Path(args.source) if args.source else None,
