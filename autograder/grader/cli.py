@@ -1,4 +1,5 @@
-"""The TA's command line: grade a class, regrade one student, export, catalogue, sample."""
+"""The TA's command line: grade a class, regrade one student, export, catalogue, sample; the
+exchange's collect and release-feedback."""
 
 from __future__ import annotations
 
@@ -39,6 +40,60 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-mb", type=int, help="kernel address-space limit (4096)")
 
 
+def _exchange_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--exchange", help="nbgrader's exchange folder (default: Exchange.root "
+                        "of nbgrader_config.py, else nbgrader's default)")
+    parser.add_argument("--course-id", help="course in the exchange (default: "
+                        "CourseDirectory.course_id of nbgrader_config.py)")
+
+
+def _collect_options(parser: argparse.ArgumentParser) -> None:
+    _exchange_options(parser)
+    parser.add_argument("--trust-exchange-names", action="store_true",
+                        help="take a submission named for a student whatever its owner (only "
+                        "where every student shares one Unix account)")
+    parser.add_argument("--recollect", action="store_true", help="copy a submission again even "
+                        "if it was collected before (it may have changed since)")
+
+
+def _collect(args, course: Course) -> Path:
+    """Collect from the exchange into WORK/collected; print what happened; return the folder."""
+    from grader.exchange import collect, collect_summary, collected_folder, exchange_of
+
+    exchange = exchange_of(course, args.exchange, args.course_id)
+    entries = collect(course, exchange, args.assignment, args.trust_exchange_names,
+                      args.recollect)
+    print(collect_summary(entries, exchange))
+    if not any(e.status in ("collected", "kept") for e in entries):
+        raise UsageError(f"exchange: no submission of {', '.join(args.assignment or ['any'])} "
+                         f"to collect in {exchange.inbound}")
+    if args.assignment is None:  # grade what was collected, not every notebook of the course
+        args.assignment = sorted({e.assignment for e in entries
+                                  if e.status in ("collected", "kept")})
+    return collected_folder(course)
+
+
+def _release(args, course: Course) -> int:
+    from grader.exchange import exchange_of, release_feedback
+
+    exchange = exchange_of(course, args.exchange, args.course_id)
+    for assignment in args.assignment:
+        for line in release_feedback(course, exchange, assignment):
+            print(f"{assignment}: {line}")
+    return 0
+
+
+def _exchange_command(args, course: Course) -> int:
+    try:
+        if args.command == "collect":
+            _collect(args, course)
+            return 0
+        return _release(args, course)
+    except (UsageError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -54,7 +109,22 @@ def main(argv: list[str] | None = None) -> int:
                        "(several machines, one PostgreSQL gradebook); auto: from a Slurm job "
                        "array or a Kubernetes Indexed Job (grader/shards.py)")
     grade.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
+    grade.add_argument("--from-exchange", action="store_true", help="collect from nbgrader's "
+                       "exchange first (as `collect`), then grade what was collected")
+    _collect_options(grade)
     _common(grade)
+    collect = sub.add_parser("collect", help="copy the latest submissions from nbgrader's "
+                             "exchange into WORK/collected (grade it with `grade "
+                             "WORK/collected` or `grade --from-exchange`)")
+    collect.add_argument("-a", "--assignment", action="append",
+                         help="assignment to collect (default: every one in the exchange)")
+    _collect_options(collect)
+    _common(collect)
+    release = sub.add_parser("release-feedback", help="put the feedback of collected "
+                             "submissions into nbgrader's exchange (students fetch_feedback)")
+    release.add_argument("-a", "--assignment", action="append", required=True)
+    _exchange_options(release)
+    _common(release)
     export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
     export.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
     _common(export)
@@ -77,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return sample_command(args)
     course = _course(args)
+    if args.command in ("collect", "release-feedback"):
+        return _exchange_command(args, course)
     csv_path = Path(args.csv) if args.csv else course.work / "grades.csv"
     if args.command == "grade":
         try:
@@ -88,9 +160,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"shard {index}/{count} (from {origin})")
         started = time.monotonic()
         try:
-            outcomes = grade_class(course, Path(args.source) if args.source else None,
-                                   args.assignment, args.student, args.workers, args.force,
-                                   (index, count))
+            source = Path(args.source) if args.source else None
+            if args.from_exchange:
+                if source is not None:
+                    raise UsageError(f"grade: expected SOURCE or --from-exchange, found both "
+                                     f"(SOURCE {args.source!r})")
+                source = _collect(args, course)
+            outcomes = grade_class(course, source, args.assignment, args.student,
+                                   args.workers, args.force, (index, count))
         except (UsageError, FileNotFoundError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
