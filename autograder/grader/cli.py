@@ -1,5 +1,5 @@
 """The TA's command line: grade a class, regrade one student, export, catalogue, sample; the
-exchange's collect and release-feedback."""
+exchange (collect, release-feedback) and Gradescope (gradescope build) routes."""
 
 from __future__ import annotations
 
@@ -125,6 +125,18 @@ def main(argv: list[str] | None = None) -> int:
     release.add_argument("-a", "--assignment", action="append", required=True)
     _exchange_options(release)
     _common(release)
+    gradescope = sub.add_parser("gradescope", help="Gradescope's autograder: build its zip, "
+                                "or run it (inside Gradescope's container)")
+    gradescope.add_argument("action", choices=("build", "run"))
+    gradescope.add_argument("-a", "--assignment", action="append",
+                            help="build: one zip per assignment (default: all)")
+    gradescope.add_argument("--out", default="dist", help="build: where the zips go")
+    gradescope.add_argument("--visibility", default="visible",
+                            choices=("visible", "after_due_date", "after_published", "hidden"),
+                            help="build: when students see each test's result")
+    gradescope.add_argument("--gradescope-root", help="run: Gradescope's folder (default: "
+                            "$ATTNBOOK_GRADESCOPE_ROOT, else /autograder)")
+    _common(gradescope)
     export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
     export.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
     _common(export)
@@ -146,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         from grader.sample import sample_command
 
         return sample_command(args)
+    if args.command == "gradescope":
+        from grader.gradescope import gradescope_command
+
+        return gradescope_command(args)
     course = _course(args)
     if args.command in ("collect", "release-feedback"):
         return _exchange_command(args, course)
