@@ -107,7 +107,7 @@ def test_collect_copies_no_link_no_fifo_and_keeps_its_snapshot(inbound, tmp_path
     os.mkfifo(folder / "pipe")
     course = Course(root=ROOT, work=tmp_path / "work")
     entries = collect(course, inbound, [NOTEBOOK])
-    taken = tmp_path / "work" / "collected" / "nobody" / NOTEBOOK
+    taken = tmp_path / "work" / "collected" / NOTEBOOK / "nobody"
     assert sorted(p.relative_to(taken).as_posix() for p in taken.rglob("*")) == [
         f"{NOTEBOOK}.ipynb", "data"]  # no link, no FIFO, no nbgrader files
     notes = " | ".join(entries[0].notes)
@@ -118,7 +118,8 @@ def test_collect_copies_no_link_no_fifo_and_keeps_its_snapshot(inbound, tmp_path
     again = collect(course, inbound, [NOTEBOOK])
     assert again[0].status == "kept"
     assert (taken / f"{NOTEBOOK}.ipynb").read_bytes() == b'{"mine": 1}'
-    meta = (tmp_path / "work" / "exchange" / NOTEBOOK / "students" / "nobody.json").read_text()
+    meta = (tmp_path / "work" / "state" / "exchange" / NOTEBOOK / "students" / "nobody.json"
+            ).read_text()
     assert secret in meta and "2030-01-01 10:00:00" in meta
 
 
@@ -250,7 +251,7 @@ def test_collect_refuses_the_forged_folder_and_the_link(course_run):
     out = course_run["graded"].stdout
     assert f"owned by {mal.name}, but named for {ada.name}" in out
     assert f"{NOTEBOOK}.ipynb: a symbolic link, not copied" in out
-    collected = course_run["work"] / "collected"
+    collected = course_run["work"] / "collected" / NOTEBOOK
     assert sorted(p.name for p in collected.iterdir()) == sorted(
         s.name for s in course_run["students"].values())
     for path in collected.rglob("*"):

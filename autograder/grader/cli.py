@@ -56,21 +56,33 @@ def _collect_options(parser: argparse.ArgumentParser) -> None:
                         "if it was collected before (it may have changed since)")
 
 
-def _collect(args, course: Course) -> Path:
-    """Collect from the exchange into WORK/collected; print what happened; return the folder."""
-    from grader.exchange import collect, collect_summary, collected_folder, exchange_of
+def _collect(args, course: Course) -> list[str]:
+    """Collect from the exchange into WORK/collected/<assignment>; print what happened;
+    return the assignments that have something collected."""
+    from grader.exchange import collect, collect_summary, exchange_of
 
     exchange = exchange_of(course, args.exchange, args.course_id)
     entries = collect(course, exchange, args.assignment, args.trust_exchange_names,
                       args.recollect)
     print(collect_summary(entries, exchange))
-    if not any(e.status in ("collected", "kept") for e in entries):
+    taken = sorted({e.assignment for e in entries if e.status in ("collected", "kept")})
+    if not taken:
         raise UsageError(f"exchange: no submission of {', '.join(args.assignment or ['any'])} "
                          f"to collect in {exchange.inbound}")
-    if args.assignment is None:  # grade what was collected, not every notebook of the course
-        args.assignment = sorted({e.assignment for e in entries
-                                  if e.status in ("collected", "kept")})
-    return collected_folder(course)
+    return taken
+
+
+def _grade_from_exchange(args, course: Course, shard: tuple[int, int]) -> list[dict]:
+    """Collect, then grade each assignment's collected folder as its download."""
+    from grader.exchange import collected_folder
+
+    outcomes = []
+    for assignment in _collect(args, course):
+        outcomes += grade_class(course, collected_folder(course, assignment), [assignment],
+                                args.student, args.workers, args.force, shard)
+        print(intake_summary(course.last_intake, course.work))
+    course.last_intake = None  # printed above, one per assignment
+    return outcomes
 
 
 def _release(args, course: Course) -> int:
@@ -114,8 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     _collect_options(grade)
     _common(grade)
     collect = sub.add_parser("collect", help="copy the latest submissions from nbgrader's "
-                             "exchange into WORK/collected (grade it with `grade "
-                             "WORK/collected` or `grade --from-exchange`)")
+                             "exchange into WORK/collected/ASSIGNMENT (grade it with `grade "
+                             "WORK/collected/ASSIGNMENT -a ASSIGNMENT` or `grade "
+                             "--from-exchange`)")
     collect.add_argument("-a", "--assignment", action="append",
                          help="assignment to collect (default: every one in the exchange)")
     _collect_options(collect)
@@ -176,14 +189,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"shard {index}/{count} (from {origin})")
         started = time.monotonic()
         try:
-            source = Path(args.source) if args.source else None
+            if args.from_exchange and args.source:
+                raise UsageError(f"grade: expected SOURCE or --from-exchange, found both "
+                                 f"(SOURCE {args.source!r})")
             if args.from_exchange:
-                if source is not None:
-                    raise UsageError(f"grade: expected SOURCE or --from-exchange, found both "
-                                     f"(SOURCE {args.source!r})")
-                source = _collect(args, course)
-            outcomes = grade_class(course, source, args.assignment, args.student,
-                                   args.workers, args.force, (index, count))
+                outcomes = _grade_from_exchange(args, course, (index, count))
+            else:
+                outcomes = grade_class(course, Path(args.source) if args.source else None,
+                                       args.assignment, args.student, args.workers,
+                                       args.force, (index, count))
         except (UsageError, FileNotFoundError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2

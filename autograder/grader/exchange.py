@@ -4,9 +4,10 @@ The flow a course follows (autograder/README.md, "JupyterHub with nbgrader's exc
 instructor runs `nbgrader release_assignment`; students fetch and submit from the
 Assignments tab; the TA runs `python -m grader collect` (or `grade --from-exchange`, which
 collects and grades), then `python -m grader release-feedback`; students fetch their
-feedback. Grading is the TA command's own: the collected folder, in nbgrader's `submitted/`
-layout (`<student>/<assignment>/<notebook>.ipynb`), goes through the same intake, sandbox
-and report as an LMS download.
+feedback. Grading is the TA command's own: the collected folder of an assignment
+(`WORK/collected/<assignment>/<student>/<notebook>.ipynb`) goes through the same intake,
+sandbox and report as an LMS download of it. (`python -m grader grade` also reads nbgrader's
+own `submitted/` layout, `<student>/<assignment>/<notebook>.ipynb`.)
 
 Why not `nbgrader collect`: a submission folder in the exchange's inbound belongs to the
 student who made it, and its name says who it is for. nbgrader's collect trusts the name
@@ -164,12 +165,20 @@ def read_inbound(exchange: ExchangeFolder, assignments: set[str] | None,
 
 
 # -- collecting ----------------------------------------------------------------------------
-def collected_folder(course) -> Path:
-    return course.work / "collected"
+def collected_folder(course, assignment: str) -> Path:
+    """WORK/collected/<assignment>: one folder per student holding their files, what
+    `python -m grader grade` takes as a download of that assignment."""
+    return course.work / "collected" / assignment
+
+
+def state_folder(course, assignment: str) -> Path:
+    """WORK/state/exchange/<assignment>: collect.json (the last collect, every inbound
+    folder), students/<user>.json (time and secret of what was collected), release/."""
+    return course.work / "state" / "exchange" / assignment
 
 
 def _meta_path(course, assignment: str, student: str) -> Path:
-    return course.work / "exchange" / assignment / "students" / f"{student}.json"
+    return state_folder(course, assignment) / "students" / f"{student}.json"
 
 
 def _read_meta(path: Path) -> dict:
@@ -181,7 +190,7 @@ def _read_meta(path: Path) -> dict:
 
 def collect(course, exchange: ExchangeFolder, assignments: list[str] | None = None,
             trust_names: bool = False, recollect: bool = False) -> list[Entry]:
-    """Copy each student's latest submission into WORK/collected/<student>/<assignment>/
+    """Copy each student's latest submission into WORK/collected/<assignment>/<student>/
     and record its time and secret; return every inbound folder with what became of it.
 
     A folder collected before is kept as it was then (a student can still change files in
@@ -193,7 +202,7 @@ def collect(course, exchange: ExchangeFolder, assignments: list[str] | None = No
         if entry.status == "collected":
             _take(course, exchange, entry, recollect)
     for assignment in sorted({e.assignment for e in entries if e.assignment in wanted}):
-        report = course.work / "exchange" / assignment / "collect.json"
+        report = state_folder(course, assignment) / "collect.json"
         report.parent.mkdir(parents=True, exist_ok=True)
         report.write_text(json.dumps(
             {"exchange": str(exchange.inbound), "collected_at": _now(),
@@ -208,13 +217,13 @@ def _now() -> str:
 
 def _take(course, exchange: ExchangeFolder, entry: Entry, recollect: bool) -> None:
     meta_path = _meta_path(course, entry.assignment, entry.student)
-    target = collected_folder(course) / entry.student / entry.assignment
+    target = collected_folder(course, entry.assignment) / entry.student
     earlier = _read_meta(meta_path)
     if earlier.get("inbound") == entry.name and target.is_dir() and not recollect:
         entry.status, entry.reason = "kept", f"collected before, at {earlier.get('collected_at')}"
         entry.notes = earlier.get("notes", [])
         return
-    staging = target.parent / f".collecting-{entry.assignment}"
+    staging = target.parent / f".collecting-{entry.student}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
         copied = copy_untrusted(exchange.inbound / entry.name, staging, NBGRADER_FILES)
@@ -300,7 +309,7 @@ def _graded_notebooks(course, assignment: str, user: str, sid: str) -> list[str]
     if not submitted.exists() or not course.up_to_date(sid, assignment):
         return []
     graded, release = submitted.read_bytes(), course.release(assignment)
-    folder = collected_folder(course) / user / assignment
+    folder = collected_folder(course, assignment) / user
     candidates = [p for p in sorted(folder.rglob("*.ipynb"))
                   if not any(part.startswith(".") for part in p.relative_to(folder).parts)
                   and (match_name(p.name, [assignment]) or (None,))[0] == assignment]
@@ -318,10 +327,10 @@ def release_feedback(course, exchange: ExchangeFolder, assignment: str) -> list[
     """Put each collected student's feedback page for `assignment` in the exchange, where
     only that student's `nbgrader fetch_feedback` finds it (its name is a hash of the
     submission's secret). Returns one line per student: released, or why not."""
-    stage = course.work / "exchange" / assignment / "release"
+    stage = state_folder(course, assignment) / "release"
     shutil.rmtree(stage, ignore_errors=True)
     ids, lines, staged = _student_ids(course), [], 0
-    for meta_path in sorted((course.work / "exchange" / assignment / "students").glob("*.json")):
+    for meta_path in sorted((state_folder(course, assignment) / "students").glob("*.json")):
         user, meta = meta_path.stem, _read_meta(meta_path)
         why = _stage_one(course, assignment, user, ids.get(unicodedata.normalize("NFC", user)),
                          meta, stage)

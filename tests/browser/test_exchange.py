@@ -116,5 +116,5 @@ def test_fetch_and_submit_through_the_assignments_tab(course, page, screenshots,
         capture_output=True, text=True, timeout=300)
     assert collected.returncode == 0, collected.stderr
     assert "1 collected" in collected.stdout
-    taken = work / "collected" / student.name / NOTEBOOK / f"{NOTEBOOK}.ipynb"
+    taken = work / "collected" / NOTEBOOK / student.name / f"{NOTEBOOK}.ipynb"
     assert taken.read_bytes() == answer
