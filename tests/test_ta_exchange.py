@@ -130,13 +130,15 @@ def test_copy_limits(tmp_path):
     (source / "big.bin").write_bytes(b"x" * 3000)
     for i in range(5):
         (source / f"f{i}.txt").write_text(str(i))
+        (source / f"g{i}").mkdir()
     result = copy_untrusted(source, tmp_path / "dst",
                             limits=CopyLimits(depth=3, files=4, file_bytes=2000))
     notes = " | ".join(result.notes)
     assert "a/b/c: folders nested deeper than 3" in notes
     assert "big.bin: 0 MiB, over the limit" in notes
     assert "over 4 files, not copied" in notes
-    assert result.files == 4
+    assert "over 4 folders, not copied" in notes
+    assert result.files == 4 and result.folders == 4
 
 
 # -- slow: the whole flow with real accounts ------------------------------------------------

@@ -10,7 +10,7 @@ answer key (`shutil.copytree` and nbgrader's own collect do follow links). Here:
   descriptor with O_NOFOLLOW, so a file swapped for a link while the copy runs fails to
   open instead of reading the target;
 - only regular files are read (a FIFO or a device is opened non-blocking and skipped);
-- depth, number of files and bytes are bounded, per file and in total.
+- depth, number of files and folders, and bytes are bounded, per file and in total.
 
 Everything skipped is named in the notes returned, so the TA can see it.
 """
@@ -38,6 +38,7 @@ class CopyLimits:
 @dataclass
 class CopyResult:
     files: int = 0
+    folders: int = 0
     bytes: int = 0
     newest_change: float = 0.0  # latest ctime seen (a student cannot set a ctime back)
     notes: list[str] = field(default_factory=list)
@@ -86,6 +87,10 @@ def _copy_subfolder(folder_fd, name, dest, relative, depth, limits, result, show
     if depth + 1 >= limits.depth:
         result.notes.append(f"{shown}: folders nested deeper than {limits.depth}, not copied")
         return
+    if result.folders >= limits.files:
+        result.notes.append(f"{shown}: over {limits.files} folders, not copied")
+        return
+    result.folders += 1
     try:
         fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder_fd)
     except OSError as err:
