@@ -145,8 +145,10 @@ for path, text in targets:
         print("WROTE", path)
     except OSError as err:
         print("blocked", path, type(err).__name__)
+ready, told = os.pipe()
 if os.fork() == 0:  # a process left behind, out of the kernel's group, that keeps trying
     os.setsid()
+    os.write(told, b"1")
     for _ in range(240):
         for path, text in targets:
             try:
@@ -161,6 +163,8 @@ if os.fork() == 0:  # a process left behind, out of the kernel's group, that kee
             pass
         time.sleep(0.25)
     os._exit(0)
+os.close(told)
+os.read(ready, 1)  # the cell ends once the child has left the kernel's process group
 '''.replace("{reference}", REFERENCE).replace("{solution}", SOLUTION).replace(
     "{notebook}", NOTEBOOK)
 

@@ -96,12 +96,14 @@ def _release(args, course: Course) -> int:
 
 
 def _exchange_command(args, course: Course) -> int:
+    from nbgrader.exchange import ExchangeError  # nbgrader's release says why it failed
+
     try:
         if args.command == "collect":
             _collect(args, course)
             return 0
         return _release(args, course)
-    except (UsageError, FileNotFoundError) as err:
+    except (UsageError, FileNotFoundError, ExchangeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 
