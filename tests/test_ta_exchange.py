@@ -141,6 +141,21 @@ def test_copy_limits(tmp_path):
     assert result.files == 4 and result.folders == 4
 
 
+def test_nbgrader_submitted_layout_is_read_as_a_download(tmp_path):
+    """`python -m grader grade` takes nbgrader's own `submitted/<student>/<assignment>/`
+    (what `nbgrader collect` writes) as it takes a folder per student."""
+    for student in ("ada", "cleo"):
+        folder = tmp_path / "submitted" / student / NOTEBOOK
+        folder.mkdir(parents=True)
+        (folder / f"{NOTEBOOK}.ipynb").write_text("{}")
+        (folder / "timestamp.txt").write_text(STAMP.format(day=1))
+    intake = Course(root=ROOT, work=tmp_path / "work").collect(tmp_path / "submitted",
+                                                                [NOTEBOOK, "02_positions"])
+    assert sorted(intake.uploads) == [("ada", NOTEBOOK), ("cleo", NOTEBOOK)]
+    assert {f.reason for f in intake.files if f.status == "ignored"} == {
+        "not a notebook (.ipynb)"}  # the timestamps, each accounted for
+
+
 # -- slow: the whole flow with real accounts ------------------------------------------------
 class Student(Account):
     """A throwaway account with the course's student settings for nbgrader."""
