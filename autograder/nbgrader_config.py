@@ -31,6 +31,12 @@ c.CourseDirectory.feedback_directory = "autograder/feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
 
+# nbgrader's exchange on a JupyterHub (release_assignment, fetch, submit, feedback): the
+# folder the instructor and every student share, nbgrader's default unless ATTNBOOK_EXCHANGE
+# says otherwise. Students get the same course id and folder from
+# autograder/exchange/student_nbgrader_config.py (autograder/README.md, "JupyterHub").
+c.Exchange.root = os.environ.get("ATTNBOOK_EXCHANGE", "/usr/local/share/nbgrader/exchange")
+
 # The heaviest graded cell (a short training run in notebook 07 under NBGRADER_EXECUTION)
 # needs about two minutes on two cores; leave headroom.
 c.Execute.timeout = 300

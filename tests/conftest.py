@@ -116,3 +116,16 @@ def stderr_of(cell) -> str:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    """A throwaway local PostgreSQL server with one empty database (tests/postgres_server.py),
+    for the module's tests; skipped, with the reason, where one cannot run."""
+    from postgres_server import skip_reason, throwaway_server
+
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with throwaway_server() as url:
+        yield url
