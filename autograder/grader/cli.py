@@ -34,8 +34,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db-url", help="nbgrader db_url, e.g. postgresql://user@host/db "
                         "(default: sqlite WORK/gradebook.db)")
     parser.add_argument("--workers", type=int, default=1, help="parallel grading processes")
-    parser.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
-                        help="bwrap (required), none (trusted code only), auto (bwrap if usable)")
+    parser.add_argument("--sandbox", choices=("bwrap", "auto", "none"), default="bwrap",
+                        help="bwrap (the default: refuse to grade without it), auto (bwrap if "
+                        "usable, else unsandboxed, said in every status), none (trusted "
+                        "notebooks only)")
     parser.add_argument("--timeout", type=float, help="seconds per cell (default: config, 300)")
     parser.add_argument("--memory-mb", type=int, help="kernel address-space limit (4096)")
 

@@ -81,7 +81,7 @@ class Course:
     root: Path = AUTOGRADER.parent
     work: Path = AUTOGRADER
     db_url: str = ""
-    sandbox: str = "auto"
+    sandbox: str = "bwrap"
     cell_timeout: float | None = None
     notebook_timeout: float | None = None
     memory_mb: int | None = None
