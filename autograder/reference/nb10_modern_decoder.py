@@ -1,0 +1,173 @@
+"""Reference answers for notebook 10, written the way the exercises ask (PyTorch).
+
+Used by the hidden tests and the project's own tests (including the agreement of
+`attnbook.qwen3.Qwen3LM` with these classes); never shipped to students.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attnbook.blocks import require_last_axis
+from attnbook.model import rope_tables, rotate_pairs
+from attnbook.modern import (
+    require_cache,
+    require_gqa_inputs,
+    require_head_counts,
+    require_past,
+)
+from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_same_size
+
+ANSWERS = {
+    # name: (options, correct letter, explanation shown when the answer is wrong)
+    "answer_rms_drops": ("ABC", "A", "RMSNorm divides each token by the root mean square of "
+                         "its own features and scales by gamma: it never subtracts the mean "
+                         "and has no shift beta. Like LayerNorm it works on the last axis."),
+    "answer_swiglu_width": ("ABC", "A", "SwiGLU has three d x d_h matrices (w_gate, w_up, "
+                            "w_down), so 3 d d_h = 8 d^2 gives d_h = 8d/3; none is shared, and "
+                            "the gate is a matrix of its own."),
+    "answer_kv_group": ("ABC", "A", "consecutive query heads share a key/value head: head r "
+                        "reads r // (h / h_kv) = 5 // 2 = 2 (repeat_interleave), not r % h_kv "
+                        "(which would be repeat)."),
+    "answer_kv_saving": ("ABC", "A", "the cache holds 2 N h_kv d_k L values, so halving h_kv "
+                         "halves it, and W_K, W_V shrink too; every one of the 16 query heads "
+                         "still computes its own pattern and its own scores."),
+    "answer_qk_norm": ("ABC", "A", "QK-norm is an RMSNorm over the d_k features of each query "
+                       "and key head, applied before RoPE; the scores and the values are not "
+                       "normalised."),
+    "answer_rope_layout": ("ABC", "A", "Hugging Face's Qwen3 rotates the half-split pairs "
+                           "(i, i + d_k/2) of a head and the course rotates (2i, 2i + 1): the "
+                           "loader moves the features so that each pair sits together. "
+                           "nn.Linear's (out, in) layout is the same on both sides."),
+    "answer_cache_contents": ("ABC", "A", "each new query needs the keys and values of the "
+                              "earlier tokens in every layer (keys after RoPE); the earlier "
+                              "queries are never used again, and logits are not what later "
+                              "tokens attend to."),
+    "answer_shared_kv": ("ABC", "A", "heads of a group share keys and values, but each has "
+                         "its own queries (its own rows of W_Q), so its scores, and its "
+                         "weights, can differ."),
+}
+
+
+def rms_norm(h, gamma, eps=1e-6):
+    require_min_ndim("h", h, 1, "(..., d)")
+    require_ndim("gamma", gamma, 1, "(d,)")
+    require_same_size("gamma", gamma, 0, "h", h, -1, "the feature width d")
+    mean_square = (h ** 2).mean(dim=-1, keepdim=True)  # (..., 1)
+    return gamma * h / torch.sqrt(mean_square + eps)  # (..., d)
+
+
+class SwiGLU(nn.Module):
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        require_last_axis("x", x, self.d_model, "d_model")
+        return self.w_down(F.silu(self.w_gate(x)) * self.w_up(x))  # (..., d)
+
+
+def grouped_query_attention(q, k, v, allowed=None):
+    require_gqa_inputs(q, k, v, allowed)
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, dim=1)  # (B, h, L_k, d_k)
+    v = v.repeat_interleave(group, dim=1)  # (B, h, L_k, d_k)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, h, L_q, L_k)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v  # (B, h, L_q, d_k)
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (("n_layers", n_layers), ("n_kv_heads", n_kv_heads), ("d_k", d_k)):
+        require_integer(name, value, 1)
+    require_integer("length", length, 0, "(the number of cached tokens)")
+    if not bytes_per_value > 0:
+        raise ValueError(f"bytes_per_value must be positive; got {bytes_per_value!r}")
+    return 2 * n_layers * n_kv_heads * d_k * length * bytes_per_value
+
+
+class Qwen3Block(nn.Module):
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-6):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = d_model, n_heads, n_kv_heads, d_k
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        require_ndim("h", h, 3, "(B, L, d)")
+        require_last_axis("h", h, self.d_model, "d_model")
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)  # (B, L, d)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)  # (B, h_kv, T + L, d_k)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]  # (L, 1)
+        allowed = torch.arange(T + L)[None, :] <= positions  # (L, T + L)
+        y = grouped_query_attention(q, k, v, allowed)  # (B, h, L, d_k)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return u + self.mlp(self.norm2(u)), (k, v)
+
+
+class Qwen3Decoder(nn.Module):
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden,
+                 max_len, rope_base=1e6, eps=1e-6, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer("rope_cos", cos, persistent=False)
+        self.register_buffer("rope_sin", sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList(
+            Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        require_ndim("idx", idx, 2, "(B, L)")
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f"idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer "
+                             f"than max_len = {self.max_len}")
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)  # (B, L, d)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))  # (B, L, V)
+
+
+def decode_step(model, token_ids, cache):
+    require_ndim("token_ids", token_ids, 2, "(B, L_new)")
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)  # (B, L, d)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return model.head(model.norm(h)), new_cache  # (B, L, V)
