@@ -119,12 +119,41 @@ def _expect_own_modules(run: CheckRun, call: str, view) -> None:
                     f"{borrowed[:3]}.", hint=HINT_DELEGATE)
 
 
+SHAPE_HINTS = {
+    "W_Q.weight": "W_Q = nn.Linear(d_model, n_heads * d_k, bias=False): one block of d_k rows "
+                  "per query head",
+    "W_K.weight": "W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer "
+                  "than the query heads)",
+    "W_V.weight": "W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer "
+                  "than the query heads)",
+    "W_O.weight": "W_O = nn.Linear(n_heads * d_k, d_model, bias=False) maps the merged heads "
+                  "back to d_model",
+    "q_norm.weight": "QK-norm works on one head: nn.RMSNorm(d_k, eps=eps)",
+    "k_norm.weight": "QK-norm works on one head: nn.RMSNorm(d_k, eps=eps)",
+    "mlp.": "self.mlp = SwiGLU(d_model, d_hidden): the hidden width is the d_hidden argument",
+}
+
+
+def _expect_parameters(run: CheckRun, owner: str, view, reference: nn.Module,
+                       hints: list[tuple[str, str, str]]) -> None:
+    """Names as `_expect_same_parameters` checks them; a wrong shape gets its own hint."""
+    shapes = parameter_shapes(view)
+    for key, param in reference.named_parameters():
+        seen = shapes.get(key)
+        if seen is not None and seen != tuple(param.shape):
+            hint = next((h for suffix, h in SHAPE_HINTS.items()
+                         if key.endswith(suffix) or suffix in key), None)
+            run.fail(f"{owner}: parameter {key} has shape {seen}; expected "
+                     f"{tuple(param.shape)}.", hint=hint)
+    _expect_same_parameters(run, owner, view, reference, hints)
+
+
 def _invoke(run: CheckRun, call: str, fn, *args, hints=()):
     return run.invoke(call, fn, *args, crash_hints=[*hints, *_CRASH_HINTS])
 
 
 _CRASH_HINTS = [
-    ("'tuple' object has no attribute",
+    (("'tuple' object has no attribute", "got tuple"),
      "a Qwen3Block returns (h_out, (k, v)): unpack it, h, kv = block(h, rope, past)"),
     ("must match the size", "check every shape on the way: heads are (B, n, L, d_k), the "
      "RoPE tables (L, d_k / 2) for the L new tokens, and the keys and values grow along "
@@ -687,8 +716,8 @@ BLOCK_HINTS = [
      "self.k_norm = nn.RMSNorm(d_k, eps=eps): one gamma of d_k numbers each"),
     ("k_norm", "QK-norm missing", "create self.q_norm = nn.RMSNorm(d_k, eps=eps) and "
      "self.k_norm = nn.RMSNorm(d_k, eps=eps): one gamma of d_k numbers each"),
-    ("norm1", "norm1 missing", "create self.norm1 = nn.RMSNorm(d_model, eps=eps)"),
-    ("norm2", "norm2 missing", "create self.norm2 = nn.RMSNorm(d_model, eps=eps)"),
+    ("norm1", "norm1 missing or not an RMSNorm", "create self.norm1 = nn.RMSNorm(d_model, eps=eps)"),
+    ("norm2", "norm2 missing or not an RMSNorm", "create self.norm2 = nn.RMSNorm(d_model, eps=eps)"),
     ("mlp", "the MLP missing or not SwiGLU", "self.mlp = SwiGLU(d_model, d_hidden)"),
     ("W_", "attention projections wrong", "W_Q = nn.Linear(d_model, n_heads * d_k, "
      "bias=False); W_K and W_V map d_model to n_kv_heads * d_k; W_O maps n_heads * d_k back "
@@ -701,6 +730,11 @@ def _heads(x, n, d_k):
     return x.view(B, L, n, d_k).transpose(1, 2)  # (B, n, L, d_k)
 
 
+def _heads_no_transpose(x, n, d_k):
+    B, L, _ = x.shape
+    return x.reshape(B, n, L, d_k)  # (B, n, L, d_k), positions and heads mixed
+
+
 def _rotate(x, cos, sin):
     pairs = x.unflatten(-1, (-1, 2))  # (..., L, d_k/2, 2)
     even, odd = pairs[..., 0], pairs[..., 1]
@@ -709,21 +743,25 @@ def _rotate(x, cos, sin):
 
 def _block_variant(ref: ModernBlock, h, rope, past=None, qk="right", rope_on="qk",
                    mask="bottom", past_first=True, cache="full", res1=True, res2=True,
-                   norms_swapped=False, mlp_reads_h=False, merge="right", norm1=True):
+                   norms_swapped=False, mlp_reads_h=False, merge="right", norm1=True,
+                   split="right", norm_v=False):
     """The package block's forward written out, with one step changed: (h_out, k, v)."""
     n, n_kv, d_k = ref.n_heads, ref.n_kv_heads, ref.d_k
     B, L, _ = h.shape
     first, second = (ref.norm2, ref.norm1) if norms_swapped else (ref.norm1, ref.norm2)
     with torch.no_grad():
         x = first(h) if norm1 else h
-        q, k, v = _heads(ref.W_Q(x), n, d_k), _heads(ref.W_K(x), n_kv, d_k), \
-            _heads(ref.W_V(x), n_kv, d_k)
+        heads = _heads if split == "right" else _heads_no_transpose
+        q, k, v = heads(ref.W_Q(x), n, d_k), heads(ref.W_K(x), n_kv, d_k), \
+            heads(ref.W_V(x), n_kv, d_k)
         cos, sin = rope
         norm_q, norm_k = {"right": (ref.q_norm, ref.k_norm), "q_for_both": (ref.q_norm,
                           ref.q_norm), "swapped": (ref.k_norm, ref.q_norm)}.get(
                               qk, (ref.q_norm, ref.k_norm))
         if qk not in ("none", "after_rope"):
             q, k = norm_q(q), norm_k(k)
+        if norm_v:
+            v = ref.k_norm(v)
         k_plain = k
         if rope_on != "none":
             q, k = _rotate(q, cos, sin), _rotate(k, cos, sin)
@@ -783,6 +821,11 @@ _BLOCK_MISTAKES = [
      "the MLP reads U, the output of the attention step: U + mlp(norm2(U))"),
     ("heads merged without the transpose", {"merge": "no_transpose"},
      "merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)"),
+    ("heads split without the transpose (positions and heads mixed)",
+     {"split": "no_transpose"}, "split as in notebook 05: view(B, L, n, d_k), then "
+     ".transpose(1, 2)"),
+    ("the values normalised too", {"norm_v": True},
+     "QK-norm is for queries and keys only; the values are not normalised"),
     ("no norm before the attention", {"norm1": False},
      "normalise the attention's input: x = self.norm1(h)"),
 ]
@@ -818,16 +861,18 @@ def _expect_block_output(run: CheckRun, call: str, result) -> tuple:
     return result[0], result[1][0], result[1][1]
 
 
-def _expect_block(run: CheckRun, call: str, block, ref: ModernBlock, h, rope, past=None):
+def _expect_block(run: CheckRun, call: str, block, ref: ModernBlock, h, rope, past=None,
+                  hint: str | None = None):
     with torch.no_grad():
         want, (want_k, want_v) = ref(h, rope, past)
     args = (h, rope) if past is None else (h, rope, past)
     out, k, v = _expect_block_output(run, call, _invoke(run, call, block, *args))
     run.expect_shape(call, out, tuple(h.shape), hint="a block maps (B, L, d) to (B, L, d)")
     run.expect_finite(call, out)
-    _close_lazy(run, call, out, want, partial(_block_mistakes, ref, h, rope, past, 0))
-    hint_kv = ("the keys and values over all T + L tokens: (B, n_kv_heads, T + L, d_k), the "
-               "cache first")
+    _close_lazy(run, call, out, want, partial(_block_mistakes, ref, h, rope, past, 0),
+                hint=hint)
+    hint_kv = ("return the keys and values over ALL T + L tokens, (B, n_kv_heads, T + L, d_k): "
+               "the concatenation, past first")
     for name, seen, expected, part in (("keys", k, want_k, 1), ("values", v, want_v, 2)):
         run.expect_shape(f"{call}: the returned {name}", seen, tuple(expected.shape),
                          hint=hint_kv)
@@ -843,7 +888,7 @@ def _prepare_block(run: CheckRun, Qwen3Block, sizes: tuple, eps: float, seed: in
     block = _build(run, call, d, h, h_kv, d_k, hidden, eps=eps)
     ref = ModernBlock(_block_config(d, h, h_kv, d_k, hidden, eps))
     _expect_own_modules(run, call, block)
-    _expect_same_parameters(run, call, block, ref, BLOCK_HINTS)
+    _expect_parameters(run, call, block, ref, BLOCK_HINTS)
     source = ref if reference is None else reference(d, h, h_kv, d_k, hidden, eps)
     _randomise(source, seed)
     ref.load_state_dict(source.state_dict())
@@ -873,8 +918,9 @@ def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
 
     call, block, ref = _prepare_block(run, Qwen3Block, sizes, 0.05, seed=133)
     tiny = h * 0.1
-    _expect_block(run, f"{call} on h * 0.1 (features near the norms' eps): every RMSNorm "
-                  "must use the eps argument", block, ref, tiny, (cos, sin))
+    _expect_block(run, f"{call} on h * 0.1 (features near the norms' eps)", block, ref, tiny,
+                  (cos, sin), hint="pass the eps argument on to every RMSNorm: "
+                  "nn.RMSNorm(d_model, eps=eps) and nn.RMSNorm(d_k, eps=eps)")
     _expect_raises_on(run, "Qwen3Block(12, 4, 2, 4, 20) on h of shape (5, 12) (no batch axis)",
                       block, torch.zeros(5, 12), (cos, sin), mentions=("h", "(5, 12)"))
     if reference is not None:
@@ -903,14 +949,19 @@ def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
 # ---------------------------------------------------------------------------------------
 def _decoder_hints(tied: bool) -> list[tuple[str, str, str]]:
     return [
-        ("head", "the head not tied to the embedding" if tied else "the head missing",
+        ("head.bias", "the head with a bias", "no bias in the head: nn.Linear(d_model, "
+         "vocab_size, bias=False)"),
+        ("norm.bias", "a LayerNorm as the final norm", "the final norm is RMSNorm: "
+         "self.norm = nn.RMSNorm(d_model, eps=eps)"),
+        ("head", "the head not tied to the embedding" if tied else "the head tied or missing",
          "with tie_weights true the head's weight IS the embedding: self.head.weight = "
          "self.embed.weight" if tied else
          "self.head = nn.Linear(d_model, vocab_size, bias=False), with its own weight when "
          "tie_weights is false"),
         ("norm.", "the final RMSNorm missing", "create self.norm = nn.RMSNorm(d_model, eps=eps)"),
         ("blocks.", "not n_layers distinct blocks",
-         "self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers))"),
+         "self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list like "
+         "[block] * n_layers repeats ONE block"),
         ("embed", "token embedding missing", "self.embed = nn.Embedding(vocab_size, d_model)"),
     ]
 
@@ -974,7 +1025,7 @@ def _prepare_decoder(run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: i
     model = _build(run, call, **kwargs)
     _expect_own_modules(run, call, model)
     ref = Qwen3LM(config)
-    _expect_same_parameters(run, call, model, ref, _decoder_hints(config.tie_weights))
+    _expect_parameters(run, call, model, ref, _decoder_hints(config.tie_weights))
     _expect_tied(run, call, model, config.tie_weights)
     blocks = {token for path, (_, _, token) in model.info()["modules"].items()
               if path.startswith("blocks.") and path.count(".") == 1}
@@ -990,7 +1041,7 @@ def _prepare_decoder(run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: i
 
 
 def _expect_logits(run: CheckRun, call: str, model, ref: Qwen3LM, idx, expected=None,
-                   atol: float = MODULE_ATOL, rtol: float = MODULE_RTOL):
+                   atol: float = MODULE_ATOL, rtol: float = MODULE_RTOL, hint=None):
     with torch.no_grad():
         expected = ref(idx) if expected is None else expected
     logits = _invoke(run, call, model, idx,
@@ -1000,7 +1051,7 @@ def _expect_logits(run: CheckRun, call: str, model, ref: Qwen3LM, idx, expected=
     run.expect_shape(call, logits, tuple(expected.shape), hint="logits have shape (B, L, V)")
     run.expect_finite(call, logits)
     _close_lazy(run, call, logits, expected, partial(_decoder_mistakes, ref, idx),
-                what="logits", rtol=rtol, atol=atol)
+                what="logits", rtol=rtol, atol=atol, hint=hint)
 
 
 def _tiny():
@@ -1035,7 +1086,8 @@ def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
     for B, L in ((2, 10), (1, 3)):
         idx = torch.randint(0, 13, (B, L), generator=torch.Generator().manual_seed(142 + L))
         _expect_logits(run, f"{call} with random weights on ids of shape {(B, L)}", model, ref,
-                       idx)
+                       idx, hint="this config has eps = 0.05: every RMSNorm (the blocks' and "
+                       "the final one) must get the eps argument")
     _expect_raises_on(run, f"{call} on ids of shape (2, 11), longer than max_len = 10", model,
                       torch.zeros(2, 11, dtype=torch.long), mentions=("idx", "(2, 11)"))
     if reference is not None:
@@ -1083,6 +1135,9 @@ def _decode_mistakes(model: Qwen3LM, ids, cache, part: int) -> list[Mistake]:
     table = [
         ("the final RMSNorm forgotten", {"final_norm": False},
          "apply model.norm before the head: model.head(model.norm(h))"),
+        ("positions offset by one (T + 1)", {"offset": T + 1},
+         "the first new token sits at position T (positions count from 0): "
+         "model.rope_cos[T:T + L_new]"),
     ]
     if T:
         table += [
@@ -1090,11 +1145,12 @@ def _decode_mistakes(model: Qwen3LM, ids, cache, part: int) -> list[Mistake]:
              {"offset": 0}, "the new tokens sit at positions T, T + 1, ...: use rows "
              "T .. T + L_new - 1 of the tables, model.rope_cos[T:T + L_new], with T the "
              "cache's length cache[0][0].shape[2]"),
-            ("positions offset by one (T + 1)", {"offset": T + 1},
-             "the first new token sits at position T (positions count from 0): "
-             "model.rope_cos[T:T + L_new]"),
             ("the cache not passed to the blocks", {"use_cache": False},
              "give every block its own cached keys and values: block(h, rope, cache[i])"),
+            ("the cache ignored (no past, positions from 0)",
+             {"use_cache": False, "offset": 0},
+             "give every block its own cached keys and values, block(h, rope, cache[i]), and "
+             "the RoPE rows of positions T .. T + L_new - 1"),
             ("the first block's cache given to every block", {"layer0_only": True},
              "block i gets cache[i], its own keys and values"),
             ("the old cache returned", {"update": False},
@@ -1151,8 +1207,9 @@ def _step(run: CheckRun, decode_step, model: Qwen3LM, ids, cache, what: str, ref
     _expect_cache(run, call, new_cache, model)
     run.expect_shape(f"{call}: the cache's keys of block 0", new_cache[0][0],
                      tuple(want_cache[0][0].shape),
-                     hint=f"after this step the cache covers {T} + {ids.shape[1]} tokens: "
-                     "(B, h_kv, T + L_new, d_k)")
+                     hint=f"after this step the cache covers {T} + {ids.shape[1]} tokens, "
+                     "(B, h_kv, T + L_new, d_k): return the new list of the (k, v) pairs the "
+                     "blocks returned")
     _close_lazy(run, f"{call}: the returned cache", _stacked(new_cache), _stacked(want_cache),
                 partial(_decode_mistakes, model, ids, cache, 1), what="keys and values")
     if reference is not None:
