@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 from attnbook.masks import ROBOT_SENTENCE, ROBOT_TOKENS, heatmap_row_html
 from attnbook.shapes import require_ndim
+from attnbook.training_viz import single_thread
 from attnbook.widgets import bars_html
 
 __all__ = [
@@ -129,8 +130,8 @@ def plot_norm_comparison(h, layer_norm_out, rms_norm_out, token: int = 0):
         ax.axhline(x.mean(), color="#c0392b", ls="--", label=f"mean {x.mean():+.2f}")
         ax.set_title(f"{title}: RMS {np.sqrt((x ** 2).mean()):.2f}")
         ax.set_xlabel("feature j")
+        ax.set_ylabel("value")
         ax.legend(loc="upper left", fontsize=8)
-    axes[0].set_ylabel("value")
     fig.suptitle("LayerNorm centres and scales a token; RMSNorm only rescales it")
     fig.tight_layout()
     return fig
@@ -224,6 +225,11 @@ def qk_norm_experiment(scales: Sequence[float] = (1, 2, 4, 8, 16), d: int = 32, 
                        L: int = 16, seed: int = 0) -> dict:
     """The largest |score| and the largest attention weight of one head as W_Q and W_K
     grow by a factor s, without and with an RMSNorm on every query and key (weight 1)."""
+    with single_thread():
+        return _qk_norm_experiment(scales, d, d_k, L, seed)
+
+
+def _qk_norm_experiment(scales, d: int, d_k: int, L: int, seed: int) -> dict:
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(L, d, generator=g)  # (L, d)
     W_Q, W_K = (torch.randn(d_k, d, generator=g) / math.sqrt(d) for _ in range(2))
@@ -272,7 +278,11 @@ def greedy_tokens(model, prompt_ids, n_new: int, decode_step: Callable | None = 
     """Greedy continuation of `prompt_ids` (B, L): by `decode_step(model, ids, cache)`
     (the prompt once, then one token per step), or, without it, by running the whole
     sequence again for every token. Returns (new ids (B, n_new), seconds per new token)."""
-    ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    with single_thread():  # tiny models: a second thread only adds waiting
+        return _greedy(model, torch.as_tensor(prompt_ids, dtype=torch.long), n_new, decode_step)
+
+
+def _greedy(model, ids, n_new: int, decode_step):
     start = time.perf_counter()
     if decode_step is None:
         for _ in range(n_new):

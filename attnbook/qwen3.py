@@ -242,7 +242,7 @@ def block_attention(block: nn.Module, h: torch.Tensor, rope) -> torch.Tensor:
 @torch.no_grad()
 def attention_maps(model: nn.Module, ids) -> torch.Tensor:
     """Attention weights of every layer and head for one sequence: (n_layers, h, L, L)."""
-    ids = torch.as_tensor(ids, dtype=torch.long).reshape(1, -1)  # (1, L)
+    ids = torch.as_tensor(ids, dtype=torch.long, device=model.rope_cos.device).reshape(1, -1)
     L = ids.shape[1]
     rope = (model.rope_cos[:L], model.rope_sin[:L])  # (L, d_k/2) each
     h = model.embed(ids)  # (1, L, d)
@@ -487,14 +487,16 @@ def tiny_checkpoint() -> Path:
                             f"{here}; make it with `python scripts/make_tiny_qwen3.py`")
 
 
-def find_cached_qwen3(repo_id: str = QWEN3_0_6B) -> Path | None:
-    """The snapshot folder of `repo_id` in the local Hugging Face cache when its config,
-    weights and tokenizer are all there, else None. Never touches the network."""
+def find_cached_qwen3(repo_id: str = QWEN3_0_6B, cache_dir: str | Path | None = None,
+                      ) -> Path | None:
+    """The snapshot folder of `repo_id` in the local Hugging Face cache (`cache_dir`, default
+    the usual one) when its config, weights and tokenizer are all there, else None. Never
+    touches the network."""
     try:
         from huggingface_hub import try_to_load_from_cache
     except ImportError:  # the optional extra is missing: nothing can be cached
         return None
-    found = [try_to_load_from_cache(repo_id, name) for name in
+    found = [try_to_load_from_cache(repo_id, name, cache_dir=cache_dir) for name in
              ("config.json", "model.safetensors", "tokenizer.json")]
     if not all(isinstance(f, str) for f in found):
         return None

@@ -716,8 +716,10 @@ BLOCK_HINTS = [
      "self.k_norm = nn.RMSNorm(d_k, eps=eps): one gamma of d_k numbers each"),
     ("k_norm", "QK-norm missing", "create self.q_norm = nn.RMSNorm(d_k, eps=eps) and "
      "self.k_norm = nn.RMSNorm(d_k, eps=eps): one gamma of d_k numbers each"),
-    ("norm1", "norm1 missing or not an RMSNorm", "create self.norm1 = nn.RMSNorm(d_model, eps=eps)"),
-    ("norm2", "norm2 missing or not an RMSNorm", "create self.norm2 = nn.RMSNorm(d_model, eps=eps)"),
+    ("norm1", "norm1 missing or not an RMSNorm",
+     "create self.norm1 = nn.RMSNorm(d_model, eps=eps)"),
+    ("norm2", "norm2 missing or not an RMSNorm",
+     "create self.norm2 = nn.RMSNorm(d_model, eps=eps)"),
     ("mlp", "the MLP missing or not SwiGLU", "self.mlp = SwiGLU(d_model, d_hidden)"),
     ("W_", "attention projections wrong", "W_Q = nn.Linear(d_model, n_heads * d_k, "
      "bias=False); W_K and W_V map d_model to n_kv_heads * d_k; W_O maps n_heads * d_k back "
