@@ -128,7 +128,7 @@ class ModernBlock(nn.Module):
     def __init__(self, config: Qwen3LMConfig) -> None:
         super().__init__()
         d, h, h_kv, d_k = config.d_model, config.n_heads, config.n_kv_heads, config.d_k
-        self.n_heads, self.n_kv_heads, self.d_k = h, h_kv, d_k
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = d, h, h_kv, d_k
         self.norm1 = nn.RMSNorm(d, eps=config.eps)
         self.W_Q = nn.Linear(d, h * d_k, bias=False)
         self.W_K = nn.Linear(d, h_kv * d_k, bias=False)
@@ -170,6 +170,7 @@ class Qwen3LM(nn.Module):
     def __init__(self, config: Qwen3LMConfig) -> None:
         super().__init__()
         self.config = config
+        self.max_len = config.max_len  # as notebook 10's Qwen3Decoder has it
         self.embed = nn.Embedding(config.vocab_size, config.d_model)
         self.blocks = nn.ModuleList(ModernBlock(config) for _ in range(config.n_layers))
         self.norm = nn.RMSNorm(config.d_model, eps=config.eps)
@@ -447,11 +448,20 @@ def load_hf_checkpoint(path: str | Path, dtype: torch.dtype = torch.float32,
 
 
 def load_hf_model(path: str | Path, dtype: torch.dtype = torch.float32) -> Qwen3LM:
-    """`Qwen3LM` with a Hugging Face checkpoint's weights, in eval mode."""
+    """`Qwen3LM` with a Hugging Face checkpoint's weights, in eval mode.
+
+    The model is built on the meta device and takes the loaded tensors as they are, so a
+    0.6-billion-parameter checkpoint is neither initialised at random first nor held twice.
+    """
     config, state = load_hf_checkpoint(path, dtype)
-    model = Qwen3LM(config).to(dtype)
-    model.load_state_dict(state)
-    return model.eval()
+    with torch.device("meta"):
+        model = Qwen3LM(config)
+    model.load_state_dict(state, assign=True)
+    cos, sin = rope_tables(config.max_len, config.d_k, config.rope_base)  # (max_len, d_k/2)
+    model.rope_cos, model.rope_sin = cos, sin  # the buffers were built on the meta device
+    if config.tie_weights:
+        model.head.weight = model.embed.weight
+    return model.to(dtype).eval()
 
 
 def save_hf_checkpoint(model: nn.Module, config: Qwen3LMConfig, path: str | Path) -> Path:

@@ -190,6 +190,32 @@ def test_the_hf_comparison_cell_prints_a_gap_below_1e_5(capsys):
     assert float(line.rsplit(" ", 1)[1]) < 1e-5
 
 
+def test_the_live_slide_cell_runs_when_the_weights_are_cached(tmp_path):
+    """The Qwen3-0.6B branch of the notebook, with the tiny checkpoint and a word-level
+    tokenizer.json standing in for the cached snapshot."""
+    tokenizers = pytest.importorskip("tokenizers")
+    snapshot = tmp_path / "snapshot"
+    snapshot.mkdir()
+    for path in tiny_checkpoint().iterdir():
+        (snapshot / path.name).write_bytes(path.read_bytes())
+    words = ["[UNK]", "The", "robot", "picked", "up", "the", "cup", "because", "it", "was",
+             "empty", "."]
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.WordLevel(
+        {w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tokenizer.save(str(snapshot / "tokenizer.json"))
+    namespace = solution_functions(NOTEBOOK)
+    namespace["find_cached_qwen3"] = lambda: snapshot
+    cells = [c for c in solution_notebook(NOTEBOOK).cells if c.cell_type == "code"
+             and "folder = find_cached_qwen3()" in c.source]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(cells[0].source, NOTEBOOK, "exec"), namespace)
+    assert "measured patterns (layer, head): {'it -> cup'" in out.getvalue()
+    assert namespace["real_tokens"] == words[1:]
+    assert tuple(namespace["real_maps"].shape) == (2, 4, 11, 11)
+
+
 # ---------------------------------------------------------------------------------------
 # Figures are labelled
 # ---------------------------------------------------------------------------------------

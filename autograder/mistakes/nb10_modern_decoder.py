@@ -723,6 +723,21 @@ ALTERNATIVES = [
             new_cache.append((k, v))
         return model.head(model.norm(h)), new_cache
     """),
+    alternative("decode_step", "its own length check with model.max_len, a while loop", """
+        T = 0 if cache is None else int(cache[0][0].shape[-2])
+        L = token_ids.size(1)
+        if T + L > model.max_len:
+            raise ValueError(f"token_ids: {T} + {L} tokens exceed max_len = {model.max_len}")
+        rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+        h, new_cache, i = model.embed(token_ids), [], 0
+        while i < len(model.blocks):
+            block = model.blocks[i]
+            h, (k, v) = block(h, rope, cache[i] if cache is not None else None)
+            assert k.shape[1] == block.n_kv_heads and k.shape[-1] == block.d_k
+            new_cache.append((k, v))
+            i += 1
+        return model.head(model.norm(h)), new_cache
+    """),
     alternative("decode_step", "no_grad and a list comprehension over pairs", """
         with torch.no_grad():
             T = cache[0][0].shape[2] if cache else 0
