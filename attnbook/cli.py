@@ -111,7 +111,7 @@ def _knobs(args) -> dict:
             "top_p": args.top_p if args.top_p < 1 else None}  # fmt: skip
 
 
-def sample(args) -> list[dict]:
+def sample_command(args) -> list[dict]:
     """Print ``--count`` emails, each with the true grammar's verdict and log-probability."""
     from attnbook.corpus import DEFAULT_GRAMMAR
     from attnbook.generation import sample_emails
@@ -154,7 +154,7 @@ def _describe(args) -> str:
             f"{args.top_p if args.top_p < 1 else 'off'}, seed {args.seed}")
 
 
-def evaluate(args) -> dict:
+def evaluate_command(args) -> dict:
     """Held-out loss against the grammar's own loss on the same emails, then sample quality."""
     import torch
 
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None, started: float | None = None):
 
         return ablation_main(argv[1:])
     args = _parser().parse_args(argv)
-    return {"sample": sample, "evaluate": evaluate}[args.verb](args)
+    return {"sample": sample_command, "evaluate": evaluate_command}[args.verb](args)
 
 
 def run() -> None:

@@ -294,3 +294,15 @@ def test_budget_bounds_the_whole_train_command(tmp_path):
     for m1, s1, m2, s2 in shown:
         elapsed, eta = 60 * int(m1) + int(s1), 60 * int(m2) + int(s2)
         assert elapsed + eta <= budget + 1, f"elapsed {elapsed} s, ETA {eta} s: {figures}"
+
+
+# -- the README ----------------------------------------------------------------------------
+def test_readme_shows_each_verb_and_one_command_samples_ten_emails():
+    readme, makefile = (ROOT / "README.md").read_text(), (ROOT / "Makefile").read_text()
+    for verb in ("sample", "train", "evaluate", "ablate"):
+        assert f"attnbook {verb} " in readme, f"the README never shows `attnbook {verb}`"
+    assert "sample_emails(" in readme, "the README shows sample's Python equivalent"
+    assert "`make sample`" in readme
+    recipe = makefile.split("\nsample: setup\n", 1)[1].split("\n\n", 1)[0]
+    assert "$(BIN)/attnbook sample $(SAMPLE_ARGS)" in recipe
+    assert "SAMPLE_ARGS ?= --count 10" in makefile
