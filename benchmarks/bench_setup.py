@@ -67,7 +67,7 @@ def measure(python: str, busy: int) -> dict:
         if done.returncode != 0:
             sys.exit(f"make setup failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     sources = subprocess.run([python, "-m", "pip", "config", "list"], capture_output=True,
-                             text=True).stdout.split()  # fmt: skip
+                             text=True).stdout.splitlines()  # fmt: skip
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
         "python": platform.python_version(),
@@ -76,7 +76,8 @@ def measure(python: str, busy: int) -> dict:
         "load_before": load_before,
         "load_after": load_after,
         "seconds": seconds,
-        "sources": "; ".join(s for s in sources if "index" in s or "find-links" in s) or "PyPI",
+        "sources": "; ".join(s.split(".", 1)[-1] for s in sources
+                             if "index" in s or "find-links" in s) or "PyPI",
     }
 
 
