@@ -281,6 +281,7 @@ def test_budget_bounds_the_whole_train_command(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     figures = (f"budget {budget:.1f} s, wall {wall:.2f} s; measured apart: bare interpreter "
                f"{bare_s:.2f} s, interpreter + torch + trainer imports {imports_s:.2f} s")
+    print(figures)  # shown with pytest -s
     assert wall <= budget * 1.05 + SLACK_S, figures
     assert wall >= budget * 0.75, f"the budget stopped the run too early: {figures}"
     steps = int(re.search(r"^\s+steps: (\d+)$", done.stdout, re.M)[1])
