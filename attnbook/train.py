@@ -535,7 +535,10 @@ ASSETS = Path(__file__).resolve().parent.parent / "assets" / "checkpoints"
 
 
 def _positive(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text}")
     return value

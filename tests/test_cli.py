@@ -67,6 +67,8 @@ def test_every_verb_has_help(argv, shown, capsys):
         (["evaluate", "--emails", "-3"], "argument --emails: expected an integer >= 1, got -3"),
         (["train", "--budget-seconds", "0"],
          "argument --budget-seconds: expected a number of seconds > 0, got 0"),
+        (["train", "--budget-seconds", "soon"],
+         "argument --budget-seconds: expected a number of seconds > 0, got soon"),
         (["ablate", "--variant", "nope"], "argument --variant: invalid choice: 'nope'"),
         (["fly"], "invalid choice: 'fly'"),
     ],
