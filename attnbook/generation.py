@@ -39,10 +39,12 @@ __all__ = [
     "filtered_distribution",
     "find_checkpoint",
     "generate_tokens",
+    "judge_email",
     "left_pad",
     "plot_quality_diversity",
     "prompt_logits",
     "quality_diversity_sweep",
+    "sample_emails",
     "sampling_widget",
     "score_samples",
 ]
@@ -360,6 +362,66 @@ def score_samples(grammar, tokenizer, sequences: Sequence[Sequence[int]]) -> dic
         "mean_log_prob": total_log_p / total_tokens if total_tokens else math.nan,
         "distinct": len(set(texts)) / n if n else math.nan,
     }
+
+
+def judge_email(grammar, tokenizer, ids: Sequence[int]) -> dict:
+    """One generated email (token ids, ``<BOS> ... <EOS>``) judged by the true grammar.
+
+    Returns ``text`` (the words, ``" ..."`` appended when the length limit cut it off),
+    ``complete`` (it ended with ``<EOS>``), ``valid`` (the grammar can make it), ``reason``
+    (why not, "" when valid), ``n_tokens`` (words + the end token) and ``log_prob_per_token``
+    (the grammar's log-probability over ``n_tokens``; -inf when invalid).
+    """
+    seq = [int(t) for t in ids]
+    body = seq[1:] if seq and seq[0] == tokenizer.bos_id else seq
+    complete = bool(body) and body[-1] == tokenizer.eos_id
+    words = tokenizer.decode(body[:-1] if complete else body).split()
+    if not complete:
+        reason = "cut off by the length limit before <EOS>"
+    elif tokenizer.pad_id in body or tokenizer.bos_id in body:
+        reason = "a special token inside the email"
+    else:
+        reason = grammar.explain(words)
+    log_p = grammar.log_prob(words) if not reason else -math.inf
+    return {
+        "text": " ".join(words) + ("" if complete else " ..."),
+        "complete": complete,
+        "valid": not reason,
+        "reason": reason,
+        "n_tokens": len(words) + 1,
+        "log_prob_per_token": log_p / (len(words) + 1),
+    }
+
+
+def sample_emails(
+    model: TransformerLM,
+    tokenizer,
+    grammar,
+    count: int = 10,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int = 0,
+    max_new_tokens: int | None = None,
+) -> list[dict]:
+    """Draw ``count`` whole emails from ``<BOS>`` and judge each with `judge_email`.
+
+    Seeded: the same call gives the same emails. ``max_new_tokens`` defaults to what the
+    model's ``max_len`` allows.
+    """
+    if count < 1:
+        raise ValueError(f"count: expected an int >= 1, got {count}")
+    filtered_distribution(torch.zeros(1), temperature, top_k, top_p)  # checks the knobs
+    limit = model.config.max_len - 1
+    max_new_tokens = limit if max_new_tokens is None else max_new_tokens
+    if not 1 <= max_new_tokens <= limit:
+        raise ValueError(f"max_new_tokens: expected 1 to {limit} (the model's max_len - 1), "
+                         f"got {max_new_tokens}")
+    generator = torch.Generator(device=model.head.weight.device).manual_seed(seed)
+    samples = generate_tokens(model, [[tokenizer.bos_id]] * count, max_new_tokens,
+                              tokenizer.eos_id, tokenizer.pad_id, temperature, top_k, top_p,
+                              generator)  # fmt: skip
+    return [judge_email(grammar, tokenizer, ids) for ids in samples]
 
 
 def quality_diversity_sweep(
