@@ -32,6 +32,7 @@ import os
 import select
 import struct
 import time
+from typing import Any
 
 MAX_FRAME = 64 * 1024 * 1024
 MAX_DEPTH = 24
@@ -200,7 +201,7 @@ class Decoder:
 
     def __init__(self, objects: bool = False, lookup=None, make_handle=None):
         self.objects, self.lookup, self.make_handle = objects, lookup, make_handle
-        self.models: dict[int, object] = {}
+        self.models: dict[int, Any] = {}  # torch modules (torch is imported lazily)
         self.pending: list = []  # optimizers wait until every model of the call is rebuilt
 
     def decode(self, value, depth: int = 0):
