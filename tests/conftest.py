@@ -11,23 +11,21 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "autograder"))
-
-from grader.catalogue import (  # noqa: E402
+from grader.catalogue import (
     nbgrader_meta,
     solution_notebook,
     strip_solution_markers,
 )
+from grader.course import assignments
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 
 
 def notebook_names() -> list[str]:
-    return sorted(p.parent.name for p in SOLUTIONS.glob("*/*.ipynb")
-                  if p.stem == p.parent.name)
+    return assignments(ROOT)
 
 
 def read(path: Path) -> nbformat.NotebookNode:
@@ -116,3 +114,16 @@ def stderr_of(cell) -> str:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    """A throwaway local PostgreSQL server with one empty database (tests/postgres_server.py),
+    for the module's tests; skipped, with the reason, where one cannot run."""
+    from postgres_server import skip_reason, throwaway_server
+
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with throwaway_server() as url:
+        yield url
