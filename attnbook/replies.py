@@ -4,8 +4,8 @@ A source email reads ``hi A , S1 [S2] thanks , B .``: A is the person written to
 sender, S1 and S2 sentences of six kinds. Its reply greets the sender, answers each sentence
 in order and is signed by the person written to::
 
-    hi anna , please send the report before the slides . thanks , ben .
-    hi ben , sure , the report first , then the slides . thanks , anna .
+    hi anna , please send the report before the draft . thanks , ben .
+    hi ben , sure , the report first , then the draft . thanks , anna .
 
 Each reply sentence is drawn from a table of templates with explicit probabilities, filled
 in with the item, day or order of the sentence it answers; the sign-off comes from a table
@@ -15,11 +15,10 @@ gives the most likely reply (the mode), the exact log-probability of any decoded
 the conditional entropy, the floor under the training loss.
 
 The tables make decoding strategies differ, as notebook 11 shows. After a request the most
-likely first word is "sure", but each "sure" sentence is less likely than the one "sorry"
-sentence: greedy decoding misses the mode, a beam of two finds a better reply, a beam of
-three the mode. After a meeting question "yes" (0.55) splits over five times while "no"
-(0.45) is one sentence: a beam of two finds the mode. For the other kinds the greedy reply
-is already the mode.
+likely first word is "sure" (0.56), but it splits over four sentences, each less likely than
+the one "sorry" sentence (0.32); after a meeting question "yes" (0.55) splits over five
+times while "no" (0.45) is one sentence. Greedy decoding misses both modes, a beam of two
+finds them. For the other kinds the greedy reply is already the mode.
 """
 
 from __future__ import annotations
@@ -54,7 +53,7 @@ END = "<EOS>"  # the end of a reply, as a key of next_word_probs
 # -- the source grammar: who, how many sentences, which kinds, which words ------------------
 NAMES = {"anna": 0.2, "ben": 0.18, "carla": 0.16, "david": 0.14, "emma": 0.12, "farid": 0.1,
          "grace": 0.1}
-ITEMS = {"report": 0.25, "slides": 0.2, "invoice": 0.15, "budget": 0.15, "agenda": 0.15,
+ITEMS = {"report": 0.25, "draft": 0.2, "invoice": 0.15, "budget": 0.15, "agenda": 0.15,
          "contract": 0.1}
 DAYS = {"monday": 0.25, "tuesday": 0.2, "wednesday": 0.2, "thursday": 0.2, "friday": 0.15}
 SENTENCE_COUNTS = {1: 0.5, 2: 0.5}
@@ -70,13 +69,12 @@ SOURCE_TEMPLATES = {
 
 # -- the reply grammar: one table of sentence templates per kind, and the sign-off ----------
 _REQUEST = {
-    "sure , i will send it today .": 0.14,
-    "sure , i will send it tomorrow .": 0.10,
-    "sure , it is attached .": 0.09,
-    "sure , here it is .": 0.07,
-    "ok , i will send the {item} soon .": 0.20,
-    "ok , the {item} is on its way .": 0.15,
-    "sorry , the {item} is not ready .": 0.25,
+    "sure , i will send it today .": 0.22,
+    "sure , i will send it tomorrow .": 0.14,
+    "sure , it is attached .": 0.12,
+    "sure , here it is .": 0.08,
+    "sorry , the {item} is not ready .": 0.32,
+    "ok , the {item} is on its way .": 0.12,
 }
 REPLY_TABLES = {
     "send": _REQUEST,
@@ -88,8 +86,8 @@ REPLY_TABLES = {
     },
     "meet": {
         "yes , {day} at nine works .": 0.16,
-        "yes , {day} at ten works .": 0.14,
-        "yes , {day} at noon works .": 0.10,
+        "yes , {day} at ten works .": 0.13,
+        "yes , {day} at noon works .": 0.11,
         "yes , {day} at two works .": 0.08,
         "yes , {day} at four works .": 0.07,
         "no , i am away on {day} .": 0.45,
