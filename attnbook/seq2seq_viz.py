@@ -221,9 +221,12 @@ def plot_cross_mask(src_tokens: Sequence[Sequence[str]], tgt_tokens: Sequence[Se
                     pad: str = "<PAD>", names: Sequence[str] = ("Message A", "Message B")):
     """Cross-attention's allowed grid per message: every reply position may read every real
     source token, never a padded one, and no causal triangle."""
-    fig, axes = plt.subplots(1, len(src_tokens), figsize=(4.2 * len(src_tokens), 3.4),
+    width = max(len(src) for src in src_tokens)
+    rows = sum(len(tgt) for tgt in tgt_tokens)
+    fig, axes = plt.subplots(len(src_tokens), 1, figsize=(2.0 + 0.36 * width, 1.6 + 0.34 * rows
+                                                          + 0.9 * len(src_tokens)),
                              squeeze=False)
-    for ax, src, tgt, name in zip(axes[0], src_tokens, tgt_tokens, names):
+    for ax, src, tgt, name in zip(axes[:, 0], src_tokens, tgt_tokens, names):
         allowed = np.array([[s != pad for s in src] for _ in tgt], dtype=float)  # (L_t, L_s)
         ax.imshow(allowed, cmap="Blues", vmin=0.0, vmax=1.2)
         ax.set_xticks(range(len(src)), src, rotation=60)
