@@ -139,7 +139,7 @@ def _check_cross_case(run: CheckRun, call: str, q, k, v, enc_allowed, expected=N
     if tuple(getattr(Y, "shape", ())) == (B, h, L_t, L_s) and (B, h, L_t, L_s) != (
             B, h, L_t, d_v):
         run.fail(f"{call}: the first element has the weights' shape {(B, h, L_t, L_s)}.",
-                 hint="return Y first, then A: return A @ v, A")
+                 hint="return Y first, then A: the output, then the weights")
     run.expect_shape(f"{call}, Y", Y, (B, h, L_t, d_v), hint="Y is (B, h, L_t, d_v): one row "
                      "per reply position, the width of the values")
     run.expect_shape(f"{call}, A", A, (B, h, L_t, L_s), hint="A is (B, h, L_t, L_s): one row "
@@ -246,9 +246,9 @@ HINT_CROSS_ARGS = ("call the cross-attention layer as self.cross_attn(x, source,
                    "None, :]")
 HINT_PADDING = ("apply the source padding mask in the encoder's self-attention AND in every "
                 "cross-attention: src_allowed[:, None, None, :] (B, 1, 1, L_s) as allowed")
-HINT_CAUSAL = ("the decoder's self-attention needs the causal mask, torch.ones(L, L, "
-               "dtype=torch.bool).tril() with L = h.shape[1]: reply position t may read only "
-               "reply positions <= t")
+HINT_CAUSAL = ("the decoder's self-attention needs the causal mask, a lower-triangular "
+               "(L_t, L_t) bool matrix sized by the reply's length: reply position t may read "
+               "only reply positions <= t")
 HINT_WHOLE_SOURCE = ("neither the encoder nor cross-attention is causal: the whole source is "
                      "given, so every reply position may read every real source token")
 
@@ -345,15 +345,16 @@ _MISTAKES = [
     ("no ln_enc", "the encoder's final LayerNorm (ln_enc) forgotten",
      "the memory is self.ln_enc(h) after the last encoder block"),
     ("encoder outputs discarded", "the encoder blocks' outputs discarded (block(h) called, h "
-     "not updated)", "a block returns a new tensor: h = block(h, src_allowed)"),
+     "not updated)", "a block returns a new tensor: keep it as the states the next encoder "
+     "block reads"),
     ("encoder blocks fed the embeddings", "every encoder block fed the embeddings (only the "
-     "last block's output kept)", "feed each encoder block the previous block's output: "
-     "h = block(h, src_allowed)"),
+     "last block's output kept)", "feed each encoder block the previous block's output, "
+     "not the embeddings"),
     ("decoder outputs discarded", "the decoder blocks' outputs discarded (block(h) called, h "
-     "not updated)", "a block returns a new tensor: h = block(h, memory, src_allowed)"),
+     "not updated)", "a block returns a new tensor: keep it as the states the next decoder "
+     "block reads"),
     ("decoder blocks fed the embeddings", "every decoder block fed the reply embeddings",
-     "feed each decoder block the previous block's output: h = block(h, memory, "
-     "src_allowed)"),
+     "feed each decoder block the previous block's output, not the reply embeddings"),
     ("cross first", "cross-attention before self-attention in the decoder block",
      "self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention "
      "(C = U + CrossAttn(LN2(U), M)), then the MLP"),
@@ -784,8 +785,8 @@ def _expect_search(run: CheckRun, call: str, beam_search, model, src, k: int, ma
                      hint=" Or: ".join(f"{hint}." for _, hint in matches))
         if ids[:1] != [BOS]:
             run.fail(f"{call} returned {ids}, which does not start with <BOS> = {BOS}.",
-                     hint="every hypothesis starts with the setup's BOS: live = "
-                     "torch.tensor([[BOS]])")
+                     hint="every hypothesis starts with the setup's BOS: the search begins from one "
+                     "live prefix that holds only BOS")
         run.fail(f"{call} returned {ids}; expected {list(expected[0])}.", hint=HINT_SEARCH)
     run.passed += 1
     tol = 1e-4 * max(1.0, abs(expected[1]))

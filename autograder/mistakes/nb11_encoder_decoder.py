@@ -242,13 +242,13 @@ MISTAKES = [
         for block in self.encoder:
             block(h, src_allowed)
         return self.ln_enc(h)
-    """), hint="h = block(h, src_allowed)"),
+    """), hint="states the next encoder block reads"),
     mistake("EncoderDecoder", "every encoder block fed the embeddings", _encdec(encode="""
         x = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(x, src_allowed)
         return self.ln_enc(h)
-    """), hint="h = block(h, src_allowed)"),
+    """), hint="the previous block's output, not the embeddings"),
     mistake("EncoderDecoder", "no positions on the source", _encdec(encode="""
         h = self.embed(src_ids)
         for block in self.encoder:
@@ -260,7 +260,7 @@ MISTAKES = [
         for block in self.decoder:
             block(h, memory, src_allowed)
         return self.head(self.ln_final(h))
-    """), hint="h = block(h, memory, src_allowed)"),
+    """), hint="states the next decoder block reads"),
     mistake("EncoderDecoder", "final LayerNorm forgotten", _encdec(decode="""
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
