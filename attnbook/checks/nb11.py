@@ -785,8 +785,8 @@ def _expect_search(run: CheckRun, call: str, beam_search, model, src, k: int, ma
                      hint=" Or: ".join(f"{hint}." for _, hint in matches))
         if ids[:1] != [BOS]:
             run.fail(f"{call} returned {ids}, which does not start with <BOS> = {BOS}.",
-                     hint="every hypothesis starts with the setup's BOS: the search begins from one "
-                     "live prefix that holds only BOS")
+                     hint="every hypothesis starts with the setup's BOS: the search begins "
+                     "from one live prefix that holds only BOS")
         run.fail(f"{call} returned {ids}; expected {list(expected[0])}.", hint=HINT_SEARCH)
     run.passed += 1
     tol = 1e-4 * max(1.0, abs(expected[1]))
