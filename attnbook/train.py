@@ -17,8 +17,10 @@ import argparse
 import contextlib
 import csv
 import dataclasses
+import io
 import math
 import os
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -28,7 +30,6 @@ import numpy as np
 import torch
 import torch.distributed as dist
 from matplotlib.figure import Figure
-from tqdm.auto import tqdm
 
 from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
 from attnbook.data import Batch, batch_iterator, masked_cross_entropy, validation_loss
@@ -40,6 +41,7 @@ from attnbook.model import (
     pick_device,
     save_checkpoint,
 )
+from attnbook.progress import BudgetBar, exit_now, process_start
 from attnbook.tokenizer import CharTokenizer, WordTokenizer, tokenizer_from_dict
 
 CSV_FIELDS = ("step", "lr", "train_loss", "val_loss", "tokens", "elapsed_s")
@@ -77,7 +79,9 @@ class TrainConfig:
     device: str | None = None  # default: CUDA, then MPS, then CPU
     out: str = "runs/email_cpu"
     resume: bool = False
-    budget_seconds: float | None = None  # stop (and save) once this much time has passed
+    budget_seconds: float | None = None  # the whole run, final evaluation and saving included
+    budget_start: float | None = None  # time.perf_counter() when the budget began (default:
+    # when `train` is called; the command line passes its process's start, imports included)
     stop_after: int | None = None  # end this run at this step; the schedule still spans `steps`
     num_threads: int | None = None  # CPU threads per process (torch default when None)
     progress: bool = True
@@ -308,11 +312,49 @@ def plot_loss_curve(
     return fig
 
 
+FINAL_COST_SAFETY = 1.5  # measured once, paid later on a longer log, maybe a busier machine
+
+
+def _measure_final_cost(
+    model: TransformerLM,
+    optimizer: torch.optim.Optimizer,
+    data: _Data,
+    device: torch.device,
+    autocast: contextlib.AbstractContextManager,
+    world_size: int,
+) -> float:
+    """Seconds the last validation, two checkpoints and the loss curve will take, with margin.
+
+    Times a validation batch spread over the lengths (scaled to this rank's share of the
+    validation set), a checkpoint with the optimizer state and a loss-curve figure, each
+    written to memory; the figure also warms matplotlib up for the real one.
+    """
+    every = max(1, len(data.val) // 256)
+    sample = data.val[::every][:256]
+    began = time.perf_counter()
+    validation_loss(model, sample, pad_id=data.tokenizer.pad_id, device=device, autocast=autocast)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    share = len(data.val) / world_size / len(sample)
+    validate_s = (time.perf_counter() - began) * share
+    began = time.perf_counter()
+    save_checkpoint(model, io.BytesIO(), optimizer=optimizer.state_dict())
+    save_s = 2 * (time.perf_counter() - began)  # best.pt and last.pt
+    began = time.perf_counter()
+    rows = [{"step": s, "train_loss": "1.0", "val_loss": "1.0", "tokens": 100 * s}
+            for s in (1, 2)]  # fmt: skip
+    plot_loss_curve(rows, io.BytesIO(), floor=data.floor, floor_se=data.floor_se)
+    plot_s = time.perf_counter() - began
+    return FINAL_COST_SAFETY * (validate_s + save_s + plot_s)
+
+
 def train(config: TrainConfig) -> dict:
     """Train as ``config`` says; returns the run's metrics (and writes files to ``out``).
 
     Under torchrun (WORLD_SIZE > 1) every process calls this; rank 0 writes the files.
     """
+    budget_start = time.perf_counter() if config.budget_start is None else config.budget_start
+    deadline = None if config.budget_seconds is None else budget_start + config.budget_seconds
     info, device = _init_distributed(config.device)
     if config.num_threads:
         torch.set_num_threads(config.num_threads)
@@ -357,15 +399,20 @@ def train(config: TrainConfig) -> dict:
     last_step = config.steps if config.stop_after is None else min(config.steps, config.stop_after)
     tokens = int(log_rows[-1]["tokens"]) if log_rows else 0
     elapsed_before = float(log_rows[-1]["elapsed_s"]) if log_rows else 0.0
+    # What the final evaluation and saving will cost, measured now, so the loop stops in time.
+    final_cost = 0.0 if deadline is None else _measure_final_cost(
+        model, optimizer, data, device, autocast, info.world_size
+    )
     start = time.perf_counter()
-    tokens_at_start = tokens
-    bar = tqdm(
+    tokens_at_start, step_at_start = tokens, step
+    bar = BudgetBar(
         total=last_step,
         initial=step,
         desc="train",
         file=sys.stdout,
         disable=not (config.progress and info.main),
         dynamic_ncols=True,
+        deadline=deadline,
     )
     metrics = {
         "best_val_loss": best,
@@ -448,8 +495,12 @@ def train(config: TrainConfig) -> dict:
         if len(pending) >= 25:
             settle_losses()
         bar.update(1)
-        out_of_time = config.budget_seconds is not None and (
-            time.perf_counter() - start >= config.budget_seconds
+        # Stop when one more step plus the final evaluation and saving would pass the deadline.
+        now = time.perf_counter()
+        step_s = (now - start) / (step - step_at_start)
+        due = step % config.eval_every == 0  # an evaluation now costs about a final one
+        out_of_time = deadline is not None and (
+            now + step_s + final_cost * (2 if due else 1) >= deadline
         )
         if ddp and config.budget_seconds is not None:  # every rank must stop at the same step
             flag = torch.tensor([float(out_of_time)], device=device)
@@ -458,7 +509,7 @@ def train(config: TrainConfig) -> dict:
         if out_of_time or step == last_step:
             validate_and_save(final=True)
             break
-        if step % config.eval_every == 0:
+        if due:
             validate_and_save(final=False)
     bar.close()
     wall = time.perf_counter() - start
@@ -480,9 +531,22 @@ def load_trained(path: str | Path, map_location: str | torch.device | None = Non
     return model, tokenizer_from_dict(extra["tokenizer"]), extra
 
 
-def _parse_args(argv: list[str] | None) -> TrainConfig:
+ASSETS = Path(__file__).resolve().parent.parent / "assets" / "checkpoints"
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text}")
+    return value
+
+
+def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.train"):
     parser = argparse.ArgumentParser(
-        prog="python -m attnbook.train",
+        prog=prog,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -490,13 +554,19 @@ def _parse_args(argv: list[str] | None) -> TrainConfig:
     parser.add_argument("--steps", type=int, help="length of the schedule")
     parser.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
     parser.add_argument("--seed", type=int, help="initialisation and batch order")
-    parser.add_argument("--out", help="folder for checkpoints, log.csv and loss_curve.png")
+    parser.add_argument("--out", help="folder for checkpoints, log.csv and loss_curve.png "
+                        "(default: the preset's, under runs/)")  # fmt: skip
     parser.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
     parser.add_argument("--text", help="train character level on this UTF-8 text file")
-    parser.add_argument("--budget-seconds", type=float, help="stop and save after this long")
+    parser.add_argument("--budget-seconds", type=_positive,
+                        help="the whole command, imports, final evaluation and saving "
+                        "included, ends within this many seconds (at least one step runs)")
     parser.add_argument("--batch-size", type=int, help="sequences per step over all processes")
     parser.add_argument("--threads", type=int, help="CPU threads per process")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--into-assets", action="store_true",
+                        help="also copy best.pt, log.csv and loss_curve.png over the shipped "
+                        "assets/checkpoints/<name>.pt, <name>_log.csv, <name>_loss_curve.png")
     args = parser.parse_args(argv)
     config = dataclasses.replace(PRESETS[args.preset])
     overrides = {
@@ -511,11 +581,28 @@ def _parse_args(argv: list[str] | None) -> TrainConfig:
         config.out = f"runs/{Path(args.text).stem}"
     config.resume = args.resume
     config.progress = not args.no_progress
-    return config
+    return config, args
 
 
-def main(argv: list[str] | None = None) -> None:
-    config = _parse_args(argv)
+def copy_into_assets(out: str | Path, name: str, assets: str | Path = ASSETS) -> list[Path]:
+    """Copy a run's best.pt, log.csv and loss_curve.png to ``assets/<name>.pt`` and so on."""
+    out, assets = Path(out), Path(assets)
+    assets.mkdir(parents=True, exist_ok=True)
+    pairs = [("best.pt", f"{name}.pt"), ("log.csv", f"{name}_log.csv"),
+             ("loss_curve.png", f"{name}_loss_curve.png")]  # fmt: skip
+    written = []
+    for source, target in pairs:
+        if (out / source).is_file():
+            shutil.copyfile(out / source, assets / target)
+            written.append(assets / target)
+    return written
+
+
+def main(argv: list[str] | None = None, started: float | None = None,
+         prog: str = "python -m attnbook.train") -> dict:
+    """The command line; ``started`` is when the time budget began (default: now)."""
+    config, args = _parse_args(argv, prog)
+    config.budget_start = started
     metrics = train(config)
     if dist.is_initialized():
         # Every rank finishes its collectives before any tears the group down; an unclean
@@ -523,10 +610,16 @@ def main(argv: list[str] | None = None) -> None:
         dist.barrier()
         dist.destroy_process_group()
     if int(os.environ.get("RANK", "0")) == 0:
+        if args.into_assets:
+            name = Path(config.text).stem if config.text else f"email_{args.preset}"
+            for path in copy_into_assets(config.out, name):
+                print(f"wrote {path}")
         shown = {k: v for k, v in metrics.items() if isinstance(v, int | float | str)}
         for key, value in shown.items():
             print(f"{key:>20}: {value:.4f}" if isinstance(value, float) else f"{key:>20}: {value}")
+    return metrics
 
 
 if __name__ == "__main__":
-    main()
+    main(started=process_start())
+    exit_now()  # the budget holds to the end: no seconds of teardown after it
