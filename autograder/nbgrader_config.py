@@ -9,15 +9,13 @@ tests in feedback and show no student-written HTML, exactly as `python -m grader
 """
 
 import os
-import sys
+
+from grader.config import apply
+from grader.preprocessors import StderrToStdout
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, here)
-
-from grader.config import apply  # noqa: E402
-from grader.preprocessors import StderrToStdout  # noqa: E402
-from nbgrader.converters import Autograde  # noqa: E402
-from nbgrader.preprocessors import Execute  # noqa: E402
 
 c = get_config()  # noqa: F821
 
@@ -54,3 +52,9 @@ c.Autograde.autograde_preprocessors = (
 # Student code is untrusted: sandboxed execution and safe feedback and formgrader pages for
 # every nbgrader command run from here. Run reports go where the TA command puts them.
 apply(c, report_directory=os.path.join(here, "reports"))
+
+# nbgrader's own extension points, in the grader's formats: `nbgrader zip_collect` reads the
+# LMS downloads the TA command reads, `nbgrader export` writes its grades.csv
+c.ZipCollectApp.collector_plugin = "grader.nbgrader_plugins.LMSFileNames"
+c.ZipCollectApp.downloaded_directory = "autograder/downloaded"  # beside submitted/
+c.ExportApp.plugin_class = "grader.nbgrader_plugins.GradesCsv"

@@ -40,8 +40,9 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 
 def assignments() -> list[str]:
     """Every solutions/NN_topic folder holding NN_topic.ipynb, in order."""
-    return sorted(p.parent.name for p in SOLUTIONS.glob("*/*.ipynb")
-                  if p.stem == p.parent.name and ".ipynb_checkpoints" not in p.parts)
+    from grader.course import assignments as course_assignments
+
+    return course_assignments(ROOT)
 
 
 # -- the reference answers -----------------------------------------------------------------

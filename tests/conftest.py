@@ -11,23 +11,21 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "autograder"))
-
-from grader.catalogue import (  # noqa: E402
+from grader.catalogue import (
     nbgrader_meta,
     solution_notebook,
     strip_solution_markers,
 )
+from grader.course import assignments
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 
 
 def notebook_names() -> list[str]:
-    return sorted(p.parent.name for p in SOLUTIONS.glob("*/*.ipynb")
-                  if p.stem == p.parent.name)
+    return assignments(ROOT)
 
 
 def read(path: Path) -> nbformat.NotebookNode:

@@ -300,8 +300,9 @@ def gradescope_command(args) -> int:
         root = Path(args.gradescope_root or os.environ.get(ROOT_ENV) or "/autograder")
         return run(root)
     root = Path(args.root)
-    assignments = args.assignment or sorted(
-        p.parent.name for p in (root / "solutions").glob("*/*.ipynb") if p.stem == p.parent.name)
+    from grader.course import assignments as course_assignments
+
+    assignments = args.assignment or course_assignments(root)
     try:
         for assignment in assignments:
             print(build(root, assignment, Path(args.out), args.visibility))
