@@ -440,6 +440,7 @@ HINT_ATTENTION = ("the weights A are the row-wise softmax of the scores of Q aga
 
 
 HINT_V_TIMES_A = "Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come first, not V @ A"
+HINT_RETURN_PAIR = "return Y, A"
 HINT_RETURN_Y_A = "return Y, A in that order"
 HINT_Y_SHAPE = "Y has one row per query, d_v columns"
 HINT_A_SHAPE = "A has one row per query, one column per key"
@@ -454,7 +455,7 @@ def check_attention(attention, reference=None, trials: int = 12) -> None:
         SHAPE_ERRORS, HINT_V_TIMES_A)])
     run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
                     f"{call} should return a tuple (Y, A); got {type(result).__name__}",
-                    hint="return Y, A")
+                    hint=HINT_RETURN_PAIR)
     Y, A = result
     Y_expected, A_expected = torch_attend(WORKED_Q, WORKED_K, WORKED_V)
     if np.shape(Y) == (4, 4) and np.shape(A) == (4, 3):

@@ -437,6 +437,7 @@ def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mi
 HINT_RETURN_Y_A = "return Y, A in that order: the outputs first, then the weights"
 HINT_Y_SHAPE = "Y is (..., L_q, d_v)"
 HINT_A_SHAPE = "A is (..., L_q, L_k)"
+HINT_RETURN_PAIR = "return Y, A"
 HINT_MASK_BEFORE_SOFTMAX = "set blocked scores to -inf before the softmax: exp(-inf) = 0 exactly"
 
 
@@ -444,7 +445,7 @@ def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expec
                        nan_hint: str = HINT_NAN):
     run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
                     f"{call} should return a tuple (Y, A); got {type(result).__name__}",
-                    hint="return Y, A")
+                    hint=HINT_RETURN_PAIR)
     Y, A = result
     Y_ref, A_ref = expected if expected is not None else torch_attend(Q, K, V, allowed)
     shape_Y, shape_A = np.shape(as_array(Y)), np.shape(as_array(A))

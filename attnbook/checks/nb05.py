@@ -264,6 +264,10 @@ HINT_MASK_INVERTED = "True means 'may attend': fill -inf where allowed is False,
 HINT_FINITE_FILL = ("a row with no allowed key came out uniform: use -inf and give such rows "
                     "zero weights")
 
+HINT_NAME_THE_AXIS = ("always name the axis: torch.softmax(scores, dim=-1); without dim= "
+                      "PyTorch guesses axis {implicit} for a {ndim}-axis tensor")  # its guess
+HINT_D_K_FROM_FRONT = "d_k is q.shape[-1], the last axis: " + HINT_AXES
+
 
 def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
     d_k = q.shape[-1]
@@ -288,8 +292,7 @@ def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
         ("softmax without dim= (PyTorch picked an axis for you)",
          soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=implicit)
          if implicit != S.dim() - 1 else None,
-         "always name the axis: torch.softmax(scores, dim=-1); without dim= PyTorch guesses "
-         f"axis {implicit} for a {S.dim()}-axis tensor"),
+         HINT_NAME_THE_AXIS.format(implicit=implicit, ndim=S.dim())),
         ("divided by d_k instead of sqrt(d_k)", soft((S / d_k).masked_fill(~mask, -math.inf)),
          HINT_DIVIDED_BY_D_K),
         ("softmax over the wrong axis",
@@ -301,7 +304,7 @@ def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
     if S.dim() > 2 and q.shape[1] != d_k:
         out.append(("d_k read from q.shape[1], a leading axis, instead of q.shape[-1]",
                     soft((S / math.sqrt(q.shape[1])).masked_fill(~mask, -math.inf)),
-                    "d_k is q.shape[-1], the last axis: " + HINT_AXES))
+                    HINT_D_K_FROM_FRONT))
     if S.shape[-1] == S.shape[-2]:
         out += [
             ("scores transposed: k @ q^T (keys as rows) instead of q @ k^T",
@@ -716,7 +719,6 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
 
 HINT_FOUR_LAYERS = ("exactly four nn.Linear(d_model, d_model) layers and nothing else with "
                     "parameters")
-HINT_NO_MASK = "causal + padding"
 
 
 def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int = 6) -> None:
@@ -740,7 +742,7 @@ def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int =
         for seed in range(trials):
             g = torch.Generator().manual_seed(1100 + seed)
             h, d_k, B, L = (int(s) for s in torch.randint(1, 5, (4,), generator=g))
-            masked = ("no mask", "causal", HINT_NO_MASK)[seed % 3]
+            masked = ("no mask", "causal", "causal + padding")[seed % 3]
             dtype = torch.float64 if seed % 2 else torch.float32
             _check_mha_case(run, h * d_k, h, B, L + 1, dtype, masked, 1200 + seed,
                             reference=reference)

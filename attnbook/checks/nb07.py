@@ -201,19 +201,19 @@ def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), seque
                          HINT_LOSS_MASK_WHERE)
 
 
-CRASH_MAKE_BATCH = ("the sequences differ in length: take L from the LONGEST one, "
-                    "max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs "
-                    "equal lengths), and write each row's own n = len(seq) - 1 ids")
-CRASH_LOSS = ("flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or "
-              "reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size "
-              "from the arguments")
+HINT_CRASH_MAKE_BATCH = ("the sequences differ in length: take L from the LONGEST one, "
+                         "max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs "
+                         "equal lengths), and write each row's own n = len(seq) - 1 ids")
+HINT_CRASH_LOSS = ("flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or "
+                   "reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size "
+                   "from the arguments")
 
 
 HINT_BATCH_IN_PLACE = "build new tensors; do not append padding to the caller's lists"
 
 
 def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
-    run = CheckRun(make_batch, crash_hint=CRASH_MAKE_BATCH,
+    run = CheckRun(make_batch, crash_hint=HINT_CRASH_MAKE_BATCH,
                    in_place_hint=HINT_BATCH_IN_PLACE)
     tokenizer = WordTokenizer()
     pad, eos = tokenizer.pad_id, tokenizer.eos_id
@@ -374,7 +374,7 @@ HINT_LOG_OF_SOFTMAX = ("log(softmax(x)) underflows to log(0) = -inf for large lo
 
 
 def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
-    run = CheckRun(lm_loss, crash_hint=CRASH_LOSS,
+    run = CheckRun(lm_loss, crash_hint=HINT_CRASH_LOSS,
                    in_place_hint=HINT_LOSS_IN_PLACE)
     logits, targets, mask = _worked_loss_inputs()
     call = ("lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "

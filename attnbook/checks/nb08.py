@@ -30,19 +30,19 @@ __all__ = [
 TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
 
 
-CRASH_LOG_PROB = ("score prompt and continuation in one pass: their ids joined into a batch "
-                  "of one are (1, L) and model(ids) is (1, L, V); take "
-                  "every length from the arguments (len(prompt_ids), len(continuation_ids))")
-CRASH_PROBS = ("work along the last axis for any leading shape: keep that axis in "
-               "reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, "
-               "keepdim=True)) so the result broadcasts against every row; top_k None or 0 "
-               "means no top-k filter")
-CRASH_SAMPLE = ("call next_token_probs(logits, temperature, top_k, top_p) with the arguments "
-                "in that order, flatten the leading axes to (N, V) for torch.multinomial and "
-                "reshape the draws back")
-CRASH_GENERATE = ("the next-token logits are model(ids)[:, -1], shape (B, V); take B from "
-                  "prompt_ids.shape[0], never from the worked example; pass temperature, top_k, "
-                  "top_p and generator to sample_next in that order")
+HINT_CRASH_LOG_PROB = ("score prompt and continuation in one pass: their ids joined into a "
+                       "batch of one are (1, L) and model(ids) is (1, L, V); take every length "
+                       "from the arguments (len(prompt_ids), len(continuation_ids))")
+HINT_CRASH_PROBS = ("work along the last axis for any leading shape: keep that axis in "
+                    "reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, "
+                    "keepdim=True)) so the result broadcasts against every row; top_k None or 0 "
+                    "means no top-k filter")
+HINT_CRASH_SAMPLE = ("call next_token_probs(logits, temperature, top_k, top_p) with the "
+                     "arguments in that order, flatten the leading axes to (N, V) for "
+                     "torch.multinomial and reshape the draws back")
+HINT_CRASH_GENERATE = ("the next-token logits are model(ids)[:, -1], shape (B, V); take B from "
+                       "prompt_ids.shape[0], never from the worked example; pass temperature, "
+                       "top_k, top_p and generator to sample_next in that order")
 
 
 # ---------------------------------------------------------------------------------------
@@ -159,7 +159,7 @@ HINT_PROMPT_OFFSET = ("the prompt has L_p = {L_p} tokens: continuation token l i
 
 
 def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) -> None:
-    run = CheckRun(sequence_log_prob, crash_hint=CRASH_LOG_PROB)
+    run = CheckRun(sequence_log_prob, crash_hint=HINT_CRASH_LOG_PROB)
     # A model that ignores its input with p = (0.1, 0.2, 0.3, 0.4): log p(3, 3, 2 | <BOS>)
     # is log 0.4 + log 0.4 + log 0.3. The logits carry an extra +1 so raw logits are wrong.
     probs = torch.tensor([0.1, 0.2, 0.3, 0.4])
@@ -356,7 +356,7 @@ HINT_FILTER_ROWS = "filter along the last axis, each row on its own"
 
 
 def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -> None:
-    run = CheckRun(next_token_probs, crash_hint=CRASH_PROBS,
+    run = CheckRun(next_token_probs, crash_hint=HINT_CRASH_PROBS,
                    in_place_hint=HINT_PROBS_IN_PLACE)
     P, Z = WORKED_PROBS, WORKED_LOGITS
     cases = [
@@ -492,7 +492,7 @@ HINT_DRAW_FROM_PROBS = "draw from next_token_probs"
 
 
 def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
-    run = CheckRun(sample_next, crash_hint=CRASH_SAMPLE)
+    run = CheckRun(sample_next, crash_hint=HINT_CRASH_SAMPLE)
     Z = WORKED_LOGITS
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
     token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
@@ -730,7 +730,7 @@ HINT_PASS_GENERATOR = "pass generator (and temperature, top_k, top_p) on to samp
 
 
 def check_generate(generate, reference=None, trials: int = 6) -> None:
-    run = CheckRun(generate, crash_hint=CRASH_GENERATE)
+    run = CheckRun(generate, crash_hint=HINT_CRASH_GENERATE)
     model = table_model(NEXT_OF)
     for prompts, max_new, what in [([[1, 4], [1, 7]], 10, "row 0 ends after 3 tokens, row 1 "
                                     "after 4"),
