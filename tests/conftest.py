@@ -127,3 +127,15 @@ def postgres_url():
         pytest.skip(reason)
     with throwaway_server() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    """Tiny tensors: a second thread only adds contention on a shared machine. Modules of
+    small-model tests use it with `pytestmark = pytest.mark.usefixtures("one_thread")`."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
