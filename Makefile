@@ -2,6 +2,7 @@
 #
 #   make lab        set up .venv (first time only) and open JupyterLab on notebooks/
 #   make test       set up .venv and the test tools (first time only), run every test (CI)
+#   make sample          set up .venv (first time only), print ten emails from the shipped model
 #   make check NB=01     run the visible checks of one notebook, yours in notebooks/, as the
 #                        autograder runs it; concept answers are graded later, not here
 #   make release         regenerate notebooks/ from solutions/ (instructors)
@@ -17,11 +18,12 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 LAB_ARGS ?=
 PYTEST_ARGS ?=
+SAMPLE_ARGS ?= --count 10
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup test-deps lab formgrader test fast-test check release bench clean
+.PHONY: setup test-deps lab formgrader test fast-test check sample release bench clean
 
 setup: $(VENV)/.installed
 
@@ -58,6 +60,9 @@ fast-test: setup
 check: setup
 	@test -n "$(NB)" || { echo "usage: make check NB=01 (or NB=path/to/notebook.ipynb)"; exit 2; }
 	$(BIN)/python scripts/check_notebook.py $(NB)
+
+sample: setup
+	$(BIN)/attnbook sample $(SAMPLE_ARGS)
 
 release: setup
 	$(BIN)/python scripts/release.py
