@@ -188,14 +188,14 @@ def _apply(change: Edit, bodies: Bodies, reference: Bodies, variant: Variant) ->
 
 def code_only(body: str) -> str:
     """`body` without comments: trailing comments cut, comment-only lines dropped."""
-    lines = body.split("\n")
+    lines: list[str | None] = list(body.split("\n"))
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(body + "\n").readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return body
     for token in reversed([t for t in tokens if t.type == tokenize.COMMENT]):
         row, col = token.start
-        lines[row - 1] = lines[row - 1][:col].rstrip() or None
+        lines[row - 1] = (lines[row - 1] or "")[:col].rstrip() or None
     return "\n".join(line for line in lines if line is not None)
 
 
