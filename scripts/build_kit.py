@@ -189,18 +189,18 @@ def is_ours(path: Path, tree: Path) -> bool:
 
 
 def texts_of(path: Path, name: str) -> Iterator[tuple[str, str]]:
-    """(name, text) of a file; of each member of a zip (a wheel, a torch checkpoint); of each
-    notebook's cells as well as its JSON (where quotes are escaped)."""
+    """(name, text) of a file, or of each member of a zip (a wheel, a torch checkpoint); a
+    notebook's text is its JSON and its cells' sources (in the JSON, quotes are escaped)."""
     if zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as archive:
             for member in archive.namelist():
                 yield f"{name}!{member}", archive.read(member).decode("utf-8", "replace")
         return
-    raw = path.read_bytes().decode("utf-8", "replace")
-    yield name, raw
+    text = path.read_bytes().decode("utf-8", "replace")
     if path.suffix == ".ipynb":
-        cells = nbformat.reads(raw, as_version=4).cells
-        yield f"{name} (cells)", "\n".join(cell.source for cell in cells)
+        cells = nbformat.reads(text, as_version=4).cells
+        text += "\n" + "\n".join(cell.source for cell in cells)
+    yield name, text
 
 
 def kit_texts(tree: Path) -> Iterator[tuple[str, str]]:

@@ -8,14 +8,20 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+import nbformat
+
 ROOT = Path(__file__).resolve().parents[1]
 KIT_ZIP_ENV = "ATTNBOOK_KIT_ZIP"
 INSTALL_TIMEOUT = 1200  # torch and JupyterLab from wheels, on two loaded cores
+REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION",
+                    re.DOTALL | re.MULTILINE)
+MIN_CHARS = 20  # shorter lines (`return Q, K, V`, `else:`) are not an answer on their own
 
 
 @functools.cache
@@ -100,3 +106,29 @@ def install(kit: Path, home: Path) -> subprocess.CompletedProcess:
 
 def kit_python(kit: Path) -> Path:
     return kit / ".venv" / "bin" / "python"
+
+
+# -- answers ------------------------------------------------------------------------------------
+def solution_lines(solutions: Path, names: list[str]) -> dict[str, str]:
+    """line -> notebook, for every line of at least MIN_CHARS characters (and every concept
+    answer) in a solution region that no solution notebook shows outside its regions."""
+    shown, lines = [], {}
+    for name in names:
+        for cell in nbformat.read(solutions / name / f"{name}.ipynb", as_version=4).cells:
+            shown.append(REGION.sub("", cell.source))
+            for body in REGION.findall(cell.source):
+                for line in (raw.strip() for raw in body.splitlines()):
+                    if len(line) >= MIN_CHARS or line.startswith("answer_"):
+                        lines.setdefault(line, name)
+    visible = "\n".join(shown)
+    return {line: name for line, name in lines.items() if line not in visible}
+
+
+def found_in(tree: Path, lines: dict[str, str]) -> dict[str, list[str]]:
+    """Line -> the files of the kit `tree` (wheel members included) that hold it."""
+    found: dict[str, list[str]] = {}
+    for name, text in build_kit_module().kit_texts(tree):
+        for line in lines:
+            if line in text:
+                found.setdefault(line, []).append(name)
+    return found

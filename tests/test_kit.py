@@ -19,7 +19,7 @@ import nbformat
 import pytest
 from conftest import NOTEBOOKS, ROOT, SOLUTIONS, notebook_names, read
 from grader.catalogue import fill_in
-from kit import build_kit_module, clean_env, kit_python
+from kit import build_kit_module, clean_env, found_in, kit_python, solution_lines
 
 pytestmark = pytest.mark.slow
 
@@ -29,11 +29,7 @@ TOP_LEVEL = {"README.md", "install.py", "kit.json", "notebooks", "assets", "scri
              "jupyter"}
 GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "MPLBACKEND": "Agg"}
 
-# -- answers: every non-trivial line of the solution regions ---------------------------------
-REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION",
-                    re.DOTALL | re.MULTILINE)
-MIN_CHARS = 20  # shorter lines (`return Q, K, V`, `else:`) are not an answer on their own
-
+# -- answers: every non-trivial line of the solution regions (kit.solution_lines) ----------
 # Solution lines that the kit holds and a review accepted, each with the reason. Any other
 # solution line in the kit fails the test; an entry no longer found must be removed.
 ACCEPTED = {
@@ -77,30 +73,8 @@ KNOWN_LEAKS = {
 }
 
 
-def solution_lines() -> dict[str, str]:
-    """line -> notebook, for every line of at least MIN_CHARS characters (and every concept
-    answer) in a solution region that no solution notebook shows outside its regions."""
-    shown, lines = [], {}
-    for name in NAMES:
-        for cell in read(SOLUTIONS / name / f"{name}.ipynb").cells:
-            shown.append(REGION.sub("", cell.source))
-            for body in REGION.findall(cell.source):
-                for line in (raw.strip() for raw in body.splitlines()):
-                    if len(line) >= MIN_CHARS or line.startswith("answer_"):
-                        lines.setdefault(line, name)
-    visible = "\n".join(shown)
-    return {line: name for line, name in lines.items() if line not in visible}
-
-
 def found_in_kit(kit_dir: Path) -> dict[str, list[str]]:
-    """Solution line -> the kit files (wheel members included) that hold it."""
-    lines = solution_lines()
-    found: dict[str, list[str]] = {}
-    for name, text in KIT.kit_texts(kit_dir):
-        for line in lines:
-            if line in text:
-                found.setdefault(line, []).append(name)
-    return found
+    return found_in(kit_dir, solution_lines(SOLUTIONS, NAMES))
 
 
 # -- the zip ---------------------------------------------------------------------------------
@@ -149,7 +123,7 @@ def test_kit_holds_no_grader_marker(kit_dir):
 
 def test_kit_holds_no_solution_line_beyond_the_reviewed_ones(kit_dir):
     found = found_in_kit(kit_dir)
-    assert len(solution_lines()) > 200, "the solution regions were not read"
+    assert len(solution_lines(SOLUTIONS, NAMES)) > 200, "the solution regions were not read"
     unreviewed = {line: files for line, files in found.items()
                   if line not in ACCEPTED and line not in KNOWN_LEAKS}
     assert not unreviewed, f"solution lines in the kit: {json.dumps(unreviewed, indent=1)}"

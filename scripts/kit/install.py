@@ -30,10 +30,16 @@ def manifest() -> dict:
     return json.loads((KIT / "kit.json").read_text(encoding="utf-8"))
 
 
-def check_interpreter(built_for: dict) -> None:
-    """Stop with a clear message when the wheels cannot install on this Python."""
-    here = {"python": f"{sys.version_info.major}.{sys.version_info.minor}",
-            "system": platform.system(), "machine": platform.machine().lower()}
+def this_interpreter() -> dict:
+    return {"python": f"{sys.version_info.major}.{sys.version_info.minor}",
+            "system": platform.system(), "machine": platform.machine()}
+
+
+def check_interpreter(built_for: dict, here: dict | None = None) -> None:
+    """Stop with a clear message when the wheels cannot install on this Python (`here`,
+    default this interpreter)."""
+    here = {key: str(value).lower() if key == "machine" else str(value)
+            for key, value in (here or this_interpreter()).items()}
     kit = {key: str(built_for[key]).lower() if key == "machine" else str(built_for[key])
            for key in here}
     wrong = [f"{key}: here {here[key]}, kit {kit[key]}" for key in here if here[key] != kit[key]]
