@@ -33,7 +33,7 @@ $(VENV)/.installed: pyproject.toml autograder/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH_SPEC)
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,hf]"
 	# the TA's grader (attnbook-grader): package, reference answers, catalogue
 	$(BIN)/python -m pip install --quiet -e ./autograder
 	touch $@
