@@ -38,18 +38,27 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 KIT_FILES = ROOT / "scripts" / "kit"
 TORCH_SPEC = "torch==2.13.0"  # the project's pin (Makefile TORCH_SPEC, environment.yml)
-# The assets notebooks 07-09 load (attnbook.generation.find_checkpoint, attnbook.ablation):
-# the course model and its log, the ablation ladder's results and its two probe models.
+# The assets notebooks 07-10 load (attnbook.generation.find_checkpoint, attnbook.ablation,
+# attnbook.qwen3.tiny_checkpoint): the course model and its log, the ablation ladder's results
+# and its two probe models, and notebook 10's tiny Qwen3 checkpoint with the logits
+# transformers stored for it (generation_config.json is read by transformers' own loader).
 KIT_ASSETS = (
     "assets/checkpoints/email_cpu.pt",
     "assets/checkpoints/email_cpu_log.csv",
     "assets/ablation/results.json",
     "assets/ablation/probe_causal.pt",
     "assets/ablation/probe_unmasked.pt",
+    "assets/qwen3_tiny/config.json",
+    "assets/qwen3_tiny/generation_config.json",
+    "assets/qwen3_tiny/model.safetensors",
+    "assets/qwen3_tiny/expected.safetensors",
 )
+# The package's extras the kit installs: the lab and self-check, and notebook 10's Hugging
+# Face readers (safetensors for its checkpoint, transformers for its comparison cell).
+KIT_EXTRAS = "lab,hf"
 # Package files a student never needs: the hidden tests' loader of the reference answers.
 GRADER_ONLY = ("grading.py",)
-STORED = (".whl", ".pt", ".png", ".zip")  # already compressed: stored, not deflated
+STORED = (".whl", ".pt", ".png", ".zip", ".safetensors")  # already compressed: stored, not deflated
 # What no file of the kit may carry, and why (checked before the zip is written).
 MARKERS = {
     r"BEGIN SOLUTION|END SOLUTION": "a solution region",
@@ -173,7 +182,7 @@ def copy_tree(tree: Path, readme: str) -> list[str]:
 def write_manifest(tree: Path, version: str, target: dict, notebooks: list[str]) -> None:
     manifest = {
         "name": "attnbook-kit", "version": version, "commit": git("rev-parse", "HEAD"),
-        "requirement": f"attnbook[lab]=={version}",
+        "requirement": f"attnbook[{KIT_EXTRAS}]=={version}",
         "built_for": {k: target[k] for k in ("python", "system", "machine", "platform")},
         "notebooks": notebooks,
         "wheels": sorted(p.name for p in (tree / "wheels").glob("*.whl")),
@@ -250,7 +259,8 @@ def build(out: Path, python: str, torch_index: str | None = None) -> Path:
         readme = render_readme(version, target)
         notebooks = copy_tree(tree, readme)
         source = stage_package(Path(scratch), version, readme)
-        build_wheels(python, source, tree / "wheels", f"attnbook[lab]=={version}", torch_index)
+        build_wheels(python, source, tree / "wheels", f"attnbook[{KIT_EXTRAS}]=={version}",
+                     torch_index)
         write_manifest(tree, version, target, notebooks)
         findings = marker_findings(tree)
         if findings:
