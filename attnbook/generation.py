@@ -2,7 +2,7 @@
 
 Notebook 08 has students write the slow, clear versions; this module is the production path
 the notebook's demonstrations, the widgets and the benchmark use. Names differ on purpose
-from the graded exercises (CURRICULUM.md): the package never holds a student's answer.
+from the graded exercises of notebook 08: the package never holds a student's answer.
 
 - `filtered_distribution`: the next-token distribution after temperature, top-k and top-p,
   renormalised (temperature 0 is the argmax); `draw_tokens` samples from it with an explicit

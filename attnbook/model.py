@@ -1,7 +1,7 @@
 """The reference decoder: a pre-norm causal transformer language model in one file.
 
 Notebooks 07-09, the training command and the hidden tests all use this model. It follows
-the course notation (CURRICULUM.md): ``B`` batch, ``L`` sequence length, ``d`` = ``d_model``,
+the course notation (README, "Notation"): ``B`` batch, ``L`` sequence length, ``d`` = ``d_model``,
 ``h`` heads of width ``d_k = d / h``, ``V`` vocabulary. Submodule names mirror the notebook
 classes (``embed, blocks, ln_final, head``; ``ln1, attn, ln2, mlp``; ``W_Q, W_K, W_V, W_O``;
 ``fc_in, fc_out``), so a student's ``Decoder`` and this model share state_dict keys and weights

@@ -15,7 +15,7 @@ decoder.
   pre-hooks (the model itself is unchanged), and a widget to pick an email, a layer, a head
   and a query word and read that query's attention row over its allowed prefix.
 
-Names differ on purpose from the graded exercises of notebook 07 (CURRICULUM.md): nothing
+Names differ on purpose from the graded exercises of notebook 07: nothing
 here builds a batch, computes the loss, takes an optimizer step or evaluates a model the way
 the exercises ask.
 """

@@ -129,6 +129,18 @@ def postgres_url():
         yield url
 
 
+@pytest.fixture(scope="module")
+def one_thread():
+    """Tiny tensors: a second thread only adds contention on a shared machine. Modules of
+    small-model tests use it with `pytestmark = pytest.mark.usefixtures("one_thread")`."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 # -- the student kit (tests/kit.py): built, unzipped and installed once per session --------
 @pytest.fixture(scope="session")
 def kit_zip(tmp_path_factory) -> Path:

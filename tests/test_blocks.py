@@ -39,12 +39,7 @@ REF = load_reference("06_transformer_block")
 GRADED = ("layer_norm", "MLP", "PreNormBlock", "Decoder", "count_parameters")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def labelled(fig):

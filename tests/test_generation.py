@@ -28,12 +28,7 @@ POSITIONS = ["rope", "learned", "sinusoidal", "none"]
 V = 23
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def sharp_model(positions="rope", seed=0, max_len=48, norm="pre"):
@@ -322,7 +317,7 @@ def test_trained_checkpoint_is_found_and_cached_decoding_matches_it():
 
 # -- notebook 08's reference sampler against the curriculum's words ------------------------
 def _by_the_words(logits, temperature, top_k, top_p):
-    """Row by row, as CURRICULUM.md says it: argmax at 0; the k highest logits (ties with the
+    """Row by row, as notebook 08 words it: argmax at 0; the k highest logits (ties with the
     k-th kept); the smallest most-likely set whose mass reaches p, crossing token included."""
     flat = logits.reshape(-1, logits.shape[-1]).double()
     out = torch.zeros_like(flat)

@@ -20,13 +20,7 @@ POSITIONS = ["sinusoidal", "learned", "rope", "none"]
 V, D, HEADS, LAYERS, MAX_LEN = 23, 16, 4, 2, 12
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny tensors: a second thread only adds contention on a shared machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def tiny(positions="rope", seed=0, **overrides):

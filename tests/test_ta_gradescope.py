@@ -196,6 +196,7 @@ class Container:
         command = ["bash", str(self.root / "run_autograder")]
         if isolation == "setpriv":
             env["ATTNBOOK_GRADESCOPE_SANDBOX"] = "setpriv"
+            env["ATTNBOOK_GRADESCOPE_PYTHON"] = str(image_python())
             command = [*view_prefix(), *command]
         result = subprocess.run(command, cwd=self.root, env=env, capture_output=True,
                                 text=True, timeout=1200)
@@ -203,6 +204,41 @@ class Container:
         assert result.returncode == 0, log[-4000:]
         assert f"isolation: {isolation}" in log
         return json.loads((self.root / "results" / "results.json").read_text()), log
+
+
+def image_python() -> Path:
+    """For the fallback (bubblewrap hides the host's files from the kernel anyway), an
+    interpreter like the one `setup.sh` installs in Gradescope's image: this test
+    environment's libraries, without the course's own packages installed into it. (The
+    test environment has the grader installed in editable mode, which points at this
+    checkout, world-readable, reference answers included; Gradescope's image has only
+    `/autograder/source`, which the fallback locks.) The libraries' folder is added as a
+    plain path, so the editable installs' finders in it never run."""
+    global _IMAGE_PYTHON
+    if _IMAGE_PYTHON is None:
+        folder = Path(tempfile.mkdtemp(prefix="attnbook-image-python-", dir="/var/tmp"))
+        folder.chmod(0o755)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)],
+                       check=True, capture_output=True, timeout=120)
+        (site,) = (folder / "lib").glob("python3*/site-packages")
+        libraries = [p for p in map(Path, sys.path) if p.name == "site-packages"
+                     and p.is_dir() and Path(sys.prefix) in p.parents]
+        (site / "image_libraries.pth").write_text("".join(f"{p}\n" for p in libraries))
+        (folder / "share").symlink_to(Path(sys.prefix) / "share")  # nbconvert's templates
+        for tool in Path(sys.executable).parent.iterdir():  # alembic, jupyter, ... (trusted)
+            if not (folder / "bin" / tool.name).exists():
+                (folder / "bin" / tool.name).symlink_to(tool)
+        for path in [folder, *folder.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(0o755 if path.is_dir() else 0o644 | (path.stat().st_mode & 0o111))
+        _IMAGE_PYTHON = folder / "bin" / "python"
+        probe = subprocess.run([str(_IMAGE_PYTHON), "-s", "-c", "import grader"],
+                               capture_output=True, text=True, timeout=120, cwd="/")
+        assert probe.returncode != 0, "the image's interpreter must not have the grader"
+    return _IMAGE_PYTHON
+
+
+_IMAGE_PYTHON: Path | None = None
 
 
 @pytest.fixture
@@ -304,6 +340,22 @@ def test_hostile_submission_reads_and_writes_nothing(base, autograder_zip, isola
     if isolation == "setpriv":  # it ran (bubblewrap hides the folder), then was ended
         assert size > 0
         assert not list(Path("/tmp").glob("attnbook-student-*"))  # with its folders
+
+
+@pytest.mark.slow
+def test_the_fallback_refuses_an_interpreter_with_the_grader_installed(base, autograder_zip):
+    """This test environment has the grader installed (editable, pointing at a readable
+    checkout): the fallback must not run a student's code with it."""
+    container = Container(base, autograder_zip, {f"{NOTEBOOK}.ipynb": sample("ada")})
+    env = {**os.environ, "ATTNBOOK_GRADESCOPE_ROOT": str(container.root),
+           "ATTNBOOK_GRADESCOPE_PYTHON": sys.executable, "ATTNBOOK_GRADESCOPE_SANDBOX": "setpriv"}
+    result = subprocess.run([*view_prefix(), "bash", str(container.root / "run_autograder")],
+                            cwd=container.root, env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "the course's grader or package is installed into it" in result.stdout
+    results = json.loads((container.root / "results" / "results.json").read_text())
+    assert results["score"] == 0.0 and "could not grade" in results["output"]
 
 
 @pytest.mark.slow

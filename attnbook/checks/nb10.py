@@ -128,9 +128,9 @@ SHAPE_HINTS = {
                   "than the query heads)",
     "W_O.weight": "W_O = nn.Linear(n_heads * d_k, d_model, bias=False) maps the merged heads "
                   "back to d_model",
-    "q_norm.weight": "QK-norm works on one head: nn.RMSNorm(d_k, eps=eps)",
-    "k_norm.weight": "QK-norm works on one head: nn.RMSNorm(d_k, eps=eps)",
-    "mlp.": "self.mlp = SwiGLU(d_model, d_hidden): the hidden width is the d_hidden argument",
+    "q_norm.weight": "QK-norm works on one head: its RMSNorm has d_k features, not d_model",
+    "k_norm.weight": "QK-norm works on one head: its RMSNorm has d_k features, not d_model",
+    "mlp.": "build the MLP from your SwiGLU class; its hidden width is the d_hidden argument",
 }
 
 
@@ -154,7 +154,7 @@ def _invoke(run: CheckRun, call: str, fn, *args, hints=()):
 
 _CRASH_HINTS = [
     (("'tuple' object has no attribute", "got tuple"),
-     "a Qwen3Block returns (h_out, (k, v)): unpack it, h, kv = block(h, rope, past)"),
+     "a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys and values for the new cache"),
     ("must match the size", "check every shape on the way: heads are (B, n, L, d_k), the "
      "RoPE tables (L, d_k / 2) for the L new tokens, and the keys and values grow along "
      "dim=2, the token axis"),
@@ -712,15 +712,15 @@ def _block_config(d, h, h_kv, d_k, hidden, eps=1e-6) -> Qwen3LMConfig:
 # Qwen3Block
 # ---------------------------------------------------------------------------------------
 BLOCK_HINTS = [
-    ("q_norm", "QK-norm missing", "create self.q_norm = nn.RMSNorm(d_k, eps=eps) and "
-     "self.k_norm = nn.RMSNorm(d_k, eps=eps): one gamma of d_k numbers each"),
-    ("k_norm", "QK-norm missing", "create self.q_norm = nn.RMSNorm(d_k, eps=eps) and "
-     "self.k_norm = nn.RMSNorm(d_k, eps=eps): one gamma of d_k numbers each"),
+    ("q_norm", "QK-norm missing", "create q_norm and k_norm as RMSNorms over one head's d_k features, "
+     "with the block's eps: one gamma of d_k numbers each"),
+    ("k_norm", "QK-norm missing", "create q_norm and k_norm as RMSNorms over one head's d_k features, "
+     "with the block's eps: one gamma of d_k numbers each"),
     ("norm1", "norm1 missing or not an RMSNorm",
-     "create self.norm1 = nn.RMSNorm(d_model, eps=eps)"),
+     "norm1 is an RMSNorm over the d_model features, with the block's eps"),
     ("norm2", "norm2 missing or not an RMSNorm",
-     "create self.norm2 = nn.RMSNorm(d_model, eps=eps)"),
-    ("mlp", "the MLP missing or not SwiGLU", "self.mlp = SwiGLU(d_model, d_hidden)"),
+     "norm2 is an RMSNorm over the d_model features, with the block's eps"),
+    ("mlp", "the MLP missing or not SwiGLU", "the MLP is your SwiGLU class, from d_model through d_hidden and back"),
     ("W_", "attention projections wrong", "W_Q = nn.Linear(d_model, n_heads * d_k, "
      "bias=False); W_K and W_V map d_model to n_kv_heads * d_k; W_O maps n_heads * d_k back "
      "to d_model; no biases"),
@@ -858,8 +858,8 @@ def _expect_block_output(run: CheckRun, call: str, result) -> tuple:
           and isinstance(result[1], tuple | list) and len(result[1]) == 2)
     run.expect_true(ok, f"{call} returned {type(result).__name__}; expected a pair "
                     "(h_out, (k, v)).",
-                    hint="return u + self.mlp(self.norm2(u)), (k, v): the output and the keys "
-                    "and values the attention used, for the cache")
+                    hint="return a pair: the block's output, and the keys and values the "
+                    "attention used (for the cache)")
     return result[0], result[1][0], result[1][1]
 
 
@@ -953,18 +953,18 @@ def _decoder_hints(tied: bool) -> list[tuple[str, str, str]]:
     return [
         ("head.bias", "the head with a bias", "no bias in the head: nn.Linear(d_model, "
          "vocab_size, bias=False)"),
-        ("norm.bias", "a LayerNorm as the final norm", "the final norm is RMSNorm: "
-         "self.norm = nn.RMSNorm(d_model, eps=eps)"),
+        ("norm.bias", "a LayerNorm as the final norm", "the final norm is an RMSNorm over d_model "
+         "features: it has a gamma and no bias"),
         ("head", "the head not tied to the embedding" if tied else "the head tied or missing",
          "with tie_weights true the head's weight IS the embedding: self.head.weight = "
          "self.embed.weight" if tied else
-         "self.head = nn.Linear(d_model, vocab_size, bias=False), with its own weight when "
-         "tie_weights is false"),
-        ("norm.", "the final RMSNorm missing", "create self.norm = nn.RMSNorm(d_model, eps=eps)"),
+         "the head is a bias-free linear map from d_model to vocab_size, with its own "
+         "weight when tie_weights is false"),
+        ("norm.", "the final RMSNorm missing", "create the final norm: an RMSNorm over d_model features, with eps"),
         ("blocks.", "not n_layers distinct blocks",
          "self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list like "
          "[block] * n_layers repeats ONE block"),
-        ("embed", "token embedding missing", "self.embed = nn.Embedding(vocab_size, d_model)"),
+        ("embed", "token embedding missing", "create the token embedding: one row of d_model numbers per vocabulary id"),
     ]
 
 
@@ -995,7 +995,7 @@ def _decoder_mistakes(ref: Qwen3LM, idx) -> list[Mistake]:
                 _decoder_variant(ref, idx, scale_embed=True),
                 "no sqrt(d_model) factor in Qwen3: H0 = E[w]"),
         Mistake("the blocks' outputs discarded", _decoder_variant(ref, idx, use_blocks=False),
-                "a block returns (h_out, (k, v)): keep its output, h, _ = block(h, rope)"),
+                "a block returns (h_out, (k, v)): keep h_out as the next hidden state"),
     ]
     if len(ref.blocks) > 1:
         out += [
@@ -1004,7 +1004,7 @@ def _decoder_mistakes(ref: Qwen3LM, idx) -> list[Mistake]:
                     "run every block: for block in self.blocks"),
             Mistake("every block fed the embeddings", _decoder_variant(ref, idx,
                                                                        last_only=True),
-                    "feed each block the previous block's output: h, _ = block(h, rope)"),
+                    "feed each block the previous block's output, not the embeddings"),
         ]
     return out
 
@@ -1048,7 +1048,7 @@ def _expect_logits(run: CheckRun, call: str, model, ref: Qwen3LM, idx, expected=
         expected = ref(idx) if expected is None else expected
     logits = _invoke(run, call, model, idx,
                      hints=[("'tuple' object", "a Qwen3Block returns (h_out, (k, v)): unpack "
-                             "it in the loop, h, _ = block(h, rope)")])
+                             "the pair in the loop and keep h_out")])
     _expect_tensor(run, call, logits)
     run.expect_shape(call, logits, tuple(expected.shape), hint="logits have shape (B, L, V)")
     run.expect_finite(call, logits)
@@ -1196,7 +1196,7 @@ def _step(run: CheckRun, decode_step, model: Qwen3LM, ids, cache, what: str, ref
         *_CRASH_HINTS])
     run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
                     f"{call} returned {type(result).__name__}; expected (logits, cache).",
-                    hint="return model.head(model.norm(h)), new_cache")
+                    hint="return the logits (the final norm, then the head) and the new cache, as a pair")
     logits, new_cache = result
     want_logits, want_cache = _decode_variant(model, ids, cache)
     _expect_tensor(run, call, logits)

@@ -25,6 +25,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import time
@@ -138,6 +139,23 @@ def lock_down(root: Path) -> None:
             _chmod(Path(folder), 0o755)
             for name in files:
                 _chmod(Path(folder) / name, 0o644)
+
+
+def refuse_an_interpreter_with_the_grader() -> None:
+    """The fallback locks the answers under /autograder/source, but the kernel runs this
+    interpreter with the rest of the machine in view: if the grader were installed into it
+    (an editable install points at a readable checkout, reference answers and all), a
+    student could import them. Gradescope's image (`setup.sh`) installs only libraries."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    probe = subprocess.run(
+        [sys.executable, "-s", "-c", "import importlib.util as u, sys; "
+         "sys.exit(u.find_spec('grader') is not None or u.find_spec('attnbook') is not None)"],
+        env=env, cwd="/", capture_output=True, timeout=120)
+    if probe.returncode != 0:
+        raise RuntimeError(f"the fallback cannot run student code with {sys.executable}: the "
+                           "course's grader or package is installed into it, where a student "
+                           "could read the reference answers; use an environment with the "
+                           "libraries only (gradescope/setup.sh)")
 
 
 def _chmod(path: Path, mode: int) -> None:
@@ -281,6 +299,7 @@ def run(root: Path) -> int:
         isolation = choose_isolation()
         print(f"isolation: {isolation}", flush=True)
         if isolation == "setpriv":
+            refuse_an_interpreter_with_the_grader()
             lock_down(root)
         results = grade_submission(root, settings, isolation)
     except Exception:

@@ -410,7 +410,7 @@ MISTAKES = [
                                 "self.norm1 = nn.LayerNorm(d_model, eps=eps)")
              .replace("self.norm2 = nn.RMSNorm(d_model, eps=eps)",
                       "self.norm2 = nn.LayerNorm(d_model, eps=eps)"), None),
-            hint="nn.RMSNorm(d_model, eps=eps)"),
+            hint="an RMSNorm over the d_model features"),
     mistake("Qwen3Block", "eps not passed to the norms",
             (BLOCK_INIT.replace(", eps=eps)", ")"), None), hint="pass the eps argument on"),
     mistake("Qwen3Block", "projections with biases",
@@ -424,7 +424,7 @@ MISTAKES = [
              None), hint="QK-norm works on one head"),
     mistake("Qwen3Block", "the MLP 4 d_model wide (notebook 06's habit)",
             (BLOCK_INIT.replace("SwiGLU(d_model, d_hidden)", "SwiGLU(d_model, 4 * d_model)"),
-             None), hint="the hidden width is the d_hidden argument"),
+             None), hint="its hidden width is the d_hidden argument"),
     mistake("Qwen3Block", "returns only the output",
             block("return u + self.mlp(self.norm2(u)), (k, v)",
                   "return u + self.mlp(self.norm2(u))"),
@@ -457,7 +457,7 @@ MISTAKES = [
             hint="no bias in the head"),
     mistake("Qwen3Decoder", "a LayerNorm as the final norm",
             (DECODER_INIT.replace("nn.RMSNorm(d_model, eps=eps)", "nn.LayerNorm(d_model)"),
-             None), hint="the final norm is RMSNorm"),
+             None), hint="the final norm is an RMSNorm"),
     mistake("Qwen3Decoder", "one block repeated",
             (DECODER_INIT.replace(
                 "nn.ModuleList(\n        Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, "
@@ -466,9 +466,9 @@ MISTAKES = [
                 "d_hidden, eps)] * n_layers)"), None),
             hint="repeats ONE block"),
     mistake("Qwen3Decoder", "the block's pair not unpacked",
-            decoder("h, _ = block(h, rope)", "h = block(h, rope)"), hint="unpack it"),
+            decoder("h, _ = block(h, rope)", "h = block(h, rope)"), hint="unpack the pair"),
     mistake("Qwen3Decoder", "the blocks' outputs discarded",
-            decoder("h, _ = block(h, rope)", "block(h, rope)"), hint="keep its output"),
+            decoder("h, _ = block(h, rope)", "block(h, rope)"), hint="keep h_out"),
     mistake("Qwen3Decoder", "softmax applied to the logits",
             decoder("return self.head(self.norm(h))",
                     "return self.head(self.norm(h)).softmax(dim=-1)"),
