@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import ast
 import copy
+import csv
 import json
 import re
 
 import nbformat
 import pytest
 import torch
-from conftest import ROOT, grade_with_readme_command, notebook_names, read_grades
+from conftest import ROOT, grade_with_readme_command, notebook_names
 from grader.borrowed import (
     _MISSING,
     EVERY_ANSWER,
@@ -103,6 +104,33 @@ def test_no_solution_notebook_is_flagged(notebook):
     flagged = {g: [b.message() for b in borrowed_in_test(notebook, source, before)]
                for g, (source, before) in tests.items()}
     assert not {g: m for g, m in flagged.items() if m}
+
+
+def _flags(nb, notebook: str) -> dict[str, list[str]]:
+    """grade_id -> the borrowed calls its subjects make in notebook `nb`."""
+    sources, found = [], {}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if is_test(cell):
+            hits = borrowed_in_test(notebook, cell.source, sources)
+            if hits:
+                found[nbgrader_meta(cell)["grade_id"]] = [b.message() for b in hits]
+        else:
+            sources.append(strip_solution_markers(cell.source))
+    return found
+
+
+@pytest.mark.parametrize("notebook", notebook_names())
+def test_no_catalogued_correct_alternative_is_flagged(notebook):
+    """The catalogue's correct answers written another way (autograder/mistakes/), e.g.
+    PyTorch's fused attention for Y in notebook 01 or the package's KV cache in notebook
+    08's generate, stay correct in the grader."""
+    from grader.catalogue import apply_variant, load_catalogue
+
+    for variant in load_catalogue(notebook).ALTERNATIVES:
+        nb = apply_variant(solution_notebook(notebook), variant)
+        assert _flags(nb, notebook) == {}, variant.name
 
 
 def test_every_graded_test_has_its_subject():
@@ -369,6 +397,10 @@ def test_points(notebook: str, grade_id: str) -> float:
 
 test_points.__test__ = False  # a helper, not a test
 
+# borrows the twin (its result unused) and returns the student's own answer: passes the check
+BORROW_AND_PASS = ("import attnbook.model\n\n_own = sinusoidal_positions\n\n\n"
+                   "def sinusoidal_positions(L, d):\n    attnbook.model.sinusoid_table(L, d)\n"
+                   "    return _own(L, d)\n")
 BORROW_SINUSOID = ("import attnbook.model\n\n\ndef sinusoidal_positions(L, d):\n"
                    "    return attnbook.model.sinusoid_table(L, d).double().numpy()\n")
 OWN_HELPER_SINUSOID = ("def sinusoid_table(L, d):\n    return _mine(L, d)\n\n\n"
@@ -387,6 +419,8 @@ STUDENTS = {
     "p_honest": ("02_positions", [], [], ""),
     "p_twin": ("02_positions", [("sinusoidal_positions", BORROW_SINUSOID)],
                ["test_sinusoidal_positions"], "attnbook.model.sinusoid_table"),
+    "p_borrow_pass": ("02_positions", [("sinusoidal_positions", BORROW_AND_PASS)],
+                      ["test_sinusoidal_positions"], "attnbook.model.sinusoid_table"),
     "p_own_name": ("02_positions", [("sinusoidal_positions", OWN_HELPER_SINUSOID)], [], ""),
     "m_honest": ("05_multihead", [], [], ""),
     "m_fused": ("05_multihead", [("scaled_dot_product_attention", FUSED_SDPA)],
@@ -411,7 +445,9 @@ def graded(tmp_path_factory):
                                      "--timeout", "120",
                                      env={UID_BASE_ENV: str(new_uid_base())})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return {"grades": read_grades(work), "work": work}
+    with open(work / "grades.csv", newline="") as handle:  # one row per student and notebook
+        rows = {(r["student_id"], r["assignment"]): r for r in csv.DictReader(handle)}
+    return {"grades": {s: rows[(s, STUDENTS[s][0])] for s in STUDENTS}, "work": work}
 
 
 def _graded_cell(graded, student: str, grade_id: str):
@@ -438,8 +474,8 @@ def test_grades_through_the_readme_command(graded, student):
     for grade_id in zeroed:
         cell = _graded_cell(graded, student, grade_id)
         errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-        assert [e["ename"] for e in errors] == ["BorrowedAnswer"], cell.outputs
-        assert call in errors[0]["evalue"] and "0 of" in errors[0]["evalue"], errors
+        assert errors and errors[-1]["ename"] == "BorrowedAnswer", cell.outputs  # the
+        assert call in errors[-1]["evalue"] and "0 of" in errors[-1]["evalue"], errors  # last
     feedback = (graded["work"] / row["feedback"]).read_text()
     assert "BorrowedAnswer" in feedback and call in feedback
 
@@ -467,7 +503,7 @@ def test_the_course_setting_gives_borrowed_answers_its_fraction_of_the_points():
     assert config.SandboxedExecute.borrowed_credit == 0.0
     notebook, grade_id = "02_positions", "test_sinusoidal_positions"
     nb, report = _run_with_credit(notebook, submission(notebook, ("sinusoidal_positions",
-                                                                  BORROW_SINUSOID)), 0.5)
+                                                                  BORROW_AND_PASS)), 0.5)
     cell = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == grade_id)
     text = json.dumps(cell.outputs)
     assert "attnbook.model.sinusoid_table" in text and "1.5 of 3 points" in text, text
