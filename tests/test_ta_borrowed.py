@@ -399,8 +399,8 @@ test_points.__test__ = False  # a helper, not a test
 
 # borrows the twin (its result unused) and returns the student's own answer: passes the check
 BORROW_AND_PASS = ("import attnbook.model\n\n_own = sinusoidal_positions\n\n\n"
-                   "def sinusoidal_positions(L, d):\n    attnbook.model.sinusoid_table(L, d)\n"
-                   "    return _own(L, d)\n")
+                   "def sinusoidal_positions(L, d):\n    out = _own(L, d)\n"
+                   "    attnbook.model.sinusoid_table(L, d)\n    return out\n")
 BORROW_SINUSOID = ("import attnbook.model\n\n\ndef sinusoidal_positions(L, d):\n"
                    "    return attnbook.model.sinusoid_table(L, d).double().numpy()\n")
 OWN_HELPER_SINUSOID = ("def sinusoid_table(L, d):\n    return _mine(L, d)\n\n\n"
