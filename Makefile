@@ -2,6 +2,7 @@
 #
 #   make lab        set up .venv (first time only) and open JupyterLab on notebooks/
 #   make test       set up .venv and the test tools (first time only), run every test (CI)
+#   make sample          set up .venv (first time only), print ten emails from the shipped model
 #   make check NB=01     run the visible checks of one notebook, yours in notebooks/, as the
 #                        autograder runs it; concept answers are graded later, not here
 #   make release         regenerate notebooks/ from solutions/ (instructors)
@@ -21,11 +22,12 @@ LAB_ARGS ?=
 # e.g. KIT_ARGS="--torch-index https://download.pytorch.org/whl/cpu" (see scripts/build_kit.py)
 KIT_ARGS ?=
 PYTEST_ARGS ?=
+SAMPLE_ARGS ?= --count 10
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup test-deps lab formgrader test fast-test check release kit bench clean
+.PHONY: setup test-deps lab formgrader test fast-test check sample release kit bench clean
 
 setup: $(VENV)/.installed
 
@@ -62,6 +64,9 @@ fast-test: setup
 check: setup
 	@test -n "$(NB)" || { echo "usage: make check NB=01 (or NB=path/to/notebook.ipynb)"; exit 2; }
 	$(BIN)/python scripts/check_notebook.py $(NB)
+
+sample: setup
+	$(BIN)/attnbook sample $(SAMPLE_ARGS)
 
 release: setup
 	$(BIN)/python scripts/release.py

@@ -19,7 +19,8 @@ the command records
   probabilities on the prefix alone, exactly as during generation.
 
 and writes ``results.json`` (config, floor, every variant's numbers and validation curve) and
-the summary figure ``ablation.png`` to ``--out`` (default ``assets/ablation``).
+the summary figure ``ablation.png`` to ``--out`` (default ``runs/ablation``; ``--into-assets``
+updates the stored ladder in ``assets/ablation`` that notebook 09 plots).
 
 Careful with the unmasked variant: without the causal mask, position t sees token t+1 during
 training, so its teacher-forced validation loss falls far BELOW the corpus entropy. It has
@@ -72,6 +73,7 @@ __all__ = [
 ]
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "assets" / "ablation"
+RUNS_OUT = Path("runs") / "ablation"  # the command line's default: outside version control
 
 # name -> (group, label, LMConfig overrides). "rope" is the reference decoder itself: RoPE,
 # pre-norm, untied embeddings, causal mask; every other variant changes one of these.
@@ -553,7 +555,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--variant", action="append", choices=list(VARIANTS),
                         help="run only this variant (repeatable); default: all")  # fmt: skip
-    parser.add_argument("--out", default=str(DEFAULT_OUT), help="folder for the results")
+    parser.add_argument("--out", help=f"folder for the results (default {RUNS_OUT})")
+    parser.add_argument("--into-assets", action="store_true",
+                        help=f"write into the stored ladder, {DEFAULT_OUT}")
     parser.add_argument("--steps", type=int, help="steps per variant (default 3000)")
     parser.add_argument("--n-train", type=int, help="training emails (default 20000)")
     parser.add_argument("--time-cap", type=float, help="CPU seconds per variant at most")
@@ -567,6 +571,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> dict:
     args = _parse_args(argv)
+    if args.out is None:
+        args.out = str(DEFAULT_OUT if args.into_assets else RUNS_OUT)
     if args.probe_models:
         if args.threads:
             torch.set_num_threads(args.threads)

@@ -29,7 +29,7 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
-from attnbook.model import TransformerLM
+from attnbook.model import KVSlots, TransformerLM
 
 __all__ = [
     "KVCache",
@@ -39,10 +39,12 @@ __all__ = [
     "filtered_distribution",
     "find_checkpoint",
     "generate_tokens",
+    "judge_email",
     "left_pad",
     "plot_quality_diversity",
     "prompt_logits",
     "quality_diversity_sweep",
+    "sample_emails",
     "sampling_widget",
     "score_samples",
 ]
@@ -132,9 +134,9 @@ class KVCache:
     """Keys and values of every block for the tokens decoded so far, preallocated.
 
     ``keys[i]`` and ``values[i]`` are (B, h, capacity, d_k); slots ``[0, length)`` are filled.
-    ``real`` (B, capacity) is True where a filled slot holds a real token (False for left
-    padding and for the padding appended to rows that have finished), so no query ever
-    attends to it. ``next_position`` (B,) is each row's absolute position for its next token.
+    ``real`` (B, capacity) is False where a filled slot holds padding (left padding, and the
+    padding appended to rows that have finished), so no query ever attends to it.
+    ``next_position`` (B,) is each row's absolute position for its next token.
     """
 
     keys: list[torch.Tensor]
@@ -142,6 +144,7 @@ class KVCache:
     real: torch.Tensor
     next_position: torch.Tensor
     length: int = 0
+    padded: bool = False  # some slot may hold padding: decoding then needs an explicit mask
 
     @classmethod
     def empty(cls, model: TransformerLM, batch_size: int, capacity: int) -> KVCache:
@@ -155,27 +158,13 @@ class KVCache:
         return cls(
             keys=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             values=[weight.new_zeros(shape) for _ in range(config.n_layers)],
-            real=torch.zeros(batch_size, capacity, dtype=torch.bool, device=weight.device),
+            real=torch.ones(batch_size, capacity, dtype=torch.bool, device=weight.device),
             next_position=torch.zeros(batch_size, dtype=torch.long, device=weight.device),
         )
 
     @property
     def capacity(self) -> int:
         return self.real.shape[1]
-
-
-def _position_signal(model: TransformerLM, h: torch.Tensor, positions: torch.Tensor):
-    """Add absolute positions to ``h`` (B, T, d), or gather RoPE tables; returns (h, rope)."""
-    kind = model.config.positions
-    if kind == "learned":
-        return h + model.pos(positions), None  # (B, T, d)
-    if kind == "sinusoidal":
-        return h + model.sinusoids[positions], None  # (B, T, d)
-    if kind == "rope":
-        cos = model.rope_cos[positions].unsqueeze(1)  # (B, 1, T, d_k/2)
-        sin = model.rope_sin[positions].unsqueeze(1)  # (B, 1, T, d_k/2)
-        return h, (cos, sin)
-    return h, None
 
 
 @torch.no_grad()
@@ -189,9 +178,10 @@ def decode_step(
     """Feed ``ids`` (B, T) after the cached tokens; returns their logits (B, T, V).
 
     ``positions`` (B, T) are the tokens' absolute positions (default: each row's
-    ``next_position`` onwards); ``real`` (B, T) is False on padding. The new keys and values
-    are written into ``cache``, which then covers T more tokens. The first call (T = the
-    prompt length) is the prefill; later calls usually feed one token per row.
+    ``next_position`` onwards); ``real`` (B, T) is False on padding (None: every token is
+    real). The new keys and values are written into ``cache``, which then covers T more
+    tokens. The first call (T = the prompt length) is the prefill; later calls usually feed
+    one token per row. The model's own blocks do the work, with the cache passed in.
     """
     config = model.config
     if not config.causal:
@@ -207,36 +197,26 @@ def decode_step(
     steps = torch.arange(T, device=device)  # (T,)
     if positions is None:
         positions = cache.next_position[:, None] + steps  # (B, T)
-    if real is None:
-        real = torch.ones(B, T, dtype=torch.bool, device=device)
-    cache.real[:, start:end] = real
+    if real is not None:
+        cache.real[:, start:end] = real
+        cache.padded = True
     cache.next_position = positions[:, -1] + 1
 
-    # allowed[b, 0, i, j]: new query i may read cached key j (real, and not in its future).
-    key_real = cache.real[:, None, None, :end]  # (B, 1, 1, end)
-    not_future = torch.arange(end, device=device)[None, :] <= (start + steps)[:, None]  # (T, end)
-    allowed = key_real & not_future  # (B, 1, T, end)
-    live_rows = allowed.any(dim=-1, keepdim=True)  # (B, 1, T, 1)
-    allowed = allowed | ~live_rows  # an empty row is opened here and zeroed by `attend`
+    allowed = live_rows = None
+    causal = start == 0  # a prefill is SDPA's causal triangle; one new token reads every key
+    if cache.padded or (start > 0 and T > 1):
+        # allowed[b, 0, i, j]: new query i may read cached key j (real, not in its future).
+        key_real = cache.real[:, None, None, :end]  # (B, 1, 1, end)
+        not_future = torch.arange(end, device=device)[None, :] <= (start + steps)[:, None]
+        allowed = key_real & not_future  # (B, 1, T, end)
+        live_rows = allowed.any(dim=-1, keepdim=True)  # (B, 1, T, 1)
+        allowed = allowed | ~live_rows  # an empty row is opened here and zeroed by `attend`
 
-    h, rope = _position_signal(model, model.embed(ids), positions)  # (B, T, d)
-    for layer, block in enumerate(model.blocks):
-        def attention(x, layer=layer, block=block):
-            q, k, v = block.attn.heads_qkv(x, rope)  # (B, h, T, d_k) each, RoPE applied
-            cache.keys[layer][:, :, start:end] = k
-            cache.values[layer][:, :, start:end] = v
-            keys = cache.keys[layer][:, :, :end]  # (B, h, end, d_k)
-            values = cache.values[layer][:, :, :end]  # (B, h, end, d_k)
-            return block.attn.W_O(block.attn.attend(q, keys, values, allowed, live_rows))
-
-        if block.pre_norm:
-            u = h + attention(block.ln1(h))  # (B, T, d)
-            h = u + block.mlp(block.ln2(u))  # (B, T, d)
-        else:
-            u = block.ln1(h + attention(h))
-            h = block.ln2(u + block.mlp(u))
+    h, rope = model.inputs(ids, positions)  # (B, T, d)
+    for block, keys, values in zip(model.blocks, cache.keys, cache.values):
+        h = block(h, rope, allowed, live_rows, KVSlots(keys, values, start, end), causal)
     cache.length = end
-    return model.head(model.ln_final(h)).float()  # (B, T, V)
+    return model.logits(h)  # (B, T, V)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,6 +246,13 @@ def left_pad(
     real = torch.arange(L)[None, :] >= (L - lengths)[:, None]  # (B, L)
     positions = (torch.arange(L)[None, :] - (L - lengths)[:, None]).clamp(min=0)  # (B, L)
     return ids.to(device), real.to(device), positions.to(device)
+
+
+def _check_ids(rows: list[list[int]], vocab_size: int) -> None:
+    for row in rows:
+        if row and (min(row) < 0 or max(row) >= vocab_size):
+            raise ValueError(f"prompts: token ids must lie in [0, {vocab_size - 1}] "
+                             f"(vocab_size={vocab_size}), got {row}")
 
 
 @torch.no_grad()
@@ -300,33 +287,36 @@ def generate_tokens(
                          f"exceed the model's max_len={model.config.max_len}")
     outputs = [list(map(int, p)) for p in (prompts.tolist() if isinstance(prompts, torch.Tensor)
                                            else prompts)]
-    finished = torch.zeros(B, dtype=torch.bool, device=device)
-    padded = not bool(real.all())
+    _check_ids(outputs, model.config.vocab_size)  # here, so the model needs no device sync
+    live = [True] * B  # rows that have not emitted eos_id yet
+    padded = len({len(row) for row in outputs}) > 1  # left padding: from the lengths
     if use_cache:
         cache = KVCache.empty(model, B, L + max_new_tokens)
-        logits = decode_step(model, ids, cache, positions, real)[:, -1]  # (B, V)
+        logits = decode_step(model, ids, cache, positions, real if padded else None)[:, -1]
+    next_position = positions[:, -1:]  # (B, 1)
     for step in range(max_new_tokens):
         if not use_cache:
             logits = model(ids, key_padding_mask=real if padded else None,
                            positions=positions)[:, -1]  # (B, V)
         new = draw_tokens(logits, temperature, top_k, top_p, generator)  # (B,)
-        new = torch.where(finished, torch.full_like(new, pad_id), new)
-        for row in (~finished).nonzero().flatten().tolist():
-            outputs[row].append(int(new[row]))
-        was_live = ~finished
-        if eos_id is not None:
-            finished = finished | (new == eos_id)
-        if bool(finished.all()) or step == max_new_tokens - 1:
+        was_live = list(live)
+        if not all(was_live):  # finished rows are fed padding
+            new = new.masked_fill(~torch.tensor(was_live, device=device), pad_id)
+        for row, token in enumerate(new.tolist()):  # one sync per step: the tokens themselves
+            if was_live[row]:
+                outputs[row].append(token)
+                live[row] = token != eos_id
+        if not any(live) or step == max_new_tokens - 1:
             break
-        next_position = positions[:, -1:] + 1  # (B, 1)
+        next_position = next_position + 1  # (B, 1)
+        real_new = None if all(was_live) else torch.tensor(was_live, device=device)[:, None]
         if use_cache:
-            logits = decode_step(model, new[:, None], cache, next_position,
-                                 was_live[:, None])[:, -1]  # (B, V)
+            logits = decode_step(model, new[:, None], cache, next_position, real_new)[:, -1]
         else:
             ids = torch.cat((ids, new[:, None]), dim=1)  # (B, L + step + 1)
-            real = torch.cat((real, was_live[:, None]), dim=1)
-            padded = padded or not bool(was_live.all())
-        positions = torch.cat((positions, next_position), dim=1)
+            real = torch.cat((real, torch.tensor(was_live, device=device)[:, None]), dim=1)
+            padded = padded or real_new is not None
+            positions = torch.cat((positions, next_position), dim=1)
     return outputs
 
 
@@ -372,6 +362,66 @@ def score_samples(grammar, tokenizer, sequences: Sequence[Sequence[int]]) -> dic
         "mean_log_prob": total_log_p / total_tokens if total_tokens else math.nan,
         "distinct": len(set(texts)) / n if n else math.nan,
     }
+
+
+def judge_email(grammar, tokenizer, ids: Sequence[int]) -> dict:
+    """One generated email (token ids, ``<BOS> ... <EOS>``) judged by the true grammar.
+
+    Returns ``text`` (the words, ``" ..."`` appended when the length limit cut it off),
+    ``complete`` (it ended with ``<EOS>``), ``valid`` (the grammar can make it), ``reason``
+    (why not, "" when valid), ``n_tokens`` (words + the end token) and ``log_prob_per_token``
+    (the grammar's log-probability over ``n_tokens``; -inf when invalid).
+    """
+    seq = [int(t) for t in ids]
+    body = seq[1:] if seq and seq[0] == tokenizer.bos_id else seq
+    complete = bool(body) and body[-1] == tokenizer.eos_id
+    words = tokenizer.decode(body[:-1] if complete else body).split()
+    if not complete:
+        reason = "cut off by the length limit before <EOS>"
+    elif tokenizer.pad_id in body or tokenizer.bos_id in body:
+        reason = "a special token inside the email"
+    else:
+        reason = grammar.explain(words)
+    log_p = grammar.log_prob(words) if not reason else -math.inf
+    return {
+        "text": " ".join(words) + ("" if complete else " ..."),
+        "complete": complete,
+        "valid": not reason,
+        "reason": reason,
+        "n_tokens": len(words) + 1,
+        "log_prob_per_token": log_p / (len(words) + 1),
+    }
+
+
+def sample_emails(
+    model: TransformerLM,
+    tokenizer,
+    grammar,
+    count: int = 10,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int = 0,
+    max_new_tokens: int | None = None,
+) -> list[dict]:
+    """Draw ``count`` whole emails from ``<BOS>`` and judge each with `judge_email`.
+
+    Seeded: the same call gives the same emails. ``max_new_tokens`` defaults to what the
+    model's ``max_len`` allows.
+    """
+    if count < 1:
+        raise ValueError(f"count: expected an int >= 1, got {count}")
+    filtered_distribution(torch.zeros(1), temperature, top_k, top_p)  # checks the knobs
+    limit = model.config.max_len - 1
+    max_new_tokens = limit if max_new_tokens is None else max_new_tokens
+    if not 1 <= max_new_tokens <= limit:
+        raise ValueError(f"max_new_tokens: expected 1 to {limit} (the model's max_len - 1), "
+                         f"got {max_new_tokens}")
+    generator = torch.Generator(device=model.head.weight.device).manual_seed(seed)
+    samples = generate_tokens(model, [[tokenizer.bos_id]] * count, max_new_tokens,
+                              tokenizer.eos_id, tokenizer.pad_id, temperature, top_k, top_p,
+                              generator)  # fmt: skip
+    return [judge_email(grammar, tokenizer, ids) for ids in samples]
 
 
 def quality_diversity_sweep(

@@ -10,7 +10,8 @@ can be copied either way.
 Attention goes through ``torch.nn.functional.scaled_dot_product_attention`` so that the fused
 kernel of each device (CPU, CUDA, MPS) does the work. Queries, keys and values are computed by
 ``CausalSelfAttention.heads_qkv`` with RoPE already applied at given absolute positions, and
-combined by ``CausalSelfAttention.attend``; a key/value cache for generation slots in between.
+combined by ``CausalSelfAttention.attend``. A key/value cache for generation is passed into
+the same blocks (`KVSlots`): `attnbook.generation.decode_step` has no block of its own.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import contextlib
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -30,6 +32,7 @@ __all__ = [
     "TransformerBlock",
     "CausalSelfAttention",
     "FeedForward",
+    "KVSlots",
     "sinusoid_table",
     "rope_tables",
     "rotate_pairs",
@@ -132,6 +135,12 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     ``x`` is (..., L, d_k); ``cos`` and ``sin`` hold cos(a) and sin(a) and broadcast against
     (..., L, d_k/2). Returns a tensor shaped like ``x``.
     """
+    if x.dtype in (torch.float32, torch.float64) and x.stride(-1) == 1:
+        # Each pair as one complex number x_even + i x_odd, turned by e^{i a}: the same
+        # products and sums as R(a), in three kernels instead of eight.
+        turn = torch.complex(cos.to(x.dtype), sin.to(x.dtype))  # (..., L, d_k/2)
+        pairs = torch.view_as_complex(x.unflatten(-1, (-1, 2)))  # (..., L, d_k/2)
+        return torch.view_as_real(pairs * turn).flatten(-2)  # (..., L, d_k)
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # autocast hands in bf16 q/k; keep one dtype
     pairs = x.unflatten(-1, (-1, 2))  # (..., L, d_k/2, 2)
     x_even, x_odd = pairs[..., 0], pairs[..., 1]  # (..., L, d_k/2) each
@@ -139,6 +148,17 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
         (x_even * cos - x_odd * sin, x_even * sin + x_odd * cos), dim=-1
     )  # (..., L, d_k/2, 2)
     return rotated.flatten(-2)  # (..., L, d_k)
+
+
+class KVSlots(NamedTuple):
+    """One block's key/value cache for one call: preallocated ``keys`` and ``values``, each
+    (B, h, capacity, d_k), of which the call writes slots ``[start, end)`` (its new tokens)
+    and attends over ``[0, end)``."""
+
+    keys: torch.Tensor
+    values: torch.Tensor
+    start: int
+    end: int
 
 
 class CausalSelfAttention(nn.Module):
@@ -181,15 +201,17 @@ class CausalSelfAttention(nn.Module):
         v: torch.Tensor,
         allowed: torch.Tensor | None = None,
         live_rows: torch.Tensor | None = None,
+        causal: bool | None = None,
     ) -> torch.Tensor:
         """Attention of q (B, h, Lq, d_k) over k, v (B, h, Lk, d_k), heads merged: (B, Lq, d).
 
         ``allowed`` is a bool mask (True = may attend) broadcastable to (B, h, Lq, Lk); None
-        means the causal mask (or no mask when the model is not causal), which lets SDPA use
-        its fastest kernel. ``is_causal`` aligns the triangle top-left, so a cached decode with
-        Lq < Lk must pass ``allowed`` explicitly. Rows with no allowed key must be opened in
-        ``allowed`` (to avoid NaN) and listed False in ``live_rows`` (B, 1, Lq, 1): they are
-        zeroed, as the course defines.
+        means the causal mask when ``causal`` (default: the model's), else no mask, which lets
+        SDPA use its fastest kernel. ``is_causal`` aligns the triangle top-left, so a cached
+        decode with 1 < Lq < Lk must pass ``allowed`` explicitly (one new query reads every
+        cached key: ``causal=False``). Rows with no allowed key must be opened in ``allowed``
+        (to avoid NaN) and listed False in ``live_rows`` (B, 1, Lq, 1): they are zeroed, as the
+        course defines.
         """
         B, _, Lq, _ = q.shape
         y = F.scaled_dot_product_attention(
@@ -198,7 +220,7 @@ class CausalSelfAttention(nn.Module):
             v,
             attn_mask=allowed,
             dropout_p=self.dropout if self.training else 0.0,
-            is_causal=allowed is None and self.causal,
+            is_causal=allowed is None and (self.causal if causal is None else causal),
             scale=1.0 / math.sqrt(self.d_k),
         )  # (B, h, Lq, d_k)
         if live_rows is not None:
@@ -211,10 +233,19 @@ class CausalSelfAttention(nn.Module):
         rope: tuple[torch.Tensor, torch.Tensor] | None = None,
         allowed: torch.Tensor | None = None,
         live_rows: torch.Tensor | None = None,
+        cache: KVSlots | None = None,
+        causal: bool | None = None,
     ) -> torch.Tensor:
-        """Self-attention of x (B, L, d) -> (B, L, d); see `heads_qkv` and `attend`."""
+        """Self-attention of x (B, L, d) -> (B, L, d); see `heads_qkv` and `attend`. With a
+        ``cache`` the new keys and values are stored in its slots and the queries attend over
+        every cached token."""
         q, k, v = self.heads_qkv(x, rope)
-        return self.W_O(self.attend(q, k, v, allowed, live_rows))  # (B, L, d)
+        if cache is not None:
+            cache.keys[:, :, cache.start:cache.end] = k
+            cache.values[:, :, cache.start:cache.end] = v
+            k = cache.keys[:, :, :cache.end]  # (B, h, end, d_k)
+            v = cache.values[:, :, :cache.end]  # (B, h, end, d_k)
+        return self.W_O(self.attend(q, k, v, allowed, live_rows, causal))  # (B, L, d)
 
 
 class FeedForward(nn.Module):
@@ -248,15 +279,22 @@ class TransformerBlock(nn.Module):
         rope: tuple[torch.Tensor, torch.Tensor] | None = None,
         allowed: torch.Tensor | None = None,
         live_rows: torch.Tensor | None = None,
+        cache: KVSlots | None = None,
+        causal: bool | None = None,
     ) -> torch.Tensor:
-        """(B, L, d) -> (B, L, d)."""
+        """(B, L, d) -> (B, L, d); ``cache`` and ``causal`` as in `CausalSelfAttention`."""
+        drop = self.drop if self.training else _unchanged  # one call less per branch and token
         if self.pre_norm:
             # U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)): the bypass carries H untouched.
-            u = h + self.drop(self.attn(self.ln1(h), rope, allowed, live_rows))
-            return u + self.drop(self.mlp(self.ln2(u)))
+            u = h + drop(self.attn(self.ln1(h), rope, allowed, live_rows, cache, causal))
+            return u + drop(self.mlp(self.ln2(u)))
         # Post-norm, U = LN1(H + MHA(H)), H_out = LN2(U + MLP(U)), kept for the ablation.
-        u = self.ln1(h + self.drop(self.attn(h, rope, allowed, live_rows)))
-        return self.ln2(u + self.drop(self.mlp(u)))
+        u = self.ln1(h + drop(self.attn(h, rope, allowed, live_rows, cache, causal)))
+        return self.ln2(u + drop(self.mlp(u)))
+
+
+def _unchanged(x: torch.Tensor) -> torch.Tensor:
+    return x
 
 
 class TransformerLM(nn.Module):
@@ -285,20 +323,23 @@ class TransformerLM(nn.Module):
             self.head.weight = self.embed.weight
 
     def reset_parameters(self) -> None:
-        """GPT-2 initialisation: N(0, 0.02), residual outputs shrunk by 1/sqrt(2 N), zero biases.
-
-        Shrinking W_O and fc_out keeps the residual stream's variance from growing with depth.
-        """
+        """GPT-2 initialisation, by module type: linear and embedding weights N(0, 0.02), zero
+        biases, LayerNorms at gain 1 and shift 0; the linear maps that end a residual branch
+        (attention's ``W_O``, the MLP's ``fc_out``) at std 0.02 / sqrt(2 N), which keeps the
+        residual stream's variance from growing with depth."""
         residual_std = 0.02 / math.sqrt(2 * self.config.n_layers)
-        for name, p in self.named_parameters():
-            if name.endswith("bias"):
-                nn.init.zeros_(p)
-            elif ".ln" in name or name.startswith("ln_final"):
-                nn.init.ones_(p)
-            elif name.endswith(("W_O.weight", "fc_out.weight")):
-                nn.init.normal_(p, mean=0.0, std=residual_std)
-            else:
-                nn.init.normal_(p, mean=0.0, std=0.02)
+        ends_a_branch = {id(m) for block in self.blocks for m in (block.attn.W_O, block.mlp.fc_out)}
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                std = residual_std if id(module) in ends_a_branch else 0.02
+                nn.init.normal_(module.weight, mean=0.0, std=std)
+                if module.bias is not None:
+                    nn.init.zeros_(module.bias)
+            elif isinstance(module, nn.Embedding):
+                nn.init.normal_(module.weight, mean=0.0, std=0.02)
+            elif isinstance(module, nn.LayerNorm):
+                nn.init.ones_(module.weight)
+                nn.init.zeros_(module.bias)
 
     def num_parameters(self) -> int:
         """Number of distinct trainable numbers (a tied matrix counts once)."""
@@ -318,6 +359,18 @@ class TransformerLM(nn.Module):
         """
         B, L = self._check_idx(idx)
         positions = self._check_positions(positions, B, L, idx.device)
+        h, rope = self.inputs(idx, positions)  # (B, L, d)
+        allowed, live_rows = self._mask(key_padding_mask, B, L, idx.device)
+        for block in self.blocks:
+            h = block(h, rope, allowed, live_rows)  # (B, L, d)
+        return self.logits(h)  # (B, L, V)
+
+    def inputs(
+        self, idx: torch.Tensor, positions: torch.Tensor
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
+        """The first block's input (B, L, d) and the RoPE tables, for ids (B, L) at absolute
+        ``positions`` (B or 1, L): the token embedding plus the absolute position signal, or
+        the (cos, sin) tables gathered once for every block (None without RoPE)."""
         h = self.embed(idx)  # (B, L, d)
         rope = None
         if self.config.positions == "learned":
@@ -330,11 +383,11 @@ class TransformerLM(nn.Module):
                 self.rope_cos[positions].unsqueeze(1),  # (B or 1, 1, L, d_k/2)
                 self.rope_sin[positions].unsqueeze(1),  # (B or 1, 1, L, d_k/2)
             )
-        h = self.drop(h)
-        allowed, live_rows = self._mask(key_padding_mask, B, L, idx.device)
-        for block in self.blocks:
-            h = block(h, rope, allowed, live_rows)  # (B, L, d)
-        return self.head(self.ln_final(h)).float()  # (B, L, V)
+        return (self.drop(h) if self.training else h), rope
+
+    def logits(self, h: torch.Tensor) -> torch.Tensor:
+        """The last block's output (B, L, d) -> next-token logits (B, L, V) in float32."""
+        return self.head(self.ln_final(h)).float()
 
     def _check_idx(self, idx: torch.Tensor) -> tuple[int, int]:
         if idx.dim() != 2 or idx.dtype not in (torch.int64, torch.int32):
@@ -347,7 +400,9 @@ class TransformerLM(nn.Module):
             raise ValueError(
                 f"idx: sequence length L={L} exceeds the model's max_len={self.config.max_len}"
             )
-        if idx.numel() > 0:
+        # Values are read only where that costs no device sync: on an accelerator the batches
+        # were checked where they were made (`attnbook.data`, `generate_tokens`).
+        if idx.numel() > 0 and idx.device.type == "cpu":
             low, high = int(idx.min()), int(idx.max())
             if low < 0 or high >= self.config.vocab_size:
                 raise ValueError(
@@ -368,7 +423,8 @@ class TransformerLM(nn.Module):
             raise ValueError(
                 f"positions: expected shape ({B}, {L}) or ({L},), got {tuple(positions.shape)}"
             )
-        if self.config.positions in ("learned", "sinusoidal", "rope") and positions.numel() > 0:
+        if (self.config.positions in ("learned", "sinusoidal", "rope") and positions.numel() > 0
+                and positions.device.type == "cpu"):
             low, high = int(positions.min()), int(positions.max())
             if low < 0 or high >= self.config.max_len:
                 raise ValueError(

@@ -17,8 +17,10 @@ import argparse
 import contextlib
 import csv
 import dataclasses
+import io
 import math
 import os
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -28,7 +30,6 @@ import numpy as np
 import torch
 import torch.distributed as dist
 from matplotlib.figure import Figure
-from tqdm.auto import tqdm
 
 from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
 from attnbook.data import Batch, batch_iterator, masked_cross_entropy, validation_loss
@@ -40,6 +41,7 @@ from attnbook.model import (
     pick_device,
     save_checkpoint,
 )
+from attnbook.progress import BudgetBar, exit_now, process_start
 from attnbook.tokenizer import CharTokenizer, WordTokenizer, tokenizer_from_dict
 
 CSV_FIELDS = ("step", "lr", "train_loss", "val_loss", "tokens", "elapsed_s")
@@ -77,7 +79,9 @@ class TrainConfig:
     device: str | None = None  # default: CUDA, then MPS, then CPU
     out: str = "runs/email_cpu"
     resume: bool = False
-    budget_seconds: float | None = None  # stop (and save) once this much time has passed
+    budget_seconds: float | None = None  # the whole run, final evaluation and saving included
+    budget_start: float | None = None  # time.perf_counter() when the budget began (default:
+    # when `train` is called; the command line passes its process's start, imports included)
     stop_after: int | None = None  # end this run at this step; the schedule still spans `steps`
     num_threads: int | None = None  # CPU threads per process (torch default when None)
     progress: bool = True
@@ -308,170 +312,242 @@ def plot_loss_curve(
     return fig
 
 
+FINAL_COST_SAFETY = 1.5  # measured once, paid later on a longer log, maybe a busier machine
+
+
+def _measure_final_cost(
+    model: TransformerLM,
+    optimizer: torch.optim.Optimizer,
+    data: _Data,
+    device: torch.device,
+    autocast: contextlib.AbstractContextManager,
+    world_size: int,
+) -> float:
+    """Seconds the last validation, two checkpoints and the loss curve will take, with margin.
+
+    Times a validation batch spread over the lengths (scaled to this rank's share of the
+    validation set), a checkpoint with the optimizer state and a loss-curve figure, each
+    written to memory; the figure also warms matplotlib up for the real one.
+    """
+    every = max(1, len(data.val) // 256)
+    sample = data.val[::every][:256]
+    began = time.perf_counter()
+    validation_loss(model, sample, pad_id=data.tokenizer.pad_id, device=device, autocast=autocast)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    share = len(data.val) / world_size / len(sample)
+    validate_s = (time.perf_counter() - began) * share
+    began = time.perf_counter()
+    save_checkpoint(model, io.BytesIO(), optimizer=optimizer.state_dict())
+    save_s = 2 * (time.perf_counter() - began)  # best.pt and last.pt
+    began = time.perf_counter()
+    rows = [{"step": s, "train_loss": "1.0", "val_loss": "1.0", "tokens": 100 * s}
+            for s in (1, 2)]  # fmt: skip
+    plot_loss_curve(rows, io.BytesIO(), floor=data.floor, floor_se=data.floor_se)
+    plot_s = time.perf_counter() - began
+    return FINAL_COST_SAFETY * (validate_s + save_s + plot_s)
+
+
 def train(config: TrainConfig) -> dict:
     """Train as ``config`` says; returns the run's metrics (and writes files to ``out``).
 
-    Under torchrun (WORLD_SIZE > 1) every process calls this; rank 0 writes the files.
+    Under torchrun (WORLD_SIZE > 1) every process calls this; rank 0 writes the files. The
+    steps: set the run up (`_Run`), take optimizer steps until the last step or the budget,
+    validating and saving every ``eval_every`` steps and once at the end, then report.
     """
-    info, device = _init_distributed(config.device)
-    if config.num_threads:
-        torch.set_num_threads(config.num_threads)
-    out = Path(config.out)
-    if info.main:
-        out.mkdir(parents=True, exist_ok=True)
-    data = _text_data(config) if config.text else _email_data(config)
-    tokenizer = data.tokenizer
-    longest = max(len(s) for s in data.train + data.val) - 1
-    model_config = model_config_for(config, tokenizer.vocab_size, longest)
-    torch.manual_seed(config.seed)
-    model = TransformerLM(model_config).to(device)
-    optimizer = build_optimizer(model, config)
-    step, best, log_rows = 0, math.inf, []
-    if config.resume and (out / "last.pt").exists():
-        resumed, extra = load_checkpoint(out / "last.pt", map_location=device)
-        model.load_state_dict(resumed.state_dict())
-        optimizer.load_state_dict(extra["optimizer"])
-        step, best = extra["step"], extra["best_val_loss"]
-        log_rows = read_log(out / "log.csv", step)
-    elif config.resume and info.main:
-        print(f"resume: no {out / 'last.pt'} yet, starting from step 0")
-    ddp = info.world_size > 1
-    wrapped = (
-        torch.nn.parallel.DistributedDataParallel(
-            model, device_ids=[device.index] if device.type == "cuda" else None
+    run = _Run(config)
+    while run.step < run.last_step:
+        run.take_step()
+        if run.out_of_time() or run.step == run.last_step:
+            run.validate_and_save(final=True)
+            break
+        if run.step % config.eval_every == 0:
+            run.validate_and_save(final=False)
+    return run.finish()
+
+
+class _Run:
+    """One training run's state: data, model, optimizer, log and clock."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.config = config
+        budget_start = time.perf_counter() if config.budget_start is None else config.budget_start
+        self.deadline = (None if config.budget_seconds is None
+                         else budget_start + config.budget_seconds)
+        self.info, self.device = _init_distributed(config.device)
+        if config.num_threads:
+            torch.set_num_threads(config.num_threads)
+        self.out = Path(config.out)
+        if self.info.main:
+            self.out.mkdir(parents=True, exist_ok=True)
+        self.data = _text_data(config) if config.text else _email_data(config)
+        self._build_model()
+        self._resume()
+        self.ddp = self.info.world_size > 1
+        self.wrapped = (
+            torch.nn.parallel.DistributedDataParallel(
+                self.model, device_ids=[self.device.index] if self.device.type == "cuda" else None
+            )
+            if self.ddp
+            else self.model
         )
-        if ddp
-        else model
-    )
-    batches = batch_iterator(
-        data.train,
-        config.batch_size,
-        seed=config.seed,
-        start_step=step,
-        pad_id=tokenizer.pad_id,
-        rank=info.rank,
-        world_size=info.world_size,
-        group_by_length=config.group_by_length,
-    )
-    autocast = autocast_context(device)
-    last_step = config.steps if config.stop_after is None else min(config.steps, config.stop_after)
-    tokens = int(log_rows[-1]["tokens"]) if log_rows else 0
-    elapsed_before = float(log_rows[-1]["elapsed_s"]) if log_rows else 0.0
-    start = time.perf_counter()
-    tokens_at_start = tokens
-    bar = tqdm(
-        total=last_step,
-        initial=step,
-        desc="train",
-        file=sys.stdout,
-        disable=not (config.progress and info.main),
-        dynamic_ncols=True,
-    )
-    metrics = {
-        "best_val_loss": best,
-        "val_loss": math.nan,
-        "floor": data.floor,
-        "floor_se": data.floor_se,
-        "val_floor": data.val_floor,
-    }
-
-    def settle_losses() -> None:
-        """Write the steps' losses into the log rows (one device sync for many steps)."""
-        if pending:
-            values = torch.stack([loss for _, loss in pending]).tolist()
-            for (row, _), value in zip(pending, values, strict=True):
-                row["train_loss"] = f"{value:.6f}"
-            bar.set_postfix(loss=f"{values[-1]:.4f}", refresh=False)
-            pending.clear()
-
-    def validate_and_save(final: bool) -> None:
-        nonlocal best
-        settle_losses()
-        val = validation_loss(
-            model, data.val, pad_id=tokenizer.pad_id, device=device,
-            rank=info.rank, world_size=info.world_size, autocast=autocast,
+        self.batches = batch_iterator(
+            self.data.train, config.batch_size, seed=config.seed, start_step=self.step,
+            pad_id=self.data.tokenizer.pad_id, rank=self.info.rank,
+            world_size=self.info.world_size, group_by_length=config.group_by_length,
         )  # fmt: skip
-        log_rows[-1]["val_loss"] = f"{val:.6f}"
-        metrics.update(step=step, val_loss=val, tokens=tokens)
+        self.autocast = autocast_context(self.device)
+        self.last_step = (config.steps if config.stop_after is None
+                          else min(config.steps, config.stop_after))
+        self.tokens = int(self.log_rows[-1]["tokens"]) if self.log_rows else 0
+        self.elapsed_before = float(self.log_rows[-1]["elapsed_s"]) if self.log_rows else 0.0
+        # What the final evaluation and saving will cost, measured now, so the loop stops in time.
+        self.final_cost = 0.0 if self.deadline is None else _measure_final_cost(
+            self.model, self.optimizer, self.data, self.device, self.autocast,
+            self.info.world_size,
+        )  # fmt: skip
+        self.start = time.perf_counter()
+        self.tokens_at_start, self.step_at_start = self.tokens, self.step
+        self.bar = BudgetBar(
+            total=self.last_step, initial=self.step, desc="train", file=sys.stdout,
+            disable=not (config.progress and self.info.main), dynamic_ncols=True,
+            deadline=self.deadline,
+        )  # fmt: skip
+        self.metrics = {
+            "best_val_loss": self.best,
+            "val_loss": math.nan,
+            "floor": self.data.floor,
+            "floor_se": self.data.floor_se,
+            "val_floor": self.data.val_floor,
+        }
+        self.pending: list[tuple[dict, torch.Tensor]] = []  # rows whose loss is on the device
+        self.model.train()
+
+    def _build_model(self) -> None:
+        config, tokenizer = self.config, self.data.tokenizer
+        longest = max(len(s) for s in self.data.train + self.data.val) - 1
+        torch.manual_seed(config.seed)
+        self.model = TransformerLM(model_config_for(config, tokenizer.vocab_size, longest))
+        self.model.to(self.device)
+        self.optimizer = build_optimizer(self.model, config)
+
+    def _resume(self) -> None:
+        self.step, self.best, self.log_rows = 0, math.inf, []
+        last = self.out / "last.pt"
+        if self.config.resume and last.exists():
+            resumed, extra = load_checkpoint(last, map_location=self.device)
+            self.model.load_state_dict(resumed.state_dict())
+            self.optimizer.load_state_dict(extra["optimizer"])
+            self.step, self.best = extra["step"], extra["best_val_loss"]
+            self.log_rows = read_log(self.out / "log.csv", self.step)
+        elif self.config.resume and self.info.main:
+            print(f"resume: no {last} yet, starting from step 0")
+
+    def take_step(self) -> None:
+        """One optimizer step at the schedule's learning rate, logged (loss still on device)."""
+        lr = _learning_rate(self.config, self.step)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        batch, n_global = next(self.batches)
+        loss = fit_batch(
+            self.wrapped, self.optimizer, batch.to(self.device), n_global,
+            self.config.grad_clip, self.autocast, self.info.world_size,
+        )  # fmt: skip
+        reported = loss.detach().double()  # this rank's share of the global batch's mean
+        if self.ddp:
+            dist.all_reduce(reported)
+        self.step += 1
+        self.tokens += n_global
+        elapsed = self.elapsed_before + time.perf_counter() - self.start
+        self.log_rows.append(
+            {
+                "step": self.step, "lr": f"{lr:.6g}", "train_loss": "",
+                "val_loss": "", "tokens": self.tokens, "elapsed_s": f"{elapsed:.2f}",
+            }
+        )  # fmt: skip
+        self.pending.append((self.log_rows[-1], reported))
+        if len(self.pending) >= 25:
+            self.settle_losses()
+        self.bar.update(1)
+
+    def out_of_time(self) -> bool:
+        """Whether one more step plus the final evaluation and saving would pass the
+        deadline (the same answer on every rank)."""
+        if self.deadline is None:
+            return False
+        now = time.perf_counter()
+        step_s = (now - self.start) / (self.step - self.step_at_start)
+        due = self.step % self.config.eval_every == 0  # an evaluation now costs about a final one
+        late = now + step_s + self.final_cost * (2 if due else 1) >= self.deadline
+        if self.ddp:  # every rank must stop at the same step
+            flag = torch.tensor([float(late)], device=self.device)
+            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+            late = bool(flag.item())
+        return late
+
+    def settle_losses(self) -> None:
+        """Write the steps' losses into the log rows (one device sync for many steps)."""
+        if self.pending:
+            values = torch.stack([loss for _, loss in self.pending]).tolist()
+            for (row, _), value in zip(self.pending, values, strict=True):
+                row["train_loss"] = f"{value:.6f}"
+            self.bar.set_postfix(loss=f"{values[-1]:.4f}", refresh=False)
+            self.pending.clear()
+
+    def validate_and_save(self, final: bool) -> None:
+        self.settle_losses()
+        data, metrics = self.data, self.metrics
+        val = validation_loss(
+            self.model, data.val, pad_id=data.tokenizer.pad_id, device=self.device,
+            rank=self.info.rank, world_size=self.info.world_size, autocast=self.autocast,
+        )  # fmt: skip
+        self.log_rows[-1]["val_loss"] = f"{val:.6f}"
+        metrics.update(step=self.step, val_loss=val, tokens=self.tokens)
         if data.val_floor is not None:
             metrics["excess_over_floor"] = val - data.val_floor
             metrics["excess_over_entropy"] = val - data.floor
-        bar.set_postfix(val=f"{val:.4f}")
-        if not info.main:
-            return
+        self.bar.set_postfix(val=f"{val:.4f}")
+        if self.info.main:
+            self._save(val, final)
+
+    def _save(self, val: float, final: bool) -> None:
+        config, out = self.config, self.out
         extra = {
             "train_config": asdict(config),
-            "tokenizer": tokenizer.to_dict(),
-            "metrics": {k: v for k, v in metrics.items() if v is not None},
+            "tokenizer": self.data.tokenizer.to_dict(),
+            "metrics": {k: v for k, v in self.metrics.items() if v is not None},
         }
-        if val < best:
-            best = val
-            metrics["best_val_loss"] = best
-            extra["metrics"]["best_val_loss"] = best
-            save_checkpoint(model, out / "best.pt", **extra)
-        _write_log(out / "log.csv", log_rows)
+        if val < self.best:
+            self.best = val
+            self.metrics["best_val_loss"] = val
+            extra["metrics"]["best_val_loss"] = val
+            save_checkpoint(self.model, out / "best.pt", **extra)
+        _write_log(out / "log.csv", self.log_rows)
         save_checkpoint(
-            model, out / "last.pt", optimizer=optimizer.state_dict(), step=step,
-            best_val_loss=best, **extra,
+            self.model, out / "last.pt", optimizer=self.optimizer.state_dict(), step=self.step,
+            best_val_loss=self.best, **extra,
         )  # fmt: skip
         if final:
             plot_loss_curve(
-                log_rows, out / "loss_curve.png", data.floor, data.floor_se,
+                self.log_rows, out / "loss_curve.png", self.data.floor, self.data.floor_se,
                 title=f"{'email' if not config.text else Path(config.text).name}: "
-                f"{model.num_parameters():,} parameters",
+                f"{self.model.num_parameters():,} parameters",
             )  # fmt: skip
 
-    pending: list[tuple[dict, torch.Tensor]] = []  # log rows whose loss is still on the device
-    model.train()
-    while step < last_step:
-        lr = _learning_rate(config, step)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        batch, n_global = next(batches)
-        loss = fit_batch(
-            wrapped, optimizer, batch.to(device), n_global, config.grad_clip, autocast,
-            info.world_size,
-        )  # fmt: skip
-        reported = loss.detach().double()  # this rank's share of the global batch's mean
-        if ddp:
-            dist.all_reduce(reported)
-        step += 1
-        tokens += n_global
-        elapsed = elapsed_before + time.perf_counter() - start
-        log_rows.append(
-            {
-                "step": step, "lr": f"{lr:.6g}", "train_loss": "",
-                "val_loss": "", "tokens": tokens, "elapsed_s": f"{elapsed:.2f}",
-            }
-        )  # fmt: skip
-        pending.append((log_rows[-1], reported))
-        if len(pending) >= 25:
-            settle_losses()
-        bar.update(1)
-        out_of_time = config.budget_seconds is not None and (
-            time.perf_counter() - start >= config.budget_seconds
+    def finish(self) -> dict:
+        """Close the progress bar; the run's metrics, with its speed and its files."""
+        self.bar.close()
+        wall = time.perf_counter() - self.start
+        self.metrics.update(
+            steps=self.step,
+            wall_s=wall,
+            tokens_per_s=(self.tokens - self.tokens_at_start) / wall if wall > 0 else math.nan,
+            n_parameters=self.model.num_parameters(),
+            out=str(self.out),
+            log_csv=str(self.out / "log.csv"),
+            best_path=str(self.out / "best.pt"),
         )
-        if ddp and config.budget_seconds is not None:  # every rank must stop at the same step
-            flag = torch.tensor([float(out_of_time)], device=device)
-            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
-            out_of_time = bool(flag.item())
-        if out_of_time or step == last_step:
-            validate_and_save(final=True)
-            break
-        if step % config.eval_every == 0:
-            validate_and_save(final=False)
-    bar.close()
-    wall = time.perf_counter() - start
-    metrics.update(
-        steps=step,
-        wall_s=wall,
-        tokens_per_s=(tokens - tokens_at_start) / wall if wall > 0 else math.nan,
-        n_parameters=model.num_parameters(),
-        out=str(out),
-        log_csv=str(out / "log.csv"),
-        best_path=str(out / "best.pt"),
-    )
-    return metrics
+        return self.metrics
 
 
 def load_trained(path: str | Path, map_location: str | torch.device | None = None):
@@ -480,9 +556,22 @@ def load_trained(path: str | Path, map_location: str | torch.device | None = Non
     return model, tokenizer_from_dict(extra["tokenizer"]), extra
 
 
-def _parse_args(argv: list[str] | None) -> TrainConfig:
+ASSETS = Path(__file__).resolve().parent.parent / "assets" / "checkpoints"
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text}")
+    return value
+
+
+def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.train"):
     parser = argparse.ArgumentParser(
-        prog="python -m attnbook.train",
+        prog=prog,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -490,13 +579,19 @@ def _parse_args(argv: list[str] | None) -> TrainConfig:
     parser.add_argument("--steps", type=int, help="length of the schedule")
     parser.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
     parser.add_argument("--seed", type=int, help="initialisation and batch order")
-    parser.add_argument("--out", help="folder for checkpoints, log.csv and loss_curve.png")
+    parser.add_argument("--out", help="folder for checkpoints, log.csv and loss_curve.png "
+                        "(default: the preset's, under runs/)")  # fmt: skip
     parser.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
     parser.add_argument("--text", help="train character level on this UTF-8 text file")
-    parser.add_argument("--budget-seconds", type=float, help="stop and save after this long")
+    parser.add_argument("--budget-seconds", type=_positive,
+                        help="the whole command, imports, final evaluation and saving "
+                        "included, ends within this many seconds (at least one step runs)")
     parser.add_argument("--batch-size", type=int, help="sequences per step over all processes")
     parser.add_argument("--threads", type=int, help="CPU threads per process")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--into-assets", action="store_true",
+                        help="also copy best.pt, log.csv and loss_curve.png over the shipped "
+                        "assets/checkpoints/<name>.pt, <name>_log.csv, <name>_loss_curve.png")
     args = parser.parse_args(argv)
     config = dataclasses.replace(PRESETS[args.preset])
     overrides = {
@@ -511,11 +606,28 @@ def _parse_args(argv: list[str] | None) -> TrainConfig:
         config.out = f"runs/{Path(args.text).stem}"
     config.resume = args.resume
     config.progress = not args.no_progress
-    return config
+    return config, args
 
 
-def main(argv: list[str] | None = None) -> None:
-    config = _parse_args(argv)
+def copy_into_assets(out: str | Path, name: str, assets: str | Path = ASSETS) -> list[Path]:
+    """Copy a run's best.pt, log.csv and loss_curve.png to ``assets/<name>.pt`` and so on."""
+    out, assets = Path(out), Path(assets)
+    assets.mkdir(parents=True, exist_ok=True)
+    pairs = [("best.pt", f"{name}.pt"), ("log.csv", f"{name}_log.csv"),
+             ("loss_curve.png", f"{name}_loss_curve.png")]  # fmt: skip
+    written = []
+    for source, target in pairs:
+        if (out / source).is_file():
+            shutil.copyfile(out / source, assets / target)
+            written.append(assets / target)
+    return written
+
+
+def main(argv: list[str] | None = None, started: float | None = None,
+         prog: str = "python -m attnbook.train") -> dict:
+    """The command line; ``started`` is when the time budget began (default: now)."""
+    config, args = _parse_args(argv, prog)
+    config.budget_start = started
     metrics = train(config)
     if dist.is_initialized():
         # Every rank finishes its collectives before any tears the group down; an unclean
@@ -523,10 +635,16 @@ def main(argv: list[str] | None = None) -> None:
         dist.barrier()
         dist.destroy_process_group()
     if int(os.environ.get("RANK", "0")) == 0:
+        if args.into_assets:
+            name = Path(config.text).stem if config.text else f"email_{args.preset}"
+            for path in copy_into_assets(config.out, name):
+                print(f"wrote {path}")
         shown = {k: v for k, v in metrics.items() if isinstance(v, int | float | str)}
         for key, value in shown.items():
             print(f"{key:>20}: {value:.4f}" if isinstance(value, float) else f"{key:>20}: {value}")
+    return metrics
 
 
 if __name__ == "__main__":
-    main()
+    main(started=process_start())
+    exit_now()  # the budget holds to the end: no seconds of teardown after it

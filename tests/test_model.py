@@ -8,6 +8,7 @@ from torch import nn
 
 from attnbook.model import (
     LMConfig,
+    TransformerBlock,
     TransformerLM,
     autocast_context,
     load_checkpoint,
@@ -372,3 +373,61 @@ def test_notebook_count_parameters_equals_the_module_count(positions, tie):
     if not tie:
         notebook = ref.Decoder(V, D, HEADS, LAYERS, MAX_LEN, positions)
         assert sum(p.numel() for p in notebook.parameters()) == model.num_parameters()
+
+
+# -- one model: initialisation by module type, no device sync, one block definition ----------
+def test_initialisation_goes_by_module_type_not_by_parameter_name():
+    model = TransformerLM(LMConfig(vocab_size=200, d_model=64, n_heads=4, n_layers=3,
+                                   max_len=16, tie_weights=False))
+    branch_ends = {id(m) for b in model.blocks for m in (b.attn.W_O, b.mlp.fc_out)}
+    for name, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+            want = 0.02 / (2 * 3) ** 0.5 if id(module) in branch_ends else 0.02
+            assert abs(module.weight.std().item() - want) < 0.15 * want, name
+            assert not module.bias.any(), name
+        elif isinstance(module, nn.Embedding):
+            assert abs(module.weight.std().item() - 0.02) < 0.003, name
+        elif isinstance(module, nn.LayerNorm):
+            assert (module.weight == 1).all() and not module.bias.any(), name
+    # a norm under a name that no string rule would know is initialised as a norm
+    model.blocks[0].extra = nn.LayerNorm(64)
+    nn.init.constant_(model.blocks[0].extra.weight, 0.5)
+    model.reset_parameters()
+    assert (model.blocks[0].extra.weight == 1).all()
+
+
+@pytest.mark.parametrize("positions", POSITIONS)
+def test_forward_and_decoding_read_no_value_off_the_device(positions):
+    """On the meta device a tensor has no values: any range check that reads one (a device
+    sync on a GPU) would raise here."""
+    from attnbook.generation import KVCache, decode_step
+
+    model = tiny(positions).to("meta")
+    idx = torch.zeros(2, 5, dtype=torch.long, device="meta")
+    assert model(idx).shape == (2, 5, V)
+    mask = torch.ones(2, 5, dtype=torch.bool, device="meta")
+    positions = torch.zeros(2, 5, dtype=torch.long, device="meta")
+    assert model(idx, key_padding_mask=mask, positions=positions).shape == (2, 5, V)
+    cache = KVCache.empty(model, 2, 8)
+    assert decode_step(model, idx, cache).shape == (2, 5, V)
+    assert decode_step(model, idx[:, :1], cache).shape == (2, 1, V)
+
+
+def test_cached_decoding_goes_through_the_models_own_blocks():
+    """Swap in a block whose forward differs from TransformerBlock's: the cache path follows,
+    because it has no block of its own."""
+    from attnbook.generation import KVCache, decode_step
+
+    class Louder(TransformerBlock):
+        def forward(self, h, *args, **kwargs):
+            return 1.5 * super().forward(h, *args, **kwargs)
+
+    model = tiny("rope")
+    louder = Louder(model.config)
+    louder.load_state_dict(model.blocks[1].state_dict())
+    model.blocks[1] = louder.eval()
+    ids = random_ids(B=2, L=8)
+    cache = KVCache.empty(model, 2, 8)
+    stepped = torch.cat([decode_step(model, ids[:, :3], cache)]
+                        + [decode_step(model, ids[:, t:t + 1], cache) for t in range(3, 8)], dim=1)
+    torch.testing.assert_close(stepped, model(ids), atol=1e-5, rtol=1e-5)

@@ -154,7 +154,8 @@ def _invoke(run: CheckRun, call: str, fn, *args, hints=()):
 
 _CRASH_HINTS = [
     (("'tuple' object has no attribute", "got tuple"),
-     "a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys and values for the new cache"),
+     "a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys and values "
+     "for the new cache"),
     ("must match the size", "check every shape on the way: heads are (B, n, L, d_k), the "
      "RoPE tables (L, d_k / 2) for the L new tokens, and the keys and values grow along "
      "dim=2, the token axis"),
@@ -712,15 +713,18 @@ def _block_config(d, h, h_kv, d_k, hidden, eps=1e-6) -> Qwen3LMConfig:
 # Qwen3Block
 # ---------------------------------------------------------------------------------------
 BLOCK_HINTS = [
-    ("q_norm", "QK-norm missing", "create q_norm and k_norm as RMSNorms over one head's d_k features, "
+    ("q_norm", "QK-norm missing", "create q_norm and k_norm as RMSNorms over one head's d_k "
+     "features, "
      "with the block's eps: one gamma of d_k numbers each"),
-    ("k_norm", "QK-norm missing", "create q_norm and k_norm as RMSNorms over one head's d_k features, "
+    ("k_norm", "QK-norm missing", "create q_norm and k_norm as RMSNorms over one head's d_k "
+     "features, "
      "with the block's eps: one gamma of d_k numbers each"),
     ("norm1", "norm1 missing or not an RMSNorm",
      "norm1 is an RMSNorm over the d_model features, with the block's eps"),
     ("norm2", "norm2 missing or not an RMSNorm",
      "norm2 is an RMSNorm over the d_model features, with the block's eps"),
-    ("mlp", "the MLP missing or not SwiGLU", "the MLP is your SwiGLU class, from d_model through d_hidden and back"),
+    ("mlp", "the MLP missing or not SwiGLU",
+     "the MLP is your SwiGLU class, from d_model through d_hidden and back"),
     ("W_", "attention projections wrong", "W_Q = nn.Linear(d_model, n_heads * d_k, "
      "bias=False); W_K and W_V map d_model to n_kv_heads * d_k; W_O maps n_heads * d_k back "
      "to d_model; no biases"),
@@ -960,11 +964,13 @@ def _decoder_hints(tied: bool) -> list[tuple[str, str, str]]:
          "self.embed.weight" if tied else
          "the head is a bias-free linear map from d_model to vocab_size, with its own "
          "weight when tie_weights is false"),
-        ("norm.", "the final RMSNorm missing", "create the final norm: an RMSNorm over d_model features, with eps"),
+        ("norm.", "the final RMSNorm missing",
+         "create the final norm: an RMSNorm over d_model features, with eps"),
         ("blocks.", "not n_layers distinct blocks",
          "self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list like "
          "[block] * n_layers repeats ONE block"),
-        ("embed", "token embedding missing", "create the token embedding: one row of d_model numbers per vocabulary id"),
+        ("embed", "token embedding missing",
+         "create the token embedding: one row of d_model numbers per vocabulary id"),
     ]
 
 
@@ -1196,7 +1202,8 @@ def _step(run: CheckRun, decode_step, model: Qwen3LM, ids, cache, what: str, ref
         *_CRASH_HINTS])
     run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
                     f"{call} returned {type(result).__name__}; expected (logits, cache).",
-                    hint="return the logits (the final norm, then the head) and the new cache, as a pair")
+                    hint="return the logits (the final norm, then the head) and the new "
+                    "cache, as a pair")
     logits, new_cache = result
     want_logits, want_cache = _decode_variant(model, ids, cache)
     _expect_tensor(run, call, logits)

@@ -1,0 +1,215 @@
+"""The workbook's command line: ``attnbook train|sample|ablate|evaluate`` (or
+``python -m attnbook ...``); ``attnbook VERB --help`` lists each verb's options.
+
+    attnbook sample --count 10                        # ten emails from the shipped model
+    attnbook train --preset tiny --budget-seconds 30  # -> runs/email_tiny/
+    attnbook ablate --variant learned                 # -> runs/ablation/
+    attnbook evaluate                                 # the shipped model against the floor
+
+Nothing is written into the tracked assets/ unless ``--into-assets`` asks for it; outputs go
+under runs/ (ignored by git) by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from attnbook.progress import exit_now, process_start
+
+VERBS = {
+    "train": "train the email model (or a character model of any text); -> runs/",
+    "sample": "draw emails from a checkpoint, each judged by the true grammar",
+    "ablate": "train the ablation ladder's variants; -> runs/ablation/",
+    "evaluate": "a checkpoint's held-out loss against the entropy floor, and its samples",
+}
+
+
+def _number(kind, low: float, high: float | None = None, low_open: bool = False,
+            what: str = ""):
+    """An argparse type: a ``kind`` in [low, high] (``low_open``: low excluded)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        too_low = value <= low if low_open else value < low
+        if too_low or (high is not None and value > high) or math.isnan(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
+        return value
+
+    return parse
+
+
+def _checkpoint(text: str) -> Path:
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(
+            f"expected a checkpoint file written by `attnbook train` (such as "
+            f"runs/email_cpu/best.pt), got {text!r}, which "
+            f"{'is a folder' if path.is_dir() else 'does not exist'}"
+        )
+    return path
+
+
+def _add_sampling(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--checkpoint", type=_checkpoint,
+                        help="a checkpoint from `attnbook train` (default: the shipped "
+                        "assets/checkpoints/email_cpu.pt)")  # fmt: skip
+    parser.add_argument("--temperature", type=_number(float, 0.0, what="a number >= 0"),
+                        default=1.0, help="divides the logits; 0 is greedy (default 1)")
+    parser.add_argument("--top-k", type=_number(int, 0, what="an integer >= 0"), default=0,
+                        help="keep the k most likely tokens; 0 is off (default)")
+    parser.add_argument("--top-p", type=_number(float, 0.0, 1.0, low_open=True,
+                                                what="a number in (0, 1]"),
+                        default=1.0, help="keep the most likely tokens holding p; 1 is off")
+    parser.add_argument("--seed", type=int, default=0, help="the draw's seed (default 0)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, mps (default cpu)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="attnbook", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    for verb in ("train", "ablate"):  # their own modules parse their options
+        verbs.add_parser(verb, help=VERBS[verb], add_help=False)
+    sample = verbs.add_parser("sample", help=VERBS["sample"], description=VERBS["sample"])
+    _add_sampling(sample)
+    sample.add_argument("--count", type=_number(int, 1, what="an integer >= 1"), default=10,
+                        help="emails to draw (default 10)")
+    sample.add_argument("--json", action="store_true", help="one JSON object per email")
+    evaluate = verbs.add_parser("evaluate", help=VERBS["evaluate"],
+                                description=VERBS["evaluate"])
+    _add_sampling(evaluate)
+    evaluate.add_argument("--emails", type=_number(int, 1, what="an integer >= 1"),
+                          default=2000, help="held-out emails to score (default 2000)")
+    evaluate.add_argument("--samples", type=_number(int, 1, what="an integer >= 1"),
+                          default=200, help="emails to sample and judge (default 200)")
+    evaluate.add_argument("--out", help="also write the figures to this JSON file")
+    return parser
+
+
+def _load(args):
+    from attnbook.generation import find_checkpoint
+    from attnbook.train import load_trained
+
+    path = args.checkpoint or find_checkpoint()
+    model, tokenizer, extra = load_trained(path, map_location=args.device)
+    if tokenizer.bos_id is None or "please" not in tokenizer.token_to_id:
+        raise SystemExit(f"attnbook: error: argument --checkpoint: expected an email model, "
+                         f"got {path}, trained on other text")
+    return path, model, tokenizer, extra
+
+
+def _knobs(args) -> dict:
+    return {"temperature": args.temperature, "top_k": args.top_k or None,
+            "top_p": args.top_p if args.top_p < 1 else None}  # fmt: skip
+
+
+def sample_command(args) -> list[dict]:
+    """Print ``--count`` emails, each with the true grammar's verdict and log-probability."""
+    from attnbook.corpus import DEFAULT_GRAMMAR
+    from attnbook.generation import sample_emails
+
+    path, model, tokenizer, _ = _load(args)
+    emails = sample_emails(model, tokenizer, DEFAULT_GRAMMAR, args.count, seed=args.seed,
+                           **_knobs(args))  # fmt: skip
+    if args.json:
+        for email in emails:
+            print(json.dumps(email))
+        return emails
+    print(f"{args.count} emails from {path} ({_describe(args)}); the true grammar's "
+          f"verdict and log-probability per token, end token counted:")
+    for i, email in enumerate(emails, 1):
+        verdict = "valid" if email["valid"] else "INVALID"
+        print(f"{i:>3}  {verdict:<7} {email['log_prob_per_token']:>7.3f}  {email['text']}")
+        if not email["valid"]:
+            print(f"{'':>13}{email['reason']}")
+    row = _summary(emails)
+    entropy, _ = DEFAULT_GRAMMAR.entropy_per_token(5_000, seed=12345)
+    print(f"{row['valid']:.0%} valid; mean true log-probability per token over the valid ones "
+          f"{row['mean_log_prob']:.3f} nats (the corpus's own emails: {-entropy:.3f})")
+    return emails
+
+
+def _summary(emails: list[dict]) -> dict:
+    """Valid and distinct fractions, mean true log-probability per token of the valid ones."""
+    valid = [e for e in emails if e["valid"]]
+    tokens = sum(e["n_tokens"] for e in valid)
+    return {
+        "valid": len(valid) / len(emails),
+        "distinct": len({e["text"] for e in emails}) / len(emails),
+        "mean_log_prob": sum(e["log_prob_per_token"] * e["n_tokens"] for e in valid) / tokens
+        if valid else math.nan,
+    }
+
+
+def _describe(args) -> str:
+    return (f"temperature {args.temperature}, top-k {args.top_k or 'off'}, top-p "
+            f"{args.top_p if args.top_p < 1 else 'off'}, seed {args.seed}")
+
+
+def evaluate_command(args) -> dict:
+    """Held-out loss against the grammar's own loss on the same emails, then sample quality."""
+    import torch
+
+    from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
+    from attnbook.data import validation_loss
+    from attnbook.generation import sample_emails
+
+    path, model, tokenizer, extra = _load(args)
+    data_seed = extra.get("train_config", {}).get("data_seed", 0)
+    emails = make_splits(data_seed, 0, 0, n_test=args.emails)["test"]  # never trained on
+    loss = validation_loss(model, [tokenizer.encode(e) for e in emails],
+                           pad_id=tokenizer.pad_id, device=torch.device(args.device))
+    floor = -sum(DEFAULT_GRAMMAR.log_prob(e) for e in emails) / sum(len(e) + 1 for e in emails)
+    drawn = sample_emails(model, tokenizer, DEFAULT_GRAMMAR, args.samples, seed=args.seed,
+                          **_knobs(args))  # fmt: skip
+    row = _summary(drawn)
+    report = {
+        "checkpoint": str(path), "emails": args.emails, "loss": loss,
+        "grammar_loss": floor, "excess_over_floor": loss - floor,
+        "perplexity": math.exp(loss), **_knobs(args), "seed": args.seed,
+        "samples": args.samples, **row,
+    }  # fmt: skip
+    print(f"{path} on {args.emails} held-out emails (test stream, data seed {data_seed}):")
+    print(f"  loss {loss:.4f} nats per token, the true grammar's {floor:.4f}: "
+          f"{loss - floor:+.4f} above the floor; perplexity {math.exp(loss):.3f}")
+    print(f"  {args.samples} samples ({_describe(args)}): {row['valid']:.1%} "
+          f"valid, {row['distinct']:.1%} distinct, mean true log-probability "
+          f"{row['mean_log_prob']:.3f} nats per token")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
+        print(f"wrote {args.out}")
+    return report
+
+
+def main(argv: list[str] | None = None, started: float | None = None):
+    """Run one verb; ``started`` is when a time budget begins (default: now)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "train":
+        from attnbook.train import main as train_main
+
+        return train_main(argv[1:], started=started, prog="attnbook train")
+    if argv and argv[0] == "ablate":
+        from attnbook.ablation import main as ablation_main
+
+        return ablation_main(argv[1:])
+    args = _parser().parse_args(argv)
+    return {"sample": sample_command, "evaluate": evaluate_command}[args.verb](args)
+
+
+def run() -> None:
+    """The console script: the budget of ``train`` counts from this process's start."""
+    main(started=process_start())
+    exit_now()  # the budget holds to the end: no seconds of teardown after it
+
+
+if __name__ == "__main__":
+    run()

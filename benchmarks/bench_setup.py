@@ -1,0 +1,104 @@
+"""How long the README's first `make lab` / `make test` spends installing: `make setup` in a
+fresh copy of this working tree, into a new virtual environment.
+
+    python benchmarks/bench_setup.py                    # prints one Markdown row
+    python benchmarks/bench_setup.py --record           # and appends it to results/setup.md
+    python benchmarks/bench_setup.py --load 2 --record  # with 2 busy processes beside it
+
+pip installs as this machine's pip is configured (`pip config list` is recorded with the
+figure): the wheels on local disk where it finds them, the package index for the rest, and
+its cache. The load average before and after says how busy the machine was; ``--load N``
+adds N processes that spin on a core each, for a loaded figure on purpose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "setup.md"
+HEADER = (
+    "| date (UTC) | python | cores | extra busy processes | load before | load after "
+    "| make setup (s) | pip sources |\n|---|---|---:|---:|---:|---:|---:|---|\n"
+)
+
+
+def _copy_tree(dest: Path) -> None:
+    """The working tree's tracked and new (not ignored) files, as a fresh clone has them."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dest / name)
+
+
+def _spin(until: float) -> None:
+    while time.time() < until:
+        pass
+
+
+def measure(python: str, busy: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="attnbook-setup-") as tmp:
+        tree = Path(tmp)
+        _copy_tree(tree)
+        spinners = [multiprocessing.Process(target=_spin, args=(time.time() + 3600,))
+                    for _ in range(busy)]  # fmt: skip
+        for p in spinners:
+            p.start()
+        load_before = os.getloadavg()[0]
+        began = time.perf_counter()
+        done = subprocess.run(["make", "setup", f"PYTHON={python}"], cwd=tree,
+                              capture_output=True, text=True)  # fmt: skip
+        seconds = time.perf_counter() - began
+        load_after = os.getloadavg()[0]
+        for p in spinners:
+            p.terminate()
+        if done.returncode != 0:
+            sys.exit(f"make setup failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    sources = subprocess.run([python, "-m", "pip", "config", "list"], capture_output=True,
+                             text=True).stdout.splitlines()  # fmt: skip
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
+        "python": platform.python_version(),
+        "cores": os.cpu_count(),
+        "busy": busy,
+        "load_before": load_before,
+        "load_after": load_after,
+        "seconds": seconds,
+        "sources": "; ".join(s.split(".", 1)[-1] for s in sources
+                             if "index" in s or "find-links" in s) or "PyPI",
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--python", default="python3", help="the interpreter make setup uses")
+    parser.add_argument("--load", type=int, default=0, help="busy processes to add beside it")
+    parser.add_argument("--record", action="store_true", help=f"append to {RESULTS}")
+    args = parser.parse_args(argv)
+    r = measure(args.python, args.load)
+    row = (f"| {r['date']} | {r['python']} | {r['cores']} | {r['busy']} | "
+           f"{r['load_before']:.1f} | {r['load_after']:.1f} | {r['seconds']:.0f} "
+           f"| {r['sources']} |")  # fmt: skip
+    print(row)
+    if args.record:
+        if not RESULTS.exists():
+            RESULTS.write_text("# Set-up time: `make setup` in a fresh copy\n\n" + HEADER)
+        with RESULTS.open("a") as f:
+            f.write(row + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,311 @@
+"""The command line `attnbook train|sample|ablate|evaluate`: help, errors, sampling, that a
+default run leaves version control untouched, and that --budget-seconds bounds the process."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from attnbook import cli
+from attnbook.corpus import DEFAULT_GRAMMAR
+from attnbook.generation import judge_email, sample_emails
+from attnbook.progress import BudgetBar, honest_eta, process_start
+from attnbook.tokenizer import WordTokenizer
+from attnbook.train import PRESETS, load_trained, train
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+EMAIL_LINE = re.compile(r"^\s*(\d+)  (valid|INVALID)\s+(-inf|-?\d+\.\d{3})  (.*)$")
+
+
+def _env(root: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(root), "OMP_NUM_THREADS": "1"}
+
+
+# -- help and bad input --------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("argv", "shown"),
+    [
+        ([], ["train", "sample", "ablate", "evaluate"]),
+        (["train"], ["attnbook train", "--budget-seconds", "--into-assets", "--preset"]),
+        (["sample"], ["--checkpoint", "--temperature", "--top-k", "--top-p", "--seed",
+                      "--count"]),
+        (["ablate"], ["--variant", "--into-assets", "--out"]),
+        (["evaluate"], ["--checkpoint", "--emails", "--samples"]),
+    ],
+)
+def test_every_verb_has_help(argv, shown, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*argv, "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    missing = [s for s in shown if s not in out]
+    assert not missing, f"`attnbook {' '.join(argv)} --help` lacks {missing}:\n{out}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["sample", "--top-p", "1.5"], "argument --top-p: expected a number in (0, 1], got 1.5"),
+        (["sample", "--top-p", "0"], "argument --top-p: expected a number in (0, 1], got 0"),
+        (["sample", "--temperature", "-1"], "argument --temperature: expected a number >= 0, "
+                                            "got -1"),
+        (["sample", "--top-k", "two"], "argument --top-k: expected an integer >= 0, got 'two'"),
+        (["sample", "--count", "0"], "argument --count: expected an integer >= 1, got 0"),
+        (["sample", "--checkpoint", "no/such.pt"],
+         "argument --checkpoint: expected a checkpoint file written by `attnbook train`"),
+        (["evaluate", "--emails", "-3"], "argument --emails: expected an integer >= 1, got -3"),
+        (["train", "--budget-seconds", "0"],
+         "argument --budget-seconds: expected a number of seconds > 0, got 0"),
+        (["train", "--budget-seconds", "soon"],
+         "argument --budget-seconds: expected a number of seconds > 0, got soon"),
+        (["ablate", "--variant", "nope"], "argument --variant: invalid choice: 'nope'"),
+        (["fly"], "invalid choice: 'fly'"),
+    ],
+)
+def test_bad_input_names_the_argument_what_was_expected_and_what_came(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err, err
+    if "--checkpoint" in argv:
+        assert "'no/such.pt', which does not exist" in err
+
+
+def test_console_script_and_module_entry_point():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    module, name = scripts["attnbook"].split(":")
+    assert (module, name) == ("attnbook.cli", "run") and callable(cli.run)
+    done = subprocess.run([PYTHON, "-m", "attnbook", "--help"], cwd=ROOT, env=_env(ROOT),
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0 and "sample" in done.stdout, done.stderr
+
+
+# -- sampling ------------------------------------------------------------------------------
+def test_sample_prints_each_email_with_the_grammars_verdict_and_log_prob(capsys):
+    cli.main(["sample", "--count", "10", "--temperature", "1.5", "--seed", "0"])
+    lines = capsys.readouterr().out.splitlines()
+    emails = [EMAIL_LINE.match(line) for line in lines]
+    emails = [m for m in emails if m]
+    assert [int(m[1]) for m in emails] == list(range(1, 11)), lines
+    verdicts = {m[2] for m in emails}
+    assert verdicts == {"valid", "INVALID"}, f"temperature 1.5 with seed 0 draws both: {lines}"
+    for m in emails:
+        words = m[4].split()
+        truth = DEFAULT_GRAMMAR.log_prob(words)
+        if m[2] == "valid":
+            assert float(m[3]) == pytest.approx(truth / (len(words) + 1), abs=6e-4)
+        else:
+            assert m[3] == "-inf" and (truth == float("-inf") or words[-1] == "...")
+    assert re.search(r"^9 of 10 valid|^90% valid", lines[-1], re.M), lines[-1]
+
+
+def test_sample_is_seeded_and_the_knobs_matter(capsys):
+    def drawn(*argv):
+        cli.main(["sample", "--count", "6", "--json", *argv])
+        return capsys.readouterr().out
+
+    assert drawn("--seed", "1") == drawn("--seed", "1")
+    assert drawn("--seed", "1") != drawn("--seed", "2")
+    greedy = drawn("--temperature", "0", "--seed", "5")
+    assert len(set(greedy.splitlines())) == 1, "temperature 0: the same email every time"
+    assert drawn("--top-k", "1", "--seed", "7") == greedy, "top-k 1 is greedy too"
+
+
+def test_sample_from_a_given_checkpoint(tmp_path, capsys):
+    config = dataclasses.replace(PRESETS["tiny"], out=str(tmp_path), steps=4, progress=False,
+                                 num_threads=1, device="cpu")  # fmt: skip
+    train(config)
+    cli.main(["sample", "--checkpoint", str(tmp_path / "best.pt"), "--count", "3"])
+    out = capsys.readouterr().out
+    assert str(tmp_path / "best.pt") in out
+    assert len([line for line in out.splitlines() if EMAIL_LINE.match(line)]) == 3
+
+
+def test_judge_email_tells_valid_invalid_and_cut_off():
+    tok = WordTokenizer()
+    valid = "please send the report today ."
+    ids = tok.encode(valid)  # <BOS> ... <EOS>
+    judged = judge_email(DEFAULT_GRAMMAR, tok, ids)
+    n = len(valid.split()) + 1
+    assert judged["valid"] and judged["n_tokens"] == n
+    assert judged["log_prob_per_token"] == pytest.approx(DEFAULT_GRAMMAR.log_prob(valid) / n)
+    wrong = judge_email(DEFAULT_GRAMMAR, tok, tok.encode("please the report ."))
+    assert not wrong["valid"] and "word 1 'the'" in wrong["reason"]
+    cut = judge_email(DEFAULT_GRAMMAR, tok, tok.encode(valid, add_eos=False))
+    assert not cut["valid"] and cut["text"].endswith("...") and "length limit" in cut["reason"]
+
+
+def test_sample_emails_checks_its_knobs():
+    model, tok, _ = load_trained(ROOT / "assets" / "checkpoints" / "email_cpu.pt")
+    with pytest.raises(ValueError, match=r"top_p: expected None or a value in \(0, 1\], got 2"):
+        sample_emails(model, tok, DEFAULT_GRAMMAR, 2, top_p=2.0)
+    with pytest.raises(ValueError, match="count: expected an int >= 1, got 0"):
+        sample_emails(model, tok, DEFAULT_GRAMMAR, 0)
+
+
+def test_evaluate_reports_the_shipped_model_near_the_floor(capsys):
+    report = cli.main(["evaluate", "--emails", "300", "--samples", "30"])
+    assert 0.0 < report["excess_over_floor"] < 0.05, report
+    assert report["valid"] > 0.8, report
+    assert "above the floor" in capsys.readouterr().out
+
+
+# -- progress ------------------------------------------------------------------------------
+def test_eta_is_the_smaller_of_the_steps_left_and_the_budget_left():
+    assert honest_eta(10, 1000, rate=1.0, seconds_to_deadline=None) == 990
+    assert honest_eta(10, 1000, rate=1.0, seconds_to_deadline=5.0) == 5.0
+    assert honest_eta(990, 1000, rate=1.0, seconds_to_deadline=50.0) == 10
+    assert honest_eta(0, 1000, rate=None, seconds_to_deadline=7.0) == 7.0
+    assert honest_eta(0, 1000, rate=None, seconds_to_deadline=None) is None
+    assert honest_eta(5, 10, rate=1.0, seconds_to_deadline=-2.0) == 0.0
+
+
+def test_budget_bar_shows_the_honest_eta():
+    bar = BudgetBar(total=10_000, deadline=time.perf_counter() + 3.0, disable=False,
+                    file=open(os.devnull, "w"))  # fmt: skip
+    for _ in range(5):
+        time.sleep(0.01)
+        bar.update(1)
+    eta = bar.format_dict["eta_s"]
+    bar.close()
+    assert 0.0 < eta <= 3.0, f"steps left say ~100 s, the deadline 3 s; the bar said {eta}"
+
+
+# -- nothing tracked is overwritten unless asked -------------------------------------------
+VERBS_SCRIPT = textwrap.dedent(
+    """
+    import subprocess, sys
+    from pathlib import Path
+    from attnbook import cli
+
+    def status():
+        return subprocess.run(["git", "status", "--porcelain"], capture_output=True,
+                              text=True, check=True).stdout
+
+    assert Path(cli.__file__).resolve().is_relative_to(Path.cwd().resolve()), cli.__file__
+    cli.main(["train", "--preset", "tiny", "--steps", "3", "--no-progress", "--threads", "1"])
+    cli.main(["ablate", "--variant", "rope", "--steps", "3", "--n-train", "200", "--threads",
+              "1"])
+    cli.main(["evaluate", "--emails", "20", "--samples", "3"])
+    cli.main(["sample", "--count", "10"])
+    print("STATUS AFTER DEFAULT RUNS:" + repr(status()))
+    cli.main(["train", "--preset", "tiny", "--steps", "3", "--no-progress", "--threads", "1",
+              "--into-assets"])
+    cli.main(["ablate", "--variant", "rope", "--steps", "3", "--n-train", "200", "--threads",
+              "1", "--into-assets"])
+    print("STATUS WITH --into-assets:" + repr(status()))
+    """
+)
+
+
+def _copy_of_this_tree(dest: Path) -> None:
+    """The working tree as it is (tracked and new files, uncommitted edits too), committed
+    into a fresh repository at ``dest``."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                           capture_output=True, check=True).stdout.decode().split("\0")  # fmt: skip
+    for name in filter(None, files):
+        if (ROOT / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dest / name)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "copy"]):
+        subprocess.run(git + args, cwd=dest, check=True, capture_output=True)
+
+
+def test_default_runs_of_every_verb_leave_git_status_clean(tmp_path):
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    _copy_of_this_tree(clone)
+    done = subprocess.run([PYTHON, "-c", VERBS_SCRIPT], cwd=clone, env=_env(clone),
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    out = done.stdout
+    assert "STATUS AFTER DEFAULT RUNS:''" in out, out[-3000:]
+    assert (clone / "runs" / "email_tiny" / "best.pt").is_file()
+    assert (clone / "runs" / "ablation" / "results.json").is_file()
+    # a fresh clone samples ten emails with the README's one command
+    assert len([line for line in out.splitlines() if EMAIL_LINE.match(line)]) == 10
+    # --into-assets does write into the tracked assets: the shipped ladder and a checkpoint
+    asked = out.split("STATUS WITH --into-assets:")[1]
+    assert "assets/ablation/results.json" in asked, asked
+    assert "assets/checkpoints/email_tiny.pt" in asked, asked
+
+
+# -- the time budget -----------------------------------------------------------------------
+def _seconds(command: list[str]) -> float:
+    began = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, env=_env(ROOT), check=True, capture_output=True)
+    return time.perf_counter() - began
+
+
+def test_process_start_is_before_the_first_line():
+    assert process_start() < time.perf_counter()
+    done = subprocess.run(
+        [PYTHON, "-c", "import time; from attnbook.progress import process_start; "
+         "print(time.perf_counter() - process_start())"],
+        cwd=ROOT, env=_env(ROOT), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert 0.0 < float(done.stdout) < 30.0, done.stdout
+
+
+# Outside what the process can measure: fork and exec before /proc records its start (the
+# start is read in 10 ms clock ticks), and reaping it after os._exit. Both are milliseconds;
+# half a second covers them on a loaded machine.
+SLACK_S = 0.5
+
+
+def test_budget_bounds_the_whole_train_command(tmp_path):
+    # What the command pays before it can train, measured apart: the interpreter alone, and
+    # the interpreter with torch and the trainer imported. Both count against the budget,
+    # which must leave room to train after them.
+    bare_s = _seconds([PYTHON, "-c", "pass"])
+    imports_s = _seconds([PYTHON, "-c", "import attnbook.train"])
+    budget = max(20.0, 3.0 * imports_s)
+    out = tmp_path / "run"
+    command = [PYTHON, "-m", "attnbook", "train", "--preset", "tiny", "--steps", "1000000",
+               "--budget-seconds", f"{budget:.1f}", "--threads", "1", "--out", str(out)]
+    began = time.perf_counter()
+    done = subprocess.run(command, cwd=tmp_path, env=_env(ROOT), capture_output=True,
+                          text=True, timeout=budget * 3)  # fmt: skip
+    wall = time.perf_counter() - began
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = (f"budget {budget:.1f} s, wall {wall:.2f} s; measured apart: bare interpreter "
+               f"{bare_s:.2f} s, interpreter + torch + trainer imports {imports_s:.2f} s")
+    print(figures)  # shown with pytest -s
+    assert wall <= budget * 1.05 + SLACK_S, figures
+    assert wall >= budget * 0.75, f"the budget stopped the run too early: {figures}"
+    steps = int(re.search(r"^\s+steps: (\d+)$", done.stdout, re.M)[1])
+    assert 1 < steps < 1_000_000, f"{steps} steps: {figures}"
+    for name in ("best.pt", "last.pt", "log.csv", "loss_curve.png"):
+        assert (out / name).is_file(), name
+    # Every progress line's ETA fits in what is left of the budget (a million steps would
+    # otherwise show hours); elapsed is the bar's own, which starts after the imports.
+    shown = re.findall(r"\[(\d+):(\d\d)<(\d+):(\d\d)", done.stdout)
+    assert shown, done.stdout[-2000:]
+    for m1, s1, m2, s2 in shown:
+        elapsed, eta = 60 * int(m1) + int(s1), 60 * int(m2) + int(s2)
+        assert elapsed + eta <= budget + 1, f"elapsed {elapsed} s, ETA {eta} s: {figures}"
+
+
+# -- the README ----------------------------------------------------------------------------
+def test_readme_shows_each_verb_and_one_command_samples_ten_emails():
+    readme, makefile = (ROOT / "README.md").read_text(), (ROOT / "Makefile").read_text()
+    for verb in ("sample", "train", "evaluate", "ablate"):
+        assert f"attnbook {verb} " in readme, f"the README never shows `attnbook {verb}`"
+    assert "sample_emails(" in readme, "the README shows sample's Python equivalent"
+    assert "`make sample`" in readme
+    recipe = makefile.split("\nsample: setup\n", 1)[1].split("\n\n", 1)[0]
+    assert "$(BIN)/attnbook sample $(SAMPLE_ARGS)" in recipe
+    assert "SAMPLE_ARGS ?= --count 10" in makefile
