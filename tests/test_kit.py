@@ -41,7 +41,6 @@ ACCEPTED = {
     "probs = torch.softmax(z, dim=-1)  # (..., V)": "attnbook/generation.py: sampler",
     "if top_p is not None and top_p < 1.0:": "attnbook/generation.py: sampler",
     "probs = probs / probs.sum(dim=-1, keepdim=True)": "attnbook/generation.py: sampler",
-    "finished = finished | (new == eos_id)": "attnbook/generation.py: sampler",
     "if temperature == 0:": "attnbook/generation.py: sampler; a guard any sampler has",
     "total, count = 0.0, 0": "attnbook/training_viz.py: evaluation loop",
     "return total / count": "attnbook/training_viz.py, data.py: evaluation loop",
