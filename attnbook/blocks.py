@@ -4,7 +4,8 @@ What a student does not write while assembling a decoder: the causal multi-head 
 layer (from the reference model, so notebook 06 never depends on a notebook-05 answer), a
 width check, and the experiments and figures of the notebook: LayerNorm against BatchNorm on
 a ``[B, L, d]`` tensor, pre-norm against post-norm at depth, the causality of a whole stack
-shown with gradients, and the walk of shapes from ``[B, L]`` ids to ``[B, L, V]`` logits.
+shown with gradients, the walk of shapes from ``[B, L]`` ids to ``[B, L, V]`` logits, and
+keys and values that become contextual from the second block on.
 
 Every figure function returns its matplotlib Figure with labelled axes and a title.
 """
@@ -26,7 +27,9 @@ __all__ = [
     "batch_dependence",
     "causal_self_attention",
     "causality_gradients",
+    "context_shuffle",
     "depth_profile",
+    "keys_and_values",
     "norm_axes_demo",
     "plot_causality",
     "plot_depth_profiles",
@@ -344,3 +347,50 @@ def plot_shape_walk(stages: list[tuple[str, tuple[int, ...]]], sizes: dict[str, 
     ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------------------------------
+# Keys and values become contextual in deeper layers
+# ---------------------------------------------------------------------------------------
+@torch.no_grad()
+def keys_and_values(model: TransformerLM, idx: torch.Tensor, t: int) -> list[tuple]:
+    """Per block, the key and the value of token ``t`` of ``idx`` (1, L) as that block's
+    attention computes them (RoPE applied to the key): a list of ``(k, v)``, each (h, d_k)."""
+    found = []
+
+    def grab(attention, args):
+        q, k, v = attention.heads_qkv(args[0], args[1] if len(args) > 1 else None)
+        found.append((k[0, :, t].clone(), v[0, :, t].clone()))  # (h, d_k) each
+
+    handles = [block.attn.register_forward_pre_hook(grab) for block in model.blocks]
+    try:
+        model.eval()(idx)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return found
+
+
+def context_shuffle(model: TransformerLM, idx: torch.Tensor, t: int, seed: int = 0) -> dict:
+    """Shuffle the tokens between the first (``<BOS>``) and token ``t`` of ``idx`` (1, L), keep
+    token ``t`` and its position, and measure how far token ``t``'s key and value move in each
+    block: ``||k' - k|| / ||k||`` over all heads. Returns the shuffled ids and one row per
+    block, ``(block, key_change, value_change)``."""
+    if idx.dim() != 2 or idx.shape[0] != 1:
+        raise ValueError(f"idx: expected shape (1, L), got {tuple(idx.shape)}")
+    if not 2 < t < idx.shape[1]:
+        raise ValueError(f"t: expected a token with at least two before it after <BOS> "
+                         f"(3 <= t < {idx.shape[1]}), got {t}")
+    generator = torch.Generator().manual_seed(seed)
+    earlier = idx[0, 1:t]
+    order = torch.randperm(len(earlier), generator=generator)
+    while torch.equal(earlier[order], earlier):  # a shuffle that changes nothing shows nothing
+        order = torch.randperm(len(earlier), generator=generator)
+    shuffled = idx.clone()
+    shuffled[0, 1:t] = earlier[order]
+    rows = []
+    pairs = zip(keys_and_values(model, idx, t), keys_and_values(model, shuffled, t))
+    for block, ((k, v), (k2, v2)) in enumerate(pairs, start=1):
+        rows.append((block, float((k2 - k).norm() / k.norm()), float((v2 - v).norm() / v.norm())))
+    return {"shuffled": shuffled, "rows": rows}
+

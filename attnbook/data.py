@@ -51,9 +51,9 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> Batch:
     inputs = torch.full((len(sequences), L), pad_id, dtype=torch.long)  # (B, L)
     targets = torch.full((len(sequences), L), pad_id, dtype=torch.long)  # (B, L)
     for row, seq in enumerate(sequences):
-        seq = torch.as_tensor(seq, dtype=torch.long)
-        inputs[row, : len(seq) - 1] = seq[:-1]
-        targets[row, : len(seq) - 1] = seq[1:]
+        ids = torch.as_tensor(seq, dtype=torch.long)
+        inputs[row, : len(ids) - 1] = ids[:-1]
+        targets[row, : len(ids) - 1] = ids[1:]
     lengths = torch.tensor([len(s) - 1 for s in sequences])  # (B,) predicted tokens per row
     real = torch.arange(L)[None, :] < lengths[:, None]  # (B, L)
     return Batch(inputs, targets, real, real.clone())
@@ -153,7 +153,7 @@ def validation_loss(
     device: torch.device | str | None = None,
     rank: int = 0,
     world_size: int = 1,
-    autocast: object = None,
+    autocast: contextlib.AbstractContextManager | None = None,
 ) -> float:
     """Mean cross-entropy (nats per real target) of ``model`` on ``sequences``.
 

@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
@@ -440,6 +441,7 @@ def quality_diversity_sweep(
     `score_samples` figures. Seeded: the same call gives the same rows.
     """
     max_new_tokens = min(max_new_tokens, model.config.max_len - 1)
+    settings: list[tuple[str, float, dict[str, Any]]]
     settings = [("temperature", t, dict(temperature=t)) for t in temperatures]
     settings += [("top_p", p, dict(temperature=1.0, top_p=p)) for p in top_ps]
     rows = []

@@ -20,7 +20,7 @@ import contextlib
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple, cast
 
 import torch
 import torch.nn.functional as F
@@ -300,6 +300,11 @@ def _unchanged(x: torch.Tensor) -> torch.Tensor:
 class TransformerLM(nn.Module):
     """Token ids (B, L) -> next-token logits (B, L, V), float32 on every device."""
 
+    # buffers registered in __init__ for the configured positions
+    sinusoids: torch.Tensor
+    rope_cos: torch.Tensor
+    rope_sin: torch.Tensor
+
     def __init__(self, config: LMConfig) -> None:
         super().__init__()
         self.config = config
@@ -328,7 +333,8 @@ class TransformerLM(nn.Module):
         (attention's ``W_O``, the MLP's ``fc_out``) at std 0.02 / sqrt(2 N), which keeps the
         residual stream's variance from growing with depth."""
         residual_std = 0.02 / math.sqrt(2 * self.config.n_layers)
-        ends_a_branch = {id(m) for block in self.blocks for m in (block.attn.W_O, block.mlp.fc_out)}
+        blocks = cast("list[TransformerBlock]", list(self.blocks))  # __init__ puts only these
+        ends_a_branch = {id(m) for block in blocks for m in (block.attn.W_O, block.mlp.fc_out)}
         for module in self.modules():
             if isinstance(module, nn.Linear):
                 std = residual_std if id(module) in ends_a_branch else 0.02
@@ -458,7 +464,7 @@ class TransformerLM(nn.Module):
         return allowed | ~live_rows, live_rows
 
 
-def save_checkpoint(model: TransformerLM, path: str | Path, **extra) -> None:
+def save_checkpoint(model: TransformerLM, path: str | Path | IO[bytes], **extra) -> None:
     """Write the config, the weights and any ``extra`` (plain data or tensors) to ``path``."""
     model = getattr(model, "_orig_mod", model)  # unwrap torch.compile so keys stay plain
     torch.save(

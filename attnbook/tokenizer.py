@@ -13,6 +13,7 @@ from pathlib import Path
 
 PAD, BOS, EOS = "<PAD>", "<BOS>", "<EOS>"
 SPECIAL_TOKENS = (PAD, BOS, EOS)
+PAD_ID, BOS_ID, EOS_ID = 0, 1, 2  # their ids in every tokenizer of the course
 
 
 class UnknownTokenError(KeyError, ValueError):
@@ -37,9 +38,9 @@ class _Tokenizer:
         self.id_to_token: list[str] = [*SPECIAL_TOKENS, *tokens]
         self.token_to_id: dict[str, int] = {t: i for i, t in enumerate(self.id_to_token)}
 
-    pad_id = 0
-    bos_id = 1
-    eos_id = 2
+    pad_id = PAD_ID
+    bos_id = BOS_ID
+    eos_id = EOS_ID
 
     @property
     def vocab_size(self) -> int:

@@ -25,6 +25,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 import torch
@@ -177,6 +178,8 @@ def _email_data(config: TrainConfig) -> _Data:
 
 def _text_data(config: TrainConfig) -> _Data:
     """Consecutive chunks of the file: the first 90% train, the rest validation."""
+    if config.text is None:
+        raise ValueError("config.text: expected the path of a text file, got None")
     text = Path(config.text).read_text(encoding="utf-8")
     tokenizer = CharTokenizer.from_text(text)
     ids = tokenizer.encode(text, add_bos=False, add_eos=False)
@@ -268,7 +271,7 @@ def _write_log(path: Path, rows: list[dict]) -> None:
 
 def plot_loss_curve(
     rows: list[dict],
-    path: str | Path | None = None,
+    path: str | Path | IO[bytes] | None = None,
     floor: float | None = None,
     floor_se: float | None = None,
     title: str = "",
@@ -413,7 +416,7 @@ class _Run:
             disable=not (config.progress and self.info.main), dynamic_ncols=True,
             deadline=self.deadline,
         )  # fmt: skip
-        self.metrics = {
+        self.metrics: dict[str, Any] = {
             "best_val_loss": self.best,
             "val_loss": math.nan,
             "floor": self.data.floor,
@@ -504,6 +507,8 @@ class _Run:
         self.log_rows[-1]["val_loss"] = f"{val:.6f}"
         metrics.update(step=self.step, val_loss=val, tokens=self.tokens)
         if data.val_floor is not None:
+            if data.floor is None:  # the email corpus sets both
+                raise RuntimeError("data.floor: expected the entropy with val_floor, got None")
             metrics["excess_over_floor"] = val - data.val_floor
             metrics["excess_over_entropy"] = val - data.floor
         self.bar.set_postfix(val=f"{val:.4f}")

@@ -395,3 +395,66 @@ def test_wrong_modules_with_default_dtype_tensors_still_fail():
         check_prenorm_block(_block_with_zeros_buffer(mlp_residual=False))
     with pytest.raises(CheckFailure, match="final LayerNorm forgotten"):
         check_decoder(_decoder_with_sinusoids_in_forward(final_ln=False))
+
+
+# -- keys and values become contextual from the second block on ----------------------------
+def _shuffled_rows(positions, seed):
+    from attnbook.blocks import context_shuffle
+
+    torch.manual_seed(seed)
+    model = TransformerLM(LMConfig(vocab_size=30, d_model=16, n_heads=4, n_layers=3,
+                                   max_len=12, positions=positions))
+    with torch.no_grad():  # weights far from GPT-2's small start, so attention really mixes
+        for parameter in model.parameters():
+            parameter.normal_(0.0, 0.5)
+    ids = torch.randint(3, 30, (1, 10))
+    shuffle = context_shuffle(model, ids, t=7, seed=seed)
+    assert not torch.equal(shuffle["shuffled"], ids)
+    assert torch.equal(shuffle["shuffled"][0, 7:], ids[0, 7:])  # token t and after kept
+    assert torch.equal(shuffle["shuffled"][0, 1:7].sort().values, ids[0, 1:7].sort().values)
+    assert [row[0] for row in shuffle["rows"]] == [1, 2, 3]
+    return shuffle["rows"]
+
+
+@pytest.mark.parametrize("positions", ["sinusoidal", "learned", "rope"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_keys_and_values_become_contextual_from_the_second_block(positions, seed):
+    (_, first_k, first_v), *deeper = _shuffled_rows(positions, seed)
+    assert first_k == 0.0 and first_v == 0.0
+    assert all(k > 1e-2 and v > 1e-2 for _, k, v in deeper), deeper
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_without_positions_the_second_block_sees_the_prefix_as_a_set(seed):
+    """No position signal: block 1's output at t averages its prefix in any order, so token
+    t's block-2 key and value stay put (up to rounding); block 3 reads prefixes that changed."""
+    (_, first_k, first_v), (_, second_k, second_v), (_, third_k, third_v) = _shuffled_rows(
+        "none", seed)
+    assert first_k == 0.0 and first_v == 0.0
+    assert second_k < 1e-5 and second_v < 1e-5
+    assert third_k > 1e-3 and third_v > 1e-3
+
+
+def test_the_trained_email_model_shows_contextual_keys_in_block_two():
+    """Notebook 06's demonstration, on the shipped checkpoint: its prose says block 1 moves
+    by exactly zero and block 2 moves."""
+    from attnbook.blocks import context_shuffle
+    from attnbook.generation import find_checkpoint
+    from attnbook.train import load_trained
+
+    model, tokenizer, _ = load_trained(find_checkpoint())
+    words = "hi anna , please send the report before the slides".split()
+    ids = torch.tensor([tokenizer.encode(words)])
+    rows = context_shuffle(model, ids, len(words), seed=0)["rows"]
+    assert rows[0][1:] == (0.0, 0.0)
+    assert all(k > 0.1 and v > 0.1 for _, k, v in rows[1:]), rows
+
+
+def test_context_shuffle_names_a_bad_argument():
+    from attnbook.blocks import context_shuffle
+
+    model = TransformerLM(LMConfig(vocab_size=30, d_model=16, n_heads=4, n_layers=2, max_len=12))
+    with pytest.raises(ValueError, match="idx: expected shape"):
+        context_shuffle(model, torch.zeros(2, 5, dtype=torch.long), 3)
+    with pytest.raises(ValueError, match="t: expected"):
+        context_shuffle(model, torch.zeros(1, 5, dtype=torch.long), 9)

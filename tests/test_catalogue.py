@@ -1,4 +1,5 @@
-"""Every catalogued mistake loses its test's points with its hint; every alternative passes.
+"""Every catalogued mistake loses its test's points with its detector's hint; every
+alternative passes; every entry still applies; every detector of the checks is catalogued.
 
 Runs the solution notebook's setup, answer and test cells in this process, with one answer
 cell replaced by the variant, exactly as the student would have written it.
@@ -6,16 +7,33 @@ cell replaced by the variant, exactly as the student would have written it.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
 import pytest
 from conftest import SOLUTIONS, grade_cells, read
 from grader.catalogue import (
+    CatalogueError,
+    alternative,
     apply_variant,
+    catalogue,
+    delete,
+    edit,
+    explained,
+    insert_after,
     load_catalogue,
+    mistake,
     nbgrader_meta,
     notebooks,
+    replace_line,
     run_graded_cells,
     solution_notebook,
 )
+
+import attnbook.checks as checks
+from attnbook.checks import detectors
 
 CATALOGUED = notebooks()
 
@@ -56,6 +74,20 @@ def test_every_graded_function_has_mistakes_and_an_alternative(notebook):
     assert not unknown, f"variants name test cells that do not exist: {unknown}"
 
 
+@pytest.mark.parametrize("notebook", CATALOGUED)
+def test_every_entry_still_applies(notebook):
+    """Each edit finds its text in the body it edits: a reference that changed under an entry
+    fails here, naming the entry, before anything runs."""
+    nb = solution_notebook(notebook)
+    broken = []
+    for variant in [*load_catalogue(notebook).MISTAKES, *load_catalogue(notebook).ALTERNATIVES]:
+        try:
+            apply_variant(nb, variant)
+        except CatalogueError as err:
+            broken.append(str(err))
+    assert not broken, f"{notebook}: entries that no longer apply:\n" + "\n".join(broken)
+
+
 @pytest.mark.parametrize(("notebook", "variant"), list(_variants("MISTAKES")))
 def test_mistake_loses_points_with_its_hint(notebook, variant):
     nb = apply_variant(solution_notebook(notebook), variant)
@@ -64,8 +96,9 @@ def test_mistake_loses_points_with_its_hint(notebook, variant):
     assert isinstance(result.error, AssertionError), (
         f"{variant.name!r} failed with {type(result.error).__name__}, not a check failure: "
         f"{result.error}")
+    what = "its detector's text" if variant.detects else "the hint"
     assert variant.hint in str(result.error), (
-        f"{variant.name!r}: the message does not contain the hint {variant.hint!r}:\n"
+        f"{variant.name!r}: the message does not contain {what} {variant.hint!r}:\n"
         f"{result.error}")
 
 
@@ -74,3 +107,105 @@ def test_correct_answer_written_otherwise_passes(notebook, variant):
     nb = apply_variant(solution_notebook(notebook), variant)
     result = run_graded_cells(nb, only_test=variant.test)[variant.test]
     assert result.error is None, f"{variant.name!r} is correct but failed:\n{result.error}"
+
+
+# -- detectors: the hints of the checks, named by the catalogue -----------------------------
+def _detector_texts() -> dict[str, str]:
+    """Every detector of attnbook/checks: "nb01.HINT_SOFTMAX_AXIS" (or "HINT_LEFTOVER" for the
+    shared ones) -> its text."""
+    found = {name: text for name, text in detectors(checks._core).items()}
+    for info in pkgutil.iter_modules(checks.__path__):
+        if info.name.startswith("nb"):
+            module = importlib.import_module(f"attnbook.checks.{info.name}")
+            found |= {f"{info.name}.{name}": text for name, text in detectors(module).items()}
+    return found
+
+
+def _pattern(text: str) -> re.Pattern:
+    """A detector's text as a pattern: a template's `{fields}` match any text."""
+    return re.compile(re.sub(r"\\\{\w+(?:![rs])?\\\}", ".+?", re.escape(text)), re.DOTALL)
+
+
+# Notebooks whose mistakes may still name their hint by its words (hint=): notebook 10's checks
+# write most hints inline, not yet as HINT_* constants. Its entries that say detects= are checked.
+HINTS_BY_WORDS = {"10_modern_decoder"}
+
+# Detectors no catalogued mistake shows yet. The list may only shrink: a detector added to the
+# checks needs a mistake that shows it, and one that gains a mistake must leave the list.
+UNTRIGGERED = frozenset(
+    line.strip() for line in (Path(__file__).parent / "untriggered_detectors.txt")
+    .read_text().splitlines() if line.strip() and not line.startswith("#"))
+
+
+@pytest.mark.parametrize("notebook", CATALOGUED)
+def test_every_mistake_names_a_detector_of_the_checks(notebook):
+    """`detects=` is a hint constant of the checks (a template filled in), or, for a concept
+    question, its explanation: never words copied from a message."""
+    texts = _detector_texts()
+    why = set(explained(notebook).values())
+    patterns = [_pattern(t) for t in texts.values() if re.search(r"\{\w+(?:![rs])?\}", t)]
+    by_words = notebook in HINTS_BY_WORDS
+    loose = [f"{v.cell}: {v.name!r}: " + ("hint= instead of detects=" if v.detects is None
+                                          else f"detects {v.detects!r}, no detector's text")
+             for v in load_catalogue(notebook).MISTAKES
+             if (v.detects is None and not by_words)
+             or (v.detects is not None
+                 and not (v.detects in texts.values() or v.detects in why
+                          or any(p.fullmatch(v.detects) for p in patterns)))]
+    assert not loose, f"{notebook}: mistakes not named by a detector:\n" + "\n".join(loose)
+
+
+def test_every_detector_is_triggered_by_a_catalogued_mistake():
+    """Each HINT_* of attnbook/checks is what some mistake detects (alone, filled in, or as
+    part of a longer hint), and that mistake's failure shows it
+    (test_mistake_loses_points_with_its_hint): no detector goes untested, but the listed ones."""
+    detected = [v.detects for notebook in CATALOGUED
+                for v in load_catalogue(notebook).MISTAKES if v.detects]
+    untriggered = {name for name, text in _detector_texts().items()
+                   if not any(_pattern(text).search(d) for d in detected)}
+    new = sorted(untriggered - UNTRIGGERED)
+    assert not new, ("detectors no catalogued mistake triggers (catalogue a mistake that "
+                     "shows each):\n" + "\n".join(new))
+    shown = sorted(UNTRIGGERED - untriggered)
+    assert not shown, ("detectors now triggered by a mistake: remove them from "
+                       "tests/untriggered_detectors.txt:\n" + "\n".join(shown))
+
+
+# -- the entry form --------------------------------------------------------------------------
+def _body(variant, notebook="01_attention_scores"):
+    nb = apply_variant(solution_notebook(notebook), variant)
+    return next(c.source for c in nb.cells if nbgrader_meta(c).get("grade_id") == variant.cell)
+
+
+def test_edits_change_the_reference_body_without_its_comments():
+    axis = mistake("softmax_rows", "axis", edit("axis=-1", "axis=0", count=2),
+                   detects="normalise along the last axis: axis=-1")
+    source = _body(axis)
+    assert "S.max(axis=0, keepdims=True)\n" in source and "e.sum(axis=0, keepdims=True)\n" in source
+    assert "# (..., 1)" not in source  # the edited region loses the reference's comments
+    lines = _body(alternative("attention", "lines", [
+        replace_line("Y = A @ V", "Y = A @ V\nY = Y + 0.0"), delete("A = softmax_rows"),
+        insert_after("Y = Y + 0.0", "A = softmax_rows(score_matrix(Q, K))")]))
+    assert "    Y = A @ V\n    Y = Y + 0.0\n    A = softmax_rows(score_matrix(Q, K))\n" in lines
+
+
+@pytest.mark.parametrize("change", [edit("axis=7", "axis=0"), edit("axis=-1", "axis=0"),
+                                    delete("row_max"), replace_line("no such line", "x")])
+def test_an_edit_that_does_not_apply_fails_loudly_naming_the_entry(change):
+    variant = mistake("softmax_rows", "a stale entry", change, hint="anything")
+    with pytest.raises(CatalogueError, match=r"softmax_rows: 'a stale entry': .* expects 1 "
+                                             r"occurrence.* found \d"):
+        _body(variant)
+
+
+def test_like_names_another_entry_of_the_cell():
+    base = alternative("score_matrix", "one line", "return Q @ K.T / np.sqrt(Q.shape[-1])")
+    slip = mistake("score_matrix", "no scaling", edit(" / np.sqrt(Q.shape[-1])", ""),
+                   like="one line", hint="sqrt")
+    mistakes, alternatives = catalogue([slip, base])
+    assert [v.name for v in mistakes] == ["no scaling"] and alternatives == [base]
+    assert "    return Q @ K.T\n" in _body(mistakes[0])
+    with pytest.raises(CatalogueError, match="like='missing' names no entry"):
+        catalogue([mistake("score_matrix", "x", edit("a", "b"), like="missing", hint="y")])
+    with pytest.raises(CatalogueError, match="not linked"):
+        _body(slip)  # like= without catalogue([...])

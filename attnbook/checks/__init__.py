@@ -6,18 +6,35 @@ Each notebook's checks live in `attnbook/checks/nbNN.py`; every public `check_*`
 modules is re-exported here, so `from attnbook.checks import check_softmax_rows` works, as
 `public_check` makes it: remembering what failed, and failing without a traceback into the
 library.
+
+A check's hints are its detectors: module-level `HINT_*` strings of `nbNN.py` (and of `_core`
+for the hints every check shares, re-exported here), which the mistake catalogue names in
+`mistake(..., detects=nb01.HINT_SOFTMAX_AXIS)`; `detectors(module)` lists them.
 """
 
 import importlib
 import pkgutil
 
 from attnbook.checks import concepts
-from attnbook.checks._core import CheckFailure, CheckRun, Mistake, public_check
+from attnbook.checks._core import (
+    HINT_GIVEN_LINES,
+    HINT_IN_PLACE,
+    HINT_LEFTOVER,
+    HINT_NO_RETURN,
+    HINT_NON_FINITE,
+    CheckFailure,
+    CheckRun,
+    Mistake,
+    detectors,
+    public_check,
+)
 
 check_answer = public_check(concepts.check_answer)
 check_choice = public_check(concepts.check_choice)
 
-__all__ = ["CheckFailure", "CheckRun", "Mistake", "check_answer", "check_choice"]
+__all__ = ["HINT_GIVEN_LINES", "HINT_IN_PLACE", "HINT_LEFTOVER", "HINT_NO_RETURN",
+           "HINT_NON_FINITE", "CheckFailure", "CheckRun", "Mistake", "check_answer",
+           "check_choice", "detectors"]
 
 for _module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _module_info.name.startswith("nb"):

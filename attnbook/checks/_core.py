@@ -30,6 +30,7 @@ __all__ = [
     "Observed",
     "as_array",
     "compose",
+    "detectors",
     "describe",
     "names_called",
     "observe",
@@ -43,6 +44,7 @@ HINT_LEFTOVER = ("delete the `raise NotImplementedError()` line: the stub's plac
 HINT_GIVEN_LINES = ("keep the given lines: the input checks the stub gives you (above the part "
                     "you write) raise this error with the right message, so put them back as "
                     "they were")
+HINT_NO_RETURN = "end {where} with `return` and its result"  # where: the function's name
 KNOWN = "This looks like a known mistake"
 SHOWN = 24  # arrays of at most this many numbers (and rows) are shown whole
 CHECKS_DIR = str(Path(__file__).resolve().parent)
@@ -53,6 +55,14 @@ CrashHints = Sequence[tuple[str | tuple[str, ...], str]]
 
 class CheckFailure(AssertionError):
     """A graded function gave a wrong answer; the message says which and why, hint first."""
+
+
+def detectors(module) -> dict[str, str]:
+    """The detectors of a check module (`nbNN`, or `_core` for the shared ones): its
+    module-level `HINT_*` strings, name -> text. A text with `{fields}` is a template the
+    check fills with `.format` (e.g. `HINT_NO_RETURN.format(where="score_matrix")`)."""
+    return {name: value for name, value in vars(module).items()
+            if name.startswith("HINT_") and isinstance(value, str)}
 
 
 def compose(text: str, hint: str | None = None) -> str:
@@ -138,6 +148,10 @@ def _shape_of(value) -> tuple:
     return tuple(getattr(value, "shape", np.shape(value)))
 
 
+HINT_NON_FINITE = ("NaN usually means 0 * inf or inf - inf: subtract the row maximum before "
+                   "exponentiating, and handle rows where every score is -inf")
+
+
 @dataclass
 class CheckRun:
     """One check of one graded function: counts what passed, explains what failed.
@@ -211,7 +225,7 @@ class CheckRun:
             where = self.name if fn is self.func else (
                 f"{self.name}.forward" if _is_view(fn) else getattr(fn, "__name__", self.name))
             self.fail(f"{call_text} returned None: {where} has no `return` (or never reaches "
-                      "one).", hint=f"end {where} with `return` and its result")
+                      "one).", hint=HINT_NO_RETURN.format(where=where))
         if seen.changed:
             self.fail(f"{call_text} changed its input {', '.join(seen.changed)} in place.",
                       hint=self.in_place_hint)
@@ -285,8 +299,7 @@ class CheckRun:
             self.fail(
                 f"{call_text} returned {int(len(bad))} non-finite value(s), the first at index "
                 f"{where} ({arr[where]}).",
-                hint=hint or "NaN usually means 0 * inf or inf - inf: subtract the row "
-                "maximum before exponentiating, and handle rows where every score is -inf",
+                hint=hint or HINT_NON_FINITE,
             )
         self.passed += 1
 

@@ -62,14 +62,16 @@ def _lower(L: int) -> np.ndarray:
     return j <= i
 
 
+HINT_ADDITIVE_MASK = ("this is the additive mask M of the decks (0 allowed, -inf blocked); the "
+                      "workbook's functions return the boolean allowed array instead. " + HINT_BOOL)
+
+
 def _expect_bool(run: CheckRun, call: str, seen) -> np.ndarray:
     arr = as_array(seen)
     if arr.dtype != bool:
         hint = HINT_BOOL
         if arr.dtype.kind == "f" and np.isneginf(arr).any():
-            hint = ("this is the additive mask M of the decks (0 allowed, -inf blocked); the "
-                    "workbook's functions return the boolean allowed array instead. "
-                    + HINT_BOOL)
+            hint = HINT_ADDITIVE_MASK
         run.fail(f"{call} returned an array of dtype {arr.dtype}; expected dtype bool.",
                  hint=hint)
     run.passed += 1
@@ -79,35 +81,47 @@ def _expect_bool(run: CheckRun, call: str, seen) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # causal_mask
 # ---------------------------------------------------------------------------------------
+HINT_DIAGONAL_EXCLUDED = "the diagonal must be True: query i may read keys j <= i, itself included"
+HINT_CAUSAL_TRANSPOSED = "row i is query i; it may read columns j <= i (lower triangle, np.tril)"
+HINT_CAUSAL_INVERTED = "True means 'may attend': the allowed keys are j <= i"
+HINT_NOTHING_BLOCKED = ("nothing is blocked: query i may read only keys j <= i; the future keys "
+                        "j > i must be False")
+HINT_ONLY_DIAGONAL = "query i may read every earlier key and itself (j <= i), not only itself"
+HINT_TRIL_K1 = ("k=1 lets each query read one token into the future; the causal mask is "
+                "np.tril(..., k=0) (the default), i.e. j <= i")
+HINT_LAST_ROW = ("fill every row i = 0 .. L-1, the last included (range(L)); the last query "
+                 "reads all L keys")
+
+
 def _causal_mistakes(L: int) -> list[Mistake]:
     i, j = _grid(L)
     return [
         Mistake("diagonal excluded (j < i): a token may not read itself", j < i,
-                "the diagonal must be True: query i may read keys j <= i, itself included"),
+                HINT_DIAGONAL_EXCLUDED),
         Mistake("mask transposed (j >= i): each query reads the future, not the past", j >= i,
-                "row i is query i; it may read columns j <= i (lower triangle, np.tril)"),
+                HINT_CAUSAL_TRANSPOSED),
         Mistake("True and False swapped (True marks the blocked future)", j > i,
-                "True means 'may attend': the allowed keys are j <= i"),
+                HINT_CAUSAL_INVERTED),
         Mistake("every entry True: nothing is blocked", np.ones((L, L), dtype=bool),
-                "nothing is blocked: query i may read only keys j <= i; the future keys j > i "
-                "must be False"),
-        Mistake("only the diagonal (each query reads only itself)", j == i,
-                "query i may read every earlier key and itself (j <= i), not only itself"),
+                HINT_NOTHING_BLOCKED),
+        Mistake("only the diagonal (each query reads only itself)", j == i, HINT_ONLY_DIAGONAL),
         Mistake("np.tril(..., k=1): each query also reads the next token", j <= i + 1,
-                "k=1 lets each query read one token into the future; the causal mask is "
-                "np.tril(..., k=0) (the default), i.e. j <= i"),
+                HINT_TRIL_K1),
         Mistake("the last row left all False (a loop over range(L - 1))",
-                (j <= i) & (i < L - 1),
-                "fill every row i = 0 .. L-1, the last included (range(L)); the last query "
-                "reads all L keys"),
+                (j <= i) & (i < L - 1), HINT_LAST_ROW),
     ]
+
+
+HINT_CAUSAL_SHAPE = "one row per query, one column per key: (L, L)"
+HINT_CAUSAL_HARD_CODED = "build the (L, L) mask from L, not the worked example's size 4"
+HINT_SINGLE_TOKEN = "a single token may read itself"
 
 
 def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
     run = CheckRun(causal_mask)
     call = "causal_mask(4)"
     M = run.call(call, 4)
-    run.expect_shape(call, M, (4, 4), hint="one row per query, one column per key: (L, L)")
+    run.expect_shape(call, M, (4, 4), hint=HINT_CAUSAL_SHAPE)
     M = _expect_bool(run, call, M)
     expected = np.array([[True, False, False, False],
                          [True, True, False, False],
@@ -120,10 +134,9 @@ def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
 
     call = "causal_mask(1) (a single token)"
     M = run.call(call, 1)
-    run.expect_shape(call, M, (1, 1), hint="build the (L, L) mask from L, not the worked "
-                     "example's size 4")
+    run.expect_shape(call, M, (1, 1), hint=HINT_CAUSAL_HARD_CODED)
     run.expect_close(call, as_array(M).astype(bool), [[True]],
-                     hint="a single token may read itself")
+                     hint=HINT_SINGLE_TOKEN)
 
     run.expect_raises("causal_mask(0)", ValueError, 0, mentions=("L",))
     if reference is not None:
@@ -140,48 +153,53 @@ def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
 # ---------------------------------------------------------------------------------------
 # padding_mask
 # ---------------------------------------------------------------------------------------
+HINT_LENGTHS_OFF_ONE = ("positions count from 0: a message of length n has real tokens 0 .. "
+                        "n-1, so position < length")
+HINT_PADDING_INVERTED = "True marks a real token, which may be attended to; padding is False"
+HINT_LEFT_PADDED = "messages are right-padded: the real tokens come first"
+HINT_FIRST_LENGTH_ONLY = ("each message (row b) uses its own length lengths[b]: compare the "
+                          "positions with lengths[:, None]")
+HINT_LAST_MESSAGE = "fill every message b = 0 .. B-1, the last included: range(len(lengths))"
+
+
 def _padding_mistakes(lengths, L: int) -> list[Mistake]:
     lengths = np.asarray(lengths)
     position = np.arange(L)[None, :]  # (1, L)
     real = position < lengths[:, None]  # (B, L)
     return [
         Mistake("lengths off by one (position <= length)", position <= lengths[:, None],
-                "positions count from 0: a message of length n has real tokens 0 .. n-1, so "
-                "position < length"),
+                HINT_LENGTHS_OFF_ONE),
         Mistake("lengths off by one (position < length - 1)", position < lengths[:, None] - 1,
-                "positions count from 0: a message of length n has real tokens 0 .. n-1, so "
-                "position < length"),
-        Mistake("True and False swapped (True marks the padding)", ~real,
-                "True marks a real token, which may be attended to; padding is False"),
-        Mistake("padding at the front (left) instead of the end", real[:, ::-1],
-                "messages are right-padded: the real tokens come first"),
+                HINT_LENGTHS_OFF_ONE),
+        Mistake("True and False swapped (True marks the padding)", ~real, HINT_PADDING_INVERTED),
+        Mistake("padding at the front (left) instead of the end", real[:, ::-1], HINT_LEFT_PADDED),
         Mistake("every row built from the first message's length",
                 np.broadcast_to(position < (lengths[:1, None] if lengths.size else 0),
-                                real.shape),
-                "each message (row b) uses its own length lengths[b]: compare the positions "
-                "with lengths[:, None]"),
+                                real.shape), HINT_FIRST_LENGTH_ONLY),
         Mistake("the last message left all False (a loop over range(B - 1))",
-                real & (np.arange(len(lengths)) < len(lengths) - 1)[:, None],
-                "fill every message b = 0 .. B-1, the last included: range(len(lengths))"),
+                real & (np.arange(len(lengths)) < len(lengths) - 1)[:, None], HINT_LAST_MESSAGE),
     ]
+
+
+HINT_PADDING_BROADCAST = ("compare the positions np.arange(L) as a row (1, L) with the lengths "
+                          "as a column, lengths[:, None] (B, 1): broadcasting gives (B, L)")
+HINT_PADDING_SHAPE = "one row per message, one column per position: (B, L)"
+HINT_PADDING_SIZES = ("(B, L) with B = len(lengths) and L the argument L: not the worked "
+                      "example's 4. " + HINT_PADDING_BROADCAST)
 
 
 def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
     run = CheckRun(padding_mask)
-    hint_axes = ("compare the positions np.arange(L) as a row (1, L) with the lengths as a "
-                 "column, lengths[:, None] (B, 1): broadcasting gives (B, L)")
     call = "padding_mask([4, 2], 4) (Message A: 4 tokens, Message B: 2 tokens + 2 <PAD>)"
-    M = run.call(call, np.array([4, 2]), 4, crash_hints=[(SHAPE_ERRORS, hint_axes)])
-    run.expect_shape(call, M, (2, 4), hint="one row per message, one column per position: "
-                     "(B, L)")
+    M = run.call(call, np.array([4, 2]), 4, crash_hints=[(SHAPE_ERRORS, HINT_PADDING_BROADCAST)])
+    run.expect_shape(call, M, (2, 4), hint=HINT_PADDING_SHAPE)
     M = _expect_bool(run, call, M)
     run.expect_close(call, M, [[True, True, True, True], [True, True, False, False]],
                      mistakes=_padding_mistakes([4, 2], 4), what="mask entries")
 
     call = "padding_mask([1, 3, 0], 3) (a list; one empty message)"
-    M = run.call(call, [1, 3, 0], 3, crash_hints=[(SHAPE_ERRORS, hint_axes)])
-    run.expect_shape(call, M, (3, 3), hint="(B, L) with B = len(lengths) and L the argument "
-                     "L: not the worked example's 4. " + hint_axes)
+    M = run.call(call, [1, 3, 0], 3, crash_hints=[(SHAPE_ERRORS, HINT_PADDING_BROADCAST)])
+    run.expect_shape(call, M, (3, 3), hint=HINT_PADDING_SIZES)
     M = _expect_bool(run, call, M)
     run.expect_close(call, M, [[True, False, False], [True, True, True],
                                [False, False, False]],
@@ -216,6 +234,24 @@ def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
 # ---------------------------------------------------------------------------------------
 # attention_mask
 # ---------------------------------------------------------------------------------------
+HINT_PADDING_TAKEN_QUERY_SIDE = ("padding belongs on the KEY side: mask the columns j of padded "
+                                 "tokens (real[:, None, :]), so no query reads a <PAD> key")
+HINT_PADDED_QUERY_ROWS_MASKED = ("mask only the key side: a padded query row may still read the "
+                                 "real keys (its output is discarded later by the loss mask)")
+HINT_CAUSAL_FLAG_IGNORED = ("with causal=False the mask is bidirectional: only padding is "
+                            "blocked; with causal=True also block the future (j <= i)")
+HINT_CAUSAL_FLAG_NEVER = "with causal=True also block the future: j <= i"
+HINT_OR_INSTEAD_OF_AND = "a key is allowed only if BOTH masks allow it: use &"
+HINT_KEY_LENGTHS_OFF_ONE = "positions count from 0: real keys are j < length"
+HINT_CAUSAL_FLAG_INVERTED = ("the flag is the wrong way round: causal=True (decoder) blocks the "
+                             "future j > i, causal=False (encoder) blocks only padded keys")
+HINT_DECODER_PADDING = ("padded keys must be blocked in the decoder too: combine the causal "
+                        "part and the key mask with &")
+HINT_MASK_DIAGONAL = "a query may read itself: the causal part is j <= i, diagonal included"
+HINT_CAUSAL_PART_TRANSPOSED = "row i is query i; it may read columns j <= i"
+HINT_PADDING_MASK_INVERTED = "True marks a real key, which may be read; the <PAD> keys are False"
+
+
 def _attention_mask_mistakes(lengths, L: int, causal: bool) -> list[Mistake]:
     lengths = np.asarray(lengths)
     position = np.arange(L)
@@ -225,63 +261,52 @@ def _attention_mask_mistakes(lengths, L: int, causal: bool) -> list[Mistake]:
     return [
         Mistake("padding taken from the query side instead of the key side",
                 np.broadcast_to(tri & queries, (len(lengths), L, L)),
-                "padding belongs on the KEY side: mask the columns j of padded tokens "
-                "(real[:, None, :]), so no query reads a <PAD> key"),
+                HINT_PADDING_TAKEN_QUERY_SIDE),
         Mistake("padded query rows masked as well as padded keys (only the keys are masked "
                 "here)", np.broadcast_to(tri & queries & keys, (len(lengths), L, L)),
-                "mask only the key side: a padded query row may still read the real keys "
-                "(its output is discarded later by the loss mask)"),
+                HINT_PADDED_QUERY_ROWS_MASKED),
         Mistake("the causal flag ignored: causal part always applied",
                 np.broadcast_to(_lower(L)[None] & keys, (len(lengths), L, L)),
-                "with causal=False the mask is bidirectional: only padding is blocked; "
-                "with causal=True also block the future (j <= i)"),
+                HINT_CAUSAL_FLAG_IGNORED),
         Mistake("the causal flag ignored: no causal part",
-                np.broadcast_to(keys, (len(lengths), L, L)),
-                "with causal=True also block the future: j <= i"),
+                np.broadcast_to(keys, (len(lengths), L, L)), HINT_CAUSAL_FLAG_NEVER),
         Mistake("causal and padding combined with OR instead of AND",
-                np.broadcast_to(tri | keys, (len(lengths), L, L)),
-                "a key is allowed only if BOTH masks allow it: use &"),
+                np.broadcast_to(tri | keys, (len(lengths), L, L)), HINT_OR_INSTEAD_OF_AND),
         Mistake("lengths off by one (position <= length)",
                 np.broadcast_to(tri & (position[None, None, :] <= lengths[:, None, None]),
-                                (len(lengths), L, L)),
-                "positions count from 0: real keys are j < length"),
+                                (len(lengths), L, L)), HINT_KEY_LENGTHS_OFF_ONE),
         Mistake("causal flag inverted (causal part applied when causal=False)",
                 np.broadcast_to(_lower(L)[None] & keys if not causal else keys,
-                                (len(lengths), L, L)),
-                "the flag is the wrong way round: causal=True (decoder) blocks the future "
-                "j > i, causal=False (encoder) blocks only padded keys"),
+                                (len(lengths), L, L)), HINT_CAUSAL_FLAG_INVERTED),
         Mistake("padding forgotten in the causal branch",
-                np.broadcast_to(tri, (len(lengths), L, L)),
-                "padded keys must be blocked in the decoder too: combine the causal part and "
-                "the key mask with &"),
+                np.broadcast_to(tri, (len(lengths), L, L)), HINT_DECODER_PADDING),
         Mistake("diagonal excluded from the causal part (j < i)",
                 np.broadcast_to((_lower(L) & ~np.eye(L, dtype=bool))[None] & keys
-                                if causal else keys, (len(lengths), L, L)),
-                "a query may read itself: the causal part is j <= i, diagonal included"),
+                                if causal else keys, (len(lengths), L, L)), HINT_MASK_DIAGONAL),
         Mistake("causal part transposed (j >= i)",
                 np.broadcast_to((tri.transpose(0, 2, 1) if causal else tri) & keys,
-                                (len(lengths), L, L)),
-                "row i is query i; it may read columns j <= i"),
+                                (len(lengths), L, L)), HINT_CAUSAL_PART_TRANSPOSED),
         Mistake("the last message left all False (a loop over range(B - 1))",
                 np.broadcast_to(tri & keys, (len(lengths), L, L))
-                & (np.arange(len(lengths)) < len(lengths) - 1)[:, None, None],
-                "fill every message b = 0 .. B-1, the last included: range(len(lengths))"),
+                & (np.arange(len(lengths)) < len(lengths) - 1)[:, None, None], HINT_LAST_MESSAGE),
         Mistake("padding mask inverted (True on the pads)",
-                np.broadcast_to(tri & ~keys, (len(lengths), L, L)),
-                "True marks a real key, which may be read; the <PAD> keys are False"),
+                np.broadcast_to(tri & ~keys, (len(lengths), L, L)), HINT_PADDING_MASK_INVERTED),
     ]
+
+
+HINT_MASK_SHAPE = ("one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), "
+                   "never a fixed number, and L the argument L")
+HINT_PIECE_AXES = ("give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) "
+                   "(one row of keys per message) and causal_mask(L)[None] is (1, L, L); "
+                   + HINT_SIZES)
 
 
 def _check_attention_mask_case(run: CheckRun, lengths, L: int, causal: bool, expected,
                                label: str = "") -> None:
     call = f"attention_mask({list(np.asarray(lengths).tolist())}, {L}, causal={causal}){label}"
-    M = run.call(call, lengths, L, causal, crash_hints=[(
-        SHAPE_ERRORS, "give each piece its axes: padding_mask(lengths, L)[:, None, :] is "
-        "(B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); "
-        + HINT_SIZES)])
+    M = run.call(call, lengths, L, causal, crash_hints=[(SHAPE_ERRORS, HINT_PIECE_AXES)])
     run.expect_shape(call, M, (len(lengths), L, L),
-                     hint="one (L, L) matrix per message: shape (B, L, L), with B = "
-                     "len(lengths), never a fixed number, and L the argument L")
+                     hint=HINT_MASK_SHAPE)
     M = _expect_bool(run, call, M)
     run.expect_close(call, M, expected, mistakes=_attention_mask_mistakes(lengths, L, causal),
                      what="mask entries")
@@ -320,6 +345,26 @@ def check_attention_mask(attention_mask, reference=None, trials: int = 10) -> No
 # ---------------------------------------------------------------------------------------
 # masked_attention
 # ---------------------------------------------------------------------------------------
+HINT_MASK_INVERTED = ("True means 'may attend': keep the scores where allowed is True and set "
+                      "the others to -inf (np.where(allowed, S, -np.inf))")
+HINT_MASK_MULTIPLIED_SCORES = "a blocked score of 0 still gets weight; blocked scores must be -inf"
+HINT_NO_SCALING = "scale the scores by 1/sqrt(d_k) before masking and the softmax"
+HINT_DIVIDED_BY_D_K = "divide the scores by sqrt(d_k), not by d_k"
+HINT_SCALED_BY_KEYS = ("scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not "
+                       "the number of keys K.shape[-2]")
+HINT_SOFTMAX_AXIS = "each query's weights (a row, the last axis) must sum to 1"
+HINT_GLOBAL_MAX = ("subtract each ROW's maximum (axis=-1, keepdims=True), not the maximum of "
+                   "the whole array: a row far below the global maximum underflows to all zeros")
+HINT_NAN_SCORES = ("every row came out empty although its query has allowed keys: 0 * -inf is "
+                   "NaN, so (~allowed) * -np.inf poisons the allowed scores too; mask with "
+                   "np.where(allowed, S, -np.inf)")
+HINT_NOT_NORMALISED = "divide by each row's sum so that every row of A sums to 1"
+HINT_D_K_AXIS = ("d_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another "
+                 "axis (the heads or the queries)")
+HINT_ALLOWED_TRANSPOSED = ("allowed[..., i, j] says whether query i may read key j (row i is "
+                           "query i): use allowed as given, not its transpose")
+
+
 def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mistake]]:
     """Known wrong weights A and outputs Y for these inputs."""
     d_k = Q.shape[-1]
@@ -331,26 +376,18 @@ def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mi
             ("a large finite negative number (-1e9) instead of -inf",
              torch_softmax(np.where(allowed, S, -1e9)), HINT_FINITE_NEG),
             ("mask inverted (True treated as blocked)",
-             torch_softmax(np.where(allowed, -np.inf, S)),
-             "True means 'may attend': keep the scores where allowed is True and set the "
-             "others to -inf (np.where(allowed, S, -np.inf))"),
+             torch_softmax(np.where(allowed, -np.inf, S)), HINT_MASK_INVERTED),
             ("mask multiplied into the scores (blocked scores become 0, not -inf)",
-             torch_softmax(S * allowed),
-             "a blocked score of 0 still gets weight; blocked scores must be -inf"),
+             torch_softmax(S * allowed), HINT_MASK_MULTIPLIED_SCORES),
             ("no 1/sqrt(d_k) scaling",
-             torch_softmax(np.where(allowed, S * np.sqrt(d_k), -np.inf)),
-             "scale the scores by 1/sqrt(d_k) before masking and the softmax"),
+             torch_softmax(np.where(allowed, S * np.sqrt(d_k), -np.inf)), HINT_NO_SCALING),
             ("divided by d_k instead of sqrt(d_k)",
-             torch_softmax(np.where(allowed, S / np.sqrt(d_k), -np.inf)),
-             "divide the scores by sqrt(d_k), not by d_k"),
+             torch_softmax(np.where(allowed, S / np.sqrt(d_k), -np.inf)), HINT_DIVIDED_BY_D_K),
             ("scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
              torch_softmax(np.where(allowed, S * np.sqrt(d_k) / np.sqrt(K.shape[-2]),
-                                    -np.inf)),
-             "scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the "
-             "number of keys K.shape[-2]"),
+                                    -np.inf)), HINT_SCALED_BY_KEYS),
             ("softmax over the wrong axis",
-             torch_softmax(np.where(allowed, S, -np.inf), axis=-2),
-             "each query's weights (a row, the last axis) must sum to 1"),
+             torch_softmax(np.where(allowed, S, -np.inf), axis=-2), HINT_SOFTMAX_AXIS),
         ]
         masked = np.where(allowed, S, -np.inf)
         finite = np.isfinite(masked)
@@ -359,27 +396,19 @@ def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mi
         total = e.sum(axis=-1, keepdims=True)
         candidates.append((
             "the maximum of the whole array subtracted instead of each row's",
-            np.divide(e, total, out=np.zeros_like(e), where=total > 0),
-            "subtract each ROW's maximum (axis=-1, keepdims=True), not the maximum of the "
-            "whole array: a row far below the global maximum underflows to all zeros"))
+            np.divide(e, total, out=np.zeros_like(e), where=total > 0), HINT_GLOBAL_MAX))
         if allowed.any():
             candidates.append((
                 "every weight zero (NaN scores, e.g. from (~allowed) * -inf, dropped as empty "
-                "rows)", np.zeros_like(masked),
-                "every row came out empty although its query has allowed keys: 0 * -inf is NaN, "
-                "so (~allowed) * -np.inf poisons the allowed scores too; mask with "
-                "np.where(allowed, S, -np.inf)"))
+                "rows)", np.zeros_like(masked), HINT_NAN_SCORES))
         row_max = masked.max(axis=-1, keepdims=True)
         e = np.exp(masked - np.where(np.isfinite(row_max), row_max, 0.0))
-        candidates.append(("weights never divided by the row sum", e,
-                           "divide by each row's sum so that every row of A sums to 1"))
+        candidates.append(("weights never divided by the row sum", e, HINT_NOT_NORMALISED))
         if Q.ndim > 2 and Q.shape[1] != d_k:
             candidates.append((
                 "d_k read from Q.shape[1]",
                 torch_softmax(np.where(allowed, S * np.sqrt(d_k) / np.sqrt(Q.shape[1]),
-                                       -np.inf)),
-                "d_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another "
-                "axis (the heads or the queries)"))
+                                       -np.inf)), HINT_D_K_AXIS))
         if S.shape[-1] == S.shape[-2] and S.shape[-1] > 1:
             flat_max = masked.max(axis=-1)[..., None, :]
             e = np.exp(masked - np.where(np.isfinite(flat_max), flat_max, 0.0))
@@ -395,23 +424,28 @@ def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mi
             candidates.append((
                 "allowed transposed (its rows read as keys)",
                 torch_softmax(np.where(np.swapaxes(allowed, -1, -2), S, -np.inf)),
-                "allowed[..., i, j] says whether query i may read key j (row i is query i): "
-                "use allowed as given, not its transpose"))
+                HINT_ALLOWED_TRANSPOSED))
     on_A, on_Y = [], []
     for name, A, hint in candidates:
         on_A.append(Mistake(name, A, hint))
         on_Y.append(Mistake(name, A @ V, hint))
     with np.errstate(all="ignore"):
-        on_Y.append(Mistake("Y computed from the unmasked weights", torch_softmax(S) @ V,
-                            HINT_Y))
+        on_Y.append(Mistake("Y computed from the unmasked weights", torch_softmax(S) @ V, HINT_Y))
     return on_A, on_Y
+
+
+HINT_RETURN_Y_A = "return Y, A in that order: the outputs first, then the weights"
+HINT_Y_SHAPE = "Y is (..., L_q, d_v)"
+HINT_A_SHAPE = "A is (..., L_q, L_k)"
+HINT_RETURN_PAIR = "return Y, A"
+HINT_MASK_BEFORE_SOFTMAX = "set blocked scores to -inf before the softmax: exp(-inf) = 0 exactly"
 
 
 def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expected=None,
                        nan_hint: str = HINT_NAN):
     run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
                     f"{call} should return a tuple (Y, A); got {type(result).__name__}",
-                    hint="return Y, A")
+                    hint=HINT_RETURN_PAIR)
     Y, A = result
     Y_ref, A_ref = expected if expected is not None else torch_attend(Q, K, V, allowed)
     shape_Y, shape_A = np.shape(as_array(Y)), np.shape(as_array(A))
@@ -422,10 +456,9 @@ def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expec
                    and np.allclose(as_array(Y), A_ref) and np.allclose(as_array(A), Y_ref))
     run.expect_true(not swapped, f"{call} returned the weights first: the first result has "
                     f"shape {shape_Y} and the second {shape_A}; expected Y {Y_ref.shape}, "
-                    f"then A {A_ref.shape}.", hint="return Y, A in that order: the outputs "
-                    "first, then the weights")
-    run.expect_shape(f"{call}: Y", Y, Y_ref.shape, hint="Y is (..., L_q, d_v)")
-    run.expect_shape(f"{call}: A", A, A_ref.shape, hint="A is (..., L_q, L_k)")
+                    f"then A {A_ref.shape}.", hint=HINT_RETURN_Y_A)
+    run.expect_shape(f"{call}: Y", Y, Y_ref.shape, hint=HINT_Y_SHAPE)
+    run.expect_shape(f"{call}: A", A, A_ref.shape, hint=HINT_A_SHAPE)
     on_A, on_Y = _masked_attention_mistakes(Q, K, V, allowed)
     run.expect_finite(f"{call}: A", A, hint=nan_hint)
     run.expect_finite(f"{call}: Y", Y, hint=nan_hint)
@@ -436,16 +469,20 @@ def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expec
     run.expect_true(np.all(A[blocked] == 0.0),
                     f"{call}: blocked keys must get weight exactly 0; largest blocked weight "
                     f"{np.abs(A[blocked]).max() if blocked.any() else 0.0}",
-                    hint="set blocked scores to -inf before the softmax: exp(-inf) = 0 exactly")
+                    hint=HINT_MASK_BEFORE_SOFTMAX)
+
+
+HINT_ATTENTION_IN_PLACE = ("never write into Q, K, V or allowed (Q /= ... or S[...] = ... on a "
+                           "view changes the caller's array): compute new arrays instead (S = "
+                           "... / np.sqrt(d_k) builds one)")
+HINT_EMPTY_ROW = "a query with no allowed key returns a row of zeros"
 
 
 def check_masked_attention(masked_attention, reference=None, trials: int = 12) -> None:
     run = PrecisionAwareRun(masked_attention)  # float32 answers judged at float32 precision
     causal = _lower(4)
     call = "masked_attention(Q, K, V, allowed) on the worked example with a causal mask"
-    run.in_place_hint = ("never write into Q, K, V or allowed (Q /= ... or S[...] = ... on "
-                         "a view changes the caller's array): compute new arrays instead "
-                         "(S = ... / np.sqrt(d_k) builds one)")
+    run.in_place_hint = HINT_ATTENTION_IN_PLACE
     result = run.call(call, WORKED_Q, WORKED_K, WORKED_V, causal)
     _compare_attention(run, call, result, WORKED_Q, WORKED_K, WORKED_V, causal)
     A = as_array(result[1])
@@ -467,7 +504,7 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     result = run.call(call, Q, WORKED_K, WORKED_V, allowed)
     _compare_attention(run, call, result, Q, WORKED_K, WORKED_V, allowed)
     run.expect_close(f"{call}: Y[1]", as_array(result[0])[1], np.zeros(3),
-                     hint="a query with no allowed key returns a row of zeros")
+                     hint=HINT_EMPTY_ROW)
 
     # Leading batch axes: (B, h, L, d) with a (B, 1, L, L) mask broadcast over the heads.
     rng = np.random.default_rng(41)

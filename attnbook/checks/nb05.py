@@ -41,6 +41,7 @@ HINT_SPLIT_SHAPE = ("(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is 
                     "axis B stays first")
 HINT_MERGE_SHAPE = ("(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that "
                     "order and concatenate the heads side by side along the features")
+HINT_MERGE_SUMMED = HINT_MERGE_SHAPE + " (summing or averaging them loses the h axis)"
 HINT_NAN = ("a query with no allowed key has only -inf scores and torch.softmax returns NaN "
             "for it: give such rows zero weights (for example torch.nan_to_num or "
             "torch.where on the row)")
@@ -57,35 +58,50 @@ def _close(run: CheckRun, call: str, seen, expected, mistakes=(), what="values",
                      hint=hint)
 
 
+HINT_STAY_IN_TORCH = "stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy"
+HINT_RETURN_OUTPUT_ONLY = ("return only the output (a single tensor), not (Y, A) as "
+                           "masked_attention did in notebook 04")
+
+
 def _expect_tensor(run: CheckRun, call: str, seen) -> None:
-    hint = "stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy"
+    hint = HINT_STAY_IN_TORCH
     if isinstance(seen, tuple | list):
-        hint = ("return only the output (a single tensor), not (Y, A) as masked_attention "
-                "did in notebook 04")
+        hint = HINT_RETURN_OUTPUT_ONLY
     run.expect_true(isinstance(seen, torch.Tensor),
                     f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
                     hint=hint)
 
 
 # Known causes of an exception in the learner's code: (text in the error, hint).
+HINT_INT_SIZES = ("sizes must be ints: d_k is d_model // n_heads (integer division), not "
+                  "d_model / n_heads")
+HINT_ALLOWED_NONE = "allowed=None means no mask: only fill -inf when allowed is not None"
+HINT_SIZES_FROM_INPUT = ("take every size from the input itself (B, h, L, d_k = y.shape; d_k is "
+                         "d_model // n_heads): numbers from the worked example break other sizes")
+HINT_BOOLEAN_INDEXING = ("boolean indexing scores[~allowed] needs a mask of the scores' own "
+                         "shape; scores.masked_fill(~allowed, -inf) broadcasts allowed for you")
+HINT_VIEW_NOT_CONTIGUOUS = ("after a transpose the tensor is no longer contiguous, so .view cannot "
+                            "regroup its axes: use .reshape (or .contiguous() before .view)")
+
 _ERROR_HINTS = [
-    ("but got float", "sizes must be ints: d_k is d_model // n_heads (integer division), not "
-     "d_model / n_heads"),
-    ("'NoneType'", "allowed=None means no mask: only fill -inf when allowed is not None"),
-    ("is invalid for input of size", "take every size from the input itself (B, h, L, d_k = "
-     "y.shape; d_k is d_model // n_heads): numbers from the worked example break other sizes"),
+    ("but got float", HINT_INT_SIZES),
+    ("'NoneType'", HINT_ALLOWED_NONE),
+    ("is invalid for input of size", HINT_SIZES_FROM_INPUT),
     ("Dimension out of range", HINT_AXES),
-    ("shape of the mask", "boolean indexing scores[~allowed] needs a mask of the scores' own "
-     "shape; scores.masked_fill(~allowed, -inf) broadcasts allowed for you"),
+    ("shape of the mask", HINT_BOOLEAN_INDEXING),
+    ("view size is not compatible", HINT_VIEW_NOT_CONTIGUOUS),
 ]
+
+
+HINT_K_T = ("k.T reverses EVERY axis of a batched tensor: use k.transpose(-2, -1) (or k.mT) to "
+            "swap only the last two")
 
 
 def _call(run: CheckRun, call: str, *args):
     """`run.call`, adding a hint when the learner's exception has a known cause."""
     names = names_called(run.func)
     k_T = [(("must match the size", "cannot be multiplied"),
-            "k.T reverses EVERY axis of a batched tensor: use k.transpose(-2, -1) (or k.mT) to "
-            "swap only the last two")] if "T" in names else []
+            HINT_K_T)] if "T" in names else []
     return run.call(call, *args,
                     crash_hints=[*k_T, *_ERROR_HINTS, ("must match the size", HINT_AXES)])
 
@@ -103,6 +119,10 @@ def _merge(y: torch.Tensor) -> torch.Tensor:
     return y.transpose(1, 2).reshape(B, L, h * d_k)  # (B, L, h * d_k)
 
 
+HINT_HEADS_INTERLEAVED = ("head r owns the contiguous features r*d_k .. (r+1)*d_k - 1: view as "
+                          "(B, L, h, d_k), not (B, L, d_k, h)")
+
+
 def _split_mistakes(x: torch.Tensor, h: int) -> list[Mistake]:
     B, L, d = x.shape
     d_k = d // h
@@ -110,9 +130,7 @@ def _split_mistakes(x: torch.Tensor, h: int) -> list[Mistake]:
         Mistake("heads split by reshaping without the transpose (positions and heads mixed)",
                 x.reshape(B, h, L, d_k), HINT_SPLIT),
         Mistake("heads interleaved: head r took every h-th feature instead of a block of d_k",
-                x.reshape(B, L, d_k, h).permute(0, 3, 1, 2),
-                "head r owns the contiguous features r*d_k .. (r+1)*d_k - 1: view as "
-                "(B, L, h, d_k), not (B, L, d_k, h)"),
+                x.reshape(B, L, d_k, h).permute(0, 3, 1, 2), HINT_HEADS_INTERLEAVED),
     ]
 
 
@@ -131,6 +149,9 @@ def _merge_mistakes(y: torch.Tensor) -> list[Mistake]:
 # ---------------------------------------------------------------------------------------
 # split_heads
 # ---------------------------------------------------------------------------------------
+HINT_HEAD_FEATURES = "head r of token l holds features r*d_k .. (r+1)*d_k - 1 of token l"
+
+
 def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
     run = CheckRun(split_heads)
     x = torch.arange(12.0).reshape(1, 3, 4)  # B = 1, L = 3, d_model = 4
@@ -142,7 +163,7 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
                  [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]]
     _close(run, call, y, expected, mistakes=_split_mistakes(x, 2))
     run.expect_close(f"{call}: head 1 of token 2", as_array(y)[0, 1, 2], [10.0, 11.0],
-                     hint="head r of token l holds features r*d_k .. (r+1)*d_k - 1 of token l")
+                     hint=HINT_HEAD_FEATURES)
 
     x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(51), dtype=torch.float64)
     call = "split_heads(x, 3) with x of shape (2, 5, 12)"
@@ -173,6 +194,9 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
 # ---------------------------------------------------------------------------------------
 # merge_heads
 # ---------------------------------------------------------------------------------------
+HINT_MERGE_INVERTS_SPLIT = "merge_heads must undo split_heads exactly"
+
+
 def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
     run = CheckRun(merge_heads)
     y = torch.tensor([[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]],
@@ -180,8 +204,7 @@ def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
     call = "merge_heads(y) with y of shape (1, 2, 3, 2) (the split of arange(12).reshape(1, 3, 4))"
     x = _call(run, call, y)
     _expect_tensor(run, call, x)
-    run.expect_shape(call, x, (1, 3, 4), hint=HINT_MERGE_SHAPE + " (summing or averaging "
-                     "them loses the h axis)")
+    run.expect_shape(call, x, (1, 3, 4), hint=HINT_MERGE_SUMMED)
     _close(run, call, x, torch.arange(12.0).reshape(1, 3, 4), mistakes=_merge_mistakes(y))
 
     x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(52), dtype=torch.float64)
@@ -189,7 +212,7 @@ def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
     back = _call(run, call, _split(x, 3))
     run.expect_shape(call, back, (2, 5, 12), hint=HINT_MERGE_SHAPE)
     _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 3)),
-           hint="merge_heads must undo split_heads exactly")
+           hint=HINT_MERGE_INVERTS_SPLIT)
     call = "merge_heads on a contiguous copy of a split"
     back = _call(run, call, _split(x, 4).contiguous())
     _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 4)))
@@ -216,6 +239,36 @@ def _torch_expected(q, k, v, allowed):
     return torch.nan_to_num(F.scaled_dot_product_attention(q, k, v, attn_mask=allowed), nan=0.0)
 
 
+HINT_NO_SCALING = "divide the scores by sqrt(d_k) = sqrt(q.shape[-1])"
+HINT_SCALED_BY_LENGTH = ("divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by "
+                         "the square root of a sequence length")
+HINT_SCALED_BY_D_V = ("divide by sqrt(d_k) = sqrt(q.shape[-1]), the query/key width; d_v = "
+                      "v.shape[-1] may differ")
+HINT_SCALED_AFTER_SOFTMAX = ("divide the scores by sqrt(d_k) before the softmax; afterwards the "
+                             "weights no longer sum to 1")
+HINT_DIVIDED_BY_D_K = "divide by sqrt(d_k), not d_k"
+HINT_SOFTMAX_AXIS = "each query's weights (the last axis, dim=-1) must sum to 1"
+HINT_OPERATOR_PRECEDENCE = ("** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 "
+                            "or math.sqrt(d_k)")
+HINT_SCORES_TRANSPOSED = "scores = q @ k.transpose(-2, -1): row i is query i, column j is key j"
+HINT_WEIGHTS_TRANSPOSED = ("the output is weights @ v with weights (..., L_q, L_k): each "
+                           "query's row of weights mixes the values")
+HINT_MASK_TRANSPOSED = ("allowed[..., i, j] says whether query i may read key j: use the mask "
+                        "as given, rows are queries; do not transpose it")
+HINT_MASK_MULTIPLIED_SCORES = ("a blocked score must be -inf, not 0 (exp(0) = 1 still gives the "
+                               "key weight): scores.masked_fill(~allowed, float('-inf'))")
+HINT_MASK_APPLIED_AFTER_SOFTMAX = ("set blocked scores to -inf BEFORE the softmax "
+                                   "(masked_fill(~allowed, -inf)); zeroing weights after it "
+                                   "leaves rows that do not sum to 1")
+HINT_MASK_INVERTED = "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed"
+HINT_FINITE_FILL = ("a row with no allowed key came out uniform: use -inf and give such rows "
+                    "zero weights")
+
+HINT_NAME_THE_AXIS = ("always name the axis: torch.softmax(scores, dim=-1); without dim= "
+                      "PyTorch guesses axis {implicit} for a {ndim}-axis tensor")  # its guess
+HINT_D_K_FROM_FRONT = "d_k is q.shape[-1], the last axis: " + HINT_AXES
+
+
 def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
     d_k = q.shape[-1]
     S = q @ k.transpose(-2, -1)  # (..., L_q, L_k), unscaled
@@ -228,74 +281,61 @@ def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
     L_k, d_v = k.shape[-2], v.shape[-1]
     implicit = 0 if S.dim() in (0, 1, 3) else 1  # the axis F.softmax(S) guesses without dim=
     out = [
-        ("no 1/sqrt(d_k) scaling", soft(S.masked_fill(~mask, -math.inf)),
-         "divide the scores by sqrt(d_k) = sqrt(q.shape[-1])"),
+        ("no 1/sqrt(d_k) scaling", soft(S.masked_fill(~mask, -math.inf)), HINT_NO_SCALING),
         ("scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
-         soft((S / math.sqrt(L_k)).masked_fill(~mask, -math.inf)),
-         "divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by the "
-         "square root of a sequence length"),
+         soft((S / math.sqrt(L_k)).masked_fill(~mask, -math.inf)), HINT_SCALED_BY_LENGTH),
         ("scaled by sqrt(d_v), the value width, instead of sqrt(d_k)",
          soft((S / math.sqrt(d_v)).masked_fill(~mask, -math.inf)) if d_v != d_k else None,
-         "divide by sqrt(d_k) = sqrt(q.shape[-1]), the query/key width; d_v = "
-         "v.shape[-1] may differ"),
+         HINT_SCALED_BY_D_V),
         ("scaled after the softmax (weights divided by sqrt(d_k))",
-         soft(S.masked_fill(~mask, -math.inf)) / math.sqrt(d_k),
-         "divide the scores by sqrt(d_k) before the softmax; afterwards the weights no "
-         "longer sum to 1"),
+         soft(S.masked_fill(~mask, -math.inf)) / math.sqrt(d_k), HINT_SCALED_AFTER_SOFTMAX),
         ("softmax without dim= (PyTorch picked an axis for you)",
          soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=implicit)
          if implicit != S.dim() - 1 else None,
-         "always name the axis: torch.softmax(scores, dim=-1); without dim= PyTorch guesses "
-         f"axis {implicit} for a {S.dim()}-axis tensor"),
+         HINT_NAME_THE_AXIS.format(implicit=implicit, ndim=S.dim())),
         ("divided by d_k instead of sqrt(d_k)", soft((S / d_k).masked_fill(~mask, -math.inf)),
-         "divide by sqrt(d_k), not d_k"),
+         HINT_DIVIDED_BY_D_K),
         ("softmax over the wrong axis",
-         soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=-2),
-         "each query's weights (the last axis, dim=-1) must sum to 1"),
+         soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=-2), HINT_SOFTMAX_AXIS),
     ]
     if d_k != 4:
         out.append(("scaled by d_k ** 1/2, which is (d_k ** 1) / 2 = d_k / 2",
-                    soft((S / (d_k / 2)).masked_fill(~mask, -math.inf)),
-                    "** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 or "
-                    "math.sqrt(d_k)"))
+                    soft((S / (d_k / 2)).masked_fill(~mask, -math.inf)), HINT_OPERATOR_PRECEDENCE))
     if S.dim() > 2 and q.shape[1] != d_k:
         out.append(("d_k read from q.shape[1], a leading axis, instead of q.shape[-1]",
                     soft((S / math.sqrt(q.shape[1])).masked_fill(~mask, -math.inf)),
-                    "d_k is q.shape[-1], the last axis: " + HINT_AXES))
+                    HINT_D_K_FROM_FRONT))
     if S.shape[-1] == S.shape[-2]:
         out += [
             ("scores transposed: k @ q^T (keys as rows) instead of q @ k^T",
              soft((S.transpose(-2, -1) / math.sqrt(d_k)).masked_fill(~mask, -math.inf)),
-             "scores = q @ k.transpose(-2, -1): row i is query i, column j is key j"),
+             HINT_SCORES_TRANSPOSED),
             ("weights transposed before the values (A^T @ v)",
              soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf)).transpose(-2, -1),
-             "the output is weights @ v with weights (..., L_q, L_k): each query's row of "
-             "weights mixes the values"),
+             HINT_WEIGHTS_TRANSPOSED),
         ]
         if allowed is not None:
             out.append(("mask transposed (allowed[..., j, i] used for query i, key j)",
                         soft((S / math.sqrt(d_k)).masked_fill(~mask.transpose(-2, -1),
-                                                               -math.inf)),
-                        "allowed[..., i, j] says whether query i may read key j: use the "
-                        "mask as given, rows are queries; do not transpose it"))
+                                                               -math.inf)), HINT_MASK_TRANSPOSED))
     if allowed is not None:
         out += [
             ("mask multiplied into the scores (blocked scores 0, not -inf)",
-             soft(S / math.sqrt(d_k) * mask),
-             "a blocked score must be -inf, not 0 (exp(0) = 1 still gives the key weight): "
-             "scores.masked_fill(~allowed, float('-inf'))"),
+             soft(S / math.sqrt(d_k) * mask), HINT_MASK_MULTIPLIED_SCORES),
             ("mask applied after the softmax", soft(S / math.sqrt(d_k)) * mask,
-             "set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); "
-             "zeroing weights after it leaves rows that do not sum to 1"),
+             HINT_MASK_APPLIED_AFTER_SOFTMAX),
             ("mask inverted (True treated as blocked)",
-             soft((S / math.sqrt(d_k)).masked_fill(mask, -math.inf)),
-             "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed"),
+             soft((S / math.sqrt(d_k)).masked_fill(mask, -math.inf)), HINT_MASK_INVERTED),
             ("a large finite negative number (-1e9) instead of -inf",
              torch.softmax((S / math.sqrt(d_k)).masked_fill(~mask, -1e9), dim=-1),
-             "a row with no allowed key came out uniform: use -inf and give such rows zero "
-             "weights"),
+             HINT_FINITE_FILL),
         ]
     return [Mistake(name, A @ v, hint) for name, A, hint in out if A is not None]
+
+
+HINT_SDPA_IN_PLACE = ("work on new tensors (q = q / ..., not q /= ...): the caller's q, k, v "
+                      "and allowed must stay as they were")
+HINT_SDPA_SHAPE = "the output is (..., L_q, d_v)"
 
 
 def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None,
@@ -303,14 +343,21 @@ def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None,
     if expected is None:
         expected = _torch_expected(q, k, v, allowed)
     mistakes = _sdpa_mistakes(q, k, v, allowed)
-    run.in_place_hint = ("work on new tensors (q = q / ..., not q /= ...): the caller's "
-                         "q, k, v and allowed must stay as they were")
+    run.in_place_hint = HINT_SDPA_IN_PLACE
     y = _call(run, call, q, k, v, allowed)
     _expect_tensor(run, call, y)
-    run.expect_shape(call, y, tuple(expected.shape), hint="the output is (..., L_q, d_v)")
+    run.expect_shape(call, y, tuple(expected.shape), hint=HINT_SDPA_SHAPE)
     run.expect_finite(call, y, hint=hint or HINT_NAN)
     _close(run, call, y, expected, mistakes=mistakes, hint=hint)
     return y
+
+
+HINT_WRITE_IT_YOURSELF = ("write the scores, the mask, the softmax and the weighted sum "
+                          "yourself; the checks compare with PyTorch's kernel for you")
+HINT_FIRST_QUERY = "query 0 may read only key 0, so its output is v[..., 0, :]"
+HINT_EMPTY_ROW = "a query with no allowed key returns zeros"
+HINT_OVERFLOW_LARGE = ("exp of a large score overflows: subtract each row's maximum before "
+                       "exponentiating (torch.softmax does this for you)")
 
 
 def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=None,
@@ -320,8 +367,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=N
     run.expect_true("scaled_dot_product_attention" not in names
                     and "multi_head_attention_forward" not in names,
                     f"{run.name} calls PyTorch's own fused attention.",
-                    hint="write the scores, the mask, the softmax and the weighted sum "
-                    "yourself; the checks compare with PyTorch's kernel for you")
+                    hint=HINT_WRITE_IT_YOURSELF)
     g = torch.Generator().manual_seed(53)
     q, k, v = (torch.randn(2, 3, 5, 4, generator=g, dtype=torch.float64) for _ in range(3))
     _check_sdpa_case(run, "scaled_dot_product_attention(q, k, v, None) with q, k, v "
@@ -332,7 +378,7 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=N
     y = _call(run, "the causal case", q, k, v, causal)
     _close(run, "scaled_dot_product_attention with a causal mask: first query's output",
            as_array(y)[..., 0, :], as_array(v)[..., 0, :],
-           hint="query 0 may read only key 0, so its output is v[..., 0, :]")
+           hint=HINT_FIRST_QUERY)
 
     real = torch.tensor([[True] * 5, [True, True, True, False, False]])
     allowed = causal & real[:, None, None, :]  # (2, 1, 5, 5), broadcast over the heads
@@ -349,19 +395,17 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=N
     y = _check_sdpa_case(run, "scaled_dot_product_attention with 3 queries, 6 keys, d_v = 2 "
                          "and query 1 allowed no key", q2, k2, v2, allowed2)
     _close(run, "the output row of the query with no allowed key", as_array(y)[1],
-           np.zeros(2), hint="a query with no allowed key returns zeros")
+           np.zeros(2), hint=HINT_EMPTY_ROW)
 
-    hint_big = ("exp of a large score overflows: subtract each row's maximum before "
-                "exponentiating (torch.softmax does this for you)")
     big = torch.tensor([[40.0, 0.0], [0.0, 40.0]], dtype=torch.float64)
     _check_sdpa_case(run, "scaled_dot_product_attention with large scores (q.k = 1600, "
                      "float64)", big, big, torch.eye(2, dtype=torch.float64), None,
-                     hint=hint_big)
+                     hint=HINT_OVERFLOW_LARGE)
     big = torch.randn(2, 4, 3, generator=g, dtype=torch.float64) * 30.0  # scores ~ 1e3
     _check_sdpa_case(run, "scaled_dot_product_attention with large scores (q, k of size ~30 "
                      "per feature) and a causal mask", big, big.flip(-2),
                      torch.randn(2, 4, 2, generator=g, dtype=torch.float64),
-                     torch.ones(4, 4, dtype=torch.bool).tril(), hint=hint_big)
+                     torch.ones(4, 4, dtype=torch.bool).tril(), hint=HINT_OVERFLOW_LARGE)
 
     run.expect_raises("scaled_dot_product_attention with k (6, 4) and v (5, 2)", ValueError,
                       q2, k2, v2[:5], None, mentions=("(6, 4)", "(5, 2)"))
@@ -416,6 +460,32 @@ def _torch_mha(layers: dict, d_model: int, n_heads: int, dtype) -> nn.MultiheadA
     return ref.eval()
 
 
+HINT_FORGOT_W_O = "finish with self.W_O(merge_heads(...)): the output projection mixes the heads"
+HINT_SCALED_BY_D_MODEL = ("each head's scores are q.k over d_k = d_model / n_heads features: "
+                          "divide by sqrt(d_k), not sqrt(d_model)")
+HINT_ONE_HEAD = "split the projections into n_heads heads before attending"
+HINT_KEYS_FROM_W_Q = "the keys come from their own layer: k = split_heads(self.W_K(x), ...)"
+HINT_VALUES_FROM_W_K = "the values come from their own layer: v = split_heads(self.W_V(x), ...)"
+HINT_RESIDUAL_INSIDE = ("return W_O(merge_heads(...)) only: the block adds the residual, not "
+                        "the attention layer")
+HINT_W_O_ON_VALUES = "the output projection W_O comes last, applied to the merged heads"
+HINT_WEIGHT_LAYOUT = ("nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), "
+                      "or write x @ W.weight.T + W.bias (invisible in the shapes when the "
+                      "matrix is square)")
+HINT_SCALED_TWICE = ("scale once: scaled_dot_product_attention already divides the scores by "
+                     "sqrt(d_k)")
+HINT_W_O_TWICE = "apply W_O once, to the merged heads"
+HINT_TWO_HEADS_HARD_CODED = ("split into self.n_heads heads, the number the module was built "
+                             "with, not the worked example's 2")
+HINT_BATCH_FIRST = ("x is batch-first, (B, L, d_model): attend over its L axis and never "
+                    "transpose the batch away (nn.MultiheadAttention's default is "
+                    "sequence-first; this course is batch-first)")
+HINT_OWN_CAUSAL_MASK = ("apply only the mask it is given: allowed=None means every key is "
+                        "allowed; the caller decides about causality")
+HINT_D_K_HEADS = "split_heads(..., self.n_heads): n_heads heads of width d_k"
+HINT_MASK_NOT_PASSED = "pass allowed on to scaled_dot_product_attention"
+
+
 def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
     module = SimpleNamespace(**layers)
     d_model = x.shape[-1]
@@ -435,12 +505,9 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
                        (module.W_Q(x), module.W_K(x), module.W_V(x))]
         out = [
             ("forgot W_O: the merged heads returned without the output projection",
-             _merge(right), "finish with self.W_O(merge_heads(...)): the output projection "
-             "mixes the heads"),
+             _merge(right), HINT_FORGOT_W_O),
             ("scaled by sqrt(d_model) instead of sqrt(d_k) of one head",
-             module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_model)))),
-             "each head's scores are q.k over d_k = d_model / n_heads features: divide by "
-             "sqrt(d_k), not sqrt(d_model)"),
+             module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_model)))), HINT_SCALED_BY_D_MODEL),
             ("heads split by reshaping without the transpose",
              module.W_O(_merge(attend(*wrong_split, 1 / math.sqrt(d_k)))), HINT_SPLIT),
             ("heads merged in the wrong order (no transpose)",
@@ -448,21 +515,16 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
             ("one attention over the whole width (a single head)",
              module.W_O(_merge(attend(_split(module.W_Q(x), 1), _split(module.W_K(x), 1),
                                       _split(module.W_V(x), 1), 1 / math.sqrt(d_model)))),
-             "split the projections into n_heads heads before attending"),
+             HINT_ONE_HEAD),
             ("keys projected with W_Q (copy-paste)",
-             module.W_O(_merge(attend(q, q, v, 1 / math.sqrt(d_k)))),
-             "the keys come from their own layer: k = split_heads(self.W_K(x), ...)"),
+             module.W_O(_merge(attend(q, q, v, 1 / math.sqrt(d_k)))), HINT_KEYS_FROM_W_Q),
             ("values projected with W_K (copy-paste)",
-             module.W_O(_merge(attend(q, k, k, 1 / math.sqrt(d_k)))),
-             "the values come from their own layer: v = split_heads(self.W_V(x), ...)"),
+             module.W_O(_merge(attend(q, k, k, 1 / math.sqrt(d_k)))), HINT_VALUES_FROM_W_K),
             ("residual added inside the attention layer (x + W_O(...))",
-             x + module.W_O(_merge(right)),
-             "return W_O(merge_heads(...)) only: the block adds the residual, not the "
-             "attention layer"),
+             x + module.W_O(_merge(right)), HINT_RESIDUAL_INSIDE),
             ("W_O applied to the values before attending (no output projection at the end)",
              _merge(attend(q, k, _split(module.W_O(module.W_V(x)), n_heads),
-                           1 / math.sqrt(d_k))),
-             "the output projection W_O comes last, applied to the merged heads"),
+                           1 / math.sqrt(d_k))), HINT_W_O_ON_VALUES),
         ]
         def raw(layer, t):  # x @ W.weight: the (out, in) weight not transposed
             return t @ layer.weight + layer.bias
@@ -471,27 +533,21 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
             ("x @ W.weight + W.bias: the nn.Linear weights used untransposed",
              raw(module.W_O, _merge(attend(*(_split(raw(layer, x), n_heads) for layer in
                                              (module.W_Q, module.W_K, module.W_V)),
-                                           1 / math.sqrt(d_k)))),
-             "nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or "
-             "write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is "
-             "square)"),
+                                           1 / math.sqrt(d_k)))), HINT_WEIGHT_LAYOUT),
             ("scaled twice: the queries divided by sqrt(d_k) before an attention that "
-             "scales again", module.W_O(_merge(attend(q, k, v, 1 / d_k))),
-             "scale once: scaled_dot_product_attention already divides the scores by "
-             "sqrt(d_k)"),
+             "scales again", module.W_O(_merge(attend(q, k, v, 1 / d_k))), HINT_SCALED_TWICE),
             ("values not projected: the raw input split into heads",
              module.W_O(_merge(attend(q, k, _split(x, n_heads), 1 / math.sqrt(d_k)))),
-             "the values come from their own layer: v = split_heads(self.W_V(x), ...)"),
+             HINT_VALUES_FROM_W_K),
             ("output projection W_O applied twice", module.W_O(module.W_O(_merge(right))),
-             "apply W_O once, to the merged heads"),
+             HINT_W_O_TWICE),
         ]
         if n_heads != 2 and d_model % 2 == 0:
             out.append(("two heads hard-coded (the worked example's n_heads)",
                         module.W_O(_merge(attend(*(_split(layer(x), 2) for layer in
                                                    (module.W_Q, module.W_K, module.W_V)),
                                                  1 / math.sqrt(d_model // 2)))),
-                        "split into self.n_heads heads, the number the module was built "
-                        "with, not the worked example's 2"))
+                        HINT_TWO_HEADS_HARD_CODED))
         if allowed is None and B > 1:
             xt = x.transpose(0, 1)  # (L, B, d): attention across the batch
             every = torch.ones(B, B, dtype=torch.bool)
@@ -499,58 +555,62 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
                         "batch", module.W_O(_merge(attend(
                             *(_split(layer(xt), n_heads) for layer in
                               (module.W_Q, module.W_K, module.W_V)),
-                            1 / math.sqrt(d_k), mask=every))).transpose(0, 1),
-                        "x is batch-first, (B, L, d_model): attend over its L axis and "
-                        "never transpose the batch away (nn.MultiheadAttention's default "
-                        "is sequence-first; this course is batch-first)"))
+                            1 / math.sqrt(d_k), mask=every))).transpose(0, 1), HINT_BATCH_FIRST))
         causal = torch.ones(L, L, dtype=torch.bool).tril()
         out.append(("a causal mask always applied (the layer must use only the mask it is "
                     "given)", module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k),
-                                                       mask=mask & causal))),
-                    "apply only the mask it is given: allowed=None means every key is "
-                    "allowed; the caller decides about causality"))
+                                                       mask=mask & causal))), HINT_OWN_CAUSAL_MASK))
         if d_k != n_heads:
             out.append(("split into d_k heads of width n_heads (the two numbers swapped)",
                         module.W_O(_merge(attend(*(_split(layer(x), d_k) for layer in
                                                    (module.W_Q, module.W_K, module.W_V)),
                                                  1 / math.sqrt(n_heads), mask=mask))),
-                        "split_heads(..., self.n_heads): n_heads heads of width d_k"))
+                        HINT_D_K_HEADS))
         if allowed is not None:
             out.append(("the mask was not passed to the attention",
                         module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k),
                                                  mask=torch.ones_like(mask)))),
-                        "pass allowed on to scaled_dot_product_attention"))
+                        HINT_MASK_NOT_PASSED))
     return [Mistake(name, y, hint) for name, y, hint in out]
+
+
+HINT_MODULE_SUBCLASS = "class MultiHeadAttention(nn.Module) with super().__init__()"
+HINT_LAYER_NAMES = ("create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, "
+                    "d_model) in __init__")
+HINT_LAYER_WIDTHS = "nn.Linear(d_model, d_model)"
+HINT_LAYER_BIAS = "nn.Linear(d_model, d_model, bias=True) (the default)"
 
 
 def _expect_layers(run: CheckRun, module, d_model: int):
     """The learner's module as a module view, with its four projections checked."""
     view = module_view(module)
     run.expect_true(view is not None, "MultiHeadAttention must subclass nn.Module",
-                    hint="class MultiHeadAttention(nn.Module) with super().__init__()")
+                    hint=HINT_MODULE_SUBCLASS)
     info = view.info()
     params = parameter_shapes(view, info)
     for name in PROJECTIONS:
         run.expect_true(is_instance(view, name, nn.Linear, info),
                         f"MultiHeadAttention({d_model}, ...) has no nn.Linear attribute {name} "
                         f"(found {type_name(view, name) or 'nothing'}).",
-                        hint="create self.W_Q, self.W_K, self.W_V and self.W_O as "
-                        "nn.Linear(d_model, d_model) in __init__")
+                        hint=HINT_LAYER_NAMES)
         shape = params.get(f"{name}.weight")
         run.expect_true(shape == (d_model, d_model),
                         f"{name}.weight has shape {shape}; expected ({d_model}, {d_model}).",
-                        hint="nn.Linear(d_model, d_model)")
+                        hint=HINT_LAYER_WIDTHS)
         run.expect_true(f"{name}.bias" in params,
                         f"{name} has no bias; nn.MultiheadAttention uses one.",
-                        hint="nn.Linear(d_model, d_model, bias=True) (the default)")
+                        hint=HINT_LAYER_BIAS)
     return view
+
+
+HINT_MASK_AS_GIVEN = ("pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already "
+                      "broadcasts against the scores (B, h, L, L)")
 
 
 def _invoke(run: CheckRun, call_text: str, func, *args):
     """Call a method of the learner's module the way CheckRun.call calls a function."""
     return run.invoke(call_text, func, *args, crash_hints=[(
-        ("does not broadcast", "must match the size"), "pass allowed on unchanged: an (L, L) "
-        "or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)")])
+        ("does not broadcast", "must match the size"), HINT_MASK_AS_GIVEN)])
 
 
 def _about_dtypes(err: BaseException) -> bool:
@@ -567,6 +627,12 @@ NOTE_FLOAT32 = ("note: your module creates float32 tensors inside forward (e.g. 
                 "without dtype=); that is fine in the float32 world you use, so this case was "
                 "checked in float32. Tip: torch.zeros(..., dtype=x.dtype, device=x.device) or "
                 "x.new_zeros(...) works in every dtype.")
+
+
+HINT_DROPOUT = ("in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
+                "training=True, so use an nn.Dropout module (switched off by .eval()) or pass "
+                "training=self.training")
+HINT_MHA_SHAPE = "the output has the input's shape"
 
 
 def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: str,
@@ -594,10 +660,8 @@ def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: 
     run.expect_true(not isinstance(again, torch.Tensor) or again.shape != y.shape
                     or torch.equal(again, y),
                     f"{call}: two calls on the same input in eval mode gave different outputs.",
-                    hint="in eval mode the module must be deterministic: F.dropout(t, p) "
-                    "defaults to training=True, so use an nn.Dropout module (switched off by "
-                    ".eval()) or pass training=self.training")
-    run.expect_shape(call, y, (B, L, d_model), hint="the output has the input's shape")
+                    hint=HINT_DROPOUT)
+    run.expect_shape(call, y, (B, L, d_model), hint=HINT_MHA_SHAPE)
     run.expect_finite(call, y, hint=HINT_NAN)
     _close(run, f"{call}, against nn.MultiheadAttention with the same weights", y, expected,
            mistakes=mistakes)
@@ -653,6 +717,10 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
         print(NOTE_FLOAT32)
 
 
+HINT_FOUR_LAYERS = ("exactly four nn.Linear(d_model, d_model) layers and nothing else with "
+                    "parameters")
+
+
 def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int = 6) -> None:
     run = CheckRun(MultiHeadAttention)
     torch.manual_seed(0)
@@ -662,8 +730,7 @@ def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int =
     run.expect_true(n_params == 4 * (8 * 8 + 8),
                     f"MultiHeadAttention(8, 2) has {n_params} parameters; expected "
                     f"4 * (8 * 8 + 8) = {4 * (8 * 8 + 8)}.",
-                    hint="exactly four nn.Linear(d_model, d_model) layers and nothing else "
-                    "with parameters")
+                    hint=HINT_FOUR_LAYERS)
     for case in [(8, 2, 2, 5, torch.float64, "no mask", 61),
                  (8, 2, 2, 5, torch.float64, "causal", 62),
                  (12, 3, 3, 6, torch.float32, "causal + padding", 63),

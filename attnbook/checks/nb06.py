@@ -71,14 +71,18 @@ def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Ten
     return torch.randn(*shape, generator=g, dtype=torch.float64) * scale + shift
 
 
+HINT_BRANCH_SHAPES = "check every shape on the way: each residual branch must return (B, L, d)"
+HINT_SLICE_TABLES = ("slice the position tables to the sequence length, e.g. self.sinusoids[:L] "
+                     "and the RoPE tables [:L] (ids can be shorter than max_len; L is "
+                     "idx.shape[1], idx.shape[0] is the batch size), and check every shape on "
+                     "the way")
+
+
 def _invoke(run: CheckRun, call_text: str, fn, *args):
     """Like `run.call`, for a callable other than the checked one (a module's forward)."""
-    hint = HINT_KEEPDIM if run.name == "layer_norm" else (
-        "check every shape on the way: each residual branch must return (B, L, d)")
+    hint = HINT_KEEPDIM if run.name == "layer_norm" else HINT_BRANCH_SHAPES
     if run.name == "Decoder":
-        hint = ("slice the position tables to the sequence length, e.g. self.sinusoids[:L] "
-                "and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], "
-                "idx.shape[0] is the batch size), and check every shape on the way")
+        hint = HINT_SLICE_TABLES
     return run.invoke(call_text, fn, *args, crash_hints=[("must match the size of tensor", hint)])
 
 
@@ -112,6 +116,27 @@ def _norm_over(h, dims, gamma, beta, eps, correction=0):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 
+HINT_UNBIASED_VARIANCE = ("LayerNorm uses the biased variance, the mean of (h - mean)^2 over "
+                          "the d features: h.var(dim=-1, unbiased=False) or correction=0")
+HINT_EPS_ADDED_OUTSIDE_SQUARE = "eps goes inside the square root: (h - mean) / sqrt(var + eps)"
+HINT_SQRT_OF_STD = "divide by sqrt(var + eps), where var is the mean squared deviation"
+HINT_NO_SQUARE_ROOT = "divide by the standard deviation sqrt(var + eps), not by the variance"
+HINT_EPS_ARGUMENT_IGNORED = "use the eps argument the caller passes, not a constant"
+HINT_GAMMA_BETA_SWAPPED = "gamma scales (multiplies) the normalised value, beta shifts (adds)"
+HINT_GAMMA_BETA_NOT_APPLIED = "finish with gamma * normalised + beta"
+HINT_VARIANCE_TAKEN_AROUND_ZERO = ("the variance is the mean squared deviation from the token's "
+                                   "mean: ((h - mean) ** 2).mean(dim=-1, keepdim=True)")
+HINT_DIVIDED_L2_NORM = ("the variance is the mean, not the sum, of the squared deviations: "
+                        "divide by d")
+HINT_BETA_ADDED_BEFORE_SCALING = "finish with gamma * normalised + beta: scale first, then shift"
+HINT_MEAN_NOT_SUBTRACTED = "subtract each token's mean before dividing by its standard deviation"
+HINT_MEAN_ADDED = "centre each token: h - mean, then divide by sqrt(var + eps)"
+HINT_VARIANCE_DIM_1 = ("take both the mean and the variance over the last axis, dim=-1: dim=1 "
+                       "is the token axis once h has a batch axis")
+HINT_VARIANCE_BY_BATCH = ("the variance is the mean over the d features: divide the sum by "
+                          "h.shape[-1] (or use .mean(dim=-1))")
+
+
 def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
     h, gamma, beta = (torch.as_tensor(t, dtype=torch.float64) for t in (h, gamma, beta))
     mean = h.mean(dim=-1, keepdim=True)
@@ -121,67 +146,54 @@ def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
     if h.shape[-1] > 1:
         out.append(Mistake(
             "unbiased variance (divided by d - 1 instead of d)",
-            _norm_over(h, (-1,), gamma, beta, eps, correction=1),
-            "LayerNorm uses the biased variance, the mean of (h - mean)^2 over the d "
-            "features: h.var(dim=-1, unbiased=False) or correction=0"))
+            _norm_over(h, (-1,), gamma, beta, eps, correction=1), HINT_UNBIASED_VARIANCE))
     out += [
         Mistake("eps added outside the square root", gamma * centred / (var.sqrt() + eps) + beta,
-                "eps goes inside the square root: (h - mean) / sqrt(var + eps)"),
+                HINT_EPS_ADDED_OUTSIDE_SQUARE),
         Mistake("square root of the standard deviation (sqrt(std + eps))",
-                gamma * centred / torch.sqrt(var.sqrt() + eps) + beta,
-                "divide by sqrt(var + eps), where var is the mean squared deviation"),
+                gamma * centred / torch.sqrt(var.sqrt() + eps) + beta, HINT_SQRT_OF_STD),
         Mistake("no square root (divided by var + eps)", gamma * centred / (var + eps) + beta,
-                "divide by the standard deviation sqrt(var + eps), not by the variance"),
+                HINT_NO_SQUARE_ROOT),
         Mistake("the eps argument ignored (1e-5 written in)",
-                gamma * centred / torch.sqrt(var + 1e-5) + beta,
-                "use the eps argument the caller passes, not a constant")
+                gamma * centred / torch.sqrt(var + 1e-5) + beta, HINT_EPS_ARGUMENT_IGNORED)
         if eps != 1e-5 else None,
         Mistake("gamma and beta swapped", beta * centred / torch.sqrt(var + eps) + gamma,
-                "gamma scales (multiplies) the normalised value, beta shifts (adds)"),
+                HINT_GAMMA_BETA_SWAPPED),
         Mistake("gamma and beta not applied", centred / torch.sqrt(var + eps),
-                "finish with gamma * normalised + beta"),
+                HINT_GAMMA_BETA_NOT_APPLIED),
         Mistake("variance taken around zero (mean of h^2, not of (h - mean)^2)",
                 gamma * centred / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta,
-                "the variance is the mean squared deviation from the token's mean: "
-                "((h - mean) ** 2).mean(dim=-1, keepdim=True)"),
+                HINT_VARIANCE_TAKEN_AROUND_ZERO),
         Mistake("divided by the L2 norm (sum of squares instead of their mean)",
                 gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True) + eps)
-                + beta,
-                "the variance is the mean, not the sum, of the squared deviations: divide "
-                "by d"),
+                + beta, HINT_DIVIDED_L2_NORM),
         Mistake("beta added before scaling by gamma (gamma * (x_hat + beta))",
-                gamma * (centred / torch.sqrt(var + eps) + beta),
-                "finish with gamma * normalised + beta: scale first, then shift"),
+                gamma * (centred / torch.sqrt(var + eps) + beta), HINT_BETA_ADDED_BEFORE_SCALING),
         Mistake("mean not subtracted (RMS normalisation)",
                 gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta,
-                "subtract each token's mean before dividing by its standard deviation"),
+                HINT_MEAN_NOT_SUBTRACTED),
     ]
     d = h.shape[-1]
     out += [
         Mistake("mean added instead of subtracted (h + mean)",
-                gamma * (h + mean) / torch.sqrt(var + eps) + beta,
-                "centre each token: h - mean, then divide by sqrt(var + eps)"),
+                gamma * (h + mean) / torch.sqrt(var + eps) + beta, HINT_MEAN_ADDED),
         Mistake("eps added after the division, not inside the square root",
-                gamma * centred / var.sqrt() + eps + beta,
-                "eps goes inside the square root: (h - mean) / sqrt(var + eps)"),
+                gamma * centred / var.sqrt() + eps + beta, HINT_EPS_ADDED_OUTSIDE_SQUARE),
     ]
     for const in (1e-6, 1e-12, 1e-8):
         if eps != const:
             out.append(Mistake(f"the eps argument ignored ({const:g} written in)",
                                gamma * centred / torch.sqrt(var + const) + beta,
-                               "use the eps argument the caller passes, not a constant"))
+                               HINT_EPS_ARGUMENT_IGNORED))
     if h.ndim >= 3 and h.shape[1] != d:
         out.append(Mistake("variance over a hard-coded dim=1 (right for 2-D h only)",
                            gamma * centred / torch.sqrt((centred ** 2).mean(dim=1, keepdim=True)
-                                                        + eps) + beta,
-                           "take both the mean and the variance over the last axis, "
-                           "dim=-1: dim=1 is the token axis once h has a batch axis"))
+                                                        + eps) + beta, HINT_VARIANCE_DIM_1))
     if h.ndim >= 2 and h.shape[0] != d:
         out.append(Mistake("variance divided by h.shape[0] instead of d",
                            gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True)
                                                         / h.shape[0] + eps) + beta,
-                           "the variance is the mean over the d features: divide the sum "
-                           "by h.shape[-1] (or use .mean(dim=-1))"))
+                           HINT_VARIANCE_BY_BATCH))
     out = [m for m in out if m is not None]
     if h.ndim >= 2 and h.shape[0] > 1:
         label = "the batch axis" if h.ndim >= 3 else "the first axis (across tokens)"
@@ -196,17 +208,20 @@ def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
                            HINT_LAST_AXIS))
     if h.ndim >= 2:
         out.append(Mistake("statistics over the whole tensor",
-                           _norm_over(h, tuple(range(h.ndim)), gamma, beta, eps),
-                           HINT_LAST_AXIS))
+                           _norm_over(h, tuple(range(h.ndim)), gamma, beta, eps), HINT_LAST_AXIS))
     return out
+
+
+HINT_LAYER_NORM_SHAPE = "LayerNorm keeps the shape of h"
+HINT_CONSTANT_TOKEN = ("a token whose features are all equal has variance 0: eps inside the "
+                       "square root, sqrt(var + eps), keeps it finite")
 
 
 def _expect_layer_norm(run, call, layer_norm, h, gamma, beta, eps, expected,
                        rtol=1e-6, atol=1e-6):
     out = _invoke(run, call, layer_norm, h, gamma, beta, eps)
-    run.expect_shape(call, out, tuple(h.shape), hint="LayerNorm keeps the shape of h")
-    run.expect_finite(call, out, hint="a token whose features are all equal has variance 0: "
-                      "eps inside the square root, sqrt(var + eps), keeps it finite")
+    run.expect_shape(call, out, tuple(h.shape), hint=HINT_LAYER_NORM_SHAPE)
+    run.expect_finite(call, out, hint=HINT_CONSTANT_TOKEN)
     run.expect_close(call, out, expected, rtol=rtol, atol=atol,
                      mistakes=_layer_norm_mistakes(h, gamma, beta, eps))
     return out
@@ -215,14 +230,18 @@ def _expect_layer_norm(run, call, layer_norm, h, gamma, beta, eps, expected,
 _BUILTIN_NORMS = ("layer_norm", "LayerNorm", "native_layer_norm", "group_norm", "rms_norm")
 
 
+HINT_WRITE_IT_YOURSELF = ("write the mean, the variance and the normalisation yourself; the "
+                          "checks compare with torch.nn.LayerNorm for you")
+HINT_LAYER_NORM_IN_PLACE = "compute h - mean into a new tensor instead of h -= ..."
+
+
 def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
     run = CheckRun(layer_norm)
     names = names_called(layer_norm)
     run.expect_true(not names & set(_BUILTIN_NORMS),
                     f"{run.name} calls PyTorch's own normalisation "
                     f"({', '.join(sorted(names & set(_BUILTIN_NORMS)))}).",
-                    hint="write the mean, the variance and the normalisation yourself; the "
-                    "checks compare with torch.nn.LayerNorm for you")
+                    hint=HINT_WRITE_IT_YOURSELF)
     f64 = torch.float64
     # Worked example: one spread-out token and one constant token, eps large on purpose.
     h = torch.tensor([[1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0]], dtype=f64)
@@ -231,7 +250,7 @@ def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
     expected = [[-1.5 / root, -0.5 / root, 0.5 / root, 1.5 / root], [0.0, 0.0, 0.0, 0.0]]
     call = ("layer_norm(h, gamma=1, beta=0, eps=0.25) with h = [[1, 2, 3, 4], [2, 2, 2, 2]] "
             "(mean 2.5 and biased variance 1.25 in row 0; a constant row 1)")
-    run.in_place_hint = "compute h - mean into a new tensor instead of h -= ..."
+    run.in_place_hint = HINT_LAYER_NORM_IN_PLACE
     out = _expect_layer_norm(run, call, layer_norm, h, ones, zeros, 0.25, expected)
     out = as_array(out)
     run.expect_true(np.allclose(out[0].mean(), 0.0, atol=1e-9),
@@ -305,21 +324,26 @@ WORKED_MLP_Y = [[0.5157017449196577, 0.4286558173902076],
                 [0.7127158232150774, 0.14257985077964827]]
 
 
+HINT_MLP_WIDTHS = "fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model"
+HINT_MLP_BIAS = "keep the bias of nn.Linear (bias=True, the default)"
+HINT_LINEAR_NAMED = ("create self.{name} = nn.Linear(...) in __init__; the autograder and the "
+                     "reference model find layers by these names")  # name: the layer's
+
+
 def _expect_linear(run: CheckRun, owner: str, module, name: str, d_in: int, d_out: int):
     info = module.info()
     run.expect_true(is_instance(module, name, nn.Linear, info),
                     f"{owner} has no nn.Linear attribute {name!r} (found "
                     f"{type_name(module, name) or 'NoneType'}).",
-                    hint=f"create self.{name} = nn.Linear(...) in __init__; the autograder "
-                    "and the reference model find layers by these names")
+                    hint=HINT_LINEAR_NAMED.format(name=name))
     params = parameter_shapes(module, info)
     shape = params.get(f"{name}.weight")
     run.expect_true(shape == (d_out, d_in),
                     f"{owner}.{name}.weight has shape {shape}; expected "
                     f"({d_out}, {d_in}), i.e. nn.Linear({d_in}, {d_out}).",
-                    hint="fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model")
+                    hint=HINT_MLP_WIDTHS)
     run.expect_true(f"{name}.bias" in params, f"{owner}.{name} has no bias.",
-                    hint="keep the bias of nn.Linear (bias=True, the default)")
+                    hint=HINT_MLP_BIAS)
 
 
 def _set_linear(module, name: str, weight, bias) -> None:
@@ -329,38 +353,51 @@ def _set_linear(module, name: str, weight, bias) -> None:
                       f"{name}.bias": torch.as_tensor(bias, dtype=torch.float64)})
 
 
+HINT_TANH_GELU = ("use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default "
+                  "approximate='none'")
+HINT_RELU = "the activation is GELU, not ReLU"
+HINT_SILU = "the activation is GELU, x * Phi(x), not SiLU x * sigmoid(x)"
+HINT_SIGMOID_GELU = "use the exact GELU, x * Phi(x) with Phi the normal CDF: F.gelu(x) or nn.GELU()"
+HINT_GELU_ON_INPUT = "apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))"
+HINT_NO_ACTIVATION = ("apply GELU between fc_in and fc_out; without it two linear layers "
+                      "collapse into one")
+HINT_EXTRA_GELU = "GELU goes between the layers only: fc_out(GELU(fc_in(x)))"
+HINT_NORM_INSIDE_MLP = ("the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies "
+                        "LN2 before it")
+HINT_RESIDUAL_INSIDE_MLP = "the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual"
+
+
 def _mlp_mistakes(x, W1, b1, W2, b2) -> list[Mistake]:
     x, W1, b1, W2, b2 = (torch.as_tensor(t, dtype=torch.float64) for t in (x, W1, b1, W2, b2))
     a = F.linear(x, W1, b1)  # (..., d_hidden)
     correct = F.linear(F.gelu(a), W2, b2)
     return [
         Mistake("tanh approximation of GELU", F.linear(F.gelu(a, approximate="tanh"), W2, b2),
-                "use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default "
-                "approximate='none'"),
-        Mistake("ReLU instead of GELU", F.linear(F.relu(a), W2, b2),
-                "the activation is GELU, not ReLU"),
-        Mistake("SiLU (swish) instead of GELU", F.linear(F.silu(a), W2, b2),
-                "the activation is GELU, x * Phi(x), not SiLU x * sigmoid(x)"),
+                HINT_TANH_GELU),
+        Mistake("ReLU instead of GELU", F.linear(F.relu(a), W2, b2), HINT_RELU),
+        Mistake("SiLU (swish) instead of GELU", F.linear(F.silu(a), W2, b2), HINT_SILU),
         Mistake("sigmoid approximation of GELU, x * sigmoid(1.702 x)",
-                F.linear(a * torch.sigmoid(1.702 * a), W2, b2),
-                "use the exact GELU, x * Phi(x) with Phi the normal CDF: F.gelu(x) or "
-                "nn.GELU()"),
+                F.linear(a * torch.sigmoid(1.702 * a), W2, b2), HINT_SIGMOID_GELU),
         Mistake("GELU applied to the input before fc_in",
-                F.linear(F.linear(F.gelu(x), W1, b1), W2, b2),
-                "apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))"),
-        Mistake("no activation between the two layers", F.linear(a, W2, b2),
-                "apply GELU between fc_in and fc_out; without it two linear layers collapse "
-                "into one"),
-        Mistake("an extra GELU after fc_out", F.gelu(correct),
-                "GELU goes between the layers only: fc_out(GELU(fc_in(x)))"),
+                F.linear(F.linear(F.gelu(x), W1, b1), W2, b2), HINT_GELU_ON_INPUT),
+        Mistake("no activation between the two layers", F.linear(a, W2, b2), HINT_NO_ACTIVATION),
+        Mistake("an extra GELU after fc_out", F.gelu(correct), HINT_EXTRA_GELU),
         Mistake("a LayerNorm applied inside the MLP",
                 F.linear(F.gelu(F.linear(F.layer_norm(x, (x.shape[-1],)), W1, b1)), W2, b2),
-                "the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 "
-                "before it"),
+                HINT_NORM_INSIDE_MLP),
         Mistake("residual added inside the MLP", x + correct if x.shape == correct.shape
-                else correct * np.nan,
-                "the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual"),
+                else correct * np.nan, HINT_RESIDUAL_INSIDE_MLP),
     ]
+
+
+HINT_MLP_SUBCLASS = "class MLP(nn.Module) with super().__init__() first"
+HINT_MLP_SHAPE = "the MLP maps d_model features back to d_model"
+HINT_MLP_LEADING_AXES = ("the MLP keeps x's shape (..., d_model): nn.Linear acts on the last "
+                         "axis, so there is no need to flatten the tokens (and a flattened "
+                         "result must be reshaped back)")
+HINT_MLP_PERMUTATION = ("the MLP acts on each token separately: reordering the tokens only "
+                        "reorders the outputs")
+HINT_MLP_TOKEN_WISE = "one token's output must not depend on the other tokens"
 
 
 def check_mlp(MLP, reference=None, trials: int = 4) -> None:
@@ -368,7 +405,7 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     call = "MLP(d_model=2, d_hidden=3)"
     mlp = module_view(run.call(call, 2, 3))
     run.expect_true(mlp is not None, f"{call} is not an nn.Module.",
-                    hint="class MLP(nn.Module) with super().__init__() first")
+                    hint=HINT_MLP_SUBCLASS)
     _expect_linear(run, "MLP(2, 3)", mlp, "fc_in", 2, 3)
     _expect_linear(run, "MLP(2, 3)", mlp, "fc_out", 3, 2)
     _set_linear(mlp, "fc_in", WORKED_W_IN, WORKED_B_IN)
@@ -377,7 +414,7 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     call = "the worked MLP(2, 3) on x = [[1, 0.5], [0.5, -0.25]]"
     _expect_deterministic(run, call, mlp, x)
     y = _invoke(run, call, mlp, x)
-    run.expect_shape(call, y, (2, 2), hint="the MLP maps d_model features back to d_model")
+    run.expect_shape(call, y, (2, 2), hint=HINT_MLP_SHAPE)
     run.expect_finite(call, y)
     run.expect_close(call, y, WORKED_MLP_Y, rtol=1e-5, atol=1e-6,
                      mistakes=_mlp_mistakes(x, WORKED_W_IN, WORKED_B_IN, WORKED_W_OUT,
@@ -394,9 +431,7 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     x = _f64(2, 5, 6, seed=15).float()
     call = "MLP(6, 10) with random weights on x of shape [B, L, d] = (2, 5, 6)"
     y = _invoke(run, call, mlp, x)
-    run.expect_shape(call, y, (2, 5, 6), hint="the MLP keeps x's shape (..., d_model): "
-                     "nn.Linear acts on the last axis, so there is no need to flatten the "
-                     "tokens (and a flattened result must be reshaped back)")
+    run.expect_shape(call, y, (2, 5, 6), hint=HINT_MLP_LEADING_AXES)
     run.expect_finite(call, y)
     expected = F.linear(F.gelu(F.linear(x.double(), W1, b1)), W2, b2)
     run.expect_close(call, y, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL,
@@ -405,12 +440,11 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     call = "MLP(6, 10) on the same x with its 5 tokens reordered"
     run.expect_close(call, _invoke(run, call, mlp, x[:, perm]), as_array(y)[:, perm.numpy()],
                      rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     hint="the MLP acts on each token separately: reordering the tokens only "
-                     "reorders the outputs")
+                     hint=HINT_MLP_PERMUTATION)
     call = "MLP(6, 10) on one token, x of shape (1, 1, 6)"
     run.expect_close(call, _invoke(run, call, mlp, x[:1, :1]), as_array(y)[:1, :1],
                      rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     hint="one token's output must not depend on the other tokens")
+                     hint=HINT_MLP_TOKEN_WISE)
     _expect_raises_on(run, "MLP(6, 10) on x of shape (2, 5, 4)", mlp, torch.zeros(2, 5, 4),
                       mentions=("x", "(2, 5, 4)"))
     if reference is not None:
@@ -477,14 +511,22 @@ def _randomise_view(view, seed: int):
     return view
 
 
+HINT_MODULE_SUBCLASS = "subclass nn.Module and call super().__init__() first"
+
+
 def _module(run: CheckRun, call: str, *args):
     """The learner's module built by `call`, as a module view; not a module fails."""
     built = run.call(call, *args)
     view = module_view(built)
     if view is None:
         run.fail(f"{call} is not an nn.Module (got {type(built).__name__}).",
-                 hint="subclass nn.Module and call super().__init__() first")
+                 hint=HINT_MODULE_SUBCLASS)
     return view
+
+
+HINT_ATTRIBUTE_NAMES = ("use the attribute names of the exercise; they let the reference "
+                        "model's weights load into yours")
+HINT_HIDDEN_WIDTH = "the MLP's hidden width is 4 * d_model"
 
 
 def _expect_same_parameters(run: CheckRun, owner: str, module, reference: nn.Module,
@@ -520,13 +562,12 @@ def _expect_same_parameters(run: CheckRun, owner: str, module, reference: nn.Mod
                          f"{extra[:6]}.\nThis looks like a known mistake: {name}.", hint=hint)
         run.fail(f"{owner} does not have the expected parameters: missing {missing[:8]}, "
                  f"unexpected {extra[:8]}.",
-                 hint="use the attribute names of the exercise; they let the reference "
-                 "model's weights load into yours")
+                 hint=HINT_ATTRIBUTE_NAMES)
     wrong = [(k, seen[k], expected[k]) for k in expected if seen[k] != expected[k]]
     if wrong:
         key, got, want = wrong[0]
         run.fail(f"{owner}: parameter {key} has shape {got}; expected {want}.",
-                 hint="the MLP's hidden width is 4 * d_model" if "mlp" in key else None)
+                 hint=HINT_HIDDEN_WIDTH if "mlp" in key else None)
     run.passed += 1
 
 
@@ -552,13 +593,42 @@ def _block_config(d: int, n_heads: int) -> LMConfig:
     return LMConfig(vocab_size=1, d_model=d, n_heads=n_heads, n_layers=1, positions="none")
 
 
+HINT_LN1 = "create self.ln1 = nn.LayerNorm(d_model)"
+HINT_LN2 = "create self.ln2 = nn.LayerNorm(d_model)"
+HINT_ATTN = "use the given layer causal_self_attention(d_model, n_heads) as self.attn"
+HINT_MLP = "create self.mlp, your MLP with a hidden width of 4 * d_model"
+
 BLOCK_HINTS = [
-    ("ln1", "LN1 missing", "create self.ln1 = nn.LayerNorm(d_model)"),
-    ("ln2", "LN2 missing", "create self.ln2 = nn.LayerNorm(d_model)"),
-    ("attn", "attention layer missing or built by hand",
-     "use the given layer causal_self_attention(d_model, n_heads) as self.attn"),
-    ("mlp", "MLP missing", "create self.mlp, your MLP with a hidden width of 4 * d_model"),
+    ("ln1", "LN1 missing", HINT_LN1),
+    ("ln2", "LN2 missing", HINT_LN2),
+    ("attn", "attention layer missing or built by hand", HINT_ATTN),
+    ("mlp", "MLP missing", HINT_MLP),
 ]
+
+
+HINT_RESIDUAL_SCALED = ("add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U "
+                        "+ MLP(LN2(U))")
+HINT_RETURNS_U = "return U + MLP(LN2(U)), the output after both sublayers"
+HINT_POST_NORM = ("pre-norm normalises only the branch input: U = H + MHA(LN1(H)), H_out = U + "
+                  "MLP(LN2(U)); the bypass H must reach the sum untouched")
+HINT_MISSING_RESIDUAL_AROUND_ATTENTION = "add the residual: U = H + MHA(LN1(H))"
+HINT_MISSING_RESIDUAL_AROUND_MLP = "add the residual: H_out = U + MLP(LN2(U))"
+HINT_NO_RESIDUALS = "each branch is added to its input: U = H + ..., H_out = U + ..."
+HINT_RESIDUAL_FROM_NORM = "the bypass carries H itself, not LN1(H): U = H + MHA(LN1(H))"
+HINT_ATTENTION_MLP_PARALLEL = ("the MLP reads U, the output of the attention step: H_out = U + "
+                               "MLP(LN2(U))")
+HINT_LN1_TWICE = "each branch has its own LayerNorm: MLP(LN2(U))"
+HINT_LN1_LN2_SWAPPED = ("each branch has its own LayerNorm: ln1 before the attention, ln2 "
+                        "before the MLP")
+HINT_SECOND_RESIDUAL_ADDS_H = ("the second sum starts from U, which already holds the attention "
+                               "output: H_out = U + MLP(LN2(U))")
+HINT_NORM_ON_OUTPUTS = ("normalise the input of each branch, not its output: MHA(LN1(H)) and "
+                        "MLP(LN2(U))")
+HINT_BLOCK_OUTPUT_NORMALISED = ("pre-norm returns U + MLP(LN2(U)) as it is: nothing may touch "
+                                "the bypass, so no LayerNorm after the sum")
+HINT_NO_NORMS = "normalise the input of each branch: MHA(LN1(H)) and MLP(LN2(U))"
+HINT_MLP_BEFORE_ATTENTION = "attention first (communicate), then the MLP (compute)"
+HINT_ROPE_NOT_PASSED = "pass the rope tables on: self.attn(self.ln1(h), rope)"
 
 
 def _block_mistakes(r: TransformerBlock, h, rope) -> list[Mistake]:
@@ -572,60 +642,44 @@ def _block_mistakes(r: TransformerBlock, h, rope) -> list[Mistake]:
         half = (h + attn(ln1(h))) / 2
         out = [
             Mistake("residual sums scaled by 1/2 (input and branch averaged)",
-                    (half + mlp(ln2(half))) / 2,
-                    "add each branch to the stream unscaled: U = H + MHA(LN1(H)), "
-                    "H_out = U + MLP(LN2(U))"),
-            Mistake("returns U: the MLP half computed but not returned", u,
-                    "return U + MLP(LN2(U)), the output after both sublayers"),
+                    (half + mlp(ln2(half))) / 2, HINT_RESIDUAL_SCALED),
+            Mistake("returns U: the MLP half computed but not returned", u, HINT_RETURNS_U),
             Mistake("post-norm where pre-norm is asked (LN after the sum)",
-                    ln2(ln1(h + attn(h)) + mlp(ln1(h + attn(h)))),
-                    "pre-norm normalises only the branch input: U = H + MHA(LN1(H)), "
-                    "H_out = U + MLP(LN2(U)); the bypass H must reach the sum untouched"),
+                    ln2(ln1(h + attn(h)) + mlp(ln1(h + attn(h)))), HINT_POST_NORM),
             Mistake("missing residual around the attention (U = MHA(LN1(H)))",
-                    attn(ln1(h)) + mlp(ln2(attn(ln1(h)))),
-                    "add the residual: U = H + MHA(LN1(H))"),
+                    attn(ln1(h)) + mlp(ln2(attn(ln1(h)))), HINT_MISSING_RESIDUAL_AROUND_ATTENTION),
             Mistake("missing residual around the MLP (H_out = MLP(LN2(U)))", mlp(ln2(u)),
-                    "add the residual: H_out = U + MLP(LN2(U))"),
-            Mistake("no residual connections at all", mlp(ln2(attn(ln1(h)))),
-                    "each branch is added to its input: U = H + ..., H_out = U + ..."),
+                    HINT_MISSING_RESIDUAL_AROUND_MLP),
+            Mistake("no residual connections at all", mlp(ln2(attn(ln1(h)))), HINT_NO_RESIDUALS),
             Mistake("residual taken from the normalised input (LN1(H) + MHA(LN1(H)))",
                     ln2(ln1(h) + attn(ln1(h))) + mlp(ln2(ln1(h) + attn(ln1(h)))),
-                    "the bypass carries H itself, not LN1(H): U = H + MHA(LN1(H))"),
+                    HINT_RESIDUAL_FROM_NORM),
             Mistake("attention and MLP in parallel (both read H)",
-                    h + attn(ln1(h)) + mlp(ln2(h)),
-                    "the MLP reads U, the output of the attention step: "
-                    "H_out = U + MLP(LN2(U))"),
+                    h + attn(ln1(h)) + mlp(ln2(h)), HINT_ATTENTION_MLP_PARALLEL),
             Mistake("the MLP branch reads H instead of U", u + mlp(ln2(h)),
-                    "the MLP reads U, the output of the attention step: "
-                    "H_out = U + MLP(LN2(U))"),
-            Mistake("LN1 used before the MLP too", u + mlp(ln1(u)),
-                    "each branch has its own LayerNorm: MLP(LN2(U))"),
+                    HINT_ATTENTION_MLP_PARALLEL),
+            Mistake("LN1 used before the MLP too", u + mlp(ln1(u)), HINT_LN1_TWICE),
             Mistake("LN1 and LN2 swapped (LN2 before the attention, LN1 before the MLP)",
-                    (h + attn(ln2(h))) + mlp(ln1(h + attn(ln2(h)))),
-                    "each branch has its own LayerNorm: ln1 before the attention, ln2 "
-                    "before the MLP"),
+                    (h + attn(ln2(h))) + mlp(ln1(h + attn(ln2(h)))), HINT_LN1_LN2_SWAPPED),
             Mistake("second residual adds H instead of U (H_out = H + MLP(LN2(U)))",
-                    h + mlp(ln2(u)),
-                    "the second sum starts from U, which already holds the attention "
-                    "output: H_out = U + MLP(LN2(U))"),
+                    h + mlp(ln2(u)), HINT_SECOND_RESIDUAL_ADDS_H),
             Mistake("LayerNorm applied to the branch outputs instead of their inputs",
-                    (h + ln1(attn(h))) + ln2(mlp(h + ln1(attn(h)))),
-                    "normalise the input of each branch, not its output: MHA(LN1(H)) and "
-                    "MLP(LN2(U))"),
+                    (h + ln1(attn(h))) + ln2(mlp(h + ln1(attn(h)))), HINT_NORM_ON_OUTPUTS),
             Mistake("the block output normalised (LN2 applied after the last sum)",
-                    ln2(u + mlp(ln2(u))),
-                    "pre-norm returns U + MLP(LN2(U)) as it is: nothing may touch the "
-                    "bypass, so no LayerNorm after the sum"),
+                    ln2(u + mlp(ln2(u))), HINT_BLOCK_OUTPUT_NORMALISED),
             Mistake("no LayerNorm in the branches", (h + attn(h)) + mlp(h + attn(h)),
-                    "normalise the input of each branch: MHA(LN1(H)) and MLP(LN2(U))"),
+                    HINT_NO_NORMS),
             Mistake("MLP before attention", (h + mlp(ln2(h))) + attn(ln1(h + mlp(ln2(h)))),
-                    "attention first (communicate), then the MLP (compute)"),
+                    HINT_MLP_BEFORE_ATTENTION),
         ]
         if rope is not None:
             out.append(Mistake("rope not passed on to the attention",
                                (h + r.attn(ln1(h))) + mlp(ln2(h + r.attn(ln1(h)))),
-                               "pass the rope tables on: self.attn(self.ln1(h), rope)"))
+                               HINT_ROPE_NOT_PASSED))
     return out
+
+
+HINT_BLOCK_SHAPE = "a block maps (B, L, d) to (B, L, d)"
 
 
 def _expect_block_matches(run, call, block, ref, h, rope):
@@ -634,11 +688,23 @@ def _expect_block_matches(run, call, block, ref, h, rope):
         expected = ref(h, rope)
     out = _invoke(run, call, block, h, rope) if rope is not None else _invoke(run, call,
                                                                                block, h)
-    run.expect_shape(call, out, tuple(h.shape), hint="a block maps (B, L, d) to (B, L, d)")
+    run.expect_shape(call, out, tuple(h.shape), hint=HINT_BLOCK_SHAPE)
     run.expect_finite(call, out)
     _expect_close_lazy(run, call, out, expected, partial(_block_mistakes, ref, h_kept, rope),
                        rtol=MODULE_RTOL, atol=MODULE_ATOL)
     return out
+
+
+HINT_BLOCK_IN_PLACE = "write u = h + ..., not h += ..."
+HINT_NORM_EPS = ("keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the "
+                 "output whenever a token's variance is small")
+HINT_BLOCK_CAUSAL = ("outputs at positions 0..2 may only depend on inputs 0..2: keep the causal "
+                     "attention layer you were given")
+HINT_BYPASS_UNTOUCHED = ("pre-norm leaves the bypass untouched: U = H + MHA(LN1(H)), H_out = U "
+                         "+ MLP(LN2(U))")
+HINT_SILENT_BLOCK = ("with both branches adding zero, U = H and H_out = U: nothing may touch "
+                     "the bypass")
+HINT_NORM_NAMED = "self.{name} = nn.LayerNorm(d_model)"  # name: ln1 or ln2
 
 
 def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
@@ -652,13 +718,13 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     for name in ("ln1", "ln2"):
         run.expect_true(is_instance(block, name, nn.LayerNorm, info),
                         f"{call}.{name} is {type_name(block, name) or 'NoneType'}, "
-                        "not nn.LayerNorm.", hint=f"self.{name} = nn.LayerNorm(d_model)")
+                        "not nn.LayerNorm.", hint=HINT_NORM_NAMED.format(name=name))
     _copy_weights(run, call, block, ref)
     block.eval()
 
     h = torch.randn(B, L, d, generator=torch.Generator().manual_seed(22)) * 2.0 + 0.5
     call = f"PreNormBlock({d}, {n_heads}) with random weights on h of shape {(B, L, d)}"
-    run.in_place_hint = "write u = h + ..., not h += ..."
+    run.in_place_hint = HINT_BLOCK_IN_PLACE
     _expect_deterministic(run, call, block, h)
     out = _expect_block_matches(run, call, block, ref, h, None)
     cos, sin = rope_tables(L, d // n_heads)  # (L, d_k/2) each
@@ -670,8 +736,7 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     with torch.no_grad():
         expected = ref(tiny)
     run.expect_close(call, _invoke(run, call, block, tiny), expected, rtol=MODULE_RTOL,
-                     atol=MODULE_ATOL, hint="keep nn.LayerNorm(d_model)'s default eps = 1e-5: "
-                     "another eps changes the output whenever a token's variance is small")
+                     atol=MODULE_ATOL, hint=HINT_NORM_EPS)
 
     # Causal: changing the last two tokens leaves the first three outputs unchanged.
     h_changed = h.clone()
@@ -679,8 +744,7 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     call = "PreNormBlock on h with tokens 3 and 4 changed"
     run.expect_close(call, as_array(_invoke(run, call, block, h_changed))[:, :3],
                      as_array(out)[:, :3], rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     hint="outputs at positions 0..2 may only depend on inputs 0..2: keep the "
-                     "causal attention layer you were given")
+                     hint=HINT_BLOCK_CAUSAL)
 
     # The pre-norm bypass: with both branches silenced, the block is exactly the identity.
     _zero_branches(block)
@@ -693,11 +757,8 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     run.expect_close(call, _invoke(run, call, block, h), h, rtol=0.0, atol=1e-7,
                      what="values (expected H itself)",
                      mistakes=[Mistake("post-norm where pre-norm is asked (LN after the sum)",
-                                       silenced_post,
-                                       "pre-norm leaves the bypass untouched: "
-                                       "U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))")],
-                     hint="with both branches adding zero, U = H and H_out = U: nothing may "
-                     "touch the bypass")
+                                       silenced_post, HINT_BYPASS_UNTOUCHED)],
+                     hint=HINT_SILENT_BLOCK)
     _expect_raises_on(run, "PreNormBlock(8, 2) on h of shape (5, 8) (no batch axis)",
                       _module(run, "PreNormBlock(8, 2)", d, n_heads), torch.zeros(5, d),
                       mentions=("h", "(5, 8)"))
@@ -732,29 +793,33 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
 # ---------------------------------------------------------------------------------------
 # Decoder
 # ---------------------------------------------------------------------------------------
+HINT_LEARNED_ONLY = ("only positions='learned' has trainable position vectors; sinusoids and "
+                     "RoPE are fixed tables (store them with self.register_buffer(..., "
+                     "persistent=False))")
+HINT_HEAD_BIAS = ("the head is nn.Linear(d_model, vocab_size) WITH its bias c: Y = "
+                  "LN_final(H_N) W_vocab^T + 1 c^T")
+HINT_LN_FINAL = "create self.ln_final = nn.LayerNorm(d_model) and apply it to H_N before the head"
+HINT_BLOCKS = ("build n_layers distinct PreNormBlock(d_model, n_heads), each with its own "
+               "weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block")
+HINT_EMBED = ("create self.embed, an nn.Embedding with one row of d_model numbers per token of "
+              "the vocabulary")
+HINT_HEAD = "create self.head, an nn.Linear from the d_model features to the vocab_size logits"
+
+
 def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
     learned = ("positions='learned' needs self.pos, an nn.Embedding with one row of d_model "
                "numbers for each of the max_len positions"
                if positions == "learned" else
-               "only positions='learned' has trainable position vectors; sinusoids and RoPE "
-               "are fixed tables (store them with self.register_buffer(..., persistent=False))")
+               HINT_LEARNED_ONLY)
     return [
-        ("head.bias", "vocabulary head without its bias",
-         "the head is nn.Linear(d_model, vocab_size) WITH its bias c: "
-         "Y = LN_final(H_N) W_vocab^T + 1 c^T"),
-        ("ln_final", "the final LayerNorm forgotten",
-         "create self.ln_final = nn.LayerNorm(d_model) and apply it to H_N before the head"),
+        ("head.bias", "vocabulary head without its bias", HINT_HEAD_BIAS),
+        ("ln_final", "the final LayerNorm forgotten", HINT_LN_FINAL),
         ("pos", "position parameters wrong for this option", learned),
         ("sinusoids", "the sinusoid table stored as a trainable parameter", learned),
         ("rope_", "the RoPE tables stored as trainable parameters", learned),
-        ("blocks.", "not n_layers distinct blocks",
-         "build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, "
-         "in an nn.ModuleList: a list like [block] * n_layers repeats ONE block"),
-        ("embed", "token embedding missing", "create self.embed, an nn.Embedding with one "
-         "row of d_model numbers per token of the vocabulary"),
-        ("head", "vocabulary head missing",
-         "create self.head, an nn.Linear from the d_model features to the vocab_size "
-         "logits"),
+        ("blocks.", "not n_layers distinct blocks", HINT_BLOCKS),
+        ("embed", "token embedding missing", HINT_EMBED),
+        ("head", "vocabulary head missing", HINT_HEAD),
     ]
 
 
@@ -802,39 +867,53 @@ def _decoder_forward(ref: TransformerLM, idx, final_ln=True, add_positions=True,
         return logits.softmax(dim=-1) if softmax else logits
 
 
+HINT_FINAL_LAYERNORM_FORGOTTEN = ("apply self.ln_final to H_N before the head: Y = "
+                                  "LN_final(H_N) W_vocab^T + 1 c^T")
+HINT_LOGITS_SOFTMAXED = ("return the logits themselves; the softmax belongs to the loss and the "
+                         "sampler")
+HINT_EMBEDDING_SCALED = "no sqrt(d_model) factor in this model: H0 = E[w] + P"
+HINT_BLOCK_OUTPUT_DISCARDED = ("a block returns a new tensor: keep it, h = block(h, ...), and "
+                               "pass it on")
+HINT_LN_FINAL_REPEATED = "apply ln_final once, after the last block, just before the head"
+HINT_POSITIONS_PER_BLOCK = ("add the position vectors once, to the token embedding: H0 = E[w] + "
+                            "P; the residual stream carries them on")
+HINT_POSITIONS_NOT_ADDED = ("positions={positions!r}: add the position vectors to the token "
+                            "embedding, H0 = E[w] + P")  # positions: the Decoder's option
+HINT_POSITIONS_BY_ID = "the position of token l is l: index with torch.arange(L), not with the ids"
+HINT_ROPE_TABLES_NOT_PASSED = "positions='rope': pass rope = (cos[:L], sin[:L]) to every block"
+HINT_ROPE_FIRST_BLOCK = ("every block's attention rotates its queries and keys: pass the same "
+                         "rope to every block")
+HINT_LAST_BLOCK_SKIPPED = ("run every block: for block in self.blocks (no [:-1], no "
+                           "range(n_layers - 1))")
+HINT_BLOCK_FED_EMBEDDINGS = "feed each block the previous block's output: h = block(h, ...)"
+HINT_TIED_HEAD = ("this Decoder does not tie: the logits come from self.head, "
+                  "nn.Linear(d_model, vocab_size) with its own weight")
+
+
 def _decoder_mistakes(ref: TransformerLM, idx) -> list[Mistake]:
     positions = ref.config.positions
     out = [
         Mistake("the final LayerNorm forgotten", _decoder_forward(ref, idx, final_ln=False),
-                "apply self.ln_final to H_N before the head: "
-                "Y = LN_final(H_N) W_vocab^T + 1 c^T"),
+                HINT_FINAL_LAYERNORM_FORGOTTEN),
         Mistake("softmax applied to the logits", _decoder_forward(ref, idx, softmax=True),
-                "return the logits themselves; the softmax belongs to the loss and the "
-                "sampler"),
+                HINT_LOGITS_SOFTMAXED),
         Mistake("token embedding scaled by sqrt(d_model)",
-                _decoder_forward(ref, idx, scale_embed=True),
-                "no sqrt(d_model) factor in this model: H0 = E[w] + P"),
+                _decoder_forward(ref, idx, scale_embed=True), HINT_EMBEDDING_SCALED),
         Mistake("the blocks' outputs discarded (block(h) called, h not updated)",
-                _decoder_forward(ref, idx, use_blocks=False),
-                "a block returns a new tensor: keep it, h = block(h, ...), and pass it on"),
+                _decoder_forward(ref, idx, use_blocks=False), HINT_BLOCK_OUTPUT_DISCARDED),
         Mistake("the final LayerNorm applied after every block",
-                _decoder_forward(ref, idx, ln_every_block=True),
-                "apply ln_final once, after the last block, just before the head"),
+                _decoder_forward(ref, idx, ln_every_block=True), HINT_LN_FINAL_REPEATED),
     ]
     if positions in ("learned", "sinusoidal"):
         out.append(Mistake("position vectors added before every block",
                            _decoder_forward(ref, idx, pos_every_block=True),
-                           "add the position vectors once, to the token embedding: "
-                           "H0 = E[w] + P; the residual stream carries them on"))
+                           HINT_POSITIONS_PER_BLOCK))
         out.append(Mistake("position signal not added",
                            _decoder_forward(ref, idx, add_positions=False),
-                           f"positions={positions!r}: add the position vectors to the token "
-                           "embedding, H0 = E[w] + P"))
+                           HINT_POSITIONS_NOT_ADDED.format(positions=positions)))
         if int(idx.max()) < ref.config.max_len:
             out.append(Mistake("positions looked up with the token ids",
-                               _decoder_forward(ref, idx, pos_from_ids=True),
-                               "the position of token l is l: index with torch.arange(L), "
-                               "not with the ids"))
+                               _decoder_forward(ref, idx, pos_from_ids=True), HINT_POSITIONS_BY_ID))
         L, max_len = idx.shape[1], ref.config.max_len
         table = ref.pos.weight if positions == "learned" else ref.sinusoids
         if L < max_len:
@@ -847,27 +926,23 @@ def _decoder_mistakes(ref: TransformerLM, idx) -> list[Mistake]:
     if positions == "rope":
         out.append(Mistake("RoPE tables not passed to the blocks",
                            _decoder_forward(ref, idx, pass_rope=False),
-                           "positions='rope': pass rope = (cos[:L], sin[:L]) to every block"))
+                           HINT_ROPE_TABLES_NOT_PASSED))
         if len(ref.blocks) > 1:
             out.append(Mistake("RoPE tables given to the first block only",
                                _decoder_forward(ref, idx, rope_first_only=True),
-                               "every block's attention rotates its queries and keys: pass "
-                               "the same rope to every block"))
+                               HINT_ROPE_FIRST_BLOCK))
     if len(ref.blocks) > 1:
         out += [
             Mistake("the last block skipped (n_layers - 1 blocks run)",
                     _decoder_forward(ref, idx, n_blocks=len(ref.blocks) - 1),
-                    "run every block: for block in self.blocks (no [:-1], no "
-                    "range(n_layers - 1))"),
+                    HINT_LAST_BLOCK_SKIPPED),
             Mistake("every block fed the embeddings (only the last block's output kept)",
-                    _decoder_forward(ref, idx, last_only=True),
-                    "feed each block the previous block's output: h = block(h, ...)"),
+                    _decoder_forward(ref, idx, last_only=True), HINT_BLOCK_FED_EMBEDDINGS),
         ]
     if ref.embed.weight.shape == ref.head.weight.shape:
         out.append(Mistake("logits from the embedding matrix (weights tied though the head "
                            "has its own)", _decoder_forward(ref, idx, tied_head=True),
-                           "this Decoder does not tie: the logits come from self.head, "
-                           "nn.Linear(d_model, vocab_size) with its own weight"))
+                           HINT_TIED_HEAD))
     return out
 
 
@@ -889,6 +964,12 @@ def _note_saved_buffers(run: CheckRun, model, ref: TransformerLM) -> None:
         print(note)
 
 
+HINT_ROPE_HEAD_WIDTH = ("RoPE rotates the pairs of each head's queries and keys: "
+                        "rope_tables(max_len, d_model // n_heads)")
+HINT_DISTINCT_BLOCKS = "N distinct blocks, each with its own weights"
+HINT_LOGITS_SHAPE = "logits have shape (B, L, V)"
+
+
 def _check_one_decoder(run: CheckRun, Decoder, sizes: tuple, positions: str, seed: int,
                        reference=None) -> None:
     V, d, n_heads, n_layers, max_len = sizes
@@ -904,13 +985,12 @@ def _check_one_decoder(run: CheckRun, Decoder, sizes: tuple, positions: str, see
         run.expect_true(shape in ((), (max_len, d // n_heads // 2)),
                         f"{call}.rope_cos has shape {shape}; expected "
                         f"{(max_len, d // n_heads // 2)}, (max_len, d_k / 2).",
-                        hint="RoPE rotates the pairs of each head's queries and keys: "
-                        "rope_tables(max_len, d_model // n_heads)")
+                        hint=HINT_ROPE_HEAD_WIDTH)
     blocks = {token for path, (_, _, token) in model.info()["modules"].items()
               if path.startswith("blocks.") and path.count(".") == 1}
     run.expect_true(len(blocks) == n_layers,
                     f"{call} has {len(blocks)} distinct blocks; expected "
-                    f"{n_layers}.", hint="N distinct blocks, each with its own weights")
+                    f"{n_layers}.", hint=HINT_DISTINCT_BLOCKS)
     if reference is not None:  # the student's model against the reference class
         source = _randomise(reference(V, d, n_heads, n_layers, max_len, positions), seed)
         ref.load_state_dict(source.state_dict())
@@ -920,7 +1000,7 @@ def _check_one_decoder(run: CheckRun, Decoder, sizes: tuple, positions: str, see
         idx = _random_ids(B, L, V, seed + L)
         text = f"{call} with random weights on ids of shape {(B, L)}"
         logits = _invoke(run, text, model, idx)
-        run.expect_shape(text, logits, (B, L, V), hint="logits have shape (B, L, V)")
+        run.expect_shape(text, logits, (B, L, V), hint=HINT_LOGITS_SHAPE)
         run.expect_finite(text, logits)
         with torch.no_grad():
             expected = ref(idx)
@@ -943,6 +1023,10 @@ def _causality(run: CheckRun, model, idx) -> np.ndarray:
     return G
 
 
+HINT_DECODER_CAUSAL = "every block must use the causal attention layer"
+HINT_DECODER_RESIDUALS = "add the residual paths so each position carries its own token"
+
+
 def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
     run = CheckRun(Decoder)
     sizes = (13, 8, 2, 2, 16)  # V, d, h, N, max_len; max_len > V for the ids-as-positions test
@@ -957,10 +1041,10 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
     run.expect_true(np.all(G[future] <= 1e-6),
                     "Decoder: the logits at some position l depend on an input at s > l "
                     f"(G = {np.round(G, 3).tolist()}).",
-                    hint="every block must use the causal attention layer")
+                    hint=HINT_DECODER_CAUSAL)
     run.expect_true(np.all(np.diag(G) > 0.0),
                     "Decoder: the logits at position l do not depend on the token at l.",
-                    hint="add the residual paths so each position carries its own token")
+                    hint=HINT_DECODER_RESIDUALS)
 
     probe = _module(run, "Decoder(13, 8, 2, 2, 16, 'learned')", *sizes, "learned")
     _expect_raises_on(run, "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (2, 17)",
@@ -986,6 +1070,38 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
 # ---------------------------------------------------------------------------------------
 # count_parameters
 # ---------------------------------------------------------------------------------------
+HINT_ATTENTION_BIASES_NOT_COUNTED = ("each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a "
+                                     "bias: 4 (d^2 + d)")
+HINT_LAYERNORM_COUNTED_GAMMA_ONLY = ("every LayerNorm has gamma and beta, d numbers each: 2 d "
+                                     "per LayerNorm")
+HINT_MLP_BIASES_NOT_COUNTED = ("fc_in and fc_out have biases too: d * hidden + hidden and "
+                               "hidden * d + d")
+HINT_W_O_NOT_COUNTED = ("attention has four d x d projections with biases, W_Q, W_K, W_V and "
+                        "W_O: 4 (d^2 + d)")
+HINT_LAYERNORM_PARAMETERS_NOT_COUNTED = ("every LayerNorm has gamma and beta, d numbers each: 2 "
+                                         "per block plus the final one")
+HINT_FINAL_LAYERNORM_NOT_COUNTED = "add 2 d for LN_final"
+HINT_HEAD_BIAS_NOT_COUNTED = "the head has a bias c of V numbers, tied or not"
+HINT_TIED_COUNTED_TWICE = "with tie_weights the head reuses the embedding matrix: count V * d once"
+HINT_EMBEDDING_NOT_COUNTED = ("the token embedding E and, without tying, the head's own weight "
+                              "W_vocab each hold V * d numbers")
+HINT_FIXED_TABLE_COUNTED = "only positions='learned' has a trainable (max_len, d) table"
+HINT_LEARNED_TABLE_NOT_COUNTED = "positions='learned' adds a (max_len, d) table"
+HINT_PER_HEAD_COUNTED = ("the heads split d into h slices of d_k = d / h; the projections are "
+                         "still d x d in total")
+HINT_D_HIDDEN_IGNORED = "use d_hidden for the MLP width when it is given"
+HINT_ONLY_ONE_BLOCK_COUNTED = "multiply one block by n_layers"
+HINT_LAYERS_HARD_CODED = "multiply one block by the n_layers argument, not a number from an example"
+HINT_LEARNED_TABLE_SIZE = ("a learned position table is nn.Embedding(max_len, d): max_len * d "
+                           "numbers")
+HINT_SHARED_BIAS = "each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)"
+HINT_ONE_LAYERNORM_PER_BLOCK = ("a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers "
+                                "each: 4 d per block")
+HINT_FC_OUT_NOT_COUNTED = ("the MLP has two layers: fc_in (d * hidden + hidden) and fc_out "
+                           "(hidden * d + d)")
+HINT_ROPE_COUNTED = "RoPE's cos and sin tables are fixed buffers, not trainable parameters"
+
+
 def _count_mistakes(V, d, n_heads, n_layers, max_len, positions, d_hidden, tie) -> list:
     hidden = 4 * d if d_hidden is None else d_hidden
     attention, attention_no_bias = 4 * (d * d + d), 4 * d * d
@@ -1000,57 +1116,44 @@ def _count_mistakes(V, d, n_heads, n_layers, max_len, positions, d_hidden, tie) 
     mlp_default = d * 4 * d + 4 * d + 4 * d * d + d
     return [m for m in [
         Mistake("attention biases not counted", total(block=attention_no_bias + mlp + norms),
-                "each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a bias: 4 (d^2 + d)"),
+                HINT_ATTENTION_BIASES_NOT_COUNTED),
         Mistake("LayerNorm counted with gamma only (d instead of 2 d)",
-                total(block=attention + mlp + 2 * d, final=d),
-                "every LayerNorm has gamma and beta, d numbers each: 2 d per LayerNorm"),
+                total(block=attention + mlp + 2 * d, final=d), HINT_LAYERNORM_COUNTED_GAMMA_ONLY),
         Mistake("MLP biases not counted", total(block=attention + 2 * d * hidden + norms),
-                "fc_in and fc_out have biases too: d * hidden + hidden and hidden * d + d"),
+                HINT_MLP_BIASES_NOT_COUNTED),
         Mistake("W_O not counted (three projections instead of four)",
-                total(block=3 * (d * d + d) + mlp + norms),
-                "attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: "
-                "4 (d^2 + d)"),
+                total(block=3 * (d * d + d) + mlp + norms), HINT_W_O_NOT_COUNTED),
         Mistake("LayerNorm parameters not counted", total(block=attention + mlp, final=0),
-                "every LayerNorm has gamma and beta, d numbers each: 2 per block plus the "
-                "final one"),
+                HINT_LAYERNORM_PARAMETERS_NOT_COUNTED),
         Mistake("the final LayerNorm not counted", total(final=0),
-                "add 2 d for LN_final"),
-        Mistake("the head's bias not counted", total(head_=head - V),
-                "the head has a bias c of V numbers, tied or not"),
+                HINT_FINAL_LAYERNORM_NOT_COUNTED),
+        Mistake("the head's bias not counted", total(head_=head - V), HINT_HEAD_BIAS_NOT_COUNTED),
         Mistake("the head's weight counted although it is tied", total(head_=V * d + V),
-                "with tie_weights the head reuses the embedding matrix: count V * d once"),
+                HINT_TIED_COUNTED_TWICE),
         Mistake("one (V, d) matrix not counted (the embedding, or the untied head weight)",
-                total() - V * d,
-                "the token embedding E and, without tying, the head's own weight W_vocab "
-                "each hold V * d numbers"),
+                total() - V * d, HINT_EMBEDDING_NOT_COUNTED),
         Mistake("position table counted for every option", total(pos_=max_len * d),
-                "only positions='learned' has a trainable (max_len, d) table"),
+                HINT_FIXED_TABLE_COUNTED),
         Mistake("learned position table not counted", total(pos_=0),
-                "positions='learned' adds a (max_len, d) table"),
+                HINT_LEARNED_TABLE_NOT_COUNTED),
         Mistake("attention counted once per head", total(block=n_heads * attention + mlp + norms),
-                "the heads split d into h slices of d_k = d / h; the projections are still "
-                "d x d in total"),
+                HINT_PER_HEAD_COUNTED),
         Mistake("d_hidden ignored (always 4 d)", total(block=attention + mlp_default + norms),
-                "use d_hidden for the MLP width when it is given"),
-        Mistake("only one block counted", total(layers=1), "multiply one block by n_layers"),
+                HINT_D_HIDDEN_IGNORED),
+        Mistake("only one block counted", total(layers=1), HINT_ONLY_ONE_BLOCK_COUNTED),
         Mistake("two blocks written in (the worked example's n_layers)", total(layers=2),
-                "multiply one block by the n_layers argument, not a number from an example"),
+                HINT_LAYERS_HARD_CODED),
         Mistake("learned position table counted as max_len numbers (no d)",
-                total(pos_=max_len if positions == "learned" else 0),
-                "a learned position table is nn.Embedding(max_len, d): max_len * d numbers"),
+                total(pos_=max_len if positions == "learned" else 0), HINT_LEARNED_TABLE_SIZE),
         Mistake("one bias vector shared by the four projections",
-                total(block=4 * d * d + d + mlp + norms),
-                "each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)"),
+                total(block=4 * d * d + d + mlp + norms), HINT_SHARED_BIAS),
         Mistake("one LayerNorm per block instead of two", total(block=attention + mlp + 2 * d),
-                "a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d "
-                "per block"),
+                HINT_ONE_LAYERNORM_PER_BLOCK),
         Mistake("fc_out not counted (one MLP layer)",
-                total(block=attention + d * hidden + hidden + norms),
-                "the MLP has two layers: fc_in (d * hidden + hidden) and fc_out "
-                "(hidden * d + d)"),
+                total(block=attention + d * hidden + hidden + norms), HINT_FC_OUT_NOT_COUNTED),
         Mistake("RoPE tables counted as parameters",
                 total(pos_=max_len * (d // n_heads) if positions == "rope" else pos),
-                "RoPE's cos and sin tables are fixed buffers, not trainable parameters"),
+                HINT_ROPE_COUNTED),
 
     ] if m.output != total()]
 

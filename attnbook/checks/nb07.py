@@ -57,6 +57,7 @@ def _random_batch(gen: torch.Generator, B: int, L: int, V: int, pad_id: int = 0)
 HINT_SHIFT = ("teacher forcing: inputs are ids[:-1] (everything but the last token) and "
               "targets are ids[1:] (everything but the first), so target t is the token "
               "after input t")
+HINT_SHIFTED_WRONG_WAY = HINT_SHIFT + "; the model reads the past and predicts the future"
 
 
 def _batch_variant(sequences, pad_id, variant="correct"):
@@ -102,45 +103,56 @@ def _batch_variant(sequences, pad_id, variant="correct"):
     return inputs, targets, mask
 
 
+HINT_LOSS_MASK_INVERTED = "loss_mask is True on REAL targets and False on padded ones"
+HINT_LOSS_MASK_LENGTH = "a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True"
+HINT_PADDING_LEFT = "pad on the right: row b starts at position 0 and the padding follows it"
+HINT_IGNORE_INDEX = ("write pad_id into every padded position, targets included; loss_mask, not "
+                     "a special target value, marks the padding")
+HINT_ROWS_REORDERED = "keep the rows in the order of the sequences: row b is sequence b"
+HINT_PADDING_WRITTEN_0 = "fill the padded positions with the pad_id argument, not 0"
+HINT_ALIASED_ROWS = ("[[pad_id] * L] * B repeats ONE list B times, so writing row b writes "
+                     "every row: build each row on its own (a list comprehension, or "
+                     "torch.full((B, L), pad_id))")
+HINT_EOS_TARGET = "<EOS> is a real target: the model must learn when an email ends"
+
+
 def _batch_mistakes(sequences, pad_id, eos_id) -> list[Mistake]:
     out = [
         Mistake("targets not shifted (targets equal the inputs)",
                 _batch_variant(sequences, pad_id, "not shifted"), HINT_SHIFT),
         Mistake("shifted the wrong way (inputs ids[1:], targets ids[:-1])",
-                _batch_variant(sequences, pad_id, "wrong way"),
-                HINT_SHIFT + "; the model reads the past and predicts the future"),
+                _batch_variant(sequences, pad_id, "wrong way"), HINT_SHIFTED_WRONG_WAY),
         Mistake("loss mask inverted (True on the padding)",
-                _batch_variant(sequences, pad_id, "mask inverted"),
-                "loss_mask is True on REAL targets and False on padded ones"),
+                _batch_variant(sequences, pad_id, "mask inverted"), HINT_LOSS_MASK_INVERTED),
         Mistake("loss mask one position too long (the first padded target counted)",
-                _batch_variant(sequences, pad_id, "mask too long"),
-                "a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True"),
+                _batch_variant(sequences, pad_id, "mask too long"), HINT_LOSS_MASK_LENGTH),
         Mistake("padding on the left", _batch_variant(sequences, pad_id, "left padding"),
-                "pad on the right: row b starts at position 0 and the padding follows it"),
+                HINT_PADDING_LEFT),
     ]
     if pad_id != -100:
         out.append(Mistake("padded targets written as -100 instead of pad_id",
-                           _batch_variant(sequences, pad_id, "ignore index"),
-                           "write pad_id into every padded position, targets included; "
-                           "loss_mask, not a special target value, marks the padding"))
+                           _batch_variant(sequences, pad_id, "ignore index"), HINT_IGNORE_INDEX))
     out.append(Mistake("rows reordered (sorted by length)",
-                       _batch_variant(sequences, pad_id, "sorted"),
-                       "keep the rows in the order of the sequences: row b is sequence b"))
+                       _batch_variant(sequences, pad_id, "sorted"), HINT_ROWS_REORDERED))
     if pad_id != 0:
         out.append(Mistake("padding written as 0 instead of pad_id",
-                           _batch_variant(sequences, pad_id, "pad zero"),
-                           "fill the padded positions with the pad_id argument, not 0"))
+                           _batch_variant(sequences, pad_id, "pad zero"), HINT_PADDING_WRITTEN_0))
     if len(sequences) > 1:
         out.append(Mistake("every row is the same list ([[pad_id] * L] * B)",
-                           _batch_variant(sequences, pad_id, "aliased rows"),
-                           "[[pad_id] * L] * B repeats ONE list B times, so writing row b "
-                           "writes every row: build each row on its own (a list "
-                           "comprehension, or torch.full((B, L), pad_id))"))
+                           _batch_variant(sequences, pad_id, "aliased rows"), HINT_ALIASED_ROWS))
     correct = _batch_variant(sequences, pad_id)
     no_eos = (correct[0], correct[1], correct[2] & (correct[1] != eos_id))
-    out.append(Mistake("the end token left out of the loss mask", no_eos,
-                       "<EOS> is a real target: the model must learn when an email ends"))
+    out.append(Mistake("the end token left out of the loss mask", no_eos, HINT_EOS_TARGET))
     return out
+
+
+HINT_TENSORS = ("build the tensors with torch.full / torch.zeros / torch.tensor so the model "
+                "can read them")
+HINT_BATCH_SHAPE = ("one row per sequence; L = (length of the longest sequence) - 1, because "
+                    "inputs drop the last id and targets the first")
+HINT_LONG = "use dtype=torch.long"
+HINT_BOOL_MASK = "use dtype=torch.bool (True = a real target)"
+HINT_LOSS_MASK_WHERE = "loss_mask is True exactly where targets holds a real token"
 
 
 def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), sequences=None,
@@ -153,21 +165,19 @@ def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), seque
     for label, value in zip(("inputs", "targets", "loss_mask"), result):
         run.expect_true(isinstance(value, torch.Tensor),
                         f"{call}: {label} is a {type(value).__name__}; expected a torch tensor.",
-                        hint="build the tensors with torch.full / torch.zeros / torch.tensor "
-                             "so the model can read them")
+                        hint=HINT_TENSORS)
     inputs, targets, loss_mask = result
     shape = tuple(expected[0].shape)
     for label, value in zip(("inputs", "targets", "loss_mask"), result):
         run.expect_shape(f"{call}: {label}", value, shape,
-                         hint="one row per sequence; L = (length of the longest sequence) - 1, "
-                              "because inputs drop the last id and targets the first")
+                         hint=HINT_BATCH_SHAPE)
     for label, value in (("inputs", inputs), ("targets", targets)):
         run.expect_true(not value.dtype.is_floating_point and value.dtype != torch.bool,
                         f"{call}: {label} has dtype {value.dtype}; expected integer token ids.",
-                        hint="use dtype=torch.long")
+                        hint=HINT_LONG)
     run.expect_true(loss_mask.dtype == torch.bool,
                     f"{call}: loss_mask has dtype {loss_mask.dtype}; expected torch.bool.",
-                    hint="use dtype=torch.bool (True = a real target)")
+                    hint=HINT_BOOL_MASK)
     seen = tuple(as_array(v) for v in result)
     want = tuple(as_array(v) for v in expected)
     if sequences is not None:
@@ -188,21 +198,23 @@ def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), seque
     for label, s, w in zip(("inputs", "targets", "loss_mask"), seen, want):
         run.expect_close(f"{call}: {label}", s, w, what=label,
                          hint=HINT_SHIFT if label != "loss_mask" else
-                         "loss_mask is True exactly where targets holds a real token")
+                         HINT_LOSS_MASK_WHERE)
 
 
-CRASH_MAKE_BATCH = ("the sequences differ in length: take L from the LONGEST one, "
-                    "max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs "
-                    "equal lengths), and write each row's own n = len(seq) - 1 ids")
-CRASH_LOSS = ("flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or "
-              "reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size "
-              "from the arguments")
+HINT_CRASH_MAKE_BATCH = ("the sequences differ in length: take L from the LONGEST one, "
+                         "max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs "
+                         "equal lengths), and write each row's own n = len(seq) - 1 ids")
+HINT_CRASH_LOSS = ("flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or "
+                   "reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size "
+                   "from the arguments")
+
+
+HINT_BATCH_IN_PLACE = "build new tensors; do not append padding to the caller's lists"
 
 
 def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
-    run = CheckRun(make_batch, crash_hint=CRASH_MAKE_BATCH,
-                   in_place_hint="build new tensors; do not append padding to the caller's "
-                   "lists")
+    run = CheckRun(make_batch, crash_hint=HINT_CRASH_MAKE_BATCH,
+                   in_place_hint=HINT_BATCH_IN_PLACE)
     tokenizer = WordTokenizer()
     pad, eos = tokenizer.pad_id, tokenizer.eos_id
     message_a = tokenizer.encode("please send the report")  # <BOS> please send the report <EOS>
@@ -252,6 +264,20 @@ HINT_WEIGHT = ("every real target of the batch weighs the same: add the losses o
                "sequences or positions")
 
 
+HINT_PADDING_COUNTED = "multiply the per-token losses by loss_mask and count only real targets"
+HINT_NOT_DIVIDED = "divide the summed loss by loss_mask.sum()"
+HINT_LOG_BASE_2 = "the loss is in nats: use the natural log (F.cross_entropy does)"
+HINT_MASKED_LOGITS = ("multiply the per-token LOSSES by loss_mask; zeroed logits still give a "
+                      "loss of log V")
+HINT_SHIFTED_TWICE = ("make_batch already shifted: logits[b, t] is scored against targets[b, "
+                      "t], the same position")
+HINT_FLOOR_DIVISION = "true division for the mean over the real targets (// rounds down)"
+HINT_MASK_BEFORE_SUM = "multiply the per-token losses by loss_mask before summing"
+HINT_FIRST_ROW_ONLY = "score every row of the batch: flatten (B, L, V) to (B * L, V), not logits[0]"
+HINT_SOFTMAX_OVER_POSITIONS = "normalise over the last axis (the vocabulary), dim=-1"
+HINT_WEIGHT_OR_FIRST_ROW = f"{HINT_WEIGHT}; {HINT_FIRST_ROW_ONLY}"
+
+
 def _loss_mistakes(logits, targets, loss_mask) -> list[Mistake]:
     logits = logits.detach().double()
     nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(),
@@ -264,24 +290,22 @@ def _loss_mistakes(logits, targets, loss_mask) -> list[Mistake]:
                             reduction="none").view(targets.shape)
     out = [
         Mistake("padding counted in the loss (mean over every position)", float(nll.mean()),
-                "multiply the per-token losses by loss_mask and count only real targets"),
+                HINT_PADDING_COUNTED),
         Mistake("mean over the batch of per-sequence means (short emails weigh more)",
                 float(per_row.mean()), HINT_WEIGHT),
-        Mistake("sum instead of mean", total, "divide the summed loss by loss_mask.sum()"),
+        Mistake("sum instead of mean", total, HINT_NOT_DIVIDED),
         Mistake("divided by the number of sequences B", total / B, HINT_WEIGHT),
         Mistake("masked sum divided by all B * L positions", total / (B * L), HINT_WEIGHT),
         Mistake("log base 2 (bits) instead of natural log (nats)", total / count / math.log(2),
-                "the loss is in nats: use the natural log (F.cross_entropy does)"),
+                HINT_LOG_BASE_2),
     ]
     zeroed = F.cross_entropy((logits * mask[..., None]).flatten(0, 1), targets.flatten(),
                              reduction="none")  # padded positions: uniform logits
     out += [
         Mistake("the mask applied to the logits instead of the losses",
-                float(zeroed.mean()), "multiply the per-token LOSSES by loss_mask; zeroed "
-                "logits still give a loss of log V"),
+                float(zeroed.mean()), HINT_MASKED_LOGITS),
         Mistake("the mask applied to the logits instead of the losses",
-                float(zeroed.sum()) / count, "multiply the per-token LOSSES by loss_mask; "
-                "zeroed logits still give a loss of log V"),
+                float(zeroed.sum()) / count, HINT_MASKED_LOGITS),
     ]
     if L > 1:
         again = F.cross_entropy(logits[:, :-1].flatten(0, 1), targets[:, 1:].flatten(),
@@ -289,39 +313,38 @@ def _loss_mistakes(logits, targets, loss_mask) -> list[Mistake]:
         inner = mask[:, 1:]
         out.append(Mistake("targets shifted again inside the loss (logits[:, :-1] against "
                            "targets[:, 1:])", float((again * inner).sum() / inner.sum()),
-                           "make_batch already shifted: logits[b, t] is scored against "
-                           "targets[b, t], the same position"))
+                           HINT_SHIFTED_TWICE))
     per_position = (nll * mask).sum(0) / mask.sum(0)  # (L,): NaN where no row is real
     out += [
         Mistake("floor division (//) of the summed loss by the token count", total // count,
-                "true division for the mean over the real targets (// rounds down)"),
+                HINT_FLOOR_DIVISION),
         Mistake("padding counted in the sum, not in the count (nll.sum() / mask.sum())",
-                float(nll.sum()) / count,
-                "multiply the per-token losses by loss_mask before summing"),
+                float(nll.sum()) / count, HINT_MASK_BEFORE_SUM),
     ]
     by_position = float(per_position[mask.sum(0) > 0].mean())
     first_row = (float((nll[0] * mask[0]).sum() / mask[0].sum()) if B > 1 and mask[0].any()
                  else math.nan)
-    hint_first = "score every row of the batch: flatten (B, L, V) to (B * L, V), not logits[0]"
     if math.isclose(by_position, first_row, rel_tol=1e-9):  # the two coincide on this batch
         out.append(Mistake("per-position means, or only the first sequence scored",
-                           by_position, f"{HINT_WEIGHT}; {hint_first}"))
+                           by_position, HINT_WEIGHT_OR_FIRST_ROW))
     else:
         out += [Mistake("mean over positions of per-position means (sum over the batch axis "
                         "first)", by_position, HINT_WEIGHT),
                 Mistake("only the first sequence scored (logits[0], targets[0])", first_row,
-                        hint_first)]
+                        HINT_FIRST_ROW_ONLY)]
     out.append(Mistake("softmax over the positions instead of the vocabulary",
-                       float((wrong_axis * mask).sum()) / count,
-                       "normalise over the last axis (the vocabulary), dim=-1"))
+                       float((wrong_axis * mask).sum()) / count, HINT_SOFTMAX_OVER_POSITIONS))
     return out
+
+
+HINT_LOSS_SCALAR = "return a scalar: the mean loss over all real targets"
 
 
 def _as_number(run: CheckRun, call: str, value) -> float:
     arr = as_array(value)
     if arr.shape not in ((), (1,)):
         run.fail(f"{call} returned an array of shape {arr.shape}; expected one number.",
-                 hint="return a scalar: the mean loss over all real targets")
+                 hint=HINT_LOSS_SCALAR)
     run.passed += 1
     return float(arr.reshape(-1)[0])
 
@@ -340,10 +363,19 @@ def _worked_loss_inputs():
     return probs.log(), targets, mask
 
 
+HINT_LOSS_IN_PLACE = ("build new tensors (torch.where, masked_fill without _) instead of "
+                      "writing into targets or logits: the caller still needs them")
+HINT_LOSS_WORKED = ("loss = (ln 2 + ln 4 + ln 8 + ln 2) / 4: the mean of -log p over the 4 real "
+                    "targets")
+HINT_PAD_ID_IRRELEVANT = "a padded target's id must not matter: only real targets count"
+HINT_LOSS_TENSOR = "return a 0-d tensor (no .item() or float() inside lm_loss)"
+HINT_LOG_OF_SOFTMAX = ("log(softmax(x)) underflows to log(0) = -inf for large logits: use "
+                       "torch.log_softmax or F.cross_entropy")
+
+
 def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
-    run = CheckRun(lm_loss, crash_hint=CRASH_LOSS,
-                   in_place_hint="build new tensors (torch.where, masked_fill without _) "
-                   "instead of writing into targets or logits: the caller still needs them")
+    run = CheckRun(lm_loss, crash_hint=HINT_CRASH_LOSS,
+                   in_place_hint=HINT_LOSS_IN_PLACE)
     logits, targets, mask = _worked_loss_inputs()
     call = ("lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "
             "probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two padded targets)")
@@ -352,8 +384,7 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     run.expect_finite(call, value)
     run.expect_close(call, value, 7 * math.log(2) / 4, mistakes=_loss_mistakes(logits, targets,
                                                                                 mask),
-                     **TOL, hint="loss = (ln 2 + ln 4 + ln 8 + ln 2) / 4: the mean of -log p "
-                                 "over the 4 real targets")
+                     **TOL, hint=HINT_LOSS_WORKED)
 
     # the same batch with its padded targets written as 3: the loss must not change, and
     # neither may the caller's tensors
@@ -362,8 +393,7 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     value = _as_number(run, call, run.call(call, logits, padded, mask))
     run.expect_close(call, value, 7 * math.log(2) / 4, mistakes=_loss_mistakes(logits, padded,
                                                                                 mask),
-                     **TOL, hint="a padded target's id must not matter: only real targets "
-                                 "count")
+                     **TOL, hint=HINT_PAD_ID_IRRELEVANT)
 
     gen = torch.Generator().manual_seed(7)
     inputs, targets, mask = _random_batch(gen, 4, 6, 9)
@@ -377,19 +407,18 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     run.expect_true(isinstance(loss, torch.Tensor) and loss.requires_grad,
                     f"{call} returned {type(loss).__name__} without a gradient; train_step needs "
                     f"a tensor to call backward() on.",
-                    hint="return a 0-d tensor (no .item() or float() inside lm_loss)")
+                    hint=HINT_LOSS_TENSOR)
     grad = done.grads[0].abs().sum(-1)  # (B, L): of the loss with respect to the logits
     run.expect_true(bool((grad[~mask] == 0).all()),
                     f"{call}: the gradient reaches {int((grad[~mask] > 0).sum())} padded "
                     f"position(s); padding must not train the model.",
-                    hint="multiply the per-token losses by loss_mask before summing")
+                    hint=HINT_MASK_BEFORE_SUM)
 
     big = 1000.0 * torch.randn(2, 3, 5, generator=gen)
     tgt, msk = _ids([[1, 2, 3], [4, 0, 0]]), torch.tensor([[True] * 3, [True, False, False]])
     call = "lm_loss on logits of size about 1000"
     value = _as_number(run, call, run.call(call, big, tgt, msk))
-    run.expect_finite(call, value, hint="log(softmax(x)) underflows to log(0) = -inf for large "
-                                        "logits: use torch.log_softmax or F.cross_entropy")
+    run.expect_finite(call, value, hint=HINT_LOG_OF_SOFTMAX)
     run.expect_close(call, value, float(F.cross_entropy(big[msk], tgt[msk])), **TOL,
                      mistakes=_loss_mistakes(big, tgt, msk))
 
@@ -457,19 +486,23 @@ def _step_variant(model, optimizer, batch, max_grad_norm, variant="correct") -> 
     return loss.item()
 
 
+HINT_ZERO_GRAD = ("call optimizer.zero_grad() before loss.backward(); PyTorch ADDS new "
+                  "gradients to the old ones")
+HINT_CLIP_GLOBAL = "clip the global norm: torch.nn.utils.clip_grad_norm_"
+HINT_MAX_GRAD_NORM = "use the max_grad_norm argument"
+HINT_CLIP_ALL = ("clip the norm of ALL gradients together: one call "
+                 "clip_grad_norm_(model.parameters(), max_grad_norm)")
+HINT_USE_LM_LOSS = "use lm_loss(logits, targets, loss_mask), which skips padded targets"
+
 STEP_MISTAKES = {
     "no clipping": ("gradients not clipped before the update", HINT_CLIP),
     "no zero_grad": ("no optimizer.zero_grad(): the second step used the sum of both steps' "
-                     "gradients", "call optimizer.zero_grad() before loss.backward(); PyTorch "
-                     "ADDS new gradients to the old ones"),
+                     "gradients", HINT_ZERO_GRAD),
     "clip by value": ("clipped each gradient entry (clip_grad_value_) instead of the norm",
-                      "clip the global norm: torch.nn.utils.clip_grad_norm_"),
-    "clip at 1": ("clipped at 1.0 instead of max_grad_norm", "use the max_grad_norm argument"),
-    "clip per parameter": ("each parameter's gradient clipped on its own",
-                           "clip the norm of ALL gradients together: one call "
-                           "clip_grad_norm_(model.parameters(), max_grad_norm)"),
-    "padding counted": ("the loss counts padded targets", "use lm_loss(logits, targets, "
-                        "loss_mask), which skips padded targets"),
+                      HINT_CLIP_GLOBAL),
+    "clip at 1": ("clipped at 1.0 instead of max_grad_norm", HINT_MAX_GRAD_NORM),
+    "clip per parameter": ("each parameter's gradient clipped on its own", HINT_CLIP_ALL),
+    "padding counted": ("the loss counts padded targets", HINT_USE_LM_LOSS),
 }
 
 
@@ -488,6 +521,16 @@ def _run_steps(step_fn, model, kind, batches, max_grad_norm):
     return [step_fn(model, optimizer, batch, max_grad_norm) for batch in batches]
 
 
+HINT_RETURN_ITEM = ("return loss.item(): a float, so a training loop that stores the losses "
+                    "does not keep every step's graph alive")
+HINT_STEP = ("call optimizer.step() after backward() and clipping, and do not clear the "
+             "gradients between backward() and step(): zero them at the START of the step")
+HINT_STEP_ORDER = "zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order"
+HINT_LOSS_RECOMPUTED = ("return the loss of the forward pass that produced the gradients, "
+                        "before optimizer.step()")
+HINT_RETURN_STEP_LOSS = "return loss.item() of this step's forward pass"
+
+
 def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, batches,
                   max_grad_norm: float, reference=None, **model_kw) -> None:
     start = _tiny_decoder(seed, **model_kw)
@@ -500,8 +543,7 @@ def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, ba
         value = done.result
         if isinstance(value, torch.Tensor) and value.requires_grad:
             run.fail(f"{call}, step {number} returned a tensor that still holds its graph.",
-                     hint="return loss.item(): a float, so a training loop that stores the "
-                          "losses does not keep every step's graph alive")
+                     hint=HINT_RETURN_ITEM)
         losses.append(_as_number(run, f"{call}, step {number}", value))
     step_fn = reference or (lambda m, o, b, n: _step_variant(m, o, b, n))
     want_model = copy.deepcopy(start)
@@ -510,9 +552,7 @@ def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, ba
     if not torch.allclose(seen, want, **TOL):
         if torch.allclose(seen, _flat_params(start), **TOL):
             run.fail(f"{call}: the parameters did not change.",
-                     hint="call optimizer.step() after backward() and clipping, and do not "
-                          "clear the gradients between backward() and step(): zero them at "
-                          "the START of the step")
+                     hint=HINT_STEP)
         for variant, (name, hint) in STEP_MISTAKES.items():
             other = copy.deepcopy(start)
             _run_steps(lambda m, o, b, n, v=variant: _step_variant(m, o, b, n, v), other, kind,
@@ -524,23 +564,27 @@ def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, ba
         gap = (seen - want).abs()
         run.fail(f"{call}: the parameters after {len(batches)} steps differ from a correct "
                  f"step on a copy of the same model (largest gap {float(gap.max()):.3g}).",
-                 hint="zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in "
-                      "that order")
+                 hint=HINT_STEP_ORDER)
     run.passed += 1
     after = copy.deepcopy(start)
     after_losses = _run_steps(lambda m, o, b, n: _step_variant(m, o, b, n, "loss after step"),
                               after, kind, batches, max_grad_norm)
     mistakes = [Mistake("returned the loss recomputed after the update", after_losses,
-                        "return the loss of the forward pass that produced the gradients, "
-                        "before optimizer.step()")]
+                        HINT_LOSS_RECOMPUTED)]
     run.expect_close(f"{call}: returned losses", losses, want_losses, mistakes=mistakes, **TOL,
-                     what="losses", hint="return loss.item() of this step's forward pass")
+                     what="losses", hint=HINT_RETURN_STEP_LOSS)
+
+
+HINT_NO_GRAPH = ("the forward pass must build a graph for backward(): no torch.no_grad() or "
+                 ".detach() in train_step: the loss comes from model(inputs) through lm_loss, "
+                 "with the loss_mask")
+HINT_RETURN_BATCH_LOSS = "return the masked mean loss of this batch, as lm_loss computes it"
+HINT_EVAL_IN_TRAINING = ("do not call model.eval() in train_step: dropout must stay on while "
+                         "training (model.train(), if anything)")
 
 
 def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
-    run = CheckRun(train_step, crash_hint="the forward pass must build a graph for backward(): "
-                    "no torch.no_grad() or .detach() in train_step: the loss comes from "
-                    "model(inputs) through lm_loss, with the loss_mask")
+    run = CheckRun(train_step, crash_hint=HINT_NO_GRAPH)
     gen = torch.Generator().manual_seed(17)
     batches = [_random_batch(gen, 3, 7, 11), _random_batch(gen, 2, 5, 11)]
     call = ("train_step(model, SGD(lr=0.5), batch, max_grad_norm=0.05) on a tiny seeded "
@@ -553,7 +597,7 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
     value = _as_number(run, call, run.call(call, model, optimizer, batches[0], 1.0))
     expected = _loss_of(_tiny_decoder(1), batches[0]).item()
     run.expect_close(call, value, expected, **TOL,
-                     hint="return the masked mean loss of this batch, as lm_loss computes it")
+                     hint=HINT_RETURN_BATCH_LOSS)
 
     model = _tiny_decoder(2, dropout=0.3).train()
     call = "train_step(decoder_with_dropout in training mode, SGD, batch, 1.0)"
@@ -561,8 +605,7 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
                              batches[0], 1.0)
     modes = [entry.get("training") for entry in done.args_after[0].forward_log]
     run.expect_true(modes and all(modes), f"{call}: the forward pass ran in evaluation mode.",
-                    hint="do not call model.eval() in train_step: dropout must stay on while "
-                         "training (model.train(), if anything)")
+                    hint=HINT_EVAL_IN_TRAINING)
 
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     run.expect_raises("train_step with inputs of shape (7,)", ValueError, model, optimizer,
@@ -587,39 +630,47 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
 # ---------------------------------------------------------------------------------------
 # evaluate
 # ---------------------------------------------------------------------------------------
+HINT_EVAL_WEIGHTING = ("weight every token the same: add the summed losses of ALL batches and "
+                       "divide by the total number of real targets")
+HINT_ONLY_FIRST_BATCH_COUNTED = ("return after the loop, once every batch has been added to the "
+                                 "totals")
+HINT_EVAL_FLOOR_DIVISION = "true division for the mean over all real targets (// rounds down)"
+HINT_SUMMED_LOSS_NOT_DIVIDED = "divide the summed loss by the number of real targets"
+HINT_ONLY_LAST_BATCH_COUNTED = ("add every batch to the running totals (total += ...), do not "
+                                "overwrite")
+HINT_PERPLEXITY_RETURNED = ("return the mean loss in nats itself; perplexity is notebook 08's "
+                            "business")
+
+
 def _evaluate_mistakes(model, batches) -> tuple[float, list[Mistake]]:
     was_training = model.training
     model.eval()
     stats = batch_stats(model, batches)
     model.train(was_training)
     total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
-    hint = ("weight every token the same: add the summed losses of ALL batches and divide by "
-            "the total number of real targets")
     return total / count, [
         Mistake("only the first batch counted (return inside the loop)",
                 stats[0][0] / stats[0][1] if len(stats) > 1 else math.nan,
-                "return after the loop, once every batch has been added to the totals"),
-        Mistake("summed loss divided by the number of batches", total / len(stats), hint),
+                HINT_ONLY_FIRST_BATCH_COUNTED),
+        Mistake("summed loss divided by the number of batches", total / len(stats),
+                HINT_EVAL_WEIGHTING),
         Mistake("floor division (//) of the summed loss by the token count", total // count,
-                "true division for the mean over all real targets (// rounds down)"),
+                HINT_EVAL_FLOOR_DIVISION),
         Mistake("batch losses weighted by their number of rows, not of real targets",
                 sum(s[0] / s[1] * len(b[0]) for s, b in zip(stats, batches))
-                / sum(len(b[0]) for b in batches), hint),
+                / sum(len(b[0]) for b in batches), HINT_EVAL_WEIGHTING),
         Mistake("mean of the per-batch mean losses (small batches weigh more)",
-                float(np.mean([s[0] / s[1] for s in stats])), hint),
+                float(np.mean([s[0] / s[1] for s in stats])), HINT_EVAL_WEIGHTING),
         Mistake("padded targets counted", float(np.mean([s[2] for s in stats])),
-                "multiply the per-token losses by loss_mask and count only real targets"),
+                HINT_PADDING_COUNTED),
         Mistake("sum of the batch losses instead of their token-weighted mean",
-                float(sum(s[0] / s[1] for s in stats)), hint),
-        Mistake("summed loss not divided by the token count", total,
-                "divide the summed loss by the number of real targets"),
+                float(sum(s[0] / s[1] for s in stats)), HINT_EVAL_WEIGHTING),
+        Mistake("summed loss not divided by the token count", total, HINT_SUMMED_LOSS_NOT_DIVIDED),
         Mistake("only the last batch counted (totals overwritten, not added to)",
-                stats[-1][0] / stats[-1][1],
-                "add every batch to the running totals (total += ...), do not overwrite"),
+                stats[-1][0] / stats[-1][1], HINT_ONLY_LAST_BATCH_COUNTED),
         Mistake("perplexity exp(loss) returned instead of the loss", math.exp(total / count),
-                "return the mean loss in nats itself; perplexity is notebook 08's business"),
-        Mistake("loss in bits (log base 2)", total / count / math.log(2),
-                "the loss is in nats: use the natural log (F.cross_entropy does)"),
+                HINT_PERPLEXITY_RETURNED),
+        Mistake("loss in bits (log base 2)", total / count / math.log(2), HINT_LOG_BASE_2),
     ]
 
 
@@ -631,6 +682,14 @@ def _worked_eval_batches():
     return [first, second]
 
 
+HINT_RESTORE_MODE = ("remember model.training first and restore it at the end: "
+                     "model.train(was_training)")
+HINT_NO_GRAD = "wrap the loop in `with torch.no_grad():`; evaluation needs no graph"
+HINT_RETURN_FLOAT = "return a float"
+HINT_EVAL_RANDOM = ("a value that changes from call to call means dropout is on: call "
+                    "model.eval() before scoring")
+
+
 def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expected,
                      mistakes=()) -> None:
     mode, logged = model.training, len(model.forward_log)
@@ -640,26 +699,28 @@ def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expecte
     run.expect_true(after.training == mode,
                     f"{call}: the model was in {'training' if mode else 'evaluation'} mode "
                     f"before and is in {'training' if after.training else 'evaluation'} mode "
-                    f"after.", hint="remember model.training first and restore it at the end: "
-                                    "model.train(was_training)")
+                    f"after.", hint=HINT_RESTORE_MODE)
     run.expect_true(graphs and not any(graphs),
                     f"{call}: the model ran with autograd recording a graph "
                     f"({sum(graphs)} of {len(graphs)} forward passes)."
                     if graphs else f"{call}: the model was never called.",
-                    hint="wrap the loop in `with torch.no_grad():`; evaluation needs no graph")
+                    hint=HINT_NO_GRAD)
     if isinstance(value, torch.Tensor) and value.requires_grad:
-        run.fail(f"{call} returned a tensor that holds a graph.", hint="return a float")
+        run.fail(f"{call} returned a tensor that holds a graph.", hint=HINT_RETURN_FLOAT)
     value = _as_number(run, call, value)
     run.expect_finite(call, value)
     run.expect_close(call, value, expected, mistakes=mistakes, **TOL,
-                     hint="a value that changes from call to call means dropout is on: call "
-                          "model.eval() before scoring")
+                     hint=HINT_EVAL_RANDOM)
+
+
+HINT_EVAL_BATCHES = ("evaluate takes an iterable of (inputs, targets, loss_mask) batches of any "
+                     "shapes: loop over them, score each with model(inputs) and lm_loss, add "
+                     "sums and counts")
+HINT_EVAL_MODE = "call model.eval() before scoring: dropout makes the loss random"
 
 
 def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
-    run = CheckRun(evaluate, crash_hint="evaluate takes an iterable of (inputs, targets, "
-                    "loss_mask) batches of any shapes: loop over them, score each with "
-                    "model(inputs) and lm_loss, add sums and counts")
+    run = CheckRun(evaluate, crash_hint=HINT_EVAL_BATCHES)
     model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
     call = ("evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), two "
             "batches of 4 and 1 real targets")
@@ -676,7 +737,7 @@ def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
     _expect_evaluate(run, call, evaluate, model, batches, expected, mistakes)
     again = _as_number(run, call, run.call(call, model, batches))
     run.expect_close(f"{call}, called twice", again, expected, **TOL,
-                     hint="call model.eval() before scoring: dropout makes the loss random")
+                     hint=HINT_EVAL_MODE)
 
     model.eval()
     call = "evaluate(decoder, batches) with the model already in evaluation mode"

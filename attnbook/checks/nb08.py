@@ -30,19 +30,19 @@ __all__ = [
 TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
 
 
-CRASH_LOG_PROB = ("score prompt and continuation in one pass: their ids joined into a batch "
-                  "of one are (1, L) and model(ids) is (1, L, V); take "
-                  "every length from the arguments (len(prompt_ids), len(continuation_ids))")
-CRASH_PROBS = ("work along the last axis for any leading shape: keep that axis in "
-               "reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, "
-               "keepdim=True)) so the result broadcasts against every row; top_k None or 0 "
-               "means no top-k filter")
-CRASH_SAMPLE = ("call next_token_probs(logits, temperature, top_k, top_p) with the arguments "
-                "in that order, flatten the leading axes to (N, V) for torch.multinomial and "
-                "reshape the draws back")
-CRASH_GENERATE = ("the next-token logits are model(ids)[:, -1], shape (B, V); take B from "
-                  "prompt_ids.shape[0], never from the worked example; pass temperature, top_k, "
-                  "top_p and generator to sample_next in that order")
+HINT_CRASH_LOG_PROB = ("score prompt and continuation in one pass: their ids joined into a "
+                       "batch of one are (1, L) and model(ids) is (1, L, V); take every length "
+                       "from the arguments (len(prompt_ids), len(continuation_ids))")
+HINT_CRASH_PROBS = ("work along the last axis for any leading shape: keep that axis in "
+                    "reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, "
+                    "keepdim=True)) so the result broadcasts against every row; top_k None or 0 "
+                    "means no top-k filter")
+HINT_CRASH_SAMPLE = ("call next_token_probs(logits, temperature, top_k, top_p) with the "
+                     "arguments in that order, flatten the leading axes to (N, V) for "
+                     "torch.multinomial and reshape the draws back")
+HINT_CRASH_GENERATE = ("the next-token logits are model(ids)[:, -1], shape (B, V); take B from "
+                       "prompt_ids.shape[0], never from the worked example; pass temperature, "
+                       "top_k, top_p and generator to sample_next in that order")
 
 
 # ---------------------------------------------------------------------------------------
@@ -82,11 +82,14 @@ def _ids(values) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.long)
 
 
+HINT_LOG_PROB_SCALAR = "return a scalar: a 0-d tensor (tensor.sum()) or a Python float"
+
+
 def _expect_scalar(run: CheckRun, call: str, value) -> float:
     arr = as_array(value)
     if arr.shape not in ((), (1,)):
         run.fail(f"{call} returned an array of shape {arr.shape}; expected one number.",
-                 hint="return a scalar: a 0-d tensor (tensor.sum()) or a Python float")
+                 hint=HINT_LOG_PROB_SCALAR)
     run.passed += 1
     return float(arr.reshape(-1)[0])
 
@@ -109,6 +112,16 @@ def _chain_rule(model, prompt, continuation) -> float:
     return total
 
 
+HINT_LOG_SOFTMAX_AXIS = ("log_softmax over the vocabulary, the LAST axis (dim=-1): each "
+                         "position's logits become a distribution over the next token")
+HINT_NEGATED = "return the log-probability itself, a number <= 0: sum of log p, not of -log p"
+HINT_LOG_BASE_2 = "work in nats: torch.log_softmax (natural log), not log2"
+HINT_EXPONENTIATED = "sum the log-probabilities; do not exponentiate"
+HINT_AVERAGED = "the chain rule multiplies the conditionals: sum their logs, do not average"
+HINT_PROMPT_SCORED = "score only the continuation tokens; the prompt is given, not predicted"
+HINT_RAW_LOGITS = "turn logits into log-probabilities with torch.log_softmax over the vocabulary"
+
+
 def _log_prob_mistakes(model, prompt, continuation) -> list[Mistake]:
     ids = _ids([list(prompt) + list(continuation)])  # (1, L)
     with torch.no_grad():
@@ -120,34 +133,33 @@ def _log_prob_mistakes(model, prompt, continuation) -> list[Mistake]:
     at_target = float(log_probs[L_p:].gather(1, targets[L_p:, None]).sum())
     whole = float(log_probs[:-1].gather(1, targets[1:, None]).sum())
     raw = float(logits[L_p - 1:-1].gather(1, targets[L_p:, None]).sum())
-    hint_dim = ("log_softmax over the vocabulary, the LAST axis (dim=-1): each position's "
-                "logits become a distribution over the next token")
     over_positions = [float(torch.log_softmax(rows, 0)[L_p - 1:].gather(
         1, targets[L_p:, None]).sum()) for rows in (logits[:-1], logits)]
     return [
-        Mistake("negative log-likelihood returned (sign flipped)", -right,
-                "return the log-probability itself, a number <= 0: sum of log p, not of -log p"),
-        Mistake("log base 2 instead of the natural log", right / math.log(2.0),
-                "work in nats: torch.log_softmax (natural log), not log2"),
+        Mistake("negative log-likelihood returned (sign flipped)", -right, HINT_NEGATED),
+        Mistake("log base 2 instead of the natural log", right / math.log(2.0), HINT_LOG_BASE_2),
         Mistake("log_softmax taken over the positions instead of the vocabulary",
-                over_positions[0], hint_dim),
+                over_positions[0], HINT_LOG_SOFTMAX_AXIS),
         Mistake("log_softmax taken over the positions instead of the vocabulary",
-                over_positions[1], hint_dim),
+                over_positions[1], HINT_LOG_SOFTMAX_AXIS),
         Mistake("log-probability read at the position of the target instead of the one before",
                 at_target, HINT_SHIFT),
         Mistake("probability instead of log-probability (a product, not a sum of logs)",
-                math.exp(right), "sum the log-probabilities; do not exponentiate"),
-        Mistake("mean instead of sum over the continuation", right / L_c,
-                "the chain rule multiplies the conditionals: sum their logs, do not average"),
-        Mistake("the prompt's own tokens scored too", whole,
-                "score only the continuation tokens; the prompt is given, not predicted"),
-        Mistake("raw logits instead of log-probabilities", raw,
-                "turn logits into log-probabilities with torch.log_softmax over the vocabulary"),
+                math.exp(right), HINT_EXPONENTIATED),
+        Mistake("mean instead of sum over the continuation", right / L_c, HINT_AVERAGED),
+        Mistake("the prompt's own tokens scored too", whole, HINT_PROMPT_SCORED),
+        Mistake("raw logits instead of log-probabilities", raw, HINT_RAW_LOGITS),
     ]
 
 
+HINT_LOG_PROB_VALUES = "sum log p(w_l | prompt, w_<l) over the continuation tokens"
+HINT_PROMPT_OFFSET = ("the prompt has L_p = {L_p} tokens: continuation token l is scored by the "
+                      "log_softmax row at position L_p - 1 + l of the whole sequence, and every "
+                      "continuation token is scored (a sum)")  # L_p: the prompt's length
+
+
 def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) -> None:
-    run = CheckRun(sequence_log_prob, crash_hint=CRASH_LOG_PROB)
+    run = CheckRun(sequence_log_prob, crash_hint=HINT_CRASH_LOG_PROB)
     # A model that ignores its input with p = (0.1, 0.2, 0.3, 0.4): log p(3, 3, 2 | <BOS>)
     # is log 0.4 + log 0.4 + log 0.3. The logits carry an extra +1 so raw logits are wrong.
     probs = torch.tensor([0.1, 0.2, 0.3, 0.4])
@@ -157,7 +169,7 @@ def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) 
     expected = math.log(0.4) + math.log(0.4) + math.log(0.3)
     run.expect_finite(call, value)
     run.expect_close(call, value, expected, mistakes=_log_prob_mistakes(model, [1], [3, 3, 2]),
-                     **TOL, hint="sum log p(w_l | prompt, w_<l) over the continuation tokens")
+                     **TOL, hint=HINT_LOG_PROB_VALUES)
 
     for seed, prompt, continuation in [(0, [1, 5, 6], [7, 8, 2]), (1, [1], [2]),
                                        (2, [1, 4, 4, 9, 3, 5], [11])]:
@@ -169,9 +181,7 @@ def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) 
         run.expect_close(call, value, _chain_rule(model, prompt, continuation),
                          mistakes=_log_prob_mistakes(model, prompt, continuation), **TOL,
                          what="log-probability (checked against one forward pass per prefix)",
-                         hint=f"the prompt has L_p = {len(prompt)} tokens: continuation token l "
-                         f"is scored by the log_softmax row at position L_p - 1 + l of the "
-                         f"whole sequence, and every continuation token is scored (a sum)")
+                         hint=HINT_PROMPT_OFFSET.format(L_p=len(prompt)))
         run.expect_true(value <= 1e-6, f"{call} returned {value}, above 0: a log-probability "
                         f"is never positive.")
 
@@ -217,6 +227,22 @@ def _top_p_keep(probs: torch.Tensor, top_p, strict: bool) -> torch.Tensor:
     return torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
 
 
+HINT_MULTIPLIED_BY_TEMPERATURE = "divide the logits by the temperature"
+HINT_TOP_P_FIRST = ("apply top-k first, renormalise, then choose the top-p set from those "
+                    "renormalised probabilities")
+HINT_TOP_P_ASCENDING = "sort in decreasing order: torch.sort(probs, descending=True)"
+HINT_TEMPERATURE_LAST = "apply the temperature first, then the filters"
+HINT_TOP_P_UNSORTED = ("sort the probabilities in decreasing order before the cumulative sum, "
+                       "then put the result back in vocabulary order")
+HINT_SORTED_ORDER = ("scatter the kept probabilities back to their token ids (the order "
+                     "returned by torch.sort)")
+HINT_REMOVED_ZERO_LOGIT = ("set the logits of removed tokens to -inf (float('-inf')), so "
+                           "softmax gives them exactly 0")
+HINT_TOP_K_OFF_BY_ONE = ("the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): "
+                         "index k is the (k+1)-th")
+HINT_TOP_K_SMALLEST = "keep the k largest logits (torch.topk returns the largest)"
+
+
 def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
     def filtered(lg, t=temperature, k=top_k, p=top_p):
         return filtered_distribution(lg, t, k, p)
@@ -231,7 +257,7 @@ def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
             Mistake("temperature applied to the probabilities instead of the logits",
                     filtered(logits, 1.0), HINT_TEMPERATURE),
             Mistake("logits multiplied by the temperature instead of divided",
-                    filtered(logits, 1.0 / temperature), "divide the logits by the temperature"),
+                    filtered(logits, 1.0 / temperature), HINT_MULTIPLIED_BY_TEMPERATURE),
         ]
     if temperature > 0:
         z = logits / temperature
@@ -241,22 +267,19 @@ def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
                 keep = _top_p_keep(filtered(logits, temperature, None, None), top_p,
                                    strict=False)
                 swapped = filtered(z.masked_fill(~keep, -math.inf), 1.0, top_k, None)
-                out.append(Mistake("top-p applied before top-k", swapped,
-                                   "apply top-k first, renormalise, then choose the top-p set "
-                                   "from those renormalised probabilities"))
+                out.append(Mistake("top-p applied before top-k", swapped, HINT_TOP_P_FIRST))
             flipped = torch.softmax(z, -1) if not top_k else probs
             ordered, order = flipped.sort(dim=-1)  # ascending: least likely first
             before = ordered.cumsum(-1) - ordered
             kept = torch.zeros_like(ordered).scatter(-1, order, ordered * (before < top_p))
             out.append(Mistake("top-p set taken from the LEAST likely tokens (sorted ascending)",
-                               kept / kept.sum(-1, keepdim=True),
-                               "sort in decreasing order: torch.sort(probs, descending=True)"))
+                               kept / kept.sum(-1, keepdim=True), HINT_TOP_P_ASCENDING))
             # top-p chosen on the distribution before the temperature (listed first: at
             # temperature 2 it can coincide with dropping the crossing token)
             keep = _top_p_keep(filtered(logits, 1.0, top_k, None), top_p, strict=False)
             late = torch.softmax(z.masked_fill(~keep, -math.inf), -1)
             out.append(Mistake("top-p set chosen before applying the temperature", late,
-                               "apply the temperature first, then the filters"))
+                               HINT_TEMPERATURE_LAST))
             keep = _top_p_keep(probs, top_p, strict=True)
             dropped = probs * keep
             out.append(Mistake("top-p drops the token that crosses p",
@@ -266,21 +289,17 @@ def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
             unsorted_cum = probs.cumsum(-1) - probs
             kept = probs * (unsorted_cum < top_p)
             out.append(Mistake("top-p cumulative sum taken in vocabulary order, not sorted",
-                               kept / kept.sum(-1, keepdim=True),
-                               "sort the probabilities in decreasing order before the "
-                               "cumulative sum, then put the result back in vocabulary order"))
+                               kept / kept.sum(-1, keepdim=True), HINT_TOP_P_UNSORTED))
             sorted_result = filtered(logits).sort(dim=-1, descending=True).values
             out.append(Mistake("probabilities returned in sorted order, not vocabulary order",
-                               sorted_result, "scatter the kept probabilities back to their "
-                               "token ids (the order returned by torch.sort)"))
+                               sorted_result, HINT_SORTED_ORDER))
         if top_k:
             k = min(top_k, logits.shape[-1])
             kth = z.topk(k, dim=-1).values[..., -1:]
             small = z.masked_fill(z < kth, 0.0)
             out.append(Mistake("removed logits set to 0 instead of -inf",
                                filtered(small * temperature, temperature, None, top_p),
-                               "set the logits of removed tokens to -inf (float('-inf')), so "
-                               "softmax gives them exactly 0"))
+                               HINT_REMOVED_ZERO_LOGIT))
             probs = torch.softmax(z, -1)
             out.append(Mistake("softmax before top-k, removed tokens zeroed, not renormalised",
                                probs.masked_fill(z < kth, 0.0), HINT_RENORMALISE))
@@ -288,14 +307,15 @@ def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
                 kth_next = z.topk(k + 1, dim=-1).values[..., -1:]
                 out.append(Mistake("top-k keeps k + 1 tokens (off by one at the k-th logit)",
                                    filtered(z.masked_fill(z < kth_next, -math.inf), 1.0, None,
-                                            top_p),
-                                   "the k-th largest is topk(z, k).values[..., k - 1] (or "
-                                   "[..., -1]): index k is the (k+1)-th"))
+                                            top_p), HINT_TOP_K_OFF_BY_ONE))
             kth_small = (-z).topk(k, dim=-1).values[..., -1:]
             out.append(Mistake("top-k kept the k SMALLEST logits",
                                torch.softmax(z.masked_fill(-z < kth_small, -math.inf), -1),
-                               "keep the k largest logits (torch.topk returns the largest)"))
+                               HINT_TOP_K_SMALLEST))
     return out
+
+
+HINT_PROBS_SHAPE = "one probability per token: the shape of logits"
 
 
 def _expect_distribution(run: CheckRun, call: str, seen, expected, mistakes=(),
@@ -309,7 +329,7 @@ def _expect_distribution(run: CheckRun, call: str, seen, expected, mistakes=(),
         if mistake is not None:
             run.fail(f"{call} returned non-finite probabilities.\nThis looks like a known "
                      f"mistake: {mistake.name}.", hint=mistake.hint)
-    run.expect_shape(call, seen_arr, shape, hint="one probability per token: the shape of logits")
+    run.expect_shape(call, seen_arr, shape, hint=HINT_PROBS_SHAPE)
     run.expect_finite(call, seen_arr, hint=hint)
     run.expect_close(call, seen_arr, expected, mistakes=mistakes, what="probabilities", **TOL,
                      hint=hint)
@@ -326,9 +346,18 @@ def _expect_one_of(run: CheckRun, call: str, seen, options, hint: str):
                     + "; ".join(describe(o) for o in options), hint=hint)
 
 
+HINT_PROBS_IN_PLACE = "work on new tensors (z = ... builds one), not in place"
+HINT_TOP_P_KEEPS_ONE = "top-p must keep at least the most likely token: " + HINT_CROSSING
+HINT_TEMPERATURE_ZERO = "temperature 0 means argmax: return a one-hot vector, do not divide by 0"
+HINT_TOP_K_TIES = "keep the tokens whose logit is at least the k-th largest"
+HINT_ONE_HOT = "temperature 0: a one-hot vector on a most likely token"
+HINT_FILTER_ALONG_LAST_AXIS = "filter along the last axis (dim=-1), whatever the leading axes"
+HINT_FILTER_ROWS = "filter along the last axis, each row on its own"
+
+
 def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -> None:
-    run = CheckRun(next_token_probs, crash_hint=CRASH_PROBS,
-                   in_place_hint="work on new tensors (z = ... builds one), not in place")
+    run = CheckRun(next_token_probs, crash_hint=HINT_CRASH_PROBS,
+                   in_place_hint=HINT_PROBS_IN_PLACE)
     P, Z = WORKED_PROBS, WORKED_LOGITS
     cases = [
         # (temperature, top_k, top_p, expected, what it shows)
@@ -367,9 +396,9 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
         seen = run.call(call, Z, temperature, top_k, top_p)
         hint = None
         if temperature == 0:
-            hint = "temperature 0 means argmax: return a one-hot vector, do not divide by 0"
+            hint = HINT_TEMPERATURE_ZERO
         elif top_p is not None and top_p < 0.5:
-            hint = ("top-p must keep at least the most likely token: " + HINT_CROSSING)
+            hint = HINT_TOP_P_KEEPS_ONE
         _expect_distribution(run, call, seen, expected,
                              _probs_mistakes(Z, temperature, top_k, top_p), hint=hint)
 
@@ -380,12 +409,12 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
                ([1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 1, 0])]
     call = "next_token_probs(tensor([2., 1., 1., 0.]), 1.0, top_k=2, top_p=None) [a tie at k]"
     _expect_one_of(run, call, run.call(call, tie, 1.0, 2, None), [o / o.sum() for o in options],
-                   hint="keep the tokens whose logit is at least the k-th largest")
+                   hint=HINT_TOP_K_TIES)
     tie = torch.tensor([1.0, 3.0, 3.0, 0.0], dtype=torch.float64)
     call = "next_token_probs(tensor([1., 3., 3., 0.]), temperature=0.0) [a tie for the maximum]"
     _expect_one_of(run, call, run.call(call, tie, 0.0, None, None),
                    [torch.tensor([0, 1.0, 0, 0]), torch.tensor([0, 0, 1.0, 0])],
-                   hint="temperature 0: a one-hot vector on a most likely token")
+                   hint=HINT_ONE_HOT)
 
     # Two leading axes: every row of every sequence filtered on its own.
     logits = torch.stack((torch.stack((Z, Z.flip(0))), torch.stack((Z.roll(1), 2 * Z))))
@@ -394,7 +423,7 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
     _expect_distribution(run, call, run.call(call, logits, 1.0, 3, 0.7),
                          filtered_distribution(logits, 1.0, 3, 0.7),
                          _probs_mistakes(logits, 1.0, 3, 0.7),
-                         hint="filter along the last axis (dim=-1), whatever the leading axes")
+                         hint=HINT_FILTER_ALONG_LAST_AXIS)
 
     # A batch: each row is filtered on its own; large logits must not overflow.
     logits = torch.stack((Z, Z.flip(0), 1000.0 + Z))  # (3, 4)
@@ -402,7 +431,7 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
     expected = filtered_distribution(logits, 1.0, None, 0.6)
     _expect_distribution(run, call, run.call(call, logits, 1.0, None, 0.6), expected,
                          _probs_mistakes(logits, 1.0, None, 0.6),
-                         hint="filter along the last axis, each row on its own")
+                         hint=HINT_FILTER_ROWS)
     if reference is not None:
         for seed in range(trials):
             gen = torch.Generator().manual_seed(900 + seed)
@@ -423,29 +452,52 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
 # ---------------------------------------------------------------------------------------
 # sample_next
 # ---------------------------------------------------------------------------------------
+HINT_SAMPLE_IDS = "return token ids: one integer per row, e.g. from torch.multinomial"
+HINT_SAMPLE_SHAPE = ("one token id per row of logits: drop the last axis "
+                     "(torch.multinomial(...).squeeze(-1))")
+HINT_SAMPLE_INTEGERS = "return token ids (integers), not probabilities or logits"
+
+
 def _token_ids(run: CheckRun, call: str, seen, shape: tuple, V: int) -> np.ndarray:
     arr = as_array(seen)
     if shape == () and arr.shape == (1,):
         arr = arr.reshape(())
     if arr.shape == (*shape, V):
         run.fail(f"{call} returned shape {arr.shape}: a distribution, not token ids.",
-                 hint="return token ids: one integer per row, e.g. from torch.multinomial")
-    run.expect_shape(call, arr, shape, hint="one token id per row of logits: drop the last "
-                     "axis (torch.multinomial(...).squeeze(-1))")
+                 hint=HINT_SAMPLE_IDS)
+    run.expect_shape(call, arr, shape, hint=HINT_SAMPLE_SHAPE)
     integral = arr.dtype.kind in "iu" or np.all(arr == np.round(arr))
     run.expect_true(integral and np.all((0 <= arr) & (arr < V)),
                     f"{call} returned {describe(arr)}; expected token ids in [0, {V - 1}].",
-                    hint="return token ids (integers), not probabilities or logits")
+                    hint=HINT_SAMPLE_INTEGERS)
     return arr.astype(np.int64)
 
 
+HINT_GREEDY = "temperature 0 means greedy: return logits.argmax(dim=-1)"
+HINT_ONE_DRAW_PER_ROW = ("draw one token per row: torch.multinomial on the (N, V) probabilities "
+                         "gives N independent draws")
+HINT_SAMPLE_FROM_PROBS = ("sample from next_token_probs(logits, temperature, top_k, top_p); at "
+                          "temperature 0 take the argmax")
+HINT_GENERATOR = ("pass the generator to the random draw: torch.multinomial(probs, 1, "
+                  "generator=generator)")
+HINT_UNFILTERED = ("draw from the filtered distribution, next_token_probs(logits, temperature, "
+                   "top_k, top_p), not from the raw softmax")
+HINT_ALWAYS_ARGMAX = ("at a temperature above 0, draw at random from the distribution; the "
+                      "argmax is only for temperature 0")
+HINT_FLATTEN = ("flatten the leading axes to (N, V) for torch.multinomial, then reshape the "
+                "draws back to the leading shape")
+HINT_PROBS_ARGUMENTS = ("draw from next_token_probs(logits, temperature, top_k, top_p): divide "
+                        "the logits by the temperature, then filter, then sample")
+HINT_DRAW_FROM_PROBS = "draw from next_token_probs"
+
+
 def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
-    run = CheckRun(sample_next, crash_hint=CRASH_SAMPLE)
+    run = CheckRun(sample_next, crash_hint=HINT_CRASH_SAMPLE)
     Z = WORKED_LOGITS
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
     token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
     run.expect_true(int(token) == 1, f"{call} returned {int(token)}; expected 1 (the argmax).",
-                    hint="temperature 0 means greedy: return logits.argmax(dim=-1)")
+                    hint=HINT_GREEDY)
 
     logits = 2.0 * torch.randn(64, 12, generator=torch.Generator().manual_seed(0))  # (64, 12)
     best = logits.argmax(-1).numpy()
@@ -459,12 +511,10 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
                                               torch.Generator().manual_seed(1)), (64,), 12)
         run.expect_true(len(set(seen.tolist())) > 1 or len(set(best.tolist())) == 1,
                         f"{call} gave every one of 64 rows the same token {int(seen[0])}.",
-                        hint="draw one token per row: torch.multinomial on the (N, V) "
-                        "probabilities gives N independent draws")
+                        hint=HINT_ONE_DRAW_PER_ROW)
         run.expect_true(np.array_equal(seen, best), f"{call} differs from the argmax in rows "
                         f"{np.flatnonzero(seen != best)[:5].tolist()}.",
-                        hint="sample from next_token_probs(logits, temperature, top_k, top_p); "
-                        "at temperature 0 take the argmax")
+                        hint=HINT_SAMPLE_FROM_PROBS)
 
     for temperature, top_k, top_p in [(1.0, None, None), (0.7, 3, None), (1.5, None, 0.5),
                                       (1.0, 4, 0.8)]:
@@ -476,20 +526,17 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
                                                torch.Generator().manual_seed(5)), (64,), 12)
         run.expect_true(np.array_equal(first, again),
                         f"{call} gave different tokens on two calls with the same seed.",
-                        hint="pass the generator to the random draw: torch.multinomial(probs, "
-                        "1, generator=generator)")
+                        hint=HINT_GENERATOR)
         support = filtered_distribution(logits, temperature, top_k, top_p) > 0  # (64, 12)
         outside = ~support[torch.arange(64), torch.as_tensor(first)]
         run.expect_true(not bool(outside.any()),
                         f"{call} drew tokens that the filters remove (rows "
                         f"{outside.nonzero().flatten()[:5].tolist()}).",
-                        hint="draw from the filtered distribution, next_token_probs(logits, "
-                        "temperature, top_k, top_p), not from the raw softmax")
+                        hint=HINT_UNFILTERED)
         if top_k is None and top_p is None:
             run.expect_true(not np.array_equal(first, best),
                             f"{call} returned the argmax of every one of 64 rows.",
-                            hint="at a temperature above 0, draw at random from the "
-                            "distribution; the argmax is only for temperature 0")
+                            hint=HINT_ALWAYS_ARGMAX)
     # Two leading axes: one token per row, the shape of logits without its last axis.
     logits3 = logits.reshape(2, 32, 12)
     call = ("sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
@@ -499,8 +546,7 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
     support = filtered_distribution(logits3, 1.0, 3, None) > 0  # (2, 32, 12)
     inside = torch.gather(support, -1, torch.as_tensor(seen)[..., None])
     run.expect_true(bool(inside.all()), f"{call} drew tokens that top-k removes.",
-                    hint="flatten the leading axes to (N, V) for torch.multinomial, then "
-                    "reshape the draws back to the leading shape")
+                    hint=HINT_FLATTEN)
 
     # Frequencies: 20000 rows of the worked logits; each token's share must be within 5
     # standard errors of the filtered distribution (a correct sampler fails about once in
@@ -534,8 +580,7 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
         if named is not None:
             message += f"\nThis looks like a known mistake: {named}."
         run.expect_true(np.all(np.abs(share - expected) <= slack), message,
-                        hint="draw from next_token_probs(logits, temperature, top_k, top_p): "
-                        "divide the logits by the temperature, then filter, then sample")
+                        hint=HINT_PROBS_ARGUMENTS)
     if reference is not None:
         for seed in range(trials):
             gen = torch.Generator().manual_seed(950 + seed)
@@ -551,7 +596,7 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
             probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
             outside = probs[torch.arange(B), torch.as_tensor(seen)] <= 0
             run.expect_true(not bool(outside.any()), f"{call} drew tokens outside the "
-                            f"filtered distribution.", hint="draw from next_token_probs")
+                            f"filtered distribution.", hint=HINT_DRAW_FROM_PROBS)
             if bool((probs.max(-1).values == 1).all()):  # a deterministic case
                 expected = as_array(reference(logits, temperature, top_k, top_p,
                                               torch.Generator().manual_seed(seed)))
@@ -600,53 +645,58 @@ def _simulate(prompts, max_new_tokens, variant="correct", pad=PAD) -> torch.Tens
     return _ids(rows)
 
 
+HINT_EOS_AS_PAD = "a finished row receives pad_id (the argument), not eos_id"
+HINT_NO_EARLY_STOP = ("stop as soon as every row has finished (if finished.all(): break): the "
+                      "output then has fewer than max_new_tokens new columns")
+HINT_PAD_ZERO = "write pad_id, the argument, into finished rows; 0 only happens to be the default"
+HINT_EOS_IGNORED = ("once a row emits eos_id it is finished: later positions get pad_id, and "
+                    "the loop ends when every row has finished")
+HINT_EOS_DROPPED = "keep the EOS token itself: mark a row finished AFTER writing its new token"
+HINT_STOP_ON_FIRST = "each row stops on its own: keep going until EVERY row has emitted eos_id"
+HINT_KEEP_GENERATING = "after its EOS a row gets only pad_id (torch.where(finished, pad_id, new))"
+HINT_FINISHED_RESET = ("a row stays finished once it has emitted eos_id: combine the old flags "
+                       "and (new == eos_id) with |, never overwrite them")
+HINT_TOTAL_LENGTH = ("max_new_tokens counts NEW tokens only: the output has up to L + "
+                     "max_new_tokens columns")
+HINT_PROMPT_ONLY = "run the model on ids, the prompt AND every token appended so far"
+HINT_NEW_TOKENS_ONLY = "return the prompts followed by the new tokens, shape (B, L + n)"
+HINT_ONE_TOO_MANY = "run at most max_new_tokens steps: range(max_new_tokens)"
+
+
 def _generate_mistakes(prompts, max_new_tokens, pad=PAD) -> list[Mistake]:
     extra = [
         Mistake("finished rows padded with eos_id instead of pad_id",
-                _simulate(prompts, max_new_tokens, "pad_with_eos", pad),
-                "a finished row receives pad_id (the argument), not eos_id"),
+                _simulate(prompts, max_new_tokens, "pad_with_eos", pad), HINT_EOS_AS_PAD),
         Mistake("the loop runs all max_new_tokens steps after every row has finished",
-                _simulate(prompts, max_new_tokens, "no_early_stop", pad),
-                "stop as soon as every row has finished (if finished.all(): break): the "
-                "output then has fewer than max_new_tokens new columns"),
+                _simulate(prompts, max_new_tokens, "no_early_stop", pad), HINT_NO_EARLY_STOP),
     ]
     if pad != PAD:
         extra.append(Mistake("padding written as 0 instead of pad_id",
-                             _simulate(prompts, max_new_tokens, pad=PAD),
-                             "write pad_id, the argument, into finished rows; 0 only happens "
-                             "to be the default"))
+                             _simulate(prompts, max_new_tokens, pad=PAD), HINT_PAD_ZERO))
     return extra + [
         Mistake("EOS does not stop a row", _simulate(prompts, max_new_tokens, "eos_ignored"),
-                "once a row emits eos_id it is finished: later positions get pad_id, and the "
-                "loop ends when every row has finished"),
+                HINT_EOS_IGNORED),
         Mistake("EOS not kept in the output (replaced by padding)",
-                _simulate(prompts, max_new_tokens, "eos_replaced"),
-                "keep the EOS token itself: mark a row finished AFTER writing its new token"),
+                _simulate(prompts, max_new_tokens, "eos_replaced"), HINT_EOS_DROPPED),
         Mistake("the whole batch stopped when the first row finished",
-                _simulate(prompts, max_new_tokens, "stops_at_first"),
-                "each row stops on its own: keep going until EVERY row has emitted eos_id"),
+                _simulate(prompts, max_new_tokens, "stops_at_first"), HINT_STOP_ON_FIRST),
         Mistake("finished rows keep generating instead of padding",
-                _simulate(prompts, max_new_tokens, "no_padding"),
-                "after its EOS a row gets only pad_id (torch.where(finished, pad_id, new))"),
+                _simulate(prompts, max_new_tokens, "no_padding"), HINT_KEEP_GENERATING),
         Mistake("finished reset every step (finished = new == eos_id, not finished | ...)",
-                _simulate(prompts, max_new_tokens, "finished_reset"),
-                "a row stays finished once it has emitted eos_id: combine the old flags and "
-                "(new == eos_id) with |, never overwrite them"),
+                _simulate(prompts, max_new_tokens, "finished_reset"), HINT_FINISHED_RESET),
         Mistake("max_new_tokens used as the length of the whole output",
-                _simulate(prompts, max_new_tokens, "total_length"),
-                "max_new_tokens counts NEW tokens only: the output has up to L + "
-                "max_new_tokens columns"),
+                _simulate(prompts, max_new_tokens, "total_length"), HINT_TOTAL_LENGTH),
         Mistake("the model always reads the prompt, never the tokens already generated",
-                _simulate(prompts, max_new_tokens, "prompt_only"),
-                "run the model on ids, the prompt AND every token appended so far"),
+                _simulate(prompts, max_new_tokens, "prompt_only"), HINT_PROMPT_ONLY),
         Mistake("only the new tokens returned, without the prompt",
-                _simulate(prompts, max_new_tokens)[:, len(prompts[0]):],
-                "return the prompts followed by the new tokens, shape (B, L + n)"),
-        Mistake("one new token too few", _simulate(prompts, max_new_tokens - 1),
-                "run at most max_new_tokens steps: range(max_new_tokens)"),
+                _simulate(prompts, max_new_tokens)[:, len(prompts[0]):], HINT_NEW_TOKENS_ONLY),
+        Mistake("one new token too few", _simulate(prompts, max_new_tokens - 1), HINT_ONE_TOO_MANY),
         Mistake("one new token too many", _simulate(prompts, max_new_tokens + 1),
-                "run at most max_new_tokens steps: range(max_new_tokens)"),
+                HINT_ONE_TOO_MANY),
     ]
+
+
+HINT_GENERATE_SHAPE = "return the prompts followed by the new tokens, (B, L + n)"
 
 
 def _expect_tokens(run: CheckRun, call: str, seen, expected, mistakes=(), hint=None):
@@ -658,7 +708,7 @@ def _expect_tokens(run: CheckRun, call: str, seen, expected, mistakes=(), hint=N
                      f"{describe(expected)}\nThis looks like a known mistake: {mistake.name}.",
                      hint=mistake.hint)
     run.expect_shape(call, seen_arr, tuple(expected.shape),
-                     hint=hint or "return the prompts followed by the new tokens, (B, L + n)")
+                     hint=hint or HINT_GENERATE_SHAPE)
     run.expect_true(np.array_equal(seen_arr, as_array(expected)),
                     f"{call} returned wrong tokens.\n  expected {describe(expected)}\n  seen "
                     f"    {describe(seen_arr)}", hint=hint)
@@ -669,8 +719,18 @@ def _padded(rows: list[list[int]]) -> torch.Tensor:
     return _ids([r + [PAD] * (width - len(r)) for r in rows])
 
 
+HINT_LAST_POSITION = ("choose each token from the LAST position's logits, model(ids)[:, -1]; a "
+                      "finished row gets pad_id")
+HINT_FINISHED_PAD = "finished rows get pad_id"
+HINT_ZERO_NEW_TOKENS = "max_new_tokens=0 returns the prompt unchanged"
+HINT_WHOLE_SEQUENCE = "feed the whole sequence so far and use the LAST position's logits"
+HINT_ROWS_INDEPENDENT = "each row must depend on its own tokens only"
+HINT_PASS_SETTINGS = "pass temperature, top_k, top_p and generator on to sample_next"
+HINT_PASS_GENERATOR = "pass generator (and temperature, top_k, top_p) on to sample_next"
+
+
 def check_generate(generate, reference=None, trials: int = 6) -> None:
-    run = CheckRun(generate, crash_hint=CRASH_GENERATE)
+    run = CheckRun(generate, crash_hint=HINT_CRASH_GENERATE)
     model = table_model(NEXT_OF)
     for prompts, max_new, what in [([[1, 4], [1, 7]], 10, "row 0 ends after 3 tokens, row 1 "
                                     "after 4"),
@@ -682,19 +742,18 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
         seen = run.call(call, model, _ids(prompts), max_new, EOS, PAD, 0.0)
         _expect_tokens(run, call, seen, _simulate(prompts, max_new),
                        _generate_mistakes(prompts, max_new),
-                       hint="choose each token from the LAST position's logits, "
-                       "model(ids)[:, -1]; a finished row gets pad_id")
+                       hint=HINT_LAST_POSITION)
 
     prompts, pad = [[1, 4], [1, 7], [1, 9]], 12
     call = (f"generate(lookup_model, prompt_ids={prompts}, max_new_tokens=8, eos_id={EOS}, "
             f"pad_id={pad}, temperature=0.0) [padding with pad_id = {pad}, not 0]")
     seen = run.call(call, model, _ids(prompts), 8, EOS, pad, 0.0)
     _expect_tokens(run, call, seen, _simulate(prompts, 8, pad=pad),
-                   _generate_mistakes(prompts, 8, pad), hint="finished rows get pad_id")
+                   _generate_mistakes(prompts, 8, pad), hint=HINT_FINISHED_PAD)
 
     call = "generate(lookup_model, prompt_ids=[[1, 4]], max_new_tokens=0, eos_id=2)"
     _expect_tokens(run, call, run.call(call, model, _ids([[1, 4]]), 0, EOS, PAD, 0.0),
-                   _ids([[1, 4]]), hint="max_new_tokens=0 returns the prompt unchanged")
+                   _ids([[1, 4]]), hint=HINT_ZERO_NEW_TOKENS)
 
     # A random decoder, greedy: the same tokens as the package's generator, and each row of
     # a batch the same as that prompt alone (rows never see each other or the padding).
@@ -705,14 +764,14 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
                                        use_cache=False))
     seen = run.call(call, model, _ids(prompts), 8, EOS, PAD, 0.0)
     _expect_tokens(run, call, seen, expected,
-                   hint="feed the whole sequence so far and use the LAST position's logits")
+                   hint=HINT_WHOLE_SEQUENCE)
     for row, prompt in enumerate(prompts):
         alone = as_array(run.call(call, model, _ids([prompt]), 8, EOS, PAD, 0.0))[0]
         mine = as_array(seen)[row]
         run.expect_true(np.array_equal(mine[:len(alone)], alone)
                         and np.all(mine[len(alone):] == PAD),
                         f"{call}: row {row} differs from generating its prompt alone "
-                        f"({alone.tolist()}).", hint="each row must depend on its own tokens only")
+                        f"({alone.tolist()}).", hint=HINT_ROWS_INDEPENDENT)
 
     for top_k, top_p in [(1, None), (None, 1e-6)]:
         call = (f"generate(random_decoder, {prompts}, max_new_tokens=8, eos_id=2, "
@@ -721,7 +780,7 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
         seen = run.call(call, model, _ids(prompts), 8, EOS, PAD, 1.0, top_k, top_p,
                         torch.Generator().manual_seed(0))
         _expect_tokens(run, call, seen, expected,
-                       hint="pass temperature, top_k, top_p and generator on to sample_next")
+                       hint=HINT_PASS_SETTINGS)
 
     call = ("generate(random_decoder, [[1, 4, 7]] * 4, max_new_tokens=10, eos_id=2, "
             "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice")
@@ -731,7 +790,7 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
                      torch.Generator().manual_seed(3))
     run.expect_true(np.array_equal(as_array(first), as_array(again)),
                     f"{call}: the same seed gave different emails.",
-                    hint="pass generator (and temperature, top_k, top_p) on to sample_next")
+                    hint=HINT_PASS_GENERATOR)
 
     # A model that guesses uniformly: sampling must not collapse to the argmax (token 0).
     uniform = bias_model(torch.zeros(13))
@@ -741,7 +800,7 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
                              torch.Generator().manual_seed(0)))
     run.expect_true(np.any(seen[:, 1:] != 0), f"{call} returned only token 0, the argmax, "
                     f"although every token is equally likely:\n{describe(seen)}",
-                    hint="pass temperature, top_k, top_p and generator on to sample_next")
+                    hint=HINT_PASS_SETTINGS)
 
     run.expect_raises("generate with prompt_ids of shape (3,)", ValueError,
                       model, _ids([1, 4, 7]), 4, EOS, mentions=("prompt_ids", "(3,)"))
@@ -763,6 +822,20 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
 # ---------------------------------------------------------------------------------------
 # perplexity
 # ---------------------------------------------------------------------------------------
+HINT_PPL_PADDING = "multiply the per-token losses by loss_mask and count only real tokens"
+HINT_PPL_WEIGHTING = ("weight every token equally: add the losses of ALL real tokens over all "
+                      "batches, divide by the total token count, then take exp")
+HINT_ONLY_LAST_BATCH_COUNTED = ("add every batch to the running totals (total_nll += ...), do "
+                                "not overwrite")
+HINT_LOSS_NOT_PERPLEXITY = "perplexity = exp(mean loss in nats)"
+HINT_BASE_2 = "the loss is in nats (natural log): perplexity = exp(loss), not 2 ** loss"
+HINT_EXP_OF_SUM = "divide the summed loss by the number of real targets before exp"
+HINT_MEAN_PROBABILITY = "average the LOG-probabilities (the loss), then exp; not the probabilities"
+HINT_DIVIDED_BY_ROWS = ("divide by the number of real target TOKENS, loss_mask.sum(), not by "
+                        "the number of rows")
+HINT_FLOOR_DIVISION = "true division: total_nll / total_tokens (// rounds down)"
+
+
 def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
     stats = batch_stats(model, batches)
     total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
@@ -779,47 +852,36 @@ def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
                                                     reduction="none")  # (B, L)
             per_sequence += [float(row[mask.bool()].mean()) for row, mask in zip(nll, m)
                              if bool(mask.any())]
-    hint_mask = "multiply the per-token losses by loss_mask and count only real tokens"
-    hint_weight = ("weight every token equally: add the losses of ALL real tokens over all "
-                   "batches, divide by the total token count, then take exp")
     return math.exp(loss), [
         Mistake("mean of the per-batch perplexities",
-                float(np.mean([math.exp(s[0] / s[1]) for s in stats])), hint_weight),
+                float(np.mean([math.exp(s[0] / s[1]) for s in stats])), HINT_PPL_WEIGHTING),
         Mistake("exp of the mean of per-batch mean losses",
-                math.exp(float(np.mean([s[0] / s[1] for s in stats]))), hint_weight),
+                math.exp(float(np.mean([s[0] / s[1] for s in stats]))), HINT_PPL_WEIGHTING),
         Mistake("padded targets counted", math.exp(sum(s[2] * s[3] for s in stats)
-                                                   / sum(s[3] for s in stats)), hint_mask),
+                                                   / sum(s[3] for s in stats)), HINT_PPL_PADDING),
         Mistake("padded targets counted (per-batch means)",
-                math.exp(float(np.mean([s[2] for s in stats]))), hint_mask),
+                math.exp(float(np.mean([s[2] for s in stats]))), HINT_PPL_PADDING),
         Mistake("only the last batch counted (totals overwritten, not added to)",
-                math.exp(stats[-1][0] / stats[-1][1]),
-                "add every batch to the running totals (total_nll += ...), do not overwrite"),
-        Mistake("the loss returned instead of the perplexity", loss,
-                "perplexity = exp(mean loss in nats)"),
-        Mistake("2 ** loss instead of exp(loss)", 2.0**loss,
-                "the loss is in nats (natural log): perplexity = exp(loss), not 2 ** loss"),
+                math.exp(stats[-1][0] / stats[-1][1]), HINT_ONLY_LAST_BATCH_COUNTED),
+        Mistake("the loss returned instead of the perplexity", loss, HINT_LOSS_NOT_PERPLEXITY),
+        Mistake("2 ** loss instead of exp(loss)", 2.0**loss, HINT_BASE_2),
         Mistake("masked sum divided by all positions, padding included",
-                math.exp(total / all_positions), hint_mask),
+                math.exp(total / all_positions), HINT_PPL_PADDING),
         Mistake("padded positions averaged in, weighted by the real count",
-                math.exp(sum(s[2] * s[1] for s in stats) / count), hint_mask),
+                math.exp(sum(s[2] * s[1] for s in stats) / count), HINT_PPL_PADDING),
         Mistake("exp of the summed loss, not divided by the token count",
-                math.exp(total) if total < 700 else math.inf,
-                "divide the summed loss by the number of real targets before exp"),
+                math.exp(total) if total < 700 else math.inf, HINT_EXP_OF_SUM),
         Mistake("1 / mean probability instead of exp(mean -log p)", 1.0 / mean_prob,
-                "average the LOG-probabilities (the loss), then exp; not the probabilities"),
+                HINT_MEAN_PROBABILITY),
         Mistake("every sequence weighted equally (mean of per-sequence mean losses)",
-                math.exp(float(np.mean(per_sequence))), hint_weight),
+                math.exp(float(np.mean(per_sequence))), HINT_PPL_WEIGHTING),
         Mistake("the summed loss divided by the number of sequences, not of tokens",
                 math.exp(total / sum(len(i) for i, _, _ in batches)) if total / sum(
-                    len(i) for i, _, _ in batches) < 700 else math.inf,
-                "divide by the number of real target TOKENS, loss_mask.sum(), not by the "
-                "number of rows"),
+                    len(i) for i, _, _ in batches) < 700 else math.inf, HINT_DIVIDED_BY_ROWS),
         Mistake("exp taken before dividing by the token count (exp(sum) / count)",
-                math.exp(total) / count if total < 700 else math.inf,
-                "divide the summed loss by the number of real targets before exp"),
+                math.exp(total) / count if total < 700 else math.inf, HINT_EXP_OF_SUM),
         Mistake("floor division (//) of the summed loss by the token count",
-                math.exp(total // count),
-                "true division: total_nll / total_tokens (// rounds down)"),
+                math.exp(total // count), HINT_FLOOR_DIVISION),
     ]
 
 
@@ -831,14 +893,17 @@ def _worked_batches():
     return [first, second]
 
 
+HINT_UNIFORM = "a uniform guess over V tokens has perplexity exactly V: exp(-log(1/V))"
+HINT_PPL_VALUES = "perplexity = exp(sum of -log p over real targets / their number)"
+
+
 def check_perplexity(perplexity, reference=None, trials: int = 5) -> None:
     run = CheckRun(perplexity)
     model = bias_model(torch.zeros(4))
     call = "perplexity(model, batches) for a model whose every prediction is uniform over 4"
     value = _expect_scalar(run, call, run.call(call, model, _worked_batches()))
     run.expect_close(call, value, 4.0, mistakes=_perplexity_mistakes(model, _worked_batches())[1],
-                     **TOL, hint="a uniform guess over V tokens has "
-                     "perplexity exactly V: exp(-log(1/V))")
+                     **TOL, hint=HINT_UNIFORM)
 
     model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
     call = ("perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
@@ -848,7 +913,7 @@ def check_perplexity(perplexity, reference=None, trials: int = 5) -> None:
     by_hand = math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5)
     run.expect_finite(call, value)
     run.expect_close(call, value, by_hand, mistakes=mistakes, **TOL,
-                     hint="perplexity = exp(sum of -log p over real targets / their number)")
+                     hint=HINT_PPL_VALUES)
     run.expect_close(call, value, expected, mistakes=mistakes, **TOL)
 
     model = sharp_model(4)

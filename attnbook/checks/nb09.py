@@ -199,8 +199,7 @@ def _recurrence_mistakes(A, B, X, parallel: bool) -> list[Mistake]:
         Mistake("A applied to the input instead of the state (s_t = s_{t-1} + A B x_t)",
                 np.cumsum(X @ (A @ B).T, axis=0), HINT_ORDER),
         Mistake("the input term subtracted (s_t = A s_{t-1} - B x_t)", -S, HINT_SIGN),
-        Mistake("the states in reverse time order (row t holds s_{L-1-t})", S[::-1],
-                HINT_REVERSED),
+        Mistake("the states in reverse time order (row t holds s_{L-1-t})", S[::-1], HINT_REVERSED),
     ]
     if n == m:
         out.append(Mistake("input term without B (s_t = A s_{t-1} + x_t)",
@@ -237,11 +236,19 @@ def _stable_A(rng: np.random.Generator, n: int, radius: float) -> np.ndarray:
     return radius * A / max(np.abs(np.linalg.eigvals(A)).max(), 1e-12)
 
 
+HINT_STATES_IN_PLACE = "compute new arrays (s = A @ s + ...) instead of writing into A, B or X"
+HINT_KEEP_STATES = "keep every state: one row per time step t"
+HINT_STATES_SHAPE = ("one row per time step t and one column per state entry: (L, n). "
+                     + HINT_SIZES)
+HINT_STATES_FINITE = ("a stable A (all |eigenvalues| < 1) keeps every state finite: look for a "
+                      "division or an uninitialised array")
+
+
 def _expect_states(run: CheckRun, call_text: str, fn, A, B, X, parallel: bool,
                    expected=None) -> np.ndarray:
     # the student's function gets copies, so one that writes into its inputs cannot change
     # the stored worked example (or the inputs of the later calls)
-    run.in_place_hint = "compute new arrays (s = A @ s + ...) instead of writing into A, B or X"
+    run.in_place_hint = HINT_STATES_IN_PLACE
     # a crash: most often a size taken from the worked example
     S = run.call(call_text, A, B, X, crash_hints=[("", HINT_SIZES)])
     L, n = X.shape[0], A.shape[0]
@@ -250,12 +257,10 @@ def _expect_states(run: CheckRun, call_text: str, fn, A, B, X, parallel: bool,
                  hint=HINT_ELEMENTWISE_STATE)
     if np.shape(S) == (n,) and (L, n) != (n,) and L > 1:
         run.fail(f"{call_text} returned shape (n,) = {(n,)}: only the final state; expected "
-                 f"every state, {(L, n)}.", hint="keep every state: one row per time step t")
+                 f"every state, {(L, n)}.", hint=HINT_KEEP_STATES)
     run.expect_shape(call_text, S, (L, n),
-                     hint="one row per time step t and one column per state entry: (L, n). "
-                     + HINT_SIZES)
-    run.expect_finite(call_text, S, hint="a stable A (all |eigenvalues| < 1) keeps every "
-                      "state finite: look for a division or an uninitialised array")
+                     hint=HINT_STATES_SHAPE)
+    run.expect_finite(call_text, S, hint=HINT_STATES_FINITE)
     expected = _solve_states(A, B, X) if expected is None else expected
     if as_array(S).dtype.kind in "biu" and not np.array_equal(expected, np.round(expected)):
         run.fail(f"{call_text} returned integers ({describe(S)}); the states are not "

@@ -1,22 +1,43 @@
 """The mistake catalogue: realistic wrong answers and correct answers written differently.
 
 Each notebook NN_topic has `autograder/mistakes/nbNN_topic.py` with two lists:
-`MISTAKES` (every one must lose the points of its test cell, with its hint in the failure
-message) and `ALTERNATIVES` (correct answers written another way: every one must pass).
-A variant replaces the solution regions of one answer cell of the solution notebook with
-its own code, exactly as a student's submission would.
+`MISTAKES` (every one must lose the points of its test cell, with its detector's hint in the
+failure message) and `ALTERNATIVES` (correct answers written another way: every one must
+pass). A variant replaces the solution regions of one answer cell of the solution notebook
+with its own code, exactly as a student's submission would.
+
+A variant is written in one of two ways:
+
+- as edits of a base (the usual form): `mistake("softmax_rows", "softmax over the wrong
+  axis", edit("axis=-1", "axis=0", count=2), detects=nb01.HINT_SOFTMAX_AXIS)`. The base is
+  the reference body, i.e. the solution regions of the answer cell (what
+  `autograder/reference/` holds), without its comments; or `base=` a shared body (a string,
+  or a tuple with one item per region, None for the reference region) or another entry.
+  Every edit names text that must occur exactly once (or `count` times) in the body it
+  edits, else the variant fails loudly with a `CatalogueError` naming it;
+- as a full body (a string, or a tuple with one body per solution region, None keeping the
+  reference region), for an answer that is a rewrite rather than a slip.
+
+A mistake names the detector it must trigger: `detects=` a hint constant of the checks
+(`attnbook.checks.nbNN.HINT_*`, a template filled with `.format`), whose text must appear in
+the failure message; a concept question's mistake detects its explanation
+(`detects=explained("NN_topic")`). `hint="words of the message"` remains for a hint the checks
+do not name as a constant yet (tests/test_catalogue.py lists the notebooks that may).
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import copy
+import dataclasses
 import importlib.util
 import io
 import linecache
 import re
 import textwrap
-from dataclasses import dataclass
+import tokenize
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
@@ -29,32 +50,248 @@ _REGION = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ 
                      re.DOTALL | re.MULTILINE)
 
 
+class CatalogueError(ValueError):
+    """A catalogue entry that does not apply to the body it edits (or is ill-formed)."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change of a body; `old` must occur exactly `count` times in it.
+
+    kind "text" replaces the text `old` by `new` (both may span lines); the other kinds work
+    on whole lines, the lines containing `old`: "line" replaces each by the lines of `new`,
+    "after"/"before" insert the lines of `new` after/before each, "delete" removes each. New
+    lines take the indentation of the line they replace or sit next to, plus their own.
+    """
+
+    kind: str
+    old: str
+    new: str = ""
+    count: int = 1
+
+    def __repr__(self) -> str:
+        call = {"text": "edit", "line": "replace_line", "after": "insert_after",
+                "before": "insert_before", "delete": "delete"}[self.kind]
+        args = [repr(self.old)] + ([repr(self.new)] if self.kind != "delete" else [])
+        return f"{call}({', '.join(args + ([f'count={self.count}'] if self.count != 1 else []))})"
+
+    def found(self, body: str) -> int:
+        if self.kind == "text":
+            return body.count(self.old)
+        return sum(self.old in line for line in body.split("\n"))
+
+    def apply(self, body: str) -> str:
+        if self.kind == "text":
+            return body.replace(self.old, self.new)
+        out = []
+        for line in body.split("\n"):
+            if self.old not in line:
+                out.append(line)
+                continue
+            pad = line[:len(line) - len(line.lstrip())]
+            new = [pad + n if n else n for n in self.new.split("\n")]
+            out += {"line": new, "after": [line, *new], "before": [*new, line],
+                    "delete": []}[self.kind]
+        return "\n".join(out)
+
+
+def edit(old: str, new: str, count: int = 1) -> Edit:
+    """Replace the text `old` (found `count` times) by `new`: `edit("axis=-1", "axis=0")`."""
+    return Edit("text", old, new, count)
+
+
+def replace_line(old: str, new: str, count: int = 1) -> Edit:
+    """Replace the line containing `old` by the line(s) `new`, at its indentation."""
+    return Edit("line", old, new, count)
+
+
+def insert_after(old: str, new: str, count: int = 1) -> Edit:
+    """Insert the line(s) `new` after the line containing `old`, at its indentation."""
+    return Edit("after", old, new, count)
+
+
+def insert_before(old: str, new: str, count: int = 1) -> Edit:
+    """Insert the line(s) `new` before the line containing `old`, at its indentation."""
+    return Edit("before", old, new, count)
+
+
+def delete(old: str, count: int = 1) -> Edit:
+    """Delete the line containing `old`."""
+    return Edit("delete", old, "", count)
+
+
+Bodies = tuple  # one item per solution region: its code, or None for the reference region
+
+
 @dataclass(frozen=True)
 class Variant:
-    """One way of filling in answer cell `cell`; `test` is the test cell it is judged by."""
+    """One way of filling in answer cell `cell`; `test` is the test cell it is judged by.
+
+    `bodies` is the full-body form (one per region, None keeps the reference region);
+    `edits` (applied to `base`: None for the reference body, a shared body, or another
+    Variant, which `catalogue` links from `like`, the name of another entry of the cell) is
+    the edit form. `hint` is the text the failure message must contain: the detector's
+    (`detects`) or, in the older form, words of the message.
+    """
 
     cell: str
     name: str
-    bodies: tuple[str | None, ...]
+    bodies: Bodies | None
     test: str
     hint: str = ""
+    edits: tuple[Edit, ...] = ()
+    base: object = None
+    detects: str | None = field(default=None, compare=False)
+    like: str | None = None
+
+    def resolve(self, reference: Bodies) -> Bodies:
+        """The bodies this variant writes into the cell whose solution regions (their text,
+        dedented) are `reference`."""
+        if self.bodies is not None:
+            bodies = self.bodies
+        elif self.like is not None and self.base is None:
+            raise CatalogueError(f"{self.cell}: {self.name!r}: like={self.like!r} is not "
+                                 "linked to its entry: build the lists with catalogue([...])")
+        else:
+            bodies = _base_bodies(self.base, reference)
+            for change in self.edits:
+                bodies = _apply(change, bodies, reference, self)
+        if len(bodies) != len(reference):
+            raise CatalogueError(f"{self.cell}: {self.name!r}: the cell has {len(reference)} "
+                                 f"solution regions; the variant gives {len(bodies)} bodies")
+        return bodies
 
 
-def mistake(cell: str, name: str, body: str | tuple, hint: str, test: str | None = None):
-    """A wrong answer that must lose `test`'s points with `hint` in the failure message."""
-    bodies = body if isinstance(body, tuple) else (body,)
-    return Variant(cell, name, bodies, test or f"test_{cell}", hint)
+def _base_bodies(base, reference: Bodies) -> Bodies:
+    if base is None:
+        return (None,) * len(reference)
+    if isinstance(base, Variant):
+        return base.resolve(reference)  # (a base of another cell fails on its region count)
+    return base if isinstance(base, tuple) else (base,)
 
 
-def alternative(cell: str, name: str, body: str | tuple, test: str | None = None):
+def _apply(change: Edit, bodies: Bodies, reference: Bodies, variant: Variant) -> Bodies:
+    """`change` applied to every region whose text holds its `old` text; a region that is
+    None (the reference) is edited as the reference body without its comments."""
+    texts = [_code(reference[i]) if b is None else textwrap.dedent(b).strip("\n")
+             for i, b in enumerate(bodies)]
+    found = [change.found(t) for t in texts]
+    if sum(found) != change.count:
+        where = "the reference body" if variant.base is None else "its base"
+        raise CatalogueError(
+            f"{variant.cell}: {variant.name!r}: {change!r} expects {change.count} "
+            f"{'occurrence' if change.count == 1 else 'occurrences'} of {change.old!r} in "
+            f"{where} (comments removed), found {sum(found)}; the body it edits has changed: "
+            "update the entry")
+    return tuple(change.apply(t) if n else b for t, n, b in zip(texts, found, bodies))
+
+
+def code_only(body: str) -> str:
+    """`body` without comments: trailing comments cut, comment-only lines dropped."""
+    lines = body.split("\n")
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(body + "\n").readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return body
+    for token in reversed([t for t in tokens if t.type == tokenize.COMMENT]):
+        row, col = token.start
+        lines[row - 1] = lines[row - 1][:col].rstrip() or None
+    return "\n".join(line for line in lines if line is not None)
+
+
+def _code(region: str) -> str:
+    return code_only(textwrap.dedent(region).strip("\n"))
+
+
+def mistake(cell: str, name: str, body=None, hint: str | None = None, test: str | None = None,
+            *, detects: str | None = None, base=None, like: str | None = None) -> Variant:
+    """A wrong answer that must lose `test`'s points with its detector's hint in the failure
+    message. `body`: an edit, a list of edits, or a full body (see the module docstring);
+    edits apply to the reference body, to `base`, or to the entry of this cell named `like`."""
+    if isinstance(detects, Explanations):
+        if cell not in detects:
+            raise CatalogueError(f"{cell}: {name!r}: detects= the explanations, but {cell!r} "
+                                 "is no concept question of this notebook")
+        detects = detects[cell]
+    if (hint is None) == (detects is None) or not (hint or detects):
+        raise CatalogueError(f"{cell}: {name!r}: give exactly one of detects= (a hint "
+                             "constant of the checks) and hint= (words of the message)")
+    return _variant(cell, name, body, test, detects or hint, base, detects, like)
+
+
+def alternative(cell: str, name: str, body=None, test: str | None = None, *, base=None,
+                like: str | None = None) -> Variant:
     """A correct answer written differently from the reference; it must pass."""
+    return _variant(cell, name, body, test, "", base, None, like)
+
+
+def _variant(cell, name, body, test, hint, base, detects, like) -> Variant:
+    test = test or f"test_{cell}"
+    if isinstance(body, Edit):
+        body = [body]
+    if base is not None and like is not None:
+        raise CatalogueError(f"{cell}: {name!r}: give base= or like=, not both")
+    if isinstance(body, list) or body is None:
+        edits = tuple(body or ())
+        if not all(isinstance(e, Edit) for e in edits):
+            raise CatalogueError(f"{cell}: {name!r}: a list body holds edits only")
+        return Variant(cell, name, None, test, hint, edits, base, detects, like)
+    if base is not None or like is not None:
+        raise CatalogueError(f"{cell}: {name!r}: base= and like= go with edits, not a full "
+                             "body")
     bodies = body if isinstance(body, tuple) else (body,)
-    return Variant(cell, name, bodies, test or f"test_{cell}")
+    return Variant(cell, name, bodies, test, hint, (), None, detects)
+
+
+def catalogue(entries: list[Variant]) -> tuple[list[Variant], list[Variant]]:
+    """(MISTAKES, ALTERNATIVES) from one list of entries, in order, each `like=` linked to
+    the entry of its cell with that name (a CatalogueError names an entry that is missing,
+    named twice, or part of a cycle)."""
+    by_name: dict[tuple[str, str], Variant] = {}
+    for entry in entries:
+        if (entry.cell, entry.name) in by_name:
+            raise CatalogueError(f"{entry.cell}: {entry.name!r} is the name of two entries")
+        by_name[entry.cell, entry.name] = entry
+    linked: dict[tuple[str, str], Variant] = {}
+
+    def link(entry: Variant, seen: tuple = ()) -> Variant:
+        key = (entry.cell, entry.name)
+        if key in linked:
+            return linked[key]
+        if entry.like is None:
+            linked[key] = entry
+            return entry
+        if key in seen:
+            raise CatalogueError(f"{entry.cell}: {entry.name!r}: like= goes round in a circle")
+        base = by_name.get((entry.cell, entry.like))
+        if base is None:
+            raise CatalogueError(f"{entry.cell}: {entry.name!r}: like={entry.like!r} names no "
+                                 f"entry of the cell {entry.cell!r}")
+        linked[key] = dataclasses.replace(entry, base=link(base, (*seen, key)))
+        return linked[key]
+
+    done = [link(entry) for entry in entries]
+    return [v for v in done if v.hint], [v for v in done if not v.hint]
 
 
 def notebooks() -> list[str]:
     """The notebooks that have a catalogue, e.g. ["01_attention_scores", ...]."""
     return sorted(p.stem[2:] for p in (AUTOGRADER / "mistakes").glob("nb*.py"))
+
+
+class Explanations(dict):
+    """Concept question -> the explanation shown when its answer is wrong (the detector of a
+    concept mistake). `mistake("answer_x", ..., detects=WHY)` takes the entry's own."""
+
+
+def explained(notebook: str) -> Explanations:
+    """The concept questions' explanations, from `ANSWERS` in
+    autograder/reference/nb<notebook>.py (generated from the solution's `# Why:` lines)."""
+    tree = ast.parse((AUTOGRADER / "reference" / f"nb{notebook}.py").read_text())
+    answers = next(ast.literal_eval(node.value) for node in tree.body
+                   if isinstance(node, ast.Assign)
+                   and [getattr(t, "id", None) for t in node.targets] == ["ANSWERS"])
+    return Explanations({name: why for name, (_, _, why) in answers.items()})
 
 
 def load_catalogue(notebook: str) -> ModuleType:
@@ -68,6 +305,12 @@ def solution_notebook(notebook: str) -> nbformat.NotebookNode:
 
 def nbgrader_meta(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def regions(source: str) -> Bodies:
+    """The text of each solution region of `source` (markers removed, dedented)."""
+    return tuple(textwrap.dedent("".join(m.group(0).splitlines(keepends=True)[1:-1]))
+                 for m in _REGION.finditer(source))
 
 
 def replace_regions(source: str, bodies: tuple[str | None, ...]) -> str:
@@ -96,7 +339,8 @@ def apply_variant(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.Noteb
     cells = [c for c in nb.cells if nbgrader_meta(c).get("grade_id") == variant.cell]
     if len(cells) != 1:
         raise KeyError(f"no single answer cell with grade_id {variant.cell!r}")
-    cells[0].source = replace_regions(cells[0].source, variant.bodies)
+    source = cells[0].source
+    cells[0].source = replace_regions(source, variant.resolve(regions(source)))
     return nb
 
 

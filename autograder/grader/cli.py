@@ -82,6 +82,8 @@ def _grade_from_exchange(args, course: Course, shard: tuple[int, int]) -> list[d
     for assignment in _collect(args, course):
         outcomes += grade_class(course, collected_folder(course, assignment), [assignment],
                                 args.student, args.workers, args.force, shard)
+        if course.last_intake is None:  # grade_class takes in the folder it is given
+            raise RuntimeError(f"grade: expected an intake of {assignment}, got none")
         print(intake_summary(course.last_intake, course.work))
     course.last_intake = None  # printed above, one per assignment
     return outcomes

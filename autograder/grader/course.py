@@ -20,6 +20,7 @@ import re
 import sys
 import time
 import warnings
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -38,7 +39,10 @@ OWN_CODE = "<own code>"
 
 def package_dir() -> Path:
     """The `attnbook` package graded notebooks import (found without importing it)."""
-    return Path(importlib.util.find_spec("attnbook").submodule_search_locations[0])
+    spec = importlib.util.find_spec("attnbook")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("package_dir: expected an importable attnbook package, found none")
+    return Path(spec.submodule_search_locations[0])
 
 
 def grading_inputs(root: Path, assignment: str) -> list[tuple[str, Path]]:
@@ -434,7 +438,8 @@ class Course:
             gb.db.commit()
         return cleared
 
-    def status_of(self, student: str, assignment: str, manual: set[str] = frozenset()) -> str:
+    def status_of(self, student: str, assignment: str,
+                  manual: AbstractSet[str] = frozenset()) -> str:
         """What happened to one notebook: intake notes, the kernel's status and manual scores
         cleared by a resubmission (until a TA grades that cell by hand again)."""
         notes = []
@@ -451,7 +456,7 @@ class Course:
                          "since it was given; grade it again in formgrader")
         return "; ".join(notes) or "ok"
 
-    def stale_manual(self, student: str, assignment: str, manual: set[str]) -> dict:
+    def stale_manual(self, student: str, assignment: str, manual: AbstractSet[str]) -> dict:
         """The cleared manual scores that no TA has given again (`manual`: grades that have a
         manual score now)."""
         cleared = self.state(student, assignment).get("manual_cleared", {})
@@ -468,6 +473,8 @@ def _init_worker(settings: dict) -> None:
 
 
 def _work(job: tuple[str, str]) -> dict:
+    if _WORKER is None:
+        raise RuntimeError("_work: expected the pool's initializer to have built the course")
     return _WORKER.grade_one(*job)  # never raises: a failure is the outcome's error
 
 
@@ -517,8 +524,8 @@ def grade_class(course: Course, source: Path | None, assignments: list[str] | No
     outcomes = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                              initializer=_init_worker,
-                             initargs=(settings_of(course),)) as pool:
-        futures = [pool.submit(_work, job) for job in jobs]
+                             initargs=(settings_of(course),)) as executor:
+        futures = [executor.submit(_work, job) for job in jobs]
         for future in as_completed(futures):
             outcomes.append(future.result())
     return sorted(outcomes, key=lambda o: (o["assignment"], o["student"]))

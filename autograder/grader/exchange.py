@@ -158,8 +158,10 @@ def read_inbound(exchange: ExchangeFolder, assignments: set[str] | None,
         if key not in latest or (entry.stamp, entry.name) > (latest[key].stamp, latest[key].name):
             latest[key] = entry
     for entry in entries:
-        chosen = latest.get((entry.student, entry.assignment))
-        if entry.status == "collected" and entry is not chosen:
+        if entry.status != "collected":
+            continue
+        chosen = latest[(entry.student, entry.assignment)]  # every collected entry has one
+        if entry is not chosen:
             entry.status, entry.reason = "superseded", f"a later submission: {chosen.name}"
     return entries
 

@@ -246,7 +246,8 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     channel = KernelChannel(request_fd, reply_fd, job["id"], job["limit_text"])
     channel.deadline = job["deadline_wall"] - time.time() + time.monotonic()
     out = io.StringIO()
-    outcome = {"verdict": "passed", "error": None, "kill": "", "borrowed": []}
+    outcome: dict[str, object] = {"verdict": "passed", "error": None, "kill": "",
+                                  "borrowed": []}
     try:
         sources = job["sources"]
         outcome["borrowed"] = _borrowed(job)
@@ -270,7 +271,7 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
 
 def _read_all(fd: int, deadline: float, limit: int = 64 * 1024 * 1024) -> bytes | None:
     """Everything written to `fd` until its writer closes it, or None at the deadline."""
-    chunks, size = [], 0
+    chunks, size = list[bytes](), 0
     while True:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:

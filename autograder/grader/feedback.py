@@ -42,10 +42,11 @@ from traitlets import Bool, Unicode
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")  # grade ids, tags, cell ids
 SAFE_CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # nbformat's rule
-NBGRADER_KEYS = {"grade": bool, "solution": bool, "locked": bool, "task": bool,
-                 "points": (int, float), "score": (int, float, type(None)),
-                 "schema_version": int, "checksum": str, "cell_type": str, "grade_id": str,
-                 "comment": (str, type(None))}  # comment: the grader's, set by GetGrades
+NBGRADER_KEYS: dict[str, type | tuple[type, ...]] = {
+    "grade": bool, "solution": bool, "locked": bool, "task": bool,
+    "points": (int, float), "score": (int, float, type(None)),
+    "schema_version": int, "checksum": str, "cell_type": str, "grade_id": str,
+    "comment": (str, type(None))}  # comment: the grader's, set by GetGrades
 BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
 TEXT_CELLS = ("markdown", "raw")
 

@@ -170,7 +170,11 @@ def end_student_processes() -> None:
     PID namespace ends them."""
     from grader.sandbox import throwaway_ids
 
-    uid, gid = throwaway_ids()
+    ids = throwaway_ids()
+    if ids is None:
+        raise RuntimeError("end_student_processes: expected to run as root, with a throwaway "
+                           f"user id to end, but the effective user id is {os.geteuid()}")
+    uid, gid = ids
     pid = os.fork()
     if pid == 0:  # the child becomes the throwaway user and signals all of its processes
         try:
@@ -220,7 +224,7 @@ def tests_of(course: Course, student: str, assignment: str, visibility: str) -> 
     """One Gradescope test per graded cell, in the notebook's order."""
     grades = _grades(course, student, assignment)
     graded = course.work / "autograded" / student / assignment / f"{assignment}.ipynb"
-    cells = {}
+    cells: dict[str, dict] = {}
     for cell in nbformat.read(graded, 4).cells:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if grade_id in grades:

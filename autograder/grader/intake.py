@@ -315,7 +315,7 @@ def collect(source: Path, assignments: list[str], grade_ids: dict[str, set[str]]
     `grade_ids` (assignment -> its graded cells' ids) recognises notebooks whose name says
     nothing; `known` (student id -> identity key, from earlier runs) keeps ids stable and
     catches a new identity that would take an id already given to someone else."""
-    intake, candidates, identities, owners = Intake(), defaultdict(list), {}, []
+    intake, candidates, identities, owners = Intake(), defaultdict(list), dict[str, Identity](), []
     entries = list(_files(Path(source)))
     split = [[p for p in name.split("/") if p] for name, *_ in entries]
     depth = _wrapper_depth([p for p in split if p and not _is_junk(p)])

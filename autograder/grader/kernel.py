@@ -37,6 +37,8 @@ PNG_LIMIT = 1_500_000  # base64 characters of one image
 class BoundedText:
     """A text stream that keeps the first `limit` characters and counts the rest."""
 
+    parts: list[str]
+
     def __init__(self, name: str, limit: int):
         self.name, self.limit, self.parts, self.kept, self.dropped = name, limit, [], 0, 0
         self.encoding = "utf-8"
@@ -71,12 +73,15 @@ class Kernel:
         from IPython.core.interactiveshell import InteractiveShell
 
         self.shell = InteractiveShell.instance(colors="NoColor", history_length=0)
+        if self.shell.history_manager is None:  # instance() always makes one
+            raise RuntimeError("Kernel: expected IPython's shell to have a history manager")
         self.shell.history_manager.enabled = False
         self.error = None
         self.displays: list[dict] = []
         self.dropped = 0
-        self.shell._showtraceback = self._record_error
-        self.shell.display_pub.publish = self._record_display
+        # IPython's hooks for tracebacks and displays are replaced on this one shell
+        self.shell._showtraceback = self._record_error  # type: ignore[method-assign]
+        self.shell.display_pub.publish = self._record_display  # type: ignore[method-assign]
         self.handles: dict[int, object] = {}
         self.tokens: dict[int, int] = {}  # id(object) -> a small number, for aliasing
         for name in ("numpy", "torch", "matplotlib", "attnbook.notebook"):

@@ -115,7 +115,8 @@ def _cell(raw, number: int, notes: list[str]) -> Cell | None:
         cell_type = ""
     grade_id = _text_field(_nbgrader_of(raw, where, notes).get("grade_id"), "nbgrader grade_id",
                            where, notes)
-    cell_id = raw.get("id") if isinstance(raw.get("id"), str) else ""
+    cell_id = raw.get("id")
+    cell_id = cell_id if isinstance(cell_id, str) else ""
     return Cell(cell_type, _source(raw.get("source"), where, notes), grade_id,
                 _clean_text(cell_id)[0])
 
@@ -255,7 +256,7 @@ def normalize(data: bytes | None, release: nbformat.NotebookNode
     ids = [recognised[i][0] if i in recognised else cell.grade_id
            for i, cell in enumerate(student)]
     last = {grade_id: i for i, grade_id in enumerate(ids)}  # nbgrader keeps the last copy
-    cells, seen = [], set()
+    cells, seen = [], set[str]()
     for index, (cell, grade_id) in enumerate(zip(student, ids)):
         if grade_id not in graded:
             cells.append(_own(cell))

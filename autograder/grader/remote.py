@@ -90,6 +90,7 @@ class _Remote:
 
     _channel: KernelChannel
     _params: list[str]
+    __name__: str  # set by each subclass
 
     def _target(self) -> dict:
         raise NotImplementedError

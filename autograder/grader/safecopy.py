@@ -136,7 +136,7 @@ def _copy_file(folder_fd, name, target: Path, size: int, limits, result, shown) 
 
 
 def _read_at_most(fd: int, limit: int) -> bytes | None:
-    chunks, total = [], 0
+    chunks, total = list[bytes](), 0
     while True:
         chunk = os.read(fd, 1 << 20)
         if not chunk:

@@ -111,7 +111,10 @@ def kernel_command(own: Path, fds: tuple[int, int], use_sandbox: bool,
     kernel = [python, "-s", "-B", "-m", "grader.kernel", str(fds[0]), str(fds[1])]
     if not use_sandbox:
         return fallback_command(kernel) if os.environ.get(FALLBACK_ENV) == "setpriv" else kernel
-    args = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+    bwrap = bwrap_path()
+    if bwrap is None:
+        raise RuntimeError("kernel_command: expected bubblewrap (bwrap) on PATH for the sandbox")
+    args = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session",
             "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
             "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",

@@ -32,6 +32,7 @@ import os
 import select
 import struct
 import time
+from typing import Any
 
 MAX_FRAME = 64 * 1024 * 1024
 MAX_DEPTH = 24
@@ -40,7 +41,7 @@ _DTYPE_KINDS = "biufc"
 # The models the grader may hand to a student's function, by class path: only the course's
 # own classes, rebuilt from their config in the kernel.
 TRUSTED_MODELS = ("attnbook.model.TransformerLM", "attnbook.checks._lm.ObservedLM",
-                  "attnbook.qwen3.Qwen3LM")
+                  "attnbook.qwen3.Qwen3LM", "attnbook.seq2seq.Seq2SeqTransformer")
 TRUSTED_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 GENERATOR = "torch._C.Generator"  # the class path of torch.Generator
 
@@ -200,7 +201,7 @@ class Decoder:
 
     def __init__(self, objects: bool = False, lookup=None, make_handle=None):
         self.objects, self.lookup, self.make_handle = objects, lookup, make_handle
-        self.models: dict[int, object] = {}
+        self.models: dict[int, Any] = {}  # torch modules (torch is imported lazily)
         self.pending: list = []  # optimizers wait until every model of the call is rebuilt
 
     def decode(self, value, depth: int = 0):

@@ -1,0 +1,880 @@
+"""Checks for notebook 11, the encoder-decoder: cross_attention, EncoderDecoder, beam_search.
+
+Visible use: `check_cross_attention(cross_attention)` runs a worked example and compares with
+PyTorch's `F.scaled_dot_product_attention`; `check_encoder_decoder(EncoderDecoder)` copies
+random weights from the course's `Seq2SeqTransformer` (which computes what
+`torch.nn.Transformer(norm_first=True)` computes) into the learner's module and compares
+logits, then tests padding, causality and that the whole source is read;
+`check_beam_search(beam_search)` runs lookup-table models whose every probability is set by
+hand, then random models against the package's batched beam search. Hidden use: each also
+compares with the autograder's reference on random shapes, weights and seeds.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from attnbook.checks._core import CheckRun, Mistake, as_array, names_called
+from attnbook.checks._modules import module_view, parameter_shapes
+from attnbook.checks._source import definitions, names_reached
+from attnbook.seq2seq import (
+    Seq2SeqConfig,
+    Seq2SeqTransformer,
+    beam_decode,
+    causal,
+    randomise,
+)
+
+__all__ = [
+    "check_beam_search",
+    "check_cross_attention",
+    "check_encoder_decoder",
+    "lookup_model",
+]
+
+HINT_KEY_AXIS = ("enc_allowed is (B, L_s): reshape it to (B, 1, 1, L_s) (enc_allowed[:, None, "
+                 "None, :]) so that it lines up with the LAST axis of the scores (B, h, L_t, "
+                 "L_s), the source tokens, for every head and every query")
+HINT_NAN = ("an email with no real token leaves a row of -inf scores, and torch.softmax "
+            "gives NaN for it: give such rows zero weights (torch.nan_to_num(..., nan=0.0))")
+
+
+def _tolerance(*values) -> float:
+    return 1e-6 if all(getattr(v, "dtype", None) == torch.float64 for v in values) else 1e-5
+
+
+# ---------------------------------------------------------------------------------------
+# cross_attention
+# ---------------------------------------------------------------------------------------
+def _softmax_rows(scores: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    return torch.nan_to_num(torch.softmax(scores, dim=dim), nan=0.0)
+
+
+def _torch_expected(q, k, v, enc_allowed):
+    """PyTorch's fused attention with the key mask; an email with no real token gives
+    zeros, as the course defines. The weights from the same masked scores."""
+    keys = enc_allowed[:, None, None, :]  # (B, 1, 1, L_s)
+    y = torch.nan_to_num(F.scaled_dot_product_attention(q, k, v, attn_mask=keys), nan=0.0)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return y, _softmax_rows(scores.masked_fill(~keys, float("-inf")))
+
+
+def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]:
+    """(name, weights, hint) of known wrong answers; the outputs are weights @ v."""
+    d_k, L_t, L_s = q.shape[-1], q.shape[-2], k.shape[-2]
+    S = q @ k.transpose(-2, -1)  # (B, h, L_t, L_s), unscaled
+    keys = enc_allowed[:, None, None, :]
+    inf = float("-inf")
+
+    def masked(scores, mask=keys):
+        return _softmax_rows(scores.masked_fill(~mask, inf))
+
+    out = [
+        ("no 1/sqrt(d_k) scaling", masked(S), "divide the scores by sqrt(d_k) = "
+         "sqrt(q.shape[-1])"),
+        ("scaled by sqrt(L_s), the number of source tokens, instead of sqrt(d_k)",
+         masked(S / math.sqrt(L_s)), "divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of "
+         "a query, not by the square root of a length"),
+        ("divided by d_k instead of sqrt(d_k)", masked(S / d_k), "divide by sqrt(d_k), not "
+         "d_k"),
+        ("the padding mask was not applied: padded source tokens were read",
+         _softmax_rows(S / math.sqrt(d_k)), "give the padded source tokens -inf scores before "
+         "the softmax: scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))"),
+        ("mask inverted (True treated as padding)", masked(S / math.sqrt(d_k), ~keys),
+         "True in enc_allowed marks a REAL source token: fill -inf where it is False"),
+        ("mask applied after the softmax (padded weights zeroed, rows not renormalised)",
+         _softmax_rows(S / math.sqrt(d_k)) * keys, "set the padded scores to -inf BEFORE the "
+         "softmax; zeroing weights afterwards leaves rows that do not sum to 1"),
+        ("mask multiplied into the scores (padded scores 0, not -inf)",
+         _softmax_rows(S / math.sqrt(d_k) * keys), "a padded score must be -inf, not 0: "
+         "exp(0) = 1 still gives the padded token weight"),
+        ("a causal mask added: reply position i read only source tokens j <= i",
+         masked(S / math.sqrt(d_k), keys & torch.ones(L_t, L_s, dtype=torch.bool).tril()),
+         "cross-attention has no causal mask: the whole source is known before the reply "
+         "starts, so every reply position may read every real source token"),
+        ("softmax over the reply positions (dim=-2) instead of the source tokens",
+         _softmax_rows((S / math.sqrt(d_k)).masked_fill(~keys, inf), dim=-2),
+         "each query's weights over the source tokens (the last axis, dim=-1) must sum to 1"),
+        ("-1e9 instead of -inf: an email with no real token got uniform weights",
+         torch.softmax((S / math.sqrt(d_k)).masked_fill(~keys, -1e9), dim=-1),
+         "use float('-inf') and give rows with no allowed key zero weights"),
+    ]
+    if L_t == L_s:
+        rows = enc_allowed[:, None, :, None]  # (B, 1, L_t, 1): the queries
+        out += [
+            ("mask lined up with the queries (enc_allowed[:, None, :, None]) instead of the "
+             "source tokens", masked(S / math.sqrt(d_k), rows.expand(S.shape)),
+             HINT_KEY_AXIS),
+            ("weights transposed (A^T @ v)", masked(S / math.sqrt(d_k)).transpose(-2, -1),
+             "the output is A @ v with A (B, h, L_t, L_s): each reply position's row of "
+             "weights mixes the values"),
+        ]
+    return out
+
+
+def _expect_pair(run: CheckRun, call: str, seen) -> tuple:
+    if not isinstance(seen, tuple | list) or len(seen) != 2:
+        run.fail(f"{call} returned {type(seen).__name__}; expected a pair (Y, A).",
+                 hint="return both the output and the weights: return Y, A")
+    run.passed += 1
+    return tuple(seen)
+
+
+def _check_cross_case(run: CheckRun, call: str, q, k, v, enc_allowed, expected=None,
+                      hint: str | None = None):
+    B, h, L_t, _ = q.shape
+    L_s, d_v = k.shape[-2], v.shape[-1]
+    y_exp, a_exp = expected if expected is not None else _torch_expected(q, k, v, enc_allowed)
+    run.in_place_hint = ("work on new tensors (scores = q @ ..., not q /= ...): the caller's "
+                         "q, k, v and enc_allowed must stay as they were")
+    Y, A = _expect_pair(run, call, run.call(call, q, k, v, enc_allowed, crash_hints=[
+        (("must match the size", "does not broadcast", "shape of the mask"), HINT_KEY_AXIS),
+        ("'NoneType'", "return both: return Y, A")]))
+    if tuple(getattr(Y, "shape", ())) == (B, h, L_t, L_s) and (B, h, L_t, L_s) != (
+            B, h, L_t, d_v):
+        run.fail(f"{call}: the first element has the weights' shape {(B, h, L_t, L_s)}.",
+                 hint="return Y first, then A: the output, then the weights")
+    run.expect_shape(f"{call}, Y", Y, (B, h, L_t, d_v), hint="Y is (B, h, L_t, d_v): one row "
+                     "per reply position, the width of the values")
+    run.expect_shape(f"{call}, A", A, (B, h, L_t, L_s), hint="A is (B, h, L_t, L_s): one row "
+                     "per reply position, one column per source token")
+    run.expect_finite(f"{call}, Y", Y, hint=hint or HINT_NAN)
+    run.expect_finite(f"{call}, A", A, hint=hint or HINT_NAN)
+    mistakes = _cross_mistakes(q, k, v, enc_allowed)
+    tol = _tolerance(Y, q)
+    run.expect_close(f"{call}, the weights A", A, a_exp, rtol=tol, atol=tol,
+                     mistakes=[Mistake(n, a, hint_) for n, a, hint_ in mistakes], hint=hint)
+    run.expect_close(f"{call}, the output Y", Y, y_exp, rtol=tol, atol=tol,
+                     mistakes=[Mistake(n, a @ v, hint_) for n, a, hint_ in mistakes], hint=hint)
+    return Y, A
+
+
+def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> None:
+    run = CheckRun(cross_attention)
+    names = names_called(cross_attention)
+    run.expect_true("scaled_dot_product_attention" not in names
+                    and "multi_head_attention_forward" not in names,
+                    f"{run.name} calls PyTorch's own fused attention.",
+                    hint="write the scores, the mask, the softmax and the weighted sum "
+                    "yourself; the check compares with PyTorch's kernel for you")
+    # The worked example: 2 reply positions, 3 source tokens, the last one padding.
+    q = torch.tensor([[[[1.0, 0.0], [0.0, 2.0]]]], dtype=torch.float64)  # (1, 1, 2, 2)
+    k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]], dtype=torch.float64)
+    v = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]]], dtype=torch.float64)
+    real = torch.tensor([[True, True, False]])
+    r0 = math.exp(1 / math.sqrt(2))  # row 0: scores (1, 0) / sqrt(2)
+    r1 = math.exp(2 / math.sqrt(2))  # row 1: scores (0, 2) / sqrt(2)
+    A_hand = torch.tensor([[[[r0 / (r0 + 1), 1 / (r0 + 1), 0.0],
+                             [1 / (1 + r1), r1 / (1 + r1), 0.0]]]], dtype=torch.float64)
+    call = ("cross_attention(q, k, v, enc_allowed) on the worked example (2 reply positions, "
+            "3 source tokens, the third one padding with value (5, 5))")
+    _check_cross_case(run, call, q, k, v, real, expected=(A_hand @ v, A_hand))
+
+    g = torch.Generator().manual_seed(111)
+    q, k = (torch.randn(2, 3, L, 4, generator=g, dtype=torch.float64) for L in (4, 6))
+    v = torch.randn(2, 3, 6, 2, generator=g, dtype=torch.float64)
+    batch = torch.tensor([[True] * 6, [True] * 4 + [False] * 2])  # Message A, Message B
+    call = ("cross_attention on a batch of 2 emails (Message B padded by 2), 3 heads, "
+            "L_t = 4, L_s = 6, d_k = 4, d_v = 2, float64")
+    Y, _ = _check_cross_case(run, call, q, k, v, batch)
+    k2, v2 = k.clone(), v.clone()
+    k2[1, :, 4:], v2[1, :, 4:] = 100.0, -100.0  # Message B's padded keys and values changed
+    Y2, _ = _expect_pair(run, call, run.call(call, q, k2, v2, batch))
+    run.expect_close("cross_attention with Message B's padded keys and values replaced by "
+                     "+-100", Y2, Y, rtol=1e-6, atol=1e-6,
+                     hint="a padded source token must get weight exactly 0, so what it holds "
+                     "can never reach the output")
+
+    square = torch.tensor([[True] * 5, [True, True, True, False, False]])
+    q, k, v = (torch.randn(2, 2, 5, 3, generator=g, dtype=torch.float64) for _ in range(3))
+    _check_cross_case(run, "cross_attention with L_t = L_s = 5 (Message B padded by 2)", q, k,
+                      v, square)
+    empty = torch.tensor([[True, False, True], [False, False, False]])
+    q = torch.randn(2, 1, 2, 4, generator=g, dtype=torch.float64)
+    k, v = (torch.randn(2, 1, 3, 4, generator=g, dtype=torch.float64) for _ in range(2))
+    Y, A = _check_cross_case(run, "cross_attention where email 1 has no real token at all",
+                             q, k, v, empty)
+    run.expect_close("the output of the email with no real token", as_array(Y)[1],
+                     np.zeros((1, 2, 4)), atol=0.0, hint="a query with no allowed key "
+                     "returns zeros")
+    big = torch.randn(1, 2, 3, 4, generator=g, dtype=torch.float64) * 30.0  # scores ~ 1e3
+    _check_cross_case(run, "cross_attention with large scores (q, k ~ 30 per feature)", big,
+                      big.flip(-2), torch.randn(1, 2, 3, 2, generator=g, dtype=torch.float64),
+                      torch.tensor([[True, True, False]]),
+                      hint="exp of a large score overflows: torch.softmax subtracts each "
+                      "row's maximum for you")
+    one = torch.randn(1, 1, 1, 3, generator=g)
+    _check_cross_case(run, "cross_attention with one reply position and one source token, "
+                      "float32", one, one, one, torch.tensor([[True]]))
+
+    q, k, v = (torch.randn(2, 1, 3, 4, dtype=torch.float64) for _ in range(3))
+    run.expect_raises("cross_attention with enc_allowed of shape (2, 4) for 3 source tokens",
+                      ValueError, q, k, v, torch.ones(2, 4, dtype=torch.bool),
+                      mentions=("enc_allowed", "(2, 4)"))
+    run.expect_raises("cross_attention with enc_allowed of dtype float", ValueError, q, k, v,
+                      torch.ones(2, 3), mentions=("enc_allowed",))
+    if reference is not None:
+        for seed in range(trials):
+            g = torch.Generator().manual_seed(1300 + seed)
+            dtype = torch.float64 if seed % 2 else torch.float32
+            B, h, L_t, L_s, d_k, d_v = (int(s) for s in torch.randint(1, 7, (6,), generator=g))
+            q = torch.randn(B, h, L_t, d_k, generator=g, dtype=dtype)
+            k = torch.randn(B, h, L_s, d_k, generator=g, dtype=dtype)
+            v = torch.randn(B, h, L_s, d_v, generator=g, dtype=dtype)
+            lengths = torch.randint(0 if seed % 3 == 0 else 1, L_s + 1, (B,), generator=g)
+            real = torch.arange(L_s)[None, :] < lengths[:, None]  # (B, L_s)
+            call = (f"cross_attention on random q {tuple(q.shape)}, k {tuple(k.shape)}, v "
+                    f"{tuple(v.shape)}, source lengths {lengths.tolist()}, {dtype} "
+                    f"(seed {seed})")
+            _check_cross_case(run, call, q, k, v, real, expected=reference(q, k, v, real))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# EncoderDecoder
+# ---------------------------------------------------------------------------------------
+MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
+HINT_CROSS_ARGS = ("call the cross-attention layer as self.cross_attn(x, source, allowed): "
+                   "the queries come from the reply (LN2(U)), the keys and values from the "
+                   "memory, and allowed is the source padding mask src_allowed[:, None, "
+                   "None, :]")
+HINT_PADDING = ("apply the source padding mask in the encoder's self-attention AND in every "
+                "cross-attention: src_allowed[:, None, None, :] (B, 1, 1, L_s) as allowed")
+HINT_CAUSAL = ("the decoder's self-attention needs the causal mask, a lower-triangular "
+               "(L_t, L_t) bool matrix sized by the reply's length: reply position t may read "
+               "only reply positions <= t")
+HINT_WHOLE_SOURCE = ("neither the encoder nor cross-attention is causal: the whole source is "
+                     "given, so every reply position may read every real source token")
+
+
+def _sizes_config(V: int, d: int, n_heads: int, n_layers: int, max_len: int) -> Seq2SeqConfig:
+    return Seq2SeqConfig(vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers,
+                         max_len=max_len)
+
+
+def _variant(ref: Seq2SeqTransformer, src, tgt, change: str = "") -> torch.Tensor:
+    """The course model's logits with one step changed, to name a learner's mistake."""
+    real = src != ref.pad_id  # (B, L_s)
+    keys = real[:, None, None, :] if change != "mask inverted" else ~real[:, None, None, :]
+    L_s, L_t = src.shape[1], tgt.shape[1]
+    with torch.no_grad():
+        emb = ref.embed(src) + (0.0 if change == "no source positions" else ref.sinusoids[:L_s])
+        enc_mask = {"encoder causal": keys & causal(L_s), "encoder causal only": causal(L_s),
+                    "encoder unmasked": None,
+                    "encoder query mask": real[:, None, :, None].expand(-1, 1, L_s, L_s)
+                    }.get(change, keys)
+        h = emb
+        for layer in ref.encoder:
+            inp = emb if change == "encoder blocks fed the embeddings" else h
+            x = layer.ln1(inp)
+            u = inp + layer.self_attn(x, x, enc_mask)
+            out = u + layer.mlp(layer.ln2(u))
+            h = h if change == "encoder outputs discarded" else out
+        memory = h if change == "no ln_enc" else ref.ln_enc(h)
+        tgt_emb = ref.embed(tgt) + (0.0 if change == "no target positions"
+                                    else ref.sinusoids[:L_t])
+        h = tgt_emb
+        for layer in ref.decoder:
+            inp = tgt_emb if change == "decoder blocks fed the embeddings" else h
+            h_new = _decoder_variant(layer, inp, memory, keys, change)
+            h = h if change == "decoder outputs discarded" else h_new
+        return ref.head(h if change == "no ln_final" else ref.ln_final(h))
+
+
+def _decoder_variant(layer, h, memory, keys, change: str) -> torch.Tensor:
+    L_t = h.shape[1]
+    self_mask = None if change == "decoder unmasked" else causal(L_t)
+    cross_mask = {"cross unmasked": None, "cross causal": keys & torch.ones(
+        L_t, memory.shape[1], dtype=torch.bool).tril()}.get(change, keys)
+
+    def self_attn(x_in):
+        x = layer.ln1(x_in) if change != "ln2 everywhere" else layer.ln2(x_in)
+        return layer.self_attn(x, x, self_mask)
+
+    def cross(x_in, ln):
+        query = ln(x_in)
+        if change == "cross queries and memory swapped":
+            return layer.cross_attn(memory, query, keys)
+        if change == "cross reads the reply":
+            return layer.cross_attn(query, query, keys)
+        source = layer.ln2(memory) if change == "memory normalised again" else memory
+        return layer.cross_attn(query, source, cross_mask)
+
+    if change == "cross first":
+        u = h + cross(h, layer.ln1)
+        c = u + layer.self_attn(layer.ln2(u), layer.ln2(u), self_mask)
+        return c + layer.mlp(layer.ln3(c))
+    u = h + self_attn(h)
+    ln_cross = layer.ln1 if change == "ln1 before cross-attention" else layer.ln2
+    c = cross(u, ln_cross) if change == "no cross residual" else u + cross(u, ln_cross)
+    mlp_in = {"mlp reads U": u}.get(change, c)
+    ln_mlp = layer.ln2 if change == "ln2 before the MLP" else layer.ln3
+    return c + layer.mlp(ln_mlp(mlp_in))
+
+
+_MISTAKES = [
+    # (change, name, hint)
+    ("encoder causal", "the encoder's self-attention made causal", HINT_WHOLE_SOURCE +
+     "; the encoder uses the padding mask only"),
+    ("encoder causal only", "a causal mask in the encoder instead of the padding mask",
+     HINT_WHOLE_SOURCE + "; the encoder uses the padding mask only"),
+    ("encoder unmasked", "the padding mask missing in the encoder's self-attention",
+     HINT_PADDING),
+    ("encoder query mask", "the padding mask lined up with the queries "
+     "(src_allowed[:, None, :, None]) in the encoder", "the mask must block KEYS: "
+     "src_allowed[:, None, None, :] (B, 1, 1, L_s) lines up with the last axis of the scores"),
+    ("cross unmasked", "the padding mask missing in cross-attention", HINT_PADDING),
+    ("cross causal", "a causal mask in cross-attention", HINT_WHOLE_SOURCE),
+    ("decoder unmasked", "no causal mask in the decoder's self-attention", HINT_CAUSAL),
+    ("cross queries and memory swapped", "cross-attention's queries taken from the memory and "
+     "its keys and values from the reply", HINT_CROSS_ARGS),
+    ("cross reads the reply", "cross-attention reads the reply instead of the memory",
+     HINT_CROSS_ARGS),
+    ("memory normalised again", "the memory normalised again with LN2 inside cross-attention",
+     "normalise only the queries: self.cross_attn(self.ln2(u), memory, ...); the memory was "
+     "normalised once, by ln_enc"),
+    ("mask inverted", "the padding mask inverted (True treated as padding)",
+     "src_allowed is True on REAL source tokens: pass src_allowed[:, None, None, :] as "
+     "allowed, without ~"),
+    ("no ln_enc", "the encoder's final LayerNorm (ln_enc) forgotten",
+     "the memory is self.ln_enc(h) after the last encoder block"),
+    ("encoder outputs discarded", "the encoder blocks' outputs discarded (block(h) called, h "
+     "not updated)", "a block returns a new tensor: keep it as the states the next encoder "
+     "block reads"),
+    ("encoder blocks fed the embeddings", "every encoder block fed the embeddings (only the "
+     "last block's output kept)", "feed each encoder block the previous block's output, "
+     "not the embeddings"),
+    ("decoder outputs discarded", "the decoder blocks' outputs discarded (block(h) called, h "
+     "not updated)", "a block returns a new tensor: keep it as the states the next decoder "
+     "block reads"),
+    ("decoder blocks fed the embeddings", "every decoder block fed the reply embeddings",
+     "feed each decoder block the previous block's output, not the reply embeddings"),
+    ("cross first", "cross-attention before self-attention in the decoder block",
+     "self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention "
+     "(C = U + CrossAttn(LN2(U), M)), then the MLP"),
+    ("no cross residual", "no residual around cross-attention (C = CrossAttn(LN2(U), M))",
+     "add the branch to the stream: C = U + CrossAttn(LN2(U), M)"),
+    ("mlp reads U", "the MLP reads U instead of C", "the MLP reads C, the stream after "
+     "cross-attention: H_out = C + MLP(LN3(C))"),
+    ("ln2 before the MLP", "LN2 used before the MLP instead of LN3",
+     "each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
+     "cross-attention, ln3 before the MLP"),
+    ("ln1 before cross-attention", "LN1 used before cross-attention instead of LN2",
+     "each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
+     "cross-attention, ln3 before the MLP"),
+    ("ln2 everywhere", "LN2 used before self-attention",
+     "each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
+     "cross-attention, ln3 before the MLP"),
+    ("no source positions", "no positions added to the source",
+     "add the positions to both sequences: self.embed(src_ids) + "
+     "self.sinusoids[:L_s]"),
+    ("no target positions", "no positions added to the reply",
+     "add the positions to both sequences: self.embed(tgt_ids) + "
+     "self.sinusoids[:L_t]"),
+    ("no ln_final", "the final LayerNorm forgotten", "apply self.ln_final to the last decoder "
+     "block's output before the head"),
+]
+
+
+def _encdec_mistakes(ref: Seq2SeqTransformer, src, tgt) -> list[Mistake]:
+    out = []
+    for change, name, hint in _MISTAKES:
+        try:
+            logits = _variant(ref, src, tgt, change)
+        except RuntimeError:  # a change whose shapes do not fit these sizes
+            continue
+        out.append(Mistake(name, logits, hint))
+    return out
+
+
+def _module(run: CheckRun, call: str, *args):
+    built = run.call(call, *args)
+    view = module_view(built)
+    if view is None:
+        run.fail(f"{call} is not an nn.Module (got {type(built).__name__}).",
+                 hint="keep class EncoderDecoder(nn.Module) and its __init__ as given")
+    return view
+
+
+def _invoke(run: CheckRun, call: str, model, *args):
+    return run.invoke(call, model, *args, crash_hints=[
+        (("must match the size", "does not broadcast", "shape"),
+         "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask "
+         "is (B, 1, 1, L_s); " + HINT_CROSS_ARGS),
+        ("'NoneType'", "each forward must return its result (return u + ...)")])
+
+
+def _expect_parameters(run: CheckRun, call: str, view, ref: Seq2SeqTransformer) -> None:
+    seen = parameter_shapes(view)
+    expected = {k: tuple(p.shape) for k, p in ref.named_parameters()}
+    missing = sorted(set(expected) - set(seen))
+    extra = sorted(set(seen) - set(expected))
+    run.expect_true(not missing and not extra,
+                    f"{call} does not have the course model's parameters: missing "
+                    f"{missing[:6]}, unexpected {extra[:6]}.",
+                    hint="keep the constructors as given; write only the four bodies")
+    wrong = [(k, seen[k], expected[k]) for k in expected if seen[k] != expected[k]]
+    run.expect_true(not wrong, f"{call}: parameter shapes differ: {wrong[:3]}.",
+                    hint="keep the constructors as given")
+
+
+def _ids(rows: list[list[int]], pad: int = 0) -> torch.Tensor:
+    width = max(len(r) for r in rows)
+    return torch.tensor([r + [pad] * (width - len(r)) for r in rows], dtype=torch.long)
+
+
+def _random_pair(B: int, L_s: int, L_t: int, V: int, seed: int,
+                 min_len: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded sources of random lengths (ids 3 .. V-1, padding 0) and replies."""
+    g = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(min_len, L_s + 1, (B,), generator=g)
+    lengths[0] = L_s  # one email fills the batch
+    rows = [torch.randint(3, V, (int(n),), generator=g).tolist() for n in lengths]
+    tgt = torch.randint(1, V, (B, L_t), generator=g)
+    return _ids(rows), tgt
+
+
+def _why_not(run: CheckRun, model, max_len: int, src, tgt, seen) -> None:
+    """The properties a right answer has, tested one by one for a precise hint."""
+    B, L_s = src.shape
+    padded = torch.cat([src, torch.zeros(B, 2, dtype=torch.long)], dim=1)  # 2 more <PAD>
+    if L_s + 2 <= max_len and not torch.allclose(
+            _invoke(run, "EncoderDecoder", model, padded, tgt), seen, rtol=MODULE_RTOL,
+            atol=MODULE_ATOL):
+        run.fail("EncoderDecoder: adding two <PAD> tokens to every source changed the "
+                 "logits.", hint=HINT_PADDING)
+    changed = tgt.clone()
+    changed[:, -1] = torch.where(tgt[:, -1] == 3, 4, 3)  # another reply token
+    moved = _invoke(run, "EncoderDecoder", model, src, changed)
+    if tgt.shape[1] > 1 and not torch.allclose(moved[:, :-1], seen[:, :-1], rtol=MODULE_RTOL,
+                                               atol=MODULE_ATOL):
+        run.fail("EncoderDecoder: changing the LAST reply token moved the logits at earlier "
+                 "reply positions.", hint=HINT_CAUSAL)
+
+
+def _expect_logits(run: CheckRun, call: str, model, ref: Seq2SeqTransformer, src, tgt,
+                   expected=None) -> torch.Tensor:
+    B, L_t = tgt.shape
+    V = ref.config.vocab_size
+    seen = _invoke(run, call, model, src, tgt)
+    run.expect_shape(call, seen, (B, L_t, V), hint="the logits are (B, L_t, V): one row per "
+                     "reply position")
+    run.expect_finite(call, seen, hint="a source with padding must not give NaN: pass the "
+                      "padding mask as allowed, the attention layer handles the rest")
+    with torch.no_grad():
+        expected = ref(src, tgt) if expected is None else expected
+    if not torch.allclose(seen.detach().float(), expected, rtol=MODULE_RTOL, atol=MODULE_ATOL):
+        mistake = run.match_mistake(as_array(seen), _encdec_mistakes(ref, src, tgt),
+                                    MODULE_RTOL, MODULE_ATOL)
+        if mistake is not None:
+            run.fail(f"{call} returned wrong logits.\nThis looks like a known mistake: "
+                     f"{mistake.name}.", hint=mistake.hint)
+        _why_not(run, model, ref.config.max_len, src, tgt, seen.detach().float())
+    run.expect_close(call, seen, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL, what="logits",
+                     hint="compare each block with the equations above the exercise: the "
+                     "masks, the order of the three branches and their LayerNorms")
+    return seen
+
+
+def _check_one(run: CheckRun, EncoderDecoder, sizes: tuple, seed: int,
+               reference=None, square: bool = False) -> None:
+    V, d, n_heads, n_layers, max_len = sizes
+    call = f"EncoderDecoder({V}, {d}, {n_heads}, {n_layers}, {max_len})"
+    view = _module(run, call, *sizes)
+    ref = randomise(Seq2SeqTransformer(_sizes_config(*sizes)), seed).eval()
+    _expect_parameters(run, call, view, ref)
+    expected_of = None
+    if reference is not None:  # the reference class with the same weights
+        theirs = reference(*sizes).eval()
+        theirs.load_state_dict(ref.state_dict())
+        expected_of = theirs
+    view.load_state_dict(ref.state_dict(), strict=False)
+    view.eval()
+    L_s = min(max_len, 7)
+    L_t = L_s if square else min(max_len, 5)
+    src, tgt = _random_pair(3, L_s, L_t, V, seed + 1, min_len=max(1, L_s - 3))
+    text = (f"{call} with random weights on sources {tuple(src.shape)} (lengths "
+            f"{(src != 0).sum(1).tolist()}, padded with 0) and replies {tuple(tgt.shape)}")
+    with torch.no_grad():
+        expected = expected_of(src, tgt) if expected_of is not None else None
+    seen = _expect_logits(run, text, view, ref, src, tgt, expected)
+    again = _invoke(run, text, view, src, tgt)
+    run.expect_true(torch.equal(again, seen), f"{text}: two calls in eval mode gave different "
+                    "logits.", hint="the module must be deterministic in eval mode")
+
+
+def _class_names(cls) -> set[str]:
+    """`names_called` for a class. The grader supplies the names from the submission; in a
+    notebook a class's source is found through the code of one of its methods (the cell that
+    defined it), since `inspect.getsource` cannot find a class defined in a cell."""
+    names = names_called(cls)
+    if names or hasattr(type(cls), "__attnbook_names__") or not isinstance(cls, type):
+        return names
+    for value in vars(cls).values():
+        code = getattr(value, "__code__", None)
+        lines = linecache.getlines(code.co_filename) if code is not None else []
+        try:
+            found = definitions(ast.parse("".join(lines))) if lines else {}
+        except SyntaxError:
+            continue
+        if cls.__name__ in found:
+            return names_reached(cls.__name__, found)
+    return names
+
+
+def check_encoder_decoder(EncoderDecoder, reference=None, trials: int = 2) -> None:
+    run = CheckRun(EncoderDecoder)
+    names = _class_names(EncoderDecoder)
+    borrowed = sorted(names & {"Seq2SeqTransformer", "EncoderLayer", "DecoderLayer",
+                               "Transformer", "TransformerEncoderLayer",
+                               "TransformerDecoderLayer", "scaled_dot_product_attention"})
+    run.expect_true(not borrowed, f"{run.name} uses {borrowed}.",
+                    hint="write the blocks from the given layers (attention_layer, "
+                    "feed_forward, nn.LayerNorm); the check compares with the course's model "
+                    "for you")
+    sizes = (13, 8, 2, 2, 10)  # V, d, h, N, max_len
+    _check_one(run, EncoderDecoder, sizes, seed=1100)
+    _check_one(run, EncoderDecoder, sizes, seed=1110, square=True)
+
+    # Properties on one model: padding changes nothing, a row equals that email alone, the
+    # decoder is causal, and the first reply position reads the last source token.
+    model = _module(run, "EncoderDecoder(13, 8, 2, 2, 10)", *sizes)
+    ref = randomise(Seq2SeqTransformer(_sizes_config(*sizes)), 1120).eval()
+    model.load_state_dict(ref.state_dict(), strict=False)
+    model.eval()
+    src = _ids([[5, 6, 7, 8, 9, 10], [5, 11, 12]])  # (2, 6): the second email padded by 3
+    tgt = torch.tensor([[1, 4, 5, 6], [1, 7, 8, 9]])
+    base = _invoke(run, "EncoderDecoder on 2 emails", model, src, tgt)
+    alone = _invoke(run, "EncoderDecoder on email 1 alone, unpadded", model, src[1:, :3],
+                    tgt[1:])
+    run.expect_close("EncoderDecoder: the padded email 1 against the same email alone without "
+                     "padding", as_array(base)[1:], as_array(alone), rtol=MODULE_RTOL,
+                     atol=MODULE_ATOL, hint=HINT_PADDING)
+    changed = tgt.clone()
+    changed[:, 2] = 12
+    moved = as_array(_invoke(run, "EncoderDecoder with reply token 2 changed", model, src,
+                             changed))
+    run.expect_close("EncoderDecoder: the logits at reply positions 0 and 1 after reply token "
+                     "2 changed", moved[:, :2], as_array(base)[:, :2], rtol=MODULE_RTOL,
+                     atol=MODULE_ATOL, hint=HINT_CAUSAL)
+    run.expect_true(np.abs(moved[:, 2] - as_array(base)[:, 2]).max() > 1e-4,
+                    "EncoderDecoder: the logits at reply position 2 did not change when reply "
+                    "token 2 changed.", hint="add the residual paths: each position carries "
+                    "its own token")
+    last = src.clone()
+    last[0, 5] = 4  # the last real token of email 0
+    first_row = as_array(_invoke(run, "EncoderDecoder with the last source token of email 0 "
+                                 "changed", model, last, tgt))[0, 0]
+    run.expect_true(np.abs(first_row - as_array(base)[0, 0]).max() > 1e-4,
+                    "EncoderDecoder: the logits at reply position 0 ignore the last source "
+                    "token.", hint=HINT_WHOLE_SOURCE)
+    run.expect_raises("EncoderDecoder(13, 8, 2, 2, 10) called as a constructor with "
+                      "d_model = 9 and n_heads = 2", ValueError, 13, 9, 2, 2, 10,
+                      mentions=("d_model",))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1200 + seed)
+            n_heads = int(rng.integers(1, 4))
+            d = n_heads * 2 * int(rng.integers(1, 4))
+            sizes = (int(rng.integers(5, 20)), d, n_heads, int(rng.integers(1, 4)),
+                     int(rng.integers(4, 12)))
+            _check_one(run, EncoderDecoder, sizes, seed=1210 + seed, reference=reference)
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# beam_search
+# ---------------------------------------------------------------------------------------
+BOS, EOS = 1, 2
+
+
+def lookup_model(next_probs: dict[int, dict[int, float]], vocab_size: int) -> Seq2SeqTransformer:
+    """A course encoder-decoder whose next-token distribution after token t is exactly
+    ``next_probs[t]`` (unlisted tokens get distinct probabilities near 1e-12), whatever the
+    source.
+
+    No positions, every attention and MLP branch zero: the decoder's stream at a position
+    is the embedding of its token, ``10 e_t``; its LayerNorm is ``a e_t - b 1``; the head's
+    weights and bias are solved so that the logits are the log-probabilities.
+    """
+    d = vocab_size + (vocab_size % 2)
+    config = Seq2SeqConfig(vocab_size=vocab_size, d_model=d, n_heads=1, n_layers=1,
+                           max_len=32, positions="none")
+    model = Seq2SeqTransformer(config).eval()
+    tiny = 1e-12 * (1.0 + 0.1 * torch.arange(vocab_size, dtype=torch.float64))  # tie-free
+    table = tiny.log().expand(vocab_size, -1).clone()  # (V, V)
+    for token, row in next_probs.items():
+        for nxt, p in row.items():
+            table[token, nxt] = math.log(p)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        for ln in (model.ln_enc, model.ln_final, *(m for m in model.modules()
+                                                    if isinstance(m, torch.nn.LayerNorm))):
+            ln.weight.fill_(1.0)
+        model.embed.weight.copy_(10.0 * torch.eye(vocab_size, d))
+        x = model.ln_final(model.embed.weight).double()  # (V, d): a e_t - b 1
+        a = float(x[0, 0] - x[0, 1])
+        b = float(-x[0, 1])
+        W = torch.zeros(vocab_size, d, dtype=torch.float64)
+        W[:, :vocab_size] = table.T / a  # column t: the log-probabilities after t
+        model.head.weight.copy_(W.float())
+        model.head.bias.copy_((b * W.sum(dim=1)).float())
+    return model
+
+
+# The worked example: after <BOS>, A (0.40) splits four ways, B (0.35) two ways, C (0.25) is
+# one sentence. Greedy: A D (0.14); a beam of 2: B H (0.1925); a beam of 3: C J (0.25).
+A_, B_, C_, D_, E_, F_, G_, H_, I_, J_ = range(3, 13)
+TREE = {BOS: {A_: 0.40, B_: 0.35, C_: 0.25},
+        A_: {D_: 0.35, E_: 0.25, F_: 0.22, G_: 0.18},
+        B_: {H_: 0.55, I_: 0.45},
+        C_: {J_: 1.0},
+        **{t: {EOS: 1.0} for t in (D_, E_, F_, G_, H_, I_, J_)}}
+TREE_BEST = {1: ([BOS, A_, D_, EOS], 0.40 * 0.35), 2: ([BOS, B_, H_, EOS], 0.35 * 0.55),
+             3: ([BOS, C_, J_, EOS], 0.25), 5: ([BOS, C_, J_, EOS], 0.25)}
+# A second table where the rules of the search matter. From <BOS>, token 5 (0.86) keeps going
+# (5 again with 0.67) or ends (0.33), and an early end (0.14) finishes at once: hypotheses
+# end at different steps and with different lengths. The other rows are reached only
+# through the tiny probabilities, by searches that break a rule. Found by a search over
+# random tables for one where every rule of RULE_HINTS changes the answer in some setting.
+RULES = {BOS: {5: 0.86, EOS: 0.14}, 3: {4: 0.1, 6: 0.9}, 4: {EOS: 0.47, 4: 0.53},
+         5: {5: 0.67, EOS: 0.33}, 6: {7: 0.73, 4: 0.09, EOS: 0.18},
+         7: {6: 0.42, EOS: 0.08, 5: 0.5}}
+K_, M_ = 3, 4
+# No end at all: the search runs to max_len and returns the best live prefix.
+LOOP = {BOS: {K_: 0.9, M_: 0.1}, K_: {K_: 0.6, M_: 0.4}, M_: {K_: 0.5, M_: 0.5}}
+
+
+def _search(model, src, k: int, max_len: int, eos: int, rule: str = "") -> tuple[list, float]:
+    """Beam search as specified, or with one rule changed, to name a learner's mistake."""
+    if rule == "greedy":
+        k = 1
+    live, scores, finished = [[BOS]], [0.0], []
+    steps = max_len + {"one step short": -1, "one step too many": 1}.get(rule, 0)
+    for _ in range(max(0, steps)):
+        with torch.no_grad():
+            logits = model(src[None].expand(len(live), -1), torch.tensor(live))
+        logits = logits[:, 0] if rule == "first position" else logits[:, -1]  # (n, V)
+        log_p = torch.log_softmax(logits.double(), -1)  # (n, V)
+        if rule == "raw logits":
+            log_p = logits.double()
+        cands = []
+        for row, prefix in enumerate(live):
+            for token in range(log_p.shape[1]):
+                step = float(log_p[row, token])
+                total = step if rule == "last token only" else scores[row] + step
+                cands.append((total, prefix + [token], scores[row] + step))
+        cands.sort(key=lambda c: -c[0])
+        width = k - len(finished) if rule == "shrinking beam" else k
+        kept = cands[:max(width, 0)]
+        live_before, scores_before = live, scores
+        live, scores = [], []
+        end = EOS if rule == "the tokenizer's end token" else eos
+        for _rank, prefix, total in kept:
+            if prefix[-1] == end and rule == "end token not scored":
+                finished.append((scores_before[live_before.index(prefix[:-1])], prefix))
+            elif prefix[-1] == end:
+                finished.append((total, prefix))
+            else:
+                live.append(prefix)
+                scores.append(total)
+        if rule == "stop at the first end" and finished:
+            break
+        if not live:
+            break
+    if rule == "live prefixes compared with finished replies" and live:
+        finished = finished + list(zip(scores, live))
+    if finished:
+        if rule == "first finished returned":
+            score, ids = finished[0]
+        elif rule == "length normalised":
+            score, ids = max(finished, key=lambda f: f[0] / (len(f[1]) - 1))
+        else:
+            score, ids = max(finished, key=lambda f: f[0])
+        return ids, score
+    best = int(np.argmax(scores))
+    return live[best], scores[best]
+
+
+RULE_HINTS = {
+    "greedy": ("the beam size was ignored (greedy decoding)", "keep the beam_size best "
+               "candidates at every step, not only the best one"),
+    "last token only": ("candidates ranked by the new token's log-probability alone",
+                        "rank candidates by their TOTAL score: the prefix's score plus the "
+                        "new token's log-probability"),
+    "raw logits": ("raw logits added instead of log-probabilities", "turn each step's logits "
+                   "into log-probabilities with torch.log_softmax(logits, dim=-1)"),
+    "shrinking beam": ("a finished hypothesis kept its slot: the beam shrank",
+                       "keep the beam_size best candidates at EVERY step; a finished one "
+                       "leaves the beam, it does not make the next step's beam smaller"),
+    "stop at the first end": ("the search stopped as soon as one hypothesis finished",
+                              "keep searching while live prefixes remain (or until max_len): "
+                              "a later reply may still score higher"),
+    "first finished returned": ("the first finished hypothesis returned, not the best",
+                                "return the finished hypothesis with the HIGHEST score"),
+    "length normalised": ("finished hypotheses compared by score per token",
+                          "compare finished hypotheses by their total log-probability, with "
+                          "no length normalisation"),
+    "live prefixes compared with finished replies": (
+        "an unfinished prefix returned although a hypothesis finished",
+        "return the best FINISHED hypothesis; a live prefix only when none finished"),
+    "first position": ("the next token read from the first position's logits",
+                       "the next-token logits are the LAST position's: model(src, prefixes)"
+                       "[:, -1]"),
+    "the tokenizer's end token": ("the end token hard-coded as <EOS> = 2",
+                                  "a candidate is finished when it ends in eos_id, the "
+                                  "argument"),
+    "end token not scored": ("the end token's own log-probability left out of the score",
+                             "the score is the sum of the log-probabilities of every new "
+                             "token, eos included"),
+    "one step short": ("one token too few: max_len - 1 steps", "write at most max_len new "
+                       "tokens: range(max_len)"),
+    "one step too many": ("one token too many: max_len + 1 steps", "write at most max_len new "
+                          "tokens: range(max_len)"),
+}
+HINT_SEARCH = ("at every step extend each live prefix by every token, rank ALL candidates by "
+               "total log-probability, keep the beam_size best; a kept candidate ending in "
+               "eos_id is finished and leaves the beam; return the best finished hypothesis "
+               "(the best live prefix if none finished)")
+
+
+def _as_result(run: CheckRun, call: str, seen) -> tuple[list[int], float]:
+    if not isinstance(seen, tuple | list) or len(seen) != 2:
+        run.fail(f"{call} returned {type(seen).__name__}; expected a pair (ids, score).",
+                 hint="return the ids and the score: return ids, score")
+    ids, score = seen
+    arr = as_array(ids)
+    if arr.ndim != 1:
+        run.fail(f"{call} returned ids of shape {arr.shape}; expected a 1-D tensor.",
+                 hint="return one hypothesis, its ids as a 1-D tensor (prefix[row], not the "
+                 "whole beam)")
+    if np.size(as_array(score)) != 1:
+        run.fail(f"{call} returned a score of shape {np.shape(as_array(score))}; expected "
+                 "one number.", hint="return the hypothesis's total log-probability, a float")
+    run.passed += 1
+    return [int(i) for i in arr.tolist()], float(as_array(score).reshape(-1)[0])
+
+
+def _expect_search(run: CheckRun, call: str, beam_search, model, src, k: int, max_len: int,
+                   eos: int, expected: tuple[list[int], float] | None = None) -> None:
+    seen = _as_result(run, call, run.call(call, model, src, k, max_len, eos, crash_hints=[
+        (("must match the size", "Expected size", "expand", "same batch size"),
+         "repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), "
+         "and the prefixes are (n, t)"),
+        ("'NoneType'", "return the ids and the score: return ids, score")]))
+    if expected is None:
+        expected = _search(model, src, k, max_len, eos)
+    ids, score = seen
+    if ids != list(expected[0]):
+        matches = [RULE_HINTS[rule] for rule in RULE_HINTS
+                   if _search(model, src, k, max_len, eos, rule)[0] == ids]
+        if len(matches) == 1:
+            run.fail(f"{call} returned {ids}; expected {list(expected[0])}.\nThis looks "
+                     f"like a known mistake: {matches[0][0]}.", hint=matches[0][1])
+        if matches:  # on this case several mistakes give the same reply
+            run.fail(f"{call} returned {ids}; expected {list(expected[0])}.\nThis is what "
+                     f"each of these known mistakes gives here: "
+                     f"{'; '.join(name for name, _ in matches)}.",
+                     hint=" Or: ".join(f"{hint}." for _, hint in matches))
+        if ids[:1] != [BOS]:
+            run.fail(f"{call} returned {ids}, which does not start with <BOS> = {BOS}.",
+                     hint="every hypothesis starts with the setup's BOS: the search begins "
+                     "from one live prefix that holds only BOS")
+        run.fail(f"{call} returned {ids}; expected {list(expected[0])}.", hint=HINT_SEARCH)
+    run.passed += 1
+    tol = 1e-4 * max(1.0, abs(expected[1]))
+    if abs(score - expected[1]) > tol:
+        hint = "the score is the sum of the log-probabilities of every new token, eos included"
+        if abs(score - math.exp(expected[1])) <= tol:
+            hint = "return the log-probability (a sum of logs), not the probability"
+        elif score > 1e-6:
+            hint = ("a log-probability is never positive: turn each step's logits into "
+                    "log-probabilities with torch.log_softmax(logits, dim=-1)")
+        run.fail(f"{call} returned the right ids with score {score:.5f}; expected "
+                 f"{expected[1]:.5f}.", hint=hint)
+    run.passed += 1
+
+
+def sharp_seq2seq(seed: int, vocab_size: int = 9, eos_bias: float = 1.5) -> Seq2SeqTransformer:
+    """A random encoder-decoder with peaked, source-dependent next-token choices; the end
+    token is made likelier so that some hypotheses finish within a few steps."""
+    config = Seq2SeqConfig(vocab_size=vocab_size, d_model=16, n_heads=2, n_layers=1,
+                           max_len=16)
+    model = randomise(Seq2SeqTransformer(config), seed).eval()
+    with torch.no_grad():
+        model.head.weight.mul_(3.0)
+        model.head.bias[EOS] += eos_bias
+    return model
+
+
+def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
+    run = CheckRun(beam_search, crash_hint=HINT_SEARCH)
+    names = names_called(beam_search)
+    borrowed = sorted(names & {"beam_decode", "greedy_decode"})
+    run.expect_true(not borrowed, f"{run.name} calls the package's {borrowed}.",
+                    hint="write the search yourself; the check compares with the package's "
+                    "beam search for you")
+    src = torch.tensor([BOS, 5, 6, EOS])  # a lookup model ignores its source
+    tree = lookup_model(TREE, 13)
+    for k, (ids, p) in TREE_BEST.items():
+        what = {1: "greedy", 2: "B H beats A D", 3: "C J, the most likely reply"}.get(k, "a "
+                                                                                   "wide beam")
+        call = (f"beam_search(lookup_model, src, beam_size={k}, max_len=5, eos_id={EOS}) on "
+                f"the worked tree [{what}]")
+        _expect_search(run, call, beam_search, tree, src, k, 5, EOS, (ids, math.log(p)))
+    rules = lookup_model(RULES, 8)
+    for k, max_len in [(2, 6), (3, 6), (2, 3)]:
+        call = (f"beam_search(lookup_model, src, beam_size={k}, max_len={max_len}, "
+                f"eos_id={EOS}) on a table where hypotheses end at different steps")
+        _expect_search(run, call, beam_search, rules, src, k, max_len, EOS)
+    loop = lookup_model(LOOP, 8)
+    call = (f"beam_search(lookup_model, src, beam_size=2, max_len=4, eos_id={EOS}) on a "
+            f"model that never ends [the best live prefix after 4 tokens]")
+    _expect_search(run, call, beam_search, loop, src, 2, 4, EOS,
+                   ([BOS, K_, K_, K_, K_], math.log(0.9 * 0.6 ** 3)))
+    call = f"beam_search(lookup_model, src, beam_size=3, max_len=0, eos_id={EOS})"
+    _expect_search(run, call, beam_search, tree, src, 3, 0, EOS, ([BOS], 0.0))
+    relabelled = {t: {{EOS: 3, 3: EOS}.get(n, n): p for n, p in row.items()}
+                  for t, row in RULES.items() if t not in (3, EOS)}  # ends with token 3
+    call = ("beam_search(lookup_model, src, beam_size=2, max_len=6, eos_id=3) [the end token "
+            "is the argument, not <EOS> = 2]")
+    _expect_search(run, call, beam_search, lookup_model(relabelled, 8), src, 2, 6, 3)
+
+    for seed, k in [(0, 1), (1, 2), (2, 3), (3, 4)]:
+        model = sharp_seq2seq(1300 + seed)
+        g = torch.Generator().manual_seed(1310 + seed)
+        src = torch.randint(3, 9, (int(torch.randint(2, 7, (1,), generator=g)),), generator=g)
+        call = (f"beam_search(random_model, src={src.tolist()}, beam_size={k}, max_len=6, "
+                f"eos_id={EOS}) on a random encoder-decoder (seed {seed})")
+        _expect_search(run, call, beam_search, model, src, k, 6, EOS,
+                       beam_decode(model, src, k, 6, EOS))
+    model = sharp_seq2seq(1320)
+    run.expect_raises("beam_search(model, src_ids of shape (1, 4), 2, 5, 2)", ValueError,
+                      model, torch.tensor([[BOS, 5, 6, EOS]]), 2, 5, EOS,
+                      mentions=("src_ids", "(1, 4)"))
+    run.expect_raises("beam_search(model, src, beam_size=0, max_len=5, eos_id=2)", ValueError,
+                      model, torch.tensor([BOS, 5, 6, EOS]), 0, 5, EOS,
+                      mentions=("beam_size",))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1400 + seed)
+            V = int(rng.integers(6, 12))
+            model = sharp_seq2seq(1410 + seed, vocab_size=V, eos_bias=float(rng.uniform(0, 3)))
+            src = torch.as_tensor(rng.integers(3, V, size=int(rng.integers(1, 8))))
+            k, max_len = int(rng.integers(1, 6)), int(rng.integers(1, 9))
+            eos = int(rng.integers(2, V))
+            call = (f"beam_search(random_model (V = {V}), src={src.tolist()}, beam_size={k}, "
+                    f"max_len={max_len}, eos_id={eos}) (seed {seed})")
+            ids, score = reference(model, src, k, max_len, eos)
+            _expect_search(run, call, beam_search, model, src, k, max_len, eos,
+                           ([int(i) for i in ids], float(score)))
+    run.done()
+
+

@@ -1,0 +1,508 @@
+"""Notebook 11 catalogue: the mistakes students make, and correct answers written otherwise."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from grader.catalogue import alternative, mistake  # noqa: E402
+
+# The EncoderDecoder cell has four solution regions: EncoderBlock.forward,
+# DecoderBlock.forward, EncoderDecoder.encode, EncoderDecoder.decode (None keeps one).
+ENC_OK = """
+x = self.ln1(h)
+u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+return u + self.mlp(self.ln2(u))
+"""
+DEC_OK = """
+L = h.shape[1]
+causal = torch.ones(L, L, dtype=torch.bool).tril()
+x = self.ln1(h)
+u = h + self.self_attn(x, x, causal)
+c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+return c + self.mlp(self.ln3(c))
+"""
+ENCODE_OK = """
+h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+for block in self.encoder:
+    h = block(h, src_allowed)
+return self.ln_enc(h)
+"""
+
+
+def _encdec(enc=None, dec=None, encode=None, decode=None):
+    return (enc, dec, encode, decode)
+
+
+def _dec(self_mask="causal", cross_query="self.ln2(u)", cross_source="memory",
+         cross_mask="src_allowed[:, None, None, :]", cross_residual="u + ",
+         mlp_in="c", mlp_ln="ln3"):
+    return f"""
+L = h.shape[1]
+causal = torch.ones(L, L, dtype=torch.bool).tril()
+x = self.ln1(h)
+u = h + self.self_attn(x, x, {self_mask})
+c = {cross_residual}self.cross_attn({cross_query}, {cross_source}, {cross_mask})
+return c + self.mlp(self.{mlp_ln}({mlp_in}))
+"""
+
+
+# A beam search written the way the exercise asks; mistakes change one part of it.
+def _beam(extend="scores[:, None] + torch.log_softmax(logits, dim=-1)",
+          rank="total", loop="range(max_len)", width="beam_size",
+          finished_score="score", end="eos_id", position="-1", after_step="",
+          pick="max(finished, key=lambda f: f[0])", output="torch.tensor(ids), score"):
+    return f"""
+live = torch.tensor([[BOS]])
+scores = torch.zeros(1)
+finished = []
+for step in {loop}:
+    with torch.no_grad():
+        logits = model(src_ids[None, :].expand(len(live), -1), live)[:, {position}]
+    total = {extend}
+    ranking = {rank}
+    width = {width}
+    if width <= 0:
+        break
+    _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+    best = total.flatten()[flat]
+    rows, tokens = flat // total.shape[1], flat % total.shape[1]
+    for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+        if token == {end}:
+            finished.append(({finished_score}, [*live[row].tolist(), token]))
+    keep = tokens != {end}
+    live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+    scores = best[keep]
+    {after_step}
+    if len(live) == 0:
+        break
+if finished:
+    score, ids = {pick}
+    return {output}
+best_row = int(scores.argmax())
+return live[best_row].clone(), float(scores[best_row])
+"""
+
+
+MISTAKES = [
+    # cross_attention
+    mistake("cross_attention", "no 1/sqrt(d_k)", """
+        scores = (q @ k.transpose(-2, -1)).masked_fill(~enc_allowed[:, None, None, :],
+                                                      float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return A @ v, A
+    """, hint="divide the scores by sqrt(d_k)"),
+    mistake("cross_attention", "scaled by sqrt(L_s)", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return A @ v, A
+    """, hint="not by the square root of a length"),
+    mistake("cross_attention", "padding not masked", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        A = torch.softmax(scores, dim=-1)
+        return A @ v, A
+    """, hint="give the padded source tokens -inf scores"),
+    mistake("cross_attention", "mask inverted", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return A @ v, A
+    """, hint="True in enc_allowed marks a REAL source token"),
+    mistake("cross_attention", "mask applied after the softmax", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        A = torch.softmax(scores, dim=-1) * enc_allowed[:, None, None, :]
+        return A @ v, A
+    """, hint="BEFORE the softmax"),
+    mistake("cross_attention", "mask multiplied into the scores", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        A = torch.softmax(scores * enc_allowed[:, None, None, :], dim=-1)
+        return A @ v, A
+    """, hint="a padded score must be -inf, not 0"),
+    mistake("cross_attention", "a causal mask added", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        L_t, L_s = scores.shape[-2:]
+        allowed = enc_allowed[:, None, None, :] & torch.ones(L_t, L_s, dtype=torch.bool).tril()
+        A = torch.nan_to_num(torch.softmax(scores.masked_fill(~allowed, float("-inf")), -1))
+        return A @ v, A
+    """, hint="cross-attention has no causal mask"),
+    mistake("cross_attention", "softmax over the reply positions", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0)
+        return A @ v, A
+    """, hint="(the last axis, dim=-1) must sum to 1"),
+    mistake("cross_attention", "-1e9 instead of -inf", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], -1e9)
+        A = torch.softmax(scores, dim=-1)
+        return A @ v, A
+    """, hint="give rows with no allowed key zero weights"),
+    mistake("cross_attention", "NaN for an email with no real token", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.softmax(scores, dim=-1)
+        return A @ v, A
+    """, hint="torch.nan_to_num(..., nan=0.0)"),
+    mistake("cross_attention", "mask not reshaped to the scores' axes", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        A = torch.nan_to_num(torch.softmax(scores.masked_fill(~enc_allowed, float("-inf")),
+                                           dim=-1), nan=0.0)
+        return A @ v, A
+    """, hint="reshape it to (B, 1, 1, L_s)"),
+    mistake("cross_attention", "mask lined up with the queries", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, :, None], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return A @ v, A
+    """, hint="LAST axis of the scores"),
+    mistake("cross_attention", "only the output returned", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
+    """, hint="return Y, A"),
+    mistake("cross_attention", "weights returned first", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return A, A @ v
+    """, hint="return Y first, then A"),
+    mistake("cross_attention", "PyTorch's fused attention", """
+        keys = enc_allowed[:, None, None, :]
+        Y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keys)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        A = torch.softmax(scores.masked_fill(~keys, float("-inf")), dim=-1)
+        return torch.nan_to_num(Y), torch.nan_to_num(A)
+    """, hint="write the scores, the mask, the softmax and the weighted sum yourself"),
+    # EncoderDecoder
+    mistake("EncoderDecoder", "the encoder made causal", _encdec(enc="""
+        L = h.shape[1]
+        allowed = src_allowed[:, None, None, :] & torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, allowed)
+        return u + self.mlp(self.ln2(u))
+    """), hint="neither the encoder nor cross-attention is causal"),
+    mistake("EncoderDecoder", "padding mask missing in the encoder", _encdec(enc="""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x)
+        return u + self.mlp(self.ln2(u))
+    """), hint="apply the source padding mask in the encoder's self-attention AND in every "
+       "cross-attention"),
+    mistake("EncoderDecoder", "padding mask on the encoder's queries", _encdec(enc="""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, :, None])
+        return u + self.mlp(self.ln2(u))
+    """), hint="the mask must block KEYS"),
+    mistake("EncoderDecoder", "padding mask missing in cross-attention",
+            _encdec(dec=_dec(cross_mask="None")),
+            hint="apply the source padding mask in the encoder's self-attention AND in every "
+                 "cross-attention"),
+    mistake("EncoderDecoder", "no causal mask in the decoder", _encdec(dec=_dec(self_mask="None")),
+            hint="the decoder's self-attention needs the causal mask"),
+    mistake("EncoderDecoder", "padding mask as the decoder's self-attention mask",
+            _encdec(dec=_dec(self_mask="src_allowed[:, None, None, :]")),
+            hint="check every mask's shape"),
+    mistake("EncoderDecoder", "cross-attention's arguments swapped",
+            _encdec(dec=_dec(cross_query="memory", cross_source="self.ln2(u)")),
+            hint="call the cross-attention layer as self.cross_attn(x, source, allowed)"),
+    mistake("EncoderDecoder", "cross-attention reads the reply",
+            _encdec(dec=_dec(cross_source="self.ln2(u)")),
+            hint="call the cross-attention layer as self.cross_attn(x, source, allowed)"),
+    mistake("EncoderDecoder", "memory normalised again",
+            _encdec(dec=_dec(cross_source="self.ln2(memory)")),
+            hint="normalise only the queries"),
+    mistake("EncoderDecoder", "no residual around cross-attention",
+            _encdec(dec=_dec(cross_residual="")),
+            hint="C = U + CrossAttn(LN2(U), M)"),
+    mistake("EncoderDecoder", "the MLP reads U", _encdec(dec=_dec(mlp_in="u")),
+            hint="the MLP reads C"),
+    mistake("EncoderDecoder", "LN2 before the MLP", _encdec(dec=_dec(mlp_ln="ln2")),
+            hint="each branch has its own LayerNorm"),
+    mistake("EncoderDecoder", "cross-attention before self-attention", _encdec(dec="""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        u = h + self.cross_attn(self.ln1(h), memory, src_allowed[:, None, None, :])
+        x = self.ln2(u)
+        c = u + self.self_attn(x, x, causal)
+        return c + self.mlp(self.ln3(c))
+    """), hint="self-attention first"),
+    mistake("EncoderDecoder", "padding mask inverted", _encdec(enc="""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, ~src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+    """, dec=_dec(cross_mask="~src_allowed[:, None, None, :]")),
+            hint="src_allowed is True on REAL source tokens"),
+    mistake("EncoderDecoder", "ln_enc forgotten", _encdec(encode="""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return h
+    """), hint="the memory is self.ln_enc(h)"),
+    mistake("EncoderDecoder", "encoder outputs discarded", _encdec(encode="""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            block(h, src_allowed)
+        return self.ln_enc(h)
+    """), hint="states the next encoder block reads"),
+    mistake("EncoderDecoder", "every encoder block fed the embeddings", _encdec(encode="""
+        x = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(x, src_allowed)
+        return self.ln_enc(h)
+    """), hint="the previous block's output, not the embeddings"),
+    mistake("EncoderDecoder", "no positions on the source", _encdec(encode="""
+        h = self.embed(src_ids)
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+    """), hint="add the positions to both sequences"),
+    mistake("EncoderDecoder", "decoder outputs discarded", _encdec(decode="""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+    """), hint="states the next decoder block reads"),
+    mistake("EncoderDecoder", "final LayerNorm forgotten", _encdec(decode="""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(h)
+    """), hint="apply self.ln_final"),
+    mistake("EncoderDecoder", "no positions on the reply", _encdec(decode="""
+        h = self.embed(tgt_ids)
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+    """), hint="add the positions to both sequences"),
+    mistake("EncoderDecoder", "the course's model borrowed", _encdec(encode="""
+        from attnbook.seq2seq import EncoderLayer  # noqa: F401
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+    """), hint="write the blocks from the given layers"),
+    # beam_search
+    mistake("beam_search", "greedy: the beam size ignored", _beam(width="1"),
+            hint="keep the beam_size best candidates at every step, not only the best one"),
+    mistake("beam_search", "ranked by the new token alone",
+            _beam(rank="torch.log_softmax(logits, dim=-1)"),
+            hint="rank candidates by their TOTAL score"),
+    mistake("beam_search", "raw logits added", _beam(extend="scores[:, None] + logits"),
+            hint="torch.log_softmax(logits, dim=-1)"),
+    mistake("beam_search", "the beam shrinks as hypotheses finish",
+            _beam(width="beam_size - len(finished)"),
+            hint="keep the beam_size best candidates at EVERY step"),
+    mistake("beam_search", "stops at the first end", _beam(after_step="""
+    if finished:
+        break"""), hint="keep searching while live prefixes remain"),
+    mistake("beam_search", "the first finished hypothesis returned",
+            _beam(pick="finished[0]"), hint="return the finished hypothesis with the HIGHEST "
+                                            "score"),
+    mistake("beam_search", "length normalised",
+            _beam(pick="max(finished, key=lambda f: f[0] / (len(f[1]) - 1))"),
+            hint="with no length normalisation"),
+    mistake("beam_search", "live prefixes compared with finished ones", _beam(after_step="""
+    if step == max_len - 1:
+        finished += [(float(s), p.tolist()) for s, p in zip(scores, live)]
+        live = live[:0]"""), hint="return the best FINISHED hypothesis"),
+    mistake("beam_search", "one step short", _beam(loop="range(max_len - 1)"),
+            hint="write at most max_len new tokens"),
+    mistake("beam_search", "the first position's logits", _beam(position="0"),
+            hint="the next-token logits are the LAST position's"),
+    mistake("beam_search", "end token hard-coded", _beam(end="2"),
+            hint="a candidate is finished when it ends in eos_id, the argument"),
+    mistake("beam_search", "EOS's own log-probability left out of the score",
+            _beam(finished_score="float(scores[row])"),
+            hint="the score is the sum of the log-probabilities of every new token, eos "
+                 "included"),
+    mistake("beam_search", "probability returned instead of log-probability",
+            _beam(output="torch.tensor(ids), math.exp(score)"),
+            hint="return the log-probability (a sum of logs), not the probability"),
+    mistake("beam_search", "the beam grows: every prefix keeps beam_size tokens", """
+        live, scores, finished = [[BOS]], [0.0], []
+        for _ in range(max_len):
+            new_live, new_scores = [], []
+            for prefix, score in zip(live, scores):
+                with torch.no_grad():
+                    logits = model(src_ids[None, :], torch.tensor([prefix]))[0, -1]
+                top = torch.log_softmax(logits, dim=-1).topk(beam_size)
+                for lp, token in zip(top.values.tolist(), top.indices.tolist()):
+                    if token == eos_id:
+                        finished.append((score + lp, prefix + [token]))
+                    else:
+                        new_live.append(prefix + [token])
+                        new_scores.append(score + lp)
+            live, scores = new_live, new_scores
+            if not live:
+                break
+        if finished:
+            score, ids = max(finished, key=lambda f: f[0])
+            return torch.tensor(ids), score
+        best = max(range(len(live)), key=lambda i: scores[i])
+        return torch.tensor(live[best]), scores[best]
+    """, hint="rank ALL candidates by total log-probability, keep the beam_size best"),
+    mistake("beam_search", "the source not repeated for the beam", """
+        live = torch.tensor([[BOS]])
+        scores = torch.zeros(1)
+        finished = []
+        for _ in range(max_len):
+            with torch.no_grad():
+                logits = model(src_ids[None, :], live)[:, -1]
+            total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+            best, flat = total.flatten().topk(min(beam_size, total.numel()))
+            rows, tokens = flat // total.shape[1], flat % total.shape[1]
+            for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+                if token == eos_id:
+                    finished.append((score, [*live[row].tolist(), token]))
+            keep = tokens != eos_id
+            live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+            scores = best[keep]
+            if len(live) == 0:
+                break
+        if finished:
+            score, ids = max(finished, key=lambda f: f[0])
+            return torch.tensor(ids), score
+        return live[int(scores.argmax())].clone(), float(scores.max())
+    """, hint="repeat the source once per live prefix"),
+    mistake("beam_search", "the package's beam search borrowed", """
+        from attnbook.seq2seq import beam_decode
+        ids, score = beam_decode(model, src_ids, beam_size, max_len, eos_id)
+        return torch.tensor(ids), score
+    """, hint="write the search yourself"),
+]
+
+ALTERNATIVES = [
+    # cross_attention
+    alternative("cross_attention", "einsum and torch.where", """
+        scores = torch.einsum("bhtd,bhsd->bhts", q, k) / q.shape[-1] ** 0.5
+        keys = enc_allowed.view(enc_allowed.shape[0], 1, 1, -1)
+        scores = torch.where(keys, scores, torch.full_like(scores, float("-inf")))
+        A = torch.softmax(scores, dim=-1)
+        A = torch.where(torch.isnan(A), torch.zeros_like(A), A)
+        return torch.einsum("bhts,bhsv->bhtv", A, v), A
+    """),
+    alternative("cross_attention", "log of the mask added, queries scaled first", """
+        q = q / math.sqrt(q.shape[-1])
+        scores = q @ k.mT + torch.log(enc_allowed.to(q.dtype))[:, None, None, :]
+        A = torch.nan_to_num(scores.softmax(-1), nan=0.0)
+        return A @ v, A
+    """),
+    alternative("cross_attention", "softmax by hand, empty rows handled", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        keys = enc_allowed[:, None, None, :].expand_as(scores)
+        masked = scores.masked_fill(~keys, float("-inf"))
+        top = masked.amax(dim=-1, keepdim=True)
+        top = torch.where(torch.isinf(top), torch.zeros_like(top), top)
+        e = torch.exp(masked - top)
+        total = e.sum(dim=-1, keepdim=True)
+        A = e / torch.where(total == 0, torch.ones_like(total), total)
+        return A @ v, A
+    """),
+    # EncoderDecoder
+    alternative("EncoderDecoder", "masks built with view and tril, a loop with enumerate",
+                _encdec(enc="""
+        B, L_s = src_allowed.shape
+        normed = self.ln1(h)
+        u = h + self.self_attn(normed, normed, src_allowed.view(B, 1, 1, L_s))
+        return u + self.mlp(self.ln2(u))
+    """, dec="""
+        B, L_t, _ = h.shape
+        causal = torch.tril(torch.ones(L_t, L_t, device=h.device)).bool()
+        normed = self.ln1(h)
+        u = h + self.self_attn(normed, normed, causal[None, None])
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed.view(B, 1, 1, -1))
+        return c + self.mlp(self.ln3(c))
+    """, encode="""
+        positions = torch.arange(src_ids.shape[1], device=src_ids.device)
+        h = self.embed(src_ids) + self.sinusoids[positions]
+        for i, _ in enumerate(self.encoder):
+            h = self.encoder[i](h, src_allowed)
+        return self.ln_enc(h)
+    """, decode="""
+        positions = torch.arange(tgt_ids.shape[1], device=tgt_ids.device)
+        h = self.embed(tgt_ids) + self.sinusoids[positions]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        logits = self.head(self.ln_final(h))
+        return logits
+    """)),
+    alternative("EncoderDecoder", "keyword arguments and a mask expanded to every head",
+                _encdec(enc="""
+        n_heads = self.self_attn.n_heads
+        B, L = src_allowed.shape
+        mask = src_allowed[:, None, None, :].expand(B, n_heads, L, L)
+        return (lambda u: u + self.mlp(self.ln2(u)))(
+            h + self.self_attn(self.ln1(h), source=self.ln1(h), allowed=mask))
+    """, dec="""
+        L = h.shape[1]
+        future = torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)
+        x = self.ln1(h)
+        h = h + self.self_attn(x, source=x, allowed=~future)
+        h = h + self.cross_attn(self.ln2(h), source=memory,
+                                allowed=src_allowed.unsqueeze(1).unsqueeze(2))
+        return h + self.mlp(self.ln3(h))
+    """)),
+    # beam_search
+    alternative("beam_search", "one hypothesis at a time, lists and sorted()", """
+        beam = [(0.0, [BOS])]
+        finished = []
+        for _ in range(max_len):
+            candidates = []
+            for score, prefix in beam:
+                with torch.no_grad():
+                    logits = model(src_ids[None, :], torch.tensor([prefix]))[0, -1]
+                log_p = torch.log_softmax(logits, dim=-1).tolist()
+                candidates += [(score + lp, prefix + [t]) for t, lp in enumerate(log_p)]
+            candidates = sorted(candidates, key=lambda c: c[0], reverse=True)[:beam_size]
+            finished += [c for c in candidates if c[1][-1] == eos_id]
+            beam = [c for c in candidates if c[1][-1] != eos_id]
+            if not beam:
+                break
+        score, ids = max(finished or beam, key=lambda c: c[0])
+        return torch.tensor(ids), score
+    """),
+    alternative("beam_search", "heapq.nlargest over every candidate, no early stop", """
+        import heapq
+
+        live = [(0.0, [BOS])]
+        done = []
+        for _ in range(max_len):
+            prefixes = torch.tensor([p for _, p in live])
+            src = src_ids.repeat(len(live), 1)
+            with torch.no_grad():
+                log_p = torch.log_softmax(model(src, prefixes)[:, -1], dim=-1)
+            options = ((s + float(log_p[i, t]), p + [t]) for i, (s, p) in enumerate(live)
+                       for t in range(log_p.shape[1]))
+            kept = heapq.nlargest(beam_size, options, key=lambda c: c[0])
+            done += [c for c in kept if c[1][-1] == eos_id]
+            live = [c for c in kept if c[1][-1] != eos_id]
+            if not live:
+                break
+        score, ids = max(done, key=lambda c: c[0]) if done else max(live, key=lambda c: c[0])
+        return torch.tensor(ids), score
+    """),
+    alternative("beam_search", "top beam_size per prefix first, then the best overall", """
+        live = torch.tensor([[BOS]])
+        scores = torch.zeros(1)
+        finished = []
+        for _ in range(max_len):
+            with torch.no_grad():
+                logits = model(src_ids.expand(len(live), -1), live)[:, -1]
+            total = scores[:, None] + logits.log_softmax(-1)
+            k = min(beam_size, total.shape[1])
+            values, tokens = total.topk(k, dim=-1)
+            rows = torch.arange(len(live))[:, None].expand(-1, k)
+            best, order = values.flatten().topk(min(beam_size, values.numel()))
+            rows, tokens = rows.flatten()[order], tokens.flatten()[order]
+            ended = tokens == eos_id
+            finished += [(float(s), live[r].tolist() + [eos_id])
+                         for s, r in zip(best[ended], rows[ended])]
+            live = torch.cat([live[rows[~ended]], tokens[~ended].unsqueeze(1)], dim=1)
+            scores = best[~ended]
+            if live.shape[0] == 0:
+                break
+        if finished:
+            score, ids = max(finished)
+            return torch.tensor(ids), score
+        return live[scores.argmax()], float(scores.max())
+    """),
+]

@@ -1,0 +1,189 @@
+"""Reference answers for notebook 11_encoder_decoder: generated, do not edit.
+
+Made by scripts/release.py (`make release`) from the answer cells of
+solutions/11_encoder_decoder/11_encoder_decoder.ipynb. Used by the hidden tests and the project's
+own tests; never shipped to students.
+"""
+
+
+# ruff: noqa: E501, I001
+import math
+import torch
+from torch import nn
+from attnbook.model import sinusoid_table
+from attnbook.seq2seq import attention_layer, feed_forward
+from attnbook.shapes import require_integer, require_ndim, require_same_size
+from attnbook.tokenizer import BOS_ID as BOS
+
+
+# name: (options, correct letter, explanation shown when the answer is wrong)
+ANSWERS = {
+    'answer_bidirectional': ('ABC', 'A', "the encoder has no causal mask: every source token reads every real source token, left and right; the decoder's self-attention stays causal because the reply is written left to right."),
+    'answer_no_causal_cross': ('ABC', 'B', "the source is complete before the reply starts, so any reply position may read any real source token; the reply's own future is hidden by the decoder's causal self-attention."),
+    'answer_padding_both': ('ABC', 'C', "the encoder's output at a padded position is a vector like any other: the encoder's self-attention and every cross-attention must refuse those keys, or padding changes the reply."),
+    'answer_teacher_forcing': ('ABC', 'A', 'with teacher forcing the decoder reads the true reply so far, shifted right behind <BOS>, whatever the model would have written, so one pass scores every position.'),
+    'answer_attention_evidence': ('ABC', 'B', "a weight shows where this head reads from; that the model uses it takes an intervention, such as changing the sender's name and watching the greeting change."),
+    'answer_typical': ('ABC', 'C', 'about two thirds of the true replies to a request agree to send, over five sentences; the one refusal is the single most likely sentence, so the mode is not a typical reply.'),
+}
+
+
+# -- from the answer cell cross_attention
+def cross_attention(q, k, v, enc_allowed):
+    """Attention of the reply's queries over the source's keys and values.
+
+    Args:
+        q: (B, h, L_t, d_k) queries, one per reply position and head.
+        k: (B, h, L_s, d_k) keys, one per source token and head.
+        v: (B, h, L_s, d_v) values, one per source token and head.
+        enc_allowed: (B, L_s) bool, True on the real tokens of each source email, False on
+            its padding.
+
+    Returns:
+        (Y, A): Y of shape (B, h, L_t, d_v), A of shape (B, h, L_t, L_s), the weights. Each
+        row of A sums to 1 over the real source tokens of its email (0 on padding); a row
+        whose email has no real token is all zeros, and so is its output.
+    """
+    require_ndim("q", q, 4, "(B, h, L_t, d_k)")
+    require_ndim("k", k, 4, "(B, h, L_s, d_k)")
+    require_ndim("v", v, 4, "(B, h, L_s, d_v)")
+    require_ndim("enc_allowed", enc_allowed, 2, "(B, L_s)")
+    require_same_size("q", q, -1, "k", k, -1, "the query/key width d_k")
+    require_same_size("k", k, -2, "v", v, -2, "the number of source tokens L_s")
+    require_same_size("enc_allowed", enc_allowed, 1, "k", k, -2, "the number of source tokens")
+    require_same_size("enc_allowed", enc_allowed, 0, "q", q, 0, "the batch size B")
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f"enc_allowed must be a bool tensor (True = real source token); got "
+                         f"dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}")
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, h, L_t, L_s)
+    keys = enc_allowed[:, None, None, :]  # (B, 1, 1, L_s): every head, every query
+    scores = scores.masked_fill(~keys, float("-inf"))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)  # (B, h, L_t, L_s)
+    return A @ v, A  # (B, h, L_t, d_v), (B, h, L_t, L_s)
+
+
+# -- from the answer cell EncoderDecoder
+class EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])  # (B, L_s, d)
+        return u + self.mlp(self.ln2(u))
+
+
+class DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()  # (L_t, L_t)
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)  # (B, L_t, d)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))  # (B, L_t, d)
+
+
+class EncoderDecoder(nn.Module):
+    """Source ids (B, L_s) and reply ids (B, L_t) -> next-token logits (B, L_t, V)."""
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = max_len, pad_id
+        self.embed = nn.Embedding(vocab_size, d_model)  # shared by source and reply
+        self.register_buffer("sinusoids", sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList(EncoderBlock(d_model, n_heads) for _ in range(n_layers))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList(DecoderBlock(d_model, n_heads) for _ in range(n_layers))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]  # (B, L_s, d)
+        for block in self.encoder:
+            h = block(h, src_allowed)  # (B, L_s, d)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]  # (B, L_t, d)
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)  # (B, L_t, d)
+        return self.head(self.ln_final(h))  # (B, L_t, V)
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim("src_ids", src_ids, 2, "(B, L_s)")
+        require_ndim("tgt_ids", tgt_ids, 2, "(B, L_t)")
+        require_same_size("src_ids", src_ids, 0, "tgt_ids", tgt_ids, 0, "the batch size B")
+        for name, ids in (("src_ids", src_ids), ("tgt_ids", tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f"{name} has shape {tuple(ids.shape)}: longer than max_len "
+                                 f"= {self.max_len}")
+        src_allowed = src_ids != self.pad_id  # (B, L_s): True on real source tokens
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+
+# -- from the answer cell beam_search
+def beam_search(model, src_ids, beam_size, max_len, eos_id):
+    """The most likely reply that a beam of `beam_size` prefixes finds.
+
+    Args:
+        model: an encoder-decoder; model(src (n, L_s), prefixes (n, t)) -> logits (n, t, V).
+        src_ids: (L_s,) the source's token ids, unpadded.
+        beam_size: the number of candidates kept at every step (>= 1; 1 is greedy).
+        max_len: the most new tokens to write after <BOS> (>= 0).
+        eos_id: the end token; a candidate ending in it is finished and leaves the beam.
+
+    Returns:
+        (ids, score): ids a 1-D LongTensor that starts with <BOS> (the setup's BOS) and ends
+        with eos_id when a hypothesis finished; score its total log-probability, a float.
+        The best finished hypothesis, or the best live one when none finished.
+    """
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim("src_ids", src_ids, 1, "(L_s,)")
+    beam_size = require_integer("beam_size", beam_size, 1, "(candidates kept per step)")
+    max_len = require_integer("max_len", max_len, 0, "(new tokens at most)")
+    live = torch.tensor([[BOS]])  # (n, t): the live prefixes, all of one length
+    scores = torch.zeros(1)  # (n,): their total log-probabilities
+    finished = []  # (score, ids) of the hypotheses that ended with eos_id
+    for _ in range(max_len):
+        if finished and max(s for s, _ in finished) >= scores.max():
+            break  # optional: no live prefix can beat the best finished reply any more
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]  # (n, V)
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)  # (n, V)
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))  # (k,) each
+        rows, tokens = flat // total.shape[1], flat % total.shape[1]
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)  # (n', t + 1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0])
+        return torch.tensor(ids), score
+    best_row = int(scores.argmax())
+    return live[best_row].clone(), float(scores[best_row])
