@@ -6,6 +6,8 @@
 #   make check NB=01     run the visible checks of one notebook, yours in notebooks/, as the
 #                        autograder runs it; concept answers are graded later, not here
 #   make release         regenerate notebooks/ from solutions/ (instructors)
+#   make kit             the student kit: dist/attnbook-kit-<version>-<python>-<platform>.zip,
+#                        installable offline, without solutions or grader (instructors)
 #   make formgrader      JupyterLab with nbgrader's formgrader for this course (TAs)
 #   make fast-test       the tests without notebook runs, round trips or the browser
 #   make bench           run the benchmarks and print their figures
@@ -17,13 +19,15 @@ BIN := $(VENV)/bin
 # TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128" or similar.
 TORCH_SPEC ?= torch==2.13.0
 LAB_ARGS ?=
+# e.g. KIT_ARGS="--torch-index https://download.pytorch.org/whl/cpu" (see scripts/build_kit.py)
+KIT_ARGS ?=
 PYTEST_ARGS ?=
 SAMPLE_ARGS ?= --count 10
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup test-deps lab formgrader test fast-test check sample release bench clean
+.PHONY: setup test-deps lab formgrader test fast-test check sample release kit bench clean
 
 setup: $(VENV)/.installed
 
@@ -67,9 +71,14 @@ sample: setup
 release: setup
 	$(BIN)/python scripts/release.py
 
+# For instructors: what a course hands to students instead of this repository. Built for this
+# machine's Python and system; build it on each platform students use (README, "The kit").
+kit: setup
+	$(BIN)/python scripts/build_kit.py $(KIT_ARGS)
+
 bench: setup
 	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache autograder/gradebook.db autograder/submitted \
+	rm -rf $(VENV) dist .pytest_cache .ruff_cache autograder/gradebook.db autograder/submitted \
 	       autograder/autograded autograder/feedback

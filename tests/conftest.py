@@ -139,3 +139,36 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+# -- the student kit (tests/kit.py): built, unzipped and installed once per session --------
+@pytest.fixture(scope="session")
+def kit_zip(tmp_path_factory) -> Path:
+    from kit import build
+
+    return build(tmp_path_factory.mktemp("kit-dist"))
+
+
+@pytest.fixture(scope="session")
+def kit_dir(kit_zip, tmp_path_factory) -> Path:
+    """The kit unzipped: its one top folder."""
+    from kit import unzip
+
+    return unzip(kit_zip, tmp_path_factory.mktemp("kit-unzipped"))
+
+
+@pytest.fixture(scope="session")
+def kit_home(tmp_path_factory) -> Path:
+    """An empty home folder for the student's processes (no Jupyter or pip settings)."""
+    return tmp_path_factory.mktemp("kit-home")
+
+
+@pytest.fixture(scope="session")
+def kit_installed(kit_dir, kit_home) -> Path:
+    """The kit after `python3 install.py`, run offline in its folder; returns the folder."""
+    from kit import install
+
+    done = install(kit_dir, kit_home)
+    assert done.returncode == 0, (f"install.py failed offline:\n{done.stdout[-4000:]}"
+                                  f"\n{done.stderr[-4000:]}")
+    return kit_dir

@@ -73,22 +73,27 @@ def is_test_cell(cell) -> bool:
 
 @dataclass
 class Template:
-    """What the grader trusts from the instructor's notebook: setup cells and test cells."""
+    """What the grader trusts from the instructor's notebook: setup cells and test cells,
+    each test's points, and the notebook's name (which `grader.borrowed` rules apply)."""
 
     setup: list[str]
     tests: dict[str, str]
+    name: str = ""
+    points: dict[str, float] = field(default_factory=dict)
 
     @classmethod
-    def from_notebook(cls, nb) -> Template:
+    def from_notebook(cls, nb, name: str = "") -> Template:
         setup = [c.source for c in nb.cells if c.cell_type == "code"
                  and "setup" in c.get("metadata", {}).get("tags", [])]
-        tests = {nbgrader_meta(c)["grade_id"]: c.source for c in nb.cells
-                 if c.cell_type == "code" and is_test_cell(c)}
-        return cls(setup, tests)
+        cells = [c for c in nb.cells if c.cell_type == "code" and is_test_cell(c)]
+        tests = {nbgrader_meta(c)["grade_id"]: c.source for c in cells}
+        points = {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c).get("points") or 0)
+                  for c in cells}
+        return cls(setup, tests, name, points)
 
     @classmethod
     def from_path(cls, path: Path) -> Template:
-        return cls.from_notebook(nbformat.read(path, as_version=4))
+        return cls.from_notebook(nbformat.read(path, as_version=4), Path(path).stem)
 
 
 # -- the student's kernel -----------------------------------------------------------------
@@ -214,19 +219,39 @@ def _error(ename: str, evalue: str) -> dict:
             "traceback": [f"{ename}: {evalue}"]}
 
 
+def _borrowed(job: dict) -> list[str]:
+    """What the test's subjects borrow (`grader.borrowed`), read from the submission's
+    source: one message per call, naming it."""
+    from grader.borrowed import borrowed_in_test
+
+    try:
+        found = borrowed_in_test(job.get("notebook", ""), job["source"], job["sources"])
+    except (RecursionError, MemoryError, ValueError):
+        return []
+    return [b.message() for b in found]
+
+
+def borrowed_note(borrowed: list[str], score: float, points: float) -> str:
+    return (f"{'; '.join(borrowed)}. This test scores {score:g} of {points:g} points: the "
+            "course's setting for borrowed answers.")
+
+
 def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> None:
     """Runs in a child of the fork server: one instructor test against the student's kernel;
-    writes its outcome (JSON) to `result_fd`."""
+    writes its outcome (JSON) to `result_fd`, with what its subjects borrow
+    (`grader.borrowed`)."""
     import torch
 
     torch.set_num_threads(1)
     channel = KernelChannel(request_fd, reply_fd, job["id"], job["limit_text"])
     channel.deadline = job["deadline_wall"] - time.time() + time.monotonic()
     out = io.StringIO()
-    outcome: dict[str, object] = {"verdict": "passed", "error": None, "kill": ""}
+    outcome: dict[str, object] = {"verdict": "passed", "error": None, "kill": "",
+                                  "borrowed": []}
     try:
-        trusted = _trusted_setup(job["setup"])
         sources = job["sources"]
+        outcome["borrowed"] = _borrowed(job)
+        trusted = _trusted_setup(job["setup"])
         names = StudentNames(trusted, channel, lambda name: names_used(sources, name))
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted),
@@ -261,14 +286,21 @@ def _read_all(fd: int, deadline: float, limit: int = 64 * 1024 * 1024) -> bytes 
 
 
 def run_test(source: str, grade_id: str, template: Template, kernel: StudentKernel,
-             deadline: float, sources: list[str]) -> tuple[list, str]:
-    """Run an instructor's test in a fresh process; its outputs and its verdict."""
+             deadline: float, sources: list[str], borrowed_credit: float = 0.0,
+             borrowed: dict[str, str] | None = None) -> tuple[list, str]:
+    """Run an instructor's test in a fresh process; its outputs and its verdict. A borrowed
+    answer (`grader.borrowed`) is noted in `borrowed` (grade_id -> message) and gets
+    `borrowed_credit` of the test's points: none (an error naming the call, after the
+    check's own outputs) by default, else that fraction if the test passes (nbgrader's
+    partial credit)."""
     if kernel.dead:
         return [_new_output(_error(LOST, kernel.dead))], "lost"
+    points = template.points.get(grade_id, 0.0)
     job = {"source": source, "grade_id": grade_id, "setup": template.setup,
            "deadline_wall": time.time() + deadline - time.monotonic(), "sources": sources,
            "id": kernel.next_id, "limit_text": f" ({kernel.limits.cell_timeout_s:g} s for a "
-                                               "cell)"}
+                                               "cell)",
+           "notebook": template.name, "credit": borrowed_credit, "points": points}
     result_r, result_w = os.pipe()
     fds = [os.dup(kernel.req_w), os.dup(kernel.rep_r), result_w]
     try:
@@ -298,9 +330,23 @@ def run_test(source: str, grade_id: str, template: Template, kernel: StudentKern
     if outcome.get("stdout"):
         outputs.append(nbformat.v4.new_output("stream", name="stdout",
                                               text=str(outcome["stdout"])))
+    verdict = str(outcome.get("verdict"))
+    found = [str(m) for m in outcome.get("borrowed") or []]
+    if found and borrowed is not None:
+        borrowed[grade_id] = "; ".join(found)
     if isinstance(outcome.get("error"), dict):
         outputs.append(_new_output(outcome["error"]))
-    return outputs, str(outcome.get("verdict"))
+    if found and borrowed_credit <= 0:  # after the check's own outputs: its hint stays
+        outputs.append(_new_output(_error("BorrowedAnswer", borrowed_note(found, 0, points))))
+        verdict = "failed" if verdict == "passed" else verdict
+    elif found:
+        score = round(min(borrowed_credit, 1.0) * points, 6) if verdict == "passed" else 0
+        outputs.append(nbformat.v4.new_output("stream", name="stdout", text="Borrowed answer: "
+                                              + borrowed_note(found, score, points) + "\n"))
+        if verdict == "passed":  # nbgrader reads a number as the cell's partial credit
+            outputs.append(nbformat.v4.new_output("execute_result", execution_count=None,
+                                                  data={"text/plain": f"{score:g}"}))
+    return outputs, verdict
 
 
 def _new_output(error: dict) -> nbformat.NotebookNode:
@@ -391,14 +437,20 @@ class RunReport:
     tests: dict[str, str] = field(default_factory=dict)  # grade_id -> passed/failed/lost
     sandboxed: bool = True
     grader_timeouts: list[str] = field(default_factory=list)  # tests whose check was stopped
+    borrowed: dict[str, str] = field(default_factory=dict)  # grade_id -> the calls it borrows
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
 def run_notebook(nb, template: Template, files_from: Path | None = None,
-                 limits: Limits | None = None, sandbox: str = "bwrap") -> RunReport:
-    """Execute `nb` in place (outputs filled in); return what happened."""
+                 limits: Limits | None = None, sandbox: str = "bwrap",
+                 borrowed_credit: float = 0.0) -> RunReport:
+    """Execute `nb` in place (outputs filled in); return what happened. `borrowed_credit`:
+    the fraction of a test's points that a borrowed answer gets (see `run_test`)."""
+    if not 0.0 <= borrowed_credit <= 1.0:
+        raise ValueError(f"borrowed_credit: expected a fraction of the points from 0 to 1, "
+                         f"got {borrowed_credit!r}")
     limits = limits or Limits()
     use_sandbox = _use_sandbox(sandbox)
     ForkServer.get()  # started (once per process) before any time limit runs
@@ -420,7 +472,8 @@ def run_notebook(nb, template: Template, files_from: Path | None = None,
             if is_test_cell(cell) and grade_id in template.tests:
                 cell.source = template.tests[grade_id]
                 cell.outputs, verdict = run_test(cell.source, grade_id, template, kernel,
-                                                 deadline, list(sources))
+                                                 deadline, list(sources), borrowed_credit,
+                                                 report.borrowed)
                 if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):
                     report.grader_timeouts.append(grade_id)
                 report.tests[grade_id] = verdict
@@ -445,6 +498,10 @@ def run_notebook(nb, template: Template, files_from: Path | None = None,
     if report.grader_timeouts and report.status == "complete":
         report.status = ("the grader's check of " + ", ".join(report.grader_timeouts)
                          + " ran past its time limit (0 points for those tests)")
+    if report.borrowed:
+        note = "borrowed answers: " + "; ".join(f"{grade_id}: {message}" for grade_id, message
+                                                in report.borrowed.items())
+        report.status = note if report.status == "complete" else f"{report.status}; {note}"
     report.seconds = round(time.monotonic() - started, 3)
     return report
 

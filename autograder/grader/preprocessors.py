@@ -45,6 +45,10 @@ class SandboxedExecute(Preprocessor):
     notebook_timeout = Float(1800.0).tag(config=True)
     memory_mb = Integer(4096).tag(config=True)
     output_chars = Integer(20000).tag(config=True)
+    borrowed_credit = Float(0.0, help="fraction of a test's points that an answer borrowed "
+                            "from the package's twin of its exercise, or from the PyTorch "
+                            "built-in it forbids, gets (grader.borrowed); 0 = none, 1 = only "
+                            "noted").tag(config=True)
 
     def preprocess(self, nb, resources):
         import json
@@ -61,7 +65,8 @@ class SandboxedExecute(Preprocessor):
         limits = Limits(memory_mb=self.memory_mb, cell_timeout_s=self.cell_timeout,
                         notebook_timeout_s=self.notebook_timeout, output_chars=self.output_chars)
         files = resources.get("metadata", {}).get("path")
-        report = run_notebook(nb, template, Path(files) if files else None, limits, self.sandbox)
+        report = run_notebook(nb, template, Path(files) if files else None, limits, self.sandbox,
+                              borrowed_credit=self.borrowed_credit)
         self.log.info("%s/%s/%s: %s", info.get("student"), assignment, notebook, report.status)
         if self.report_directory:
             folder = Path(self.report_directory) / assignment / str(info.get("student"))

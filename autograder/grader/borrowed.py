@@ -1,0 +1,539 @@
+"""Borrowed answers: a graded function or class that delegates to the package's own version
+of its exercise, or to the PyTorch built-in that the exercise asks the student to write.
+
+The `attnbook` package holds production code that answers several exercises under another
+name (`attnbook.model.sinusoid_table` is notebook 02's `sinusoidal_positions`, the decoder in
+`attnbook.model` and `attnbook.qwen3` holds the attention, MLP, block and decoder of 05, 06
+and 10, the trainer and sampler hold most of 07 and 08). A wrapper around one of them passes
+the tests, so the grader reads each tested answer's source before its test runs
+(`grader.execute.run_notebook`) and gives a test whose subject borrows the course's setting
+(`SandboxedExecute.borrowed_credit`, a fraction of the test's points, 0 by default), with a
+status and feedback that name the call.
+
+What counts is read from the submission's code cells, never from the student's kernel: the
+subject's last binding (a def, a class, an assignment or an import), the student's own
+functions and classes it reaches, and in them every name, attribute chain, `getattr(obj,
+"name")` and identifier string. A name is resolved through the imports of the cells (the
+last binding wins, a function's own imports first), so `from attnbook.model import
+sinusoid_table as table` is found under any alias, while the student's own function of the
+same name, or a parameter or local variable, is not the package's. Package paths are
+resolved to objects (a re-export is the same object); PyTorch's built-ins are matched by
+name wherever they are reached from (`F.layer_norm`, `torch.layer_norm`, `"layer_norm"`).
+
+`RULES` is per exercise, because what one exercise forbids another hands out: notebook 06's
+`PreNormBlock` is meant to use `causal_self_attention` and `nn.LayerNorm`, its `Decoder` the
+package's `sinusoid_table` and `rope_tables`, notebook 10's `Qwen3Block` `nn.RMSNorm` and
+`rotate_pairs`. The catalogue's correct alternatives (`autograder/mistakes/`) are never
+flagged: PyTorch's fused attention computing Y in notebooks 01, 04 and in `Qwen3Block`, the
+package's KV cache in notebook 08's `generate`. Notebook 10's `decode_step` shares its name with
+`attnbook.generation.decode_step`, which answers another question and is not listed. Every
+answer may use its notebook's setup helpers (`require_*`), torch, numpy and `nn.Linear`.
+
+The reading is static: code that builds the name at run time (`eval`, `importlib` with a
+computed string) is not found; the hidden tests still hold for it.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib
+import importlib.util
+from dataclasses import dataclass
+
+SOURCE_LIMIT = 2_000_000  # characters of student code read (as grader.execute.names_used)
+
+# -- what each exercise may not delegate to -------------------------------------------------
+FUSED_ATTENTION = ("torch.nn.functional.scaled_dot_product_attention",
+                   "torch.nn.functional.multi_head_attention_forward",
+                   "torch.nn.MultiheadAttention", "torch.nn.Transformer",
+                   "torch.nn.TransformerEncoderLayer", "torch.nn.TransformerDecoderLayer")
+LAYER_NORMS = ("torch.nn.functional.layer_norm", "torch.nn.LayerNorm", "torch.layer_norm",
+               "torch.native_layer_norm", "torch.nn.functional.group_norm",
+               "torch.nn.GroupNorm", "torch.nn.functional.rms_norm", "torch.nn.RMSNorm",
+               "torch.rms_norm", "torch._fused_rms_norm")
+PACKAGE_ATTENTION = ("attnbook.ops.torch_attend", "attnbook.heads.fused_attention",
+                     "attnbook.model.CausalSelfAttention", "attnbook.blocks.causal_self_attention",
+                     "attnbook.model.TransformerBlock", "attnbook.model.TransformerLM")
+PACKAGE_MODULES = ("attnbook.ops.torch_attend", "attnbook.model.CausalSelfAttention",
+                   "attnbook.blocks.causal_self_attention", "attnbook.model.TransformerBlock",
+                   "attnbook.model.TransformerLM")
+TORCH_DECODER = ("torch.nn.TransformerEncoderLayer", "torch.nn.TransformerDecoderLayer",
+                 "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoder",
+                 "torch.nn.Transformer")
+QWEN3 = ("attnbook.qwen3.Qwen3LM", "attnbook.qwen3.ModernBlock", "attnbook.qwen3.GatedMLP",
+         "attnbook.qwen3.block_attention", "attnbook.qwen3.load_hf_model",
+         "attnbook.qwen3.load_hf_checkpoint")
+LOSS = ("attnbook.data.masked_cross_entropy",)
+SAMPLER = ("attnbook.generation.filtered_distribution", "attnbook.generation.draw_tokens")
+
+#: notebook -> graded function or class -> what its answer may not use, besides EVERY_ANSWER;
+#: every graded name of every notebook is listed (tests/test_ta_borrowed.py checks it)
+RULES: dict[str, dict[str, tuple[str, ...]]] = {
+    "01_attention_scores": {
+        "project_qkv": (),
+        "score_matrix": (),
+        "softmax_rows": ("attnbook.ops.torch_softmax",),
+        # F.scaled_dot_product_attention for Y is a catalogued correct alternative here
+        "attention": ("attnbook.ops.torch_attend",),
+    },
+    "02_positions": {
+        "sinusoidal_positions": ("attnbook.model.sinusoid_table", "attnbook.model.TransformerLM"),
+        "embed": (),
+        "shift_matrix": (),
+    },
+    "03_rope": {
+        "rotation_2d": ("attnbook.model.rotate_pairs",),
+        "rope_frequencies": ("attnbook.model.rope_tables", "attnbook.model.TransformerLM"),
+        "apply_rope": ("attnbook.model.rope_tables", "attnbook.model.rotate_pairs",
+                       "attnbook.model.CausalSelfAttention", "attnbook.model.TransformerLM"),
+    },
+    "04_masks": {
+        "causal_mask": ("attnbook.model.TransformerLM",),
+        "masked_attention": ("attnbook.ops.torch_attend",),  # as in 01: SDPA for Y is allowed
+        "padding_mask": ("attnbook.model.TransformerLM",),
+        "attention_mask": ("attnbook.model.TransformerLM",),
+    },
+    "05_multihead": {
+        "split_heads": PACKAGE_ATTENTION,
+        "merge_heads": PACKAGE_ATTENTION,
+        "scaled_dot_product_attention": (*PACKAGE_ATTENTION, *FUSED_ATTENTION),
+        "MultiHeadAttention": (*PACKAGE_ATTENTION, *FUSED_ATTENTION),
+    },
+    "06_transformer_block": {
+        "layer_norm": LAYER_NORMS,
+        "MLP": ("attnbook.model.FeedForward", "attnbook.model.TransformerBlock",
+                "attnbook.model.TransformerLM", "attnbook.qwen3.GatedMLP"),
+        "PreNormBlock": ("attnbook.model.TransformerBlock", "attnbook.model.FeedForward",
+                         "attnbook.model.TransformerLM", *TORCH_DECODER),
+        "Decoder": ("attnbook.model.TransformerLM", "attnbook.model.TransformerBlock",
+                    "attnbook.model.FeedForward", "attnbook.model.load_checkpoint",
+                    "attnbook.train.load_trained", "attnbook.ablation.build_model",
+                    *TORCH_DECODER),
+        "count_parameters": ("attnbook.model.TransformerLM", "attnbook.model.TransformerBlock",
+                             "attnbook.model.FeedForward", "attnbook.model.CausalSelfAttention",
+                             "attnbook.blocks.causal_self_attention"),
+    },
+    "07_training": {
+        "make_batch": ("attnbook.data.pad_batch", "attnbook.data.batch_iterator"),
+        "lm_loss": LOSS,
+        "train_step": ("attnbook.train.fit_batch", *LOSS),
+        "evaluate": ("attnbook.data.validation_loss", *LOSS),
+    },
+    "08_generation": {
+        "sequence_log_prob": (),
+        "next_token_probs": SAMPLER,
+        "sample_next": SAMPLER,
+        # the package's KV cache (decode_step, KVCache) is a catalogued correct alternative
+        "generate": ("attnbook.generation.generate_tokens", "attnbook.modern.greedy_tokens",
+                     *SAMPLER),
+        "perplexity": ("attnbook.data.validation_loss", *LOSS),
+    },
+    "09_beyond": {
+        "linear_recurrence": (),
+        "linear_recurrence_parallel": (),  # its check forbids the student's own loop
+    },
+    "10_modern_decoder": {
+        "rms_norm": (*LAYER_NORMS, *QWEN3),
+        "SwiGLU": ("attnbook.qwen3.GatedMLP", "attnbook.qwen3.ModernBlock",
+                   "attnbook.qwen3.Qwen3LM", "attnbook.model.FeedForward"),
+        "grouped_query_attention": (*QWEN3, *PACKAGE_ATTENTION, *FUSED_ATTENTION),
+        "kv_cache_bytes": ("attnbook.modern.cache_bytes",),
+        # the fused kernel with an explicit mask is a catalogued correct alternative here
+        "Qwen3Block": (*QWEN3, *PACKAGE_MODULES),
+        "Qwen3Decoder": (*QWEN3, "attnbook.model.TransformerLM", "attnbook.model.TransformerBlock",
+                         *TORCH_DECODER),
+        # attnbook.generation.decode_step shares the name but answers notebook 08's cache
+        # on a TransformerLM (tests/test_package.py, HOMONYMS): not a twin of this one
+        "decode_step": (),
+    },
+    # notebook 11 (merged last): only the rules every answer has, its twins not reviewed yet
+    "11_encoder_decoder": {
+        "cross_attention": (),
+        "EncoderBlock": (),
+        "DecoderBlock": (),
+        "EncoderDecoder": (),
+        "beam_search": (),
+    },
+}
+#: what no graded answer may use, in any notebook: the check library (its private helpers
+#: compute the expected values and the catalogued mistakes) and the grader's loader of the
+#: reference answers; any private (`_name`) part of the package counts too
+EVERY_ANSWER = ("attnbook.checks", "attnbook.grading")
+
+PRIVATE = "attnbook._private"  # the target of a private name of the package
+WHAT = {"attnbook.checks": "the check library, which computes the expected answers",
+        "attnbook.grading": "the grader's loader of the reference answers",
+        PRIVATE: "a private part of the package"}
+
+
+def describe(target: str) -> str:
+    """What a forbidden target is, for the message."""
+    if target in WHAT:
+        return WHAT[target]
+    if target.startswith("torch."):
+        return "PyTorch's built-in version of what this exercise asks you to write"
+    return "the package's own version of this exercise"
+
+
+@dataclass(frozen=True)
+class Borrowed:
+    """One graded subject that uses a forbidden call."""
+
+    subject: str  # the graded function or class, e.g. "sinusoidal_positions"
+    call: str  # what it uses, as resolved, e.g. "attnbook.model.sinusoid_table"
+    target: str  # the rule it matched, e.g. "attnbook.model.sinusoid_table"
+    via: str = ""  # the student's own helper where the call is, if not the subject itself
+
+    def message(self) -> str:
+        where = f" (through your {self.via})" if self.via else ""
+        return (f"{self.subject} uses {self.call}{where}, {describe(self.target)}; "
+                f"write it yourself")
+
+
+# -- resolving what a name in a submission stands for ----------------------------------------
+_MISSING = object()
+
+
+def _import_attnbook(path: str):
+    """The attnbook module `path` (a dotted prefix), or None if it is not one."""
+    with contextlib.suppress(Exception):
+        if importlib.util.find_spec(path) is not None:
+            return importlib.import_module(path)
+    return None
+
+
+def resolve(dotted: str):
+    """The object a dotted path of `attnbook` or `torch` names, or _MISSING. Only the
+    trusted package and torch are imported; attributes are read with getattr on modules
+    and classes only."""
+    parts = dotted.split(".")
+    if parts[0] not in ("attnbook", "torch") or any(p.startswith("_") for p in parts):
+        return _MISSING  # nothing private is imported or read (no __main__, no _internals)
+    obj = importlib.import_module(parts[0])
+    for i, part in enumerate(parts[1:], start=2):
+        nxt = getattr(obj, part, _MISSING) if isinstance(obj, type) or _is_module(obj) \
+            else _MISSING
+        if nxt is _MISSING and parts[0] == "attnbook" and _is_module(obj):
+            nxt = _import_attnbook(".".join(parts[:i])) or _MISSING
+        if nxt is _MISSING:
+            return _MISSING
+        obj = nxt
+    return obj
+
+
+def _is_module(obj) -> bool:
+    return type(obj).__name__ == "module"
+
+
+def _prefix_objects(dotted: str) -> list[tuple[str, object]]:
+    """(prefix, object) for every prefix of `dotted` that resolves."""
+    parts, found = dotted.split("."), []
+    for i in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:i])
+        obj = resolve(prefix)
+        if obj is _MISSING:
+            break
+        found.append((prefix, obj))
+    return found
+
+
+class _Rule:
+    """The forbidden targets of one subject: package objects by identity (and by name where
+    a reference cannot be resolved), torch built-ins by name."""
+
+    def __init__(self, targets: tuple[str, ...]):
+        self.objects: list[tuple[object, str]] = []
+        self.modules: list[str] = []
+        self.torch_names: dict[str, str] = {}
+        self.package_names: dict[str, str] = {}
+        for target in (*targets, *EVERY_ANSWER):
+            name = target.rsplit(".", 1)[-1]
+            if target.startswith("torch."):
+                self.torch_names[name] = target
+                continue
+            obj = resolve(target)
+            if _is_module(obj):
+                self.modules.append(target)
+            elif obj is not _MISSING:
+                self.objects.append((obj, target))
+                self.package_names[name] = target
+
+    def match_path(self, dotted: str) -> str | None:
+        """The target a resolved dotted path reaches, if any."""
+        root = dotted.split(".", 1)[0]
+        names = dotted.split(".")
+        if root == "torch" or root not in ("attnbook",):
+            hit = next((self.torch_names[n] for n in names if n in self.torch_names), None)
+            if hit or root != "attnbook":
+                return hit
+        for prefix, obj in _prefix_objects(dotted):
+            for target in self.modules:
+                if prefix == target or prefix.startswith(target + "."):
+                    return target
+            module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+            for target in self.modules:
+                if isinstance(module, str) and (module == target
+                                                or module.startswith(target + ".")):
+                    return target
+            for forbidden, target in self.objects:
+                if obj is forbidden:
+                    return target
+        if any(n.startswith("_") and not n.startswith("__") for n in names[1:]):
+            return PRIVATE
+        return None
+
+    def match_name(self, name: str) -> str | None:
+        """The target an unresolved attribute or an identifier string names, if any."""
+        return self.torch_names.get(name) or self.package_names.get(name)
+
+
+# -- reading the submission -----------------------------------------------------------------
+def _docstring_ids(node: ast.AST) -> set[int]:
+    ids = set()
+    for inner in ast.walk(node):
+        body = getattr(inner, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
+                getattr(body[0], "value", None), ast.Constant):
+            ids.add(id(body[0].value))
+    return ids
+
+
+def _import_bindings(node: ast.Import | ast.ImportFrom) -> dict[str, str]:
+    """name -> dotted path that an import statement binds."""
+    bound = {}
+    for alias in node.names:
+        if isinstance(node, ast.Import):
+            if alias.asname:
+                bound[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".", 1)[0]
+                bound[head] = head
+        elif alias.name != "*" and not node.level:
+            bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return bound
+
+
+def _module_statements(body: list[ast.stmt]):
+    """Statements run at the top level of a cell, inside if/try/with/for blocks too."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If | ast.Try | ast.With | ast.For | ast.While):
+            for name in ("body", "orelse", "finalbody"):
+                yield from _module_statements(getattr(stmt, name, []) or [])
+            for handler in getattr(stmt, "handlers", []) or []:
+                yield from _module_statements(handler.body)
+
+
+def module_bindings(sources: list[str]) -> dict[str, tuple[str, object]]:
+    """name -> ("import", dotted) | ("def", node) | ("assign", value) | ("other", None),
+    the last binding of each top-level name over the cells, in order."""
+    bound: dict[str, tuple[str, object]] = {}
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for stmt in _module_statements(tree.body):
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                bound[stmt.name] = ("def", stmt)
+            elif isinstance(stmt, ast.Import | ast.ImportFrom):
+                for name, dotted in _import_bindings(stmt).items():
+                    bound[name] = ("import", dotted)
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                value = stmt.value
+                for target in targets:
+                    for inner in ast.walk(target):
+                        if isinstance(inner, ast.Name):
+                            simple = isinstance(target, ast.Name) and value is not None
+                            bound[inner.id] = ("assign", value) if simple else ("other", value)
+            elif isinstance(stmt, ast.For | ast.With):
+                targets = [stmt.target] if isinstance(stmt, ast.For) else [
+                    i.optional_vars for i in stmt.items if i.optional_vars is not None]
+                for target in targets:
+                    for inner in ast.walk(target):
+                        if isinstance(inner, ast.Name):
+                            bound[inner.id] = ("other", None)
+    return bound
+
+
+def _local_names(node: ast.AST) -> tuple[set[str], dict[str, str]]:
+    """Names a function or class binds inside itself (parameters, assignments, loop and
+    comprehension variables, inner defs) and the dotted paths its own imports bind."""
+    local, imports = set(), {}
+    for inner in ast.walk(node):
+        if inner is node:
+            continue
+        if isinstance(inner, ast.arg):
+            local.add(inner.arg)
+        elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+            local.add(inner.id)
+        elif isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            local.add(inner.name)
+        elif isinstance(inner, ast.Import | ast.ImportFrom):
+            imports.update(_import_bindings(inner))
+        elif isinstance(inner, ast.ExceptHandler) and inner.name:
+            local.add(inner.name)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        for arg in ast.walk(node.args):
+            if isinstance(arg, ast.arg):
+                local.add(arg.arg)
+    return local - set(imports), imports
+
+
+def _getattr_chain(call: ast.Call) -> tuple[ast.AST, str] | None:
+    """(object, name) of `getattr(object, "name")` or `getattr(object, "name", default)`."""
+    if (isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(call.args) >= 2
+            and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)):
+        return call.args[0], call.args[1].value
+    return None
+
+
+class _Reader:
+    """Follows one subject through the student's own code, collecting what it reaches."""
+
+    def __init__(self, bindings: dict, rule: _Rule):
+        self.bindings, self.rule = bindings, rule
+        self.found: list[tuple[str, str, str]] = []  # (call, target, own helper)
+
+    def _resolve_name(self, name: str, local: set[str], imports: dict[str, str]):
+        """('path', dotted) | ('own', name) | None."""
+        if name in imports:
+            return "path", imports[name]
+        if name in local:
+            return None
+        kind, value = self.bindings.get(name, ("other", None))
+        if kind == "import":
+            return "path", value
+        if kind in ("def", "assign"):
+            return "own", name
+        return None
+
+    def _chain(self, node: ast.AST, local, imports, todo) -> tuple[str | None, list[str]]:
+        """(dotted base, attributes) of an attribute chain; the base is None when it is not
+        an import (a local variable, a call's result, the student's own object)."""
+        attrs: list[str] = []
+        while True:
+            if isinstance(node, ast.Attribute):
+                attrs.append(node.attr)
+                node = node.value
+            elif isinstance(node, ast.Call) and _getattr_chain(node):
+                node, name = _getattr_chain(node)
+                attrs.append(name)
+            else:
+                break
+        attrs.reverse()
+        if isinstance(node, ast.Name):
+            resolved = self._resolve_name(node.id, local, imports)
+            if resolved and resolved[0] == "path":
+                return resolved[1], attrs
+            if resolved and resolved[0] == "own":
+                todo.append(resolved[1])
+        return None, attrs
+
+    def _note(self, call: str, target: str | None, via: str) -> None:
+        if target and all(call != c for c, _, _ in self.found):
+            self.found.append((call, target, via))
+
+    def read(self, subject: str) -> list[Borrowed]:
+        todo, seen = [subject], set()
+        while todo:
+            name = todo.pop(0)
+            if name in seen:
+                continue
+            seen.add(name)
+            kind, value = self.bindings.get(name, ("other", None))
+            via = "" if name == subject else name
+            if kind == "import":
+                self._note(value, self.rule.match_path(value), via)
+            elif kind in ("def", "assign"):
+                self._read_node(value, name, via, todo)
+        return [Borrowed(subject, call, target, via) for call, target, via in self.found]
+
+    def _read_node(self, node: ast.AST, own: str, via: str, todo: list[str]) -> None:
+        local, imports = _local_names(node)
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            local.discard(node.name)
+        for dotted in imports.values():
+            self._note(dotted, self.rule.match_path(dotted), via)
+        skip = _docstring_ids(node)
+        inner_of_chain = set()
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Attribute | ast.Call) and id(inner) not in inner_of_chain:
+                if isinstance(inner, ast.Call) and not _getattr_chain(inner):
+                    continue
+                base, attrs = self._chain(inner, local, imports, todo)
+                chain_nodes = inner
+                while isinstance(chain_nodes, ast.Attribute | ast.Call):
+                    inner_of_chain.add(id(chain_nodes))
+                    if isinstance(chain_nodes, ast.Attribute):
+                        chain_nodes = chain_nodes.value
+                    elif _getattr_chain(chain_nodes):
+                        skip.add(id(chain_nodes.args[1]))
+                        chain_nodes = chain_nodes.args[0]
+                    else:
+                        break
+                if base is not None:
+                    dotted = ".".join([base, *attrs])
+                    self._note(dotted, self.rule.match_path(dotted), via)
+                else:
+                    for attr in attrs:
+                        self._note(f"{attr} (as an attribute)", self.rule.match_name(attr), via)
+            elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+                if inner.id == own:
+                    continue
+                resolved = self._resolve_name(inner.id, local, imports)
+                if resolved and resolved[0] == "path":
+                    self._note(resolved[1], self.rule.match_path(resolved[1]), via)
+                elif resolved and resolved[0] == "own":
+                    todo.append(resolved[1])
+            elif (isinstance(inner, ast.Constant) and isinstance(inner.value, str)
+                  and id(inner) not in skip and inner.value.isidentifier()):
+                self._note(f"the name {inner.value!r}", self.rule.match_name(inner.value), via)
+
+
+def subjects_of(notebook: str, test_source: str) -> list[str]:
+    """The graded names of `notebook` that a test's source passes to its checks."""
+    rules = RULES.get(notebook, {})
+    try:
+        tree = ast.parse(test_source)
+    except (SyntaxError, ValueError):
+        return []
+    names = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
+        n.ctx, ast.Load)]
+    return list(dict.fromkeys(n for n in names if n in rules))
+
+
+def find_borrowed(notebook: str, subject: str, sources: list[str]) -> list[Borrowed]:
+    """The forbidden calls that `subject`'s answer in `sources` (the submission's code
+    cells run before its test) reaches; [] when it has none or cannot be read."""
+    targets = RULES.get(notebook, {}).get(subject)
+    if targets is None or sum(len(s) for s in sources) > SOURCE_LIMIT:
+        return []
+    try:
+        return _Reader(module_bindings(sources), _rule(targets)).read(subject)
+    except RecursionError:
+        return []
+
+
+_RULE_CACHE: dict[tuple[str, ...], _Rule] = {}
+
+
+def _rule(targets: tuple[str, ...]) -> _Rule:
+    if targets not in _RULE_CACHE:
+        _RULE_CACHE[targets] = _Rule(targets)
+    return _RULE_CACHE[targets]
+
+
+def warm() -> None:
+    """Resolve every rule once (the fork server does, so tests start with them ready)."""
+    for rules in RULES.values():
+        for targets in rules.values():
+            _rule(targets)
+
+
+def borrowed_in_test(notebook: str, test_source: str, sources: list[str]) -> list[Borrowed]:
+    """Every borrowed call of every subject a test checks."""
+    return [b for subject in subjects_of(notebook, test_source)
+            for b in find_borrowed(notebook, subject, sources)]

@@ -1,0 +1,132 @@
+"""The kit's parts without building it: the scanners that tests/test_kit.py and the build
+rely on find what they look for (in a file, a wheel, a notebook, a checkpoint); the
+installer refuses another Python clearly; the version names the commit; the wheel's staged
+source leaves out the grader's loader. The built kit itself: tests/test_kit.py (slow)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import ROOT, SOLUTIONS, notebook_names
+from kit import build_kit_module, found_in, solution_lines
+
+KIT = build_kit_module()
+
+
+def installer():
+    spec = importlib.util.spec_from_file_location("kit_install",
+                                                  ROOT / "scripts" / "kit" / "install.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def small_kit(tree: Path, text: str, where: str) -> Path:
+    """A kit folder holding `text` in one place: a file, the attnbook wheel, a notebook cell,
+    a checkpoint-like zip, or a dependency wheel (which is not the project's)."""
+    (tree / "wheels").mkdir(parents=True)
+    (tree / "README.md").write_text("a kit\n")
+    if where == "file":
+        (tree / "install.py").write_text(f"# {text}\n")
+    elif where in ("wheel", "dependency"):
+        name = "attnbook-0.1.0-py3-none-any.whl" if where == "wheel" else "numpy-2-py3.whl"
+        with zipfile.ZipFile(tree / "wheels" / name, "w") as wheel:
+            wheel.writestr("attnbook/x.py", f"x = 1\n{text}\n")
+    elif where == "notebook":
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(text)])
+        (tree / "notebooks").mkdir()
+        nbformat.write(nb, tree / "notebooks" / "a.ipynb")
+    elif where == "checkpoint":
+        (tree / "assets").mkdir()
+        with zipfile.ZipFile(tree / "assets" / "m.pt", "w") as archive:
+            archive.writestr("m/data.pkl", f"\x80\x02{text}\x00")
+    return tree
+
+
+WHERE = ["file", "wheel", "notebook", "checkpoint"]
+MARKED = ["### BEGIN SOLUTION", "### BEGIN HIDDEN TESTS",
+          "from attnbook.grading import load_reference", "ANSWERS = {'answer_x': 'B'}",
+          "import grader.mistakes", "autograder/reference/nb01.py"]
+
+
+@pytest.mark.parametrize("where", WHERE)
+@pytest.mark.parametrize("text", MARKED)
+def test_marker_scan_finds_each_marker_wherever_it_is(tmp_path, text, where):
+    findings = KIT.marker_findings(small_kit(tmp_path / "kit", text, where))
+    assert len(findings) == 1, findings
+
+
+def test_marker_scan_passes_clean_files_and_leaves_dependency_wheels_alone(tmp_path):
+    assert KIT.marker_findings(small_kit(tmp_path / "a", "x = ANSWERS['q'] == 1", "file")) == []
+    assert KIT.marker_findings(small_kit(tmp_path / "b", "### BEGIN SOLUTION",
+                                         "dependency")) == []
+
+
+@pytest.mark.parametrize("where", WHERE)
+def test_solution_line_scan_finds_an_answer_line_wherever_it_is(tmp_path, where):
+    lines = solution_lines(SOLUTIONS, notebook_names())
+    line = next(line for line in lines if "np." in line and len(line) > 30)
+    found = found_in(small_kit(tmp_path / "kit", f"    {line}", where), lines)
+    assert list(found) == [line], found
+
+
+def test_solution_lines_are_the_answers_not_what_students_see():
+    lines = solution_lines(SOLUTIONS, notebook_names())
+    assert any(re.fullmatch(r'answer_\w+ = "[A-Z]"', line) for line in lines)
+    assert "### BEGIN SOLUTION" not in lines and "raise NotImplementedError()" not in lines
+    assert all(len(line) >= 20 or line.startswith("answer_") for line in lines)
+
+
+def test_installer_refuses_another_python_with_what_to_do():
+    install = installer()
+    kit = {"python": "3.11", "system": "Linux", "machine": "x86_64", "platform": "linux-x86_64"}
+    with pytest.raises(SystemExit) as stopped:
+        install.check_interpreter(kit, {"python": "3.12", "system": "Linux",
+                                        "machine": "x86_64"})
+    message = str(stopped.value)
+    assert "Python 3.11 on Linux x86_64" in message and "python: here 3.12" in message
+    assert "ask your instructor" in message
+    with pytest.raises(SystemExit, match="system: here Windows"):
+        install.check_interpreter(kit, {"python": "3.11", "system": "Windows",
+                                        "machine": "AMD64"})
+    install.check_interpreter(kit, {"python": "3.11", "system": "Linux", "machine": "X86_64"})
+    assert set(install.this_interpreter()) == {"python", "system", "machine"}
+
+
+def test_kit_is_named_by_version_python_and_platform():
+    version = KIT.kit_version()
+    assert re.fullmatch(r"\d+\.\d+\.\d+\+g[0-9a-f]{7}(\.dirty)?", version), version
+    target = {"python": "3.11", "platform": "macosx-11.0-arm64"}
+    assert KIT.kit_name(version, target) == f"attnbook-kit-{version}-cp311-macosx_11_0_arm64"
+
+
+def test_staged_package_leaves_out_the_grader_loader(tmp_path):
+    source = KIT.stage_package(tmp_path, "0.1.0+gabcdef0", "# kit readme\n")
+    staged = {p.relative_to(source).as_posix() for p in (source / "attnbook").rglob("*.py")}
+    package = {p.relative_to(ROOT).as_posix() for p in (ROOT / "attnbook").rglob("*.py")}
+    assert staged == package - {"attnbook/grading.py"}
+    assert 'version = "0.1.0+gabcdef0"' in (source / "pyproject.toml").read_text()
+    assert (source / "README.md").read_text() == "# kit readme\n"
+
+
+def test_kit_lab_settings_disable_the_instructor_extensions():
+    jupyter = ROOT / "scripts" / "kit" / "jupyter"
+    page = json.loads((jupyter / "labconfig" / "page_config.json").read_text())
+    assert set(page["disabledExtensions"]) == {"@jupyter/nbgrader:formgrader",
+                                               "@jupyter/nbgrader:create-assignment",
+                                               "@jupyter/nbgrader:course-list"}
+    server = json.loads((jupyter / "jupyter_server_config.json").read_text())
+    assert server["ServerApp"]["jpserver_extensions"] == {
+        "nbgrader.server_extensions.formgrader": False,
+        "nbgrader.server_extensions.course_list": False}
+
+
+def test_kit_torch_pin_is_the_project_pin():
+    assert KIT.TORCH_SPEC == "torch==2.13.0"
+    assert f"TORCH_SPEC ?= {KIT.TORCH_SPEC}" in (ROOT / "Makefile").read_text()

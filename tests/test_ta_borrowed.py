@@ -1,0 +1,513 @@
+"""Borrowed answers (`autograder/grader/borrowed.py`): a graded answer that delegates to the
+package's own version of its exercise, or to the PyTorch built-in the exercise forbids, gets
+the course's setting for borrowed answers (`SandboxedExecute.borrowed_credit`, 0 by default)
+and a status and feedback that name the call; honest answers that use allowed helpers (their
+own functions, torch.softmax, nn.Linear, the helpers a notebook hands out) are not flagged.
+
+The fast tests read submissions as the grader does (the cells before a test, its source):
+every rule's target is flagged in every exercise that lists it, in the forms a student could
+write it, and no solution notebook is flagged. The slow tests grade whole submissions with
+the README's command (`python -m grader grade`) and look at grades.csv, the autograded
+notebook and the feedback, and show the configured credit reaching nbgrader's score.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import csv
+import json
+import re
+
+import nbformat
+import pytest
+import torch
+from conftest import ROOT, grade_with_readme_command, notebook_names
+from grader.borrowed import (
+    _MISSING,
+    EVERY_ANSWER,
+    RULES,
+    borrowed_in_test,
+    find_borrowed,
+    resolve,
+)
+from grader.catalogue import fill_in, nbgrader_meta, solution_notebook, strip_solution_markers
+
+
+# -- the submission as the grader reads it --------------------------------------------------
+def is_test(cell) -> bool:
+    meta = nbgrader_meta(cell)
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def solution_cells(notebook: str) -> tuple[list[str], dict[str, tuple[str, list[str]]]]:
+    """The code cells of the solution as a student's submission holds them (markers removed,
+    no test cell), and grade_id -> (test source, the cells run before it)."""
+    sources, tests = [], {}
+    for cell in solution_notebook(notebook).cells:
+        if cell.cell_type != "code":
+            continue
+        if is_test(cell):
+            tests[nbgrader_meta(cell)["grade_id"]] = (cell.source, list(sources))
+        else:
+            sources.append(strip_solution_markers(cell.source))
+    return sources, tests
+
+
+def graded_names(notebook: str) -> set[str]:
+    names = set()
+    for cell in solution_notebook(notebook).cells:
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
+            tree = ast.parse(strip_solution_markers(cell.source))
+            names |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    return names
+
+
+def borrowed(notebook: str, subject: str, *cells: str) -> list:
+    """What `subject` borrows when `cells` follow the solution's own cells."""
+    sources, _ = solution_cells(notebook)
+    return find_borrowed(notebook, subject, [*sources, *cells])
+
+
+# -- the rules --------------------------------------------------------------------------------
+def test_rules_list_every_graded_function_and_class_of_every_notebook():
+    assert set(RULES) == set(notebook_names())
+    for notebook in notebook_names():
+        assert set(RULES[notebook]) == graded_names(notebook), notebook
+
+
+def _torch_object(path: str):
+    obj = torch
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+TARGETS = sorted({t for rules in RULES.values() for targets in rules.values() for t in targets})
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_rule_names_something_that_exists(target):
+    """A renamed package function must not silently drop its rule."""
+    if target.startswith("torch."):
+        assert callable(_torch_object(target)), target
+    else:
+        assert resolve(target) is not _MISSING, target
+
+
+@pytest.mark.parametrize("notebook", notebook_names())
+def test_no_solution_notebook_is_flagged(notebook):
+    """The instructor's answers use the allowed helpers: notebook 06's causal_self_attention,
+    nn.LayerNorm, sinusoid_table and rope_tables, notebook 10's nn.RMSNorm and rotate_pairs,
+    each notebook's own earlier answers, torch.softmax, nn.Linear, F.cross_entropy."""
+    _, tests = solution_cells(notebook)
+    flagged = {g: [b.message() for b in borrowed_in_test(notebook, source, before)]
+               for g, (source, before) in tests.items()}
+    assert not {g: m for g, m in flagged.items() if m}
+
+
+def _flags(nb, notebook: str) -> dict[str, list[str]]:
+    """grade_id -> the borrowed calls its subjects make in notebook `nb`."""
+    sources, found = [], {}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if is_test(cell):
+            hits = borrowed_in_test(notebook, cell.source, sources)
+            if hits:
+                found[nbgrader_meta(cell)["grade_id"]] = [b.message() for b in hits]
+        else:
+            sources.append(strip_solution_markers(cell.source))
+    return found
+
+
+@pytest.mark.parametrize("notebook", notebook_names())
+def test_no_catalogued_correct_alternative_is_flagged(notebook):
+    """The catalogue's correct answers written another way (autograder/mistakes/), e.g.
+    PyTorch's fused attention for Y in notebook 01 or the package's KV cache in notebook
+    08's generate, stay correct in the grader."""
+    from grader.catalogue import apply_variant, load_catalogue
+
+    for variant in load_catalogue(notebook).ALTERNATIVES:
+        nb = apply_variant(solution_notebook(notebook), variant)
+        assert _flags(nb, notebook) == {}, variant.name
+
+
+def test_every_graded_test_has_its_subject():
+    """Each function test's source passes its subject to the check, so the grader knows
+    whose answer to read (concept tests have none)."""
+    from grader.borrowed import subjects_of
+
+    for notebook in notebook_names():
+        _, tests = solution_cells(notebook)
+        for grade_id, (source, _) in tests.items():
+            if not grade_id.startswith("test_answer_"):
+                assert subjects_of(notebook, source), (notebook, grade_id)
+
+
+# -- each twin, in each exercise that forbids it -----------------------------------------------
+CASES = [(notebook, subject, target) for notebook, rules in sorted(RULES.items())
+         for subject, targets in sorted(rules.items()) for target in targets]
+# every answer may not use the check library or the grader's loader: one subject per notebook
+CASES += [(notebook, sorted(rules)[0], target) for notebook, rules in sorted(RULES.items())
+          for target in EVERY_ANSWER]
+
+
+def wrapper(subject: str, target: str) -> str:
+    """A submission cell whose `subject` delegates to `target` through a module alias."""
+    is_module = target in EVERY_ANSWER
+    module, name = (target, "anything") if is_module else target.rsplit(".", 1)
+    return (f"import {module} as lib\n\n\ndef {subject}(*args, **kwargs):\n"
+            f"    return lib.{name}(*args, **kwargs)\n")
+
+
+@pytest.mark.parametrize(("notebook", "subject", "target"), CASES,
+                         ids=[f"{n[:2]}-{s}-{t}" for n, s, t in CASES])
+def test_each_twin_is_flagged_and_named(notebook, subject, target):
+    found = borrowed(notebook, subject, wrapper(subject, target))
+    assert found, f"{subject} delegating to {target} was not flagged"
+    assert {b.subject for b in found} == {subject}
+    named = [b for b in found if target in b.call]  # the call as written, resolved
+    assert named, found
+    if not target.startswith("torch."):  # a built-in is matched by name, the package by object
+        assert named[0].target == target, named
+    assert target in named[0].message() and subject in named[0].message()
+
+
+def test_the_honest_solution_of_each_case_is_not_flagged():
+    """The same subjects, as the solution writes them: the flag is the wrapper's."""
+    for notebook, subject, _ in CASES:
+        assert borrowed(notebook, subject) == [], (notebook, subject)
+
+
+# -- the forms a delegation can take ---------------------------------------------------------
+FORMS = {
+    "from-import alias": "from attnbook.model import sinusoid_table as table\n\n"
+                         "def sinusoidal_positions(L, d):\n    return table(L, d).double().numpy()",
+    "module alias": "import attnbook.model as m\n\n"
+                    "def sinusoidal_positions(L, d):\n    return m.sinusoid_table(L, d).numpy()",
+    "package attribute": "import attnbook\nimport attnbook.model\n\n"
+                         "def sinusoidal_positions(L, d):\n"
+                         "    return attnbook.model.sinusoid_table(L, d).numpy()",
+    "getattr": "import attnbook.model\n\ndef sinusoidal_positions(L, d):\n"
+               "    return getattr(attnbook.model, 'sinusoid_table')(L, d).numpy()",
+    "import inside": "def sinusoidal_positions(L, d):\n"
+                     "    from attnbook.model import sinusoid_table\n"
+                     "    return sinusoid_table(L, d).numpy()",
+    "lambda": "import attnbook.model as m\n"
+              "sinusoidal_positions = lambda L, d: m.sinusoid_table(L, d).numpy()",
+    "plain alias": "from attnbook.model import sinusoid_table as sinusoidal_positions",
+    "re-export": "import attnbook.positions as p\nimport attnbook.model\n"
+                 "p.table = attnbook.model.sinusoid_table\n\n"
+                 "def sinusoidal_positions(L, d):\n"
+                 "    from attnbook.model import sinusoid_table as t\n    return t(L, d)",
+    "own helper": "from attnbook import model\n\ndef helper(L, d):\n"
+                  "    return model.sinusoid_table(L, d)\n\n"
+                  "def sinusoidal_positions(L, d):\n    return helper(L, d).numpy()",
+    "__import__": "def sinusoidal_positions(L, d):\n"
+                  "    m = __import__('attnbook.model').model\n"
+                  "    return m.sinusoid_table(L, d).numpy()",
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_every_form_of_delegation_is_flagged(form):
+    found = borrowed("02_positions", "sinusoidal_positions", FORMS[form])
+    assert found and "sinusoid_table" in found[0].call, found
+    if form == "own helper":
+        assert found[0].via == "helper" and "through your helper" in found[0].message()
+
+
+BUILTIN_FORMS = {
+    ("05_multihead", "scaled_dot_product_attention"): [
+        "import torch.nn.functional as F\n\ndef scaled_dot_product_attention(q, k, v, "
+        "allowed=None):\n    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)",
+        "from torch.nn.functional import scaled_dot_product_attention as fused\n\n"
+        "def scaled_dot_product_attention(q, k, v, allowed=None):\n    return fused(q, k, v)",
+        "import torch\n\ndef scaled_dot_product_attention(q, k, v, allowed=None):\n"
+        "    f = getattr(torch.nn.functional, 'scaled_dot_product_attention')\n"
+        "    return f(q, k, v)",
+    ],
+    ("05_multihead", "MultiHeadAttention"): [
+        "from torch import nn\n\nclass MultiHeadAttention(nn.Module):\n"
+        "    def __init__(self, d_model, n_heads):\n        super().__init__()\n"
+        "        self.inner = nn.MultiheadAttention(d_model, n_heads, batch_first=True)\n",
+        "from attnbook.model import CausalSelfAttention\n\n"
+        "class MultiHeadAttention(CausalSelfAttention):\n    pass\n",
+    ],
+    ("06_transformer_block", "layer_norm"): [
+        "import torch\n\ndef layer_norm(h, gamma, beta, eps=1e-5):\n"
+        "    return torch.layer_norm(h, h.shape[-1:], gamma, beta, eps)",
+        "import torch.nn.functional as F\n\ndef layer_norm(h, gamma, beta, eps=1e-5):\n"
+        "    return F.layer_norm(h, h.shape[-1:], gamma, beta, eps)",
+        "from torch import nn\n\ndef layer_norm(h, gamma, beta, eps=1e-5):\n"
+        "    return nn.LayerNorm(h.shape[-1], eps=eps)(h)",
+    ],
+    ("10_modern_decoder", "rms_norm"): [
+        "import torch.nn.functional as F\n\ndef rms_norm(h, gamma, eps=1e-6):\n"
+        "    return F.rms_norm(h, h.shape[-1:], gamma, eps)",
+    ],
+    ("10_modern_decoder", "grouped_query_attention"): [
+        "import torch.nn.functional as F\n\ndef grouped_query_attention(q, k, v, allowed=None):\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)",
+    ],
+    ("10_modern_decoder", "Qwen3Decoder"): [
+        "from attnbook.qwen3 import Qwen3LM, Qwen3LMConfig\n\ndef Qwen3Decoder(**kwargs):\n"
+        "    return Qwen3LM(Qwen3LMConfig(**kwargs))",
+    ],
+    ("10_modern_decoder", "decode_step"): [
+        "from attnbook.checks.nb10 import _decode_variant\n\n"
+        "def decode_step(model, token_ids, cache):\n"
+        "    return _decode_variant(model, token_ids, cache)",
+    ],
+}
+BUILTIN_CASES = [(n, s, i) for (n, s), sources in BUILTIN_FORMS.items()
+                 for i in range(len(sources))]
+
+
+@pytest.mark.parametrize(("notebook", "subject", "index"), BUILTIN_CASES)
+def test_forbidden_builtins_are_flagged_in_every_spelling(notebook, subject, index):
+    found = borrowed(notebook, subject, BUILTIN_FORMS[(notebook, subject)][index])
+    assert found, (subject, index)
+
+
+def test_a_borrowed_helper_costs_the_answers_that_reach_it():
+    """MultiHeadAttention calling the student's own scaled_dot_product_attention, which
+    wraps the fused kernel, borrows it too; the message says through which helper."""
+    sdpa = ("import torch.nn.functional as F\n\ndef scaled_dot_product_attention(q, k, v, "
+            "allowed=None):\n    return F.scaled_dot_product_attention(q, k, v)")
+    found = borrowed("05_multihead", "MultiHeadAttention", sdpa)
+    assert found and found[0].via == "scaled_dot_product_attention", found
+
+
+# -- honest answers with allowed helpers -------------------------------------------------------
+HONEST = {
+    "torch.softmax in softmax_rows": (
+        "01_attention_scores", "softmax_rows",
+        "import torch\n\ndef softmax_rows(S):\n"
+        "    return torch.softmax(torch.as_tensor(S, dtype=torch.float64), dim=-1).numpy()"),
+    "own function named like the package's": (
+        "02_positions", "sinusoidal_positions",
+        "import numpy as np\n\ndef sinusoid_table(L, d):\n"
+        "    angles = np.arange(L)[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)\n"
+        "    out = np.zeros((L, d))\n    out[:, 0::2], out[:, 1::2] = np.sin(angles), "
+        "np.cos(angles)\n    return out\n\n"
+        "def sinusoidal_positions(L, d):\n    return sinusoid_table(L, d)"),
+    "local variables and parameters named like twins": (
+        "08_generation", "generate",
+        "def generate(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0,"
+        " top_k=None, top_p=None, generator=None, decode_step=None):\n"
+        "    draw_tokens = sample_next\n    generate_tokens = prompt_ids\n"
+        "    for _ in range(max_new_tokens):\n"
+        "        new = draw_tokens(model(generate_tokens)[:, -1], temperature, top_k, top_p, "
+        "generator)\n        generate_tokens = torch.cat((generate_tokens, new[:, None]), 1)\n"
+        "    return generate_tokens"),
+    "nn.Linear, nn.LayerNorm and the handed-out attention in a block": (
+        "06_transformer_block", "PreNormBlock",
+        "from torch import nn\nfrom attnbook.blocks import causal_self_attention\n\n"
+        "class PreNormBlock(nn.Module):\n    def __init__(self, d_model, n_heads):\n"
+        "        super().__init__()\n        self.ln1, self.ln2 = nn.LayerNorm(d_model), "
+        "nn.LayerNorm(d_model)\n        self.attn = causal_self_attention(d_model, n_heads)\n"
+        "        self.mlp = MLP(d_model)\n\n    def forward(self, x):\n"
+        "        x = x + self.attn(self.ln1(x))\n        return x + self.mlp(self.ln2(x))"),
+    "the handed-out position tables in a decoder": (
+        "06_transformer_block", "Decoder",
+        "from attnbook.model import rope_tables, sinusoid_table\n\n"
+        "class Decoder(nn.Module):\n    def __init__(self, vocab_size, d_model, n_heads, "
+        "n_layers, max_len, positions='rope'):\n        super().__init__()\n"
+        "        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model))\n"
+        "        cos, sin = rope_tables(max_len, d_model // n_heads)\n"
+        "        self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) "
+        "for _ in range(n_layers))"),
+    "model.train() and a string 'train' in a training step": (
+        "07_training", "train_step",
+        "def train_step(model, optimizer, batch, max_grad_norm):\n"
+        "    inputs, targets, loss_mask = batch\n    model.train()\n    mode = 'train'\n"
+        "    optimizer.zero_grad()\n    loss = lm_loss(model(inputs), targets, loss_mask)\n"
+        "    loss.backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n"
+        "    optimizer.step()\n    return loss.item()"),
+    "an earlier notebook's own function, copied in": (
+        "10_modern_decoder", "rms_norm",
+        "def layer_norm(h, gamma, beta, eps=1e-5):\n    mean = h.mean(-1, keepdim=True)\n"
+        "    var = ((h - mean) ** 2).mean(-1, keepdim=True)\n"
+        "    return gamma * (h - mean) / torch.sqrt(var + eps) + beta\n\n"
+        "def rms_norm(h, gamma, eps=1e-6):\n"
+        "    return layer_norm(h, gamma, 0.0 * gamma, eps) if False else "
+        "gamma * h / torch.sqrt((h ** 2).mean(-1, keepdim=True) + eps)"),
+    "notebook 10's decode_step, homonym of notebook 08's package step": (
+        "10_modern_decoder", "decode_step",
+        "def decode_step(model, token_ids, cache):\n"
+        "    T = 0 if cache is None else cache[0][0].shape[2]\n    L = token_ids.shape[1]\n"
+        "    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])\n"
+        "    h, new_cache = model.embed(token_ids), []\n"
+        "    for i, block in enumerate(model.blocks):\n"
+        "        h, kv = block(h, rope, None if cache is None else cache[i])\n"
+        "        new_cache.append(kv)\n    return model.head(model.norm(h)), new_cache"),
+    "nn.RMSNorm and rotate_pairs in a Qwen3 block": (
+        "10_modern_decoder", "Qwen3Block",
+        "from torch import nn\nfrom attnbook.model import rotate_pairs\n\n"
+        "class Qwen3Block(nn.Module):\n    def __init__(self, d_model, n_heads, n_kv_heads, d_k,"
+        " d_hidden, eps=1e-6):\n        super().__init__()\n"
+        "        self.norm1 = nn.RMSNorm(d_model, eps=eps)\n"
+        "        self.q_norm = nn.RMSNorm(d_k, eps=eps)\n"
+        "        self.mlp = SwiGLU(d_model, d_hidden)\n\n"
+        "    def forward(self, h, rope, past=None):\n"
+        "        q = rotate_pairs(self.q_norm(h), *rope)\n"
+        "        return grouped_query_attention(q, q, q), (q, q)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HONEST))
+def test_honest_answers_with_allowed_helpers_are_not_flagged(case):
+    notebook, subject, source = HONEST[case]
+    assert borrowed(notebook, subject, source) == []
+
+
+# -- through the grader, with the README's command ------------------------------------------
+def _sandbox_ok() -> tuple[bool, str]:
+    from grader.sandbox import sandbox_available
+
+    return sandbox_available()
+
+
+SANDBOX_OK, SANDBOX_WHY = _sandbox_ok()
+
+
+def submission(notebook: str, *extra: tuple[str, str]) -> nbformat.NotebookNode:
+    """The solution as a student submits it, with `extra` (answer grade_id, source) appended
+    to those answer cells."""
+    release = nbformat.read(ROOT / "notebooks" / notebook / f"{notebook}.ipynb", 4)
+    nb = fill_in(release, solution_notebook(notebook))
+    for grade_id, source in extra:
+        cell = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == grade_id)
+        cell.source = cell.source.rstrip("\n") + "\n\n\n" + source
+    return nb
+
+
+def total_points(notebook: str) -> float:
+    return sum(float(nbgrader_meta(c).get("points") or 0)
+               for c in solution_notebook(notebook).cells if nbgrader_meta(c).get("grade"))
+
+
+def test_points(notebook: str, grade_id: str) -> float:
+    return next(float(nbgrader_meta(c)["points"]) for c in solution_notebook(notebook).cells
+                if nbgrader_meta(c).get("grade_id") == grade_id)
+
+
+test_points.__test__ = False  # a helper, not a test
+
+# borrows the twin (its result unused) and returns the student's own answer: passes the check
+BORROW_AND_PASS = ("import attnbook.model\n\n_own = sinusoidal_positions\n\n\n"
+                   "def sinusoidal_positions(L, d):\n    out = _own(L, d)\n"
+                   "    attnbook.model.sinusoid_table(L, d)\n    return out\n")
+BORROW_SINUSOID = ("import attnbook.model\n\n\ndef sinusoidal_positions(L, d):\n"
+                   "    return attnbook.model.sinusoid_table(L, d).double().numpy()\n")
+OWN_HELPER_SINUSOID = ("def sinusoid_table(L, d):\n    return _mine(L, d)\n\n\n"
+                       "_mine = sinusoidal_positions\n\n\n"
+                       "def sinusoidal_positions(L, d):\n    return sinusoid_table(L, d)\n")
+FUSED_SDPA = ("import torch.nn.functional as F_\n\n\n"
+              "def scaled_dot_product_attention(q, k, v, allowed=None):\n"
+              "    return F_.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n")
+TORCH_MHA = ("class MultiHeadAttention(nn.Module):\n    def __init__(self, d_model, n_heads):\n"
+             "        super().__init__()\n        self.n_heads = n_heads\n"
+             "        self.inner = nn.MultiheadAttention(d_model, n_heads, batch_first=True)\n\n"
+             "    def forward(self, x, allowed=None):\n"
+             "        return self.inner(x, x, x, need_weights=False)[0]\n")
+# student -> (notebook, answers appended, tests that must score 0, what it borrows)
+STUDENTS = {
+    "p_honest": ("02_positions", [], [], ""),
+    "p_twin": ("02_positions", [("sinusoidal_positions", BORROW_SINUSOID)],
+               ["test_sinusoidal_positions"], "attnbook.model.sinusoid_table"),
+    "p_borrow_pass": ("02_positions", [("sinusoidal_positions", BORROW_AND_PASS)],
+                      ["test_sinusoidal_positions"], "attnbook.model.sinusoid_table"),
+    "p_own_name": ("02_positions", [("sinusoidal_positions", OWN_HELPER_SINUSOID)], [], ""),
+    "m_honest": ("05_multihead", [], [], ""),
+    "m_fused": ("05_multihead", [("scaled_dot_product_attention", FUSED_SDPA)],
+                ["test_scaled_dot_product_attention", "test_MultiHeadAttention"],
+                "torch.nn.functional.scaled_dot_product_attention"),
+    "m_torch_mha": ("05_multihead", [("MultiHeadAttention", TORCH_MHA)],
+                    ["test_MultiHeadAttention"], "torch.nn.MultiheadAttention"),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    from grader.sample import load_builder
+    from grader.sandbox import UID_BASE_ENV, new_uid_base
+
+    build = load_builder()
+    files = {student: {f"{nb}.ipynb": nbformat.writes(submission(nb, *extra)).encode()}
+             for student, (nb, extra, _, _) in STUDENTS.items()}
+    inbox = build.write_folder(tmp_path_factory.mktemp("download"), files)
+    work = tmp_path_factory.mktemp("class")
+    done = grade_with_readme_command(inbox, work, "-a", "02_positions", "-a", "05_multihead",
+                                     "--timeout", "120",
+                                     env={UID_BASE_ENV: str(new_uid_base())})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    with open(work / "grades.csv", newline="") as handle:  # one row per student and notebook
+        rows = {(r["student_id"], r["assignment"]): r for r in csv.DictReader(handle)}
+    return {"grades": {s: rows[(s, STUDENTS[s][0])] for s in STUDENTS}, "work": work}
+
+
+def _graded_cell(graded, student: str, grade_id: str):
+    notebook = STUDENTS[student][0]
+    path = graded["work"] / "autograded" / student / notebook / f"{notebook}.ipynb"
+    return next(c for c in nbformat.read(path, 4).cells
+                if nbgrader_meta(c).get("grade_id") == grade_id)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+@pytest.mark.parametrize("student", sorted(STUDENTS))
+def test_grades_through_the_readme_command(graded, student):
+    notebook, _, zeroed, call = STUDENTS[student]
+    row = graded["grades"][student]
+    lost = sum(test_points(notebook, g) for g in zeroed)
+    assert float(row["score"]) == total_points(notebook) - lost, row
+    for grade_id in zeroed:
+        assert float(row[grade_id]) == 0, row
+    if not zeroed:
+        assert "borrowed" not in row["status"], row
+        return
+    assert "borrowed answers" in row["status"] and call in row["status"], row["status"]
+    for grade_id in zeroed:
+        cell = _graded_cell(graded, student, grade_id)
+        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+        assert errors and errors[-1]["ename"] == "BorrowedAnswer", cell.outputs  # the
+        assert call in errors[-1]["evalue"] and "0 of" in errors[-1]["evalue"], errors  # last
+    feedback = (graded["work"] / row["feedback"]).read_text()
+    assert "BorrowedAnswer" in feedback and call in feedback
+
+
+def _run_with_credit(notebook: str, nb, credit: float):
+    from grader.execute import Template, run_notebook
+
+    template = Template.from_path(ROOT / "solutions" / notebook / f"{notebook}.ipynb")
+    nb = copy.deepcopy(nb)
+    report = run_notebook(nb, template, sandbox="bwrap", borrowed_credit=credit)
+    return nb, report
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_the_course_setting_gives_borrowed_answers_its_fraction_of_the_points():
+    """borrowed_credit 0.5: the borrowed test runs, passes, and nbgrader reads half its
+    points from the cell; the note names the call. The default is 0."""
+    from grader.preprocessors import SandboxedExecute
+    from nbgrader.utils import determine_grade
+    from traitlets.config.loader import PyFileConfigLoader
+
+    assert SandboxedExecute().borrowed_credit == 0.0
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT / "autograder")).load_config()
+    assert config.SandboxedExecute.borrowed_credit == 0.0
+    notebook, grade_id = "02_positions", "test_sinusoidal_positions"
+    nb, report = _run_with_credit(notebook, submission(notebook, ("sinusoidal_positions",
+                                                                  BORROW_AND_PASS)), 0.5)
+    cell = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == grade_id)
+    text = json.dumps(cell.outputs)
+    assert "attnbook.model.sinusoid_table" in text and "1.5 of 3 points" in text, text
+    assert determine_grade(cell) == (1.5, 3.0), cell.outputs
+    assert report.tests[grade_id] == "passed" and grade_id in report.borrowed
+    assert re.search(r"borrowed answers: test_sinusoidal_positions: sinusoidal_positions "
+                     r"uses attnbook\.model\.sinusoid_table", report.status), report.status
