@@ -219,7 +219,7 @@ def decode_step(
     live_rows = allowed.any(dim=-1, keepdim=True)  # (B, 1, T, 1)
     allowed = allowed | ~live_rows  # an empty row is opened here and zeroed by `attend`
 
-    h, rope = _position_signal(model, model.embed(ids), positions)  # (B, T, d)
+    h, rope = _position_signal(model, model.embed_tokens(ids), positions)  # (B, T, d)
     for layer, block in enumerate(model.blocks):
         def attention(x, layer=layer, block=block):
             q, k, v = block.attn.heads_qkv(x, rope)  # (B, h, T, d_k) each, RoPE applied

@@ -59,6 +59,11 @@ class LMConfig:
     norm: str = "pre"  # "pre": LN inside each residual branch; "post": LN after each sum
     causal: bool = True  # False only for the ablation that removes the causal mask
     rope_base: float = 10000.0  # theta_i = rope_base ** (-2i / d_k)
+    # The original transformer's recipe for added sinusoids: token embeddings drawn with std
+    # 1/sqrt(d_model) and multiplied by sqrt(d_model), so they start at unit scale, as large
+    # as the position vectors. Off (GPT-2's N(0, 0.02), no factor), a sinusoid of amplitude 1
+    # drowns a token vector of 0.02. Notebook 06's Decoder is the default, H0 = E[w] + P.
+    embed_scale: bool = False
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "d_model", "n_heads", "n_layers", "max_len"):
@@ -288,10 +293,14 @@ class TransformerLM(nn.Module):
         """GPT-2 initialisation: N(0, 0.02), residual outputs shrunk by 1/sqrt(2 N), zero biases.
 
         Shrinking W_O and fc_out keeps the residual stream's variance from growing with depth.
+        With ``embed_scale`` the token embedding is drawn with std 1/sqrt(d_model) instead, so
+        that ``sqrt(d_model) E[w]`` starts at unit scale (see `LMConfig.embed_scale`).
         """
         residual_std = 0.02 / math.sqrt(2 * self.config.n_layers)
         for name, p in self.named_parameters():
-            if name.endswith("bias"):
+            if name == "embed.weight" and self.config.embed_scale:
+                nn.init.normal_(p, mean=0.0, std=self.config.d_model**-0.5)
+            elif name.endswith("bias"):
                 nn.init.zeros_(p)
             elif ".ln" in name or name.startswith("ln_final"):
                 nn.init.ones_(p)
@@ -299,6 +308,11 @@ class TransformerLM(nn.Module):
                 nn.init.normal_(p, mean=0.0, std=residual_std)
             else:
                 nn.init.normal_(p, mean=0.0, std=0.02)
+
+    def embed_tokens(self, idx: torch.Tensor) -> torch.Tensor:
+        """Token vectors (B, L, d) of ids (B, L), times sqrt(d_model) with ``embed_scale``."""
+        h = self.embed(idx)  # (B, L, d)
+        return h * math.sqrt(self.config.d_model) if self.config.embed_scale else h
 
     def num_parameters(self) -> int:
         """Number of distinct trainable numbers (a tied matrix counts once)."""
@@ -318,7 +332,7 @@ class TransformerLM(nn.Module):
         """
         B, L = self._check_idx(idx)
         positions = self._check_positions(positions, B, L, idx.device)
-        h = self.embed(idx)  # (B, L, d)
+        h = self.embed_tokens(idx)  # (B, L, d)
         rope = None
         if self.config.positions == "learned":
             h = h + self.pos(positions)  # (B, L, d) + (B or 1, L, d)
