@@ -14,17 +14,18 @@ from conftest import ROOT
 from matplotlib.figure import Figure
 
 import attnbook.ablation as ablation
+from attnbook.generation import KVCache, decode_step
+from attnbook.model import LMConfig, TransformerLM
 from attnbook.tokenizer import WordTokenizer
 
 STORED = ROOT / "assets" / "ablation"
-RECORD_FIELDS = {
-    "name", "group", "label", "overrides", "steps", "wall_s", "cpu_s", "hit_time_cap",
-    "n_parameters", "final_val_loss", "excess_over_entropy", "order_probe_accuracy",
-    "order_probe_p_first_share", "order_probe_n", "val_curve",
-}  # fmt: skip
+RUN_FIELDS = set(ablation.RUN_FIELDS)
+VARIANT_FIELDS = {"name", "group", "label", "overrides", "n_parameters", "runs", "summary"}
+SUMMARY_FIELDS = {"seeds", "steps", "hit_time_cap", "cpu_s", "wall_s", "val_curve",
+                  *ablation.METRICS}
 TINY = dataclasses.replace(
     ablation.TINY_CONFIG, steps=4, eval_every=2, n_train=300, n_val=50, n_probe=20,
-    entropy_samples=300,
+    entropy_samples=300, seeds=(0, 1),
 )  # fmt: skip
 
 
@@ -33,53 +34,123 @@ def stored():
     return ablation.load_results(STORED / "results.json")
 
 
-def test_tiny_run_writes_results_csvs_and_figure(tmp_path):
+def test_tiny_run_writes_every_seed_its_spread_csvs_and_figure(tmp_path):
     results = ablation.run_ladder(["rope", "no_mask"], TINY, tmp_path)
-    assert set(results["variants"]) == {"rope", "no_mask"}
+    assert list(results["variants"]) == ["rope", "no_mask"]  # the ladder's order
     for name in ("rope", "no_mask"):
-        record = results["variants"][name]
-        assert set(record) >= RECORD_FIELDS
-        assert record["steps"] == 4 and not record["hit_time_cap"]
-        assert record["val_curve"][-1][0] == 4 and math.isfinite(record["final_val_loss"])
-        assert 0.0 <= record["order_probe_accuracy"] <= 1.0 and record["order_probe_n"] > 0
-        with (tmp_path / f"{name}.csv").open() as f:
-            rows = list(csv.DictReader(f))
-        assert [int(r["step"]) for r in rows] == [1, 2, 3, 4]
-        assert rows[1]["val_loss"] and not rows[0]["val_loss"]
+        entry = results["variants"][name]
+        assert set(entry) == VARIANT_FIELDS and set(entry["summary"]) == SUMMARY_FIELDS
+        assert [run["seed"] for run in entry["runs"]] == [0, 1] == entry["summary"]["seeds"]
+        for run in entry["runs"]:
+            assert set(run) == RUN_FIELDS
+            assert run["steps"] == 4 and not run["hit_time_cap"]
+            assert run["val_curve"][-1][0] == 4 and math.isfinite(run["final_val_loss"])
+            assert 0.0 <= run["order_probe_accuracy"] <= 1.0 and run["order_probe_n"] > 0
+            with (tmp_path / f"{name}_seed{run['seed']}.csv").open() as f:
+                rows = list(csv.DictReader(f))
+            assert [int(r["step"]) for r in rows] == [2, 4]  # one row per validation
+            assert all(r["val_loss"] and r["train_loss"] for r in rows)
+        losses = [run["final_val_loss"] for run in entry["runs"]]
+        spread = entry["summary"]["final_val_loss"]
+        assert spread["mean"] == pytest.approx(sum(losses) / 2)
+        assert spread["min"] == min(losses) and spread["max"] == max(losses)
+        assert spread["sd"] == pytest.approx(abs(losses[0] - losses[1]) / math.sqrt(2))
+        assert losses[0] != losses[1], "two seeds must be two different runs"
     assert (tmp_path / "ablation.png").stat().st_size > 0
     on_disk = json.loads((tmp_path / "results.json").read_text())
-    assert on_disk["variants"].keys() == results["variants"].keys()
-    assert on_disk["config"]["steps"] == 4 and "threads" not in on_disk["config"]
+    assert on_disk == json.loads(json.dumps(results))
+    assert on_disk["config"]["steps"] == 4 and on_disk["config"]["seeds"] == [0, 1]
+    assert "threads" not in on_disk["config"] and "seed" not in on_disk["config"]
 
 
 def test_rerunning_one_variant_updates_only_it_and_a_new_budget_starts_afresh(tmp_path):
     ablation.run_ladder(["rope", "tied"], TINY, tmp_path)
     before = ablation.load_results(tmp_path / "results.json")
-    after = ablation.run_ladder(["tied"], dataclasses.replace(TINY, seed=1), tmp_path)
+    after = ablation.run_ladder(["tied"], dataclasses.replace(TINY, seeds=(1, 2)), tmp_path)
     assert set(after["variants"]) == {"tied"}, "another budget must not mix with the old one"
     again = ablation.run_ladder(["tied"], TINY, tmp_path)
-    assert again["variants"]["tied"]["final_val_loss"] == pytest.approx(
-        before["variants"]["tied"]["final_val_loss"], abs=1e-6)  # same seed, same numbers
+    assert set(again["variants"]) == {"tied"}
+    for old, new in zip(before["variants"]["tied"]["runs"], again["variants"]["tied"]["runs"]):
+        assert new["final_val_loss"] == pytest.approx(old["final_val_loss"], abs=1e-6)
 
 
 def test_command_line_runs_one_variant(tmp_path):
     results = ablation.main(["--variant", "none", "--steps", "3", "--n-train", "300",
-                             "--out", str(tmp_path), "--threads", "1"])
+                             "--out", str(tmp_path), "--threads", "1", "--seeds", "4"])
     assert list(results["variants"]) == ["none"]
-    assert results["variants"]["none"]["steps"] == 3
+    assert results["variants"]["none"]["summary"]["steps"] == 3
+    assert results["variants"]["none"]["summary"]["seeds"] == [4]
     with pytest.raises(SystemExit):
         ablation.main(["--variant", "no_such_variant"])
 
 
-def test_variants_change_exactly_one_setting_each():
-    reference = {"positions": "rope", "norm": "pre", "tie_weights": False, "causal": True}
+def test_variants_change_exactly_one_design_choice_each():
+    reference = {"positions": "rope", "norm": "pre", "tie_weights": False, "causal": True,
+                 "embed_scale": False}
     for name, (_group, _label, overrides) in ablation.VARIANTS.items():
-        assert len(overrides) == 1 and set(overrides) <= set(reference), name
+        choice = set(overrides) - {"embed_scale"}  # the scale goes with added sinusoids
+        assert len(choice) == 1 and set(overrides) <= set(reference), name
+        assert "embed_scale" not in overrides or overrides["positions"] == "sinusoidal", name
         model = ablation.build_model(name, TINY, vocab_size=30)
         for key, value in reference.items():
             assert getattr(model.config, key) == overrides.get(key, value), (name, key)
+    assert ablation.VARIANTS["sinusoidal"][2] == {"positions": "sinusoidal", "embed_scale": True}
+    assert ablation.VARIANTS["sinusoidal_unscaled"][2] == {"positions": "sinusoidal"}
     tied = ablation.build_model("tied", TINY, 30)
     assert tied.head.weight is tied.embed.weight
+
+
+# -- the embedding scale that sinusoids come with ----------------------------------------------
+def _scaled_pair(positions="sinusoidal", d=32, **kw):
+    """A decoder with embed_scale and a plain twin whose table holds the scaled vectors."""
+    torch.manual_seed(0)
+    config = LMConfig(vocab_size=30, d_model=d, n_heads=4, n_layers=2, max_len=16,
+                      positions=positions, embed_scale=True, **kw)
+    scaled = TransformerLM(config).eval()
+    plain = TransformerLM(dataclasses.replace(config, embed_scale=False)).eval()
+    plain.load_state_dict(scaled.state_dict())
+    with torch.no_grad():
+        plain.embed.weight.mul_(math.sqrt(d))  # E[w] sqrt(d) stored in the table itself
+    return scaled, plain
+
+
+@pytest.mark.parametrize("positions", ["sinusoidal", "learned", "rope", "none"])
+def test_embed_scale_multiplies_the_token_vectors_by_sqrt_d(positions):
+    scaled, plain = _scaled_pair(positions)
+    ids = torch.randint(0, 30, (2, 9), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        assert torch.allclose(scaled(ids), plain(ids), atol=1e-5)
+        assert torch.allclose(scaled.embed_tokens(ids), plain.embed(ids), atol=1e-6)
+    # Cached decoding embeds through the same method: one token at a time, the same logits.
+    cache = KVCache.empty(scaled, 2, 9)
+    with torch.no_grad():
+        stepped = torch.cat([decode_step(scaled, ids[:, t:t + 1], cache) for t in range(9)], 1)
+        assert torch.allclose(stepped, scaled(ids), atol=1e-4)
+
+
+def test_embed_scale_lifts_the_token_vectors_to_the_scale_of_the_sinusoids():
+    """At initialisation, H0 = sqrt(d) E[w] + P: the token part is no longer drowned."""
+    d, L = 64, 40
+    ids = torch.randint(3, 90, (8, L), generator=torch.Generator().manual_seed(0))
+    ratios = {}
+    for scale in (False, True):
+        torch.manual_seed(0)
+        model = TransformerLM(LMConfig(vocab_size=90, d_model=d, n_heads=4, n_layers=1,
+                                       max_len=L, positions="sinusoidal", embed_scale=scale))
+        with torch.no_grad():
+            token = model.embed_tokens(ids)  # (B, L, d)
+        ratios[scale] = float(token.pow(2).mean().sqrt() / model.sinusoids.pow(2).mean().sqrt())
+    assert ratios[False] < 0.05, ratios  # std 0.02 against the sinusoids' 1/sqrt(2)
+    assert 1.0 < ratios[True] < 2.0, ratios  # unit variance per feature against 1/2
+    assert LMConfig(vocab_size=5).embed_scale is False, "notebook 06's Decoder: H0 = E[w] + P"
+
+
+def test_tied_head_with_embed_scale_keeps_unit_scale_logits():
+    _, plain = _scaled_pair("sinusoidal", d=64)
+    scaled, _ = _scaled_pair("sinusoidal", d=64, tie_weights=True)
+    assert scaled.head.weight is scaled.embed.weight
+    assert float(scaled.embed.weight.detach().std()) == pytest.approx(64**-0.5, rel=0.1)
+    assert float(plain.head.weight.detach().std()) == pytest.approx(0.02, rel=0.1)
 
 
 def test_order_probe_items_put_the_right_item_first():
