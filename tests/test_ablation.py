@@ -182,42 +182,63 @@ def test_order_probe_reads_the_prefix_only():
 
 
 # -- the stored run -------------------------------------------------------------------------
-def test_stored_run_is_complete(stored):
+def test_stored_run_is_complete_with_at_least_three_seeds_per_variant(stored):
     assert list(stored["variants"]) == list(ablation.VARIANTS)
     config = stored["config"]
-    for name, record in stored["variants"].items():
-        assert set(record) >= RECORD_FIELDS, name
-        assert record["steps"] == config["steps"] and not record["hit_time_cap"], name
-        assert record["cpu_s"] < 300, f"{name}: over the budget of 5 minutes on two cores"
-        assert (STORED / f"{name}.csv").exists(), name
-        assert record["order_probe_n"] == config["n_probe"]
+    assert len(config["seeds"]) >= 3 and config["stop_after"] is None
+    for name, entry in stored["variants"].items():
+        assert set(entry) == VARIANT_FIELDS and set(entry["summary"]) == SUMMARY_FIELDS, name
+        assert [run["seed"] for run in entry["runs"]] == config["seeds"], name
+        for run in entry["runs"]:
+            assert set(run) == RUN_FIELDS, name
+            assert run["steps"] == config["steps"] and not run["hit_time_cap"], name
+            assert run["cpu_s"] < 300, f"{name}: over the budget of 5 minutes on two cores"
+            assert run["order_probe_n"] == config["n_probe"]
+            assert (STORED / f"{name}_seed{run['seed']}.csv").exists(), name
+        # The stored spread is the spread of the stored runs.
+        assert entry["summary"] == json.loads(json.dumps(ablation.summarise_runs(entry["runs"])))
     assert (STORED / "ablation.png").exists()
+    stale = [p.name for p in STORED.glob("*.csv")
+             if p.stem.rsplit("_seed", 1)[0] not in ablation.VARIANTS]
+    assert not stale, f"curves of no stored variant: {stale}"
     size = sum(p.stat().st_size for p in STORED.iterdir() if p.is_file())
     assert size < 2_000_000, f"assets/ablation holds {size} bytes"
 
 
-def test_stored_figure_and_table_draw(stored):
+def test_stored_figure_and_table_show_the_spread(stored):
     fig = ablation.plot_ablation(stored)
     assert isinstance(fig, Figure)
     for ax in fig.axes:
         assert ax.get_xlabel() and ax.get_title()
+    assert any("seeds" in ax.get_title() for ax in fig.axes)
     table = ablation.results_table(stored)
-    assert all(f"| {name} |" in table for name in ablation.VARIANTS)
+    for name, entry in stored["variants"].items():
+        excess = entry["summary"]["excess_over_entropy"]
+        assert (f"| {name} |" in table and f"{excess['mean']:+.4f} ± {excess['sd']:.4f}" in table
+                and f"{excess['min']:+.4f} … {excess['max']:+.4f}" in table), name
 
 
-def test_stored_numbers_are_sane(stored):
-    """What the stored run shows (benchmarks/results/ablation_cpu.md), asserted."""
-    v = stored["variants"]
-    causal = [n for n in v if n != "no_mask"]
-    # Every causal variant stays above the entropy floor, within a fraction of a nat.
-    assert all(0.0 < v[n]["excess_over_entropy"] < 0.3 for n in causal)
-    # Without the mask each position reads its target: far below the floor, a leak.
-    assert v["no_mask"]["excess_over_entropy"] < -0.5
-    # ...and from the prefix alone it cannot order the items: chance level.
-    assert abs(v["no_mask"]["order_probe_accuracy"] - 0.5) < 0.1
-    # RoPE, the reference, orders the items best and has the lowest loss of the causal ones.
-    assert v["rope"]["order_probe_accuracy"] > 0.75
-    assert v["rope"]["order_probe_accuracy"] == max(v[n]["order_probe_accuracy"] for n in v)
-    assert v["rope"]["excess_over_entropy"] == min(v[n]["excess_over_entropy"] for n in causal)
-    # No position signal at all does not lose to sinusoids (0.034 against 0.059 nats).
-    assert v["none"]["excess_over_entropy"] < v["sinusoidal"]["excess_over_entropy"]
+def test_rerun_reproduces_the_stored_runs_first_steps_and_ranks_the_pair_as_stored(stored):
+    """Notebook 09's rerun cell: what it prints agrees with the stored ladder."""
+    config = ablation.RERUN_CONFIG
+    assert {k: v for k, v in ablation._shared(config).items() if k not in ("seeds", "stop_after")
+            } == {k: v for k, v in stored["config"].items() if k not in ("seeds", "stop_after")}
+    records = ablation.rerun_pair()
+    for name, record in records.items():
+        assert record["steps"] == config.stop_after
+        stored_run = next(r for r in stored["variants"][name]["runs"] if r["seed"] == config.seed)
+        stored_curve = dict(map(tuple, stored_run["val_curve"]))
+        assert record["final_val_loss"] == pytest.approx(stored_curve[config.stop_after],
+                                                         abs=1e-4), name
+    pair = ablation.RERUN_PAIR
+    assert ablation.ranking(records) == ablation.stored_ranking(stored, pair)
+    # ... and the stored ranking is no accident of one seed: every seed ranks the pair alike.
+    better, worse = ablation.stored_ranking(stored, pair)
+    metric = ablation.RERUN_METRIC
+    seeds = [[run[metric] for run in stored["variants"][name]["runs"]] for name in (better, worse)]
+    assert all(ablation.ranking({better: {metric: b}, worse: {metric: w}}, metric)
+               == [better, worse] for b, w in zip(*seeds))
+    # Every stored seed already ranks the pair so at the rerun's step: a short rerun suffices.
+    for b_run, w_run in zip(*(stored["variants"][name]["runs"] for name in (better, worse))):
+        at = [dict(map(tuple, run["val_curve"]))[config.stop_after] for run in (b_run, w_run)]
+        assert at[0] < at[1], (b_run["seed"], at)
