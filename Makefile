@@ -2,7 +2,8 @@
 #
 #   make lab        set up .venv (first time only) and open JupyterLab on notebooks/
 #   make test       set up .venv and the test tools (first time only), run every test (CI)
-#   make check NB=01     run the visible checks of one notebook, yours in notebooks/
+#   make check NB=01     run the visible checks of one notebook, yours in notebooks/, as the
+#                        autograder runs it; concept answers are graded later, not here
 #   make release         regenerate notebooks/ from solutions/ (instructors)
 #   make formgrader      JupyterLab with nbgrader's formgrader for this course (TAs)
 #   make fast-test       the tests without notebook runs, round trips or the browser
@@ -24,11 +25,13 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml autograder/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH_SPEC)
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,hf]"
+	# the TA's grader (attnbook-grader): package, reference answers, catalogue
+	$(BIN)/python -m pip install --quiet -e ./autograder
 	touch $@
 
 lab: setup
@@ -53,6 +56,7 @@ fast-test: setup
 	$(BIN)/python -m pytest -m "not slow and not browser" $(PYTEST_ARGS)
 
 check: setup
+	@test -n "$(NB)" || { echo "usage: make check NB=01 (or NB=path/to/notebook.ipynb)"; exit 2; }
 	$(BIN)/python scripts/check_notebook.py $(NB)
 
 release: setup

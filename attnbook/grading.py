@@ -1,12 +1,15 @@
-"""Hooks the hidden tests use to reach the autograder's reference answers.
+"""How the hidden tests reach the reference answers: the grader's package data.
 
-The reference answers are not part of this package: they live in the repository's
-`autograder/reference/` folder, next to the TA tooling. A student's copy of the workbook
-has no such folder, so hidden tests can only run where the course staff grade.
+The reference answers are not part of this package. `make release` generates them from the
+solution notebooks into the grader's package (`attnbook-grader`, `grader.reference`), which
+a course installs where it grades and never hands to students. One explicit setting
+overrides where they are read from: $ATTNBOOK_AUTOGRADER, an autograder folder whose
+`reference/` holds them (a course copy being graded from another checkout, say).
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 from pathlib import Path
@@ -15,30 +18,24 @@ from types import ModuleType
 AUTOGRADER_ENV = "ATTNBOOK_AUTOGRADER"
 
 
-def autograder_dir() -> Path:
-    """The folder holding `reference/`: $ATTNBOOK_AUTOGRADER, else found next to the package
-    or above the current folder."""
-    candidates = []
-    if os.environ.get(AUTOGRADER_ENV):
-        candidates.append(Path(os.environ[AUTOGRADER_ENV]))
-    candidates.append(Path(__file__).resolve().parents[1] / "autograder")
-    here = Path.cwd().resolve()
-    candidates.extend(parent / "autograder" for parent in (here, *here.parents))
-    for folder in candidates:
-        if (folder / "reference").is_dir():
-            return folder
-    raise FileNotFoundError(
-        "the hidden tests need the course's autograder/reference folder, which is not "
-        f"here; set {AUTOGRADER_ENV} to the autograder folder (looked in: "
-        + ", ".join(str(c) for c in candidates[:3]) + ")"
-    )
-
-
 def load_reference(notebook: str) -> ModuleType:
-    """Import `autograder/reference/nbNN_topic.py` for notebook `NN_topic`."""
-    path = autograder_dir() / "reference" / f"nb{notebook}.py"
+    """The reference answers of notebook `NN_topic` (module `grader.reference.nbNN_topic`)."""
+    folder = os.environ.get(AUTOGRADER_ENV)
+    if folder:
+        return _from_file(Path(folder) / "reference" / f"nb{notebook}.py", notebook)
+    try:
+        return importlib.import_module(f"grader.reference.nb{notebook}")
+    except ModuleNotFoundError as err:
+        raise FileNotFoundError(
+            f"the hidden tests need the reference answers of {notebook!r}, which come with "
+            "the course's grader (pip install -e autograder, where the course grades) or "
+            f"from ${AUTOGRADER_ENV}; they are not in what students get ({err})") from None
+
+
+def _from_file(path: Path, notebook: str) -> ModuleType:
     if not path.is_file():
-        raise FileNotFoundError(f"no reference answers for notebook {notebook!r} at {path}")
+        raise FileNotFoundError(f"{AUTOGRADER_ENV}: no reference answers for notebook "
+                                f"{notebook!r} at {path}")
     spec = importlib.util.spec_from_file_location(f"attnbook_reference_nb{notebook}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -267,15 +267,25 @@ def plot_allowed(allowed, title: str, tokens: Sequence[str] | None = None,
     return fig
 
 
-def plot_mask_batch(allowed, tokens: Sequence[Sequence[str]], title: str):
-    """One panel per message of a (B, L, L) batch of masks, labelled with its tokens."""
+def message_names(B: int) -> list[str]:
+    """The decks' names of the messages of a batch: Message A, Message B, ..."""
+    return [f"Message {chr(ord('A') + b)}" for b in range(B)]
+
+
+def plot_mask_batch(allowed, tokens: Sequence[Sequence[str]], title: str,
+                    names: Sequence[str] | None = None):
+    """One panel per message of a (B, L, L) batch of masks, labelled with its tokens.
+
+    Panels are titled with `names`, by default the decks' Message A, Message B, ...
+    """
     allowed = np.asarray(allowed, dtype=bool)
     if allowed.ndim != 3:
         raise ValueError(f"allowed must have shape (B, L, L); got {allowed.shape}")
     B, L, _ = allowed.shape
+    names = list(names) if names is not None else message_names(B)
     fig, axes = plt.subplots(1, B, figsize=(1.0 + 3.4 * B, 3.6), squeeze=False)
     for b, ax in enumerate(axes[0]):
-        _draw_allowed(ax, allowed[b], tokens[b], f"message {b}")
+        _draw_allowed(ax, allowed[b], tokens[b], names[b])
     fig.suptitle(title)
     fig.tight_layout()
     return fig
@@ -314,10 +324,12 @@ def plot_mask_order(S, allowed, tokens: Sequence[str] | None = None):
     return fig
 
 
-def plot_loss_mask(losses, loss_mask, targets: Sequence[Sequence[str]]):
+def plot_loss_mask(losses, loss_mask, targets: Sequence[Sequence[str]],
+                   names: Sequence[str] | None = None):
     """Per-target losses of a padded batch; padded targets (loss mask False) drawn grey.
 
-    losses: (B, T) per-target losses; loss_mask: (B, T) booleans; targets: the target words.
+    losses: (B, T) per-target losses; loss_mask: (B, T) booleans; targets: the target words;
+    names: one label per row, by default the decks' Message A, Message B, ...
     The title gives the mean over real targets, the one a training loop should use.
     """
     losses = np.asarray(losses, dtype=np.float64)
@@ -342,7 +354,7 @@ def plot_loss_mask(losses, loss_mask, targets: Sequence[Sequence[str]]):
     ax.set_xlabel("target position t (predicts token t + 1)")
     ax.set_ylabel("message")
     ax.set_xticks(range(T))
-    ax.set_yticks(range(B), [f"message {b}" for b in range(B)])
+    ax.set_yticks(range(B), list(names) if names is not None else message_names(B))
     fig.colorbar(image, ax=ax, label="cross-entropy (nats)")
     fig.tight_layout()
     return fig

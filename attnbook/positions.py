@@ -18,9 +18,12 @@ import numpy as np
 
 __all__ = [
     "DEMO_SENTENCES",
+    "LECTURE_PAIR",
+    "LECTURE_THETA",
     "OrderDemo",
     "RopeAngleWidget",
     "half_split_order",
+    "offset_similarity",
     "order_demo",
     "plot_offset_similarity",
     "plot_position_heatmap",
@@ -199,28 +202,45 @@ def _arrow_svg(angle: float, color: str, label: str, ghost: bool = False) -> str
             f"{html.escape(label)}</text>")
 
 
+#: The decks' illustrative pair: 30 degrees per position.
+LECTURE_THETA = np.pi / 6
+LECTURE_PAIR = "lecture"
+
+
 class RopeAngleWidget(widgets.VBox):
     """One RoPE feature pair of a query and a key, drawn as arrows.
 
     The query sits at position l, the key at s; "move both" adds the same number of steps to
-    both. Each arrow starts along the x axis (the unrotated pair) and is turned by
-    position * theta of the chosen pair. The shown angle difference is (s - l) * theta and the
-    pair's score is cos of it, whatever "move both" says.
+    both, and the arrows before the move are drawn faded. Each arrow starts along the x axis
+    (the unrotated pair) and is turned by position * theta of the chosen pair. The shown
+    angle difference is (s - l) * theta and the pair's score is cos of it, whatever "move
+    both" says.
+
+    The pair menu offers the decks' illustrative pair (30 degrees per position, value
+    "lecture") and pair i of `frequencies` (value i). The defaults open on the decks' figure:
+    the lecture pair, query and key at 1 and 3 (faded), both moved one step to 2 and 4, each
+    turned 30 degrees further, the difference still 60 degrees.
     """
 
-    def __init__(self, frequencies: Sequence[float] = (np.pi / 6,), query_position: int = 1,
-                 key_position: int = 3, max_position: int = 16):
+    def __init__(self, frequencies: Sequence[float] = (), query_position: int = 1,
+                 key_position: int = 3, shift: int = 1, max_position: int = 16,
+                 lecture_pair: bool = True):
         theta = np.asarray(frequencies, dtype=float).ravel()
-        if theta.size == 0:
-            raise ValueError("frequencies must hold at least one theta_i")
+        if theta.size == 0 and not lecture_pair:
+            raise ValueError("frequencies must hold at least one theta_i when the lecture's "
+                             "pair is left out")
         self.frequencies = theta
+        options = [("lecture's pair: 30° per position", LECTURE_PAIR)] if lecture_pair else []
+        options += [(f"pair {i}: theta_{i} = {np.degrees(t):.3g}° per position", i)
+                    for i, t in enumerate(theta)]
+        self.pair = widgets.Dropdown(options=options, value=options[0][1], description="pair",
+                                     disabled=len(options) == 1)
         self.query_position = widgets.IntSlider(value=query_position, min=0, max=max_position,
                                                 description="query at l")
         self.key_position = widgets.IntSlider(value=key_position, min=0, max=max_position,
                                               description="key at s")
-        self.shift = widgets.IntSlider(value=0, min=0, max=max_position, description="move both")
-        self.pair = widgets.IntSlider(value=0, min=0, max=theta.size - 1, description="pair i",
-                                      disabled=theta.size == 1)
+        self.shift = widgets.IntSlider(value=shift, min=0, max=max_position,
+                                       description="move both")
         self.display = widgets.HTML()
         for control in (self.query_position, self.key_position, self.shift, self.pair):
             control.observe(self._redraw, names="value")
@@ -229,6 +249,9 @@ class RopeAngleWidget(widgets.VBox):
         self._redraw()
 
     def theta(self) -> float:
+        """Radians per position of the chosen pair."""
+        if self.pair.value == LECTURE_PAIR:
+            return LECTURE_THETA
         return float(self.frequencies[self.pair.value])
 
     def positions(self) -> tuple[int, int]:
@@ -257,12 +280,15 @@ class RopeAngleWidget(widgets.VBox):
         l, s = self.positions()
         query_angle, key_angle = self.angles()
         difference = self.difference()
-        ghosts = ""
+        ghosts, before = "", ""
         if self.shift.value:
-            ghosts = (_arrow_svg(self.query_position.value * self.theta(), "#3b6fb6",
-                                 f"q@{self.query_position.value}", ghost=True)
-                      + _arrow_svg(self.key_position.value * self.theta(), "#d9822b",
-                                   f"k@{self.key_position.value}", ghost=True))
+            l0, s0 = self.query_position.value, self.key_position.value
+            ghosts = (_arrow_svg(l0 * self.theta(), "#3b6fb6", f"q@{l0}", ghost=True)
+                      + _arrow_svg(s0 * self.theta(), "#d9822b", f"k@{s0}", ghost=True))
+            before = (f"faded, before the move: query at {l0} turned "
+                      f"{np.degrees(l0 * self.theta()):.1f}&deg;, key at {s0} turned "
+                      f"{np.degrees(s0 * self.theta()):.1f}&deg;, difference "
+                      f"{np.degrees((s0 - l0) * self.theta()):.1f}&deg;<br>")
         svg = ('<svg width="160" height="160" viewBox="0 0 160 160">'
                '<circle cx="80" cy="80" r="62" fill="none" stroke="#cccccc"/>'
                '<line x1="10" y1="80" x2="150" y2="80" stroke="#eeeeee"/>'
@@ -276,14 +302,16 @@ class RopeAngleWidget(widgets.VBox):
             f'data-key-angle="{degrees(key_angle):.4f}" '
             f'data-difference="{degrees(difference):.4f}" data-score="{self.score():.6f}" '
             'style="display:flex;gap:16px;align-items:center">'
-            f"{svg}<div>pair {self.pair.value}, theta = {degrees(self.theta()):.2f}&deg; per "
-            f"position<br>query at l = {l}: turned {degrees(query_angle):.1f}&deg;<br>"
+            f"{svg}<div>{html.escape(self.pair.label)}<br>{before}"
+            f"query at l = {l}: turned {degrees(query_angle):.1f}&deg;<br>"
             f"key at s = {s}: turned {degrees(key_angle):.1f}&deg;<br>"
             f"<b>difference (s - l) theta = {degrees(difference):.1f}&deg;</b><br>"
             f"pair score q~ . k~ = {self.score():.4f}</div></div>")
 
 
-def rope_angle_widget(frequencies: Sequence[float] = (np.pi / 6,), query_position: int = 1,
-                      key_position: int = 3, max_position: int = 16) -> RopeAngleWidget:
-    """The decks' angle explorer: positions 1 and 3, then both moved (see RopeAngleWidget)."""
-    return RopeAngleWidget(frequencies, query_position, key_position, max_position)
+def rope_angle_widget(frequencies: Sequence[float] = (), query_position: int = 1,
+                      key_position: int = 3, shift: int = 1, max_position: int = 16,
+                      lecture_pair: bool = True) -> RopeAngleWidget:
+    """The decks' angle explorer, opening on their figure (see RopeAngleWidget)."""
+    return RopeAngleWidget(frequencies, query_position, key_position, shift, max_position,
+                           lecture_pair)

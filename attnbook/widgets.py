@@ -39,7 +39,9 @@ class SoftmaxTemperatureWidget(widgets.VBox):
     """Drag the scores and the temperature; watch softmax turn them into weights.
 
     Weights are softmax(scores / temperature): a low temperature (like large scores or a
-    small sqrt(d_k)) sharpens the weights onto one token, a high one flattens them.
+    small sqrt(d_k)) moves the weight onto the largest score, a one-hot row when that score
+    is unique (keys that tie for the top share the weight equally), and a high temperature
+    flattens the weights towards uniform. The title names the key(s) holding the top score.
     """
 
     def __init__(self, scores: Sequence[float] = (2.0, 1.0, 0.5, -1.0),
@@ -66,13 +68,24 @@ class SoftmaxTemperatureWidget(widgets.VBox):
         """The weights currently shown: softmax(scores / temperature)."""
         return torch_softmax(self.scores() / self.temperature.value)
 
+    def top_keys(self) -> list[str]:
+        """The labels of the largest score: one key, or every key that ties for the top."""
+        scores = self.scores()
+        return [label for label, s in zip(self.labels, scores) if s == scores.max()]
+
     def _redraw(self, _change=None) -> None:
         weights = self.weights()
         entropy = float(-(weights * np.log(np.maximum(weights, 1e-300))).sum())
+        top = self.top_keys()
+        if len(top) == 1:
+            lead = f"largest score: {top[0]} (weight {weights.max():.3f})"
+        else:
+            lead = (f"largest score shared by {', '.join(top)}: as T falls they split the "
+                    f"weight, {1 / len(top):.3g} each")
         self.display.value = bars_html(
             self.labels, weights,
-            title=f"softmax(s / {self.temperature.value:.3g}): entropy {entropy:.3f} nats "
-                  f"(uniform would be {np.log(len(weights)):.3f})")
+            title=f"softmax(s / {self.temperature.value:.3g}): {lead}; entropy {entropy:.3f} "
+                  f"nats (uniform would be {np.log(len(weights)):.3f})")
 
 
 def softmax_temperature_widget(scores: Sequence[float] = (2.0, 1.0, 0.5, -1.0),

@@ -9,15 +9,13 @@ tests in feedback and show no student-written HTML, exactly as `python -m grader
 """
 
 import os
-import sys
+
+from grader.config import apply
+from grader.preprocessors import StderrToStdout
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, here)
-
-from grader.config import apply  # noqa: E402
-from grader.preprocessors import StderrToStdout  # noqa: E402
-from nbgrader.converters import Autograde  # noqa: E402
-from nbgrader.preprocessors import Execute  # noqa: E402
 
 c = get_config()  # noqa: F821
 
@@ -30,6 +28,12 @@ c.CourseDirectory.autograded_directory = "autograder/autograded"
 c.CourseDirectory.feedback_directory = "autograder/feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+
+# nbgrader's exchange on a JupyterHub (release_assignment, fetch, submit, feedback): the
+# folder the instructor and every student share, nbgrader's default unless ATTNBOOK_EXCHANGE
+# says otherwise. Students get the same course id and folder from
+# autograder/exchange/student_nbgrader_config.py (autograder/README.md, "JupyterHub").
+c.Exchange.root = os.environ.get("ATTNBOOK_EXCHANGE", "/usr/local/share/nbgrader/exchange")
 
 # The heaviest graded cell (a short training run in notebook 07 under NBGRADER_EXECUTION)
 # needs about two minutes on two cores; leave headroom.
@@ -48,3 +52,9 @@ c.Autograde.autograde_preprocessors = (
 # Student code is untrusted: sandboxed execution and safe feedback and formgrader pages for
 # every nbgrader command run from here. Run reports go where the TA command puts them.
 apply(c, report_directory=os.path.join(here, "reports"))
+
+# nbgrader's own extension points, in the grader's formats: `nbgrader zip_collect` reads the
+# LMS downloads the TA command reads, `nbgrader export` writes its grades.csv
+c.ZipCollectApp.collector_plugin = "grader.nbgrader_plugins.LMSFileNames"
+c.ZipCollectApp.downloaded_directory = "autograder/downloaded"  # beside submitted/
+c.ExportApp.plugin_class = "grader.nbgrader_plugins.GradesCsv"

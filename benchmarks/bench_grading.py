@@ -19,16 +19,14 @@ import argparse
 import os
 import platform
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "autograder"))
+from grader.course import Course, grade_class
+from grader.sample import load_builder
 
-from grader.course import Course, grade_class  # noqa: E402
-from grader.sample import load_builder  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 NB01 = "01_attention_scores"
 

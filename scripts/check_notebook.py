@@ -3,8 +3,11 @@
     python scripts/check_notebook.py 01                 # notebooks/01_*/01_*.ipynb
     python scripts/check_notebook.py path/to/mine.ipynb
 
-Unlike `nbgrader validate`, it exits non-zero when a test fails, and it names each test,
-its points and the first line of its failure message.
+The notebook runs as nbgrader runs it (NBGRADER_EXECUTION is set, so notebook 07 trains on
+its small graded budget, not for minutes). Each function's check shows its points, or its
+failure with the hint. A concept answer shows as answered, graded later: the right letters
+live with the autograder, and the visible check only reads the form of the answer. Unlike
+`nbgrader validate`, it exits non-zero when a check fails or a question is unanswered.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
+GRADING_ENV = "NBGRADER_EXECUTION"  # as attnbook.notebook.being_graded reads it
+PASS, FAIL, LATER = "\u2713", "\u2717", "\u00b7"
 
 
 def find(arg: str) -> Path:
@@ -32,34 +37,82 @@ def find(arg: str) -> Path:
     return matches[0]
 
 
+def execute(path: Path) -> nbformat.NotebookNode:
+    """The notebook run top to bottom in a fresh kernel, in its folder, as nbgrader runs it,
+    with this checkout's attnbook first on the kernel's path."""
+    nb = nbformat.read(path, as_version=4)
+    env = {GRADING_ENV: "autograde", "MPLBACKEND": "Agg", **os.environ}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(path.parent)}}).execute(env=env)
+    return nb
+
+
+def _is_concept(cell, grade_id: str) -> bool:
+    return grade_id.startswith("test_answer_") or "check_choice(" in cell.source
+
+
+def _failure(cell) -> tuple[str, str] | None:
+    """(first line, hint line) of a test cell's error; None when it passed."""
+    errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    if not errors:
+        return None if cell.get("execution_count") is not None else ("it did not run", "")
+    lines = str(errors[0].get("evalue", "")).strip().split("\n")
+    first = lines[0] if lines[0] else f"{errors[0].get('ename', 'error')} with no message"
+    hint = next((line for line in lines[1:] if line.startswith("Hint:")), "")
+    return first, hint
+
+
+def score_card(nb: nbformat.NotebookNode) -> tuple[list[str], int]:
+    """The score card's lines, and the exit status: 1 when a check failed or a concept
+    question is unanswered, else 0."""
+    lines: list[str] = []
+    earned = total = concept_points = 0.0
+    failed = answered = unanswered = 0
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+            continue
+        grade_id, points = meta["grade_id"], float(meta.get("points", 0))
+        failure = _failure(cell)
+        if _is_concept(cell, grade_id):
+            name = grade_id.removeprefix("test_")
+            if failure is None:
+                answered += 1
+                concept_points += points
+                worth = f"{points:g} point{'s' if points != 1 else ''}"
+                lines.append(f"  {LATER} {name:34s} answered, graded later ({worth})")
+            else:
+                unanswered += 1
+                lines.append(f"  {FAIL} {name:34s} {failure[0]}")
+            continue
+        total += points
+        if failure is None:
+            earned += points
+            lines.append(f"  {PASS} {grade_id:34s} {points:g}/{points:g}")
+        else:
+            failed += 1
+            lines.append(f"  {FAIL} {grade_id:34s} 0/{points:g}  {failure[0]}")
+            if failure[1]:
+                lines.append(f"      {failure[1]}")
+    lines.append(f"functions: {earned:g}/{total:g} points from the visible checks (the "
+                 "autograder also runs hidden tests on random inputs)")
+    if answered or unanswered:
+        lines.append(f"concept questions: {answered} answered, worth {concept_points:g} "
+                     "points if right: graded later (only the autograder knows the letters)"
+                     + (f"; {unanswered} not answered" if unanswered else ""))
+    return lines, 1 if failed or unanswered else 0
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         raise SystemExit("usage: check_notebook.py NN | path/to/notebook.ipynb")
     path = find(argv[0])
-    nb = nbformat.read(path, as_version=4)
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    earned = total = 0.0
-    failed = 0
-    print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if not (meta.get("grade") and not meta.get("solution")):
-            continue
-        points = float(meta.get("points", 0))
-        total += points
-        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-        if errors:
-            failed += 1
-            first = (errors[0]["evalue"].splitlines() or [""])[0]
-            print(f"  \u2717 {meta['grade_id']:32s} 0/{points:g}  {errors[0]['ename']}: {first}")
-        else:
-            earned += points
-            print(f"  \u2713 {meta['grade_id']:32s} {points:g}/{points:g}")
-    print(f"visible checks: {earned:g}/{total:g} points"
-          " (the autograder also runs hidden tests on random inputs)")
-    return 1 if failed else 0
+    nb = execute(path)
+    lines, status = score_card(nb)
+    print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    print("\n".join(lines))
+    return status
 
 
 if __name__ == "__main__":

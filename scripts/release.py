@@ -1,17 +1,27 @@
-"""Regenerate the student notebooks in notebooks/ from the instructor source in solutions/.
+"""Regenerate from the instructor source in solutions/ everything that derives from it.
 
-    python scripts/release.py            # normalise solutions/, regenerate notebooks/
-    python scripts/release.py --check    # exit 1 if either tree is not what this would write
+    python scripts/release.py            # normalise solutions/, regenerate notebooks/ and
+                                         # autograder/reference/
+    python scripts/release.py --check    # exit 1 if anything is not what this would write
     python scripts/release.py --out DIR  # write the release somewhere else (used by tests)
 
-The release runs nbgrader's own generate_assignment (solutions cut, hidden tests removed,
-outputs cleared, checksums recorded) and then stores every notebook in one canonical form:
-no outputs, no execution counts, only nbgrader metadata and tags, stable cell ids.
+The solution notebook is the one source of every answer. From it come:
+
+- the student notebooks in notebooks/: nbgrader's own generate_assignment (solutions cut,
+  hidden tests removed, outputs cleared, checksums recorded), then one canonical form: no
+  outputs, no execution counts, only nbgrader metadata and tags, stable cell ids;
+- the grader's reference answers, autograder/reference/nbNN_topic.py: the imports of the
+  setup cells, every answer cell's code with the solution markers removed, and `ANSWERS`
+  built from the concept cells (the options of the visible check, the letter the solution
+  region sets, the `# Why:` lines above it). Generated files say so and are checked for
+  staleness like notebooks/.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -30,8 +40,108 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 
 def assignments() -> list[str]:
     """Every solutions/NN_topic folder holding NN_topic.ipynb, in order."""
-    return sorted(p.parent.name for p in SOLUTIONS.glob("*/*.ipynb")
-                  if p.stem == p.parent.name and ".ipynb_checkpoints" not in p.parts)
+    from grader.course import assignments as course_assignments
+
+    return course_assignments(ROOT)
+
+
+# -- the reference answers -----------------------------------------------------------------
+REFERENCE = AUTOGRADER / "reference"
+_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?",
+                     re.DOTALL | re.MULTILINE)
+_OPTIONS = re.compile(r"check_choice\(\s*\"(answer_\w+)\",\s*answer_\w+,\s*\"([A-Z]+)\"\s*\)")
+
+
+def _meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def _unmarked(source: str) -> str:
+    """The cell as a student who wrote the solution would have it: markers removed."""
+    return _REGION.sub(lambda m: m.group(1), source)
+
+
+def _setup_imports(nb, used: set[str]) -> list[str]:
+    """The setup cells' imports of the names in `used`, one statement per line."""
+    lines = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "setup" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        for node in ast.parse(cell.source).body:
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            names = [a for a in node.names if (a.asname or a.name).split(".")[0] in used]
+            if names:
+                node.names = names
+                lines.append(ast.unparse(node))
+    return lines
+
+
+def _names_read(sources: list[str]) -> set[str]:
+    return {node.id for source in sources for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Name)}
+
+
+def _concept(cell, options: dict[str, str]) -> tuple[str, tuple[str, str, str]]:
+    """(name, (options, letter, why)) of a concept answer cell."""
+    name = _meta(cell)["grade_id"]
+    body = _REGION.search(cell.source).group(1)
+    letter = re.search(rf'^{name}\s*=\s*"([A-Z])"', body, re.MULTILINE)
+    why = " ".join(line.lstrip("#").strip().removeprefix("Why:").strip()
+                   for line in body.splitlines() if line.lstrip().startswith("#"))
+    if letter is None or not why or name not in options:
+        raise ValueError(f"{name}: a concept cell needs its letter, a `# Why:` comment in its "
+                         "solution region and a check_choice test cell with its options")
+    return name, (options[name], letter.group(1), why)
+
+
+def reference_source(notebook: str) -> str:
+    """The text of autograder/reference/nb<notebook>.py, made from the solution notebook."""
+    nb = nbformat.read(SOLUTIONS / notebook / f"{notebook}.ipynb", as_version=4)
+    options = dict(m for c in nb.cells if c.cell_type == "code" and _meta(c).get("grade")
+                   for m in _OPTIONS.findall(c.source))
+    answers, code = {}, []
+    for cell in nb.cells:
+        meta = _meta(cell)
+        if cell.cell_type != "code" or not meta.get("solution"):
+            continue
+        if meta["grade_id"].startswith("answer_"):
+            name, entry = _concept(cell, options)
+            answers[name] = entry
+        else:
+            code.append(f"# -- from the answer cell {meta['grade_id']}\n"
+                        + _unmarked(cell.source).strip() + "\n")
+    entries = "".join(f"    {name!r}: {entry!r},\n" for name, entry in answers.items())
+    parts = [
+        f'"""Reference answers for notebook {notebook}: generated, do not edit.\n\n'
+        f"Made by scripts/release.py (`make release`) from the answer cells of\n"
+        f"solutions/{notebook}/{notebook}.ipynb. Used by the hidden tests and the project's\n"
+        f'own tests; never shipped to students.\n"""',
+        "# ruff: noqa: E501, I001\n" + "\n".join(_setup_imports(nb, _names_read(code))),
+        "# name: (options, correct letter, explanation shown when the answer is wrong)\n"
+        f"ANSWERS = {{\n{entries}}}",
+        *code,
+    ]
+    return "\n\n\n".join(part.strip("\n") for part in parts) + "\n"
+
+
+def write_references(check: bool) -> list[str]:
+    """Regenerate autograder/reference/; the files that were (or, with check, would be)
+    changed, added or removed."""
+    wanted = {f"nb{a}.py": reference_source(a) for a in assignments()}
+    changed = []
+    for name, text in wanted.items():
+        path = REFERENCE / name
+        if not path.is_file() or path.read_text() != text:
+            changed.append(name)
+            if not check:
+                path.write_text(text)
+    for path in REFERENCE.glob("nb*.py"):
+        if path.name not in wanted:
+            changed.append(path.name)
+            if not check:
+                path.unlink()
+    return changed
 
 
 def canonical(nb: nbformat.NotebookNode) -> str:
@@ -89,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.check and stale:
         print("solutions not in canonical form (run `make release`):",
               *[str(p.relative_to(ROOT)) for p in stale], sep="\n  ")
+        return 1
+    references = write_references(args.check and args.out is None)
+    if args.check and args.out is None and references:
+        print("autograder/reference/ is stale (run `make release`):", *references, sep="\n  ")
         return 1
     target = args.out or NOTEBOOKS
     with tempfile.TemporaryDirectory() as tmp:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import os
 import subprocess
@@ -10,23 +11,21 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "autograder"))
-
-from grader.catalogue import (  # noqa: E402
+from grader.catalogue import (
     nbgrader_meta,
     solution_notebook,
     strip_solution_markers,
 )
+from grader.course import assignments
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 
 
 def notebook_names() -> list[str]:
-    return sorted(p.parent.name for p in SOLUTIONS.glob("*/*.ipynb")
-                  if p.stem == p.parent.name)
+    return assignments(ROOT)
 
 
 def read(path: Path) -> nbformat.NotebookNode:
@@ -62,6 +61,27 @@ def solution_functions(notebook: str) -> dict:
     return namespace
 
 
+def displayed_widget(notebook: str, builder: str):
+    """The widget a solution notebook displays from `builder` (e.g. "rope_angle_widget"), as
+    built by the notebook's own cell: the setup and answer cells run as in solution_functions,
+    then the one demonstration cell that calls `builder` and ends on an expression, whose
+    value is returned, so a test can set the controls of what the learner actually sees."""
+    namespace = solution_functions(notebook)
+    found = []
+    for cell in solution_notebook(notebook).cells:
+        if (cell.cell_type != "code" or nbgrader_meta(cell)
+                or "setup" in cell.get("metadata", {}).get("tags", [])
+                or f"{builder}(" not in cell.source):
+            continue
+        tree = ast.parse(cell.source)
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            found.append(tree)
+    assert len(found) == 1, f"{notebook}: expected one cell displaying {builder}, got {len(found)}"
+    *body, last = found[0].body
+    exec(compile(ast.Module(body=body, type_ignores=[]), notebook, "exec"), namespace)
+    return eval(compile(ast.Expression(body=last.value), notebook, "eval"), namespace)
+
+
 def grade_with_readme_command(source: Path, work: Path, *extra: str,
                               env: dict | None = None) -> subprocess.CompletedProcess:
     """`python -m grader grade SOURCE --workers 2` from autograder/, as the README says."""
@@ -94,3 +114,16 @@ def stderr_of(cell) -> str:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    """A throwaway local PostgreSQL server with one empty database (tests/postgres_server.py),
+    for the module's tests; skipped, with the reason, where one cannot run."""
+    from postgres_server import skip_reason, throwaway_server
+
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with throwaway_server() as url:
+        yield url

@@ -5,11 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from conftest import solution_functions
+from conftest import displayed_widget, solution_functions
 
 from attnbook.checks import CheckFailure, check_softmax_rows
 from attnbook.checks._core import CheckRun
-from attnbook.examples import WORKED_K, WORKED_Q, WORKED_QK, WORKED_W_Q, WORKED_X
+from attnbook.examples import (
+    WORKED_K,
+    WORKED_Q,
+    WORKED_QK,
+    WORKED_TOKENS,
+    WORKED_W_Q,
+    WORKED_X,
+)
 from attnbook.grading import load_reference
 from attnbook.ops import torch_attend, torch_softmax
 from attnbook.plots import (
@@ -157,6 +164,41 @@ def test_softmax_widget_shows_softmax_and_reacts_to_temperature():
     widget.score_sliders[2].value = 5.0
     assert _shown_weights(widget).argmax() == 2
     assert "temperature" in widget.temperature.description
+
+
+def _title(widget) -> str:
+    import re
+
+    return re.search(r"<b>(.*?)</b>", widget.display.value).group(1)
+
+
+def test_notebook_temperature_widget_is_one_hot_at_low_temperature():
+    """The widget notebook 01 shows: a row of the worked example whose top score is unique, so
+    the lowest temperature gives a one-hot row, and x10 scores (T = 0.1, the concept
+    question) nearly one."""
+    widget = displayed_widget("01_attention_scores", "softmax_temperature_widget")
+    assert [s.description for s in widget.score_sliders] == [f"s({w})" for w in WORKED_TOKENS]
+    scores = widget.scores()
+    assert np.allclose(scores, WORKED_QK[2] / np.sqrt(3.0)), "the row of the query 'picked'"
+    assert (scores == scores.max()).sum() == 1, "the default row must have a unique maximum"
+    assert np.allclose(_shown_weights(widget), torch_softmax(scores), atol=1e-3)
+    assert "largest score: cup" in _title(widget)
+    widget.temperature.value = 10 ** widget.temperature.min
+    assert np.allclose(_shown_weights(widget), [0.0, 0.0, 0.0, 1.0]), "one-hot on 'cup'"
+    widget.temperature.value = 0.1
+    assert _shown_weights(widget)[3] > 0.999
+    widget.temperature.value = 10 ** widget.temperature.max
+    flat = _shown_weights(widget)
+    assert flat.max() - flat.min() < 0.1, "a high temperature flattens the row"
+
+
+def test_temperature_widget_names_a_tie_and_splits_the_weight():
+    """Query 'robot' ties 'the' and 'cup': no temperature makes that row one-hot."""
+    widget = softmax_temperature_widget(scores=WORKED_QK[1] / np.sqrt(3.0), labels=WORKED_TOKENS)
+    assert widget.top_keys() == ["the", "cup"]
+    widget.temperature.value = 10 ** widget.temperature.min
+    assert np.allclose(_shown_weights(widget), [0.5, 0.0, 0.0, 0.5])
+    assert "shared by the, cup" in _title(widget)
 
 
 def test_widget_rejects_mismatched_labels():

@@ -242,6 +242,40 @@ def test_figures_are_labelled():
         plt.close(fig)
 
 
+def test_padding_figures_name_message_a_and_message_b():
+    """The decks call the padded batch's messages Message A and Message B; so do the figures."""
+    import matplotlib.pyplot as plt
+
+    batch = masks.message_batch()
+    fig = masks.plot_mask_batch(REF.attention_mask(batch["lengths"], 4, True), batch["tokens"],
+                                "batch")
+    assert [ax.get_title() for ax in fig.axes] == ["Message A", "Message B"]
+    plt.close(fig)
+    targets = [["please", "send", "the", "report", "<EOS>"],
+               ["send", "report", "<EOS>", "<PAD>", "<PAD>"]]
+    fig = masks.plot_loss_mask(np.ones((2, 5)), REF.padding_mask([5, 3], 5), targets)
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["Message A", "Message B"]
+    plt.close(fig)
+
+
+def test_torch_key_padding_mask_means_ignore_as_notebook_04_says():
+    """nn.MultiheadAttention's key_padding_mask: True = ignore the key, the opposite of our
+    `real`; passed unchanged, `real` leaves an all-real message with NaN weights."""
+    import torch
+
+    real = REF.padding_mask([4, 2], 4)  # (2, 4), True = real
+    torch.manual_seed(0)
+    layer = torch.nn.MultiheadAttention(embed_dim=4, num_heads=1, batch_first=True)
+    x = torch.randn(2, 4, 4)
+    with torch.no_grad():
+        _, right = layer(x, x, x, key_padding_mask=torch.from_numpy(~real))
+        _, wrong = layer(x, x, x, key_padding_mask=torch.from_numpy(real))
+    assert torch.all(right[1][:, 2:] == 0) and torch.all(right[1][:, :2] > 0)
+    assert not torch.isnan(right).any()
+    assert torch.all(wrong[1][:, :2] == 0) and torch.all(wrong[1][:, 2:] > 0)
+    assert torch.isnan(wrong[0]).all()
+
+
 def test_plot_mask_order_shows_row_sums():
     n = len(masks.ROBOT_TOKENS)
     fig = masks.plot_mask_order(masks.robot_scores(), REF.causal_mask(n), masks.ROBOT_TOKENS)

@@ -43,10 +43,23 @@ def test_graded_names_are_collected():
     assert {"project_qkv", "score_matrix", "softmax_rows", "attention"} <= names
 
 
+#: Package functions that share a graded name but answer another question, each allowed only
+#: as this very object: notebook 08's cached step runs `TransformerLM` with a preallocated
+#: `KVCache` and returns logits; notebook 10's graded `decode_step(model, token_ids, cache)`
+#: returns (logits, cache) for a Qwen3-style decoder (the notebook-08 one fails on it).
+HOMONYMS = {"decode_step": "attnbook.generation.decode_step"}
+
+
+def _homonym(name: str, value) -> bool:
+    allowed = HOMONYMS.get(name)
+    return allowed is not None and f"{value.__module__}.{value.__qualname__}" == allowed
+
+
 def test_no_graded_function_can_be_imported_from_the_package():
     names = graded_names()
     leaks = {f"{module.__name__}.{name}" for module in package_modules()
-             for name in names if hasattr(module, name)}
+             for name in names if hasattr(module, name)
+             and not _homonym(name, getattr(module, name))}
     assert not leaks, f"the package exposes answers to graded exercises: {sorted(leaks)}"
 
 
@@ -59,7 +72,8 @@ def _pyproject_packages() -> dict[str, str]:
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    specs = project["dependencies"] + project["optional-dependencies"]["dev"]
+    extras = project["optional-dependencies"]
+    specs = project["dependencies"] + extras["dev"] + extras["hf"]  # what `make setup` installs
     return {re.split(r"[<>=!~ \[]", spec, maxsplit=1)[0].lower(): spec for spec in specs}
 
 

@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from conftest import solution_functions  # noqa: E402
+from conftest import displayed_widget, solution_functions  # noqa: E402
 
 import attnbook  # noqa: E402
 from attnbook import positions  # noqa: E402
@@ -200,30 +200,50 @@ def _shown(widget) -> dict:
     return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', widget.display.value))
 
 
-def test_angle_explorer_starts_as_the_lecture_and_keeps_the_difference_when_both_move():
-    widget = positions.rope_angle_widget()  # the lecture's 30 degrees per position
+def _assert_lecture_figure(widget):
+    """The decks' figure: a pair turning 30 degrees per position, query and key at 1 and 3
+    (faded), both moved one step to 2 and 4 (solid), the difference 60 degrees throughout."""
     shown = _shown(widget)
-    assert (shown["query-position"], shown["key-position"]) == ("1", "3")
-    assert float(shown["query-angle"]) == pytest.approx(30.0)
-    assert float(shown["key-angle"]) == pytest.approx(90.0)
-    assert float(shown["difference"]) == pytest.approx(60.0)
-    widget.shift.value = 1
-    shown = _shown(widget)
+    assert shown["pair"] == positions.LECTURE_PAIR
+    assert float(shown["theta"]) == pytest.approx(np.pi / 6)
     assert (shown["query-position"], shown["key-position"]) == ("2", "4")
     assert float(shown["query-angle"]) == pytest.approx(60.0)
     assert float(shown["key-angle"]) == pytest.approx(120.0)
     assert float(shown["difference"]) == pytest.approx(60.0)
     assert float(shown["score"]) == pytest.approx(0.5)
-    assert "stroke-dasharray" in widget.display.value, "the old arrows are drawn faded"
+    assert "stroke-dasharray" in widget.display.value, "the arrows at 1 and 3 are drawn faded"
+    assert ("query at 1 turned 30.0&deg;, key at 3 turned 90.0&deg;, difference 60.0&deg;"
+            in widget.display.value)
+    widget.shift.value = 0
+    shown = _shown(widget)
+    assert (shown["query-position"], shown["key-position"]) == ("1", "3")
+    assert float(shown["query-angle"]) == pytest.approx(30.0)
+    assert float(shown["key-angle"]) == pytest.approx(90.0)
+    assert float(shown["difference"]) == pytest.approx(60.0)
+    assert "stroke-dasharray" not in widget.display.value
+
+
+def test_angle_explorer_opens_on_the_lecture_figure():
+    _assert_lecture_figure(positions.rope_angle_widget())
+
+
+def test_notebook_angle_explorer_opens_on_the_lecture_figure():
+    """The explorer notebook 03 displays, built by its own cell with the learner's
+    frequencies, starts on the decks' figure and offers the pairs of d_k = 8 after it."""
+    widget = displayed_widget("03_rope", "rope_angle_widget")
+    assert [value for _, value in widget.pair.options] == [positions.LECTURE_PAIR, 0, 1, 2, 3]
+    _assert_lecture_figure(widget)
 
 
 def test_angle_explorer_follows_its_controls():
     theta = REF03.rope_frequencies(8, 10000.0)
-    widget = positions.rope_angle_widget(frequencies=theta, query_position=1, key_position=3)
-    assert widget.pair.max == 3
+    widget = positions.rope_angle_widget(frequencies=theta, query_position=1, key_position=3,
+                                         shift=0)
+    assert [value for _, value in widget.pair.options] == [positions.LECTURE_PAIR, 0, 1, 2, 3]
     widget.pair.value = 1
     widget.key_position.value = 6
     shown = _shown(widget)
+    assert shown["pair"] == "1"
     assert float(shown["theta"]) == pytest.approx(theta[1])
     assert float(shown["difference"]) == pytest.approx(np.degrees(5 * theta[1]))
     assert float(shown["score"]) == pytest.approx(np.cos(5 * theta[1]))
@@ -232,8 +252,11 @@ def test_angle_explorer_follows_its_controls():
         assert widget.difference() == pytest.approx(5 * theta[1])
     widget.query_position.value = 4
     assert widget.difference() == pytest.approx(2 * theta[1])
+    only_pairs = positions.rope_angle_widget(frequencies=theta, lecture_pair=False)
+    assert only_pairs.pair.value == 0 and only_pairs.theta() == pytest.approx(theta[0])
+    assert positions.rope_angle_widget().pair.disabled, "one choice only: nothing to pick"
     with pytest.raises(ValueError):
-        positions.rope_angle_widget(frequencies=[])
+        positions.rope_angle_widget(frequencies=[], lecture_pair=False)
 
 
 def _rope_validated():

@@ -1,33 +1,48 @@
-"""The release pipeline: notebooks/ is exactly what scripts/release.py makes from solutions/."""
+"""The release pipeline: notebooks/ and autograder/reference/ are exactly what
+scripts/release.py makes from solutions/, and its check notices when they are not."""
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 import subprocess
 import sys
 
-from conftest import ROOT, read
+import pytest
+from conftest import ROOT
 
 
-def test_notebooks_folder_is_not_stale():
+def _release_module():
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_notebooks_and_references_are_not_stale():
     result = subprocess.run([sys.executable, "scripts/release.py", "--check"], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_release_detects_a_stale_notebook(tmp_path):
-    """The staleness check can fail: a release from edited solutions differs."""
-    out = tmp_path / "release"
-    subprocess.run([sys.executable, "scripts/release.py", "--out", str(out)], cwd=ROOT,
-                   check=True, capture_output=True)
-    released = sorted(out.glob("*/*.ipynb"))
-    assert released, "the release wrote no notebooks"
-    for path in released:
-        stored = ROOT / "notebooks" / path.parent.name / path.name
-        assert path.read_bytes() == stored.read_bytes()
-    nb = read(released[0])
-    nb.cells[0].source += "\nedited"
-    import nbformat
+@pytest.mark.slow
+def test_the_check_fails_on_a_stale_notebook_or_reference(tmp_path, monkeypatch, capsys):
+    release = _release_module()
+    notebooks, reference = tmp_path / "notebooks", tmp_path / "reference"
+    shutil.copytree(ROOT / "notebooks", notebooks)
+    shutil.copytree(ROOT / "autograder" / "reference", reference)
+    monkeypatch.setattr(release, "NOTEBOOKS", notebooks)
+    monkeypatch.setattr(release, "REFERENCE", reference)
+    assert release.main(["--check"]) == 0
 
-    nbformat.write(nb, released[0])
-    assert released[0].read_bytes() != (ROOT / "notebooks" / released[0].parent.name
-                                        / released[0].name).read_bytes()
+    stored = notebooks / "01_attention_scores" / "01_attention_scores.ipynb"
+    original = stored.read_text()
+    stored.write_text(original.replace("Learning goals", "Learning gaols", 1))
+    assert release.main(["--check"]) == 1
+    assert "notebooks/ is stale" in capsys.readouterr().out
+    stored.write_text(original)
+
+    answers = reference / "nb01_attention_scores.py"
+    answers.write_text(answers.read_text().replace("'ABC', 'B'", "'ABC', 'A'", 1))
+    assert release.main(["--check"]) == 1
+    assert "nb01_attention_scores.py" in capsys.readouterr().out

@@ -230,11 +230,9 @@ def test_a_slow_check_costs_its_test_and_the_kernel_lives_on(kernel):
         "after": "assert x == 41 + 1, x",
     })
     kernel.request({"op": "run", "source": "x = 42"}, time.monotonic() + 30)
-    started = time.monotonic()
     outputs, verdict = run_test(template.tests["slow"], "slow", template, kernel,
                                 time.monotonic() + 2, [])
     assert verdict == "failed" and outputs[-1].ename == "GraderTimeout"
-    assert time.monotonic() - started < 60
     outputs, verdict = run_test(template.tests["after"], "after", template, kernel,
                                 time.monotonic() + 30, [])
     assert verdict == "passed", outputs

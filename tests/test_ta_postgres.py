@@ -1,20 +1,17 @@
 """A PostgreSQL gradebook: a real local server, two workers grading into it at once.
 
-The server is a throwaway one: initdb in a temporary folder as the `postgres` user, a
-random loopback port, stopped (immediate mode) after the module. Two `python -m grader
-grade --shard i/2` processes, as two machines (two workers) would run them, grade one class
-concurrently into the same database, each creating the assignment if it is not there yet.
+The server is a throwaway one (`postgres_url` in conftest.py, from tests/postgres_server.py):
+initdb in a temporary folder as the `postgres` user, a random loopback port, stopped
+(immediate mode) after the module. Two `python -m grader grade --shard i/2` processes, as
+two machines (two workers) would run them, grade one class concurrently into the same
+database, each creating the assignment if it is not there yet.
 """
 
 from __future__ import annotations
 
-import glob
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -22,67 +19,10 @@ import pytest
 from conftest import ROOT
 from grader.course import Course, gradebook_rows
 from grader.sandbox import sandbox_available
+from postgres_server import fresh_database
 
 NOTEBOOK = "01_attention_scores"
 pytestmark = pytest.mark.slow
-
-
-def _pg_bin() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    return Path(found[-1]).parent if found else None
-
-
-def _skip_reason() -> str:
-    if _pg_bin() is None:
-        return "PostgreSQL is not installed: run autograder/install_system_deps.sh"
-    if os.geteuid() != 0 or shutil.which("runuser") is None:
-        return "starting a throwaway PostgreSQL needs root (to run it as the postgres user)"
-    try:
-        import pwd
-
-        pwd.getpwnam("postgres")
-    except KeyError:
-        return "no postgres system user"
-    try:
-        import psycopg2  # noqa: F401
-    except ImportError:
-        return "psycopg2 is not installed (pip install psycopg2-binary)"
-    return ""
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _as_postgres(*args, timeout=120):
-    return subprocess.run(["runuser", "-u", "postgres", "--", *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, check=True)
-
-
-@pytest.fixture(scope="module")
-def postgres_url():
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
-    bin_dir = _pg_bin()
-    folder = Path(tempfile.mkdtemp(prefix="attnbook-pg-"))
-    shutil.chown(folder, "postgres", "postgres")
-    data, port = folder / "data", _free_port()
-    _as_postgres(bin_dir / "initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync")
-    _as_postgres(bin_dir / "pg_ctl", "-D", data, "-l", folder / "server.log", "-w", "-t", "60",
-                 "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off",
-                 "start")
-    try:
-        _as_postgres(bin_dir / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "postgres",
-                     "gradebook")
-        yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/gradebook"
-    finally:
-        subprocess.run(["runuser", "-u", "postgres", "--", str(bin_dir / "pg_ctl"), "-D",
-                        str(data), "-m", "immediate", "-w", "-t", "60", "stop"],
-                       capture_output=True, timeout=120)
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -161,16 +101,10 @@ def _open_at_once(url: str, tmp_path: Path, count: int, use_lock: bool):
     return [(p.wait(timeout=300), p.stdout.read()) for p in procs], log
 
 
-def _fresh_database(postgres_url: str, name: str) -> str:
-    port = postgres_url.rsplit(":", 1)[1].split("/")[0]
-    _as_postgres(_pg_bin() / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "postgres", name)
-    return postgres_url.rsplit("/", 1)[0] + f"/{name}"
-
-
 def test_machines_opening_a_fresh_gradebook_at_once_take_turns(postgres_url, tmp_path):
     """Shards start together on separate machines (separate work folders, one database):
     under `Course.lock` they create nbgrader's tables one at a time and all succeed."""
-    url = _fresh_database(postgres_url, "race_locked")
+    url = fresh_database(postgres_url, "race_locked")
     results, log = _open_at_once(url, tmp_path, 8, use_lock=True)
     for code, out in results:
         assert code == 0, out[-3000:]

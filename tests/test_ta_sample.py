@@ -78,7 +78,6 @@ def test_rerun_is_idempotent_and_keeps_manual_grades(sample):
     assert "graded 0 notebook(s)" in again.stdout
     assert read_csv(work / "grades.csv") == before
 
-    sys.path.insert(0, str(ROOT / "autograder"))
     from grader.course import default_db_url
     from nbgrader.api import Gradebook
 

@@ -3,14 +3,19 @@
 The same function serves the visible test cell (`check_softmax_rows(softmax_rows)`), the
 hidden test (`check_softmax_rows(softmax_rows, reference=ref.softmax_rows)`) and pytest.
 Each notebook's checks live in `attnbook/checks/nbNN.py`; every public `check_*` of those
-modules is re-exported here, so `from attnbook.checks import check_softmax_rows` works.
+modules is re-exported here, so `from attnbook.checks import check_softmax_rows` works, as
+`public_check` makes it: remembering what failed, and failing without a traceback into the
+library.
 """
 
 import importlib
 import pkgutil
 
-from attnbook.checks._core import CheckFailure, CheckRun, Mistake
-from attnbook.checks.concepts import check_answer, check_choice
+from attnbook.checks import concepts
+from attnbook.checks._core import CheckFailure, CheckRun, Mistake, public_check
+
+check_answer = public_check(concepts.check_answer)
+check_choice = public_check(concepts.check_choice)
 
 __all__ = ["CheckFailure", "CheckRun", "Mistake", "check_answer", "check_choice"]
 
@@ -18,5 +23,6 @@ for _module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name)
     if _module_info.name.startswith("nb"):
         _module = importlib.import_module(f"{__name__}.{_module_info.name}")
         for _name in getattr(_module, "__all__", []):
-            globals()[_name] = getattr(_module, _name)
+            _value = getattr(_module, _name)
+            globals()[_name] = public_check(_value) if _name.startswith("check_") else _value
             __all__.append(_name)

@@ -1,21 +1,26 @@
 """The machinery every check shares: calling the student's function, comparing, explaining.
 
 A check tests shape, then NaN and infinities, then masks, then values. Every failure is a
-`CheckFailure` (an AssertionError, so nbgrader scores the cell 0) whose message names the
-call, the argument, what was expected, what was seen and, when the output matches a known
-mistake, that mistake.
+`CheckFailure` (an AssertionError, so nbgrader scores the cell 0) whose message reads in five
+seconds: its first line names the call and what failed, the hint comes next, then the known
+mistake the output matches, then what was expected and what was seen, arrays shortened.
+
+The public checks (`public_check`) also remember, for one notebook session, which subjects
+failed, so that a later check or demonstration can say which one to fix first.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from attnbook.checks._source import names_called
+from attnbook.checks._source import names_called, stub_state
 
 __all__ = [
     "CheckFailure",
@@ -24,21 +29,39 @@ __all__ = [
     "Mistake",
     "Observed",
     "as_array",
+    "compose",
     "describe",
     "names_called",
     "observe",
+    "public_check",
 ]
 
 HINT_IN_PLACE = ("build a new array or new tensor (x = x / ..., not x /= ...) instead of "
                  "writing into the inputs in place: the caller still needs them as they were")
-
+HINT_LEFTOVER = ("delete the `raise NotImplementedError()` line: the stub's placeholder "
+                 "still runs before your code (or instead of it)")
+HINT_GIVEN_LINES = ("keep the given lines: the input checks the stub gives you (above the part "
+                    "you write) raise this error with the right message, so put them back as "
+                    "they were")
+KNOWN = "This looks like a known mistake"
+SHOWN = 24  # arrays of at most this many numbers (and rows) are shown whole
+CHECKS_DIR = str(Path(__file__).resolve().parent)
 
 # (words in the error message, hint) pairs for CheckRun.call / CheckRun.invoke
 CrashHints = Sequence[tuple[str | tuple[str, ...], str]]
 
 
 class CheckFailure(AssertionError):
-    """A graded function gave a wrong answer; the message says which and why."""
+    """A graded function gave a wrong answer; the message says which and why, hint first."""
+
+
+def compose(text: str, hint: str | None = None) -> str:
+    """A failure message that reads in five seconds: the first line of `text` (what failed),
+    then the hint, then the known mistake, then the rest of `text` (expected, seen)."""
+    head, *rest = text.split("\n")
+    known = [line for line in rest if line.startswith(KNOWN)]
+    details = [line for line in rest if not line.startswith(KNOWN)]
+    return "\n".join([head, *([f"Hint: {hint}"] if hint else []), *known, *details])
 
 
 @dataclass(frozen=True)
@@ -67,20 +90,44 @@ def _torch_float64():
 
 
 def describe(value, limit: int = 6) -> str:
-    """A short, readable rendering of an array-like for failure messages."""
+    """A short, readable rendering of an array-like for failure messages: a small array
+    whole, a larger one as its shape and its first `limit` numbers, on one line."""
     if isinstance(value, str | bool | int | float | type(None)):
         return repr(value)
     try:
         arr = as_array(value)
     except Exception:  # an object we cannot turn into an array: show its repr
-        return repr(value)[:300]
+        return repr(value)[:200]
     if arr.dtype == object:
-        return repr(value)[:300]
-    with np.printoptions(precision=4, suppress=True, threshold=limit * limit, edgeitems=3,
+        return repr(value)[:200]
+    with np.printoptions(precision=4, suppress=True, threshold=SHOWN, edgeitems=3,
                          linewidth=100):
-        text = np.array2string(arr, separator=", ")
-    shape = f"array of shape {tuple(arr.shape)}" if arr.ndim else "scalar"
-    return f"{shape}:\n{_indent(text)}" if arr.ndim else f"{text}"
+        if not arr.ndim:
+            return np.array2string(arr)
+        if arr.size <= SHOWN and (arr.ndim == 1 or arr.shape[-2] <= 6) and arr.ndim <= 2:
+            return (f"array of shape {tuple(arr.shape)}:\n"
+                    f"{_indent(np.array2string(arr, separator=', '))}")
+        first = np.array2string(arr.reshape(-1)[:limit], separator=", ")
+    return f"array of shape {tuple(arr.shape)} starting {first[:-1]}, ...]"
+
+
+def _first_difference(seen: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> str:
+    """One line: where two same-shaped arrays first differ, and how many entries do."""
+    if seen.shape != expected.shape or not seen.ndim:
+        return ""
+    with np.errstate(all="ignore"):
+        try:
+            close = np.isclose(seen, expected, rtol=rtol, atol=atol)
+        except TypeError:  # booleans and the like: compare exactly
+            close = seen == expected
+    bad = ~np.asarray(close, dtype=bool)
+    if not bad.any():
+        return ""
+    where = tuple(int(i) for i in np.argwhere(bad)[0])
+    with np.printoptions(precision=4, suppress=True):
+        return (f"  first difference at index {list(where)}: expected "
+                f"{np.array2string(expected[where])}, seen {np.array2string(seen[where])} "
+                f"({int(bad.sum())} of {bad.size} entries differ)")
 
 
 def _indent(text: str, pad: str = "    ") -> str:
@@ -104,6 +151,7 @@ class CheckRun:
     notes: list[str] = field(default_factory=list)
     crash_hint: str = ""  # shown when the student's code raises and no crash_hints match
     in_place_hint: str = HINT_IN_PLACE  # shown when the student's code changes an input
+    none_ok: bool = False  # whether a call may return None (no graded function does)
 
     def __post_init__(self):
         if not callable(self.func):
@@ -144,54 +192,82 @@ class CheckRun:
         """`invoke` returning everything `observe` sees; an input changed in place fails."""
         try:
             seen = observe(fn, args, kwargs, backward=backward)
-        except NotImplementedError:
-            raise
+        except NotImplementedError as err:
+            if str(err):  # a message of its own: it says what is missing
+                raise
+            raise self.unfinished(call_text, fn) from None
         except CheckFailure:
             raise
         except Exception as err:  # any bug in the student's code is reported, not hidden
-            message = (f"{call_text} raised {type(err).__name__}: {err}\n"
-                       f"The check expected it to return a result for these inputs.")
+            first, *more = str(err).strip().split("\n") or [""]
+            message = "\n".join([f"{call_text} raised {type(err).__name__}: {first}",
+                                 *(f"  {line}" for line in more[:3])])
             hint = next((h for words, h in crash_hints
                          if any(w in str(err) for w in
                                 ((words,) if isinstance(words, str) else words))),
                         self.crash_hint)
-            if hint:
-                raise CheckFailure(f"{self.name}: {message}\nHint: {hint}") from err
-            raise CheckFailure(f"{self.name}: {message}") from err
+            raise CheckFailure(compose(f"{self.name}: {message}", hint or None)) from err
+        if seen.result is None and not self.none_ok:
+            where = self.name if fn is self.func else (
+                f"{self.name}.forward" if _is_view(fn) else getattr(fn, "__name__", self.name))
+            self.fail(f"{call_text} returned None: {where} has no `return` (or never reaches "
+                      "one).", hint=f"end {where} with `return` and its result")
         if seen.changed:
             self.fail(f"{call_text} changed its input {', '.join(seen.changed)} in place.",
                       hint=self.in_place_hint)
         return seen
+
+    def unfinished(self, call_text: str, fn: Callable) -> Exception:
+        """What to raise when `fn` raised a bare NotImplementedError: "not written yet", or
+        a failure when the learner's code sits beside a leftover `raise` of the stub."""
+        owner = type(fn.module) if _is_view(fn) and hasattr(fn, "module") else fn
+        state = stub_state(owner)
+        if state == "leftover":
+            return CheckFailure(compose(
+                f"{self.name}: {call_text} stopped at a `raise NotImplementedError()` left "
+                f"in {self.name} beside your code.", HINT_LEFTOVER))
+        if state == "stub":
+            return NotImplementedError(
+                f"{self.name} is not written yet: replace `raise NotImplementedError()` in "
+                "its cell with your code, then run this check again.")
+        if state == "elsewhere":
+            missing = [h for h, (_, kind) in FAILED.items()
+                       if kind == UNWRITTEN and h != self.name and h in names_called(owner)]
+            return NotImplementedError(
+                f"{self.name}: {call_text} raised NotImplementedError from "
+                f"{'your ' + missing[0] if missing else 'a function it calls'}, which is not "
+                "written yet: write that first.")
+        return NotImplementedError(
+            f"{self.name}: {call_text} raised NotImplementedError: {self.name}, or something "
+            f"it calls, is not written yet. If you have written it, {HINT_LEFTOVER}.")
 
     def expect_raises(self, call_text: str, error: type[BaseException], *args,
                       mentions: tuple[str, ...] = (), **kwargs) -> None:
         """The call must raise `error`, and its message must mention each of `mentions`."""
         try:
             observe(self.func, args, kwargs)
-        except NotImplementedError:
-            raise
+        except NotImplementedError as err:
+            if str(err):
+                raise
+            raise self.unfinished(call_text, self.func) from None
         except error as err:
             missing = [word for word in mentions if word not in str(err)]
             if missing:
-                self.fail(
-                    f"{call_text} raised {error.__name__} as it should, but its message "
-                    f"{str(err)!r} does not mention {missing}.",
-                    hint="name the offending argument and both shapes in the message",
-                )
+                self.fail(f"{call_text} raised {error.__name__}, but not the given lines' "
+                          f"one: its message {_short(str(err), 80)!r} does not mention {missing}.",
+                          hint=HINT_GIVEN_LINES)
             self.passed += 1
             return
         except Exception as err:
-            self.fail(f"{call_text} raised {type(err).__name__}: {err}; "
-                      f"expected {error.__name__}.")
+            self.fail(f"{call_text} raised {type(err).__name__}: {_short(str(err))}; "
+                      f"expected {error.__name__} from the given input checks.",
+                      hint=HINT_GIVEN_LINES)
         self.fail(f"{call_text} returned normally; expected it to raise {error.__name__}.",
-                  hint="keep the input validation at the top of the function")
+                  hint=HINT_GIVEN_LINES)
 
     # -- failing -----------------------------------------------------------------------
     def fail(self, message: str, hint: str | None = None):
-        text = f"{self.name}: {message}"
-        if hint:
-            text += f"\nHint: {hint}"
-        raise CheckFailure(text)
+        raise CheckFailure(compose(f"{self.name}: {message}", hint))
 
     # -- comparing ---------------------------------------------------------------------
     def expect_shape(self, call_text: str, seen, shape: tuple, hint: str | None = None):
@@ -228,6 +304,8 @@ class CheckRun:
         mistake = self.match_mistake(seen_arr, mistakes, rtol, atol)
         message = (f"{call_text} returned wrong {what}.\n  expected {describe(expected_arr)}\n"
                    f"  seen     {describe(seen_arr)}")
+        difference = _first_difference(seen_arr, expected_arr, rtol, atol)
+        message += f"\n{difference}" if difference else ""
         if mistake is not None:
             message += f"\nThis looks like a known mistake: {mistake.name}."
             self.fail(message, hint=mistake.hint)
@@ -254,6 +332,12 @@ class CheckRun:
         """Print the pass line, built from the function's own name."""
         suffix = f" ({extra})" if extra else ""
         print(f"\u2713 {self.name} passed {self.passed} checks{suffix}.")
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """The first line of an error message, cut to `limit` characters."""
+    first = (text.strip().split("\n") or [""])[0]
+    return first if len(first) <= limit else first[:limit - 3] + "..."
 
 
 def _is_float32(value) -> bool:
@@ -420,3 +504,77 @@ def observe(fn: Callable, args: tuple, kwargs: dict, backward: bool = False) -> 
     changed += [k for k in kwargs if _plain(kwargs[k]) and not same_value(kwargs[k],
                                                                           mine_kw[k])]
     return Observed(result, mine, mine_kw, changed, grads)
+
+
+# -- what this notebook session's checks found ---------------------------------------------
+FAILED_CHECK, UNWRITTEN = "failed", "not written"
+# subject (the checked function or class, or a concept answer) -> (its check, how it failed),
+# in the order they failed; cleared by `forget_outcomes` when a notebook starts
+FAILED: dict[str, tuple[str, str]] = {}
+
+
+def forget_outcomes() -> None:
+    """A new notebook session (`attnbook.notebook.setup`): no check has run yet."""
+    FAILED.clear()
+
+
+def _subject(args: tuple) -> str:
+    """The name a check call is about: its function's or class's name, or a concept
+    answer's name (`check_choice(name, ...)`, `check_answer(reference, name, ...)`)."""
+    for value in args[:2]:
+        if isinstance(value, str):
+            return value
+    return str(getattr(args[0], "__name__", "")) if args else ""
+
+
+def _blame_helper(failure: CheckFailure, subject, name: str) -> CheckFailure:
+    """A failure of `name` that also names the learner's own helper it calls whose check
+    failed earlier in this session: the helper is the one to fix first."""
+    if not FAILED or isinstance(subject, str):
+        return failure
+    used = names_called(subject)
+    helpers = [h for h, (_, kind) in FAILED.items() if h != name and h in used]
+    if not helpers:
+        return failure
+    helper, (check, kind) = helpers[0], FAILED[helpers[0]]
+    head, *rest = str(failure).split("\n")
+    unwritten = kind == UNWRITTEN
+    blame = (f"Hint: {name} uses your {helper}, whose check ({check}) "
+             f"{'says it is not written yet' if unwritten else 'failed above'}: "
+             f"{'write' if unwritten else 'fix'} {helper} first; {name} itself may be right.")
+    blamed = CheckFailure("\n".join([head, blame, *rest]))
+    blamed.__cause__ = failure.__cause__
+    return blamed
+
+
+def _without_library_frames(tb):
+    """A traceback from its first frame outside this library (the learner's code)."""
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(CHECKS_DIR):
+        tb = tb.tb_next
+    return tb
+
+
+def public_check(check: Callable) -> Callable:
+    """`check` as notebooks call it: it records whether its subject passed, names a failed
+    helper the subject calls, and fails with its message alone, no traceback into this
+    library (whose lines would show the expected values)."""
+
+    @functools.wraps(check)
+    def run_check(*args, **kwargs):
+        name = _subject(args)
+        try:
+            result = check(*args, **kwargs)
+        except (CheckFailure, NotImplementedError) as err:
+            failure = _blame_helper(err, args[0], name) if isinstance(err, CheckFailure) \
+                else err
+            FAILED[name] = (check.__name__, UNWRITTEN if isinstance(err, NotImplementedError)
+                            else FAILED_CHECK)  # a name failing again keeps its place
+            failure.attnbook_check = check.__name__
+            cause = failure.__cause__
+            if cause is not None:
+                cause.__traceback__ = _without_library_frames(cause.__traceback__)
+            raise failure.with_traceback(None) from cause
+        FAILED.pop(name, None)
+        return result
+
+    return run_check

@@ -8,8 +8,13 @@ learner's own that it reaches, transitively. Names are the globals, attributes a
 it reads, and string constants that are identifiers (so `getattr(F, "layer_norm")` counts).
 Docstrings and comments never count.
 
-In the notebook the source comes from `inspect.getsource`; in the grader from the
-submission's code cells (`grader.execute.names_used`), never from the student's kernel.
+In the notebook the source comes from `inspect.getsource` (a class defined in a notebook has
+no file, so it is read from its methods); in the grader from the submission's code cells
+(`grader.execute.names_used`), never from the student's kernel.
+
+`stub_state` reads the same source for one more thing: whether a function that raised
+`NotImplementedError` is still the stub, or has the learner's code with the stub's `raise`
+left in it. Without a source (the grader's stand-in) it says it cannot tell.
 """
 
 from __future__ import annotations
@@ -80,21 +85,54 @@ def names_reached(name: str, defs: dict[str, ast.AST]) -> set[str]:
     return names
 
 
+def source_text(obj) -> str | None:
+    """The source of a function or class, dedented; a class that `inspect` cannot read
+    (one defined in a notebook) is rebuilt from its methods' sources. None if unreadable."""
+    try:
+        return textwrap.dedent(inspect.getsource(obj))
+    except (OSError, TypeError):
+        if not isinstance(obj, type):
+            return None
+    methods = []
+    for value in vars(obj).values():
+        func = getattr(value, "__func__", value)  # a staticmethod or classmethod
+        if inspect.isfunction(func):
+            try:
+                methods.append(textwrap.indent(textwrap.dedent(inspect.getsource(func)), "    "))
+            except (OSError, TypeError):
+                continue
+    return f"class {obj.__name__}:\n" + "\n".join(methods) if methods else None
+
+
+def _namespace(obj) -> dict:
+    """The globals a function, or a class's methods, read names from."""
+    if isinstance(obj, type):
+        for value in vars(obj).values():
+            func = getattr(value, "__func__", value)
+            if inspect.isfunction(func):
+                return func.__globals__
+        return {}
+    return getattr(inspect.unwrap(obj), "__globals__", {})
+
+
 def _local_definitions(func) -> dict[str, ast.AST] | None:
     """Definitions of `func` and of the learner's functions and classes it can reach, from
     their source (the notebook's cells); None when the source cannot be read."""
     defs: dict[str, ast.AST] = {}
     module = getattr(func, "__module__", None)
-    namespace = getattr(inspect.unwrap(func), "__globals__", {})
+    namespace = _namespace(func)
     todo, seen = [(getattr(func, "__name__", ""), func)], set()
     while todo:
         name, obj = todo.pop()
         if name in seen:
             continue
         seen.add(name)
+        text = source_text(obj)
         try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(obj)))
-        except (OSError, TypeError, SyntaxError, IndentationError):
+            tree = ast.parse(text) if text is not None else None
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is None:
             if not defs:
                 return None
             continue
@@ -122,3 +160,54 @@ def names_called(func) -> set[str]:
     if not defs or name not in defs:
         return set()
     return names_reached(name, defs)
+
+
+# -- a stub left half-finished -------------------------------------------------------------
+STUB_MARK = "# YOUR CODE HERE"  # the line nbgrader's release writes above each raise
+
+
+def _is_stub_raise(node: ast.AST) -> bool:
+    """`raise NotImplementedError` or `raise NotImplementedError()`, as the stub has it."""
+    if not isinstance(node, ast.Raise) or node.exc is None:
+        return False
+    exc = node.exc.func if isinstance(node.exc, ast.Call) and not node.exc.args else node.exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+
+
+def _blocks(tree: ast.AST):
+    """Every list of statements in `tree`: bodies, else branches, handlers."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+
+
+def stub_state(obj) -> str | None:
+    """How a function or class that raised NotImplementedError stands, from its source:
+    "leftover" when the learner's code is there but a stub's `raise NotImplementedError()`
+    is still in the way (code after it, or between `# YOUR CODE HERE` and it); "stub" when
+    it still reads as the stub; "elsewhere" when its source raises no NotImplementedError
+    (something it calls did); None when there is no source to read (the grader)."""
+    text = source_text(obj)
+    try:
+        tree = ast.parse(text) if text is not None else None
+    except (SyntaxError, ValueError):
+        tree = None
+    if tree is None:
+        return None
+    marks = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == STUB_MARK]
+    starts = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt)]
+    found = False
+    for block in _blocks(tree):
+        for i, stmt in enumerate(block):
+            if not _is_stub_raise(stmt):
+                continue
+            found = True
+            after = block[i + 1:]
+            if after and not any(_is_stub_raise(n) for s in after for n in ast.walk(s)):
+                return "leftover"
+            mark = max((m for m in marks if m < stmt.lineno), default=None)
+            if mark is not None and any(mark < n < stmt.lineno for n in starts):
+                return "leftover"
+    return "stub" if found else "elsewhere"

@@ -167,7 +167,8 @@ def _score_mistakes(Q, K) -> list[Mistake]:
     return out
 
 
-HINT_SCORES = "S = Q @ K.T / np.sqrt(d_k) with d_k = Q.shape[-1], the query/key width"
+HINT_SCORES = ("S is Q @ K.T divided by sqrt(d_k), where d_k is the query/key width "
+               "Q.shape[-1]")
 HINT_TRANSPOSE_K = ("S = Q @ K.T: transpose the keys so that (L_q, d_k) @ (d_k, L_k) gives "
                     "(L_q, L_k)")
 
@@ -388,7 +389,8 @@ def _attention_mistakes(Q, K, V) -> tuple[list[Mistake], list[Mistake]]:
     return on_A, on_Y
 
 
-HINT_ATTENTION = "A = softmax_rows(score_matrix(Q, K)) and Y = A @ V; return Y, A"
+HINT_ATTENTION = ("the weights A are the row-wise softmax of the scores of Q against K (your "
+                  "score_matrix and softmax_rows), then Y = A @ V; return Y, A")
 
 
 def check_attention(attention, reference=None, trials: int = 12) -> None:

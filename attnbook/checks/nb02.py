@@ -257,8 +257,8 @@ def _call_embed(run: CheckRun, call: str, *args):
 def check_embed(embed, reference=None, trials: int = 12) -> None:
     # float32 answers judged at float32 precision
     run = PrecisionAwareRun(embed, in_place_hint="P[:L] and E[t] are views: X += ... or "
-                            "E[t] += ... writes into the tables. Build a new array: "
-                            "E[token_ids] + P[:L]")
+                            "E[t] += ... writes into the tables. Build a new array from "
+                            "E[token_ids] and P[:L] with +, not +=")
     E = np.array([[1.0, 0.0, 2.0, 0.0], [0.0, 3.0, 0.0, 1.0], [2.0, 2.0, 0.0, 0.0],
                   [0.0, 1.0, 1.0, 4.0], [5.0, 0.0, 0.0, 1.0]])  # (V=5, d=4)
     P = 10.0 * np.arange(6)[:, None] + np.arange(4)[None, :] / 10  # (6, 4): p[l, j] = 10l + j/10

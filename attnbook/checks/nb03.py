@@ -28,9 +28,9 @@ STORED_ROPE_Y = np.array([
 STORED_ATOL = 2e-10
 
 HINT_PAIR_EXPONENT = ("the exponent is 2i/d_k with i the PAIR index: theta_i = base ** (-2 * i "
-                      "/ d_k) for i = 0 .. d_k/2 - 1, i.e. base ** (-np.arange(0, d_k, 2) / d_k)")
-HINT_ANGLES_SHAPE = ("angles = positions[:, None] * theta has shape (L, d_k/2): one row per "
-                     "token, one column per pair, lined up with X[..., 0::2]; "
+                      "/ d_k) for i = 0 .. d_k/2 - 1 (a range with step 2 gives the 2i directly)")
+HINT_ANGLES_SHAPE = ("the angles (an outer product of positions and theta) have shape (L, "
+                     "d_k/2): one row per token, one column per pair, lined up with X[..., 0::2]; "
                      "theta[:, None] * positions[None, :] is (d_k/2, L), its transpose")
 HINT_DIRECTION = ("R(a) = [[cos a, -sin a], [sin a, cos a]] turns counterclockwise: "
                   "R(a) @ [1, 0] = [cos a, sin a]. Rotating by -a (or x @ R instead of R @ x) "

@@ -168,8 +168,8 @@ def _padding_mistakes(lengths, L: int) -> list[Mistake]:
 
 def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
     run = CheckRun(padding_mask)
-    hint_axes = ("compare positions (1, L) with lengths (B, 1): np.arange(L)[None, :] < "
-                 "lengths[:, None] gives (B, L)")
+    hint_axes = ("compare the positions np.arange(L) as a row (1, L) with the lengths as a "
+                 "column, lengths[:, None] (B, 1): broadcasting gives (B, L)")
     call = "padding_mask([4, 2], 4) (Message A: 4 tokens, Message B: 2 tokens + 2 <PAD>)"
     M = run.call(call, np.array([4, 2]), 4, crash_hints=[(SHAPE_ERRORS, hint_axes)])
     run.expect_shape(call, M, (2, 4), hint="one row per message, one column per position: "
@@ -346,8 +346,8 @@ def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mi
             ("scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
              torch_softmax(np.where(allowed, S * np.sqrt(d_k) / np.sqrt(K.shape[-2]),
                                     -np.inf)),
-             "scale by sqrt(d_k) with d_k = Q.shape[-1], the query/key width, not the number "
-             "of keys K.shape[-2]"),
+             "scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the "
+             "number of keys K.shape[-2]"),
             ("softmax over the wrong axis",
              torch_softmax(np.where(allowed, S, -np.inf), axis=-2),
              "each query's weights (a row, the last axis) must sum to 1"),
@@ -444,8 +444,8 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     causal = _lower(4)
     call = "masked_attention(Q, K, V, allowed) on the worked example with a causal mask"
     run.in_place_hint = ("never write into Q, K, V or allowed (Q /= ... or S[...] = ... on "
-                         "a view changes the caller's array): compute new arrays instead, "
-                         "S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)")
+                         "a view changes the caller's array): compute new arrays instead "
+                         "(S = ... / np.sqrt(d_k) builds one)")
     result = run.call(call, WORKED_Q, WORKED_K, WORKED_V, causal)
     _compare_attention(run, call, result, WORKED_Q, WORKED_K, WORKED_V, causal)
     A = as_array(result[1])

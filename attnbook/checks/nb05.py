@@ -36,8 +36,8 @@ HINT_MERGE = ("merge in the reverse order of the split: y.transpose(1, 2) gives 
               "d_k), then .reshape(B, L, h * d_k) puts head 0's features first")
 HINT_AXES = ("the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes "
              "from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front")
-HINT_SPLIT_SHAPE = ("(B, L, d_model) -> (B, h, L, d_k): h = n_heads and d_k = d_model // "
-                    "n_heads come from the arguments (not the worked example), and the batch "
+HINT_SPLIT_SHAPE = ("(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // "
+                    "n_heads; both come from the arguments (not the worked example), and the batch "
                     "axis B stays first")
 HINT_MERGE_SHAPE = ("(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that "
                     "order and concatenate the heads side by side along the features")
@@ -69,11 +69,11 @@ def _expect_tensor(run: CheckRun, call: str, seen) -> None:
 
 # Known causes of an exception in the learner's code: (text in the error, hint).
 _ERROR_HINTS = [
-    ("but got float", "sizes must be ints: d_k = d_model // n_heads (integer division), not "
+    ("but got float", "sizes must be ints: d_k is d_model // n_heads (integer division), not "
      "d_model / n_heads"),
     ("'NoneType'", "allowed=None means no mask: only fill -inf when allowed is not None"),
     ("is invalid for input of size", "take every size from the input itself (B, h, L, d_k = "
-     "y.shape, d_k = d_model // n_heads): numbers from the worked example break other sizes"),
+     "y.shape; d_k is d_model // n_heads): numbers from the worked example break other sizes"),
     ("Dimension out of range", HINT_AXES),
     ("shape of the mask", "boolean indexing scores[~allowed] needs a mask of the scores' own "
      "shape; scores.masked_fill(~allowed, -inf) broadcasts allowed for you"),
@@ -261,7 +261,7 @@ def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
     if S.dim() > 2 and q.shape[1] != d_k:
         out.append(("d_k read from q.shape[1], a leading axis, instead of q.shape[-1]",
                     soft((S / math.sqrt(q.shape[1])).masked_fill(~mask, -math.inf)),
-                    "d_k = q.shape[-1], the last axis: " + HINT_AXES))
+                    "d_k is q.shape[-1], the last axis: " + HINT_AXES))
     if S.shape[-1] == S.shape[-2]:
         out += [
             ("scores transposed: k @ q^T (keys as rows) instead of q @ k^T",
@@ -462,8 +462,7 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
             ("W_O applied to the values before attending (no output projection at the end)",
              _merge(attend(q, k, _split(module.W_O(module.W_V(x)), n_heads),
                            1 / math.sqrt(d_k))),
-             "the output projection W_O comes last, on the merged heads: "
-             "self.W_O(merge_heads(y))"),
+             "the output projection W_O comes last, applied to the merged heads"),
         ]
         def raw(layer, t):  # x @ W.weight: the (out, in) weight not transposed
             return t @ layer.weight + layer.bias
@@ -484,7 +483,7 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
              module.W_O(_merge(attend(q, k, _split(x, n_heads), 1 / math.sqrt(d_k)))),
              "the values come from their own layer: v = split_heads(self.W_V(x), ...)"),
             ("output projection W_O applied twice", module.W_O(module.W_O(_merge(right))),
-             "apply W_O once, to the merged heads: self.W_O(merge_heads(y))"),
+             "apply W_O once, to the merged heads"),
         ]
         if n_heads != 2 and d_model % 2 == 0:
             out.append(("two heads hard-coded (the worked example's n_heads)",
@@ -579,6 +578,8 @@ def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: 
     torch_module = _torch_mha(layers, d_model, n_heads, x.dtype)
     args = (x,) if allowed is None else (x, allowed)
     y = _invoke(run, call, module, *args)
+    # float32 out of float64 in and float64 weights: the module builds float32 tensors
+    run.float32_out = getattr(y, "dtype", None) == torch.float32 and x.dtype == torch.float64
     again = _invoke(run, call, module, *args)
     with torch.no_grad():
         expected, _ = torch_module(x, x, x, need_weights=False, **kwargs)
@@ -627,14 +628,16 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
     # float64: a module that builds default-dtype (float32) tensors inside forward is right
     # in the float32 world learners use but may fail here with a dtype error or lose float64
     # precision; when the float64 case fails that way, it is compared again in float32.
-    passed = run.passed
+    passed, run.float32_out = run.passed, False
     try:
         _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference)
         return
     except CheckFailure as err:
-        # a dtype error, or wrong values (any other exception of the learner's code is
-        # reported as it is)
-        if not (_about_dtypes(err) or err.__cause__ is None):
+        # a dtype error, or wrong values from a module whose float64 output came back as
+        # float32 (read from the output, so it works across the grader's sandbox too); any
+        # other failure is reported as it is
+        built_float32 = getattr(run, "float32_out", False)
+        if not (_about_dtypes(err) or built_float32 and err.__cause__ is None):
             raise
         first = err
     run.passed = passed

@@ -77,7 +77,7 @@ def _invoke(run: CheckRun, call_text: str, fn, *args):
         "check every shape on the way: each residual branch must return (B, L, d)")
     if run.name == "Decoder":
         hint = ("slice the position tables to the sequence length, e.g. self.sinusoids[:L] "
-                "and the RoPE tables [:L] (ids can be shorter than max_len; L = idx.shape[1], "
+                "and the RoPE tables [:L] (ids can be shorter than max_len; L is idx.shape[1], "
                 "idx.shape[0] is the batch size), and check every shape on the way")
     return run.invoke(call_text, fn, *args, crash_hints=[("must match the size of tensor", hint)])
 
@@ -516,9 +516,8 @@ def _expect_same_parameters(run: CheckRun, owner: str, module, reference: nn.Mod
     if missing or extra:
         for prefix, name, hint in hints:
             if any(k.startswith(prefix) for k in missing + extra):
-                run.fail(f"{owner} has parameters {sorted(seen)[:12]}...; missing "
-                         f"{missing[:6]}, unexpected {extra[:6]}.\nThis looks like a known "
-                         f"mistake: {name}.", hint=hint)
+                run.fail(f"{owner}: parameters missing {missing[:6]}, unexpected "
+                         f"{extra[:6]}.\nThis looks like a known mistake: {name}.", hint=hint)
         run.fail(f"{owner} does not have the expected parameters: missing {missing[:8]}, "
                  f"unexpected {extra[:8]}.",
                  hint="use the attribute names of the exercise; they let the reference "
@@ -557,8 +556,8 @@ BLOCK_HINTS = [
     ("ln1", "LN1 missing", "create self.ln1 = nn.LayerNorm(d_model)"),
     ("ln2", "LN2 missing", "create self.ln2 = nn.LayerNorm(d_model)"),
     ("attn", "attention layer missing or built by hand",
-     "use the given layer: self.attn = causal_self_attention(d_model, n_heads)"),
-    ("mlp", "MLP missing", "create self.mlp = MLP(d_model, 4 * d_model)"),
+     "use the given layer causal_self_attention(d_model, n_heads) as self.attn"),
+    ("mlp", "MLP missing", "create self.mlp, your MLP with a hidden width of 4 * d_model"),
 ]
 
 
@@ -734,7 +733,8 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
 # Decoder
 # ---------------------------------------------------------------------------------------
 def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
-    learned = ("positions='learned' needs self.pos = nn.Embedding(max_len, d_model)"
+    learned = ("positions='learned' needs self.pos, an nn.Embedding with one row of d_model "
+               "numbers for each of the max_len positions"
                if positions == "learned" else
                "only positions='learned' has trainable position vectors; sinusoids and RoPE "
                "are fixed tables (store them with self.register_buffer(..., persistent=False))")
@@ -748,16 +748,19 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
         ("sinusoids", "the sinusoid table stored as a trainable parameter", learned),
         ("rope_", "the RoPE tables stored as trainable parameters", learned),
         ("blocks.", "not n_layers distinct blocks",
-         "self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in "
-         "range(n_layers)): a list like [block] * n_layers repeats ONE block"),
-        ("embed", "token embedding missing", "self.embed = nn.Embedding(vocab_size, d_model)"),
+         "build n_layers distinct PreNormBlock(d_model, n_heads), each with its own weights, "
+         "in an nn.ModuleList: a list like [block] * n_layers repeats ONE block"),
+        ("embed", "token embedding missing", "create self.embed, an nn.Embedding with one "
+         "row of d_model numbers per token of the vocabulary"),
         ("head", "vocabulary head missing",
-         "self.head = nn.Linear(d_model, vocab_size) maps d features to V logits"),
+         "create self.head, an nn.Linear from the d_model features to the vocab_size "
+         "logits"),
     ]
 
 
 HINT_POS_ROWS = ("token l gets row l of the position table: take the first L rows, "
-                 "self.sinusoids[:L] or self.pos(torch.arange(L)), L = idx.shape[1]")
+                 "self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length "
+                 "idx.shape[1]")
 
 
 def _decoder_forward(ref: TransformerLM, idx, final_ln=True, add_positions=True,
@@ -813,7 +816,7 @@ def _decoder_mistakes(ref: TransformerLM, idx) -> list[Mistake]:
                 "no sqrt(d_model) factor in this model: H0 = E[w] + P"),
         Mistake("the blocks' outputs discarded (block(h) called, h not updated)",
                 _decoder_forward(ref, idx, use_blocks=False),
-                "a block returns a new tensor: h = block(h, rope), then pass h on"),
+                "a block returns a new tensor: keep it, h = block(h, ...), and pass it on"),
         Mistake("the final LayerNorm applied after every block",
                 _decoder_forward(ref, idx, ln_every_block=True),
                 "apply ln_final once, after the last block, just before the head"),
@@ -858,7 +861,7 @@ def _decoder_mistakes(ref: TransformerLM, idx) -> list[Mistake]:
                     "range(n_layers - 1))"),
             Mistake("every block fed the embeddings (only the last block's output kept)",
                     _decoder_forward(ref, idx, last_only=True),
-                    "feed each block the previous block's output: h = block(h, rope)"),
+                    "feed each block the previous block's output: h = block(h, ...)"),
         ]
     if ref.embed.weight.shape == ref.head.weight.shape:
         out.append(Mistake("logits from the embedding matrix (weights tied though the head "
@@ -872,6 +875,20 @@ def _random_ids(B: int, L: int, V: int, seed: int) -> torch.Tensor:
     return torch.randint(0, V, (B, L), generator=torch.Generator().manual_seed(seed))
 
 
+def _note_saved_buffers(run: CheckRun, model, ref: TransformerLM) -> None:
+    """A buffer saved with the weights is not wrong here, but the notebook next loads
+    state dicts between the learner's Decoder and TransformerLM, which would then fail."""
+    keys = set(ref.state_dict())
+    saved = [name for name, _, _, kept in model.info()["buffers"] if kept and name not in keys]
+    note = (f"note: {run.name} saves the buffer{'s' if len(saved) > 1 else ''} "
+            f"{', '.join(saved)} in its state_dict, and TransformerLM does not: loading the "
+            "state_dict of one into the other fails. Register fixed tables with "
+            "self.register_buffer(name, table, persistent=False).")
+    if saved and note not in run.notes:
+        run.notes.append(note)
+        print(note)
+
+
 def _check_one_decoder(run: CheckRun, Decoder, sizes: tuple, positions: str, seed: int,
                        reference=None) -> None:
     V, d, n_heads, n_layers, max_len = sizes
@@ -881,6 +898,7 @@ def _check_one_decoder(run: CheckRun, Decoder, sizes: tuple, positions: str, see
                                  max_len=max_len, positions=positions))
     _randomise(ref, seed).eval()
     _expect_same_parameters(run, call, model, ref, _decoder_hints(positions))
+    _note_saved_buffers(run, model, ref)
     if positions == "rope":
         shape = tuple(getattr(model.tensors("rope_cos")[0], "shape", ()))
         run.expect_true(shape in ((), (max_len, d // n_heads // 2)),

@@ -294,7 +294,7 @@ def _loss_mistakes(logits, targets, loss_mask) -> list[Mistake]:
     per_position = (nll * mask).sum(0) / mask.sum(0)  # (L,): NaN where no row is real
     out += [
         Mistake("floor division (//) of the summed loss by the token count", total // count,
-                "true division: (nll * mask).sum() / mask.sum() (// rounds down)"),
+                "true division for the mean over the real targets (// rounds down)"),
         Mistake("padding counted in the sum, not in the count (nll.sum() / mask.sum())",
                 float(nll.sum()) / count,
                 "multiply the per-token losses by loss_mask before summing"),
@@ -321,7 +321,7 @@ def _as_number(run: CheckRun, call: str, value) -> float:
     arr = as_array(value)
     if arr.shape not in ((), (1,)):
         run.fail(f"{call} returned an array of shape {arr.shape}; expected one number.",
-                 hint="return a scalar: the mean over the real targets, e.g. total / count")
+                 hint="return a scalar: the mean loss over all real targets")
     run.passed += 1
     return float(arr.reshape(-1)[0])
 
@@ -419,8 +419,8 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
 # ---------------------------------------------------------------------------------------
 # train_step
 # ---------------------------------------------------------------------------------------
-HINT_CLIP = ("clip after loss.backward() and before optimizer.step(): "
-             "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)")
+HINT_CLIP = ("clip after loss.backward() and before optimizer.step(), with "
+             "torch.nn.utils.clip_grad_norm_ on the model's parameters")
 
 
 def _loss_of(model, batch) -> torch.Tensor:
@@ -539,8 +539,8 @@ def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, ba
 
 def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
     run = CheckRun(train_step, crash_hint="the forward pass must build a graph for backward(): "
-                    "no torch.no_grad() or .detach() in train_step; logits = model(inputs), "
-                    "loss = lm_loss(logits, targets, loss_mask)")
+                    "no torch.no_grad() or .detach() in train_step: the loss comes from "
+                    "model(inputs) through lm_loss, with the loss_mask")
     gen = torch.Generator().manual_seed(17)
     batches = [_random_batch(gen, 3, 7, 11), _random_batch(gen, 2, 5, 11)]
     call = ("train_step(model, SGD(lr=0.5), batch, max_grad_norm=0.05) on a tiny seeded "
@@ -601,7 +601,7 @@ def _evaluate_mistakes(model, batches) -> tuple[float, list[Mistake]]:
                 "return after the loop, once every batch has been added to the totals"),
         Mistake("summed loss divided by the number of batches", total / len(stats), hint),
         Mistake("floor division (//) of the summed loss by the token count", total // count,
-                "true division: total / count (// rounds down)"),
+                "true division for the mean over all real targets (// rounds down)"),
         Mistake("batch losses weighted by their number of rows, not of real targets",
                 sum(s[0] / s[1] * len(b[0]) for s, b in zip(stats, batches))
                 / sum(len(b[0]) for b in batches), hint),

@@ -30,8 +30,8 @@ __all__ = [
 TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
 
 
-CRASH_LOG_PROB = ("score prompt and continuation in one pass: ids = torch.cat((prompt_ids, "
-                  "continuation_ids))[None, :] is (1, L) and model(ids) is (1, L, V); take "
+CRASH_LOG_PROB = ("score prompt and continuation in one pass: their ids joined into a batch "
+                  "of one are (1, L) and model(ids) is (1, L, V); take "
                   "every length from the arguments (len(prompt_ids), len(continuation_ids))")
 CRASH_PROBS = ("work along the last axis for any leading shape: keep that axis in "
                "reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, "
@@ -328,7 +328,7 @@ def _expect_one_of(run: CheckRun, call: str, seen, options, hint: str):
 
 def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -> None:
     run = CheckRun(next_token_probs, crash_hint=CRASH_PROBS,
-                   in_place_hint="work on new tensors (z = logits / temperature), not in place")
+                   in_place_hint="work on new tensors (z = ... builds one), not in place")
     P, Z = WORKED_PROBS, WORKED_LOGITS
     cases = [
         # (temperature, top_k, top_p, expected, what it shows)
@@ -630,8 +630,8 @@ def _generate_mistakes(prompts, max_new_tokens, pad=PAD) -> list[Mistake]:
                 "after its EOS a row gets only pad_id (torch.where(finished, pad_id, new))"),
         Mistake("finished reset every step (finished = new == eos_id, not finished | ...)",
                 _simulate(prompts, max_new_tokens, "finished_reset"),
-                "a row stays finished once it has emitted eos_id: finished = finished | "
-                "(new == eos_id)"),
+                "a row stays finished once it has emitted eos_id: combine the old flags and "
+                "(new == eos_id) with |, never overwrite them"),
         Mistake("max_new_tokens used as the length of the whole output",
                 _simulate(prompts, max_new_tokens, "total_length"),
                 "max_new_tokens counts NEW tokens only: the output has up to L + "

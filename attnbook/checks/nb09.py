@@ -46,7 +46,8 @@ HINT_START = ("start from s_{-1} = 0 and let the loop read x_0 once; starting fr
 HINT_B = "map each input into the state with B: the term is B @ x_t, shape (n,)"
 HINT_B_TRANSPOSE = "B has shape (n, m), so the input term is B @ x_t (not x_t @ B)"
 HINT_ALIAS = ("every row equals the last state: the same array was updated in place and "
-              "stored L times; store a new array each step (s = A @ s + B @ x_t)")
+              "stored L times; store a new array each step (s = ... builds one; s[:] = ... or "
+              "s += ... writes into the one already stored)")
 HINT_DIAGONAL = "j runs up to and including t: the j = t term is A^0 B x_t = B x_t"
 HINT_ELEMENTWISE = ("A ** k raises each ENTRY to the power k (and A ** 0 is all ones); the "
                     "matrix power is np.linalg.matrix_power(A, k) or repeated A @ ...")

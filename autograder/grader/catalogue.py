@@ -58,11 +58,8 @@ def notebooks() -> list[str]:
 
 
 def load_catalogue(notebook: str) -> ModuleType:
-    path = AUTOGRADER / "mistakes" / f"nb{notebook}.py"
-    spec = importlib.util.spec_from_file_location(f"attnbook_mistakes_nb{notebook}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The catalogue of notebook `NN_topic`: the grader's package data `grader.mistakes`."""
+    return importlib.import_module(f"grader.mistakes.nb{notebook}")
 
 
 def solution_notebook(notebook: str) -> nbformat.NotebookNode:

@@ -1,4 +1,5 @@
-"""The TA's command line: grade a class, regrade one student, export, catalogue, sample."""
+"""The TA's command line: grade a class, regrade one student, export, catalogue, sample; the
+exchange (collect, release-feedback) and Gradescope (gradescope build) routes."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from grader.course import (
     intake_summary,
     table,
 )
+from grader.shards import ShardError, parse_shard
 
 
 def _course(args) -> Course:
@@ -32,10 +34,80 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db-url", help="nbgrader db_url, e.g. postgresql://user@host/db "
                         "(default: sqlite WORK/gradebook.db)")
     parser.add_argument("--workers", type=int, default=1, help="parallel grading processes")
-    parser.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
-                        help="bwrap (required), none (trusted code only), auto (bwrap if usable)")
+    parser.add_argument("--sandbox", choices=("bwrap", "auto", "none"), default="bwrap",
+                        help="bwrap (the default: refuse to grade without it), auto (bwrap if "
+                        "usable, else unsandboxed, said in every status), none (trusted "
+                        "notebooks only)")
     parser.add_argument("--timeout", type=float, help="seconds per cell (default: config, 300)")
     parser.add_argument("--memory-mb", type=int, help="kernel address-space limit (4096)")
+
+
+def _exchange_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--exchange", help="nbgrader's exchange folder (default: Exchange.root "
+                        "of nbgrader_config.py, else nbgrader's default)")
+    parser.add_argument("--course-id", help="course in the exchange (default: "
+                        "CourseDirectory.course_id of nbgrader_config.py)")
+
+
+def _collect_options(parser: argparse.ArgumentParser) -> None:
+    _exchange_options(parser)
+    parser.add_argument("--trust-exchange-names", action="store_true",
+                        help="take a submission named for a student whatever its owner (only "
+                        "where every student shares one Unix account)")
+    parser.add_argument("--recollect", action="store_true", help="copy a submission again even "
+                        "if it was collected before (it may have changed since)")
+
+
+def _collect(args, course: Course) -> list[str]:
+    """Collect from the exchange into WORK/collected/<assignment>; print what happened;
+    return the assignments that have something collected."""
+    from grader.exchange import collect, collect_summary, exchange_of
+
+    exchange = exchange_of(course, args.exchange, args.course_id)
+    entries = collect(course, exchange, args.assignment, args.trust_exchange_names,
+                      args.recollect)
+    print(collect_summary(entries, exchange))
+    taken = sorted({e.assignment for e in entries if e.status in ("collected", "kept")})
+    if not taken:
+        raise UsageError(f"exchange: no submission of {', '.join(args.assignment or ['any'])} "
+                         f"to collect in {exchange.inbound}")
+    return taken
+
+
+def _grade_from_exchange(args, course: Course, shard: tuple[int, int]) -> list[dict]:
+    """Collect, then grade each assignment's collected folder as its download."""
+    from grader.exchange import collected_folder
+
+    outcomes = []
+    for assignment in _collect(args, course):
+        outcomes += grade_class(course, collected_folder(course, assignment), [assignment],
+                                args.student, args.workers, args.force, shard)
+        print(intake_summary(course.last_intake, course.work))
+    course.last_intake = None  # printed above, one per assignment
+    return outcomes
+
+
+def _release(args, course: Course) -> int:
+    from grader.exchange import exchange_of, release_feedback
+
+    exchange = exchange_of(course, args.exchange, args.course_id)
+    for assignment in args.assignment:
+        for line in release_feedback(course, exchange, assignment):
+            print(f"{assignment}: {line}")
+    return 0
+
+
+def _exchange_command(args, course: Course) -> int:
+    from nbgrader.exchange import ExchangeError  # nbgrader's release says why it failed
+
+    try:
+        if args.command == "collect":
+            _collect(args, course)
+            return 0
+        return _release(args, course)
+    except (UsageError, FileNotFoundError, ExchangeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,9 +122,38 @@ def main(argv: list[str] | None = None) -> int:
                        help="regrade only this student, by id or readable name (always re-run)")
     grade.add_argument("--force", action="store_true", help="re-run unchanged submissions too")
     grade.add_argument("--shard", default="0/1", help="I/N: grade the I-th of N shards "
-                       "(several machines, one PostgreSQL gradebook)")
+                       "(several machines, one PostgreSQL gradebook); auto: from a Slurm job "
+                       "array or a Kubernetes Indexed Job (grader/shards.py)")
     grade.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
+    grade.add_argument("--from-exchange", action="store_true", help="collect from nbgrader's "
+                       "exchange first (as `collect`), then grade what was collected")
+    _collect_options(grade)
     _common(grade)
+    collect = sub.add_parser("collect", help="copy the latest submissions from nbgrader's "
+                             "exchange into WORK/collected/ASSIGNMENT (grade it with `grade "
+                             "WORK/collected/ASSIGNMENT -a ASSIGNMENT` or `grade "
+                             "--from-exchange`)")
+    collect.add_argument("-a", "--assignment", action="append",
+                         help="assignment to collect (default: every one in the exchange)")
+    _collect_options(collect)
+    _common(collect)
+    release = sub.add_parser("release-feedback", help="put the feedback of collected "
+                             "submissions into nbgrader's exchange (students fetch_feedback)")
+    release.add_argument("-a", "--assignment", action="append", required=True)
+    _exchange_options(release)
+    _common(release)
+    gradescope = sub.add_parser("gradescope", help="Gradescope's autograder: build its zip, "
+                                "or run it (inside Gradescope's container)")
+    gradescope.add_argument("action", choices=("build", "run"))
+    gradescope.add_argument("-a", "--assignment", action="append",
+                            help="build: one zip per assignment (default: all)")
+    gradescope.add_argument("--out", default="dist", help="build: where the zips go")
+    gradescope.add_argument("--visibility", default="visible",
+                            choices=("visible", "after_due_date", "after_published", "hidden"),
+                            help="build: when students see each test's result")
+    gradescope.add_argument("--gradescope-root", help="run: Gradescope's folder (default: "
+                            "$ATTNBOOK_GRADESCOPE_ROOT, else /autograder)")
+    _common(gradescope)
     export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
     export.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
     _common(export)
@@ -74,15 +175,33 @@ def main(argv: list[str] | None = None) -> int:
         from grader.sample import sample_command
 
         return sample_command(args)
+    if args.command == "gradescope":
+        from grader.gradescope import gradescope_command
+
+        return gradescope_command(args)
     course = _course(args)
+    if args.command in ("collect", "release-feedback"):
+        return _exchange_command(args, course)
     csv_path = Path(args.csv) if args.csv else course.work / "grades.csv"
     if args.command == "grade":
-        index, count = (int(x) for x in args.shard.split("/"))
+        try:
+            index, count, origin = parse_shard(args.shard)
+        except ShardError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        if count > 1:
+            print(f"shard {index}/{count} (from {origin})")
         started = time.monotonic()
         try:
-            outcomes = grade_class(course, Path(args.source) if args.source else None,
-                                   args.assignment, args.student, args.workers, args.force,
-                                   (index, count))
+            if args.from_exchange and args.source:
+                raise UsageError(f"grade: expected SOURCE or --from-exchange, found both "
+                                 f"(SOURCE {args.source!r})")
+            if args.from_exchange:
+                outcomes = _grade_from_exchange(args, course, (index, count))
+            else:
+                outcomes = grade_class(course, Path(args.source) if args.source else None,
+                                       args.assignment, args.student, args.workers,
+                                       args.force, (index, count))
         except (UsageError, FileNotFoundError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2

@@ -70,6 +70,13 @@ class UsageError(ValueError):
     """A command-line value that names nothing (the message says which and why)."""
 
 
+def assignments(root: Path = AUTOGRADER.parent) -> list[str]:
+    """The course's assignments, in order: every solutions/NN_topic/NN_topic.ipynb. The one
+    list the release, the grader, the catalogue and the tests all use."""
+    return sorted(p.parent.name for p in (Path(root) / "solutions").glob("*/*.ipynb")
+                  if p.stem == p.parent.name and ".ipynb_checkpoints" not in p.parts)
+
+
 def default_db_url(work: Path) -> str:
     return f"sqlite:///{work / 'gradebook.db'}?timeout=120"
 
@@ -81,7 +88,7 @@ class Course:
     root: Path = AUTOGRADER.parent
     work: Path = AUTOGRADER
     db_url: str = ""
-    sandbox: str = "auto"
+    sandbox: str = "bwrap"
     cell_timeout: float | None = None
     notebook_timeout: float | None = None
     memory_mb: int | None = None
@@ -129,8 +136,7 @@ class Course:
         return self._api
 
     def assignments(self) -> list[str]:
-        return sorted(p.parent.name for p in (self.root / "solutions").glob("*/*.ipynb")
-                      if p.stem == p.parent.name)
+        return assignments(self.root)
 
     def release(self, assignment: str) -> nbformat.NotebookNode:
         return nbformat.read(self.work / "release" / assignment / f"{assignment}.ipynb", 4)
@@ -458,7 +464,6 @@ _WORKER: Course | None = None
 
 def _init_worker(settings: dict) -> None:
     global _WORKER
-    sys.path.insert(0, str(AUTOGRADER))
     _WORKER = Course(**settings)
 
 

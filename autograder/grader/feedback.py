@@ -37,6 +37,7 @@ from pathlib import Path
 
 import nbformat
 from nbconvert.preprocessors import Preprocessor
+from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Bool, Unicode
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")  # grade ids, tags, cell ids
@@ -49,12 +50,14 @@ BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
 TEXT_CELLS = ("markdown", "raw")
 
 
-class HideHiddenTests(Preprocessor):
-    """For feedback: cut hidden-test regions from test cells and tracebacks from their errors.
+class HideHiddenTests(ClearHiddenTests):
+    """For feedback: nbgrader's ClearHiddenTests on the test cells, and no tracebacks.
 
     nbgrader's feedback shows the autograded notebook, whose test cells hold the restored
     hidden tests; this leaves the visible part and, for a failure, only the check's message
-    (which names the likely mistake).
+    (which names the likely mistake). Only the instructor's test cells are cut: a student's
+    own cell that merely contains the delimiter text stays as it is (and cannot make the
+    page fail with nbgrader's "nested hidden tests" error).
     """
 
     enabled = Bool(True)  # nbconvert preprocessors are off unless enabled
@@ -62,8 +65,8 @@ class HideHiddenTests(Preprocessor):
     def preprocess_cell(self, cell, resources, index):
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-            cell.source = re.sub(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
-                                 "", cell.source, flags=re.DOTALL).rstrip() + "\n"
+            self._remove_hidden_test_region(cell)
+            cell.source = cell.source.rstrip() + "\n"
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "error":
                     output["traceback"] = [f"{output.get('ename')}: {output.get('evalue')}"]

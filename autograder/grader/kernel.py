@@ -74,6 +74,7 @@ class Kernel:
         self.shell.history_manager.enabled = False
         self.error = None
         self.displays: list[dict] = []
+        self.dropped = 0
         self.shell._showtraceback = self._record_error
         self.shell.display_pub.publish = self._record_display
         self.handles: dict[int, object] = {}
@@ -91,7 +92,10 @@ class Kernel:
                                                                         for s in stb[-40:]]}
 
     def _record_display(self, data, metadata=None, *args, **kwargs):
-        if len(self.displays) >= DISPLAY_LIMIT or not isinstance(data, dict):
+        if not isinstance(data, dict):
+            return
+        if len(self.displays) >= DISPLAY_LIMIT:
+            self.dropped += 1
             return
         kept = {}
         if "text/plain" in data:
@@ -99,13 +103,15 @@ class Kernel:
         png = data.get("image/png")
         if isinstance(png, str | bytes) and len(png) <= PNG_LIMIT:
             kept["image/png"] = png if isinstance(png, str) else png.decode("ascii", "replace")
+        elif png is not None:
+            self.dropped += 1
         if kept:
             self.displays.append({"output_type": "display_data", "data": kept,
                                   "metadata": {}})
 
     def run(self, source: str) -> dict:
         out, err = BoundedText("stdout", TEXT_LIMIT), BoundedText("stderr", TEXT_LIMIT)
-        self.error, self.displays = None, []
+        self.error, self.displays, self.dropped = None, [], 0
         saved = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = out, err
         try:
@@ -115,6 +121,10 @@ class Kernel:
         outputs = [{"output_type": "stream", "name": s.name, "text": s.value()}
                    for s in (out, err) if s.value()]
         outputs += self.displays
+        if self.dropped:
+            outputs.append({"output_type": "stream", "name": "stdout", "text": (
+                f"[{self.dropped} rich output(s) not kept: at most {DISPLAY_LIMIT} per cell, "
+                f"images up to {PNG_LIMIT // 1000} kB]\n")})
         failed = not result.success
         if failed and self.error is None:
             error = result.error_in_exec or result.error_before_exec

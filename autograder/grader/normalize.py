@@ -11,8 +11,9 @@ release (nbgrader then restores their hidden part), whatever the student did to 
   invalid UTF-8): that part is dropped or repaired, with a note; the rest is graded;
 - a deleted test or answer cell: put back from the release at its place;
 - an edited test cell: replaced by the release's;
-- a duplicated answer cell: the first keeps the grade_id, copies run as the student's own
-  cells (so the last definition wins, as in their kernel); a duplicated test cell is dropped;
+- a duplicated answer cell: as in nbgrader (`DeduplicateIds`), the last copy keeps the
+  grade_id and earlier copies run as the student's own cells (so the last definition wins,
+  as in their kernel); a duplicated test cell is dropped;
 - a changed cell type: the release's type is restored (an answer written in a Markdown cell
   is run as code);
 - nbgrader metadata on a cell the release does not have: removed;
@@ -251,11 +252,15 @@ def normalize(data: bytes | None, release: nbformat.NotebookNode
         names = ", ".join(g for g, h in recognised.values() if h == how)
         notes.append(f"cells that had lost their nbgrader metadata, recognised by {how}: "
                      f"{names}")
+    ids = [recognised[i][0] if i in recognised else cell.grade_id
+           for i, cell in enumerate(student)]
+    last = {grade_id: i for i, grade_id in enumerate(ids)}  # nbgrader keeps the last copy
     cells, seen = [], set()
-    for index, cell in enumerate(student):
-        grade_id = recognised[index][0] if index in recognised else cell.grade_id
+    for index, (cell, grade_id) in enumerate(zip(student, ids)):
         if grade_id not in graded:
             cells.append(_own(cell))
+        elif last[grade_id] != index:
+            _take_copy(cell, graded[grade_id], grade_id, cells, notes)
         else:
             _take_graded(cell, graded[grade_id], grade_id, seen, cells, notes)
     _put_back_missing(order, graded, seen, cells, notes)
@@ -265,18 +270,21 @@ def normalize(data: bytes | None, release: nbformat.NotebookNode
     return nb, notes
 
 
+def _take_copy(cell: Cell, original, grade_id: str, cells: list, notes: list[str]) -> None:
+    """An earlier copy of a graded cell: an answer runs as the student's own code, a test
+    copy is dropped."""
+    if _meta(original).get("solution") and cell.cell_type == "code":
+        cells.append(_own(cell))
+        notes.append(f"duplicated answer cell {grade_id}: the earlier copy runs as your code")
+    else:
+        notes.append(f"duplicated cell {grade_id}: the earlier copy was dropped")
+
+
 def _take_graded(cell: Cell, original, grade_id: str, seen: set, cells: list,
                  notes: list[str]) -> None:
     """Append the graded cell `grade_id` as submitted: a test from the release, an answer
-    with the student's source; a second copy as the student's own code, or dropped."""
+    with the student's source."""
     is_answer = bool(_meta(original).get("solution"))
-    if grade_id in seen:
-        if is_answer and cell.cell_type == "code":
-            cells.append(_own(cell))
-            notes.append(f"duplicated answer cell {grade_id}: the copy runs as your code")
-        else:
-            notes.append(f"duplicated cell {grade_id}: the copy was dropped")
-        return
     seen.add(grade_id)
     if not is_answer:
         if cell.source != original.source or cell.cell_type != original.cell_type:

@@ -38,7 +38,9 @@ class SandboxedExecute(Preprocessor):
     source_root = Unicode("", help="folder holding <assignment>/<notebook>.ipynb sources"
                           ).tag(config=True)
     report_directory = Unicode("", help="where run reports are written").tag(config=True)
-    sandbox = Unicode("auto", help="bwrap, none or auto (bwrap when it works)").tag(config=True)
+    sandbox = Unicode("bwrap", help="bwrap (required, the default), auto (bwrap when it "
+                      "works, else unsandboxed) or none (trusted notebooks only)"
+                      ).tag(config=True)
     cell_timeout = Float(300.0).tag(config=True)
     notebook_timeout = Float(1800.0).tag(config=True)
     memory_mb = Integer(4096).tag(config=True)

@@ -212,13 +212,13 @@ MISTAKES = [
         return softmax_rows(score_matrix(Q, K)) @ V
     """, hint="return Y, A"),
     # concept checks
-    mistake("answer_q_shape", "picked (2, 4)", 'answer_q_shape = "B"', hint="one row per token"),
-    mistake("answer_scale", "thinks softmax ignores a factor", 'answer_scale = "C"',
+    mistake("answer_q_shape", "picked (2, 4)", 'answer_q_shape = "A"', hint="one row per token"),
+    mistake("answer_score_entry", "forgets the scaling", 'answer_score_entry = "B"',
+            hint="forgets the scaling"),
+    mistake("answer_scale", "thinks softmax ignores a factor", 'answer_scale = "A"',
             hint="sharpens"),
-    mistake("answer_permutation", "thinks the output changes", 'answer_permutation = "A"',
+    mistake("answer_permutation", "thinks the output changes", 'answer_permutation = "C"',
             hint="rows move with the tokens"),
-    mistake("answer_keys_values", "thinks values set the weights", 'answer_keys_values = "A"',
-            hint="query-key scores"),
     # --- round 2: computing in float32 is judged at float32 precision, but still caught --
     mistake("score_matrix", "float32 and no 1/sqrt(d_k)", """
         import torch
@@ -357,7 +357,7 @@ ALTERNATIVES = [
         A = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
         return Y.numpy(), A.numpy()
     """),
-    alternative("answer_q_shape", "lower case", 'answer_q_shape = "a"'),
+    alternative("answer_q_shape", "lower case", 'answer_q_shape = "b"'),
     # --- round 2: more correct answers written other ways --------------------------------
     # project_qkv
     alternative("project_qkv", "torch float64 tensors returned as they are", """
@@ -602,7 +602,7 @@ MISTAKES += [
     """, hint="vector norms"),
     mistake("score_matrix", "hard-coded sqrt(3) (the worked example's d_k)", """
         return Q @ K.T / np.sqrt(3)
-    """, hint="d_k = Q.shape[-1]"),
+    """, hint="query/key width Q.shape[-1]"),
     # softmax_rows
     mistake("softmax_rows", "row maximum but column sums", _softmax(
         total="e.sum(axis=0, keepdims=True)"), hint="the sum as well as the max"),
@@ -638,4 +638,18 @@ MISTAKES += [
         A = softmax_rows(score_matrix(Q, K))
         return (A @ V).T, A
     """, hint="one row per query"),
+]
+
+# Structural slips: the body written, but no `return`, or the stub's raise left in place.
+MISTAKES += [
+    mistake("score_matrix", "no return: the scores computed and dropped", """
+        S = Q @ K.T / np.sqrt(Q.shape[-1])
+    """, hint="returned None"),
+    mistake("softmax_rows", "the stub's raise left above the written body", """
+        raise NotImplementedError()
+        row_max = S.max(axis=-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(row_max), row_max, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    """, hint="delete the `raise NotImplementedError()` line"),
 ]

@@ -285,13 +285,15 @@ MISTAKES = [
         return M
     """, hint="p_(l-k)"),
     # concept checks
-    mistake("answer_position_signal", "thinks a second mask gives positions",
+    mistake("answer_bag_of_words", "thinks nearer words weigh more",
+            'answer_bag_of_words = "B"', hint="same set of keys"),
+    mistake("answer_position_signal", "thinks the mask already gives positions",
             'answer_position_signal = "B"', hint="carry no location"),
-    mistake("answer_fast_pair", "thinks the last pair is fastest", 'answer_fast_pair = "B"',
+    mistake("answer_fast_pair", "thinks the last pair is fastest", 'answer_fast_pair = "A"',
             hint="pair 0 turns fastest"),
     mistake("answer_same_token", "thinks embeddings ignore position", 'answer_same_token = "A"',
             hint="p_0 and p_2 differ"),
-    mistake("answer_offset", "thinks similarity depends on l", 'answer_offset = "B"',
+    mistake("answer_offset", "thinks similarity depends on l", 'answer_offset = "C"',
             hint="offset k only"),
     # --- round 2: computing in float32 is judged at float32 precision, but still caught --
     mistake("embed", "float32 and the positions starting at 1", """
@@ -413,7 +415,7 @@ ALTERNATIVES = [
             M[j + 1, j], M[j + 1, j + 1] = -np.sin(a), np.cos(a)
         return M
     """),
-    alternative("answer_offset", "lower case with spaces", 'answer_offset = " c "'),
+    alternative("answer_offset", "lower case with spaces", 'answer_offset = " b "'),
     # --- round 2: more correct answers written other ways --------------------------------
     # sinusoidal_positions
     alternative("sinusoidal_positions", "np.fromfunction with a parity test", """

@@ -207,16 +207,16 @@ MISTAKES = [
         return out
     """, hint="pass base on"),
     # concept checks
-    mistake("answer_rotation_norm", "thinks rotation scales", 'answer_rotation_norm = "B"',
+    mistake("answer_rotation_norm", "thinks rotation scales", 'answer_rotation_norm = "A"',
             hint="keeps its length"),
-    mistake("answer_slow_pairs", "thinks slow pairs are cheaper", 'answer_slow_pairs = "A"',
+    mistake("answer_slow_pairs", "thinks slow pairs are cheaper", 'answer_slow_pairs = "C"',
             hint="cannot tell offset 1 from"),
     mistake("answer_shifted_score", "thinks absolute positions matter",
-            'answer_shifted_score = "B"', hint="only the offset"),
-    mistake("answer_rotate_values", "rotating values too", 'answer_rotate_values = "B"',
+            'answer_shifted_score = "A"', hint="only the offset"),
+    mistake("answer_rotate_values", "rotating values too", 'answer_rotate_values = "A"',
             hint="Rotating V would mix absolute positions"),
     mistake("answer_half_split", "thinks the layouts differ in substance",
-            'answer_half_split = "A"', hint="fixed reordering"),
+            'answer_half_split = "B"', hint="fixed reordering"),
 ]
 
 ALTERNATIVES = [
@@ -308,7 +308,7 @@ ALTERNATIVES = [
         import math
         return np.array([math.pow(base, -2 * i / d_k) for i in range(d_k // 2)])
     """),
-    alternative("answer_rotate_values", "lower case", 'answer_rotate_values = "a"'),
+    alternative("answer_rotate_values", "lower case", 'answer_rotate_values = "b"'),
     # --- round 2: more correct answers written other ways --------------------------------
     # rotation_2d
     alternative("rotation_2d", "complex exponential for cos and sin", """

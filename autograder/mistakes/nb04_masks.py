@@ -190,7 +190,7 @@ MISTAKES = [
         total = e.sum(axis=-1, keepdims=True)
         A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
         return A @ V, A
-    """, hint="d_k = Q.shape[-1]"),
+    """, hint="query/key width Q.shape[-1]"),
     mistake("masked_attention", "softmax over the query axis", """
         S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
         S = np.where(allowed, S, -np.inf)
@@ -238,17 +238,17 @@ MISTAKES = [
     """, hint="Y = A @ V"),
     # concept checks
     mistake("answer_mask_controls", "thinks the mask says where a token is",
-            'answer_mask_controls = "B"', hint="says nothing about where"),
-    mistake("answer_position_signal", "another causal mask",
-            'answer_position_signal = "B"', hint="position vector"),
+            'answer_mask_controls = "A"', hint="says nothing about where"),
     mistake("answer_mask_order", "thinks masking after the softmax is the same",
-            'answer_mask_order = "A"', hint="sums to less than 1"),
+            'answer_mask_order = "B"', hint="sums to less than 1"),
     mistake("answer_padding_side", "thinks real queries read the pads",
             'answer_padding_side = "A"', hint="causal mask already hides them"),
-    mistake("answer_loss_mask", "thinks pads have zero loss", 'answer_loss_mask = "A"',
+    mistake("answer_loss_mask", "thinks pads have zero loss", 'answer_loss_mask = "C"',
             hint="predict <PAD>"),
     mistake("answer_encoder_decoder", "bidirectional for generation",
-            'answer_encoder_decoder = "A"', hint="j <= i"),
+            'answer_encoder_decoder = "B"', hint="j <= i"),
+    mistake("answer_shuffled_prefix", "thinks the mask tells a token its index",
+            'answer_shuffled_prefix = "B"', hint="tells it nothing about where"),
     # --- round 2: computing in float32 is judged at float32 precision, but still caught --
     mistake("masked_attention", "float32 and -1e9 instead of -inf", """
         import torch
@@ -406,7 +406,7 @@ ALTERNATIVES = [
         A = (e / e.sum(axis=-1, keepdims=True)).filled(0.0)
         return [A @ V, A]
     """),
-    alternative("answer_mask_controls", "lower case", 'answer_mask_controls = "a"'),
+    alternative("answer_mask_controls", "lower case", 'answer_mask_controls = "c"'),
     # --- round 2: more correct answers written other ways --------------------------------
     # causal_mask
     alternative("causal_mask", "torch bool tensor returned as it is", """

@@ -280,12 +280,12 @@ MISTAKES = [
     mistake("answer_head_shape", "heads after the positions", 'answer_head_shape = "A"',
             hint="(B, h, L, d_k)"),
     mistake("answer_scale_per_head", "model width", 'answer_scale_per_head = "B"',
-            hint="own d_k features"),
+            hint="its own d_k"),
     mistake("answer_output_projection", "only for the shape", 'answer_output_projection = "A"',
             hint="mixes the blocks"),
-    mistake("answer_head_evidence", "attention as proof", 'answer_head_evidence = "A"',
-            hint="needs more evidence"),
-    mistake("answer_cost", "linear growth", 'answer_cost = "A"', hint="multiplies it by 4"),
+    mistake("answer_broad_head", "thinks a zero query gives zero weights",
+            'answer_broad_head = "A"', hint="softmax of equal scores"),
+    mistake("answer_cost", "linear growth", 'answer_cost = "A"', hint="multiplies it by 9"),
 ]
 
 ALTERNATIVES = [
@@ -836,7 +836,7 @@ MISTAKES += [
             scores = scores.masked_fill(~allowed, float("-inf"))
         weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
         return weights @ v
-    """, hint='d_k = q.shape[-1], the last axis'),
+    """, hint='d_k is q.shape[-1], the last axis'),
     mistake("scaled_dot_product_attention", "d_k ** 1/2 (precedence: d_k / 2)", """
         d_k = q.shape[-1]
         scores = q @ k.transpose(-2, -1) / (d_k ** 1/2)
@@ -954,4 +954,18 @@ MISTAKES += [
         v = split_heads(self.W_V(x), self.n_heads)
         return self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))))
     """), hint='apply W_O once'),
+]
+
+# Structural slips: the body written, but no `return`, or the stub's raise left in place.
+MISTAKES += [
+    mistake("merge_heads", "no return: the merged tensor computed and dropped", """
+        B, h, L, d_k = y.shape
+        merged = y.transpose(1, 2).reshape(B, L, h * d_k)
+    """, hint="returned None"),
+    mistake("MultiHeadAttention", "forward without return", (None, """
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+    """), hint="returned None"),
 ]

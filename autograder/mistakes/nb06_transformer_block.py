@@ -438,19 +438,21 @@ MISTAKES = [
         return total + (0 if tie_weights else V * d)
     """, hint="trainable (max_len, d) table"),
     # concept checks
-    mistake("answer_residual_shape", "picks the hidden width", 'answer_residual_shape = "B"',
+    mistake("answer_residual_shape", "picks the hidden width", 'answer_residual_shape = "A"',
             hint="same (L, d) shape"),
-    mistake("answer_norm_axis", "thinks LayerNorm uses the batch", 'answer_norm_axis = "A"',
+    mistake("answer_norm_axis", "thinks LayerNorm uses the batch", 'answer_norm_axis = "B"',
             hint="last axis"),
     mistake("answer_norm_eval", "thinks LayerNorm keeps running statistics",
             'answer_norm_eval = "A"', hint="no running statistics"),
-    mistake("answer_mlp_mixing", "thinks the MLP mixes tokens", 'answer_mlp_mixing = "B"',
+    mistake("answer_mlp_mixing", "thinks the MLP mixes tokens", 'answer_mlp_mixing = "A"',
             hint="token-wise"),
-    mistake("answer_bypass", "thinks pre-norm normalises block outputs", 'answer_bypass = "A"',
+    mistake("answer_bypass", "thinks pre-norm normalises block outputs", 'answer_bypass = "B"',
             hint="untouched"),
-    mistake("answer_peek", "blames parallel computation", 'answer_peek = "A"',
-            hint="causal mask"),
-    mistake("answer_tied", "thinks tying shares the blocks", 'answer_tied = "B"',
+    mistake("answer_causal_gradients", "thinks training can open the future",
+            'answer_causal_gradients = "A"', hint="whatever the weights"),
+    mistake("answer_block_params", "counts every head's projections",
+            'answer_block_params = "C"', hint="heads add no weights"),
+    mistake("answer_tied", "thinks tying shares the blocks", 'answer_tied = "A"',
             hint="same (V, d)"),
 ]
 
@@ -629,7 +631,7 @@ ALTERNATIVES = [
         head = V if tie_weights else V * (d + 1)
         return int(embeddings + n_layers * per_block + 2 * d + head)
     """),
-    alternative("answer_tied", "lower case", 'answer_tied = "a"'),
+    alternative("answer_tied", "lower case", 'answer_tied = "c"'),
 ]
 
 # -- round 3: correct answers written the ways other students write them ------------------
@@ -1228,4 +1230,14 @@ MISTAKES += [
         total -= 2 * V * d if tie_weights else 0
         return total
     """, hint='each hold V * d numbers'),
+]
+
+# Structural slips: the body written, but no `return`, or the stub's raise left in place.
+MISTAKES += [
+    mistake("MLP", "forward without return", (None, """
+        h = self.fc_out(F.gelu(self.fc_in(x)))
+    """), hint="returned None"),
+    mistake("Decoder", "the stub's raise left above the written forward", (
+        None, "\n    raise NotImplementedError()" + decoder_forward()),
+        hint="delete the `raise NotImplementedError()` line"),
 ]

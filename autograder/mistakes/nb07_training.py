@@ -936,3 +936,14 @@ ALTERNATIVES = [
     return total / count
     """),
 ]
+
+# Structural slips: the body written, but no `return`.
+MISTAKES += [
+    mistake("train_step", "no return: the loss never handed back", _STEP_FORWARD + """
+    optimizer.zero_grad()
+    loss = lm_loss(model(inputs), targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    """, hint="returned None"),
+]

@@ -501,7 +501,7 @@ MISTAKES = [
             if finished.all():
                 break
         return ids
-    """, hint="finished = finished | (new == eos_id)"),
+    """, hint="a row stays finished once it has emitted eos_id"),
     mistake("generate", "max_new_tokens read as the total length", """
         ids = prompt_ids
         finished = torch.zeros(ids.shape[0], dtype=torch.bool)
@@ -863,13 +863,15 @@ MISTAKES = [
     mistake("perplexity", "floor division of the summed loss", (None, None, """
         return math.exp(total_nll // total_tokens)
     """), hint="(// rounds down)"),
+    mistake("answer_sequence_prob", "leaves out the end token", 'answer_sequence_prob = "B"',
+            hint="<EOS> included"),
     mistake("answer_teacher_forcing", "thinks scoring removes the mask",
-            'answer_teacher_forcing = "C"', hint="known in advance"),
-    mistake("answer_top_p", "drops the crossing token", 'answer_top_p = "B"',
+            'answer_teacher_forcing = "A"', hint="known in advance"),
+    mistake("answer_top_p", "drops the crossing token", 'answer_top_p = "A"',
             hint="the token that crosses p"),
-    mistake("answer_eos", "thinks padding marks the end", 'answer_eos = "A"',
+    mistake("answer_eos", "thinks padding marks the end", 'answer_eos = "B"',
             hint="runs to the length limit"),
-    mistake("answer_cache", "thinks queries are cached", 'answer_cache = "B"',
+    mistake("answer_cache", "thinks queries are cached", 'answer_cache = "A"',
             hint="keys and values"),
     mistake("answer_perplexity", "confuses loss and perplexity", 'answer_perplexity = "A"',
             hint="exp(loss)"),
@@ -1058,7 +1060,7 @@ ALTERNATIVES = [
         """,
         "return torch.cat(nlls).mean().exp().item()",
     )),
-    alternative("answer_top_p", "lower case", 'answer_top_p = "a"'),
+    alternative("answer_top_p", "lower case", 'answer_top_p = "b"'),
     # -- added in the round on correct answers written otherwise (types, randomness, caches)
     alternative("sequence_log_prob", "Categorical.log_prob under inference_mode, .item()", """
         model.eval()

@@ -363,12 +363,14 @@ MISTAKES = [
     """, hint="(not x_t @ B)"),
     mistake("answer_path_length", "thinks attention is sequential too", 'answer_path_length = "C"',
             hint="one hop"),
-    mistake("answer_scan_steps", "halves instead of taking log2", 'answer_scan_steps = "B"',
+    mistake("answer_state_size", "thinks the state grows with the text",
+            'answer_state_size = "B"', hint="always has n entries"),
+    mistake("answer_scan_steps", "halves instead of taking log2", 'answer_scan_steps = "C"',
             hint="ceil(log2 L) rounds"),
-    mistake("answer_implicit_position", "thinks the random words carry position",
-            'answer_implicit_position = "B"', hint="exactly t + 1 tokens"),
-    mistake("answer_future_target", "blames parallel computation",
-            'answer_future_target = "A"', hint="removing the causal mask"),
+    mistake("answer_implicit_position", "thinks the embeddings store position",
+            'answer_implicit_position = "A"', hint="exactly t + 1 tokens"),
+    mistake("answer_cross_attention", "applies the causal mask to the source",
+            'answer_cross_attention = "B"', hint="known in full"),
     mistake("answer_no_mask_loss", "takes the leak for generalisation",
             'answer_no_mask_loss = "A"', hint="not a prediction loss"),
 ]
@@ -446,7 +448,7 @@ ALTERNATIVES = [
             offset <<= 1
         return S
     """),
-    alternative("answer_scan_steps", "lower case", 'answer_scan_steps = "a"'),
+    alternative("answer_scan_steps", "lower case", 'answer_scan_steps = "b"'),
     # -- added in the round on correct answers written otherwise (types, layouts, scans)
     alternative("linear_recurrence", "functools.reduce over the inputs, a list of states", """
         from functools import reduce

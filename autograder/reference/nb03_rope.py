@@ -1,43 +1,91 @@
-"""Reference answers for notebook 03, written the way the exercises ask (numpy, float64).
+"""Reference answers for notebook 03_rope: generated, do not edit.
 
-Used by the hidden tests and the project's own tests; never shipped to students.
+Made by scripts/release.py (`make release`) from the answer cells of
+solutions/03_rope/03_rope.ipynb. Used by the hidden tests and the project's
+own tests; never shipped to students.
 """
 
-import numpy as np
 
+# ruff: noqa: E501, I001
+import numpy as np
+from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_same_size
+
+
+# name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_rotation_norm": ("ABC", "A", "R(a) is a rotation: R(a)^T R(a) = I, so every pair "
-                             "keeps its length and only its direction turns."),
-    "answer_slow_pairs": ("ABC", "B", "a fast pair (theta near 1 radian) comes back to the same "
-                          "angle after about 6 positions, so it cannot tell offset 1 from "
-                          "offset 7; slow pairs turn little and separate long distances."),
-    "answer_shifted_score": ("ABC", "A", "the score is q^T R((s - l) theta) k: only the offset "
-                             "s - l = -3 enters, and it is the same for (5, 2) and (105, 102)."),
-    "answer_rotate_values": ("ABC", "A", "only queries and keys are rotated: positions must "
-                             "change WHICH tokens match, while the values carry content back "
-                             "unchanged. Rotating V would mix absolute positions into the output."),
-    "answer_half_split": ("ABC", "C", "the half-split layout rotates the same pairs by the same "
-                          "angles; it only stores pair i at features i and i + d_k/2, a fixed "
-                          "reordering of features that the learned W_Q and W_K absorb."),
+    'answer_rotation_norm': ('ABC', 'C', 'R(a) is a rotation: R(a)^T R(a) = I, so every pair keeps its length and only its direction turns.'),
+    'answer_slow_pairs': ('ABC', 'A', 'pair 0 turns 1 radian per step and is back near its angle after about 6, so it cannot tell offset 1 from offset 7; slow pairs separate long distances.'),
+    'answer_shifted_score': ('ABC', 'B', 'the score is q^T R((s - l) theta) k: only the offset s - l = -3 enters, the same for (5, 2) and (105, 102), whatever theta_i is.'),
+    'answer_rotate_values': ('ABC', 'B', 'positions must change WHICH tokens match, so queries and keys are rotated; the values carry content back unchanged. Rotating V would mix absolute positions into the output.'),
+    'answer_half_split': ('ABC', 'A', 'the half-split layout turns the same pairs by the same angles and only stores pair i at features i and i + d_k/2: a fixed reordering that learned W_Q, W_K absorb.'),
 }
 
 
+# -- from the answer cell rotation_2d
 def rotation_2d(a):
-    a = np.asarray(a, dtype=np.float64)
-    c, s = np.cos(a), np.sin(a)
-    return np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
+    """Counterclockwise rotation matrices.
+
+    Args:
+        a: angle in radians, a number or an array of shape (...).
+
+    Returns:
+        R: (..., 2, 2) float64 with R[..., :, :] = [[cos a, -sin a], [sin a, cos a]];
+        (2, 2) for a single angle.
+    """
+    a = np.asarray(a)
+    if a.dtype.kind not in "biuf":
+        raise ValueError(f"a must hold real angles in radians; got {a!r} of dtype {a.dtype}")
+    a = a.astype(np.float64)  # bool, int8 or float32 angles still give float64 matrices
+    c, s = np.cos(a), np.sin(a)  # (...) each
+    first_row = np.stack([c, -s], axis=-1)  # (..., 2)
+    second_row = np.stack([s, c], axis=-1)  # (..., 2)
+    return np.stack([first_row, second_row], axis=-2)  # (..., 2, 2)
 
 
+# -- from the answer cell rope_frequencies
 def rope_frequencies(d_k, base=10000.0):
-    return base ** (-np.arange(0, d_k, 2) / d_k)
+    """The rotation speed of every pair.
+
+    Args:
+        d_k: query/key width, a positive even number.
+        base: the base of the geometric progression (10000 in the lecture).
+
+    Returns:
+        theta: (d_k/2,) float64, theta[i] = base ** (-2i / d_k), in radians per position.
+    """
+    d_k = require_integer("d_k", d_k, 1, "(the query/key width)")
+    if d_k % 2 != 0:
+        raise ValueError(f"d_k must be a positive even number (RoPE turns pairs); got d_k={d_k}")
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f"base must be a positive number; got base={base!r}")
+    two_i = np.arange(0, d_k, 2)  # (d_k/2,): 0, 2, 4, ...
+    return base ** (-two_i / d_k)  # (d_k/2,)
 
 
+# -- from the answer cell apply_rope
 def apply_rope(X, positions, base=10000.0):
+    """Rotary position embedding of queries or keys.
+
+    Args:
+        X: (..., L, d_k) queries or keys, d_k even; any number of leading axes.
+        positions: (L,) position of each token (integers; a list is fine).
+        base: frequency base, theta_i = base ** (-2i / d_k).
+
+    Returns:
+        (..., L, d_k) float64: pair (2i, 2i+1) of token l turned by positions[l] * theta_i.
+    """
     X = np.asarray(X, dtype=np.float64)
-    angles = np.asarray(positions, dtype=np.float64)[:, None] * rope_frequencies(X.shape[-1], base)
-    c, s = np.cos(angles), np.sin(angles)  # (L, d_k/2)
+    positions = np.asarray(positions)
+    require_min_ndim("X", X, 2, "(..., L, d_k)")
+    require_ndim("positions", positions, 1, "(L,)")
+    require_same_size("positions", positions, 0, "X", X, -2, "the number of tokens L")
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f"X has shape {X.shape}: RoPE turns pairs, so d_k must be even")
+    theta = rope_frequencies(X.shape[-1], base)  # (d_k/2,)
+    angles = positions[:, None] * theta  # (L, 1) * (d_k/2,) -> (L, d_k/2)
+    c, s = np.cos(angles), np.sin(angles)  # (L, d_k/2), broadcast over leading axes
+    first, second = X[..., 0::2], X[..., 1::2]  # (..., L, d_k/2) each
     out = np.empty_like(X)
-    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
-    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    out[..., 0::2] = first * c - second * s
+    out[..., 1::2] = first * s + second * c
     return out

@@ -1,49 +1,77 @@
-"""Reference answers for notebook 05, written the way the exercises ask (PyTorch).
+"""Reference answers for notebook 05_multihead: generated, do not edit.
 
-Used by the hidden tests and the project's own tests; never shipped to students.
+Made by scripts/release.py (`make release`) from the answer cells of
+solutions/05_multihead/05_multihead.ipynb. Used by the hidden tests and the project's
+own tests; never shipped to students.
 """
 
-import math
 
+# ruff: noqa: E501, I001
+import math
 import torch
 from torch import nn
-
 from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
 
+
+# name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_head_shape": ("ABC", "B", "d_k = d_model / h = 64 / 8 = 8, and split_heads gives "
-                          "(B, h, L, d_k) = (2, 8, 10, 8)."),
-    "answer_scale_per_head": ("ABC", "A", "each head's score is a dot product over its own "
-                              "d_k features, so its spread grows like sqrt(d_k), not "
-                              "sqrt(d_model)."),
-    "answer_output_projection": ("ABC", "C", "after the merge, feature block r holds only head "
-                                 "r's output; W_O mixes the blocks so every output feature can "
-                                 "combine every head."),
-    "answer_head_evidence": ("ABC", "B", "a high weight shows where this head reads from; "
-                             "whether the model relies on it needs more evidence (attention is "
-                             "inspectable, not automatically an explanation)."),
-    "answer_cost": ("ABC", "B", "the score matrix has L x L entries per head: doubling L "
-                    "multiplies it by 4."),
+    'answer_head_shape': ('ABC', 'B', 'd_k = d_model / h = 64 / 8 = 8, and split_heads gives (B, h, L, d_k) = (2, 8, 10, 8).'),
+    'answer_scale_per_head': ('ABC', 'A', "each head's score is a dot product over its own d_k = 256 / 4 = 64 features, so its spread grows like sqrt(64): divide by 8, not sqrt(d_model) or d_k."),
+    'answer_output_projection': ('ABC', 'B', "after the merge, feature block r holds only head r's output; W_O mixes the blocks, so every output feature can combine every head."),
+    'answer_broad_head': ('ABC', 'C', 'W_Q = 0 makes every score 0, and the softmax of equal scores is uniform over the allowed keys: `it` may read positions 0 to 7, so each gets 1/8.'),
+    'answer_cost': ('ABC', 'C', 'the score tensor holds L x L entries per head: tripling L multiplies it by 9 (doubling it, by 4).'),
 }
 
 
+# -- from the answer cell split_heads
 def split_heads(x, n_heads):
+    """Give every head its own axis.
+
+    Args:
+        x: (B, L, d_model) tensor; features r*d_k .. (r+1)*d_k - 1 belong to head r.
+        n_heads: the number of heads h; d_model must be divisible by it.
+
+    Returns:
+        (B, h, L, d_k) tensor with d_k = d_model // h; [b, r, l] is head r's slice of token l.
+    """
     require_ndim("x", x, 3, "(B, L, d_model)")
     if n_heads < 1 or x.shape[-1] % n_heads:
         raise ValueError(f"the last axis of x (shape {tuple(x.shape)}) must be divisible by "
                          f"n_heads = {n_heads}, a positive number of heads")
     B, L, d_model = x.shape
-    return x.view(B, L, n_heads, d_model // n_heads).transpose(1, 2)
+    d_k = d_model // n_heads
+    return x.view(B, L, n_heads, d_k).transpose(1, 2)  # (B, L, h, d_k) -> (B, h, L, d_k)
 
 
+# -- from the answer cell merge_heads
 def merge_heads(y):
+    """Concatenate the heads' outputs along the features: the inverse of split_heads.
+
+    Args:
+        y: (B, h, L, d_k) tensor, one (L, d_k) output per head.
+
+    Returns:
+        (B, L, h * d_k) tensor; features r*d_k .. (r+1)*d_k - 1 come from head r.
+    """
     require_ndim("y", y, 4, "(B, h, L, d_k)")
     B, h, L, d_k = y.shape
-    return y.transpose(1, 2).reshape(B, L, h * d_k)
+    return y.transpose(1, 2).reshape(B, L, h * d_k)  # (B, L, h, d_k) -> (B, L, h * d_k)
 
 
+# -- from the answer cell scaled_dot_product_attention
 def scaled_dot_product_attention(q, k, v, allowed=None):
+    """Batched scaled dot-product attention with an optional boolean mask.
+
+    Args:
+        q: (..., L_q, d_k) queries, e.g. (B, h, L, d_k).
+        k: (..., L_k, d_k) keys.
+        v: (..., L_k, d_v) values.
+        allowed: None (every key allowed) or booleans broadcastable to (..., L_q, L_k);
+            True = the query may read the key.
+
+    Returns:
+        (..., L_q, d_v) outputs; a query with no allowed key gets a row of zeros.
+    """
     require_min_ndim("q", q, 2, "(..., L_q, d_k)")
     require_min_ndim("k", k, 2, "(..., L_k, d_k)")
     require_min_ndim("v", v, 2, "(..., L_k, d_v)")
@@ -66,29 +94,47 @@ def scaled_dot_product_attention(q, k, v, allowed=None):
         if allowed.dtype != torch.bool:
             raise ValueError(f"allowed must be a bool tensor (True = may attend); got dtype "
                              f"{allowed.dtype} and shape {tuple(allowed.shape)}")
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., L_q, d_k) @ (..., d_k, L_k)
     if allowed is not None:
-        scores = scores.masked_fill(~allowed, float("-inf"))
-    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-    return weights @ v
+        scores = scores.masked_fill(~allowed, float("-inf"))  # (..., L_q, L_k)
+    weights = torch.softmax(scores, dim=-1)  # (..., L_q, L_k); NaN where a row is all -inf
+    weights = torch.nan_to_num(weights, nan=0.0)  # rows with no allowed key: zeros
+    return weights @ v  # (..., L_q, L_k) @ (..., L_k, d_v) -> (..., L_q, d_v)
 
 
+# -- from the answer cell MultiHeadAttention
 class MultiHeadAttention(nn.Module):
+    """Multi-head self-attention: Y = Concat(Y_1, ..., Y_h) W_O^T.
+
+    Args:
+        d_model: model width, divisible by n_heads.
+        n_heads: number of heads h; each has width d_k = d_model // n_heads.
+
+    Layers: W_Q, W_K, W_V, W_O, each nn.Linear(d_model, d_model) with a bias.
+    forward(x, allowed=None): x (B, L, d_model); allowed None or booleans broadcastable to
+    (B, h, L, L), for example (L, L) or (B, 1, L, L). Returns (B, L, d_model).
+    """
+
     def __init__(self, d_model, n_heads):
         super().__init__()
         if n_heads < 1 or d_model % n_heads:
             raise ValueError(f"d_model = {d_model} must be divisible by n_heads = {n_heads}, "
                              "a positive number of heads")
-        self.d_model, self.n_heads = d_model, n_heads
-        self.W_Q = nn.Linear(d_model, d_model)
+        self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
+        self.W_Q = nn.Linear(d_model, d_model)  # every head's query weights, stacked
         self.W_K = nn.Linear(d_model, d_model)
         self.W_V = nn.Linear(d_model, d_model)
-        self.W_O = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)  # mixes the concatenated heads
 
     def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
         require_ndim("x", x, 3, "(B, L, d_model)")
         if x.shape[-1] != self.d_model:
             raise ValueError(f"x has shape {tuple(x.shape)}; its last axis must be d_model = "
                              f"{self.d_model}")
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
-        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+        q = split_heads(self.W_Q(x), self.n_heads)  # (B, h, L, d_k)
+        k = split_heads(self.W_K(x), self.n_heads)  # (B, h, L, d_k)
+        v = split_heads(self.W_V(x), self.n_heads)  # (B, h, L, d_k)
+        y = scaled_dot_product_attention(q, k, v, allowed)  # (B, h, L, d_k)
+        return self.W_O(merge_heads(y))  # (B, L, d_model)

@@ -1,61 +1,66 @@
-"""Reference answers for notebook 06, written the way the exercises ask (PyTorch).
+"""Reference answers for notebook 06_transformer_block: generated, do not edit.
 
-Used by the hidden tests and the project's own tests (including the agreement test of
-`attnbook.model.TransformerLM` with these classes); never shipped to students.
+Made by scripts/release.py (`make release`) from the answer cells of
+solutions/06_transformer_block/06_transformer_block.ipynb. Used by the hidden tests and the project's
+own tests; never shipped to students.
 """
 
-import torch
-from torch import nn
 
+# ruff: noqa: E501, I001
+import torch
+import torch.nn.functional as F
+from torch import nn
 from attnbook.blocks import POSITION_OPTIONS, causal_self_attention, require_last_axis
 from attnbook.model import rope_tables, sinusoid_table
 from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
 
+
+# name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_residual_shape": ("ABC", "A", "H + F(H) adds elementwise, so F must return the "
-                              "same (L, d) shape as H: the attention output projection and "
-                              "the MLP's last layer both return d features."),
-    "answer_norm_axis": ("ABC", "B", "LayerNorm normalises one token over its own d "
-                         "features, the last axis of [B, L, d]; BatchNorm would use one "
-                         "feature across the batch."),
-    "answer_norm_eval": ("ABC", "C", "LayerNorm has no running statistics: in evaluation, as "
-                         "in training, each token is normalised with its own mean and "
-                         "variance, so the rest of the batch never matters."),
-    "answer_mlp_mixing": ("ABC", "A", "the MLP acts on each token's vector separately "
-                          "(token-wise): only attention moves information between "
-                          "positions."),
-    "answer_bypass": ("ABC", "B", "pre-norm normalises only the input of each branch, so "
-                      "the bypass is untouched and H reaches the sum unchanged; post-norm "
-                      "puts LN(H + F(H)) on the main path itself."),
-    "answer_peek": ("ABC", "C", "only the causal mask stops position l from reading later "
-                    "tokens; computing all rows together and LayerNorm keep every path "
-                    "inside the allowed prefix."),
-    "answer_tied": ("ABC", "A", "tying makes the head's weight W_vocab the same (V, d) "
-                    "matrix as the token embedding E, so V * d numbers are stored once; the "
-                    "head's bias c stays separate."),
+    'answer_residual_shape': ('ABC', 'C', "H + F(H) adds elementwise, so F must return the same (L, d) shape as H: the attention output projection and the MLP's last layer both return d features."),
+    'answer_norm_axis': ('ABC', 'A', 'LayerNorm normalises one token over its own d features, the last axis of [B, L, d]; BatchNorm would use one feature across the batch.'),
+    'answer_norm_eval': ('ABC', 'B', 'LayerNorm keeps no running statistics: in evaluation, as in training, each token is normalised with its own mean and variance.'),
+    'answer_mlp_mixing': ('ABC', 'C', "the MLP acts on each token's vector separately (token-wise): only attention moves information between positions."),
+    'answer_bypass': ('ABC', 'A', "pre-norm normalises only each branch's input, so the bypass is untouched and a silent block is the identity; post-norm puts a LayerNorm on the main path."),
+    'answer_causal_gradients': ('ABC', 'B', 'attention is causal in every block and all else is token-wise, so no path from input s reaches the logits at l < s, whatever the weights: blocked keys get weight exactly 0.'),
+    'answer_block_params': ('ABC', 'B', 'attention 4 * (16 * 16 + 16) = 1088, MLP (16 * 64 + 64) + (64 * 16 + 16) = 2128, two LayerNorms 64: 3280. Biases count, and heads add no weights.'),
+    'answer_tied': ('ABC', 'C', "tying makes the head's weight W_vocab the same (V, d) matrix as the embedding E, stored once; the head's bias c stays separate."),
 }
 
-POSITIONS = POSITION_OPTIONS
 
-
-def _require_positions(positions):
-    if positions not in POSITION_OPTIONS:
-        raise ValueError(f"positions must be one of {POSITION_OPTIONS}; got {positions!r}")
-
-
+# -- from the answer cell layer_norm
 def layer_norm(h, gamma, beta, eps=1e-5):
+    """LayerNorm over the last axis.
+
+    Args:
+        h: (..., d) tensor; each slice along the last axis is one token's features.
+        gamma: (d,) scale.
+        beta: (d,) shift.
+        eps: small constant added to the variance inside the square root.
+
+    Returns:
+        (..., d) tensor: gamma * (h - mean) / sqrt(var + eps) + beta, with the mean and the
+        biased variance of each token over its d features. h is not modified.
+    """
     require_min_ndim("h", h, 1, "(..., d)")
     require_ndim("gamma", gamma, 1, "(d,)")
     require_ndim("beta", beta, 1, "(d,)")
     require_same_size("gamma", gamma, 0, "h", h, -1, "the feature width d")
     require_same_size("beta", beta, 0, "h", h, -1, "the feature width d")
     mean = h.mean(dim=-1, keepdim=True)  # (..., 1)
-    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)  # (..., 1), biased
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)  # (..., 1), biased: divide by d
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta  # (..., d)
 
 
+# -- from the answer cell MLP
 class MLP(nn.Module):
+    """Token-wise feed-forward network: fc_out(GELU(fc_in(x))).
+
+    Attributes:
+        fc_in: nn.Linear(d_model, d_hidden), with bias.
+        fc_out: nn.Linear(d_hidden, d_model), with bias.
+    """
+
     def __init__(self, d_model, d_hidden):
         super().__init__()
         self.d_model = d_model
@@ -63,11 +68,21 @@ class MLP(nn.Module):
         self.fc_out = nn.Linear(d_hidden, d_model)
 
     def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
         require_last_axis("x", x, self.d_model, "d_model")
-        return self.fc_out(torch.nn.functional.gelu(self.fc_in(x)))  # (..., d)
+        return self.fc_out(F.gelu(self.fc_in(x)))  # (..., d) -> (..., d_hidden) -> (..., d)
 
 
+# -- from the answer cell PreNormBlock
 class PreNormBlock(nn.Module):
+    """Pre-norm transformer block: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)).
+
+    Attributes:
+        ln1, ln2: nn.LayerNorm(d_model).
+        attn: causal_self_attention(d_model, n_heads).
+        mlp: MLP(d_model, 4 * d_model).
+    """
+
     def __init__(self, d_model, n_heads):
         super().__init__()
         self.d_model = d_model
@@ -77,16 +92,31 @@ class PreNormBlock(nn.Module):
         self.mlp = MLP(d_model, 4 * d_model)
 
     def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
         require_ndim("h", h, 3, "(B, L, d)")
         require_last_axis("h", h, self.d_model, "d_model")
-        u = h + self.attn(self.ln1(h), rope)  # (B, L, d)
-        return u + self.mlp(self.ln2(u))  # (B, L, d)
+        u = h + self.attn(self.ln1(h), rope)  # (B, L, d): communicate
+        return u + self.mlp(self.ln2(u))  # (B, L, d): compute
 
 
+# -- from the answer cell Decoder
 class Decoder(nn.Module):
+    """Causal decoder: token ids (B, L) -> next-token logits (B, L, V).
+
+    Attributes:
+        embed: nn.Embedding(vocab_size, d_model), the token embedding E.
+        pos: nn.Embedding(max_len, d_model), only when positions == "learned".
+        sinusoids: buffer (max_len, d_model), only when positions == "sinusoidal".
+        rope_cos, rope_sin: buffers (max_len, d_k / 2), only when positions == "rope".
+        blocks: nn.ModuleList of n_layers PreNormBlock(d_model, n_heads).
+        ln_final: nn.LayerNorm(d_model).
+        head: nn.Linear(d_model, vocab_size) with bias: W_vocab and c.
+    """
+
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
-        _require_positions(positions)
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f"positions must be one of {POSITION_OPTIONS}; got {positions!r}")
         if positions == "rope" and n_heads > 0 and (d_model // n_heads) % 2:
             raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must "
                              f"be even; got d_model = {d_model}, n_heads = {n_heads}")
@@ -99,9 +129,9 @@ class Decoder(nn.Module):
             self.pos = nn.Embedding(max_len, d_model)
         if positions == "sinusoidal":
             self.register_buffer("sinusoids", sinusoid_table(max_len, d_model),
-                                 persistent=False)
+                                 persistent=False)  # (max_len, d)
         if positions == "rope":
-            cos, sin = rope_tables(max_len, d_model // n_heads)
+            cos, sin = rope_tables(max_len, d_model // n_heads)  # (max_len, d_k/2) each
             self.register_buffer("rope_cos", cos, persistent=False)
             self.register_buffer("rope_sin", sin, persistent=False)
         self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))
@@ -109,6 +139,7 @@ class Decoder(nn.Module):
         self.head = nn.Linear(d_model, vocab_size)
 
     def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
         require_ndim("idx", idx, 2, "(B, L)")
         if idx.shape[1] > self.max_len:
             raise ValueError(f"idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer "
@@ -121,21 +152,33 @@ class Decoder(nn.Module):
         elif self.positions == "sinusoidal":
             h = h + self.sinusoids[:L]  # (B, L, d) + (L, d)
         elif self.positions == "rope":
-            rope = (self.rope_cos[:L], self.rope_sin[:L])  # each (L, d_k/2)
+            rope = (self.rope_cos[:L], self.rope_sin[:L])  # (L, d_k/2) each
         for block in self.blocks:
             h = block(h, rope)  # (B, L, d)
-        return self.head(self.ln_final(h))  # (B, L, V)
+        return self.head(self.ln_final(h))  # (B, L, d) -> (B, L, V)
 
 
+# -- from the answer cell count_parameters
 def count_parameters(vocab_size, d_model, n_heads, n_layers, max_len, positions,
                      d_hidden=None, tie_weights=False):
-    _require_positions(positions)
+    """Number of trainable parameters of the decoder, in closed form.
+
+    Args:
+        vocab_size, d_model, n_heads, n_layers, max_len, positions: as for Decoder.
+        d_hidden: the MLP's hidden width; None means 4 * d_model.
+        tie_weights: True when the head's weight matrix is the token embedding.
+
+    Returns:
+        int: the count, a shared (tied) matrix counted once.
+    """
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f"positions must be one of {POSITION_OPTIONS}; got {positions!r}")
     d, V = d_model, vocab_size
     hidden = 4 * d if d_hidden is None else d_hidden
     attention = 4 * (d * d + d)  # W_Q, W_K, W_V, W_O with biases
     mlp = (d * hidden + hidden) + (hidden * d + d)  # fc_in, fc_out
-    block = attention + mlp + 2 * (2 * d)  # two LayerNorms, gamma and beta each
-    total = V * d + n_layers * block + 2 * d + V  # embedding, blocks, final LN, head bias
+    block = attention + mlp + 2 * (2 * d)  # plus LN1 and LN2
+    total = V * d + n_layers * block + 2 * d + V  # embedding, blocks, LN_final, head bias
     total += max_len * d if positions == "learned" else 0
-    total += 0 if tie_weights else V * d  # the head's weight, unless shared with E
+    total += 0 if tie_weights else V * d  # the head's own weight matrix
     return total

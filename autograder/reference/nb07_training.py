@@ -1,63 +1,105 @@
-"""Reference answers for notebook 07, written the way the exercises ask (PyTorch).
+"""Reference answers for notebook 07_training: generated, do not edit.
 
-Used by the hidden tests and the project's own tests; never shipped to students.
+Made by scripts/release.py (`make release`) from the answer cells of
+solutions/07_training/07_training.ipynb. Used by the hidden tests and the project's
+own tests; never shipped to students.
 """
 
-import torch
-import torch.nn.functional as F
 
+# ruff: noqa: E501, I001
+import torch
+from attnbook.shapes import require_ndim, require_same_size
+
+
+# name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_teacher_forcing": ("ABC", "A", "with teacher forcing every position reads the TRUE "
-                               "earlier tokens of the email, even where the model would have "
-                               "guessed differently; the whole email is known in advance."),
-    "answer_token_weight": ("ABC", "A", "lm_loss adds the losses of all real targets of the "
-                            "batch and divides by their number: each real token weighs the "
-                            "same, whichever email it belongs to."),
-    "answer_parallel": ("ABC", "B", "with teacher forcing all inputs are known before the "
-                        "pass, and the causal mask keeps each row to its prefix, so all L "
-                        "rows are computed at once; an RNN's h_t needs h_{t-1} first."),
-    "answer_clip_order": ("ABC", "C", "clipping rescales the gradients that backward() just "
-                          "computed; it must happen after backward() and before step(), "
-                          "which is the call that uses them."),
-    "answer_eval_mode": ("ABC", "B", "model.eval() switches dropout off (deterministic "
-                         "scores) and torch.no_grad() stops PyTorch from recording the graph "
-                         "for a backward pass that never comes, which saves memory and time."),
-    "answer_remove_mask": ("ABC", "C", "without the causal mask, position t attends to "
-                           "position t + 1, whose input IS the target it must predict: it "
-                           "copies it. Computing the causal rows together is what training "
-                           "already does, and LayerNorm mixes no positions."),
-    "answer_attention_explains": ("ABC", "B", "attention weights show where a head reads "
-                                  "from, but the output also depends on the values, the other "
-                                  "heads, the MLPs and the residual path: inspectable, not "
-                                  "automatically a faithful explanation."),
+    'answer_teacher_forcing': ('ABC', 'C', 'with teacher forcing every position reads the TRUE earlier tokens, itself included: position 2 reads <BOS> please send and predicts the.'),
+    'answer_token_weight': ('ABC', 'B', 'lm_loss adds the losses of all real targets of the batch and divides by their number: each real token weighs the same, whichever email it belongs to.'),
+    'answer_parallel': ('ABC', 'A', "teacher forcing gives every input in advance and the causal mask keeps each row to its prefix, so all L rows are computed at once; an RNN's h_t needs h_{t-1}."),
+    'answer_clip_order': ('ABC', 'B', 'clipping rescales the gradients that backward() has just computed, so it comes after backward() and before step(), the call that uses them.'),
+    'answer_eval_mode': ('ABC', 'C', 'model.eval() switches off training-only behaviour such as dropout; no_grad() skips recording a graph for a backward pass that never comes. Neither one changes the weights.'),
+    'answer_remove_mask': ('ABC', 'C', 'without the causal mask, position t attends to position t + 1, whose input IS its target, and copies it; causal rows computed together and LayerNorm leak nothing.'),
+    'answer_length_buckets': ('ABC', 'A', 'grouping by length only cuts padding, positions computed and then dropped by the loss mask; every real token already weighs the same, and the masks handle any lengths.'),
+    'answer_attention_explains': ('ABC', 'B', 'a weight shows where a head reads from; the output also depends on values, other heads, MLPs and the residual path: inspectable, not automatically a faithful explanation.'),
 }
 
 
+# -- from the answer cell make_batch
 def make_batch(sequences, pad_id):
+    """Teacher-forcing tensors for a batch of token-id sequences, padded on the right.
+
+    Args:
+        sequences: B lists of token ids, each at least 2 long (<BOS> ... <EOS>).
+        pad_id: the id written into padded positions.
+
+    Returns:
+        (inputs, targets, loss_mask), each of shape (B, L) with L = longest length - 1.
+        Row b holds ids[:-1] as inputs and ids[1:] as targets of sequence b, then padding;
+        inputs and targets are torch.long, loss_mask is torch.bool, True on real targets.
+    """
+    sequences = list(sequences)  # a generator or tuple of sequences works too
+    if len(sequences) == 0:
+        raise ValueError("sequences: expected at least one sequence, got an empty batch")
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f"sequences[{b}] has shape ({len(seq)},); every sequence needs at "
+                             f"least 2 ids, shape (n,) with n >= 2, to have a target")
     L = max(len(seq) for seq in sequences) - 1  # inputs and targets are one shorter
     B = len(sequences)
-    inputs = torch.full((B, L), pad_id, dtype=torch.long)
-    targets = torch.full((B, L), pad_id, dtype=torch.long)
-    loss_mask = torch.zeros((B, L), dtype=torch.bool)
-    for row, seq in enumerate(sequences):
-        ids = torch.as_tensor(list(seq), dtype=torch.long)
-        n = len(ids) - 1  # predicted tokens of this sequence
-        inputs[row, :n] = ids[:-1]
-        targets[row, :n] = ids[1:]
-        loss_mask[row, :n] = True
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)  # (B, L)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)  # (B, L)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)  # (B, L)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(list(seq), dtype=torch.long)  # (n,)
+        n = len(ids) - 1  # the number of targets of this sequence
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        loss_mask[b, :n] = True
     return inputs, targets, loss_mask
 
 
+# -- from the answer cell lm_loss
 def lm_loss(logits, targets, loss_mask):
+    """Mean next-token cross-entropy (nats) over the real targets of a batch.
+
+    Args:
+        logits: (B, L, V) next-token logits.
+        targets: (B, L) int64 target ids.
+        loss_mask: (B, L) bool, True on real targets.
+
+    Returns:
+        A 0-d tensor: the sum of -log p(target) over real targets / their number.
+    """
+    require_ndim("logits", logits, 3, "(B, L, V)")
+    require_ndim("targets", targets, 2, "(B, L)")
+    require_ndim("loss_mask", loss_mask, 2, "(B, L)")
+    for axis, meaning in ((0, "the batch size B"), (1, "the length L")):
+        require_same_size("targets", targets, axis, "logits", logits, axis, meaning)
+        require_same_size("loss_mask", loss_mask, axis, "logits", logits, axis, meaning)
     safe = torch.where(loss_mask.bool(), targets.long(), 0)  # (B, L): padded ids need not exist
-    nll = F.cross_entropy(logits.flatten(0, 1), safe.flatten(), reduction="none")  # (B*L,)
-    mask = loss_mask.flatten().to(nll.dtype)  # (B*L,)
+    nll = torch.nn.functional.cross_entropy(
+        logits.flatten(0, 1), safe.flatten(), reduction="none")  # (B*L,)
+    mask = loss_mask.flatten().to(nll.dtype)  # (B*L,): 1.0 on real targets
     return (nll * mask).sum() / mask.sum()
 
 
+# -- from the answer cell train_step
 def train_step(model, optimizer, batch, max_grad_norm):
+    """One optimizer update of a decoder on one batch, with gradient clipping.
+
+    Args:
+        model: a causal decoder; model(inputs) maps (B, L) ids to (B, L, V) logits.
+        optimizer: a torch.optim optimizer over model.parameters().
+        batch: (inputs, targets, loss_mask) as make_batch returns them, each (B, L).
+        max_grad_norm: clip the gradient of all parameters together to this norm.
+
+    Returns:
+        The batch's loss before the update (mean nats over real targets), as a float.
+    """
     inputs, targets, loss_mask = batch
+    require_ndim("inputs", inputs, 2, "(B, L)")
+    require_same_size("targets", targets, 1, "inputs", inputs, 1, "the length L")
+    require_same_size("loss_mask", loss_mask, 1, "inputs", inputs, 1, "the length L")
     model.train()
     optimizer.zero_grad()
     logits = model(inputs)  # (B, L, V); causal mask + right padding: no key mask needed
@@ -68,15 +110,32 @@ def train_step(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 
+# -- from the answer cell evaluate
 def evaluate(model, batches):
+    """Token-weighted mean loss (nats) of a model over several batches.
+
+    Args:
+        model: a causal decoder; model(inputs) maps (B, L) ids to (B, L, V) logits.
+        batches: an iterable of (inputs, targets, loss_mask) tuples, each tensor (B_i, L_i).
+
+    Returns:
+        A float: the sum of -log p(target) over the real targets of all batches divided by
+        their number, computed in evaluation mode without gradients. The model is left in
+        the mode (training or evaluation) it was in.
+    """
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim("inputs", inputs, 2, "(B, L)")
+        require_same_size("targets", targets, 1, "inputs", inputs, 1, "the length L")
+        require_same_size("loss_mask", loss_mask, 1, "inputs", inputs, 1, "the length L")
     was_training = model.training
     model.eval()
     total, count = 0.0, 0
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
-            logits = model(inputs)  # (B, L, V)
-            nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none")
-            total += float((nll * loss_mask.flatten()).sum())
-            count += int(loss_mask.sum())
+            n = int(loss_mask.sum())  # real targets of this batch
+            if n > 0:  # a batch of padding only has no loss to add
+                total += lm_loss(model(inputs), targets, loss_mask).item() * n
+                count += n
     model.train(was_training)
     return total / count

@@ -1,78 +1,151 @@
-"""Reference answers for notebook 08, written the way the exercises ask (PyTorch).
+"""Reference answers for notebook 08_generation: generated, do not edit.
 
-Used by the hidden tests and the project's own tests; never shipped to students.
+Made by scripts/release.py (`make release`) from the answer cells of
+solutions/08_generation/08_generation.ipynb. Used by the hidden tests and the project's
+own tests; never shipped to students.
 """
 
+
+# ruff: noqa: E501, I001
 import math
-
 import torch
-import torch.nn.functional as F
+from attnbook.shapes import require_min_ndim, require_ndim
 
+
+# name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_teacher_forcing": ("ABC", "B", "in training (and when scoring a given continuation) "
-                               "every conditional reads the TRUE earlier tokens, known in "
-                               "advance, so one causal forward pass computes them all; only "
-                               "generation must wait for its own earlier choices."),
-    "answer_top_p": ("ABC", "A", "top-p keeps the smallest set of most likely tokens whose "
-                     "probability reaches p: 0.5 alone is below 0.6, so the token that crosses "
-                     "p (0.25) is kept too: {report, slides}."),
-    "answer_eos": ("ABC", "C", "without an end token the model cannot say that an email is "
-                   "finished: every sample runs to the length limit. Keeping <EOS> in the output "
-                   "records that the email ended on its own."),
-    "answer_cache": ("ABC", "A", "a causal model never changes an earlier token's keys and "
-                     "values (they depend only on that token and its prefix), so they are "
-                     "computed once and stored; each step needs the query of the new token only."),
-    "answer_perplexity": ("ABC", "B", "perplexity is exp(loss): exp(0.72) is about 2.05, as if "
-                          "the model chose uniformly among about two tokens at each step; no "
-                          "model can beat the corpus entropy, so this is the floor."),
+    'answer_sequence_prob': ('ABC', 'A', 'the chain rule multiplies every conditional, <EOS> included: 0.20 * 0.20 * 1.00 * 0.75 = 0.030; 0.040 leaves out the end token, 0.538 is their mean.'),
+    'answer_teacher_forcing': ('ABC', 'C', 'when scoring, every earlier token is known in advance, so one causal pass gives all the conditionals; a writer must wait for its own choices, cache or not.'),
+    'answer_top_p': ('ABC', 'B', "top-p keeps the smallest set of likeliest tokens that reaches p: report's 0.20 falls short, and slides, the token that crosses p (0.35), stays."),
+    'answer_eos': ('ABC', 'A', 'without an end token the model cannot say that an email is finished: every sample runs to the length limit. Padding comes only after the end.'),
+    'answer_cache': ('ABC', 'B', "an earlier token's keys and values never change (they depend on that token, its prefix and its own position), so they are stored; only the new token needs a query."),
+    'answer_perplexity': ('ABC', 'C', 'perplexity is exp(loss): no model beats the corpus entropy, so the floor is exp(0.72), about 2.05; 1 would need a corpus with no uncertainty at all.'),
 }
 
 
+# -- from the answer cell sequence_log_prob
 def sequence_log_prob(model, prompt_ids, continuation_ids):
+    """Log-probability of a continuation given a prompt, from one forward pass.
+
+    Args:
+        model: a causal decoder; model(ids) maps (B, L) token ids to (B, L, V) logits.
+        prompt_ids: (L_p,) token ids of the prompt, starting with <BOS>; L_p >= 1.
+        continuation_ids: (L_c,) token ids to score, L_c >= 1.
+
+    Returns:
+        A scalar (0-d tensor or float): sum over l of log p(w_l | prompt, w_<l), in nats.
+    """
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim("prompt_ids", prompt_ids, 1, "(L_p,)")
+    require_ndim("continuation_ids", continuation_ids, 1, "(L_c,)")
+    if len(prompt_ids) == 0:
+        raise ValueError("prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), "
+                         "got shape (0,)")
     ids = torch.cat((prompt_ids, continuation_ids))[None, :]  # (1, L_p + L_c)
     with torch.no_grad():
         logits = model(ids[:, :-1])[0]  # (L_p + L_c - 1, V): row t predicts token t + 1
-    log_probs = torch.log_softmax(logits, dim=-1)
-    rows = log_probs[len(prompt_ids) - 1:]  # (L_c, V): the rows that predict the continuation
+    log_probs = torch.log_softmax(logits, dim=-1)  # (L_p + L_c - 1, V)
+    rows = log_probs[len(prompt_ids) - 1:]  # (L_c, V): the rows before each continuation token
     return rows.gather(1, continuation_ids[:, None]).sum()
 
 
+# -- from the answer cell next_token_probs
 def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):
+    """The distribution to sample the next token from.
+
+    Args:
+        logits: (..., V) next-token logits; any leading axes (one row per sequence).
+        temperature: >= 0; 0 means argmax (a one-hot row on the most likely token).
+        top_k: None or 0 for no filter; else keep the top_k largest logits (all of them
+            when top_k >= V; a token tied with the k-th largest may be kept too).
+        top_p: None or 1.0 for no filter; else keep the smallest set of most likely tokens
+            whose probability reaches top_p, the token that crosses top_p included.
+
+    Returns:
+        (..., V) probabilities, each row non-negative and summing to 1, removed tokens 0.
+        Order: temperature, then top-k, then top-p on what top-k kept.
+    """
+    logits = torch.as_tensor(logits)
+    require_min_ndim("logits", logits, 1, "(..., V)")
+    if temperature < 0:
+        raise ValueError(f"temperature: expected a value >= 0, got {temperature}")
+    if top_k is not None and top_k < 0:
+        raise ValueError(f"top_k: expected None or an int >= 0, got {top_k}")
+    if top_p is not None and not 0.0 < top_p <= 1.0:
+        raise ValueError(f"top_p: expected None or a value in (0, 1], got {top_p}")
     if temperature == 0:
-        return F.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(
+            logits.dtype)  # (..., V)
     z = logits / temperature  # (..., V)
     if top_k:
-        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]  # (..., 1)
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]  # (..., 1)
         z = z.masked_fill(z < kth, float("-inf"))
-    probs = torch.softmax(z, dim=-1)
+    probs = torch.softmax(z, dim=-1)  # (..., V)
     if top_p is not None and top_p < 1.0:
-        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
-        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs  # mass of the likelier ones
-        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
-        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)  # (..., V) each
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs  # mass of likelier tokens
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)  # p reached already
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)  # vocabulary order
         probs = probs / probs.sum(dim=-1, keepdim=True)
     return probs
 
 
+# -- from the answer cell sample_next
 def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Choose the next token of every row.
+
+    Args:
+        logits: (..., V) next-token logits.
+        temperature, top_k, top_p: as in next_token_probs.
+        generator: a torch.Generator (seeded for reproducible draws), or None.
+
+    Returns:
+        (...) int64 token ids: the argmax at temperature 0, else one draw per row from
+        next_token_probs(logits, temperature, top_k, top_p).
+    """
+    logits = torch.as_tensor(logits)
+    require_min_ndim("logits", logits, 1, "(..., V)")
     if temperature == 0:
-        return logits.argmax(dim=-1)
+        return logits.argmax(dim=-1)  # (...)
     probs = next_token_probs(logits, temperature, top_k, top_p)  # (..., V)
     flat = probs.reshape(-1, probs.shape[-1])  # (N, V)
     draws = torch.multinomial(flat, 1, generator=generator)  # (N, 1)
-    return draws.reshape(probs.shape[:-1])
+    return draws.reshape(probs.shape[:-1])  # (...)
 
 
-def generate(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0,
-             top_k=None, top_p=None, generator=None):
+# -- from the answer cell generate
+def generate(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None,
+             top_p=None, generator=None):
+    """Continue a batch of equal-length prompts one token at a time.
+
+    Args:
+        model: a causal decoder, (B, L) ids -> (B, L, V) logits; model.config.max_len.
+        prompt_ids: (B, L) int64 prompts, each starting with <BOS>.
+        max_new_tokens: at most this many new tokens per row.
+        eos_id: the end token; a row that emits it keeps it and is finished.
+        pad_id: what a finished row receives from then on.
+        temperature, top_k, top_p, generator: passed on to sample_next.
+
+    Returns:
+        (B, L + n) int64: the prompts followed by n <= max_new_tokens new tokens; n is smaller
+        when every row has finished earlier.
+    """
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim("prompt_ids", prompt_ids, 2, "(B, L)")
+    if max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens: expected a count >= 0, got {max_new_tokens}")
+    max_len = getattr(getattr(model, "config", None), "max_len", None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f"max_new_tokens: {max_new_tokens} new tokens after prompt_ids of "
+                         f"shape {tuple(prompt_ids.shape)} exceed max_len {max_len}")
     ids = prompt_ids  # (B, L)
-    finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)  # (B,)
     for _ in range(max_new_tokens):
         with torch.no_grad():
             logits = model(ids)[:, -1]  # (B, V): the last position predicts the next token
         new = sample_next(logits, temperature, top_k, top_p, generator)  # (B,)
-        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)  # finished rows: pad
         ids = torch.cat((ids, new[:, None]), dim=1)  # (B, L + 1)
         finished = finished | (new == eos_id)
         if bool(finished.all()):
@@ -80,12 +153,29 @@ def generate(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.
     return ids
 
 
+# -- from the answer cell perplexity
 def perplexity(model, batches):
-    total_nll, total_tokens = 0.0, 0
+    """Perplexity of a model over teacher-forcing batches, every real target weighing the same.
+
+    Args:
+        model: a causal decoder, (B, L) ids -> (B, L, V) logits.
+        batches: an iterable of (inputs, targets, loss_mask), each (B, L) (B and L may differ
+            between batches); loss_mask is True on real targets, False on padding.
+
+    Returns:
+        A float: exp(sum of -log p(target) over all real targets / their number).
+    """
+    total_nll, total_tokens = 0.0, 0  # summed over every batch
     for inputs, targets, loss_mask in batches:
+        require_ndim("inputs", inputs, 2, "(B, L)")
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f"targets and loss_mask must have the shape of inputs "
+                             f"{tuple(inputs.shape)}; got {tuple(targets.shape)} and "
+                             f"{tuple(loss_mask.shape)}")
         with torch.no_grad():
             logits = model(inputs)  # (B, L, V)
-        nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none")
+        nll = torch.nn.functional.cross_entropy(
+            logits.flatten(0, 1), targets.flatten(), reduction="none")  # (B * L,)
         total_nll += float((nll * loss_mask.flatten()).sum())
         total_tokens += int(loss_mask.sum())
     return math.exp(total_nll / total_tokens)

@@ -1,49 +1,79 @@
-"""Reference answers for notebook 09, written the way the exercises ask (numpy, float64).
+"""Reference answers for notebook 09_beyond: generated, do not edit.
 
-Used by the hidden tests and the project's own tests; never shipped to students.
+Made by scripts/release.py (`make release`) from the answer cells of
+solutions/09_beyond/09_beyond.ipynb. Used by the hidden tests and the project's
+own tests; never shipped to students.
 """
 
-import numpy as np
 
+# ruff: noqa: E501, I001
+import numpy as np
+from attnbook.shapes import require_ndim, require_same_size
+
+
+# name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    # name: (options, correct letter, explanation shown when the answer is wrong)
-    "answer_path_length": ("ABC", "B", "an RNN carries x_1 through every later update, "
-                           "n - 1 sequential steps; causal attention reads x_1 from x_n's "
-                           "query directly, one hop, at the price of O(n^2) scores."),
-    "answer_scan_steps": ("ABC", "A", "each doubling round combines blocks twice as long, so "
-                          "ceil(log2 L) rounds cover L = 1024 steps: 10 rounds."),
-    "answer_implicit_position": ("ABC", "C", "with the causal mask token t averages over "
-                                 "exactly t + 1 tokens, so its hidden state depends on how "
-                                 "long its prefix is; without the mask every token sees the "
-                                 "same set and nothing marks where it stands."),
-    "answer_future_target": ("ABC", "C", "removing the causal mask lets position t read token "
-                             "t + 1, its own target; computing all rows together or "
-                             "normalising each token leaks nothing."),
-    "answer_no_mask_loss": ("ABC", "B", "the unmasked decoder read each target during "
-                            "teacher forcing, so its loss is not a prediction loss; the "
-                            "order probe, which shows it the prefix only, exposes it."),
+    'answer_path_length': ('ABC', 'A', "an RNN carries x_1 through every later update, n - 1 sequential steps; causal attention reads x_1 from x_n's query directly, one hop, for O(n^2) scores."),
+    'answer_state_size': ('ABC', 'C', 's_t always has n entries: each step folds the new input into the same state, while the cache keeps the keys and values of every earlier token.'),
+    'answer_scan_steps': ('ABC', 'B', 'after round k every row sums its last 2^(k+1) inputs; 2^9 = 512 < 1000 <= 1024 = 2^10, so ceil(log2 L) rounds = 10.'),
+    'answer_implicit_position': ('ABC', 'B', 'with the causal mask token t averages over exactly t + 1 tokens, so its state depends on its prefix length; the words are shuffled, so they carry no position.'),
+    'answer_cross_attention': ('ABC', 'A', 'cross-attention takes queries from the target and keys and values from the source, which is known in full before decoding: every target position may read every source word.'),
+    'answer_no_mask_loss': ('ABC', 'C', 'the unmasked decoder read each target during teacher forcing, so its loss is not a prediction loss; the order probe, shown the prefix only, exposes it.'),
 }
 
 
+# -- from the answer cell linear_recurrence
 def linear_recurrence(A, B, X):
-    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
-    s = np.zeros(A.shape[0])
+    """States of s_t = A s_{t-1} + B x_t, one step at a time, from s_{-1} = 0.
+
+    Args:
+        A: (n, n) state update.
+        B: (n, m) input map.
+        X: (L, m) inputs; row t is x_t.
+
+    Returns:
+        S: (L, n) states; row t is s_t (so row 0 is B x_0).
+    """
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))  # lists, ints, tensors too
+    require_ndim("A", A, 2, "(n, n)")
+    require_same_size("A", A, 0, "A", A, 1, "the state size n (A must be square)")
+    require_ndim("B", B, 2, "(n, m)")
+    require_same_size("B", B, 0, "A", A, 0, "the state size n")
+    require_ndim("X", X, 2, "(L, m)")
+    require_same_size("X", X, 1, "B", B, 1, "the input width m")
+    s = np.zeros(A.shape[0])  # (n,): s_{-1} = 0
     states = []
-    for x_t in X:
-        s = A @ s + B @ x_t
+    for x_t in X:  # x_t: (m,)
+        s = A @ s + B @ x_t  # (n,): a new array each step
         states.append(s)
-    return np.array(states).reshape(len(X), A.shape[0])
+    return np.array(states).reshape(len(X), A.shape[0])  # (L, n)
 
 
+# -- from the answer cell linear_recurrence_parallel
 def linear_recurrence_parallel(A, B, X):
-    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
-    S = X @ B.T  # (L, n): the inputs B x_t
-    power = A  # A^(2^k) in round k
+    """The states of linear_recurrence, from s_t = sum_{j<=t} A^(t-j) B x_j, in parallel.
+
+    Args:
+        A: (n, n) state update.
+        B: (n, m) input map.
+        X: (L, m) inputs; row t is x_t.
+
+    Returns:
+        S: (L, n) states; row t is s_t (so row 0 is B x_0).
+    """
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))  # lists, ints, tensors too
+    require_ndim("A", A, 2, "(n, n)")
+    require_same_size("A", A, 0, "A", A, 1, "the state size n (A must be square)")
+    require_ndim("B", B, 2, "(n, m)")
+    require_same_size("B", B, 0, "A", A, 0, "the state size n")
+    require_ndim("X", X, 2, "(L, m)")
+    require_same_size("X", X, 1, "B", B, 1, "the input width m")
+    S = X @ B.T  # (L, m) @ (m, n) -> (L, n): row t is B x_t
+    power = A  # (n, n): A^offset
     offset = 1
     while offset < len(S):
-        # Hillis-Steele doubling: s_t gathers the block ending at t - offset, moved on by
-        # A^offset; after round k each row holds the sum over the last 2^(k+1) inputs.
-        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
-        power = power @ power
+        moved = S[:-offset] @ power.T  # (L - offset, n): row t - offset moved on by A^offset
+        S = np.concatenate([S[:offset], S[offset:] + moved])  # (L, n)
+        power = power @ power  # A^(2 offset)
         offset *= 2
     return S

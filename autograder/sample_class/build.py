@@ -10,17 +10,12 @@ from __future__ import annotations
 
 import argparse
 import copy
-import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-
-from grader.catalogue import (  # noqa: E402
+from grader.catalogue import (
     apply_variant,
     fill_in,
     load_catalogue,
@@ -401,7 +396,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--zip", action="store_true", help="write an LMS (Canvas) zip")
     args = parser.parse_args()
-    root = HERE.parents[1]
+    root = Path(__file__).resolve().parents[2]
     students = {s: {f"{NOTEBOOK}.ipynb": data} for s, (data, _, _) in sample_class(root).items()}
     if args.zip:
         print(write_lms_zip(args.out, students))

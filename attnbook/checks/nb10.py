@@ -1,0 +1,1299 @@
+"""Checks for notebook 10, the modern decoder: rms_norm, SwiGLU, grouped_query_attention,
+kv_cache_bytes, Qwen3Block, Qwen3Decoder, decode_step.
+
+Expected values come from worked examples written out here, from PyTorch's own functions
+(`F.rms_norm`, `F.scaled_dot_product_attention(..., enable_gqa=True)`), from the package's
+`attnbook.qwen3.Qwen3LM` (whose weights are copied into the learner's modules) and, for the
+decoder, from the logits that transformers' `Qwen3ForCausalLM` gave on the tiny checkpoint
+in `assets/qwen3_tiny` (stored there by `scripts/make_tiny_qwen3.py`). `decode_step` is run
+on the package's `Qwen3LM`, so its check does not depend on the learner's decoder. Hidden
+use adds comparisons with the autograder's reference on random sizes and seeds.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import asdict
+from functools import partial
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attnbook.checks._core import CheckRun, Mistake, as_array, names_called
+from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
+from attnbook.checks.nb06 import _copy_weights, _expect_raises_on, _expect_same_parameters
+from attnbook.model import rope_tables
+from attnbook.qwen3 import ModernBlock, Qwen3LM, Qwen3LMConfig, load_hf_checkpoint, tiny_checkpoint
+from attnbook.training_viz import single_thread
+
+__all__ = [
+    "check_decode_step",
+    "check_grouped_query_attention",
+    "check_kv_cache_bytes",
+    "check_qwen3_block",
+    "check_qwen3_decoder",
+    "check_rms_norm",
+    "check_swiglu",
+]
+
+MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
+HF_ATOL = 1e-5  # the decoder against transformers' logits, float32
+PACKAGE = "attnbook.qwen3."
+HINT_DELEGATE = ("write the module yourself from nn.Linear, nn.RMSNorm and your own classes; "
+                 "the package's production model (attnbook.qwen3) is what the check compares "
+                 "with")
+
+
+def _one_thread(check):
+    """Run a check on one CPU thread: its tiny tensors gain nothing from a second thread,
+    and on a busy machine they lose a lot waiting for it."""
+    @functools.wraps(check)
+    def run(*args, **kwargs):
+        with single_thread():
+            return check(*args, **kwargs)
+    return run
+
+
+def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=torch.float64) * scale + shift
+
+
+def _tolerance(*values) -> float:
+    return max(1e-6 if getattr(v, "dtype", None) in (torch.float64, np.float64) else 1e-5
+               for v in values)
+
+
+def _close(run: CheckRun, call: str, seen, expected, mistakes=(), what: str = "values",
+           hint: str | None = None, tol: float | None = None) -> None:
+    tol = _tolerance(seen, expected) if tol is None else tol
+    run.expect_close(call, seen, expected, mistakes=mistakes, rtol=tol, atol=tol, what=what,
+                     hint=hint)
+
+
+def _close_lazy(run: CheckRun, call: str, seen, expected, mistakes, what: str = "values",
+                rtol: float = MODULE_RTOL, atol: float = MODULE_ATOL, hint=None) -> None:
+    """`run.expect_close`, computing the known mistakes (a callable) only on a mismatch."""
+    try:
+        close = np.allclose(as_array(seen), as_array(expected), rtol=rtol, atol=atol)
+    except (TypeError, ValueError):
+        close = False
+    if close:
+        run.passed += 1
+        return
+    run.expect_close(call, seen, expected, mistakes=mistakes(), rtol=rtol, atol=atol,
+                     what=what, hint=hint)
+
+
+def _expect_tensor(run: CheckRun, call: str, seen, hint: str | None = None) -> None:
+    run.expect_true(isinstance(seen, torch.Tensor),
+                    f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
+                    hint=hint or "stay in PyTorch: tensor operations, not numpy")
+
+
+def _forbid(run: CheckRun, func, banned: set[str], what: str, hint: str) -> None:
+    used = names_called(func) & banned
+    run.expect_true(not used, f"{run.name} calls {what} ({', '.join(sorted(used))}).",
+                    hint=hint)
+
+
+def _build(run: CheckRun, call: str, *args, **kwargs):
+    """The learner's module built by `call`, as a module view; not a module fails."""
+    built = run.call(call, *args, **kwargs)
+    view = module_view(built)
+    if view is None:
+        run.fail(f"{call} is not an nn.Module (got {type(built).__name__}).",
+                 hint="subclass nn.Module and call super().__init__() first")
+    return view
+
+
+def _expect_own_modules(run: CheckRun, call: str, view) -> None:
+    """No submodule may be one of the package's production classes."""
+    borrowed = sorted(path or "(the module itself)" for path, (mro, *_)
+                      in view.info()["modules"].items()
+                      if any(name.startswith(PACKAGE) for name in mro))
+    run.expect_true(not borrowed, f"{call} holds the package's production modules at "
+                    f"{borrowed[:3]}.", hint=HINT_DELEGATE)
+
+
+SHAPE_HINTS = {
+    "W_Q.weight": "W_Q = nn.Linear(d_model, n_heads * d_k, bias=False): one block of d_k rows "
+                  "per query head",
+    "W_K.weight": "W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer "
+                  "than the query heads)",
+    "W_V.weight": "W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer "
+                  "than the query heads)",
+    "W_O.weight": "W_O = nn.Linear(n_heads * d_k, d_model, bias=False) maps the merged heads "
+                  "back to d_model",
+    "q_norm.weight": "QK-norm works on one head: nn.RMSNorm(d_k, eps=eps)",
+    "k_norm.weight": "QK-norm works on one head: nn.RMSNorm(d_k, eps=eps)",
+    "mlp.": "self.mlp = SwiGLU(d_model, d_hidden): the hidden width is the d_hidden argument",
+}
+
+
+def _expect_parameters(run: CheckRun, owner: str, view, reference: nn.Module,
+                       hints: list[tuple[str, str, str]]) -> None:
+    """Names as `_expect_same_parameters` checks them; a wrong shape gets its own hint."""
+    shapes = parameter_shapes(view)
+    for key, param in reference.named_parameters():
+        seen = shapes.get(key)
+        if seen is not None and seen != tuple(param.shape):
+            hint = next((h for suffix, h in SHAPE_HINTS.items()
+                         if key.endswith(suffix) or suffix in key), None)
+            run.fail(f"{owner}: parameter {key} has shape {seen}; expected "
+                     f"{tuple(param.shape)}.", hint=hint)
+    _expect_same_parameters(run, owner, view, reference, hints)
+
+
+def _invoke(run: CheckRun, call: str, fn, *args, hints=()):
+    return run.invoke(call, fn, *args, crash_hints=[*hints, *_CRASH_HINTS])
+
+
+_CRASH_HINTS = [
+    (("'tuple' object has no attribute", "got tuple"),
+     "a Qwen3Block returns (h_out, (k, v)): unpack it, h, kv = block(h, rope, past)"),
+    ("must match the size", "check every shape on the way: heads are (B, n, L, d_k), the "
+     "RoPE tables (L, d_k / 2) for the L new tokens, and the keys and values grow along "
+     "dim=2, the token axis"),
+    ("shape '[", "take every size from the tensors and the module (B, L = h.shape[:2], "
+     "self.n_heads, self.n_kv_heads, self.d_k), not from the worked example"),
+]
+
+
+# ---------------------------------------------------------------------------------------
+# rms_norm
+# ---------------------------------------------------------------------------------------
+HINT_RMS_AXIS = ("take the mean of h ** 2 over each token's own d features: the last axis, "
+                 "(h ** 2).mean(dim=-1, keepdim=True)")
+
+
+def _rms(h, gamma, eps, dims=(-1,), denominator=None):
+    squares = h ** 2
+    total = squares.sum(dim=dims, keepdim=True)
+    count = math.prod(h.shape[d] for d in dims) if denominator is None else denominator
+    return gamma * h / torch.sqrt(total / count + eps)
+
+
+def _rms_norm_mistakes(h, gamma, eps) -> list[Mistake]:
+    h, gamma = (torch.as_tensor(t, dtype=torch.float64) for t in (h, gamma))
+    d = h.shape[-1]
+    ms = (h ** 2).mean(dim=-1, keepdim=True)
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    out = [
+        Mistake("the mean subtracted (that is LayerNorm)",
+                gamma * (h - mean) / torch.sqrt(var + eps),
+                "RMSNorm does not centre the token: divide h itself by "
+                "sqrt(mean(h ** 2) + eps)"),
+        Mistake("divided by the standard deviation (h.std or h.var) of an uncentred token",
+                gamma * h / torch.sqrt(var + eps),
+                "the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) + eps), not "
+                "the standard deviation: RMSNorm never subtracts the mean"),
+        Mistake("eps added outside the square root", gamma * h / (ms.sqrt() + eps),
+                "eps goes inside the square root: h / sqrt(mean(h ** 2) + eps)"),
+        Mistake("no square root (divided by the mean square)", gamma * h / (ms + eps),
+                "divide by the ROOT mean square: torch.sqrt(mean_square + eps)"),
+        Mistake("sum of squares instead of their mean (the L2 norm)",
+                _rms(h, gamma, eps, denominator=1),
+                "average the squares over the d features: .mean(dim=-1), not .sum(dim=-1)"),
+        Mistake("L2-normalised (F.normalize): divided by the norm, not the root mean square",
+                gamma * h / (h ** 2).sum(dim=-1, keepdim=True).sqrt().clamp_min(1e-12),
+                "average the squares over the d features: .mean(dim=-1), not .sum(dim=-1)"),
+        Mistake("gamma not applied", h / torch.sqrt(ms + eps),
+                "finish by multiplying with gamma: gamma * h / sqrt(mean(h ** 2) + eps)"),
+        Mistake("gamma added like a shift", h / torch.sqrt(ms + eps) + gamma,
+                "gamma scales: multiply by it; RMSNorm has no shift"),
+    ]
+    if d > 1:
+        out.append(Mistake("mean square divided by d - 1",
+                           _rms(h, gamma, eps, denominator=d - 1),
+                           "average the squares: divide their sum by d, not d - 1"))
+        out.append(Mistake("divided by the unbiased standard deviation of an uncentred token",
+                           gamma * h / torch.sqrt(var * d / (d - 1) + eps),
+                           "the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) "
+                           "+ eps), not the standard deviation: RMSNorm never subtracts the "
+                           "mean"))
+    for const in (1e-6, 1e-5, 1e-8):
+        if eps != const:
+            out.append(Mistake(f"the eps argument ignored ({const:g} written in)",
+                               gamma * h / torch.sqrt(ms + const),
+                               "use the eps argument the caller passes, not a constant"))
+    if h.ndim >= 2 and h.shape[0] > 1:
+        out.append(Mistake("mean over the first axis (dim=0)", _rms(h, gamma, eps, dims=(0,)),
+                           HINT_RMS_AXIS))
+    if h.ndim >= 3 and h.shape[1] > 1:
+        out.append(Mistake("mean over a hard-coded dim=1 (the token axis of a batch)",
+                           _rms(h, gamma, eps, dims=(1,)), HINT_RMS_AXIS))
+    if h.ndim >= 2:
+        out.append(Mistake("mean over the whole tensor",
+                           _rms(h, gamma, eps, dims=tuple(range(h.ndim))), HINT_RMS_AXIS))
+    return out
+
+
+def _expect_rms_norm(run: CheckRun, call: str, h, gamma, eps, expected) -> None:
+    out = run.call(call, h, gamma, eps, crash_hints=[("must match the size", HINT_RMS_AXIS
+                                                      + " with keepdim=True")])
+    _expect_tensor(run, call, out)
+    run.expect_shape(call, out, tuple(h.shape), hint="RMSNorm keeps the shape of h")
+    run.expect_finite(call, out, hint="a token of zeros has mean square 0: eps inside the "
+                      "square root, sqrt(mean_square + eps), keeps it finite")
+    _close(run, call, out, expected, mistakes=_rms_norm_mistakes(h, gamma, eps))
+
+
+@_one_thread
+def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
+    run = CheckRun(rms_norm)
+    _forbid(run, rms_norm, {"rms_norm", "RMSNorm", "_fused_rms_norm", "layer_norm",
+                            "LayerNorm"}, "PyTorch's own normalisation",
+            "write the mean square and the division yourself; the check compares with "
+            "F.rms_norm for you")
+    run.in_place_hint = "build a new tensor (h / ..., not h /= ...): h must stay as it was"
+    f64 = torch.float64
+    h = torch.tensor([[1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], dtype=f64)
+    root = math.sqrt(7.5 + 0.5)
+    expected = [[v / root for v in (1.0, 2.0, 3.0, 4.0)], [0.0] * 4]
+    call = ("rms_norm(h, gamma=1, eps=0.5) with h = [[1, 2, 3, 4], [0, 0, 0, 0]] (mean square "
+            "7.5 in row 0, a row of zeros)")
+    _expect_rms_norm(run, call, h, torch.ones(4, dtype=f64), 0.5, expected)
+    gamma = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=f64)
+    call = "rms_norm(h, gamma=[2, 1, 0.5, -1], eps=0.5) on the same h"
+    _expect_rms_norm(run, call, h, gamma, 0.5,
+                     (gamma * torch.tensor(expected, dtype=f64)).tolist())
+
+    h = _f64(2, 3, 6, seed=101, scale=2.0, shift=1.0)
+    gamma = _f64(6, seed=102, scale=0.5, shift=1.0)
+    call = "rms_norm(h, gamma, 1e-6) with h of shape [B, L, d] = (2, 3, 6), against F.rms_norm"
+    _expect_rms_norm(run, call, h, gamma, 1e-6, F.rms_norm(h, (6,), gamma, 1e-6))
+    h = _f64(3, 5, seed=103, scale=0.03)
+    call = "rms_norm(h, gamma=1, eps=1e-3) on tokens of size ~0.03 (eps matters)"
+    _expect_rms_norm(run, call, h, torch.ones(5, dtype=f64), 1e-3,
+                     F.rms_norm(h, (5,), eps=1e-3))
+    h = _f64(7, seed=104, scale=1e3)
+    call = "rms_norm on a single token vector of size ~1e3, h of shape (7,)"
+    _expect_rms_norm(run, call, h, torch.ones(7, dtype=f64), 1e-6,
+                     F.rms_norm(h, (7,), eps=1e-6))
+    h32 = _f64(2, 4, 16, seed=105, scale=3.0).float()
+    norm = nn.RMSNorm(16, eps=1e-6)
+    with torch.no_grad():
+        norm.weight.copy_(_f64(16, seed=106, scale=0.3, shift=1.0))
+    call = "rms_norm on a float32 tensor (2, 4, 16), against torch.nn.RMSNorm"
+    _expect_rms_norm(run, call, h32, norm.weight.detach(), 1e-6, norm(h32).detach())
+
+    run.expect_raises("rms_norm with h (2, 4) and gamma (3,)", ValueError, torch.zeros(2, 4),
+                      torch.ones(3), 1e-6, mentions=("gamma", "(3,)", "(2, 4)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1000 + seed)
+            shape = tuple(int(v) for v in rng.integers(1, 6, size=int(rng.integers(1, 4))))
+            eps = float(rng.choice([1e-6, 1e-3, 0.1]))
+            h = _f64(*shape, seed=1010 + seed, scale=float(10.0 ** rng.integers(-2, 3)),
+                     shift=float(rng.normal()))
+            gamma = _f64(shape[-1], seed=1020 + seed, shift=1.0)
+            if seed % 3 == 2:
+                h, gamma = h.float(), gamma.float()
+            call = f"rms_norm on random h of shape {shape}, {h.dtype}, eps={eps} (seed {seed})"
+            _expect_rms_norm(run, call, h, gamma, eps, reference(h, gamma, eps))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# SwiGLU
+# ---------------------------------------------------------------------------------------
+WORKED_W_GATE = [[1.0, -1.0], [0.5, 2.0], [-1.5, 0.5]]  # (d_hidden=3, d_model=2)
+WORKED_W_UP = [[0.5, 1.0], [-1.0, 0.5], [1.0, 1.0]]
+WORKED_W_DOWN = [[1.0, 0.0, -1.0], [0.5, 1.0, 2.0]]  # (2, 3)
+WORKED_X = [[1.0, 0.5], [0.5, -0.25]]
+WORKED_Y = [[0.7287924258983813, -1.5992819735122936],
+            [0.0643595251606538, -0.060309128584713545]]
+SWIGLU_LAYERS = (("w_gate", "d_model -> d_hidden"), ("w_up", "d_model -> d_hidden"),
+                 ("w_down", "d_hidden -> d_model"))
+
+
+def _expect_swiglu_layers(run: CheckRun, owner: str, view, d: int, hidden: int) -> None:
+    info = view.info()
+    _expect_own_modules(run, owner, view)
+    params = parameter_shapes(view, info)
+    for name, meaning in SWIGLU_LAYERS:
+        run.expect_true(is_instance(view, name, nn.Linear, info),
+                        f"{owner} has no nn.Linear attribute {name!r} (found "
+                        f"{type_name(view, name) or 'nothing'}).",
+                        hint=f"create self.{name} = nn.Linear(..., bias=False) in __init__; "
+                        "the checkpoint's weights load by these names")
+        want = (hidden, d) if name != "w_down" else (d, hidden)
+        shape = params.get(f"{name}.weight")
+        run.expect_true(shape == want, f"{owner}.{name}.weight has shape {shape}; expected "
+                        f"{want}, i.e. {meaning}.",
+                        hint="w_gate and w_up map d_model -> d_hidden, w_down maps d_hidden "
+                        "-> d_model")
+        run.expect_true(f"{name}.bias" not in params, f"{owner}.{name} has a bias.",
+                        hint="Qwen3's linear layers have no bias: nn.Linear(..., bias=False)")
+
+
+def _set_swiglu(view, gate, up, down) -> None:
+    view.set_tensors({"w_gate.weight": torch.as_tensor(gate, dtype=torch.float64),
+                      "w_up.weight": torch.as_tensor(up, dtype=torch.float64),
+                      "w_down.weight": torch.as_tensor(down, dtype=torch.float64)})
+
+
+def _swiglu_mistakes(x, gate, up, down) -> list[Mistake]:
+    x, G, U, D = (torch.as_tensor(t, dtype=torch.float64) for t in (x, gate, up, down))
+    a, b = x @ G.T, x @ U.T  # (..., d_hidden): gate input, content
+    right = (F.silu(a) * b) @ D.T
+    return [
+        Mistake("GELU instead of SiLU", (F.gelu(a) * b) @ D.T,
+                "the gate's activation is SiLU, z * sigmoid(z): F.silu"),
+        Mistake("ReLU instead of SiLU", (F.relu(a) * b) @ D.T,
+                "the gate's activation is SiLU, z * sigmoid(z): F.silu"),
+        Mistake("sigmoid gate (GLU) instead of SiLU", (torch.sigmoid(a) * b) @ D.T,
+                "SwiGLU gates with SiLU(z) = z * sigmoid(z), not sigmoid(z) alone"),
+        Mistake("SiLU on the up branch (w_gate and w_up swapped)", (F.silu(b) * a) @ D.T,
+                "SiLU goes on w_gate(x); w_up(x) is the content it multiplies: "
+                "w_down(F.silu(w_gate(x)) * w_up(x))"),
+        Mistake("no gate: w_down(SiLU(w_up(x)))", F.silu(b) @ D.T,
+                "multiply the content w_up(x) by the gate F.silu(w_gate(x)) before w_down"),
+        Mistake("no gate: w_down(SiLU(w_gate(x)))", F.silu(a) @ D.T,
+                "multiply the content w_up(x) by the gate F.silu(w_gate(x)) before w_down"),
+        Mistake("gate added instead of multiplied", (F.silu(a) + b) @ D.T,
+                "the gate multiplies elementwise: F.silu(w_gate(x)) * w_up(x)"),
+        Mistake("SiLU applied after the product", F.silu(a * b) @ D.T,
+                "apply SiLU to the gate alone, then multiply: F.silu(w_gate(x)) * w_up(x)"),
+        Mistake("SiLU on both branches", (F.silu(a) * F.silu(b)) @ D.T,
+                "only the gate w_gate(x) goes through SiLU; w_up(x) enters as it is"),
+        Mistake("an extra SiLU after w_down", F.silu(right),
+                "w_down's output is the result: no activation after it"),
+        Mistake("residual added inside the MLP", x + right if x.shape == right.shape
+                else right * np.nan, "SwiGLU returns w_down(...) only; the block adds the "
+                "residual"),
+    ]
+
+
+@_one_thread
+def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
+    run = CheckRun(SwiGLU)
+    view = _build(run, "SwiGLU(d_model=2, d_hidden=3)", 2, 3)
+    _expect_swiglu_layers(run, "SwiGLU(2, 3)", view, 2, 3)
+    _set_swiglu(view, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN)
+    view.eval()
+    x = torch.tensor(WORKED_X)
+    call = "the worked SwiGLU(2, 3) on x = [[1, 0.5], [0.5, -0.25]]"
+    y = _invoke(run, call, view, x)
+    _expect_tensor(run, call, y)
+    run.expect_shape(call, y, (2, 2), hint="SwiGLU maps d_model features back to d_model")
+    run.expect_finite(call, y)
+    run.expect_close(call, y, WORKED_Y, rtol=1e-5, atol=1e-6,
+                     mistakes=_swiglu_mistakes(x, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN))
+
+    view = _build(run, "SwiGLU(d_model=6, d_hidden=10)", 6, 10)
+    _expect_swiglu_layers(run, "SwiGLU(6, 10)", view, 6, 10)
+    weights = (_f64(10, 6, seed=111, scale=0.8), _f64(10, 6, seed=112), _f64(6, 10, seed=113))
+    _set_swiglu(view, *weights)
+    x = _f64(2, 5, 6, seed=114).float()
+    call = "SwiGLU(6, 10) with random weights on x of shape [B, L, d] = (2, 5, 6)"
+    y = _invoke(run, call, view, x)
+    run.expect_shape(call, y, (2, 5, 6), hint="SwiGLU keeps x's shape (..., d_model): "
+                     "nn.Linear acts on the last axis")
+    run.expect_finite(call, y)
+    run.expect_close(call, y, _swiglu(x, *weights), rtol=MODULE_RTOL, atol=MODULE_ATOL,
+                     mistakes=_swiglu_mistakes(x, *weights))
+    perm = torch.tensor([3, 0, 4, 1, 2])
+    call = "SwiGLU(6, 10) on the same x with its 5 tokens reordered"
+    run.expect_close(call, _invoke(run, call, view, x[:, perm]), as_array(y)[:, perm.numpy()],
+                     rtol=MODULE_RTOL, atol=MODULE_ATOL,
+                     hint="SwiGLU acts on each token separately: reordering the tokens only "
+                     "reorders the outputs")
+    _expect_raises_on(run, "SwiGLU(6, 10) on x of shape (2, 5, 4)", view, torch.zeros(2, 5, 4),
+                      mentions=("x", "(2, 5, 4)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1100 + seed)
+            d, hidden, B, L = (int(v) for v in rng.integers(1, 9, size=4))
+            view = _build(run, f"SwiGLU({d}, {hidden})", d, hidden)
+            ref = reference(d, hidden)
+            weights = (_f64(hidden, d, seed=1110 + seed), _f64(hidden, d, seed=1120 + seed),
+                       _f64(d, hidden, seed=1130 + seed))
+            for module in (view, module_view(ref)):
+                _set_swiglu(module, *weights)
+            x = _f64(B, L, d, seed=1140 + seed, scale=2.0).float()
+            call = f"SwiGLU({d}, {hidden}) with random weights on x {(B, L, d)} (seed {seed})"
+            with torch.no_grad():
+                expected = ref(x)
+            run.expect_close(call, _invoke(run, call, view, x), expected, rtol=MODULE_RTOL,
+                             atol=MODULE_ATOL, mistakes=_swiglu_mistakes(x, *weights))
+    run.done()
+
+
+def _swiglu(x, gate, up, down):
+    x, G, U, D = (torch.as_tensor(t, dtype=torch.float64) for t in (x, gate, up, down))
+    return (F.silu(x @ G.T) * (x @ U.T)) @ D.T
+
+
+# ---------------------------------------------------------------------------------------
+# grouped_query_attention
+# ---------------------------------------------------------------------------------------
+HINT_GQA_NAN = ("a query with no allowed key has only -inf scores and torch.softmax returns "
+                "NaN for it: give such rows zero weights (torch.nan_to_num)")
+HINT_REPEAT = ("k and v have h_kv heads and q has h: repeat each key/value head "
+               "h // h_kv times along dim=1 with repeat_interleave before the product")
+
+
+def _gqa_truth(q, k, v, allowed):
+    """PyTorch's fused attention with its own grouping; empty rows are zeros."""
+    y = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)
+    return torch.nan_to_num(y, nan=0.0)
+
+
+def _gqa_variant(q, k, v, allowed, heads="interleave", scale="sqrt", dim=-1, mask="before",
+                 fill=-math.inf):
+    h, h_kv = q.shape[1], k.shape[1]
+    group = h // h_kv
+    index = torch.arange(h) // group if heads == "interleave" else torch.arange(h) % h_kv
+    k, v = k[:, index], v[:, index]  # (B, h, L_k, d_k)
+    d_k = q.shape[-1]
+    divisor = {"sqrt": math.sqrt(d_k), "none": 1.0, "d_k": float(d_k)}[scale]
+    S = q @ k.transpose(-2, -1) / divisor  # (B, h, L_q, L_k)
+    keep = torch.ones(S.shape, dtype=torch.bool) if allowed is None else allowed.expand(S.shape)
+    if mask == "inverted":
+        keep = ~keep
+    if mask in ("before", "inverted"):
+        S = S.masked_fill(~keep, fill)
+    A = torch.nan_to_num(torch.softmax(S, dim=dim), nan=0.0)
+    if mask == "after":
+        A = A * keep
+    return A @ v
+
+
+def _gqa_mistakes(q, k, v, allowed) -> list[Mistake]:
+    out = []
+    if k.shape[1] not in (1, q.shape[1]):
+        out.append(Mistake("key/value heads tiled (k.repeat): query head r read head r % h_kv",
+                           _gqa_variant(q, k, v, allowed, heads="tile"),
+                           "consecutive query heads share a key/value head: "
+                           "k.repeat_interleave(h // h_kv, dim=1), not k.repeat(1, h // h_kv, "
+                           "1, 1) (which gives query head r the key/value head r % h_kv)"))
+    out += [
+        Mistake("no 1/sqrt(d_k) scaling", _gqa_variant(q, k, v, allowed, scale="none"),
+                "divide the scores by sqrt(d_k) = sqrt(q.shape[-1])"),
+        Mistake("divided by d_k instead of sqrt(d_k)",
+                _gqa_variant(q, k, v, allowed, scale="d_k"), "divide by sqrt(d_k), not d_k"),
+        Mistake("softmax over the wrong axis", _gqa_variant(q, k, v, allowed, dim=-2),
+                "each query's weights (the last axis, dim=-1) must sum to 1"),
+    ]
+    if allowed is not None and not bool(allowed.all()):
+        out += [
+            Mistake("mask applied after the softmax", _gqa_variant(q, k, v, allowed,
+                                                                   mask="after"),
+                    "set blocked scores to -inf BEFORE the softmax "
+                    "(scores.masked_fill(~allowed, float('-inf')))"),
+            Mistake("mask inverted (True treated as blocked)",
+                    _gqa_variant(q, k, v, allowed, mask="inverted"),
+                    "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed"),
+            Mistake("the mask ignored", _gqa_variant(q, k, v, None),
+                    "apply allowed: scores.masked_fill(~allowed, float('-inf'))"),
+            Mistake("a large finite negative number (-1e9) instead of -inf",
+                    _gqa_variant(q, k, v, allowed, fill=-1e9),
+                    "a row with no allowed key came out uniform: use -inf and give such "
+                    "rows zero weights"),
+        ]
+    return out
+
+
+def _expect_gqa(run: CheckRun, call: str, gqa, q, k, v, allowed, expected=None,
+                hint: str | None = None):
+    expected = _gqa_truth(q, k, v, allowed) if expected is None else expected
+    y = run.call(call, q, k, v, allowed,
+                 crash_hints=[(("must match the size", "The size of tensor"), HINT_REPEAT),
+                              ("'NoneType'", "allowed=None means no mask: only fill -inf "
+                               "when allowed is not None")])
+    _expect_tensor(run, call, y)
+    run.expect_shape(call, y, tuple(expected.shape),
+                     hint="the output has one row per query head: (B, h, L_q, d_k)")
+    run.expect_finite(call, y, hint=hint or HINT_GQA_NAN)
+    _close(run, call, y, expected, mistakes=_gqa_mistakes(q, k, v, allowed), hint=hint)
+    return y
+
+
+def _qkv(B, h, h_kv, L_q, L_k, d_k, seed, dtype=torch.float64, scale=1.0):
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(B, h, L_q, d_k, generator=g, dtype=dtype) * scale
+    k = torch.randn(B, h_kv, L_k, d_k, generator=g, dtype=dtype) * scale
+    v = torch.randn(B, h_kv, L_k, d_k, generator=g, dtype=dtype)
+    return q, k, v
+
+
+def _bottom_right(L_q: int, L_k: int) -> torch.Tensor:
+    return torch.arange(L_k)[None, :] <= torch.arange(L_k - L_q, L_k)[:, None]  # (L_q, L_k)
+
+
+@_one_thread
+def check_grouped_query_attention(grouped_query_attention, reference=None,
+                                  trials: int = 12) -> None:
+    run = CheckRun(grouped_query_attention)
+    _forbid(run, grouped_query_attention, {"scaled_dot_product_attention",
+                                           "multi_head_attention_forward", "enable_gqa"},
+            "PyTorch's own fused attention",
+            "write the grouping, the scores, the mask, the softmax and the weighted sum "
+            "yourself; the check compares with PyTorch's kernel for you")
+    run.in_place_hint = ("work on new tensors (k = k.repeat_interleave(...), not writing into "
+                         "k): the caller's q, k, v and allowed must stay as they were")
+    f64 = torch.float64
+    q = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]], [[0.0, 2.0], [2.0, 0.0]]]], dtype=f64)
+    k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]]]], dtype=f64)  # (1, 1, 2, 2): one kv head
+    v = torch.tensor([[[[1.0, 2.0], [3.0, 4.0]]]], dtype=f64)
+    causal = torch.ones(2, 2, dtype=torch.bool).tril()
+    call = ("grouped_query_attention(q, k, v, causal) with 2 query heads sharing 1 key/value "
+            "head, L = 2, d_k = 2, v = [[1, 2], [3, 4]]")
+    y = _expect_gqa(run, call, grouped_query_attention, q, k, v, causal)
+    _close(run, f"{call}: the first query of each head", as_array(y)[0, :, 0],
+           [[1.0, 2.0], [1.0, 2.0]], hint="query 0 may read only key 0, so every head's "
+           "first output row is v[0] = [1, 2]")
+
+    q, k, v = _qkv(2, 4, 2, 5, 5, 3, seed=121)
+    _expect_gqa(run, "grouped_query_attention with q (2, 4, 5, 3) and k, v (2, 2, 5, 3), "
+                "float64, no mask", grouped_query_attention, q, k, v, None)
+    causal = torch.ones(5, 5, dtype=torch.bool).tril()
+    _expect_gqa(run, "the same with a causal (5, 5) mask", grouped_query_attention, q, k, v,
+                causal)
+    q, k, v = _qkv(1, 3, 3, 4, 4, 2, seed=122)
+    _expect_gqa(run, "grouped_query_attention with h = h_kv = 3 (plain multi-head attention)",
+                grouped_query_attention, q, k, v, torch.ones(4, 4, dtype=torch.bool).tril())
+    q, k, v = _qkv(2, 4, 1, 4, 4, 4, seed=123)
+    _expect_gqa(run, "grouped_query_attention with h_kv = 1 (multi-query attention)",
+                grouped_query_attention, q, k, v, None)
+    q, k, v = _qkv(2, 6, 2, 5, 5, 4, seed=124, dtype=torch.float32)
+    real = torch.tensor([[True] * 5, [True, True, True, False, False]])
+    allowed = causal & real[:, None, None, :]  # (2, 1, 5, 5)
+    _expect_gqa(run, "grouped_query_attention in float32, h = 6, h_kv = 2, with a (2, 1, 5, 5) "
+                "causal + padding mask", grouped_query_attention, q, k, v, allowed)
+    q, k, v = _qkv(1, 4, 2, 2, 5, 3, seed=125)
+    allowed = _bottom_right(2, 5).clone()
+    allowed[0] = False
+    y = _expect_gqa(run, "grouped_query_attention with 2 queries after 3 cached keys (L_q = 2, "
+                    "L_k = 5), query 0 allowed no key", grouped_query_attention, q, k, v,
+                    allowed)
+    _close(run, "the output row of the query with no allowed key", as_array(y)[0, :, 0],
+           np.zeros((4, 3)), hint="a query with no allowed key returns zeros")
+    q, k, v = _qkv(1, 2, 1, 4, 4, 3, seed=126, scale=30.0)
+    _expect_gqa(run, "grouped_query_attention with large scores (q, k of size ~30 per "
+                "feature) and a causal mask", grouped_query_attention, q, k, v,
+                torch.ones(4, 4, dtype=torch.bool).tril(),
+                hint="exp of a large score overflows: subtract each row's maximum before "
+                "exponentiating (torch.softmax does this for you)")
+
+    q, k, v = _qkv(1, 3, 2, 2, 2, 4, seed=127)
+    run.expect_raises("grouped_query_attention with q (1, 3, 2, 4) and k, v (1, 2, 2, 4)",
+                      ValueError, q, k, v, None, mentions=("(1, 3, 2, 4)", "(1, 2, 2, 4)"))
+    if reference is not None:
+        for seed in range(trials):
+            g = torch.Generator().manual_seed(1200 + seed)
+            B, h_kv, group, L_q, d_k = (int(s) for s in torch.randint(1, 4, (5,), generator=g))
+            L_k = L_q + int(torch.randint(0, 4, (1,), generator=g))
+            dtype = torch.float64 if seed % 2 else torch.float32
+            q, k, v = _qkv(B, h_kv * group, h_kv, L_q, L_k, d_k, seed=1300 + seed, dtype=dtype)
+            allowed = None if seed % 4 == 0 else (
+                _bottom_right(L_q, L_k) if seed % 4 == 1 else
+                torch.rand(B, 1, L_q, L_k, generator=g) < 0.6)
+            call = (f"grouped_query_attention on random q {tuple(q.shape)}, k, v "
+                    f"{tuple(k.shape)}, {dtype}, "
+                    f"{'no mask' if allowed is None else 'a mask'} (seed {seed})")
+            _expect_gqa(run, call, grouped_query_attention, q, k, v, allowed,
+                        expected=reference(q, k, v, allowed))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# kv_cache_bytes
+# ---------------------------------------------------------------------------------------
+def _kv_mistakes(n_layers, n_kv_heads, d_k, length, bpv) -> list[Mistake]:
+    right = 2 * n_layers * n_kv_heads * d_k * length * bpv
+    out = [
+        Mistake("keys only (the factor 2 for keys and values left out)", right / 2,
+                "the cache holds a key AND a value per layer, head and token: multiply by 2"),
+        Mistake("bits instead of bytes", right * 8,
+                "bytes_per_value is already in bytes: no factor 8"),
+        Mistake("the length left out (bytes per token)", right / max(length, 1)
+                if length > 1 else None,
+                "every cached token stores its keys and values: multiply by length"),
+        Mistake("one layer counted", right / n_layers if n_layers > 1 else None,
+                "every block has its own cache: multiply by n_layers"),
+        Mistake("d_k left out", right / d_k if d_k > 1 else None,
+                "each key and each value has d_k numbers: multiply by d_k"),
+        Mistake("in GiB instead of bytes", right / 2**30,
+                "return bytes; divide by 2**30 only when printing GiB"),
+        Mistake("in KiB instead of bytes", right / 2**10,
+                "return bytes; divide by 1024 only when printing KiB"),
+        Mistake("bytes_per_value ignored (2 written in, bfloat16)",
+                right / bpv * 2 if bpv != 2 else None,
+                "use the bytes_per_value argument: 4 for float32, 2 for bfloat16"),
+        Mistake("factor 2 counted twice (2 for keys and values, and 2 bytes again)",
+                right * 2, "one factor 2 for keys and values, then bytes_per_value"),
+    ]
+    return [m for m in out if m.output is not None and m.output != right]
+
+
+def _expect_kv_bytes(run: CheckRun, call: str, args, expected) -> None:
+    seen = run.call(call, *args)
+    run.expect_true(np.ndim(seen) == 0, f"{call} returned {seen!r}; expected one number.",
+                    hint="return the number of bytes, not a tensor or a list")
+    run.expect_close(call, seen, expected, rtol=0, atol=0.5, what="number of bytes",
+                     mistakes=_kv_mistakes(*args))
+
+
+def _measured_cache(n_layers, n_kv_heads, d_k, length) -> int:
+    """Bytes of the (k, v) tensors that the package's blocks return for one sequence."""
+    config = Qwen3LMConfig(vocab_size=5, d_model=8, n_layers=n_layers, n_heads=n_kv_heads,
+                           n_kv_heads=n_kv_heads, d_k=d_k, d_hidden=8, max_len=length)
+    model = Qwen3LM(config).eval()
+    h = torch.zeros(1, length, 8)
+    rope = (model.rope_cos, model.rope_sin)
+    total = 0
+    with torch.no_grad():
+        for block in model.blocks:
+            out, (k, v) = block(h, rope)
+            total += k.numel() * k.element_size() + v.numel() * v.element_size()
+            h = out
+    return total
+
+
+@_one_thread
+def check_kv_cache_bytes(kv_cache_bytes, reference=None, trials: int = 12) -> None:
+    run = CheckRun(kv_cache_bytes)
+    call = ("kv_cache_bytes(28, 8, 128, 32768, 2) (Qwen3-0.6B: 28 layers, 8 key/value heads "
+            "of width 128, 32,768 tokens in bfloat16)")
+    _expect_kv_bytes(run, call, (28, 8, 128, 32768, 2), 3_758_096_384)
+    call = "kv_cache_bytes(2, 2, 8, 10, 8) (two layers, float64: 8 bytes a value)"
+    _expect_kv_bytes(run, call, (2, 2, 8, 10, 8), 2 * 2 * 2 * 8 * 10 * 8)
+    call = "kv_cache_bytes(3, 1, 4, 0, 4) (nothing cached yet)"
+    _expect_kv_bytes(run, call, (3, 1, 4, 0, 4), 0)
+    args = (2, 2, 4, 12, 4)
+    call = ("kv_cache_bytes(2, 2, 4, 12, 4) against the bytes measured on the package's "
+            "Qwen3LM blocks (float32 keys and values of 12 tokens)")
+    _expect_kv_bytes(run, call, args, _measured_cache(*args[:4]))
+    run.expect_raises("kv_cache_bytes(0, 8, 128, 10, 2) (no layers)", ValueError,
+                      0, 8, 128, 10, 2, mentions=("n_layers",))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1400 + seed)
+            args = (int(rng.integers(1, 80)), int(rng.integers(1, 33)),
+                    int(rng.choice([32, 64, 96, 128, 256])), int(rng.integers(0, 200_000)),
+                    int(rng.choice([1, 2, 4])))
+            _expect_kv_bytes(run, f"kv_cache_bytes{args} (seed {seed})", args,
+                             reference(*args))
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# Shared by the module checks: random weights, configs
+# ---------------------------------------------------------------------------------------
+def _randomise(module: nn.Module, seed: int) -> nn.Module:
+    """Random weights everywhere, norm weights included (a norm in the wrong place, or a
+    missing one, then changes the output); unit-gain matrices, a moderate embedding."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            noise = torch.randn(p.shape, generator=g)
+            if p.dim() == 1:
+                p.copy_(1.0 + 0.3 * noise)
+            elif name.startswith("embed"):
+                p.copy_(0.5 * noise)
+            else:
+                p.copy_(noise / math.sqrt(p.shape[-1]))
+    return module
+
+
+def _block_config(d, h, h_kv, d_k, hidden, eps=1e-6) -> Qwen3LMConfig:
+    return Qwen3LMConfig(vocab_size=1, d_model=d, n_layers=1, n_heads=h, n_kv_heads=h_kv,
+                         d_k=d_k, d_hidden=hidden, eps=eps)
+
+
+# ---------------------------------------------------------------------------------------
+# Qwen3Block
+# ---------------------------------------------------------------------------------------
+BLOCK_HINTS = [
+    ("q_norm", "QK-norm missing", "create self.q_norm = nn.RMSNorm(d_k, eps=eps) and "
+     "self.k_norm = nn.RMSNorm(d_k, eps=eps): one gamma of d_k numbers each"),
+    ("k_norm", "QK-norm missing", "create self.q_norm = nn.RMSNorm(d_k, eps=eps) and "
+     "self.k_norm = nn.RMSNorm(d_k, eps=eps): one gamma of d_k numbers each"),
+    ("norm1", "norm1 missing or not an RMSNorm",
+     "create self.norm1 = nn.RMSNorm(d_model, eps=eps)"),
+    ("norm2", "norm2 missing or not an RMSNorm",
+     "create self.norm2 = nn.RMSNorm(d_model, eps=eps)"),
+    ("mlp", "the MLP missing or not SwiGLU", "self.mlp = SwiGLU(d_model, d_hidden)"),
+    ("W_", "attention projections wrong", "W_Q = nn.Linear(d_model, n_heads * d_k, "
+     "bias=False); W_K and W_V map d_model to n_kv_heads * d_k; W_O maps n_heads * d_k back "
+     "to d_model; no biases"),
+]
+
+
+def _heads(x, n, d_k):
+    B, L, _ = x.shape
+    return x.view(B, L, n, d_k).transpose(1, 2)  # (B, n, L, d_k)
+
+
+def _heads_no_transpose(x, n, d_k):
+    B, L, _ = x.shape
+    return x.reshape(B, n, L, d_k)  # (B, n, L, d_k), positions and heads mixed
+
+
+def _rotate(x, cos, sin):
+    pairs = x.unflatten(-1, (-1, 2))  # (..., L, d_k/2, 2)
+    even, odd = pairs[..., 0], pairs[..., 1]
+    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
+
+
+def _block_variant(ref: ModernBlock, h, rope, past=None, qk="right", rope_on="qk",
+                   mask="bottom", past_first=True, cache="full", res1=True, res2=True,
+                   norms_swapped=False, mlp_reads_h=False, merge="right", norm1=True,
+                   split="right", norm_v=False):
+    """The package block's forward written out, with one step changed: (h_out, k, v)."""
+    n, n_kv, d_k = ref.n_heads, ref.n_kv_heads, ref.d_k
+    B, L, _ = h.shape
+    first, second = (ref.norm2, ref.norm1) if norms_swapped else (ref.norm1, ref.norm2)
+    with torch.no_grad():
+        x = first(h) if norm1 else h
+        heads = _heads if split == "right" else _heads_no_transpose
+        q, k, v = heads(ref.W_Q(x), n, d_k), heads(ref.W_K(x), n_kv, d_k), \
+            heads(ref.W_V(x), n_kv, d_k)
+        cos, sin = rope
+        norm_q, norm_k = {"right": (ref.q_norm, ref.k_norm), "q_for_both": (ref.q_norm,
+                          ref.q_norm), "swapped": (ref.k_norm, ref.q_norm)}.get(
+                              qk, (ref.q_norm, ref.k_norm))
+        if qk not in ("none", "after_rope"):
+            q, k = norm_q(q), norm_k(k)
+        if norm_v:
+            v = ref.k_norm(v)
+        k_plain = k
+        if rope_on != "none":
+            q, k = _rotate(q, cos, sin), _rotate(k, cos, sin)
+        if rope_on == "qkv":
+            v = _rotate(v, cos, sin)
+        if qk == "after_rope":
+            q, k = ref.q_norm(q), ref.k_norm(k)
+        new_k, new_v = (k_plain if cache == "unrotated" else k), v
+        if past is not None:
+            k = torch.cat([past[0], k] if past_first else [k, past[0]], dim=2)
+            v = torch.cat([past[1], v] if past_first else [v, past[1]], dim=2)
+        T = k.shape[2] - L
+        allowed = {"bottom": _bottom_right(L, T + L), "top": torch.ones(L, T + L,
+                   dtype=torch.bool).tril(), "none": torch.ones(L, T + L, dtype=torch.bool)}[
+                       mask]
+        y = _gqa_variant(q, k, v, allowed)  # (B, h, L, d_k)
+        merged = y.transpose(1, 2).reshape(B, L, n * d_k) if merge == "right" else \
+            y.reshape(B, L, n * d_k)
+        u = (h if res1 else 0.0) + ref.W_O(merged)
+        out = (u if res2 else 0.0) + ref.mlp(second(h if mlp_reads_h else u))
+        if cache == "new":
+            k, v = new_k, new_v
+        elif cache == "unrotated":
+            k = new_k if past is None else torch.cat([past[0], new_k], dim=2)
+    return out, k, v
+
+
+_BLOCK_MISTAKES = [
+    ("no QK-norm (q_norm and k_norm created, not applied)", {"qk": "none"},
+     "apply QK-norm to every head: q = self.q_norm(q), k = self.k_norm(k), after splitting "
+     "the heads and before RoPE"),
+    ("QK-norm applied after RoPE", {"qk": "after_rope"},
+     "normalise first, then rotate: rotate_pairs(self.q_norm(q), cos, sin)"),
+    ("q_norm used for the keys too", {"qk": "q_for_both"},
+     "the keys have their own norm: k = self.k_norm(k)"),
+    ("q_norm and k_norm swapped", {"qk": "swapped"},
+     "q_norm goes on the queries, k_norm on the keys"),
+    ("RoPE not applied", {"rope_on": "none"},
+     "rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, sin)"),
+    ("RoPE applied to the values too", {"rope_on": "qkv"},
+     "RoPE rotates queries and keys only; the values are not rotated"),
+    ("no causal mask", {"mask": "none"},
+     "build the causal mask: allowed[i, j] = j <= T + i, so no query reads a later token"),
+    ("causal mask aligned top-left (query i at position i, though T tokens are cached)",
+     {"mask": "top"},
+     "with T cached tokens, new query i sits at position T + i: allowed[i, j] = j <= T + i, "
+     "the triangle aligned to the bottom right of (L, T + L)"),
+    ("the cached keys and values put after the new ones", {"past_first": False},
+     "the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first"),
+    ("missing residual around the attention", {"res1": False},
+     "add the residual: U = H + W_O(...)"),
+    ("missing residual around the MLP", {"res2": False},
+     "add the residual: H_out = U + mlp(norm2(U))"),
+    ("norm1 and norm2 swapped", {"norms_swapped": True},
+     "norm1 before the attention, norm2 before the MLP"),
+    ("the MLP reads H instead of U", {"mlp_reads_h": True},
+     "the MLP reads U, the output of the attention step: U + mlp(norm2(U))"),
+    ("heads merged without the transpose", {"merge": "no_transpose"},
+     "merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)"),
+    ("heads split without the transpose (positions and heads mixed)",
+     {"split": "no_transpose"}, "split as in notebook 05: view(B, L, n, d_k), then "
+     ".transpose(1, 2)"),
+    ("the values normalised too", {"norm_v": True},
+     "QK-norm is for queries and keys only; the values are not normalised"),
+    ("no norm before the attention", {"norm1": False},
+     "normalise the attention's input: x = self.norm1(h)"),
+]
+_CACHE_MISTAKES = [
+    ("only the new tokens' keys and values returned", {"cache": "new"},
+     "return the keys and values over ALL T + L tokens: the concatenation, past first"),
+    ("keys cached before RoPE", {"cache": "unrotated"},
+     "cache the keys after RoPE (and after QK-norm): later tokens compare with them as "
+     "they are"),
+    ("the cached keys and values put after the new ones", {"past_first": False},
+     "the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first"),
+]
+
+
+def _block_mistakes(ref, h, rope, past, part: int) -> list[Mistake]:
+    """Known mistakes of the block output (part 0) or of the returned keys (1), values (2)."""
+    table = _BLOCK_MISTAKES if part == 0 else _CACHE_MISTAKES
+    out = []
+    for name, switches, hint in table:
+        if past is None and ("past_first" in switches or switches.get("mask") == "top"):
+            continue
+        out.append(Mistake(name, _block_variant(ref, h, rope, past, **switches)[part], hint))
+    return out
+
+
+def _expect_block_output(run: CheckRun, call: str, result) -> tuple:
+    ok = (isinstance(result, tuple | list) and len(result) == 2
+          and isinstance(result[1], tuple | list) and len(result[1]) == 2)
+    run.expect_true(ok, f"{call} returned {type(result).__name__}; expected a pair "
+                    "(h_out, (k, v)).",
+                    hint="return u + self.mlp(self.norm2(u)), (k, v): the output and the keys "
+                    "and values the attention used, for the cache")
+    return result[0], result[1][0], result[1][1]
+
+
+def _expect_block(run: CheckRun, call: str, block, ref: ModernBlock, h, rope, past=None,
+                  hint: str | None = None):
+    with torch.no_grad():
+        want, (want_k, want_v) = ref(h, rope, past)
+    args = (h, rope) if past is None else (h, rope, past)
+    out, k, v = _expect_block_output(run, call, _invoke(run, call, block, *args))
+    run.expect_shape(call, out, tuple(h.shape), hint="a block maps (B, L, d) to (B, L, d)")
+    run.expect_finite(call, out)
+    _close_lazy(run, call, out, want, partial(_block_mistakes, ref, h, rope, past, 0),
+                hint=hint)
+    hint_kv = ("return the keys and values over ALL T + L tokens, (B, n_kv_heads, T + L, d_k): "
+               "the concatenation, past first")
+    for name, seen, expected, part in (("keys", k, want_k, 1), ("values", v, want_v, 2)):
+        run.expect_shape(f"{call}: the returned {name}", seen, tuple(expected.shape),
+                         hint=hint_kv)
+        _close_lazy(run, f"{call}: the returned {name}", seen, expected,
+                    partial(_block_mistakes, ref, h, rope, past, part), what=name)
+    return out
+
+
+def _prepare_block(run: CheckRun, Qwen3Block, sizes: tuple, eps: float, seed: int,
+                   reference=None):
+    d, h, h_kv, d_k, hidden = sizes
+    call = f"Qwen3Block({d}, {h}, {h_kv}, {d_k}, {hidden}, eps={eps:g})"
+    block = _build(run, call, d, h, h_kv, d_k, hidden, eps=eps)
+    ref = ModernBlock(_block_config(d, h, h_kv, d_k, hidden, eps))
+    _expect_own_modules(run, call, block)
+    _expect_parameters(run, call, block, ref, BLOCK_HINTS)
+    source = ref if reference is None else reference(d, h, h_kv, d_k, hidden, eps)
+    _randomise(source, seed)
+    ref.load_state_dict(source.state_dict())
+    _copy_weights(run, call, block, ref)
+    return call, block.eval(), ref.eval()
+
+
+@_one_thread
+def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
+    run = CheckRun(Qwen3Block)
+    run.in_place_hint = "write u = h + ..., not h += ...: the caller's h must stay as it was"
+    sizes = (12, 4, 2, 4, 20)  # d, h, h_kv, d_k, d_hidden: h * d_k = 16 != d = 12
+    call, block, ref = _prepare_block(run, Qwen3Block, sizes, 1e-6, seed=131)
+    h = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(132)) * 2.0 + 0.5
+    cos, sin = rope_tables(5, 4, base=100.0)  # (5, 2) each
+    _expect_block(run, f"{call} with random weights on h (2, 5, 12), rope for positions "
+                  "0..4, no cache", block, ref, h, (cos, sin))
+    with torch.no_grad():
+        _, past = ref(h[:, :3], (cos[:3], sin[:3]))
+    _expect_block(run, f"{call} on tokens 3..4 of h with past = the keys and values of "
+                  "tokens 0..2 (T = 3) and rope for positions 3..4", block, ref, h[:, 3:],
+                  (cos[3:], sin[3:]), past)
+    with torch.no_grad():
+        _, past = ref(h[:1, :4], (cos[:4], sin[:4]))
+    _expect_block(run, f"{call} on one new token at position 4 with 4 cached tokens",
+                  block, ref, h[:1, 4:], (cos[4:], sin[4:]), past)
+
+    call, block, ref = _prepare_block(run, Qwen3Block, sizes, 0.05, seed=133)
+    tiny = h * 0.1
+    _expect_block(run, f"{call} on h * 0.1 (features near the norms' eps)", block, ref, tiny,
+                  (cos, sin), hint="pass the eps argument on to every RMSNorm: "
+                  "nn.RMSNorm(d_model, eps=eps) and nn.RMSNorm(d_k, eps=eps)")
+    _expect_raises_on(run, "Qwen3Block(12, 4, 2, 4, 20) on h of shape (5, 12) (no batch axis)",
+                      block, torch.zeros(5, 12), (cos, sin), mentions=("h", "(5, 12)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1500 + seed)
+            h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+            sizes = (int(rng.integers(2, 10)), h_kv * group, h_kv, 2 * int(rng.integers(1, 4)),
+                     int(rng.integers(2, 12)))
+            call, block, ref = _prepare_block(run, Qwen3Block, sizes, 1e-6, 1510 + seed,
+                                              reference)
+            B, L, T = int(rng.integers(1, 3)), int(rng.integers(1, 5)), int(rng.integers(0, 4))
+            x = torch.randn(B, T + L, sizes[0], generator=torch.Generator().manual_seed(seed))
+            cos, sin = rope_tables(T + L, sizes[3], base=1e4)
+            past = None
+            if T:
+                with torch.no_grad():
+                    _, past = ref(x[:, :T], (cos[:T], sin[:T]))
+            _expect_block(run, f"{call} with random weights on {L} new tokens after {T} "
+                          f"cached, batch {B} (seed {seed})", block, ref, x[:, T:],
+                          (cos[T:], sin[T:]), past)
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# Qwen3Decoder
+# ---------------------------------------------------------------------------------------
+def _decoder_hints(tied: bool) -> list[tuple[str, str, str]]:
+    return [
+        ("head.bias", "the head with a bias", "no bias in the head: nn.Linear(d_model, "
+         "vocab_size, bias=False)"),
+        ("norm.bias", "a LayerNorm as the final norm", "the final norm is RMSNorm: "
+         "self.norm = nn.RMSNorm(d_model, eps=eps)"),
+        ("head", "the head not tied to the embedding" if tied else "the head tied or missing",
+         "with tie_weights true the head's weight IS the embedding: self.head.weight = "
+         "self.embed.weight" if tied else
+         "self.head = nn.Linear(d_model, vocab_size, bias=False), with its own weight when "
+         "tie_weights is false"),
+        ("norm.", "the final RMSNorm missing", "create self.norm = nn.RMSNorm(d_model, eps=eps)"),
+        ("blocks.", "not n_layers distinct blocks",
+         "self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list like "
+         "[block] * n_layers repeats ONE block"),
+        ("embed", "token embedding missing", "self.embed = nn.Embedding(vocab_size, d_model)"),
+    ]
+
+
+def _decoder_variant(ref: Qwen3LM, idx, final_norm=True, use_blocks=True, n_blocks=None,
+                     last_only=False, softmax=False, scale_embed=False):
+    """The package decoder's forward with one step changed, to name mistakes."""
+    L = idx.shape[1]
+    rope = (ref.rope_cos[:L], ref.rope_sin[:L])
+    with torch.no_grad():
+        start = ref.embed(idx) * (math.sqrt(ref.config.d_model) if scale_embed else 1.0)
+        h = start
+        for i, block in enumerate(ref.blocks):
+            if not use_blocks or n_blocks is not None and i >= n_blocks:
+                break
+            h, _ = block(start if last_only else h, rope)
+        logits = ref.head(ref.norm(h) if final_norm else h)
+        return logits.softmax(dim=-1) if softmax else logits
+
+
+def _decoder_mistakes(ref: Qwen3LM, idx) -> list[Mistake]:
+    out = [
+        Mistake("the final RMSNorm forgotten", _decoder_variant(ref, idx, final_norm=False),
+                "apply self.norm to H_N before the head: head(norm(h))"),
+        Mistake("softmax applied to the logits", _decoder_variant(ref, idx, softmax=True),
+                "return the logits themselves; the softmax belongs to the loss and the "
+                "sampler"),
+        Mistake("token embedding scaled by sqrt(d_model)",
+                _decoder_variant(ref, idx, scale_embed=True),
+                "no sqrt(d_model) factor in Qwen3: H0 = E[w]"),
+        Mistake("the blocks' outputs discarded", _decoder_variant(ref, idx, use_blocks=False),
+                "a block returns (h_out, (k, v)): keep its output, h, _ = block(h, rope)"),
+    ]
+    if len(ref.blocks) > 1:
+        out += [
+            Mistake("the last block skipped", _decoder_variant(ref, idx,
+                                                               n_blocks=len(ref.blocks) - 1),
+                    "run every block: for block in self.blocks"),
+            Mistake("every block fed the embeddings", _decoder_variant(ref, idx,
+                                                                       last_only=True),
+                    "feed each block the previous block's output: h, _ = block(h, rope)"),
+        ]
+    return out
+
+
+def _expect_tied(run: CheckRun, call: str, view, tied: bool) -> None:
+    tokens = {name: token for name, _, _, token, _ in view.info()["params"]}
+    same = tokens.get("head.weight") is not None and \
+        tokens.get("head.weight") == tokens.get("embed.weight")
+    run.expect_true(same == tied, f"{call}: head.weight is {'not ' if not same else ''}the "
+                    f"embedding's weight; expected {'the same' if tied else 'its own'} "
+                    "parameter.",
+                    hint="self.head.weight = self.embed.weight when tie_weights is true, and "
+                    "only then")
+
+
+def _prepare_decoder(run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: int | None,
+                     reference=None):
+    kwargs = asdict(config)
+    call = f"Qwen3Decoder(**{kwargs})"
+    model = _build(run, call, **kwargs)
+    _expect_own_modules(run, call, model)
+    ref = Qwen3LM(config)
+    _expect_parameters(run, call, model, ref, _decoder_hints(config.tie_weights))
+    _expect_tied(run, call, model, config.tie_weights)
+    blocks = {token for path, (_, _, token) in model.info()["modules"].items()
+              if path.startswith("blocks.") and path.count(".") == 1}
+    run.expect_true(len(blocks) == config.n_layers, f"{call} has {len(blocks)} distinct "
+                    f"blocks; expected {config.n_layers}.",
+                    hint="N distinct blocks, each with its own weights")
+    if seed is not None:
+        source = ref if reference is None else reference(**kwargs)
+        _randomise(source, seed)
+        ref.load_state_dict(source.state_dict())
+        _copy_weights(run, call, model, ref)
+    return call, model.eval(), ref.eval()
+
+
+def _expect_logits(run: CheckRun, call: str, model, ref: Qwen3LM, idx, expected=None,
+                   atol: float = MODULE_ATOL, rtol: float = MODULE_RTOL, hint=None):
+    with torch.no_grad():
+        expected = ref(idx) if expected is None else expected
+    logits = _invoke(run, call, model, idx,
+                     hints=[("'tuple' object", "a Qwen3Block returns (h_out, (k, v)): unpack "
+                             "it in the loop, h, _ = block(h, rope)")])
+    _expect_tensor(run, call, logits)
+    run.expect_shape(call, logits, tuple(expected.shape), hint="logits have shape (B, L, V)")
+    run.expect_finite(call, logits)
+    _close_lazy(run, call, logits, expected, partial(_decoder_mistakes, ref, idx),
+                what="logits", rtol=rtol, atol=atol, hint=hint)
+
+
+def _tiny():
+    """The tiny checkpoint: its config, its state dict (our names) and transformers' logits."""
+    folder = tiny_checkpoint()
+    config, state = load_hf_checkpoint(folder)
+    from safetensors.torch import load_file
+
+    expected = load_file(str(folder / "expected.safetensors"))
+    return config, state, expected["input_ids"], expected["logits"]
+
+
+@_one_thread
+def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
+    run = CheckRun(Qwen3Decoder)
+    config, state, ids, hf_logits = _tiny()
+    call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, seed=None)
+    ref.load_state_dict(state)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    run.expect_true(not missing and not unexpected, f"loading the tiny checkpoint into {call} "
+                    f"left parameters missing {missing[:4]} or unexpected {unexpected[:4]}.",
+                    hint="use the attribute names of the exercise")
+    model.eval()
+    _expect_logits(run, f"{call} with the tiny checkpoint of assets/qwen3_tiny on ids "
+                   f"{tuple(ids.shape)}, against transformers' Qwen3ForCausalLM (float32, "
+                   f"to within {HF_ATOL:g})", model, ref, ids, expected=hf_logits,
+                   atol=HF_ATOL, rtol=0.0)
+
+    config = Qwen3LMConfig(vocab_size=13, d_model=12, n_layers=2, n_heads=4, n_kv_heads=1,
+                           d_k=4, d_hidden=16, max_len=10, rope_base=100.0, eps=0.05)
+    call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, seed=141)
+    for B, L in ((2, 10), (1, 3)):
+        idx = torch.randint(0, 13, (B, L), generator=torch.Generator().manual_seed(142 + L))
+        _expect_logits(run, f"{call} with random weights on ids of shape {(B, L)}", model, ref,
+                       idx, hint="this config has eps = 0.05: every RMSNorm (the blocks' and "
+                       "the final one) must get the eps argument")
+    _expect_raises_on(run, f"{call} on ids of shape (2, 11), longer than max_len = 10", model,
+                      torch.zeros(2, 11, dtype=torch.long), mentions=("idx", "(2, 11)"))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1600 + seed)
+            h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+            config = Qwen3LMConfig(
+                vocab_size=int(rng.integers(2, 20)), d_model=int(rng.integers(2, 10)),
+                n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
+                d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)),
+                max_len=int(rng.integers(3, 12)), rope_base=float(rng.choice([1e2, 1e4, 1e6])),
+                eps=float(rng.choice([1e-6, 1e-3])), tie_weights=bool(seed % 2))
+            call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, 1610 + seed,
+                                                reference)
+            idx = torch.randint(0, config.vocab_size, (2, config.max_len),
+                                generator=torch.Generator().manual_seed(1620 + seed))
+            _expect_logits(run, f"{call} with random weights (seed {seed})", model, ref, idx)
+    run.done()
+
+
+# ---------------------------------------------------------------------------------------
+# decode_step
+# ---------------------------------------------------------------------------------------
+def _decode_variant(model: Qwen3LM, ids, cache, offset: int | None = None, use_cache=True,
+                    layer0_only=False, final_norm=True, update=True):
+    """A decode step on the package model with one step changed: (logits, cache)."""
+    T = 0 if cache is None else cache[0][0].shape[2]
+    start = T if offset is None else offset
+    L = ids.shape[1]
+    rope = (model.rope_cos[start:start + L], model.rope_sin[start:start + L])
+    with torch.no_grad():
+        h = model.embed(ids)
+        new = []
+        for i, block in enumerate(model.blocks):
+            past = None if cache is None or not use_cache else cache[0 if layer0_only else i]
+            h, kv = block(h, rope, past)
+            new.append(kv)
+        logits = model.head(model.norm(h) if final_norm else h)
+    return logits, (new if update or cache is None else cache)
+
+
+def _decode_mistakes(model: Qwen3LM, ids, cache, part: int) -> list[Mistake]:
+    T = 0 if cache is None else cache[0][0].shape[2]
+    h_kv = model.config.n_kv_heads
+    table = [
+        ("the final RMSNorm forgotten", {"final_norm": False},
+         "apply model.norm before the head: model.head(model.norm(h))"),
+        ("positions offset by one (T + 1)", {"offset": T + 1},
+         "the first new token sits at position T (positions count from 0): "
+         "model.rope_cos[T:T + L_new]"),
+    ]
+    if T:
+        table += [
+            ("positions not offset: the new tokens got RoPE angles of positions 0, 1, ...",
+             {"offset": 0}, "the new tokens sit at positions T, T + 1, ...: use rows "
+             "T .. T + L_new - 1 of the tables, model.rope_cos[T:T + L_new], with T the "
+             "cache's length cache[0][0].shape[2]"),
+            ("the cache not passed to the blocks", {"use_cache": False},
+             "give every block its own cached keys and values: block(h, rope, cache[i])"),
+            ("the cache ignored (no past, positions from 0)",
+             {"use_cache": False, "offset": 0},
+             "give every block its own cached keys and values, block(h, rope, cache[i]), and "
+             "the RoPE rows of positions T .. T + L_new - 1"),
+            ("the first block's cache given to every block", {"layer0_only": True},
+             "block i gets cache[i], its own keys and values"),
+            ("the old cache returned", {"update": False},
+             "return the new list of the (k, v) pairs the blocks returned"),
+        ]
+        if h_kv != T:
+            table.append(("T read from cache[0][0].shape[1] (the heads) instead of shape[2]",
+                          {"offset": h_kv}, "the cached tokens are on the third axis: "
+                          "T = cache[0][0].shape[2]"))
+    out = []
+    for name, switches, hint in table:
+        result = _decode_variant(model, ids, cache, **switches)[part]
+        if part == 1:
+            result = torch.stack([torch.cat(pair, dim=-1) for pair in result])
+        out.append(Mistake(name, result, hint))
+    return out
+
+
+def _stacked(cache) -> torch.Tensor:
+    return torch.stack([torch.cat([torch.as_tensor(k), torch.as_tensor(v)], dim=-1)
+                        for k, v in cache])  # (n_layers, B, h_kv, T, 2 d_k)
+
+
+def _expect_cache(run: CheckRun, call: str, cache, model: Qwen3LM) -> None:
+    n = model.config.n_layers
+    ok = isinstance(cache, tuple | list) and len(cache) == n and all(
+        isinstance(pair, tuple | list) and len(pair) == 2 for pair in cache)
+    run.expect_true(ok, f"{call} returned a cache of type {type(cache).__name__} "
+                    f"({len(cache) if hasattr(cache, '__len__') else '?'} entries); expected "
+                    f"a list of {n} (k, v) pairs, one per block.",
+                    hint="collect what every block returns: h, kv = block(...); "
+                    "new_cache.append(kv)")
+
+
+def _step(run: CheckRun, decode_step, model: Qwen3LM, ids, cache, what: str, reference=None):
+    T = 0 if cache is None else cache[0][0].shape[2]
+    call = f"decode_step(model, ids of shape {tuple(ids.shape)}, {what})"
+    result = run.call(call, model, ids, cache, crash_hints=[
+        ("'NoneType' object is not subscriptable", "cache is None before the prefill: take "
+         "T = 0 then, and give the blocks past=None"),
+        *_CRASH_HINTS])
+    run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
+                    f"{call} returned {type(result).__name__}; expected (logits, cache).",
+                    hint="return model.head(model.norm(h)), new_cache")
+    logits, new_cache = result
+    want_logits, want_cache = _decode_variant(model, ids, cache)
+    _expect_tensor(run, call, logits)
+    run.expect_shape(call, logits, tuple(want_logits.shape),
+                     hint="return the logits of every new token, (B, L_new, V), not only "
+                     "the last one")
+    run.expect_finite(call, logits)
+    _close_lazy(run, call, logits, want_logits, partial(_decode_mistakes, model, ids, cache, 0),
+                what="logits")
+    _expect_cache(run, call, new_cache, model)
+    run.expect_shape(f"{call}: the cache's keys of block 0", new_cache[0][0],
+                     tuple(want_cache[0][0].shape),
+                     hint=f"after this step the cache covers {T} + {ids.shape[1]} tokens, "
+                     "(B, h_kv, T + L_new, d_k): return the new list of the (k, v) pairs the "
+                     "blocks returned")
+    _close_lazy(run, f"{call}: the returned cache", _stacked(new_cache), _stacked(want_cache),
+                partial(_decode_mistakes, model, ids, cache, 1), what="keys and values")
+    if reference is not None:
+        with torch.no_grad():
+            ref_logits, ref_cache = reference(model, ids, cache)
+        _close(run, f"{call} against the reference", logits, ref_logits, tol=1e-4)
+        _close(run, f"{call}: the cache against the reference", _stacked(new_cache),
+               _stacked(ref_cache), tol=1e-4)
+    return logits, new_cache
+
+
+def _check_decoding(run: CheckRun, decode_step, model: Qwen3LM, ids, prefill: int,
+                    chunks: list[int], reference=None) -> None:
+    """Prefill, then the rest of `ids` in `chunks`; every step against the package's own
+    cached step and the full forward pass (and the reference, when given)."""
+    _, cache = _step(run, decode_step, model, ids[:, :prefill], None, "cache=None (the "
+                     "prefill)", reference)
+    done = prefill
+    for size in chunks:
+        logits, cache = _step(run, decode_step, model, ids[:, done:done + size], cache,
+                              f"the cache of {done} tokens", reference)
+        with torch.no_grad():
+            full = model(ids[:, :done + size])[:, done:]  # (B, size, V)
+        _close(run, f"decode_step's logits for tokens {done}..{done + size - 1} against the "
+               "model run on the whole sequence", logits, full, tol=1e-4,
+               hint="a cached step must give what the full forward pass gives")
+        done += size
+
+
+def _greedy(run: CheckRun, decode_step, model: Qwen3LM, prompt, n: int):
+    """Greedy tokens with decode_step and by running the whole sequence each time."""
+    logits, cache = _step(run, decode_step, model, prompt, None, "cache=None (the prefill)")
+    ids, cached = prompt, []
+    for _ in range(n):
+        next_id = torch.as_tensor(logits)[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1)
+        cached.append(next_id)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits, cache = _step(run, decode_step, model, next_id, cache,
+                              f"the cache of {ids.shape[1] - 1} tokens")
+    recomputed = prompt
+    with torch.no_grad():
+        for _ in range(n):
+            next_id = model(recomputed)[:, -1].argmax(dim=-1, keepdim=True)
+            recomputed = torch.cat([recomputed, next_id], dim=1)
+    return torch.cat(cached, dim=1), recomputed[:, prompt.shape[1]:]
+
+
+@_one_thread
+def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
+    run = CheckRun(decode_step)
+    run.in_place_hint = ("build a new list for the cache (new_cache.append(kv)) and return it: "
+                         "the caller's cache must stay as it was (a second sample or a beam "
+                         "search starts from it again)")
+    config = Qwen3LMConfig(vocab_size=17, d_model=16, n_layers=2, n_heads=4, n_kv_heads=2,
+                           d_k=4, d_hidden=24, max_len=16, rope_base=100.0)
+    model = _randomise(Qwen3LM(config), 151).eval()
+    ids = torch.randint(0, 17, (2, 12), generator=torch.Generator().manual_seed(152))
+    _check_decoding(run, decode_step, model, ids, prefill=5, chunks=[1, 1, 3, 1])
+    cached, recomputed = _greedy(run, decode_step, model, ids[:, :4], 6)
+    run.expect_true(torch.equal(cached, recomputed),
+                    f"greedy generation with decode_step gave tokens {cached.tolist()}, "
+                    f"without the cache {recomputed.tolist()}; they must be the same.",
+                    hint="every step must see exactly what the full forward pass sees: the "
+                    "right positions and every block's own cache")
+    _check_decoding(run, decode_step, model, ids[:1], prefill=1, chunks=[1, 1])
+    bad = [(torch.zeros(2, 2, 3, 4), torch.zeros(2, 2, 3, 4))]
+    run.expect_raises("decode_step with a cache of 1 entry for a model of 2 blocks",
+                      ValueError, model, ids[:, :1], bad, mentions=("cache",))
+    if reference is not None:
+        for seed in range(trials):
+            rng = np.random.default_rng(1700 + seed)
+            h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+            config = Qwen3LMConfig(
+                vocab_size=int(rng.integers(3, 20)), d_model=int(rng.integers(2, 12)),
+                n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
+                d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)),
+                max_len=12, rope_base=float(rng.choice([1e2, 1e4])))
+            model = _randomise(Qwen3LM(config), 1710 + seed).eval()
+            B = int(rng.integers(1, 3))
+            ids = torch.randint(0, config.vocab_size, (B, 12),
+                                generator=torch.Generator().manual_seed(1720 + seed))
+            prefill = int(rng.integers(1, 6))
+            chunks = [1, int(rng.integers(1, 4)), 1]
+            _check_decoding(run, decode_step, model, ids, prefill, chunks, reference)
+    run.done()

@@ -1,0 +1,68 @@
+"""The grader's formats at nbgrader's own extension points, so plain nbgrader speaks them too.
+
+- `LMSFileNames`, a `zip_collect` file-name processor: `nbgrader zip_collect NN_topic` reads
+  a Canvas, Moodle or per-student-folder download (`downloaded/NN_topic/archive/`) with the
+  same rules as the TA command's intake (`grader.intake`): the student is their LMS id, the
+  notebook is matched by its name, number or topic.
+- `GradesCsv`, an export plugin: `nbgrader export` writes the TA command's `grades.csv`
+  (`grader.course.export_csv`: readable names, status, manual flags, one column per test).
+
+`nbgrader_config.py` selects both; `python -m grader` uses the same functions. What plain
+nbgrader still lacks is the intake's view of the whole download (collisions between
+students, superseded files, the report of ignored files), which needs every file at once.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from nbgrader.plugins import ExportPlugin, FileNameCollectorPlugin
+from traitlets import Unicode
+
+from grader.intake import _identity, match_name
+
+
+class LMSFileNames(FileNameCollectorPlugin):
+    """Who handed in a file of an extracted LMS download, and which notebook it is."""
+
+    named_regexp = Unicode("(unused: the LMS layouts of grader.intake)").tag(config=True)
+
+    def collect(self, submitted_file: str) -> dict | None:
+        if not submitted_file.lower().endswith(".ipynb"):
+            return None
+        app = self.parent
+        extracted = Path(app._format_collect_path(app.extracted_directory))
+        relative = Path(submitted_file).resolve().relative_to(extracted.resolve())
+        parts = [p for p in relative.as_posix().replace("\\", "/").split("/") if p]
+        archives = Path(app._format_collect_path(app.archive_directory))
+        if len(parts) > 1 and any(a.name.split(".")[0] == parts[0] for a in archives.iterdir()):
+            parts = parts[1:]  # the folder zip_collect made for the archive it extracted
+        if ".." in parts or any(p.startswith((".", "__MACOSX")) for p in parts):
+            return None
+        found = _identity(parts)
+        if found is None:
+            return None
+        who, filename = found
+        assignment = app.coursedir.assignment_id
+        matched = match_name(filename, [assignment])
+        if matched is None or matched.assignment != assignment:
+            self.log.warning("%s matches no notebook of %s: skipped", relative, assignment)
+            return None
+        return {"student_id": who.natural_id(), "file_id": f"{assignment}.ipynb",
+                "first_name": who.name, "timestamp": None}
+
+
+class GradesCsv(ExportPlugin):
+    """`nbgrader export` as the TA command's grades.csv."""
+
+    def export(self, gradebook) -> None:
+        from grader.course import Course, export_csv
+
+        coursedir = self.parent.coursedir
+        root = Path(coursedir.root)
+        work = (root / coursedir.submitted_directory).parent
+        course = Course(root=root, work=work, db_url=coursedir.db_url)
+        path = Path(self.to or work / "grades.csv")
+        export_csv(course, path if path.is_absolute() else Path(os.getcwd()) / path)
+        self.log.info("Wrote %s", path)

@@ -1,0 +1,1 @@
+"""Package data of the grader (see autograder/pyproject.toml)."""

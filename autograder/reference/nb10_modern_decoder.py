@@ -1,0 +1,248 @@
+"""Reference answers for notebook 10_modern_decoder: generated, do not edit.
+
+Made by scripts/release.py (`make release`) from the answer cells of
+solutions/10_modern_decoder/10_modern_decoder.ipynb. Used by the hidden tests and the project's
+own tests; never shipped to students.
+"""
+
+
+# ruff: noqa: E501, I001
+import math
+import torch
+import torch.nn.functional as F
+from torch import nn
+from attnbook.blocks import require_last_axis
+from attnbook.model import rope_tables, rotate_pairs
+from attnbook.modern import require_cache, require_gqa_inputs, require_head_counts, require_past
+from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_same_size
+
+
+# name: (options, correct letter, explanation shown when the answer is wrong)
+ANSWERS = {
+    'answer_rms_drops': ('ABC', 'C', 'RMSNorm divides each token by the root mean square of its own features and scales by gamma: it never subtracts the mean and has no shift beta. Like LayerNorm it works on the last axis.'),
+    'answer_swiglu_width': ('ABC', 'A', 'SwiGLU has three d x d_h matrices (w_gate, w_up, w_down), so 3 d d_h = 8 d^2 gives d_h = 8d/3; none is shared, and the gate is a matrix of its own.'),
+    'answer_kv_group': ('ABC', 'B', 'consecutive query heads share a key/value head: head r reads r // (h / h_kv) = 5 // 2 = 2 (repeat_interleave), not r % h_kv (which would be repeat).'),
+    'answer_kv_saving': ('ABC', 'C', 'the cache holds 2 N h_kv d_k L values, so halving h_kv halves it, and W_K, W_V shrink too; every one of the 16 query heads still computes its own pattern and its own scores.'),
+    'answer_qk_norm': ('ABC', 'A', 'QK-norm is an RMSNorm over the d_k features of each query and key head, applied before RoPE; the scores and the values are not normalised.'),
+    'answer_rope_layout': ('ABC', 'B', "Hugging Face's Qwen3 rotates the half-split pairs (i, i + d_k/2) of a head and the course rotates (2i, 2i + 1): the loader moves the features so that each pair sits together. nn.Linear's (out, in) layout is the same on both sides."),
+    'answer_cache_contents': ('ABC', 'C', 'each new query needs the keys and values of the earlier tokens in every layer (keys after RoPE); the earlier queries are never used again, and logits are not what later tokens attend to.'),
+    'answer_shared_kv': ('ABC', 'B', 'heads of a group share keys and values, but each has its own queries (its own rows of W_Q), so its scores, and its weights, can differ.'),
+}
+
+
+# -- from the answer cell rms_norm
+def rms_norm(h, gamma, eps=1e-6):
+    """RMSNorm over the last axis.
+
+    Args:
+        h: (..., d) tensor; each slice along the last axis is one token's features.
+        gamma: (d,) scale.
+        eps: small constant added to the mean square inside the square root.
+
+    Returns:
+        (..., d) tensor: gamma * h / sqrt(mean(h ** 2) + eps), the mean taken over each
+        token's d features. h is not modified.
+    """
+    require_min_ndim("h", h, 1, "(..., d)")
+    require_ndim("gamma", gamma, 1, "(d,)")
+    require_same_size("gamma", gamma, 0, "h", h, -1, "the feature width d")
+    mean_square = (h ** 2).mean(dim=-1, keepdim=True)  # (..., 1)
+    return gamma * h / torch.sqrt(mean_square + eps)  # (..., d)
+
+
+# -- from the answer cell SwiGLU
+class SwiGLU(nn.Module):
+    """Gated MLP: w_down(SiLU(w_gate(x)) * w_up(x)), every layer without bias.
+
+    Attributes:
+        w_gate: nn.Linear(d_model, d_hidden, bias=False).
+        w_up: nn.Linear(d_model, d_hidden, bias=False).
+        w_down: nn.Linear(d_hidden, d_model, bias=False).
+    """
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis("x", x, self.d_model, "d_model")
+        return self.w_down(F.silu(self.w_gate(x)) * self.w_up(x))  # (..., d_hidden) -> (..., d)
+
+
+# -- from the answer cell grouped_query_attention
+def grouped_query_attention(q, k, v, allowed=None):
+    """Masked attention in which query head r reads key/value head r // (h / h_kv).
+
+    Args:
+        q: (B, h, L_q, d_k) queries.
+        k: (B, h_kv, L_k, d_k) keys; h is a multiple of h_kv.
+        v: (B, h_kv, L_k, d_k) values.
+        allowed: None (every key allowed) or a bool tensor broadcastable to
+            (B, h, L_q, L_k); True = query i may read key j.
+
+    Returns:
+        (B, h, L_q, d_k): each query's weighted sum of its group's values; a query with no
+        allowed key gets zeros.
+    """
+    require_gqa_inputs(q, k, v, allowed)
+    group = q.shape[1] // k.shape[1]  # query heads per key/value head
+    k = k.repeat_interleave(group, dim=1)  # (B, h, L_k, d_k)
+    v = v.repeat_interleave(group, dim=1)  # (B, h, L_k, d_k)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, h, L_q, L_k)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)  # (B, h, L_q, L_k)
+    return weights @ v  # (B, h, L_q, d_k)
+
+
+# -- from the answer cell kv_cache_bytes
+def kv_cache_bytes(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    """Bytes of the key/value cache of one sequence.
+
+    Args:
+        n_layers: number of blocks N.
+        n_kv_heads: key/value heads per block, h_kv.
+        d_k: width of one head.
+        length: number of cached tokens L.
+        bytes_per_value: 4 for float32, 2 for bfloat16, 1 for int8.
+
+    Returns:
+        The number of bytes that the keys and values of every layer, key/value head and
+        token take.
+    """
+    for name, value in (("n_layers", n_layers), ("n_kv_heads", n_kv_heads), ("d_k", d_k)):
+        require_integer(name, value, 1)
+    require_integer("length", length, 0, "(the number of cached tokens)")
+    if not bytes_per_value > 0:
+        raise ValueError(f"bytes_per_value must be positive; got {bytes_per_value!r}")
+    per_token = 2 * n_layers * n_kv_heads * d_k  # a key and a value per layer and head
+    return per_token * length * bytes_per_value
+
+
+# -- from the answer cell Qwen3Block
+class Qwen3Block(nn.Module):
+    """A Qwen3 block: RMSNorm, GQA with QK-norm and RoPE, SwiGLU, two residual steps.
+
+    Attributes:
+        norm1, norm2: nn.RMSNorm(d_model, eps=eps).
+        W_Q: nn.Linear(d_model, n_heads * d_k, bias=False).
+        W_K, W_V: nn.Linear(d_model, n_kv_heads * d_k, bias=False).
+        q_norm, k_norm: nn.RMSNorm(d_k, eps=eps), applied to every head.
+        W_O: nn.Linear(n_heads * d_k, d_model, bias=False).
+        mlp: SwiGLU(d_model, d_hidden).
+    """
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-6):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = d_model, n_heads, n_kv_heads, d_k
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim("h", h, 3, "(B, L, d)")
+        require_last_axis("h", h, self.d_model, "d_model")
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)  # (B, L, d)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)  # (B, h_kv, L, d_k)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)  # (B, h_kv, L, d_k)
+        q = rotate_pairs(self.q_norm(q), *rope)  # QK-norm, then RoPE
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)  # (B, h_kv, T + L, d_k)
+            v = torch.cat([past[1], v], dim=2)  # (B, h_kv, T + L, d_k)
+        T = k.shape[2] - L  # tokens already cached
+        positions = torch.arange(T, T + L)[:, None]  # (L, 1): where the new queries sit
+        allowed = torch.arange(T + L)[None, :] <= positions  # (L, T + L)
+        y = grouped_query_attention(q, k, v, allowed)  # (B, h, L, d_k)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))  # (B, L, d)
+        return u + self.mlp(self.norm2(u)), (k, v)
+
+
+# -- from the answer cell Qwen3Decoder
+class Qwen3Decoder(nn.Module):
+    """A Qwen3-style decoder: token ids (B, L) -> next-token logits (B, L, V).
+
+    Attributes:
+        embed: nn.Embedding(vocab_size, d_model).
+        blocks: nn.ModuleList of n_layers Qwen3Block(d_model, n_heads, n_kv_heads, d_k,
+            d_hidden, eps).
+        norm: nn.RMSNorm(d_model, eps=eps).
+        head: nn.Linear(d_model, vocab_size, bias=False); head.weight is embed.weight when
+            tie_weights is true.
+        rope_cos, rope_sin: buffers (max_len, d_k / 2), the RoPE angles of every position.
+    """
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden,
+                 max_len, rope_base=1e6, eps=1e-6, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)  # (max_len, d_k / 2) each
+        self.register_buffer("rope_cos", cos, persistent=False)
+        self.register_buffer("rope_sin", sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList(
+            Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim("idx", idx, 2, "(B, L)")
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f"idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer "
+                             f"than max_len = {self.max_len}")
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])  # (L, d_k / 2) each
+        h = self.embed(idx)  # (B, L, d)
+        for block in self.blocks:
+            h, _ = block(h, rope)  # (B, L, d)
+        return self.head(self.norm(h))  # (B, L, V)
+
+
+# -- from the answer cell decode_step
+def decode_step(model, token_ids, cache):
+    """Run new tokens through a Qwen3-style decoder after the cached ones.
+
+    Args:
+        model: a decoder with embed, blocks, norm, head, rope_cos and rope_sin.
+        token_ids: (B, L_new) ids of the new tokens (the whole prompt for the prefill).
+        cache: None, or one (k, v) pair per block, each (B, h_kv, T, d_k), for the T
+            tokens before these.
+
+    Returns:
+        (logits, cache): logits (B, L_new, V) for the new tokens, and the cache extended to
+        T + L_new tokens (one (k, v) pair per block).
+    """
+    require_ndim("token_ids", token_ids, 2, "(B, L_new)")
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]  # tokens already cached
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])  # angles of positions T .. T+L-1
+    h = model.embed(token_ids)  # (B, L, d)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])  # (B, L, d)
+        new_cache.append(kv)
+    return model.head(model.norm(h)), new_cache  # (B, L, V)

@@ -1,0 +1,122 @@
+"""`make check` (scripts/check_notebook.py) is honest: concept answers are graded later, never
+points; a failed check prints its hint; notebook 07 runs on its graded budget."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from conftest import NOTEBOOKS, ROOT, SOLUTIONS, read
+from grader.catalogue import apply_variant, fill_in, load_catalogue, nbgrader_meta
+
+spec = importlib.util.spec_from_file_location("check_notebook",
+                                              ROOT / "scripts" / "check_notebook.py")
+check_notebook = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(check_notebook)
+
+NB01 = "01_attention_scores"
+
+
+def _wrong_letters(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Every concept answer set to a letter: "C" where the solution says otherwise, else
+    "A" (so at least most are wrong)."""
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id", "")
+        if nbgrader_meta(cell).get("solution") and grade_id.startswith("answer_"):
+            right = cell.source.split("### BEGIN SOLUTION")[-1]
+            wrong = "A" if '"C"' in right else "C"
+            cell.source = f'{grade_id} = "{wrong}"\n'
+    return nb
+
+
+def _submission(tmp_path, variant_name: str | None) -> tuple:
+    """A learner's notebook 01 in tmp_path: the release filled in with the solutions, all
+    concept letters changed, and one catalogued mistake if named."""
+    solution = read(SOLUTIONS / NB01 / f"{NB01}.ipynb")
+    variant = None
+    if variant_name:
+        variant = next(v for v in load_catalogue(NB01).MISTAKES if v.name == variant_name)
+        solution = apply_variant(solution, variant)
+    nb = _wrong_letters(fill_in(read(NOTEBOOKS / NB01 / f"{NB01}.ipynb"), solution))
+    path = tmp_path / f"{NB01}.ipynb"
+    nbformat.write(nb, path)
+    return path, variant
+
+
+def _run(path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "check_notebook.py"),
+                           str(path)], capture_output=True, text=True, timeout=600)
+
+
+def test_wrong_letters_are_graded_later_and_a_wrong_function_shows_its_hint(tmp_path):
+    path, variant = _submission(tmp_path, "softmax over the wrong axis")
+    done = _run(path)
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    concept_lines = [line for line in out.splitlines() if "answer_" in line]
+    assert concept_lines and all("graded later" in line for line in concept_lines), out
+    assert not any(check_notebook.PASS in line for line in concept_lines), out
+    failed = [line for line in out.splitlines() if "test_softmax_rows" in line]
+    assert failed and check_notebook.FAIL in failed[0], out
+    after = out.split(failed[0], 1)[1].splitlines()[1]
+    assert after.strip().startswith("Hint:") and variant.hint in after, out
+
+
+def test_only_wrong_letters_report_them_ungraded_and_exit_zero(tmp_path):
+    path, _ = _submission(tmp_path, None)
+    done = _run(path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "concept questions:" in done.stdout and "graded later" in done.stdout
+    total = [line for line in done.stdout.splitlines() if line.startswith("functions:")]
+    functions = [c for c in read(path).cells if nbgrader_meta(c).get("grade")
+                 and not nbgrader_meta(c).get("solution")
+                 and not nbgrader_meta(c)["grade_id"].startswith("test_answer_")]
+    points = sum(nbgrader_meta(c)["points"] for c in functions)
+    assert total and f"{points:g}/{points:g}" in total[0], done.stdout
+
+
+def _fake(outputs: list, grade_id: str, points: float = 2, source: str = "check_x(x)"):
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "points": points,
+                                 "solution": False, "locked": True, "schema_version": 3,
+                                 "task": False}
+    cell.outputs, cell.execution_count = outputs, 1
+    return cell
+
+
+def test_score_card_never_counts_concept_answers_as_points():
+    error = nbformat.v4.new_output("error", ename="CheckFailure", traceback=[],
+                                   evalue="x: x(1) returned wrong values.\nHint: look here\n"
+                                   "  expected 1\n  seen 2")
+    unanswered = nbformat.v4.new_output("error", ename="NotImplementedError", traceback=[],
+                                        evalue="answer_b is still None: set it")
+    nb = nbformat.v4.new_notebook(cells=[
+        _fake([], "test_f"), _fake([error], "test_x"),
+        _fake([], "test_answer_a", 1, 'check_choice("answer_a", answer_a, "ABC")'),
+        _fake([unanswered], "test_answer_b", 1, 'check_choice("answer_b", answer_b, "ABC")')])
+    lines, status = check_notebook.score_card(nb)
+    text = "\n".join(lines)
+    assert status == 1
+    assert "functions: 2/4 points" in text
+    assert "answer_a" in text and "graded later" in text
+    assert "Hint: look here" in text and "expected 1" not in text
+    assert "1 not answered" in text
+
+
+@pytest.mark.slow
+def test_notebook_07_runs_on_its_graded_budget(tmp_path):
+    """The graded path of the training notebook: the small budget nbgrader gets."""
+    name = "07_training"
+    nb = fill_in(read(NOTEBOOKS / name / f"{name}.ipynb"), read(SOLUTIONS / name / f"{name}.ipynb"))
+    probe = _fake([], "test_graded_budget", 1, "from attnbook.notebook import being_graded\n"
+                  "assert being_graded(), 'not on the graded budget'")
+    probe.outputs, probe.execution_count = [], None
+    nb.cells.insert(1, probe)
+    path = tmp_path / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    done = _run(path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "test_graded_budget" in done.stdout and "not on the graded budget" not in done.stdout
