@@ -160,3 +160,17 @@ def test_08_quality_diversity_sweep_reads_as_the_text_says(shipped):
     assert lp[0.8] < lp[0.95] and lp[0.8] < lp[1.0], "the top-p line is not monotone"
     text = " ".join(_markdown("08_generation").split())
     assert "tells the same story" not in text and "does not move in one direction" in text
+
+
+def test_09_ladder_is_read_over_its_seeds_at_its_budget_and_the_rerun_ranks_a_pair():
+    from attnbook import ablation
+
+    text = " ".join(_markdown("09_beyond").split())
+    assert "at this budget" in text and "three seeds" in text
+    assert "one seed" not in text
+    nb = read(SOLUTIONS / "09_beyond" / "09_beyond.ipynb")
+    rerun = next(c.source for c in nb.cells if "rerun_pair()" in c.source)
+    assert "ranking(mine)" in rerun and "stored_ranking(results, RERUN_PAIR)" in rerun
+    first, second = ablation.RERUN_PAIR
+    assert f"`{first}`" in text and f"`{second}`" in text
+    assert f"stopped at step {ablation.RERUN_CONFIG.stop_after} of" in text
