@@ -227,7 +227,7 @@ def hidden_states(model: TransformerLM, idx: torch.Tensor) -> list[torch.Tensor]
     hooks = [block.register_forward_hook(lambda _m, _i, out: captured.append(out))
              for block in model.blocks]  # fmt: skip
     try:
-        embedded = model.embed(idx)  # (B, L, d); "none" adds no position
+        embedded = model.embed_tokens(idx)  # (B, L, d); "none" adds no position
         model(idx)
     finally:
         for hook in hooks:

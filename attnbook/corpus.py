@@ -245,9 +245,10 @@ class EmailGrammar:
             verb = yield self._pick("meeting_verbs")
             yield _Say("on" if verb == "is" else "to")
             yield self._pick("days")
+            # The ending choice emits "." itself, or "at" and then a time and the full stop.
             if (yield self._pick("meeting_endings")) == "at":
                 yield self._pick("times")
-            yield _Say(".")
+                yield _Say(".")
         elif first == "can":  # can we meet on monday ? / can you check the report ?
             if (yield self._pick("questions")) == "we":
                 yield _Say("meet")

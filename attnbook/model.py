@@ -62,6 +62,11 @@ class LMConfig:
     norm: str = "pre"  # "pre": LN inside each residual branch; "post": LN after each sum
     causal: bool = True  # False only for the ablation that removes the causal mask
     rope_base: float = 10000.0  # theta_i = rope_base ** (-2i / d_k)
+    # The original transformer's recipe for added sinusoids: token embeddings drawn with std
+    # 1/sqrt(d_model) and multiplied by sqrt(d_model), so they start at unit scale, as large
+    # as the position vectors. Off (GPT-2's N(0, 0.02), no factor), a sinusoid of amplitude 1
+    # drowns a token vector of 0.02. Notebook 06's Decoder is the default, H0 = E[w] + P.
+    embed_scale: bool = False
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "d_model", "n_heads", "n_layers", "max_len"):
@@ -331,7 +336,9 @@ class TransformerLM(nn.Module):
         """GPT-2 initialisation, by module type: linear and embedding weights N(0, 0.02), zero
         biases, LayerNorms at gain 1 and shift 0; the linear maps that end a residual branch
         (attention's ``W_O``, the MLP's ``fc_out``) at std 0.02 / sqrt(2 N), which keeps the
-        residual stream's variance from growing with depth."""
+        residual stream's variance from growing with depth. With ``embed_scale`` the token
+        embedding is drawn with std 1/sqrt(d_model) instead, so that ``sqrt(d_model) E[w]``
+        starts at unit scale (see `LMConfig.embed_scale`)."""
         residual_std = 0.02 / math.sqrt(2 * self.config.n_layers)
         blocks = cast("list[TransformerBlock]", list(self.blocks))  # __init__ puts only these
         ends_a_branch = {id(m) for block in blocks for m in (block.attn.W_O, block.mlp.fc_out)}
@@ -342,10 +349,17 @@ class TransformerLM(nn.Module):
                 if module.bias is not None:
                     nn.init.zeros_(module.bias)
             elif isinstance(module, nn.Embedding):
-                nn.init.normal_(module.weight, mean=0.0, std=0.02)
+                scaled = module is self.embed and self.config.embed_scale
+                std = self.config.d_model**-0.5 if scaled else 0.02
+                nn.init.normal_(module.weight, mean=0.0, std=std)
             elif isinstance(module, nn.LayerNorm):
                 nn.init.ones_(module.weight)
                 nn.init.zeros_(module.bias)
+
+    def embed_tokens(self, idx: torch.Tensor) -> torch.Tensor:
+        """Token vectors (B, L, d) of ids (B, L), times sqrt(d_model) with ``embed_scale``."""
+        h = self.embed(idx)  # (B, L, d)
+        return h * math.sqrt(self.config.d_model) if self.config.embed_scale else h
 
     def num_parameters(self) -> int:
         """Number of distinct trainable numbers (a tied matrix counts once)."""
@@ -377,7 +391,7 @@ class TransformerLM(nn.Module):
         """The first block's input (B, L, d) and the RoPE tables, for ids (B, L) at absolute
         ``positions`` (B or 1, L): the token embedding plus the absolute position signal, or
         the (cos, sin) tables gathered once for every block (None without RoPE)."""
-        h = self.embed(idx)  # (B, L, d)
+        h = self.embed_tokens(idx)  # (B, L, d)
         rope = None
         if self.config.positions == "learned":
             h = h + self.pos(positions)  # (B, L, d) + (B or 1, L, d)

@@ -90,7 +90,8 @@ class TrainConfig:
 
 
 PRESETS = {
-    # About 4 minutes on two cores: 0.42M parameters, ~8 passes over 60k emails.
+    # About 600 CPU seconds (some 6 minutes on two free cores): 0.42M parameters, about
+    # 6.4 passes over 60k emails (benchmarks/results/train_cpu.md).
     "cpu": TrainConfig(),
     # One GPU: a wider, deeper model, more emails, bf16 autocast (chosen by the device).
     "gpu": TrainConfig(

@@ -3,8 +3,10 @@ experiment, loss curves against the entropy floor, and an attention explorer on 
 decoder.
 
 - `chain_timing`: one forward pass of the reference decoder scores every shifted target of a
-  batch; a recurrent cell must walk the same batch one position at a time. Both are timed on
-  the same token ids, for several lengths; `plot_chain_timing` draws the result.
+  batch in a chain of one step per layer; a recurrent layer needs one step per position. The
+  counts come first; then the same decoder is timed in one pass and walking the positions
+  one at a time (the same arithmetic, chained), for several lengths; `plot_chain_timing`
+  draws both.
 - `causal_mask_experiment`: two tiny decoders trained identically, one with the causal mask
   and one without. The unmasked one drives its training loss towards zero by reading the
   target it is asked to predict, and then cannot write an email, because at generation time
@@ -105,25 +107,6 @@ def batch_table_markdown(inputs, targets, loss_mask, tokenizer,
 # ---------------------------------------------------------------------------------------
 # One forward pass against a recurrent chain
 # ---------------------------------------------------------------------------------------
-class _RecurrentLM(torch.nn.Module):
-    """h_t = GRU(h_{t-1}, x_t), logits_t = W h_t: an RNN language model of width d."""
-
-    def __init__(self, vocab_size: int, d: int) -> None:
-        super().__init__()
-        self.embed = torch.nn.Embedding(vocab_size, d)
-        self.cell = torch.nn.GRUCell(d, d)
-        self.head = torch.nn.Linear(d, vocab_size)
-
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        x = self.embed(idx)  # (B, L, d)
-        h = x.new_zeros(x.shape[0], x.shape[2])  # (B, d)
-        states = []
-        for t in range(idx.shape[1]):  # step t waits for step t - 1
-            h = self.cell(x[:, t], h)  # (B, d)
-            states.append(h)
-        return self.head(torch.stack(states, dim=1))  # (B, L, V)
-
-
 def _best_time(fn, x: torch.Tensor, repeats: int) -> float:
     """The fastest of ``repeats`` calls ``fn(x)``, in seconds."""
     fn(x)  # warm-up: first calls allocate
@@ -149,37 +132,34 @@ def chain_timing(
     repeats: int = 5,
     seed: int = 0,
 ) -> dict:
-    """Time one decoder forward pass against two chains on the same random token ids.
+    """Count the steps that wait for each other, then time one pass against a chain.
 
-    All three produce next-token logits for every position of a (batch_size, L) batch:
-    the decoder in one pass ("decoder_ms"); the same decoder one position at a time, each
-    step reusing the cached keys and values of the earlier ones, so the work is the same but
-    chained ("decoder_chain_ms"); and a GRU of the decoder's width, h_t = f(h_{t-1}, x_t)
-    ("rnn_ms"). Also returns "L", "max_logit_gap" (one pass against the cached chain: equal
-    up to rounding) and the number of steps that must wait for the previous one
-    ("decoder_steps": one per layer; "rnn_steps": L). The fastest of ``repeats`` runs counts,
-    on one CPU thread, so a busy machine disturbs it less.
+    Counted: a causal decoder scores every position of a (batch_size, L) batch with a chain
+    of one step per layer ("decoder_steps"); a recurrent layer, h_t = f(h_{t-1}, x_t), needs
+    one step per position ("rnn_steps": L). Measured, on the same random token ids and the
+    same decoder, so that only the order of the work differs: the next-token logits of every
+    position in one forward pass ("decoder_ms"), and the same logits one position at a time,
+    each step reusing the cached keys and values of the earlier ones ("decoder_chain_ms":
+    the same arithmetic, chained like a recurrence). Also returns "L" and "max_logit_gap"
+    (one pass against the chain: equal up to rounding). The fastest of ``repeats`` runs
+    counts, on one CPU thread, so a busy machine disturbs it less.
     """
-    vocab, d = model.config.vocab_size, model.config.d_model
+    vocab = model.config.vocab_size
     generator = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
-    rnn = _RecurrentLM(vocab, d).eval()
     device = next(model.parameters()).device
-    keys = ("L", "decoder_ms", "decoder_chain_ms", "rnn_ms", "decoder_steps", "rnn_steps",
+    keys = ("L", "decoder_ms", "decoder_chain_ms", "decoder_steps", "rnn_steps",
             "max_logit_gap")
     result: dict[str, list] = {key: [] for key in keys}
     was_training = model.training
     model.eval()
     with torch.no_grad(), single_thread():
         for L in lengths:
-            idx = torch.randint(3, vocab, (batch_size, L), generator=generator)  # (B, L)
-            idx_model = idx.to(device)
-            gap = (model(idx_model) - _cached_chain(model, idx_model)).abs().max()
+            idx = torch.randint(3, vocab, (batch_size, L), generator=generator).to(device)
+            gap = (model(idx) - _cached_chain(model, idx)).abs().max()
             result["L"].append(int(L))
-            result["decoder_ms"].append(1e3 * _best_time(model, idx_model, repeats))
+            result["decoder_ms"].append(1e3 * _best_time(model, idx, repeats))
             result["decoder_chain_ms"].append(
-                1e3 * _best_time(lambda x: _cached_chain(model, x), idx_model, repeats))
-            result["rnn_ms"].append(1e3 * _best_time(rnn, idx, repeats))
+                1e3 * _best_time(lambda x: _cached_chain(model, x), idx, repeats))
             result["decoder_steps"].append(model.config.n_layers)
             result["rnn_steps"].append(int(L))
             result["max_logit_gap"].append(float(gap))
@@ -188,27 +168,25 @@ def chain_timing(
 
 
 def plot_chain_timing(result: dict) -> Figure:
-    """Measured time and number of sequential steps against the sequence length L."""
+    """Sequential steps (left), then the measured time of one pass against the chain."""
     fig = Figure(figsize=(9, 3.6))
-    ax_time, ax_steps = fig.subplots(1, 2)
-    ax_time.plot(result["L"], result["decoder_ms"], "o-", color="tab:blue",
-                 label="decoder: one forward pass")
-    ax_time.plot(result["L"], result["decoder_chain_ms"], "^-", color="tab:orange",
-                 label="decoder: L chained steps (cache)")
-    ax_time.plot(result["L"], result["rnn_ms"], "s-", color="tab:green",
-                 label="RNN: L chained steps")
-    ax_time.set_xlabel("sequence length L")
-    ax_time.set_ylabel("time for the batch (ms)")
-    ax_time.set_title("Measured time, same batch")
-    ax_time.legend()
+    ax_steps, ax_time = fig.subplots(1, 2)
     ax_steps.plot(result["L"], result["decoder_steps"], "o-", color="tab:blue",
-                  label="decoder (one per layer)")
+                  label="causal decoder (one per layer)")
     ax_steps.plot(result["L"], result["rnn_steps"], "s-", color="tab:green",
-                  label="RNN (one per position)")
+                  label="recurrent layer (one per position)")
     ax_steps.set_xlabel("sequence length L")
     ax_steps.set_ylabel("steps that must wait for the previous one")
     ax_steps.set_title("Length of the dependency chain")
     ax_steps.legend()
+    ax_time.plot(result["L"], result["decoder_ms"], "o-", color="tab:blue",
+                 label="one forward pass")
+    ax_time.plot(result["L"], result["decoder_chain_ms"], "^-", color="tab:orange",
+                 label="L chained steps (cache)")
+    ax_time.set_xlabel("sequence length L")
+    ax_time.set_ylabel("time for the batch (ms)")
+    ax_time.set_title("Same decoder, same arithmetic: measured time")
+    ax_time.legend()
     fig.tight_layout()
     return fig
 

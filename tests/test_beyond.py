@@ -156,15 +156,18 @@ def test_unmasked_decoder_without_positions_is_permutation_equivariant():
         torch.testing.assert_close(h_perm, h[:, perm], atol=1e-5, rtol=1e-5)
 
 
-def test_stored_probe_decoders_causal_knows_position_unmasked_does_not():
+def test_stored_probe_decoders_causal_carries_some_position_unmasked_none():
     models = ablation.load_probe_models()
     assert models["causal"].config.causal and not models["unmasked"].config.causal
     assert {m.config.positions for m in models.values()} == {"none"}
     probes = {k: beyond.position_probe(m, L=32, n=256, seed=0) for k, m in models.items()}
-    # Measured on the stored decoders: causal R^2 about 0.11 after block 1 and 0.28 after
-    # block 2; unmasked within 0.01 of zero everywhere (exact symmetry, see the test above).
-    assert probes["causal"]["r2"][-1] > 0.15
-    assert probes["causal"]["r2"][-1] > probes["causal"]["r2"][1] > probes["causal"]["r2"][0]
+    # Measured on the stored decoders: causal R^2 about 0.08 after block 1 and 0.30 after
+    # block 2, as notebook 09 words it ("about a tenth", "under a third": some position,
+    # not an exact record); unmasked within 0.01 of zero everywhere (exact symmetry, see the
+    # test above).
+    r2 = probes["causal"]["r2"]
+    assert 0.05 < r2[1] < 0.15 and 0.15 < r2[-1] < 1 / 3
+    assert r2[-1] > r2[1] > r2[0]
     assert np.all(np.abs(probes["unmasked"]["r2"]) < 0.02)
     assert abs(probes["causal"]["r2"][0]) < 0.02  # embeddings alone: words carry no position
     assert_labelled(beyond.plot_position_probe(probes))

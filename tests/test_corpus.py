@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from attnbook.corpus import DEFAULT_GRAMMAR, EOS, EmailGrammar, make_splits
+from attnbook.tokenizer import WordTokenizer
 
 GRAMMAR = DEFAULT_GRAMMAR
 
@@ -174,3 +175,88 @@ def test_entropy_estimate_is_stable_across_seeds():
     h1, se1 = GRAMMAR.entropy_per_token(n_samples=5000, seed=1)
     assert 0.3 < h0 < 1.5 and 0 < se0 < 0.01
     assert abs(h0 - h1) < 4 * math.hypot(se0, se1)
+
+
+# -- clean sentences: every email reads as written English, production by production ---------
+PUNCTUATION = {",", ".", "?"}
+ENDS = {".", "?"}
+
+
+def sentence_problems(words, grammar=GRAMMAR):
+    """What is wrong with an email as text ([] when nothing): doubled punctuation or words,
+    empty or unknown tokens, special tokens inside, an empty sentence, a missing full stop."""
+    problems = []
+    vocabulary = set(grammar.vocabulary())
+    if not words:
+        return ["the email is empty"]
+    for i, word in enumerate(words):
+        if not word or word != word.strip() or " " in word:
+            problems.append(f"word {i} {word!r} is an empty or blank slot")
+        elif word not in vocabulary:
+            problems.append(f"word {i} {word!r} is not in the vocabulary")
+    for i, (a, b) in enumerate(zip(words, words[1:])):
+        if a in PUNCTUATION and b in PUNCTUATION:
+            problems.append(f"words {i}, {i + 1}: {a!r} {b!r} is doubled punctuation")
+        elif a == b:
+            problems.append(f"words {i}, {i + 1}: {a!r} twice in a row")
+    if words[0] in PUNCTUATION:
+        problems.append(f"the email opens with {words[0]!r}")
+    if words[-1] not in ENDS:
+        problems.append(f"the email ends with {words[-1]!r}, not a full stop or question mark")
+    return problems
+
+
+def one_sentence_grammar(**tables):
+    """Bare emails of exactly one sentence: enumerating them lists every production."""
+    return EmailGrammar(greeted_share=0.0, bare_continue=(0.0,), **tables)
+
+
+def test_the_helper_catches_the_old_double_full_stop():
+    assert sentence_problems("the meeting is on wednesday . .".split()) == [
+        "words 5, 6: '.' '.' is doubled punctuation"]
+    assert sentence_problems("send report".split())[-1].startswith("the email ends with")
+    assert "blank slot" in sentence_problems(["send", "", "."])[0]
+
+
+def test_sampled_emails_are_clean_sentences_and_end_once():
+    tokenizer = WordTokenizer()
+    for words, log_p in samples(20000, seed=8):
+        assert not sentence_problems(words), (" ".join(words), sentence_problems(words))
+        assert EOS not in words and math.isfinite(log_p)
+        ids = tokenizer.encode(words)
+        assert ids[-1] == tokenizer.eos_id and ids.count(tokenizer.eos_id) == 1
+        assert ids.count(tokenizer.bos_id) == 1 and tokenizer.pad_id not in ids
+        assert EOS in GRAMMAR.next_word_probs(words), "a finished email must be able to end"
+        if words[0] in GRAMMAR.greetings:  # the sign-off is the last thing: the end is certain
+            assert GRAMMAR.next_word_probs(words) == {EOS: 1.0}
+
+
+def test_every_production_with_every_word_is_a_clean_sentence():
+    emails = all_emails(one_sentence_grammar())
+    seen = {w for e in emails for w in e}
+    sign_off_only = {"thanks", "thank", "see", "soon"} | set(GRAMMAR.names) | set(GRAMMAR.greetings)
+    assert seen == set(GRAMMAR.vocabulary()) - sign_off_only, "an entry of a table is never used"
+    assert sum(math.exp(GRAMMAR.log_prob(e)) for e in emails) < 1.0  # a share of all emails
+    for email in emails:
+        assert not sentence_problems(email), (" ".join(email), sentence_problems(email))
+        # One stop per sentence; the order sentence is followed by "X first , Y second ."
+        assert sum(w in ENDS for w in email) == (2 if "first" in email else 1), email
+    starts = Counter(e[0] for e in emails)
+    assert set(starts) == set(GRAMMAR.starters)
+    meetings = [e for e in emails if e[0] == "the"]
+    assert {len(e) for e in meetings} == {6, 8}, "the meeting is on DAY . / ... at TIME ."
+
+
+def test_greetings_sign_offs_and_sentence_joins_are_clean():
+    grammar = EmailGrammar(
+        names={"anna": 1.0}, items={"report": 0.5, "slides": 0.5}, days={"monday": 1.0},
+        times={"ten": 1.0}, objects={"box": 1.0}, containers={"bag": 1.0},
+        object_adjectives={"box": {"big": 1.0}}, container_adjectives={"bag": {"full": 1.0}},
+        greeted_continue=(1.0, 0.0), bare_continue=(1.0, 0.0),
+    )  # fmt: skip
+    emails = all_emails(grammar)
+    assert len(emails) > 1000
+    for email in emails:
+        assert not sentence_problems(email, grammar), (" ".join(email),
+                                                       sentence_problems(email, grammar))
+    assert {e[-3] for e in emails if e[0] in grammar.greetings} == {","}  # "..., anna ."

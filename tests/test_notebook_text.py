@@ -17,12 +17,6 @@ TIME = re.compile(r"\*\*Time\.\*\*\s+About\s+(\d+)\s+minutes:\s+(\d+)\s+for\s+th
                   r"exercises?")
 EXERCISE = re.compile(r"^### Exercise (\d+) · .*\(difficulty [★☆]+, about (\d+) minutes\)",
                       re.MULTILINE)
-#: Notebooks whose header does not add up yet, kept visible: another engineer owns their
-#: prose. strict=True makes the test fail once they are fixed, so the marks come off.
-TIME_NOT_YET_FIXED = {
-    "07_training": "header: 35 minutes for the exercises; headings: 8 + 8 + 8 + 8 = 32",
-    "08_generation": "header: 50 minutes for the exercises; headings: 10 + 15 + 5 + 15 + 10 = 55",
-}
 
 
 def _markdown(name: str) -> list[str]:
@@ -41,10 +35,7 @@ def time_budget(name: str) -> dict:
             "count": NUMBER_WORDS.get(header[3].lower()), "headings": exercises}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=TIME_NOT_YET_FIXED[name]))
-    if name in TIME_NOT_YET_FIXED else name
-    for name in notebook_names()])
+@pytest.mark.parametrize("name", notebook_names())
 def test_time_header_adds_up(name):
     """'About T minutes: E for the N exercises' holds N headed exercises whose minutes sum to
     E, with time left over (T > E) for the experiments and questions."""

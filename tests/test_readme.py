@@ -28,3 +28,68 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {"__name__": "__readme__"})
     assert (tmp_path / "model.pt").is_file()
+
+
+# -- figures that depend on the corpus, the shipped checkpoint and the ablation ----------------
+def _shipped_metrics() -> dict:
+    import torch
+
+    payload = torch.load(ROOT / "assets" / "checkpoints" / "email_cpu.pt", weights_only=True)
+    return payload["extra"]["metrics"]
+
+
+def _number(pattern: str, text: str) -> float:
+    import re
+
+    found = re.search(pattern, text)
+    assert found, f"no match for {pattern!r}"
+    return float(found.group(1))
+
+
+def test_readme_floor_and_checkpoint_gap_match_the_shipped_checkpoint():
+    from attnbook.corpus import DEFAULT_GRAMMAR
+
+    readme, metrics = (ROOT / "README.md").read_text(), _shipped_metrics()
+    floor = _number(r"known exactly \((\d\.\d{3}) nats", readme)
+    assert floor == round(metrics["floor"], 3)
+    assert floor == round(DEFAULT_GRAMMAR.entropy_per_token(20000, seed=12345)[0], 3), (
+        "the checkpoint was trained on another corpus than the package's grammar makes")
+    gap = _number(r"email_cpu.pt` \((\d\.\d{3}) nats above the floor", readme)
+    assert gap == round(metrics["best_val_loss"] - metrics["floor"], 3)
+
+
+def test_train_benchmark_records_the_shipped_checkpoint():
+    from attnbook.train import read_log
+
+    text = (ROOT / "benchmarks" / "results" / "train_cpu.md").read_text()
+    metrics = _shipped_metrics()
+    assert _number(r"shipped checkpoint\) \| (\d\.\d{5})", text) == round(
+        metrics["best_val_loss"], 5)
+    assert _number(r"corpus entropy per token [^|]*\| (\d\.\d{5})", text) == round(
+        metrics["floor"], 5)
+    assert _number(r"true grammar on the same validation emails \| (\d\.\d{5})", text) == round(
+        metrics["val_floor"], 5)
+    assert _number(r"best validation loss − corpus entropy\*\* \| \*\*(\d\.\d{4})", text) == round(
+        metrics["best_val_loss"] - metrics["floor"], 4)
+    log = read_log(ROOT / "assets" / "checkpoints" / "email_cpu_log.csv")
+    validated = {int(r["step"]): float(r["val_loss"]) for r in log if r["val_loss"]}
+    assert min(validated.values()) == metrics["best_val_loss"] or abs(
+        min(validated.values()) - metrics["best_val_loss"]) < 1e-6
+    steps = [int(s) for s in _row(text, "| step |")]
+    losses = [float(v) for v in _row(text, "| val loss |")]
+    assert [round(validated[s], 4) for s in steps] == losses
+
+
+def _row(text: str, start: str) -> list[str]:
+    line = next(line for line in text.splitlines() if line.startswith(start))
+    return [cell.strip() for cell in line.strip("|").split("|")[1:]]
+
+
+def test_ablation_benchmark_shows_the_stored_table_and_floor():
+    from attnbook.ablation import load_results, results_table
+
+    text = (ROOT / "benchmarks" / "results" / "ablation_cpu.md").read_text()
+    results = load_results(ROOT / "assets" / "ablation" / "results.json")
+    assert results_table(results) in text, "regenerate the table with results_table(...)"
+    assert _number(r"Corpus entropy (\d\.\d{5})", text) == round(results["floor"], 5)
+    assert f"seeds {', '.join(map(str, results['config']['seeds']))}" in text

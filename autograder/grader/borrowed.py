@@ -210,7 +210,7 @@ def resolve(dotted: str):
     parts = dotted.split(".")
     if parts[0] not in ("attnbook", "torch") or any(p.startswith("_") for p in parts):
         return _MISSING  # nothing private is imported or read (no __main__, no _internals)
-    obj = importlib.import_module(parts[0])
+    obj: object = importlib.import_module(parts[0])
     for i, part in enumerate(parts[1:], start=2):
         nxt = getattr(obj, part, _MISSING) if isinstance(obj, type) or _is_module(obj) \
             else _MISSING
@@ -418,8 +418,8 @@ class _Reader:
             if isinstance(node, ast.Attribute):
                 attrs.append(node.attr)
                 node = node.value
-            elif isinstance(node, ast.Call) and _getattr_chain(node):
-                node, name = _getattr_chain(node)
+            elif isinstance(node, ast.Call) and (link := _getattr_chain(node)):
+                node, name = link
                 attrs.append(name)
             else:
                 break
@@ -464,7 +464,7 @@ class _Reader:
                 if isinstance(inner, ast.Call) and not _getattr_chain(inner):
                     continue
                 base, attrs = self._chain(inner, local, imports, todo)
-                chain_nodes = inner
+                chain_nodes: ast.expr = inner
                 while isinstance(chain_nodes, ast.Attribute | ast.Call):
                     inner_of_chain.add(id(chain_nodes))
                     if isinstance(chain_nodes, ast.Attribute):

@@ -1,0 +1,176 @@
+"""What notebooks 07-09 say about their own outputs holds: time estimates add up, counts
+match the cells, and the claims about the shipped model and the stored assets are true.
+
+These read the solution notebooks and recompute the numbers their prose rests on; the notebooks
+themselves run in tests/test_notebooks.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+from conftest import SOLUTIONS, read
+
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10}
+CLAIMED = ("07_training", "08_generation", "09_beyond")
+
+
+def _markdown(name: str) -> str:
+    nb = read(SOLUTIONS / name / f"{name}.ipynb")
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def _time_header(name: str) -> str:
+    text = " ".join(_markdown(name).split())
+    return re.search(r"\*\*Time\.\*\* (.*?)(?:\*\*|$)", text).group(1)
+
+
+@pytest.mark.parametrize("name", CLAIMED)
+def test_time_estimates_add_up(name):
+    """Total = exercises + concept checks + demonstrations, each part = its itemised minutes."""
+    header = _time_header(name)
+    total = int(re.match(r"About (\d+) minutes:", header).group(1))
+    parts = re.findall(r"(\d+) for the (\w+ )?(exercises|concept checks|demonstrations)",
+                       header)
+    assert [kind for _, _, kind in parts] == ["exercises", "concept checks", "demonstrations"]
+    assert sum(int(minutes) for minutes, _, _ in parts) == total, header
+    nb = read(SOLUTIONS / name / f"{name}.ipynb")
+    exercises = [int(m) for m in re.findall(r"### Exercise \d+ · .*?about (\d+) minutes",
+                                            _markdown(name))]
+    checks = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get(
+        "grade_id", "").startswith("answer_") and c.metadata["nbgrader"].get("solution")]
+    (ex_minutes, ex_count, _), (check_minutes, check_count, _), (demo_minutes, _, _) = parts
+    assert int(ex_minutes) == sum(exercises) and NUMBERS[ex_count.strip()] == len(exercises)
+    assert NUMBERS[check_count.strip()] == len(checks), "concept checks counted wrongly"
+    assert int(check_minutes) == len(checks), "one minute per concept check"
+    itemised = re.search(r"demonstrations: (.*)", header).group(1)
+    assert sum(int(m) for m in re.findall(r"\((\d+)\)", itemised)) == int(demo_minutes), header
+    per_exercise = re.search(r"exercises \(([^)]*)\)", header).group(1)
+    listed = [int(m) for m in re.findall(r"\d+", per_exercise)]
+    assert listed == exercises or (len(listed) == 1 and set(exercises) == set(listed))
+
+
+# -- 07: the shipped model, after "too" and after the sign-off -------------------------------
+@pytest.fixture(scope="module")
+def shipped():
+    from attnbook.generation import find_checkpoint
+    from attnbook.train import load_trained
+
+    model, tokenizer, extra = load_trained(find_checkpoint("email_cpu.pt"))
+    return model, tokenizer, extra
+
+
+def _next_word(model, tokenizer, prefix: str) -> dict[str, float]:
+    with torch.no_grad():
+        ids = torch.tensor([tokenizer.encode(prefix, add_eos=False)])
+        probs = torch.softmax(model(ids)[0, -1], dim=-1)
+    return {tokenizer.id_to_token[i]: float(p) for i, p in enumerate(probs)}
+
+
+def test_07_the_model_puts_its_weight_on_the_adjectives_the_two_nouns_allow(shipped):
+    from attnbook.corpus import DEFAULT_GRAMMAR
+
+    model, tokenizer, _ = shipped
+    prefix = "hello david , my binder did not fit in the bag because it was too"
+    probs, true = _next_word(model, tokenizer, prefix), DEFAULT_GRAMMAR.next_word_probs(prefix)
+    assert set(true) == {"thick", "wide", "small", "full"}  # binder's or bag's, not yet which
+    assert sum(probs[w] for w in true) > 0.98
+    assert all(abs(probs[w] - p) < 0.05 for w, p in true.items()), (probs, true)
+    signed = _next_word(model, tokenizer, prefix + " wide . thank you ,")
+    assert signed["david"] > 0.98
+    text = _markdown("07_training")
+    assert "which noun `it` refers to" not in text
+    assert "revealed" in text or "reveals it" in text
+
+
+def test_07_shipped_run_is_described_with_its_own_figures(shipped):
+    _, _, extra = shipped
+    text = " ".join(_markdown("07_training").split())
+    assert "3000 steps" in text and extra["train_config"]["steps"] == 3000
+    claimed = re.search(r"3000 steps, about (\d+) CPU seconds", text)
+    bench = (SOLUTIONS.parent / "benchmarks" / "results" / "train_cpu.md").read_text()
+    measured = re.search(r"CPU time, whole command \| (\d+) s", bench)
+    assert claimed and measured
+    assert abs(int(claimed.group(1)) - int(measured.group(1))) <= 0.1 * int(measured.group(1))
+
+
+# -- 08: counts in the text match the cells ----------------------------------------------------
+def test_08_says_seven_emails_where_one_greedy_and_six_sampled_are_printed():
+    nb = read(SOLUTIONS / "08_generation" / "08_generation.ipynb")
+    cells = [c.source for c in nb.cells]
+    code = next(i for i, s in enumerate(cells) if "greedy = generate(model, prompts[:1]" in s)
+    assert "repeat(6, 1)" in cells[code]
+    assert cells[code - 1].lstrip("# ").startswith("Seven emails")
+    assert "one greedy, then six sampled" in cells[code - 1]
+
+
+# -- 09: the probe and the state-space models, worded as the numbers say -------------------------
+def test_09_words_the_probe_as_its_numbers_and_the_ssm_note_as_mamba_does():
+    text = " ".join(_markdown("09_beyond").split())
+    assert "knows where each token stands" not in text
+    assert "knows positions" not in text
+    assert "selective" in text and "Mamba" in text
+    assert "let $A$ and $B$ depend on the input" not in text
+
+
+def test_08_widget_suggestions_hold_for_the_shipped_model(shipped):
+    from attnbook.generation import filtered_distribution, prompt_logits
+
+    model, tokenizer, _ = shipped
+    logits = prompt_logits(model, tokenizer.encode("please send the", add_eos=False))
+
+    def kept(temperature, top_k, top_p):
+        d = filtered_distribution(logits, temperature, top_k, top_p)
+        return {tokenizer.id_to_token[i] for i in (d > 0).nonzero().flatten().tolist()}
+
+    assert kept(1.0, None, 0.15) == {"report"}  # "report alone reaches it"
+    assert kept(1.0, None, 0.25) == {"report", "slides"}  # "slides crosses it and stays"
+    report = tokenizer.token_to_id["report"]
+    at = {t: float(filtered_distribution(logits, t, None, None)[report]) for t in (0.3, 1, 2)}
+    assert at[0.3] > at[1] > at[2], "the mass moves onto report, then spreads out"
+
+
+def test_08_quality_diversity_sweep_reads_as_the_text_says(shipped):
+    """The sweep of section 5, same arguments and thread count as the notebook."""
+    from attnbook.corpus import DEFAULT_GRAMMAR
+    from attnbook.generation import quality_diversity_sweep
+    from attnbook.training_viz import single_thread
+
+    model, tokenizer, extra = shipped
+    with single_thread():
+        rows = quality_diversity_sweep(model, tokenizer, DEFAULT_GRAMMAR,
+                                       temperatures=(0.0, 0.5, 1.0, 1.5, 2.0),
+                                       top_ps=(0.3, 0.6, 0.8, 0.95, 1.0), n_samples=100, seed=0)
+    line = -extra["metrics"]["floor"]  # the grammar's own emails, per token
+    temp = {r["value"]: r for r in rows if r["knob"] == "temperature"}
+    top_p = {r["value"]: r for r in rows if r["knob"] == "top_p"}
+    assert temp[0.0]["valid"] == 1.0 and temp[0.0]["distinct"] <= 0.02  # one email, always
+    assert temp[2.0]["valid"] < temp[1.5]["valid"] < 0.9 <= temp[1.0]["valid"]
+    log_p = [temp[t]["mean_log_prob"] for t in sorted(temp)]
+    assert log_p == sorted(log_p, reverse=True), "the red line falls the whole way"
+    assert temp[0.0]["mean_log_prob"] > line + 0.05
+    assert abs(temp[0.5]["mean_log_prob"] - line) < 0.01  # "sit on that line"
+    assert all(temp[t]["mean_log_prob"] < line for t in (1.0, 1.5, 2.0))
+    assert all(r["valid"] >= 0.99 for r in top_p.values()), "nothing to repair at temperature 1"
+    distinct = [top_p[p]["distinct"] for p in sorted(top_p)]
+    assert distinct == sorted(distinct) and distinct[0] < 0.2 and top_p[0.8]["distinct"] > 0.85
+    lp = {p: r["mean_log_prob"] for p, r in top_p.items()}
+    assert lp[0.8] < lp[0.95] and lp[0.8] < lp[1.0], "the top-p line is not monotone"
+    text = " ".join(_markdown("08_generation").split())
+    assert "tells the same story" not in text and "does not move in one direction" in text
+
+
+def test_09_ladder_is_read_over_its_seeds_at_its_budget_and_the_rerun_ranks_a_pair():
+    from attnbook import ablation
+
+    text = " ".join(_markdown("09_beyond").split())
+    assert "at this budget" in text and "three seeds" in text
+    assert "one seed" not in text
+    nb = read(SOLUTIONS / "09_beyond" / "09_beyond.ipynb")
+    rerun = next(c.source for c in nb.cells if "rerun_pair()" in c.source)
+    assert "ranking(mine)" in rerun and "stored_ranking(results, RERUN_PAIR)" in rerun
+    first, second = ablation.RERUN_PAIR
+    assert f"`{first}`" in text and f"`{second}`" in text
+    assert f"stopped at step {ablation.RERUN_CONFIG.stop_after} of" in text
