@@ -64,6 +64,8 @@ TORCH_DECODER = ("torch.nn.TransformerEncoderLayer", "torch.nn.TransformerDecode
 QWEN3 = ("attnbook.qwen3.Qwen3LM", "attnbook.qwen3.ModernBlock", "attnbook.qwen3.GatedMLP",
          "attnbook.qwen3.block_attention", "attnbook.qwen3.load_hf_model",
          "attnbook.qwen3.load_hf_checkpoint")
+SEQ2SEQ = ("attnbook.seq2seq.AttentionLayer", "attnbook.seq2seq.EncoderLayer",
+           "attnbook.seq2seq.DecoderLayer", "attnbook.seq2seq.Seq2SeqTransformer")
 LOSS = ("attnbook.data.masked_cross_entropy",)
 SAMPLER = ("attnbook.generation.filtered_distribution", "attnbook.generation.draw_tokens")
 
@@ -147,13 +149,16 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         # on a TransformerLM (tests/test_package.py, HOMONYMS): not a twin of this one
         "decode_step": (),
     },
-    # notebook 11 (merged last): only the rules every answer has, its twins not reviewed yet
+    # notebook 11: the package's encoder-decoder (attnbook.seq2seq) answers these; the layers
+    # it hands out (attention_layer, feed_forward) are given, and the fused kernel with the
+    # encoder's mask is a catalogued correct alternative for cross_attention
     "11_encoder_decoder": {
-        "cross_attention": (),
-        "EncoderBlock": (),
-        "DecoderBlock": (),
-        "EncoderDecoder": (),
-        "beam_search": (),
+        "cross_attention": (*SEQ2SEQ, *PACKAGE_ATTENTION, "torch.nn.MultiheadAttention",
+                            *TORCH_DECODER),
+        "EncoderBlock": (*SEQ2SEQ, *PACKAGE_MODULES, *TORCH_DECODER),
+        "DecoderBlock": (*SEQ2SEQ, *PACKAGE_MODULES, *TORCH_DECODER),
+        "EncoderDecoder": (*SEQ2SEQ, *PACKAGE_MODULES, *TORCH_DECODER),
+        "beam_search": ("attnbook.seq2seq.beam_decode", "attnbook.seq2seq.greedy_decode"),
     },
 }
 #: what no graded answer may use, in any notebook: the check library (its private helpers
