@@ -74,10 +74,6 @@ ACCEPTED = {
     "score, ids = max(finished, key=lambda f: f[0])": "seq2seq.py, checks/nb11.py: the search",
     # notebook 10's hints that still name a line to write
     "new_cache.append(kv)": "checks/nb10.py: hint",
-    # a check's hint names what to write, as the catalogued mistake says (STYLE.md)
-    "self.ln1 = nn.LayerNorm(d_model)": "checks/nb06.py: hint for a missing LN1",
-    "self.ln2 = nn.LayerNorm(d_model)": "checks/nb06.py: hint for a missing LN2",
-    "self.ln_final = nn.LayerNorm(d_model)": "checks/nb06.py: hint for a missing final LN",
     # a formula the exercise's docstring states, or a statement any implementation has
     "w = 10000.0 ** (-np.arange(0, d, 2) / d)  # (d/2,)": "checks/nb02.py: w_i as documented",
     "M = np.zeros((d, d))": "checks/nb02.py: an empty matrix",
