@@ -272,10 +272,14 @@ def assert_gradescope_format(results: dict, total: float) -> None:
     assert results["score"] == sum(t["score"] for t in results["tests"])
 
 
-def assert_no_hidden_code_or_key(results: dict) -> None:
+def assert_no_hidden_code_or_key(results: dict, allowed: str = "") -> None:
+    """No hidden test, reference code or answer key in `results`, apart from `allowed` (the
+    flag that names a submission's own borrowed call)."""
     from grader.catalogue import solution_notebook
 
     text = json.dumps(results, ensure_ascii=False)
+    if allowed:
+        text = text.replace(allowed, "")
     for marker in ("BEGIN HIDDEN TESTS", "load_reference", "ANSWERS", "BEGIN SOLUTION",
                    "row_max = S.max"):
         assert marker not in text, marker
@@ -332,7 +336,11 @@ def test_hostile_submission_reads_and_writes_nothing(base, autograder_zip, isola
     assert sorted(p.name for p in (container.root / "results").iterdir()) == ["results.json"]
     assert {p: digest(p) for p in guarded} == before
     assert_gradescope_format(results, 14.0)
-    assert_no_hidden_code_or_key(results)
+    # What names the cheat's own call is the flag on it, in the summary and in its test.
+    flag = "attnbook.grading.load_reference, the grader's loader of the reference answers"
+    assert flag in results["output"]
+    assert flag in next(t["output"] for t in results["tests"] if t["name"] == "test_attention")
+    assert_no_hidden_code_or_key(results, allowed=flag)
     alive = linger / "alive"
     size = alive.stat().st_size if alive.exists() else 0
     time.sleep(2)  # a process left behind would still be writing
