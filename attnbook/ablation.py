@@ -4,6 +4,7 @@
     python -m attnbook.ablation --jobs 2 --threads 1     # two runs at a time
     python -m attnbook.ablation --variant learned        # rerun one (results.json is updated)
     python -m attnbook.ablation --steps 40 --out /tmp/ab # a quick look with a tiny budget
+    python -m attnbook.ablation --lengths                # length generalisation (attnbook.lengths)
 
 Each variant changes ONE design choice of the reference decoder (`attnbook.model.TransformerLM`:
 RoPE, pre-norm, untied embeddings, causal mask) and trains it on the email corpus with the
@@ -688,6 +689,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="initialisation and batch order, one run each (default 0 1 2)")
     parser.add_argument("--probe-models", action="store_true",
                         help="instead: train and store the two decoders of the position probe")
+    parser.add_argument("--lengths", action="store_true",
+                        help="instead: length generalisation (attnbook.lengths): train on "
+                        "emails of at most 24 tokens, score held-out emails per length band; "
+                        "variants none, rope, learned unless --variant; 1000 steps unless "
+                        "--steps; writes lengths.json and lengths.png")  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -700,6 +706,10 @@ def main(argv: list[str] | None = None) -> dict:
             torch.set_num_threads(args.threads)
         return train_probe_models(args.out)
     config = AblationConfig()
+    if args.lengths:
+        from attnbook.lengths import LengthConfig
+
+        config = LengthConfig()
     seeds = tuple(args.seeds) if args.seeds else None
     for field, value in (("steps", args.steps), ("n_train", args.n_train),
                          ("time_cap_s", args.time_cap), ("threads", args.threads),
@@ -708,6 +718,10 @@ def main(argv: list[str] | None = None) -> dict:
             config = dataclasses.replace(config, **{field: value})
     if config.steps < config.eval_every:
         config = dataclasses.replace(config, eval_every=max(1, config.steps // 2))
+    if args.lengths:
+        from attnbook.lengths import run_lengths
+
+        return run_lengths(args.variant, config, args.out, args.jobs)
     return run_ladder(args.variant, config, args.out, args.jobs)
 
 

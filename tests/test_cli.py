@@ -40,7 +40,7 @@ def _env(root: Path) -> dict:
         (["train"], ["attnbook train", "--budget-seconds", "--into-assets", "--preset"]),
         (["sample"], ["--checkpoint", "--temperature", "--top-k", "--top-p", "--seed",
                       "--count"]),
-        (["ablate"], ["--variant", "--into-assets", "--out"]),
+        (["ablate"], ["--variant", "--into-assets", "--out", "--lengths"]),
         (["evaluate"], ["--checkpoint", "--emails", "--samples"]),
     ],
 )
@@ -199,6 +199,8 @@ VERBS_SCRIPT = textwrap.dedent(
     cli.main(["train", "--preset", "tiny", "--steps", "3", "--no-progress", "--threads", "1"])
     cli.main(["ablate", "--variant", "rope", "--steps", "3", "--n-train", "200", "--threads",
               "1"])
+    cli.main(["ablate", "--lengths", "--variant", "learned", "--seeds", "0", "--steps", "3",
+              "--n-train", "300", "--threads", "1"])
     cli.main(["evaluate", "--emails", "20", "--samples", "3"])
     cli.main(["sample", "--count", "10"])
     print("STATUS AFTER DEFAULT RUNS:" + repr(status()))
@@ -236,6 +238,7 @@ def test_default_runs_of_every_verb_leave_git_status_clean(tmp_path):
     assert "STATUS AFTER DEFAULT RUNS:''" in out, out[-3000:]
     assert (clone / "runs" / "email_tiny" / "best.pt").is_file()
     assert (clone / "runs" / "ablation" / "results.json").is_file()
+    assert (clone / "runs" / "ablation" / "lengths.json").is_file()
     # a fresh clone samples ten emails with the README's one command
     assert len([line for line in out.splitlines() if EMAIL_LINE.match(line)]) == 10
     # --into-assets does write into the tracked assets: the shipped ladder and a checkpoint
