@@ -174,3 +174,50 @@ def test_09_ladder_is_read_over_its_seeds_at_its_budget_and_the_rerun_ranks_a_pa
     first, second = ablation.RERUN_PAIR
     assert f"`{first}`" in text and f"`{second}`" in text
     assert f"stopped at step {ablation.RERUN_CONFIG.stop_after} of" in text
+
+
+# -- 09: length generalisation (section 7 and its recap) -------------------------------------
+@pytest.fixture(scope="module")
+def lengths_stored():
+    from attnbook.lengths import load_lengths
+
+    return load_lengths()
+
+
+def _per_seed(entry: dict, band: int, key: str = "excess") -> list[float]:
+    return [run["bands"][band][key] for run in entry["runs"]]
+
+
+def test_09_length_generalisation_budget_is_the_one_the_prose_names(lengths_stored):
+    config = lengths_stored["config"]
+    assert config["steps"] == 1000 and config["seeds"] == [0, 1, 2]
+    assert config["train_max_tokens"] == 24 and config["bands"][1:] == [[25, 36], [37, 80]]
+    assert list(lengths_stored["variants"]) == ["none", "learned", "rope"]
+
+
+def test_09_length_generalisation_claims_hold(lengths_stored):
+    variants = lengths_stored["variants"]
+    none, learned, rope = variants["none"], variants["learned"], variants["rope"]
+    # level on the training lengths: each seed within 0.025 nats of the exact loss
+    assert all(max(_per_seed(entry, 0)) < 0.025 for entry in variants.values())
+    # the excess grows with the length for every variant and seed
+    for entry in variants.values():
+        for run in entry["runs"]:
+            excess = [band["excess"] for band in run["bands"]]
+            assert excess == sorted(excess), (entry["label"], run["seed"], excess)
+    # 37-80 tokens: no positions < RoPE < learned on every seed
+    assert max(_per_seed(none, 2)) < min(_per_seed(rope, 2))
+    assert max(_per_seed(rope, 2)) < min(_per_seed(learned, 2))
+    # 25-36 tokens: learned the worst on every seed; no positions and RoPE overlap, the worst
+    # no-position seed above the best RoPE seed
+    assert min(_per_seed(learned, 1)) > max(_per_seed(rope, 1) + _per_seed(none, 1))
+    assert max(_per_seed(none, 1)) > min(_per_seed(rope, 1))
+    # positions no training email reached: the same order on every seed in both longer bands
+    for band in (1, 2):
+        n, r, lp = (_per_seed(e, band, "excess_beyond") for e in (none, rope, learned))
+        assert max(n) < min(r) and max(r) < min(lp), band
+    # positions training reached: about 0.2 to 0.5 nats on the longer bands, about 0.02 on
+    # the short one, for every variant (the printed means)
+    for entry in variants.values():
+        reached = [s["mean"] for s in entry["summary"]["excess_reached"]]
+        assert 0.015 < reached[0] < 0.025 and all(0.2 <= x <= 0.5 for x in reached[1:])

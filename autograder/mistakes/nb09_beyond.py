@@ -338,5 +338,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             'answer_cross_attention = "B"', detects=WHY),
     mistake("answer_no_mask_loss", "takes the leak for generalisation", 'answer_no_mask_loss = "A"',
             detects=WHY),
+    mistake("answer_learned_beyond", "thinks the last trained row is reused",
+            'answer_learned_beyond = "B"', detects=WHY),
     alternative("answer_scan_steps", "lower case", 'answer_scan_steps = "b"'),
 ])

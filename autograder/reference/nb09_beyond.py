@@ -19,6 +19,7 @@ ANSWERS = {
     'answer_implicit_position': ('ABC', 'B', 'with the causal mask token t averages over exactly t + 1 tokens, so its state depends on its prefix length; the words are shuffled, so they carry no position.'),
     'answer_cross_attention': ('ABC', 'A', 'cross-attention takes queries from the target and keys and values from the source, which is known in full before decoding: every target position may read every source word.'),
     'answer_no_mask_loss': ('ABC', 'C', 'the unmasked decoder read each target during teacher forcing, so its loss is not a prediction loss; the order probe, shown the prefix only, exposes it.'),
+    'answer_learned_beyond': ('ABC', 'A', 'a row of the position table gets a gradient only when a training token stands there; no training email reaches position 40, so its row keeps its random start.'),
 }
 
 
