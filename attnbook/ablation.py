@@ -57,10 +57,10 @@ import torch
 from matplotlib.figure import Figure
 
 from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
-from attnbook.data import Batch, batch_iterator, masked_cross_entropy, pad_batch
+from attnbook.data import batch_iterator, validation_loss
 from attnbook.model import LMConfig, TransformerLM, load_checkpoint, save_checkpoint
 from attnbook.tokenizer import WordTokenizer
-from attnbook.train import build_optimizer
+from attnbook.train import build_optimizer, fit_batch, learning_rate
 
 __all__ = [
     "VARIANTS",
@@ -240,36 +240,6 @@ def order_probe(model: TransformerLM, items: list[dict], batch_size: int = 128) 
     }
 
 
-def _forward(model: TransformerLM, batch: Batch) -> torch.Tensor:
-    # Causal + right padding needs no key mask (and keeps SDPA's fast path); without the
-    # causal mask, real tokens would otherwise attend to the padding on their right.
-    mask = None if model.config.causal else batch.key_padding_mask
-    return model(batch.inputs, key_padding_mask=mask)  # (B, L, V)
-
-
-@torch.no_grad()
-def _validation_loss(model: TransformerLM, sequences: list[list[int]], pad_id: int) -> float:
-    model.eval()
-    order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
-    nll, count = 0.0, 0
-    for start in range(0, len(order), 256):
-        batch = pad_batch([sequences[i] for i in order[start : start + 256]], pad_id)
-        logits = _forward(model, batch)
-        n = batch.n_tokens
-        nll += float(masked_cross_entropy(logits, batch.targets, batch.loss_mask)) * n
-        count += n
-    model.train()
-    return nll / count
-
-
-def _lr(config: AblationConfig, step: int) -> float:
-    if step < config.warmup_steps:
-        return config.lr * (step + 1) / config.warmup_steps
-    progress = min(1.0, (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps))
-    cosine = 0.5 * (1.0 + math.cos(math.pi * progress))
-    return config.lr * (config.min_lr_ratio + (1.0 - config.min_lr_ratio) * cosine)
-
-
 def build_model(name: str, config: AblationConfig, vocab_size: int) -> TransformerLM:
     """The variant's decoder, initialised from ``config.seed``."""
     if name not in _ALL:
@@ -322,25 +292,21 @@ def _run_variant(name: str, config: AblationConfig, out: str | Path | None, data
     window: list[float] = []  # training losses since the last validation
     start, cpu_start = time.perf_counter(), time.process_time()
     hit_cap = False
+    no_autocast = contextlib.nullcontext()
     model.train()
     step = 0
     last = config.steps if config.stop_after is None else min(config.steps, config.stop_after)
-    while step < last:
+    while step < last:  # the trainer's schedule, step and validation loss, on one CPU thread
         for group in optimizer.param_groups:
-            group["lr"] = _lr(config, step)
+            group["lr"] = learning_rate(config, step)
         batch, n_tokens = next(batches)
-        logits = _forward(model, batch)
-        loss = masked_cross_entropy(logits, batch.targets, batch.loss_mask, n_tokens)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-        optimizer.step()
+        loss = fit_batch(model, optimizer, batch, n_tokens, config.grad_clip, no_autocast)
         step += 1
-        window.append(float(loss.detach()))
+        window.append(float(loss))
         hit_cap = time.process_time() - cpu_start >= config.time_cap_s and step < last
         if step % config.eval_every == 0 or step == last or hit_cap:
             rows.append({"step": step, "train_loss": float(np.mean(window)),
-                         "val_loss": _validation_loss(model, data.val, data.tokenizer.pad_id),
+                         "val_loss": validation_loss(model, data.val, pad_id=data.tokenizer.pad_id),
                          "elapsed_s": time.perf_counter() - start})  # fmt: skip
             window = []
         if hit_cap:
