@@ -45,14 +45,13 @@ from attnbook.ablation import (
     VARIANTS,
     AblationConfig,
     _Data,
-    _forward,
     _locked,
     _spread,
     run_variant,
     stored_dir,
 )
 from attnbook.corpus import DEFAULT_GRAMMAR, EOS, make_splits
-from attnbook.data import pad_batch
+from attnbook.data import batch_logits, pad_batch
 from attnbook.model import TransformerLM
 from attnbook.tokenizer import WordTokenizer
 
@@ -185,7 +184,7 @@ def token_losses(model: TransformerLM, sequences: list[list[int]], pad_id: int,
     for start in range(0, len(sequences), 256):
         chunk = sequences[start : start + 256]
         batch = pad_batch(chunk, pad_id)
-        logits = _forward(model, batch)  # (B, L, V)
+        logits = batch_logits(model, batch)  # (B, L, V)
         nll = F.cross_entropy(logits.float().flatten(0, 1), batch.targets.flatten(),
                               reduction="none").view(batch.targets.shape)  # (B, L)
         losses += [row[: len(ids) - 1].tolist() for row, ids in zip(nll, chunk, strict=True)]

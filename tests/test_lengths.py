@@ -13,8 +13,9 @@ import torch
 from conftest import ROOT
 
 import attnbook.lengths as lengths
-from attnbook.ablation import _lr, build_model
+from attnbook.ablation import build_model
 from attnbook.corpus import DEFAULT_GRAMMAR
+from attnbook.train import learning_rate
 
 STORED = ROOT / "assets" / "ablation" / "lengths.json"
 TINY = lengths.TINY_LENGTH_CONFIG
@@ -105,7 +106,8 @@ def test_learned_rows_past_the_training_lengths_get_no_gradient(data):
     trained, initial = run["model"].pos.weight.detach(), start.pos.weight.detach()
     assert not torch.allclose(trained[:seen], initial[:seen], rtol=0.01)
     # beyond them only AdamW's decoupled weight decay acts: p <- (1 - lr_t * wd) p each step
-    shrink = math.prod(1 - _lr(config, t) * config.weight_decay for t in range(config.steps))
+    shrink = math.prod(1 - learning_rate(config, t) * config.weight_decay
+                       for t in range(config.steps))
     torch.testing.assert_close(trained[seen:], shrink * initial[seen:])
 
 
