@@ -126,9 +126,9 @@ def _pattern(text: str) -> re.Pattern:
     return re.compile(re.sub(r"\\\{\w+(?:![rs])?\\\}", ".+?", re.escape(text)), re.DOTALL)
 
 
-# Notebooks whose mistakes may still name their hint by its words (hint=): notebook 10's checks
-# write most hints inline, not yet as HINT_* constants. Its entries that say detects= are checked.
-HINTS_BY_WORDS = {"10_modern_decoder", "11_encoder_decoder"}
+# Notebooks whose mistakes may still name their hint by its words (hint=): notebook 11's checks
+# write some hints inline, not yet as HINT_* constants. Its entries that say detects= are checked.
+HINTS_BY_WORDS = {"11_encoder_decoder"}
 
 # Detectors no catalogued mistake shows yet. The list may only shrink: a detector added to the
 # checks needs a mistake that shows it, and one that gains a mistake must leave the list.
