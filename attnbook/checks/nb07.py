@@ -19,12 +19,19 @@ import torch
 import torch.nn.functional as F
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
-from attnbook.checks._lm import ObservedLM, batch_stats, bias_model
+from attnbook.checks._lm import (
+    HookCountingLM,
+    ObservedLM,
+    batch_stats,
+    bias_model,
+    hook_count,
+)
 from attnbook.model import LMConfig, TransformerLM
 from attnbook.tokenizer import WordTokenizer
 from attnbook.training_viz import single_thread
 
-__all__ = ["check_ablate_head", "check_evaluate", "check_lm_loss", "check_make_batch", "check_train_step"]
+__all__ = ["check_ablate_head", "check_evaluate", "check_lm_loss", "check_make_batch",
+           "check_train_step"]
 
 TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
 
@@ -34,9 +41,9 @@ def _ids(values) -> torch.Tensor:
 
 
 def _tiny_decoder(seed: int, vocab_size: int = 11, positions: str = "rope", n_layers: int = 1,
-                  dropout: float = 0.0, n_heads: int = 2) -> TransformerLM:
+                  dropout: float = 0.0) -> TransformerLM:
     torch.manual_seed(seed)
-    return ObservedLM(LMConfig(vocab_size=vocab_size, d_model=16, n_heads=n_heads,
+    return ObservedLM(LMConfig(vocab_size=vocab_size, d_model=16, n_heads=2,
                                   n_layers=n_layers, max_len=16, positions=positions,
                                   dropout=dropout))
 
@@ -832,28 +839,33 @@ def _edited_copy(model, layer: int, head: int, mode: str):
     return edited
 
 
+def _head_replaced(v: torch.Tensor, how: str) -> torch.Tensor:
+    """What a head's output (B, L, d_k) becomes, from its values v (B, L, d_k)."""
+    if how == "zero":
+        return torch.zeros_like(v)
+    if how == "uniform over all":
+        return v.mean(1, keepdim=True).expand_as(v)
+    if how == "uniform 1/L":
+        return v.cumsum(1) / v.shape[1]
+    return v.cumsum(1) / torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+
+
 def _hooked_logits(model, ids, layers, heads, how: str) -> torch.Tensor:
     """Logits with the given heads' outputs replaced, the way a mistaken answer would."""
     frozen = copy.deepcopy(model).eval()
     values = {}
-    handles = []
     for layer in layers:
         attn = frozen.blocks[layer].attn
-        handles.append(attn.W_V.register_forward_hook(
-            lambda _m, _i, out, layer=layer: values.__setitem__(layer, out)))
+        attn.W_V.register_forward_hook(
+            lambda _m, _i, out, layer=layer: values.__setitem__(layer, out))
 
         def replace(_m, inputs, layer=layer, d_k=attn.d_k):
             y = inputs[0].clone()  # (B, L, d)
             for head in heads:
                 cols = slice(head * d_k, (head + 1) * d_k)
-                v = values[layer][..., cols]  # (B, L, d_k)
-                counts = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]  # (L, 1)
-                y[..., cols] = {"zero": lambda: torch.zeros_like(v),
-                                "uniform": lambda: v.cumsum(1) / counts,
-                                "uniform over all": lambda: v.mean(1, keepdim=True).expand_as(v),
-                                "uniform 1/L": lambda: v.cumsum(1) / v.shape[1]}[how]()
+                y[..., cols] = _head_replaced(values[layer][..., cols], how)  # (B, L, d_k)
             return (y,)
-        handles.append(attn.W_O.register_forward_pre_hook(replace))
+        attn.W_O.register_forward_pre_hook(replace)
     with torch.no_grad():
         return frozen(ids)
 
@@ -911,14 +923,16 @@ def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
     return expected, mistakes
 
 
-def _hook_count(model) -> int:
-    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())
+def _hooks_left(model) -> int:
+    """Hooks on the model itself or, once it crossed from the grader's sandbox (rebuilt from
+    its state, hooks dropped), the count its state recorded."""
+    return max(hook_count(model), int(getattr(model, "hooks_left", 0)))
 
 
 def _same_weights(a, b) -> bool:
-    state_a, state_b = a.state_dict(), b.state_dict()
-    return state_a.keys() == state_b.keys() and all(torch.equal(state_a[k], state_b[k])
-                                                    for k in state_a)
+    params_a, params_b = dict(a.named_parameters()), dict(b.named_parameters())
+    return params_a.keys() == params_b.keys() and all(torch.equal(params_a[k], params_b[k])
+                                                      for k in params_a)
 
 
 def _expect_ablation(run: CheckRun, call: str, model, ids, layer: int, head: int, mode: str,
@@ -948,7 +962,7 @@ def _expect_ablation(run: CheckRun, call: str, model, ids, layer: int, head: int
                     f"mode before and is in {'training' if after.training else 'evaluation'} "
                     f"mode after.", hint=HINT_RESTORE_MODE)
     entries = list(after.forward_log[logged:])
-    left = _hook_count(after) - _hook_count(model)
+    left = _hooks_left(after) - _hooks_left(model)
     run.expect_true(left == 0, f"{call} left {left} hook(s) on the model.",
                     hint=HINT_HOOKS_LEFT)
     run.expect_true(torch.equal(_logits(after, ids), _logits(model, ids)),
@@ -968,10 +982,15 @@ def _expect_ablation(run: CheckRun, call: str, model, ids, layer: int, head: int
     return as_array(value)
 
 
-def _ablation_decoder(seed: int, **config) -> TransformerLM:
-    """A tiny decoder whose heads matter: GPT-2's small initial weights would make every
-    ablation change the log-probabilities by less than the tolerance."""
-    model = _tiny_decoder(seed, **config)
+def _ablation_decoder(seed: int, n_layers: int = 2, n_heads: int = 4, dropout: float = 0.0,
+                      positions: str = "rope") -> TransformerLM:
+    """A tiny decoder whose heads matter (GPT-2's small initial weights would make every
+    ablation change the log-probabilities by less than the tolerance), and whose state
+    tells the grader how many hooks it holds."""
+    torch.manual_seed(seed)
+    model = HookCountingLM(LMConfig(vocab_size=11, d_model=16, n_heads=n_heads,
+                                    n_layers=n_layers, max_len=16, positions=positions,
+                                    dropout=dropout))
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():
@@ -982,7 +1001,7 @@ def _ablation_decoder(seed: int, **config) -> TransformerLM:
 
 def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
     run = CheckRun(ablate_head, crash_hint=HINT_CRASH_ABLATE)
-    model = _ablation_decoder(40, n_layers=2, n_heads=4).eval()
+    model = _ablation_decoder(40).eval()
     gen = torch.Generator().manual_seed(40)
     ids = torch.randint(0, 11, (2, 7), generator=gen)
     tiny = "a tiny seeded decoder (2 blocks of 4 heads, d = 16)"
@@ -1008,7 +1027,7 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
     run.expect_close(f"{call}: zeroing a silent head changes nothing", nothing, np.zeros((2, 6)),
                      atol=1e-6, hint=HINT_HEAD_COLUMNS)
 
-    noisy = _ablation_decoder(41, n_layers=2, n_heads=4, dropout=0.5).train()
+    noisy = _ablation_decoder(41, dropout=0.5).train()
     _expect_ablation(run, "ablate_head(decoder with dropout 0.5 in training mode, ids (2, 7), "
                      "layer=0, head=3, mode='zero')", noisy, ids, 0, 3, "zero")
 

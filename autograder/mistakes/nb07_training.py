@@ -676,7 +676,8 @@ MISTAKES, ALTERNATIVES = catalogue([
                  "cols = slice(head * model.config.d_model, (head + 1) * model.config.d_model)"),
             detects=nb07.HINT_HEAD_COLUMNS),
     mistake(ABLATE, "the columns of the next head",
-            edit("slice(head * d_k, (head + 1) * d_k)", "slice((head + 1) * d_k, (head + 2) * d_k)"),
+            edit("slice(head * d_k, (head + 1) * d_k)",
+                 "slice((head + 1) * d_k, (head + 2) * d_k)"),
             detects=nb07.HINT_HEAD_COLUMNS),
     mistake(ABLATE, "the head ablated in every block", [
         delete("attn.W_O.register_forward_pre_hook(ablate)"),
@@ -734,7 +735,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         targets = ids[:, 1:]
 
         def score(m):
-            return torch.log_softmax(m(ids), dim=-1)[:, :-1].gather(2, targets.unsqueeze(2)).squeeze(2)
+            log_probs = torch.log_softmax(m(ids), dim=-1)[:, :-1]
+            return log_probs.gather(2, targets.unsqueeze(2)).squeeze(2)
 
         with torch.no_grad():
             if mode == "zero":
