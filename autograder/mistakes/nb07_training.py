@@ -646,7 +646,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("return ablated - clean", "return ablated.exp() - clean.exp()"),
             detects=nb07.HINT_LOG_PROB),
     mistake(ABLATE, "hooks never removed", [
-        delete("for handle in handles:"), delete("handle.remove()"),
+        delete("while handles:"), delete("handles.pop().remove()"),
     ], detects=nb07.HINT_HOOKS_LEFT),
     mistake(ABLATE, "the caller's weights zeroed in place and not restored", """
         attn = model.blocks[layer].attn

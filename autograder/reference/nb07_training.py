@@ -203,7 +203,7 @@ def ablate_head(model, ids, layer, head, mode):
             handles.append(attn.W_O.register_forward_pre_hook(ablate))
             ablated = target_log_probs()
     finally:
-        for handle in handles:
-            handle.remove()
+        while handles:
+            handles.pop().remove()
         model.train(was_training)
     return ablated - clean
