@@ -48,19 +48,23 @@ import json
 import math
 import multiprocessing
 import os
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 from matplotlib.figure import Figure
+from tqdm.auto import tqdm
 
 from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
-from attnbook.data import Batch, batch_iterator, masked_cross_entropy, pad_batch
+from attnbook.data import batch_iterator, validation_loss
 from attnbook.model import LMConfig, TransformerLM, load_checkpoint, save_checkpoint
+from attnbook.progress import BudgetBar
 from attnbook.tokenizer import WordTokenizer
-from attnbook.train import build_optimizer
+from attnbook.train import build_optimizer, fit_batch, learning_rate
 
 __all__ = [
     "VARIANTS",
@@ -240,36 +244,6 @@ def order_probe(model: TransformerLM, items: list[dict], batch_size: int = 128) 
     }
 
 
-def _forward(model: TransformerLM, batch: Batch) -> torch.Tensor:
-    # Causal + right padding needs no key mask (and keeps SDPA's fast path); without the
-    # causal mask, real tokens would otherwise attend to the padding on their right.
-    mask = None if model.config.causal else batch.key_padding_mask
-    return model(batch.inputs, key_padding_mask=mask)  # (B, L, V)
-
-
-@torch.no_grad()
-def _validation_loss(model: TransformerLM, sequences: list[list[int]], pad_id: int) -> float:
-    model.eval()
-    order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
-    nll, count = 0.0, 0
-    for start in range(0, len(order), 256):
-        batch = pad_batch([sequences[i] for i in order[start : start + 256]], pad_id)
-        logits = _forward(model, batch)
-        n = batch.n_tokens
-        nll += float(masked_cross_entropy(logits, batch.targets, batch.loss_mask)) * n
-        count += n
-    model.train()
-    return nll / count
-
-
-def _lr(config: AblationConfig, step: int) -> float:
-    if step < config.warmup_steps:
-        return config.lr * (step + 1) / config.warmup_steps
-    progress = min(1.0, (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps))
-    cosine = 0.5 * (1.0 + math.cos(math.pi * progress))
-    return config.lr * (config.min_lr_ratio + (1.0 - config.min_lr_ratio) * cosine)
-
-
 def build_model(name: str, config: AblationConfig, vocab_size: int) -> TransformerLM:
     """The variant's decoder, initialised from ``config.seed``."""
     if name not in _ALL:
@@ -292,12 +266,14 @@ def run_variant(
     out: str | Path | None = None,
     data: _Data | None = None,
     return_model: bool = False,
+    progress: bool = False,
 ) -> dict:
     """Train one variant with ``config.seed``; returns its record (and writes the curve
     ``<name>_seed<seed>.csv`` to ``out`` if given).
 
     The record holds the numbers results.json stores for the run; with ``return_model``
-    the trained model is under ``"model"`` too (for probes in a notebook).
+    the trained model is under ``"model"`` too (for probes in a notebook). ``progress``
+    shows a tqdm bar whose time left also counts the run's CPU-time cap (`_RunBar`).
     """
     config = config or AblationConfig()
     threads_before = torch.get_num_threads()
@@ -305,13 +281,40 @@ def run_variant(
         # Small models on a shared machine: one thread avoids two spinning on one core.
         torch.set_num_threads(config.threads)
     try:
-        return _run_variant(name, config, out, data or _data(config), return_model)
+        bar = _RunBar(name, config, progress)
+        try:
+            return _run_variant(name, config, out, data or _data(config), return_model, bar)
+        finally:
+            bar.bar.close()
     finally:
         torch.set_num_threads(threads_before)
 
 
+class _RunBar:
+    """A progress bar for one run, moved by ``bar_update(step)``. The run stops at its last
+    step or when its CPU time reaches ``time_cap_s``, whichever comes first, so the bar's
+    deadline is the wall time at which the cap will be reached at the CPU share seen so
+    far; without ``show`` it does nothing."""
+
+    def __init__(self, name: str, config: AblationConfig, show: bool) -> None:
+        last = config.steps if config.stop_after is None else min(config.steps, config.stop_after)
+        self.cap = config.time_cap_s
+        self.wall0, self.cpu0 = time.perf_counter(), time.process_time()
+        self.bar = BudgetBar(total=last, desc=f"{name} seed {config.seed}", file=sys.stdout,
+                             dynamic_ncols=True, mininterval=0.5, disable=not show)
+
+    def __call__(self, step: int) -> None:
+        if self.bar.disable:
+            return
+        wall = time.perf_counter() - self.wall0
+        cpu = time.process_time() - self.cpu0
+        if cpu > 0 and self.cap:
+            self.bar.deadline = self.wall0 + wall + (self.cap - cpu) * wall / cpu
+        self.bar.update(step - self.bar.n)
+
+
 def _run_variant(name: str, config: AblationConfig, out: str | Path | None, data: _Data,
-                 return_model: bool) -> dict:
+                 return_model: bool, progress: Callable[[int], None]) -> dict:
     model = build_model(name, config, data.tokenizer.vocab_size)
     optimizer = build_optimizer(model, config)
     batches = batch_iterator(
@@ -322,25 +325,22 @@ def _run_variant(name: str, config: AblationConfig, out: str | Path | None, data
     window: list[float] = []  # training losses since the last validation
     start, cpu_start = time.perf_counter(), time.process_time()
     hit_cap = False
+    no_autocast = contextlib.nullcontext()
     model.train()
     step = 0
     last = config.steps if config.stop_after is None else min(config.steps, config.stop_after)
-    while step < last:
+    while step < last:  # the trainer's schedule, step and validation loss, on one CPU thread
         for group in optimizer.param_groups:
-            group["lr"] = _lr(config, step)
+            group["lr"] = learning_rate(config, step)
         batch, n_tokens = next(batches)
-        logits = _forward(model, batch)
-        loss = masked_cross_entropy(logits, batch.targets, batch.loss_mask, n_tokens)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-        optimizer.step()
+        loss = fit_batch(model, optimizer, batch, n_tokens, config.grad_clip, no_autocast)
         step += 1
-        window.append(float(loss.detach()))
+        progress(step)
+        window.append(float(loss))
         hit_cap = time.process_time() - cpu_start >= config.time_cap_s and step < last
         if step % config.eval_every == 0 or step == last or hit_cap:
             rows.append({"step": step, "train_loss": float(np.mean(window)),
-                         "val_loss": _validation_loss(model, data.val, data.tokenizer.pad_id),
+                         "val_loss": validation_loss(model, data.val, pad_id=data.tokenizer.pad_id),
                          "elapsed_s": time.perf_counter() - start})  # fmt: skip
             window = []
         if hit_cap:
@@ -472,9 +472,11 @@ def run_ladder(
     config: AblationConfig | None = None,
     out: str | Path = DEFAULT_OUT,
     jobs: int = 1,
+    progress: bool = False,
 ) -> dict:
     """Train ``names`` (default: every variant), once per seed of ``config.seeds``, and merge
-    each run into ``out/results.json``."""
+    each run into ``out/results.json``. ``progress``: a bar per run (one job) or over the
+    runs (several jobs)."""
     config = config or AblationConfig()
     names = list(names or VARIANTS)
     unknown = [n for n in names if n not in VARIANTS]
@@ -486,7 +488,8 @@ def run_ladder(
     results: dict = {}
     floor_se = DEFAULT_GRAMMAR.entropy_per_token(config.entropy_samples, seed=12345)[1]
     if jobs <= 1:
-        done = (run_variant(name, run_config, out) for name, run_config in runs)
+        done = (run_variant(name, run_config, out, progress=progress)
+                for name, run_config in runs)
         for record in done:
             results = _store(out, config, {**record, "floor_se": floor_se})
             print(_line(record), flush=True)
@@ -494,7 +497,10 @@ def run_ladder(
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
         futures = [pool.submit(_job, name, run_config, str(out)) for name, run_config in runs]
-        for future in concurrent.futures.as_completed(futures):
+        finished = concurrent.futures.as_completed(futures)
+        if progress:
+            finished = tqdm(finished, total=len(futures), desc="runs", file=sys.stdout)
+        for future in finished:
             record = future.result()
             results = _store(out, config, {**record, "floor_se": floor_se})
             print(_line(record), flush=True)
@@ -708,7 +714,7 @@ def main(argv: list[str] | None = None) -> dict:
             config = dataclasses.replace(config, **{field: value})
     if config.steps < config.eval_every:
         config = dataclasses.replace(config, eval_every=max(1, config.steps // 2))
-    return run_ladder(args.variant, config, args.out, args.jobs)
+    return run_ladder(args.variant, config, args.out, args.jobs, progress=True)
 
 
 if __name__ == "__main__":

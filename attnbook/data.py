@@ -144,6 +144,19 @@ def batch_iterator(
         epoch, position = epoch + 1, 0
 
 
+def batch_logits(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
+    """Logits (B, L, V) of a right-padded ``batch``, as every trainer and evaluator scores it.
+
+    A causal model needs no key mask (a real token never reads the padding on its right, and
+    SDPA keeps its fastest kernel); a model without the causal mask gets the batch's key
+    padding mask, so that its real tokens do not attend to the padding.
+    """
+    config = getattr(getattr(model, "module", model), "config", None)  # DDP wraps the model
+    if config is not None and not getattr(config, "causal", True):
+        return model(batch.inputs, key_padding_mask=batch.key_padding_mask)
+    return model(batch.inputs)
+
+
 @torch.no_grad()
 def validation_loss(
     model: torch.nn.Module,
@@ -169,7 +182,7 @@ def validation_loss(
         batch = pad_batch([sequences[i] for i in order[start : start + batch_size]], pad_id)
         batch = batch.to(device)
         with autocast if autocast is not None else contextlib.nullcontext():
-            logits = model(batch.inputs)  # (B, L, V); causal + right padding: no key mask needed
+            logits = batch_logits(model, batch)  # (B, L, V)
         n = batch.n_tokens
         total[0] += masked_cross_entropy(logits, batch.targets, batch.loss_mask).double() * n
         total[1] += n

@@ -35,7 +35,7 @@ from tqdm.auto import tqdm
 
 from attnbook.data import masked_cross_entropy, pad_batch
 from attnbook.model import FeedForward, LMConfig, sinusoid_table
-from attnbook.train import _learning_rate, build_optimizer
+from attnbook.train import build_optimizer, learning_rate
 
 __all__ = [
     "AttentionLayer",
@@ -401,7 +401,7 @@ def train_replies(model: nn.Module, train: Sequence[tuple[list[int], list[int]]]
                dynamic_ncols=True, file=sys.stdout)
     for step in range(1, config.steps + 1):
         for group in optimizer.param_groups:
-            group["lr"] = _learning_rate(config, step - 1)
+            group["lr"] = learning_rate(config, step - 1)
         picks = torch.randint(len(train), (config.batch_size,), generator=generator)
         src, tgt_in, tgt_out, mask = _batch([train[i] for i in picks.tolist()], pad_id)
         loss = masked_cross_entropy(model(src, tgt_in), tgt_out, mask)  # mean over real

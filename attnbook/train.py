@@ -33,7 +33,13 @@ import torch.distributed as dist
 from matplotlib.figure import Figure
 
 from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
-from attnbook.data import Batch, batch_iterator, masked_cross_entropy, validation_loss
+from attnbook.data import (
+    Batch,
+    batch_iterator,
+    batch_logits,
+    masked_cross_entropy,
+    validation_loss,
+)
 from attnbook.model import (
     LMConfig,
     TransformerLM,
@@ -208,8 +214,11 @@ def model_config_for(config: TrainConfig, vocab_size: int, longest: int = 0) -> 
     )
 
 
-def _learning_rate(config: TrainConfig, step: int) -> float:
-    """Linear warmup to ``lr``, then cosine decay to ``lr * min_lr_ratio`` at ``steps``."""
+def learning_rate(config: Any, step: int) -> float:
+    """Linear warmup to ``lr``, then cosine decay to ``lr * min_lr_ratio`` at ``steps``.
+
+    ``config`` is any object with ``lr``, ``warmup_steps``, ``steps`` and ``min_lr_ratio``
+    (the trainer's, the ablation's and the encoder-decoder's configs)."""
     if step < config.warmup_steps:
         return config.lr * (step + 1) / config.warmup_steps
     progress = min(1.0, (step - config.warmup_steps) / max(1, config.steps - config.warmup_steps))
@@ -244,7 +253,7 @@ def fit_batch(
     update exactly that of one process seeing the global batch.
     """
     with autocast:
-        logits = model(batch.inputs)  # (B, L, V); causal + right padding: no key mask needed
+        logits = batch_logits(model, batch)  # (B, L, V)
     loss = masked_cross_entropy(logits, batch.targets, batch.loss_mask, n_tokens)
     optimizer.zero_grad(set_to_none=True)
     (loss * world_size).backward()
@@ -449,7 +458,7 @@ class _Run:
 
     def take_step(self) -> None:
         """One optimizer step at the schedule's learning rate, logged (loss still on device)."""
-        lr = _learning_rate(self.config, self.step)
+        lr = learning_rate(self.config, self.step)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         batch, n_global = next(self.batches)

@@ -39,11 +39,12 @@ import torch
 from matplotlib.figure import Figure
 
 from attnbook.corpus import DEFAULT_GRAMMAR, EmailGrammar, make_splits
-from attnbook.data import batch_iterator, masked_cross_entropy, pad_batch
+from attnbook.data import batch_iterator, pad_batch, validation_loss
 from attnbook.generation import KVCache, decode_step
 from attnbook.model import LMConfig, TransformerLM
 from attnbook.plots import show_figure
 from attnbook.tokenizer import WordTokenizer
+from attnbook.train import fit_batch
 from attnbook.widgets import bars_html
 
 __all__ = [
@@ -276,19 +277,13 @@ def causal_mask_experiment(
             batches = batch_iterator(train, batch_size, seed=seed)
             losses = []
             model.train()
-            for _ in range(steps):
-                batch, _ = next(batches)
-                loss = masked_cross_entropy(model(batch.inputs), batch.targets, batch.loss_mask)
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                optimizer.step()
+            for _ in range(steps):  # the trainer's step (attnbook.train.fit_batch)
+                batch, n_tokens = next(batches)
+                loss = fit_batch(model, optimizer, batch, n_tokens, 1.0, contextlib.nullcontext())
                 losses.append(loss.item())
             model.eval()
+            teacher = validation_loss(model, val)  # the trainer's validation loss
             with torch.no_grad():
-                batch = pad_batch(val)
-                teacher = float(masked_cross_entropy(model(batch.inputs), batch.targets,
-                                                     batch.loss_mask))
                 prefix = _prefix_only_loss(model, val)
                 emails = _greedy_emails(model, tokenizer, n_samples, max_new=40, seed=seed)
             valid = [math.isfinite(grammar.log_prob(e.split())) for e in emails]

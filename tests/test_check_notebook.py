@@ -107,9 +107,11 @@ def test_score_card_never_counts_concept_answers_as_points():
 
 
 @pytest.mark.slow
-def test_notebook_07_runs_on_its_graded_budget(tmp_path):
-    """The graded path of the training notebook: the small budget nbgrader gets."""
-    name = "07_training"
+def test_the_self_check_runs_a_notebook_on_its_graded_budget(tmp_path):
+    """The self-check runs a notebook as nbgrader does, on the small graded budget that the
+    training notebook reads (`being_graded`). Shown on notebook 01, the quickest: notebook
+    07's own run on that budget is tests/test_notebooks.py's solution run."""
+    name = "01_attention_scores"
     nb = fill_in(read(NOTEBOOKS / name / f"{name}.ipynb"), read(SOLUTIONS / name / f"{name}.ipynb"))
     probe = _fake([], "test_graded_budget", 1, "from attnbook.notebook import being_graded\n"
                   "assert being_graded(), 'not on the graded budget'")

@@ -184,6 +184,32 @@ def test_budget_bar_shows_the_honest_eta():
     assert 0.0 < eta <= 3.0, f"steps left say ~100 s, the deadline 3 s; the bar said {eta}"
 
 
+def test_ablation_bar_counts_the_cpu_cap(monkeypatch):
+    """A run stops at its last step or at its CPU-time cap: the bar's time left is the
+    smaller of the two, so a run that the cap will stop early does not promise its steps."""
+    from attnbook import ablation
+
+    config = dataclasses.replace(ablation.TINY_CONFIG, steps=100_000, time_cap_s=2.0)
+    run_bar = ablation._RunBar("rope", config, show=True)
+    spin = time.process_time() + 0.2
+    while time.process_time() < spin:  # 0.2 s of CPU for 10 "steps"
+        pass
+    run_bar(10)
+    wall = time.perf_counter() - run_bar.wall0  # more than the CPU time on a busy machine
+    eta = run_bar.bar.format_dict["eta_s"]
+    run_bar.bar.close()
+    by_steps = (100_000 - 10) / 10 * wall  # hours, at the rate seen
+    by_cap = (2.0 - 0.2) * wall / 0.2  # the cap's CPU seconds left, at the CPU share seen
+    assert 0.0 < eta <= 1.1 * by_cap < by_steps / 100, (eta, by_cap, by_steps)
+
+
+def test_ablate_shows_a_bar_per_run(tmp_path, capsys):
+    cli.main(["ablate", "--variant", "rope", "--steps", "4", "--n-train", "200", "--threads",
+              "1", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "rope seed 0" in out and "4/4" in out, out[-2000:]
+
+
 # -- nothing tracked is overwritten unless asked -------------------------------------------
 VERBS_SCRIPT = textwrap.dedent(
     """
