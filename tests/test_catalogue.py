@@ -126,10 +126,6 @@ def _pattern(text: str) -> re.Pattern:
     return re.compile(re.sub(r"\\\{\w+(?:![rs])?\\\}", ".+?", re.escape(text)), re.DOTALL)
 
 
-# Notebooks whose mistakes may still name their hint by its words (hint=): notebook 10's checks
-# write most hints inline, not yet as HINT_* constants. Its entries that say detects= are checked.
-HINTS_BY_WORDS = {"10_modern_decoder", "11_encoder_decoder"}
-
 # Detectors no catalogued mistake shows yet. The list may only shrink: a detector added to the
 # checks needs a mistake that shows it, and one that gains a mistake must leave the list.
 UNTRIGGERED = frozenset(
@@ -144,11 +140,10 @@ def test_every_mistake_names_a_detector_of_the_checks(notebook):
     texts = _detector_texts()
     why = set(explained(notebook).values())
     patterns = [_pattern(t) for t in texts.values() if re.search(r"\{\w+(?:![rs])?\}", t)]
-    by_words = notebook in HINTS_BY_WORDS
     loose = [f"{v.cell}: {v.name!r}: " + ("hint= instead of detects=" if v.detects is None
                                           else f"detects {v.detects!r}, no detector's text")
              for v in load_catalogue(notebook).MISTAKES
-             if (v.detects is None and not by_words)
+             if v.detects is None
              or (v.detects is not None
                  and not (v.detects in texts.values() or v.detects in why
                           or any(p.fullmatch(v.detects) for p in patterns)))]
@@ -161,11 +156,8 @@ def test_every_detector_is_triggered_by_a_catalogued_mistake():
     (test_mistake_loses_points_with_its_hint): no detector goes untested, but the listed ones."""
     detected = [v.detects for notebook in CATALOGUED
                 for v in load_catalogue(notebook).MISTAKES if v.detects]
-    worded = [v.hint for notebook in CATALOGUED if notebook in HINTS_BY_WORDS
-              for v in load_catalogue(notebook).MISTAKES if v.detects is None and v.hint]
     untriggered = {name for name, text in _detector_texts().items()
-                   if not any(_pattern(text).search(d) for d in detected)
-                   and not any(len(h) >= 12 and h in text for h in worded)}
+                   if not any(_pattern(text).search(d) for d in detected)}
     new = sorted(untriggered - UNTRIGGERED)
     assert not new, ("detectors no catalogued mistake triggers (catalogue a mistake that "
                      "shows each):\n" + "\n".join(new))

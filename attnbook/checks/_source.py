@@ -39,7 +39,8 @@ def definitions(tree: ast.Module) -> dict[str, ast.AST]:
     return found
 
 
-def _docstrings(node: ast.AST) -> set[int]:
+def docstring_ids(node: ast.AST) -> set[int]:
+    """The ids of the docstring constants inside ``node``: text that names nothing."""
     ids = set()
     for inner in ast.walk(node):
         body = getattr(inner, "body", None)
@@ -53,7 +54,7 @@ def names_in(node: ast.AST, own: str = "") -> set[str]:
     """Names read anywhere inside `node`; its own bare name (a recursive call) left out,
     an attribute of the same name (`F.layer_norm` inside `layer_norm`) kept."""
     names: set[str] = set()
-    skip = _docstrings(node)
+    skip = docstring_ids(node)
     for inner in ast.walk(node):
         if isinstance(inner, ast.Name):
             if inner.id != own:  # a recursive call is not a borrowed one

@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from attnbook.checks import nb05, nb06
 from attnbook.checks._core import CheckRun, Mistake, as_array, names_called
 from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
 from attnbook.checks.nb06 import _copy_weights, _expect_raises_on, _expect_same_parameters
@@ -88,10 +89,13 @@ def _close_lazy(run: CheckRun, call: str, seen, expected, mistakes, what: str = 
                      what=what, hint=hint)
 
 
+HINT_TENSOR_RESULT = "stay in PyTorch: tensor operations, not numpy"
+
+
 def _expect_tensor(run: CheckRun, call: str, seen, hint: str | None = None) -> None:
     run.expect_true(isinstance(seen, torch.Tensor),
                     f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
-                    hint=hint or "stay in PyTorch: tensor operations, not numpy")
+                    hint=hint or HINT_TENSOR_RESULT)
 
 
 def _forbid(run: CheckRun, func, banned: set[str], what: str, hint: str) -> None:
@@ -106,7 +110,7 @@ def _build(run: CheckRun, call: str, *args, **kwargs):
     view = module_view(built)
     if view is None:
         run.fail(f"{call} is not an nn.Module (got {type(built).__name__}).",
-                 hint="subclass nn.Module and call super().__init__() first")
+                 hint=nb06.HINT_MODULE_SUBCLASS)
     return view
 
 
@@ -119,18 +123,24 @@ def _expect_own_modules(run: CheckRun, call: str, view) -> None:
                     f"{borrowed[:3]}.", hint=HINT_DELEGATE)
 
 
+HINT_W_Q_SHAPE = ("W_Q = nn.Linear(d_model, n_heads * d_k, bias=False): one block of d_k rows per "
+                  "query head")
+HINT_W_KV_SHAPE = ("W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer than "
+                   "the query heads)")
+HINT_W_O_SHAPE = ("W_O = nn.Linear(n_heads * d_k, d_model, bias=False) maps the merged heads back "
+                  "to d_model")
+HINT_QK_NORM_SHAPE = "QK-norm works on one head: its RMSNorm has d_k features, not d_model"
+HINT_MLP_SHAPE = "build the MLP from your SwiGLU class; its hidden width is the d_hidden argument"
+
+
 SHAPE_HINTS = {
-    "W_Q.weight": "W_Q = nn.Linear(d_model, n_heads * d_k, bias=False): one block of d_k rows "
-                  "per query head",
-    "W_K.weight": "W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer "
-                  "than the query heads)",
-    "W_V.weight": "W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer "
-                  "than the query heads)",
-    "W_O.weight": "W_O = nn.Linear(n_heads * d_k, d_model, bias=False) maps the merged heads "
-                  "back to d_model",
-    "q_norm.weight": "QK-norm works on one head: its RMSNorm has d_k features, not d_model",
-    "k_norm.weight": "QK-norm works on one head: its RMSNorm has d_k features, not d_model",
-    "mlp.": "build the MLP from your SwiGLU class; its hidden width is the d_hidden argument",
+    "W_Q.weight": HINT_W_Q_SHAPE,
+    "W_K.weight": HINT_W_KV_SHAPE,
+    "W_V.weight": HINT_W_KV_SHAPE,
+    "W_O.weight": HINT_W_O_SHAPE,
+    "q_norm.weight": HINT_QK_NORM_SHAPE,
+    "k_norm.weight": HINT_QK_NORM_SHAPE,
+    "mlp.": HINT_MLP_SHAPE,
 }
 
 
@@ -152,15 +162,20 @@ def _invoke(run: CheckRun, call: str, fn, *args, hints=()):
     return run.invoke(call, fn, *args, crash_hints=[*hints, *_CRASH_HINTS])
 
 
+HINT_BLOCK_PAIR_CRASH = ("a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys "
+                         "and values for the new cache")
+HINT_SIZE_MISMATCH = ("check every shape on the way: heads are (B, n, L, d_k), the RoPE tables (L, "
+                      "d_k / 2) for the L new tokens, and the keys and values grow along dim=2, "
+                      "the token axis")
+HINT_SIZES_FROM_INPUT = ("take every size from the tensors and the module (B, L = h.shape[:2], "
+                         "self.n_heads, self.n_kv_heads, self.d_k), not from the worked example")
+
+
 _CRASH_HINTS = [
     (("'tuple' object has no attribute", "got tuple"),
-     "a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys and values "
-     "for the new cache"),
-    ("must match the size", "check every shape on the way: heads are (B, n, L, d_k), the "
-     "RoPE tables (L, d_k / 2) for the L new tokens, and the keys and values grow along "
-     "dim=2, the token axis"),
-    ("shape '[", "take every size from the tensors and the module (B, L = h.shape[:2], "
-     "self.n_heads, self.n_kv_heads, self.d_k), not from the worked example"),
+     HINT_BLOCK_PAIR_CRASH),
+    ("must match the size", HINT_SIZE_MISMATCH),
+    ("shape '[", HINT_SIZES_FROM_INPUT),
 ]
 
 
@@ -178,6 +193,18 @@ def _rms(h, gamma, eps, dims=(-1,), denominator=None):
     return gamma * h / torch.sqrt(total / count + eps)
 
 
+HINT_RMS_CENTRED = ("RMSNorm does not centre the token: divide h itself by sqrt(mean(h ** 2) + "
+                    "eps)")
+HINT_RMS_STD = ("the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) + eps), not the "
+                "standard deviation: RMSNorm never subtracts the mean")
+HINT_RMS_EPS_OUTSIDE = "eps goes inside the square root: h / sqrt(mean(h ** 2) + eps)"
+HINT_RMS_NO_ROOT = "divide by the ROOT mean square: torch.sqrt(mean_square + eps)"
+HINT_RMS_SUM = "average the squares over the d features: .mean(dim=-1), not .sum(dim=-1)"
+HINT_RMS_NO_GAMMA = "finish by multiplying with gamma: gamma * h / sqrt(mean(h ** 2) + eps)"
+HINT_RMS_GAMMA_SHIFT = "gamma scales: multiply by it; RMSNorm has no shift"
+HINT_RMS_D_MINUS_1 = "average the squares: divide their sum by d, not d - 1"
+
+
 def _rms_norm_mistakes(h, gamma, eps) -> list[Mistake]:
     h, gamma = (torch.as_tensor(t, dtype=torch.float64) for t in (h, gamma))
     d = h.shape[-1]
@@ -187,41 +214,37 @@ def _rms_norm_mistakes(h, gamma, eps) -> list[Mistake]:
     out = [
         Mistake("the mean subtracted (that is LayerNorm)",
                 gamma * (h - mean) / torch.sqrt(var + eps),
-                "RMSNorm does not centre the token: divide h itself by "
-                "sqrt(mean(h ** 2) + eps)"),
+                HINT_RMS_CENTRED),
         Mistake("divided by the standard deviation (h.std or h.var) of an uncentred token",
                 gamma * h / torch.sqrt(var + eps),
-                "the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) + eps), not "
-                "the standard deviation: RMSNorm never subtracts the mean"),
+                HINT_RMS_STD),
         Mistake("eps added outside the square root", gamma * h / (ms.sqrt() + eps),
-                "eps goes inside the square root: h / sqrt(mean(h ** 2) + eps)"),
+                HINT_RMS_EPS_OUTSIDE),
         Mistake("no square root (divided by the mean square)", gamma * h / (ms + eps),
-                "divide by the ROOT mean square: torch.sqrt(mean_square + eps)"),
+                HINT_RMS_NO_ROOT),
         Mistake("sum of squares instead of their mean (the L2 norm)",
                 _rms(h, gamma, eps, denominator=1),
-                "average the squares over the d features: .mean(dim=-1), not .sum(dim=-1)"),
+                HINT_RMS_SUM),
         Mistake("L2-normalised (F.normalize): divided by the norm, not the root mean square",
                 gamma * h / (h ** 2).sum(dim=-1, keepdim=True).sqrt().clamp_min(1e-12),
-                "average the squares over the d features: .mean(dim=-1), not .sum(dim=-1)"),
+                HINT_RMS_SUM),
         Mistake("gamma not applied", h / torch.sqrt(ms + eps),
-                "finish by multiplying with gamma: gamma * h / sqrt(mean(h ** 2) + eps)"),
+                HINT_RMS_NO_GAMMA),
         Mistake("gamma added like a shift", h / torch.sqrt(ms + eps) + gamma,
-                "gamma scales: multiply by it; RMSNorm has no shift"),
+                HINT_RMS_GAMMA_SHIFT),
     ]
     if d > 1:
         out.append(Mistake("mean square divided by d - 1",
                            _rms(h, gamma, eps, denominator=d - 1),
-                           "average the squares: divide their sum by d, not d - 1"))
+                           HINT_RMS_D_MINUS_1))
         out.append(Mistake("divided by the unbiased standard deviation of an uncentred token",
                            gamma * h / torch.sqrt(var * d / (d - 1) + eps),
-                           "the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) "
-                           "+ eps), not the standard deviation: RMSNorm never subtracts the "
-                           "mean"))
+                           HINT_RMS_STD))
     for const in (1e-6, 1e-5, 1e-8):
         if eps != const:
             out.append(Mistake(f"the eps argument ignored ({const:g} written in)",
                                gamma * h / torch.sqrt(ms + const),
-                               "use the eps argument the caller passes, not a constant"))
+                               nb06.HINT_EPS_ARGUMENT_IGNORED))
     if h.ndim >= 2 and h.shape[0] > 1:
         out.append(Mistake("mean over the first axis (dim=0)", _rms(h, gamma, eps, dims=(0,)),
                            HINT_RMS_AXIS))
@@ -234,14 +257,23 @@ def _rms_norm_mistakes(h, gamma, eps) -> list[Mistake]:
     return out
 
 
+HINT_KEEPDIM = HINT_RMS_AXIS + " with keepdim=True"
+HINT_RMS_SHAPE = "RMSNorm keeps the shape of h"
+HINT_RMS_ZERO_TOKEN = ("a token of zeros has mean square 0: eps inside the square root, "
+                       "sqrt(mean_square + eps), keeps it finite")
+
+
 def _expect_rms_norm(run: CheckRun, call: str, h, gamma, eps, expected) -> None:
-    out = run.call(call, h, gamma, eps, crash_hints=[("must match the size", HINT_RMS_AXIS
-                                                      + " with keepdim=True")])
+    out = run.call(call, h, gamma, eps, crash_hints=[("must match the size", HINT_KEEPDIM)])
     _expect_tensor(run, call, out)
-    run.expect_shape(call, out, tuple(h.shape), hint="RMSNorm keeps the shape of h")
-    run.expect_finite(call, out, hint="a token of zeros has mean square 0: eps inside the "
-                      "square root, sqrt(mean_square + eps), keeps it finite")
+    run.expect_shape(call, out, tuple(h.shape), hint=HINT_RMS_SHAPE)
+    run.expect_finite(call, out, hint=HINT_RMS_ZERO_TOKEN)
     _close(run, call, out, expected, mistakes=_rms_norm_mistakes(h, gamma, eps))
+
+
+HINT_RMS_OWN = ("write the mean square and the division yourself; the check compares with "
+                "F.rms_norm for you")
+HINT_RMS_IN_PLACE = "build a new tensor (h / ..., not h /= ...): h must stay as it was"
 
 
 @_one_thread
@@ -249,9 +281,8 @@ def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
     run = CheckRun(rms_norm)
     _forbid(run, rms_norm, {"rms_norm", "RMSNorm", "_fused_rms_norm", "layer_norm",
                             "LayerNorm"}, "PyTorch's own normalisation",
-            "write the mean square and the division yourself; the check compares with "
-            "F.rms_norm for you")
-    run.in_place_hint = "build a new tensor (h / ..., not h /= ...): h must stay as it was"
+            HINT_RMS_OWN)
+    run.in_place_hint = HINT_RMS_IN_PLACE
     f64 = torch.float64
     h = torch.tensor([[1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], dtype=f64)
     root = math.sqrt(7.5 + 0.5)
@@ -313,6 +344,12 @@ SWIGLU_LAYERS = (("w_gate", "d_model -> d_hidden"), ("w_up", "d_model -> d_hidde
                  ("w_down", "d_hidden -> d_model"))
 
 
+HINT_SWIGLU_LAYER = ("create self.{name} = nn.Linear(..., bias=False) in __init__; the "
+                     "checkpoint's weights load by these names")
+HINT_SWIGLU_SHAPES = "w_gate and w_up map d_model -> d_hidden, w_down maps d_hidden -> d_model"
+HINT_NO_BIAS = "Qwen3's linear layers have no bias: nn.Linear(..., bias=False)"
+
+
 def _expect_swiglu_layers(run: CheckRun, owner: str, view, d: int, hidden: int) -> None:
     info = view.info()
     _expect_own_modules(run, owner, view)
@@ -321,16 +358,14 @@ def _expect_swiglu_layers(run: CheckRun, owner: str, view, d: int, hidden: int) 
         run.expect_true(is_instance(view, name, nn.Linear, info),
                         f"{owner} has no nn.Linear attribute {name!r} (found "
                         f"{type_name(view, name) or 'nothing'}).",
-                        hint=f"create self.{name} = nn.Linear(..., bias=False) in __init__; "
-                        "the checkpoint's weights load by these names")
+                        hint=HINT_SWIGLU_LAYER.format(name=name))
         want = (hidden, d) if name != "w_down" else (d, hidden)
         shape = params.get(f"{name}.weight")
         run.expect_true(shape == want, f"{owner}.{name}.weight has shape {shape}; expected "
                         f"{want}, i.e. {meaning}.",
-                        hint="w_gate and w_up map d_model -> d_hidden, w_down maps d_hidden "
-                        "-> d_model")
+                        hint=HINT_SWIGLU_SHAPES)
         run.expect_true(f"{name}.bias" not in params, f"{owner}.{name} has a bias.",
-                        hint="Qwen3's linear layers have no bias: nn.Linear(..., bias=False)")
+                        hint=HINT_NO_BIAS)
 
 
 def _set_swiglu(view, gate, up, down) -> None:
@@ -339,36 +374,53 @@ def _set_swiglu(view, gate, up, down) -> None:
                       "w_down.weight": torch.as_tensor(down, dtype=torch.float64)})
 
 
+HINT_SILU = "the gate's activation is SiLU, z * sigmoid(z): F.silu"
+HINT_SIGMOID_GATE = "SwiGLU gates with SiLU(z) = z * sigmoid(z), not sigmoid(z) alone"
+HINT_SILU_ON_UP = ("SiLU goes on w_gate(x); w_up(x) is the content it multiplies: "
+                   "w_down(F.silu(w_gate(x)) * w_up(x))")
+HINT_NO_GATE = "multiply the content w_up(x) by the gate F.silu(w_gate(x)) before w_down"
+HINT_GATE_ADDED = "the gate multiplies elementwise: F.silu(w_gate(x)) * w_up(x)"
+HINT_SILU_AFTER_PRODUCT = ("apply SiLU to the gate alone, then multiply: F.silu(w_gate(x)) * "
+                           "w_up(x)")
+HINT_SILU_ON_BOTH = "only the gate w_gate(x) goes through SiLU; w_up(x) enters as it is"
+HINT_SILU_AFTER_DOWN = "w_down's output is the result: no activation after it"
+HINT_SWIGLU_RESIDUAL = "SwiGLU returns w_down(...) only; the block adds the residual"
+
+
 def _swiglu_mistakes(x, gate, up, down) -> list[Mistake]:
     x, G, U, D = (torch.as_tensor(t, dtype=torch.float64) for t in (x, gate, up, down))
     a, b = x @ G.T, x @ U.T  # (..., d_hidden): gate input, content
     right = (F.silu(a) * b) @ D.T
     return [
         Mistake("GELU instead of SiLU", (F.gelu(a) * b) @ D.T,
-                "the gate's activation is SiLU, z * sigmoid(z): F.silu"),
+                HINT_SILU),
         Mistake("ReLU instead of SiLU", (F.relu(a) * b) @ D.T,
-                "the gate's activation is SiLU, z * sigmoid(z): F.silu"),
+                HINT_SILU),
         Mistake("sigmoid gate (GLU) instead of SiLU", (torch.sigmoid(a) * b) @ D.T,
-                "SwiGLU gates with SiLU(z) = z * sigmoid(z), not sigmoid(z) alone"),
+                HINT_SIGMOID_GATE),
         Mistake("SiLU on the up branch (w_gate and w_up swapped)", (F.silu(b) * a) @ D.T,
-                "SiLU goes on w_gate(x); w_up(x) is the content it multiplies: "
-                "w_down(F.silu(w_gate(x)) * w_up(x))"),
+                HINT_SILU_ON_UP),
         Mistake("no gate: w_down(SiLU(w_up(x)))", F.silu(b) @ D.T,
-                "multiply the content w_up(x) by the gate F.silu(w_gate(x)) before w_down"),
+                HINT_NO_GATE),
         Mistake("no gate: w_down(SiLU(w_gate(x)))", F.silu(a) @ D.T,
-                "multiply the content w_up(x) by the gate F.silu(w_gate(x)) before w_down"),
+                HINT_NO_GATE),
         Mistake("gate added instead of multiplied", (F.silu(a) + b) @ D.T,
-                "the gate multiplies elementwise: F.silu(w_gate(x)) * w_up(x)"),
+                HINT_GATE_ADDED),
         Mistake("SiLU applied after the product", F.silu(a * b) @ D.T,
-                "apply SiLU to the gate alone, then multiply: F.silu(w_gate(x)) * w_up(x)"),
+                HINT_SILU_AFTER_PRODUCT),
         Mistake("SiLU on both branches", (F.silu(a) * F.silu(b)) @ D.T,
-                "only the gate w_gate(x) goes through SiLU; w_up(x) enters as it is"),
+                HINT_SILU_ON_BOTH),
         Mistake("an extra SiLU after w_down", F.silu(right),
-                "w_down's output is the result: no activation after it"),
+                HINT_SILU_AFTER_DOWN),
         Mistake("residual added inside the MLP", x + right if x.shape == right.shape
-                else right * np.nan, "SwiGLU returns w_down(...) only; the block adds the "
-                "residual"),
+                else right * np.nan, HINT_SWIGLU_RESIDUAL),
     ]
+
+
+HINT_SWIGLU_SHAPE = "SwiGLU maps d_model features back to d_model"
+HINT_SWIGLU_BATCH_SHAPE = "SwiGLU keeps x's shape (..., d_model): nn.Linear acts on the last axis"
+HINT_SWIGLU_PER_TOKEN = ("SwiGLU acts on each token separately: reordering the tokens only "
+                         "reorders the outputs")
 
 
 @_one_thread
@@ -382,7 +434,7 @@ def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
     call = "the worked SwiGLU(2, 3) on x = [[1, 0.5], [0.5, -0.25]]"
     y = _invoke(run, call, view, x)
     _expect_tensor(run, call, y)
-    run.expect_shape(call, y, (2, 2), hint="SwiGLU maps d_model features back to d_model")
+    run.expect_shape(call, y, (2, 2), hint=HINT_SWIGLU_SHAPE)
     run.expect_finite(call, y)
     run.expect_close(call, y, WORKED_Y, rtol=1e-5, atol=1e-6,
                      mistakes=_swiglu_mistakes(x, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN))
@@ -394,8 +446,7 @@ def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
     x = _f64(2, 5, 6, seed=114).float()
     call = "SwiGLU(6, 10) with random weights on x of shape [B, L, d] = (2, 5, 6)"
     y = _invoke(run, call, view, x)
-    run.expect_shape(call, y, (2, 5, 6), hint="SwiGLU keeps x's shape (..., d_model): "
-                     "nn.Linear acts on the last axis")
+    run.expect_shape(call, y, (2, 5, 6), hint=HINT_SWIGLU_BATCH_SHAPE)
     run.expect_finite(call, y)
     run.expect_close(call, y, _swiglu(x, *weights), rtol=MODULE_RTOL, atol=MODULE_ATOL,
                      mistakes=_swiglu_mistakes(x, *weights))
@@ -403,8 +454,7 @@ def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
     call = "SwiGLU(6, 10) on the same x with its 5 tokens reordered"
     run.expect_close(call, _invoke(run, call, view, x[:, perm]), as_array(y)[:, perm.numpy()],
                      rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     hint="SwiGLU acts on each token separately: reordering the tokens only "
-                     "reorders the outputs")
+                     hint=HINT_SWIGLU_PER_TOKEN)
     _expect_raises_on(run, "SwiGLU(6, 10) on x of shape (2, 5, 4)", view, torch.zeros(2, 5, 4),
                       mentions=("x", "(2, 5, 4)"))
     if reference is not None:
@@ -466,39 +516,46 @@ def _gqa_variant(q, k, v, allowed, heads="interleave", scale="sqrt", dim=-1, mas
     return A @ v
 
 
+HINT_TILED_HEADS = ("consecutive query heads share a key/value head: k.repeat_interleave(h // "
+                    "h_kv, dim=1), not k.repeat(1, h // h_kv, 1, 1) (which gives query head r the "
+                    "key/value head r % h_kv)")
+HINT_MASK_AFTER_SOFTMAX = ("set blocked scores to -inf BEFORE the softmax "
+                           "(scores.masked_fill(~allowed, float('-inf')))")
+HINT_MASK_IGNORED = "apply allowed: scores.masked_fill(~allowed, float('-inf'))"
+
+
 def _gqa_mistakes(q, k, v, allowed) -> list[Mistake]:
     out = []
     if k.shape[1] not in (1, q.shape[1]):
         out.append(Mistake("key/value heads tiled (k.repeat): query head r read head r % h_kv",
                            _gqa_variant(q, k, v, allowed, heads="tile"),
-                           "consecutive query heads share a key/value head: "
-                           "k.repeat_interleave(h // h_kv, dim=1), not k.repeat(1, h // h_kv, "
-                           "1, 1) (which gives query head r the key/value head r % h_kv)"))
+                           HINT_TILED_HEADS))
     out += [
         Mistake("no 1/sqrt(d_k) scaling", _gqa_variant(q, k, v, allowed, scale="none"),
-                "divide the scores by sqrt(d_k) = sqrt(q.shape[-1])"),
+                nb05.HINT_NO_SCALING),
         Mistake("divided by d_k instead of sqrt(d_k)",
-                _gqa_variant(q, k, v, allowed, scale="d_k"), "divide by sqrt(d_k), not d_k"),
+                _gqa_variant(q, k, v, allowed, scale="d_k"), nb05.HINT_DIVIDED_BY_D_K),
         Mistake("softmax over the wrong axis", _gqa_variant(q, k, v, allowed, dim=-2),
-                "each query's weights (the last axis, dim=-1) must sum to 1"),
+                nb05.HINT_SOFTMAX_AXIS),
     ]
     if allowed is not None and not bool(allowed.all()):
         out += [
             Mistake("mask applied after the softmax", _gqa_variant(q, k, v, allowed,
                                                                    mask="after"),
-                    "set blocked scores to -inf BEFORE the softmax "
-                    "(scores.masked_fill(~allowed, float('-inf')))"),
+                    HINT_MASK_AFTER_SOFTMAX),
             Mistake("mask inverted (True treated as blocked)",
                     _gqa_variant(q, k, v, allowed, mask="inverted"),
-                    "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed"),
+                    nb05.HINT_MASK_INVERTED),
             Mistake("the mask ignored", _gqa_variant(q, k, v, None),
-                    "apply allowed: scores.masked_fill(~allowed, float('-inf'))"),
+                    HINT_MASK_IGNORED),
             Mistake("a large finite negative number (-1e9) instead of -inf",
                     _gqa_variant(q, k, v, allowed, fill=-1e9),
-                    "a row with no allowed key came out uniform: use -inf and give such "
-                    "rows zero weights"),
+                    nb05.HINT_FINITE_FILL),
         ]
     return out
+
+
+HINT_GQA_SHAPE = "the output has one row per query head: (B, h, L_q, d_k)"
 
 
 def _expect_gqa(run: CheckRun, call: str, gqa, q, k, v, allowed, expected=None,
@@ -506,11 +563,10 @@ def _expect_gqa(run: CheckRun, call: str, gqa, q, k, v, allowed, expected=None,
     expected = _gqa_truth(q, k, v, allowed) if expected is None else expected
     y = run.call(call, q, k, v, allowed,
                  crash_hints=[(("must match the size", "The size of tensor"), HINT_REPEAT),
-                              ("'NoneType'", "allowed=None means no mask: only fill -inf "
-                               "when allowed is not None")])
+                              ("'NoneType'", nb05.HINT_ALLOWED_NONE)])
     _expect_tensor(run, call, y)
     run.expect_shape(call, y, tuple(expected.shape),
-                     hint="the output has one row per query head: (B, h, L_q, d_k)")
+                     hint=HINT_GQA_SHAPE)
     run.expect_finite(call, y, hint=hint or HINT_GQA_NAN)
     _close(run, call, y, expected, mistakes=_gqa_mistakes(q, k, v, allowed), hint=hint)
     return y
@@ -528,6 +584,14 @@ def _bottom_right(L_q: int, L_k: int) -> torch.Tensor:
     return torch.arange(L_k)[None, :] <= torch.arange(L_k - L_q, L_k)[:, None]  # (L_q, L_k)
 
 
+HINT_GQA_OWN = ("write the grouping, the scores, the mask, the softmax and the weighted sum "
+                "yourself; the check compares with PyTorch's kernel for you")
+HINT_GQA_IN_PLACE = ("work on new tensors (k = k.repeat_interleave(...), not writing into k): the "
+                     "caller's q, k, v and allowed must stay as they were")
+HINT_GQA_FIRST_QUERY = ("query 0 may read only key 0, so every head's first output row is v[0] = "
+                        "[1, 2]")
+
+
 @_one_thread
 def check_grouped_query_attention(grouped_query_attention, reference=None,
                                   trials: int = 12) -> None:
@@ -535,10 +599,8 @@ def check_grouped_query_attention(grouped_query_attention, reference=None,
     _forbid(run, grouped_query_attention, {"scaled_dot_product_attention",
                                            "multi_head_attention_forward", "enable_gqa"},
             "PyTorch's own fused attention",
-            "write the grouping, the scores, the mask, the softmax and the weighted sum "
-            "yourself; the check compares with PyTorch's kernel for you")
-    run.in_place_hint = ("work on new tensors (k = k.repeat_interleave(...), not writing into "
-                         "k): the caller's q, k, v and allowed must stay as they were")
+            HINT_GQA_OWN)
+    run.in_place_hint = HINT_GQA_IN_PLACE
     f64 = torch.float64
     q = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]], [[0.0, 2.0], [2.0, 0.0]]]], dtype=f64)
     k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]]]], dtype=f64)  # (1, 1, 2, 2): one kv head
@@ -548,8 +610,7 @@ def check_grouped_query_attention(grouped_query_attention, reference=None,
             "head, L = 2, d_k = 2, v = [[1, 2], [3, 4]]")
     y = _expect_gqa(run, call, grouped_query_attention, q, k, v, causal)
     _close(run, f"{call}: the first query of each head", as_array(y)[0, :, 0],
-           [[1.0, 2.0], [1.0, 2.0]], hint="query 0 may read only key 0, so every head's "
-           "first output row is v[0] = [1, 2]")
+           [[1.0, 2.0], [1.0, 2.0]], hint=HINT_GQA_FIRST_QUERY)
 
     q, k, v = _qkv(2, 4, 2, 5, 5, 3, seed=121)
     _expect_gqa(run, "grouped_query_attention with q (2, 4, 5, 3) and k, v (2, 2, 5, 3), "
@@ -575,13 +636,12 @@ def check_grouped_query_attention(grouped_query_attention, reference=None,
                     "L_k = 5), query 0 allowed no key", grouped_query_attention, q, k, v,
                     allowed)
     _close(run, "the output row of the query with no allowed key", as_array(y)[0, :, 0],
-           np.zeros((4, 3)), hint="a query with no allowed key returns zeros")
+           np.zeros((4, 3)), hint=nb05.HINT_EMPTY_ROW)
     q, k, v = _qkv(1, 2, 1, 4, 4, 3, seed=126, scale=30.0)
     _expect_gqa(run, "grouped_query_attention with large scores (q, k of size ~30 per "
                 "feature) and a causal mask", grouped_query_attention, q, k, v,
                 torch.ones(4, 4, dtype=torch.bool).tril(),
-                hint="exp of a large score overflows: subtract each row's maximum before "
-                "exponentiating (torch.softmax does this for you)")
+                hint=nb05.HINT_OVERFLOW_LARGE)
 
     q, k, v = _qkv(1, 3, 2, 2, 2, 4, seed=127)
     run.expect_raises("grouped_query_attention with q (1, 3, 2, 4) and k, v (1, 2, 2, 4)",
@@ -607,37 +667,51 @@ def check_grouped_query_attention(grouped_query_attention, reference=None,
 # ---------------------------------------------------------------------------------------
 # kv_cache_bytes
 # ---------------------------------------------------------------------------------------
+HINT_KV_FACTOR_2 = "the cache holds a key AND a value per layer, head and token: multiply by 2"
+HINT_KV_BITS = "bytes_per_value is already in bytes: no factor 8"
+HINT_KV_LENGTH = "every cached token stores its keys and values: multiply by length"
+HINT_KV_LAYERS = "every block has its own cache: multiply by n_layers"
+HINT_KV_D_K = "each key and each value has d_k numbers: multiply by d_k"
+HINT_KV_GIB = "return bytes; divide by 2**30 only when printing GiB"
+HINT_KV_KIB = "return bytes; divide by 1024 only when printing KiB"
+HINT_KV_BYTES_PER_VALUE = "use the bytes_per_value argument: 4 for float32, 2 for bfloat16"
+HINT_KV_FACTOR_2_TWICE = "one factor 2 for keys and values, then bytes_per_value"
+
+
 def _kv_mistakes(n_layers, n_kv_heads, d_k, length, bpv) -> list[Mistake]:
     right = 2 * n_layers * n_kv_heads * d_k * length * bpv
     out = [
         Mistake("keys only (the factor 2 for keys and values left out)", right / 2,
-                "the cache holds a key AND a value per layer, head and token: multiply by 2"),
+                HINT_KV_FACTOR_2),
         Mistake("bits instead of bytes", right * 8,
-                "bytes_per_value is already in bytes: no factor 8"),
+                HINT_KV_BITS),
         Mistake("the length left out (bytes per token)", right / max(length, 1)
                 if length > 1 else None,
-                "every cached token stores its keys and values: multiply by length"),
+                HINT_KV_LENGTH),
         Mistake("one layer counted", right / n_layers if n_layers > 1 else None,
-                "every block has its own cache: multiply by n_layers"),
+                HINT_KV_LAYERS),
         Mistake("d_k left out", right / d_k if d_k > 1 else None,
-                "each key and each value has d_k numbers: multiply by d_k"),
+                HINT_KV_D_K),
         Mistake("in GiB instead of bytes", right / 2**30,
-                "return bytes; divide by 2**30 only when printing GiB"),
+                HINT_KV_GIB),
         Mistake("in KiB instead of bytes", right / 2**10,
-                "return bytes; divide by 1024 only when printing KiB"),
+                HINT_KV_KIB),
         Mistake("bytes_per_value ignored (2 written in, bfloat16)",
                 right / bpv * 2 if bpv != 2 else None,
-                "use the bytes_per_value argument: 4 for float32, 2 for bfloat16"),
+                HINT_KV_BYTES_PER_VALUE),
         Mistake("factor 2 counted twice (2 for keys and values, and 2 bytes again)",
-                right * 2, "one factor 2 for keys and values, then bytes_per_value"),
+                right * 2, HINT_KV_FACTOR_2_TWICE),
     ]
     return [m for m in out if m.output is not None and m.output != right]
+
+
+HINT_KV_NUMBER = "return the number of bytes, not a tensor or a list"
 
 
 def _expect_kv_bytes(run: CheckRun, call: str, args, expected) -> None:
     seen = run.call(call, *args)
     run.expect_true(np.ndim(seen) == 0, f"{call} returned {seen!r}; expected one number.",
-                    hint="return the number of bytes, not a tensor or a list")
+                    hint=HINT_KV_NUMBER)
     run.expect_close(call, seen, expected, rtol=0, atol=0.5, what="number of bytes",
                      mistakes=_kv_mistakes(*args))
 
@@ -712,22 +786,25 @@ def _block_config(d, h, h_kv, d_k, hidden, eps=1e-6) -> Qwen3LMConfig:
 # ---------------------------------------------------------------------------------------
 # Qwen3Block
 # ---------------------------------------------------------------------------------------
+HINT_QK_NORM_MISSING = ("create q_norm and k_norm as RMSNorms over one head's d_k features, with "
+                        "the block's eps: one gamma of d_k numbers each")
+HINT_NORM1_MISSING = "norm1 is an RMSNorm over the d_model features, with the block's eps"
+HINT_NORM2_MISSING = "norm2 is an RMSNorm over the d_model features, with the block's eps"
+HINT_MLP_MISSING = "the MLP is your SwiGLU class, from d_model through d_hidden and back"
+HINT_PROJECTIONS = ("W_Q = nn.Linear(d_model, n_heads * d_k, bias=False); W_K and W_V map d_model "
+                    "to n_kv_heads * d_k; W_O maps n_heads * d_k back to d_model; no biases")
+
+
 BLOCK_HINTS = [
-    ("q_norm", "QK-norm missing", "create q_norm and k_norm as RMSNorms over one head's d_k "
-     "features, "
-     "with the block's eps: one gamma of d_k numbers each"),
-    ("k_norm", "QK-norm missing", "create q_norm and k_norm as RMSNorms over one head's d_k "
-     "features, "
-     "with the block's eps: one gamma of d_k numbers each"),
+    ("q_norm", "QK-norm missing", HINT_QK_NORM_MISSING),
+    ("k_norm", "QK-norm missing", HINT_QK_NORM_MISSING),
     ("norm1", "norm1 missing or not an RMSNorm",
-     "norm1 is an RMSNorm over the d_model features, with the block's eps"),
+     HINT_NORM1_MISSING),
     ("norm2", "norm2 missing or not an RMSNorm",
-     "norm2 is an RMSNorm over the d_model features, with the block's eps"),
+     HINT_NORM2_MISSING),
     ("mlp", "the MLP missing or not SwiGLU",
-     "the MLP is your SwiGLU class, from d_model through d_hidden and back"),
-    ("W_", "attention projections wrong", "W_Q = nn.Linear(d_model, n_heads * d_k, "
-     "bias=False); W_K and W_V map d_model to n_kv_heads * d_k; W_O maps n_heads * d_k back "
-     "to d_model; no biases"),
+     HINT_MLP_MISSING),
+    ("W_", "attention projections wrong", HINT_PROJECTIONS),
 ]
 
 
@@ -795,54 +872,79 @@ def _block_variant(ref: ModernBlock, h, rope, past=None, qk="right", rope_on="qk
     return out, k, v
 
 
+HINT_NO_QK_NORM = ("apply QK-norm to every head: q = self.q_norm(q), k = self.k_norm(k), after "
+                   "splitting the heads and before RoPE")
+HINT_QK_NORM_AFTER_ROPE = "normalise first, then rotate: rotate_pairs(self.q_norm(q), cos, sin)"
+HINT_K_NORM = "the keys have their own norm: k = self.k_norm(k)"
+HINT_QK_NORM_SWAPPED = "q_norm goes on the queries, k_norm on the keys"
+HINT_NO_ROPE = ("rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, "
+                "sin)")
+HINT_ROPE_ON_VALUES = "RoPE rotates queries and keys only; the values are not rotated"
+HINT_NO_CAUSAL_MASK = ("build the causal mask: allowed[i, j] = j <= T + i, so no query reads a "
+                       "later token")
+HINT_MASK_TOP_LEFT = ("with T cached tokens, new query i sits at position T + i: allowed[i, j] = j "
+                      "<= T + i, the triangle aligned to the bottom right of (L, T + L)")
+HINT_PAST_FIRST = "the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first"
+HINT_RESIDUAL_ATTENTION = "add the residual: U = H + W_O(...)"
+HINT_RESIDUAL_MLP = "add the residual: H_out = U + mlp(norm2(U))"
+HINT_NORMS_SWAPPED = "norm1 before the attention, norm2 before the MLP"
+HINT_MLP_READS_U = "the MLP reads U, the output of the attention step: U + mlp(norm2(U))"
+HINT_MERGE_HEADS = "merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)"
+HINT_SPLIT_HEADS = "split as in notebook 05: view(B, L, n, d_k), then .transpose(1, 2)"
+HINT_VALUES_NORMALISED = "QK-norm is for queries and keys only; the values are not normalised"
+HINT_NO_NORM1 = "normalise the attention's input: x = self.norm1(h)"
+
+
 _BLOCK_MISTAKES = [
     ("no QK-norm (q_norm and k_norm created, not applied)", {"qk": "none"},
-     "apply QK-norm to every head: q = self.q_norm(q), k = self.k_norm(k), after splitting "
-     "the heads and before RoPE"),
+     HINT_NO_QK_NORM),
     ("QK-norm applied after RoPE", {"qk": "after_rope"},
-     "normalise first, then rotate: rotate_pairs(self.q_norm(q), cos, sin)"),
+     HINT_QK_NORM_AFTER_ROPE),
     ("q_norm used for the keys too", {"qk": "q_for_both"},
-     "the keys have their own norm: k = self.k_norm(k)"),
+     HINT_K_NORM),
     ("q_norm and k_norm swapped", {"qk": "swapped"},
-     "q_norm goes on the queries, k_norm on the keys"),
+     HINT_QK_NORM_SWAPPED),
     ("RoPE not applied", {"rope_on": "none"},
-     "rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, sin)"),
+     HINT_NO_ROPE),
     ("RoPE applied to the values too", {"rope_on": "qkv"},
-     "RoPE rotates queries and keys only; the values are not rotated"),
+     HINT_ROPE_ON_VALUES),
     ("no causal mask", {"mask": "none"},
-     "build the causal mask: allowed[i, j] = j <= T + i, so no query reads a later token"),
+     HINT_NO_CAUSAL_MASK),
     ("causal mask aligned top-left (query i at position i, though T tokens are cached)",
      {"mask": "top"},
-     "with T cached tokens, new query i sits at position T + i: allowed[i, j] = j <= T + i, "
-     "the triangle aligned to the bottom right of (L, T + L)"),
+     HINT_MASK_TOP_LEFT),
     ("the cached keys and values put after the new ones", {"past_first": False},
-     "the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first"),
+     HINT_PAST_FIRST),
     ("missing residual around the attention", {"res1": False},
-     "add the residual: U = H + W_O(...)"),
+     HINT_RESIDUAL_ATTENTION),
     ("missing residual around the MLP", {"res2": False},
-     "add the residual: H_out = U + mlp(norm2(U))"),
+     HINT_RESIDUAL_MLP),
     ("norm1 and norm2 swapped", {"norms_swapped": True},
-     "norm1 before the attention, norm2 before the MLP"),
+     HINT_NORMS_SWAPPED),
     ("the MLP reads H instead of U", {"mlp_reads_h": True},
-     "the MLP reads U, the output of the attention step: U + mlp(norm2(U))"),
+     HINT_MLP_READS_U),
     ("heads merged without the transpose", {"merge": "no_transpose"},
-     "merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)"),
+     HINT_MERGE_HEADS),
     ("heads split without the transpose (positions and heads mixed)",
-     {"split": "no_transpose"}, "split as in notebook 05: view(B, L, n, d_k), then "
-     ".transpose(1, 2)"),
+     {"split": "no_transpose"}, HINT_SPLIT_HEADS),
     ("the values normalised too", {"norm_v": True},
-     "QK-norm is for queries and keys only; the values are not normalised"),
+     HINT_VALUES_NORMALISED),
     ("no norm before the attention", {"norm1": False},
-     "normalise the attention's input: x = self.norm1(h)"),
+     HINT_NO_NORM1),
 ]
+HINT_CACHE_NEW_ONLY = ("return the keys and values over ALL T + L tokens: the concatenation, past "
+                       "first")
+HINT_CACHE_UNROTATED = ("cache the keys after RoPE (and after QK-norm): later tokens compare with "
+                        "them as they are")
+
+
 _CACHE_MISTAKES = [
     ("only the new tokens' keys and values returned", {"cache": "new"},
-     "return the keys and values over ALL T + L tokens: the concatenation, past first"),
+     HINT_CACHE_NEW_ONLY),
     ("keys cached before RoPE", {"cache": "unrotated"},
-     "cache the keys after RoPE (and after QK-norm): later tokens compare with them as "
-     "they are"),
+     HINT_CACHE_UNROTATED),
     ("the cached keys and values put after the new ones", {"past_first": False},
-     "the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first"),
+     HINT_PAST_FIRST),
 ]
 
 
@@ -857,14 +959,21 @@ def _block_mistakes(ref, h, rope, past, part: int) -> list[Mistake]:
     return out
 
 
+HINT_BLOCK_PAIR = ("return a pair: the block's output, and the keys and values the attention used "
+                   "(for the cache)")
+
+
 def _expect_block_output(run: CheckRun, call: str, result) -> tuple:
     ok = (isinstance(result, tuple | list) and len(result) == 2
           and isinstance(result[1], tuple | list) and len(result[1]) == 2)
     run.expect_true(ok, f"{call} returned {type(result).__name__}; expected a pair "
                     "(h_out, (k, v)).",
-                    hint="return a pair: the block's output, and the keys and values the "
-                    "attention used (for the cache)")
+                    hint=HINT_BLOCK_PAIR)
     return result[0], result[1][0], result[1][1]
+
+
+HINT_CACHE_SHAPE = ("return the keys and values over ALL T + L tokens, (B, n_kv_heads, T + L, "
+                    "d_k): the concatenation, past first")
 
 
 def _expect_block(run: CheckRun, call: str, block, ref: ModernBlock, h, rope, past=None,
@@ -873,15 +982,13 @@ def _expect_block(run: CheckRun, call: str, block, ref: ModernBlock, h, rope, pa
         want, (want_k, want_v) = ref(h, rope, past)
     args = (h, rope) if past is None else (h, rope, past)
     out, k, v = _expect_block_output(run, call, _invoke(run, call, block, *args))
-    run.expect_shape(call, out, tuple(h.shape), hint="a block maps (B, L, d) to (B, L, d)")
+    run.expect_shape(call, out, tuple(h.shape), hint=nb06.HINT_BLOCK_SHAPE)
     run.expect_finite(call, out)
     _close_lazy(run, call, out, want, partial(_block_mistakes, ref, h, rope, past, 0),
                 hint=hint)
-    hint_kv = ("return the keys and values over ALL T + L tokens, (B, n_kv_heads, T + L, d_k): "
-               "the concatenation, past first")
     for name, seen, expected, part in (("keys", k, want_k, 1), ("values", v, want_v, 2)):
         run.expect_shape(f"{call}: the returned {name}", seen, tuple(expected.shape),
-                         hint=hint_kv)
+                         hint=HINT_CACHE_SHAPE)
         _close_lazy(run, f"{call}: the returned {name}", seen, expected,
                     partial(_block_mistakes, ref, h, rope, past, part), what=name)
     return out
@@ -902,10 +1009,15 @@ def _prepare_block(run: CheckRun, Qwen3Block, sizes: tuple, eps: float, seed: in
     return call, block.eval(), ref.eval()
 
 
+HINT_BLOCK_IN_PLACE = "write u = h + ..., not h += ...: the caller's h must stay as it was"
+HINT_BLOCK_EPS = ("pass the eps argument on to every RMSNorm: nn.RMSNorm(d_model, eps=eps) and "
+                  "nn.RMSNorm(d_k, eps=eps)")
+
+
 @_one_thread
 def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
     run = CheckRun(Qwen3Block)
-    run.in_place_hint = "write u = h + ..., not h += ...: the caller's h must stay as it was"
+    run.in_place_hint = HINT_BLOCK_IN_PLACE
     sizes = (12, 4, 2, 4, 20)  # d, h, h_kv, d_k, d_hidden: h * d_k = 16 != d = 12
     call, block, ref = _prepare_block(run, Qwen3Block, sizes, 1e-6, seed=131)
     h = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(132)) * 2.0 + 0.5
@@ -925,8 +1037,7 @@ def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
     call, block, ref = _prepare_block(run, Qwen3Block, sizes, 0.05, seed=133)
     tiny = h * 0.1
     _expect_block(run, f"{call} on h * 0.1 (features near the norms' eps)", block, ref, tiny,
-                  (cos, sin), hint="pass the eps argument on to every RMSNorm: "
-                  "nn.RMSNorm(d_model, eps=eps) and nn.RMSNorm(d_k, eps=eps)")
+                  (cos, sin), hint=HINT_BLOCK_EPS)
     _expect_raises_on(run, "Qwen3Block(12, 4, 2, 4, 20) on h of shape (5, 12) (no batch axis)",
                       block, torch.zeros(5, 12), (cos, sin), mentions=("h", "(5, 12)"))
     if reference is not None:
@@ -953,24 +1064,33 @@ def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
 # ---------------------------------------------------------------------------------------
 # Qwen3Decoder
 # ---------------------------------------------------------------------------------------
+HINT_HEAD_BIAS = "no bias in the head: nn.Linear(d_model, vocab_size, bias=False)"
+HINT_FINAL_NORM_LAYERNORM = ("the final norm is an RMSNorm over d_model features: it has a gamma "
+                             "and no bias")
+HINT_HEAD_UNTIED = ("with tie_weights true the head's weight IS the embedding: self.head.weight = "
+                    "self.embed.weight")
+HINT_HEAD_OWN = ("the head is a bias-free linear map from d_model to vocab_size, with its own "
+                 "weight when tie_weights is false")
+HINT_FINAL_NORM_MISSING = "create the final norm: an RMSNorm over d_model features, with eps"
+HINT_BLOCKS_LIST = ("self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list "
+                    "like [block] * n_layers repeats ONE block")
+HINT_EMBEDDING_MISSING = ("create the token embedding: one row of d_model numbers per vocabulary "
+                          "id")
+
+
 def _decoder_hints(tied: bool) -> list[tuple[str, str, str]]:
     return [
-        ("head.bias", "the head with a bias", "no bias in the head: nn.Linear(d_model, "
-         "vocab_size, bias=False)"),
-        ("norm.bias", "a LayerNorm as the final norm", "the final norm is an RMSNorm over d_model "
-         "features: it has a gamma and no bias"),
+        ("head.bias", "the head with a bias", HINT_HEAD_BIAS),
+        ("norm.bias", "a LayerNorm as the final norm", HINT_FINAL_NORM_LAYERNORM),
         ("head", "the head not tied to the embedding" if tied else "the head tied or missing",
-         "with tie_weights true the head's weight IS the embedding: self.head.weight = "
-         "self.embed.weight" if tied else
-         "the head is a bias-free linear map from d_model to vocab_size, with its own "
-         "weight when tie_weights is false"),
+         HINT_HEAD_UNTIED if tied else
+         HINT_HEAD_OWN),
         ("norm.", "the final RMSNorm missing",
-         "create the final norm: an RMSNorm over d_model features, with eps"),
+         HINT_FINAL_NORM_MISSING),
         ("blocks.", "not n_layers distinct blocks",
-         "self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list like "
-         "[block] * n_layers repeats ONE block"),
+         HINT_BLOCKS_LIST),
         ("embed", "token embedding missing",
-         "create the token embedding: one row of d_model numbers per vocabulary id"),
+         HINT_EMBEDDING_MISSING),
     ]
 
 
@@ -990,29 +1110,39 @@ def _decoder_variant(ref: Qwen3LM, idx, final_norm=True, use_blocks=True, n_bloc
         return logits.softmax(dim=-1) if softmax else logits
 
 
+HINT_NO_FINAL_NORM = "apply self.norm to H_N before the head: head(norm(h))"
+HINT_EMBED_SCALED = "no sqrt(d_model) factor in Qwen3: H0 = E[w]"
+HINT_BLOCK_OUTPUT_DISCARDED = ("a block returns (h_out, (k, v)): keep h_out as the next hidden "
+                               "state")
+HINT_LAST_BLOCK_SKIPPED = "run every block: for block in self.blocks"
+HINT_BLOCKS_FED_EMBEDDINGS = "feed each block the previous block's output, not the embeddings"
+
+
 def _decoder_mistakes(ref: Qwen3LM, idx) -> list[Mistake]:
     out = [
         Mistake("the final RMSNorm forgotten", _decoder_variant(ref, idx, final_norm=False),
-                "apply self.norm to H_N before the head: head(norm(h))"),
+                HINT_NO_FINAL_NORM),
         Mistake("softmax applied to the logits", _decoder_variant(ref, idx, softmax=True),
-                "return the logits themselves; the softmax belongs to the loss and the "
-                "sampler"),
+                nb06.HINT_LOGITS_SOFTMAXED),
         Mistake("token embedding scaled by sqrt(d_model)",
                 _decoder_variant(ref, idx, scale_embed=True),
-                "no sqrt(d_model) factor in Qwen3: H0 = E[w]"),
+                HINT_EMBED_SCALED),
         Mistake("the blocks' outputs discarded", _decoder_variant(ref, idx, use_blocks=False),
-                "a block returns (h_out, (k, v)): keep h_out as the next hidden state"),
+                HINT_BLOCK_OUTPUT_DISCARDED),
     ]
     if len(ref.blocks) > 1:
         out += [
             Mistake("the last block skipped", _decoder_variant(ref, idx,
                                                                n_blocks=len(ref.blocks) - 1),
-                    "run every block: for block in self.blocks"),
+                    HINT_LAST_BLOCK_SKIPPED),
             Mistake("every block fed the embeddings", _decoder_variant(ref, idx,
                                                                        last_only=True),
-                    "feed each block the previous block's output, not the embeddings"),
+                    HINT_BLOCKS_FED_EMBEDDINGS),
         ]
     return out
+
+
+HINT_TIED = "self.head.weight = self.embed.weight when tie_weights is true, and only then"
 
 
 def _expect_tied(run: CheckRun, call: str, view, tied: bool) -> None:
@@ -1022,8 +1152,7 @@ def _expect_tied(run: CheckRun, call: str, view, tied: bool) -> None:
     run.expect_true(same == tied, f"{call}: head.weight is {'not ' if not same else ''}the "
                     f"embedding's weight; expected {'the same' if tied else 'its own'} "
                     "parameter.",
-                    hint="self.head.weight = self.embed.weight when tie_weights is true, and "
-                    "only then")
+                    hint=HINT_TIED)
 
 
 def _prepare_decoder(run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: int | None,
@@ -1039,7 +1168,7 @@ def _prepare_decoder(run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: i
               if path.startswith("blocks.") and path.count(".") == 1}
     run.expect_true(len(blocks) == config.n_layers, f"{call} has {len(blocks)} distinct "
                     f"blocks; expected {config.n_layers}.",
-                    hint="N distinct blocks, each with its own weights")
+                    hint=nb06.HINT_DISTINCT_BLOCKS)
     if seed is not None:
         source = ref if reference is None else reference(**kwargs)
         _randomise(source, seed)
@@ -1048,15 +1177,18 @@ def _prepare_decoder(run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: i
     return call, model.eval(), ref.eval()
 
 
+HINT_UNPACK_BLOCK = ("a Qwen3Block returns (h_out, (k, v)): unpack the pair in the loop and keep "
+                     "h_out")
+
+
 def _expect_logits(run: CheckRun, call: str, model, ref: Qwen3LM, idx, expected=None,
                    atol: float = MODULE_ATOL, rtol: float = MODULE_RTOL, hint=None):
     with torch.no_grad():
         expected = ref(idx) if expected is None else expected
     logits = _invoke(run, call, model, idx,
-                     hints=[("'tuple' object", "a Qwen3Block returns (h_out, (k, v)): unpack "
-                             "the pair in the loop and keep h_out")])
+                     hints=[("'tuple' object", HINT_UNPACK_BLOCK)])
     _expect_tensor(run, call, logits)
-    run.expect_shape(call, logits, tuple(expected.shape), hint="logits have shape (B, L, V)")
+    run.expect_shape(call, logits, tuple(expected.shape), hint=nb06.HINT_LOGITS_SHAPE)
     run.expect_finite(call, logits)
     _close_lazy(run, call, logits, expected, partial(_decoder_mistakes, ref, idx),
                 what="logits", rtol=rtol, atol=atol, hint=hint)
@@ -1072,6 +1204,11 @@ def _tiny():
     return config, state, expected["input_ids"], expected["logits"]
 
 
+HINT_ATTRIBUTE_NAMES = "use the attribute names of the exercise"
+HINT_DECODER_EPS = ("this config has eps = 0.05: every RMSNorm (the blocks' and the final one) "
+                    "must get the eps argument")
+
+
 @_one_thread
 def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
     run = CheckRun(Qwen3Decoder)
@@ -1081,7 +1218,7 @@ def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
     missing, unexpected = model.load_state_dict(state, strict=False)
     run.expect_true(not missing and not unexpected, f"loading the tiny checkpoint into {call} "
                     f"left parameters missing {missing[:4]} or unexpected {unexpected[:4]}.",
-                    hint="use the attribute names of the exercise")
+                    hint=HINT_ATTRIBUTE_NAMES)
     model.eval()
     _expect_logits(run, f"{call} with the tiny checkpoint of assets/qwen3_tiny on ids "
                    f"{tuple(ids.shape)}, against transformers' Qwen3ForCausalLM (float32, "
@@ -1094,8 +1231,7 @@ def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
     for B, L in ((2, 10), (1, 3)):
         idx = torch.randint(0, 13, (B, L), generator=torch.Generator().manual_seed(142 + L))
         _expect_logits(run, f"{call} with random weights on ids of shape {(B, L)}", model, ref,
-                       idx, hint="this config has eps = 0.05: every RMSNorm (the blocks' and "
-                       "the final one) must get the eps argument")
+                       idx, hint=HINT_DECODER_EPS)
     _expect_raises_on(run, f"{call} on ids of shape (2, 11), longer than max_len = 10", model,
                       torch.zeros(2, 11, dtype=torch.long), mentions=("idx", "(2, 11)"))
     if reference is not None:
@@ -1137,37 +1273,47 @@ def _decode_variant(model: Qwen3LM, ids, cache, offset: int | None = None, use_c
     return logits, (new if update or cache is None else cache)
 
 
+HINT_DECODE_NO_FINAL_NORM = "apply model.norm before the head: model.head(model.norm(h))"
+HINT_DECODE_OFFSET_BY_ONE = ("the first new token sits at position T (positions count from 0): "
+                             "model.rope_cos[T:T + L_new]")
+HINT_DECODE_NOT_OFFSET = ("the new tokens sit at positions T, T + 1, ...: use rows T .. T + L_new "
+                          "- 1 of the tables, model.rope_cos[T:T + L_new], with T the cache's "
+                          "length cache[0][0].shape[2]")
+HINT_DECODE_CACHE_UNUSED = ("give every block its own cached keys and values: block(h, rope, "
+                            "cache[i])")
+HINT_DECODE_CACHE_IGNORED = ("give every block its own cached keys and values, block(h, rope, "
+                             "cache[i]), and the RoPE rows of positions T .. T + L_new - 1")
+HINT_DECODE_LAYER0 = "block i gets cache[i], its own keys and values"
+HINT_DECODE_OLD_CACHE = "return the new list of the (k, v) pairs the blocks returned"
+HINT_DECODE_HEAD_AXIS = "the cached tokens are on the third axis: T = cache[0][0].shape[2]"
+
+
 def _decode_mistakes(model: Qwen3LM, ids, cache, part: int) -> list[Mistake]:
     T = 0 if cache is None else cache[0][0].shape[2]
     h_kv = model.config.n_kv_heads
     table = [
         ("the final RMSNorm forgotten", {"final_norm": False},
-         "apply model.norm before the head: model.head(model.norm(h))"),
+         HINT_DECODE_NO_FINAL_NORM),
         ("positions offset by one (T + 1)", {"offset": T + 1},
-         "the first new token sits at position T (positions count from 0): "
-         "model.rope_cos[T:T + L_new]"),
+         HINT_DECODE_OFFSET_BY_ONE),
     ]
     if T:
         table += [
             ("positions not offset: the new tokens got RoPE angles of positions 0, 1, ...",
-             {"offset": 0}, "the new tokens sit at positions T, T + 1, ...: use rows "
-             "T .. T + L_new - 1 of the tables, model.rope_cos[T:T + L_new], with T the "
-             "cache's length cache[0][0].shape[2]"),
+             {"offset": 0}, HINT_DECODE_NOT_OFFSET),
             ("the cache not passed to the blocks", {"use_cache": False},
-             "give every block its own cached keys and values: block(h, rope, cache[i])"),
+             HINT_DECODE_CACHE_UNUSED),
             ("the cache ignored (no past, positions from 0)",
              {"use_cache": False, "offset": 0},
-             "give every block its own cached keys and values, block(h, rope, cache[i]), and "
-             "the RoPE rows of positions T .. T + L_new - 1"),
+             HINT_DECODE_CACHE_IGNORED),
             ("the first block's cache given to every block", {"layer0_only": True},
-             "block i gets cache[i], its own keys and values"),
+             HINT_DECODE_LAYER0),
             ("the old cache returned", {"update": False},
-             "return the new list of the (k, v) pairs the blocks returned"),
+             HINT_DECODE_OLD_CACHE),
         ]
         if h_kv != T:
             table.append(("T read from cache[0][0].shape[1] (the heads) instead of shape[2]",
-                          {"offset": h_kv}, "the cached tokens are on the third axis: "
-                          "T = cache[0][0].shape[2]"))
+                          {"offset": h_kv}, HINT_DECODE_HEAD_AXIS))
     out = []
     for name, switches, hint in table:
         result = _decode_variant(model, ids, cache, **switches)[part]
@@ -1182,6 +1328,10 @@ def _stacked(cache) -> torch.Tensor:
                         for k, v in cache])  # (n_layers, B, h_kv, T, 2 d_k)
 
 
+HINT_DECODE_CACHE_LIST = ("collect what every block returns: h, kv = block(...); "
+                          "new_cache.append(kv)")
+
+
 def _expect_cache(run: CheckRun, call: str, cache, model: Qwen3LM) -> None:
     n = model.config.n_layers
     ok = isinstance(cache, tuple | list) and len(cache) == n and all(
@@ -1189,36 +1339,41 @@ def _expect_cache(run: CheckRun, call: str, cache, model: Qwen3LM) -> None:
     run.expect_true(ok, f"{call} returned a cache of type {type(cache).__name__} "
                     f"({len(cache) if hasattr(cache, '__len__') else '?'} entries); expected "
                     f"a list of {n} (k, v) pairs, one per block.",
-                    hint="collect what every block returns: h, kv = block(...); "
-                    "new_cache.append(kv)")
+                    hint=HINT_DECODE_CACHE_LIST)
+
+
+HINT_DECODE_NO_CACHE = ("cache is None before the prefill: take T = 0 then, and give the blocks "
+                        "past=None")
+HINT_DECODE_PAIR = ("return the logits (the final norm, then the head) and the new cache, as a "
+                    "pair")
+HINT_DECODE_LAST_ONLY = ("return the logits of every new token, (B, L_new, V), not only the last "
+                         "one")
+HINT_DECODE_CACHE_LENGTH = ("after this step the cache covers {T} + {L_new} tokens, (B, h_kv, T + "
+                            "L_new, d_k): return the new list of the (k, v) pairs the blocks "
+                            "returned")
 
 
 def _step(run: CheckRun, decode_step, model: Qwen3LM, ids, cache, what: str, reference=None):
     T = 0 if cache is None else cache[0][0].shape[2]
     call = f"decode_step(model, ids of shape {tuple(ids.shape)}, {what})"
     result = run.call(call, model, ids, cache, crash_hints=[
-        ("'NoneType' object is not subscriptable", "cache is None before the prefill: take "
-         "T = 0 then, and give the blocks past=None"),
+        ("'NoneType' object is not subscriptable", HINT_DECODE_NO_CACHE),
         *_CRASH_HINTS])
     run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
                     f"{call} returned {type(result).__name__}; expected (logits, cache).",
-                    hint="return the logits (the final norm, then the head) and the new "
-                    "cache, as a pair")
+                    hint=HINT_DECODE_PAIR)
     logits, new_cache = result
     want_logits, want_cache = _decode_variant(model, ids, cache)
     _expect_tensor(run, call, logits)
     run.expect_shape(call, logits, tuple(want_logits.shape),
-                     hint="return the logits of every new token, (B, L_new, V), not only "
-                     "the last one")
+                     hint=HINT_DECODE_LAST_ONLY)
     run.expect_finite(call, logits)
     _close_lazy(run, call, logits, want_logits, partial(_decode_mistakes, model, ids, cache, 0),
                 what="logits")
     _expect_cache(run, call, new_cache, model)
     run.expect_shape(f"{call}: the cache's keys of block 0", new_cache[0][0],
                      tuple(want_cache[0][0].shape),
-                     hint=f"after this step the cache covers {T} + {ids.shape[1]} tokens, "
-                     "(B, h_kv, T + L_new, d_k): return the new list of the (k, v) pairs the "
-                     "blocks returned")
+                     hint=HINT_DECODE_CACHE_LENGTH.format(T=T, L_new=ids.shape[1]))
     _close_lazy(run, f"{call}: the returned cache", _stacked(new_cache), _stacked(want_cache),
                 partial(_decode_mistakes, model, ids, cache, 1), what="keys and values")
     if reference is not None:
@@ -1228,6 +1383,9 @@ def _step(run: CheckRun, decode_step, model: Qwen3LM, ids, cache, what: str, ref
         _close(run, f"{call}: the cache against the reference", _stacked(new_cache),
                _stacked(ref_cache), tol=1e-4)
     return logits, new_cache
+
+
+HINT_DECODE_FULL_PASS = "a cached step must give what the full forward pass gives"
 
 
 def _check_decoding(run: CheckRun, decode_step, model: Qwen3LM, ids, prefill: int,
@@ -1244,7 +1402,7 @@ def _check_decoding(run: CheckRun, decode_step, model: Qwen3LM, ids, prefill: in
             full = model(ids[:, :done + size])[:, done:]  # (B, size, V)
         _close(run, f"decode_step's logits for tokens {done}..{done + size - 1} against the "
                "model run on the whole sequence", logits, full, tol=1e-4,
-               hint="a cached step must give what the full forward pass gives")
+               hint=HINT_DECODE_FULL_PASS)
         done += size
 
 
@@ -1266,12 +1424,17 @@ def _greedy(run: CheckRun, decode_step, model: Qwen3LM, prompt, n: int):
     return torch.cat(cached, dim=1), recomputed[:, prompt.shape[1]:]
 
 
+HINT_DECODE_IN_PLACE = ("build a new list for the cache (new_cache.append(kv)) and return it: the "
+                        "caller's cache must stay as it was (a second sample or a beam search "
+                        "starts from it again)")
+HINT_DECODE_GREEDY = ("every step must see exactly what the full forward pass sees: the right "
+                      "positions and every block's own cache")
+
+
 @_one_thread
 def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
     run = CheckRun(decode_step)
-    run.in_place_hint = ("build a new list for the cache (new_cache.append(kv)) and return it: "
-                         "the caller's cache must stay as it was (a second sample or a beam "
-                         "search starts from it again)")
+    run.in_place_hint = HINT_DECODE_IN_PLACE
     config = Qwen3LMConfig(vocab_size=17, d_model=16, n_layers=2, n_heads=4, n_kv_heads=2,
                            d_k=4, d_hidden=24, max_len=16, rope_base=100.0)
     model = _randomise(Qwen3LM(config), 151).eval()
@@ -1281,8 +1444,7 @@ def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
     run.expect_true(torch.equal(cached, recomputed),
                     f"greedy generation with decode_step gave tokens {cached.tolist()}, "
                     f"without the cache {recomputed.tolist()}; they must be the same.",
-                    hint="every step must see exactly what the full forward pass sees: the "
-                    "right positions and every block's own cache")
+                    hint=HINT_DECODE_GREEDY)
     _check_decoding(run, decode_step, model, ids[:1], prefill=1, chunks=[1, 1])
     bad = [(torch.zeros(2, 2, 3, 4), torch.zeros(2, 2, 3, 4))]
     run.expect_raises("decode_step with a cache of 1 entry for a model of 2 blocks",

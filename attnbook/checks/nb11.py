@@ -20,6 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from attnbook.checks import nb05
 from attnbook.checks._core import CheckRun, Mistake, as_array, names_called
 from attnbook.checks._modules import module_view, parameter_shapes
 from attnbook.checks._source import definitions, names_reached
@@ -65,6 +66,25 @@ def _torch_expected(q, k, v, enc_allowed):
     return y, _softmax_rows(scores.masked_fill(~keys, float("-inf")))
 
 
+HINT_SCALED_BY_LENGTH = ("divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by "
+                         "the square root of a length")
+HINT_PADDING_IGNORED = ("give the padded source tokens -inf scores before the softmax: "
+                        "scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))")
+HINT_ENC_ALLOWED_INVERTED = ("True in enc_allowed marks a REAL source token: fill -inf where it is "
+                             "False")
+HINT_PADDING_AFTER_SOFTMAX = ("set the padded scores to -inf BEFORE the softmax; zeroing weights "
+                              "afterwards leaves rows that do not sum to 1")
+HINT_PADDING_ZERO_FILL = ("a padded score must be -inf, not 0: exp(0) = 1 still gives the padded "
+                          "token weight")
+HINT_CROSS_NOT_CAUSAL = ("cross-attention has no causal mask: the whole source is known before the "
+                         "reply starts, so every reply position may read every real source token")
+HINT_CROSS_SOFTMAX_AXIS = ("each query's weights over the source tokens (the last axis, dim=-1) "
+                           "must sum to 1")
+HINT_CROSS_FINITE_FILL = "use float('-inf') and give rows with no allowed key zero weights"
+HINT_CROSS_OUTPUT = ("the output is A @ v with A (B, h, L_t, L_s): each reply position's row of "
+                     "weights mixes the values")
+
+
 def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]:
     """(name, weights, hint) of known wrong answers; the outputs are weights @ v."""
     d_k, L_t, L_s = q.shape[-1], q.shape[-2], k.shape[-2]
@@ -76,34 +96,27 @@ def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]
         return _softmax_rows(scores.masked_fill(~mask, inf))
 
     out = [
-        ("no 1/sqrt(d_k) scaling", masked(S), "divide the scores by sqrt(d_k) = "
-         "sqrt(q.shape[-1])"),
+        ("no 1/sqrt(d_k) scaling", masked(S), nb05.HINT_NO_SCALING),
         ("scaled by sqrt(L_s), the number of source tokens, instead of sqrt(d_k)",
-         masked(S / math.sqrt(L_s)), "divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of "
-         "a query, not by the square root of a length"),
-        ("divided by d_k instead of sqrt(d_k)", masked(S / d_k), "divide by sqrt(d_k), not "
-         "d_k"),
+         masked(S / math.sqrt(L_s)), HINT_SCALED_BY_LENGTH),
+        ("divided by d_k instead of sqrt(d_k)", masked(S / d_k), nb05.HINT_DIVIDED_BY_D_K),
         ("the padding mask was not applied: padded source tokens were read",
-         _softmax_rows(S / math.sqrt(d_k)), "give the padded source tokens -inf scores before "
-         "the softmax: scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))"),
+         _softmax_rows(S / math.sqrt(d_k)), HINT_PADDING_IGNORED),
         ("mask inverted (True treated as padding)", masked(S / math.sqrt(d_k), ~keys),
-         "True in enc_allowed marks a REAL source token: fill -inf where it is False"),
+         HINT_ENC_ALLOWED_INVERTED),
         ("mask applied after the softmax (padded weights zeroed, rows not renormalised)",
-         _softmax_rows(S / math.sqrt(d_k)) * keys, "set the padded scores to -inf BEFORE the "
-         "softmax; zeroing weights afterwards leaves rows that do not sum to 1"),
+         _softmax_rows(S / math.sqrt(d_k)) * keys, HINT_PADDING_AFTER_SOFTMAX),
         ("mask multiplied into the scores (padded scores 0, not -inf)",
-         _softmax_rows(S / math.sqrt(d_k) * keys), "a padded score must be -inf, not 0: "
-         "exp(0) = 1 still gives the padded token weight"),
+         _softmax_rows(S / math.sqrt(d_k) * keys), HINT_PADDING_ZERO_FILL),
         ("a causal mask added: reply position i read only source tokens j <= i",
          masked(S / math.sqrt(d_k), keys & torch.ones(L_t, L_s, dtype=torch.bool).tril()),
-         "cross-attention has no causal mask: the whole source is known before the reply "
-         "starts, so every reply position may read every real source token"),
+         HINT_CROSS_NOT_CAUSAL),
         ("softmax over the reply positions (dim=-2) instead of the source tokens",
          _softmax_rows((S / math.sqrt(d_k)).masked_fill(~keys, inf), dim=-2),
-         "each query's weights over the source tokens (the last axis, dim=-1) must sum to 1"),
+         HINT_CROSS_SOFTMAX_AXIS),
         ("-1e9 instead of -inf: an email with no real token got uniform weights",
          torch.softmax((S / math.sqrt(d_k)).masked_fill(~keys, -1e9), dim=-1),
-         "use float('-inf') and give rows with no allowed key zero weights"),
+         HINT_CROSS_FINITE_FILL),
     ]
     if L_t == L_s:
         rows = enc_allowed[:, None, :, None]  # (B, 1, L_t, 1): the queries
@@ -112,18 +125,28 @@ def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]
              "source tokens", masked(S / math.sqrt(d_k), rows.expand(S.shape)),
              HINT_KEY_AXIS),
             ("weights transposed (A^T @ v)", masked(S / math.sqrt(d_k)).transpose(-2, -1),
-             "the output is A @ v with A (B, h, L_t, L_s): each reply position's row of "
-             "weights mixes the values"),
+             HINT_CROSS_OUTPUT),
         ]
     return out
+
+
+HINT_RETURN_Y_A = "return both the output and the weights: return Y, A"
 
 
 def _expect_pair(run: CheckRun, call: str, seen) -> tuple:
     if not isinstance(seen, tuple | list) or len(seen) != 2:
         run.fail(f"{call} returned {type(seen).__name__}; expected a pair (Y, A).",
-                 hint="return both the output and the weights: return Y, A")
+                 hint=HINT_RETURN_Y_A)
     run.passed += 1
     return tuple(seen)
+
+
+HINT_CROSS_IN_PLACE = ("work on new tensors (scores = q @ ..., not q /= ...): the caller's q, k, v "
+                       "and enc_allowed must stay as they were")
+HINT_RETURN_BOTH_CRASH = "return both: return Y, A"
+HINT_Y_FIRST = "return Y first, then A: the output, then the weights"
+HINT_Y_SHAPE = "Y is (B, h, L_t, d_v): one row per reply position, the width of the values"
+HINT_A_SHAPE = "A is (B, h, L_t, L_s): one row per reply position, one column per source token"
 
 
 def _check_cross_case(run: CheckRun, call: str, q, k, v, enc_allowed, expected=None,
@@ -131,19 +154,16 @@ def _check_cross_case(run: CheckRun, call: str, q, k, v, enc_allowed, expected=N
     B, h, L_t, _ = q.shape
     L_s, d_v = k.shape[-2], v.shape[-1]
     y_exp, a_exp = expected if expected is not None else _torch_expected(q, k, v, enc_allowed)
-    run.in_place_hint = ("work on new tensors (scores = q @ ..., not q /= ...): the caller's "
-                         "q, k, v and enc_allowed must stay as they were")
+    run.in_place_hint = HINT_CROSS_IN_PLACE
     Y, A = _expect_pair(run, call, run.call(call, q, k, v, enc_allowed, crash_hints=[
         (("must match the size", "does not broadcast", "shape of the mask"), HINT_KEY_AXIS),
-        ("'NoneType'", "return both: return Y, A")]))
+        ("'NoneType'", HINT_RETURN_BOTH_CRASH)]))
     if tuple(getattr(Y, "shape", ())) == (B, h, L_t, L_s) and (B, h, L_t, L_s) != (
             B, h, L_t, d_v):
         run.fail(f"{call}: the first element has the weights' shape {(B, h, L_t, L_s)}.",
-                 hint="return Y first, then A: the output, then the weights")
-    run.expect_shape(f"{call}, Y", Y, (B, h, L_t, d_v), hint="Y is (B, h, L_t, d_v): one row "
-                     "per reply position, the width of the values")
-    run.expect_shape(f"{call}, A", A, (B, h, L_t, L_s), hint="A is (B, h, L_t, L_s): one row "
-                     "per reply position, one column per source token")
+                 hint=HINT_Y_FIRST)
+    run.expect_shape(f"{call}, Y", Y, (B, h, L_t, d_v), hint=HINT_Y_SHAPE)
+    run.expect_shape(f"{call}, A", A, (B, h, L_t, L_s), hint=HINT_A_SHAPE)
     run.expect_finite(f"{call}, Y", Y, hint=hint or HINT_NAN)
     run.expect_finite(f"{call}, A", A, hint=hint or HINT_NAN)
     mistakes = _cross_mistakes(q, k, v, enc_allowed)
@@ -155,14 +175,21 @@ def _check_cross_case(run: CheckRun, call: str, q, k, v, enc_allowed, expected=N
     return Y, A
 
 
+HINT_CROSS_OWN = ("write the scores, the mask, the softmax and the weighted sum yourself; the "
+                  "check compares with PyTorch's kernel for you")
+HINT_PADDED_WEIGHT_ZERO = ("a padded source token must get weight exactly 0, so what it holds can "
+                           "never reach the output")
+HINT_CROSS_OVERFLOW = ("exp of a large score overflows: torch.softmax subtracts each row's maximum "
+                       "for you")
+
+
 def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> None:
     run = CheckRun(cross_attention)
     names = names_called(cross_attention)
     run.expect_true("scaled_dot_product_attention" not in names
                     and "multi_head_attention_forward" not in names,
                     f"{run.name} calls PyTorch's own fused attention.",
-                    hint="write the scores, the mask, the softmax and the weighted sum "
-                    "yourself; the check compares with PyTorch's kernel for you")
+                    hint=HINT_CROSS_OWN)
     # The worked example: 2 reply positions, 3 source tokens, the last one padding.
     q = torch.tensor([[[[1.0, 0.0], [0.0, 2.0]]]], dtype=torch.float64)  # (1, 1, 2, 2)
     k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]], dtype=torch.float64)
@@ -188,8 +215,7 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
     Y2, _ = _expect_pair(run, call, run.call(call, q, k2, v2, batch))
     run.expect_close("cross_attention with Message B's padded keys and values replaced by "
                      "+-100", Y2, Y, rtol=1e-6, atol=1e-6,
-                     hint="a padded source token must get weight exactly 0, so what it holds "
-                     "can never reach the output")
+                     hint=HINT_PADDED_WEIGHT_ZERO)
 
     square = torch.tensor([[True] * 5, [True, True, True, False, False]])
     q, k, v = (torch.randn(2, 2, 5, 3, generator=g, dtype=torch.float64) for _ in range(3))
@@ -201,14 +227,12 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
     Y, A = _check_cross_case(run, "cross_attention where email 1 has no real token at all",
                              q, k, v, empty)
     run.expect_close("the output of the email with no real token", as_array(Y)[1],
-                     np.zeros((1, 2, 4)), atol=0.0, hint="a query with no allowed key "
-                     "returns zeros")
+                     np.zeros((1, 2, 4)), atol=0.0, hint=nb05.HINT_EMPTY_ROW)
     big = torch.randn(1, 2, 3, 4, generator=g, dtype=torch.float64) * 30.0  # scores ~ 1e3
     _check_cross_case(run, "cross_attention with large scores (q, k ~ 30 per feature)", big,
                       big.flip(-2), torch.randn(1, 2, 3, 2, generator=g, dtype=torch.float64),
                       torch.tensor([[True, True, False]]),
-                      hint="exp of a large score overflows: torch.softmax subtracts each "
-                      "row's maximum for you")
+                      hint=HINT_CROSS_OVERFLOW)
     one = torch.randn(1, 1, 1, 3, generator=g)
     _check_cross_case(run, "cross_attention with one reply position and one source token, "
                       "float32", one, one, one, torch.tensor([[True]]))
@@ -318,17 +342,44 @@ def _decoder_variant(layer, h, memory, keys, change: str) -> torch.Tensor:
     return c + layer.mlp(ln_mlp(mlp_in))
 
 
+HINT_MASK_KEYS = ("the mask must block KEYS: src_allowed[:, None, None, :] (B, 1, 1, L_s) lines up "
+                  "with the last axis of the scores")
+HINT_MEMORY_NORMALISED_TWICE = ("normalise only the queries: self.cross_attn(self.ln2(u), memory, "
+                                "...); the memory was normalised once, by ln_enc")
+HINT_SRC_ALLOWED_INVERTED = ("src_allowed is True on REAL source tokens: pass src_allowed[:, None, "
+                             "None, :] as allowed, without ~")
+HINT_MEMORY_LN_ENC = "the memory is self.ln_enc(h) after the last encoder block"
+HINT_ENCODER_OUTPUT_DISCARDED = ("a block returns a new tensor: keep it as the states the next "
+                                 "encoder block reads")
+HINT_ENCODER_FED_EMBEDDINGS = ("feed each encoder block the previous block's output, not the "
+                               "embeddings")
+HINT_DECODER_OUTPUT_DISCARDED = ("a block returns a new tensor: keep it as the states the next "
+                                 "decoder block reads")
+HINT_DECODER_FED_EMBEDDINGS = ("feed each decoder block the previous block's output, not the reply "
+                               "embeddings")
+HINT_BRANCH_ORDER = ("self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U "
+                     "+ CrossAttn(LN2(U), M)), then the MLP")
+HINT_CROSS_RESIDUAL = "add the branch to the stream: C = U + CrossAttn(LN2(U), M)"
+HINT_MLP_READS_C = "the MLP reads C, the stream after cross-attention: H_out = C + MLP(LN3(C))"
+HINT_BRANCH_NORMS = ("each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
+                     "cross-attention, ln3 before the MLP")
+HINT_SOURCE_POSITIONS = ("add the positions to both sequences: self.embed(src_ids) + "
+                         "self.sinusoids[:L_s]")
+HINT_TARGET_POSITIONS = ("add the positions to both sequences: self.embed(tgt_ids) + "
+                         "self.sinusoids[:L_t]")
+HINT_LN_FINAL = "apply self.ln_final to the last decoder block's output before the head"
+HINT_ENCODER_NOT_CAUSAL = HINT_WHOLE_SOURCE + "; the encoder uses the padding mask only"
+
+
 _MISTAKES = [
     # (change, name, hint)
-    ("encoder causal", "the encoder's self-attention made causal", HINT_WHOLE_SOURCE +
-     "; the encoder uses the padding mask only"),
+    ("encoder causal", "the encoder's self-attention made causal", HINT_ENCODER_NOT_CAUSAL),
     ("encoder causal only", "a causal mask in the encoder instead of the padding mask",
-     HINT_WHOLE_SOURCE + "; the encoder uses the padding mask only"),
+     HINT_ENCODER_NOT_CAUSAL),
     ("encoder unmasked", "the padding mask missing in the encoder's self-attention",
      HINT_PADDING),
     ("encoder query mask", "the padding mask lined up with the queries "
-     "(src_allowed[:, None, :, None]) in the encoder", "the mask must block KEYS: "
-     "src_allowed[:, None, None, :] (B, 1, 1, L_s) lines up with the last axis of the scores"),
+     "(src_allowed[:, None, :, None]) in the encoder", HINT_MASK_KEYS),
     ("cross unmasked", "the padding mask missing in cross-attention", HINT_PADDING),
     ("cross causal", "a causal mask in cross-attention", HINT_WHOLE_SOURCE),
     ("decoder unmasked", "no causal mask in the decoder's self-attention", HINT_CAUSAL),
@@ -337,48 +388,35 @@ _MISTAKES = [
     ("cross reads the reply", "cross-attention reads the reply instead of the memory",
      HINT_CROSS_ARGS),
     ("memory normalised again", "the memory normalised again with LN2 inside cross-attention",
-     "normalise only the queries: self.cross_attn(self.ln2(u), memory, ...); the memory was "
-     "normalised once, by ln_enc"),
+     HINT_MEMORY_NORMALISED_TWICE),
     ("mask inverted", "the padding mask inverted (True treated as padding)",
-     "src_allowed is True on REAL source tokens: pass src_allowed[:, None, None, :] as "
-     "allowed, without ~"),
+     HINT_SRC_ALLOWED_INVERTED),
     ("no ln_enc", "the encoder's final LayerNorm (ln_enc) forgotten",
-     "the memory is self.ln_enc(h) after the last encoder block"),
+     HINT_MEMORY_LN_ENC),
     ("encoder outputs discarded", "the encoder blocks' outputs discarded (block(h) called, h "
-     "not updated)", "a block returns a new tensor: keep it as the states the next encoder "
-     "block reads"),
+     "not updated)", HINT_ENCODER_OUTPUT_DISCARDED),
     ("encoder blocks fed the embeddings", "every encoder block fed the embeddings (only the "
-     "last block's output kept)", "feed each encoder block the previous block's output, "
-     "not the embeddings"),
+     "last block's output kept)", HINT_ENCODER_FED_EMBEDDINGS),
     ("decoder outputs discarded", "the decoder blocks' outputs discarded (block(h) called, h "
-     "not updated)", "a block returns a new tensor: keep it as the states the next decoder "
-     "block reads"),
+     "not updated)", HINT_DECODER_OUTPUT_DISCARDED),
     ("decoder blocks fed the embeddings", "every decoder block fed the reply embeddings",
-     "feed each decoder block the previous block's output, not the reply embeddings"),
+     HINT_DECODER_FED_EMBEDDINGS),
     ("cross first", "cross-attention before self-attention in the decoder block",
-     "self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention "
-     "(C = U + CrossAttn(LN2(U), M)), then the MLP"),
+     HINT_BRANCH_ORDER),
     ("no cross residual", "no residual around cross-attention (C = CrossAttn(LN2(U), M))",
-     "add the branch to the stream: C = U + CrossAttn(LN2(U), M)"),
-    ("mlp reads U", "the MLP reads U instead of C", "the MLP reads C, the stream after "
-     "cross-attention: H_out = C + MLP(LN3(C))"),
+     HINT_CROSS_RESIDUAL),
+    ("mlp reads U", "the MLP reads U instead of C", HINT_MLP_READS_C),
     ("ln2 before the MLP", "LN2 used before the MLP instead of LN3",
-     "each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
-     "cross-attention, ln3 before the MLP"),
+     HINT_BRANCH_NORMS),
     ("ln1 before cross-attention", "LN1 used before cross-attention instead of LN2",
-     "each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
-     "cross-attention, ln3 before the MLP"),
+     HINT_BRANCH_NORMS),
     ("ln2 everywhere", "LN2 used before self-attention",
-     "each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
-     "cross-attention, ln3 before the MLP"),
+     HINT_BRANCH_NORMS),
     ("no source positions", "no positions added to the source",
-     "add the positions to both sequences: self.embed(src_ids) + "
-     "self.sinusoids[:L_s]"),
+     HINT_SOURCE_POSITIONS),
     ("no target positions", "no positions added to the reply",
-     "add the positions to both sequences: self.embed(tgt_ids) + "
-     "self.sinusoids[:L_t]"),
-    ("no ln_final", "the final LayerNorm forgotten", "apply self.ln_final to the last decoder "
-     "block's output before the head"),
+     HINT_TARGET_POSITIONS),
+    ("no ln_final", "the final LayerNorm forgotten", HINT_LN_FINAL),
 ]
 
 
@@ -393,21 +431,32 @@ def _encdec_mistakes(ref: Seq2SeqTransformer, src, tgt) -> list[Mistake]:
     return out
 
 
+HINT_KEEP_CLASS = "keep class EncoderDecoder(nn.Module) and its __init__ as given"
+
+
 def _module(run: CheckRun, call: str, *args):
     built = run.call(call, *args)
     view = module_view(built)
     if view is None:
         run.fail(f"{call} is not an nn.Module (got {type(built).__name__}).",
-                 hint="keep class EncoderDecoder(nn.Module) and its __init__ as given")
+                 hint=HINT_KEEP_CLASS)
     return view
+
+
+HINT_FORWARD_RETURNS = "each forward must return its result (return u + ...)"
+HINT_MASK_SHAPES = ("check every mask's shape: the causal mask is (L_t, L_t); the source padding "
+                    "mask is (B, 1, 1, L_s); " + HINT_CROSS_ARGS)
 
 
 def _invoke(run: CheckRun, call: str, model, *args):
     return run.invoke(call, model, *args, crash_hints=[
         (("must match the size", "does not broadcast", "shape"),
-         "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask "
-         "is (B, 1, 1, L_s); " + HINT_CROSS_ARGS),
-        ("'NoneType'", "each forward must return its result (return u + ...)")])
+         HINT_MASK_SHAPES),
+        ("'NoneType'", HINT_FORWARD_RETURNS)])
+
+
+HINT_KEEP_CONSTRUCTORS_BODIES = "keep the constructors as given; write only the four bodies"
+HINT_KEEP_CONSTRUCTORS = "keep the constructors as given"
 
 
 def _expect_parameters(run: CheckRun, call: str, view, ref: Seq2SeqTransformer) -> None:
@@ -418,10 +467,10 @@ def _expect_parameters(run: CheckRun, call: str, view, ref: Seq2SeqTransformer) 
     run.expect_true(not missing and not extra,
                     f"{call} does not have the course model's parameters: missing "
                     f"{missing[:6]}, unexpected {extra[:6]}.",
-                    hint="keep the constructors as given; write only the four bodies")
+                    hint=HINT_KEEP_CONSTRUCTORS_BODIES)
     wrong = [(k, seen[k], expected[k]) for k in expected if seen[k] != expected[k]]
     run.expect_true(not wrong, f"{call}: parameter shapes differ: {wrong[:3]}.",
-                    hint="keep the constructors as given")
+                    hint=HINT_KEEP_CONSTRUCTORS)
 
 
 def _ids(rows: list[list[int]], pad: int = 0) -> torch.Tensor:
@@ -458,15 +507,20 @@ def _why_not(run: CheckRun, model, max_len: int, src, tgt, seen) -> None:
                  "reply positions.", hint=HINT_CAUSAL)
 
 
+HINT_LOGITS_SHAPE = "the logits are (B, L_t, V): one row per reply position"
+HINT_PADDING_NAN = ("a source with padding must not give NaN: pass the padding mask as allowed, "
+                    "the attention layer handles the rest")
+HINT_COMPARE_EQUATIONS = ("compare each block with the equations above the exercise: the masks, "
+                          "the order of the three branches and their LayerNorms")
+
+
 def _expect_logits(run: CheckRun, call: str, model, ref: Seq2SeqTransformer, src, tgt,
                    expected=None) -> torch.Tensor:
     B, L_t = tgt.shape
     V = ref.config.vocab_size
     seen = _invoke(run, call, model, src, tgt)
-    run.expect_shape(call, seen, (B, L_t, V), hint="the logits are (B, L_t, V): one row per "
-                     "reply position")
-    run.expect_finite(call, seen, hint="a source with padding must not give NaN: pass the "
-                      "padding mask as allowed, the attention layer handles the rest")
+    run.expect_shape(call, seen, (B, L_t, V), hint=HINT_LOGITS_SHAPE)
+    run.expect_finite(call, seen, hint=HINT_PADDING_NAN)
     with torch.no_grad():
         expected = ref(src, tgt) if expected is None else expected
     if not torch.allclose(seen.detach().float(), expected, rtol=MODULE_RTOL, atol=MODULE_ATOL):
@@ -477,9 +531,11 @@ def _expect_logits(run: CheckRun, call: str, model, ref: Seq2SeqTransformer, src
                      f"{mistake.name}.", hint=mistake.hint)
         _why_not(run, model, ref.config.max_len, src, tgt, seen.detach().float())
     run.expect_close(call, seen, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL, what="logits",
-                     hint="compare each block with the equations above the exercise: the "
-                     "masks, the order of the three branches and their LayerNorms")
+                     hint=HINT_COMPARE_EQUATIONS)
     return seen
+
+
+HINT_DETERMINISTIC = "the module must be deterministic in eval mode"
 
 
 def _check_one(run: CheckRun, EncoderDecoder, sizes: tuple, seed: int,
@@ -506,7 +562,7 @@ def _check_one(run: CheckRun, EncoderDecoder, sizes: tuple, seed: int,
     seen = _expect_logits(run, text, view, ref, src, tgt, expected)
     again = _invoke(run, text, view, src, tgt)
     run.expect_true(torch.equal(again, seen), f"{text}: two calls in eval mode gave different "
-                    "logits.", hint="the module must be deterministic in eval mode")
+                    "logits.", hint=HINT_DETERMINISTIC)
 
 
 def _class_names(cls) -> set[str]:
@@ -528,6 +584,11 @@ def _class_names(cls) -> set[str]:
     return names
 
 
+HINT_GIVEN_LAYERS_OWN = ("write the blocks from the given layers (attention_layer, feed_forward, "
+                         "nn.LayerNorm); the check compares with the course's model for you")
+HINT_RESIDUAL_PATHS = "add the residual paths: each position carries its own token"
+
+
 def check_encoder_decoder(EncoderDecoder, reference=None, trials: int = 2) -> None:
     run = CheckRun(EncoderDecoder)
     names = _class_names(EncoderDecoder)
@@ -535,9 +596,7 @@ def check_encoder_decoder(EncoderDecoder, reference=None, trials: int = 2) -> No
                                "Transformer", "TransformerEncoderLayer",
                                "TransformerDecoderLayer", "scaled_dot_product_attention"})
     run.expect_true(not borrowed, f"{run.name} uses {borrowed}.",
-                    hint="write the blocks from the given layers (attention_layer, "
-                    "feed_forward, nn.LayerNorm); the check compares with the course's model "
-                    "for you")
+                    hint=HINT_GIVEN_LAYERS_OWN)
     sizes = (13, 8, 2, 2, 10)  # V, d, h, N, max_len
     _check_one(run, EncoderDecoder, sizes, seed=1100)
     _check_one(run, EncoderDecoder, sizes, seed=1110, square=True)
@@ -565,8 +624,7 @@ def check_encoder_decoder(EncoderDecoder, reference=None, trials: int = 2) -> No
                      atol=MODULE_ATOL, hint=HINT_CAUSAL)
     run.expect_true(np.abs(moved[:, 2] - as_array(base)[:, 2]).max() > 1e-4,
                     "EncoderDecoder: the logits at reply position 2 did not change when reply "
-                    "token 2 changed.", hint="add the residual paths: each position carries "
-                    "its own token")
+                    "token 2 changed.", hint=HINT_RESIDUAL_PATHS)
     last = src.clone()
     last[0, 5] = 4  # the last real token of email 0
     first_row = as_array(_invoke(run, "EncoderDecoder with the last source token of email 0 "
@@ -703,41 +761,51 @@ def _search(model, src, k: int, max_len: int, eos: int, rule: str = "") -> tuple
     return live[best], scores[best]
 
 
+HINT_RULE_GREEDY = "keep the beam_size best candidates at every step, not only the best one"
+HINT_RULE_TOTAL_SCORE = ("rank candidates by their TOTAL score: the prefix's score plus the new "
+                         "token's log-probability")
+HINT_RULE_LOG_SOFTMAX = ("turn each step's logits into log-probabilities with "
+                         "torch.log_softmax(logits, dim=-1)")
+HINT_RULE_SHRINKING_BEAM = ("keep the beam_size best candidates at EVERY step; a finished one "
+                            "leaves the beam, it does not make the next step's beam smaller")
+HINT_RULE_KEEP_SEARCHING = ("keep searching while live prefixes remain (or until max_len): a later "
+                            "reply may still score higher")
+HINT_RULE_HIGHEST = "return the finished hypothesis with the HIGHEST score"
+HINT_RULE_NO_LENGTH_NORM = ("compare finished hypotheses by their total log-probability, with no "
+                            "length normalisation")
+HINT_RULE_FINISHED_FIRST = ("return the best FINISHED hypothesis; a live prefix only when none "
+                            "finished")
+HINT_RULE_LAST_POSITION = ("the next-token logits are the LAST position's: model(src, prefixes)[:, "
+                           "-1]")
+HINT_RULE_EOS_ARGUMENT = "a candidate is finished when it ends in eos_id, the argument"
+HINT_SCORE_SUM = "the score is the sum of the log-probabilities of every new token, eos included"
+HINT_RULE_MAX_LEN = "write at most max_len new tokens: range(max_len)"
+
+
 RULE_HINTS = {
-    "greedy": ("the beam size was ignored (greedy decoding)", "keep the beam_size best "
-               "candidates at every step, not only the best one"),
+    "greedy": ("the beam size was ignored (greedy decoding)", HINT_RULE_GREEDY),
     "last token only": ("candidates ranked by the new token's log-probability alone",
-                        "rank candidates by their TOTAL score: the prefix's score plus the "
-                        "new token's log-probability"),
-    "raw logits": ("raw logits added instead of log-probabilities", "turn each step's logits "
-                   "into log-probabilities with torch.log_softmax(logits, dim=-1)"),
+                        HINT_RULE_TOTAL_SCORE),
+    "raw logits": ("raw logits added instead of log-probabilities", HINT_RULE_LOG_SOFTMAX),
     "shrinking beam": ("a finished hypothesis kept its slot: the beam shrank",
-                       "keep the beam_size best candidates at EVERY step; a finished one "
-                       "leaves the beam, it does not make the next step's beam smaller"),
+                       HINT_RULE_SHRINKING_BEAM),
     "stop at the first end": ("the search stopped as soon as one hypothesis finished",
-                              "keep searching while live prefixes remain (or until max_len): "
-                              "a later reply may still score higher"),
+                              HINT_RULE_KEEP_SEARCHING),
     "first finished returned": ("the first finished hypothesis returned, not the best",
-                                "return the finished hypothesis with the HIGHEST score"),
+                                HINT_RULE_HIGHEST),
     "length normalised": ("finished hypotheses compared by score per token",
-                          "compare finished hypotheses by their total log-probability, with "
-                          "no length normalisation"),
+                          HINT_RULE_NO_LENGTH_NORM),
     "live prefixes compared with finished replies": (
         "an unfinished prefix returned although a hypothesis finished",
-        "return the best FINISHED hypothesis; a live prefix only when none finished"),
+        HINT_RULE_FINISHED_FIRST),
     "first position": ("the next token read from the first position's logits",
-                       "the next-token logits are the LAST position's: model(src, prefixes)"
-                       "[:, -1]"),
+                       HINT_RULE_LAST_POSITION),
     "the tokenizer's end token": ("the end token hard-coded as <EOS> = 2",
-                                  "a candidate is finished when it ends in eos_id, the "
-                                  "argument"),
+                                  HINT_RULE_EOS_ARGUMENT),
     "end token not scored": ("the end token's own log-probability left out of the score",
-                             "the score is the sum of the log-probabilities of every new "
-                             "token, eos included"),
-    "one step short": ("one token too few: max_len - 1 steps", "write at most max_len new "
-                       "tokens: range(max_len)"),
-    "one step too many": ("one token too many: max_len + 1 steps", "write at most max_len new "
-                          "tokens: range(max_len)"),
+                             HINT_SCORE_SUM),
+    "one step short": ("one token too few: max_len - 1 steps", HINT_RULE_MAX_LEN),
+    "one step too many": ("one token too many: max_len + 1 steps", HINT_RULE_MAX_LEN),
 }
 HINT_SEARCH = ("at every step extend each live prefix by every token, rank ALL candidates by "
                "total log-probability, keep the beam_size best; a kept candidate ending in "
@@ -745,30 +813,42 @@ HINT_SEARCH = ("at every step extend each live prefix by every token, rank ALL c
                "(the best live prefix if none finished)")
 
 
+HINT_RETURN_IDS_SCORE = "return the ids and the score: return ids, score"
+HINT_ONE_HYPOTHESIS = ("return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole "
+                       "beam)")
+HINT_SCORE_FLOAT = "return the hypothesis's total log-probability, a float"
+
+
 def _as_result(run: CheckRun, call: str, seen) -> tuple[list[int], float]:
     if not isinstance(seen, tuple | list) or len(seen) != 2:
         run.fail(f"{call} returned {type(seen).__name__}; expected a pair (ids, score).",
-                 hint="return the ids and the score: return ids, score")
+                 hint=HINT_RETURN_IDS_SCORE)
     ids, score = seen
     arr = as_array(ids)
     if arr.ndim != 1:
         run.fail(f"{call} returned ids of shape {arr.shape}; expected a 1-D tensor.",
-                 hint="return one hypothesis, its ids as a 1-D tensor (prefix[row], not the "
-                 "whole beam)")
+                 hint=HINT_ONE_HYPOTHESIS)
     if np.size(as_array(score)) != 1:
         run.fail(f"{call} returned a score of shape {np.shape(as_array(score))}; expected "
-                 "one number.", hint="return the hypothesis's total log-probability, a float")
+                 "one number.", hint=HINT_SCORE_FLOAT)
     run.passed += 1
     return [int(i) for i in arr.tolist()], float(as_array(score).reshape(-1)[0])
+
+
+HINT_REPEAT_SOURCE = ("repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is "
+                      "(n, L_s), and the prefixes are (n, t)")
+HINT_STARTS_WITH_BOS = ("every hypothesis starts with the setup's BOS: the search begins from one "
+                        "live prefix that holds only BOS")
+HINT_SCORE_PROBABILITY = "return the log-probability (a sum of logs), not the probability"
+HINT_SCORE_POSITIVE = "a log-probability is never positive: " + HINT_RULE_LOG_SOFTMAX
 
 
 def _expect_search(run: CheckRun, call: str, beam_search, model, src, k: int, max_len: int,
                    eos: int, expected: tuple[list[int], float] | None = None) -> None:
     seen = _as_result(run, call, run.call(call, model, src, k, max_len, eos, crash_hints=[
         (("must match the size", "Expected size", "expand", "same batch size"),
-         "repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), "
-         "and the prefixes are (n, t)"),
-        ("'NoneType'", "return the ids and the score: return ids, score")]))
+         HINT_REPEAT_SOURCE),
+        ("'NoneType'", HINT_RETURN_IDS_SCORE)]))
     if expected is None:
         expected = _search(model, src, k, max_len, eos)
     ids, score = seen
@@ -785,18 +865,16 @@ def _expect_search(run: CheckRun, call: str, beam_search, model, src, k: int, ma
                      hint=" Or: ".join(f"{hint}." for _, hint in matches))
         if ids[:1] != [BOS]:
             run.fail(f"{call} returned {ids}, which does not start with <BOS> = {BOS}.",
-                     hint="every hypothesis starts with the setup's BOS: the search begins "
-                     "from one live prefix that holds only BOS")
+                     hint=HINT_STARTS_WITH_BOS)
         run.fail(f"{call} returned {ids}; expected {list(expected[0])}.", hint=HINT_SEARCH)
     run.passed += 1
     tol = 1e-4 * max(1.0, abs(expected[1]))
     if abs(score - expected[1]) > tol:
-        hint = "the score is the sum of the log-probabilities of every new token, eos included"
+        hint = HINT_SCORE_SUM
         if abs(score - math.exp(expected[1])) <= tol:
-            hint = "return the log-probability (a sum of logs), not the probability"
+            hint = HINT_SCORE_PROBABILITY
         elif score > 1e-6:
-            hint = ("a log-probability is never positive: turn each step's logits into "
-                    "log-probabilities with torch.log_softmax(logits, dim=-1)")
+            hint = HINT_SCORE_POSITIVE
         run.fail(f"{call} returned the right ids with score {score:.5f}; expected "
                  f"{expected[1]:.5f}.", hint=hint)
     run.passed += 1
@@ -814,13 +892,16 @@ def sharp_seq2seq(seed: int, vocab_size: int = 9, eos_bias: float = 1.5) -> Seq2
     return model
 
 
+HINT_SEARCH_OWN = ("write the search yourself; the check compares with the package's beam search "
+                   "for you")
+
+
 def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
     run = CheckRun(beam_search, crash_hint=HINT_SEARCH)
     names = names_called(beam_search)
     borrowed = sorted(names & {"beam_decode", "greedy_decode"})
     run.expect_true(not borrowed, f"{run.name} calls the package's {borrowed}.",
-                    hint="write the search yourself; the check compares with the package's "
-                    "beam search for you")
+                    hint=HINT_SEARCH_OWN)
     src = torch.tensor([BOS, 5, 6, EOS])  # a lookup model ignores its source
     tree = lookup_model(TREE, 13)
     for k, (ids, p) in TREE_BEST.items():

@@ -41,6 +41,8 @@ import importlib
 import importlib.util
 from dataclasses import dataclass
 
+from attnbook.checks._source import docstring_ids
+
 SOURCE_LIMIT = 2_000_000  # characters of student code read (as grader.execute.names_used)
 
 # -- what each exercise may not delegate to -------------------------------------------------
@@ -121,6 +123,7 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         "lm_loss": LOSS,
         "train_step": ("attnbook.train.fit_batch", *LOSS),
         "evaluate": ("attnbook.data.validation_loss", *LOSS),
+        "ablate_head": (),  # no package function ablates a head; head_survey calls the answer
     },
     "08_generation": {
         "sequence_log_prob": (),
@@ -294,16 +297,6 @@ class _Rule:
 
 
 # -- reading the submission -----------------------------------------------------------------
-def _docstring_ids(node: ast.AST) -> set[int]:
-    ids = set()
-    for inner in ast.walk(node):
-        body = getattr(inner, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
-                getattr(body[0], "value", None), ast.Constant):
-            ids.add(id(body[0].value))
-    return ids
-
-
 def _import_bindings(node: ast.Import | ast.ImportFrom) -> dict[str, str]:
     """name -> dotted path that an import statement binds."""
     bound = {}
@@ -462,7 +455,7 @@ class _Reader:
             local.discard(node.name)
         for dotted in imports.values():
             self._note(dotted, self.rule.match_path(dotted), via)
-        skip = _docstring_ids(node)
+        skip = docstring_ids(node)
         inner_of_chain = set()
         for inner in ast.walk(node):
             if isinstance(inner, ast.Attribute | ast.Call) and id(inner) not in inner_of_chain:

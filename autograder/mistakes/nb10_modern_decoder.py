@@ -13,25 +13,25 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(RMS, "the mean subtracted (LayerNorm without beta)", """
         centred = h - h.mean(dim=-1, keepdim=True)
         return gamma * centred / torch.sqrt((centred ** 2).mean(dim=-1, keepdim=True) + eps)
-    """, hint="RMSNorm does not centre the token"),
+    """, detects=nb10.HINT_RMS_CENTRED),
     mistake(RMS, "divided by h.std (unbiased) instead of the RMS", edit("(h ** 2).sum", "h.var"),
-            hint="RMSNorm never subtracts the mean", like="sum of squares instead of their mean"),
+            detects=nb10.HINT_RMS_STD, like="sum of squares instead of their mean"),
     mistake(RMS, "divided by the biased standard deviation",
             "return gamma * h / torch.sqrt(h.var(dim=-1, keepdim=True, unbiased=False) + eps)",
-            hint="RMSNorm never subtracts the mean"),
+            detects=nb10.HINT_RMS_STD),
     mistake(RMS, "eps outside the square root", """
         rms = torch.sqrt((h ** 2).mean(dim=-1, keepdim=True))
-        return gamma * h / (rms + eps)""", hint="eps goes inside the square root"),
+        return gamma * h / (rms + eps)""", detects=nb10.HINT_RMS_EPS_OUTSIDE),
     mistake(RMS, "no square root", "return gamma * h / ((h ** 2).mean(dim=-1, keepdim=True) + eps)",
-            hint="ROOT mean square"),
+            detects=nb10.HINT_RMS_NO_ROOT),
     mistake(RMS, "sum of squares instead of their mean", edit(".mean(dim=0", ".sum(dim=-1"),
-            hint=".mean(dim=-1), not .sum(dim=-1)", like="mean over the first axis"),
+            detects=nb10.HINT_RMS_SUM, like="mean over the first axis"),
     mistake(RMS, "F.normalize (the L2 norm)", "return gamma * F.normalize(h, dim=-1)",
-            hint=".mean(dim=-1), not .sum(dim=-1)"),
+            detects=nb10.HINT_RMS_SUM),
     mistake(RMS, "gamma not applied", edit("gamma * h / (", "h / torch.sqrt("),
-            hint="multiplying with gamma", like="no square root"),
+            detects=nb10.HINT_RMS_NO_GAMMA, like="no square root"),
     mistake(RMS, "gamma added like LayerNorm's beta", edit("eps)", "eps) + gamma"),
-            hint="gamma scales", like="gamma not applied"),
+            detects=nb10.HINT_RMS_GAMMA_SHIFT, like="gamma not applied"),
     mistake(RMS, "eps argument ignored (1e-6 written in)",
             "return gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + 1e-6)",
             detects=nb06.HINT_EPS_ARGUMENT_IGNORED),
@@ -41,16 +41,25 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(RMS, "mean over the whole tensor",
             "return gamma * h / torch.sqrt((h ** 2).mean() + eps)", detects=nb10.HINT_RMS_AXIS),
     mistake(RMS, "keepdim forgotten", "return gamma * h / torch.sqrt((h ** 2).mean(dim=-1) + eps)",
-            hint="keepdim=True"),
+            detects=nb10.HINT_KEEPDIM),
     mistake(RMS, "mean square divided by d - 1", """
         d = h.shape[-1]
         return gamma * h / torch.sqrt((h ** 2).sum(dim=-1, keepdim=True) / (d - 1) + eps)
-    """, hint="not d - 1"),
+    """, detects=nb10.HINT_RMS_D_MINUS_1),
     mistake(RMS, "PyTorch's own F.rms_norm", "return F.rms_norm(h, (h.shape[-1],), gamma, eps)",
-            hint="write the mean square and the division yourself"),
+            detects=nb10.HINT_RMS_OWN),
     mistake(RMS, "divides h in place", """
         h /= torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps)
-        return gamma * h""", hint="h must stay as it was"),
+        return gamma * h""", detects=nb10.HINT_RMS_IN_PLACE),
+    mistake(RMS, "tokens returned as the rows of an (N, d) view",
+            edit("return gamma * h / torch.sqrt(mean_square + eps)",
+                 "return (gamma * h / torch.sqrt(mean_square + eps)).view(-1, h.shape[-1])"),
+            detects=nb10.HINT_RMS_SHAPE),
+    mistake(RMS, "eps left out", edit(" + eps", ""), detects=nb10.HINT_RMS_ZERO_TOKEN),
+    mistake(RMS, "returns a numpy array", edit("return gamma * h / torch.sqrt(mean_square + eps)",
+                                               "return (gamma * h / torch.sqrt(mean_square + eps)"
+                                               ").numpy()"),
+            detects=nb10.HINT_TENSOR_RESULT),
     alternative(RMS, "rsqrt and pow",
                 "return h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps) * gamma"),
     alternative(RMS, "the vector norm divided by sqrt(d)", """
@@ -70,39 +79,46 @@ MISTAKES, ALTERNATIVES = catalogue([
         out = a / np.sqrt((a ** 2).mean(axis=-1, keepdims=True) + eps)
         return torch.from_numpy(out).to(h.dtype) * gamma"""),
     # -- SwiGLU ------------------------------------------------------------------------------------
-    mistake(SWIGLU, "GELU instead of SiLU", edit("F.silu", "F.gelu"), hint="F.silu"),
-    mistake(SWIGLU, "ReLU instead of SiLU", edit("F.silu", "torch.relu"), hint="F.silu"),
+    mistake(SWIGLU, "GELU instead of SiLU", edit("F.silu", "F.gelu"), detects=nb10.HINT_SILU),
+    mistake(SWIGLU, "ReLU instead of SiLU", edit("F.silu", "torch.relu"), detects=nb10.HINT_SILU),
     mistake(SWIGLU, "sigmoid gate (GLU)", edit("F.silu", "torch.sigmoid"),
-            hint="not sigmoid(z) alone"),
+            detects=nb10.HINT_SIGMOID_GATE),
     mistake(SWIGLU, "SiLU on the up branch", edit("F.silu", "self.w_gate(x) * F.silu"),
-            hint="SiLU goes on w_gate(x)", like="no gate"),
+            detects=nb10.HINT_SILU_ON_UP, like="no gate"),
     mistake(SWIGLU, "no gate", edit("self.w_gate(x)) * self.w_up(x", "self.w_up(x)"),
-            hint="multiply the content w_up(x) by the gate"),
+            detects=nb10.HINT_NO_GATE),
     mistake(SWIGLU, "gate added instead of multiplied", edit("*", "+"),
-            hint="the gate multiplies elementwise"),
+            detects=nb10.HINT_GATE_ADDED),
     mistake(SWIGLU, "SiLU after the product", edit(") * self.w_up(x", " * self.w_up(x)"),
-            hint="apply SiLU to the gate alone"),
+            detects=nb10.HINT_SILU_AFTER_PRODUCT),
     mistake(SWIGLU, "SiLU on both branches", edit("self.w_up(x", "F.silu(self.w_up(x)"),
-            hint="only the gate w_gate(x) goes through SiLU"),
+            detects=nb10.HINT_SILU_ON_BOTH),
     mistake(SWIGLU, "an extra SiLU at the output", (None, """
         return F.silu(self.w_down(F.silu(self.w_gate(x)) * self.w_up(x)))
-    """), hint="no activation after it"),
+    """), detects=nb10.HINT_SILU_AFTER_DOWN),
     mistake(SWIGLU, "residual added inside", edit("self.w_down(", "x + self.w_down("),
-            hint="the block adds the residual"),
+            detects=nb10.HINT_SWIGLU_RESIDUAL),
     mistake(SWIGLU, "linear layers with biases", edit(", bias=False", "", count=3),
-            hint="bias=False"),
+            detects=nb10.HINT_NO_BIAS),
     mistake(SWIGLU, "w_down built the wrong way round",
-            edit("d_hidden, d_model", "d_model, d_hidden"), hint="w_down maps d_hidden"),
+            edit("d_hidden, d_model", "d_model, d_hidden"), detects=nb10.HINT_SWIGLU_SHAPES),
     mistake(SWIGLU, "an nn.Sequential instead of the named layers", ("""
         self.net = nn.Sequential(nn.Linear(d_model, d_hidden, bias=False), nn.SiLU(),
                                  nn.Linear(d_hidden, d_model, bias=False))""", """
-        return self.net(x)"""), hint="self.w_gate = nn.Linear"),
+        return self.net(x)"""), detects=nb10.HINT_SWIGLU_LAYER.format(name="w_gate")),
     mistake(SWIGLU, "the package's production MLP", ("""
         from attnbook.qwen3 import GatedMLP, Qwen3LMConfig
         self.inner = GatedMLP(Qwen3LMConfig(vocab_size=1, d_model=d_model, d_hidden=d_hidden))
         self.w_gate, self.w_up, self.w_down = (self.inner.w_gate, self.inner.w_up,
                                                self.inner.w_down)""", """
         return self.inner(x)"""), detects=nb10.HINT_DELEGATE),
+    mistake(SWIGLU, "w_down left out",
+            edit("self.w_down(F.silu(self.w_gate(x)) * self.w_up(x))",
+                 "F.silu(self.w_gate(x)) * self.w_up(x)"), detects=nb10.HINT_SWIGLU_SHAPE),
+    mistake(SWIGLU, "tokens flattened to (B * L, d) and not reshaped back", (None, """
+        x = x.reshape(-1, x.shape[-1])
+        return self.w_down(F.silu(self.w_gate(x)) * self.w_up(x))"""),
+            detects=nb10.HINT_SWIGLU_BATCH_SHAPE),
     alternative(SWIGLU, "sigmoid written out, nn.SiLU attribute", ("""
         self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
         self.w_up = nn.Linear(d_model, d_hidden, bias=False)
@@ -123,7 +139,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("k, v = k.repeat_interleave",
                      "k = k.repeat(1, group, 1, 1)\nv = v.repeat(1, group, 1, 1)"),
         edit("allowed,", "~allowed,"),
-    ], hint="repeat_interleave(h // h_kv, dim=1), not k.repeat", like="mask inverted"),
+    ], detects=nb10.HINT_TILED_HEADS, like="mask inverted"),
     mistake(GQA, "groups built with expand in the wrong order", """
         B, h_kv, L_k, d_k = k.shape
         group = q.shape[1] // h_kv
@@ -133,7 +149,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         if allowed is not None:
             scores = scores.masked_fill(~allowed, float("-inf"))
         return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
-    """, hint="repeat_interleave(h // h_kv, dim=1), not k.repeat"),
+    """, detects=nb10.HINT_TILED_HEADS),
     mistake(GQA, "key/value heads never repeated", [
         delete("group = k.shape[1] // q.shape[1]"), delete("k = k.repeat_interleave(group, dim=1)"),
         delete("v = v.repeat_interleave(group, dim=1)"),
@@ -162,7 +178,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
         if allowed is not None:
             weights = weights * allowed
-        return weights @ v""", hint="BEFORE the softmax"),
+        return weights @ v""", detects=nb10.HINT_MASK_AFTER_SOFTMAX),
     mistake(GQA, "mask inverted", [edit("q.shape[-1]", "math.sqrt(q.shape[-1])"), edit("~", "")],
             detects=nb05.HINT_MASK_INVERTED, like="divided by d_k"),
     mistake(GQA, "-1e9 instead of -inf", edit('float("-inf")', "-1e9"),
@@ -179,10 +195,17 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(GQA, "the mask ignored", [
         delete("if allowed is not None:"),
         delete('scores = scores.masked_fill(~allowed, float("-inf"))'),
-    ], hint="apply allowed", like="rows without an allowed key left as NaN"),
+    ], detects=nb10.HINT_MASK_IGNORED, like="rows without an allowed key left as NaN"),
     mistake(GQA, "PyTorch's fused attention with enable_gqa",
             "return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)",
-            hint="write the grouping, the scores"),
+            detects=nb10.HINT_GQA_OWN),
+    mistake(GQA, "heads merged in the output (B, L_q, h * d_k)",
+            edit("return weights @ v", "return (weights @ v).transpose(1, 2).flatten(2)"),
+            detects=nb10.HINT_GQA_SHAPE),
+    mistake(GQA, "queries scaled in place (q /= sqrt(d_k))", replace_line(
+        "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])",
+        "q /= math.sqrt(q.shape[-1])\nscores = q @ k.transpose(-2, -1)"),
+            detects=nb10.HINT_GQA_IN_PLACE),
     alternative(GQA, "queries grouped instead of keys repeated", """
         B, h, L_q, d_k = q.shape
         h_kv, L_k = k.shape[1], k.shape[2]
@@ -228,21 +251,31 @@ MISTAKES, ALTERNATIVES = catalogue([
         return weights @ v"""),
     # -- kv_cache_bytes ----------------------------------------------------------------------------
     mistake(CACHE_BYTES, "keys only", edit("2", "n_layers"),
-            hint="a key AND a value", like="one layer"),
+            detects=nb10.HINT_KV_FACTOR_2, like="one layer"),
     mistake(CACHE_BYTES, "bits instead of bytes", edit("/ 2**30", "* 8"),
-            hint="no factor 8", like="returned in GiB"),
+            detects=nb10.HINT_KV_BITS, like="returned in GiB"),
     mistake(CACHE_BYTES, "bytes per token (length left out)",
-            "return 2 * n_layers * n_kv_heads * d_k * bytes_per_value", hint="multiply by length"),
+            "return 2 * n_layers * n_kv_heads * d_k * bytes_per_value",
+            detects=nb10.HINT_KV_LENGTH),
     mistake(CACHE_BYTES, "one layer", "return 2 * n_kv_heads * d_k * length * bytes_per_value",
-            hint="multiply by n_layers"),
+            detects=nb10.HINT_KV_LAYERS),
     mistake(CACHE_BYTES, "returned in GiB",
             "return 2 * n_layers * n_kv_heads * d_k * length * bytes_per_value / 2**30",
-            hint="divide by 2**30 only when printing"),
+            detects=nb10.HINT_KV_GIB),
     mistake(CACHE_BYTES, "bytes_per_value ignored (bfloat16 written in)",
             "return 2 * n_layers * n_kv_heads * d_k * length * 2",
-            hint="use the bytes_per_value argument"),
+            detects=nb10.HINT_KV_BYTES_PER_VALUE),
     mistake(CACHE_BYTES, "d_k left out",
-            "return 2 * n_layers * n_kv_heads * length * bytes_per_value", hint="multiply by d_k"),
+            "return 2 * n_layers * n_kv_heads * length * bytes_per_value",
+            detects=nb10.HINT_KV_D_K),
+    mistake(CACHE_BYTES, "the factor 2 counted twice",
+            edit("return per_token", "return 2 * per_token"), detects=nb10.HINT_KV_FACTOR_2_TWICE),
+    mistake(CACHE_BYTES, "returned in KiB", edit("* bytes_per_value", "* bytes_per_value / 1024"),
+            detects=nb10.HINT_KV_KIB),
+    mistake(CACHE_BYTES, "returned in a list",
+            edit("return per_token * length * bytes_per_value",
+                 "return [per_token * length * bytes_per_value]"),
+            detects=nb10.HINT_KV_NUMBER),
     alternative(CACHE_BYTES, "math.prod",
                 "return math.prod([2, n_layers, n_kv_heads, d_k, length, bytes_per_value])"),
     alternative(CACHE_BYTES, "layer by layer", """
@@ -251,38 +284,38 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- Qwen3Block --------------------------------------------------------------------------------
     mistake(BLOCK, "QK-norm created but not applied", [
         edit("self.q_norm(q)", "q"), edit("self.k_norm(k)", "k"),
-    ], hint="apply QK-norm to every head"),
+    ], detects=nb10.HINT_NO_QK_NORM),
     mistake(BLOCK, "QK-norm after RoPE", [
         edit("q)", "rotate_pairs(q, *rope))"), edit("(k)", "(rotate_pairs(k, *rope))"),
-    ], hint="normalise first, then rotate", like="RoPE left out"),
+    ], detects=nb10.HINT_QK_NORM_AFTER_ROPE, like="RoPE left out"),
     mistake(BLOCK, "q_norm used for the keys", edit("(self.k_norm(", "(self.q_norm("),
-            hint="the keys have their own norm"),
+            detects=nb10.HINT_K_NORM),
     mistake(BLOCK, "RoPE left out", [
         edit("rotate_pairs(self.q_norm(q), *rope", "self.q_norm(q"),
         edit("rotate_pairs(self.k_norm(k), *rope", "self.k_norm(k"),
-    ], hint="rotate the queries and the keys"),
+    ], detects=nb10.HINT_NO_ROPE),
     mistake(BLOCK, "RoPE on the values too",
             replace_line("v = self.k_norm(v)", "v = rotate_pairs(v, *rope)"),
-            hint="the values are not rotated", like="the values normalised by k_norm"),
+            detects=nb10.HINT_ROPE_ON_VALUES, like="the values normalised by k_norm"),
     mistake(BLOCK, "the values normalised by k_norm", [
         replace_line("k = rotate_pairs(self.k_norm(k), *rope)",
                      "k = rotate_pairs(self.k_norm(k), *rope)\nv = self.k_norm(v)"),
-    ], hint="the values are not normalised"),
-    mistake(BLOCK, "no causal mask", edit(", allowed", ""), hint="build the causal mask"),
+    ], detects=nb10.HINT_VALUES_NORMALISED),
+    mistake(BLOCK, "no causal mask", edit(", allowed", ""), detects=nb10.HINT_NO_CAUSAL_MASK),
     mistake(BLOCK, "causal mask aligned top-left", [
         edit("torch.arange(T + L)[None, :] <= positions",
              "torch.ones(L, T + L, dtype=torch.bool).tril()"),
-    ], hint="bottom right"),
+    ], detects=nb10.HINT_MASK_TOP_LEFT),
     mistake(BLOCK, "PyTorch's fused attention with is_causal=True", [
         edit("grouped_query_attention(q, k, v, allowed",
              "F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True"),
-    ], hint="bottom right"),
+    ], detects=nb10.HINT_MASK_TOP_LEFT),
     mistake(BLOCK, "the cache put after the new tokens", [
         edit("past[0], k", "k, past[0]"), edit("past[1], v", "v, past[1]"),
-    ], hint="past first"),
+    ], detects=nb10.HINT_PAST_FIRST),
     mistake(BLOCK, "only the new keys and values returned", [
         replace_line("v = rotate_pairs(v, *rope)", "new = (k, v)"), edit(", (k, v)", ", new"),
-    ], hint="ALL T + L tokens", like="RoPE on the values too"),
+    ], detects=nb10.HINT_CACHE_SHAPE, like="RoPE on the values too"),
     mistake(BLOCK, "keys cached before RoPE", [
         replace_line("k = rotate_pairs(self.k_norm(k), *rope)",
                      "k_plain = self.k_norm(k)\nk = rotate_pairs(k_plain, *rope)"),
@@ -290,57 +323,81 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "cached = k_plain if past is None else torch.cat([past[0], k_plain],"
                      " dim=2)\n"
                      "return u + self.mlp(self.norm2(u)), (cached, v)"),
-    ], hint="cache the keys after RoPE"),
+    ], detects=nb10.HINT_CACHE_UNROTATED),
     mistake(BLOCK, "no residual around the attention", edit("h + self.W_O", "self.W_O"),
-            hint="add the residual: U = H"),
+            detects=nb10.HINT_RESIDUAL_ATTENTION),
     mistake(BLOCK, "no residual around the MLP", edit("u + self.mlp", "self.mlp"),
-            hint="H_out = U + mlp"),
+            detects=nb10.HINT_RESIDUAL_MLP),
     mistake(BLOCK, "norm1 and norm2 swapped", [
         edit("= self.norm1", "= self.norm2"), edit("(self.norm2", "(self.norm1"),
-    ], hint="norm1 before the attention"),
-    mistake(BLOCK, "the MLP reads H", edit("(u", "(h"), hint="the MLP reads U"),
+    ], detects=nb10.HINT_NORMS_SWAPPED),
+    mistake(BLOCK, "the MLP reads H", edit("(u", "(h"), detects=nb10.HINT_MLP_READS_U),
     mistake(BLOCK, "heads merged without the transpose",
             edit("+ self.W_O(y.transpose(1, 2).reshape(B, L,", "+ self.W_O(y.reshape(B, L,"),
-            hint="merge as in notebook 05"),
+            detects=nb10.HINT_MERGE_HEADS),
     mistake(BLOCK, "heads split without the transpose", [
         edit("L, self.n_heads, self.d_k).transpose(1, 2", "self.n_heads, L, self.d_k"),
         edit("L, self.n_kv_heads, self.d_k).transpose(1, 2",
              "self.n_kv_heads, L, self.d_k",
              count=2),
-    ], hint="split as in notebook 05"),
+    ], detects=nb10.HINT_SPLIT_HEADS),
     mistake(BLOCK, "no norm before the attention", replace_line("x = self.norm1(h)", "x = h"),
-            hint="normalise the attention's input"),
+            detects=nb10.HINT_NO_NORM1),
     mistake(BLOCK, "LayerNorm instead of RMSNorm", [
         edit("self.norm1 = nn.RMSNorm(d_model, eps", "self.norm1 = nn.LayerNorm(d_model, eps"),
         edit("self.norm2 = nn.RMSNorm(d_model, eps", "self.norm2 = nn.LayerNorm(d_model, eps"),
-    ], hint="an RMSNorm over the d_model features"),
+    ], detects=nb10.HINT_NORM1_MISSING),
     mistake(BLOCK, "eps not passed to the norms", edit(", eps=eps", "", count=4),
-            hint="pass the eps argument on"),
-    mistake(BLOCK, "projections with biases", edit(", bias=False", "", count=4), hint="no biases"),
+            detects=nb10.HINT_BLOCK_EPS),
+    mistake(BLOCK, "projections with biases", edit(", bias=False", "", count=4),
+            detects=nb10.HINT_PROJECTIONS),
     mistake(BLOCK, "W_K and W_V sized for every query head", [
         edit("self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)",
              "self.W_K = nn.Linear(d_model, n_heads * d_k, bias=False)"),
         edit("d_model, n_kv_heads * d_k", "d_model, n_heads * d_k"),
-    ], hint="n_kv_heads * d_k"),
+    ], detects=nb10.HINT_W_KV_SHAPE),
     mistake(BLOCK, "QK-norm over the whole width d_model", [
         edit("self.q_norm = nn.RMSNorm(d_k", "self.q_norm = nn.RMSNorm(d_model"),
         edit("(d_k", "(d_model"),
-    ], hint="QK-norm works on one head"),
+    ], detects=nb10.HINT_QK_NORM_SHAPE),
     mistake(BLOCK, "the MLP 4 d_model wide (notebook 06's habit)", edit("d_hidden", "4 * d_model"),
-            hint="its hidden width is the d_hidden argument"),
+            detects=nb10.HINT_MLP_SHAPE),
     mistake(BLOCK, "returns only the output", edit(", (k, v)", ""),
-            hint="expected a pair (h_out, (k, v))"),
+            detects=nb10.HINT_BLOCK_PAIR),
     mistake(BLOCK, "adds into h in place", [
         replace_line("u = h + self.W_O(y.transpose",
                      "u = h\n"
                      "u += self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))"),
-    ], hint="not h += ..."),
+    ], detects=nb10.HINT_BLOCK_IN_PLACE),
     mistake(BLOCK, "the package's production block", ("""
         from attnbook.qwen3 import ModernBlock, Qwen3LMConfig
         self.inner = ModernBlock(Qwen3LMConfig(
             vocab_size=1, d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads, d_k=d_k,
             d_hidden=d_hidden, eps=eps))""", """
         return self.inner(h, rope, past)"""), detects=nb10.HINT_DELEGATE),
+    mistake(BLOCK, "q_norm and k_norm swapped",
+            [edit("self.q_norm(q)", "self.k_norm(q)"), edit("self.k_norm(k)", "self.q_norm(k)")],
+            detects=nb10.HINT_QK_NORM_SWAPPED),
+    mistake(BLOCK, "QK-norms without a gamma (elementwise_affine=False)",
+            edit("nn.RMSNorm(d_k, eps=eps)", "nn.RMSNorm(d_k, eps=eps, elementwise_affine=False)",
+                 count=2), detects=nb10.HINT_QK_NORM_MISSING),
+    mistake(BLOCK, "norm2 a LayerNorm",
+            edit("self.norm2 = nn.RMSNorm", "self.norm2 = nn.LayerNorm"),
+            detects=nb10.HINT_NORM2_MISSING),
+    mistake(BLOCK, "a plain MLP (nn.Sequential) instead of SwiGLU", edit(
+        "self.mlp = SwiGLU(d_model, d_hidden)",
+        "self.mlp = nn.Sequential(nn.Linear(d_model, d_hidden, bias=False), nn.SiLU(),\n"
+        "                         nn.Linear(d_hidden, d_model, bias=False))"),
+            detects=nb10.HINT_MLP_MISSING),
+    mistake(BLOCK, "W_Q sized d_model -> d_model",
+            edit("W_Q = nn.Linear(d_model, n_heads * d_k", "W_Q = nn.Linear(d_model, d_model"),
+            detects=nb10.HINT_W_Q_SHAPE),
+    mistake(BLOCK, "W_O sized d_model -> d_model",
+            edit("nn.Linear(n_heads * d_k, d_model", "nn.Linear(d_model, d_model"),
+            detects=nb10.HINT_W_O_SHAPE),
+    mistake(BLOCK, "keys and values split into n_heads heads",
+            edit("view(B, L, self.n_kv_heads", "view(B, L, self.n_heads", count=2),
+            detects=nb10.HINT_SIZES_FROM_INPUT),
     alternative(BLOCK, "unflatten, flatten and a shifted triangle", ("""
         self.mlp = SwiGLU(d_model, d_hidden)
         self.norm2 = nn.RMSNorm(d_model, eps=eps)
@@ -388,37 +445,38 @@ MISTAKES, ALTERNATIVES = catalogue([
         return u + self.mlp(self.norm2(u)), (k, v)""")),
     # -- Qwen3Decoder ------------------------------------------------------------------------------
     mistake(DECODER, "the final RMSNorm created, not applied", edit("self.norm(h)", "h"),
-            hint="apply self.norm"),
+            detects=nb10.HINT_NO_FINAL_NORM),
     mistake(DECODER, "the head not tied", [
         delete("if tie_weights:"), delete("self.head.weight = self.embed.weight"),
-    ], hint="self.head.weight = self.embed.weight"),
+    ], detects=nb10.HINT_HEAD_UNTIED),
     mistake(DECODER, "the head always tied", replace_line("if tie_weights:", "if True:"),
-            hint="with its own weight when tie_weights is false"),
-    mistake(DECODER, "a head with a bias", edit(", bias=False", ""), hint="no bias in the head"),
+            detects=nb10.HINT_HEAD_OWN),
+    mistake(DECODER, "a head with a bias", edit(", bias=False", ""), detects=nb10.HINT_HEAD_BIAS),
     mistake(DECODER, "a LayerNorm as the final norm",
             edit("nn.RMSNorm(d_model, eps=eps", "nn.LayerNorm(d_model"),
-            hint="the final norm is an RMSNorm"),
+            detects=nb10.HINT_FINAL_NORM_LAYERNORM),
     mistake(DECODER, "one block repeated", [
         replace_line("Qwen3Block(d_model,",
                      "[Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps)] * n_layers)"),
-    ], hint="repeats ONE block"),
-    mistake(DECODER, "the block's pair not unpacked", edit(", _", ""), hint="unpack the pair"),
+    ], detects=nb10.HINT_BLOCKS_LIST),
+    mistake(DECODER, "the block's pair not unpacked", edit(", _", ""),
+            detects=nb10.HINT_BLOCK_PAIR_CRASH),
     mistake(DECODER, "the blocks' outputs discarded", edit("h, _ = block", "block"),
-            hint="keep h_out"),
+            detects=nb10.HINT_BLOCK_OUTPUT_DISCARDED),
     mistake(DECODER, "softmax applied to the logits", edit("h))", "h)).softmax(dim=-1)"),
             detects=nb06.HINT_LOGITS_SOFTMAXED),
     mistake(DECODER, "embedding scaled by sqrt(d_model)",
-            edit("idx)", "idx) * self.embed.embedding_dim ** 0.5"), hint="no sqrt(d_model)"),
+            edit("idx)", "idx) * self.embed.embedding_dim ** 0.5"), detects=nb10.HINT_EMBED_SCALED),
     mistake(DECODER, "the RoPE tables not sliced to L",
             edit("[:L], self.rope_sin[:L]", ", self.rope_sin"),
-            hint="the RoPE tables (L, d_k / 2)"),
+            detects=nb10.HINT_SIZE_MISMATCH),
     mistake(DECODER, "the eps argument not passed on", [edit(", eps)", ")"), edit(", eps=eps", "")],
-            hint="must get the eps argument"),
+            detects=nb10.HINT_DECODER_EPS),
     mistake(DECODER, "the last block skipped", edit("self.blocks:", "self.blocks[:-1]:"),
-            hint="run every block"),
+            detects=nb10.HINT_LAST_BLOCK_SKIPPED),
     mistake(DECODER, "every block fed the embeddings", [
         replace_line("h = self.embed(idx)", "e = self.embed(idx)\nh = e"), edit("(h,", "(e,"),
-    ], hint="feed each block the previous block's output"),
+    ], detects=nb10.HINT_BLOCKS_FED_EMBEDDINGS),
     mistake(DECODER, "the package's production decoder", ("""
         from attnbook.qwen3 import Qwen3LM, Qwen3LMConfig
         self.inner = Qwen3LM(Qwen3LMConfig(vocab_size, d_model, n_layers, n_heads, n_kv_heads,
@@ -426,6 +484,20 @@ MISTAKES, ALTERNATIVES = catalogue([
         self.embed, self.blocks = self.inner.embed, self.inner.blocks
         self.norm, self.head = self.inner.norm, self.inner.head""", """
         return self.inner(idx)"""), detects=nb10.HINT_DELEGATE),
+    mistake(DECODER, "the head a function of the embedding, not a module",
+            edit("self.head = nn.Linear(d_model, vocab_size, bias=False)",
+                 "self.head = lambda x: x @ self.embed.weight.T"), detects=nb10.HINT_TIED),
+    mistake(DECODER, "the embedding named tok_embed",
+            edit("self.embed", "self.tok_embed", count=3),
+            detects=nb10.HINT_EMBEDDING_MISSING),
+    mistake(DECODER, "the final norm named final_norm",
+            edit("self.norm", "self.final_norm", count=2),
+            detects=nb10.HINT_FINAL_NORM_MISSING),
+    mistake(DECODER, "an extra persistent buffer (a mask) that the checkpoint lacks", replace_line(
+        "self.embed = nn.Embedding(vocab_size, d_model)",
+        "self.embed = nn.Embedding(vocab_size, d_model)\n"
+        "self.register_buffer(\"mask\", torch.ones(max_len, max_len).tril())"),
+            detects=nb10.HINT_ATTRIBUTE_NAMES),
     alternative(DECODER, "a list comprehension and the embedding tied the other way", [
         edit(")] * n_layers", "=eps) for _ in range(n_layers)]"),
         edit("self.head.weight = self.embed.weight", "self.embed.weight = self.head.weight"),
@@ -443,29 +515,30 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- decode_step -------------------------------------------------------------------------------
     mistake(DECODE, "positions not offset by the cache",
             edit("T:T + L], model.rope_sin[T:T + L", ":L], model.rope_sin[:L"),
-            hint="the new tokens sit at positions T, T + 1"),
+            detects=nb10.HINT_DECODE_NOT_OFFSET),
     mistake(DECODE, "positions offset by one",
             edit(":T + L], model.rope_sin[T:T", " + 1:T + 1 + L], model.rope_sin[T + 1:T + 1"),
-            hint="positions count from 0"),
+            detects=nb10.HINT_DECODE_OFFSET_BY_ONE),
     mistake(DECODE, "the cache not passed to the blocks",
             edit(", None if cache is None else cache[i]", ""),
-            hint="give every block its own cached keys and values"),
+            detects=nb10.HINT_DECODE_CACHE_UNUSED),
     mistake(DECODE, "the cache ignored entirely (the full model on the new tokens)", [
         edit("T:T + L], model.rope_sin[T:T + L", ":L], model.rope_sin[:L"),
         edit(", None if cache is None else cache[i]", ""),
-    ], hint="give every block its own cached keys and values"),
+    ], detects=nb10.HINT_DECODE_CACHE_UNUSED),
     mistake(DECODE, "the first block's cache given to every block", edit("[i", "[0"),
-            hint="block i gets cache[i]"),
+            detects=nb10.HINT_DECODE_LAYER0),
     mistake(DECODE, "the old cache returned",
             edit(", new_cache", ", new_cache if cache is None else cache"),
-            hint="return the new list"),
+            detects=nb10.HINT_DECODE_CACHE_LENGTH.format(T=5, L_new=1)),
     mistake(DECODE, "the final RMSNorm forgotten", edit("model.norm(h)", "h"),
-            hint="apply model.norm"),
-    mistake(DECODE, "T read from the head axis", edit("2", "1"), hint="the third axis"),
+            detects=nb10.HINT_DECODE_NO_FINAL_NORM),
+    mistake(DECODE, "T read from the head axis", edit("2", "1"),
+            detects=nb10.HINT_DECODE_HEAD_AXIS),
     mistake(DECODE, "only the last token's logits returned", edit("))", "))[:, -1]"),
-            hint="not only the last one"),
+            detects=nb10.HINT_DECODE_LAST_ONLY),
     mistake(DECODE, "cache=None not handled", edit("0 if cache is None else cache", "cache"),
-            hint="cache is None before the prefill"),
+            detects=nb10.HINT_DECODE_NO_CACHE),
     mistake(DECODE, "the caller's cache list updated in place", """
         T = 0 if cache is None else cache[0][0].shape[2]
         L = token_ids.shape[1]
@@ -475,7 +548,13 @@ MISTAKES, ALTERNATIVES = catalogue([
             cache = [None] * len(model.blocks)
         for i, block in enumerate(model.blocks):
             h, cache[i] = block(h, rope, cache[i])
-        return model.head(model.norm(h)), cache""", hint="build a new list for the cache"),
+        return model.head(model.norm(h)), cache""", detects=nb10.HINT_DECODE_IN_PLACE),
+    mistake(DECODE, "each block's keys and values stacked into one tensor",
+            edit("new_cache.append(kv)", "new_cache.append(torch.stack(kv))"),
+            detects=nb10.HINT_DECODE_CACHE_LIST),
+    mistake(DECODE, "returns only the logits",
+            edit("model.head(model.norm(h)), new_cache", "model.head(model.norm(h))"),
+            detects=nb10.HINT_DECODE_PAIR),
     alternative(DECODE, "zip over blocks and caches, T from the values", [
         edit("0].shape[2]", "1].size(-2)"),
         edit("L = token_ids.shape[1]", "positions = torch.arange(T, T + token_ids.shape[1])"),

@@ -6,6 +6,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from grader.catalogue import alternative, mistake  # noqa: E402
 
+from attnbook.checks import nb05, nb11  # noqa: E402
+
 # The EncoderDecoder cell has four solution regions: EncoderBlock.forward,
 # DecoderBlock.forward, EncoderDecoder.encode, EncoderDecoder.decode (None keeps one).
 ENC_OK = """
@@ -90,89 +92,120 @@ MISTAKES = [
                                                       float("-inf"))
         A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
         return A @ v, A
-    """, hint="divide the scores by sqrt(d_k)"),
+    """, detects=nb05.HINT_NO_SCALING),
     mistake("cross_attention", "scaled by sqrt(L_s)", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
         scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
         A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
         return A @ v, A
-    """, hint="not by the square root of a length"),
+    """, detects=nb11.HINT_SCALED_BY_LENGTH),
     mistake("cross_attention", "padding not masked", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         A = torch.softmax(scores, dim=-1)
         return A @ v, A
-    """, hint="give the padded source tokens -inf scores"),
+    """, detects=nb11.HINT_PADDING_IGNORED),
     mistake("cross_attention", "mask inverted", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         scores = scores.masked_fill(enc_allowed[:, None, None, :], float("-inf"))
         A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
         return A @ v, A
-    """, hint="True in enc_allowed marks a REAL source token"),
+    """, detects=nb11.HINT_ENC_ALLOWED_INVERTED),
     mistake("cross_attention", "mask applied after the softmax", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         A = torch.softmax(scores, dim=-1) * enc_allowed[:, None, None, :]
         return A @ v, A
-    """, hint="BEFORE the softmax"),
+    """, detects=nb11.HINT_PADDING_AFTER_SOFTMAX),
     mistake("cross_attention", "mask multiplied into the scores", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         A = torch.softmax(scores * enc_allowed[:, None, None, :], dim=-1)
         return A @ v, A
-    """, hint="a padded score must be -inf, not 0"),
+    """, detects=nb11.HINT_PADDING_ZERO_FILL),
     mistake("cross_attention", "a causal mask added", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         L_t, L_s = scores.shape[-2:]
         allowed = enc_allowed[:, None, None, :] & torch.ones(L_t, L_s, dtype=torch.bool).tril()
         A = torch.nan_to_num(torch.softmax(scores.masked_fill(~allowed, float("-inf")), -1))
         return A @ v, A
-    """, hint="cross-attention has no causal mask"),
+    """, detects=nb11.HINT_CROSS_NOT_CAUSAL),
     mistake("cross_attention", "softmax over the reply positions", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
         A = torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0)
         return A @ v, A
-    """, hint="(the last axis, dim=-1) must sum to 1"),
+    """, detects=nb11.HINT_CROSS_SOFTMAX_AXIS),
     mistake("cross_attention", "-1e9 instead of -inf", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         scores = scores.masked_fill(~enc_allowed[:, None, None, :], -1e9)
         A = torch.softmax(scores, dim=-1)
         return A @ v, A
-    """, hint="give rows with no allowed key zero weights"),
+    """, detects=nb11.HINT_CROSS_FINITE_FILL),
     mistake("cross_attention", "NaN for an email with no real token", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
         A = torch.softmax(scores, dim=-1)
         return A @ v, A
-    """, hint="torch.nan_to_num(..., nan=0.0)"),
+    """, detects=nb11.HINT_NAN),
     mistake("cross_attention", "mask not reshaped to the scores' axes", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         A = torch.nan_to_num(torch.softmax(scores.masked_fill(~enc_allowed, float("-inf")),
                                            dim=-1), nan=0.0)
         return A @ v, A
-    """, hint="reshape it to (B, 1, 1, L_s)"),
+    """, detects=nb11.HINT_KEY_AXIS),
     mistake("cross_attention", "mask lined up with the queries", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         scores = scores.masked_fill(~enc_allowed[:, None, :, None], float("-inf"))
         A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
         return A @ v, A
-    """, hint="LAST axis of the scores"),
+    """, detects=nb11.HINT_KEY_AXIS),
     mistake("cross_attention", "only the output returned", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
         return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
-    """, hint="return Y, A"),
+    """, detects=nb11.HINT_RETURN_Y_A),
     mistake("cross_attention", "weights returned first", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
         A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
         return A, A @ v
-    """, hint="return Y first, then A"),
+    """, detects=nb11.HINT_Y_FIRST),
     mistake("cross_attention", "PyTorch's fused attention", """
         keys = enc_allowed[:, None, None, :]
         Y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keys)
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         A = torch.softmax(scores.masked_fill(~keys, float("-inf")), dim=-1)
         return torch.nan_to_num(Y), torch.nan_to_num(A)
-    """, hint="write the scores, the mask, the softmax and the weighted sum yourself"),
+    """, detects=nb11.HINT_CROSS_OWN),
+    mistake("cross_attention", "weights averaged over the heads", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return A @ v, A.mean(dim=1)
+    """, detects=nb11.HINT_A_SHAPE),
+    mistake("cross_attention", "heads merged in Y", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return (A @ v).transpose(1, 2).flatten(2), A
+    """, detects=nb11.HINT_Y_SHAPE),
+    mistake("cross_attention", "queries scaled in place", """
+        q /= math.sqrt(q.shape[-1])
+        scores = q @ k.transpose(-2, -1)
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return A @ v, A
+    """, detects=nb11.HINT_CROSS_IN_PLACE),
+    mistake("cross_attention", "softmax by hand without subtracting the maximum", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        e = torch.exp(scores) * enc_allowed[:, None, None, :]
+        A = torch.nan_to_num(e / e.sum(dim=-1, keepdim=True), nan=0.0)
+        return A @ v, A
+    """, detects=nb11.HINT_CROSS_OVERFLOW),
+    mistake("cross_attention", "padding masked by adding -100 to the scores", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores - 100.0 * ~enc_allowed[:, None, None, :]
+        A = torch.softmax(scores, dim=-1)
+        return A @ v, A
+    """, detects=nb11.HINT_PADDED_WEIGHT_ZERO),
     # EncoderDecoder
     mistake("EncoderDecoder", "the encoder made causal", _encdec(enc="""
         L = h.shape[1]
@@ -180,43 +213,41 @@ MISTAKES = [
         x = self.ln1(h)
         u = h + self.self_attn(x, x, allowed)
         return u + self.mlp(self.ln2(u))
-    """), hint="neither the encoder nor cross-attention is causal"),
+    """), detects=nb11.HINT_ENCODER_NOT_CAUSAL),
     mistake("EncoderDecoder", "padding mask missing in the encoder", _encdec(enc="""
         x = self.ln1(h)
         u = h + self.self_attn(x, x)
         return u + self.mlp(self.ln2(u))
-    """), hint="apply the source padding mask in the encoder's self-attention AND in every "
-       "cross-attention"),
+    """), detects=nb11.HINT_PADDING),
     mistake("EncoderDecoder", "padding mask on the encoder's queries", _encdec(enc="""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, :, None])
         return u + self.mlp(self.ln2(u))
-    """), hint="the mask must block KEYS"),
+    """), detects=nb11.HINT_MASK_KEYS),
     mistake("EncoderDecoder", "padding mask missing in cross-attention",
             _encdec(dec=_dec(cross_mask="None")),
-            hint="apply the source padding mask in the encoder's self-attention AND in every "
-                 "cross-attention"),
+            detects=nb11.HINT_PADDING),
     mistake("EncoderDecoder", "no causal mask in the decoder", _encdec(dec=_dec(self_mask="None")),
-            hint="the decoder's self-attention needs the causal mask"),
+            detects=nb11.HINT_CAUSAL),
     mistake("EncoderDecoder", "padding mask as the decoder's self-attention mask",
             _encdec(dec=_dec(self_mask="src_allowed[:, None, None, :]")),
-            hint="check every mask's shape"),
+            detects=nb11.HINT_MASK_SHAPES),
     mistake("EncoderDecoder", "cross-attention's arguments swapped",
             _encdec(dec=_dec(cross_query="memory", cross_source="self.ln2(u)")),
-            hint="call the cross-attention layer as self.cross_attn(x, source, allowed)"),
+            detects=nb11.HINT_MASK_SHAPES),
     mistake("EncoderDecoder", "cross-attention reads the reply",
             _encdec(dec=_dec(cross_source="self.ln2(u)")),
-            hint="call the cross-attention layer as self.cross_attn(x, source, allowed)"),
+            detects=nb11.HINT_MASK_SHAPES),
     mistake("EncoderDecoder", "memory normalised again",
             _encdec(dec=_dec(cross_source="self.ln2(memory)")),
-            hint="normalise only the queries"),
+            detects=nb11.HINT_MEMORY_NORMALISED_TWICE),
     mistake("EncoderDecoder", "no residual around cross-attention",
             _encdec(dec=_dec(cross_residual="")),
-            hint="C = U + CrossAttn(LN2(U), M)"),
+            detects=nb11.HINT_CROSS_RESIDUAL),
     mistake("EncoderDecoder", "the MLP reads U", _encdec(dec=_dec(mlp_in="u")),
-            hint="the MLP reads C"),
+            detects=nb11.HINT_MLP_READS_C),
     mistake("EncoderDecoder", "LN2 before the MLP", _encdec(dec=_dec(mlp_ln="ln2")),
-            hint="each branch has its own LayerNorm"),
+            detects=nb11.HINT_BRANCH_NORMS),
     mistake("EncoderDecoder", "cross-attention before self-attention", _encdec(dec="""
         L = h.shape[1]
         causal = torch.ones(L, L, dtype=torch.bool).tril()
@@ -224,99 +255,114 @@ MISTAKES = [
         x = self.ln2(u)
         c = u + self.self_attn(x, x, causal)
         return c + self.mlp(self.ln3(c))
-    """), hint="self-attention first"),
+    """), detects=nb11.HINT_BRANCH_ORDER),
     mistake("EncoderDecoder", "padding mask inverted", _encdec(enc="""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, ~src_allowed[:, None, None, :])
         return u + self.mlp(self.ln2(u))
     """, dec=_dec(cross_mask="~src_allowed[:, None, None, :]")),
-            hint="src_allowed is True on REAL source tokens"),
+            detects=nb11.HINT_SRC_ALLOWED_INVERTED),
     mistake("EncoderDecoder", "ln_enc forgotten", _encdec(encode="""
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
         return h
-    """), hint="the memory is self.ln_enc(h)"),
+    """), detects=nb11.HINT_MEMORY_LN_ENC),
     mistake("EncoderDecoder", "encoder outputs discarded", _encdec(encode="""
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             block(h, src_allowed)
         return self.ln_enc(h)
-    """), hint="states the next encoder block reads"),
+    """), detects=nb11.HINT_ENCODER_OUTPUT_DISCARDED),
     mistake("EncoderDecoder", "every encoder block fed the embeddings", _encdec(encode="""
         x = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(x, src_allowed)
         return self.ln_enc(h)
-    """), hint="the previous block's output, not the embeddings"),
+    """), detects=nb11.HINT_ENCODER_FED_EMBEDDINGS),
     mistake("EncoderDecoder", "no positions on the source", _encdec(encode="""
         h = self.embed(src_ids)
         for block in self.encoder:
             h = block(h, src_allowed)
         return self.ln_enc(h)
-    """), hint="add the positions to both sequences"),
+    """), detects=nb11.HINT_SOURCE_POSITIONS),
     mistake("EncoderDecoder", "decoder outputs discarded", _encdec(decode="""
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
             block(h, memory, src_allowed)
         return self.head(self.ln_final(h))
-    """), hint="states the next decoder block reads"),
+    """), detects=nb11.HINT_DECODER_OUTPUT_DISCARDED),
     mistake("EncoderDecoder", "final LayerNorm forgotten", _encdec(decode="""
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
             h = block(h, memory, src_allowed)
         return self.head(h)
-    """), hint="apply self.ln_final"),
+    """), detects=nb11.HINT_LN_FINAL),
     mistake("EncoderDecoder", "no positions on the reply", _encdec(decode="""
         h = self.embed(tgt_ids)
         for block in self.decoder:
             h = block(h, memory, src_allowed)
         return self.head(self.ln_final(h))
-    """), hint="add the positions to both sequences"),
+    """), detects=nb11.HINT_TARGET_POSITIONS),
     mistake("EncoderDecoder", "the course's model borrowed", _encdec(encode="""
         from attnbook.seq2seq import EncoderLayer  # noqa: F401
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
         return self.ln_enc(h)
-    """), hint="write the blocks from the given layers"),
+    """), detects=nb11.HINT_GIVEN_LAYERS_OWN),
+    mistake("EncoderDecoder", "logits of the last reply position only", _encdec(decode="""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))[:, -1]
+    """), detects=nb11.HINT_LOGITS_SHAPE),
+    mistake("EncoderDecoder", "the encoder's MLP branch halved", _encdec(enc="""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + 0.5 * self.mlp(self.ln2(u))
+    """), detects=nb11.HINT_COMPARE_EQUATIONS),
+    mistake("EncoderDecoder", "every decoder block fed the reply embeddings", _encdec(decode="""
+        x = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(x, memory, src_allowed)
+        return self.head(self.ln_final(h))
+    """), detects=nb11.HINT_DECODER_FED_EMBEDDINGS),
     # beam_search
     mistake("beam_search", "greedy: the beam size ignored", _beam(width="1"),
-            hint="keep the beam_size best candidates at every step, not only the best one"),
+            detects=nb11.HINT_RULE_GREEDY),
     mistake("beam_search", "ranked by the new token alone",
             _beam(rank="torch.log_softmax(logits, dim=-1)"),
-            hint="rank candidates by their TOTAL score"),
+            detects=nb11.HINT_RULE_TOTAL_SCORE),
     mistake("beam_search", "raw logits added", _beam(extend="scores[:, None] + logits"),
-            hint="torch.log_softmax(logits, dim=-1)"),
+            detects=nb11.HINT_SCORE_POSITIVE),
     mistake("beam_search", "the beam shrinks as hypotheses finish",
             _beam(width="beam_size - len(finished)"),
-            hint="keep the beam_size best candidates at EVERY step"),
+            detects=nb11.HINT_RULE_SHRINKING_BEAM),
     mistake("beam_search", "stops at the first end", _beam(after_step="""
     if finished:
-        break"""), hint="keep searching while live prefixes remain"),
+        break"""), detects=nb11.HINT_RULE_KEEP_SEARCHING),
     mistake("beam_search", "the first finished hypothesis returned",
-            _beam(pick="finished[0]"), hint="return the finished hypothesis with the HIGHEST "
-                                            "score"),
+            _beam(pick="finished[0]"), detects=nb11.HINT_RULE_HIGHEST),
     mistake("beam_search", "length normalised",
             _beam(pick="max(finished, key=lambda f: f[0] / (len(f[1]) - 1))"),
-            hint="with no length normalisation"),
+            detects=nb11.HINT_RULE_NO_LENGTH_NORM),
     mistake("beam_search", "live prefixes compared with finished ones", _beam(after_step="""
     if step == max_len - 1:
         finished += [(float(s), p.tolist()) for s, p in zip(scores, live)]
-        live = live[:0]"""), hint="return the best FINISHED hypothesis"),
+        live = live[:0]"""), detects=nb11.HINT_RULE_FINISHED_FIRST),
     mistake("beam_search", "one step short", _beam(loop="range(max_len - 1)"),
-            hint="write at most max_len new tokens"),
+            detects=nb11.HINT_RULE_MAX_LEN),
     mistake("beam_search", "the first position's logits", _beam(position="0"),
-            hint="the next-token logits are the LAST position's"),
+            detects=nb11.HINT_RULE_LAST_POSITION),
     mistake("beam_search", "end token hard-coded", _beam(end="2"),
-            hint="a candidate is finished when it ends in eos_id, the argument"),
+            detects=nb11.HINT_RULE_EOS_ARGUMENT),
     mistake("beam_search", "EOS's own log-probability left out of the score",
             _beam(finished_score="float(scores[row])"),
-            hint="the score is the sum of the log-probabilities of every new token, eos "
-                 "included"),
+            detects=nb11.HINT_SCORE_SUM),
     mistake("beam_search", "probability returned instead of log-probability",
             _beam(output="torch.tensor(ids), math.exp(score)"),
-            hint="return the log-probability (a sum of logs), not the probability"),
+            detects=nb11.HINT_SCORE_PROBABILITY),
     mistake("beam_search", "the beam grows: every prefix keeps beam_size tokens", """
         live, scores, finished = [[BOS]], [0.0], []
         for _ in range(max_len):
@@ -339,7 +385,7 @@ MISTAKES = [
             return torch.tensor(ids), score
         best = max(range(len(live)), key=lambda i: scores[i])
         return torch.tensor(live[best]), scores[best]
-    """, hint="rank ALL candidates by total log-probability, keep the beam_size best"),
+    """, detects=nb11.HINT_SEARCH),
     mistake("beam_search", "the source not repeated for the beam", """
         live = torch.tensor([[BOS]])
         scores = torch.zeros(1)
@@ -362,12 +408,21 @@ MISTAKES = [
             score, ids = max(finished, key=lambda f: f[0])
             return torch.tensor(ids), score
         return live[int(scores.argmax())].clone(), float(scores.max())
-    """, hint="repeat the source once per live prefix"),
+    """, detects=nb11.HINT_REPEAT_SOURCE),
     mistake("beam_search", "the package's beam search borrowed", """
         from attnbook.seq2seq import beam_decode
         ids, score = beam_decode(model, src_ids, beam_size, max_len, eos_id)
         return torch.tensor(ids), score
-    """, hint="write the search yourself"),
+    """, detects=nb11.HINT_SEARCH_OWN),
+    mistake("beam_search", "ids returned as a (1, t) row",
+            _beam(output="torch.tensor([ids]), score"), detects=nb11.HINT_ONE_HYPOTHESIS),
+    mistake("beam_search", "every finished score returned",
+            _beam(output="torch.tensor(ids), torch.tensor([s for s, _ in finished])"),
+            detects=nb11.HINT_SCORE_FLOAT),
+    mistake("beam_search", "only the ids returned", _beam(output="torch.tensor(ids)"),
+            detects=nb11.HINT_RETURN_IDS_SCORE),
+    mistake("beam_search", "BOS dropped from the returned ids",
+            _beam(output="torch.tensor(ids[1:]), score"), detects=nb11.HINT_STARTS_WITH_BOS),
 ]
 
 ALTERNATIVES = [
