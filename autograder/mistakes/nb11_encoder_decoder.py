@@ -331,6 +331,14 @@ MISTAKES = [
     mistake("EncoderDecoder", "the decoder block's forward without return",
             _encdec(dec=_dec().replace("return c + ", "h = c + ")),
             detects=nb11.HINT_FORWARD_RETURNS),
+    mistake("EncoderDecoder", "padded source states set to -inf (tokens masked, not scores)",
+            _encdec(encode="""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        h = h.masked_fill(~src_allowed[:, :, None], float("-inf"))
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+    """), detects=nb11.HINT_PADDING_NAN),
     mistake("EncoderDecoder", "the encoder's MLP branch halved", _encdec(enc="""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
