@@ -131,6 +131,7 @@ def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]
 
 
 HINT_RETURN_Y_A = "return both the output and the weights: return Y, A"
+HINT_NO_RETURN_Y_A = "end cross_attention with return Y, A: the output and the weights"
 
 
 def _expect_pair(run: CheckRun, call: str, seen) -> tuple:
@@ -146,7 +147,6 @@ def _expect_pair(run: CheckRun, call: str, seen) -> tuple:
 
 HINT_CROSS_IN_PLACE = ("work on new tensors (scores = q @ ..., not q /= ...): the caller's q, k, v "
                        "and enc_allowed must stay as they were")
-HINT_NO_RETURN_Y_A = "end cross_attention with return Y, A: the output and the weights"
 HINT_Y_FIRST = "return Y first, then A: the output, then the weights"
 HINT_Y_SHAPE = "Y is (B, h, L_t, d_v): one row per reply position, the width of the values"
 HINT_A_SHAPE = "A is (B, h, L_t, L_s): one row per reply position, one column per source token"
