@@ -16,6 +16,9 @@ decoder.
   the reference decoder, recomputed from `CausalSelfAttention.heads_qkv` through forward
   pre-hooks (the model itself is unchanged), and a widget to pick an email, a layer, a head
   and a query word and read that query's attention row over its allowed prefix.
+- `head_survey`, `contrasting_heads` and `plot_head_survey`: every head's attention weights
+  set against what removing it costs, measured with the learner's own `ablate_head`
+  (passed in; nothing here ablates a head).
 
 Names differ on purpose from the graded exercises of notebook 07: nothing
 here builds a batch, computes the loss, takes an optimizer step or evaluates a model the way
@@ -51,8 +54,11 @@ __all__ = [
     "batch_table_markdown",
     "causal_mask_experiment",
     "chain_timing",
+    "contrasting_heads",
+    "head_survey",
     "plot_causal_experiment",
     "plot_chain_timing",
+    "plot_head_survey",
     "plot_losses_against_floor",
     "show_figure",
     "single_thread",
@@ -471,3 +477,60 @@ def attention_explorer(model: TransformerLM, tokenizer, emails: Sequence[str] = 
                        query_word: str = "too") -> AttentionExplorer:
     """The decks' "real attention in a decoder" slide on our trained email model."""
     return AttentionExplorer(model, tokenizer, emails, query_word)
+
+
+# ---------------------------------------------------------------------------------------
+# Attention weights against ablation: does a decisive-looking head matter?
+# ---------------------------------------------------------------------------------------
+def head_survey(model: TransformerLM, sequences: Sequence[Sequence[int]], ablate,
+                min_keys: int = 5) -> list[dict]:
+    """For every (layer, head): how decisive its attention looks and what removing it costs.
+
+    ``ablate(model, ids, layer, head, mode)`` is an ``ablate_head`` (notebook 07's exercise):
+    the change in log-probability of each target, (1, L - 1). Each row of the result holds
+    ``layer``, ``head``, ``max_weight`` (over the queries with at least ``min_keys`` allowed
+    keys, the mean of the largest weight of the query's attention row) and ``cost_zero``,
+    ``cost_uniform`` (minus the mean change over every target of every sequence: nats per
+    token lost when the head is zeroed, or made uniform).
+    """
+    maps = [attention_maps(model, seq) for seq in sequences]  # each (n_layers, h, L, L)
+    rows = []
+    for layer in range(model.config.n_layers):
+        for head in range(model.config.n_heads):
+            peaks = torch.cat([m[layer, head, min_keys - 1:].max(dim=-1).values for m in maps])
+            row = {"layer": layer, "head": head, "max_weight": float(peaks.mean())}
+            for mode in ("zero", "uniform"):
+                changes = [torch.as_tensor(ablate(model, torch.tensor([seq]), layer, head, mode))
+                           .flatten() for seq in sequences]
+                row[f"cost_{mode}"] = -float(torch.cat(changes).double().mean())
+            rows.append(row)
+    return rows
+
+
+def contrasting_heads(rows: Sequence[dict]) -> tuple[dict, dict]:
+    """The heads of a `head_survey` that most contradict their attention: among the heads
+    whose ``max_weight`` is at least the median, the one whose zeroing costs least; among
+    the others, the one whose zeroing costs most."""
+    median = float(np.median([r["max_weight"] for r in rows]))
+    decisive = [r for r in rows if r["max_weight"] >= median]
+    diffuse = [r for r in rows if r["max_weight"] < median]
+    return (min(decisive, key=lambda r: r["cost_zero"]),
+            max(diffuse, key=lambda r: r["cost_zero"]))
+
+
+def plot_head_survey(rows: Sequence[dict]) -> Figure:
+    """Each head as a point: how decisive its attention looks against what zeroing it costs."""
+    fig = Figure(figsize=(6.5, 4))
+    ax = fig.subplots()
+    x = [r["max_weight"] for r in rows]
+    y = [r["cost_zero"] for r in rows]
+    ax.scatter(x, y, color="tab:blue")
+    for r, xi, yi in zip(rows, x, y):
+        ax.annotate(f"L{r['layer']}H{r['head']}", (xi, yi), textcoords="offset points",
+                    xytext=(4, 4))
+    ax.axhline(0.0, color="black", lw=0.8)
+    ax.set_xlabel("mean largest attention weight of a query row")
+    ax.set_ylabel("cost of zeroing the head (nats per token)")
+    ax.set_title("Attention that looks decisive against what the head is worth")
+    fig.tight_layout()
+    return fig

@@ -96,6 +96,51 @@ def test_07_shipped_run_is_described_with_its_own_figures(shipped):
     assert abs(int(claimed.group(1)) - int(measured.group(1))) <= 0.1 * int(measured.group(1))
 
 
+
+def test_07_head_survey_names_the_heads_its_numbers_pick(shipped):
+    """The ablation survey's prose: the decisive-looking head that costs nothing and the
+    diffuse one that costs much are the ones `contrasting_heads` picks on the shipped model,
+    with the figures the text gives."""
+    from attnbook.corpus import make_splits
+    from attnbook.grading import load_reference
+    from attnbook.training_viz import contrasting_heads, head_survey, single_thread
+
+    model, tokenizer, _ = shipped
+    nb = read(SOLUTIONS / "07_training" / "07_training.ipynb")
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert 'make_splits(seed=7, n_train=0, n_val=300, n_test=0)["val"]' in code
+    assert "head_survey(trained, val_ids[:8], ablate_head)" in code
+    emails = make_splits(seed=7, n_train=0, n_val=300, n_test=0)["val"][:8]
+    with single_thread():
+        rows = head_survey(model, [tokenizer.encode(e) for e in emails],
+                           load_reference("07_training").ablate_head)
+    decisive, diffuse = contrasting_heads(rows)
+    text = " ".join(_markdown("07_training").split())
+    claim = re.search(r"\*\*(L\dH\d)\*\* has the second most concentrated rows of the eight "
+                      r"heads \(mean largest weight ([\d.]+)\), yet zeroing it changes the "
+                      r"predictions by less than 0\.01 nats per token, and making its "
+                      r"attention uniform costs no more", text)
+    assert claim, "the sentence about the decisive-looking head changed: update this test"
+    by_weight = sorted(rows, key=lambda r: -r["max_weight"])
+    assert claim.group(1) == f"L{decisive['layer']}H{decisive['head']}"
+    assert by_weight[1] is decisive and len(rows) == 8
+    assert f"{decisive['max_weight']:.2f}" == claim.group(2)
+    assert abs(decisive["cost_zero"]) < 0.01 and abs(decisive["cost_uniform"]) < 0.01
+    claim = re.search(r"\*\*(L\dH\d)\*\* has the most diffuse rows of all \(([\d.]+)\), yet "
+                      r"zeroing it costs about ([\d.]+) nats per token, and so does making its "
+                      r"attention uniform", text)
+    assert claim, "the sentence about the diffuse head changed: update this test"
+    assert claim.group(1) == f"L{diffuse['layer']}H{diffuse['head']}"
+    assert by_weight[-1] is diffuse
+    assert f"{diffuse['max_weight']:.2f}" == claim.group(2)
+    assert f"{diffuse['cost_zero']:.2f}" == claim.group(3)
+    assert abs(diffuse["cost_uniform"] - diffuse["cost_zero"]) < 0.05
+    costliest = max(rows, key=lambda r: r["cost_zero"])
+    median = sorted(r["max_weight"] for r in rows)[3:5]
+    assert f"The most costly head, L{costliest['layer']}H{costliest['head']}, happens to " \
+           "look decisive too" in text
+    assert costliest["max_weight"] >= sum(median) / 2
+
 # -- 08: counts in the text match the cells ----------------------------------------------------
 def test_08_says_seven_emails_where_one_greedy_and_six_sampled_are_printed():
     nb = read(SOLUTIONS / "08_generation" / "08_generation.ipynb")

@@ -37,6 +37,26 @@ class ObservedLM(TransformerLM):
         return out
 
 
+def hook_count(model) -> int:
+    """Forward hooks and forward pre-hooks registered on the model and its submodules."""
+    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())
+
+
+def _note_hooks(module, prefix, keep_vars) -> None:
+    module.hooks_left.fill_(hook_count(module))
+
+
+class HookCountingLM(ObservedLM):
+    """An `ObservedLM` whose state carries how many forward hooks it holds (`hooks_left`,
+    written whenever its state is read): the grader rebuilds the model that comes back from
+    a learner's call from its state alone, so a hook left behind travels as this number."""
+
+    def __init__(self, config: LMConfig) -> None:
+        super().__init__(config)
+        self.register_buffer("hooks_left", torch.zeros((), dtype=torch.long))
+        self.register_state_dict_pre_hook(_note_hooks)
+
+
 def bias_model(logits) -> TransformerLM:
     """A decoder that ignores its input: every position's logits equal ``logits`` exactly.
 

@@ -1,4 +1,4 @@
-"""Checks for notebook 07, training: make_batch, lm_loss, train_step, evaluate.
+"""Checks for notebook 07, training: make_batch, lm_loss, train_step, evaluate, ablate_head.
 
 Visible use: `check_train_step(train_step)` runs worked examples and properties on tiny
 seeded decoders (one optimizer step of yours against one written out here, on a copy of the
@@ -19,12 +19,19 @@ import torch
 import torch.nn.functional as F
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
-from attnbook.checks._lm import ObservedLM, batch_stats, bias_model
+from attnbook.checks._lm import (
+    HookCountingLM,
+    ObservedLM,
+    batch_stats,
+    bias_model,
+    hook_count,
+)
 from attnbook.model import LMConfig, TransformerLM
 from attnbook.tokenizer import WordTokenizer
 from attnbook.training_viz import single_thread
 
-__all__ = ["check_evaluate", "check_lm_loss", "check_make_batch", "check_train_step"]
+__all__ = ["check_ablate_head", "check_evaluate", "check_lm_loss", "check_make_batch",
+           "check_train_step"]
 
 TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
 
@@ -761,6 +768,297 @@ def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
     run.done()
 
 
+# ---------------------------------------------------------------------------------------
+# ablate_head
+# ---------------------------------------------------------------------------------------
+HINT_ABLATION_SHAPE = ("one number per TARGET: position t scores ids[:, t + 1], so the last "
+                       "position has no target and the result is (B, L - 1)")
+HINT_PER_TOKEN = ("return one change per target token, shape (B, L - 1): do not sum or "
+                  "average over the positions")
+HINT_ABLATION_SIGN = ("the change is ablated minus clean: a head that helped lowers the "
+                      "target's log-probability when it is removed, so its change is negative")
+HINT_TARGET_ALIGNMENT = ("the logits at position t predict the token after it: score "
+                         "log_softmax of positions 0..L-2 against ids[:, 1:]")
+HINT_LOG_PROB = ("compare LOG-probabilities (torch.log_softmax over the vocabulary), not "
+                 "probabilities")
+HINT_ONLY_THAT_HEAD = ("ablate one head of one block: the hooks go on "
+                       "model.blocks[layer].attn only, and only the columns of `head` change")
+HINT_HEAD_COLUMNS = ("W_O reads the heads' outputs concatenated: head h owns the d_k = "
+                     "d_model / n_heads columns from h * d_k up to (h + 1) * d_k, and a forward "
+                     "pre-hook must return the changed input for it to take effect")
+HINT_ZERO_MEANS_OUTPUT = ('mode "zero" replaces the head\'s OUTPUT (its columns of W_O\'s '
+                          "input) by zeros; zeroing its queries or keys only makes its "
+                          'attention uniform, which is mode "uniform"')
+HINT_UNIFORM_CAUSAL = ("uniform attention is uniform over the ALLOWED keys: at position t "
+                       "the mean of the head's values at positions 0..t (a running mean along "
+                       "the sequence), never a later one")
+HINT_UNIFORM_ALLOWED = ("the uniform weights of row t are 1 / (t + 1) on keys 0..t: they sum "
+                        "to one over the allowed keys, not 1 / L over the whole row")
+HINT_ABLATE_EVAL = ("call model.eval() before both forward passes: with dropout on, the two "
+                    "passes drop different units and their difference is noise")
+HINT_WEIGHTS_CHANGED = ("leave the model's weights as they were: ablate with hooks, or edit a "
+                        "copy.deepcopy of the model, never the caller's parameters")
+HINT_HOOKS_LEFT = ("remove every hook you registered (handle.remove()) in a `finally:` "
+                   "block, so the model is clean again even if a forward pass fails")
+HINT_CRASH_ABLATE = ("register the hooks on model.blocks[layer].attn.W_O (a forward pre-hook "
+                     "gets the tuple of inputs) and, for \"uniform\", on W_V (a forward hook "
+                     "gets the output); index the columns of the last axis with [..., a:b]")
+
+
+def _target_log_probs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """log p(ids[:, t + 1]) under the logits of position t, (B, L - 1), in float64."""
+    log_probs = torch.log_softmax(logits[:, :-1].double(), dim=-1)  # (B, L-1, V)
+    return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)  # (B, L-1)
+
+
+def _same_position_log_probs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """The off-by-one mistake: log p(ids[:, t]) under the logits of position t, t >= 1."""
+    log_probs = torch.log_softmax(logits[:, 1:].double(), dim=-1)  # (B, L-1, V)
+    return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)  # (B, L-1)
+
+
+def _logits(model, ids) -> torch.Tensor:
+    frozen = copy.deepcopy(model).eval()
+    with torch.no_grad():
+        return frozen(ids)
+
+
+def _edited_copy(model, layer: int, head: int, mode: str):
+    """A copy of the model whose weights do the ablation: "zero" zeroes the head's columns
+    of W_O (its output never reaches the residual stream); "uniform" zeroes its query rows of
+    W_Q, so every score is 0 and the row softmax is uniform over the allowed keys."""
+    edited = copy.deepcopy(model).eval()
+    attn = edited.blocks[layer].attn
+    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    with torch.no_grad():
+        if mode == "zero":
+            attn.W_O.weight[:, cols] = 0.0
+        else:
+            attn.W_Q.weight[cols] = 0.0
+            attn.W_Q.bias[cols] = 0.0
+    return edited
+
+
+def _head_replaced(v: torch.Tensor, how: str) -> torch.Tensor:
+    """What a head's output (B, L, d_k) becomes, from its values v (B, L, d_k)."""
+    if how == "zero":
+        return torch.zeros_like(v)
+    if how == "uniform over all":
+        return v.mean(1, keepdim=True).expand_as(v)
+    if how == "uniform 1/L":
+        return v.cumsum(1) / v.shape[1]
+    return v.cumsum(1) / torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+
+
+def _hooked_logits(model, ids, layers, heads, how: str) -> torch.Tensor:
+    """Logits with the given heads' outputs replaced, the way a mistaken answer would."""
+    frozen = copy.deepcopy(model).eval()
+    values = {}
+    for layer in layers:
+        attn = frozen.blocks[layer].attn
+        attn.W_V.register_forward_hook(
+            lambda _m, _i, out, layer=layer: values.__setitem__(layer, out))
+
+        def replace(_m, inputs, layer=layer, d_k=attn.d_k):
+            y = inputs[0].clone()  # (B, L, d)
+            for head in heads:
+                cols = slice(head * d_k, (head + 1) * d_k)
+                y[..., cols] = _head_replaced(values[layer][..., cols], how)  # (B, L, d_k)
+            return (y,)
+        attn.W_O.register_forward_pre_hook(replace)
+    with torch.no_grad():
+        return frozen(ids)
+
+
+def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
+    """The expected changes (B, L - 1) and the known mistakes' outputs."""
+    clean = _logits(model, ids)
+    ablated = _logits(_edited_copy(model, layer, head, mode), ids)
+    expected = _target_log_probs(ablated, ids) - _target_log_probs(clean, ids)
+
+    def change(logits):
+        return _target_log_probs(logits, ids) - _target_log_probs(clean, ids)
+
+    config = model.config
+    n_layers, n_heads = config.n_layers, config.n_heads
+    mistakes = [
+        Mistake("sign flipped (clean minus ablated)", -expected, HINT_ABLATION_SIGN),
+        Mistake("the logits of position t scored against ids[:, t] (off by one)",
+                _same_position_log_probs(ablated, ids) - _same_position_log_probs(clean, ids),
+                HINT_TARGET_ALIGNMENT),
+        Mistake("probabilities compared instead of log-probabilities",
+                _target_log_probs(ablated, ids).exp() - _target_log_probs(clean, ids).exp(),
+                HINT_LOG_PROB),
+        Mistake("nothing ablated (every change is 0)", torch.zeros_like(expected),
+                HINT_HEAD_COLUMNS),
+    ]
+    if mode == "zero":
+        mistakes.append(Mistake("attention made uniform (queries or keys zeroed) instead of "
+                                "the head's output zeroed",
+                                change(_logits(_edited_copy(model, layer, head, "uniform"), ids)),
+                                HINT_ZERO_MEANS_OUTPUT))
+    else:
+        mistakes += [
+            Mistake("uniform over every position, later ones included (mean of all values)",
+                    change(_hooked_logits(model, ids, [layer], [head], "uniform over all")),
+                    HINT_UNIFORM_CAUSAL),
+            Mistake("weights 1 / L over the whole row, masked keys included",
+                    change(_hooked_logits(model, ids, [layer], [head], "uniform 1/L")),
+                    HINT_UNIFORM_ALLOWED),
+            Mistake("the head's output zeroed instead of made uniform",
+                    change(_logits(_edited_copy(model, layer, head, "zero"), ids)),
+                    HINT_ZERO_MEANS_OUTPUT),
+        ]
+    if n_layers > 1:
+        mistakes.append(Mistake(f"head {head} ablated in every block",
+                                change(_hooked_logits(model, ids, range(n_layers), [head],
+                                                      mode)), HINT_ONLY_THAT_HEAD))
+    mistakes.append(Mistake(f"every head of block {layer} ablated",
+                            change(_hooked_logits(model, ids, [layer], range(n_heads), mode)),
+                            HINT_ONLY_THAT_HEAD))
+    for other in {(head + 1) % n_heads, (head - 1) % n_heads} - {head}:
+        mistakes.append(Mistake(f"the columns of head {other} ablated instead of head {head}",
+                                change(_hooked_logits(model, ids, [layer], [other], mode)),
+                                HINT_HEAD_COLUMNS))
+    return expected, mistakes
+
+
+def _hooks_left(model) -> int:
+    """Hooks on the model itself or, once it crossed from the grader's sandbox (rebuilt from
+    its state, hooks dropped), the count its state recorded."""
+    return max(hook_count(model), int(getattr(model, "hooks_left", 0)))
+
+
+def _same_weights(a, b) -> bool:
+    params_a, params_b = dict(a.named_parameters()), dict(b.named_parameters())
+    return params_a.keys() == params_b.keys() and all(torch.equal(params_a[k], params_b[k])
+                                                      for k in params_a)
+
+
+def _expect_ablation(run: CheckRun, call: str, model, ids, layer: int, head: int, mode: str,
+                     reference=None) -> torch.Tensor:
+    """Call the learner's ablate_head and hold it to the expected changes, the model left
+    as found, eval mode and no graph; returns what it returned."""
+    mode_before, logged = model.training, len(model.forward_log)
+    done = run.call_observed(call, model, ids, layer, head, mode,
+                             crash_hints=(("", HINT_CRASH_ABLATE),))
+    value, after = done.result, done.args_after[0]
+    B, L = ids.shape
+    if isinstance(value, torch.Tensor) and value.requires_grad:
+        run.fail(f"{call} returned a tensor that holds a graph.", hint=HINT_NO_GRAD)
+    run.expect_true(isinstance(value, torch.Tensor | np.ndarray),
+                    f"{call} returned a {type(value).__name__}; expected a tensor of shape "
+                    f"({B}, {L - 1}).", hint=HINT_PER_TOKEN)
+    seen_shape = tuple(value.shape)
+    if seen_shape in ((B,), (B, 1), ()):
+        run.fail(f"{call} returned shape {seen_shape}; expected ({B}, {L - 1}), one change "
+                 f"per target token.", hint=HINT_PER_TOKEN)
+    run.expect_shape(call, value, (B, L - 1), hint=HINT_ABLATION_SHAPE)
+    run.expect_finite(call, value)
+    run.expect_true(_same_weights(after, model),
+                    f"{call} changed the model's weights.", hint=HINT_WEIGHTS_CHANGED)
+    run.expect_true(after.training == mode_before,
+                    f"{call}: the model was in {'training' if mode_before else 'evaluation'} "
+                    f"mode before and is in {'training' if after.training else 'evaluation'} "
+                    f"mode after.", hint=HINT_RESTORE_MODE)
+    entries = list(after.forward_log[logged:])
+    left = _hooks_left(after) - _hooks_left(model)
+    run.expect_true(left == 0, f"{call} left {left} hook(s) on the model.",
+                    hint=HINT_HOOKS_LEFT)
+    run.expect_true(torch.equal(_logits(after, ids), _logits(model, ids)),
+                    f"{call}: the model gives other logits after the call than before it.",
+                    hint=HINT_HOOKS_LEFT)
+    run.expect_true(not any(e.get("training") for e in entries),
+                    f"{call}: {sum(bool(e.get('training')) for e in entries)} of "
+                    f"{len(entries)} forward passes ran in training mode.",
+                    hint=HINT_ABLATE_EVAL)
+    run.expect_true(not any(e.get("graph") for e in entries),
+                    f"{call}: the model ran with autograd recording a graph.",
+                    hint=HINT_NO_GRAD)
+    expected, mistakes = _ablation_outcomes(model, ids, layer, head, mode)
+    if reference is not None:
+        expected = reference(copy.deepcopy(model), ids, layer, head, mode)
+    run.expect_close(call, value, expected, mistakes=mistakes, **TOL, what="changes")
+    return as_array(value)
+
+
+def _ablation_decoder(seed: int, n_layers: int = 2, n_heads: int = 4, dropout: float = 0.0,
+                      positions: str = "rope") -> TransformerLM:
+    """A tiny decoder whose heads matter (GPT-2's small initial weights would make every
+    ablation change the log-probabilities by less than the tolerance), and whose state
+    tells the grader how many hooks it holds."""
+    torch.manual_seed(seed)
+    model = HookCountingLM(LMConfig(vocab_size=11, d_model=16, n_heads=n_heads,
+                                    n_layers=n_layers, max_len=16, positions=positions,
+                                    dropout=dropout))
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("weight") and p.ndim == 2:
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.5)
+    return model
+
+
+def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
+    run = CheckRun(ablate_head, crash_hint=HINT_CRASH_ABLATE)
+    model = _ablation_decoder(40).eval()
+    gen = torch.Generator().manual_seed(40)
+    ids = torch.randint(0, 11, (2, 7), generator=gen)
+    tiny = "a tiny seeded decoder (2 blocks of 4 heads, d = 16)"
+    _expect_ablation(run, f"ablate_head({tiny}, ids (2, 7), layer=1, head=2, mode='zero')",
+                     model, ids, 1, 2, "zero")
+    call = f"ablate_head({tiny}, ids (2, 7), layer=0, head=1, mode='uniform')"
+    changes = _expect_ablation(run, call, model, ids, 0, 1, "uniform")
+    run.expect_close(f"{call}: the first target (position 0 has one key, so uniform "
+                     "attention is its attention)", changes[:, 0], np.zeros(2), atol=1e-5,
+                     hint=HINT_UNIFORM_CAUSAL)
+    later = ids.clone()
+    later[:, -1] = (later[:, -1] + 1) % 11
+    moved = as_array(run.call(call + " with the last token changed", model, later, 0, 1,
+                              "uniform"))
+    run.expect_close(f"{call}, last token changed: the changes before it",
+                     moved[:, :-1], changes[:, :-1], **TOL, hint=HINT_UNIFORM_CAUSAL)
+
+    silent = copy.deepcopy(model)
+    with torch.no_grad():
+        silent.blocks[0].attn.W_O.weight[:, 8:12] = 0.0  # head 2 of block 0 never writes
+    call = "ablate_head(the decoder with head 2 of block 0 already writing zeros, ...)"
+    nothing = run.call(call, silent, ids, 0, 2, "zero")
+    run.expect_close(f"{call}: zeroing a silent head changes nothing", nothing, np.zeros((2, 6)),
+                     atol=1e-6, hint=HINT_HEAD_COLUMNS)
+
+    noisy = _ablation_decoder(41, dropout=0.5).train()
+    _expect_ablation(run, "ablate_head(decoder with dropout 0.5 in training mode, ids (2, 7), "
+                     "layer=0, head=3, mode='zero')", noisy, ids, 0, 3, "zero")
+
+    for bad, mentions in ((dict(mode="mean"), ("mode", "'mean'")),
+                          (dict(layer=2), ("layer", "2")), (dict(head=4), ("head", "4")),
+                          (dict(head=-1), ("head", "-1"))):
+        args = dict(layer=0, head=0, mode="zero") | bad
+        run.expect_raises(f"ablate_head(model, ids, {args['layer']}, {args['head']}, "
+                          f"{args['mode']!r}) on 2 blocks of 4 heads", ValueError, model, ids,
+                          args["layer"], args["head"], args["mode"], mentions=mentions)
+    if reference is not None:
+        for seed in range(trials):
+            gen = torch.Generator().manual_seed(740 + seed)
+            n_layers, n_heads = 1 + seed % 3, [2, 4][seed % 2]
+            model = _ablation_decoder(740 + seed, positions=["rope", "learned", "none",
+                                                         "sinusoidal"][seed % 4],
+                                  n_layers=n_layers, n_heads=n_heads,
+                                  dropout=0.2 * (seed % 2)).train(seed % 2 == 1)
+            B, L = int(torch.randint(1, 4, (1,), generator=gen)), int(
+                torch.randint(2, 12, (1,), generator=gen))
+            ids = torch.randint(0, 11, (B, L), generator=gen)
+            layer = int(torch.randint(0, n_layers, (1,), generator=gen))
+            head = int(torch.randint(0, n_heads, (1,), generator=gen))
+            mode = ["uniform", "zero"][seed % 2]
+            _expect_ablation(run, f"ablate_head on a random decoder ({n_layers} blocks of "
+                             f"{n_heads} heads), ids ({B}, {L}), layer={layer}, head={head}, "
+                             f"mode={mode!r} (seed {seed})", model, ids, layer, head, mode,
+                             reference=reference)
+    run.done()
+
+
 def _on_one_thread(impl):
     """Run a check on one CPU thread: its models are tiny, and a busy machine slows
     multi-threaded small kernels far more than it slows one thread."""
@@ -779,3 +1077,4 @@ check_make_batch = _on_one_thread(_check_make_batch)
 check_lm_loss = _on_one_thread(_check_lm_loss)
 check_train_step = _on_one_thread(_check_train_step)
 check_evaluate = _on_one_thread(_check_evaluate)
+check_ablate_head = _on_one_thread(_check_ablate_head)

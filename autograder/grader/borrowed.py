@@ -123,6 +123,7 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         "lm_loss": LOSS,
         "train_step": ("attnbook.train.fit_batch", *LOSS),
         "evaluate": ("attnbook.data.validation_loss", *LOSS),
+        "ablate_head": (),  # no package function ablates a head; head_survey calls the answer
     },
     "08_generation": {
         "sequence_log_prob": (),

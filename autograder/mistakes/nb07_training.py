@@ -4,7 +4,8 @@ from grader.catalogue import alternative, catalogue, delete, edit, mistake, repl
 
 from attnbook.checks import HINT_NO_RETURN, nb07
 
-BATCH, LOSS, STEP, EVALUATE = "make_batch", "lm_loss", "train_step", "evaluate"
+BATCH, LOSS, STEP, EVALUATE, ABLATE = ("make_batch", "lm_loss", "train_step", "evaluate",
+                                       "ablate_head")
 
 MISTAKES, ALTERNATIVES = catalogue([
     # -- make_batch --------------------------------------------------------------------------------
@@ -634,4 +635,160 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "total += float(lm_loss(frozen(inputs), targets, loss_mask)) * n"),
         delete("model.train()"),
     ], like="always switches to training mode at the end"),
+
+    # -- ablate_head -------------------------------------------------------------------------------
+    mistake(ABLATE, "sign flipped: clean minus ablated",
+            edit("return ablated - clean", "return clean - ablated"),
+            detects=nb07.HINT_ABLATION_SIGN),
+    mistake(ABLATE, "logits of position t scored against ids[:, t]",
+            edit("logits[:, :-1]", "logits[:, 1:]"), detects=nb07.HINT_TARGET_ALIGNMENT),
+    mistake(ABLATE, "probabilities instead of log-probabilities",
+            edit("return ablated - clean", "return ablated.exp() - clean.exp()"),
+            detects=nb07.HINT_LOG_PROB),
+    mistake(ABLATE, "hooks never removed", [
+        delete("while handles:"), delete("handles.pop().remove()"),
+    ], detects=nb07.HINT_HOOKS_LEFT),
+    mistake(ABLATE, "the caller's weights zeroed in place and not restored", """
+        attn = model.blocks[layer].attn
+        cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+        was_training = model.training
+        model.eval()
+        with torch.no_grad():
+            scores = torch.log_softmax(model(ids)[:, :-1], dim=-1)
+            clean = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+            if mode == "zero":
+                attn.W_O.weight[:, cols] = 0.0
+            else:
+                attn.W_Q.weight[cols] = 0.0
+                attn.W_Q.bias[cols] = 0.0
+            scores = torch.log_softmax(model(ids)[:, :-1], dim=-1)
+            ablated = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+        model.train(was_training)
+        return ablated - clean""", detects=nb07.HINT_WEIGHTS_CHANGED),
+    mistake(ABLATE, "uniform over every position, later ones included",
+            edit("v.cumsum(dim=1) / allowed", "v.mean(dim=1, keepdim=True)"),
+            detects=nb07.HINT_UNIFORM_CAUSAL),
+    mistake(ABLATE, "uniform weights 1 / L over the whole row",
+            edit("v.cumsum(dim=1) / allowed", "v.cumsum(dim=1) / v.shape[1]"),
+            detects=nb07.HINT_UNIFORM_ALLOWED),
+    mistake(ABLATE, "columns head * d_model instead of head * d_k",
+            edit("cols = slice(head * d_k, (head + 1) * d_k)",
+                 "cols = slice(head * model.config.d_model, (head + 1) * model.config.d_model)"),
+            detects=nb07.HINT_HEAD_COLUMNS),
+    mistake(ABLATE, "the columns of the next head",
+            edit("slice(head * d_k, (head + 1) * d_k)",
+                 "slice((head + 1) * d_k, (head + 2) * d_k)"),
+            detects=nb07.HINT_HEAD_COLUMNS),
+    mistake(ABLATE, "the head ablated in every block", [
+        delete("attn.W_O.register_forward_pre_hook(ablate)"),
+        replace_line("attn.W_V.register_forward_hook(keep_values)",
+                     "for block in model.blocks:\n"
+                     "    handles.append(block.attn.W_V.register_forward_hook(keep_values))\n"
+                     "    handles.append(block.attn.W_O.register_forward_pre_hook(ablate))"),
+    ], detects=nb07.HINT_ONLY_THAT_HEAD),
+    mistake(ABLATE, "every head of the block zeroed", edit("y[..., cols] = 0.0", "y[...] = 0.0"),
+            detects=nb07.HINT_ONLY_THAT_HEAD),
+    mistake(ABLATE, "the head's queries zeroed instead of its output", """
+        attn = model.blocks[layer].attn
+        cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+
+        def zero_head(module, inputs, output):
+            output = output.clone()
+            output[..., cols] = 0.0
+            return output
+
+        def log_probs():
+            scores = torch.log_softmax(model(ids)[:, :-1], dim=-1)
+            return scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+
+        was_training = model.training
+        model.eval()
+        with torch.no_grad():
+            clean = log_probs()
+            handle = attn.W_Q.register_forward_hook(zero_head)
+            try:
+                ablated = log_probs()
+            finally:
+                handle.remove()
+        model.train(was_training)
+        return ablated - clean""", detects=nb07.HINT_ZERO_MEANS_OUTPUT),
+    mistake(ABLATE, "no model.eval(): dropout stays on", delete("model.eval()"),
+            detects=nb07.HINT_ABLATE_EVAL),
+    mistake(ABLATE, "the model left in evaluation mode", delete("model.train(was_training)"),
+            detects=nb07.HINT_RESTORE_MODE),
+    mistake(ABLATE, "no torch.no_grad(): both passes record a graph",
+            edit("torch.no_grad()", "torch.enable_grad()"), detects=nb07.HINT_NO_GRAD),
+    mistake(ABLATE, "every position scored against its own token: (B, L)", [
+        edit("logits[:, :-1]", "logits"), edit("ids[:, 1:, None]", "ids[..., None]"),
+    ], detects=nb07.HINT_ABLATION_SHAPE),
+    mistake(ABLATE, "one sum per sequence", edit("return ablated - clean",
+                                                  "return (ablated - clean).sum(dim=1)"),
+            detects=nb07.HINT_PER_TOKEN),
+    mistake(ABLATE, "the pre-hook's inputs taken for a tensor",
+            edit("y = inputs[0].clone()", "y = inputs.clone()"), detects=nb07.HINT_CRASH_ABLATE),
+    alternative(ABLATE, "weights edited on deep copies", """
+        import copy
+        edited = copy.deepcopy(model).eval()
+        frozen = copy.deepcopy(model).eval()
+        attn = edited.blocks[layer].attn
+        cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+        targets = ids[:, 1:]
+
+        def score(m):
+            log_probs = torch.log_softmax(m(ids), dim=-1)[:, :-1]
+            return log_probs.gather(2, targets.unsqueeze(2)).squeeze(2)
+
+        with torch.no_grad():
+            if mode == "zero":
+                attn.W_O.weight[:, cols] = 0
+            else:
+                attn.W_Q.weight[cols] = 0
+                attn.W_Q.bias[cols] = 0
+            return score(edited) - score(frozen)"""),
+    alternative(ABLATE, "the blocks recomputed by hand", """
+        was_training = model.training
+        model.eval()
+        B, L = ids.shape
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+
+        def run(ablated):
+            h, rope = model.inputs(ids, torch.arange(L)[None, :])
+            for i, block in enumerate(model.blocks):
+                attn = block.attn
+                q, k, v = attn.heads_qkv(block.ln1(h), rope)
+                scores = q @ k.transpose(-1, -2) / attn.d_k ** 0.5
+                weights = scores.masked_fill(~causal, float("-inf")).softmax(dim=-1)
+                if ablated and i == layer and mode == "uniform":
+                    weights[:, head] = causal / causal.sum(dim=-1, keepdim=True)
+                y = weights @ v
+                if ablated and i == layer and mode == "zero":
+                    y[:, head] = 0.0
+                h = h + attn.W_O(y.transpose(1, 2).reshape(B, L, -1))
+                h = h + block.mlp(block.ln2(h))
+            log_probs = torch.log_softmax(model.logits(h), dim=-1)
+            return log_probs[:, :-1].gather(-1, ids[:, 1:, None]).squeeze(-1)
+
+        try:
+            with torch.no_grad():
+                return run(True) - run(False)
+        finally:
+            model.train(was_training)"""),
+    alternative(ABLATE, "uniform weights as a normalised lower triangle", [
+        delete("allowed = torch.arange"),
+        replace_line("y[..., cols] = v.cumsum(dim=1) / allowed",
+                     "L = v.shape[1]\n"
+                     "weights = torch.tril(torch.ones(L, L, dtype=v.dtype))\n"
+                     "weights = weights / weights.sum(dim=-1, keepdim=True)\n"
+                     "y[..., cols] = weights @ v"),
+    ]),
+    alternative(ABLATE, "one pre-hook on the attention module, values recomputed", [
+        delete("def keep_values"), delete('values["v"] = output'),
+        replace_line("v = values[\"v\"]", "v = attn.W_V(attn_input[0])[..., cols]"),
+        delete("handles.append(attn.W_V.register_forward_hook(keep_values))"),
+        replace_line("handles.append(attn.W_O.register_forward_pre_hook(ablate))",
+                     "handles.append(attn.register_forward_pre_hook(\n"
+                     "    lambda module, args: attn_input.__setitem__(0, args[0])))\n"
+                     "handles.append(attn.W_O.register_forward_pre_hook(ablate))"),
+        replace_line("values = {}", "attn_input = [None]"),
+    ]),
 ])

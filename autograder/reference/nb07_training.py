@@ -139,3 +139,71 @@ def evaluate(model, batches):
                 count += n
     model.train(was_training)
     return total / count
+
+
+# -- from the answer cell ablate_head
+def ablate_head(model, ids, layer, head, mode):
+    """Change in the log-probability of every target token when one head is ablated.
+
+    Args:
+        model: a TransformerLM; model.blocks[layer].attn holds W_Q, W_K, W_V, W_O, and W_O
+            reads the heads' outputs concatenated, head h in columns h*d_k:(h+1)*d_k.
+        ids: (B, L) int64 token ids without padding, L >= 2.
+        layer: the block, 0 <= layer < len(model.blocks).
+        head: the head, 0 <= head < model.config.n_heads.
+        mode: "zero" (the head's output becomes 0) or "uniform" (its attention row becomes
+            uniform over the allowed keys 0..t: its output is the mean of its values 0..t).
+
+    Returns:
+        (B, L-1) float tensor: log p_ablated(ids[:, t+1] | ids[:, :t+1]) minus the same under
+        the clean model. Computed in evaluation mode without gradients; the model is left
+        as it was found (weights, hooks, training or evaluation mode).
+    """
+    require_ndim("ids", ids, 2, "(B, L)")
+    if ids.shape[1] < 2:
+        raise ValueError(f"ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, "
+                         f"got shape {tuple(ids.shape)}")
+    if mode not in ("zero", "uniform"):
+        raise ValueError(f"mode: expected 'zero' or 'uniform', got {mode!r}")
+    n_layers, n_heads = len(model.blocks), model.config.n_heads
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f"layer: expected an int in 0..{n_layers - 1}, got {layer!r}")
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f"head: expected an int in 0..{n_heads - 1}, got {head!r}")
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)  # this head's columns of W_O's input
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values["v"] = output[..., cols]  # (B, L, d_k): this head's values
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()  # (B, L, d): the heads' outputs, concatenated
+        if mode == "zero":
+            y[..., cols] = 0.0
+        else:
+            v = values["v"]  # (B, L, d_k)
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]  # (L, 1): t + 1
+            y[..., cols] = v.cumsum(dim=1) / allowed  # (B, L, d_k): mean of values 0..t
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)  # (B, L, V)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)  # (B, L-1, V): positions 0..L-2
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)  # (B, L-1): their targets
+
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
