@@ -1279,7 +1279,23 @@ HINT_DECODE_OLD_CACHE = "return the new list of the (k, v) pairs the blocks retu
 HINT_DECODE_HEAD_AXIS = "the cached tokens are on the third axis: T = cache[0][0].shape[2]"
 
 
-def _decode_mistakes(model: Qwen3LM, ids, cache, part: int) -> list[Mistake]:
+def _ignored_cache(model: Qwen3LM, ids, cache, returned) -> bool:
+    """Whether the returned block-0 keys are those of a step that ignored the cache entirely
+    (no past, RoPE rows from 0): its logits equal those of a step that only left out the past
+    (RoPE is relative), so the keys tell the two apart."""
+    try:
+        seen = as_array(returned[0][0])
+    except (TypeError, IndexError, KeyError, ValueError):
+        return False
+    ignored = as_array(_decode_variant(model, ids, cache, use_cache=False, offset=0)[1][0][0])
+    return seen.shape == ignored.shape and np.allclose(seen, ignored, rtol=MODULE_RTOL,
+                                                       atol=MODULE_ATOL)
+
+
+def _decode_mistakes(model: Qwen3LM, ids, cache, part: int, returned=None) -> list[Mistake]:
+    """Known wrong decode steps: their logits (part 0) or their stacked cache (part 1).
+    `returned`, the cache the step returned, names the cache-ignored step first when its keys
+    show it."""
     T = 0 if cache is None else cache[0][0].shape[2]
     h_kv = model.config.n_kv_heads
     table = [
@@ -1305,6 +1321,9 @@ def _decode_mistakes(model: Qwen3LM, ids, cache, part: int) -> list[Mistake]:
         if h_kv != T:
             table.append(("T read from cache[0][0].shape[1] (the heads) instead of shape[2]",
                           {"offset": h_kv}, HINT_DECODE_HEAD_AXIS))
+        if part == 0 and _ignored_cache(model, ids, cache, returned):
+            ignored = next(i for i, row in enumerate(table) if row[2] == HINT_DECODE_CACHE_IGNORED)
+            table.insert(0, table.pop(ignored))  # ahead of "not passed": their logits are equal
     out = []
     for name, switches, hint in table:
         result = _decode_variant(model, ids, cache, **switches)[part]
@@ -1359,7 +1378,8 @@ def _step(run: CheckRun, decode_step, model: Qwen3LM, ids, cache, what: str, ref
     run.expect_shape(call, logits, tuple(want_logits.shape),
                      hint=HINT_DECODE_LAST_ONLY)
     run.expect_finite(call, logits)
-    _close_lazy(run, call, logits, want_logits, partial(_decode_mistakes, model, ids, cache, 0),
+    _close_lazy(run, call, logits, want_logits,
+                partial(_decode_mistakes, model, ids, cache, 0, new_cache),
                 what="logits")
     _expect_cache(run, call, new_cache, model)
     run.expect_shape(f"{call}: the cache's keys of block 0", new_cache[0][0],

@@ -525,7 +525,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(DECODE, "the cache ignored entirely (the full model on the new tokens)", [
         edit("T:T + L], model.rope_sin[T:T + L", ":L], model.rope_sin[:L"),
         edit(", None if cache is None else cache[i]", ""),
-    ], detects=nb10.HINT_DECODE_CACHE_UNUSED),
+    ], detects=nb10.HINT_DECODE_CACHE_IGNORED),
     mistake(DECODE, "the first block's cache given to every block", edit("[i", "[0"),
             detects=nb10.HINT_DECODE_LAYER0),
     mistake(DECODE, "the old cache returned",
