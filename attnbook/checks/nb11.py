@@ -131,9 +131,13 @@ def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]
 
 
 HINT_RETURN_Y_A = "return both the output and the weights: return Y, A"
+HINT_NO_RETURN_Y_A = "end cross_attention with return Y, A: the output and the weights"
 
 
 def _expect_pair(run: CheckRun, call: str, seen) -> tuple:
+    if seen is None:  # the run lets None through (none_ok) to say what to return
+        run.fail(f"{call} returned None: cross_attention has no `return` (or never reaches "
+                 "one).", hint=HINT_NO_RETURN_Y_A)
     if not isinstance(seen, tuple | list) or len(seen) != 2:
         run.fail(f"{call} returned {type(seen).__name__}; expected a pair (Y, A).",
                  hint=HINT_RETURN_Y_A)
@@ -143,7 +147,6 @@ def _expect_pair(run: CheckRun, call: str, seen) -> tuple:
 
 HINT_CROSS_IN_PLACE = ("work on new tensors (scores = q @ ..., not q /= ...): the caller's q, k, v "
                        "and enc_allowed must stay as they were")
-HINT_RETURN_BOTH_CRASH = "return both: return Y, A"
 HINT_Y_FIRST = "return Y first, then A: the output, then the weights"
 HINT_Y_SHAPE = "Y is (B, h, L_t, d_v): one row per reply position, the width of the values"
 HINT_A_SHAPE = "A is (B, h, L_t, L_s): one row per reply position, one column per source token"
@@ -156,8 +159,7 @@ def _check_cross_case(run: CheckRun, call: str, q, k, v, enc_allowed, expected=N
     y_exp, a_exp = expected if expected is not None else _torch_expected(q, k, v, enc_allowed)
     run.in_place_hint = HINT_CROSS_IN_PLACE
     Y, A = _expect_pair(run, call, run.call(call, q, k, v, enc_allowed, crash_hints=[
-        (("must match the size", "does not broadcast", "shape of the mask"), HINT_KEY_AXIS),
-        ("'NoneType'", HINT_RETURN_BOTH_CRASH)]))
+        (("must match the size", "does not broadcast", "shape of the mask"), HINT_KEY_AXIS)]))
     if tuple(getattr(Y, "shape", ())) == (B, h, L_t, L_s) and (B, h, L_t, L_s) != (
             B, h, L_t, d_v):
         run.fail(f"{call}: the first element has the weights' shape {(B, h, L_t, L_s)}.",
@@ -184,7 +186,7 @@ HINT_CROSS_OVERFLOW = ("exp of a large score overflows: torch.softmax subtracts 
 
 
 def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> None:
-    run = CheckRun(cross_attention)
+    run = CheckRun(cross_attention, none_ok=True)  # _expect_pair names the missing pair
     names = names_called(cross_attention)
     run.expect_true("scaled_dot_product_attention" not in names
                     and "multi_head_attention_forward" not in names,
@@ -449,10 +451,12 @@ HINT_MASK_SHAPES = ("check every mask's shape: the causal mask is (L_t, L_t); th
 
 
 def _invoke(run: CheckRun, call: str, model, *args):
+    # A block's forward without `return` hands None to the next block or LayerNorm: "not
+    # NoneType", "'NoneType' object has no attribute 'shape'"; before the shape words.
     return run.invoke(call, model, *args, crash_hints=[
+        ("NoneType", HINT_FORWARD_RETURNS),
         (("must match the size", "does not broadcast", "shape"),
-         HINT_MASK_SHAPES),
-        ("'NoneType'", HINT_FORWARD_RETURNS)])
+         HINT_MASK_SHAPES)])
 
 
 HINT_KEEP_CONSTRUCTORS_BODIES = "keep the constructors as given; write only the four bodies"

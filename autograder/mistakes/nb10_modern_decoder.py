@@ -460,7 +460,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "[Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps)] * n_layers)"),
     ], detects=nb10.HINT_BLOCKS_LIST),
     mistake(DECODER, "the block's pair not unpacked", edit(", _", ""),
-            detects=nb10.HINT_BLOCK_PAIR_CRASH),
+            detects=nb10.HINT_UNPACK_BLOCK),
     mistake(DECODER, "the blocks' outputs discarded", edit("h, _ = block", "block"),
             detects=nb10.HINT_BLOCK_OUTPUT_DISCARDED),
     mistake(DECODER, "softmax applied to the logits", edit("h))", "h)).softmax(dim=-1)"),
@@ -525,7 +525,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(DECODE, "the cache ignored entirely (the full model on the new tokens)", [
         edit("T:T + L], model.rope_sin[T:T + L", ":L], model.rope_sin[:L"),
         edit(", None if cache is None else cache[i]", ""),
-    ], detects=nb10.HINT_DECODE_CACHE_UNUSED),
+    ], detects=nb10.HINT_DECODE_CACHE_IGNORED),
     mistake(DECODE, "the first block's cache given to every block", edit("[i", "[0"),
             detects=nb10.HINT_DECODE_LAYER0),
     mistake(DECODE, "the old cache returned",
@@ -552,6 +552,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(DECODE, "each block's keys and values stacked into one tensor",
             edit("new_cache.append(kv)", "new_cache.append(torch.stack(kv))"),
             detects=nb10.HINT_DECODE_CACHE_LIST),
+    mistake(DECODE, "the block's pair not unpacked (no cache collected)", [
+        edit("h, kv = block", "h = block"), delete("new_cache.append(kv)"),
+    ], detects=nb10.HINT_BLOCK_PAIR_CRASH),
     mistake(DECODE, "returns only the logits",
             edit("model.head(model.norm(h)), new_cache", "model.head(model.norm(h))"),
             detects=nb10.HINT_DECODE_PAIR),

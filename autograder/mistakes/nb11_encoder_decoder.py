@@ -162,6 +162,12 @@ MISTAKES = [
         scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
         return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
     """, detects=nb11.HINT_RETURN_Y_A),
+    mistake("cross_attention", "no return: Y and A computed and dropped", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        Y = A @ v
+    """, detects=nb11.HINT_NO_RETURN_Y_A),
     mistake("cross_attention", "weights returned first", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
@@ -317,6 +323,22 @@ MISTAKES = [
             h = block(h, memory, src_allowed)
         return self.head(self.ln_final(h))[:, -1]
     """), detects=nb11.HINT_LOGITS_SHAPE),
+    mistake("EncoderDecoder", "the encoder block's forward without return", _encdec(enc="""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        h = u + self.mlp(self.ln2(u))
+    """), detects=nb11.HINT_FORWARD_RETURNS),
+    mistake("EncoderDecoder", "the decoder block's forward without return",
+            _encdec(dec=_dec().replace("return c + ", "h = c + ")),
+            detects=nb11.HINT_FORWARD_RETURNS),
+    mistake("EncoderDecoder", "padded source states set to -inf (tokens masked, not scores)",
+            _encdec(encode="""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        h = h.masked_fill(~src_allowed[:, :, None], float("-inf"))
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+    """), detects=nb11.HINT_PADDING_NAN),
     mistake("EncoderDecoder", "the encoder's MLP branch halved", _encdec(enc="""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
