@@ -6,7 +6,7 @@
     python -m attnbook.ablation --steps 40 --out /tmp/ab # a quick look with a tiny budget
     python -m attnbook.ablation --lengths                # length generalisation (attnbook.lengths)
 
-Each variant changes ONE design choice of the reference decoder (`attnbook.model.TransformerLM`:
+Each variant changes ONE design choice of the reference decoder (`attnbook.lm.model.TransformerLM`:
 RoPE, pre-norm, untied embeddings, causal mask) and trains it on the email corpus with the
 same emails and the same number of steps, once per seed (``AblationConfig.seeds``; a seed
 sets the initialisation and the order of the batches). One seed cannot tell a design choice
@@ -60,12 +60,12 @@ import torch
 from matplotlib.figure import Figure
 from tqdm.auto import tqdm
 
-from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
-from attnbook.data import batch_iterator, validation_loss
-from attnbook.model import LMConfig, TransformerLM, load_checkpoint, save_checkpoint
+from attnbook.lm.corpus import DEFAULT_GRAMMAR, make_splits
+from attnbook.lm.data import batch_iterator, validation_loss
+from attnbook.lm.model import LMConfig, TransformerLM, load_checkpoint, save_checkpoint
+from attnbook.lm.tokenizer import WordTokenizer
+from attnbook.lm.train import build_optimizer, fit_batch, learning_rate
 from attnbook.progress import BudgetBar
-from attnbook.tokenizer import WordTokenizer
-from attnbook.train import build_optimizer, fit_batch, learning_rate
 
 __all__ = [
     "VARIANTS",

@@ -95,8 +95,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load(args):
-    from attnbook.generation import find_checkpoint
-    from attnbook.train import load_trained
+    from attnbook.lm.generation import find_checkpoint
+    from attnbook.lm.train import load_trained
 
     path = args.checkpoint or find_checkpoint()
     model, tokenizer, extra = load_trained(path, map_location=args.device)
@@ -113,8 +113,8 @@ def _knobs(args) -> dict:
 
 def sample_command(args) -> list[dict]:
     """Print ``--count`` emails, each with the true grammar's verdict and log-probability."""
-    from attnbook.corpus import DEFAULT_GRAMMAR
-    from attnbook.generation import sample_emails
+    from attnbook.lm.corpus import DEFAULT_GRAMMAR
+    from attnbook.lm.generation import sample_emails
 
     path, model, tokenizer, _ = _load(args)
     emails = sample_emails(model, tokenizer, DEFAULT_GRAMMAR, args.count, seed=args.seed,
@@ -158,9 +158,9 @@ def evaluate_command(args) -> dict:
     """Held-out loss against the grammar's own loss on the same emails, then sample quality."""
     import torch
 
-    from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
-    from attnbook.data import validation_loss
-    from attnbook.generation import sample_emails
+    from attnbook.lm.corpus import DEFAULT_GRAMMAR, make_splits
+    from attnbook.lm.data import validation_loss
+    from attnbook.lm.generation import sample_emails
 
     path, model, tokenizer, extra = _load(args)
     data_seed = extra.get("train_config", {}).get("data_seed", 0)
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None, started: float | None = None):
     """Run one verb; ``started`` is when a time budget begins (default: now)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "train":
-        from attnbook.train import main as train_main
+        from attnbook.lm.train import main as train_main
 
         return train_main(argv[1:], started=started, prog="attnbook train")
     if argv and argv[0] == "ablate":

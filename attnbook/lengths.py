@@ -50,10 +50,10 @@ from attnbook.ablation import (
     run_variant,
     stored_dir,
 )
-from attnbook.corpus import DEFAULT_GRAMMAR, EOS, make_splits
-from attnbook.data import batch_logits, pad_batch
-from attnbook.model import TransformerLM
-from attnbook.tokenizer import WordTokenizer
+from attnbook.lm.corpus import DEFAULT_GRAMMAR, EOS, make_splits
+from attnbook.lm.data import batch_logits, pad_batch
+from attnbook.lm.model import TransformerLM
+from attnbook.lm.tokenizer import WordTokenizer
 
 __all__ = [
     "LENGTH_VARIANTS",

@@ -41,7 +41,7 @@ c.Execute.timeout = 300
 c.Execute.interrupt_on_timeout = True
 
 # A graded answer that delegates to the package's own version of its exercise
-# (attnbook.model.sinusoid_table for sinusoidal_positions, ...) or to the PyTorch built-in the
+# (attnbook.lm.model.sinusoid_table for sinusoidal_positions, ...) or to the PyTorch built-in the
 # exercise forbids (F.scaled_dot_product_attention, nn.LayerNorm, ...) gets this fraction of
 # the test's points; the status and the feedback name the call (grader/borrowed.py).
 # 0: no points (the default); 1: full points when the test passes, the borrowing only noted.

@@ -1,7 +1,7 @@
 """Training throughput of the reference decoder against a decoder built from torch's own layers.
 
 Prints forward+backward tokens per second for a small and a medium configuration, for
-`attnbook.model.TransformerLM` and for a decoder of the same size made of
+`attnbook.lm.model.TransformerLM` and for a decoder of the same size made of
 `torch.nn.TransformerEncoderLayer` (pre-norm, GELU, causal mask) with the same embedding,
 learned positions, final LayerNorm and head, and the ratio ours / baseline. Both models run
 in alternating rounds so that load from other processes hits both alike; the median round
@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnbook.model import LMConfig, TransformerLM, autocast_context, pick_device
+from attnbook.lm.model import LMConfig, TransformerLM, autocast_context, pick_device
 
 
 @dataclass

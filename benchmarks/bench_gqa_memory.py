@@ -6,7 +6,7 @@ Computed: 2 * N * h_kv * d_k * L * bytes per value (keys and values, every layer
 key/value head, every token), for multi-head attention (h_kv = h = 16), Qwen3-0.6B's grouped-
 query attention (h_kv = 8) and multi-query attention (h_kv = 1), in bfloat16.
 
-Measured: the bytes of the key and value tensors that the blocks of `attnbook.qwen3.Qwen3LM`
+Measured: the bytes of the key and value tensors that the blocks of `attnbook.lm.qwen3.Qwen3LM`
 produce for an L-token prefill, in bfloat16, summed over the 28 blocks (`cache_bytes`: the
 sizes of their storages). The model has Qwen3-0.6B's attention shapes (28 layers, 16 query
 heads, head width 128) and a small residual width and vocabulary, which the cache does not
@@ -20,8 +20,8 @@ import time
 
 import torch
 
-from attnbook.modern import QWEN3_0_6B_SHAPES, cache_bytes
-from attnbook.qwen3 import Qwen3LM, Qwen3LMConfig
+from attnbook.demos.nb10 import QWEN3_0_6B_SHAPES, cache_bytes
+from attnbook.lm.qwen3 import Qwen3LM, Qwen3LMConfig
 
 VARIANTS = (("MHA", 16), ("GQA (Qwen3-0.6B)", 8), ("MQA", 1))
 COMPUTED_LENGTHS = (1024, 8192, 32768)

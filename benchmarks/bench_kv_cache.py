@@ -20,8 +20,8 @@ from pathlib import Path
 
 import torch
 
-from attnbook.generation import generate_tokens
-from attnbook.model import LMConfig, TransformerLM
+from attnbook.lm.generation import generate_tokens
+from attnbook.lm.model import LMConfig, TransformerLM
 
 # The email model's vocabulary and the CPU preset's width, with room for 512 new tokens.
 CONFIG = dict(vocab_size=89, d_model=128, n_heads=4, n_layers=4, max_len=640, positions="rope")

@@ -25,8 +25,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attnbook.replies import ReplyTask, encode_pairs, reply_tokenizer  # noqa: E402
-from attnbook.seq2seq import (  # noqa: E402
+from attnbook.lm.replies import ReplyTask, encode_pairs, reply_tokenizer  # noqa: E402
+from attnbook.lm.seq2seq import (  # noqa: E402
     ReplyTrainConfig,
     Seq2SeqConfig,
     Seq2SeqTransformer,

@@ -1,4 +1,4 @@
-"""Training throughput of each preset of `attnbook.train`, in real (unpadded) tokens per second.
+"""Training throughput of each preset of `attnbook.lm.train`, in real (unpadded) tokens per second.
 
     python benchmarks/bench_train.py                      # every preset, best device
     python benchmarks/bench_train.py --device cpu --presets cpu
@@ -17,11 +17,11 @@ import time
 
 import torch
 
-from attnbook.corpus import make_splits
-from attnbook.data import batch_iterator
-from attnbook.model import TransformerLM, autocast_context, pick_device
-from attnbook.tokenizer import WordTokenizer
-from attnbook.train import PRESETS, build_optimizer, fit_batch, model_config_for
+from attnbook.lm.corpus import make_splits
+from attnbook.lm.data import batch_iterator
+from attnbook.lm.model import TransformerLM, autocast_context, pick_device
+from attnbook.lm.tokenizer import WordTokenizer
+from attnbook.lm.train import PRESETS, build_optimizer, fit_batch, model_config_for
 
 H100_H200_BF16_DENSE = 989e12  # FLOP/s, the SXM parts' dense bf16 tensor-core peak
 

@@ -17,7 +17,7 @@ export PYTHONUNBUFFERED=1
   "$py" -m pytest -q tests/test_model.py tests/test_generation.py -x
   "$py" - <<'PY'
 import torch
-from attnbook.model import LMConfig, TransformerLM, autocast_context
+from attnbook.lm.model import LMConfig, TransformerLM, autocast_context
 device = torch.device("cuda")
 for positions in ("sinusoidal", "learned", "rope", "none"):
     model = TransformerLM(LMConfig(vocab_size=90, positions=positions)).to(device)
@@ -33,6 +33,6 @@ PY
   echo "== decoder throughput"; "$py" benchmarks/bench_decoder.py --device cuda
   echo "== training throughput and fraction of bf16 peak"; "$py" benchmarks/bench_train.py --device cuda
   echo "== GPU preset (target: validation loss - entropy <= 0.01 nats)"
-  "$py" -m attnbook.train --preset gpu --device cuda --out "$out/gpu_preset" --no-progress \
+  "$py" -m attnbook.lm.train --preset gpu --device cuda --out "$out/gpu_preset" --no-progress \
       --budget-seconds 300
 } 2>&1 | tee "$out/gpu_checks.log"

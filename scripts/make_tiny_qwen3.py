@@ -3,7 +3,7 @@
     python scripts/make_tiny_qwen3.py            # rewrite assets/qwen3_tiny
     python scripts/make_tiny_qwen3.py --out DIR  # write it somewhere else (used by a test)
 
-Notebook 10, its checks and the tests load this checkpoint with `attnbook.qwen3`, so no
+Notebook 10, its checks and the tests load this checkpoint with `attnbook.lm.qwen3`, so no
 download is ever needed. The folder holds what `Qwen3ForCausalLM.save_pretrained` writes
 (config.json, model.safetensors with Hugging Face's names and RoPE layout) and
 expected.safetensors: fixed token ids and the logits transformers' own model gives for them

@@ -14,9 +14,9 @@ from conftest import ROOT
 from matplotlib.figure import Figure
 
 import attnbook.ablation as ablation
-from attnbook.generation import KVCache, decode_step
-from attnbook.model import LMConfig, TransformerLM
-from attnbook.tokenizer import WordTokenizer
+from attnbook.lm.generation import KVCache, decode_step
+from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.lm.tokenizer import WordTokenizer
 
 STORED = ROOT / "assets" / "ablation"
 RUN_FIELDS = set(ablation.RUN_FIELDS)

@@ -14,11 +14,11 @@ import torch
 from matplotlib.figure import Figure
 
 import attnbook.ablation as ablation
-import attnbook.beyond as beyond
 import attnbook.checks.nb09 as checks
+import attnbook.demos.nb09 as beyond
 from attnbook.checks import CheckFailure
 from attnbook.grading import load_reference
-from attnbook.model import LMConfig, TransformerLM
+from attnbook.lm.model import LMConfig, TransformerLM
 from attnbook.shapes import require_ndim, require_same_size
 
 REF = load_reference("09_beyond")

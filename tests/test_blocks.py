@@ -1,4 +1,4 @@
-"""Tests of attnbook.blocks (notebook 06's helpers and figures) and of the nb06 checks."""
+"""Tests of attnbook.demos.nb06 (notebook 06's helpers and figures) and of the nb06 checks."""
 
 import matplotlib
 import numpy as np
@@ -6,7 +6,15 @@ import pytest
 import torch
 from torch import nn
 
-from attnbook.blocks import (
+from attnbook.checks import (
+    CheckFailure,
+    check_count_parameters,
+    check_decoder,
+    check_layer_norm,
+    check_mlp,
+    check_prenorm_block,
+)
+from attnbook.demos.nb06 import (
     POSITION_OPTIONS,
     batch_dependence,
     causal_self_attention,
@@ -21,16 +29,8 @@ from attnbook.blocks import (
     shape_walk,
     zero_branches,
 )
-from attnbook.checks import (
-    CheckFailure,
-    check_count_parameters,
-    check_decoder,
-    check_layer_norm,
-    check_mlp,
-    check_prenorm_block,
-)
 from attnbook.grading import load_reference
-from attnbook.model import CausalSelfAttention, LMConfig, TransformerBlock, TransformerLM
+from attnbook.lm.model import CausalSelfAttention, LMConfig, TransformerBlock, TransformerLM
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -399,7 +399,7 @@ def test_wrong_modules_with_default_dtype_tensors_still_fail():
 
 # -- keys and values become contextual from the second block on ----------------------------
 def _shuffled_rows(positions, seed):
-    from attnbook.blocks import context_shuffle
+    from attnbook.demos.nb06 import context_shuffle
 
     torch.manual_seed(seed)
     model = TransformerLM(LMConfig(vocab_size=30, d_model=16, n_heads=4, n_layers=3,
@@ -438,9 +438,9 @@ def test_without_positions_the_second_block_sees_the_prefix_as_a_set(seed):
 def test_the_trained_email_model_shows_contextual_keys_in_block_two():
     """Notebook 06's demonstration, on the shipped checkpoint: its prose says block 1 moves
     by exactly zero and block 2 moves."""
-    from attnbook.blocks import context_shuffle
-    from attnbook.generation import find_checkpoint
-    from attnbook.train import load_trained
+    from attnbook.demos.nb06 import context_shuffle
+    from attnbook.lm.generation import find_checkpoint
+    from attnbook.lm.train import load_trained
 
     model, tokenizer, _ = load_trained(find_checkpoint())
     words = "hi anna , please send the report before the slides".split()
@@ -451,7 +451,7 @@ def test_the_trained_email_model_shows_contextual_keys_in_block_two():
 
 
 def test_context_shuffle_names_a_bad_argument():
-    from attnbook.blocks import context_shuffle
+    from attnbook.demos.nb06 import context_shuffle
 
     model = TransformerLM(LMConfig(vocab_size=30, d_model=16, n_heads=4, n_layers=2, max_len=12))
     with pytest.raises(ValueError, match="idx: expected shape"):

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from attnbook import cli
-from attnbook.corpus import DEFAULT_GRAMMAR
-from attnbook.generation import judge_email, sample_emails
+from attnbook.lm.corpus import DEFAULT_GRAMMAR
+from attnbook.lm.generation import judge_email, sample_emails
+from attnbook.lm.tokenizer import WordTokenizer
+from attnbook.lm.train import PRESETS, load_trained, train
 from attnbook.progress import BudgetBar, honest_eta, process_start
-from attnbook.tokenizer import WordTokenizer
-from attnbook.train import PRESETS, load_trained, train
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -301,7 +301,7 @@ def test_budget_bounds_the_whole_train_command(tmp_path):
     # the interpreter with torch and the trainer imported. Both count against the budget,
     # which must leave room to train after them.
     bare_s = _seconds([PYTHON, "-c", "pass"])
-    imports_s = _seconds([PYTHON, "-c", "import attnbook.train"])
+    imports_s = _seconds([PYTHON, "-c", "import attnbook.lm.train"])
     budget = max(20.0, 3.0 * imports_s)
     out = tmp_path / "run"
     command = [PYTHON, "-m", "attnbook", "train", "--preset", "tiny", "--steps", "1000000",

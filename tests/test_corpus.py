@@ -6,8 +6,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from attnbook.corpus import DEFAULT_GRAMMAR, EOS, EmailGrammar, make_splits
-from attnbook.tokenizer import WordTokenizer
+from attnbook.lm.corpus import DEFAULT_GRAMMAR, EOS, EmailGrammar, make_splits
+from attnbook.lm.tokenizer import WordTokenizer
 
 GRAMMAR = DEFAULT_GRAMMAR
 

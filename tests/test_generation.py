@@ -1,4 +1,4 @@
-"""Tests of attnbook.generation: sampler, KV cache, batched generation, scoring, widget."""
+"""Tests of attnbook.lm.generation: sampler, KV cache, batched generation, scoring, widget."""
 
 import math
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from attnbook.corpus import DEFAULT_GRAMMAR
-from attnbook.generation import (
+from attnbook.lm.corpus import DEFAULT_GRAMMAR
+from attnbook.lm.generation import (
     KVCache,
     SamplingWidget,
     decode_step,
@@ -20,8 +20,8 @@ from attnbook.generation import (
     quality_diversity_sweep,
     score_samples,
 )
-from attnbook.model import LMConfig, TransformerLM
-from attnbook.tokenizer import WordTokenizer
+from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.lm.tokenizer import WordTokenizer
 
 matplotlib.use("Agg")
 POSITIONS = ["rope", "learned", "sinusoidal", "none"]
@@ -288,7 +288,7 @@ def test_sampling_widget_shows_what_is_kept_and_renormalised():
 
 
 def test_sampling_widget_builder_reads_the_model_and_the_grammar():
-    from attnbook.generation import sampling_widget
+    from attnbook.lm.generation import sampling_widget
 
     tok = WordTokenizer()
     torch.manual_seed(0)
@@ -300,8 +300,8 @@ def test_sampling_widget_builder_reads_the_model_and_the_grammar():
 
 
 def test_trained_checkpoint_is_found_and_cached_decoding_matches_it():
-    from attnbook.generation import find_checkpoint
-    from attnbook.train import load_trained
+    from attnbook.lm.generation import find_checkpoint
+    from attnbook.lm.train import load_trained
 
     model, tok, _ = load_trained(find_checkpoint("email_cpu.pt"))
     prompts = [tok.encode(t, add_eos=False) for t in ["please send the", "hi anna ,", "my"]]

@@ -19,7 +19,7 @@ from torch import nn
 
 matplotlib.use("Agg")
 
-import attnbook.heads as heads  # noqa: E402
+import attnbook.demos.nb05 as heads  # noqa: E402
 from attnbook.checks import (  # noqa: E402
     check_multi_head_attention,
     check_scaled_dot_product_attention,

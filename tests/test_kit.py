@@ -35,24 +35,24 @@ GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "MPLBACKEND": "Agg"}
 ACCEPTED = {
     # the production decoder, sampler and trainer do the work of these exercises (STYLE.md);
     # the grader flags an answer that delegates to them
-    "h = self.embed(idx)  # (B, L, d)": "attnbook/model.py: decoder",
-    "for block in self.blocks:": "attnbook/model.py: decoder",
-    "z = logits / temperature  # (..., V)": "attnbook/generation.py: sampler",
-    "probs = torch.softmax(z, dim=-1)  # (..., V)": "attnbook/generation.py: sampler",
-    "if top_p is not None and top_p < 1.0:": "attnbook/generation.py: sampler",
-    "probs = probs / probs.sum(dim=-1, keepdim=True)": "attnbook/generation.py: sampler",
-    "if temperature == 0:": "attnbook/generation.py: sampler; a guard any sampler has",
-    "total, count = 0.0, 0": "attnbook/training_viz.py: evaluation loop",
-    "return total / count": "attnbook/training_viz.py, data.py: evaluation loop",
+    "h = self.embed(idx)  # (B, L, d)": "attnbook/lm/model.py: decoder",
+    "for block in self.blocks:": "attnbook/lm/model.py: decoder",
+    "z = logits / temperature  # (..., V)": "attnbook/lm/generation.py: sampler",
+    "probs = torch.softmax(z, dim=-1)  # (..., V)": "attnbook/lm/generation.py: sampler",
+    "if top_p is not None and top_p < 1.0:": "attnbook/lm/generation.py: sampler",
+    "probs = probs / probs.sum(dim=-1, keepdim=True)": "attnbook/lm/generation.py: sampler",
+    "if temperature == 0:": "attnbook/lm/generation.py: sampler; a guard any sampler has",
+    "total, count = 0.0, 0": "attnbook/demos/nb07.py: evaluation loop",
+    "return total / count": "attnbook/demos/nb07.py, data.py: evaluation loop",
     "was_training = model.training": "package evaluation loops: the usual train/eval save",
     "model.train(was_training)": "package evaluation loops: the usual train/eval restore",
     "nll = torch.nn.functional.cross_entropy(": "training_viz.py, checks/nb08.py: the loss",
     # notebook 10: the package's Qwen3LM and ModernBlock (qwen3.py) are the production twins
     # of Qwen3Decoder and Qwen3Block, which the grader flags when an answer delegates to them
     "q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)":
-        "attnbook/model.py: decoder's attention",
-    "self.blocks = nn.ModuleList(": "attnbook/model.py, qwen3.py: decoders",
-    "self.head.weight = self.embed.weight": "attnbook/model.py, qwen3.py: tied weights",
+        "attnbook/lm/model.py: decoder's attention",
+    "self.blocks = nn.ModuleList(": "attnbook/lm/model.py, qwen3.py: decoders",
+    "self.head.weight = self.embed.weight": "attnbook/lm/model.py, qwen3.py: tied weights",
     "rope = (self.rope_cos[:L], self.rope_sin[:L])  # (L, d_k/2) each": "qwen3.py: decoder",
     "if past is not None:": "qwen3.py: ModernBlock's cache; a guard any cache has",
     "k = torch.cat([past[0], k], dim=2)  # (B, h_kv, T + L, d_k)": "qwen3.py: ModernBlock",
@@ -64,12 +64,12 @@ ACCEPTED = {
     "for i, block in enumerate(model.blocks):": "checks/nb10.py: the decode mistakes' loop",
     # notebook 11: the package's Seq2SeqTransformer and beam_decode (seq2seq.py) are the
     # production twins of its classes and search, which the grader flags when borrowed
-    "self.W_K = nn.Linear(d_model, d_model)": "attnbook/seq2seq.py: AttentionLayer",
-    "self.W_V = nn.Linear(d_model, d_model)": "attnbook/seq2seq.py: AttentionLayer",
-    "return u + self.mlp(self.ln2(u))": "attnbook/seq2seq.py: DecoderLayer",
-    "return self.ln_enc(h)": "attnbook/seq2seq.py: Seq2SeqTransformer.encode",
-    "return self.head(self.ln_final(h))  # (B, L_t, V)": "attnbook/seq2seq.py: decode",
-    "for _ in range(max_len):": "attnbook/seq2seq.py: greedy and beam decoding",
+    "self.W_K = nn.Linear(d_model, d_model)": "attnbook/lm/seq2seq.py: AttentionLayer",
+    "self.W_V = nn.Linear(d_model, d_model)": "attnbook/lm/seq2seq.py: AttentionLayer",
+    "return u + self.mlp(self.ln2(u))": "attnbook/lm/seq2seq.py: DecoderLayer",
+    "return self.ln_enc(h)": "attnbook/lm/seq2seq.py: Seq2SeqTransformer.encode",
+    "return self.head(self.ln_final(h))  # (B, L_t, V)": "attnbook/lm/seq2seq.py: decode",
+    "for _ in range(max_len):": "attnbook/lm/seq2seq.py: greedy and beam decoding",
     "rows, tokens = flat // total.shape[1], flat % total.shape[1]": "seq2seq.py: beam_decode",
     "score, ids = max(finished, key=lambda f: f[0])": "seq2seq.py, checks/nb11.py: the search",
     # notebook 10's hints that still name a line to write
@@ -292,7 +292,7 @@ ANSWER_ASSET_PROBE = """\
 import torch
 from transformers import Qwen3ForCausalLM
 from attnbook.checks.nb10 import _tiny
-from attnbook.qwen3 import load_hf_model, tiny_checkpoint
+from attnbook.lm.qwen3 import load_hf_model, tiny_checkpoint
 
 config, state, ids, logits = _tiny()
 ours = load_hf_model(tiny_checkpoint()).eval()

@@ -14,8 +14,8 @@ from conftest import ROOT
 
 import attnbook.lengths as lengths
 from attnbook.ablation import build_model
-from attnbook.corpus import DEFAULT_GRAMMAR
-from attnbook.train import learning_rate
+from attnbook.lm.corpus import DEFAULT_GRAMMAR
+from attnbook.lm.train import learning_rate
 
 STORED = ROOT / "assets" / "ablation" / "lengths.json"
 TINY = lengths.TINY_LENGTH_CONFIG

@@ -14,7 +14,7 @@ from conftest import ROOT, solution_functions
 
 matplotlib.use("Agg")
 
-import attnbook.masks as masks  # noqa: E402
+import attnbook.demos.nb04 as masks  # noqa: E402
 from attnbook.grading import load_reference  # noqa: E402
 from attnbook.ops import torch_attend, torch_softmax  # noqa: E402
 

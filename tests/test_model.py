@@ -1,4 +1,4 @@
-"""Tests of the reference decoder in attnbook.model: shapes, causality, masks, counts, training."""
+"""Tests of the reference decoder, attnbook.lm.model: shapes, causality, masks, counts, training."""
 
 import math
 
@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from attnbook.model import (
+from attnbook.lm.model import (
     LMConfig,
     TransformerBlock,
     TransformerLM,
@@ -400,7 +400,7 @@ def test_initialisation_goes_by_module_type_not_by_parameter_name():
 def test_forward_and_decoding_read_no_value_off_the_device(positions):
     """On the meta device a tensor has no values: any range check that reads one (a device
     sync on a GPU) would raise here."""
-    from attnbook.generation import KVCache, decode_step
+    from attnbook.lm.generation import KVCache, decode_step
 
     model = tiny(positions).to("meta")
     idx = torch.zeros(2, 5, dtype=torch.long, device="meta")
@@ -416,7 +416,7 @@ def test_forward_and_decoding_read_no_value_off_the_device(positions):
 def test_cached_decoding_goes_through_the_models_own_blocks():
     """Swap in a block whose forward differs from TransformerBlock's: the cache path follows,
     because it has no block of its own."""
-    from attnbook.generation import KVCache, decode_step
+    from attnbook.lm.generation import KVCache, decode_step
 
     class Louder(TransformerBlock):
         def forward(self, h, *args, **kwargs):

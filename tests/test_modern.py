@@ -16,8 +16,7 @@ import torch
 from conftest import displayed_widget, solution_functions
 from grader.catalogue import nbgrader_meta, solution_notebook
 
-from attnbook.grading import load_reference
-from attnbook.modern import (
+from attnbook.demos.nb10 import (
     QWEN3_0_6B_SHAPES,
     HeadExplorer,
     cache_bytes,
@@ -38,7 +37,8 @@ from attnbook.modern import (
     robot_stand_in,
     robot_tokens_from_tokenizer,
 )
-from attnbook.qwen3 import Qwen3LM, Qwen3LMConfig, attention_maps, load_hf_model, tiny_checkpoint
+from attnbook.grading import load_reference
+from attnbook.lm.qwen3 import Qwen3LM, Qwen3LMConfig, attention_maps, load_hf_model, tiny_checkpoint
 
 matplotlib.use("Agg")
 REF = load_reference("10_modern_decoder")

@@ -55,8 +55,8 @@ def test_time_estimates_add_up(name):
 # -- 07: the shipped model, after "too" and after the sign-off -------------------------------
 @pytest.fixture(scope="module")
 def shipped():
-    from attnbook.generation import find_checkpoint
-    from attnbook.train import load_trained
+    from attnbook.lm.generation import find_checkpoint
+    from attnbook.lm.train import load_trained
 
     model, tokenizer, extra = load_trained(find_checkpoint("email_cpu.pt"))
     return model, tokenizer, extra
@@ -70,7 +70,7 @@ def _next_word(model, tokenizer, prefix: str) -> dict[str, float]:
 
 
 def test_07_the_model_puts_its_weight_on_the_adjectives_the_two_nouns_allow(shipped):
-    from attnbook.corpus import DEFAULT_GRAMMAR
+    from attnbook.lm.corpus import DEFAULT_GRAMMAR
 
     model, tokenizer, _ = shipped
     prefix = "hello david , my binder did not fit in the bag because it was too"
@@ -101,9 +101,9 @@ def test_07_head_survey_names_the_heads_its_numbers_pick(shipped):
     """The ablation survey's prose: the decisive-looking head that costs nothing and the
     diffuse one that costs much are the ones `contrasting_heads` picks on the shipped model,
     with the figures the text gives."""
-    from attnbook.corpus import make_splits
+    from attnbook.demos.nb07 import contrasting_heads, head_survey, single_thread
     from attnbook.grading import load_reference
-    from attnbook.training_viz import contrasting_heads, head_survey, single_thread
+    from attnbook.lm.corpus import make_splits
 
     model, tokenizer, _ = shipped
     nb = read(SOLUTIONS / "07_training" / "07_training.ipynb")
@@ -161,7 +161,7 @@ def test_09_words_the_probe_as_its_numbers_and_the_ssm_note_as_mamba_does():
 
 
 def test_08_widget_suggestions_hold_for_the_shipped_model(shipped):
-    from attnbook.generation import filtered_distribution, prompt_logits
+    from attnbook.lm.generation import filtered_distribution, prompt_logits
 
     model, tokenizer, _ = shipped
     logits = prompt_logits(model, tokenizer.encode("please send the", add_eos=False))
@@ -179,9 +179,9 @@ def test_08_widget_suggestions_hold_for_the_shipped_model(shipped):
 
 def test_08_quality_diversity_sweep_reads_as_the_text_says(shipped):
     """The sweep of section 5, same arguments and thread count as the notebook."""
-    from attnbook.corpus import DEFAULT_GRAMMAR
-    from attnbook.generation import quality_diversity_sweep
-    from attnbook.training_viz import single_thread
+    from attnbook.demos.nb07 import single_thread
+    from attnbook.lm.corpus import DEFAULT_GRAMMAR
+    from attnbook.lm.generation import quality_diversity_sweep
 
     model, tokenizer, extra = shipped
     with single_thread():

@@ -10,7 +10,7 @@ import pytest
 from conftest import SOLUTIONS, notebook_names, read
 
 from attnbook.grading import load_reference
-from attnbook.tokenizer import WordTokenizer
+from attnbook.lm.tokenizer import WordTokenizer
 
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 TIME = re.compile(r"\*\*Time\.\*\*\s+About\s+(\d+)\s+minutes:\s+(\d+)\s+for\s+the\s+(\w+)\s+"

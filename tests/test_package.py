@@ -47,7 +47,7 @@ def test_graded_names_are_collected():
 #: as this very object: notebook 08's cached step runs `TransformerLM` with a preallocated
 #: `KVCache` and returns logits; notebook 10's graded `decode_step(model, token_ids, cache)`
 #: returns (logits, cache) for a Qwen3-style decoder (the notebook-08 one fails on it).
-HOMONYMS = {"decode_step": "attnbook.generation.decode_step"}
+HOMONYMS = {"decode_step": "attnbook.lm.generation.decode_step"}
 
 
 def _homonym(name: str, value) -> bool:

@@ -1,4 +1,4 @@
-"""Notebooks 02 and 03: the package module attnbook.positions, the checks against the
+"""Notebooks 02 and 03: the demo modules attnbook.demos.nb02 and nb03, the checks against the
 references, the widget driven through its controls, and the half-split permutation."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ import pytest  # noqa: E402
 from conftest import displayed_widget, solution_functions  # noqa: E402
 
 import attnbook  # noqa: E402
-from attnbook import positions  # noqa: E402
 from attnbook.checks import (  # noqa: E402
     CheckFailure,
     check_embed,
     check_shift_matrix,
     check_sinusoidal_positions,
 )
+from attnbook.demos import nb02, nb03  # noqa: E402
 from attnbook.grading import load_reference  # noqa: E402
 
 REF02 = load_reference("02_positions")
@@ -51,13 +51,13 @@ def test_package_defines_no_graded_name_of_notebooks_02_and_03():
 # notebook 02: demo data and figures
 # ---------------------------------------------------------------------------------------
 def test_order_demo_is_seeded_and_covers_every_demo_word():
-    a, b = positions.order_demo(d=8, seed=0), positions.order_demo(d=8, seed=0)
+    a, b = nb02.order_demo(d=8, seed=0), nb02.order_demo(d=8, seed=0)
     assert np.array_equal(a.E, b.E) and np.array_equal(a.W_Q, b.W_Q)
     assert a.E.shape == (len(a.vocab), 8) and a.W_V.shape == (8, 8)
-    for words in positions.DEMO_SENTENCES.values():
+    for words in nb02.DEMO_SENTENCES.values():
         ids = a.ids(words)
         assert [a.vocab[i] for i in ids] == words
-    assert not np.array_equal(positions.order_demo(seed=1).E, a.E)
+    assert not np.array_equal(nb02.order_demo(seed=1).E, a.E)
     with pytest.raises(KeyError, match="cat"):
         a.ids(["cat"])
 
@@ -65,13 +65,13 @@ def test_order_demo_is_seeded_and_covers_every_demo_word():
 def test_order_demo_reproduces_the_bag_of_words_problem_and_its_fix():
     from attnbook.ops import torch_attend
 
-    demo = positions.order_demo()
+    demo = nb02.order_demo()
 
     def attend(X):
         return torch_attend(X @ demo.W_Q.T, X @ demo.W_K.T, X @ demo.W_V.T)[0]
 
     P = REF02.sinusoidal_positions(16, 8)
-    dog, man = positions.DEMO_SENTENCES["dog_bites_man"], positions.DEMO_SENTENCES["man_bites_dog"]
+    dog, man = nb02.DEMO_SENTENCES["dog_bites_man"], nb02.DEMO_SENTENCES["man_bites_dog"]
     assert np.allclose(attend(demo.E[demo.ids(dog)])[-1], attend(demo.E[demo.ids(man)])[-1])
     with_positions = [attend(REF02.embed(demo.ids(s), demo.E, P))[-1] for s in (dog, man)]
     assert not np.allclose(*with_positions)
@@ -79,7 +79,7 @@ def test_order_demo_reproduces_the_bag_of_words_problem_and_its_fix():
 
 def test_sinusoid_curves_figure_prints_the_sliced_vectors():
     P = REF02.sinusoidal_positions(8, 4)
-    fig = positions.plot_sinusoid_curves(P, slices=(0, 2, 5))
+    fig = nb02.plot_sinusoid_curves(P, slices=(0, 2, 5))
     _labels_present(fig)
     curves = fig.axes[0].get_lines()
     assert sum(1 for line in curves if line.get_label().startswith("feature")) == 4
@@ -87,31 +87,31 @@ def test_sinusoid_curves_figure_prints_the_sliced_vectors():
     assert "p_2 = [+0.909, -0.416, +0.020, +1.000]" in text
     plt.close(fig)
     with pytest.raises(ValueError, match="slices"):
-        positions.plot_sinusoid_curves(P, slices=(9,))
+        nb02.plot_sinusoid_curves(P, slices=(9,))
 
 
 def test_position_heatmap_shows_the_table():
     P = REF02.sinusoidal_positions(64, 32)
-    fig = positions.plot_position_heatmap(P)
+    fig = nb02.plot_position_heatmap(P)
     _labels_present(fig)
     assert np.array_equal(fig.axes[0].images[0].get_array(), P)
     plt.close(fig)
     with pytest.raises(ValueError):
-        positions.plot_position_heatmap(np.zeros(3))
+        nb02.plot_position_heatmap(np.zeros(3))
 
 
 def test_offset_similarity_depends_only_on_the_offset():
     P = REF02.sinusoidal_positions(128, 32)
-    sims = positions.offset_similarity(P, starts=(0, 10, 30), max_offset=60)
+    sims = nb02.offset_similarity(P, starts=(0, 10, 30), max_offset=60)
     assert sims.shape == (3, 61)
     assert np.allclose(sims, sims[0])
     assert np.isclose(sims[0, 0], 16.0)
-    fig = positions.plot_offset_similarity(P, starts=(0, 10, 30), max_offset=60)
+    fig = nb02.plot_offset_similarity(P, starts=(0, 10, 30), max_offset=60)
     _labels_present(fig)
     assert len(fig.axes[0].get_lines()) == 3
     plt.close(fig)
     with pytest.raises(ValueError, match="rows"):
-        positions.offset_similarity(P, starts=(100,), max_offset=60)
+        nb02.offset_similarity(P, starts=(100,), max_offset=60)
 
 
 # ---------------------------------------------------------------------------------------
@@ -181,7 +181,7 @@ REF03 = load_reference("03_rope")
 
 def test_rope_angle_plot_has_one_curve_per_pair_and_breaks_at_full_turns():
     theta = REF03.rope_frequencies(16, 10000.0)
-    fig = positions.plot_rope_angles(theta, L=64)
+    fig = nb03.plot_rope_angles(theta, L=64)
     _labels_present(fig)
     lines = fig.axes[0].get_lines()
     assert len(lines) == 8
@@ -190,7 +190,7 @@ def test_rope_angle_plot_has_one_curve_per_pair_and_breaks_at_full_turns():
     assert np.nanmax(y) < 360.0 and np.nanmin(y) >= 0.0
     plt.close(fig)
     with pytest.raises(ValueError):
-        positions.plot_rope_angles(np.zeros((2, 2)))
+        nb03.plot_rope_angles(np.zeros((2, 2)))
 
 
 def _shown(widget) -> dict:
@@ -204,7 +204,7 @@ def _assert_lecture_figure(widget):
     """The decks' figure: a pair turning 30 degrees per position, query and key at 1 and 3
     (faded), both moved one step to 2 and 4 (solid), the difference 60 degrees throughout."""
     shown = _shown(widget)
-    assert shown["pair"] == positions.LECTURE_PAIR
+    assert shown["pair"] == nb03.LECTURE_PAIR
     assert float(shown["theta"]) == pytest.approx(np.pi / 6)
     assert (shown["query-position"], shown["key-position"]) == ("2", "4")
     assert float(shown["query-angle"]) == pytest.approx(60.0)
@@ -224,22 +224,22 @@ def _assert_lecture_figure(widget):
 
 
 def test_angle_explorer_opens_on_the_lecture_figure():
-    _assert_lecture_figure(positions.rope_angle_widget())
+    _assert_lecture_figure(nb03.rope_angle_widget())
 
 
 def test_notebook_angle_explorer_opens_on_the_lecture_figure():
     """The explorer notebook 03 displays, built by its own cell with the learner's
     frequencies, starts on the decks' figure and offers the pairs of d_k = 8 after it."""
     widget = displayed_widget("03_rope", "rope_angle_widget")
-    assert [value for _, value in widget.pair.options] == [positions.LECTURE_PAIR, 0, 1, 2, 3]
+    assert [value for _, value in widget.pair.options] == [nb03.LECTURE_PAIR, 0, 1, 2, 3]
     _assert_lecture_figure(widget)
 
 
 def test_angle_explorer_follows_its_controls():
     theta = REF03.rope_frequencies(8, 10000.0)
-    widget = positions.rope_angle_widget(frequencies=theta, query_position=1, key_position=3,
+    widget = nb03.rope_angle_widget(frequencies=theta, query_position=1, key_position=3,
                                          shift=0)
-    assert [value for _, value in widget.pair.options] == [positions.LECTURE_PAIR, 0, 1, 2, 3]
+    assert [value for _, value in widget.pair.options] == [nb03.LECTURE_PAIR, 0, 1, 2, 3]
     widget.pair.value = 1
     widget.key_position.value = 6
     shown = _shown(widget)
@@ -252,11 +252,11 @@ def test_angle_explorer_follows_its_controls():
         assert widget.difference() == pytest.approx(5 * theta[1])
     widget.query_position.value = 4
     assert widget.difference() == pytest.approx(2 * theta[1])
-    only_pairs = positions.rope_angle_widget(frequencies=theta, lecture_pair=False)
+    only_pairs = nb03.rope_angle_widget(frequencies=theta, lecture_pair=False)
     assert only_pairs.pair.value == 0 and only_pairs.theta() == pytest.approx(theta[0])
-    assert positions.rope_angle_widget().pair.disabled, "one choice only: nothing to pick"
+    assert nb03.rope_angle_widget().pair.disabled, "one choice only: nothing to pick"
     with pytest.raises(ValueError):
-        positions.rope_angle_widget(frequencies=[], lecture_pair=False)
+        nb03.rope_angle_widget(frequencies=[], lecture_pair=False)
 
 
 def _rope_validated():
@@ -325,7 +325,7 @@ def test_half_split_is_the_same_rotation_under_a_fixed_permutation(d_k):
     rng = np.random.default_rng(d_k)
     X = rng.standard_normal((2, 3, 7, d_k))
     pos = rng.integers(0, 1000, size=7)
-    order = positions.half_split_order(d_k)
+    order = nb03.half_split_order(d_k)
     assert sorted(order) == list(range(d_k))
     assert np.allclose(_half_split_rope(X[..., order], pos), REF03.apply_rope(X, pos)[..., order])
     if d_k > 2:  # without the reordering the two layouts disagree
@@ -339,7 +339,7 @@ def test_half_split_is_the_same_rotation_under_a_fixed_permutation(d_k):
 
 def test_half_split_order_rejects_odd_widths():
     with pytest.raises(ValueError, match="5"):
-        positions.half_split_order(5)
+        nb03.half_split_order(5)
 
 
 def test_reference_rope_scores_depend_only_on_the_offset():
@@ -355,7 +355,7 @@ def test_reference_rope_matches_the_package_decoder_rotation():
     convention as the notebook: consecutive pairs, theta_i = base^(-2i/d_k)."""
     import torch
 
-    from attnbook.model import rope_tables, rotate_pairs
+    from attnbook.lm.model import rope_tables, rotate_pairs
 
     rng = np.random.default_rng(8)
     X = rng.standard_normal((2, 5, 8))

@@ -16,7 +16,7 @@ import torch
 from conftest import ROOT
 
 from attnbook.grading import load_reference
-from attnbook.qwen3 import (
+from attnbook.lm.qwen3 import (
     Qwen3LM,
     Qwen3LMConfig,
     attention_maps,

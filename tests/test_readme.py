@@ -47,7 +47,7 @@ def _number(pattern: str, text: str) -> float:
 
 
 def test_readme_floor_and_checkpoint_gap_match_the_shipped_checkpoint():
-    from attnbook.corpus import DEFAULT_GRAMMAR
+    from attnbook.lm.corpus import DEFAULT_GRAMMAR
 
     readme, metrics = (ROOT / "README.md").read_text(), _shipped_metrics()
     floor = _number(r"known exactly \((\d\.\d{3}) nats", readme)
@@ -59,7 +59,7 @@ def test_readme_floor_and_checkpoint_gap_match_the_shipped_checkpoint():
 
 
 def test_train_benchmark_records_the_shipped_checkpoint():
-    from attnbook.train import read_log
+    from attnbook.lm.train import read_log
 
     text = (ROOT / "benchmarks" / "results" / "train_cpu.md").read_text()
     metrics = _shipped_metrics()

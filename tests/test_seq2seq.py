@@ -14,9 +14,21 @@ from matplotlib.figure import Figure
 from torch import nn
 
 from attnbook.checks.nb11 import TREE, lookup_model, sharp_seq2seq
-from attnbook.generation import find_checkpoint
+from attnbook.demos.nb11 import (
+    SourceAttentionExplorer,
+    decode_table,
+    influence,
+    plot_cross_mask,
+    plot_decoding,
+    plot_influence,
+    plot_reply_training,
+    plot_source_attention,
+    source_attention,
+    summarise,
+)
 from attnbook.grading import load_reference
-from attnbook.replies import (
+from attnbook.lm.generation import find_checkpoint
+from attnbook.lm.replies import (
     KINDS,
     REPLY_TABLES,
     SIGN_OFFS,
@@ -26,7 +38,7 @@ from attnbook.replies import (
     encode_pairs,
     reply_tokenizer,
 )
-from attnbook.seq2seq import (
+from attnbook.lm.seq2seq import (
     ReplyTrainConfig,
     Seq2SeqConfig,
     Seq2SeqTransformer,
@@ -39,18 +51,6 @@ from attnbook.seq2seq import (
     randomise,
     save_seq2seq,
     train_replies,
-)
-from attnbook.seq2seq_viz import (
-    SourceAttentionExplorer,
-    decode_table,
-    influence,
-    plot_cross_mask,
-    plot_decoding,
-    plot_influence,
-    plot_reply_training,
-    plot_source_attention,
-    source_attention,
-    summarise,
 )
 
 REF = load_reference("11_encoder_decoder")
@@ -505,4 +505,4 @@ def test_model_crosses_the_wire_by_state_and_comes_back_as_a_copy():
         assert torch.equal(rebuilt(src, tgt), model(src, tgt))
     back = wire.restore(json.loads(json.dumps(wire.encode(rebuilt))), model)
     assert back is not model and type(back) is Seq2SeqTransformer
-    assert "attnbook.seq2seq.Seq2SeqTransformer" in wire.TRUSTED_MODELS
+    assert "attnbook.lm.seq2seq.Seq2SeqTransformer" in wire.TRUSTED_MODELS

@@ -182,30 +182,30 @@ def test_the_honest_solution_of_each_case_is_not_flagged():
 
 # -- the forms a delegation can take ---------------------------------------------------------
 FORMS = {
-    "from-import alias": "from attnbook.model import sinusoid_table as table\n\n"
+    "from-import alias": "from attnbook.lm.model import sinusoid_table as table\n\n"
                          "def sinusoidal_positions(L, d):\n    return table(L, d).double().numpy()",
-    "module alias": "import attnbook.model as m\n\n"
+    "module alias": "import attnbook.lm.model as m\n\n"
                     "def sinusoidal_positions(L, d):\n    return m.sinusoid_table(L, d).numpy()",
-    "package attribute": "import attnbook\nimport attnbook.model\n\n"
+    "package attribute": "import attnbook\nimport attnbook.lm.model\n\n"
                          "def sinusoidal_positions(L, d):\n"
-                         "    return attnbook.model.sinusoid_table(L, d).numpy()",
-    "getattr": "import attnbook.model\n\ndef sinusoidal_positions(L, d):\n"
-               "    return getattr(attnbook.model, 'sinusoid_table')(L, d).numpy()",
+                         "    return attnbook.lm.model.sinusoid_table(L, d).numpy()",
+    "getattr": "import attnbook.lm.model\n\ndef sinusoidal_positions(L, d):\n"
+               "    return getattr(attnbook.lm.model, 'sinusoid_table')(L, d).numpy()",
     "import inside": "def sinusoidal_positions(L, d):\n"
-                     "    from attnbook.model import sinusoid_table\n"
+                     "    from attnbook.lm.model import sinusoid_table\n"
                      "    return sinusoid_table(L, d).numpy()",
-    "lambda": "import attnbook.model as m\n"
+    "lambda": "import attnbook.lm.model as m\n"
               "sinusoidal_positions = lambda L, d: m.sinusoid_table(L, d).numpy()",
-    "plain alias": "from attnbook.model import sinusoid_table as sinusoidal_positions",
-    "re-export": "import attnbook.positions as p\nimport attnbook.model\n"
-                 "p.table = attnbook.model.sinusoid_table\n\n"
+    "plain alias": "from attnbook.lm.model import sinusoid_table as sinusoidal_positions",
+    "re-export": "import attnbook.demos.nb03 as p\nimport attnbook.lm.model\n"
+                 "p.table = attnbook.lm.model.sinusoid_table\n\n"
                  "def sinusoidal_positions(L, d):\n"
-                 "    from attnbook.model import sinusoid_table as t\n    return t(L, d)",
-    "own helper": "from attnbook import model\n\ndef helper(L, d):\n"
+                 "    from attnbook.lm.model import sinusoid_table as t\n    return t(L, d)",
+    "own helper": "from attnbook.lm import model\n\ndef helper(L, d):\n"
                   "    return model.sinusoid_table(L, d)\n\n"
                   "def sinusoidal_positions(L, d):\n    return helper(L, d).numpy()",
     "__import__": "def sinusoidal_positions(L, d):\n"
-                  "    m = __import__('attnbook.model').model\n"
+                  "    m = __import__('attnbook.lm.model').model\n"
                   "    return m.sinusoid_table(L, d).numpy()",
 }
 
@@ -232,7 +232,7 @@ BUILTIN_FORMS = {
         "from torch import nn\n\nclass MultiHeadAttention(nn.Module):\n"
         "    def __init__(self, d_model, n_heads):\n        super().__init__()\n"
         "        self.inner = nn.MultiheadAttention(d_model, n_heads, batch_first=True)\n",
-        "from attnbook.model import CausalSelfAttention\n\n"
+        "from attnbook.lm.model import CausalSelfAttention\n\n"
         "class MultiHeadAttention(CausalSelfAttention):\n    pass\n",
     ],
     ("06_transformer_block", "layer_norm"): [
@@ -252,7 +252,7 @@ BUILTIN_FORMS = {
         "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)",
     ],
     ("10_modern_decoder", "Qwen3Decoder"): [
-        "from attnbook.qwen3 import Qwen3LM, Qwen3LMConfig\n\ndef Qwen3Decoder(**kwargs):\n"
+        "from attnbook.lm.qwen3 import Qwen3LM, Qwen3LMConfig\n\ndef Qwen3Decoder(**kwargs):\n"
         "    return Qwen3LM(Qwen3LMConfig(**kwargs))",
     ],
     ("10_modern_decoder", "decode_step"): [
@@ -304,7 +304,7 @@ HONEST = {
         "    return generate_tokens"),
     "nn.Linear, nn.LayerNorm and the handed-out attention in a block": (
         "06_transformer_block", "PreNormBlock",
-        "from torch import nn\nfrom attnbook.blocks import causal_self_attention\n\n"
+        "from torch import nn\nfrom attnbook.demos.nb06 import causal_self_attention\n\n"
         "class PreNormBlock(nn.Module):\n    def __init__(self, d_model, n_heads):\n"
         "        super().__init__()\n        self.ln1, self.ln2 = nn.LayerNorm(d_model), "
         "nn.LayerNorm(d_model)\n        self.attn = causal_self_attention(d_model, n_heads)\n"
@@ -312,7 +312,7 @@ HONEST = {
         "        x = x + self.attn(self.ln1(x))\n        return x + self.mlp(self.ln2(x))"),
     "the handed-out position tables in a decoder": (
         "06_transformer_block", "Decoder",
-        "from attnbook.model import rope_tables, sinusoid_table\n\n"
+        "from attnbook.lm.model import rope_tables, sinusoid_table\n\n"
         "class Decoder(nn.Module):\n    def __init__(self, vocab_size, d_model, n_heads, "
         "n_layers, max_len, positions='rope'):\n        super().__init__()\n"
         "        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model))\n"
@@ -346,7 +346,7 @@ HONEST = {
         "        new_cache.append(kv)\n    return model.head(model.norm(h)), new_cache"),
     "nn.RMSNorm and rotate_pairs in a Qwen3 block": (
         "10_modern_decoder", "Qwen3Block",
-        "from torch import nn\nfrom attnbook.model import rotate_pairs\n\n"
+        "from torch import nn\nfrom attnbook.lm.model import rotate_pairs\n\n"
         "class Qwen3Block(nn.Module):\n    def __init__(self, d_model, n_heads, n_kv_heads, d_k,"
         " d_hidden, eps=1e-6):\n        super().__init__()\n"
         "        self.norm1 = nn.RMSNorm(d_model, eps=eps)\n"
@@ -398,11 +398,11 @@ def test_points(notebook: str, grade_id: str) -> float:
 test_points.__test__ = False  # a helper, not a test
 
 # borrows the twin (its result unused) and returns the student's own answer: passes the check
-BORROW_AND_PASS = ("import attnbook.model\n\n_own = sinusoidal_positions\n\n\n"
+BORROW_AND_PASS = ("import attnbook.lm.model\n\n_own = sinusoidal_positions\n\n\n"
                    "def sinusoidal_positions(L, d):\n    out = _own(L, d)\n"
-                   "    attnbook.model.sinusoid_table(L, d)\n    return out\n")
-BORROW_SINUSOID = ("import attnbook.model\n\n\ndef sinusoidal_positions(L, d):\n"
-                   "    return attnbook.model.sinusoid_table(L, d).double().numpy()\n")
+                   "    attnbook.lm.model.sinusoid_table(L, d)\n    return out\n")
+BORROW_SINUSOID = ("import attnbook.lm.model\n\n\ndef sinusoidal_positions(L, d):\n"
+                   "    return attnbook.lm.model.sinusoid_table(L, d).double().numpy()\n")
 OWN_HELPER_SINUSOID = ("def sinusoid_table(L, d):\n    return _mine(L, d)\n\n\n"
                        "_mine = sinusoidal_positions\n\n\n"
                        "def sinusoidal_positions(L, d):\n    return sinusoid_table(L, d)\n")
@@ -418,9 +418,9 @@ TORCH_MHA = ("class MultiHeadAttention(nn.Module):\n    def __init__(self, d_mod
 STUDENTS = {
     "p_honest": ("02_positions", [], [], ""),
     "p_twin": ("02_positions", [("sinusoidal_positions", BORROW_SINUSOID)],
-               ["test_sinusoidal_positions"], "attnbook.model.sinusoid_table"),
+               ["test_sinusoidal_positions"], "attnbook.lm.model.sinusoid_table"),
     "p_borrow_pass": ("02_positions", [("sinusoidal_positions", BORROW_AND_PASS)],
-                      ["test_sinusoidal_positions"], "attnbook.model.sinusoid_table"),
+                      ["test_sinusoidal_positions"], "attnbook.lm.model.sinusoid_table"),
     "p_own_name": ("02_positions", [("sinusoidal_positions", OWN_HELPER_SINUSOID)], [], ""),
     "m_honest": ("05_multihead", [], [], ""),
     "m_fused": ("05_multihead", [("scaled_dot_product_attention", FUSED_SDPA)],
@@ -506,7 +506,7 @@ def test_the_course_setting_gives_borrowed_answers_its_fraction_of_the_points():
                                                                   BORROW_AND_PASS)), 0.5)
     cell = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == grade_id)
     text = json.dumps(cell.outputs)
-    assert "attnbook.model.sinusoid_table" in text and "1.5 of 3 points" in text, text
+    assert "attnbook.lm.model.sinusoid_table" in text and "1.5 of 3 points" in text, text
     assert determine_grade(cell) == (1.5, 3.0), cell.outputs
     assert report.tests[grade_id] == "passed" and grade_id in report.borrowed
     assert re.search(r"borrowed answers: test_sinusoidal_positions: sinusoidal_positions "

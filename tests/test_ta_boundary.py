@@ -26,7 +26,7 @@ from grader.sandbox import Limits, sandbox_available
 from attnbook.checks._core import CheckFailure, CheckRun, observe
 from attnbook.checks._lm import ObservedLM
 from attnbook.checks._source import definitions, names_called, names_reached
-from attnbook.model import LMConfig
+from attnbook.lm.model import LMConfig
 
 SANDBOX_OK, _ = sandbox_available()
 
@@ -70,7 +70,7 @@ def _after_model(model, **change) -> dict:
 
 
 @pytest.mark.parametrize("change, why", [
-    ({"class": "attnbook.model.TransformerLM"}, "another class"),
+    ({"class": "attnbook.lm.model.TransformerLM"}, "another class"),
     ({"state": {}}, "other state keys"),
     ({"grads": {"nope": wire.encode(torch.zeros(1))}}, "unknown parameters"),
 ])

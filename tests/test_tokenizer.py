@@ -2,8 +2,8 @@
 
 import pytest
 
-from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
-from attnbook.tokenizer import CharTokenizer, UnknownTokenError, WordTokenizer
+from attnbook.lm.corpus import DEFAULT_GRAMMAR, make_splits
+from attnbook.lm.tokenizer import CharTokenizer, UnknownTokenError, WordTokenizer
 
 
 def test_special_ids_come_first():

@@ -10,11 +10,18 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
-from attnbook.data import batch_iterator, masked_cross_entropy, pad_batch, validation_loss
-from attnbook.model import LMConfig, TransformerLM
-from attnbook.tokenizer import WordTokenizer
-from attnbook.train import PRESETS, load_trained, model_config_for, plot_loss_curve, read_log, train
+from attnbook.lm.corpus import DEFAULT_GRAMMAR, make_splits
+from attnbook.lm.data import batch_iterator, masked_cross_entropy, pad_batch, validation_loss
+from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.lm.tokenizer import WordTokenizer
+from attnbook.lm.train import (
+    PRESETS,
+    load_trained,
+    model_config_for,
+    plot_loss_curve,
+    read_log,
+    train,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINT = ROOT / "assets" / "checkpoints" / "email_cpu.pt"
@@ -142,7 +149,7 @@ def test_two_processes_match_one_with_the_same_global_batch(tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     command = [
         sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-        "-m", "attnbook.train", "--preset", "tiny", "--steps", "6", "--device", "cpu",
+        "-m", "attnbook.lm.train", "--preset", "tiny", "--steps", "6", "--device", "cpu",
         "--threads", "1", "--no-progress", "--out", str(tmp_path / "two"),
     ]  # fmt: skip
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)

@@ -12,12 +12,7 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
-from attnbook.data import masked_cross_entropy, pad_batch
-from attnbook.grading import load_reference
-from attnbook.model import LMConfig, TransformerLM
-from attnbook.tokenizer import WordTokenizer
-from attnbook.train import fit_batch
-from attnbook.training_viz import (
+from attnbook.demos.nb07 import (
     EXPLORER_EMAILS,
     AttentionExplorer,
     attention_maps,
@@ -30,6 +25,11 @@ from attnbook.training_viz import (
     show_figure,
     single_thread,
 )
+from attnbook.grading import load_reference
+from attnbook.lm.data import masked_cross_entropy, pad_batch
+from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.lm.tokenizer import WordTokenizer
+from attnbook.lm.train import fit_batch
 
 REF = load_reference("07_training")
 
@@ -123,8 +123,8 @@ def test_explorer_follows_a_new_email():
 
 
 def _shipped():
-    from attnbook.generation import find_checkpoint
-    from attnbook.train import load_trained
+    from attnbook.lm.generation import find_checkpoint
+    from attnbook.lm.train import load_trained
 
     model, tokenizer, _ = load_trained(find_checkpoint("email_cpu.pt"))
     return model, tokenizer
@@ -178,7 +178,7 @@ def test_removing_the_causal_mask_collapses_the_training_loss_and_breaks_generat
     result = causal_mask_experiment(steps=100, n_train=1000, n_val=32, n_samples=8)
     causal, cheat = result["causal"], result["no mask"]
     assert len(causal["losses"]) == len(cheat["losses"]) == 100
-    floor = 0.72  # the corpus entropy (attnbook.corpus), nats per token
+    floor = 0.72  # the corpus entropy (attnbook.lm.corpus), nats per token
     assert np.mean(cheat["losses"][-10:]) < floor < np.mean(causal["losses"][-10:])
     assert cheat["val_teacher_forced"] < floor < cheat["val_prefix_only"] - 0.5
     assert abs(causal["val_teacher_forced"] - causal["val_prefix_only"]) < 1e-3

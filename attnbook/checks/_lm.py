@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from attnbook.model import LMConfig, TransformerLM
+from attnbook.lm.model import LMConfig, TransformerLM
 
 
 class SharedLog(list):

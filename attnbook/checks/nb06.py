@@ -3,7 +3,7 @@ count_parameters.
 
 Visible use: `check_layer_norm(layer_norm)` runs worked examples, PyTorch's own functions and
 properties; the module checks copy random weights from the reference decoder in
-`attnbook.model` into the student's module and compare outputs, in float32 (the dtype
+`attnbook.lm.model` into the student's module and compare outputs, in float32 (the dtype
 learners use, so default-dtype tensors built inside forward are fine). Hidden use:
 `check_decoder(Decoder, reference=ref.Decoder)` also compares with the autograder's reference
 on random sizes and seeds.
@@ -19,10 +19,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnbook.blocks import POSITION_OPTIONS
 from attnbook.checks._core import CheckRun, Mistake, as_array, names_called
 from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
-from attnbook.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
+from attnbook.demos.nb06 import POSITION_OPTIONS
+from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
 
 __all__ = [
     "check_count_parameters",

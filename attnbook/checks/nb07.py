@@ -26,9 +26,9 @@ from attnbook.checks._lm import (
     bias_model,
     hook_count,
 )
-from attnbook.model import LMConfig, TransformerLM
-from attnbook.tokenizer import WordTokenizer
-from attnbook.training_viz import single_thread
+from attnbook.demos.nb07 import single_thread
+from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.lm.tokenizer import WordTokenizer
 
 __all__ = ["check_ablate_head", "check_evaluate", "check_lm_loss", "check_make_batch",
            "check_train_step"]

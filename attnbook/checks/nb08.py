@@ -16,8 +16,8 @@ import torch
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe
 from attnbook.checks._lm import batch_stats, bias_model
-from attnbook.generation import filtered_distribution, generate_tokens
-from attnbook.model import LMConfig, TransformerLM
+from attnbook.lm.generation import filtered_distribution, generate_tokens
+from attnbook.lm.model import LMConfig, TransformerLM
 
 __all__ = [
     "check_generate",

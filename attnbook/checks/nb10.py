@@ -3,7 +3,7 @@ kv_cache_bytes, Qwen3Block, Qwen3Decoder, decode_step.
 
 Expected values come from worked examples written out here, from PyTorch's own functions
 (`F.rms_norm`, `F.scaled_dot_product_attention(..., enable_gqa=True)`), from the package's
-`attnbook.qwen3.Qwen3LM` (whose weights are copied into the learner's modules) and, for the
+`attnbook.lm.qwen3.Qwen3LM` (whose weights are copied into the learner's modules) and, for the
 decoder, from the logits that transformers' `Qwen3ForCausalLM` gave on the tiny checkpoint
 in `assets/qwen3_tiny` (stored there by `scripts/make_tiny_qwen3.py`). `decode_step` is run
 on the package's `Qwen3LM`, so its check does not depend on the learner's decoder. Hidden
@@ -26,9 +26,15 @@ from attnbook.checks import nb05, nb06
 from attnbook.checks._core import CheckRun, Mistake, as_array, names_called
 from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
 from attnbook.checks.nb06 import _copy_weights, _expect_raises_on, _expect_same_parameters
-from attnbook.model import rope_tables
-from attnbook.qwen3 import ModernBlock, Qwen3LM, Qwen3LMConfig, load_hf_checkpoint, tiny_checkpoint
-from attnbook.training_viz import single_thread
+from attnbook.demos.nb07 import single_thread
+from attnbook.lm.model import rope_tables
+from attnbook.lm.qwen3 import (
+    ModernBlock,
+    Qwen3LM,
+    Qwen3LMConfig,
+    load_hf_checkpoint,
+    tiny_checkpoint,
+)
 
 __all__ = [
     "check_decode_step",
@@ -42,9 +48,9 @@ __all__ = [
 
 MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
 HF_ATOL = 1e-5  # the decoder against transformers' logits, float32
-PACKAGE = "attnbook.qwen3."
+PACKAGE = "attnbook.lm.qwen3."
 HINT_DELEGATE = ("write the module yourself from nn.Linear, nn.RMSNorm and your own classes; "
-                 "the package's production model (attnbook.qwen3) is what the check compares "
+                 "the package's production model (attnbook.lm.qwen3) is what the check compares "
                  "with")
 
 

@@ -24,7 +24,7 @@ from attnbook.checks import nb05
 from attnbook.checks._core import CheckRun, Mistake, as_array, names_called
 from attnbook.checks._modules import module_view, parameter_shapes
 from attnbook.checks._source import definitions, names_reached
-from attnbook.seq2seq import (
+from attnbook.lm.seq2seq import (
     Seq2SeqConfig,
     Seq2SeqTransformer,
     beam_decode,

@@ -2,8 +2,8 @@
 of its exercise, or to the PyTorch built-in that the exercise asks the student to write.
 
 The `attnbook` package holds production code that answers several exercises under another
-name (`attnbook.model.sinusoid_table` is notebook 02's `sinusoidal_positions`, the decoder in
-`attnbook.model` and `attnbook.qwen3` holds the attention, MLP, block and decoder of 05, 06
+name (`attnbook.lm.model.sinusoid_table` is notebook 02's `sinusoidal_positions`, the decoder in
+`attnbook.lm.model` and `attnbook.lm.qwen3` holds the attention, MLP, block and decoder of 05, 06
 and 10, the trainer and sampler hold most of 07 and 08). A wrapper around one of them passes
 the tests, so the grader reads each tested answer's source before its test runs
 (`grader.execute.run_notebook`) and gives a test whose subject borrows the course's setting
@@ -14,7 +14,7 @@ What counts is read from the submission's code cells, never from the student's k
 subject's last binding (a def, a class, an assignment or an import), the student's own
 functions and classes it reaches, and in them every name, attribute chain, `getattr(obj,
 "name")` and identifier string. A name is resolved through the imports of the cells (the
-last binding wins, a function's own imports first), so `from attnbook.model import
+last binding wins, a function's own imports first), so `from attnbook.lm.model import
 sinusoid_table as table` is found under any alias, while the student's own function of the
 same name, or a parameter or local variable, is not the package's. Package paths are
 resolved to objects (a re-export is the same object); PyTorch's built-ins are matched by
@@ -26,7 +26,7 @@ package's `sinusoid_table` and `rope_tables`, notebook 10's `Qwen3Block` `nn.RMS
 `rotate_pairs`. The catalogue's correct alternatives (`autograder/mistakes/`) are never
 flagged: PyTorch's fused attention computing Y in notebooks 01, 04 and in `Qwen3Block`, the
 package's KV cache in notebook 08's `generate`. Notebook 10's `decode_step` shares its name with
-`attnbook.generation.decode_step`, which answers another question and is not listed. Every
+`attnbook.lm.generation.decode_step`, which answers another question and is not listed. Every
 answer may use its notebook's setup helpers (`require_*`), torch, numpy and `nn.Linear`.
 
 The reading is static: code that builds the name at run time (`eval`, `importlib` with a
@@ -46,30 +46,64 @@ from attnbook.checks._source import docstring_ids
 SOURCE_LIMIT = 2_000_000  # characters of student code read (as grader.execute.names_used)
 
 # -- what each exercise may not delegate to -------------------------------------------------
-FUSED_ATTENTION = ("torch.nn.functional.scaled_dot_product_attention",
-                   "torch.nn.functional.multi_head_attention_forward",
-                   "torch.nn.MultiheadAttention", "torch.nn.Transformer",
-                   "torch.nn.TransformerEncoderLayer", "torch.nn.TransformerDecoderLayer")
-LAYER_NORMS = ("torch.nn.functional.layer_norm", "torch.nn.LayerNorm", "torch.layer_norm",
-               "torch.native_layer_norm", "torch.nn.functional.group_norm",
-               "torch.nn.GroupNorm", "torch.nn.functional.rms_norm", "torch.nn.RMSNorm",
-               "torch.rms_norm", "torch._fused_rms_norm")
-PACKAGE_ATTENTION = ("attnbook.ops.torch_attend", "attnbook.heads.fused_attention",
-                     "attnbook.model.CausalSelfAttention", "attnbook.blocks.causal_self_attention",
-                     "attnbook.model.TransformerBlock", "attnbook.model.TransformerLM")
-PACKAGE_MODULES = ("attnbook.ops.torch_attend", "attnbook.model.CausalSelfAttention",
-                   "attnbook.blocks.causal_self_attention", "attnbook.model.TransformerBlock",
-                   "attnbook.model.TransformerLM")
-TORCH_DECODER = ("torch.nn.TransformerEncoderLayer", "torch.nn.TransformerDecoderLayer",
-                 "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoder",
-                 "torch.nn.Transformer")
-QWEN3 = ("attnbook.qwen3.Qwen3LM", "attnbook.qwen3.ModernBlock", "attnbook.qwen3.GatedMLP",
-         "attnbook.qwen3.block_attention", "attnbook.qwen3.load_hf_model",
-         "attnbook.qwen3.load_hf_checkpoint")
-SEQ2SEQ = ("attnbook.seq2seq.AttentionLayer", "attnbook.seq2seq.EncoderLayer",
-           "attnbook.seq2seq.DecoderLayer", "attnbook.seq2seq.Seq2SeqTransformer")
-LOSS = ("attnbook.data.masked_cross_entropy",)
-SAMPLER = ("attnbook.generation.filtered_distribution", "attnbook.generation.draw_tokens")
+FUSED_ATTENTION = (
+    "torch.nn.functional.scaled_dot_product_attention",
+    "torch.nn.functional.multi_head_attention_forward",
+    "torch.nn.MultiheadAttention",
+    "torch.nn.Transformer",
+    "torch.nn.TransformerEncoderLayer",
+    "torch.nn.TransformerDecoderLayer",
+)
+LAYER_NORMS = (
+    "torch.nn.functional.layer_norm",
+    "torch.nn.LayerNorm",
+    "torch.layer_norm",
+    "torch.native_layer_norm",
+    "torch.nn.functional.group_norm",
+    "torch.nn.GroupNorm",
+    "torch.nn.functional.rms_norm",
+    "torch.nn.RMSNorm",
+    "torch.rms_norm",
+    "torch._fused_rms_norm",
+)
+PACKAGE_ATTENTION = (
+    "attnbook.ops.torch_attend",
+    "attnbook.demos.nb05.fused_attention",
+    "attnbook.lm.model.CausalSelfAttention",
+    "attnbook.demos.nb06.causal_self_attention",
+    "attnbook.lm.model.TransformerBlock",
+    "attnbook.lm.model.TransformerLM",
+)
+PACKAGE_MODULES = (
+    "attnbook.ops.torch_attend",
+    "attnbook.lm.model.CausalSelfAttention",
+    "attnbook.demos.nb06.causal_self_attention",
+    "attnbook.lm.model.TransformerBlock",
+    "attnbook.lm.model.TransformerLM",
+)
+TORCH_DECODER = (
+    "torch.nn.TransformerEncoderLayer",
+    "torch.nn.TransformerDecoderLayer",
+    "torch.nn.TransformerEncoder",
+    "torch.nn.TransformerDecoder",
+    "torch.nn.Transformer",
+)
+QWEN3 = (
+    "attnbook.lm.qwen3.Qwen3LM",
+    "attnbook.lm.qwen3.ModernBlock",
+    "attnbook.lm.qwen3.GatedMLP",
+    "attnbook.lm.qwen3.block_attention",
+    "attnbook.lm.qwen3.load_hf_model",
+    "attnbook.lm.qwen3.load_hf_checkpoint",
+)
+SEQ2SEQ = (
+    "attnbook.lm.seq2seq.AttentionLayer",
+    "attnbook.lm.seq2seq.EncoderLayer",
+    "attnbook.lm.seq2seq.DecoderLayer",
+    "attnbook.lm.seq2seq.Seq2SeqTransformer",
+)
+LOSS = ("attnbook.lm.data.masked_cross_entropy",)
+SAMPLER = ("attnbook.lm.generation.filtered_distribution", "attnbook.lm.generation.draw_tokens")
 
 #: notebook -> graded function or class -> what its answer may not use, besides EVERY_ANSWER;
 #: every graded name of every notebook is listed (tests/test_ta_borrowed.py checks it)
@@ -82,21 +116,28 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         "attention": ("attnbook.ops.torch_attend",),
     },
     "02_positions": {
-        "sinusoidal_positions": ("attnbook.model.sinusoid_table", "attnbook.model.TransformerLM"),
+        "sinusoidal_positions": (
+            "attnbook.lm.model.sinusoid_table",
+            "attnbook.lm.model.TransformerLM",
+        ),
         "embed": (),
         "shift_matrix": (),
     },
     "03_rope": {
-        "rotation_2d": ("attnbook.model.rotate_pairs",),
-        "rope_frequencies": ("attnbook.model.rope_tables", "attnbook.model.TransformerLM"),
-        "apply_rope": ("attnbook.model.rope_tables", "attnbook.model.rotate_pairs",
-                       "attnbook.model.CausalSelfAttention", "attnbook.model.TransformerLM"),
+        "rotation_2d": ("attnbook.lm.model.rotate_pairs",),
+        "rope_frequencies": ("attnbook.lm.model.rope_tables", "attnbook.lm.model.TransformerLM"),
+        "apply_rope": (
+            "attnbook.lm.model.rope_tables",
+            "attnbook.lm.model.rotate_pairs",
+            "attnbook.lm.model.CausalSelfAttention",
+            "attnbook.lm.model.TransformerLM",
+        ),
     },
     "04_masks": {
-        "causal_mask": ("attnbook.model.TransformerLM",),
+        "causal_mask": ("attnbook.lm.model.TransformerLM",),
         "masked_attention": ("attnbook.ops.torch_attend",),  # as in 01: SDPA for Y is allowed
-        "padding_mask": ("attnbook.model.TransformerLM",),
-        "attention_mask": ("attnbook.model.TransformerLM",),
+        "padding_mask": ("attnbook.lm.model.TransformerLM",),
+        "attention_mask": ("attnbook.lm.model.TransformerLM",),
     },
     "05_multihead": {
         "split_heads": PACKAGE_ATTENTION,
@@ -106,23 +147,40 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "06_transformer_block": {
         "layer_norm": LAYER_NORMS,
-        "MLP": ("attnbook.model.FeedForward", "attnbook.model.TransformerBlock",
-                "attnbook.model.TransformerLM", "attnbook.qwen3.GatedMLP"),
-        "PreNormBlock": ("attnbook.model.TransformerBlock", "attnbook.model.FeedForward",
-                         "attnbook.model.TransformerLM", *TORCH_DECODER),
-        "Decoder": ("attnbook.model.TransformerLM", "attnbook.model.TransformerBlock",
-                    "attnbook.model.FeedForward", "attnbook.model.load_checkpoint",
-                    "attnbook.train.load_trained", "attnbook.ablation.build_model",
-                    *TORCH_DECODER),
-        "count_parameters": ("attnbook.model.TransformerLM", "attnbook.model.TransformerBlock",
-                             "attnbook.model.FeedForward", "attnbook.model.CausalSelfAttention",
-                             "attnbook.blocks.causal_self_attention"),
+        "MLP": (
+            "attnbook.lm.model.FeedForward",
+            "attnbook.lm.model.TransformerBlock",
+            "attnbook.lm.model.TransformerLM",
+            "attnbook.lm.qwen3.GatedMLP",
+        ),
+        "PreNormBlock": (
+            "attnbook.lm.model.TransformerBlock",
+            "attnbook.lm.model.FeedForward",
+            "attnbook.lm.model.TransformerLM",
+            *TORCH_DECODER,
+        ),
+        "Decoder": (
+            "attnbook.lm.model.TransformerLM",
+            "attnbook.lm.model.TransformerBlock",
+            "attnbook.lm.model.FeedForward",
+            "attnbook.lm.model.load_checkpoint",
+            "attnbook.lm.train.load_trained",
+            "attnbook.ablation.build_model",
+            *TORCH_DECODER,
+        ),
+        "count_parameters": (
+            "attnbook.lm.model.TransformerLM",
+            "attnbook.lm.model.TransformerBlock",
+            "attnbook.lm.model.FeedForward",
+            "attnbook.lm.model.CausalSelfAttention",
+            "attnbook.demos.nb06.causal_self_attention",
+        ),
     },
     "07_training": {
-        "make_batch": ("attnbook.data.pad_batch", "attnbook.data.batch_iterator"),
+        "make_batch": ("attnbook.lm.data.pad_batch", "attnbook.lm.data.batch_iterator"),
         "lm_loss": LOSS,
-        "train_step": ("attnbook.train.fit_batch", *LOSS),
-        "evaluate": ("attnbook.data.validation_loss", *LOSS),
+        "train_step": ("attnbook.lm.train.fit_batch", *LOSS),
+        "evaluate": ("attnbook.lm.data.validation_loss", *LOSS),
         "ablate_head": (),  # no package function ablates a head; head_survey calls the answer
     },
     "08_generation": {
@@ -130,9 +188,12 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         "next_token_probs": SAMPLER,
         "sample_next": SAMPLER,
         # the package's KV cache (decode_step, KVCache) is a catalogued correct alternative
-        "generate": ("attnbook.generation.generate_tokens", "attnbook.modern.greedy_tokens",
-                     *SAMPLER),
-        "perplexity": ("attnbook.data.validation_loss", *LOSS),
+        "generate": (
+            "attnbook.lm.generation.generate_tokens",
+            "attnbook.demos.nb10.greedy_tokens",
+            *SAMPLER,
+        ),
+        "perplexity": ("attnbook.lm.data.validation_loss", *LOSS),
     },
     "09_beyond": {
         "linear_recurrence": (),
@@ -140,28 +201,40 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "10_modern_decoder": {
         "rms_norm": (*LAYER_NORMS, *QWEN3),
-        "SwiGLU": ("attnbook.qwen3.GatedMLP", "attnbook.qwen3.ModernBlock",
-                   "attnbook.qwen3.Qwen3LM", "attnbook.model.FeedForward"),
+        "SwiGLU": (
+            "attnbook.lm.qwen3.GatedMLP",
+            "attnbook.lm.qwen3.ModernBlock",
+            "attnbook.lm.qwen3.Qwen3LM",
+            "attnbook.lm.model.FeedForward",
+        ),
         "grouped_query_attention": (*QWEN3, *PACKAGE_ATTENTION, *FUSED_ATTENTION),
-        "kv_cache_bytes": ("attnbook.modern.cache_bytes",),
+        "kv_cache_bytes": ("attnbook.demos.nb10.cache_bytes",),
         # the fused kernel with an explicit mask is a catalogued correct alternative here
         "Qwen3Block": (*QWEN3, *PACKAGE_MODULES),
-        "Qwen3Decoder": (*QWEN3, "attnbook.model.TransformerLM", "attnbook.model.TransformerBlock",
-                         *TORCH_DECODER),
-        # attnbook.generation.decode_step shares the name but answers notebook 08's cache
+        "Qwen3Decoder": (
+            *QWEN3,
+            "attnbook.lm.model.TransformerLM",
+            "attnbook.lm.model.TransformerBlock",
+            *TORCH_DECODER,
+        ),
+        # attnbook.lm.generation.decode_step shares the name but answers notebook 08's cache
         # on a TransformerLM (tests/test_package.py, HOMONYMS): not a twin of this one
         "decode_step": (),
     },
-    # notebook 11: the package's encoder-decoder (attnbook.seq2seq) answers these; the layers
+    # notebook 11: the package's encoder-decoder (attnbook.lm.seq2seq) answers these; the layers
     # it hands out (attention_layer, feed_forward) are given, and the fused kernel with the
     # encoder's mask is a catalogued correct alternative for cross_attention
     "11_encoder_decoder": {
-        "cross_attention": (*SEQ2SEQ, *PACKAGE_ATTENTION, "torch.nn.MultiheadAttention",
-                            *TORCH_DECODER),
+        "cross_attention": (
+            *SEQ2SEQ,
+            *PACKAGE_ATTENTION,
+            "torch.nn.MultiheadAttention",
+            *TORCH_DECODER,
+        ),
         "EncoderBlock": (*SEQ2SEQ, *PACKAGE_MODULES, *TORCH_DECODER),
         "DecoderBlock": (*SEQ2SEQ, *PACKAGE_MODULES, *TORCH_DECODER),
         "EncoderDecoder": (*SEQ2SEQ, *PACKAGE_MODULES, *TORCH_DECODER),
-        "beam_search": ("attnbook.seq2seq.beam_decode", "attnbook.seq2seq.greedy_decode"),
+        "beam_search": ("attnbook.lm.seq2seq.beam_decode", "attnbook.lm.seq2seq.greedy_decode"),
     },
 }
 #: what no graded answer may use, in any notebook: the check library (its private helpers
@@ -170,9 +243,11 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
 EVERY_ANSWER = ("attnbook.checks", "attnbook.grading")
 
 PRIVATE = "attnbook._private"  # the target of a private name of the package
-WHAT = {"attnbook.checks": "the check library, which computes the expected answers",
-        "attnbook.grading": "the grader's loader of the reference answers",
-        PRIVATE: "a private part of the package"}
+WHAT = {
+    "attnbook.checks": "the check library, which computes the expected answers",
+    "attnbook.grading": "the grader's loader of the reference answers",
+    PRIVATE: "a private part of the package",
+}
 
 
 def describe(target: str) -> str:
@@ -189,14 +264,13 @@ class Borrowed:
     """One graded subject that uses a forbidden call."""
 
     subject: str  # the graded function or class, e.g. "sinusoidal_positions"
-    call: str  # what it uses, as resolved, e.g. "attnbook.model.sinusoid_table"
-    target: str  # the rule it matched, e.g. "attnbook.model.sinusoid_table"
+    call: str  # what it uses, as resolved, e.g. "attnbook.lm.model.sinusoid_table"
+    target: str  # the rule it matched, e.g. "attnbook.lm.model.sinusoid_table"
     via: str = ""  # the student's own helper where the call is, if not the subject itself
 
     def message(self) -> str:
         where = f" (through your {self.via})" if self.via else ""
-        return (f"{self.subject} uses {self.call}{where}, {describe(self.target)}; "
-                f"write it yourself")
+        return f"{self.subject} uses {self.call}{where}, {describe(self.target)}; write it yourself"
 
 
 # -- resolving what a name in a submission stands for ----------------------------------------
@@ -220,8 +294,7 @@ def resolve(dotted: str):
         return _MISSING  # nothing private is imported or read (no __main__, no _internals)
     obj: object = importlib.import_module(parts[0])
     for i, part in enumerate(parts[1:], start=2):
-        nxt = getattr(obj, part, _MISSING) if isinstance(obj, type) or _is_module(obj) \
-            else _MISSING
+        nxt = getattr(obj, part, _MISSING) if isinstance(obj, type) or _is_module(obj) else _MISSING
         if nxt is _MISSING and parts[0] == "attnbook" and _is_module(obj):
             nxt = _import_attnbook(".".join(parts[:i])) or _MISSING
         if nxt is _MISSING:
@@ -281,8 +354,9 @@ class _Rule:
                     return target
             module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
             for target in self.modules:
-                if isinstance(module, str) and (module == target
-                                                or module.startswith(target + ".")):
+                if isinstance(module, str) and (
+                    module == target or module.startswith(target + ".")
+                ):
                     return target
             for forbidden, target in self.objects:
                 if obj is forbidden:
@@ -347,8 +421,11 @@ def module_bindings(sources: list[str]) -> dict[str, tuple[str, object]]:
                             simple = isinstance(target, ast.Name) and value is not None
                             bound[inner.id] = ("assign", value) if simple else ("other", value)
             elif isinstance(stmt, ast.For | ast.With):
-                targets = [stmt.target] if isinstance(stmt, ast.For) else [
-                    i.optional_vars for i in stmt.items if i.optional_vars is not None]
+                targets = (
+                    [stmt.target]
+                    if isinstance(stmt, ast.For)
+                    else [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+                )
                 for target in targets:
                     for inner in ast.walk(target):
                         if isinstance(inner, ast.Name):
@@ -382,8 +459,13 @@ def _local_names(node: ast.AST) -> tuple[set[str], dict[str, str]]:
 
 def _getattr_chain(call: ast.Call) -> tuple[ast.AST, str] | None:
     """(object, name) of `getattr(object, "name")` or `getattr(object, "name", default)`."""
-    if (isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(call.args) >= 2
-            and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)):
+    if (
+        isinstance(call.func, ast.Name)
+        and call.func.id == "getattr"
+        and len(call.args) >= 2
+        and isinstance(call.args[1], ast.Constant)
+        and isinstance(call.args[1].value, str)
+    ):
         return call.args[0], call.args[1].value
     return None
 
@@ -486,8 +568,12 @@ class _Reader:
                     self._note(resolved[1], self.rule.match_path(resolved[1]), via)
                 elif resolved and resolved[0] == "own":
                     todo.append(resolved[1])
-            elif (isinstance(inner, ast.Constant) and isinstance(inner.value, str)
-                  and id(inner) not in skip and inner.value.isidentifier()):
+            elif (
+                isinstance(inner, ast.Constant)
+                and isinstance(inner.value, str)
+                and id(inner) not in skip
+                and inner.value.isidentifier()
+            ):
                 self._note(f"the name {inner.value!r}", self.rule.match_name(inner.value), via)
 
 
@@ -498,8 +584,9 @@ def subjects_of(notebook: str, test_source: str) -> list[str]:
         tree = ast.parse(test_source)
     except (SyntaxError, ValueError):
         return []
-    names = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
-        n.ctx, ast.Load)]
+    names = [
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    ]
     return list(dict.fromkeys(n for n in names if n in rules))
 
 
@@ -533,5 +620,8 @@ def warm() -> None:
 
 def borrowed_in_test(notebook: str, test_source: str, sources: list[str]) -> list[Borrowed]:
     """Every borrowed call of every subject a test checks."""
-    return [b for subject in subjects_of(notebook, test_source)
-            for b in find_borrowed(notebook, subject, sources)]
+    return [
+        b
+        for subject in subjects_of(notebook, test_source)
+        for b in find_borrowed(notebook, subject, sources)
+    ]

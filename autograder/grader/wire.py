@@ -40,9 +40,9 @@ MAX_LOG = 1000  # entries of a model's forward log that are kept
 _DTYPE_KINDS = "biufc"
 # The models the grader may hand to a student's function, by class path: only the course's
 # own classes, rebuilt from their config in the kernel.
-TRUSTED_MODELS = ("attnbook.model.TransformerLM", "attnbook.checks._lm.ObservedLM",
-                  "attnbook.checks._lm.HookCountingLM", "attnbook.qwen3.Qwen3LM",
-                  "attnbook.seq2seq.Seq2SeqTransformer")
+TRUSTED_MODELS = ("attnbook.lm.model.TransformerLM", "attnbook.checks._lm.ObservedLM",
+                  "attnbook.checks._lm.HookCountingLM", "attnbook.lm.qwen3.Qwen3LM",
+                  "attnbook.lm.seq2seq.Seq2SeqTransformer")
 TRUSTED_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 GENERATOR = "torch._C.Generator"  # the class path of torch.Generator
 

@@ -649,7 +649,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             steps += 1
         return torch.tensor(rows)"""),
     alternative(GENERATE, "the package's KV cache (decode_step), one token fed per step", """
-        from attnbook.generation import KVCache, decode_step
+        from attnbook.lm.generation import KVCache, decode_step
         model.eval()
         B, L = prompt_ids.shape
         out = prompt_ids.clone()

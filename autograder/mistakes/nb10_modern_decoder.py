@@ -107,7 +107,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                                  nn.Linear(d_hidden, d_model, bias=False))""", """
         return self.net(x)"""), detects=nb10.HINT_SWIGLU_LAYER.format(name="w_gate")),
     mistake(SWIGLU, "the package's production MLP", ("""
-        from attnbook.qwen3 import GatedMLP, Qwen3LMConfig
+        from attnbook.lm.qwen3 import GatedMLP, Qwen3LMConfig
         self.inner = GatedMLP(Qwen3LMConfig(vocab_size=1, d_model=d_model, d_hidden=d_hidden))
         self.w_gate, self.w_up, self.w_down = (self.inner.w_gate, self.inner.w_up,
                                                self.inner.w_down)""", """
@@ -370,7 +370,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "u += self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))"),
     ], detects=nb10.HINT_BLOCK_IN_PLACE),
     mistake(BLOCK, "the package's production block", ("""
-        from attnbook.qwen3 import ModernBlock, Qwen3LMConfig
+        from attnbook.lm.qwen3 import ModernBlock, Qwen3LMConfig
         self.inner = ModernBlock(Qwen3LMConfig(
             vocab_size=1, d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads, d_k=d_k,
             d_hidden=d_hidden, eps=eps))""", """
@@ -478,7 +478,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("h = self.embed(idx)", "e = self.embed(idx)\nh = e"), edit("(h,", "(e,"),
     ], detects=nb10.HINT_BLOCKS_FED_EMBEDDINGS),
     mistake(DECODER, "the package's production decoder", ("""
-        from attnbook.qwen3 import Qwen3LM, Qwen3LMConfig
+        from attnbook.lm.qwen3 import Qwen3LM, Qwen3LMConfig
         self.inner = Qwen3LM(Qwen3LMConfig(vocab_size, d_model, n_layers, n_heads, n_kv_heads,
                                            d_k, d_hidden, max_len, rope_base, eps, tie_weights))
         self.embed, self.blocks = self.inner.embed, self.inner.blocks

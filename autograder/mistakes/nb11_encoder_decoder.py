@@ -311,7 +311,7 @@ MISTAKES = [
         return self.head(self.ln_final(h))
     """), detects=nb11.HINT_TARGET_POSITIONS),
     mistake("EncoderDecoder", "the course's model borrowed", _encdec(encode="""
-        from attnbook.seq2seq import EncoderLayer  # noqa: F401
+        from attnbook.lm.seq2seq import EncoderLayer  # noqa: F401
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
@@ -432,7 +432,7 @@ MISTAKES = [
         return live[int(scores.argmax())].clone(), float(scores.max())
     """, detects=nb11.HINT_REPEAT_SOURCE),
     mistake("beam_search", "the package's beam search borrowed", """
-        from attnbook.seq2seq import beam_decode
+        from attnbook.lm.seq2seq import beam_decode
         ids, score = beam_decode(model, src_ids, beam_size, max_len, eos_id)
         return torch.tensor(ids), score
     """, detects=nb11.HINT_SEARCH_OWN),

@@ -10,8 +10,8 @@ own tests; never shipped to students.
 import torch
 import torch.nn.functional as F
 from torch import nn
-from attnbook.blocks import POSITION_OPTIONS, causal_self_attention, require_last_axis
-from attnbook.model import rope_tables, sinusoid_table
+from attnbook.demos.nb06 import POSITION_OPTIONS, causal_self_attention, require_last_axis
+from attnbook.lm.model import rope_tables, sinusoid_table
 from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
 
 

@@ -11,9 +11,9 @@ import math
 import torch
 import torch.nn.functional as F
 from torch import nn
-from attnbook.blocks import require_last_axis
-from attnbook.model import rope_tables, rotate_pairs
-from attnbook.modern import require_cache, require_gqa_inputs, require_head_counts, require_past
+from attnbook.demos.nb06 import require_last_axis
+from attnbook.demos.nb10 import require_cache, require_gqa_inputs, require_head_counts, require_past
+from attnbook.lm.model import rope_tables, rotate_pairs
 from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_same_size
 
 

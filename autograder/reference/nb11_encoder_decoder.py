@@ -10,10 +10,10 @@ own tests; never shipped to students.
 import math
 import torch
 from torch import nn
-from attnbook.model import sinusoid_table
-from attnbook.seq2seq import attention_layer, feed_forward
+from attnbook.lm.model import sinusoid_table
+from attnbook.lm.seq2seq import attention_layer, feed_forward
+from attnbook.lm.tokenizer import BOS_ID as BOS
 from attnbook.shapes import require_integer, require_ndim, require_same_size
-from attnbook.tokenizer import BOS_ID as BOS
 
 
 # name: (options, correct letter, explanation shown when the answer is wrong)

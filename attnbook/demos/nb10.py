@@ -17,9 +17,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attnbook.masks import ROBOT_SENTENCE, ROBOT_TOKENS, heatmap_row_html
+from attnbook.demos.nb04 import ROBOT_SENTENCE, ROBOT_TOKENS, heatmap_row_html
+from attnbook.demos.nb07 import single_thread
 from attnbook.shapes import require_ndim
-from attnbook.training_viz import single_thread
 from attnbook.widgets import bars_html
 
 __all__ = [

@@ -38,13 +38,13 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from attnbook.corpus import DEFAULT_GRAMMAR, EmailGrammar, make_splits
-from attnbook.data import batch_iterator, pad_batch, validation_loss
-from attnbook.generation import KVCache, decode_step
-from attnbook.model import LMConfig, TransformerLM
+from attnbook.lm.corpus import DEFAULT_GRAMMAR, EmailGrammar, make_splits
+from attnbook.lm.data import batch_iterator, pad_batch, validation_loss
+from attnbook.lm.generation import KVCache, decode_step
+from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.lm.tokenizer import WordTokenizer
+from attnbook.lm.train import fit_batch
 from attnbook.plots import show_figure
-from attnbook.tokenizer import WordTokenizer
-from attnbook.train import fit_batch
 from attnbook.widgets import bars_html
 
 __all__ = [
@@ -277,7 +277,7 @@ def causal_mask_experiment(
             batches = batch_iterator(train, batch_size, seed=seed)
             losses = []
             model.train()
-            for _ in range(steps):  # the trainer's step (attnbook.train.fit_batch)
+            for _ in range(steps):  # the trainer's step (attnbook.lm.train.fit_batch)
                 batch, n_tokens = next(batches)
                 loss = fit_batch(model, optimizer, batch, n_tokens, 1.0, contextlib.nullcontext())
                 losses.append(loss.item())

@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnbook.model import rope_tables, rotate_pairs
+from attnbook.lm.model import rope_tables, rotate_pairs
 
 __all__ = [
     "Qwen3LMConfig",
@@ -489,7 +489,7 @@ def tiny_checkpoint() -> Path:
     """``assets/qwen3_tiny``: a 2-layer random Qwen3 saved by transformers
     (`scripts/make_tiny_qwen3.py`), with its own logits on fixed ids."""
     here = Path.cwd().resolve()
-    for root in (Path(__file__).resolve().parents[1], here, *here.parents):
+    for root in (Path(__file__).resolve().parents[2], here, *here.parents):
         folder = root / "assets" / "qwen3_tiny"
         if (folder / "config.json").is_file():
             return folder

@@ -30,7 +30,7 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
-from attnbook.model import KVSlots, TransformerLM
+from attnbook.lm.model import KVSlots, TransformerLM
 
 __all__ = [
     "KVCache",
@@ -55,13 +55,13 @@ def find_checkpoint(name: str = "email_cpu.pt") -> Path:
     """``assets/checkpoints/<name>`` of the workbook, looked up next to the package, then in the
     current folder and its parents (a notebook runs in its own folder)."""
     here = Path.cwd().resolve()
-    roots = [Path(__file__).resolve().parents[1], here, *here.parents]
+    roots = [Path(__file__).resolve().parents[2], here, *here.parents]
     for root in roots:
         path = root / "assets" / "checkpoints" / name
         if path.is_file():
             return path
     raise FileNotFoundError(f"name: no assets/checkpoints/{name} next to the package or above "
-                            f"{here}; train one with `python -m attnbook.train --preset cpu`")
+                            f"{here}; train one with `python -m attnbook.lm.train --preset cpu`")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from attnbook.model import TransformerLM
+from attnbook.lm.model import TransformerLM
 from attnbook.plots import show_figure
 
 __all__ = [

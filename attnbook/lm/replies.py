@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from attnbook.tokenizer import WordTokenizer
+from attnbook.lm.tokenizer import WordTokenizer
 
 __all__ = [
     "DAYS",

@@ -2,7 +2,7 @@
 
 - `source_attention`: the cross-attention weights of every decoder block and head, each
   reply token over the source tokens, read from any model whose decoder blocks hold a
-  ``cross_attn`` layer of `attnbook.seq2seq` (the notebook's EncoderDecoder or
+  ``cross_attn`` layer of `attnbook.lm.seq2seq` (the notebook's EncoderDecoder or
   `Seq2SeqTransformer`); `plot_source_attention` draws one map, `SourceAttentionExplorer`
   lets the learner pick the email, the block and the head.
 - `plot_cross_mask`: which source positions each reply position may read, for a batch of
@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from attnbook.replies import Email, ReplyTask
+from attnbook.lm.replies import Email, ReplyTask
 
 __all__ = [
     "SourceAttentionExplorer",

@@ -1,9 +1,9 @@
 """Train the reference decoder on the email corpus (or on any UTF-8 text, character level).
 
-    python -m attnbook.train --preset cpu                  # minutes on two CPU cores
-    python -m attnbook.train --preset gpu                  # one GPU, bf16 autocast
-    torchrun --nproc_per_node 4 -m attnbook.train --preset gpu   # DistributedDataParallel
-    python -m attnbook.train --text my_book.txt --steps 2000     # your own text, characters
+    python -m attnbook.lm.train --preset cpu                  # minutes on two CPU cores
+    python -m attnbook.lm.train --preset gpu                  # one GPU, bf16 autocast
+    torchrun --nproc_per_node 4 -m attnbook.lm.train --preset gpu   # DistributedDataParallel
+    python -m attnbook.lm.train --text my_book.txt --steps 2000     # your own text, characters
 
 Each run writes to ``--out``: ``best.pt`` (the weights with the lowest validation loss, with
 the training config, the tokenizer and the metrics inside), ``last.pt`` (also the optimizer
@@ -32,15 +32,15 @@ import torch
 import torch.distributed as dist
 from matplotlib.figure import Figure
 
-from attnbook.corpus import DEFAULT_GRAMMAR, make_splits
-from attnbook.data import (
+from attnbook.lm.corpus import DEFAULT_GRAMMAR, make_splits
+from attnbook.lm.data import (
     Batch,
     batch_iterator,
     batch_logits,
     masked_cross_entropy,
     validation_loss,
 )
-from attnbook.model import (
+from attnbook.lm.model import (
     LMConfig,
     TransformerLM,
     autocast_context,
@@ -48,8 +48,8 @@ from attnbook.model import (
     pick_device,
     save_checkpoint,
 )
+from attnbook.lm.tokenizer import CharTokenizer, WordTokenizer, tokenizer_from_dict
 from attnbook.progress import BudgetBar, exit_now, process_start
-from attnbook.tokenizer import CharTokenizer, WordTokenizer, tokenizer_from_dict
 
 CSV_FIELDS = ("step", "lr", "train_loss", "val_loss", "tokens", "elapsed_s")
 
@@ -58,7 +58,7 @@ CSV_FIELDS = ("step", "lr", "train_loss", "val_loss", "tokens", "elapsed_s")
 class TrainConfig:
     """Everything a run depends on; the presets below fill it in."""
 
-    # model (see attnbook.model.LMConfig)
+    # model (see attnbook.lm.model.LMConfig)
     d_model: int = 128
     n_heads: int = 4
     n_layers: int = 2
@@ -66,7 +66,7 @@ class TrainConfig:
     positions: str = "rope"
     max_len: int = 80  # the longest email is 65 words + BOS/EOS
     # data
-    n_train: int = 60_000  # emails; see attnbook.corpus.make_splits for the sizes
+    n_train: int = 60_000  # emails; see attnbook.lm.corpus.make_splits for the sizes
     n_val: int = 4_000
     data_seed: int = 0  # which emails; `seed` below drives initialisation and batch order
     text: str | None = None  # a UTF-8 file: train character level on it instead of emails
@@ -571,7 +571,7 @@ def load_trained(path: str | Path, map_location: str | torch.device | None = Non
     return model, tokenizer_from_dict(extra["tokenizer"]), extra
 
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets" / "checkpoints"
+ASSETS = Path(__file__).resolve().parents[2] / "assets" / "checkpoints"
 
 
 def _positive(text: str) -> float:
@@ -584,7 +584,7 @@ def _positive(text: str) -> float:
     return value
 
 
-def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.train"):
+def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.lm.train"):
     parser = argparse.ArgumentParser(
         prog=prog,
         description=__doc__,
@@ -639,7 +639,7 @@ def copy_into_assets(out: str | Path, name: str, assets: str | Path = ASSETS) ->
 
 
 def main(argv: list[str] | None = None, started: float | None = None,
-         prog: str = "python -m attnbook.train") -> dict:
+         prog: str = "python -m attnbook.lm.train") -> dict:
     """The command line; ``started`` is when the time budget began (default: now)."""
     config, args = _parse_args(argv, prog)
     config.budget_start = started

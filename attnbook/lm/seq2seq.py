@@ -33,9 +33,9 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm.auto import tqdm
 
-from attnbook.data import masked_cross_entropy, pad_batch
-from attnbook.model import FeedForward, LMConfig, sinusoid_table
-from attnbook.train import build_optimizer, learning_rate
+from attnbook.lm.data import masked_cross_entropy, pad_batch
+from attnbook.lm.model import FeedForward, LMConfig, sinusoid_table
+from attnbook.lm.train import build_optimizer, learning_rate
 
 __all__ = [
     "AttentionLayer",
@@ -334,7 +334,7 @@ def load_seq2seq(path: str | Path) -> tuple[Seq2SeqTransformer, dict]:
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class ReplyTrainConfig:
-    """A training run on the reply task; `attnbook.train`'s schedule and optimizer."""
+    """A training run on the reply task; `attnbook.lm.train`'s schedule and optimizer."""
 
     steps: int = 600  # length of the learning-rate schedule
     batch_size: int = 64  # pairs per step
@@ -390,7 +390,7 @@ def train_replies(model: nn.Module, train: Sequence[tuple[list[int], list[int]]]
     """Train any ``model(src_ids, tgt_ids) -> logits`` with teacher forcing on id pairs.
 
     Each pair is (source ids, target ids ``<BOS> ... <EOS>``). AdamW with warm-up and
-    cosine decay (`attnbook.train`), gradient clipping, seeded batch order; validation every
+    cosine decay (`attnbook.lm.train`), gradient clipping, seeded batch order; validation every
     ``eval_every`` steps and at the end. Returns the log (one row per step) and metrics.
     """
     generator = torch.Generator().manual_seed(config.seed)

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from matplotlib.patches import FancyBboxPatch, Rectangle
 from torch import nn
 
-from attnbook.model import CausalSelfAttention, LMConfig, TransformerLM
+from attnbook.lm.model import CausalSelfAttention, LMConfig, TransformerLM
 from attnbook.plots import plot_heatmap
 
 __all__ = [

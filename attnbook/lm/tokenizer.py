@@ -107,7 +107,7 @@ class WordTokenizer(_Tokenizer):
 
     def __init__(self, vocabulary: Iterable[str] | None = None) -> None:
         if vocabulary is None:
-            from attnbook.corpus import DEFAULT_GRAMMAR
+            from attnbook.lm.corpus import DEFAULT_GRAMMAR
 
             vocabulary = DEFAULT_GRAMMAR.vocabulary()
         super().__init__(vocabulary)

@@ -11,7 +11,7 @@ Attention goes through ``torch.nn.functional.scaled_dot_product_attention`` so t
 kernel of each device (CPU, CUDA, MPS) does the work. Queries, keys and values are computed by
 ``CausalSelfAttention.heads_qkv`` with RoPE already applied at given absolute positions, and
 combined by ``CausalSelfAttention.attend``. A key/value cache for generation is passed into
-the same blocks (`KVSlots`): `attnbook.generation.decode_step` has no block of its own.
+the same blocks (`KVSlots`): `attnbook.lm.generation.decode_step` has no block of its own.
 """
 
 from __future__ import annotations
@@ -421,7 +421,7 @@ class TransformerLM(nn.Module):
                 f"idx: sequence length L={L} exceeds the model's max_len={self.config.max_len}"
             )
         # Values are read only where that costs no device sync: on an accelerator the batches
-        # were checked where they were made (`attnbook.data`, `generate_tokens`).
+        # were checked where they were made (`attnbook.lm.data`, `generate_tokens`).
         if idx.numel() > 0 and idx.device.type == "cpu":
             low, high = int(idx.min()), int(idx.max())
             if low < 0 or high >= self.config.vocab_size:
