@@ -510,4 +510,4 @@ def test_the_course_setting_gives_borrowed_answers_its_fraction_of_the_points():
     assert determine_grade(cell) == (1.5, 3.0), cell.outputs
     assert report.tests[grade_id] == "passed" and grade_id in report.borrowed
     assert re.search(r"borrowed answers: test_sinusoidal_positions: sinusoidal_positions "
-                     r"uses attnbook\.model\.sinusoid_table", report.status), report.status
+                     r"uses attnbook\.lm\.model\.sinusoid_table", report.status), report.status
