@@ -96,8 +96,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.record:
         if not RESULTS.exists():
             RESULTS.write_text("# Set-up time: `make setup` in a fresh copy\n\n" + HEADER)
-        with RESULTS.open("a") as f:
-            f.write(row + "\n")
+        RESULTS.write_text(with_row(RESULTS.read_text(), row))
+
+
+def with_row(text: str, row: str) -> str:
+    """``text`` with ``row`` after the table's last row (the prose below the table stays
+    below it)."""
+    lines = text.splitlines(keepends=True)
+    last = max((i for i, line in enumerate(lines) if line.startswith("|")), default=len(lines) - 1)
+    return "".join(lines[: last + 1] + [row + "\n"] + lines[last + 1 :])
 
 
 if __name__ == "__main__":
