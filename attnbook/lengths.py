@@ -32,7 +32,7 @@ import dataclasses
 import json
 import math
 import multiprocessing
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +46,7 @@ from attnbook.ablation import (
     AblationConfig,
     _Data,
     _locked,
+    _shared,
     _spread,
     run_variant,
     stored_dir,
@@ -253,11 +254,6 @@ def _summary(runs: list[dict]) -> dict:
         **{key: spreads(key) for key in ("excess", "excess_reached", "excess_beyond", "loss")},
         "position_excess": [None if None in v else _spread(v) for v in per_position],
     }
-
-
-def _shared(config: LengthConfig) -> dict:
-    shared = {k: v for k, v in asdict(config).items() if k not in ("threads", "seed")}
-    return json.loads(json.dumps(shared))
 
 
 def _store(out: Path, config: LengthConfig, runs: list[dict]) -> dict:
