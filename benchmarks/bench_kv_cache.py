@@ -4,8 +4,9 @@ Greedy decoding of 64, 256 and 512 new tokens after a one-token prompt, batch 1,
 paths side by side in one run: without the cache every step reruns the whole sequence
 (work growing with its length), with it a step feeds one token and attends over the cached
 keys and values. The two outputs must agree token for token. Prints a Markdown table of
-tokens/s and the speed-up, and with ``--write`` records it in ``results/``. Not a test: run
-it by hand (about a minute on one CPU thread),
+tokens/s and the speed-up, and with ``--write`` records it in ``results/`` (replacing the
+header and the table, keeping the sections written below them). Not a test: run it by hand
+(about a minute on one CPU thread),
 
     .venv/bin/python benchmarks/bench_kv_cache.py [--threads 1] [--write]
 """
@@ -13,6 +14,7 @@ it by hand (about a minute on one CPU thread),
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -42,6 +44,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name}")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    load_before = os.getloadavg()[0]
     torch.manual_seed(0)
     model = TransformerLM(LMConfig(**CONFIG)).eval()
     timed(model, 8, True), timed(model, 8, False)  # warm-up: allocator, kernels
@@ -69,12 +72,15 @@ def main() -> None:
         f"greedy decoding after a one-token prompt, batch 1, model {CONFIG} "
         f"({model.num_parameters():,} parameters), torch {torch.__version__}, "
         f"{platform.processor() or platform.machine()}, {args.threads} thread(s), median of "
-        f"{args.rounds} alternating runs. A shared machine: other processes were running.\n"
+        f"{args.rounds} alternating runs. A shared machine: load average "
+        f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after.\n"
     )
     table = header + "\n" + "\n".join(lines) + "\n"
     print("\n" + table)
     if args.write:
-        RESULTS.write_text(table)
+        kept = RESULTS.read_text() if RESULTS.exists() else ""
+        below = kept[kept.index("\n## "):] if "\n## " in kept else ""  # the analysis sections
+        RESULTS.write_text(table + below)
 
 
 if __name__ == "__main__":

@@ -182,6 +182,61 @@ def test_rope_positions_matter_in_the_cache():
     assert not torch.allclose(right, wrong, atol=1e-3)
 
 
+def test_one_token_steps_on_an_unpadded_cache_build_no_mask_and_no_position_tensor(
+    monkeypatch,
+):
+    """The fast path: every row's next position is the cache's length (a number), and one new
+    token reads every cached key, so attention gets no mask."""
+    from attnbook.lm.model import CausalSelfAttention
+
+    model = sharp_model("rope")
+    seen = []
+    attend = CausalSelfAttention.attend
+
+    def spy(self, q, k, v, allowed=None, live_rows=None, causal=None):
+        seen.append((q.shape[2], allowed is None, causal))
+        return attend(self, q, k, v, allowed, live_rows, causal)
+
+    monkeypatch.setattr(CausalSelfAttention, "attend", spy)
+    ids = torch.randint(3, V, (2, 6), generator=torch.Generator().manual_seed(4))
+    cache = KVCache.empty(model, 2, 6)
+    decode_step(model, ids[:, :3], cache)
+    for t in range(3, 6):
+        decode_step(model, ids[:, t:t + 1], cache)
+    assert cache.row_positions is None and cache.next_position.tolist() == [6, 6]
+    assert seen == [(3, True, True)] * 2 + [(1, True, False)] * 6
+
+
+def test_explicit_positions_are_then_tracked_per_row():
+    """After a call with explicit positions, the next call without them continues each row."""
+    model = sharp_model("rope")
+    ids = torch.tensor([[1, 5, 6, 7], [1, 9, 4, 3]])
+    start = torch.tensor([[2], [5]])
+    cache = KVCache.empty(model, 2, 4)
+    decode_step(model, ids[:, :2], cache, positions=start + torch.arange(2))
+    assert cache.next_position.tolist() == [4, 7]
+    stepped = decode_step(model, ids[:, 2:], cache)
+    spelled = KVCache.empty(model, 2, 4)
+    decode_step(model, ids[:, :2], spelled, positions=start + torch.arange(2))
+    expected = decode_step(model, ids[:, 2:], spelled, positions=start + torch.arange(2, 4))
+    torch.testing.assert_close(stepped, expected, atol=0, rtol=0)
+
+
+def test_a_new_cache_follows_weights_changed_in_place():
+    """Each generation makes its cache (and the stacked q, k, v weights in it) afresh, so a
+    change to the weights between two calls is seen, with and without the cache alike."""
+    model = sharp_model("rope")
+    before = generate_tokens(model, PROMPTS, 12, eos_id=None, temperature=0.0)
+    with torch.no_grad():
+        for block in model.blocks:
+            block.attn.W_K.weight.mul_(-1.0)
+            block.attn.W_V.weight.copy_(block.attn.W_V.weight.flip(0))
+    after = generate_tokens(model, PROMPTS, 12, eos_id=None, temperature=0.0)
+    assert after != before
+    assert after == generate_tokens(model, PROMPTS, 12, eos_id=None, temperature=0.0,
+                                    use_cache=False)
+
+
 def test_left_pad_right_aligns_and_numbers_each_row_from_zero():
     ids, real, positions = left_pad([[1, 4, 5], [1]], pad_id=0)
     assert ids.tolist() == [[1, 4, 5], [0, 0, 1]]

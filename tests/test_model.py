@@ -431,3 +431,72 @@ def test_cached_decoding_goes_through_the_models_own_blocks():
     stepped = torch.cat([decode_step(model, ids[:, :3], cache)]
                         + [decode_step(model, ids[:, t:t + 1], cache) for t in range(3, 8)], dim=1)
     torch.testing.assert_close(stepped, model(ids), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("positions", ["rope", "none"])
+def test_one_product_for_queries_keys_and_values_gives_what_the_three_layers_give(positions):
+    """heads_qkv multiplies by W_Q, W_K and W_V stacked; each head's q, k and v are those of
+    the three layers, RoPE turning q and k alike."""
+    model = tiny(positions)
+    attn = model.blocks[0].attn
+    x = torch.randn(2, 5, D, generator=torch.Generator().manual_seed(3))
+    rope = (model.rope_cos[:5], model.rope_sin[:5]) if positions == "rope" else None
+    with torch.no_grad():
+        q, k, v = attn.heads_qkv(x, rope)
+        expected = []
+        for layer in (attn.W_Q, attn.W_K, attn.W_V):
+            y = layer(x).view(2, 5, HEADS, D // HEADS).transpose(1, 2)  # (B, h, L, d_k)
+            turn = rope is not None and layer is not attn.W_V
+            expected.append(rotate_pairs(y, *rope) if turn else y)
+    for got, want in zip((q, k, v), expected):
+        assert got.shape == (2, HEADS, 5, D // HEADS)
+        torch.testing.assert_close(got, want, atol=1e-6, rtol=1e-5)
+    weight, bias = attn.qkv_projection()
+    assert torch.equal(weight, torch.cat([attn.W_Q.weight, attn.W_K.weight, attn.W_V.weight]))
+    assert torch.equal(bias, torch.cat([attn.W_Q.bias, attn.W_K.bias, attn.W_V.bias]))
+
+
+def test_a_hook_on_w_v_runs_in_the_forward_pass_and_in_cached_decoding():
+    """Notebook 07's head ablation hooks W_V: the one stacked product must not skip it. A hook
+    that zeroes the values changes the logits, in the forward pass and in decode_step."""
+    from attnbook.lm.generation import KVCache, decode_step
+
+    model = tiny("rope")
+    ids = random_ids(B=1, L=6)
+    with torch.no_grad():
+        before = model(ids)
+    calls = []
+
+    def zero_values(_module, _inputs, out):
+        calls.append(tuple(out.shape))
+        return torch.zeros_like(out)
+
+    handle = model.blocks[0].attn.W_V.register_forward_hook(zero_values)
+    try:
+        with torch.no_grad():
+            hooked = model(ids)
+        cache = KVCache.empty(model, 1, 6)
+        stepped = torch.cat([decode_step(model, ids[:, :2], cache)]
+                            + [decode_step(model, ids[:, t:t + 1], cache) for t in range(2, 6)], 1)
+    finally:
+        handle.remove()
+    assert calls == [(1, 6, D), (1, 2, D)] + [(1, 1, D)] * 4
+    assert not torch.allclose(hooked, before, atol=1e-4)
+    torch.testing.assert_close(stepped, hooked, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("positions", POSITIONS)
+def test_a_start_position_gives_the_inputs_of_the_positions_from_it(positions):
+    """inputs(idx, 3) (every row at 3, 4, ...: table slices, no index tensor) equals inputs
+    with the positions written out."""
+    model = tiny(positions)
+    ids = random_ids(B=2, L=4)
+    with torch.no_grad():
+        h_start, rope_start = model.inputs(ids, 3)
+        h_full, rope_full = model.inputs(ids, torch.arange(3, 7)[None])
+    torch.testing.assert_close(h_start, h_full, atol=0, rtol=0)
+    if positions == "rope":
+        for start, full in zip(rope_start, rope_full):
+            torch.testing.assert_close(start.expand_as(full[0, 0]), full[0, 0], atol=0, rtol=0)
+    else:
+        assert rope_start is None and rope_full is None

@@ -24,13 +24,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import ipywidgets as widgets
 import numpy as np
 import torch
 
-from attnbook.lm.model import KVSlots, TransformerLM
+from attnbook.lm.model import KVSlots, TransformerBlock, TransformerLM
 
 __all__ = [
     "KVCache",
@@ -137,13 +137,17 @@ class KVCache:
     ``keys[i]`` and ``values[i]`` are (B, h, capacity, d_k); slots ``[0, length)`` are filled.
     ``real`` (B, capacity) is False where a filled slot holds padding (left padding, and the
     padding appended to rows that have finished), so no query ever attends to it.
-    ``next_position`` (B,) is each row's absolute position for its next token.
+    ``projections[i]`` is block i's stacked query, key and value weights
+    (`CausalSelfAttention.qkv_projection`), made once: a cache belongs to the weights that
+    filled it. ``row_positions`` (B,) is each row's absolute position for its next token once
+    rows differ; None while every row's next position is ``length`` (no tensor per step).
     """
 
     keys: list[torch.Tensor]
     values: list[torch.Tensor]
     real: torch.Tensor
-    next_position: torch.Tensor
+    projections: list[tuple[torch.Tensor, torch.Tensor]]
+    row_positions: torch.Tensor | None = None
     length: int = 0
     padded: bool = False  # some slot may hold padding: decoding then needs an explicit mask
 
@@ -156,16 +160,26 @@ class KVCache:
             )
         weight = model.head.weight
         shape = (batch_size, config.n_heads, capacity, config.d_k)
+        blocks = cast("list[TransformerBlock]", list(model.blocks))  # a TransformerLM's blocks
+        with torch.no_grad():
+            projections = [block.attn.qkv_projection() for block in blocks]
         return cls(
             keys=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             values=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             real=torch.ones(batch_size, capacity, dtype=torch.bool, device=weight.device),
-            next_position=torch.zeros(batch_size, dtype=torch.long, device=weight.device),
+            projections=projections,
         )
 
     @property
     def capacity(self) -> int:
         return self.real.shape[1]
+
+    @property
+    def next_position(self) -> torch.Tensor:
+        """Each row's absolute position for its next token, (B,)."""
+        if self.row_positions is not None:
+            return self.row_positions
+        return torch.full((self.real.shape[0],), self.length, device=self.real.device)
 
 
 @torch.no_grad()
@@ -183,7 +197,17 @@ def decode_step(
     real). The new keys and values are written into ``cache``, which then covers T more
     tokens. The first call (T = the prompt length) is the prefill; later calls usually feed
     one token per row. The model's own blocks do the work, with the cache passed in.
+
+    One token per row on an unpadded cache is the fast path: no mask, no position tensor,
+    the RoPE angles sliced from the model's tables, and no device sync.
     """
+    return _decode_step(model, ids, cache, positions, real)
+
+
+def _decode_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache,
+                 positions: torch.Tensor | None = None,
+                 real: torch.Tensor | None = None) -> torch.Tensor:
+    """`decode_step` without its no_grad context, for callers already in one."""
     config = model.config
     if not config.causal:
         raise ValueError("model: a cache needs a causal model (config.causal is False)")
@@ -195,27 +219,34 @@ def decode_step(
         raise ValueError(f"ids: {T} more tokens overflow the cache ({start} of "
                          f"{cache.capacity} slots used)")
     device = ids.device
-    steps = torch.arange(T, device=device)  # (T,)
-    if positions is None:
-        positions = cache.next_position[:, None] + steps  # (B, T)
+    where: torch.Tensor | int = start  # every row's positions are start .. end - 1
+    if positions is not None:
+        where = positions
+    elif cache.row_positions is not None:
+        where = cache.row_positions[:, None] + torch.arange(T, device=device)  # (B, T)
+    if isinstance(where, torch.Tensor):
+        cache.row_positions = where[:, -1] + 1  # (B,)
     if real is not None:
         cache.real[:, start:end] = real
         cache.padded = True
-    cache.next_position = positions[:, -1] + 1
 
     allowed = live_rows = None
     causal = start == 0  # a prefill is SDPA's causal triangle; one new token reads every key
     if cache.padded or (start > 0 and T > 1):
         # allowed[b, 0, i, j]: new query i may read cached key j (real, not in its future).
         key_real = cache.real[:, None, None, :end]  # (B, 1, 1, end)
-        not_future = torch.arange(end, device=device)[None, :] <= (start + steps)[:, None]
+        steps = torch.arange(start, end, device=device)  # (T,)
+        not_future = torch.arange(end, device=device)[None, :] <= steps[:, None]  # (T, end)
         allowed = key_real & not_future  # (B, 1, T, end)
         live_rows = allowed.any(dim=-1, keepdim=True)  # (B, 1, T, 1)
         allowed = allowed | ~live_rows  # an empty row is opened here and zeroed by `attend`
 
-    h, rope = model.inputs(ids, positions)  # (B, T, d)
-    for block, keys, values in zip(model.blocks, cache.keys, cache.values):
-        h = block(h, rope, allowed, live_rows, KVSlots(keys, values, start, end), causal)
+    h, rope = model.inputs(ids, where)  # (B, T, d)
+    for block, keys, values, projection in zip(
+        model.blocks, cache.keys, cache.values, cache.projections
+    ):
+        h = block(h, rope, allowed, live_rows, KVSlots(keys, values, start, end, projection),
+                  causal)
     cache.length = end
     return model.logits(h)  # (B, T, V)
 
@@ -256,7 +287,7 @@ def _check_ids(rows: list[list[int]], vocab_size: int) -> None:
                              f"(vocab_size={vocab_size}), got {row}")
 
 
-@torch.no_grad()
+@torch.inference_mode()  # returns plain lists: no autograd bookkeeping on any tensor here
 def generate_tokens(
     model: TransformerLM,
     prompts: Sequence[Sequence[int]] | torch.Tensor,
@@ -293,7 +324,8 @@ def generate_tokens(
     padded = len({len(row) for row in outputs}) > 1  # left padding: from the lengths
     if use_cache:
         cache = KVCache.empty(model, B, L + max_new_tokens)
-        logits = decode_step(model, ids, cache, positions, real if padded else None)[:, -1]
+        # Unpadded rows share positions 0 .. L-1, which the cache then tracks as a number.
+        logits = _decode_step(model, ids, cache, *((positions, real) if padded else ()))[:, -1]
     next_position = positions[:, -1:]  # (B, 1)
     for step in range(max_new_tokens):
         if not use_cache:
@@ -309,11 +341,11 @@ def generate_tokens(
                 live[row] = token != eos_id
         if not any(live) or step == max_new_tokens - 1:
             break
-        next_position = next_position + 1  # (B, 1)
         real_new = None if all(was_live) else torch.tensor(was_live, device=device)[:, None]
-        if use_cache:
-            logits = decode_step(model, new[:, None], cache, next_position, real_new)[:, -1]
+        if use_cache:  # the cache knows each row's next position
+            logits = _decode_step(model, new[:, None], cache, None, real_new)[:, -1]
         else:
+            next_position = next_position + 1  # (B, 1)
             ids = torch.cat((ids, new[:, None]), dim=1)  # (B, L + step + 1)
             real = torch.cat((real, torch.tensor(was_live, device=device)[:, None]), dim=1)
             padded = padded or real_new is not None

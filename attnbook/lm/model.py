@@ -25,6 +25,7 @@ from typing import IO, NamedTuple, cast
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.modules import module as _module_hooks
 
 __all__ = [
     "LMConfig",
@@ -158,12 +159,15 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 class KVSlots(NamedTuple):
     """One block's key/value cache for one call: preallocated ``keys`` and ``values``, each
     (B, h, capacity, d_k), of which the call writes slots ``[start, end)`` (its new tokens)
-    and attends over ``[0, end)``."""
+    and attends over ``[0, end)``. ``projection``: the block's stacked query, key and value
+    weights, `CausalSelfAttention.qkv_projection`, made once for the whole cache (None: made
+    at this call)."""
 
     keys: torch.Tensor
     values: torch.Tensor
     start: int
     end: int
+    projection: tuple[torch.Tensor, torch.Tensor] | None = None
 
 
 class CausalSelfAttention(nn.Module):
@@ -181,23 +185,41 @@ class CausalSelfAttention(nn.Module):
         self.W_V = nn.Linear(d, d, bias=True)
         self.W_O = nn.Linear(d, d, bias=True)
 
+    def qkv_projection(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """``W_Q``, ``W_K`` and ``W_V`` stacked: weight (3d, d) and bias (3d,), so that one
+        matrix product gives all three (the same numbers as three, at a third of the calls).
+        The three layers stay the parameters (and the state_dict keys); this is made from
+        them, differentiably, at each call. A KV cache makes it once (`KVSlots`)."""
+        weight = torch.cat((self.W_Q.weight, self.W_K.weight, self.W_V.weight))  # (3d, d)
+        bias = torch.cat((self.W_Q.bias, self.W_K.bias, self.W_V.bias))  # (3d,)
+        return weight, bias
+
     def heads_qkv(
-        self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None = None
+        self,
+        x: torch.Tensor,
+        rope: tuple[torch.Tensor, torch.Tensor] | None = None,
+        projection: tuple[torch.Tensor, torch.Tensor] | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Queries, keys and values per head, each (B, h, L, d_k), RoPE applied to q and k.
 
         ``rope`` is (cos, sin) already gathered at the tokens' absolute positions, each
-        broadcastable to (B, 1, L, d_k/2). A KV cache stores the k and v returned here.
+        broadcastable to (B, 1, L, d_k/2). ``projection``: `qkv_projection` if already made.
+        A KV cache stores the k and v returned here.
         """
         B, L, _ = x.shape
-        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
-        k = self.W_K(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
-        v = self.W_V(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)
-        if rope is not None:
-            cos, sin = rope
-            q = rotate_pairs(q, cos, sin)  # (B, h, L, d_k)
-            k = rotate_pairs(k, cos, sin)  # (B, h, L, d_k)
-        return q, k, v
+        h, d_k = self.n_heads, self.d_k
+        if _has_hooks(self.W_Q, self.W_K, self.W_V):
+            # A hook on one of the layers (notebook 07's head ablation hooks W_V) sees it called.
+            qkv = torch.stack((self.W_Q(x), self.W_K(x), self.W_V(x)))  # (3, B, L, d)
+            qkv = qkv.view(3, B, L, h, d_k).transpose(2, 3)  # (3, B, h, L, d_k)
+        else:
+            weight, bias = self.qkv_projection() if projection is None else projection
+            # One product for q, k and v: (B, L, 3d) viewed as (3, B, h, L, d_k).
+            qkv = F.linear(x, weight, bias).view(B, L, 3, h, d_k).permute(2, 0, 3, 1, 4)
+        if rope is None:
+            return qkv[0], qkv[1], qkv[2]
+        qk = rotate_pairs(qkv[:2], *rope)  # (2, B, h, L, d_k): q and k turned in one call
+        return qk[0], qk[1], qkv[2]
 
     def attend(
         self,
@@ -244,7 +266,7 @@ class CausalSelfAttention(nn.Module):
         """Self-attention of x (B, L, d) -> (B, L, d); see `heads_qkv` and `attend`. With a
         ``cache`` the new keys and values are stored in its slots and the queries attend over
         every cached token."""
-        q, k, v = self.heads_qkv(x, rope)
+        q, k, v = self.heads_qkv(x, rope, None if cache is None else cache.projection)
         if cache is not None:
             cache.keys[:, :, cache.start:cache.end] = k
             cache.values[:, :, cache.start:cache.end] = v
@@ -300,6 +322,18 @@ class TransformerBlock(nn.Module):
 
 def _unchanged(x: torch.Tensor) -> torch.Tensor:
     return x
+
+
+def _has_hooks(*modules: nn.Module) -> bool:
+    """Whether calling any of ``modules`` would run a hook (its own or a global one): the test
+    `nn.Module.__call__` makes before its fast path."""
+    return any(
+        m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
+        for m in modules
+    ) or bool(
+        _module_hooks._global_forward_hooks or _module_hooks._global_forward_pre_hooks
+        or _module_hooks._global_backward_hooks or _module_hooks._global_backward_pre_hooks
+    )
 
 
 class TransformerLM(nn.Module):
@@ -378,26 +412,37 @@ class TransformerLM(nn.Module):
         (L,), default 0..L-1; left-padded batches pass each row's own positions.
         """
         B, L = self._check_idx(idx)
-        positions = self._check_positions(positions, B, L, idx.device)
-        h, rope = self.inputs(idx, positions)  # (B, L, d)
+        where = self._check_positions(positions, B, L, idx.device)  # (B or 1, L), or a start
+        h, rope = self.inputs(idx, where)  # (B, L, d)
         allowed, live_rows = self._mask(key_padding_mask, B, L, idx.device)
         for block in self.blocks:
             h = block(h, rope, allowed, live_rows)  # (B, L, d)
         return self.logits(h)  # (B, L, V)
 
     def inputs(
-        self, idx: torch.Tensor, positions: torch.Tensor
+        self, idx: torch.Tensor, positions: torch.Tensor | int
     ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
         """The first block's input (B, L, d) and the RoPE tables, for ids (B, L) at absolute
-        ``positions`` (B or 1, L): the token embedding plus the absolute position signal, or
-        the (cos, sin) tables gathered once for every block (None without RoPE)."""
+        ``positions``: a tensor (B or 1, L), or an int ``start`` for positions start .. start
+        + L - 1 in every row. Returns the token embedding plus the absolute position signal,
+        or the (cos, sin) tables gathered once for every block (None without RoPE)."""
         h = self.embed_tokens(idx)  # (B, L, d)
         rope = None
-        if self.config.positions == "learned":
+        kind = self.config.positions
+        if isinstance(positions, int):
+            # Shared positions: slices of the tables (views), no index tensor to build.
+            end = positions + idx.shape[1]
+            if kind == "learned":
+                h = h + self.pos(torch.arange(positions, end, device=idx.device)[None])
+            elif kind == "sinusoidal":
+                h = h + self.sinusoids[positions:end]  # (B, L, d) + (L, d)
+            elif kind == "rope":
+                rope = (self.rope_cos[positions:end], self.rope_sin[positions:end])  # (L, d_k/2)
+        elif kind == "learned":
             h = h + self.pos(positions)  # (B, L, d) + (B or 1, L, d)
-        elif self.config.positions == "sinusoidal":
+        elif kind == "sinusoidal":
             h = h + self.sinusoids[positions]  # (B, L, d) + (B or 1, L, d)
-        elif self.config.positions == "rope":
+        elif kind == "rope":
             # Gathered once here rather than in every block; the head axis broadcasts.
             rope = (
                 self.rope_cos[positions].unsqueeze(1),  # (B or 1, 1, L, d_k/2)
@@ -433,10 +478,11 @@ class TransformerLM(nn.Module):
 
     def _check_positions(
         self, positions: torch.Tensor | None, B: int, L: int, device: torch.device
-    ) -> torch.Tensor:
-        """Absolute positions as (B, L) or (1, L), checked against max_len."""
+    ) -> torch.Tensor | int:
+        """Absolute positions as (B, L) or (1, L), checked against max_len; None gives 0, the
+        start of 0 .. L - 1 in every row (see `inputs`)."""
         if positions is None:
-            return torch.arange(L, device=device)[None, :]  # (1, L)
+            return 0
         if positions.dim() == 1:
             positions = positions[None, :]  # (1, L)
         if positions.dim() != 2 or positions.shape[1] != L or positions.shape[0] not in (1, B):
