@@ -14,13 +14,23 @@
 from __future__ import annotations
 
 import ast
+import os
 import time
 
 import numpy as np
 import pytest
 import torch
-from grader import wire
-from grader.execute import OutputBudget, StudentKernel, Template, names_used, run_test
+from grader import execute, wire
+from grader.execute import (
+    OutputBudget,
+    StudentKernel,
+    Template,
+    close_spare,
+    names_used,
+    run_test,
+    start_kernels_ahead,
+    take_kernel,
+)
 from grader.sandbox import Limits, sandbox_available
 
 from attnbook.checks._core import CheckFailure, CheckRun, observe
@@ -248,3 +258,44 @@ def test_nothing_one_test_changes_reaches_the_next(kernel):
         outputs, verdict = run_test(template.tests[grade_id], grade_id, template, kernel,
                                     time.monotonic() + 30, [])
         assert verdict == "passed", (grade_id, outputs)
+
+
+# -- the kernel started ahead for the next notebook ---------------------------------------
+def _printed(kernel: StudentKernel, source: str) -> str:
+    reply = kernel.request({"op": "run", "source": source}, time.monotonic() + 30)
+    assert reply.get("ok"), reply
+    return "".join(o.get("text", "") for o in reply["outputs"])
+
+
+@pytest.mark.slow
+@pytest_kernel
+def test_a_kernel_started_ahead_is_fresh_has_its_own_id_and_only_its_students_files(tmp_path):
+    alice, bob = tmp_path / "alice", tmp_path / "bob" / "sub"
+    alice.mkdir()
+    bob.mkdir(parents=True)
+    (alice / "data.txt").write_text("alice's data")
+    (bob / "data.txt").write_text("bob's data")
+    limits = Limits(cell_timeout_s=30)
+    start_kernels_ahead(True)
+    try:
+        first = take_kernel(alice, limits, SANDBOX_OK)
+        spare = execute._ahead["spare"]
+        assert isinstance(spare, StudentKernel) and spare.proc.pid != first.proc.pid
+        seen = _printed(first, "import os\nsecret = 1\nopen('/tmp/left', 'w').write('x')\n"
+                               "print(open('data.txt').read(), os.getuid())")
+        assert seen.startswith("alice's data")
+        first_uid = seen.split()[-1]
+        first.close()
+        start_kernels_ahead(False)  # the last notebook: the kernel kept is still taken
+        second = take_kernel(tmp_path / "bob", limits, SANDBOX_OK)
+        assert second is spare and execute._ahead["spare"] is None
+        seen = _printed(second, "import os\nprint(open('sub/data.txt').read(), "
+                                "os.path.exists('data.txt'), os.path.exists('/tmp/left'), "
+                                "'secret' in globals(), os.getuid())")
+        second.close()
+        assert seen.split()[:-1] == ["bob's", "data", "False", "False", "False"]
+        if os.geteuid() == 0:  # throwaway ids: the two kernels never share one
+            assert seen.split()[-1] != first_uid
+    finally:
+        start_kernels_ahead(False)
+        close_spare()

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 
+from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, collect, printable
 from grader.normalize import answer_digests, normalize
 
@@ -470,6 +471,7 @@ _WORKER: Course | None = None
 def _init_worker(settings: dict) -> None:
     global _WORKER
     _WORKER = Course(**settings)
+    start_kernels_ahead(True)  # a worker grades notebook after notebook; closed at its exit
 
 
 def _work(job: tuple[str, str]) -> dict:
@@ -520,7 +522,15 @@ def grade_class(course: Course, source: Path | None, assignments: list[str] | No
     if not jobs:
         return []
     if workers <= 1 and not pool:
-        return [course.grade_one(*job) for job in jobs]
+        outcomes = []
+        try:
+            for index, job in enumerate(jobs):
+                start_kernels_ahead(index + 1 < len(jobs))  # the next notebook's kernel
+                outcomes.append(course.grade_one(*job))
+        finally:
+            start_kernels_ahead(False)
+            close_spare()
+        return outcomes
     outcomes = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                              initializer=_init_worker,

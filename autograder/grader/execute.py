@@ -23,6 +23,7 @@ sandbox, and only that notebook's later tests are lost.
 from __future__ import annotations
 
 import ast
+import atexit
 import base64
 import contextlib
 import io
@@ -53,7 +54,8 @@ from grader.sandbox import (
     throwaway_ids,
 )
 
-__all__ = ["Template", "names_used", "rebuild_exception", "run_notebook", "run_test"]
+__all__ = ["Template", "close_spare", "names_used", "rebuild_exception", "run_notebook",
+           "run_test", "start_kernels_ahead", "take_kernel"]
 
 LOST = "KernelStopped"
 COPY_LIMIT = 50 * 1024 * 1024
@@ -98,16 +100,22 @@ class Template:
 
 # -- the student's kernel -----------------------------------------------------------------
 class StudentKernel:
-    """A `grader.kernel` process in the sandbox, and the pipes to talk to it."""
+    """A `grader.kernel` process in the sandbox, and the pipes to talk to it. With `wait`
+    false the constructor returns as soon as the process is started (a kernel started ahead,
+    `take_kernel`); `adopt` then waits for it and hands it the student's files."""
 
-    def __init__(self, files_from: Path | None, limits: Limits, use_sandbox: bool):
-        self.limits, self.dead = limits, ""
+    started = 0  # kernels this process has started; the parity is the throwaway-id slot
+
+    def __init__(self, files_from: Path | None, limits: Limits, use_sandbox: bool,
+                 wait: bool = True):
+        self.limits, self.dead, self.ready, self.sandboxed = limits, "", False, use_sandbox
         self.tmp = Path(tempfile.mkdtemp(prefix="attnbook-kernel-"))
         own = self.tmp / "own"
         own.mkdir()
         if files_from is not None:
             _copy_own_files(files_from, own)
-        ids = throwaway_ids() if use_sandbox else None
+        ids = throwaway_ids(StudentKernel.started % 2) if use_sandbox else None
+        StudentKernel.started += 1
         req_r, self.req_w = os.pipe()
         self.rep_r, rep_w = os.pipe()
         command = kernel_command(own, (req_r, rep_w), use_sandbox, ids, limits)
@@ -119,10 +127,29 @@ class StudentKernel:
         os.close(req_r)
         os.close(rep_w)
         self.next_id = 0
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        """Read the kernel's first frame (it has imported numpy and torch), or kill it."""
+        if self.ready or self.dead:
+            return
         try:
             wire.read_frame(self.rep_r, time.monotonic() + 120)
+            self.ready = True
         except (wire.WireError, TimeoutError) as err:
             self.kill(f"the kernel did not start: {err}; {self.log_tail()}")
+
+    def adopt(self, files_from: Path | None) -> None:
+        """Give a kernel started without files the student's own files, before any cell."""
+        self.wait_ready()
+        if files_from is None or self.dead:
+            return
+        own = self.tmp / "own"
+        _copy_own_files(files_from, own)
+        if self.sandboxed and any(own.iterdir()):  # the sandbox shows `own` read-only
+            with contextlib.suppress(KernelLost):  # a lost kernel is reported by its cells
+                self.request({"op": "adopt"}, time.monotonic() + self.limits.cell_timeout_s)
 
     def log_tail(self) -> str:
         self.log.flush()
@@ -166,6 +193,50 @@ class StudentKernel:
                 os.close(fd)
         self.log.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# -- a kernel started ahead ------------------------------------------------------------------
+# A kernel's start (Python, IPython, numpy, torch, in bubblewrap) takes seconds. A process
+# that grades notebook after notebook (the TA command's workers) starts the next notebook's
+# kernel while the current one runs. It is a sandbox of its own: a new process from the
+# grader, not a fork of anything a student touched, with the other throwaway id; it runs no
+# code but the kernel's own until its notebook takes it, and receives its student's files
+# then. Its start-up does not count against that notebook's time limits.
+_ahead = {"enabled": False, "spare": None}
+
+
+def start_kernels_ahead(enabled: bool) -> None:
+    """Whether `take_kernel` starts a kernel for the next notebook of this process (one
+    already started is still taken; `close_spare` ends it)."""
+    _ahead["enabled"] = bool(enabled)
+
+
+def close_spare() -> None:
+    spare, _ahead["spare"] = _ahead["spare"], None
+    if spare is not None:
+        spare.close()
+
+
+atexit.register(close_spare)
+
+
+def take_kernel(files_from: Path | None, limits: Limits, use_sandbox: bool) -> StudentKernel:
+    """A fresh kernel with the student's files: the one started ahead when there is one for
+    these limits (and, while enabled, a new one started for the next notebook), else a new
+    one. Only sandboxed kernels are started ahead."""
+    kernel, _ahead["spare"] = _ahead["spare"], None
+    if kernel is not None and (not use_sandbox or kernel.limits != limits
+                               or kernel.proc.poll() is not None):
+        kernel.close()
+        kernel = None
+    if not (use_sandbox and (kernel is not None or _ahead["enabled"])):
+        return StudentKernel(files_from, limits, use_sandbox)
+    if kernel is None:
+        kernel = StudentKernel(None, limits, use_sandbox, wait=False)
+    if _ahead["enabled"]:
+        _ahead["spare"] = StudentKernel(None, limits, use_sandbox, wait=False)
+    kernel.adopt(files_from)
+    return kernel
 
 
 def _copy_own_files(source: Path, dest: Path) -> None:
@@ -457,7 +528,7 @@ def run_notebook(nb, template: Template, files_from: Path | None = None,
     started = time.monotonic()
     report = RunReport(sandboxed=use_sandbox)
     notebook_deadline = started + limits.notebook_timeout_s
-    kernel = StudentKernel(files_from, limits, use_sandbox)
+    kernel = take_kernel(files_from, limits, use_sandbox)
     budget = OutputBudget(text_chars=limits.output_chars)
     sources: list[str] = []
     count = 0

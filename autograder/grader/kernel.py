@@ -15,6 +15,9 @@ from the answer to its next one. Requests:
   goes back as a handle. With `backward`, the result's gradient is computed and each
   argument's `.grad` goes back too.
 - `module`: read or change a handle's structure, parameters, buffers and mode.
+- `adopt`: copy the student's own files (`/opt/submission`, read-only) into the working
+  folder; sent once, before the first cell, to a kernel that was started ahead of its
+  notebook (`grader.execute.take_kernel`).
 - `ping`: nothing; used to resynchronise after a request the grader gave up on.
 
 Nothing here is trusted: the grader decodes every reply as inert data, and no test, no
@@ -304,9 +307,37 @@ def serve(kernel: Kernel, request: dict) -> dict:
                            bool(request.get("backward")))
     if op == "module":
         return kernel.module(int(request["handle"]), str(request["action"]), request)
+    if op == "adopt":
+        return adopt(SUBMISSION)
     if op == "ping":
         return {}
     raise ValueError(f"unknown op {op!r}")
+
+
+SUBMISSION = "/opt/submission"  # where the sandbox shows the student's own files
+
+
+def adopt(source: str) -> dict:
+    """Copy the files under `source` into the working folder (as the launcher does for a
+    kernel started with its files); how many were copied."""
+    import shutil
+
+    if not os.path.isdir(source):
+        return {"files": 0}
+    count = 0
+    for folder, _dirs, files in os.walk(source):
+        target = os.path.join(".", os.path.relpath(folder, source))
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                continue
+            try:
+                shutil.copyfile(path, os.path.join(target, name))
+                count += 1
+            except OSError:  # the sandbox's /tmp is full: the launcher's copy ignores it too
+                pass
+    return {"files": count}
 
 
 def main() -> None:

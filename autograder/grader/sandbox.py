@@ -209,7 +209,7 @@ def kernel_env(limits: Limits, use_sandbox: bool) -> dict[str, str]:
 
 
 UID_BASE_ENV = "ATTNBOOK_SANDBOX_UID_BASE"
-UID_SLOTS = 1000  # throwaway ids per grading run: one per worker process
+UID_SLOTS = 1000  # throwaway ids per grading run: two per worker process
 
 
 def uid_base() -> int:
@@ -229,11 +229,15 @@ def new_uid_base() -> int:
     return 300_000 + UID_SLOTS * secrets.randbelow(1000)
 
 
-def throwaway_ids() -> tuple[int, int] | None:
-    """A user and group id owned by nobody, unique to this grading process (root only)."""
+def throwaway_ids(slot: int = 0) -> tuple[int, int] | None:
+    """A user and group id owned by nobody, unique to this grading process and `slot` (0 or
+    1: the kernel that runs and the one started ahead for the next notebook never share an
+    id, so neither counts against the other's process limit); root only."""
+    if slot not in (0, 1):
+        raise ValueError(f"throwaway_ids: expected slot 0 or 1, got {slot!r}")
     if os.geteuid() != 0:
         return None
-    uid = uid_base() + os.getpid() % UID_SLOTS
+    uid = uid_base() + (os.getpid() % (UID_SLOTS // 2)) * 2 + slot
     return uid, uid
 
 
