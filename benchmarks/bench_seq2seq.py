@@ -17,16 +17,12 @@ import dataclasses
 import math
 import platform
 import resource
-import sys
 import time
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from attnbook.lm.replies import ReplyTask, encode_pairs, reply_tokenizer  # noqa: E402
-from attnbook.lm.seq2seq import (  # noqa: E402
+from attnbook.lm.replies import ReplyTask, encode_pairs, reply_tokenizer
+from attnbook.lm.seq2seq import (
     ReplyTrainConfig,
     Seq2SeqConfig,
     Seq2SeqTransformer,

@@ -187,7 +187,6 @@ def test_every_catalogued_failure_reads_hint_first_and_is_no_answer_line():
 # -- how a failure is displayed ---------------------------------------------------------------
 SHELL_SCRIPT = r'''
 import json, sys
-sys.path.insert(0, sys.argv[1] + "/autograder")
 from IPython.core.interactiveshell import InteractiveShell
 from grader.catalogue import apply_variant, load_catalogue, nbgrader_meta, solution_notebook
 from grader.catalogue import strip_solution_markers
@@ -229,7 +228,8 @@ def displayed() -> dict:
     pairs = [[nb, name] for nb, names in SAMPLED.items() for name in names]
     done = subprocess.run([sys.executable, "-c", SHELL_SCRIPT, str(ROOT), json.dumps(pairs)],
                           capture_output=True, text=True, timeout=900, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"})
+                          env={**os.environ, "MPLBACKEND": "Agg",
+                               "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'autograder'}"})
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
