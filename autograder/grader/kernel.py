@@ -87,7 +87,9 @@ class Kernel:
         self.shell.display_pub.publish = self._record_display  # type: ignore[method-assign]
         self.handles: dict[int, object] = {}
         self.tokens: dict[int, int] = {}  # id(object) -> a small number, for aliasing
-        for name in ("numpy", "torch", "matplotlib", "attnbook.notebook"):
+        # what every notebook's first cell imports, so that a kernel started ahead has done it
+        for name in ("numpy", "torch", "matplotlib", "matplotlib.pyplot", "attnbook.notebook",
+                     "attnbook.checks"):
             try:
                 __import__(name)
             except Exception:  # a package the course does not use
