@@ -301,7 +301,7 @@ def test_a_kernel_started_ahead_is_fresh_has_its_own_id_and_only_its_students_fi
     start_kernels_ahead(True)
     try:
         first = take_kernel(alice, limits, SANDBOX_OK)
-        spare = execute._ahead["spare"]
+        spare = execute._ahead.spare
         assert isinstance(spare, StudentKernel) and spare.proc.pid != first.proc.pid
         seen = _printed(
             first,
@@ -313,7 +313,7 @@ def test_a_kernel_started_ahead_is_fresh_has_its_own_id_and_only_its_students_fi
         first.close()
         start_kernels_ahead(False)  # the last notebook: the kernel kept is still taken
         second = take_kernel(tmp_path / "bob", limits, SANDBOX_OK)
-        assert second is spare and execute._ahead["spare"] is None
+        assert second is spare and execute._ahead.spare is None
         seen = _printed(
             second,
             "import os\nprint(open('sub/data.txt').read(), "

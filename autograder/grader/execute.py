@@ -222,17 +222,23 @@ class StudentKernel:
 # grader, not a fork of anything a student touched, with the other throwaway id; it runs no
 # code but the kernel's own until its notebook takes it, and receives its student's files
 # then. Its start-up does not count against that notebook's time limits.
-_ahead = {"enabled": False, "spare": None}
+@dataclass
+class _Ahead:
+    enabled: bool = False
+    spare: StudentKernel | None = None
+
+
+_ahead = _Ahead()
 
 
 def start_kernels_ahead(enabled: bool) -> None:
     """Whether `take_kernel` starts a kernel for the next notebook of this process (one
     already started is still taken; `close_spare` ends it)."""
-    _ahead["enabled"] = bool(enabled)
+    _ahead.enabled = bool(enabled)
 
 
 def close_spare() -> None:
-    spare, _ahead["spare"] = _ahead["spare"], None
+    spare, _ahead.spare = _ahead.spare, None
     if spare is not None:
         spare.close()
 
@@ -244,18 +250,18 @@ def take_kernel(files_from: Path | None, limits: Limits, use_sandbox: bool) -> S
     """A fresh kernel with the student's files: the one started ahead when there is one for
     these limits (and, while enabled, a new one started for the next notebook), else a new
     one. Only sandboxed kernels are started ahead."""
-    kernel, _ahead["spare"] = _ahead["spare"], None
+    kernel, _ahead.spare = _ahead.spare, None
     if kernel is not None and (
         not use_sandbox or kernel.limits != limits or kernel.proc.poll() is not None
     ):
         kernel.close()
         kernel = None
-    if not (use_sandbox and (kernel is not None or _ahead["enabled"])):
+    if not (use_sandbox and (kernel is not None or _ahead.enabled)):
         return StudentKernel(files_from, limits, use_sandbox)
     if kernel is None:
         kernel = StudentKernel(None, limits, use_sandbox, wait=False)
-    if _ahead["enabled"]:
-        _ahead["spare"] = StudentKernel(None, limits, use_sandbox, wait=False)
+    if _ahead.enabled:
+        _ahead.spare = StudentKernel(None, limits, use_sandbox, wait=False)
     kernel.adopt(files_from)
     return kernel
 
