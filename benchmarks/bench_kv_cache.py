@@ -61,8 +61,10 @@ def main() -> None:
             cached.append(seconds)
         same = out_plain == out_cached
         t_plain, t_cached = statistics.median(plain), statistics.median(cached)
-        lines.append(f"| {n} | {n / t_plain:.0f} | {n / t_cached:.0f} | "
-                     f"{t_plain / t_cached:.1f}x | {'yes' if same else 'NO'} |")
+        lines.append(
+            f"| {n} | {n / t_plain:.0f} | {n / t_cached:.0f} | "
+            f"{t_plain / t_cached:.1f}x | {'yes' if same else 'NO'} |"
+        )
         print(lines[-1], flush=True)
         if not same:
             raise SystemExit(f"{n} tokens: the cached output differs from the uncached one")
@@ -79,7 +81,7 @@ def main() -> None:
     print("\n" + table)
     if args.write:
         kept = RESULTS.read_text() if RESULTS.exists() else ""
-        below = kept[kept.index("\n## "):] if "\n## " in kept else ""  # the analysis sections
+        below = kept[kept.index("\n## ") :] if "\n## " in kept else ""  # the analysis sections
         RESULTS.write_text(table + below)
 
 

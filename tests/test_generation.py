@@ -221,7 +221,7 @@ def test_one_token_steps_on_an_unpadded_cache_build_no_mask_and_no_position_tens
     cache = KVCache.empty(model, 2, 6)
     decode_step(model, ids[:, :3], cache)
     for t in range(3, 6):
-        decode_step(model, ids[:, t:t + 1], cache)
+        decode_step(model, ids[:, t : t + 1], cache)
     assert cache.row_positions is None and cache.next_position.tolist() == [6, 6]
     assert seen == [(3, True, True)] * 2 + [(1, True, False)] * 6
 
@@ -252,8 +252,9 @@ def test_a_new_cache_follows_weights_changed_in_place():
             block.attn.W_V.weight.copy_(block.attn.W_V.weight.flip(0))
     after = generate_tokens(model, PROMPTS, 12, eos_id=None, temperature=0.0)
     assert after != before
-    assert after == generate_tokens(model, PROMPTS, 12, eos_id=None, temperature=0.0,
-                                    use_cache=False)
+    assert after == generate_tokens(
+        model, PROMPTS, 12, eos_id=None, temperature=0.0, use_cache=False
+    )
 
 
 def test_left_pad_right_aligns_and_numbers_each_row_from_zero():

@@ -498,8 +498,11 @@ def test_a_hook_on_w_v_runs_in_the_forward_pass_and_in_cached_decoding():
         with torch.no_grad():
             hooked = model(ids)
         cache = KVCache.empty(model, 1, 6)
-        stepped = torch.cat([decode_step(model, ids[:, :2], cache)]
-                            + [decode_step(model, ids[:, t:t + 1], cache) for t in range(2, 6)], 1)
+        stepped = torch.cat(
+            [decode_step(model, ids[:, :2], cache)]
+            + [decode_step(model, ids[:, t : t + 1], cache) for t in range(2, 6)],
+            1,
+        )
     finally:
         handle.remove()
     assert calls == [(1, 6, D), (1, 2, D)] + [(1, 1, D)] * 4

@@ -60,8 +60,10 @@ def find_checkpoint(name: str = "email_cpu.pt") -> Path:
         path = root / "assets" / "checkpoints" / name
         if path.is_file():
             return path
-    raise FileNotFoundError(f"name: no assets/checkpoints/{name} next to the package or above "
-                            f"{here}; train one with `python -m attnbook.lm.train --preset cpu`")
+    raise FileNotFoundError(
+        f"name: no assets/checkpoints/{name} next to the package or above "
+        f"{here}; train one with `python -m attnbook.lm.train --preset cpu`"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,9 +206,13 @@ def decode_step(
     return _decode_step(model, ids, cache, positions, real)
 
 
-def _decode_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache,
-                 positions: torch.Tensor | None = None,
-                 real: torch.Tensor | None = None) -> torch.Tensor:
+def _decode_step(
+    model: TransformerLM,
+    ids: torch.Tensor,
+    cache: KVCache,
+    positions: torch.Tensor | None = None,
+    real: torch.Tensor | None = None,
+) -> torch.Tensor:
     """`decode_step` without its no_grad context, for callers already in one."""
     config = model.config
     if not config.causal:
@@ -216,8 +222,9 @@ def _decode_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache,
     B, T = ids.shape
     start, end = cache.length, cache.length + T
     if end > cache.capacity:
-        raise ValueError(f"ids: {T} more tokens overflow the cache ({start} of "
-                         f"{cache.capacity} slots used)")
+        raise ValueError(
+            f"ids: {T} more tokens overflow the cache ({start} of {cache.capacity} slots used)"
+        )
     device = ids.device
     where: torch.Tensor | int = start  # every row's positions are start .. end - 1
     if positions is not None:
@@ -245,8 +252,9 @@ def _decode_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache,
     for block, keys, values, projection in zip(
         model.blocks, cache.keys, cache.values, cache.projections
     ):
-        h = block(h, rope, allowed, live_rows, KVSlots(keys, values, start, end, projection),
-                  causal)
+        h = block(
+            h, rope, allowed, live_rows, KVSlots(keys, values, start, end, projection), causal
+        )
     cache.length = end
     return model.logits(h)  # (B, T, V)
 
@@ -264,8 +272,7 @@ def left_pad(
     """
     if isinstance(prompts, torch.Tensor):
         if prompts.dim() != 2:
-            raise ValueError(f"prompts: expected a (B, L) tensor, got shape "
-                             f"{tuple(prompts.shape)}")
+            raise ValueError(f"prompts: expected a (B, L) tensor, got shape {tuple(prompts.shape)}")
         prompts = prompts.tolist()
     prompts = [list(map(int, p)) for p in prompts]
     if not prompts or min(len(p) for p in prompts) == 0:
@@ -273,7 +280,7 @@ def left_pad(
     L = max(len(p) for p in prompts)
     ids = torch.full((len(prompts), L), pad_id, dtype=torch.long)  # (B, L)
     for row, p in enumerate(prompts):
-        ids[row, L - len(p):] = torch.tensor(p)
+        ids[row, L - len(p) :] = torch.tensor(p)
     lengths = torch.tensor([len(p) for p in prompts])  # (B,)
     real = torch.arange(L)[None, :] >= (L - lengths)[:, None]  # (B, L)
     positions = (torch.arange(L)[None, :] - (L - lengths)[:, None]).clamp(min=0)  # (B, L)
@@ -283,8 +290,10 @@ def left_pad(
 def _check_ids(rows: list[list[int]], vocab_size: int) -> None:
     for row in rows:
         if row and (min(row) < 0 or max(row) >= vocab_size):
-            raise ValueError(f"prompts: token ids must lie in [0, {vocab_size - 1}] "
-                             f"(vocab_size={vocab_size}), got {row}")
+            raise ValueError(
+                f"prompts: token ids must lie in [0, {vocab_size - 1}] "
+                f"(vocab_size={vocab_size}), got {row}"
+            )
 
 
 @torch.inference_mode()  # returns plain lists: no autograd bookkeeping on any tensor here
@@ -315,10 +324,14 @@ def generate_tokens(
     ids, real, positions = left_pad(prompts, pad_id, device)  # (B, L) each
     B, L = ids.shape
     if L + max_new_tokens > model.config.max_len:
-        raise ValueError(f"max_new_tokens: {L} prompt tokens + {max_new_tokens} new ones "
-                         f"exceed the model's max_len={model.config.max_len}")
-    outputs = [list(map(int, p)) for p in (prompts.tolist() if isinstance(prompts, torch.Tensor)
-                                           else prompts)]
+        raise ValueError(
+            f"max_new_tokens: {L} prompt tokens + {max_new_tokens} new ones "
+            f"exceed the model's max_len={model.config.max_len}"
+        )
+    outputs = [
+        list(map(int, p))
+        for p in (prompts.tolist() if isinstance(prompts, torch.Tensor) else prompts)
+    ]
     _check_ids(outputs, model.config.vocab_size)  # here, so the model needs no device sync
     live = [True] * B  # rows that have not emitted eos_id yet
     padded = len({len(row) for row in outputs}) > 1  # left padding: from the lengths
@@ -329,8 +342,9 @@ def generate_tokens(
     next_position = positions[:, -1:]  # (B, 1)
     for step in range(max_new_tokens):
         if not use_cache:
-            logits = model(ids, key_padding_mask=real if padded else None,
-                           positions=positions)[:, -1]  # (B, V)
+            logits = model(ids, key_padding_mask=real if padded else None, positions=positions)[
+                :, -1
+            ]  # (B, V)
         new = draw_tokens(logits, temperature, top_k, top_p, generator)  # (B,)
         was_live = list(live)
         if not all(was_live):  # finished rows are fed padding
@@ -357,8 +371,9 @@ def generate_tokens(
 def prompt_logits(model: TransformerLM, prompt_ids: Sequence[int]) -> torch.Tensor:
     """Next-token logits (V,) after one prompt (a list of ids starting with <BOS>)."""
     model.eval()
-    ids = torch.as_tensor(list(prompt_ids), dtype=torch.long,
-                          device=model.head.weight.device)[None]  # (1, L)
+    ids = torch.as_tensor(list(prompt_ids), dtype=torch.long, device=model.head.weight.device)[
+        None
+    ]  # (1, L)
     return model(ids)[0, -1]  # (V,)
 
 
@@ -448,8 +463,9 @@ def sample_emails(
     limit = model.config.max_len - 1
     max_new_tokens = limit if max_new_tokens is None else max_new_tokens
     if not 1 <= max_new_tokens <= limit:
-        raise ValueError(f"max_new_tokens: expected 1 to {limit} (the model's max_len - 1), "
-                         f"got {max_new_tokens}")
+        raise ValueError(
+            f"max_new_tokens: expected 1 to {limit} (the model's max_len - 1), got {max_new_tokens}"
+        )
     generator = torch.Generator(device=model.head.weight.device).manual_seed(seed)
     samples = generate_tokens(model, [[tokenizer.bos_id]] * count, max_new_tokens,
                               tokenizer.eos_id, tokenizer.pad_id, temperature, top_k, top_p,
@@ -479,11 +495,18 @@ def quality_diversity_sweep(
     rows = []
     for knob, value, kwargs in settings:
         generator = torch.Generator(device=model.head.weight.device).manual_seed(seed)
-        samples = generate_tokens(model, [[tokenizer.bos_id]] * n_samples, max_new_tokens,
-                                  tokenizer.eos_id, tokenizer.pad_id, generator=generator,
-                                  **kwargs)
-        rows.append({"knob": knob, "value": float(value),
-                     **score_samples(grammar, tokenizer, samples)})
+        samples = generate_tokens(
+            model,
+            [[tokenizer.bos_id]] * n_samples,
+            max_new_tokens,
+            tokenizer.eos_id,
+            tokenizer.pad_id,
+            generator=generator,
+            **kwargs,
+        )
+        rows.append(
+            {"knob": knob, "value": float(value), **score_samples(grammar, tokenizer, samples)}
+        )
     return rows
 
 
@@ -507,19 +530,31 @@ def plot_quality_diversity(rows: Sequence[dict], floor: float | None = None):
         ax.set_xlabel(label)
         ax.set_title(f"Quality and diversity against {label}")
         twin = ax.twinx()
-        twin.plot(x, [r["mean_log_prob"] for r in mine], "^:", color="tab:red",
-                  label="true log-probability per token (right axis)")
+        twin.plot(
+            x,
+            [r["mean_log_prob"] for r in mine],
+            "^:",
+            color="tab:red",
+            label="true log-probability per token (right axis)",
+        )
         if floor is not None:
-            twin.axhline(floor, color="tab:red", alpha=0.3,
-                         label="the grammar's own emails (right axis)")
+            twin.axhline(
+                floor, color="tab:red", alpha=0.3, label="the grammar's own emails (right axis)"
+            )
         if log_ps:
             twin.set_ylim(min(log_ps) - pad, max(log_ps) + pad)
         twin.set_ylabel("true log-probability per token (nats)")
     axes[0].set_ylabel("fraction of samples")
     axes[0].set_ylim(-0.02, 1.02)
     handles = axes[0].get_lines() + twin.get_lines()
-    fig.legend(handles, [h.get_label() for h in handles], loc="lower center", ncol=2,
-               fontsize=8, frameon=False)
+    fig.legend(
+        handles,
+        [h.get_label() for h in handles],
+        loc="lower center",
+        ncol=2,
+        fontsize=8,
+        frameon=False,
+    )
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig
 
@@ -537,22 +572,31 @@ class SamplingWidget(widgets.VBox):
     ``data-kept``.
     """
 
-    def __init__(self, logits, labels: Sequence[str], prompt: str = "", n_show: int = 12,
-                 true_probs: dict[str, float] | None = None):
+    def __init__(
+        self,
+        logits,
+        labels: Sequence[str],
+        prompt: str = "",
+        n_show: int = 12,
+        true_probs: dict[str, float] | None = None,
+    ):
         self.logits = torch.as_tensor(logits, dtype=torch.float64).flatten()  # (V,)
         if len(labels) != self.logits.numel():
-            raise ValueError(f"labels: expected {self.logits.numel()} labels, one per logit, "
-                             f"got {len(labels)}")
+            raise ValueError(
+                f"labels: expected {self.logits.numel()} labels, one per logit, got {len(labels)}"
+            )
         self.labels = list(labels)
         self.prompt = prompt
         self.true_probs = true_probs or {}
         self.shown = self.logits.argsort(descending=True)[:n_show].tolist()
         V = self.logits.numel()
-        self.temperature = widgets.FloatSlider(value=1.0, min=0.0, max=3.0, step=0.05,
-                                               description="temperature")
+        self.temperature = widgets.FloatSlider(
+            value=1.0, min=0.0, max=3.0, step=0.05, description="temperature"
+        )
         self.top_k = widgets.IntSlider(value=0, min=0, max=V, description="top-k (0 off)")
-        self.top_p = widgets.FloatSlider(value=1.0, min=0.05, max=1.0, step=0.05,
-                                         description="top-p")
+        self.top_p = widgets.FloatSlider(
+            value=1.0, min=0.05, max=1.0, step=0.05, description="top-p"
+        )
         self.display = widgets.HTML()
         for control in (self.temperature, self.top_k, self.top_p):
             control.observe(self._redraw, names="value")
@@ -565,8 +609,9 @@ class SamplingWidget(widgets.VBox):
 
     def distribution(self) -> np.ndarray:
         """The distribution the current sliders sample from, (V,)."""
-        return filtered_distribution(self.logits, self.temperature.value,
-                                     self.top_k.value or None, self.top_p.value).numpy()
+        return filtered_distribution(
+            self.logits, self.temperature.value, self.top_k.value or None, self.top_p.value
+        ).numpy()
 
     def _redraw(self, _change=None) -> None:
         before, after = self.before(), self.distribution()
@@ -586,17 +631,22 @@ class SamplingWidget(widgets.VBox):
                 f'<span style="width:9em;color:#777">{before[i]:.3f} &rarr;</span>'
                 f'<span style="display:inline-block;height:14px;width:{width:.1f}%;'
                 f'max-width:50%;background:{color}"></span>'
-                f'<span>{after[i]:.3f}{truth_text}</span></div>'
+                f"<span>{after[i]:.3f}{truth_text}</span></div>"
             )
-        title = (f"next token after &laquo;{html.escape(self.prompt)}&raquo;: "
-                 f"{int(kept.sum())} of {kept.size} tokens kept, holding "
-                 f"{float(before[kept].sum()):.3f} of the original probability")
-        self.display.value = (f'<div class="attnbook-bars" data-kept-count="{int(kept.sum())}">'
-                              f"<b>{title}</b>{''.join(rows)}</div>")
+        title = (
+            f"next token after &laquo;{html.escape(self.prompt)}&raquo;: "
+            f"{int(kept.sum())} of {kept.size} tokens kept, holding "
+            f"{float(before[kept].sum()):.3f} of the original probability"
+        )
+        self.display.value = (
+            f'<div class="attnbook-bars" data-kept-count="{int(kept.sum())}">'
+            f"<b>{title}</b>{''.join(rows)}</div>"
+        )
 
 
-def sampling_widget(model: TransformerLM, tokenizer, prompt: str = "please send the",
-                    grammar=None, n_show: int = 12) -> SamplingWidget:
+def sampling_widget(
+    model: TransformerLM, tokenizer, prompt: str = "please send the", grammar=None, n_show: int = 12
+) -> SamplingWidget:
     """The widget over ``model``'s next-token distribution after ``<BOS> prompt``.
 
     With ``grammar``, each shown word also carries its true probability.

@@ -268,10 +268,10 @@ class CausalSelfAttention(nn.Module):
         every cached token."""
         q, k, v = self.heads_qkv(x, rope, None if cache is None else cache.projection)
         if cache is not None:
-            cache.keys[:, :, cache.start:cache.end] = k
-            cache.values[:, :, cache.start:cache.end] = v
-            k = cache.keys[:, :, :cache.end]  # (B, h, end, d_k)
-            v = cache.values[:, :, :cache.end]  # (B, h, end, d_k)
+            cache.keys[:, :, cache.start : cache.end] = k
+            cache.values[:, :, cache.start : cache.end] = v
+            k = cache.keys[:, :, : cache.end]  # (B, h, end, d_k)
+            v = cache.values[:, :, : cache.end]  # (B, h, end, d_k)
         return self.W_O(self.attend(q, k, v, allowed, live_rows, causal))  # (B, L, d)
 
 
@@ -331,8 +331,10 @@ def _has_hooks(*modules: nn.Module) -> bool:
         m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
         for m in modules
     ) or bool(
-        _module_hooks._global_forward_hooks or _module_hooks._global_forward_pre_hooks
-        or _module_hooks._global_backward_hooks or _module_hooks._global_backward_pre_hooks
+        _module_hooks._global_forward_hooks
+        or _module_hooks._global_forward_pre_hooks
+        or _module_hooks._global_backward_hooks
+        or _module_hooks._global_backward_pre_hooks
     )
 
 
@@ -489,8 +491,11 @@ class TransformerLM(nn.Module):
             raise ValueError(
                 f"positions: expected shape ({B}, {L}) or ({L},), got {tuple(positions.shape)}"
             )
-        if (self.config.positions in ("learned", "sinusoidal", "rope") and positions.numel() > 0
-                and positions.device.type == "cpu"):
+        if (
+            self.config.positions in ("learned", "sinusoidal", "rope")
+            and positions.numel() > 0
+            and positions.device.type == "cpu"
+        ):
             low, high = int(positions.min()), int(positions.max())
             if low < 0 or high >= self.config.max_len:
                 raise ValueError(
@@ -543,8 +548,10 @@ def load_checkpoint(
     payload = torch.load(path, map_location=map_location, weights_only=True)
     model = TransformerLM(LMConfig(**payload["config"]))
     model.load_state_dict(payload["state_dict"])
-    if map_location is not None and not callable(map_location) and not isinstance(
-        map_location, dict
+    if (
+        map_location is not None
+        and not callable(map_location)
+        and not isinstance(map_location, dict)
     ):
         model.to(map_location)
     return model.eval(), payload["extra"]
