@@ -9,11 +9,16 @@ header and the table, keeping the sections written below them). Not a test: run 
 (about a minute on one CPU thread),
 
     .venv/bin/python benchmarks/bench_kv_cache.py [--threads 1] [--write]
+
+``--profile`` prints torch.profiler's table for 512 cached tokens; ``--floor`` times each
+tensor operation of one cached step alone and sums them: the cost of the arithmetic without
+the Python around it.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import statistics
@@ -21,6 +26,7 @@ import time
 from pathlib import Path
 
 import torch
+import torch.nn.functional as F
 
 from attnbook.lm.generation import generate_tokens
 from attnbook.lm.model import LMConfig, TransformerLM
@@ -31,10 +37,58 @@ NEW_TOKENS = (64, 256, 512)
 RESULTS = Path(__file__).parent / "results" / "kv_cache_cpu.md"
 
 
-def timed(model: TransformerLM, n: int, use_cache: bool) -> tuple[float, list[int]]:
-    start = time.perf_counter()
+def timed(model: TransformerLM, n: int, use_cache: bool) -> tuple[float, float, list[int]]:
+    """Wall seconds, this process's CPU seconds, and the tokens of one greedy generation."""
+    start, cpu = time.perf_counter(), time.process_time()
     out = generate_tokens(model, [[1]], n, eos_id=None, temperature=0.0, use_cache=use_cache)
-    return time.perf_counter() - start, out[0]
+    return time.perf_counter() - start, time.process_time() - cpu, out[0]
+
+
+def per_call_us(fn, calls: int = 2000) -> float:
+    """Best of 5 averages of ``calls`` calls of ``fn``, in microseconds of CPU time."""
+    for _ in range(200):
+        fn()
+    best = math.inf
+    for _ in range(5):
+        start = time.process_time()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.process_time() - start) / calls)
+    return 1e6 * best
+
+
+@torch.inference_mode()
+def kernel_floor(model: TransformerLM, length: int) -> list[tuple[str, int, float]]:
+    """The tensor operations one cached step of ``model`` needs at ``length`` cached tokens,
+    each timed alone on one token: ``(operation, calls per token, microseconds per call)``.
+    Their sum is a floor for any eager implementation; the rest of a step is Python."""
+    c = model.config
+    d, h, dk, hidden = c.d_model, c.n_heads, c.d_k, c.hidden
+    x, wide = torch.randn(1, 1, d), torch.randn(1, 1, hidden)
+    w_qkv, b_qkv = torch.randn(3 * d, d), torch.randn(3 * d)
+    w_d, b_d = torch.randn(d, d), torch.randn(d)
+    w_in, b_in, w_out = torch.randn(hidden, d), torch.randn(hidden), torch.randn(d, hidden)
+    w_head, b_head = torch.randn(c.vocab_size, d), torch.randn(c.vocab_size)
+    ln_w, ln_b = torch.ones(d), torch.zeros(d)
+    q, keys = torch.randn(1, h, 1, dk), torch.randn(1, h, length, dk)
+    pairs = torch.randn(2, 1, h, 1, dk // 2, dtype=torch.complex64)
+    turn = torch.randn(1, dk // 2, dtype=torch.complex64)
+    cache, new = torch.zeros(1, h, length + 1, dk), torch.randn(1, h, 1, dk)
+    n = c.n_layers
+    return [
+        ("linear q,k,v stacked (3d x d)", n, per_call_us(lambda: F.linear(x, w_qkv, b_qkv))),
+        ("linear W_O (d x d)", n, per_call_us(lambda: F.linear(x, w_d, b_d))),
+        ("linear fc_in (4d x d)", n, per_call_us(lambda: F.linear(x, w_in, b_in))),
+        ("linear fc_out (d x 4d)", n, per_call_us(lambda: F.linear(wide, w_out, b_d))),
+        ("linear head (V x d)", 1, per_call_us(lambda: F.linear(x, w_head, b_head))),
+        (f"attention over {length} keys", n,
+         per_call_us(lambda: F.scaled_dot_product_attention(q, keys, keys))),
+        ("GELU", n, per_call_us(lambda: F.gelu(wide))),
+        ("LayerNorm", 2 * n + 1, per_call_us(lambda: F.layer_norm(x, (d,), ln_w, ln_b))),
+        ("RoPE product", n, per_call_us(lambda: pairs * turn)),
+        ("cache write", 2 * n, per_call_us(lambda: cache[:, :, length:].copy_(new))),
+        ("residual add", 2 * n, per_call_us(lambda: x + x)),
+    ]  # fmt: skip
 
 
 def main() -> None:
@@ -42,28 +96,63 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--rounds", type=int, default=3, help="median of this many runs")
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name}")
+    parser.add_argument(
+        "--profile", action="store_true", help="only profile 512 cached tokens (torch.profiler)"
+    )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="only time each operation of one cached step alone, and sum them",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     load_before = os.getloadavg()[0]
     torch.manual_seed(0)
     model = TransformerLM(LMConfig(**CONFIG)).eval()
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+
+        timed(model, 8, True)
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            timed(model, 512, True)
+        events = prof.key_averages()
+        print(events.table(sort_by="self_cpu_time_total", row_limit=20))
+        calls = sum(e.count for e in events if e.key.startswith("aten::"))
+        print(f"{calls / 512:.0f} aten operations per token (nested ones included)")
+        return
+    if args.floor:
+        for length in (256, 512):
+            rows = kernel_floor(model, length)
+            for name, calls, us in rows:
+                print(f"{name}: {calls} x {us:.1f} us")
+            total = sum(calls * us for _, calls, us in rows)
+            print(
+                f"at {length} cached tokens: {total:.0f} us per token in the operations alone, "
+                f"at most {1e6 / total:.0f} tokens/s (load average {os.getloadavg()[0]:.2f})\n"
+            )
+        return
     timed(model, 8, True), timed(model, 8, False)  # warm-up: allocator, kernels
     lines = [
-        "| new tokens | no cache (tokens/s) | KV cache (tokens/s) | speed-up | same tokens |",
-        "|---:|---:|---:|---:|:---:|",
+        "| new tokens | no cache (tokens/s) | KV cache (tokens/s) | speed-up | same tokens "
+        "| KV cache, per CPU second |",
+        "|---:|---:|---:|---:|:---:|---:|",
     ]
     for n in NEW_TOKENS:
-        plain, cached = [], []
+        plain, cached, cached_cpu = [], [], []
         for _ in range(args.rounds):  # alternate so that outside load hits both alike
-            seconds, out_plain = timed(model, n, use_cache=False)
+            seconds, _, out_plain = timed(model, n, use_cache=False)
             plain.append(seconds)
-            seconds, out_cached = timed(model, n, use_cache=True)
+            seconds, cpu_seconds, out_cached = timed(model, n, use_cache=True)
             cached.append(seconds)
+            cached_cpu.append(cpu_seconds)
         same = out_plain == out_cached
         t_plain, t_cached = statistics.median(plain), statistics.median(cached)
+        # CPU seconds of this process: what the decoding costs, less the waits for a core
+        # that other processes hold (they still slow it through shared caches).
         lines.append(
             f"| {n} | {n / t_plain:.0f} | {n / t_cached:.0f} | "
-            f"{t_plain / t_cached:.1f}x | {'yes' if same else 'NO'} |"
+            f"{t_plain / t_cached:.1f}x | {'yes' if same else 'NO'} | "
+            f"{n / statistics.median(cached_cpu):.0f} |"
         )
         print(lines[-1], flush=True)
         if not same:
