@@ -28,9 +28,9 @@ VERBS = {
 }
 
 
-def _number(kind, low: float, high: float | None = None, low_open: bool = False,
-            what: str = ""):
+def _number(kind, low: float, high: float | None = None, low_open: bool = False, what: str = ""):
     """An argparse type: a ``kind`` in [low, high] (``low_open``: low excluded)."""
+
     def parse(text: str):
         try:
             value = kind(text)
@@ -59,13 +59,24 @@ def _add_sampling(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint", type=_checkpoint,
                         help="a checkpoint from `attnbook train` (default: the shipped "
                         "assets/checkpoints/email_cpu.pt)")  # fmt: skip
-    parser.add_argument("--temperature", type=_number(float, 0.0, what="a number >= 0"),
-                        default=1.0, help="divides the logits; 0 is greedy (default 1)")
-    parser.add_argument("--top-k", type=_number(int, 0, what="an integer >= 0"), default=0,
-                        help="keep the k most likely tokens; 0 is off (default)")
-    parser.add_argument("--top-p", type=_number(float, 0.0, 1.0, low_open=True,
-                                                what="a number in (0, 1]"),
-                        default=1.0, help="keep the most likely tokens holding p; 1 is off")
+    parser.add_argument(
+        "--temperature",
+        type=_number(float, 0.0, what="a number >= 0"),
+        default=1.0,
+        help="divides the logits; 0 is greedy (default 1)",
+    )
+    parser.add_argument(
+        "--top-k",
+        type=_number(int, 0, what="an integer >= 0"),
+        default=0,
+        help="keep the k most likely tokens; 0 is off (default)",
+    )
+    parser.add_argument(
+        "--top-p",
+        type=_number(float, 0.0, 1.0, low_open=True, what="a number in (0, 1]"),
+        default=1.0,
+        help="keep the most likely tokens holding p; 1 is off",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the draw's seed (default 0)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, mps (default cpu)")
 
@@ -80,16 +91,27 @@ def _parser() -> argparse.ArgumentParser:
         verbs.add_parser(verb, help=VERBS[verb], add_help=False)
     sample = verbs.add_parser("sample", help=VERBS["sample"], description=VERBS["sample"])
     _add_sampling(sample)
-    sample.add_argument("--count", type=_number(int, 1, what="an integer >= 1"), default=10,
-                        help="emails to draw (default 10)")
+    sample.add_argument(
+        "--count",
+        type=_number(int, 1, what="an integer >= 1"),
+        default=10,
+        help="emails to draw (default 10)",
+    )
     sample.add_argument("--json", action="store_true", help="one JSON object per email")
-    evaluate = verbs.add_parser("evaluate", help=VERBS["evaluate"],
-                                description=VERBS["evaluate"])
+    evaluate = verbs.add_parser("evaluate", help=VERBS["evaluate"], description=VERBS["evaluate"])
     _add_sampling(evaluate)
-    evaluate.add_argument("--emails", type=_number(int, 1, what="an integer >= 1"),
-                          default=2000, help="held-out emails to score (default 2000)")
-    evaluate.add_argument("--samples", type=_number(int, 1, what="an integer >= 1"),
-                          default=200, help="emails to sample and judge (default 200)")
+    evaluate.add_argument(
+        "--emails",
+        type=_number(int, 1, what="an integer >= 1"),
+        default=2000,
+        help="held-out emails to score (default 2000)",
+    )
+    evaluate.add_argument(
+        "--samples",
+        type=_number(int, 1, what="an integer >= 1"),
+        default=200,
+        help="emails to sample and judge (default 200)",
+    )
     evaluate.add_argument("--out", help="also write the figures to this JSON file")
     return parser
 
@@ -101,8 +123,10 @@ def _load(args):
     path = args.checkpoint or find_checkpoint()
     model, tokenizer, extra = load_trained(path, map_location=args.device)
     if tokenizer.bos_id is None or "please" not in tokenizer.token_to_id:
-        raise SystemExit(f"attnbook: error: argument --checkpoint: expected an email model, "
-                         f"got {path}, trained on other text")
+        raise SystemExit(
+            f"attnbook: error: argument --checkpoint: expected an email model, "
+            f"got {path}, trained on other text"
+        )
     return path, model, tokenizer, extra
 
 
@@ -123,8 +147,10 @@ def sample_command(args) -> list[dict]:
         for email in emails:
             print(json.dumps(email))
         return emails
-    print(f"{args.count} emails from {path} ({_describe(args)}); the true grammar's "
-          f"verdict and log-probability per token, end token counted:")
+    print(
+        f"{args.count} emails from {path} ({_describe(args)}); the true grammar's "
+        f"verdict and log-probability per token, end token counted:"
+    )
     for i, email in enumerate(emails, 1):
         verdict = "valid" if email["valid"] else "INVALID"
         print(f"{i:>3}  {verdict:<7} {email['log_prob_per_token']:>7.3f}  {email['text']}")
@@ -132,8 +158,10 @@ def sample_command(args) -> list[dict]:
             print(f"{'':>13}{email['reason']}")
     row = _summary(emails)
     entropy, _ = DEFAULT_GRAMMAR.entropy_per_token(5_000, seed=12345)
-    print(f"{row['valid']:.0%} valid; mean true log-probability per token over the valid ones "
-          f"{row['mean_log_prob']:.3f} nats (the corpus's own emails: {-entropy:.3f})")
+    print(
+        f"{row['valid']:.0%} valid; mean true log-probability per token over the valid ones "
+        f"{row['mean_log_prob']:.3f} nats (the corpus's own emails: {-entropy:.3f})"
+    )
     return emails
 
 
@@ -145,13 +173,16 @@ def _summary(emails: list[dict]) -> dict:
         "valid": len(valid) / len(emails),
         "distinct": len({e["text"] for e in emails}) / len(emails),
         "mean_log_prob": sum(e["log_prob_per_token"] * e["n_tokens"] for e in valid) / tokens
-        if valid else math.nan,
+        if valid
+        else math.nan,
     }
 
 
 def _describe(args) -> str:
-    return (f"temperature {args.temperature}, top-k {args.top_k or 'off'}, top-p "
-            f"{args.top_p if args.top_p < 1 else 'off'}, seed {args.seed}")
+    return (
+        f"temperature {args.temperature}, top-k {args.top_k or 'off'}, top-p "
+        f"{args.top_p if args.top_p < 1 else 'off'}, seed {args.seed}"
+    )
 
 
 def evaluate_command(args) -> dict:
@@ -165,8 +196,12 @@ def evaluate_command(args) -> dict:
     path, model, tokenizer, extra = _load(args)
     data_seed = extra.get("train_config", {}).get("data_seed", 0)
     emails = make_splits(data_seed, 0, 0, n_test=args.emails)["test"]  # never trained on
-    loss = validation_loss(model, [tokenizer.encode(e) for e in emails],
-                           pad_id=tokenizer.pad_id, device=torch.device(args.device))
+    loss = validation_loss(
+        model,
+        [tokenizer.encode(e) for e in emails],
+        pad_id=tokenizer.pad_id,
+        device=torch.device(args.device),
+    )
     floor = -sum(DEFAULT_GRAMMAR.log_prob(e) for e in emails) / sum(len(e) + 1 for e in emails)
     drawn = sample_emails(model, tokenizer, DEFAULT_GRAMMAR, args.samples, seed=args.seed,
                           **_knobs(args))  # fmt: skip
@@ -178,11 +213,15 @@ def evaluate_command(args) -> dict:
         "samples": args.samples, **row,
     }  # fmt: skip
     print(f"{path} on {args.emails} held-out emails (test stream, data seed {data_seed}):")
-    print(f"  loss {loss:.4f} nats per token, the true grammar's {floor:.4f}: "
-          f"{loss - floor:+.4f} above the floor; perplexity {math.exp(loss):.3f}")
-    print(f"  {args.samples} samples ({_describe(args)}): {row['valid']:.1%} "
-          f"valid, {row['distinct']:.1%} distinct, mean true log-probability "
-          f"{row['mean_log_prob']:.3f} nats per token")
+    print(
+        f"  loss {loss:.4f} nats per token, the true grammar's {floor:.4f}: "
+        f"{loss - floor:+.4f} above the floor; perplexity {math.exp(loss):.3f}"
+    )
+    print(
+        f"  {args.samples} samples ({_describe(args)}): {row['valid']:.1%} "
+        f"valid, {row['distinct']:.1%} distinct, mean true log-probability "
+        f"{row['mean_log_prob']:.3f} nats per token"
+    )
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n")

@@ -29,13 +29,15 @@ def load_reference(notebook: str) -> ModuleType:
         raise FileNotFoundError(
             f"the hidden tests need the reference answers of {notebook!r}, which come with "
             "the course's grader (pip install -e autograder, where the course grades) or "
-            f"from ${AUTOGRADER_ENV}; they are not in what students get ({err})") from None
+            f"from ${AUTOGRADER_ENV}; they are not in what students get ({err})"
+        ) from None
 
 
 def _from_file(path: Path, notebook: str) -> ModuleType:
     if not path.is_file():
-        raise FileNotFoundError(f"{AUTOGRADER_ENV}: no reference answers for notebook "
-                                f"{notebook!r} at {path}")
+        raise FileNotFoundError(
+            f"{AUTOGRADER_ENV}: no reference answers for notebook {notebook!r} at {path}"
+        )
     spec = importlib.util.spec_from_file_location(f"attnbook_reference_nb{notebook}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

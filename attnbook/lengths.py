@@ -104,19 +104,26 @@ def band_label(band) -> str:
 def _check(config: LengthConfig) -> None:
     bands = [tuple(b) for b in config.bands]
     if not bands or any(len(b) != 2 or b[0] > b[1] for b in bands):
-        raise ValueError(f"LengthConfig.bands: expected (low, high) pairs with low <= high, "
-                         f"got {config.bands!r}")
+        raise ValueError(
+            f"LengthConfig.bands: expected (low, high) pairs with low <= high, got {config.bands!r}"
+        )
     if bands[0][1] != config.train_max_tokens:
-        raise ValueError(f"LengthConfig.bands: the first band is the training lengths, so it "
-                         f"must end at train_max_tokens={config.train_max_tokens}, got "
-                         f"{bands[0]}")
+        raise ValueError(
+            f"LengthConfig.bands: the first band is the training lengths, so it "
+            f"must end at train_max_tokens={config.train_max_tokens}, got "
+            f"{bands[0]}"
+        )
     for before, after in zip(bands, bands[1:]):
         if after[0] <= before[1]:
-            raise ValueError(f"LengthConfig.bands: expected increasing, non-overlapping bands, "
-                             f"got {before} then {after}")
+            raise ValueError(
+                f"LengthConfig.bands: expected increasing, non-overlapping bands, "
+                f"got {before} then {after}"
+            )
     if bands[-1][1] - 1 > config.max_len:
-        raise ValueError(f"LengthConfig.max_len: expected at least {bands[-1][1] - 1} (the "
-                         f"longest band's inputs), got {config.max_len}")
+        raise ValueError(
+            f"LengthConfig.max_len: expected at least {bands[-1][1] - 1} (the "
+            f"longest band's inputs), got {config.max_len}"
+        )
 
 
 @dataclass
@@ -145,8 +152,10 @@ def _exact_loss(emails: list[list[str]]) -> float:
 def exact_token_losses(words: list[str]) -> list[float]:
     """The grammar's -log p of each word of an email given the words before it, and of its
     end (``len(words) + 1`` values; their sum is ``-log_prob(words)``)."""
-    return [-math.log(DEFAULT_GRAMMAR.next_word_probs(words[:i])[nxt])
-            for i, nxt in enumerate([*words, EOS])]
+    return [
+        -math.log(DEFAULT_GRAMMAR.next_word_probs(words[:i])[nxt])
+        for i, nxt in enumerate([*words, EOS])
+    ]
 
 
 def length_data(config: LengthConfig) -> _LengthData:
@@ -160,16 +169,25 @@ def length_data(config: LengthConfig) -> _LengthData:
 
     train, val = short(splits["train"]), short(splits["val"])
     if len(train) < config.batch_size or not val:
-        raise ValueError(f"LengthConfig.n_train: only {len(train)} training and {len(val)} "
-                         f"validation emails are short enough; draw more")
+        raise ValueError(
+            f"LengthConfig.n_train: only {len(train)} training and {len(val)} "
+            f"validation emails are short enough; draw more"
+        )
     bands = []
     for low, high in config.bands:
         emails = [e for e in splits["test"] if low <= len(e) + 2 <= high][: config.n_per_band]
         if not emails:
-            raise ValueError(f"LengthConfig.n_test: no test email of {low}-{high} tokens among "
-                             f"{config.n_test}; draw more")
-        bands.append(_Band((low, high), [tokenizer.encode(e) for e in emails],
-                           [exact_token_losses(e) for e in emails]))
+            raise ValueError(
+                f"LengthConfig.n_test: no test email of {low}-{high} tokens among "
+                f"{config.n_test}; draw more"
+            )
+        bands.append(
+            _Band(
+                (low, high),
+                [tokenizer.encode(e) for e in emails],
+                [exact_token_losses(e) for e in emails],
+            )
+        )
     data = _Data(tokenizer, [tokenizer.encode(e) for e in train],
                  [tokenizer.encode(e) for e in val], probe=[], floor=_exact_loss(val),
                  floor_se=0.0)  # fmt: skip
@@ -177,8 +195,11 @@ def length_data(config: LengthConfig) -> _LengthData:
 
 
 @torch.no_grad()
-def token_losses(model: TransformerLM, sequences: list[list[int]], pad_id: int,
-                 ) -> list[list[float]]:
+def token_losses(
+    model: TransformerLM,
+    sequences: list[list[int]],
+    pad_id: int,
+) -> list[list[float]]:
     """Per sequence, the model's -log p of each predicted token (``len(ids) - 1`` values)."""
     model.eval()
     losses = []
@@ -186,8 +207,9 @@ def token_losses(model: TransformerLM, sequences: list[list[int]], pad_id: int,
         chunk = sequences[start : start + 256]
         batch = pad_batch(chunk, pad_id)
         logits = batch_logits(model, batch)  # (B, L, V)
-        nll = F.cross_entropy(logits.float().flatten(0, 1), batch.targets.flatten(),
-                              reduction="none").view(batch.targets.shape)  # (B, L)
+        nll = F.cross_entropy(
+            logits.float().flatten(0, 1), batch.targets.flatten(), reduction="none"
+        ).view(batch.targets.shape)  # (B, L)
         losses += [row[: len(ids) - 1].tolist() for row, ids in zip(nll, chunk, strict=True)]
     return losses
 
@@ -196,8 +218,12 @@ def _mean_excess(pairs: list[tuple[float, float]]) -> float | None:
     return sum(m - e for m, e in pairs) / len(pairs) if pairs else None
 
 
-def run_length_variant(name: str, config: LengthConfig | None = None,
-                       data: _LengthData | None = None, return_model: bool = False) -> dict:
+def run_length_variant(
+    name: str,
+    config: LengthConfig | None = None,
+    data: _LengthData | None = None,
+    return_model: bool = False,
+) -> dict:
     """Train ``name`` with ``config.seed`` on the short emails; its loss per length band,
     split by input position (reached in training or not), and its excess per position."""
     config = config or LengthConfig()
@@ -222,12 +248,25 @@ def run_length_variant(name: str, config: LengthConfig | None = None,
             "excess_beyond": _mean_excess([p for t, p in zip(positions, pairs) if t >= reached]),
             "n_tokens_beyond": sum(t >= reached for t in positions),
         })  # fmt: skip
-    run = {k: record[k] for k in ("name", "label", "seed", "steps", "wall_s", "cpu_s",
-                                  "hit_time_cap", "n_parameters")}
+    run = {
+        k: record[k]
+        for k in (
+            "name",
+            "label",
+            "seed",
+            "steps",
+            "wall_s",
+            "cpu_s",
+            "hit_time_cap",
+            "n_parameters",
+        )
+    }
     run["longest_trained"] = reached + 1
     run["bands"] = bands
-    run["positions"] = {"n_tokens": [len(p) for p in by_position],
-                        "excess": [_mean_excess(p) for p in by_position]}
+    run["positions"] = {
+        "n_tokens": [len(p) for p in by_position],
+        "excess": [_mean_excess(p) for p in by_position],
+    }
     if return_model:
         run["model"] = model
     return run
@@ -246,8 +285,10 @@ def _summary(runs: list[dict]) -> dict:
         values = [[r["bands"][i][key] for r in runs] for i in range(n_bands)]
         return [None if None in v else _spread(v) for v in values]
 
-    per_position = [[r["positions"]["excess"][t] for r in runs]
-                    for t in range(len(runs[0]["positions"]["excess"]))]
+    per_position = [
+        [r["positions"]["excess"][t] for r in runs]
+        for t in range(len(runs[0]["positions"]["excess"]))
+    ]
     return {
         "seeds": [r["seed"] for r in runs],
         "cpu_s": _spread([r["cpu_s"] for r in runs]),
@@ -278,8 +319,12 @@ def _store(out: Path, config: LengthConfig, runs: list[dict]) -> dict:
     return results
 
 
-def run_lengths(names: list[str] | None = None, config: LengthConfig | None = None,
-                out: str | Path = DEFAULT_OUT, jobs: int = 1) -> dict:
+def run_lengths(
+    names: list[str] | None = None,
+    config: LengthConfig | None = None,
+    out: str | Path = DEFAULT_OUT,
+    jobs: int = 1,
+) -> dict:
     """Train ``names`` (default: none, rope, learned) once per seed on the short emails,
     score each per band, and merge the runs into ``out/lengths.json``."""
     config = config or LengthConfig()
@@ -309,8 +354,10 @@ def run_lengths(names: list[str] | None = None, config: LengthConfig | None = No
 
 def _line(run: dict) -> str:
     bands = ", ".join(f"{band_label(b['band'])} {b['excess']:+.4f}" for b in run["bands"])
-    return (f"{run['name']:>10} seed {run['seed']}: {run['steps']} steps, {run['cpu_s']:.0f} "
-            f"CPU s; loss - exact loss per band: {bands}")
+    return (
+        f"{run['name']:>10} seed {run['seed']}: {run['steps']} steps, {run['cpu_s']:.0f} "
+        f"CPU s; loss - exact loss per band: {bands}"
+    )
 
 
 def load_lengths(path: str | Path | None = None) -> dict:
@@ -343,8 +390,11 @@ def plot_lengths(results: dict) -> Figure:
             ax_band.plot(x + shift, [b["excess"] for b in run["bands"]], ".",
                          color=colors[name], alpha=0.5, ms=5)  # fmt: skip
         counts = entry["runs"][0]["positions"]["n_tokens"]
-        shown = [t for t, s in enumerate(entry["summary"]["position_excess"])
-                 if s is not None and counts[t] >= config["min_tokens_per_position"]]
+        shown = [
+            t
+            for t, s in enumerate(entry["summary"]["position_excess"])
+            if s is not None and counts[t] >= config["min_tokens_per_position"]
+        ]
         spread = [entry["summary"]["position_excess"][t] for t in shown]
         ax_pos.plot(shown, [s["mean"] for s in spread], color=colors[name],
                     label=entry["label"])  # fmt: skip
@@ -358,17 +408,20 @@ def plot_lengths(results: dict) -> Figure:
         ax.set_ylim(bottom=0.0)  # the excess of a whole band cannot be negative in expectation
         ax.set_ylabel("loss - exact loss (nats per token)")
         ax.legend(fontsize=8)
-    ax_band.set_xticks(x, [("trained: " if i == 0 else "") + band_label(b)
-                           for i, b in enumerate(bands)])
+    ax_band.set_xticks(
+        x, [("trained: " if i == 0 else "") + band_label(b) for i, b in enumerate(bands)]
+    )
     ax_band.set_xlabel("held-out emails by length")
     n_seeds = len(config["seeds"])
-    ax_band.set_title(f"per length band: mean ± sd of {n_seeds} seeds, dots: seeds",
-                      fontsize=10)
+    ax_band.set_title(f"per length band: mean ± sd of {n_seeds} seeds, dots: seeds", fontsize=10)
     ax_pos.set_xlabel("input position of the token that predicts (0 = <BOS>)")
-    ax_pos.set_title(f"per position, all held-out emails: mean, band min-max of {n_seeds} "
-                     f"seeds", fontsize=10)
-    fig.suptitle(f"length generalisation: trained on emails of at most "
-                 f"{config['train_max_tokens']} tokens, {config['steps']} steps")
+    ax_pos.set_title(
+        f"per position, all held-out emails: mean, band min-max of {n_seeds} seeds", fontsize=10
+    )
+    fig.suptitle(
+        f"length generalisation: trained on emails of at most "
+        f"{config['train_max_tokens']} tokens, {config['steps']} steps"
+    )
     fig.tight_layout()
     return fig
 
@@ -376,8 +429,9 @@ def plot_lengths(results: dict) -> Figure:
 def _cell(spread: dict | None) -> str:
     if spread is None:
         return "-"
-    return (f"{spread['mean']:+.4f} ± {spread['sd']:.4f} ({spread['min']:+.4f} … "
-            f"{spread['max']:+.4f})")
+    return (
+        f"{spread['mean']:+.4f} ± {spread['sd']:.4f} ({spread['min']:+.4f} … {spread['max']:+.4f})"
+    )
 
 
 def lengths_table(results: dict) -> str:
@@ -388,13 +442,17 @@ def lengths_table(results: dict) -> str:
     head = [f"{band_label(bands[0])} (trained)"]
     for band in bands[1:]:
         head += [f"{band_label(band)}, all tokens", f"{band_label(band)}, positions beyond"]
-    lines = [f"| variant | seeds | CPU s per run | {' | '.join(head)} |",
-             "|---|---:|---:|" + "---:|" * len(head)]
+    lines = [
+        f"| variant | seeds | CPU s per run | {' | '.join(head)} |",
+        "|---|---:|---:|" + "---:|" * len(head),
+    ]
     for entry in results["variants"].values():
         s = entry["summary"]
         cells = [_cell(s["excess"][0])]
         for i in range(1, len(bands)):
             cells += [_cell(s["excess"][i]), _cell(s["excess_beyond"][i])]
-        lines.append(f"| {entry['label']} | {len(s['seeds'])} | {s['cpu_s']['mean']:.0f} "
-                     f"| {' | '.join(cells)} |")
+        lines.append(
+            f"| {entry['label']} | {len(s['seeds'])} | {s['cpu_s']['mean']:.0f} "
+            f"| {' | '.join(cells)} |"
+        )
     return "\n".join(lines)

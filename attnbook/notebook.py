@@ -62,8 +62,9 @@ def setup(seed: int = 0) -> None:
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"figure.figsize": (6.0, 3.6), "figure.dpi": 100,
-                         "axes.grid": False, "font.size": 10})
+    plt.rcParams.update(
+        {"figure.figsize": (6.0, 3.6), "figure.dpi": 100, "axes.grid": False, "font.size": 10}
+    )
     from attnbook.checks._core import forget_outcomes
 
     forget_outcomes()
@@ -96,7 +97,7 @@ def _check_lines(err: BaseException) -> list[str]:
 
 
 def _learner_frame(err: BaseException | None) -> str:
-    """"  in your code: <function>, line N: <source line>" for the deepest frame of `err`'s
+    """ "  in your code: <function>, line N: <source line>" for the deepest frame of `err`'s
     traceback that is the learner's (not this package, not an installed library)."""
     import linecache
 
@@ -125,10 +126,12 @@ def _names_used(source: str, tb) -> set[str]:
         names = set(re.findall(r"[A-Za-z_]\w*", source))
     else:
         defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
-        defined |= {n.id for n in ast.walk(tree)
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        names = {n.id for n in ast.walk(tree)
-                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - defined
+        defined |= {
+            n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        names = {
+            n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        } - defined
     while tb is not None:
         names.add(tb.tb_frame.f_code.co_name)
         tb = tb.tb_next
@@ -148,8 +151,10 @@ def _blocked_line(err: BaseException, source: str, tb) -> list[str] | None:
     check, kind = FAILED[subject]
     why = "says it is not written yet" if kind == UNWRITTEN else "failed above"
     verb = "write" if kind == UNWRITTEN else "fix"
-    return [f"{MARK} {verb} {subject} first: this cell uses it and stopped "
-            f"({type(err).__name__}), and {check}({subject}) {why}."]
+    return [
+        f"{MARK} {verb} {subject} first: this cell uses it and stopped "
+        f"({type(err).__name__}), and {check}({subject}) {why}."
+    ]
 
 
 _KEYS = re.compile(r'(Unexpected|Missing) key\(s\) in state_dict: ((?:"[^"]*"(?:, )?)+)')
@@ -165,19 +170,30 @@ def _state_dict_lines(err: BaseException) -> list[str] | None:
     extra, missing = keys.get("Unexpected", []), keys.get("Missing", [])
     if not (extra or missing):
         return None
-    lines = [f"{MARK} {target}.load_state_dict stopped: "
-             + "; ".join(part for part in (
-                 f"it got keys it does not have: {', '.join(extra[:4])}" if extra else "",
-                 f"keys are missing: {', '.join(missing[:4])}" if missing else "") if part)]
+    lines = [
+        f"{MARK} {target}.load_state_dict stopped: "
+        + "; ".join(
+            part
+            for part in (
+                f"it got keys it does not have: {', '.join(extra[:4])}" if extra else "",
+                f"keys are missing: {', '.join(missing[:4])}" if missing else "",
+            )
+            if part
+        )
+    ]
     buffers = [k for k in extra + missing if k.rsplit(".", 1)[-1] not in ("weight", "bias")]
     if buffers:
         name = buffers[0].rsplit(".", 1)[-1]
-        lines.append(f"Hint: {buffers[0]} is a fixed table, not a weight: register it with "
-                     f"self.register_buffer(\"{name}\", table, persistent=False) so that it "
-                     "stays out of state_dict()")
+        lines.append(
+            f"Hint: {buffers[0]} is a fixed table, not a weight: register it with "
+            f'self.register_buffer("{name}", table, persistent=False) so that it '
+            "stays out of state_dict()"
+        )
     else:
-        lines.append("Hint: use the attribute names of the exercise, so that the weights "
-                     "of one model load into the other")
+        lines.append(
+            "Hint: use the attribute names of the exercise, so that the weights "
+            "of one model load into the other"
+        )
     return lines
 
 
@@ -192,8 +208,7 @@ def _show(shell, etype, value, tb, tb_offset=None):
         if issubclass(etype, SyntaxError):
             shell.showsyntaxerror()
         else:
-            shell.showtraceback((etype, value, tb), tb_offset=tb_offset,
-                                running_compiled_code=True)
+            shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
     else:
         shell._showtraceback(etype, value, lines)
 

@@ -12,16 +12,28 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 
-def plot_heatmap(M, title: str, row_labels: Sequence[str] | None = None,
-                 col_labels: Sequence[str] | None = None, xlabel: str = "key position",
-                 ylabel: str = "query position", annotate: bool = True, cmap: str = "viridis",
-                 ax=None, vmin=None, vmax=None):
+def plot_heatmap(
+    M,
+    title: str,
+    row_labels: Sequence[str] | None = None,
+    col_labels: Sequence[str] | None = None,
+    xlabel: str = "key position",
+    ylabel: str = "query position",
+    annotate: bool = True,
+    cmap: str = "viridis",
+    ax=None,
+    vmin=None,
+    vmax=None,
+):
     """A labelled heatmap of a 2-D array, e.g. attention weights (rows: queries)."""
     M = np.asarray(M, dtype=float)
     if M.ndim != 2:
         raise ValueError(f"M must be 2-D to draw a heatmap; got shape {M.shape}")
-    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(
-        figsize=(1.0 + 0.6 * M.shape[1], 0.8 + 0.5 * M.shape[0]))
+    fig, ax = (
+        (ax.figure, ax)
+        if ax is not None
+        else plt.subplots(figsize=(1.0 + 0.6 * M.shape[1], 0.8 + 0.5 * M.shape[0]))
+    )
     image = ax.imshow(M, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_title(title)
     ax.set_xlabel(xlabel)
@@ -31,15 +43,26 @@ def plot_heatmap(M, title: str, row_labels: Sequence[str] | None = None,
     if annotate and M.size <= 100:
         middle = np.nanmean(M[np.isfinite(M)]) if np.isfinite(M).any() else 0.0
         for (i, j), value in np.ndenumerate(M):
-            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
-                    color="white" if value < middle else "black")
+            ax.text(
+                j,
+                i,
+                f"{value:.2f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if value < middle else "black",
+            )
     fig.colorbar(image, ax=ax)
     fig.tight_layout()
     return fig
 
 
-def score_variance_experiment(d_ks: Sequence[int] = (2, 4, 8, 16, 32, 64, 128, 256),
-                              n_pairs: int = 4000, L: int = 8, seed: int = 0) -> dict:
+def score_variance_experiment(
+    d_ks: Sequence[int] = (2, 4, 8, 16, 32, 64, 128, 256),
+    n_pairs: int = 4000,
+    L: int = 8,
+    seed: int = 0,
+) -> dict:
     """Variance of q.k for random unit-variance q, k, with and without 1/sqrt(d_k).
 
     Also records how peaked a softmax over L such scores is (mean of the largest weight),
@@ -56,9 +79,14 @@ def score_variance_experiment(d_ks: Sequence[int] = (2, 4, 8, 16, 32, 64, 128, 2
         for scores, store in ((dots, raw_peak), (dots / np.sqrt(d_k), scaled_peak)):
             e = np.exp(scores - scores.max(axis=1, keepdims=True))
             store.append((e.max(axis=1) / e.sum(axis=1)).mean())
-    return {"d_k": np.asarray(d_ks), "raw_var": np.asarray(raw_var),
-            "scaled_var": np.asarray(scaled_var), "raw_peak": np.asarray(raw_peak),
-            "scaled_peak": np.asarray(scaled_peak), "L": L}
+    return {
+        "d_k": np.asarray(d_ks),
+        "raw_var": np.asarray(raw_var),
+        "scaled_var": np.asarray(scaled_var),
+        "raw_peak": np.asarray(raw_peak),
+        "scaled_peak": np.asarray(scaled_peak),
+        "L": L,
+    }
 
 
 def plot_score_variance(result: dict):
@@ -90,9 +118,11 @@ def score_entry_markdown(Q, K, i: int, j: int, d_k: int | None = None) -> str:
     d_k = d_k or Q.shape[-1]
     terms = " + ".join(f"({Q[i, t]:g})({K[j, t]:g})" for t in range(Q.shape[-1]))
     dot = float(Q[i] @ K[j])
-    return (f"$$s_{{{i + 1}{j + 1}}} = \\frac{{\\mathbf q_{i + 1}^\\top \\mathbf k_{j + 1}}}"
-            f"{{\\sqrt{{{d_k}}}}} = \\frac{{{terms}}}{{\\sqrt{{{d_k}}}}} = "
-            f"\\frac{{{dot:g}}}{{\\sqrt{{{d_k}}}}} \\approx {dot / np.sqrt(d_k):.4f}$$")
+    return (
+        f"$$s_{{{i + 1}{j + 1}}} = \\frac{{\\mathbf q_{i + 1}^\\top \\mathbf k_{j + 1}}}"
+        f"{{\\sqrt{{{d_k}}}}} = \\frac{{{terms}}}{{\\sqrt{{{d_k}}}}} = "
+        f"\\frac{{{dot:g}}}{{\\sqrt{{{d_k}}}}} \\approx {dot / np.sqrt(d_k):.4f}$$"
+    )
 
 
 def show_figure(fig, dpi: int = 100) -> None:

@@ -33,8 +33,9 @@ def require_min_ndim(name: str, x, ndim: int, meaning: str) -> None:
         raise ValueError(f"{name} must have at least {ndim} axes {meaning}; got shape {shape}")
 
 
-def require_same_size(name_a: str, a, axis_a: int, name_b: str, b, axis_b: int,
-                      meaning: str) -> None:
+def require_same_size(
+    name_a: str, a, axis_a: int, name_b: str, b, axis_b: int, meaning: str
+) -> None:
     """Require a.shape[axis_a] == b.shape[axis_b], naming both arguments and shapes."""
     shape_a, shape_b = _shape(a), _shape(b)
     if shape_a[axis_a] != shape_b[axis_b]:
@@ -64,8 +65,9 @@ def require_integer(name: str, value, minimum: int | None = None, meaning: str =
     wanted = f"a whole number >= {minimum}" if minimum is not None else "a whole number"
     about = f" {meaning}" if meaning else ""
     if whole is None or (minimum is not None and whole < minimum):
-        raise ValueError(f"{name} must be {wanted}{about}; got {name} = {value!r} "
-                         f"({type(value).__name__})")
+        raise ValueError(
+            f"{name} must be {wanted}{about}; got {name} = {value!r} ({type(value).__name__})"
+        )
     return whole
 
 
@@ -73,12 +75,18 @@ def require_lengths(name: str, lengths, L: int):
     """`lengths` as a 1-D int64 array of whole numbers in 0 .. L, or a ValueError naming it."""
     values = np.asarray(lengths)
     require_ndim(name, values, 1, "(B,)")
-    if values.size and not (np.issubdtype(values.dtype, np.number)
-                            and not np.issubdtype(values.dtype, np.complexfloating)
-                            and np.all(np.mod(values, 1) == 0)):
-        raise ValueError(f"{name} must hold whole numbers of real tokens; got {name} "
-                         f"{values.tolist()} of dtype {values.dtype}")
+    if values.size and not (
+        np.issubdtype(values.dtype, np.number)
+        and not np.issubdtype(values.dtype, np.complexfloating)
+        and np.all(np.mod(values, 1) == 0)
+    ):
+        raise ValueError(
+            f"{name} must hold whole numbers of real tokens; got {name} "
+            f"{values.tolist()} of dtype {values.dtype}"
+        )
     if values.size and (values.min() < 0 or values.max() > L):
-        raise ValueError(f"{name} must lie between 0 and L = {L}; got {name} "
-                         f"{values.tolist()} of shape {values.shape}")
+        raise ValueError(
+            f"{name} must lie between 0 and L = {L}; got {name} "
+            f"{values.tolist()} of shape {values.shape}"
+        )
     return values.astype(np.int64)

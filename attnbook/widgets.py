@@ -16,8 +16,12 @@ import numpy as np
 from attnbook.ops import torch_softmax
 
 
-def bars_html(labels: Sequence[str], values: Sequence[float], title: str = "",
-              muted: Sequence[bool] | None = None) -> str:
+def bars_html(
+    labels: Sequence[str],
+    values: Sequence[float],
+    title: str = "",
+    muted: Sequence[bool] | None = None,
+) -> str:
     """A horizontal bar chart in HTML: one bar per label, its value printed beside it."""
     muted = muted if muted is not None else [False] * len(labels)
     rows = []
@@ -44,17 +48,26 @@ class SoftmaxTemperatureWidget(widgets.VBox):
     flattens the weights towards uniform. The title names the key(s) holding the top score.
     """
 
-    def __init__(self, scores: Sequence[float] = (2.0, 1.0, 0.5, -1.0),
-                 labels: Sequence[str] = ("cup", "robot", "picked", "the")):
+    def __init__(
+        self,
+        scores: Sequence[float] = (2.0, 1.0, 0.5, -1.0),
+        labels: Sequence[str] = ("cup", "robot", "picked", "the"),
+    ):
         if len(scores) != len(labels):
-            raise ValueError(f"scores and labels must have the same length; got "
-                             f"{len(scores)} scores and {len(labels)} labels")
+            raise ValueError(
+                f"scores and labels must have the same length; got "
+                f"{len(scores)} scores and {len(labels)} labels"
+            )
         self.labels = list(labels)
-        self.temperature = widgets.FloatLogSlider(value=1.0, base=10, min=-1.5, max=1.0,
-                                                  step=0.05, description="temperature")
-        self.score_sliders = [widgets.FloatSlider(value=float(s), min=-5.0, max=5.0, step=0.1,
-                                                  description=f"s({label})")
-                              for s, label in zip(scores, labels)]
+        self.temperature = widgets.FloatLogSlider(
+            value=1.0, base=10, min=-1.5, max=1.0, step=0.05, description="temperature"
+        )
+        self.score_sliders = [
+            widgets.FloatSlider(
+                value=float(s), min=-5.0, max=5.0, step=0.1, description=f"s({label})"
+            )
+            for s, label in zip(scores, labels)
+        ]
         self.display = widgets.HTML()
         for control in (self.temperature, *self.score_sliders):
             control.observe(self._redraw, names="value")
@@ -80,15 +93,21 @@ class SoftmaxTemperatureWidget(widgets.VBox):
         if len(top) == 1:
             lead = f"largest score: {top[0]} (weight {weights.max():.3f})"
         else:
-            lead = (f"largest score shared by {', '.join(top)}: as T falls they split the "
-                    f"weight, {1 / len(top):.3g} each")
+            lead = (
+                f"largest score shared by {', '.join(top)}: as T falls they split the "
+                f"weight, {1 / len(top):.3g} each"
+            )
         self.display.value = bars_html(
-            self.labels, weights,
+            self.labels,
+            weights,
             title=f"softmax(s / {self.temperature.value:.3g}): {lead}; entropy {entropy:.3f} "
-                  f"nats (uniform would be {np.log(len(weights)):.3f})")
+            f"nats (uniform would be {np.log(len(weights)):.3f})",
+        )
 
 
-def softmax_temperature_widget(scores: Sequence[float] = (2.0, 1.0, 0.5, -1.0),
-                               labels: Sequence[str] = ("cup", "robot", "picked", "the")):
+def softmax_temperature_widget(
+    scores: Sequence[float] = (2.0, 1.0, 0.5, -1.0),
+    labels: Sequence[str] = ("cup", "robot", "picked", "the"),
+):
     """The decks' scores-to-weights slide as a widget (see SoftmaxTemperatureWidget)."""
     return SoftmaxTemperatureWidget(scores, labels)

@@ -52,8 +52,9 @@ c.SandboxedExecute.borrowed_credit = 0.0
 # are "error" outputs, not stderr, and still fail the cell.
 _defaults = list(Autograde.class_traits()["autograde_preprocessors"].default())
 c.Autograde.autograde_preprocessors = (
-    _defaults[: _defaults.index(Execute) + 1] + [StderrToStdout]
-    + _defaults[_defaults.index(Execute) + 1:]
+    _defaults[: _defaults.index(Execute) + 1]
+    + [StderrToStdout]
+    + _defaults[_defaults.index(Execute) + 1 :]
 )
 
 # Student code is untrusted: sandboxed execution and safe feedback and formgrader pages for

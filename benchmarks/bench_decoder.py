@@ -51,8 +51,13 @@ class TorchLayersDecoder(nn.Module):
         self.pos = nn.Embedding(case.seq_len, d)
         self.layers = nn.ModuleList(
             nn.TransformerEncoderLayer(
-                d, case.n_heads, dim_feedforward=4 * d, dropout=0.0, activation="gelu",
-                batch_first=True, norm_first=True,
+                d,
+                case.n_heads,
+                dim_feedforward=4 * d,
+                dropout=0.0,
+                activation="gelu",
+                batch_first=True,
+                norm_first=True,
             )
             for _ in range(case.n_layers)
         )
@@ -71,8 +76,12 @@ class TorchLayersDecoder(nn.Module):
 def ours(case: Case, positions: str) -> TransformerLM:
     return TransformerLM(
         LMConfig(
-            vocab_size=case.vocab_size, d_model=case.d_model, n_heads=case.n_heads,
-            n_layers=case.n_layers, max_len=case.seq_len, positions=positions,
+            vocab_size=case.vocab_size,
+            d_model=case.d_model,
+            n_heads=case.n_heads,
+            n_layers=case.n_layers,
+            max_len=case.seq_len,
+            positions=positions,
         )
     )
 

@@ -37,9 +37,16 @@ def computed(n_kv_heads: int, length: int) -> int:
 @torch.no_grad()
 def measured(n_kv_heads: int, length: int) -> int:
     s = QWEN3_0_6B_SHAPES
-    config = Qwen3LMConfig(vocab_size=16, d_model=64, n_layers=s["n_layers"],
-                           n_heads=s["n_heads"], n_kv_heads=n_kv_heads, d_k=s["d_k"],
-                           d_hidden=64, max_len=length)
+    config = Qwen3LMConfig(
+        vocab_size=16,
+        d_model=64,
+        n_layers=s["n_layers"],
+        n_heads=s["n_heads"],
+        n_kv_heads=n_kv_heads,
+        d_k=s["d_k"],
+        d_hidden=64,
+        max_len=length,
+    )
     model = Qwen3LM(config).to(torch.bfloat16).eval()
     x = torch.randn(1, length, 64, dtype=torch.bfloat16)  # (1, L, d)
     rope = (model.rope_cos, model.rope_sin)  # (L, d_k/2) each
@@ -50,8 +57,13 @@ def measured(n_kv_heads: int, length: int) -> int:
 def main() -> None:
     start = time.perf_counter()
     print(f"torch {torch.__version__}, bfloat16, one sequence\n")
-    print("| attention | h_kv | " + " | ".join(f"computed, L = {L:,}" for L in COMPUTED_LENGTHS)
-          + " | " + " | ".join(f"measured, L = {L:,}" for L in MEASURED_LENGTHS) + " |")
+    print(
+        "| attention | h_kv | "
+        + " | ".join(f"computed, L = {L:,}" for L in COMPUTED_LENGTHS)
+        + " | "
+        + " | ".join(f"measured, L = {L:,}" for L in MEASURED_LENGTHS)
+        + " |"
+    )
     print("|---|---|" + "---|" * (len(COMPUTED_LENGTHS) + len(MEASURED_LENGTHS)))
     for name, h_kv in VARIANTS:
         cells = [f"{computed(h_kv, L) / 2**20:,.0f} MiB" for L in COMPUTED_LENGTHS]
@@ -61,8 +73,10 @@ def main() -> None:
             cells.append(f"{seen / 2**20:,.0f} MiB ({agree})")
         print(f"| {name} | {h_kv} | " + " | ".join(cells) + " |")
     per_token = computed(8, 1)
-    print(f"\nPer token with GQA: {per_token:,} bytes ({per_token / 1024:.0f} KiB); "
-          f"MHA would need {computed(16, 1):,}. Run time {time.perf_counter() - start:.1f} s.")
+    print(
+        f"\nPer token with GQA: {per_token:,} bytes ({per_token / 1024:.0f} KiB); "
+        f"MHA would need {computed(16, 1):,}. Run time {time.perf_counter() - start:.1f} s."
+    )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,10 @@ def _class_folder(size: int) -> Path:
     build = load_builder()
     sample = build.sample_class(ROOT)
     names = sorted(sample)
-    students = {f"s{i:03d}-{names[i % len(names)]}":
-                {f"{NB01}.ipynb": sample[names[i % len(names)]][0]} for i in range(size)}
+    students = {
+        f"s{i:03d}-{names[i % len(names)]}": {f"{NB01}.ipynb": sample[names[i % len(names)]][0]}
+        for i in range(size)
+    }
     return build.write_folder(Path(tempfile.mkdtemp(prefix="bench-in-")), students)
 
 
@@ -52,8 +54,9 @@ def _timed(course: Course, source: Path, assignments: list[str], workers: int) -
     seconds = time.monotonic() - started
     failed = [o for o in outcomes if not o["ok"]]
     if failed:
-        raise RuntimeError(f"grading {failed[0]['student']}/{failed[0]['assignment']} "
-                           f"failed: {failed[0]['error']}")
+        raise RuntimeError(
+            f"grading {failed[0]['student']}/{failed[0]['assignment']} failed: {failed[0]['error']}"
+        )
     return seconds
 
 
@@ -90,30 +93,39 @@ def main() -> None:
     args = parser.parse_args()
     assignments = args.assignment or ([NB01] if args.quick else Course().assignments())
     sizes = [int(s) for s in ("4,8" if args.quick else args.sizes).split(",") if s]
-    lines = [f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-             f"Python {platform.python_version()}; load average before: "
-             f"{os.getloadavg()[0]:.1f}", ""]
+    lines = [
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}; load average before: "
+        f"{os.getloadavg()[0]:.1f}",
+        "",
+    ]
 
     if not args.no_full:
         median, times = full_submission(assignments, 1 if args.quick else args.repeat)
-        lines.append(f"- one full submission ({len(assignments)} notebooks: "
-                     f"{', '.join(assignments)}), one worker: median {median:.1f} s "
-                     f"(runs: {', '.join(f'{t:.1f}' for t in times)})")
+        lines.append(
+            f"- one full submission ({len(assignments)} notebooks: "
+            f"{', '.join(assignments)}), one worker: median {median:.1f} s "
+            f"(runs: {', '.join(f'{t:.1f}' for t in times)})"
+        )
         print(lines[-1], flush=True)
     _timed(_course("warm"), _class_folder(2), [NB01], workers=1)  # solution modes, caches
 
     folder = _class_folder(args.class_size)
     one = _timed(_course("w1"), folder, [NB01], workers=1)
     two = _timed(_course("w2"), folder, [NB01], workers=2)
-    lines.append(f"- class of {args.class_size} on notebook 01: one worker {one:.1f} s "
-                 f"({60 * args.class_size / one:.1f} notebooks/min), two workers {two:.1f} s "
-                 f"({60 * args.class_size / two:.1f} notebooks/min): speed-up {one / two:.2f}x")
+    lines.append(
+        f"- class of {args.class_size} on notebook 01: one worker {one:.1f} s "
+        f"({60 * args.class_size / one:.1f} notebooks/min), two workers {two:.1f} s "
+        f"({60 * args.class_size / two:.1f} notebooks/min): speed-up {one / two:.2f}x"
+    )
     print(lines[-1], flush=True)
 
     for size in sizes:
         seconds = _timed(_course(f"n{size}"), _class_folder(size), [NB01], workers=2)
-        lines.append(f"- {size} submissions of notebook 01, two workers: {seconds:.1f} s "
-                     f"({seconds / size:.2f} s per submission)")
+        lines.append(
+            f"- {size} submissions of notebook 01, two workers: {seconds:.1f} s "
+            f"({seconds / size:.2f} s per submission)"
+        )
         print(lines[-1], flush=True)
     lines.append(f"\nload average after: {os.getloadavg()[0]:.1f}")
     if args.out:

@@ -34,8 +34,12 @@ def run_seconds(name: str) -> float:
     os.environ.update(NBGRADER_EXECUTION="autograde", MPLBACKEND="Agg")
     started = time.perf_counter()
     try:
-        NotebookClient(nb, timeout=900, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(
+            nb,
+            timeout=900,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -48,9 +52,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     names = args.assignment or assignments(ROOT)
-    lines = [f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
-             f"{platform.python_version()}; load average before {os.getloadavg()[0]:.1f}", "",
-             "| notebook | seconds | within 60 s |", "|---|---|---|"]
+    lines = [
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}; load average before {os.getloadavg()[0]:.1f}",
+        "",
+        "| notebook | seconds | within 60 s |",
+        "|---|---|---|",
+    ]
     for name in names:
         seconds = run_seconds(name)
         lines.append(f"| {name} | {seconds:.1f} | {'yes' if seconds <= BUDGET else 'no'} |")

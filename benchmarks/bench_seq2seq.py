@@ -17,16 +17,12 @@ import dataclasses
 import math
 import platform
 import resource
-import sys
 import time
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from attnbook.lm.replies import ReplyTask, encode_pairs, reply_tokenizer  # noqa: E402
-from attnbook.lm.seq2seq import (  # noqa: E402
+from attnbook.lm.replies import ReplyTask, encode_pairs, reply_tokenizer
+from attnbook.lm.seq2seq import (
     ReplyTrainConfig,
     Seq2SeqConfig,
     Seq2SeqTransformer,
@@ -47,17 +43,18 @@ def decode_scores(model, task, tokenizer, emails, beam_sizes=(1, 2, 3)) -> dict:
     for k in beam_sizes:
         judged = []
         for email in emails:
-            ids, _ = beam_decode(model, tokenizer.encode(email.words()), k, 30,
-                                 tokenizer.eos_id)
+            ids, _ = beam_decode(model, tokenizer.encode(email.words()), k, 30, tokenizer.eos_id)
             judged.append((email, task.judge(email, tokenizer.decode(ids))))
         by_kind: dict[str, list[bool]] = {}
         for email, j in judged:
             if len(email.kinds) == 1:
                 by_kind.setdefault(email.kinds[0], []).append(j.is_mode)
-        out[k] = {"valid": sum(j.valid for _, j in judged) / len(judged),
-                  "mode": sum(j.is_mode for _, j in judged) / len(judged),
-                  "true_p": sum(math.exp(j.log_prob) for _, j in judged) / len(judged),
-                  "by_kind": {kind: sum(v) / len(v) for kind, v in sorted(by_kind.items())}}
+        out[k] = {
+            "valid": sum(j.valid for _, j in judged) / len(judged),
+            "mode": sum(j.is_mode for _, j in judged) / len(judged),
+            "true_p": sum(math.exp(j.log_prob) for _, j in judged) / len(judged),
+            "by_kind": {kind: sum(v) / len(v) for kind, v in sorted(by_kind.items())},
+        }
     return out
 
 
@@ -80,12 +77,22 @@ def main(argv=None) -> None:
     floor = task.floor([e for e, _ in val_pairs])
 
     torch.manual_seed(config.seed)
-    model = Seq2SeqTransformer(Seq2SeqConfig(vocab_size=tokenizer.vocab_size, d_model=64,
-                                             n_heads=4, n_layers=2, max_len=32))
+    model = Seq2SeqTransformer(
+        Seq2SeqConfig(
+            vocab_size=tokenizer.vocab_size, d_model=64, n_heads=4, n_layers=2, max_len=32
+        )
+    )
     cpu_before = _cpu_seconds()
-    run = train_replies(model, train_ids, val_ids, config, pad_id=tokenizer.pad_id,
-                        on_eval=lambda r: print(f"step {r['step']:4d}  {r['elapsed_s']:6.1f} s  "
-                                                f"val {r['val_loss']:.4f}", flush=True))
+    run = train_replies(
+        model,
+        train_ids,
+        val_ids,
+        config,
+        pad_id=tokenizer.pad_id,
+        on_eval=lambda r: print(
+            f"step {r['step']:4d}  {r['elapsed_s']:6.1f} s  val {r['val_loss']:.4f}", flush=True
+        ),
+    )
     cpu_s = _cpu_seconds() - cpu_before
     tokens = sum(len(s) + len(t) - 1 for s, t in train_ids) / len(train_ids)
 
@@ -94,21 +101,38 @@ def main(argv=None) -> None:
     overall = decode_scores(model, task, tokenizer, test_emails)
     by_kind = decode_scores(model, task, tokenizer, task.one_sentence_emails(40, seed=1))
     decode_s = time.perf_counter() - start
-    metrics = {"val_loss": run["val_loss"], "floor": floor, "val_floor": task.pairs_loss(val_pairs),
-               "train_wall_s": run["wall_s"], "train_cpu_s": cpu_s, "steps": run["steps"],
-               "n_parameters": model.num_parameters(), "decoding": overall,
-               "decoding_by_kind": by_kind}
-    print(f"\nmachine: {platform.processor() or platform.machine()}, torch {torch.__version__}, "
-          f"{args.threads} threads")
-    print(f"data: {config.n_train:,} training pairs sampled and encoded in {data_s:.1f} s "
-          f"(about {tokens:.0f} source + reply tokens a pair)")
-    print(f"training: {run['steps']} steps of {config.batch_size} pairs in {run['wall_s']:.1f} s "
-          f"wall, {cpu_s:.1f} s CPU ({cpu_s / run['wall_s']:.0%} of one core on average); "
-          f"{model.num_parameters():,} parameters")
-    print(f"validation loss {run['val_loss']:.4f}; conditional entropy {floor:.4f}; the task's "
-          f"own loss on the validation pairs {metrics['val_floor']:.4f} nats per reply token")
-    print(f"decoding {len(test_emails)} held-out emails (+ 240 one-sentence ones) took "
-          f"{decode_s:.0f} s\n")
+    metrics = {
+        "val_loss": run["val_loss"],
+        "floor": floor,
+        "val_floor": task.pairs_loss(val_pairs),
+        "train_wall_s": run["wall_s"],
+        "train_cpu_s": cpu_s,
+        "steps": run["steps"],
+        "n_parameters": model.num_parameters(),
+        "decoding": overall,
+        "decoding_by_kind": by_kind,
+    }
+    print(
+        f"\nmachine: {platform.processor() or platform.machine()}, torch {torch.__version__}, "
+        f"{args.threads} threads"
+    )
+    print(
+        f"data: {config.n_train:,} training pairs sampled and encoded in {data_s:.1f} s "
+        f"(about {tokens:.0f} source + reply tokens a pair)"
+    )
+    print(
+        f"training: {run['steps']} steps of {config.batch_size} pairs in {run['wall_s']:.1f} s "
+        f"wall, {cpu_s:.1f} s CPU ({cpu_s / run['wall_s']:.0%} of one core on average); "
+        f"{model.num_parameters():,} parameters"
+    )
+    print(
+        f"validation loss {run['val_loss']:.4f}; conditional entropy {floor:.4f}; the task's "
+        f"own loss on the validation pairs {metrics['val_floor']:.4f} nats per reply token"
+    )
+    print(
+        f"decoding {len(test_emails)} held-out emails (+ 240 one-sentence ones) took "
+        f"{decode_s:.0f} s\n"
+    )
     print("| beam | valid | true mode | mean true p |")
     print("|---|---|---|---|")
     for k, s in overall.items():
@@ -119,9 +143,14 @@ def main(argv=None) -> None:
     for k, s in by_kind.items():
         print(f"| {k} | " + " | ".join(f"{s['by_kind'][kind]:.2f}" for kind in kinds) + " |")
     if args.out:
-        save_seq2seq(model, args.out, train_config=dataclasses.asdict(config),
-                     tokenizer=tokenizer.to_dict(), metrics=metrics,
-                     log=[{k: v for k, v in r.items()} for r in run["log"]])
+        save_seq2seq(
+            model,
+            args.out,
+            train_config=dataclasses.asdict(config),
+            tokenizer=tokenizer.to_dict(),
+            metrics=metrics,
+            log=[{k: v for k, v in r.items()} for r in run["log"]],
+        )
         print(f"\nsaved {args.out}")
 
 

@@ -35,8 +35,16 @@ HEADER = (
 
 def _copy_tree(dest: Path) -> None:
     """The working tree's tracked and new (not ignored) files, as a fresh clone has them."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         if (ROOT / name).is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
@@ -76,14 +84,17 @@ def measure(python: str, busy: int) -> dict:
         "load_before": load_before,
         "load_after": load_after,
         "seconds": seconds,
-        "sources": "; ".join(s.split(".", 1)[-1] for s in sources
-                             if "index" in s or "find-links" in s) or "PyPI",
+        "sources": "; ".join(
+            s.split(".", 1)[-1] for s in sources if "index" in s or "find-links" in s
+        )
+        or "PyPI",
     }
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--python", default="python3", help="the interpreter make setup uses")
     parser.add_argument("--load", type=int, default=0, help="busy processes to add beside it")
     parser.add_argument("--record", action="store_true", help=f"append to {RESULTS}")

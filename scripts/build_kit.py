@@ -79,8 +79,9 @@ class KitError(SystemExit):
 
 # -- version and target ---------------------------------------------------------------------
 def git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def kit_version() -> str:
@@ -117,12 +118,15 @@ def stage_package(stage: Path, version: str, readme: str) -> Path:
     """A copy of the package to build the student wheel from: this checkout's attnbook/
     without the grader-only files, with the kit's version and README."""
     source = stage / "attnbook-src"
-    shutil.copytree(ROOT / "attnbook", source / "attnbook",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *GRADER_ONLY))
+    shutil.copytree(
+        ROOT / "attnbook",
+        source / "attnbook",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *GRADER_ONLY),
+    )
     pyproject = (ROOT / "pyproject.toml").read_text()
     pyproject, count = re.subn(r'(?m)^version = ".*"$', f'version = "{version}"', pyproject)
     if count != 1:
-        raise KitError("pyproject.toml: expected one `version = \"...\"` line")
+        raise KitError('pyproject.toml: expected one `version = "..."` line')
     (source / "pyproject.toml").write_text(pyproject)
     (source / "README.md").write_text(readme)
     shutil.copy(ROOT / "LICENSE", source / "LICENSE")
@@ -135,19 +139,33 @@ def pip(python: str, *args: str) -> None:
         raise KitError(f"pip failed: {' '.join(command)}")
 
 
-def build_wheels(python: str, source: Path, wheels: Path, requirement: str,
-                 torch_index: str | None) -> None:
+def build_wheels(
+    python: str, source: Path, wheels: Path, requirement: str, torch_index: str | None
+) -> None:
     """The student wheel, then every dependency as a wheel (sdists built by pip wheel)."""
-    pip(sys.executable, "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels),
-        str(source))
+    pip(sys.executable, "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), str(source))
     extra = ["--extra-index-url", torch_index] if torch_index else []
-    pip(python, "wheel", "--quiet", "--prefer-binary", "--wheel-dir", str(wheels),
-        "--find-links", str(wheels), *extra, requirement, TORCH_SPEC, "pip")
+    pip(
+        python,
+        "wheel",
+        "--quiet",
+        "--prefer-binary",
+        "--wheel-dir",
+        str(wheels),
+        "--find-links",
+        str(wheels),
+        *extra,
+        requirement,
+        TORCH_SPEC,
+        "pip",
+    )
     cuda = sorted(p.name for p in wheels.glob("nvidia_*.whl"))
     if cuda:
-        raise KitError(f"the wheelhouse got CUDA libraries ({', '.join(cuda[:3])}, ...): "
-                       "pip found PyPI's CUDA torch; rerun with --torch-index "
-                       "https://download.pytorch.org/whl/cpu")
+        raise KitError(
+            f"the wheelhouse got CUDA libraries ({', '.join(cuda[:3])}, ...): "
+            "pip found PyPI's CUDA torch; rerun with --torch-index "
+            "https://download.pytorch.org/whl/cpu"
+        )
 
 
 # -- the tree -------------------------------------------------------------------------------
@@ -156,23 +174,28 @@ def released_notebooks() -> list[Path]:
     found = sorted(d / f"{d.name}.ipynb" for d in (ROOT / "notebooks").iterdir() if d.is_dir())
     missing = [p for p in found if not p.is_file()]
     if missing or not found:
-        raise KitError(f"notebooks/: no released notebook in {missing or 'any folder'}; run "
-                       "`make release`")
+        raise KitError(
+            f"notebooks/: no released notebook in {missing or 'any folder'}; run `make release`"
+        )
     return found
 
 
 def render_readme(version: str, target: dict) -> str:
     text = (KIT_FILES / "README.md").read_text(encoding="utf-8")
-    return text.format(version=version, python=target["python"], system=target["system"],
-                       machine=target["machine"])
+    return text.format(
+        version=version, python=target["python"], system=target["system"], machine=target["machine"]
+    )
 
 
 def copy_tree(tree: Path, readme: str) -> list[str]:
     """Notebooks, assets, self-check, installer and lab settings into `tree`; returns the
     notebooks' folder names."""
     notebooks = released_notebooks()
-    for path in [*notebooks, *(ROOT / a for a in KIT_ASSETS),
-                 ROOT / "scripts" / "check_notebook.py"]:
+    for path in [
+        *notebooks,
+        *(ROOT / a for a in KIT_ASSETS),
+        ROOT / "scripts" / "check_notebook.py",
+    ]:
         destination = tree / path.relative_to(ROOT)
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, destination)
@@ -184,7 +207,9 @@ def copy_tree(tree: Path, readme: str) -> list[str]:
 
 def write_manifest(tree: Path, version: str, target: dict, notebooks: list[str]) -> None:
     manifest = {
-        "name": "attnbook-kit", "version": version, "commit": git("rev-parse", "HEAD"),
+        "name": "attnbook-kit",
+        "version": version,
+        "commit": git("rev-parse", "HEAD"),
         "requirement": f"attnbook[{KIT_EXTRAS}]=={version}",
         "built_for": {k: target[k] for k in ("python", "system", "machine", "platform")},
         "notebooks": notebooks,
@@ -247,11 +272,14 @@ def write_zip(tree: Path, out: Path) -> Path:
 
 
 def release_is_current() -> None:
-    result = subprocess.run([sys.executable, "scripts/release.py", "--check"], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "scripts/release.py", "--check"], cwd=ROOT, capture_output=True, text=True
+    )
     if result.returncode != 0:
-        raise KitError(f"notebooks/ is not what `make release` makes from solutions/:\n"
-                       f"{result.stdout[-2000:]}{result.stderr[-2000:]}")
+        raise KitError(
+            f"notebooks/ is not what `make release` makes from solutions/:\n"
+            f"{result.stdout[-2000:]}{result.stderr[-2000:]}"
+        )
 
 
 def build(out: Path, python: str, torch_index: str | None = None) -> Path:
@@ -262,8 +290,9 @@ def build(out: Path, python: str, torch_index: str | None = None) -> Path:
         readme = render_readme(version, target)
         notebooks = copy_tree(tree, readme)
         source = stage_package(Path(scratch), version, readme)
-        build_wheels(python, source, tree / "wheels", f"attnbook[{KIT_EXTRAS}]=={version}",
-                     torch_index)
+        build_wheels(
+            python, source, tree / "wheels", f"attnbook[{KIT_EXTRAS}]=={version}", torch_index
+        )
         write_manifest(tree, version, target, notebooks)
         findings = marker_findings(tree)
         if findings:
@@ -274,18 +303,28 @@ def build(out: Path, python: str, torch_index: str | None = None) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="default: dist/")
-    parser.add_argument("--python", default=sys.executable,
-                        help="the interpreter whose wheels the kit holds (default: this one)")
-    parser.add_argument("--torch-index", help="an extra index to find torch on, e.g. "
-                        "https://download.pytorch.org/whl/cpu")
-    parser.add_argument("--skip-release-check", action="store_true",
-                        help="do not check that notebooks/ is current (make release)")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter whose wheels the kit holds (default: this one)",
+    )
+    parser.add_argument(
+        "--torch-index",
+        help="an extra index to find torch on, e.g. https://download.pytorch.org/whl/cpu",
+    )
+    parser.add_argument(
+        "--skip-release-check",
+        action="store_true",
+        help="do not check that notebooks/ is current (make release)",
+    )
     args = parser.parse_args(argv)
     if not args.skip_release_check:
         release_is_current()
     path = build(args.out, args.python, args.torch_index)
-    print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} "
-          f"({path.stat().st_size / 2**20:.0f} MiB)")
+    print(
+        f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} "
+        f"({path.stat().st_size / 2**20:.0f} MiB)"
+    )
     return 0
 
 

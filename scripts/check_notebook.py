@@ -43,8 +43,13 @@ def execute(path: Path) -> nbformat.NotebookNode:
     nb = nbformat.read(path, as_version=4)
     env = {GRADING_ENV: "autograde", "MPLBACKEND": "Agg", **os.environ}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
-    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(path.parent)}}).execute(env=env)
+    NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    ).execute(env=env)
     return nb
 
 
@@ -95,12 +100,16 @@ def score_card(nb: nbformat.NotebookNode) -> tuple[list[str], int]:
             lines.append(f"  {FAIL} {grade_id:34s} 0/{points:g}  {failure[0]}")
             if failure[1]:
                 lines.append(f"      {failure[1]}")
-    lines.append(f"functions: {earned:g}/{total:g} points from the visible checks (the "
-                 "autograder also runs hidden tests on random inputs)")
+    lines.append(
+        f"functions: {earned:g}/{total:g} points from the visible checks (the "
+        "autograder also runs hidden tests on random inputs)"
+    )
     if answered or unanswered:
-        lines.append(f"concept questions: {answered} answered, worth {concept_points:g} "
-                     "points if right: graded later (only the autograder knows the letters)"
-                     + (f"; {unanswered} not answered" if unanswered else ""))
+        lines.append(
+            f"concept questions: {answered} answered, worth {concept_points:g} "
+            "points if right: graded later (only the autograder knows the letters)"
+            + (f"; {unanswered} not answered" if unanswered else "")
+        )
     return lines, 1 if failed or unanswered else 0
 
 

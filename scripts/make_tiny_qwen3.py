@@ -26,10 +26,19 @@ OUT = ROOT / "assets" / "qwen3_tiny"
 SEED = 10
 #: 2 layers, 4 query heads sharing 2 key/value heads (GQA ratio 2), head width 8 with
 #: n_heads * d_k = 32 != d_model = 24 (as in Qwen3-0.6B, 16 * 128 != 1024), tied embedding.
-HF_CONFIG = dict(vocab_size=96, hidden_size=24, intermediate_size=40, num_hidden_layers=2,
-                 num_attention_heads=4, num_key_value_heads=2, head_dim=8,
-                 max_position_embeddings=64, rope_theta=1_000_000.0, rms_norm_eps=1e-6,
-                 tie_word_embeddings=True)
+HF_CONFIG = dict(
+    vocab_size=96,
+    hidden_size=24,
+    intermediate_size=40,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=8,
+    max_position_embeddings=64,
+    rope_theta=1_000_000.0,
+    rms_norm_eps=1e-6,
+    tie_word_embeddings=True,
+)
 IDS_SHAPE = (2, 12)
 
 
@@ -63,8 +72,11 @@ def make(out: Path = OUT) -> Path:
         logits = model(ids).logits.float()  # (B, L, V), transformers' own forward pass
     from safetensors.torch import save_file
 
-    save_file({"input_ids": ids, "logits": logits.contiguous()},
-              str(out / "expected.safetensors"), metadata={"format": "pt"})
+    save_file(
+        {"input_ids": ids, "logits": logits.contiguous()},
+        str(out / "expected.safetensors"),
+        metadata={"format": "pt"},
+    )
     for path in out.iterdir():
         path.chmod(0o644)  # readable by the grader's sandbox user, whatever the umask
     return out

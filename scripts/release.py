@@ -47,8 +47,9 @@ def assignments() -> list[str]:
 
 # -- the reference answers -----------------------------------------------------------------
 REFERENCE = AUTOGRADER / "reference"
-_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?",
-                     re.DOTALL | re.MULTILINE)
+_REGION = re.compile(
+    r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?", re.DOTALL | re.MULTILINE
+)
 _OPTIONS = re.compile(r"check_choice\(\s*\"(answer_\w+)\",\s*answer_\w+,\s*\"([A-Z]+)\"\s*\)")
 
 
@@ -78,8 +79,12 @@ def _setup_imports(nb, used: set[str]) -> list[str]:
 
 
 def _names_read(sources: list[str]) -> set[str]:
-    return {node.id for source in sources for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Name)}
+    return {
+        node.id
+        for source in sources
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Name)
+    }
 
 
 def _concept(cell, options: dict[str, str]) -> tuple[str, tuple[str, str, str]]:
@@ -87,19 +92,28 @@ def _concept(cell, options: dict[str, str]) -> tuple[str, tuple[str, str, str]]:
     name = _meta(cell)["grade_id"]
     body = _REGION.search(cell.source).group(1)
     letter = re.search(rf'^{name}\s*=\s*"([A-Z])"', body, re.MULTILINE)
-    why = " ".join(line.lstrip("#").strip().removeprefix("Why:").strip()
-                   for line in body.splitlines() if line.lstrip().startswith("#"))
+    why = " ".join(
+        line.lstrip("#").strip().removeprefix("Why:").strip()
+        for line in body.splitlines()
+        if line.lstrip().startswith("#")
+    )
     if letter is None or not why or name not in options:
-        raise ValueError(f"{name}: a concept cell needs its letter, a `# Why:` comment in its "
-                         "solution region and a check_choice test cell with its options")
+        raise ValueError(
+            f"{name}: a concept cell needs its letter, a `# Why:` comment in its "
+            "solution region and a check_choice test cell with its options"
+        )
     return name, (options[name], letter.group(1), why)
 
 
 def reference_source(notebook: str) -> str:
     """The text of autograder/reference/nb<notebook>.py, made from the solution notebook."""
     nb = nbformat.read(SOLUTIONS / notebook / f"{notebook}.ipynb", as_version=4)
-    options = dict(m for c in nb.cells if c.cell_type == "code" and _meta(c).get("grade")
-                   for m in _OPTIONS.findall(c.source))
+    options = dict(
+        m
+        for c in nb.cells
+        if c.cell_type == "code" and _meta(c).get("grade")
+        for m in _OPTIONS.findall(c.source)
+    )
     answers, code = {}, []
     for cell in nb.cells:
         meta = _meta(cell)
@@ -109,8 +123,11 @@ def reference_source(notebook: str) -> str:
             name, entry = _concept(cell, options)
             answers[name] = entry
         else:
-            code.append(f"# -- from the answer cell {meta['grade_id']}\n"
-                        + _unmarked(cell.source).strip() + "\n")
+            code.append(
+                f"# -- from the answer cell {meta['grade_id']}\n"
+                + _unmarked(cell.source).strip()
+                + "\n"
+            )
     entries = "".join(f"    {name!r}: {entry!r},\n" for name, entry in answers.items())
     parts = [
         f'"""Reference answers for notebook {notebook}: generated, do not edit.\n\n'
@@ -146,14 +163,17 @@ def write_references(check: bool) -> list[str]:
 
 def canonical(nb: nbformat.NotebookNode) -> str:
     """The one stored form of a notebook, as text."""
-    nb.metadata = nbformat.from_dict({
-        "kernelspec": KERNELSPEC,
-        "language_info": {"name": "python"},
-    })
+    nb.metadata = nbformat.from_dict(
+        {
+            "kernelspec": KERNELSPEC,
+            "language_info": {"name": "python"},
+        }
+    )
     nb.nbformat, nb.nbformat_minor = 4, 5
     for index, cell in enumerate(nb.cells):
         cell.metadata = nbformat.from_dict(
-            {k: v for k, v in cell.metadata.items() if k in KEEP_CELL_METADATA})
+            {k: v for k, v in cell.metadata.items() if k in KEEP_CELL_METADATA}
+        )
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         cell["id"] = grade_id or f"cell-{index:03d}"
         if cell.cell_type == "code":
@@ -179,9 +199,19 @@ def generate(out: Path) -> None:
     """Run nbgrader generate_assignment for every assignment into `out`."""
     for assignment in assignments():
         subprocess.run(
-            [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
-             "--no-db", f"--CourseDirectory.release_directory={out}", "--log-level=WARN"],
-            cwd=AUTOGRADER, check=True,
+            [
+                sys.executable,
+                "-m",
+                "nbgrader",
+                "generate_assignment",
+                assignment,
+                "--force",
+                "--no-db",
+                f"--CourseDirectory.release_directory={out}",
+                "--log-level=WARN",
+            ],
+            cwd=AUTOGRADER,
+            check=True,
         )
     for path in out.glob("*/*.ipynb"):
         normalise(path, check=False)
@@ -189,16 +219,23 @@ def generate(out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="change nothing; exit 1 if solutions/ or notebooks/ is stale")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="write the release here instead of notebooks/")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; exit 1 if solutions/ or notebooks/ is stale",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="write the release here instead of notebooks/"
+    )
     args = parser.parse_args(argv)
 
     stale = [p for p in sorted(SOLUTIONS.glob("*/*.ipynb")) if normalise(p, args.check)]
     if args.check and stale:
-        print("solutions not in canonical form (run `make release`):",
-              *[str(p.relative_to(ROOT)) for p in stale], sep="\n  ")
+        print(
+            "solutions not in canonical form (run `make release`):",
+            *[str(p.relative_to(ROOT)) for p in stale],
+            sep="\n  ",
+        )
         return 1
     references = write_references(args.check and args.out is None)
     if args.check and args.out is None and references:
@@ -241,11 +278,18 @@ def _sync(fresh: Path, target: Path) -> None:
 
 def _differences(fresh: Path, stored: Path) -> list[str]:
     names = {p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file()}
-    names |= {p.relative_to(stored) for p in stored.rglob("*") if p.is_file()
-              and ".ipynb_checkpoints" not in p.parts}
-    return sorted(str(n) for n in names
-                  if not (fresh / n).is_file() or not (stored / n).is_file()
-                  or (fresh / n).read_bytes() != (stored / n).read_bytes())
+    names |= {
+        p.relative_to(stored)
+        for p in stored.rglob("*")
+        if p.is_file() and ".ipynb_checkpoints" not in p.parts
+    }
+    return sorted(
+        str(n)
+        for n in names
+        if not (fresh / n).is_file()
+        or not (stored / n).is_file()
+        or (fresh / n).read_bytes() != (stored / n).read_bytes()
+    )
 
 
 if __name__ == "__main__":

@@ -66,9 +66,21 @@ class Account:
 
     def __init__(self, name: str, home: Path):
         self.name, self.home = name, home
-        subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell",
-                        "/bin/bash", "--user-group", name], check=True, capture_output=True,
-                       timeout=60)
+        subprocess.run(
+            [
+                "useradd",
+                "--create-home",
+                "--home-dir",
+                str(home),
+                "--shell",
+                "/bin/bash",
+                "--user-group",
+                name,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         entry = pwd.getpwnam(name)
         self.uid, self.gid = entry.pw_uid, entry.pw_gid
 
@@ -78,22 +90,41 @@ class Account:
             os.chown(item, self.uid, self.gid, follow_symlinks=False)
 
     def env(self, **extra: str) -> dict[str, str]:
-        return {"HOME": str(self.home), "USER": self.name, "LOGNAME": self.name,
-                "PATH": f"{VENV_BIN}:/usr/bin:/bin", "LANG": "C.UTF-8", **extra}
+        return {
+            "HOME": str(self.home),
+            "USER": self.name,
+            "LOGNAME": self.name,
+            "PATH": f"{VENV_BIN}:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            **extra,
+        }
 
     def argv(self, *command: str) -> list[str]:
         """`command` as this user, with the interpreter visible."""
-        drop = [shutil.which("setpriv"), f"--reuid={self.uid}", f"--regid={self.gid}",
-                "--init-groups", "--"]
+        drop = [
+            shutil.which("setpriv"),
+            f"--reuid={self.uid}",
+            f"--regid={self.gid}",
+            "--init-groups",
+            "--",
+        ]
         return [*view_prefix(), *drop, *command]
 
-    def run(self, *command: str, env: dict | None = None, check: bool = True,
-            timeout: float = 300) -> subprocess.CompletedProcess:
-        result = subprocess.run(self.argv(*command), cwd=self.home, env=env or self.env(),
-                                capture_output=True, text=True, timeout=timeout)
+    def run(
+        self, *command: str, env: dict | None = None, check: bool = True, timeout: float = 300
+    ) -> subprocess.CompletedProcess:
+        result = subprocess.run(
+            self.argv(*command),
+            cwd=self.home,
+            env=env or self.env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         if check:
-            assert result.returncode == 0, (f"{self.name}: {command}\n{result.stdout[-3000:]}"
-                                             f"\n{result.stderr[-3000:]}")
+            assert result.returncode == 0, (
+                f"{self.name}: {command}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+            )
         return result
 
     def remove(self) -> None:

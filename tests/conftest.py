@@ -32,8 +32,9 @@ def read(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
 
 
-def execute(path: Path, allow_errors: bool, env: dict | None = None,
-            timeout: int = 600) -> nbformat.NotebookNode:
+def execute(
+    path: Path, allow_errors: bool, env: dict | None = None, timeout: int = 600
+) -> nbformat.NotebookNode:
     """Run a notebook top to bottom in a fresh kernel, in its own folder."""
     from nbclient import NotebookClient
 
@@ -42,8 +43,13 @@ def execute(path: Path, allow_errors: bool, env: dict | None = None,
     os.environ.update(env or {})
     os.environ.setdefault("MPLBACKEND", "Agg")
     try:
-        NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=allow_errors,
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            allow_errors=allow_errors,
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()
     finally:
         os.environ.clear()
         os.environ.update(old_env)
@@ -55,8 +61,10 @@ def solution_functions(notebook: str) -> dict:
     namespace holding its graded functions, e.g. solution_functions("04_masks")["causal_mask"]."""
     namespace: dict = {"__name__": "__main__"}
     for cell in solution_notebook(notebook).cells:
-        if cell.cell_type == "code" and ("setup" in cell.get("metadata", {}).get("tags", [])
-                                         or nbgrader_meta(cell).get("solution")):
+        if cell.cell_type == "code" and (
+            "setup" in cell.get("metadata", {}).get("tags", [])
+            or nbgrader_meta(cell).get("solution")
+        ):
             exec(strip_solution_markers(cell.source), namespace)
     return namespace
 
@@ -69,9 +77,12 @@ def displayed_widget(notebook: str, builder: str):
     namespace = solution_functions(notebook)
     found = []
     for cell in solution_notebook(notebook).cells:
-        if (cell.cell_type != "code" or nbgrader_meta(cell)
-                or "setup" in cell.get("metadata", {}).get("tags", [])
-                or f"{builder}(" not in cell.source):
+        if (
+            cell.cell_type != "code"
+            or nbgrader_meta(cell)
+            or "setup" in cell.get("metadata", {}).get("tags", [])
+            or f"{builder}(" not in cell.source
+        ):
             continue
         tree = ast.parse(cell.source)
         if tree.body and isinstance(tree.body[-1], ast.Expr):
@@ -82,14 +93,29 @@ def displayed_widget(notebook: str, builder: str):
     return eval(compile(ast.Expression(body=last.value), notebook, "eval"), namespace)
 
 
-def grade_with_readme_command(source: Path, work: Path, *extra: str,
-                              env: dict | None = None) -> subprocess.CompletedProcess:
+def grade_with_readme_command(
+    source: Path, work: Path, *extra: str, env: dict | None = None
+) -> subprocess.CompletedProcess:
     """`python -m grader grade SOURCE --workers 2` from autograder/, as the README says."""
     return subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(source), "--workers", "2",
-         "--work", str(work), *extra],
-        cwd=ROOT / "autograder", env={**os.environ, **(env or {})}, capture_output=True,
-        text=True, timeout=1800)
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            str(source),
+            "--workers",
+            "2",
+            "--work",
+            str(work),
+            *extra,
+        ],
+        cwd=ROOT / "autograder",
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
 
 
 def read_grades(work: Path) -> dict[str, dict]:
@@ -98,8 +124,13 @@ def read_grades(work: Path) -> dict[str, dict]:
 
 
 def grade_cells(nb):
-    return [c for c in nb.cells if c.cell_type == "code" and nbgrader_meta(c).get("grade")
-            and not nbgrader_meta(c).get("solution")]
+    return [
+        c
+        for c in nb.cells
+        if c.cell_type == "code"
+        and nbgrader_meta(c).get("grade")
+        and not nbgrader_meta(c).get("solution")
+    ]
 
 
 def errors_of(cell) -> list[dict]:
@@ -107,8 +138,11 @@ def errors_of(cell) -> list[dict]:
 
 
 def stderr_of(cell) -> str:
-    return "".join(o.get("text", "") for o in cell.get("outputs", [])
-                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
+    return "".join(
+        o.get("text", "")
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "stream" and o.get("name") == "stderr"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -173,6 +207,7 @@ def kit_installed(kit_zip, kit_home, tmp_path_factory) -> Path:
 
     folder = unzip(kit_zip, tmp_path_factory.mktemp("kit-installed"))
     done = install(folder, kit_home)
-    assert done.returncode == 0, (f"install.py failed offline:\n{done.stdout[-4000:]}"
-                                  f"\n{done.stderr[-4000:]}")
+    assert done.returncode == 0, (
+        f"install.py failed offline:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+    )
     return folder

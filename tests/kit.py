@@ -19,8 +19,9 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 KIT_ZIP_ENV = "ATTNBOOK_KIT_ZIP"
 INSTALL_TIMEOUT = 1200  # torch and JupyterLab from wheels, on two loaded cores
-REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION",
-                    re.DOTALL | re.MULTILINE)
+REGION = re.compile(
+    r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION", re.DOTALL | re.MULTILINE
+)
 MIN_CHARS = 20  # shorter lines (`return Q, K, V`, `else:`) are not an answer on their own
 
 
@@ -39,9 +40,13 @@ def build(out: Path) -> Path:
     given = os.environ.get(KIT_ZIP_ENV)
     if given:
         return Path(given).resolve()
-    done = subprocess.run([sys.executable, "scripts/build_kit.py", "--skip-release-check",
-                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=1800)
+    done = subprocess.run(
+        [sys.executable, "scripts/build_kit.py", "--skip-release-check", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode == 0, f"build_kit.py failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
     zips = sorted(out.glob("attnbook-kit-*.zip"))
     assert len(zips) == 1, f"expected one kit in {out}, found {zips}"
@@ -66,21 +71,30 @@ def clean_env(kit: Path, home: Path) -> dict[str, str]:
     this checkout, no PYTHONPATH, no pip or Jupyter settings of this machine; the kit's
     .venv/bin first on PATH once installed."""
     dropped = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONDA_PREFIX", "NBGRADER_EXECUTION")
-    env = {k: v for k, v in os.environ.items()
-           if k not in dropped and not k.startswith(("PIP_", "JUPYTER_", "ATTNBOOK_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in dropped and not k.startswith(("PIP_", "JUPYTER_", "ATTNBOOK_"))
+    }
     path = [p for p in env.get("PATH", "").split(os.pathsep) if not _is_venv_bin(p)]
     env["PATH"] = os.pathsep.join([str(kit / ".venv" / "bin"), *path])
-    env.update(HOME=str(home), JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
-               JUPYTER_DATA_DIR=str(home / ".local" / "share" / "jupyter"),
-               IPYTHONDIR=str(home / ".ipython"), MPLCONFIGDIR=str(home / ".matplotlib"))
+    env.update(
+        HOME=str(home),
+        JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
+        JUPYTER_DATA_DIR=str(home / ".local" / "share" / "jupyter"),
+        IPYTHONDIR=str(home / ".ipython"),
+        MPLCONFIGDIR=str(home / ".matplotlib"),
+    )
     return env
 
 
 @functools.cache
 def can_unshare_network() -> bool:
     try:
-        return subprocess.run(["unshare", "--net", "true"], capture_output=True,
-                              timeout=30).returncode == 0
+        return (
+            subprocess.run(["unshare", "--net", "true"], capture_output=True, timeout=30).returncode
+            == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
 
@@ -91,8 +105,15 @@ def offline(command: list[str], env: dict[str, str]) -> tuple[list[str], dict[st
     if can_unshare_network():
         return ["unshare", "--net", *command], env
     dead = "http://127.0.0.1:9"
-    return command, {**env, "http_proxy": dead, "https_proxy": dead, "HTTP_PROXY": dead,
-                     "HTTPS_PROXY": dead, "no_proxy": "", "NO_PROXY": ""}
+    return command, {
+        **env,
+        "http_proxy": dead,
+        "https_proxy": dead,
+        "HTTP_PROXY": dead,
+        "HTTPS_PROXY": dead,
+        "no_proxy": "",
+        "NO_PROXY": "",
+    }
 
 
 def install(kit: Path, home: Path) -> subprocess.CompletedProcess:
@@ -100,8 +121,9 @@ def install(kit: Path, home: Path) -> subprocess.CompletedProcess:
     (this one's base, not this checkout's virtual environment)."""
     python = getattr(sys, "_base_executable", sys.executable)
     command, env = offline([python, "install.py"], clean_env(kit, home))
-    return subprocess.run(command, cwd=kit, env=env, capture_output=True, text=True,
-                          timeout=INSTALL_TIMEOUT)
+    return subprocess.run(
+        command, cwd=kit, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT
+    )
 
 
 def kit_python(kit: Path) -> Path:

@@ -50,8 +50,13 @@ def free_port() -> int:
 
 
 def as_postgres(*args, timeout=120) -> subprocess.CompletedProcess:
-    return subprocess.run(["runuser", "-u", "postgres", "--", *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, check=True)
+    return subprocess.run(
+        ["runuser", "-u", "postgres", "--", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=True,
+    )
 
 
 @contextlib.contextmanager
@@ -62,17 +67,42 @@ def throwaway_server(database: str = "gradebook") -> Iterator[str]:
     shutil.chown(folder, "postgres", "postgres")
     data, port = folder / "data", free_port()
     as_postgres(bin_dir / "initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync")
-    as_postgres(bin_dir / "pg_ctl", "-D", data, "-l", folder / "server.log", "-w", "-t", "60",
-                "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off",
-                "start")
+    as_postgres(
+        bin_dir / "pg_ctl",
+        "-D",
+        data,
+        "-l",
+        folder / "server.log",
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off",
+        "start",
+    )
     try:
-        as_postgres(bin_dir / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "postgres",
-                    database)
+        as_postgres(bin_dir / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "postgres", database)
         yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/{database}"
     finally:
-        subprocess.run(["runuser", "-u", "postgres", "--", str(bin_dir / "pg_ctl"), "-D",
-                        str(data), "-m", "immediate", "-w", "-t", "60", "stop"],
-                       capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                "runuser",
+                "-u",
+                "postgres",
+                "--",
+                str(bin_dir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-m",
+                "immediate",
+                "-w",
+                "-t",
+                "60",
+                "stop",
+            ],
+            capture_output=True,
+            timeout=120,
+        )
         shutil.rmtree(folder, ignore_errors=True)
 
 

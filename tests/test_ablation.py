@@ -21,8 +21,15 @@ from attnbook.lm.tokenizer import WordTokenizer
 STORED = ROOT / "assets" / "ablation"
 RUN_FIELDS = set(ablation.RUN_FIELDS)
 VARIANT_FIELDS = {"name", "group", "label", "overrides", "n_parameters", "runs", "summary"}
-SUMMARY_FIELDS = {"seeds", "steps", "hit_time_cap", "cpu_s", "wall_s", "val_curve",
-                  *ablation.METRICS}
+SUMMARY_FIELDS = {
+    "seeds",
+    "steps",
+    "hit_time_cap",
+    "cpu_s",
+    "wall_s",
+    "val_curve",
+    *ablation.METRICS,
+}
 TINY = dataclasses.replace(
     ablation.TINY_CONFIG, steps=4, eval_every=2, n_train=300, n_val=50, n_probe=20,
     entropy_samples=300, seeds=(0, 1),
@@ -75,8 +82,22 @@ def test_rerunning_one_variant_updates_only_it_and_a_new_budget_starts_afresh(tm
 
 
 def test_command_line_runs_one_variant(tmp_path):
-    results = ablation.main(["--variant", "none", "--steps", "3", "--n-train", "300",
-                             "--out", str(tmp_path), "--threads", "1", "--seeds", "4"])
+    results = ablation.main(
+        [
+            "--variant",
+            "none",
+            "--steps",
+            "3",
+            "--n-train",
+            "300",
+            "--out",
+            str(tmp_path),
+            "--threads",
+            "1",
+            "--seeds",
+            "4",
+        ]
+    )
     assert list(results["variants"]) == ["none"]
     assert results["variants"]["none"]["summary"]["steps"] == 3
     assert results["variants"]["none"]["summary"]["seeds"] == [4]
@@ -85,8 +106,13 @@ def test_command_line_runs_one_variant(tmp_path):
 
 
 def test_variants_change_exactly_one_design_choice_each():
-    reference = {"positions": "rope", "norm": "pre", "tie_weights": False, "causal": True,
-                 "embed_scale": False}
+    reference = {
+        "positions": "rope",
+        "norm": "pre",
+        "tie_weights": False,
+        "causal": True,
+        "embed_scale": False,
+    }
     for name, (_group, _label, overrides) in ablation.VARIANTS.items():
         choice = set(overrides) - {"embed_scale"}  # the scale goes with added sinusoids
         assert len(choice) == 1 and set(overrides) <= set(reference), name
@@ -104,8 +130,16 @@ def test_variants_change_exactly_one_design_choice_each():
 def _scaled_pair(positions="sinusoidal", d=32, **kw):
     """A decoder with embed_scale and a plain twin whose table holds the scaled vectors."""
     torch.manual_seed(0)
-    config = LMConfig(vocab_size=30, d_model=d, n_heads=4, n_layers=2, max_len=16,
-                      positions=positions, embed_scale=True, **kw)
+    config = LMConfig(
+        vocab_size=30,
+        d_model=d,
+        n_heads=4,
+        n_layers=2,
+        max_len=16,
+        positions=positions,
+        embed_scale=True,
+        **kw,
+    )
     scaled = TransformerLM(config).eval()
     plain = TransformerLM(dataclasses.replace(config, embed_scale=False)).eval()
     plain.load_state_dict(scaled.state_dict())
@@ -124,7 +158,7 @@ def test_embed_scale_multiplies_the_token_vectors_by_sqrt_d(positions):
     # Cached decoding embeds through the same method: one token at a time, the same logits.
     cache = KVCache.empty(scaled, 2, 9)
     with torch.no_grad():
-        stepped = torch.cat([decode_step(scaled, ids[:, t:t + 1], cache) for t in range(9)], 1)
+        stepped = torch.cat([decode_step(scaled, ids[:, t : t + 1], cache) for t in range(9)], 1)
         assert torch.allclose(stepped, scaled(ids), atol=1e-4)
 
 
@@ -135,8 +169,17 @@ def test_embed_scale_lifts_the_token_vectors_to_the_scale_of_the_sinusoids():
     ratios = {}
     for scale in (False, True):
         torch.manual_seed(0)
-        model = TransformerLM(LMConfig(vocab_size=90, d_model=d, n_heads=4, n_layers=1,
-                                       max_len=L, positions="sinusoidal", embed_scale=scale))
+        model = TransformerLM(
+            LMConfig(
+                vocab_size=90,
+                d_model=d,
+                n_heads=4,
+                n_layers=1,
+                max_len=L,
+                positions="sinusoidal",
+                embed_scale=scale,
+            )
+        )
         with torch.no_grad():
             token = model.embed_tokens(ids)  # (B, L, d)
         ratios[scale] = float(token.pow(2).mean().sqrt() / model.sinusoids.pow(2).mean().sqrt())
@@ -171,8 +214,8 @@ def test_order_probe_reads_the_prefix_only():
     """An unmasked model scored by the probe must not see anything after the prefix."""
     tok = WordTokenizer()
     items = ablation.order_probe_items(
-        ["please send the report before the slides . report first , slides second .".split()],
-        tok)
+        ["please send the report before the slides . report first , slides second .".split()], tok
+    )
     model = ablation.build_model("no_mask", TINY, tok.vocab_size).eval()
     prefix = torch.tensor([items[0]["prefix_ids"]])
     with torch.no_grad():
@@ -206,8 +249,11 @@ def test_stored_run_is_complete_with_at_least_three_seeds_per_variant(stored):
         # The stored spread is the spread of the stored runs.
         assert entry["summary"] == json.loads(json.dumps(ablation.summarise_runs(entry["runs"])))
     assert (STORED / "ablation.png").exists()
-    stale = [p.name for p in STORED.glob("*.csv")
-             if p.stem.rsplit("_seed", 1)[0] not in ablation.VARIANTS]
+    stale = [
+        p.name
+        for p in STORED.glob("*.csv")
+        if p.stem.rsplit("_seed", 1)[0] not in ablation.VARIANTS
+    ]
     assert not stale, f"curves of no stored variant: {stale}"
     size = sum(p.stat().st_size for p in STORED.iterdir() if p.is_file())
     assert size < 2_000_000, f"assets/ablation holds {size} bytes"
@@ -222,30 +268,37 @@ def test_stored_figure_and_table_show_the_spread(stored):
     table = ablation.results_table(stored)
     for name, entry in stored["variants"].items():
         excess = entry["summary"]["excess_over_entropy"]
-        assert (f"| {name} |" in table and f"{excess['mean']:+.4f} ± {excess['sd']:.4f}" in table
-                and f"{excess['min']:+.4f} … {excess['max']:+.4f}" in table), name
+        assert (
+            f"| {name} |" in table
+            and f"{excess['mean']:+.4f} ± {excess['sd']:.4f}" in table
+            and f"{excess['min']:+.4f} … {excess['max']:+.4f}" in table
+        ), name
 
 
 def test_rerun_reproduces_the_stored_runs_first_steps_and_ranks_the_pair_as_stored(stored):
     """Notebook 09's rerun cell: what it prints agrees with the stored ladder."""
     config = ablation.RERUN_CONFIG
-    assert {k: v for k, v in ablation._shared(config).items() if k not in ("seeds", "stop_after")
-            } == {k: v for k, v in stored["config"].items() if k not in ("seeds", "stop_after")}
+    assert {
+        k: v for k, v in ablation._shared(config).items() if k not in ("seeds", "stop_after")
+    } == {k: v for k, v in stored["config"].items() if k not in ("seeds", "stop_after")}
     records = ablation.rerun_pair()
     for name, record in records.items():
         assert record["steps"] == config.stop_after
         stored_run = next(r for r in stored["variants"][name]["runs"] if r["seed"] == config.seed)
         stored_curve = dict(map(tuple, stored_run["val_curve"]))
-        assert record["final_val_loss"] == pytest.approx(stored_curve[config.stop_after],
-                                                         abs=1e-4), name
+        assert record["final_val_loss"] == pytest.approx(
+            stored_curve[config.stop_after], abs=1e-4
+        ), name
     pair = ablation.RERUN_PAIR
     assert ablation.ranking(records) == ablation.stored_ranking(stored, pair)
     # ... and the stored ranking is no accident of one seed: every seed ranks the pair alike.
     better, worse = ablation.stored_ranking(stored, pair)
     metric = ablation.RERUN_METRIC
     seeds = [[run[metric] for run in stored["variants"][name]["runs"]] for name in (better, worse)]
-    assert all(ablation.ranking({better: {metric: b}, worse: {metric: w}}, metric)
-               == [better, worse] for b, w in zip(*seeds))
+    assert all(
+        ablation.ranking({better: {metric: b}, worse: {metric: w}}, metric) == [better, worse]
+        for b, w in zip(*seeds)
+    )
     # Every stored seed already ranks the pair so at the rerun's step: a short rerun suffices.
     for b_run, w_run in zip(*(stored["variants"][name]["runs"] for name in (better, worse))):
         at = [dict(map(tuple, run["val_curve"]))[config.stop_after] for run in (b_run, w_run)]
@@ -281,7 +334,8 @@ def test_stored_findings_hold_as_notebook_09_and_the_benchmark_word_them(stored)
     # No positions and learned positions end level (means within one sd of each other)
     # and both are at chance on the order probe.
     assert abs(excess["none"]["mean"] - excess["learned"]["mean"]) < min(
-        excess["none"]["sd"], excess["learned"]["sd"])
+        excess["none"]["sd"], excess["learned"]["sd"]
+    )
     assert all(abs(probe[n]["mean"] - 0.5) < 0.05 for n in ("none", "learned"))
     # Without the mask each position reads its target: far below the floor, on every seed,
     # and from the prefix alone it orders the items no better than a coin.
@@ -301,8 +355,9 @@ def _against_rope(stored, name: str) -> str:
     return "but its seeds overlap RoPE's"
 
 
-@pytest.mark.parametrize(("name", "bullet"), [("post_norm", "- Post-norm"),
-                                               ("tied", "- Tying the embedding")])
+@pytest.mark.parametrize(
+    ("name", "bullet"), [("post_norm", "- Post-norm"), ("tied", "- Tying the embedding")]
+)
 def test_benchmark_words_post_norm_and_tying_as_their_seeds_say(stored, name, bullet):
     text = (ROOT / "benchmarks" / "results" / "ablation_cpu.md").read_text()
     item = " ".join(text.split(bullet, 1)[1].split("\n- ", 1)[0].split())

@@ -54,7 +54,8 @@ def test_reference_attention_matches_torch_sdpa():
     Q, K, V = rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), rng.standard_normal((5, 2))
     Y, A = ref.attention(Q, K, V)
     Y_t = torch.nn.functional.scaled_dot_product_attention(
-        torch.tensor(Q), torch.tensor(K), torch.tensor(V))
+        torch.tensor(Q), torch.tensor(K), torch.tensor(V)
+    )
     assert np.allclose(Y, Y_t.numpy())
     assert np.allclose(A.sum(axis=-1), 1.0)
 
@@ -147,8 +148,7 @@ def test_score_entry_is_written_as_its_sum_of_products():
 def _shown_weights(widget):
     import re
 
-    return np.array([float(v) for v in re.findall(r'data-value="([0-9.]+)"',
-                                                  widget.display.value)])
+    return np.array([float(v) for v in re.findall(r'data-value="([0-9.]+)"', widget.display.value)])
 
 
 def test_softmax_widget_shows_softmax_and_reacts_to_temperature():
@@ -183,11 +183,11 @@ def test_notebook_temperature_widget_is_one_hot_at_low_temperature():
     assert (scores == scores.max()).sum() == 1, "the default row must have a unique maximum"
     assert np.allclose(_shown_weights(widget), torch_softmax(scores), atol=1e-3)
     assert "largest score: cup" in _title(widget)
-    widget.temperature.value = 10 ** widget.temperature.min
+    widget.temperature.value = 10**widget.temperature.min
     assert np.allclose(_shown_weights(widget), [0.0, 0.0, 0.0, 1.0]), "one-hot on 'cup'"
     widget.temperature.value = 0.1
     assert _shown_weights(widget)[3] > 0.999
-    widget.temperature.value = 10 ** widget.temperature.max
+    widget.temperature.value = 10**widget.temperature.max
     flat = _shown_weights(widget)
     assert flat.max() - flat.min() < 0.1, "a high temperature flattens the row"
 
@@ -196,7 +196,7 @@ def test_temperature_widget_names_a_tie_and_splits_the_weight():
     """Query 'robot' ties 'the' and 'cup': no temperature makes that row one-hot."""
     widget = softmax_temperature_widget(scores=WORKED_QK[1] / np.sqrt(3.0), labels=WORKED_TOKENS)
     assert widget.top_keys() == ["the", "cup"]
-    widget.temperature.value = 10 ** widget.temperature.min
+    widget.temperature.value = 10**widget.temperature.min
     assert np.allclose(_shown_weights(widget), [0.5, 0.0, 0.0, 0.5])
     assert "shared by the, cup" in _title(widget)
 
@@ -215,8 +215,9 @@ def sol01():
     return solution_functions("01_attention_scores")
 
 
-@pytest.mark.parametrize(("L_q", "L_k", "d_k", "d_v"), [(1, 1, 1, 1), (1, 4, 2, 3), (5, 1, 2, 2),
-                                                          (3, 3, 1, 7)])
+@pytest.mark.parametrize(
+    ("L_q", "L_k", "d_k", "d_v"), [(1, 1, 1, 1), (1, 4, 2, 3), (5, 1, 2, 2), (3, 3, 1, 7)]
+)
 def test_solution_attention_matches_torch_on_small_shapes(sol01, L_q, L_k, d_k, d_v):
     rng = np.random.default_rng(L_q * 100 + L_k * 10 + d_k)
     Q = 20 * rng.standard_normal((L_q, d_k))
@@ -225,7 +226,8 @@ def test_solution_attention_matches_torch_on_small_shapes(sol01, L_q, L_k, d_k, 
     assert np.allclose(S, Q @ K.T / np.sqrt(d_k))
     Y, A = sol01["attention"](Q, K, V)
     Y_t = torch.nn.functional.scaled_dot_product_attention(
-        torch.tensor(Q), torch.tensor(K), torch.tensor(V))
+        torch.tensor(Q), torch.tensor(K), torch.tensor(V)
+    )
     assert Y.shape == (L_q, d_v) and A.shape == (L_q, L_k)
     assert np.allclose(Y, Y_t.numpy()) and np.allclose(A.sum(axis=-1), 1.0)
 
@@ -242,11 +244,19 @@ def test_solution_functions_take_lists_ints_and_float32_and_return_float64(sol01
     assert A.tolist() == [[0.5, 0.5], [0.0, 0.0]]
 
 
-@pytest.mark.parametrize("S", [
-    np.array([5.0]), np.array([-np.inf]), np.array([[3.0]]), np.full((2, 3, 4), -np.inf),
-    np.array([[-800.0, 0.0, 800.0]]), np.zeros((0, 4)), 1e-300 * np.ones((2, 3)),
-    np.random.default_rng(3).standard_normal((2, 1, 3, 4)).astype(np.float32),
-])
+@pytest.mark.parametrize(
+    "S",
+    [
+        np.array([5.0]),
+        np.array([-np.inf]),
+        np.array([[3.0]]),
+        np.full((2, 3, 4), -np.inf),
+        np.array([[-800.0, 0.0, 800.0]]),
+        np.zeros((0, 4)),
+        1e-300 * np.ones((2, 3)),
+        np.random.default_rng(3).standard_normal((2, 1, 3, 4)).astype(np.float32),
+    ],
+)
 def test_solution_softmax_rows_edge_cases_match_torch(sol01, S):
     before = S.copy()
     A = sol01["softmax_rows"](S)
@@ -256,32 +266,65 @@ def test_solution_softmax_rows_edge_cases_match_torch(sol01, S):
     assert np.array_equal(S, before)
 
 
-@pytest.mark.parametrize(("call", "pattern"), [
-    (lambda f: f["project_qkv"](np.ones((2, 3)), np.ones((2, 3)), np.ones((4, 3)),
-                                np.ones((1, 3))), r"W_Q.*\(2, 3\).*W_K.*\(4, 3\)"),
-    (lambda f: f["project_qkv"](np.ones(3), np.ones((2, 3)), np.ones((2, 3)), np.ones((1, 3))),
-     r"X.*\(3,\)"),
-    (lambda f: f["score_matrix"](np.ones((2, 3)), np.ones((2, 4))), r"\(2, 3\).*\(2, 4\)"),
-    (lambda f: f["attention"](np.ones((2, 3)), np.ones((2, 3)), np.ones(2)), r"V.*\(2,\)"),
-    (lambda f: f["attention"](np.ones((2, 3)), np.ones(3), np.ones((1, 2))), r"K.*\(3,\)"),
-    (lambda f: f["attention"](np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2))),
-     r"K.*\(2, 3\).*V.*\(3, 2\)"),
-])
+@pytest.mark.parametrize(
+    ("call", "pattern"),
+    [
+        (
+            lambda f: f["project_qkv"](
+                np.ones((2, 3)), np.ones((2, 3)), np.ones((4, 3)), np.ones((1, 3))
+            ),
+            r"W_Q.*\(2, 3\).*W_K.*\(4, 3\)",
+        ),
+        (
+            lambda f: f["project_qkv"](
+                np.ones(3), np.ones((2, 3)), np.ones((2, 3)), np.ones((1, 3))
+            ),
+            r"X.*\(3,\)",
+        ),
+        (lambda f: f["score_matrix"](np.ones((2, 3)), np.ones((2, 4))), r"\(2, 3\).*\(2, 4\)"),
+        (lambda f: f["attention"](np.ones((2, 3)), np.ones((2, 3)), np.ones(2)), r"V.*\(2,\)"),
+        (lambda f: f["attention"](np.ones((2, 3)), np.ones(3), np.ones((1, 2))), r"K.*\(3,\)"),
+        (
+            lambda f: f["attention"](np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2))),
+            r"K.*\(2, 3\).*V.*\(3, 2\)",
+        ),
+    ],
+)
 def test_solution_rejects_bad_shapes_with_a_value_error_naming_them(sol01, call, pattern):
     with pytest.raises(ValueError, match=pattern):
         call(sol01)
 
 
-@pytest.mark.parametrize(("student", "check", "name"), [
-    (lambda S: (lambda e: e / e.sum(-1, keepdims=True))(np.exp(S - np.where(
-        np.isfinite(S.min(-1, keepdims=True)), S.min(-1, keepdims=True), 0.0))),
-     "check_softmax_rows", "MAXIMUM"),
-    (lambda Q, K: Q @ K.T / Q.shape[-1] ** 1 / 2, "check_score_matrix", "binds tighter"),
-    (lambda Q, K, V: (lambda A: (A @ V, Q @ K.T / np.sqrt(Q.shape[-1])))(
-        ref.softmax_rows(Q @ K.T / np.sqrt(Q.shape[-1]))), "check_attention", "not the scores"),
-    (lambda Q, K, V: (lambda A: (A @ K, A))(ref.softmax_rows(Q @ K.T / np.sqrt(Q.shape[-1]))),
-     "check_attention", "keys used as values"),
-])
+@pytest.mark.parametrize(
+    ("student", "check", "name"),
+    [
+        (
+            lambda S: (lambda e: e / e.sum(-1, keepdims=True))(
+                np.exp(
+                    S
+                    - np.where(np.isfinite(S.min(-1, keepdims=True)), S.min(-1, keepdims=True), 0.0)
+                )
+            ),
+            "check_softmax_rows",
+            "MAXIMUM",
+        ),
+        (lambda Q, K: Q @ K.T / Q.shape[-1] ** 1 / 2, "check_score_matrix", "binds tighter"),
+        (
+            lambda Q, K, V: (lambda A: (A @ V, Q @ K.T / np.sqrt(Q.shape[-1])))(
+                ref.softmax_rows(Q @ K.T / np.sqrt(Q.shape[-1]))
+            ),
+            "check_attention",
+            "not the scores",
+        ),
+        (
+            lambda Q, K, V: (lambda A: (A @ K, A))(
+                ref.softmax_rows(Q @ K.T / np.sqrt(Q.shape[-1]))
+            ),
+            "check_attention",
+            "keys used as values",
+        ),
+    ],
+)
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_checks_name_mistakes_found_in_review(student, check, name):
     import attnbook.checks as checks
@@ -296,8 +339,11 @@ def test_float32_answers_are_judged_at_float32_precision_but_mistakes_still_fail
 
     def scores32(Q, K):  # right, but computed in float32
         require_same_size("Q", np.asarray(Q), -1, "K", np.asarray(K), -1, "d_k")
-        return (np.asarray(Q, np.float32) @ np.asarray(K, np.float32).T
-                / np.float32(np.sqrt(np.shape(Q)[-1])))
+        return (
+            np.asarray(Q, np.float32)
+            @ np.asarray(K, np.float32).T
+            / np.float32(np.sqrt(np.shape(Q)[-1]))
+        )
 
     def attention32(Q, K, V):
         require_same_size("K", np.asarray(K), -2, "V", np.asarray(V), -2, "L_k")

@@ -62,18 +62,24 @@ def test_worked_example_follows_the_convention_s_minus_one_is_zero():
 @pytest.mark.parametrize("L", [1, 2, 3, 7, 8, 9, 100])
 def test_scan_equals_loop_and_triangular_solve(L):
     rng = np.random.default_rng(L)
-    A, B, X = 0.4 * rng.standard_normal((3, 3)), rng.standard_normal((3, 2)), \
-        rng.standard_normal((L, 2))
+    A, B, X = (
+        0.4 * rng.standard_normal((3, 3)),
+        rng.standard_normal((3, 2)),
+        rng.standard_normal((L, 2)),
+    )
     loop = REF.linear_recurrence(A, B, X)
     np.testing.assert_allclose(REF.linear_recurrence_parallel(A, B, X), loop, atol=1e-12)
     np.testing.assert_allclose(checks._solve_states(A, B, X), loop, atol=1e-12)
 
 
-@pytest.mark.parametrize("check, fn", [
-    (checks.check_linear_recurrence, REF.linear_recurrence),
-    (checks.check_linear_recurrence_parallel, REF.linear_recurrence_parallel),
-    (checks.check_linear_recurrence_parallel, REF.linear_recurrence),  # a loop is correct too
-])
+@pytest.mark.parametrize(
+    "check, fn",
+    [
+        (checks.check_linear_recurrence, REF.linear_recurrence),
+        (checks.check_linear_recurrence_parallel, REF.linear_recurrence_parallel),
+        (checks.check_linear_recurrence_parallel, REF.linear_recurrence),  # a loop is correct too
+    ],
+)
 def test_checks_pass_the_reference_with_hidden_tests(check, fn, capsys):
     check(validated(fn), reference=REF.linear_recurrence)
     assert "passed" in capsys.readouterr().out
@@ -87,8 +93,9 @@ def test_parallel_check_refuses_a_call_to_the_loop():
         checks.check_linear_recurrence_parallel(linear_recurrence_parallel)
 
 
-@pytest.mark.parametrize("check", [checks.check_linear_recurrence,
-                                   checks.check_linear_recurrence_parallel])
+@pytest.mark.parametrize(
+    "check", [checks.check_linear_recurrence, checks.check_linear_recurrence_parallel]
+)
 def test_checks_accept_a_loop_run_in_float32(check, capsys):
     def in_float32(A, B, X):
         A, B, X = (torch.tensor(np.asarray(v).tolist()) for v in (A, B, X))  # float32
@@ -102,12 +109,17 @@ def test_checks_accept_a_loop_run_in_float32(check, capsys):
     assert "passed" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (lambda A, B, X: REF.linear_recurrence(A.T, B, X), "A.T @ s"),
-    (lambda A, B, X: REF.linear_recurrence(A, A @ B, X), "A^(t-j+1) is one step too many"),
-    (lambda A, B, X: np.vstack([np.zeros((1, len(A))), REF.linear_recurrence(A, B, X)[:-1]]),
-     "store the state after the update"),
-])
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda A, B, X: REF.linear_recurrence(A.T, B, X), "A.T @ s"),
+        (lambda A, B, X: REF.linear_recurrence(A, A @ B, X), "A^(t-j+1) is one step too many"),
+        (
+            lambda A, B, X: np.vstack([np.zeros((1, len(A))), REF.linear_recurrence(A, B, X)[:-1]]),
+            "store the state after the update",
+        ),
+    ],
+)
 def test_checks_name_the_mistake(wrong, hint):
     with pytest.raises(CheckFailure) as err:
         checks.check_linear_recurrence(validated(wrong))
@@ -117,7 +129,9 @@ def test_checks_name_the_mistake(wrong, hint):
 def test_timing_records_both_forms_and_their_agreement():
     timing = beyond.time_recurrences(
         {"loop": REF.linear_recurrence, "scan": REF.linear_recurrence_parallel},
-        lengths=(8, 64), repeats=1)
+        lengths=(8, 64),
+        repeats=1,
+    )
     assert timing["lengths"] == [8, 64]
     assert all(len(v) == 2 and min(v) > 0 for v in timing["seconds"].values())
     assert max(timing["max_diff"]) < 1e-10
@@ -146,8 +160,17 @@ def test_gradient_reach_fades_in_the_rnn_not_in_attention():
 def test_unmasked_decoder_without_positions_is_permutation_equivariant():
     """The reason the probe fails on it: shuffling words shuffles hidden states, nothing else."""
     torch.manual_seed(0)
-    model = TransformerLM(LMConfig(vocab_size=20, d_model=16, n_heads=2, n_layers=2,
-                                   max_len=12, positions="none", causal=False)).eval()
+    model = TransformerLM(
+        LMConfig(
+            vocab_size=20,
+            d_model=16,
+            n_heads=2,
+            n_layers=2,
+            max_len=12,
+            positions="none",
+            causal=False,
+        )
+    ).eval()
     idx = torch.randint(3, 20, (1, 10))
     perm = torch.randperm(10)
     states = beyond.hidden_states(model, idx)
@@ -203,8 +226,11 @@ def test_show_figure_displays_a_png(monkeypatch):
 def test_reference_accepts_lists_ints_tensors_and_no_steps(fn):
     A, B, X = [[1, 0], [1, 1]], [[1], [2]], [[1], [2], [3]]
     want = checks._solve_states(np.array(A, float), np.array(B, float), np.array(X, float))
-    for args in ((A, B, X), tuple(np.array(v) for v in (A, B, X)),
-                 tuple(torch.tensor(v, dtype=torch.float32) for v in (A, B, X))):
+    for args in (
+        (A, B, X),
+        tuple(np.array(v) for v in (A, B, X)),
+        tuple(torch.tensor(v, dtype=torch.float32) for v in (A, B, X)),
+    ):
         S = np.asarray(fn(*args))
         assert S.dtype == np.float64 and np.allclose(S, want)
     assert np.asarray(fn(A, B, np.zeros((0, 1)))).shape == (0, 2)

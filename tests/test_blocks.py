@@ -79,12 +79,12 @@ def test_norm_axes_demo_normalises_rows_for_layernorm_and_columns_for_batchnorm(
     demo = norm_axes_demo(B=3, L=4, d=6)
     layer, batch = demo["layer"], demo["batch"]
     torch.testing.assert_close(layer.mean(-1), torch.zeros(3, 4), atol=1e-5, rtol=0)
-    torch.testing.assert_close(layer.var(-1, unbiased=False), torch.ones(3, 4), atol=1e-3,
-                               rtol=0)
+    torch.testing.assert_close(layer.var(-1, unbiased=False), torch.ones(3, 4), atol=1e-3, rtol=0)
     torch.testing.assert_close(batch.mean((0, 1)), torch.zeros(6), atol=1e-5, rtol=0)
     assert not torch.allclose(batch.mean(-1), torch.zeros(3, 4), atol=1e-2)
-    torch.testing.assert_close(layer, REF.layer_norm(demo["h"], torch.ones(6), torch.zeros(6)),
-                               atol=1e-5, rtol=0)
+    torch.testing.assert_close(
+        layer, REF.layer_norm(demo["h"], torch.ones(6), torch.zeros(6)), atol=1e-5, rtol=0
+    )
 
 
 def test_batch_dependence_layernorm_never_batchnorm_only_in_training():
@@ -153,8 +153,7 @@ def test_causality_gradients_are_zero_exactly_above_the_diagonal(positions):
 
 
 def test_causality_gradients_see_the_future_in_a_model_without_the_mask():
-    config = LMConfig(vocab_size=11, d_model=8, n_heads=2, n_layers=1, max_len=10,
-                      causal=False)
+    config = LMConfig(vocab_size=11, d_model=8, n_heads=2, n_layers=1, max_len=10, causal=False)
     G = causality_gradients(TransformerLM(config), torch.randint(0, 11, (1, 5)))
     assert np.all(G[np.triu_indices(5, k=1)] > 0.0)
 
@@ -176,8 +175,11 @@ def test_shape_walk_goes_from_ids_to_logits(make):
     if make == "reference":
         model = REF.Decoder(V, d, 4, N, 12, "learned")
     else:
-        model = TransformerLM(LMConfig(vocab_size=V, d_model=d, n_heads=4, n_layers=N,
-                                       max_len=12, positions="learned"))
+        model = TransformerLM(
+            LMConfig(
+                vocab_size=V, d_model=d, n_heads=4, n_layers=N, max_len=12, positions="learned"
+            )
+        )
     stages = shape_walk(model, torch.randint(0, V, (2, 6)))
     names = [name for name, _ in stages]
     assert stages[0] == ("token ids", (2, 6))
@@ -288,7 +290,7 @@ def test_parameter_check_accepts_aliased_layers_and_rejects_shared_ones(capsys):
         check_decoder(Decoder)
 
 
-RECURSIVE_LAYER_NORM = '''
+RECURSIVE_LAYER_NORM = """
 def layer_norm(h, gamma, beta, eps=1e-5):
     if gamma.shape[0] != h.shape[-1]:
         raise ValueError(f"gamma {tuple(gamma.shape)} h {tuple(h.shape)}")
@@ -299,7 +301,7 @@ def layer_norm(h, gamma, beta, eps=1e-5):
         return torch.stack(rows)
     mean = h.mean()
     return gamma * (h - mean) / torch.sqrt(((h - mean) ** 2).mean() + eps) + beta
-'''
+"""
 
 
 def test_layer_norm_ban_allows_recursion_but_sees_into_nested_code(capsys):
@@ -311,8 +313,12 @@ def test_layer_norm_ban_allows_recursion_but_sees_into_nested_code(capsys):
     def layer_norm(h, gamma, beta, eps=1e-5):
         if gamma.shape[0] != h.shape[-1]:
             raise ValueError(f"gamma {tuple(gamma.shape)} h {tuple(h.shape)}")
-        return torch.stack([torch.nn.functional.layer_norm(t, t.shape, gamma, beta, eps)
-                            for t in h.reshape(-1, h.shape[-1])]).reshape(h.shape)
+        return torch.stack(
+            [
+                torch.nn.functional.layer_norm(t, t.shape, gamma, beta, eps)
+                for t in h.reshape(-1, h.shape[-1])
+            ]
+        ).reshape(h.shape)
 
     with pytest.raises(CheckFailure, match="PyTorch's own normalisation"):
         check_layer_norm(layer_norm)
@@ -402,8 +408,9 @@ def _shuffled_rows(positions, seed):
     from attnbook.demos.nb06 import context_shuffle
 
     torch.manual_seed(seed)
-    model = TransformerLM(LMConfig(vocab_size=30, d_model=16, n_heads=4, n_layers=3,
-                                   max_len=12, positions=positions))
+    model = TransformerLM(
+        LMConfig(vocab_size=30, d_model=16, n_heads=4, n_layers=3, max_len=12, positions=positions)
+    )
     with torch.no_grad():  # weights far from GPT-2's small start, so attention really mixes
         for parameter in model.parameters():
             parameter.normal_(0.0, 0.5)
@@ -429,7 +436,8 @@ def test_without_positions_the_second_block_sees_the_prefix_as_a_set(seed):
     """No position signal: block 1's output at t averages its prefix in any order, so token
     t's block-2 key and value stay put (up to rounding); block 3 reads prefixes that changed."""
     (_, first_k, first_v), (_, second_k, second_v), (_, third_k, third_v) = _shuffled_rows(
-        "none", seed)
+        "none", seed
+    )
     assert first_k == 0.0 and first_v == 0.0
     assert second_k < 1e-5 and second_v < 1e-5
     assert third_k > 1e-3 and third_v > 1e-3

@@ -62,8 +62,9 @@ def test_solution_passes_every_test_in_process(notebook):
 def test_every_graded_function_has_mistakes_and_an_alternative(notebook):
     nb = read(SOLUTIONS / notebook / f"{notebook}.ipynb")
     catalogue = load_catalogue(notebook)
-    answer_cells = {nbgrader_meta(c)["grade_id"] for c in nb.cells
-                    if nbgrader_meta(c).get("solution")}
+    answer_cells = {
+        nbgrader_meta(c)["grade_id"] for c in nb.cells if nbgrader_meta(c).get("solution")
+    }
     functions = {cell for cell in answer_cells if not cell.startswith("answer_")}
     with_mistakes = {m.cell for m in catalogue.MISTAKES}
     with_alternatives = {a.cell for a in catalogue.ALTERNATIVES}
@@ -95,11 +96,12 @@ def test_mistake_loses_points_with_its_hint(notebook, variant):
     assert result.error is not None, f"{variant.name!r} passed {variant.test}; it must fail"
     assert isinstance(result.error, AssertionError), (
         f"{variant.name!r} failed with {type(result.error).__name__}, not a check failure: "
-        f"{result.error}")
+        f"{result.error}"
+    )
     what = "its detector's text" if variant.detects else "the hint"
     assert variant.hint in str(result.error), (
-        f"{variant.name!r}: the message does not contain {what} {variant.hint!r}:\n"
-        f"{result.error}")
+        f"{variant.name!r}: the message does not contain {what} {variant.hint!r}:\n{result.error}"
+    )
 
 
 @pytest.mark.parametrize(("notebook", "variant"), list(_variants("ALTERNATIVES")))
@@ -129,8 +131,10 @@ def _pattern(text: str) -> re.Pattern:
 # Detectors no catalogued mistake shows yet. The list may only shrink: a detector added to the
 # checks needs a mistake that shows it, and one that gains a mistake must leave the list.
 UNTRIGGERED = frozenset(
-    line.strip() for line in (Path(__file__).parent / "untriggered_detectors.txt")
-    .read_text().splitlines() if line.strip() and not line.startswith("#"))
+    line.strip()
+    for line in (Path(__file__).parent / "untriggered_detectors.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+)
 
 
 @pytest.mark.parametrize("notebook", CATALOGUED)
@@ -140,13 +144,24 @@ def test_every_mistake_names_a_detector_of_the_checks(notebook):
     texts = _detector_texts()
     why = set(explained(notebook).values())
     patterns = [_pattern(t) for t in texts.values() if re.search(r"\{\w+(?:![rs])?\}", t)]
-    loose = [f"{v.cell}: {v.name!r}: " + ("hint= instead of detects=" if v.detects is None
-                                          else f"detects {v.detects!r}, no detector's text")
-             for v in load_catalogue(notebook).MISTAKES
-             if v.detects is None
-             or (v.detects is not None
-                 and not (v.detects in texts.values() or v.detects in why
-                          or any(p.fullmatch(v.detects) for p in patterns)))]
+    loose = [
+        f"{v.cell}: {v.name!r}: "
+        + (
+            "hint= instead of detects="
+            if v.detects is None
+            else f"detects {v.detects!r}, no detector's text"
+        )
+        for v in load_catalogue(notebook).MISTAKES
+        if v.detects is None
+        or (
+            v.detects is not None
+            and not (
+                v.detects in texts.values()
+                or v.detects in why
+                or any(p.fullmatch(v.detects) for p in patterns)
+            )
+        )
+    ]
     assert not loose, f"{notebook}: mistakes not named by a detector:\n" + "\n".join(loose)
 
 
@@ -154,16 +169,24 @@ def test_every_detector_is_triggered_by_a_catalogued_mistake():
     """Each HINT_* of attnbook/checks is what some mistake detects (alone, filled in, or as
     part of a longer hint), and that mistake's failure shows it
     (test_mistake_loses_points_with_its_hint): no detector goes untested, but the listed ones."""
-    detected = [v.detects for notebook in CATALOGUED
-                for v in load_catalogue(notebook).MISTAKES if v.detects]
-    untriggered = {name for name, text in _detector_texts().items()
-                   if not any(_pattern(text).search(d) for d in detected)}
+    detected = [
+        v.detects for notebook in CATALOGUED for v in load_catalogue(notebook).MISTAKES if v.detects
+    ]
+    untriggered = {
+        name
+        for name, text in _detector_texts().items()
+        if not any(_pattern(text).search(d) for d in detected)
+    }
     new = sorted(untriggered - UNTRIGGERED)
-    assert not new, ("detectors no catalogued mistake triggers (catalogue a mistake that "
-                     "shows each):\n" + "\n".join(new))
+    assert not new, (
+        "detectors no catalogued mistake triggers (catalogue a mistake that "
+        "shows each):\n" + "\n".join(new)
+    )
     shown = sorted(UNTRIGGERED - untriggered)
-    assert not shown, ("detectors now triggered by a mistake: remove them from "
-                       "tests/untriggered_detectors.txt:\n" + "\n".join(shown))
+    assert not shown, (
+        "detectors now triggered by a mistake: remove them from "
+        "tests/untriggered_detectors.txt:\n" + "\n".join(shown)
+    )
 
 
 # -- the entry form --------------------------------------------------------------------------
@@ -173,30 +196,57 @@ def _body(variant, notebook="01_attention_scores"):
 
 
 def test_edits_change_the_reference_body_without_its_comments():
-    axis = mistake("softmax_rows", "axis", edit("axis=-1", "axis=0", count=2),
-                   detects="normalise along the last axis: axis=-1")
+    axis = mistake(
+        "softmax_rows",
+        "axis",
+        edit("axis=-1", "axis=0", count=2),
+        detects="normalise along the last axis: axis=-1",
+    )
     source = _body(axis)
     assert "S.max(axis=0, keepdims=True)\n" in source and "e.sum(axis=0, keepdims=True)\n" in source
     assert "# (..., 1)" not in source  # the edited region loses the reference's comments
-    lines = _body(alternative("attention", "lines", [
-        replace_line("Y = A @ V", "Y = A @ V\nY = Y + 0.0"), delete("A = softmax_rows"),
-        insert_after("Y = Y + 0.0", "A = softmax_rows(score_matrix(Q, K))")]))
+    lines = _body(
+        alternative(
+            "attention",
+            "lines",
+            [
+                replace_line("Y = A @ V", "Y = A @ V\nY = Y + 0.0"),
+                delete("A = softmax_rows"),
+                insert_after("Y = Y + 0.0", "A = softmax_rows(score_matrix(Q, K))"),
+            ],
+        )
+    )
     assert "    Y = A @ V\n    Y = Y + 0.0\n    A = softmax_rows(score_matrix(Q, K))\n" in lines
 
 
-@pytest.mark.parametrize("change", [edit("axis=7", "axis=0"), edit("axis=-1", "axis=0"),
-                                    delete("row_max"), replace_line("no such line", "x")])
+@pytest.mark.parametrize(
+    "change",
+    [
+        edit("axis=7", "axis=0"),
+        edit("axis=-1", "axis=0"),
+        delete("row_max"),
+        replace_line("no such line", "x"),
+    ],
+)
 def test_an_edit_that_does_not_apply_fails_loudly_naming_the_entry(change):
     variant = mistake("softmax_rows", "a stale entry", change, hint="anything")
-    with pytest.raises(CatalogueError, match=r"softmax_rows: 'a stale entry': .* expects 1 "
-                                             r"occurrence.* found \d"):
+    with pytest.raises(
+        CatalogueError,
+        match=r"softmax_rows: 'a stale entry': .* expects 1 "
+        r"occurrence.* found \d",
+    ):
         _body(variant)
 
 
 def test_like_names_another_entry_of_the_cell():
     base = alternative("score_matrix", "one line", "return Q @ K.T / np.sqrt(Q.shape[-1])")
-    slip = mistake("score_matrix", "no scaling", edit(" / np.sqrt(Q.shape[-1])", ""),
-                   like="one line", hint="sqrt")
+    slip = mistake(
+        "score_matrix",
+        "no scaling",
+        edit(" / np.sqrt(Q.shape[-1])", ""),
+        like="one line",
+        hint="sqrt",
+    )
     mistakes, alternatives = catalogue([slip, base])
     assert [v.name for v in mistakes] == ["no scaling"] and alternatives == [base]
     assert "    return Q @ K.T\n" in _body(mistakes[0])

@@ -12,8 +12,9 @@ import pytest
 from conftest import NOTEBOOKS, ROOT, SOLUTIONS, read
 from grader.catalogue import apply_variant, fill_in, load_catalogue, nbgrader_meta
 
-spec = importlib.util.spec_from_file_location("check_notebook",
-                                              ROOT / "scripts" / "check_notebook.py")
+spec = importlib.util.spec_from_file_location(
+    "check_notebook", ROOT / "scripts" / "check_notebook.py"
+)
 check_notebook = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check_notebook)
 
@@ -47,8 +48,12 @@ def _submission(tmp_path, variant_name: str | None) -> tuple:
 
 
 def _run(path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "check_notebook.py"),
-                           str(path)], capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "check_notebook.py"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_wrong_letters_are_graded_later_and_a_wrong_function_shows_its_hint(tmp_path):
@@ -71,32 +76,50 @@ def test_only_wrong_letters_report_them_ungraded_and_exit_zero(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "concept questions:" in done.stdout and "graded later" in done.stdout
     total = [line for line in done.stdout.splitlines() if line.startswith("functions:")]
-    functions = [c for c in read(path).cells if nbgrader_meta(c).get("grade")
-                 and not nbgrader_meta(c).get("solution")
-                 and not nbgrader_meta(c)["grade_id"].startswith("test_answer_")]
+    functions = [
+        c
+        for c in read(path).cells
+        if nbgrader_meta(c).get("grade")
+        and not nbgrader_meta(c).get("solution")
+        and not nbgrader_meta(c)["grade_id"].startswith("test_answer_")
+    ]
     points = sum(nbgrader_meta(c)["points"] for c in functions)
     assert total and f"{points:g}/{points:g}" in total[0], done.stdout
 
 
 def _fake(outputs: list, grade_id: str, points: float = 2, source: str = "check_x(x)"):
     cell = nbformat.v4.new_code_cell(source)
-    cell.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "points": points,
-                                 "solution": False, "locked": True, "schema_version": 3,
-                                 "task": False}
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": grade_id,
+        "points": points,
+        "solution": False,
+        "locked": True,
+        "schema_version": 3,
+        "task": False,
+    }
     cell.outputs, cell.execution_count = outputs, 1
     return cell
 
 
 def test_score_card_never_counts_concept_answers_as_points():
-    error = nbformat.v4.new_output("error", ename="CheckFailure", traceback=[],
-                                   evalue="x: x(1) returned wrong values.\nHint: look here\n"
-                                   "  expected 1\n  seen 2")
-    unanswered = nbformat.v4.new_output("error", ename="NotImplementedError", traceback=[],
-                                        evalue="answer_b is still None: set it")
-    nb = nbformat.v4.new_notebook(cells=[
-        _fake([], "test_f"), _fake([error], "test_x"),
-        _fake([], "test_answer_a", 1, 'check_choice("answer_a", answer_a, "ABC")'),
-        _fake([unanswered], "test_answer_b", 1, 'check_choice("answer_b", answer_b, "ABC")')])
+    error = nbformat.v4.new_output(
+        "error",
+        ename="CheckFailure",
+        traceback=[],
+        evalue="x: x(1) returned wrong values.\nHint: look here\n  expected 1\n  seen 2",
+    )
+    unanswered = nbformat.v4.new_output(
+        "error", ename="NotImplementedError", traceback=[], evalue="answer_b is still None: set it"
+    )
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            _fake([], "test_f"),
+            _fake([error], "test_x"),
+            _fake([], "test_answer_a", 1, 'check_choice("answer_a", answer_a, "ABC")'),
+            _fake([unanswered], "test_answer_b", 1, 'check_choice("answer_b", answer_b, "ABC")'),
+        ]
+    )
     lines, status = check_notebook.score_card(nb)
     text = "\n".join(lines)
     assert status == 1
@@ -113,8 +136,13 @@ def test_the_self_check_runs_a_notebook_on_its_graded_budget(tmp_path):
     07's own run on that budget is tests/test_notebooks.py's solution run."""
     name = "01_attention_scores"
     nb = fill_in(read(NOTEBOOKS / name / f"{name}.ipynb"), read(SOLUTIONS / name / f"{name}.ipynb"))
-    probe = _fake([], "test_graded_budget", 1, "from attnbook.notebook import being_graded\n"
-                  "assert being_graded(), 'not on the graded budget'")
+    probe = _fake(
+        [],
+        "test_graded_budget",
+        1,
+        "from attnbook.notebook import being_graded\n"
+        "assert being_graded(), 'not on the graded budget'",
+    )
     probe.outputs, probe.execution_count = [], None
     nb.cells.insert(1, probe)
     path = tmp_path / f"{name}.ipynb"

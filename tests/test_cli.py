@@ -38,8 +38,7 @@ def _env(root: Path) -> dict:
     [
         ([], ["train", "sample", "ablate", "evaluate"]),
         (["train"], ["attnbook train", "--budget-seconds", "--into-assets", "--preset"]),
-        (["sample"], ["--checkpoint", "--temperature", "--top-k", "--top-p", "--seed",
-                      "--count"]),
+        (["sample"], ["--checkpoint", "--temperature", "--top-k", "--top-p", "--seed", "--count"]),
         (["ablate"], ["--variant", "--into-assets", "--out", "--lengths"]),
         (["evaluate"], ["--checkpoint", "--emails", "--samples"]),
     ],
@@ -58,17 +57,25 @@ def test_every_verb_has_help(argv, shown, capsys):
     [
         (["sample", "--top-p", "1.5"], "argument --top-p: expected a number in (0, 1], got 1.5"),
         (["sample", "--top-p", "0"], "argument --top-p: expected a number in (0, 1], got 0"),
-        (["sample", "--temperature", "-1"], "argument --temperature: expected a number >= 0, "
-                                            "got -1"),
+        (
+            ["sample", "--temperature", "-1"],
+            "argument --temperature: expected a number >= 0, got -1",
+        ),
         (["sample", "--top-k", "two"], "argument --top-k: expected an integer >= 0, got 'two'"),
         (["sample", "--count", "0"], "argument --count: expected an integer >= 1, got 0"),
-        (["sample", "--checkpoint", "no/such.pt"],
-         "argument --checkpoint: expected a checkpoint file written by `attnbook train`"),
+        (
+            ["sample", "--checkpoint", "no/such.pt"],
+            "argument --checkpoint: expected a checkpoint file written by `attnbook train`",
+        ),
         (["evaluate", "--emails", "-3"], "argument --emails: expected an integer >= 1, got -3"),
-        (["train", "--budget-seconds", "0"],
-         "argument --budget-seconds: expected a number of seconds > 0, got 0"),
-        (["train", "--budget-seconds", "soon"],
-         "argument --budget-seconds: expected a number of seconds > 0, got soon"),
+        (
+            ["train", "--budget-seconds", "0"],
+            "argument --budget-seconds: expected a number of seconds > 0, got 0",
+        ),
+        (
+            ["train", "--budget-seconds", "soon"],
+            "argument --budget-seconds: expected a number of seconds > 0, got soon",
+        ),
         (["ablate", "--variant", "nope"], "argument --variant: invalid choice: 'nope'"),
         (["fly"], "invalid choice: 'fly'"),
     ],
@@ -204,8 +211,21 @@ def test_ablation_bar_counts_the_cpu_cap(monkeypatch):
 
 
 def test_ablate_shows_a_bar_per_run(tmp_path, capsys):
-    cli.main(["ablate", "--variant", "rope", "--steps", "4", "--n-train", "200", "--threads",
-              "1", "--out", str(tmp_path)])
+    cli.main(
+        [
+            "ablate",
+            "--variant",
+            "rope",
+            "--steps",
+            "4",
+            "--n-train",
+            "200",
+            "--threads",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert "rope seed 0" in out and "4/4" in out, out[-2000:]
 
@@ -304,15 +324,31 @@ def test_budget_bounds_the_whole_train_command(tmp_path):
     imports_s = _seconds([PYTHON, "-c", "import attnbook.lm.train"])
     budget = max(20.0, 3.0 * imports_s)
     out = tmp_path / "run"
-    command = [PYTHON, "-m", "attnbook", "train", "--preset", "tiny", "--steps", "1000000",
-               "--budget-seconds", f"{budget:.1f}", "--threads", "1", "--out", str(out)]
+    command = [
+        PYTHON,
+        "-m",
+        "attnbook",
+        "train",
+        "--preset",
+        "tiny",
+        "--steps",
+        "1000000",
+        "--budget-seconds",
+        f"{budget:.1f}",
+        "--threads",
+        "1",
+        "--out",
+        str(out),
+    ]
     began = time.perf_counter()
     done = subprocess.run(command, cwd=tmp_path, env=_env(ROOT), capture_output=True,
                           text=True, timeout=budget * 3)  # fmt: skip
     wall = time.perf_counter() - began
     assert done.returncode == 0, done.stderr[-3000:]
-    figures = (f"budget {budget:.1f} s, wall {wall:.2f} s; measured apart: bare interpreter "
-               f"{bare_s:.2f} s, interpreter + torch + trainer imports {imports_s:.2f} s")
+    figures = (
+        f"budget {budget:.1f} s, wall {wall:.2f} s; measured apart: bare interpreter "
+        f"{bare_s:.2f} s, interpreter + torch + trainer imports {imports_s:.2f} s"
+    )
     print(figures)  # shown with pytest -s
     assert wall <= budget * 1.05 + SLACK_S, figures
     assert wall >= budget * 0.75, f"the budget stopped the run too early: {figures}"

@@ -8,16 +8,32 @@ from attnbook.checks import CheckFailure
 from attnbook.checks.concepts import check_choice
 
 
-@pytest.mark.parametrize("answer", ["B", "b", " B ", "(B)", "B)", "b.", "[B]", "Option B",
-                                    "answer: b", "B) the keys", "B: because the mask blocks it",
-                                    "'B'", "B\n"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "B",
+        "b",
+        " B ",
+        "(B)",
+        "B)",
+        "b.",
+        "[B]",
+        "Option B",
+        "answer: b",
+        "B) the keys",
+        "B: because the mask blocks it",
+        "'B'",
+        "B\n",
+    ],
+)
 def test_the_letter_is_read_from_common_forms(answer, capsys):
     check_choice("answer_demo", answer, "ABC", correct="B")
     assert "correct" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("answer", ["D", "AB", "A or B", "", "the second one", "B C", 2, ["B"],
-                                    "BB"])
+@pytest.mark.parametrize(
+    "answer", ["D", "AB", "A or B", "", "the second one", "B C", 2, ["B"], "BB"]
+)
 def test_anything_else_is_not_an_answer(answer):
     with pytest.raises(CheckFailure, match="expected one letter from"):
         check_choice("answer_demo", answer, "ABC", correct="B")

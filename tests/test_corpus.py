@@ -213,7 +213,8 @@ def one_sentence_grammar(**tables):
 
 def test_the_helper_catches_the_old_double_full_stop():
     assert sentence_problems("the meeting is on wednesday . .".split()) == [
-        "words 5, 6: '.' '.' is doubled punctuation"]
+        "words 5, 6: '.' '.' is doubled punctuation"
+    ]
     assert sentence_problems("send report".split())[-1].startswith("the email ends with")
     assert "blank slot" in sentence_problems(["send", "", "."])[0]
 
@@ -257,6 +258,8 @@ def test_greetings_sign_offs_and_sentence_joins_are_clean():
     emails = all_emails(grammar)
     assert len(emails) > 1000
     for email in emails:
-        assert not sentence_problems(email, grammar), (" ".join(email),
-                                                       sentence_problems(email, grammar))
+        assert not sentence_problems(email, grammar), (
+            " ".join(email),
+            sentence_problems(email, grammar),
+        )
     assert {e[-3] for e in emails if e[0] in grammar.greetings} == {","}  # "..., anna ."

@@ -55,8 +55,7 @@ def _logical_lines(source: str) -> list[str]:
             if line:
                 lines.append(" ".join(line))
             line = []
-        elif token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.INDENT,
-                                tokenize.DEDENT):
+        elif token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT):
             line.append(token.string)
     return lines
 
@@ -70,12 +69,18 @@ def _simple(node) -> bool:
     if isinstance(node, ast.Attribute):
         return _simple(node.value)
     if isinstance(node, ast.Tuple):
-        return all(isinstance(e, ast.Name | ast.Constant | ast.Attribute) and _simple(e)
-                   for e in node.elts)
+        return all(
+            isinstance(e, ast.Name | ast.Constant | ast.Attribute) and _simple(e) for e in node.elts
+        )
     if isinstance(node, ast.Call):
         args = [*node.args, *(k.value for k in node.keywords)]
-        return _simple(node.func) and len(args) <= 1 and all(
-            isinstance(a, ast.Name | ast.Constant | ast.UnaryOp) and _simple(a) for a in args)
+        return (
+            _simple(node.func)
+            and len(args) <= 1
+            and all(
+                isinstance(a, ast.Name | ast.Constant | ast.UnaryOp) and _simple(a) for a in args
+            )
+        )
     return False
 
 
@@ -110,23 +115,31 @@ def answer_lines() -> dict[str, str]:
     lines the released notebook gives (signatures, input checks) and without trivial ones."""
     found: dict[str, str] = {}
     for name in notebooks():
-        given = {line for c in read(NOTEBOOKS / name / f"{name}.ipynb").cells
-                 if c.cell_type == "code" for line in _logical_lines(c.source)}
+        given = {
+            line
+            for c in read(NOTEBOOKS / name / f"{name}.ipynb").cells
+            if c.cell_type == "code"
+            for line in _logical_lines(c.source)
+        }
         bodies = []
         for cell in read(SOLUTIONS / name / f"{name}.ipynb").cells:
             grade_id = nbgrader_meta(cell).get("grade_id", "")
             if nbgrader_meta(cell).get("solution") and not grade_id.startswith("answer_"):
-                bodies += [(grade_id, textwrap.dedent("\n".join(r.group(0).split("\n")[1:-1])))
-                           for r in _REGION.finditer(cell.source)]
+                bodies += [
+                    (grade_id, textwrap.dedent("\n".join(r.group(0).split("\n")[1:-1])))
+                    for r in _REGION.finditer(cell.source)
+                ]
         reference = (ROOT / "autograder" / "reference" / f"nb{name}.py").read_text()
-        bodies += [(node.name, textwrap.dedent(ast.get_source_segment(reference, node)))
-                   for node in ast.parse(reference).body
-                   if isinstance(node, ast.FunctionDef | ast.ClassDef)]
+        bodies += [
+            (node.name, textwrap.dedent(ast.get_source_segment(reference, node)))
+            for node in ast.parse(reference).body
+            if isinstance(node, ast.FunctionDef | ast.ClassDef)
+        ]
         for owner, body in bodies:
             for line in _logical_lines(body):
                 if line in given or line.startswith(("def ", "class ", "@")) or _trivial(line):
                     continue
-                forms = [line] + ([line[len("return "):]] if line.startswith("return ") else [])
+                forms = [line] + ([line[len("return ") :]] if line.startswith("return ") else [])
                 for form in forms:
                     if not _trivial(form):
                         found.setdefault(_squash(form), f"{name}: {owner}: {line}")
@@ -143,13 +156,21 @@ def _check_strings() -> list[tuple[str, int, str]]:
     out = []
     for path in sorted(CHECKS.glob("*.py")):
         tree = ast.parse(path.read_text())
-        docs = {id(node.body[0].value) for node in ast.walk(tree)
-                if isinstance(getattr(node, "body", None), list) and node.body
-                and isinstance(node.body[0], ast.Expr)
-                and isinstance(node.body[0].value, ast.Constant)}
-        out += [(path.name, node.lineno, node.value) for node in ast.walk(tree)
-                if isinstance(node, ast.Constant) and isinstance(node.value, str)
-                and id(node) not in docs]
+        docs = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(getattr(node, "body", None), list)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        out += [
+            (path.name, node.lineno, node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docs
+        ]
     return out
 
 
@@ -162,8 +183,11 @@ def test_the_answer_line_finder_finds_answer_lines():
 
 
 def test_no_hint_of_the_check_library_is_an_answer_line():
-    leaks = [f"{file}:{line}: {where}" for file, line, text in _check_strings()
-             for where in answers_in(text)]
+    leaks = [
+        f"{file}:{line}: {where}"
+        for file, line, text in _check_strings()
+        for where in answers_in(text)
+    ]
     assert not leaks, "hints that write out an answer line:\n" + "\n".join(leaks)
 
 
@@ -185,9 +209,8 @@ def test_every_catalogued_failure_reads_hint_first_and_is_no_answer_line():
 
 
 # -- how a failure is displayed ---------------------------------------------------------------
-SHELL_SCRIPT = r'''
+SHELL_SCRIPT = r"""
 import json, sys
-sys.path.insert(0, sys.argv[1] + "/autograder")
 from IPython.core.interactiveshell import InteractiveShell
 from grader.catalogue import apply_variant, load_catalogue, nbgrader_meta, solution_notebook
 from grader.catalogue import strip_solution_markers
@@ -208,14 +231,21 @@ for notebook, name in json.loads(sys.argv[2]):
             if meta.get("grade_id") == variant.test:
                 out[f"{notebook}:{name}"] = shown[-1] if shown else None
 print(json.dumps(out))
-'''
+"""
 SAMPLED = {  # a few mistakes of each kind: wrong values, a crash, in place, a module
-    "01_attention_scores": ["softmax over the wrong axis", "changes its input in place",
-                            "transpose trick that only works in 2-D", "V @ A instead of A @ V"],
+    "01_attention_scores": [
+        "softmax over the wrong axis",
+        "changes its input in place",
+        "transpose trick that only works in 2-D",
+        "V @ A instead of A @ V",
+    ],
     "04_masks": ["diagonal excluded (j < i)", "mask applied after the softmax"],
     "05_multihead": ["mask inverted", "view on a non-contiguous tensor", "forgot W_O"],
-    "06_transformer_block": ["unbiased variance", "ReLU instead of GELU",
-                             "the final LayerNorm forgotten (never created)"],
+    "06_transformer_block": [
+        "unbiased variance",
+        "ReLU instead of GELU",
+        "the final LayerNorm forgotten (never created)",
+    ],
 }
 
 
@@ -227,9 +257,18 @@ def _catalogued(notebook: str, name: str):
 def displayed() -> dict:
     """What IPython shows for each sampled mistake's test cell, with attnbook's setup()."""
     pairs = [[nb, name] for nb, names in SAMPLED.items() for name in names]
-    done = subprocess.run([sys.executable, "-c", SHELL_SCRIPT, str(ROOT), json.dumps(pairs)],
-                          capture_output=True, text=True, timeout=900, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"})
+    done = subprocess.run(
+        [sys.executable, "-c", SHELL_SCRIPT, str(ROOT), json.dumps(pairs)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "MPLBACKEND": "Agg",
+            "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'autograder'}",
+        },
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -239,8 +278,9 @@ def _no_library_frames(lines: list[str]) -> bool:
     return "attnbook/checks" not in text and "Traceback" not in text and 'File "' not in text
 
 
-@pytest.mark.parametrize(("notebook", "name"),
-                         [(nb, name) for nb, names in SAMPLED.items() for name in names])
+@pytest.mark.parametrize(
+    ("notebook", "name"), [(nb, name) for nb, names in SAMPLED.items() for name in names]
+)
 def test_a_failed_check_shows_its_hint_first_and_no_library_frames(displayed, notebook, name):
     lines = displayed[f"{notebook}:{name}"]
     variant = _catalogued(notebook, name)
@@ -261,8 +301,9 @@ def test_a_failed_check_in_a_real_kernel_shows_the_hint_and_a_demo_names_its_che
     wrong = apply_variant(solution_notebook(name), _catalogued(name, "softmax over the wrong axis"))
     nb = fill_in(release, wrong)
     stub = next(c for c in release.cells if nbgrader_meta(c).get("grade_id") == "project_qkv")
-    next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "project_qkv").source = \
-        stub.source
+    next(
+        c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "project_qkv"
+    ).source = stub.source
     path = tmp_path / f"{name}.ipynb"
     nbformat.write(nb, path)
     done = execute(path, allow_errors=True, env={"PYTHONPATH": str(ROOT)})
@@ -270,8 +311,7 @@ def test_a_failed_check_in_a_real_kernel_shows_the_hint_and_a_demo_names_its_che
     check = errors["check_softmax_rows(softmax_rows)"]
     assert check["ename"] == "CheckFailure"
     assert check["traceback"][0].startswith("\u2717 softmax_rows:"), check["traceback"]
-    assert "axis=-1" in "\n".join(check["traceback"][:6]) and _no_library_frames(
-        check["traceback"])
+    assert "axis=-1" in "\n".join(check["traceback"][:6]) and _no_library_frames(check["traceback"])
     demo = next(e for source, e in errors.items() if source.startswith("Q, K, V = project_qkv"))
     assert demo["ename"] == "NotImplementedError"  # what nbgrader and the release test read
     assert len(demo["traceback"]) == 1 and "write project_qkv first" in demo["traceback"][0]
@@ -291,8 +331,13 @@ def test_plain_python_shows_the_message_alone():
 
         check_softmax_rows(softmax_rows)
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 1 and lines, done.stderr
     assert lines[0].startswith("\u2717 softmax_rows:") and lines[1].startswith("Hint:")
@@ -326,11 +371,19 @@ def _cells(*sources: str, namespace: dict | None = None) -> dict:
 
 def _notebook(name: str, variant=None) -> dict:
     """The namespace of a solution notebook's setup and answer cells, `variant` applied."""
-    nb = solution_notebook(name) if variant is None else apply_variant(solution_notebook(name),
-                                                                        variant)
-    return _cells(*[strip_solution_markers(c.source) for c in nb.cells if c.cell_type == "code"
-                    and ("setup" in c.metadata.get("tags", [])
-                         or nbgrader_meta(c).get("solution"))])
+    nb = (
+        solution_notebook(name)
+        if variant is None
+        else apply_variant(solution_notebook(name), variant)
+    )
+    return _cells(
+        *[
+            strip_solution_markers(c.source)
+            for c in nb.cells
+            if c.cell_type == "code"
+            and ("setup" in c.metadata.get("tags", []) or nbgrader_meta(c).get("solution"))
+        ]
+    )
 
 
 def _failure(check, *args) -> BaseException:
@@ -340,10 +393,13 @@ def _failure(check, *args) -> BaseException:
 
 
 def test_a_missing_return_is_named():
-    ns = _cells(SETUP_01, """
+    ns = _cells(
+        SETUP_01,
+        """
         def score_matrix(Q, K):
             S = Q @ K.T / np.sqrt(Q.shape[-1])
-    """)
+    """,
+    )
     err = _failure(ns["check_score_matrix"], ns["score_matrix"])
     head, hint = str(err).splitlines()[:2]
     assert isinstance(err, CheckFailure)
@@ -360,10 +416,13 @@ STUB = '''
 '''
 
 
-@pytest.mark.parametrize("written", [
-    STUB + "        return Q @ K.T / np.sqrt(Q.shape[-1])\n",  # below the raise
-    STUB.replace("        raise", "        d_k = Q.shape[-1]\n        raise"),  # above it
-])
+@pytest.mark.parametrize(
+    "written",
+    [
+        STUB + "        return Q @ K.T / np.sqrt(Q.shape[-1])\n",  # below the raise
+        STUB.replace("        raise", "        d_k = Q.shape[-1]\n        raise"),  # above it
+    ],
+)
 def test_code_beside_a_leftover_raise_says_delete_the_raise(written):
     ns = _cells(SETUP_01, written)
     err = _failure(ns["check_score_matrix"], ns["score_matrix"])
@@ -379,8 +438,7 @@ def test_an_untouched_stub_is_not_written_yet():
 
 
 def test_a_class_with_a_leftover_raise_in_forward_says_delete_the_raise():
-    variant = _catalogued("06_transformer_block",
-                          "the stub's raise left above the written forward")
+    variant = _catalogued("06_transformer_block", "the stub's raise left above the written forward")
     ns = _notebook("06_transformer_block", variant)
     err = _failure(ns["check_decoder"], ns["Decoder"])
     assert isinstance(err, CheckFailure) and HINT_LEFTOVER in str(err).splitlines()[1]
@@ -391,25 +449,31 @@ def test_without_source_the_grader_says_both_possibilities():
 
     class Channel:
         def request(self, message, deadline=None):
-            return {"ok": False, "exc": {"type": "NotImplementedError", "module": "builtins",
-                                         "message": ""}}
+            return {
+                "ok": False,
+                "exc": {"type": "NotImplementedError", "module": "builtins", "message": ""},
+            }
 
     remote = RemoteFunction(Channel(), "score_matrix", ["Q", "K"], False)
     ns = _cells(SETUP_01)
     err = _failure(ns["check_score_matrix"], remote)
     assert type(err) is NotImplementedError
-    assert "not written yet" in str(err) and "delete the `raise NotImplementedError()` line" \
-        in str(err)
+    assert "not written yet" in str(err) and "delete the `raise NotImplementedError()` line" in str(
+        err
+    )
 
 
 def test_a_stub_reached_through_a_written_function_is_named():
     ns = _notebook("01_attention_scores")
-    _cells("""
+    _cells(
+        """
         def softmax_rows(S):
             S = np.asarray(S, dtype=np.float64)
             # YOUR CODE HERE
             raise NotImplementedError()
-    """, namespace=ns)
+    """,
+        namespace=ns,
+    )
     _failure(ns["check_softmax_rows"], ns["softmax_rows"])  # remembered as not written
     err = _failure(ns["check_attention"], ns["attention"])
     assert type(err) is NotImplementedError
@@ -417,26 +481,36 @@ def test_a_stub_reached_through_a_written_function_is_named():
 
 
 def test_dropped_input_checks_say_keep_the_given_lines():
-    ns = _cells(SETUP_01, """
+    ns = _cells(
+        SETUP_01,
+        """
         def project_qkv(X, W_Q, W_K, W_V):
             return X @ W_Q.T, X @ W_K.T, X @ W_V.T
-    """)
+    """,
+    )
     err = _failure(ns["check_project_qkv"], ns["project_qkv"])
     assert isinstance(err, CheckFailure)
     assert str(err).splitlines()[1].startswith("Hint: keep the given lines")
     assert "name the offending argument" not in str(err)
 
 
-@pytest.mark.parametrize(("notebook", "mistake", "helper", "subject"), [
-    ("01_attention_scores", "softmax over the wrong axis", "softmax_rows", "attention"),
-    ("05_multihead", "reshape without the transpose", "split_heads", "MultiHeadAttention"),
-    ("06_transformer_block", "ReLU instead of GELU", "MLP", "PreNormBlock"),
-])
+@pytest.mark.parametrize(
+    ("notebook", "mistake", "helper", "subject"),
+    [
+        ("01_attention_scores", "softmax over the wrong axis", "softmax_rows", "attention"),
+        ("05_multihead", "reshape without the transpose", "split_heads", "MultiHeadAttention"),
+        ("06_transformer_block", "ReLU instead of GELU", "MLP", "PreNormBlock"),
+    ],
+)
 def test_a_right_answer_on_a_wrong_helper_names_the_helper(notebook, mistake, helper, subject):
-    checks = {"softmax_rows": "check_softmax_rows", "attention": "check_attention",
-              "split_heads": "check_split_heads", "MultiHeadAttention":
-              "check_multi_head_attention", "MLP": "check_mlp",
-              "PreNormBlock": "check_prenorm_block"}
+    checks = {
+        "softmax_rows": "check_softmax_rows",
+        "attention": "check_attention",
+        "split_heads": "check_split_heads",
+        "MultiHeadAttention": "check_multi_head_attention",
+        "MLP": "check_mlp",
+        "PreNormBlock": "check_prenorm_block",
+    }
     ns = _notebook(notebook, _catalogued(notebook, mistake))
     assert isinstance(_failure(ns[checks[helper]], ns[helper]), CheckFailure)
     err = _failure(ns[checks[subject]], ns[subject])
@@ -446,14 +520,20 @@ def test_a_right_answer_on_a_wrong_helper_names_the_helper(notebook, mistake, he
 
 
 def test_a_persistent_buffer_gets_a_note_and_its_load_state_dict_a_clear_message(capsys):
-    variant = next(v for v in load_catalogue("06_transformer_block").ALTERNATIVES
-                   if v.name == "list comprehension, batch-shaped positions, persistent buffer")
+    variant = next(
+        v
+        for v in load_catalogue("06_transformer_block").ALTERNATIVES
+        if v.name == "list comprehension, batch-shaped positions, persistent buffer"
+    )
     ns = _notebook("06_transformer_block", variant)
     ns["check_decoder"](ns["Decoder"])  # a right answer: it passes
     out = capsys.readouterr().out
     assert "sinusoids" in out and "persistent=False" in out
-    demo = next(c.source for c in solution_notebook("06_transformer_block").cells
-                if "reference_model.load_state_dict(yours.state_dict())" in c.source)
+    demo = next(
+        c.source
+        for c in solution_notebook("06_transformer_block").cells
+        if "reference_model.load_state_dict(yours.state_dict())" in c.source
+    )
     with pytest.raises(RuntimeError) as info:
         _cells(demo, namespace=ns)
     lines = failure_lines(info.value, demo, info.tb)
@@ -461,8 +541,9 @@ def test_a_persistent_buffer_gets_a_note_and_its_load_state_dict_a_clear_message
 
 
 def test_a_demo_after_a_failed_check_names_the_check_in_one_line():
-    ns = _notebook("01_attention_scores",
-                   _catalogued("01_attention_scores", "softmax over the wrong axis"))
+    ns = _notebook(
+        "01_attention_scores", _catalogued("01_attention_scores", "softmax over the wrong axis")
+    )
     _failure(ns["check_softmax_rows"], ns["softmax_rows"])
     demo = "A = softmax_rows(np.zeros((2, 3)))\nraise ValueError('a plot of a bad A')\n"
     with pytest.raises(ValueError) as info:

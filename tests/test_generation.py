@@ -34,8 +34,17 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 def sharp_model(positions="rope", seed=0, max_len=48, norm="pre"):
     """A random model with large weights: well separated logits, so argmax is not fragile."""
     torch.manual_seed(seed)
-    model = TransformerLM(LMConfig(vocab_size=V, d_model=32, n_heads=4, n_layers=2,
-                                   max_len=max_len, positions=positions, norm=norm)).eval()
+    model = TransformerLM(
+        LMConfig(
+            vocab_size=V,
+            d_model=32,
+            n_heads=4,
+            n_layers=2,
+            max_len=max_len,
+            positions=positions,
+            norm=norm,
+        )
+    ).eval()
     with torch.no_grad():
         for p in model.parameters():
             if p.dim() > 1:
@@ -89,10 +98,11 @@ def test_top_p_keeps_the_token_that_crosses_p():
 
 
 def test_top_p_that_the_first_token_reaches_is_greedy_and_top_p_one_changes_nothing():
-    assert torch.allclose(filtered_distribution(LOGITS, 1.0, top_p=0.3),
-                          torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64))
-    assert torch.allclose(filtered_distribution(LOGITS, 1.0, top_p=1.0),
-                          torch.softmax(LOGITS, -1))
+    assert torch.allclose(
+        filtered_distribution(LOGITS, 1.0, top_p=0.3),
+        torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64),
+    )
+    assert torch.allclose(filtered_distribution(LOGITS, 1.0, top_p=1.0), torch.softmax(LOGITS, -1))
 
 
 def test_filters_apply_after_temperature():
@@ -131,7 +141,7 @@ def test_prefill_and_steps_give_the_logits_of_one_full_pass(positions):
     ids = torch.randint(3, V, (2, 15), generator=torch.Generator().manual_seed(1))
     cache = KVCache.empty(model, 2, 15)
     pieces = [decode_step(model, ids[:, :5], cache)]
-    pieces += [decode_step(model, ids[:, i:i + 1], cache) for i in range(5, 15)]
+    pieces += [decode_step(model, ids[:, i : i + 1], cache) for i in range(5, 15)]
     assert cache.length == 15
     torch.testing.assert_close(torch.cat(pieces, 1), model(ids), atol=1e-4, rtol=1e-4)
 
@@ -140,7 +150,7 @@ def test_cache_works_for_post_norm_blocks_too():
     model = sharp_model(norm="post")
     ids = torch.randint(3, V, (1, 8), generator=torch.Generator().manual_seed(2))
     cache = KVCache.empty(model, 1, 8)
-    steps = [decode_step(model, ids[:, i:i + 1], cache) for i in range(8)]
+    steps = [decode_step(model, ids[:, i : i + 1], cache) for i in range(8)]
     torch.testing.assert_close(torch.cat(steps, 1), model(ids), atol=1e-4, rtol=1e-4)
 
 
@@ -157,10 +167,18 @@ def test_cached_sampling_equals_uncached_under_the_same_seed(positions):
     model = sharp_model(positions)
     for seed in range(3):
         kwargs = dict(temperature=1.0, top_k=12, top_p=0.95)
-        cached = generate_tokens(model, PROMPTS, 25, 2,
-                                 generator=torch.Generator().manual_seed(seed), **kwargs)
-        plain = generate_tokens(model, PROMPTS, 25, 2, use_cache=False,
-                                generator=torch.Generator().manual_seed(seed), **kwargs)
+        cached = generate_tokens(
+            model, PROMPTS, 25, 2, generator=torch.Generator().manual_seed(seed), **kwargs
+        )
+        plain = generate_tokens(
+            model,
+            PROMPTS,
+            25,
+            2,
+            use_cache=False,
+            generator=torch.Generator().manual_seed(seed),
+            **kwargs,
+        )
         assert cached == plain
 
 
@@ -168,8 +186,9 @@ def test_cached_sampling_equals_uncached_under_the_same_seed(positions):
 def test_left_padded_batch_gives_each_prompt_its_result_alone(use_cache):
     model = sharp_model("rope")
     batch = generate_tokens(model, PROMPTS, 20, 2, temperature=0.0, use_cache=use_cache)
-    alone = [generate_tokens(model, [p], 20, 2, temperature=0.0, use_cache=use_cache)[0]
-             for p in PROMPTS]
+    alone = [
+        generate_tokens(model, [p], 20, 2, temperature=0.0, use_cache=use_cache)[0] for p in PROMPTS
+    ]
     assert batch == alone
 
 
@@ -191,8 +210,9 @@ def test_left_pad_right_aligns_and_numbers_each_row_from_zero():
 
 def _model_emitting(eos_after: dict[int, int], max_len=40):
     """A model whose greedy choice is fixed per last token: a lookup table as a decoder."""
-    model = TransformerLM(LMConfig(vocab_size=V, d_model=32, n_heads=4, n_layers=1,
-                                   max_len=max_len, positions="none")).eval()
+    model = TransformerLM(
+        LMConfig(vocab_size=V, d_model=32, n_heads=4, n_layers=1, max_len=max_len, positions="none")
+    ).eval()
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()
@@ -210,11 +230,13 @@ def _model_emitting(eos_after: dict[int, int], max_len=40):
 @pytest.mark.parametrize("use_cache", [True, False])
 def test_each_row_stops_at_its_own_eos_which_is_kept(use_cache):
     model = _model_emitting({6: 2, 10: 2})  # after token 6 or 10 comes EOS (2)
-    out = generate_tokens(model, [[1, 4], [1, 8]], 10, eos_id=2, temperature=0.0,
-                          use_cache=use_cache)
+    out = generate_tokens(
+        model, [[1, 4], [1, 8]], 10, eos_id=2, temperature=0.0, use_cache=use_cache
+    )
     assert out == [[1, 4, 5, 6, 2], [1, 8, 9, 10, 2]]
-    out = generate_tokens(model, [[1, 4], [1, 8, 9]], 2, eos_id=2, temperature=0.0,
-                          use_cache=use_cache)
+    out = generate_tokens(
+        model, [[1, 4], [1, 8, 9]], 2, eos_id=2, temperature=0.0, use_cache=use_cache
+    )
     assert out == [[1, 4, 5, 6], [1, 8, 9, 10, 2]]
 
 
@@ -239,15 +261,34 @@ def test_score_samples_judges_with_the_grammar():
 def test_quality_diversity_sweep_and_its_plot():
     tok = WordTokenizer()
     torch.manual_seed(0)
-    model = TransformerLM(LMConfig(vocab_size=tok.vocab_size, d_model=16, n_heads=2,
-                                   n_layers=1, max_len=24)).eval()
-    rows = quality_diversity_sweep(model, tok, DEFAULT_GRAMMAR, temperatures=(0.0, 1.0),
-                                   top_ps=(0.5, 1.0), n_samples=8, max_new_tokens=10)
+    model = TransformerLM(
+        LMConfig(vocab_size=tok.vocab_size, d_model=16, n_heads=2, n_layers=1, max_len=24)
+    ).eval()
+    rows = quality_diversity_sweep(
+        model,
+        tok,
+        DEFAULT_GRAMMAR,
+        temperatures=(0.0, 1.0),
+        top_ps=(0.5, 1.0),
+        n_samples=8,
+        max_new_tokens=10,
+    )
     assert [(r["knob"], r["value"]) for r in rows] == [
-        ("temperature", 0.0), ("temperature", 1.0), ("top_p", 0.5), ("top_p", 1.0)]
+        ("temperature", 0.0),
+        ("temperature", 1.0),
+        ("top_p", 0.5),
+        ("top_p", 1.0),
+    ]
     assert rows[0]["distinct"] == 1 / 8  # greedy: every sample is the same
-    again = quality_diversity_sweep(model, tok, DEFAULT_GRAMMAR, temperatures=(0.0, 1.0),
-                                    top_ps=(0.5, 1.0), n_samples=8, max_new_tokens=10)
+    again = quality_diversity_sweep(
+        model,
+        tok,
+        DEFAULT_GRAMMAR,
+        temperatures=(0.0, 1.0),
+        top_ps=(0.5, 1.0),
+        n_samples=8,
+        max_new_tokens=10,
+    )
     assert rows == again
     fig = plot_quality_diversity(rows, floor=-0.7)
     assert isinstance(fig, matplotlib.figure.Figure)
@@ -259,10 +300,14 @@ def test_quality_diversity_sweep_and_its_plot():
 def _shown(widget):
     import re
 
-    rows = re.findall(r'data-label="([^"]*)" data-before="([^"]*)" data-value="([^"]*)" '
-                      r'data-kept="(true|false)"', widget.display.value)
-    return {label: (float(before), float(after), kept == "true")
-            for label, before, after, kept in rows}
+    rows = re.findall(
+        r'data-label="([^"]*)" data-before="([^"]*)" data-value="([^"]*)" '
+        r'data-kept="(true|false)"',
+        widget.display.value,
+    )
+    return {
+        label: (float(before), float(after), kept == "true") for label, before, after, kept in rows
+    }
 
 
 def test_sampling_widget_shows_what_is_kept_and_renormalised():
@@ -292,8 +337,9 @@ def test_sampling_widget_builder_reads_the_model_and_the_grammar():
 
     tok = WordTokenizer()
     torch.manual_seed(0)
-    model = TransformerLM(LMConfig(vocab_size=tok.vocab_size, d_model=16, n_heads=2,
-                                   n_layers=1, max_len=24)).eval()
+    model = TransformerLM(
+        LMConfig(vocab_size=tok.vocab_size, d_model=16, n_heads=2, n_layers=1, max_len=24)
+    ).eval()
     widget = sampling_widget(model, tok, "please send the", grammar=DEFAULT_GRAMMAR, n_show=89)
     assert "(grammar 0.200)" in widget.display.value  # "report" after "please send the"
     assert len(_shown(widget)) == 89
@@ -306,10 +352,25 @@ def test_trained_checkpoint_is_found_and_cached_decoding_matches_it():
     model, tok, _ = load_trained(find_checkpoint("email_cpu.pt"))
     prompts = [tok.encode(t, add_eos=False) for t in ["please send the", "hi anna ,", "my"]]
     for kwargs in (dict(temperature=0.0), dict(temperature=1.0, top_p=0.9)):
-        cached = generate_tokens(model, prompts, 40, tok.eos_id, tok.pad_id,
-                                 generator=torch.Generator().manual_seed(0), **kwargs)
-        plain = generate_tokens(model, prompts, 40, tok.eos_id, tok.pad_id, use_cache=False,
-                                generator=torch.Generator().manual_seed(0), **kwargs)
+        cached = generate_tokens(
+            model,
+            prompts,
+            40,
+            tok.eos_id,
+            tok.pad_id,
+            generator=torch.Generator().manual_seed(0),
+            **kwargs,
+        )
+        plain = generate_tokens(
+            model,
+            prompts,
+            40,
+            tok.eos_id,
+            tok.pad_id,
+            use_cache=False,
+            generator=torch.Generator().manual_seed(0),
+            **kwargs,
+        )
         assert cached == plain
     with pytest.raises(FileNotFoundError, match="no assets/checkpoints"):
         find_checkpoint("no_such_model.pt")
@@ -352,14 +413,18 @@ def test_reference_sampler_follows_the_curriculum(shape):
             for top_p in (None, 1.0, 0.9, 0.4, 1e-9):
                 logits = 2.0 * torch.randn(*shape, generator=gen, dtype=torch.float64)
                 want = _by_the_words(logits, temperature, top_k, top_p)
-                assert torch.allclose(ref.next_token_probs(logits, temperature, top_k, top_p),
-                                      want, atol=1e-9), (shape, temperature, top_k, top_p)
-                assert torch.allclose(filtered_distribution(logits, temperature, top_k, top_p),
-                                      want, atol=1e-9)
-                draws = ref.sample_next(logits, temperature, top_k, top_p,
-                                        torch.Generator().manual_seed(3))
-                again = ref.sample_next(logits, temperature, top_k, top_p,
-                                        torch.Generator().manual_seed(3))
+                assert torch.allclose(
+                    ref.next_token_probs(logits, temperature, top_k, top_p), want, atol=1e-9
+                ), (shape, temperature, top_k, top_p)
+                assert torch.allclose(
+                    filtered_distribution(logits, temperature, top_k, top_p), want, atol=1e-9
+                )
+                draws = ref.sample_next(
+                    logits, temperature, top_k, top_p, torch.Generator().manual_seed(3)
+                )
+                again = ref.sample_next(
+                    logits, temperature, top_k, top_p, torch.Generator().manual_seed(3)
+                )
                 assert draws.shape == shape[:-1] and torch.equal(draws, again)
                 assert bool((want.gather(-1, draws[..., None]) > 0).all())
 
@@ -372,5 +437,6 @@ def test_reference_sampler_ties():
     kept = ref.next_token_probs(tie, 1.0, 2, None)  # both tokens tied with the 2nd kept
     assert torch.equal(kept > 0, torch.tensor([True, True, True, False]))
     assert int(ref.sample_next(torch.tensor([0.0, 3.0, 3.0]), 0.0)) in (1, 2)
-    assert torch.allclose(ref.next_token_probs(torch.zeros(4), 1.0, None, 0.5).sum(),
-                          torch.tensor(1.0))
+    assert torch.allclose(
+        ref.next_token_probs(torch.zeros(4), 1.0, None, 0.5).sum(), torch.tensor(1.0)
+    )

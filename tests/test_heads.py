@@ -53,9 +53,12 @@ def test_attention_equals_torch_sdpa(dtype, masked):
     g = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(3, 4, 7, 8, generator=g, dtype=dtype) for _ in range(3))
     causal, real = _masks(3, 7, g)
-    allowed = {"none": None, "causal": causal,
-               "causal + padding": causal & real[:, None, None, :],
-               "random": torch.rand(3, 4, 7, 7, generator=g) < 0.5}[masked]
+    allowed = {
+        "none": None,
+        "causal": causal,
+        "causal + padding": causal & real[:, None, None, :],
+        "random": torch.rand(3, 4, 7, 7, generator=g) < 0.5,
+    }[masked]
     mine = REF.scaled_dot_product_attention(q, k, v, allowed)
     theirs = torch.nan_to_num(F.scaled_dot_product_attention(q, k, v, attn_mask=allowed))
     tol = 1e-6 if dtype == torch.float64 else 1e-5
@@ -82,11 +85,11 @@ def test_split_and_merge_are_inverse_and_match_the_head_slices():
 def test_module_equals_torch_multihead_attention(masked, d_model, n_heads):
     torch.manual_seed(0)
     mine = REF.MultiHeadAttention(d_model, n_heads).double().eval()
-    theirs = nn.MultiheadAttention(d_model, n_heads, bias=True, batch_first=True,
-                                   dtype=torch.float64).eval()
+    theirs = nn.MultiheadAttention(
+        d_model, n_heads, bias=True, batch_first=True, dtype=torch.float64
+    ).eval()
     with torch.no_grad():
-        theirs.in_proj_weight.copy_(torch.cat([mine.W_Q.weight, mine.W_K.weight,
-                                               mine.W_V.weight]))
+        theirs.in_proj_weight.copy_(torch.cat([mine.W_Q.weight, mine.W_K.weight, mine.W_V.weight]))
         theirs.in_proj_bias.copy_(torch.cat([mine.W_Q.bias, mine.W_K.bias, mine.W_V.bias]))
         theirs.out_proj.weight.copy_(mine.W_O.weight)
         theirs.out_proj.bias.copy_(mine.W_O.bias)
@@ -100,8 +103,9 @@ def test_module_equals_torch_multihead_attention(masked, d_model, n_heads):
             y_theirs, _ = theirs(x, x, x, attn_mask=~causal, need_weights=False)
         else:
             y_mine = mine(x, causal & real[:, None, None, :])
-            y_theirs, _ = theirs(x, x, x, attn_mask=~causal, key_padding_mask=~real,
-                                 need_weights=False)
+            y_theirs, _ = theirs(
+                x, x, x, attn_mask=~causal, key_padding_mask=~real, need_weights=False
+            )
     torch.testing.assert_close(y_mine, y_theirs, rtol=1e-6, atol=1e-6)
     assert sum(p.numel() for p in mine.parameters()) == 4 * (d_model**2 + d_model)
 
@@ -144,8 +148,9 @@ def test_hand_built_heads_show_their_patterns():
     assert int(content[it].argmax()) == cup and content[it, cup] > 0.9
     broad = patterns["broad (spread over the prefix)"]
     for i in range(L):
-        torch.testing.assert_close(broad[i, : i + 1], torch.full((i + 1,), 1.0 / (i + 1),
-                                                                 dtype=broad.dtype))
+        torch.testing.assert_close(
+            broad[i, : i + 1], torch.full((i + 1,), 1.0 / (i + 1), dtype=broad.dtype)
+        )
     for A in patterns.values():
         assert torch.all(A.triu(1) == 0), "every head obeys the causal mask"
 
@@ -161,8 +166,7 @@ def test_plot_heads_is_labelled():
 
 # -- cost -------------------------------------------------------------------------------
 def test_attention_cost_shows_quadratic_memory_for_the_naive_path():
-    cost = heads.attention_cost(REF.scaled_dot_product_attention, lengths=(64, 128, 256),
-                                repeats=1)
+    cost = heads.attention_cost(REF.scaled_dot_product_attention, lengths=(64, 128, 256), repeats=1)
     naive, fused = cost["naive_bytes"], cost["fused_bytes"]
     assert np.all((naive[1:] / naive[:-1] > 3.5) & (naive[1:] / naive[:-1] < 4.5))
     assert np.all(fused[1:] / fused[:-1] < 2.5)
@@ -175,8 +179,7 @@ def test_created_bytes_counts_only_new_tensors():
     q = torch.zeros(1, 1, 32, 8)
     total, largest = heads.created_bytes(lambda q, k, v, allowed: q.transpose(-2, -1), q, q, q)
     assert total == 0 and largest == 0
-    total, largest = heads.created_bytes(lambda q, k, v, allowed: q @ k.transpose(-2, -1),
-                                         q, q, q)
+    total, largest = heads.created_bytes(lambda q, k, v, allowed: q @ k.transpose(-2, -1), q, q, q)
     assert largest == 32 * 32 * 4
 
 
@@ -203,13 +206,25 @@ def test_boolean_masks_with_leading_broadcast_axes_match_torch(lead):
         torch.testing.assert_close(mine, theirs.expand_as(mine), rtol=1e-9, atol=1e-9)
 
 
-@pytest.mark.parametrize(("args", "words"), [
-    ((torch.zeros(3, 4), torch.zeros(5, 4), torch.zeros(5, 2), torch.ones(4, 5, dtype=torch.bool)),
-     ("allowed", "(4, 5)", "(3, 5)")),
-    ((torch.zeros(2, 3, 4), torch.zeros(3, 5, 4), torch.zeros(3, 5, 2), None),
-     ("q", "(2, 3, 4)", "(3, 5, 4)")),
-    ((torch.zeros(3, 4), torch.zeros(5, 4), torch.zeros(5), None), ("v", "(5,)")),
-])
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (
+            (
+                torch.zeros(3, 4),
+                torch.zeros(5, 4),
+                torch.zeros(5, 2),
+                torch.ones(4, 5, dtype=torch.bool),
+            ),
+            ("allowed", "(4, 5)", "(3, 5)"),
+        ),
+        (
+            (torch.zeros(2, 3, 4), torch.zeros(3, 5, 4), torch.zeros(3, 5, 2), None),
+            ("q", "(2, 3, 4)", "(3, 5, 4)"),
+        ),
+        ((torch.zeros(3, 4), torch.zeros(5, 4), torch.zeros(5), None), ("v", "(5,)")),
+    ],
+)
 def test_attention_rejects_shapes_that_do_not_broadcast(args, words):
     with pytest.raises(ValueError) as err:
         REF.scaled_dot_product_attention(*args)
@@ -239,8 +254,12 @@ def test_attention_check_names_overflow_in_place_scaling_and_a_returned_tuple():
         weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
         return (weights @ v, weights) if style == "tuple" else weights @ v
 
-    for style, words in [("naive", "row's maximum"), ("in place", "in place"),
-                         ("tuple", "not (Y, A)")]:
+    for style, words in [
+        ("naive", "row's maximum"),
+        ("in place", "in place"),
+        ("tuple", "not (Y, A)"),
+    ]:
+
         def variant(q, k, v, allowed=None, style=style):
             return attention(q, k, v, allowed, style)
 
@@ -249,7 +268,7 @@ def test_attention_check_names_overflow_in_place_scaling_and_a_returned_tuple():
             check_scaled_dot_product_attention(variant)
 
 
-RECURSIVE_SDPA = '''
+RECURSIVE_SDPA = """
 def scaled_dot_product_attention(q, k, v, allowed=None):
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(f"k {tuple(k.shape)} and v {tuple(v.shape)}")
@@ -270,7 +289,7 @@ def scaled_dot_product_attention(q, k, v, allowed=None):
     if allowed is not None:
         scores = scores.masked_fill(~allowed, float("-inf"))
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
-'''
+"""
 
 
 def test_fused_attention_ban_allows_recursion_but_sees_into_nested_code(capsys):
@@ -298,12 +317,11 @@ def _mha_with_zeros_buffer(project_out: bool, name: str = "MultiHeadAttention"):
                 raise ValueError(f"x has shape {tuple(x.shape)}")
             B, L, _ = x.shape
             d_k = self.d_model // self.n_heads
-            q, k, v = (REF.split_heads(W(x), self.n_heads)
-                       for W in (self.W_Q, self.W_K, self.W_V))
+            q, k, v = (REF.split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
             y = REF.scaled_dot_product_attention(q, k, v, allowed)
             out = torch.zeros(B, L, self.d_model)  # float32 whatever x's dtype
             for r in range(self.n_heads):
-                out[:, :, r * d_k:(r + 1) * d_k] = y[:, r]
+                out[:, :, r * d_k : (r + 1) * d_k] = y[:, r]
             return self.W_O(out) if project_out else out
 
     Module.__name__ = Module.__qualname__ = name
@@ -337,9 +355,9 @@ def test_mha_fallback_needs_float32_tensors_or_a_dtype_error():
     with pytest.raises(CheckFailure, match="float64.*wrong values"):
         check_multi_head_attention(Tiny)
     err = CheckFailure("MultiHeadAttention: ... raised RuntimeError")
-    err.__cause__ = RuntimeError("mat1 and mat2 must have the same dtype, but got Float and "
-                                 "Double")
+    err.__cause__ = RuntimeError("mat1 and mat2 must have the same dtype, but got Float and Double")
     assert checks._about_dtypes(err)
-    err.__cause__ = TypeError("argument 'size' must be tuple of ints, but found element of "
-                              "type float")
+    err.__cause__ = TypeError(
+        "argument 'size' must be tuple of ints, but found element of type float"
+    )
     assert not checks._about_dtypes(err)

@@ -25,8 +25,16 @@ pytestmark = pytest.mark.slow
 
 NAMES = notebook_names()
 KIT = build_kit_module()
-TOP_LEVEL = {"README.md", "install.py", "kit.json", "notebooks", "assets", "scripts", "wheels",
-             "jupyter"}
+TOP_LEVEL = {
+    "README.md",
+    "install.py",
+    "kit.json",
+    "notebooks",
+    "assets",
+    "scripts",
+    "wheels",
+    "jupyter",
+}
 GRADING_ENV = {"NBGRADER_EXECUTION": "autograde", "MPLBACKEND": "Agg"}
 
 # -- answers: every non-trivial line of the solution regions (kit.solution_lines) ----------
@@ -49,8 +57,8 @@ ACCEPTED = {
     "nll = torch.nn.functional.cross_entropy(": "training_viz.py, checks/nb08.py: the loss",
     # notebook 10: the package's Qwen3LM and ModernBlock (qwen3.py) are the production twins
     # of Qwen3Decoder and Qwen3Block, which the grader flags when an answer delegates to them
-    "q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)  # (B, h, L, d_k)":
-        "attnbook/lm/model.py: decoder's attention",
+    "q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)"
+    "  # (B, h, L, d_k)": "attnbook/lm/model.py: decoder's attention",
     "self.blocks = nn.ModuleList(": "attnbook/lm/model.py, qwen3.py: decoders",
     "self.head.weight = self.embed.weight": "attnbook/lm/model.py, qwen3.py: tied weights",
     "rope = (self.rope_cos[:L], self.rope_sin[:L])  # (L, d_k/2) each": "qwen3.py: decoder",
@@ -89,7 +97,7 @@ ACCEPTED = {
 # Solution lines the kit holds that must go: each is an answer, and its owner is named.
 KNOWN_LEAKS = {
     'answer_position_signal = "A"': "attnbook/checks/concepts.py shows notebook 02's right "
-                                    "letter as the docstring example of check_choice",
+    "letter as the docstring example of check_choice",
 }
 
 
@@ -116,9 +124,18 @@ def test_kit_holds_the_release_its_assets_and_the_self_check_and_nothing_more(ki
     files = {p.relative_to(kit_dir).as_posix() for p in kit_dir.rglob("*") if p.is_file()}
     ours = {f for f in files if not f.startswith("wheels/")}
     released = {f"notebooks/{n}/{n}.ipynb" for n in NAMES}
-    expected = released | set(KIT.KIT_ASSETS) | {
-        "scripts/check_notebook.py", "README.md", "install.py", "kit.json",
-        "jupyter/jupyter_server_config.json", "jupyter/labconfig/page_config.json"}
+    expected = (
+        released
+        | set(KIT.KIT_ASSETS)
+        | {
+            "scripts/check_notebook.py",
+            "README.md",
+            "install.py",
+            "kit.json",
+            "jupyter/jupyter_server_config.json",
+            "jupyter/labconfig/page_config.json",
+        }
+    )
     assert ours == expected, f"extra: {ours - expected}; missing: {expected - ours}"
     for name in released | set(KIT.KIT_ASSETS) | {"scripts/check_notebook.py"}:
         assert (kit_dir / name).read_bytes() == (ROOT / name).read_bytes(), name
@@ -144,8 +161,11 @@ def test_kit_holds_no_grader_marker(kit_dir):
 def test_kit_holds_no_solution_line_beyond_the_reviewed_ones(kit_dir):
     found = found_in_kit(kit_dir)
     assert len(solution_lines(SOLUTIONS, NAMES)) > 200, "the solution regions were not read"
-    unreviewed = {line: files for line, files in found.items()
-                  if line not in ACCEPTED and line not in KNOWN_LEAKS}
+    unreviewed = {
+        line: files
+        for line, files in found.items()
+        if line not in ACCEPTED and line not in KNOWN_LEAKS
+    }
     assert not unreviewed, f"solution lines in the kit: {json.dumps(unreviewed, indent=1)}"
     stale = sorted(set(ACCEPTED) - set(found))
     assert not stale, f"no longer in the kit; remove from ACCEPTED: {stale}"
@@ -154,24 +174,34 @@ def test_kit_holds_no_solution_line_beyond_the_reviewed_ones(kit_dir):
 @pytest.mark.xfail(strict=True, reason="known answer leaks (KNOWN_LEAKS): fixed where they live")
 def test_known_answer_leaks_are_gone(kit_dir):
     found = found_in_kit(kit_dir)
-    still = {line: (files, KNOWN_LEAKS[line]) for line, files in found.items()
-             if line in KNOWN_LEAKS}
+    still = {
+        line: (files, KNOWN_LEAKS[line]) for line, files in found.items() if line in KNOWN_LEAKS
+    }
     assert not still, f"answers the kit still shows: {still}"
 
 
 # -- installed ---------------------------------------------------------------------------------
-def kit_run(kit: Path, home: Path, *args: str, env: dict | None = None,
-            timeout: int = 900) -> subprocess.CompletedProcess:
+def kit_run(
+    kit: Path, home: Path, *args: str, env: dict | None = None, timeout: int = 900
+) -> subprocess.CompletedProcess:
     """A command of the kit's environment, in the kit's folder, as a student's shell runs it."""
-    return subprocess.run([str(a) for a in args], cwd=kit, env={**clean_env(kit, home),
-                          **(env or {})}, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(a) for a in args],
+        cwd=kit,
+        env={**clean_env(kit, home), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_kit_installs_offline_into_a_fresh_venv(kit_installed, kit_home):
-    probe = ("import importlib.util, json, attnbook, torch, jupyterlab, nbgrader, ipywidgets; "
-             "print(json.dumps({'attnbook': attnbook.__file__, 'torch': torch.__version__, "
-             "'grader': bool(importlib.util.find_spec('grader')), "
-             "'grading': bool(importlib.util.find_spec('attnbook.grading'))}))")
+    probe = (
+        "import importlib.util, json, attnbook, torch, jupyterlab, nbgrader, ipywidgets; "
+        "print(json.dumps({'attnbook': attnbook.__file__, 'torch': torch.__version__, "
+        "'grader': bool(importlib.util.find_spec('grader')), "
+        "'grading': bool(importlib.util.find_spec('attnbook.grading'))}))"
+    )
     done = kit_run(kit_installed, kit_home, kit_python(kit_installed), "-c", probe)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout)
@@ -184,12 +214,20 @@ def test_kit_installs_offline_into_a_fresh_venv(kit_installed, kit_home):
 def test_kit_lab_turns_off_the_instructor_extensions(kit_installed, kit_home):
     jupyter = kit_installed / ".venv" / "bin" / "jupyter"
     server = kit_run(kit_installed, kit_home, jupyter, "server", "extension", "list")
-    state = {m[0]: m[1] for m in re.findall(r"(nbgrader\.server_extensions\.\w+)\s+\S*?"
-                                            r"(enabled|disabled)", server.stdout + server.stderr)}
-    assert state == {"nbgrader.server_extensions.formgrader": "disabled",
-                     "nbgrader.server_extensions.course_list": "disabled",
-                     "nbgrader.server_extensions.validate_assignment": "enabled",
-                     "nbgrader.server_extensions.assignment_list": "enabled"}, state
+    state = {
+        m[0]: m[1]
+        for m in re.findall(
+            r"(nbgrader\.server_extensions\.\w+)\s+\S*?"
+            r"(enabled|disabled)",
+            server.stdout + server.stderr,
+        )
+    }
+    assert state == {
+        "nbgrader.server_extensions.formgrader": "disabled",
+        "nbgrader.server_extensions.course_list": "disabled",
+        "nbgrader.server_extensions.validate_assignment": "enabled",
+        "nbgrader.server_extensions.assignment_list": "enabled",
+    }, state
     lab = kit_run(kit_installed, kit_home, jupyter, "labextension", "list")
     disabled = (lab.stdout + lab.stderr).split("Disabled extensions:")[-1]
     for plugin in ("formgrader", "create-assignment", "course-list"):
@@ -249,15 +287,29 @@ def kit_runs(kit_installed, kit_home, tmp_path_factory) -> dict:
     (scratch / "sitecustomize.py").write_text(OPEN_LOG)
     (scratch / "runner.py").write_text(RUNNER)
     log = scratch / "opened.txt"
-    env = {**GRADING_ENV, "PYTHONPATH": str(scratch), "KIT_OPEN_LOG": str(log),
-           "KIT_DIR": str(kit_installed)}
+    env = {
+        **GRADING_ENV,
+        "PYTHONPATH": str(scratch),
+        "KIT_OPEN_LOG": str(log),
+        "KIT_DIR": str(kit_installed),
+    }
     runs = {}
     for name in NAMES:
         path = kit_installed / "notebooks" / name / f"{name}.ipynb"
-        done = kit_run(kit_installed, kit_home, kit_python(kit_installed), scratch / "runner.py",
-                       path, env=env, timeout=1200)
-        runs[name] = (json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0
-                      else f"the runner failed: {done.stderr[-3000:]}")
+        done = kit_run(
+            kit_installed,
+            kit_home,
+            kit_python(kit_installed),
+            scratch / "runner.py",
+            path,
+            env=env,
+            timeout=1200,
+        )
+        runs[name] = (
+            json.loads(done.stdout.strip().splitlines()[-1])
+            if done.returncode == 0
+            else f"the runner failed: {done.stderr[-3000:]}"
+        )
     opened = set(log.read_text().split()) if log.exists() else set()
     return {"cells": runs, "opened": opened}
 
@@ -274,8 +326,11 @@ def test_released_notebook_runs_in_the_kit_up_to_its_stubs(name, kit_runs):
     assert not others, f"{name}: cells failed with more than NotImplementedError: {others}"
     graded = [c for c in cells if c["grade_id"]]
     assert graded, f"{name}: no graded cell"
-    wrong = {c["grade_id"]: c["errors"] for c in graded
-             if [e[0] for e in c["errors"]] != ["NotImplementedError"]}
+    wrong = {
+        c["grade_id"]: c["errors"]
+        for c in graded
+        if [e[0] for e in c["errors"]] != ["NotImplementedError"]
+    }
     assert not wrong, f"{name}: graded cells should stop at a stub: {wrong}"
 
 
@@ -285,7 +340,7 @@ LOADED_PAST_THE_STUBS = {
     "assets/qwen3_tiny/model.safetensors": "notebook 10 loads it into your Qwen3Decoder",
     "assets/qwen3_tiny/expected.safetensors": "check_qwen3_decoder's logits of transformers",
     "assets/qwen3_tiny/generation_config.json": "transformers' from_pretrained, in notebook "
-                                                "10's comparison cell (skipped while graded)",
+    "10's comparison cell (skipped while graded)",
 }
 # What those cells do, on the kit's own package, assets and transformers, offline.
 ANSWER_ASSET_PROBE = """\
@@ -306,13 +361,17 @@ with torch.no_grad():
 @RUNS_TIMEOUT
 def test_notebooks_load_exactly_the_kit_assets_and_the_kit_package(kit_runs, kit_installed):
     opened = {Path(p) for p in kit_runs["opened"]}
-    assets = {p.relative_to(kit_installed).as_posix() for p in opened
-              if p.is_relative_to(kit_installed / "assets")}
+    assets = {
+        p.relative_to(kit_installed).as_posix()
+        for p in opened
+        if p.is_relative_to(kit_installed / "assets")
+    }
     shipped = set(KIT.KIT_ASSETS)
     assert assets <= shipped, f"loaded, not shipped: {assets - shipped}"
     assert shipped - assets == set(LOADED_PAST_THE_STUBS), (
         f"shipped, never loaded by the stubs: {shipped - assets}; expected exactly "
-        f"{sorted(LOADED_PAST_THE_STUBS)}")
+        f"{sorted(LOADED_PAST_THE_STUBS)}"
+    )
     package = {p for p in opened if "attnbook" in p.parts}
     assert package, "no attnbook module was seen loading"
     outside = sorted(str(p) for p in package if not p.is_relative_to(kit_installed / ".venv"))
@@ -321,9 +380,13 @@ def test_notebooks_load_exactly_the_kit_assets_and_the_kit_package(kit_runs, kit
 
 def function_points(nb: nbformat.NotebookNode) -> tuple[float, int]:
     """Points of a notebook's graded function checks, and its number of concept checks."""
-    graded = [c.metadata["nbgrader"] for c in nb.cells if c.cell_type == "code"
-              and c.metadata.get("nbgrader", {}).get("grade")
-              and not c.metadata["nbgrader"].get("solution")]
+    graded = [
+        c.metadata["nbgrader"]
+        for c in nb.cells
+        if c.cell_type == "code"
+        and c.metadata.get("nbgrader", {}).get("grade")
+        and not c.metadata["nbgrader"].get("solution")
+    ]
     concepts = [g for g in graded if g["grade_id"].startswith("test_answer_")]
     return sum(g["points"] for g in graded if g not in concepts), len(concepts)
 
@@ -337,8 +400,9 @@ def test_self_check_runs_from_the_kit(kit_installed, kit_home, tmp_path):
     assert stubs.returncode == 1, stubs.stdout + stubs.stderr[-2000:]
     assert f"functions: 0/{points:g} points" in stubs.stdout, stubs.stdout
     assert f"{concepts} not answered" in stubs.stdout, stubs.stdout
-    filled = fill_in(read(NOTEBOOKS / name / f"{name}.ipynb"),
-                     read(SOLUTIONS / name / f"{name}.ipynb"))
+    filled = fill_in(
+        read(NOTEBOOKS / name / f"{name}.ipynb"), read(SOLUTIONS / name / f"{name}.ipynb")
+    )
     mine = tmp_path / "mine.ipynb"
     nbformat.write(filled, mine)
     done = kit_run(kit_installed, kit_home, kit_python(kit_installed), *check, mine)
@@ -358,17 +422,31 @@ def test_answer_assets_load_in_the_kit(kit_installed, kit_home, tmp_path):
     (tmp_path / "sitecustomize.py").write_text(OPEN_LOG)
     (tmp_path / "probe.py").write_text(ANSWER_ASSET_PROBE)
     log = tmp_path / "opened.txt"
-    env = {**clean_env(kit_installed, kit_home), "PYTHONPATH": str(tmp_path),
-           "KIT_OPEN_LOG": str(log), "KIT_DIR": str(kit_installed), "HF_HUB_OFFLINE": "1"}
+    env = {
+        **clean_env(kit_installed, kit_home),
+        "PYTHONPATH": str(tmp_path),
+        "KIT_OPEN_LOG": str(log),
+        "KIT_DIR": str(kit_installed),
+        "HF_HUB_OFFLINE": "1",
+    }
     command, env = offline([str(kit_python(kit_installed)), str(tmp_path / "probe.py")], env)
-    done = subprocess.run(command, cwd=kit_installed / "notebooks" / "10_modern_decoder",
-                          env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        command,
+        cwd=kit_installed / "notebooks" / "10_modern_decoder",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     *_, folder, gaps = done.stdout.strip().splitlines()
     assert Path(folder) == kit_installed / "assets" / "qwen3_tiny", folder
     ours, theirs = (float(x) for x in gaps.split())
     assert ours < 1e-4 and theirs < 1e-4, done.stdout
-    opened = {Path(p).relative_to(kit_installed).as_posix() for p in log.read_text().split()
-              if Path(p).is_relative_to(kit_installed / "assets")}
+    opened = {
+        Path(p).relative_to(kit_installed).as_posix()
+        for p in log.read_text().split()
+        if Path(p).is_relative_to(kit_installed / "assets")
+    }
     python_opens = {a for a in LOADED_PAST_THE_STUBS if not a.endswith(".safetensors")}
     assert python_opens <= opened, opened

@@ -20,8 +20,9 @@ KIT = build_kit_module()
 
 
 def installer():
-    spec = importlib.util.spec_from_file_location("kit_install",
-                                                  ROOT / "scripts" / "kit" / "install.py")
+    spec = importlib.util.spec_from_file_location(
+        "kit_install", ROOT / "scripts" / "kit" / "install.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -50,9 +51,14 @@ def small_kit(tree: Path, text: str, where: str) -> Path:
 
 
 WHERE = ["file", "wheel", "notebook", "checkpoint"]
-MARKED = ["### BEGIN SOLUTION", "### BEGIN HIDDEN TESTS",
-          "from attnbook.grading import load_reference", "ANSWERS = {'answer_x': 'B'}",
-          "import grader.mistakes", "autograder/reference/nb01.py"]
+MARKED = [
+    "### BEGIN SOLUTION",
+    "### BEGIN HIDDEN TESTS",
+    "from attnbook.grading import load_reference",
+    "ANSWERS = {'answer_x': 'B'}",
+    "import grader.mistakes",
+    "autograder/reference/nb01.py",
+]
 
 
 @pytest.mark.parametrize("where", WHERE)
@@ -64,8 +70,7 @@ def test_marker_scan_finds_each_marker_wherever_it_is(tmp_path, text, where):
 
 def test_marker_scan_passes_clean_files_and_leaves_dependency_wheels_alone(tmp_path):
     assert KIT.marker_findings(small_kit(tmp_path / "a", "x = ANSWERS['q'] == 1", "file")) == []
-    assert KIT.marker_findings(small_kit(tmp_path / "b", "### BEGIN SOLUTION",
-                                         "dependency")) == []
+    assert KIT.marker_findings(small_kit(tmp_path / "b", "### BEGIN SOLUTION", "dependency")) == []
 
 
 @pytest.mark.parametrize("where", WHERE)
@@ -87,14 +92,12 @@ def test_installer_refuses_another_python_with_what_to_do():
     install = installer()
     kit = {"python": "3.11", "system": "Linux", "machine": "x86_64", "platform": "linux-x86_64"}
     with pytest.raises(SystemExit) as stopped:
-        install.check_interpreter(kit, {"python": "3.12", "system": "Linux",
-                                        "machine": "x86_64"})
+        install.check_interpreter(kit, {"python": "3.12", "system": "Linux", "machine": "x86_64"})
     message = str(stopped.value)
     assert "Python 3.11 on Linux x86_64" in message and "python: here 3.12" in message
     assert "ask your instructor" in message
     with pytest.raises(SystemExit, match="system: here Windows"):
-        install.check_interpreter(kit, {"python": "3.11", "system": "Windows",
-                                        "machine": "AMD64"})
+        install.check_interpreter(kit, {"python": "3.11", "system": "Windows", "machine": "AMD64"})
     install.check_interpreter(kit, {"python": "3.11", "system": "Linux", "machine": "X86_64"})
     assert set(install.this_interpreter()) == {"python", "system", "machine"}
 
@@ -118,13 +121,16 @@ def test_staged_package_leaves_out_the_grader_loader(tmp_path):
 def test_kit_lab_settings_disable_the_instructor_extensions():
     jupyter = ROOT / "scripts" / "kit" / "jupyter"
     page = json.loads((jupyter / "labconfig" / "page_config.json").read_text())
-    assert set(page["disabledExtensions"]) == {"@jupyter/nbgrader:formgrader",
-                                               "@jupyter/nbgrader:create-assignment",
-                                               "@jupyter/nbgrader:course-list"}
+    assert set(page["disabledExtensions"]) == {
+        "@jupyter/nbgrader:formgrader",
+        "@jupyter/nbgrader:create-assignment",
+        "@jupyter/nbgrader:course-list",
+    }
     server = json.loads((jupyter / "jupyter_server_config.json").read_text())
     assert server["ServerApp"]["jpserver_extensions"] == {
         "nbgrader.server_extensions.formgrader": False,
-        "nbgrader.server_extensions.course_list": False}
+        "nbgrader.server_extensions.course_list": False,
+    }
 
 
 def test_kit_torch_pin_is_the_project_pin():

@@ -31,9 +31,13 @@ def serve(target: str):
     """Run `make <target>` on a free port; yield (base url, token, first page)."""
     port, token = free_port(), "attnbook-test"
     args = f"--no-browser --port={port} --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
-    server = subprocess.Popen(["make", target, f"LAB_ARGS={args}"], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+    server = subprocess.Popen(
+        ["make", target, f"LAB_ARGS={args}"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while True:

@@ -44,8 +44,7 @@ def test_every_band_holds_only_emails_of_its_lengths_and_its_exact_floor(data):
         for email, per_token in zip(emails[:5], band.exact, strict=False):
             assert len(per_token) == len(email) + 1  # every word and the end
             assert sum(per_token) == pytest.approx(-DEFAULT_GRAMMAR.log_prob(email))
-        exact = -sum(DEFAULT_GRAMMAR.log_prob(e) for e in emails) / sum(
-            len(e) + 1 for e in emails)
+        exact = -sum(DEFAULT_GRAMMAR.log_prob(e) for e in emails) / sum(len(e) + 1 for e in emails)
         assert band.floor == pytest.approx(exact) and band.floor > 0
 
 
@@ -76,11 +75,13 @@ def test_tiny_run_writes_every_band_its_spread_and_the_figure(tmp_path):
             assert [b["band"] for b in run["bands"]] == [list(b) for b in TINY.bands]
             for b in run["bands"]:
                 assert math.isfinite(b["loss"]) and b["excess"] == pytest.approx(
-                    b["loss"] - b["floor"])
+                    b["loss"] - b["floor"]
+                )
                 # the split by position adds up to the whole band
                 n_beyond = b["n_tokens_beyond"]
                 parts = (b["excess_reached"] or 0.0) * (b["n_tokens"] - n_beyond) + (
-                    b["excess_beyond"] or 0.0) * n_beyond
+                    b["excess_beyond"] or 0.0
+                ) * n_beyond
                 assert parts == pytest.approx(b["excess"] * b["n_tokens"])
             first, last = run["bands"][0], run["bands"][-1]
             assert first["n_tokens_beyond"] == 0 and first["excess_beyond"] is None
@@ -106,8 +107,9 @@ def test_learned_rows_past_the_training_lengths_get_no_gradient(data):
     trained, initial = run["model"].pos.weight.detach(), start.pos.weight.detach()
     assert not torch.allclose(trained[:seen], initial[:seen], rtol=0.01)
     # beyond them only AdamW's decoupled weight decay acts: p <- (1 - lr_t * wd) p each step
-    shrink = math.prod(1 - learning_rate(config, t) * config.weight_decay
-                       for t in range(config.steps))
+    shrink = math.prod(
+        1 - learning_rate(config, t) * config.weight_decay for t in range(config.steps)
+    )
     torch.testing.assert_close(trained[seen:], shrink * initial[seen:])
 
 

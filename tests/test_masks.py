@@ -59,8 +59,10 @@ def test_without_mask_every_output_moves():
 # -- padding: Message A and Message B ---------------------------------------------------
 def test_message_batch_is_the_decks_batch():
     batch = masks.message_batch()
-    assert batch["tokens"] == [["please", "send", "the", "report"],
-                               ["send", "report", "<PAD>", "<PAD>"]]
+    assert batch["tokens"] == [
+        ["please", "send", "the", "report"],
+        ["send", "report", "<PAD>", "<PAD>"],
+    ]
     assert batch["X"].shape == (2, 4, 4)
     assert batch["lengths"].tolist() == [4, 2]
     assert np.array_equal(batch["X"][1, 2], batch["X"][1, 3]), "both pads share one vector"
@@ -77,15 +79,21 @@ def test_padded_keys_get_zero_weight_and_real_outputs_match_unpadded(attend, cau
     assert result["max_difference"] < 1e-12
     assert result["garbage_difference"] == 0.0, "what the pads hold must not matter"
     # Message A has no padding: it must equal Message A on its own, too.
-    result_a = masks.padding_experiment(attend, allowed, REF.causal_mask(4) if causal
-                                        else np.ones((4, 4), dtype=bool), batch, message=0)
+    result_a = masks.padding_experiment(
+        attend,
+        allowed,
+        REF.causal_mask(4) if causal else np.ones((4, 4), dtype=bool),
+        batch,
+        message=0,
+    )
     assert result_a["max_difference"] < 1e-12
 
 
 def test_forgetting_the_key_mask_leaks_pads_into_an_encoder():
     batch = masks.message_batch()
-    result = masks.padding_experiment(REF.masked_attention, np.ones((2, 4, 4), dtype=bool),
-                                      np.ones((2, 2), dtype=bool), batch)
+    result = masks.padding_experiment(
+        REF.masked_attention, np.ones((2, 4, 4), dtype=bool), np.ones((2, 2), dtype=bool), batch
+    )
     assert result["pad_weight"] > 0.05
     assert result["max_difference"] > 1e-3
     assert result["garbage_difference"] > 1.0
@@ -95,8 +103,7 @@ def test_right_padding_with_causal_mask_hides_pads_from_real_queries():
     """The concept question's answer: the causal mask alone already protects real queries."""
     causal_only = np.broadcast_to(REF.causal_mask(4), (2, 4, 4))
     batch = masks.message_batch()
-    result = masks.padding_experiment(REF.masked_attention, causal_only, REF.causal_mask(2),
-                                      batch)
+    result = masks.padding_experiment(REF.masked_attention, causal_only, REF.causal_mask(2), batch)
     assert result["pad_weight"] == 0.0 and result["garbage_difference"] == 0.0
 
 
@@ -190,8 +197,9 @@ def test_mask_toggle_widget_renormalises_over_allowed_positions():
     assert np.isclose(weights_open.sum(), 1.0, atol=1e-5)
     assert "causal mask off" in widget.display.value
     # The allowed part is the unmasked row renormalised over the allowed positions.
-    assert np.allclose(weights[allowed], weights_open[allowed] / weights_open[allowed].sum(),
-                       atol=1e-5)
+    assert np.allclose(
+        weights[allowed], weights_open[allowed] / weights_open[allowed].sum(), atol=1e-5
+    )
 
 
 def test_mask_toggle_widget_query_picker():
@@ -227,14 +235,17 @@ def test_figures_are_labelled():
     peek = masks.peeking_experiment(REF.masked_attention, REF.causal_mask(6))
     figures = [
         masks.plot_allowed(REF.causal_mask(n), "causal", tokens=masks.ROBOT_TOKENS),
-        masks.plot_mask_batch(REF.attention_mask(batch["lengths"], 4, True), batch["tokens"],
-                              "batch"),
-        masks.plot_encoder_decoder(np.ones((n, n), bool), REF.causal_mask(n),
-                                   masks.ROBOT_TOKENS),
+        masks.plot_mask_batch(
+            REF.attention_mask(batch["lengths"], 4, True), batch["tokens"], "batch"
+        ),
+        masks.plot_encoder_decoder(np.ones((n, n), bool), REF.causal_mask(n), masks.ROBOT_TOKENS),
         masks.plot_mask_order(masks.robot_scores(), REF.causal_mask(n), masks.ROBOT_TOKENS),
         masks.plot_peeking(peek, peek),
-        masks.plot_loss_mask(np.ones((2, 3)), REF.padding_mask([3, 1], 3),
-                             [["send", "the", "report"], ["report", "<PAD>", "<PAD>"]]),
+        masks.plot_loss_mask(
+            np.ones((2, 3)),
+            REF.padding_mask([3, 1], 3),
+            [["send", "the", "report"], ["report", "<PAD>", "<PAD>"]],
+        ),
     ]
     for fig in figures:
         assert isinstance(fig, matplotlib.figure.Figure)
@@ -247,12 +258,15 @@ def test_padding_figures_name_message_a_and_message_b():
     import matplotlib.pyplot as plt
 
     batch = masks.message_batch()
-    fig = masks.plot_mask_batch(REF.attention_mask(batch["lengths"], 4, True), batch["tokens"],
-                                "batch")
+    fig = masks.plot_mask_batch(
+        REF.attention_mask(batch["lengths"], 4, True), batch["tokens"], "batch"
+    )
     assert [ax.get_title() for ax in fig.axes] == ["Message A", "Message B"]
     plt.close(fig)
-    targets = [["please", "send", "the", "report", "<EOS>"],
-               ["send", "report", "<EOS>", "<PAD>", "<PAD>"]]
+    targets = [
+        ["please", "send", "the", "report", "<EOS>"],
+        ["send", "report", "<EOS>", "<PAD>", "<PAD>"],
+    ]
     fig = masks.plot_loss_mask(np.ones((2, 5)), REF.padding_mask([5, 3], 5), targets)
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["Message A", "Message B"]
     plt.close(fig)
@@ -307,9 +321,11 @@ def test_solution_masks_on_edge_cases(sol04):
     assert sol04["causal_mask"](1).tolist() == [[True]]
     assert sol04["causal_mask"](np.int64(3)).dtype == bool
     real = sol04["padding_mask"]([2, 0, 3], 5)  # a list, an empty message, all shorter than L
-    assert real.dtype == bool and real.tolist() == [[True, True, False, False, False],
-                                                    [False] * 5,
-                                                    [True, True, True, False, False]]
+    assert real.dtype == bool and real.tolist() == [
+        [True, True, False, False, False],
+        [False] * 5,
+        [True, True, True, False, False],
+    ]
     for causal in (True, False):
         allowed = sol04["attention_mask"]([3, 1], 3, causal)
         assert allowed.shape == (2, 3, 3) and allowed.dtype == bool
@@ -327,22 +343,46 @@ def test_solution_masks_on_edge_cases(sol04):
             sol04[name]([2.5], 3, *args)
         with pytest.raises(ValueError, match=r"L must be a whole number.*got L = 2\.5"):
             sol04[name]([2], 2.5, *args)
-    assert sol04["padding_mask"]([2.0, 1.0], 3.0).tolist() == [[True, True, False],
-                                                               [True, False, False]]
+    assert sol04["padding_mask"]([2.0, 1.0], 3.0).tolist() == [
+        [True, True, False],
+        [True, False, False],
+    ]
     with pytest.raises(ValueError, match=r"batch.*\(2, 3, 2\).*\(3, 3, 2\)"):
-        sol04["masked_attention"](np.zeros((2, 3, 2)), np.zeros((3, 3, 2)), np.zeros((3, 3, 2)),
-                                  np.ones((3, 3), dtype=bool))
+        sol04["masked_attention"](
+            np.zeros((2, 3, 2)),
+            np.zeros((3, 3, 2)),
+            np.zeros((3, 3, 2)),
+            np.ones((3, 3), dtype=bool),
+        )
 
 
-@pytest.mark.parametrize("case", ["one token", "one masked token", "d_k=1", "L_q != L_k",
-                                  "heads broadcast", "all masked", "large", "float32", "lists"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "one token",
+        "one masked token",
+        "d_k=1",
+        "L_q != L_k",
+        "heads broadcast",
+        "all masked",
+        "large",
+        "float32",
+        "lists",
+    ],
+)
 def test_solution_masked_attention_matches_torch(sol04, case):
     rng = np.random.default_rng(sum(map(ord, case)))
-    shapes = {"one token": ((1, 2), (1, 2), (1, 3)), "one masked token": ((1, 2), (1, 2), (1, 3)),
-              "d_k=1": ((6, 1), (6, 1), (6, 2)), "L_q != L_k": ((2, 4), (5, 4), (5, 3)),
-              "heads broadcast": ((2, 3, 4, 2), (2, 3, 4, 2), (2, 3, 4, 5)),
-              "all masked": ((2, 3, 2), (2, 3, 2), (2, 3, 2)), "large": ((3, 4), (3, 4), (3, 4)),
-              "float32": ((3, 4), (3, 4), (3, 4)), "lists": ((2, 2), (2, 2), (2, 2))}[case]
+    shapes = {
+        "one token": ((1, 2), (1, 2), (1, 3)),
+        "one masked token": ((1, 2), (1, 2), (1, 3)),
+        "d_k=1": ((6, 1), (6, 1), (6, 2)),
+        "L_q != L_k": ((2, 4), (5, 4), (5, 3)),
+        "heads broadcast": ((2, 3, 4, 2), (2, 3, 4, 2), (2, 3, 4, 5)),
+        "all masked": ((2, 3, 2), (2, 3, 2), (2, 3, 2)),
+        "large": ((3, 4), (3, 4), (3, 4)),
+        "float32": ((3, 4), (3, 4), (3, 4)),
+        "lists": ((2, 2), (2, 2), (2, 2)),
+    }[case]
     Q, K, V = (rng.standard_normal(s) for s in shapes)
     allowed = rng.random((*Q.shape[:-1], K.shape[-2])) < 0.6
     if case == "one token":
@@ -365,12 +405,15 @@ def test_solution_masked_attention_matches_torch(sol04, case):
     assert np.all(A[~np.broadcast_to(np.asarray(allowed), A.shape)] == 0.0)
 
 
-@pytest.mark.parametrize(("shapes", "allowed_shape", "names"), [
-    (((2, 3), (2, 3), (2,)), (2, 2), ("V", "(2,)")),
-    (((3, 2), (2, 2), (2, 2)), (2, 2), ("allowed", "(2, 2)", "(3, 2)")),
-    (((2, 3), (2, 3), (2, 3)), (2, 4), ("allowed", "(2, 4)")),
-    (((2, 3), (2, 2), (2, 3)), (2, 2), ("Q", "K", "(2, 3)", "(2, 2)")),
-])
+@pytest.mark.parametrize(
+    ("shapes", "allowed_shape", "names"),
+    [
+        (((2, 3), (2, 3), (2,)), (2, 2), ("V", "(2,)")),
+        (((3, 2), (2, 2), (2, 2)), (2, 2), ("allowed", "(2, 2)", "(3, 2)")),
+        (((2, 3), (2, 3), (2, 3)), (2, 4), ("allowed", "(2, 4)")),
+        (((2, 3), (2, 2), (2, 3)), (2, 2), ("Q", "K", "(2, 3)", "(2, 2)")),
+    ],
+)
 def test_solution_masked_attention_names_the_bad_argument(sol04, shapes, allowed_shape, names):
     Q, K, V = (np.zeros(s) for s in shapes)
     with pytest.raises(ValueError) as err:

@@ -27,8 +27,13 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 def tiny(positions="rope", seed=0, **overrides):
     torch.manual_seed(seed)
     config = LMConfig(
-        vocab_size=V, d_model=D, n_heads=HEADS, n_layers=LAYERS, max_len=MAX_LEN,
-        positions=positions, **overrides,
+        vocab_size=V,
+        d_model=D,
+        n_heads=HEADS,
+        n_layers=LAYERS,
+        max_len=MAX_LEN,
+        positions=positions,
+        **overrides,
     )
     return TransformerLM(config).eval()
 
@@ -48,10 +53,20 @@ def test_every_position_option_gives_float_logits_of_shape_b_l_v(positions):
 def test_state_dict_keys_mirror_the_notebook_names():
     keys = set(tiny("learned", tie_weights=True).state_dict())
     expected = {
-        "embed.weight", "pos.weight", "ln_final.weight", "ln_final.bias", "head.weight",
-        "head.bias", "blocks.0.ln1.weight", "blocks.0.ln2.bias", "blocks.1.attn.W_Q.weight",
-        "blocks.1.attn.W_K.bias", "blocks.1.attn.W_V.weight", "blocks.1.attn.W_O.bias",
-        "blocks.0.mlp.fc_in.weight", "blocks.0.mlp.fc_out.bias",
+        "embed.weight",
+        "pos.weight",
+        "ln_final.weight",
+        "ln_final.bias",
+        "head.weight",
+        "head.bias",
+        "blocks.0.ln1.weight",
+        "blocks.0.ln2.bias",
+        "blocks.1.attn.W_Q.weight",
+        "blocks.1.attn.W_K.bias",
+        "blocks.1.attn.W_V.weight",
+        "blocks.1.attn.W_O.bias",
+        "blocks.0.mlp.fc_in.weight",
+        "blocks.0.mlp.fc_out.bias",
     }
     assert expected <= keys, f"missing keys: {sorted(expected - keys)}"
     buffers = {k for k in keys if "sinusoid" in k or "rope" in k}
@@ -73,7 +88,7 @@ def test_logits_at_l_have_zero_gradient_from_inputs_after_l(positions):
         model.zero_grad()
         model(random_ids(L=L))[:, l].sum().backward()
         grad = captured["h"].grad  # (B, L, d)
-        assert (grad[:, l + 1:] == 0).all(), f"logits at {l} depend on a later input"
+        assert (grad[:, l + 1 :] == 0).all(), f"logits at {l} depend on a later input"
         assert grad[:, : l + 1].abs().sum() > 0, f"logits at {l} ignore their own prefix"
 
 
@@ -204,7 +219,9 @@ def test_left_padding_with_positions_matches_the_unpadded_sequence(positions):
     other_pads[:, :pad] = 7
     torch.testing.assert_close(
         model(other_pads, key_padding_mask=mask, positions=positions_)[:, pad:],
-        logits[:, pad:], atol=1e-6, rtol=0,
+        logits[:, pad:],
+        atol=1e-6,
+        rtol=0,
     )
 
 
@@ -355,8 +372,7 @@ def test_transformer_lm_agrees_with_the_notebook_decoder_when_weights_are_copied
     ids = random_ids(B=3, L=MAX_LEN)
     with torch.no_grad():
         torch.testing.assert_close(model(ids), notebook(ids), atol=1e-5, rtol=1e-5)
-        torch.testing.assert_close(model(ids[:, :5]), notebook(ids[:, :5]), atol=1e-5,
-                                   rtol=1e-5)
+        torch.testing.assert_close(model(ids[:, :5]), notebook(ids[:, :5]), atol=1e-5, rtol=1e-5)
     randomise(model, 6)  # and back: the package's weights into the notebook's classes
     notebook.load_state_dict(model.state_dict())
     with torch.no_grad():
@@ -368,8 +384,10 @@ def test_transformer_lm_agrees_with_the_notebook_decoder_when_weights_are_copied
 def test_notebook_count_parameters_equals_the_module_count(positions, tie):
     ref = notebook_06()
     model = tiny(positions, tie_weights=tie)
-    assert ref.count_parameters(V, D, HEADS, LAYERS, MAX_LEN, positions,
-                                tie_weights=tie) == model.num_parameters()
+    assert (
+        ref.count_parameters(V, D, HEADS, LAYERS, MAX_LEN, positions, tie_weights=tie)
+        == model.num_parameters()
+    )
     if not tie:
         notebook = ref.Decoder(V, D, HEADS, LAYERS, MAX_LEN, positions)
         assert sum(p.numel() for p in notebook.parameters()) == model.num_parameters()
@@ -377,8 +395,9 @@ def test_notebook_count_parameters_equals_the_module_count(positions, tie):
 
 # -- one model: initialisation by module type, no device sync, one block definition ----------
 def test_initialisation_goes_by_module_type_not_by_parameter_name():
-    model = TransformerLM(LMConfig(vocab_size=200, d_model=64, n_heads=4, n_layers=3,
-                                   max_len=16, tie_weights=False))
+    model = TransformerLM(
+        LMConfig(vocab_size=200, d_model=64, n_heads=4, n_layers=3, max_len=16, tie_weights=False)
+    )
     branch_ends = {id(m) for b in model.blocks for m in (b.attn.W_O, b.mlp.fc_out)}
     for name, module in model.named_modules():
         if isinstance(module, nn.Linear):
@@ -428,6 +447,9 @@ def test_cached_decoding_goes_through_the_models_own_blocks():
     model.blocks[1] = louder.eval()
     ids = random_ids(B=2, L=8)
     cache = KVCache.empty(model, 2, 8)
-    stepped = torch.cat([decode_step(model, ids[:, :3], cache)]
-                        + [decode_step(model, ids[:, t:t + 1], cache) for t in range(3, 8)], dim=1)
+    stepped = torch.cat(
+        [decode_step(model, ids[:, :3], cache)]
+        + [decode_step(model, ids[:, t : t + 1], cache) for t in range(3, 8)],
+        dim=1,
+    )
     torch.testing.assert_close(stepped, model(ids), atol=1e-5, rtol=1e-5)

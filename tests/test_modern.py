@@ -81,8 +81,11 @@ def test_explorer_shows_the_chosen_layer_head_and_query():
 def test_explorer_pattern_menu_jumps_to_the_measured_heads():
     maps, tokens = _maps_with_patterns()
     widget = HeadExplorer(maps, tokens)
-    assert widget.patterns == {"it -> cup": (1, 2), "previous token": (0, 1),
-                               "spread over the prefix": (0, 0)}
+    assert widget.patterns == {
+        "it -> cup": (1, 2),
+        "previous token": (0, 1),
+        "spread over the prefix": (0, 0),
+    }
     widget.pattern.value = (0, 1)
     assert (widget.layer.value, widget.head.value) == (0, 1)
     assert 'data-layer="0" data-head="1"' in widget.display.value
@@ -124,8 +127,20 @@ def test_robot_stand_in_gives_each_word_one_id():
 
 def test_robot_tokens_from_a_tokenizer_file(tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
-    words = ["[UNK]", "The", "robot", "picked", "up", "the", "cup", "because", "it", "was",
-             "empty", "."]
+    words = [
+        "[UNK]",
+        "The",
+        "robot",
+        "picked",
+        "up",
+        "the",
+        "cup",
+        "because",
+        "it",
+        "was",
+        "empty",
+        ".",
+    ]
     model = tokenizers.models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]")
     tokenizer = tokenizers.Tokenizer(model)
     tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
@@ -171,7 +186,7 @@ def test_kv_memory_rows_scale_with_the_key_value_heads():
 def test_qk_norm_keeps_scores_bounded_while_raw_scores_grow_like_s_squared():
     result = qk_norm_experiment()
     raw, normed = result["raw_score"], result["normed_score"]
-    assert math.isclose(raw[-1] / raw[0], 16 ** 2, rel_tol=1e-4)
+    assert math.isclose(raw[-1] / raw[0], 16**2, rel_tol=1e-4)
     assert max(normed) <= math.sqrt(8) + 1e-6  # |q.k| <= d_k for unit-RMS q and k
     assert result["raw_peak"][-1] > 0.95 > result["normed_peak"][-1]
 
@@ -180,8 +195,13 @@ def test_the_hf_comparison_cell_prints_a_gap_below_1e_5(capsys):
     """The notebook's comparison with transformers (skipped while graded), run as written."""
     pytest.importorskip("transformers")
     namespace = solution_functions(NOTEBOOK)
-    cells = [c for c in solution_notebook(NOTEBOOK).cells if c.cell_type == "code"
-             and not nbgrader_meta(c) and "Qwen3ForCausalLM.from_pretrained" in c.source]
+    cells = [
+        c
+        for c in solution_notebook(NOTEBOOK).cells
+        if c.cell_type == "code"
+        and not nbgrader_meta(c)
+        and "Qwen3ForCausalLM.from_pretrained" in c.source
+    ]
     assert len(cells) == 1
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -198,16 +218,32 @@ def test_the_live_slide_cell_runs_when_the_weights_are_cached(tmp_path):
     snapshot.mkdir()
     for path in tiny_checkpoint().iterdir():
         (snapshot / path.name).write_bytes(path.read_bytes())
-    words = ["[UNK]", "The", "robot", "picked", "up", "the", "cup", "because", "it", "was",
-             "empty", "."]
-    tokenizer = tokenizers.Tokenizer(tokenizers.models.WordLevel(
-        {w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    words = [
+        "[UNK]",
+        "The",
+        "robot",
+        "picked",
+        "up",
+        "the",
+        "cup",
+        "because",
+        "it",
+        "was",
+        "empty",
+        ".",
+    ]
+    tokenizer = tokenizers.Tokenizer(
+        tokenizers.models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]")
+    )
     tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
     tokenizer.save(str(snapshot / "tokenizer.json"))
     namespace = solution_functions(NOTEBOOK)
     namespace["find_cached_qwen3"] = lambda: snapshot
-    cells = [c for c in solution_notebook(NOTEBOOK).cells if c.cell_type == "code"
-             and "folder = find_cached_qwen3()" in c.source]
+    cells = [
+        c
+        for c in solution_notebook(NOTEBOOK).cells
+        if c.cell_type == "code" and "folder = find_cached_qwen3()" in c.source
+    ]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(cells[0].source, NOTEBOOK, "exec"), namespace)
@@ -230,11 +266,16 @@ def test_figures_have_titles_and_axis_labels():
     tokens = torch.randn(3, 8) + 3.0
     maps, words = _maps_with_patterns()
     figures = [
-        plot_norm_comparison(tokens, torch.nn.functional.layer_norm(tokens, (8,)),
-                             REF.rms_norm(tokens, torch.ones(8))),
-        plot_activations(), plot_head_groups(16, 8),
+        plot_norm_comparison(
+            tokens,
+            torch.nn.functional.layer_norm(tokens, (8,)),
+            REF.rms_norm(tokens, torch.ones(8)),
+        ),
+        plot_activations(),
+        plot_head_groups(16, 8),
         plot_kv_memory(kv_memory_rows(REF.kv_cache_bytes)),
-        plot_qk_norm(qk_norm_experiment()), plot_query_key_weight(maps, words),
+        plot_qk_norm(qk_norm_experiment()),
+        plot_query_key_weight(maps, words),
     ]
     for fig in figures:
         _labelled(fig)
@@ -270,8 +311,18 @@ def test_cache_validation_names_arguments_and_shapes():
 
 
 def test_reference_block_and_decoder_agree_with_the_package_model():
-    config = Qwen3LMConfig(vocab_size=19, d_model=12, n_layers=2, n_heads=6, n_kv_heads=2,
-                           d_k=4, d_hidden=20, max_len=9, rope_base=1e4, tie_weights=True)
+    config = Qwen3LMConfig(
+        vocab_size=19,
+        d_model=12,
+        n_layers=2,
+        n_heads=6,
+        n_kv_heads=2,
+        d_k=4,
+        d_hidden=20,
+        max_len=9,
+        rope_base=1e4,
+        tie_weights=True,
+    )
     model = Qwen3LM(config).eval()
     torch.manual_seed(0)
     for p in model.parameters():
@@ -283,5 +334,5 @@ def test_reference_block_and_decoder_agree_with_the_package_model():
         assert torch.allclose(decoder(ids), model(ids), atol=1e-5)
         logits, cache = REF.decode_step(model, ids[:, :4], None)
         for t in range(4, 9):
-            logits, cache = REF.decode_step(model, ids[:, t:t + 1], cache)
-            assert torch.allclose(logits[:, 0], model(ids[:, :t + 1])[:, -1], atol=1e-5)
+            logits, cache = REF.decode_step(model, ids[:, t : t + 1], cache)
+            assert torch.allclose(logits[:, 0], model(ids[:, : t + 1])[:, -1], atol=1e-5)

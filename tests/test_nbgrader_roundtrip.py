@@ -29,21 +29,34 @@ from grader.catalogue import (
 NOTEBOOK = "01_attention_scores"
 MISTAKE = ("attention", "weights transposed")  # affects test_attention alone
 # A correct answer that writes to stderr when called, as torch's C++ warnings do.
-NOISY_ATTENTION = Variant("attention", "correct, but noisy on stderr", ("""
+NOISY_ATTENTION = Variant(
+    "attention",
+    "correct, but noisy on stderr",
+    (
+        """
     import sys
     sys.stderr.write("UserWarning: something harmless\\n")
     A = softmax_rows(score_matrix(Q, K))
     return A @ V, A
-""",), "test_attention")
+""",
+    ),
+    "test_attention",
+)
 
 
 def nbgrader(course, *args):
     # nbgrader runs `alembic` from PATH to create the gradebook: use this environment's.
     path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
-    env = dict(os.environ, ATTNBOOK_AUTOGRADER=str(course / "autograder"), MPLBACKEND="Agg",
-               PATH=path)
-    result = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--log-level=WARN"],
-                            cwd=course / "autograder", env=env, capture_output=True, text=True)
+    env = dict(
+        os.environ, ATTNBOOK_AUTOGRADER=str(course / "autograder"), MPLBACKEND="Agg", PATH=path
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args, "--log-level=WARN"],
+        cwd=course / "autograder",
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, f"nbgrader {args} failed:\n{result.stdout}\n{result.stderr}"
     return result
 
@@ -52,14 +65,17 @@ def nbgrader(course, *args):
 def course(tmp_path_factory):
     course = tmp_path_factory.mktemp("course")
     shutil.copytree(SOLUTIONS / NOTEBOOK, course / "solutions" / NOTEBOOK)
-    shutil.copytree(ROOT / "autograder", course / "autograder",
-                    ignore=shutil.ignore_patterns("gradebook.db", "submitted", "autograded",
-                                                  "feedback", "__pycache__"))
+    shutil.copytree(
+        ROOT / "autograder",
+        course / "autograder",
+        ignore=shutil.ignore_patterns(
+            "gradebook.db", "submitted", "autograded", "feedback", "__pycache__"
+        ),
+    )
     nbgrader(course, "generate_assignment", NOTEBOOK, "--force")
     released = nbformat.read(course / "notebooks" / NOTEBOOK / f"{NOTEBOOK}.ipynb", 4)
     solution = solution_notebook(NOTEBOOK)
-    variant = next(v for v in load_catalogue(NOTEBOOK).MISTAKES
-                   if (v.cell, v.name) == MISTAKE)
+    variant = next(v for v in load_catalogue(NOTEBOOK).MISTAKES if (v.cell, v.name) == MISTAKE)
     submissions = {
         "alice": fill_in(released, solution),
         "bob": released,
@@ -78,8 +94,11 @@ def course(tmp_path_factory):
 
 
 def _points(nb, grade_id):
-    return next(float(nbgrader_meta(c)["points"]) for c in nb.cells
-                if nbgrader_meta(c).get("grade_id") == grade_id)
+    return next(
+        float(nbgrader_meta(c)["points"])
+        for c in nb.cells
+        if nbgrader_meta(c).get("grade_id") == grade_id
+    )
 
 
 def test_csv_holds_all_four_students(course):
@@ -105,14 +124,15 @@ def test_one_mistake_loses_exactly_its_tests_points(course):
     carol = grades["carol"]
     lost = float(carol["max_score"]) - float(carol["score"])
     assert lost == _points(released, variant.test), (
-        f"carol lost {lost} points; the mistake {variant.name!r} should cost exactly "
-        f"{variant.test}")
+        f"carol lost {lost} points; the mistake {variant.name!r} should cost exactly {variant.test}"
+    )
 
 
 def test_hint_reaches_the_autograded_notebook(course):
     course_dir, _, variant, _ = course
-    graded = nbformat.read(course_dir / "autograder" / "autograded" / "carol" / NOTEBOOK
-                           / f"{NOTEBOOK}.ipynb", 4)
+    graded = nbformat.read(
+        course_dir / "autograder" / "autograded" / "carol" / NOTEBOOK / f"{NOTEBOOK}.ipynb", 4
+    )
     cell = next(c for c in graded.cells if nbgrader_meta(c).get("grade_id") == variant.test)
     text = "".join(o.get("evalue", "") for o in cell.outputs if o.output_type == "error")
     assert variant.hint in text
@@ -122,13 +142,19 @@ def test_stderr_output_does_not_zero_a_correct_answer(course):
     course_dir, grades, _, _ = course
     dave = grades["dave"]
     assert float(dave["score"]) == float(dave["max_score"]), (
-        "a correct answer that writes to stderr lost points")
-    graded = nbformat.read(course_dir / "autograder" / "autograded" / "dave" / NOTEBOOK
-                           / f"{NOTEBOOK}.ipynb", 4)
+        "a correct answer that writes to stderr lost points"
+    )
+    graded = nbformat.read(
+        course_dir / "autograder" / "autograded" / "dave" / NOTEBOOK / f"{NOTEBOOK}.ipynb", 4
+    )
     # The warning stays visible, on stdout. With SandboxedExecute (nbgrader_config.py applies
     # it) a test calls the student's function from the grader, so the text shows in the
     # student's own cells that call it rather than in the test cell.
-    texts = [(o.get("name"), o.get("text", "")) for c in graded.cells if c.cell_type == "code"
-             for o in c.outputs if o.output_type == "stream" and "something harmless" in
-             o.get("text", "")]
+    texts = [
+        (o.get("name"), o.get("text", ""))
+        for c in graded.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "stream" and "something harmless" in o.get("text", "")
+    ]
     assert texts and all(name == "stdout" for name, _ in texts), texts

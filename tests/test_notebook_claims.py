@@ -12,8 +12,18 @@ import pytest
 import torch
 from conftest import SOLUTIONS, read
 
-NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-           "eight": 8, "nine": 9, "ten": 10}
+NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 CLAIMED = ("07_training", "08_generation", "09_beyond")
 
 
@@ -32,15 +42,19 @@ def test_time_estimates_add_up(name):
     """Total = exercises + concept checks + demonstrations, each part = its itemised minutes."""
     header = _time_header(name)
     total = int(re.match(r"About (\d+) minutes:", header).group(1))
-    parts = re.findall(r"(\d+) for the (\w+ )?(exercises|concept checks|demonstrations)",
-                       header)
+    parts = re.findall(r"(\d+) for the (\w+ )?(exercises|concept checks|demonstrations)", header)
     assert [kind for _, _, kind in parts] == ["exercises", "concept checks", "demonstrations"]
     assert sum(int(minutes) for minutes, _, _ in parts) == total, header
     nb = read(SOLUTIONS / name / f"{name}.ipynb")
-    exercises = [int(m) for m in re.findall(r"### Exercise \d+ · .*?about (\d+) minutes",
-                                            _markdown(name))]
-    checks = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get(
-        "grade_id", "").startswith("answer_") and c.metadata["nbgrader"].get("solution")]
+    exercises = [
+        int(m) for m in re.findall(r"### Exercise \d+ · .*?about (\d+) minutes", _markdown(name))
+    ]
+    checks = [
+        c
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("answer_")
+        and c.metadata["nbgrader"].get("solution")
+    ]
     (ex_minutes, ex_count, _), (check_minutes, check_count, _), (demo_minutes, _, _) = parts
     assert int(ex_minutes) == sum(exercises) and NUMBERS[ex_count.strip()] == len(exercises)
     assert NUMBERS[check_count.strip()] == len(checks), "concept checks counted wrongly"
@@ -96,7 +110,6 @@ def test_07_shipped_run_is_described_with_its_own_figures(shipped):
     assert abs(int(claimed.group(1)) - int(measured.group(1))) <= 0.1 * int(measured.group(1))
 
 
-
 def test_07_head_survey_names_the_heads_its_numbers_pick(shipped):
     """The ablation survey's prose: the decisive-looking head that costs nothing and the
     diffuse one that costs much are the ones `contrasting_heads` picks on the shipped model,
@@ -112,23 +125,30 @@ def test_07_head_survey_names_the_heads_its_numbers_pick(shipped):
     assert "head_survey(trained, val_ids[:8], ablate_head)" in code
     emails = make_splits(seed=7, n_train=0, n_val=300, n_test=0)["val"][:8]
     with single_thread():
-        rows = head_survey(model, [tokenizer.encode(e) for e in emails],
-                           load_reference("07_training").ablate_head)
+        rows = head_survey(
+            model, [tokenizer.encode(e) for e in emails], load_reference("07_training").ablate_head
+        )
     decisive, diffuse = contrasting_heads(rows)
     text = " ".join(_markdown("07_training").split())
-    claim = re.search(r"\*\*(L\dH\d)\*\* has the second most concentrated rows of the eight "
-                      r"heads \(mean largest weight ([\d.]+)\), yet zeroing it changes the "
-                      r"predictions by less than 0\.01 nats per token, and making its "
-                      r"attention uniform costs no more", text)
+    claim = re.search(
+        r"\*\*(L\dH\d)\*\* has the second most concentrated rows of the eight "
+        r"heads \(mean largest weight ([\d.]+)\), yet zeroing it changes the "
+        r"predictions by less than 0\.01 nats per token, and making its "
+        r"attention uniform costs no more",
+        text,
+    )
     assert claim, "the sentence about the decisive-looking head changed: update this test"
     by_weight = sorted(rows, key=lambda r: -r["max_weight"])
     assert claim.group(1) == f"L{decisive['layer']}H{decisive['head']}"
     assert by_weight[1] is decisive and len(rows) == 8
     assert f"{decisive['max_weight']:.2f}" == claim.group(2)
     assert abs(decisive["cost_zero"]) < 0.01 and abs(decisive["cost_uniform"]) < 0.01
-    claim = re.search(r"\*\*(L\dH\d)\*\* has the most diffuse rows of all \(([\d.]+)\), yet "
-                      r"zeroing it costs about ([\d.]+) nats per token, and so does making its "
-                      r"attention uniform", text)
+    claim = re.search(
+        r"\*\*(L\dH\d)\*\* has the most diffuse rows of all \(([\d.]+)\), yet "
+        r"zeroing it costs about ([\d.]+) nats per token, and so does making its "
+        r"attention uniform",
+        text,
+    )
     assert claim, "the sentence about the diffuse head changed: update this test"
     assert claim.group(1) == f"L{diffuse['layer']}H{diffuse['head']}"
     assert by_weight[-1] is diffuse
@@ -137,9 +157,12 @@ def test_07_head_survey_names_the_heads_its_numbers_pick(shipped):
     assert abs(diffuse["cost_uniform"] - diffuse["cost_zero"]) < 0.05
     costliest = max(rows, key=lambda r: r["cost_zero"])
     median = sorted(r["max_weight"] for r in rows)[3:5]
-    assert f"The most costly head, L{costliest['layer']}H{costliest['head']}, happens to " \
-           "look decisive too" in text
+    assert (
+        f"The most costly head, L{costliest['layer']}H{costliest['head']}, happens to "
+        "look decisive too" in text
+    )
     assert costliest["max_weight"] >= sum(median) / 2
+
 
 # -- 08: counts in the text match the cells ----------------------------------------------------
 def test_08_says_seven_emails_where_one_greedy_and_six_sampled_are_printed():
@@ -185,9 +208,15 @@ def test_08_quality_diversity_sweep_reads_as_the_text_says(shipped):
 
     model, tokenizer, extra = shipped
     with single_thread():
-        rows = quality_diversity_sweep(model, tokenizer, DEFAULT_GRAMMAR,
-                                       temperatures=(0.0, 0.5, 1.0, 1.5, 2.0),
-                                       top_ps=(0.3, 0.6, 0.8, 0.95, 1.0), n_samples=100, seed=0)
+        rows = quality_diversity_sweep(
+            model,
+            tokenizer,
+            DEFAULT_GRAMMAR,
+            temperatures=(0.0, 0.5, 1.0, 1.5, 2.0),
+            top_ps=(0.3, 0.6, 0.8, 0.95, 1.0),
+            n_samples=100,
+            seed=0,
+        )
     line = -extra["metrics"]["floor"]  # the grammar's own emails, per token
     temp = {r["value"]: r for r in rows if r["knob"] == "temperature"}
     top_p = {r["value"]: r for r in rows if r["knob"] == "top_p"}

@@ -13,15 +13,21 @@ from attnbook.grading import load_reference
 from attnbook.lm.tokenizer import WordTokenizer
 
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
-TIME = re.compile(r"\*\*Time\.\*\*\s+About\s+(\d+)\s+minutes:\s+(\d+)\s+for\s+the\s+(\w+)\s+"
-                  r"exercises?")
-EXERCISE = re.compile(r"^### Exercise (\d+) · .*\(difficulty [★☆]+, about (\d+) minutes\)",
-                      re.MULTILINE)
+TIME = re.compile(
+    r"\*\*Time\.\*\*\s+About\s+(\d+)\s+minutes:\s+(\d+)\s+for\s+the\s+(\w+)\s+"
+    r"exercises?"
+)
+EXERCISE = re.compile(
+    r"^### Exercise (\d+) · .*\(difficulty [★☆]+, about (\d+) minutes\)", re.MULTILINE
+)
 
 
 def _markdown(name: str) -> list[str]:
-    return [c.source for c in read(SOLUTIONS / name / f"{name}.ipynb").cells
-            if c.cell_type == "markdown"]
+    return [
+        c.source
+        for c in read(SOLUTIONS / name / f"{name}.ipynb").cells
+        if c.cell_type == "markdown"
+    ]
 
 
 def time_budget(name: str) -> dict:
@@ -29,10 +35,15 @@ def time_budget(name: str) -> dict:
     cells = _markdown(name)
     header = TIME.search(" ".join(cells[0].split()))
     assert header, f"{name}: the first cell has no 'Time. About T minutes: E for the N exercises'"
-    exercises = [(int(number), int(minutes)) for cell in cells
-                 for number, minutes in EXERCISE.findall(cell)]
-    return {"total": int(header[1]), "exercises": int(header[2]),
-            "count": NUMBER_WORDS.get(header[3].lower()), "headings": exercises}
+    exercises = [
+        (int(number), int(minutes)) for cell in cells for number, minutes in EXERCISE.findall(cell)
+    ]
+    return {
+        "total": int(header[1]),
+        "exercises": int(header[2]),
+        "count": NUMBER_WORDS.get(header[3].lower()),
+        "headings": exercises,
+    }
 
 
 @pytest.mark.parametrize("name", notebook_names())
@@ -42,21 +53,27 @@ def test_time_header_adds_up(name):
     budget = time_budget(name)
     headings = budget["headings"]
     assert [number for number, _ in headings] == list(range(1, len(headings) + 1)), (
-        f"{name}: exercises are not numbered 1..{len(headings)}: {headings}")
+        f"{name}: exercises are not numbered 1..{len(headings)}: {headings}"
+    )
     assert budget["count"] == len(headings), (
-        f"{name}: the header counts {budget['count']} exercises, the notebook heads "
-        f"{len(headings)}")
+        f"{name}: the header counts {budget['count']} exercises, the notebook heads {len(headings)}"
+    )
     minutes = [m for _, m in headings]
     assert budget["exercises"] == sum(minutes), (
         f"{name}: the header gives {budget['exercises']} minutes for the exercises; their "
-        f"headings add up to {' + '.join(map(str, minutes))} = {sum(minutes)}")
+        f"headings add up to {' + '.join(map(str, minutes))} = {sum(minutes)}"
+    )
     assert budget["total"] > budget["exercises"], f"{name}: no time left beyond the exercises"
 
 
 def test_time_header_parser_reads_a_known_header():
     budget = time_budget("04_masks")
-    assert budget == {"total": 60, "exercises": 35, "count": 4,
-                      "headings": [(1, 5), (2, 15), (3, 5), (4, 10)]}
+    assert budget == {
+        "total": 60,
+        "exercises": 35,
+        "count": 4,
+        "headings": [(1, 5), (2, 15), (3, 5), (4, 10)],
+    }
 
 
 def loss_mask_table(name: str) -> dict[str, dict[str, list[str]]]:
@@ -67,10 +84,12 @@ def loss_mask_table(name: str) -> dict[str, dict[str, list[str]]]:
             head = [c.strip() for c in line.strip("|").split("|")]
             if head[1:] == ["inputs", "targets", "loss mask"]:
                 rows = {}
-                for row in lines[i + 2:]:
+                for row in lines[i + 2 :]:
                     message, *columns = [c.strip() for c in row.strip("|").split("|")]
-                    rows[message] = {key: [t.strip().strip("`") for t in column.split("·")]
-                                     for key, column in zip(head[1:], columns)}
+                    rows[message] = {
+                        key: [t.strip().strip("`") for t in column.split("·")]
+                        for key, column in zip(head[1:], columns)
+                    }
                 return rows
     raise AssertionError(f"{name}: no table with the columns inputs | targets | loss mask")
 
@@ -83,12 +102,16 @@ def test_loss_mask_tables_of_notebooks_04_and_07_agree_with_make_batch():
     assert table_04 == table_07
     tokenizer = WordTokenizer()
     sequences = [tokenizer.encode("please send the report"), tokenizer.encode("send report")]
-    inputs, targets, loss_mask = load_reference("07_training").make_batch(sequences,
-                                                                          tokenizer.pad_id)
+    inputs, targets, loss_mask = load_reference("07_training").make_batch(
+        sequences, tokenizer.pad_id
+    )
     expected = {}
-    for name, row_in, row_out, row_mask in zip(("Message A", "Message B"), inputs.tolist(),
-                                               targets.tolist(), loss_mask.tolist()):
-        expected[name] = {"inputs": [tokenizer.id_to_token[i] for i in row_in],
-                          "targets": [tokenizer.id_to_token[i] for i in row_out],
-                          "loss mask": [str(int(m)) for m in row_mask]}
+    for name, row_in, row_out, row_mask in zip(
+        ("Message A", "Message B"), inputs.tolist(), targets.tolist(), loss_mask.tolist()
+    ):
+        expected[name] = {
+            "inputs": [tokenizer.id_to_token[i] for i in row_in],
+            "targets": [tokenizer.id_to_token[i] for i in row_out],
+            "loss mask": [str(int(m)) for m in row_mask],
+        }
     assert table_04 == expected

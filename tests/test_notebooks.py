@@ -33,8 +33,11 @@ def test_solution_runs_top_to_bottom_and_passes_all_tests(name):
     start = time.perf_counter()
     nb = execute(SOLUTIONS / name / f"{name}.ipynb", allow_errors=True, env=GRADING_ENV)
     seconds = time.perf_counter() - start
-    failures = {c.metadata.get("nbgrader", {}).get("grade_id", c.id):
-                f"{e['ename']}: {e['evalue']}" for c in nb.cells for e in errors_of(c)}
+    failures = {
+        c.metadata.get("nbgrader", {}).get("grade_id", c.id): f"{e['ename']}: {e['evalue']}"
+        for c in nb.cells
+        for e in errors_of(c)
+    }
     assert not failures, f"{name}: cells raised with the solutions filled in: {failures}"
     graded = grade_cells(nb)
     assert graded, f"{name} has no graded test cells"
@@ -56,12 +59,18 @@ def test_solution_runs_top_to_bottom_and_passes_all_tests(name):
 def test_released_notebook_holds_no_answer_no_hidden_test_no_output(name):
     nb = read(NOTEBOOKS / name / f"{name}.ipynb")
     text = "\n".join(c.source for c in nb.cells)
-    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "load_reference",
-                   "check_answer"):
+    for marker in (
+        "BEGIN SOLUTION",
+        "END SOLUTION",
+        "BEGIN HIDDEN TESTS",
+        "load_reference",
+        "check_answer",
+    ):
         assert marker not in text, f"{name}: released notebook contains {marker!r}"
     solution = read(SOLUTIONS / name / f"{name}.ipynb")
-    answers = {nbgrader_meta(c)["grade_id"] for c in solution.cells
-               if nbgrader_meta(c).get("solution")}
+    answers = {
+        nbgrader_meta(c)["grade_id"] for c in solution.cells if nbgrader_meta(c).get("solution")
+    }
     for cell in nb.cells:
         if nbgrader_meta(cell).get("grade_id") in answers:
             assert "raise NotImplementedError()" in cell.source
@@ -94,21 +103,30 @@ def test_notebook_standard_structure(name):
     assert len(ids) == len(set(ids)), f"{name}: duplicate grade ids"
     functions = [c for c in answers if not nbgrader_meta(c)["grade_id"].startswith("answer_")]
     concepts = [c for c in answers if nbgrader_meta(c)["grade_id"].startswith("answer_")]
-    sections = [c for c in nb.cells if c.cell_type == "markdown"
-                and c.source.lstrip().startswith("## ") and "Recap" not in c.source]
+    sections = [
+        c
+        for c in nb.cells
+        if c.cell_type == "markdown"
+        and c.source.lstrip().startswith("## ")
+        and "Recap" not in c.source
+    ]
     assert len(concepts) >= max(1, len(sections) // 2), (
-        f"{name}: {len(concepts)} concept checks for {len(sections)} sections")
+        f"{name}: {len(concepts)} concept checks for {len(sections)} sections"
+    )
     for cell in functions:
         grade_id = nbgrader_meta(cell)["grade_id"]
         assert '"""' in cell.source.split("### BEGIN SOLUTION")[0], (
-            f"{name}: {grade_id} needs its docstring outside the solution markers")
+            f"{name}: {grade_id} needs its docstring outside the solution markers"
+        )
         assert f"test_{grade_id}" in {nbgrader_meta(c)["grade_id"] for c in tests}
-    exercise_heads = [c.source for c in nb.cells if c.cell_type == "markdown"
-                      and "### Exercise" in c.source]
+    exercise_heads = [
+        c.source for c in nb.cells if c.cell_type == "markdown" and "### Exercise" in c.source
+    ]
     assert len(exercise_heads) >= len(functions)
     for head in exercise_heads:
         assert "difficulty" in head and "minutes" in head, (
-            f"{name}: exercise heading without difficulty and time: {head.splitlines()[0]}")
+            f"{name}: exercise heading without difficulty and time: {head.splitlines()[0]}"
+        )
 
 
 # -- While graded, the slow demonstrations are skipped or shrunk (issue 13) ---------------------
@@ -205,8 +223,11 @@ def _run_demo(source: str, graded: bool, slow: set = frozenset(), **given) -> tu
     return calls, out.getvalue()
 
 
-@pytest.mark.parametrize(("name", "marker", "slow"), SKIPPED_WHILE_GRADED,
-                         ids=[f"{n}:{m.split('(')[0]}" for n, m, _ in SKIPPED_WHILE_GRADED])
+@pytest.mark.parametrize(
+    ("name", "marker", "slow"),
+    SKIPPED_WHILE_GRADED,
+    ids=[f"{n}:{m.split('(')[0]}" for n, m, _ in SKIPPED_WHILE_GRADED],
+)
 def test_graded_run_skips_the_slow_demonstrations(name, marker, slow):
     from attnbook.ablation import RERUN_PAIR
 
@@ -227,10 +248,13 @@ def test_graded_run_trains_07s_small_decoders_briefly():
 
     loop = _demo_cell("07_training", "small_splits = make_splits(")
     runs = {graded: _run_demo(loop, graded)[0] for graded in (True, False)}
-    steps = {graded: sum(path == "train_step" for path, _, _ in calls)
-             for graded, calls in runs.items()}
-    emails = {graded: next(kw["n_train"] for path, _, kw in calls if path == "make_splits")
-              for graded, calls in runs.items()}
+    steps = {
+        graded: sum(path == "train_step" for path, _, _ in calls) for graded, calls in runs.items()
+    }
+    emails = {
+        graded: next(kw["n_train"] for path, _, kw in calls if path == "make_splits")
+        for graded, calls in runs.items()
+    }
     assert steps == {True: 10, False: 200} and emails == {True: 500, False: 4000}
 
     trainer = _demo_cell("07_training", "metrics = train(config)")

@@ -25,8 +25,11 @@ def graded_names() -> set[str]:
         for cell in nb.cells:
             if cell.cell_type == "code" and nbgrader_meta(cell).get("solution"):
                 tree = ast.parse(cell.source)
-                names |= {node.name for node in tree.body
-                          if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+                names |= {
+                    node.name
+                    for node in tree.body
+                    if isinstance(node, ast.FunctionDef | ast.ClassDef)
+                }
     return names
 
 
@@ -57,9 +60,12 @@ def _homonym(name: str, value) -> bool:
 
 def test_no_graded_function_can_be_imported_from_the_package():
     names = graded_names()
-    leaks = {f"{module.__name__}.{name}" for module in package_modules()
-             for name in names if hasattr(module, name)
-             and not _homonym(name, getattr(module, name))}
+    leaks = {
+        f"{module.__name__}.{name}"
+        for module in package_modules()
+        for name in names
+        if hasattr(module, name) and not _homonym(name, getattr(module, name))
+    }
     assert not leaks, f"the package exposes answers to graded exercises: {sorted(leaks)}"
 
 
@@ -89,14 +95,17 @@ def _environment_packages() -> dict[str, str]:
 
 def test_environment_yml_and_pip_path_agree_on_packages():
     pip, conda = _pyproject_packages(), _environment_packages()
-    assert set(pip) == set(conda), (f"only in pyproject: {set(pip) - set(conda)}; "
-                                    f"only in environment.yml: {set(conda) - set(pip)}")
+    assert set(pip) == set(conda), (
+        f"only in pyproject: {set(pip) - set(conda)}; "
+        f"only in environment.yml: {set(conda) - set(pip)}"
+    )
     for name, spec in pip.items():
         if name == "torch":
             continue
-        bound = spec[len(name):].strip()
+        bound = spec[len(name) :].strip()
         assert conda[name].replace(" ", "").endswith(bound.replace(" ", "")), (
-            f"{name}: pyproject says {spec!r}, environment.yml says {conda[name]!r}")
+            f"{name}: pyproject says {spec!r}, environment.yml says {conda[name]!r}"
+        )
 
 
 def test_torch_pin_is_the_same_everywhere():
@@ -118,9 +127,15 @@ def test_nbgrader_configuration_matches_the_layout():
     assert names.index("StderrToStdout") == names.index("SandboxedExecute") + 1
 
 
-@pytest.mark.parametrize("path", ["autograder/gradebook.db", "autograder/submitted/x/y.ipynb",
-                                  "autograder/autograded/x/y.ipynb",
-                                  "autograder/feedback/x/y.html"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "autograder/gradebook.db",
+        "autograder/submitted/x/y.ipynb",
+        "autograder/autograded/x/y.ipynb",
+        "autograder/feedback/x/y.html",
+    ],
+)
 def test_grading_folders_are_outside_version_control(path):
     result = subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT)
     assert result.returncode == 0, f"{path} is not ignored by git"
@@ -131,14 +146,20 @@ def test_stderr_warning_does_not_zero_a_passing_test_cell():
     from nbgrader.utils import determine_grade
 
     cell = nbformat.v4.new_code_cell("check(f)")
-    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "points": 2,
-                                 "grade_id": "test_f", "locked": True}
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "solution": False,
+        "points": 2,
+        "grade_id": "test_f",
+        "locked": True,
+    }
     cell.outputs = [nbformat.v4.new_output("stream", name="stderr", text="UserWarning: x\n")]
     assert determine_grade(cell)[0] == 0  # what plain nbgrader would do
     cell, _ = StderrToStdout().preprocess_cell(cell, {}, 0)
     assert determine_grade(cell)[0] == 2
-    cell.outputs.append(nbformat.v4.new_output("error", ename="CheckFailure", evalue="bad",
-                                               traceback=[]))
+    cell.outputs.append(
+        nbformat.v4.new_output("error", ename="CheckFailure", evalue="bad", traceback=[])
+    )
     assert determine_grade(cell)[0] == 0
 
 
@@ -158,8 +179,27 @@ def test_setup_routes_warnings_to_stdout(capsys):
         warnings.showwarning = old
 
 
+LINTED = ["attnbook", "autograder", "scripts", "tests", "benchmarks", "solutions", "notebooks"]
+
+
 def test_ruff_is_clean_on_package_scripts_tests_and_notebooks():
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format=concise",
-                             "attnbook", "autograder", "scripts", "tests", "benchmarks",
-                             "solutions", "notebooks"], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--output-format=concise", *LINTED],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_kept_on_every_python_file():
+    """`ruff format` with pyproject's settings; notebooks, the catalogue tables and the
+    generated references are excluded there ([tool.ruff.format])."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", *LINTED],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, "run `ruff format` on:\n" + result.stdout + result.stderr
+    assert "already formatted" in result.stdout + result.stderr

@@ -26,8 +26,14 @@ from attnbook.demos import nb02, nb03  # noqa: E402
 from attnbook.grading import load_reference  # noqa: E402
 
 REF02 = load_reference("02_positions")
-GRADED = ("sinusoidal_positions", "embed", "shift_matrix", "rotation_2d", "rope_frequencies",
-          "apply_rope")
+GRADED = (
+    "sinusoidal_positions",
+    "embed",
+    "shift_matrix",
+    "rotation_2d",
+    "rope_frequencies",
+    "apply_rope",
+)
 
 
 def _labels_present(fig):
@@ -39,9 +45,11 @@ def _labels_present(fig):
 
 
 def test_package_defines_no_graded_name_of_notebooks_02_and_03():
-    modules = [attnbook] + [importlib.import_module(f"attnbook.{m.name}")
-                            for m in pkgutil.walk_packages(attnbook.__path__)
-                            if not m.name.startswith("_")]
+    modules = [attnbook] + [
+        importlib.import_module(f"attnbook.{m.name}")
+        for m in pkgutil.walk_packages(attnbook.__path__)
+        if not m.name.startswith("_")
+    ]
     for module in modules:
         for name in GRADED:
             assert not hasattr(module, name), f"{module.__name__} defines {name}"
@@ -137,11 +145,11 @@ def _embed_shapes(token_ids, E, P):
 
 
 def test_nb02_checks_pass_the_reference_with_hidden_tests(capsys):
-    check_sinusoidal_positions(_validated(REF02.sinusoidal_positions, _even_width),
-                               reference=REF02.sinusoidal_positions)
+    check_sinusoidal_positions(
+        _validated(REF02.sinusoidal_positions, _even_width), reference=REF02.sinusoidal_positions
+    )
     check_embed(_validated(REF02.embed, _embed_shapes), reference=REF02.embed)
-    check_shift_matrix(_validated(REF02.shift_matrix, _even_width),
-                       reference=REF02.shift_matrix)
+    check_shift_matrix(_validated(REF02.shift_matrix, _even_width), reference=REF02.shift_matrix)
     out = capsys.readouterr().out
     for name in ("sinusoidal_positions", "embed", "shift_matrix"):
         assert f"✓ {name} passed" in out
@@ -170,7 +178,7 @@ def test_reference_shift_matrix_moves_every_position():
     for k in (-7, 0, 1, 5):
         M = REF02.shift_matrix(k, 12)
         lo, hi = max(0, -k), 40 - max(0, k)
-        assert np.allclose(P[lo:hi] @ M.T, P[lo + k:hi + k])
+        assert np.allclose(P[lo:hi] @ M.T, P[lo + k : hi + k])
 
 
 # ---------------------------------------------------------------------------------------
@@ -212,8 +220,10 @@ def _assert_lecture_figure(widget):
     assert float(shown["difference"]) == pytest.approx(60.0)
     assert float(shown["score"]) == pytest.approx(0.5)
     assert "stroke-dasharray" in widget.display.value, "the arrows at 1 and 3 are drawn faded"
-    assert ("query at 1 turned 30.0&deg;, key at 3 turned 90.0&deg;, difference 60.0&deg;"
-            in widget.display.value)
+    assert (
+        "query at 1 turned 30.0&deg;, key at 3 turned 90.0&deg;, difference 60.0&deg;"
+        in widget.display.value
+    )
     widget.shift.value = 0
     shown = _shown(widget)
     assert (shown["query-position"], shown["key-position"]) == ("1", "3")
@@ -237,8 +247,7 @@ def test_notebook_angle_explorer_opens_on_the_lecture_figure():
 
 def test_angle_explorer_follows_its_controls():
     theta = REF03.rope_frequencies(8, 10000.0)
-    widget = nb03.rope_angle_widget(frequencies=theta, query_position=1, key_position=3,
-                                         shift=0)
+    widget = nb03.rope_angle_widget(frequencies=theta, query_position=1, key_position=3, shift=0)
     assert [value for _, value in widget.pair.options] == [nb03.LECTURE_PAIR, 0, 1, 2, 3]
     widget.pair.value = 1
     widget.key_position.value = 6
@@ -297,8 +306,9 @@ def test_nb03_stored_values_agree_with_the_reference():
 
     assert np.allclose(nb03.STORED_R_30_DEGREES, REF03.rotation_2d(np.pi / 6), atol=1e-10)
     assert np.allclose(nb03.STORED_THETA_6, REF03.rope_frequencies(6), atol=1e-10)
-    assert np.allclose(nb03.STORED_ROPE_Y, REF03.apply_rope(nb03.WORKED_ROPE_X, [0, 1, 2], 100.0),
-                       atol=1e-10)
+    assert np.allclose(
+        nb03.STORED_ROPE_Y, REF03.apply_rope(nb03.WORKED_ROPE_X, [0, 1, 2], 100.0), atol=1e-10
+    )
 
 
 def test_rope_check_names_the_half_split_mistake():
@@ -345,8 +355,9 @@ def test_half_split_order_rejects_odd_widths():
 def test_reference_rope_scores_depend_only_on_the_offset():
     rng = np.random.default_rng(7)
     q, k = rng.standard_normal((2, 1, 16))
-    scores = [(REF03.apply_rope(q, [l]) @ REF03.apply_rope(k, [l + 4]).T).item()
-              for l in (0, 3, 50, 9999)]
+    scores = [
+        (REF03.apply_rope(q, [l]) @ REF03.apply_rope(k, [l + 4]).T).item() for l in (0, 3, 50, 9999)
+    ]
     assert np.allclose(scores, scores[0])
 
 
@@ -405,13 +416,16 @@ def test_solution_rope_frequencies_edge_cases(sol03):
         sol03["rope_frequencies"](4, 0.0)
 
 
-@pytest.mark.parametrize(("shape", "pos", "base"), [
-    ((1, 2), [5], 10000.0),                        # one token, d_k = 2, a list
-    ((3, 4), np.array([0, 1, 2], dtype=np.int8), 100),   # int base, small int positions
-    ((2, 3, 4, 6), np.arange(4), 500.0),           # leading axes
-    ((3, 8), [10**6, -7, 2**33], 10000.0),         # large and negative positions
-    ((2, 4), [0.5, 2.25], 10000.0),                # fractional positions
-])
+@pytest.mark.parametrize(
+    ("shape", "pos", "base"),
+    [
+        ((1, 2), [5], 10000.0),  # one token, d_k = 2, a list
+        ((3, 4), np.array([0, 1, 2], dtype=np.int8), 100),  # int base, small int positions
+        ((2, 3, 4, 6), np.arange(4), 500.0),  # leading axes
+        ((3, 8), [10**6, -7, 2**33], 10000.0),  # large and negative positions
+        ((2, 4), [0.5, 2.25], 10000.0),  # fractional positions
+    ],
+)
 def test_solution_apply_rope_matches_a_loop(sol03, shape, pos, base):
     X = np.random.default_rng(len(shape)).standard_normal(shape)
     Y = sol03["apply_rope"](X.astype(np.float32) if len(shape) == 2 else X, pos, base)
@@ -442,9 +456,17 @@ def sol02():
 def _loop_table(L, d):
     import math
 
-    return np.array([[math.sin(l * 10000.0 ** (-(j - j % 2) / d)) if j % 2 == 0
-                      else math.cos(l * 10000.0 ** (-(j - j % 2) / d)) for j in range(d)]
-                     for l in range(L)]).reshape(L, d)
+    return np.array(
+        [
+            [
+                math.sin(l * 10000.0 ** (-(j - j % 2) / d))
+                if j % 2 == 0
+                else math.cos(l * 10000.0 ** (-(j - j % 2) / d))
+                for j in range(d)
+            ]
+            for l in range(L)
+        ]
+    ).reshape(L, d)
 
 
 def _loop_shift(k, d):
@@ -456,16 +478,18 @@ def _loop_shift(k, d):
     return M
 
 
-@pytest.mark.parametrize(("L", "d"), [(0, 4), (1, 2), (3, 2), (7, 10), (np.int64(5), np.int32(8)),
-                                      (40, 512)])
+@pytest.mark.parametrize(
+    ("L", "d"), [(0, 4), (1, 2), (3, 2), (7, 10), (np.int64(5), np.int32(8)), (40, 512)]
+)
 def test_solution_sinusoidal_positions_matches_a_loop(sol02, L, d):
     P = sol02["sinusoidal_positions"](L, d)
     assert P.dtype == np.float64 and P.shape == (L, d)
     assert np.allclose(P, _loop_table(int(L), int(d)), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize(("k", "d"), [(0, 2), (1, 2), (-3, 6), (7, 10), (10**6, 16),
-                                      (np.int64(-2), 4)])
+@pytest.mark.parametrize(
+    ("k", "d"), [(0, 2), (1, 2), (-3, 6), (7, 10), (10**6, 16), (np.int64(-2), 4)]
+)
 def test_solution_shift_matrix_matches_a_loop(sol02, k, d):
     M = sol02["shift_matrix"](k, d)
     assert M.dtype == np.float64 and np.allclose(M, _loop_shift(k, d), rtol=0, atol=1e-12)
@@ -481,11 +505,16 @@ def test_solution_embed_takes_lists_tensors_and_empty_ids(sol02):
     assert sol02["embed"]([], E, P).shape == (0, 2)
 
 
-@pytest.mark.parametrize(("ids", "pattern"), [
-    ([4], r"token_ids.*0 \.\. 3.*\(4, 2\)"), ([-1], r"token_ids.*-1"),
-    ([1.0, 2.0], r"token_ids.*float64"), ([[1, 2]], r"token_ids.*\(1, 2\)"),
-    ([0, 0, 0, 0], r"P.*\(3, 2\).*\(4,\)"),
-])
+@pytest.mark.parametrize(
+    ("ids", "pattern"),
+    [
+        ([4], r"token_ids.*0 \.\. 3.*\(4, 2\)"),
+        ([-1], r"token_ids.*-1"),
+        ([1.0, 2.0], r"token_ids.*float64"),
+        ([[1, 2]], r"token_ids.*\(1, 2\)"),
+        ([0, 0, 0, 0], r"P.*\(3, 2\).*\(4,\)"),
+    ],
+)
 def test_solution_embed_rejects_bad_ids_with_a_value_error(sol02, ids, pattern):
     with pytest.raises(ValueError, match=pattern):
         sol02["embed"](ids, np.zeros((4, 2)), np.zeros((3, 2)))
@@ -493,7 +522,7 @@ def test_solution_embed_rejects_bad_ids_with_a_value_error(sol02, ids, pattern):
 
 def test_embed_check_rejects_an_answer_that_writes_into_P():
     def into_P(token_ids, E, P):
-        X = P[:len(token_ids)]
+        X = P[: len(token_ids)]
         X += E[token_ids]
         return X
 
@@ -508,8 +537,9 @@ def test_sinusoid_check_names_float32_and_wrong_positions():
     def normalised_positions(L, d):
         _even_width(L, d)
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
-        return np.stack([np.sin(np.arange(L)[:, None] / L * w),
-                         np.cos(np.arange(L)[:, None] / L * w)], axis=-1).reshape(L, d)
+        return np.stack(
+            [np.sin(np.arange(L)[:, None] / L * w), np.cos(np.arange(L)[:, None] / L * w)], axis=-1
+        ).reshape(L, d)
 
     with pytest.raises(CheckFailure, match="float64"):
         check_sinusoidal_positions(float32_table)
@@ -523,7 +553,7 @@ def test_shift_check_diagnoses_block_placement_form_and_angles():
         M = np.zeros((d, d))
         for i in range(d // 2):
             a = k * 10000.0 ** (-2 * i / d)
-            M[i:i + 2, i:i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+            M[i : i + 2, i : i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
         return M
 
     def wrong_base(k, d):
@@ -540,17 +570,20 @@ def _loop_shift_base(k, d, base):
     M = np.zeros((d, d))
     for i in range(d // 2):
         a = k * base ** (-2 * i / d)
-        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
     return M
 
 
-@pytest.mark.parametrize(("call", "pattern"), [
-    (("sinusoidal_positions", None, 4), r"L must be a whole number.*got L = None"),
-    (("sinusoidal_positions", 2.5, 4), r"L must be a whole number.*got L = 2\.5"),
-    (("sinusoidal_positions", 3, 5), r"d must be a positive even number.*d=5"),
-    (("sinusoidal_positions", 3, "4"), r"d must be a whole number.*got d = '4'"),
-    (("shift_matrix", 1, None), r"d must be a whole number.*got d = None"),
-])
+@pytest.mark.parametrize(
+    ("call", "pattern"),
+    [
+        (("sinusoidal_positions", None, 4), r"L must be a whole number.*got L = None"),
+        (("sinusoidal_positions", 2.5, 4), r"L must be a whole number.*got L = 2\.5"),
+        (("sinusoidal_positions", 3, 5), r"d must be a positive even number.*d=5"),
+        (("sinusoidal_positions", 3, "4"), r"d must be a whole number.*got d = '4'"),
+        (("shift_matrix", 1, None), r"d must be a whole number.*got d = None"),
+    ],
+)
 def test_solution_positions_name_a_bad_size(sol02, call, pattern):
     name, *args = call
     with pytest.raises(ValueError, match=pattern):

@@ -56,7 +56,7 @@ def parse_question(markdown: str, name: str) -> tuple[str, dict[str, str]]:
     if not match:
         raise ValueError(f"{name}: no '**Concept check.**' in the cell before the answer")
     stem_lines, options, current, tail = [], {}, None, None
-    for line in markdown[match.end():].split("\n"):
+    for line in markdown[match.end() :].split("\n"):
         option = OPTION.match(line)
         if option:
             current = option.group(1)
@@ -88,8 +88,9 @@ def keyed_letter(source: str, name: str) -> str | None:
     if not solution:
         raise ValueError(f"{name}: no solution region")
     # the region holds "# Why: ..." lines (the explanation a wrong answer gets), then the letter
-    body = "".join(line for line in solution.group(1).splitlines(True)
-                   if not line.lstrip().startswith("#"))
+    body = "".join(
+        line for line in solution.group(1).splitlines(True) if not line.lstrip().startswith("#")
+    )
     letter = re.fullmatch(rf'{name} = "([A-Z])"\n', body)
     return letter.group(1) if letter else None
 
@@ -109,8 +110,10 @@ def notebook_questions(notebook: str) -> tuple[list[Question], list[str]]:
             test = nb.cells[i + 1] if i + 1 < len(nb.cells) else None
             if test is None or nbgrader_meta(test).get("grade_id") != f"test_{name}":
                 raise ValueError(f"{name}: test_{name} should follow the answer cell")
-            if (f'check_choice("{name}", {name}, "ABC")' not in test.source
-                    or f'load_reference("{notebook}"), "{name}",' not in test.source):
+            if (
+                f'check_choice("{name}", {name}, "ABC")' not in test.source
+                or f'load_reference("{notebook}"), "{name}",' not in test.source
+            ):
                 raise ValueError(f"{name}: test_{name} lacks check_choice or check_answer")
             key = keyed_letter(cell.source, name)
         except ValueError as error:
@@ -147,8 +150,13 @@ def same_question(a: Question, b: Question) -> bool:
     stem_a, stem_b = normalise(a.stem), normalise(b.stem)
     if stem_a == stem_b or difflib.SequenceMatcher(None, stem_a, stem_b).ratio() >= NEAR_STEM:
         return True
-    shared = sum(any(difflib.SequenceMatcher(None, normalise(x), normalise(y)).ratio()
-                     >= NEAR_OPTION for y in b.options.values()) for x in a.options.values())
+    shared = sum(
+        any(
+            difflib.SequenceMatcher(None, normalise(x), normalise(y)).ratio() >= NEAR_OPTION
+            for y in b.options.values()
+        )
+        for x in a.options.values()
+    )
     return shared >= 2
 
 
@@ -171,7 +179,8 @@ def test_every_notebook_has_concept_questions():
 @pytest.mark.parametrize("question", ALL, ids=lambda q: q.where)
 def test_three_options_and_a_matching_answers_entry(question):
     assert list(question.options) == list(LETTERS), (
-        f"{question.where}: options {list(question.options)}, expected A, B and C")
+        f"{question.where}: options {list(question.options)}, expected A, B and C"
+    )
     assert all(question.options.values()), f"{question.where}: an option is empty"
     assert question.key in LETTERS, f"{question.where}: the solution sets no letter A-C"
     answers = reference_answers(question.notebook)
@@ -179,11 +188,13 @@ def test_three_options_and_a_matching_answers_entry(question):
     options, letter, explanation = answers[question.name]
     assert options == "".join(question.options), f"{question.where}: ANSWERS lists {options!r}"
     assert letter == question.key, (
-        f"{question.where}: the notebook keys {question.key}, ANSWERS {letter}")
+        f"{question.where}: the notebook keys {question.key}, ANSWERS {letter}"
+    )
     assert isinstance(explanation, str) and explanation.strip(), f"{question.where}: no hint"
     assert "\n" not in explanation and len(explanation) <= MAX_EXPLANATION, (
         f"{question.where}: the explanation should be one line of at most "
-        f"{MAX_EXPLANATION} characters, got {len(explanation)}")
+        f"{MAX_EXPLANATION} characters, got {len(explanation)}"
+    )
 
 
 @pytest.mark.parametrize("notebook", NAMES)
@@ -199,7 +210,8 @@ def test_the_keyed_option_is_rarely_the_longest(notebook):
     longest = [q.name for q in questions if keyed_is_longest(q)]
     assert 3 * len(longest) <= len(questions), (
         f"{notebook}: the keyed option is the longest in {len(longest)} of {len(questions)} "
-        f"questions ({longest}); at most a third may be")
+        f"questions ({longest}); at most a third may be"
+    )
 
 
 @pytest.mark.parametrize("question", ALL, ids=lambda q: q.where)
@@ -208,12 +220,14 @@ def test_the_keyed_option_is_not_much_longer_than_the_rest(question):
     others = max(len(o) for letter, o in question.options.items() if letter != question.key)
     assert keyed <= 1.25 * others, (
         f"{question.where}: the keyed option has {keyed} characters, the longest other "
-        f"{others}: its length gives it away")
+        f"{others}: its length gives it away"
+    )
 
 
 def test_no_two_questions_share_a_stem():
-    repeated = [(a.where, b.where) for a, b in itertools.combinations(ALL, 2)
-                if same_question(a, b)]
+    repeated = [
+        (a.where, b.where) for a, b in itertools.combinations(ALL, 2) if same_question(a, b)
+    ]
     assert not repeated, f"questions asked twice: {repeated}"
 
 
@@ -224,7 +238,8 @@ def test_every_letter_is_keyed_and_none_dominates():
     for notebook, questions in QUESTIONS.items():
         most, count = Counter(q.key for q in questions).most_common(1)[0]
         assert 2 * count <= len(questions) + 1, (
-            f"{notebook}: {most} is keyed in {count} of {len(questions)} questions")
+            f"{notebook}: {most} is keyed in {count} of {len(questions)} questions"
+        )
 
 
 # -- the checks above can fail ---------------------------------------------------------------
@@ -233,53 +248,81 @@ def _question(stem, options, key="A", name="answer_x"):
 
 
 def test_the_parser_reads_prose_a_decks_marker_and_continued_options():
-    cell = ("Some prose first.\n\n**Concept check** (from the decks). Which change\nhelps?\n\n"
-            "- A. One\n- B. Two, which goes on\n  over a second line\n- C. Three\n\n"
-            "Set `answer_x` to `\"A\"`, `\"B\"` or `\"C\"`.")
+    cell = (
+        "Some prose first.\n\n**Concept check** (from the decks). Which change\nhelps?\n\n"
+        "- A. One\n- B. Two, which goes on\n  over a second line\n- C. Three\n\n"
+        'Set `answer_x` to `"A"`, `"B"` or `"C"`.'
+    )
     stem, options = parse_question(cell, "answer_x")
     assert stem == "Which change helps?"
     assert options == {"A": "One", "B": "Two, which goes on over a second line", "C": "Three"}
 
 
-@pytest.mark.parametrize(("cell", "message"), [
-    ("Which?\n\n- A. x\n- B. y\n- C. z\n\nSet `answer_x`.", "no '\\*\\*Concept check"),
-    ("**Concept check.** Which?\n\n- A. x\n- B. y\n- C. z\n\nSet `answer_y`.", "should end"),
-    ("**Concept check.** Which?\n\n- A. x\n- A. y\n- C. z\n\nSet `answer_x`.", "twice"),
-    ("**Concept check.** Which?\n\n- A. x\nstray\n- C. z\n\nSet `answer_x`.", "unexpected"),
-])
+@pytest.mark.parametrize(
+    ("cell", "message"),
+    [
+        ("Which?\n\n- A. x\n- B. y\n- C. z\n\nSet `answer_x`.", "no '\\*\\*Concept check"),
+        ("**Concept check.** Which?\n\n- A. x\n- B. y\n- C. z\n\nSet `answer_y`.", "should end"),
+        ("**Concept check.** Which?\n\n- A. x\n- A. y\n- C. z\n\nSet `answer_x`.", "twice"),
+        ("**Concept check.** Which?\n\n- A. x\nstray\n- C. z\n\nSet `answer_x`.", "unexpected"),
+    ],
+)
 def test_the_parser_rejects_a_broken_question(cell, message):
     with pytest.raises(ValueError, match=message):
         parse_question(cell, "answer_x")
 
 
 def test_a_key_that_is_always_the_longest_is_caught():
-    giveaway = _question("What does a causal mask control?",
-                         ["Which earlier or current inputs each query may access, and why",
-                          "Position", "Distance"])
+    giveaway = _question(
+        "What does a causal mask control?",
+        ["Which earlier or current inputs each query may access, and why", "Position", "Distance"],
+    )
     assert keyed_is_longest(giveaway)
-    fair = _question("What does a causal mask control?",
-                     ["Which keys a query reads", "Where each token stands in the text",
-                      "How far apart two tokens are"])
+    fair = _question(
+        "What does a causal mask control?",
+        [
+            "Which keys a query reads",
+            "Where each token stands in the text",
+            "How far apart two tokens are",
+        ],
+    )
     assert not keyed_is_longest(fair)
 
 
 def test_the_old_duplicates_are_caught_and_distinct_questions_are_not():
-    peek = _question("One forward pass scores every shifted target of an email at once. Which "
-                     "model change would let an early prediction read its future target?",
-                     ["Compute all causal output rows together",
-                      "Normalise each token over its own features",
-                      "Remove the causal attention mask"], key="C")
-    future = _question("The training batch contains each full email, and one forward pass "
-                       "scores all shifted targets. Which change would let an early prediction "
-                       "read its own future target?",
-                       ["Computing all causal output rows together",
-                        "Normalising each token over its own features",
-                        "Removing the causal attention mask"], key="C")
+    peek = _question(
+        "One forward pass scores every shifted target of an email at once. Which "
+        "model change would let an early prediction read its future target?",
+        [
+            "Compute all causal output rows together",
+            "Normalise each token over its own features",
+            "Remove the causal attention mask",
+        ],
+        key="C",
+    )
+    future = _question(
+        "The training batch contains each full email, and one forward pass "
+        "scores all shifted targets. Which change would let an early prediction "
+        "read its own future target?",
+        [
+            "Computing all causal output rows together",
+            "Normalising each token over its own features",
+            "Removing the causal attention mask",
+        ],
+        key="C",
+    )
     assert same_question(peek, future)
-    assert same_question(peek, _question("**one** forward pass scores every shifted target "
-                                         "of an email at once; which model change would let an "
-                                         "early prediction read its future target", ["a", "b",
-                                                                                     "c"]))
-    other = _question("What does the cache store and reuse from one step to the next?",
-                      ["The queries", "The keys and values", "Nothing"])
+    assert same_question(
+        peek,
+        _question(
+            "**one** forward pass scores every shifted target "
+            "of an email at once; which model change would let an "
+            "early prediction read its future target",
+            ["a", "b", "c"],
+        ),
+    )
+    other = _question(
+        "What does the cache store and reuse from one step to the next?",
+        ["The queries", "The keys and values", "Nothing"],
+    )
     assert not same_question(peek, other)

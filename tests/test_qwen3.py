@@ -38,8 +38,9 @@ TOLERANCE = 1e-5
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("make_tiny_qwen3",
-                                                  ROOT / "scripts" / "make_tiny_qwen3.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_tiny_qwen3", ROOT / "scripts" / "make_tiny_qwen3.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -48,8 +49,9 @@ def _script():
 def _hf_model(folder: Path, attention: str = "sdpa"):
     from transformers import Qwen3ForCausalLM
 
-    return Qwen3ForCausalLM.from_pretrained(folder, dtype=torch.float32,
-                                            attn_implementation=attention).eval()
+    return Qwen3ForCausalLM.from_pretrained(
+        folder, dtype=torch.float32, attn_implementation=attention
+    ).eval()
 
 
 def _random_hf(folder: Path, seed: int = 0, **overrides) -> Path:
@@ -94,8 +96,7 @@ def test_loaded_logits_match_transformers_within_1e_5(attention, capsys):
     ids = _ids(ours.config.vocab_size, (3, 20), seed=int(attention == "eager"))
     gap = _gap(ours, theirs, ids)
     with capsys.disabled():
-        print(f"\nQwen3LM vs Qwen3ForCausalLM ({attention}), tiny checkpoint: max |diff| "
-              f"{gap:.2e}")
+        print(f"\nQwen3LM vs Qwen3ForCausalLM ({attention}), tiny checkpoint: max |diff| {gap:.2e}")
     assert gap < TOLERANCE
 
 
@@ -117,12 +118,21 @@ def test_the_notebooks_decoder_matches_transformers_too():
 # ---------------------------------------------------------------------------------------
 # Other shapes and formats
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("overrides", [
-    dict(tie_word_embeddings=False, num_attention_heads=8, num_key_value_heads=2,
-         head_dim=16, hidden_size=40, rope_theta=10000.0),  # GQA ratio 4, untied
-    dict(num_key_value_heads=4, num_hidden_layers=3),  # plain multi-head attention
-    dict(num_key_value_heads=1, head_dim=4, shard="20KB"),  # MQA, sharded safetensors
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        dict(
+            tie_word_embeddings=False,
+            num_attention_heads=8,
+            num_key_value_heads=2,
+            head_dim=16,
+            hidden_size=40,
+            rope_theta=10000.0,
+        ),  # GQA ratio 4, untied
+        dict(num_key_value_heads=4, num_hidden_layers=3),  # plain multi-head attention
+        dict(num_key_value_heads=1, head_dim=4, shard="20KB"),  # MQA, sharded safetensors
+    ],
+)
 def test_other_configurations_match_transformers(tmp_path, overrides):
     folder = _random_hf(tmp_path / "ckpt", seed=5, **overrides)
     ours = load_hf_model(folder)
@@ -137,8 +147,18 @@ def test_sharded_checkpoint_is_read_through_its_index(tmp_path):
 
 
 def test_round_trip_through_our_writer(tmp_path):
-    config = Qwen3LMConfig(vocab_size=40, d_model=20, n_layers=2, n_heads=6, n_kv_heads=3,
-                           d_k=6, d_hidden=28, max_len=32, rope_base=5e5, eps=1e-5)
+    config = Qwen3LMConfig(
+        vocab_size=40,
+        d_model=20,
+        n_layers=2,
+        n_heads=6,
+        n_kv_heads=3,
+        d_k=6,
+        d_hidden=28,
+        max_len=32,
+        rope_base=5e5,
+        eps=1e-5,
+    )
     model = Qwen3LM(config).eval()
     _script().randomise(model, 11)
     save_hf_checkpoint(model, config, tmp_path / "ours")
@@ -167,8 +187,10 @@ def test_half_split_permutation_pairs_i_with_i_plus_half():
 def test_without_the_permutation_the_logits_are_wrong():
     config, state = load_hf_checkpoint(tiny_checkpoint())
     hf_state = safetensors_torch.load_file(str(tiny_checkpoint() / "model.safetensors"))
-    plain = {ours: hf_state.get(theirs, hf_state["model.embed_tokens.weight"])
-             for ours, theirs in hf_key_map(config).items()}
+    plain = {
+        ours: hf_state.get(theirs, hf_state["model.embed_tokens.weight"])
+        for ours, theirs in hf_key_map(config).items()
+    }
     model, wrong = Qwen3LM(config).eval(), Qwen3LM(config).eval()
     model.load_state_dict(state)
     wrong.load_state_dict(plain)
@@ -202,8 +224,11 @@ def test_unexpected_tensor_is_named():
 def test_misshapen_tensor_is_named_with_both_shapes():
     config, state = _hf_state()
     state["model.layers.0.self_attn.k_proj.weight"] = torch.zeros(32, 24)
-    with pytest.raises(ValueError, match=r"k_proj\.weight has shape \(32, 24\); config\.json "
-                                         r"implies \(16, 24\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"k_proj\.weight has shape \(32, 24\); config\.json "
+        r"implies \(16, 24\)",
+    ):
         state_dict_from_hf(state, config)
 
 
@@ -213,13 +238,16 @@ def test_untied_checkpoint_needs_its_head():
         state_dict_from_hf(state, Qwen3LMConfig(**(asdict(config) | {"tie_weights": False})))
 
 
-@pytest.mark.parametrize(("change", "words"), [
-    ({"model_type": "llama"}, "model_type"),
-    ({"attention_bias": True}, "attention_bias"),
-    ({"use_sliding_window": True}, "sliding"),
-    ({"hidden_act": "gelu"}, "hidden_act"),
-    ({"rope_parameters": {"rope_type": "yarn", "rope_theta": 1e6, "factor": 4.0}}, "yarn"),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"model_type": "llama"}, "model_type"),
+        ({"attention_bias": True}, "attention_bias"),
+        ({"use_sliding_window": True}, "sliding"),
+        ({"hidden_act": "gelu"}, "hidden_act"),
+        ({"rope_parameters": {"rope_type": "yarn", "rope_theta": 1e6, "factor": 4.0}}, "yarn"),
+    ],
+)
 def test_unsupported_configs_are_refused(change, words):
     hf = json.loads((tiny_checkpoint() / "config.json").read_text()) | change
     with pytest.raises(ValueError, match=words):
@@ -250,8 +278,9 @@ def test_cached_greedy_decoding_gives_transformers_own_generation():
     theirs = _hf_model(tiny_checkpoint())
     prompt = _ids(ours.config.vocab_size, (2, 5), seed=9)
     with torch.no_grad():
-        generated = theirs.generate(prompt, max_new_tokens=12, do_sample=False,
-                                    pad_token_id=0)[:, 5:]
+        generated = theirs.generate(prompt, max_new_tokens=12, do_sample=False, pad_token_id=0)[
+            :, 5:
+        ]
         logits, cache = ref.decode_step(ours, prompt, None)
         tokens = []
         for _ in range(12):
@@ -272,8 +301,16 @@ def test_attention_maps_are_transformers_attention_weights():
 def test_qwen3lm_crosses_the_sandbox_by_state():
     from grader import wire
 
-    config = Qwen3LMConfig(vocab_size=11, d_model=8, n_heads=2, n_kv_heads=1, d_k=4,
-                           d_hidden=12, max_len=8, tie_weights=True)
+    config = Qwen3LMConfig(
+        vocab_size=11,
+        d_model=8,
+        n_heads=2,
+        n_kv_heads=1,
+        d_k=4,
+        d_hidden=12,
+        max_len=8,
+        tie_weights=True,
+    )
     model = Qwen3LM(config).eval()
     sent, _ = wire.encode_call([model], {})
     rebuilt = wire.Decoder(objects=True, lookup=None).decode(json.loads(json.dumps(sent[0])))

@@ -53,7 +53,8 @@ def test_readme_floor_and_checkpoint_gap_match_the_shipped_checkpoint():
     floor = _number(r"known exactly \((\d\.\d{3}) nats", readme)
     assert floor == round(metrics["floor"], 3)
     assert floor == round(DEFAULT_GRAMMAR.entropy_per_token(20000, seed=12345)[0], 3), (
-        "the checkpoint was trained on another corpus than the package's grammar makes")
+        "the checkpoint was trained on another corpus than the package's grammar makes"
+    )
     gap = _number(r"email_cpu.pt` \((\d\.\d{3}) nats above the floor", readme)
     assert gap == round(metrics["best_val_loss"] - metrics["floor"], 3)
 
@@ -64,17 +65,23 @@ def test_train_benchmark_records_the_shipped_checkpoint():
     text = (ROOT / "benchmarks" / "results" / "train_cpu.md").read_text()
     metrics = _shipped_metrics()
     assert _number(r"shipped checkpoint\) \| (\d\.\d{5})", text) == round(
-        metrics["best_val_loss"], 5)
+        metrics["best_val_loss"], 5
+    )
     assert _number(r"corpus entropy per token [^|]*\| (\d\.\d{5})", text) == round(
-        metrics["floor"], 5)
+        metrics["floor"], 5
+    )
     assert _number(r"true grammar on the same validation emails \| (\d\.\d{5})", text) == round(
-        metrics["val_floor"], 5)
+        metrics["val_floor"], 5
+    )
     assert _number(r"best validation loss − corpus entropy\*\* \| \*\*(\d\.\d{4})", text) == round(
-        metrics["best_val_loss"] - metrics["floor"], 4)
+        metrics["best_val_loss"] - metrics["floor"], 4
+    )
     log = read_log(ROOT / "assets" / "checkpoints" / "email_cpu_log.csv")
     validated = {int(r["step"]): float(r["val_loss"]) for r in log if r["val_loss"]}
-    assert min(validated.values()) == metrics["best_val_loss"] or abs(
-        min(validated.values()) - metrics["best_val_loss"]) < 1e-6
+    assert (
+        min(validated.values()) == metrics["best_val_loss"]
+        or abs(min(validated.values()) - metrics["best_val_loss"]) < 1e-6
+    )
     steps = [int(s) for s in _row(text, "| step |")]
     losses = [float(v) for v in _row(text, "| val loss |")]
     assert [round(validated[s], 4) for s in steps] == losses

@@ -20,8 +20,9 @@ def _release_module():
 
 
 def test_notebooks_and_references_are_not_stale():
-    result = subprocess.run([sys.executable, "scripts/release.py", "--check"], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "scripts/release.py", "--check"], cwd=ROOT, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 

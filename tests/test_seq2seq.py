@@ -71,8 +71,7 @@ def _email(kind: str, **slots) -> Email:
 
 
 def _model(seed=0, **kw) -> Seq2SeqTransformer:
-    config = dict(vocab_size=TOKENIZER.vocab_size, d_model=16, n_heads=2, n_layers=2,
-                  max_len=32)
+    config = dict(vocab_size=TOKENIZER.vocab_size, d_model=16, n_heads=2, n_layers=2, max_len=32)
     config.update(kw)
     return randomise(Seq2SeqTransformer(Seq2SeqConfig(**config)), seed).eval()
 
@@ -101,24 +100,27 @@ def test_next_word_probs_marginalise_the_replies():
     email = _email("send", item="budget")
     probs = TASK.next_word_probs(email, ["hi", "ben", ","])
     assert probs == pytest.approx({"sure": 0.56, "sorry": 0.32, "ok": 0.12})
-    assert TASK.next_word_probs(email, "hi ben , sorry , the budget is not ready .") == \
-        pytest.approx({"thanks": 0.6, "best": 0.4})
+    assert TASK.next_word_probs(
+        email, "hi ben , sorry , the budget is not ready ."
+    ) == pytest.approx({"thanks": 0.6, "best": 0.4})
     with pytest.raises(ValueError, match="prefix"):
         TASK.next_word_probs(email, "hi carla ,")
-    assert TASK.next_word_probs(email, "hi ben , ok , the budget is on its way . best , "
-                                       "anna .") == {"<EOS>": 1.0}
+    assert TASK.next_word_probs(
+        email, "hi ben , ok , the budget is on its way . best , anna ."
+    ) == {"<EOS>": 1.0}
 
 
 def test_the_traps_greedy_misses_and_a_beam_finds():
     """On the true distribution: greedy decoding misses the mode of requests and meeting
     questions, the other kinds have the greedy reply as their mode."""
-    for kind, slots, greedy_p, mode_p in [("send", {"item": "report"}, 0.22, 0.32),
-                                          ("today", {"item": "draft"}, 0.22, 0.32),
-                                          ("meet", {"day": "monday"}, 0.16, 0.45),
-                                          ("order", {"first": "report", "second": "draft"},
-                                           0.60, 0.60),
-                                          ("check", {"item": "agenda"}, 0.50, 0.50),
-                                          ("moved", {"day": "friday"}, 0.70, 0.70)]:
+    for kind, slots, greedy_p, mode_p in [
+        ("send", {"item": "report"}, 0.22, 0.32),
+        ("today", {"item": "draft"}, 0.22, 0.32),
+        ("meet", {"day": "monday"}, 0.16, 0.45),
+        ("order", {"first": "report", "second": "draft"}, 0.60, 0.60),
+        ("check", {"item": "agenda"}, 0.50, 0.50),
+        ("moved", {"day": "friday"}, 0.70, 0.70),
+    ]:
         email = _email(kind, **slots)
         prefix = ["hi", "ben", ","]
         while prefix[-1] != "anna":
@@ -137,7 +139,8 @@ def test_judge_and_floor():
     assert not wrong.valid and wrong.regret == math.inf and wrong.log_prob == -math.inf
     h, n = TASK.entropy(email)
     expected_h = -sum(p * math.log(p) for p in (0.5, 0.2, 0.3)) - sum(
-        p * math.log(p) for p in SIGN_OFFS.values())
+        p * math.log(p) for p in SIGN_OFFS.values()
+    )
     assert h == pytest.approx(expected_h)
     assert TASK.floor([email]) == pytest.approx(h / n)
     pairs = TASK.sample_pairs(2000, seed=4)
@@ -161,8 +164,17 @@ def test_tables_and_vocabulary():
 # ---------------------------------------------------------------------------------------
 def _torch_transformer(model: Seq2SeqTransformer) -> nn.Transformer:
     c = model.config
-    t = nn.Transformer(c.d_model, c.n_heads, c.n_layers, c.n_layers, 4 * c.d_model,
-                       dropout=0.0, activation="gelu", batch_first=True, norm_first=True)
+    t = nn.Transformer(
+        c.d_model,
+        c.n_heads,
+        c.n_layers,
+        c.n_layers,
+        4 * c.d_model,
+        dropout=0.0,
+        activation="gelu",
+        batch_first=True,
+        norm_first=True,
+    )
 
     def attn(dst, src):
         dst.in_proj_weight.copy_(torch.cat([src.W_Q.weight, src.W_K.weight, src.W_V.weight]))
@@ -196,9 +208,13 @@ def test_model_computes_what_torch_nn_transformer_computes():
     tgt = torch.tensor([[1, 5, 6, 7], [1, 8, 9, 10]])
     P = model.sinusoids
     with torch.no_grad():
-        out = theirs(model.embed(src) + P[:6], model.embed(tgt) + P[:4],
-                     tgt_mask=nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.bool),
-                     src_key_padding_mask=src == 0, memory_key_padding_mask=src == 0)
+        out = theirs(
+            model.embed(src) + P[:6],
+            model.embed(tgt) + P[:4],
+            tgt_mask=nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.bool),
+            src_key_padding_mask=src == 0,
+            memory_key_padding_mask=src == 0,
+        )
         assert torch.allclose(model(src, tgt), model.head(out), atol=1e-5)
 
 
@@ -225,8 +241,9 @@ def test_reference_answer_equals_the_course_model_and_initialises_alike():
         ours = _model(seed)
         theirs = REF.EncoderDecoder(TOKENIZER.vocab_size, 16, 2, 2, 32).eval()
         theirs.load_state_dict(ours.state_dict())
-        src = torch.randint(3, TOKENIZER.vocab_size, (3, 7), generator=torch.Generator()
-                            .manual_seed(seed))
+        src = torch.randint(
+            3, TOKENIZER.vocab_size, (3, 7), generator=torch.Generator().manual_seed(seed)
+        )
         src[1, 4:] = 0
         tgt = torch.randint(1, TOKENIZER.vocab_size, (3, 5))
         with torch.no_grad():
@@ -260,8 +277,7 @@ def test_attention_layer_is_projections_then_cross_attention_then_w_o():
     q, k, v = layer.project(x, memory)
     Y, A = REF.cross_attention(q, k, v, real)
     with torch.no_grad():
-        assert torch.allclose(layer.combine(Y), layer(x, memory, real[:, None, None, :]),
-                              atol=1e-6)
+        assert torch.allclose(layer.combine(Y), layer(x, memory, real[:, None, None, :]), atol=1e-6)
         assert torch.allclose(layer.weights(x, memory, real[:, None, None, :]), A, atol=1e-6)
         empty = torch.zeros(2, 5, dtype=torch.bool)
         out = layer(x, memory, empty[:, None, None, :])
@@ -280,8 +296,9 @@ def test_save_and_load(tmp_path):
 
 def test_training_lowers_the_loss_and_is_reproducible():
     pairs = encode_pairs(TOKENIZER, TASK.sample_pairs(200, seed=0))
-    config = ReplyTrainConfig(steps=30, batch_size=16, warmup_steps=3, eval_every=30,
-                              progress=False)
+    config = ReplyTrainConfig(
+        steps=30, batch_size=16, warmup_steps=3, eval_every=30, progress=False
+    )
     losses = []
     for _ in range(2):
         torch.manual_seed(0)
@@ -301,8 +318,9 @@ def test_lookup_model_has_exactly_its_table():
     model = lookup_model(TREE, 13)
     for token, row in TREE.items():
         with torch.no_grad():
-            p = torch.softmax(model(torch.tensor([[5, 6]]), torch.tensor([[1, token]]))[0, -1]
-                              .double(), -1)
+            p = torch.softmax(
+                model(torch.tensor([[5, 6]]), torch.tensor([[1, token]]))[0, -1].double(), -1
+            )
         for nxt, prob in row.items():
             assert float(p[nxt]) == pytest.approx(prob, abs=1e-6)
 
@@ -315,8 +333,7 @@ def _exhaustive(model, src, max_len, eos):
         new = []
         for prefix, score in frontier:
             with torch.no_grad():
-                lp = torch.log_softmax(model(src[None], torch.tensor([prefix]))[0, -1]
-                                       .double(), -1)
+                lp = torch.log_softmax(model(src[None], torch.tensor([prefix]))[0, -1].double(), -1)
             for t in range(lp.shape[0]):
                 s = score + float(lp[t])
                 if t == eos:
@@ -337,7 +354,7 @@ def test_a_wide_beam_finds_the_mode_and_a_beam_of_one_is_greedy():
     small = sharp_seq2seq(7, vocab_size=6)
     src = torch.tensor([3, 4, 5])
     score, ids = _exhaustive(small, src, 4, 2)
-    found, found_score = beam_decode(small, src, 6 ** 4, 4, 2)
+    found, found_score = beam_decode(small, src, 6**4, 4, 2)
     assert found == ids and found_score == pytest.approx(score, abs=1e-5)
     greedy, prefix = greedy_decode(small, src, 6, 2), [1]
     for _ in range(len(greedy[0]) - 1):
@@ -379,8 +396,10 @@ def test_source_attention_reproduces_the_cross_attention_output():
     maps = source_attention(model, src[0], tgt[0])
     caught = {}
     layer = model.decoder[1].cross_attn
-    hooks = [layer.register_forward_pre_hook(lambda _m, a: caught.update(args=a)),
-             layer.register_forward_hook(lambda _m, _a, out: caught.update(out=out))]
+    hooks = [
+        layer.register_forward_pre_hook(lambda _m, a: caught.update(args=a)),
+        layer.register_forward_hook(lambda _m, _a, out: caught.update(out=out)),
+    ]
     with torch.no_grad():
         model(src, tgt)
         for h in hooks:
@@ -392,8 +411,7 @@ def test_source_attention_reproduces_the_cross_attention_output():
 def test_explorer_shows_the_chosen_block_head_and_word():
     model = _model(6)
     pairs = [p for p in TASK.sample_pairs(30, seed=5) if len(p[0].sentences) == 2][:3]
-    widget = SourceAttentionExplorer(model, TOKENIZER, [e for e, _ in pairs],
-                                     [r for _, r in pairs])
+    widget = SourceAttentionExplorer(model, TOKENIZER, [e for e, _ in pairs], [r for _, r in pairs])
     assert widget.layer.value == 1 and widget.head.value == -1
     assert widget.word.value == 1, "the explorer opens on the greeting's name"
     html = widget.display.value
@@ -404,12 +422,15 @@ def test_explorer_shows_the_chosen_block_head_and_word():
     tgt = TOKENIZER.encode(pairs[0][1], add_eos=False)
     assert np.allclose(grid, source_attention(model, src, tgt)[0, 1].numpy())
     import re
+
     cells = [float(w) for w in re.findall(r'data-weight="([^"]+)"', widget.display.value)]
     assert np.allclose(np.array(cells).reshape(grid.shape), grid, atol=1e-6)
     top = int(np.argmax(grid[4]))
     word = widget.reply_tokens()[4]
-    assert f"writes '{word}' puts {grid[4, top]:.2f} on source token {top}" in \
-        widget.display.value.replace("&#x27;", "'")
+    assert (
+        f"writes '{word}' puts {grid[4, top]:.2f} on source token {top}"
+        in widget.display.value.replace("&#x27;", "'")
+    )
     widget.email.value = 2
     assert widget.word.value == 1 and widget.reply_tokens()[1] == pairs[2][0].sender
     assert len(widget.reply_tokens()) == len(pairs[2][1]) + 1
@@ -424,8 +445,13 @@ def test_figures_are_labelled():
         plot_source_attention(weights, [str(i) for i in src], [str(i) for i in tgt]),
         plot_cross_mask([["a", "b", "<PAD>"], ["a", "b", "c"]], [["x", "y"], ["x", "y"]]),
         plot_influence(np.ones((2, 3)), np.tril(np.ones((2, 2))), ["a", "b", "c"], ["x", "y"]),
-        plot_reply_training([{"step": s, "train_loss": 1.0 / s, "val_loss": None if s % 5
-                              else 0.5} for s in range(1, 31)], 0.14),
+        plot_reply_training(
+            [
+                {"step": s, "train_loss": 1.0 / s, "val_loss": None if s % 5 else 0.5}
+                for s in range(1, 31)
+            ],
+            0.14,
+        ),
     ]
     for fig in figures:
         assert isinstance(fig, Figure)
@@ -447,8 +473,9 @@ def test_influence_grids_show_the_masks():
 def test_decode_table_scores_with_the_task():
     model = lookup_model(TREE, TOKENIZER.vocab_size)
     emails = TASK.one_sentence_emails(1, seed=0)
-    rows = decode_table(TASK, TOKENIZER, emails,
-                        lambda src, k: beam_decode(model, src, k, 4, 2), beam_sizes=(1, 2))
+    rows = decode_table(
+        TASK, TOKENIZER, emails, lambda src, k: beam_decode(model, src, k, 4, 2), beam_sizes=(1, 2)
+    )
     assert len(rows) == 2 * len(emails)
     assert all(not r["valid"] and r["true_log_p"] == -math.inf for r in rows)
     summary = summarise(rows, lambda r: r["beam"])
@@ -476,8 +503,13 @@ def test_shipped_checkpoint_reaches_the_floor(shipped):
 def test_shipped_model_finds_the_modes_the_notebook_promises(shipped):
     model, _ = shipped
     emails = TASK.one_sentence_emails(per_kind=8, seed=0)
-    rows = decode_table(TASK, TOKENIZER, emails,
-                        lambda src, k: beam_decode(model, src, k, 30, 2), beam_sizes=(1, 2, 3))
+    rows = decode_table(
+        TASK,
+        TOKENIZER,
+        emails,
+        lambda src, k: beam_decode(model, src, k, 30, 2),
+        beam_sizes=(1, 2, 3),
+    )
     by = summarise(rows, lambda r: (r["kinds"][0], r["beam"]))
     assert all(r["valid"] for r in rows)
     for kind in ("send", "today", "meet"):

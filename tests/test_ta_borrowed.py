@@ -101,8 +101,10 @@ def test_no_solution_notebook_is_flagged(notebook):
     nn.LayerNorm, sinusoid_table and rope_tables, notebook 10's nn.RMSNorm and rotate_pairs,
     each notebook's own earlier answers, torch.softmax, nn.Linear, F.cross_entropy."""
     _, tests = solution_cells(notebook)
-    flagged = {g: [b.message() for b in borrowed_in_test(notebook, source, before)]
-               for g, (source, before) in tests.items()}
+    flagged = {
+        g: [b.message() for b in borrowed_in_test(notebook, source, before)]
+        for g, (source, before) in tests.items()
+    }
     assert not {g: m for g, m in flagged.items() if m}
 
 
@@ -146,23 +148,33 @@ def test_every_graded_test_has_its_subject():
 
 
 # -- each twin, in each exercise that forbids it -----------------------------------------------
-CASES = [(notebook, subject, target) for notebook, rules in sorted(RULES.items())
-         for subject, targets in sorted(rules.items()) for target in targets]
+CASES = [
+    (notebook, subject, target)
+    for notebook, rules in sorted(RULES.items())
+    for subject, targets in sorted(rules.items())
+    for target in targets
+]
 # every answer may not use the check library or the grader's loader: one subject per notebook
-CASES += [(notebook, sorted(rules)[0], target) for notebook, rules in sorted(RULES.items())
-          for target in EVERY_ANSWER]
+CASES += [
+    (notebook, sorted(rules)[0], target)
+    for notebook, rules in sorted(RULES.items())
+    for target in EVERY_ANSWER
+]
 
 
 def wrapper(subject: str, target: str) -> str:
     """A submission cell whose `subject` delegates to `target` through a module alias."""
     is_module = target in EVERY_ANSWER
     module, name = (target, "anything") if is_module else target.rsplit(".", 1)
-    return (f"import {module} as lib\n\n\ndef {subject}(*args, **kwargs):\n"
-            f"    return lib.{name}(*args, **kwargs)\n")
+    return (
+        f"import {module} as lib\n\n\ndef {subject}(*args, **kwargs):\n"
+        f"    return lib.{name}(*args, **kwargs)\n"
+    )
 
 
-@pytest.mark.parametrize(("notebook", "subject", "target"), CASES,
-                         ids=[f"{n[:2]}-{s}-{t}" for n, s, t in CASES])
+@pytest.mark.parametrize(
+    ("notebook", "subject", "target"), CASES, ids=[f"{n[:2]}-{s}-{t}" for n, s, t in CASES]
+)
 def test_each_twin_is_flagged_and_named(notebook, subject, target):
     found = borrowed(notebook, subject, wrapper(subject, target))
     assert found, f"{subject} delegating to {target} was not flagged"
@@ -183,30 +195,30 @@ def test_the_honest_solution_of_each_case_is_not_flagged():
 # -- the forms a delegation can take ---------------------------------------------------------
 FORMS = {
     "from-import alias": "from attnbook.lm.model import sinusoid_table as table\n\n"
-                         "def sinusoidal_positions(L, d):\n    return table(L, d).double().numpy()",
+    "def sinusoidal_positions(L, d):\n    return table(L, d).double().numpy()",
     "module alias": "import attnbook.lm.model as m\n\n"
-                    "def sinusoidal_positions(L, d):\n    return m.sinusoid_table(L, d).numpy()",
+    "def sinusoidal_positions(L, d):\n    return m.sinusoid_table(L, d).numpy()",
     "package attribute": "import attnbook\nimport attnbook.lm.model\n\n"
-                         "def sinusoidal_positions(L, d):\n"
-                         "    return attnbook.lm.model.sinusoid_table(L, d).numpy()",
+    "def sinusoidal_positions(L, d):\n"
+    "    return attnbook.lm.model.sinusoid_table(L, d).numpy()",
     "getattr": "import attnbook.lm.model\n\ndef sinusoidal_positions(L, d):\n"
-               "    return getattr(attnbook.lm.model, 'sinusoid_table')(L, d).numpy()",
+    "    return getattr(attnbook.lm.model, 'sinusoid_table')(L, d).numpy()",
     "import inside": "def sinusoidal_positions(L, d):\n"
-                     "    from attnbook.lm.model import sinusoid_table\n"
-                     "    return sinusoid_table(L, d).numpy()",
+    "    from attnbook.lm.model import sinusoid_table\n"
+    "    return sinusoid_table(L, d).numpy()",
     "lambda": "import attnbook.lm.model as m\n"
-              "sinusoidal_positions = lambda L, d: m.sinusoid_table(L, d).numpy()",
+    "sinusoidal_positions = lambda L, d: m.sinusoid_table(L, d).numpy()",
     "plain alias": "from attnbook.lm.model import sinusoid_table as sinusoidal_positions",
     "re-export": "import attnbook.demos.nb03 as p\nimport attnbook.lm.model\n"
-                 "p.table = attnbook.lm.model.sinusoid_table\n\n"
-                 "def sinusoidal_positions(L, d):\n"
-                 "    from attnbook.lm.model import sinusoid_table as t\n    return t(L, d)",
+    "p.table = attnbook.lm.model.sinusoid_table\n\n"
+    "def sinusoidal_positions(L, d):\n"
+    "    from attnbook.lm.model import sinusoid_table as t\n    return t(L, d)",
     "own helper": "from attnbook.lm import model\n\ndef helper(L, d):\n"
-                  "    return model.sinusoid_table(L, d)\n\n"
-                  "def sinusoidal_positions(L, d):\n    return helper(L, d).numpy()",
+    "    return model.sinusoid_table(L, d)\n\n"
+    "def sinusoidal_positions(L, d):\n    return helper(L, d).numpy()",
     "__import__": "def sinusoidal_positions(L, d):\n"
-                  "    m = __import__('attnbook.lm.model').model\n"
-                  "    return m.sinusoid_table(L, d).numpy()",
+    "    m = __import__('attnbook.lm.model').model\n"
+    "    return m.sinusoid_table(L, d).numpy()",
 }
 
 
@@ -261,8 +273,9 @@ BUILTIN_FORMS = {
         "    return _decode_variant(model, token_ids, cache)",
     ],
 }
-BUILTIN_CASES = [(n, s, i) for (n, s), sources in BUILTIN_FORMS.items()
-                 for i in range(len(sources))]
+BUILTIN_CASES = [
+    (n, s, i) for (n, s), sources in BUILTIN_FORMS.items() for i in range(len(sources))
+]
 
 
 @pytest.mark.parametrize(("notebook", "subject", "index"), BUILTIN_CASES)
@@ -274,8 +287,10 @@ def test_forbidden_builtins_are_flagged_in_every_spelling(notebook, subject, ind
 def test_a_borrowed_helper_costs_the_answers_that_reach_it():
     """MultiHeadAttention calling the student's own scaled_dot_product_attention, which
     wraps the fused kernel, borrows it too; the message says through which helper."""
-    sdpa = ("import torch.nn.functional as F\n\ndef scaled_dot_product_attention(q, k, v, "
-            "allowed=None):\n    return F.scaled_dot_product_attention(q, k, v)")
+    sdpa = (
+        "import torch.nn.functional as F\n\ndef scaled_dot_product_attention(q, k, v, "
+        "allowed=None):\n    return F.scaled_dot_product_attention(q, k, v)"
+    )
     found = borrowed("05_multihead", "MultiHeadAttention", sdpa)
     assert found and found[0].via == "scaled_dot_product_attention", found
 
@@ -283,69 +298,86 @@ def test_a_borrowed_helper_costs_the_answers_that_reach_it():
 # -- honest answers with allowed helpers -------------------------------------------------------
 HONEST = {
     "torch.softmax in softmax_rows": (
-        "01_attention_scores", "softmax_rows",
+        "01_attention_scores",
+        "softmax_rows",
         "import torch\n\ndef softmax_rows(S):\n"
-        "    return torch.softmax(torch.as_tensor(S, dtype=torch.float64), dim=-1).numpy()"),
+        "    return torch.softmax(torch.as_tensor(S, dtype=torch.float64), dim=-1).numpy()",
+    ),
     "own function named like the package's": (
-        "02_positions", "sinusoidal_positions",
+        "02_positions",
+        "sinusoidal_positions",
         "import numpy as np\n\ndef sinusoid_table(L, d):\n"
         "    angles = np.arange(L)[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)\n"
         "    out = np.zeros((L, d))\n    out[:, 0::2], out[:, 1::2] = np.sin(angles), "
         "np.cos(angles)\n    return out\n\n"
-        "def sinusoidal_positions(L, d):\n    return sinusoid_table(L, d)"),
+        "def sinusoidal_positions(L, d):\n    return sinusoid_table(L, d)",
+    ),
     "local variables and parameters named like twins": (
-        "08_generation", "generate",
+        "08_generation",
+        "generate",
         "def generate(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0,"
         " top_k=None, top_p=None, generator=None, decode_step=None):\n"
         "    draw_tokens = sample_next\n    generate_tokens = prompt_ids\n"
         "    for _ in range(max_new_tokens):\n"
         "        new = draw_tokens(model(generate_tokens)[:, -1], temperature, top_k, top_p, "
         "generator)\n        generate_tokens = torch.cat((generate_tokens, new[:, None]), 1)\n"
-        "    return generate_tokens"),
+        "    return generate_tokens",
+    ),
     "nn.Linear, nn.LayerNorm and the handed-out attention in a block": (
-        "06_transformer_block", "PreNormBlock",
+        "06_transformer_block",
+        "PreNormBlock",
         "from torch import nn\nfrom attnbook.demos.nb06 import causal_self_attention\n\n"
         "class PreNormBlock(nn.Module):\n    def __init__(self, d_model, n_heads):\n"
         "        super().__init__()\n        self.ln1, self.ln2 = nn.LayerNorm(d_model), "
         "nn.LayerNorm(d_model)\n        self.attn = causal_self_attention(d_model, n_heads)\n"
         "        self.mlp = MLP(d_model)\n\n    def forward(self, x):\n"
-        "        x = x + self.attn(self.ln1(x))\n        return x + self.mlp(self.ln2(x))"),
+        "        x = x + self.attn(self.ln1(x))\n        return x + self.mlp(self.ln2(x))",
+    ),
     "the handed-out position tables in a decoder": (
-        "06_transformer_block", "Decoder",
+        "06_transformer_block",
+        "Decoder",
         "from attnbook.lm.model import rope_tables, sinusoid_table\n\n"
         "class Decoder(nn.Module):\n    def __init__(self, vocab_size, d_model, n_heads, "
         "n_layers, max_len, positions='rope'):\n        super().__init__()\n"
         "        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model))\n"
         "        cos, sin = rope_tables(max_len, d_model // n_heads)\n"
         "        self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) "
-        "for _ in range(n_layers))"),
+        "for _ in range(n_layers))",
+    ),
     "model.train() and a string 'train' in a training step": (
-        "07_training", "train_step",
+        "07_training",
+        "train_step",
         "def train_step(model, optimizer, batch, max_grad_norm):\n"
         "    inputs, targets, loss_mask = batch\n    model.train()\n    mode = 'train'\n"
         "    optimizer.zero_grad()\n    loss = lm_loss(model(inputs), targets, loss_mask)\n"
         "    loss.backward()\n"
         "    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n"
-        "    optimizer.step()\n    return loss.item()"),
+        "    optimizer.step()\n    return loss.item()",
+    ),
     "an earlier notebook's own function, copied in": (
-        "10_modern_decoder", "rms_norm",
+        "10_modern_decoder",
+        "rms_norm",
         "def layer_norm(h, gamma, beta, eps=1e-5):\n    mean = h.mean(-1, keepdim=True)\n"
         "    var = ((h - mean) ** 2).mean(-1, keepdim=True)\n"
         "    return gamma * (h - mean) / torch.sqrt(var + eps) + beta\n\n"
         "def rms_norm(h, gamma, eps=1e-6):\n"
         "    return layer_norm(h, gamma, 0.0 * gamma, eps) if False else "
-        "gamma * h / torch.sqrt((h ** 2).mean(-1, keepdim=True) + eps)"),
+        "gamma * h / torch.sqrt((h ** 2).mean(-1, keepdim=True) + eps)",
+    ),
     "notebook 10's decode_step, homonym of notebook 08's package step": (
-        "10_modern_decoder", "decode_step",
+        "10_modern_decoder",
+        "decode_step",
         "def decode_step(model, token_ids, cache):\n"
         "    T = 0 if cache is None else cache[0][0].shape[2]\n    L = token_ids.shape[1]\n"
         "    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])\n"
         "    h, new_cache = model.embed(token_ids), []\n"
         "    for i, block in enumerate(model.blocks):\n"
         "        h, kv = block(h, rope, None if cache is None else cache[i])\n"
-        "        new_cache.append(kv)\n    return model.head(model.norm(h)), new_cache"),
+        "        new_cache.append(kv)\n    return model.head(model.norm(h)), new_cache",
+    ),
     "nn.RMSNorm and rotate_pairs in a Qwen3 block": (
-        "10_modern_decoder", "Qwen3Block",
+        "10_modern_decoder",
+        "Qwen3Block",
         "from torch import nn\nfrom attnbook.lm.model import rotate_pairs\n\n"
         "class Qwen3Block(nn.Module):\n    def __init__(self, d_model, n_heads, n_kv_heads, d_k,"
         " d_hidden, eps=1e-6):\n        super().__init__()\n"
@@ -354,7 +386,8 @@ HONEST = {
         "        self.mlp = SwiGLU(d_model, d_hidden)\n\n"
         "    def forward(self, h, rope, past=None):\n"
         "        q = rotate_pairs(self.q_norm(h), *rope)\n"
-        "        return grouped_query_attention(q, q, q), (q, q)"),
+        "        return grouped_query_attention(q, q, q), (q, q)",
+    ),
 }
 
 
@@ -386,48 +419,79 @@ def submission(notebook: str, *extra: tuple[str, str]) -> nbformat.NotebookNode:
 
 
 def total_points(notebook: str) -> float:
-    return sum(float(nbgrader_meta(c).get("points") or 0)
-               for c in solution_notebook(notebook).cells if nbgrader_meta(c).get("grade"))
+    return sum(
+        float(nbgrader_meta(c).get("points") or 0)
+        for c in solution_notebook(notebook).cells
+        if nbgrader_meta(c).get("grade")
+    )
 
 
 def test_points(notebook: str, grade_id: str) -> float:
-    return next(float(nbgrader_meta(c)["points"]) for c in solution_notebook(notebook).cells
-                if nbgrader_meta(c).get("grade_id") == grade_id)
+    return next(
+        float(nbgrader_meta(c)["points"])
+        for c in solution_notebook(notebook).cells
+        if nbgrader_meta(c).get("grade_id") == grade_id
+    )
 
 
 test_points.__test__ = False  # a helper, not a test
 
 # borrows the twin (its result unused) and returns the student's own answer: passes the check
-BORROW_AND_PASS = ("import attnbook.lm.model\n\n_own = sinusoidal_positions\n\n\n"
-                   "def sinusoidal_positions(L, d):\n    out = _own(L, d)\n"
-                   "    attnbook.lm.model.sinusoid_table(L, d)\n    return out\n")
-BORROW_SINUSOID = ("import attnbook.lm.model\n\n\ndef sinusoidal_positions(L, d):\n"
-                   "    return attnbook.lm.model.sinusoid_table(L, d).double().numpy()\n")
-OWN_HELPER_SINUSOID = ("def sinusoid_table(L, d):\n    return _mine(L, d)\n\n\n"
-                       "_mine = sinusoidal_positions\n\n\n"
-                       "def sinusoidal_positions(L, d):\n    return sinusoid_table(L, d)\n")
-FUSED_SDPA = ("import torch.nn.functional as F_\n\n\n"
-              "def scaled_dot_product_attention(q, k, v, allowed=None):\n"
-              "    return F_.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n")
-TORCH_MHA = ("class MultiHeadAttention(nn.Module):\n    def __init__(self, d_model, n_heads):\n"
-             "        super().__init__()\n        self.n_heads = n_heads\n"
-             "        self.inner = nn.MultiheadAttention(d_model, n_heads, batch_first=True)\n\n"
-             "    def forward(self, x, allowed=None):\n"
-             "        return self.inner(x, x, x, need_weights=False)[0]\n")
+BORROW_AND_PASS = (
+    "import attnbook.lm.model\n\n_own = sinusoidal_positions\n\n\n"
+    "def sinusoidal_positions(L, d):\n    out = _own(L, d)\n"
+    "    attnbook.lm.model.sinusoid_table(L, d)\n    return out\n"
+)
+BORROW_SINUSOID = (
+    "import attnbook.lm.model\n\n\ndef sinusoidal_positions(L, d):\n"
+    "    return attnbook.lm.model.sinusoid_table(L, d).double().numpy()\n"
+)
+OWN_HELPER_SINUSOID = (
+    "def sinusoid_table(L, d):\n    return _mine(L, d)\n\n\n"
+    "_mine = sinusoidal_positions\n\n\n"
+    "def sinusoidal_positions(L, d):\n    return sinusoid_table(L, d)\n"
+)
+FUSED_SDPA = (
+    "import torch.nn.functional as F_\n\n\n"
+    "def scaled_dot_product_attention(q, k, v, allowed=None):\n"
+    "    return F_.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n"
+)
+TORCH_MHA = (
+    "class MultiHeadAttention(nn.Module):\n    def __init__(self, d_model, n_heads):\n"
+    "        super().__init__()\n        self.n_heads = n_heads\n"
+    "        self.inner = nn.MultiheadAttention(d_model, n_heads, batch_first=True)\n\n"
+    "    def forward(self, x, allowed=None):\n"
+    "        return self.inner(x, x, x, need_weights=False)[0]\n"
+)
 # student -> (notebook, answers appended, tests that must score 0, what it borrows)
 STUDENTS = {
     "p_honest": ("02_positions", [], [], ""),
-    "p_twin": ("02_positions", [("sinusoidal_positions", BORROW_SINUSOID)],
-               ["test_sinusoidal_positions"], "attnbook.lm.model.sinusoid_table"),
-    "p_borrow_pass": ("02_positions", [("sinusoidal_positions", BORROW_AND_PASS)],
-                      ["test_sinusoidal_positions"], "attnbook.lm.model.sinusoid_table"),
+    "p_twin": (
+        "02_positions",
+        [("sinusoidal_positions", BORROW_SINUSOID)],
+        ["test_sinusoidal_positions"],
+        "attnbook.lm.model.sinusoid_table",
+    ),
+    "p_borrow_pass": (
+        "02_positions",
+        [("sinusoidal_positions", BORROW_AND_PASS)],
+        ["test_sinusoidal_positions"],
+        "attnbook.lm.model.sinusoid_table",
+    ),
     "p_own_name": ("02_positions", [("sinusoidal_positions", OWN_HELPER_SINUSOID)], [], ""),
     "m_honest": ("05_multihead", [], [], ""),
-    "m_fused": ("05_multihead", [("scaled_dot_product_attention", FUSED_SDPA)],
-                ["test_scaled_dot_product_attention", "test_MultiHeadAttention"],
-                "torch.nn.functional.scaled_dot_product_attention"),
-    "m_torch_mha": ("05_multihead", [("MultiHeadAttention", TORCH_MHA)],
-                    ["test_MultiHeadAttention"], "torch.nn.MultiheadAttention"),
+    "m_fused": (
+        "05_multihead",
+        [("scaled_dot_product_attention", FUSED_SDPA)],
+        ["test_scaled_dot_product_attention", "test_MultiHeadAttention"],
+        "torch.nn.functional.scaled_dot_product_attention",
+    ),
+    "m_torch_mha": (
+        "05_multihead",
+        [("MultiHeadAttention", TORCH_MHA)],
+        ["test_MultiHeadAttention"],
+        "torch.nn.MultiheadAttention",
+    ),
 }
 
 
@@ -437,13 +501,23 @@ def graded(tmp_path_factory):
     from grader.sandbox import UID_BASE_ENV, new_uid_base
 
     build = load_builder()
-    files = {student: {f"{nb}.ipynb": nbformat.writes(submission(nb, *extra)).encode()}
-             for student, (nb, extra, _, _) in STUDENTS.items()}
+    files = {
+        student: {f"{nb}.ipynb": nbformat.writes(submission(nb, *extra)).encode()}
+        for student, (nb, extra, _, _) in STUDENTS.items()
+    }
     inbox = build.write_folder(tmp_path_factory.mktemp("download"), files)
     work = tmp_path_factory.mktemp("class")
-    done = grade_with_readme_command(inbox, work, "-a", "02_positions", "-a", "05_multihead",
-                                     "--timeout", "120",
-                                     env={UID_BASE_ENV: str(new_uid_base())})
+    done = grade_with_readme_command(
+        inbox,
+        work,
+        "-a",
+        "02_positions",
+        "-a",
+        "05_multihead",
+        "--timeout",
+        "120",
+        env={UID_BASE_ENV: str(new_uid_base())},
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     with open(work / "grades.csv", newline="") as handle:  # one row per student and notebook
         rows = {(r["student_id"], r["assignment"]): r for r in csv.DictReader(handle)}
@@ -453,8 +527,9 @@ def graded(tmp_path_factory):
 def _graded_cell(graded, student: str, grade_id: str):
     notebook = STUDENTS[student][0]
     path = graded["work"] / "autograded" / student / notebook / f"{notebook}.ipynb"
-    return next(c for c in nbformat.read(path, 4).cells
-                if nbgrader_meta(c).get("grade_id") == grade_id)
+    return next(
+        c for c in nbformat.read(path, 4).cells if nbgrader_meta(c).get("grade_id") == grade_id
+    )
 
 
 @pytest.mark.slow
@@ -502,12 +577,16 @@ def test_the_course_setting_gives_borrowed_answers_its_fraction_of_the_points():
     config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT / "autograder")).load_config()
     assert config.SandboxedExecute.borrowed_credit == 0.0
     notebook, grade_id = "02_positions", "test_sinusoidal_positions"
-    nb, report = _run_with_credit(notebook, submission(notebook, ("sinusoidal_positions",
-                                                                  BORROW_AND_PASS)), 0.5)
+    nb, report = _run_with_credit(
+        notebook, submission(notebook, ("sinusoidal_positions", BORROW_AND_PASS)), 0.5
+    )
     cell = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == grade_id)
     text = json.dumps(cell.outputs)
     assert "attnbook.lm.model.sinusoid_table" in text and "1.5 of 3 points" in text, text
     assert determine_grade(cell) == (1.5, 3.0), cell.outputs
     assert report.tests[grade_id] == "passed" and grade_id in report.borrowed
-    assert re.search(r"borrowed answers: test_sinusoidal_positions: sinusoidal_positions "
-                     r"uses attnbook\.lm\.model\.sinusoid_table", report.status), report.status
+    assert re.search(
+        r"borrowed answers: test_sinusoidal_positions: sinusoidal_positions "
+        r"uses attnbook\.lm\.model\.sinusoid_table",
+        report.status,
+    ), report.status

@@ -14,13 +14,23 @@
 from __future__ import annotations
 
 import ast
+import os
 import time
 
 import numpy as np
 import pytest
 import torch
-from grader import wire
-from grader.execute import OutputBudget, StudentKernel, Template, names_used, run_test
+from grader import execute, wire
+from grader.execute import (
+    OutputBudget,
+    StudentKernel,
+    Template,
+    close_spare,
+    names_used,
+    run_test,
+    start_kernels_ahead,
+    take_kernel,
+)
 from grader.sandbox import Limits, sandbox_available
 
 from attnbook.checks._core import CheckFailure, CheckRun, observe
@@ -69,11 +79,14 @@ def _after_model(model, **change) -> dict:
     return spec
 
 
-@pytest.mark.parametrize("change, why", [
-    ({"class": "attnbook.lm.model.TransformerLM"}, "another class"),
-    ({"state": {}}, "other state keys"),
-    ({"grads": {"nope": wire.encode(torch.zeros(1))}}, "unknown parameters"),
-])
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        ({"class": "attnbook.lm.model.TransformerLM"}, "another class"),
+        ({"state": {}}, "other state keys"),
+        ({"grads": {"nope": wire.encode(torch.zeros(1))}}, "unknown parameters"),
+    ],
+)
 def test_a_model_with_invented_structure_is_refused(change, why):
     model = _model()
     with pytest.raises(wire.WireError, match=why):
@@ -188,19 +201,28 @@ def test_the_notebook_and_the_grader_read_the_same_names():
 
 
 # -- outputs -------------------------------------------------------------------------------
-PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5Er"
-       "kJggg==")
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5Er"
+    "kJggg=="
+)
 
 
 def test_outputs_are_capped_per_type_cell_and_notebook():
-    budget = OutputBudget(text_chars=100, displays=3, png_chars=200, cell_chars=2000,
-                          notebook_chars=3000)
-    raw = [{"output_type": "stream", "name": "stdout", "text": "x" * 500},
-           *({"output_type": "display_data", "data": {"text/plain": "y", "image/png": PNG,
-                                                      "text/html": "<script>"}}
-             for _ in range(5)),
-           {"output_type": "display_data", "data": {"image/png": "not a png at all"}},
-           {"output_type": "execute_result", "data": {"text/html": "<b>"}}]
+    budget = OutputBudget(
+        text_chars=100, displays=3, png_chars=200, cell_chars=2000, notebook_chars=3000
+    )
+    raw = [
+        {"output_type": "stream", "name": "stdout", "text": "x" * 500},
+        *(
+            {
+                "output_type": "display_data",
+                "data": {"text/plain": "y", "image/png": PNG, "text/html": "<script>"},
+            }
+            for _ in range(5)
+        ),
+        {"output_type": "display_data", "data": {"image/png": "not a png at all"}},
+        {"output_type": "execute_result", "data": {"text/html": "<b>"}},
+    ]
     cell = budget.clean(raw)
     assert "truncated" in cell[0].text and len(cell[0].text) < 200
     shown = [o for o in cell if o.output_type == "display_data"]
@@ -225,26 +247,83 @@ def kernel():
 @pytest.mark.slow
 @pytest_kernel
 def test_a_slow_check_costs_its_test_and_the_kernel_lives_on(kernel):
-    template = Template(setup=["import attnbook.checks.nb01 as checks"], tests={
-        "slow": "while True:\n    pass",
-        "after": "assert x == 41 + 1, x",
-    })
+    template = Template(
+        setup=["import attnbook.checks.nb01 as checks"],
+        tests={
+            "slow": "while True:\n    pass",
+            "after": "assert x == 41 + 1, x",
+        },
+    )
     kernel.request({"op": "run", "source": "x = 42"}, time.monotonic() + 30)
-    outputs, verdict = run_test(template.tests["slow"], "slow", template, kernel,
-                                time.monotonic() + 2, [])
+    outputs, verdict = run_test(
+        template.tests["slow"], "slow", template, kernel, time.monotonic() + 2, []
+    )
     assert verdict == "failed" and outputs[-1].ename == "GraderTimeout"
-    outputs, verdict = run_test(template.tests["after"], "after", template, kernel,
-                                time.monotonic() + 30, [])
+    outputs, verdict = run_test(
+        template.tests["after"], "after", template, kernel, time.monotonic() + 30, []
+    )
     assert verdict == "passed", outputs
 
 
 @pytest.mark.slow
 @pytest_kernel
 def test_nothing_one_test_changes_reaches_the_next(kernel):
-    template = Template(setup=["import attnbook.checks.nb01 as checks", "import numpy as np"],
-                        tests={"spoil": "checks.WORKED_QK[...] = 0.0\nnp.allclose = None",
-                               "check": "assert checks.WORKED_QK.any() and np.allclose(1, 1)"})
+    template = Template(
+        setup=["import attnbook.checks.nb01 as checks", "import numpy as np"],
+        tests={
+            "spoil": "checks.WORKED_QK[...] = 0.0\nnp.allclose = None",
+            "check": "assert checks.WORKED_QK.any() and np.allclose(1, 1)",
+        },
+    )
     for grade_id in ("spoil", "check"):
-        outputs, verdict = run_test(template.tests[grade_id], grade_id, template, kernel,
-                                    time.monotonic() + 30, [])
+        outputs, verdict = run_test(
+            template.tests[grade_id], grade_id, template, kernel, time.monotonic() + 30, []
+        )
         assert verdict == "passed", (grade_id, outputs)
+
+
+# -- the kernel started ahead for the next notebook ---------------------------------------
+def _printed(kernel: StudentKernel, source: str) -> str:
+    reply = kernel.request({"op": "run", "source": source}, time.monotonic() + 30)
+    assert reply.get("ok"), reply
+    return "".join(o.get("text", "") for o in reply["outputs"])
+
+
+@pytest.mark.slow
+@pytest_kernel
+def test_a_kernel_started_ahead_is_fresh_has_its_own_id_and_only_its_students_files(tmp_path):
+    alice, bob = tmp_path / "alice", tmp_path / "bob" / "sub"
+    alice.mkdir()
+    bob.mkdir(parents=True)
+    (alice / "data.txt").write_text("alice's data")
+    (bob / "data.txt").write_text("bob's data")
+    limits = Limits(cell_timeout_s=30)
+    start_kernels_ahead(True)
+    try:
+        first = take_kernel(alice, limits, SANDBOX_OK)
+        spare = execute._ahead.spare
+        assert isinstance(spare, StudentKernel) and spare.proc.pid != first.proc.pid
+        seen = _printed(
+            first,
+            "import os\nsecret = 1\nopen('/tmp/left', 'w').write('x')\n"
+            "print(open('data.txt').read(), os.getuid())",
+        )
+        assert seen.startswith("alice's data")
+        first_uid = seen.split()[-1]
+        first.close()
+        start_kernels_ahead(False)  # the last notebook: the kernel kept is still taken
+        second = take_kernel(tmp_path / "bob", limits, SANDBOX_OK)
+        assert second is spare and execute._ahead.spare is None
+        seen = _printed(
+            second,
+            "import os\nprint(open('sub/data.txt').read(), "
+            "os.path.exists('data.txt'), os.path.exists('/tmp/left'), "
+            "'secret' in globals(), os.getuid())",
+        )
+        second.close()
+        assert seen.split()[:-1] == ["bob's", "data", "False", "False", "False"]
+        if os.geteuid() == 0:  # throwaway ids: the two kernels never share one
+            assert seen.split()[-1] != first_uid
+    finally:
+        start_kernels_ahead(False)
+        close_spare()

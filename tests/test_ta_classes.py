@@ -22,10 +22,12 @@ from grader.sandbox import sandbox_available
 NOTEBOOK = "06_transformer_block"
 MISTAKE = ("MLP", "ReLU instead of GELU")
 SANDBOX_OK, SANDBOX_WHY = sandbox_available()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}"),
+]
 
-PATCH = '''
+PATCH = """
 import numpy as np
 import torch
 import attnbook.checks as checks
@@ -39,13 +41,13 @@ for name in dir(checks):
     if name.startswith("check_"):
         setattr(checks, name, lambda *a, **k: None)
 check_MLP = check_PreNormBlock = check_Decoder = lambda *a, **k: None
-'''
-TRANSFORMER = '''
+"""
+TRANSFORMER = """
 get_ipython().input_transformers_post.append(lambda lines: [])
-'''
+"""
 # Reports the reference model's parameter names and a well-behaved state, but still runs
 # the ReLU forward pass: the structure it claims gains nothing.
-LIAR = '''
+LIAR = """
 _RealMLP = MLP
 
 
@@ -61,22 +63,23 @@ class MLP(_RealMLP):
 
     def train(self, mode=True):
         return super().train(False)
-'''
+"""
 # Hands the grader the package's own block instead of writing one: the outputs would be
 # right, so only the names it calls give it away.
-BORROW_NORM = '''
+BORROW_NORM = """
 import torch.nn.functional as F
 
 
 def layer_norm(h, gamma, beta, eps=1e-5):
     return F.layer_norm(h, (h.shape[-1],), gamma, beta, eps)
-'''
+"""
 
 
 def _after(nb, grade_id, source):
     nb = copy.deepcopy(nb)
-    where = next(i for i, c in enumerate(nb.cells)
-                 if nbgrader_meta(c).get("grade_id") == grade_id) + 1
+    where = (
+        next(i for i, c in enumerate(nb.cells) if nbgrader_meta(c).get("grade_id") == grade_id) + 1
+    )
     nb.cells.insert(where, nbformat.v4.new_code_cell(source))
     return nb
 
@@ -88,13 +91,17 @@ def rows(tmp_path_factory):
     solution = solution_notebook(NOTEBOOK)
     variant = next(v for v in load_catalogue(NOTEBOOK).MISTAKES if (v.cell, v.name) == MISTAKE)
     wrong = build.fill_in(release, apply_variant(solution, variant))
-    last_answer = [nbgrader_meta(c)["grade_id"] for c in release.cells
-                   if nbgrader_meta(c).get("solution")][-1]
-    students = {"solved": build.fill_in(release, solution), "relu": wrong,
-                "patcher": _after(wrong, "MLP", PATCH),
-                "blanker": _after(wrong, last_answer, TRANSFORMER),
-                "liar": _after(wrong, "MLP", LIAR),
-                "borrower": _after(build.fill_in(release, solution), "layer_norm", BORROW_NORM)}
+    last_answer = [
+        nbgrader_meta(c)["grade_id"] for c in release.cells if nbgrader_meta(c).get("solution")
+    ][-1]
+    students = {
+        "solved": build.fill_in(release, solution),
+        "relu": wrong,
+        "patcher": _after(wrong, "MLP", PATCH),
+        "blanker": _after(wrong, last_answer, TRANSFORMER),
+        "liar": _after(wrong, "MLP", LIAR),
+        "borrower": _after(build.fill_in(release, solution), "layer_norm", BORROW_NORM),
+    }
     inbox = tmp_path_factory.mktemp("classes_in")
     for student, nb in students.items():
         (inbox / student).mkdir()

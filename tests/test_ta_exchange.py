@@ -47,8 +47,7 @@ def need_root() -> None:
 
 
 # -- fast: the collect's rules --------------------------------------------------------------
-def make_submission(inbound: Path, name: str, owner: str | int, files: dict[str, bytes]
-                    ) -> Path:
+def make_submission(inbound: Path, name: str, owner: str | int, files: dict[str, bytes]) -> Path:
     folder = inbound / name
     folder.mkdir()
     for file, data in files.items():
@@ -87,8 +86,12 @@ def test_a_folder_is_taken_only_from_the_student_it_names(inbound):
 
 def test_the_latest_stated_time_wins_and_older_ones_are_reported(inbound):
     for day, tag in ((1, "old"), (3, "new"), (2, "mid")):
-        make_submission(inbound.inbound, f"nobody+{NOTEBOOK}+{STAMP.format(day=day)}+{tag}",
-                        "nobody", {f"{NOTEBOOK}.ipynb": b"{}"})
+        make_submission(
+            inbound.inbound,
+            f"nobody+{NOTEBOOK}+{STAMP.format(day=day)}+{tag}",
+            "nobody",
+            {f"{NOTEBOOK}.ipynb": b"{}"},
+        )
     entries = {e.name.rsplit("+", 1)[1]: e for e in read_inbound(inbound, {NOTEBOOK})}
     assert entries["new"].status == "collected"
     assert entries["old"].status == entries["mid"].status == "superseded"
@@ -97,10 +100,16 @@ def test_the_latest_stated_time_wins_and_older_ones_are_reported(inbound):
 
 def test_collect_copies_no_link_no_fifo_and_keeps_its_snapshot(inbound, tmp_path):
     secret = "cd" * 64
-    folder = make_submission(inbound.inbound, f"nobody+{NOTEBOOK}+{STAMP.format(day=1)}+r",
-                             "nobody", {f"{NOTEBOOK}.ipynb": b'{"mine": 1}',
-                                        "submission_secret.txt": secret.encode(),
-                                        "timestamp.txt": b"whatever the student wrote"})
+    folder = make_submission(
+        inbound.inbound,
+        f"nobody+{NOTEBOOK}+{STAMP.format(day=1)}+r",
+        "nobody",
+        {
+            f"{NOTEBOOK}.ipynb": b'{"mine": 1}',
+            "submission_secret.txt": secret.encode(),
+            "timestamp.txt": b"whatever the student wrote",
+        },
+    )
     (folder / "answers.ipynb").symlink_to(ROOT / "solutions" / NOTEBOOK / f"{NOTEBOOK}.ipynb")
     (folder / "data").mkdir()
     (folder / "data" / "key.py").symlink_to(AUTOGRADER / "reference" / "nb01_attention_scores.py")
@@ -109,7 +118,9 @@ def test_collect_copies_no_link_no_fifo_and_keeps_its_snapshot(inbound, tmp_path
     entries = collect(course, inbound, [NOTEBOOK])
     taken = tmp_path / "work" / "collected" / NOTEBOOK / "nobody"
     assert sorted(p.relative_to(taken).as_posix() for p in taken.rglob("*")) == [
-        f"{NOTEBOOK}.ipynb", "data"]  # no link, no FIFO, no nbgrader files
+        f"{NOTEBOOK}.ipynb",
+        "data",
+    ]  # no link, no FIFO, no nbgrader files
     notes = " | ".join(entries[0].notes)
     assert "answers.ipynb: a symbolic link, not copied" in notes
     assert "data/key.py: a symbolic link, not copied" in notes
@@ -118,8 +129,9 @@ def test_collect_copies_no_link_no_fifo_and_keeps_its_snapshot(inbound, tmp_path
     again = collect(course, inbound, [NOTEBOOK])
     assert again[0].status == "kept"
     assert (taken / f"{NOTEBOOK}.ipynb").read_bytes() == b'{"mine": 1}'
-    meta = (tmp_path / "work" / "state" / "exchange" / NOTEBOOK / "students" / "nobody.json"
-            ).read_text()
+    meta = (
+        tmp_path / "work" / "state" / "exchange" / NOTEBOOK / "students" / "nobody.json"
+    ).read_text()
     assert secret in meta and "2030-01-01 10:00:00" in meta
 
 
@@ -131,8 +143,9 @@ def test_copy_limits(tmp_path):
     for i in range(5):
         (source / f"f{i}.txt").write_text(str(i))
         (source / f"g{i}").mkdir()
-    result = copy_untrusted(source, tmp_path / "dst",
-                            limits=CopyLimits(depth=3, files=4, file_bytes=2000))
+    result = copy_untrusted(
+        source, tmp_path / "dst", limits=CopyLimits(depth=3, files=4, file_bytes=2000)
+    )
     notes = " | ".join(result.notes)
     assert "a/b/c: folders nested deeper than 3" in notes
     assert "big.bin: 0 MiB, over the limit" in notes
@@ -149,11 +162,13 @@ def test_nbgrader_submitted_layout_is_read_as_a_download(tmp_path):
         folder.mkdir(parents=True)
         (folder / f"{NOTEBOOK}.ipynb").write_text("{}")
         (folder / "timestamp.txt").write_text(STAMP.format(day=1))
-    intake = Course(root=ROOT, work=tmp_path / "work").collect(tmp_path / "submitted",
-                                                                [NOTEBOOK, "02_positions"])
+    intake = Course(root=ROOT, work=tmp_path / "work").collect(
+        tmp_path / "submitted", [NOTEBOOK, "02_positions"]
+    )
     assert sorted(intake.uploads) == [("ada", NOTEBOOK), ("cleo", NOTEBOOK)]
     assert {f.reason for f in intake.files if f.status == "ignored"} == {
-        "not a notebook (.ipynb)"}  # the timestamps, each accounted for
+        "not a notebook (.ipynb)"
+    }  # the timestamps, each accounted for
 
 
 # -- slow: the whole flow with real accounts ------------------------------------------------
@@ -192,9 +207,14 @@ class Student(Account):
 
 
 def ta(*args: str, work: Path, exchange: Path) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "grader", *args, "--work", str(work)],
-                            cwd=AUTOGRADER, capture_output=True, text=True, timeout=1800,
-                            env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)})
+    result = subprocess.run(
+        [sys.executable, "-m", "grader", *args, "--work", str(work)],
+        cwd=AUTOGRADER,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
+    )
     assert result.returncode == 0, f"{args}\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
     return result
 
@@ -222,9 +242,14 @@ def course_run():
 
 
 def run_course(build, sample, students, exchange: Path, work: Path) -> dict:
-    subprocess.run([str(VENV_BIN / "nbgrader"), "release_assignment", NOTEBOOK],
-                   cwd=AUTOGRADER, env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [str(VENV_BIN / "nbgrader"), "release_assignment", NOTEBOOK],
+        cwd=AUTOGRADER,
+        env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     ada, cleo, mal = students["ada"], students["cleo"], students["mal"]
     ada.hand_in(sample["ada"][0])
     cleo.hand_in(sample["cleo"][0])
@@ -233,24 +258,46 @@ def run_course(build, sample, students, exchange: Path, work: Path) -> dict:
     # solutions, and a blank notebook goes in a folder named for ada, with a later time
     solution = ROOT / "solutions" / NOTEBOOK / f"{NOTEBOOK}.ipynb"
     notebook = mal.inbound_folder() / f"{NOTEBOOK}.ipynb"
-    mal.run(sys.executable, "-c", f"import os; os.remove({str(notebook)!r}); "
-            f"os.symlink({str(solution)!r}, {str(notebook)!r})")
+    mal.run(
+        sys.executable,
+        "-c",
+        f"import os; os.remove({str(notebook)!r}); "
+        f"os.symlink({str(solution)!r}, {str(notebook)!r})",
+    )
     forged = exchange / "attnbook" / "inbound" / f"{ada.name}+{NOTEBOOK}+{STAMP.format(day=9)}+x"
-    mal.run(sys.executable, "-c", f"import os; os.mkdir({str(forged)!r}); "
-            f"open({str(forged / (NOTEBOOK + '.ipynb'))!r}, 'wb').write({sample['ben'][0]!r})")
+    mal.run(
+        sys.executable,
+        "-c",
+        f"import os; os.mkdir({str(forged)!r}); "
+        f"open({str(forged / (NOTEBOOK + '.ipynb'))!r}, 'wb').write({sample['ben'][0]!r})",
+    )
     time.sleep(1)
-    graded = ta("grade", "--from-exchange", "-a", NOTEBOOK, "--workers", "2", work=work,
-                exchange=exchange)
+    graded = ta(
+        "grade", "--from-exchange", "-a", NOTEBOOK, "--workers", "2", work=work, exchange=exchange
+    )
     again = ta("grade", "--from-exchange", "-a", NOTEBOOK, work=work, exchange=exchange)
     released = ta("release-feedback", "-a", NOTEBOOK, work=work, exchange=exchange)
     for student in students.values():
         student.nbgrader("fetch_feedback", NOTEBOOK)
-    snoop = cleo.run(sys.executable, "-c", "import os, sys; os.listdir(sys.argv[1])",
-                     str(exchange / "attnbook" / "feedback"), check=False)
+    snoop = cleo.run(
+        sys.executable,
+        "-c",
+        "import os, sys; os.listdir(sys.argv[1])",
+        str(exchange / "attnbook" / "feedback"),
+        check=False,
+    )
     with open(work / "grades.csv", newline="") as handle:
         grades = {row["student_id"]: row for row in csv.DictReader(handle)}
-    return {"graded": graded, "again": again, "released": released, "grades": grades,
-            "students": students, "work": work, "snoop": snoop, "exchange": exchange}
+    return {
+        "graded": graded,
+        "again": again,
+        "released": released,
+        "grades": grades,
+        "students": students,
+        "work": work,
+        "snoop": snoop,
+        "exchange": exchange,
+    }
 
 
 @pytest.mark.slow
@@ -270,7 +317,8 @@ def test_collect_refuses_the_forged_folder_and_the_link(course_run):
     assert f"{NOTEBOOK}.ipynb: a symbolic link, not copied" in out
     collected = course_run["work"] / "collected" / NOTEBOOK
     assert sorted(p.name for p in collected.iterdir()) == sorted(
-        s.name for s in course_run["students"].values())
+        s.name for s in course_run["students"].values()
+    )
     for path in collected.rglob("*"):
         assert not path.is_symlink()
         if path.is_file():

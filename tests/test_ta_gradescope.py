@@ -46,9 +46,24 @@ METADATA = '{"users": [{"name": "SECRET-METADATA-NAME"}]}'
 
 
 def build_zip(out: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", "gradescope", "build",
-                           "-a", NOTEBOOK, "--out", str(out), *extra],
-                          cwd=AUTOGRADER, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "gradescope",
+            "build",
+            "-a",
+            NOTEBOOK,
+            "--out",
+            str(out),
+            *extra,
+        ],
+        cwd=AUTOGRADER,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,10 +84,21 @@ def test_zip_holds_the_autograder_and_no_other_answer_key(autograder_zip):
         settings = json.loads(archive.read("gradescope/settings.json"))
         pins = archive.read("gradescope/requirements.txt").decode()
     assert modes["setup.sh"] == modes["run_autograder"] == 0o755  # at the root, executable
-    assert {REFERENCE, SOLUTION, "autograder/nbgrader_config.py", "autograder/grader/kernel.py",
-            "autograder/grader/gradescope.py", "attnbook/checks/nb01.py"} <= names
-    assert not [n for n in names if n.startswith(("autograder/mistakes", "autograder/sample",
-                                                  "notebooks/", "tests/", ".git"))]
+    assert {
+        REFERENCE,
+        SOLUTION,
+        "autograder/nbgrader_config.py",
+        "autograder/grader/kernel.py",
+        "autograder/grader/gradescope.py",
+        "attnbook/checks/nb01.py",
+    } <= names
+    assert not [
+        n
+        for n in names
+        if n.startswith(
+            ("autograder/mistakes", "autograder/sample", "notebooks/", "tests/", ".git")
+        )
+    ]
     assert [n for n in names if n.startswith("autograder/reference/")] == [REFERENCE]
     assert {n.split("/")[1] for n in names if n.startswith("solutions/")} == {NOTEBOOK}
     assert not [n for n in names if "__pycache__" in n]
@@ -86,12 +112,25 @@ def test_build_is_reproducible(autograder_zip, tmp_path):
 
 
 def test_build_refuses_an_unknown_assignment(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "grader", "gradescope", "build",
-                             "-a", "99_nothing", "--out", str(tmp_path)],
-                            cwd=AUTOGRADER, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "gradescope",
+            "build",
+            "-a",
+            "99_nothing",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=AUTOGRADER,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 2
-    assert "--assignment 99_nothing: expected" in result.stderr and "found none" in \
-        result.stderr
+    assert "--assignment 99_nothing: expected" in result.stderr and "found none" in result.stderr
 
 
 def test_without_any_isolation_nothing_runs(tmp_path, monkeypatch):
@@ -102,7 +141,8 @@ def test_without_any_isolation_nothing_runs(tmp_path, monkeypatch):
     monkeypatch.setattr(gradescope.os, "geteuid", lambda: 1000)
     (tmp_path / "source" / "gradescope").mkdir(parents=True)
     (tmp_path / "source" / "gradescope" / "settings.json").write_text(
-        json.dumps({"assignment": NOTEBOOK}))
+        json.dumps({"assignment": NOTEBOOK})
+    )
     graded = []
     monkeypatch.setattr(gradescope, "grade_submission", lambda *a: graded.append(a))
     assert gradescope.run(tmp_path) == 1
@@ -116,15 +156,19 @@ def hostile_notebook(root: Path, linger: Path) -> bytes:
     from grader.sample import load_builder
 
     build = load_builder()
-    cheat = ("from attnbook.grading import load_reference\n"
-             "def attention(Q, K, V):\n"
-             f"    return load_reference({NOTEBOOK!r}).attention(Q, K, V)")
+    cheat = (
+        "from attnbook.grading import load_reference\n"
+        "def attention(Q, K, V):\n"
+        f"    return load_reference({NOTEBOOK!r}).attention(Q, K, V)"
+    )
     nb = build.append_to(build.solved(ROOT), "attention", cheat)
-    return build._nb_bytes(build.add_cell_after(nb, None, ATTACK.format(root=str(root),
-                                                                        linger=str(linger))))
+    return build._nb_bytes(
+        build.add_cell_after(nb, None, ATTACK.format(root=str(root), linger=str(linger)))
+    )
 
 
-ATTACK = '''
+ATTACK = (
+    """
 import json, os, time
 root = {root!r}
 for path in (root + "/source/{reference}", root + "/source/{solution}",
@@ -165,8 +209,10 @@ if os.fork() == 0:  # a process left behind, out of the kernel's group, that kee
     os._exit(0)
 os.close(told)
 os.read(ready, 1)  # the cell ends once the child has left the kernel's process group
-'''.replace("{reference}", REFERENCE).replace("{solution}", SOLUTION).replace(
-    "{notebook}", NOTEBOOK)
+""".replace("{reference}", REFERENCE)
+    .replace("{solution}", SOLUTION)
+    .replace("{notebook}", NOTEBOOK)
+)
 
 
 def digest(path: Path) -> str:
@@ -191,15 +237,19 @@ class Container:
             (self.root / "submission" / name).write_bytes(data)
 
     def run(self, isolation: str) -> tuple[dict, str]:
-        env = {**os.environ, "ATTNBOOK_GRADESCOPE_ROOT": str(self.root),
-               "ATTNBOOK_GRADESCOPE_PYTHON": sys.executable}
+        env = {
+            **os.environ,
+            "ATTNBOOK_GRADESCOPE_ROOT": str(self.root),
+            "ATTNBOOK_GRADESCOPE_PYTHON": sys.executable,
+        }
         command = ["bash", str(self.root / "run_autograder")]
         if isolation == "setpriv":
             env["ATTNBOOK_GRADESCOPE_SANDBOX"] = "setpriv"
             env["ATTNBOOK_GRADESCOPE_PYTHON"] = str(image_python())
             command = [*view_prefix(), *command]
-        result = subprocess.run(command, cwd=self.root, env=env, capture_output=True,
-                                text=True, timeout=1200)
+        result = subprocess.run(
+            command, cwd=self.root, env=env, capture_output=True, text=True, timeout=1200
+        )
         log = result.stdout + result.stderr
         assert result.returncode == 0, log[-4000:]
         assert f"isolation: {isolation}" in log
@@ -218,11 +268,18 @@ def image_python() -> Path:
     if _IMAGE_PYTHON is None:
         folder = Path(tempfile.mkdtemp(prefix="attnbook-image-python-", dir="/var/tmp"))
         folder.chmod(0o755)
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)],
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", str(folder)],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         (site,) = (folder / "lib").glob("python3*/site-packages")
-        libraries = [p for p in map(Path, sys.path) if p.name == "site-packages"
-                     and p.is_dir() and Path(sys.prefix) in p.parents]
+        libraries = [
+            p
+            for p in map(Path, sys.path)
+            if p.name == "site-packages" and p.is_dir() and Path(sys.prefix) in p.parents
+        ]
         (site / "image_libraries.pth").write_text("".join(f"{p}\n" for p in libraries))
         (folder / "share").symlink_to(Path(sys.prefix) / "share")  # nbconvert's templates
         for tool in Path(sys.executable).parent.iterdir():  # alembic, jupyter, ... (trusted)
@@ -232,8 +289,13 @@ def image_python() -> Path:
             if not path.is_symlink():
                 path.chmod(0o755 if path.is_dir() else 0o644 | (path.stat().st_mode & 0o111))
         _IMAGE_PYTHON = folder / "bin" / "python"
-        probe = subprocess.run([str(_IMAGE_PYTHON), "-s", "-c", "import grader"],
-                               capture_output=True, text=True, timeout=120, cwd="/")
+        probe = subprocess.run(
+            [str(_IMAGE_PYTHON), "-s", "-c", "import grader"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd="/",
+        )
         assert probe.returncode != 0, "the image's interpreter must not have the grader"
     return _IMAGE_PYTHON
 
@@ -280,8 +342,13 @@ def assert_no_hidden_code_or_key(results: dict, allowed: str = "") -> None:
     text = json.dumps(results, ensure_ascii=False)
     if allowed:
         text = text.replace(allowed, "")
-    for marker in ("BEGIN HIDDEN TESTS", "load_reference", "ANSWERS", "BEGIN SOLUTION",
-                   "row_max = S.max"):
+    for marker in (
+        "BEGIN HIDDEN TESTS",
+        "load_reference",
+        "ANSWERS",
+        "BEGIN SOLUTION",
+        "row_max = S.max",
+    ):
         assert marker not in text, marker
     reference = (AUTOGRADER / "reference" / f"nb{NOTEBOOK}.py").read_text()
     answers = ast.literal_eval(reference.split("ANSWERS = ", 1)[1].split("\n}\n", 1)[0] + "}")
@@ -296,12 +363,14 @@ def assert_no_hidden_code_or_key(results: dict, allowed: str = "") -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("isolation, student, expected", [
-    ("bwrap", "ada", 14.0),
-    ("setpriv", "cleo", 11.0),
-])
-def test_honest_submissions_get_exact_scores(base, autograder_zip, isolation, student,
-                                             expected):
+@pytest.mark.parametrize(
+    "isolation, student, expected",
+    [
+        ("bwrap", "ada", 14.0),
+        ("setpriv", "cleo", 11.0),
+    ],
+)
+def test_honest_submissions_get_exact_scores(base, autograder_zip, isolation, student, expected):
     container = Container(base, autograder_zip, {f"{NOTEBOOK}.ipynb": sample(student)})
     results, log = container.run(isolation)
     assert results["score"] == expected, log[-3000:]
@@ -327,8 +396,9 @@ def test_hostile_submission_reads_and_writes_nothing(base, autograder_zip, isola
     container = Container(base, autograder_zip, {})
     notebook = hostile_notebook(container.root, linger / "alive")
     (container.root / "submission" / f"{NOTEBOOK}.ipynb").write_bytes(notebook)
-    guarded = [container.root / "source" / p for p in (REFERENCE, SOLUTION,
-                                                       "autograder/grader/kernel.py")]
+    guarded = [
+        container.root / "source" / p for p in (REFERENCE, SOLUTION, "autograder/grader/kernel.py")
+    ]
     before = {p: digest(p) for p in guarded}
     results, log = container.run(isolation)
     assert results["score"] == 11.0, log[-3000:]  # attention through the reference: 0
@@ -355,11 +425,20 @@ def test_the_fallback_refuses_an_interpreter_with_the_grader_installed(base, aut
     """This test environment has the grader installed (editable, pointing at a readable
     checkout): the fallback must not run a student's code with it."""
     container = Container(base, autograder_zip, {f"{NOTEBOOK}.ipynb": sample("ada")})
-    env = {**os.environ, "ATTNBOOK_GRADESCOPE_ROOT": str(container.root),
-           "ATTNBOOK_GRADESCOPE_PYTHON": sys.executable, "ATTNBOOK_GRADESCOPE_SANDBOX": "setpriv"}
-    result = subprocess.run([*view_prefix(), "bash", str(container.root / "run_autograder")],
-                            cwd=container.root, env=env, capture_output=True, text=True,
-                            timeout=600)
+    env = {
+        **os.environ,
+        "ATTNBOOK_GRADESCOPE_ROOT": str(container.root),
+        "ATTNBOOK_GRADESCOPE_PYTHON": sys.executable,
+        "ATTNBOOK_GRADESCOPE_SANDBOX": "setpriv",
+    }
+    result = subprocess.run(
+        [*view_prefix(), "bash", str(container.root / "run_autograder")],
+        cwd=container.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 1, result.stdout[-3000:]
     assert "the course's grader or package is installed into it" in result.stdout
     results = json.loads((container.root / "results" / "results.json").read_text())

@@ -24,8 +24,10 @@ from conftest import ROOT, grade_with_readme_command, read_grades
 from grader.sandbox import UID_BASE_ENV, UID_SLOTS, new_uid_base, sandbox_available
 
 SANDBOX_OK, SANDBOX_WHY = sandbox_available()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}"),
+]
 
 NOTEBOOK = "01_attention_scores"
 HONEST = {"ada": 14.0, "cleo": 11.0}  # the solution; attention weights transposed
@@ -74,13 +76,20 @@ def graded(tmp_path_factory):
     inbox = build.write_folder(tmp_path_factory.mktemp("download"), students)
     base = new_uid_base()
     try:
-        done = grade_with_readme_command(inbox, work, "-a", NOTEBOOK, "--timeout", "20",
-                                         env={UID_BASE_ENV: str(base)})
+        done = grade_with_readme_command(
+            inbox, work, "-a", NOTEBOOK, "--timeout", "20", env={UID_BASE_ENV: str(base)}
+        )
     finally:
         listener.close()
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return {"grades": read_grades(work), "work": work, "cases": {c.student: c for c in cases},
-            "listener": listener, "uids": range(base, base + UID_SLOTS), "run": done}
+    return {
+        "grades": read_grades(work),
+        "work": work,
+        "cases": {c.student: c for c in cases},
+        "listener": listener,
+        "uids": range(base, base + UID_SLOTS),
+        "run": done,
+    }
 
 
 def _cells(graded, student) -> list:
@@ -89,8 +98,10 @@ def _cells(graded, student) -> list:
 
 
 def _text(cell) -> str:
-    return "".join(o.get("text", "") + o.get("ename", "") + ": " + o.get("evalue", "")
-                   + str(o.get("data", "")) for o in cell.outputs)
+    return "".join(
+        o.get("text", "") + o.get("ename", "") + ": " + o.get("evalue", "") + str(o.get("data", ""))
+        for o in cell.outputs
+    )
 
 
 def _score(graded, student) -> float:
@@ -108,10 +119,35 @@ def test_every_submission_was_graded(graded):
     assert "FAILED" not in graded["run"].stderr, graded["run"].stderr[-3000:]
 
 
-CASES = ["loop", "membomb", "osexit", "sysexit", "forkbomb", "flood", "deltest", "edittest",
-         "dupcells", "celltype", "stripped", "truncated", "notjson", "missing", "misnamed",
-         "monkey", "transformer", "helpers", "snoop", "vandal", "network", "saboteur",
-         "blanker", "hunter", "slowanswer", "displays", "diskfill"]
+CASES = [
+    "loop",
+    "membomb",
+    "osexit",
+    "sysexit",
+    "forkbomb",
+    "flood",
+    "deltest",
+    "edittest",
+    "dupcells",
+    "celltype",
+    "stripped",
+    "truncated",
+    "notjson",
+    "missing",
+    "misnamed",
+    "monkey",
+    "transformer",
+    "helpers",
+    "snoop",
+    "vandal",
+    "network",
+    "saboteur",
+    "blanker",
+    "hunter",
+    "slowanswer",
+    "displays",
+    "diskfill",
+]
 
 
 def test_every_case_is_listed():
@@ -124,7 +160,8 @@ def test_hostile_case_gets_its_expected_score(graded, student):
     case = graded["cases"][student]
     row = graded["grades"][student]
     assert _score(graded, student) == case.expected, (
-        f"{student} got {row['score']}, expected {case.expected}: {case.why}\n{row}")
+        f"{student} got {row['score']}, expected {case.expected}: {case.why}\n{row}"
+    )
 
 
 def test_infinite_loop_is_stopped_at_the_cell_limit(graded):
@@ -149,8 +186,11 @@ def test_no_sandboxed_process_of_this_run_is_left(graded):
     leftovers = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
-            uid = int(next(line for line in status.read_text().splitlines()
-                           if line.startswith("Uid:")).split()[1])
+            uid = int(
+                next(
+                    line for line in status.read_text().splitlines() if line.startswith("Uid:")
+                ).split()[1]
+            )
         except (OSError, StopIteration, ValueError):
             continue
         if uid in graded["uids"]:

@@ -44,16 +44,42 @@ def _js(name: str, beacon: str) -> str:
 
 def markdown_payloads(beacon: str = BEACON) -> dict[str, str]:
     """{name: Markdown cell source}; each holds its name as a marker (XSS-name)."""
-    js = {name: _js(name, beacon) for name in (
-        "script", "img", "svg", "iframe", "details", "body", "object", "embed", "link", "a",
-        "form", "meta", "style", "math", "input", "video", "fence", "html_block", "base",
-        "mdlink", "autolink", "entity", "template", "markdown_img", "noscript", "cr")}
+    js = {
+        name: _js(name, beacon)
+        for name in (
+            "script",
+            "img",
+            "svg",
+            "iframe",
+            "details",
+            "body",
+            "object",
+            "embed",
+            "link",
+            "a",
+            "form",
+            "meta",
+            "style",
+            "math",
+            "input",
+            "video",
+            "fence",
+            "html_block",
+            "base",
+            "mdlink",
+            "autolink",
+            "entity",
+            "template",
+            "markdown_img",
+            "noscript",
+            "cr",
+        )
+    }
     return {
         "script": f"XSS-script <script>{js['script']}</script>",
         "img": f'XSS-img <img src="x" onerror="{js["img"]}">',
         "svg": f'XSS-svg <svg onload="{js["svg"]}"><circle r="5"/></svg>',
-        "iframe": f'XSS-iframe <iframe srcdoc="<script>parent.{js["iframe"]}</script>">'
-                  "</iframe>",
+        "iframe": f'XSS-iframe <iframe srcdoc="<script>parent.{js["iframe"]}</script>"></iframe>',
         "details": f'XSS-details <details open ontoggle="{js["details"]}">x</details>',
         "body": f'XSS-body <body onload="{js["body"]}">',
         "object": f'XSS-object <object data="javascript:{js["object"]}"></object>',
@@ -67,9 +93,8 @@ def markdown_payloads(beacon: str = BEACON) -> dict[str, str]:
         "input": f'XSS-input <input autofocus onfocus="{js["input"]}">',
         "video": f'XSS-video <video><source onerror="{js["video"]}"></video>',
         "fence": f"XSS-fence\n````\n</code></pre><script>{js['fence']}</script>\n```\n"
-                 f"<img src=x onerror=\"{js['fence']}\">",
-        "html_block": f'<div>\nXSS-html_block\n\n<img src=x onerror="{js["html_block"]}">'
-                      "\n</div>",
+        f'<img src=x onerror="{js["fence"]}">',
+        "html_block": f'<div>\nXSS-html_block\n\n<img src=x onerror="{js["html_block"]}">\n</div>',
         "base": f'XSS-base <base href="javascript:{js["base"]}//">',
         "mdlink": f"XSS-mdlink [click](javascript:{js['mdlink']})",
         "autolink": "XSS-autolink <javascript:alert(1)>",
@@ -77,8 +102,8 @@ def markdown_payloads(beacon: str = BEACON) -> dict[str, str]:
         "template": f'XSS-template <template><img src=x onerror="{js["template"]}"></template>',
         "markdown_img": "XSS-markdown_img ![x](javascript:alert(1))",
         "noscript": f'XSS-noscript <noscript><p title="</noscript><img src=x onerror='
-                    f'\\"{js["noscript"]}\\">"></noscript>',
-        "cr": f"```\rXSS-cr\r```\r<img src=x onerror=\"{js['cr']}\">",
+        f'\\"{js["noscript"]}\\">"></noscript>',
+        "cr": f'```\rXSS-cr\r```\r<img src=x onerror="{js["cr"]}">',
     }
 
 
@@ -111,10 +136,15 @@ def formgrader_attack(beacon: str, write_path: str, thief: str = "mallory") -> s
 
 def raw_payloads(beacon: str = BEACON) -> list:
     cells = []
-    for name, meta in (("raw_html", {"format": "text/html"}),
-                       ("raw_mime", {"raw_mimetype": "text/html"}), ("raw_plain", {})):
-        cell = nbformat.v4.new_raw_cell(f"XSS-{name} <script>{_js(name, beacon)}</script>"
-                                        f'<img src=x onerror="{_js(name, beacon)}">')
+    for name, meta in (
+        ("raw_html", {"format": "text/html"}),
+        ("raw_mime", {"raw_mimetype": "text/html"}),
+        ("raw_plain", {}),
+    ):
+        cell = nbformat.v4.new_raw_cell(
+            f"XSS-{name} <script>{_js(name, beacon)}</script>"
+            f'<img src=x onerror="{_js(name, beacon)}">'
+        )
         cell.metadata.update(meta)
         cells.append(cell)
     return cells
@@ -126,12 +156,18 @@ def _b64(text: str) -> str:
 
 def attachment_payloads(beacon: str = BEACON) -> list:
     cell = nbformat.v4.new_markdown_cell(
-        "XSS-attachment ![a](attachment:a.svg) ![b](attachment:b.html) [c](attachment:b.html)")
+        "XSS-attachment ![a](attachment:a.svg) ![b](attachment:b.html) [c](attachment:b.html)"
+    )
     cell["attachments"] = {
-        "a.svg": {"image/svg+xml": _b64(f'<svg xmlns="http://www.w3.org/2000/svg" '
-                                        f'onload="{_js("att_svg", beacon)}"/>')},
-        "b.html": {"text/html": _b64(f"<script>{_js('att_html', beacon)}</script>"),
-                   'image/png" onerror="alert(1)': "AAAA"},
+        "a.svg": {
+            "image/svg+xml": _b64(
+                f'<svg xmlns="http://www.w3.org/2000/svg" onload="{_js("att_svg", beacon)}"/>'
+            )
+        },
+        "b.html": {
+            "text/html": _b64(f"<script>{_js('att_html', beacon)}</script>"),
+            'image/png" onerror="alert(1)': "AAAA",
+        },
     }
     return [cell]
 
@@ -143,31 +179,55 @@ def metadata_payloads(release, beacon: str = BEACON, invalid: bool = True) -> li
     js = _js("meta", beacon)
     instructor = copy.deepcopy(next(c for c in release.cells if c.cell_type == "markdown"))
     instructor["id"] = "copied-instructor-cell"
-    instructor.metadata.update({"jupyter": {"source_hidden": True},
-                                "tags": [f'x" onmouseover="{js}']})
+    instructor.metadata.update(
+        {"jupyter": {"source_hidden": True}, "tags": [f'x" onmouseover="{js}']}
+    )
     instructor["attachments"] = {"x.png": {"text/html": _b64(f"<script>{js}</script>")}}
     code = nbformat.v4.new_code_cell("print('XSS-code </script><script>alert(1)</script>')")
-    code.metadata = {"tags": [f'"><img src=x onerror="{js}">'], "magics_language": "html",
-                     "nbgrader": {"grade_id": f'"><img src=x onerror="{js}">', "grade": True,
-                                  "solution": False, "points": 1}}
+    code.metadata = {
+        "tags": [f'"><img src=x onerror="{js}">'],
+        "magics_language": "html",
+        "nbgrader": {
+            "grade_id": f'"><img src=x onerror="{js}">',
+            "grade": True,
+            "solution": False,
+            "points": 1,
+        },
+    }
     code.outputs = [
-        nbformat.v4.new_output("display_data", data={
-            "text/html": f"<script>{_js('out_html', beacon)}</script>",
-            "application/javascript": _js("out_js", beacon),
-            "image/svg+xml": f'<svg onload="{_js("out_svg", beacon)}"/>',
-            "text/markdown": f'<img src=x onerror="{_js("out_md", beacon)}">',
-            "text/latex": "$\\href{javascript:alert(1)}{x}$",
-            "application/vnd.jupyter.widget-view+json": {"model_id": "m", "version_major": 2,
-                                                         "version_minor": 0},
-            "image/png": f'x" onerror="{_js("out_png", beacon)}',
-            "text/plain": "XSS-output <b>plain</b>"},
-            metadata={"image/png": {"width": f'1" onerror="{js}'}}),
-        nbformat.from_dict({"output_type": "execute_result", "execution_count": 1,
-                            "data": {"image/jpeg": "AAAA", "text/plain": "x"},
-                            "metadata": {"image/jpeg": {"alt": f'"><img onerror="{js}">'}}}),
+        nbformat.v4.new_output(
+            "display_data",
+            data={
+                "text/html": f"<script>{_js('out_html', beacon)}</script>",
+                "application/javascript": _js("out_js", beacon),
+                "image/svg+xml": f'<svg onload="{_js("out_svg", beacon)}"/>',
+                "text/markdown": f'<img src=x onerror="{_js("out_md", beacon)}">',
+                "text/latex": "$\\href{javascript:alert(1)}{x}$",
+                "application/vnd.jupyter.widget-view+json": {
+                    "model_id": "m",
+                    "version_major": 2,
+                    "version_minor": 0,
+                },
+                "image/png": f'x" onerror="{_js("out_png", beacon)}',
+                "text/plain": "XSS-output <b>plain</b>",
+            },
+            metadata={"image/png": {"width": f'1" onerror="{js}'}},
+        ),
+        nbformat.from_dict(
+            {
+                "output_type": "execute_result",
+                "execution_count": 1,
+                "data": {"image/jpeg": "AAAA", "text/plain": "x"},
+                "metadata": {"image/jpeg": {"alt": f'"><img onerror="{js}">'}},
+            }
+        ),
         nbformat.v4.new_output("stream", name="stdout", text="XSS-stream <script>x</script>"),
-        nbformat.v4.new_output("error", ename="<script>x</script>", evalue="XSS-error",
-                               traceback=["XSS-error <img src=x onerror=alert(1)>"]),
+        nbformat.v4.new_output(
+            "error",
+            ename="<script>x</script>",
+            evalue="XSS-error",
+            traceback=["XSS-error <img src=x onerror=alert(1)>"],
+        ),
     ]
     if invalid:
         code["id"] = f'"><img src=x onerror="{js}">'
@@ -178,18 +238,33 @@ def metadata_payloads(release, beacon: str = BEACON, invalid: bool = True) -> li
 
 NOTEBOOK_METADATA = {
     "title": "</title><script>alert(1)</script>",
-    "widgets": {"application/vnd.jupyter.widget-state+json": {
-        "version_major": 2, "version_minor": 0, "state": {"m": {
-            "model_name": "HTMLModel", "model_module": "@jupyter-widgets/controls",
-            "model_module_version": "2.0.0",
-            "state": {"value": "<img src=x onerror=alert(1)></script><script>alert(2)</script>"}
-        }}}},
+    "widgets": {
+        "application/vnd.jupyter.widget-state+json": {
+            "version_major": 2,
+            "version_minor": 0,
+            "state": {
+                "m": {
+                    "model_name": "HTMLModel",
+                    "model_module": "@jupyter-widgets/controls",
+                    "model_module_version": "2.0.0",
+                    "state": {
+                        "value": "<img src=x onerror=alert(1)></script><script>alert(2)</script>"
+                    },
+                }
+            },
+        }
+    },
     "language_info": {"name": "python", "pygments_lexer": "</script><script>alert(1)//"},
 }
 
 
-def hostile_notebook(release, beacon: str = BEACON, api: str | None = None,
-                     everything: bool = True, invalid: bool = True) -> nbformat.NotebookNode:
+def hostile_notebook(
+    release,
+    beacon: str = BEACON,
+    api: str | None = None,
+    everything: bool = True,
+    invalid: bool = True,
+) -> nbformat.NotebookNode:
     """The blank release with payload cells (one after the title, the rest at the end)."""
     nb = copy.deepcopy(release)
     markdown = [nbformat.v4.new_markdown_cell(s) for s in markdown_payloads(beacon).values()]
@@ -198,24 +273,58 @@ def hostile_notebook(release, beacon: str = BEACON, api: str | None = None,
     nb.cells[1:1] = markdown[:1]
     nb.cells.extend(markdown[1:] + raw_payloads(beacon))
     if everything:
-        nb.cells.extend(attachment_payloads(beacon)
-                        + metadata_payloads(release, beacon, invalid))
+        nb.cells.extend(attachment_payloads(beacon) + metadata_payloads(release, beacon, invalid))
         nb.metadata.update(copy.deepcopy(NOTEBOOK_METADATA))
     return nb
 
 
-TEXT_MARKERS = [*(f"XSS-{n}" for n in markdown_payloads()), "XSS-raw_html", "XSS-raw_mime",
-                "XSS-raw_plain", "XSS-attachment"]  # what the student wrote in text cells
+TEXT_MARKERS = [
+    *(f"XSS-{n}" for n in markdown_payloads()),
+    "XSS-raw_html",
+    "XSS-raw_mime",
+    "XSS-raw_plain",
+    "XSS-attachment",
+]  # what the student wrote in text cells
 MARKERS = [*TEXT_MARKERS, "XSS-code", "XSS-output", "XSS-stream", "XSS-error"]
 
 
 # -- what a page may hold -------------------------------------------------------------------
-FORBIDDEN_TAGS = {"iframe", "frame", "frameset", "object", "embed", "applet", "base", "form",
-                  "svg", "math", "video", "audio", "source", "template", "noscript", "details",
-                  "portal"}
+FORBIDDEN_TAGS = {
+    "iframe",
+    "frame",
+    "frameset",
+    "object",
+    "embed",
+    "applet",
+    "base",
+    "form",
+    "svg",
+    "math",
+    "video",
+    "audio",
+    "source",
+    "template",
+    "noscript",
+    "details",
+    "portal",
+}
 HEAD_TAGS = {"script", "style", "link", "meta", "title", "base"}
-URL_ATTRS = {"href", "src", "action", "formaction", "data", "poster", "background", "cite",
-             "xlink:href", "srcset", "ping", "manifest", "codebase", "content"}
+URL_ATTRS = {
+    "href",
+    "src",
+    "action",
+    "formaction",
+    "data",
+    "poster",
+    "background",
+    "cite",
+    "xlink:href",
+    "srcset",
+    "ping",
+    "manifest",
+    "codebase",
+    "content",
+}
 IMAGE_DATA = re.compile(r"data:image/(png|jpeg);base64,[a-z0-9+/=\s]*")
 
 
@@ -278,8 +387,11 @@ def problems(page: str, baseline: str) -> list[str]:
             url = _url(value)
             if name.startswith("on") or name in ("srcdoc", "formaction"):
                 found.append(f"<{tag} {name}=...>")
-            elif name in URL_ATTRS and re.match(r"(java|vb)script:|data:|livescript:", url) \
-                    and not (tag == "img" and name == "src" and IMAGE_DATA.fullmatch(url)):
+            elif (
+                name in URL_ATTRS
+                and re.match(r"(java|vb)script:|data:|livescript:", url)
+                and not (tag == "img" and name == "src" and IMAGE_DATA.fullmatch(url))
+            ):
                 found.append(f"<{tag} {name}={value[:60]!r}>")
             elif name == "style" and re.search(r"url\(|expression|javascript", url):
                 found.append(f"<{tag} style={value[:60]!r}>")
@@ -309,16 +421,32 @@ def export(nb, template: str, config: Config | None) -> str:
     c.HTMLExporter.template_name = template
     c.HTMLExporter.extra_template_basedirs = [str(_templates())]
     c.HTMLExporter.extra_template_paths = [
-        str(_templates().parent / "static" / "node_modules" / "bootstrap" / "dist" / "css")]
+        str(_templates().parent / "static" / "node_modules" / "bootstrap" / "dist" / "css")
+    ]
     exporter = HTMLExporter(config=c)  # formgrader's: HTMLExporter.* of the configuration
     if config is not None and template == "feedback":  # and GenerateFeedback's, but GetGrades
         for preprocessor in config.GenerateFeedback.preprocessors[1:]:
             exporter.register_preprocessor(preprocessor(config=c), enabled=True)
-    resources = {"nbgrader": {"notebook": NOTEBOOK, "assignment": NOTEBOOK, "student": "mallory",
-                              "score": 0, "max_score": 14, "late_penalty": 0},
-                 "assignment_id": NOTEBOOK, "notebook_id": NOTEBOOK, "submission_id": "s",
-                 "index": 0, "total": 1, "base_url": "", "student": "mallory",
-                 "last_name": "", "first_name": "", "notebook_path": "x"}
+    resources = {
+        "nbgrader": {
+            "notebook": NOTEBOOK,
+            "assignment": NOTEBOOK,
+            "student": "mallory",
+            "score": 0,
+            "max_score": 14,
+            "late_penalty": 0,
+        },
+        "assignment_id": NOTEBOOK,
+        "notebook_id": NOTEBOOK,
+        "submission_id": "s",
+        "index": 0,
+        "total": 1,
+        "base_url": "",
+        "student": "mallory",
+        "last_name": "",
+        "first_name": "",
+        "notebook_path": "x",
+    }
     text, _ = exporter.from_notebook_node(_graded(nb), resources=resources)
     return text
 
@@ -365,8 +493,20 @@ def test_the_checker_sees_every_kind_of_payload_without_the_neutraliser(release,
     assert problems(baseline, baseline) == []
     hostile = hostile_notebook(release, invalid=False)  # nbconvert refuses the invalid ones
     found = "\n".join(problems(export(hostile, template, None), baseline))
-    for expected in ("<script", "onerror", "<iframe>", "javascript:", "<svg>", "ontoggle",
-                     "<object>", "<embed>", "<form>", "<base>", "<link", "<meta"):
+    for expected in (
+        "<script",
+        "onerror",
+        "<iframe>",
+        "javascript:",
+        "<svg>",
+        "ontoggle",
+        "<object>",
+        "<embed>",
+        "<form>",
+        "<base>",
+        "<link",
+        "<meta",
+    ):
         assert expected in found, f"{template}: the checker missed {expected}:\n{found}"
 
 
@@ -397,8 +537,13 @@ def test_instructor_markdown_stays_as_written(release, hostile, config):
     for cell in release.cells:
         if cell.cell_type == "markdown":
             assert cell.source in kept, cell.source[:80]
-    copied = next(c for c in nb.cells if c.cell_type == "markdown" and c.source == next(
-        r.source for r in release.cells if r.cell_type == "markdown") and "tags" in c.metadata)
+    copied = next(
+        c
+        for c in nb.cells
+        if c.cell_type == "markdown"
+        and c.source == next(r.source for r in release.cells if r.cell_type == "markdown")
+        and "tags" in c.metadata
+    )
     assert "attachments" not in copied and "jupyter" not in copied.metadata
     assert copied.metadata["tags"] == []
 
@@ -417,8 +562,9 @@ def test_without_the_instructors_notebook_every_markdown_cell_is_text(release):
     assert texts and all(is_shown_as_text(c.source) for c in texts)
 
 
-@pytest.mark.parametrize("text", ["plain", "```", "a\n```\nb", "````\n", "x`````y", "\r```\r",
-                                  "```\n<script>\n```"])
+@pytest.mark.parametrize(
+    "text", ["plain", "```", "a\n```\nb", "````\n", "x`````y", "\r```\r", "```\n<script>\n```"]
+)
 def test_text_cannot_close_its_fence(text):
     from grader.feedback import as_text, is_shown_as_text
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
@@ -440,21 +586,25 @@ def test_a_graded_hostile_submission_gives_safe_pages(tmp_path, release):
     if not sandbox_available()[0]:
         pytest.skip(f"no sandbox: {sandbox_available()[1]}")
     build = load_builder()
-    submissions = {"bob": {f"{NOTEBOOK}.ipynb": nbformat.writes(release).encode()},
-                   "mallory": {f"{NOTEBOOK}.ipynb": nbformat.writes(
-                       hostile_notebook(release)).encode()}}
+    submissions = {
+        "bob": {f"{NOTEBOOK}.ipynb": nbformat.writes(release).encode()},
+        "mallory": {f"{NOTEBOOK}.ipynb": nbformat.writes(hostile_notebook(release)).encode()},
+    }
     course = Course(root=ROOT, work=tmp_path / "work", cell_timeout=30, quiet=True)
     outcomes = grade_class(course, build.write_folder(tmp_path / "in", submissions), [NOTEBOOK])
     assert all(o["ok"] for o in outcomes), outcomes
     scores = {r["student_id"]: r["score"] for r in gradebook_rows(course)}
     assert scores == {"bob": 0.0, "mallory": 0.0}
-    page = {s: (course.work / "feedback" / s / NOTEBOOK / f"{NOTEBOOK}.html").read_text()
-            for s in scores}
+    page = {
+        s: (course.work / "feedback" / s / NOTEBOOK / f"{NOTEBOOK}.html").read_text()
+        for s in scores
+    }
     assert problems(page["mallory"], page["bob"]) == []
     assert shown_as_text(page["mallory"], TEXT_MARKERS) == []
     # the stored notebook is safe on its own: even nbconvert's unconfigured export of it
-    graded = nbformat.read(course.work / "autograded" / "mallory" / NOTEBOOK
-                           / f"{NOTEBOOK}.ipynb", 4)
+    graded = nbformat.read(
+        course.work / "autograded" / "mallory" / NOTEBOOK / f"{NOTEBOOK}.ipynb", 4
+    )
     assert problems(export(graded, "formgrade", None), export(release, "formgrade", None)) == []
 
 

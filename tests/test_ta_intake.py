@@ -29,9 +29,17 @@ def ids(nb):
     return [nbgrader_meta(c).get("grade_id") for c in nb.cells if nbgrader_meta(c)]
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    (f"{NB}.ipynb", NB), (f"{NB}-1.ipynb", NB), (f"{NB} (2).ipynb", NB),
-    ("01_attn_final.ipynb", NB), ("Untitled.ipynb", None), ("1_attention.ipynb", None)])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (f"{NB}.ipynb", NB),
+        (f"{NB}-1.ipynb", NB),
+        (f"{NB} (2).ipynb", NB),
+        ("01_attn_final.ipynb", NB),
+        ("Untitled.ipynb", None),
+        ("1_attention.ipynb", None),
+    ],
+)
 def test_match_assignment(name, expected):
     found = match_assignment(name, ASSIGNMENTS)
     assert (found[0] if found else None) == expected
@@ -88,8 +96,11 @@ def test_repairs_deleted_edited_duplicated_and_retyped_cells(release):
     answer["id"] = "copy-of-attention"
     student.cells.insert(index["attention"] + 1, answer)
     del student.cells[index["test_softmax_rows"]]
-    student.cells.append(nbformat.v4.new_code_cell("x = 1", metadata={
-        "nbgrader": {"grade": True, "grade_id": "free_points", "points": 99}}))
+    student.cells.append(
+        nbformat.v4.new_code_cell(
+            "x = 1", metadata={"nbgrader": {"grade": True, "grade_id": "free_points", "points": 99}}
+        )
+    )
     nb, notes = normalize(nbformat.writes(student).encode(), release)
     assert ids(nb) == ids(release)
     by_id = {nbgrader_meta(c)["grade_id"]: c for c in nb.cells if nbgrader_meta(c)}
@@ -114,18 +125,30 @@ def test_template_takes_tests_from_the_instructor_source():
 def test_wire_round_trip():
     import torch
 
-    value = (np.arange(6.0).reshape(2, 3), [1, "a", None, True, 2.5], {"k": np.int64(3)},
-             torch.ones(2, dtype=torch.float32), complex(1, 2), np.array([np.inf, -np.inf]))
+    value = (
+        np.arange(6.0).reshape(2, 3),
+        [1, "a", None, True, 2.5],
+        {"k": np.int64(3)},
+        torch.ones(2, dtype=torch.float32),
+        complex(1, 2),
+        np.array([np.inf, -np.inf]),
+    )
     back = wire.decode(wire.encode(value))
     assert np.array_equal(back[0], value[0]) and back[1] == value[1]
     assert back[2]["k"] == 3 and torch.equal(back[3], value[3]) and back[4] == value[4]
     assert np.array_equal(back[5], value[5])
 
 
-@pytest.mark.parametrize("junk", [
-    {"__nd__": {"dtype": "|O", "shape": [1], "data": ""}},
-    {"__nd__": {"dtype": "<f8", "shape": [10**6], "data": "AAAA"}},
-    {"__evil__": 1}, {"__tuple__": 5}, {"a": 1, "b": 2, "c": 3}])
+@pytest.mark.parametrize(
+    "junk",
+    [
+        {"__nd__": {"dtype": "|O", "shape": [1], "data": ""}},
+        {"__nd__": {"dtype": "<f8", "shape": [10**6], "data": "AAAA"}},
+        {"__evil__": 1},
+        {"__tuple__": 5},
+        {"a": 1, "b": 2, "c": 3},
+    ],
+)
 def test_wire_refuses_junk(junk):
     with pytest.raises(wire.WireError):
         wire.decode(junk)
@@ -181,16 +204,19 @@ def test_cells_that_lost_their_metadata_are_recognised(release, new_ids):
     named = [g for n in notes for g in n.split(": ", 1)[1].split(", ")]
     assert sorted(named) == sorted(by_id)
     how = "cell id" if not new_ids else "the line that defines the answer"
-    assert any(f"recognised by {how}:" in n and "attention" in n.split(": ", 1)[1].split(", ")
-               for n in notes), notes
+    assert any(
+        f"recognised by {how}:" in n and "attention" in n.split(": ", 1)[1].split(", ")
+        for n in notes
+    ), notes
 
 
 def test_a_scratch_copy_does_not_steal_a_cell_that_kept_its_metadata(release):
     student = copy.deepcopy(release)
     index = {nbgrader_meta(c).get("grade_id"): i for i, c in enumerate(student.cells)}
     student.cells[index["attention"]].source = "def attention(Q, K, V):\n    return 'graded'"
-    student.cells.insert(0, nbformat.v4.new_code_cell(
-        "def attention(Q, K, V):\n    return 'scratch'"))
+    student.cells.insert(
+        0, nbformat.v4.new_code_cell("def attention(Q, K, V):\n    return 'scratch'")
+    )
     nb, notes = normalize(nbformat.writes(student).encode(), release)
     graded = [c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "attention"]
     assert [c.source for c in graded] == ["def attention(Q, K, V):\n    return 'graded'"]

@@ -25,8 +25,10 @@ from conftest import ROOT
 from grader.sandbox import sandbox_available
 
 SANDBOX_OK, SANDBOX_WHY = sandbox_available()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}"),
+]
 
 NB = "01_attention_scores"
 FILE = f"{NB}.ipynb"
@@ -52,31 +54,56 @@ def _malformed(solved) -> dict[str, tuple[bytes, float, str]]:
     def on(cell_id, key, value):
         return lambda raw: raw["cells"][_index(raw, cell_id)].__setitem__(key, value)
 
-    case("metastring", 14.0, "nbgrader metadata is a str",
-         lambda raw: raw["cells"][_index(raw, "attention")]["metadata"].__setitem__(
-             "nbgrader", "x"))
+    case(
+        "metastring",
+        14.0,
+        "nbgrader metadata is a str",
+        lambda raw: raw["cells"][_index(raw, "attention")]["metadata"].__setitem__("nbgrader", "x"),
+    )
     case("metalist", 14.0, "metadata is a list", on("attention", "metadata", []))
     case("nbmetalist", 14.0, "ok", lambda raw: raw.__setitem__("metadata", []))
     case("sourcenumber", 14.0, "source is a int", on("cell-003", "source", 42))
-    case("cellsjunk", 14.0, "is a int, not a cell",
-         lambda raw: raw["cells"].extend([1, "x"]))
-    case("notype", 14.0, "cell_type missing",
-         lambda raw: raw["cells"][_index(raw, "cell-000")].pop("cell_type"))
-    case("gradeidlist", 14.0, "grade_id is a list",
-         lambda raw: raw["cells"][_index(raw, "attention")]["metadata"]["nbgrader"]
-         .__setitem__("grade_id", ["attention"]))
-    case("surrogate", 14.0, "lone surrogates", lambda raw: raw["cells"][
-        _index(raw, "attention")].__setitem__(
-            "source", "".join(raw["cells"][_index(raw, "attention")]["source"])
-            + "\n# \ud800"))
+    case("cellsjunk", 14.0, "is a int, not a cell", lambda raw: raw["cells"].extend([1, "x"]))
+    case(
+        "notype",
+        14.0,
+        "cell_type missing",
+        lambda raw: raw["cells"][_index(raw, "cell-000")].pop("cell_type"),
+    )
+    case(
+        "gradeidlist",
+        14.0,
+        "grade_id is a list",
+        lambda raw: raw["cells"][_index(raw, "attention")]["metadata"]["nbgrader"].__setitem__(
+            "grade_id", ["attention"]
+        ),
+    )
+    case(
+        "surrogate",
+        14.0,
+        "lone surrogates",
+        lambda raw: raw["cells"][_index(raw, "attention")].__setitem__(
+            "source", "".join(raw["cells"][_index(raw, "attention")]["source"]) + "\n# \ud800"
+        ),
+    )
     case("cellsdict", 0.0, "no list of cells", lambda raw: raw.__setitem__("cells", {"a": 1}))
-    case("toomuch", 0.0, "over the 5 MB limit", lambda raw: raw["cells"].append(
-        _json(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-            "# padding\n" * 600_000)]))["cells"][0]))
+    case(
+        "toomuch",
+        0.0,
+        "over the 5 MB limit",
+        lambda raw: raw["cells"].append(
+            _json(
+                nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("# padding\n" * 600_000)])
+            )["cells"][0]
+        ),
+    )
     marked = copy.deepcopy(solved)
     marked.cells[0].source += "PLACEHOLDER"
-    cases["badutf8"] = (nbformat.writes(marked).encode().replace(b"PLACEHOLDER", b"\xff\xfe"),
-                        14.0, "invalid UTF-8")
+    cases["badutf8"] = (
+        nbformat.writes(marked).encode().replace(b"PLACEHOLDER", b"\xff\xfe"),
+        14.0,
+        "invalid UTF-8",
+    )
     return cases
 
 
@@ -89,8 +116,11 @@ def graded(tmp_path_factory):
     full, partial = (nbformat.writes(nb).encode() for nb in (solved, wrong))
     plots = copy.deepcopy(solved)
     for cell in [c for c in plots.cells if c.cell_type == "code"][:5]:
-        cell.outputs = [nbformat.v4.new_output(
-            "display_data", data={"image/png": "iVBORw0KGgo" + "A" * (5 * 2**20)})]
+        cell.outputs = [
+            nbformat.v4.new_output(
+                "display_data", data={"image/png": "iVBORw0KGgo" + "A" * (5 * 2**20)}
+            )
+        ]
     members = {  # zip member -> (bytes, readable name, expected score)
         f"ada_1000_5000_{FILE}": (full, "ada", 14.0),
         f"cleo_1001_5001_{FILE}": (partial, "cleo", 11.0),
@@ -114,20 +144,42 @@ def graded(tmp_path_factory):
     work = tmp_path_factory.mktemp("work")
     env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
     result = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(download), "-a", NB, "--workers", "2",
-         "--timeout", "30", "--work", str(work)], cwd=ROOT / "autograder", env=env,
-        capture_output=True, text=True, timeout=1500)
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            str(download),
+            "-a",
+            NB,
+            "--workers",
+            "2",
+            "--timeout",
+            "30",
+            "--work",
+            str(work),
+        ],
+        cwd=ROOT / "autograder",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     with open(work / "grades.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    return {"result": result, "rows": rows, "members": members, "work": work,
-            "malformed": _malformed(solved)}
+    return {
+        "result": result,
+        "rows": rows,
+        "members": members,
+        "work": work,
+        "malformed": _malformed(solved),
+    }
 
 
 def test_the_class_run_ends_well(graded):
     result = graded["result"]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "FAILED" not in result.stderr and "Traceback" not in result.stderr, \
-        result.stderr[-3000:]
+    assert "FAILED" not in result.stderr and "Traceback" not in result.stderr, result.stderr[-3000:]
     assert f"graded {len(graded['members'])} notebook(s)" in result.stdout
 
 
@@ -142,7 +194,10 @@ def test_every_student_is_graded_once_with_the_expected_score(graded):
 def test_honest_students_get_exact_grades(graded, name):
     (row,) = [r for r in graded["rows"] if r["name"] == name]
     assert (row["score"], row["max_score"], row["status"]) == (
-        {"ada": "14.0", "cleo": "11.0"}[name], "14.0", "ok")
+        {"ada": "14.0", "cleo": "11.0"}[name],
+        "14.0",
+        "ok",
+    )
     assert row["student_id"] == {"ada": "1000", "cleo": "1001"}[name]
 
 
@@ -164,9 +219,22 @@ def test_topic_named_file_is_noted(graded):
     assert "matched by its topic" in row["status"]
 
 
-@pytest.mark.parametrize("name", ["metastring", "metalist", "nbmetalist", "sourcenumber",
-                                  "cellsjunk", "notype", "gradeidlist", "surrogate",
-                                  "cellsdict", "toomuch", "badutf8"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "metastring",
+        "metalist",
+        "nbmetalist",
+        "sourcenumber",
+        "cellsjunk",
+        "notype",
+        "gradeidlist",
+        "surrogate",
+        "cellsdict",
+        "toomuch",
+        "badutf8",
+    ],
+)
 def test_a_malformed_upload_costs_only_itself(graded, name):
     (row,) = [r for r in graded["rows"] if r["name"] == name]
     _, score, says = graded["malformed"][name]

@@ -53,8 +53,7 @@ def test_the_intake_report_names_every_file(taken, download):
         assert len(report["files"]) == len(archive.namelist())
     by_student = {f["name"]: f for f in report["files"] if f["status"] == "graded"}
     assert set(by_student) == {"张伟", "smithjane", "Иван Петров", "bad"}
-    assert [f["student"] for f in report["files"] if f["name"] == "smithjane"] == ["2002",
-                                                                                  "2003"]
+    assert [f["student"] for f in report["files"] if f["name"] == "smithjane"] == ["2002", "2003"]
     ignored = {f["path"]: f["reason"] for f in report["files"] if f["status"] == "ignored"}
     assert set(ignored) == {"bo_2005_5_notes.txt", "__MACOSX/._junk"}
     assert report["summary"]["students"] == 6
@@ -96,7 +95,7 @@ def test_an_upload_that_breaks_intake_costs_only_itself(taken, download, monkeyp
     real = course_module.normalize
 
     def flaky(data, release):
-        if data and b"cells\": [1" in data:
+        if data and b'cells": [1' in data:
             raise RuntimeError("boom \ud800")
         return real(data, release)
 
@@ -110,14 +109,23 @@ def test_what_the_ta_command_writes_is_not_committed(taken):
     """Every path under the work folder, as it would be under autograder/, is git-ignored,
     with the grading outputs intake does not write yet."""
     course, _ = taken
-    written = [p.relative_to(course.work).as_posix() for p in course.work.rglob("*")
-               if p.is_file()]
-    written += ["grades.csv", f"autograded/x/{NB}/{NB}.ipynb", f"feedback/x/{NB}/{NB}.html",
-                f"reports/{NB}/x/{NB}.json", "gradebook.db"]
+    written = [p.relative_to(course.work).as_posix() for p in course.work.rglob("*") if p.is_file()]
+    written += [
+        "grades.csv",
+        f"autograded/x/{NB}/{NB}.ipynb",
+        f"feedback/x/{NB}/{NB}.html",
+        f"reports/{NB}/x/{NB}.json",
+        "gradebook.db",
+    ]
     assert any(p.startswith("state/") for p in written) and "intake.json" in written
     paths = [f"autograder/{p}" for p in written]
-    result = subprocess.run(["git", "check-ignore", "--no-index", "-v", "-n", *paths],
-                            cwd=ROOT, capture_output=True, text=True)
-    unignored = [line.split("\t")[1] for line in result.stdout.splitlines()
-                 if line.startswith("::")]
+    result = subprocess.run(
+        ["git", "check-ignore", "--no-index", "-v", "-n", *paths],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    unignored = [
+        line.split("\t")[1] for line in result.stdout.splitlines() if line.startswith("::")
+    ]
     assert not unignored, f"would be committed: {unignored}"

@@ -44,8 +44,9 @@ def grade_ids(nb) -> list[str]:
 
 
 def answers(nb) -> dict[str, str]:
-    return {nbgrader_meta(c)["grade_id"]: c.source for c in nb.cells
-            if nbgrader_meta(c).get("solution")}
+    return {
+        nbgrader_meta(c)["grade_id"]: c.source for c in nb.cells if nbgrader_meta(c).get("solution")
+    }
 
 
 def write_zip(path, members: dict[str, bytes]):
@@ -124,16 +125,32 @@ def test_lms_students_are_their_ids_with_full_unicode_names(tmp_path):
     }
     intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
     names = {sid: who.name for sid, who in intake.people.items()}
-    assert names == {"2001": "张伟", "2002": "Иван Петров", "2003": "محمد",
-                     "2004": "smithjane", "2005": "smithjane", "77": "Zoë Ångström"}
+    assert names == {
+        "2001": "张伟",
+        "2002": "Иван Петров",
+        "2003": "محمد",
+        "2004": "smithjane",
+        "2005": "smithjane",
+        "77": "Zoë Ångström",
+    }
     assert sorted(intake.uploads) == [(sid, NB) for sid in sorted(names)]
     assert not intake.collisions
 
 
 def test_plain_folders_never_collapse_two_names(tmp_path):
     nb = '{"cells": []}'
-    folders = ["张伟", "张三", "Иван Петров", "Иван Петрова", "محمد", "ada", "Ada", "O'Brien",
-               "o-brien", "Zoë"]
+    folders = [
+        "张伟",
+        "张三",
+        "Иван Петров",
+        "Иван Петрова",
+        "محمد",
+        "ada",
+        "Ada",
+        "O'Brien",
+        "o-brien",
+        "Zoë",
+    ]
     for folder in folders:
         (tmp_path / folder).mkdir()
         (tmp_path / folder / f"{NB}.ipynb").write_text(nb)
@@ -152,15 +169,18 @@ def test_plain_folders_never_collapse_two_names(tmp_path):
 
 def test_colliding_identities_are_both_graded_and_reported(tmp_path):
     nb = b'{"cells": []}'
-    members = {f"1000/{NB}.ipynb": nb,  # a plain folder that happens to be an LMS id
-               f"ada_1000_5000_{NB}.ipynb": b'{"cells": [], "x": 1}'}
+    members = {
+        f"1000/{NB}.ipynb": nb,  # a plain folder that happens to be an LMS id
+        f"ada_1000_5000_{NB}.ipynb": b'{"cells": [], "x": 1}',
+    }
     intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
     assert len(intake.uploads) == 2
     assert {u.data for u in intake.uploads.values()} == set(members.values())
-    assert len(intake.collisions) == 1 and "would share student id '1000'" in \
-        intake.collisions[0]
-    assert all("another student would have had the same id" in " ".join(u.notes)
-               for u in intake.uploads.values())
+    assert len(intake.collisions) == 1 and "would share student id '1000'" in intake.collisions[0]
+    assert all(
+        "another student would have had the same id" in " ".join(u.notes)
+        for u in intake.uploads.values()
+    )
 
 
 def test_an_id_given_in_an_earlier_run_stays_with_its_owner(tmp_path):
@@ -174,8 +194,10 @@ def test_an_id_given_in_an_earlier_run_stays_with_its_owner(tmp_path):
 
 
 def test_windows_separators_in_a_zip(tmp_path):
-    members = {f"Jane Smith_42_assignsubmission_file_\\{NB}.ipynb": b"{}",
-               f"ana\\sub\\{NB}.ipynb": b"{}"}
+    members = {
+        f"Jane Smith_42_assignsubmission_file_\\{NB}.ipynb": b"{}",
+        f"ana\\sub\\{NB}.ipynb": b"{}",
+    }
     intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
     assert sorted(intake.uploads) == [("42", NB), ("ana", NB)]
     assert intake.people["42"].name == "Jane Smith"
@@ -194,19 +216,22 @@ def test_utf8_names_written_without_the_utf8_flag(tmp_path):
 def test_a_zip_member_that_lies_about_its_size_is_refused(tmp_path):
     """A member whose header says 1000 bytes but that inflates to 5 MB: read up to what it
     says, then refused by its CRC; the other students are unaffected."""
-    path = write_zip(tmp_path / "d.zip", {f"ada_1_1_{NB}.ipynb": b"0" * (5 * 2**20),
-                                          f"ben_2_2_{NB}.ipynb": b"{}"})
+    path = write_zip(
+        tmp_path / "d.zip",
+        {f"ada_1_1_{NB}.ipynb": b"0" * (5 * 2**20), f"ben_2_2_{NB}.ipynb": b"{}"},
+    )
     raw = path.read_bytes()
-    path.write_bytes(raw.replace((5 * 2**20).to_bytes(4, "little"),
-                                 (1000).to_bytes(4, "little")))
+    path.write_bytes(raw.replace((5 * 2**20).to_bytes(4, "little"), (1000).to_bytes(4, "little")))
     intake = collect(path, [NB])
     assert "could not be read from the download (BadZipFile" in intake.uploads[("1", NB)].refused
     assert intake.uploads[("2", NB)].data == b"{}"
 
 
 def test_a_wrapper_folder_around_an_lms_download(tmp_path):
-    members = {f"submissions/ada_1000_5000_{NB}.ipynb": b"{}",
-               f"submissions/Jane Smith_42_assignsubmission_file_/{NB}.ipynb": b"{}"}
+    members = {
+        f"submissions/ada_1000_5000_{NB}.ipynb": b"{}",
+        f"submissions/Jane Smith_42_assignsubmission_file_/{NB}.ipynb": b"{}",
+    }
     intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
     assert sorted(intake.uploads) == [("1000", NB), ("42", NB)]
 
@@ -217,14 +242,23 @@ def test_printable_escapes_terminal_controls():
 
 
 # -- which assignment ----------------------------------------------------------------------
-@pytest.mark.parametrize(("name", "expected"), [
-    ("attention_scores.ipynb", NB), ("Attention Scores (1).ipynb", NB),
-    ("multihead.ipynb", "05_multihead"), ("Multi-Head.ipynb", "05_multihead"),
-    ("Transformer Block.ipynb", "06_transformer_block"),
-    ("TransformerBlock_final.ipynb", "06_transformer_block"),
-    ("rope-final.ipynb", "03_rope"), ("mask.ipynb", "04_masks"),
-    ("my_positions_v2.ipynb", "02_positions"), ("europe.ipynb", None),
-    ("Untitled.ipynb", None), ("01_attn_final.ipynb", NB)])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("attention_scores.ipynb", NB),
+        ("Attention Scores (1).ipynb", NB),
+        ("multihead.ipynb", "05_multihead"),
+        ("Multi-Head.ipynb", "05_multihead"),
+        ("Transformer Block.ipynb", "06_transformer_block"),
+        ("TransformerBlock_final.ipynb", "06_transformer_block"),
+        ("rope-final.ipynb", "03_rope"),
+        ("mask.ipynb", "04_masks"),
+        ("my_positions_v2.ipynb", "02_positions"),
+        ("europe.ipynb", None),
+        ("Untitled.ipynb", None),
+        ("01_attn_final.ipynb", NB),
+    ],
+)
 def test_files_named_by_topic(name, expected):
     found = match_name(name, ALL)
     assert (found[0] if found else None) == expected
@@ -274,8 +308,11 @@ def test_too_much_source_is_refused_with_the_reason(release, solved):
 # -- malformed uploads ---------------------------------------------------------------------
 def _mutate(solved, change) -> bytes:
     raw = json.loads(nbformat.writes(solved))
-    index = next(i for i, c in enumerate(raw["cells"])
-                 if c["metadata"].get("nbgrader", {}).get("grade_id") == "attention")
+    index = next(
+        i
+        for i, c in enumerate(raw["cells"])
+        if c["metadata"].get("nbgrader", {}).get("grade_id") == "attention"
+    )
     change(raw, index)
     return json.dumps(raw).encode()
 
@@ -286,25 +323,35 @@ def _set(path, value):
         for key in path[1:-1]:
             target = target[key]
         target[path[-1]] = value
+
     return change
 
 
 MALFORMED = {
-    "nbgrader metadata is a string": (_set(("answer", "metadata", "nbgrader"), "x"),
-                                      "nbgrader metadata is a str"),
+    "nbgrader metadata is a string": (
+        _set(("answer", "metadata", "nbgrader"), "x"),
+        "nbgrader metadata is a str",
+    ),
     "cell metadata is a list": (_set(("answer", "metadata"), []), "metadata is a list"),
     "notebook metadata is a list": (_set(("nb", "metadata"), []), None),
     "source is a number": (_set(("first", "source"), 42), "source is a int"),
     "source is a list of numbers": (_set(("first", "source"), [1, 2]), "source is a list"),
     "cells hold a number and a string": (
-        lambda raw, i: raw["cells"].extend([1, "x"]), "is a int, not a cell"),
-    "a cell without cell_type": (lambda raw, i: raw["cells"][0].pop("cell_type"),
-                                 "cell_type missing"),
-    "grade_id is a list": (_set(("answer", "metadata", "nbgrader", "grade_id"), ["attention"]),
-                           "grade_id is a list"),
+        lambda raw, i: raw["cells"].extend([1, "x"]),
+        "is a int, not a cell",
+    ),
+    "a cell without cell_type": (
+        lambda raw, i: raw["cells"][0].pop("cell_type"),
+        "cell_type missing",
+    ),
+    "grade_id is a list": (
+        _set(("answer", "metadata", "nbgrader", "grade_id"), ["attention"]),
+        "grade_id is a list",
+    ),
     "a lone surrogate in a source": (
         lambda raw, i: raw["cells"][0].__setitem__("source", "x = '\ud800'"),
-        "lone surrogates"),
+        "lone surrogates",
+    ),
     "cell id is a number": (_set(("first", "id"), 7), None),
     "cells is a dict": (_set(("nb", "cells"), {"a": 1}), "no list of cells"),
     "the notebook is a list": (lambda raw, i: None, None),
@@ -322,9 +369,15 @@ def test_a_malformed_upload_is_graded_as_far_as_it_can_be(release, solved, case)
     nbformat.validate(nbformat.reads(text, 4))
     if expected_note:
         assert any(expected_note in n for n in notes), notes
-    if case in ("source is a number", "a cell without cell_type", "cells hold a number and "
-                "a string", "a lone surrogate in a source", "cell id is a number",
-                "notebook metadata is a list", "source is a list of numbers"):
+    if case in (
+        "source is a number",
+        "a cell without cell_type",
+        "cells hold a number and a string",
+        "a lone surrogate in a source",
+        "cell id is a number",
+        "notebook metadata is a list",
+        "source is a list of numbers",
+    ):
         assert answers(nb) == answers(solved), "one bad cell cost the answers"
 
 
@@ -360,10 +413,16 @@ def test_the_same_upload_gives_the_same_bytes_in_another_process(release, solved
     student = copy.deepcopy(solved)
     student.cells.append(nbformat.v4.new_code_cell("extra = 2"))
     upload.write_text(nbformat.writes(student))
-    script = ("import nbformat; "
-              "from grader.normalize import normalize; "
-              f"r = nbformat.read({str(NOTEBOOKS / NB / (NB + '.ipynb'))!r}, 4); "
-              f"print(nbformat.writes(normalize(open({str(upload)!r}, 'rb').read(), r)[0]))")
-    outputs = {subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout for _ in range(2)}
+    script = (
+        "import nbformat; "
+        "from grader.normalize import normalize; "
+        f"r = nbformat.read({str(NOTEBOOKS / NB / (NB + '.ipynb'))!r}, 4); "
+        f"print(nbformat.writes(normalize(open({str(upload)!r}, 'rb').read(), r)[0]))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(2)
+    }
     assert len(outputs) == 1

@@ -23,15 +23,18 @@ from test_ta_plain_nbgrader import copy_of_the_working_tree
 
 NOTEBOOK = "01_attention_scores"
 SANDBOX_OK, SANDBOX_WHY = sandbox_available()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}"),
+]
 
 
 def _nbgrader(folder, *args):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ATTNBOOK")}
     env["PATH"] = f"{os.path.dirname(sys.executable)}{os.pathsep}{env.get('PATH', '')}"
-    done = subprocess.run(["nbgrader", *args], cwd=folder, env=env, capture_output=True,
-                          text=True, timeout=900)
+    done = subprocess.run(
+        ["nbgrader", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=900
+    )
     assert done.returncode == 0, f"{args}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     return done
 
@@ -45,16 +48,27 @@ def course(tmp_path_factory):
     build = load_builder()
     release = nbformat.read(ROOT / "notebooks" / NOTEBOOK / f"{NOTEBOOK}.ipynb", 4)
     students = {
-        "Ada Lovelace": {f"{NOTEBOOK}.ipynb": nbformat.writes(
-            fill_in(release, solution_notebook(NOTEBOOK))).encode()},
-        "Cleo": {"attention_scores_final.ipynb": nbformat.writes(
-            build.with_mistake(ROOT, *build.MISTAKE)).encode()},
+        "Ada Lovelace": {
+            f"{NOTEBOOK}.ipynb": nbformat.writes(
+                fill_in(release, solution_notebook(NOTEBOOK))
+            ).encode()
+        },
+        "Cleo": {
+            "attention_scores_final.ipynb": nbformat.writes(
+                build.with_mistake(ROOT, *build.MISTAKE)
+            ).encode()
+        },
     }
     archive = folder / "downloaded" / NOTEBOOK / "archive"
     archive.mkdir(parents=True)
     build.write_lms_zip(archive / "submissions.zip", students)
-    _nbgrader(folder, "generate_assignment", NOTEBOOK, "--force",
-              "--CourseDirectory.release_directory=autograder/release")
+    _nbgrader(
+        folder,
+        "generate_assignment",
+        NOTEBOOK,
+        "--force",
+        "--CourseDirectory.release_directory=autograder/release",
+    )
     _nbgrader(folder, "zip_collect", NOTEBOOK)
     _nbgrader(folder, "autograde", NOTEBOOK, "--create")
     _nbgrader(folder, "export")
@@ -62,8 +76,10 @@ def course(tmp_path_factory):
 
 
 def test_zip_collect_files_students_under_their_lms_ids(course):
-    submitted = sorted(p.relative_to(course / "submitted").as_posix()
-                       for p in (course / "submitted").glob("*/*/*.ipynb"))
+    submitted = sorted(
+        p.relative_to(course / "submitted").as_posix()
+        for p in (course / "submitted").glob("*/*/*.ipynb")
+    )
     # write_lms_zip numbers the students in name order: Ada Lovelace 1000, Cleo 1001
     assert submitted == [f"1000/{NOTEBOOK}/{NOTEBOOK}.ipynb", f"1001/{NOTEBOOK}/{NOTEBOOK}.ipynb"]
 

@@ -33,8 +33,11 @@ SANDBOX_OK, _ = sandbox_available()
 
 
 def _cells(nb) -> dict[str, str]:
-    return {nbgrader_meta(c)["grade_id"]: strip_solution_markers(c.source) for c in nb.cells
-            if c.cell_type == "code" and nbgrader_meta(c).get("solution")}
+    return {
+        nbgrader_meta(c)["grade_id"]: strip_solution_markers(c.source)
+        for c in nb.cells
+        if c.cell_type == "code" and nbgrader_meta(c).get("solution")
+    }
 
 
 def _grade(notebook: str) -> dict[tuple[str, str, str], tuple[str, str]]:
@@ -61,8 +64,14 @@ def _grade(notebook: str) -> dict[tuple[str, str, str], tuple[str, str]]:
         for kind in ("MISTAKES", "ALTERNATIVES"):
             for variant in getattr(catalogue, kind):
                 run(_cells(apply_variant(source, variant))[variant.cell])
-                outputs, verdict = run_test(template.tests[variant.test], variant.test,
-                                            template, kernel, time.monotonic() + 120, ran)
+                outputs, verdict = run_test(
+                    template.tests[variant.test],
+                    variant.test,
+                    template,
+                    kernel,
+                    time.monotonic() + 120,
+                    ran,
+                )
                 message = "".join(o.get("evalue", "") for o in outputs)
                 results[(kind, variant.cell, variant.name)] = (verdict, message)
                 run(answers[variant.cell])
@@ -80,9 +89,11 @@ def test_grader_agrees_with_the_catalogue(notebook):
     for variant in catalogue.MISTAKES:
         verdict, message = results[("MISTAKES", variant.cell, variant.name)]
         if verdict != "failed" or variant.hint not in message:
-            wrong.append(f"mistake {variant.name!r}: {verdict}, hint {variant.hint!r} "
-                         f"{'missing' if variant.hint not in message else 'shown'}: "
-                         f"{message[:300]}")
+            wrong.append(
+                f"mistake {variant.name!r}: {verdict}, hint {variant.hint!r} "
+                f"{'missing' if variant.hint not in message else 'shown'}: "
+                f"{message[:300]}"
+            )
     for variant in catalogue.ALTERNATIVES:
         verdict, message = results[("ALTERNATIVES", variant.cell, variant.name)]
         if verdict != "passed":

@@ -60,10 +60,14 @@ def test_applying_twice_is_applying_once():
     from grader.config import apply
 
     c = course_config()
-    before = {k: list(v) for k, v in (
-        ("autograde", c.Autograde.autograde_preprocessors),
-        ("feedback", c.GenerateFeedback.preprocessors),
-        ("html", c.HTMLExporter.preprocessors))}
+    before = {
+        k: list(v)
+        for k, v in (
+            ("autograde", c.Autograde.autograde_preprocessors),
+            ("feedback", c.GenerateFeedback.preprocessors),
+            ("html", c.HTMLExporter.preprocessors),
+        )
+    }
     apply(c)
     assert list(c.Autograde.autograde_preprocessors) == before["autograde"]
     assert list(c.GenerateFeedback.preprocessors) == before["feedback"]
@@ -79,8 +83,11 @@ def recipe() -> str:
 
 def copy_of_the_working_tree(dest: Path) -> Path:
     """The tracked files as they are now: what a fresh clone of this state holds."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                            check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
@@ -91,24 +98,29 @@ def copy_of_the_working_tree(dest: Path) -> Path:
 
 def probe(clone: Path) -> str:
     """A cell that prints READ for every private file it can open, BLOCKED otherwise."""
-    paths = ["../../../../solutions/01_attention_scores/01_attention_scores.ipynb",
-             str(clone / "solutions" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
-             str(clone / "autograder" / "reference" / f"nb{NOTEBOOK}.py"),
-             str(clone / "autograder" / "gradebook.db")]
-    return (f"for path in {paths!r}:\n"
-            "    try:\n"
-            "        open(path, 'rb').read(10)\n"
-            "        print('READ', path)\n"
-            "    except OSError as error:\n"
-            "        print('BLOCKED', type(error).__name__)\n")
+    paths = [
+        "../../../../solutions/01_attention_scores/01_attention_scores.ipynb",
+        str(clone / "solutions" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
+        str(clone / "autograder" / "reference" / f"nb{NOTEBOOK}.py"),
+        str(clone / "autograder" / "gradebook.db"),
+    ]
+    return (
+        f"for path in {paths!r}:\n"
+        "    try:\n"
+        "        open(path, 'rb').read(10)\n"
+        "        print('READ', path)\n"
+        "    except OSError as error:\n"
+        "        print('BLOCKED', type(error).__name__)\n"
+    )
 
 
 def submissions(clone: Path) -> dict[str, nbformat.NotebookNode]:
     from grader.catalogue import fill_in, solution_notebook
 
     release = nbformat.read(RELEASE, 4)
-    ada = hostile_notebook(fill_in(release, solution_notebook(NOTEBOOK)), everything=False,
-                           invalid=False)
+    ada = hostile_notebook(
+        fill_in(release, solution_notebook(NOTEBOOK)), everything=False, invalid=False
+    )
     ada.cells.append(nbformat.v4.new_code_cell(probe(clone)))
     ada.cells.extend(attachment_payloads())
     ada.metadata.update(NOTEBOOK_METADATA)
@@ -124,16 +136,28 @@ def graded(tmp_path_factory):
         nbformat.write(nb, home / "Downloads" / f"{student}.ipynb")
     lines = recipe()
     # bob goes in the same way as the README's ada
-    lines = lines.replace("mkdir -p submitted/ada", "mkdir -p submitted/bob/01_attention_scores"
-                          "\ncp ~/Downloads/bob.ipynb submitted/bob/01_attention_scores/"
-                          "01_attention_scores.ipynb\nmkdir -p submitted/ada")
+    lines = lines.replace(
+        "mkdir -p submitted/ada",
+        "mkdir -p submitted/bob/01_attention_scores"
+        "\ncp ~/Downloads/bob.ipynb submitted/bob/01_attention_scores/"
+        "01_attention_scores.ipynb\nmkdir -p submitted/ada",
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ATTNBOOK")}
     # the environment active, as the README asks (its attnbook is its editable install; the
     # sandbox binds that one, so the clone's copy is not put on PYTHONPATH)
-    env.update(HOME=str(home), PATH=f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}",
-               VIRTUAL_ENV=str(VENV_BIN.parent))
-    result = subprocess.run(["bash", "-euo", "pipefail", "-c", lines], cwd=clone / "autograder",
-                            env=env, capture_output=True, text=True, timeout=900)
+    env.update(
+        HOME=str(home),
+        PATH=f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}",
+        VIRTUAL_ENV=str(VENV_BIN.parent),
+    )
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", lines],
+        cwd=clone / "autograder",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, f"{lines}\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
     return clone / "autograder", result
 
@@ -159,16 +183,23 @@ def test_autograde_ran_in_the_sandbox(graded):
     folder, _ = graded
     report = json.loads((folder / "reports" / NOTEBOOK / "ada" / f"{NOTEBOOK}.json").read_text())
     assert report["sandboxed"] is True and report["status"] == "complete", report
-    text = "".join(o.get("text", "") for c in _autograded(folder, "ada").cells
-                   if c.cell_type == "code" for o in c.outputs)
+    text = "".join(
+        o.get("text", "")
+        for c in _autograded(folder, "ada").cells
+        if c.cell_type == "code"
+        for o in c.outputs
+    )
     assert text.count("BLOCKED") == 4 and "READ" not in text, text[-2000:]
 
 
 @pytest.mark.slow
 def test_feedback_shows_no_hidden_test(graded):
     folder, _ = graded
-    tests = "".join(c.source for c in _autograded(folder, "ada").cells
-                    if c.metadata.get("nbgrader", {}).get("grade"))
+    tests = "".join(
+        c.source
+        for c in _autograded(folder, "ada").cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    )
     assert "### BEGIN HIDDEN TESTS" in tests and "load_reference" in tests  # there to hide
     for student in ("ada", "bob"):
         page = _feedback(folder, student)
@@ -183,8 +214,13 @@ def test_feedback_shows_no_student_html(graded):
     assert shown_as_text(page, TEXT_MARKERS) == []
     # the stored notebook that formgrader reads is safe even for an unconfigured export
     release = nbformat.read(RELEASE, 4)
-    assert problems(export(_autograded(folder, "ada"), "formgrade", None),
-                    export(release, "formgrade", None)) == []
+    assert (
+        problems(
+            export(_autograded(folder, "ada"), "formgrade", None),
+            export(release, "formgrade", None),
+        )
+        == []
+    )
 
 
 @pytest.mark.slow

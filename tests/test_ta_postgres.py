@@ -39,20 +39,50 @@ def graded(postgres_url, tmp_path_factory):
     sandbox = "auto" if sandbox_available()[0] else "none"
     works = [tmp_path_factory.mktemp(f"machine{i}") for i in range(2)]
     env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
-    machines = [subprocess.Popen(
-        [sys.executable, "-m", "grader", "grade", str(source), "-a", NOTEBOOK,
-         "--shard", f"{i}/2", "--workers", "1", "--db-url", postgres_url, "--work", str(work),
-         "--sandbox", sandbox, "--timeout", "30"],
-        cwd=ROOT / "autograder", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True) for i, work in enumerate(works)]
+    machines = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "grader",
+                "grade",
+                str(source),
+                "-a",
+                NOTEBOOK,
+                "--shard",
+                f"{i}/2",
+                "--workers",
+                "1",
+                "--db-url",
+                postgres_url,
+                "--work",
+                str(work),
+                "--sandbox",
+                sandbox,
+                "--timeout",
+                "30",
+            ],
+            cwd=ROOT / "autograder",
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i, work in enumerate(works)
+    ]
     logs = [m.communicate(timeout=900)[0] for m in machines]
     for machine, log in zip(machines, logs):
         assert machine.returncode == 0, log[-3000:]
     course = Course(root=ROOT, work=works[0], db_url=postgres_url)
-    graded_here = [sorted(p.parent.name for p in (w / "autograded").glob(f"*/{NOTEBOOK}"))
-                   for w in works]
-    return {"rows": gradebook_rows(course), "graded": graded_here, "expected": expected,
-            "logs": logs}
+    graded_here = [
+        sorted(p.parent.name for p in (w / "autograded").glob(f"*/{NOTEBOOK}")) for w in works
+    ]
+    return {
+        "rows": gradebook_rows(course),
+        "graded": graded_here,
+        "expected": expected,
+        "logs": logs,
+    }
 
 
 def test_two_machines_graded_every_student_once(graded):
@@ -93,11 +123,25 @@ else:
 def _open_at_once(url: str, tmp_path: Path, count: int, use_lock: bool):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
     start, log = time.time() + 8, tmp_path / "lock.log"
-    procs = [subprocess.Popen(
-        [sys.executable, "-c", _FIRST_OPEN, url, str(tmp_path / f"machine{i}"), str(start),
-         "1" if use_lock else "0", str(log)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for i in range(count)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                _FIRST_OPEN,
+                url,
+                str(tmp_path / f"machine{i}"),
+                str(start),
+                "1" if use_lock else "0",
+                str(log),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(count)
+    ]
     return [(p.wait(timeout=300), p.stdout.read()) for p in procs], log
 
 

@@ -46,8 +46,9 @@ def _fake_course(tmp_path: Path, monkeypatch) -> Course:
     package = tmp_path / "attnbook"
     shutil.copytree(ROOT / "attnbook", package, ignore=shutil.ignore_patterns("__pycache__"))
     grader = tmp_path / "grader"
-    shutil.copytree(ROOT / "autograder" / "grader", grader,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "autograder" / "grader", grader, ignore=shutil.ignore_patterns("__pycache__")
+    )
     monkeypatch.setenv("ATTNBOOK_AUTOGRADER", str(root / "autograder"))
     monkeypatch.setattr(course_module, "package_dir", lambda: package)
     monkeypatch.setattr(course_module, "GRADER_DIR", grader)
@@ -57,21 +58,33 @@ def _fake_course(tmp_path: Path, monkeypatch) -> Course:
 def test_the_fingerprint_inputs_are_the_assignments_own(tmp_path, monkeypatch):
     course = _fake_course(tmp_path, monkeypatch)
     labels = {label for label, _ in grading_inputs(course.root, NB)}
-    for expected in (f"solutions/{NB}.ipynb", "reference/nb01_attention_scores.py",
-                     "attnbook/checks/nb01.py", "attnbook/checks/_core.py",
-                     "attnbook/grading.py", "grader/execute.py", "grader/course.py"):
+    for expected in (
+        f"solutions/{NB}.ipynb",
+        "reference/nb01_attention_scores.py",
+        "attnbook/checks/nb01.py",
+        "attnbook/checks/_core.py",
+        "attnbook/grading.py",
+        "grader/execute.py",
+        "grader/course.py",
+    ):
         assert expected in labels
     assert not {"reference/nb05_multihead.py", "attnbook/checks/nb05.py"} & labels
 
 
-@pytest.mark.parametrize(("changed", "regrades"), [
-    ("attnbook/checks/nb01.py", True), ("attnbook/checks/_core.py", True),
-    ("course/autograder/reference/nb01_attention_scores.py", True),
-    (f"course/solutions/{NB}/{NB}.ipynb", True), ("grader/execute.py", True),
-    ("grader/wire.py", True), ("attnbook/checks/nb05.py", False),
-    ("course/autograder/reference/nb05_multihead.py", False)])
-def test_a_changed_grading_input_changes_the_fingerprint(tmp_path, monkeypatch, changed,
-                                                        regrades):
+@pytest.mark.parametrize(
+    ("changed", "regrades"),
+    [
+        ("attnbook/checks/nb01.py", True),
+        ("attnbook/checks/_core.py", True),
+        ("course/autograder/reference/nb01_attention_scores.py", True),
+        (f"course/solutions/{NB}/{NB}.ipynb", True),
+        ("grader/execute.py", True),
+        ("grader/wire.py", True),
+        ("attnbook/checks/nb05.py", False),
+        ("course/autograder/reference/nb05_multihead.py", False),
+    ],
+)
+def test_a_changed_grading_input_changes_the_fingerprint(tmp_path, monkeypatch, changed, regrades):
     course = _fake_course(tmp_path, monkeypatch)
     before = course.inputs_digest(NB)
     assert course.inputs_digest(NB) == before  # stable while nothing changes
@@ -103,8 +116,7 @@ def _manual(course) -> dict:
     from nbgrader.api import Gradebook
 
     with Gradebook(course.db_url) as gb:
-        return {g.name: g.manual_score for g in
-                gb.find_submission_notebook(NB, NB, "s").grades}
+        return {g.name: g.manual_score for g in gb.find_submission_notebook(NB, NB, "s").grades}
 
 
 def test_a_manual_score_on_changed_answers_is_cleared_and_reported(manual_course):
@@ -122,9 +134,13 @@ def test_a_manual_score_on_changed_answers_is_cleared_and_reported(manual_course
     assert "cleared" not in manual_course.status_of("s", NB, {"test_attention"})
 
 
-@pytest.mark.parametrize("state", [
-    {"answers": {"attention": "a", "<own code>": "c"}},  # unchanged resubmission
-    {}])  # graded before answers were recorded: nothing to compare, nothing cleared
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"answers": {"attention": "a", "<own code>": "c"}},  # unchanged resubmission
+        {},
+    ],
+)  # graded before answers were recorded: nothing to compare, nothing cleared
 def test_a_manual_score_on_unchanged_answers_is_kept(manual_course, state):
     now = {"attention": "a", "<own code>": "c"}
     assert manual_course.clear_stale_manual(NB, "s", state, now) == {}
@@ -152,9 +168,14 @@ SANDBOX_OK, SANDBOX_WHY = sandbox_available()
 def grader(*args, timeout=900):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
     env.pop("ATTNBOOK_AUTOGRADER", None)  # the course copy's reference, not the repository's
-    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)],
-                          cwd=ROOT / "autograder", env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=ROOT / "autograder",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def read_csv(path) -> dict:
@@ -165,11 +186,18 @@ def read_csv(path) -> dict:
 def _package_stamp() -> dict:
     """The attnbook the grading subprocesses import (an installed one may be another
     checkout's, edited while this test runs: its checks are grading inputs)."""
-    script = ("import importlib.util, json, pathlib; p = pathlib.Path(importlib.util."
-              "find_spec('attnbook').origin).parent; print(json.dumps({str(f): "
-              "f.stat().st_mtime_ns for f in p.rglob('*.py')}))")
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "autograder",
-                         capture_output=True, text=True, check=True).stdout
+    script = (
+        "import importlib.util, json, pathlib; p = pathlib.Path(importlib.util."
+        "find_spec('attnbook').origin).parent; print(json.dumps({str(f): "
+        "f.stat().st_mtime_ns for f in p.rglob('*.py')}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT / "autograder",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return json.loads(out)
 
 
@@ -192,8 +220,10 @@ def test_regrading_a_class(tmp_path):
     build = load_builder()
     solved, wrong = build.solved(ROOT), build.with_mistake(ROOT, *build.MISTAKE)
     root, work = _course_copy(tmp_path), tmp_path / "work"
-    first = {name: {f"{NB}.ipynb": nbformat.writes(nb).encode()} for name, nb in
-             [("ada", solved), ("cleo", wrong), ("mia", wrong), ("noa", wrong)]}
+    first = {
+        name: {f"{NB}.ipynb": nbformat.writes(nb).encode()}
+        for name, nb in [("ada", solved), ("cleo", wrong), ("mia", wrong), ("noa", wrong)]
+    }
     download = build.write_lms_zip(tmp_path / "first.zip", first)
     common = ["-a", NB, "--work", work, "--root", root, "--workers", "2", "--timeout", "30"]
 
@@ -212,7 +242,11 @@ def test_regrading_a_class(tmp_path):
     out, rows, _ = grade(download)
     assert "graded 4 notebook(s)" in out
     assert {n: r["score"] for n, r in rows.items()} == {
-        "ada": "14.0", "cleo": "11.0", "mia": "11.0", "noa": "11.0"}
+        "ada": "14.0",
+        "cleo": "11.0",
+        "mia": "11.0",
+        "noa": "11.0",
+    }
     assert rows["ada"]["student_id"] == "1000" and rows["noa"]["student_id"] == "1003"
 
     for _ in range(3):  # (a) the same download again: nothing to do
@@ -231,9 +265,13 @@ def test_regrading_a_class(tmp_path):
     for cell in resaved.cells:
         if cell.cell_type == "code":
             cell.outputs = [nbformat.v4.new_output("stream", text="ran\n")]
-    second = dict(first, mia={f"{NB}.ipynb": nbformat.writes(build.release_notebook(ROOT))
-                              .encode()},  # (c) mia's resubmission is blank
-                  noa={f"{NB}.ipynb": nbformat.writes(resaved).encode()})
+    second = dict(
+        first,
+        mia={
+            f"{NB}.ipynb": nbformat.writes(build.release_notebook(ROOT)).encode()
+        },  # (c) mia's resubmission is blank
+        noa={f"{NB}.ipynb": nbformat.writes(resaved).encode()},
+    )
     out, rows, steady = grade(build.write_lms_zip(tmp_path / "second.zip", second))
     assert "graded 1 notebook(s)" in out or not steady  # mia only: noa's answers are the same
     assert rows["mia"]["score"] == "0.0" and rows["mia"]["manual"] == "cleared"
@@ -245,5 +283,9 @@ def test_regrading_a_class(tmp_path):
     out, rows, _ = grade(build.write_lms_zip(tmp_path / "third.zip", second))  # (b)
     assert "graded 4 notebook(s)" in out
     assert {n: r["score"] for n, r in rows.items()} == {
-        "ada": "14.0", "cleo": "11.0", "mia": "0.0", "noa": "13.0"}
+        "ada": "14.0",
+        "cleo": "11.0",
+        "mia": "0.0",
+        "noa": "13.0",
+    }
     assert rows["noa"]["manual"] == "yes"  # unchanged answers keep their manual score

@@ -22,9 +22,14 @@ pytestmark = pytest.mark.slow
 
 def grader(*args, timeout=900):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
-    result = subprocess.run([sys.executable, "-m", "grader", *map(str, args)],
-                            cwd=ROOT / "autograder", env=env, capture_output=True, text=True,
-                            timeout=timeout)
+    result = subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=ROOT / "autograder",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return result
 
 
@@ -85,21 +90,32 @@ def test_rerun_is_idempotent_and_keeps_manual_grades(sample):
         grade = gb.find_grade("test_attention", NOTEBOOK, NOTEBOOK, before["cleo"]["student_id"])
         grade.manual_score = 2.0  # a TA gives part marks by hand
         gb.db.commit()
-    forced = grader("grade", "-a", NOTEBOOK, "--work", work, "--student", "cleo",  # by name
-                    "--timeout", "60")
+    forced = grader(
+        "grade",
+        "-a",
+        NOTEBOOK,
+        "--work",
+        work,
+        "--student",
+        "cleo",  # by name
+        "--timeout",
+        "60",
+    )
     assert forced.returncode == 0, forced.stderr[-3000:]
     after = read_csv(work / "grades.csv")
     assert after["cleo"]["score"] == "13.0" and after["cleo"]["manual"] == "yes"
     assert {s: r["score"] for s, r in after.items() if s != "cleo"} == {
-        s: r["score"] for s, r in before.items() if s != "cleo"}
+        s: r["score"] for s, r in before.items() if s != "cleo"
+    }
 
 
 def test_regrade_one_student(sample):
     out, _ = sample
     work = out / "work"
     ids = {name: row["student_id"] for name, row in read_csv(work / "grades.csv").items()}
-    ada, ben = (work / "autograded" / ids[s] / NOTEBOOK / f"{NOTEBOOK}.ipynb" for s in ("ada",
-                                                                                     "ben"))
+    ada, ben = (
+        work / "autograded" / ids[s] / NOTEBOOK / f"{NOTEBOOK}.ipynb" for s in ("ada", "ben")
+    )
     stamp, other = ada.stat().st_mtime, ben.stat().st_mtime
     result = grader("grade", "-a", NOTEBOOK, "--work", work, "--student", ids["ada"])
     assert result.returncode == 0, result.stderr[-3000:]

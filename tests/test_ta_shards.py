@@ -25,8 +25,11 @@ NOTEBOOK = "01_attention_scores"
 
 
 def slurm(task, first=0, count=4, step=None, last=None) -> dict:
-    env = {"SLURM_ARRAY_TASK_ID": str(task), "SLURM_ARRAY_TASK_MIN": str(first),
-           "SLURM_ARRAY_TASK_COUNT": str(count)}
+    env = {
+        "SLURM_ARRAY_TASK_ID": str(task),
+        "SLURM_ARRAY_TASK_MIN": str(first),
+        "SLURM_ARRAY_TASK_COUNT": str(count),
+    }
     if step is not None:
         env["SLURM_ARRAY_TASK_STEP"] = str(step)
     if last is not None:
@@ -34,47 +37,66 @@ def slurm(task, first=0, count=4, step=None, last=None) -> dict:
     return env
 
 
-@pytest.mark.parametrize("env, expected", [
-    (slurm(0), (0, 4)),
-    (slurm(3), (3, 4)),
-    (slurm(5, first=5, count=2, last=6), (0, 2)),  # --array=5-6: the first task is shard 0
-    (slurm(6, first=5, count=2, last=6), (1, 2)),
-    (slurm(14, first=10, count=3, step=2, last=14), (2, 3)),  # --array=10-14:2
-])
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        (slurm(0), (0, 4)),
+        (slurm(3), (3, 4)),
+        (slurm(5, first=5, count=2, last=6), (0, 2)),  # --array=5-6: the first task is shard 0
+        (slurm(6, first=5, count=2, last=6), (1, 2)),
+        (slurm(14, first=10, count=3, step=2, last=14), (2, 3)),  # --array=10-14:2
+    ],
+)
 def test_slurm_array_task_is_its_place_in_the_array(env, expected):
     assert from_slurm(env) == expected
     assert parse_shard("auto", env)[:2] == expected
 
 
-@pytest.mark.parametrize("env, expected", [
-    ({"JOB_COMPLETION_INDEX": "0", "ATTNBOOK_SHARD_COUNT": "3"}, (0, 3)),
-    ({"JOB_COMPLETION_INDEX": "2", "ATTNBOOK_SHARD_COUNT": "3"}, (2, 3)),
-])
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({"JOB_COMPLETION_INDEX": "0", "ATTNBOOK_SHARD_COUNT": "3"}, (0, 3)),
+        ({"JOB_COMPLETION_INDEX": "2", "ATTNBOOK_SHARD_COUNT": "3"}, (2, 3)),
+    ],
+)
 def test_kubernetes_completion_index(env, expected):
     assert from_kubernetes(env) == expected
     index, count, origin = parse_shard("auto", env)
     assert (index, count) == expected and "Kubernetes" in origin
 
 
-@pytest.mark.parametrize("env, pieces", [
-    (slurm("x"), ["SLURM_ARRAY_TASK_ID", "whole number", "'x'"]),
-    (slurm(1, count="0"), ["SLURM_ARRAY_TASK_COUNT", ">= 1", "found 0"]),
-    (slurm(2, first=3), ["SLURM_ARRAY_TASK_ID", "3, 4, ... 6", "found 2"]),
-    (slurm(7, first=3), ["SLURM_ARRAY_TASK_ID", "found 7"]),
-    (slurm(4, first=3, step=2), ["SLURM_ARRAY_TASK_ID", "3, 5, ... 9", "found 4"]),
-    (slurm(4, first=1, count=3, last=9), ["SLURM_ARRAY_TASK_COUNT", "expected 9 tasks",
-                                          "found 3"]),  # --array=1,4,9: not evenly spaced
-    ({"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"},
-     ["SLURM_ARRAY_TASK_MIN", "found it unset"]),
-    ({"JOB_COMPLETION_INDEX": "1"}, ["ATTNBOOK_SHARD_COUNT", "completions", "found it unset"]),
-    ({"JOB_COMPLETION_INDEX": "3", "ATTNBOOK_SHARD_COUNT": "3"},
-     ["JOB_COMPLETION_INDEX", "0 to 2", "found 3"]),
-    ({"JOB_COMPLETION_INDEX": "-1", "ATTNBOOK_SHARD_COUNT": "3"},
-     ["JOB_COMPLETION_INDEX", ">= 0", "found -1"]),
-    ({"JOB_COMPLETION_INDEX": "0", "ATTNBOOK_SHARD_COUNT": "two"},
-     ["ATTNBOOK_SHARD_COUNT", "whole number", "'two'"]),
-    ({}, ["--shard auto", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "found neither"]),
-])
+@pytest.mark.parametrize(
+    "env, pieces",
+    [
+        (slurm("x"), ["SLURM_ARRAY_TASK_ID", "whole number", "'x'"]),
+        (slurm(1, count="0"), ["SLURM_ARRAY_TASK_COUNT", ">= 1", "found 0"]),
+        (slurm(2, first=3), ["SLURM_ARRAY_TASK_ID", "3, 4, ... 6", "found 2"]),
+        (slurm(7, first=3), ["SLURM_ARRAY_TASK_ID", "found 7"]),
+        (slurm(4, first=3, step=2), ["SLURM_ARRAY_TASK_ID", "3, 5, ... 9", "found 4"]),
+        (
+            slurm(4, first=1, count=3, last=9),
+            ["SLURM_ARRAY_TASK_COUNT", "expected 9 tasks", "found 3"],
+        ),  # --array=1,4,9: not evenly spaced
+        (
+            {"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"},
+            ["SLURM_ARRAY_TASK_MIN", "found it unset"],
+        ),
+        ({"JOB_COMPLETION_INDEX": "1"}, ["ATTNBOOK_SHARD_COUNT", "completions", "found it unset"]),
+        (
+            {"JOB_COMPLETION_INDEX": "3", "ATTNBOOK_SHARD_COUNT": "3"},
+            ["JOB_COMPLETION_INDEX", "0 to 2", "found 3"],
+        ),
+        (
+            {"JOB_COMPLETION_INDEX": "-1", "ATTNBOOK_SHARD_COUNT": "3"},
+            ["JOB_COMPLETION_INDEX", ">= 0", "found -1"],
+        ),
+        (
+            {"JOB_COMPLETION_INDEX": "0", "ATTNBOOK_SHARD_COUNT": "two"},
+            ["ATTNBOOK_SHARD_COUNT", "whole number", "'two'"],
+        ),
+        ({}, ["--shard auto", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "found neither"]),
+    ],
+)
 def test_bad_scheduler_values_name_the_variable_expected_and_found(env, pieces):
     with pytest.raises(ShardError) as caught:
         parse_shard("auto", env)
@@ -95,13 +117,27 @@ def test_bad_explicit_shard_is_refused(value):
 
 def test_the_command_refuses_a_bad_shard_before_grading(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(tmp_path), "--shard", "auto",
-         "--work", str(tmp_path / "work")],
-        cwd=AUTOGRADER, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "JOB_COMPLETION_INDEX": "4", "ATTNBOOK_SHARD_COUNT": "4"})
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            str(tmp_path),
+            "--shard",
+            "auto",
+            "--work",
+            str(tmp_path / "work"),
+        ],
+        cwd=AUTOGRADER,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "JOB_COMPLETION_INDEX": "4", "ATTNBOOK_SHARD_COUNT": "4"},
+    )
     assert result.returncode == 2
-    assert "JOB_COMPLETION_INDEX: expected 0 to 3 (ATTNBOOK_SHARD_COUNT=4), found 4" in \
-        result.stderr
+    assert (
+        "JOB_COMPLETION_INDEX: expected 0 to 3 (ATTNBOOK_SHARD_COUNT=4), found 4" in result.stderr
+    )
     assert not (tmp_path / "work").exists()
 
 
@@ -126,8 +162,12 @@ def test_kubernetes_manifest_is_an_indexed_job_that_passes_its_count():
 def test_slurm_script_is_an_array_that_shards_itself():
     text = (AUTOGRADER / "slurm" / "grade.sbatch").read_text()
     assert "#SBATCH --array=0-" in text and "--shard auto" in text
-    result = subprocess.run(["bash", "-n", str(AUTOGRADER / "slurm" / "grade.sbatch")],
-                            capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        ["bash", "-n", str(AUTOGRADER / "slurm" / "grade.sbatch")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -151,22 +191,44 @@ def test_two_scheduled_machines_grade_every_student_once(postgres_url, tmp_path)
     expected = {s: sample[s][1] for s in students}  # 14, 0, 11, 11
     source = build.write_lms_zip(tmp_path / "class.zip", students)
     sandbox = "auto" if sandbox_available()[0] else "none"
-    common = {**os.environ, "ATTNBOOK_SOURCE": str(source), "ATTNBOOK_DB_URL": postgres_url,
-              "ATTNBOOK_PYTHON": sys.executable,
-              "ATTNBOOK_GRADE_ARGS": f"-a {NOTEBOOK} --sandbox {sandbox} --timeout 60"}
-    slurm_env = {**common, "ATTNBOOK_WORK": str(tmp_path / "slurm"),
-                 **slurm(7, first=7, count=2, last=8), "SLURM_ARRAY_JOB_ID": "99",
-                 "SLURM_CPUS_PER_TASK": "1"}
-    k8s_env = {**common, "ATTNBOOK_WORK": str(tmp_path / "k8s"),
-               "JOB_COMPLETION_INDEX": "1", "ATTNBOOK_SHARD_COUNT": "2",
-               "ATTNBOOK_WORKERS": "1"}
+    common = {
+        **os.environ,
+        "ATTNBOOK_SOURCE": str(source),
+        "ATTNBOOK_DB_URL": postgres_url,
+        "ATTNBOOK_PYTHON": sys.executable,
+        "ATTNBOOK_GRADE_ARGS": f"-a {NOTEBOOK} --sandbox {sandbox} --timeout 60",
+    }
+    slurm_env = {
+        **common,
+        "ATTNBOOK_WORK": str(tmp_path / "slurm"),
+        **slurm(7, first=7, count=2, last=8),
+        "SLURM_ARRAY_JOB_ID": "99",
+        "SLURM_CPUS_PER_TASK": "1",
+    }
+    k8s_env = {
+        **common,
+        "ATTNBOOK_WORK": str(tmp_path / "k8s"),
+        "JOB_COMPLETION_INDEX": "1",
+        "ATTNBOOK_SHARD_COUNT": "2",
+        "ATTNBOOK_WORKERS": "1",
+    }
     machines = [
-        subprocess.Popen(["bash", str(AUTOGRADER / "slurm" / "grade.sbatch")], cwd=AUTOGRADER,
-                         env=slurm_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True),
-        subprocess.Popen(kubernetes_command(),
-                         cwd=AUTOGRADER, env=k8s_env, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True),
+        subprocess.Popen(
+            ["bash", str(AUTOGRADER / "slurm" / "grade.sbatch")],
+            cwd=AUTOGRADER,
+            env=slurm_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ),
+        subprocess.Popen(
+            kubernetes_command(),
+            cwd=AUTOGRADER,
+            env=k8s_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ),
     ]
     logs = [m.communicate(timeout=1500)[0] for m in machines]
     for machine, log in zip(machines, logs):

@@ -42,15 +42,22 @@ def _one_thread():
 
 def _decoder(seed=0, vocab_size=None, **kw) -> TransformerLM:
     torch.manual_seed(seed)
-    config = dict(vocab_size=vocab_size or WordTokenizer().vocab_size, d_model=32, n_heads=4,
-                  n_layers=2, max_len=80)
+    config = dict(
+        vocab_size=vocab_size or WordTokenizer().vocab_size,
+        d_model=32,
+        n_heads=4,
+        n_layers=2,
+        max_len=80,
+    )
     config.update(kw)
     return TransformerLM(LMConfig(**config)).eval()
 
 
 def _bars(html_text: str) -> list[tuple[str, float]]:
-    return [(html.unescape(label), float(value)) for label, value in
-            re.findall(r'data-label="([^"]*)" data-value="([^"]*)"', html_text)]
+    return [
+        (html.unescape(label), float(value))
+        for label, value in re.findall(r'data-label="([^"]*)" data-value="([^"]*)"', html_text)
+    ]
 
 
 # ---------------------------------------------------------------------------------------
@@ -66,8 +73,10 @@ def test_attention_maps_reproduce_the_attention_output(positions):
     assert torch.all(maps.triu(diagonal=1) == 0), "a query attended to its future"
     caught = {}
     block = model.blocks[1]
-    handles = [block.attn.register_forward_pre_hook(lambda _m, a: caught.update(args=a)),
-               block.attn.register_forward_hook(lambda _m, _a, out: caught.update(out=out))]
+    handles = [
+        block.attn.register_forward_pre_hook(lambda _m, a: caught.update(args=a)),
+        block.attn.register_forward_hook(lambda _m, _a, out: caught.update(out=out)),
+    ]
     with torch.no_grad():
         model(ids[None])
         for h in handles:
@@ -96,9 +105,9 @@ def test_explorer_shows_the_query_row_over_its_allowed_prefix():
     q = 5
     widget.query.value = q
     bars = _bars(widget.display.value)
-    assert [label for label, _ in bars] == [f"{t}: {w}" for t, w in enumerate(tokens[:q + 1])]
+    assert [label for label, _ in bars] == [f"{t}: {w}" for t, w in enumerate(tokens[: q + 1])]
     ids = tokenizer.encode(EXPLORER_EMAILS[0], add_eos=False)
-    expected = attention_maps(model, ids)[1, 2, q, :q + 1].numpy()
+    expected = attention_maps(model, ids)[1, 2, q, : q + 1].numpy()
     assert np.allclose([v for _, v in bars], expected, atol=1e-5)
     assert 'data-layer="1"' in widget.display.value and 'data-head="2"' in widget.display.value
     assert f'data-query="{q}"' in widget.display.value
@@ -135,7 +144,7 @@ def _row(model, tokenizer, email: str, query: str) -> tuple[torch.Tensor, list[s
     ids = tokenizer.encode(email, add_eos=False)
     tokens = [tokenizer.id_to_token[i] for i in ids]
     q = len(tokens) - 1 - tokens[::-1].index(query)
-    return attention_maps(model, ids)[:, :, q, :q + 1], tokens
+    return attention_maps(model, ids)[:, :, q, : q + 1], tokens
 
 
 def test_the_shipped_model_has_the_heads_the_notebook_asks_students_to_find():
@@ -170,8 +179,12 @@ def test_chain_timing_counts_steps_then_times_one_pass_against_the_same_chain():
         assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
     steps, timing = fig.axes
     assert "chain" in steps.get_title() and "time" in timing.get_title(), "steps lead"
-    assert all("decoder" in line.get_label() or "L chained" in line.get_label()
-               or "pass" in line.get_label() for line in timing.lines)
+    assert all(
+        "decoder" in line.get_label()
+        or "L chained" in line.get_label()
+        or "pass" in line.get_label()
+        for line in timing.lines
+    )
 
 
 def test_removing_the_causal_mask_collapses_the_training_loss_and_breaks_generation():
@@ -193,8 +206,9 @@ def test_removing_the_causal_mask_collapses_the_training_loss_and_breaks_generat
 
 
 def test_loss_curves_against_the_floor():
-    fig = plot_losses_against_floor({"run": [3.0, 2.0, 1.0, 0.9]}, floor=0.72, floor_se=0.01,
-                                    title="t")
+    fig = plot_losses_against_floor(
+        {"run": [3.0, 2.0, 1.0, 0.9]}, floor=0.72, floor_se=0.01, title="t"
+    )
     ax = fig.axes[0]
     assert ax.get_xlabel() == "step" and ax.get_ylabel() and ax.get_title() == "t"
     assert [line.get_ydata()[0] for line in ax.lines][-1] == pytest.approx(0.72)
@@ -205,8 +219,9 @@ def test_loss_curves_against_the_floor():
 def test_batch_table_strikes_out_the_padded_targets():
     tokenizer = WordTokenizer()
     batch = pad_batch([tokenizer.encode("please send the report"), tokenizer.encode("send report")])
-    text = batch_table_markdown(batch.inputs, batch.targets, batch.loss_mask, tokenizer,
-                                ["Message A", "Message B"])
+    text = batch_table_markdown(
+        batch.inputs, batch.targets, batch.loss_mask, tokenizer, ["Message A", "Message B"]
+    )
     assert "| Message B | input | &lt;BOS&gt; | send | report | &lt;PAD&gt; | &lt;PAD&gt; |" in text
     assert text.count("~~&lt;PAD&gt;~~") == 2
     assert "| | loss mask | 1 | 1 | 1 | 0 | 0 |" in text
@@ -225,8 +240,10 @@ def test_single_thread_restores_the_thread_count():
 # ---------------------------------------------------------------------------------------
 def _sequences(seed: int) -> list[list[int]]:
     rng = np.random.default_rng(seed)
-    return [[1, *(int(v) for v in rng.integers(3, 30, size=int(rng.integers(0, 9)))), 2]
-            for _ in range(int(rng.integers(1, 6)))]
+    return [
+        [1, *(int(v) for v in rng.integers(3, 30, size=int(rng.integers(0, 9)))), 2]
+        for _ in range(int(rng.integers(1, 6)))
+    ]
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -237,8 +254,11 @@ def test_reference_batch_and_loss_match_the_trainer(seed):
     assert torch.equal(inputs, batch.inputs) and torch.equal(targets, batch.targets)
     assert torch.equal(loss_mask, batch.loss_mask)
     logits = torch.randn(*inputs.shape, 30, generator=torch.Generator().manual_seed(seed))
-    assert torch.allclose(REF.lm_loss(logits, targets, loss_mask),
-                          masked_cross_entropy(logits, targets, loss_mask), atol=1e-6)
+    assert torch.allclose(
+        REF.lm_loss(logits, targets, loss_mask),
+        masked_cross_entropy(logits, targets, loss_mask),
+        atol=1e-6,
+    )
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -250,14 +270,16 @@ def test_reference_train_step_matches_the_trainer(seed):
     twin_optimizer = torch.optim.AdamW(twin.parameters(), lr=1e-2)
     batch = pad_batch(sequences)
     loss = REF.train_step(model, optimizer, (batch.inputs, batch.targets, batch.loss_mask), 0.1)
-    twin_loss = fit_batch(twin, twin_optimizer, batch, batch.n_tokens, 0.1,
-                          contextlib.nullcontext())
+    twin_loss = fit_batch(
+        twin, twin_optimizer, batch, batch.n_tokens, 0.1, contextlib.nullcontext()
+    )
     assert loss == pytest.approx(float(twin_loss), rel=1e-6)
     for p, q in zip(model.parameters(), twin.parameters()):
         assert torch.allclose(p, q, atol=1e-6)
     assert REF.evaluate(model, [REF.make_batch(sequences, 0)]) == pytest.approx(
         masked_cross_entropy(model.eval()(batch.inputs), batch.targets, batch.loss_mask).item(),
-        rel=1e-5)
+        rel=1e-5,
+    )
 
 
 def test_show_figure_displays_a_png(monkeypatch):
@@ -270,8 +292,9 @@ def test_show_figure_displays_a_png(monkeypatch):
 
 
 def test_loss_curves_draw_validation_points():
-    fig = plot_losses_against_floor({"run": [3.0, 2.0, 1.5]}, floor=0.7,
-                                    validation={2: 2.1, 3: 1.6})
+    fig = plot_losses_against_floor(
+        {"run": [3.0, 2.0, 1.5]}, floor=0.7, validation={2: 2.1, 3: 1.6}
+    )
     ax = fig.axes[0]
     assert "validation loss" in ax.get_legend_handles_labels()[1]
     points = next(line for line in ax.lines if line.get_label() == "validation loss")
@@ -292,8 +315,11 @@ def test_reference_loss_ignores_whatever_the_padded_targets_hold():
 
 def test_reference_batch_accepts_tuples_arrays_and_tensors():
     want = REF.make_batch([[1, 5, 2], [1, 2]], 0)
-    for sequences in (((1, 5, 2), (1, 2)), [np.array([1, 5, 2]), np.array([1, 2])],
-                      [torch.tensor([1, 5, 2]), torch.tensor([1, 2])]):
+    for sequences in (
+        ((1, 5, 2), (1, 2)),
+        [np.array([1, 5, 2]), np.array([1, 2])],
+        [torch.tensor([1, 5, 2]), torch.tensor([1, 2])],
+    ):
         got = REF.make_batch(sequences, 0)
         assert all(torch.equal(g, w) and g.dtype == w.dtype for g, w in zip(got, want))
 

@@ -32,9 +32,19 @@ from attnbook.checks._core import (
 check_answer = public_check(concepts.check_answer)
 check_choice = public_check(concepts.check_choice)
 
-__all__ = ["HINT_GIVEN_LINES", "HINT_IN_PLACE", "HINT_LEFTOVER", "HINT_NO_RETURN",
-           "HINT_NON_FINITE", "CheckFailure", "CheckRun", "Mistake", "check_answer",
-           "check_choice", "detectors"]
+__all__ = [
+    "HINT_GIVEN_LINES",
+    "HINT_IN_PLACE",
+    "HINT_LEFTOVER",
+    "HINT_NO_RETURN",
+    "HINT_NON_FINITE",
+    "CheckFailure",
+    "CheckRun",
+    "Mistake",
+    "check_answer",
+    "check_choice",
+    "detectors",
+]
 
 for _module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _module_info.name.startswith("nb"):

@@ -37,13 +37,19 @@ __all__ = [
     "public_check",
 ]
 
-HINT_IN_PLACE = ("build a new array or new tensor (x = x / ..., not x /= ...) instead of "
-                 "writing into the inputs in place: the caller still needs them as they were")
-HINT_LEFTOVER = ("delete the `raise NotImplementedError()` line: the stub's placeholder "
-                 "still runs before your code (or instead of it)")
-HINT_GIVEN_LINES = ("keep the given lines: the input checks the stub gives you (above the part "
-                    "you write) raise this error with the right message, so put them back as "
-                    "they were")
+HINT_IN_PLACE = (
+    "build a new array or new tensor (x = x / ..., not x /= ...) instead of "
+    "writing into the inputs in place: the caller still needs them as they were"
+)
+HINT_LEFTOVER = (
+    "delete the `raise NotImplementedError()` line: the stub's placeholder "
+    "still runs before your code (or instead of it)"
+)
+HINT_GIVEN_LINES = (
+    "keep the given lines: the input checks the stub gives you (above the part "
+    "you write) raise this error with the right message, so put them back as "
+    "they were"
+)
 HINT_NO_RETURN = "end {where} with `return` and its result"  # where: the function's name
 KNOWN = "This looks like a known mistake"
 SHOWN = 24  # arrays of at most this many numbers (and rows) are shown whole
@@ -61,8 +67,11 @@ def detectors(module) -> dict[str, str]:
     """The detectors of a check module (`nbNN`, or `_core` for the shared ones): its
     module-level `HINT_*` strings, name -> text. A text with `{fields}` is a template the
     check fills with `.format` (e.g. `HINT_NO_RETURN.format(where="score_matrix")`)."""
-    return {name: value for name, value in vars(module).items()
-            if name.startswith("HINT_") and isinstance(value, str)}
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if name.startswith("HINT_") and isinstance(value, str)
+    }
 
 
 def compose(text: str, hint: str | None = None) -> str:
@@ -110,13 +119,14 @@ def describe(value, limit: int = 6) -> str:
         return repr(value)[:200]
     if arr.dtype == object:
         return repr(value)[:200]
-    with np.printoptions(precision=4, suppress=True, threshold=SHOWN, edgeitems=3,
-                         linewidth=100):
+    with np.printoptions(precision=4, suppress=True, threshold=SHOWN, edgeitems=3, linewidth=100):
         if not arr.ndim:
             return np.array2string(arr)
         if arr.size <= SHOWN and (arr.ndim == 1 or arr.shape[-2] <= 6) and arr.ndim <= 2:
-            return (f"array of shape {tuple(arr.shape)}:\n"
-                    f"{_indent(np.array2string(arr, separator=', '))}")
+            return (
+                f"array of shape {tuple(arr.shape)}:\n"
+                f"{_indent(np.array2string(arr, separator=', '))}"
+            )
         first = np.array2string(arr.reshape(-1)[:limit], separator=", ")
     return f"array of shape {tuple(arr.shape)} starting {first[:-1]}, ...]"
 
@@ -135,9 +145,11 @@ def _first_difference(seen: np.ndarray, expected: np.ndarray, rtol: float, atol:
         return ""
     where = tuple(int(i) for i in np.argwhere(bad)[0])
     with np.printoptions(precision=4, suppress=True):
-        return (f"  first difference at index {list(where)}: expected "
-                f"{np.array2string(expected[where])}, seen {np.array2string(seen[where])} "
-                f"({int(bad.sum())} of {bad.size} entries differ)")
+        return (
+            f"  first difference at index {list(where)}: expected "
+            f"{np.array2string(expected[where])}, seen {np.array2string(seen[where])} "
+            f"({int(bad.sum())} of {bad.size} entries differ)"
+        )
 
 
 def _indent(text: str, pad: str = "    ") -> str:
@@ -148,8 +160,10 @@ def _shape_of(value) -> tuple:
     return tuple(getattr(value, "shape", np.shape(value)))
 
 
-HINT_NON_FINITE = ("NaN usually means 0 * inf or inf - inf: subtract the row maximum before "
-                   "exponentiating, and handle rows where every score is -inf")
+HINT_NON_FINITE = (
+    "NaN usually means 0 * inf or inf - inf: subtract the row maximum before "
+    "exponentiating, and handle rows where every score is -inf"
+)
 
 
 @dataclass
@@ -184,8 +198,7 @@ class CheckRun:
         """
         return self.invoke(call_text, self.func, *args, crash_hints=crash_hints, **kwargs)
 
-    def invoke(self, call_text: str, fn: Callable, *args, crash_hints: CrashHints = (),
-               **kwargs):
+    def invoke(self, call_text: str, fn: Callable, *args, crash_hints: CrashHints = (), **kwargs):
         """Call `fn`, the checked function or a part of it (a module's forward), the same way.
 
         `crash_hints` are (words, hint) pairs: when the student's code raises, the first pair
@@ -195,14 +208,22 @@ class CheckRun:
         """
         return self.observe(call_text, fn, *args, crash_hints=crash_hints, **kwargs).result
 
-    def call_observed(self, call_text: str, *args, crash_hints: CrashHints = (),
-                      **kwargs) -> Observed:
+    def call_observed(
+        self, call_text: str, *args, crash_hints: CrashHints = (), **kwargs
+    ) -> Observed:
         """`call`, also returning the arguments as the function left them (copies: the
         caller's objects never change), e.g. a model after `train_step`."""
         return self.observe(call_text, self.func, *args, crash_hints=crash_hints, **kwargs)
 
-    def observe(self, call_text: str, fn: Callable, *args, crash_hints: CrashHints = (),
-                backward: bool = False, **kwargs) -> Observed:
+    def observe(
+        self,
+        call_text: str,
+        fn: Callable,
+        *args,
+        crash_hints: CrashHints = (),
+        backward: bool = False,
+        **kwargs,
+    ) -> Observed:
         """`invoke` returning everything `observe` sees; an input changed in place fails."""
         try:
             seen = observe(fn, args, kwargs, backward=backward)
@@ -214,21 +235,38 @@ class CheckRun:
             raise
         except Exception as err:  # any bug in the student's code is reported, not hidden
             first, *more = str(err).strip().split("\n") or [""]
-            message = "\n".join([f"{call_text} raised {type(err).__name__}: {first}",
-                                 *(f"  {line}" for line in more[:3])])
-            hint = next((h for words, h in crash_hints
-                         if any(w in str(err) for w in
-                                ((words,) if isinstance(words, str) else words))),
-                        self.crash_hint)
+            message = "\n".join(
+                [
+                    f"{call_text} raised {type(err).__name__}: {first}",
+                    *(f"  {line}" for line in more[:3]),
+                ]
+            )
+            hint = next(
+                (
+                    h
+                    for words, h in crash_hints
+                    if any(w in str(err) for w in ((words,) if isinstance(words, str) else words))
+                ),
+                self.crash_hint,
+            )
             raise CheckFailure(compose(f"{self.name}: {message}", hint or None)) from err
         if seen.result is None and not self.none_ok:
-            where = self.name if fn is self.func else (
-                f"{self.name}.forward" if _is_view(fn) else getattr(fn, "__name__", self.name))
-            self.fail(f"{call_text} returned None: {where} has no `return` (or never reaches "
-                      "one).", hint=HINT_NO_RETURN.format(where=where))
+            where = (
+                self.name
+                if fn is self.func
+                else (
+                    f"{self.name}.forward" if _is_view(fn) else getattr(fn, "__name__", self.name)
+                )
+            )
+            self.fail(
+                f"{call_text} returned None: {where} has no `return` (or never reaches one).",
+                hint=HINT_NO_RETURN.format(where=where),
+            )
         if seen.changed:
-            self.fail(f"{call_text} changed its input {', '.join(seen.changed)} in place.",
-                      hint=self.in_place_hint)
+            self.fail(
+                f"{call_text} changed its input {', '.join(seen.changed)} in place.",
+                hint=self.in_place_hint,
+            )
         return seen
 
     def unfinished(self, call_text: str, fn: Callable) -> Exception:
@@ -237,26 +275,42 @@ class CheckRun:
         owner = type(fn.module) if _is_view(fn) and hasattr(fn, "module") else fn
         state = stub_state(owner)
         if state == "leftover":
-            return CheckFailure(compose(
-                f"{self.name}: {call_text} stopped at a `raise NotImplementedError()` left "
-                f"in {self.name} beside your code.", HINT_LEFTOVER))
+            return CheckFailure(
+                compose(
+                    f"{self.name}: {call_text} stopped at a `raise NotImplementedError()` left "
+                    f"in {self.name} beside your code.",
+                    HINT_LEFTOVER,
+                )
+            )
         if state == "stub":
             return NotImplementedError(
                 f"{self.name} is not written yet: replace `raise NotImplementedError()` in "
-                "its cell with your code, then run this check again.")
+                "its cell with your code, then run this check again."
+            )
         if state == "elsewhere":
-            missing = [h for h, (_, kind) in FAILED.items()
-                       if kind == UNWRITTEN and h != self.name and h in names_called(owner)]
+            missing = [
+                h
+                for h, (_, kind) in FAILED.items()
+                if kind == UNWRITTEN and h != self.name and h in names_called(owner)
+            ]
             return NotImplementedError(
                 f"{self.name}: {call_text} raised NotImplementedError from "
                 f"{'your ' + missing[0] if missing else 'a function it calls'}, which is not "
-                "written yet: write that first.")
+                "written yet: write that first."
+            )
         return NotImplementedError(
             f"{self.name}: {call_text} raised NotImplementedError: {self.name}, or something "
-            f"it calls, is not written yet. If you have written it, {HINT_LEFTOVER}.")
+            f"it calls, is not written yet. If you have written it, {HINT_LEFTOVER}."
+        )
 
-    def expect_raises(self, call_text: str, error: type[BaseException], *args,
-                      mentions: tuple[str, ...] = (), **kwargs) -> None:
+    def expect_raises(
+        self,
+        call_text: str,
+        error: type[BaseException],
+        *args,
+        mentions: tuple[str, ...] = (),
+        **kwargs,
+    ) -> None:
         """The call must raise `error`, and its message must mention each of `mentions`."""
         try:
             observe(self.func, args, kwargs)
@@ -267,17 +321,23 @@ class CheckRun:
         except error as err:
             missing = [word for word in mentions if word not in str(err)]
             if missing:
-                self.fail(f"{call_text} raised {error.__name__}, but not the given lines' "
-                          f"one: its message {_short(str(err), 80)!r} does not mention {missing}.",
-                          hint=HINT_GIVEN_LINES)
+                self.fail(
+                    f"{call_text} raised {error.__name__}, but not the given lines' "
+                    f"one: its message {_short(str(err), 80)!r} does not mention {missing}.",
+                    hint=HINT_GIVEN_LINES,
+                )
             self.passed += 1
             return
         except Exception as err:
-            self.fail(f"{call_text} raised {type(err).__name__}: {_short(str(err))}; "
-                      f"expected {error.__name__} from the given input checks.",
-                      hint=HINT_GIVEN_LINES)
-        self.fail(f"{call_text} returned normally; expected it to raise {error.__name__}.",
-                  hint=HINT_GIVEN_LINES)
+            self.fail(
+                f"{call_text} raised {type(err).__name__}: {_short(str(err))}; "
+                f"expected {error.__name__} from the given input checks.",
+                hint=HINT_GIVEN_LINES,
+            )
+        self.fail(
+            f"{call_text} returned normally; expected it to raise {error.__name__}.",
+            hint=HINT_GIVEN_LINES,
+        )
 
     # -- failing -----------------------------------------------------------------------
     def fail(self, message: str, hint: str | None = None):
@@ -287,8 +347,10 @@ class CheckRun:
     def expect_shape(self, call_text: str, seen, shape: tuple, hint: str | None = None):
         seen_shape = _shape_of(seen)
         if tuple(seen_shape) != tuple(shape):
-            self.fail(f"{call_text} returned shape {tuple(seen_shape)}; expected {tuple(shape)}.",
-                      hint=hint)
+            self.fail(
+                f"{call_text} returned shape {tuple(seen_shape)}; expected {tuple(shape)}.",
+                hint=hint,
+            )
         self.passed += 1
 
     def expect_finite(self, call_text: str, seen, hint: str | None = None):
@@ -303,9 +365,18 @@ class CheckRun:
             )
         self.passed += 1
 
-    def expect_close(self, call_text: str, seen, expected, *, mistakes: Mapping | list = (),
-                     rtol: float = 1e-6, atol: float = 1e-8, what: str = "values",
-                     hint: str | None = None):
+    def expect_close(
+        self,
+        call_text: str,
+        seen,
+        expected,
+        *,
+        mistakes: Mapping | list = (),
+        rtol: float = 1e-6,
+        atol: float = 1e-8,
+        what: str = "values",
+        hint: str | None = None,
+    ):
         """Compare values; on a mismatch, name the known mistake the output matches."""
         seen_arr = as_array(seen)
         expected_arr = as_array(expected)
@@ -315,8 +386,10 @@ class CheckRun:
             self.passed += 1
             return
         mistake = self.match_mistake(seen_arr, mistakes, rtol, atol)
-        message = (f"{call_text} returned wrong {what}.\n  expected {describe(expected_arr)}\n"
-                   f"  seen     {describe(seen_arr)}")
+        message = (
+            f"{call_text} returned wrong {what}.\n  expected {describe(expected_arr)}\n"
+            f"  seen     {describe(seen_arr)}"
+        )
         difference = _first_difference(seen_arr, expected_arr, rtol, atol)
         message += f"\n{difference}" if difference else ""
         if mistake is not None:
@@ -350,7 +423,7 @@ class CheckRun:
 def _short(text: str, limit: int = 160) -> str:
     """The first line of an error message, cut to `limit` characters."""
     first = (text.strip().split("\n") or [""])[0]
-    return first if len(first) <= limit else first[:limit - 3] + "..."
+    return first if len(first) <= limit else first[: limit - 3] + "..."
 
 
 def _is_float32(value) -> bool:
@@ -418,14 +491,18 @@ def _is_view(value) -> bool:
 def private_copies(args: tuple, kwargs: dict) -> tuple[list, dict]:
     """Deep copies of the arguments, made together (an optimizer keeps pointing at the
     copied model's parameters); modules under test are passed as they are."""
+
     def swap(value):
         if _is_view(value):
             return value
         if hasattr(value, "detach") and not getattr(value, "is_leaf", True):
             return value.detach().clone().requires_grad_(bool(value.requires_grad))
         if isinstance(value, list | tuple):
-            return type(value)(swap(v) for v in value) if not hasattr(value, "_fields") \
+            return (
+                type(value)(swap(v) for v in value)
+                if not hasattr(value, "_fields")
                 else type(value)(*(swap(v) for v in value))
+            )
         if isinstance(value, dict):
             return {k: swap(v) for k, v in value.items()}
         return value
@@ -467,8 +544,9 @@ def same_value(a, b) -> bool:
             return False
         return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return type(a) is type(b) and len(a) == len(b) and all(
-            same_value(x, y) for x, y in zip(a, b))
+        return (
+            type(a) is type(b) and len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+        )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
     try:
@@ -501,8 +579,7 @@ def observe(fn: Callable, args: tuple, kwargs: dict, backward: bool = False) -> 
     remote = getattr(fn, "__attnbook_call__", None)
     if remote is not None:
         done = remote(tuple(args), dict(kwargs), backward)
-        return Observed(done.result, done.args_after, done.kwargs_after, done.changed,
-                        done.grads)
+        return Observed(done.result, done.args_after, done.kwargs_after, done.changed, done.grads)
     mine, mine_kw = private_copies(tuple(args), dict(kwargs))
     result = fn(*mine, **mine_kw)
     grads = None
@@ -511,11 +588,12 @@ def observe(fn: Callable, args: tuple, kwargs: dict, backward: bool = False) -> 
             result.backward()
         grads = [getattr(a, "grad", None) if hasattr(a, "detach") else None for a in mine]
     labels = _labels(fn)
-    changed = [labels[i] if i < len(labels) else f"argument {i + 1}"
-               for i, (a, b) in enumerate(zip(args, mine))
-               if _plain(a) and not same_value(a, b)]
-    changed += [k for k in kwargs if _plain(kwargs[k]) and not same_value(kwargs[k],
-                                                                          mine_kw[k])]
+    changed = [
+        labels[i] if i < len(labels) else f"argument {i + 1}"
+        for i, (a, b) in enumerate(zip(args, mine))
+        if _plain(a) and not same_value(a, b)
+    ]
+    changed += [k for k in kwargs if _plain(kwargs[k]) and not same_value(kwargs[k], mine_kw[k])]
     return Observed(result, mine, mine_kw, changed, grads)
 
 
@@ -552,9 +630,11 @@ def _blame_helper(failure: CheckFailure, subject, name: str) -> CheckFailure:
     helper, (check, kind) = helpers[0], FAILED[helpers[0]]
     head, *rest = str(failure).split("\n")
     unwritten = kind == UNWRITTEN
-    blame = (f"Hint: {name} uses your {helper}, whose check ({check}) "
-             f"{'says it is not written yet' if unwritten else 'failed above'}: "
-             f"{'write' if unwritten else 'fix'} {helper} first; {name} itself may be right.")
+    blame = (
+        f"Hint: {name} uses your {helper}, whose check ({check}) "
+        f"{'says it is not written yet' if unwritten else 'failed above'}: "
+        f"{'write' if unwritten else 'fix'} {helper} first; {name} itself may be right."
+    )
     blamed = CheckFailure("\n".join([head, blame, *rest]))
     blamed.__cause__ = failure.__cause__
     return blamed
@@ -578,10 +658,11 @@ def public_check(check: Callable) -> Callable:
         try:
             result = check(*args, **kwargs)
         except (CheckFailure, NotImplementedError) as err:
-            failure = _blame_helper(err, args[0], name) if isinstance(err, CheckFailure) \
-                else err
-            FAILED[name] = (check.__name__, UNWRITTEN if isinstance(err, NotImplementedError)
-                            else FAILED_CHECK)  # a name failing again keeps its place
+            failure = _blame_helper(err, args[0], name) if isinstance(err, CheckFailure) else err
+            FAILED[name] = (
+                check.__name__,
+                UNWRITTEN if isinstance(err, NotImplementedError) else FAILED_CHECK,
+            )  # a name failing again keeps its place
             failure.attnbook_check = check.__name__
             cause = failure.__cause__
             if cause is not None:

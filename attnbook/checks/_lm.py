@@ -32,8 +32,7 @@ class ObservedLM(TransformerLM):
         out = super().forward(*args, **kwargs)
         # requires_grad tells a graph apart however it was avoided: no_grad, inference
         # mode, set_grad_enabled(False) or frozen weights
-        self.forward_log.append({"training": bool(self.training),
-                                 "graph": bool(out.requires_grad)})
+        self.forward_log.append({"training": bool(self.training), "graph": bool(out.requires_grad)})
         return out
 
 
@@ -64,8 +63,11 @@ def bias_model(logits) -> TransformerLM:
     and the head returns its own bias.
     """
     logits = torch.as_tensor(logits, dtype=torch.float32)
-    model = ObservedLM(LMConfig(vocab_size=len(logits), d_model=8, n_heads=2, n_layers=1,
-                                max_len=16, positions="none")).eval()
+    model = ObservedLM(
+        LMConfig(
+            vocab_size=len(logits), d_model=8, n_heads=2, n_layers=1, max_len=16, positions="none"
+        )
+    ).eval()
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()
@@ -79,8 +81,15 @@ def batch_stats(model, batches) -> list[tuple[float, int, float, int]]:
     out = []
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
-            nll = F.cross_entropy(model(inputs).double().flatten(0, 1), targets.flatten(),
-                                  reduction="none")
-            out.append((float((nll * loss_mask.flatten()).sum()), int(loss_mask.sum()),
-                        float(nll.mean()), nll.numel()))
+            nll = F.cross_entropy(
+                model(inputs).double().flatten(0, 1), targets.flatten(), reduction="none"
+            )
+            out.append(
+                (
+                    float((nll * loss_mask.flatten()).sum()),
+                    int(loss_mask.sum()),
+                    float(nll.mean()),
+                    nll.numel(),
+                )
+            )
     return out

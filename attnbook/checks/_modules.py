@@ -49,12 +49,18 @@ class LocalModule:
         module = self.module
         persistent = set(module.state_dict())
         return {
-            "modules": {path: (_mro(type(m)), bool(m.training), token(m))
-                        for path, m in module.named_modules(remove_duplicate=False)},
-            "params": [(n, tuple(p.shape), str(p.dtype), token(p), bool(p.requires_grad))
-                       for n, p in module.named_parameters(remove_duplicate=False)],
-            "buffers": [(n, tuple(b.shape), str(b.dtype), n in persistent)
-                        for n, b in module.named_buffers(remove_duplicate=False)],
+            "modules": {
+                path: (_mro(type(m)), bool(m.training), token(m))
+                for path, m in module.named_modules(remove_duplicate=False)
+            },
+            "params": [
+                (n, tuple(p.shape), str(p.dtype), token(p), bool(p.requires_grad))
+                for n, p in module.named_parameters(remove_duplicate=False)
+            ],
+            "buffers": [
+                (n, tuple(b.shape), str(b.dtype), n in persistent)
+                for n, b in module.named_buffers(remove_duplicate=False)
+            ],
         }
 
     def tensors(self, *paths: str) -> list:

@@ -44,8 +44,12 @@ def docstring_ids(node: ast.AST) -> set[int]:
     ids = set()
     for inner in ast.walk(node):
         body = getattr(inner, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
-                getattr(body[0], "value", None), ast.Constant):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(getattr(body[0], "value", None), ast.Constant)
+        ):
             ids.add(id(body[0].value))
     return ids
 
@@ -66,8 +70,12 @@ def names_in(node: ast.AST, own: str = "") -> set[str]:
                 names.update(alias.name.split("."))
             if isinstance(inner, ast.ImportFrom) and inner.module:
                 names.update(inner.module.split("."))
-        elif (isinstance(inner, ast.Constant) and isinstance(inner.value, str)
-              and id(inner) not in skip and inner.value.isidentifier()):
+        elif (
+            isinstance(inner, ast.Constant)
+            and isinstance(inner.value, str)
+            and id(inner) not in skip
+            and inner.value.isidentifier()
+        ):
             names.add(inner.value)
     return names
 
@@ -144,8 +152,11 @@ def _local_definitions(func) -> dict[str, ast.AST] | None:
         defs[name] = node
         for other in names_in(node, own=name):
             value = namespace.get(other)
-            if (callable(value) and getattr(value, "__module__", None) == module
-                    and other not in seen):
+            if (
+                callable(value)
+                and getattr(value, "__module__", None) == module
+                and other not in seen
+            ):
                 todo.append((other, value))
     return defs
 
@@ -205,7 +216,7 @@ def stub_state(obj) -> str | None:
             if not _is_stub_raise(stmt):
                 continue
             found = True
-            after = block[i + 1:]
+            after = block[i + 1 :]
             if after and not any(_is_stub_raise(n) for s in after for n in ast.walk(s)):
                 return "leftover"
             mark = max((m for m in marks if m < stmt.lineno), default=None)

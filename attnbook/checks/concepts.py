@@ -20,8 +20,8 @@ def _letter(answer, options: str) -> str | None:
         return None
     text = answer[:LONGEST].strip().strip("'\"").strip()
     for prefix in PREFIXES:
-        if text[:len(prefix)].lower() == prefix:
-            text = text[len(prefix):].lstrip()
+        if text[: len(prefix)].lower() == prefix:
+            text = text[len(prefix) :].lstrip()
             if text[:1] in (":", "=", "-"):
                 text = text[1:].lstrip()
             break
@@ -35,8 +35,9 @@ def _letter(answer, options: str) -> str | None:
     return letter if letter in options else None
 
 
-def check_choice(name: str, answer, options: str, correct: str | None = None,
-                 explanation: str = "") -> None:
+def check_choice(
+    name: str, answer, options: str, correct: str | None = None, explanation: str = ""
+) -> None:
     """Check a multiple-choice concept answer such as `answer_position_signal = "A"`.
 
     Without `correct` (the visible test) only the form is checked; the hidden test passes the
@@ -46,9 +47,7 @@ def check_choice(name: str, answer, options: str, correct: str | None = None,
         raise NotImplementedError(f"{name} is still None: set it to one of {list(options)}")
     letter = _letter(answer, options)
     if letter is None:
-        raise CheckFailure(
-            f"{name}: expected one letter from {list(options)}, seen {answer!r}."
-        )
+        raise CheckFailure(f"{name}: expected one letter from {list(options)}, seen {answer!r}.")
     if correct is not None and letter != correct:
         message = f"{name}: {answer!r} is not the best answer."
         if explanation:

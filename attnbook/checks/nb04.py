@@ -20,32 +20,49 @@ __all__ = [
     "check_padding_mask",
 ]
 
-HINT_BOOL = ("return booleans (True = may attend), not 0/1 numbers or an additive 0/-inf "
-             "matrix: build it from a comparison such as j <= i, or with dtype=bool")
-HINT_AFTER = ("the mask was applied after the softmax: blocked weights were zeroed but the "
-              "row no longer sums to 1. Set blocked scores to -inf BEFORE the softmax")
-HINT_FINITE_NEG = ("a fully masked row came out uniform: a large finite negative number "
-                   "(like -1e9) is still a number, so the softmax spreads the row evenly. Use "
-                   "-inf and give a row with no allowed key all-zero weights")
-HINT_L_COLUMNS = ("the mask has L columns (the padded length) even when every message is "
-                  "shorter than L: compare np.arange(L), not np.arange(max(lengths))")
-HINT_OVERFLOW = ("subtract the row maximum of the allowed scores before np.exp: exp(1131) "
-                 "overflows to inf, and inf / inf is NaN")
-HINT_Y = ("the weights are right but Y is not: Y = A @ V with the masked weights A you "
-          "return")
-HINT_NAN = ("a row with no allowed key is all -inf; its maximum is -inf and -inf - (-inf) is "
-            "NaN. Give such rows all-zero weights (np.where on the row maximum and the sum). "
-            "Also 0 * -inf is NaN: build an additive mask with np.where(allowed, 0.0, -np.inf), "
-            "never (~allowed) * -np.inf")
-HINT_SIZES = ("take every size from the arguments (L, len(lengths), X.shape), never the worked "
-              "example's sizes")
-HINT_KEEPDIMS = ("reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), "
-                 "e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up "
-                 "with the KEY axis and every column is shifted or divided by another row's value")
-HINT_LEADING = ("with leading axes, allowed may broadcast over them (e.g. (B, 1, L, L) against "
-                "(B, h, L, L)): use np.where(allowed, S, -np.inf), which broadcasts, not "
-                "S[~allowed] = ...; and Q @ np.swapaxes(K, -1, -2), not np.dot or K.T, which mix "
-                "up the leading axes")
+HINT_BOOL = (
+    "return booleans (True = may attend), not 0/1 numbers or an additive 0/-inf "
+    "matrix: build it from a comparison such as j <= i, or with dtype=bool"
+)
+HINT_AFTER = (
+    "the mask was applied after the softmax: blocked weights were zeroed but the "
+    "row no longer sums to 1. Set blocked scores to -inf BEFORE the softmax"
+)
+HINT_FINITE_NEG = (
+    "a fully masked row came out uniform: a large finite negative number "
+    "(like -1e9) is still a number, so the softmax spreads the row evenly. Use "
+    "-inf and give a row with no allowed key all-zero weights"
+)
+HINT_L_COLUMNS = (
+    "the mask has L columns (the padded length) even when every message is "
+    "shorter than L: compare np.arange(L), not np.arange(max(lengths))"
+)
+HINT_OVERFLOW = (
+    "subtract the row maximum of the allowed scores before np.exp: exp(1131) "
+    "overflows to inf, and inf / inf is NaN"
+)
+HINT_Y = "the weights are right but Y is not: Y = A @ V with the masked weights A you return"
+HINT_NAN = (
+    "a row with no allowed key is all -inf; its maximum is -inf and -inf - (-inf) is "
+    "NaN. Give such rows all-zero weights (np.where on the row maximum and the sum). "
+    "Also 0 * -inf is NaN: build an additive mask with np.where(allowed, 0.0, -np.inf), "
+    "never (~allowed) * -np.inf"
+)
+HINT_SIZES = (
+    "take every size from the arguments (L, len(lengths), X.shape), never the worked "
+    "example's sizes"
+)
+HINT_KEEPDIMS = (
+    "reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), "
+    "e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up "
+    "with the KEY axis and every column is shifted or divided by another row's value"
+)
+HINT_LEADING = (
+    "with leading axes, allowed may broadcast over them (e.g. (B, 1, L, L) against "
+    "(B, h, L, L)): use np.where(allowed, S, -np.inf), which broadcasts, not "
+    "S[~allowed] = ...; and Q @ np.swapaxes(K, -1, -2), not np.dot or K.T, which mix "
+    "up the leading axes"
+)
 
 
 # Words of the errors that wrong axes, broadcasts and boolean indexing raise.
@@ -62,8 +79,10 @@ def _lower(L: int) -> np.ndarray:
     return j <= i
 
 
-HINT_ADDITIVE_MASK = ("this is the additive mask M of the decks (0 allowed, -inf blocked); the "
-                      "workbook's functions return the boolean allowed array instead. " + HINT_BOOL)
+HINT_ADDITIVE_MASK = (
+    "this is the additive mask M of the decks (0 allowed, -inf blocked); the "
+    "workbook's functions return the boolean allowed array instead. " + HINT_BOOL
+)
 
 
 def _expect_bool(run: CheckRun, call: str, seen) -> np.ndarray:
@@ -72,8 +91,7 @@ def _expect_bool(run: CheckRun, call: str, seen) -> np.ndarray:
         hint = HINT_BOOL
         if arr.dtype.kind == "f" and np.isneginf(arr).any():
             hint = HINT_ADDITIVE_MASK
-        run.fail(f"{call} returned an array of dtype {arr.dtype}; expected dtype bool.",
-                 hint=hint)
+        run.fail(f"{call} returned an array of dtype {arr.dtype}; expected dtype bool.", hint=hint)
     run.passed += 1
     return arr
 
@@ -84,31 +102,47 @@ def _expect_bool(run: CheckRun, call: str, seen) -> np.ndarray:
 HINT_DIAGONAL_EXCLUDED = "the diagonal must be True: query i may read keys j <= i, itself included"
 HINT_CAUSAL_TRANSPOSED = "row i is query i; it may read columns j <= i (lower triangle, np.tril)"
 HINT_CAUSAL_INVERTED = "True means 'may attend': the allowed keys are j <= i"
-HINT_NOTHING_BLOCKED = ("nothing is blocked: query i may read only keys j <= i; the future keys "
-                        "j > i must be False")
+HINT_NOTHING_BLOCKED = (
+    "nothing is blocked: query i may read only keys j <= i; the future keys j > i must be False"
+)
 HINT_ONLY_DIAGONAL = "query i may read every earlier key and itself (j <= i), not only itself"
-HINT_TRIL_K1 = ("k=1 lets each query read one token into the future; the causal mask is "
-                "np.tril(..., k=0) (the default), i.e. j <= i")
-HINT_LAST_ROW = ("fill every row i = 0 .. L-1, the last included (range(L)); the last query "
-                 "reads all L keys")
+HINT_TRIL_K1 = (
+    "k=1 lets each query read one token into the future; the causal mask is "
+    "np.tril(..., k=0) (the default), i.e. j <= i"
+)
+HINT_LAST_ROW = (
+    "fill every row i = 0 .. L-1, the last included (range(L)); the last query reads all L keys"
+)
 
 
 def _causal_mistakes(L: int) -> list[Mistake]:
     i, j = _grid(L)
     return [
-        Mistake("diagonal excluded (j < i): a token may not read itself", j < i,
-                HINT_DIAGONAL_EXCLUDED),
-        Mistake("mask transposed (j >= i): each query reads the future, not the past", j >= i,
-                HINT_CAUSAL_TRANSPOSED),
-        Mistake("True and False swapped (True marks the blocked future)", j > i,
-                HINT_CAUSAL_INVERTED),
-        Mistake("every entry True: nothing is blocked", np.ones((L, L), dtype=bool),
-                HINT_NOTHING_BLOCKED),
+        Mistake(
+            "diagonal excluded (j < i): a token may not read itself", j < i, HINT_DIAGONAL_EXCLUDED
+        ),
+        Mistake(
+            "mask transposed (j >= i): each query reads the future, not the past",
+            j >= i,
+            HINT_CAUSAL_TRANSPOSED,
+        ),
+        Mistake(
+            "True and False swapped (True marks the blocked future)", j > i, HINT_CAUSAL_INVERTED
+        ),
+        Mistake(
+            "every entry True: nothing is blocked",
+            np.ones((L, L), dtype=bool),
+            HINT_NOTHING_BLOCKED,
+        ),
         Mistake("only the diagonal (each query reads only itself)", j == i, HINT_ONLY_DIAGONAL),
-        Mistake("np.tril(..., k=1): each query also reads the next token", j <= i + 1,
-                HINT_TRIL_K1),
-        Mistake("the last row left all False (a loop over range(L - 1))",
-                (j <= i) & (i < L - 1), HINT_LAST_ROW),
+        Mistake(
+            "np.tril(..., k=1): each query also reads the next token", j <= i + 1, HINT_TRIL_K1
+        ),
+        Mistake(
+            "the last row left all False (a loop over range(L - 1))",
+            (j <= i) & (i < L - 1),
+            HINT_LAST_ROW,
+        ),
     ]
 
 
@@ -123,20 +157,25 @@ def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
     M = run.call(call, 4)
     run.expect_shape(call, M, (4, 4), hint=HINT_CAUSAL_SHAPE)
     M = _expect_bool(run, call, M)
-    expected = np.array([[True, False, False, False],
-                         [True, True, False, False],
-                         [True, True, True, False],
-                         [True, True, True, True]])
+    expected = np.array(
+        [
+            [True, False, False, False],
+            [True, True, False, False],
+            [True, True, True, False],
+            [True, True, True, True],
+        ]
+    )
     run.expect_close(call, M, expected, mistakes=_causal_mistakes(4), what="mask entries")
-    run.expect_true(M[2, 2] and not M[1, 3],
-                    f"{call}: query 2 must see itself (M[2, 2] True) and query 1 must not see "
-                    f"key 3 (M[1, 3] False); seen M[2, 2]={M[2, 2]}, M[1, 3]={M[1, 3]}")
+    run.expect_true(
+        M[2, 2] and not M[1, 3],
+        f"{call}: query 2 must see itself (M[2, 2] True) and query 1 must not see "
+        f"key 3 (M[1, 3] False); seen M[2, 2]={M[2, 2]}, M[1, 3]={M[1, 3]}",
+    )
 
     call = "causal_mask(1) (a single token)"
     M = run.call(call, 1)
     run.expect_shape(call, M, (1, 1), hint=HINT_CAUSAL_HARD_CODED)
-    run.expect_close(call, as_array(M).astype(bool), [[True]],
-                     hint=HINT_SINGLE_TOKEN)
+    run.expect_close(call, as_array(M).astype(bool), [[True]], hint=HINT_SINGLE_TOKEN)
 
     run.expect_raises("causal_mask(0)", ValueError, 0, mentions=("L",))
     if reference is not None:
@@ -145,20 +184,24 @@ def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
             M = run.call(call, L)
             run.expect_shape(call, M, (L, L))
             M = _expect_bool(run, call, M)
-            run.expect_close(call, M, reference(L), mistakes=_causal_mistakes(L),
-                             what="mask entries")
+            run.expect_close(
+                call, M, reference(L), mistakes=_causal_mistakes(L), what="mask entries"
+            )
     run.done()
 
 
 # ---------------------------------------------------------------------------------------
 # padding_mask
 # ---------------------------------------------------------------------------------------
-HINT_LENGTHS_OFF_ONE = ("positions count from 0: a message of length n has real tokens 0 .. "
-                        "n-1, so position < length")
+HINT_LENGTHS_OFF_ONE = (
+    "positions count from 0: a message of length n has real tokens 0 .. n-1, so position < length"
+)
 HINT_PADDING_INVERTED = "True marks a real token, which may be attended to; padding is False"
 HINT_LEFT_PADDED = "messages are right-padded: the real tokens come first"
-HINT_FIRST_LENGTH_ONLY = ("each message (row b) uses its own length lengths[b]: compare the "
-                          "positions with lengths[:, None]")
+HINT_FIRST_LENGTH_ONLY = (
+    "each message (row b) uses its own length lengths[b]: compare the "
+    "positions with lengths[:, None]"
+)
 HINT_LAST_MESSAGE = "fill every message b = 0 .. B-1, the last included: range(len(lengths))"
 
 
@@ -167,25 +210,40 @@ def _padding_mistakes(lengths, L: int) -> list[Mistake]:
     position = np.arange(L)[None, :]  # (1, L)
     real = position < lengths[:, None]  # (B, L)
     return [
-        Mistake("lengths off by one (position <= length)", position <= lengths[:, None],
-                HINT_LENGTHS_OFF_ONE),
-        Mistake("lengths off by one (position < length - 1)", position < lengths[:, None] - 1,
-                HINT_LENGTHS_OFF_ONE),
+        Mistake(
+            "lengths off by one (position <= length)",
+            position <= lengths[:, None],
+            HINT_LENGTHS_OFF_ONE,
+        ),
+        Mistake(
+            "lengths off by one (position < length - 1)",
+            position < lengths[:, None] - 1,
+            HINT_LENGTHS_OFF_ONE,
+        ),
         Mistake("True and False swapped (True marks the padding)", ~real, HINT_PADDING_INVERTED),
         Mistake("padding at the front (left) instead of the end", real[:, ::-1], HINT_LEFT_PADDED),
-        Mistake("every row built from the first message's length",
-                np.broadcast_to(position < (lengths[:1, None] if lengths.size else 0),
-                                real.shape), HINT_FIRST_LENGTH_ONLY),
-        Mistake("the last message left all False (a loop over range(B - 1))",
-                real & (np.arange(len(lengths)) < len(lengths) - 1)[:, None], HINT_LAST_MESSAGE),
+        Mistake(
+            "every row built from the first message's length",
+            np.broadcast_to(position < (lengths[:1, None] if lengths.size else 0), real.shape),
+            HINT_FIRST_LENGTH_ONLY,
+        ),
+        Mistake(
+            "the last message left all False (a loop over range(B - 1))",
+            real & (np.arange(len(lengths)) < len(lengths) - 1)[:, None],
+            HINT_LAST_MESSAGE,
+        ),
     ]
 
 
-HINT_PADDING_BROADCAST = ("compare the positions np.arange(L) as a row (1, L) with the lengths "
-                          "as a column, lengths[:, None] (B, 1): broadcasting gives (B, L)")
+HINT_PADDING_BROADCAST = (
+    "compare the positions np.arange(L) as a row (1, L) with the lengths "
+    "as a column, lengths[:, None] (B, 1): broadcasting gives (B, L)"
+)
 HINT_PADDING_SHAPE = "one row per message, one column per position: (B, L)"
-HINT_PADDING_SIZES = ("(B, L) with B = len(lengths) and L the argument L: not the worked "
-                      "example's 4. " + HINT_PADDING_BROADCAST)
+HINT_PADDING_SIZES = (
+    "(B, L) with B = len(lengths) and L the argument L: not the worked "
+    "example's 4. " + HINT_PADDING_BROADCAST
+)
 
 
 def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
@@ -194,29 +252,52 @@ def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
     M = run.call(call, np.array([4, 2]), 4, crash_hints=[(SHAPE_ERRORS, HINT_PADDING_BROADCAST)])
     run.expect_shape(call, M, (2, 4), hint=HINT_PADDING_SHAPE)
     M = _expect_bool(run, call, M)
-    run.expect_close(call, M, [[True, True, True, True], [True, True, False, False]],
-                     mistakes=_padding_mistakes([4, 2], 4), what="mask entries")
+    run.expect_close(
+        call,
+        M,
+        [[True, True, True, True], [True, True, False, False]],
+        mistakes=_padding_mistakes([4, 2], 4),
+        what="mask entries",
+    )
 
     call = "padding_mask([1, 3, 0], 3) (a list; one empty message)"
     M = run.call(call, [1, 3, 0], 3, crash_hints=[(SHAPE_ERRORS, HINT_PADDING_BROADCAST)])
     run.expect_shape(call, M, (3, 3), hint=HINT_PADDING_SIZES)
     M = _expect_bool(run, call, M)
-    run.expect_close(call, M, [[True, False, False], [True, True, True],
-                               [False, False, False]],
-                     mistakes=_padding_mistakes([1, 3, 0], 3), what="mask entries")
+    run.expect_close(
+        call,
+        M,
+        [[True, False, False], [True, True, True], [False, False, False]],
+        mistakes=_padding_mistakes([1, 3, 0], 3),
+        what="mask entries",
+    )
 
     call = "padding_mask([2, 1], 5) (every message shorter than L)"
     M = run.call(call, np.array([2, 1]), 5)
     run.expect_shape(call, M, (2, 5), hint=HINT_L_COLUMNS)
     M = _expect_bool(run, call, M)
-    run.expect_close(call, M, [[True, True, False, False, False],
-                               [True, False, False, False, False]],
-                     mistakes=_padding_mistakes([2, 1], 5), what="mask entries")
+    run.expect_close(
+        call,
+        M,
+        [[True, True, False, False, False], [True, False, False, False, False]],
+        mistakes=_padding_mistakes([2, 1], 5),
+        what="mask entries",
+    )
 
-    run.expect_raises("padding_mask([5, 2], 4) (a length longer than L)", ValueError,
-                      np.array([5, 2]), 4, mentions=("lengths", "4"))
-    run.expect_raises("padding_mask([[4, 2]], 4) (lengths must be 1-D)", ValueError,
-                      np.array([[4, 2]]), 4, mentions=("lengths", "(1, 2)"))
+    run.expect_raises(
+        "padding_mask([5, 2], 4) (a length longer than L)",
+        ValueError,
+        np.array([5, 2]),
+        4,
+        mentions=("lengths", "4"),
+    )
+    run.expect_raises(
+        "padding_mask([[4, 2]], 4) (lengths must be 1-D)",
+        ValueError,
+        np.array([[4, 2]]),
+        4,
+        mentions=("lengths", "(1, 2)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(500 + seed)
@@ -226,27 +307,42 @@ def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
             M = run.call(call, lengths, L)
             run.expect_shape(call, M, (B, L), hint=HINT_L_COLUMNS)
             M = _expect_bool(run, call, M)
-            run.expect_close(call, M, reference(lengths, L),
-                             mistakes=_padding_mistakes(lengths, L), what="mask entries")
+            run.expect_close(
+                call,
+                M,
+                reference(lengths, L),
+                mistakes=_padding_mistakes(lengths, L),
+                what="mask entries",
+            )
     run.done()
 
 
 # ---------------------------------------------------------------------------------------
 # attention_mask
 # ---------------------------------------------------------------------------------------
-HINT_PADDING_TAKEN_QUERY_SIDE = ("padding belongs on the KEY side: mask the columns j of padded "
-                                 "tokens (real[:, None, :]), so no query reads a <PAD> key")
-HINT_PADDED_QUERY_ROWS_MASKED = ("mask only the key side: a padded query row may still read the "
-                                 "real keys (its output is discarded later by the loss mask)")
-HINT_CAUSAL_FLAG_IGNORED = ("with causal=False the mask is bidirectional: only padding is "
-                            "blocked; with causal=True also block the future (j <= i)")
+HINT_PADDING_TAKEN_QUERY_SIDE = (
+    "padding belongs on the KEY side: mask the columns j of padded "
+    "tokens (real[:, None, :]), so no query reads a <PAD> key"
+)
+HINT_PADDED_QUERY_ROWS_MASKED = (
+    "mask only the key side: a padded query row may still read the "
+    "real keys (its output is discarded later by the loss mask)"
+)
+HINT_CAUSAL_FLAG_IGNORED = (
+    "with causal=False the mask is bidirectional: only padding is "
+    "blocked; with causal=True also block the future (j <= i)"
+)
 HINT_CAUSAL_FLAG_NEVER = "with causal=True also block the future: j <= i"
 HINT_OR_INSTEAD_OF_AND = "a key is allowed only if BOTH masks allow it: use &"
 HINT_KEY_LENGTHS_OFF_ONE = "positions count from 0: real keys are j < length"
-HINT_CAUSAL_FLAG_INVERTED = ("the flag is the wrong way round: causal=True (decoder) blocks the "
-                             "future j > i, causal=False (encoder) blocks only padded keys")
-HINT_DECODER_PADDING = ("padded keys must be blocked in the decoder too: combine the causal "
-                        "part and the key mask with &")
+HINT_CAUSAL_FLAG_INVERTED = (
+    "the flag is the wrong way round: causal=True (decoder) blocks the "
+    "future j > i, causal=False (encoder) blocks only padded keys"
+)
+HINT_DECODER_PADDING = (
+    "padded keys must be blocked in the decoder too: combine the causal "
+    "part and the key mask with &"
+)
 HINT_MASK_DIAGONAL = "a query may read itself: the causal part is j <= i, diagonal included"
 HINT_CAUSAL_PART_TRANSPOSED = "row i is query i; it may read columns j <= i"
 HINT_PADDING_MASK_INVERTED = "True marks a real key, which may be read; the <PAD> keys are False"
@@ -259,57 +355,101 @@ def _attention_mask_mistakes(lengths, L: int, causal: bool) -> list[Mistake]:
     tri = _lower(L)[None] if causal else np.ones((1, L, L), dtype=bool)
     keys, queries = real[:, None, :], real[:, :, None]  # (B, 1, L), (B, L, 1)
     return [
-        Mistake("padding taken from the query side instead of the key side",
-                np.broadcast_to(tri & queries, (len(lengths), L, L)),
-                HINT_PADDING_TAKEN_QUERY_SIDE),
-        Mistake("padded query rows masked as well as padded keys (only the keys are masked "
-                "here)", np.broadcast_to(tri & queries & keys, (len(lengths), L, L)),
-                HINT_PADDED_QUERY_ROWS_MASKED),
-        Mistake("the causal flag ignored: causal part always applied",
-                np.broadcast_to(_lower(L)[None] & keys, (len(lengths), L, L)),
-                HINT_CAUSAL_FLAG_IGNORED),
-        Mistake("the causal flag ignored: no causal part",
-                np.broadcast_to(keys, (len(lengths), L, L)), HINT_CAUSAL_FLAG_NEVER),
-        Mistake("causal and padding combined with OR instead of AND",
-                np.broadcast_to(tri | keys, (len(lengths), L, L)), HINT_OR_INSTEAD_OF_AND),
-        Mistake("lengths off by one (position <= length)",
-                np.broadcast_to(tri & (position[None, None, :] <= lengths[:, None, None]),
-                                (len(lengths), L, L)), HINT_KEY_LENGTHS_OFF_ONE),
-        Mistake("causal flag inverted (causal part applied when causal=False)",
-                np.broadcast_to(_lower(L)[None] & keys if not causal else keys,
-                                (len(lengths), L, L)), HINT_CAUSAL_FLAG_INVERTED),
-        Mistake("padding forgotten in the causal branch",
-                np.broadcast_to(tri, (len(lengths), L, L)), HINT_DECODER_PADDING),
-        Mistake("diagonal excluded from the causal part (j < i)",
-                np.broadcast_to((_lower(L) & ~np.eye(L, dtype=bool))[None] & keys
-                                if causal else keys, (len(lengths), L, L)), HINT_MASK_DIAGONAL),
-        Mistake("causal part transposed (j >= i)",
-                np.broadcast_to((tri.transpose(0, 2, 1) if causal else tri) & keys,
-                                (len(lengths), L, L)), HINT_CAUSAL_PART_TRANSPOSED),
-        Mistake("the last message left all False (a loop over range(B - 1))",
-                np.broadcast_to(tri & keys, (len(lengths), L, L))
-                & (np.arange(len(lengths)) < len(lengths) - 1)[:, None, None], HINT_LAST_MESSAGE),
-        Mistake("padding mask inverted (True on the pads)",
-                np.broadcast_to(tri & ~keys, (len(lengths), L, L)), HINT_PADDING_MASK_INVERTED),
+        Mistake(
+            "padding taken from the query side instead of the key side",
+            np.broadcast_to(tri & queries, (len(lengths), L, L)),
+            HINT_PADDING_TAKEN_QUERY_SIDE,
+        ),
+        Mistake(
+            "padded query rows masked as well as padded keys (only the keys are masked here)",
+            np.broadcast_to(tri & queries & keys, (len(lengths), L, L)),
+            HINT_PADDED_QUERY_ROWS_MASKED,
+        ),
+        Mistake(
+            "the causal flag ignored: causal part always applied",
+            np.broadcast_to(_lower(L)[None] & keys, (len(lengths), L, L)),
+            HINT_CAUSAL_FLAG_IGNORED,
+        ),
+        Mistake(
+            "the causal flag ignored: no causal part",
+            np.broadcast_to(keys, (len(lengths), L, L)),
+            HINT_CAUSAL_FLAG_NEVER,
+        ),
+        Mistake(
+            "causal and padding combined with OR instead of AND",
+            np.broadcast_to(tri | keys, (len(lengths), L, L)),
+            HINT_OR_INSTEAD_OF_AND,
+        ),
+        Mistake(
+            "lengths off by one (position <= length)",
+            np.broadcast_to(
+                tri & (position[None, None, :] <= lengths[:, None, None]), (len(lengths), L, L)
+            ),
+            HINT_KEY_LENGTHS_OFF_ONE,
+        ),
+        Mistake(
+            "causal flag inverted (causal part applied when causal=False)",
+            np.broadcast_to(_lower(L)[None] & keys if not causal else keys, (len(lengths), L, L)),
+            HINT_CAUSAL_FLAG_INVERTED,
+        ),
+        Mistake(
+            "padding forgotten in the causal branch",
+            np.broadcast_to(tri, (len(lengths), L, L)),
+            HINT_DECODER_PADDING,
+        ),
+        Mistake(
+            "diagonal excluded from the causal part (j < i)",
+            np.broadcast_to(
+                (_lower(L) & ~np.eye(L, dtype=bool))[None] & keys if causal else keys,
+                (len(lengths), L, L),
+            ),
+            HINT_MASK_DIAGONAL,
+        ),
+        Mistake(
+            "causal part transposed (j >= i)",
+            np.broadcast_to(
+                (tri.transpose(0, 2, 1) if causal else tri) & keys, (len(lengths), L, L)
+            ),
+            HINT_CAUSAL_PART_TRANSPOSED,
+        ),
+        Mistake(
+            "the last message left all False (a loop over range(B - 1))",
+            np.broadcast_to(tri & keys, (len(lengths), L, L))
+            & (np.arange(len(lengths)) < len(lengths) - 1)[:, None, None],
+            HINT_LAST_MESSAGE,
+        ),
+        Mistake(
+            "padding mask inverted (True on the pads)",
+            np.broadcast_to(tri & ~keys, (len(lengths), L, L)),
+            HINT_PADDING_MASK_INVERTED,
+        ),
     ]
 
 
-HINT_MASK_SHAPE = ("one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), "
-                   "never a fixed number, and L the argument L")
-HINT_PIECE_AXES = ("give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) "
-                   "(one row of keys per message) and causal_mask(L)[None] is (1, L, L); "
-                   + HINT_SIZES)
+HINT_MASK_SHAPE = (
+    "one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), "
+    "never a fixed number, and L the argument L"
+)
+HINT_PIECE_AXES = (
+    "give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) "
+    "(one row of keys per message) and causal_mask(L)[None] is (1, L, L); " + HINT_SIZES
+)
 
 
-def _check_attention_mask_case(run: CheckRun, lengths, L: int, causal: bool, expected,
-                               label: str = "") -> None:
+def _check_attention_mask_case(
+    run: CheckRun, lengths, L: int, causal: bool, expected, label: str = ""
+) -> None:
     call = f"attention_mask({list(np.asarray(lengths).tolist())}, {L}, causal={causal}){label}"
     M = run.call(call, lengths, L, causal, crash_hints=[(SHAPE_ERRORS, HINT_PIECE_AXES)])
-    run.expect_shape(call, M, (len(lengths), L, L),
-                     hint=HINT_MASK_SHAPE)
+    run.expect_shape(call, M, (len(lengths), L, L), hint=HINT_MASK_SHAPE)
     M = _expect_bool(run, call, M)
-    run.expect_close(call, M, expected, mistakes=_attention_mask_mistakes(lengths, L, causal),
-                     what="mask entries")
+    run.expect_close(
+        call,
+        M,
+        expected,
+        mistakes=_attention_mask_mistakes(lengths, L, causal),
+        what="mask entries",
+    )
 
 
 def check_attention_mask(attention_mask, reference=None, trials: int = 10) -> None:
@@ -318,51 +458,91 @@ def check_attention_mask(attention_mask, reference=None, trials: int = 10) -> No
     message_a_causal = [[T, F, F, F], [T, T, F, F], [T, T, T, F], [T, T, T, T]]
     message_b_causal = [[T, F, F, F], [T, T, F, F], [T, T, F, F], [T, T, F, F]]
     message_b_open = [[T, T, F, F]] * 4
-    _check_attention_mask_case(run, np.array([4, 2]), 4, False,
-                               [[[T] * 4] * 4, message_b_open],
-                               " (Message A and Message B, bidirectional encoder)")
-    _check_attention_mask_case(run, np.array([4, 2]), 4, True,
-                               [message_a_causal, message_b_causal],
-                               " (Message A and Message B, causal decoder)")
-    _check_attention_mask_case(run, [0, 1], 2, True, [[[F, F], [F, F]], [[T, F], [T, F]]],
-                               " (an empty message and a one-token message)")
-    _check_attention_mask_case(run, np.array([3, 0, 1]), 3, True,
-                               [[[T, F, F], [T, T, F], [T, T, T]], [[F, F, F]] * 3,
-                                [[T, F, F]] * 3], " (three messages)")
-    run.expect_raises("attention_mask([5], 4, True) (a length longer than L)", ValueError,
-                      np.array([5]), 4, True, mentions=("lengths",))
+    _check_attention_mask_case(
+        run,
+        np.array([4, 2]),
+        4,
+        False,
+        [[[T] * 4] * 4, message_b_open],
+        " (Message A and Message B, bidirectional encoder)",
+    )
+    _check_attention_mask_case(
+        run,
+        np.array([4, 2]),
+        4,
+        True,
+        [message_a_causal, message_b_causal],
+        " (Message A and Message B, causal decoder)",
+    )
+    _check_attention_mask_case(
+        run,
+        [0, 1],
+        2,
+        True,
+        [[[F, F], [F, F]], [[T, F], [T, F]]],
+        " (an empty message and a one-token message)",
+    )
+    _check_attention_mask_case(
+        run,
+        np.array([3, 0, 1]),
+        3,
+        True,
+        [[[T, F, F], [T, T, F], [T, T, T]], [[F, F, F]] * 3, [[T, F, F]] * 3],
+        " (three messages)",
+    )
+    run.expect_raises(
+        "attention_mask([5], 4, True) (a length longer than L)",
+        ValueError,
+        np.array([5]),
+        4,
+        True,
+        mentions=("lengths",),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(600 + seed)
             B, L = int(rng.integers(1, 5)), int(rng.integers(1, 8))
             lengths = rng.integers(0, L + 1, size=B)
             causal = bool(seed % 2)
-            _check_attention_mask_case(run, lengths, L, causal, reference(lengths, L, causal),
-                                       f" (seed {seed})")
+            _check_attention_mask_case(
+                run, lengths, L, causal, reference(lengths, L, causal), f" (seed {seed})"
+            )
     run.done()
 
 
 # ---------------------------------------------------------------------------------------
 # masked_attention
 # ---------------------------------------------------------------------------------------
-HINT_MASK_INVERTED = ("True means 'may attend': keep the scores where allowed is True and set "
-                      "the others to -inf (np.where(allowed, S, -np.inf))")
+HINT_MASK_INVERTED = (
+    "True means 'may attend': keep the scores where allowed is True and set "
+    "the others to -inf (np.where(allowed, S, -np.inf))"
+)
 HINT_MASK_MULTIPLIED_SCORES = "a blocked score of 0 still gets weight; blocked scores must be -inf"
 HINT_NO_SCALING = "scale the scores by 1/sqrt(d_k) before masking and the softmax"
 HINT_DIVIDED_BY_D_K = "divide the scores by sqrt(d_k), not by d_k"
-HINT_SCALED_BY_KEYS = ("scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not "
-                       "the number of keys K.shape[-2]")
+HINT_SCALED_BY_KEYS = (
+    "scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not "
+    "the number of keys K.shape[-2]"
+)
 HINT_SOFTMAX_AXIS = "each query's weights (a row, the last axis) must sum to 1"
-HINT_GLOBAL_MAX = ("subtract each ROW's maximum (axis=-1, keepdims=True), not the maximum of "
-                   "the whole array: a row far below the global maximum underflows to all zeros")
-HINT_NAN_SCORES = ("every row came out empty although its query has allowed keys: 0 * -inf is "
-                   "NaN, so (~allowed) * -np.inf poisons the allowed scores too; mask with "
-                   "np.where(allowed, S, -np.inf)")
+HINT_GLOBAL_MAX = (
+    "subtract each ROW's maximum (axis=-1, keepdims=True), not the maximum of "
+    "the whole array: a row far below the global maximum underflows to all zeros"
+)
+HINT_NAN_SCORES = (
+    "every row came out empty although its query has allowed keys: 0 * -inf is "
+    "NaN, so (~allowed) * -np.inf poisons the allowed scores too; mask with "
+    "np.where(allowed, S, -np.inf)"
+)
 HINT_NOT_NORMALISED = "divide by each row's sum so that every row of A sums to 1"
-HINT_D_K_AXIS = ("d_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another "
-                 "axis (the heads or the queries)")
-HINT_ALLOWED_TRANSPOSED = ("allowed[..., i, j] says whether query i may read key j (row i is "
-                           "query i): use allowed as given, not its transpose")
+HINT_D_K_AXIS = (
+    "d_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another "
+    "axis (the heads or the queries)"
+)
+HINT_ALLOWED_TRANSPOSED = (
+    "allowed[..., i, j] says whether query i may read key j (row i is "
+    "query i): use allowed as given, not its transpose"
+)
 
 
 def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mistake]]:
@@ -373,58 +553,103 @@ def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mi
     with np.errstate(all="ignore"):
         candidates = [
             ("mask applied after the softmax", torch_softmax(S) * allowed, HINT_AFTER),
-            ("a large finite negative number (-1e9) instead of -inf",
-             torch_softmax(np.where(allowed, S, -1e9)), HINT_FINITE_NEG),
-            ("mask inverted (True treated as blocked)",
-             torch_softmax(np.where(allowed, -np.inf, S)), HINT_MASK_INVERTED),
-            ("mask multiplied into the scores (blocked scores become 0, not -inf)",
-             torch_softmax(S * allowed), HINT_MASK_MULTIPLIED_SCORES),
-            ("no 1/sqrt(d_k) scaling",
-             torch_softmax(np.where(allowed, S * np.sqrt(d_k), -np.inf)), HINT_NO_SCALING),
-            ("divided by d_k instead of sqrt(d_k)",
-             torch_softmax(np.where(allowed, S / np.sqrt(d_k), -np.inf)), HINT_DIVIDED_BY_D_K),
-            ("scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
-             torch_softmax(np.where(allowed, S * np.sqrt(d_k) / np.sqrt(K.shape[-2]),
-                                    -np.inf)), HINT_SCALED_BY_KEYS),
-            ("softmax over the wrong axis",
-             torch_softmax(np.where(allowed, S, -np.inf), axis=-2), HINT_SOFTMAX_AXIS),
+            (
+                "a large finite negative number (-1e9) instead of -inf",
+                torch_softmax(np.where(allowed, S, -1e9)),
+                HINT_FINITE_NEG,
+            ),
+            (
+                "mask inverted (True treated as blocked)",
+                torch_softmax(np.where(allowed, -np.inf, S)),
+                HINT_MASK_INVERTED,
+            ),
+            (
+                "mask multiplied into the scores (blocked scores become 0, not -inf)",
+                torch_softmax(S * allowed),
+                HINT_MASK_MULTIPLIED_SCORES,
+            ),
+            (
+                "no 1/sqrt(d_k) scaling",
+                torch_softmax(np.where(allowed, S * np.sqrt(d_k), -np.inf)),
+                HINT_NO_SCALING,
+            ),
+            (
+                "divided by d_k instead of sqrt(d_k)",
+                torch_softmax(np.where(allowed, S / np.sqrt(d_k), -np.inf)),
+                HINT_DIVIDED_BY_D_K,
+            ),
+            (
+                "scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
+                torch_softmax(np.where(allowed, S * np.sqrt(d_k) / np.sqrt(K.shape[-2]), -np.inf)),
+                HINT_SCALED_BY_KEYS,
+            ),
+            (
+                "softmax over the wrong axis",
+                torch_softmax(np.where(allowed, S, -np.inf), axis=-2),
+                HINT_SOFTMAX_AXIS,
+            ),
         ]
         masked = np.where(allowed, S, -np.inf)
         finite = np.isfinite(masked)
         top = masked[finite].max() if finite.any() else 0.0
         e = np.exp(masked - top)
         total = e.sum(axis=-1, keepdims=True)
-        candidates.append((
-            "the maximum of the whole array subtracted instead of each row's",
-            np.divide(e, total, out=np.zeros_like(e), where=total > 0), HINT_GLOBAL_MAX))
+        candidates.append(
+            (
+                "the maximum of the whole array subtracted instead of each row's",
+                np.divide(e, total, out=np.zeros_like(e), where=total > 0),
+                HINT_GLOBAL_MAX,
+            )
+        )
         if allowed.any():
-            candidates.append((
-                "every weight zero (NaN scores, e.g. from (~allowed) * -inf, dropped as empty "
-                "rows)", np.zeros_like(masked), HINT_NAN_SCORES))
+            candidates.append(
+                (
+                    "every weight zero (NaN scores, e.g. from (~allowed) * -inf, dropped as empty "
+                    "rows)",
+                    np.zeros_like(masked),
+                    HINT_NAN_SCORES,
+                )
+            )
         row_max = masked.max(axis=-1, keepdims=True)
         e = np.exp(masked - np.where(np.isfinite(row_max), row_max, 0.0))
         candidates.append(("weights never divided by the row sum", e, HINT_NOT_NORMALISED))
         if Q.ndim > 2 and Q.shape[1] != d_k:
-            candidates.append((
-                "d_k read from Q.shape[1]",
-                torch_softmax(np.where(allowed, S * np.sqrt(d_k) / np.sqrt(Q.shape[1]),
-                                       -np.inf)), HINT_D_K_AXIS))
+            candidates.append(
+                (
+                    "d_k read from Q.shape[1]",
+                    torch_softmax(
+                        np.where(allowed, S * np.sqrt(d_k) / np.sqrt(Q.shape[1]), -np.inf)
+                    ),
+                    HINT_D_K_AXIS,
+                )
+            )
         if S.shape[-1] == S.shape[-2] and S.shape[-1] > 1:
             flat_max = masked.max(axis=-1)[..., None, :]
             e = np.exp(masked - np.where(np.isfinite(flat_max), flat_max, 0.0))
             total = e.sum(axis=-1, keepdims=True)
-            candidates.append(("row maximum without keepdims",
-                               np.divide(e, total, out=np.zeros_like(e), where=total > 0),
-                               HINT_KEEPDIMS))
+            candidates.append(
+                (
+                    "row maximum without keepdims",
+                    np.divide(e, total, out=np.zeros_like(e), where=total > 0),
+                    HINT_KEEPDIMS,
+                )
+            )
             e = np.exp(masked - np.where(np.isfinite(row_max), row_max, 0.0))
             total = e.sum(axis=-1)[..., None, :]
-            candidates.append(("row sum without keepdims",
-                               np.divide(e, total, out=np.zeros_like(e), where=total > 0),
-                               HINT_KEEPDIMS))
-            candidates.append((
-                "allowed transposed (its rows read as keys)",
-                torch_softmax(np.where(np.swapaxes(allowed, -1, -2), S, -np.inf)),
-                HINT_ALLOWED_TRANSPOSED))
+            candidates.append(
+                (
+                    "row sum without keepdims",
+                    np.divide(e, total, out=np.zeros_like(e), where=total > 0),
+                    HINT_KEEPDIMS,
+                )
+            )
+            candidates.append(
+                (
+                    "allowed transposed (its rows read as keys)",
+                    torch_softmax(np.where(np.swapaxes(allowed, -1, -2), S, -np.inf)),
+                    HINT_ALLOWED_TRANSPOSED,
+                )
+            )
     on_A, on_Y = [], []
     for name, A, hint in candidates:
         on_A.append(Mistake(name, A, hint))
@@ -441,22 +666,33 @@ HINT_RETURN_PAIR = "return Y, A"
 HINT_MASK_BEFORE_SOFTMAX = "set blocked scores to -inf before the softmax: exp(-inf) = 0 exactly"
 
 
-def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expected=None,
-                       nan_hint: str = HINT_NAN):
-    run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
-                    f"{call} should return a tuple (Y, A); got {type(result).__name__}",
-                    hint=HINT_RETURN_PAIR)
+def _compare_attention(
+    run: CheckRun, call: str, result, Q, K, V, allowed, expected=None, nan_hint: str = HINT_NAN
+):
+    run.expect_true(
+        isinstance(result, tuple | list) and len(result) == 2,
+        f"{call} should return a tuple (Y, A); got {type(result).__name__}",
+        hint=HINT_RETURN_PAIR,
+    )
     Y, A = result
     Y_ref, A_ref = expected if expected is not None else torch_attend(Q, K, V, allowed)
     shape_Y, shape_A = np.shape(as_array(Y)), np.shape(as_array(A))
     if shape_Y != Y_ref.shape or shape_A != A_ref.shape:
         swapped = shape_Y == A_ref.shape and shape_A == Y_ref.shape
     else:
-        swapped = (Y_ref.shape == A_ref.shape and not np.allclose(as_array(Y), Y_ref)
-                   and np.allclose(as_array(Y), A_ref) and np.allclose(as_array(A), Y_ref))
-    run.expect_true(not swapped, f"{call} returned the weights first: the first result has "
-                    f"shape {shape_Y} and the second {shape_A}; expected Y {Y_ref.shape}, "
-                    f"then A {A_ref.shape}.", hint=HINT_RETURN_Y_A)
+        swapped = (
+            Y_ref.shape == A_ref.shape
+            and not np.allclose(as_array(Y), Y_ref)
+            and np.allclose(as_array(Y), A_ref)
+            and np.allclose(as_array(A), Y_ref)
+        )
+    run.expect_true(
+        not swapped,
+        f"{call} returned the weights first: the first result has "
+        f"shape {shape_Y} and the second {shape_A}; expected Y {Y_ref.shape}, "
+        f"then A {A_ref.shape}.",
+        hint=HINT_RETURN_Y_A,
+    )
     run.expect_shape(f"{call}: Y", Y, Y_ref.shape, hint=HINT_Y_SHAPE)
     run.expect_shape(f"{call}: A", A, A_ref.shape, hint=HINT_A_SHAPE)
     on_A, on_Y = _masked_attention_mistakes(Q, K, V, allowed)
@@ -466,15 +702,19 @@ def _compare_attention(run: CheckRun, call: str, result, Q, K, V, allowed, expec
     run.expect_close(f"{call}: Y", Y, Y_ref, mistakes=on_Y, hint=HINT_Y)
     A = as_array(A)
     blocked = ~np.broadcast_to(np.asarray(allowed, dtype=bool), A.shape)
-    run.expect_true(np.all(A[blocked] == 0.0),
-                    f"{call}: blocked keys must get weight exactly 0; largest blocked weight "
-                    f"{np.abs(A[blocked]).max() if blocked.any() else 0.0}",
-                    hint=HINT_MASK_BEFORE_SOFTMAX)
+    run.expect_true(
+        np.all(A[blocked] == 0.0),
+        f"{call}: blocked keys must get weight exactly 0; largest blocked weight "
+        f"{np.abs(A[blocked]).max() if blocked.any() else 0.0}",
+        hint=HINT_MASK_BEFORE_SOFTMAX,
+    )
 
 
-HINT_ATTENTION_IN_PLACE = ("never write into Q, K, V or allowed (Q /= ... or S[...] = ... on a "
-                           "view changes the caller's array): compute new arrays instead (S = "
-                           "... / np.sqrt(d_k) builds one)")
+HINT_ATTENTION_IN_PLACE = (
+    "never write into Q, K, V or allowed (Q /= ... or S[...] = ... on a "
+    "view changes the caller's array): compute new arrays instead (S = "
+    "... / np.sqrt(d_k) builds one)"
+)
 HINT_EMPTY_ROW = "a query with no allowed key returns a row of zeros"
 
 
@@ -486,36 +726,55 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     result = run.call(call, WORKED_Q, WORKED_K, WORKED_V, causal)
     _compare_attention(run, call, result, WORKED_Q, WORKED_K, WORKED_V, causal)
     A = as_array(result[1])
-    run.expect_close(f"{call}: first row of A (query 0 sees only key 0)", A[0],
-                     [1.0, 0.0, 0.0, 0.0], mistakes=[
-                         Mistake("mask applied after the softmax",
-                                 torch_softmax(WORKED_Q @ WORKED_K.T / np.sqrt(3))[0] * causal[0],
-                                 HINT_AFTER)])
-    run.expect_true(np.allclose(A.sum(axis=-1), 1.0),
-                    f"{call}: each row of A must sum to 1 over its allowed keys; row sums "
-                    f"{A.sum(axis=-1)}", hint=HINT_AFTER)
+    run.expect_close(
+        f"{call}: first row of A (query 0 sees only key 0)",
+        A[0],
+        [1.0, 0.0, 0.0, 0.0],
+        mistakes=[
+            Mistake(
+                "mask applied after the softmax",
+                torch_softmax(WORKED_Q @ WORKED_K.T / np.sqrt(3))[0] * causal[0],
+                HINT_AFTER,
+            )
+        ],
+    )
+    run.expect_true(
+        np.allclose(A.sum(axis=-1), 1.0),
+        f"{call}: each row of A must sum to 1 over its allowed keys; row sums {A.sum(axis=-1)}",
+        hint=HINT_AFTER,
+    )
 
     # Row 1 has no allowed key at all: its weights and output must be zeros, not NaN.
-    allowed = np.array([[True, True, False, True], [False, False, False, False],
-                        [True, False, True, True]])
+    allowed = np.array(
+        [[True, True, False, True], [False, False, False, False], [True, False, True, True]]
+    )
     Q = WORKED_Q[:3]
-    call = ("masked_attention(Q, K, V, allowed) with 3 queries whose row 1 allows no key "
-            "(allowed[1] all False)")
+    call = (
+        "masked_attention(Q, K, V, allowed) with 3 queries whose row 1 allows no key "
+        "(allowed[1] all False)"
+    )
     result = run.call(call, Q, WORKED_K, WORKED_V, allowed)
     _compare_attention(run, call, result, Q, WORKED_K, WORKED_V, allowed)
-    run.expect_close(f"{call}: Y[1]", as_array(result[0])[1], np.zeros(3),
-                     hint=HINT_EMPTY_ROW)
+    run.expect_close(f"{call}: Y[1]", as_array(result[0])[1], np.zeros(3), hint=HINT_EMPTY_ROW)
 
     # Leading batch axes: (B, h, L, d) with a (B, 1, L, L) mask broadcast over the heads.
     rng = np.random.default_rng(41)
     Q, K, V = (rng.standard_normal((2, 3, 5, 4)) for _ in range(3))
     allowed = np.broadcast_to(_lower(5), (2, 1, 5, 5)).copy()
     allowed[1, :, :, 3:] = False  # message 1 has 3 real tokens
-    call = ("masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
-            "broadcast over the 3 heads")
-    _compare_attention(run, call, run.call(call, Q, K, V, allowed,
-                                           crash_hints=[(SHAPE_ERRORS, HINT_LEADING)]),
-                       Q, K, V, allowed)
+    call = (
+        "masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
+        "broadcast over the 3 heads"
+    )
+    _compare_attention(
+        run,
+        call,
+        run.call(call, Q, K, V, allowed, crash_hints=[(SHAPE_ERRORS, HINT_LEADING)]),
+        Q,
+        K,
+        V,
+        allowed,
+    )
 
     # No peeking: changing the last key and value leaves every earlier output unchanged.
     Q, K, V = (rng.standard_normal((5, 3)) for _ in range(3))
@@ -524,24 +783,39 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     call = "masked_attention with a causal mask, after changing token 4's key and value"
     Y1, _ = run.call(call, Q, K, V, _lower(5))
     Y2, _ = run.call(call, Q, K2, V2, _lower(5))
-    run.expect_true(np.allclose(as_array(Y1)[:4], as_array(Y2)[:4], rtol=0, atol=1e-12),
-                    f"{call}: outputs 0..3 changed; a causal mask must hide token 4 from "
-                    f"every earlier query", hint=HINT_AFTER)
+    run.expect_true(
+        np.allclose(as_array(Y1)[:4], as_array(Y2)[:4], rtol=0, atol=1e-12),
+        f"{call}: outputs 0..3 changed; a causal mask must hide token 4 from every earlier query",
+        hint=HINT_AFTER,
+    )
 
     # Large scores must not overflow.
     Q = np.array([[40.0, 0.0], [0.0, 40.0]])
     K = np.array([[40.0, 0.0], [0.0, -40.0]])
     V = np.eye(2)
     call = "masked_attention with large scores (q.k = 1600) and a causal mask"
-    _compare_attention(run, call, run.call(call, Q, K, V, _lower(2)), Q, K, V, _lower(2),
-                       nan_hint=HINT_OVERFLOW)
+    _compare_attention(
+        run, call, run.call(call, Q, K, V, _lower(2)), Q, K, V, _lower(2), nan_hint=HINT_OVERFLOW
+    )
 
-    run.expect_raises("masked_attention with K (4, 3) and V (3, 3)", ValueError,
-                      WORKED_Q, WORKED_K, WORKED_V[:3], causal,
-                      mentions=("(4, 3)", "(3, 3)"))
-    run.expect_raises("masked_attention with allowed (4, 3) for 4 keys", ValueError,
-                      WORKED_Q, WORKED_K, WORKED_V, causal[:, :3],
-                      mentions=("allowed", "(4, 3)"))
+    run.expect_raises(
+        "masked_attention with K (4, 3) and V (3, 3)",
+        ValueError,
+        WORKED_Q,
+        WORKED_K,
+        WORKED_V[:3],
+        causal,
+        mentions=("(4, 3)", "(3, 3)"),
+    )
+    run.expect_raises(
+        "masked_attention with allowed (4, 3) for 4 keys",
+        ValueError,
+        WORKED_Q,
+        WORKED_K,
+        WORKED_V,
+        causal[:, :3],
+        mentions=("allowed", "(4, 3)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(700 + seed)
@@ -553,9 +827,12 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
             allowed = rng.random((*lead, L_q, L_k)) < 0.6
             if seed % 3 == 0:
                 allowed[..., 0, :] = False  # the first query of every batch sees nothing
-            call = (f"masked_attention on random Q {Q.shape}, K {K.shape}, V {V.shape}, "
-                    f"random allowed (seed {seed})")
+            call = (
+                f"masked_attention on random Q {Q.shape}, K {K.shape}, V {V.shape}, "
+                f"random allowed (seed {seed})"
+            )
             result = run.call(call, Q, K, V, allowed)
-            _compare_attention(run, call, result, Q, K, V, allowed,
-                               expected=reference(Q, K, V, allowed))
+            _compare_attention(
+                run, call, result, Q, K, V, allowed, expected=reference(Q, K, V, allowed)
+            )
     run.done()

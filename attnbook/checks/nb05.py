@@ -29,22 +29,34 @@ __all__ = [
     "check_split_heads",
 ]
 
-HINT_SPLIT = ("reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and "
-              "heads: view it as (B, L, h, d_k) first, then swap the L and h axes with "
-              ".transpose(1, 2)")
-HINT_MERGE = ("merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, "
-              "d_k), then .reshape(B, L, h * d_k) puts head 0's features first")
-HINT_AXES = ("the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes "
-             "from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front")
-HINT_SPLIT_SHAPE = ("(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // "
-                    "n_heads; both come from the arguments (not the worked example), and the batch "
-                    "axis B stays first")
-HINT_MERGE_SHAPE = ("(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that "
-                    "order and concatenate the heads side by side along the features")
+HINT_SPLIT = (
+    "reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and "
+    "heads: view it as (B, L, h, d_k) first, then swap the L and h axes with "
+    ".transpose(1, 2)"
+)
+HINT_MERGE = (
+    "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, "
+    "d_k), then .reshape(B, L, h * d_k) puts head 0's features first"
+)
+HINT_AXES = (
+    "the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes "
+    "from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front"
+)
+HINT_SPLIT_SHAPE = (
+    "(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // "
+    "n_heads; both come from the arguments (not the worked example), and the batch "
+    "axis B stays first"
+)
+HINT_MERGE_SHAPE = (
+    "(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that "
+    "order and concatenate the heads side by side along the features"
+)
 HINT_MERGE_SUMMED = HINT_MERGE_SHAPE + " (summing or averaging them loses the h axis)"
-HINT_NAN = ("a query with no allowed key has only -inf scores and torch.softmax returns NaN "
-            "for it: give such rows zero weights (for example torch.nan_to_num or "
-            "torch.where on the row)")
+HINT_NAN = (
+    "a query with no allowed key has only -inf scores and torch.softmax returns NaN "
+    "for it: give such rows zero weights (for example torch.nan_to_num or "
+    "torch.where on the row)"
+)
 
 
 def _tolerance(value) -> float:
@@ -54,34 +66,45 @@ def _tolerance(value) -> float:
 
 def _close(run: CheckRun, call: str, seen, expected, mistakes=(), what="values", hint=None):
     tol = max(_tolerance(seen), _tolerance(expected))
-    run.expect_close(call, seen, expected, mistakes=mistakes, rtol=tol, atol=tol, what=what,
-                     hint=hint)
+    run.expect_close(
+        call, seen, expected, mistakes=mistakes, rtol=tol, atol=tol, what=what, hint=hint
+    )
 
 
 HINT_STAY_IN_TORCH = "stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy"
-HINT_RETURN_OUTPUT_ONLY = ("return only the output (a single tensor), not (Y, A) as "
-                           "masked_attention did in notebook 04")
+HINT_RETURN_OUTPUT_ONLY = (
+    "return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04"
+)
 
 
 def _expect_tensor(run: CheckRun, call: str, seen) -> None:
     hint = HINT_STAY_IN_TORCH
     if isinstance(seen, tuple | list):
         hint = HINT_RETURN_OUTPUT_ONLY
-    run.expect_true(isinstance(seen, torch.Tensor),
-                    f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
-                    hint=hint)
+    run.expect_true(
+        isinstance(seen, torch.Tensor),
+        f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
+        hint=hint,
+    )
 
 
 # Known causes of an exception in the learner's code: (text in the error, hint).
-HINT_INT_SIZES = ("sizes must be ints: d_k is d_model // n_heads (integer division), not "
-                  "d_model / n_heads")
+HINT_INT_SIZES = (
+    "sizes must be ints: d_k is d_model // n_heads (integer division), not d_model / n_heads"
+)
 HINT_ALLOWED_NONE = "allowed=None means no mask: only fill -inf when allowed is not None"
-HINT_SIZES_FROM_INPUT = ("take every size from the input itself (B, h, L, d_k = y.shape; d_k is "
-                         "d_model // n_heads): numbers from the worked example break other sizes")
-HINT_BOOLEAN_INDEXING = ("boolean indexing scores[~allowed] needs a mask of the scores' own "
-                         "shape; scores.masked_fill(~allowed, -inf) broadcasts allowed for you")
-HINT_VIEW_NOT_CONTIGUOUS = ("after a transpose the tensor is no longer contiguous, so .view cannot "
-                            "regroup its axes: use .reshape (or .contiguous() before .view)")
+HINT_SIZES_FROM_INPUT = (
+    "take every size from the input itself (B, h, L, d_k = y.shape; d_k is "
+    "d_model // n_heads): numbers from the worked example break other sizes"
+)
+HINT_BOOLEAN_INDEXING = (
+    "boolean indexing scores[~allowed] needs a mask of the scores' own "
+    "shape; scores.masked_fill(~allowed, -inf) broadcasts allowed for you"
+)
+HINT_VIEW_NOT_CONTIGUOUS = (
+    "after a transpose the tensor is no longer contiguous, so .view cannot "
+    "regroup its axes: use .reshape (or .contiguous() before .view)"
+)
 
 _ERROR_HINTS = [
     ("but got float", HINT_INT_SIZES),
@@ -93,17 +116,19 @@ _ERROR_HINTS = [
 ]
 
 
-HINT_K_T = ("k.T reverses EVERY axis of a batched tensor: use k.transpose(-2, -1) (or k.mT) to "
-            "swap only the last two")
+HINT_K_T = (
+    "k.T reverses EVERY axis of a batched tensor: use k.transpose(-2, -1) (or k.mT) to "
+    "swap only the last two"
+)
 
 
 def _call(run: CheckRun, call: str, *args):
     """`run.call`, adding a hint when the learner's exception has a known cause."""
     names = names_called(run.func)
-    k_T = [(("must match the size", "cannot be multiplied"),
-            HINT_K_T)] if "T" in names else []
-    return run.call(call, *args,
-                    crash_hints=[*k_T, *_ERROR_HINTS, ("must match the size", HINT_AXES)])
+    k_T = [(("must match the size", "cannot be multiplied"), HINT_K_T)] if "T" in names else []
+    return run.call(
+        call, *args, crash_hints=[*k_T, *_ERROR_HINTS, ("must match the size", HINT_AXES)]
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -119,30 +144,47 @@ def _merge(y: torch.Tensor) -> torch.Tensor:
     return y.transpose(1, 2).reshape(B, L, h * d_k)  # (B, L, h * d_k)
 
 
-HINT_HEADS_INTERLEAVED = ("head r owns the contiguous features r*d_k .. (r+1)*d_k - 1: view as "
-                          "(B, L, h, d_k), not (B, L, d_k, h)")
+HINT_HEADS_INTERLEAVED = (
+    "head r owns the contiguous features r*d_k .. (r+1)*d_k - 1: view as "
+    "(B, L, h, d_k), not (B, L, d_k, h)"
+)
 
 
 def _split_mistakes(x: torch.Tensor, h: int) -> list[Mistake]:
     B, L, d = x.shape
     d_k = d // h
     return [
-        Mistake("heads split by reshaping without the transpose (positions and heads mixed)",
-                x.reshape(B, h, L, d_k), HINT_SPLIT),
-        Mistake("heads interleaved: head r took every h-th feature instead of a block of d_k",
-                x.reshape(B, L, d_k, h).permute(0, 3, 1, 2), HINT_HEADS_INTERLEAVED),
+        Mistake(
+            "heads split by reshaping without the transpose (positions and heads mixed)",
+            x.reshape(B, h, L, d_k),
+            HINT_SPLIT,
+        ),
+        Mistake(
+            "heads interleaved: head r took every h-th feature instead of a block of d_k",
+            x.reshape(B, L, d_k, h).permute(0, 3, 1, 2),
+            HINT_HEADS_INTERLEAVED,
+        ),
     ]
 
 
 def _merge_mistakes(y: torch.Tensor) -> list[Mistake]:
     B, h, L, d_k = y.shape
     return [
-        Mistake("heads merged in the wrong order: reshaped without the transpose",
-                y.reshape(B, L, h * d_k), HINT_MERGE),
-        Mistake("heads merged in the wrong order: features interleaved (d_k before h)",
-                y.permute(0, 2, 3, 1).reshape(B, L, h * d_k), HINT_MERGE),
-        Mistake("heads merged in the wrong order: L and d_k swapped before the reshape",
-                y.transpose(2, 3).reshape(B, L, h * d_k), HINT_MERGE),
+        Mistake(
+            "heads merged in the wrong order: reshaped without the transpose",
+            y.reshape(B, L, h * d_k),
+            HINT_MERGE,
+        ),
+        Mistake(
+            "heads merged in the wrong order: features interleaved (d_k before h)",
+            y.permute(0, 2, 3, 1).reshape(B, L, h * d_k),
+            HINT_MERGE,
+        ),
+        Mistake(
+            "heads merged in the wrong order: L and d_k swapped before the reshape",
+            y.transpose(2, 3).reshape(B, L, h * d_k),
+            HINT_MERGE,
+        ),
     ]
 
 
@@ -159,11 +201,11 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
     y = _call(run, call, x, 2)
     _expect_tensor(run, call, y)
     run.expect_shape(call, y, (1, 2, 3, 2), hint=HINT_SPLIT_SHAPE)
-    expected = [[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]],
-                 [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]]
+    expected = [[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]], [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]]
     _close(run, call, y, expected, mistakes=_split_mistakes(x, 2))
-    run.expect_close(f"{call}: head 1 of token 2", as_array(y)[0, 1, 2], [10.0, 11.0],
-                     hint=HINT_HEAD_FEATURES)
+    run.expect_close(
+        f"{call}: head 1 of token 2", as_array(y)[0, 1, 2], [10.0, 11.0], hint=HINT_HEAD_FEATURES
+    )
 
     x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(51), dtype=torch.float64)
     call = "split_heads(x, 3) with x of shape (2, 5, 12)"
@@ -175,10 +217,16 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
     run.expect_shape(call, y, (2, 1, 5, 12), hint=HINT_SPLIT_SHAPE)
     _close(run, call, y, x[:, None])
 
-    run.expect_raises("split_heads(x, 5) with d_model = 12", ValueError, x, 5,
-                      mentions=("n_heads", "(2, 5, 12)"))
-    run.expect_raises("split_heads(x[0], 3) with x[0] of shape (5, 12)", ValueError, x[0], 3,
-                      mentions=("x", "(5, 12)"))
+    run.expect_raises(
+        "split_heads(x, 5) with d_model = 12", ValueError, x, 5, mentions=("n_heads", "(2, 5, 12)")
+    )
+    run.expect_raises(
+        "split_heads(x[0], 3) with x[0] of shape (5, 12)",
+        ValueError,
+        x[0],
+        3,
+        mentions=("x", "(5, 12)"),
+    )
     if reference is not None:
         for seed in range(trials):
             g = torch.Generator().manual_seed(800 + seed)
@@ -199,8 +247,9 @@ HINT_MERGE_INVERTS_SPLIT = "merge_heads must undo split_heads exactly"
 
 def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
     run = CheckRun(merge_heads)
-    y = torch.tensor([[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]],
-                       [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]])  # (1, 2, 3, 2)
+    y = torch.tensor(
+        [[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]], [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]]
+    )  # (1, 2, 3, 2)
     call = "merge_heads(y) with y of shape (1, 2, 3, 2) (the split of arange(12).reshape(1, 3, 4))"
     x = _call(run, call, y)
     _expect_tensor(run, call, x)
@@ -211,14 +260,19 @@ def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
     call = "merge_heads of the split of x (2, 5, 12) into 3 heads: the round trip"
     back = _call(run, call, _split(x, 3))
     run.expect_shape(call, back, (2, 5, 12), hint=HINT_MERGE_SHAPE)
-    _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 3)),
-           hint=HINT_MERGE_INVERTS_SPLIT)
+    _close(
+        run, call, back, x, mistakes=_merge_mistakes(_split(x, 3)), hint=HINT_MERGE_INVERTS_SPLIT
+    )
     call = "merge_heads on a contiguous copy of a split"
     back = _call(run, call, _split(x, 4).contiguous())
     _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 4)))
 
-    run.expect_raises("merge_heads(y[0]) with y[0] of shape (2, 3, 2)", ValueError, y[0],
-                      mentions=("y", "(2, 3, 2)"))
+    run.expect_raises(
+        "merge_heads(y[0]) with y[0] of shape (2, 3, 2)",
+        ValueError,
+        y[0],
+        mentions=("y", "(2, 3, 2)"),
+    )
     if reference is not None:
         for seed in range(trials):
             g = torch.Generator().manual_seed(900 + seed)
@@ -240,32 +294,48 @@ def _torch_expected(q, k, v, allowed):
 
 
 HINT_NO_SCALING = "divide the scores by sqrt(d_k) = sqrt(q.shape[-1])"
-HINT_SCALED_BY_LENGTH = ("divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by "
-                         "the square root of a sequence length")
-HINT_SCALED_BY_D_V = ("divide by sqrt(d_k) = sqrt(q.shape[-1]), the query/key width; d_v = "
-                      "v.shape[-1] may differ")
-HINT_SCALED_AFTER_SOFTMAX = ("divide the scores by sqrt(d_k) before the softmax; afterwards the "
-                             "weights no longer sum to 1")
+HINT_SCALED_BY_LENGTH = (
+    "divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by "
+    "the square root of a sequence length"
+)
+HINT_SCALED_BY_D_V = (
+    "divide by sqrt(d_k) = sqrt(q.shape[-1]), the query/key width; d_v = v.shape[-1] may differ"
+)
+HINT_SCALED_AFTER_SOFTMAX = (
+    "divide the scores by sqrt(d_k) before the softmax; afterwards the weights no longer sum to 1"
+)
 HINT_DIVIDED_BY_D_K = "divide by sqrt(d_k), not d_k"
 HINT_SOFTMAX_AXIS = "each query's weights (the last axis, dim=-1) must sum to 1"
-HINT_OPERATOR_PRECEDENCE = ("** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 "
-                            "or math.sqrt(d_k)")
+HINT_OPERATOR_PRECEDENCE = (
+    "** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 or math.sqrt(d_k)"
+)
 HINT_SCORES_TRANSPOSED = "scores = q @ k.transpose(-2, -1): row i is query i, column j is key j"
-HINT_WEIGHTS_TRANSPOSED = ("the output is weights @ v with weights (..., L_q, L_k): each "
-                           "query's row of weights mixes the values")
-HINT_MASK_TRANSPOSED = ("allowed[..., i, j] says whether query i may read key j: use the mask "
-                        "as given, rows are queries; do not transpose it")
-HINT_MASK_MULTIPLIED_SCORES = ("a blocked score must be -inf, not 0 (exp(0) = 1 still gives the "
-                               "key weight): scores.masked_fill(~allowed, float('-inf'))")
-HINT_MASK_APPLIED_AFTER_SOFTMAX = ("set blocked scores to -inf BEFORE the softmax "
-                                   "(masked_fill(~allowed, -inf)); zeroing weights after it "
-                                   "leaves rows that do not sum to 1")
+HINT_WEIGHTS_TRANSPOSED = (
+    "the output is weights @ v with weights (..., L_q, L_k): each "
+    "query's row of weights mixes the values"
+)
+HINT_MASK_TRANSPOSED = (
+    "allowed[..., i, j] says whether query i may read key j: use the mask "
+    "as given, rows are queries; do not transpose it"
+)
+HINT_MASK_MULTIPLIED_SCORES = (
+    "a blocked score must be -inf, not 0 (exp(0) = 1 still gives the "
+    "key weight): scores.masked_fill(~allowed, float('-inf'))"
+)
+HINT_MASK_APPLIED_AFTER_SOFTMAX = (
+    "set blocked scores to -inf BEFORE the softmax "
+    "(masked_fill(~allowed, -inf)); zeroing weights after it "
+    "leaves rows that do not sum to 1"
+)
 HINT_MASK_INVERTED = "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed"
-HINT_FINITE_FILL = ("a row with no allowed key came out uniform: use -inf and give such rows "
-                    "zero weights")
+HINT_FINITE_FILL = (
+    "a row with no allowed key came out uniform: use -inf and give such rows zero weights"
+)
 
-HINT_NAME_THE_AXIS = ("always name the axis: torch.softmax(scores, dim=-1); without dim= "
-                      "PyTorch guesses axis {implicit} for a {ndim}-axis tensor")  # its guess
+HINT_NAME_THE_AXIS = (
+    "always name the axis: torch.softmax(scores, dim=-1); without dim= "
+    "PyTorch guesses axis {implicit} for a {ndim}-axis tensor"
+)  # its guess
 HINT_D_K_FROM_FRONT = "d_k is q.shape[-1], the last axis: " + HINT_AXES
 
 
@@ -282,64 +352,110 @@ def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
     implicit = 0 if S.dim() in (0, 1, 3) else 1  # the axis F.softmax(S) guesses without dim=
     out = [
         ("no 1/sqrt(d_k) scaling", soft(S.masked_fill(~mask, -math.inf)), HINT_NO_SCALING),
-        ("scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
-         soft((S / math.sqrt(L_k)).masked_fill(~mask, -math.inf)), HINT_SCALED_BY_LENGTH),
-        ("scaled by sqrt(d_v), the value width, instead of sqrt(d_k)",
-         soft((S / math.sqrt(d_v)).masked_fill(~mask, -math.inf)) if d_v != d_k else None,
-         HINT_SCALED_BY_D_V),
-        ("scaled after the softmax (weights divided by sqrt(d_k))",
-         soft(S.masked_fill(~mask, -math.inf)) / math.sqrt(d_k), HINT_SCALED_AFTER_SOFTMAX),
-        ("softmax without dim= (PyTorch picked an axis for you)",
-         soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=implicit)
-         if implicit != S.dim() - 1 else None,
-         HINT_NAME_THE_AXIS.format(implicit=implicit, ndim=S.dim())),
-        ("divided by d_k instead of sqrt(d_k)", soft((S / d_k).masked_fill(~mask, -math.inf)),
-         HINT_DIVIDED_BY_D_K),
-        ("softmax over the wrong axis",
-         soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=-2), HINT_SOFTMAX_AXIS),
+        (
+            "scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
+            soft((S / math.sqrt(L_k)).masked_fill(~mask, -math.inf)),
+            HINT_SCALED_BY_LENGTH,
+        ),
+        (
+            "scaled by sqrt(d_v), the value width, instead of sqrt(d_k)",
+            soft((S / math.sqrt(d_v)).masked_fill(~mask, -math.inf)) if d_v != d_k else None,
+            HINT_SCALED_BY_D_V,
+        ),
+        (
+            "scaled after the softmax (weights divided by sqrt(d_k))",
+            soft(S.masked_fill(~mask, -math.inf)) / math.sqrt(d_k),
+            HINT_SCALED_AFTER_SOFTMAX,
+        ),
+        (
+            "softmax without dim= (PyTorch picked an axis for you)",
+            soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=implicit)
+            if implicit != S.dim() - 1
+            else None,
+            HINT_NAME_THE_AXIS.format(implicit=implicit, ndim=S.dim()),
+        ),
+        (
+            "divided by d_k instead of sqrt(d_k)",
+            soft((S / d_k).masked_fill(~mask, -math.inf)),
+            HINT_DIVIDED_BY_D_K,
+        ),
+        (
+            "softmax over the wrong axis",
+            soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=-2),
+            HINT_SOFTMAX_AXIS,
+        ),
     ]
     if d_k != 4:
-        out.append(("scaled by d_k ** 1/2, which is (d_k ** 1) / 2 = d_k / 2",
-                    soft((S / (d_k / 2)).masked_fill(~mask, -math.inf)), HINT_OPERATOR_PRECEDENCE))
+        out.append(
+            (
+                "scaled by d_k ** 1/2, which is (d_k ** 1) / 2 = d_k / 2",
+                soft((S / (d_k / 2)).masked_fill(~mask, -math.inf)),
+                HINT_OPERATOR_PRECEDENCE,
+            )
+        )
     if S.dim() > 2 and q.shape[1] != d_k:
-        out.append(("d_k read from q.shape[1], a leading axis, instead of q.shape[-1]",
-                    soft((S / math.sqrt(q.shape[1])).masked_fill(~mask, -math.inf)),
-                    HINT_D_K_FROM_FRONT))
+        out.append(
+            (
+                "d_k read from q.shape[1], a leading axis, instead of q.shape[-1]",
+                soft((S / math.sqrt(q.shape[1])).masked_fill(~mask, -math.inf)),
+                HINT_D_K_FROM_FRONT,
+            )
+        )
     if S.shape[-1] == S.shape[-2]:
         out += [
-            ("scores transposed: k @ q^T (keys as rows) instead of q @ k^T",
-             soft((S.transpose(-2, -1) / math.sqrt(d_k)).masked_fill(~mask, -math.inf)),
-             HINT_SCORES_TRANSPOSED),
-            ("weights transposed before the values (A^T @ v)",
-             soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf)).transpose(-2, -1),
-             HINT_WEIGHTS_TRANSPOSED),
+            (
+                "scores transposed: k @ q^T (keys as rows) instead of q @ k^T",
+                soft((S.transpose(-2, -1) / math.sqrt(d_k)).masked_fill(~mask, -math.inf)),
+                HINT_SCORES_TRANSPOSED,
+            ),
+            (
+                "weights transposed before the values (A^T @ v)",
+                soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf)).transpose(-2, -1),
+                HINT_WEIGHTS_TRANSPOSED,
+            ),
         ]
         if allowed is not None:
-            out.append(("mask transposed (allowed[..., j, i] used for query i, key j)",
-                        soft((S / math.sqrt(d_k)).masked_fill(~mask.transpose(-2, -1),
-                                                               -math.inf)), HINT_MASK_TRANSPOSED))
+            out.append(
+                (
+                    "mask transposed (allowed[..., j, i] used for query i, key j)",
+                    soft((S / math.sqrt(d_k)).masked_fill(~mask.transpose(-2, -1), -math.inf)),
+                    HINT_MASK_TRANSPOSED,
+                )
+            )
     if allowed is not None:
         out += [
-            ("mask multiplied into the scores (blocked scores 0, not -inf)",
-             soft(S / math.sqrt(d_k) * mask), HINT_MASK_MULTIPLIED_SCORES),
-            ("mask applied after the softmax", soft(S / math.sqrt(d_k)) * mask,
-             HINT_MASK_APPLIED_AFTER_SOFTMAX),
-            ("mask inverted (True treated as blocked)",
-             soft((S / math.sqrt(d_k)).masked_fill(mask, -math.inf)), HINT_MASK_INVERTED),
-            ("a large finite negative number (-1e9) instead of -inf",
-             torch.softmax((S / math.sqrt(d_k)).masked_fill(~mask, -1e9), dim=-1),
-             HINT_FINITE_FILL),
+            (
+                "mask multiplied into the scores (blocked scores 0, not -inf)",
+                soft(S / math.sqrt(d_k) * mask),
+                HINT_MASK_MULTIPLIED_SCORES,
+            ),
+            (
+                "mask applied after the softmax",
+                soft(S / math.sqrt(d_k)) * mask,
+                HINT_MASK_APPLIED_AFTER_SOFTMAX,
+            ),
+            (
+                "mask inverted (True treated as blocked)",
+                soft((S / math.sqrt(d_k)).masked_fill(mask, -math.inf)),
+                HINT_MASK_INVERTED,
+            ),
+            (
+                "a large finite negative number (-1e9) instead of -inf",
+                torch.softmax((S / math.sqrt(d_k)).masked_fill(~mask, -1e9), dim=-1),
+                HINT_FINITE_FILL,
+            ),
         ]
     return [Mistake(name, A @ v, hint) for name, A, hint in out if A is not None]
 
 
-HINT_SDPA_IN_PLACE = ("work on new tensors (q = q / ..., not q /= ...): the caller's q, k, v "
-                      "and allowed must stay as they were")
+HINT_SDPA_IN_PLACE = (
+    "work on new tensors (q = q / ..., not q /= ...): the caller's q, k, v "
+    "and allowed must stay as they were"
+)
 HINT_SDPA_SHAPE = "the output is (..., L_q, d_v)"
 
 
-def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None,
-                     hint=None):
+def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None, hint=None):
     if expected is None:
         expected = _torch_expected(q, k, v, allowed)
     mistakes = _sdpa_mistakes(q, k, v, allowed)
@@ -352,65 +468,130 @@ def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None,
     return y
 
 
-HINT_WRITE_IT_YOURSELF = ("write the scores, the mask, the softmax and the weighted sum "
-                          "yourself; the checks compare with PyTorch's kernel for you")
+HINT_WRITE_IT_YOURSELF = (
+    "write the scores, the mask, the softmax and the weighted sum "
+    "yourself; the checks compare with PyTorch's kernel for you"
+)
 HINT_FIRST_QUERY = "query 0 may read only key 0, so its output is v[..., 0, :]"
 HINT_EMPTY_ROW = "a query with no allowed key returns zeros"
-HINT_OVERFLOW_LARGE = ("exp of a large score overflows: subtract each row's maximum before "
-                       "exponentiating (torch.softmax does this for you)")
+HINT_OVERFLOW_LARGE = (
+    "exp of a large score overflows: subtract each row's maximum before "
+    "exponentiating (torch.softmax does this for you)"
+)
 
 
-def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=None,
-                                       trials: int = 12) -> None:
+def check_scaled_dot_product_attention(
+    scaled_dot_product_attention, reference=None, trials: int = 12
+) -> None:
     run = CheckRun(scaled_dot_product_attention)
     names = names_called(scaled_dot_product_attention)
-    run.expect_true("scaled_dot_product_attention" not in names
-                    and "multi_head_attention_forward" not in names,
-                    f"{run.name} calls PyTorch's own fused attention.",
-                    hint=HINT_WRITE_IT_YOURSELF)
+    run.expect_true(
+        "scaled_dot_product_attention" not in names and "multi_head_attention_forward" not in names,
+        f"{run.name} calls PyTorch's own fused attention.",
+        hint=HINT_WRITE_IT_YOURSELF,
+    )
     g = torch.Generator().manual_seed(53)
     q, k, v = (torch.randn(2, 3, 5, 4, generator=g, dtype=torch.float64) for _ in range(3))
-    _check_sdpa_case(run, "scaled_dot_product_attention(q, k, v, None) with q, k, v "
-                     "(2, 3, 5, 4) float64, no mask", q, k, v, None)
+    _check_sdpa_case(
+        run,
+        "scaled_dot_product_attention(q, k, v, None) with q, k, v (2, 3, 5, 4) float64, no mask",
+        q,
+        k,
+        v,
+        None,
+    )
     causal = torch.ones(5, 5, dtype=torch.bool).tril()
-    _check_sdpa_case(run, "scaled_dot_product_attention(q, k, v, allowed) with a causal "
-                     "(5, 5) mask", q, k, v, causal)
+    _check_sdpa_case(
+        run,
+        "scaled_dot_product_attention(q, k, v, allowed) with a causal (5, 5) mask",
+        q,
+        k,
+        v,
+        causal,
+    )
     y = _call(run, "the causal case", q, k, v, causal)
-    _close(run, "scaled_dot_product_attention with a causal mask: first query's output",
-           as_array(y)[..., 0, :], as_array(v)[..., 0, :],
-           hint=HINT_FIRST_QUERY)
+    _close(
+        run,
+        "scaled_dot_product_attention with a causal mask: first query's output",
+        as_array(y)[..., 0, :],
+        as_array(v)[..., 0, :],
+        hint=HINT_FIRST_QUERY,
+    )
 
     real = torch.tensor([[True] * 5, [True, True, True, False, False]])
     allowed = causal & real[:, None, None, :]  # (2, 1, 5, 5), broadcast over the heads
     qf, kf, vf = q.float(), k.float(), v.float()
-    _check_sdpa_case(run, "scaled_dot_product_attention in float32 with a (2, 1, 5, 5) "
-                     "causal + padding mask broadcast over 3 heads", qf, kf, vf, allowed)
+    _check_sdpa_case(
+        run,
+        "scaled_dot_product_attention in float32 with a (2, 1, 5, 5) "
+        "causal + padding mask broadcast over 3 heads",
+        qf,
+        kf,
+        vf,
+        allowed,
+    )
 
     # Cross-attention shapes and a query with no allowed key.
     q2 = torch.randn(3, 4, generator=g, dtype=torch.float64)
     k2 = torch.randn(6, 4, generator=g, dtype=torch.float64)
     v2 = torch.randn(6, 2, generator=g, dtype=torch.float64)
-    allowed2 = torch.tensor([[True, False, True, True, False, True], [False] * 6,
-                             [True] * 6])
-    y = _check_sdpa_case(run, "scaled_dot_product_attention with 3 queries, 6 keys, d_v = 2 "
-                         "and query 1 allowed no key", q2, k2, v2, allowed2)
-    _close(run, "the output row of the query with no allowed key", as_array(y)[1],
-           np.zeros(2), hint=HINT_EMPTY_ROW)
+    allowed2 = torch.tensor([[True, False, True, True, False, True], [False] * 6, [True] * 6])
+    y = _check_sdpa_case(
+        run,
+        "scaled_dot_product_attention with 3 queries, 6 keys, d_v = 2 and query 1 allowed no key",
+        q2,
+        k2,
+        v2,
+        allowed2,
+    )
+    _close(
+        run,
+        "the output row of the query with no allowed key",
+        as_array(y)[1],
+        np.zeros(2),
+        hint=HINT_EMPTY_ROW,
+    )
 
     big = torch.tensor([[40.0, 0.0], [0.0, 40.0]], dtype=torch.float64)
-    _check_sdpa_case(run, "scaled_dot_product_attention with large scores (q.k = 1600, "
-                     "float64)", big, big, torch.eye(2, dtype=torch.float64), None,
-                     hint=HINT_OVERFLOW_LARGE)
+    _check_sdpa_case(
+        run,
+        "scaled_dot_product_attention with large scores (q.k = 1600, float64)",
+        big,
+        big,
+        torch.eye(2, dtype=torch.float64),
+        None,
+        hint=HINT_OVERFLOW_LARGE,
+    )
     big = torch.randn(2, 4, 3, generator=g, dtype=torch.float64) * 30.0  # scores ~ 1e3
-    _check_sdpa_case(run, "scaled_dot_product_attention with large scores (q, k of size ~30 "
-                     "per feature) and a causal mask", big, big.flip(-2),
-                     torch.randn(2, 4, 2, generator=g, dtype=torch.float64),
-                     torch.ones(4, 4, dtype=torch.bool).tril(), hint=HINT_OVERFLOW_LARGE)
+    _check_sdpa_case(
+        run,
+        "scaled_dot_product_attention with large scores (q, k of size ~30 "
+        "per feature) and a causal mask",
+        big,
+        big.flip(-2),
+        torch.randn(2, 4, 2, generator=g, dtype=torch.float64),
+        torch.ones(4, 4, dtype=torch.bool).tril(),
+        hint=HINT_OVERFLOW_LARGE,
+    )
 
-    run.expect_raises("scaled_dot_product_attention with k (6, 4) and v (5, 2)", ValueError,
-                      q2, k2, v2[:5], None, mentions=("(6, 4)", "(5, 2)"))
-    run.expect_raises("scaled_dot_product_attention with allowed (3, 5) for 6 keys",
-                      ValueError, q2, k2, v2, allowed2[:, :5], mentions=("allowed", "(3, 5)"))
+    run.expect_raises(
+        "scaled_dot_product_attention with k (6, 4) and v (5, 2)",
+        ValueError,
+        q2,
+        k2,
+        v2[:5],
+        None,
+        mentions=("(6, 4)", "(5, 2)"),
+    )
+    run.expect_raises(
+        "scaled_dot_product_attention with allowed (3, 5) for 6 keys",
+        ValueError,
+        q2,
+        k2,
+        v2,
+        allowed2[:, :5],
+        mentions=("allowed", "(3, 5)"),
+    )
     if reference is not None:
         for seed in range(trials):
             g = torch.Generator().manual_seed(1000 + seed)
@@ -421,12 +602,18 @@ def check_scaled_dot_product_attention(scaled_dot_product_attention, reference=N
             k = torch.randn(*lead, L_k, d_k, generator=g, dtype=dtype)
             v = torch.randn(*lead, L_k, d_v, generator=g, dtype=dtype)
             allowed = None if seed % 4 == 0 else torch.rand(*lead, L_q, L_k, generator=g) < 0.6
-            call = (f"scaled_dot_product_attention on random q {tuple(q.shape)}, k "
-                    f"{tuple(k.shape)}, v {tuple(v.shape)}, {dtype}, "
-                    f"{'no mask' if allowed is None else 'random mask'} (seed {seed})")
+            call = (
+                f"scaled_dot_product_attention on random q {tuple(q.shape)}, k "
+                f"{tuple(k.shape)}, v {tuple(v.shape)}, {dtype}, "
+                f"{'no mask' if allowed is None else 'random mask'} (seed {seed})"
+            )
             _check_sdpa_case(run, call, q, k, v, allowed, reference(q, k, v, allowed))
-            _close(run, f"{call} against F.scaled_dot_product_attention",
-                   _call(run, call, q, k, v, allowed), _torch_expected(q, k, v, allowed))
+            _close(
+                run,
+                f"{call} against F.scaled_dot_product_attention",
+                _call(run, call, q, k, v, allowed),
+                _torch_expected(q, k, v, allowed),
+            )
     run.done()
 
 
@@ -461,27 +648,39 @@ def _torch_mha(layers: dict, d_model: int, n_heads: int, dtype) -> nn.MultiheadA
 
 
 HINT_FORGOT_W_O = "finish with self.W_O(merge_heads(...)): the output projection mixes the heads"
-HINT_SCALED_BY_D_MODEL = ("each head's scores are q.k over d_k = d_model / n_heads features: "
-                          "divide by sqrt(d_k), not sqrt(d_model)")
+HINT_SCALED_BY_D_MODEL = (
+    "each head's scores are q.k over d_k = d_model / n_heads features: "
+    "divide by sqrt(d_k), not sqrt(d_model)"
+)
 HINT_ONE_HEAD = "split the projections into n_heads heads before attending"
 HINT_KEYS_FROM_W_Q = "the keys come from their own layer: k = split_heads(self.W_K(x), ...)"
 HINT_VALUES_FROM_W_K = "the values come from their own layer: v = split_heads(self.W_V(x), ...)"
-HINT_RESIDUAL_INSIDE = ("return W_O(merge_heads(...)) only: the block adds the residual, not "
-                        "the attention layer")
+HINT_RESIDUAL_INSIDE = (
+    "return W_O(merge_heads(...)) only: the block adds the residual, not the attention layer"
+)
 HINT_W_O_ON_VALUES = "the output projection W_O comes last, applied to the merged heads"
-HINT_WEIGHT_LAYOUT = ("nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), "
-                      "or write x @ W.weight.T + W.bias (invisible in the shapes when the "
-                      "matrix is square)")
-HINT_SCALED_TWICE = ("scale once: scaled_dot_product_attention already divides the scores by "
-                     "sqrt(d_k)")
+HINT_WEIGHT_LAYOUT = (
+    "nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), "
+    "or write x @ W.weight.T + W.bias (invisible in the shapes when the "
+    "matrix is square)"
+)
+HINT_SCALED_TWICE = (
+    "scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)"
+)
 HINT_W_O_TWICE = "apply W_O once, to the merged heads"
-HINT_TWO_HEADS_HARD_CODED = ("split into self.n_heads heads, the number the module was built "
-                             "with, not the worked example's 2")
-HINT_BATCH_FIRST = ("x is batch-first, (B, L, d_model): attend over its L axis and never "
-                    "transpose the batch away (nn.MultiheadAttention's default is "
-                    "sequence-first; this course is batch-first)")
-HINT_OWN_CAUSAL_MASK = ("apply only the mask it is given: allowed=None means every key is "
-                        "allowed; the caller decides about causality")
+HINT_TWO_HEADS_HARD_CODED = (
+    "split into self.n_heads heads, the number the module was built "
+    "with, not the worked example's 2"
+)
+HINT_BATCH_FIRST = (
+    "x is batch-first, (B, L, d_model): attend over its L axis and never "
+    "transpose the batch away (nn.MultiheadAttention's default is "
+    "sequence-first; this course is batch-first)"
+)
+HINT_OWN_CAUSAL_MASK = (
+    "apply only the mask it is given: allowed=None means every key is "
+    "allowed; the caller decides about causality"
+)
 HINT_D_K_HEADS = "split_heads(..., self.n_heads): n_heads heads of width d_k"
 HINT_MASK_NOT_PASSED = "pass allowed on to scaled_dot_product_attention"
 
@@ -492,8 +691,7 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
     d_k = d_model // n_heads
     with torch.no_grad():
         q, k, v = (_split(layer(x), n_heads) for layer in (module.W_Q, module.W_K, module.W_V))
-        mask = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool) if allowed is None \
-            else allowed
+        mask = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool) if allowed is None else allowed
 
         def attend(q, k, v, scale, mask=mask):
             S = (q @ k.transpose(-2, -1) * scale).masked_fill(~mask, -math.inf)
@@ -501,82 +699,188 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
 
         right = attend(q, k, v, 1 / math.sqrt(d_k))
         B, L, _ = x.shape
-        wrong_split = [t.reshape(B, n_heads, L, d_k) for t in
-                       (module.W_Q(x), module.W_K(x), module.W_V(x))]
-        out = [
-            ("forgot W_O: the merged heads returned without the output projection",
-             _merge(right), HINT_FORGOT_W_O),
-            ("scaled by sqrt(d_model) instead of sqrt(d_k) of one head",
-             module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_model)))), HINT_SCALED_BY_D_MODEL),
-            ("heads split by reshaping without the transpose",
-             module.W_O(_merge(attend(*wrong_split, 1 / math.sqrt(d_k)))), HINT_SPLIT),
-            ("heads merged in the wrong order (no transpose)",
-             module.W_O(right.reshape(B, L, d_model)), HINT_MERGE),
-            ("one attention over the whole width (a single head)",
-             module.W_O(_merge(attend(_split(module.W_Q(x), 1), _split(module.W_K(x), 1),
-                                      _split(module.W_V(x), 1), 1 / math.sqrt(d_model)))),
-             HINT_ONE_HEAD),
-            ("keys projected with W_Q (copy-paste)",
-             module.W_O(_merge(attend(q, q, v, 1 / math.sqrt(d_k)))), HINT_KEYS_FROM_W_Q),
-            ("values projected with W_K (copy-paste)",
-             module.W_O(_merge(attend(q, k, k, 1 / math.sqrt(d_k)))), HINT_VALUES_FROM_W_K),
-            ("residual added inside the attention layer (x + W_O(...))",
-             x + module.W_O(_merge(right)), HINT_RESIDUAL_INSIDE),
-            ("W_O applied to the values before attending (no output projection at the end)",
-             _merge(attend(q, k, _split(module.W_O(module.W_V(x)), n_heads),
-                           1 / math.sqrt(d_k))), HINT_W_O_ON_VALUES),
+        wrong_split = [
+            t.reshape(B, n_heads, L, d_k) for t in (module.W_Q(x), module.W_K(x), module.W_V(x))
         ]
+        out = [
+            (
+                "forgot W_O: the merged heads returned without the output projection",
+                _merge(right),
+                HINT_FORGOT_W_O,
+            ),
+            (
+                "scaled by sqrt(d_model) instead of sqrt(d_k) of one head",
+                module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_model)))),
+                HINT_SCALED_BY_D_MODEL,
+            ),
+            (
+                "heads split by reshaping without the transpose",
+                module.W_O(_merge(attend(*wrong_split, 1 / math.sqrt(d_k)))),
+                HINT_SPLIT,
+            ),
+            (
+                "heads merged in the wrong order (no transpose)",
+                module.W_O(right.reshape(B, L, d_model)),
+                HINT_MERGE,
+            ),
+            (
+                "one attention over the whole width (a single head)",
+                module.W_O(
+                    _merge(
+                        attend(
+                            _split(module.W_Q(x), 1),
+                            _split(module.W_K(x), 1),
+                            _split(module.W_V(x), 1),
+                            1 / math.sqrt(d_model),
+                        )
+                    )
+                ),
+                HINT_ONE_HEAD,
+            ),
+            (
+                "keys projected with W_Q (copy-paste)",
+                module.W_O(_merge(attend(q, q, v, 1 / math.sqrt(d_k)))),
+                HINT_KEYS_FROM_W_Q,
+            ),
+            (
+                "values projected with W_K (copy-paste)",
+                module.W_O(_merge(attend(q, k, k, 1 / math.sqrt(d_k)))),
+                HINT_VALUES_FROM_W_K,
+            ),
+            (
+                "residual added inside the attention layer (x + W_O(...))",
+                x + module.W_O(_merge(right)),
+                HINT_RESIDUAL_INSIDE,
+            ),
+            (
+                "W_O applied to the values before attending (no output projection at the end)",
+                _merge(
+                    attend(q, k, _split(module.W_O(module.W_V(x)), n_heads), 1 / math.sqrt(d_k))
+                ),
+                HINT_W_O_ON_VALUES,
+            ),
+        ]
+
         def raw(layer, t):  # x @ W.weight: the (out, in) weight not transposed
             return t @ layer.weight + layer.bias
 
         out += [
-            ("x @ W.weight + W.bias: the nn.Linear weights used untransposed",
-             raw(module.W_O, _merge(attend(*(_split(raw(layer, x), n_heads) for layer in
-                                             (module.W_Q, module.W_K, module.W_V)),
-                                           1 / math.sqrt(d_k)))), HINT_WEIGHT_LAYOUT),
-            ("scaled twice: the queries divided by sqrt(d_k) before an attention that "
-             "scales again", module.W_O(_merge(attend(q, k, v, 1 / d_k))), HINT_SCALED_TWICE),
-            ("values not projected: the raw input split into heads",
-             module.W_O(_merge(attend(q, k, _split(x, n_heads), 1 / math.sqrt(d_k)))),
-             HINT_VALUES_FROM_W_K),
-            ("output projection W_O applied twice", module.W_O(module.W_O(_merge(right))),
-             HINT_W_O_TWICE),
+            (
+                "x @ W.weight + W.bias: the nn.Linear weights used untransposed",
+                raw(
+                    module.W_O,
+                    _merge(
+                        attend(
+                            *(
+                                _split(raw(layer, x), n_heads)
+                                for layer in (module.W_Q, module.W_K, module.W_V)
+                            ),
+                            1 / math.sqrt(d_k),
+                        )
+                    ),
+                ),
+                HINT_WEIGHT_LAYOUT,
+            ),
+            (
+                "scaled twice: the queries divided by sqrt(d_k) before an attention that "
+                "scales again",
+                module.W_O(_merge(attend(q, k, v, 1 / d_k))),
+                HINT_SCALED_TWICE,
+            ),
+            (
+                "values not projected: the raw input split into heads",
+                module.W_O(_merge(attend(q, k, _split(x, n_heads), 1 / math.sqrt(d_k)))),
+                HINT_VALUES_FROM_W_K,
+            ),
+            (
+                "output projection W_O applied twice",
+                module.W_O(module.W_O(_merge(right))),
+                HINT_W_O_TWICE,
+            ),
         ]
         if n_heads != 2 and d_model % 2 == 0:
-            out.append(("two heads hard-coded (the worked example's n_heads)",
-                        module.W_O(_merge(attend(*(_split(layer(x), 2) for layer in
-                                                   (module.W_Q, module.W_K, module.W_V)),
-                                                 1 / math.sqrt(d_model // 2)))),
-                        HINT_TWO_HEADS_HARD_CODED))
+            out.append(
+                (
+                    "two heads hard-coded (the worked example's n_heads)",
+                    module.W_O(
+                        _merge(
+                            attend(
+                                *(
+                                    _split(layer(x), 2)
+                                    for layer in (module.W_Q, module.W_K, module.W_V)
+                                ),
+                                1 / math.sqrt(d_model // 2),
+                            )
+                        )
+                    ),
+                    HINT_TWO_HEADS_HARD_CODED,
+                )
+            )
         if allowed is None and B > 1:
             xt = x.transpose(0, 1)  # (L, B, d): attention across the batch
             every = torch.ones(B, B, dtype=torch.bool)
-            out.append(("x treated as sequence-first (L, B, d): attention ran across the "
-                        "batch", module.W_O(_merge(attend(
-                            *(_split(layer(xt), n_heads) for layer in
-                              (module.W_Q, module.W_K, module.W_V)),
-                            1 / math.sqrt(d_k), mask=every))).transpose(0, 1), HINT_BATCH_FIRST))
+            out.append(
+                (
+                    "x treated as sequence-first (L, B, d): attention ran across the batch",
+                    module.W_O(
+                        _merge(
+                            attend(
+                                *(
+                                    _split(layer(xt), n_heads)
+                                    for layer in (module.W_Q, module.W_K, module.W_V)
+                                ),
+                                1 / math.sqrt(d_k),
+                                mask=every,
+                            )
+                        )
+                    ).transpose(0, 1),
+                    HINT_BATCH_FIRST,
+                )
+            )
         causal = torch.ones(L, L, dtype=torch.bool).tril()
-        out.append(("a causal mask always applied (the layer must use only the mask it is "
-                    "given)", module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k),
-                                                       mask=mask & causal))), HINT_OWN_CAUSAL_MASK))
+        out.append(
+            (
+                "a causal mask always applied (the layer must use only the mask it is given)",
+                module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k), mask=mask & causal))),
+                HINT_OWN_CAUSAL_MASK,
+            )
+        )
         if d_k != n_heads:
-            out.append(("split into d_k heads of width n_heads (the two numbers swapped)",
-                        module.W_O(_merge(attend(*(_split(layer(x), d_k) for layer in
-                                                   (module.W_Q, module.W_K, module.W_V)),
-                                                 1 / math.sqrt(n_heads), mask=mask))),
-                        HINT_D_K_HEADS))
+            out.append(
+                (
+                    "split into d_k heads of width n_heads (the two numbers swapped)",
+                    module.W_O(
+                        _merge(
+                            attend(
+                                *(
+                                    _split(layer(x), d_k)
+                                    for layer in (module.W_Q, module.W_K, module.W_V)
+                                ),
+                                1 / math.sqrt(n_heads),
+                                mask=mask,
+                            )
+                        )
+                    ),
+                    HINT_D_K_HEADS,
+                )
+            )
         if allowed is not None:
-            out.append(("the mask was not passed to the attention",
-                        module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k),
-                                                 mask=torch.ones_like(mask)))),
-                        HINT_MASK_NOT_PASSED))
+            out.append(
+                (
+                    "the mask was not passed to the attention",
+                    module.W_O(
+                        _merge(attend(q, k, v, 1 / math.sqrt(d_k), mask=torch.ones_like(mask)))
+                    ),
+                    HINT_MASK_NOT_PASSED,
+                )
+            )
     return [Mistake(name, y, hint) for name, y, hint in out]
 
 
 HINT_MODULE_SUBCLASS = "class MultiHeadAttention(nn.Module) with super().__init__()"
-HINT_LAYER_NAMES = ("create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, "
-                    "d_model) in __init__")
+HINT_LAYER_NAMES = (
+    "create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, d_model) in __init__"
+)
 HINT_LAYER_WIDTHS = "nn.Linear(d_model, d_model)"
 HINT_LAYER_BIAS = "nn.Linear(d_model, d_model, bias=True) (the default)"
 
@@ -584,33 +888,46 @@ HINT_LAYER_BIAS = "nn.Linear(d_model, d_model, bias=True) (the default)"
 def _expect_layers(run: CheckRun, module, d_model: int):
     """The learner's module as a module view, with its four projections checked."""
     view = module_view(module)
-    run.expect_true(view is not None, "MultiHeadAttention must subclass nn.Module",
-                    hint=HINT_MODULE_SUBCLASS)
+    run.expect_true(
+        view is not None, "MultiHeadAttention must subclass nn.Module", hint=HINT_MODULE_SUBCLASS
+    )
     info = view.info()
     params = parameter_shapes(view, info)
     for name in PROJECTIONS:
-        run.expect_true(is_instance(view, name, nn.Linear, info),
-                        f"MultiHeadAttention({d_model}, ...) has no nn.Linear attribute {name} "
-                        f"(found {type_name(view, name) or 'nothing'}).",
-                        hint=HINT_LAYER_NAMES)
+        run.expect_true(
+            is_instance(view, name, nn.Linear, info),
+            f"MultiHeadAttention({d_model}, ...) has no nn.Linear attribute {name} "
+            f"(found {type_name(view, name) or 'nothing'}).",
+            hint=HINT_LAYER_NAMES,
+        )
         shape = params.get(f"{name}.weight")
-        run.expect_true(shape == (d_model, d_model),
-                        f"{name}.weight has shape {shape}; expected ({d_model}, {d_model}).",
-                        hint=HINT_LAYER_WIDTHS)
-        run.expect_true(f"{name}.bias" in params,
-                        f"{name} has no bias; nn.MultiheadAttention uses one.",
-                        hint=HINT_LAYER_BIAS)
+        run.expect_true(
+            shape == (d_model, d_model),
+            f"{name}.weight has shape {shape}; expected ({d_model}, {d_model}).",
+            hint=HINT_LAYER_WIDTHS,
+        )
+        run.expect_true(
+            f"{name}.bias" in params,
+            f"{name} has no bias; nn.MultiheadAttention uses one.",
+            hint=HINT_LAYER_BIAS,
+        )
     return view
 
 
-HINT_MASK_AS_GIVEN = ("pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already "
-                      "broadcasts against the scores (B, h, L, L)")
+HINT_MASK_AS_GIVEN = (
+    "pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already "
+    "broadcasts against the scores (B, h, L, L)"
+)
 
 
 def _invoke(run: CheckRun, call_text: str, func, *args):
     """Call a method of the learner's module the way CheckRun.call calls a function."""
-    return run.invoke(call_text, func, *args, crash_hints=[(
-        ("does not broadcast", "must match the size"), HINT_MASK_AS_GIVEN)])
+    return run.invoke(
+        call_text,
+        func,
+        *args,
+        crash_hints=[(("does not broadcast", "must match the size"), HINT_MASK_AS_GIVEN)],
+    )
 
 
 def _about_dtypes(err: BaseException) -> bool:
@@ -621,22 +938,29 @@ def _about_dtypes(err: BaseException) -> bool:
     return bool(_DTYPE_ERROR.search(str(cause)))
 
 
-_DTYPE_ERROR = re.compile(r"dtype|scalar type|Double|double|Float|Half|can't be cast|"
-                          r"cannot be cast")
-NOTE_FLOAT32 = ("note: your module creates float32 tensors inside forward (e.g. torch.zeros "
-                "without dtype=); that is fine in the float32 world you use, so this case was "
-                "checked in float32. Tip: torch.zeros(..., dtype=x.dtype, device=x.device) or "
-                "x.new_zeros(...) works in every dtype.")
+_DTYPE_ERROR = re.compile(
+    r"dtype|scalar type|Double|double|Float|Half|can't be cast|"
+    r"cannot be cast"
+)
+NOTE_FLOAT32 = (
+    "note: your module creates float32 tensors inside forward (e.g. torch.zeros "
+    "without dtype=); that is fine in the float32 world you use, so this case was "
+    "checked in float32. Tip: torch.zeros(..., dtype=x.dtype, device=x.device) or "
+    "x.new_zeros(...) works in every dtype."
+)
 
 
-HINT_DROPOUT = ("in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
-                "training=True, so use an nn.Dropout module (switched off by .eval()) or pass "
-                "training=self.training")
+HINT_DROPOUT = (
+    "in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
+    "training=True, so use an nn.Dropout module (switched off by .eval()) or pass "
+    "training=self.training"
+)
 HINT_MHA_SHAPE = "the output has the input's shape"
 
 
-def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: str,
-                 reference=None) -> None:
+def _compare_mha(
+    run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: str, reference=None
+) -> None:
     """Run the learner's module on x (and allowed) and compare with nn.MultiheadAttention
     (and the reference class) holding the same weights, in x's dtype."""
     B, L, d_model = x.shape
@@ -654,21 +978,41 @@ def _compare_mha(run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: 
             theirs = reference(d_model, n_heads).to(x.dtype).eval()
             for name in PROJECTIONS:
                 getattr(theirs, name).load_state_dict(layers[name].state_dict())
-            _close(run, f"{call}, against the reference with the same weights", y,
-                   theirs(*args), mistakes=mistakes)
+            _close(
+                run,
+                f"{call}, against the reference with the same weights",
+                y,
+                theirs(*args),
+                mistakes=mistakes,
+            )
     _expect_tensor(run, call, y)
-    run.expect_true(not isinstance(again, torch.Tensor) or again.shape != y.shape
-                    or torch.equal(again, y),
-                    f"{call}: two calls on the same input in eval mode gave different outputs.",
-                    hint=HINT_DROPOUT)
+    run.expect_true(
+        not isinstance(again, torch.Tensor) or again.shape != y.shape or torch.equal(again, y),
+        f"{call}: two calls on the same input in eval mode gave different outputs.",
+        hint=HINT_DROPOUT,
+    )
     run.expect_shape(call, y, (B, L, d_model), hint=HINT_MHA_SHAPE)
     run.expect_finite(call, y, hint=HINT_NAN)
-    _close(run, f"{call}, against nn.MultiheadAttention with the same weights", y, expected,
-           mistakes=mistakes)
+    _close(
+        run,
+        f"{call}, against nn.MultiheadAttention with the same weights",
+        y,
+        expected,
+        mistakes=mistakes,
+    )
 
 
-def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, dtype,
-                    masked: str, seed: int, reference=None) -> None:
+def _check_mha_case(
+    run: CheckRun,
+    d_model: int,
+    n_heads: int,
+    B: int,
+    L: int,
+    dtype,
+    masked: str,
+    seed: int,
+    reference=None,
+) -> None:
     torch.manual_seed(seed)
     module = run.call(f"MultiHeadAttention({d_model}, {n_heads})", d_model, n_heads)
     module = _expect_layers(run, module, d_model).to(dtype).eval()
@@ -684,8 +1028,7 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
     elif masked == "causal + padding":
         allowed = causal & real[:, None, None, :]  # (B, 1, L, L)
         kwargs = {"attn_mask": ~causal, "key_padding_mask": ~real}
-    call = (f"MultiHeadAttention({d_model}, {n_heads}) on x ({B}, {L}, {d_model}) {dtype}, "
-            f"{masked}")
+    call = f"MultiHeadAttention({d_model}, {n_heads}) on x ({B}, {L}, {d_model}) {dtype}, {masked}"
     if dtype != torch.float64:
         _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference)
         return
@@ -710,15 +1053,17 @@ def _check_mha_case(run: CheckRun, d_model: int, n_heads: int, B: int, L: int, d
     try:
         _compare_mha(run, module, x.float(), allowed, kwargs, n_heads, call32, reference)
     except CheckFailure as err:
-        raise CheckFailure(f"{err}\n(In float64 the first failure was: "
-                           f"{str(first).splitlines()[0]})") from first
+        raise CheckFailure(
+            f"{err}\n(In float64 the first failure was: {str(first).splitlines()[0]})"
+        ) from first
     if NOTE_FLOAT32 not in run.notes:
         run.notes.append(NOTE_FLOAT32)
         print(NOTE_FLOAT32)
 
 
-HINT_FOUR_LAYERS = ("exactly four nn.Linear(d_model, d_model) layers and nothing else with "
-                    "parameters")
+HINT_FOUR_LAYERS = (
+    "exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters"
+)
 
 
 def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int = 6) -> None:
@@ -727,23 +1072,33 @@ def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int =
     view = _expect_layers(run, run.call("MultiHeadAttention(8, 2)", 8, 2), 8)
     unique = {token: shape for _, shape, _, token, _ in view.info()["params"]}
     n_params = sum(math.prod(shape) for shape in unique.values())
-    run.expect_true(n_params == 4 * (8 * 8 + 8),
-                    f"MultiHeadAttention(8, 2) has {n_params} parameters; expected "
-                    f"4 * (8 * 8 + 8) = {4 * (8 * 8 + 8)}.",
-                    hint=HINT_FOUR_LAYERS)
-    for case in [(8, 2, 2, 5, torch.float64, "no mask", 61),
-                 (8, 2, 2, 5, torch.float64, "causal", 62),
-                 (12, 3, 3, 6, torch.float32, "causal + padding", 63),
-                 (6, 1, 1, 1, torch.float64, "causal", 64)]:
+    run.expect_true(
+        n_params == 4 * (8 * 8 + 8),
+        f"MultiHeadAttention(8, 2) has {n_params} parameters; expected "
+        f"4 * (8 * 8 + 8) = {4 * (8 * 8 + 8)}.",
+        hint=HINT_FOUR_LAYERS,
+    )
+    for case in [
+        (8, 2, 2, 5, torch.float64, "no mask", 61),
+        (8, 2, 2, 5, torch.float64, "causal", 62),
+        (12, 3, 3, 6, torch.float32, "causal + padding", 63),
+        (6, 1, 1, 1, torch.float64, "causal", 64),
+    ]:
         _check_mha_case(run, *case)
-    run.expect_raises("MultiHeadAttention(10, 3) (10 is not divisible by 3)", ValueError, 10, 3,
-                      mentions=("d_model", "n_heads"))
+    run.expect_raises(
+        "MultiHeadAttention(10, 3) (10 is not divisible by 3)",
+        ValueError,
+        10,
+        3,
+        mentions=("d_model", "n_heads"),
+    )
     if reference is not None:
         for seed in range(trials):
             g = torch.Generator().manual_seed(1100 + seed)
             h, d_k, B, L = (int(s) for s in torch.randint(1, 5, (4,), generator=g))
             masked = ("no mask", "causal", "causal + padding")[seed % 3]
             dtype = torch.float64 if seed % 2 else torch.float32
-            _check_mha_case(run, h * d_k, h, B, L + 1, dtype, masked, 1200 + seed,
-                            reference=reference)
+            _check_mha_case(
+                run, h * d_k, h, B, L + 1, dtype, masked, 1200 + seed, reference=reference
+            )
     run.done()

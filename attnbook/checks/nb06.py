@@ -33,15 +33,21 @@ __all__ = [
 ]
 
 MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
-HINT_LAST_AXIS = ("normalise each token over its own d features: statistics along the last "
-                  "axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the "
-                  "batch axis)")
-HINT_KEEPDIM = ("a mean over dim=-1 without keepdim=True drops the feature axis and no "
-                "longer broadcasts against h: use keepdim=True (and use gamma and beta as "
-                "they are: (d,) already lines up with the last axis, no gamma[:, None])")
-HINT_DROPOUT = ("in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
-                "training=True, so use an nn.Dropout module (switched off by .eval()) or "
-                "pass training=self.training")
+HINT_LAST_AXIS = (
+    "normalise each token over its own d features: statistics along the last "
+    "axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the "
+    "batch axis)"
+)
+HINT_KEEPDIM = (
+    "a mean over dim=-1 without keepdim=True drops the feature axis and no "
+    "longer broadcasts against h: use keepdim=True (and use gamma and beta as "
+    "they are: (d,) already lines up with the last axis, no gamma[:, None])"
+)
+HINT_DROPOUT = (
+    "in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
+    "training=True, so use an nn.Dropout module (switched off by .eval()) or "
+    "pass training=self.training"
+)
 
 
 def _training(view) -> bool:
@@ -60,10 +66,17 @@ def _expect_deterministic(run: CheckRun, call: str, module, *args) -> None:
     first = _invoke(run, call, module, *args)
     second = _invoke(run, call, module, *args)
     module.train(was_training)
-    same = not isinstance(first, torch.Tensor) or not isinstance(second, torch.Tensor) or \
-        first.shape != second.shape or torch.equal(first, second)
-    run.expect_true(same, f"{call}: two calls on the same input in eval mode gave different "
-                    "outputs.", hint=HINT_DROPOUT)
+    same = (
+        not isinstance(first, torch.Tensor)
+        or not isinstance(second, torch.Tensor)
+        or first.shape != second.shape
+        or torch.equal(first, second)
+    )
+    run.expect_true(
+        same,
+        f"{call}: two calls on the same input in eval mode gave different outputs.",
+        hint=HINT_DROPOUT,
+    )
 
 
 def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
@@ -72,10 +85,12 @@ def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Ten
 
 
 HINT_BRANCH_SHAPES = "check every shape on the way: each residual branch must return (B, L, d)"
-HINT_SLICE_TABLES = ("slice the position tables to the sequence length, e.g. self.sinusoids[:L] "
-                     "and the RoPE tables [:L] (ids can be shorter than max_len; L is "
-                     "idx.shape[1], idx.shape[0] is the batch size), and check every shape on "
-                     "the way")
+HINT_SLICE_TABLES = (
+    "slice the position tables to the sequence length, e.g. self.sinusoids[:L] "
+    "and the RoPE tables [:L] (ids can be shorter than max_len; L is "
+    "idx.shape[1], idx.shape[0] is the batch size), and check every shape on "
+    "the way"
+)
 
 
 def _invoke(run: CheckRun, call_text: str, fn, *args):
@@ -89,8 +104,12 @@ def _invoke(run: CheckRun, call_text: str, fn, *args):
 def _expect_close_lazy(run: CheckRun, call: str, seen, expected, mistakes, **kwargs) -> None:
     """`run.expect_close`, computing the known mistakes (a callable) only on a mismatch."""
     try:
-        close = np.allclose(as_array(seen), as_array(expected), rtol=kwargs.get("rtol", 1e-6),
-                            atol=kwargs.get("atol", 1e-8))
+        close = np.allclose(
+            as_array(seen),
+            as_array(expected),
+            rtol=kwargs.get("rtol", 1e-6),
+            atol=kwargs.get("atol", 1e-8),
+        )
     except (TypeError, ValueError):  # shapes differ or not numbers: let expect_close explain
         close = False
     if close:
@@ -112,155 +131,259 @@ def _expect_raises_on(run: CheckRun, call_text: str, fn, *args, mentions=()) -> 
 def _norm_over(h, dims, gamma, beta, eps, correction=0):
     mean = h.mean(dim=dims, keepdim=True)
     var = ((h - mean) ** 2).sum(dim=dims, keepdim=True) / (
-        math.prod(h.shape[d] for d in dims) - correction)
+        math.prod(h.shape[d] for d in dims) - correction
+    )
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 
-HINT_UNBIASED_VARIANCE = ("LayerNorm uses the biased variance, the mean of (h - mean)^2 over "
-                          "the d features: h.var(dim=-1, unbiased=False) or correction=0")
+HINT_UNBIASED_VARIANCE = (
+    "LayerNorm uses the biased variance, the mean of (h - mean)^2 over "
+    "the d features: h.var(dim=-1, unbiased=False) or correction=0"
+)
 HINT_EPS_ADDED_OUTSIDE_SQUARE = "eps goes inside the square root: (h - mean) / sqrt(var + eps)"
 HINT_SQRT_OF_STD = "divide by sqrt(var + eps), where var is the mean squared deviation"
 HINT_NO_SQUARE_ROOT = "divide by the standard deviation sqrt(var + eps), not by the variance"
 HINT_EPS_ARGUMENT_IGNORED = "use the eps argument the caller passes, not a constant"
 HINT_GAMMA_BETA_SWAPPED = "gamma scales (multiplies) the normalised value, beta shifts (adds)"
 HINT_GAMMA_BETA_NOT_APPLIED = "finish with gamma * normalised + beta"
-HINT_VARIANCE_TAKEN_AROUND_ZERO = ("the variance is the mean squared deviation from the token's "
-                                   "mean: ((h - mean) ** 2).mean(dim=-1, keepdim=True)")
-HINT_DIVIDED_L2_NORM = ("the variance is the mean, not the sum, of the squared deviations: "
-                        "divide by d")
+HINT_VARIANCE_TAKEN_AROUND_ZERO = (
+    "the variance is the mean squared deviation from the token's "
+    "mean: ((h - mean) ** 2).mean(dim=-1, keepdim=True)"
+)
+HINT_DIVIDED_L2_NORM = (
+    "the variance is the mean, not the sum, of the squared deviations: divide by d"
+)
 HINT_BETA_ADDED_BEFORE_SCALING = "finish with gamma * normalised + beta: scale first, then shift"
 HINT_MEAN_NOT_SUBTRACTED = "subtract each token's mean before dividing by its standard deviation"
 HINT_MEAN_ADDED = "centre each token: h - mean, then divide by sqrt(var + eps)"
-HINT_VARIANCE_DIM_1 = ("take both the mean and the variance over the last axis, dim=-1: dim=1 "
-                       "is the token axis once h has a batch axis")
-HINT_VARIANCE_BY_BATCH = ("the variance is the mean over the d features: divide the sum by "
-                          "h.shape[-1] (or use .mean(dim=-1))")
+HINT_VARIANCE_DIM_1 = (
+    "take both the mean and the variance over the last axis, dim=-1: dim=1 "
+    "is the token axis once h has a batch axis"
+)
+HINT_VARIANCE_BY_BATCH = (
+    "the variance is the mean over the d features: divide the sum by "
+    "h.shape[-1] (or use .mean(dim=-1))"
+)
 
 
 def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
     h, gamma, beta = (torch.as_tensor(t, dtype=torch.float64) for t in (h, gamma, beta))
     mean = h.mean(dim=-1, keepdim=True)
     centred = h - mean
-    var = (centred ** 2).mean(dim=-1, keepdim=True)
+    var = (centred**2).mean(dim=-1, keepdim=True)
     out = []
     if h.shape[-1] > 1:
-        out.append(Mistake(
-            "unbiased variance (divided by d - 1 instead of d)",
-            _norm_over(h, (-1,), gamma, beta, eps, correction=1), HINT_UNBIASED_VARIANCE))
+        out.append(
+            Mistake(
+                "unbiased variance (divided by d - 1 instead of d)",
+                _norm_over(h, (-1,), gamma, beta, eps, correction=1),
+                HINT_UNBIASED_VARIANCE,
+            )
+        )
     out += [
-        Mistake("eps added outside the square root", gamma * centred / (var.sqrt() + eps) + beta,
-                HINT_EPS_ADDED_OUTSIDE_SQUARE),
-        Mistake("square root of the standard deviation (sqrt(std + eps))",
-                gamma * centred / torch.sqrt(var.sqrt() + eps) + beta, HINT_SQRT_OF_STD),
-        Mistake("no square root (divided by var + eps)", gamma * centred / (var + eps) + beta,
-                HINT_NO_SQUARE_ROOT),
-        Mistake("the eps argument ignored (1e-5 written in)",
-                gamma * centred / torch.sqrt(var + 1e-5) + beta, HINT_EPS_ARGUMENT_IGNORED)
-        if eps != 1e-5 else None,
-        Mistake("gamma and beta swapped", beta * centred / torch.sqrt(var + eps) + gamma,
-                HINT_GAMMA_BETA_SWAPPED),
-        Mistake("gamma and beta not applied", centred / torch.sqrt(var + eps),
-                HINT_GAMMA_BETA_NOT_APPLIED),
-        Mistake("variance taken around zero (mean of h^2, not of (h - mean)^2)",
-                gamma * centred / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta,
-                HINT_VARIANCE_TAKEN_AROUND_ZERO),
-        Mistake("divided by the L2 norm (sum of squares instead of their mean)",
-                gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True) + eps)
-                + beta, HINT_DIVIDED_L2_NORM),
-        Mistake("beta added before scaling by gamma (gamma * (x_hat + beta))",
-                gamma * (centred / torch.sqrt(var + eps) + beta), HINT_BETA_ADDED_BEFORE_SCALING),
-        Mistake("mean not subtracted (RMS normalisation)",
-                gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta,
-                HINT_MEAN_NOT_SUBTRACTED),
+        Mistake(
+            "eps added outside the square root",
+            gamma * centred / (var.sqrt() + eps) + beta,
+            HINT_EPS_ADDED_OUTSIDE_SQUARE,
+        ),
+        Mistake(
+            "square root of the standard deviation (sqrt(std + eps))",
+            gamma * centred / torch.sqrt(var.sqrt() + eps) + beta,
+            HINT_SQRT_OF_STD,
+        ),
+        Mistake(
+            "no square root (divided by var + eps)",
+            gamma * centred / (var + eps) + beta,
+            HINT_NO_SQUARE_ROOT,
+        ),
+        Mistake(
+            "the eps argument ignored (1e-5 written in)",
+            gamma * centred / torch.sqrt(var + 1e-5) + beta,
+            HINT_EPS_ARGUMENT_IGNORED,
+        )
+        if eps != 1e-5
+        else None,
+        Mistake(
+            "gamma and beta swapped",
+            beta * centred / torch.sqrt(var + eps) + gamma,
+            HINT_GAMMA_BETA_SWAPPED,
+        ),
+        Mistake(
+            "gamma and beta not applied",
+            centred / torch.sqrt(var + eps),
+            HINT_GAMMA_BETA_NOT_APPLIED,
+        ),
+        Mistake(
+            "variance taken around zero (mean of h^2, not of (h - mean)^2)",
+            gamma * centred / torch.sqrt((h**2).mean(dim=-1, keepdim=True) + eps) + beta,
+            HINT_VARIANCE_TAKEN_AROUND_ZERO,
+        ),
+        Mistake(
+            "divided by the L2 norm (sum of squares instead of their mean)",
+            gamma * centred / torch.sqrt((centred**2).sum(dim=-1, keepdim=True) + eps) + beta,
+            HINT_DIVIDED_L2_NORM,
+        ),
+        Mistake(
+            "beta added before scaling by gamma (gamma * (x_hat + beta))",
+            gamma * (centred / torch.sqrt(var + eps) + beta),
+            HINT_BETA_ADDED_BEFORE_SCALING,
+        ),
+        Mistake(
+            "mean not subtracted (RMS normalisation)",
+            gamma * h / torch.sqrt((h**2).mean(dim=-1, keepdim=True) + eps) + beta,
+            HINT_MEAN_NOT_SUBTRACTED,
+        ),
     ]
     d = h.shape[-1]
     out += [
-        Mistake("mean added instead of subtracted (h + mean)",
-                gamma * (h + mean) / torch.sqrt(var + eps) + beta, HINT_MEAN_ADDED),
-        Mistake("eps added after the division, not inside the square root",
-                gamma * centred / var.sqrt() + eps + beta, HINT_EPS_ADDED_OUTSIDE_SQUARE),
+        Mistake(
+            "mean added instead of subtracted (h + mean)",
+            gamma * (h + mean) / torch.sqrt(var + eps) + beta,
+            HINT_MEAN_ADDED,
+        ),
+        Mistake(
+            "eps added after the division, not inside the square root",
+            gamma * centred / var.sqrt() + eps + beta,
+            HINT_EPS_ADDED_OUTSIDE_SQUARE,
+        ),
     ]
     for const in (1e-6, 1e-12, 1e-8):
         if eps != const:
-            out.append(Mistake(f"the eps argument ignored ({const:g} written in)",
-                               gamma * centred / torch.sqrt(var + const) + beta,
-                               HINT_EPS_ARGUMENT_IGNORED))
+            out.append(
+                Mistake(
+                    f"the eps argument ignored ({const:g} written in)",
+                    gamma * centred / torch.sqrt(var + const) + beta,
+                    HINT_EPS_ARGUMENT_IGNORED,
+                )
+            )
     if h.ndim >= 3 and h.shape[1] != d:
-        out.append(Mistake("variance over a hard-coded dim=1 (right for 2-D h only)",
-                           gamma * centred / torch.sqrt((centred ** 2).mean(dim=1, keepdim=True)
-                                                        + eps) + beta, HINT_VARIANCE_DIM_1))
+        out.append(
+            Mistake(
+                "variance over a hard-coded dim=1 (right for 2-D h only)",
+                gamma * centred / torch.sqrt((centred**2).mean(dim=1, keepdim=True) + eps) + beta,
+                HINT_VARIANCE_DIM_1,
+            )
+        )
     if h.ndim >= 2 and h.shape[0] != d:
-        out.append(Mistake("variance divided by h.shape[0] instead of d",
-                           gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True)
-                                                        / h.shape[0] + eps) + beta,
-                           HINT_VARIANCE_BY_BATCH))
+        out.append(
+            Mistake(
+                "variance divided by h.shape[0] instead of d",
+                gamma
+                * centred
+                / torch.sqrt((centred**2).sum(dim=-1, keepdim=True) / h.shape[0] + eps)
+                + beta,
+                HINT_VARIANCE_BY_BATCH,
+            )
+        )
     out = [m for m in out if m is not None]
     if h.ndim >= 2 and h.shape[0] > 1:
         label = "the batch axis" if h.ndim >= 3 else "the first axis (across tokens)"
-        out.append(Mistake(f"statistics over {label} (BatchNorm-style, dim=0)",
-                           _norm_over(h, (0,), gamma, beta, eps), HINT_LAST_AXIS))
+        out.append(
+            Mistake(
+                f"statistics over {label} (BatchNorm-style, dim=0)",
+                _norm_over(h, (0,), gamma, beta, eps),
+                HINT_LAST_AXIS,
+            )
+        )
     if h.ndim >= 3 and h.shape[-2] > 1:
-        out.append(Mistake("statistics over the token axis (dim=-2)",
-                           _norm_over(h, (h.ndim - 2,), gamma, beta, eps), HINT_LAST_AXIS))
+        out.append(
+            Mistake(
+                "statistics over the token axis (dim=-2)",
+                _norm_over(h, (h.ndim - 2,), gamma, beta, eps),
+                HINT_LAST_AXIS,
+            )
+        )
     if h.ndim >= 3:
-        out.append(Mistake("statistics per feature over all tokens of the batch (BatchNorm)",
-                           _norm_over(h, tuple(range(h.ndim - 1)), gamma, beta, eps),
-                           HINT_LAST_AXIS))
+        out.append(
+            Mistake(
+                "statistics per feature over all tokens of the batch (BatchNorm)",
+                _norm_over(h, tuple(range(h.ndim - 1)), gamma, beta, eps),
+                HINT_LAST_AXIS,
+            )
+        )
     if h.ndim >= 2:
-        out.append(Mistake("statistics over the whole tensor",
-                           _norm_over(h, tuple(range(h.ndim)), gamma, beta, eps), HINT_LAST_AXIS))
+        out.append(
+            Mistake(
+                "statistics over the whole tensor",
+                _norm_over(h, tuple(range(h.ndim)), gamma, beta, eps),
+                HINT_LAST_AXIS,
+            )
+        )
     return out
 
 
 HINT_LAYER_NORM_SHAPE = "LayerNorm keeps the shape of h"
-HINT_CONSTANT_TOKEN = ("a token whose features are all equal has variance 0: eps inside the "
-                       "square root, sqrt(var + eps), keeps it finite")
+HINT_CONSTANT_TOKEN = (
+    "a token whose features are all equal has variance 0: eps inside the "
+    "square root, sqrt(var + eps), keeps it finite"
+)
 
 
-def _expect_layer_norm(run, call, layer_norm, h, gamma, beta, eps, expected,
-                       rtol=1e-6, atol=1e-6):
+def _expect_layer_norm(run, call, layer_norm, h, gamma, beta, eps, expected, rtol=1e-6, atol=1e-6):
     out = _invoke(run, call, layer_norm, h, gamma, beta, eps)
     run.expect_shape(call, out, tuple(h.shape), hint=HINT_LAYER_NORM_SHAPE)
     run.expect_finite(call, out, hint=HINT_CONSTANT_TOKEN)
-    run.expect_close(call, out, expected, rtol=rtol, atol=atol,
-                     mistakes=_layer_norm_mistakes(h, gamma, beta, eps))
+    run.expect_close(
+        call,
+        out,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        mistakes=_layer_norm_mistakes(h, gamma, beta, eps),
+    )
     return out
 
 
 _BUILTIN_NORMS = ("layer_norm", "LayerNorm", "native_layer_norm", "group_norm", "rms_norm")
 
 
-HINT_WRITE_IT_YOURSELF = ("write the mean, the variance and the normalisation yourself; the "
-                          "checks compare with torch.nn.LayerNorm for you")
+HINT_WRITE_IT_YOURSELF = (
+    "write the mean, the variance and the normalisation yourself; the "
+    "checks compare with torch.nn.LayerNorm for you"
+)
 HINT_LAYER_NORM_IN_PLACE = "compute h - mean into a new tensor instead of h -= ..."
 
 
 def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
     run = CheckRun(layer_norm)
     names = names_called(layer_norm)
-    run.expect_true(not names & set(_BUILTIN_NORMS),
-                    f"{run.name} calls PyTorch's own normalisation "
-                    f"({', '.join(sorted(names & set(_BUILTIN_NORMS)))}).",
-                    hint=HINT_WRITE_IT_YOURSELF)
+    run.expect_true(
+        not names & set(_BUILTIN_NORMS),
+        f"{run.name} calls PyTorch's own normalisation "
+        f"({', '.join(sorted(names & set(_BUILTIN_NORMS)))}).",
+        hint=HINT_WRITE_IT_YOURSELF,
+    )
     f64 = torch.float64
     # Worked example: one spread-out token and one constant token, eps large on purpose.
     h = torch.tensor([[1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0]], dtype=f64)
     ones, zeros = torch.ones(4, dtype=f64), torch.zeros(4, dtype=f64)
     root = math.sqrt(1.25 + 0.25)  # mean 2.5, biased variance 1.25, eps 0.25
     expected = [[-1.5 / root, -0.5 / root, 0.5 / root, 1.5 / root], [0.0, 0.0, 0.0, 0.0]]
-    call = ("layer_norm(h, gamma=1, beta=0, eps=0.25) with h = [[1, 2, 3, 4], [2, 2, 2, 2]] "
-            "(mean 2.5 and biased variance 1.25 in row 0; a constant row 1)")
+    call = (
+        "layer_norm(h, gamma=1, beta=0, eps=0.25) with h = [[1, 2, 3, 4], [2, 2, 2, 2]] "
+        "(mean 2.5 and biased variance 1.25 in row 0; a constant row 1)"
+    )
     run.in_place_hint = HINT_LAYER_NORM_IN_PLACE
     out = _expect_layer_norm(run, call, layer_norm, h, ones, zeros, 0.25, expected)
     out = as_array(out)
-    run.expect_true(np.allclose(out[0].mean(), 0.0, atol=1e-9),
-                    f"{call}: row 0 should have mean 0 after normalising; got {out[0].mean()}")
+    run.expect_true(
+        np.allclose(out[0].mean(), 0.0, atol=1e-9),
+        f"{call}: row 0 should have mean 0 after normalising; got {out[0].mean()}",
+    )
 
     gamma = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=f64)
     beta = torch.tensor([0.0, 1.0, 0.0, -1.0], dtype=f64)
-    call = ("layer_norm(h, gamma=[2, 1, 0.5, -1], beta=[0, 1, 0, -1], eps=0.25) on the same h")
-    _expect_layer_norm(run, call, layer_norm, h, gamma, beta, 0.25,
-                       (gamma * torch.tensor(expected, dtype=f64) + beta).tolist())
+    call = "layer_norm(h, gamma=[2, 1, 0.5, -1], beta=[0, 1, 0, -1], eps=0.25) on the same h"
+    _expect_layer_norm(
+        run,
+        call,
+        layer_norm,
+        h,
+        gamma,
+        beta,
+        0.25,
+        (gamma * torch.tensor(expected, dtype=f64) + beta).tolist(),
+    )
 
     # A [B, L, d] tensor against torch.nn.LayerNorm with the same gamma and beta.
     h = _f64(2, 3, 5, seed=1, scale=2.0, shift=1.0)
@@ -275,40 +398,84 @@ def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
     # Small spread: eps matters, and its place too.
     h = _f64(2, 6, seed=4, scale=0.01)
     call = "layer_norm(h, gamma=1, beta=0, eps=1e-3) on tokens with tiny spread (std 0.01)"
-    _expect_layer_norm(run, call, layer_norm, h, torch.ones(6, dtype=f64),
-                       torch.zeros(6, dtype=f64), 1e-3,
-                       F.layer_norm(h, (6,), eps=1e-3))
+    _expect_layer_norm(
+        run,
+        call,
+        layer_norm,
+        h,
+        torch.ones(6, dtype=f64),
+        torch.zeros(6, dtype=f64),
+        1e-3,
+        F.layer_norm(h, (6,), eps=1e-3),
+    )
 
     # Large inputs far from zero, a single token, a single vector, float32.
     h = _f64(1, 4, 8, seed=5, scale=1e3, shift=1e5)
     call = "layer_norm on large inputs (mean 1e5, std 1e3), h of shape (1, 4, 8)"
-    _expect_layer_norm(run, call, layer_norm, h, torch.ones(8, dtype=f64),
-                       torch.zeros(8, dtype=f64), 1e-5, F.layer_norm(h, (8,), eps=1e-5))
+    _expect_layer_norm(
+        run,
+        call,
+        layer_norm,
+        h,
+        torch.ones(8, dtype=f64),
+        torch.zeros(8, dtype=f64),
+        1e-5,
+        F.layer_norm(h, (8,), eps=1e-5),
+    )
     h = _f64(7, seed=6)
     call = "layer_norm on a single token vector, h of shape (7,)"
-    _expect_layer_norm(run, call, layer_norm, h, torch.ones(7, dtype=f64),
-                       torch.zeros(7, dtype=f64), 1e-5, F.layer_norm(h, (7,), eps=1e-5))
+    _expect_layer_norm(
+        run,
+        call,
+        layer_norm,
+        h,
+        torch.ones(7, dtype=f64),
+        torch.zeros(7, dtype=f64),
+        1e-5,
+        F.layer_norm(h, (7,), eps=1e-5),
+    )
     h = _f64(2, 3, 16, seed=7, scale=3.0).float()
     ln32 = nn.LayerNorm(16)
     call = "layer_norm on a float32 tensor, shape (2, 3, 16), against torch.nn.LayerNorm"
-    _expect_layer_norm(run, call, layer_norm, h, ln32.weight.detach(), ln32.bias.detach(),
-                       1e-5, ln32(h).detach(), rtol=1e-5, atol=1e-5)
+    _expect_layer_norm(
+        run,
+        call,
+        layer_norm,
+        h,
+        ln32.weight.detach(),
+        ln32.bias.detach(),
+        1e-5,
+        ln32(h).detach(),
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
-    run.expect_raises("layer_norm with h (2, 4) and gamma (3,)", ValueError,
-                      torch.zeros(2, 4), torch.ones(3), torch.zeros(4), 1e-5,
-                      mentions=("gamma", "(3,)", "(2, 4)"))
+    run.expect_raises(
+        "layer_norm with h (2, 4) and gamma (3,)",
+        ValueError,
+        torch.zeros(2, 4),
+        torch.ones(3),
+        torch.zeros(4),
+        1e-5,
+        mentions=("gamma", "(3,)", "(2, 4)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(600 + seed)
             shape = tuple(int(v) for v in rng.integers(1, 6, size=int(rng.integers(1, 4))))
             eps = float(rng.choice([1e-5, 1e-3, 0.1]))
-            h = _f64(*shape, seed=610 + seed, scale=float(10.0 ** rng.integers(-2, 3)),
-                     shift=float(rng.normal()))
+            h = _f64(
+                *shape,
+                seed=610 + seed,
+                scale=float(10.0 ** rng.integers(-2, 3)),
+                shift=float(rng.normal()),
+            )
             gamma = _f64(shape[-1], seed=620 + seed, shift=1.0)
             beta = _f64(shape[-1], seed=630 + seed)
             call = f"layer_norm on random h of shape {shape}, eps={eps} (seed {seed})"
-            _expect_layer_norm(run, call, layer_norm, h, gamma, beta, eps,
-                               reference(h, gamma, beta, eps))
+            _expect_layer_norm(
+                run, call, layer_norm, h, gamma, beta, eps, reference(h, gamma, beta, eps)
+            )
     run.done()
 
 
@@ -320,50 +487,61 @@ WORKED_B_IN = [0.0, -1.0, 0.5]
 WORKED_W_OUT = [[1.0, 0.0, -1.0], [0.5, 1.0, 2.0]]  # fc_out.weight, (2, 3)
 WORKED_B_OUT = [0.0, 0.25]
 WORKED_MLP_X = [[1.0, 0.5], [0.5, -0.25]]
-WORKED_MLP_Y = [[0.5157017449196577, 0.4286558173902076],
-                [0.7127158232150774, 0.14257985077964827]]
+WORKED_MLP_Y = [[0.5157017449196577, 0.4286558173902076], [0.7127158232150774, 0.14257985077964827]]
 
 
 HINT_MLP_WIDTHS = "fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model"
 HINT_MLP_BIAS = "keep the bias of nn.Linear (bias=True, the default)"
-HINT_LINEAR_NAMED = ("create self.{name} = nn.Linear(...) in __init__; the autograder and the "
-                     "reference model find layers by these names")  # name: the layer's
+HINT_LINEAR_NAMED = (
+    "create self.{name} = nn.Linear(...) in __init__; the autograder and the "
+    "reference model find layers by these names"
+)  # name: the layer's
 
 
 def _expect_linear(run: CheckRun, owner: str, module, name: str, d_in: int, d_out: int):
     info = module.info()
-    run.expect_true(is_instance(module, name, nn.Linear, info),
-                    f"{owner} has no nn.Linear attribute {name!r} (found "
-                    f"{type_name(module, name) or 'NoneType'}).",
-                    hint=HINT_LINEAR_NAMED.format(name=name))
+    run.expect_true(
+        is_instance(module, name, nn.Linear, info),
+        f"{owner} has no nn.Linear attribute {name!r} (found "
+        f"{type_name(module, name) or 'NoneType'}).",
+        hint=HINT_LINEAR_NAMED.format(name=name),
+    )
     params = parameter_shapes(module, info)
     shape = params.get(f"{name}.weight")
-    run.expect_true(shape == (d_out, d_in),
-                    f"{owner}.{name}.weight has shape {shape}; expected "
-                    f"({d_out}, {d_in}), i.e. nn.Linear({d_in}, {d_out}).",
-                    hint=HINT_MLP_WIDTHS)
-    run.expect_true(f"{name}.bias" in params, f"{owner}.{name} has no bias.",
-                    hint=HINT_MLP_BIAS)
+    run.expect_true(
+        shape == (d_out, d_in),
+        f"{owner}.{name}.weight has shape {shape}; expected "
+        f"({d_out}, {d_in}), i.e. nn.Linear({d_in}, {d_out}).",
+        hint=HINT_MLP_WIDTHS,
+    )
+    run.expect_true(f"{name}.bias" in params, f"{owner}.{name} has no bias.", hint=HINT_MLP_BIAS)
 
 
 def _set_linear(module, name: str, weight, bias) -> None:
     """Set the weight and bias of layer `name` of a local module or a module view."""
     view = module_view(module)
-    view.set_tensors({f"{name}.weight": torch.as_tensor(weight, dtype=torch.float64),
-                      f"{name}.bias": torch.as_tensor(bias, dtype=torch.float64)})
+    view.set_tensors(
+        {
+            f"{name}.weight": torch.as_tensor(weight, dtype=torch.float64),
+            f"{name}.bias": torch.as_tensor(bias, dtype=torch.float64),
+        }
+    )
 
 
-HINT_TANH_GELU = ("use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default "
-                  "approximate='none'")
+HINT_TANH_GELU = (
+    "use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default approximate='none'"
+)
 HINT_RELU = "the activation is GELU, not ReLU"
 HINT_SILU = "the activation is GELU, x * Phi(x), not SiLU x * sigmoid(x)"
 HINT_SIGMOID_GELU = "use the exact GELU, x * Phi(x) with Phi the normal CDF: F.gelu(x) or nn.GELU()"
 HINT_GELU_ON_INPUT = "apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))"
-HINT_NO_ACTIVATION = ("apply GELU between fc_in and fc_out; without it two linear layers "
-                      "collapse into one")
+HINT_NO_ACTIVATION = (
+    "apply GELU between fc_in and fc_out; without it two linear layers collapse into one"
+)
 HINT_EXTRA_GELU = "GELU goes between the layers only: fc_out(GELU(fc_in(x)))"
-HINT_NORM_INSIDE_MLP = ("the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies "
-                        "LN2 before it")
+HINT_NORM_INSIDE_MLP = (
+    "the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before it"
+)
 HINT_RESIDUAL_INSIDE_MLP = "the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual"
 
 
@@ -372,31 +550,48 @@ def _mlp_mistakes(x, W1, b1, W2, b2) -> list[Mistake]:
     a = F.linear(x, W1, b1)  # (..., d_hidden)
     correct = F.linear(F.gelu(a), W2, b2)
     return [
-        Mistake("tanh approximation of GELU", F.linear(F.gelu(a, approximate="tanh"), W2, b2),
-                HINT_TANH_GELU),
+        Mistake(
+            "tanh approximation of GELU",
+            F.linear(F.gelu(a, approximate="tanh"), W2, b2),
+            HINT_TANH_GELU,
+        ),
         Mistake("ReLU instead of GELU", F.linear(F.relu(a), W2, b2), HINT_RELU),
         Mistake("SiLU (swish) instead of GELU", F.linear(F.silu(a), W2, b2), HINT_SILU),
-        Mistake("sigmoid approximation of GELU, x * sigmoid(1.702 x)",
-                F.linear(a * torch.sigmoid(1.702 * a), W2, b2), HINT_SIGMOID_GELU),
-        Mistake("GELU applied to the input before fc_in",
-                F.linear(F.linear(F.gelu(x), W1, b1), W2, b2), HINT_GELU_ON_INPUT),
+        Mistake(
+            "sigmoid approximation of GELU, x * sigmoid(1.702 x)",
+            F.linear(a * torch.sigmoid(1.702 * a), W2, b2),
+            HINT_SIGMOID_GELU,
+        ),
+        Mistake(
+            "GELU applied to the input before fc_in",
+            F.linear(F.linear(F.gelu(x), W1, b1), W2, b2),
+            HINT_GELU_ON_INPUT,
+        ),
         Mistake("no activation between the two layers", F.linear(a, W2, b2), HINT_NO_ACTIVATION),
         Mistake("an extra GELU after fc_out", F.gelu(correct), HINT_EXTRA_GELU),
-        Mistake("a LayerNorm applied inside the MLP",
-                F.linear(F.gelu(F.linear(F.layer_norm(x, (x.shape[-1],)), W1, b1)), W2, b2),
-                HINT_NORM_INSIDE_MLP),
-        Mistake("residual added inside the MLP", x + correct if x.shape == correct.shape
-                else correct * np.nan, HINT_RESIDUAL_INSIDE_MLP),
+        Mistake(
+            "a LayerNorm applied inside the MLP",
+            F.linear(F.gelu(F.linear(F.layer_norm(x, (x.shape[-1],)), W1, b1)), W2, b2),
+            HINT_NORM_INSIDE_MLP,
+        ),
+        Mistake(
+            "residual added inside the MLP",
+            x + correct if x.shape == correct.shape else correct * np.nan,
+            HINT_RESIDUAL_INSIDE_MLP,
+        ),
     ]
 
 
 HINT_MLP_SUBCLASS = "class MLP(nn.Module) with super().__init__() first"
 HINT_MLP_SHAPE = "the MLP maps d_model features back to d_model"
-HINT_MLP_LEADING_AXES = ("the MLP keeps x's shape (..., d_model): nn.Linear acts on the last "
-                         "axis, so there is no need to flatten the tokens (and a flattened "
-                         "result must be reshaped back)")
-HINT_MLP_PERMUTATION = ("the MLP acts on each token separately: reordering the tokens only "
-                        "reorders the outputs")
+HINT_MLP_LEADING_AXES = (
+    "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last "
+    "axis, so there is no need to flatten the tokens (and a flattened "
+    "result must be reshaped back)"
+)
+HINT_MLP_PERMUTATION = (
+    "the MLP acts on each token separately: reordering the tokens only reorders the outputs"
+)
 HINT_MLP_TOKEN_WISE = "one token's output must not depend on the other tokens"
 
 
@@ -404,8 +599,7 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     run = CheckRun(MLP)
     call = "MLP(d_model=2, d_hidden=3)"
     mlp = module_view(run.call(call, 2, 3))
-    run.expect_true(mlp is not None, f"{call} is not an nn.Module.",
-                    hint=HINT_MLP_SUBCLASS)
+    run.expect_true(mlp is not None, f"{call} is not an nn.Module.", hint=HINT_MLP_SUBCLASS)
     _expect_linear(run, "MLP(2, 3)", mlp, "fc_in", 2, 3)
     _expect_linear(run, "MLP(2, 3)", mlp, "fc_out", 3, 2)
     _set_linear(mlp, "fc_in", WORKED_W_IN, WORKED_B_IN)
@@ -416,9 +610,14 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     y = _invoke(run, call, mlp, x)
     run.expect_shape(call, y, (2, 2), hint=HINT_MLP_SHAPE)
     run.expect_finite(call, y)
-    run.expect_close(call, y, WORKED_MLP_Y, rtol=1e-5, atol=1e-6,
-                     mistakes=_mlp_mistakes(x, WORKED_W_IN, WORKED_B_IN, WORKED_W_OUT,
-                                            WORKED_B_OUT))
+    run.expect_close(
+        call,
+        y,
+        WORKED_MLP_Y,
+        rtol=1e-5,
+        atol=1e-6,
+        mistakes=_mlp_mistakes(x, WORKED_W_IN, WORKED_B_IN, WORKED_W_OUT, WORKED_B_OUT),
+    )
 
     # [B, L, d] input with random weights, against PyTorch's own functions.
     mlp = _module(run, "MLP(d_model=6, d_hidden=10)", 6, 10)
@@ -434,19 +633,40 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     run.expect_shape(call, y, (2, 5, 6), hint=HINT_MLP_LEADING_AXES)
     run.expect_finite(call, y)
     expected = F.linear(F.gelu(F.linear(x.double(), W1, b1)), W2, b2)
-    run.expect_close(call, y, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     mistakes=_mlp_mistakes(x, W1, b1, W2, b2))
+    run.expect_close(
+        call,
+        y,
+        expected,
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        mistakes=_mlp_mistakes(x, W1, b1, W2, b2),
+    )
     perm = torch.tensor([3, 0, 4, 1, 2])
     call = "MLP(6, 10) on the same x with its 5 tokens reordered"
-    run.expect_close(call, _invoke(run, call, mlp, x[:, perm]), as_array(y)[:, perm.numpy()],
-                     rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     hint=HINT_MLP_PERMUTATION)
+    run.expect_close(
+        call,
+        _invoke(run, call, mlp, x[:, perm]),
+        as_array(y)[:, perm.numpy()],
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        hint=HINT_MLP_PERMUTATION,
+    )
     call = "MLP(6, 10) on one token, x of shape (1, 1, 6)"
-    run.expect_close(call, _invoke(run, call, mlp, x[:1, :1]), as_array(y)[:1, :1],
-                     rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     hint=HINT_MLP_TOKEN_WISE)
-    _expect_raises_on(run, "MLP(6, 10) on x of shape (2, 5, 4)", mlp, torch.zeros(2, 5, 4),
-                      mentions=("x", "(2, 5, 4)"))
+    run.expect_close(
+        call,
+        _invoke(run, call, mlp, x[:1, :1]),
+        as_array(y)[:1, :1],
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        hint=HINT_MLP_TOKEN_WISE,
+    )
+    _expect_raises_on(
+        run,
+        "MLP(6, 10) on x of shape (2, 5, 4)",
+        mlp,
+        torch.zeros(2, 5, 4),
+        mentions=("x", "(2, 5, 4)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(700 + seed)
@@ -462,11 +682,15 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
             call = f"MLP({d}, {hidden}) with random weights on x of shape {(B, L, d)} (seed {seed})"
             with torch.no_grad():
                 expected = ref(x)
-            run.expect_close(call, _invoke(run, call, mlp, x), expected, rtol=MODULE_RTOL,
-                             atol=MODULE_ATOL, mistakes=_mlp_mistakes(x, W1, b1, W2, b2))
+            run.expect_close(
+                call,
+                _invoke(run, call, mlp, x),
+                expected,
+                rtol=MODULE_RTOL,
+                atol=MODULE_ATOL,
+                mistakes=_mlp_mistakes(x, W1, b1, W2, b2),
+            )
     run.done()
-
-
 
 
 # ---------------------------------------------------------------------------------------
@@ -519,18 +743,22 @@ def _module(run: CheckRun, call: str, *args):
     built = run.call(call, *args)
     view = module_view(built)
     if view is None:
-        run.fail(f"{call} is not an nn.Module (got {type(built).__name__}).",
-                 hint=HINT_MODULE_SUBCLASS)
+        run.fail(
+            f"{call} is not an nn.Module (got {type(built).__name__}).", hint=HINT_MODULE_SUBCLASS
+        )
     return view
 
 
-HINT_ATTRIBUTE_NAMES = ("use the attribute names of the exercise; they let the reference "
-                        "model's weights load into yours")
+HINT_ATTRIBUTE_NAMES = (
+    "use the attribute names of the exercise; they let the reference "
+    "model's weights load into yours"
+)
 HINT_HIDDEN_WIDTH = "the MLP's hidden width is 4 * d_model"
 
 
-def _expect_same_parameters(run: CheckRun, owner: str, module, reference: nn.Module,
-                            hints: list[tuple[str, str, str]]) -> None:
+def _expect_same_parameters(
+    run: CheckRun, owner: str, module, reference: nn.Module, hints: list[tuple[str, str, str]]
+) -> None:
     """The student's parameter names and shapes must be the reference model's, so weights
     copy across with load_state_dict. ``hints``: (key prefix, mistake name, hint)."""
     # Every name of every parameter, aliases included: a layer also kept in a container
@@ -558,16 +786,23 @@ def _expect_same_parameters(run: CheckRun, owner: str, module, reference: nn.Mod
     if missing or extra:
         for prefix, name, hint in hints:
             if any(k.startswith(prefix) for k in missing + extra):
-                run.fail(f"{owner}: parameters missing {missing[:6]}, unexpected "
-                         f"{extra[:6]}.\nThis looks like a known mistake: {name}.", hint=hint)
-        run.fail(f"{owner} does not have the expected parameters: missing {missing[:8]}, "
-                 f"unexpected {extra[:8]}.",
-                 hint=HINT_ATTRIBUTE_NAMES)
+                run.fail(
+                    f"{owner}: parameters missing {missing[:6]}, unexpected "
+                    f"{extra[:6]}.\nThis looks like a known mistake: {name}.",
+                    hint=hint,
+                )
+        run.fail(
+            f"{owner} does not have the expected parameters: missing {missing[:8]}, "
+            f"unexpected {extra[:8]}.",
+            hint=HINT_ATTRIBUTE_NAMES,
+        )
     wrong = [(k, seen[k], expected[k]) for k in expected if seen[k] != expected[k]]
     if wrong:
         key, got, want = wrong[0]
-        run.fail(f"{owner}: parameter {key} has shape {got}; expected {want}.",
-                 hint=HINT_HIDDEN_WIDTH if "mlp" in key else None)
+        run.fail(
+            f"{owner}: parameter {key} has shape {got}; expected {want}.",
+            hint=HINT_HIDDEN_WIDTH if "mlp" in key else None,
+        )
     run.passed += 1
 
 
@@ -581,9 +816,13 @@ def _copy_weights(run: CheckRun, owner: str, module, source: nn.Module) -> None:
 def _zero_branches(view) -> None:
     """Zero the output layers of both residual branches (attn.W_O and mlp.fc_out)."""
     shapes = parameter_shapes(view)
-    view.set_tensors({name: torch.zeros(shapes[name]) for name in (
-        "attn.W_O.weight", "attn.W_O.bias", "mlp.fc_out.weight", "mlp.fc_out.bias")
-        if name in shapes})
+    view.set_tensors(
+        {
+            name: torch.zeros(shapes[name])
+            for name in ("attn.W_O.weight", "attn.W_O.bias", "mlp.fc_out.weight", "mlp.fc_out.bias")
+            if name in shapes
+        }
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -606,26 +845,36 @@ BLOCK_HINTS = [
 ]
 
 
-HINT_RESIDUAL_SCALED = ("add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U "
-                        "+ MLP(LN2(U))")
+HINT_RESIDUAL_SCALED = (
+    "add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))"
+)
 HINT_RETURNS_U = "return U + MLP(LN2(U)), the output after both sublayers"
-HINT_POST_NORM = ("pre-norm normalises only the branch input: U = H + MHA(LN1(H)), H_out = U + "
-                  "MLP(LN2(U)); the bypass H must reach the sum untouched")
+HINT_POST_NORM = (
+    "pre-norm normalises only the branch input: U = H + MHA(LN1(H)), H_out = U + "
+    "MLP(LN2(U)); the bypass H must reach the sum untouched"
+)
 HINT_MISSING_RESIDUAL_AROUND_ATTENTION = "add the residual: U = H + MHA(LN1(H))"
 HINT_MISSING_RESIDUAL_AROUND_MLP = "add the residual: H_out = U + MLP(LN2(U))"
 HINT_NO_RESIDUALS = "each branch is added to its input: U = H + ..., H_out = U + ..."
 HINT_RESIDUAL_FROM_NORM = "the bypass carries H itself, not LN1(H): U = H + MHA(LN1(H))"
-HINT_ATTENTION_MLP_PARALLEL = ("the MLP reads U, the output of the attention step: H_out = U + "
-                               "MLP(LN2(U))")
+HINT_ATTENTION_MLP_PARALLEL = (
+    "the MLP reads U, the output of the attention step: H_out = U + MLP(LN2(U))"
+)
 HINT_LN1_TWICE = "each branch has its own LayerNorm: MLP(LN2(U))"
-HINT_LN1_LN2_SWAPPED = ("each branch has its own LayerNorm: ln1 before the attention, ln2 "
-                        "before the MLP")
-HINT_SECOND_RESIDUAL_ADDS_H = ("the second sum starts from U, which already holds the attention "
-                               "output: H_out = U + MLP(LN2(U))")
-HINT_NORM_ON_OUTPUTS = ("normalise the input of each branch, not its output: MHA(LN1(H)) and "
-                        "MLP(LN2(U))")
-HINT_BLOCK_OUTPUT_NORMALISED = ("pre-norm returns U + MLP(LN2(U)) as it is: nothing may touch "
-                                "the bypass, so no LayerNorm after the sum")
+HINT_LN1_LN2_SWAPPED = (
+    "each branch has its own LayerNorm: ln1 before the attention, ln2 before the MLP"
+)
+HINT_SECOND_RESIDUAL_ADDS_H = (
+    "the second sum starts from U, which already holds the attention "
+    "output: H_out = U + MLP(LN2(U))"
+)
+HINT_NORM_ON_OUTPUTS = (
+    "normalise the input of each branch, not its output: MHA(LN1(H)) and MLP(LN2(U))"
+)
+HINT_BLOCK_OUTPUT_NORMALISED = (
+    "pre-norm returns U + MLP(LN2(U)) as it is: nothing may touch "
+    "the bypass, so no LayerNorm after the sum"
+)
 HINT_NO_NORMS = "normalise the input of each branch: MHA(LN1(H)) and MLP(LN2(U))"
 HINT_MLP_BEFORE_ATTENTION = "attention first (communicate), then the MLP (compute)"
 HINT_ROPE_NOT_PASSED = "pass the rope tables on: self.attn(self.ln1(h), rope)"
@@ -633,6 +882,7 @@ HINT_ROPE_NOT_PASSED = "pass the rope tables on: self.attn(self.ln1(h), rope)"
 
 def _block_mistakes(r: TransformerBlock, h, rope) -> list[Mistake]:
     """Known wrong outputs of a block whose weights are those of `r`."""
+
     def attn(x):
         return r.attn(x, rope)
 
@@ -641,41 +891,79 @@ def _block_mistakes(r: TransformerBlock, h, rope) -> list[Mistake]:
         u = h + attn(ln1(h))
         half = (h + attn(ln1(h))) / 2
         out = [
-            Mistake("residual sums scaled by 1/2 (input and branch averaged)",
-                    (half + mlp(ln2(half))) / 2, HINT_RESIDUAL_SCALED),
+            Mistake(
+                "residual sums scaled by 1/2 (input and branch averaged)",
+                (half + mlp(ln2(half))) / 2,
+                HINT_RESIDUAL_SCALED,
+            ),
             Mistake("returns U: the MLP half computed but not returned", u, HINT_RETURNS_U),
-            Mistake("post-norm where pre-norm is asked (LN after the sum)",
-                    ln2(ln1(h + attn(h)) + mlp(ln1(h + attn(h)))), HINT_POST_NORM),
-            Mistake("missing residual around the attention (U = MHA(LN1(H)))",
-                    attn(ln1(h)) + mlp(ln2(attn(ln1(h)))), HINT_MISSING_RESIDUAL_AROUND_ATTENTION),
-            Mistake("missing residual around the MLP (H_out = MLP(LN2(U)))", mlp(ln2(u)),
-                    HINT_MISSING_RESIDUAL_AROUND_MLP),
+            Mistake(
+                "post-norm where pre-norm is asked (LN after the sum)",
+                ln2(ln1(h + attn(h)) + mlp(ln1(h + attn(h)))),
+                HINT_POST_NORM,
+            ),
+            Mistake(
+                "missing residual around the attention (U = MHA(LN1(H)))",
+                attn(ln1(h)) + mlp(ln2(attn(ln1(h)))),
+                HINT_MISSING_RESIDUAL_AROUND_ATTENTION,
+            ),
+            Mistake(
+                "missing residual around the MLP (H_out = MLP(LN2(U)))",
+                mlp(ln2(u)),
+                HINT_MISSING_RESIDUAL_AROUND_MLP,
+            ),
             Mistake("no residual connections at all", mlp(ln2(attn(ln1(h)))), HINT_NO_RESIDUALS),
-            Mistake("residual taken from the normalised input (LN1(H) + MHA(LN1(H)))",
-                    ln2(ln1(h) + attn(ln1(h))) + mlp(ln2(ln1(h) + attn(ln1(h)))),
-                    HINT_RESIDUAL_FROM_NORM),
-            Mistake("attention and MLP in parallel (both read H)",
-                    h + attn(ln1(h)) + mlp(ln2(h)), HINT_ATTENTION_MLP_PARALLEL),
-            Mistake("the MLP branch reads H instead of U", u + mlp(ln2(h)),
-                    HINT_ATTENTION_MLP_PARALLEL),
+            Mistake(
+                "residual taken from the normalised input (LN1(H) + MHA(LN1(H)))",
+                ln2(ln1(h) + attn(ln1(h))) + mlp(ln2(ln1(h) + attn(ln1(h)))),
+                HINT_RESIDUAL_FROM_NORM,
+            ),
+            Mistake(
+                "attention and MLP in parallel (both read H)",
+                h + attn(ln1(h)) + mlp(ln2(h)),
+                HINT_ATTENTION_MLP_PARALLEL,
+            ),
+            Mistake(
+                "the MLP branch reads H instead of U", u + mlp(ln2(h)), HINT_ATTENTION_MLP_PARALLEL
+            ),
             Mistake("LN1 used before the MLP too", u + mlp(ln1(u)), HINT_LN1_TWICE),
-            Mistake("LN1 and LN2 swapped (LN2 before the attention, LN1 before the MLP)",
-                    (h + attn(ln2(h))) + mlp(ln1(h + attn(ln2(h)))), HINT_LN1_LN2_SWAPPED),
-            Mistake("second residual adds H instead of U (H_out = H + MLP(LN2(U)))",
-                    h + mlp(ln2(u)), HINT_SECOND_RESIDUAL_ADDS_H),
-            Mistake("LayerNorm applied to the branch outputs instead of their inputs",
-                    (h + ln1(attn(h))) + ln2(mlp(h + ln1(attn(h)))), HINT_NORM_ON_OUTPUTS),
-            Mistake("the block output normalised (LN2 applied after the last sum)",
-                    ln2(u + mlp(ln2(u))), HINT_BLOCK_OUTPUT_NORMALISED),
-            Mistake("no LayerNorm in the branches", (h + attn(h)) + mlp(h + attn(h)),
-                    HINT_NO_NORMS),
-            Mistake("MLP before attention", (h + mlp(ln2(h))) + attn(ln1(h + mlp(ln2(h)))),
-                    HINT_MLP_BEFORE_ATTENTION),
+            Mistake(
+                "LN1 and LN2 swapped (LN2 before the attention, LN1 before the MLP)",
+                (h + attn(ln2(h))) + mlp(ln1(h + attn(ln2(h)))),
+                HINT_LN1_LN2_SWAPPED,
+            ),
+            Mistake(
+                "second residual adds H instead of U (H_out = H + MLP(LN2(U)))",
+                h + mlp(ln2(u)),
+                HINT_SECOND_RESIDUAL_ADDS_H,
+            ),
+            Mistake(
+                "LayerNorm applied to the branch outputs instead of their inputs",
+                (h + ln1(attn(h))) + ln2(mlp(h + ln1(attn(h)))),
+                HINT_NORM_ON_OUTPUTS,
+            ),
+            Mistake(
+                "the block output normalised (LN2 applied after the last sum)",
+                ln2(u + mlp(ln2(u))),
+                HINT_BLOCK_OUTPUT_NORMALISED,
+            ),
+            Mistake(
+                "no LayerNorm in the branches", (h + attn(h)) + mlp(h + attn(h)), HINT_NO_NORMS
+            ),
+            Mistake(
+                "MLP before attention",
+                (h + mlp(ln2(h))) + attn(ln1(h + mlp(ln2(h)))),
+                HINT_MLP_BEFORE_ATTENTION,
+            ),
         ]
         if rope is not None:
-            out.append(Mistake("rope not passed on to the attention",
-                               (h + r.attn(ln1(h))) + mlp(ln2(h + r.attn(ln1(h)))),
-                               HINT_ROPE_NOT_PASSED))
+            out.append(
+                Mistake(
+                    "rope not passed on to the attention",
+                    (h + r.attn(ln1(h))) + mlp(ln2(h + r.attn(ln1(h)))),
+                    HINT_ROPE_NOT_PASSED,
+                )
+            )
     return out
 
 
@@ -686,24 +974,36 @@ def _expect_block_matches(run, call, block, ref, h, rope):
     h_kept = h.clone()  # the mistakes are computed from h as it was, whatever the call does
     with torch.no_grad():
         expected = ref(h, rope)
-    out = _invoke(run, call, block, h, rope) if rope is not None else _invoke(run, call,
-                                                                               block, h)
+    out = _invoke(run, call, block, h, rope) if rope is not None else _invoke(run, call, block, h)
     run.expect_shape(call, out, tuple(h.shape), hint=HINT_BLOCK_SHAPE)
     run.expect_finite(call, out)
-    _expect_close_lazy(run, call, out, expected, partial(_block_mistakes, ref, h_kept, rope),
-                       rtol=MODULE_RTOL, atol=MODULE_ATOL)
+    _expect_close_lazy(
+        run,
+        call,
+        out,
+        expected,
+        partial(_block_mistakes, ref, h_kept, rope),
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+    )
     return out
 
 
 HINT_BLOCK_IN_PLACE = "write u = h + ..., not h += ..."
-HINT_NORM_EPS = ("keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the "
-                 "output whenever a token's variance is small")
-HINT_BLOCK_CAUSAL = ("outputs at positions 0..2 may only depend on inputs 0..2: keep the causal "
-                     "attention layer you were given")
-HINT_BYPASS_UNTOUCHED = ("pre-norm leaves the bypass untouched: U = H + MHA(LN1(H)), H_out = U "
-                         "+ MLP(LN2(U))")
-HINT_SILENT_BLOCK = ("with both branches adding zero, U = H and H_out = U: nothing may touch "
-                     "the bypass")
+HINT_NORM_EPS = (
+    "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the "
+    "output whenever a token's variance is small"
+)
+HINT_BLOCK_CAUSAL = (
+    "outputs at positions 0..2 may only depend on inputs 0..2: keep the causal "
+    "attention layer you were given"
+)
+HINT_BYPASS_UNTOUCHED = (
+    "pre-norm leaves the bypass untouched: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))"
+)
+HINT_SILENT_BLOCK = (
+    "with both branches adding zero, U = H and H_out = U: nothing may touch the bypass"
+)
 HINT_NORM_NAMED = "self.{name} = nn.LayerNorm(d_model)"  # name: ln1 or ln2
 
 
@@ -716,9 +1016,11 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     _expect_same_parameters(run, call, block, ref, BLOCK_HINTS)
     info = block.info()
     for name in ("ln1", "ln2"):
-        run.expect_true(is_instance(block, name, nn.LayerNorm, info),
-                        f"{call}.{name} is {type_name(block, name) or 'NoneType'}, "
-                        "not nn.LayerNorm.", hint=HINT_NORM_NAMED.format(name=name))
+        run.expect_true(
+            is_instance(block, name, nn.LayerNorm, info),
+            f"{call}.{name} is {type_name(block, name) or 'NoneType'}, not nn.LayerNorm.",
+            hint=HINT_NORM_NAMED.format(name=name),
+        )
     _copy_weights(run, call, block, ref)
     block.eval()
 
@@ -735,33 +1037,61 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     call = f"PreNormBlock({d}, {n_heads}) on h * 1e-3 (token variance near LayerNorm's eps)"
     with torch.no_grad():
         expected = ref(tiny)
-    run.expect_close(call, _invoke(run, call, block, tiny), expected, rtol=MODULE_RTOL,
-                     atol=MODULE_ATOL, hint=HINT_NORM_EPS)
+    run.expect_close(
+        call,
+        _invoke(run, call, block, tiny),
+        expected,
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        hint=HINT_NORM_EPS,
+    )
 
     # Causal: changing the last two tokens leaves the first three outputs unchanged.
     h_changed = h.clone()
     h_changed[:, 3:] = torch.randn(B, 2, d, generator=torch.Generator().manual_seed(23))
     call = "PreNormBlock on h with tokens 3 and 4 changed"
-    run.expect_close(call, as_array(_invoke(run, call, block, h_changed))[:, :3],
-                     as_array(out)[:, :3], rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     hint=HINT_BLOCK_CAUSAL)
+    run.expect_close(
+        call,
+        as_array(_invoke(run, call, block, h_changed))[:, :3],
+        as_array(out)[:, :3],
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        hint=HINT_BLOCK_CAUSAL,
+    )
 
     # The pre-norm bypass: with both branches silenced, the block is exactly the identity.
     _zero_branches(block)
-    call = ("PreNormBlock with attn.W_O and mlp.fc_out set to zero (both branches add 0), "
-            "on h of shape (2, 5, 8)")
+    call = (
+        "PreNormBlock with attn.W_O and mlp.fc_out set to zero (both branches add 0), "
+        "on h of shape (2, 5, 8)"
+    )
     with torch.no_grad():
         post = TransformerBlock(_block_config(d, n_heads))
         post.load_state_dict(block.state_dict(), strict=False)
         silenced_post = post.ln2(post.ln1(h))
-    run.expect_close(call, _invoke(run, call, block, h), h, rtol=0.0, atol=1e-7,
-                     what="values (expected H itself)",
-                     mistakes=[Mistake("post-norm where pre-norm is asked (LN after the sum)",
-                                       silenced_post, HINT_BYPASS_UNTOUCHED)],
-                     hint=HINT_SILENT_BLOCK)
-    _expect_raises_on(run, "PreNormBlock(8, 2) on h of shape (5, 8) (no batch axis)",
-                      _module(run, "PreNormBlock(8, 2)", d, n_heads), torch.zeros(5, d),
-                      mentions=("h", "(5, 8)"))
+    run.expect_close(
+        call,
+        _invoke(run, call, block, h),
+        h,
+        rtol=0.0,
+        atol=1e-7,
+        what="values (expected H itself)",
+        mistakes=[
+            Mistake(
+                "post-norm where pre-norm is asked (LN after the sum)",
+                silenced_post,
+                HINT_BYPASS_UNTOUCHED,
+            )
+        ],
+        hint=HINT_SILENT_BLOCK,
+    )
+    _expect_raises_on(
+        run,
+        "PreNormBlock(8, 2) on h of shape (5, 8) (no batch axis)",
+        _module(run, "PreNormBlock(8, 2)", d, n_heads),
+        torch.zeros(5, d),
+        mentions=("h", "(5, 8)"),
+    )
 
     if reference is not None:
         for seed in range(trials):
@@ -779,38 +1109,50 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
             pkg.load_state_dict(ref_block.state_dict())
             h = torch.randn(B, L, d, generator=torch.Generator().manual_seed(820 + seed))
             rope = rope_tables(L, d_k) if seed % 2 else None
-            call = (f"PreNormBlock({d}, {n_heads}) with random weights on h of shape "
-                    f"{(B, L, d)}{' with rope' if rope else ''} (seed {seed})")
+            call = (
+                f"PreNormBlock({d}, {n_heads}) with random weights on h of shape "
+                f"{(B, L, d)}{' with rope' if rope else ''} (seed {seed})"
+            )
             with torch.no_grad():
                 expected = ref_block(h, rope)
             mistakes = partial(_block_mistakes, pkg, h.clone(), rope)
             out = _invoke(run, call, block, h, rope) if rope else _invoke(run, call, block, h)
-            _expect_close_lazy(run, call, out, expected, mistakes, rtol=MODULE_RTOL,
-                               atol=MODULE_ATOL)
+            _expect_close_lazy(
+                run, call, out, expected, mistakes, rtol=MODULE_RTOL, atol=MODULE_ATOL
+            )
     run.done()
 
 
 # ---------------------------------------------------------------------------------------
 # Decoder
 # ---------------------------------------------------------------------------------------
-HINT_LEARNED_ONLY = ("only positions='learned' has trainable position vectors; sinusoids and "
-                     "RoPE are fixed tables (store them with self.register_buffer(..., "
-                     "persistent=False))")
-HINT_HEAD_BIAS = ("the head is nn.Linear(d_model, vocab_size) WITH its bias c: Y = "
-                  "LN_final(H_N) W_vocab^T + 1 c^T")
+HINT_LEARNED_ONLY = (
+    "only positions='learned' has trainable position vectors; sinusoids and "
+    "RoPE are fixed tables (store them with self.register_buffer(..., "
+    "persistent=False))"
+)
+HINT_HEAD_BIAS = (
+    "the head is nn.Linear(d_model, vocab_size) WITH its bias c: Y = "
+    "LN_final(H_N) W_vocab^T + 1 c^T"
+)
 HINT_LN_FINAL = "create self.ln_final = nn.LayerNorm(d_model) and apply it to H_N before the head"
-HINT_BLOCKS = ("build n_layers distinct PreNormBlock(d_model, n_heads), each with its own "
-               "weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block")
-HINT_EMBED = ("create self.embed, an nn.Embedding with one row of d_model numbers per token of "
-              "the vocabulary")
+HINT_BLOCKS = (
+    "build n_layers distinct PreNormBlock(d_model, n_heads), each with its own "
+    "weights, in an nn.ModuleList: a list like [block] * n_layers repeats ONE block"
+)
+HINT_EMBED = (
+    "create self.embed, an nn.Embedding with one row of d_model numbers per token of the vocabulary"
+)
 HINT_HEAD = "create self.head, an nn.Linear from the d_model features to the vocab_size logits"
 
 
 def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
-    learned = ("positions='learned' needs self.pos, an nn.Embedding with one row of d_model "
-               "numbers for each of the max_len positions"
-               if positions == "learned" else
-               HINT_LEARNED_ONLY)
+    learned = (
+        "positions='learned' needs self.pos, an nn.Embedding with one row of d_model "
+        "numbers for each of the max_len positions"
+        if positions == "learned"
+        else HINT_LEARNED_ONLY
+    )
     return [
         ("head.bias", "vocabulary head without its bias", HINT_HEAD_BIAS),
         ("ln_final", "the final LayerNorm forgotten", HINT_LN_FINAL),
@@ -823,16 +1165,31 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
     ]
 
 
-HINT_POS_ROWS = ("token l gets row l of the position table: take the first L rows, "
-                 "self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length "
-                 "idx.shape[1]")
+HINT_POS_ROWS = (
+    "token l gets row l of the position table: take the first L rows, "
+    "self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length "
+    "idx.shape[1]"
+)
 
 
-def _decoder_forward(ref: TransformerLM, idx, final_ln=True, add_positions=True,
-                     pass_rope=True, softmax=False, scale_embed=False, pos_from_ids=False,
-                     use_blocks=True, ln_every_block=False, pos_every_block=False,
-                     pos_rows=None, n_blocks=None, rope_first_only=False, last_only=False,
-                     tied_head=False):
+def _decoder_forward(
+    ref: TransformerLM,
+    idx,
+    final_ln=True,
+    add_positions=True,
+    pass_rope=True,
+    softmax=False,
+    scale_embed=False,
+    pos_from_ids=False,
+    use_blocks=True,
+    ln_every_block=False,
+    pos_every_block=False,
+    pos_rows=None,
+    n_blocks=None,
+    rope_first_only=False,
+    last_only=False,
+    tied_head=False,
+):
     """The reference model's forward pass with one step changed, to name mistakes."""
     config = ref.config
     L = idx.shape[1]
@@ -857,8 +1214,10 @@ def _decoder_forward(ref: TransformerLM, idx, final_ln=True, add_positions=True,
             if last_only:
                 h = block(start, rope)
                 continue
-            h = block(h + (positions if pos_every_block and i else 0.0),
-                      None if rope_first_only and i else rope)
+            h = block(
+                h + (positions if pos_every_block and i else 0.0),
+                None if rope_first_only and i else rope,
+            )
             if ln_every_block:
                 h = ref.ln_final(h)
         if final_ln and not ln_every_block:
@@ -867,82 +1226,147 @@ def _decoder_forward(ref: TransformerLM, idx, final_ln=True, add_positions=True,
         return logits.softmax(dim=-1) if softmax else logits
 
 
-HINT_FINAL_LAYERNORM_FORGOTTEN = ("apply self.ln_final to H_N before the head: Y = "
-                                  "LN_final(H_N) W_vocab^T + 1 c^T")
-HINT_LOGITS_SOFTMAXED = ("return the logits themselves; the softmax belongs to the loss and the "
-                         "sampler")
+HINT_FINAL_LAYERNORM_FORGOTTEN = (
+    "apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T"
+)
+HINT_LOGITS_SOFTMAXED = (
+    "return the logits themselves; the softmax belongs to the loss and the sampler"
+)
 HINT_EMBEDDING_SCALED = "no sqrt(d_model) factor in this model: H0 = E[w] + P"
-HINT_BLOCK_OUTPUT_DISCARDED = ("a block returns a new tensor: keep it, h = block(h, ...), and "
-                               "pass it on")
+HINT_BLOCK_OUTPUT_DISCARDED = (
+    "a block returns a new tensor: keep it, h = block(h, ...), and pass it on"
+)
 HINT_LN_FINAL_REPEATED = "apply ln_final once, after the last block, just before the head"
-HINT_POSITIONS_PER_BLOCK = ("add the position vectors once, to the token embedding: H0 = E[w] + "
-                            "P; the residual stream carries them on")
-HINT_POSITIONS_NOT_ADDED = ("positions={positions!r}: add the position vectors to the token "
-                            "embedding, H0 = E[w] + P")  # positions: the Decoder's option
+HINT_POSITIONS_PER_BLOCK = (
+    "add the position vectors once, to the token embedding: H0 = E[w] + "
+    "P; the residual stream carries them on"
+)
+HINT_POSITIONS_NOT_ADDED = (
+    "positions={positions!r}: add the position vectors to the token "
+    "embedding, H0 = E[w] + P"
+)  # positions: the Decoder's option
 HINT_POSITIONS_BY_ID = "the position of token l is l: index with torch.arange(L), not with the ids"
 HINT_ROPE_TABLES_NOT_PASSED = "positions='rope': pass rope = (cos[:L], sin[:L]) to every block"
-HINT_ROPE_FIRST_BLOCK = ("every block's attention rotates its queries and keys: pass the same "
-                         "rope to every block")
-HINT_LAST_BLOCK_SKIPPED = ("run every block: for block in self.blocks (no [:-1], no "
-                           "range(n_layers - 1))")
+HINT_ROPE_FIRST_BLOCK = (
+    "every block's attention rotates its queries and keys: pass the same rope to every block"
+)
+HINT_LAST_BLOCK_SKIPPED = (
+    "run every block: for block in self.blocks (no [:-1], no range(n_layers - 1))"
+)
 HINT_BLOCK_FED_EMBEDDINGS = "feed each block the previous block's output: h = block(h, ...)"
-HINT_TIED_HEAD = ("this Decoder does not tie: the logits come from self.head, "
-                  "nn.Linear(d_model, vocab_size) with its own weight")
+HINT_TIED_HEAD = (
+    "this Decoder does not tie: the logits come from self.head, "
+    "nn.Linear(d_model, vocab_size) with its own weight"
+)
 
 
 def _decoder_mistakes(ref: TransformerLM, idx) -> list[Mistake]:
     positions = ref.config.positions
     out = [
-        Mistake("the final LayerNorm forgotten", _decoder_forward(ref, idx, final_ln=False),
-                HINT_FINAL_LAYERNORM_FORGOTTEN),
-        Mistake("softmax applied to the logits", _decoder_forward(ref, idx, softmax=True),
-                HINT_LOGITS_SOFTMAXED),
-        Mistake("token embedding scaled by sqrt(d_model)",
-                _decoder_forward(ref, idx, scale_embed=True), HINT_EMBEDDING_SCALED),
-        Mistake("the blocks' outputs discarded (block(h) called, h not updated)",
-                _decoder_forward(ref, idx, use_blocks=False), HINT_BLOCK_OUTPUT_DISCARDED),
-        Mistake("the final LayerNorm applied after every block",
-                _decoder_forward(ref, idx, ln_every_block=True), HINT_LN_FINAL_REPEATED),
+        Mistake(
+            "the final LayerNorm forgotten",
+            _decoder_forward(ref, idx, final_ln=False),
+            HINT_FINAL_LAYERNORM_FORGOTTEN,
+        ),
+        Mistake(
+            "softmax applied to the logits",
+            _decoder_forward(ref, idx, softmax=True),
+            HINT_LOGITS_SOFTMAXED,
+        ),
+        Mistake(
+            "token embedding scaled by sqrt(d_model)",
+            _decoder_forward(ref, idx, scale_embed=True),
+            HINT_EMBEDDING_SCALED,
+        ),
+        Mistake(
+            "the blocks' outputs discarded (block(h) called, h not updated)",
+            _decoder_forward(ref, idx, use_blocks=False),
+            HINT_BLOCK_OUTPUT_DISCARDED,
+        ),
+        Mistake(
+            "the final LayerNorm applied after every block",
+            _decoder_forward(ref, idx, ln_every_block=True),
+            HINT_LN_FINAL_REPEATED,
+        ),
     ]
     if positions in ("learned", "sinusoidal"):
-        out.append(Mistake("position vectors added before every block",
-                           _decoder_forward(ref, idx, pos_every_block=True),
-                           HINT_POSITIONS_PER_BLOCK))
-        out.append(Mistake("position signal not added",
-                           _decoder_forward(ref, idx, add_positions=False),
-                           HINT_POSITIONS_NOT_ADDED.format(positions=positions)))
+        out.append(
+            Mistake(
+                "position vectors added before every block",
+                _decoder_forward(ref, idx, pos_every_block=True),
+                HINT_POSITIONS_PER_BLOCK,
+            )
+        )
+        out.append(
+            Mistake(
+                "position signal not added",
+                _decoder_forward(ref, idx, add_positions=False),
+                HINT_POSITIONS_NOT_ADDED.format(positions=positions),
+            )
+        )
         if int(idx.max()) < ref.config.max_len:
-            out.append(Mistake("positions looked up with the token ids",
-                               _decoder_forward(ref, idx, pos_from_ids=True), HINT_POSITIONS_BY_ID))
+            out.append(
+                Mistake(
+                    "positions looked up with the token ids",
+                    _decoder_forward(ref, idx, pos_from_ids=True),
+                    HINT_POSITIONS_BY_ID,
+                )
+            )
         L, max_len = idx.shape[1], ref.config.max_len
         table = ref.pos.weight if positions == "learned" else ref.sinusoids
         if L < max_len:
-            out.append(Mistake("position rows taken from the wrong end of the table ([-L:])",
-                               _decoder_forward(ref, idx, pos_rows=table[max_len - L:]),
-                               HINT_POS_ROWS))
+            out.append(
+                Mistake(
+                    "position rows taken from the wrong end of the table ([-L:])",
+                    _decoder_forward(ref, idx, pos_rows=table[max_len - L :]),
+                    HINT_POS_ROWS,
+                )
+            )
         shifted = table[(torch.arange(L) + 1) % max_len]
-        out.append(Mistake("positions off by one (rows 1 .. L instead of 0 .. L - 1)",
-                           _decoder_forward(ref, idx, pos_rows=shifted), HINT_POS_ROWS))
+        out.append(
+            Mistake(
+                "positions off by one (rows 1 .. L instead of 0 .. L - 1)",
+                _decoder_forward(ref, idx, pos_rows=shifted),
+                HINT_POS_ROWS,
+            )
+        )
     if positions == "rope":
-        out.append(Mistake("RoPE tables not passed to the blocks",
-                           _decoder_forward(ref, idx, pass_rope=False),
-                           HINT_ROPE_TABLES_NOT_PASSED))
+        out.append(
+            Mistake(
+                "RoPE tables not passed to the blocks",
+                _decoder_forward(ref, idx, pass_rope=False),
+                HINT_ROPE_TABLES_NOT_PASSED,
+            )
+        )
         if len(ref.blocks) > 1:
-            out.append(Mistake("RoPE tables given to the first block only",
-                               _decoder_forward(ref, idx, rope_first_only=True),
-                               HINT_ROPE_FIRST_BLOCK))
+            out.append(
+                Mistake(
+                    "RoPE tables given to the first block only",
+                    _decoder_forward(ref, idx, rope_first_only=True),
+                    HINT_ROPE_FIRST_BLOCK,
+                )
+            )
     if len(ref.blocks) > 1:
         out += [
-            Mistake("the last block skipped (n_layers - 1 blocks run)",
-                    _decoder_forward(ref, idx, n_blocks=len(ref.blocks) - 1),
-                    HINT_LAST_BLOCK_SKIPPED),
-            Mistake("every block fed the embeddings (only the last block's output kept)",
-                    _decoder_forward(ref, idx, last_only=True), HINT_BLOCK_FED_EMBEDDINGS),
+            Mistake(
+                "the last block skipped (n_layers - 1 blocks run)",
+                _decoder_forward(ref, idx, n_blocks=len(ref.blocks) - 1),
+                HINT_LAST_BLOCK_SKIPPED,
+            ),
+            Mistake(
+                "every block fed the embeddings (only the last block's output kept)",
+                _decoder_forward(ref, idx, last_only=True),
+                HINT_BLOCK_FED_EMBEDDINGS,
+            ),
         ]
     if ref.embed.weight.shape == ref.head.weight.shape:
-        out.append(Mistake("logits from the embedding matrix (weights tied though the head "
-                           "has its own)", _decoder_forward(ref, idx, tied_head=True),
-                           HINT_TIED_HEAD))
+        out.append(
+            Mistake(
+                "logits from the embedding matrix (weights tied though the head has its own)",
+                _decoder_forward(ref, idx, tied_head=True),
+                HINT_TIED_HEAD,
+            )
+        )
     return out
 
 
@@ -955,42 +1379,62 @@ def _note_saved_buffers(run: CheckRun, model, ref: TransformerLM) -> None:
     state dicts between the learner's Decoder and TransformerLM, which would then fail."""
     keys = set(ref.state_dict())
     saved = [name for name, _, _, kept in model.info()["buffers"] if kept and name not in keys]
-    note = (f"note: {run.name} saves the buffer{'s' if len(saved) > 1 else ''} "
-            f"{', '.join(saved)} in its state_dict, and TransformerLM does not: loading the "
-            "state_dict of one into the other fails. Register fixed tables with "
-            "self.register_buffer(name, table, persistent=False).")
+    note = (
+        f"note: {run.name} saves the buffer{'s' if len(saved) > 1 else ''} "
+        f"{', '.join(saved)} in its state_dict, and TransformerLM does not: loading the "
+        "state_dict of one into the other fails. Register fixed tables with "
+        "self.register_buffer(name, table, persistent=False)."
+    )
     if saved and note not in run.notes:
         run.notes.append(note)
         print(note)
 
 
-HINT_ROPE_HEAD_WIDTH = ("RoPE rotates the pairs of each head's queries and keys: "
-                        "rope_tables(max_len, d_model // n_heads)")
+HINT_ROPE_HEAD_WIDTH = (
+    "RoPE rotates the pairs of each head's queries and keys: "
+    "rope_tables(max_len, d_model // n_heads)"
+)
 HINT_DISTINCT_BLOCKS = "N distinct blocks, each with its own weights"
 HINT_LOGITS_SHAPE = "logits have shape (B, L, V)"
 
 
-def _check_one_decoder(run: CheckRun, Decoder, sizes: tuple, positions: str, seed: int,
-                       reference=None) -> None:
+def _check_one_decoder(
+    run: CheckRun, Decoder, sizes: tuple, positions: str, seed: int, reference=None
+) -> None:
     V, d, n_heads, n_layers, max_len = sizes
     call = f"Decoder({V}, {d}, {n_heads}, {n_layers}, {max_len}, {positions!r})"
     model = _module(run, call, V, d, n_heads, n_layers, max_len, positions)
-    ref = TransformerLM(LMConfig(vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers,
-                                 max_len=max_len, positions=positions))
+    ref = TransformerLM(
+        LMConfig(
+            vocab_size=V,
+            d_model=d,
+            n_heads=n_heads,
+            n_layers=n_layers,
+            max_len=max_len,
+            positions=positions,
+        )
+    )
     _randomise(ref, seed).eval()
     _expect_same_parameters(run, call, model, ref, _decoder_hints(positions))
     _note_saved_buffers(run, model, ref)
     if positions == "rope":
         shape = tuple(getattr(model.tensors("rope_cos")[0], "shape", ()))
-        run.expect_true(shape in ((), (max_len, d // n_heads // 2)),
-                        f"{call}.rope_cos has shape {shape}; expected "
-                        f"{(max_len, d // n_heads // 2)}, (max_len, d_k / 2).",
-                        hint=HINT_ROPE_HEAD_WIDTH)
-    blocks = {token for path, (_, _, token) in model.info()["modules"].items()
-              if path.startswith("blocks.") and path.count(".") == 1}
-    run.expect_true(len(blocks) == n_layers,
-                    f"{call} has {len(blocks)} distinct blocks; expected "
-                    f"{n_layers}.", hint=HINT_DISTINCT_BLOCKS)
+        run.expect_true(
+            shape in ((), (max_len, d // n_heads // 2)),
+            f"{call}.rope_cos has shape {shape}; expected "
+            f"{(max_len, d // n_heads // 2)}, (max_len, d_k / 2).",
+            hint=HINT_ROPE_HEAD_WIDTH,
+        )
+    blocks = {
+        token
+        for path, (_, _, token) in model.info()["modules"].items()
+        if path.startswith("blocks.") and path.count(".") == 1
+    }
+    run.expect_true(
+        len(blocks) == n_layers,
+        f"{call} has {len(blocks)} distinct blocks; expected {n_layers}.",
+        hint=HINT_DISTINCT_BLOCKS,
+    )
     if reference is not None:  # the student's model against the reference class
         source = _randomise(reference(V, d, n_heads, n_layers, max_len, positions), seed)
         ref.load_state_dict(source.state_dict())
@@ -1004,9 +1448,16 @@ def _check_one_decoder(run: CheckRun, Decoder, sizes: tuple, positions: str, see
         run.expect_finite(text, logits)
         with torch.no_grad():
             expected = ref(idx)
-        _expect_close_lazy(run, text, logits, expected,
-                           partial(_decoder_mistakes, ref, idx), rtol=MODULE_RTOL,
-                           atol=MODULE_ATOL, what="logits")
+        _expect_close_lazy(
+            run,
+            text,
+            logits,
+            expected,
+            partial(_decoder_mistakes, ref, idx),
+            rtol=MODULE_RTOL,
+            atol=MODULE_ATOL,
+            what="logits",
+        )
 
 
 def _causality(run: CheckRun, model, idx) -> np.ndarray:
@@ -1018,7 +1469,7 @@ def _causality(run: CheckRun, model, idx) -> np.ndarray:
     for s_ in range(idx.shape[1]):
         changed = idx.clone()
         changed[:, s_] = (changed[:, s_] + 1) % V
-        moved = (_invoke(run, "Decoder on ids of shape (1, 7)", model, changed) - base)
+        moved = _invoke(run, "Decoder on ids of shape (1, 7)", model, changed) - base
         G[:, s_] = moved.detach().abs().amax(dim=(0, 2)).double().numpy()
     return G
 
@@ -1038,67 +1489,102 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
     idx = _random_ids(1, 7, 13, 951)
     G = _causality(run, model, idx)
     future = np.triu(np.ones_like(G, dtype=bool), k=1)
-    run.expect_true(np.all(G[future] <= 1e-6),
-                    "Decoder: the logits at some position l depend on an input at s > l "
-                    f"(G = {np.round(G, 3).tolist()}).",
-                    hint=HINT_DECODER_CAUSAL)
-    run.expect_true(np.all(np.diag(G) > 0.0),
-                    "Decoder: the logits at position l do not depend on the token at l.",
-                    hint=HINT_DECODER_RESIDUALS)
+    run.expect_true(
+        np.all(G[future] <= 1e-6),
+        "Decoder: the logits at some position l depend on an input at s > l "
+        f"(G = {np.round(G, 3).tolist()}).",
+        hint=HINT_DECODER_CAUSAL,
+    )
+    run.expect_true(
+        np.all(np.diag(G) > 0.0),
+        "Decoder: the logits at position l do not depend on the token at l.",
+        hint=HINT_DECODER_RESIDUALS,
+    )
 
     probe = _module(run, "Decoder(13, 8, 2, 2, 16, 'learned')", *sizes, "learned")
-    _expect_raises_on(run, "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (2, 17)",
-                      probe, torch.zeros(2, 17, dtype=torch.long),
-                      mentions=("idx", "(2, 17)", "16"))
-    _expect_raises_on(run, "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (5,)",
-                      probe, torch.zeros(5, dtype=torch.long), mentions=("idx", "(5,)"))
-    run.expect_raises("Decoder(13, 8, 2, 2, 16, 'absolute')", ValueError,
-                      *sizes, "absolute", mentions=("positions", "absolute"))
+    _expect_raises_on(
+        run,
+        "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (2, 17)",
+        probe,
+        torch.zeros(2, 17, dtype=torch.long),
+        mentions=("idx", "(2, 17)", "16"),
+    )
+    _expect_raises_on(
+        run,
+        "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (5,)",
+        probe,
+        torch.zeros(5, dtype=torch.long),
+        mentions=("idx", "(5,)"),
+    )
+    run.expect_raises(
+        "Decoder(13, 8, 2, 2, 16, 'absolute')",
+        ValueError,
+        *sizes,
+        "absolute",
+        mentions=("positions", "absolute"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1000 + seed)
             n_heads = int(rng.integers(1, 3))
             d = n_heads * 2 * int(rng.integers(1, 4))
-            sizes = (int(rng.integers(2, 20)), d, n_heads, int(rng.integers(1, 4)),
-                     int(rng.integers(3, 12)))
+            sizes = (
+                int(rng.integers(2, 20)),
+                d,
+                n_heads,
+                int(rng.integers(1, 4)),
+                int(rng.integers(3, 12)),
+            )
             for positions in POSITION_OPTIONS:
-                _check_one_decoder(run, Decoder, sizes, positions, seed=1100 + seed,
-                                   reference=reference)
+                _check_one_decoder(
+                    run, Decoder, sizes, positions, seed=1100 + seed, reference=reference
+                )
     run.done()
 
 
 # ---------------------------------------------------------------------------------------
 # count_parameters
 # ---------------------------------------------------------------------------------------
-HINT_ATTENTION_BIASES_NOT_COUNTED = ("each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a "
-                                     "bias: 4 (d^2 + d)")
-HINT_LAYERNORM_COUNTED_GAMMA_ONLY = ("every LayerNorm has gamma and beta, d numbers each: 2 d "
-                                     "per LayerNorm")
-HINT_MLP_BIASES_NOT_COUNTED = ("fc_in and fc_out have biases too: d * hidden + hidden and "
-                               "hidden * d + d")
-HINT_W_O_NOT_COUNTED = ("attention has four d x d projections with biases, W_Q, W_K, W_V and "
-                        "W_O: 4 (d^2 + d)")
-HINT_LAYERNORM_PARAMETERS_NOT_COUNTED = ("every LayerNorm has gamma and beta, d numbers each: 2 "
-                                         "per block plus the final one")
+HINT_ATTENTION_BIASES_NOT_COUNTED = (
+    "each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a bias: 4 (d^2 + d)"
+)
+HINT_LAYERNORM_COUNTED_GAMMA_ONLY = (
+    "every LayerNorm has gamma and beta, d numbers each: 2 d per LayerNorm"
+)
+HINT_MLP_BIASES_NOT_COUNTED = (
+    "fc_in and fc_out have biases too: d * hidden + hidden and hidden * d + d"
+)
+HINT_W_O_NOT_COUNTED = (
+    "attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: 4 (d^2 + d)"
+)
+HINT_LAYERNORM_PARAMETERS_NOT_COUNTED = (
+    "every LayerNorm has gamma and beta, d numbers each: 2 per block plus the final one"
+)
 HINT_FINAL_LAYERNORM_NOT_COUNTED = "add 2 d for LN_final"
 HINT_HEAD_BIAS_NOT_COUNTED = "the head has a bias c of V numbers, tied or not"
 HINT_TIED_COUNTED_TWICE = "with tie_weights the head reuses the embedding matrix: count V * d once"
-HINT_EMBEDDING_NOT_COUNTED = ("the token embedding E and, without tying, the head's own weight "
-                              "W_vocab each hold V * d numbers")
+HINT_EMBEDDING_NOT_COUNTED = (
+    "the token embedding E and, without tying, the head's own weight "
+    "W_vocab each hold V * d numbers"
+)
 HINT_FIXED_TABLE_COUNTED = "only positions='learned' has a trainable (max_len, d) table"
 HINT_LEARNED_TABLE_NOT_COUNTED = "positions='learned' adds a (max_len, d) table"
-HINT_PER_HEAD_COUNTED = ("the heads split d into h slices of d_k = d / h; the projections are "
-                         "still d x d in total")
+HINT_PER_HEAD_COUNTED = (
+    "the heads split d into h slices of d_k = d / h; the projections are still d x d in total"
+)
 HINT_D_HIDDEN_IGNORED = "use d_hidden for the MLP width when it is given"
 HINT_ONLY_ONE_BLOCK_COUNTED = "multiply one block by n_layers"
 HINT_LAYERS_HARD_CODED = "multiply one block by the n_layers argument, not a number from an example"
-HINT_LEARNED_TABLE_SIZE = ("a learned position table is nn.Embedding(max_len, d): max_len * d "
-                           "numbers")
+HINT_LEARNED_TABLE_SIZE = (
+    "a learned position table is nn.Embedding(max_len, d): max_len * d numbers"
+)
 HINT_SHARED_BIAS = "each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)"
-HINT_ONE_LAYERNORM_PER_BLOCK = ("a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers "
-                                "each: 4 d per block")
-HINT_FC_OUT_NOT_COUNTED = ("the MLP has two layers: fc_in (d * hidden + hidden) and fc_out "
-                           "(hidden * d + d)")
+HINT_ONE_LAYERNORM_PER_BLOCK = (
+    "a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d per block"
+)
+HINT_FC_OUT_NOT_COUNTED = (
+    "the MLP has two layers: fc_in (d * hidden + hidden) and fc_out (hidden * d + d)"
+)
 HINT_ROPE_COUNTED = "RoPE's cos and sin tables are fixed buffers, not trainable parameters"
 
 
@@ -1114,48 +1600,102 @@ def _count_mistakes(V, d, n_heads, n_layers, max_len, positions, d_hidden, tie) 
         return V * d + pos_ + layers * block + final + head_
 
     mlp_default = d * 4 * d + 4 * d + 4 * d * d + d
-    return [m for m in [
-        Mistake("attention biases not counted", total(block=attention_no_bias + mlp + norms),
-                HINT_ATTENTION_BIASES_NOT_COUNTED),
-        Mistake("LayerNorm counted with gamma only (d instead of 2 d)",
-                total(block=attention + mlp + 2 * d, final=d), HINT_LAYERNORM_COUNTED_GAMMA_ONLY),
-        Mistake("MLP biases not counted", total(block=attention + 2 * d * hidden + norms),
-                HINT_MLP_BIASES_NOT_COUNTED),
-        Mistake("W_O not counted (three projections instead of four)",
-                total(block=3 * (d * d + d) + mlp + norms), HINT_W_O_NOT_COUNTED),
-        Mistake("LayerNorm parameters not counted", total(block=attention + mlp, final=0),
-                HINT_LAYERNORM_PARAMETERS_NOT_COUNTED),
-        Mistake("the final LayerNorm not counted", total(final=0),
-                HINT_FINAL_LAYERNORM_NOT_COUNTED),
-        Mistake("the head's bias not counted", total(head_=head - V), HINT_HEAD_BIAS_NOT_COUNTED),
-        Mistake("the head's weight counted although it is tied", total(head_=V * d + V),
-                HINT_TIED_COUNTED_TWICE),
-        Mistake("one (V, d) matrix not counted (the embedding, or the untied head weight)",
-                total() - V * d, HINT_EMBEDDING_NOT_COUNTED),
-        Mistake("position table counted for every option", total(pos_=max_len * d),
-                HINT_FIXED_TABLE_COUNTED),
-        Mistake("learned position table not counted", total(pos_=0),
-                HINT_LEARNED_TABLE_NOT_COUNTED),
-        Mistake("attention counted once per head", total(block=n_heads * attention + mlp + norms),
-                HINT_PER_HEAD_COUNTED),
-        Mistake("d_hidden ignored (always 4 d)", total(block=attention + mlp_default + norms),
-                HINT_D_HIDDEN_IGNORED),
-        Mistake("only one block counted", total(layers=1), HINT_ONLY_ONE_BLOCK_COUNTED),
-        Mistake("two blocks written in (the worked example's n_layers)", total(layers=2),
-                HINT_LAYERS_HARD_CODED),
-        Mistake("learned position table counted as max_len numbers (no d)",
-                total(pos_=max_len if positions == "learned" else 0), HINT_LEARNED_TABLE_SIZE),
-        Mistake("one bias vector shared by the four projections",
-                total(block=4 * d * d + d + mlp + norms), HINT_SHARED_BIAS),
-        Mistake("one LayerNorm per block instead of two", total(block=attention + mlp + 2 * d),
-                HINT_ONE_LAYERNORM_PER_BLOCK),
-        Mistake("fc_out not counted (one MLP layer)",
-                total(block=attention + d * hidden + hidden + norms), HINT_FC_OUT_NOT_COUNTED),
-        Mistake("RoPE tables counted as parameters",
+    return [
+        m
+        for m in [
+            Mistake(
+                "attention biases not counted",
+                total(block=attention_no_bias + mlp + norms),
+                HINT_ATTENTION_BIASES_NOT_COUNTED,
+            ),
+            Mistake(
+                "LayerNorm counted with gamma only (d instead of 2 d)",
+                total(block=attention + mlp + 2 * d, final=d),
+                HINT_LAYERNORM_COUNTED_GAMMA_ONLY,
+            ),
+            Mistake(
+                "MLP biases not counted",
+                total(block=attention + 2 * d * hidden + norms),
+                HINT_MLP_BIASES_NOT_COUNTED,
+            ),
+            Mistake(
+                "W_O not counted (three projections instead of four)",
+                total(block=3 * (d * d + d) + mlp + norms),
+                HINT_W_O_NOT_COUNTED,
+            ),
+            Mistake(
+                "LayerNorm parameters not counted",
+                total(block=attention + mlp, final=0),
+                HINT_LAYERNORM_PARAMETERS_NOT_COUNTED,
+            ),
+            Mistake(
+                "the final LayerNorm not counted", total(final=0), HINT_FINAL_LAYERNORM_NOT_COUNTED
+            ),
+            Mistake(
+                "the head's bias not counted", total(head_=head - V), HINT_HEAD_BIAS_NOT_COUNTED
+            ),
+            Mistake(
+                "the head's weight counted although it is tied",
+                total(head_=V * d + V),
+                HINT_TIED_COUNTED_TWICE,
+            ),
+            Mistake(
+                "one (V, d) matrix not counted (the embedding, or the untied head weight)",
+                total() - V * d,
+                HINT_EMBEDDING_NOT_COUNTED,
+            ),
+            Mistake(
+                "position table counted for every option",
+                total(pos_=max_len * d),
+                HINT_FIXED_TABLE_COUNTED,
+            ),
+            Mistake(
+                "learned position table not counted", total(pos_=0), HINT_LEARNED_TABLE_NOT_COUNTED
+            ),
+            Mistake(
+                "attention counted once per head",
+                total(block=n_heads * attention + mlp + norms),
+                HINT_PER_HEAD_COUNTED,
+            ),
+            Mistake(
+                "d_hidden ignored (always 4 d)",
+                total(block=attention + mlp_default + norms),
+                HINT_D_HIDDEN_IGNORED,
+            ),
+            Mistake("only one block counted", total(layers=1), HINT_ONLY_ONE_BLOCK_COUNTED),
+            Mistake(
+                "two blocks written in (the worked example's n_layers)",
+                total(layers=2),
+                HINT_LAYERS_HARD_CODED,
+            ),
+            Mistake(
+                "learned position table counted as max_len numbers (no d)",
+                total(pos_=max_len if positions == "learned" else 0),
+                HINT_LEARNED_TABLE_SIZE,
+            ),
+            Mistake(
+                "one bias vector shared by the four projections",
+                total(block=4 * d * d + d + mlp + norms),
+                HINT_SHARED_BIAS,
+            ),
+            Mistake(
+                "one LayerNorm per block instead of two",
+                total(block=attention + mlp + 2 * d),
+                HINT_ONE_LAYERNORM_PER_BLOCK,
+            ),
+            Mistake(
+                "fc_out not counted (one MLP layer)",
+                total(block=attention + d * hidden + hidden + norms),
+                HINT_FC_OUT_NOT_COUNTED,
+            ),
+            Mistake(
+                "RoPE tables counted as parameters",
                 total(pos_=max_len * (d // n_heads) if positions == "rope" else pos),
-                HINT_ROPE_COUNTED),
-
-    ] if m.output != total()]
+                HINT_ROPE_COUNTED,
+            ),
+        ]
+        if m.output != total()
+    ]
 
 
 def check_count_parameters(count_parameters, reference=None, trials: int = 12) -> None:
@@ -1165,41 +1705,95 @@ def check_count_parameters(count_parameters, reference=None, trials: int = 12) -
     call = "count_parameters(50257, 768, 12, 12, 1024, 'learned', tie_weights=True) (GPT-2 small)"
     count = run.call(call, *args, tie_weights=True)
     run.expect_true(np.ndim(count) == 0, f"{call} returned {count!r}; expected one number.")
-    run.expect_close(call, count, 124_439_808 + 50257, rtol=0, atol=0.5, what="count",
-                     mistakes=_count_mistakes(*args, None, True))
+    run.expect_close(
+        call,
+        count,
+        124_439_808 + 50257,
+        rtol=0,
+        atol=0.5,
+        what="count",
+        mistakes=_count_mistakes(*args, None, True),
+    )
 
     V, d, n_heads, n_layers, max_len = 23, 16, 4, 2, 12
     for positions in POSITION_OPTIONS:
         for tie in (False, True):
             for d_hidden in (None, 24):
-                model = TransformerLM(LMConfig(vocab_size=V, d_model=d, n_heads=n_heads,
-                                               n_layers=n_layers, max_len=max_len,
-                                               positions=positions, tie_weights=tie,
-                                               d_hidden=d_hidden))
-                call = (f"count_parameters({V}, {d}, {n_heads}, {n_layers}, {max_len}, "
-                        f"{positions!r}, d_hidden={d_hidden}, tie_weights={tie})")
-                count = run.call(call, V, d, n_heads, n_layers, max_len, positions,
-                                 d_hidden=d_hidden, tie_weights=tie)
-                run.expect_close(f"{call} against the module's own count", count,
-                                 model.num_parameters(), rtol=0, atol=0.5, what="count",
-                                 mistakes=_count_mistakes(V, d, n_heads, n_layers, max_len,
-                                                          positions, d_hidden, tie))
-    run.expect_raises("count_parameters(23, 16, 4, 2, 12, 'absolute')", ValueError,
-                      V, d, n_heads, n_layers, max_len, "absolute",
-                      mentions=("positions", "absolute"))
+                model = TransformerLM(
+                    LMConfig(
+                        vocab_size=V,
+                        d_model=d,
+                        n_heads=n_heads,
+                        n_layers=n_layers,
+                        max_len=max_len,
+                        positions=positions,
+                        tie_weights=tie,
+                        d_hidden=d_hidden,
+                    )
+                )
+                call = (
+                    f"count_parameters({V}, {d}, {n_heads}, {n_layers}, {max_len}, "
+                    f"{positions!r}, d_hidden={d_hidden}, tie_weights={tie})"
+                )
+                count = run.call(
+                    call,
+                    V,
+                    d,
+                    n_heads,
+                    n_layers,
+                    max_len,
+                    positions,
+                    d_hidden=d_hidden,
+                    tie_weights=tie,
+                )
+                run.expect_close(
+                    f"{call} against the module's own count",
+                    count,
+                    model.num_parameters(),
+                    rtol=0,
+                    atol=0.5,
+                    what="count",
+                    mistakes=_count_mistakes(
+                        V, d, n_heads, n_layers, max_len, positions, d_hidden, tie
+                    ),
+                )
+    run.expect_raises(
+        "count_parameters(23, 16, 4, 2, 12, 'absolute')",
+        ValueError,
+        V,
+        d,
+        n_heads,
+        n_layers,
+        max_len,
+        "absolute",
+        mentions=("positions", "absolute"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1200 + seed)
             n_heads = int(rng.integers(1, 17))
             d = n_heads * int(rng.integers(1, 129))
-            args = (int(rng.integers(2, 60000)), d, n_heads, int(rng.integers(1, 49)),
-                    int(rng.integers(1, 4097)), POSITION_OPTIONS[seed % 4])
+            args = (
+                int(rng.integers(2, 60000)),
+                d,
+                n_heads,
+                int(rng.integers(1, 49)),
+                int(rng.integers(1, 4097)),
+                POSITION_OPTIONS[seed % 4],
+            )
             d_hidden = None if seed % 3 else int(rng.integers(1, 5000))
             tie = bool(seed % 2)
-            call = (f"count_parameters{args} with d_hidden={d_hidden}, tie_weights={tie} "
-                    f"(seed {seed})")
+            call = (
+                f"count_parameters{args} with d_hidden={d_hidden}, tie_weights={tie} (seed {seed})"
+            )
             count = run.call(call, *args, d_hidden=d_hidden, tie_weights=tie)
-            run.expect_close(call, count, reference(*args, d_hidden=d_hidden, tie_weights=tie),
-                             rtol=0, atol=0.5, what="count",
-                             mistakes=_count_mistakes(*args, d_hidden, tie))
+            run.expect_close(
+                call,
+                count,
+                reference(*args, d_hidden=d_hidden, tie_weights=tie),
+                rtol=0,
+                atol=0.5,
+                what="count",
+                mistakes=_count_mistakes(*args, d_hidden, tie),
+            )
     run.done()

@@ -30,8 +30,13 @@ from attnbook.demos.nb07 import single_thread
 from attnbook.lm.model import LMConfig, TransformerLM
 from attnbook.lm.tokenizer import WordTokenizer
 
-__all__ = ["check_ablate_head", "check_evaluate", "check_lm_loss", "check_make_batch",
-           "check_train_step"]
+__all__ = [
+    "check_ablate_head",
+    "check_evaluate",
+    "check_lm_loss",
+    "check_make_batch",
+    "check_train_step",
+]
 
 TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
 
@@ -40,12 +45,25 @@ def _ids(values) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.long)
 
 
-def _tiny_decoder(seed: int, vocab_size: int = 11, positions: str = "rope", n_layers: int = 1,
-                  dropout: float = 0.0) -> TransformerLM:
+def _tiny_decoder(
+    seed: int,
+    vocab_size: int = 11,
+    positions: str = "rope",
+    n_layers: int = 1,
+    dropout: float = 0.0,
+) -> TransformerLM:
     torch.manual_seed(seed)
-    return ObservedLM(LMConfig(vocab_size=vocab_size, d_model=16, n_heads=2,
-                                  n_layers=n_layers, max_len=16, positions=positions,
-                                  dropout=dropout))
+    return ObservedLM(
+        LMConfig(
+            vocab_size=vocab_size,
+            d_model=16,
+            n_heads=2,
+            n_layers=n_layers,
+            max_len=16,
+            positions=positions,
+            dropout=dropout,
+        )
+    )
 
 
 def _random_batch(gen: torch.Generator, B: int, L: int, V: int, pad_id: int = 0):
@@ -61,9 +79,11 @@ def _random_batch(gen: torch.Generator, B: int, L: int, V: int, pad_id: int = 0)
 # ---------------------------------------------------------------------------------------
 # make_batch
 # ---------------------------------------------------------------------------------------
-HINT_SHIFT = ("teacher forcing: inputs are ids[:-1] (everything but the last token) and "
-              "targets are ids[1:] (everything but the first), so target t is the token "
-              "after input t")
+HINT_SHIFT = (
+    "teacher forcing: inputs are ids[:-1] (everything but the last token) and "
+    "targets are ids[1:] (everything but the first), so target t is the token "
+    "after input t"
+)
 HINT_SHIFTED_WRONG_WAY = HINT_SHIFT + "; the model reads the past and predicts the future"
 
 
@@ -113,78 +133,128 @@ def _batch_variant(sequences, pad_id, variant="correct"):
 HINT_LOSS_MASK_INVERTED = "loss_mask is True on REAL targets and False on padded ones"
 HINT_LOSS_MASK_LENGTH = "a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True"
 HINT_PADDING_LEFT = "pad on the right: row b starts at position 0 and the padding follows it"
-HINT_IGNORE_INDEX = ("write pad_id into every padded position, targets included; loss_mask, not "
-                     "a special target value, marks the padding")
+HINT_IGNORE_INDEX = (
+    "write pad_id into every padded position, targets included; loss_mask, not "
+    "a special target value, marks the padding"
+)
 HINT_ROWS_REORDERED = "keep the rows in the order of the sequences: row b is sequence b"
 HINT_PADDING_WRITTEN_0 = "fill the padded positions with the pad_id argument, not 0"
-HINT_ALIASED_ROWS = ("[[pad_id] * L] * B repeats ONE list B times, so writing row b writes "
-                     "every row: build each row on its own (a list comprehension, or "
-                     "torch.full((B, L), pad_id))")
+HINT_ALIASED_ROWS = (
+    "[[pad_id] * L] * B repeats ONE list B times, so writing row b writes "
+    "every row: build each row on its own (a list comprehension, or "
+    "torch.full((B, L), pad_id))"
+)
 HINT_EOS_TARGET = "<EOS> is a real target: the model must learn when an email ends"
 
 
 def _batch_mistakes(sequences, pad_id, eos_id) -> list[Mistake]:
     out = [
-        Mistake("targets not shifted (targets equal the inputs)",
-                _batch_variant(sequences, pad_id, "not shifted"), HINT_SHIFT),
-        Mistake("shifted the wrong way (inputs ids[1:], targets ids[:-1])",
-                _batch_variant(sequences, pad_id, "wrong way"), HINT_SHIFTED_WRONG_WAY),
-        Mistake("loss mask inverted (True on the padding)",
-                _batch_variant(sequences, pad_id, "mask inverted"), HINT_LOSS_MASK_INVERTED),
-        Mistake("loss mask one position too long (the first padded target counted)",
-                _batch_variant(sequences, pad_id, "mask too long"), HINT_LOSS_MASK_LENGTH),
-        Mistake("padding on the left", _batch_variant(sequences, pad_id, "left padding"),
-                HINT_PADDING_LEFT),
+        Mistake(
+            "targets not shifted (targets equal the inputs)",
+            _batch_variant(sequences, pad_id, "not shifted"),
+            HINT_SHIFT,
+        ),
+        Mistake(
+            "shifted the wrong way (inputs ids[1:], targets ids[:-1])",
+            _batch_variant(sequences, pad_id, "wrong way"),
+            HINT_SHIFTED_WRONG_WAY,
+        ),
+        Mistake(
+            "loss mask inverted (True on the padding)",
+            _batch_variant(sequences, pad_id, "mask inverted"),
+            HINT_LOSS_MASK_INVERTED,
+        ),
+        Mistake(
+            "loss mask one position too long (the first padded target counted)",
+            _batch_variant(sequences, pad_id, "mask too long"),
+            HINT_LOSS_MASK_LENGTH,
+        ),
+        Mistake(
+            "padding on the left",
+            _batch_variant(sequences, pad_id, "left padding"),
+            HINT_PADDING_LEFT,
+        ),
     ]
     if pad_id != -100:
-        out.append(Mistake("padded targets written as -100 instead of pad_id",
-                           _batch_variant(sequences, pad_id, "ignore index"), HINT_IGNORE_INDEX))
-    out.append(Mistake("rows reordered (sorted by length)",
-                       _batch_variant(sequences, pad_id, "sorted"), HINT_ROWS_REORDERED))
+        out.append(
+            Mistake(
+                "padded targets written as -100 instead of pad_id",
+                _batch_variant(sequences, pad_id, "ignore index"),
+                HINT_IGNORE_INDEX,
+            )
+        )
+    out.append(
+        Mistake(
+            "rows reordered (sorted by length)",
+            _batch_variant(sequences, pad_id, "sorted"),
+            HINT_ROWS_REORDERED,
+        )
+    )
     if pad_id != 0:
-        out.append(Mistake("padding written as 0 instead of pad_id",
-                           _batch_variant(sequences, pad_id, "pad zero"), HINT_PADDING_WRITTEN_0))
+        out.append(
+            Mistake(
+                "padding written as 0 instead of pad_id",
+                _batch_variant(sequences, pad_id, "pad zero"),
+                HINT_PADDING_WRITTEN_0,
+            )
+        )
     if len(sequences) > 1:
-        out.append(Mistake("every row is the same list ([[pad_id] * L] * B)",
-                           _batch_variant(sequences, pad_id, "aliased rows"), HINT_ALIASED_ROWS))
+        out.append(
+            Mistake(
+                "every row is the same list ([[pad_id] * L] * B)",
+                _batch_variant(sequences, pad_id, "aliased rows"),
+                HINT_ALIASED_ROWS,
+            )
+        )
     correct = _batch_variant(sequences, pad_id)
     no_eos = (correct[0], correct[1], correct[2] & (correct[1] != eos_id))
     out.append(Mistake("the end token left out of the loss mask", no_eos, HINT_EOS_TARGET))
     return out
 
 
-HINT_TENSORS = ("build the tensors with torch.full / torch.zeros / torch.tensor so the model "
-                "can read them")
-HINT_BATCH_SHAPE = ("one row per sequence; L = (length of the longest sequence) - 1, because "
-                    "inputs drop the last id and targets the first")
+HINT_TENSORS = (
+    "build the tensors with torch.full / torch.zeros / torch.tensor so the model can read them"
+)
+HINT_BATCH_SHAPE = (
+    "one row per sequence; L = (length of the longest sequence) - 1, because "
+    "inputs drop the last id and targets the first"
+)
 HINT_LONG = "use dtype=torch.long"
 HINT_BOOL_MASK = "use dtype=torch.bool (True = a real target)"
 HINT_LOSS_MASK_WHERE = "loss_mask is True exactly where targets holds a real token"
 
 
-def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), sequences=None,
-                  pad_id=0):
+def _expect_batch(
+    run: CheckRun, call: str, result, expected, mistakes=(), sequences=None, pad_id=0
+):
     """Compare a batch; ``sequences`` given, the pad-then-slice form is accepted too."""
-    run.expect_true(isinstance(result, tuple | list) and len(result) == 3,
-                    f"{call} should return a tuple (inputs, targets, loss_mask); got "
-                    f"{type(result).__name__}"
-                    + (f" of length {len(result)}" if isinstance(result, tuple | list) else ""))
+    run.expect_true(
+        isinstance(result, tuple | list) and len(result) == 3,
+        f"{call} should return a tuple (inputs, targets, loss_mask); got "
+        f"{type(result).__name__}"
+        + (f" of length {len(result)}" if isinstance(result, tuple | list) else ""),
+    )
     for label, value in zip(("inputs", "targets", "loss_mask"), result):
-        run.expect_true(isinstance(value, torch.Tensor),
-                        f"{call}: {label} is a {type(value).__name__}; expected a torch tensor.",
-                        hint=HINT_TENSORS)
+        run.expect_true(
+            isinstance(value, torch.Tensor),
+            f"{call}: {label} is a {type(value).__name__}; expected a torch tensor.",
+            hint=HINT_TENSORS,
+        )
     inputs, targets, loss_mask = result
     shape = tuple(expected[0].shape)
     for label, value in zip(("inputs", "targets", "loss_mask"), result):
-        run.expect_shape(f"{call}: {label}", value, shape,
-                         hint=HINT_BATCH_SHAPE)
+        run.expect_shape(f"{call}: {label}", value, shape, hint=HINT_BATCH_SHAPE)
     for label, value in (("inputs", inputs), ("targets", targets)):
-        run.expect_true(not value.dtype.is_floating_point and value.dtype != torch.bool,
-                        f"{call}: {label} has dtype {value.dtype}; expected integer token ids.",
-                        hint=HINT_LONG)
-    run.expect_true(loss_mask.dtype == torch.bool,
-                    f"{call}: loss_mask has dtype {loss_mask.dtype}; expected torch.bool.",
-                    hint=HINT_BOOL_MASK)
+        run.expect_true(
+            not value.dtype.is_floating_point and value.dtype != torch.bool,
+            f"{call}: {label} has dtype {value.dtype}; expected integer token ids.",
+            hint=HINT_LONG,
+        )
+    run.expect_true(
+        loss_mask.dtype == torch.bool,
+        f"{call}: loss_mask has dtype {loss_mask.dtype}; expected torch.bool.",
+        hint=HINT_BOOL_MASK,
+    )
     seen = tuple(as_array(v) for v in result)
     want = tuple(as_array(v) for v in expected)
     if sequences is not None:
@@ -198,86 +268,124 @@ def _expect_batch(run: CheckRun, call: str, result, expected, mistakes=(), seque
                 message = f"{call} returned a wrong batch."
                 for label, s, w in zip(("inputs", "targets", "loss_mask"), seen, want):
                     if not np.array_equal(s, w):
-                        message += (f"\n  {label} expected {describe(w)}"
-                                    f"\n  {label} seen     {describe(s)}")
-                run.fail(message + f"\nThis looks like a known mistake: {mistake.name}.",
-                         hint=mistake.hint)
+                        message += (
+                            f"\n  {label} expected {describe(w)}\n  {label} seen     {describe(s)}"
+                        )
+                run.fail(
+                    message + f"\nThis looks like a known mistake: {mistake.name}.",
+                    hint=mistake.hint,
+                )
     for label, s, w in zip(("inputs", "targets", "loss_mask"), seen, want):
-        run.expect_close(f"{call}: {label}", s, w, what=label,
-                         hint=HINT_SHIFT if label != "loss_mask" else
-                         HINT_LOSS_MASK_WHERE)
+        run.expect_close(
+            f"{call}: {label}",
+            s,
+            w,
+            what=label,
+            hint=HINT_SHIFT if label != "loss_mask" else HINT_LOSS_MASK_WHERE,
+        )
 
 
-HINT_CRASH_MAKE_BATCH = ("the sequences differ in length: take L from the LONGEST one, "
-                         "max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs "
-                         "equal lengths), and write each row's own n = len(seq) - 1 ids")
-HINT_CRASH_LOSS = ("flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or "
-                   "reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size "
-                   "from the arguments")
+HINT_CRASH_MAKE_BATCH = (
+    "the sequences differ in length: take L from the LONGEST one, "
+    "max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs "
+    "equal lengths), and write each row's own n = len(seq) - 1 ids"
+)
+HINT_CRASH_LOSS = (
+    "flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or "
+    "reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size "
+    "from the arguments"
+)
 
 
 HINT_BATCH_IN_PLACE = "build new tensors; do not append padding to the caller's lists"
 
 
 def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
-    run = CheckRun(make_batch, crash_hint=HINT_CRASH_MAKE_BATCH,
-                   in_place_hint=HINT_BATCH_IN_PLACE)
+    run = CheckRun(make_batch, crash_hint=HINT_CRASH_MAKE_BATCH, in_place_hint=HINT_BATCH_IN_PLACE)
     tokenizer = WordTokenizer()
     pad, eos = tokenizer.pad_id, tokenizer.eos_id
     message_a = tokenizer.encode("please send the report")  # <BOS> please send the report <EOS>
     message_b = tokenizer.encode("send report")  # <BOS> send report <EOS>
     sequences = [message_a, message_b]
-    call = ('make_batch([Message A, Message B], pad_id=0) with Message A = "please send the '
-            'report" and Message B = "send report", each between <BOS> and <EOS>')
+    call = (
+        'make_batch([Message A, Message B], pad_id=0) with Message A = "please send the '
+        'report" and Message B = "send report", each between <BOS> and <EOS>'
+    )
     result = run.call(call, sequences, pad)
-    expected = (_ids([message_a[:-1], message_b[:-1] + [pad, pad]]),
-                _ids([message_a[1:], message_b[1:] + [pad, pad]]),
-                torch.tensor([[True] * 5, [True, True, True, False, False]]))
-    _expect_batch(run, call, result, expected, _batch_mistakes(sequences, pad, eos), sequences,
-                  pad)
+    expected = (
+        _ids([message_a[:-1], message_b[:-1] + [pad, pad]]),
+        _ids([message_a[1:], message_b[1:] + [pad, pad]]),
+        torch.tensor([[True] * 5, [True, True, True, False, False]]),
+    )
+    _expect_batch(run, call, result, expected, _batch_mistakes(sequences, pad, eos), sequences, pad)
 
     sequences = [[1, 5, 6, 2], [1, 4, 2], [1, 3, 3, 8, 3, 2]]
     call = f"make_batch({sequences}, pad_id=7)"
     result = run.call(call, sequences, 7)
-    _expect_batch(run, call, result, _batch_variant(sequences, 7),
-                  _batch_mistakes(sequences, 7, 2), sequences, 7)
+    _expect_batch(
+        run,
+        call,
+        result,
+        _batch_variant(sequences, 7),
+        _batch_mistakes(sequences, 7, 2),
+        sequences,
+        7,
+    )
 
     call = "make_batch([[1, 2]], pad_id=0): one sequence, one target"
     result = run.call(call, [[1, 2]], 0)
     _expect_batch(run, call, result, (_ids([[1]]), _ids([[2]]), torch.tensor([[True]])))
 
     run.expect_raises("make_batch([], pad_id=0)", ValueError, [], 0, mentions=("sequences",))
-    run.expect_raises("make_batch([[1, 5, 2], [1]], pad_id=0)", ValueError, [[1, 5, 2], [1]], 0,
-                      mentions=("sequences[1]",))
+    run.expect_raises(
+        "make_batch([[1, 5, 2], [1]], pad_id=0)",
+        ValueError,
+        [[1, 5, 2], [1]],
+        0,
+        mentions=("sequences[1]",),
+    )
     if reference is not None:
         rng = np.random.default_rng(700)
         for seed in range(trials):
             B = int(rng.integers(1, 6))
             pad_id = int(rng.choice([0, 0, 3, 50]))
-            sequences = [[1] + [int(v) for v in rng.integers(4, 40, size=int(rng.integers(0, 9)))]
-                         + [2] for _ in range(B)]
+            sequences = [
+                [1] + [int(v) for v in rng.integers(4, 40, size=int(rng.integers(0, 9)))] + [2]
+                for _ in range(B)
+            ]
             call = f"make_batch on {B} random sequences, pad_id={pad_id} (seed {seed})"
             result = run.call(call, sequences, pad_id)
-            _expect_batch(run, call, result, reference(sequences, pad_id),
-                          _batch_mistakes(sequences, pad_id, 2), sequences, pad_id)
+            _expect_batch(
+                run,
+                call,
+                result,
+                reference(sequences, pad_id),
+                _batch_mistakes(sequences, pad_id, 2),
+                sequences,
+                pad_id,
+            )
     run.done()
 
 
 # ---------------------------------------------------------------------------------------
 # lm_loss
 # ---------------------------------------------------------------------------------------
-HINT_WEIGHT = ("every real target of the batch weighs the same: add the losses of all real "
-               "targets and divide by their number (loss_mask.sum()), not by the number of "
-               "sequences or positions")
+HINT_WEIGHT = (
+    "every real target of the batch weighs the same: add the losses of all real "
+    "targets and divide by their number (loss_mask.sum()), not by the number of "
+    "sequences or positions"
+)
 
 
 HINT_PADDING_COUNTED = "multiply the per-token losses by loss_mask and count only real targets"
 HINT_NOT_DIVIDED = "divide the summed loss by loss_mask.sum()"
 HINT_LOG_BASE_2 = "the loss is in nats: use the natural log (F.cross_entropy does)"
-HINT_MASKED_LOGITS = ("multiply the per-token LOSSES by loss_mask; zeroed logits still give a "
-                      "loss of log V")
-HINT_SHIFTED_TWICE = ("make_batch already shifted: logits[b, t] is scored against targets[b, "
-                      "t], the same position")
+HINT_MASKED_LOGITS = (
+    "multiply the per-token LOSSES by loss_mask; zeroed logits still give a loss of log V"
+)
+HINT_SHIFTED_TWICE = (
+    "make_batch already shifted: logits[b, t] is scored against targets[b, t], the same position"
+)
 HINT_FLOOR_DIVISION = "true division for the mean over the real targets (// rounds down)"
 HINT_MASK_BEFORE_SUM = "multiply the per-token losses by loss_mask before summing"
 HINT_FIRST_ROW_ONLY = "score every row of the batch: flatten (B, L, V) to (B * L, V), not logits[0]"
@@ -287,60 +395,108 @@ HINT_WEIGHT_OR_FIRST_ROW = f"{HINT_WEIGHT}; {HINT_FIRST_ROW_ONLY}"
 
 def _loss_mistakes(logits, targets, loss_mask) -> list[Mistake]:
     logits = logits.detach().double()
-    nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(),
-                          reduction="none").view(targets.shape)  # (B, L)
+    nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none").view(
+        targets.shape
+    )  # (B, L)
     mask = loss_mask.double()
     total, count = float((nll * mask).sum()), float(mask.sum())
     B, L = targets.shape
     per_row = (nll * mask).sum(1) / mask.sum(1)  # (B,): NaN for a row without real targets
-    wrong_axis = F.nll_loss(torch.log_softmax(logits, dim=1).flatten(0, 1), targets.flatten(),
-                            reduction="none").view(targets.shape)
+    wrong_axis = F.nll_loss(
+        torch.log_softmax(logits, dim=1).flatten(0, 1), targets.flatten(), reduction="none"
+    ).view(targets.shape)
     out = [
-        Mistake("padding counted in the loss (mean over every position)", float(nll.mean()),
-                HINT_PADDING_COUNTED),
-        Mistake("mean over the batch of per-sequence means (short emails weigh more)",
-                float(per_row.mean()), HINT_WEIGHT),
+        Mistake(
+            "padding counted in the loss (mean over every position)",
+            float(nll.mean()),
+            HINT_PADDING_COUNTED,
+        ),
+        Mistake(
+            "mean over the batch of per-sequence means (short emails weigh more)",
+            float(per_row.mean()),
+            HINT_WEIGHT,
+        ),
         Mistake("sum instead of mean", total, HINT_NOT_DIVIDED),
         Mistake("divided by the number of sequences B", total / B, HINT_WEIGHT),
         Mistake("masked sum divided by all B * L positions", total / (B * L), HINT_WEIGHT),
-        Mistake("log base 2 (bits) instead of natural log (nats)", total / count / math.log(2),
-                HINT_LOG_BASE_2),
+        Mistake(
+            "log base 2 (bits) instead of natural log (nats)",
+            total / count / math.log(2),
+            HINT_LOG_BASE_2,
+        ),
     ]
-    zeroed = F.cross_entropy((logits * mask[..., None]).flatten(0, 1), targets.flatten(),
-                             reduction="none")  # padded positions: uniform logits
+    zeroed = F.cross_entropy(
+        (logits * mask[..., None]).flatten(0, 1), targets.flatten(), reduction="none"
+    )  # padded positions: uniform logits
     out += [
-        Mistake("the mask applied to the logits instead of the losses",
-                float(zeroed.mean()), HINT_MASKED_LOGITS),
-        Mistake("the mask applied to the logits instead of the losses",
-                float(zeroed.sum()) / count, HINT_MASKED_LOGITS),
+        Mistake(
+            "the mask applied to the logits instead of the losses",
+            float(zeroed.mean()),
+            HINT_MASKED_LOGITS,
+        ),
+        Mistake(
+            "the mask applied to the logits instead of the losses",
+            float(zeroed.sum()) / count,
+            HINT_MASKED_LOGITS,
+        ),
     ]
     if L > 1:
-        again = F.cross_entropy(logits[:, :-1].flatten(0, 1), targets[:, 1:].flatten(),
-                                reduction="none").view(B, L - 1)
+        again = F.cross_entropy(
+            logits[:, :-1].flatten(0, 1), targets[:, 1:].flatten(), reduction="none"
+        ).view(B, L - 1)
         inner = mask[:, 1:]
-        out.append(Mistake("targets shifted again inside the loss (logits[:, :-1] against "
-                           "targets[:, 1:])", float((again * inner).sum() / inner.sum()),
-                           HINT_SHIFTED_TWICE))
+        out.append(
+            Mistake(
+                "targets shifted again inside the loss (logits[:, :-1] against targets[:, 1:])",
+                float((again * inner).sum() / inner.sum()),
+                HINT_SHIFTED_TWICE,
+            )
+        )
     per_position = (nll * mask).sum(0) / mask.sum(0)  # (L,): NaN where no row is real
     out += [
-        Mistake("floor division (//) of the summed loss by the token count", total // count,
-                HINT_FLOOR_DIVISION),
-        Mistake("padding counted in the sum, not in the count (nll.sum() / mask.sum())",
-                float(nll.sum()) / count, HINT_MASK_BEFORE_SUM),
+        Mistake(
+            "floor division (//) of the summed loss by the token count",
+            total // count,
+            HINT_FLOOR_DIVISION,
+        ),
+        Mistake(
+            "padding counted in the sum, not in the count (nll.sum() / mask.sum())",
+            float(nll.sum()) / count,
+            HINT_MASK_BEFORE_SUM,
+        ),
     ]
     by_position = float(per_position[mask.sum(0) > 0].mean())
-    first_row = (float((nll[0] * mask[0]).sum() / mask[0].sum()) if B > 1 and mask[0].any()
-                 else math.nan)
+    first_row = (
+        float((nll[0] * mask[0]).sum() / mask[0].sum()) if B > 1 and mask[0].any() else math.nan
+    )
     if math.isclose(by_position, first_row, rel_tol=1e-9):  # the two coincide on this batch
-        out.append(Mistake("per-position means, or only the first sequence scored",
-                           by_position, HINT_WEIGHT_OR_FIRST_ROW))
+        out.append(
+            Mistake(
+                "per-position means, or only the first sequence scored",
+                by_position,
+                HINT_WEIGHT_OR_FIRST_ROW,
+            )
+        )
     else:
-        out += [Mistake("mean over positions of per-position means (sum over the batch axis "
-                        "first)", by_position, HINT_WEIGHT),
-                Mistake("only the first sequence scored (logits[0], targets[0])", first_row,
-                        HINT_FIRST_ROW_ONLY)]
-    out.append(Mistake("softmax over the positions instead of the vocabulary",
-                       float((wrong_axis * mask).sum()) / count, HINT_SOFTMAX_OVER_POSITIONS))
+        out += [
+            Mistake(
+                "mean over positions of per-position means (sum over the batch axis first)",
+                by_position,
+                HINT_WEIGHT,
+            ),
+            Mistake(
+                "only the first sequence scored (logits[0], targets[0])",
+                first_row,
+                HINT_FIRST_ROW_ONLY,
+            ),
+        ]
+    out.append(
+        Mistake(
+            "softmax over the positions instead of the vocabulary",
+            float((wrong_axis * mask).sum()) / count,
+            HINT_SOFTMAX_OVER_POSITIONS,
+        )
+    )
     return out
 
 
@@ -350,57 +506,80 @@ HINT_LOSS_SCALAR = "return a scalar: the mean loss over all real targets"
 def _as_number(run: CheckRun, call: str, value) -> float:
     arr = as_array(value)
     if arr.shape not in ((), (1,)):
-        run.fail(f"{call} returned an array of shape {arr.shape}; expected one number.",
-                 hint=HINT_LOSS_SCALAR)
+        run.fail(
+            f"{call} returned an array of shape {arr.shape}; expected one number.",
+            hint=HINT_LOSS_SCALAR,
+        )
     run.passed += 1
     return float(arr.reshape(-1)[0])
 
 
 def _worked_loss_inputs():
     """B = 2, L = 3, V = 4: row 0 has 3 real targets, row 1 one (then two padded)."""
+
     def dist(target, p):
         row = torch.full((4,), (1 - p) / 3)
         row[target] = p
         return row
 
-    probs = torch.stack([torch.stack([dist(1, 0.5), dist(2, 0.25), dist(3, 0.125)]),
-                         torch.stack([dist(3, 0.5), dist(0, 0.9), dist(0, 0.9)])])  # (2, 3, 4)
+    probs = torch.stack(
+        [
+            torch.stack([dist(1, 0.5), dist(2, 0.25), dist(3, 0.125)]),
+            torch.stack([dist(3, 0.5), dist(0, 0.9), dist(0, 0.9)]),
+        ]
+    )  # (2, 3, 4)
     targets = _ids([[1, 2, 3], [3, 0, 0]])
     mask = torch.tensor([[True, True, True], [True, False, False]])
     return probs.log(), targets, mask
 
 
-HINT_LOSS_IN_PLACE = ("build new tensors (torch.where, masked_fill without _) instead of "
-                      "writing into targets or logits: the caller still needs them")
-HINT_LOSS_WORKED = ("loss = (ln 2 + ln 4 + ln 8 + ln 2) / 4: the mean of -log p over the 4 real "
-                    "targets")
+HINT_LOSS_IN_PLACE = (
+    "build new tensors (torch.where, masked_fill without _) instead of "
+    "writing into targets or logits: the caller still needs them"
+)
+HINT_LOSS_WORKED = (
+    "loss = (ln 2 + ln 4 + ln 8 + ln 2) / 4: the mean of -log p over the 4 real targets"
+)
 HINT_PAD_ID_IRRELEVANT = "a padded target's id must not matter: only real targets count"
 HINT_LOSS_TENSOR = "return a 0-d tensor (no .item() or float() inside lm_loss)"
-HINT_LOG_OF_SOFTMAX = ("log(softmax(x)) underflows to log(0) = -inf for large logits: use "
-                       "torch.log_softmax or F.cross_entropy")
+HINT_LOG_OF_SOFTMAX = (
+    "log(softmax(x)) underflows to log(0) = -inf for large logits: use "
+    "torch.log_softmax or F.cross_entropy"
+)
 
 
 def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
-    run = CheckRun(lm_loss, crash_hint=HINT_CRASH_LOSS,
-                   in_place_hint=HINT_LOSS_IN_PLACE)
+    run = CheckRun(lm_loss, crash_hint=HINT_CRASH_LOSS, in_place_hint=HINT_LOSS_IN_PLACE)
     logits, targets, mask = _worked_loss_inputs()
-    call = ("lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "
-            "probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two padded targets)")
+    call = (
+        "lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "
+        "probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two padded targets)"
+    )
     loss = run.call(call, logits, targets, mask)
     value = _as_number(run, call, loss)
     run.expect_finite(call, value)
-    run.expect_close(call, value, 7 * math.log(2) / 4, mistakes=_loss_mistakes(logits, targets,
-                                                                                mask),
-                     **TOL, hint=HINT_LOSS_WORKED)
+    run.expect_close(
+        call,
+        value,
+        7 * math.log(2) / 4,
+        mistakes=_loss_mistakes(logits, targets, mask),
+        **TOL,
+        hint=HINT_LOSS_WORKED,
+    )
 
     # the same batch with its padded targets written as 3: the loss must not change, and
     # neither may the caller's tensors
     padded = torch.where(mask, targets, 3)
     call = "lm_loss(logits, targets, loss_mask) on the same batch, padded targets written as 3"
     value = _as_number(run, call, run.call(call, logits, padded, mask))
-    run.expect_close(call, value, 7 * math.log(2) / 4, mistakes=_loss_mistakes(logits, padded,
-                                                                                mask),
-                     **TOL, hint=HINT_PAD_ID_IRRELEVANT)
+    run.expect_close(
+        call,
+        value,
+        7 * math.log(2) / 4,
+        mistakes=_loss_mistakes(logits, padded, mask),
+        **TOL,
+        hint=HINT_PAD_ID_IRRELEVANT,
+    )
 
     gen = torch.Generator().manual_seed(7)
     inputs, targets, mask = _random_batch(gen, 4, 6, 9)
@@ -409,31 +588,56 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     done = run.observe(call, run.func, logits, targets, mask, backward=True)
     loss = done.result
     expected = F.cross_entropy(logits[mask], targets[mask])  # PyTorch on the real targets only
-    run.expect_close(call, _as_number(run, call, loss), float(expected.detach()),
-                     mistakes=_loss_mistakes(logits, targets, mask), **TOL)
-    run.expect_true(isinstance(loss, torch.Tensor) and loss.requires_grad,
-                    f"{call} returned {type(loss).__name__} without a gradient; train_step needs "
-                    f"a tensor to call backward() on.",
-                    hint=HINT_LOSS_TENSOR)
+    run.expect_close(
+        call,
+        _as_number(run, call, loss),
+        float(expected.detach()),
+        mistakes=_loss_mistakes(logits, targets, mask),
+        **TOL,
+    )
+    run.expect_true(
+        isinstance(loss, torch.Tensor) and loss.requires_grad,
+        f"{call} returned {type(loss).__name__} without a gradient; train_step needs "
+        f"a tensor to call backward() on.",
+        hint=HINT_LOSS_TENSOR,
+    )
     grad = done.grads[0].abs().sum(-1)  # (B, L): of the loss with respect to the logits
-    run.expect_true(bool((grad[~mask] == 0).all()),
-                    f"{call}: the gradient reaches {int((grad[~mask] > 0).sum())} padded "
-                    f"position(s); padding must not train the model.",
-                    hint=HINT_MASK_BEFORE_SUM)
+    run.expect_true(
+        bool((grad[~mask] == 0).all()),
+        f"{call}: the gradient reaches {int((grad[~mask] > 0).sum())} padded "
+        f"position(s); padding must not train the model.",
+        hint=HINT_MASK_BEFORE_SUM,
+    )
 
     big = 1000.0 * torch.randn(2, 3, 5, generator=gen)
     tgt, msk = _ids([[1, 2, 3], [4, 0, 0]]), torch.tensor([[True] * 3, [True, False, False]])
     call = "lm_loss on logits of size about 1000"
     value = _as_number(run, call, run.call(call, big, tgt, msk))
     run.expect_finite(call, value, hint=HINT_LOG_OF_SOFTMAX)
-    run.expect_close(call, value, float(F.cross_entropy(big[msk], tgt[msk])), **TOL,
-                     mistakes=_loss_mistakes(big, tgt, msk))
+    run.expect_close(
+        call,
+        value,
+        float(F.cross_entropy(big[msk], tgt[msk])),
+        **TOL,
+        mistakes=_loss_mistakes(big, tgt, msk),
+    )
 
-    run.expect_raises("lm_loss with logits of shape (6, 9)", ValueError, logits[0].detach(),
-                      targets, mask, mentions=("logits", "(6, 9)"))
-    run.expect_raises("lm_loss with targets (4, 5) and logits (4, 6, 9)", ValueError,
-                      logits.detach(), targets[:, :5], mask[:, :5],
-                      mentions=("targets", "(4, 5)", "(4, 6, 9)"))
+    run.expect_raises(
+        "lm_loss with logits of shape (6, 9)",
+        ValueError,
+        logits[0].detach(),
+        targets,
+        mask,
+        mentions=("logits", "(6, 9)"),
+    )
+    run.expect_raises(
+        "lm_loss with targets (4, 5) and logits (4, 6, 9)",
+        ValueError,
+        logits.detach(),
+        targets[:, :5],
+        mask[:, :5],
+        mentions=("targets", "(4, 5)", "(4, 6, 9)"),
+    )
     if reference is not None:
         for seed in range(trials):
             gen = torch.Generator().manual_seed(710 + seed)
@@ -447,16 +651,23 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
             call = f"lm_loss on random logits ({B}, {L}, {V}) (seed {seed})"
             value = _as_number(run, call, run.call(call, logits, targets, mask))
             run.expect_finite(call, value)
-            run.expect_close(call, value, float(reference(logits, targets, mask)), **TOL,
-                             mistakes=_loss_mistakes(logits, targets, mask))
+            run.expect_close(
+                call,
+                value,
+                float(reference(logits, targets, mask)),
+                **TOL,
+                mistakes=_loss_mistakes(logits, targets, mask),
+            )
     run.done()
 
 
 # ---------------------------------------------------------------------------------------
 # train_step
 # ---------------------------------------------------------------------------------------
-HINT_CLIP = ("clip after loss.backward() and before optimizer.step(), with "
-             "torch.nn.utils.clip_grad_norm_ on the model's parameters")
+HINT_CLIP = (
+    "clip after loss.backward() and before optimizer.step(), with "
+    "torch.nn.utils.clip_grad_norm_ on the model's parameters"
+)
 
 
 def _loss_of(model, batch) -> torch.Tensor:
@@ -493,20 +704,27 @@ def _step_variant(model, optimizer, batch, max_grad_norm, variant="correct") -> 
     return loss.item()
 
 
-HINT_ZERO_GRAD = ("call optimizer.zero_grad() before loss.backward(); PyTorch ADDS new "
-                  "gradients to the old ones")
+HINT_ZERO_GRAD = (
+    "call optimizer.zero_grad() before loss.backward(); PyTorch ADDS new gradients to the old ones"
+)
 HINT_CLIP_GLOBAL = "clip the global norm: torch.nn.utils.clip_grad_norm_"
 HINT_MAX_GRAD_NORM = "use the max_grad_norm argument"
-HINT_CLIP_ALL = ("clip the norm of ALL gradients together: one call "
-                 "clip_grad_norm_(model.parameters(), max_grad_norm)")
+HINT_CLIP_ALL = (
+    "clip the norm of ALL gradients together: one call "
+    "clip_grad_norm_(model.parameters(), max_grad_norm)"
+)
 HINT_USE_LM_LOSS = "use lm_loss(logits, targets, loss_mask), which skips padded targets"
 
 STEP_MISTAKES = {
     "no clipping": ("gradients not clipped before the update", HINT_CLIP),
-    "no zero_grad": ("no optimizer.zero_grad(): the second step used the sum of both steps' "
-                     "gradients", HINT_ZERO_GRAD),
-    "clip by value": ("clipped each gradient entry (clip_grad_value_) instead of the norm",
-                      HINT_CLIP_GLOBAL),
+    "no zero_grad": (
+        "no optimizer.zero_grad(): the second step used the sum of both steps' gradients",
+        HINT_ZERO_GRAD,
+    ),
+    "clip by value": (
+        "clipped each gradient entry (clip_grad_value_) instead of the norm",
+        HINT_CLIP_GLOBAL,
+    ),
     "clip at 1": ("clipped at 1.0 instead of max_grad_norm", HINT_MAX_GRAD_NORM),
     "clip per parameter": ("each parameter's gradient clipped on its own", HINT_CLIP_ALL),
     "padding counted": ("the loss counts padded targets", HINT_USE_LM_LOSS),
@@ -528,29 +746,44 @@ def _run_steps(step_fn, model, kind, batches, max_grad_norm):
     return [step_fn(model, optimizer, batch, max_grad_norm) for batch in batches]
 
 
-HINT_RETURN_ITEM = ("return loss.item(): a float, so a training loop that stores the losses "
-                    "does not keep every step's graph alive")
-HINT_STEP = ("call optimizer.step() after backward() and clipping, and do not clear the "
-             "gradients between backward() and step(): zero them at the START of the step")
+HINT_RETURN_ITEM = (
+    "return loss.item(): a float, so a training loop that stores the losses "
+    "does not keep every step's graph alive"
+)
+HINT_STEP = (
+    "call optimizer.step() after backward() and clipping, and do not clear the "
+    "gradients between backward() and step(): zero them at the START of the step"
+)
 HINT_STEP_ORDER = "zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order"
-HINT_LOSS_RECOMPUTED = ("return the loss of the forward pass that produced the gradients, "
-                        "before optimizer.step()")
+HINT_LOSS_RECOMPUTED = (
+    "return the loss of the forward pass that produced the gradients, before optimizer.step()"
+)
 HINT_RETURN_STEP_LOSS = "return loss.item() of this step's forward pass"
 
 
-def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, batches,
-                  max_grad_norm: float, reference=None, **model_kw) -> None:
+def _expect_steps(
+    run: CheckRun,
+    call: str,
+    train_step,
+    seed: int,
+    kind: str,
+    batches,
+    max_grad_norm: float,
+    reference=None,
+    **model_kw,
+) -> None:
     start = _tiny_decoder(seed, **model_kw)
     model, optimizer = start, _make_optimizer(kind, start)
     losses = []
     for number, batch in enumerate(batches, start=1):
-        done = run.call_observed(f"{call}, step {number}", model, optimizer, batch,
-                                 max_grad_norm)
+        done = run.call_observed(f"{call}, step {number}", model, optimizer, batch, max_grad_norm)
         model, optimizer = done.args_after[:2]  # the next step starts where this one left
         value = done.result
         if isinstance(value, torch.Tensor) and value.requires_grad:
-            run.fail(f"{call}, step {number} returned a tensor that still holds its graph.",
-                     hint=HINT_RETURN_ITEM)
+            run.fail(
+                f"{call}, step {number} returned a tensor that still holds its graph.",
+                hint=HINT_RETURN_ITEM,
+            )
         losses.append(_as_number(run, f"{call}, step {number}", value))
     step_fn = reference or (lambda m, o, b, n: _step_variant(m, o, b, n))
     want_model = copy.deepcopy(start)
@@ -558,44 +791,72 @@ def _expect_steps(run: CheckRun, call: str, train_step, seed: int, kind: str, ba
     seen, want = _flat_params(model), _flat_params(want_model)
     if not torch.allclose(seen, want, **TOL):
         if torch.allclose(seen, _flat_params(start), **TOL):
-            run.fail(f"{call}: the parameters did not change.",
-                     hint=HINT_STEP)
+            run.fail(f"{call}: the parameters did not change.", hint=HINT_STEP)
         for variant, (name, hint) in STEP_MISTAKES.items():
             other = copy.deepcopy(start)
-            _run_steps(lambda m, o, b, n, v=variant: _step_variant(m, o, b, n, v), other, kind,
-                       batches, max_grad_norm)
+            _run_steps(
+                lambda m, o, b, n, v=variant: _step_variant(m, o, b, n, v),
+                other,
+                kind,
+                batches,
+                max_grad_norm,
+            )
             if torch.allclose(seen, _flat_params(other), **TOL):
-                run.fail(f"{call}: the parameters after {len(batches)} steps differ from a "
-                         f"correct step on a copy of the same model.\nThis looks like a known "
-                         f"mistake: {name}.", hint=hint)
+                run.fail(
+                    f"{call}: the parameters after {len(batches)} steps differ from a "
+                    f"correct step on a copy of the same model.\nThis looks like a known "
+                    f"mistake: {name}.",
+                    hint=hint,
+                )
         gap = (seen - want).abs()
-        run.fail(f"{call}: the parameters after {len(batches)} steps differ from a correct "
-                 f"step on a copy of the same model (largest gap {float(gap.max()):.3g}).",
-                 hint=HINT_STEP_ORDER)
+        run.fail(
+            f"{call}: the parameters after {len(batches)} steps differ from a correct "
+            f"step on a copy of the same model (largest gap {float(gap.max()):.3g}).",
+            hint=HINT_STEP_ORDER,
+        )
     run.passed += 1
     after = copy.deepcopy(start)
-    after_losses = _run_steps(lambda m, o, b, n: _step_variant(m, o, b, n, "loss after step"),
-                              after, kind, batches, max_grad_norm)
-    mistakes = [Mistake("returned the loss recomputed after the update", after_losses,
-                        HINT_LOSS_RECOMPUTED)]
-    run.expect_close(f"{call}: returned losses", losses, want_losses, mistakes=mistakes, **TOL,
-                     what="losses", hint=HINT_RETURN_STEP_LOSS)
+    after_losses = _run_steps(
+        lambda m, o, b, n: _step_variant(m, o, b, n, "loss after step"),
+        after,
+        kind,
+        batches,
+        max_grad_norm,
+    )
+    mistakes = [
+        Mistake("returned the loss recomputed after the update", after_losses, HINT_LOSS_RECOMPUTED)
+    ]
+    run.expect_close(
+        f"{call}: returned losses",
+        losses,
+        want_losses,
+        mistakes=mistakes,
+        **TOL,
+        what="losses",
+        hint=HINT_RETURN_STEP_LOSS,
+    )
 
 
-HINT_NO_GRAPH = ("the forward pass must build a graph for backward(): no torch.no_grad() or "
-                 ".detach() in train_step: the loss comes from model(inputs) through lm_loss, "
-                 "with the loss_mask")
+HINT_NO_GRAPH = (
+    "the forward pass must build a graph for backward(): no torch.no_grad() or "
+    ".detach() in train_step: the loss comes from model(inputs) through lm_loss, "
+    "with the loss_mask"
+)
 HINT_RETURN_BATCH_LOSS = "return the masked mean loss of this batch, as lm_loss computes it"
-HINT_EVAL_IN_TRAINING = ("do not call model.eval() in train_step: dropout must stay on while "
-                         "training (model.train(), if anything)")
+HINT_EVAL_IN_TRAINING = (
+    "do not call model.eval() in train_step: dropout must stay on while "
+    "training (model.train(), if anything)"
+)
 
 
 def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
     run = CheckRun(train_step, crash_hint=HINT_NO_GRAPH)
     gen = torch.Generator().manual_seed(17)
     batches = [_random_batch(gen, 3, 7, 11), _random_batch(gen, 2, 5, 11)]
-    call = ("train_step(model, SGD(lr=0.5), batch, max_grad_norm=0.05) on a tiny seeded "
-            "decoder (V = 11, d = 16), two batches in a row")
+    call = (
+        "train_step(model, SGD(lr=0.5), batch, max_grad_norm=0.05) on a tiny seeded "
+        "decoder (V = 11, d = 16), two batches in a row"
+    )
     _expect_steps(run, call, train_step, 0, "sgd", batches, 0.05)
 
     model = _tiny_decoder(1)
@@ -603,20 +864,30 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
     call = "train_step with lr = 0 on the worked batch"
     value = _as_number(run, call, run.call(call, model, optimizer, batches[0], 1.0))
     expected = _loss_of(_tiny_decoder(1), batches[0]).item()
-    run.expect_close(call, value, expected, **TOL,
-                     hint=HINT_RETURN_BATCH_LOSS)
+    run.expect_close(call, value, expected, **TOL, hint=HINT_RETURN_BATCH_LOSS)
 
     model = _tiny_decoder(2, dropout=0.3).train()
     call = "train_step(decoder_with_dropout in training mode, SGD, batch, 1.0)"
-    done = run.call_observed(call, model, torch.optim.SGD(model.parameters(), lr=0.1),
-                             batches[0], 1.0)
+    done = run.call_observed(
+        call, model, torch.optim.SGD(model.parameters(), lr=0.1), batches[0], 1.0
+    )
     modes = [entry.get("training") for entry in done.args_after[0].forward_log]
-    run.expect_true(modes and all(modes), f"{call}: the forward pass ran in evaluation mode.",
-                    hint=HINT_EVAL_IN_TRAINING)
+    run.expect_true(
+        modes and all(modes),
+        f"{call}: the forward pass ran in evaluation mode.",
+        hint=HINT_EVAL_IN_TRAINING,
+    )
 
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    run.expect_raises("train_step with inputs of shape (7,)", ValueError, model, optimizer,
-                      tuple(t[0] for t in batches[0]), 1.0, mentions=("inputs", "(7,)"))
+    run.expect_raises(
+        "train_step with inputs of shape (7,)",
+        ValueError,
+        model,
+        optimizer,
+        tuple(t[0] for t in batches[0]),
+        1.0,
+        mentions=("inputs", "(7,)"),
+    )
     if reference is not None:
         for seed in range(trials):
             gen = torch.Generator().manual_seed(720 + seed)
@@ -627,26 +898,43 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
                 B, L = (int(v) for v in torch.randint(1, 8, (2,), generator=gen))
                 batches.append(_random_batch(gen, B, L, 11))
             clip = [0.05, 0.5, 100.0][seed % 3]
-            call = (f"train_step on a random decoder ({positions} positions, {kind}, "
-                    f"max_grad_norm={clip}), 3 batches (seed {seed})")
-            _expect_steps(run, call, train_step, 720 + seed, kind, batches, clip,
-                          reference=reference, positions=positions, n_layers=1 + seed % 2)
+            call = (
+                f"train_step on a random decoder ({positions} positions, {kind}, "
+                f"max_grad_norm={clip}), 3 batches (seed {seed})"
+            )
+            _expect_steps(
+                run,
+                call,
+                train_step,
+                720 + seed,
+                kind,
+                batches,
+                clip,
+                reference=reference,
+                positions=positions,
+                n_layers=1 + seed % 2,
+            )
     run.done()
 
 
 # ---------------------------------------------------------------------------------------
 # evaluate
 # ---------------------------------------------------------------------------------------
-HINT_EVAL_WEIGHTING = ("weight every token the same: add the summed losses of ALL batches and "
-                       "divide by the total number of real targets")
-HINT_ONLY_FIRST_BATCH_COUNTED = ("return after the loop, once every batch has been added to the "
-                                 "totals")
+HINT_EVAL_WEIGHTING = (
+    "weight every token the same: add the summed losses of ALL batches and "
+    "divide by the total number of real targets"
+)
+HINT_ONLY_FIRST_BATCH_COUNTED = (
+    "return after the loop, once every batch has been added to the totals"
+)
 HINT_EVAL_FLOOR_DIVISION = "true division for the mean over all real targets (// rounds down)"
 HINT_SUMMED_LOSS_NOT_DIVIDED = "divide the summed loss by the number of real targets"
-HINT_ONLY_LAST_BATCH_COUNTED = ("add every batch to the running totals (total += ...), do not "
-                                "overwrite")
-HINT_PERPLEXITY_RETURNED = ("return the mean loss in nats itself; perplexity is notebook 08's "
-                            "business")
+HINT_ONLY_LAST_BATCH_COUNTED = (
+    "add every batch to the running totals (total += ...), do not overwrite"
+)
+HINT_PERPLEXITY_RETURNED = (
+    "return the mean loss in nats itself; perplexity is notebook 08's business"
+)
 
 
 def _evaluate_mistakes(model, batches) -> tuple[float, list[Mistake]]:
@@ -656,81 +944,118 @@ def _evaluate_mistakes(model, batches) -> tuple[float, list[Mistake]]:
     model.train(was_training)
     total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
     return total / count, [
-        Mistake("only the first batch counted (return inside the loop)",
-                stats[0][0] / stats[0][1] if len(stats) > 1 else math.nan,
-                HINT_ONLY_FIRST_BATCH_COUNTED),
-        Mistake("summed loss divided by the number of batches", total / len(stats),
-                HINT_EVAL_WEIGHTING),
-        Mistake("floor division (//) of the summed loss by the token count", total // count,
-                HINT_EVAL_FLOOR_DIVISION),
-        Mistake("batch losses weighted by their number of rows, not of real targets",
-                sum(s[0] / s[1] * len(b[0]) for s, b in zip(stats, batches))
-                / sum(len(b[0]) for b in batches), HINT_EVAL_WEIGHTING),
-        Mistake("mean of the per-batch mean losses (small batches weigh more)",
-                float(np.mean([s[0] / s[1] for s in stats])), HINT_EVAL_WEIGHTING),
-        Mistake("padded targets counted", float(np.mean([s[2] for s in stats])),
-                HINT_PADDING_COUNTED),
-        Mistake("sum of the batch losses instead of their token-weighted mean",
-                float(sum(s[0] / s[1] for s in stats)), HINT_EVAL_WEIGHTING),
+        Mistake(
+            "only the first batch counted (return inside the loop)",
+            stats[0][0] / stats[0][1] if len(stats) > 1 else math.nan,
+            HINT_ONLY_FIRST_BATCH_COUNTED,
+        ),
+        Mistake(
+            "summed loss divided by the number of batches", total / len(stats), HINT_EVAL_WEIGHTING
+        ),
+        Mistake(
+            "floor division (//) of the summed loss by the token count",
+            total // count,
+            HINT_EVAL_FLOOR_DIVISION,
+        ),
+        Mistake(
+            "batch losses weighted by their number of rows, not of real targets",
+            sum(s[0] / s[1] * len(b[0]) for s, b in zip(stats, batches))
+            / sum(len(b[0]) for b in batches),
+            HINT_EVAL_WEIGHTING,
+        ),
+        Mistake(
+            "mean of the per-batch mean losses (small batches weigh more)",
+            float(np.mean([s[0] / s[1] for s in stats])),
+            HINT_EVAL_WEIGHTING,
+        ),
+        Mistake(
+            "padded targets counted", float(np.mean([s[2] for s in stats])), HINT_PADDING_COUNTED
+        ),
+        Mistake(
+            "sum of the batch losses instead of their token-weighted mean",
+            float(sum(s[0] / s[1] for s in stats)),
+            HINT_EVAL_WEIGHTING,
+        ),
         Mistake("summed loss not divided by the token count", total, HINT_SUMMED_LOSS_NOT_DIVIDED),
-        Mistake("only the last batch counted (totals overwritten, not added to)",
-                stats[-1][0] / stats[-1][1], HINT_ONLY_LAST_BATCH_COUNTED),
-        Mistake("perplexity exp(loss) returned instead of the loss", math.exp(total / count),
-                HINT_PERPLEXITY_RETURNED),
+        Mistake(
+            "only the last batch counted (totals overwritten, not added to)",
+            stats[-1][0] / stats[-1][1],
+            HINT_ONLY_LAST_BATCH_COUNTED,
+        ),
+        Mistake(
+            "perplexity exp(loss) returned instead of the loss",
+            math.exp(total / count),
+            HINT_PERPLEXITY_RETURNED,
+        ),
         Mistake("loss in bits (log base 2)", total / count / math.log(2), HINT_LOG_BASE_2),
     ]
 
 
 def _worked_eval_batches():
     """Two batches with 4 and 1 real targets; padding (0) on the right, masked."""
-    first = (_ids([[1, 3, 3], [1, 2, 0]]), _ids([[3, 3, 2], [2, 0, 0]]),
-             torch.tensor([[True, True, True], [True, False, False]]))
+    first = (
+        _ids([[1, 3, 3], [1, 2, 0]]),
+        _ids([[3, 3, 2], [2, 0, 0]]),
+        torch.tensor([[True, True, True], [True, False, False]]),
+    )
     second = (_ids([[1]]), _ids([[1]]), torch.tensor([[True]]))
     return [first, second]
 
 
-HINT_RESTORE_MODE = ("remember model.training first and restore it at the end: "
-                     "model.train(was_training)")
+HINT_RESTORE_MODE = (
+    "remember model.training first and restore it at the end: model.train(was_training)"
+)
 HINT_NO_GRAD = "wrap the loop in `with torch.no_grad():`; evaluation needs no graph"
 HINT_RETURN_FLOAT = "return a float"
-HINT_EVAL_RANDOM = ("a value that changes from call to call means dropout is on: call "
-                    "model.eval() before scoring")
+HINT_EVAL_RANDOM = (
+    "a value that changes from call to call means dropout is on: call model.eval() before scoring"
+)
 
 
-def _expect_evaluate(run: CheckRun, call: str, evaluate, model, batches, expected,
-                     mistakes=()) -> None:
+def _expect_evaluate(
+    run: CheckRun, call: str, evaluate, model, batches, expected, mistakes=()
+) -> None:
     mode, logged = model.training, len(model.forward_log)
     done = run.call_observed(call, model, batches)
     value, after = done.result, done.args_after[0]
     graphs = [bool(entry.get("graph")) for entry in after.forward_log[logged:]]
-    run.expect_true(after.training == mode,
-                    f"{call}: the model was in {'training' if mode else 'evaluation'} mode "
-                    f"before and is in {'training' if after.training else 'evaluation'} mode "
-                    f"after.", hint=HINT_RESTORE_MODE)
-    run.expect_true(graphs and not any(graphs),
-                    f"{call}: the model ran with autograd recording a graph "
-                    f"({sum(graphs)} of {len(graphs)} forward passes)."
-                    if graphs else f"{call}: the model was never called.",
-                    hint=HINT_NO_GRAD)
+    run.expect_true(
+        after.training == mode,
+        f"{call}: the model was in {'training' if mode else 'evaluation'} mode "
+        f"before and is in {'training' if after.training else 'evaluation'} mode "
+        f"after.",
+        hint=HINT_RESTORE_MODE,
+    )
+    run.expect_true(
+        graphs and not any(graphs),
+        f"{call}: the model ran with autograd recording a graph "
+        f"({sum(graphs)} of {len(graphs)} forward passes)."
+        if graphs
+        else f"{call}: the model was never called.",
+        hint=HINT_NO_GRAD,
+    )
     if isinstance(value, torch.Tensor) and value.requires_grad:
         run.fail(f"{call} returned a tensor that holds a graph.", hint=HINT_RETURN_FLOAT)
     value = _as_number(run, call, value)
     run.expect_finite(call, value)
-    run.expect_close(call, value, expected, mistakes=mistakes, **TOL,
-                     hint=HINT_EVAL_RANDOM)
+    run.expect_close(call, value, expected, mistakes=mistakes, **TOL, hint=HINT_EVAL_RANDOM)
 
 
-HINT_EVAL_BATCHES = ("evaluate takes an iterable of (inputs, targets, loss_mask) batches of any "
-                     "shapes: loop over them, score each with model(inputs) and lm_loss, add "
-                     "sums and counts")
+HINT_EVAL_BATCHES = (
+    "evaluate takes an iterable of (inputs, targets, loss_mask) batches of any "
+    "shapes: loop over them, score each with model(inputs) and lm_loss, add "
+    "sums and counts"
+)
 HINT_EVAL_MODE = "call model.eval() before scoring: dropout makes the loss random"
 
 
 def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
     run = CheckRun(evaluate, crash_hint=HINT_EVAL_BATCHES)
     model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
-    call = ("evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), two "
-            "batches of 4 and 1 real targets")
+    call = (
+        "evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), two "
+        "batches of 4 and 1 real targets"
+    )
     by_hand = -(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5
     expected, mistakes = _evaluate_mistakes(model, _worked_eval_batches())
     _expect_evaluate(run, call, evaluate, model, _worked_eval_batches(), by_hand, mistakes)
@@ -738,29 +1063,36 @@ def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
     model = _tiny_decoder(5, dropout=0.5).train()
     gen = torch.Generator().manual_seed(5)
     batches = [_random_batch(gen, B, L, 11) for B, L in [(3, 6), (1, 2), (2, 9)]]
-    call = ("evaluate(decoder_with_dropout, three batches of shapes (3, 6), (1, 2), (2, 9)), "
-            "the model in training mode")
+    call = (
+        "evaluate(decoder_with_dropout, three batches of shapes (3, 6), (1, 2), (2, 9)), "
+        "the model in training mode"
+    )
     expected, mistakes = _evaluate_mistakes(model, batches)
     _expect_evaluate(run, call, evaluate, model, batches, expected, mistakes)
     again = _as_number(run, call, run.call(call, model, batches))
-    run.expect_close(f"{call}, called twice", again, expected, **TOL,
-                     hint=HINT_EVAL_MODE)
+    run.expect_close(f"{call}, called twice", again, expected, **TOL, hint=HINT_EVAL_MODE)
 
     model.eval()
     call = "evaluate(decoder, batches) with the model already in evaluation mode"
     _expect_evaluate(run, call, evaluate, model, iter(batches), expected)
 
-    run.expect_raises("evaluate with inputs of shape (4,)", ValueError, model,
-                      [(_ids([1, 2, 3, 4]), _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))],
-                      mentions=("inputs", "(4,)"))
+    run.expect_raises(
+        "evaluate with inputs of shape (4,)",
+        ValueError,
+        model,
+        [(_ids([1, 2, 3, 4]), _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))],
+        mentions=("inputs", "(4,)"),
+    )
     if reference is not None:
         for seed in range(trials):
-            model = _tiny_decoder(730 + seed, positions=["rope", "learned"][seed % 2],
-                                  dropout=0.2).train(seed % 2 == 0)
+            model = _tiny_decoder(
+                730 + seed, positions=["rope", "learned"][seed % 2], dropout=0.2
+            ).train(seed % 2 == 0)
             gen = torch.Generator().manual_seed(730 + seed)
-            batches = [_random_batch(gen, *(int(v) for v in torch.randint(1, 8, (2,),
-                                                                          generator=gen)), 11)
-                       for _ in range(int(torch.randint(1, 4, (1,), generator=gen)))]
+            batches = [
+                _random_batch(gen, *(int(v) for v in torch.randint(1, 8, (2,), generator=gen)), 11)
+                for _ in range(int(torch.randint(1, 4, (1,), generator=gen)))
+            ]
             call = f"evaluate on a random decoder and {len(batches)} random batches (seed {seed})"
             _, mistakes = _evaluate_mistakes(model, batches)
             expected = reference(copy.deepcopy(model), batches)
@@ -771,38 +1103,64 @@ def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
 # ---------------------------------------------------------------------------------------
 # ablate_head
 # ---------------------------------------------------------------------------------------
-HINT_ABLATION_SHAPE = ("one number per TARGET: position t scores ids[:, t + 1], so the last "
-                       "position has no target and the result is (B, L - 1)")
-HINT_PER_TOKEN = ("return one change per target token, shape (B, L - 1): do not sum or "
-                  "average over the positions")
-HINT_ABLATION_SIGN = ("the change is ablated minus clean: a head that helped lowers the "
-                      "target's log-probability when it is removed, so its change is negative")
-HINT_TARGET_ALIGNMENT = ("the logits at position t predict the token after it: score "
-                         "log_softmax of positions 0..L-2 against ids[:, 1:]")
-HINT_LOG_PROB = ("compare LOG-probabilities (torch.log_softmax over the vocabulary), not "
-                 "probabilities")
-HINT_ONLY_THAT_HEAD = ("ablate one head of one block: the hooks go on "
-                       "model.blocks[layer].attn only, and only the columns of `head` change")
-HINT_HEAD_COLUMNS = ("W_O reads the heads' outputs concatenated: head h owns the d_k = "
-                     "d_model / n_heads columns from h * d_k up to (h + 1) * d_k, and a forward "
-                     "pre-hook must return the changed input for it to take effect")
-HINT_ZERO_MEANS_OUTPUT = ('mode "zero" replaces the head\'s OUTPUT (its columns of W_O\'s '
-                          "input) by zeros; zeroing its queries or keys only makes its "
-                          'attention uniform, which is mode "uniform"')
-HINT_UNIFORM_CAUSAL = ("uniform attention is uniform over the ALLOWED keys: at position t "
-                       "the mean of the head's values at positions 0..t (a running mean along "
-                       "the sequence), never a later one")
-HINT_UNIFORM_ALLOWED = ("the uniform weights of row t are 1 / (t + 1) on keys 0..t: they sum "
-                        "to one over the allowed keys, not 1 / L over the whole row")
-HINT_ABLATE_EVAL = ("call model.eval() before both forward passes: with dropout on, the two "
-                    "passes drop different units and their difference is noise")
-HINT_WEIGHTS_CHANGED = ("leave the model's weights as they were: ablate with hooks, or edit a "
-                        "copy.deepcopy of the model, never the caller's parameters")
-HINT_HOOKS_LEFT = ("remove every hook you registered (handle.remove()) in a `finally:` "
-                   "block, so the model is clean again even if a forward pass fails")
-HINT_CRASH_ABLATE = ("register the hooks on model.blocks[layer].attn.W_O (a forward pre-hook "
-                     "gets the tuple of inputs) and, for \"uniform\", on W_V (a forward hook "
-                     "gets the output); index the columns of the last axis with [..., a:b]")
+HINT_ABLATION_SHAPE = (
+    "one number per TARGET: position t scores ids[:, t + 1], so the last "
+    "position has no target and the result is (B, L - 1)"
+)
+HINT_PER_TOKEN = (
+    "return one change per target token, shape (B, L - 1): do not sum or average over the positions"
+)
+HINT_ABLATION_SIGN = (
+    "the change is ablated minus clean: a head that helped lowers the "
+    "target's log-probability when it is removed, so its change is negative"
+)
+HINT_TARGET_ALIGNMENT = (
+    "the logits at position t predict the token after it: score "
+    "log_softmax of positions 0..L-2 against ids[:, 1:]"
+)
+HINT_LOG_PROB = (
+    "compare LOG-probabilities (torch.log_softmax over the vocabulary), not probabilities"
+)
+HINT_ONLY_THAT_HEAD = (
+    "ablate one head of one block: the hooks go on "
+    "model.blocks[layer].attn only, and only the columns of `head` change"
+)
+HINT_HEAD_COLUMNS = (
+    "W_O reads the heads' outputs concatenated: head h owns the d_k = "
+    "d_model / n_heads columns from h * d_k up to (h + 1) * d_k, and a forward "
+    "pre-hook must return the changed input for it to take effect"
+)
+HINT_ZERO_MEANS_OUTPUT = (
+    "mode \"zero\" replaces the head's OUTPUT (its columns of W_O's "
+    "input) by zeros; zeroing its queries or keys only makes its "
+    'attention uniform, which is mode "uniform"'
+)
+HINT_UNIFORM_CAUSAL = (
+    "uniform attention is uniform over the ALLOWED keys: at position t "
+    "the mean of the head's values at positions 0..t (a running mean along "
+    "the sequence), never a later one"
+)
+HINT_UNIFORM_ALLOWED = (
+    "the uniform weights of row t are 1 / (t + 1) on keys 0..t: they sum "
+    "to one over the allowed keys, not 1 / L over the whole row"
+)
+HINT_ABLATE_EVAL = (
+    "call model.eval() before both forward passes: with dropout on, the two "
+    "passes drop different units and their difference is noise"
+)
+HINT_WEIGHTS_CHANGED = (
+    "leave the model's weights as they were: ablate with hooks, or edit a "
+    "copy.deepcopy of the model, never the caller's parameters"
+)
+HINT_HOOKS_LEFT = (
+    "remove every hook you registered (handle.remove()) in a `finally:` "
+    "block, so the model is clean again even if a forward pass fails"
+)
+HINT_CRASH_ABLATE = (
+    "register the hooks on model.blocks[layer].attn.W_O (a forward pre-hook "
+    'gets the tuple of inputs) and, for "uniform", on W_V (a forward hook '
+    "gets the output); index the columns of the last axis with [..., a:b]"
+)
 
 
 def _target_log_probs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -857,7 +1215,8 @@ def _hooked_logits(model, ids, layers, heads, how: str) -> torch.Tensor:
     for layer in layers:
         attn = frozen.blocks[layer].attn
         attn.W_V.register_forward_hook(
-            lambda _m, _i, out, layer=layer: values.__setitem__(layer, out))
+            lambda _m, _i, out, layer=layer: values.__setitem__(layer, out)
+        )
 
         def replace(_m, inputs, layer=layer, d_k=attn.d_k):
             y = inputs[0].clone()  # (B, L, d)
@@ -865,6 +1224,7 @@ def _hooked_logits(model, ids, layers, heads, how: str) -> torch.Tensor:
                 cols = slice(head * d_k, (head + 1) * d_k)
                 y[..., cols] = _head_replaced(values[layer][..., cols], how)  # (B, L, d_k)
             return (y,)
+
         attn.W_O.register_forward_pre_hook(replace)
     with torch.no_grad():
         return frozen(ids)
@@ -883,43 +1243,70 @@ def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
     n_layers, n_heads = config.n_layers, config.n_heads
     mistakes = [
         Mistake("sign flipped (clean minus ablated)", -expected, HINT_ABLATION_SIGN),
-        Mistake("the logits of position t scored against ids[:, t] (off by one)",
-                _same_position_log_probs(ablated, ids) - _same_position_log_probs(clean, ids),
-                HINT_TARGET_ALIGNMENT),
-        Mistake("probabilities compared instead of log-probabilities",
-                _target_log_probs(ablated, ids).exp() - _target_log_probs(clean, ids).exp(),
-                HINT_LOG_PROB),
-        Mistake("nothing ablated (every change is 0)", torch.zeros_like(expected),
-                HINT_HEAD_COLUMNS),
+        Mistake(
+            "the logits of position t scored against ids[:, t] (off by one)",
+            _same_position_log_probs(ablated, ids) - _same_position_log_probs(clean, ids),
+            HINT_TARGET_ALIGNMENT,
+        ),
+        Mistake(
+            "probabilities compared instead of log-probabilities",
+            _target_log_probs(ablated, ids).exp() - _target_log_probs(clean, ids).exp(),
+            HINT_LOG_PROB,
+        ),
+        Mistake(
+            "nothing ablated (every change is 0)", torch.zeros_like(expected), HINT_HEAD_COLUMNS
+        ),
     ]
     if mode == "zero":
-        mistakes.append(Mistake("attention made uniform (queries or keys zeroed) instead of "
-                                "the head's output zeroed",
-                                change(_logits(_edited_copy(model, layer, head, "uniform"), ids)),
-                                HINT_ZERO_MEANS_OUTPUT))
+        mistakes.append(
+            Mistake(
+                "attention made uniform (queries or keys zeroed) instead of "
+                "the head's output zeroed",
+                change(_logits(_edited_copy(model, layer, head, "uniform"), ids)),
+                HINT_ZERO_MEANS_OUTPUT,
+            )
+        )
     else:
         mistakes += [
-            Mistake("uniform over every position, later ones included (mean of all values)",
-                    change(_hooked_logits(model, ids, [layer], [head], "uniform over all")),
-                    HINT_UNIFORM_CAUSAL),
-            Mistake("weights 1 / L over the whole row, masked keys included",
-                    change(_hooked_logits(model, ids, [layer], [head], "uniform 1/L")),
-                    HINT_UNIFORM_ALLOWED),
-            Mistake("the head's output zeroed instead of made uniform",
-                    change(_logits(_edited_copy(model, layer, head, "zero"), ids)),
-                    HINT_ZERO_MEANS_OUTPUT),
+            Mistake(
+                "uniform over every position, later ones included (mean of all values)",
+                change(_hooked_logits(model, ids, [layer], [head], "uniform over all")),
+                HINT_UNIFORM_CAUSAL,
+            ),
+            Mistake(
+                "weights 1 / L over the whole row, masked keys included",
+                change(_hooked_logits(model, ids, [layer], [head], "uniform 1/L")),
+                HINT_UNIFORM_ALLOWED,
+            ),
+            Mistake(
+                "the head's output zeroed instead of made uniform",
+                change(_logits(_edited_copy(model, layer, head, "zero"), ids)),
+                HINT_ZERO_MEANS_OUTPUT,
+            ),
         ]
     if n_layers > 1:
-        mistakes.append(Mistake(f"head {head} ablated in every block",
-                                change(_hooked_logits(model, ids, range(n_layers), [head],
-                                                      mode)), HINT_ONLY_THAT_HEAD))
-    mistakes.append(Mistake(f"every head of block {layer} ablated",
-                            change(_hooked_logits(model, ids, [layer], range(n_heads), mode)),
-                            HINT_ONLY_THAT_HEAD))
+        mistakes.append(
+            Mistake(
+                f"head {head} ablated in every block",
+                change(_hooked_logits(model, ids, range(n_layers), [head], mode)),
+                HINT_ONLY_THAT_HEAD,
+            )
+        )
+    mistakes.append(
+        Mistake(
+            f"every head of block {layer} ablated",
+            change(_hooked_logits(model, ids, [layer], range(n_heads), mode)),
+            HINT_ONLY_THAT_HEAD,
+        )
+    )
     for other in {(head + 1) % n_heads, (head - 1) % n_heads} - {head}:
-        mistakes.append(Mistake(f"the columns of head {other} ablated instead of head {head}",
-                                change(_hooked_logits(model, ids, [layer], [other], mode)),
-                                HINT_HEAD_COLUMNS))
+        mistakes.append(
+            Mistake(
+                f"the columns of head {other} ablated instead of head {head}",
+                change(_hooked_logits(model, ids, [layer], [other], mode)),
+                HINT_HEAD_COLUMNS,
+            )
+        )
     return expected, mistakes
 
 
@@ -931,50 +1318,69 @@ def _hooks_left(model) -> int:
 
 def _same_weights(a, b) -> bool:
     params_a, params_b = dict(a.named_parameters()), dict(b.named_parameters())
-    return params_a.keys() == params_b.keys() and all(torch.equal(params_a[k], params_b[k])
-                                                      for k in params_a)
+    return params_a.keys() == params_b.keys() and all(
+        torch.equal(params_a[k], params_b[k]) for k in params_a
+    )
 
 
-def _expect_ablation(run: CheckRun, call: str, model, ids, layer: int, head: int, mode: str,
-                     reference=None) -> torch.Tensor:
+def _expect_ablation(
+    run: CheckRun, call: str, model, ids, layer: int, head: int, mode: str, reference=None
+) -> torch.Tensor:
     """Call the learner's ablate_head and hold it to the expected changes, the model left
     as found, eval mode and no graph; returns what it returned."""
     mode_before, logged = model.training, len(model.forward_log)
-    done = run.call_observed(call, model, ids, layer, head, mode,
-                             crash_hints=(("", HINT_CRASH_ABLATE),))
+    done = run.call_observed(
+        call, model, ids, layer, head, mode, crash_hints=(("", HINT_CRASH_ABLATE),)
+    )
     value, after = done.result, done.args_after[0]
     B, L = ids.shape
     if isinstance(value, torch.Tensor) and value.requires_grad:
         run.fail(f"{call} returned a tensor that holds a graph.", hint=HINT_NO_GRAD)
-    run.expect_true(isinstance(value, torch.Tensor | np.ndarray),
-                    f"{call} returned a {type(value).__name__}; expected a tensor of shape "
-                    f"({B}, {L - 1}).", hint=HINT_PER_TOKEN)
+    run.expect_true(
+        isinstance(value, torch.Tensor | np.ndarray),
+        f"{call} returned a {type(value).__name__}; expected a tensor of shape ({B}, {L - 1}).",
+        hint=HINT_PER_TOKEN,
+    )
     seen_shape = tuple(value.shape)
     if seen_shape in ((B,), (B, 1), ()):
-        run.fail(f"{call} returned shape {seen_shape}; expected ({B}, {L - 1}), one change "
-                 f"per target token.", hint=HINT_PER_TOKEN)
+        run.fail(
+            f"{call} returned shape {seen_shape}; expected ({B}, {L - 1}), one change "
+            f"per target token.",
+            hint=HINT_PER_TOKEN,
+        )
     run.expect_shape(call, value, (B, L - 1), hint=HINT_ABLATION_SHAPE)
     run.expect_finite(call, value)
-    run.expect_true(_same_weights(after, model),
-                    f"{call} changed the model's weights.", hint=HINT_WEIGHTS_CHANGED)
-    run.expect_true(after.training == mode_before,
-                    f"{call}: the model was in {'training' if mode_before else 'evaluation'} "
-                    f"mode before and is in {'training' if after.training else 'evaluation'} "
-                    f"mode after.", hint=HINT_RESTORE_MODE)
+    run.expect_true(
+        _same_weights(after, model),
+        f"{call} changed the model's weights.",
+        hint=HINT_WEIGHTS_CHANGED,
+    )
+    run.expect_true(
+        after.training == mode_before,
+        f"{call}: the model was in {'training' if mode_before else 'evaluation'} "
+        f"mode before and is in {'training' if after.training else 'evaluation'} "
+        f"mode after.",
+        hint=HINT_RESTORE_MODE,
+    )
     entries = list(after.forward_log[logged:])
     left = _hooks_left(after) - _hooks_left(model)
-    run.expect_true(left == 0, f"{call} left {left} hook(s) on the model.",
-                    hint=HINT_HOOKS_LEFT)
-    run.expect_true(torch.equal(_logits(after, ids), _logits(model, ids)),
-                    f"{call}: the model gives other logits after the call than before it.",
-                    hint=HINT_HOOKS_LEFT)
-    run.expect_true(not any(e.get("training") for e in entries),
-                    f"{call}: {sum(bool(e.get('training')) for e in entries)} of "
-                    f"{len(entries)} forward passes ran in training mode.",
-                    hint=HINT_ABLATE_EVAL)
-    run.expect_true(not any(e.get("graph") for e in entries),
-                    f"{call}: the model ran with autograd recording a graph.",
-                    hint=HINT_NO_GRAD)
+    run.expect_true(left == 0, f"{call} left {left} hook(s) on the model.", hint=HINT_HOOKS_LEFT)
+    run.expect_true(
+        torch.equal(_logits(after, ids), _logits(model, ids)),
+        f"{call}: the model gives other logits after the call than before it.",
+        hint=HINT_HOOKS_LEFT,
+    )
+    run.expect_true(
+        not any(e.get("training") for e in entries),
+        f"{call}: {sum(bool(e.get('training')) for e in entries)} of "
+        f"{len(entries)} forward passes ran in training mode.",
+        hint=HINT_ABLATE_EVAL,
+    )
+    run.expect_true(
+        not any(e.get("graph") for e in entries),
+        f"{call}: the model ran with autograd recording a graph.",
+        hint=HINT_NO_GRAD,
+    )
     expected, mistakes = _ablation_outcomes(model, ids, layer, head, mode)
     if reference is not None:
         expected = reference(copy.deepcopy(model), ids, layer, head, mode)
@@ -982,15 +1388,24 @@ def _expect_ablation(run: CheckRun, call: str, model, ids, layer: int, head: int
     return as_array(value)
 
 
-def _ablation_decoder(seed: int, n_layers: int = 2, n_heads: int = 4, dropout: float = 0.0,
-                      positions: str = "rope") -> TransformerLM:
+def _ablation_decoder(
+    seed: int, n_layers: int = 2, n_heads: int = 4, dropout: float = 0.0, positions: str = "rope"
+) -> TransformerLM:
     """A tiny decoder whose heads matter (GPT-2's small initial weights would make every
     ablation change the log-probabilities by less than the tolerance), and whose state
     tells the grader how many hooks it holds."""
     torch.manual_seed(seed)
-    model = HookCountingLM(LMConfig(vocab_size=11, d_model=16, n_heads=n_heads,
-                                    n_layers=n_layers, max_len=16, positions=positions,
-                                    dropout=dropout))
+    model = HookCountingLM(
+        LMConfig(
+            vocab_size=11,
+            d_model=16,
+            n_heads=n_heads,
+            n_layers=n_layers,
+            max_len=16,
+            positions=positions,
+            dropout=dropout,
+        )
+    )
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():
@@ -1005,69 +1420,123 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
     gen = torch.Generator().manual_seed(40)
     ids = torch.randint(0, 11, (2, 7), generator=gen)
     tiny = "a tiny seeded decoder (2 blocks of 4 heads, d = 16)"
-    _expect_ablation(run, f"ablate_head({tiny}, ids (2, 7), layer=1, head=2, mode='zero')",
-                     model, ids, 1, 2, "zero")
+    _expect_ablation(
+        run,
+        f"ablate_head({tiny}, ids (2, 7), layer=1, head=2, mode='zero')",
+        model,
+        ids,
+        1,
+        2,
+        "zero",
+    )
     call = f"ablate_head({tiny}, ids (2, 7), layer=0, head=1, mode='uniform')"
     changes = _expect_ablation(run, call, model, ids, 0, 1, "uniform")
-    run.expect_close(f"{call}: the first target (position 0 has one key, so uniform "
-                     "attention is its attention)", changes[:, 0], np.zeros(2), atol=1e-5,
-                     hint=HINT_UNIFORM_CAUSAL)
+    run.expect_close(
+        f"{call}: the first target (position 0 has one key, so uniform attention is its attention)",
+        changes[:, 0],
+        np.zeros(2),
+        atol=1e-5,
+        hint=HINT_UNIFORM_CAUSAL,
+    )
     later = ids.clone()
     later[:, -1] = (later[:, -1] + 1) % 11
-    moved = as_array(run.call(call + " with the last token changed", model, later, 0, 1,
-                              "uniform"))
-    run.expect_close(f"{call}, last token changed: the changes before it",
-                     moved[:, :-1], changes[:, :-1], **TOL, hint=HINT_UNIFORM_CAUSAL)
+    moved = as_array(run.call(call + " with the last token changed", model, later, 0, 1, "uniform"))
+    run.expect_close(
+        f"{call}, last token changed: the changes before it",
+        moved[:, :-1],
+        changes[:, :-1],
+        **TOL,
+        hint=HINT_UNIFORM_CAUSAL,
+    )
 
     silent = copy.deepcopy(model)
     with torch.no_grad():
         silent.blocks[0].attn.W_O.weight[:, 8:12] = 0.0  # head 2 of block 0 never writes
     call = "ablate_head(the decoder with head 2 of block 0 already writing zeros, ...)"
     nothing = run.call(call, silent, ids, 0, 2, "zero")
-    run.expect_close(f"{call}: zeroing a silent head changes nothing", nothing, np.zeros((2, 6)),
-                     atol=1e-6, hint=HINT_HEAD_COLUMNS)
+    run.expect_close(
+        f"{call}: zeroing a silent head changes nothing",
+        nothing,
+        np.zeros((2, 6)),
+        atol=1e-6,
+        hint=HINT_HEAD_COLUMNS,
+    )
 
     noisy = _ablation_decoder(41, dropout=0.5).train()
-    _expect_ablation(run, "ablate_head(decoder with dropout 0.5 in training mode, ids (2, 7), "
-                     "layer=0, head=3, mode='zero')", noisy, ids, 0, 3, "zero")
+    _expect_ablation(
+        run,
+        "ablate_head(decoder with dropout 0.5 in training mode, ids (2, 7), "
+        "layer=0, head=3, mode='zero')",
+        noisy,
+        ids,
+        0,
+        3,
+        "zero",
+    )
 
-    for bad, mentions in ((dict(mode="mean"), ("mode", "'mean'")),
-                          (dict(layer=2), ("layer", "2")), (dict(head=4), ("head", "4")),
-                          (dict(head=-1), ("head", "-1"))):
+    for bad, mentions in (
+        (dict(mode="mean"), ("mode", "'mean'")),
+        (dict(layer=2), ("layer", "2")),
+        (dict(head=4), ("head", "4")),
+        (dict(head=-1), ("head", "-1")),
+    ):
         args = dict(layer=0, head=0, mode="zero") | bad
-        run.expect_raises(f"ablate_head(model, ids, {args['layer']}, {args['head']}, "
-                          f"{args['mode']!r}) on 2 blocks of 4 heads", ValueError, model, ids,
-                          args["layer"], args["head"], args["mode"], mentions=mentions)
+        run.expect_raises(
+            f"ablate_head(model, ids, {args['layer']}, {args['head']}, "
+            f"{args['mode']!r}) on 2 blocks of 4 heads",
+            ValueError,
+            model,
+            ids,
+            args["layer"],
+            args["head"],
+            args["mode"],
+            mentions=mentions,
+        )
     if reference is not None:
         for seed in range(trials):
             gen = torch.Generator().manual_seed(740 + seed)
             n_layers, n_heads = 1 + seed % 3, [2, 4][seed % 2]
-            model = _ablation_decoder(740 + seed, positions=["rope", "learned", "none",
-                                                         "sinusoidal"][seed % 4],
-                                  n_layers=n_layers, n_heads=n_heads,
-                                  dropout=0.2 * (seed % 2)).train(seed % 2 == 1)
-            B, L = int(torch.randint(1, 4, (1,), generator=gen)), int(
-                torch.randint(2, 12, (1,), generator=gen))
+            model = _ablation_decoder(
+                740 + seed,
+                positions=["rope", "learned", "none", "sinusoidal"][seed % 4],
+                n_layers=n_layers,
+                n_heads=n_heads,
+                dropout=0.2 * (seed % 2),
+            ).train(seed % 2 == 1)
+            B, L = (
+                int(torch.randint(1, 4, (1,), generator=gen)),
+                int(torch.randint(2, 12, (1,), generator=gen)),
+            )
             ids = torch.randint(0, 11, (B, L), generator=gen)
             layer = int(torch.randint(0, n_layers, (1,), generator=gen))
             head = int(torch.randint(0, n_heads, (1,), generator=gen))
             mode = ["uniform", "zero"][seed % 2]
-            _expect_ablation(run, f"ablate_head on a random decoder ({n_layers} blocks of "
-                             f"{n_heads} heads), ids ({B}, {L}), layer={layer}, head={head}, "
-                             f"mode={mode!r} (seed {seed})", model, ids, layer, head, mode,
-                             reference=reference)
+            _expect_ablation(
+                run,
+                f"ablate_head on a random decoder ({n_layers} blocks of "
+                f"{n_heads} heads), ids ({B}, {L}), layer={layer}, head={head}, "
+                f"mode={mode!r} (seed {seed})",
+                model,
+                ids,
+                layer,
+                head,
+                mode,
+                reference=reference,
+            )
     run.done()
 
 
 def _on_one_thread(impl):
     """Run a check on one CPU thread: its models are tiny, and a busy machine slows
     multi-threaded small kernels far more than it slows one thread."""
+
     def check(func, reference=None, trials: int | None = None) -> None:
         with single_thread():
             if trials is None:
                 impl(func, reference=reference)
             else:
                 impl(func, reference=reference, trials=trials)
+
     check.__name__ = impl.__name__.lstrip("_")
     check.__doc__ = impl.__doc__
     return check

@@ -30,30 +30,47 @@ __all__ = [
 TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
 
 
-HINT_CRASH_LOG_PROB = ("score prompt and continuation in one pass: their ids joined into a "
-                       "batch of one are (1, L) and model(ids) is (1, L, V); take every length "
-                       "from the arguments (len(prompt_ids), len(continuation_ids))")
-HINT_CRASH_PROBS = ("work along the last axis for any leading shape: keep that axis in "
-                    "reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, "
-                    "keepdim=True)) so the result broadcasts against every row; top_k None or 0 "
-                    "means no top-k filter")
-HINT_CRASH_SAMPLE = ("call next_token_probs(logits, temperature, top_k, top_p) with the "
-                     "arguments in that order, flatten the leading axes to (N, V) for "
-                     "torch.multinomial and reshape the draws back")
-HINT_CRASH_GENERATE = ("the next-token logits are model(ids)[:, -1], shape (B, V); take B from "
-                       "prompt_ids.shape[0], never from the worked example; pass temperature, "
-                       "top_k, top_p and generator to sample_next in that order")
+HINT_CRASH_LOG_PROB = (
+    "score prompt and continuation in one pass: their ids joined into a "
+    "batch of one are (1, L) and model(ids) is (1, L, V); take every length "
+    "from the arguments (len(prompt_ids), len(continuation_ids))"
+)
+HINT_CRASH_PROBS = (
+    "work along the last axis for any leading shape: keep that axis in "
+    "reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, "
+    "keepdim=True)) so the result broadcasts against every row; top_k None or 0 "
+    "means no top-k filter"
+)
+HINT_CRASH_SAMPLE = (
+    "call next_token_probs(logits, temperature, top_k, top_p) with the "
+    "arguments in that order, flatten the leading axes to (N, V) for "
+    "torch.multinomial and reshape the draws back"
+)
+HINT_CRASH_GENERATE = (
+    "the next-token logits are model(ids)[:, -1], shape (B, V); take B from "
+    "prompt_ids.shape[0], never from the worked example; pass temperature, "
+    "top_k, top_p and generator to sample_next in that order"
+)
 
 
 # ---------------------------------------------------------------------------------------
 # Small models whose behaviour is known
 # ---------------------------------------------------------------------------------------
-def sharp_model(seed: int, vocab_size: int = 13, positions: str = "rope",
-                max_len: int = 32) -> TransformerLM:
+def sharp_model(
+    seed: int, vocab_size: int = 13, positions: str = "rope", max_len: int = 32
+) -> TransformerLM:
     """A random decoder with large weights, so its next-token choices are well separated."""
     torch.manual_seed(seed)
-    model = TransformerLM(LMConfig(vocab_size=vocab_size, d_model=32, n_heads=4, n_layers=2,
-                                   max_len=max_len, positions=positions)).eval()
+    model = TransformerLM(
+        LMConfig(
+            vocab_size=vocab_size,
+            d_model=32,
+            n_heads=4,
+            n_layers=2,
+            max_len=max_len,
+            positions=positions,
+        )
+    ).eval()
     with torch.no_grad():
         for p in model.parameters():
             if p.dim() > 1:
@@ -63,8 +80,11 @@ def sharp_model(seed: int, vocab_size: int = 13, positions: str = "rope",
 
 def table_model(next_of: dict[int, int], vocab_size: int = 13) -> TransformerLM:
     """A decoder whose (near-certain) next token depends only on the last: ``next_of[t]``."""
-    model = TransformerLM(LMConfig(vocab_size=vocab_size, d_model=32, n_heads=4, n_layers=1,
-                                   max_len=32, positions="none")).eval()
+    model = TransformerLM(
+        LMConfig(
+            vocab_size=vocab_size, d_model=32, n_heads=4, n_layers=1, max_len=32, positions="none"
+        )
+    ).eval()
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()
@@ -88,8 +108,10 @@ HINT_LOG_PROB_SCALAR = "return a scalar: a 0-d tensor (tensor.sum()) or a Python
 def _expect_scalar(run: CheckRun, call: str, value) -> float:
     arr = as_array(value)
     if arr.shape not in ((), (1,)):
-        run.fail(f"{call} returned an array of shape {arr.shape}; expected one number.",
-                 hint=HINT_LOG_PROB_SCALAR)
+        run.fail(
+            f"{call} returned an array of shape {arr.shape}; expected one number.",
+            hint=HINT_LOG_PROB_SCALAR,
+        )
     run.passed += 1
     return float(arr.reshape(-1)[0])
 
@@ -97,8 +119,10 @@ def _expect_scalar(run: CheckRun, call: str, value) -> float:
 # ---------------------------------------------------------------------------------------
 # sequence_log_prob
 # ---------------------------------------------------------------------------------------
-HINT_SHIFT = ("the logits at position t predict token t + 1: continuation token l is scored "
-              "by the row of the token just BEFORE it (the last prompt token for the first one)")
+HINT_SHIFT = (
+    "the logits at position t predict token t + 1: continuation token l is scored "
+    "by the row of the token just BEFORE it (the last prompt token for the first one)"
+)
 
 
 def _chain_rule(model, prompt, continuation) -> float:
@@ -112,8 +136,10 @@ def _chain_rule(model, prompt, continuation) -> float:
     return total
 
 
-HINT_LOG_SOFTMAX_AXIS = ("log_softmax over the vocabulary, the LAST axis (dim=-1): each "
-                         "position's logits become a distribution over the next token")
+HINT_LOG_SOFTMAX_AXIS = (
+    "log_softmax over the vocabulary, the LAST axis (dim=-1): each "
+    "position's logits become a distribution over the next token"
+)
 HINT_NEGATED = "return the log-probability itself, a number <= 0: sum of log p, not of -log p"
 HINT_LOG_BASE_2 = "work in nats: torch.log_softmax (natural log), not log2"
 HINT_EXPONENTIATED = "sum the log-probabilities; do not exponentiate"
@@ -129,23 +155,37 @@ def _log_prob_mistakes(model, prompt, continuation) -> list[Mistake]:
     log_probs = torch.log_softmax(logits, -1)
     L_p, L_c = len(prompt), len(continuation)
     targets = ids[0]
-    right = float(log_probs[L_p - 1:-1].gather(1, targets[L_p:, None]).sum())
+    right = float(log_probs[L_p - 1 : -1].gather(1, targets[L_p:, None]).sum())
     at_target = float(log_probs[L_p:].gather(1, targets[L_p:, None]).sum())
     whole = float(log_probs[:-1].gather(1, targets[1:, None]).sum())
-    raw = float(logits[L_p - 1:-1].gather(1, targets[L_p:, None]).sum())
-    over_positions = [float(torch.log_softmax(rows, 0)[L_p - 1:].gather(
-        1, targets[L_p:, None]).sum()) for rows in (logits[:-1], logits)]
+    raw = float(logits[L_p - 1 : -1].gather(1, targets[L_p:, None]).sum())
+    over_positions = [
+        float(torch.log_softmax(rows, 0)[L_p - 1 :].gather(1, targets[L_p:, None]).sum())
+        for rows in (logits[:-1], logits)
+    ]
     return [
         Mistake("negative log-likelihood returned (sign flipped)", -right, HINT_NEGATED),
         Mistake("log base 2 instead of the natural log", right / math.log(2.0), HINT_LOG_BASE_2),
-        Mistake("log_softmax taken over the positions instead of the vocabulary",
-                over_positions[0], HINT_LOG_SOFTMAX_AXIS),
-        Mistake("log_softmax taken over the positions instead of the vocabulary",
-                over_positions[1], HINT_LOG_SOFTMAX_AXIS),
-        Mistake("log-probability read at the position of the target instead of the one before",
-                at_target, HINT_SHIFT),
-        Mistake("probability instead of log-probability (a product, not a sum of logs)",
-                math.exp(right), HINT_EXPONENTIATED),
+        Mistake(
+            "log_softmax taken over the positions instead of the vocabulary",
+            over_positions[0],
+            HINT_LOG_SOFTMAX_AXIS,
+        ),
+        Mistake(
+            "log_softmax taken over the positions instead of the vocabulary",
+            over_positions[1],
+            HINT_LOG_SOFTMAX_AXIS,
+        ),
+        Mistake(
+            "log-probability read at the position of the target instead of the one before",
+            at_target,
+            HINT_SHIFT,
+        ),
+        Mistake(
+            "probability instead of log-probability (a product, not a sum of logs)",
+            math.exp(right),
+            HINT_EXPONENTIATED,
+        ),
         Mistake("mean instead of sum over the continuation", right / L_c, HINT_AVERAGED),
         Mistake("the prompt's own tokens scored too", whole, HINT_PROMPT_SCORED),
         Mistake("raw logits instead of log-probabilities", raw, HINT_RAW_LOGITS),
@@ -153,9 +193,11 @@ def _log_prob_mistakes(model, prompt, continuation) -> list[Mistake]:
 
 
 HINT_LOG_PROB_VALUES = "sum log p(w_l | prompt, w_<l) over the continuation tokens"
-HINT_PROMPT_OFFSET = ("the prompt has L_p = {L_p} tokens: continuation token l is scored by the "
-                      "log_softmax row at position L_p - 1 + l of the whole sequence, and every "
-                      "continuation token is scored (a sum)")  # L_p: the prompt's length
+HINT_PROMPT_OFFSET = (
+    "the prompt has L_p = {L_p} tokens: continuation token l is scored by the "
+    "log_softmax row at position L_p - 1 + l of the whole sequence, and every "
+    "continuation token is scored (a sum)"
+)  # L_p: the prompt's length
 
 
 def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) -> None:
@@ -168,26 +210,48 @@ def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) 
     value = _expect_scalar(run, call, run.call(call, model, _ids([1]), _ids([3, 3, 2])))
     expected = math.log(0.4) + math.log(0.4) + math.log(0.3)
     run.expect_finite(call, value)
-    run.expect_close(call, value, expected, mistakes=_log_prob_mistakes(model, [1], [3, 3, 2]),
-                     **TOL, hint=HINT_LOG_PROB_VALUES)
+    run.expect_close(
+        call,
+        value,
+        expected,
+        mistakes=_log_prob_mistakes(model, [1], [3, 3, 2]),
+        **TOL,
+        hint=HINT_LOG_PROB_VALUES,
+    )
 
-    for seed, prompt, continuation in [(0, [1, 5, 6], [7, 8, 2]), (1, [1], [2]),
-                                       (2, [1, 4, 4, 9, 3, 5], [11])]:
+    for seed, prompt, continuation in [
+        (0, [1, 5, 6], [7, 8, 2]),
+        (1, [1], [2]),
+        (2, [1, 4, 4, 9, 3, 5], [11]),
+    ]:
         model = sharp_model(seed)
-        call = (f"sequence_log_prob(model, {prompt}, {continuation}) on a random decoder "
-                f"(seed {seed})")
+        call = (
+            f"sequence_log_prob(model, {prompt}, {continuation}) on a random decoder (seed {seed})"
+        )
         value = _expect_scalar(run, call, run.call(call, model, _ids(prompt), _ids(continuation)))
         run.expect_finite(call, value)
-        run.expect_close(call, value, _chain_rule(model, prompt, continuation),
-                         mistakes=_log_prob_mistakes(model, prompt, continuation), **TOL,
-                         what="log-probability (checked against one forward pass per prefix)",
-                         hint=HINT_PROMPT_OFFSET.format(L_p=len(prompt)))
-        run.expect_true(value <= 1e-6, f"{call} returned {value}, above 0: a log-probability "
-                        f"is never positive.")
+        run.expect_close(
+            call,
+            value,
+            _chain_rule(model, prompt, continuation),
+            mistakes=_log_prob_mistakes(model, prompt, continuation),
+            **TOL,
+            what="log-probability (checked against one forward pass per prefix)",
+            hint=HINT_PROMPT_OFFSET.format(L_p=len(prompt)),
+        )
+        run.expect_true(
+            value <= 1e-6, f"{call} returned {value}, above 0: a log-probability is never positive."
+        )
 
     model = sharp_model(0)
-    run.expect_raises("sequence_log_prob with prompt_ids of shape (1, 3)", ValueError,
-                      model, _ids([[1, 5, 6]]), _ids([7]), mentions=("prompt_ids", "(1, 3)"))
+    run.expect_raises(
+        "sequence_log_prob with prompt_ids of shape (1, 3)",
+        ValueError,
+        model,
+        _ids([[1, 5, 6]]),
+        _ids([7]),
+        mentions=("prompt_ids", "(1, 3)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(800 + seed)
@@ -196,12 +260,20 @@ def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) 
             L_p, L_c = int(rng.integers(1, 8)), int(rng.integers(1, 8))
             prompt = [1, *rng.integers(3, 13, size=L_p - 1).tolist()]
             continuation = rng.integers(2, 13, size=L_c).tolist()
-            call = (f"sequence_log_prob on a random {positions} decoder, prompt {prompt}, "
-                    f"continuation {continuation}")
-            value = _expect_scalar(run, call, run.call(call, model, _ids(prompt),
-                                                       _ids(continuation)))
-            run.expect_close(call, value, reference(model, _ids(prompt), _ids(continuation)),
-                             mistakes=_log_prob_mistakes(model, prompt, continuation), **TOL)
+            call = (
+                f"sequence_log_prob on a random {positions} decoder, prompt {prompt}, "
+                f"continuation {continuation}"
+            )
+            value = _expect_scalar(
+                run, call, run.call(call, model, _ids(prompt), _ids(continuation))
+            )
+            run.expect_close(
+                call,
+                value,
+                reference(model, _ids(prompt), _ids(continuation)),
+                mistakes=_log_prob_mistakes(model, prompt, continuation),
+                **TOL,
+            )
     run.done()
 
 
@@ -212,11 +284,15 @@ def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) 
 # 0.25 (sorted: 0.5, 0.25, 0.15, 0.1; cumulative 0.5, 0.75, 0.9, 1.0).
 WORKED_PROBS = torch.tensor([0.15, 0.5, 0.1, 0.25], dtype=torch.float64)
 WORKED_LOGITS = WORKED_PROBS.log()
-HINT_CROSSING = ("keep the token that crosses p: a token stays when the probability of the "
-                 "likelier tokens before it is still below p")
+HINT_CROSSING = (
+    "keep the token that crosses p: a token stays when the probability of the "
+    "likelier tokens before it is still below p"
+)
 HINT_RENORMALISE = "renormalise so that the kept probabilities sum to 1"
-HINT_TEMPERATURE = ("divide the LOGITS by the temperature before the softmax; dividing "
-                    "probabilities by T and renormalising changes nothing")
+HINT_TEMPERATURE = (
+    "divide the LOGITS by the temperature before the softmax; dividing "
+    "probabilities by T and renormalising changes nothing"
+)
 
 
 def _top_p_keep(probs: torch.Tensor, top_p, strict: bool) -> torch.Tensor:
@@ -228,18 +304,25 @@ def _top_p_keep(probs: torch.Tensor, top_p, strict: bool) -> torch.Tensor:
 
 
 HINT_MULTIPLIED_BY_TEMPERATURE = "divide the logits by the temperature"
-HINT_TOP_P_FIRST = ("apply top-k first, renormalise, then choose the top-p set from those "
-                    "renormalised probabilities")
+HINT_TOP_P_FIRST = (
+    "apply top-k first, renormalise, then choose the top-p set from those "
+    "renormalised probabilities"
+)
 HINT_TOP_P_ASCENDING = "sort in decreasing order: torch.sort(probs, descending=True)"
 HINT_TEMPERATURE_LAST = "apply the temperature first, then the filters"
-HINT_TOP_P_UNSORTED = ("sort the probabilities in decreasing order before the cumulative sum, "
-                       "then put the result back in vocabulary order")
-HINT_SORTED_ORDER = ("scatter the kept probabilities back to their token ids (the order "
-                     "returned by torch.sort)")
-HINT_REMOVED_ZERO_LOGIT = ("set the logits of removed tokens to -inf (float('-inf')), so "
-                           "softmax gives them exactly 0")
-HINT_TOP_K_OFF_BY_ONE = ("the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): "
-                         "index k is the (k+1)-th")
+HINT_TOP_P_UNSORTED = (
+    "sort the probabilities in decreasing order before the cumulative sum, "
+    "then put the result back in vocabulary order"
+)
+HINT_SORTED_ORDER = (
+    "scatter the kept probabilities back to their token ids (the order returned by torch.sort)"
+)
+HINT_REMOVED_ZERO_LOGIT = (
+    "set the logits of removed tokens to -inf (float('-inf')), so softmax gives them exactly 0"
+)
+HINT_TOP_K_OFF_BY_ONE = (
+    "the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th"
+)
 HINT_TOP_K_SMALLEST = "keep the k largest logits (torch.topk returns the largest)"
 
 
@@ -249,101 +332,167 @@ def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
 
     out = []
     if temperature > 0:
-        out.append(Mistake("temperature applied to the probabilities instead of the logits "
-                           "(softmax of p / T)", filtered(torch.softmax(logits, -1)),
-                           HINT_TEMPERATURE))
+        out.append(
+            Mistake(
+                "temperature applied to the probabilities instead of the logits (softmax of p / T)",
+                filtered(torch.softmax(logits, -1)),
+                HINT_TEMPERATURE,
+            )
+        )
     if temperature not in (0, 1):
         out += [
-            Mistake("temperature applied to the probabilities instead of the logits",
-                    filtered(logits, 1.0), HINT_TEMPERATURE),
-            Mistake("logits multiplied by the temperature instead of divided",
-                    filtered(logits, 1.0 / temperature), HINT_MULTIPLIED_BY_TEMPERATURE),
+            Mistake(
+                "temperature applied to the probabilities instead of the logits",
+                filtered(logits, 1.0),
+                HINT_TEMPERATURE,
+            ),
+            Mistake(
+                "logits multiplied by the temperature instead of divided",
+                filtered(logits, 1.0 / temperature),
+                HINT_MULTIPLIED_BY_TEMPERATURE,
+            ),
         ]
     if temperature > 0:
         z = logits / temperature
         if top_p is not None and top_p < 1:
             probs = filtered(logits, temperature, top_k, None)
             if top_k:  # top-p on the full distribution, then top-k on what it kept
-                keep = _top_p_keep(filtered(logits, temperature, None, None), top_p,
-                                   strict=False)
+                keep = _top_p_keep(filtered(logits, temperature, None, None), top_p, strict=False)
                 swapped = filtered(z.masked_fill(~keep, -math.inf), 1.0, top_k, None)
                 out.append(Mistake("top-p applied before top-k", swapped, HINT_TOP_P_FIRST))
             flipped = torch.softmax(z, -1) if not top_k else probs
             ordered, order = flipped.sort(dim=-1)  # ascending: least likely first
             before = ordered.cumsum(-1) - ordered
             kept = torch.zeros_like(ordered).scatter(-1, order, ordered * (before < top_p))
-            out.append(Mistake("top-p set taken from the LEAST likely tokens (sorted ascending)",
-                               kept / kept.sum(-1, keepdim=True), HINT_TOP_P_ASCENDING))
+            out.append(
+                Mistake(
+                    "top-p set taken from the LEAST likely tokens (sorted ascending)",
+                    kept / kept.sum(-1, keepdim=True),
+                    HINT_TOP_P_ASCENDING,
+                )
+            )
             # top-p chosen on the distribution before the temperature (listed first: at
             # temperature 2 it can coincide with dropping the crossing token)
             keep = _top_p_keep(filtered(logits, 1.0, top_k, None), top_p, strict=False)
             late = torch.softmax(z.masked_fill(~keep, -math.inf), -1)
-            out.append(Mistake("top-p set chosen before applying the temperature", late,
-                               HINT_TEMPERATURE_LAST))
+            out.append(
+                Mistake(
+                    "top-p set chosen before applying the temperature", late, HINT_TEMPERATURE_LAST
+                )
+            )
             keep = _top_p_keep(probs, top_p, strict=True)
             dropped = probs * keep
-            out.append(Mistake("top-p drops the token that crosses p",
-                               dropped / dropped.sum(-1, keepdim=True), HINT_CROSSING))
+            out.append(
+                Mistake(
+                    "top-p drops the token that crosses p",
+                    dropped / dropped.sum(-1, keepdim=True),
+                    HINT_CROSSING,
+                )
+            )
             keep = _top_p_keep(probs, top_p, strict=False)
             out.append(Mistake("filtered but not renormalised", probs * keep, HINT_RENORMALISE))
             unsorted_cum = probs.cumsum(-1) - probs
             kept = probs * (unsorted_cum < top_p)
-            out.append(Mistake("top-p cumulative sum taken in vocabulary order, not sorted",
-                               kept / kept.sum(-1, keepdim=True), HINT_TOP_P_UNSORTED))
+            out.append(
+                Mistake(
+                    "top-p cumulative sum taken in vocabulary order, not sorted",
+                    kept / kept.sum(-1, keepdim=True),
+                    HINT_TOP_P_UNSORTED,
+                )
+            )
             sorted_result = filtered(logits).sort(dim=-1, descending=True).values
-            out.append(Mistake("probabilities returned in sorted order, not vocabulary order",
-                               sorted_result, HINT_SORTED_ORDER))
+            out.append(
+                Mistake(
+                    "probabilities returned in sorted order, not vocabulary order",
+                    sorted_result,
+                    HINT_SORTED_ORDER,
+                )
+            )
         if top_k:
             k = min(top_k, logits.shape[-1])
             kth = z.topk(k, dim=-1).values[..., -1:]
             small = z.masked_fill(z < kth, 0.0)
-            out.append(Mistake("removed logits set to 0 instead of -inf",
-                               filtered(small * temperature, temperature, None, top_p),
-                               HINT_REMOVED_ZERO_LOGIT))
+            out.append(
+                Mistake(
+                    "removed logits set to 0 instead of -inf",
+                    filtered(small * temperature, temperature, None, top_p),
+                    HINT_REMOVED_ZERO_LOGIT,
+                )
+            )
             probs = torch.softmax(z, -1)
-            out.append(Mistake("softmax before top-k, removed tokens zeroed, not renormalised",
-                               probs.masked_fill(z < kth, 0.0), HINT_RENORMALISE))
+            out.append(
+                Mistake(
+                    "softmax before top-k, removed tokens zeroed, not renormalised",
+                    probs.masked_fill(z < kth, 0.0),
+                    HINT_RENORMALISE,
+                )
+            )
             if k < logits.shape[-1]:
                 kth_next = z.topk(k + 1, dim=-1).values[..., -1:]
-                out.append(Mistake("top-k keeps k + 1 tokens (off by one at the k-th logit)",
-                                   filtered(z.masked_fill(z < kth_next, -math.inf), 1.0, None,
-                                            top_p), HINT_TOP_K_OFF_BY_ONE))
+                out.append(
+                    Mistake(
+                        "top-k keeps k + 1 tokens (off by one at the k-th logit)",
+                        filtered(z.masked_fill(z < kth_next, -math.inf), 1.0, None, top_p),
+                        HINT_TOP_K_OFF_BY_ONE,
+                    )
+                )
             kth_small = (-z).topk(k, dim=-1).values[..., -1:]
-            out.append(Mistake("top-k kept the k SMALLEST logits",
-                               torch.softmax(z.masked_fill(-z < kth_small, -math.inf), -1),
-                               HINT_TOP_K_SMALLEST))
+            out.append(
+                Mistake(
+                    "top-k kept the k SMALLEST logits",
+                    torch.softmax(z.masked_fill(-z < kth_small, -math.inf), -1),
+                    HINT_TOP_K_SMALLEST,
+                )
+            )
     return out
 
 
 HINT_PROBS_SHAPE = "one probability per token: the shape of logits"
 
 
-def _expect_distribution(run: CheckRun, call: str, seen, expected, mistakes=(),
-                         shape=None, hint=None):
+def _expect_distribution(
+    run: CheckRun, call: str, seen, expected, mistakes=(), shape=None, hint=None
+):
     shape = tuple(expected.shape) if shape is None else shape
     seen_arr = as_array(seen)
     if seen_arr.shape == shape and not np.all(np.isfinite(seen_arr)):
-        mistake = run.match_mistake(np.nan_to_num(seen_arr, nan=-1.0),
-                                    [Mistake(m.name, np.nan_to_num(as_array(m.output), nan=-1.0),
-                                             m.hint) for m in mistakes])
+        mistake = run.match_mistake(
+            np.nan_to_num(seen_arr, nan=-1.0),
+            [
+                Mistake(m.name, np.nan_to_num(as_array(m.output), nan=-1.0), m.hint)
+                for m in mistakes
+            ],
+        )
         if mistake is not None:
-            run.fail(f"{call} returned non-finite probabilities.\nThis looks like a known "
-                     f"mistake: {mistake.name}.", hint=mistake.hint)
+            run.fail(
+                f"{call} returned non-finite probabilities.\nThis looks like a known "
+                f"mistake: {mistake.name}.",
+                hint=mistake.hint,
+            )
     run.expect_shape(call, seen_arr, shape, hint=HINT_PROBS_SHAPE)
     run.expect_finite(call, seen_arr, hint=hint)
-    run.expect_close(call, seen_arr, expected, mistakes=mistakes, what="probabilities", **TOL,
-                     hint=hint)
-    run.expect_true(np.allclose(seen_arr.sum(-1), 1.0) and np.all(seen_arr >= 0),
-                    f"{call}: every distribution must be non-negative and sum to 1; sums "
-                    f"{seen_arr.sum(-1)}", hint=HINT_RENORMALISE)
+    run.expect_close(
+        call, seen_arr, expected, mistakes=mistakes, what="probabilities", **TOL, hint=hint
+    )
+    run.expect_true(
+        np.allclose(seen_arr.sum(-1), 1.0) and np.all(seen_arr >= 0),
+        f"{call}: every distribution must be non-negative and sum to 1; sums {seen_arr.sum(-1)}",
+        hint=HINT_RENORMALISE,
+    )
 
 
 def _expect_one_of(run: CheckRun, call: str, seen, options, hint: str):
     seen_arr = as_array(seen)
-    ok = any(seen_arr.shape == as_array(o).shape and np.allclose(seen_arr, as_array(o), **TOL)
-             for o in options)
-    run.expect_true(ok, f"{call} returned {describe(seen_arr)}\n  expected one of "
-                    + "; ".join(describe(o) for o in options), hint=hint)
+    ok = any(
+        seen_arr.shape == as_array(o).shape and np.allclose(seen_arr, as_array(o), **TOL)
+        for o in options
+    )
+    run.expect_true(
+        ok,
+        f"{call} returned {describe(seen_arr)}\n  expected one of "
+        + "; ".join(describe(o) for o in options),
+        hint=hint,
+    )
 
 
 HINT_PROBS_IN_PLACE = "work on new tensors (z = ... builds one), not in place"
@@ -356,96 +505,164 @@ HINT_FILTER_ROWS = "filter along the last axis, each row on its own"
 
 
 def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -> None:
-    run = CheckRun(next_token_probs, crash_hint=HINT_CRASH_PROBS,
-                   in_place_hint=HINT_PROBS_IN_PLACE)
+    run = CheckRun(next_token_probs, crash_hint=HINT_CRASH_PROBS, in_place_hint=HINT_PROBS_IN_PLACE)
     P, Z = WORKED_PROBS, WORKED_LOGITS
     cases = [
         # (temperature, top_k, top_p, expected, what it shows)
         (1.0, None, None, P, "no filter: the softmax itself"),
         (0.5, None, None, P**2 / (P**2).sum(), "temperature 0.5 squares the probabilities"),
         (2.0, None, None, P.sqrt() / P.sqrt().sum(), "temperature 2 takes square roots"),
-        (1.0, 2, None, torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
-         "top-k = 2 keeps report and the 0.25 token"),
-        (1.0, None, 0.6, torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
-         "top-p = 0.6: 0.5 is not enough, the 0.25 token crosses 0.6 and is kept"),
-        (1.0, None, 0.8, torch.tensor([0.15, 0.5, 0, 0.25], dtype=torch.float64) / 0.9,
-         "top-p = 0.8 needs three tokens (0.5 + 0.25 + 0.15 = 0.9)"),
-        (1.0, None, 0.3, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
-         "top-p = 0.3 is reached by the first token alone"),
+        (
+            1.0,
+            2,
+            None,
+            torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
+            "top-k = 2 keeps report and the 0.25 token",
+        ),
+        (
+            1.0,
+            None,
+            0.6,
+            torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
+            "top-p = 0.6: 0.5 is not enough, the 0.25 token crosses 0.6 and is kept",
+        ),
+        (
+            1.0,
+            None,
+            0.8,
+            torch.tensor([0.15, 0.5, 0, 0.25], dtype=torch.float64) / 0.9,
+            "top-p = 0.8 needs three tokens (0.5 + 0.25 + 0.15 = 0.9)",
+        ),
+        (
+            1.0,
+            None,
+            0.3,
+            torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
+            "top-p = 0.3 is reached by the first token alone",
+        ),
         (1.0, None, 1.0, P, "top-p = 1 changes nothing"),
-        (1.0, 3, 0.6, torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
-         "top-k = 3, then top-p = 0.6 on the renormalised three"),
-        (1.0, 2, 0.6, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
-         "top-k = 2 renormalises to (2/3, 1/3): report alone reaches top-p = 0.6"),
+        (
+            1.0,
+            3,
+            0.6,
+            torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
+            "top-k = 3, then top-p = 0.6 on the renormalised three",
+        ),
+        (
+            1.0,
+            2,
+            0.6,
+            torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
+            "top-k = 2 renormalises to (2/3, 1/3): report alone reaches top-p = 0.6",
+        ),
         (1.0, 10, None, P, "top-k = 10, larger than the vocabulary of 4, keeps everything"),
         (1.0, 0, None, P, "top-k = 0, like None, means no top-k filter"),
-        (2.0, None, 0.7, None, "temperature 2 first flattens, so top-p = 0.7 needs three "
-         "tokens"),
-        (0.0, None, None, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
-         "temperature 0 is the argmax"),
-        (1.0, 1, None, torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
-         "top-k = 1 is the argmax"),
+        (2.0, None, 0.7, None, "temperature 2 first flattens, so top-p = 0.7 needs three tokens"),
+        (
+            0.0,
+            None,
+            None,
+            torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
+            "temperature 0 is the argmax",
+        ),
+        (
+            1.0,
+            1,
+            None,
+            torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
+            "top-k = 1 is the argmax",
+        ),
     ]
     for temperature, top_k, top_p, expected, what in cases:
         if expected is None:
             flat = P.sqrt() / P.sqrt().sum()
             expected = flat.masked_fill(flat == flat.min(), 0.0)
             expected = expected / expected.sum()
-        call = (f"next_token_probs(logits, temperature={temperature}, top_k={top_k}, "
-                f"top_p={top_p}) with probabilities (0.15, 0.5, 0.1, 0.25) [{what}]")
+        call = (
+            f"next_token_probs(logits, temperature={temperature}, top_k={top_k}, "
+            f"top_p={top_p}) with probabilities (0.15, 0.5, 0.1, 0.25) [{what}]"
+        )
         seen = run.call(call, Z, temperature, top_k, top_p)
         hint = None
         if temperature == 0:
             hint = HINT_TEMPERATURE_ZERO
         elif top_p is not None and top_p < 0.5:
             hint = HINT_TOP_P_KEEPS_ONE
-        _expect_distribution(run, call, seen, expected,
-                             _probs_mistakes(Z, temperature, top_k, top_p), hint=hint)
+        _expect_distribution(
+            run, call, seen, expected, _probs_mistakes(Z, temperature, top_k, top_p), hint=hint
+        )
 
     # Ties: any of the tied tokens may be chosen, or all of them kept.
     tie = torch.tensor([2.0, 1.0, 1.0, 0.0], dtype=torch.float64)
     e = tie.exp()
-    options = [e * torch.tensor(m, dtype=torch.float64) for m in
-               ([1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 1, 0])]
+    options = [
+        e * torch.tensor(m, dtype=torch.float64) for m in ([1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 1, 0])
+    ]
     call = "next_token_probs(tensor([2., 1., 1., 0.]), 1.0, top_k=2, top_p=None) [a tie at k]"
-    _expect_one_of(run, call, run.call(call, tie, 1.0, 2, None), [o / o.sum() for o in options],
-                   hint=HINT_TOP_K_TIES)
+    _expect_one_of(
+        run,
+        call,
+        run.call(call, tie, 1.0, 2, None),
+        [o / o.sum() for o in options],
+        hint=HINT_TOP_K_TIES,
+    )
     tie = torch.tensor([1.0, 3.0, 3.0, 0.0], dtype=torch.float64)
     call = "next_token_probs(tensor([1., 3., 3., 0.]), temperature=0.0) [a tie for the maximum]"
-    _expect_one_of(run, call, run.call(call, tie, 0.0, None, None),
-                   [torch.tensor([0, 1.0, 0, 0]), torch.tensor([0, 0, 1.0, 0])],
-                   hint=HINT_ONE_HOT)
+    _expect_one_of(
+        run,
+        call,
+        run.call(call, tie, 0.0, None, None),
+        [torch.tensor([0, 1.0, 0, 0]), torch.tensor([0, 0, 1.0, 0])],
+        hint=HINT_ONE_HOT,
+    )
 
     # Two leading axes: every row of every sequence filtered on its own.
     logits = torch.stack((torch.stack((Z, Z.flip(0))), torch.stack((Z.roll(1), 2 * Z))))
-    call = ("next_token_probs(logits of shape (2, 2, 4), 1.0, top_k=3, top_p=0.7) [two "
-            "leading axes]")
-    _expect_distribution(run, call, run.call(call, logits, 1.0, 3, 0.7),
-                         filtered_distribution(logits, 1.0, 3, 0.7),
-                         _probs_mistakes(logits, 1.0, 3, 0.7),
-                         hint=HINT_FILTER_ALONG_LAST_AXIS)
+    call = "next_token_probs(logits of shape (2, 2, 4), 1.0, top_k=3, top_p=0.7) [two leading axes]"
+    _expect_distribution(
+        run,
+        call,
+        run.call(call, logits, 1.0, 3, 0.7),
+        filtered_distribution(logits, 1.0, 3, 0.7),
+        _probs_mistakes(logits, 1.0, 3, 0.7),
+        hint=HINT_FILTER_ALONG_LAST_AXIS,
+    )
 
     # A batch: each row is filtered on its own; large logits must not overflow.
     logits = torch.stack((Z, Z.flip(0), 1000.0 + Z))  # (3, 4)
     call = "next_token_probs(logits of shape (3, 4), 1.0, top_k=None, top_p=0.6) [a batch]"
     expected = filtered_distribution(logits, 1.0, None, 0.6)
-    _expect_distribution(run, call, run.call(call, logits, 1.0, None, 0.6), expected,
-                         _probs_mistakes(logits, 1.0, None, 0.6),
-                         hint=HINT_FILTER_ROWS)
+    _expect_distribution(
+        run,
+        call,
+        run.call(call, logits, 1.0, None, 0.6),
+        expected,
+        _probs_mistakes(logits, 1.0, None, 0.6),
+        hint=HINT_FILTER_ROWS,
+    )
     if reference is not None:
         for seed in range(trials):
             gen = torch.Generator().manual_seed(900 + seed)
-            B, V = int(torch.randint(1, 5, (1,), generator=gen)), int(
-                torch.randint(2, 30, (1,), generator=gen))
+            B, V = (
+                int(torch.randint(1, 5, (1,), generator=gen)),
+                int(torch.randint(2, 30, (1,), generator=gen)),
+            )
             logits = 3.0 * torch.randn(B, V, generator=gen)
             temperature = [0.0, 0.3, 1.0, 1.7][seed % 4]
             top_k = [None, 1, 5, V + 3][seed % 3 + (seed % 2)]
             top_p = [None, 0.5, 0.9, 1.0][(seed // 2) % 4]
-            call = (f"next_token_probs on random logits of shape ({B}, {V}), temperature="
-                    f"{temperature}, top_k={top_k}, top_p={top_p} (seed {seed})")
+            call = (
+                f"next_token_probs on random logits of shape ({B}, {V}), temperature="
+                f"{temperature}, top_k={top_k}, top_p={top_p} (seed {seed})"
+            )
             expected = reference(logits, temperature, top_k, top_p)
-            _expect_distribution(run, call, run.call(call, logits, temperature, top_k, top_p),
-                                 expected, _probs_mistakes(logits, temperature, top_k, top_p))
+            _expect_distribution(
+                run,
+                call,
+                run.call(call, logits, temperature, top_k, top_p),
+                expected,
+                _probs_mistakes(logits, temperature, top_k, top_p),
+            )
     run.done()
 
 
@@ -453,8 +670,9 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
 # sample_next
 # ---------------------------------------------------------------------------------------
 HINT_SAMPLE_IDS = "return token ids: one integer per row, e.g. from torch.multinomial"
-HINT_SAMPLE_SHAPE = ("one token id per row of logits: drop the last axis "
-                     "(torch.multinomial(...).squeeze(-1))")
+HINT_SAMPLE_SHAPE = (
+    "one token id per row of logits: drop the last axis (torch.multinomial(...).squeeze(-1))"
+)
 HINT_SAMPLE_INTEGERS = "return token ids (integers), not probabilities or logits"
 
 
@@ -463,31 +681,48 @@ def _token_ids(run: CheckRun, call: str, seen, shape: tuple, V: int) -> np.ndarr
     if shape == () and arr.shape == (1,):
         arr = arr.reshape(())
     if arr.shape == (*shape, V):
-        run.fail(f"{call} returned shape {arr.shape}: a distribution, not token ids.",
-                 hint=HINT_SAMPLE_IDS)
+        run.fail(
+            f"{call} returned shape {arr.shape}: a distribution, not token ids.",
+            hint=HINT_SAMPLE_IDS,
+        )
     run.expect_shape(call, arr, shape, hint=HINT_SAMPLE_SHAPE)
     integral = arr.dtype.kind in "iu" or np.all(arr == np.round(arr))
-    run.expect_true(integral and np.all((0 <= arr) & (arr < V)),
-                    f"{call} returned {describe(arr)}; expected token ids in [0, {V - 1}].",
-                    hint=HINT_SAMPLE_INTEGERS)
+    run.expect_true(
+        integral and np.all((0 <= arr) & (arr < V)),
+        f"{call} returned {describe(arr)}; expected token ids in [0, {V - 1}].",
+        hint=HINT_SAMPLE_INTEGERS,
+    )
     return arr.astype(np.int64)
 
 
 HINT_GREEDY = "temperature 0 means greedy: return logits.argmax(dim=-1)"
-HINT_ONE_DRAW_PER_ROW = ("draw one token per row: torch.multinomial on the (N, V) probabilities "
-                         "gives N independent draws")
-HINT_SAMPLE_FROM_PROBS = ("sample from next_token_probs(logits, temperature, top_k, top_p); at "
-                          "temperature 0 take the argmax")
-HINT_GENERATOR = ("pass the generator to the random draw: torch.multinomial(probs, 1, "
-                  "generator=generator)")
-HINT_UNFILTERED = ("draw from the filtered distribution, next_token_probs(logits, temperature, "
-                   "top_k, top_p), not from the raw softmax")
-HINT_ALWAYS_ARGMAX = ("at a temperature above 0, draw at random from the distribution; the "
-                      "argmax is only for temperature 0")
-HINT_FLATTEN = ("flatten the leading axes to (N, V) for torch.multinomial, then reshape the "
-                "draws back to the leading shape")
-HINT_PROBS_ARGUMENTS = ("draw from next_token_probs(logits, temperature, top_k, top_p): divide "
-                        "the logits by the temperature, then filter, then sample")
+HINT_ONE_DRAW_PER_ROW = (
+    "draw one token per row: torch.multinomial on the (N, V) probabilities "
+    "gives N independent draws"
+)
+HINT_SAMPLE_FROM_PROBS = (
+    "sample from next_token_probs(logits, temperature, top_k, top_p); at "
+    "temperature 0 take the argmax"
+)
+HINT_GENERATOR = (
+    "pass the generator to the random draw: torch.multinomial(probs, 1, generator=generator)"
+)
+HINT_UNFILTERED = (
+    "draw from the filtered distribution, next_token_probs(logits, temperature, "
+    "top_k, top_p), not from the raw softmax"
+)
+HINT_ALWAYS_ARGMAX = (
+    "at a temperature above 0, draw at random from the distribution; the "
+    "argmax is only for temperature 0"
+)
+HINT_FLATTEN = (
+    "flatten the leading axes to (N, V) for torch.multinomial, then reshape the "
+    "draws back to the leading shape"
+)
+HINT_PROBS_ARGUMENTS = (
+    "draw from next_token_probs(logits, temperature, top_k, top_p): divide "
+    "the logits by the temperature, then filter, then sample"
+)
 HINT_DRAW_FROM_PROBS = "draw from next_token_probs"
 
 
@@ -496,113 +731,196 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
     Z = WORKED_LOGITS
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
     token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
-    run.expect_true(int(token) == 1, f"{call} returned {int(token)}; expected 1 (the argmax).",
-                    hint=HINT_GREEDY)
+    run.expect_true(
+        int(token) == 1, f"{call} returned {int(token)}; expected 1 (the argmax).", hint=HINT_GREEDY
+    )
 
     logits = 2.0 * torch.randn(64, 12, generator=torch.Generator().manual_seed(0))  # (64, 12)
     best = logits.argmax(-1).numpy()
-    for temperature, top_k, top_p, what in [(0.0, None, None, "temperature 0"),
-                                            (1.3, 1, None, "top-k = 1"),
-                                            (1.0, None, 1e-6, "a top-p the first token alone "
-                                             "reaches")]:
-        call = (f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
-                f"top_p={top_p}, generator) [{what} is greedy]")
-        seen = _token_ids(run, call, run.call(call, logits, temperature, top_k, top_p,
-                                              torch.Generator().manual_seed(1)), (64,), 12)
-        run.expect_true(len(set(seen.tolist())) > 1 or len(set(best.tolist())) == 1,
-                        f"{call} gave every one of 64 rows the same token {int(seen[0])}.",
-                        hint=HINT_ONE_DRAW_PER_ROW)
-        run.expect_true(np.array_equal(seen, best), f"{call} differs from the argmax in rows "
-                        f"{np.flatnonzero(seen != best)[:5].tolist()}.",
-                        hint=HINT_SAMPLE_FROM_PROBS)
+    for temperature, top_k, top_p, what in [
+        (0.0, None, None, "temperature 0"),
+        (1.3, 1, None, "top-k = 1"),
+        (1.0, None, 1e-6, "a top-p the first token alone reaches"),
+    ]:
+        call = (
+            f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
+            f"top_p={top_p}, generator) [{what} is greedy]"
+        )
+        seen = _token_ids(
+            run,
+            call,
+            run.call(call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(1)),
+            (64,),
+            12,
+        )
+        run.expect_true(
+            len(set(seen.tolist())) > 1 or len(set(best.tolist())) == 1,
+            f"{call} gave every one of 64 rows the same token {int(seen[0])}.",
+            hint=HINT_ONE_DRAW_PER_ROW,
+        )
+        run.expect_true(
+            np.array_equal(seen, best),
+            f"{call} differs from the argmax in rows {np.flatnonzero(seen != best)[:5].tolist()}.",
+            hint=HINT_SAMPLE_FROM_PROBS,
+        )
 
-    for temperature, top_k, top_p in [(1.0, None, None), (0.7, 3, None), (1.5, None, 0.5),
-                                      (1.0, 4, 0.8)]:
-        call = (f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
-                f"top_p={top_p}, generator=torch.Generator().manual_seed(5))")
-        first = _token_ids(run, call, run.call(call, logits, temperature, top_k, top_p,
-                                               torch.Generator().manual_seed(5)), (64,), 12)
-        again = _token_ids(run, call, run.call(call, logits, temperature, top_k, top_p,
-                                               torch.Generator().manual_seed(5)), (64,), 12)
-        run.expect_true(np.array_equal(first, again),
-                        f"{call} gave different tokens on two calls with the same seed.",
-                        hint=HINT_GENERATOR)
+    for temperature, top_k, top_p in [
+        (1.0, None, None),
+        (0.7, 3, None),
+        (1.5, None, 0.5),
+        (1.0, 4, 0.8),
+    ]:
+        call = (
+            f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
+            f"top_p={top_p}, generator=torch.Generator().manual_seed(5))"
+        )
+        first = _token_ids(
+            run,
+            call,
+            run.call(call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(5)),
+            (64,),
+            12,
+        )
+        again = _token_ids(
+            run,
+            call,
+            run.call(call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(5)),
+            (64,),
+            12,
+        )
+        run.expect_true(
+            np.array_equal(first, again),
+            f"{call} gave different tokens on two calls with the same seed.",
+            hint=HINT_GENERATOR,
+        )
         support = filtered_distribution(logits, temperature, top_k, top_p) > 0  # (64, 12)
         outside = ~support[torch.arange(64), torch.as_tensor(first)]
-        run.expect_true(not bool(outside.any()),
-                        f"{call} drew tokens that the filters remove (rows "
-                        f"{outside.nonzero().flatten()[:5].tolist()}).",
-                        hint=HINT_UNFILTERED)
+        run.expect_true(
+            not bool(outside.any()),
+            f"{call} drew tokens that the filters remove (rows "
+            f"{outside.nonzero().flatten()[:5].tolist()}).",
+            hint=HINT_UNFILTERED,
+        )
         if top_k is None and top_p is None:
-            run.expect_true(not np.array_equal(first, best),
-                            f"{call} returned the argmax of every one of 64 rows.",
-                            hint=HINT_ALWAYS_ARGMAX)
+            run.expect_true(
+                not np.array_equal(first, best),
+                f"{call} returned the argmax of every one of 64 rows.",
+                hint=HINT_ALWAYS_ARGMAX,
+            )
     # Two leading axes: one token per row, the shape of logits without its last axis.
     logits3 = logits.reshape(2, 32, 12)
-    call = ("sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
-            "generator) [two leading axes]")
-    seen = _token_ids(run, call, run.call(call, logits3, 1.0, 3, None,
-                                          torch.Generator().manual_seed(2)), (2, 32), 12)
+    call = (
+        "sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
+        "generator) [two leading axes]"
+    )
+    seen = _token_ids(
+        run,
+        call,
+        run.call(call, logits3, 1.0, 3, None, torch.Generator().manual_seed(2)),
+        (2, 32),
+        12,
+    )
     support = filtered_distribution(logits3, 1.0, 3, None) > 0  # (2, 32, 12)
     inside = torch.gather(support, -1, torch.as_tensor(seen)[..., None])
-    run.expect_true(bool(inside.all()), f"{call} drew tokens that top-k removes.",
-                    hint=HINT_FLATTEN)
+    run.expect_true(
+        bool(inside.all()), f"{call} drew tokens that top-k removes.", hint=HINT_FLATTEN
+    )
 
     # Frequencies: 20000 rows of the worked logits; each token's share must be within 5
     # standard errors of the filtered distribution (a correct sampler fails about once in
     # a million), so a sampler that ignores the temperature or a filter is seen.
     N = 20000
     many = Z.float().expand(N, 4).contiguous()  # (N, 4)
-    for temperature, top_k, top_p, what in [(2.0, None, None, "temperature 2 flattens"),
-                                            (0.5, None, None, "temperature 0.5 sharpens"),
-                                            (1.0, 3, None, "top-k = 3"),
-                                            (1.0, None, 0.8, "top-p = 0.8"),
-                                            (2.0, 3, 0.7, "temperature, top-k and top-p")]:
-        call = (f"sample_next(logits ({N}, 4), temperature={temperature}, top_k={top_k}, "
-                f"top_p={top_p}, generator) with probabilities (0.15, 0.5, 0.1, 0.25) "
-                f"[{what}]")
-        seen = _token_ids(run, call, run.call(call, many, temperature, top_k, top_p,
-                                              torch.Generator().manual_seed(7)), (N,), 4)
+    for temperature, top_k, top_p, what in [
+        (2.0, None, None, "temperature 2 flattens"),
+        (0.5, None, None, "temperature 0.5 sharpens"),
+        (1.0, 3, None, "top-k = 3"),
+        (1.0, None, 0.8, "top-p = 0.8"),
+        (2.0, 3, 0.7, "temperature, top-k and top-p"),
+    ]:
+        call = (
+            f"sample_next(logits ({N}, 4), temperature={temperature}, top_k={top_k}, "
+            f"top_p={top_p}, generator) with probabilities (0.15, 0.5, 0.1, 0.25) "
+            f"[{what}]"
+        )
+        seen = _token_ids(
+            run,
+            call,
+            run.call(call, many, temperature, top_k, top_p, torch.Generator().manual_seed(7)),
+            (N,),
+            4,
+        )
         share = np.bincount(seen, minlength=4) / N
         expected = as_array(filtered_distribution(Z, temperature, top_k, top_p))
         slack = 5.0 * np.sqrt(expected * (1 - expected) / N) + 1e-3
         mistakes = []
         if temperature != 1.0:
-            mistakes += [("the temperature was ignored", filtered_distribution(Z, 1.0, top_k,
-                                                                               top_p)),
-                         ("the logits were multiplied by the temperature, not divided",
-                          filtered_distribution(Z, 1.0 / temperature, top_k, top_p))]
+            mistakes += [
+                ("the temperature was ignored", filtered_distribution(Z, 1.0, top_k, top_p)),
+                (
+                    "the logits were multiplied by the temperature, not divided",
+                    filtered_distribution(Z, 1.0 / temperature, top_k, top_p),
+                ),
+            ]
         mistakes.append(("the filters were ignored", filtered_distribution(Z, temperature)))
-        named = next((name for name, m in mistakes
-                      if np.all(np.abs(share - as_array(m)) <= slack)), None)
-        message = (f"{call}: the tokens' shares {np.round(share, 3).tolist()} do not match "
-                   f"the distribution {np.round(expected, 3).tolist()}.")
+        named = next(
+            (name for name, m in mistakes if np.all(np.abs(share - as_array(m)) <= slack)), None
+        )
+        message = (
+            f"{call}: the tokens' shares {np.round(share, 3).tolist()} do not match "
+            f"the distribution {np.round(expected, 3).tolist()}."
+        )
         if named is not None:
             message += f"\nThis looks like a known mistake: {named}."
-        run.expect_true(np.all(np.abs(share - expected) <= slack), message,
-                        hint=HINT_PROBS_ARGUMENTS)
+        run.expect_true(
+            np.all(np.abs(share - expected) <= slack), message, hint=HINT_PROBS_ARGUMENTS
+        )
     if reference is not None:
         for seed in range(trials):
             gen = torch.Generator().manual_seed(950 + seed)
-            B, V = int(torch.randint(1, 40, (1,), generator=gen)), int(
-                torch.randint(2, 30, (1,), generator=gen))
+            B, V = (
+                int(torch.randint(1, 40, (1,), generator=gen)),
+                int(torch.randint(2, 30, (1,), generator=gen)),
+            )
             logits = 3.0 * torch.randn(B, V, generator=gen)
-            temperature, top_k, top_p = [(0.0, None, None), (1.0, 2, None), (0.5, None, 0.7),
-                                         (2.0, 5, 0.9), (1.0, 1, None), (0.8, None, 0.01)][seed]
-            call = (f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
-                    f"top_k={top_k}, top_p={top_p} (seed {seed})")
-            seen = _token_ids(run, call, run.call(call, logits, temperature, top_k, top_p,
-                                                  torch.Generator().manual_seed(seed)), (B,), V)
+            temperature, top_k, top_p = [
+                (0.0, None, None),
+                (1.0, 2, None),
+                (0.5, None, 0.7),
+                (2.0, 5, 0.9),
+                (1.0, 1, None),
+                (0.8, None, 0.01),
+            ][seed]
+            call = (
+                f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
+                f"top_k={top_k}, top_p={top_p} (seed {seed})"
+            )
+            seen = _token_ids(
+                run,
+                call,
+                run.call(
+                    call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(seed)
+                ),
+                (B,),
+                V,
+            )
             probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
             outside = probs[torch.arange(B), torch.as_tensor(seen)] <= 0
-            run.expect_true(not bool(outside.any()), f"{call} drew tokens outside the "
-                            f"filtered distribution.", hint=HINT_DRAW_FROM_PROBS)
+            run.expect_true(
+                not bool(outside.any()),
+                f"{call} drew tokens outside the filtered distribution.",
+                hint=HINT_DRAW_FROM_PROBS,
+            )
             if bool((probs.max(-1).values == 1).all()):  # a deterministic case
-                expected = as_array(reference(logits, temperature, top_k, top_p,
-                                              torch.Generator().manual_seed(seed)))
-                run.expect_true(np.array_equal(seen, expected),
-                                f"{call} returned {seen.tolist()}; expected the argmax "
-                                f"{expected.tolist()}.")
+                expected = as_array(
+                    reference(
+                        logits, temperature, top_k, top_p, torch.Generator().manual_seed(seed)
+                    )
+                )
+                run.expect_true(
+                    np.array_equal(seen, expected),
+                    f"{call} returned {seen.tolist()}; expected the argmax {expected.tolist()}.",
+                )
     run.done()
 
 
@@ -646,18 +964,25 @@ def _simulate(prompts, max_new_tokens, variant="correct", pad=PAD) -> torch.Tens
 
 
 HINT_EOS_AS_PAD = "a finished row receives pad_id (the argument), not eos_id"
-HINT_NO_EARLY_STOP = ("stop as soon as every row has finished (if finished.all(): break): the "
-                      "output then has fewer than max_new_tokens new columns")
+HINT_NO_EARLY_STOP = (
+    "stop as soon as every row has finished (if finished.all(): break): the "
+    "output then has fewer than max_new_tokens new columns"
+)
 HINT_PAD_ZERO = "write pad_id, the argument, into finished rows; 0 only happens to be the default"
-HINT_EOS_IGNORED = ("once a row emits eos_id it is finished: later positions get pad_id, and "
-                    "the loop ends when every row has finished")
+HINT_EOS_IGNORED = (
+    "once a row emits eos_id it is finished: later positions get pad_id, and "
+    "the loop ends when every row has finished"
+)
 HINT_EOS_DROPPED = "keep the EOS token itself: mark a row finished AFTER writing its new token"
 HINT_STOP_ON_FIRST = "each row stops on its own: keep going until EVERY row has emitted eos_id"
 HINT_KEEP_GENERATING = "after its EOS a row gets only pad_id (torch.where(finished, pad_id, new))"
-HINT_FINISHED_RESET = ("a row stays finished once it has emitted eos_id: combine the old flags "
-                       "and (new == eos_id) with |, never overwrite them")
-HINT_TOTAL_LENGTH = ("max_new_tokens counts NEW tokens only: the output has up to L + "
-                     "max_new_tokens columns")
+HINT_FINISHED_RESET = (
+    "a row stays finished once it has emitted eos_id: combine the old flags "
+    "and (new == eos_id) with |, never overwrite them"
+)
+HINT_TOTAL_LENGTH = (
+    "max_new_tokens counts NEW tokens only: the output has up to L + max_new_tokens columns"
+)
 HINT_PROMPT_ONLY = "run the model on ids, the prompt AND every token appended so far"
 HINT_NEW_TOKENS_ONLY = "return the prompts followed by the new tokens, shape (B, L + n)"
 HINT_ONE_TOO_MANY = "run at most max_new_tokens steps: range(max_new_tokens)"
@@ -665,34 +990,70 @@ HINT_ONE_TOO_MANY = "run at most max_new_tokens steps: range(max_new_tokens)"
 
 def _generate_mistakes(prompts, max_new_tokens, pad=PAD) -> list[Mistake]:
     extra = [
-        Mistake("finished rows padded with eos_id instead of pad_id",
-                _simulate(prompts, max_new_tokens, "pad_with_eos", pad), HINT_EOS_AS_PAD),
-        Mistake("the loop runs all max_new_tokens steps after every row has finished",
-                _simulate(prompts, max_new_tokens, "no_early_stop", pad), HINT_NO_EARLY_STOP),
+        Mistake(
+            "finished rows padded with eos_id instead of pad_id",
+            _simulate(prompts, max_new_tokens, "pad_with_eos", pad),
+            HINT_EOS_AS_PAD,
+        ),
+        Mistake(
+            "the loop runs all max_new_tokens steps after every row has finished",
+            _simulate(prompts, max_new_tokens, "no_early_stop", pad),
+            HINT_NO_EARLY_STOP,
+        ),
     ]
     if pad != PAD:
-        extra.append(Mistake("padding written as 0 instead of pad_id",
-                             _simulate(prompts, max_new_tokens, pad=PAD), HINT_PAD_ZERO))
+        extra.append(
+            Mistake(
+                "padding written as 0 instead of pad_id",
+                _simulate(prompts, max_new_tokens, pad=PAD),
+                HINT_PAD_ZERO,
+            )
+        )
     return extra + [
-        Mistake("EOS does not stop a row", _simulate(prompts, max_new_tokens, "eos_ignored"),
-                HINT_EOS_IGNORED),
-        Mistake("EOS not kept in the output (replaced by padding)",
-                _simulate(prompts, max_new_tokens, "eos_replaced"), HINT_EOS_DROPPED),
-        Mistake("the whole batch stopped when the first row finished",
-                _simulate(prompts, max_new_tokens, "stops_at_first"), HINT_STOP_ON_FIRST),
-        Mistake("finished rows keep generating instead of padding",
-                _simulate(prompts, max_new_tokens, "no_padding"), HINT_KEEP_GENERATING),
-        Mistake("finished reset every step (finished = new == eos_id, not finished | ...)",
-                _simulate(prompts, max_new_tokens, "finished_reset"), HINT_FINISHED_RESET),
-        Mistake("max_new_tokens used as the length of the whole output",
-                _simulate(prompts, max_new_tokens, "total_length"), HINT_TOTAL_LENGTH),
-        Mistake("the model always reads the prompt, never the tokens already generated",
-                _simulate(prompts, max_new_tokens, "prompt_only"), HINT_PROMPT_ONLY),
-        Mistake("only the new tokens returned, without the prompt",
-                _simulate(prompts, max_new_tokens)[:, len(prompts[0]):], HINT_NEW_TOKENS_ONLY),
+        Mistake(
+            "EOS does not stop a row",
+            _simulate(prompts, max_new_tokens, "eos_ignored"),
+            HINT_EOS_IGNORED,
+        ),
+        Mistake(
+            "EOS not kept in the output (replaced by padding)",
+            _simulate(prompts, max_new_tokens, "eos_replaced"),
+            HINT_EOS_DROPPED,
+        ),
+        Mistake(
+            "the whole batch stopped when the first row finished",
+            _simulate(prompts, max_new_tokens, "stops_at_first"),
+            HINT_STOP_ON_FIRST,
+        ),
+        Mistake(
+            "finished rows keep generating instead of padding",
+            _simulate(prompts, max_new_tokens, "no_padding"),
+            HINT_KEEP_GENERATING,
+        ),
+        Mistake(
+            "finished reset every step (finished = new == eos_id, not finished | ...)",
+            _simulate(prompts, max_new_tokens, "finished_reset"),
+            HINT_FINISHED_RESET,
+        ),
+        Mistake(
+            "max_new_tokens used as the length of the whole output",
+            _simulate(prompts, max_new_tokens, "total_length"),
+            HINT_TOTAL_LENGTH,
+        ),
+        Mistake(
+            "the model always reads the prompt, never the tokens already generated",
+            _simulate(prompts, max_new_tokens, "prompt_only"),
+            HINT_PROMPT_ONLY,
+        ),
+        Mistake(
+            "only the new tokens returned, without the prompt",
+            _simulate(prompts, max_new_tokens)[:, len(prompts[0]) :],
+            HINT_NEW_TOKENS_ONLY,
+        ),
         Mistake("one new token too few", _simulate(prompts, max_new_tokens - 1), HINT_ONE_TOO_MANY),
-        Mistake("one new token too many", _simulate(prompts, max_new_tokens + 1),
-                HINT_ONE_TOO_MANY),
+        Mistake(
+            "one new token too many", _simulate(prompts, max_new_tokens + 1), HINT_ONE_TOO_MANY
+        ),
     ]
 
 
@@ -704,14 +1065,18 @@ def _expect_tokens(run: CheckRun, call: str, seen, expected, mistakes=(), hint=N
     if not np.array_equal(seen_arr, as_array(expected)):
         mistake = run.match_mistake(seen_arr, mistakes)
         if mistake is not None:
-            run.fail(f"{call} returned\n  {describe(seen_arr)}\n  expected "
-                     f"{describe(expected)}\nThis looks like a known mistake: {mistake.name}.",
-                     hint=mistake.hint)
-    run.expect_shape(call, seen_arr, tuple(expected.shape),
-                     hint=hint or HINT_GENERATE_SHAPE)
-    run.expect_true(np.array_equal(seen_arr, as_array(expected)),
-                    f"{call} returned wrong tokens.\n  expected {describe(expected)}\n  seen "
-                    f"    {describe(seen_arr)}", hint=hint)
+            run.fail(
+                f"{call} returned\n  {describe(seen_arr)}\n  expected "
+                f"{describe(expected)}\nThis looks like a known mistake: {mistake.name}.",
+                hint=mistake.hint,
+            )
+    run.expect_shape(call, seen_arr, tuple(expected.shape), hint=hint or HINT_GENERATE_SHAPE)
+    run.expect_true(
+        np.array_equal(seen_arr, as_array(expected)),
+        f"{call} returned wrong tokens.\n  expected {describe(expected)}\n  seen "
+        f"    {describe(seen_arr)}",
+        hint=hint,
+    )
 
 
 def _padded(rows: list[list[int]]) -> torch.Tensor:
@@ -719,8 +1084,10 @@ def _padded(rows: list[list[int]]) -> torch.Tensor:
     return _ids([r + [PAD] * (width - len(r)) for r in rows])
 
 
-HINT_LAST_POSITION = ("choose each token from the LAST position's logits, model(ids)[:, -1]; a "
-                      "finished row gets pad_id")
+HINT_LAST_POSITION = (
+    "choose each token from the LAST position's logits, model(ids)[:, -1]; a "
+    "finished row gets pad_id"
+)
 HINT_FINISHED_PAD = "finished rows get pad_id"
 HINT_ZERO_NEW_TOKENS = "max_new_tokens=0 returns the prompt unchanged"
 HINT_WHOLE_SEQUENCE = "feed the whole sequence so far and use the LAST position's logits"
@@ -732,78 +1099,159 @@ HINT_PASS_GENERATOR = "pass generator (and temperature, top_k, top_p) on to samp
 def check_generate(generate, reference=None, trials: int = 6) -> None:
     run = CheckRun(generate, crash_hint=HINT_CRASH_GENERATE)
     model = table_model(NEXT_OF)
-    for prompts, max_new, what in [([[1, 4], [1, 7]], 10, "row 0 ends after 3 tokens, row 1 "
-                                    "after 4"),
-                                   ([[1, 4], [1, 7]], 2, "the length limit comes first"),
-                                   ([[1, 5], [1, 9], [1, 11]], 6, "three rows")]:
-        call = (f"generate(lookup_model, prompt_ids={prompts}, max_new_tokens={max_new}, "
-                f"eos_id={EOS}, temperature=0.0) [{what}; the model maps t to t + 1, 6 and 10 "
-                f"to EOS={EOS}]")
+    for prompts, max_new, what in [
+        ([[1, 4], [1, 7]], 10, "row 0 ends after 3 tokens, row 1 after 4"),
+        ([[1, 4], [1, 7]], 2, "the length limit comes first"),
+        ([[1, 5], [1, 9], [1, 11]], 6, "three rows"),
+    ]:
+        call = (
+            f"generate(lookup_model, prompt_ids={prompts}, max_new_tokens={max_new}, "
+            f"eos_id={EOS}, temperature=0.0) [{what}; the model maps t to t + 1, 6 and 10 "
+            f"to EOS={EOS}]"
+        )
         seen = run.call(call, model, _ids(prompts), max_new, EOS, PAD, 0.0)
-        _expect_tokens(run, call, seen, _simulate(prompts, max_new),
-                       _generate_mistakes(prompts, max_new),
-                       hint=HINT_LAST_POSITION)
+        _expect_tokens(
+            run,
+            call,
+            seen,
+            _simulate(prompts, max_new),
+            _generate_mistakes(prompts, max_new),
+            hint=HINT_LAST_POSITION,
+        )
 
     prompts, pad = [[1, 4], [1, 7], [1, 9]], 12
-    call = (f"generate(lookup_model, prompt_ids={prompts}, max_new_tokens=8, eos_id={EOS}, "
-            f"pad_id={pad}, temperature=0.0) [padding with pad_id = {pad}, not 0]")
+    call = (
+        f"generate(lookup_model, prompt_ids={prompts}, max_new_tokens=8, eos_id={EOS}, "
+        f"pad_id={pad}, temperature=0.0) [padding with pad_id = {pad}, not 0]"
+    )
     seen = run.call(call, model, _ids(prompts), 8, EOS, pad, 0.0)
-    _expect_tokens(run, call, seen, _simulate(prompts, 8, pad=pad),
-                   _generate_mistakes(prompts, 8, pad), hint=HINT_FINISHED_PAD)
+    _expect_tokens(
+        run,
+        call,
+        seen,
+        _simulate(prompts, 8, pad=pad),
+        _generate_mistakes(prompts, 8, pad),
+        hint=HINT_FINISHED_PAD,
+    )
 
     call = "generate(lookup_model, prompt_ids=[[1, 4]], max_new_tokens=0, eos_id=2)"
-    _expect_tokens(run, call, run.call(call, model, _ids([[1, 4]]), 0, EOS, PAD, 0.0),
-                   _ids([[1, 4]]), hint=HINT_ZERO_NEW_TOKENS)
+    _expect_tokens(
+        run,
+        call,
+        run.call(call, model, _ids([[1, 4]]), 0, EOS, PAD, 0.0),
+        _ids([[1, 4]]),
+        hint=HINT_ZERO_NEW_TOKENS,
+    )
 
     # A random decoder, greedy: the same tokens as the package's generator, and each row of
     # a batch the same as that prompt alone (rows never see each other or the padding).
     model = sharp_model(3)
     prompts = [[1, 4, 7], [1, 9, 9], [1, 3, 12]]
     call = f"generate(random_decoder, {prompts}, max_new_tokens=8, eos_id=2, temperature=0.0)"
-    expected = _padded(generate_tokens(model, prompts, 8, EOS, PAD, temperature=0.0,
-                                       use_cache=False))
+    expected = _padded(
+        generate_tokens(model, prompts, 8, EOS, PAD, temperature=0.0, use_cache=False)
+    )
     seen = run.call(call, model, _ids(prompts), 8, EOS, PAD, 0.0)
-    _expect_tokens(run, call, seen, expected,
-                   hint=HINT_WHOLE_SEQUENCE)
+    _expect_tokens(run, call, seen, expected, hint=HINT_WHOLE_SEQUENCE)
     for row, prompt in enumerate(prompts):
         alone = as_array(run.call(call, model, _ids([prompt]), 8, EOS, PAD, 0.0))[0]
         mine = as_array(seen)[row]
-        run.expect_true(np.array_equal(mine[:len(alone)], alone)
-                        and np.all(mine[len(alone):] == PAD),
-                        f"{call}: row {row} differs from generating its prompt alone "
-                        f"({alone.tolist()}).", hint=HINT_ROWS_INDEPENDENT)
+        run.expect_true(
+            np.array_equal(mine[: len(alone)], alone) and np.all(mine[len(alone) :] == PAD),
+            f"{call}: row {row} differs from generating its prompt alone ({alone.tolist()}).",
+            hint=HINT_ROWS_INDEPENDENT,
+        )
 
     for top_k, top_p in [(1, None), (None, 1e-6)]:
-        call = (f"generate(random_decoder, {prompts}, max_new_tokens=8, eos_id=2, "
-                f"temperature=1.0, top_k={top_k}, top_p={top_p}) [a filter that keeps one "
-                f"token is greedy]")
-        seen = run.call(call, model, _ids(prompts), 8, EOS, PAD, 1.0, top_k, top_p,
-                        torch.Generator().manual_seed(0))
-        _expect_tokens(run, call, seen, expected,
-                       hint=HINT_PASS_SETTINGS)
+        call = (
+            f"generate(random_decoder, {prompts}, max_new_tokens=8, eos_id=2, "
+            f"temperature=1.0, top_k={top_k}, top_p={top_p}) [a filter that keeps one "
+            f"token is greedy]"
+        )
+        seen = run.call(
+            call,
+            model,
+            _ids(prompts),
+            8,
+            EOS,
+            PAD,
+            1.0,
+            top_k,
+            top_p,
+            torch.Generator().manual_seed(0),
+        )
+        _expect_tokens(run, call, seen, expected, hint=HINT_PASS_SETTINGS)
 
-    call = ("generate(random_decoder, [[1, 4, 7]] * 4, max_new_tokens=10, eos_id=2, "
-            "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice")
-    first = run.call(call, model, _ids([[1, 4, 7]] * 4), 10, EOS, PAD, 1.0, None, None,
-                     torch.Generator().manual_seed(3))
-    again = run.call(call, model, _ids([[1, 4, 7]] * 4), 10, EOS, PAD, 1.0, None, None,
-                     torch.Generator().manual_seed(3))
-    run.expect_true(np.array_equal(as_array(first), as_array(again)),
-                    f"{call}: the same seed gave different emails.",
-                    hint=HINT_PASS_GENERATOR)
+    call = (
+        "generate(random_decoder, [[1, 4, 7]] * 4, max_new_tokens=10, eos_id=2, "
+        "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice"
+    )
+    first = run.call(
+        call,
+        model,
+        _ids([[1, 4, 7]] * 4),
+        10,
+        EOS,
+        PAD,
+        1.0,
+        None,
+        None,
+        torch.Generator().manual_seed(3),
+    )
+    again = run.call(
+        call,
+        model,
+        _ids([[1, 4, 7]] * 4),
+        10,
+        EOS,
+        PAD,
+        1.0,
+        None,
+        None,
+        torch.Generator().manual_seed(3),
+    )
+    run.expect_true(
+        np.array_equal(as_array(first), as_array(again)),
+        f"{call}: the same seed gave different emails.",
+        hint=HINT_PASS_GENERATOR,
+    )
 
     # A model that guesses uniformly: sampling must not collapse to the argmax (token 0).
     uniform = bias_model(torch.zeros(13))
-    call = ("generate(uniform_model, [[1]] * 4, max_new_tokens=6, eos_id=2, temperature=1.0, "
-            "generator=torch.Generator().manual_seed(0))")
-    seen = as_array(run.call(call, uniform, _ids([[1]] * 4), 6, EOS, PAD, 1.0, None, None,
-                             torch.Generator().manual_seed(0)))
-    run.expect_true(np.any(seen[:, 1:] != 0), f"{call} returned only token 0, the argmax, "
-                    f"although every token is equally likely:\n{describe(seen)}",
-                    hint=HINT_PASS_SETTINGS)
+    call = (
+        "generate(uniform_model, [[1]] * 4, max_new_tokens=6, eos_id=2, temperature=1.0, "
+        "generator=torch.Generator().manual_seed(0))"
+    )
+    seen = as_array(
+        run.call(
+            call,
+            uniform,
+            _ids([[1]] * 4),
+            6,
+            EOS,
+            PAD,
+            1.0,
+            None,
+            None,
+            torch.Generator().manual_seed(0),
+        )
+    )
+    run.expect_true(
+        np.any(seen[:, 1:] != 0),
+        f"{call} returned only token 0, the argmax, "
+        f"although every token is equally likely:\n{describe(seen)}",
+        hint=HINT_PASS_SETTINGS,
+    )
 
-    run.expect_raises("generate with prompt_ids of shape (3,)", ValueError,
-                      model, _ids([1, 4, 7]), 4, EOS, mentions=("prompt_ids", "(3,)"))
+    run.expect_raises(
+        "generate with prompt_ids of shape (3,)",
+        ValueError,
+        model,
+        _ids([1, 4, 7]),
+        4,
+        EOS,
+        mentions=("prompt_ids", "(3,)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(700 + seed)
@@ -812,8 +1260,10 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
             B, L, n = int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 12))
             prompts = [[1, *rng.integers(3, 13, size=L - 1).tolist()] for _ in range(B)]
             eos = int(rng.integers(3, 13))  # a common token as EOS: rows stop at their own time
-            call = (f"generate(random {positions} decoder, {prompts}, max_new_tokens={n}, "
-                    f"eos_id={eos}, temperature=0.0) (seed {seed})")
+            call = (
+                f"generate(random {positions} decoder, {prompts}, max_new_tokens={n}, "
+                f"eos_id={eos}, temperature=0.0) (seed {seed})"
+            )
             seen = run.call(call, model, _ids(prompts), n, eos, PAD, 0.0)
             _expect_tokens(run, call, seen, reference(model, _ids(prompts), n, eos, PAD, 0.0))
     run.done()
@@ -823,16 +1273,20 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
 # perplexity
 # ---------------------------------------------------------------------------------------
 HINT_PPL_PADDING = "multiply the per-token losses by loss_mask and count only real tokens"
-HINT_PPL_WEIGHTING = ("weight every token equally: add the losses of ALL real tokens over all "
-                      "batches, divide by the total token count, then take exp")
-HINT_ONLY_LAST_BATCH_COUNTED = ("add every batch to the running totals (total_nll += ...), do "
-                                "not overwrite")
+HINT_PPL_WEIGHTING = (
+    "weight every token equally: add the losses of ALL real tokens over all "
+    "batches, divide by the total token count, then take exp"
+)
+HINT_ONLY_LAST_BATCH_COUNTED = (
+    "add every batch to the running totals (total_nll += ...), do not overwrite"
+)
 HINT_LOSS_NOT_PERPLEXITY = "perplexity = exp(mean loss in nats)"
 HINT_BASE_2 = "the loss is in nats (natural log): perplexity = exp(loss), not 2 ** loss"
 HINT_EXP_OF_SUM = "divide the summed loss by the number of real targets before exp"
 HINT_MEAN_PROBABILITY = "average the LOG-probabilities (the loss), then exp; not the probabilities"
-HINT_DIVIDED_BY_ROWS = ("divide by the number of real target TOKENS, loss_mask.sum(), not by "
-                        "the number of rows")
+HINT_DIVIDED_BY_ROWS = (
+    "divide by the number of real target TOKENS, loss_mask.sum(), not by the number of rows"
+)
 HINT_FLOOR_DIVISION = "true division: total_nll / total_tokens (// rounds down)"
 
 
@@ -842,53 +1296,100 @@ def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
     loss = total / count
     all_positions = sum(s[3] for s in stats)
     with torch.no_grad():  # the mean probability of the real targets
-        probs = [torch.softmax(model(i).double(), -1).gather(-1, t[..., None])[..., 0][m.bool()]
-                 for i, t, m in batches]
+        probs = [
+            torch.softmax(model(i).double(), -1).gather(-1, t[..., None])[..., 0][m.bool()]
+            for i, t, m in batches
+        ]
     mean_prob = float(torch.cat(probs).mean())
     per_sequence = []  # each row's mean loss over its real targets
     with torch.no_grad():
         for i, t, m in batches:
-            nll = torch.nn.functional.cross_entropy(model(i).double().transpose(1, 2), t,
-                                                    reduction="none")  # (B, L)
-            per_sequence += [float(row[mask.bool()].mean()) for row, mask in zip(nll, m)
-                             if bool(mask.any())]
+            nll = torch.nn.functional.cross_entropy(
+                model(i).double().transpose(1, 2), t, reduction="none"
+            )  # (B, L)
+            per_sequence += [
+                float(row[mask.bool()].mean()) for row, mask in zip(nll, m) if bool(mask.any())
+            ]
     return math.exp(loss), [
-        Mistake("mean of the per-batch perplexities",
-                float(np.mean([math.exp(s[0] / s[1]) for s in stats])), HINT_PPL_WEIGHTING),
-        Mistake("exp of the mean of per-batch mean losses",
-                math.exp(float(np.mean([s[0] / s[1] for s in stats]))), HINT_PPL_WEIGHTING),
-        Mistake("padded targets counted", math.exp(sum(s[2] * s[3] for s in stats)
-                                                   / sum(s[3] for s in stats)), HINT_PPL_PADDING),
-        Mistake("padded targets counted (per-batch means)",
-                math.exp(float(np.mean([s[2] for s in stats]))), HINT_PPL_PADDING),
-        Mistake("only the last batch counted (totals overwritten, not added to)",
-                math.exp(stats[-1][0] / stats[-1][1]), HINT_ONLY_LAST_BATCH_COUNTED),
+        Mistake(
+            "mean of the per-batch perplexities",
+            float(np.mean([math.exp(s[0] / s[1]) for s in stats])),
+            HINT_PPL_WEIGHTING,
+        ),
+        Mistake(
+            "exp of the mean of per-batch mean losses",
+            math.exp(float(np.mean([s[0] / s[1] for s in stats]))),
+            HINT_PPL_WEIGHTING,
+        ),
+        Mistake(
+            "padded targets counted",
+            math.exp(sum(s[2] * s[3] for s in stats) / sum(s[3] for s in stats)),
+            HINT_PPL_PADDING,
+        ),
+        Mistake(
+            "padded targets counted (per-batch means)",
+            math.exp(float(np.mean([s[2] for s in stats]))),
+            HINT_PPL_PADDING,
+        ),
+        Mistake(
+            "only the last batch counted (totals overwritten, not added to)",
+            math.exp(stats[-1][0] / stats[-1][1]),
+            HINT_ONLY_LAST_BATCH_COUNTED,
+        ),
         Mistake("the loss returned instead of the perplexity", loss, HINT_LOSS_NOT_PERPLEXITY),
         Mistake("2 ** loss instead of exp(loss)", 2.0**loss, HINT_BASE_2),
-        Mistake("masked sum divided by all positions, padding included",
-                math.exp(total / all_positions), HINT_PPL_PADDING),
-        Mistake("padded positions averaged in, weighted by the real count",
-                math.exp(sum(s[2] * s[1] for s in stats) / count), HINT_PPL_PADDING),
-        Mistake("exp of the summed loss, not divided by the token count",
-                math.exp(total) if total < 700 else math.inf, HINT_EXP_OF_SUM),
-        Mistake("1 / mean probability instead of exp(mean -log p)", 1.0 / mean_prob,
-                HINT_MEAN_PROBABILITY),
-        Mistake("every sequence weighted equally (mean of per-sequence mean losses)",
-                math.exp(float(np.mean(per_sequence))), HINT_PPL_WEIGHTING),
-        Mistake("the summed loss divided by the number of sequences, not of tokens",
-                math.exp(total / sum(len(i) for i, _, _ in batches)) if total / sum(
-                    len(i) for i, _, _ in batches) < 700 else math.inf, HINT_DIVIDED_BY_ROWS),
-        Mistake("exp taken before dividing by the token count (exp(sum) / count)",
-                math.exp(total) / count if total < 700 else math.inf, HINT_EXP_OF_SUM),
-        Mistake("floor division (//) of the summed loss by the token count",
-                math.exp(total // count), HINT_FLOOR_DIVISION),
+        Mistake(
+            "masked sum divided by all positions, padding included",
+            math.exp(total / all_positions),
+            HINT_PPL_PADDING,
+        ),
+        Mistake(
+            "padded positions averaged in, weighted by the real count",
+            math.exp(sum(s[2] * s[1] for s in stats) / count),
+            HINT_PPL_PADDING,
+        ),
+        Mistake(
+            "exp of the summed loss, not divided by the token count",
+            math.exp(total) if total < 700 else math.inf,
+            HINT_EXP_OF_SUM,
+        ),
+        Mistake(
+            "1 / mean probability instead of exp(mean -log p)",
+            1.0 / mean_prob,
+            HINT_MEAN_PROBABILITY,
+        ),
+        Mistake(
+            "every sequence weighted equally (mean of per-sequence mean losses)",
+            math.exp(float(np.mean(per_sequence))),
+            HINT_PPL_WEIGHTING,
+        ),
+        Mistake(
+            "the summed loss divided by the number of sequences, not of tokens",
+            math.exp(total / sum(len(i) for i, _, _ in batches))
+            if total / sum(len(i) for i, _, _ in batches) < 700
+            else math.inf,
+            HINT_DIVIDED_BY_ROWS,
+        ),
+        Mistake(
+            "exp taken before dividing by the token count (exp(sum) / count)",
+            math.exp(total) / count if total < 700 else math.inf,
+            HINT_EXP_OF_SUM,
+        ),
+        Mistake(
+            "floor division (//) of the summed loss by the token count",
+            math.exp(total // count),
+            HINT_FLOOR_DIVISION,
+        ),
     ]
 
 
 def _worked_batches():
     """Two batches with different token counts; padding (0) on the right, masked."""
-    first = (_ids([[1, 3, 3], [1, 2, 0]]), _ids([[3, 3, 2], [2, 0, 0]]),
-             torch.tensor([[True, True, True], [True, False, False]]))
+    first = (
+        _ids([[1, 3, 3], [1, 2, 0]]),
+        _ids([[3, 3, 2], [2, 0, 0]]),
+        torch.tensor([[True, True, True], [True, False, False]]),
+    )
     second = (_ids([[1]]), _ids([[1]]), torch.tensor([[True]]))
     return [first, second]
 
@@ -902,18 +1403,25 @@ def check_perplexity(perplexity, reference=None, trials: int = 5) -> None:
     model = bias_model(torch.zeros(4))
     call = "perplexity(model, batches) for a model whose every prediction is uniform over 4"
     value = _expect_scalar(run, call, run.call(call, model, _worked_batches()))
-    run.expect_close(call, value, 4.0, mistakes=_perplexity_mistakes(model, _worked_batches())[1],
-                     **TOL, hint=HINT_UNIFORM)
+    run.expect_close(
+        call,
+        value,
+        4.0,
+        mistakes=_perplexity_mistakes(model, _worked_batches())[1],
+        **TOL,
+        hint=HINT_UNIFORM,
+    )
 
     model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
-    call = ("perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
-            "two batches of 4 and 1 real targets")
+    call = (
+        "perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
+        "two batches of 4 and 1 real targets"
+    )
     value = _expect_scalar(run, call, run.call(call, model, _worked_batches()))
     expected, mistakes = _perplexity_mistakes(model, _worked_batches())
     by_hand = math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5)
     run.expect_finite(call, value)
-    run.expect_close(call, value, by_hand, mistakes=mistakes, **TOL,
-                     hint=HINT_PPL_VALUES)
+    run.expect_close(call, value, by_hand, mistakes=mistakes, **TOL, hint=HINT_PPL_VALUES)
     run.expect_close(call, value, expected, mistakes=mistakes, **TOL)
 
     model = sharp_model(4)
@@ -930,9 +1438,13 @@ def check_perplexity(perplexity, reference=None, trials: int = 5) -> None:
     expected, mistakes = _perplexity_mistakes(model, batches)
     run.expect_close(call, value, expected, mistakes=mistakes, **TOL)
 
-    run.expect_raises("perplexity with inputs of shape (4,)", ValueError,
-                      model, [(_ids([1, 2, 3, 4]), _ids([2, 3, 4, 5]),
-                               torch.ones(4, dtype=torch.bool))], mentions=("inputs", "(4,)"))
+    run.expect_raises(
+        "perplexity with inputs of shape (4,)",
+        ValueError,
+        model,
+        [(_ids([1, 2, 3, 4]), _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))],
+        mentions=("inputs", "(4,)"),
+    )
     if reference is not None:
         for seed in range(trials):
             model = sharp_model(70 + seed, positions=["rope", "learned"][seed % 2])

@@ -49,18 +49,22 @@ __all__ = [
 MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
 HF_ATOL = 1e-5  # the decoder against transformers' logits, float32
 PACKAGE = "attnbook.lm.qwen3."
-HINT_DELEGATE = ("write the module yourself from nn.Linear, nn.RMSNorm and your own classes; "
-                 "the package's production model (attnbook.lm.qwen3) is what the check compares "
-                 "with")
+HINT_DELEGATE = (
+    "write the module yourself from nn.Linear, nn.RMSNorm and your own classes; "
+    "the package's production model (attnbook.lm.qwen3) is what the check compares "
+    "with"
+)
 
 
 def _one_thread(check):
     """Run a check on one CPU thread: its tiny tensors gain nothing from a second thread,
     and on a busy machine they lose a lot waiting for it."""
+
     @functools.wraps(check)
     def run(*args, **kwargs):
         with single_thread():
             return check(*args, **kwargs)
+
     return run
 
 
@@ -70,19 +74,38 @@ def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Ten
 
 
 def _tolerance(*values) -> float:
-    return max(1e-6 if getattr(v, "dtype", None) in (torch.float64, np.float64) else 1e-5
-               for v in values)
+    return max(
+        1e-6 if getattr(v, "dtype", None) in (torch.float64, np.float64) else 1e-5 for v in values
+    )
 
 
-def _close(run: CheckRun, call: str, seen, expected, mistakes=(), what: str = "values",
-           hint: str | None = None, tol: float | None = None) -> None:
+def _close(
+    run: CheckRun,
+    call: str,
+    seen,
+    expected,
+    mistakes=(),
+    what: str = "values",
+    hint: str | None = None,
+    tol: float | None = None,
+) -> None:
     tol = _tolerance(seen, expected) if tol is None else tol
-    run.expect_close(call, seen, expected, mistakes=mistakes, rtol=tol, atol=tol, what=what,
-                     hint=hint)
+    run.expect_close(
+        call, seen, expected, mistakes=mistakes, rtol=tol, atol=tol, what=what, hint=hint
+    )
 
 
-def _close_lazy(run: CheckRun, call: str, seen, expected, mistakes, what: str = "values",
-                rtol: float = MODULE_RTOL, atol: float = MODULE_ATOL, hint=None) -> None:
+def _close_lazy(
+    run: CheckRun,
+    call: str,
+    seen,
+    expected,
+    mistakes,
+    what: str = "values",
+    rtol: float = MODULE_RTOL,
+    atol: float = MODULE_ATOL,
+    hint=None,
+) -> None:
     """`run.expect_close`, computing the known mistakes (a callable) only on a mismatch."""
     try:
         close = np.allclose(as_array(seen), as_array(expected), rtol=rtol, atol=atol)
@@ -91,23 +114,25 @@ def _close_lazy(run: CheckRun, call: str, seen, expected, mistakes, what: str = 
     if close:
         run.passed += 1
         return
-    run.expect_close(call, seen, expected, mistakes=mistakes(), rtol=rtol, atol=atol,
-                     what=what, hint=hint)
+    run.expect_close(
+        call, seen, expected, mistakes=mistakes(), rtol=rtol, atol=atol, what=what, hint=hint
+    )
 
 
 HINT_TENSOR_RESULT = "stay in PyTorch: tensor operations, not numpy"
 
 
 def _expect_tensor(run: CheckRun, call: str, seen, hint: str | None = None) -> None:
-    run.expect_true(isinstance(seen, torch.Tensor),
-                    f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
-                    hint=hint or HINT_TENSOR_RESULT)
+    run.expect_true(
+        isinstance(seen, torch.Tensor),
+        f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
+        hint=hint or HINT_TENSOR_RESULT,
+    )
 
 
 def _forbid(run: CheckRun, func, banned: set[str], what: str, hint: str) -> None:
     used = names_called(func) & banned
-    run.expect_true(not used, f"{run.name} calls {what} ({', '.join(sorted(used))}).",
-                    hint=hint)
+    run.expect_true(not used, f"{run.name} calls {what} ({', '.join(sorted(used))}).", hint=hint)
 
 
 def _build(run: CheckRun, call: str, *args, **kwargs):
@@ -115,26 +140,36 @@ def _build(run: CheckRun, call: str, *args, **kwargs):
     built = run.call(call, *args, **kwargs)
     view = module_view(built)
     if view is None:
-        run.fail(f"{call} is not an nn.Module (got {type(built).__name__}).",
-                 hint=nb06.HINT_MODULE_SUBCLASS)
+        run.fail(
+            f"{call} is not an nn.Module (got {type(built).__name__}).",
+            hint=nb06.HINT_MODULE_SUBCLASS,
+        )
     return view
 
 
 def _expect_own_modules(run: CheckRun, call: str, view) -> None:
     """No submodule may be one of the package's production classes."""
-    borrowed = sorted(path or "(the module itself)" for path, (mro, *_)
-                      in view.info()["modules"].items()
-                      if any(name.startswith(PACKAGE) for name in mro))
-    run.expect_true(not borrowed, f"{call} holds the package's production modules at "
-                    f"{borrowed[:3]}.", hint=HINT_DELEGATE)
+    borrowed = sorted(
+        path or "(the module itself)"
+        for path, (mro, *_) in view.info()["modules"].items()
+        if any(name.startswith(PACKAGE) for name in mro)
+    )
+    run.expect_true(
+        not borrowed,
+        f"{call} holds the package's production modules at {borrowed[:3]}.",
+        hint=HINT_DELEGATE,
+    )
 
 
-HINT_W_Q_SHAPE = ("W_Q = nn.Linear(d_model, n_heads * d_k, bias=False): one block of d_k rows per "
-                  "query head")
-HINT_W_KV_SHAPE = ("W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer than "
-                   "the query heads)")
-HINT_W_O_SHAPE = ("W_O = nn.Linear(n_heads * d_k, d_model, bias=False) maps the merged heads back "
-                  "to d_model")
+HINT_W_Q_SHAPE = (
+    "W_Q = nn.Linear(d_model, n_heads * d_k, bias=False): one block of d_k rows per query head"
+)
+HINT_W_KV_SHAPE = (
+    "W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer than the query heads)"
+)
+HINT_W_O_SHAPE = (
+    "W_O = nn.Linear(n_heads * d_k, d_model, bias=False) maps the merged heads back to d_model"
+)
 HINT_QK_NORM_SHAPE = "QK-norm works on one head: its RMSNorm has d_k features, not d_model"
 HINT_MLP_SHAPE = "build the MLP from your SwiGLU class; its hidden width is the d_hidden argument"
 
@@ -150,17 +185,22 @@ SHAPE_HINTS = {
 }
 
 
-def _expect_parameters(run: CheckRun, owner: str, view, reference: nn.Module,
-                       hints: list[tuple[str, str, str]]) -> None:
+def _expect_parameters(
+    run: CheckRun, owner: str, view, reference: nn.Module, hints: list[tuple[str, str, str]]
+) -> None:
     """Names as `_expect_same_parameters` checks them; a wrong shape gets its own hint."""
     shapes = parameter_shapes(view)
     for key, param in reference.named_parameters():
         seen = shapes.get(key)
         if seen is not None and seen != tuple(param.shape):
-            hint = next((h for suffix, h in SHAPE_HINTS.items()
-                         if key.endswith(suffix) or suffix in key), None)
-            run.fail(f"{owner}: parameter {key} has shape {seen}; expected "
-                     f"{tuple(param.shape)}.", hint=hint)
+            hint = next(
+                (h for suffix, h in SHAPE_HINTS.items() if key.endswith(suffix) or suffix in key),
+                None,
+            )
+            run.fail(
+                f"{owner}: parameter {key} has shape {seen}; expected {tuple(param.shape)}.",
+                hint=hint,
+            )
     _expect_same_parameters(run, owner, view, reference, hints)
 
 
@@ -168,18 +208,23 @@ def _invoke(run: CheckRun, call: str, fn, *args, hints=()):
     return run.invoke(call, fn, *args, crash_hints=[*hints, *_CRASH_HINTS])
 
 
-HINT_BLOCK_PAIR_CRASH = ("a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys "
-                         "and values for the new cache")
-HINT_SIZE_MISMATCH = ("check every shape on the way: heads are (B, n, L, d_k), the RoPE tables (L, "
-                      "d_k / 2) for the L new tokens, and the keys and values grow along dim=2, "
-                      "the token axis")
-HINT_SIZES_FROM_INPUT = ("take every size from the tensors and the module (B, L = h.shape[:2], "
-                         "self.n_heads, self.n_kv_heads, self.d_k), not from the worked example")
+HINT_BLOCK_PAIR_CRASH = (
+    "a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys "
+    "and values for the new cache"
+)
+HINT_SIZE_MISMATCH = (
+    "check every shape on the way: heads are (B, n, L, d_k), the RoPE tables (L, "
+    "d_k / 2) for the L new tokens, and the keys and values grow along dim=2, "
+    "the token axis"
+)
+HINT_SIZES_FROM_INPUT = (
+    "take every size from the tensors and the module (B, L = h.shape[:2], "
+    "self.n_heads, self.n_kv_heads, self.d_k), not from the worked example"
+)
 
 
 _CRASH_HINTS = [
-    (("'tuple' object has no attribute", "got tuple"),
-     HINT_BLOCK_PAIR_CRASH),
+    (("'tuple' object has no attribute", "got tuple"), HINT_BLOCK_PAIR_CRASH),
     ("must match the size", HINT_SIZE_MISMATCH),
     ("shape '[", HINT_SIZES_FROM_INPUT),
 ]
@@ -188,21 +233,24 @@ _CRASH_HINTS = [
 # ---------------------------------------------------------------------------------------
 # rms_norm
 # ---------------------------------------------------------------------------------------
-HINT_RMS_AXIS = ("take the mean of h ** 2 over each token's own d features: the last axis, "
-                 "(h ** 2).mean(dim=-1, keepdim=True)")
+HINT_RMS_AXIS = (
+    "take the mean of h ** 2 over each token's own d features: the last axis, "
+    "(h ** 2).mean(dim=-1, keepdim=True)"
+)
 
 
 def _rms(h, gamma, eps, dims=(-1,), denominator=None):
-    squares = h ** 2
+    squares = h**2
     total = squares.sum(dim=dims, keepdim=True)
     count = math.prod(h.shape[d] for d in dims) if denominator is None else denominator
     return gamma * h / torch.sqrt(total / count + eps)
 
 
-HINT_RMS_CENTRED = ("RMSNorm does not centre the token: divide h itself by sqrt(mean(h ** 2) + "
-                    "eps)")
-HINT_RMS_STD = ("the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) + eps), not the "
-                "standard deviation: RMSNorm never subtracts the mean")
+HINT_RMS_CENTRED = "RMSNorm does not centre the token: divide h itself by sqrt(mean(h ** 2) + eps)"
+HINT_RMS_STD = (
+    "the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) + eps), not the "
+    "standard deviation: RMSNorm never subtracts the mean"
+)
 HINT_RMS_EPS_OUTSIDE = "eps goes inside the square root: h / sqrt(mean(h ** 2) + eps)"
 HINT_RMS_NO_ROOT = "divide by the ROOT mean square: torch.sqrt(mean_square + eps)"
 HINT_RMS_SUM = "average the squares over the d features: .mean(dim=-1), not .sum(dim=-1)"
@@ -214,59 +262,94 @@ HINT_RMS_D_MINUS_1 = "average the squares: divide their sum by d, not d - 1"
 def _rms_norm_mistakes(h, gamma, eps) -> list[Mistake]:
     h, gamma = (torch.as_tensor(t, dtype=torch.float64) for t in (h, gamma))
     d = h.shape[-1]
-    ms = (h ** 2).mean(dim=-1, keepdim=True)
+    ms = (h**2).mean(dim=-1, keepdim=True)
     mean = h.mean(dim=-1, keepdim=True)
     var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
     out = [
-        Mistake("the mean subtracted (that is LayerNorm)",
-                gamma * (h - mean) / torch.sqrt(var + eps),
-                HINT_RMS_CENTRED),
-        Mistake("divided by the standard deviation (h.std or h.var) of an uncentred token",
-                gamma * h / torch.sqrt(var + eps),
-                HINT_RMS_STD),
-        Mistake("eps added outside the square root", gamma * h / (ms.sqrt() + eps),
-                HINT_RMS_EPS_OUTSIDE),
-        Mistake("no square root (divided by the mean square)", gamma * h / (ms + eps),
-                HINT_RMS_NO_ROOT),
-        Mistake("sum of squares instead of their mean (the L2 norm)",
-                _rms(h, gamma, eps, denominator=1),
-                HINT_RMS_SUM),
-        Mistake("L2-normalised (F.normalize): divided by the norm, not the root mean square",
-                gamma * h / (h ** 2).sum(dim=-1, keepdim=True).sqrt().clamp_min(1e-12),
-                HINT_RMS_SUM),
-        Mistake("gamma not applied", h / torch.sqrt(ms + eps),
-                HINT_RMS_NO_GAMMA),
-        Mistake("gamma added like a shift", h / torch.sqrt(ms + eps) + gamma,
-                HINT_RMS_GAMMA_SHIFT),
+        Mistake(
+            "the mean subtracted (that is LayerNorm)",
+            gamma * (h - mean) / torch.sqrt(var + eps),
+            HINT_RMS_CENTRED,
+        ),
+        Mistake(
+            "divided by the standard deviation (h.std or h.var) of an uncentred token",
+            gamma * h / torch.sqrt(var + eps),
+            HINT_RMS_STD,
+        ),
+        Mistake(
+            "eps added outside the square root", gamma * h / (ms.sqrt() + eps), HINT_RMS_EPS_OUTSIDE
+        ),
+        Mistake(
+            "no square root (divided by the mean square)", gamma * h / (ms + eps), HINT_RMS_NO_ROOT
+        ),
+        Mistake(
+            "sum of squares instead of their mean (the L2 norm)",
+            _rms(h, gamma, eps, denominator=1),
+            HINT_RMS_SUM,
+        ),
+        Mistake(
+            "L2-normalised (F.normalize): divided by the norm, not the root mean square",
+            gamma * h / (h**2).sum(dim=-1, keepdim=True).sqrt().clamp_min(1e-12),
+            HINT_RMS_SUM,
+        ),
+        Mistake("gamma not applied", h / torch.sqrt(ms + eps), HINT_RMS_NO_GAMMA),
+        Mistake("gamma added like a shift", h / torch.sqrt(ms + eps) + gamma, HINT_RMS_GAMMA_SHIFT),
     ]
     if d > 1:
-        out.append(Mistake("mean square divided by d - 1",
-                           _rms(h, gamma, eps, denominator=d - 1),
-                           HINT_RMS_D_MINUS_1))
-        out.append(Mistake("divided by the unbiased standard deviation of an uncentred token",
-                           gamma * h / torch.sqrt(var * d / (d - 1) + eps),
-                           HINT_RMS_STD))
+        out.append(
+            Mistake(
+                "mean square divided by d - 1",
+                _rms(h, gamma, eps, denominator=d - 1),
+                HINT_RMS_D_MINUS_1,
+            )
+        )
+        out.append(
+            Mistake(
+                "divided by the unbiased standard deviation of an uncentred token",
+                gamma * h / torch.sqrt(var * d / (d - 1) + eps),
+                HINT_RMS_STD,
+            )
+        )
     for const in (1e-6, 1e-5, 1e-8):
         if eps != const:
-            out.append(Mistake(f"the eps argument ignored ({const:g} written in)",
-                               gamma * h / torch.sqrt(ms + const),
-                               nb06.HINT_EPS_ARGUMENT_IGNORED))
+            out.append(
+                Mistake(
+                    f"the eps argument ignored ({const:g} written in)",
+                    gamma * h / torch.sqrt(ms + const),
+                    nb06.HINT_EPS_ARGUMENT_IGNORED,
+                )
+            )
     if h.ndim >= 2 and h.shape[0] > 1:
-        out.append(Mistake("mean over the first axis (dim=0)", _rms(h, gamma, eps, dims=(0,)),
-                           HINT_RMS_AXIS))
+        out.append(
+            Mistake(
+                "mean over the first axis (dim=0)", _rms(h, gamma, eps, dims=(0,)), HINT_RMS_AXIS
+            )
+        )
     if h.ndim >= 3 and h.shape[1] > 1:
-        out.append(Mistake("mean over a hard-coded dim=1 (the token axis of a batch)",
-                           _rms(h, gamma, eps, dims=(1,)), HINT_RMS_AXIS))
+        out.append(
+            Mistake(
+                "mean over a hard-coded dim=1 (the token axis of a batch)",
+                _rms(h, gamma, eps, dims=(1,)),
+                HINT_RMS_AXIS,
+            )
+        )
     if h.ndim >= 2:
-        out.append(Mistake("mean over the whole tensor",
-                           _rms(h, gamma, eps, dims=tuple(range(h.ndim))), HINT_RMS_AXIS))
+        out.append(
+            Mistake(
+                "mean over the whole tensor",
+                _rms(h, gamma, eps, dims=tuple(range(h.ndim))),
+                HINT_RMS_AXIS,
+            )
+        )
     return out
 
 
 HINT_KEEPDIM = HINT_RMS_AXIS + " with keepdim=True"
 HINT_RMS_SHAPE = "RMSNorm keeps the shape of h"
-HINT_RMS_ZERO_TOKEN = ("a token of zeros has mean square 0: eps inside the square root, "
-                       "sqrt(mean_square + eps), keeps it finite")
+HINT_RMS_ZERO_TOKEN = (
+    "a token of zeros has mean square 0: eps inside the square root, "
+    "sqrt(mean_square + eps), keeps it finite"
+)
 
 
 def _expect_rms_norm(run: CheckRun, call: str, h, gamma, eps, expected) -> None:
@@ -277,29 +360,35 @@ def _expect_rms_norm(run: CheckRun, call: str, h, gamma, eps, expected) -> None:
     _close(run, call, out, expected, mistakes=_rms_norm_mistakes(h, gamma, eps))
 
 
-HINT_RMS_OWN = ("write the mean square and the division yourself; the check compares with "
-                "F.rms_norm for you")
+HINT_RMS_OWN = (
+    "write the mean square and the division yourself; the check compares with F.rms_norm for you"
+)
 HINT_RMS_IN_PLACE = "build a new tensor (h / ..., not h /= ...): h must stay as it was"
 
 
 @_one_thread
 def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
     run = CheckRun(rms_norm)
-    _forbid(run, rms_norm, {"rms_norm", "RMSNorm", "_fused_rms_norm", "layer_norm",
-                            "LayerNorm"}, "PyTorch's own normalisation",
-            HINT_RMS_OWN)
+    _forbid(
+        run,
+        rms_norm,
+        {"rms_norm", "RMSNorm", "_fused_rms_norm", "layer_norm", "LayerNorm"},
+        "PyTorch's own normalisation",
+        HINT_RMS_OWN,
+    )
     run.in_place_hint = HINT_RMS_IN_PLACE
     f64 = torch.float64
     h = torch.tensor([[1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], dtype=f64)
     root = math.sqrt(7.5 + 0.5)
     expected = [[v / root for v in (1.0, 2.0, 3.0, 4.0)], [0.0] * 4]
-    call = ("rms_norm(h, gamma=1, eps=0.5) with h = [[1, 2, 3, 4], [0, 0, 0, 0]] (mean square "
-            "7.5 in row 0, a row of zeros)")
+    call = (
+        "rms_norm(h, gamma=1, eps=0.5) with h = [[1, 2, 3, 4], [0, 0, 0, 0]] (mean square "
+        "7.5 in row 0, a row of zeros)"
+    )
     _expect_rms_norm(run, call, h, torch.ones(4, dtype=f64), 0.5, expected)
     gamma = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=f64)
     call = "rms_norm(h, gamma=[2, 1, 0.5, -1], eps=0.5) on the same h"
-    _expect_rms_norm(run, call, h, gamma, 0.5,
-                     (gamma * torch.tensor(expected, dtype=f64)).tolist())
+    _expect_rms_norm(run, call, h, gamma, 0.5, (gamma * torch.tensor(expected, dtype=f64)).tolist())
 
     h = _f64(2, 3, 6, seed=101, scale=2.0, shift=1.0)
     gamma = _f64(6, seed=102, scale=0.5, shift=1.0)
@@ -307,12 +396,10 @@ def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
     _expect_rms_norm(run, call, h, gamma, 1e-6, F.rms_norm(h, (6,), gamma, 1e-6))
     h = _f64(3, 5, seed=103, scale=0.03)
     call = "rms_norm(h, gamma=1, eps=1e-3) on tokens of size ~0.03 (eps matters)"
-    _expect_rms_norm(run, call, h, torch.ones(5, dtype=f64), 1e-3,
-                     F.rms_norm(h, (5,), eps=1e-3))
+    _expect_rms_norm(run, call, h, torch.ones(5, dtype=f64), 1e-3, F.rms_norm(h, (5,), eps=1e-3))
     h = _f64(7, seed=104, scale=1e3)
     call = "rms_norm on a single token vector of size ~1e3, h of shape (7,)"
-    _expect_rms_norm(run, call, h, torch.ones(7, dtype=f64), 1e-6,
-                     F.rms_norm(h, (7,), eps=1e-6))
+    _expect_rms_norm(run, call, h, torch.ones(7, dtype=f64), 1e-6, F.rms_norm(h, (7,), eps=1e-6))
     h32 = _f64(2, 4, 16, seed=105, scale=3.0).float()
     norm = nn.RMSNorm(16, eps=1e-6)
     with torch.no_grad():
@@ -320,15 +407,25 @@ def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
     call = "rms_norm on a float32 tensor (2, 4, 16), against torch.nn.RMSNorm"
     _expect_rms_norm(run, call, h32, norm.weight.detach(), 1e-6, norm(h32).detach())
 
-    run.expect_raises("rms_norm with h (2, 4) and gamma (3,)", ValueError, torch.zeros(2, 4),
-                      torch.ones(3), 1e-6, mentions=("gamma", "(3,)", "(2, 4)"))
+    run.expect_raises(
+        "rms_norm with h (2, 4) and gamma (3,)",
+        ValueError,
+        torch.zeros(2, 4),
+        torch.ones(3),
+        1e-6,
+        mentions=("gamma", "(3,)", "(2, 4)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1000 + seed)
             shape = tuple(int(v) for v in rng.integers(1, 6, size=int(rng.integers(1, 4))))
             eps = float(rng.choice([1e-6, 1e-3, 0.1]))
-            h = _f64(*shape, seed=1010 + seed, scale=float(10.0 ** rng.integers(-2, 3)),
-                     shift=float(rng.normal()))
+            h = _f64(
+                *shape,
+                seed=1010 + seed,
+                scale=float(10.0 ** rng.integers(-2, 3)),
+                shift=float(rng.normal()),
+            )
             gamma = _f64(shape[-1], seed=1020 + seed, shift=1.0)
             if seed % 3 == 2:
                 h, gamma = h.float(), gamma.float()
@@ -344,14 +441,18 @@ WORKED_W_GATE = [[1.0, -1.0], [0.5, 2.0], [-1.5, 0.5]]  # (d_hidden=3, d_model=2
 WORKED_W_UP = [[0.5, 1.0], [-1.0, 0.5], [1.0, 1.0]]
 WORKED_W_DOWN = [[1.0, 0.0, -1.0], [0.5, 1.0, 2.0]]  # (2, 3)
 WORKED_X = [[1.0, 0.5], [0.5, -0.25]]
-WORKED_Y = [[0.7287924258983813, -1.5992819735122936],
-            [0.0643595251606538, -0.060309128584713545]]
-SWIGLU_LAYERS = (("w_gate", "d_model -> d_hidden"), ("w_up", "d_model -> d_hidden"),
-                 ("w_down", "d_hidden -> d_model"))
+WORKED_Y = [[0.7287924258983813, -1.5992819735122936], [0.0643595251606538, -0.060309128584713545]]
+SWIGLU_LAYERS = (
+    ("w_gate", "d_model -> d_hidden"),
+    ("w_up", "d_model -> d_hidden"),
+    ("w_down", "d_hidden -> d_model"),
+)
 
 
-HINT_SWIGLU_LAYER = ("create self.{name} = nn.Linear(..., bias=False) in __init__; the "
-                     "checkpoint's weights load by these names")
+HINT_SWIGLU_LAYER = (
+    "create self.{name} = nn.Linear(..., bias=False) in __init__; the "
+    "checkpoint's weights load by these names"
+)
 HINT_SWIGLU_SHAPES = "w_gate and w_up map d_model -> d_hidden, w_down maps d_hidden -> d_model"
 HINT_NO_BIAS = "Qwen3's linear layers have no bias: nn.Linear(..., bias=False)"
 
@@ -361,33 +462,43 @@ def _expect_swiglu_layers(run: CheckRun, owner: str, view, d: int, hidden: int) 
     _expect_own_modules(run, owner, view)
     params = parameter_shapes(view, info)
     for name, meaning in SWIGLU_LAYERS:
-        run.expect_true(is_instance(view, name, nn.Linear, info),
-                        f"{owner} has no nn.Linear attribute {name!r} (found "
-                        f"{type_name(view, name) or 'nothing'}).",
-                        hint=HINT_SWIGLU_LAYER.format(name=name))
+        run.expect_true(
+            is_instance(view, name, nn.Linear, info),
+            f"{owner} has no nn.Linear attribute {name!r} (found "
+            f"{type_name(view, name) or 'nothing'}).",
+            hint=HINT_SWIGLU_LAYER.format(name=name),
+        )
         want = (hidden, d) if name != "w_down" else (d, hidden)
         shape = params.get(f"{name}.weight")
-        run.expect_true(shape == want, f"{owner}.{name}.weight has shape {shape}; expected "
-                        f"{want}, i.e. {meaning}.",
-                        hint=HINT_SWIGLU_SHAPES)
-        run.expect_true(f"{name}.bias" not in params, f"{owner}.{name} has a bias.",
-                        hint=HINT_NO_BIAS)
+        run.expect_true(
+            shape == want,
+            f"{owner}.{name}.weight has shape {shape}; expected {want}, i.e. {meaning}.",
+            hint=HINT_SWIGLU_SHAPES,
+        )
+        run.expect_true(
+            f"{name}.bias" not in params, f"{owner}.{name} has a bias.", hint=HINT_NO_BIAS
+        )
 
 
 def _set_swiglu(view, gate, up, down) -> None:
-    view.set_tensors({"w_gate.weight": torch.as_tensor(gate, dtype=torch.float64),
-                      "w_up.weight": torch.as_tensor(up, dtype=torch.float64),
-                      "w_down.weight": torch.as_tensor(down, dtype=torch.float64)})
+    view.set_tensors(
+        {
+            "w_gate.weight": torch.as_tensor(gate, dtype=torch.float64),
+            "w_up.weight": torch.as_tensor(up, dtype=torch.float64),
+            "w_down.weight": torch.as_tensor(down, dtype=torch.float64),
+        }
+    )
 
 
 HINT_SILU = "the gate's activation is SiLU, z * sigmoid(z): F.silu"
 HINT_SIGMOID_GATE = "SwiGLU gates with SiLU(z) = z * sigmoid(z), not sigmoid(z) alone"
-HINT_SILU_ON_UP = ("SiLU goes on w_gate(x); w_up(x) is the content it multiplies: "
-                   "w_down(F.silu(w_gate(x)) * w_up(x))")
+HINT_SILU_ON_UP = (
+    "SiLU goes on w_gate(x); w_up(x) is the content it multiplies: "
+    "w_down(F.silu(w_gate(x)) * w_up(x))"
+)
 HINT_NO_GATE = "multiply the content w_up(x) by the gate F.silu(w_gate(x)) before w_down"
 HINT_GATE_ADDED = "the gate multiplies elementwise: F.silu(w_gate(x)) * w_up(x)"
-HINT_SILU_AFTER_PRODUCT = ("apply SiLU to the gate alone, then multiply: F.silu(w_gate(x)) * "
-                           "w_up(x)")
+HINT_SILU_AFTER_PRODUCT = "apply SiLU to the gate alone, then multiply: F.silu(w_gate(x)) * w_up(x)"
 HINT_SILU_ON_BOTH = "only the gate w_gate(x) goes through SiLU; w_up(x) enters as it is"
 HINT_SILU_AFTER_DOWN = "w_down's output is the result: no activation after it"
 HINT_SWIGLU_RESIDUAL = "SwiGLU returns w_down(...) only; the block adds the residual"
@@ -398,35 +509,35 @@ def _swiglu_mistakes(x, gate, up, down) -> list[Mistake]:
     a, b = x @ G.T, x @ U.T  # (..., d_hidden): gate input, content
     right = (F.silu(a) * b) @ D.T
     return [
-        Mistake("GELU instead of SiLU", (F.gelu(a) * b) @ D.T,
-                HINT_SILU),
-        Mistake("ReLU instead of SiLU", (F.relu(a) * b) @ D.T,
-                HINT_SILU),
-        Mistake("sigmoid gate (GLU) instead of SiLU", (torch.sigmoid(a) * b) @ D.T,
-                HINT_SIGMOID_GATE),
-        Mistake("SiLU on the up branch (w_gate and w_up swapped)", (F.silu(b) * a) @ D.T,
-                HINT_SILU_ON_UP),
-        Mistake("no gate: w_down(SiLU(w_up(x)))", F.silu(b) @ D.T,
-                HINT_NO_GATE),
-        Mistake("no gate: w_down(SiLU(w_gate(x)))", F.silu(a) @ D.T,
-                HINT_NO_GATE),
-        Mistake("gate added instead of multiplied", (F.silu(a) + b) @ D.T,
-                HINT_GATE_ADDED),
-        Mistake("SiLU applied after the product", F.silu(a * b) @ D.T,
-                HINT_SILU_AFTER_PRODUCT),
-        Mistake("SiLU on both branches", (F.silu(a) * F.silu(b)) @ D.T,
-                HINT_SILU_ON_BOTH),
-        Mistake("an extra SiLU after w_down", F.silu(right),
-                HINT_SILU_AFTER_DOWN),
-        Mistake("residual added inside the MLP", x + right if x.shape == right.shape
-                else right * np.nan, HINT_SWIGLU_RESIDUAL),
+        Mistake("GELU instead of SiLU", (F.gelu(a) * b) @ D.T, HINT_SILU),
+        Mistake("ReLU instead of SiLU", (F.relu(a) * b) @ D.T, HINT_SILU),
+        Mistake(
+            "sigmoid gate (GLU) instead of SiLU", (torch.sigmoid(a) * b) @ D.T, HINT_SIGMOID_GATE
+        ),
+        Mistake(
+            "SiLU on the up branch (w_gate and w_up swapped)",
+            (F.silu(b) * a) @ D.T,
+            HINT_SILU_ON_UP,
+        ),
+        Mistake("no gate: w_down(SiLU(w_up(x)))", F.silu(b) @ D.T, HINT_NO_GATE),
+        Mistake("no gate: w_down(SiLU(w_gate(x)))", F.silu(a) @ D.T, HINT_NO_GATE),
+        Mistake("gate added instead of multiplied", (F.silu(a) + b) @ D.T, HINT_GATE_ADDED),
+        Mistake("SiLU applied after the product", F.silu(a * b) @ D.T, HINT_SILU_AFTER_PRODUCT),
+        Mistake("SiLU on both branches", (F.silu(a) * F.silu(b)) @ D.T, HINT_SILU_ON_BOTH),
+        Mistake("an extra SiLU after w_down", F.silu(right), HINT_SILU_AFTER_DOWN),
+        Mistake(
+            "residual added inside the MLP",
+            x + right if x.shape == right.shape else right * np.nan,
+            HINT_SWIGLU_RESIDUAL,
+        ),
     ]
 
 
 HINT_SWIGLU_SHAPE = "SwiGLU maps d_model features back to d_model"
 HINT_SWIGLU_BATCH_SHAPE = "SwiGLU keeps x's shape (..., d_model): nn.Linear acts on the last axis"
-HINT_SWIGLU_PER_TOKEN = ("SwiGLU acts on each token separately: reordering the tokens only "
-                         "reorders the outputs")
+HINT_SWIGLU_PER_TOKEN = (
+    "SwiGLU acts on each token separately: reordering the tokens only reorders the outputs"
+)
 
 
 @_one_thread
@@ -442,8 +553,14 @@ def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
     _expect_tensor(run, call, y)
     run.expect_shape(call, y, (2, 2), hint=HINT_SWIGLU_SHAPE)
     run.expect_finite(call, y)
-    run.expect_close(call, y, WORKED_Y, rtol=1e-5, atol=1e-6,
-                     mistakes=_swiglu_mistakes(x, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN))
+    run.expect_close(
+        call,
+        y,
+        WORKED_Y,
+        rtol=1e-5,
+        atol=1e-6,
+        mistakes=_swiglu_mistakes(x, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN),
+    )
 
     view = _build(run, "SwiGLU(d_model=6, d_hidden=10)", 6, 10)
     _expect_swiglu_layers(run, "SwiGLU(6, 10)", view, 6, 10)
@@ -454,31 +571,56 @@ def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
     y = _invoke(run, call, view, x)
     run.expect_shape(call, y, (2, 5, 6), hint=HINT_SWIGLU_BATCH_SHAPE)
     run.expect_finite(call, y)
-    run.expect_close(call, y, _swiglu(x, *weights), rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     mistakes=_swiglu_mistakes(x, *weights))
+    run.expect_close(
+        call,
+        y,
+        _swiglu(x, *weights),
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        mistakes=_swiglu_mistakes(x, *weights),
+    )
     perm = torch.tensor([3, 0, 4, 1, 2])
     call = "SwiGLU(6, 10) on the same x with its 5 tokens reordered"
-    run.expect_close(call, _invoke(run, call, view, x[:, perm]), as_array(y)[:, perm.numpy()],
-                     rtol=MODULE_RTOL, atol=MODULE_ATOL,
-                     hint=HINT_SWIGLU_PER_TOKEN)
-    _expect_raises_on(run, "SwiGLU(6, 10) on x of shape (2, 5, 4)", view, torch.zeros(2, 5, 4),
-                      mentions=("x", "(2, 5, 4)"))
+    run.expect_close(
+        call,
+        _invoke(run, call, view, x[:, perm]),
+        as_array(y)[:, perm.numpy()],
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        hint=HINT_SWIGLU_PER_TOKEN,
+    )
+    _expect_raises_on(
+        run,
+        "SwiGLU(6, 10) on x of shape (2, 5, 4)",
+        view,
+        torch.zeros(2, 5, 4),
+        mentions=("x", "(2, 5, 4)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1100 + seed)
             d, hidden, B, L = (int(v) for v in rng.integers(1, 9, size=4))
             view = _build(run, f"SwiGLU({d}, {hidden})", d, hidden)
             ref = reference(d, hidden)
-            weights = (_f64(hidden, d, seed=1110 + seed), _f64(hidden, d, seed=1120 + seed),
-                       _f64(d, hidden, seed=1130 + seed))
+            weights = (
+                _f64(hidden, d, seed=1110 + seed),
+                _f64(hidden, d, seed=1120 + seed),
+                _f64(d, hidden, seed=1130 + seed),
+            )
             for module in (view, module_view(ref)):
                 _set_swiglu(module, *weights)
             x = _f64(B, L, d, seed=1140 + seed, scale=2.0).float()
             call = f"SwiGLU({d}, {hidden}) with random weights on x {(B, L, d)} (seed {seed})"
             with torch.no_grad():
                 expected = ref(x)
-            run.expect_close(call, _invoke(run, call, view, x), expected, rtol=MODULE_RTOL,
-                             atol=MODULE_ATOL, mistakes=_swiglu_mistakes(x, *weights))
+            run.expect_close(
+                call,
+                _invoke(run, call, view, x),
+                expected,
+                rtol=MODULE_RTOL,
+                atol=MODULE_ATOL,
+                mistakes=_swiglu_mistakes(x, *weights),
+            )
     run.done()
 
 
@@ -490,10 +632,14 @@ def _swiglu(x, gate, up, down):
 # ---------------------------------------------------------------------------------------
 # grouped_query_attention
 # ---------------------------------------------------------------------------------------
-HINT_GQA_NAN = ("a query with no allowed key has only -inf scores and torch.softmax returns "
-                "NaN for it: give such rows zero weights (torch.nan_to_num)")
-HINT_REPEAT = ("k and v have h_kv heads and q has h: repeat each key/value head "
-               "h // h_kv times along dim=1 with repeat_interleave before the product")
+HINT_GQA_NAN = (
+    "a query with no allowed key has only -inf scores and torch.softmax returns "
+    "NaN for it: give such rows zero weights (torch.nan_to_num)"
+)
+HINT_REPEAT = (
+    "k and v have h_kv heads and q has h: repeat each key/value head "
+    "h // h_kv times along dim=1 with repeat_interleave before the product"
+)
 
 
 def _gqa_truth(q, k, v, allowed):
@@ -502,8 +648,9 @@ def _gqa_truth(q, k, v, allowed):
     return torch.nan_to_num(y, nan=0.0)
 
 
-def _gqa_variant(q, k, v, allowed, heads="interleave", scale="sqrt", dim=-1, mask="before",
-                 fill=-math.inf):
+def _gqa_variant(
+    q, k, v, allowed, heads="interleave", scale="sqrt", dim=-1, mask="before", fill=-math.inf
+):
     h, h_kv = q.shape[1], k.shape[1]
     group = h // h_kv
     index = torch.arange(h) // group if heads == "interleave" else torch.arange(h) % h_kv
@@ -522,41 +669,62 @@ def _gqa_variant(q, k, v, allowed, heads="interleave", scale="sqrt", dim=-1, mas
     return A @ v
 
 
-HINT_TILED_HEADS = ("consecutive query heads share a key/value head: k.repeat_interleave(h // "
-                    "h_kv, dim=1), not k.repeat(1, h // h_kv, 1, 1) (which gives query head r the "
-                    "key/value head r % h_kv)")
-HINT_MASK_AFTER_SOFTMAX = ("set blocked scores to -inf BEFORE the softmax "
-                           "(scores.masked_fill(~allowed, float('-inf')))")
+HINT_TILED_HEADS = (
+    "consecutive query heads share a key/value head: k.repeat_interleave(h // "
+    "h_kv, dim=1), not k.repeat(1, h // h_kv, 1, 1) (which gives query head r the "
+    "key/value head r % h_kv)"
+)
+HINT_MASK_AFTER_SOFTMAX = (
+    "set blocked scores to -inf BEFORE the softmax (scores.masked_fill(~allowed, float('-inf')))"
+)
 HINT_MASK_IGNORED = "apply allowed: scores.masked_fill(~allowed, float('-inf'))"
 
 
 def _gqa_mistakes(q, k, v, allowed) -> list[Mistake]:
     out = []
     if k.shape[1] not in (1, q.shape[1]):
-        out.append(Mistake("key/value heads tiled (k.repeat): query head r read head r % h_kv",
-                           _gqa_variant(q, k, v, allowed, heads="tile"),
-                           HINT_TILED_HEADS))
+        out.append(
+            Mistake(
+                "key/value heads tiled (k.repeat): query head r read head r % h_kv",
+                _gqa_variant(q, k, v, allowed, heads="tile"),
+                HINT_TILED_HEADS,
+            )
+        )
     out += [
-        Mistake("no 1/sqrt(d_k) scaling", _gqa_variant(q, k, v, allowed, scale="none"),
-                nb05.HINT_NO_SCALING),
-        Mistake("divided by d_k instead of sqrt(d_k)",
-                _gqa_variant(q, k, v, allowed, scale="d_k"), nb05.HINT_DIVIDED_BY_D_K),
-        Mistake("softmax over the wrong axis", _gqa_variant(q, k, v, allowed, dim=-2),
-                nb05.HINT_SOFTMAX_AXIS),
+        Mistake(
+            "no 1/sqrt(d_k) scaling",
+            _gqa_variant(q, k, v, allowed, scale="none"),
+            nb05.HINT_NO_SCALING,
+        ),
+        Mistake(
+            "divided by d_k instead of sqrt(d_k)",
+            _gqa_variant(q, k, v, allowed, scale="d_k"),
+            nb05.HINT_DIVIDED_BY_D_K,
+        ),
+        Mistake(
+            "softmax over the wrong axis",
+            _gqa_variant(q, k, v, allowed, dim=-2),
+            nb05.HINT_SOFTMAX_AXIS,
+        ),
     ]
     if allowed is not None and not bool(allowed.all()):
         out += [
-            Mistake("mask applied after the softmax", _gqa_variant(q, k, v, allowed,
-                                                                   mask="after"),
-                    HINT_MASK_AFTER_SOFTMAX),
-            Mistake("mask inverted (True treated as blocked)",
-                    _gqa_variant(q, k, v, allowed, mask="inverted"),
-                    nb05.HINT_MASK_INVERTED),
-            Mistake("the mask ignored", _gqa_variant(q, k, v, None),
-                    HINT_MASK_IGNORED),
-            Mistake("a large finite negative number (-1e9) instead of -inf",
-                    _gqa_variant(q, k, v, allowed, fill=-1e9),
-                    nb05.HINT_FINITE_FILL),
+            Mistake(
+                "mask applied after the softmax",
+                _gqa_variant(q, k, v, allowed, mask="after"),
+                HINT_MASK_AFTER_SOFTMAX,
+            ),
+            Mistake(
+                "mask inverted (True treated as blocked)",
+                _gqa_variant(q, k, v, allowed, mask="inverted"),
+                nb05.HINT_MASK_INVERTED,
+            ),
+            Mistake("the mask ignored", _gqa_variant(q, k, v, None), HINT_MASK_IGNORED),
+            Mistake(
+                "a large finite negative number (-1e9) instead of -inf",
+                _gqa_variant(q, k, v, allowed, fill=-1e9),
+                nb05.HINT_FINITE_FILL,
+            ),
         ]
     return out
 
@@ -564,15 +732,23 @@ def _gqa_mistakes(q, k, v, allowed) -> list[Mistake]:
 HINT_GQA_SHAPE = "the output has one row per query head: (B, h, L_q, d_k)"
 
 
-def _expect_gqa(run: CheckRun, call: str, gqa, q, k, v, allowed, expected=None,
-                hint: str | None = None):
+def _expect_gqa(
+    run: CheckRun, call: str, gqa, q, k, v, allowed, expected=None, hint: str | None = None
+):
     expected = _gqa_truth(q, k, v, allowed) if expected is None else expected
-    y = run.call(call, q, k, v, allowed,
-                 crash_hints=[(("must match the size", "The size of tensor"), HINT_REPEAT),
-                              ("'NoneType'", nb05.HINT_ALLOWED_NONE)])
+    y = run.call(
+        call,
+        q,
+        k,
+        v,
+        allowed,
+        crash_hints=[
+            (("must match the size", "The size of tensor"), HINT_REPEAT),
+            ("'NoneType'", nb05.HINT_ALLOWED_NONE),
+        ],
+    )
     _expect_tensor(run, call, y)
-    run.expect_shape(call, y, tuple(expected.shape),
-                     hint=HINT_GQA_SHAPE)
+    run.expect_shape(call, y, tuple(expected.shape), hint=HINT_GQA_SHAPE)
     run.expect_finite(call, y, hint=hint or HINT_GQA_NAN)
     _close(run, call, y, expected, mistakes=_gqa_mistakes(q, k, v, allowed), hint=hint)
     return y
@@ -590,64 +766,128 @@ def _bottom_right(L_q: int, L_k: int) -> torch.Tensor:
     return torch.arange(L_k)[None, :] <= torch.arange(L_k - L_q, L_k)[:, None]  # (L_q, L_k)
 
 
-HINT_GQA_OWN = ("write the grouping, the scores, the mask, the softmax and the weighted sum "
-                "yourself; the check compares with PyTorch's kernel for you")
-HINT_GQA_IN_PLACE = ("work on new tensors (k = k.repeat_interleave(...), not writing into k): the "
-                     "caller's q, k, v and allowed must stay as they were")
+HINT_GQA_OWN = (
+    "write the grouping, the scores, the mask, the softmax and the weighted sum "
+    "yourself; the check compares with PyTorch's kernel for you"
+)
+HINT_GQA_IN_PLACE = (
+    "work on new tensors (k = k.repeat_interleave(...), not writing into k): the "
+    "caller's q, k, v and allowed must stay as they were"
+)
 
 
 @_one_thread
-def check_grouped_query_attention(grouped_query_attention, reference=None,
-                                  trials: int = 12) -> None:
+def check_grouped_query_attention(
+    grouped_query_attention, reference=None, trials: int = 12
+) -> None:
     run = CheckRun(grouped_query_attention)
-    _forbid(run, grouped_query_attention, {"scaled_dot_product_attention",
-                                           "multi_head_attention_forward", "enable_gqa"},
-            "PyTorch's own fused attention",
-            HINT_GQA_OWN)
+    _forbid(
+        run,
+        grouped_query_attention,
+        {"scaled_dot_product_attention", "multi_head_attention_forward", "enable_gqa"},
+        "PyTorch's own fused attention",
+        HINT_GQA_OWN,
+    )
     run.in_place_hint = HINT_GQA_IN_PLACE
     f64 = torch.float64
     q = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]], [[0.0, 2.0], [2.0, 0.0]]]], dtype=f64)
     k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]]]], dtype=f64)  # (1, 1, 2, 2): one kv head
     v = torch.tensor([[[[1.0, 2.0], [3.0, 4.0]]]], dtype=f64)
     causal = torch.ones(2, 2, dtype=torch.bool).tril()
-    call = ("grouped_query_attention(q, k, v, causal) with 2 query heads sharing 1 key/value "
-            "head, L = 2, d_k = 2, v = [[1, 2], [3, 4]]")
+    call = (
+        "grouped_query_attention(q, k, v, causal) with 2 query heads sharing 1 key/value "
+        "head, L = 2, d_k = 2, v = [[1, 2], [3, 4]]"
+    )
     _expect_gqa(run, call, grouped_query_attention, q, k, v, causal)
 
     q, k, v = _qkv(2, 4, 2, 5, 5, 3, seed=121)
-    _expect_gqa(run, "grouped_query_attention with q (2, 4, 5, 3) and k, v (2, 2, 5, 3), "
-                "float64, no mask", grouped_query_attention, q, k, v, None)
+    _expect_gqa(
+        run,
+        "grouped_query_attention with q (2, 4, 5, 3) and k, v (2, 2, 5, 3), float64, no mask",
+        grouped_query_attention,
+        q,
+        k,
+        v,
+        None,
+    )
     causal = torch.ones(5, 5, dtype=torch.bool).tril()
-    _expect_gqa(run, "the same with a causal (5, 5) mask", grouped_query_attention, q, k, v,
-                causal)
+    _expect_gqa(run, "the same with a causal (5, 5) mask", grouped_query_attention, q, k, v, causal)
     q, k, v = _qkv(1, 3, 3, 4, 4, 2, seed=122)
-    _expect_gqa(run, "grouped_query_attention with h = h_kv = 3 (plain multi-head attention)",
-                grouped_query_attention, q, k, v, torch.ones(4, 4, dtype=torch.bool).tril())
+    _expect_gqa(
+        run,
+        "grouped_query_attention with h = h_kv = 3 (plain multi-head attention)",
+        grouped_query_attention,
+        q,
+        k,
+        v,
+        torch.ones(4, 4, dtype=torch.bool).tril(),
+    )
     q, k, v = _qkv(2, 4, 1, 4, 4, 4, seed=123)
-    _expect_gqa(run, "grouped_query_attention with h_kv = 1 (multi-query attention)",
-                grouped_query_attention, q, k, v, None)
+    _expect_gqa(
+        run,
+        "grouped_query_attention with h_kv = 1 (multi-query attention)",
+        grouped_query_attention,
+        q,
+        k,
+        v,
+        None,
+    )
     q, k, v = _qkv(2, 6, 2, 5, 5, 4, seed=124, dtype=torch.float32)
     real = torch.tensor([[True] * 5, [True, True, True, False, False]])
     allowed = causal & real[:, None, None, :]  # (2, 1, 5, 5)
-    _expect_gqa(run, "grouped_query_attention in float32, h = 6, h_kv = 2, with a (2, 1, 5, 5) "
-                "causal + padding mask", grouped_query_attention, q, k, v, allowed)
+    _expect_gqa(
+        run,
+        "grouped_query_attention in float32, h = 6, h_kv = 2, with a (2, 1, 5, 5) "
+        "causal + padding mask",
+        grouped_query_attention,
+        q,
+        k,
+        v,
+        allowed,
+    )
     q, k, v = _qkv(1, 4, 2, 2, 5, 3, seed=125)
     allowed = _bottom_right(2, 5).clone()
     allowed[0] = False
-    y = _expect_gqa(run, "grouped_query_attention with 2 queries after 3 cached keys (L_q = 2, "
-                    "L_k = 5), query 0 allowed no key", grouped_query_attention, q, k, v,
-                    allowed)
-    _close(run, "the output row of the query with no allowed key", as_array(y)[0, :, 0],
-           np.zeros((4, 3)), hint=nb05.HINT_EMPTY_ROW)
+    y = _expect_gqa(
+        run,
+        "grouped_query_attention with 2 queries after 3 cached keys (L_q = 2, "
+        "L_k = 5), query 0 allowed no key",
+        grouped_query_attention,
+        q,
+        k,
+        v,
+        allowed,
+    )
+    _close(
+        run,
+        "the output row of the query with no allowed key",
+        as_array(y)[0, :, 0],
+        np.zeros((4, 3)),
+        hint=nb05.HINT_EMPTY_ROW,
+    )
     q, k, v = _qkv(1, 2, 1, 4, 4, 3, seed=126, scale=30.0)
-    _expect_gqa(run, "grouped_query_attention with large scores (q, k of size ~30 per "
-                "feature) and a causal mask", grouped_query_attention, q, k, v,
-                torch.ones(4, 4, dtype=torch.bool).tril(),
-                hint=nb05.HINT_OVERFLOW_LARGE)
+    _expect_gqa(
+        run,
+        "grouped_query_attention with large scores (q, k of size ~30 per "
+        "feature) and a causal mask",
+        grouped_query_attention,
+        q,
+        k,
+        v,
+        torch.ones(4, 4, dtype=torch.bool).tril(),
+        hint=nb05.HINT_OVERFLOW_LARGE,
+    )
 
     q, k, v = _qkv(1, 3, 2, 2, 2, 4, seed=127)
-    run.expect_raises("grouped_query_attention with q (1, 3, 2, 4) and k, v (1, 2, 2, 4)",
-                      ValueError, q, k, v, None, mentions=("(1, 3, 2, 4)", "(1, 2, 2, 4)"))
+    run.expect_raises(
+        "grouped_query_attention with q (1, 3, 2, 4) and k, v (1, 2, 2, 4)",
+        ValueError,
+        q,
+        k,
+        v,
+        None,
+        mentions=("(1, 3, 2, 4)", "(1, 2, 2, 4)"),
+    )
     if reference is not None:
         for seed in range(trials):
             g = torch.Generator().manual_seed(1200 + seed)
@@ -655,14 +895,30 @@ def check_grouped_query_attention(grouped_query_attention, reference=None,
             L_k = L_q + int(torch.randint(0, 4, (1,), generator=g))
             dtype = torch.float64 if seed % 2 else torch.float32
             q, k, v = _qkv(B, h_kv * group, h_kv, L_q, L_k, d_k, seed=1300 + seed, dtype=dtype)
-            allowed = None if seed % 4 == 0 else (
-                _bottom_right(L_q, L_k) if seed % 4 == 1 else
-                torch.rand(B, 1, L_q, L_k, generator=g) < 0.6)
-            call = (f"grouped_query_attention on random q {tuple(q.shape)}, k, v "
-                    f"{tuple(k.shape)}, {dtype}, "
-                    f"{'no mask' if allowed is None else 'a mask'} (seed {seed})")
-            _expect_gqa(run, call, grouped_query_attention, q, k, v, allowed,
-                        expected=reference(q, k, v, allowed))
+            allowed = (
+                None
+                if seed % 4 == 0
+                else (
+                    _bottom_right(L_q, L_k)
+                    if seed % 4 == 1
+                    else torch.rand(B, 1, L_q, L_k, generator=g) < 0.6
+                )
+            )
+            call = (
+                f"grouped_query_attention on random q {tuple(q.shape)}, k, v "
+                f"{tuple(k.shape)}, {dtype}, "
+                f"{'no mask' if allowed is None else 'a mask'} (seed {seed})"
+            )
+            _expect_gqa(
+                run,
+                call,
+                grouped_query_attention,
+                q,
+                k,
+                v,
+                allowed,
+                expected=reference(q, k, v, allowed),
+            )
     run.done()
 
 
@@ -683,26 +939,29 @@ HINT_KV_FACTOR_2_TWICE = "one factor 2 for keys and values, then bytes_per_value
 def _kv_mistakes(n_layers, n_kv_heads, d_k, length, bpv) -> list[Mistake]:
     right = 2 * n_layers * n_kv_heads * d_k * length * bpv
     out = [
-        Mistake("keys only (the factor 2 for keys and values left out)", right / 2,
-                HINT_KV_FACTOR_2),
-        Mistake("bits instead of bytes", right * 8,
-                HINT_KV_BITS),
-        Mistake("the length left out (bytes per token)", right / max(length, 1)
-                if length > 1 else None,
-                HINT_KV_LENGTH),
-        Mistake("one layer counted", right / n_layers if n_layers > 1 else None,
-                HINT_KV_LAYERS),
-        Mistake("d_k left out", right / d_k if d_k > 1 else None,
-                HINT_KV_D_K),
-        Mistake("in GiB instead of bytes", right / 2**30,
-                HINT_KV_GIB),
-        Mistake("in KiB instead of bytes", right / 2**10,
-                HINT_KV_KIB),
-        Mistake("bytes_per_value ignored (2 written in, bfloat16)",
-                right / bpv * 2 if bpv != 2 else None,
-                HINT_KV_BYTES_PER_VALUE),
-        Mistake("factor 2 counted twice (2 for keys and values, and 2 bytes again)",
-                right * 2, HINT_KV_FACTOR_2_TWICE),
+        Mistake(
+            "keys only (the factor 2 for keys and values left out)", right / 2, HINT_KV_FACTOR_2
+        ),
+        Mistake("bits instead of bytes", right * 8, HINT_KV_BITS),
+        Mistake(
+            "the length left out (bytes per token)",
+            right / max(length, 1) if length > 1 else None,
+            HINT_KV_LENGTH,
+        ),
+        Mistake("one layer counted", right / n_layers if n_layers > 1 else None, HINT_KV_LAYERS),
+        Mistake("d_k left out", right / d_k if d_k > 1 else None, HINT_KV_D_K),
+        Mistake("in GiB instead of bytes", right / 2**30, HINT_KV_GIB),
+        Mistake("in KiB instead of bytes", right / 2**10, HINT_KV_KIB),
+        Mistake(
+            "bytes_per_value ignored (2 written in, bfloat16)",
+            right / bpv * 2 if bpv != 2 else None,
+            HINT_KV_BYTES_PER_VALUE,
+        ),
+        Mistake(
+            "factor 2 counted twice (2 for keys and values, and 2 bytes again)",
+            right * 2,
+            HINT_KV_FACTOR_2_TWICE,
+        ),
     ]
     return [m for m in out if m.output is not None and m.output != right]
 
@@ -712,16 +971,26 @@ HINT_KV_NUMBER = "return the number of bytes, not a tensor or a list"
 
 def _expect_kv_bytes(run: CheckRun, call: str, args, expected) -> None:
     seen = run.call(call, *args)
-    run.expect_true(np.ndim(seen) == 0, f"{call} returned {seen!r}; expected one number.",
-                    hint=HINT_KV_NUMBER)
-    run.expect_close(call, seen, expected, rtol=0, atol=0.5, what="number of bytes",
-                     mistakes=_kv_mistakes(*args))
+    run.expect_true(
+        np.ndim(seen) == 0, f"{call} returned {seen!r}; expected one number.", hint=HINT_KV_NUMBER
+    )
+    run.expect_close(
+        call, seen, expected, rtol=0, atol=0.5, what="number of bytes", mistakes=_kv_mistakes(*args)
+    )
 
 
 def _measured_cache(n_layers, n_kv_heads, d_k, length) -> int:
     """Bytes of the (k, v) tensors that the package's blocks return for one sequence."""
-    config = Qwen3LMConfig(vocab_size=5, d_model=8, n_layers=n_layers, n_heads=n_kv_heads,
-                           n_kv_heads=n_kv_heads, d_k=d_k, d_hidden=8, max_len=length)
+    config = Qwen3LMConfig(
+        vocab_size=5,
+        d_model=8,
+        n_layers=n_layers,
+        n_heads=n_kv_heads,
+        n_kv_heads=n_kv_heads,
+        d_k=d_k,
+        d_hidden=8,
+        max_len=length,
+    )
     model = Qwen3LM(config).eval()
     h = torch.zeros(1, length, 8)
     rope = (model.rope_cos, model.rope_sin)
@@ -737,27 +1006,42 @@ def _measured_cache(n_layers, n_kv_heads, d_k, length) -> int:
 @_one_thread
 def check_kv_cache_bytes(kv_cache_bytes, reference=None, trials: int = 12) -> None:
     run = CheckRun(kv_cache_bytes)
-    call = ("kv_cache_bytes(28, 8, 128, 32768, 2) (Qwen3-0.6B: 28 layers, 8 key/value heads "
-            "of width 128, 32,768 tokens in bfloat16)")
+    call = (
+        "kv_cache_bytes(28, 8, 128, 32768, 2) (Qwen3-0.6B: 28 layers, 8 key/value heads "
+        "of width 128, 32,768 tokens in bfloat16)"
+    )
     _expect_kv_bytes(run, call, (28, 8, 128, 32768, 2), 3_758_096_384)
     call = "kv_cache_bytes(2, 2, 8, 10, 8) (two layers, float64: 8 bytes a value)"
     _expect_kv_bytes(run, call, (2, 2, 8, 10, 8), 2 * 2 * 2 * 8 * 10 * 8)
     call = "kv_cache_bytes(3, 1, 4, 0, 4) (nothing cached yet)"
     _expect_kv_bytes(run, call, (3, 1, 4, 0, 4), 0)
     args = (2, 2, 4, 12, 4)
-    call = ("kv_cache_bytes(2, 2, 4, 12, 4) against the bytes measured on the package's "
-            "Qwen3LM blocks (float32 keys and values of 12 tokens)")
+    call = (
+        "kv_cache_bytes(2, 2, 4, 12, 4) against the bytes measured on the package's "
+        "Qwen3LM blocks (float32 keys and values of 12 tokens)"
+    )
     _expect_kv_bytes(run, call, args, _measured_cache(*args[:4]))
-    run.expect_raises("kv_cache_bytes(0, 8, 128, 10, 2) (no layers)", ValueError,
-                      0, 8, 128, 10, 2, mentions=("n_layers",))
+    run.expect_raises(
+        "kv_cache_bytes(0, 8, 128, 10, 2) (no layers)",
+        ValueError,
+        0,
+        8,
+        128,
+        10,
+        2,
+        mentions=("n_layers",),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1400 + seed)
-            args = (int(rng.integers(1, 80)), int(rng.integers(1, 33)),
-                    int(rng.choice([32, 64, 96, 128, 256])), int(rng.integers(0, 200_000)),
-                    int(rng.choice([1, 2, 4])))
-            _expect_kv_bytes(run, f"kv_cache_bytes{args} (seed {seed})", args,
-                             reference(*args))
+            args = (
+                int(rng.integers(1, 80)),
+                int(rng.integers(1, 33)),
+                int(rng.choice([32, 64, 96, 128, 256])),
+                int(rng.integers(0, 200_000)),
+                int(rng.choice([1, 2, 4])),
+            )
+            _expect_kv_bytes(run, f"kv_cache_bytes{args} (seed {seed})", args, reference(*args))
     run.done()
 
 
@@ -781,31 +1065,40 @@ def _randomise(module: nn.Module, seed: int) -> nn.Module:
 
 
 def _block_config(d, h, h_kv, d_k, hidden, eps=1e-6) -> Qwen3LMConfig:
-    return Qwen3LMConfig(vocab_size=1, d_model=d, n_layers=1, n_heads=h, n_kv_heads=h_kv,
-                         d_k=d_k, d_hidden=hidden, eps=eps)
+    return Qwen3LMConfig(
+        vocab_size=1,
+        d_model=d,
+        n_layers=1,
+        n_heads=h,
+        n_kv_heads=h_kv,
+        d_k=d_k,
+        d_hidden=hidden,
+        eps=eps,
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # Qwen3Block
 # ---------------------------------------------------------------------------------------
-HINT_QK_NORM_MISSING = ("create q_norm and k_norm as RMSNorms over one head's d_k features, with "
-                        "the block's eps: one gamma of d_k numbers each")
+HINT_QK_NORM_MISSING = (
+    "create q_norm and k_norm as RMSNorms over one head's d_k features, with "
+    "the block's eps: one gamma of d_k numbers each"
+)
 HINT_NORM1_MISSING = "norm1 is an RMSNorm over the d_model features, with the block's eps"
 HINT_NORM2_MISSING = "norm2 is an RMSNorm over the d_model features, with the block's eps"
 HINT_MLP_MISSING = "the MLP is your SwiGLU class, from d_model through d_hidden and back"
-HINT_PROJECTIONS = ("W_Q = nn.Linear(d_model, n_heads * d_k, bias=False); W_K and W_V map d_model "
-                    "to n_kv_heads * d_k; W_O maps n_heads * d_k back to d_model; no biases")
+HINT_PROJECTIONS = (
+    "W_Q = nn.Linear(d_model, n_heads * d_k, bias=False); W_K and W_V map d_model "
+    "to n_kv_heads * d_k; W_O maps n_heads * d_k back to d_model; no biases"
+)
 
 
 BLOCK_HINTS = [
     ("q_norm", "QK-norm missing", HINT_QK_NORM_MISSING),
     ("k_norm", "QK-norm missing", HINT_QK_NORM_MISSING),
-    ("norm1", "norm1 missing or not an RMSNorm",
-     HINT_NORM1_MISSING),
-    ("norm2", "norm2 missing or not an RMSNorm",
-     HINT_NORM2_MISSING),
-    ("mlp", "the MLP missing or not SwiGLU",
-     HINT_MLP_MISSING),
+    ("norm1", "norm1 missing or not an RMSNorm", HINT_NORM1_MISSING),
+    ("norm2", "norm2 missing or not an RMSNorm", HINT_NORM2_MISSING),
+    ("mlp", "the MLP missing or not SwiGLU", HINT_MLP_MISSING),
     ("W_", "attention projections wrong", HINT_PROJECTIONS),
 ]
 
@@ -826,10 +1119,25 @@ def _rotate(x, cos, sin):
     return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
 
 
-def _block_variant(ref: ModernBlock, h, rope, past=None, qk="right", rope_on="qk",
-                   mask="bottom", past_first=True, cache="full", res1=True, res2=True,
-                   norms_swapped=False, mlp_reads_h=False, merge="right", norm1=True,
-                   split="right", norm_v=False):
+def _block_variant(
+    ref: ModernBlock,
+    h,
+    rope,
+    past=None,
+    qk="right",
+    rope_on="qk",
+    mask="bottom",
+    past_first=True,
+    cache="full",
+    res1=True,
+    res2=True,
+    norms_swapped=False,
+    mlp_reads_h=False,
+    merge="right",
+    norm1=True,
+    split="right",
+    norm_v=False,
+):
     """The package block's forward written out, with one step changed: (h_out, k, v)."""
     n, n_kv, d_k = ref.n_heads, ref.n_kv_heads, ref.d_k
     B, L, _ = h.shape
@@ -837,12 +1145,17 @@ def _block_variant(ref: ModernBlock, h, rope, past=None, qk="right", rope_on="qk
     with torch.no_grad():
         x = first(h) if norm1 else h
         heads = _heads if split == "right" else _heads_no_transpose
-        q, k, v = heads(ref.W_Q(x), n, d_k), heads(ref.W_K(x), n_kv, d_k), \
-            heads(ref.W_V(x), n_kv, d_k)
+        q, k, v = (
+            heads(ref.W_Q(x), n, d_k),
+            heads(ref.W_K(x), n_kv, d_k),
+            heads(ref.W_V(x), n_kv, d_k),
+        )
         cos, sin = rope
-        norm_q, norm_k = {"right": (ref.q_norm, ref.k_norm), "q_for_both": (ref.q_norm,
-                          ref.q_norm), "swapped": (ref.k_norm, ref.q_norm)}.get(
-                              qk, (ref.q_norm, ref.k_norm))
+        norm_q, norm_k = {
+            "right": (ref.q_norm, ref.k_norm),
+            "q_for_both": (ref.q_norm, ref.q_norm),
+            "swapped": (ref.k_norm, ref.q_norm),
+        }.get(qk, (ref.q_norm, ref.k_norm))
         if qk not in ("none", "after_rope"):
             q, k = norm_q(q), norm_k(k)
         if norm_v:
@@ -859,12 +1172,17 @@ def _block_variant(ref: ModernBlock, h, rope, past=None, qk="right", rope_on="qk
             k = torch.cat([past[0], k] if past_first else [k, past[0]], dim=2)
             v = torch.cat([past[1], v] if past_first else [v, past[1]], dim=2)
         T = k.shape[2] - L
-        allowed = {"bottom": _bottom_right(L, T + L), "top": torch.ones(L, T + L,
-                   dtype=torch.bool).tril(), "none": torch.ones(L, T + L, dtype=torch.bool)}[
-                       mask]
+        allowed = {
+            "bottom": _bottom_right(L, T + L),
+            "top": torch.ones(L, T + L, dtype=torch.bool).tril(),
+            "none": torch.ones(L, T + L, dtype=torch.bool),
+        }[mask]
         y = _gqa_variant(q, k, v, allowed)  # (B, h, L, d_k)
-        merged = y.transpose(1, 2).reshape(B, L, n * d_k) if merge == "right" else \
-            y.reshape(B, L, n * d_k)
+        merged = (
+            y.transpose(1, 2).reshape(B, L, n * d_k)
+            if merge == "right"
+            else y.reshape(B, L, n * d_k)
+        )
         u = (h if res1 else 0.0) + ref.W_O(merged)
         out = (u if res2 else 0.0) + ref.mlp(second(h if mlp_reads_h else u))
         if cache == "unrotated":
@@ -872,18 +1190,24 @@ def _block_variant(ref: ModernBlock, h, rope, past=None, qk="right", rope_on="qk
     return out, k, v
 
 
-HINT_NO_QK_NORM = ("apply QK-norm to every head: q = self.q_norm(q), k = self.k_norm(k), after "
-                   "splitting the heads and before RoPE")
+HINT_NO_QK_NORM = (
+    "apply QK-norm to every head: q = self.q_norm(q), k = self.k_norm(k), after "
+    "splitting the heads and before RoPE"
+)
 HINT_QK_NORM_AFTER_ROPE = "normalise first, then rotate: rotate_pairs(self.q_norm(q), cos, sin)"
 HINT_K_NORM = "the keys have their own norm: k = self.k_norm(k)"
 HINT_QK_NORM_SWAPPED = "q_norm goes on the queries, k_norm on the keys"
-HINT_NO_ROPE = ("rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, "
-                "sin)")
+HINT_NO_ROPE = (
+    "rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, sin)"
+)
 HINT_ROPE_ON_VALUES = "RoPE rotates queries and keys only; the values are not rotated"
-HINT_NO_CAUSAL_MASK = ("build the causal mask: allowed[i, j] = j <= T + i, so no query reads a "
-                       "later token")
-HINT_MASK_TOP_LEFT = ("with T cached tokens, new query i sits at position T + i: allowed[i, j] = j "
-                      "<= T + i, the triangle aligned to the bottom right of (L, T + L)")
+HINT_NO_CAUSAL_MASK = (
+    "build the causal mask: allowed[i, j] = j <= T + i, so no query reads a later token"
+)
+HINT_MASK_TOP_LEFT = (
+    "with T cached tokens, new query i sits at position T + i: allowed[i, j] = j "
+    "<= T + i, the triangle aligned to the bottom right of (L, T + L)"
+)
 HINT_PAST_FIRST = "the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first"
 HINT_RESIDUAL_ATTENTION = "add the residual: U = H + W_O(...)"
 HINT_RESIDUAL_MLP = "add the residual: H_out = U + mlp(norm2(U))"
@@ -896,51 +1220,40 @@ HINT_NO_NORM1 = "normalise the attention's input: x = self.norm1(h)"
 
 
 _BLOCK_MISTAKES = [
-    ("no QK-norm (q_norm and k_norm created, not applied)", {"qk": "none"},
-     HINT_NO_QK_NORM),
-    ("QK-norm applied after RoPE", {"qk": "after_rope"},
-     HINT_QK_NORM_AFTER_ROPE),
-    ("q_norm used for the keys too", {"qk": "q_for_both"},
-     HINT_K_NORM),
-    ("q_norm and k_norm swapped", {"qk": "swapped"},
-     HINT_QK_NORM_SWAPPED),
-    ("RoPE not applied", {"rope_on": "none"},
-     HINT_NO_ROPE),
-    ("RoPE applied to the values too", {"rope_on": "qkv"},
-     HINT_ROPE_ON_VALUES),
-    ("no causal mask", {"mask": "none"},
-     HINT_NO_CAUSAL_MASK),
-    ("causal mask aligned top-left (query i at position i, though T tokens are cached)",
-     {"mask": "top"},
-     HINT_MASK_TOP_LEFT),
-    ("the cached keys and values put after the new ones", {"past_first": False},
-     HINT_PAST_FIRST),
-    ("missing residual around the attention", {"res1": False},
-     HINT_RESIDUAL_ATTENTION),
-    ("missing residual around the MLP", {"res2": False},
-     HINT_RESIDUAL_MLP),
-    ("norm1 and norm2 swapped", {"norms_swapped": True},
-     HINT_NORMS_SWAPPED),
-    ("the MLP reads H instead of U", {"mlp_reads_h": True},
-     HINT_MLP_READS_U),
-    ("heads merged without the transpose", {"merge": "no_transpose"},
-     HINT_MERGE_HEADS),
-    ("heads split without the transpose (positions and heads mixed)",
-     {"split": "no_transpose"}, HINT_SPLIT_HEADS),
-    ("the values normalised too", {"norm_v": True},
-     HINT_VALUES_NORMALISED),
-    ("no norm before the attention", {"norm1": False},
-     HINT_NO_NORM1),
+    ("no QK-norm (q_norm and k_norm created, not applied)", {"qk": "none"}, HINT_NO_QK_NORM),
+    ("QK-norm applied after RoPE", {"qk": "after_rope"}, HINT_QK_NORM_AFTER_ROPE),
+    ("q_norm used for the keys too", {"qk": "q_for_both"}, HINT_K_NORM),
+    ("q_norm and k_norm swapped", {"qk": "swapped"}, HINT_QK_NORM_SWAPPED),
+    ("RoPE not applied", {"rope_on": "none"}, HINT_NO_ROPE),
+    ("RoPE applied to the values too", {"rope_on": "qkv"}, HINT_ROPE_ON_VALUES),
+    ("no causal mask", {"mask": "none"}, HINT_NO_CAUSAL_MASK),
+    (
+        "causal mask aligned top-left (query i at position i, though T tokens are cached)",
+        {"mask": "top"},
+        HINT_MASK_TOP_LEFT,
+    ),
+    ("the cached keys and values put after the new ones", {"past_first": False}, HINT_PAST_FIRST),
+    ("missing residual around the attention", {"res1": False}, HINT_RESIDUAL_ATTENTION),
+    ("missing residual around the MLP", {"res2": False}, HINT_RESIDUAL_MLP),
+    ("norm1 and norm2 swapped", {"norms_swapped": True}, HINT_NORMS_SWAPPED),
+    ("the MLP reads H instead of U", {"mlp_reads_h": True}, HINT_MLP_READS_U),
+    ("heads merged without the transpose", {"merge": "no_transpose"}, HINT_MERGE_HEADS),
+    (
+        "heads split without the transpose (positions and heads mixed)",
+        {"split": "no_transpose"},
+        HINT_SPLIT_HEADS,
+    ),
+    ("the values normalised too", {"norm_v": True}, HINT_VALUES_NORMALISED),
+    ("no norm before the attention", {"norm1": False}, HINT_NO_NORM1),
 ]
-HINT_CACHE_UNROTATED = ("cache the keys after RoPE (and after QK-norm): later tokens compare with "
-                        "them as they are")
+HINT_CACHE_UNROTATED = (
+    "cache the keys after RoPE (and after QK-norm): later tokens compare with them as they are"
+)
 
 
 _CACHE_MISTAKES = [
-    ("keys cached before RoPE", {"cache": "unrotated"},
-     HINT_CACHE_UNROTATED),
-    ("the cached keys and values put after the new ones", {"past_first": False},
-     HINT_PAST_FIRST),
+    ("keys cached before RoPE", {"cache": "unrotated"}, HINT_CACHE_UNROTATED),
+    ("the cached keys and values put after the new ones", {"past_first": False}, HINT_PAST_FIRST),
 ]
 
 
@@ -955,43 +1268,58 @@ def _block_mistakes(ref, h, rope, past, part: int) -> list[Mistake]:
     return out
 
 
-HINT_BLOCK_PAIR = ("return a pair: the block's output, and the keys and values the attention used "
-                   "(for the cache)")
+HINT_BLOCK_PAIR = (
+    "return a pair: the block's output, and the keys and values the attention used (for the cache)"
+)
 
 
 def _expect_block_output(run: CheckRun, call: str, result) -> tuple:
-    ok = (isinstance(result, tuple | list) and len(result) == 2
-          and isinstance(result[1], tuple | list) and len(result[1]) == 2)
-    run.expect_true(ok, f"{call} returned {type(result).__name__}; expected a pair "
-                    "(h_out, (k, v)).",
-                    hint=HINT_BLOCK_PAIR)
+    ok = (
+        isinstance(result, tuple | list)
+        and len(result) == 2
+        and isinstance(result[1], tuple | list)
+        and len(result[1]) == 2
+    )
+    run.expect_true(
+        ok,
+        f"{call} returned {type(result).__name__}; expected a pair (h_out, (k, v)).",
+        hint=HINT_BLOCK_PAIR,
+    )
     return result[0], result[1][0], result[1][1]
 
 
-HINT_CACHE_SHAPE = ("return the keys and values over ALL T + L tokens, (B, n_kv_heads, T + L, "
-                    "d_k): the concatenation, past first")
+HINT_CACHE_SHAPE = (
+    "return the keys and values over ALL T + L tokens, (B, n_kv_heads, T + L, "
+    "d_k): the concatenation, past first"
+)
 
 
-def _expect_block(run: CheckRun, call: str, block, ref: ModernBlock, h, rope, past=None,
-                  hint: str | None = None):
+def _expect_block(
+    run: CheckRun, call: str, block, ref: ModernBlock, h, rope, past=None, hint: str | None = None
+):
     with torch.no_grad():
         want, (want_k, want_v) = ref(h, rope, past)
     args = (h, rope) if past is None else (h, rope, past)
     out, k, v = _expect_block_output(run, call, _invoke(run, call, block, *args))
     run.expect_shape(call, out, tuple(h.shape), hint=nb06.HINT_BLOCK_SHAPE)
     run.expect_finite(call, out)
-    _close_lazy(run, call, out, want, partial(_block_mistakes, ref, h, rope, past, 0),
-                hint=hint)
+    _close_lazy(run, call, out, want, partial(_block_mistakes, ref, h, rope, past, 0), hint=hint)
     for name, seen, expected, part in (("keys", k, want_k, 1), ("values", v, want_v, 2)):
-        run.expect_shape(f"{call}: the returned {name}", seen, tuple(expected.shape),
-                         hint=HINT_CACHE_SHAPE)
-        _close_lazy(run, f"{call}: the returned {name}", seen, expected,
-                    partial(_block_mistakes, ref, h, rope, past, part), what=name)
+        run.expect_shape(
+            f"{call}: the returned {name}", seen, tuple(expected.shape), hint=HINT_CACHE_SHAPE
+        )
+        _close_lazy(
+            run,
+            f"{call}: the returned {name}",
+            seen,
+            expected,
+            partial(_block_mistakes, ref, h, rope, past, part),
+            what=name,
+        )
     return out
 
 
-def _prepare_block(run: CheckRun, Qwen3Block, sizes: tuple, eps: float, seed: int,
-                   reference=None):
+def _prepare_block(run: CheckRun, Qwen3Block, sizes: tuple, eps: float, seed: int, reference=None):
     d, h, h_kv, d_k, hidden = sizes
     call = f"Qwen3Block({d}, {h}, {h_kv}, {d_k}, {hidden}, eps={eps:g})"
     block = _build(run, call, d, h, h_kv, d_k, hidden, eps=eps)
@@ -1006,8 +1334,10 @@ def _prepare_block(run: CheckRun, Qwen3Block, sizes: tuple, eps: float, seed: in
 
 
 HINT_BLOCK_IN_PLACE = "write u = h + ..., not h += ...: the caller's h must stay as it was"
-HINT_BLOCK_EPS = ("pass the eps argument on to every RMSNorm: nn.RMSNorm(d_model, eps=eps) and "
-                  "nn.RMSNorm(d_k, eps=eps)")
+HINT_BLOCK_EPS = (
+    "pass the eps argument on to every RMSNorm: nn.RMSNorm(d_model, eps=eps) and "
+    "nn.RMSNorm(d_k, eps=eps)"
+)
 
 
 @_one_thread
@@ -1018,32 +1348,69 @@ def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
     call, block, ref = _prepare_block(run, Qwen3Block, sizes, 1e-6, seed=131)
     h = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(132)) * 2.0 + 0.5
     cos, sin = rope_tables(5, 4, base=100.0)  # (5, 2) each
-    _expect_block(run, f"{call} with random weights on h (2, 5, 12), rope for positions "
-                  "0..4, no cache", block, ref, h, (cos, sin))
+    _expect_block(
+        run,
+        f"{call} with random weights on h (2, 5, 12), rope for positions 0..4, no cache",
+        block,
+        ref,
+        h,
+        (cos, sin),
+    )
     with torch.no_grad():
         _, past = ref(h[:, :3], (cos[:3], sin[:3]))
-    _expect_block(run, f"{call} on tokens 3..4 of h with past = the keys and values of "
-                  "tokens 0..2 (T = 3) and rope for positions 3..4", block, ref, h[:, 3:],
-                  (cos[3:], sin[3:]), past)
+    _expect_block(
+        run,
+        f"{call} on tokens 3..4 of h with past = the keys and values of "
+        "tokens 0..2 (T = 3) and rope for positions 3..4",
+        block,
+        ref,
+        h[:, 3:],
+        (cos[3:], sin[3:]),
+        past,
+    )
     with torch.no_grad():
         _, past = ref(h[:1, :4], (cos[:4], sin[:4]))
-    _expect_block(run, f"{call} on one new token at position 4 with 4 cached tokens",
-                  block, ref, h[:1, 4:], (cos[4:], sin[4:]), past)
+    _expect_block(
+        run,
+        f"{call} on one new token at position 4 with 4 cached tokens",
+        block,
+        ref,
+        h[:1, 4:],
+        (cos[4:], sin[4:]),
+        past,
+    )
 
     call, block, ref = _prepare_block(run, Qwen3Block, sizes, 0.05, seed=133)
     tiny = h * 0.1
-    _expect_block(run, f"{call} on h * 0.1 (features near the norms' eps)", block, ref, tiny,
-                  (cos, sin), hint=HINT_BLOCK_EPS)
-    _expect_raises_on(run, "Qwen3Block(12, 4, 2, 4, 20) on h of shape (5, 12) (no batch axis)",
-                      block, torch.zeros(5, 12), (cos, sin), mentions=("h", "(5, 12)"))
+    _expect_block(
+        run,
+        f"{call} on h * 0.1 (features near the norms' eps)",
+        block,
+        ref,
+        tiny,
+        (cos, sin),
+        hint=HINT_BLOCK_EPS,
+    )
+    _expect_raises_on(
+        run,
+        "Qwen3Block(12, 4, 2, 4, 20) on h of shape (5, 12) (no batch axis)",
+        block,
+        torch.zeros(5, 12),
+        (cos, sin),
+        mentions=("h", "(5, 12)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1500 + seed)
             h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 4))
-            sizes = (int(rng.integers(2, 10)), h_kv * group, h_kv, 2 * int(rng.integers(1, 4)),
-                     int(rng.integers(2, 12)))
-            call, block, ref = _prepare_block(run, Qwen3Block, sizes, 1e-6, 1510 + seed,
-                                              reference)
+            sizes = (
+                int(rng.integers(2, 10)),
+                h_kv * group,
+                h_kv,
+                2 * int(rng.integers(1, 4)),
+                int(rng.integers(2, 12)),
+            )
+            call, block, ref = _prepare_block(run, Qwen3Block, sizes, 1e-6, 1510 + seed, reference)
             B, L, T = int(rng.integers(1, 3)), int(rng.integers(1, 5)), int(rng.integers(0, 4))
             x = torch.randn(B, T + L, sizes[0], generator=torch.Generator().manual_seed(seed))
             cos, sin = rope_tables(T + L, sizes[3], base=1e4)
@@ -1051,9 +1418,16 @@ def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
             if T:
                 with torch.no_grad():
                     _, past = ref(x[:, :T], (cos[:T], sin[:T]))
-            _expect_block(run, f"{call} with random weights on {L} new tokens after {T} "
-                          f"cached, batch {B} (seed {seed})", block, ref, x[:, T:],
-                          (cos[T:], sin[T:]), past)
+            _expect_block(
+                run,
+                f"{call} with random weights on {L} new tokens after {T} "
+                f"cached, batch {B} (seed {seed})",
+                block,
+                ref,
+                x[:, T:],
+                (cos[T:], sin[T:]),
+                past,
+            )
     run.done()
 
 
@@ -1061,37 +1435,49 @@ def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
 # Qwen3Decoder
 # ---------------------------------------------------------------------------------------
 HINT_HEAD_BIAS = "no bias in the head: nn.Linear(d_model, vocab_size, bias=False)"
-HINT_FINAL_NORM_LAYERNORM = ("the final norm is an RMSNorm over d_model features: it has a gamma "
-                             "and no bias")
-HINT_HEAD_UNTIED = ("with tie_weights true the head's weight IS the embedding: self.head.weight = "
-                    "self.embed.weight")
-HINT_HEAD_OWN = ("the head is a bias-free linear map from d_model to vocab_size, with its own "
-                 "weight when tie_weights is false")
+HINT_FINAL_NORM_LAYERNORM = (
+    "the final norm is an RMSNorm over d_model features: it has a gamma and no bias"
+)
+HINT_HEAD_UNTIED = (
+    "with tie_weights true the head's weight IS the embedding: self.head.weight = self.embed.weight"
+)
+HINT_HEAD_OWN = (
+    "the head is a bias-free linear map from d_model to vocab_size, with its own "
+    "weight when tie_weights is false"
+)
 HINT_FINAL_NORM_MISSING = "create the final norm: an RMSNorm over d_model features, with eps"
-HINT_BLOCKS_LIST = ("self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list "
-                    "like [block] * n_layers repeats ONE block")
-HINT_EMBEDDING_MISSING = ("create the token embedding: one row of d_model numbers per vocabulary "
-                          "id")
+HINT_BLOCKS_LIST = (
+    "self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list "
+    "like [block] * n_layers repeats ONE block"
+)
+HINT_EMBEDDING_MISSING = "create the token embedding: one row of d_model numbers per vocabulary id"
 
 
 def _decoder_hints(tied: bool) -> list[tuple[str, str, str]]:
     return [
         ("head.bias", "the head with a bias", HINT_HEAD_BIAS),
         ("norm.bias", "a LayerNorm as the final norm", HINT_FINAL_NORM_LAYERNORM),
-        ("head", "the head not tied to the embedding" if tied else "the head tied or missing",
-         HINT_HEAD_UNTIED if tied else
-         HINT_HEAD_OWN),
-        ("norm.", "the final RMSNorm missing",
-         HINT_FINAL_NORM_MISSING),
-        ("blocks.", "not n_layers distinct blocks",
-         HINT_BLOCKS_LIST),
-        ("embed", "token embedding missing",
-         HINT_EMBEDDING_MISSING),
+        (
+            "head",
+            "the head not tied to the embedding" if tied else "the head tied or missing",
+            HINT_HEAD_UNTIED if tied else HINT_HEAD_OWN,
+        ),
+        ("norm.", "the final RMSNorm missing", HINT_FINAL_NORM_MISSING),
+        ("blocks.", "not n_layers distinct blocks", HINT_BLOCKS_LIST),
+        ("embed", "token embedding missing", HINT_EMBEDDING_MISSING),
     ]
 
 
-def _decoder_variant(ref: Qwen3LM, idx, final_norm=True, use_blocks=True, n_blocks=None,
-                     last_only=False, softmax=False, scale_embed=False):
+def _decoder_variant(
+    ref: Qwen3LM,
+    idx,
+    final_norm=True,
+    use_blocks=True,
+    n_blocks=None,
+    last_only=False,
+    softmax=False,
+    scale_embed=False,
+):
     """The package decoder's forward with one step changed, to name mistakes."""
     L = idx.shape[1]
     rope = (ref.rope_cos[:L], ref.rope_sin[:L])
@@ -1108,32 +1494,46 @@ def _decoder_variant(ref: Qwen3LM, idx, final_norm=True, use_blocks=True, n_bloc
 
 HINT_NO_FINAL_NORM = "apply self.norm to H_N before the head: head(norm(h))"
 HINT_EMBED_SCALED = "no sqrt(d_model) factor in Qwen3: H0 = E[w]"
-HINT_BLOCK_OUTPUT_DISCARDED = ("a block returns (h_out, (k, v)): keep h_out as the next hidden "
-                               "state")
+HINT_BLOCK_OUTPUT_DISCARDED = "a block returns (h_out, (k, v)): keep h_out as the next hidden state"
 HINT_LAST_BLOCK_SKIPPED = "run every block: for block in self.blocks"
 HINT_BLOCKS_FED_EMBEDDINGS = "feed each block the previous block's output, not the embeddings"
 
 
 def _decoder_mistakes(ref: Qwen3LM, idx) -> list[Mistake]:
     out = [
-        Mistake("the final RMSNorm forgotten", _decoder_variant(ref, idx, final_norm=False),
-                HINT_NO_FINAL_NORM),
-        Mistake("softmax applied to the logits", _decoder_variant(ref, idx, softmax=True),
-                nb06.HINT_LOGITS_SOFTMAXED),
-        Mistake("token embedding scaled by sqrt(d_model)",
-                _decoder_variant(ref, idx, scale_embed=True),
-                HINT_EMBED_SCALED),
-        Mistake("the blocks' outputs discarded", _decoder_variant(ref, idx, use_blocks=False),
-                HINT_BLOCK_OUTPUT_DISCARDED),
+        Mistake(
+            "the final RMSNorm forgotten",
+            _decoder_variant(ref, idx, final_norm=False),
+            HINT_NO_FINAL_NORM,
+        ),
+        Mistake(
+            "softmax applied to the logits",
+            _decoder_variant(ref, idx, softmax=True),
+            nb06.HINT_LOGITS_SOFTMAXED,
+        ),
+        Mistake(
+            "token embedding scaled by sqrt(d_model)",
+            _decoder_variant(ref, idx, scale_embed=True),
+            HINT_EMBED_SCALED,
+        ),
+        Mistake(
+            "the blocks' outputs discarded",
+            _decoder_variant(ref, idx, use_blocks=False),
+            HINT_BLOCK_OUTPUT_DISCARDED,
+        ),
     ]
     if len(ref.blocks) > 1:
         out += [
-            Mistake("the last block skipped", _decoder_variant(ref, idx,
-                                                               n_blocks=len(ref.blocks) - 1),
-                    HINT_LAST_BLOCK_SKIPPED),
-            Mistake("every block fed the embeddings", _decoder_variant(ref, idx,
-                                                                       last_only=True),
-                    HINT_BLOCKS_FED_EMBEDDINGS),
+            Mistake(
+                "the last block skipped",
+                _decoder_variant(ref, idx, n_blocks=len(ref.blocks) - 1),
+                HINT_LAST_BLOCK_SKIPPED,
+            ),
+            Mistake(
+                "every block fed the embeddings",
+                _decoder_variant(ref, idx, last_only=True),
+                HINT_BLOCKS_FED_EMBEDDINGS,
+            ),
         ]
     return out
 
@@ -1143,16 +1543,21 @@ HINT_TIED = "self.head.weight = self.embed.weight when tie_weights is true, and 
 
 def _expect_tied(run: CheckRun, call: str, view, tied: bool) -> None:
     tokens = {name: token for name, _, _, token, _ in view.info()["params"]}
-    same = tokens.get("head.weight") is not None and \
-        tokens.get("head.weight") == tokens.get("embed.weight")
-    run.expect_true(same == tied, f"{call}: head.weight is {'not ' if not same else ''}the "
-                    f"embedding's weight; expected {'the same' if tied else 'its own'} "
-                    "parameter.",
-                    hint=HINT_TIED)
+    same = tokens.get("head.weight") is not None and tokens.get("head.weight") == tokens.get(
+        "embed.weight"
+    )
+    run.expect_true(
+        same == tied,
+        f"{call}: head.weight is {'not ' if not same else ''}the "
+        f"embedding's weight; expected {'the same' if tied else 'its own'} "
+        "parameter.",
+        hint=HINT_TIED,
+    )
 
 
-def _prepare_decoder(run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: int | None,
-                     reference=None):
+def _prepare_decoder(
+    run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: int | None, reference=None
+):
     kwargs = asdict(config)
     call = f"Qwen3Decoder(**{kwargs})"
     model = _build(run, call, **kwargs)
@@ -1160,11 +1565,16 @@ def _prepare_decoder(run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: i
     ref = Qwen3LM(config)
     _expect_parameters(run, call, model, ref, _decoder_hints(config.tie_weights))
     _expect_tied(run, call, model, config.tie_weights)
-    blocks = {token for path, (_, _, token) in model.info()["modules"].items()
-              if path.startswith("blocks.") and path.count(".") == 1}
-    run.expect_true(len(blocks) == config.n_layers, f"{call} has {len(blocks)} distinct "
-                    f"blocks; expected {config.n_layers}.",
-                    hint=nb06.HINT_DISTINCT_BLOCKS)
+    blocks = {
+        token
+        for path, (_, _, token) in model.info()["modules"].items()
+        if path.startswith("blocks.") and path.count(".") == 1
+    }
+    run.expect_true(
+        len(blocks) == config.n_layers,
+        f"{call} has {len(blocks)} distinct blocks; expected {config.n_layers}.",
+        hint=nb06.HINT_DISTINCT_BLOCKS,
+    )
     if seed is not None:
         source = ref if reference is None else reference(**kwargs)
         _randomise(source, seed)
@@ -1173,22 +1583,45 @@ def _prepare_decoder(run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: i
     return call, model.eval(), ref.eval()
 
 
-HINT_UNPACK_BLOCK = ("a Qwen3Block returns (h_out, (k, v)): unpack the pair in the loop and keep "
-                     "h_out")
+HINT_UNPACK_BLOCK = (
+    "a Qwen3Block returns (h_out, (k, v)): unpack the pair in the loop and keep h_out"
+)
 
 
-def _expect_logits(run: CheckRun, call: str, model, ref: Qwen3LM, idx, expected=None,
-                   atol: float = MODULE_ATOL, rtol: float = MODULE_RTOL, hint=None):
+def _expect_logits(
+    run: CheckRun,
+    call: str,
+    model,
+    ref: Qwen3LM,
+    idx,
+    expected=None,
+    atol: float = MODULE_ATOL,
+    rtol: float = MODULE_RTOL,
+    hint=None,
+):
     with torch.no_grad():
         expected = ref(idx) if expected is None else expected
-    logits = _invoke(run, call, model, idx,
-                     hints=[(("'tuple' object has no attribute", "got tuple"),
-                             HINT_UNPACK_BLOCK)])
+    logits = _invoke(
+        run,
+        call,
+        model,
+        idx,
+        hints=[(("'tuple' object has no attribute", "got tuple"), HINT_UNPACK_BLOCK)],
+    )
     _expect_tensor(run, call, logits)
     run.expect_shape(call, logits, tuple(expected.shape), hint=nb06.HINT_LOGITS_SHAPE)
     run.expect_finite(call, logits)
-    _close_lazy(run, call, logits, expected, partial(_decoder_mistakes, ref, idx),
-                what="logits", rtol=rtol, atol=atol, hint=hint)
+    _close_lazy(
+        run,
+        call,
+        logits,
+        expected,
+        partial(_decoder_mistakes, ref, idx),
+        what="logits",
+        rtol=rtol,
+        atol=atol,
+        hint=hint,
+    )
 
 
 def _tiny():
@@ -1202,8 +1635,10 @@ def _tiny():
 
 
 HINT_ATTRIBUTE_NAMES = "use the attribute names of the exercise"
-HINT_DECODER_EPS = ("this config has eps = 0.05: every RMSNorm (the blocks' and the final one) "
-                    "must get the eps argument")
+HINT_DECODER_EPS = (
+    "this config has eps = 0.05: every RMSNorm (the blocks' and the final one) "
+    "must get the eps argument"
+)
 
 
 @_one_thread
@@ -1213,38 +1648,80 @@ def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
     call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, seed=None)
     ref.load_state_dict(state)
     missing, unexpected = model.load_state_dict(state, strict=False)
-    run.expect_true(not missing and not unexpected, f"loading the tiny checkpoint into {call} "
-                    f"left parameters missing {missing[:4]} or unexpected {unexpected[:4]}.",
-                    hint=HINT_ATTRIBUTE_NAMES)
+    run.expect_true(
+        not missing and not unexpected,
+        f"loading the tiny checkpoint into {call} "
+        f"left parameters missing {missing[:4]} or unexpected {unexpected[:4]}.",
+        hint=HINT_ATTRIBUTE_NAMES,
+    )
     model.eval()
-    _expect_logits(run, f"{call} with the tiny checkpoint of assets/qwen3_tiny on ids "
-                   f"{tuple(ids.shape)}, against transformers' Qwen3ForCausalLM (float32, "
-                   f"to within {HF_ATOL:g})", model, ref, ids, expected=hf_logits,
-                   atol=HF_ATOL, rtol=0.0)
+    _expect_logits(
+        run,
+        f"{call} with the tiny checkpoint of assets/qwen3_tiny on ids "
+        f"{tuple(ids.shape)}, against transformers' Qwen3ForCausalLM (float32, "
+        f"to within {HF_ATOL:g})",
+        model,
+        ref,
+        ids,
+        expected=hf_logits,
+        atol=HF_ATOL,
+        rtol=0.0,
+    )
 
-    config = Qwen3LMConfig(vocab_size=13, d_model=12, n_layers=2, n_heads=4, n_kv_heads=1,
-                           d_k=4, d_hidden=16, max_len=10, rope_base=100.0, eps=0.05)
+    config = Qwen3LMConfig(
+        vocab_size=13,
+        d_model=12,
+        n_layers=2,
+        n_heads=4,
+        n_kv_heads=1,
+        d_k=4,
+        d_hidden=16,
+        max_len=10,
+        rope_base=100.0,
+        eps=0.05,
+    )
     call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, seed=141)
     for B, L in ((2, 10), (1, 3)):
         idx = torch.randint(0, 13, (B, L), generator=torch.Generator().manual_seed(142 + L))
-        _expect_logits(run, f"{call} with random weights on ids of shape {(B, L)}", model, ref,
-                       idx, hint=HINT_DECODER_EPS)
-    _expect_raises_on(run, f"{call} on ids of shape (2, 11), longer than max_len = 10", model,
-                      torch.zeros(2, 11, dtype=torch.long), mentions=("idx", "(2, 11)"))
+        _expect_logits(
+            run,
+            f"{call} with random weights on ids of shape {(B, L)}",
+            model,
+            ref,
+            idx,
+            hint=HINT_DECODER_EPS,
+        )
+    _expect_raises_on(
+        run,
+        f"{call} on ids of shape (2, 11), longer than max_len = 10",
+        model,
+        torch.zeros(2, 11, dtype=torch.long),
+        mentions=("idx", "(2, 11)"),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1600 + seed)
             h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
             config = Qwen3LMConfig(
-                vocab_size=int(rng.integers(2, 20)), d_model=int(rng.integers(2, 10)),
-                n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
-                d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)),
-                max_len=int(rng.integers(3, 12)), rope_base=float(rng.choice([1e2, 1e4, 1e6])),
-                eps=float(rng.choice([1e-6, 1e-3])), tie_weights=bool(seed % 2))
-            call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, 1610 + seed,
-                                                reference)
-            idx = torch.randint(0, config.vocab_size, (2, config.max_len),
-                                generator=torch.Generator().manual_seed(1620 + seed))
+                vocab_size=int(rng.integers(2, 20)),
+                d_model=int(rng.integers(2, 10)),
+                n_layers=int(rng.integers(1, 4)),
+                n_heads=h_kv * group,
+                n_kv_heads=h_kv,
+                d_k=2 * int(rng.integers(1, 4)),
+                d_hidden=int(rng.integers(2, 12)),
+                max_len=int(rng.integers(3, 12)),
+                rope_base=float(rng.choice([1e2, 1e4, 1e6])),
+                eps=float(rng.choice([1e-6, 1e-3])),
+                tie_weights=bool(seed % 2),
+            )
+            call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, 1610 + seed, reference)
+            idx = torch.randint(
+                0,
+                config.vocab_size,
+                (2, config.max_len),
+                generator=torch.Generator().manual_seed(1620 + seed),
+            )
             _expect_logits(run, f"{call} with random weights (seed {seed})", model, ref, idx)
     run.done()
 
@@ -1252,13 +1729,21 @@ def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
 # ---------------------------------------------------------------------------------------
 # decode_step
 # ---------------------------------------------------------------------------------------
-def _decode_variant(model: Qwen3LM, ids, cache, offset: int | None = None, use_cache=True,
-                    layer0_only=False, final_norm=True, update=True):
+def _decode_variant(
+    model: Qwen3LM,
+    ids,
+    cache,
+    offset: int | None = None,
+    use_cache=True,
+    layer0_only=False,
+    final_norm=True,
+    update=True,
+):
     """A decode step on the package model with one step changed: (logits, cache)."""
     T = 0 if cache is None else cache[0][0].shape[2]
     start = T if offset is None else offset
     L = ids.shape[1]
-    rope = (model.rope_cos[start:start + L], model.rope_sin[start:start + L])
+    rope = (model.rope_cos[start : start + L], model.rope_sin[start : start + L])
     with torch.no_grad():
         h = model.embed(ids)
         new = []
@@ -1271,15 +1756,21 @@ def _decode_variant(model: Qwen3LM, ids, cache, offset: int | None = None, use_c
 
 
 HINT_DECODE_NO_FINAL_NORM = "apply model.norm before the head: model.head(model.norm(h))"
-HINT_DECODE_OFFSET_BY_ONE = ("the first new token sits at position T (positions count from 0): "
-                             "model.rope_cos[T:T + L_new]")
-HINT_DECODE_NOT_OFFSET = ("the new tokens sit at positions T, T + 1, ...: use rows T .. T + L_new "
-                          "- 1 of the tables, model.rope_cos[T:T + L_new], with T the cache's "
-                          "length cache[0][0].shape[2]")
-HINT_DECODE_CACHE_UNUSED = ("give every block its own cached keys and values: block(h, rope, "
-                            "cache[i])")
-HINT_DECODE_CACHE_IGNORED = ("give every block its own cached keys and values, block(h, rope, "
-                             "cache[i]), and the RoPE rows of positions T .. T + L_new - 1")
+HINT_DECODE_OFFSET_BY_ONE = (
+    "the first new token sits at position T (positions count from 0): model.rope_cos[T:T + L_new]"
+)
+HINT_DECODE_NOT_OFFSET = (
+    "the new tokens sit at positions T, T + 1, ...: use rows T .. T + L_new "
+    "- 1 of the tables, model.rope_cos[T:T + L_new], with T the cache's "
+    "length cache[0][0].shape[2]"
+)
+HINT_DECODE_CACHE_UNUSED = (
+    "give every block its own cached keys and values: block(h, rope, cache[i])"
+)
+HINT_DECODE_CACHE_IGNORED = (
+    "give every block its own cached keys and values, block(h, rope, "
+    "cache[i]), and the RoPE rows of positions T .. T + L_new - 1"
+)
 HINT_DECODE_LAYER0 = "block i gets cache[i], its own keys and values"
 HINT_DECODE_OLD_CACHE = "return the new list of the (k, v) pairs the blocks returned"
 HINT_DECODE_HEAD_AXIS = "the cached tokens are on the third axis: T = cache[0][0].shape[2]"
@@ -1294,8 +1785,9 @@ def _ignored_cache(model: Qwen3LM, ids, cache, returned) -> bool:
     except (TypeError, IndexError, KeyError, ValueError):
         return False
     ignored = as_array(_decode_variant(model, ids, cache, use_cache=False, offset=0)[1][0][0])
-    return seen.shape == ignored.shape and np.allclose(seen, ignored, rtol=MODULE_RTOL,
-                                                       atol=MODULE_ATOL)
+    return seen.shape == ignored.shape and np.allclose(
+        seen, ignored, rtol=MODULE_RTOL, atol=MODULE_ATOL
+    )
 
 
 def _decode_mistakes(model: Qwen3LM, ids, cache, part: int, returned=None) -> list[Mistake]:
@@ -1305,28 +1797,37 @@ def _decode_mistakes(model: Qwen3LM, ids, cache, part: int, returned=None) -> li
     T = 0 if cache is None else cache[0][0].shape[2]
     h_kv = model.config.n_kv_heads
     table = [
-        ("the final RMSNorm forgotten", {"final_norm": False},
-         HINT_DECODE_NO_FINAL_NORM),
-        ("positions offset by one (T + 1)", {"offset": T + 1},
-         HINT_DECODE_OFFSET_BY_ONE),
+        ("the final RMSNorm forgotten", {"final_norm": False}, HINT_DECODE_NO_FINAL_NORM),
+        ("positions offset by one (T + 1)", {"offset": T + 1}, HINT_DECODE_OFFSET_BY_ONE),
     ]
     if T:
         table += [
-            ("positions not offset: the new tokens got RoPE angles of positions 0, 1, ...",
-             {"offset": 0}, HINT_DECODE_NOT_OFFSET),
-            ("the cache not passed to the blocks", {"use_cache": False},
-             HINT_DECODE_CACHE_UNUSED),
-            ("the cache ignored (no past, positions from 0)",
-             {"use_cache": False, "offset": 0},
-             HINT_DECODE_CACHE_IGNORED),
-            ("the first block's cache given to every block", {"layer0_only": True},
-             HINT_DECODE_LAYER0),
-            ("the old cache returned", {"update": False},
-             HINT_DECODE_OLD_CACHE),
+            (
+                "positions not offset: the new tokens got RoPE angles of positions 0, 1, ...",
+                {"offset": 0},
+                HINT_DECODE_NOT_OFFSET,
+            ),
+            ("the cache not passed to the blocks", {"use_cache": False}, HINT_DECODE_CACHE_UNUSED),
+            (
+                "the cache ignored (no past, positions from 0)",
+                {"use_cache": False, "offset": 0},
+                HINT_DECODE_CACHE_IGNORED,
+            ),
+            (
+                "the first block's cache given to every block",
+                {"layer0_only": True},
+                HINT_DECODE_LAYER0,
+            ),
+            ("the old cache returned", {"update": False}, HINT_DECODE_OLD_CACHE),
         ]
         if h_kv != T:
-            table.append(("T read from cache[0][0].shape[1] (the heads) instead of shape[2]",
-                          {"offset": h_kv}, HINT_DECODE_HEAD_AXIS))
+            table.append(
+                (
+                    "T read from cache[0][0].shape[1] (the heads) instead of shape[2]",
+                    {"offset": h_kv},
+                    HINT_DECODE_HEAD_AXIS,
+                )
+            )
         if part == 0 and _ignored_cache(model, ids, cache, returned):
             ignored = next(i for i, row in enumerate(table) if row[2] == HINT_DECODE_CACHE_IGNORED)
             table.insert(0, table.pop(ignored))  # ahead of "not passed": their logits are equal
@@ -1340,86 +1841,137 @@ def _decode_mistakes(model: Qwen3LM, ids, cache, part: int, returned=None) -> li
 
 
 def _stacked(cache) -> torch.Tensor:
-    return torch.stack([torch.cat([torch.as_tensor(k), torch.as_tensor(v)], dim=-1)
-                        for k, v in cache])  # (n_layers, B, h_kv, T, 2 d_k)
+    return torch.stack(
+        [torch.cat([torch.as_tensor(k), torch.as_tensor(v)], dim=-1) for k, v in cache]
+    )  # (n_layers, B, h_kv, T, 2 d_k)
 
 
-HINT_DECODE_CACHE_LIST = ("collect what every block returns: h, kv = block(...); "
-                          "new_cache.append(kv)")
+HINT_DECODE_CACHE_LIST = (
+    "collect what every block returns: h, kv = block(...); new_cache.append(kv)"
+)
 
 
 def _expect_cache(run: CheckRun, call: str, cache, model: Qwen3LM) -> None:
     n = model.config.n_layers
-    ok = isinstance(cache, tuple | list) and len(cache) == n and all(
-        isinstance(pair, tuple | list) and len(pair) == 2 for pair in cache)
-    run.expect_true(ok, f"{call} returned a cache of type {type(cache).__name__} "
-                    f"({len(cache) if hasattr(cache, '__len__') else '?'} entries); expected "
-                    f"a list of {n} (k, v) pairs, one per block.",
-                    hint=HINT_DECODE_CACHE_LIST)
+    ok = (
+        isinstance(cache, tuple | list)
+        and len(cache) == n
+        and all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in cache)
+    )
+    run.expect_true(
+        ok,
+        f"{call} returned a cache of type {type(cache).__name__} "
+        f"({len(cache) if hasattr(cache, '__len__') else '?'} entries); expected "
+        f"a list of {n} (k, v) pairs, one per block.",
+        hint=HINT_DECODE_CACHE_LIST,
+    )
 
 
-HINT_DECODE_NO_CACHE = ("cache is None before the prefill: take T = 0 then, and give the blocks "
-                        "past=None")
-HINT_DECODE_PAIR = ("return the logits (the final norm, then the head) and the new cache, as a "
-                    "pair")
-HINT_DECODE_LAST_ONLY = ("return the logits of every new token, (B, L_new, V), not only the last "
-                         "one")
-HINT_DECODE_CACHE_LENGTH = ("after this step the cache covers {T} + {L_new} tokens, (B, h_kv, T + "
-                            "L_new, d_k): return the new list of the (k, v) pairs the blocks "
-                            "returned")
+HINT_DECODE_NO_CACHE = (
+    "cache is None before the prefill: take T = 0 then, and give the blocks past=None"
+)
+HINT_DECODE_PAIR = "return the logits (the final norm, then the head) and the new cache, as a pair"
+HINT_DECODE_LAST_ONLY = "return the logits of every new token, (B, L_new, V), not only the last one"
+HINT_DECODE_CACHE_LENGTH = (
+    "after this step the cache covers {T} + {L_new} tokens, (B, h_kv, T + "
+    "L_new, d_k): return the new list of the (k, v) pairs the blocks "
+    "returned"
+)
 
 
 def _step(run: CheckRun, decode_step, model: Qwen3LM, ids, cache, what: str, reference=None):
     T = 0 if cache is None else cache[0][0].shape[2]
     call = f"decode_step(model, ids of shape {tuple(ids.shape)}, {what})"
-    result = run.call(call, model, ids, cache, crash_hints=[
-        ("'NoneType' object is not subscriptable", HINT_DECODE_NO_CACHE),
-        *_CRASH_HINTS])
-    run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
-                    f"{call} returned {type(result).__name__}; expected (logits, cache).",
-                    hint=HINT_DECODE_PAIR)
+    result = run.call(
+        call,
+        model,
+        ids,
+        cache,
+        crash_hints=[
+            ("'NoneType' object is not subscriptable", HINT_DECODE_NO_CACHE),
+            *_CRASH_HINTS,
+        ],
+    )
+    run.expect_true(
+        isinstance(result, tuple | list) and len(result) == 2,
+        f"{call} returned {type(result).__name__}; expected (logits, cache).",
+        hint=HINT_DECODE_PAIR,
+    )
     logits, new_cache = result
     want_logits, want_cache = _decode_variant(model, ids, cache)
     _expect_tensor(run, call, logits)
-    run.expect_shape(call, logits, tuple(want_logits.shape),
-                     hint=HINT_DECODE_LAST_ONLY)
+    run.expect_shape(call, logits, tuple(want_logits.shape), hint=HINT_DECODE_LAST_ONLY)
     run.expect_finite(call, logits)
-    _close_lazy(run, call, logits, want_logits,
-                partial(_decode_mistakes, model, ids, cache, 0, new_cache),
-                what="logits")
+    _close_lazy(
+        run,
+        call,
+        logits,
+        want_logits,
+        partial(_decode_mistakes, model, ids, cache, 0, new_cache),
+        what="logits",
+    )
     _expect_cache(run, call, new_cache, model)
-    run.expect_shape(f"{call}: the cache's keys of block 0", new_cache[0][0],
-                     tuple(want_cache[0][0].shape),
-                     hint=HINT_DECODE_CACHE_LENGTH.format(T=T, L_new=ids.shape[1]))
-    _close_lazy(run, f"{call}: the returned cache", _stacked(new_cache), _stacked(want_cache),
-                partial(_decode_mistakes, model, ids, cache, 1), what="keys and values")
+    run.expect_shape(
+        f"{call}: the cache's keys of block 0",
+        new_cache[0][0],
+        tuple(want_cache[0][0].shape),
+        hint=HINT_DECODE_CACHE_LENGTH.format(T=T, L_new=ids.shape[1]),
+    )
+    _close_lazy(
+        run,
+        f"{call}: the returned cache",
+        _stacked(new_cache),
+        _stacked(want_cache),
+        partial(_decode_mistakes, model, ids, cache, 1),
+        what="keys and values",
+    )
     if reference is not None:
         with torch.no_grad():
             ref_logits, ref_cache = reference(model, ids, cache)
         _close(run, f"{call} against the reference", logits, ref_logits, tol=1e-4)
-        _close(run, f"{call}: the cache against the reference", _stacked(new_cache),
-               _stacked(ref_cache), tol=1e-4)
+        _close(
+            run,
+            f"{call}: the cache against the reference",
+            _stacked(new_cache),
+            _stacked(ref_cache),
+            tol=1e-4,
+        )
     return logits, new_cache
 
 
 HINT_DECODE_FULL_PASS = "a cached step must give what the full forward pass gives"
 
 
-def _check_decoding(run: CheckRun, decode_step, model: Qwen3LM, ids, prefill: int,
-                    chunks: list[int], reference=None) -> None:
+def _check_decoding(
+    run: CheckRun, decode_step, model: Qwen3LM, ids, prefill: int, chunks: list[int], reference=None
+) -> None:
     """Prefill, then the rest of `ids` in `chunks`; every step against the package's own
     cached step and the full forward pass (and the reference, when given)."""
-    _, cache = _step(run, decode_step, model, ids[:, :prefill], None, "cache=None (the "
-                     "prefill)", reference)
+    _, cache = _step(
+        run, decode_step, model, ids[:, :prefill], None, "cache=None (the prefill)", reference
+    )
     done = prefill
     for size in chunks:
-        logits, cache = _step(run, decode_step, model, ids[:, done:done + size], cache,
-                              f"the cache of {done} tokens", reference)
+        logits, cache = _step(
+            run,
+            decode_step,
+            model,
+            ids[:, done : done + size],
+            cache,
+            f"the cache of {done} tokens",
+            reference,
+        )
         with torch.no_grad():
-            full = model(ids[:, :done + size])[:, done:]  # (B, size, V)
-        _close(run, f"decode_step's logits for tokens {done}..{done + size - 1} against the "
-               "model run on the whole sequence", logits, full, tol=1e-4,
-               hint=HINT_DECODE_FULL_PASS)
+            full = model(ids[:, : done + size])[:, done:]  # (B, size, V)
+        _close(
+            run,
+            f"decode_step's logits for tokens {done}..{done + size - 1} against the "
+            "model run on the whole sequence",
+            logits,
+            full,
+            tol=1e-4,
+            hint=HINT_DECODE_FULL_PASS,
+        )
         done += size
 
 
@@ -1431,54 +1983,83 @@ def _greedy(run: CheckRun, decode_step, model: Qwen3LM, prompt, n: int):
         next_id = torch.as_tensor(logits)[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1)
         cached.append(next_id)
         ids = torch.cat([ids, next_id], dim=1)
-        logits, cache = _step(run, decode_step, model, next_id, cache,
-                              f"the cache of {ids.shape[1] - 1} tokens")
+        logits, cache = _step(
+            run, decode_step, model, next_id, cache, f"the cache of {ids.shape[1] - 1} tokens"
+        )
     recomputed = prompt
     with torch.no_grad():
         for _ in range(n):
             next_id = model(recomputed)[:, -1].argmax(dim=-1, keepdim=True)
             recomputed = torch.cat([recomputed, next_id], dim=1)
-    return torch.cat(cached, dim=1), recomputed[:, prompt.shape[1]:]
+    return torch.cat(cached, dim=1), recomputed[:, prompt.shape[1] :]
 
 
-HINT_DECODE_IN_PLACE = ("build a new list for the cache (new_cache.append(kv)) and return it: the "
-                        "caller's cache must stay as it was (a second sample or a beam search "
-                        "starts from it again)")
-HINT_DECODE_GREEDY = ("every step must see exactly what the full forward pass sees: the right "
-                      "positions and every block's own cache")
+HINT_DECODE_IN_PLACE = (
+    "build a new list for the cache (new_cache.append(kv)) and return it: the "
+    "caller's cache must stay as it was (a second sample or a beam search "
+    "starts from it again)"
+)
+HINT_DECODE_GREEDY = (
+    "every step must see exactly what the full forward pass sees: the right "
+    "positions and every block's own cache"
+)
 
 
 @_one_thread
 def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
     run = CheckRun(decode_step)
     run.in_place_hint = HINT_DECODE_IN_PLACE
-    config = Qwen3LMConfig(vocab_size=17, d_model=16, n_layers=2, n_heads=4, n_kv_heads=2,
-                           d_k=4, d_hidden=24, max_len=16, rope_base=100.0)
+    config = Qwen3LMConfig(
+        vocab_size=17,
+        d_model=16,
+        n_layers=2,
+        n_heads=4,
+        n_kv_heads=2,
+        d_k=4,
+        d_hidden=24,
+        max_len=16,
+        rope_base=100.0,
+    )
     model = _randomise(Qwen3LM(config), 151).eval()
     ids = torch.randint(0, 17, (2, 12), generator=torch.Generator().manual_seed(152))
     _check_decoding(run, decode_step, model, ids, prefill=5, chunks=[1, 1, 3, 1])
     cached, recomputed = _greedy(run, decode_step, model, ids[:, :4], 6)
-    run.expect_true(torch.equal(cached, recomputed),
-                    f"greedy generation with decode_step gave tokens {cached.tolist()}, "
-                    f"without the cache {recomputed.tolist()}; they must be the same.",
-                    hint=HINT_DECODE_GREEDY)
+    run.expect_true(
+        torch.equal(cached, recomputed),
+        f"greedy generation with decode_step gave tokens {cached.tolist()}, "
+        f"without the cache {recomputed.tolist()}; they must be the same.",
+        hint=HINT_DECODE_GREEDY,
+    )
     _check_decoding(run, decode_step, model, ids[:1], prefill=1, chunks=[1, 1])
     bad = [(torch.zeros(2, 2, 3, 4), torch.zeros(2, 2, 3, 4))]
-    run.expect_raises("decode_step with a cache of 1 entry for a model of 2 blocks",
-                      ValueError, model, ids[:, :1], bad, mentions=("cache",))
+    run.expect_raises(
+        "decode_step with a cache of 1 entry for a model of 2 blocks",
+        ValueError,
+        model,
+        ids[:, :1],
+        bad,
+        mentions=("cache",),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1700 + seed)
             h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
             config = Qwen3LMConfig(
-                vocab_size=int(rng.integers(3, 20)), d_model=int(rng.integers(2, 12)),
-                n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
-                d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)),
-                max_len=12, rope_base=float(rng.choice([1e2, 1e4])))
+                vocab_size=int(rng.integers(3, 20)),
+                d_model=int(rng.integers(2, 12)),
+                n_layers=int(rng.integers(1, 4)),
+                n_heads=h_kv * group,
+                n_kv_heads=h_kv,
+                d_k=2 * int(rng.integers(1, 4)),
+                d_hidden=int(rng.integers(2, 12)),
+                max_len=12,
+                rope_base=float(rng.choice([1e2, 1e4])),
+            )
             model = _randomise(Qwen3LM(config), 1710 + seed).eval()
             B = int(rng.integers(1, 3))
-            ids = torch.randint(0, config.vocab_size, (B, 12),
-                                generator=torch.Generator().manual_seed(1720 + seed))
+            ids = torch.randint(
+                0, config.vocab_size, (B, 12), generator=torch.Generator().manual_seed(1720 + seed)
+            )
             prefill = int(rng.integers(1, 6))
             chunks = [1, int(rng.integers(1, 4)), 1]
             _check_decoding(run, decode_step, model, ids, prefill, chunks, reference)

@@ -39,11 +39,15 @@ __all__ = [
     "lookup_model",
 ]
 
-HINT_KEY_AXIS = ("enc_allowed is (B, L_s): reshape it to (B, 1, 1, L_s) (enc_allowed[:, None, "
-                 "None, :]) so that it lines up with the LAST axis of the scores (B, h, L_t, "
-                 "L_s), the source tokens, for every head and every query")
-HINT_NAN = ("an email with no real token leaves a row of -inf scores, and torch.softmax "
-            "gives NaN for it: give such rows zero weights (torch.nan_to_num(..., nan=0.0))")
+HINT_KEY_AXIS = (
+    "enc_allowed is (B, L_s): reshape it to (B, 1, 1, L_s) (enc_allowed[:, None, "
+    "None, :]) so that it lines up with the LAST axis of the scores (B, h, L_t, "
+    "L_s), the source tokens, for every head and every query"
+)
+HINT_NAN = (
+    "an email with no real token leaves a row of -inf scores, and torch.softmax "
+    "gives NaN for it: give such rows zero weights (torch.nan_to_num(..., nan=0.0))"
+)
 
 
 def _tolerance(*values) -> float:
@@ -66,23 +70,36 @@ def _torch_expected(q, k, v, enc_allowed):
     return y, _softmax_rows(scores.masked_fill(~keys, float("-inf")))
 
 
-HINT_SCALED_BY_LENGTH = ("divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by "
-                         "the square root of a length")
-HINT_PADDING_IGNORED = ("give the padded source tokens -inf scores before the softmax: "
-                        "scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))")
-HINT_ENC_ALLOWED_INVERTED = ("True in enc_allowed marks a REAL source token: fill -inf where it is "
-                             "False")
-HINT_PADDING_AFTER_SOFTMAX = ("set the padded scores to -inf BEFORE the softmax; zeroing weights "
-                              "afterwards leaves rows that do not sum to 1")
-HINT_PADDING_ZERO_FILL = ("a padded score must be -inf, not 0: exp(0) = 1 still gives the padded "
-                          "token weight")
-HINT_CROSS_NOT_CAUSAL = ("cross-attention has no causal mask: the whole source is known before the "
-                         "reply starts, so every reply position may read every real source token")
-HINT_CROSS_SOFTMAX_AXIS = ("each query's weights over the source tokens (the last axis, dim=-1) "
-                           "must sum to 1")
+HINT_SCALED_BY_LENGTH = (
+    "divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by "
+    "the square root of a length"
+)
+HINT_PADDING_IGNORED = (
+    "give the padded source tokens -inf scores before the softmax: "
+    "scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))"
+)
+HINT_ENC_ALLOWED_INVERTED = (
+    "True in enc_allowed marks a REAL source token: fill -inf where it is False"
+)
+HINT_PADDING_AFTER_SOFTMAX = (
+    "set the padded scores to -inf BEFORE the softmax; zeroing weights "
+    "afterwards leaves rows that do not sum to 1"
+)
+HINT_PADDING_ZERO_FILL = (
+    "a padded score must be -inf, not 0: exp(0) = 1 still gives the padded token weight"
+)
+HINT_CROSS_NOT_CAUSAL = (
+    "cross-attention has no causal mask: the whole source is known before the "
+    "reply starts, so every reply position may read every real source token"
+)
+HINT_CROSS_SOFTMAX_AXIS = (
+    "each query's weights over the source tokens (the last axis, dim=-1) must sum to 1"
+)
 HINT_CROSS_FINITE_FILL = "use float('-inf') and give rows with no allowed key zero weights"
-HINT_CROSS_OUTPUT = ("the output is A @ v with A (B, h, L_t, L_s): each reply position's row of "
-                     "weights mixes the values")
+HINT_CROSS_OUTPUT = (
+    "the output is A @ v with A (B, h, L_t, L_s): each reply position's row of "
+    "weights mixes the values"
+)
 
 
 def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]:
@@ -97,35 +114,62 @@ def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]
 
     out = [
         ("no 1/sqrt(d_k) scaling", masked(S), nb05.HINT_NO_SCALING),
-        ("scaled by sqrt(L_s), the number of source tokens, instead of sqrt(d_k)",
-         masked(S / math.sqrt(L_s)), HINT_SCALED_BY_LENGTH),
+        (
+            "scaled by sqrt(L_s), the number of source tokens, instead of sqrt(d_k)",
+            masked(S / math.sqrt(L_s)),
+            HINT_SCALED_BY_LENGTH,
+        ),
         ("divided by d_k instead of sqrt(d_k)", masked(S / d_k), nb05.HINT_DIVIDED_BY_D_K),
-        ("the padding mask was not applied: padded source tokens were read",
-         _softmax_rows(S / math.sqrt(d_k)), HINT_PADDING_IGNORED),
-        ("mask inverted (True treated as padding)", masked(S / math.sqrt(d_k), ~keys),
-         HINT_ENC_ALLOWED_INVERTED),
-        ("mask applied after the softmax (padded weights zeroed, rows not renormalised)",
-         _softmax_rows(S / math.sqrt(d_k)) * keys, HINT_PADDING_AFTER_SOFTMAX),
-        ("mask multiplied into the scores (padded scores 0, not -inf)",
-         _softmax_rows(S / math.sqrt(d_k) * keys), HINT_PADDING_ZERO_FILL),
-        ("a causal mask added: reply position i read only source tokens j <= i",
-         masked(S / math.sqrt(d_k), keys & torch.ones(L_t, L_s, dtype=torch.bool).tril()),
-         HINT_CROSS_NOT_CAUSAL),
-        ("softmax over the reply positions (dim=-2) instead of the source tokens",
-         _softmax_rows((S / math.sqrt(d_k)).masked_fill(~keys, inf), dim=-2),
-         HINT_CROSS_SOFTMAX_AXIS),
-        ("-1e9 instead of -inf: an email with no real token got uniform weights",
-         torch.softmax((S / math.sqrt(d_k)).masked_fill(~keys, -1e9), dim=-1),
-         HINT_CROSS_FINITE_FILL),
+        (
+            "the padding mask was not applied: padded source tokens were read",
+            _softmax_rows(S / math.sqrt(d_k)),
+            HINT_PADDING_IGNORED,
+        ),
+        (
+            "mask inverted (True treated as padding)",
+            masked(S / math.sqrt(d_k), ~keys),
+            HINT_ENC_ALLOWED_INVERTED,
+        ),
+        (
+            "mask applied after the softmax (padded weights zeroed, rows not renormalised)",
+            _softmax_rows(S / math.sqrt(d_k)) * keys,
+            HINT_PADDING_AFTER_SOFTMAX,
+        ),
+        (
+            "mask multiplied into the scores (padded scores 0, not -inf)",
+            _softmax_rows(S / math.sqrt(d_k) * keys),
+            HINT_PADDING_ZERO_FILL,
+        ),
+        (
+            "a causal mask added: reply position i read only source tokens j <= i",
+            masked(S / math.sqrt(d_k), keys & torch.ones(L_t, L_s, dtype=torch.bool).tril()),
+            HINT_CROSS_NOT_CAUSAL,
+        ),
+        (
+            "softmax over the reply positions (dim=-2) instead of the source tokens",
+            _softmax_rows((S / math.sqrt(d_k)).masked_fill(~keys, inf), dim=-2),
+            HINT_CROSS_SOFTMAX_AXIS,
+        ),
+        (
+            "-1e9 instead of -inf: an email with no real token got uniform weights",
+            torch.softmax((S / math.sqrt(d_k)).masked_fill(~keys, -1e9), dim=-1),
+            HINT_CROSS_FINITE_FILL,
+        ),
     ]
     if L_t == L_s:
         rows = enc_allowed[:, None, :, None]  # (B, 1, L_t, 1): the queries
         out += [
-            ("mask lined up with the queries (enc_allowed[:, None, :, None]) instead of the "
-             "source tokens", masked(S / math.sqrt(d_k), rows.expand(S.shape)),
-             HINT_KEY_AXIS),
-            ("weights transposed (A^T @ v)", masked(S / math.sqrt(d_k)).transpose(-2, -1),
-             HINT_CROSS_OUTPUT),
+            (
+                "mask lined up with the queries (enc_allowed[:, None, :, None]) instead of the "
+                "source tokens",
+                masked(S / math.sqrt(d_k), rows.expand(S.shape)),
+                HINT_KEY_AXIS,
+            ),
+            (
+                "weights transposed (A^T @ v)",
+                masked(S / math.sqrt(d_k)).transpose(-2, -1),
+                HINT_CROSS_OUTPUT,
+            ),
         ]
     return out
 
@@ -136,62 +180,100 @@ HINT_NO_RETURN_Y_A = "end cross_attention with return Y, A: the output and the w
 
 def _expect_pair(run: CheckRun, call: str, seen) -> tuple:
     if seen is None:  # the run lets None through (none_ok) to say what to return
-        run.fail(f"{call} returned None: cross_attention has no `return` (or never reaches "
-                 "one).", hint=HINT_NO_RETURN_Y_A)
+        run.fail(
+            f"{call} returned None: cross_attention has no `return` (or never reaches one).",
+            hint=HINT_NO_RETURN_Y_A,
+        )
     if not isinstance(seen, tuple | list) or len(seen) != 2:
-        run.fail(f"{call} returned {type(seen).__name__}; expected a pair (Y, A).",
-                 hint=HINT_RETURN_Y_A)
+        run.fail(
+            f"{call} returned {type(seen).__name__}; expected a pair (Y, A).", hint=HINT_RETURN_Y_A
+        )
     run.passed += 1
     return tuple(seen)
 
 
-HINT_CROSS_IN_PLACE = ("work on new tensors (scores = q @ ..., not q /= ...): the caller's q, k, v "
-                       "and enc_allowed must stay as they were")
+HINT_CROSS_IN_PLACE = (
+    "work on new tensors (scores = q @ ..., not q /= ...): the caller's q, k, v "
+    "and enc_allowed must stay as they were"
+)
 HINT_Y_FIRST = "return Y first, then A: the output, then the weights"
 HINT_Y_SHAPE = "Y is (B, h, L_t, d_v): one row per reply position, the width of the values"
 HINT_A_SHAPE = "A is (B, h, L_t, L_s): one row per reply position, one column per source token"
 
 
-def _check_cross_case(run: CheckRun, call: str, q, k, v, enc_allowed, expected=None,
-                      hint: str | None = None):
+def _check_cross_case(
+    run: CheckRun, call: str, q, k, v, enc_allowed, expected=None, hint: str | None = None
+):
     B, h, L_t, _ = q.shape
     L_s, d_v = k.shape[-2], v.shape[-1]
     y_exp, a_exp = expected if expected is not None else _torch_expected(q, k, v, enc_allowed)
     run.in_place_hint = HINT_CROSS_IN_PLACE
-    Y, A = _expect_pair(run, call, run.call(call, q, k, v, enc_allowed, crash_hints=[
-        (("must match the size", "does not broadcast", "shape of the mask"), HINT_KEY_AXIS)]))
-    if tuple(getattr(Y, "shape", ())) == (B, h, L_t, L_s) and (B, h, L_t, L_s) != (
-            B, h, L_t, d_v):
-        run.fail(f"{call}: the first element has the weights' shape {(B, h, L_t, L_s)}.",
-                 hint=HINT_Y_FIRST)
+    Y, A = _expect_pair(
+        run,
+        call,
+        run.call(
+            call,
+            q,
+            k,
+            v,
+            enc_allowed,
+            crash_hints=[
+                (("must match the size", "does not broadcast", "shape of the mask"), HINT_KEY_AXIS)
+            ],
+        ),
+    )
+    if tuple(getattr(Y, "shape", ())) == (B, h, L_t, L_s) and (B, h, L_t, L_s) != (B, h, L_t, d_v):
+        run.fail(
+            f"{call}: the first element has the weights' shape {(B, h, L_t, L_s)}.",
+            hint=HINT_Y_FIRST,
+        )
     run.expect_shape(f"{call}, Y", Y, (B, h, L_t, d_v), hint=HINT_Y_SHAPE)
     run.expect_shape(f"{call}, A", A, (B, h, L_t, L_s), hint=HINT_A_SHAPE)
     run.expect_finite(f"{call}, Y", Y, hint=hint or HINT_NAN)
     run.expect_finite(f"{call}, A", A, hint=hint or HINT_NAN)
     mistakes = _cross_mistakes(q, k, v, enc_allowed)
     tol = _tolerance(Y, q)
-    run.expect_close(f"{call}, the weights A", A, a_exp, rtol=tol, atol=tol,
-                     mistakes=[Mistake(n, a, hint_) for n, a, hint_ in mistakes], hint=hint)
-    run.expect_close(f"{call}, the output Y", Y, y_exp, rtol=tol, atol=tol,
-                     mistakes=[Mistake(n, a @ v, hint_) for n, a, hint_ in mistakes], hint=hint)
+    run.expect_close(
+        f"{call}, the weights A",
+        A,
+        a_exp,
+        rtol=tol,
+        atol=tol,
+        mistakes=[Mistake(n, a, hint_) for n, a, hint_ in mistakes],
+        hint=hint,
+    )
+    run.expect_close(
+        f"{call}, the output Y",
+        Y,
+        y_exp,
+        rtol=tol,
+        atol=tol,
+        mistakes=[Mistake(n, a @ v, hint_) for n, a, hint_ in mistakes],
+        hint=hint,
+    )
     return Y, A
 
 
-HINT_CROSS_OWN = ("write the scores, the mask, the softmax and the weighted sum yourself; the "
-                  "check compares with PyTorch's kernel for you")
-HINT_PADDED_WEIGHT_ZERO = ("a padded source token must get weight exactly 0, so what it holds can "
-                           "never reach the output")
-HINT_CROSS_OVERFLOW = ("exp of a large score overflows: torch.softmax subtracts each row's maximum "
-                       "for you")
+HINT_CROSS_OWN = (
+    "write the scores, the mask, the softmax and the weighted sum yourself; the "
+    "check compares with PyTorch's kernel for you"
+)
+HINT_PADDED_WEIGHT_ZERO = (
+    "a padded source token must get weight exactly 0, so what it holds can never reach the output"
+)
+HINT_CROSS_OVERFLOW = (
+    "exp of a large score overflows: torch.softmax subtracts each row's maximum for you"
+)
 
 
 def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> None:
     run = CheckRun(cross_attention, none_ok=True)  # _expect_pair names the missing pair
     names = names_called(cross_attention)
-    run.expect_true("scaled_dot_product_attention" not in names
-                    and "multi_head_attention_forward" not in names,
-                    f"{run.name} calls PyTorch's own fused attention.",
-                    hint=HINT_CROSS_OWN)
+    run.expect_true(
+        "scaled_dot_product_attention" not in names and "multi_head_attention_forward" not in names,
+        f"{run.name} calls PyTorch's own fused attention.",
+        hint=HINT_CROSS_OWN,
+    )
     # The worked example: 2 reply positions, 3 source tokens, the last one padding.
     q = torch.tensor([[[[1.0, 0.0], [0.0, 2.0]]]], dtype=torch.float64)  # (1, 1, 2, 2)
     k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]], dtype=torch.float64)
@@ -199,52 +281,94 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
     real = torch.tensor([[True, True, False]])
     r0 = math.exp(1 / math.sqrt(2))  # row 0: scores (1, 0) / sqrt(2)
     r1 = math.exp(2 / math.sqrt(2))  # row 1: scores (0, 2) / sqrt(2)
-    A_hand = torch.tensor([[[[r0 / (r0 + 1), 1 / (r0 + 1), 0.0],
-                             [1 / (1 + r1), r1 / (1 + r1), 0.0]]]], dtype=torch.float64)
-    call = ("cross_attention(q, k, v, enc_allowed) on the worked example (2 reply positions, "
-            "3 source tokens, the third one padding with value (5, 5))")
+    A_hand = torch.tensor(
+        [[[[r0 / (r0 + 1), 1 / (r0 + 1), 0.0], [1 / (1 + r1), r1 / (1 + r1), 0.0]]]],
+        dtype=torch.float64,
+    )
+    call = (
+        "cross_attention(q, k, v, enc_allowed) on the worked example (2 reply positions, "
+        "3 source tokens, the third one padding with value (5, 5))"
+    )
     _check_cross_case(run, call, q, k, v, real, expected=(A_hand @ v, A_hand))
 
     g = torch.Generator().manual_seed(111)
     q, k = (torch.randn(2, 3, L, 4, generator=g, dtype=torch.float64) for L in (4, 6))
     v = torch.randn(2, 3, 6, 2, generator=g, dtype=torch.float64)
     batch = torch.tensor([[True] * 6, [True] * 4 + [False] * 2])  # Message A, Message B
-    call = ("cross_attention on a batch of 2 emails (Message B padded by 2), 3 heads, "
-            "L_t = 4, L_s = 6, d_k = 4, d_v = 2, float64")
+    call = (
+        "cross_attention on a batch of 2 emails (Message B padded by 2), 3 heads, "
+        "L_t = 4, L_s = 6, d_k = 4, d_v = 2, float64"
+    )
     Y, _ = _check_cross_case(run, call, q, k, v, batch)
     k2, v2 = k.clone(), v.clone()
     k2[1, :, 4:], v2[1, :, 4:] = 100.0, -100.0  # Message B's padded keys and values changed
     Y2, _ = _expect_pair(run, call, run.call(call, q, k2, v2, batch))
-    run.expect_close("cross_attention with Message B's padded keys and values replaced by "
-                     "+-100", Y2, Y, rtol=1e-6, atol=1e-6,
-                     hint=HINT_PADDED_WEIGHT_ZERO)
+    run.expect_close(
+        "cross_attention with Message B's padded keys and values replaced by +-100",
+        Y2,
+        Y,
+        rtol=1e-6,
+        atol=1e-6,
+        hint=HINT_PADDED_WEIGHT_ZERO,
+    )
 
     square = torch.tensor([[True] * 5, [True, True, True, False, False]])
     q, k, v = (torch.randn(2, 2, 5, 3, generator=g, dtype=torch.float64) for _ in range(3))
-    _check_cross_case(run, "cross_attention with L_t = L_s = 5 (Message B padded by 2)", q, k,
-                      v, square)
+    _check_cross_case(
+        run, "cross_attention with L_t = L_s = 5 (Message B padded by 2)", q, k, v, square
+    )
     empty = torch.tensor([[True, False, True], [False, False, False]])
     q = torch.randn(2, 1, 2, 4, generator=g, dtype=torch.float64)
     k, v = (torch.randn(2, 1, 3, 4, generator=g, dtype=torch.float64) for _ in range(2))
-    Y, A = _check_cross_case(run, "cross_attention where email 1 has no real token at all",
-                             q, k, v, empty)
-    run.expect_close("the output of the email with no real token", as_array(Y)[1],
-                     np.zeros((1, 2, 4)), atol=0.0, hint=nb05.HINT_EMPTY_ROW)
+    Y, A = _check_cross_case(
+        run, "cross_attention where email 1 has no real token at all", q, k, v, empty
+    )
+    run.expect_close(
+        "the output of the email with no real token",
+        as_array(Y)[1],
+        np.zeros((1, 2, 4)),
+        atol=0.0,
+        hint=nb05.HINT_EMPTY_ROW,
+    )
     big = torch.randn(1, 2, 3, 4, generator=g, dtype=torch.float64) * 30.0  # scores ~ 1e3
-    _check_cross_case(run, "cross_attention with large scores (q, k ~ 30 per feature)", big,
-                      big.flip(-2), torch.randn(1, 2, 3, 2, generator=g, dtype=torch.float64),
-                      torch.tensor([[True, True, False]]),
-                      hint=HINT_CROSS_OVERFLOW)
+    _check_cross_case(
+        run,
+        "cross_attention with large scores (q, k ~ 30 per feature)",
+        big,
+        big.flip(-2),
+        torch.randn(1, 2, 3, 2, generator=g, dtype=torch.float64),
+        torch.tensor([[True, True, False]]),
+        hint=HINT_CROSS_OVERFLOW,
+    )
     one = torch.randn(1, 1, 1, 3, generator=g)
-    _check_cross_case(run, "cross_attention with one reply position and one source token, "
-                      "float32", one, one, one, torch.tensor([[True]]))
+    _check_cross_case(
+        run,
+        "cross_attention with one reply position and one source token, float32",
+        one,
+        one,
+        one,
+        torch.tensor([[True]]),
+    )
 
     q, k, v = (torch.randn(2, 1, 3, 4, dtype=torch.float64) for _ in range(3))
-    run.expect_raises("cross_attention with enc_allowed of shape (2, 4) for 3 source tokens",
-                      ValueError, q, k, v, torch.ones(2, 4, dtype=torch.bool),
-                      mentions=("enc_allowed", "(2, 4)"))
-    run.expect_raises("cross_attention with enc_allowed of dtype float", ValueError, q, k, v,
-                      torch.ones(2, 3), mentions=("enc_allowed",))
+    run.expect_raises(
+        "cross_attention with enc_allowed of shape (2, 4) for 3 source tokens",
+        ValueError,
+        q,
+        k,
+        v,
+        torch.ones(2, 4, dtype=torch.bool),
+        mentions=("enc_allowed", "(2, 4)"),
+    )
+    run.expect_raises(
+        "cross_attention with enc_allowed of dtype float",
+        ValueError,
+        q,
+        k,
+        v,
+        torch.ones(2, 3),
+        mentions=("enc_allowed",),
+    )
     if reference is not None:
         for seed in range(trials):
             g = torch.Generator().manual_seed(1300 + seed)
@@ -255,9 +379,11 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
             v = torch.randn(B, h, L_s, d_v, generator=g, dtype=dtype)
             lengths = torch.randint(0 if seed % 3 == 0 else 1, L_s + 1, (B,), generator=g)
             real = torch.arange(L_s)[None, :] < lengths[:, None]  # (B, L_s)
-            call = (f"cross_attention on random q {tuple(q.shape)}, k {tuple(k.shape)}, v "
-                    f"{tuple(v.shape)}, source lengths {lengths.tolist()}, {dtype} "
-                    f"(seed {seed})")
+            call = (
+                f"cross_attention on random q {tuple(q.shape)}, k {tuple(k.shape)}, v "
+                f"{tuple(v.shape)}, source lengths {lengths.tolist()}, {dtype} "
+                f"(seed {seed})"
+            )
             _check_cross_case(run, call, q, k, v, real, expected=reference(q, k, v, real))
     run.done()
 
@@ -266,22 +392,31 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
 # EncoderDecoder
 # ---------------------------------------------------------------------------------------
 MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
-HINT_CROSS_ARGS = ("call the cross-attention layer as self.cross_attn(x, source, allowed): "
-                   "the queries come from the reply (LN2(U)), the keys and values from the "
-                   "memory, and allowed is the source padding mask src_allowed[:, None, "
-                   "None, :]")
-HINT_PADDING = ("apply the source padding mask in the encoder's self-attention AND in every "
-                "cross-attention: src_allowed[:, None, None, :] (B, 1, 1, L_s) as allowed")
-HINT_CAUSAL = ("the decoder's self-attention needs the causal mask, a lower-triangular "
-               "(L_t, L_t) bool matrix sized by the reply's length: reply position t may read "
-               "only reply positions <= t")
-HINT_WHOLE_SOURCE = ("neither the encoder nor cross-attention is causal: the whole source is "
-                     "given, so every reply position may read every real source token")
+HINT_CROSS_ARGS = (
+    "call the cross-attention layer as self.cross_attn(x, source, allowed): "
+    "the queries come from the reply (LN2(U)), the keys and values from the "
+    "memory, and allowed is the source padding mask src_allowed[:, None, "
+    "None, :]"
+)
+HINT_PADDING = (
+    "apply the source padding mask in the encoder's self-attention AND in every "
+    "cross-attention: src_allowed[:, None, None, :] (B, 1, 1, L_s) as allowed"
+)
+HINT_CAUSAL = (
+    "the decoder's self-attention needs the causal mask, a lower-triangular "
+    "(L_t, L_t) bool matrix sized by the reply's length: reply position t may read "
+    "only reply positions <= t"
+)
+HINT_WHOLE_SOURCE = (
+    "neither the encoder nor cross-attention is causal: the whole source is "
+    "given, so every reply position may read every real source token"
+)
 
 
 def _sizes_config(V: int, d: int, n_heads: int, n_layers: int, max_len: int) -> Seq2SeqConfig:
-    return Seq2SeqConfig(vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers,
-                         max_len=max_len)
+    return Seq2SeqConfig(
+        vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers, max_len=max_len
+    )
 
 
 def _variant(ref: Seq2SeqTransformer, src, tgt, change: str = "") -> torch.Tensor:
@@ -291,10 +426,12 @@ def _variant(ref: Seq2SeqTransformer, src, tgt, change: str = "") -> torch.Tenso
     L_s, L_t = src.shape[1], tgt.shape[1]
     with torch.no_grad():
         emb = ref.embed(src) + (0.0 if change == "no source positions" else ref.sinusoids[:L_s])
-        enc_mask = {"encoder causal": keys & causal(L_s), "encoder causal only": causal(L_s),
-                    "encoder unmasked": None,
-                    "encoder query mask": real[:, None, :, None].expand(-1, 1, L_s, L_s)
-                    }.get(change, keys)
+        enc_mask = {
+            "encoder causal": keys & causal(L_s),
+            "encoder causal only": causal(L_s),
+            "encoder unmasked": None,
+            "encoder query mask": real[:, None, :, None].expand(-1, 1, L_s, L_s),
+        }.get(change, keys)
         h = emb
         for layer in ref.encoder:
             inp = emb if change == "encoder blocks fed the embeddings" else h
@@ -303,8 +440,7 @@ def _variant(ref: Seq2SeqTransformer, src, tgt, change: str = "") -> torch.Tenso
             out = u + layer.mlp(layer.ln2(u))
             h = h if change == "encoder outputs discarded" else out
         memory = h if change == "no ln_enc" else ref.ln_enc(h)
-        tgt_emb = ref.embed(tgt) + (0.0 if change == "no target positions"
-                                    else ref.sinusoids[:L_t])
+        tgt_emb = ref.embed(tgt) + (0.0 if change == "no target positions" else ref.sinusoids[:L_t])
         h = tgt_emb
         for layer in ref.decoder:
             inp = tgt_emb if change == "decoder blocks fed the embeddings" else h
@@ -316,8 +452,10 @@ def _variant(ref: Seq2SeqTransformer, src, tgt, change: str = "") -> torch.Tenso
 def _decoder_variant(layer, h, memory, keys, change: str) -> torch.Tensor:
     L_t = h.shape[1]
     self_mask = None if change == "decoder unmasked" else causal(L_t)
-    cross_mask = {"cross unmasked": None, "cross causal": keys & torch.ones(
-        L_t, memory.shape[1], dtype=torch.bool).tril()}.get(change, keys)
+    cross_mask = {
+        "cross unmasked": None,
+        "cross causal": keys & torch.ones(L_t, memory.shape[1], dtype=torch.bool).tril(),
+    }.get(change, keys)
 
     def self_attn(x_in):
         x = layer.ln1(x_in) if change != "ln2 everywhere" else layer.ln2(x_in)
@@ -344,31 +482,47 @@ def _decoder_variant(layer, h, memory, keys, change: str) -> torch.Tensor:
     return c + layer.mlp(ln_mlp(mlp_in))
 
 
-HINT_MASK_KEYS = ("the mask must block KEYS: src_allowed[:, None, None, :] (B, 1, 1, L_s) lines up "
-                  "with the last axis of the scores")
-HINT_MEMORY_NORMALISED_TWICE = ("normalise only the queries: self.cross_attn(self.ln2(u), memory, "
-                                "...); the memory was normalised once, by ln_enc")
-HINT_SRC_ALLOWED_INVERTED = ("src_allowed is True on REAL source tokens: pass src_allowed[:, None, "
-                             "None, :] as allowed, without ~")
+HINT_MASK_KEYS = (
+    "the mask must block KEYS: src_allowed[:, None, None, :] (B, 1, 1, L_s) lines up "
+    "with the last axis of the scores"
+)
+HINT_MEMORY_NORMALISED_TWICE = (
+    "normalise only the queries: self.cross_attn(self.ln2(u), memory, "
+    "...); the memory was normalised once, by ln_enc"
+)
+HINT_SRC_ALLOWED_INVERTED = (
+    "src_allowed is True on REAL source tokens: pass src_allowed[:, None, "
+    "None, :] as allowed, without ~"
+)
 HINT_MEMORY_LN_ENC = "the memory is self.ln_enc(h) after the last encoder block"
-HINT_ENCODER_OUTPUT_DISCARDED = ("a block returns a new tensor: keep it as the states the next "
-                                 "encoder block reads")
-HINT_ENCODER_FED_EMBEDDINGS = ("feed each encoder block the previous block's output, not the "
-                               "embeddings")
-HINT_DECODER_OUTPUT_DISCARDED = ("a block returns a new tensor: keep it as the states the next "
-                                 "decoder block reads")
-HINT_DECODER_FED_EMBEDDINGS = ("feed each decoder block the previous block's output, not the reply "
-                               "embeddings")
-HINT_BRANCH_ORDER = ("self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U "
-                     "+ CrossAttn(LN2(U), M)), then the MLP")
+HINT_ENCODER_OUTPUT_DISCARDED = (
+    "a block returns a new tensor: keep it as the states the next encoder block reads"
+)
+HINT_ENCODER_FED_EMBEDDINGS = (
+    "feed each encoder block the previous block's output, not the embeddings"
+)
+HINT_DECODER_OUTPUT_DISCARDED = (
+    "a block returns a new tensor: keep it as the states the next decoder block reads"
+)
+HINT_DECODER_FED_EMBEDDINGS = (
+    "feed each decoder block the previous block's output, not the reply embeddings"
+)
+HINT_BRANCH_ORDER = (
+    "self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U "
+    "+ CrossAttn(LN2(U), M)), then the MLP"
+)
 HINT_CROSS_RESIDUAL = "add the branch to the stream: C = U + CrossAttn(LN2(U), M)"
 HINT_MLP_READS_C = "the MLP reads C, the stream after cross-attention: H_out = C + MLP(LN3(C))"
-HINT_BRANCH_NORMS = ("each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
-                     "cross-attention, ln3 before the MLP")
-HINT_SOURCE_POSITIONS = ("add the positions to both sequences: self.embed(src_ids) + "
-                         "self.sinusoids[:L_s]")
-HINT_TARGET_POSITIONS = ("add the positions to both sequences: self.embed(tgt_ids) + "
-                         "self.sinusoids[:L_t]")
+HINT_BRANCH_NORMS = (
+    "each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
+    "cross-attention, ln3 before the MLP"
+)
+HINT_SOURCE_POSITIONS = (
+    "add the positions to both sequences: self.embed(src_ids) + self.sinusoids[:L_s]"
+)
+HINT_TARGET_POSITIONS = (
+    "add the positions to both sequences: self.embed(tgt_ids) + self.sinusoids[:L_t]"
+)
 HINT_LN_FINAL = "apply self.ln_final to the last decoder block's output before the head"
 HINT_ENCODER_NOT_CAUSAL = HINT_WHOLE_SOURCE + "; the encoder uses the padding mask only"
 
@@ -376,48 +530,81 @@ HINT_ENCODER_NOT_CAUSAL = HINT_WHOLE_SOURCE + "; the encoder uses the padding ma
 _MISTAKES = [
     # (change, name, hint)
     ("encoder causal", "the encoder's self-attention made causal", HINT_ENCODER_NOT_CAUSAL),
-    ("encoder causal only", "a causal mask in the encoder instead of the padding mask",
-     HINT_ENCODER_NOT_CAUSAL),
-    ("encoder unmasked", "the padding mask missing in the encoder's self-attention",
-     HINT_PADDING),
-    ("encoder query mask", "the padding mask lined up with the queries "
-     "(src_allowed[:, None, :, None]) in the encoder", HINT_MASK_KEYS),
+    (
+        "encoder causal only",
+        "a causal mask in the encoder instead of the padding mask",
+        HINT_ENCODER_NOT_CAUSAL,
+    ),
+    ("encoder unmasked", "the padding mask missing in the encoder's self-attention", HINT_PADDING),
+    (
+        "encoder query mask",
+        "the padding mask lined up with the queries (src_allowed[:, None, :, None]) in the encoder",
+        HINT_MASK_KEYS,
+    ),
     ("cross unmasked", "the padding mask missing in cross-attention", HINT_PADDING),
     ("cross causal", "a causal mask in cross-attention", HINT_WHOLE_SOURCE),
     ("decoder unmasked", "no causal mask in the decoder's self-attention", HINT_CAUSAL),
-    ("cross queries and memory swapped", "cross-attention's queries taken from the memory and "
-     "its keys and values from the reply", HINT_CROSS_ARGS),
-    ("cross reads the reply", "cross-attention reads the reply instead of the memory",
-     HINT_CROSS_ARGS),
-    ("memory normalised again", "the memory normalised again with LN2 inside cross-attention",
-     HINT_MEMORY_NORMALISED_TWICE),
-    ("mask inverted", "the padding mask inverted (True treated as padding)",
-     HINT_SRC_ALLOWED_INVERTED),
-    ("no ln_enc", "the encoder's final LayerNorm (ln_enc) forgotten",
-     HINT_MEMORY_LN_ENC),
-    ("encoder outputs discarded", "the encoder blocks' outputs discarded (block(h) called, h "
-     "not updated)", HINT_ENCODER_OUTPUT_DISCARDED),
-    ("encoder blocks fed the embeddings", "every encoder block fed the embeddings (only the "
-     "last block's output kept)", HINT_ENCODER_FED_EMBEDDINGS),
-    ("decoder outputs discarded", "the decoder blocks' outputs discarded (block(h) called, h "
-     "not updated)", HINT_DECODER_OUTPUT_DISCARDED),
-    ("decoder blocks fed the embeddings", "every decoder block fed the reply embeddings",
-     HINT_DECODER_FED_EMBEDDINGS),
-    ("cross first", "cross-attention before self-attention in the decoder block",
-     HINT_BRANCH_ORDER),
-    ("no cross residual", "no residual around cross-attention (C = CrossAttn(LN2(U), M))",
-     HINT_CROSS_RESIDUAL),
+    (
+        "cross queries and memory swapped",
+        "cross-attention's queries taken from the memory and its keys and values from the reply",
+        HINT_CROSS_ARGS,
+    ),
+    (
+        "cross reads the reply",
+        "cross-attention reads the reply instead of the memory",
+        HINT_CROSS_ARGS,
+    ),
+    (
+        "memory normalised again",
+        "the memory normalised again with LN2 inside cross-attention",
+        HINT_MEMORY_NORMALISED_TWICE,
+    ),
+    (
+        "mask inverted",
+        "the padding mask inverted (True treated as padding)",
+        HINT_SRC_ALLOWED_INVERTED,
+    ),
+    ("no ln_enc", "the encoder's final LayerNorm (ln_enc) forgotten", HINT_MEMORY_LN_ENC),
+    (
+        "encoder outputs discarded",
+        "the encoder blocks' outputs discarded (block(h) called, h not updated)",
+        HINT_ENCODER_OUTPUT_DISCARDED,
+    ),
+    (
+        "encoder blocks fed the embeddings",
+        "every encoder block fed the embeddings (only the last block's output kept)",
+        HINT_ENCODER_FED_EMBEDDINGS,
+    ),
+    (
+        "decoder outputs discarded",
+        "the decoder blocks' outputs discarded (block(h) called, h not updated)",
+        HINT_DECODER_OUTPUT_DISCARDED,
+    ),
+    (
+        "decoder blocks fed the embeddings",
+        "every decoder block fed the reply embeddings",
+        HINT_DECODER_FED_EMBEDDINGS,
+    ),
+    (
+        "cross first",
+        "cross-attention before self-attention in the decoder block",
+        HINT_BRANCH_ORDER,
+    ),
+    (
+        "no cross residual",
+        "no residual around cross-attention (C = CrossAttn(LN2(U), M))",
+        HINT_CROSS_RESIDUAL,
+    ),
     ("mlp reads U", "the MLP reads U instead of C", HINT_MLP_READS_C),
-    ("ln2 before the MLP", "LN2 used before the MLP instead of LN3",
-     HINT_BRANCH_NORMS),
-    ("ln1 before cross-attention", "LN1 used before cross-attention instead of LN2",
-     HINT_BRANCH_NORMS),
-    ("ln2 everywhere", "LN2 used before self-attention",
-     HINT_BRANCH_NORMS),
-    ("no source positions", "no positions added to the source",
-     HINT_SOURCE_POSITIONS),
-    ("no target positions", "no positions added to the reply",
-     HINT_TARGET_POSITIONS),
+    ("ln2 before the MLP", "LN2 used before the MLP instead of LN3", HINT_BRANCH_NORMS),
+    (
+        "ln1 before cross-attention",
+        "LN1 used before cross-attention instead of LN2",
+        HINT_BRANCH_NORMS,
+    ),
+    ("ln2 everywhere", "LN2 used before self-attention", HINT_BRANCH_NORMS),
+    ("no source positions", "no positions added to the source", HINT_SOURCE_POSITIONS),
+    ("no target positions", "no positions added to the reply", HINT_TARGET_POSITIONS),
     ("no ln_final", "the final LayerNorm forgotten", HINT_LN_FINAL),
 ]
 
@@ -440,23 +627,29 @@ def _module(run: CheckRun, call: str, *args):
     built = run.call(call, *args)
     view = module_view(built)
     if view is None:
-        run.fail(f"{call} is not an nn.Module (got {type(built).__name__}).",
-                 hint=HINT_KEEP_CLASS)
+        run.fail(f"{call} is not an nn.Module (got {type(built).__name__}).", hint=HINT_KEEP_CLASS)
     return view
 
 
 HINT_FORWARD_RETURNS = "each forward must return its result (return u + ...)"
-HINT_MASK_SHAPES = ("check every mask's shape: the causal mask is (L_t, L_t); the source padding "
-                    "mask is (B, 1, 1, L_s); " + HINT_CROSS_ARGS)
+HINT_MASK_SHAPES = (
+    "check every mask's shape: the causal mask is (L_t, L_t); the source padding "
+    "mask is (B, 1, 1, L_s); " + HINT_CROSS_ARGS
+)
 
 
 def _invoke(run: CheckRun, call: str, model, *args):
     # A block's forward without `return` hands None to the next block or LayerNorm: "not
     # NoneType", "'NoneType' object has no attribute 'shape'"; before the shape words.
-    return run.invoke(call, model, *args, crash_hints=[
-        ("NoneType", HINT_FORWARD_RETURNS),
-        (("must match the size", "does not broadcast", "shape"),
-         HINT_MASK_SHAPES)])
+    return run.invoke(
+        call,
+        model,
+        *args,
+        crash_hints=[
+            ("NoneType", HINT_FORWARD_RETURNS),
+            (("must match the size", "does not broadcast", "shape"), HINT_MASK_SHAPES),
+        ],
+    )
 
 
 HINT_KEEP_CONSTRUCTORS_BODIES = "keep the constructors as given; write only the four bodies"
@@ -468,13 +661,16 @@ def _expect_parameters(run: CheckRun, call: str, view, ref: Seq2SeqTransformer) 
     expected = {k: tuple(p.shape) for k, p in ref.named_parameters()}
     missing = sorted(set(expected) - set(seen))
     extra = sorted(set(seen) - set(expected))
-    run.expect_true(not missing and not extra,
-                    f"{call} does not have the course model's parameters: missing "
-                    f"{missing[:6]}, unexpected {extra[:6]}.",
-                    hint=HINT_KEEP_CONSTRUCTORS_BODIES)
+    run.expect_true(
+        not missing and not extra,
+        f"{call} does not have the course model's parameters: missing "
+        f"{missing[:6]}, unexpected {extra[:6]}.",
+        hint=HINT_KEEP_CONSTRUCTORS_BODIES,
+    )
     wrong = [(k, seen[k], expected[k]) for k in expected if seen[k] != expected[k]]
-    run.expect_true(not wrong, f"{call}: parameter shapes differ: {wrong[:3]}.",
-                    hint=HINT_KEEP_CONSTRUCTORS)
+    run.expect_true(
+        not wrong, f"{call}: parameter shapes differ: {wrong[:3]}.", hint=HINT_KEEP_CONSTRUCTORS
+    )
 
 
 def _ids(rows: list[list[int]], pad: int = 0) -> torch.Tensor:
@@ -482,8 +678,9 @@ def _ids(rows: list[list[int]], pad: int = 0) -> torch.Tensor:
     return torch.tensor([r + [pad] * (width - len(r)) for r in rows], dtype=torch.long)
 
 
-def _random_pair(B: int, L_s: int, L_t: int, V: int, seed: int,
-                 min_len: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+def _random_pair(
+    B: int, L_s: int, L_t: int, V: int, seed: int, min_len: int = 1
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Right-padded sources of random lengths (ids 3 .. V-1, padding 0) and replies."""
     g = torch.Generator().manual_seed(seed)
     lengths = torch.randint(min_len, L_s + 1, (B,), generator=g)
@@ -498,28 +695,39 @@ def _why_not(run: CheckRun, model, max_len: int, src, tgt, seen) -> None:
     B, L_s = src.shape
     padded = torch.cat([src, torch.zeros(B, 2, dtype=torch.long)], dim=1)  # 2 more <PAD>
     if L_s + 2 <= max_len and not torch.allclose(
-            _invoke(run, "EncoderDecoder", model, padded, tgt), seen, rtol=MODULE_RTOL,
-            atol=MODULE_ATOL):
-        run.fail("EncoderDecoder: adding two <PAD> tokens to every source changed the "
-                 "logits.", hint=HINT_PADDING)
+        _invoke(run, "EncoderDecoder", model, padded, tgt), seen, rtol=MODULE_RTOL, atol=MODULE_ATOL
+    ):
+        run.fail(
+            "EncoderDecoder: adding two <PAD> tokens to every source changed the logits.",
+            hint=HINT_PADDING,
+        )
     changed = tgt.clone()
     changed[:, -1] = torch.where(tgt[:, -1] == 3, 4, 3)  # another reply token
     moved = _invoke(run, "EncoderDecoder", model, src, changed)
-    if tgt.shape[1] > 1 and not torch.allclose(moved[:, :-1], seen[:, :-1], rtol=MODULE_RTOL,
-                                               atol=MODULE_ATOL):
-        run.fail("EncoderDecoder: changing the LAST reply token moved the logits at earlier "
-                 "reply positions.", hint=HINT_CAUSAL)
+    if tgt.shape[1] > 1 and not torch.allclose(
+        moved[:, :-1], seen[:, :-1], rtol=MODULE_RTOL, atol=MODULE_ATOL
+    ):
+        run.fail(
+            "EncoderDecoder: changing the LAST reply token moved the logits at earlier "
+            "reply positions.",
+            hint=HINT_CAUSAL,
+        )
 
 
 HINT_LOGITS_SHAPE = "the logits are (B, L_t, V): one row per reply position"
-HINT_PADDING_NAN = ("a source with padding must not give NaN: pass the padding mask as allowed, "
-                    "the attention layer handles the rest")
-HINT_COMPARE_EQUATIONS = ("compare each block with the equations above the exercise: the masks, "
-                          "the order of the three branches and their LayerNorms")
+HINT_PADDING_NAN = (
+    "a source with padding must not give NaN: pass the padding mask as allowed, "
+    "the attention layer handles the rest"
+)
+HINT_COMPARE_EQUATIONS = (
+    "compare each block with the equations above the exercise: the masks, "
+    "the order of the three branches and their LayerNorms"
+)
 
 
-def _expect_logits(run: CheckRun, call: str, model, ref: Seq2SeqTransformer, src, tgt,
-                   expected=None) -> torch.Tensor:
+def _expect_logits(
+    run: CheckRun, call: str, model, ref: Seq2SeqTransformer, src, tgt, expected=None
+) -> torch.Tensor:
     B, L_t = tgt.shape
     V = ref.config.vocab_size
     seen = _invoke(run, call, model, src, tgt)
@@ -528,22 +736,33 @@ def _expect_logits(run: CheckRun, call: str, model, ref: Seq2SeqTransformer, src
     with torch.no_grad():
         expected = ref(src, tgt) if expected is None else expected
     if not torch.allclose(seen.detach().float(), expected, rtol=MODULE_RTOL, atol=MODULE_ATOL):
-        mistake = run.match_mistake(as_array(seen), _encdec_mistakes(ref, src, tgt),
-                                    MODULE_RTOL, MODULE_ATOL)
+        mistake = run.match_mistake(
+            as_array(seen), _encdec_mistakes(ref, src, tgt), MODULE_RTOL, MODULE_ATOL
+        )
         if mistake is not None:
-            run.fail(f"{call} returned wrong logits.\nThis looks like a known mistake: "
-                     f"{mistake.name}.", hint=mistake.hint)
+            run.fail(
+                f"{call} returned wrong logits.\nThis looks like a known mistake: {mistake.name}.",
+                hint=mistake.hint,
+            )
         _why_not(run, model, ref.config.max_len, src, tgt, seen.detach().float())
-    run.expect_close(call, seen, expected, rtol=MODULE_RTOL, atol=MODULE_ATOL, what="logits",
-                     hint=HINT_COMPARE_EQUATIONS)
+    run.expect_close(
+        call,
+        seen,
+        expected,
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        what="logits",
+        hint=HINT_COMPARE_EQUATIONS,
+    )
     return seen
 
 
 HINT_DETERMINISTIC = "the module must be deterministic in eval mode"
 
 
-def _check_one(run: CheckRun, EncoderDecoder, sizes: tuple, seed: int,
-               reference=None, square: bool = False) -> None:
+def _check_one(
+    run: CheckRun, EncoderDecoder, sizes: tuple, seed: int, reference=None, square: bool = False
+) -> None:
     V, d, n_heads, n_layers, max_len = sizes
     call = f"EncoderDecoder({V}, {d}, {n_heads}, {n_layers}, {max_len})"
     view = _module(run, call, *sizes)
@@ -559,14 +778,19 @@ def _check_one(run: CheckRun, EncoderDecoder, sizes: tuple, seed: int,
     L_s = min(max_len, 7)
     L_t = L_s if square else min(max_len, 5)
     src, tgt = _random_pair(3, L_s, L_t, V, seed + 1, min_len=max(1, L_s - 3))
-    text = (f"{call} with random weights on sources {tuple(src.shape)} (lengths "
-            f"{(src != 0).sum(1).tolist()}, padded with 0) and replies {tuple(tgt.shape)}")
+    text = (
+        f"{call} with random weights on sources {tuple(src.shape)} (lengths "
+        f"{(src != 0).sum(1).tolist()}, padded with 0) and replies {tuple(tgt.shape)}"
+    )
     with torch.no_grad():
         expected = expected_of(src, tgt) if expected_of is not None else None
     seen = _expect_logits(run, text, view, ref, src, tgt, expected)
     again = _invoke(run, text, view, src, tgt)
-    run.expect_true(torch.equal(again, seen), f"{text}: two calls in eval mode gave different "
-                    "logits.", hint=HINT_DETERMINISTIC)
+    run.expect_true(
+        torch.equal(again, seen),
+        f"{text}: two calls in eval mode gave different logits.",
+        hint=HINT_DETERMINISTIC,
+    )
 
 
 def _class_names(cls) -> set[str]:
@@ -588,19 +812,29 @@ def _class_names(cls) -> set[str]:
     return names
 
 
-HINT_GIVEN_LAYERS_OWN = ("write the blocks from the given layers (attention_layer, feed_forward, "
-                         "nn.LayerNorm); the check compares with the course's model for you")
+HINT_GIVEN_LAYERS_OWN = (
+    "write the blocks from the given layers (attention_layer, feed_forward, "
+    "nn.LayerNorm); the check compares with the course's model for you"
+)
 HINT_RESIDUAL_PATHS = "add the residual paths: each position carries its own token"
 
 
 def check_encoder_decoder(EncoderDecoder, reference=None, trials: int = 2) -> None:
     run = CheckRun(EncoderDecoder)
     names = _class_names(EncoderDecoder)
-    borrowed = sorted(names & {"Seq2SeqTransformer", "EncoderLayer", "DecoderLayer",
-                               "Transformer", "TransformerEncoderLayer",
-                               "TransformerDecoderLayer", "scaled_dot_product_attention"})
-    run.expect_true(not borrowed, f"{run.name} uses {borrowed}.",
-                    hint=HINT_GIVEN_LAYERS_OWN)
+    borrowed = sorted(
+        names
+        & {
+            "Seq2SeqTransformer",
+            "EncoderLayer",
+            "DecoderLayer",
+            "Transformer",
+            "TransformerEncoderLayer",
+            "TransformerDecoderLayer",
+            "scaled_dot_product_attention",
+        }
+    )
+    run.expect_true(not borrowed, f"{run.name} uses {borrowed}.", hint=HINT_GIVEN_LAYERS_OWN)
     sizes = (13, 8, 2, 2, 10)  # V, d, h, N, max_len
     _check_one(run, EncoderDecoder, sizes, seed=1100)
     _check_one(run, EncoderDecoder, sizes, seed=1110, square=True)
@@ -614,38 +848,65 @@ def check_encoder_decoder(EncoderDecoder, reference=None, trials: int = 2) -> No
     src = _ids([[5, 6, 7, 8, 9, 10], [5, 11, 12]])  # (2, 6): the second email padded by 3
     tgt = torch.tensor([[1, 4, 5, 6], [1, 7, 8, 9]])
     base = _invoke(run, "EncoderDecoder on 2 emails", model, src, tgt)
-    alone = _invoke(run, "EncoderDecoder on email 1 alone, unpadded", model, src[1:, :3],
-                    tgt[1:])
-    run.expect_close("EncoderDecoder: the padded email 1 against the same email alone without "
-                     "padding", as_array(base)[1:], as_array(alone), rtol=MODULE_RTOL,
-                     atol=MODULE_ATOL, hint=HINT_PADDING)
+    alone = _invoke(run, "EncoderDecoder on email 1 alone, unpadded", model, src[1:, :3], tgt[1:])
+    run.expect_close(
+        "EncoderDecoder: the padded email 1 against the same email alone without padding",
+        as_array(base)[1:],
+        as_array(alone),
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        hint=HINT_PADDING,
+    )
     changed = tgt.clone()
     changed[:, 2] = 12
-    moved = as_array(_invoke(run, "EncoderDecoder with reply token 2 changed", model, src,
-                             changed))
-    run.expect_close("EncoderDecoder: the logits at reply positions 0 and 1 after reply token "
-                     "2 changed", moved[:, :2], as_array(base)[:, :2], rtol=MODULE_RTOL,
-                     atol=MODULE_ATOL, hint=HINT_CAUSAL)
-    run.expect_true(np.abs(moved[:, 2] - as_array(base)[:, 2]).max() > 1e-4,
-                    "EncoderDecoder: the logits at reply position 2 did not change when reply "
-                    "token 2 changed.", hint=HINT_RESIDUAL_PATHS)
+    moved = as_array(_invoke(run, "EncoderDecoder with reply token 2 changed", model, src, changed))
+    run.expect_close(
+        "EncoderDecoder: the logits at reply positions 0 and 1 after reply token 2 changed",
+        moved[:, :2],
+        as_array(base)[:, :2],
+        rtol=MODULE_RTOL,
+        atol=MODULE_ATOL,
+        hint=HINT_CAUSAL,
+    )
+    run.expect_true(
+        np.abs(moved[:, 2] - as_array(base)[:, 2]).max() > 1e-4,
+        "EncoderDecoder: the logits at reply position 2 did not change when reply token 2 changed.",
+        hint=HINT_RESIDUAL_PATHS,
+    )
     last = src.clone()
     last[0, 5] = 4  # the last real token of email 0
-    first_row = as_array(_invoke(run, "EncoderDecoder with the last source token of email 0 "
-                                 "changed", model, last, tgt))[0, 0]
-    run.expect_true(np.abs(first_row - as_array(base)[0, 0]).max() > 1e-4,
-                    "EncoderDecoder: the logits at reply position 0 ignore the last source "
-                    "token.", hint=HINT_WHOLE_SOURCE)
-    run.expect_raises("EncoderDecoder(13, 8, 2, 2, 10) called as a constructor with "
-                      "d_model = 9 and n_heads = 2", ValueError, 13, 9, 2, 2, 10,
-                      mentions=("d_model",))
+    first_row = as_array(
+        _invoke(
+            run, "EncoderDecoder with the last source token of email 0 changed", model, last, tgt
+        )
+    )[0, 0]
+    run.expect_true(
+        np.abs(first_row - as_array(base)[0, 0]).max() > 1e-4,
+        "EncoderDecoder: the logits at reply position 0 ignore the last source token.",
+        hint=HINT_WHOLE_SOURCE,
+    )
+    run.expect_raises(
+        "EncoderDecoder(13, 8, 2, 2, 10) called as a constructor with d_model = 9 and n_heads = 2",
+        ValueError,
+        13,
+        9,
+        2,
+        2,
+        10,
+        mentions=("d_model",),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1200 + seed)
             n_heads = int(rng.integers(1, 4))
             d = n_heads * 2 * int(rng.integers(1, 4))
-            sizes = (int(rng.integers(5, 20)), d, n_heads, int(rng.integers(1, 4)),
-                     int(rng.integers(4, 12)))
+            sizes = (
+                int(rng.integers(5, 20)),
+                d,
+                n_heads,
+                int(rng.integers(1, 4)),
+                int(rng.integers(4, 12)),
+            )
             _check_one(run, EncoderDecoder, sizes, seed=1210 + seed, reference=reference)
     run.done()
 
@@ -666,8 +927,9 @@ def lookup_model(next_probs: dict[int, dict[int, float]], vocab_size: int) -> Se
     weights and bias are solved so that the logits are the log-probabilities.
     """
     d = vocab_size + (vocab_size % 2)
-    config = Seq2SeqConfig(vocab_size=vocab_size, d_model=d, n_heads=1, n_layers=1,
-                           max_len=32, positions="none")
+    config = Seq2SeqConfig(
+        vocab_size=vocab_size, d_model=d, n_heads=1, n_layers=1, max_len=32, positions="none"
+    )
     model = Seq2SeqTransformer(config).eval()
     tiny = 1e-12 * (1.0 + 0.1 * torch.arange(vocab_size, dtype=torch.float64))  # tie-free
     table = tiny.log().expand(vocab_size, -1).clone()  # (V, V)
@@ -677,8 +939,11 @@ def lookup_model(next_probs: dict[int, dict[int, float]], vocab_size: int) -> Se
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()
-        for ln in (model.ln_enc, model.ln_final, *(m for m in model.modules()
-                                                    if isinstance(m, torch.nn.LayerNorm))):
+        for ln in (
+            model.ln_enc,
+            model.ln_final,
+            *(m for m in model.modules() if isinstance(m, torch.nn.LayerNorm)),
+        ):
             ln.weight.fill_(1.0)
         model.embed.weight.copy_(10.0 * torch.eye(vocab_size, d))
         x = model.ln_final(model.embed.weight).double()  # (V, d): a e_t - b 1
@@ -694,21 +959,32 @@ def lookup_model(next_probs: dict[int, dict[int, float]], vocab_size: int) -> Se
 # The worked example: after <BOS>, A (0.40) splits four ways, B (0.35) two ways, C (0.25) is
 # one sentence. Greedy: A D (0.14); a beam of 2: B H (0.1925); a beam of 3: C J (0.25).
 A_, B_, C_, D_, E_, F_, G_, H_, I_, J_ = range(3, 13)
-TREE = {BOS: {A_: 0.40, B_: 0.35, C_: 0.25},
-        A_: {D_: 0.35, E_: 0.25, F_: 0.22, G_: 0.18},
-        B_: {H_: 0.55, I_: 0.45},
-        C_: {J_: 1.0},
-        **{t: {EOS: 1.0} for t in (D_, E_, F_, G_, H_, I_, J_)}}
-TREE_BEST = {1: ([BOS, A_, D_, EOS], 0.40 * 0.35), 2: ([BOS, B_, H_, EOS], 0.35 * 0.55),
-             3: ([BOS, C_, J_, EOS], 0.25), 5: ([BOS, C_, J_, EOS], 0.25)}
+TREE = {
+    BOS: {A_: 0.40, B_: 0.35, C_: 0.25},
+    A_: {D_: 0.35, E_: 0.25, F_: 0.22, G_: 0.18},
+    B_: {H_: 0.55, I_: 0.45},
+    C_: {J_: 1.0},
+    **{t: {EOS: 1.0} for t in (D_, E_, F_, G_, H_, I_, J_)},
+}
+TREE_BEST = {
+    1: ([BOS, A_, D_, EOS], 0.40 * 0.35),
+    2: ([BOS, B_, H_, EOS], 0.35 * 0.55),
+    3: ([BOS, C_, J_, EOS], 0.25),
+    5: ([BOS, C_, J_, EOS], 0.25),
+}
 # A second table where the rules of the search matter. From <BOS>, token 5 (0.86) keeps going
 # (5 again with 0.67) or ends (0.33), and an early end (0.14) finishes at once: hypotheses
 # end at different steps and with different lengths. The other rows are reached only
 # through the tiny probabilities, by searches that break a rule. Found by a search over
 # random tables for one where every rule of RULE_HINTS changes the answer in some setting.
-RULES = {BOS: {5: 0.86, EOS: 0.14}, 3: {4: 0.1, 6: 0.9}, 4: {EOS: 0.47, 4: 0.53},
-         5: {5: 0.67, EOS: 0.33}, 6: {7: 0.73, 4: 0.09, EOS: 0.18},
-         7: {6: 0.42, EOS: 0.08, 5: 0.5}}
+RULES = {
+    BOS: {5: 0.86, EOS: 0.14},
+    3: {4: 0.1, 6: 0.9},
+    4: {EOS: 0.47, 4: 0.53},
+    5: {5: 0.67, EOS: 0.33},
+    6: {7: 0.73, 4: 0.09, EOS: 0.18},
+    7: {6: 0.42, EOS: 0.08, 5: 0.5},
+}
 K_, M_ = 3, 4
 # No end at all: the search runs to max_len and returns the best live prefix.
 LOOP = {BOS: {K_: 0.9, M_: 0.1}, K_: {K_: 0.6, M_: 0.4}, M_: {K_: 0.5, M_: 0.5}}
@@ -735,7 +1011,7 @@ def _search(model, src, k: int, max_len: int, eos: int, rule: str = "") -> tuple
                 cands.append((total, prefix + [token], scores[row] + step))
         cands.sort(key=lambda c: -c[0])
         width = k - len(finished) if rule == "shrinking beam" else k
-        kept = cands[:max(width, 0)]
+        kept = cands[: max(width, 0)]
         live_before, scores_before = live, scores
         live, scores = [], []
         end = EOS if rule == "the tokenizer's end token" else eos
@@ -766,21 +1042,30 @@ def _search(model, src, k: int, max_len: int, eos: int, rule: str = "") -> tuple
 
 
 HINT_RULE_GREEDY = "keep the beam_size best candidates at every step, not only the best one"
-HINT_RULE_TOTAL_SCORE = ("rank candidates by their TOTAL score: the prefix's score plus the new "
-                         "token's log-probability")
-HINT_RULE_LOG_SOFTMAX = ("turn each step's logits into log-probabilities with "
-                         "torch.log_softmax(logits, dim=-1)")
-HINT_RULE_SHRINKING_BEAM = ("keep the beam_size best candidates at EVERY step; a finished one "
-                            "leaves the beam, it does not make the next step's beam smaller")
-HINT_RULE_KEEP_SEARCHING = ("keep searching while live prefixes remain (or until max_len): a later "
-                            "reply may still score higher")
+HINT_RULE_TOTAL_SCORE = (
+    "rank candidates by their TOTAL score: the prefix's score plus the new token's log-probability"
+)
+HINT_RULE_LOG_SOFTMAX = (
+    "turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)"
+)
+HINT_RULE_SHRINKING_BEAM = (
+    "keep the beam_size best candidates at EVERY step; a finished one "
+    "leaves the beam, it does not make the next step's beam smaller"
+)
+HINT_RULE_KEEP_SEARCHING = (
+    "keep searching while live prefixes remain (or until max_len): a later "
+    "reply may still score higher"
+)
 HINT_RULE_HIGHEST = "return the finished hypothesis with the HIGHEST score"
-HINT_RULE_NO_LENGTH_NORM = ("compare finished hypotheses by their total log-probability, with no "
-                            "length normalisation")
-HINT_RULE_FINISHED_FIRST = ("return the best FINISHED hypothesis; a live prefix only when none "
-                            "finished")
-HINT_RULE_LAST_POSITION = ("the next-token logits are the LAST position's: model(src, prefixes)[:, "
-                           "-1]")
+HINT_RULE_NO_LENGTH_NORM = (
+    "compare finished hypotheses by their total log-probability, with no length normalisation"
+)
+HINT_RULE_FINISHED_FIRST = (
+    "return the best FINISHED hypothesis; a live prefix only when none finished"
+)
+HINT_RULE_LAST_POSITION = (
+    "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]"
+)
 HINT_RULE_EOS_ARGUMENT = "a candidate is finished when it ends in eos_id, the argument"
 HINT_SCORE_SUM = "the score is the sum of the log-probabilities of every new token, eos included"
 HINT_RULE_MAX_LEN = "write at most max_len new tokens: range(max_len)"
@@ -788,88 +1073,149 @@ HINT_RULE_MAX_LEN = "write at most max_len new tokens: range(max_len)"
 
 RULE_HINTS = {
     "greedy": ("the beam size was ignored (greedy decoding)", HINT_RULE_GREEDY),
-    "last token only": ("candidates ranked by the new token's log-probability alone",
-                        HINT_RULE_TOTAL_SCORE),
+    "last token only": (
+        "candidates ranked by the new token's log-probability alone",
+        HINT_RULE_TOTAL_SCORE,
+    ),
     "raw logits": ("raw logits added instead of log-probabilities", HINT_RULE_LOG_SOFTMAX),
-    "shrinking beam": ("a finished hypothesis kept its slot: the beam shrank",
-                       HINT_RULE_SHRINKING_BEAM),
-    "stop at the first end": ("the search stopped as soon as one hypothesis finished",
-                              HINT_RULE_KEEP_SEARCHING),
-    "first finished returned": ("the first finished hypothesis returned, not the best",
-                                HINT_RULE_HIGHEST),
-    "length normalised": ("finished hypotheses compared by score per token",
-                          HINT_RULE_NO_LENGTH_NORM),
+    "shrinking beam": (
+        "a finished hypothesis kept its slot: the beam shrank",
+        HINT_RULE_SHRINKING_BEAM,
+    ),
+    "stop at the first end": (
+        "the search stopped as soon as one hypothesis finished",
+        HINT_RULE_KEEP_SEARCHING,
+    ),
+    "first finished returned": (
+        "the first finished hypothesis returned, not the best",
+        HINT_RULE_HIGHEST,
+    ),
+    "length normalised": (
+        "finished hypotheses compared by score per token",
+        HINT_RULE_NO_LENGTH_NORM,
+    ),
     "live prefixes compared with finished replies": (
         "an unfinished prefix returned although a hypothesis finished",
-        HINT_RULE_FINISHED_FIRST),
-    "first position": ("the next token read from the first position's logits",
-                       HINT_RULE_LAST_POSITION),
-    "the tokenizer's end token": ("the end token hard-coded as <EOS> = 2",
-                                  HINT_RULE_EOS_ARGUMENT),
-    "end token not scored": ("the end token's own log-probability left out of the score",
-                             HINT_SCORE_SUM),
+        HINT_RULE_FINISHED_FIRST,
+    ),
+    "first position": (
+        "the next token read from the first position's logits",
+        HINT_RULE_LAST_POSITION,
+    ),
+    "the tokenizer's end token": ("the end token hard-coded as <EOS> = 2", HINT_RULE_EOS_ARGUMENT),
+    "end token not scored": (
+        "the end token's own log-probability left out of the score",
+        HINT_SCORE_SUM,
+    ),
     "one step short": ("one token too few: max_len - 1 steps", HINT_RULE_MAX_LEN),
     "one step too many": ("one token too many: max_len + 1 steps", HINT_RULE_MAX_LEN),
 }
-HINT_SEARCH = ("at every step extend each live prefix by every token, rank ALL candidates by "
-               "total log-probability, keep the beam_size best; a kept candidate ending in "
-               "eos_id is finished and leaves the beam; return the best finished hypothesis "
-               "(the best live prefix if none finished)")
+HINT_SEARCH = (
+    "at every step extend each live prefix by every token, rank ALL candidates by "
+    "total log-probability, keep the beam_size best; a kept candidate ending in "
+    "eos_id is finished and leaves the beam; return the best finished hypothesis "
+    "(the best live prefix if none finished)"
+)
 
 
 HINT_RETURN_IDS_SCORE = "return the ids and the score: return ids, score"
-HINT_ONE_HYPOTHESIS = ("return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole "
-                       "beam)")
+HINT_ONE_HYPOTHESIS = (
+    "return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole beam)"
+)
 HINT_SCORE_FLOAT = "return the hypothesis's total log-probability, a float"
 
 
 def _as_result(run: CheckRun, call: str, seen) -> tuple[list[int], float]:
     if not isinstance(seen, tuple | list) or len(seen) != 2:
-        run.fail(f"{call} returned {type(seen).__name__}; expected a pair (ids, score).",
-                 hint=HINT_RETURN_IDS_SCORE)
+        run.fail(
+            f"{call} returned {type(seen).__name__}; expected a pair (ids, score).",
+            hint=HINT_RETURN_IDS_SCORE,
+        )
     ids, score = seen
     arr = as_array(ids)
     if arr.ndim != 1:
-        run.fail(f"{call} returned ids of shape {arr.shape}; expected a 1-D tensor.",
-                 hint=HINT_ONE_HYPOTHESIS)
+        run.fail(
+            f"{call} returned ids of shape {arr.shape}; expected a 1-D tensor.",
+            hint=HINT_ONE_HYPOTHESIS,
+        )
     if np.size(as_array(score)) != 1:
-        run.fail(f"{call} returned a score of shape {np.shape(as_array(score))}; expected "
-                 "one number.", hint=HINT_SCORE_FLOAT)
+        run.fail(
+            f"{call} returned a score of shape {np.shape(as_array(score))}; expected one number.",
+            hint=HINT_SCORE_FLOAT,
+        )
     run.passed += 1
     return [int(i) for i in arr.tolist()], float(as_array(score).reshape(-1)[0])
 
 
-HINT_REPEAT_SOURCE = ("repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is "
-                      "(n, L_s), and the prefixes are (n, t)")
-HINT_STARTS_WITH_BOS = ("every hypothesis starts with the setup's BOS: the search begins from one "
-                        "live prefix that holds only BOS")
+HINT_REPEAT_SOURCE = (
+    "repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is "
+    "(n, L_s), and the prefixes are (n, t)"
+)
+HINT_STARTS_WITH_BOS = (
+    "every hypothesis starts with the setup's BOS: the search begins from one "
+    "live prefix that holds only BOS"
+)
 HINT_SCORE_PROBABILITY = "return the log-probability (a sum of logs), not the probability"
 HINT_SCORE_POSITIVE = "a log-probability is never positive: " + HINT_RULE_LOG_SOFTMAX
 
 
-def _expect_search(run: CheckRun, call: str, beam_search, model, src, k: int, max_len: int,
-                   eos: int, expected: tuple[list[int], float] | None = None) -> None:
-    seen = _as_result(run, call, run.call(call, model, src, k, max_len, eos, crash_hints=[
-        (("must match the size", "Expected size", "expand", "same batch size"),
-         HINT_REPEAT_SOURCE),
-        ("'NoneType'", HINT_RETURN_IDS_SCORE)]))
+def _expect_search(
+    run: CheckRun,
+    call: str,
+    beam_search,
+    model,
+    src,
+    k: int,
+    max_len: int,
+    eos: int,
+    expected: tuple[list[int], float] | None = None,
+) -> None:
+    seen = _as_result(
+        run,
+        call,
+        run.call(
+            call,
+            model,
+            src,
+            k,
+            max_len,
+            eos,
+            crash_hints=[
+                (
+                    ("must match the size", "Expected size", "expand", "same batch size"),
+                    HINT_REPEAT_SOURCE,
+                ),
+                ("'NoneType'", HINT_RETURN_IDS_SCORE),
+            ],
+        ),
+    )
     if expected is None:
         expected = _search(model, src, k, max_len, eos)
     ids, score = seen
     if ids != list(expected[0]):
-        matches = [RULE_HINTS[rule] for rule in RULE_HINTS
-                   if _search(model, src, k, max_len, eos, rule)[0] == ids]
+        matches = [
+            RULE_HINTS[rule]
+            for rule in RULE_HINTS
+            if _search(model, src, k, max_len, eos, rule)[0] == ids
+        ]
         if len(matches) == 1:
-            run.fail(f"{call} returned {ids}; expected {list(expected[0])}.\nThis looks "
-                     f"like a known mistake: {matches[0][0]}.", hint=matches[0][1])
+            run.fail(
+                f"{call} returned {ids}; expected {list(expected[0])}.\nThis looks "
+                f"like a known mistake: {matches[0][0]}.",
+                hint=matches[0][1],
+            )
         if matches:  # on this case several mistakes give the same reply
-            run.fail(f"{call} returned {ids}; expected {list(expected[0])}.\nThis is what "
-                     f"each of these known mistakes gives here: "
-                     f"{'; '.join(name for name, _ in matches)}.",
-                     hint=" Or: ".join(f"{hint}." for _, hint in matches))
+            run.fail(
+                f"{call} returned {ids}; expected {list(expected[0])}.\nThis is what "
+                f"each of these known mistakes gives here: "
+                f"{'; '.join(name for name, _ in matches)}.",
+                hint=" Or: ".join(f"{hint}." for _, hint in matches),
+            )
         if ids[:1] != [BOS]:
-            run.fail(f"{call} returned {ids}, which does not start with <BOS> = {BOS}.",
-                     hint=HINT_STARTS_WITH_BOS)
+            run.fail(
+                f"{call} returned {ids}, which does not start with <BOS> = {BOS}.",
+                hint=HINT_STARTS_WITH_BOS,
+            )
         run.fail(f"{call} returned {ids}; expected {list(expected[0])}.", hint=HINT_SEARCH)
     run.passed += 1
     tol = 1e-4 * max(1.0, abs(expected[1]))
@@ -879,16 +1225,17 @@ def _expect_search(run: CheckRun, call: str, beam_search, model, src, k: int, ma
             hint = HINT_SCORE_PROBABILITY
         elif score > 1e-6:
             hint = HINT_SCORE_POSITIVE
-        run.fail(f"{call} returned the right ids with score {score:.5f}; expected "
-                 f"{expected[1]:.5f}.", hint=hint)
+        run.fail(
+            f"{call} returned the right ids with score {score:.5f}; expected {expected[1]:.5f}.",
+            hint=hint,
+        )
     run.passed += 1
 
 
 def sharp_seq2seq(seed: int, vocab_size: int = 9, eos_bias: float = 1.5) -> Seq2SeqTransformer:
     """A random encoder-decoder with peaked, source-dependent next-token choices; the end
     token is made likelier so that some hypotheses finish within a few steps."""
-    config = Seq2SeqConfig(vocab_size=vocab_size, d_model=16, n_heads=2, n_layers=1,
-                           max_len=16)
+    config = Seq2SeqConfig(vocab_size=vocab_size, d_model=16, n_heads=2, n_layers=1, max_len=16)
     model = randomise(Seq2SeqTransformer(config), seed).eval()
     with torch.no_grad():
         model.head.weight.mul_(3.0)
@@ -896,57 +1243,97 @@ def sharp_seq2seq(seed: int, vocab_size: int = 9, eos_bias: float = 1.5) -> Seq2
     return model
 
 
-HINT_SEARCH_OWN = ("write the search yourself; the check compares with the package's beam search "
-                   "for you")
+HINT_SEARCH_OWN = (
+    "write the search yourself; the check compares with the package's beam search for you"
+)
 
 
 def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
     run = CheckRun(beam_search, crash_hint=HINT_SEARCH)
     names = names_called(beam_search)
     borrowed = sorted(names & {"beam_decode", "greedy_decode"})
-    run.expect_true(not borrowed, f"{run.name} calls the package's {borrowed}.",
-                    hint=HINT_SEARCH_OWN)
+    run.expect_true(
+        not borrowed, f"{run.name} calls the package's {borrowed}.", hint=HINT_SEARCH_OWN
+    )
     src = torch.tensor([BOS, 5, 6, EOS])  # a lookup model ignores its source
     tree = lookup_model(TREE, 13)
     for k, (ids, p) in TREE_BEST.items():
-        what = {1: "greedy", 2: "B H beats A D", 3: "C J, the most likely reply"}.get(k, "a "
-                                                                                   "wide beam")
-        call = (f"beam_search(lookup_model, src, beam_size={k}, max_len=5, eos_id={EOS}) on "
-                f"the worked tree [{what}]")
+        what = {1: "greedy", 2: "B H beats A D", 3: "C J, the most likely reply"}.get(
+            k, "a wide beam"
+        )
+        call = (
+            f"beam_search(lookup_model, src, beam_size={k}, max_len=5, eos_id={EOS}) on "
+            f"the worked tree [{what}]"
+        )
         _expect_search(run, call, beam_search, tree, src, k, 5, EOS, (ids, math.log(p)))
     rules = lookup_model(RULES, 8)
     for k, max_len in [(2, 6), (3, 6), (2, 3)]:
-        call = (f"beam_search(lookup_model, src, beam_size={k}, max_len={max_len}, "
-                f"eos_id={EOS}) on a table where hypotheses end at different steps")
+        call = (
+            f"beam_search(lookup_model, src, beam_size={k}, max_len={max_len}, "
+            f"eos_id={EOS}) on a table where hypotheses end at different steps"
+        )
         _expect_search(run, call, beam_search, rules, src, k, max_len, EOS)
     loop = lookup_model(LOOP, 8)
-    call = (f"beam_search(lookup_model, src, beam_size=2, max_len=4, eos_id={EOS}) on a "
-            f"model that never ends [the best live prefix after 4 tokens]")
-    _expect_search(run, call, beam_search, loop, src, 2, 4, EOS,
-                   ([BOS, K_, K_, K_, K_], math.log(0.9 * 0.6 ** 3)))
+    call = (
+        f"beam_search(lookup_model, src, beam_size=2, max_len=4, eos_id={EOS}) on a "
+        f"model that never ends [the best live prefix after 4 tokens]"
+    )
+    _expect_search(
+        run,
+        call,
+        beam_search,
+        loop,
+        src,
+        2,
+        4,
+        EOS,
+        ([BOS, K_, K_, K_, K_], math.log(0.9 * 0.6**3)),
+    )
     call = f"beam_search(lookup_model, src, beam_size=3, max_len=0, eos_id={EOS})"
     _expect_search(run, call, beam_search, tree, src, 3, 0, EOS, ([BOS], 0.0))
-    relabelled = {t: {{EOS: 3, 3: EOS}.get(n, n): p for n, p in row.items()}
-                  for t, row in RULES.items() if t not in (3, EOS)}  # ends with token 3
-    call = ("beam_search(lookup_model, src, beam_size=2, max_len=6, eos_id=3) [the end token "
-            "is the argument, not <EOS> = 2]")
+    relabelled = {
+        t: {{EOS: 3, 3: EOS}.get(n, n): p for n, p in row.items()}
+        for t, row in RULES.items()
+        if t not in (3, EOS)
+    }  # ends with token 3
+    call = (
+        "beam_search(lookup_model, src, beam_size=2, max_len=6, eos_id=3) [the end token "
+        "is the argument, not <EOS> = 2]"
+    )
     _expect_search(run, call, beam_search, lookup_model(relabelled, 8), src, 2, 6, 3)
 
     for seed, k in [(0, 1), (1, 2), (2, 3), (3, 4)]:
         model = sharp_seq2seq(1300 + seed)
         g = torch.Generator().manual_seed(1310 + seed)
         src = torch.randint(3, 9, (int(torch.randint(2, 7, (1,), generator=g)),), generator=g)
-        call = (f"beam_search(random_model, src={src.tolist()}, beam_size={k}, max_len=6, "
-                f"eos_id={EOS}) on a random encoder-decoder (seed {seed})")
-        _expect_search(run, call, beam_search, model, src, k, 6, EOS,
-                       beam_decode(model, src, k, 6, EOS))
+        call = (
+            f"beam_search(random_model, src={src.tolist()}, beam_size={k}, max_len=6, "
+            f"eos_id={EOS}) on a random encoder-decoder (seed {seed})"
+        )
+        _expect_search(
+            run, call, beam_search, model, src, k, 6, EOS, beam_decode(model, src, k, 6, EOS)
+        )
     model = sharp_seq2seq(1320)
-    run.expect_raises("beam_search(model, src_ids of shape (1, 4), 2, 5, 2)", ValueError,
-                      model, torch.tensor([[BOS, 5, 6, EOS]]), 2, 5, EOS,
-                      mentions=("src_ids", "(1, 4)"))
-    run.expect_raises("beam_search(model, src, beam_size=0, max_len=5, eos_id=2)", ValueError,
-                      model, torch.tensor([BOS, 5, 6, EOS]), 0, 5, EOS,
-                      mentions=("beam_size",))
+    run.expect_raises(
+        "beam_search(model, src_ids of shape (1, 4), 2, 5, 2)",
+        ValueError,
+        model,
+        torch.tensor([[BOS, 5, 6, EOS]]),
+        2,
+        5,
+        EOS,
+        mentions=("src_ids", "(1, 4)"),
+    )
+    run.expect_raises(
+        "beam_search(model, src, beam_size=0, max_len=5, eos_id=2)",
+        ValueError,
+        model,
+        torch.tensor([BOS, 5, 6, EOS]),
+        0,
+        5,
+        EOS,
+        mentions=("beam_size",),
+    )
     if reference is not None:
         for seed in range(trials):
             rng = np.random.default_rng(1400 + seed)
@@ -955,11 +1342,20 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
             src = torch.as_tensor(rng.integers(3, V, size=int(rng.integers(1, 8))))
             k, max_len = int(rng.integers(1, 6)), int(rng.integers(1, 9))
             eos = int(rng.integers(2, V))
-            call = (f"beam_search(random_model (V = {V}), src={src.tolist()}, beam_size={k}, "
-                    f"max_len={max_len}, eos_id={eos}) (seed {seed})")
+            call = (
+                f"beam_search(random_model (V = {V}), src={src.tolist()}, beam_size={k}, "
+                f"max_len={max_len}, eos_id={eos}) (seed {seed})"
+            )
             ids, score = reference(model, src, k, max_len, eos)
-            _expect_search(run, call, beam_search, model, src, k, max_len, eos,
-                           ([int(i) for i in ids], float(score)))
+            _expect_search(
+                run,
+                call,
+                beam_search,
+                model,
+                src,
+                k,
+                max_len,
+                eos,
+                ([int(i) for i in ids], float(score)),
+            )
     run.done()
-
-

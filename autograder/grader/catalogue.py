@@ -46,8 +46,9 @@ import nbformat
 AUTOGRADER = Path(__file__).resolve().parents[1]
 ROOT = AUTOGRADER.parent
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-_REGION = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*\n?",
-                     re.DOTALL | re.MULTILINE)
+_REGION = re.compile(
+    r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*\n?", re.DOTALL | re.MULTILINE
+)
 
 
 class CatalogueError(ValueError):
@@ -70,8 +71,13 @@ class Edit:
     count: int = 1
 
     def __repr__(self) -> str:
-        call = {"text": "edit", "line": "replace_line", "after": "insert_after",
-                "before": "insert_before", "delete": "delete"}[self.kind]
+        call = {
+            "text": "edit",
+            "line": "replace_line",
+            "after": "insert_after",
+            "before": "insert_before",
+            "delete": "delete",
+        }[self.kind]
         args = [repr(self.old)] + ([repr(self.new)] if self.kind != "delete" else [])
         return f"{call}({', '.join(args + ([f'count={self.count}'] if self.count != 1 else []))})"
 
@@ -88,10 +94,11 @@ class Edit:
             if self.old not in line:
                 out.append(line)
                 continue
-            pad = line[:len(line) - len(line.lstrip())]
+            pad = line[: len(line) - len(line.lstrip())]
             new = [pad + n if n else n for n in self.new.split("\n")]
-            out += {"line": new, "after": [line, *new], "before": [*new, line],
-                    "delete": []}[self.kind]
+            out += {"line": new, "after": [line, *new], "before": [*new, line], "delete": []}[
+                self.kind
+            ]
         return "\n".join(out)
 
 
@@ -150,15 +157,19 @@ class Variant:
         if self.bodies is not None:
             bodies = self.bodies
         elif self.like is not None and self.base is None:
-            raise CatalogueError(f"{self.cell}: {self.name!r}: like={self.like!r} is not "
-                                 "linked to its entry: build the lists with catalogue([...])")
+            raise CatalogueError(
+                f"{self.cell}: {self.name!r}: like={self.like!r} is not "
+                "linked to its entry: build the lists with catalogue([...])"
+            )
         else:
             bodies = _base_bodies(self.base, reference)
             for change in self.edits:
                 bodies = _apply(change, bodies, reference, self)
         if len(bodies) != len(reference):
-            raise CatalogueError(f"{self.cell}: {self.name!r}: the cell has {len(reference)} "
-                                 f"solution regions; the variant gives {len(bodies)} bodies")
+            raise CatalogueError(
+                f"{self.cell}: {self.name!r}: the cell has {len(reference)} "
+                f"solution regions; the variant gives {len(bodies)} bodies"
+            )
         return bodies
 
 
@@ -173,8 +184,10 @@ def _base_bodies(base, reference: Bodies) -> Bodies:
 def _apply(change: Edit, bodies: Bodies, reference: Bodies, variant: Variant) -> Bodies:
     """`change` applied to every region whose text holds its `old` text; a region that is
     None (the reference) is edited as the reference body without its comments."""
-    texts = [_code(reference[i]) if b is None else textwrap.dedent(b).strip("\n")
-             for i, b in enumerate(bodies)]
+    texts = [
+        _code(reference[i]) if b is None else textwrap.dedent(b).strip("\n")
+        for i, b in enumerate(bodies)
+    ]
     found = [change.found(t) for t in texts]
     if sum(found) != change.count:
         where = "the reference body" if variant.base is None else "its base"
@@ -182,7 +195,8 @@ def _apply(change: Edit, bodies: Bodies, reference: Bodies, variant: Variant) ->
             f"{variant.cell}: {variant.name!r}: {change!r} expects {change.count} "
             f"{'occurrence' if change.count == 1 else 'occurrences'} of {change.old!r} in "
             f"{where} (comments removed), found {sum(found)}; the body it edits has changed: "
-            "update the entry")
+            "update the entry"
+        )
     return tuple(change.apply(t) if n else b for t, n, b in zip(texts, found, bodies))
 
 
@@ -203,24 +217,38 @@ def _code(region: str) -> str:
     return code_only(textwrap.dedent(region).strip("\n"))
 
 
-def mistake(cell: str, name: str, body=None, hint: str | None = None, test: str | None = None,
-            *, detects: str | None = None, base=None, like: str | None = None) -> Variant:
+def mistake(
+    cell: str,
+    name: str,
+    body=None,
+    hint: str | None = None,
+    test: str | None = None,
+    *,
+    detects: str | None = None,
+    base=None,
+    like: str | None = None,
+) -> Variant:
     """A wrong answer that must lose `test`'s points with its detector's hint in the failure
     message. `body`: an edit, a list of edits, or a full body (see the module docstring);
     edits apply to the reference body, to `base`, or to the entry of this cell named `like`."""
     if isinstance(detects, Explanations):
         if cell not in detects:
-            raise CatalogueError(f"{cell}: {name!r}: detects= the explanations, but {cell!r} "
-                                 "is no concept question of this notebook")
+            raise CatalogueError(
+                f"{cell}: {name!r}: detects= the explanations, but {cell!r} "
+                "is no concept question of this notebook"
+            )
         detects = detects[cell]
     if (hint is None) == (detects is None) or not (hint or detects):
-        raise CatalogueError(f"{cell}: {name!r}: give exactly one of detects= (a hint "
-                             "constant of the checks) and hint= (words of the message)")
+        raise CatalogueError(
+            f"{cell}: {name!r}: give exactly one of detects= (a hint "
+            "constant of the checks) and hint= (words of the message)"
+        )
     return _variant(cell, name, body, test, detects or hint, base, detects, like)
 
 
-def alternative(cell: str, name: str, body=None, test: str | None = None, *, base=None,
-                like: str | None = None) -> Variant:
+def alternative(
+    cell: str, name: str, body=None, test: str | None = None, *, base=None, like: str | None = None
+) -> Variant:
     """A correct answer written differently from the reference; it must pass."""
     return _variant(cell, name, body, test, "", base, None, like)
 
@@ -237,8 +265,7 @@ def _variant(cell, name, body, test, hint, base, detects, like) -> Variant:
             raise CatalogueError(f"{cell}: {name!r}: a list body holds edits only")
         return Variant(cell, name, None, test, hint, edits, base, detects, like)
     if base is not None or like is not None:
-        raise CatalogueError(f"{cell}: {name!r}: base= and like= go with edits, not a full "
-                             "body")
+        raise CatalogueError(f"{cell}: {name!r}: base= and like= go with edits, not a full body")
     bodies = body if isinstance(body, tuple) else (body,)
     return Variant(cell, name, bodies, test, hint, (), None, detects)
 
@@ -265,8 +292,10 @@ def catalogue(entries: list[Variant]) -> tuple[list[Variant], list[Variant]]:
             raise CatalogueError(f"{entry.cell}: {entry.name!r}: like= goes round in a circle")
         base = by_name.get((entry.cell, entry.like))
         if base is None:
-            raise CatalogueError(f"{entry.cell}: {entry.name!r}: like={entry.like!r} names no "
-                                 f"entry of the cell {entry.cell!r}")
+            raise CatalogueError(
+                f"{entry.cell}: {entry.name!r}: like={entry.like!r} names no "
+                f"entry of the cell {entry.cell!r}"
+            )
         linked[key] = dataclasses.replace(entry, base=link(base, (*seen, key)))
         return linked[key]
 
@@ -288,9 +317,12 @@ def explained(notebook: str) -> Explanations:
     """The concept questions' explanations, from `ANSWERS` in
     autograder/reference/nb<notebook>.py (generated from the solution's `# Why:` lines)."""
     tree = ast.parse((AUTOGRADER / "reference" / f"nb{notebook}.py").read_text())
-    answers = next(ast.literal_eval(node.value) for node in tree.body
-                   if isinstance(node, ast.Assign)
-                   and [getattr(t, "id", None) for t in node.targets] == ["ANSWERS"])
+    answers = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and [getattr(t, "id", None) for t in node.targets] == ["ANSWERS"]
+    )
     return Explanations({name: why for name, (_, _, why) in answers.items()})
 
 
@@ -309,19 +341,22 @@ def nbgrader_meta(cell) -> dict:
 
 def regions(source: str) -> Bodies:
     """The text of each solution region of `source` (markers removed, dedented)."""
-    return tuple(textwrap.dedent("".join(m.group(0).splitlines(keepends=True)[1:-1]))
-                 for m in _REGION.finditer(source))
+    return tuple(
+        textwrap.dedent("".join(m.group(0).splitlines(keepends=True)[1:-1]))
+        for m in _REGION.finditer(source)
+    )
 
 
 def replace_regions(source: str, bodies: tuple[str | None, ...]) -> str:
     """Replace each solution region of `source` by the matching body (None keeps it)."""
     regions = list(_REGION.finditer(source))
     if len(regions) != len(bodies):
-        raise ValueError(f"the cell has {len(regions)} solution regions; the variant gives "
-                         f"{len(bodies)} bodies")
+        raise ValueError(
+            f"the cell has {len(regions)} solution regions; the variant gives {len(bodies)} bodies"
+        )
     pieces, last = [], 0
     for match, body in zip(regions, bodies):
-        pieces.append(source[last:match.start()])
+        pieces.append(source[last : match.start()])
         if body is None:
             inner = match.group(0).splitlines(keepends=True)[1:-1]
             pieces.append("".join(inner))
@@ -348,8 +383,10 @@ def strip_solution_markers(source: str) -> str:
     return replace_regions(source, (None,) * len(_REGION.findall(source)))
 
 
-def fill_in(release: nbformat.NotebookNode, answers: nbformat.NotebookNode,
-            ) -> nbformat.NotebookNode:
+def fill_in(
+    release: nbformat.NotebookNode,
+    answers: nbformat.NotebookNode,
+) -> nbformat.NotebookNode:
     """A student's submission: the released notebook with every answer cell written as in
     `answers` (a solution notebook, perhaps with a variant applied), markers removed."""
     nb = copy.deepcopy(release)
@@ -368,8 +405,10 @@ class CellResult:
     stdout: str
 
 
-def run_graded_cells(nb: nbformat.NotebookNode, only_test: str | None = None,
-                     ) -> dict[str, CellResult]:
+def run_graded_cells(
+    nb: nbformat.NotebookNode,
+    only_test: str | None = None,
+) -> dict[str, CellResult]:
     """Run a notebook's setup, answer and test cells in this process (no kernel, no demos).
 
     Setup cells carry the tag "setup"; answer cells are nbgrader solution cells; test cells

@@ -21,41 +21,69 @@ from grader.shards import ShardError, parse_shard
 
 
 def _course(args) -> Course:
-    return Course(root=Path(args.root), work=Path(args.work or Path(args.root) / "autograder"),
-                  db_url=args.db_url or "", sandbox=args.sandbox,
-                  cell_timeout=args.timeout, memory_mb=args.memory_mb)
+    return Course(
+        root=Path(args.root),
+        work=Path(args.work or Path(args.root) / "autograder"),
+        db_url=args.db_url or "",
+        sandbox=args.sandbox,
+        cell_timeout=args.timeout,
+        memory_mb=args.memory_mb,
+    )
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", default=str(AUTOGRADER.parent),
-                        help="course folder with solutions/ and autograder/ (default: this repo)")
-    parser.add_argument("--work", help="where gradebook, submitted/, autograded/, feedback/ "
-                        "and grades.csv go (default: ROOT/autograder)")
-    parser.add_argument("--db-url", help="nbgrader db_url, e.g. postgresql://user@host/db "
-                        "(default: sqlite WORK/gradebook.db)")
+    parser.add_argument(
+        "--root",
+        default=str(AUTOGRADER.parent),
+        help="course folder with solutions/ and autograder/ (default: this repo)",
+    )
+    parser.add_argument(
+        "--work",
+        help="where gradebook, submitted/, autograded/, feedback/ "
+        "and grades.csv go (default: ROOT/autograder)",
+    )
+    parser.add_argument(
+        "--db-url",
+        help="nbgrader db_url, e.g. postgresql://user@host/db (default: sqlite WORK/gradebook.db)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="parallel grading processes")
-    parser.add_argument("--sandbox", choices=("bwrap", "auto", "none"), default="bwrap",
-                        help="bwrap (the default: refuse to grade without it), auto (bwrap if "
-                        "usable, else unsandboxed, said in every status), none (trusted "
-                        "notebooks only)")
+    parser.add_argument(
+        "--sandbox",
+        choices=("bwrap", "auto", "none"),
+        default="bwrap",
+        help="bwrap (the default: refuse to grade without it), auto (bwrap if "
+        "usable, else unsandboxed, said in every status), none (trusted "
+        "notebooks only)",
+    )
     parser.add_argument("--timeout", type=float, help="seconds per cell (default: config, 300)")
     parser.add_argument("--memory-mb", type=int, help="kernel address-space limit (4096)")
 
 
 def _exchange_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--exchange", help="nbgrader's exchange folder (default: Exchange.root "
-                        "of nbgrader_config.py, else nbgrader's default)")
-    parser.add_argument("--course-id", help="course in the exchange (default: "
-                        "CourseDirectory.course_id of nbgrader_config.py)")
+    parser.add_argument(
+        "--exchange",
+        help="nbgrader's exchange folder (default: Exchange.root "
+        "of nbgrader_config.py, else nbgrader's default)",
+    )
+    parser.add_argument(
+        "--course-id",
+        help="course in the exchange (default: CourseDirectory.course_id of nbgrader_config.py)",
+    )
 
 
 def _collect_options(parser: argparse.ArgumentParser) -> None:
     _exchange_options(parser)
-    parser.add_argument("--trust-exchange-names", action="store_true",
-                        help="take a submission named for a student whatever its owner (only "
-                        "where every student shares one Unix account)")
-    parser.add_argument("--recollect", action="store_true", help="copy a submission again even "
-                        "if it was collected before (it may have changed since)")
+    parser.add_argument(
+        "--trust-exchange-names",
+        action="store_true",
+        help="take a submission named for a student whatever its owner (only "
+        "where every student shares one Unix account)",
+    )
+    parser.add_argument(
+        "--recollect",
+        action="store_true",
+        help="copy a submission again even if it was collected before (it may have changed since)",
+    )
 
 
 def _collect(args, course: Course) -> list[str]:
@@ -64,13 +92,14 @@ def _collect(args, course: Course) -> list[str]:
     from grader.exchange import collect, collect_summary, exchange_of
 
     exchange = exchange_of(course, args.exchange, args.course_id)
-    entries = collect(course, exchange, args.assignment, args.trust_exchange_names,
-                      args.recollect)
+    entries = collect(course, exchange, args.assignment, args.trust_exchange_names, args.recollect)
     print(collect_summary(entries, exchange))
     taken = sorted({e.assignment for e in entries if e.status in ("collected", "kept")})
     if not taken:
-        raise UsageError(f"exchange: no submission of {', '.join(args.assignment or ['any'])} "
-                         f"to collect in {exchange.inbound}")
+        raise UsageError(
+            f"exchange: no submission of {', '.join(args.assignment or ['any'])} "
+            f"to collect in {exchange.inbound}"
+        )
     return taken
 
 
@@ -80,8 +109,15 @@ def _grade_from_exchange(args, course: Course, shard: tuple[int, int]) -> list[d
 
     outcomes = []
     for assignment in _collect(args, course):
-        outcomes += grade_class(course, collected_folder(course, assignment), [assignment],
-                                args.student, args.workers, args.force, shard)
+        outcomes += grade_class(
+            course,
+            collected_folder(course, assignment),
+            [assignment],
+            args.student,
+            args.workers,
+            args.force,
+            shard,
+        )
         if course.last_intake is None:  # grade_class takes in the folder it is given
             raise RuntimeError(f"grade: expected an intake of {assignment}, got none")
         print(intake_summary(course.last_intake, course.work))
@@ -116,45 +152,79 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     grade = sub.add_parser("grade", help="grade an LMS zip or a folder of submissions")
-    grade.add_argument("source", nargs="?", help="LMS zip or folder; omit to regrade what "
-                       "submitted/ already holds")
-    grade.add_argument("-a", "--assignment", action="append",
-                       help="assignment to grade, e.g. 01_attention_scores (default: all)")
-    grade.add_argument("-s", "--student", action="append",
-                       help="regrade only this student, by id or readable name (always re-run)")
+    grade.add_argument(
+        "source", nargs="?", help="LMS zip or folder; omit to regrade what submitted/ already holds"
+    )
+    grade.add_argument(
+        "-a",
+        "--assignment",
+        action="append",
+        help="assignment to grade, e.g. 01_attention_scores (default: all)",
+    )
+    grade.add_argument(
+        "-s",
+        "--student",
+        action="append",
+        help="regrade only this student, by id or readable name (always re-run)",
+    )
     grade.add_argument("--force", action="store_true", help="re-run unchanged submissions too")
-    grade.add_argument("--shard", default="0/1", help="I/N: grade the I-th of N shards "
-                       "(several machines, one PostgreSQL gradebook); auto: from a Slurm job "
-                       "array or a Kubernetes Indexed Job (grader/shards.py)")
+    grade.add_argument(
+        "--shard",
+        default="0/1",
+        help="I/N: grade the I-th of N shards "
+        "(several machines, one PostgreSQL gradebook); auto: from a Slurm job "
+        "array or a Kubernetes Indexed Job (grader/shards.py)",
+    )
     grade.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
-    grade.add_argument("--from-exchange", action="store_true", help="collect from nbgrader's "
-                       "exchange first (as `collect`), then grade what was collected")
+    grade.add_argument(
+        "--from-exchange",
+        action="store_true",
+        help="collect from nbgrader's exchange first (as `collect`), then grade what was collected",
+    )
     _collect_options(grade)
     _common(grade)
-    collect = sub.add_parser("collect", help="copy the latest submissions from nbgrader's "
-                             "exchange into WORK/collected/ASSIGNMENT (grade it with `grade "
-                             "WORK/collected/ASSIGNMENT -a ASSIGNMENT` or `grade "
-                             "--from-exchange`)")
-    collect.add_argument("-a", "--assignment", action="append",
-                         help="assignment to collect (default: every one in the exchange)")
+    collect = sub.add_parser(
+        "collect",
+        help="copy the latest submissions from nbgrader's "
+        "exchange into WORK/collected/ASSIGNMENT (grade it with `grade "
+        "WORK/collected/ASSIGNMENT -a ASSIGNMENT` or `grade "
+        "--from-exchange`)",
+    )
+    collect.add_argument(
+        "-a",
+        "--assignment",
+        action="append",
+        help="assignment to collect (default: every one in the exchange)",
+    )
     _collect_options(collect)
     _common(collect)
-    release = sub.add_parser("release-feedback", help="put the feedback of collected "
-                             "submissions into nbgrader's exchange (students fetch_feedback)")
+    release = sub.add_parser(
+        "release-feedback",
+        help="put the feedback of collected "
+        "submissions into nbgrader's exchange (students fetch_feedback)",
+    )
     release.add_argument("-a", "--assignment", action="append", required=True)
     _exchange_options(release)
     _common(release)
-    gradescope = sub.add_parser("gradescope", help="Gradescope's autograder: build its zip, "
-                                "or run it (inside Gradescope's container)")
+    gradescope = sub.add_parser(
+        "gradescope",
+        help="Gradescope's autograder: build its zip, or run it (inside Gradescope's container)",
+    )
     gradescope.add_argument("action", choices=("build", "run"))
-    gradescope.add_argument("-a", "--assignment", action="append",
-                            help="build: one zip per assignment (default: all)")
+    gradescope.add_argument(
+        "-a", "--assignment", action="append", help="build: one zip per assignment (default: all)"
+    )
     gradescope.add_argument("--out", default="dist", help="build: where the zips go")
-    gradescope.add_argument("--visibility", default="visible",
-                            choices=("visible", "after_due_date", "after_published", "hidden"),
-                            help="build: when students see each test's result")
-    gradescope.add_argument("--gradescope-root", help="run: Gradescope's folder (default: "
-                            "$ATTNBOOK_GRADESCOPE_ROOT, else /autograder)")
+    gradescope.add_argument(
+        "--visibility",
+        default="visible",
+        choices=("visible", "after_due_date", "after_published", "hidden"),
+        help="build: when students see each test's result",
+    )
+    gradescope.add_argument(
+        "--gradescope-root",
+        help="run: Gradescope's folder (default: $ATTNBOOK_GRADESCOPE_ROOT, else /autograder)",
+    )
     _common(gradescope)
     export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
     export.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
@@ -196,14 +266,22 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         try:
             if args.from_exchange and args.source:
-                raise UsageError(f"grade: expected SOURCE or --from-exchange, found both "
-                                 f"(SOURCE {args.source!r})")
+                raise UsageError(
+                    f"grade: expected SOURCE or --from-exchange, found both "
+                    f"(SOURCE {args.source!r})"
+                )
             if args.from_exchange:
                 outcomes = _grade_from_exchange(args, course, (index, count))
             else:
-                outcomes = grade_class(course, Path(args.source) if args.source else None,
-                                       args.assignment, args.student, args.workers,
-                                       args.force, (index, count))
+                outcomes = grade_class(
+                    course,
+                    Path(args.source) if args.source else None,
+                    args.assignment,
+                    args.student,
+                    args.workers,
+                    args.force,
+                    (index, count),
+                )
         except (UsageError, FileNotFoundError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
@@ -211,10 +289,14 @@ def main(argv: list[str] | None = None) -> int:
             print(intake_summary(course.last_intake, course.work))
         failed = [o for o in outcomes if not o["ok"]]
         for outcome in failed:
-            print(f"FAILED {outcome['student']}/{outcome['assignment']}: {outcome['error']}",
-                  file=sys.stderr)
-        print(f"graded {len(outcomes)} notebook(s) with {args.workers} worker(s) in "
-              f"{time.monotonic() - started:.1f} s")
+            print(
+                f"FAILED {outcome['student']}/{outcome['assignment']}: {outcome['error']}",
+                file=sys.stderr,
+            )
+        print(
+            f"graded {len(outcomes)} notebook(s) with {args.workers} worker(s) in "
+            f"{time.monotonic() - started:.1f} s"
+        )
     rows = export_csv(course, csv_path)
     print(table(rows))
     print(f"CSV: {csv_path}")

@@ -27,19 +27,27 @@ def apply(c, report_directory: str | None = None) -> None:
     from grader.preprocessors import SandboxedExecute
 
     current = c.Autograde.get("autograde_preprocessors")
-    current = list(current) if current else list(
-        Autograde.class_traits()["autograde_preprocessors"].default())
-    c.Autograde.autograde_preprocessors = [SandboxedExecute if p is Execute else p
-                                           for p in current
-                                           if p is not NeutraliseStudentHTML
-                                           ] + [NeutraliseStudentHTML]
+    current = (
+        list(current)
+        if current
+        else list(Autograde.class_traits()["autograde_preprocessors"].default())
+    )
+    c.Autograde.autograde_preprocessors = [
+        SandboxedExecute if p is Execute else p for p in current if p is not NeutraliseStudentHTML
+    ] + [NeutraliseStudentHTML]
     c.OverwriteCells.add_missing_cells = True
-    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, NeutraliseStudentHTML,
-                                        CSSHTMLHeaderPreprocessor]
+    c.GenerateFeedback.preprocessors = [
+        GetGrades,
+        HideHiddenTests,
+        NeutraliseStudentHTML,
+        CSSHTMLHeaderPreprocessor,
+    ]
     _html_exports(c, NeutraliseStudentHTML)
     root = c.CourseDirectory.get("root") or os.getcwd()
-    folder = {name: os.path.join(root, c.CourseDirectory.get(f"{name}_directory", name))
-              for name in ("source", "release")}
+    folder = {
+        name: os.path.join(root, c.CourseDirectory.get(f"{name}_directory", name))
+        for name in ("source", "release")
+    }
     c.SandboxedExecute.source_root = folder["source"]
     c.NeutraliseStudentHTML.source_root = folder["source"]
     c.NeutraliseStudentHTML.release_root = folder["release"]

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 
+from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, collect, printable
 from grader.normalize import answer_digests, normalize
 
@@ -57,17 +58,22 @@ def grading_inputs(root: Path, assignment: str) -> list[tuple[str, Path]]:
         return other is None or other.group(1) == number
 
     def listed(label: str, folder: Path, pattern: str) -> list[tuple[str, Path]]:
-        return [(f"{label}/{p.relative_to(folder).as_posix()}", p)
-                for p in sorted(folder.glob(pattern)) if p.is_file() and mine(p)
-                and not {"__pycache__", ".ipynb_checkpoints"} & set(p.parts)]
+        return [
+            (f"{label}/{p.relative_to(folder).as_posix()}", p)
+            for p in sorted(folder.glob(pattern))
+            if p.is_file() and mine(p) and not {"__pycache__", ".ipynb_checkpoints"} & set(p.parts)
+        ]
 
     reference = Path(os.environ.get("ATTNBOOK_AUTOGRADER") or root / "autograder") / "reference"
     package = package_dir()
     config = root / "autograder" / "nbgrader_config.py"
-    return (listed("solutions", root / "solutions" / assignment, "**/*")
-            + listed("reference", reference, "*.py") + listed("attnbook", package, "**/*.py")
-            + listed("grader", GRADER_DIR, "*.py")
-            + ([("nbgrader_config.py", config)] if config.is_file() else []))
+    return (
+        listed("solutions", root / "solutions" / assignment, "**/*")
+        + listed("reference", reference, "*.py")
+        + listed("attnbook", package, "**/*.py")
+        + listed("grader", GRADER_DIR, "*.py")
+        + ([("nbgrader_config.py", config)] if config.is_file() else [])
+    )
 
 
 class UsageError(ValueError):
@@ -77,8 +83,11 @@ class UsageError(ValueError):
 def assignments(root: Path = AUTOGRADER.parent) -> list[str]:
     """The course's assignments, in order: every solutions/NN_topic/NN_topic.ipynb. The one
     list the release, the grader, the catalogue and the tests all use."""
-    return sorted(p.parent.name for p in (Path(root) / "solutions").glob("*/*.ipynb")
-                  if p.stem == p.parent.name and ".ipynb_checkpoints" not in p.parts)
+    return sorted(
+        p.parent.name
+        for p in (Path(root) / "solutions").glob("*/*.ipynb")
+        if p.stem == p.parent.name and ".ipynb_checkpoints" not in p.parts
+    )
 
 
 def default_db_url(work: Path) -> str:
@@ -116,8 +125,9 @@ class Course:
 
         from grader.config import apply
 
-        c = PyFileConfigLoader("nbgrader_config.py", path=str(self.root / "autograder")
-                               ).load_config()
+        c = PyFileConfigLoader(
+            "nbgrader_config.py", path=str(self.root / "autograder")
+        ).load_config()
         c.CourseDirectory.root = str(self.root)
         for name in ("submitted", "autograded", "feedback"):
             setattr(c.CourseDirectory, f"{name}_directory", str(self.work / name))
@@ -125,9 +135,11 @@ class Course:
         c.CourseDirectory.db_url = self.db_url
         apply(c, report_directory=str(self.work / "reports"))
         c.SandboxedExecute.sandbox = self.sandbox
-        for trait, value in (("cell_timeout", self.cell_timeout),
-                             ("notebook_timeout", self.notebook_timeout),
-                             ("memory_mb", self.memory_mb)):
+        for trait, value in (
+            ("cell_timeout", self.cell_timeout),
+            ("notebook_timeout", self.notebook_timeout),
+            ("memory_mb", self.memory_mb),
+        ):
             if value is not None:
                 setattr(c.SandboxedExecute, trait, value)
         return c
@@ -166,8 +178,9 @@ class Course:
             return
         from sqlalchemy import create_engine, text
 
-        key = int.from_bytes(hashlib.sha256(f"attnbook-grader:{name}".encode()).digest()[:8],
-                             "big", signed=True)
+        key = int.from_bytes(
+            hashlib.sha256(f"attnbook-grader:{name}".encode()).digest()[:8], "big", signed=True
+        )
         engine = create_engine(self.db_url)
         try:
             with engine.connect() as connection:
@@ -197,8 +210,10 @@ class Course:
                 if result["success"]:
                     return
                 time.sleep(1 + attempt)
-            raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n"
-                               f"{result['log']}\n{result.get('error')}")
+            raise RuntimeError(
+                f"nbgrader generate_assignment {assignment} failed:\n"
+                f"{result['log']}\n{result.get('error')}"
+            )
 
     # -- intake ----------------------------------------------------------------------------
     def submission_path(self, student: str, assignment: str) -> Path:
@@ -213,10 +228,12 @@ class Course:
         found = {}
         for assignment in assignments:
             path = self.root / "solutions" / assignment / f"{assignment}.ipynb"
-            cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if path.exists() \
-                else []
-            found[assignment] = {c["metadata"]["nbgrader"]["grade_id"] for c in cells
-                                 if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if path.exists() else []
+            found[assignment] = {
+                c["metadata"]["nbgrader"]["grade_id"]
+                for c in cells
+                if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            }
         return found
 
     def known_students(self) -> dict[str, dict]:
@@ -228,8 +245,7 @@ class Course:
         known = {sid: who["key"] for sid, who in self.known_students().items()}
         return collect(Path(source), assignments, self.grade_ids(assignments), known)
 
-    def take_in(self, source: Path, assignments: list[str], intake: Intake | None = None
-                ) -> Intake:
+    def take_in(self, source: Path, assignments: list[str], intake: Intake | None = None) -> Intake:
         """Write each student's normalised notebooks into submitted/, the students' names
         into the gradebook and the intake report (every file, graded or why not) into
         WORK/intake.json. One upload that cannot be taken in costs only itself."""
@@ -238,10 +254,15 @@ class Course:
             for assignment in assignments:
                 self._take_one(intake, student, assignment)
         self._remember(intake)
-        report = {"source": str(source), "taken_in": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                  "assignments": assignments, **intake.report()}
-        (self.work / "intake.json").write_text(json.dumps(report, indent=1, ensure_ascii=False),
-                                               encoding="utf-8")
+        report = {
+            "source": str(source),
+            "taken_in": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "assignments": assignments,
+            **intake.report(),
+        }
+        (self.work / "intake.json").write_text(
+            json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8"
+        )
         self.last_intake = intake
         return intake
 
@@ -249,15 +270,21 @@ class Course:
         upload = intake.uploads.get((student, assignment))
         try:
             if upload is not None and upload.refused:
-                nb, notes = self.release(assignment), [upload.refused +
-                                                       "; graded as the blank notebook"]
+                nb, notes = (
+                    self.release(assignment),
+                    [upload.refused + "; graded as the blank notebook"],
+                )
             else:
                 nb, notes = normalize(upload.data if upload else None, self.release(assignment))
             text = nbformat.writes(nb)
         except Exception as err:  # a bug on one upload must not stop the class
-            nb, notes = self.release(assignment), [
-                f"this upload could not be taken in ({type(err).__name__}: "
-                f"{printable(str(err))}); graded as the blank notebook"]
+            nb, notes = (
+                self.release(assignment),
+                [
+                    f"this upload could not be taken in ({type(err).__name__}: "
+                    f"{printable(str(err))}); graded as the blank notebook"
+                ],
+            )
             text = nbformat.writes(nb)
         notes = (upload.notes if upload else self._ignored_of(intake, student)) + notes
         path = self.submission_path(student, assignment)
@@ -273,8 +300,11 @@ class Course:
     def _ignored_of(intake: Intake, student: str) -> list[str]:
         """The student's own ignored files, for a notebook graded blank: so the status says
         `Untitled.ipynb` was there and why it was not graded."""
-        return [f"ignored {f.path!r}: {f.reason}" for f in intake.files
-                if f.student == student and f.status == "ignored" and not f.assignment]
+        return [
+            f"ignored {f.path!r}: {f.reason}"
+            for f in intake.files
+            if f.student == student and f.status == "ignored" and not f.assignment
+        ]
 
     def _remember(self, intake: Intake) -> None:
         """Keep who each student id is (for the next run's ids) and their readable name in
@@ -284,12 +314,17 @@ class Course:
 
         known = self.known_students()
         for sid, who in intake.people.items():
-            known[sid] = {"key": who.key, "name": who.name, "lms_id": who.lms_id,
-                          "layout": who.layout}
+            known[sid] = {
+                "key": who.key,
+                "name": who.name,
+                "lms_id": who.lms_id,
+                "layout": who.layout,
+            }
         path = self.work / "state" / "students.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(known, indent=1, ensure_ascii=False, sort_keys=True),
-                        encoding="utf-8")
+        path.write_text(
+            json.dumps(known, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8"
+        )
         with warnings.catch_warnings(), Gradebook(self.db_url) as gb:
             warnings.simplefilter("ignore")
             for sid, who in sorted(intake.people.items()):
@@ -339,7 +374,8 @@ class Course:
         if not graded.exists():
             return False
         return self.state(student, assignment).get("fingerprint") == self.fingerprint(
-            student, assignment)
+            student, assignment
+        )
 
     def resolve_students(self, wanted: list[str]) -> list[str]:
         """Student ids for `--student` values: an id, or a readable name (any case) that
@@ -351,11 +387,16 @@ class Course:
             if value in ids:
                 found.append(value)
                 continue
-            named = sorted(sid for sid, who in known.items()
-                           if who.get("name", "").casefold() == value.casefold())
+            named = sorted(
+                sid
+                for sid, who in known.items()
+                if who.get("name", "").casefold() == value.casefold()
+            )
             if len(named) != 1:
-                raise UsageError(f"--student {value!r}: expected a student id or the name of "
-                                 f"one student, found {len(named)} ({', '.join(named)})")
+                raise UsageError(
+                    f"--student {value!r}: expected a student id or the name of "
+                    f"one student, found {len(named)} ({', '.join(named)})"
+                )
             found.append(named[0])
         return found
 
@@ -367,9 +408,13 @@ class Course:
         try:
             outcome = self._grade_one(assignment, student)
         except Exception as err:
-            outcome = {"student": student, "assignment": assignment, "ok": False,
-                       "error": f"{type(err).__name__}: {printable(str(err), 2000)}",
-                       "report": {}}
+            outcome = {
+                "student": student,
+                "assignment": assignment,
+                "ok": False,
+                "error": f"{type(err).__name__}: {printable(str(err), 2000)}",
+                "report": {},
+            }
         outcome["seconds"] = round(time.monotonic() - started, 2)
         return outcome
 
@@ -379,12 +424,16 @@ class Course:
         state = self.state(student, assignment)
         state["manual_cleared"] = self.clear_stale_manual(assignment, student, state, answers)
         self._write_state(student, assignment, state)  # the clearing is recorded even if
-        api = self.api()                                # autograde fails below
+        api = self.api()  # autograde fails below
         result = api.autograde(assignment, student, force=True, create=True)
-        outcome = {"student": student, "assignment": assignment, "ok": result["success"],
-                   "error": "" if result["success"] else (
-                       (result.get("log") or "")[-3000:] + "\n" + (result.get("error") or "")
-                       [-1000:])}
+        outcome = {
+            "student": student,
+            "assignment": assignment,
+            "ok": result["success"],
+            "error": ""
+            if result["success"]
+            else ((result.get("log") or "")[-3000:] + "\n" + (result.get("error") or "")[-1000:]),
+        }
         if result["success"]:
             feedback = api.generate_feedback(assignment, student, force=True)
             if not feedback["success"]:
@@ -392,8 +441,9 @@ class Course:
         report = self.work / "reports" / assignment / student / f"{assignment}.json"
         outcome["report"] = json.loads(report.read_text()) if report.exists() else {}
         if outcome["ok"]:
-            state.update(fingerprint=fingerprint, answers=answers,
-                         status=outcome["report"].get("status", ""))
+            state.update(
+                fingerprint=fingerprint, answers=answers, status=outcome["report"].get("status", "")
+            )
             self._write_state(student, assignment, state)
         return outcome
 
@@ -402,8 +452,9 @@ class Course:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(state, sort_keys=True))
 
-    def clear_stale_manual(self, assignment: str, student: str, state: dict,
-                           answers: dict[str, str]) -> dict:
+    def clear_stale_manual(
+        self, assignment: str, student: str, state: dict, answers: dict[str, str]
+    ) -> dict:
         """Clear the manual scores the new submission has made stale; return every cleared
         one ({grade: {score, extra_credit, why}}, earlier ones included).
 
@@ -430,16 +481,23 @@ class Course:
                 own = grade.name in answers and grade.name != OWN_CODE
                 if own and grade.name not in changed:
                     continue
-                why = (f"answer {grade.name} changed" if own else
-                       f"the answers changed ({', '.join(changed)})")
-                cleared[grade.name] = {"score": grade.manual_score,
-                                       "extra_credit": grade.extra_credit, "why": why}
+                why = (
+                    f"answer {grade.name} changed"
+                    if own
+                    else f"the answers changed ({', '.join(changed)})"
+                )
+                cleared[grade.name] = {
+                    "score": grade.manual_score,
+                    "extra_credit": grade.extra_credit,
+                    "why": why,
+                }
                 grade.manual_score = grade.extra_credit = None
             gb.db.commit()
         return cleared
 
-    def status_of(self, student: str, assignment: str,
-                  manual: AbstractSet[str] = frozenset()) -> str:
+    def status_of(
+        self, student: str, assignment: str, manual: AbstractSet[str] = frozenset()
+    ) -> str:
         """What happened to one notebook: intake notes, the kernel's status and manual scores
         cleared by a resubmission (until a TA grades that cell by hand again)."""
         notes = []
@@ -452,8 +510,10 @@ class Course:
             if status != "complete":
                 notes.append(status)
         for grade, info in sorted(self.stale_manual(student, assignment, manual).items()):
-            notes.append(f"manual score {info['score']} on {grade} cleared: {info['why']} "
-                         "since it was given; grade it again in formgrader")
+            notes.append(
+                f"manual score {info['score']} on {grade} cleared: {info['why']} "
+                "since it was given; grade it again in formgrader"
+            )
         return "; ".join(notes) or "ok"
 
     def stale_manual(self, student: str, assignment: str, manual: AbstractSet[str]) -> dict:
@@ -470,6 +530,7 @@ _WORKER: Course | None = None
 def _init_worker(settings: dict) -> None:
     global _WORKER
     _WORKER = Course(**settings)
+    start_kernels_ahead(True)  # a worker grades notebook after notebook; closed at its exit
 
 
 def _work(job: tuple[str, str]) -> dict:
@@ -479,15 +540,28 @@ def _work(job: tuple[str, str]) -> dict:
 
 
 def settings_of(course: Course) -> dict:
-    return {"root": str(course.root), "work": str(course.work), "db_url": course.db_url,
-            "sandbox": course.sandbox, "cell_timeout": course.cell_timeout,
-            "notebook_timeout": course.notebook_timeout, "memory_mb": course.memory_mb,
-            "quiet": course.quiet}
+    return {
+        "root": str(course.root),
+        "work": str(course.work),
+        "db_url": course.db_url,
+        "sandbox": course.sandbox,
+        "cell_timeout": course.cell_timeout,
+        "notebook_timeout": course.notebook_timeout,
+        "memory_mb": course.memory_mb,
+        "quiet": course.quiet,
+    }
 
 
-def grade_class(course: Course, source: Path | None, assignments: list[str] | None = None,
-                students: list[str] | None = None, workers: int = 1, force: bool = False,
-                shard: tuple[int, int] = (0, 1), pool: bool = False) -> list[dict]:
+def grade_class(
+    course: Course,
+    source: Path | None,
+    assignments: list[str] | None = None,
+    students: list[str] | None = None,
+    workers: int = 1,
+    force: bool = False,
+    shard: tuple[int, int] = (0, 1),
+    pool: bool = False,
+) -> list[dict]:
     """Grade every (or the given) student's notebooks; return one outcome per graded pair.
 
     Without `assignments`: those the download holds (every file is matched against all of
@@ -504,7 +578,8 @@ def grade_class(course: Course, source: Path | None, assignments: list[str] | No
             course.take_in(Path(source), assignments, intake)
     else:
         assignments = assignments or sorted(
-            {p.name for p in (course.work / "submitted").glob("*/*") if p.is_dir()})
+            {p.name for p in (course.work / "submitted").glob("*/*") if p.is_dir()}
+        )
         for assignment in assignments:
             course.ensure_assignment(assignment)
     students = course.resolve_students(students) if students else None
@@ -520,11 +595,22 @@ def grade_class(course: Course, source: Path | None, assignments: list[str] | No
     if not jobs:
         return []
     if workers <= 1 and not pool:
-        return [course.grade_one(*job) for job in jobs]
+        outcomes = []
+        try:
+            for index, job in enumerate(jobs):
+                start_kernels_ahead(index + 1 < len(jobs))  # the next notebook's kernel
+                outcomes.append(course.grade_one(*job))
+        finally:
+            start_kernels_ahead(False)
+            close_spare()
+        return outcomes
     outcomes = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                             initializer=_init_worker,
-                             initargs=(settings_of(course),)) as executor:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=get_context("spawn"),
+        initializer=_init_worker,
+        initargs=(settings_of(course),),
+    ) as executor:
         futures = [executor.submit(_work, job) for job in jobs]
         for future in as_completed(futures):
             outcomes.append(future.result())
@@ -555,17 +641,20 @@ def _row(course: Course, assignment: str, submission) -> dict:
                 manual.add(grade.name)
     feedback = course.work / "feedback" / student / assignment / f"{assignment}.html"
     cleared = course.stale_manual(student, assignment, manual)
-    return {"student_id": student, "name": submission.student.first_name or "",
-            "assignment": assignment, "score": round(float(submission.score), 3),
-            "max_score": round(float(submission.max_score), 3),
-            "manual": "yes" if manual else ("cleared" if cleared else ""),
-            "status": course.status_of(student, assignment, manual),
-            "feedback": str(feedback.relative_to(course.work)) if feedback.exists() else "",
-            "tests": tests}
+    return {
+        "student_id": student,
+        "name": submission.student.first_name or "",
+        "assignment": assignment,
+        "score": round(float(submission.score), 3),
+        "max_score": round(float(submission.max_score), 3),
+        "manual": "yes" if manual else ("cleared" if cleared else ""),
+        "status": course.status_of(student, assignment, manual),
+        "feedback": str(feedback.relative_to(course.work)) if feedback.exists() else "",
+        "tests": tests,
+    }
 
 
-COLUMNS = ["student_id", "name", "assignment", "score", "max_score", "manual", "status",
-           "feedback"]
+COLUMNS = ["student_id", "name", "assignment", "score", "max_score", "manual", "status", "feedback"]
 
 
 def export_csv(course: Course, path: Path) -> list[dict]:
@@ -578,8 +667,7 @@ def export_csv(course: Course, path: Path) -> list[dict]:
         writer = csv.writer(handle)
         writer.writerow([*COLUMNS, *tests])
         for r in rows:
-            writer.writerow([_cell(r[c]) for c in COLUMNS]
-                            + [r["tests"].get(t, "") for t in tests])
+            writer.writerow([_cell(r[c]) for c in COLUMNS] + [r["tests"].get(t, "") for t in tests])
     return rows
 
 
@@ -594,13 +682,20 @@ def _cell(value):
 def table(rows: list[dict]) -> str:
     """The grades as a fixed-width text table."""
     header = ("student", "name", "assignment", "score", "status")
-    lines = [(r["student_id"], printable(r.get("name", ""), 30), r["assignment"],
-              f"{r['score']:g} / {r['max_score']:g}", printable(r["status"], 90)) for r in rows]
+    lines = [
+        (
+            r["student_id"],
+            printable(r.get("name", ""), 30),
+            r["assignment"],
+            f"{r['score']:g} / {r['max_score']:g}",
+            printable(r["status"], 90),
+        )
+        for r in rows
+    ]
     widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(4)]
     out = []
     for line in [header, *lines]:
-        out.append("  ".join(str(v).ljust(w) for v, w in zip(line[:4], widths)) + "  "
-                   + line[4])
+        out.append("  ".join(str(v).ljust(w) for v, w in zip(line[:4], widths)) + "  " + line[4])
     return "\n".join(out)
 
 
@@ -608,9 +703,11 @@ def intake_summary(intake: Intake, work: Path, limit: int = 30) -> str:
     """What the TA reads about the download: counts, every ignored file with its reason (up
     to `limit`), collisions, and where the full report is."""
     summary = intake.report()["summary"]
-    lines = [f"intake: {summary['files']} file(s), {summary['graded']} graded, "
-             f"{summary['ignored']} ignored, {summary['students']} student(s); every file "
-             f"in {work / 'intake.json'}"]
+    lines = [
+        f"intake: {summary['files']} file(s), {summary['graded']} graded, "
+        f"{summary['ignored']} ignored, {summary['students']} student(s); every file "
+        f"in {work / 'intake.json'}"
+    ]
     ignored = [f for f in intake.files if f.status == "ignored"]
     for record in ignored[:limit]:
         lines.append(f"  ignored {printable(record.path, 120)}: {record.reason}")

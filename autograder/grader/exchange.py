@@ -59,15 +59,16 @@ class ExchangeFolder:
         return self.root / self.course_id / "inbound"
 
 
-def exchange_of(course, root: str | None = None, course_id: str | None = None
-                ) -> ExchangeFolder:
+def exchange_of(course, root: str | None = None, course_id: str | None = None) -> ExchangeFolder:
     """The exchange the course's nbgrader configuration names, unless overridden."""
     config = course.config()
     root = root or (config.Exchange.root if "root" in config.Exchange else DEFAULT_ROOT)
     course_id = course_id or config.CourseDirectory.get("course_id") or ""
     if not course_id:
-        raise UsageError("course id: expected CourseDirectory.course_id in "
-                         "nbgrader_config.py or --course-id, found none")
+        raise UsageError(
+            "course id: expected CourseDirectory.course_id in "
+            "nbgrader_config.py or --course-id, found none"
+        )
     return ExchangeFolder(Path(root), course_id)
 
 
@@ -122,19 +123,24 @@ def _parse(entry: Entry, exchange: ExchangeFolder, trust_names: bool) -> bool:
         entry.reason = "not a folder (a link or a file)"
         return False
     if entry.owner != entry.student and not trust_names:
-        entry.reason = (f"owned by {entry.owner}, but named for {printable(entry.student)}: "
-                        "not taken (a submission must be made by the student it names)")
+        entry.reason = (
+            f"owned by {entry.owner}, but named for {printable(entry.student)}: "
+            "not taken (a submission must be made by the student it names)"
+        )
         return False
     return True
 
 
-def read_inbound(exchange: ExchangeFolder, assignments: set[str] | None,
-                 trust_names: bool = False) -> list[Entry]:
+def read_inbound(
+    exchange: ExchangeFolder, assignments: set[str] | None, trust_names: bool = False
+) -> list[Entry]:
     """Every folder of the inbound for `assignments` (all when None), each taken or refused
     with the reason; of a student's taken folders the latest stated time wins."""
     if not exchange.inbound.is_dir():
-        raise FileNotFoundError(f"exchange inbound: expected a folder at {exchange.inbound} "
-                                "(nbgrader release_assignment makes it), found none")
+        raise FileNotFoundError(
+            f"exchange inbound: expected a folder at {exchange.inbound} "
+            "(nbgrader release_assignment makes it), found none"
+        )
     entries = []
     for name in sorted(os.listdir(exchange.inbound)):
         entry = Entry(printable(name, 300))
@@ -190,8 +196,13 @@ def _read_meta(path: Path) -> dict:
         return {}
 
 
-def collect(course, exchange: ExchangeFolder, assignments: list[str] | None = None,
-            trust_names: bool = False, recollect: bool = False) -> list[Entry]:
+def collect(
+    course,
+    exchange: ExchangeFolder,
+    assignments: list[str] | None = None,
+    trust_names: bool = False,
+    recollect: bool = False,
+) -> list[Entry]:
     """Copy each student's latest submission into WORK/collected/<assignment>/<student>/
     and record its time and secret; return every inbound folder with what became of it.
 
@@ -206,10 +217,18 @@ def collect(course, exchange: ExchangeFolder, assignments: list[str] | None = No
     for assignment in sorted({e.assignment for e in entries if e.assignment in wanted}):
         report = state_folder(course, assignment) / "collect.json"
         report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_text(json.dumps(
-            {"exchange": str(exchange.inbound), "collected_at": _now(),
-             "entries": [asdict(e) for e in entries if e.assignment == assignment]},
-            indent=1, ensure_ascii=False), encoding="utf-8")
+        report.write_text(
+            json.dumps(
+                {
+                    "exchange": str(exchange.inbound),
+                    "collected_at": _now(),
+                    "entries": [asdict(e) for e in entries if e.assignment == assignment],
+                },
+                indent=1,
+                ensure_ascii=False,
+            ),
+            encoding="utf-8",
+        )
     return entries
 
 
@@ -236,14 +255,26 @@ def _take(course, exchange: ExchangeFolder, entry: Entry, recollect: bool) -> No
         return
     entry.notes = copied.notes + _time_notes(entry, copied.newest_change)
     if not secret:
-        entry.notes.append("no nbgrader submission secret: its feedback cannot go back "
-                           "through the exchange (send the feedback page yourself)")
+        entry.notes.append(
+            "no nbgrader submission secret: its feedback cannot go back "
+            "through the exchange (send the feedback page yourself)"
+        )
     _replace(staging, target)
     meta_path.parent.mkdir(parents=True, exist_ok=True)
-    meta_path.write_text(json.dumps(
-        {"inbound": entry.name, "timestamp": entry.timestamp, "owner": entry.owner,
-         "secret": secret, "collected_at": _now(), "notes": entry.notes}, indent=1),
-        encoding="utf-8")
+    meta_path.write_text(
+        json.dumps(
+            {
+                "inbound": entry.name,
+                "timestamp": entry.timestamp,
+                "owner": entry.owner,
+                "secret": secret,
+                "collected_at": _now(),
+                "notes": entry.notes,
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
 
 
 def _replace(staging: Path, target: Path) -> None:
@@ -258,8 +289,7 @@ def _replace(staging: Path, target: Path) -> None:
 def _secret(folder: Path) -> str:
     """The submission's nbgrader secret, if it is one (the file is the student's)."""
     try:
-        fd = os.open(folder / "submission_secret.txt", os.O_RDONLY | os.O_NOFOLLOW
-                     | os.O_NONBLOCK)
+        fd = os.open(folder / "submission_secret.txt", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return ""
     try:
@@ -272,8 +302,10 @@ def _secret(folder: Path) -> str:
 def _time_notes(entry: Entry, newest_change: float) -> list[str]:
     notes = []
     if newest_change > entry.stamp + SLACK_S:
-        notes.append(f"changed after its submission time {entry.timestamp}: last change at "
-                     f"{_utc(newest_change)}")
+        notes.append(
+            f"changed after its submission time {entry.timestamp}: last change at "
+            f"{_utc(newest_change)}"
+        )
     if entry.stamp > time.time() + SLACK_S:
         notes.append(f"states a submission time in the future ({entry.timestamp})")
     return notes
@@ -284,15 +316,20 @@ def _utc(seconds: float) -> str:
 
 
 def collect_summary(entries: list[Entry], exchange: ExchangeFolder) -> str:
-    counts = {s: sum(e.status == s for e in entries)
-              for s in ("collected", "kept", "superseded", "refused")}
-    lines = [f"exchange: {len(entries)} folder(s) in {exchange.inbound}: "
-             + ", ".join(f"{n} {s}" for s, n in counts.items())]
+    counts = {
+        s: sum(e.status == s for e in entries)
+        for s in ("collected", "kept", "superseded", "refused")
+    }
+    lines = [
+        f"exchange: {len(entries)} folder(s) in {exchange.inbound}: "
+        + ", ".join(f"{n} {s}" for s, n in counts.items())
+    ]
     for entry in entries:
         if entry.status in ("refused", "superseded"):
             lines.append(f"  {entry.status} {printable(entry.name, 160)}: {entry.reason}")
-        lines += [f"  note {entry.student}/{entry.assignment}: {printable(n, 200)}"
-                  for n in entry.notes]
+        lines += [
+            f"  note {entry.student}/{entry.assignment}: {printable(n, 200)}" for n in entry.notes
+        ]
     return "\n".join(lines)
 
 
@@ -300,8 +337,11 @@ def collect_summary(entries: list[Entry], exchange: ExchangeFolder) -> str:
 def _student_ids(course) -> dict[str, str]:
     """Exchange user name -> nbgrader student id (a user name that is not a plain word gets
     an id with a hash, `grader.intake.Identity`)."""
-    return {who["key"].split(":", 1)[1]: sid for sid, who in course.known_students().items()
-            if who.get("key", "").startswith("folder:")}
+    return {
+        who["key"].split(":", 1)[1]: sid
+        for sid, who in course.known_students().items()
+        if who.get("key", "").startswith("folder:")
+    }
 
 
 def _graded_notebooks(course, assignment: str, user: str, sid: str) -> list[str]:
@@ -312,9 +352,12 @@ def _graded_notebooks(course, assignment: str, user: str, sid: str) -> list[str]
         return []
     graded, release = submitted.read_bytes(), course.release(assignment)
     folder = collected_folder(course, assignment) / user
-    candidates = [p for p in sorted(folder.rglob("*.ipynb"))
-                  if not any(part.startswith(".") for part in p.relative_to(folder).parts)
-                  and (match_name(p.name, [assignment]) or (None,))[0] == assignment]
+    candidates = [
+        p
+        for p in sorted(folder.rglob("*.ipynb"))
+        if not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        and (match_name(p.name, [assignment]) or (None,))[0] == assignment
+    ]
     if not candidates:  # graded as the blank notebook; the student's cache names it so
         return [assignment] if graded == nbformat.writes(release).encode("utf-8") else []
     found = []
@@ -334,18 +377,20 @@ def release_feedback(course, exchange: ExchangeFolder, assignment: str) -> list[
     ids, lines, staged = _student_ids(course), [], 0
     for meta_path in sorted((state_folder(course, assignment) / "students").glob("*.json")):
         user, meta = meta_path.stem, _read_meta(meta_path)
-        why = _stage_one(course, assignment, user, ids.get(unicodedata.normalize("NFC", user)),
-                         meta, stage)
+        why = _stage_one(
+            course, assignment, user, ids.get(unicodedata.normalize("NFC", user)), meta, stage
+        )
         staged += why == ""
-        lines.append(f"{'released' if not why else 'not released'} {user}: "
-                     f"{why or 'feedback of the submission of ' + meta.get('timestamp', '?')}")
+        lines.append(
+            f"{'released' if not why else 'not released'} {user}: "
+            f"{why or 'feedback of the submission of ' + meta.get('timestamp', '?')}"
+        )
     if staged:
         _nbgrader_release(stage, exchange, assignment)
     return lines
 
 
-def _stage_one(course, assignment: str, user: str, sid: str | None, meta: dict,
-               stage: Path) -> str:
+def _stage_one(course, assignment: str, user: str, sid: str | None, meta: dict, stage: Path) -> str:
     """Lay out one student's feedback as nbgrader's release_feedback reads it; "" when
     staged, else why not."""
     if sid is None:
@@ -357,8 +402,10 @@ def _stage_one(course, assignment: str, user: str, sid: str | None, meta: dict,
         return "no feedback page yet (python -m grader grade --from-exchange)"
     notebooks = _graded_notebooks(course, assignment, user, sid)
     if not notebooks:
-        return ("its feedback is not for the submission collected last: grade again "
-                "(python -m grader grade --from-exchange)")
+        return (
+            "its feedback is not for the submission collected last: grade again "
+            "(python -m grader grade --from-exchange)"
+        )
     folder = stage / "feedback" / user / assignment
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "timestamp.txt").write_text(meta["timestamp"])
@@ -383,7 +430,7 @@ def _nbgrader_release(stage: Path, exchange: ExchangeFolder, assignment: str) ->
     config.CourseDirectory.assignment_id = assignment
     config.Exchange.root = str(exchange.root)
     coursedir = CourseDirectory(config=config)
-    releaser = ExchangeReleaseFeedback(coursedir=coursedir,
-                                       authenticator=Authenticator(config=config),
-                                       config=config)
+    releaser = ExchangeReleaseFeedback(
+        coursedir=coursedir, authenticator=Authenticator(config=config), config=config
+    )
     releaser.start()

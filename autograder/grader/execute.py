@@ -23,6 +23,7 @@ sandbox, and only that notebook's later tests are lost.
 from __future__ import annotations
 
 import ast
+import atexit
 import base64
 import contextlib
 import io
@@ -53,7 +54,16 @@ from grader.sandbox import (
     throwaway_ids,
 )
 
-__all__ = ["Template", "names_used", "rebuild_exception", "run_notebook", "run_test"]
+__all__ = [
+    "Template",
+    "close_spare",
+    "names_used",
+    "rebuild_exception",
+    "run_notebook",
+    "run_test",
+    "start_kernels_ahead",
+    "take_kernel",
+]
 
 LOST = "KernelStopped"
 COPY_LIMIT = 50 * 1024 * 1024
@@ -83,12 +93,16 @@ class Template:
 
     @classmethod
     def from_notebook(cls, nb, name: str = "") -> Template:
-        setup = [c.source for c in nb.cells if c.cell_type == "code"
-                 and "setup" in c.get("metadata", {}).get("tags", [])]
+        setup = [
+            c.source
+            for c in nb.cells
+            if c.cell_type == "code" and "setup" in c.get("metadata", {}).get("tags", [])
+        ]
         cells = [c for c in nb.cells if c.cell_type == "code" and is_test_cell(c)]
         tests = {nbgrader_meta(c)["grade_id"]: c.source for c in cells}
-        points = {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c).get("points") or 0)
-                  for c in cells}
+        points = {
+            nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c).get("points") or 0) for c in cells
+        }
         return cls(setup, tests, name, points)
 
     @classmethod
@@ -98,31 +112,64 @@ class Template:
 
 # -- the student's kernel -----------------------------------------------------------------
 class StudentKernel:
-    """A `grader.kernel` process in the sandbox, and the pipes to talk to it."""
+    """A `grader.kernel` process in the sandbox, and the pipes to talk to it. With `wait`
+    false the constructor returns as soon as the process is started (a kernel started ahead,
+    `take_kernel`); `adopt` then waits for it and hands it the student's files."""
 
-    def __init__(self, files_from: Path | None, limits: Limits, use_sandbox: bool):
-        self.limits, self.dead = limits, ""
+    started = 0  # kernels this process has started; the parity is the throwaway-id slot
+
+    def __init__(
+        self, files_from: Path | None, limits: Limits, use_sandbox: bool, wait: bool = True
+    ):
+        self.limits, self.dead, self.ready, self.sandboxed = limits, "", False, use_sandbox
         self.tmp = Path(tempfile.mkdtemp(prefix="attnbook-kernel-"))
         own = self.tmp / "own"
         own.mkdir()
         if files_from is not None:
             _copy_own_files(files_from, own)
-        ids = throwaway_ids() if use_sandbox else None
+        ids = throwaway_ids(StudentKernel.started % 2) if use_sandbox else None
+        StudentKernel.started += 1
         req_r, self.req_w = os.pipe()
         self.rep_r, rep_w = os.pipe()
         command = kernel_command(own, (req_r, rep_w), use_sandbox, ids, limits)
         self.log = open(self.tmp / "sandbox.log", "wb")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
-            command, env=kernel_env(limits, use_sandbox), cwd=own,
-            pass_fds=(req_r, rep_w), stdin=subprocess.DEVNULL, stdout=self.log,
-            stderr=self.log, preexec_fn=limit_resources(limits), start_new_session=True)
+            command,
+            env=kernel_env(limits, use_sandbox),
+            cwd=own,
+            pass_fds=(req_r, rep_w),
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=self.log,
+            preexec_fn=limit_resources(limits),
+            start_new_session=True,
+        )
         os.close(req_r)
         os.close(rep_w)
         self.next_id = 0
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        """Read the kernel's first frame (it has imported numpy and torch), or kill it."""
+        if self.ready or self.dead:
+            return
         try:
             wire.read_frame(self.rep_r, time.monotonic() + 120)
+            self.ready = True
         except (wire.WireError, TimeoutError) as err:
             self.kill(f"the kernel did not start: {err}; {self.log_tail()}")
+
+    def adopt(self, files_from: Path | None) -> None:
+        """Give a kernel started without files the student's own files, before any cell."""
+        self.wait_ready()
+        if files_from is None or self.dead:
+            return
+        own = self.tmp / "own"
+        _copy_own_files(files_from, own)
+        if self.sandboxed and any(own.iterdir()):  # the sandbox shows `own` read-only
+            with contextlib.suppress(KernelLost):  # a lost kernel is reported by its cells
+                self.request({"op": "adopt"}, time.monotonic() + self.limits.cell_timeout_s)
 
     def log_tail(self) -> str:
         self.log.flush()
@@ -166,6 +213,57 @@ class StudentKernel:
                 os.close(fd)
         self.log.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# -- a kernel started ahead ------------------------------------------------------------------
+# A kernel's start (Python, IPython, numpy, torch, in bubblewrap) takes seconds. A process
+# that grades notebook after notebook (the TA command's workers) starts the next notebook's
+# kernel while the current one runs. It is a sandbox of its own: a new process from the
+# grader, not a fork of anything a student touched, with the other throwaway id; it runs no
+# code but the kernel's own until its notebook takes it, and receives its student's files
+# then. Its start-up does not count against that notebook's time limits.
+@dataclass
+class _Ahead:
+    enabled: bool = False
+    spare: StudentKernel | None = None
+
+
+_ahead = _Ahead()
+
+
+def start_kernels_ahead(enabled: bool) -> None:
+    """Whether `take_kernel` starts a kernel for the next notebook of this process (one
+    already started is still taken; `close_spare` ends it)."""
+    _ahead.enabled = bool(enabled)
+
+
+def close_spare() -> None:
+    spare, _ahead.spare = _ahead.spare, None
+    if spare is not None:
+        spare.close()
+
+
+atexit.register(close_spare)
+
+
+def take_kernel(files_from: Path | None, limits: Limits, use_sandbox: bool) -> StudentKernel:
+    """A fresh kernel with the student's files: the one started ahead when there is one for
+    these limits (and, while enabled, a new one started for the next notebook), else a new
+    one. Only sandboxed kernels are started ahead."""
+    kernel, _ahead.spare = _ahead.spare, None
+    if kernel is not None and (
+        not use_sandbox or kernel.limits != limits or kernel.proc.poll() is not None
+    ):
+        kernel.close()
+        kernel = None
+    if not (use_sandbox and (kernel is not None or _ahead.enabled)):
+        return StudentKernel(files_from, limits, use_sandbox)
+    if kernel is None:
+        kernel = StudentKernel(None, limits, use_sandbox, wait=False)
+    if _ahead.enabled:
+        _ahead.spare = StudentKernel(None, limits, use_sandbox, wait=False)
+    kernel.adopt(files_from)
+    return kernel
 
 
 def _copy_own_files(source: Path, dest: Path) -> None:
@@ -215,8 +313,12 @@ def _trusted_setup(setup: list[str]) -> dict:
 
 
 def _error(ename: str, evalue: str) -> dict:
-    return {"output_type": "error", "ename": ename, "evalue": evalue,
-            "traceback": [f"{ename}: {evalue}"]}
+    return {
+        "output_type": "error",
+        "ename": ename,
+        "evalue": evalue,
+        "traceback": [f"{ename}: {evalue}"],
+    }
 
 
 def _borrowed(job: dict) -> list[str]:
@@ -232,8 +334,10 @@ def _borrowed(job: dict) -> list[str]:
 
 
 def borrowed_note(borrowed: list[str], score: float, points: float) -> str:
-    return (f"{'; '.join(borrowed)}. This test scores {score:g} of {points:g} points: the "
-            "course's setting for borrowed answers.")
+    return (
+        f"{'; '.join(borrowed)}. This test scores {score:g} of {points:g} points: the "
+        "course's setting for borrowed answers."
+    )
 
 
 def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> None:
@@ -246,16 +350,14 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     channel = KernelChannel(request_fd, reply_fd, job["id"], job["limit_text"])
     channel.deadline = job["deadline_wall"] - time.time() + time.monotonic()
     out = io.StringIO()
-    outcome: dict[str, object] = {"verdict": "passed", "error": None, "kill": "",
-                                  "borrowed": []}
+    outcome: dict[str, object] = {"verdict": "passed", "error": None, "kill": "", "borrowed": []}
     try:
         sources = job["sources"]
         outcome["borrowed"] = _borrowed(job)
         trusted = _trusted_setup(job["setup"])
         names = StudentNames(trusted, channel, lambda name: names_used(sources, name))
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted),
-                 names)
+            exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted), names)
     except KernelLost as lost:
         outcome.update(verdict="lost", error=_error(LOST, str(lost)), kill=str(lost))
     except Exception as err:  # a failing check is the expected way to lose points
@@ -265,7 +367,7 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     data = json.dumps(outcome).encode("utf-8", errors="surrogatepass")
     view = memoryview(data)
     while view:
-        view = view[os.write(result_fd, view):]
+        view = view[os.write(result_fd, view) :]
     os.close(result_fd)
 
 
@@ -285,9 +387,16 @@ def _read_all(fd: int, deadline: float, limit: int = 64 * 1024 * 1024) -> bytes 
         chunks.append(chunk)
 
 
-def run_test(source: str, grade_id: str, template: Template, kernel: StudentKernel,
-             deadline: float, sources: list[str], borrowed_credit: float = 0.0,
-             borrowed: dict[str, str] | None = None) -> tuple[list, str]:
+def run_test(
+    source: str,
+    grade_id: str,
+    template: Template,
+    kernel: StudentKernel,
+    deadline: float,
+    sources: list[str],
+    borrowed_credit: float = 0.0,
+    borrowed: dict[str, str] | None = None,
+) -> tuple[list, str]:
     """Run an instructor's test in a fresh process; its outputs and its verdict. A borrowed
     answer (`grader.borrowed`) is noted in `borrowed` (grade_id -> message) and gets
     `borrowed_credit` of the test's points: none (an error naming the call, after the
@@ -296,11 +405,18 @@ def run_test(source: str, grade_id: str, template: Template, kernel: StudentKern
     if kernel.dead:
         return [_new_output(_error(LOST, kernel.dead))], "lost"
     points = template.points.get(grade_id, 0.0)
-    job = {"source": source, "grade_id": grade_id, "setup": template.setup,
-           "deadline_wall": time.time() + deadline - time.monotonic(), "sources": sources,
-           "id": kernel.next_id, "limit_text": f" ({kernel.limits.cell_timeout_s:g} s for a "
-                                               "cell)",
-           "notebook": template.name, "credit": borrowed_credit, "points": points}
+    job = {
+        "source": source,
+        "grade_id": grade_id,
+        "setup": template.setup,
+        "deadline_wall": time.time() + deadline - time.monotonic(),
+        "sources": sources,
+        "id": kernel.next_id,
+        "limit_text": f" ({kernel.limits.cell_timeout_s:g} s for a cell)",
+        "notebook": template.name,
+        "credit": borrowed_credit,
+        "points": points,
+    }
     result_r, result_w = os.pipe()
     fds = [os.dup(kernel.req_w), os.dup(kernel.rep_r), result_w]
     try:
@@ -320,16 +436,18 @@ def run_test(source: str, grade_id: str, template: Template, kernel: StudentKern
         outcome = None
     if not isinstance(outcome, dict):
         kernel.resync(kernel.next_id + 1_000_000)
-        why = ("the check of this test ran past the grader's time limit" if data is None
-               else "the check stopped unexpectedly")
+        why = (
+            "the check of this test ran past the grader's time limit"
+            if data is None
+            else "the check stopped unexpectedly"
+        )
         return [_new_output(_error("GraderTimeout", f"{why}; the test scores 0"))], "failed"
     kernel.next_id = max(kernel.next_id, int(outcome.get("id") or 0))
     if outcome.get("kill"):
         kernel.kill(str(outcome["kill"]))
     outputs = []
     if outcome.get("stdout"):
-        outputs.append(nbformat.v4.new_output("stream", name="stdout",
-                                              text=str(outcome["stdout"])))
+        outputs.append(nbformat.v4.new_output("stream", name="stdout", text=str(outcome["stdout"])))
     verdict = str(outcome.get("verdict"))
     found = [str(m) for m in outcome.get("borrowed") or []]
     if found and borrowed is not None:
@@ -341,17 +459,26 @@ def run_test(source: str, grade_id: str, template: Template, kernel: StudentKern
         verdict = "failed" if verdict == "passed" else verdict
     elif found:
         score = round(min(borrowed_credit, 1.0) * points, 6) if verdict == "passed" else 0
-        outputs.append(nbformat.v4.new_output("stream", name="stdout", text="Borrowed answer: "
-                                              + borrowed_note(found, score, points) + "\n"))
+        outputs.append(
+            nbformat.v4.new_output(
+                "stream",
+                name="stdout",
+                text="Borrowed answer: " + borrowed_note(found, score, points) + "\n",
+            )
+        )
         if verdict == "passed":  # nbgrader reads a number as the cell's partial credit
-            outputs.append(nbformat.v4.new_output("execute_result", execution_count=None,
-                                                  data={"text/plain": f"{score:g}"}))
+            outputs.append(
+                nbformat.v4.new_output(
+                    "execute_result", execution_count=None, data={"text/plain": f"{score:g}"}
+                )
+            )
     return outputs, verdict
 
 
 def _new_output(error: dict) -> nbformat.NotebookNode:
-    return nbformat.v4.new_output("error", ename=error["ename"], evalue=error["evalue"],
-                                  traceback=error["traceback"])
+    return nbformat.v4.new_output(
+        "error", ename=error["ename"], evalue=error["evalue"], traceback=error["traceback"]
+    )
 
 
 # -- outputs of student cells -------------------------------------------------------------
@@ -387,17 +514,23 @@ class OutputBudget:
             self.used += size
             outputs.append(output)
         if dropped:
-            outputs.append(nbformat.v4.new_output(
-                "stream", name="stdout", text=f"[{dropped} output(s) not kept: over the "
-                "limit of outputs per cell or per notebook]\n"))
+            outputs.append(
+                nbformat.v4.new_output(
+                    "stream",
+                    name="stdout",
+                    text=f"[{dropped} output(s) not kept: over the "
+                    "limit of outputs per cell or per notebook]\n",
+                )
+            )
         return outputs
 
     def _one(self, item: dict):
         kind, limit = item.get("output_type"), self.text_chars
         if kind == "stream":
             name = "stderr" if item.get("name") == "stderr" else "stdout"
-            return nbformat.v4.new_output("stream", name=name,
-                                          text=_capped(str(item.get("text", "")), limit))
+            return nbformat.v4.new_output(
+                "stream", name=name, text=_capped(str(item.get("text", "")), limit)
+            )
         if kind == "display_data" and isinstance(item.get("data"), dict):
             data = {}
             if isinstance(item["data"].get("text/plain"), str):
@@ -409,9 +542,12 @@ class OutputBudget:
         if kind == "error":
             tb = item.get("traceback")
             lines = [str(t)[:2000] for t in tb][:40] if isinstance(tb, list) else []
-            return nbformat.v4.new_output("error", ename=str(item.get("ename", "Error"))[:200],
-                                          evalue=str(item.get("evalue", ""))[:limit],
-                                          traceback=lines)
+            return nbformat.v4.new_output(
+                "error",
+                ename=str(item.get("ename", "Error"))[:200],
+                evalue=str(item.get("evalue", ""))[:limit],
+                traceback=lines,
+            )
         return None
 
 
@@ -423,8 +559,9 @@ def _capped(text: str, limit: int) -> str:
 
 def _is_png(data: str) -> bool:
     try:
-        return base64.b64decode(data[:64] + "=" * (-len(data[:64]) % 4),
-                                validate=True).startswith(b"\x89PNG\r\n\x1a\n")
+        return base64.b64decode(data[:64] + "=" * (-len(data[:64]) % 4), validate=True).startswith(
+            b"\x89PNG\r\n\x1a\n"
+        )
     except ValueError:
         return False
 
@@ -443,21 +580,28 @@ class RunReport:
         return asdict(self)
 
 
-def run_notebook(nb, template: Template, files_from: Path | None = None,
-                 limits: Limits | None = None, sandbox: str = "bwrap",
-                 borrowed_credit: float = 0.0) -> RunReport:
+def run_notebook(
+    nb,
+    template: Template,
+    files_from: Path | None = None,
+    limits: Limits | None = None,
+    sandbox: str = "bwrap",
+    borrowed_credit: float = 0.0,
+) -> RunReport:
     """Execute `nb` in place (outputs filled in); return what happened. `borrowed_credit`:
     the fraction of a test's points that a borrowed answer gets (see `run_test`)."""
     if not 0.0 <= borrowed_credit <= 1.0:
-        raise ValueError(f"borrowed_credit: expected a fraction of the points from 0 to 1, "
-                         f"got {borrowed_credit!r}")
+        raise ValueError(
+            f"borrowed_credit: expected a fraction of the points from 0 to 1, "
+            f"got {borrowed_credit!r}"
+        )
     limits = limits or Limits()
     use_sandbox = _use_sandbox(sandbox)
     ForkServer.get()  # started (once per process) before any time limit runs
     started = time.monotonic()
     report = RunReport(sandboxed=use_sandbox)
     notebook_deadline = started + limits.notebook_timeout_s
-    kernel = StudentKernel(files_from, limits, use_sandbox)
+    kernel = take_kernel(files_from, limits, use_sandbox)
     budget = OutputBudget(text_chars=limits.output_chars)
     sources: list[str] = []
     count = 0
@@ -471,9 +615,16 @@ def run_notebook(nb, template: Template, files_from: Path | None = None,
             grade_id = nbgrader_meta(cell).get("grade_id")
             if is_test_cell(cell) and grade_id in template.tests:
                 cell.source = template.tests[grade_id]
-                cell.outputs, verdict = run_test(cell.source, grade_id, template, kernel,
-                                                 deadline, list(sources), borrowed_credit,
-                                                 report.borrowed)
+                cell.outputs, verdict = run_test(
+                    cell.source,
+                    grade_id,
+                    template,
+                    kernel,
+                    deadline,
+                    list(sources),
+                    borrowed_credit,
+                    report.borrowed,
+                )
                 if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):
                     report.grader_timeouts.append(grade_id)
                 report.tests[grade_id] = verdict
@@ -496,11 +647,15 @@ def run_notebook(nb, template: Template, files_from: Path | None = None,
     if not use_sandbox and sandbox != "none":
         report.status = f"NOT SANDBOXED ({sandbox_available()[1]}); {report.status}"
     if report.grader_timeouts and report.status == "complete":
-        report.status = ("the grader's check of " + ", ".join(report.grader_timeouts)
-                         + " ran past its time limit (0 points for those tests)")
+        report.status = (
+            "the grader's check of "
+            + ", ".join(report.grader_timeouts)
+            + " ran past its time limit (0 points for those tests)"
+        )
     if report.borrowed:
-        note = "borrowed answers: " + "; ".join(f"{grade_id}: {message}" for grade_id, message
-                                                in report.borrowed.items())
+        note = "borrowed answers: " + "; ".join(
+            f"{grade_id}: {message}" for grade_id, message in report.borrowed.items()
+        )
         report.status = note if report.status == "complete" else f"{report.status}; {note}"
     report.seconds = round(time.monotonic() - started, 3)
     return report

@@ -43,10 +43,18 @@ from traitlets import Bool, Unicode
 SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")  # grade ids, tags, cell ids
 SAFE_CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # nbformat's rule
 NBGRADER_KEYS: dict[str, type | tuple[type, ...]] = {
-    "grade": bool, "solution": bool, "locked": bool, "task": bool,
-    "points": (int, float), "score": (int, float, type(None)),
-    "schema_version": int, "checksum": str, "cell_type": str, "grade_id": str,
-    "comment": (str, type(None))}  # comment: the grader's, set by GetGrades
+    "grade": bool,
+    "solution": bool,
+    "locked": bool,
+    "task": bool,
+    "points": (int, float),
+    "score": (int, float, type(None)),
+    "schema_version": int,
+    "checksum": str,
+    "cell_type": str,
+    "grade_id": str,
+    "comment": (str, type(None)),
+}  # comment: the grader's, set by GetGrades
 BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
 TEXT_CELLS = ("markdown", "raw")
 
@@ -84,18 +92,22 @@ class NeutraliseStudentHTML(Preprocessor):
 
     enabled = Bool(True)  # nbconvert preprocessors are off unless enabled
 
-    release_root = Unicode("", help="folder of the released <assignment>/<notebook>.ipynb"
-                           ).tag(config=True)
-    source_root = Unicode("", help="folder of the instructor's <assignment>/<notebook>.ipynb"
-                          ).tag(config=True)
+    release_root = Unicode("", help="folder of the released <assignment>/<notebook>.ipynb").tag(
+        config=True
+    )
+    source_root = Unicode("", help="folder of the instructor's <assignment>/<notebook>.ipynb").tag(
+        config=True
+    )
 
     def preprocess(self, nb, resources):
         instructor = self.instructor_notebooks(resources)
         trusted = trusted_cells(instructor)
         nb.metadata = notebook_metadata(nb.get("metadata", {}), instructor)
         with_ids = (nb.get("nbformat"), nb.get("nbformat_minor", 0)) >= (4, 5)
-        nb.cells = [neutralise_cell(cell, index, trusted, with_ids)
-                    for index, cell in enumerate(nb.get("cells", []))]
+        nb.cells = [
+            neutralise_cell(cell, index, trusted, with_ids)
+            for index, cell in enumerate(nb.get("cells", []))
+        ]
         return nb, resources
 
     def instructor_notebooks(self, resources) -> list:
@@ -128,14 +140,14 @@ def neutralise_cell(cell, index: int, trusted: dict, with_ids: bool = True):
     kind = cell.get("cell_type")
     source = _text(cell.get("source"))
     if kind == "code":
-        new = nbformat.v4.new_code_cell(source, execution_count=_count(cell),
-                                        outputs=safe_outputs(cell.get("outputs")))
+        new = nbformat.v4.new_code_cell(
+            source, execution_count=_count(cell), outputs=safe_outputs(cell.get("outputs"))
+        )
         new.metadata = safe_cell_metadata(cell.get("metadata"))
     elif kind in TEXT_CELLS and (kind, source) in trusted:
         new = _instructor_cell(cell, trusted[(kind, source)])
     else:
-        new = nbformat.v4.new_markdown_cell(source if is_shown_as_text(source)
-                                            else as_text(source))
+        new = nbformat.v4.new_markdown_cell(source if is_shown_as_text(source) else as_text(source))
         # a raw cell turned into Markdown is never graded; a Markdown answer keeps its grade
         new.metadata = safe_cell_metadata(cell.get("metadata") if kind == "markdown" else {})
     _keep_id(new, cell, index, with_ids)
@@ -144,8 +156,9 @@ def neutralise_cell(cell, index: int, trusted: dict, with_ids: bool = True):
 
 def _instructor_cell(cell, original):
     new = copy.deepcopy(original)
-    new.metadata = {k: v for k, v in copy.deepcopy(original.get("metadata", {})).items()
-                    if k != "nbgrader"}
+    new.metadata = {
+        k: v for k, v in copy.deepcopy(original.get("metadata", {})).items() if k != "nbgrader"
+    }
     new.metadata.update(safe_cell_metadata(cell.get("metadata")))
     new.metadata = nbformat.from_dict(new.metadata)
     return new
@@ -204,8 +217,11 @@ def _safe_output(output):
     if kind == "error":
         trace = output.get("traceback")
         return nbformat.v4.new_output(
-            "error", ename=_text(output.get("ename")), evalue=_text(output.get("evalue")),
-            traceback=[_text(t) for t in trace] if isinstance(trace, list) else [])
+            "error",
+            ename=_text(output.get("ename")),
+            evalue=_text(output.get("evalue")),
+            traceback=[_text(t) for t in trace] if isinstance(trace, list) else [],
+        )
     if kind in ("display_data", "execute_result"):
         data = _safe_data(output.get("data"))
         if not data:
@@ -238,12 +254,17 @@ def notebook_metadata(meta, instructor: list) -> dict:
         return copy.deepcopy(instructor[0].metadata)
     meta = meta if isinstance(meta, dict) else {}
     safe = {}
-    for key, fields in (("kernelspec", ("name", "display_name", "language")),
-                        ("language_info", ("name",))):
+    for key, fields in (
+        ("kernelspec", ("name", "display_name", "language")),
+        ("language_info", ("name",)),
+    ):
         part = meta.get(key)
         if isinstance(part, dict):
-            safe[key] = {f: part[f] for f in fields if isinstance(part.get(f), str)
-                         and re.fullmatch(r"[\w .+()-]{1,100}", part[f])}
+            safe[key] = {
+                f: part[f]
+                for f in fields
+                if isinstance(part.get(f), str) and re.fullmatch(r"[\w .+()-]{1,100}", part[f])
+            }
     return nbformat.from_dict(safe)
 
 

@@ -24,8 +24,16 @@ import subprocess
 import sys
 import threading
 
-PRELOAD = ("numpy", "torch", "matplotlib", "attnbook.checks", "attnbook.notebook",
-           "grader.remote", "grader.execute", "grader.borrowed")
+PRELOAD = (
+    "numpy",
+    "torch",
+    "matplotlib",
+    "attnbook.checks",
+    "attnbook.notebook",
+    "grader.remote",
+    "grader.execute",
+    "grader.borrowed",
+)
 MAX_JOB = 64 * 1024 * 1024
 STARTUP_S = 300.0  # importing torch on a loaded machine
 
@@ -35,11 +43,10 @@ def _recv_job(sock: socket.socket) -> tuple[dict, list[int]] | None:
     if size == 0:
         return None
     fds = array.array("i")
-    data, ancillary, _, _ = sock.recvmsg(min(size, 1 << 20),
-                                         socket.CMSG_SPACE(3 * fds.itemsize))
+    data, ancillary, _, _ = sock.recvmsg(min(size, 1 << 20), socket.CMSG_SPACE(3 * fds.itemsize))
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
+            fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
     while len(data) < size:
         chunk = sock.recv(min(size - len(data), 1 << 20))
         if not chunk:
@@ -104,12 +111,18 @@ class ForkServer:
     def __init__(self):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            p for p in (here, os.environ.get("PYTHONPATH", "")) if p),
-            OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-        self.proc = subprocess.Popen([sys.executable, "-s", "-B", "-m", "grader.forkserver",
-                                      str(theirs.fileno())], pass_fds=(theirs.fileno(),),
-                                     env=env, stdin=subprocess.DEVNULL)
+        env = dict(
+            os.environ,
+            PYTHONPATH=os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p),
+            OMP_NUM_THREADS="1",
+            MKL_NUM_THREADS="1",
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "-s", "-B", "-m", "grader.forkserver", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
         theirs.close()
         self.sock = ours
         atexit.register(self.close)
@@ -137,9 +150,10 @@ class ForkServer:
             raise ValueError(f"a test job of {len(data)} bytes exceeds {MAX_JOB}")
         with self._lock:
             self.sock.sendall(len(data).to_bytes(8, "big"))
-            first, rest = data[:1 << 20], data[1 << 20:]
-            self.sock.sendmsg([first], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                         array.array("i", fds))])
+            first, rest = data[: 1 << 20], data[1 << 20 :]
+            self.sock.sendmsg(
+                [first], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+            )
             if rest:
                 self.sock.sendall(rest)
             reply = _recv_exact(self.sock, 8)

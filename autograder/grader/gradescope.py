@@ -41,8 +41,20 @@ from grader.intake import printable
 ROOT_ENV = "ATTNBOOK_GRADESCOPE_ROOT"
 FORCE_ENV = "ATTNBOOK_GRADESCOPE_SANDBOX"  # "setpriv": as if bubblewrap could not run here
 TEMPLATES = AUTOGRADER / "gradescope"
-PINNED = ("torch", "numpy", "matplotlib", "ipywidgets", "tqdm", "ipykernel", "ipython",
-          "nbgrader", "nbformat", "nbconvert", "nbclient", "traitlets")
+PINNED = (
+    "torch",
+    "numpy",
+    "matplotlib",
+    "ipywidgets",
+    "tqdm",
+    "ipykernel",
+    "ipython",
+    "nbgrader",
+    "nbformat",
+    "nbconvert",
+    "nbclient",
+    "traitlets",
+)
 PUBLIC = ("attnbook", "assets", "autograder/grader")  # what the kernel may read
 OUTPUT_CHARS = 8000  # per test: Gradescope shows it in a box, the feedback page has it all
 
@@ -50,8 +62,11 @@ OUTPUT_CHARS = 8000  # per test: Gradescope shows it in a box, the feedback page
 # -- build -----------------------------------------------------------------------------------
 def _tree(root: Path, relative: str, suffix: str = "") -> list[tuple[str, Path]]:
     folder = root / relative
-    return [(p.relative_to(root).as_posix(), p) for p in sorted(folder.rglob(f"*{suffix}"))
-            if p.is_file() and not {"__pycache__", ".ipynb_checkpoints"} & set(p.parts)]
+    return [
+        (p.relative_to(root).as_posix(), p)
+        for p in sorted(folder.rglob(f"*{suffix}"))
+        if p.is_file() and not {"__pycache__", ".ipynb_checkpoints"} & set(p.parts)
+    ]
 
 
 def zip_members(root: Path, assignment: str) -> list[tuple[str, Path]]:
@@ -63,13 +78,17 @@ def zip_members(root: Path, assignment: str) -> list[tuple[str, Path]]:
     for path in (reference, solution):
         if not path.is_file():
             raise UsageError(f"--assignment {assignment}: expected {path}, found none")
-    return ([("setup.sh", TEMPLATES / "setup.sh"),
-             ("run_autograder", TEMPLATES / "run_autograder")]
-            + _tree(root, "attnbook") + _tree(root, "assets")
-            + _tree(root, "autograder/grader", ".py")
-            + [("autograder/nbgrader_config.py", root / "autograder" / "nbgrader_config.py"),
-               (f"autograder/reference/{reference.name}", reference)]
-            + _tree(root, f"solutions/{assignment}"))
+    return (
+        [("setup.sh", TEMPLATES / "setup.sh"), ("run_autograder", TEMPLATES / "run_autograder")]
+        + _tree(root, "attnbook")
+        + _tree(root, "assets")
+        + _tree(root, "autograder/grader", ".py")
+        + [
+            ("autograder/nbgrader_config.py", root / "autograder" / "nbgrader_config.py"),
+            (f"autograder/reference/{reference.name}", reference),
+        ]
+        + _tree(root, f"solutions/{assignment}")
+    )
 
 
 def requirements() -> str:
@@ -86,12 +105,18 @@ def build(root: Path, assignment: str, out: Path, visibility: str = "visible") -
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"attnbook-{assignment}-gradescope.zip"
     settings = {"assignment": assignment, "visibility": visibility}
-    generated = {"gradescope/settings.json": json.dumps(settings, indent=1) + "\n",
-                 "gradescope/requirements.txt": requirements()}
+    generated = {
+        "gradescope/settings.json": json.dumps(settings, indent=1) + "\n",
+        "gradescope/requirements.txt": requirements(),
+    }
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, source in zip_members(root, assignment):
-            _add(archive, name, source.read_bytes(), 0o755 if source.stat().st_mode & 0o100
-                 else 0o644)
+            _add(
+                archive,
+                name,
+                source.read_bytes(),
+                0o755 if source.stat().st_mode & 0o100 else 0o644,
+            )
         for name, text in generated.items():
             _add(archive, name, text.encode(), 0o644)
     return path
@@ -106,7 +131,7 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
 
 # -- run: isolation --------------------------------------------------------------------------
 def choose_isolation() -> str:
-    """"bwrap" where bubblewrap works, else "setpriv" where the fallback can run; raises
+    """ "bwrap" where bubblewrap works, else "setpriv" where the fallback can run; raises
     when neither can (then no student code runs at all)."""
     from grader.sandbox import sandbox_available
 
@@ -115,8 +140,10 @@ def choose_isolation() -> str:
         return "bwrap"
     if os.geteuid() == 0 and shutil.which("setpriv"):
         return "setpriv"
-    raise RuntimeError(f"no isolation for student code: bubblewrap cannot run here ({why}) and "
-                       f"the fallback needs root and setpriv (uid {os.geteuid()})")
+    raise RuntimeError(
+        f"no isolation for student code: bubblewrap cannot run here ({why}) and "
+        f"the fallback needs root and setpriv (uid {os.geteuid()})"
+    )
 
 
 def lock_down(root: Path) -> None:
@@ -133,7 +160,7 @@ def lock_down(root: Path) -> None:
             _chmod(Path(folder) / name, 0o700 if name in dirs else 0o600)
     _chmod(root, 0o711)
     for path in (source, source / "autograder"):  # on the kernel's import path: Python
-        _chmod(path, 0o755)                       # imports only from folders it can list
+        _chmod(path, 0o755)  # imports only from folders it can list
     for relative in PUBLIC:
         for folder, _dirs, files in os.walk(source / relative):
             _chmod(Path(folder), 0o755)
@@ -148,14 +175,25 @@ def refuse_an_interpreter_with_the_grader() -> None:
     student could import them. Gradescope's image (`setup.sh`) installs only libraries."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     probe = subprocess.run(
-        [sys.executable, "-s", "-c", "import importlib.util as u, sys; "
-         "sys.exit(u.find_spec('grader') is not None or u.find_spec('attnbook') is not None)"],
-        env=env, cwd="/", capture_output=True, timeout=120)
+        [
+            sys.executable,
+            "-s",
+            "-c",
+            "import importlib.util as u, sys; "
+            "sys.exit(u.find_spec('grader') is not None or u.find_spec('attnbook') is not None)",
+        ],
+        env=env,
+        cwd="/",
+        capture_output=True,
+        timeout=120,
+    )
     if probe.returncode != 0:
-        raise RuntimeError(f"the fallback cannot run student code with {sys.executable}: the "
-                           "course's grader or package is installed into it, where a student "
-                           "could read the reference answers; use an environment with the "
-                           "libraries only (gradescope/setup.sh)")
+        raise RuntimeError(
+            f"the fallback cannot run student code with {sys.executable}: the "
+            "course's grader or package is installed into it, where a student "
+            "could read the reference answers; use an environment with the "
+            "libraries only (gradescope/setup.sh)"
+        )
 
 
 def _chmod(path: Path, mode: int) -> None:
@@ -172,8 +210,10 @@ def end_student_processes() -> None:
 
     ids = throwaway_ids()
     if ids is None:
-        raise RuntimeError("end_student_processes: expected to run as root, with a throwaway "
-                           f"user id to end, but the effective user id is {os.geteuid()}")
+        raise RuntimeError(
+            "end_student_processes: expected to run as root, with a throwaway "
+            f"user id to end, but the effective user id is {os.geteuid()}"
+        )
     uid, gid = ids
     pid = os.fork()
     if pid == 0:  # the child becomes the throwaway user and signals all of its processes
@@ -232,10 +272,16 @@ def tests_of(course: Course, student: str, assignment: str, visibility: str) -> 
     tests = []
     for name in [*cells, *(g for g in grades if g not in cells)]:
         score, most = grades[name]
-        tests.append({"name": name, "score": score, "max_score": most,
-                      "status": "passed" if score >= most else "failed",
-                      "output": _output_text(cells[name]) if name in cells else "",
-                      "visibility": visibility})
+        tests.append(
+            {
+                "name": name,
+                "score": score,
+                "max_score": most,
+                "status": "passed" if score >= most else "failed",
+                "output": _output_text(cells[name]) if name in cells else "",
+                "visibility": visibility,
+            }
+        )
     return tests
 
 
@@ -250,8 +296,12 @@ def grade_submission(root: Path, settings: dict, isolation: str) -> dict:
         copied = copy_untrusted(root / "submission", work / "upload" / "student")
         if isolation == "setpriv":
             os.environ[FALLBACK_ENV] = "setpriv"
-        course = Course(root=root / "source", work=work / "work", quiet=True,
-                        sandbox="bwrap" if isolation == "bwrap" else "none")
+        course = Course(
+            root=root / "source",
+            work=work / "work",
+            quiet=True,
+            sandbox="bwrap" if isolation == "bwrap" else "none",
+        )
         try:
             outcomes = grade_class(course, work / "upload", [assignment])
         finally:
@@ -259,8 +309,10 @@ def grade_submission(root: Path, settings: dict, isolation: str) -> dict:
                 end_student_processes()
         for outcome in outcomes:
             status = outcome["report"].get("status", "")
-            print(f"graded {outcome['assignment']} in {outcome['seconds']} s: {status} "
-                  f"{outcome['error'][-2000:]}")
+            print(
+                f"graded {outcome['assignment']} in {outcome['seconds']} s: {status} "
+                f"{outcome['error'][-2000:]}"
+            )
             if "the kernel did not start" in status:  # before any student code: ours
                 raise RuntimeError(f"the autograder is broken here: {status}")
         return _results(course, assignment, visibility, copied.notes)
@@ -272,23 +324,30 @@ def _results(course: Course, assignment: str, visibility: str, notes: list[str])
     rows = [r for r in gradebook_rows(course) if r["assignment"] == assignment]
     skipped = "".join(f"\n- {printable(n, 200)}" for n in notes)
     if not rows:
-        return {"score": 0.0, "visibility": visibility, "tests": [],
-                "output": f"No notebook for {assignment} was found in your submission: "
-                          f"upload {assignment}.ipynb.{skipped}"}
+        return {
+            "score": 0.0,
+            "visibility": visibility,
+            "tests": [],
+            "output": f"No notebook for {assignment} was found in your submission: "
+            f"upload {assignment}.ipynb.{skipped}",
+        }
     row = rows[0]
     status = "" if row["status"] == "ok" else f"\n{printable(row['status'], 2000)}"
-    return {"score": row["score"], "visibility": visibility,
-            "output": f"{assignment}: {row['score']:g} / {row['max_score']:g} points."
-                      f"{status}{skipped}",
-            "tests": tests_of(course, row["student_id"], assignment, visibility)}
+    return {
+        "score": row["score"],
+        "visibility": visibility,
+        "output": f"{assignment}: {row['score']:g} / {row['max_score']:g} points.{status}{skipped}",
+        "tests": tests_of(course, row["student_id"], assignment, visibility),
+    }
 
 
 def write_results(root: Path, results: dict) -> Path:
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / "results.json"
-    with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".tmp",
-                                     encoding="utf-8") as handle:
+    with tempfile.NamedTemporaryFile(
+        "w", dir=folder, delete=False, suffix=".tmp", encoding="utf-8"
+    ) as handle:
         json.dump(results, handle, indent=1, ensure_ascii=False)
     os.replace(handle.name, final)
     return final
@@ -308,12 +367,14 @@ def run(root: Path) -> int:
         results = grade_submission(root, settings, isolation)
     except Exception:
         traceback.print_exc(file=sys.stdout)  # the autograder output: course staff only
-        results = {"score": 0.0, "tests": [],
-                   "output": "The autograder could not grade this submission; the course "
-                             "staff can see why in the autograder output."}
+        results = {
+            "score": 0.0,
+            "tests": [],
+            "output": "The autograder could not grade this submission; the course "
+            "staff can see why in the autograder output.",
+        }
         code = 1
-    results.update(execution_time=round(time.monotonic() - started),
-                   stdout_visibility="hidden")
+    results.update(execution_time=round(time.monotonic() - started), stdout_visibility="hidden")
     write_results(root, results)
     return code
 

@@ -38,8 +38,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 MAX_RAW_BYTES = 200 * 1024 * 1024  # a download file; honest notebooks with plots are far below
-_CANVAS = re.compile(r"^(?P<name>[^_/]+?)(?:_late)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$",
-                     re.IGNORECASE)
+_CANVAS = re.compile(
+    r"^(?P<name>[^_/]+?)(?:_late)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$", re.IGNORECASE
+)
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<uid>\d+)_assignsubmission_\w*$", re.IGNORECASE)
 _SUFFIX = re.compile(r"(-\d+|\s*\(\d+\)|\s+copy|_copy)+$", re.IGNORECASE)
 _PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -53,8 +54,9 @@ EXACT, SUFFIXED, NUMBER, TOPIC, CELLS = 5, 4, 3, 2, 1
 def printable(text: str, limit: int = 200) -> str:
     """`text` safe to print and store: control and bidi characters and lone surrogates
     escaped (a file name must not drive the TA's terminal), cut to `limit` characters."""
-    text = _UNSAFE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace")
-                       .decode("ascii"), text)
+    text = _UNSAFE.sub(
+        lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text
+    )
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -154,22 +156,25 @@ def match_name(filename: str, assignments: list[str]) -> NameMatch | None:
     words = _words(stem)
     by_topic = [a for a in assignments if _has_topic(words, _words(a.split("_", 1)[-1]))]
     if by_number and by_topic and set(by_topic) != set(by_number):
-        return NameMatch("", f"ambiguous name {shown!r}: its number says "
-                             f"{', '.join(by_number)}, its topic {', '.join(by_topic)}", 0,
-                         tuple(by_number + by_topic))
+        return NameMatch(
+            "",
+            f"ambiguous name {shown!r}: its number says "
+            f"{', '.join(by_number)}, its topic {', '.join(by_topic)}",
+            0,
+            tuple(by_number + by_topic),
+        )
     if len(by_number) == 1:
-        return NameMatch(by_number[0], f"misnamed file {shown!r}, matched by its number",
-                         NUMBER)
+        return NameMatch(by_number[0], f"misnamed file {shown!r}, matched by its number", NUMBER)
     if len(by_topic) == 1:
         return NameMatch(by_topic[0], f"file named {shown!r}, matched by its topic", TOPIC)
     if len(by_topic) > 1:
-        return NameMatch("", f"ambiguous name {shown!r}: fits {', '.join(by_topic)}", 0,
-                         tuple(by_topic))
+        return NameMatch(
+            "", f"ambiguous name {shown!r}: fits {', '.join(by_topic)}", 0, tuple(by_topic)
+        )
     return None
 
 
-def match_cells(data: bytes, grade_ids: dict[str, set[str]],
-                among: list[str] | None = None) -> str:
+def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | None = None) -> str:
     """The assignment whose graded cells (nbgrader grade_ids) the notebook holds, at least
     half of them and more than any other's; "" when none or no clear winner."""
     try:
@@ -183,8 +188,14 @@ def match_cells(data: bytes, grade_ids: dict[str, set[str]],
                 held.add(meta["grade_id"])
     except (ValueError, RecursionError):
         return ""
-    scores = sorted(((len(held & ids) / len(ids), a) for a, ids in grade_ids.items()
-                     if ids and (among is None or a in among)), reverse=True)
+    scores = sorted(
+        (
+            (len(held & ids) / len(ids), a)
+            for a, ids in grade_ids.items()
+            if ids and (among is None or a in among)
+        ),
+        reverse=True,
+    )
     if not scores or scores[0][0] < 0.5 or (len(scores) > 1 and scores[1][0] == scores[0][0]):
         return ""
     return scores[0][1]
@@ -210,9 +221,12 @@ def _files(source: Path):
         for info in archive.infolist():
             name = _member_name(info)
             if not name.endswith("/"):
-                yield (name, info.file_size, float(
-                    "".join(f"{part:02d}" for part in info.date_time)),
-                    lambda info=info: archive.read(info))
+                yield (
+                    name,
+                    info.file_size,
+                    float("".join(f"{part:02d}" for part in info.date_time)),
+                    lambda info=info: archive.read(info),
+                )
     elif source.is_dir():
         for path in sorted(source.rglob("*")):
             if path.is_symlink() or not path.is_file():
@@ -220,12 +234,14 @@ def _files(source: Path):
             stat = path.stat()
             relative = path.relative_to(source).as_posix()
             # names that are not UTF-8 on disk: keep them distinct and printable
-            relative = relative.encode("utf-8", "surrogateescape").decode("utf-8",
-                                                                         "backslashreplace")
+            relative = relative.encode("utf-8", "surrogateescape").decode(
+                "utf-8", "backslashreplace"
+            )
             yield relative, stat.st_size, stat.st_mtime, path.read_bytes
     else:
-        raise FileNotFoundError(f"source={str(source)!r}: expected a zip file or a folder, "
-                                "found neither")
+        raise FileNotFoundError(
+            f"source={str(source)!r}: expected a zip file or a folder, found neither"
+        )
 
 
 def _is_junk(parts: list[str]) -> bool:
@@ -243,7 +259,7 @@ def _wrapper_depth(paths: list[list[str]]) -> int:
     for depth in (1, 2):
         if not paths or any(len(p) <= depth for p in paths):
             return 0
-        if len({tuple(p[:depth]) for p in paths}) != 1 or _names_student(paths[0][depth - 1:]):
+        if len({tuple(p[:depth]) for p in paths}) != 1 or _names_student(paths[0][depth - 1 :]):
             return 0
         if any(_names_student(p[depth:]) for p in paths):
             return depth
@@ -298,18 +314,26 @@ class Intake:
 
     def report(self) -> dict:
         graded = sum(f.status == "graded" for f in self.files)
-        return {"files": [asdict(f) for f in self.files],
-                "students": [{"id": sid, **asdict(who)} for sid, who in
-                             sorted(self.people.items())],
-                "collisions": self.collisions,
-                "summary": {"files": len(self.files), "graded": graded,
-                            "ignored": len(self.files) - graded,
-                            "students": len(self.people)}}
+        return {
+            "files": [asdict(f) for f in self.files],
+            "students": [{"id": sid, **asdict(who)} for sid, who in sorted(self.people.items())],
+            "collisions": self.collisions,
+            "summary": {
+                "files": len(self.files),
+                "graded": graded,
+                "ignored": len(self.files) - graded,
+                "students": len(self.people),
+            },
+        }
 
 
 # -- collecting -----------------------------------------------------------------------------
-def collect(source: Path, assignments: list[str], grade_ids: dict[str, set[str]] | None = None,
-            known: dict[str, str] | None = None) -> Intake:
+def collect(
+    source: Path,
+    assignments: list[str],
+    grade_ids: dict[str, set[str]] | None = None,
+    known: dict[str, str] | None = None,
+) -> Intake:
     """Every file of `source` to an upload of a student and assignment, or to a reason.
 
     `grade_ids` (assignment -> its graded cells' ids) recognises notebooks whose name says
@@ -323,8 +347,14 @@ def collect(source: Path, assignments: list[str], grade_ids: dict[str, set[str]]
         record = FileRecord(printable(relative, 1000), size)
         intake.files.append(record)
         try:
-            found = _classify(record, parts[depth:] if len(parts) > depth else parts,
-                              assignments, grade_ids or {}, size, read)
+            found = _classify(
+                record,
+                parts[depth:] if len(parts) > depth else parts,
+                assignments,
+                grade_ids or {},
+                size,
+                read,
+            )
         except Exception as err:  # a file must never stop the class: report it, go on
             record.reason = f"could not be read ({type(err).__name__}: {printable(str(err))})"
             continue
@@ -332,8 +362,10 @@ def collect(source: Path, assignments: list[str], grade_ids: dict[str, set[str]]
             continue
         who, upload = found
         first = identities.setdefault(who.key, who)
-        renamed = (f"LMS id {who.lms_id} comes with several names ({first.name!r}, "
-                   f"{who.name!r}): graded as one student")
+        renamed = (
+            f"LMS id {who.lms_id} comes with several names ({first.name!r}, "
+            f"{who.name!r}): graded as one student"
+        )
         if first.name != who.name and renamed not in intake.collisions:
             intake.collisions.append(renamed)
         owners.append((record, who.key))
@@ -348,8 +380,14 @@ def collect(source: Path, assignments: list[str], grade_ids: dict[str, set[str]]
     return intake
 
 
-def _classify(record: FileRecord, parts: list[str], assignments: list[str],
-              grade_ids: dict[str, set[str]], size: int, read):
+def _classify(
+    record: FileRecord,
+    parts: list[str],
+    assignments: list[str],
+    grade_ids: dict[str, set[str]],
+    size: int,
+    read,
+):
     """(identity, upload or None) for a file, or None with `record.reason` saying why."""
     if ".." in parts or not parts:
         record.reason = "unsafe path (`..`): not read"
@@ -372,15 +410,24 @@ def _classify(record: FileRecord, parts: list[str], assignments: list[str],
         among = list(matched.among) if matched else None
         chosen = match_cells(data, grade_ids, among) if data is not None else ""
         if not chosen:
-            record.reason = (matched.note + " (and its cells do not settle it)" if matched else
-                             f"matches no assignment of {', '.join(assignments)} (by its "
-                             "name or its cells)")
+            record.reason = (
+                matched.note + " (and its cells do not settle it)"
+                if matched
+                else f"matches no assignment of {', '.join(assignments)} (by its name or its cells)"
+            )
             return who, None
         how = matched.note + "; " if matched else f"file named {printable(filename)!r}, "
         matched = NameMatch(chosen, f"{how}recognised as {chosen} by its cells", CELLS)
     assignment, note, quality, _ = matched
-    return who, Upload("", assignment, record.path, None if refused else read,
-                       notes=[note] if note else [], refused=refused, quality=quality)
+    return who, Upload(
+        "",
+        assignment,
+        record.path,
+        None if refused else read,
+        notes=[note] if note else [],
+        refused=refused,
+        quality=quality,
+    )
 
 
 def _read_checked(filename: str, size: int, read) -> tuple[bytes | None, str]:
@@ -388,17 +435,22 @@ def _read_checked(filename: str, size: int, read) -> tuple[bytes | None, str]:
     download (a zip member's CRC or size is checked by reading it to the end). The bytes
     are read again when the notebook is taken in, so only one file is in memory at once."""
     if size > MAX_RAW_BYTES:
-        return None, (f"{printable(filename)!r} is {size / 2**20:.0f} MB, over the "
-                      f"{MAX_RAW_BYTES // 2**20} MB limit for one file: not read")
+        return None, (
+            f"{printable(filename)!r} is {size / 2**20:.0f} MB, over the "
+            f"{MAX_RAW_BYTES // 2**20} MB limit for one file: not read"
+        )
     try:
         return read(), ""
     except Exception as err:  # a corrupt zip member (CRC, truncated): this file only
-        return None, (f"{printable(filename)!r} could not be read from the download "
-                      f"({type(err).__name__}: {printable(str(err))})")
+        return None, (
+            f"{printable(filename)!r} could not be read from the download "
+            f"({type(err).__name__}: {printable(str(err))})"
+        )
 
 
-def _assign_ids(identities: dict[str, Identity], known: dict[str, str],
-                intake: Intake) -> dict[str, str]:
+def _assign_ids(
+    identities: dict[str, Identity], known: dict[str, str], intake: Intake
+) -> dict[str, str]:
     """identity key -> a student id unique in this download and against earlier runs
     (compared without case, for case-insensitive file systems). An identity keeps the id an
     earlier run gave it; identities that would share an id each get their own hash on it."""
@@ -417,10 +469,11 @@ def _assign_ids(identities: dict[str, Identity], known: dict[str, str],
             if key != owner:
                 ids[key] = f"{shared}-{_short_hash(key)}"
         names = ", ".join(f"{identities[k].name!r} ({k})" for k in keys)
-        earlier_note = f" and {owner!r} of an earlier run" if owner and owner not in keys \
-            else ""
-        intake.collisions.append(f"{names}{earlier_note} would share student id {shared!r}: "
-                                 f"graded as {', '.join(ids[k] for k in keys)}")
+        earlier_note = f" and {owner!r} of an earlier run" if owner and owner not in keys else ""
+        intake.collisions.append(
+            f"{names}{earlier_note} would share student id {shared!r}: "
+            f"graded as {', '.join(ids[k] for k in keys)}"
+        )
         intake.collided.update(ids[k] for k in keys)
     return ids
 
@@ -430,22 +483,29 @@ def _choose(intake: Intake, candidates: dict, ids: dict[str, str]) -> None:
     then the path); every other file is reported as superseded."""
     for (key, assignment), found in sorted(candidates.items()):
         sid = ids[key]
-        ranked = sorted(found, key=lambda f: (f[0].refused == "", f[0].stamp, f[0].quality,
-                                              f[1].path), reverse=True)
+        ranked = sorted(
+            found,
+            key=lambda f: (f[0].refused == "", f[0].stamp, f[0].quality, f[1].path),
+            reverse=True,
+        )
         upload, record = ranked[0]
         upload.student = sid
         for other, other_record in ranked[1:]:
             other_record.assignment = assignment
             why = other.refused or "an older file, or the same age with a less exact name"
             other_record.reason = f"superseded by {record.path!r} ({why})"
-            upload.notes.append(f"several files for {assignment}: graded {record.path!r}, "
-                                f"ignored {other_record.path!r}")
+            upload.notes.append(
+                f"several files for {assignment}: graded {record.path!r}, "
+                f"ignored {other_record.path!r}"
+            )
         record.assignment = assignment
         if upload.refused:
             record.reason = upload.refused + "; the blank notebook is graded"
         else:
             record.status, record.reason = "graded", "; ".join(upload.notes)
         if sid in intake.collided:
-            upload.notes.append(f"student id {sid}: another student would have had the same "
-                                "id (see the collisions in intake.json)")
+            upload.notes.append(
+                f"student id {sid}: another student would have had the same "
+                "id (see the collisions in intake.json)"
+            )
         intake.uploads[(sid, assignment)] = upload

@@ -15,6 +15,9 @@ from the answer to its next one. Requests:
   goes back as a handle. With `backward`, the result's gradient is computed and each
   argument's `.grad` goes back too.
 - `module`: read or change a handle's structure, parameters, buffers and mode.
+- `adopt`: copy the student's own files (`/opt/submission`, read-only) into the working
+  folder; sent once, before the first cell, to a kernel that was started ahead of its
+  notebook (`grader.execute.take_kernel`).
 - `ping`: nothing; used to resynchronise after a request the grader gave up on.
 
 Nothing here is trusted: the grader decodes every reply as inert data, and no test, no
@@ -84,7 +87,15 @@ class Kernel:
         self.shell.display_pub.publish = self._record_display  # type: ignore[method-assign]
         self.handles: dict[int, object] = {}
         self.tokens: dict[int, int] = {}  # id(object) -> a small number, for aliasing
-        for name in ("numpy", "torch", "matplotlib", "attnbook.notebook"):
+        # what every notebook's first cell imports, so that a kernel started ahead has done it
+        for name in (
+            "numpy",
+            "torch",
+            "matplotlib",
+            "matplotlib.pyplot",
+            "attnbook.notebook",
+            "attnbook.checks",
+        ):
             try:
                 __import__(name)
             except Exception:  # a package the course does not use
@@ -92,9 +103,12 @@ class Kernel:
 
     # -- cells ------------------------------------------------------------------------
     def _record_error(self, etype, evalue, stb):
-        self.error = {"output_type": "error", "ename": str(getattr(etype, "__name__", etype)),
-                      "evalue": str(evalue)[:TEXT_LIMIT], "traceback": [s[:TEXT_LIMIT]
-                                                                        for s in stb[-40:]]}
+        self.error = {
+            "output_type": "error",
+            "ename": str(getattr(etype, "__name__", etype)),
+            "evalue": str(evalue)[:TEXT_LIMIT],
+            "traceback": [s[:TEXT_LIMIT] for s in stb[-40:]],
+        }
 
     def _record_display(self, data, metadata=None, *args, **kwargs):
         if not isinstance(data, dict):
@@ -111,8 +125,7 @@ class Kernel:
         elif png is not None:
             self.dropped += 1
         if kept:
-            self.displays.append({"output_type": "display_data", "data": kept,
-                                  "metadata": {}})
+            self.displays.append({"output_type": "display_data", "data": kept, "metadata": {}})
 
     def run(self, source: str) -> dict:
         out, err = BoundedText("stdout", TEXT_LIMIT), BoundedText("stderr", TEXT_LIMIT)
@@ -123,13 +136,23 @@ class Kernel:
             result = self.shell.run_cell(source, store_history=False)
         finally:
             sys.stdout, sys.stderr = saved
-        outputs = [{"output_type": "stream", "name": s.name, "text": s.value()}
-                   for s in (out, err) if s.value()]
+        outputs = [
+            {"output_type": "stream", "name": s.name, "text": s.value()}
+            for s in (out, err)
+            if s.value()
+        ]
         outputs += self.displays
         if self.dropped:
-            outputs.append({"output_type": "stream", "name": "stdout", "text": (
-                f"[{self.dropped} rich output(s) not kept: at most {DISPLAY_LIMIT} per cell, "
-                f"images up to {PNG_LIMIT // 1000} kB]\n")})
+            outputs.append(
+                {
+                    "output_type": "stream",
+                    "name": "stdout",
+                    "text": (
+                        f"[{self.dropped} rich output(s) not kept: at most {DISPLAY_LIMIT} "
+                        f"per cell, images up to {PNG_LIMIT // 1000} kB]\n"
+                    ),
+                }
+            )
         failed = not result.success
         if failed and self.error is None:
             error = result.error_in_exec or result.error_before_exec
@@ -145,8 +168,12 @@ class Kernel:
             return {"kind": "missing"}
         value = ns[name]
         if callable(value):
-            return {"kind": "callable", "name": str(getattr(value, "__name__", name))[:200],
-                    "params": _parameter_names(value), "is_class": isinstance(value, type)}
+            return {
+                "kind": "callable",
+                "name": str(getattr(value, "__name__", name))[:200],
+                "params": _parameter_names(value),
+                "is_class": isinstance(value, type),
+            }
         try:
             return {"kind": "data", "value": wire.encode(value)}
         except wire.Unsendable as why:
@@ -179,9 +206,12 @@ class Kernel:
         finally:
             sys.stdout = saved
         encoder = wire.Encoder(handle_of=self.handle_of)
-        reply = {"ok": True, "result": encoder.encode(result),
-                 "args_after": [encoder.encode(a) for a in args],
-                 "kwargs_after": {k: encoder.encode(v) for k, v in kwargs.items()}}
+        reply = {
+            "ok": True,
+            "result": encoder.encode(result),
+            "args_after": [encoder.encode(a) for a in args],
+            "kwargs_after": {k: encoder.encode(v) for k, v in kwargs.items()},
+        }
         if grads is not None:
             reply["grads"] = [encoder.encode(g) for g in grads]
         return reply
@@ -208,8 +238,11 @@ class Kernel:
         if action == "info":
             return self._info(module)
         if action == "get":
-            return {"values": [wire.encode(_tensor_or_none(module, str(p)))
-                               for p in request.get("names", [])]}
+            return {
+                "values": [
+                    wire.encode(_tensor_or_none(module, str(p))) for p in request.get("names", [])
+                ]
+            }
         if action == "set":
             values = wire.decode(request.get("values"))
             with torch.no_grad():
@@ -222,8 +255,10 @@ class Kernel:
         if action == "load":
             state = wire.decode(request.get("state"))
             result = module.load_state_dict(state, strict=bool(request.get("strict")))
-            return {"missing": list(result.missing_keys), "unexpected":
-                    list(result.unexpected_keys)}
+            return {
+                "missing": list(result.missing_keys),
+                "unexpected": list(result.unexpected_keys),
+            }
         if action == "state":
             return {"state": wire.encode(dict(module.state_dict()))}
         if action == "to":
@@ -238,14 +273,24 @@ class Kernel:
         raise ValueError(f"unknown module action {action!r}")
 
     def _info(self, module) -> dict:
-        modules = [[path, [f"{c.__module__}.{c.__qualname__}" for c in type(m).__mro__][:20],
-                    bool(m.training), self._token(m)]
-                   for path, m in module.named_modules(remove_duplicate=False)]
-        params = [[name, list(p.shape), str(p.dtype), self._token(p), bool(p.requires_grad)]
-                  for name, p in module.named_parameters(remove_duplicate=False)]
+        modules = [
+            [
+                path,
+                [f"{c.__module__}.{c.__qualname__}" for c in type(m).__mro__][:20],
+                bool(m.training),
+                self._token(m),
+            ]
+            for path, m in module.named_modules(remove_duplicate=False)
+        ]
+        params = [
+            [name, list(p.shape), str(p.dtype), self._token(p), bool(p.requires_grad)]
+            for name, p in module.named_parameters(remove_duplicate=False)
+        ]
         persistent = set(module.state_dict())
-        buffers = [[name, list(b.shape), str(b.dtype), name in persistent]
-                   for name, b in module.named_buffers(remove_duplicate=False)]
+        buffers = [
+            [name, list(b.shape), str(b.dtype), name in persistent]
+            for name, b in module.named_buffers(remove_duplicate=False)
+        ]
         return {"modules": modules[:2000], "params": params[:5000], "buffers": buffers[:2000]}
 
 
@@ -286,10 +331,13 @@ def _backward(result, args) -> list:
 
 
 def _exception(err: BaseException) -> dict:
-    return {"type": type(err).__name__, "module": type(err).__module__,
-            "mro": [c.__name__ for c in type(err).__mro__][:12],
-            "message": str(err)[:TEXT_LIMIT],
-            "traceback": "".join(traceback.format_exception(err))[-TEXT_LIMIT:]}
+    return {
+        "type": type(err).__name__,
+        "module": type(err).__module__,
+        "mro": [c.__name__ for c in type(err).__mro__][:12],
+        "message": str(err)[:TEXT_LIMIT],
+        "traceback": "".join(traceback.format_exception(err))[-TEXT_LIMIT:],
+    }
 
 
 def serve(kernel: Kernel, request: dict) -> dict:
@@ -299,14 +347,45 @@ def serve(kernel: Kernel, request: dict) -> dict:
     if op == "describe":
         return kernel.describe(str(request["name"]))
     if op == "call":
-        return kernel.call(dict(request.get("target") or {}), request.get("args", []),
-                           request.get("kwargs", {"__dict__": []}),
-                           bool(request.get("backward")))
+        return kernel.call(
+            dict(request.get("target") or {}),
+            request.get("args", []),
+            request.get("kwargs", {"__dict__": []}),
+            bool(request.get("backward")),
+        )
     if op == "module":
         return kernel.module(int(request["handle"]), str(request["action"]), request)
+    if op == "adopt":
+        return adopt(SUBMISSION)
     if op == "ping":
         return {}
     raise ValueError(f"unknown op {op!r}")
+
+
+SUBMISSION = "/opt/submission"  # where the sandbox shows the student's own files
+
+
+def adopt(source: str) -> dict:
+    """Copy the files under `source` into the working folder (as the launcher does for a
+    kernel started with its files); how many were copied."""
+    import shutil
+
+    if not os.path.isdir(source):
+        return {"files": 0}
+    count = 0
+    for folder, _dirs, files in os.walk(source):
+        target = os.path.join(".", os.path.relpath(folder, source))
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                continue
+            try:
+                shutil.copyfile(path, os.path.join(target, name))
+                count += 1
+            except OSError:  # the sandbox's /tmp is full: the launcher's copy ignores it too
+                pass
+    return {"files": count}
 
 
 def main() -> None:
@@ -329,8 +408,10 @@ def main() -> None:
         try:
             wire.write_frame(replies, reply)
         except (wire.Unsendable, ValueError) as why:
-            wire.write_frame(replies, {"ok": False, "id": request.get("id"),
-                                       "exc": _exception(ValueError(str(why)))})
+            wire.write_frame(
+                replies,
+                {"ok": False, "id": request.get("id"), "exc": _exception(ValueError(str(why)))},
+            )
 
 
 if __name__ == "__main__":

@@ -49,8 +49,12 @@ class LMSFileNames(FileNameCollectorPlugin):
         if matched is None or matched.assignment != assignment:
             self.log.warning("%s matches no notebook of %s: skipped", relative, assignment)
             return None
-        return {"student_id": who.natural_id(), "file_id": f"{assignment}.ipynb",
-                "first_name": who.name, "timestamp": None}
+        return {
+            "student_id": who.natural_id(),
+            "file_id": f"{assignment}.ipynb",
+            "first_name": who.name,
+            "timestamp": None,
+        }
 
 
 class GradesCsv(ExportPlugin):

@@ -70,8 +70,9 @@ def _source(value, where: str, notes: list[str]) -> str:
         value = "".join(value)
     if not isinstance(value, str):
         if value is not None:
-            notes.append(f"{where}: its source is a {type(value).__name__}, not text: "
-                         "taken as empty")
+            notes.append(
+                f"{where}: its source is a {type(value).__name__}, not text: taken as empty"
+            )
         return ""
     value, replaced = _clean_text(value)
     if replaced:
@@ -91,13 +92,13 @@ def _text_field(value, what: str, where: str, notes: list[str]) -> str:
 def _nbgrader_of(cell: dict, where: str, notes: list[str]) -> dict:
     meta = cell.get("metadata")
     if meta is not None and not isinstance(meta, dict):
-        notes.append(f"{where}: its metadata is a {type(meta).__name__}, not an object: "
-                     "ignored")
+        notes.append(f"{where}: its metadata is a {type(meta).__name__}, not an object: ignored")
         return {}
     meta = (meta or {}).get("nbgrader")
     if meta is not None and not isinstance(meta, dict):
-        notes.append(f"{where}: its nbgrader metadata is a {type(meta).__name__}, not an "
-                     "object: ignored")
+        notes.append(
+            f"{where}: its nbgrader metadata is a {type(meta).__name__}, not an object: ignored"
+        )
         return {}
     return meta or {}
 
@@ -110,15 +111,19 @@ def _cell(raw, number: int, notes: list[str]) -> Cell | None:
     cell_type = raw.get("cell_type")
     if cell_type not in CELL_TYPES:
         shown = repr(cell_type)[:40] if cell_type is not None else "missing"
-        notes.append(f"{where}: cell_type {shown} is not code, markdown or raw: kept as "
-                     "text, not run (a graded cell gets the release's type back)")
+        notes.append(
+            f"{where}: cell_type {shown} is not code, markdown or raw: kept as "
+            "text, not run (a graded cell gets the release's type back)"
+        )
         cell_type = ""
-    grade_id = _text_field(_nbgrader_of(raw, where, notes).get("grade_id"), "nbgrader grade_id",
-                           where, notes)
+    grade_id = _text_field(
+        _nbgrader_of(raw, where, notes).get("grade_id"), "nbgrader grade_id", where, notes
+    )
     cell_id = raw.get("id")
     cell_id = cell_id if isinstance(cell_id, str) else ""
-    return Cell(cell_type, _source(raw.get("source"), where, notes), grade_id,
-                _clean_text(cell_id)[0])
+    return Cell(
+        cell_type, _source(raw.get("source"), where, notes), grade_id, _clean_text(cell_id)[0]
+    )
 
 
 def _load(data: bytes | None) -> tuple[dict | None, list[str], str]:
@@ -162,8 +167,14 @@ def read_submission(data: bytes | None) -> tuple[list[Cell] | None, list[str], s
     cells = [c for n, r in enumerate(raw["cells"], 1) if (c := _cell(r, n, notes)) is not None]
     size = sum(len(c.source.encode("utf-8")) for c in cells)
     if size > MAX_SOURCE_BYTES:
-        return None, notes, (f"its code and text are {size / 2**20:.1f} MB, over the "
-                             f"{MAX_SOURCE_BYTES // 2**20} MB limit (outputs not counted)")
+        return (
+            None,
+            notes,
+            (
+                f"its code and text are {size / 2**20:.1f} MB, over the "
+                f"{MAX_SOURCE_BYTES // 2**20} MB limit (outputs not counted)"
+            ),
+        )
     return cells, notes, ""
 
 
@@ -202,14 +213,18 @@ def _recognise(student_cells: list[Cell], graded: dict) -> dict[int, tuple[str, 
         original = graded[grade_id]
         if not _meta(original).get("solution"):
             text = original.source.strip()
-            claim(grade_id, lambda c, text=text: c.source.strip() == text,
-                  "unchanged test source")
+            claim(grade_id, lambda c, text=text: c.source.strip() == text, "unchanged test source")
     for grade_id in list(wanted):  # 3. the line that defines the answer
         original = graded[grade_id]
         anchor = _anchor(original) if _meta(original).get("solution") else None
         if anchor is not None:
-            claim(grade_id, lambda c, anchor=anchor: c.cell_type in ("code", "markdown")
-                  and anchor.search(c.source) is not None, "the line that defines the answer")
+            claim(
+                grade_id,
+                lambda c, anchor=anchor: (
+                    c.cell_type in ("code", "markdown") and anchor.search(c.source) is not None
+                ),
+                "the line that defines the answer",
+            )
     return found
 
 
@@ -218,7 +233,8 @@ def _own(cell: Cell) -> nbformat.NotebookNode | None:
     """A student's own cell rebuilt from its source alone (no outputs, no nbgrader data);
     a cell of unknown type is kept as Markdown, so it is shown and never run."""
     maker = {"code": nbformat.v4.new_code_cell, "raw": nbformat.v4.new_raw_cell}.get(
-        cell.cell_type, nbformat.v4.new_markdown_cell)
+        cell.cell_type, nbformat.v4.new_markdown_cell
+    )
     new = maker(source=cell.source)
     new["id"] = cell.id  # replaced by _give_ids; nbformat's own would be random
     return new
@@ -240,8 +256,9 @@ def _give_ids(cells: list) -> None:
         taken.add(wanted)
 
 
-def normalize(data: bytes | None, release: nbformat.NotebookNode
-              ) -> tuple[nbformat.NotebookNode, list[str]]:
+def normalize(
+    data: bytes | None, release: nbformat.NotebookNode
+) -> tuple[nbformat.NotebookNode, list[str]]:
     """The notebook to grade and the notes explaining what was repaired."""
     student, notes, problem = read_submission(data)
     if student is None:
@@ -251,10 +268,8 @@ def normalize(data: bytes | None, release: nbformat.NotebookNode
     recognised = _recognise(student, graded)
     for how in dict.fromkeys(h for _, h in recognised.values()):
         names = ", ".join(g for g, h in recognised.values() if h == how)
-        notes.append(f"cells that had lost their nbgrader metadata, recognised by {how}: "
-                     f"{names}")
-    ids = [recognised[i][0] if i in recognised else cell.grade_id
-           for i, cell in enumerate(student)]
+        notes.append(f"cells that had lost their nbgrader metadata, recognised by {how}: {names}")
+    ids = [recognised[i][0] if i in recognised else cell.grade_id for i, cell in enumerate(student)]
     last = {grade_id: i for i, grade_id in enumerate(ids)}  # nbgrader keeps the last copy
     cells, seen = [], set[str]()
     for index, (cell, grade_id) in enumerate(zip(student, ids)):
@@ -281,8 +296,9 @@ def _take_copy(cell: Cell, original, grade_id: str, cells: list, notes: list[str
         notes.append(f"duplicated cell {grade_id}: the earlier copy was dropped")
 
 
-def _take_graded(cell: Cell, original, grade_id: str, seen: set, cells: list,
-                 notes: list[str]) -> None:
+def _take_graded(
+    cell: Cell, original, grade_id: str, seen: set, cells: list, notes: list[str]
+) -> None:
     """Append the graded cell `grade_id` as submitted: a test from the release, an answer
     with the student's source."""
     is_answer = bool(_meta(original).get("solution"))
@@ -293,15 +309,18 @@ def _take_graded(cell: Cell, original, grade_id: str, seen: set, cells: list,
         cells.append(copy.deepcopy(original))
         return
     if cell.cell_type != original.cell_type:
-        notes.append(f"answer cell {grade_id} was a {cell.cell_type or 'typeless'} cell: run "
-                     f"as {original.cell_type}")
+        notes.append(
+            f"answer cell {grade_id} was a {cell.cell_type or 'typeless'} cell: run "
+            f"as {original.cell_type}"
+        )
     new = copy.deepcopy(original)
     new.source = cell.source
     cells.append(new)
 
 
-def _put_back_missing(order: list[str], graded: dict, seen: set, cells: list,
-                      notes: list[str]) -> None:
+def _put_back_missing(
+    order: list[str], graded: dict, seen: set, cells: list, notes: list[str]
+) -> None:
     for position, grade_id in enumerate(order):
         if grade_id in seen:
             continue

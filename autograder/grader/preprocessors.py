@@ -35,20 +35,26 @@ class SandboxedExecute(Preprocessor):
 
     enabled = Bool(True)  # nbconvert preprocessors are off unless enabled
 
-    source_root = Unicode("", help="folder holding <assignment>/<notebook>.ipynb sources"
-                          ).tag(config=True)
+    source_root = Unicode("", help="folder holding <assignment>/<notebook>.ipynb sources").tag(
+        config=True
+    )
     report_directory = Unicode("", help="where run reports are written").tag(config=True)
-    sandbox = Unicode("bwrap", help="bwrap (required, the default), auto (bwrap when it "
-                      "works, else unsandboxed) or none (trusted notebooks only)"
-                      ).tag(config=True)
+    sandbox = Unicode(
+        "bwrap",
+        help="bwrap (required, the default), auto (bwrap when it "
+        "works, else unsandboxed) or none (trusted notebooks only)",
+    ).tag(config=True)
     cell_timeout = Float(300.0).tag(config=True)
     notebook_timeout = Float(1800.0).tag(config=True)
     memory_mb = Integer(4096).tag(config=True)
     output_chars = Integer(20000).tag(config=True)
-    borrowed_credit = Float(0.0, help="fraction of a test's points that an answer borrowed "
-                            "from the package's twin of its exercise, or from the PyTorch "
-                            "built-in it forbids, gets (grader.borrowed); 0 = none, 1 = only "
-                            "noted").tag(config=True)
+    borrowed_credit = Float(
+        0.0,
+        help="fraction of a test's points that an answer borrowed "
+        "from the package's twin of its exercise, or from the PyTorch "
+        "built-in it forbids, gets (grader.borrowed); 0 = none, 1 = only "
+        "noted",
+    ).tag(config=True)
 
     def preprocess(self, nb, resources):
         import json
@@ -62,15 +68,24 @@ class SandboxedExecute(Preprocessor):
         assignment, notebook = info.get("assignment"), info.get("notebook")
         source = Path(self.source_root) / assignment / f"{notebook}.ipynb"
         template = Template.from_path(source)
-        limits = Limits(memory_mb=self.memory_mb, cell_timeout_s=self.cell_timeout,
-                        notebook_timeout_s=self.notebook_timeout, output_chars=self.output_chars)
+        limits = Limits(
+            memory_mb=self.memory_mb,
+            cell_timeout_s=self.cell_timeout,
+            notebook_timeout_s=self.notebook_timeout,
+            output_chars=self.output_chars,
+        )
         files = resources.get("metadata", {}).get("path")
-        report = run_notebook(nb, template, Path(files) if files else None, limits, self.sandbox,
-                              borrowed_credit=self.borrowed_credit)
+        report = run_notebook(
+            nb,
+            template,
+            Path(files) if files else None,
+            limits,
+            self.sandbox,
+            borrowed_credit=self.borrowed_credit,
+        )
         self.log.info("%s/%s/%s: %s", info.get("student"), assignment, notebook, report.status)
         if self.report_directory:
             folder = Path(self.report_directory) / assignment / str(info.get("student"))
             os.makedirs(folder, exist_ok=True)
             (folder / f"{notebook}.json").write_text(json.dumps(report.to_json(), indent=1))
         return nb, resources
-

@@ -46,11 +46,14 @@ class KernelChannel:
                 if reply.get("id") == self.next_id:
                     return reply
         except TimeoutError:
-            raise KernelLost(f"your code ran past the time limit{self.limit_text}; the "
-                             "kernel was stopped", timed_out=True) from None
+            raise KernelLost(
+                f"your code ran past the time limit{self.limit_text}; the kernel was stopped",
+                timed_out=True,
+            ) from None
         except (wire.WireError, OSError) as err:
-            raise KernelLost(f"the kernel died ({err}): os._exit, a crash, or a memory, "
-                             "process or output limit") from None
+            raise KernelLost(
+                f"the kernel died ({err}): os._exit, a crash, or a memory, process or output limit"
+            ) from None
 
 
 def rebuild_exception(exc) -> BaseException:
@@ -79,8 +82,9 @@ def _same(a, b) -> bool:
 class Call:
     """What one call of the student's code returned, and its arguments afterwards."""
 
-    def __init__(self, result, args_after: list, kwargs_after: dict, changed: list[str],
-                 grads: list | None):
+    def __init__(
+        self, result, args_after: list, kwargs_after: dict, changed: list[str], grads: list | None
+    ):
         self.result, self.args_after, self.kwargs_after = result, args_after, kwargs_after
         self.changed, self.grads = changed, grads
 
@@ -104,9 +108,15 @@ class _Remote:
             sent_args, sent_kwargs = wire.encode_call(list(args), dict(kwargs))
         except wire.Unsendable as why:
             raise TypeError(f"the grader cannot pass {why} to {self.__name__}") from None
-        reply = self._channel.request({"op": "call", "target": self._target(),
-                                       "args": sent_args, "kwargs": sent_kwargs,
-                                       "backward": backward})
+        reply = self._channel.request(
+            {
+                "op": "call",
+                "target": self._target(),
+                "args": sent_args,
+                "kwargs": sent_kwargs,
+                "backward": backward,
+            }
+        )
         if not reply.get("ok"):
             raise rebuild_exception(reply.get("exc"))
         try:
@@ -117,24 +127,27 @@ class _Remote:
             if len(after) != len(args) or set(kw_after) != set(kwargs):
                 raise wire.WireError("the arguments came back changed in number")
             args_after = self._restore(after, list(args))
-            kwargs_after = dict(zip(kwargs, self._restore([kw_after[k] for k in kwargs],
-                                                          list(kwargs.values()))))
+            kwargs_after = dict(
+                zip(kwargs, self._restore([kw_after[k] for k in kwargs], list(kwargs.values())))
+            )
             grads = [decoder.decode(g) for g in reply["grads"]] if backward else None
         except (wire.WireError, ValueError, TypeError, KeyError, RuntimeError) as err:
-            raise TypeError(f"{self.__name__} returned something the grader cannot read: "
-                            f"{err}") from None
-        changed = [self._label(i) for i, (a, b) in enumerate(zip(sent_args, after))
-                   if _plain(a) and not _same(a, b)]
+            raise TypeError(
+                f"{self.__name__} returned something the grader cannot read: {err}"
+            ) from None
+        changed = [
+            self._label(i)
+            for i, (a, b) in enumerate(zip(sent_args, after))
+            if _plain(a) and not _same(a, b)
+        ]
         sent_kw = dict(sent_kwargs["__dict__"])
-        changed += [k for k in kwargs if _plain(sent_kw[k]) and not _same(sent_kw[k],
-                                                                            kw_after[k])]
+        changed += [k for k in kwargs if _plain(sent_kw[k]) and not _same(sent_kw[k], kw_after[k])]
         return Call(result, args_after, kwargs_after, changed, grads)
 
     @staticmethod
     def _restore(afters: list, originals: list) -> list:
         objects = [i for i, o in enumerate(originals) if not hasattr(o, "__wire_handle__")]
-        restored = wire.restore_all([afters[i] for i in objects], [originals[i]
-                                                                    for i in objects])
+        restored = wire.restore_all([afters[i] for i in objects], [originals[i] for i in objects])
         out = list(originals)  # handles stay the grader's own proxies
         for i, value in zip(objects, restored):
             out[i] = value
@@ -149,16 +162,21 @@ class _Remote:
 
 def _plain(encoded) -> bool:
     """Plain data (arrays, tensors, lists, numbers): the kind a function must not change."""
-    return not (isinstance(encoded, dict) and any(
-        tag in encoded for tag in ("__model__", "__optim__", "__generator__", "__handle__",
-                                   "__iter__")))
+    return not (
+        isinstance(encoded, dict)
+        and any(
+            tag in encoded
+            for tag in ("__model__", "__optim__", "__generator__", "__handle__", "__iter__")
+        )
+    )
 
 
 class RemoteFunction(_Remote):
     """Stands for a function or class of the student's kernel."""
 
-    def __init__(self, channel: KernelChannel, name: str, params: list[str], is_class: bool,
-                 names_used=None):
+    def __init__(
+        self, channel: KernelChannel, name: str, params: list[str], is_class: bool, names_used=None
+    ):
         self._channel, self._params, self._is_class = channel, list(params), is_class
         self.__name__ = self.__qualname__ = name
         self._names_used = names_used
@@ -195,8 +213,9 @@ class RemoteModule(_Remote):
         return f"<your {self.__name__} object>"
 
     def _module(self, action: str, **fields) -> dict:
-        reply = self._channel.request({"op": "module", "handle": self._number,
-                                       "action": action, **fields})
+        reply = self._channel.request(
+            {"op": "module", "handle": self._number, "action": action, **fields}
+        )
         if reply.get("ok") is False:
             raise rebuild_exception(reply.get("exc"))
         return reply
@@ -204,19 +223,28 @@ class RemoteModule(_Remote):
     def info(self) -> dict:
         reply = self._module("info")
         try:
-            return {"modules": {str(p): ([str(m) for m in mro], bool(t), int(tok))
-                                for p, mro, t, tok in reply["modules"]},
-                    "params": [(str(n), tuple(int(s) for s in shape), str(dt), int(tok),
-                                bool(rg)) for n, shape, dt, tok, rg in reply["params"]],
-                    "buffers": [(str(n), tuple(int(s) for s in shape), str(dt), bool(keep))
-                                for n, shape, dt, keep in reply["buffers"]]}
+            return {
+                "modules": {
+                    str(p): ([str(m) for m in mro], bool(t), int(tok))
+                    for p, mro, t, tok in reply["modules"]
+                },
+                "params": [
+                    (str(n), tuple(int(s) for s in shape), str(dt), int(tok), bool(rg))
+                    for n, shape, dt, tok, rg in reply["params"]
+                ],
+                "buffers": [
+                    (str(n), tuple(int(s) for s in shape), str(dt), bool(keep))
+                    for n, shape, dt, keep in reply["buffers"]
+                ],
+            }
         except (KeyError, TypeError, ValueError) as err:
-            raise TypeError(f"the kernel described {self.__name__} in a way the grader "
-                            f"cannot read: {err}") from None
+            raise TypeError(
+                f"the kernel described {self.__name__} in a way the grader cannot read: {err}"
+            ) from None
 
     def tensors(self, *paths: str) -> list:
         values = self._module("get", names=list(paths)).get("values") or []
-        return [wire.decode(v) for v in values][:len(paths)]
+        return [wire.decode(v) for v in values][: len(paths)]
 
     def set_tensors(self, values: dict) -> None:
         self._module("set", values=wire.encode(dict(values)))
@@ -227,8 +255,10 @@ class RemoteModule(_Remote):
 
     def load_state_dict(self, state: dict, strict: bool = True):
         reply = self._module("load", state=wire.encode(dict(state)), strict=strict)
-        return ([str(k) for k in reply.get("missing", [])],
-                [str(k) for k in reply.get("unexpected", [])])
+        return (
+            [str(k) for k in reply.get("missing", [])],
+            [str(k) for k in reply.get("unexpected", [])],
+        )
 
     def train(self, mode: bool = True):
         self._module("train", mode=bool(mode))
@@ -257,14 +287,14 @@ class StudentNames(dict):
         if kind == "callable":
             params = [str(p)[:100] for p in reply.get("params") or []][:20]
             names = (lambda: self.names_used(name)) if self.names_used else None
-            return RemoteFunction(self.channel, name, params, bool(reply.get("is_class")),
-                                  names)
+            return RemoteFunction(self.channel, name, params, bool(reply.get("is_class")), names)
         if kind == "data":
             try:
                 return wire.decode(reply.get("value"))
             except wire.WireError as err:
                 raise TypeError(f"{name} holds something the grader cannot read: {err}") from None
         if kind == "opaque":
-            raise TypeError(f"{name} is {str(reply.get('type'))[:100]}, which the grader "
-                            "cannot read")
+            raise TypeError(
+                f"{name} is {str(reply.get('type'))[:100]}, which the grader cannot read"
+            )
         raise KeyError(name)

@@ -44,8 +44,11 @@ def _hint_of(course: Course, student: str, notebook: str, test: str) -> tuple[st
         return "", ""
     for cell in nbformat.read(graded, 4).cells:
         if nbgrader_meta(cell).get("grade_id") == test:
-            text = "".join(o.get("evalue", "") for o in cell.get("outputs", [])
-                           if o.get("output_type") == "error")
+            text = "".join(
+                o.get("evalue", "")
+                for o in cell.get("outputs", [])
+                if o.get("output_type") == "error"
+            )
             found = re.search(r"Hint: (.*)", text)
             shown = found.group(1).strip() if found else text.strip().splitlines()[-1:] or [""]
             if path.exists() and found and found.group(1)[:40] not in path.read_text():
@@ -54,8 +57,9 @@ def _hint_of(course: Course, student: str, notebook: str, test: str) -> tuple[st
     return "", ""
 
 
-def catalogue_report(course: Course, assignments: list[str] | None = None, workers: int = 1,
-                     limit: int | None = None) -> list[dict]:
+def catalogue_report(
+    course: Course, assignments: list[str] | None = None, workers: int = 1, limit: int | None = None
+) -> list[dict]:
     """Grade every mistake of the catalogue; one dict per mistake."""
     rows = []
     for notebook in assignments or notebooks():
@@ -71,36 +75,53 @@ def catalogue_report(course: Course, assignments: list[str] | None = None, worke
             (inbox / student).mkdir(parents=True)
             nbformat.write(nb, inbox / student / f"{notebook}.ipynb")
         grade_class(course, inbox, [notebook], workers=workers)
-        graded = {r["student_id"]: r for r in gradebook_rows(course)
-                  if r["assignment"] == notebook}
+        graded = {r["student_id"]: r for r in gradebook_rows(course) if r["assignment"] == notebook}
         best = graded["solution"]["tests"]
         for number, variant in enumerate(mistakes):
             tests = graded[f"m{number:02d}"]["tests"]
             lost = {t: best[t] - tests.get(t, 0.0) for t in best if tests.get(t, 0.0) < best[t]}
             hint, message = _hint_of(course, f"m{number:02d}", notebook, variant.test)
-            rows.append({"notebook": notebook, "cell": variant.cell, "mistake": variant.name,
-                         "caught_by": sorted(lost), "points_lost": sum(lost.values()),
-                         "expected_test": variant.test, "hint": hint,
-                         "hint_ok": variant.hint in message})
+            rows.append(
+                {
+                    "notebook": notebook,
+                    "cell": variant.cell,
+                    "mistake": variant.name,
+                    "caught_by": sorted(lost),
+                    "points_lost": sum(lost.values()),
+                    "expected_test": variant.test,
+                    "hint": hint,
+                    "hint_ok": variant.hint in message,
+                }
+            )
     return rows
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| notebook | mistake | test that caught it | points lost | hint shown |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| notebook | mistake | test that caught it | points lost | hint shown |",
+        "|---|---|---|---|---|",
+    ]
     for r in rows:
         caught = ", ".join(r["caught_by"]) or "**not caught**"
         hint = r["hint"].replace("|", "\\|") or "**no hint**"
         flag = "" if r["hint_ok"] else " (**the catalogue's hint is not in the message**)"
-        lines.append(f"| {r['notebook']} | {r['cell']}: {r['mistake']} | {caught} | "
-                     f"{r['points_lost']:g} | {hint}{flag} |")
+        lines.append(
+            f"| {r['notebook']} | {r['cell']}: {r['mistake']} | {caught} | "
+            f"{r['points_lost']:g} | {hint}{flag} |"
+        )
     return "\n".join(lines)
 
 
 def catalogue_command(args) -> int:
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="attnbook-cat-"))
-    course = Course(root=Path(args.root), work=work, db_url=args.db_url or "",
-                    sandbox=args.sandbox, cell_timeout=args.timeout, memory_mb=args.memory_mb)
+    course = Course(
+        root=Path(args.root),
+        work=work,
+        db_url=args.db_url or "",
+        sandbox=args.sandbox,
+        cell_timeout=args.timeout,
+        memory_mb=args.memory_mb,
+    )
     rows = catalogue_report(course, args.assignment, args.workers, args.limit)
     text = markdown(rows)
     print(text)

@@ -44,8 +44,12 @@ class CopyResult:
     notes: list[str] = field(default_factory=list)
 
 
-def copy_untrusted(source: Path, dest: Path, skip_top: frozenset[str] = frozenset(),
-                   limits: CopyLimits | None = None) -> CopyResult:
+def copy_untrusted(
+    source: Path,
+    dest: Path,
+    skip_top: frozenset[str] = frozenset(),
+    limits: CopyLimits | None = None,
+) -> CopyResult:
     """Copy the regular files under `source` into `dest` (created); names in `skip_top` at
     the top level are left out. Raises OSError when `source` itself cannot be opened as a
     folder (a link, a file, gone)."""
@@ -60,8 +64,15 @@ def copy_untrusted(source: Path, dest: Path, skip_top: frozenset[str] = frozense
     return result
 
 
-def _copy_folder(folder_fd: int, dest: Path, relative: str, depth: int,
-                 skip_top: frozenset[str], limits: CopyLimits, result: CopyResult) -> None:
+def _copy_folder(
+    folder_fd: int,
+    dest: Path,
+    relative: str,
+    depth: int,
+    skip_top: frozenset[str],
+    limits: CopyLimits,
+    result: CopyResult,
+) -> None:
     for name in sorted(os.listdir(folder_fd)):
         shown = printable(f"{relative}{name}", 300)
         if depth == 0 and name in skip_top:
@@ -79,8 +90,7 @@ def _copy_folder(folder_fd: int, dest: Path, relative: str, depth: int,
         elif stat.S_ISREG(info.st_mode):
             _copy_file(folder_fd, name, dest / name, info.st_size, limits, result, shown)
         else:
-            result.notes.append(f"{shown}: not a regular file (FIFO, socket or device), "
-                                "not copied")
+            result.notes.append(f"{shown}: not a regular file (FIFO, socket or device), not copied")
 
 
 def _copy_subfolder(folder_fd, name, dest, relative, depth, limits, result, shown) -> None:
@@ -98,8 +108,7 @@ def _copy_subfolder(folder_fd, name, dest, relative, depth, limits, result, show
         return
     try:
         (dest / name).mkdir(exist_ok=True)
-        _copy_folder(fd, dest / name, f"{relative}{name}/", depth + 1, frozenset(), limits,
-                     result)
+        _copy_folder(fd, dest / name, f"{relative}{name}/", depth + 1, frozenset(), limits, result)
     finally:
         os.close(fd)
 
@@ -109,9 +118,11 @@ def _copy_file(folder_fd, name, target: Path, size: int, limits, result, shown) 
         result.notes.append(f"{shown}: over {limits.files} files, not copied")
         return
     if size > limits.file_bytes or result.bytes + size > limits.total_bytes:
-        result.notes.append(f"{shown}: {size / MiB:.0f} MiB, over the limit of "
-                            f"{limits.file_bytes // MiB} MiB a file and "
-                            f"{limits.total_bytes // MiB} MiB in all, not copied")
+        result.notes.append(
+            f"{shown}: {size / MiB:.0f} MiB, over the limit of "
+            f"{limits.file_bytes // MiB} MiB a file and "
+            f"{limits.total_bytes // MiB} MiB in all, not copied"
+        )
         return
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
@@ -120,15 +131,15 @@ def _copy_file(folder_fd, name, target: Path, size: int, limits, result, shown) 
         return
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped after it was looked at
-            result.notes.append(f"{shown}: changed into something else while copied, "
-                                "not copied")
+            result.notes.append(f"{shown}: changed into something else while copied, not copied")
             return
         data = _read_at_most(fd, limits.file_bytes)
     finally:
         os.close(fd)
     if data is None:
-        result.notes.append(f"{shown}: grew past {limits.file_bytes // MiB} MiB while "
-                            "copied, not copied")
+        result.notes.append(
+            f"{shown}: grew past {limits.file_bytes // MiB} MiB while copied, not copied"
+        )
         return
     target.write_bytes(data)
     result.files += 1

@@ -27,10 +27,18 @@ def sample_command(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     root = Path(args.root)
     students = build.sample_class(root)
-    download = build.write_lms_zip(out / "lms_download.zip", {
-        s: {f"{build.NOTEBOOK}.ipynb": data} for s, (data, _, _) in students.items()})
-    course = Course(root=root, work=out / "work", db_url=args.db_url or "",
-                    sandbox=args.sandbox, cell_timeout=args.timeout, memory_mb=args.memory_mb)
+    download = build.write_lms_zip(
+        out / "lms_download.zip",
+        {s: {f"{build.NOTEBOOK}.ipynb": data} for s, (data, _, _) in students.items()},
+    )
+    course = Course(
+        root=root,
+        work=out / "work",
+        db_url=args.db_url or "",
+        sandbox=args.sandbox,
+        cell_timeout=args.timeout,
+        memory_mb=args.memory_mb,
+    )
     started = time.monotonic()
     outcomes = grade_class(course, download, [build.NOTEBOOK], workers=args.workers)
     seconds = time.monotonic() - started

@@ -54,8 +54,12 @@ def sandbox_available() -> tuple[bool, str]:
     if path is None:
         return False, "bubblewrap (bwrap) is not installed: run autograder/install_system_deps.sh"
     flags = ["--unshare-pid", "--unshare-net"] + ([] if os.geteuid() == 0 else ["--unshare-user"])
-    probe = subprocess.run([path, *flags, "--die-with-parent", "--ro-bind", "/", "/", "true"],
-                           capture_output=True, text=True, timeout=30)
+    probe = subprocess.run(
+        [path, *flags, "--die-with-parent", "--ro-bind", "/", "/", "true"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if os.geteuid() == 0 and not shutil.which("setpriv"):
         return False, "setpriv (util-linux) is missing: the kernel cannot drop root"
     if probe.returncode != 0:
@@ -97,9 +101,13 @@ exec "$@"
 """
 
 
-def kernel_command(own: Path, fds: tuple[int, int], use_sandbox: bool,
-                   ids: tuple[int, int] | None = None, limits: Limits | None = None
-                   ) -> list[str]:
+def kernel_command(
+    own: Path,
+    fds: tuple[int, int],
+    use_sandbox: bool,
+    ids: tuple[int, int] | None = None,
+    limits: Limits | None = None,
+) -> list[str]:
     """The argv that starts `grader.kernel` with its request and reply descriptors.
 
     As root, bubblewrap sets up the mounts and namespaces, then `setpriv` drops to a
@@ -114,11 +122,32 @@ def kernel_command(own: Path, fds: tuple[int, int], use_sandbox: bool,
     bwrap = bwrap_path()
     if bwrap is None:
         raise RuntimeError("kernel_command: expected bubblewrap (bwrap) on PATH for the sandbox")
-    args = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-            "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
-            "--cap-add", "CAP_SYS_ADMIN"]
+    args = [
+        bwrap,
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/tmp",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--ro-bind",
+        "/etc",
+        "/etc",
+        "--cap-add",
+        "CAP_SYS_ADMIN",
+    ]
     if ids is None:
         args.insert(1, "--unshare-user")
     for link in ("bin", "sbin", "lib", "lib64", "lib32"):
@@ -138,19 +167,47 @@ def kernel_command(own: Path, fds: tuple[int, int], use_sandbox: bool,
         binds.append(str(assets))
     for path in binds:
         args += _dirs_for(path, made) + ["--ro-bind", path, path]
-    args += ["--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", "/opt/attnbook-grader",
-             "--ro-bind", str(GRADER_DIR), "/opt/attnbook-grader/grader",
-             "--ro-bind", str(own), "/opt/submission",
-             # the package the grader imported, ahead of any editable install's pointer
-             "--setenv", "PYTHONPATH",
-             f"/opt/attnbook-grader:{Path(_package_root()).parent}", "--"]
+    args += [
+        "--perms",
+        "0755",
+        "--dir",
+        "/opt",
+        "--perms",
+        "0755",
+        "--dir",
+        "/opt/attnbook-grader",
+        "--ro-bind",
+        str(GRADER_DIR),
+        "/opt/attnbook-grader/grader",
+        "--ro-bind",
+        str(own),
+        "/opt/submission",
+        # the package the grader imported, ahead of any editable install's pointer
+        "--setenv",
+        "PYTHONPATH",
+        f"/opt/attnbook-grader:{Path(_package_root()).parent}",
+        "--",
+    ]
     owner = f"{ids[0]}:{ids[1]}" if ids is not None else ""
-    launch = ["/bin/sh", "-c", LAUNCHER, "launcher", str(limits.tmp_mb), str(limits.tmp_files),
-              owner]
+    launch = [
+        "/bin/sh",
+        "-c",
+        LAUNCHER,
+        "launcher",
+        str(limits.tmp_mb),
+        str(limits.tmp_files),
+        owner,
+    ]
     if ids is not None:
-        launch += [shutil.which("setpriv") or "/usr/bin/setpriv",
-                   f"--reuid={ids[0]}", f"--regid={ids[1]}", "--clear-groups",
-                   "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+        launch += [
+            shutil.which("setpriv") or "/usr/bin/setpriv",
+            f"--reuid={ids[0]}",
+            f"--regid={ids[1]}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+        ]
     return args + launch + kernel
 
 
@@ -177,13 +234,28 @@ def fallback_command(kernel: list[str]) -> list[str]:
     ids = throwaway_ids()
     setpriv = shutil.which("setpriv")
     if ids is None or setpriv is None:
-        raise RuntimeError(f"{FALLBACK_ENV}=setpriv: expected root and setpriv to start the "
-                           f"kernel as a throwaway user, found uid {os.geteuid()} and setpriv "
-                           f"{'missing' if setpriv is None else 'present'}")
+        raise RuntimeError(
+            f"{FALLBACK_ENV}=setpriv: expected root and setpriv to start the "
+            f"kernel as a throwaway user, found uid {os.geteuid()} and setpriv "
+            f"{'missing' if setpriv is None else 'present'}"
+        )
     path = f"{GRADER_DIR.parent}:{Path(_package_root()).parent}"
-    return ["/bin/sh", "-c", FALLBACK_LAUNCHER, "launcher", f"{ids[0]}:{ids[1]}", path,
-            setpriv, f"--reuid={ids[0]}", f"--regid={ids[1]}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", *kernel]
+    return [
+        "/bin/sh",
+        "-c",
+        FALLBACK_LAUNCHER,
+        "launcher",
+        f"{ids[0]}:{ids[1]}",
+        path,
+        setpriv,
+        f"--reuid={ids[0]}",
+        f"--regid={ids[1]}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        *kernel,
+    ]
 
 
 def kernel_env(limits: Limits, use_sandbox: bool) -> dict[str, str]:
@@ -209,7 +281,7 @@ def kernel_env(limits: Limits, use_sandbox: bool) -> dict[str, str]:
 
 
 UID_BASE_ENV = "ATTNBOOK_SANDBOX_UID_BASE"
-UID_SLOTS = 1000  # throwaway ids per grading run: one per worker process
+UID_SLOTS = 1000  # throwaway ids per grading run: two per worker process
 
 
 def uid_base() -> int:
@@ -229,11 +301,15 @@ def new_uid_base() -> int:
     return 300_000 + UID_SLOTS * secrets.randbelow(1000)
 
 
-def throwaway_ids() -> tuple[int, int] | None:
-    """A user and group id owned by nobody, unique to this grading process (root only)."""
+def throwaway_ids(slot: int = 0) -> tuple[int, int] | None:
+    """A user and group id owned by nobody, unique to this grading process and `slot` (0 or
+    1: the kernel that runs and the one started ahead for the next notebook never share an
+    id, so neither counts against the other's process limit); root only."""
+    if slot not in (0, 1):
+        raise ValueError(f"throwaway_ids: expected slot 0 or 1, got {slot!r}")
     if os.geteuid() != 0:
         return None
-    uid = uid_base() + os.getpid() % UID_SLOTS
+    uid = uid_base() + (os.getpid() % (UID_SLOTS // 2)) * 2 + slot
     return uid, uid
 
 

@@ -33,8 +33,7 @@ class ShardError(ValueError):
     and the actual value."""
 
 
-def _number(env: Mapping[str, str], name: str, minimum: int, default: int | None = None
-            ) -> int:
+def _number(env: Mapping[str, str], name: str, minimum: int, default: int | None = None) -> int:
     raw = env.get(name)
     if raw is None:
         if default is not None:
@@ -43,8 +42,7 @@ def _number(env: Mapping[str, str], name: str, minimum: int, default: int | None
     try:
         value = int(raw.strip())
     except ValueError:
-        raise ShardError(f"{name}: expected a whole number >= {minimum}, found {raw!r}"
-                         ) from None
+        raise ShardError(f"{name}: expected a whole number >= {minimum}, found {raw!r}") from None
     if value < minimum:
         raise ShardError(f"{name}: expected a whole number >= {minimum}, found {value}")
     return value
@@ -62,12 +60,15 @@ def from_slurm(env: Mapping[str, str]) -> tuple[int, int]:
             raise ShardError(
                 f"{SLURM_COUNT}: expected {(last - first) // step + 1} tasks for an evenly "
                 f"spaced array {first}-{last}:{step} (submit with --array=0-{count - 1}), "
-                f"found {count}")
+                f"found {count}"
+            )
     offset = task - first
     if offset < 0 or offset % step or offset // step >= count:
-        raise ShardError(f"{SLURM_ID}: expected one of {first}, {first + step}, ... "
-                         f"{first + step * (count - 1)} ({SLURM_MIN}={first}, "
-                         f"{SLURM_STEP}={step}, {SLURM_COUNT}={count}), found {task}")
+        raise ShardError(
+            f"{SLURM_ID}: expected one of {first}, {first + step}, ... "
+            f"{first + step * (count - 1)} ({SLURM_MIN}={first}, "
+            f"{SLURM_STEP}={step}, {SLURM_COUNT}={count}), found {task}"
+        )
     return offset // step, count
 
 
@@ -75,12 +76,15 @@ def from_kubernetes(env: Mapping[str, str]) -> tuple[int, int]:
     """(index, count) of a pod of an Indexed Job."""
     index = _number(env, K8S_INDEX, 0)
     if K8S_COUNT not in env:
-        raise ShardError(f"{K8S_COUNT}: expected the Job's completions (a whole number >= 1, "
-                         f"set in the manifest next to {K8S_INDEX}), found it unset")
+        raise ShardError(
+            f"{K8S_COUNT}: expected the Job's completions (a whole number >= 1, "
+            f"set in the manifest next to {K8S_INDEX}), found it unset"
+        )
     count = _number(env, K8S_COUNT, 1)
     if index >= count:
-        raise ShardError(f"{K8S_INDEX}: expected 0 to {count - 1} ({K8S_COUNT}={count}), "
-                         f"found {index}")
+        raise ShardError(
+            f"{K8S_INDEX}: expected 0 to {count - 1} ({K8S_COUNT}={count}), found {index}"
+        )
     return index, count
 
 
@@ -93,9 +97,11 @@ def from_scheduler(env: Mapping[str, str] | None = None) -> tuple[int, int, str]
     if K8S_INDEX in env:
         index, count = from_kubernetes(env)
         return index, count, f"Kubernetes completion index {env[K8S_INDEX]}"
-    raise ShardError(f"--shard auto: expected a Slurm job array ({SLURM_ID}, {SLURM_MIN}, "
-                     f"{SLURM_COUNT}) or a Kubernetes Indexed Job ({K8S_INDEX}, {K8S_COUNT}) "
-                     "in the environment, found neither")
+    raise ShardError(
+        f"--shard auto: expected a Slurm job array ({SLURM_ID}, {SLURM_MIN}, "
+        f"{SLURM_COUNT}) or a Kubernetes Indexed Job ({K8S_INDEX}, {K8S_COUNT}) "
+        "in the environment, found neither"
+    )
 
 
 def parse_shard(value: str, env: Mapping[str, str] | None = None) -> tuple[int, int, str]:
@@ -106,8 +112,9 @@ def parse_shard(value: str, env: Mapping[str, str] | None = None) -> tuple[int, 
     try:
         index, count = (int(p) for p in parts)
     except ValueError:
-        raise ShardError(f"--shard: expected I/N with whole numbers 0 <= I < N, or auto, "
-                         f"found {value!r}") from None
+        raise ShardError(
+            f"--shard: expected I/N with whole numbers 0 <= I < N, or auto, found {value!r}"
+        ) from None
     if count < 1 or not 0 <= index < count:
         raise ShardError(f"--shard: expected I/N with 0 <= I < N, found {value!r}")
     return index, count, "--shard"

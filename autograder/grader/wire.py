@@ -40,9 +40,13 @@ MAX_LOG = 1000  # entries of a model's forward log that are kept
 _DTYPE_KINDS = "biufc"
 # The models the grader may hand to a student's function, by class path: only the course's
 # own classes, rebuilt from their config in the kernel.
-TRUSTED_MODELS = ("attnbook.lm.model.TransformerLM", "attnbook.checks._lm.ObservedLM",
-                  "attnbook.checks._lm.HookCountingLM", "attnbook.lm.qwen3.Qwen3LM",
-                  "attnbook.lm.seq2seq.Seq2SeqTransformer")
+TRUSTED_MODELS = (
+    "attnbook.lm.model.TransformerLM",
+    "attnbook.checks._lm.ObservedLM",
+    "attnbook.checks._lm.HookCountingLM",
+    "attnbook.lm.qwen3.Qwen3LM",
+    "attnbook.lm.seq2seq.Seq2SeqTransformer",
+)
 TRUSTED_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 GENERATOR = "torch._C.Generator"  # the class path of torch.Generator
 
@@ -86,8 +90,11 @@ class Encoder:
         if isinstance(value, list):
             return [self.encode(v, depth + 1) for v in value]
         if isinstance(value, dict):
-            return {"__dict__": [[self.encode(k, depth + 1), self.encode(v, depth + 1)]
-                                 for k, v in value.items()]}
+            return {
+                "__dict__": [
+                    [self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in value.items()
+                ]
+            }
         handle = getattr(value, "__wire_handle__", None)
         if isinstance(handle, int) and not isinstance(handle, bool):
             return {"__handle__": handle}
@@ -121,11 +128,17 @@ class Encoder:
             dtype = str(tensor.dtype)
             if tensor.dtype == torch.bfloat16:
                 tensor = tensor.float()
-            return {"__torch__": _array_fields(tensor.numpy()), "dtype": dtype,
-                    "requires_grad": bool(value.requires_grad)}
+            return {
+                "__torch__": _array_fields(tensor.numpy()),
+                "dtype": dtype,
+                "requires_grad": bool(value.requires_grad),
+            }
         if isinstance(value, torch.Generator):
-            return {"__generator__": base64.b64encode(
-                value.get_state().numpy().tobytes()).decode("ascii")}
+            return {
+                "__generator__": base64.b64encode(value.get_state().numpy().tobytes()).decode(
+                    "ascii"
+                )
+            }
         if isinstance(value, torch.optim.Optimizer):
             return self._optimizer(value)
         return None
@@ -137,13 +150,20 @@ class Encoder:
             self.params.setdefault(id(p), [key, name])
         state = {k: self.encode(v) for k, v in model.state_dict(keep_vars=False).items()}
         # gradients left by an earlier step are state too (a step that forgets zero_grad)
-        grads = {name: self.encode(p.grad) for name, p in model.named_parameters()
-                 if p.grad is not None}
-        return {"__model__": {
-            "key": key, "class": _class_path(model),
-            "config": self.encode(dataclasses.asdict(model.config)),
-            "state": state, "grads": grads, "training": bool(model.training),
-            "log": self.encode(list(getattr(model, "forward_log", []))[-MAX_LOG:])}}
+        grads = {
+            name: self.encode(p.grad) for name, p in model.named_parameters() if p.grad is not None
+        }
+        return {
+            "__model__": {
+                "key": key,
+                "class": _class_path(model),
+                "config": self.encode(dataclasses.asdict(model.config)),
+                "state": state,
+                "grads": grads,
+                "training": bool(model.training),
+                "log": self.encode(list(getattr(model, "forward_log", []))[-MAX_LOG:]),
+            }
+        }
 
     def _optimizer(self, optimizer) -> dict:
         name = type(optimizer).__name__
@@ -155,8 +175,9 @@ class Encoder:
             ids = []
             for p in group["params"]:
                 if id(p) not in self.params:
-                    raise Unsendable("an optimizer whose parameters belong to no model "
-                                     "passed in the same call")
+                    raise Unsendable(
+                        "an optimizer whose parameters belong to no model passed in the same call"
+                    )
                 ids.append(self.params[id(p)])
                 refs.append(p)
             groups.append({"hyper": self.encode(hyper), "params": ids})
@@ -181,7 +202,8 @@ def encode_call(args: list, kwargs: dict) -> tuple[list, dict]:
     for i in models + [i for i in range(len(args)) if i not in models]:
         encoded[i] = encoder.encode(args[i])
     return [encoded[i] for i in range(len(args))], {
-        "__dict__": [[k, encoder.encode(v)] for k, v in kwargs.items()]}
+        "__dict__": [[k, encoder.encode(v)] for k, v in kwargs.items()]
+    }
 
 
 def _array_fields(arr) -> dict:
@@ -191,8 +213,11 @@ def _array_fields(arr) -> dict:
     if arr.dtype.kind not in _DTYPE_KINDS:
         raise Unsendable(f"array of dtype {arr.dtype}")
     # tobytes() is in C order whatever the layout; a 0-d array keeps its shape ()
-    return {"dtype": arr.dtype.str, "shape": list(arr.shape),
-            "data": base64.b64encode(arr.tobytes(order="C")).decode("ascii")}
+    return {
+        "dtype": arr.dtype.str,
+        "shape": list(arr.shape),
+        "data": base64.b64encode(arr.tobytes(order="C")).decode("ascii"),
+    }
 
 
 class Decoder:
@@ -219,8 +244,10 @@ class Decoder:
         if "__iter__" in value:
             return iter([self.decode(v, depth + 1) for v in _list(value["__iter__"])])
         if "__dict__" in value:
-            return {_hashable(self.decode(k, depth + 1)): self.decode(v, depth + 1)
-                    for k, v in (_pair(p) for p in _list(value["__dict__"]))}
+            return {
+                _hashable(self.decode(k, depth + 1)): self.decode(v, depth + 1)
+                for k, v in (_pair(p) for p in _list(value["__dict__"]))
+            }
         if "__complex__" in value:
             re, im = _list(value["__complex__"])
             return complex(float(re), float(im))
@@ -263,8 +290,7 @@ class Decoder:
         cls = getattr(importlib.import_module(module_name), name)
         config_cls = _config_class(cls)
         model = cls(config_cls(**self.decode(spec.get("config"))))
-        model.load_state_dict({k: self.decode(v) for k, v in spec["state"].items()},
-                              strict=False)
+        model.load_state_dict({k: self.decode(v) for k, v in spec["state"].items()}, strict=False)
         params = dict(model.named_parameters())
         for name, grad in (spec.get("grads") or {}).items():
             params[name].grad = self.decode(grad)
@@ -284,8 +310,9 @@ class Decoder:
         for group in _list(spec.get("groups")):
             found = []
             for key, pname in _list(group.get("params")):
-                found.append(dict(self.models[int(key)].named_parameters(
-                    remove_duplicate=False))[str(pname)])
+                found.append(
+                    dict(self.models[int(key)].named_parameters(remove_duplicate=False))[str(pname)]
+                )
             params += found
             groups.append({"params": found, **self.decode(group.get("hyper"))})
         optimizer = getattr(torch.optim, name)(groups)
@@ -410,13 +437,18 @@ def restore_all(afters: list, originals: list) -> list:
 def _is_object(value) -> bool:
     """A model, optimizer or generator: sent by state, restored by `restore_all`."""
     path = _class_path(value)
-    return path in TRUSTED_MODELS or path == GENERATOR or (
-        path.startswith("torch.optim.") and type(value).__name__ in TRUSTED_OPTIMIZERS)
+    return (
+        path in TRUSTED_MODELS
+        or path == GENERATOR
+        or (path.startswith("torch.optim.") and type(value).__name__ in TRUSTED_OPTIMIZERS)
+    )
 
 
 def _plain_tag(encoded) -> bool:
-    return not (isinstance(encoded, dict) and any(
-        tag in encoded for tag in ("__model__", "__optim__", "__generator__")))
+    return not (
+        isinstance(encoded, dict)
+        and any(tag in encoded for tag in ("__model__", "__optim__", "__generator__"))
+    )
 
 
 def _load_model(spec, original, mine):
@@ -428,8 +460,7 @@ def _load_model(spec, original, mine):
         raise WireError("the model came back with other state keys")
     values = {}
     for key, encoded in state.items():
-        value = _tensor(encoded) if isinstance(encoded, dict) and "__torch__" in encoded \
-            else None
+        value = _tensor(encoded) if isinstance(encoded, dict) and "__torch__" in encoded else None
         want = expected[key]
         if value is None or value.shape != want.shape or value.dtype != want.dtype:
             raise WireError(f"the model's {key} came back with another shape or dtype")
@@ -448,7 +479,8 @@ def _load_model(spec, original, mine):
     if hasattr(mine, "forward_log"):
         log = decode(spec.get("log") or [])
         mine.forward_log = type(mine.forward_log)(
-            entry for entry in log[-MAX_LOG:] if isinstance(entry, dict))
+            entry for entry in log[-MAX_LOG:] if isinstance(entry, dict)
+        )
     return mine
 
 
@@ -498,8 +530,7 @@ def read_frame(fd: int, deadline: float | None = None) -> dict:
     if length > MAX_FRAME:
         raise WireError(f"frame of {length} bytes exceeds the {MAX_FRAME}-byte limit")
     try:
-        message = json.loads(_read_exact(fd, length, deadline).decode("utf-8",
-                                                                       errors="replace"))
+        message = json.loads(_read_exact(fd, length, deadline).decode("utf-8", errors="replace"))
     except ValueError as err:
         raise WireError(f"frame is not JSON: {err}") from err
     if not isinstance(message, dict):

@@ -1,12 +1,8 @@
 """Notebook 11 catalogue: the mistakes students make, and correct answers written otherwise."""
 
-import sys
-from pathlib import Path
+from grader.catalogue import alternative, mistake
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from grader.catalogue import alternative, mistake  # noqa: E402
-
-from attnbook.checks import nb05, nb11  # noqa: E402
+from attnbook.checks import nb05, nb11
 
 # The EncoderDecoder cell has four solution regions: EncoderBlock.forward,
 # DecoderBlock.forward, EncoderDecoder.encode, EncoderDecoder.decode (None keeps one).

@@ -61,7 +61,7 @@ def append_to(nb, grade_id: str, source: str) -> nbformat.NotebookNode:
 
 
 # -- the faked-score tricks (each on top of the catalogued mistake: it must still cost 3) ---
-MONKEYPATCH = '''
+MONKEYPATCH = """
 import numpy as np
 import torch
 import attnbook.checks as checks
@@ -76,13 +76,13 @@ for name in dir(checks):
     if name.startswith("check_"):
         setattr(checks, name, lambda *a, **k: print("\\u2713 passed"))
 check_attention = lambda *a, **k: print("\\u2713 attention passed 99 checks.")
-'''
-TRANSFORMER = '''
+"""
+TRANSFORMER = """
 ip = get_ipython()
 ip.input_transformers_post.append(lambda lines: [])
 ip.input_transformers_cleanup.append(lambda lines: [])
-'''
-EDIT_HELPERS = '''
+"""
+EDIT_HELPERS = """
 import attnbook.checks._core as core
 import attnbook.checks.nb01 as nb01
 for path in (core.__file__, nb01.__file__):
@@ -95,8 +95,8 @@ for path in (core.__file__, nb01.__file__):
 core.CheckRun.expect_close = lambda *a, **k: None
 core.CheckRun.fail = lambda *a, **k: None
 nb01.check_attention = lambda *a, **k: None
-'''
-SNOOP = '''
+"""
+SNOOP = """
 import os
 for path in {paths!r}:
     try:
@@ -111,8 +111,8 @@ try:
     print("READ reference")
 except Exception as err:
     print("blocked reference", type(err).__name__)
-'''
-WRITE_OTHER = '''
+"""
+WRITE_OTHER = """
 for path in {paths!r}:
     try:
         with open(path, "w") as handle:
@@ -120,8 +120,8 @@ for path in {paths!r}:
         print("WROTE", path)
     except OSError as err:
         print("blocked", path, type(err).__name__)
-'''
-NETWORK = '''
+"""
+NETWORK = """
 import socket
 for host, port in [("127.0.0.1", {port}), ("1.1.1.1", 53), ("pypi.org", 443)]:
     try:
@@ -129,11 +129,11 @@ for host, port in [("127.0.0.1", {port}), ("1.1.1.1", 53), ("pypi.org", 443)]:
         print("CONNECTED", host, port)
     except OSError as err:
         print("blocked", host, port, type(err).__name__)
-'''
+"""
 
 
 # -- attacks on classmates and on the grader's own work -------------------------------------
-SABOTAGE = '''
+SABOTAGE = """
 import numpy as np
 
 _honest = {name: globals()[name] for name in ("project_qkv", "score_matrix", "softmax_rows")}
@@ -153,14 +153,14 @@ def _saboteur(name):
 project_qkv = _saboteur("project_qkv")
 score_matrix = _saboteur("score_matrix")
 softmax_rows = _saboteur("softmax_rows")
-'''
-BLANK_INPUTS = '''
+"""
+BLANK_INPUTS = """
 def score_matrix(Q, K):
     Q[...] = 0.0  # if the reference ran on the same array afterwards, it would agree
     K[...] = 0.0
     return np.zeros((Q.shape[0], K.shape[0]))
-'''
-HUNT = '''
+"""
+HUNT = """
 import gc, os, sys
 found = []
 for module in list(sys.modules.values()):
@@ -182,11 +182,11 @@ for fd in range(3, 64):
     if "reference" in target or "solutions" in target or target.endswith(".db"):
         found.append(f"descriptor {fd} -> {target}")
 print("FOUND" if found else "nothing to find", found)
-'''
-SLOW_ANSWER = '''
+"""
+SLOW_ANSWER = """
 answer_scale = "answer:" + " " * 10**6 + "(" * 10**6 + "a" * 10**6 + " ."
-'''
-DISPLAYS = '''
+"""
+DISPLAYS = """
 import base64
 import io
 
@@ -200,8 +200,8 @@ png = base64.b64encode(buffer.getvalue()).decode()
 for _ in range(60):
     display({"text/plain": "x" * 10**6, "image/png": png, "text/html": "<b>" * 10**5},
             raw=True)
-'''
-FILL_DISK = '''
+"""
+FILL_DISK = """
 import os
 for folder in ("/tmp", ".", "/dev/shm"):
     written = 0
@@ -214,7 +214,7 @@ for folder in ("/tmp", ".", "/dev/shm"):
         print("WROTE", folder, written, "MB")
     except OSError as err:
         print("blocked", folder, "after", written, "MB", err.errno)
-'''
+"""
 
 
 @dataclass
@@ -239,25 +239,39 @@ def sample_class(root: Path) -> dict[str, tuple[bytes, float, str]]:
         "ada": (_nb_bytes(base), FULL, "the solution"),
         "ben": (_nb_bytes(release_notebook(root)), 0.0, "the blank release, untouched"),
         "cleo": (_nb_bytes(wrong), FULL - 3, "attention weights transposed (test_attention)"),
-        "dev": (_nb_bytes(with_mistake(root, "score_matrix", "no 1/sqrt(d_k)")), FULL - 5,
-                "no 1/sqrt(d_k) in score_matrix (test_score_matrix, and test_attention, "
-                "which calls it)"),
-        "eli": (_nb_bytes(with_mistake(root, "softmax_rows", "softmax over the wrong axis")),
-                FULL - 6, "softmax over the wrong axis (test_softmax_rows and test_attention)"),
-        "hal": (_nb_bytes(add_cell_after(wrong, "attention", MONKEYPATCH)), FULL - 3,
-                "hostile: the mistake of cleo, plus numpy, torch and the checks patched"),
+        "dev": (
+            _nb_bytes(with_mistake(root, "score_matrix", "no 1/sqrt(d_k)")),
+            FULL - 5,
+            "no 1/sqrt(d_k) in score_matrix (test_score_matrix, and test_attention, "
+            "which calls it)",
+        ),
+        "eli": (
+            _nb_bytes(with_mistake(root, "softmax_rows", "softmax over the wrong axis")),
+            FULL - 6,
+            "softmax over the wrong axis (test_softmax_rows and test_attention)",
+        ),
+        "hal": (
+            _nb_bytes(add_cell_after(wrong, "attention", MONKEYPATCH)),
+            FULL - 3,
+            "hostile: the mistake of cleo, plus numpy, torch and the checks patched",
+        ),
     }
 
 
 def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
     """Every hostile or broken submission of the suite, with its expected score."""
     base, wrong = solved(root), with_mistake(root, *MISTAKE)
-    forbidden = [str(root / "solutions" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
-                 str(root / "autograder" / "reference" / "nb01_attention_scores.py"),
-                 str(work / "gradebook.db"), "/etc/shadow"]
-    others = [str(work / "submitted" / "ada" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
-              str(work / "autograded" / "ada" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
-              str(root / "attnbook" / "pwned.py")]
+    forbidden = [
+        str(root / "solutions" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
+        str(root / "autograder" / "reference" / "nb01_attention_scores.py"),
+        str(work / "gradebook.db"),
+        "/etc/shadow",
+    ]
+    others = [
+        str(work / "submitted" / "ada" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
+        str(work / "autograded" / "ada" / NOTEBOOK / f"{NOTEBOOK}.ipynb"),
+        str(root / "attnbook" / "pwned.py"),
+    ]
     solution_text = nbformat.writes(base)
     no_test = copy.deepcopy(wrong)
     del no_test.cells[_index(no_test, "test_attention")]
@@ -273,102 +287,237 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
     retyped = copy.deepcopy(wrong)
     test_cell = retyped.cells[_index(retyped, "test_attention")]
     retyped.cells[_index(retyped, "test_attention")] = nbformat.v4.new_markdown_cell(
-        "I turned this test into text", metadata=test_cell.metadata)
+        "I turned this test into text", metadata=test_cell.metadata
+    )
     answer = retyped.cells[_index(retyped, "answer_scale")]
     retyped.cells[_index(retyped, "answer_scale")] = nbformat.v4.new_markdown_cell(
-        answer.source, metadata=answer.metadata)
+        answer.source, metadata=answer.metadata
+    )
     stripped = copy.deepcopy(wrong)
     for i, cell in enumerate(stripped.cells):
         cell.metadata.pop("nbgrader", None)
         cell["id"] = f"editor-{i}"
     mine = f"{NOTEBOOK}.ipynb"
     cases = [
-        Case("loop", 3.0, "while True in the score_matrix answer cell: that cell times out, "
-             "the kernel is stopped, only the 3 points before it count", {mine: _nb_bytes(
-                 append_to(base, "score_matrix", "while True:\n    pass"))}),
-        Case("membomb", FULL, "fills 1 GiB, then asks for 16 GiB more in a cell of its own: "
-             "MemoryError at the address-space limit, nothing else lost",
-             {mine: _nb_bytes(add_cell_after(base, None, (
-                 "import numpy as np\nfilled = np.ones(2**27)\nblob = np.ones(2**31)")))}),
-        Case("osexit", 6.0, "os._exit(0) after softmax_rows: the kernel dies, the 8 points "
-             "of the tests after it are lost", {mine: _nb_bytes(
-                 append_to(base, "softmax_rows", "import os\nos._exit(0)"))}),
-        Case("sysexit", FULL, "sys.exit(1) after softmax_rows: like Jupyter, the cell fails "
-             "and the kernel lives on", {mine: _nb_bytes(
-                 append_to(base, "softmax_rows", "import sys\nsys.exit(1)"))}),
-        Case("forkbomb", FULL, "forks without end in the last cell: stops at the process "
-             "limit, killed with the sandbox", {mine: _nb_bytes(add_cell_after(
-                 base, None, "import os\nwhile True:\n    os.fork()"))}),
-        Case("flood", FULL, "prints 100 MB and writes 100 MB to fd 1: kept output truncated",
-             {mine: _nb_bytes(add_cell_after(base, None, (
-                 "import os\nfor _ in range(10**5):\n    print('spam ' * 200)\n"
-                 "os.write(1, b'x' * 10**8)")))}),
-        Case("deltest", FULL - 3, "deleted test_attention (and has the mistake): the test is "
-             "put back and still costs 3", {mine: _nb_bytes(no_test)}),
-        Case("edittest", FULL - 3, "replaced test_attention by a print (and has the mistake): "
-             "restored, still costs 3", {mine: _nb_bytes(edited)}),
-        Case("dupcells", FULL - 3, "duplicated test_softmax_rows and the attention answer "
-             "cell, the copy wrong: the copy runs last, so its mistake costs 3",
-             {mine: _nb_bytes(duplicated)}),
-        Case("celltype", FULL - 3, "test_attention and answer_scale turned into Markdown: the "
-             "test is restored as code, the answer runs as code", {mine: _nb_bytes(retyped)}),
-        Case("stripped", FULL - 3, "saved by an editor that drops nbgrader metadata and cell "
-             "ids (and has the mistake): answers recognised by their definitions, tests put "
-             "back, the mistake still costs 3", {mine: _nb_bytes(stripped)}),
-        Case("truncated", 0.0, "notebook cut in half: unreadable, graded as blank",
-             {mine: solution_text[: len(solution_text) // 2].encode()}),
-        Case("notjson", 0.0, "not JSON at all: graded as blank",
-             {mine: b"print('my answers are in my head')"}),
-        Case("missing", 0.0, "uploaded only a text file: no notebook, graded as blank",
-             {"readme.txt": b"I forgot to upload"}),
-        Case("misnamed", FULL, "solution saved as 01_attn_final.ipynb: matched by its number",
-             {"01_attn_final.ipynb": _nb_bytes(base)}),
-        Case("monkey", FULL - 3, "the mistake plus numpy, torch and check functions patched: "
-             "the checks run in the grader, so the mistake still costs 3",
-             {mine: _nb_bytes(add_cell_after(wrong, "attention", MONKEYPATCH))}),
-        Case("transformer", FULL - 3, "the mistake plus an input transformer, after the last "
-             "answer, that blanks every later cell: tests do not pass through the kernel, "
-             "still costs 3",
-             {mine: _nb_bytes(add_cell_after(wrong, "answer_permutation", TRANSFORMER))}),
-        Case("helpers", FULL - 3, "the mistake plus edits to the check modules on disk "
-             "(read-only) and in memory: still costs 3",
-             {mine: _nb_bytes(add_cell_after(wrong, "attention", EDIT_HELPERS))}),
-        Case("snoop", FULL - 3, "tries to read the solutions, the reference answers and the "
-             "gradebook, and calls the reference for attention: nothing is there, costs 3",
-             {mine: _nb_bytes(add_cell_after(append_to(
-                 base, "attention",
-                 "from attnbook.grading import load_reference\n"
-                 "def attention(Q, K, V):\n"
-                 "    return load_reference('01_attention_scores').attention(Q, K, V)"),
-                 None, SNOOP.format(paths=forbidden)))}),
-        Case("vandal", FULL, "tries to overwrite another student's submission, their graded "
-             "notebook and the package: nothing outside its sandbox is writable",
-             {mine: _nb_bytes(add_cell_after(base, None, WRITE_OTHER.format(paths=others)))}),
-        Case("network", FULL, "opens connections to the grader's machine and the internet: "
-             "no network in the sandbox", {mine: _nb_bytes(add_cell_after(
-                 base, None, NETWORK.format(port=port)))}),
-        Case("saboteur", FULL - 6, "after the softmax_rows answer, project_qkv, score_matrix "
-             "and softmax_rows are wrapped to answer right but write zeros into their inputs "
-             "(the checks' worked examples, were they shared): the two tests that run after "
-             "it, softmax_rows and attention, fail with the in-place hint; no classmate is "
-             "touched", {mine: _nb_bytes(
-                 append_to(base, "softmax_rows", SABOTAGE))}),
-        Case("blanker", FULL - 5, "score_matrix zeroes Q and K and returns zeros: a reference "
-             "computed afterwards on the same arrays would agree; it runs on its own copies, "
-             "so score_matrix and attention (which calls it) fail", {mine: _nb_bytes(
-                 append_to(base, "score_matrix", BLANK_INPUTS))}),
-        Case("hunter", FULL, "searches its process for reference answers, hidden tests, the "
-             "answer key and open files of the grader: there is nothing to find",
-             {mine: _nb_bytes(add_cell_after(base, None, HUNT))}),
-        Case("slowanswer", FULL - 1, "a 3 MB concept answer built to make a parser "
-             "backtrack: read in linear time, refused as not one letter",
-             {mine: _nb_bytes(append_to(base, "answer_scale", SLOW_ANSWER))}),
-        Case("displays", FULL, "60 rich outputs of 1 MB text, a large PNG and HTML: kept "
-             "within the per-cell and per-notebook caps, no HTML kept",
-             {mine: _nb_bytes(add_cell_after(base, None, DISPLAYS))}),
-        Case("diskfill", FULL, "writes 1.28 GB into /tmp, its working folder and /dev/shm: "
-             "stops at the sandbox's 256 MB tmpfs; the host's disk is never written",
-             {mine: _nb_bytes(add_cell_after(base, None, FILL_DISK))}),
+        Case(
+            "loop",
+            3.0,
+            "while True in the score_matrix answer cell: that cell times out, "
+            "the kernel is stopped, only the 3 points before it count",
+            {mine: _nb_bytes(append_to(base, "score_matrix", "while True:\n    pass"))},
+        ),
+        Case(
+            "membomb",
+            FULL,
+            "fills 1 GiB, then asks for 16 GiB more in a cell of its own: "
+            "MemoryError at the address-space limit, nothing else lost",
+            {
+                mine: _nb_bytes(
+                    add_cell_after(
+                        base,
+                        None,
+                        ("import numpy as np\nfilled = np.ones(2**27)\nblob = np.ones(2**31)"),
+                    )
+                )
+            },
+        ),
+        Case(
+            "osexit",
+            6.0,
+            "os._exit(0) after softmax_rows: the kernel dies, the 8 points "
+            "of the tests after it are lost",
+            {mine: _nb_bytes(append_to(base, "softmax_rows", "import os\nos._exit(0)"))},
+        ),
+        Case(
+            "sysexit",
+            FULL,
+            "sys.exit(1) after softmax_rows: like Jupyter, the cell fails and the kernel lives on",
+            {mine: _nb_bytes(append_to(base, "softmax_rows", "import sys\nsys.exit(1)"))},
+        ),
+        Case(
+            "forkbomb",
+            FULL,
+            "forks without end in the last cell: stops at the process "
+            "limit, killed with the sandbox",
+            {mine: _nb_bytes(add_cell_after(base, None, "import os\nwhile True:\n    os.fork()"))},
+        ),
+        Case(
+            "flood",
+            FULL,
+            "prints 100 MB and writes 100 MB to fd 1: kept output truncated",
+            {
+                mine: _nb_bytes(
+                    add_cell_after(
+                        base,
+                        None,
+                        (
+                            "import os\nfor _ in range(10**5):\n    print('spam ' * 200)\n"
+                            "os.write(1, b'x' * 10**8)"
+                        ),
+                    )
+                )
+            },
+        ),
+        Case(
+            "deltest",
+            FULL - 3,
+            "deleted test_attention (and has the mistake): the test is put back and still costs 3",
+            {mine: _nb_bytes(no_test)},
+        ),
+        Case(
+            "edittest",
+            FULL - 3,
+            "replaced test_attention by a print (and has the mistake): restored, still costs 3",
+            {mine: _nb_bytes(edited)},
+        ),
+        Case(
+            "dupcells",
+            FULL - 3,
+            "duplicated test_softmax_rows and the attention answer "
+            "cell, the copy wrong: the copy runs last, so its mistake costs 3",
+            {mine: _nb_bytes(duplicated)},
+        ),
+        Case(
+            "celltype",
+            FULL - 3,
+            "test_attention and answer_scale turned into Markdown: the "
+            "test is restored as code, the answer runs as code",
+            {mine: _nb_bytes(retyped)},
+        ),
+        Case(
+            "stripped",
+            FULL - 3,
+            "saved by an editor that drops nbgrader metadata and cell "
+            "ids (and has the mistake): answers recognised by their definitions, tests put "
+            "back, the mistake still costs 3",
+            {mine: _nb_bytes(stripped)},
+        ),
+        Case(
+            "truncated",
+            0.0,
+            "notebook cut in half: unreadable, graded as blank",
+            {mine: solution_text[: len(solution_text) // 2].encode()},
+        ),
+        Case(
+            "notjson",
+            0.0,
+            "not JSON at all: graded as blank",
+            {mine: b"print('my answers are in my head')"},
+        ),
+        Case(
+            "missing",
+            0.0,
+            "uploaded only a text file: no notebook, graded as blank",
+            {"readme.txt": b"I forgot to upload"},
+        ),
+        Case(
+            "misnamed",
+            FULL,
+            "solution saved as 01_attn_final.ipynb: matched by its number",
+            {"01_attn_final.ipynb": _nb_bytes(base)},
+        ),
+        Case(
+            "monkey",
+            FULL - 3,
+            "the mistake plus numpy, torch and check functions patched: "
+            "the checks run in the grader, so the mistake still costs 3",
+            {mine: _nb_bytes(add_cell_after(wrong, "attention", MONKEYPATCH))},
+        ),
+        Case(
+            "transformer",
+            FULL - 3,
+            "the mistake plus an input transformer, after the last "
+            "answer, that blanks every later cell: tests do not pass through the kernel, "
+            "still costs 3",
+            {mine: _nb_bytes(add_cell_after(wrong, "answer_permutation", TRANSFORMER))},
+        ),
+        Case(
+            "helpers",
+            FULL - 3,
+            "the mistake plus edits to the check modules on disk "
+            "(read-only) and in memory: still costs 3",
+            {mine: _nb_bytes(add_cell_after(wrong, "attention", EDIT_HELPERS))},
+        ),
+        Case(
+            "snoop",
+            FULL - 3,
+            "tries to read the solutions, the reference answers and the "
+            "gradebook, and calls the reference for attention: nothing is there, costs 3",
+            {
+                mine: _nb_bytes(
+                    add_cell_after(
+                        append_to(
+                            base,
+                            "attention",
+                            "from attnbook.grading import load_reference\n"
+                            "def attention(Q, K, V):\n"
+                            "    return load_reference('01_attention_scores').attention(Q, K, V)",
+                        ),
+                        None,
+                        SNOOP.format(paths=forbidden),
+                    )
+                )
+            },
+        ),
+        Case(
+            "vandal",
+            FULL,
+            "tries to overwrite another student's submission, their graded "
+            "notebook and the package: nothing outside its sandbox is writable",
+            {mine: _nb_bytes(add_cell_after(base, None, WRITE_OTHER.format(paths=others)))},
+        ),
+        Case(
+            "network",
+            FULL,
+            "opens connections to the grader's machine and the internet: no network in the sandbox",
+            {mine: _nb_bytes(add_cell_after(base, None, NETWORK.format(port=port)))},
+        ),
+        Case(
+            "saboteur",
+            FULL - 6,
+            "after the softmax_rows answer, project_qkv, score_matrix "
+            "and softmax_rows are wrapped to answer right but write zeros into their inputs "
+            "(the checks' worked examples, were they shared): the two tests that run after "
+            "it, softmax_rows and attention, fail with the in-place hint; no classmate is "
+            "touched",
+            {mine: _nb_bytes(append_to(base, "softmax_rows", SABOTAGE))},
+        ),
+        Case(
+            "blanker",
+            FULL - 5,
+            "score_matrix zeroes Q and K and returns zeros: a reference "
+            "computed afterwards on the same arrays would agree; it runs on its own copies, "
+            "so score_matrix and attention (which calls it) fail",
+            {mine: _nb_bytes(append_to(base, "score_matrix", BLANK_INPUTS))},
+        ),
+        Case(
+            "hunter",
+            FULL,
+            "searches its process for reference answers, hidden tests, the "
+            "answer key and open files of the grader: there is nothing to find",
+            {mine: _nb_bytes(add_cell_after(base, None, HUNT))},
+        ),
+        Case(
+            "slowanswer",
+            FULL - 1,
+            "a 3 MB concept answer built to make a parser "
+            "backtrack: read in linear time, refused as not one letter",
+            {mine: _nb_bytes(append_to(base, "answer_scale", SLOW_ANSWER))},
+        ),
+        Case(
+            "displays",
+            FULL,
+            "60 rich outputs of 1 MB text, a large PNG and HTML: kept "
+            "within the per-cell and per-notebook caps, no HTML kept",
+            {mine: _nb_bytes(add_cell_after(base, None, DISPLAYS))},
+        ),
+        Case(
+            "diskfill",
+            FULL,
+            "writes 1.28 GB into /tmp, its working folder and /dev/shm: "
+            "stops at the sandbox's 256 MB tmpfs; the host's disk is never written",
+            {mine: _nb_bytes(add_cell_after(base, None, FILL_DISK))},
+        ),
     ]
     return cases
 

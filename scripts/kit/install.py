@@ -31,24 +31,32 @@ def manifest() -> dict:
 
 
 def this_interpreter() -> dict:
-    return {"python": f"{sys.version_info.major}.{sys.version_info.minor}",
-            "system": platform.system(), "machine": platform.machine()}
+    return {
+        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "system": platform.system(),
+        "machine": platform.machine(),
+    }
 
 
 def check_interpreter(built_for: dict, here: dict | None = None) -> None:
     """Stop with a clear message when the wheels cannot install on this Python (`here`,
     default this interpreter)."""
-    here = {key: str(value).lower() if key == "machine" else str(value)
-            for key, value in (here or this_interpreter()).items()}
-    kit = {key: str(built_for[key]).lower() if key == "machine" else str(built_for[key])
-           for key in here}
+    here = {
+        key: str(value).lower() if key == "machine" else str(value)
+        for key, value in (here or this_interpreter()).items()
+    }
+    kit = {
+        key: str(built_for[key]).lower() if key == "machine" else str(built_for[key])
+        for key in here
+    }
     wrong = [f"{key}: here {here[key]}, kit {kit[key]}" for key in here if here[key] != kit[key]]
     if wrong:
         raise SystemExit(
             f"This kit's wheels are for Python {kit['python']} on {kit['system']} "
             f"{kit['machine']} ({'; '.join(wrong)}).\nRun it with that Python (for example "
             f"`py -{kit['python']} install.py` on Windows, `python{kit['python']} install.py` "
-            "elsewhere) or ask your instructor for the kit built for your computer.")
+            "elsewhere) or ask your instructor for the kit built for your computer."
+        )
 
 
 def venv_python() -> Path:
@@ -59,8 +67,10 @@ def make_venv(fresh: bool) -> Path:
     try:
         venv.EnvBuilder(with_pip=True, clear=fresh).create(VENV)
     except (OSError, subprocess.CalledProcessError) as err:
-        raise SystemExit(f"could not create {VENV}: {err}\nOn Debian or Ubuntu install "
-                         "python3-venv first (sudo apt install python3-venv).") from None
+        raise SystemExit(
+            f"could not create {VENV}: {err}\nOn Debian or Ubuntu install "
+            "python3-venv first (sudo apt install python3-venv)."
+        ) from None
     return venv_python()
 
 
@@ -68,8 +78,18 @@ def pip_install(python: Path, *requirements: str) -> None:
     """pip install from wheels/ only: no index, no pip.conf, no PIP_* variables."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
     env["PIP_CONFIG_FILE"] = os.devnull
-    command = [str(python), "-m", "pip", "--isolated", "--disable-pip-version-check",
-               "install", "--no-index", "--find-links", str(KIT / "wheels"), *requirements]
+    command = [
+        str(python),
+        "-m",
+        "pip",
+        "--isolated",
+        "--disable-pip-version-check",
+        "install",
+        "--no-index",
+        "--find-links",
+        str(KIT / "wheels"),
+        *requirements,
+    ]
     if subprocess.run(command, env=env).returncode != 0:
         raise SystemExit(f"pip could not install {' '.join(requirements)} from {KIT / 'wheels'}")
 
@@ -90,8 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     pip_install(python, kit["requirement"])
     configure_lab()
     scripts = ".venv\\Scripts\\" if os.name == "nt" else ".venv/bin/"
-    print(f"\nattnbook kit {kit['version']} is installed in {VENV}.\n"
-          f"Open the lab with:  {scripts}jupyter lab notebooks")
+    print(
+        f"\nattnbook kit {kit['version']} is installed in {VENV}.\n"
+        f"Open the lab with:  {scripts}jupyter lab notebooks"
+    )
     return 0
 
 

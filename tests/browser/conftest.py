@@ -19,10 +19,17 @@ import pytest
 from .lab import ROOT, SCREENSHOTS, author_server, make_lab_server, reset_lab
 
 CHROMIUM = Path(os.environ.get("ATTNBOOK_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 ACTION_TIMEOUT_MS = 30_000
 # A hard bound on the whole suite: once this many seconds have passed since its first test,
 # every remaining browser test fails at once (each test is bounded by its own timeout too).
@@ -31,25 +38,30 @@ _suite_start: list[float] = []
 
 
 def student_notebooks() -> list[Path]:
-    return sorted(p for p in ROOT.glob("notebooks/*/*.ipynb") if ".ipynb_checkpoints" not in
-                  p.parts)
+    return sorted(
+        p for p in ROOT.glob("notebooks/*/*.ipynb") if ".ipynb_checkpoints" not in p.parts
+    )
 
 
 def solution_notebooks() -> list[Path]:
-    return sorted(p for p in ROOT.glob("solutions/*/*.ipynb") if ".ipynb_checkpoints" not in
-                  p.parts)
+    return sorted(
+        p for p in ROOT.glob("solutions/*/*.ipynb") if ".ipynb_checkpoints" not in p.parts
+    )
 
 
 def missing_browser() -> str | None:
     """Why the browser suite cannot run here, or None."""
     if not CHROMIUM.exists():
-        return (f"{CHROMIUM} is missing; run `bash scripts/install_browser.sh` "
-                f"(apt-get install chromium)")
+        return (
+            f"{CHROMIUM} is missing; run `bash scripts/install_browser.sh` "
+            f"(apt-get install chromium)"
+        )
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        return ("playwright is not installed in this environment; run "
-                "`bash scripts/install_browser.sh`")
+        return (
+            "playwright is not installed in this environment; run `bash scripts/install_browser.sh`"
+        )
     return None
 
 
@@ -59,8 +71,10 @@ def suite_budget():
         _suite_start.append(time.monotonic())
     spent = time.monotonic() - _suite_start[0]
     if spent > SUITE_BUDGET_S:
-        pytest.fail(f"the browser suite has used {spent:.0f} s of its {SUITE_BUDGET_S:.0f} s "
-                    f"budget (ATTNBOOK_BROWSER_BUDGET); this test was not run")
+        pytest.fail(
+            f"the browser suite has used {spent:.0f} s of its {SUITE_BUDGET_S:.0f} s "
+            f"budget (ATTNBOOK_BROWSER_BUDGET); this test was not run"
+        )
 
 
 @pytest.fixture(scope="session")
@@ -85,8 +99,13 @@ def browser(browser_ready):
     profile = tempfile.mkdtemp(prefix="attnbook-chromium-")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1400, "height": 900}, timeout=60_000)
+            profile,
+            executable_path=str(CHROMIUM),
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1400, "height": 900},
+            timeout=60_000,
+        )
         try:
             yield context
         finally:

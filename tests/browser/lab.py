@@ -30,10 +30,14 @@ START_TIMEOUT = 150  # first start of `make lab` may build nothing, but two load
 # every cell kept in the DOM, so output checks see off-screen cells; no news pop-up.
 LAB_SETTINGS = {
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none",
-                                                                  "recordTiming": True},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "windowingMode": "none",
+        "recordTiming": True,
+    },
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false", "checkForUpdates": False},
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
 }
 
 # An error output is rendered with this MIME type, as is a stderr stream; what tells them
@@ -45,10 +49,22 @@ WIDGET_OUTPUT = f"{CELL_OUTPUT}:has(.jupyter-widgets)"
 # Controls of ipywidgets 8, as rendered in JupyterLab; a widget's "display" is what is left
 # of it once these are removed (HTML, images, Output widgets, their data attributes).
 CONTROL_SELECTORS = [
-    ".widget-slider", ".widget-dropdown", ".widget-select", ".widget-toggle-button",
-    ".widget-toggle-buttons", ".widget-checkbox", ".widget-radio", ".widget-button",
-    ".widget-text", ".widget-textarea", ".widget-play", ".widget-colorpicker",
-    ".widget-datepicker", ".widget-combobox", ".widget-tagsinput", ".widget-readout",
+    ".widget-slider",
+    ".widget-dropdown",
+    ".widget-select",
+    ".widget-toggle-button",
+    ".widget-toggle-buttons",
+    ".widget-checkbox",
+    ".widget-radio",
+    ".widget-button",
+    ".widget-text",
+    ".widget-textarea",
+    ".widget-play",
+    ".widget-colorpicker",
+    ".widget-datepicker",
+    ".widget-combobox",
+    ".widget-tagsinput",
+    ".widget-readout",
 ]
 
 
@@ -69,8 +85,16 @@ def write_settings(folder: Path) -> Path:
 class LabServer:
     """One JupyterLab process (a process group), its URL, token and log."""
 
-    def __init__(self, name: str, command: list[str], cwd: Path, root: Path, port: int,
-                 token: str, env: dict | None = None):
+    def __init__(
+        self,
+        name: str,
+        command: list[str],
+        cwd: Path,
+        root: Path,
+        port: int,
+        token: str,
+        env: dict | None = None,
+    ):
         self.name, self.command, self.cwd, self.root = name, command, cwd, root
         self.port, self.token = port, token
         self.env = {**os.environ, **(env or {})}
@@ -82,8 +106,11 @@ class LabServer:
         """Arguments that make a server private to this test run."""
         state = SCRATCH / name
         return [
-            "--no-browser", f"--port={port}", "--ServerApp.port_retries=0",
-            "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
+            "--no-browser",
+            f"--port={port}",
+            "--ServerApp.port_retries=0",
+            "--ServerApp.ip=127.0.0.1",
+            f"--IdentityProvider.token={token}",
             f"--LabApp.user_settings_dir={write_settings(state / 'settings')}",
             f"--LabApp.workspaces_dir={state / 'workspaces'}",
             # JupyterLab checkpoints a notebook it runs: keep them out of the working tree
@@ -108,8 +135,14 @@ class LabServer:
     def start(self) -> LabServer:
         SCRATCH.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("w")
-        self.process = subprocess.Popen(self.command, cwd=self.cwd, env=self.env, stdout=log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(
+            self.command,
+            cwd=self.cwd,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:
@@ -119,11 +152,13 @@ class LabServer:
                 if self.process.poll() is not None:
                     raise RuntimeError(
                         f"{self.name}: `{' '.join(self.command)}` exited with "
-                        f"{self.process.returncode}; log: {self.log_tail()}") from None
+                        f"{self.process.returncode}; log: {self.log_tail()}"
+                    ) from None
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError(f"{self.name}: no answer within {START_TIMEOUT} s; "
-                                       f"log: {self.log_tail()}") from None
+                    raise RuntimeError(
+                        f"{self.name}: no answer within {START_TIMEOUT} s; log: {self.log_tail()}"
+                    ) from None
                 time.sleep(1)
 
     def log_tail(self, chars: int = 3000) -> str:
@@ -156,8 +191,14 @@ def make_lab_server() -> LabServer:
     """The README's first command, `make lab`, on a free port with a token."""
     port, token = free_port(), secrets.token_hex(16)
     args = " ".join(LabServer.lab_args("make-lab", port, token))
-    return LabServer("make-lab", ["make", "lab", f"LAB_ARGS={args}"], cwd=ROOT,
-                     root=ROOT / "notebooks", port=port, token=token)
+    return LabServer(
+        "make-lab",
+        ["make", "lab", f"LAB_ARGS={args}"],
+        cwd=ROOT,
+        root=ROOT / "notebooks",
+        port=port,
+        token=token,
+    )
 
 
 def author_server() -> LabServer:
@@ -177,29 +218,42 @@ def author_server() -> LabServer:
         "# Written by tests/browser/lab.py: the workbook's configuration, scratch gradebook.\n"
         f"load_subconfig({str(ROOT / 'autograder' / 'nbgrader_config.py')!r})  # noqa: F821\n"
         "c = get_config()  # noqa: F821\n"
-        f"c.CourseDirectory.db_url = {'sqlite:///' + str(cwd / 'gradebook.db')!r}\n")
+        f"c.CourseDirectory.db_url = {'sqlite:///' + str(cwd / 'gradebook.db')!r}\n"
+    )
     jupyter = ROOT / ".venv" / "bin" / "jupyter"
-    command = [str(jupyter), "lab", f"--ServerApp.root_dir={ROOT}",
-               "--ContentsManager.allow_hidden=True", *LabServer.lab_args("author", port, token)]
+    command = [
+        str(jupyter),
+        "lab",
+        f"--ServerApp.root_dir={ROOT}",
+        "--ContentsManager.allow_hidden=True",
+        *LabServer.lab_args("author", port, token),
+    ]
     if os.geteuid() == 0:
         command.append("--allow-root")
     # As README tells a TA: the environment active (the formgrader runs `alembic` from PATH).
     path = f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
-    return LabServer("author", command, cwd=cwd, root=ROOT, port=port, token=token,
-                     env={"NBGRADER_EXECUTION": "autograde", "PATH": path,
-                          "VIRTUAL_ENV": str(ROOT / ".venv")})
+    return LabServer(
+        "author",
+        command,
+        cwd=cwd,
+        root=ROOT,
+        port=port,
+        token=token,
+        env={"NBGRADER_EXECUTION": "autograde", "PATH": path, "VIRTUAL_ENV": str(ROOT / ".venv")},
+    )
 
 
 # ---------------------------------------------------------------------------- page helpers
+
 
 def open_lab(page, server: LabServer, path: str | None = None, timeout: float = 90) -> None:
     """Load JupyterLab in a fresh workspace, optionally with one file open."""
     workspace = f"t{secrets.token_hex(4)}"
     tail = f"/tree/{quote(path)}" if path else ""
-    page.goto(server.url(f"lab/workspaces/{workspace}{tail}", reset=""),
-              timeout=timeout * 1000)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=timeout
-                           * 1000)
+    page.goto(server.url(f"lab/workspaces/{workspace}{tail}", reset=""), timeout=timeout * 1000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell", timeout=timeout * 1000
+    )
     page.locator("#jp-main-dock-panel").wait_for(timeout=timeout * 1000)
     page.locator(".jp-DirListing-content").first.wait_for(timeout=timeout * 1000)
 
@@ -215,7 +269,8 @@ def lab_is_loaded(page, server: LabServer) -> bool:
     """Whether this tab shows a working JupyterLab of this server."""
     try:
         return page.url.startswith(server.base()) and page.evaluate(
-            "() => !!(window.jupyterapp && window.jupyterapp.shell)")
+            "() => !!(window.jupyterapp && window.jupyterapp.shell)"
+        )
     except Exception:  # a crashed or closed page
         return False
 
@@ -248,14 +303,19 @@ def open_notebook(page, server: LabServer, path: str, timeout: float = 120):
     (File > Open's command), otherwise JupyterLab is loaded with the notebook.
     """
     if lab_is_loaded(page, server):
-        page.evaluate("async p => { await window.jupyterapp.commands.execute("
-                      "'docmanager:open', {path: p}); }", path)
+        page.evaluate(
+            "async p => { await window.jupyterapp.commands.execute("
+            "'docmanager:open', {path: p}); }",
+            path,
+        )
     else:
         open_lab(page, server, path, timeout)
     page.wait_for_function(
         f"() => {{ const w = window.jupyterapp.shell.currentWidget;"
         f" return w && w.context && w.context.path === {json.dumps(path)}"
-        f" && w.context.isReady; }}", timeout=timeout * 1000)
+        f" && w.context.isReady; }}",
+        timeout=timeout * 1000,
+    )
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").last
     panel.locator(".jp-Cell").first.wait_for(timeout=timeout * 1000)
     page.wait_for_function(f"() => ({KERNEL_STATUS})() === 'idle'", timeout=timeout * 1000)
@@ -293,7 +353,8 @@ def run_all_cells(page, timeout: float) -> dict:
     page.wait_for_function(
         """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden)'
                  + ' .jp-CodeCell .jp-InputPrompt')].some(p => p.textContent.includes('['))""",
-        timeout=30_000)
+        timeout=30_000,
+    )
     deadline = time.monotonic() + timeout
     quiet_since = None
     while True:
@@ -306,9 +367,11 @@ def run_all_cells(page, timeout: float) -> dict:
         elif time.monotonic() - quiet_since > 1.5:  # idle and settled
             return state
         if time.monotonic() > deadline:
-            raise TimeoutError(f"Run All Cells did not finish within {timeout:.0f} s "
-                               f"(kernel {state['kernel']}, running: "
-                               f"{[c['index'] for c in state['cells'] if '*' in c['prompt']]})")
+            raise TimeoutError(
+                f"Run All Cells did not finish within {timeout:.0f} s "
+                f"(kernel {state['kernel']}, running: "
+                f"{[c['index'] for c in state['cells'] if '*' in c['prompt']]})"
+            )
         time.sleep(0.5)
 
 
@@ -333,7 +396,9 @@ def display_signature(widget) -> str:
              const copy = node.cloneNode(true);
              copy.querySelectorAll(controls).forEach(c => c.remove());
              return copy.innerHTML;
-           }""", ", ".join(CONTROL_SELECTORS))
+           }""",
+        ", ".join(CONTROL_SELECTORS),
+    )
 
 
 def data_values(widget) -> list[str]:
@@ -345,7 +410,9 @@ def data_values(widget) -> list[str]:
              return [...copy.querySelectorAll('*')].flatMap(e => [...e.attributes]
                .filter(a => a.name.startsWith('data-') && a.name !== 'data-mime-type')
                .map(a => `${e.className}[${a.name}=${a.value}]`));
-           }""", ", ".join(CONTROL_SELECTORS))
+           }""",
+        ", ".join(CONTROL_SELECTORS),
+    )
 
 
 def controls_of(widget) -> list[tuple[str, object]]:
@@ -393,8 +460,9 @@ def move(page, kind: str, control, attempt: int) -> str:
     return f"{kind}: clicked"
 
 
-WIDGET_FAILED = re.compile(r"Error displaying widget|Failed to (load|render)|model not found",
-                           re.IGNORECASE)
+WIDGET_FAILED = re.compile(
+    r"Error displaying widget|Failed to (load|render)|model not found", re.IGNORECASE
+)
 
 
 def wait_for_change(page, widget, before: str, seconds: float) -> str | None:
@@ -417,8 +485,13 @@ def exercise_widget(page, widget, shot: Path, settle: float = 8.0) -> dict:
     widget.scroll_into_view_if_needed()
     widget.locator(".jupyter-widgets").first.wait_for(state="visible")
     text = widget.inner_text()
-    report = {"rendered": not WIDGET_FAILED.search(text), "text": text[:300],
-              "controls": [], "moved": None, "changed": False}
+    report = {
+        "rendered": not WIDGET_FAILED.search(text),
+        "text": text[:300],
+        "controls": [],
+        "moved": None,
+        "changed": False,
+    }
     before = display_signature(widget)
     report["data_before"] = data_values(widget)
     report["shows_something"] = bool(before.strip()) and widget.bounding_box()["height"] > 10

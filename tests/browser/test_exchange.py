@@ -48,9 +48,14 @@ def course(browser_ready):
     shutil.copyfile(AUTOGRADER / "exchange" / "student_nbgrader_config.py", config)
     write_settings(student.home / ".lab-test" / "settings")
     student.own(student.home)
-    subprocess.run([str(VENV_BIN / "nbgrader"), "release_assignment", NOTEBOOK],
-                   cwd=AUTOGRADER, env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [str(VENV_BIN / "nbgrader"), "release_assignment", NOTEBOOK],
+        cwd=AUTOGRADER,
+        env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     try:
         yield {"student": student, "exchange": exchange, "base": base}
     finally:
@@ -63,15 +68,27 @@ def student_lab(student, exchange: Path) -> LabServer:
     port, token = free_port(), secrets.token_hex(16)
     state = student.home / ".lab-test"
     command = student.argv(
-        str(VENV_BIN / "jupyter"), "lab", "--no-browser", f"--port={port}",
-        "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={student.home}",
+        str(VENV_BIN / "jupyter"),
+        "lab",
+        "--no-browser",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        "--ServerApp.ip=127.0.0.1",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={student.home}",
         f"--LabApp.user_settings_dir={state / 'settings'}",
         f"--LabApp.workspaces_dir={state / 'workspaces'}",
-        "--LabApp.expose_app_in_browser=True")
-    return LabServer("exchange-student", command, cwd=student.home, root=student.home,
-                     port=port, token=token,
-                     env=student.env(ATTNBOOK_EXCHANGE=str(exchange)))
+        "--LabApp.expose_app_in_browser=True",
+    )
+    return LabServer(
+        "exchange-student",
+        command,
+        cwd=student.home,
+        root=student.home,
+        port=port,
+        token=token,
+        env=student.env(ATTNBOOK_EXCHANGE=str(exchange)),
+    )
 
 
 @pytest.mark.browser
@@ -84,8 +101,9 @@ def test_fetch_and_submit_through_the_assignments_tab(course, page, screenshots,
     try:
         open_lab(page, server)
         page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').click()
-        page.locator('#jp-mainmenu-nbgrader li[data-command="nbgrader:open-assignment-list"]'
-                     ).click()
+        page.locator(
+            '#jp-mainmenu-nbgrader li[data-command="nbgrader:open-assignment-list"]'
+        ).click()
         released = page.locator("#released_assignments_list .list_item", has_text=NOTEBOOK)
         released.locator("button", has_text="Fetch").click(timeout=90_000)
         fetched = page.locator("#fetched_assignments_list .list_item", has_text=NOTEBOOK)
@@ -93,15 +111,17 @@ def test_fetch_and_submit_through_the_assignments_tab(course, page, screenshots,
         submit.wait_for(timeout=90_000)
         page.screenshot(path=str(screenshots / "exchange-fetched.png"))
         copy = student.home / NOTEBOOK / f"{NOTEBOOK}.ipynb"
-        assert copy.read_bytes() == (ROOT / "notebooks" / NOTEBOOK / f"{NOTEBOOK}.ipynb"
-                                     ).read_bytes()
+        assert (
+            copy.read_bytes() == (ROOT / "notebooks" / NOTEBOOK / f"{NOTEBOOK}.ipynb").read_bytes()
+        )
         assert os.stat(copy).st_uid == student.uid
         answer = load_builder().sample_class(ROOT)["ada"][0]
         copy.write_bytes(answer)  # what the student saved after working the notebook
         student.own(copy)
         submit.click()
         page.locator("#submitted_assignments_list .list_item", has_text=NOTEBOOK).first.wait_for(
-            timeout=90_000)
+            timeout=90_000
+        )
         page.screenshot(path=str(screenshots / "exchange-submitted.png"))
     finally:
         server.stop()
@@ -112,8 +132,12 @@ def test_fetch_and_submit_through_the_assignments_tab(course, page, screenshots,
     work = tmp_path / "work"
     collected = subprocess.run(
         [sys.executable, "-m", "grader", "collect", "-a", NOTEBOOK, "--work", str(work)],
-        cwd=AUTOGRADER, env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
-        capture_output=True, text=True, timeout=300)
+        cwd=AUTOGRADER,
+        env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert collected.returncode == 0, collected.stderr
     assert "1 collected" in collected.stdout
     taken = work / "collected" / NOTEBOOK / student.name / f"{NOTEBOOK}.ipynb"

@@ -70,23 +70,32 @@ def _formgrader_server(work, db_url: str) -> LabServer:
     it (the project's nbgrader_config.py), with the course's work folder and gradebook."""
     cwd = work.parent / "server"
     cwd.mkdir(parents=True, exist_ok=True)
-    folders = "".join(f"c.CourseDirectory.{name}_directory = {str(work / name)!r}\n"
-                      for name in ("submitted", "autograded", "feedback", "release"))
+    folders = "".join(
+        f"c.CourseDirectory.{name}_directory = {str(work / name)!r}\n"
+        for name in ("submitted", "autograded", "feedback", "release")
+    )
     (cwd / "nbgrader_config.py").write_text(
         f"load_subconfig({str(ROOT / 'autograder' / 'nbgrader_config.py')!r})  # noqa: F821\n"
         "c = get_config()  # noqa: F821\n"
-        f"c.CourseDirectory.db_url = {db_url!r}\n{folders}")
+        f"c.CourseDirectory.db_url = {db_url!r}\n{folders}"
+    )
     port, token = free_port(), secrets.token_hex(16)
     bin_dir = os.path.dirname(sys.executable)
-    command = [os.path.join(bin_dir, "jupyter"), "lab", f"--ServerApp.root_dir={ROOT}",
-               "--ContentsManager.allow_hidden=True",
-               *LabServer.lab_args("formgrader-xss", port, token)]
+    command = [
+        os.path.join(bin_dir, "jupyter"),
+        "lab",
+        f"--ServerApp.root_dir={ROOT}",
+        "--ContentsManager.allow_hidden=True",
+        *LabServer.lab_args("formgrader-xss", port, token),
+    ]
     if os.geteuid() == 0:
         command.append("--allow-root")
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-               VIRTUAL_ENV=os.path.dirname(bin_dir))
-    return LabServer("formgrader-xss", command, cwd=cwd, root=ROOT, port=port, token=token,
-                     env=env)
+    env = dict(
+        os.environ,
+        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        VIRTUAL_ENV=os.path.dirname(bin_dir),
+    )
+    return LabServer("formgrader-xss", command, cwd=cwd, root=ROOT, port=port, token=token, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -104,18 +113,30 @@ def graded(browser_ready):
     scratch = SCRATCH / f"xss-{secrets.token_hex(4)}"  # inside the server's root
     target = scratch / "pwned.txt"
     release = nbformat.read(ROOT / "notebooks" / NOTEBOOK / f"{NOTEBOOK}.ipynb", 4)
-    mallory = hostile_notebook(release, listener.url, formgrader_attack(
-        listener.url, target.relative_to(ROOT).as_posix()), invalid=False)
+    mallory = hostile_notebook(
+        release,
+        listener.url,
+        formgrader_attack(listener.url, target.relative_to(ROOT).as_posix()),
+        invalid=False,
+    )
     students = {"ada": fill_in(release, solution_notebook(NOTEBOOK)), "mallory": mallory}
     course = Course(root=ROOT, work=scratch / "work", cell_timeout=30, quiet=True)
-    folder = load_builder().write_folder(scratch / "in", {
-        s: {f"{NOTEBOOK}.ipynb": nbformat.writes(nb).encode()} for s, nb in students.items()})
+    folder = load_builder().write_folder(
+        scratch / "in",
+        {s: {f"{NOTEBOOK}.ipynb": nbformat.writes(nb).encode()} for s, nb in students.items()},
+    )
     outcomes = grade_class(course, folder, [NOTEBOOK])
     assert all(o["ok"] for o in outcomes), outcomes
     server = _formgrader_server(course.work, course.db_url).start()
     try:
-        yield {"course": course, "listener": listener, "target": target, "server": server,
-               "mallory": mallory, "release": release}
+        yield {
+            "course": course,
+            "listener": listener,
+            "target": target,
+            "server": server,
+            "mallory": mallory,
+            "release": release,
+        }
     finally:
         server.stop()
         listener.close()
@@ -160,8 +181,14 @@ def _open(page, url: str, events: list, listener: Listener) -> None:
     to its hits even when Chromium refuses to send it (a page on 127.0.0.1:A may not call
     127.0.0.1:B: local network access), since that a payload ran is what counts."""
     page.on("dialog", lambda dialog: (events.append(dialog.message), dialog.dismiss()))
-    page.on("request", lambda request: listener.hits.append(
-        request.url[len(listener.url):]) if request.url.startswith(listener.url) else None)
+    page.on(
+        "request",
+        lambda request: (
+            listener.hits.append(request.url[len(listener.url) :])
+            if request.url.startswith(listener.url)
+            else None
+        ),
+    )
     page.goto(url, wait_until="load")
     page.wait_for_timeout(SETTLE_MS)
 
@@ -180,7 +207,7 @@ def _markers_shown(page) -> list[str]:
 
 
 def test_feedback_page_runs_no_payload(graded, page, screenshots):
-    path = (graded["course"].work / "feedback" / "mallory" / NOTEBOOK / f"{NOTEBOOK}.html")
+    path = graded["course"].work / "feedback" / "mallory" / NOTEBOOK / f"{NOTEBOOK}.html"
     dialogs: list = []
     _open(page, path.as_uri(), dialogs, graded["listener"])
     page.screenshot(path=str(screenshots / "xss-feedback.png"), full_page=False)
@@ -240,8 +267,10 @@ def test_control_the_same_pages_without_the_configuration_run_the_payloads(grade
 
     url = _submission_url(graded)
     html = export(graded["mallory"], "formgrade", None)
-    page.route(lambda u: "/formgrader/submissions/" in u,
-               lambda route: route.fulfill(status=200, content_type="text/html", body=html))
+    page.route(
+        lambda u: "/formgrader/submissions/" in u,
+        lambda route: route.fulfill(status=200, content_type="text/html", body=html),
+    )
     _log_in(page, graded["server"])
     _open(page, url, [], listener)
     assert _wait_for(lambda: "/api-done" in listener.hits), listener.hits

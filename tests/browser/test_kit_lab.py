@@ -16,8 +16,12 @@ import pytest
 
 from .lab import LabServer, free_port, open_lab, open_notebook
 
-INSTRUCTOR_COMMANDS = ("nbgrader:open-formgrader", "nbgrader:open-formgrader-local",
-                       "nbgrader:open-course-list", "nbgrader:open-create-assignment")
+INSTRUCTOR_COMMANDS = (
+    "nbgrader:open-formgrader",
+    "nbgrader:open-formgrader-local",
+    "nbgrader:open-course-list",
+    "nbgrader:open-create-assignment",
+)
 CREATE_ASSIGNMENT_PANEL = "nbgrader-create_assignemnt"  # nbgrader 0.9's id, spelt so
 
 
@@ -27,12 +31,17 @@ def kit_lab(browser_ready, kit_installed, kit_home):
     from kit import clean_env
 
     port, token = free_port(), secrets.token_hex(16)
-    command = [str(kit_installed / ".venv" / "bin" / "jupyter"), "lab", "notebooks",
-               *LabServer.lab_args("kit", port, token)]
+    command = [
+        str(kit_installed / ".venv" / "bin" / "jupyter"),
+        "lab",
+        "notebooks",
+        *LabServer.lab_args("kit", port, token),
+    ]
     if os.geteuid() == 0:
         command.append("--allow-root")
-    server = LabServer("kit", command, cwd=kit_installed, root=kit_installed / "notebooks",
-                       port=port, token=token)
+    server = LabServer(
+        "kit", command, cwd=kit_installed, root=kit_installed / "notebooks", port=port, token=token
+    )
     server.env = clean_env(kit_installed, kit_home)
     server.start()
     try:
@@ -50,27 +59,29 @@ def status_of(server: LabServer, path: str) -> int:
 
 
 def lab_commands(page) -> dict[str, bool]:
-    return page.evaluate("""names => Object.fromEntries(names.map(
+    return page.evaluate(
+        """names => Object.fromEntries(names.map(
         n => [n, window.jupyterapp.commands.hasCommand(n)]))""",
-                         [*INSTRUCTOR_COMMANDS, "nbgrader:open-assignment-list"])
+        [*INSTRUCTOR_COMMANDS, "nbgrader:open-assignment-list"],
+    )
 
 
 def panel_ids(page, area: str) -> list[str]:
-    return page.evaluate("area => [...window.jupyterapp.shell.widgets(area)].map(w => w.id)",
-                         area)
+    return page.evaluate("area => [...window.jupyterapp.shell.widgets(area)].map(w => w.id)", area)
 
 
 @pytest.mark.browser
 @pytest.mark.timeout(600)
-def test_kit_lab_shows_a_student_no_instructor_panel(page, kit_lab, kit_installed,
-                                                      screenshots):
+def test_kit_lab_shows_a_student_no_instructor_panel(page, kit_lab, kit_installed, screenshots):
     open_lab(page, kit_lab)
     listing = page.locator(".jp-DirListing-content").inner_text()
     missing = [p.name for p in (kit_installed / "notebooks").iterdir() if p.name not in listing]
     assert not missing, f"the file browser does not list {missing}: {listing[:500]}"
     commands = lab_commands(page)
-    assert commands == {**dict.fromkeys(INSTRUCTOR_COMMANDS, False),
-                        "nbgrader:open-assignment-list": True}, commands
+    assert commands == {
+        **dict.fromkeys(INSTRUCTOR_COMMANDS, False),
+        "nbgrader:open-assignment-list": True,
+    }, commands
     assert CREATE_ASSIGNMENT_PANEL not in panel_ids(page, "right"), panel_ids(page, "right")
     page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').click()
     menu = page.locator("#jp-mainmenu-nbgrader")
@@ -87,8 +98,9 @@ def test_kit_lab_shows_a_student_no_instructor_panel(page, kit_lab, kit_installe
 
 @pytest.mark.browser
 @pytest.mark.timeout(600)
-def test_kit_notebook_has_validate_and_no_create_assignment(page, kit_lab, kit_installed,
-                                                           screenshots, stop_kernels):
+def test_kit_notebook_has_validate_and_no_create_assignment(
+    page, kit_lab, kit_installed, screenshots, stop_kernels
+):
     stop_kernels(kit_lab)
     name = sorted(p.name for p in (kit_installed / "notebooks").iterdir())[0]
     panel = open_notebook(page, kit_lab, f"{name}/{name}.ipynb")

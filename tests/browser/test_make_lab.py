@@ -28,7 +28,10 @@ def test_make_lab_shows_the_notebook_list(page, make_lab, screenshots):
     page.wait_for_function(
         """names => { const shown = [...document.querySelectorAll(
              '.jp-DirListing-content .jp-DirListing-itemName')].map(e => e.textContent.trim());
-           return names.every(n => shown.includes(n)); }""", arg=expected, timeout=30_000)
+           return names.every(n => shown.includes(n)); }""",
+        arg=expected,
+        timeout=30_000,
+    )
     shown = [t.strip() for t in listing.all_inner_texts()]
     page.screenshot(path=str(screenshots / "make-lab-file-browser.png"))
     assert set(expected) <= set(shown), f"file browser shows {shown}, expected {expected}"
@@ -53,10 +56,12 @@ def test_student_notebook_opens(path, student_page, make_lab, screenshots, stop_
     state = notebook_state(page)
     page.screenshot(path=str(screenshots / f"student-{path.stem}.png"))
     assert len(state["cells"]) == len(cells), (
-        f"{relative}: the browser shows {len(state['cells'])} cells, the file has {len(cells)}")
+        f"{relative}: the browser shows {len(state['cells'])} cells, the file has {len(cells)}"
+    )
     assert panel.locator(".jp-Cell").count() == len(cells)
     errors = [c for c in state["cells"] if c["errors"]]
     assert not errors, f"{relative}: error outputs on opening: {json.dumps(errors)[:1000]}"
     assert panel.locator(STDERR_OUTPUT).count() == 0, f"{relative}: stderr shown on opening"
     assert panel.locator(".validate-button").count() == 1, (
-        f"{relative}: nbgrader's Validate button is missing from the notebook toolbar")
+        f"{relative}: nbgrader's Validate button is missing from the notebook toolbar"
+    )

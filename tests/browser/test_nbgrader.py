@@ -29,8 +29,11 @@ VALIDATE_LIMIT = 240  # nbgrader executes the whole notebook
 
 
 def graded_code_cells(path) -> list:
-    return [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"
-            and c.metadata.get("nbgrader", {}).get("grade")]
+    return [
+        c
+        for c in nbformat.read(path, as_version=4).cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+    ]
 
 
 def keep_the_file(server, saves: list):
@@ -40,6 +43,7 @@ def keep_the_file(server, saves: list):
     file's current model leaves notebooks/ untouched while the server validates the very file
     a student would have saved, unchanged.
     """
+
     def handle(route):
         request = route.request
         if request.method != "PUT":
@@ -50,14 +54,16 @@ def keep_the_file(server, saves: list):
         url = server.url(f"api/contents/{path}", content="0")
         with urllib.request.urlopen(url, timeout=10) as response:
             route.fulfill(status=200, content_type="application/json", body=response.read())
+
     return handle
 
 
 @pytest.mark.browser
 @pytest.mark.timeout(VALIDATE_LIMIT + 120)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_validate_button_reports_the_failing_stubs(path, student_page, make_lab, screenshots,
-                                                    stop_kernels):
+def test_validate_button_reports_the_failing_stubs(
+    path, student_page, make_lab, screenshots, stop_kernels
+):
     """On `make lab`, as a student: open the released notebook, press Validate."""
     page = student_page
     stop_kernels(make_lab)
@@ -86,7 +92,8 @@ def validate(page, path) -> str:
 
 def check_validation_dialog(page, path, text: str) -> None:
     assert page.locator(".nbgrader-ErrorDialog").count() == 1, (
-        f"{path.stem}: Validate passed a notebook of unfilled stubs: {text[:1000]}")
+        f"{path.stem}: Validate passed a notebook of unfilled stubs: {text[:1000]}"
+    )
     # nbgrader's dialog: one "The following cell failed:" paragraph per failing graded cell,
     # then the cell's source and its traceback (#validation-message.validation-failed).
     message = page.locator("#validation-message.validation-failed")
@@ -95,7 +102,8 @@ def check_validation_dialog(page, path, text: str) -> None:
     graded = graded_code_cells(path)
     assert failed == len(graded), (
         f"{path.stem}: Validate reports {failed} failing cells, the notebook has "
-        f"{len(graded)} graded test cells that should all fail on the stubs")
+        f"{len(graded)} graded test cells that should all fail on the stubs"
+    )
     assert "NotImplementedError" in text, f"{path.stem}: no NotImplementedError in {text[:800]}"
     first_lines = [c.source.strip().splitlines()[0] for c in graded if c.source.strip()]
     missing = [line for line in first_lines if line not in text]
@@ -108,8 +116,9 @@ def test_formgrader_opens_for_a_ta(author_page, author_lab, screenshots):
     page = author_page  # JupyterLab on the author server, nothing open
     page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').click()
     page.locator('#jp-mainmenu-nbgrader li[data-command="nbgrader:open-formgrader"]').click()
-    tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab .lm-TabBar-tabLabel",
-                       has_text="Formgrader")
+    tab = page.locator(
+        "#jp-main-dock-panel .lm-TabBar-tab .lm-TabBar-tabLabel", has_text="Formgrader"
+    )
     tab.first.wait_for()
     deadline = time.monotonic() + 60
     while not (frames := [f for f in page.frames if "/formgrader" in f.url]):
@@ -120,8 +129,10 @@ def test_formgrader_opens_for_a_ta(author_page, author_lab, screenshots):
     assert "Assignments" in frame.locator(".breadcrumb").inner_text()
     expected = sorted(p.parent.name for p in solution_notebooks())
     frame.wait_for_function(
-        """names => names.every(n => document.body.innerText.includes(n))""", arg=expected,
-        timeout=60_000)
+        """names => names.every(n => document.body.innerText.includes(n))""",
+        arg=expected,
+        timeout=60_000,
+    )
     body = frame.locator("body").inner_text()
     page.screenshot(path=str(screenshots / "formgrader.png"))
     assert "formgrader/manage_assignments" in frame.url, frame.url

@@ -22,16 +22,16 @@ from .lab import (
     run_all_cells,
 )
 
-LIVE = '''import ipywidgets as w
+LIVE = """import ipywidgets as w
 slider = w.IntSlider(value=3, min=0, max=10, description="n")
 shown = w.HTML()
 def redraw(_=None):
     shown.value = f'<div class="probe" data-value="{slider.value}">n = {slider.value}</div>'
 slider.observe(redraw, names="value")
 redraw()
-w.VBox([slider, shown])'''
-DEAD = '''dead = w.IntSlider(value=3, min=0, max=10, description="dead")
-w.VBox([dead, w.HTML('<div class="probe" data-value="fixed">fixed</div>')])'''
+w.VBox([slider, shown])"""
+DEAD = """dead = w.IntSlider(value=3, min=0, max=10, description="dead")
+w.VBox([dead, w.HTML('<div class="probe" data-value="fixed">fixed</div>')])"""
 CELLS = [
     "print('fine')",
     "import sys\nprint('only a warning', file=sys.stderr)",
@@ -44,15 +44,19 @@ CELLS = [
 
 @pytest.mark.browser
 @pytest.mark.timeout(300)
-def test_detectors_see_a_failing_cell_and_a_dead_widget(author_page, author_lab, screenshots,
-                                                         stop_kernels):
+def test_detectors_see_a_failing_cell_and_a_dead_widget(
+    author_page, author_lab, screenshots, stop_kernels
+):
     page = author_page
     stop_kernels(author_lab)
     folder = SCRATCH / "selfcheck"
     folder.mkdir(parents=True, exist_ok=True)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(nb, folder / "failing.ipynb")
     open_notebook(page, author_lab, (folder / "failing.ipynb").relative_to(ROOT).as_posix())
     state = run_all_cells(page, timeout=120)
@@ -72,6 +76,5 @@ def test_detectors_see_a_failing_cell_and_a_dead_widget(author_page, author_lab,
     live = exercise_widget(page, widgets.nth(0), screenshots / "selfcheck-live-widget")
     assert live["rendered"] and live["changed"], live
     assert live["data_before"] != live["data_after"], live
-    dead = exercise_widget(page, widgets.nth(1), screenshots / "selfcheck-dead-widget",
-                           settle=2.0)
+    dead = exercise_widget(page, widgets.nth(1), screenshots / "selfcheck-dead-widget", settle=2.0)
     assert dead["rendered"] and dead["controls"] == ["slider"] and not dead["changed"], dead

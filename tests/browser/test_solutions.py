@@ -20,7 +20,6 @@ RUN_LIMIT = {"07_training": 360}
 DEFAULT_RUN_LIMIT = 150
 
 
-
 def run_limit(path) -> int:
     return RUN_LIMIT.get(path.stem, DEFAULT_RUN_LIMIT)
 
@@ -29,10 +28,13 @@ NOTEBOOKS = solution_notebooks()
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("path", [
-    pytest.param(p, id=p.stem, marks=pytest.mark.timeout(run_limit(p) + 240)) for p in NOTEBOOKS])
-def test_solution_runs_in_the_browser_and_its_widgets_respond(path, author_page, author_lab,
-                                                              screenshots, stop_kernels):
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, id=p.stem, marks=pytest.mark.timeout(run_limit(p) + 240)) for p in NOTEBOOKS],
+)
+def test_solution_runs_in_the_browser_and_its_widgets_respond(
+    path, author_page, author_lab, screenshots, stop_kernels
+):
     page = author_page
     limit = run_limit(path)
     stop_kernels(author_lab)
@@ -45,8 +47,10 @@ def test_solution_runs_in_the_browser_and_its_widgets_respond(path, author_page,
         page.screenshot(path=str(screenshots / f"solution-{name}-ran.png"))
 
     timed = sorted((c for c in state["cells"] if c.get("seconds")), key=lambda c: -c["seconds"])
-    print(f"{name}: slowest cells (index: seconds) "
-          + ", ".join(f"{c['index']}: {c['seconds']:.1f}" for c in timed[:5]))
+    print(
+        f"{name}: slowest cells (index: seconds) "
+        + ", ".join(f"{c['index']}: {c['seconds']:.1f}" for c in timed[:5])
+    )
     errors = {c["index"]: c["errors"] for c in state["cells"] if c["errors"]}
     assert not errors, f"{relative}: cells show errors after Run All Cells: {errors}"
     shown = dom_errors(page)
@@ -56,19 +60,29 @@ def test_solution_runs_in_the_browser_and_its_widgets_respond(path, author_page,
     assert not not_run, f"{relative}: cells not run by Run All Cells: {not_run}"
 
     widgets = page.locator(WIDGET_OUTPUT)
-    reports = [exercise_widget(page, widgets.nth(i), screenshots / f"widget-{name}-{i + 1}")
-               for i in range(widgets.count())]
-    summary = [{k: r.get(k) for k in ("rendered", "controls", "moved", "changed",
-                                      "data_before", "data_after")} for r in reports]
+    reports = [
+        exercise_widget(page, widgets.nth(i), screenshots / f"widget-{name}-{i + 1}")
+        for i in range(widgets.count())
+    ]
+    summary = [
+        {
+            k: r.get(k)
+            for k in ("rendered", "controls", "moved", "changed", "data_before", "data_after")
+        }
+        for r in reports
+    ]
     (screenshots / f"widgets-{name}.json").write_text(json.dumps(summary, indent=1))
-    print(f"{name}: {len(code)} code cells ran; {len(reports)} widgets: "
-          + json.dumps([{k: r[k] for k in ("controls", "moved", "changed")} for r in reports]))
+    print(
+        f"{name}: {len(code)} code cells ran; {len(reports)} widgets: "
+        + json.dumps([{k: r[k] for k in ("controls", "moved", "changed")} for r in reports])
+    )
     for i, report in enumerate(reports, start=1):
         assert report["rendered"], f"{relative}: widget {i} failed to render: {report}"
         assert report["shows_something"], f"{relative}: widget {i} shows nothing: {report}"
         if report["controls"]:
             assert report["changed"], (
                 f"{relative}: widget {i}: moving its controls {report['controls']} did not "
-                f"change what it shows: {json.dumps(report, indent=1)[:2000]}")
+                f"change what it shows: {json.dumps(report, indent=1)[:2000]}"
+            )
     after = dom_errors(page)
     assert not after, f"{relative}: errors appeared while using the widgets: {after}"
