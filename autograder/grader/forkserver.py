@@ -27,6 +27,7 @@ import threading
 PRELOAD = (
     "numpy",
     "torch",
+    "torch._dynamo",  # the first optimizer a process builds imports it: 2 s, once here
     "matplotlib",
     "attnbook.checks",
     "attnbook.notebook",
