@@ -101,8 +101,11 @@ RUNS_OUT = Path("runs") / "ablation"  # the command line's default: outside vers
 # pre-norm, untied embeddings, causal mask; every other variant changes one of these.
 VARIANTS: dict[str, tuple[str, str, dict]] = {
     "none": ("positions", "no positions", {"positions": "none"}),
-    "sinusoidal": ("positions", "sinusoidal (x sqrt d)",
-                   {"positions": "sinusoidal", "embed_scale": True}),
+    "sinusoidal": (
+        "positions",
+        "sinusoidal (x sqrt d)",
+        {"positions": "sinusoidal", "embed_scale": True},
+    ),
     "sinusoidal_unscaled": ("positions", "sinusoidal, no sqrt d", {"positions": "sinusoidal"}),
     "learned": ("positions", "learned", {"positions": "learned"}),
     "rope": ("positions", "RoPE (reference)", {"positions": "rope"}),
@@ -301,8 +304,14 @@ class _RunBar:
         last = config.steps if config.stop_after is None else min(config.steps, config.stop_after)
         self.cap = config.time_cap_s
         self.wall0, self.cpu0 = time.perf_counter(), time.process_time()
-        self.bar = BudgetBar(total=last, desc=f"{name} seed {config.seed}", file=sys.stdout,
-                             dynamic_ncols=True, mininterval=0.5, disable=not show)
+        self.bar = BudgetBar(
+            total=last,
+            desc=f"{name} seed {config.seed}",
+            file=sys.stdout,
+            dynamic_ncols=True,
+            mininterval=0.5,
+            disable=not show,
+        )
 
     def __call__(self, step: int) -> None:
         if self.bar.disable:
@@ -314,8 +323,14 @@ class _RunBar:
         self.bar.update(step - self.bar.n)
 
 
-def _run_variant(name: str, config: AblationConfig, out: str | Path | None, data: _Data,
-                 return_model: bool, progress: Callable[[int], None]) -> dict:
+def _run_variant(
+    name: str,
+    config: AblationConfig,
+    out: str | Path | None,
+    data: _Data,
+    return_model: bool,
+    progress: Callable[[int], None],
+) -> dict:
     model = build_model(name, config, data.tokenizer.vocab_size)
     optimizer = build_optimizer(model, config)
     batches = batch_iterator(
@@ -401,8 +416,6 @@ def _locked(path: Path):
         os.close(fd)
 
 
-
-
 # Per run, results.json keeps these; per variant, the mean and spread of METRICS over seeds.
 RUN_FIELDS = (
     "seed", "steps", "wall_s", "cpu_s", "hit_time_cap", "final_val_loss", "excess_over_entropy",
@@ -429,8 +442,10 @@ def summarise_runs(runs: list[dict]) -> dict:
         "cpu_s": _spread([r["cpu_s"] for r in runs]),
         "wall_s": _spread([r["wall_s"] for r in runs]),
         **{metric: _spread([r[metric] for r in runs]) for metric in METRICS},
-        "val_curve": [[s, *(_spread([c[s] for c in curves])[k] for k in ("mean", "min", "max"))]
-                      for s in steps],
+        "val_curve": [
+            [s, *(_spread([c[s] for c in curves])[k] for k in ("mean", "min", "max"))]
+            for s in steps
+        ],
     }
 
 
@@ -452,8 +467,10 @@ def _store(out: Path, config: AblationConfig, record: dict) -> dict:
         results["command"] = "python -m attnbook.ablation"
         results["torch"] = torch.__version__
         stored = results.setdefault("variants", {})
-        entry = stored.setdefault(record["name"], {k: record[k] for k in (
-            "name", "group", "label", "overrides", "n_parameters")})
+        entry = stored.setdefault(
+            record["name"],
+            {k: record[k] for k in ("name", "group", "label", "overrides", "n_parameters")},
+        )
         runs = {r["seed"]: r for r in entry.get("runs", [])}
         runs[record["seed"]] = {k: record[k] for k in RUN_FIELDS}
         entry["runs"] = [runs[s] for s in sorted(runs)]
@@ -484,13 +501,13 @@ def run_ladder(
     if unknown:
         raise ValueError(f"names: unknown variant(s) {unknown}; expected some of {list(VARIANTS)}")
     out = Path(out)
-    runs = [(name, dataclasses.replace(config, seed=seed)) for name in names
-            for seed in config.seeds]
+    runs = [
+        (name, dataclasses.replace(config, seed=seed)) for name in names for seed in config.seeds
+    ]
     results: dict = {}
     floor_se = DEFAULT_GRAMMAR.entropy_per_token(config.entropy_samples, seed=12345)[1]
     if jobs <= 1:
-        done = (run_variant(name, run_config, out, progress=progress)
-                for name, run_config in runs)
+        done = (run_variant(name, run_config, out, progress=progress) for name, run_config in runs)
         for record in done:
             results = _store(out, config, {**record, "floor_se": floor_se})
             print(_line(record), flush=True)
@@ -508,8 +525,10 @@ def run_ladder(
     return results
 
 
-def train_probe_models(out: str | Path = DEFAULT_OUT, config: AblationConfig = PROBE_CONFIG,
-                       ) -> dict[str, dict]:
+def train_probe_models(
+    out: str | Path = DEFAULT_OUT,
+    config: AblationConfig = PROBE_CONFIG,
+) -> dict[str, dict]:
     """Train the probe's two decoders (no positions; causal and unmasked), save them to
     ``out/probe_<kind>.pt`` (small: about 0.1 MB each) and return their records."""
     out = Path(out)
@@ -519,8 +538,12 @@ def train_probe_models(out: str | Path = DEFAULT_OUT, config: AblationConfig = P
     for kind, name in PROBE_MODELS.items():
         record = run_variant(name, config, data=data, return_model=True)
         model = record.pop("model")
-        save_checkpoint(model, out / f"probe_{kind}.pt", config=asdict(config),
-                        metrics={k: v for k, v in record.items() if k != "val_curve"})
+        save_checkpoint(
+            model,
+            out / f"probe_{kind}.pt",
+            config=asdict(config),
+            metrics={k: v for k, v in record.items() if k != "val_curve"},
+        )
         records[kind] = record
         print(_line(record), flush=True)
     return records
@@ -547,15 +570,15 @@ def stored_dir() -> Path:
     for root in (DEFAULT_OUT.parent.parent, here, *here.parents):
         if (root / "assets" / "ablation" / "results.json").is_file():
             return root / "assets" / "ablation"
-    raise FileNotFoundError(f"no assets/ablation/results.json next to the package or above "
-                            f"{here}; run `python -m attnbook.ablation`")
+    raise FileNotFoundError(
+        f"no assets/ablation/results.json next to the package or above "
+        f"{here}; run `python -m attnbook.ablation`"
+    )
 
 
 def load_results(path: str | Path | None = None) -> dict:
     """The stored ladder (``results.json``, by default the workbook's) as a dict."""
     return json.loads(Path(path or stored_dir() / "results.json").read_text())
-
-
 
 
 def _pm(spread: dict, digits: int = 4, sign: str = "+") -> str:
@@ -605,8 +628,9 @@ def plot_ablation(results: dict) -> Figure:
     colors = {n: f"C{i}" for i, n in enumerate(VARIANTS)}
     n_seeds = len(results["config"]["seeds"])
     for name, entry in results["variants"].items():
-        steps, mean, low, high = (np.array(c) for c in zip(*entry["summary"]["val_curve"],
-                                                           strict=True))
+        steps, mean, low, high = (
+            np.array(c) for c in zip(*entry["summary"]["val_curve"], strict=True)
+        )
         ax_curve.plot(steps, mean - floor, "-", color=colors[name], label=entry["label"])
         ax_curve.fill_between(steps, low - floor, high - floor, color=colors[name], alpha=0.2)
     ax_curve.axhline(0.0, color="black", lw=1, ls="--", label="corpus entropy")
@@ -630,8 +654,10 @@ def plot_ablation(results: dict) -> Figure:
     ax_probe.set_title("right item first? mean ± sd, dots: seeds", fontsize=9)
     ax_probe.legend(fontsize=7, loc="lower right")
     config = results["config"]
-    fig.suptitle(f"ablation ladder: d={config['d_model']}, {config['n_layers']} blocks, "
-                 f"{config['steps']} steps per run, seeds {config['seeds']}")
+    fig.suptitle(
+        f"ablation ladder: d={config['d_model']}, {config['n_layers']} blocks, "
+        f"{config['steps']} steps per run, seeds {config['seeds']}"
+    )
     fig.tight_layout()
     return fig
 
@@ -647,21 +673,26 @@ RERUN_METRIC = "final_val_loss"
 # The stored ladder's budget with seed 0, stopped early: the run is the stored run's first
 # steps exactly (same emails, batches and learning rates), so its numbers can be checked
 # against the stored curve. About 10 CPU seconds for the pair.
-RERUN_CONFIG = dataclasses.replace(AblationConfig(), seed=0, seeds=(0,), stop_after=200,
-                                   threads=1)
+RERUN_CONFIG = dataclasses.replace(AblationConfig(), seed=0, seeds=(0,), stop_after=200, threads=1)
 
 
-def rerun_pair(names: tuple[str, str] = RERUN_PAIR, config: AblationConfig = RERUN_CONFIG,
-               ) -> dict[str, dict]:
+def rerun_pair(
+    names: tuple[str, str] = RERUN_PAIR,
+    config: AblationConfig = RERUN_CONFIG,
+) -> dict[str, dict]:
     """Train two variants on the same emails with the same seed; their records by name."""
     data = _data(config)
     return {name: run_variant(name, config, data=data) for name in names}
 
 
-def stored_ranking(results: dict, names: tuple[str, ...], metric: str = RERUN_METRIC,
-                   ) -> list[str]:
+def stored_ranking(
+    results: dict,
+    names: tuple[str, ...],
+    metric: str = RERUN_METRIC,
+) -> list[str]:
     """``names`` ordered by the stored mean of ``metric``: lowest loss first, or highest
     order-probe accuracy first."""
+
     def key(name: str) -> float:
         mean = results["variants"][name]["summary"][metric]["mean"]
         return -mean if metric == "order_probe_accuracy" else mean
@@ -684,17 +715,25 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--variant", action="append", choices=list(VARIANTS),
                         help="run only this variant (repeatable); default: all")  # fmt: skip
     parser.add_argument("--out", help=f"folder for the results (default {RUNS_OUT})")
-    parser.add_argument("--into-assets", action="store_true",
-                        help=f"write into the stored ladder, {DEFAULT_OUT}")
+    parser.add_argument(
+        "--into-assets", action="store_true", help=f"write into the stored ladder, {DEFAULT_OUT}"
+    )
     parser.add_argument("--steps", type=int, help="steps per run (default 3000)")
     parser.add_argument("--n-train", type=int, help="training emails (default 20000)")
     parser.add_argument("--time-cap", type=float, help="CPU seconds per run at most")
     parser.add_argument("--threads", type=int, help="torch CPU threads per run")
     parser.add_argument("--jobs", type=int, default=1, help="runs trained at once")
-    parser.add_argument("--seeds", type=int, nargs="+",
-                        help="initialisation and batch order, one run each (default 0 1 2)")
-    parser.add_argument("--probe-models", action="store_true",
-                        help="instead: train and store the two decoders of the position probe")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        help="initialisation and batch order, one run each (default 0 1 2)",
+    )
+    parser.add_argument(
+        "--probe-models",
+        action="store_true",
+        help="instead: train and store the two decoders of the position probe",
+    )
     parser.add_argument("--lengths", action="store_true",
                         help="instead: length generalisation (attnbook.lengths): train on "
                         "emails of at most 24 tokens, score held-out emails per length band; "

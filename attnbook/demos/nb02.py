@@ -5,7 +5,6 @@ Every figure takes the array the learner's own function returned, so the picture
 their work.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -84,8 +83,9 @@ def plot_sinusoid_curves(P, slices: Sequence[int] = (0, 2, 5)):
     bad = [s for s in slices if not 0 <= s < L]
     if bad:
         raise ValueError(f"slices {bad} fall outside the {L} positions of P")
-    fig, (ax, text_ax) = plt.subplots(1, 2, figsize=(10, 3.8),
-                                      gridspec_kw={"width_ratios": [2.2, 1]})
+    fig, (ax, text_ax) = plt.subplots(
+        1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [2.2, 1]}
+    )
     positions = np.arange(L)
     for j in range(d):
         kind = "sin" if j % 2 == 0 else "cos"
@@ -98,8 +98,7 @@ def plot_sinusoid_curves(P, slices: Sequence[int] = (0, 2, 5)):
     ax.legend(fontsize=7, loc="lower left")
     text_ax.axis("off")
     lines = [f"p_{s} = [" + ", ".join(f"{v:+.3f}" for v in P[s]) + "]" for s in slices]
-    text_ax.text(-0.05, 0.5, "\n\n".join(lines), family="monospace", fontsize=7.5,
-                 va="center")
+    text_ax.text(-0.05, 0.5, "\n\n".join(lines), family="monospace", fontsize=7.5, va="center")
     text_ax.set_title("position vectors at the slices")
     fig.tight_layout()
     return fig
@@ -124,8 +123,9 @@ def offset_similarity(P, starts: Sequence[int], max_offset: int) -> np.ndarray:
     """Dot products p_l . p_(l+k) for each start l and k = 0..max_offset: (len(starts), K+1)."""
     P = np.asarray(P, dtype=float)
     if max(starts) + max_offset >= P.shape[0]:
-        raise ValueError(f"P has {P.shape[0]} rows; start {max(starts)} + offset {max_offset} "
-                         "does not fit")
+        raise ValueError(
+            f"P has {P.shape[0]} rows; start {max(starts)} + offset {max_offset} does not fit"
+        )
     return np.stack([P[l : l + max_offset + 1] @ P[l] for l in starts])  # (S, K+1)
 
 
@@ -142,5 +142,3 @@ def plot_offset_similarity(P, starts: Sequence[int] = (0, 10, 30), max_offset: i
     ax.legend()
     fig.tight_layout()
     return fig
-
-

@@ -4,7 +4,6 @@ The figure takes the learner's own frequencies. The one exception is the angle
 explorer widget, which turns a single 2-D arrow by `position * theta` to draw it.
 """
 
-
 from __future__ import annotations
 
 import html
@@ -23,6 +22,7 @@ __all__ = [
     "rope_angle_widget",
 ]
 
+
 # ---------------------------------------------------------------------------------------
 # notebook 03 figure and helper
 # ---------------------------------------------------------------------------------------
@@ -36,8 +36,13 @@ def plot_rope_angles(frequencies, L: int = 64):
     for i, t in enumerate(theta):
         wrapped = np.degrees(positions * t) % 360.0
         breaks = np.flatnonzero(np.diff(wrapped) < 0) + 1  # a full turn: do not draw back
-        ax.plot(np.insert(positions, breaks, np.nan), np.insert(wrapped, breaks, np.nan),
-                ".-", ms=3, label=f"pair {i}: theta = {t:.3g} rad")
+        ax.plot(
+            np.insert(positions, breaks, np.nan),
+            np.insert(wrapped, breaks, np.nan),
+            ".-",
+            ms=3,
+            label=f"pair {i}: theta = {t:.3g} rad",
+        )
     ax.set_xlabel("position l")
     ax.set_ylabel("rotation angle l * theta_i (degrees, mod 360)")
     ax.set_title("Fast pairs wrap around quickly; slow pairs barely turn")
@@ -66,11 +71,13 @@ def _arrow_svg(angle: float, color: str, label: str, ghost: bool = False) -> str
     x, y = 80 + 62 * np.cos(angle), 80 - 62 * np.sin(angle)  # SVG's y axis points down
     opacity = "0.3" if ghost else "1"
     dash = ' stroke-dasharray="4 3"' if ghost else ""
-    return (f'<line x1="80" y1="80" x2="{x:.1f}" y2="{y:.1f}" stroke="{color}" '
-            f'stroke-width="3" opacity="{opacity}"{dash}/>'
-            f'<text x="{80 + 72 * np.cos(angle):.1f}" y="{80 - 72 * np.sin(angle):.1f}" '
-            f'font-size="10" fill="{color}" opacity="{opacity}" text-anchor="middle">'
-            f"{html.escape(label)}</text>")
+    return (
+        f'<line x1="80" y1="80" x2="{x:.1f}" y2="{y:.1f}" stroke="{color}" '
+        f'stroke-width="3" opacity="{opacity}"{dash}/>'
+        f'<text x="{80 + 72 * np.cos(angle):.1f}" y="{80 - 72 * np.sin(angle):.1f}" '
+        f'font-size="10" fill="{color}" opacity="{opacity}" text-anchor="middle">'
+        f"{html.escape(label)}</text>"
+    )
 
 
 #: The decks' illustrative pair: 30 degrees per position.
@@ -93,30 +100,44 @@ class RopeAngleWidget(widgets.VBox):
     turned 30 degrees further, the difference still 60 degrees.
     """
 
-    def __init__(self, frequencies: Sequence[float] = (), query_position: int = 1,
-                 key_position: int = 3, shift: int = 1, max_position: int = 16,
-                 lecture_pair: bool = True):
+    def __init__(
+        self,
+        frequencies: Sequence[float] = (),
+        query_position: int = 1,
+        key_position: int = 3,
+        shift: int = 1,
+        max_position: int = 16,
+        lecture_pair: bool = True,
+    ):
         theta = np.asarray(frequencies, dtype=float).ravel()
         if theta.size == 0 and not lecture_pair:
-            raise ValueError("frequencies must hold at least one theta_i when the lecture's "
-                             "pair is left out")
+            raise ValueError(
+                "frequencies must hold at least one theta_i when the lecture's pair is left out"
+            )
         self.frequencies = theta
         options = [("lecture's pair: 30° per position", LECTURE_PAIR)] if lecture_pair else []
-        options += [(f"pair {i}: theta_{i} = {np.degrees(t):.3g}° per position", i)
-                    for i, t in enumerate(theta)]
-        self.pair = widgets.Dropdown(options=options, value=options[0][1], description="pair",
-                                     disabled=len(options) == 1)
-        self.query_position = widgets.IntSlider(value=query_position, min=0, max=max_position,
-                                                description="query at l")
-        self.key_position = widgets.IntSlider(value=key_position, min=0, max=max_position,
-                                              description="key at s")
-        self.shift = widgets.IntSlider(value=shift, min=0, max=max_position,
-                                       description="move both")
+        options += [
+            (f"pair {i}: theta_{i} = {np.degrees(t):.3g}° per position", i)
+            for i, t in enumerate(theta)
+        ]
+        self.pair = widgets.Dropdown(
+            options=options, value=options[0][1], description="pair", disabled=len(options) == 1
+        )
+        self.query_position = widgets.IntSlider(
+            value=query_position, min=0, max=max_position, description="query at l"
+        )
+        self.key_position = widgets.IntSlider(
+            value=key_position, min=0, max=max_position, description="key at s"
+        )
+        self.shift = widgets.IntSlider(
+            value=shift, min=0, max=max_position, description="move both"
+        )
         self.display = widgets.HTML()
         for control in (self.query_position, self.key_position, self.shift, self.pair):
             control.observe(self._redraw, names="value")
-        super().__init__([self.pair, self.query_position, self.key_position, self.shift,
-                          self.display])
+        super().__init__(
+            [self.pair, self.query_position, self.key_position, self.shift, self.display]
+        )
         self._redraw()
 
     def theta(self) -> float:
@@ -127,8 +148,10 @@ class RopeAngleWidget(widgets.VBox):
 
     def positions(self) -> tuple[int, int]:
         """(l, s) after moving both tokens."""
-        return (self.query_position.value + self.shift.value,
-                self.key_position.value + self.shift.value)
+        return (
+            self.query_position.value + self.shift.value,
+            self.key_position.value + self.shift.value,
+        )
 
     def angles(self) -> tuple[float, float]:
         """Rotation angles (radians) of the query and key arrows now shown."""
@@ -154,17 +177,22 @@ class RopeAngleWidget(widgets.VBox):
         ghosts, before = "", ""
         if self.shift.value:
             l0, s0 = self.query_position.value, self.key_position.value
-            ghosts = (_arrow_svg(l0 * self.theta(), "#3b6fb6", f"q@{l0}", ghost=True)
-                      + _arrow_svg(s0 * self.theta(), "#d9822b", f"k@{s0}", ghost=True))
-            before = (f"faded, before the move: query at {l0} turned "
-                      f"{np.degrees(l0 * self.theta()):.1f}&deg;, key at {s0} turned "
-                      f"{np.degrees(s0 * self.theta()):.1f}&deg;, difference "
-                      f"{np.degrees((s0 - l0) * self.theta()):.1f}&deg;<br>")
-        svg = ('<svg width="160" height="160" viewBox="0 0 160 160">'
-               '<circle cx="80" cy="80" r="62" fill="none" stroke="#cccccc"/>'
-               '<line x1="10" y1="80" x2="150" y2="80" stroke="#eeeeee"/>'
-               f"{ghosts}{_arrow_svg(query_angle, '#3b6fb6', f'q@{l}')}"
-               f"{_arrow_svg(key_angle, '#d9822b', f'k@{s}')}</svg>")
+            ghosts = _arrow_svg(l0 * self.theta(), "#3b6fb6", f"q@{l0}", ghost=True) + _arrow_svg(
+                s0 * self.theta(), "#d9822b", f"k@{s0}", ghost=True
+            )
+            before = (
+                f"faded, before the move: query at {l0} turned "
+                f"{np.degrees(l0 * self.theta()):.1f}&deg;, key at {s0} turned "
+                f"{np.degrees(s0 * self.theta()):.1f}&deg;, difference "
+                f"{np.degrees((s0 - l0) * self.theta()):.1f}&deg;<br>"
+            )
+        svg = (
+            '<svg width="160" height="160" viewBox="0 0 160 160">'
+            '<circle cx="80" cy="80" r="62" fill="none" stroke="#cccccc"/>'
+            '<line x1="10" y1="80" x2="150" y2="80" stroke="#eeeeee"/>'
+            f"{ghosts}{_arrow_svg(query_angle, '#3b6fb6', f'q@{l}')}"
+            f"{_arrow_svg(key_angle, '#d9822b', f'k@{s}')}</svg>"
+        )
         degrees = np.degrees
         self.display.value = (
             f'<div class="attnbook-rope" data-pair="{self.pair.value}" '
@@ -177,12 +205,19 @@ class RopeAngleWidget(widgets.VBox):
             f"query at l = {l}: turned {degrees(query_angle):.1f}&deg;<br>"
             f"key at s = {s}: turned {degrees(key_angle):.1f}&deg;<br>"
             f"<b>difference (s - l) theta = {degrees(difference):.1f}&deg;</b><br>"
-            f"pair score q~ . k~ = {self.score():.4f}</div></div>")
+            f"pair score q~ . k~ = {self.score():.4f}</div></div>"
+        )
 
 
-def rope_angle_widget(frequencies: Sequence[float] = (), query_position: int = 1,
-                      key_position: int = 3, shift: int = 1, max_position: int = 16,
-                      lecture_pair: bool = True) -> RopeAngleWidget:
+def rope_angle_widget(
+    frequencies: Sequence[float] = (),
+    query_position: int = 1,
+    key_position: int = 3,
+    shift: int = 1,
+    max_position: int = 16,
+    lecture_pair: bool = True,
+) -> RopeAngleWidget:
     """The decks' angle explorer, opening on their figure (see RopeAngleWidget)."""
-    return RopeAngleWidget(frequencies, query_position, key_position, shift, max_position,
-                           lecture_pair)
+    return RopeAngleWidget(
+        frequencies, query_position, key_position, shift, max_position, lecture_pair
+    )

@@ -21,8 +21,7 @@ from attnbook.widgets import bars_html
 
 #: The decks' running sentence, one token per word plus the full stop.
 ROBOT_SENTENCE = "The robot picked up the cup because it was empty."
-ROBOT_TOKENS = ["The", "robot", "picked", "up", "the", "cup", "because", "it", "was", "empty",
-                "."]
+ROBOT_TOKENS = ["The", "robot", "picked", "up", "the", "cup", "because", "it", "was", "empty", "."]
 
 #: The decks' two messages sharing a batch; Message B is right-padded to Message A's length.
 PAD = "<PAD>"
@@ -64,8 +63,9 @@ def robot_scores() -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # The mask toggle widget
 # ---------------------------------------------------------------------------------------
-def heatmap_row_html(labels: Sequence[str], weights: Sequence[float],
-                     allowed: Sequence[bool], title: str = "") -> str:
+def heatmap_row_html(
+    labels: Sequence[str], weights: Sequence[float], allowed: Sequence[bool], title: str = ""
+) -> str:
     """One query's weights as a row of coloured cells; blocked keys are grey with a dash.
 
     Each cell carries data-key, data-weight and data-allowed attributes, so tests and
@@ -85,10 +85,13 @@ def heatmap_row_html(labels: Sequence[str], weights: Sequence[float],
             f'<td class="attnbook-cell" data-key="{html.escape(str(label))}" '
             f'data-weight="{float(weight):.6f}" data-allowed="{str(bool(ok)).lower()}" '
             f'style="{style};padding:4px 6px;text-align:center;border:1px solid #fff">'
-            f'{html.escape(str(label))}<br>{shown}</td>')
+            f"{html.escape(str(label))}<br>{shown}</td>"
+        )
     head = f"<b>{html.escape(title)}</b>" if title else ""
-    return (f'<div class="attnbook-heatrow">{head}<table style="border-collapse:collapse">'
-            f'<tr>{"".join(cells)}</tr></table></div>')
+    return (
+        f'<div class="attnbook-heatrow">{head}<table style="border-collapse:collapse">'
+        f"<tr>{''.join(cells)}</tr></table></div>"
+    )
 
 
 class MaskToggleWidget(widgets.VBox):
@@ -98,19 +101,28 @@ class MaskToggleWidget(widgets.VBox):
     and the weights renormalise over the positions up to and including the query.
     """
 
-    def __init__(self, tokens: Sequence[str] = tuple(ROBOT_TOKENS), scores=None,
-                 query: int = 7, causal: bool = True):
+    def __init__(
+        self,
+        tokens: Sequence[str] = tuple(ROBOT_TOKENS),
+        scores=None,
+        query: int = 7,
+        causal: bool = True,
+    ):
         self.tokens = list(tokens)
         L = len(self.tokens)
         self.S = robot_scores() if scores is None else np.asarray(scores, dtype=np.float64)
         if self.S.shape != (L, L):
-            raise ValueError(f"scores must have shape ({L}, {L}) for {L} tokens; got "
-                             f"{self.S.shape}")
-        self.mask_toggle = widgets.ToggleButton(value=causal, description="causal mask",
-                                                icon="eye-slash")
+            raise ValueError(
+                f"scores must have shape ({L}, {L}) for {L} tokens; got {self.S.shape}"
+            )
+        self.mask_toggle = widgets.ToggleButton(
+            value=causal, description="causal mask", icon="eye-slash"
+        )
         self.query = widgets.Dropdown(
-            options=[(f"{i} · {tok}", i) for i, tok in enumerate(self.tokens)], value=query,
-            description="query word")
+            options=[(f"{i} · {tok}", i) for i, tok in enumerate(self.tokens)],
+            value=query,
+            description="query word",
+        )
         self.display = widgets.HTML()
         for control in (self.mask_toggle, self.query):
             control.observe(self._redraw, names="value")
@@ -133,14 +145,18 @@ class MaskToggleWidget(widgets.VBox):
         allowed, weights = self.allowed(), self.weights()
         word = self.tokens[self.query.value]
         state = "on: future keys blocked" if self.mask_toggle.value else "off: both directions"
-        title = (f"query '{word}' (position {self.query.value}), causal mask {state}; "
-                 f"weights sum to {weights.sum():.3f} over {int(allowed.sum())} allowed keys")
-        self.display.value = (heatmap_row_html(self.tokens, weights, allowed, title)
-                              + bars_html(self.tokens, weights, muted=list(~allowed)))
+        title = (
+            f"query '{word}' (position {self.query.value}), causal mask {state}; "
+            f"weights sum to {weights.sum():.3f} over {int(allowed.sum())} allowed keys"
+        )
+        self.display.value = heatmap_row_html(self.tokens, weights, allowed, title) + bars_html(
+            self.tokens, weights, muted=list(~allowed)
+        )
 
 
-def mask_toggle_widget(tokens: Sequence[str] = tuple(ROBOT_TOKENS), scores=None,
-                       query: int = 7, causal: bool = True) -> MaskToggleWidget:
+def mask_toggle_widget(
+    tokens: Sequence[str] = tuple(ROBOT_TOKENS), scores=None, query: int = 7, causal: bool = True
+) -> MaskToggleWidget:
     """The decks' mask toggle on "The robot picked up the cup because it was empty."."""
     return MaskToggleWidget(tokens, scores, query, causal)
 
@@ -159,12 +175,19 @@ def message_batch(d: int = 4, seed: int = 0) -> dict:
     table = {word: rng.standard_normal(d) for word in vocabulary}
     X = np.stack([[table[w] for w in MESSAGE_A], [table[w] for w in MESSAGE_B]])  # (2, 4, d)
     W_Q, W_K, W_V = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(3))
-    return {"tokens": [list(MESSAGE_A), list(MESSAGE_B)], "X": X, "lengths": np.array([4, 2]),
-            "W_Q": W_Q, "W_K": W_K, "W_V": W_V}
+    return {
+        "tokens": [list(MESSAGE_A), list(MESSAGE_B)],
+        "X": X,
+        "lengths": np.array([4, 2]),
+        "W_Q": W_Q,
+        "W_K": W_K,
+        "W_V": W_V,
+    }
 
 
-def padding_experiment(attend: Callable, batch_allowed, alone_allowed, batch: dict,
-                       message: int = 1) -> dict:
+def padding_experiment(
+    attend: Callable, batch_allowed, alone_allowed, batch: dict, message: int = 1
+) -> dict:
     """Outputs of one message's real tokens inside the padded batch and on their own.
 
     `attend(Q, K, V, allowed) -> (Y, A)`; `batch_allowed` is (B, L, L) for the batch and
@@ -183,19 +206,21 @@ def padding_experiment(attend: Callable, batch_allowed, alone_allowed, batch: di
     Y_garbage, _ = attend(Qg, Kg, Vg, batch_allowed)
     real_rows = Y[message, :n]  # (n, d)
     return {
-        "A": A[message], "Y_batch": real_rows, "Y_alone": np.asarray(Y_alone),
+        "A": A[message],
+        "Y_batch": real_rows,
+        "Y_alone": np.asarray(Y_alone),
         "pad_weight": float(np.abs(A[message, :n, n:]).max()) if n < X.shape[1] else 0.0,
         "max_difference": float(np.abs(real_rows - np.asarray(Y_alone)).max()),
-        "garbage_difference": float(np.abs(np.asarray(Y_garbage)[message, :n]
-                                           - real_rows).max()),
+        "garbage_difference": float(np.abs(np.asarray(Y_garbage)[message, :n] - real_rows).max()),
     }
 
 
 # ---------------------------------------------------------------------------------------
 # No peeking
 # ---------------------------------------------------------------------------------------
-def peeking_experiment(attend: Callable, allowed, L: int = 6, d: int = 4, changed: int = 4,
-                       seed: int = 0) -> dict:
+def peeking_experiment(
+    attend: Callable, allowed, L: int = 6, d: int = 4, changed: int = 4, seed: int = 0
+) -> dict:
     """Change token `changed` of a random sequence; how much does each output row move?
 
     `attend(Q, K, V, allowed) -> (Y, A)`. Returns the largest absolute change of each output
@@ -209,8 +234,11 @@ def peeking_experiment(attend: Callable, allowed, L: int = 6, d: int = 4, change
     Y_before, _ = attend(X @ W_Q.T, X @ W_K.T, X @ W_V.T, allowed)
     Y_after, _ = attend(X_changed @ W_Q.T, X_changed @ W_K.T, X_changed @ W_V.T, allowed)
     Y_before, Y_after = np.asarray(Y_before), np.asarray(Y_after)
-    return {"changed": changed, "change": np.abs(Y_after - Y_before).max(axis=-1),
-            "identical": np.all(Y_after == Y_before, axis=-1)}
+    return {
+        "changed": changed,
+        "change": np.abs(Y_after - Y_before).max(axis=-1),
+        "identical": np.all(Y_after == Y_before, axis=-1),
+    }
 
 
 def plot_peeking(with_mask: dict, without_mask: dict, title: str = ""):
@@ -237,8 +265,7 @@ def plot_peeking(with_mask: dict, without_mask: dict, title: str = ""):
 _ALLOWED_CMAP = ListedColormap(["#d9d9d9", "#3b6fb6"])
 
 
-def _draw_allowed(ax, allowed, tokens, title, xlabel="key position j",
-                  ylabel="query position i"):
+def _draw_allowed(ax, allowed, tokens, title, xlabel="key position j", ylabel="query position i"):
     allowed = np.asarray(allowed, dtype=bool)
     if allowed.ndim != 2:
         raise ValueError(f"allowed must be 2-D to draw; got shape {allowed.shape}")
@@ -248,17 +275,24 @@ def _draw_allowed(ax, allowed, tokens, title, xlabel="key position j",
     ax.set_ylabel(ylabel)
     rows = range(allowed.shape[0])
     cols = range(allowed.shape[1])
-    ax.set_xticks(cols, tokens if tokens is not None and len(tokens) == len(cols) else cols,
-                  rotation=60 if tokens is not None else 0)
+    ax.set_xticks(
+        cols,
+        tokens if tokens is not None and len(tokens) == len(cols) else cols,
+        rotation=60 if tokens is not None else 0,
+    )
     ax.set_yticks(rows, tokens if tokens is not None and len(tokens) == len(rows) else rows)
     if allowed.size <= 200:
         for (i, j), ok in np.ndenumerate(allowed):
-            ax.text(j, i, "✓" if ok else "", ha="center", va="center", color="white",
-                    fontsize=8)
+            ax.text(j, i, "✓" if ok else "", ha="center", va="center", color="white", fontsize=8)
 
 
-def plot_allowed(allowed, title: str, tokens: Sequence[str] | None = None,
-                 xlabel: str = "key position j", ylabel: str = "query position i"):
+def plot_allowed(
+    allowed,
+    title: str,
+    tokens: Sequence[str] | None = None,
+    xlabel: str = "key position j",
+    ylabel: str = "query position i",
+):
     """A boolean mask as a grid: blue = may attend (True), grey = blocked (False)."""
     n = np.shape(allowed)[-1]
     fig, ax = plt.subplots(figsize=(1.5 + 0.45 * n, 1.2 + 0.4 * np.shape(allowed)[0]))
@@ -272,8 +306,9 @@ def message_names(B: int) -> list[str]:
     return [f"Message {chr(ord('A') + b)}" for b in range(B)]
 
 
-def plot_mask_batch(allowed, tokens: Sequence[Sequence[str]], title: str,
-                    names: Sequence[str] | None = None):
+def plot_mask_batch(
+    allowed, tokens: Sequence[Sequence[str]], title: str, names: Sequence[str] | None = None
+):
     """One panel per message of a (B, L, L) batch of masks, labelled with its tokens.
 
     Panels are titled with `names`, by default the decks' Message A, Message B, ...
@@ -310,13 +345,16 @@ def plot_mask_order(S, allowed, tokens: Sequence[str] | None = None):
     before = torch_softmax(np.where(allowed, S, -np.inf))  # (L, L), the right order
     after = torch_softmax(S) * allowed  # (L, L), the wrong order
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
-    for ax, A, name in ((axes[0], before, "mask, then softmax (right)"),
-                        (axes[1], after, "softmax, then zero the blocked weights (wrong)")):
+    for ax, A, name in (
+        (axes[0], before, "mask, then softmax (right)"),
+        (axes[1], after, "softmax, then zero the blocked weights (wrong)"),
+    ):
         ax.imshow(A, cmap="viridis", vmin=0, vmax=1)
         labels = tokens if tokens is not None else range(A.shape[0])
         ax.set_xticks(range(A.shape[1]), labels, rotation=60 if tokens is not None else 0)
-        ax.set_yticks(range(A.shape[0]),
-                      [f"{lab} (sum {s:.2f})" for lab, s in zip(labels, A.sum(axis=-1))])
+        ax.set_yticks(
+            range(A.shape[0]), [f"{lab} (sum {s:.2f})" for lab, s in zip(labels, A.sum(axis=-1))]
+        )
         ax.set_xlabel("key position j")
         ax.set_ylabel("query position i (row sum)")
         ax.set_title(name)
@@ -324,8 +362,9 @@ def plot_mask_order(S, allowed, tokens: Sequence[str] | None = None):
     return fig
 
 
-def plot_loss_mask(losses, loss_mask, targets: Sequence[Sequence[str]],
-                   names: Sequence[str] | None = None):
+def plot_loss_mask(
+    losses, loss_mask, targets: Sequence[Sequence[str]], names: Sequence[str] | None = None
+):
     """Per-target losses of a padded batch; padded targets (loss mask False) drawn grey.
 
     losses: (B, T) per-target losses; loss_mask: (B, T) booleans; targets: the target words;
@@ -335,8 +374,10 @@ def plot_loss_mask(losses, loss_mask, targets: Sequence[Sequence[str]],
     losses = np.asarray(losses, dtype=np.float64)
     loss_mask = np.asarray(loss_mask, dtype=bool)
     if losses.shape != loss_mask.shape or losses.ndim != 2:
-        raise ValueError(f"losses and loss_mask must share a (B, T) shape; got {losses.shape} "
-                         f"and {loss_mask.shape}")
+        raise ValueError(
+            f"losses and loss_mask must share a (B, T) shape; got {losses.shape} "
+            f"and {loss_mask.shape}"
+        )
     B, T = losses.shape
     fig, ax = plt.subplots(figsize=(1.8 + 1.4 * T, 1.4 + 0.7 * B))
     shown = np.ma.masked_array(losses, mask=~loss_mask)
@@ -346,11 +387,14 @@ def plot_loss_mask(losses, loss_mask, targets: Sequence[Sequence[str]],
         word = targets[b][t] if t < len(targets[b]) else ""
         text = f"{word}\n{value:.2f}" if loss_mask[b, t] else f"{word}\n(ignored)"
         dark = loss_mask[b, t] and value > 0.6 * losses.max()
-        ax.text(t, b, text, ha="center", va="center", fontsize=8,
-                color="white" if dark else "black")
+        ax.text(
+            t, b, text, ha="center", va="center", fontsize=8, color="white" if dark else "black"
+        )
     masked_mean = losses[loss_mask].mean() if loss_mask.any() else 0.0
-    ax.set_title(f"Loss per target: mean over real targets {masked_mean:.3f}, "
-                 f"over every slot {losses.mean():.3f}")
+    ax.set_title(
+        f"Loss per target: mean over real targets {masked_mean:.3f}, "
+        f"over every slot {losses.mean():.3f}"
+    )
     ax.set_xlabel("target position t (predicts token t + 1)")
     ax.set_ylabel("message")
     ax.set_xticks(range(T))

@@ -19,9 +19,16 @@ from torch.utils._python_dispatch import TorchDispatchMode
 HEAD_TOKENS = ["The", "robot", "picked", "up", "the", "cup", "because", "it", "was", "empty"]
 CONTENT_FEATURES = ["determiner", "entity", "action", "object", "pronoun"]
 _WORD_FEATURES = {
-    "The": "determiner", "the": "determiner", "robot": "entity", "picked": "action",
-    "up": "action", "cup": "object", "because": "determiner", "it": "pronoun",
-    "was": "action", "empty": "object",
+    "The": "determiner",
+    "the": "determiner",
+    "robot": "entity",
+    "picked": "action",
+    "up": "action",
+    "cup": "object",
+    "because": "determiner",
+    "it": "pronoun",
+    "was": "action",
+    "empty": "object",
 }
 
 
@@ -52,7 +59,8 @@ def hand_built_heads(strength: float = 20.0) -> dict:
     content_K = np.zeros((d, d))
     content_K[obj, obj] = 1.0  # an object advertises itself
     return {
-        "tokens": list(HEAD_TOKENS), "X": X,
+        "tokens": list(HEAD_TOKENS),
+        "X": X,
         "heads": {
             "previous token": (previous_Q, previous_K),
             "content match (it -> cup)": (content_Q, content_K),
@@ -63,8 +71,7 @@ def hand_built_heads(strength: float = 20.0) -> dict:
 
 def plot_heads(patterns: dict, tokens: Sequence[str]):
     """One heatmap per head: its attention weights, rows = queries, columns = keys."""
-    fig, axes = plt.subplots(1, len(patterns), figsize=(4.6 * len(patterns), 4.4),
-                             squeeze=False)
+    fig, axes = plt.subplots(1, len(patterns), figsize=(4.6 * len(patterns), 4.4), squeeze=False)
     for ax, (name, A) in zip(axes[0], patterns.items()):
         A = np.asarray(A.detach() if hasattr(A, "detach") else A, dtype=float)
         ax.imshow(A, cmap="viridis", vmin=0.0, vmax=1.0)
@@ -134,8 +141,14 @@ def _best_time(attend: Callable, q, k, v, repeats: int) -> float:
     return best
 
 
-def attention_cost(naive: Callable, lengths: Sequence[int] = (64, 128, 256, 512, 1024),
-                   n_heads: int = 4, d_k: int = 16, repeats: int = 3, seed: int = 0) -> dict:
+def attention_cost(
+    naive: Callable,
+    lengths: Sequence[int] = (64, 128, 256, 512, 1024),
+    n_heads: int = 4,
+    d_k: int = 16,
+    repeats: int = 3,
+    seed: int = 0,
+) -> dict:
     """Time and memory of `naive(q, k, v, None)` against the fused kernel, for each L.
 
     One sequence (B = 1), `n_heads` heads of width `d_k`, float32, on one CPU thread (so a
@@ -151,11 +164,19 @@ def attention_cost(naive: Callable, lengths: Sequence[int] = (64, 128, 256, 512,
         torch.set_num_threads(threads)
 
 
-def _attention_cost(naive: Callable, lengths: Sequence[int], n_heads: int, d_k: int,
-                    repeats: int, seed: int) -> dict:
+def _attention_cost(
+    naive: Callable, lengths: Sequence[int], n_heads: int, d_k: int, repeats: int, seed: int
+) -> dict:
     generator = torch.Generator().manual_seed(seed)
-    rows = {"L": [], "naive_s": [], "fused_s": [], "naive_bytes": [], "fused_bytes": [],
-            "naive_largest": [], "scores_bytes": []}
+    rows = {
+        "L": [],
+        "naive_s": [],
+        "fused_s": [],
+        "naive_bytes": [],
+        "fused_bytes": [],
+        "naive_largest": [],
+        "scores_bytes": [],
+    }
     for L in lengths:
         q, k, v = (torch.randn(1, n_heads, L, d_k, generator=generator) for _ in range(3))
         naive_total, naive_largest = created_bytes(naive, q, k, v)
@@ -168,7 +189,9 @@ def _attention_cost(naive: Callable, lengths: Sequence[int], n_heads: int, d_k: 
         rows["naive_largest"].append(naive_largest)
         rows["scores_bytes"].append(n_heads * L * L * 4)  # one float32 score per head and pair
     return {key: np.asarray(value) for key, value in rows.items()} | {
-        "n_heads": n_heads, "d_k": d_k}
+        "n_heads": n_heads,
+        "d_k": d_k,
+    }
 
 
 def plot_attention_cost(cost: dict):

@@ -53,8 +53,7 @@ def causal_self_attention(d_model: int, n_heads: int) -> CausalSelfAttention:
     as ``attn(x)`` or, with RoPE, ``attn(x, (cos, sin))`` where cos and sin hold the angles
     of each position and pair, shape ``(L, d_k/2)``.
     """
-    config = LMConfig(vocab_size=1, d_model=d_model, n_heads=n_heads, n_layers=1,
-                      positions="none")
+    config = LMConfig(vocab_size=1, d_model=d_model, n_heads=n_heads, n_layers=1, positions="none")
     return CausalSelfAttention(config)
 
 
@@ -62,8 +61,7 @@ def require_last_axis(name: str, x, size: int, meaning: str) -> None:
     """Require ``x.shape[-1] == size``, naming the argument, its shape and the size."""
     shape = tuple(getattr(x, "shape", ()))
     if len(shape) < 1 or shape[-1] != size:
-        raise ValueError(f"{name} must end with an axis of {meaning} = {size}; "
-                         f"got shape {shape}")
+        raise ValueError(f"{name} must end with an axis of {meaning} = {size}; got shape {shape}")
 
 
 def zero_branches(block: nn.Module) -> nn.Module:
@@ -98,8 +96,9 @@ def norm_axes_demo(B: int = 3, L: int = 4, d: int = 6, seed: int = 0) -> dict:
     return {"h": h, "layer": layer, "batch": batch}
 
 
-def batch_dependence(norm: nn.Module, train: bool, B: int = 4, L: int = 5, d: int = 8,
-                     seed: int = 0) -> float:
+def batch_dependence(
+    norm: nn.Module, train: bool, B: int = 4, L: int = 5, d: int = 8, seed: int = 0
+) -> float:
     """How much example 0's output moves when the OTHER examples of its batch change.
 
     ``norm`` is ``nn.LayerNorm(d)`` or ``nn.BatchNorm1d(d)``, applied to ``[B, L, d]`` (the
@@ -135,13 +134,16 @@ def plot_norm_axes(demo: dict):
     B, L, d = h.shape
     rows = [f"b{b} l{l}" for b in range(B) for l in range(L)]
     fig, axes = plt.subplots(1, 3, figsize=(12, 0.9 + 0.32 * B * L), sharey=True)
-    panels = [(h, "input h, shape [B, L, d]", None),
-              (layer, "LayerNorm: each token over its d features", "row"),
-              (batch, "BatchNorm: each feature over all B*L tokens", "col")]
+    panels = [
+        (h, "input h, shape [B, L, d]", None),
+        (layer, "LayerNorm: each token over its d features", "row"),
+        (batch, "BatchNorm: each feature over all B*L tokens", "col"),
+    ]
     for ax, (values, title, group) in zip(axes, panels):
         flat = values.reshape(B * L, d)  # (B*L, d): one row per token
-        image = ax.imshow(flat, cmap="coolwarm", aspect="auto",
-                          vmin=-np.abs(flat).max(), vmax=np.abs(flat).max())
+        image = ax.imshow(
+            flat, cmap="coolwarm", aspect="auto", vmin=-np.abs(flat).max(), vmax=np.abs(flat).max()
+        )
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("feature j (last axis, size d)")
         ax.set_xticks(range(d))
@@ -160,8 +162,16 @@ def plot_norm_axes(demo: dict):
 # ---------------------------------------------------------------------------------------
 # Pre-norm against post-norm at depth
 # ---------------------------------------------------------------------------------------
-def depth_profile(norm: str, n_layers: int = 32, d_model: int = 32, n_heads: int = 4,
-                  vocab_size: int = 64, B: int = 2, L: int = 16, seed: int = 0) -> dict:
+def depth_profile(
+    norm: str,
+    n_layers: int = 32,
+    d_model: int = 32,
+    n_heads: int = 4,
+    vocab_size: int = 64,
+    B: int = 2,
+    L: int = 16,
+    seed: int = 0,
+) -> dict:
     """Residual-stream norm and gradient norm at every depth of a freshly initialised model.
 
     Builds the reference decoder with ``norm="pre"`` or ``"post"`` and PyTorch's default
@@ -172,8 +182,15 @@ def depth_profile(norm: str, n_layers: int = 32, d_model: int = 32, n_heads: int
     norm of dloss/dh_l per token, times B*L so it does not depend on the batch size).
     """
     torch.manual_seed(seed)
-    config = LMConfig(vocab_size=vocab_size, d_model=d_model, n_heads=n_heads,
-                      n_layers=n_layers, max_len=L, positions="learned", norm=norm)
+    config = LMConfig(
+        vocab_size=vocab_size,
+        d_model=d_model,
+        n_heads=n_heads,
+        n_layers=n_layers,
+        max_len=L,
+        positions="learned",
+        norm=norm,
+    )
     model = TransformerLM(config)
     for module in model.modules():
         if isinstance(module, nn.Linear | nn.Embedding | nn.LayerNorm):
@@ -195,8 +212,13 @@ def depth_profile(norm: str, n_layers: int = 32, d_model: int = 32, n_heads: int
         hook.remove()
     stream = [float(h.detach().norm(dim=-1).mean()) for h in states]
     grads = [float(h.grad.norm(dim=-1).mean()) * B * L for h in states]
-    return {"norm": norm, "depth": np.arange(len(states)), "stream_norm": np.array(stream),
-            "grad_norm": np.array(grads), "d_model": d_model}
+    return {
+        "norm": norm,
+        "depth": np.arange(len(states)),
+        "stream_norm": np.array(stream),
+        "grad_norm": np.array(grads),
+        "d_model": d_model,
+    }
 
 
 def plot_depth_profiles(profiles: list[dict]):
@@ -258,9 +280,15 @@ def plot_causality(G: np.ndarray, tokens: list[str] | None = None):
     """Heatmap of ``G[l, s]`` (see `causality_gradients`); exact zeros above the diagonal."""
     L = G.shape[0]
     labels = [f"{s}:{t}" for s, t in enumerate(tokens)] if tokens else list(range(L))
-    fig = plot_heatmap(G, "Gradient of the logits at l with respect to the input at s",
-                       row_labels=labels, col_labels=labels,
-                       xlabel="input position s", ylabel="logit position l", cmap="magma")
+    fig = plot_heatmap(
+        G,
+        "Gradient of the logits at l with respect to the input at s",
+        row_labels=labels,
+        col_labels=labels,
+        xlabel="input position s",
+        ylabel="logit position l",
+        cmap="magma",
+    )
     ax = fig.axes[0]
     ax.tick_params(axis="x", labelrotation=45)
     for l in range(L):
@@ -287,17 +315,24 @@ def shape_walk(model: nn.Module, idx: torch.Tensor) -> list[tuple[str, tuple[int
     if isinstance(getattr(model, "pos", None), nn.Module):
         watch.append(("pos", "learned positions P"))
     first = "blocks.0"
-    watch += [(f"{first}.ln1", "block 1: LN1(H)"), (f"{first}.attn", "block 1: MHA(LN1(H))"),
-              (f"{first}.ln2", "block 1: LN2(U)"), (f"{first}.mlp.fc_in", "block 1: fc_in"),
-              (f"{first}.mlp.fc_out", "block 1: MLP out")]
+    watch += [
+        (f"{first}.ln1", "block 1: LN1(H)"),
+        (f"{first}.attn", "block 1: MHA(LN1(H))"),
+        (f"{first}.ln2", "block 1: LN2(U)"),
+        (f"{first}.mlp.fc_in", "block 1: fc_in"),
+        (f"{first}.mlp.fc_out", "block 1: MLP out"),
+    ]
     watch += [(f"blocks.{i}", f"block {i + 1}: H_out") for i in range(len(model.blocks))]
     watch += [("ln_final", "final LayerNorm"), ("head", "vocabulary head: logits")]
     modules = dict(model.named_modules())
     hooks = []
     for name, label in watch:
         if name in modules:
-            hooks.append(modules[name].register_forward_hook(
-                lambda m, args, out, label=label: stages.append((label, tuple(out.shape)))))
+            hooks.append(
+                modules[name].register_forward_hook(
+                    lambda m, args, out, label=label: stages.append((label, tuple(out.shape)))
+                )
+            )
     try:
         with torch.no_grad():
             model(idx)
@@ -317,8 +352,11 @@ def _symbolic(shape: tuple[int, ...], sizes: dict[str, int]) -> str:
     return "[" + ", ".join(names) + "]"
 
 
-def plot_shape_walk(stages: list[tuple[str, tuple[int, ...]]], sizes: dict[str, int],
-                    title: str = "Shape walk: [B, L] token ids to [B, L, V] logits"):
+def plot_shape_walk(
+    stages: list[tuple[str, tuple[int, ...]]],
+    sizes: dict[str, int],
+    title: str = "Shape walk: [B, L] token ids to [B, L, V] logits",
+):
     """A column of boxes, bottom to top, one per stage: its name, shape and symbolic shape.
 
     ``sizes`` names the widths, e.g. ``{"d": 16, "4d": 64, "V": 30}``; B and L are read
@@ -330,14 +368,28 @@ def plot_shape_walk(stages: list[tuple[str, tuple[int, ...]]], sizes: dict[str, 
     fig, ax = plt.subplots(figsize=(7.5, 0.55 * n + 1.0))
     for i, (label, shape) in enumerate(stages):
         y = i
-        ax.add_patch(FancyBboxPatch((0.05, y - 0.32), 0.9, 0.64,
-                                    boxstyle="round,pad=0.02", fc="#dce8f7", ec="#3b6fb6"))
+        ax.add_patch(
+            FancyBboxPatch(
+                (0.05, y - 0.32), 0.9, 0.64, boxstyle="round,pad=0.02", fc="#dce8f7", ec="#3b6fb6"
+            )
+        )
         ax.text(0.08, y, label, va="center", ha="left", fontsize=9)
-        ax.text(0.92, y, f"{shape}  {_symbolic(shape, sizes)}", va="center", ha="right",
-                fontsize=9, family="monospace")
+        ax.text(
+            0.92,
+            y,
+            f"{shape}  {_symbolic(shape, sizes)}",
+            va="center",
+            ha="right",
+            fontsize=9,
+            family="monospace",
+        )
         if i + 1 < n:
-            ax.annotate("", xy=(0.5, y + 0.66), xytext=(0.5, y + 0.34),
-                        arrowprops={"arrowstyle": "->", "color": "0.4"})
+            ax.annotate(
+                "",
+                xy=(0.5, y + 0.66),
+                xytext=(0.5, y + 0.34),
+                arrowprops={"arrowstyle": "->", "color": "0.4"},
+            )
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.6, n - 0.4)
     ax.set_xticks([])
@@ -379,8 +431,10 @@ def context_shuffle(model: TransformerLM, idx: torch.Tensor, t: int, seed: int =
     if idx.dim() != 2 or idx.shape[0] != 1:
         raise ValueError(f"idx: expected shape (1, L), got {tuple(idx.shape)}")
     if not 2 < t < idx.shape[1]:
-        raise ValueError(f"t: expected a token with at least two before it after <BOS> "
-                         f"(3 <= t < {idx.shape[1]}), got {t}")
+        raise ValueError(
+            f"t: expected a token with at least two before it after <BOS> "
+            f"(3 <= t < {idx.shape[1]}), got {t}"
+        )
     generator = torch.Generator().manual_seed(seed)
     earlier = idx[0, 1:t]
     order = torch.randperm(len(earlier), generator=generator)
@@ -393,4 +447,3 @@ def context_shuffle(model: TransformerLM, idx: torch.Tensor, t: int, seed: int =
     for block, ((k, v), (k2, v2)) in enumerate(pairs, start=1):
         rows.append((block, float((k2 - k).norm() / k.norm()), float((v2 - v).norm() / v.norm())))
     return {"shuffled": shuffled, "rows": rows}
-

@@ -65,10 +65,8 @@ __all__ = [
 ]
 
 EXPLORER_EMAILS = (
-    "hello david , my binder did not fit in the bag because it was too wide . "
-    "thank you , david .",
-    "hello david , my binder did not fit in the bag because it was too small . "
-    "thank you , david .",
+    "hello david , my binder did not fit in the bag because it was too wide . thank you , david .",
+    "hello david , my binder did not fit in the bag because it was too small . thank you , david .",
     "hi anna , please send the report before the slides . report first , slides second . "
     "thanks , anna .",
     "please send the report today .",
@@ -86,16 +84,18 @@ def single_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def batch_table_markdown(inputs, targets, loss_mask, tokenizer,
-                         row_names: Sequence[str] | None = None) -> str:
+def batch_table_markdown(
+    inputs, targets, loss_mask, tokenizer, row_names: Sequence[str] | None = None
+) -> str:
     """A Markdown table of a teacher-forcing batch: per row, the input, target and mask.
 
     ``inputs``, ``targets`` and ``loss_mask`` are (B, L) (tensors, arrays or lists). Each
     column is a position t; a masked target is struck through, so the padding the loss skips
     is visible at a glance.
     """
-    inputs, targets, loss_mask = (np.asarray(torch.as_tensor(v)) for v in
-                                  (inputs, targets, loss_mask))
+    inputs, targets, loss_mask = (
+        np.asarray(torch.as_tensor(v)) for v in (inputs, targets, loss_mask)
+    )
     B, L = inputs.shape
     names = list(row_names) if row_names is not None else [f"row {b}" for b in range(B)]
     head = "| | | " + " | ".join(f"t = {t}" for t in range(L)) + " |"
@@ -106,8 +106,9 @@ def batch_table_markdown(inputs, targets, loss_mask, tokenizer,
         shown = [w if m else f"~~{w}~~" for w, m in zip(words_out, loss_mask[b])]
         lines.append(f"| {names[b]} | input | " + " | ".join(words_in) + " |")
         lines.append("| | target | " + " | ".join(shown) + " |")
-        lines.append("| | loss mask | " + " | ".join("1" if m else "0"
-                                                      for m in loss_mask[b]) + " |")
+        lines.append(
+            "| | loss mask | " + " | ".join("1" if m else "0" for m in loss_mask[b]) + " |"
+        )
     return "\n".join(lines)
 
 
@@ -128,8 +129,9 @@ def _best_time(fn, x: torch.Tensor, repeats: int) -> float:
 def _cached_chain(model: TransformerLM, idx: torch.Tensor) -> torch.Tensor:
     """The decoder's logits computed one position at a time with a key/value cache."""
     cache = KVCache.empty(model, idx.shape[0], idx.shape[1])
-    return torch.cat([decode_step(model, idx[:, t:t + 1], cache)
-                      for t in range(idx.shape[1])], dim=1)  # (B, L, V)
+    return torch.cat(
+        [decode_step(model, idx[:, t : t + 1], cache) for t in range(idx.shape[1])], dim=1
+    )  # (B, L, V)
 
 
 def chain_timing(
@@ -154,8 +156,7 @@ def chain_timing(
     vocab = model.config.vocab_size
     generator = torch.Generator().manual_seed(seed)
     device = next(model.parameters()).device
-    keys = ("L", "decoder_ms", "decoder_chain_ms", "decoder_steps", "rnn_steps",
-            "max_logit_gap")
+    keys = ("L", "decoder_ms", "decoder_chain_ms", "decoder_steps", "rnn_steps", "max_logit_gap")
     result: dict[str, list] = {key: [] for key in keys}
     was_training = model.training
     model.eval()
@@ -166,7 +167,8 @@ def chain_timing(
             result["L"].append(int(L))
             result["decoder_ms"].append(1e3 * _best_time(model, idx, repeats))
             result["decoder_chain_ms"].append(
-                1e3 * _best_time(lambda x: _cached_chain(model, x), idx, repeats))
+                1e3 * _best_time(lambda x: _cached_chain(model, x), idx, repeats)
+            )
             result["decoder_steps"].append(model.config.n_layers)
             result["rnn_steps"].append(int(L))
             result["max_logit_gap"].append(float(gap))
@@ -178,18 +180,34 @@ def plot_chain_timing(result: dict) -> Figure:
     """Sequential steps (left), then the measured time of one pass against the chain."""
     fig = Figure(figsize=(9, 3.6))
     ax_steps, ax_time = fig.subplots(1, 2)
-    ax_steps.plot(result["L"], result["decoder_steps"], "o-", color="tab:blue",
-                  label="causal decoder (one per layer)")
-    ax_steps.plot(result["L"], result["rnn_steps"], "s-", color="tab:green",
-                  label="recurrent layer (one per position)")
+    ax_steps.plot(
+        result["L"],
+        result["decoder_steps"],
+        "o-",
+        color="tab:blue",
+        label="causal decoder (one per layer)",
+    )
+    ax_steps.plot(
+        result["L"],
+        result["rnn_steps"],
+        "s-",
+        color="tab:green",
+        label="recurrent layer (one per position)",
+    )
     ax_steps.set_xlabel("sequence length L")
     ax_steps.set_ylabel("steps that must wait for the previous one")
     ax_steps.set_title("Length of the dependency chain")
     ax_steps.legend()
-    ax_time.plot(result["L"], result["decoder_ms"], "o-", color="tab:blue",
-                 label="one forward pass")
-    ax_time.plot(result["L"], result["decoder_chain_ms"], "^-", color="tab:orange",
-                 label="L chained steps (cache)")
+    ax_time.plot(
+        result["L"], result["decoder_ms"], "o-", color="tab:blue", label="one forward pass"
+    )
+    ax_time.plot(
+        result["L"],
+        result["decoder_chain_ms"],
+        "^-",
+        color="tab:orange",
+        label="L chained steps (cache)",
+    )
     ax_time.set_xlabel("sequence length L")
     ax_time.set_ylabel("time for the batch (ms)")
     ax_time.set_title("Same decoder, same arithmetic: measured time")
@@ -203,8 +221,11 @@ def plot_chain_timing(result: dict) -> Figure:
 # ---------------------------------------------------------------------------------------
 def _tiny_decoder(vocab_size: int, causal: bool, seed: int) -> TransformerLM:
     torch.manual_seed(seed)
-    return TransformerLM(LMConfig(vocab_size=vocab_size, d_model=32, n_heads=2, n_layers=1,
-                                  max_len=80, causal=causal))
+    return TransformerLM(
+        LMConfig(
+            vocab_size=vocab_size, d_model=32, n_heads=2, n_layers=1, max_len=80, causal=causal
+        )
+    )
 
 
 def _prefix_only_loss(model: TransformerLM, sequences: Sequence[Sequence[int]]) -> float:
@@ -223,8 +244,9 @@ def _prefix_only_loss(model: TransformerLM, sequences: Sequence[Sequence[int]]) 
     return total / count
 
 
-def _greedy_emails(model: TransformerLM, tokenizer: WordTokenizer, n: int, max_new: int,
-                   seed: int) -> list[str]:
+def _greedy_emails(
+    model: TransformerLM, tokenizer: WordTokenizer, n: int, max_new: int, seed: int
+) -> list[str]:
     """Emails written token by token: each step samples from the model's last position."""
     generator = torch.Generator().manual_seed(seed)
     ids = torch.full((n, 1), tokenizer.bos_id, dtype=torch.long)  # (n, 1)
@@ -287,9 +309,13 @@ def causal_mask_experiment(
                 prefix = _prefix_only_loss(model, val)
                 emails = _greedy_emails(model, tokenizer, n_samples, max_new=40, seed=seed)
             valid = [math.isfinite(grammar.log_prob(e.split())) for e in emails]
-            out[name] = {"losses": losses, "val_teacher_forced": teacher,
-                         "val_prefix_only": prefix, "emails": emails,
-                         "valid_share": float(np.mean(valid))}
+            out[name] = {
+                "losses": losses,
+                "val_teacher_forced": teacher,
+                "val_prefix_only": prefix,
+                "emails": emails,
+                "valid_share": float(np.mean(valid)),
+            }
     return out
 
 
@@ -312,14 +338,19 @@ def plot_losses_against_floor(
         values = np.asarray(list(losses), dtype=float)
         steps = np.arange(1, len(values) + 1)
         if smooth > 1 and len(values) >= smooth:
-            line, = ax.plot(steps, values, alpha=0.25, lw=0.8)
+            (line,) = ax.plot(steps, values, alpha=0.25, lw=0.8)
             running = np.convolve(values, np.ones(smooth) / smooth, mode="valid")
-            ax.plot(steps[smooth - 1:], running, color=line.get_color(), lw=1.6, label=label)
+            ax.plot(steps[smooth - 1 :], running, color=line.get_color(), lw=1.6, label=label)
         else:
             ax.plot(steps, values, lw=1.4, label=label)
     if validation:
-        ax.plot(list(validation), list(validation.values()), "o-", color="tab:orange",
-                label="validation loss")
+        ax.plot(
+            list(validation),
+            list(validation.values()),
+            "o-",
+            color="tab:orange",
+            label="validation loss",
+        )
     if floor is not None:
         ax.axhline(floor, color="black", ls="--", lw=1, label=f"corpus entropy {floor:.3f}")
         if floor_se:
@@ -335,9 +366,9 @@ def plot_losses_against_floor(
 def plot_causal_experiment(result: dict, floor: float | None = None) -> Figure:
     """Training loss with and without the causal mask, and the entropy floor."""
     curves = {f"{name} (training loss)": r["losses"] for name, r in result.items()}
-    return plot_losses_against_floor(curves, floor,
-                                     title="Removing the causal mask: the training loss",
-                                     smooth=10)
+    return plot_losses_against_floor(
+        curves, floor, title="Removing the causal mask: the training loss", smooth=10
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -353,9 +384,12 @@ def attention_maps(model: TransformerLM, ids: Sequence[int] | torch.Tensor) -> t
     ids = torch.as_tensor(ids, dtype=torch.long).reshape(1, -1)  # (1, L)
     device = next(model.parameters()).device
     captured: dict[int, tuple] = {}
-    hooks = [block.attn.register_forward_pre_hook(
-        lambda _module, args, layer=layer: captured.__setitem__(layer, args))
-        for layer, block in enumerate(model.blocks)]
+    hooks = [
+        block.attn.register_forward_pre_hook(
+            lambda _module, args, layer=layer: captured.__setitem__(layer, args)
+        )
+        for layer, block in enumerate(model.blocks)
+    ]
     try:
         with torch.no_grad():
             model(ids.to(device))
@@ -384,28 +418,39 @@ class AttentionExplorer(widgets.VBox):
     with data-label and data-value attributes).
     """
 
-    def __init__(self, model: TransformerLM, tokenizer, emails: Sequence[str] = EXPLORER_EMAILS,
-                 query_word: str = "too") -> None:
+    def __init__(
+        self,
+        model: TransformerLM,
+        tokenizer,
+        emails: Sequence[str] = EXPLORER_EMAILS,
+        query_word: str = "too",
+    ) -> None:
         self.model, self.tokenizer = model, tokenizer
         self.emails = list(emails)
         self._maps: dict[int, torch.Tensor] = {}
         self._updating = False
         self._query_word = query_word
-        self.email = widgets.Dropdown(options=[(self._short(e), i) for i, e in
-                                               enumerate(self.emails)],
-                                      value=0, description="email", layout={"width": "95%"})
-        self.layer = widgets.Dropdown(options=list(range(model.config.n_layers)), value=0,
-                                      description="layer")
-        self.head = widgets.Dropdown(options=list(range(model.config.n_heads)), value=0,
-                                     description="head")
+        self.email = widgets.Dropdown(
+            options=[(self._short(e), i) for i, e in enumerate(self.emails)],
+            value=0,
+            description="email",
+            layout={"width": "95%"},
+        )
+        self.layer = widgets.Dropdown(
+            options=list(range(model.config.n_layers)), value=0, description="layer"
+        )
+        self.head = widgets.Dropdown(
+            options=list(range(model.config.n_heads)), value=0, description="head"
+        )
         self.query = widgets.Dropdown(description="query word")
         self.display = widgets.HTML()
         self._set_queries(query_word)
         self.email.observe(self._email_changed, names="value")
         for control in (self.layer, self.head, self.query):
             control.observe(self._redraw, names="value")
-        super().__init__([self.email, widgets.HBox([self.layer, self.head, self.query]),
-                          self.display])
+        super().__init__(
+            [self.email, widgets.HBox([self.layer, self.head, self.query]), self.display]
+        )
         self._redraw()
 
     @staticmethod
@@ -463,18 +508,26 @@ class AttentionExplorer(widgets.VBox):
         labels = [f"{t}: {w}" for t, w in enumerate(tokens[: q + 1])]
         blocked = len(tokens) - q - 1
         top = int(np.argmax(weights))
-        title = (f"layer {self.layer.value}, head {self.head.value}: query {q} "
-                 f"'{tokens[q]}' puts {weights[top]:.2f} on {top} '{tokens[top]}' "
-                 f"({blocked} future positions blocked by the causal mask)")
+        title = (
+            f"layer {self.layer.value}, head {self.head.value}: query {q} "
+            f"'{tokens[q]}' puts {weights[top]:.2f} on {top} '{tokens[top]}' "
+            f"({blocked} future positions blocked by the causal mask)"
+        )
         self.display.value = (
             f'<div class="attnbook-attention" data-layer="{self.layer.value}" '
             f'data-head="{self.head.value}" data-query="{q}" '
             f'data-query-word="{html.escape(tokens[q])}">'
-            + bars_html(labels, weights, title=title) + "</div>")
+            + bars_html(labels, weights, title=title)
+            + "</div>"
+        )
 
 
-def attention_explorer(model: TransformerLM, tokenizer, emails: Sequence[str] = EXPLORER_EMAILS,
-                       query_word: str = "too") -> AttentionExplorer:
+def attention_explorer(
+    model: TransformerLM,
+    tokenizer,
+    emails: Sequence[str] = EXPLORER_EMAILS,
+    query_word: str = "too",
+) -> AttentionExplorer:
     """The decks' "real attention in a decoder" slide on our trained email model."""
     return AttentionExplorer(model, tokenizer, emails, query_word)
 
@@ -482,8 +535,9 @@ def attention_explorer(model: TransformerLM, tokenizer, emails: Sequence[str] = 
 # ---------------------------------------------------------------------------------------
 # Attention weights against ablation: does a decisive-looking head matter?
 # ---------------------------------------------------------------------------------------
-def head_survey(model: TransformerLM, sequences: Sequence[Sequence[int]], ablate,
-                min_keys: int = 5) -> list[dict]:
+def head_survey(
+    model: TransformerLM, sequences: Sequence[Sequence[int]], ablate, min_keys: int = 5
+) -> list[dict]:
     """For every (layer, head): how decisive its attention looks and what removing it costs.
 
     ``ablate(model, ids, layer, head, mode)`` is an ``ablate_head`` (notebook 07's exercise):
@@ -497,11 +551,13 @@ def head_survey(model: TransformerLM, sequences: Sequence[Sequence[int]], ablate
     rows = []
     for layer in range(model.config.n_layers):
         for head in range(model.config.n_heads):
-            peaks = torch.cat([m[layer, head, min_keys - 1:].max(dim=-1).values for m in maps])
+            peaks = torch.cat([m[layer, head, min_keys - 1 :].max(dim=-1).values for m in maps])
             row = {"layer": layer, "head": head, "max_weight": float(peaks.mean())}
             for mode in ("zero", "uniform"):
-                changes = [torch.as_tensor(ablate(model, torch.tensor([seq]), layer, head, mode))
-                           .flatten() for seq in sequences]
+                changes = [
+                    torch.as_tensor(ablate(model, torch.tensor([seq]), layer, head, mode)).flatten()
+                    for seq in sequences
+                ]
                 row[f"cost_{mode}"] = -float(torch.cat(changes).double().mean())
             rows.append(row)
     return rows
@@ -514,8 +570,7 @@ def contrasting_heads(rows: Sequence[dict]) -> tuple[dict, dict]:
     median = float(np.median([r["max_weight"] for r in rows]))
     decisive = [r for r in rows if r["max_weight"] >= median]
     diffuse = [r for r in rows if r["max_weight"] < median]
-    return (min(decisive, key=lambda r: r["cost_zero"]),
-            max(diffuse, key=lambda r: r["cost_zero"]))
+    return (min(decisive, key=lambda r: r["cost_zero"]), max(diffuse, key=lambda r: r["cost_zero"]))
 
 
 def plot_head_survey(rows: Sequence[dict]) -> Figure:
@@ -526,8 +581,9 @@ def plot_head_survey(rows: Sequence[dict]) -> Figure:
     y = [r["cost_zero"] for r in rows]
     ax.scatter(x, y, color="tab:blue")
     for r, xi, yi in zip(rows, x, y):
-        ax.annotate(f"L{r['layer']}H{r['head']}", (xi, yi), textcoords="offset points",
-                    xytext=(4, 4))
+        ax.annotate(
+            f"L{r['layer']}H{r['head']}", (xi, yi), textcoords="offset points", xytext=(4, 4)
+        )
     ax.axhline(0.0, color="black", lw=0.8)
     ax.set_xlabel("mean largest attention weight of a query row")
     ax.set_ylabel("cost of zeroing the head (nats per token)")

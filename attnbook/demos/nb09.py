@@ -134,8 +134,9 @@ def plot_paths(paths: dict, reach: dict | None = None) -> Figure:
     axes = fig.subplots(1, 2 if reach else 1)
     axes = np.atleast_1d(axes)
     t = np.arange(paths["L"])
-    axes[0].plot(t, paths["hops_rnn"], "o-", ms=3,
-                 label=f"RNN ({paths['steps_rnn']} sequential steps)")
+    axes[0].plot(
+        t, paths["hops_rnn"], "o-", ms=3, label=f"RNN ({paths['steps_rnn']} sequential steps)"
+    )
     axes[0].plot(t, paths["hops_attention"], "s-", ms=3,
                  label=f"causal attention ({paths['steps_attention']} step, "
                  f"{paths['scores_attention']} scores)")  # fmt: skip
@@ -246,8 +247,9 @@ def random_word_batch(n: int, L: int, vocab_size: int, seed: int = 0, first_word
     return torch.cat([torch.ones(n, 1, dtype=torch.long), words], dim=1)  # (n, L), BOS = 1
 
 
-def position_probe(model: TransformerLM, L: int = 32, n: int = 256, seed: int = 0,
-                   ridge: float = 1e-3) -> dict:
+def position_probe(
+    model: TransformerLM, L: int = 32, n: int = 256, seed: int = 0, ridge: float = 1e-3
+) -> dict:
     """Least-squares probe of absolute position from each layer's hidden states.
 
     Fit on half of ``n`` random-word sequences, scored on the other half (positions 1..L-1;

@@ -55,9 +55,11 @@ QWEN3_0_6B_SHAPES = {"n_layers": 28, "n_heads": 16, "n_kv_heads": 8, "d_k": 128}
 def require_head_counts(n_heads: int, n_kv_heads: int) -> None:
     """n_heads must be a positive multiple of n_kv_heads."""
     if n_kv_heads < 1 or n_heads < 1 or n_heads % n_kv_heads:
-        raise ValueError(f"n_heads = {n_heads} must be a positive multiple of n_kv_heads = "
-                         f"{n_kv_heads}: every key/value head serves the same number of "
-                         "query heads")
+        raise ValueError(
+            f"n_heads = {n_heads} must be a positive multiple of n_kv_heads = "
+            f"{n_kv_heads}: every key/value head serves the same number of "
+            "query heads"
+        )
 
 
 def require_gqa_inputs(q, k, v, allowed=None) -> None:
@@ -67,26 +69,36 @@ def require_gqa_inputs(q, k, v, allowed=None) -> None:
     require_ndim("k", k, 4, "(B, h_kv, L_k, d_k)")
     require_ndim("v", v, 4, "(B, h_kv, L_k, d_k)")
     if tuple(k.shape) != tuple(v.shape):
-        raise ValueError(f"k and v must have the same shape (B, h_kv, L_k, d_k); got k "
-                         f"{tuple(k.shape)} and v {tuple(v.shape)}")
+        raise ValueError(
+            f"k and v must have the same shape (B, h_kv, L_k, d_k); got k "
+            f"{tuple(k.shape)} and v {tuple(v.shape)}"
+        )
     if q.shape[0] != k.shape[0] or q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k must agree on the batch B and the head width d_k; got q "
-                         f"{tuple(q.shape)} and k {tuple(k.shape)}")
+        raise ValueError(
+            f"q and k must agree on the batch B and the head width d_k; got q "
+            f"{tuple(q.shape)} and k {tuple(k.shape)}"
+        )
     if q.shape[1] % k.shape[1]:
-        raise ValueError(f"the number of query heads h (q has shape {tuple(q.shape)}) must be "
-                         f"a multiple of the key/value heads h_kv (k has shape "
-                         f"{tuple(k.shape)})")
+        raise ValueError(
+            f"the number of query heads h (q has shape {tuple(q.shape)}) must be "
+            f"a multiple of the key/value heads h_kv (k has shape "
+            f"{tuple(k.shape)})"
+        )
     if allowed is None:
         return
     scores = (q.shape[0], q.shape[1], q.shape[2], k.shape[2])
     try:
         torch.broadcast_shapes(tuple(allowed.shape), scores)
     except RuntimeError:
-        raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast "
-                         f"to the scores' shape (B, h, L_q, L_k) = {scores}") from None
+        raise ValueError(
+            f"allowed has shape {tuple(allowed.shape)}, which does not broadcast "
+            f"to the scores' shape (B, h, L_q, L_k) = {scores}"
+        ) from None
     if allowed.dtype != torch.bool:
-        raise ValueError(f"allowed must be a bool tensor (True = may attend); got dtype "
-                         f"{allowed.dtype} and shape {tuple(allowed.shape)}")
+        raise ValueError(
+            f"allowed must be a bool tensor (True = may attend); got dtype "
+            f"{allowed.dtype} and shape {tuple(allowed.shape)}"
+        )
 
 
 def require_past(past, h, n_kv_heads: int, d_k: int) -> None:
@@ -97,11 +109,12 @@ def require_past(past, h, n_kv_heads: int, d_k: int) -> None:
         raise ValueError(f"past must be None or a pair (k, v); got {type(past).__name__}")
     for name, t in zip(("past[0] (the keys)", "past[1] (the values)"), past):
         shape = tuple(getattr(t, "shape", ()))
-        if len(shape) != 4 or shape[0] != h.shape[0] or shape[1] != n_kv_heads \
-                or shape[3] != d_k:
-            raise ValueError(f"{name} must have shape (B, h_kv, T, d_k) = ({h.shape[0]}, "
-                             f"{n_kv_heads}, T, {d_k}) for h of shape {tuple(h.shape)}; got "
-                             f"{shape}")
+        if len(shape) != 4 or shape[0] != h.shape[0] or shape[1] != n_kv_heads or shape[3] != d_k:
+            raise ValueError(
+                f"{name} must have shape (B, h_kv, T, d_k) = ({h.shape[0]}, "
+                f"{n_kv_heads}, T, {d_k}) for h of shape {tuple(h.shape)}; got "
+                f"{shape}"
+            )
 
 
 def require_cache(cache, n_layers: int, max_len: int, token_ids) -> None:
@@ -109,12 +122,15 @@ def require_cache(cache, n_layers: int, max_len: int, token_ids) -> None:
     cached = 0
     if cache is not None:
         if len(cache) != n_layers:
-            raise ValueError(f"cache must hold one (k, v) pair per block ({n_layers}); got "
-                             f"{len(cache)} entries")
+            raise ValueError(
+                f"cache must hold one (k, v) pair per block ({n_layers}); got {len(cache)} entries"
+            )
         cached = int(cache[0][0].shape[2])
     if cached + token_ids.shape[1] > max_len:
-        raise ValueError(f"token_ids has shape {tuple(token_ids.shape)}: {cached} cached plus "
-                         f"{token_ids.shape[1]} new tokens exceed max_len = {max_len}")
+        raise ValueError(
+            f"token_ids has shape {tuple(token_ids.shape)}: {cached} cached plus "
+            f"{token_ids.shape[1]} new tokens exceed max_len = {max_len}"
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -128,7 +144,7 @@ def plot_norm_comparison(h, layer_norm_out, rms_norm_out, token: int = 0):
         x = np.asarray(torch.as_tensor(values).detach().double())[token]  # (d,)
         ax.bar(np.arange(x.size), x, color="#3b6fb6")
         ax.axhline(x.mean(), color="#c0392b", ls="--", label=f"mean {x.mean():+.2f}")
-        ax.set_title(f"{title}: RMS {np.sqrt((x ** 2).mean()):.2f}")
+        ax.set_title(f"{title}: RMS {np.sqrt((x**2).mean()):.2f}")
         ax.set_xlabel("feature j")
         ax.set_ylabel("value")
         ax.legend(loc="upper left", fontsize=8)
@@ -180,25 +196,38 @@ def plot_head_groups(n_heads: int, n_kv_heads: int):
 # ---------------------------------------------------------------------------------------
 # Section 4: the KV cache, computed and measured
 # ---------------------------------------------------------------------------------------
-def kv_memory_rows(kv_cache_bytes: Callable, lengths: Sequence[int] = (1024, 8192, 32768),
-                   shapes: dict = QWEN3_0_6B_SHAPES, bytes_per_value: int = 2) -> list[dict]:
+def kv_memory_rows(
+    kv_cache_bytes: Callable,
+    lengths: Sequence[int] = (1024, 8192, 32768),
+    shapes: dict = QWEN3_0_6B_SHAPES,
+    bytes_per_value: int = 2,
+) -> list[dict]:
     """Cache bytes of one sequence from `kv_cache_bytes` for MHA (h_kv = h), the model's GQA
     and MQA (h_kv = 1), at each length."""
     variants = [("MHA", shapes["n_heads"]), ("GQA", shapes["n_kv_heads"]), ("MQA", 1)]
-    return [{"attention": name, "n_kv_heads": h_kv, "length": L,
-             "bytes": kv_cache_bytes(shapes["n_layers"], h_kv, shapes["d_k"], L,
-                                     bytes_per_value)}
-            for name, h_kv in variants for L in lengths]
+    return [
+        {
+            "attention": name,
+            "n_kv_heads": h_kv,
+            "length": L,
+            "bytes": kv_cache_bytes(shapes["n_layers"], h_kv, shapes["d_k"], L, bytes_per_value),
+        }
+        for name, h_kv in variants
+        for L in lengths
+    ]
 
 
-def plot_kv_memory(rows: Sequence[dict], title: str = "Qwen3-0.6B's KV cache, bf16, one "
-                   "sequence"):
+def plot_kv_memory(rows: Sequence[dict], title: str = "Qwen3-0.6B's KV cache, bf16, one sequence"):
     """Cache size in GiB against context length, one line per attention variant."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for name in dict.fromkeys(r["attention"] for r in rows):
         mine = [r for r in rows if r["attention"] == name]
-        ax.plot([r["length"] for r in mine], [r["bytes"] / 2**30 for r in mine], "o-",
-                label=f"{name} (h_kv = {mine[0]['n_kv_heads']})")
+        ax.plot(
+            [r["length"] for r in mine],
+            [r["bytes"] / 2**30 for r in mine],
+            "o-",
+            label=f"{name} (h_kv = {mine[0]['n_kv_heads']})",
+        )
     ax.set_xscale("log", base=2)
     ax.set_xlabel("context length L (tokens)")
     ax.set_ylabel("KV cache (GiB)")
@@ -221,8 +250,13 @@ def cache_bytes(cache) -> int:
 # ---------------------------------------------------------------------------------------
 # Section 5: QK-norm keeps the scores bounded
 # ---------------------------------------------------------------------------------------
-def qk_norm_experiment(scales: Sequence[float] = (1, 2, 4, 8, 16), d: int = 32, d_k: int = 8,
-                       L: int = 16, seed: int = 0) -> dict:
+def qk_norm_experiment(
+    scales: Sequence[float] = (1, 2, 4, 8, 16),
+    d: int = 32,
+    d_k: int = 8,
+    L: int = 16,
+    seed: int = 0,
+) -> dict:
     """The largest |score| and the largest attention weight of one head as W_Q and W_K
     grow by a factor s, without and with an RMSNorm on every query and key (weight 1)."""
     with single_thread():
@@ -234,8 +268,13 @@ def _qk_norm_experiment(scales, d: int, d_k: int, L: int, seed: int) -> dict:
     x = torch.randn(L, d, generator=g)  # (L, d)
     W_Q, W_K = (torch.randn(d_k, d, generator=g) / math.sqrt(d) for _ in range(2))
     causal = torch.ones(L, L, dtype=torch.bool).tril()
-    out = {"scales": list(scales), "raw_score": [], "normed_score": [], "raw_peak": [],
-           "normed_peak": []}
+    out = {
+        "scales": list(scales),
+        "raw_score": [],
+        "normed_score": [],
+        "raw_peak": [],
+        "normed_peak": [],
+    }
     for s in scales:
         q, k = x @ (s * W_Q).T, x @ (s * W_K).T  # (L, d_k) each
         for kind, (qq, kk) in (("raw", (q, k)), ("normed", (_unit_rms(q), _unit_rms(k)))):
@@ -328,8 +367,9 @@ def _find(tokens: Sequence[str], word: str, before: int | None = None) -> int:
     return hits[-1]
 
 
-def notable_heads(maps, tokens: Sequence[str], query_word: str = "it",
-                  key_word: str = "cup") -> dict[str, tuple[int, int]]:
+def notable_heads(
+    maps, tokens: Sequence[str], query_word: str = "it", key_word: str = "cup"
+) -> dict[str, tuple[int, int]]:
     """Three measured patterns, each as (layer, head): the largest weight from `query_word`
     to `key_word`, the strongest previous-token head and the broadest head (highest mean
     entropy of its rows beyond the first token)."""
@@ -345,12 +385,16 @@ def notable_heads(maps, tokens: Sequence[str], query_word: str = "it",
         flat = int(torch.argmax(table))
         return flat // table.shape[1], flat % table.shape[1]
 
-    return {f"{query_word} -> {key_word}": best(maps[:, :, q, k]),
-            "previous token": best(previous), "spread over the prefix": best(broad)}
+    return {
+        f"{query_word} -> {key_word}": best(maps[:, :, q, k]),
+        "previous token": best(previous),
+        "spread over the prefix": best(broad),
+    }
 
 
-def plot_query_key_weight(maps, tokens: Sequence[str], query_word: str = "it",
-                          key_word: str = "cup", title: str = ""):
+def plot_query_key_weight(
+    maps, tokens: Sequence[str], query_word: str = "it", key_word: str = "cup", title: str = ""
+):
     """The weight from `query_word` to `key_word` in every layer (rows) and head (columns)."""
     maps = torch.as_tensor(maps)
     q = _find(tokens, query_word)
@@ -376,30 +420,40 @@ class HeadExplorer(widgets.VBox):
     and bars carry data-* attributes, so tests read exactly what the learner sees.
     """
 
-    def __init__(self, maps, tokens: Sequence[str], query_word: str = "it",
-                 key_word: str = "cup"):
+    def __init__(self, maps, tokens: Sequence[str], query_word: str = "it", key_word: str = "cup"):
         self.maps = torch.as_tensor(maps).double()  # (N, h, L, L)
         self.tokens = list(tokens)
         N, h, L, _ = self.maps.shape
         if L != len(self.tokens):
-            raise ValueError(f"maps has shape {tuple(self.maps.shape)}: L = {L}, but there "
-                             f"are {len(self.tokens)} tokens")
+            raise ValueError(
+                f"maps has shape {tuple(self.maps.shape)}: L = {L}, but there "
+                f"are {len(self.tokens)} tokens"
+            )
         self.patterns = notable_heads(self.maps, self.tokens, query_word, key_word)
         self.layer = widgets.IntSlider(value=0, min=0, max=N - 1, description="layer")
         self.head = widgets.IntSlider(value=0, min=0, max=h - 1, description="head")
-        self.query = widgets.Dropdown(options=[(f"{i} · {t}", i) for i, t in
-                                               enumerate(self.tokens)],
-                                      value=_find(self.tokens, query_word),
-                                      description="query word")
-        self.pattern = widgets.Dropdown(options=[("(choose)", None)] + [
-            (f"{name}: layer {l}, head {r}", (l, r)) for name, (l, r) in self.patterns.items()],
-            value=None, description="pattern")
+        self.query = widgets.Dropdown(
+            options=[(f"{i} · {t}", i) for i, t in enumerate(self.tokens)],
+            value=_find(self.tokens, query_word),
+            description="query word",
+        )
+        self.pattern = widgets.Dropdown(
+            options=[("(choose)", None)]
+            + [(f"{name}: layer {l}, head {r}", (l, r)) for name, (l, r) in self.patterns.items()],
+            value=None,
+            description="pattern",
+        )
         self.display = widgets.HTML()
         for control in (self.layer, self.head, self.query):
             control.observe(self._redraw, names="value")
         self.pattern.observe(self._jump, names="value")
-        super().__init__([widgets.HBox([self.layer, self.head]),
-                          widgets.HBox([self.query, self.pattern]), self.display])
+        super().__init__(
+            [
+                widgets.HBox([self.layer, self.head]),
+                widgets.HBox([self.query, self.pattern]),
+                self.display,
+            ]
+        )
         self._redraw()
 
     def row(self) -> np.ndarray:
@@ -415,18 +469,22 @@ class HeadExplorer(widgets.VBox):
         q, weights = self.query.value, self.row()
         allowed = np.arange(len(self.tokens)) <= q
         top = int(np.argmax(weights))
-        title = (f"layer {self.layer.value}, head {self.head.value}: query '{self.tokens[q]}' "
-                 f"(position {q}) puts {weights[top]:.2f} on '{self.tokens[top]}' "
-                 f"(position {top}); {int((~allowed).sum())} future keys blocked")
+        title = (
+            f"layer {self.layer.value}, head {self.head.value}: query '{self.tokens[q]}' "
+            f"(position {q}) puts {weights[top]:.2f} on '{self.tokens[top]}' "
+            f"(position {top}); {int((~allowed).sum())} future keys blocked"
+        )
         self.display.value = (
             f'<div class="attnbook-heads" data-layer="{self.layer.value}" '
             f'data-head="{self.head.value}" data-query="{q}">'
             + heatmap_row_html(self.tokens, weights, allowed, title)
-            + bars_html(self.tokens[: q + 1], weights[: q + 1]) + "</div>")
+            + bars_html(self.tokens[: q + 1], weights[: q + 1])
+            + "</div>"
+        )
 
 
-def head_explorer(maps, tokens: Sequence[str], query_word: str = "it",
-                  key_word: str = "cup") -> HeadExplorer:
+def head_explorer(
+    maps, tokens: Sequence[str], query_word: str = "it", key_word: str = "cup"
+) -> HeadExplorer:
     """The head explorer on `maps` (N, h, L, L) of the robot sentence's `tokens`."""
     return HeadExplorer(maps, tokens, query_word, key_word)
-

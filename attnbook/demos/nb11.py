@@ -46,8 +46,9 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 # Attention over the source
 # ---------------------------------------------------------------------------------------------
-def source_attention(model: torch.nn.Module, src_ids: Sequence[int],
-                     tgt_ids: Sequence[int]) -> torch.Tensor:
+def source_attention(
+    model: torch.nn.Module, src_ids: Sequence[int], tgt_ids: Sequence[int]
+) -> torch.Tensor:
     """Cross-attention weights (n_layers, h, L_t, L_s) of one (source, target) pair.
 
     A forward pre-hook catches what each decoder block passes to its ``cross_attn`` layer
@@ -64,30 +65,42 @@ def source_attention(model: torch.nn.Module, src_ids: Sequence[int],
             found = dict(zip(names, args))
             found.update({k: v for k, v in kwargs.items() if k in names})
             captured[layer] = found
+
         return hook
 
-    hooks = [block.cross_attn.register_forward_pre_hook(catch(i), with_kwargs=True)
-             for i, block in enumerate(model.decoder)]
+    hooks = [
+        block.cross_attn.register_forward_pre_hook(catch(i), with_kwargs=True)
+        for i, block in enumerate(model.decoder)
+    ]
     try:
         with torch.no_grad():
             model(src, tgt)
-            maps = [block.cross_attn.weights(captured[i]["x"], captured[i].get("source"),
-                                             captured[i].get("allowed"))[0]
-                    for i, block in enumerate(model.decoder)]  # each (h, L_t, L_s)
+            maps = [
+                block.cross_attn.weights(
+                    captured[i]["x"], captured[i].get("source"), captured[i].get("allowed")
+                )[0]
+                for i, block in enumerate(model.decoder)
+            ]  # each (h, L_t, L_s)
     finally:
         for hook in hooks:
             hook.remove()
     return torch.stack(maps)  # (n_layers, h, L_t, L_s)
 
 
-def plot_source_attention(weights, src_tokens: Sequence[str], tgt_tokens: Sequence[str],
-                          title: str = "Attention of each reply word over the source"):
+def plot_source_attention(
+    weights,
+    src_tokens: Sequence[str],
+    tgt_tokens: Sequence[str],
+    title: str = "Attention of each reply word over the source",
+):
     """One map: rows are reply positions (the word each one predicts), columns source
     tokens; a darker cell is more weight."""
     weights = np.asarray(weights, dtype=float)
     if weights.shape != (len(tgt_tokens), len(src_tokens)):
-        raise ValueError(f"weights must have shape (L_t, L_s) = ({len(tgt_tokens)}, "
-                         f"{len(src_tokens)}); got {weights.shape}")
+        raise ValueError(
+            f"weights must have shape (L_t, L_s) = ({len(tgt_tokens)}, "
+            f"{len(src_tokens)}); got {weights.shape}"
+        )
     fig, ax = plt.subplots(figsize=(1.5 + 0.32 * len(src_tokens), 1.2 + 0.3 * len(tgt_tokens)))
     image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")
     ax.set_xticks(range(len(src_tokens)), src_tokens, rotation=70)
@@ -109,32 +122,47 @@ class SourceAttentionExplorer(widgets.VBox):
     the chosen reply word, the source token it weighs most.
     """
 
-    def __init__(self, model: torch.nn.Module, tokenizer, emails: Sequence[Email],
-                 replies: Sequence[Sequence[str]], word: str | None = None) -> None:
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        tokenizer,
+        emails: Sequence[Email],
+        replies: Sequence[Sequence[str]],
+        word: str | None = None,
+    ) -> None:
         if len(emails) != len(replies):
-            raise ValueError(f"emails and replies must pair up; got {len(emails)} emails and "
-                             f"{len(replies)} replies")
+            raise ValueError(
+                f"emails and replies must pair up; got {len(emails)} emails and "
+                f"{len(replies)} replies"
+            )
         self.model, self.tokenizer = model, tokenizer
         self.emails, self.replies = list(emails), [list(r) for r in replies]
         self._maps: dict[int, torch.Tensor] = {}
         self._updating = False
         n_layers, n_heads = len(model.decoder), model.decoder[0].cross_attn.n_heads
-        self.email = widgets.Dropdown(options=[(e.text()[:70], i) for i, e in
-                                               enumerate(self.emails)],
-                                      value=0, description="email", layout={"width": "95%"})
-        self.layer = widgets.Dropdown(options=list(range(n_layers)), value=n_layers - 1,
-                                      description="block")
-        self.head = widgets.Dropdown(options=[("mean", -1), *((str(h), h) for h in
-                                                               range(n_heads))],
-                                     value=-1, description="head")
+        self.email = widgets.Dropdown(
+            options=[(e.text()[:70], i) for i, e in enumerate(self.emails)],
+            value=0,
+            description="email",
+            layout={"width": "95%"},
+        )
+        self.layer = widgets.Dropdown(
+            options=list(range(n_layers)), value=n_layers - 1, description="block"
+        )
+        self.head = widgets.Dropdown(
+            options=[("mean", -1), *((str(h), h) for h in range(n_heads))],
+            value=-1,
+            description="head",
+        )
         self.word = widgets.Dropdown(description="reply word")
         self.display = widgets.HTML()
         self._set_words(word)
         self.email.observe(self._email_changed, names="value")
         for control in (self.layer, self.head, self.word):
             control.observe(self._redraw, names="value")
-        super().__init__([self.email, widgets.HBox([self.layer, self.head, self.word]),
-                          self.display])
+        super().__init__(
+            [self.email, widgets.HBox([self.layer, self.head, self.word]), self.display]
+        )
         self._redraw()
 
     def source_tokens(self) -> list[str]:
@@ -183,33 +211,53 @@ class SourceAttentionExplorer(widgets.VBox):
         t = self.word.value
         top = int(np.argmax(grid[t]))
         head = "the mean of the heads" if self.head.value == -1 else f"head {self.head.value}"
-        title = (f"block {self.layer.value}, {head}: the position that writes '{tgt[t]}' puts "
-                 f"{grid[t, top]:.2f} on source token {top} '{src[top]}'")
-        self.display.value = _grid_html(grid, src, tgt, t, title, self.layer.value,
-                                        self.head.value)
+        title = (
+            f"block {self.layer.value}, {head}: the position that writes '{tgt[t]}' puts "
+            f"{grid[t, top]:.2f} on source token {top} '{src[top]}'"
+        )
+        self.display.value = _grid_html(grid, src, tgt, t, title, self.layer.value, self.head.value)
 
 
-def _grid_html(grid: np.ndarray, src: Sequence[str], tgt: Sequence[str], chosen: int,
-               title: str, layer: int, head: int) -> str:
-    header = "".join(f'<th style="writing-mode:vertical-rl;font-weight:normal">'
-                     f"{html.escape(w)}</th>" for w in src)
+def _grid_html(
+    grid: np.ndarray,
+    src: Sequence[str],
+    tgt: Sequence[str],
+    chosen: int,
+    title: str,
+    layer: int,
+    head: int,
+) -> str:
+    header = "".join(
+        f'<th style="writing-mode:vertical-rl;font-weight:normal">{html.escape(w)}</th>'
+        for w in src
+    )
     rows = []
     for t, word in enumerate(tgt):
         cells = "".join(
             f'<td data-weight="{w:.6f}" title="{w:.3f}" style="width:14px;height:14px;'
-            f'background:rgba(59,111,182,{w:.3f})"></td>' for w in grid[t])
+            f'background:rgba(59,111,182,{w:.3f})"></td>'
+            for w in grid[t]
+        )
         mark = "font-weight:bold" if t == chosen else ""
-        rows.append(f'<tr data-row="{t}" data-word="{html.escape(word)}">'
-                    f'<td style="text-align:right;{mark}">{html.escape(word)}</td>{cells}</tr>')
-    return (f'<div class="attnbook-source-attention" data-layer="{layer}" data-head="{head}" '
-            f'data-word="{chosen}"><b>{html.escape(title)}</b>'
-            f'<table style="border-collapse:collapse"><tr><th></th>{header}</tr>'
-            f'{"".join(rows)}</table></div>')
+        rows.append(
+            f'<tr data-row="{t}" data-word="{html.escape(word)}">'
+            f'<td style="text-align:right;{mark}">{html.escape(word)}</td>{cells}</tr>'
+        )
+    return (
+        f'<div class="attnbook-source-attention" data-layer="{layer}" data-head="{head}" '
+        f'data-word="{chosen}"><b>{html.escape(title)}</b>'
+        f'<table style="border-collapse:collapse"><tr><th></th>{header}</tr>'
+        f"{''.join(rows)}</table></div>"
+    )
 
 
-def source_attention_explorer(model: torch.nn.Module, tokenizer, emails: Sequence[Email],
-                              replies: Sequence[Sequence[str]],
-                              word: str | None = None) -> SourceAttentionExplorer:
+def source_attention_explorer(
+    model: torch.nn.Module,
+    tokenizer,
+    emails: Sequence[Email],
+    replies: Sequence[Sequence[str]],
+    word: str | None = None,
+) -> SourceAttentionExplorer:
     """The attention-over-source widget of notebook 11."""
     return SourceAttentionExplorer(model, tokenizer, emails, replies, word)
 
@@ -217,15 +265,22 @@ def source_attention_explorer(model: torch.nn.Module, tokenizer, emails: Sequenc
 # ---------------------------------------------------------------------------------------------
 # Masks and dependencies
 # ---------------------------------------------------------------------------------------------
-def plot_cross_mask(src_tokens: Sequence[Sequence[str]], tgt_tokens: Sequence[Sequence[str]],
-                    pad: str = "<PAD>", names: Sequence[str] = ("Message A", "Message B")):
+def plot_cross_mask(
+    src_tokens: Sequence[Sequence[str]],
+    tgt_tokens: Sequence[Sequence[str]],
+    pad: str = "<PAD>",
+    names: Sequence[str] = ("Message A", "Message B"),
+):
     """Cross-attention's allowed grid per message: every reply position may read every real
     source token, never a padded one, and no causal triangle."""
     width = max(len(src) for src in src_tokens)
     rows = sum(len(tgt) for tgt in tgt_tokens)
-    fig, axes = plt.subplots(len(src_tokens), 1, figsize=(2.0 + 0.36 * width, 1.6 + 0.34 * rows
-                                                          + 0.9 * len(src_tokens)),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        len(src_tokens),
+        1,
+        figsize=(2.0 + 0.36 * width, 1.6 + 0.34 * rows + 0.9 * len(src_tokens)),
+        squeeze=False,
+    )
     for ax, src, tgt, name in zip(axes[:, 0], src_tokens, tgt_tokens, names):
         allowed = np.array([[s != pad for s in src] for _ in tgt], dtype=float)  # (L_t, L_s)
         ax.imshow(allowed, cmap="Blues", vmin=0.0, vmax=1.2)
@@ -240,8 +295,9 @@ def plot_cross_mask(src_tokens: Sequence[Sequence[str]], tgt_tokens: Sequence[Se
 
 
 @torch.no_grad()
-def influence(model: torch.nn.Module, src_ids: torch.Tensor, tgt_ids: torch.Tensor,
-              vocab_size: int) -> tuple[np.ndarray, np.ndarray]:
+def influence(
+    model: torch.nn.Module, src_ids: torch.Tensor, tgt_ids: torch.Tensor, vocab_size: int
+) -> tuple[np.ndarray, np.ndarray]:
     """How far the logits move when one token changes: ``(G_src, G_tgt)``.
 
     ``G_src[t, s]`` is the largest change of the logits at reply position t when source
@@ -269,13 +325,15 @@ def influence(model: torch.nn.Module, src_ids: torch.Tensor, tgt_ids: torch.Tens
     return G_src, G_tgt
 
 
-def plot_influence(G_src: np.ndarray, G_tgt: np.ndarray, src_tokens: Sequence[str],
-                   tgt_tokens: Sequence[str]):
+def plot_influence(
+    G_src: np.ndarray, G_tgt: np.ndarray, src_tokens: Sequence[str], tgt_tokens: Sequence[str]
+):
     """The two grids of `influence`, white where a change moves nothing."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, G, cols, title, xlabel in [
-            (left, G_src, src_tokens, "Changing a source token", "source token changed"),
-            (right, G_tgt, tgt_tokens, "Changing a reply token", "reply token changed")]:
+        (left, G_src, src_tokens, "Changing a source token", "source token changed"),
+        (right, G_tgt, tgt_tokens, "Changing a reply token", "reply token changed"),
+    ]:
         ax.imshow(G > 1e-6, cmap="Blues", vmin=0.0, vmax=1.2)
         ax.set_xticks(range(len(cols)), cols, rotation=60)
         ax.set_yticks(range(len(tgt_tokens)), tgt_tokens)
@@ -298,13 +356,19 @@ def plot_reply_training(log: Sequence[dict], floor: float, title: str = ""):
     ax.plot(steps, train, color="tab:blue", alpha=0.25, lw=0.8)
     window = min(25, len(train))
     smooth = np.convolve(train, np.ones(window) / window, mode="valid")
-    ax.plot(steps[window - 1:], smooth, color="tab:blue", lw=1.6,
-            label=f"training loss (mean of {window} steps)")
+    ax.plot(
+        steps[window - 1 :],
+        smooth,
+        color="tab:blue",
+        lw=1.6,
+        label=f"training loss (mean of {window} steps)",
+    )
     val = [(r["step"], r["val_loss"]) for r in log if r["val_loss"] is not None]
     if val:
         ax.plot(*zip(*val), "o-", color="tab:orange", label="validation loss")
-    ax.axhline(floor, color="black", ls="--", lw=1,
-               label=f"conditional entropy {floor:.3f} (the floor)")
+    ax.axhline(
+        floor, color="black", ls="--", lw=1, label=f"conditional entropy {floor:.3f} (the floor)"
+    )
     ax.set_ylim(0.0, max(1.0, float(np.quantile(train, 0.9))))
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (nats per reply token)")
@@ -320,8 +384,13 @@ def plot_reply_training(log: Sequence[dict], floor: float, title: str = ""):
 DecodeFn = Callable[[torch.Tensor, int], tuple]
 
 
-def decode_table(task: ReplyTask, tokenizer, emails: Sequence[Email], decode: DecodeFn,
-                 beam_sizes: Sequence[int] = (1, 2, 3)) -> list[dict]:
+def decode_table(
+    task: ReplyTask,
+    tokenizer,
+    emails: Sequence[Email],
+    decode: DecodeFn,
+    beam_sizes: Sequence[int] = (1, 2, 3),
+) -> list[dict]:
     """One row per (beam size, email): the decoded reply and how it scores.
 
     ``decode(src_ids, beam_size)`` returns ``(ids from <BOS>, log-probability)``, e.g. a
@@ -336,10 +405,19 @@ def decode_table(task: ReplyTask, tokenizer, emails: Sequence[Email], decode: De
             ids = [int(i) for i in ids]
             words = tokenizer.decode(ids).split()
             judged = task.judge(email, words)
-            rows.append({"beam": k, "email": index, "kinds": email.kinds, "reply": words,
-                         "model_log_p": float(model_log_p), "true_log_p": judged.log_prob,
-                         "valid": judged.valid, "mode": judged.is_mode,
-                         "regret": judged.regret})
+            rows.append(
+                {
+                    "beam": k,
+                    "email": index,
+                    "kinds": email.kinds,
+                    "reply": words,
+                    "model_log_p": float(model_log_p),
+                    "true_log_p": judged.log_prob,
+                    "valid": judged.valid,
+                    "mode": judged.is_mode,
+                    "regret": judged.regret,
+                }
+            )
     return rows
 
 
@@ -368,13 +446,16 @@ def plot_decoding(rows: Sequence[dict]):
     kinds = sorted({r["kinds"][0] for r in single})
     beams = sorted({r["beam"] for r in rows})
     by = summarise(single, lambda r: (r["kinds"][0], r["beam"]))
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8),
-                                      gridspec_kw={"width_ratios": [3, 1]})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw={"width_ratios": [3, 1]})
     width = 0.8 / len(beams)
     for i, k in enumerate(beams):
         share = [by.get((kind, k), {}).get("mode", 0.0) for kind in kinds]
-        left.bar(np.arange(len(kinds)) + i * width, share, width,
-                 label="greedy" if k == 1 else f"beam {k}")
+        left.bar(
+            np.arange(len(kinds)) + i * width,
+            share,
+            width,
+            label="greedy" if k == 1 else f"beam {k}",
+        )
     left.set_xticks(np.arange(len(kinds)) + width * (len(beams) - 1) / 2, kinds)
     left.set_xlabel("kind of the email's one sentence")
     left.set_ylabel("share decoded to the true mode")

@@ -73,20 +73,32 @@ class Qwen3LMConfig:
     tie_weights: bool = False  # the head's weight is the token embedding
 
     def __post_init__(self) -> None:
-        for name in ("vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "d_k",
-                     "d_hidden", "max_len"):
+        for name in (
+            "vocab_size",
+            "d_model",
+            "n_layers",
+            "n_heads",
+            "n_kv_heads",
+            "d_k",
+            "d_hidden",
+            "max_len",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"Qwen3LMConfig.{name}: expected a positive int, got {value!r}")
         if self.n_heads % self.n_kv_heads:
-            raise ValueError(f"Qwen3LMConfig.n_heads: expected a multiple of n_kv_heads="
-                             f"{self.n_kv_heads}, got n_heads={self.n_heads}")
+            raise ValueError(
+                f"Qwen3LMConfig.n_heads: expected a multiple of n_kv_heads="
+                f"{self.n_kv_heads}, got n_heads={self.n_heads}"
+            )
         if self.d_k % 2:
-            raise ValueError(f"Qwen3LMConfig.d_k: RoPE rotates pairs, so d_k must be even; "
-                             f"got d_k={self.d_k}")
+            raise ValueError(
+                f"Qwen3LMConfig.d_k: RoPE rotates pairs, so d_k must be even; got d_k={self.d_k}"
+            )
         if not self.rope_base > 1.0:
-            raise ValueError(f"Qwen3LMConfig.rope_base: expected a value > 1, got "
-                             f"{self.rope_base!r}")
+            raise ValueError(
+                f"Qwen3LMConfig.rope_base: expected a value > 1, got {self.rope_base!r}"
+            )
         if not self.eps > 0.0:
             raise ValueError(f"Qwen3LMConfig.eps: expected a value > 0, got {self.eps!r}")
 
@@ -147,8 +159,12 @@ class ModernBlock(nn.Module):
         v = _heads(self.W_V(x), self.n_kv_heads, self.d_k)  # (B, h_kv, L, d_k)
         return rotate_pairs(q, *rope), rotate_pairs(k, *rope), v
 
-    def forward(self, h: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor],
-                past: tuple[torch.Tensor, torch.Tensor] | None = None):
+    def forward(
+        self,
+        h: torch.Tensor,
+        rope: tuple[torch.Tensor, torch.Tensor],
+        past: tuple[torch.Tensor, torch.Tensor] | None = None,
+    ):
         """h (B, L, d); rope (cos, sin), each (L, d_k/2) at the L new positions; past None or
         cached (k, v), each (B, h_kv, T, d_k). Returns (B, L, d) and (k, v) over T + L."""
         B, L, _ = h.shape
@@ -158,8 +174,9 @@ class ModernBlock(nn.Module):
             v = torch.cat([past[1], v], dim=2)  # (B, h_kv, T + L, d_k)
         T = k.shape[2] - L
         allowed = None if T == 0 else _bottom_right_causal(L, T + L, h.device)  # (L, T + L)
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, is_causal=T == 0,
-                                           enable_gqa=True)  # (B, h, L, d_k)
+        y = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=allowed, is_causal=T == 0, enable_gqa=True
+        )  # (B, h, L, d_k)
         u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
         return u + self.mlp(self.norm2(u)), (k, v)  # (B, L, d)
 
@@ -196,12 +213,13 @@ class Qwen3LM(nn.Module):
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         if idx.dim() != 2 or idx.dtype not in (torch.int64, torch.int32):
-            raise ValueError(f"idx: expected an integer tensor of shape (B, L), got dtype "
-                             f"{idx.dtype} and shape {tuple(idx.shape)}")
+            raise ValueError(
+                f"idx: expected an integer tensor of shape (B, L), got dtype "
+                f"{idx.dtype} and shape {tuple(idx.shape)}"
+            )
         L = idx.shape[1]
         if L > self.config.max_len:
-            raise ValueError(f"idx: sequence length L={L} exceeds max_len="
-                             f"{self.config.max_len}")
+            raise ValueError(f"idx: sequence length L={L} exceeds max_len={self.config.max_len}")
         rope = (self.rope_cos[:L], self.rope_sin[:L])  # (L, d_k/2) each
         h = self.embed(idx)  # (B, L, d)
         for block in self.blocks:
@@ -271,8 +289,11 @@ BLOCK_KEYS = {
     "mlp.w_up.weight": "mlp.up_proj.weight",
     "mlp.w_down.weight": "mlp.down_proj.weight",
 }
-TOP_KEYS = {"embed.weight": "model.embed_tokens.weight", "norm.weight": "model.norm.weight",
-            "head.weight": "lm_head.weight"}
+TOP_KEYS = {
+    "embed.weight": "model.embed_tokens.weight",
+    "norm.weight": "model.norm.weight",
+    "head.weight": "lm_head.weight",
+}
 #: Tensors whose per-head features the half-split RoPE layout orders differently.
 ROPE_PERMUTED = ("W_Q.weight", "W_K.weight", "q_norm.weight", "k_norm.weight")
 
@@ -281,8 +302,10 @@ def hf_key_map(config: Qwen3LMConfig) -> dict[str, str]:
     """Every state_dict key of `Qwen3LM` -> the Hugging Face key that holds it."""
     keys = dict(TOP_KEYS)
     for i in range(config.n_layers):
-        keys |= {f"blocks.{i}.{ours}": f"model.layers.{i}.{theirs}"
-                 for ours, theirs in BLOCK_KEYS.items()}
+        keys |= {
+            f"blocks.{i}.{ours}": f"model.layers.{i}.{theirs}"
+            for ours, theirs in BLOCK_KEYS.items()
+        }
     return keys
 
 
@@ -290,10 +313,19 @@ def expected_shapes(config: Qwen3LMConfig) -> dict[str, tuple[int, ...]]:
     """The shape of every tensor of `Qwen3LM` under `config`, by our key."""
     d, V, d_k, hidden = config.d_model, config.vocab_size, config.d_k, config.d_hidden
     q, kv = config.n_heads * d_k, config.n_kv_heads * d_k
-    block = {"norm1.weight": (d,), "W_Q.weight": (q, d), "W_K.weight": (kv, d),
-             "W_V.weight": (kv, d), "q_norm.weight": (d_k,), "k_norm.weight": (d_k,),
-             "W_O.weight": (d, q), "norm2.weight": (d,), "mlp.w_gate.weight": (hidden, d),
-             "mlp.w_up.weight": (hidden, d), "mlp.w_down.weight": (d, hidden)}
+    block = {
+        "norm1.weight": (d,),
+        "W_Q.weight": (q, d),
+        "W_K.weight": (kv, d),
+        "W_V.weight": (kv, d),
+        "q_norm.weight": (d_k,),
+        "k_norm.weight": (d_k,),
+        "W_O.weight": (d, q),
+        "norm2.weight": (d,),
+        "mlp.w_gate.weight": (hidden, d),
+        "mlp.w_up.weight": (hidden, d),
+        "mlp.w_down.weight": (d, hidden),
+    }
     shapes = {"embed.weight": (V, d), "norm.weight": (d,), "head.weight": (V, d)}
     for i in range(config.n_layers):
         shapes |= {f"blocks.{i}.{key}": shape for key, shape in block.items()}
@@ -323,8 +355,9 @@ def _convert(key: str, tensor: torch.Tensor, config: Qwen3LMConfig, to_ours: boo
     return _permute_heads(tensor, index)
 
 
-def state_dict_from_hf(hf_state: dict, config: Qwen3LMConfig,
-                       dtype: torch.dtype = torch.float32) -> dict[str, torch.Tensor]:
+def state_dict_from_hf(
+    hf_state: dict, config: Qwen3LMConfig, dtype: torch.dtype = torch.float32
+) -> dict[str, torch.Tensor]:
     """A `Qwen3LM` state_dict from a Hugging Face one; missing, unexpected or misshapen
     tensors raise a ValueError that names them. A tied checkpoint may omit lm_head.weight."""
     names, shapes = hf_key_map(config), expected_shapes(config)
@@ -333,18 +366,24 @@ def state_dict_from_hf(hf_state: dict, config: Qwen3LMConfig,
     missing = sorted(v for v in names.values() if v not in hf_state)
     unexpected = sorted(set(hf_state) - set(names.values()) - {TOP_KEYS["head.weight"]})
     if missing:
-        raise ValueError(f"checkpoint: {len(missing)} tensor(s) that config.json implies are "
-                         f"missing, e.g. {missing[:4]}")
+        raise ValueError(
+            f"checkpoint: {len(missing)} tensor(s) that config.json implies are "
+            f"missing, e.g. {missing[:4]}"
+        )
     if unexpected:
-        raise ValueError(f"checkpoint: {len(unexpected)} tensor(s) this Qwen3 loader does not "
-                         f"know, e.g. {unexpected[:4]} (biases and other architectures are "
-                         "not supported)")
+        raise ValueError(
+            f"checkpoint: {len(unexpected)} tensor(s) this Qwen3 loader does not "
+            f"know, e.g. {unexpected[:4]} (biases and other architectures are "
+            "not supported)"
+        )
     state = {}
     for ours, theirs in names.items():
         tensor = hf_state[theirs]
         if tuple(tensor.shape) != shapes[ours]:
-            raise ValueError(f"checkpoint: {theirs} has shape {tuple(tensor.shape)}; "
-                             f"config.json implies {shapes[ours]}")
+            raise ValueError(
+                f"checkpoint: {theirs} has shape {tuple(tensor.shape)}; "
+                f"config.json implies {shapes[ours]}"
+            )
         state[ours] = _convert(ours, tensor.to(dtype), config, to_ours=True)
     if "head.weight" not in state:
         state["head.weight"] = state["embed.weight"]
@@ -357,8 +396,10 @@ def state_dict_to_hf(state: dict, config: Qwen3LMConfig) -> dict[str, torch.Tens
     names = hf_key_map(config)
     if config.tie_weights:
         names.pop("head.weight")
-    return {theirs: _convert(ours, state[ours], config, to_ours=False).contiguous()
-            for ours, theirs in names.items()}
+    return {
+        theirs: _convert(ours, state[ours], config, to_ours=False).contiguous()
+        for ours, theirs in names.items()
+    }
 
 
 def _rope_theta(hf: dict) -> float:
@@ -367,8 +408,10 @@ def _rope_theta(hf: dict) -> float:
     scaling = hf.get("rope_scaling") or {}
     kind = params.get("rope_type") or scaling.get("rope_type") or scaling.get("type") or "default"
     if kind != "default":
-        raise ValueError(f"config.json: rope type {kind!r} is not supported; only plain RoPE "
-                         "(rope_type 'default')")
+        raise ValueError(
+            f"config.json: rope type {kind!r} is not supported; only plain RoPE "
+            "(rope_type 'default')"
+        )
     return float(params.get("rope_theta", hf.get("rope_theta", 10000.0)))
 
 
@@ -382,30 +425,44 @@ def config_from_hf(hf: dict) -> Qwen3LMConfig:
     if hf.get("attention_bias"):
         raise ValueError("config.json: attention_bias is true; this loader has no biases")
     if hf.get("use_sliding_window"):
-        raise ValueError("config.json: use_sliding_window is true; only full attention is "
-                         "supported")
+        raise ValueError(
+            "config.json: use_sliding_window is true; only full attention is supported"
+        )
     heads = hf["num_attention_heads"]
     return Qwen3LMConfig(
-        vocab_size=hf["vocab_size"], d_model=hf["hidden_size"],
-        n_layers=hf["num_hidden_layers"], n_heads=heads,
+        vocab_size=hf["vocab_size"],
+        d_model=hf["hidden_size"],
+        n_layers=hf["num_hidden_layers"],
+        n_heads=heads,
         n_kv_heads=hf.get("num_key_value_heads") or heads,
         d_k=hf.get("head_dim") or hf["hidden_size"] // heads,
-        d_hidden=hf["intermediate_size"], max_len=hf["max_position_embeddings"],
-        rope_base=_rope_theta(hf), eps=float(hf.get("rms_norm_eps", 1e-6)),
-        tie_weights=bool(hf.get("tie_word_embeddings", False)))
+        d_hidden=hf["intermediate_size"],
+        max_len=hf["max_position_embeddings"],
+        rope_base=_rope_theta(hf),
+        eps=float(hf.get("rms_norm_eps", 1e-6)),
+        tie_weights=bool(hf.get("tie_word_embeddings", False)),
+    )
 
 
 def config_to_hf(config: Qwen3LMConfig) -> dict:
     """The config.json fields of a Qwen3ForCausalLM with the same architecture."""
     return {
-        "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3",
-        "vocab_size": config.vocab_size, "hidden_size": config.d_model,
-        "num_hidden_layers": config.n_layers, "num_attention_heads": config.n_heads,
-        "num_key_value_heads": config.n_kv_heads, "head_dim": config.d_k,
-        "intermediate_size": config.d_hidden, "max_position_embeddings": config.max_len,
+        "architectures": ["Qwen3ForCausalLM"],
+        "model_type": "qwen3",
+        "vocab_size": config.vocab_size,
+        "hidden_size": config.d_model,
+        "num_hidden_layers": config.n_layers,
+        "num_attention_heads": config.n_heads,
+        "num_key_value_heads": config.n_kv_heads,
+        "head_dim": config.d_k,
+        "intermediate_size": config.d_hidden,
+        "max_position_embeddings": config.max_len,
         "rope_parameters": {"rope_type": "default", "rope_theta": config.rope_base},
-        "rms_norm_eps": config.eps, "tie_word_embeddings": config.tie_weights,
-        "hidden_act": "silu", "attention_bias": False, "use_sliding_window": False,
+        "rms_norm_eps": config.eps,
+        "tie_word_embeddings": config.tie_weights,
+        "hidden_act": "silu",
+        "attention_bias": False,
+        "use_sliding_window": False,
         "dtype": "float32",
     }
 
@@ -414,8 +471,9 @@ def _safetensors():
     try:
         import safetensors.torch
     except ImportError as err:  # the optional extra is missing
-        raise ImportError("reading Hugging Face checkpoints needs safetensors: pip install "
-                          "-e '.[hf]'") from err
+        raise ImportError(
+            "reading Hugging Face checkpoints needs safetensors: pip install -e '.[hf]'"
+        ) from err
     return safetensors.torch
 
 
@@ -426,13 +484,16 @@ def _weight_files(folder: Path) -> list[Path]:
         return [folder / name for name in shards]
     single = folder / "model.safetensors"
     if not single.is_file():
-        raise FileNotFoundError(f"path: no model.safetensors or model.safetensors.index.json "
-                                f"in {folder}")
+        raise FileNotFoundError(
+            f"path: no model.safetensors or model.safetensors.index.json in {folder}"
+        )
     return [single]
 
 
-def load_hf_checkpoint(path: str | Path, dtype: torch.dtype = torch.float32,
-                       ) -> tuple[Qwen3LMConfig, dict[str, torch.Tensor]]:
+def load_hf_checkpoint(
+    path: str | Path,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[Qwen3LMConfig, dict[str, torch.Tensor]]:
     """Read a Qwen3 checkpoint folder in the Hugging Face format (config.json and
     safetensors, one file or shards) -> (config, state_dict with our names, in `dtype`)."""
     folder = Path(path)
@@ -470,8 +531,11 @@ def save_hf_checkpoint(model: nn.Module, config: Qwen3LMConfig, path: str | Path
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().float() for k, v in model.state_dict().items()}
-    _safetensors().save_file(state_dict_to_hf(state, config), str(folder / "model.safetensors"),
-                             metadata={"format": "pt"})
+    _safetensors().save_file(
+        state_dict_to_hf(state, config),
+        str(folder / "model.safetensors"),
+        metadata={"format": "pt"},
+    )
     text = json.dumps(config_to_hf(config), indent=2, sort_keys=True)
     (folder / "config.json").write_text(text + "\n")
     return folder
@@ -493,12 +557,16 @@ def tiny_checkpoint() -> Path:
         folder = root / "assets" / "qwen3_tiny"
         if (folder / "config.json").is_file():
             return folder
-    raise FileNotFoundError("no assets/qwen3_tiny next to the package or above "
-                            f"{here}; make it with `python scripts/make_tiny_qwen3.py`")
+    raise FileNotFoundError(
+        "no assets/qwen3_tiny next to the package or above "
+        f"{here}; make it with `python scripts/make_tiny_qwen3.py`"
+    )
 
 
-def find_cached_qwen3(repo_id: str = QWEN3_0_6B, cache_dir: str | Path | None = None,
-                      ) -> Path | None:
+def find_cached_qwen3(
+    repo_id: str = QWEN3_0_6B,
+    cache_dir: str | Path | None = None,
+) -> Path | None:
     """The snapshot folder of `repo_id` in the local Hugging Face cache (`cache_dir`, default
     the usual one) when its config, weights and tokenizer are all there, else None. Never
     touches the network."""
@@ -506,8 +574,10 @@ def find_cached_qwen3(repo_id: str = QWEN3_0_6B, cache_dir: str | Path | None = 
         from huggingface_hub import try_to_load_from_cache
     except ImportError:  # the optional extra is missing: nothing can be cached
         return None
-    found = [try_to_load_from_cache(repo_id, name, cache_dir=cache_dir) for name in
-             ("config.json", "model.safetensors", "tokenizer.json")]
+    found = [
+        try_to_load_from_cache(repo_id, name, cache_dir=cache_dir)
+        for name in ("config.json", "model.safetensors", "tokenizer.json")
+    ]
     if not all(isinstance(f, str) for f in found):
         return None
     return Path(found[0]).parent

@@ -51,10 +51,23 @@ __all__ = [
 END = "<EOS>"  # the end of a reply, as a key of next_word_probs
 
 # -- the source grammar: who, how many sentences, which kinds, which words ------------------
-NAMES = {"anna": 0.2, "ben": 0.18, "carla": 0.16, "david": 0.14, "emma": 0.12, "farid": 0.1,
-         "grace": 0.1}
-ITEMS = {"report": 0.25, "draft": 0.2, "invoice": 0.15, "budget": 0.15, "agenda": 0.15,
-         "contract": 0.1}
+NAMES = {
+    "anna": 0.2,
+    "ben": 0.18,
+    "carla": 0.16,
+    "david": 0.14,
+    "emma": 0.12,
+    "farid": 0.1,
+    "grace": 0.1,
+}
+ITEMS = {
+    "report": 0.25,
+    "draft": 0.2,
+    "invoice": 0.15,
+    "budget": 0.15,
+    "agenda": 0.15,
+    "contract": 0.1,
+}
 DAYS = {"monday": 0.25, "tuesday": 0.2, "wednesday": 0.2, "thursday": 0.2, "friday": 0.15}
 SENTENCE_COUNTS = {1: 0.5, 2: 0.5}
 KINDS = {"send": 0.15, "today": 0.15, "order": 0.15, "meet": 0.2, "check": 0.2, "moved": 0.15}
@@ -111,9 +124,15 @@ def _check_table(name: str, table: dict) -> None:
         raise ValueError(f"{name}: probabilities must be > 0 and sum to 1, got sum {total}")
 
 
-for _name, _table in {"NAMES": NAMES, "ITEMS": ITEMS, "DAYS": DAYS, "KINDS": KINDS,
-                      "SENTENCE_COUNTS": SENTENCE_COUNTS, "SIGN_OFFS": SIGN_OFFS,
-                      **{f"REPLY_TABLES[{k!r}]": v for k, v in REPLY_TABLES.items()}}.items():
+for _name, _table in {
+    "NAMES": NAMES,
+    "ITEMS": ITEMS,
+    "DAYS": DAYS,
+    "KINDS": KINDS,
+    "SENTENCE_COUNTS": SENTENCE_COUNTS,
+    "SIGN_OFFS": SIGN_OFFS,
+    **{f"REPLY_TABLES[{k!r}]": v for k, v in REPLY_TABLES.items()},
+}.items():
     _check_table(_name, _table)
 
 
@@ -224,8 +243,7 @@ class ReplyTask:
     def replies(email: Email) -> dict[tuple[str, ...], float]:
         """Every reply to ``email`` (words) with its exact probability; they sum to 1."""
         tables = [s.reply_table() for s in email.sentences]
-        sign_offs = {tuple(t.format(name=email.recipient).split()): p
-                     for t, p in SIGN_OFFS.items()}
+        sign_offs = {tuple(t.format(name=email.recipient).split()): p for t, p in SIGN_OFFS.items()}
         out = {}
         for parts in itertools.product(*(t.items() for t in tables), sign_offs.items()):
             words = ("hi", email.sender, ",", *(w for sentence, _ in parts for w in sentence))
@@ -249,20 +267,23 @@ class ReplyTask:
         prefix = tuple(prefix.split()) if isinstance(prefix, str) else tuple(prefix)
         mass: dict[str, float] = {}
         for words, p in self.replies(email).items():
-            if words[:len(prefix)] == prefix:
+            if words[: len(prefix)] == prefix:
                 word = words[len(prefix)] if len(words) > len(prefix) else END
                 mass[word] = mass.get(word, 0.0) + p
         total = sum(mass.values())
         if total == 0:
-            raise ValueError(f"prefix: no reply to {email.text()!r} starts with "
-                             f"{' '.join(prefix)!r}")
+            raise ValueError(
+                f"prefix: no reply to {email.text()!r} starts with {' '.join(prefix)!r}"
+            )
         return {w: p / total for w, p in sorted(mass.items(), key=lambda kv: -kv[1])}
 
     def entropy(self, email: Email) -> tuple[float, float]:
         """(entropy of the replies in nats, expected number of predicted tokens with EOS)."""
         replies = self.replies(email).items()
-        return (-sum(p * math.log(p) for _, p in replies),
-                sum(p * (len(w) + 1) for w, p in replies))
+        return (
+            -sum(p * math.log(p) for _, p in replies),
+            sum(p * (len(w) + 1) for w, p in replies),
+        )
 
     def floor(self, emails: Sequence[Email]) -> float:
         """Conditional entropy per predicted reply token over ``emails`` (nats): the loss an
@@ -285,8 +306,11 @@ class ReplyTask:
     @staticmethod
     def vocabulary() -> list[str]:
         """Every word of a source or a reply, sorted (no special tokens)."""
-        texts = [*SOURCE_TEMPLATES.values(), *SIGN_OFFS,
-                 *(t for table in REPLY_TABLES.values() for t in table)]
+        texts = [
+            *SOURCE_TEMPLATES.values(),
+            *SIGN_OFFS,
+            *(t for table in REPLY_TABLES.values() for t in table),
+        ]
         words = {w for text in texts for w in text.split() if not w.startswith("{")}
         words |= {"hi", "thanks", *NAMES, *ITEMS, *DAYS}
         return sorted(words)

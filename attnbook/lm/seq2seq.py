@@ -71,8 +71,9 @@ class AttentionLayer(nn.Module):
     def __init__(self, d_model: int, n_heads: int) -> None:
         super().__init__()
         if n_heads < 1 or d_model % n_heads:
-            raise ValueError(f"d_model: expected a multiple of n_heads={n_heads}, "
-                             f"got d_model={d_model}")
+            raise ValueError(
+                f"d_model: expected a multiple of n_heads={n_heads}, got d_model={d_model}"
+            )
         self.n_heads, self.d_k = n_heads, d_model // n_heads
         self.W_Q = nn.Linear(d_model, d_model)
         self.W_K = nn.Linear(d_model, d_model)
@@ -87,16 +88,23 @@ class AttentionLayer(nn.Module):
         """Per-head queries (B, h, L_q, d_k) from x, keys and values (B, h, L_k, d_k) from
         source (x itself when None)."""
         source = x if source is None else source
-        return self._split(self.W_Q(x)), self._split(self.W_K(source)), self._split(
-            self.W_V(source))
+        return (
+            self._split(self.W_Q(x)),
+            self._split(self.W_K(source)),
+            self._split(self.W_V(source)),
+        )
 
     def combine(self, y: torch.Tensor) -> torch.Tensor:
         """Heads (B, h, L_q, d_k) merged side by side, then W_O: (B, L_q, d)."""
         B, h, L, d_k = y.shape
         return self.W_O(y.transpose(1, 2).reshape(B, L, h * d_k))
 
-    def weights(self, x: torch.Tensor, source: torch.Tensor | None = None,
-                allowed: torch.Tensor | None = None) -> torch.Tensor:
+    def weights(
+        self,
+        x: torch.Tensor,
+        source: torch.Tensor | None = None,
+        allowed: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """The attention weights (B, h, L_q, L_k); a query with no allowed key gets zeros."""
         q, k, _ = self.project(x, source)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)  # (B, h, L_q, L_k)
@@ -104,8 +112,12 @@ class AttentionLayer(nn.Module):
             scores = scores.masked_fill(~allowed, float("-inf"))
         return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
 
-    def forward(self, x: torch.Tensor, source: torch.Tensor | None = None,
-                allowed: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        source: torch.Tensor | None = None,
+        allowed: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """Attention of x (B, L_q, d) over source (B, L_k, d) -> (B, L_q, d).
 
         ``allowed``: bool, True = may attend, broadcastable to (B, h, L_q, L_k): a causal
@@ -129,8 +141,9 @@ def attention_layer(d_model: int, n_heads: int) -> AttentionLayer:
 
 def feed_forward(d_model: int) -> FeedForward:
     """The token-wise MLP ``fc_out(GELU(fc_in(x)))`` with hidden width ``4 * d_model``."""
-    return FeedForward(LMConfig(vocab_size=1, d_model=d_model, n_heads=1, n_layers=1,
-                                positions="none"))
+    return FeedForward(
+        LMConfig(vocab_size=1, d_model=d_model, n_heads=1, n_layers=1, positions="none")
+    )
 
 
 def key_mask(src_allowed: torch.Tensor) -> torch.Tensor:
@@ -173,8 +186,9 @@ class DecoderLayer(nn.Module):
         self.ln3 = nn.LayerNorm(d_model)
         self.mlp = feed_forward(d_model)
 
-    def forward(self, h: torch.Tensor, memory: torch.Tensor,
-                src_allowed: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, h: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor
+    ) -> torch.Tensor:
         """(B, L_t, d), memory (B, L_s, d), (B, L_s) bool -> (B, L_t, d)."""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal(h.shape[1], h.device))  # (B, L_t, d)
@@ -203,14 +217,19 @@ class Seq2SeqConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"Seq2SeqConfig.{name}: expected a positive int, got {value!r}")
         if self.d_model % self.n_heads or self.d_model % 2:
-            raise ValueError(f"Seq2SeqConfig.d_model: expected an even multiple of n_heads="
-                             f"{self.n_heads}, got d_model={self.d_model}")
+            raise ValueError(
+                f"Seq2SeqConfig.d_model: expected an even multiple of n_heads="
+                f"{self.n_heads}, got d_model={self.d_model}"
+            )
         if self.positions not in ("sinusoidal", "none"):
-            raise ValueError(f"Seq2SeqConfig.positions: expected 'sinusoidal' or 'none', "
-                             f"got {self.positions!r}")
+            raise ValueError(
+                f"Seq2SeqConfig.positions: expected 'sinusoidal' or 'none', got {self.positions!r}"
+            )
         if not 0 <= self.pad_id < self.vocab_size:
-            raise ValueError(f"Seq2SeqConfig.pad_id: expected an id in [0, "
-                             f"{self.vocab_size - 1}], got {self.pad_id!r}")
+            raise ValueError(
+                f"Seq2SeqConfig.pad_id: expected an id in [0, "
+                f"{self.vocab_size - 1}], got {self.pad_id!r}"
+            )
 
 
 class Seq2SeqTransformer(nn.Module):
@@ -235,11 +254,15 @@ class Seq2SeqTransformer(nn.Module):
 
     def _ids(self, name: str, ids: torch.Tensor) -> int:
         if ids.dim() != 2 or ids.dtype not in (torch.int64, torch.int32):
-            raise ValueError(f"{name}: expected an integer tensor of shape (B, L), got dtype "
-                             f"{ids.dtype} and shape {tuple(ids.shape)}")
+            raise ValueError(
+                f"{name}: expected an integer tensor of shape (B, L), got dtype "
+                f"{ids.dtype} and shape {tuple(ids.shape)}"
+            )
         if ids.shape[1] > self.max_len:
-            raise ValueError(f"{name}: length {ids.shape[1]} (shape {tuple(ids.shape)}) "
-                             f"exceeds max_len={self.max_len}")
+            raise ValueError(
+                f"{name}: length {ids.shape[1]} (shape {tuple(ids.shape)}) "
+                f"exceeds max_len={self.max_len}"
+            )
         return ids.shape[1]
 
     def encode(self, src_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -252,8 +275,9 @@ class Seq2SeqTransformer(nn.Module):
             h = layer(h, src_allowed)  # (B, L_s, d)
         return self.ln_enc(h), src_allowed
 
-    def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor,
-               src_allowed: torch.Tensor) -> torch.Tensor:
+    def decode(
+        self, tgt_ids: torch.Tensor, memory: torch.Tensor, src_allowed: torch.Tensor
+    ) -> torch.Tensor:
         """Logits (B, L_t, V) of the target, reading the encoder's ``memory``."""
         L = self._ids("tgt_ids", tgt_ids)
         h = self.embed(tgt_ids) + self.sinusoids[:L]  # (B, L_t, d)
@@ -263,8 +287,10 @@ class Seq2SeqTransformer(nn.Module):
 
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> torch.Tensor:
         if src_ids.shape[:1] != tgt_ids.shape[:1]:
-            raise ValueError(f"src_ids and tgt_ids: expected the same batch size, got shapes "
-                             f"{tuple(src_ids.shape)} and {tuple(tgt_ids.shape)}")
+            raise ValueError(
+                f"src_ids and tgt_ids: expected the same batch size, got shapes "
+                f"{tuple(src_ids.shape)} and {tuple(tgt_ids.shape)}"
+            )
         memory, src_allowed = self.encode(src_ids)
         return self.decode(tgt_ids, memory, src_allowed)
 
@@ -317,8 +343,9 @@ def randomise(model: nn.Module, seed: int) -> nn.Module:
 
 def save_seq2seq(model: Seq2SeqTransformer, path: str | Path, **extra) -> None:
     """Write the config, the weights and any ``extra`` (plain data) to ``path``."""
-    torch.save({"config": asdict(model.config), "state_dict": model.state_dict(),
-                "extra": extra}, path)
+    torch.save(
+        {"config": asdict(model.config), "state_dict": model.state_dict(), "extra": extra}, path
+    )
 
 
 def load_seq2seq(path: str | Path) -> tuple[Seq2SeqTransformer, dict]:
@@ -357,26 +384,34 @@ def pad_sources(sources: Sequence[Sequence[int]], pad_id: int = 0) -> torch.Tens
     L = max(len(s) for s in sources)
     out = torch.full((len(sources), L), pad_id, dtype=torch.long)
     for row, ids in enumerate(sources):
-        out[row, :len(ids)] = torch.as_tensor(ids, dtype=torch.long)
+        out[row, : len(ids)] = torch.as_tensor(ids, dtype=torch.long)
     return out
 
 
 def _batch(pairs: Sequence[tuple[list[int], list[int]]], pad_id: int):
     """(src (B, L_s), tgt_in (B, L_t), tgt_out (B, L_t), loss_mask (B, L_t))."""
     target = pad_batch([t for _, t in pairs], pad_id)
-    return pad_sources([s for s, _ in pairs], pad_id), target.inputs, target.targets, \
-        target.loss_mask
+    return (
+        pad_sources([s for s, _ in pairs], pad_id),
+        target.inputs,
+        target.targets,
+        target.loss_mask,
+    )
 
 
 @torch.no_grad()
-def pairs_loss(model: nn.Module, pairs: Sequence[tuple[list[int], list[int]]],
-               pad_id: int = 0, batch_size: int = 250) -> float:
+def pairs_loss(
+    model: nn.Module,
+    pairs: Sequence[tuple[list[int], list[int]]],
+    pad_id: int = 0,
+    batch_size: int = 250,
+) -> float:
     """Mean cross-entropy (nats per real target token) of ``model`` on id pairs."""
     was_training = model.training
     model.eval()
     total, count = 0.0, 0
     for start in range(0, len(pairs), batch_size):
-        src, tgt_in, tgt_out, mask = _batch(pairs[start:start + batch_size], pad_id)
+        src, tgt_in, tgt_out, mask = _batch(pairs[start : start + batch_size], pad_id)
         n = int(mask.sum())
         total += float(masked_cross_entropy(model(src, tgt_in), tgt_out, mask)) * n
         count += n
@@ -384,9 +419,14 @@ def pairs_loss(model: nn.Module, pairs: Sequence[tuple[list[int], list[int]]],
     return total / count
 
 
-def train_replies(model: nn.Module, train: Sequence[tuple[list[int], list[int]]],
-                  val: Sequence[tuple[list[int], list[int]]], config: ReplyTrainConfig,
-                  pad_id: int = 0, on_eval: Callable[[dict], None] | None = None) -> dict:
+def train_replies(
+    model: nn.Module,
+    train: Sequence[tuple[list[int], list[int]]],
+    val: Sequence[tuple[list[int], list[int]]],
+    config: ReplyTrainConfig,
+    pad_id: int = 0,
+    on_eval: Callable[[dict], None] | None = None,
+) -> dict:
     """Train any ``model(src_ids, tgt_ids) -> logits`` with teacher forcing on id pairs.
 
     Each pair is (source ids, target ids ``<BOS> ... <EOS>``). AdamW with warm-up and
@@ -397,8 +437,13 @@ def train_replies(model: nn.Module, train: Sequence[tuple[list[int], list[int]]]
     optimizer = build_optimizer(model, config)
     rows, start = [], time.perf_counter()
     model.train()
-    bar = tqdm(total=config.steps, desc="train", disable=not config.progress,
-               dynamic_ncols=True, file=sys.stdout)
+    bar = tqdm(
+        total=config.steps,
+        desc="train",
+        disable=not config.progress,
+        dynamic_ncols=True,
+        file=sys.stdout,
+    )
     for step in range(1, config.steps + 1):
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(config, step - 1)
@@ -410,8 +455,12 @@ def train_replies(model: nn.Module, train: Sequence[tuple[list[int], list[int]]]
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
         optimizer.step()
         elapsed = time.perf_counter() - start
-        row = {"step": step, "train_loss": float(loss.detach()), "val_loss": None,
-               "elapsed_s": elapsed}
+        row = {
+            "step": step,
+            "train_loss": float(loss.detach()),
+            "val_loss": None,
+            "elapsed_s": elapsed,
+        }
         rows.append(row)
         bar.update(1)
         out_of_time = config.budget_seconds is not None and elapsed >= config.budget_seconds
@@ -424,8 +473,12 @@ def train_replies(model: nn.Module, train: Sequence[tuple[list[int], list[int]]]
             break
     bar.close()
     model.eval()
-    return {"log": rows, "steps": len(rows), "wall_s": time.perf_counter() - start,
-            "val_loss": rows[-1]["val_loss"]}
+    return {
+        "log": rows,
+        "steps": len(rows),
+        "wall_s": time.perf_counter() - start,
+        "val_loss": rows[-1]["val_loss"],
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,14 +491,25 @@ def _next_log_probs(model: nn.Module, src_ids: torch.Tensor, prefixes: torch.Ten
     return torch.log_softmax(model(src, prefixes)[:, -1].double(), dim=-1)  # (n, V)
 
 
-def greedy_decode(model: nn.Module, src_ids: Sequence[int] | torch.Tensor, max_len: int,
-                  eos_id: int, bos_id: int = 1) -> tuple[list[int], float]:
+def greedy_decode(
+    model: nn.Module,
+    src_ids: Sequence[int] | torch.Tensor,
+    max_len: int,
+    eos_id: int,
+    bos_id: int = 1,
+) -> tuple[list[int], float]:
     """The most likely next token at every step: ``(ids from <BOS>, log-probability)``."""
     return beam_decode(model, src_ids, 1, max_len, eos_id, bos_id)
 
 
-def beam_decode(model: nn.Module, src_ids: Sequence[int] | torch.Tensor, beam_size: int,
-                max_len: int, eos_id: int, bos_id: int = 1) -> tuple[list[int], float]:
+def beam_decode(
+    model: nn.Module,
+    src_ids: Sequence[int] | torch.Tensor,
+    beam_size: int,
+    max_len: int,
+    eos_id: int,
+    bos_id: int = 1,
+) -> tuple[list[int], float]:
     """Beam search: ``(ids from <BOS>, total log-probability)`` of the best reply found.
 
     Every step extends each live prefix by every token and keeps the ``beam_size`` best

@@ -385,8 +385,9 @@ class _Run:
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
         budget_start = time.perf_counter() if config.budget_start is None else config.budget_start
-        self.deadline = (None if config.budget_seconds is None
-                         else budget_start + config.budget_seconds)
+        self.deadline = (
+            None if config.budget_seconds is None else budget_start + config.budget_seconds
+        )
         self.info, self.device = _init_distributed(config.device)
         if config.num_threads:
             torch.set_num_threads(config.num_threads)
@@ -410,8 +411,9 @@ class _Run:
             world_size=self.info.world_size, group_by_length=config.group_by_length,
         )  # fmt: skip
         self.autocast = autocast_context(self.device)
-        self.last_step = (config.steps if config.stop_after is None
-                          else min(config.steps, config.stop_after))
+        self.last_step = (
+            config.steps if config.stop_after is None else min(config.steps, config.stop_after)
+        )
         self.tokens = int(self.log_rows[-1]["tokens"]) if self.log_rows else 0
         self.elapsed_before = float(self.log_rows[-1]["elapsed_s"]) if self.log_rows else 0.0
         # What the final evaluation and saving will cost, measured now, so the loop stops in time.
@@ -598,15 +600,21 @@ def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.lm.train
                         "(default: the preset's, under runs/)")  # fmt: skip
     parser.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
     parser.add_argument("--text", help="train character level on this UTF-8 text file")
-    parser.add_argument("--budget-seconds", type=_positive,
-                        help="the whole command, imports, final evaluation and saving "
-                        "included, ends within this many seconds (at least one step runs)")
+    parser.add_argument(
+        "--budget-seconds",
+        type=_positive,
+        help="the whole command, imports, final evaluation and saving "
+        "included, ends within this many seconds (at least one step runs)",
+    )
     parser.add_argument("--batch-size", type=int, help="sequences per step over all processes")
     parser.add_argument("--threads", type=int, help="CPU threads per process")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--into-assets", action="store_true",
-                        help="also copy best.pt, log.csv and loss_curve.png over the shipped "
-                        "assets/checkpoints/<name>.pt, <name>_log.csv, <name>_loss_curve.png")
+    parser.add_argument(
+        "--into-assets",
+        action="store_true",
+        help="also copy best.pt, log.csv and loss_curve.png over the shipped "
+        "assets/checkpoints/<name>.pt, <name>_log.csv, <name>_loss_curve.png",
+    )
     args = parser.parse_args(argv)
     config = dataclasses.replace(PRESETS[args.preset])
     overrides = {
@@ -638,8 +646,11 @@ def copy_into_assets(out: str | Path, name: str, assets: str | Path = ASSETS) ->
     return written
 
 
-def main(argv: list[str] | None = None, started: float | None = None,
-         prog: str = "python -m attnbook.lm.train") -> dict:
+def main(
+    argv: list[str] | None = None,
+    started: float | None = None,
+    prog: str = "python -m attnbook.lm.train",
+) -> dict:
     """The command line; ``started`` is when the time budget began (default: now)."""
     config, args = _parse_args(argv, prog)
     config.budget_start = started
