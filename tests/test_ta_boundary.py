@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import torch
 from grader import execute, wire
+from grader.course import idle_core
 from grader.execute import (
     OutputBudget,
     StudentKernel,
@@ -327,3 +328,9 @@ def test_a_kernel_started_ahead_is_fresh_has_its_own_id_and_only_its_students_fi
     finally:
         start_kernels_ahead(False)
         close_spare()
+
+
+def test_kernels_are_started_ahead_only_where_a_core_is_free():
+    cores = os.cpu_count() or 1
+    assert not idle_core(cores) and not idle_core(cores + 1)
+    assert idle_core(cores - 1) == (cores > 1)

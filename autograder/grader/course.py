@@ -31,6 +31,7 @@ import nbformat
 from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, collect, printable
 from grader.normalize import answer_digests, normalize
+from grader.sandbox import compile_mounted_code
 
 AUTOGRADER = Path(__file__).resolve().parents[1]
 GRADER_DIR = Path(__file__).resolve().parent
@@ -527,10 +528,16 @@ class Course:
 _WORKER: Course | None = None
 
 
-def _init_worker(settings: dict) -> None:
+def _init_worker(settings: dict, ahead: bool) -> None:
     global _WORKER
     _WORKER = Course(**settings)
-    start_kernels_ahead(True)  # a worker grades notebook after notebook; closed at its exit
+    start_kernels_ahead(ahead)  # a worker grades notebook after notebook; closed at its exit
+
+
+def idle_core(workers: int) -> bool:
+    """Whether `workers` grading processes leave a core free for the next notebook's kernel
+    to start on while the current one runs (with every core busy it only competes)."""
+    return workers < (os.cpu_count() or 1)
 
 
 def _work(job: tuple[str, str]) -> dict:
@@ -594,11 +601,12 @@ def grade_class(
                 jobs.append((assignment, student))
     if not jobs:
         return []
+    compile_mounted_code()  # once, not in every kernel
     if workers <= 1 and not pool:
         outcomes = []
         try:
             for index, job in enumerate(jobs):
-                start_kernels_ahead(index + 1 < len(jobs))  # the next notebook's kernel
+                start_kernels_ahead(index + 1 < len(jobs) and idle_core(1))  # the next one's
                 outcomes.append(course.grade_one(*job))
         finally:
             start_kernels_ahead(False)
@@ -609,7 +617,7 @@ def grade_class(
         max_workers=workers,
         mp_context=get_context("spawn"),
         initializer=_init_worker,
-        initargs=(settings_of(course),),
+        initargs=(settings_of(course), idle_core(workers)),
     ) as executor:
         futures = [executor.submit(_work, job) for job in jobs]
         for future in as_completed(futures):
