@@ -57,8 +57,6 @@ ACCEPTED = {
     "nll = torch.nn.functional.cross_entropy(": "training_viz.py, checks/nb08.py: the loss",
     # notebook 10: the package's Qwen3LM and ModernBlock (qwen3.py) are the production twins
     # of Qwen3Decoder and Qwen3Block, which the grader flags when an answer delegates to them
-    "q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)"
-    "  # (B, h, L, d_k)": "attnbook/lm/model.py: decoder's attention",
     "self.blocks = nn.ModuleList(": "attnbook/lm/model.py, qwen3.py: decoders",
     "self.head.weight = self.embed.weight": "attnbook/lm/model.py, qwen3.py: tied weights",
     "rope = (self.rope_cos[:L], self.rope_sin[:L])  # (L, d_k/2) each": "qwen3.py: decoder",
