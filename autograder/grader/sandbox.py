@@ -212,16 +212,22 @@ def kernel_command(
         owner,
     ]
     if ids is not None:
-        launch += [
-            shutil.which("setpriv") or "/usr/bin/setpriv",
-            f"--reuid={ids[0]}",
-            f"--regid={ids[1]}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--no-new-privs",
-        ]
+        launch += as_throwaway_user(shutil.which("setpriv") or "/usr/bin/setpriv", ids)
     return args + launch + kernel
+
+
+def as_throwaway_user(setpriv: str, ids: tuple[int, int]) -> list[str]:
+    """`setpriv` arguments that run the rest of a command as `ids`, with no groups, no
+    capabilities and no way to gain privileges."""
+    return [
+        setpriv,
+        f"--reuid={ids[0]}",
+        f"--regid={ids[1]}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+    ]
 
 
 # Where bubblewrap cannot make namespaces (Gradescope's Docker container) the Gradescope runner
@@ -260,13 +266,7 @@ def fallback_command(kernel: list[str]) -> list[str]:
         "launcher",
         f"{ids[0]}:{ids[1]}",
         path,
-        setpriv,
-        f"--reuid={ids[0]}",
-        f"--regid={ids[1]}",
-        "--clear-groups",
-        "--inh-caps=-all",
-        "--bounding-set=-all",
-        "--no-new-privs",
+        *as_throwaway_user(setpriv, ids),
         *kernel,
     ]
 
