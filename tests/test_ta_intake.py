@@ -222,3 +222,26 @@ def test_a_scratch_copy_does_not_steal_a_cell_that_kept_its_metadata(release):
     assert [c.source for c in graded] == ["def attention(Q, K, V):\n    return 'graded'"]
     assert nb.cells[0].source.endswith("'scratch'") and not nbgrader_meta(nb.cells[0])
     assert notes == []
+
+
+def test_the_grader_skips_the_iri_grammar_and_still_validates_notebooks():
+    """A grader process leaves out `rfc3987_syntax` (2 s of import for a format no notebook
+    schema uses) and nbformat still refuses an invalid notebook."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys, grader.course, nbformat\n"
+        "assert sys.modules['rfc3987_syntax'] is None, sys.modules['rfc3987_syntax']\n"
+        "nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('x = 1')])\n"
+        "nbformat.validate(nb)\n"
+        "nb.cells[0]['cell_type'] = 'banana'\n"
+        "try:\n"
+        "    nbformat.validate(nb)\n"
+        "except nbformat.ValidationError:\n"
+        "    print('refused')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout == "refused\n", done.stderr[-2000:]

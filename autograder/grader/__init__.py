@@ -7,7 +7,15 @@ mounts this folder into every student's kernel, and they must never be there. In
 the package finds its own data there, so several checkouts on one machine never mix.
 """
 
+import sys
 from pathlib import Path
+
+# nbformat validates with jsonschema, which imports `rfc3987_syntax` when it is installed (a
+# dependency of jupyter-events) only to check the "iri" string format, which no notebook
+# schema uses; that import builds a grammar, 2 s of CPU in every grader process (the command,
+# each worker, the fork server). Left out here, before anything imports nbformat; jsonschema
+# skips that one format check when the module is missing.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 _HERE = Path(__file__).resolve().parent
 
