@@ -30,7 +30,14 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
-from attnbook.lm.model import KVSlots, TransformerBlock, TransformerLM
+from attnbook.lm.model import (
+    BlockWeights,
+    KVSlots,
+    TransformerBlock,
+    TransformerLM,
+    _has_hooks,
+    qkv_turns,
+)
 
 __all__ = [
     "KVCache",
@@ -139,16 +146,21 @@ class KVCache:
     ``keys[i]`` and ``values[i]`` are (B, h, capacity, d_k); slots ``[0, length)`` are filled.
     ``real`` (B, capacity) is False where a filled slot holds padding (left padding, and the
     padding appended to rows that have finished), so no query ever attends to it.
-    ``projections[i]`` is block i's stacked query, key and value weights
-    (`CausalSelfAttention.qkv_projection`), made once: a cache belongs to the weights that
-    filled it. ``row_positions`` (B,) is each row's absolute position for its next token once
-    rows differ; None while every row's next position is ``length`` (no tensor per step).
+    ``weights[i]`` is block i's `BlockWeights` (its stacked query, key and value weights
+    among them), gathered once: a cache belongs to the weights that filled it, and a model
+    changed since needs a new cache. ``turns`` holds the RoPE turns of q, k and v at every
+    slot (`qkv_turns`, None without RoPE); ``modules`` every module of the model, whose
+    hooks a step looks for. ``row_positions`` (B,) is each row's absolute position for its
+    next token once rows differ; None while every row's next position is ``length`` (no
+    tensor per step).
     """
 
     keys: list[torch.Tensor]
     values: list[torch.Tensor]
     real: torch.Tensor
-    projections: list[tuple[torch.Tensor, torch.Tensor]]
+    weights: list[BlockWeights]
+    turns: torch.Tensor | None
+    modules: tuple[torch.nn.Module, ...]
     row_positions: torch.Tensor | None = None
     length: int = 0
     padded: bool = False  # some slot may hold padding: decoding then needs an explicit mask
@@ -163,13 +175,18 @@ class KVCache:
         weight = model.head.weight
         shape = (batch_size, config.n_heads, capacity, config.d_k)
         blocks = cast("list[TransformerBlock]", list(model.blocks))  # a TransformerLM's blocks
+        turns = None
         with torch.no_grad():
-            projections = [block.attn.qkv_projection() for block in blocks]
+            weights = [block.packed_weights() for block in blocks]
+            if config.positions == "rope":
+                turns = qkv_turns(model.rope_cos[:capacity], model.rope_sin[:capacity])
         return cls(
             keys=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             values=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             real=torch.ones(batch_size, capacity, dtype=torch.bool, device=weight.device),
-            projections=projections,
+            weights=weights,
+            turns=turns,
+            modules=tuple(model.modules()),
         )
 
     @property
@@ -201,7 +218,9 @@ def decode_step(
     one token per row. The model's own blocks do the work, with the cache passed in.
 
     One token per row on an unpadded cache is the fast path: no mask, no position tensor,
-    the RoPE angles sliced from the model's tables, and no device sync.
+    the RoPE turn read from the cache, no device sync, and, when no module carries a hook,
+    each block's `forward` called directly on the cache's packed weights (`KVSlots.weights`,
+    `TransformerBlock.step`) rather than through its submodules.
     """
     return _decode_step(model, ids, cache, positions, real)
 
@@ -225,6 +244,15 @@ def _decode_step(
         raise ValueError(
             f"ids: {T} more tokens overflow the cache ({start} of {cache.capacity} slots used)"
         )
+    if (
+        T == 1
+        and positions is None
+        and real is None
+        and cache.row_positions is None
+        and not cache.padded
+        and not _has_hooks(*cache.modules)
+    ):
+        return _one_token_step(model, ids, cache)
     device = ids.device
     where: torch.Tensor | int = start  # every row's positions are start .. end - 1
     if positions is not None:
@@ -249,14 +277,26 @@ def _decode_step(
         allowed = allowed | ~live_rows  # an empty row is opened here and zeroed by `attend`
 
     h, rope = model.inputs(ids, where)  # (B, T, d)
-    for block, keys, values, projection in zip(
-        model.blocks, cache.keys, cache.values, cache.projections
-    ):
-        h = block(
-            h, rope, allowed, live_rows, KVSlots(keys, values, start, end, projection), causal
-        )
+    for block, keys, values, weights in zip(model.blocks, cache.keys, cache.values, cache.weights):
+        slots = KVSlots(keys, values, start, end, weights.projection)
+        h = block(h, rope, allowed, live_rows, slots, causal)
     cache.length = end
     return model.logits(h)  # (B, T, V)
+
+
+def _one_token_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache) -> torch.Tensor:
+    """`_decode_step` of one token per row (B, 1) at position ``cache.length`` of every row,
+    no module hooked: each block's `forward` is called directly (not through
+    `nn.Module.__call__`) with its packed weights, which send it down `TransformerBlock.step`.
+    """
+    start = cache.length
+    B = ids.shape[0]
+    h = model.inputs(ids, start)[0].view(B, -1)  # (B, d): one row per sequence
+    turn = None if cache.turns is None else cache.turns[start]  # (3, 1, 1, d_k/2)
+    for block, keys, values, weights in zip(model.blocks, cache.keys, cache.values, cache.weights):
+        h = block.forward(h, cache=KVSlots(keys, values, start, start + 1, None, weights, turn))
+    cache.length = start + 1
+    return model.logits(h)[:, None]  # (B, 1, V)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,9 +34,12 @@ __all__ = [
     "CausalSelfAttention",
     "FeedForward",
     "KVSlots",
+    "BlockWeights",
     "sinusoid_table",
     "rope_tables",
     "rotate_pairs",
+    "turn_pairs",
+    "qkv_turns",
     "save_checkpoint",
     "load_checkpoint",
     "pick_device",
@@ -141,12 +144,8 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     ``x`` is (..., L, d_k); ``cos`` and ``sin`` hold cos(a) and sin(a) and broadcast against
     (..., L, d_k/2). Returns a tensor shaped like ``x``.
     """
-    if x.dtype in (torch.float32, torch.float64) and x.stride(-1) == 1:
-        # Each pair as one complex number x_even + i x_odd, turned by e^{i a}: the same
-        # products and sums as R(a), in three kernels instead of eight.
-        turn = torch.complex(cos.to(x.dtype), sin.to(x.dtype))  # (..., L, d_k/2)
-        pairs = torch.view_as_complex(x.unflatten(-1, (-1, 2)))  # (..., L, d_k/2)
-        return torch.view_as_real(pairs * turn).flatten(-2)  # (..., L, d_k)
+    if x.dtype in _COMPLEX and x.stride(-1) == 1:
+        return turn_pairs(x, torch.complex(cos.to(x.dtype), sin.to(x.dtype)))
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # autocast hands in bf16 q/k; keep one dtype
     pairs = x.unflatten(-1, (-1, 2))  # (..., L, d_k/2, 2)
     x_even, x_odd = pairs[..., 0], pairs[..., 1]  # (..., L, d_k/2) each
@@ -156,18 +155,75 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     return rotated.flatten(-2)  # (..., L, d_k)
 
 
+_COMPLEX = {torch.float32: torch.complex64, torch.float64: torch.complex128}
+
+
+def turn_pairs(x: torch.Tensor, turn: torch.Tensor) -> torch.Tensor:
+    """`rotate_pairs` with the angles given as ``turn = cos(a) + i sin(a)`` (complex, broadcast
+    against (..., L, d_k/2)), as a cache makes them once. Returns a tensor shaped like ``x``."""
+    if _COMPLEX.get(x.dtype) == turn.dtype and x.stride(-1) == 1:
+        # Each pair as one complex number x_even + i x_odd, turned by e^{i a}: the same
+        # products and sums as R(a), in three kernels instead of eight.
+        pairs = torch.view_as_complex(x.unflatten(-1, (-1, 2)))  # (..., L, d_k/2)
+        return torch.view_as_real(pairs * turn).flatten(-2)  # (..., L, d_k)
+    return rotate_pairs(x, turn.real, turn.imag)  # bf16 under autocast: the real formula
+
+
+def qkv_turns(cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """The RoPE turns of stacked queries, keys and values at each position: (L, 3, 1, d_k/2)
+    complex from cos and sin (L, d_k/2), q and k turned by the angle, v by 0 (times 1), so one
+    product turns a token's (3, h, 1, d_k/2) pairs. Made once per cache (`KVSlots.turn`)."""
+    dtype = cos.dtype if cos.dtype in _COMPLEX else torch.float32
+    turn = torch.complex(cos.to(dtype), sin.to(dtype))  # (L, d_k/2)
+    stacked = torch.stack((turn, turn, torch.ones_like(turn)), dim=1)  # (L, 3, d_k/2)
+    return stacked[:, :, None, None]  # (L, 3, 1, 1, d_k/2): broadcasts over heads
+
+
+class BlockWeights(NamedTuple):
+    """One block's weights gathered once per cache for the one-token step (`TransformerBlock.
+    step`): each entry is the argument tuple of its functional call, so a step reads no
+    module attribute. A linear map is ``(bias, weight.t())`` for ``torch.addmm(bias, x,
+    weight.t())``, the product ``F.linear`` computes for rows (B, d), without its own
+    transpose per call. The tensors are the parameters themselves (``.t()`` is a view),
+    except ``qkv``, `CausalSelfAttention.qkv_projection` made at packing time: a cache
+    belongs to the weights that filled it."""
+
+    ln1: tuple  # (normalized_shape, weight, bias, eps) for F.layer_norm
+    qkv: tuple[torch.Tensor, torch.Tensor]  # stacked W_Q, W_K, W_V: bias (3d,), weight.t() (d, 3d)
+    out: tuple[torch.Tensor, torch.Tensor]  # W_O: (d,), (d, d)
+    ln2: tuple
+    fc_in: tuple[torch.Tensor, torch.Tensor]  # (d_hidden,), (d, d_hidden)
+    fc_out: tuple[torch.Tensor, torch.Tensor]  # (d,), (d_hidden, d)
+    gelu: str  # the GELU's ``approximate``
+
+    @property
+    def projection(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """``qkv`` as `CausalSelfAttention.qkv_projection` returns it: (weight, bias)."""
+        bias, weight_t = self.qkv
+        return weight_t.t(), bias
+
+
 class KVSlots(NamedTuple):
     """One block's key/value cache for one call: preallocated ``keys`` and ``values``, each
     (B, h, capacity, d_k), of which the call writes slots ``[start, end)`` (its new tokens)
     and attends over ``[0, end)``. ``projection``: the block's stacked query, key and value
     weights, `CausalSelfAttention.qkv_projection`, made once for the whole cache (None: made
-    at this call)."""
+    at this call).
+
+    ``weights`` given: the one-token step. Each row feeds one new token (``end = start + 1``)
+    over an unpadded cache, no module carries a hook, the token vectors travel as rows
+    (B, d), and the block runs on its packed `BlockWeights` with functional calls: the same
+    arithmetic as its modules, without their per-call cost. ``turn``: that token's
+    `qkv_turns` row (3, 1, 1, d_k/2), None without RoPE.
+    """
 
     keys: torch.Tensor
     values: torch.Tensor
     start: int
     end: int
     projection: tuple[torch.Tensor, torch.Tensor] | None = None
+    weights: BlockWeights | None = None
+    turn: torch.Tensor | None = None
 
 
 class CausalSelfAttention(nn.Module):
@@ -265,7 +321,9 @@ class CausalSelfAttention(nn.Module):
     ) -> torch.Tensor:
         """Self-attention of x (B, L, d) -> (B, L, d); see `heads_qkv` and `attend`. With a
         ``cache`` the new keys and values are stored in its slots and the queries attend over
-        every cached token."""
+        every cached token; with its packed ``weights``, through `step`."""
+        if cache is not None and cache.weights is not None:
+            return self.step(x, cache)
         q, k, v = self.heads_qkv(x, rope, None if cache is None else cache.projection)
         if cache is not None:
             cache.keys[:, :, cache.start : cache.end] = k
@@ -273,6 +331,25 @@ class CausalSelfAttention(nn.Module):
             k = cache.keys[:, :, : cache.end]  # (B, h, end, d_k)
             v = cache.values[:, :, : cache.end]  # (B, h, end, d_k)
         return self.W_O(self.attend(q, k, v, allowed, live_rows, causal))  # (B, L, d)
+
+    def step(self, x: torch.Tensor, cache: KVSlots) -> torch.Tensor:
+        """`forward` of one new token per row, rows x (B, d) -> (B, d), on the packed weights
+        of ``cache`` (`KVSlots.weights`): `heads_qkv`'s stacked product, q, k and v turned by
+        one product, the new key and value written into slot ``start``, then `attend` over
+        every cached token and ``W_O``."""
+        weights = cache.weights
+        assert weights is not None, "cache: step needs KVSlots.weights"
+        B, d = x.shape
+        qkv = torch.addmm(*weights.qkv[:1], x, weights.qkv[1]).view(B, 3, self.n_heads, 1, -1)
+        if cache.turn is not None:
+            qkv = turn_pairs(qkv, cache.turn)  # (B, 3, h, 1, d_k): q and k turned, v as it was
+        q, k, v = qkv.unbind(1)  # (B, h, 1, d_k) each
+        cache.keys.narrow(2, cache.start, 1).copy_(k)
+        cache.values.narrow(2, cache.start, 1).copy_(v)
+        k = cache.keys.narrow(2, 0, cache.end)  # (B, h, end, d_k)
+        v = cache.values.narrow(2, 0, cache.end)  # (B, h, end, d_k)
+        y = self.attend(q, k, v, causal=False).view(B, d)  # (B, d)
+        return torch.addmm(*weights.out[:1], y, weights.out[1])  # (B, d)
 
 
 class FeedForward(nn.Module):
@@ -286,6 +363,12 @@ class FeedForward(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc_out(self.act(self.fc_in(x)))  # (B, L, d) -> (B, L, d_hidden) -> (B, L, d)
+
+    def step(self, x: torch.Tensor, weights: BlockWeights) -> torch.Tensor:
+        """`forward` of rows x (B, d) on the packed weights of a one-token step (`BlockWeights`)."""
+        (b_in, w_in), (b_out, w_out) = weights.fc_in, weights.fc_out
+        hidden = F.gelu(torch.addmm(b_in, x, w_in), approximate=weights.gelu)  # (B, d_hidden)
+        return torch.addmm(b_out, hidden, w_out)  # (B, d)
 
 
 class TransformerBlock(nn.Module):
@@ -310,6 +393,8 @@ class TransformerBlock(nn.Module):
         causal: bool | None = None,
     ) -> torch.Tensor:
         """(B, L, d) -> (B, L, d); ``cache`` and ``causal`` as in `CausalSelfAttention`."""
+        if cache is not None and cache.weights is not None:
+            return self.step(h, cache)
         drop = self.drop if self.training else _unchanged  # one call less per branch and token
         if self.pre_norm:
             # U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)): the bypass carries H untouched.
@@ -318,6 +403,39 @@ class TransformerBlock(nn.Module):
         # Post-norm, U = LN1(H + MHA(H)), H_out = LN2(U + MLP(U)), kept for the ablation.
         u = self.ln1(h + drop(self.attn(h, rope, allowed, live_rows, cache, causal)))
         return self.ln2(u + drop(self.mlp(u)))
+
+    def step(self, h: torch.Tensor, cache: KVSlots) -> torch.Tensor:
+        """`forward` of one new token per row, rows h (B, d) -> (B, d), on the packed weights
+        of ``cache`` (`KVSlots.weights`): the same residual branches, evaluation only."""
+        weights = cache.weights
+        assert weights is not None, "cache: step needs KVSlots.weights"
+        if self.pre_norm:
+            u = h + self.attn.step(F.layer_norm(h, *weights.ln1), cache)
+            return u + self.mlp.step(F.layer_norm(u, *weights.ln2), weights)
+        u = F.layer_norm(h + self.attn.step(h, cache), *weights.ln1)
+        return F.layer_norm(u + self.mlp.step(u, weights), *weights.ln2)
+
+    def packed_weights(self) -> BlockWeights:
+        """This block's `BlockWeights`, which a cache makes once for its one-token steps."""
+        attn, mlp = self.attn, self.mlp
+        return BlockWeights(
+            ln1=(self.ln1.normalized_shape, self.ln1.weight, self.ln1.bias, self.ln1.eps),
+            qkv=_for_addmm(*attn.qkv_projection()),
+            out=_for_addmm(attn.W_O.weight, attn.W_O.bias),
+            ln2=(self.ln2.normalized_shape, self.ln2.weight, self.ln2.bias, self.ln2.eps),
+            fc_in=_for_addmm(mlp.fc_in.weight, mlp.fc_in.bias),
+            fc_out=_for_addmm(mlp.fc_out.weight, mlp.fc_out.bias),
+            gelu=mlp.act.approximate,
+        )
+
+
+def _for_addmm(
+    weight: torch.Tensor, bias: torch.Tensor | None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A linear map as `BlockWeights` holds it: ``(bias, weight.t())``."""
+    if bias is None:
+        raise ValueError("weight: the one-token step packs linear maps with a bias, got none")
+    return bias, weight.t()
 
 
 def _unchanged(x: torch.Tensor) -> torch.Tensor:
