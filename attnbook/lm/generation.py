@@ -33,9 +33,11 @@ import torch
 from attnbook.lm.model import (
     BlockWeights,
     KVSlots,
+    StepBuffers,
     TransformerBlock,
     TransformerLM,
-    _has_hooks,
+    _global_hooks,
+    _hook_tables,
     qkv_turns,
 )
 
@@ -149,10 +151,11 @@ class KVCache:
     ``weights[i]`` is block i's `BlockWeights` (its stacked query, key and value weights
     among them), gathered once: a cache belongs to the weights that filled it, and a model
     changed since needs a new cache. ``turns`` holds the RoPE turns of q, k and v at every
-    slot (`qkv_turns`, None without RoPE); ``modules`` every module of the model, whose
-    hooks a step looks for. ``row_positions`` (B,) is each row's absolute position for its
-    next token once rows differ; None while every row's next position is ``length`` (no
-    tensor per step).
+    slot (`qkv_turns`, None without RoPE); ``buffers`` the outputs a one-token step writes
+    in place (`StepBuffers`); ``hook_tables`` the hook dicts of every module of the model,
+    which a step looks into (`_hook_tables`). ``row_positions`` (B,) is each row's absolute
+    position for its next token once rows differ; None while every row's next position is
+    ``length`` (no tensor per step).
     """
 
     keys: list[torch.Tensor]
@@ -160,7 +163,8 @@ class KVCache:
     real: torch.Tensor
     weights: list[BlockWeights]
     turns: torch.Tensor | None
-    modules: tuple[torch.nn.Module, ...]
+    buffers: StepBuffers | None
+    hook_tables: tuple[dict, ...]
     row_positions: torch.Tensor | None = None
     length: int = 0
     padded: bool = False  # some slot may hold padding: decoding then needs an explicit mask
@@ -176,17 +180,22 @@ class KVCache:
         shape = (batch_size, config.n_heads, capacity, config.d_k)
         blocks = cast("list[TransformerBlock]", list(model.blocks))  # a TransformerLM's blocks
         turns = None
+        rope = config.positions == "rope"
         with torch.no_grad():
             weights = [block.packed_weights() for block in blocks]
-            if config.positions == "rope":
+            if rope:
                 turns = qkv_turns(model.rope_cos[:capacity], model.rope_sin[:capacity])
+        buffers = None  # where autocast is unknown (the meta device), fresh tensors
+        if torch.amp.is_autocast_available(weight.device.type):
+            buffers = blocks[0].attn.step_buffers(batch_size, rope, weight)
         return cls(
             keys=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             values=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             real=torch.ones(batch_size, capacity, dtype=torch.bool, device=weight.device),
             weights=weights,
             turns=turns,
-            modules=tuple(model.modules()),
+            buffers=buffers,
+            hook_tables=_hook_tables(*model.modules()),
         )
 
     @property
@@ -250,7 +259,8 @@ def _decode_step(
         and real is None
         and cache.row_positions is None
         and not cache.padded
-        and not _has_hooks(*cache.modules)
+        and not any(cache.hook_tables)
+        and not _global_hooks()
     ):
         return _one_token_step(model, ids, cache)
     device = ids.device
@@ -293,8 +303,13 @@ def _one_token_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache) -> 
     B = ids.shape[0]
     h = model.inputs(ids, start)[0].view(B, -1)  # (B, d): one row per sequence
     turn = None if cache.turns is None else cache.turns[start]  # (3, 1, 1, d_k/2)
+    # Autocast picks each product's dtype, which a buffer written with out= would not follow.
+    buffers = cache.buffers
+    if buffers is not None and torch.is_autocast_enabled(ids.device.type):
+        buffers = None
     for block, keys, values, weights in zip(model.blocks, cache.keys, cache.values, cache.weights):
-        h = block.forward(h, cache=KVSlots(keys, values, start, start + 1, None, weights, turn))
+        slots = KVSlots(keys, values, start, start + 1, None, weights, turn, buffers)
+        h = block.forward(h, cache=slots)
     cache.length = start + 1
     return model.logits(h)[:, None]  # (B, 1, V)
 

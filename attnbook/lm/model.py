@@ -35,6 +35,7 @@ __all__ = [
     "FeedForward",
     "KVSlots",
     "BlockWeights",
+    "StepBuffers",
     "sinusoid_table",
     "rope_tables",
     "rotate_pairs",
@@ -203,6 +204,20 @@ class BlockWeights(NamedTuple):
         return weight_t.t(), bias
 
 
+class StepBuffers(NamedTuple):
+    """Preallocated outputs of a one-token step's stacked q, k, v product and of its RoPE
+    turn, shared by the blocks of one cache (float32 or float64, outside autocast): the
+    product and the turn write into them (``out=``), and q, k and v are views made once,
+    so a step builds no view of its own (`CausalSelfAttention.step_buffers`)."""
+
+    qkv: torch.Tensor  # (B, 3d): the stacked product
+    pairs: torch.Tensor | None  # complex view of qkv, (B, 3, h, 1, d_k/2); None without RoPE
+    turned: torch.Tensor | None  # complex (B, 3, h, 1, d_k/2): pairs times the turn
+    q: torch.Tensor  # (B, h, 1, d_k) view of the turned (or, without RoPE, the plain) product
+    k: torch.Tensor  # (B, h, 1, d_k)
+    v: torch.Tensor  # (B, h, 1, d_k)
+
+
 class KVSlots(NamedTuple):
     """One block's key/value cache for one call: preallocated ``keys`` and ``values``, each
     (B, h, capacity, d_k), of which the call writes slots ``[start, end)`` (its new tokens)
@@ -214,7 +229,8 @@ class KVSlots(NamedTuple):
     over an unpadded cache, no module carries a hook, the token vectors travel as rows
     (B, d), and the block runs on its packed `BlockWeights` with functional calls: the same
     arithmetic as its modules, without their per-call cost. ``turn``: that token's
-    `qkv_turns` row (3, 1, 1, d_k/2), None without RoPE.
+    `qkv_turns` row (3, 1, 1, d_k/2), None without RoPE. ``buffers``: the cache's
+    `StepBuffers`, written in place (None: fresh tensors, as under autocast).
     """
 
     keys: torch.Tensor
@@ -224,6 +240,7 @@ class KVSlots(NamedTuple):
     projection: tuple[torch.Tensor, torch.Tensor] | None = None
     weights: BlockWeights | None = None
     turn: torch.Tensor | None = None
+    buffers: StepBuffers | None = None
 
 
 class CausalSelfAttention(nn.Module):
@@ -337,19 +354,44 @@ class CausalSelfAttention(nn.Module):
         of ``cache`` (`KVSlots.weights`): `heads_qkv`'s stacked product, q, k and v turned by
         one product, the new key and value written into slot ``start``, then `attend` over
         every cached token and ``W_O``."""
-        weights = cache.weights
+        weights, buffers, turn = cache.weights, cache.buffers, cache.turn
         assert weights is not None, "cache: step needs KVSlots.weights"
         B, d = x.shape
-        qkv = torch.addmm(*weights.qkv[:1], x, weights.qkv[1]).view(B, 3, self.n_heads, 1, -1)
-        if cache.turn is not None:
-            qkv = turn_pairs(qkv, cache.turn)  # (B, 3, h, 1, d_k): q and k turned, v as it was
-        q, k, v = qkv.unbind(1)  # (B, h, 1, d_k) each
+        bias, weight_t = weights.qkv
+        if buffers is not None:
+            torch.addmm(bias, x, weight_t, out=buffers.qkv)  # (B, 3d)
+            if buffers.pairs is not None and turn is not None:
+                torch.mul(buffers.pairs, turn, out=buffers.turned)  # q and k turned, v as it was
+            q, k, v = buffers.q, buffers.k, buffers.v  # (B, h, 1, d_k) each
+        else:
+            qkv = torch.addmm(bias, x, weight_t).view(B, 3, self.n_heads, 1, -1)
+            if turn is not None:
+                qkv = turn_pairs(qkv, turn)  # (B, 3, h, 1, d_k): q and k turned, v as it was
+            q, k, v = qkv.unbind(1)  # (B, h, 1, d_k) each
         cache.keys.narrow(2, cache.start, 1).copy_(k)
         cache.values.narrow(2, cache.start, 1).copy_(v)
         k = cache.keys.narrow(2, 0, cache.end)  # (B, h, end, d_k)
         v = cache.values.narrow(2, 0, cache.end)  # (B, h, end, d_k)
         y = self.attend(q, k, v, causal=False).view(B, d)  # (B, d)
-        return torch.addmm(*weights.out[:1], y, weights.out[1])  # (B, d)
+        bias, weight_t = weights.out
+        return torch.addmm(bias, y, weight_t)  # (B, d)
+
+    def step_buffers(self, batch_size: int, rope: bool, like: torch.Tensor) -> StepBuffers | None:
+        """`StepBuffers` for ``batch_size`` rows in the dtype and on the device of ``like``;
+        None where the turn cannot be one complex product (a dtype other than float32 or
+        float64)."""
+        if like.dtype not in _COMPLEX:
+            return None
+        h, d_k = self.n_heads, self.d_k
+        qkv = like.new_empty(batch_size, 3 * h * d_k)  # (B, 3d)
+        pairs = turned = None
+        heads = qkv.view(batch_size, 3, h, 1, d_k)  # (B, 3, h, 1, d_k)
+        if rope:
+            pairs = torch.view_as_complex(heads.unflatten(-1, (-1, 2)))  # (B, 3, h, 1, d_k/2)
+            turned = torch.empty_like(pairs)
+            heads = torch.view_as_real(turned).flatten(-2)  # (B, 3, h, 1, d_k)
+        q, k, v = heads.unbind(1)  # (B, h, 1, d_k) each
+        return StepBuffers(qkv, pairs, turned, q, k, v)
 
 
 class FeedForward(nn.Module):
@@ -445,10 +487,28 @@ def _unchanged(x: torch.Tensor) -> torch.Tensor:
 def _has_hooks(*modules: nn.Module) -> bool:
     """Whether calling any of ``modules`` would run a hook (its own or a global one): the test
     `nn.Module.__call__` makes before its fast path."""
-    return any(
-        m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
+    return any(_hook_tables(*modules)) or _global_hooks()
+
+
+def _hook_tables(*modules: nn.Module) -> tuple[dict, ...]:
+    """The dicts of ``modules`` in which `nn.Module.__call__` looks for hooks. Registering or
+    removing a hook edits them in place, so a cache gathers them once and tests them at each
+    step (`any(tables) or _global_hooks()`) without walking the modules."""
+    return tuple(
+        table
         for m in modules
-    ) or bool(
+        for table in (
+            m._forward_hooks,
+            m._forward_pre_hooks,
+            m._backward_hooks,
+            m._backward_pre_hooks,
+        )
+    )
+
+
+def _global_hooks() -> bool:
+    """Whether a hook registered for every module exists."""
+    return bool(
         _module_hooks._global_forward_hooks
         or _module_hooks._global_forward_pre_hooks
         or _module_hooks._global_backward_hooks
