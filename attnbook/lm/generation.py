@@ -145,7 +145,8 @@ def draw_tokens(
 class KVCache:
     """Keys and values of every block for the tokens decoded so far, preallocated.
 
-    ``keys[i]`` and ``values[i]`` are (B, h, capacity, d_k); slots ``[0, length)`` are filled.
+    ``kv[i]`` (B, 2, h, capacity, d_k) holds block i's keys (``[:, 0]``) and values
+    (``[:, 1]``), so one copy stores both; slots ``[0, length)`` are filled.
     ``real`` (B, capacity) is False where a filled slot holds padding (left padding, and the
     padding appended to rows that have finished), so no query ever attends to it.
     ``weights[i]`` is block i's `BlockWeights` (its stacked query, key and value weights
@@ -158,8 +159,7 @@ class KVCache:
     ``length`` (no tensor per step).
     """
 
-    keys: list[torch.Tensor]
-    values: list[torch.Tensor]
+    kv: list[torch.Tensor]
     real: torch.Tensor
     weights: list[BlockWeights]
     turns: torch.Tensor | None
@@ -177,7 +177,7 @@ class KVCache:
                 f"capacity: {capacity} tokens exceed the model's max_len={config.max_len}"
             )
         weight = model.head.weight
-        shape = (batch_size, config.n_heads, capacity, config.d_k)
+        shape = (batch_size, 2, config.n_heads, capacity, config.d_k)
         blocks = cast("list[TransformerBlock]", list(model.blocks))  # a TransformerLM's blocks
         turns = None
         rope = config.positions == "rope"
@@ -189,8 +189,7 @@ class KVCache:
         if torch.amp.is_autocast_available(weight.device.type):
             buffers = blocks[0].attn.step_buffers(batch_size, rope, weight)
         return cls(
-            keys=[weight.new_zeros(shape) for _ in range(config.n_layers)],
-            values=[weight.new_zeros(shape) for _ in range(config.n_layers)],
+            kv=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             real=torch.ones(batch_size, capacity, dtype=torch.bool, device=weight.device),
             weights=weights,
             turns=turns,
@@ -287,8 +286,8 @@ def _decode_step(
         allowed = allowed | ~live_rows  # an empty row is opened here and zeroed by `attend`
 
     h, rope = model.inputs(ids, where)  # (B, T, d)
-    for block, keys, values, weights in zip(model.blocks, cache.keys, cache.values, cache.weights):
-        slots = KVSlots(keys, values, start, end, weights.projection)
+    for block, kv, weights in zip(model.blocks, cache.kv, cache.weights):
+        slots = KVSlots(kv, start, end, weights.projection)
         h = block(h, rope, allowed, live_rows, slots, causal)
     cache.length = end
     return model.logits(h)  # (B, T, V)
@@ -307,8 +306,8 @@ def _one_token_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache) -> 
     buffers = cache.buffers
     if buffers is not None and torch.is_autocast_enabled(ids.device.type):
         buffers = None
-    for block, keys, values, weights in zip(model.blocks, cache.keys, cache.values, cache.weights):
-        slots = KVSlots(keys, values, start, start + 1, None, weights, turn, buffers)
+    for block, kv, weights in zip(model.blocks, cache.kv, cache.weights):
+        slots = KVSlots(kv, start, start + 1, None, weights, turn, buffers)
         h = block.forward(h, cache=slots)
     cache.length = start + 1
     return model.logits(h)[:, None]  # (B, 1, V)

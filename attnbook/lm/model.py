@@ -214,16 +214,15 @@ class StepBuffers(NamedTuple):
     pairs: torch.Tensor | None  # complex view of qkv, (B, 3, h, 1, d_k/2); None without RoPE
     turned: torch.Tensor | None  # complex (B, 3, h, 1, d_k/2): pairs times the turn
     q: torch.Tensor  # (B, h, 1, d_k) view of the turned (or, without RoPE, the plain) product
-    k: torch.Tensor  # (B, h, 1, d_k)
-    v: torch.Tensor  # (B, h, 1, d_k)
+    kv: torch.Tensor  # (B, 2, h, 1, d_k): the new key and value, as a cache slot holds them
 
 
 class KVSlots(NamedTuple):
-    """One block's key/value cache for one call: preallocated ``keys`` and ``values``, each
-    (B, h, capacity, d_k), of which the call writes slots ``[start, end)`` (its new tokens)
-    and attends over ``[0, end)``. ``projection``: the block's stacked query, key and value
-    weights, `CausalSelfAttention.qkv_projection`, made once for the whole cache (None: made
-    at this call).
+    """One block's key/value cache for one call: preallocated keys and values ``kv`` (B, 2, h,
+    capacity, d_k), keys at ``[:, 0]`` and values at ``[:, 1]``, of which the call writes
+    slots ``[start, end)`` (its new tokens) and attends over ``[0, end)``. ``projection``:
+    the block's stacked query, key and value weights, `CausalSelfAttention.qkv_projection`,
+    made once for the whole cache (None: made at this call).
 
     ``weights`` given: the one-token step. Each row feeds one new token (``end = start + 1``)
     over an unpadded cache, no module carries a hook, the token vectors travel as rows
@@ -233,8 +232,7 @@ class KVSlots(NamedTuple):
     `StepBuffers`, written in place (None: fresh tensors, as under autocast).
     """
 
-    keys: torch.Tensor
-    values: torch.Tensor
+    kv: torch.Tensor
     start: int
     end: int
     projection: tuple[torch.Tensor, torch.Tensor] | None = None
@@ -343,10 +341,9 @@ class CausalSelfAttention(nn.Module):
             return self.step(x, cache)
         q, k, v = self.heads_qkv(x, rope, None if cache is None else cache.projection)
         if cache is not None:
-            cache.keys[:, :, cache.start : cache.end] = k
-            cache.values[:, :, cache.start : cache.end] = v
-            k = cache.keys[:, :, : cache.end]  # (B, h, end, d_k)
-            v = cache.values[:, :, : cache.end]  # (B, h, end, d_k)
+            cache.kv[:, 0, :, cache.start : cache.end] = k
+            cache.kv[:, 1, :, cache.start : cache.end] = v
+            k, v = cache.kv[:, :, :, : cache.end].unbind(1)  # (B, h, end, d_k) each
         return self.W_O(self.attend(q, k, v, allowed, live_rows, causal))  # (B, L, d)
 
     def step(self, x: torch.Tensor, cache: KVSlots) -> torch.Tensor:
@@ -362,16 +359,14 @@ class CausalSelfAttention(nn.Module):
             torch.addmm(bias, x, weight_t, out=buffers.qkv)  # (B, 3d)
             if buffers.pairs is not None and turn is not None:
                 torch.mul(buffers.pairs, turn, out=buffers.turned)  # q and k turned, v as it was
-            q, k, v = buffers.q, buffers.k, buffers.v  # (B, h, 1, d_k) each
+            q, kv = buffers.q, buffers.kv  # (B, h, 1, d_k), (B, 2, h, 1, d_k)
         else:
             qkv = torch.addmm(bias, x, weight_t).view(B, 3, self.n_heads, 1, -1)
             if turn is not None:
                 qkv = turn_pairs(qkv, turn)  # (B, 3, h, 1, d_k): q and k turned, v as it was
-            q, k, v = qkv.unbind(1)  # (B, h, 1, d_k) each
-        cache.keys.narrow(2, cache.start, 1).copy_(k)
-        cache.values.narrow(2, cache.start, 1).copy_(v)
-        k = cache.keys.narrow(2, 0, cache.end)  # (B, h, end, d_k)
-        v = cache.values.narrow(2, 0, cache.end)  # (B, h, end, d_k)
+            q, kv = qkv[:, 0], qkv[:, 1:]  # (B, h, 1, d_k), (B, 2, h, 1, d_k)
+        cache.kv.narrow(3, cache.start, 1).copy_(kv)  # key and value into slot start
+        k, v = cache.kv.narrow(3, 0, cache.end).unbind(1)  # (B, h, end, d_k) each
         y = self.attend(q, k, v, causal=False).view(B, d)  # (B, d)
         bias, weight_t = weights.out
         return torch.addmm(bias, y, weight_t)  # (B, d)
@@ -390,8 +385,7 @@ class CausalSelfAttention(nn.Module):
             pairs = torch.view_as_complex(heads.unflatten(-1, (-1, 2)))  # (B, 3, h, 1, d_k/2)
             turned = torch.empty_like(pairs)
             heads = torch.view_as_real(turned).flatten(-2)  # (B, 3, h, 1, d_k)
-        q, k, v = heads.unbind(1)  # (B, h, 1, d_k) each
-        return StepBuffers(qkv, pairs, turned, q, k, v)
+        return StepBuffers(qkv, pairs, turned, heads[:, 0], heads[:, 1:])
 
 
 class FeedForward(nn.Module):
