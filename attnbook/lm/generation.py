@@ -32,6 +32,7 @@ import torch
 
 from attnbook.lm.model import (
     BlockWeights,
+    EndWeights,
     KVSlots,
     StepBuffers,
     TransformerBlock,
@@ -149,19 +150,22 @@ class KVCache:
     (``[:, 1]``), so one copy stores both; slots ``[0, length)`` are filled.
     ``real`` (B, capacity) is False where a filled slot holds padding (left padding, and the
     padding appended to rows that have finished), so no query ever attends to it.
-    ``weights[i]`` is block i's `BlockWeights` (its stacked query, key and value weights
-    among them), gathered once: a cache belongs to the weights that filled it, and a model
-    changed since needs a new cache. ``turns`` holds the RoPE turns of q, k and v at every
-    slot (`qkv_turns`, None without RoPE); ``buffers`` the outputs a one-token step writes
-    in place (`StepBuffers`); ``hook_tables`` the hook dicts of every module of the model,
-    which a step looks into (`_hook_tables`). ``row_positions`` (B,) is each row's absolute
-    position for its next token once rows differ; None while every row's next position is
-    ``length`` (no tensor per step).
+    ``weights[i]`` is block i's `BlockWeights` and ``ends`` the model's `EndWeights`,
+    gathered once. They are the parameters themselves but for the stacked query, key and
+    value weights, a copy: a cache belongs to the weights that filled it, and a model
+    trained since needs a new cache (`generate_tokens` makes one per call). ``turns``
+    holds the RoPE turns of q, k and v at every slot (`qkv_turns`, None without RoPE);
+    ``buffers`` the outputs a one-token step writes in place (`StepBuffers`);
+    ``hook_tables`` the hook dicts of every module of the model, which a step looks into
+    (`_hook_tables`). ``row_positions`` (B,) is each row's absolute position for its next
+    token once rows differ; None while every row's next position is ``length`` (no tensor
+    per step).
     """
 
     kv: list[torch.Tensor]
     real: torch.Tensor
     weights: list[BlockWeights]
+    ends: EndWeights
     turns: torch.Tensor | None
     buffers: StepBuffers | None
     hook_tables: tuple[dict, ...]
@@ -183,6 +187,7 @@ class KVCache:
         rope = config.positions == "rope"
         with torch.no_grad():
             weights = [block.packed_weights() for block in blocks]
+            ends = model.packed_ends()
             if rope:
                 turns = qkv_turns(model.rope_cos[:capacity], model.rope_sin[:capacity])
         buffers = None  # where autocast is unknown (the meta device), fresh tensors
@@ -192,6 +197,7 @@ class KVCache:
             kv=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             real=torch.ones(batch_size, capacity, dtype=torch.bool, device=weight.device),
             weights=weights,
+            ends=ends,
             turns=turns,
             buffers=buffers,
             hook_tables=_hook_tables(*model.modules()),
@@ -299,8 +305,7 @@ def _one_token_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache) -> 
     `nn.Module.__call__`) with its packed weights, which send it down `TransformerBlock.step`.
     """
     start = cache.length
-    B = ids.shape[0]
-    h = model.inputs(ids, start)[0].view(B, -1)  # (B, d): one row per sequence
+    h = model.step_inputs(ids, start, cache.ends)  # (B, d): one row per sequence
     turn = None if cache.turns is None else cache.turns[start]  # (3, 1, 1, d_k/2)
     # Autocast picks each product's dtype, which a buffer written with out= would not follow.
     buffers = cache.buffers
@@ -310,7 +315,7 @@ def _one_token_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache) -> 
         slots = KVSlots(kv, start, start + 1, None, weights, turn, buffers)
         h = block.forward(h, cache=slots)
     cache.length = start + 1
-    return model.logits(h)[:, None]  # (B, 1, V)
+    return model.step_logits(h, cache.ends)[:, None]  # (B, 1, V)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ __all__ = [
     "FeedForward",
     "KVSlots",
     "BlockWeights",
+    "EndWeights",
     "StepBuffers",
     "sinusoid_table",
     "rope_tables",
@@ -202,6 +203,15 @@ class BlockWeights(NamedTuple):
         """``qkv`` as `CausalSelfAttention.qkv_projection` returns it: (weight, bias)."""
         bias, weight_t = self.qkv
         return weight_t.t(), bias
+
+
+class EndWeights(NamedTuple):
+    """The model's ends packed like `BlockWeights` for the one-token step
+    (`TransformerLM.step_inputs`, `TransformerLM.step_logits`)."""
+
+    embed: torch.Tensor  # (V, d): the token embedding's table
+    ln_final: tuple  # (normalized_shape, weight, bias, eps) for F.layer_norm
+    head: tuple[torch.Tensor, torch.Tensor]  # (V,), (d, V)
 
 
 class StepBuffers(NamedTuple):
@@ -456,21 +466,24 @@ class TransformerBlock(nn.Module):
         attn, mlp = self.attn, self.mlp
         return BlockWeights(
             ln1=(self.ln1.normalized_shape, self.ln1.weight, self.ln1.bias, self.ln1.eps),
-            qkv=_for_addmm(*attn.qkv_projection()),
-            out=_for_addmm(attn.W_O.weight, attn.W_O.bias),
+            qkv=_for_addmm(*attn.qkv_projection(), "W_Q, W_K, W_V"),
+            out=_for_addmm(attn.W_O.weight, attn.W_O.bias, "W_O"),
             ln2=(self.ln2.normalized_shape, self.ln2.weight, self.ln2.bias, self.ln2.eps),
-            fc_in=_for_addmm(mlp.fc_in.weight, mlp.fc_in.bias),
-            fc_out=_for_addmm(mlp.fc_out.weight, mlp.fc_out.bias),
+            fc_in=_for_addmm(mlp.fc_in.weight, mlp.fc_in.bias, "fc_in"),
+            fc_out=_for_addmm(mlp.fc_out.weight, mlp.fc_out.bias, "fc_out"),
             gelu=mlp.act.approximate,
         )
 
 
 def _for_addmm(
-    weight: torch.Tensor, bias: torch.Tensor | None
+    weight: torch.Tensor, bias: torch.Tensor | None, name: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """A linear map as `BlockWeights` holds it: ``(bias, weight.t())``."""
+    """The linear map ``name`` as `BlockWeights` holds it: ``(bias, weight.t())``."""
     if bias is None:
-        raise ValueError("weight: the one-token step packs linear maps with a bias, got none")
+        raise ValueError(
+            f"{name}: the one-token step expected a linear map with a bias "
+            f"(torch.addmm adds it in the product), got bias=None"
+        )
     return bias, weight.t()
 
 
@@ -627,6 +640,28 @@ class TransformerLM(nn.Module):
     def logits(self, h: torch.Tensor) -> torch.Tensor:
         """The last block's output (B, L, d) -> next-token logits (B, L, V) in float32."""
         return self.head(self.ln_final(h)).float()
+
+    def packed_ends(self) -> EndWeights:
+        """The token table, final LayerNorm and head as `EndWeights`, made once per cache."""
+        ln = self.ln_final
+        return EndWeights(
+            embed=self.embed.weight,
+            ln_final=(ln.normalized_shape, ln.weight, ln.bias, ln.eps),
+            head=_for_addmm(self.head.weight, self.head.bias, "head"),
+        )
+
+    def step_inputs(self, ids: torch.Tensor, start: int, ends: EndWeights) -> torch.Tensor:
+        """`inputs` of one token per row (ids (B, 1), every row at position ``start``) as rows
+        (B, d), for the one-token step; the RoPE turn comes from the cache instead."""
+        B = ids.shape[0]
+        if self.config.positions in ("learned", "sinusoidal") or self.config.embed_scale:
+            return self.inputs(ids, start)[0].view(B, -1)  # a position vector to add
+        return F.embedding(ids, ends.embed).view(B, -1)  # (B, d)
+
+    def step_logits(self, h: torch.Tensor, ends: EndWeights) -> torch.Tensor:
+        """`logits` of rows h (B, d) -> (B, V) in float32, on `EndWeights`."""
+        bias, weight_t = ends.head
+        return torch.addmm(bias, F.layer_norm(h, *ends.ln_final), weight_t).float()  # (B, V)
 
     def _check_idx(self, idx: torch.Tensor) -> tuple[int, int]:
         if idx.dim() != 2 or idx.dtype not in (torch.int64, torch.int32):
