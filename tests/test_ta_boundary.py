@@ -32,7 +32,15 @@ from grader.execute import (
     start_kernels_ahead,
     take_kernel,
 )
-from grader.sandbox import Limits, sandbox_available
+from grader.sandbox import (
+    ZYGOTE_ENV,
+    ForkedKernel,
+    KernelZygote,
+    Limits,
+    close_zygotes,
+    forks_kernels,
+    sandbox_available,
+)
 
 from attnbook.checks._core import CheckFailure, CheckRun, observe
 from attnbook.checks._lm import ObservedLM
@@ -292,7 +300,10 @@ def _printed(kernel: StudentKernel, source: str) -> str:
 
 @pytest.mark.slow
 @pytest_kernel
-def test_a_kernel_started_ahead_is_fresh_has_its_own_id_and_only_its_students_files(tmp_path):
+def test_a_kernel_started_ahead_is_fresh_has_its_own_id_and_only_its_students_files(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv(ZYGOTE_ENV, "0")  # kernels are started ahead where none is forked
     alice, bob = tmp_path / "alice", tmp_path / "bob" / "sub"
     alice.mkdir()
     bob.mkdir(parents=True)
@@ -334,3 +345,133 @@ def test_kernels_are_started_ahead_only_where_a_core_is_free():
     cores = os.cpu_count() or 1
     assert not idle_core(cores) and not idle_core(cores + 1)
     assert idle_core(cores - 1) == (cores > 1)
+
+
+# -- kernels forked from the zygote ----------------------------------------------------------
+pytest_zygote = pytest.mark.skipif(
+    not (SANDBOX_OK and forks_kernels(True)), reason="the zygote needs root and bubblewrap"
+)
+
+PROBE = """import os, json
+def _status():
+    with open('/proc/self/status') as f:
+        return dict(l.split(':', 1) for l in f if ':' in l)
+_s = _status()
+print(json.dumps({
+    'uid': os.getuid(), 'pid': os.getpid(),
+    'procs': sorted(p for p in os.listdir('/proc') if p.isdigit()),
+    'caps': [_s[k].strip() for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb')],
+    'nnp': _s['NoNewPrivs'].strip(), 'groups': _s['Groups'].strip(),
+    'files': sorted(os.listdir('.')), 'tmp': sorted(os.listdir('/tmp')),
+    'shm': sorted(os.listdir('/dev/shm')), 'opt': sorted(os.listdir('/opt')),
+    'submissions': sorted(os.listdir('/opt/submissions'))
+    if os.path.isdir('/opt/submissions') else [],
+    'net': sorted(os.listdir('/sys/class/net')) if os.path.isdir('/sys/class/net') else [],
+    'left': [os.path.exists(p) for p in ('/tmp/left', '/dev/shm/left')],
+    'secret': 'secret' in globals(),
+}))
+"""
+
+
+def _probe(kernel: StudentKernel) -> dict:
+    import json
+
+    return json.loads(_printed(kernel, PROBE))
+
+
+@pytest.mark.slow
+@pytest_zygote
+def test_each_forked_kernel_is_fresh_unprivileged_and_sees_only_its_students_files(tmp_path):
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    (alice / "sub").mkdir(parents=True)
+    bob.mkdir()
+    (alice / "sub" / "data.txt").write_text("alice's data")
+    (bob / "data.txt").write_text("bob's data")
+    limits = Limits(cell_timeout_s=30)
+    try:
+        first = take_kernel(alice, limits, SANDBOX_OK)
+        assert isinstance(first.proc, ForkedKernel) and execute._ahead.spare is None
+        assert _printed(first, "print(open('sub/data.txt').read())") == "alice's data\n"
+        _printed(
+            first,
+            "secret = 1\nopen('/tmp/left', 'w').write('x')\n"
+            "try:\n    open('/dev/shm/left', 'w').write('x')\nexcept OSError:\n    pass\n"
+            "import subprocess\nsleeper = subprocess.Popen(['sleep', '600'])",
+        )
+        seen_first = _probe(first)
+        # a second kernel of the same zygote, while the first still runs
+        second = take_kernel(bob, limits, SANDBOX_OK)
+        seen = _probe(second)
+        first.close()
+        after = _probe(second)
+        second.close()
+    finally:
+        close_zygotes()
+    for probe in (seen_first, seen):
+        assert probe["caps"] == ["0000000000000000"] * 5, probe["caps"]
+        assert probe["nnp"] == "1" and probe["groups"] == "", probe
+        assert probe["uid"] >= 100_000, probe["uid"]
+        # its own PID namespace: the init (1) and the kernel (2), nothing of the zygote's
+        assert probe["pid"] == 2 and set(probe["procs"]) >= {"1", "2"}, probe["procs"]
+        assert probe["opt"] == ["attnbook-grader", "submissions"] and probe["submissions"] == []
+        assert set(probe["net"]) <= {"lo"}, probe["net"]
+    assert seen_first["files"] == [".ipython", "sub"]
+    assert len(seen_first["procs"]) == 3  # init, kernel and the student's sleeper
+    assert seen["procs"] == ["1", "2"], seen["procs"]
+    assert seen["files"] == [".ipython", "data.txt"]
+    assert seen["tmp"] == ["work"] and seen["shm"] == []
+    assert seen["left"] == [False, False] and not seen["secret"]
+    assert seen["uid"] != seen_first["uid"]
+    assert after["procs"] == ["1", "2"]
+
+
+@pytest.mark.slow
+@pytest_zygote
+def test_closing_a_forked_kernel_ends_everything_it_started_and_only_that(tmp_path):
+    limits = Limits(cell_timeout_s=30)
+    try:
+        kernel = StudentKernel(None, limits, SANDBOX_OK)
+        zygote = kernel.zygote
+        assert isinstance(zygote, KernelZygote) and isinstance(kernel.proc, ForkedKernel)
+        _printed(kernel, "import subprocess\np = subprocess.Popen(['sleep', '600'])")
+        other = StudentKernel(None, limits, SANDBOX_OK)
+        assert other.zygote is zygote
+        kernel.close()
+        assert kernel.proc.poll() is not None
+        assert zygote.poll(kernel.proc.pid) is not None  # waited for: its namespace is empty
+        assert zygote.kill(kernel.proc.pid) is not None  # a second kill signals nothing
+        assert _printed(other, "print(6 * 7)") == "42\n"  # the other kernel lives on
+        # a kernel that ends by itself is lost, and the next one starts
+        with pytest.raises(execute.KernelLost, match="died"):
+            other.request({"op": "run", "source": "import os\nos._exit(3)"}, time.monotonic() + 30)
+        other.close()
+        after = StudentKernel(None, limits, SANDBOX_OK)
+        assert after.zygote is zygote and _printed(after, "print(6 * 7)") == "42\n"
+        after.close()
+    finally:
+        close_zygotes()
+    assert zygote.proc.poll() is not None  # closed with its sandbox
+
+
+def test_a_zygote_forks_only_into_its_own_folder(tmp_path):
+    zygote = KernelZygote.__new__(KernelZygote)
+    zygote.folder = tmp_path / "own"
+    with pytest.raises(ValueError, match="expected a folder in"):
+        zygote.fork(tmp_path / "elsewhere", (200_000, 200_000), Limits(), (0, 1))
+
+
+def test_a_kernel_the_zygote_cannot_fork_is_lost_with_the_reason(monkeypatch):
+    def refuse(limits):
+        raise RuntimeError("the kernel zygote did not start: no bubblewrap here")
+
+    monkeypatch.setattr(execute, "forks_kernels", lambda use_sandbox: True)
+    monkeypatch.setattr(execute, "throwaway_ids", lambda slot=0: (200_000, 200_000))
+    monkeypatch.setattr(KernelZygote, "get", classmethod(lambda cls, limits: refuse(limits)))
+    kernel = StudentKernel(None, Limits(), True)
+    try:
+        assert kernel.dead.startswith("the kernel did not start: the kernel zygote did not")
+        assert kernel.proc.poll() is not None
+        with pytest.raises(execute.KernelLost, match="no bubblewrap here"):
+            kernel.request({"op": "ping"}, time.monotonic() + 5)
+    finally:
+        kernel.close()

@@ -31,7 +31,7 @@ import nbformat
 from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, collect, printable
 from grader.normalize import answer_digests, normalize
-from grader.sandbox import compile_mounted_code
+from grader.sandbox import close_zygotes, compile_mounted_code
 
 AUTOGRADER = Path(__file__).resolve().parents[1]
 GRADER_DIR = Path(__file__).resolve().parent
@@ -611,6 +611,7 @@ def grade_class(
         finally:
             start_kernels_ahead(False)
             close_spare()
+            close_zygotes()
         return outcomes
     outcomes = []
     with ProcessPoolExecutor(

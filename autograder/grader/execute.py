@@ -46,7 +46,10 @@ from grader import wire
 from grader.forkserver import ForkServer
 from grader.remote import KernelChannel, KernelLost, StudentNames, rebuild_exception
 from grader.sandbox import (
+    ForkedKernel,
+    KernelZygote,
     Limits,
+    forks_kernels,
     kernel_command,
     kernel_env,
     limit_resources,
@@ -123,32 +126,52 @@ class StudentKernel:
     ):
         self.limits, self.dead, self.ready, self.sandboxed = limits, "", False, use_sandbox
         self.tmp = Path(tempfile.mkdtemp(prefix="attnbook-kernel-"))
-        own = self.tmp / "own"
-        own.mkdir()
-        if files_from is not None:
-            _copy_own_files(files_from, own)
         ids = throwaway_ids(StudentKernel.started % 2) if use_sandbox else None
         StudentKernel.started += 1
         req_r, self.req_w = os.pipe()
         self.rep_r, rep_w = os.pipe()
-        command = kernel_command(own, (req_r, rep_w), use_sandbox, ids, limits)
-        self.log = open(self.tmp / "sandbox.log", "wb")  # noqa: SIM115 - closed in close()
-        self.proc = subprocess.Popen(
-            command,
-            env=kernel_env(limits, use_sandbox),
-            cwd=own,
-            pass_fds=(req_r, rep_w),
-            stdin=subprocess.DEVNULL,
-            stdout=self.log,
-            stderr=self.log,
-            preexec_fn=limit_resources(limits),
-            start_new_session=True,
-        )
+        self.zygote: KernelZygote | None = None
+        self.own: Path | None = None
+        self.proc: subprocess.Popen | ForkedKernel | _NeverStarted
+        if ids is not None and forks_kernels(use_sandbox):
+            self._fork(files_from, ids, (req_r, rep_w))
+        else:
+            own = self.tmp / "own"
+            own.mkdir()
+            if files_from is not None:
+                _copy_own_files(files_from, own)
+            command = kernel_command(own, (req_r, rep_w), use_sandbox, ids, limits)
+            self.log = open(self.tmp / "sandbox.log", "wb")  # noqa: SIM115 - closed in close()
+            self.proc = subprocess.Popen(
+                command,
+                env=kernel_env(limits, use_sandbox),
+                cwd=own,
+                pass_fds=(req_r, rep_w),
+                stdin=subprocess.DEVNULL,
+                stdout=self.log,
+                stderr=self.log,
+                preexec_fn=limit_resources(limits),
+                start_new_session=True,
+            )
         os.close(req_r)
         os.close(rep_w)
         self.next_id = 0
         if wait:
             self.wait_ready()
+
+    def _fork(self, files_from: Path | None, ids: tuple[int, int], fds: tuple[int, int]) -> None:
+        """Fork the kernel from this process's zygote, with the student's files in a folder of
+        the zygote's that the kernel copies at its start (removed once it has started)."""
+        self.log = open(os.devnull, "wb")  # noqa: SIM115 - the zygote keeps the log
+        try:
+            self.zygote = KernelZygote.get(self.limits)
+            self.own = Path(tempfile.mkdtemp(dir=self.zygote.folder))
+            if files_from is not None:
+                _copy_own_files(files_from, self.own)
+            self.proc = ForkedKernel(self.zygote, self.zygote.fork(self.own, ids, self.limits, fds))
+        except (OSError, RuntimeError, ValueError) as err:
+            self.dead = f"the kernel did not start: {err}"
+            self.proc = _NeverStarted()
 
     def wait_ready(self) -> None:
         """Read the kernel's first frame (it has imported numpy and torch), or kill it."""
@@ -159,6 +182,8 @@ class StudentKernel:
             self.ready = True
         except (wire.WireError, TimeoutError) as err:
             self.kill(f"the kernel did not start: {err}; {self.log_tail()}")
+        if self.zygote is not None and self.own is not None:  # the kernel has copied them
+            shutil.rmtree(self.own, ignore_errors=True)
 
     def adopt(self, files_from: Path | None) -> None:
         """Give a kernel started without files the student's own files, before any cell."""
@@ -172,6 +197,8 @@ class StudentKernel:
                 self.request({"op": "adopt"}, time.monotonic() + self.limits.cell_timeout_s)
 
     def log_tail(self) -> str:
+        if self.zygote is not None:
+            return self.zygote.log_tail()
         self.log.flush()
         return (self.tmp / "sandbox.log").read_bytes()[-600:].decode(errors="replace")
 
@@ -200,7 +227,9 @@ class StudentKernel:
 
     def kill(self, reason: str) -> None:
         self.dead = self.dead or reason
-        if self.proc.poll() is None:
+        if isinstance(self.proc, ForkedKernel | _NeverStarted):
+            self.proc.kill()
+        elif self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, 9)
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -213,6 +242,20 @@ class StudentKernel:
                 os.close(fd)
         self.log.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.zygote is not None and self.own is not None:
+            shutil.rmtree(self.own, ignore_errors=True)
+
+
+class _NeverStarted:
+    """The process of a kernel the zygote could not fork."""
+
+    pid = -1
+
+    def poll(self) -> int:
+        return -1
+
+    def kill(self) -> None:
+        pass
 
 
 # -- a kernel started ahead ------------------------------------------------------------------
@@ -250,6 +293,9 @@ def take_kernel(files_from: Path | None, limits: Limits, use_sandbox: bool) -> S
     """A fresh kernel with the student's files: the one started ahead when there is one for
     these limits (and, while enabled, a new one started for the next notebook), else a new
     one. Only sandboxed kernels are started ahead."""
+    if forks_kernels(use_sandbox):  # a fork from the zygote is cheap: nothing to start ahead
+        close_spare()
+        return StudentKernel(files_from, limits, use_sandbox)
     kernel, _ahead.spare = _ahead.spare, None
     if kernel is not None and (
         not use_sandbox or kernel.limits != limits or kernel.proc.poll() is not None

@@ -1,5 +1,8 @@
 """The student's kernel: runs inside the sandbox, executes the student's cells, answers calls.
 
+Started as its own program in a sandbox (`main`), or forked from the kernel zygote
+(`grader.zygote`), which runs `serve_forever` in a process made for one notebook.
+
 It speaks `grader.wire` frames on two private pipe descriptors; file descriptors 0, 1 and 2
 point at /dev/null, so a print that bypasses `sys.stdout` goes nowhere. Every request carries
 an `id` that its reply repeats, so a grader that gave up on a request can tell a late reply
@@ -71,6 +74,27 @@ class BoundedText:
         return text
 
 
+PRELOAD = (
+    "IPython.core.interactiveshell",
+    "numpy",
+    "torch",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "attnbook.notebook",
+    "attnbook.checks",
+)
+
+
+def preload() -> None:
+    """Import what every notebook's first cell imports, so that a kernel started ahead (or
+    forked from `grader.zygote`) has done it."""
+    for name in PRELOAD:
+        try:
+            __import__(name)
+        except Exception:  # a package the course does not use
+            pass
+
+
 class Kernel:
     def __init__(self):
         from IPython.core.interactiveshell import InteractiveShell
@@ -87,19 +111,7 @@ class Kernel:
         self.shell.display_pub.publish = self._record_display  # type: ignore[method-assign]
         self.handles: dict[int, object] = {}
         self.tokens: dict[int, int] = {}  # id(object) -> a small number, for aliasing
-        # what every notebook's first cell imports, so that a kernel started ahead has done it
-        for name in (
-            "numpy",
-            "torch",
-            "matplotlib",
-            "matplotlib.pyplot",
-            "attnbook.notebook",
-            "attnbook.checks",
-        ):
-            try:
-                __import__(name)
-            except Exception:  # a package the course does not use
-                pass
+        preload()
 
     # -- cells ------------------------------------------------------------------------
     def _record_error(self, etype, evalue, stb):
@@ -388,11 +400,20 @@ def adopt(source: str) -> dict:
     return {"files": count}
 
 
-def main() -> None:
-    requests, replies = int(sys.argv[1]), int(sys.argv[2])
+def serve_forever(requests: int, replies: int, reseed: bool = False) -> None:
+    """Answer requests on descriptor `requests` until it closes. `reseed`: draw new seeds
+    for Python's and numpy's global generators (a process forked from the zygote would
+    otherwise share them with every other kernel it forked)."""
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
+    if reseed:
+        import random
+
+        import numpy
+
+        random.seed()
+        numpy.random.seed()
     kernel = Kernel()
     wire.write_frame(replies, {"ready": True, "pid": os.getpid()})
     while True:
@@ -412,6 +433,10 @@ def main() -> None:
                 replies,
                 {"ok": False, "id": request.get("id"), "exc": _exception(ValueError(str(why)))},
             )
+
+
+def main() -> None:
+    serve_forever(int(sys.argv[1]), int(sys.argv[2]))
 
 
 if __name__ == "__main__":

@@ -11,17 +11,26 @@ has no network (a new network namespace holds only loopback), its own PID namesp
 dies with the grader. Limits: address space, processes (per throwaway user id, so a fork
 bomb stops at its own ceiling), file size, open files, CPU seconds; wall time and output
 size are enforced by the grader that reads the kernel's replies.
+
+As root, a grading process starts one such sandbox for the kernel zygote (`grader.zygote`,
+`KernelZygote` here) and forks each notebook's kernel from it into new namespaces, with the
+same view, limits and throwaway user; see that module for what each fork gets afresh.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import dataclasses
 import functools
+import json
 import os
 import resource
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,10 +137,42 @@ def kernel_command(
     runs unprivileged in a new user namespace. `own` holds the student's own files.
     """
     limits = limits or Limits()
-    python = os.path.normpath(os.path.abspath(sys.executable))
-    kernel = [python, "-s", "-B", "-m", "grader.kernel", str(fds[0]), str(fds[1])]
+    kernel = [*_python(), "-m", "grader.kernel", str(fds[0]), str(fds[1])]
     if not use_sandbox:
         return fallback_command(kernel) if os.environ.get(FALLBACK_ENV) == "setpriv" else kernel
+    owner = f"{ids[0]}:{ids[1]}" if ids is not None else ""
+    launch = [
+        "/bin/sh",
+        "-c",
+        LAUNCHER,
+        "launcher",
+        str(limits.tmp_mb),
+        str(limits.tmp_files),
+        owner,
+    ]
+    if ids is not None:
+        launch += as_throwaway_user(shutil.which("setpriv") or "/usr/bin/setpriv", ids)
+    return _bwrap(own, "/opt/submission", user_namespace=ids is None) + launch + kernel
+
+
+def zygote_command(folder: Path, control_fd: int) -> list[str]:
+    """The argv that starts `grader.zygote` (root only) in a sandbox like a kernel's, with
+    `folder`, which will hold each student's own files in a subfolder, at /opt/submissions."""
+    return _bwrap(folder, "/opt/submissions", user_namespace=False) + [
+        *_python(),
+        "-m",
+        "grader.zygote",
+        str(control_fd),
+    ]
+
+
+def _python() -> list[str]:
+    return [os.path.normpath(os.path.abspath(sys.executable)), "-s", "-B"]
+
+
+def _bwrap(own: Path, own_at: str, user_namespace: bool) -> list[str]:
+    """bubblewrap's arguments up to the command: the namespaces, the read-only system,
+    Python, package, assets and grader, a plain /tmp, and `own` read-only at `own_at`."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise RuntimeError("kernel_command: expected bubblewrap (bwrap) on PATH for the sandbox")
@@ -161,7 +202,7 @@ def kernel_command(
         "--cap-add",
         "CAP_SYS_ADMIN",
     ]
-    if ids is None:
+    if user_namespace:
         args.insert(1, "--unshare-user")
     for link in ("bin", "sbin", "lib", "lib64", "lib32"):
         target = Path("/") / link
@@ -180,7 +221,7 @@ def kernel_command(
         binds.append(str(assets))
     for path in binds:
         args += _dirs_for(path, made) + ["--ro-bind", path, path]
-    args += [
+    return args + [
         "--perms",
         "0755",
         "--dir",
@@ -194,26 +235,13 @@ def kernel_command(
         "/opt/attnbook-grader/grader",
         "--ro-bind",
         str(own),
-        "/opt/submission",
+        own_at,
         # the package the grader imported, ahead of any editable install's pointer
         "--setenv",
         "PYTHONPATH",
         f"/opt/attnbook-grader:{Path(_package_root()).parent}",
         "--",
     ]
-    owner = f"{ids[0]}:{ids[1]}" if ids is not None else ""
-    launch = [
-        "/bin/sh",
-        "-c",
-        LAUNCHER,
-        "launcher",
-        str(limits.tmp_mb),
-        str(limits.tmp_files),
-        owner,
-    ]
-    if ids is not None:
-        launch += as_throwaway_user(shutil.which("setpriv") or "/usr/bin/setpriv", ids)
-    return args + launch + kernel
 
 
 def as_throwaway_user(setpriv: str, ids: tuple[int, int]) -> list[str]:
@@ -338,3 +366,142 @@ def limit_resources(limits: Limits):
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
 
     return apply
+
+
+# -- the kernel zygote (root with bubblewrap) -------------------------------------------------
+ZYGOTE_ENV = "ATTNBOOK_KERNEL_ZYGOTE"
+
+
+def forks_kernels(use_sandbox: bool) -> bool:
+    """Whether sandboxed kernels are forked from a `KernelZygote` (root with bubblewrap, the
+    TA command's setting) rather than each started in a sandbox of its own (without root a
+    process cannot give each kernel another user id; `ATTNBOOK_KERNEL_ZYGOTE=0` turns it off)."""
+    return use_sandbox and os.geteuid() == 0 and os.environ.get(ZYGOTE_ENV, "1") != "0"
+
+
+class KernelZygote:
+    """The grader's side of `grader.zygote`: a sandbox, started once per grading process and
+    set of limits, that has imported the kernel's modules and forks each notebook's kernel
+    into new namespaces as a throwaway user. Each student's own files go into a subfolder of
+    `folder` (shown read-only in the zygote's sandbox only) before the fork."""
+
+    _running: dict[tuple, KernelZygote] = {}
+
+    @classmethod
+    def get(cls, limits: Limits) -> KernelZygote:
+        key = dataclasses.astuple(limits)
+        zygote = cls._running.get(key)
+        if zygote is None or zygote.proc.poll() is not None:
+            if zygote is not None:
+                zygote.close()
+            zygote = cls._running[key] = cls(limits)
+        return zygote
+
+    def __init__(self, limits: Limits):
+        self.home = Path(tempfile.mkdtemp(prefix="attnbook-zygote-"))
+        self.folder = self.home / "own"
+        self.folder.mkdir()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock = ours
+        self.log = open(self.home / "zygote.log", "wb")  # noqa: SIM115 - closed in close()
+        self.proc = subprocess.Popen(
+            zygote_command(self.folder, theirs.fileno()),
+            env=kernel_env(limits, True),
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=self.log,
+            start_new_session=True,
+        )
+        theirs.close()
+        try:
+            self._receive(120)
+        except (OSError, RuntimeError, ValueError) as err:
+            self.close()
+            raise RuntimeError(f"the kernel zygote did not start: {err}") from None
+
+    def _receive(self, timeout: float) -> dict:
+        self.sock.settimeout(timeout)
+        message = self.sock.recv(65536)
+        if not message:
+            raise RuntimeError(f"the kernel zygote ended; {self.log_tail()}")
+        reply = json.loads(message)
+        if not isinstance(reply, dict) or "error" in reply:
+            raise RuntimeError(f"the kernel zygote refused: {reply}; {self.log_tail()}")
+        return reply
+
+    def _ask(self, message: dict, fds: tuple[int, ...] = (), timeout: float = 60) -> dict:
+        self.sock.settimeout(timeout)
+        socket.send_fds(self.sock, [json.dumps(message).encode()], list(fds))
+        return self._receive(timeout)
+
+    def fork(self, own: Path, ids: tuple[int, int], limits: Limits, fds: tuple[int, int]) -> int:
+        """Start a kernel on pipe descriptors `fds` with the files in `own` (a subfolder of
+        `folder`); its init's process id in the zygote (for `kill` and `poll`)."""
+        if own.parent != self.folder:
+            raise ValueError(f"fork: expected a folder in {self.folder}, got {own}")
+        request = {
+            "op": "fork",
+            "own": own.name,
+            "uid": ids[0],
+            "gid": ids[1],
+            "limits": dataclasses.asdict(limits),
+        }
+        return int(self._ask(request, fds)["pid"])
+
+    def kill(self, pid: int) -> int | None:
+        """Kill that kernel's whole PID namespace and wait for it; its exit code."""
+        return self._ask({"op": "kill", "pid": pid})["exit"]
+
+    def poll(self, pid: int) -> int | None:
+        return self._ask({"op": "poll", "pid": pid})["exit"]
+
+    def log_tail(self) -> str:
+        self.log.flush()
+        return (self.home / "zygote.log").read_bytes()[-600:].decode(errors="replace")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, 9)  # bubblewrap's namespace: every kernel in it too
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=10)
+        self.sock.close()
+        self.log.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+        for key, zygote in list(KernelZygote._running.items()):
+            if zygote is self:
+                del KernelZygote._running[key]
+
+
+def close_zygotes() -> None:
+    for zygote in list(KernelZygote._running.values()):
+        zygote.close()
+
+
+atexit.register(close_zygotes)
+
+
+class ForkedKernel:
+    """A kernel forked by a `KernelZygote`, with the parts of `subprocess.Popen` the grader
+    uses: `pid`, `poll()`, `kill()` (the kernel's whole namespace, waited for)."""
+
+    def __init__(self, zygote: KernelZygote, pid: int):
+        self.zygote, self.pid = zygote, pid
+        self.code: int | None = None
+
+    def poll(self) -> int | None:
+        if self.code is None:
+            try:
+                self.code = self.zygote.poll(self.pid)
+            except (OSError, RuntimeError, ValueError):
+                self.code = -1  # the zygote is gone, and every kernel with it
+        return self.code
+
+    def kill(self) -> None:
+        if self.code is None:
+            try:
+                self.code = self.zygote.kill(self.pid)
+            except (OSError, RuntimeError, ValueError):
+                self.zygote.close()  # a zygote that cannot kill is ended with its kernels
+                self.code = -1
