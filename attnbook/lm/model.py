@@ -190,7 +190,7 @@ class BlockWeights(NamedTuple):
     except ``qkv``, `CausalSelfAttention.qkv_projection` made at packing time: a cache
     belongs to the weights that filled it."""
 
-    ln1: tuple  # (normalized_shape, weight, bias, eps) for F.layer_norm
+    ln1: tuple  # (normalized_shape, weight, bias, eps) for torch.layer_norm
     qkv: tuple[torch.Tensor, torch.Tensor]  # stacked W_Q, W_K, W_V: bias (3d,), weight.t() (d, 3d)
     out: tuple[torch.Tensor, torch.Tensor]  # W_O: (d,), (d, d)
     ln2: tuple
@@ -210,7 +210,7 @@ class EndWeights(NamedTuple):
     (`TransformerLM.step_inputs`, `TransformerLM.step_logits`)."""
 
     embed: torch.Tensor  # (V, d): the token embedding's table
-    ln_final: tuple  # (normalized_shape, weight, bias, eps) for F.layer_norm
+    ln_final: tuple  # (normalized_shape, weight, bias, eps) for torch.layer_norm
     head: tuple[torch.Tensor, torch.Tensor]  # (V,), (d, V)
 
 
@@ -455,11 +455,13 @@ class TransformerBlock(nn.Module):
         of ``cache`` (`KVSlots.weights`): the same residual branches, evaluation only."""
         weights = cache.weights
         assert weights is not None, "cache: step needs KVSlots.weights"
+        # torch.layer_norm is the op F.layer_norm calls after reading a backend flag, which
+        # costs as much as the op itself on one row.
         if self.pre_norm:
-            u = h + self.attn.step(F.layer_norm(h, *weights.ln1), cache)
-            return u + self.mlp.step(F.layer_norm(u, *weights.ln2), weights)
-        u = F.layer_norm(h + self.attn.step(h, cache), *weights.ln1)
-        return F.layer_norm(u + self.mlp.step(u, weights), *weights.ln2)
+            u = h + self.attn.step(torch.layer_norm(h, *weights.ln1), cache)
+            return u + self.mlp.step(torch.layer_norm(u, *weights.ln2), weights)
+        u = torch.layer_norm(h + self.attn.step(h, cache), *weights.ln1)
+        return torch.layer_norm(u + self.mlp.step(u, weights), *weights.ln2)
 
     def packed_weights(self) -> BlockWeights:
         """This block's `BlockWeights`, which a cache makes once for its one-token steps."""
@@ -661,7 +663,7 @@ class TransformerLM(nn.Module):
     def step_logits(self, h: torch.Tensor, ends: EndWeights) -> torch.Tensor:
         """`logits` of rows h (B, d) -> (B, V) in float32, on `EndWeights`."""
         bias, weight_t = ends.head
-        return torch.addmm(bias, F.layer_norm(h, *ends.ln_final), weight_t).float()  # (B, V)
+        return torch.addmm(bias, torch.layer_norm(h, *ends.ln_final), weight_t).float()  # (B, V)
 
     def _check_idx(self, idx: torch.Tensor) -> tuple[int, int]:
         if idx.dim() != 2 or idx.dtype not in (torch.int64, torch.int32):
