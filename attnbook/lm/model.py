@@ -12,6 +12,9 @@ kernel of each device (CPU, CUDA, MPS) does the work. Queries, keys and values a
 ``CausalSelfAttention.heads_qkv`` with RoPE already applied at given absolute positions, and
 combined by ``CausalSelfAttention.attend``. A key/value cache for generation is passed into
 the same blocks (`KVSlots`): `attnbook.lm.generation.decode_step` has no block of its own.
+For one new token per row, with no hook on any module, the block's ``forward`` hands over to
+its ``step`` method: the same branches on weights packed once per cache (`BlockWeights`),
+called functionally, since at batch 1 the per-call cost of modules outweighs the arithmetic.
 """
 
 from __future__ import annotations
@@ -172,9 +175,10 @@ def turn_pairs(x: torch.Tensor, turn: torch.Tensor) -> torch.Tensor:
 
 
 def qkv_turns(cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """The RoPE turns of stacked queries, keys and values at each position: (L, 3, 1, d_k/2)
-    complex from cos and sin (L, d_k/2), q and k turned by the angle, v by 0 (times 1), so one
-    product turns a token's (3, h, 1, d_k/2) pairs. Made once per cache (`KVSlots.turn`)."""
+    """The RoPE turns of stacked queries, keys and values at each position: (L, 3, 1, 1,
+    d_k/2) complex from cos and sin (L, d_k/2), q and k turned by the angle, v by 0 (times 1),
+    so one product turns a token's (3, h, 1, d_k/2) pairs. Made once per cache
+    (`KVSlots.turn`)."""
     dtype = cos.dtype if cos.dtype in _COMPLEX else torch.float32
     turn = torch.complex(cos.to(dtype), sin.to(dtype))  # (L, d_k/2)
     stacked = torch.stack((turn, turn, torch.ones_like(turn)), dim=1)  # (L, 3, d_k/2)
