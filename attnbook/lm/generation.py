@@ -9,7 +9,8 @@ from the graded exercises of notebook 08: the package never holds a student's an
   `torch.Generator`.
 - `KVCache` and `decode_step`: incremental decoding. Each block's keys and values (RoPE
   already applied at their absolute positions) are stored once; a step computes queries,
-  keys and values only for the new tokens and attends over everything cached.
+  keys and values only for the new tokens and attends over everything cached. One token
+  per row runs each block's `TransformerBlock.step` on weights the cache packed once.
 - `generate_tokens`: batched generation from prompts of different lengths (left padding with
   per-row positions), each row stopping at its own end token, with or without the cache.
 - `score_samples`, `quality_diversity_sweep`, `plot_quality_diversity`: judge generated
