@@ -60,33 +60,36 @@ def per_call_us(fn, calls: int = 2000) -> float:
 @torch.inference_mode()
 def kernel_floor(model: TransformerLM, length: int) -> list[tuple[str, int, float]]:
     """The tensor operations one cached step of ``model`` needs at ``length`` cached tokens,
-    each timed alone on one token: ``(operation, calls per token, microseconds per call)``.
-    Their sum is a floor for any eager implementation; the rest of a step is Python."""
+    as `TransformerBlock.step` calls them, each timed alone on one token: ``(operation,
+    calls per token, microseconds per call)``. Their sum is a floor for any eager
+    implementation; the rest of a step is Python and dispatch."""
     c = model.config
     d, h, dk, hidden = c.d_model, c.n_heads, c.d_k, c.hidden
-    x, wide = torch.randn(1, 1, d), torch.randn(1, 1, hidden)
-    w_qkv, b_qkv = torch.randn(3 * d, d), torch.randn(3 * d)
-    w_d, b_d = torch.randn(d, d), torch.randn(d)
-    w_in, b_in, w_out = torch.randn(hidden, d), torch.randn(hidden), torch.randn(d, hidden)
-    w_head, b_head = torch.randn(c.vocab_size, d), torch.randn(c.vocab_size)
+    x, wide = torch.randn(1, d), torch.randn(1, hidden)
+    qkv_t, out_t = torch.randn(3 * d, d).t(), torch.randn(d, d).t()  # (d, 3d), (d, d) views
+    in_t, fc_out_t = torch.randn(hidden, d).t(), torch.randn(d, hidden).t()
+    head_t = torch.randn(c.vocab_size, d).t()
+    b_qkv, b_d, b_in, b_head = (torch.randn(n) for n in (3 * d, d, hidden, c.vocab_size))
     ln_w, ln_b = torch.ones(d), torch.zeros(d)
-    q, keys = torch.randn(1, h, 1, dk), torch.randn(1, h, length, dk)
-    pairs = torch.randn(2, 1, h, 1, dk // 2, dtype=torch.complex64)
-    turn = torch.randn(1, dk // 2, dtype=torch.complex64)
-    cache, new = torch.zeros(1, h, length + 1, dk), torch.randn(1, h, 1, dk)
+    kv = torch.randn(1, 2, h, length + 1, dk)
+    q, (keys, values) = torch.randn(1, h, 1, dk), kv.narrow(3, 0, length).unbind(1)
+    pairs = torch.randn(1, 3, h, 1, dk // 2, dtype=torch.complex64)
+    turn = torch.randn(3, 1, 1, dk // 2, dtype=torch.complex64)
+    new = torch.randn(1, 2, h, 1, dk)
     n = c.n_layers
     return [
-        ("linear q,k,v stacked (3d x d)", n, per_call_us(lambda: F.linear(x, w_qkv, b_qkv))),
-        ("linear W_O (d x d)", n, per_call_us(lambda: F.linear(x, w_d, b_d))),
-        ("linear fc_in (4d x d)", n, per_call_us(lambda: F.linear(x, w_in, b_in))),
-        ("linear fc_out (d x 4d)", n, per_call_us(lambda: F.linear(wide, w_out, b_d))),
-        ("linear head (V x d)", 1, per_call_us(lambda: F.linear(x, w_head, b_head))),
+        ("addmm q,k,v stacked (d x 3d)", n, per_call_us(lambda: torch.addmm(b_qkv, x, qkv_t))),
+        ("addmm W_O (d x d)", n, per_call_us(lambda: torch.addmm(b_d, x, out_t))),
+        ("addmm fc_in (d x 4d)", n, per_call_us(lambda: torch.addmm(b_in, x, in_t))),
+        ("addmm fc_out (4d x d)", n, per_call_us(lambda: torch.addmm(b_d, wide, fc_out_t))),
+        ("addmm head (d x V)", 1, per_call_us(lambda: torch.addmm(b_head, x, head_t))),
         (f"attention over {length} keys", n,
-         per_call_us(lambda: F.scaled_dot_product_attention(q, keys, keys))),
+         per_call_us(lambda: F.scaled_dot_product_attention(q, keys, values))),
         ("GELU", n, per_call_us(lambda: F.gelu(wide))),
         ("LayerNorm", 2 * n + 1, per_call_us(lambda: F.layer_norm(x, (d,), ln_w, ln_b))),
-        ("RoPE product", n, per_call_us(lambda: pairs * turn)),
-        ("cache write", 2 * n, per_call_us(lambda: cache[:, :, length:].copy_(new))),
+        ("RoPE product (q, k and v)", n, per_call_us(lambda: pairs * turn)),
+        ("cache write (key and value)", n,
+         per_call_us(lambda: kv.narrow(3, length, 1).copy_(new))),
         ("residual add", 2 * n, per_call_us(lambda: x + x)),
     ]  # fmt: skip
 

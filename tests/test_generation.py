@@ -257,6 +257,123 @@ def test_a_new_cache_follows_weights_changed_in_place():
     )
 
 
+def stepped_logits(model, ids, prefill=3):
+    """Logits (B, L, V) of a prefill of ``prefill`` tokens, then one token per step."""
+    cache = KVCache.empty(model, ids.shape[0], ids.shape[1])
+    pieces = [decode_step(model, ids[:, :prefill], cache)]
+    pieces += [decode_step(model, ids[:, t : t + 1], cache) for t in range(prefill, ids.shape[1])]
+    return torch.cat(pieces, dim=1)
+
+
+def count_steps(monkeypatch):
+    """Record each call of TransformerBlock.step, the one-token path on packed weights."""
+    from attnbook.lm.model import TransformerBlock
+
+    calls = []
+    step = TransformerBlock.step
+
+    def spy(self, h, cache):
+        calls.append(tuple(h.shape))
+        return step(self, h, cache)
+
+    monkeypatch.setattr(TransformerBlock, "step", spy)
+    return calls
+
+
+@pytest.mark.parametrize("autocast", [False, True])
+@pytest.mark.parametrize("norm", ["pre", "post"])
+@pytest.mark.parametrize("positions", POSITIONS)
+def test_one_token_steps_on_packed_weights_equal_the_module_path_bit_for_bit(
+    positions, norm, autocast, monkeypatch
+):
+    """A hook anywhere sends decoding through the modules; without one, each one-token step
+    runs TransformerBlock.step on the cache's packed weights. Both give the same numbers,
+    in float32 and under bf16 autocast (where the step makes fresh tensors)."""
+    model = sharp_model(positions, norm=norm)
+    ids = torch.randint(3, V, (2, 9), generator=torch.Generator().manual_seed(5))
+    calls = count_steps(monkeypatch)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+        packed = stepped_logits(model, ids)
+        assert calls == [(2, 32)] * (2 * 6)  # 2 blocks x 6 one-token steps, rows (B, d)
+        handle = model.ln_final.register_forward_hook(lambda _m, _i, out: None)
+        try:
+            modules = stepped_logits(model, ids)
+        finally:
+            handle.remove()
+    assert len(calls) == 2 * 6, "with a hook, no step may take the packed path"
+    assert packed.dtype == torch.float32 and packed.shape == (2, 9, V)
+    assert torch.equal(packed, modules), (packed - modules).abs().max()
+
+
+def test_a_hook_registered_between_steps_is_honoured_at_the_next_step(monkeypatch):
+    """The cache tests for hooks at every step: one added after some packed steps runs (and
+    changes the logits) at the next; a global hook too; once removed, steps are packed."""
+    from torch.nn.modules.module import register_module_forward_hook
+
+    model = sharp_model("rope")
+    ids = torch.randint(3, V, (1, 8), generator=torch.Generator().manual_seed(6))
+    calls = count_steps(monkeypatch)
+    cache = KVCache.empty(model, 1, 8)
+    decode_step(model, ids[:, :4], cache)
+    clean = stepped_logits(model, ids[:, :5], prefill=4)[:, -1]
+    assert len(calls) == 2  # the clean reference's one step, two blocks
+    seen = []
+
+    def zero(module, _inputs, out):
+        seen.append(module)
+        return torch.zeros_like(out)
+
+    handle = model.blocks[1].mlp.fc_in.register_forward_hook(zero)
+    hooked = decode_step(model, ids[:, 4:5], cache)[:, -1]
+    handle.remove()
+    assert seen == [model.blocks[1].mlp.fc_in] and len(calls) == 2
+    assert not torch.allclose(hooked, clean, atol=1e-3)
+    every = register_module_forward_hook(lambda module, _i, _o: seen.append(module))
+    decode_step(model, ids[:, 5:6], cache)
+    every.remove()
+    assert model.blocks[0].attn.W_O in seen[1:] and len(calls) == 2
+    decode_step(model, ids[:, 6:7], cache)
+    assert len(calls) == 4 and cache.length == 7
+
+
+def test_a_cache_made_after_training_decodes_the_trained_weights():
+    """A cache packs the parameters themselves, but the stacked q, k, v weights are a copy
+    made with it: the cache made before a training step keeps the old copy, and the one made
+    after it decodes what the trained model computes."""
+    model = sharp_model("rope").train()
+    ids = torch.randint(3, V, (2, 8), generator=torch.Generator().manual_seed(7))
+    before = KVCache.empty(model.eval(), 2, 8)
+    old_projection = model.blocks[0].attn.qkv_projection()[0].detach().clone()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    loss = torch.nn.functional.cross_entropy(
+        model.train()(ids)[:, :-1].flatten(0, 1), ids[:, 1:].flatten()
+    )
+    loss.backward()
+    optimizer.step()
+    model.eval()
+    after = KVCache.empty(model, 2, 8)
+    new_projection = model.blocks[0].attn.qkv_projection()[0].detach()
+    assert not torch.equal(new_projection, old_projection)
+    assert torch.equal(before.weights[0].projection[0], old_projection)
+    assert torch.equal(after.weights[0].projection[0], new_projection)
+    fc_in = model.blocks[1].mlp.fc_in.weight
+    assert before.weights[1].fc_in[1].data_ptr() == fc_in.data_ptr()  # the parameter itself
+    with torch.no_grad():
+        full = model(ids)
+    torch.testing.assert_close(stepped_logits(model, ids), full, atol=1e-4, rtol=1e-4)
+    trained = generate_tokens(model, PROMPTS, 12, eos_id=None, temperature=0.0)
+    assert trained == generate_tokens(
+        model, PROMPTS, 12, eos_id=None, temperature=0.0, use_cache=False
+    )
+
+
+def test_packing_refuses_a_linear_map_without_a_bias():
+    model = sharp_model("rope")
+    model.blocks[1].attn.W_O = torch.nn.Linear(32, 32, bias=False)
+    with pytest.raises(ValueError, match=r"W_O: the one-token step expected .* got bias=None"):
+        KVCache.empty(model, 1, 4)
+
+
 def test_left_pad_right_aligns_and_numbers_each_row_from_zero():
     ids, real, positions = left_pad([[1, 4, 5], [1]], pad_id=0)
     assert ids.tolist() == [[1, 4, 5], [0, 0, 1]]

@@ -9,7 +9,8 @@ from the graded exercises of notebook 08: the package never holds a student's an
   `torch.Generator`.
 - `KVCache` and `decode_step`: incremental decoding. Each block's keys and values (RoPE
   already applied at their absolute positions) are stored once; a step computes queries,
-  keys and values only for the new tokens and attends over everything cached.
+  keys and values only for the new tokens and attends over everything cached. One token
+  per row runs each block's `TransformerBlock.step` on weights the cache packed once.
 - `generate_tokens`: batched generation from prompts of different lengths (left padding with
   per-row positions), each row stopping at its own end token, with or without the cache.
 - `score_samples`, `quality_diversity_sweep`, `plot_quality_diversity`: judge generated
@@ -30,7 +31,17 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
-from attnbook.lm.model import KVSlots, TransformerBlock, TransformerLM
+from attnbook.lm.model import (
+    BlockWeights,
+    EndWeights,
+    KVSlots,
+    StepBuffers,
+    TransformerBlock,
+    TransformerLM,
+    _global_hooks,
+    _hook_tables,
+    qkv_turns,
+)
 
 __all__ = [
     "KVCache",
@@ -136,19 +147,29 @@ def draw_tokens(
 class KVCache:
     """Keys and values of every block for the tokens decoded so far, preallocated.
 
-    ``keys[i]`` and ``values[i]`` are (B, h, capacity, d_k); slots ``[0, length)`` are filled.
+    ``kv[i]`` (B, 2, h, capacity, d_k) holds block i's keys (``[:, 0]``) and values
+    (``[:, 1]``), so one copy stores both; slots ``[0, length)`` are filled.
     ``real`` (B, capacity) is False where a filled slot holds padding (left padding, and the
     padding appended to rows that have finished), so no query ever attends to it.
-    ``projections[i]`` is block i's stacked query, key and value weights
-    (`CausalSelfAttention.qkv_projection`), made once: a cache belongs to the weights that
-    filled it. ``row_positions`` (B,) is each row's absolute position for its next token once
-    rows differ; None while every row's next position is ``length`` (no tensor per step).
+    ``weights[i]`` is block i's `BlockWeights` and ``ends`` the model's `EndWeights`,
+    gathered once. They are the parameters themselves but for the stacked query, key and
+    value weights, a copy: a cache belongs to the weights that filled it, and a model
+    trained since needs a new cache (`generate_tokens` makes one per call). ``turns``
+    holds the RoPE turns of q, k and v at every slot (`qkv_turns`, None without RoPE);
+    ``buffers`` the outputs a one-token step writes in place (`StepBuffers`);
+    ``hook_tables`` the hook dicts of every module of the model, which a step looks into
+    (`_hook_tables`). ``row_positions`` (B,) is each row's absolute position for its next
+    token once rows differ; None while every row's next position is ``length`` (no tensor
+    per step).
     """
 
-    keys: list[torch.Tensor]
-    values: list[torch.Tensor]
+    kv: list[torch.Tensor]
     real: torch.Tensor
-    projections: list[tuple[torch.Tensor, torch.Tensor]]
+    weights: list[BlockWeights]
+    ends: EndWeights
+    turns: torch.Tensor | None
+    buffers: StepBuffers | None
+    hook_tables: tuple[dict, ...]
     row_positions: torch.Tensor | None = None
     length: int = 0
     padded: bool = False  # some slot may hold padding: decoding then needs an explicit mask
@@ -161,15 +182,26 @@ class KVCache:
                 f"capacity: {capacity} tokens exceed the model's max_len={config.max_len}"
             )
         weight = model.head.weight
-        shape = (batch_size, config.n_heads, capacity, config.d_k)
+        shape = (batch_size, 2, config.n_heads, capacity, config.d_k)
         blocks = cast("list[TransformerBlock]", list(model.blocks))  # a TransformerLM's blocks
+        turns = None
+        rope = config.positions == "rope"
         with torch.no_grad():
-            projections = [block.attn.qkv_projection() for block in blocks]
+            weights = [block.packed_weights() for block in blocks]
+            ends = model.packed_ends()
+            if rope:
+                turns = qkv_turns(model.rope_cos[:capacity], model.rope_sin[:capacity])
+        buffers = None  # where autocast is unknown (the meta device), fresh tensors
+        if torch.amp.is_autocast_available(weight.device.type):
+            buffers = blocks[0].attn.step_buffers(batch_size, rope, weight)
         return cls(
-            keys=[weight.new_zeros(shape) for _ in range(config.n_layers)],
-            values=[weight.new_zeros(shape) for _ in range(config.n_layers)],
+            kv=[weight.new_zeros(shape) for _ in range(config.n_layers)],
             real=torch.ones(batch_size, capacity, dtype=torch.bool, device=weight.device),
-            projections=projections,
+            weights=weights,
+            ends=ends,
+            turns=turns,
+            buffers=buffers,
+            hook_tables=_hook_tables(*model.modules()),
         )
 
     @property
@@ -201,7 +233,9 @@ def decode_step(
     one token per row. The model's own blocks do the work, with the cache passed in.
 
     One token per row on an unpadded cache is the fast path: no mask, no position tensor,
-    the RoPE angles sliced from the model's tables, and no device sync.
+    the RoPE turn read from the cache, no device sync, and, when no module carries a hook,
+    each block's `forward` called directly on the cache's packed weights (`KVSlots.weights`,
+    `TransformerBlock.step`) rather than through its submodules.
     """
     return _decode_step(model, ids, cache, positions, real)
 
@@ -225,6 +259,16 @@ def _decode_step(
         raise ValueError(
             f"ids: {T} more tokens overflow the cache ({start} of {cache.capacity} slots used)"
         )
+    if (
+        T == 1
+        and positions is None
+        and real is None
+        and cache.row_positions is None
+        and not cache.padded
+        and not any(cache.hook_tables)
+        and not _global_hooks()
+    ):
+        return _one_token_step(model, ids, cache)
     device = ids.device
     where: torch.Tensor | int = start  # every row's positions are start .. end - 1
     if positions is not None:
@@ -249,14 +293,30 @@ def _decode_step(
         allowed = allowed | ~live_rows  # an empty row is opened here and zeroed by `attend`
 
     h, rope = model.inputs(ids, where)  # (B, T, d)
-    for block, keys, values, projection in zip(
-        model.blocks, cache.keys, cache.values, cache.projections
-    ):
-        h = block(
-            h, rope, allowed, live_rows, KVSlots(keys, values, start, end, projection), causal
-        )
+    for block, kv, weights in zip(model.blocks, cache.kv, cache.weights):
+        slots = KVSlots(kv, start, end, weights.projection)
+        h = block(h, rope, allowed, live_rows, slots, causal)
     cache.length = end
     return model.logits(h)  # (B, T, V)
+
+
+def _one_token_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache) -> torch.Tensor:
+    """`_decode_step` of one token per row (B, 1) at position ``cache.length`` of every row,
+    no module hooked: each block's `forward` is called directly (not through
+    `nn.Module.__call__`) with its packed weights, which send it down `TransformerBlock.step`.
+    """
+    start = cache.length
+    h = model.step_inputs(ids, start, cache.ends)  # (B, d): one row per sequence
+    turn = None if cache.turns is None else cache.turns[start]  # (3, 1, 1, d_k/2)
+    # Autocast picks each product's dtype, which a buffer written with out= would not follow.
+    buffers = cache.buffers
+    if buffers is not None and torch.is_autocast_enabled(ids.device.type):
+        buffers = None
+    for block, kv, weights in zip(model.blocks, cache.kv, cache.weights):
+        slots = KVSlots(kv, start, start + 1, None, weights, turn, buffers)
+        h = block.forward(h, cache=slots)
+    cache.length = start + 1
+    return model.step_logits(h, cache.ends)[:, None]  # (B, 1, V)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,6 +12,9 @@ kernel of each device (CPU, CUDA, MPS) does the work. Queries, keys and values a
 ``CausalSelfAttention.heads_qkv`` with RoPE already applied at given absolute positions, and
 combined by ``CausalSelfAttention.attend``. A key/value cache for generation is passed into
 the same blocks (`KVSlots`): `attnbook.lm.generation.decode_step` has no block of its own.
+For one new token per row, with no hook on any module, the block's ``forward`` hands over to
+its ``step`` method: the same branches on weights packed once per cache (`BlockWeights`),
+called functionally, since at batch 1 the per-call cost of modules outweighs the arithmetic.
 """
 
 from __future__ import annotations
@@ -34,9 +37,14 @@ __all__ = [
     "CausalSelfAttention",
     "FeedForward",
     "KVSlots",
+    "BlockWeights",
+    "EndWeights",
+    "StepBuffers",
     "sinusoid_table",
     "rope_tables",
     "rotate_pairs",
+    "turn_pairs",
+    "qkv_turns",
     "save_checkpoint",
     "load_checkpoint",
     "pick_device",
@@ -141,12 +149,8 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     ``x`` is (..., L, d_k); ``cos`` and ``sin`` hold cos(a) and sin(a) and broadcast against
     (..., L, d_k/2). Returns a tensor shaped like ``x``.
     """
-    if x.dtype in (torch.float32, torch.float64) and x.stride(-1) == 1:
-        # Each pair as one complex number x_even + i x_odd, turned by e^{i a}: the same
-        # products and sums as R(a), in three kernels instead of eight.
-        turn = torch.complex(cos.to(x.dtype), sin.to(x.dtype))  # (..., L, d_k/2)
-        pairs = torch.view_as_complex(x.unflatten(-1, (-1, 2)))  # (..., L, d_k/2)
-        return torch.view_as_real(pairs * turn).flatten(-2)  # (..., L, d_k)
+    if x.dtype in _COMPLEX and x.stride(-1) == 1:
+        return turn_pairs(x, torch.complex(cos.to(x.dtype), sin.to(x.dtype)))
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)  # autocast hands in bf16 q/k; keep one dtype
     pairs = x.unflatten(-1, (-1, 2))  # (..., L, d_k/2, 2)
     x_even, x_odd = pairs[..., 0], pairs[..., 1]  # (..., L, d_k/2) each
@@ -156,18 +160,99 @@ def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     return rotated.flatten(-2)  # (..., L, d_k)
 
 
-class KVSlots(NamedTuple):
-    """One block's key/value cache for one call: preallocated ``keys`` and ``values``, each
-    (B, h, capacity, d_k), of which the call writes slots ``[start, end)`` (its new tokens)
-    and attends over ``[0, end)``. ``projection``: the block's stacked query, key and value
-    weights, `CausalSelfAttention.qkv_projection`, made once for the whole cache (None: made
-    at this call)."""
+_COMPLEX = {torch.float32: torch.complex64, torch.float64: torch.complex128}
 
-    keys: torch.Tensor
-    values: torch.Tensor
+
+def turn_pairs(x: torch.Tensor, turn: torch.Tensor) -> torch.Tensor:
+    """`rotate_pairs` with the angles given as ``turn = cos(a) + i sin(a)`` (complex, broadcast
+    against (..., L, d_k/2)), as a cache makes them once. Returns a tensor shaped like ``x``."""
+    if _COMPLEX.get(x.dtype) == turn.dtype and x.stride(-1) == 1:
+        # Each pair as one complex number x_even + i x_odd, turned by e^{i a}: the same
+        # products and sums as R(a), in three kernels instead of eight.
+        pairs = torch.view_as_complex(x.unflatten(-1, (-1, 2)))  # (..., L, d_k/2)
+        return torch.view_as_real(pairs * turn).flatten(-2)  # (..., L, d_k)
+    return rotate_pairs(x, turn.real, turn.imag)  # bf16 under autocast: the real formula
+
+
+def qkv_turns(cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """The RoPE turns of stacked queries, keys and values at each position: (L, 3, 1, 1,
+    d_k/2) complex from cos and sin (L, d_k/2), q and k turned by the angle, v by 0 (times 1),
+    so one product turns a token's (3, h, 1, d_k/2) pairs. Made once per cache
+    (`KVSlots.turn`)."""
+    dtype = cos.dtype if cos.dtype in _COMPLEX else torch.float32
+    turn = torch.complex(cos.to(dtype), sin.to(dtype))  # (L, d_k/2)
+    stacked = torch.stack((turn, turn, torch.ones_like(turn)), dim=1)  # (L, 3, d_k/2)
+    return stacked[:, :, None, None]  # (L, 3, 1, 1, d_k/2): broadcasts over heads
+
+
+class BlockWeights(NamedTuple):
+    """One block's weights gathered once per cache for the one-token step (`TransformerBlock.
+    step`): each entry is the argument tuple of its functional call, so a step reads no
+    module attribute. A linear map is ``(bias, weight.t())`` for ``torch.addmm(bias, x,
+    weight.t())``, the product ``F.linear`` computes for rows (B, d), without its own
+    transpose per call. The tensors are the parameters themselves (``.t()`` is a view),
+    except ``qkv``, `CausalSelfAttention.qkv_projection` made at packing time: a cache
+    belongs to the weights that filled it."""
+
+    ln1: tuple  # (normalized_shape, weight, bias, eps) for torch.layer_norm
+    qkv: tuple[torch.Tensor, torch.Tensor]  # stacked W_Q, W_K, W_V: bias (3d,), weight.t() (d, 3d)
+    out: tuple[torch.Tensor, torch.Tensor]  # W_O: (d,), (d, d)
+    ln2: tuple
+    fc_in: tuple[torch.Tensor, torch.Tensor]  # (d_hidden,), (d, d_hidden)
+    fc_out: tuple[torch.Tensor, torch.Tensor]  # (d,), (d_hidden, d)
+    gelu: str  # the GELU's ``approximate``
+
+    @property
+    def projection(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """``qkv`` as `CausalSelfAttention.qkv_projection` returns it: (weight, bias)."""
+        bias, weight_t = self.qkv
+        return weight_t.t(), bias
+
+
+class EndWeights(NamedTuple):
+    """The model's ends packed like `BlockWeights` for the one-token step
+    (`TransformerLM.step_inputs`, `TransformerLM.step_logits`)."""
+
+    embed: torch.Tensor  # (V, d): the token embedding's table
+    ln_final: tuple  # (normalized_shape, weight, bias, eps) for torch.layer_norm
+    head: tuple[torch.Tensor, torch.Tensor]  # (V,), (d, V)
+
+
+class StepBuffers(NamedTuple):
+    """Preallocated outputs of a one-token step's stacked q, k, v product and of its RoPE
+    turn, shared by the blocks of one cache (float32 or float64, outside autocast): the
+    product and the turn write into them (``out=``), and q, k and v are views made once,
+    so a step builds no view of its own (`CausalSelfAttention.step_buffers`)."""
+
+    qkv: torch.Tensor  # (B, 3d): the stacked product
+    pairs: torch.Tensor | None  # complex view of qkv, (B, 3, h, 1, d_k/2); None without RoPE
+    turned: torch.Tensor | None  # complex (B, 3, h, 1, d_k/2): pairs times the turn
+    q: torch.Tensor  # (B, h, 1, d_k) view of the turned (or, without RoPE, the plain) product
+    kv: torch.Tensor  # (B, 2, h, 1, d_k): the new key and value, as a cache slot holds them
+
+
+class KVSlots(NamedTuple):
+    """One block's key/value cache for one call: preallocated keys and values ``kv`` (B, 2, h,
+    capacity, d_k), keys at ``[:, 0]`` and values at ``[:, 1]``, of which the call writes
+    slots ``[start, end)`` (its new tokens) and attends over ``[0, end)``. ``projection``:
+    the block's stacked query, key and value weights, `CausalSelfAttention.qkv_projection`,
+    made once for the whole cache (None: made at this call).
+
+    ``weights`` given: the one-token step. Each row feeds one new token (``end = start + 1``)
+    over an unpadded cache, no module carries a hook, the token vectors travel as rows
+    (B, d), and the block runs on its packed `BlockWeights` with functional calls: the same
+    arithmetic as its modules, without their per-call cost. ``turn``: that token's
+    `qkv_turns` row (3, 1, 1, d_k/2), None without RoPE. ``buffers``: the cache's
+    `StepBuffers`, written in place (None: fresh tensors, as under autocast).
+    """
+
+    kv: torch.Tensor
     start: int
     end: int
     projection: tuple[torch.Tensor, torch.Tensor] | None = None
+    weights: BlockWeights | None = None
+    turn: torch.Tensor | None = None
+    buffers: StepBuffers | None = None
 
 
 class CausalSelfAttention(nn.Module):
@@ -265,14 +350,56 @@ class CausalSelfAttention(nn.Module):
     ) -> torch.Tensor:
         """Self-attention of x (B, L, d) -> (B, L, d); see `heads_qkv` and `attend`. With a
         ``cache`` the new keys and values are stored in its slots and the queries attend over
-        every cached token."""
+        every cached token; with its packed ``weights``, through `step`."""
+        if cache is not None and cache.weights is not None:
+            return self.step(x, cache)
         q, k, v = self.heads_qkv(x, rope, None if cache is None else cache.projection)
         if cache is not None:
-            cache.keys[:, :, cache.start : cache.end] = k
-            cache.values[:, :, cache.start : cache.end] = v
-            k = cache.keys[:, :, : cache.end]  # (B, h, end, d_k)
-            v = cache.values[:, :, : cache.end]  # (B, h, end, d_k)
+            cache.kv[:, 0, :, cache.start : cache.end] = k
+            cache.kv[:, 1, :, cache.start : cache.end] = v
+            k, v = cache.kv[:, :, :, : cache.end].unbind(1)  # (B, h, end, d_k) each
         return self.W_O(self.attend(q, k, v, allowed, live_rows, causal))  # (B, L, d)
+
+    def step(self, x: torch.Tensor, cache: KVSlots) -> torch.Tensor:
+        """`forward` of one new token per row, rows x (B, d) -> (B, d), on the packed weights
+        of ``cache`` (`KVSlots.weights`): `heads_qkv`'s stacked product, q, k and v turned by
+        one product, the new key and value written into slot ``start``, then `attend` over
+        every cached token and ``W_O``."""
+        weights, buffers, turn = cache.weights, cache.buffers, cache.turn
+        assert weights is not None, "cache: step needs KVSlots.weights"
+        B, d = x.shape
+        bias, weight_t = weights.qkv
+        if buffers is not None:
+            torch.addmm(bias, x, weight_t, out=buffers.qkv)  # (B, 3d)
+            if buffers.pairs is not None and turn is not None:
+                torch.mul(buffers.pairs, turn, out=buffers.turned)  # q and k turned, v as it was
+            q, kv = buffers.q, buffers.kv  # (B, h, 1, d_k), (B, 2, h, 1, d_k)
+        else:
+            qkv = torch.addmm(bias, x, weight_t).view(B, 3, self.n_heads, 1, -1)
+            if turn is not None:
+                qkv = turn_pairs(qkv, turn)  # (B, 3, h, 1, d_k): q and k turned, v as it was
+            q, kv = qkv[:, 0], qkv[:, 1:]  # (B, h, 1, d_k), (B, 2, h, 1, d_k)
+        cache.kv.narrow(3, cache.start, 1).copy_(kv)  # key and value into slot start
+        k, v = cache.kv.narrow(3, 0, cache.end).unbind(1)  # (B, h, end, d_k) each
+        y = self.attend(q, k, v, causal=False).view(B, d)  # (B, d)
+        bias, weight_t = weights.out
+        return torch.addmm(bias, y, weight_t)  # (B, d)
+
+    def step_buffers(self, batch_size: int, rope: bool, like: torch.Tensor) -> StepBuffers | None:
+        """`StepBuffers` for ``batch_size`` rows in the dtype and on the device of ``like``;
+        None where the turn cannot be one complex product (a dtype other than float32 or
+        float64)."""
+        if like.dtype not in _COMPLEX:
+            return None
+        h, d_k = self.n_heads, self.d_k
+        qkv = like.new_empty(batch_size, 3 * h * d_k)  # (B, 3d)
+        pairs = turned = None
+        heads = qkv.view(batch_size, 3, h, 1, d_k)  # (B, 3, h, 1, d_k)
+        if rope:
+            pairs = torch.view_as_complex(heads.unflatten(-1, (-1, 2)))  # (B, 3, h, 1, d_k/2)
+            turned = torch.empty_like(pairs)
+            heads = torch.view_as_real(turned).flatten(-2)  # (B, 3, h, 1, d_k)
+        return StepBuffers(qkv, pairs, turned, heads[:, 0], heads[:, 1:])
 
 
 class FeedForward(nn.Module):
@@ -286,6 +413,12 @@ class FeedForward(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc_out(self.act(self.fc_in(x)))  # (B, L, d) -> (B, L, d_hidden) -> (B, L, d)
+
+    def step(self, x: torch.Tensor, weights: BlockWeights) -> torch.Tensor:
+        """`forward` of rows x (B, d) on the packed weights of a one-token step (`BlockWeights`)."""
+        (b_in, w_in), (b_out, w_out) = weights.fc_in, weights.fc_out
+        hidden = F.gelu(torch.addmm(b_in, x, w_in), approximate=weights.gelu)  # (B, d_hidden)
+        return torch.addmm(b_out, hidden, w_out)  # (B, d)
 
 
 class TransformerBlock(nn.Module):
@@ -310,6 +443,8 @@ class TransformerBlock(nn.Module):
         causal: bool | None = None,
     ) -> torch.Tensor:
         """(B, L, d) -> (B, L, d); ``cache`` and ``causal`` as in `CausalSelfAttention`."""
+        if cache is not None and cache.weights is not None:
+            return self.step(h, cache)
         drop = self.drop if self.training else _unchanged  # one call less per branch and token
         if self.pre_norm:
             # U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)): the bypass carries H untouched.
@@ -319,6 +454,44 @@ class TransformerBlock(nn.Module):
         u = self.ln1(h + drop(self.attn(h, rope, allowed, live_rows, cache, causal)))
         return self.ln2(u + drop(self.mlp(u)))
 
+    def step(self, h: torch.Tensor, cache: KVSlots) -> torch.Tensor:
+        """`forward` of one new token per row, rows h (B, d) -> (B, d), on the packed weights
+        of ``cache`` (`KVSlots.weights`): the same residual branches, evaluation only."""
+        weights = cache.weights
+        assert weights is not None, "cache: step needs KVSlots.weights"
+        # torch.layer_norm is the op F.layer_norm calls after reading a backend flag, which
+        # costs as much as the op itself on one row.
+        if self.pre_norm:
+            u = h + self.attn.step(torch.layer_norm(h, *weights.ln1), cache)
+            return u + self.mlp.step(torch.layer_norm(u, *weights.ln2), weights)
+        u = torch.layer_norm(h + self.attn.step(h, cache), *weights.ln1)
+        return torch.layer_norm(u + self.mlp.step(u, weights), *weights.ln2)
+
+    def packed_weights(self) -> BlockWeights:
+        """This block's `BlockWeights`, which a cache makes once for its one-token steps."""
+        attn, mlp = self.attn, self.mlp
+        return BlockWeights(
+            ln1=(self.ln1.normalized_shape, self.ln1.weight, self.ln1.bias, self.ln1.eps),
+            qkv=_for_addmm(*attn.qkv_projection(), "W_Q, W_K, W_V"),
+            out=_for_addmm(attn.W_O.weight, attn.W_O.bias, "W_O"),
+            ln2=(self.ln2.normalized_shape, self.ln2.weight, self.ln2.bias, self.ln2.eps),
+            fc_in=_for_addmm(mlp.fc_in.weight, mlp.fc_in.bias, "fc_in"),
+            fc_out=_for_addmm(mlp.fc_out.weight, mlp.fc_out.bias, "fc_out"),
+            gelu=mlp.act.approximate,
+        )
+
+
+def _for_addmm(
+    weight: torch.Tensor, bias: torch.Tensor | None, name: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The linear map ``name`` as `BlockWeights` holds it: ``(bias, weight.t())``."""
+    if bias is None:
+        raise ValueError(
+            f"{name}: the one-token step expected a linear map with a bias "
+            f"(torch.addmm adds it in the product), got bias=None"
+        )
+    return bias, weight.t()
+
 
 def _unchanged(x: torch.Tensor) -> torch.Tensor:
     return x
@@ -327,10 +500,28 @@ def _unchanged(x: torch.Tensor) -> torch.Tensor:
 def _has_hooks(*modules: nn.Module) -> bool:
     """Whether calling any of ``modules`` would run a hook (its own or a global one): the test
     `nn.Module.__call__` makes before its fast path."""
-    return any(
-        m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
+    return any(_hook_tables(*modules)) or _global_hooks()
+
+
+def _hook_tables(*modules: nn.Module) -> tuple[dict, ...]:
+    """The dicts of ``modules`` in which `nn.Module.__call__` looks for hooks. Registering or
+    removing a hook edits them in place, so a cache gathers them once and tests them at each
+    step (`any(tables) or _global_hooks()`) without walking the modules."""
+    return tuple(
+        table
         for m in modules
-    ) or bool(
+        for table in (
+            m._forward_hooks,
+            m._forward_pre_hooks,
+            m._backward_hooks,
+            m._backward_pre_hooks,
+        )
+    )
+
+
+def _global_hooks() -> bool:
+    """Whether a hook registered for every module exists."""
+    return bool(
         _module_hooks._global_forward_hooks
         or _module_hooks._global_forward_pre_hooks
         or _module_hooks._global_backward_hooks
@@ -455,6 +646,28 @@ class TransformerLM(nn.Module):
     def logits(self, h: torch.Tensor) -> torch.Tensor:
         """The last block's output (B, L, d) -> next-token logits (B, L, V) in float32."""
         return self.head(self.ln_final(h)).float()
+
+    def packed_ends(self) -> EndWeights:
+        """The token table, final LayerNorm and head as `EndWeights`, made once per cache."""
+        ln = self.ln_final
+        return EndWeights(
+            embed=self.embed.weight,
+            ln_final=(ln.normalized_shape, ln.weight, ln.bias, ln.eps),
+            head=_for_addmm(self.head.weight, self.head.bias, "head"),
+        )
+
+    def step_inputs(self, ids: torch.Tensor, start: int, ends: EndWeights) -> torch.Tensor:
+        """`inputs` of one token per row (ids (B, 1), every row at position ``start``) as rows
+        (B, d), for the one-token step; the RoPE turn comes from the cache instead."""
+        B = ids.shape[0]
+        if self.config.positions in ("learned", "sinusoidal") or self.config.embed_scale:
+            return self.inputs(ids, start)[0].view(B, -1)  # a position vector to add
+        return F.embedding(ids, ends.embed).view(B, -1)  # (B, d)
+
+    def step_logits(self, h: torch.Tensor, ends: EndWeights) -> torch.Tensor:
+        """`logits` of rows h (B, d) -> (B, V) in float32, on `EndWeights`."""
+        bias, weight_t = ends.head
+        return torch.addmm(bias, torch.layer_norm(h, *ends.ln_final), weight_t).float()  # (B, V)
 
     def _check_idx(self, idx: torch.Tensor) -> tuple[int, int]:
         if idx.dim() != 2 or idx.dtype not in (torch.int64, torch.int32):
