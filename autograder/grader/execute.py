@@ -132,7 +132,7 @@ class StudentKernel:
         self.rep_r, rep_w = os.pipe()
         self.zygote: KernelZygote | None = None
         self.own: Path | None = None
-        self.proc: subprocess.Popen | ForkedKernel | _NeverStarted
+        self.proc: subprocess.Popen | ForkedKernel
         if ids is not None and forks_kernels(use_sandbox):
             self._fork(files_from, ids, (req_r, rep_w))
         else:
@@ -171,7 +171,7 @@ class StudentKernel:
             self.proc = ForkedKernel(self.zygote, self.zygote.fork(self.own, ids, self.limits, fds))
         except (OSError, RuntimeError, ValueError) as err:
             self.dead = f"the kernel did not start: {err}"
-            self.proc = _NeverStarted()
+            self.proc = ForkedKernel(None, -1)
 
     def wait_ready(self) -> None:
         """Read the kernel's first frame (it has imported numpy and torch), or kill it."""
@@ -227,7 +227,7 @@ class StudentKernel:
 
     def kill(self, reason: str) -> None:
         self.dead = self.dead or reason
-        if isinstance(self.proc, ForkedKernel | _NeverStarted):
+        if isinstance(self.proc, ForkedKernel):
             self.proc.kill()
         elif self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -244,18 +244,6 @@ class StudentKernel:
         shutil.rmtree(self.tmp, ignore_errors=True)
         if self.zygote is not None and self.own is not None:
             shutil.rmtree(self.own, ignore_errors=True)
-
-
-class _NeverStarted:
-    """The process of a kernel the zygote could not fork."""
-
-    pid = -1
-
-    def poll(self) -> int:
-        return -1
-
-    def kill(self) -> None:
-        pass
 
 
 # -- a kernel started ahead ------------------------------------------------------------------

@@ -484,14 +484,15 @@ atexit.register(close_zygotes)
 
 class ForkedKernel:
     """A kernel forked by a `KernelZygote`, with the parts of `subprocess.Popen` the grader
-    uses: `pid`, `poll()`, `kill()` (the kernel's whole namespace, waited for)."""
+    uses: `pid`, `poll()`, `kill()` (the kernel's whole namespace, waited for). Without a
+    zygote: a kernel that could not be forked, ended from the start."""
 
-    def __init__(self, zygote: KernelZygote, pid: int):
+    def __init__(self, zygote: KernelZygote | None, pid: int):
         self.zygote, self.pid = zygote, pid
-        self.code: int | None = None
+        self.code: int | None = None if zygote is not None else -1
 
     def poll(self) -> int | None:
-        if self.code is None:
+        if self.code is None and self.zygote is not None:
             try:
                 self.code = self.zygote.poll(self.pid)
             except (OSError, RuntimeError, ValueError):
@@ -499,7 +500,7 @@ class ForkedKernel:
         return self.code
 
     def kill(self) -> None:
-        if self.code is None:
+        if self.code is None and self.zygote is not None:
             try:
                 self.code = self.zygote.kill(self.pid)
             except (OSError, RuntimeError, ValueError):

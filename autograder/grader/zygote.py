@@ -156,7 +156,6 @@ def _init(request: dict, fds: list[int]) -> None:
     code = 71
     try:
         _prepare(request)
-        os.environ["ATTNBOOK_OUTPUT_LIMIT"] = str(request["limits"]["output_chars"])
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
@@ -168,7 +167,6 @@ def _init(request: dict, fds: list[int]) -> None:
         if kernel == 0:
             from grader import kernel as program
 
-            program.TEXT_LIMIT = int(request["limits"]["output_chars"])
             program.serve_forever(fds[0], fds[1], reseed=True)
             os._exit(0)
         for fd in fds:
