@@ -475,3 +475,19 @@ def test_a_kernel_the_zygote_cannot_fork_is_lost_with_the_reason(monkeypatch):
             kernel.request({"op": "ping"}, time.monotonic() + 5)
     finally:
         kernel.close()
+
+
+def test_a_checkout_under_tmp_is_refused_with_the_reason(monkeypatch):
+    """The kernel's own /tmp would hide a checkout there: every kernel would die unexplained."""
+    from grader import sandbox
+
+    assert sandbox.under_tmp() == ""  # this checkout
+    monkeypatch.setattr(sandbox, "_package_root", lambda: "/tmp/tmp.x1/attnbook")
+    sandbox.sandbox_available.cache_clear()
+    try:
+        ok, why = sandbox.sandbox_available()
+    finally:
+        monkeypatch.undo()
+        sandbox.sandbox_available.cache_clear()
+    if sandbox.bwrap_path() is not None:
+        assert not ok and "hides /tmp/tmp.x1/attnbook" in why and "outside /tmp" in why, why

@@ -63,6 +63,12 @@ def sandbox_available() -> tuple[bool, str]:
     path = bwrap_path()
     if path is None:
         return False, "bubblewrap (bwrap) is not installed: run autograder/install_system_deps.sh"
+    hidden = under_tmp()
+    if hidden:
+        return False, (
+            f"the sandbox mounts a /tmp of its own, which hides {hidden}: expected the course "
+            "checkout and its Python outside /tmp (clone it elsewhere, e.g. in your home)"
+        )
     flags = ["--unshare-pid", "--unshare-net"] + ([] if os.geteuid() == 0 else ["--unshare-user"])
     probe = subprocess.run(
         [path, *flags, "--die-with-parent", "--ro-bind", "/", "/", "true"],
@@ -75,6 +81,15 @@ def sandbox_available() -> tuple[bool, str]:
     if probe.returncode != 0:
         return False, f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}"
     return True, ""
+
+
+def under_tmp() -> str:
+    """The first of the folders the sandbox shows (Python, the virtual environment, the
+    package, the grader) that lies under /tmp, where the kernel's own /tmp hides it; ''."""
+    for path in (*_python_roots(), os.path.realpath(sys.prefix), _package_root(), str(GRADER_DIR)):
+        if os.path.realpath(path).startswith("/tmp/"):
+            return path
+    return ""
 
 
 def _python_roots() -> list[str]:
