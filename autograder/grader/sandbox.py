@@ -84,9 +84,10 @@ def sandbox_available() -> tuple[bool, str]:
 
 
 def under_tmp() -> str:
-    """The first of the folders the sandbox shows (Python, the virtual environment, the
-    package, the grader) that lies under /tmp, where the kernel's own /tmp hides it; ''."""
-    for path in (*_python_roots(), os.path.realpath(sys.prefix), _package_root(), str(GRADER_DIR)):
+    """The first of the folders the sandbox shows at their own paths (Python, the virtual
+    environment, the package and its assets) that lies under /tmp, where the kernel's own /tmp
+    hides it; ''. (The grader is shown at /opt/attnbook-grader wherever it is.)"""
+    for path in (*_python_roots(), os.path.realpath(sys.prefix), _package_root()):
         if os.path.realpath(path).startswith("/tmp/"):
             return path
     return ""
