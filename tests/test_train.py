@@ -62,6 +62,16 @@ def test_a_setting_no_run_can_use_is_refused_by_name_before_anything_is_written(
     assert not out.exists()
 
 
+def test_pad_batch_and_batch_iterator_refuse_what_they_cannot_use_by_name():
+    with pytest.raises(ValueError, match=r"sequences: expected integer token ids, sequence 1 "):
+        pad_batch([[1, 2], [1, 2.5, 3]])
+    with pytest.raises(ValueError, match=r"sequence 0 holds torch.bool values"):
+        pad_batch([[True, False]])
+    assert pad_batch([torch.tensor([1, 2, 3], dtype=torch.int32)]).targets.tolist() == [[2, 3]]
+    with pytest.raises(ValueError, match=r"batch_size: expected an int >= 1, got 0"):
+        next(batch_iterator([[1, 2]] * 4, 0))
+
+
 def test_every_preset_passes_the_checks():
     for config in PRESETS.values():
         config.check()
