@@ -198,6 +198,18 @@ def test_grade_class_refuses_an_assignment_the_course_does_not_have(tmp_path):
         grade_class(Course(work=tmp_path), None, ["01_attention"])
 
 
+def test_a_source_that_is_neither_zip_nor_folder_says_what_it_found(tmp_path, capsys):
+    notes = tmp_path / "grades.zip"
+    notes.write_text("not a zip")
+    for source, found in (
+        (notes, "a file that is not a zip archive"),
+        (tmp_path / "gone", "nothing there"),
+    ):
+        assert cli.main(["grade", str(source), "--work", str(tmp_path / "work")]) == 2
+        err = capsys.readouterr().err
+        assert f"source={str(source)!r}: expected a zip file or a folder, found {found}" in err
+
+
 def test_export_without_a_gradebook_says_where_it_looked(tmp_path, capsys):
     assert cli.main(["export", "--work", str(tmp_path / "nowhere")]) == 2
     expected = f"expected a gradebook at {tmp_path / 'nowhere' / 'gradebook.db'}"

@@ -239,8 +239,9 @@ def _files(source: Path):
             )
             yield relative, stat.st_size, stat.st_mtime, path.read_bytes
     else:
+        found = "a file that is not a zip archive" if source.is_file() else "nothing there"
         raise FileNotFoundError(
-            f"source={str(source)!r}: expected a zip file or a folder, found neither"
+            f"source={str(source)!r}: expected a zip file or a folder, found {found}"
         )
 
 
