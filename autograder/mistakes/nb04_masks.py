@@ -122,8 +122,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
                      "e = np.exp(S - S.max(axis=-1, keepdims=True))\n"
                      "Y = (e / e.sum(axis=-1, keepdims=True)) @ V"),
-        edit("A, A @ V", "Y, A"),
-    ], detects=nb04.HINT_Y, like="returns (A, Y) instead of (Y, A)"),
+        edit("A, A @ V", "Y, A")], detects=nb04.HINT_Y, like="returns (A, Y) instead of (Y, A)"),
     mistake(MASKED, "float32 and -1e9 instead of -inf", [
         edit("np.inf", "1e9"),
         edit("torch.nan_to_num(torch.softmax(s, dim=-1), nan=0.0", "torch.softmax(s, dim=-1"),
@@ -150,8 +149,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("d_k = Q.shape[-1]", "Q /= np.sqrt(Q.shape[-1])"),
         edit("Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k",
              "np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf"),
-        delete("S = np.where(allowed, S, -np.inf)"),
-    ], detects=nb04.HINT_ATTENTION_IN_PLACE),
+        delete("S = np.where(allowed, S, -np.inf)")], detects=nb04.HINT_ATTENTION_IN_PLACE),
     mistake(MASKED, "d_k read from Q.shape[1]", edit("(d_k", "(Q.shape[1]"),
             detects=nb04.HINT_D_K_AXIS),
     mistake(MASKED, "np.dot mixes up leading axes",
@@ -389,15 +387,13 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MASK, "causal and padding masks combined without new axes", [
         edit("[:, None, :]", ""),
         edit("keys = keys & causal_mask(L)[None, :, :]", "return causal_mask(L) & keys"),
-        edit(", (", "[:, None, :], ("),
-    ], detects=nb04.HINT_PIECE_AXES),
+        edit(", (", "[:, None, :], (")], detects=nb04.HINT_PIECE_AXES),
     mistake(MASK, "encoder branch returns the (B, L) padding mask itself", [
         edit("[:, None, :]", ""), edit("keys = keys", "return keys[:, None, :]"),
         edit("np.broadcast_to(keys, (2, L, L)).copy()", "keys"),
     ], detects=nb04.HINT_MASK_SHAPE, like="batch size hard-coded to 2 (Message A and Message B)"),
     mistake(MASK, "batch size hard-coded to 2 (Message A and Message B)", [
-        edit(", :, :", ""), edit("len(lengths)", "2"),
-    ], detects=nb04.HINT_PIECE_AXES),
+        edit(", :, :", ""), edit("len(lengths)", "2")], detects=nb04.HINT_PIECE_AXES),
     mistake(MASK, "loop over range(B - 1) leaves the last message False", """
         out = np.zeros((len(lengths), L, L), dtype=bool)
         for b in range(len(lengths) - 1):
@@ -429,8 +425,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         return out"""),
     alternative(MASK, "read-only np.broadcast_to view without a copy", [
         edit("keys & causal_mask(L)[None, :, :]", "np.logical_and(keys, causal_mask(L))"),
-        edit(".copy()", ""),
-    ]),
+        edit(".copy()", "")]),
     alternative(MASK, "np.tile and np.where", """
         keys = np.tile(padding_mask(lengths, L)[:, None, :], (1, L, 1))
         return np.where(causal_mask(L), keys, False) if causal else keys"""),
@@ -456,8 +451,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(MASK, "np.indices over (B, L, L)", [
         replace_line("allowed = np.repeat(",
                      "b, i, j = np.indices((len(lengths), L, L))\nallowed = j < lengths[b]"),
-        edit("causal_mask(L)", "j <= i"),
-    ], like="np.repeat then an in-place &="),
+        edit("causal_mask(L)", "j <= i")], like="np.repeat then an in-place &="),
     alternative(MASK, "np.minimum of booleans, read-only broadcast arrays", """
         keys = padding_mask(lengths, L)[:, None, :]
         tri = causal_mask(L) if causal else np.ones((L, L), dtype=bool)

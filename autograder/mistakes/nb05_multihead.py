@@ -205,8 +205,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SDPA, "softmax over a hard-coded dim=3 (4-D inputs only)", [
         edit("torch.softmax(scores, dim=-1",
              "torch.nan_to_num(torch.softmax(scores, dim=3), nan=0.0"),
-        delete("weights = torch.nan_to_num(weights, nan=0.0)"),
-    ], detects=nb05.HINT_AXES),
+        delete("weights = torch.nan_to_num(weights, nan=0.0)")], detects=nb05.HINT_AXES),
     mistake(SDPA, "keys transposed with transpose(1, 2) (3-D only)", [
         edit("-2, -1", "1, 2"), edit("=3", "=-1"),
     ], detects=nb05.HINT_AXES, like="softmax over a hard-coded dim=3 (4-D inputs only)"),
@@ -226,8 +225,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("~allowed", "~allowed.transpose(-2, -1)"),
         edit("torch.softmax(scores, dim=-1",
              "torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0"),
-        delete("weights = torch.nan_to_num(weights, nan=0.0)"),
-    ], detects=nb05.HINT_MASK_TRANSPOSED),
+        delete("weights = torch.nan_to_num(weights, nan=0.0)")], detects=nb05.HINT_MASK_TRANSPOSED),
     mistake(SDPA, "values multiplied on the left (v^T-free, A^T @ v)", [
         edit("(d_k ** 1/2", "math.sqrt(d_k"), edit("weights @ v", "weights.transpose(-2, -1) @ v"),
     ], detects=nb05.HINT_WEIGHTS_TRANSPOSED, like="d_k ** 1/2 (precedence: d_k / 2)"),
