@@ -379,9 +379,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("A = softmax_rows(score_matrix(Q, Q))",
                      "S = score_matrix(Q, K)\ne = np.exp(S - S.max())\nA = e / e.sum()"),
     ], detects=nb01.HINT_ATTENTION_WHOLE_MATRIX, like="queries matched against themselves"),
-    mistake(ATTENTION, "output scaled instead of the scores", """
-        A = softmax_rows(Q @ K.T)
-        return A @ V / np.sqrt(Q.shape[-1]), A""", detects=nb01.HINT_ATTENTION_NO_SCALING),
+    mistake(ATTENTION, "output scaled instead of the scores", edit("V", "V / np.sqrt(Q.shape[-1])"),
+            detects=nb01.HINT_ATTENTION_NO_SCALING, like="no 1/sqrt(d_k) in attention"),
     mistake(ATTENTION, "returns only Y", "return softmax_rows(score_matrix(Q, K)) @ V",
             detects=nb01.HINT_RETURN_PAIR),
     mistake(ATTENTION, "float32 and weights transposed", edit("return A", "return A.T"),

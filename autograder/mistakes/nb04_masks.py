@@ -67,11 +67,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         allowed.flags.writeable = False
         return allowed"""),
     # -- masked_attention --------------------------------------------------------------------------
-    mistake(MASKED, "mask applied after the softmax", """
-        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
-        e = np.exp(S - S.max(axis=-1, keepdims=True))
-        A = e / e.sum(axis=-1, keepdims=True) * allowed
-        return A @ V, A""", detects=nb04.HINT_AFTER),
+    mistake(MASKED, "mask applied after the softmax",
+            [edit("sum(axis=-1, keepdims=True)", "sum(axis=-1, keepdims=True) * allowed"),
+             delete("S = np.where(allowed,")], detects=nb04.HINT_AFTER,
+            like="large finite negative number leaves a fully masked row uniform"),
     mistake(MASKED, "large finite negative number leaves a fully masked row uniform",
             edit("np.inf", "1e9"),
             detects=nb04.HINT_FINITE_NEG, like="NaN for a row with no allowed key"),
@@ -86,13 +85,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb04.HINT_MASK_MULTIPLIED_SCORES, like="mask applied after the softmax"),
     mistake(MASKED, "no 1/sqrt(d_k)", edit("K.T / np.sqrt(Q.shape[-1]", "np.swapaxes(K, -1, -2"),
             detects=nb04.HINT_NO_SCALING, like="K.T breaks leading axes"),
-    mistake(MASKED, "K.T breaks leading axes", """
-        S = np.where(allowed, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
-        m = S.max(axis=-1, keepdims=True)
-        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
-        total = e.sum(axis=-1, keepdims=True)
-        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-        return A @ V, A""", detects=nb04.HINT_LEADING),
+    mistake(MASKED, "K.T breaks leading axes", [delete("S = np.where(allowed,"),
+            replace_line("S = Q @ np.swapaxes(K,",
+                         "S = np.where(allowed, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)")],
+            detects=nb04.HINT_LEADING, like="mask inverted"),
     mistake(MASKED, "divided by d_k instead of sqrt(d_k)", edit("2)", "2) / Q.shape[-1]"),
             detects=nb04.HINT_DIVIDED_BY_D_K, like="no 1/sqrt(d_k)"),
     mistake(MASKED, "scaled by the number of keys instead of d_k",

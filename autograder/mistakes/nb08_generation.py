@@ -446,12 +446,11 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("return draws.reshape(probs.shape",
              "return draw.expand(flat.shape[0]).reshape(probs.shape"),
     ], detects=nb08.HINT_ONE_DRAW_PER_ROW),
-    mistake(SAMPLE, "leading axes not flattened for multinomial", """
-        if temperature == 0:
-            return logits.argmax(dim=-1)
-        probs = next_token_probs(logits, temperature, top_k, top_p)
-        return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
-    """, detects=nb08.HINT_CRASH_SAMPLE),
+    mistake(SAMPLE, "leading axes not flattened for multinomial",
+            [delete("return torch.multinomial(flat,"),
+             replace_line("flat = probs.reshape(-1,",
+                          "return torch.multinomial(probs, 1, generator=generator).squeeze(-1)")],
+            detects=nb08.HINT_CRASH_SAMPLE, like="generator not passed on"),
     mistake(SAMPLE, "top_k and top_p swapped in the call", edit("top_k, top_p", "top_p, top_k"),
             detects=nb08.HINT_SAMPLE_FROM_PROBS),
     mistake(SAMPLE, "only the first row drawn ([0])", [
