@@ -121,7 +121,11 @@ def _load(args):
     from attnbook.lm.train import load_trained
 
     path = args.checkpoint or find_checkpoint()
-    model, tokenizer, extra = load_trained(path, map_location=args.device)
+    try:
+        model, tokenizer, extra = load_trained(path, map_location=args.device)
+    except ValueError as error:
+        reason = str(error).removeprefix("path: ")
+        raise SystemExit(f"attnbook: error: argument --checkpoint: {reason}") from None
     if tokenizer.bos_id is None or "please" not in tokenizer.token_to_id:
         raise SystemExit(
             f"attnbook: error: argument --checkpoint: expected an email model, "

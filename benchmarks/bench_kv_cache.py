@@ -12,7 +12,8 @@ header and the table, keeping the sections written below them). Not a test: run 
 
 ``--profile`` prints torch.profiler's table for 512 cached tokens; ``--floor`` times each
 tensor operation of one cached step alone and sums them: the cost of the arithmetic without
-the Python around it.
+the Python around it; ``--overhead`` times the same decoding at ``d_model=8``, where the
+arithmetic is negligible: the cost of the calls.
 """
 
 from __future__ import annotations
@@ -107,6 +108,11 @@ def main() -> None:
         action="store_true",
         help="only time each operation of one cached step alone, and sum them",
     )
+    parser.add_argument(
+        "--overhead",
+        action="store_true",
+        help="only time cached decoding of the same model at d_model=8 (the calls, not the work)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     load_before = os.getloadavg()[0]
@@ -133,6 +139,17 @@ def main() -> None:
                 f"at {length} cached tokens: {total:.0f} us per token in the operations alone, "
                 f"at most {1e6 / total:.0f} tokens/s (load average {os.getloadavg()[0]:.2f})\n"
             )
+        return
+    if args.overhead:
+        # Same layers, heads and calls, 16x narrower: the arithmetic shrinks to almost
+        # nothing, so a token's time is what the calls cost (Python, dispatch, kernel setup).
+        tiny = TransformerLM(LMConfig(**{**CONFIG, "d_model": 8})).eval()
+        timed(tiny, 8, True)
+        best = min(timed(tiny, 64, True)[0] for _ in range(7))
+        print(
+            f"d_model=8, 64 cached tokens, best of 7: {1e6 * best / 64:.0f} us per token "
+            f"(load average {os.getloadavg()[0]:.2f})"
+        )
         return
     timed(model, 8, True), timed(model, 8, False)  # warm-up: allocator, kernels
     lines = [

@@ -141,6 +141,16 @@ def test_sample_from_a_given_checkpoint(tmp_path, capsys):
     assert len([line for line in out.splitlines() if EMAIL_LINE.match(line)]) == 3
 
 
+def test_a_checkpoint_that_is_not_one_is_a_usage_error_not_a_traceback(tmp_path):
+    path = tmp_path / "notes.pt"
+    path.write_text("my notes")
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["sample", "--checkpoint", str(path)])
+    message = str(stop.value.code)
+    assert message.startswith("attnbook: error: argument --checkpoint: expected a checkpoint")
+    assert str(path) in message and "torch.save" in message
+
+
 def test_judge_email_tells_valid_invalid_and_cut_off():
     tok = WordTokenizer()
     valid = "please send the report today ."

@@ -413,6 +413,44 @@ def test_each_row_stops_at_its_own_eos_which_is_kept(use_cache):
     assert out == [[1, 4, 5, 6], [1, 8, 9, 10, 2]]
 
 
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(prompts=[[1, 2.5]]), r"prompts: expected an integer token id, got 2\.5"),
+        (dict(prompts=[[1, True]]), r"prompts: expected an integer token id, got True"),
+        (dict(prompts=torch.tensor([[1.0, 2.0]])), r"prompts: .*integer token id, got 1\.0"),
+        (dict(prompts=[[1, 99]]), r"prompts: token ids must lie in \[0, 22\] .* got \[1, 99\]"),
+        (dict(max_new_tokens="3"), r"max_new_tokens: expected an int >= 0, got '3'"),
+        (dict(max_new_tokens=2.5), r"max_new_tokens: expected an int >= 0, got 2\.5"),
+        (dict(max_new_tokens=-1), r"max_new_tokens: expected an int >= 0, got -1"),
+        (dict(eos_id=23), r"eos_id: expected a token id in \[0, 22\] \(vocab_size=23\), got 23"),
+        (dict(eos_id=2.0), r"eos_id: expected an integer token id, got 2\.0"),
+        (dict(pad_id=-1), r"pad_id: expected a token id in \[0, 22\] \(vocab_size=23\), got -1"),
+    ],
+)
+def test_bad_generation_arguments_are_refused_naming_the_argument(kwargs, message):
+    args = dict(prompts=[[1, 4], [1]], max_new_tokens=3, eos_id=2)
+    args.update(kwargs)
+    model = sharp_model()
+    with pytest.raises(ValueError, match=message):
+        generate_tokens(model, args.pop("prompts"), args.pop("max_new_tokens"), **args)
+
+
+def test_token_ids_of_other_integer_types_are_accepted():
+    model = sharp_model()
+    plain = generate_tokens(model, [[1, 4]], 3, 2, temperature=0.0)
+    assert (
+        generate_tokens(
+            model, [[np.int64(1), torch.tensor(4)]], np.int64(3), np.int32(2), temperature=0.0
+        )
+        == plain
+    )
+    assert (
+        generate_tokens(model, torch.tensor([[1, 4]], dtype=torch.int32), 3, 2, temperature=0.0)
+        == plain
+    )
+
+
 def test_generation_beyond_max_len_is_refused():
     with pytest.raises(ValueError, match="max_len"):
         generate_tokens(sharp_model(max_len=10), [[1, 2, 3]], 8, 2)

@@ -271,6 +271,22 @@ def test_save_and_load_round_trip_gives_identical_logits(tmp_path):
     assert torch.equal(loaded(ids), model(ids))
 
 
+def test_a_file_that_is_no_checkpoint_is_refused_with_what_it_holds(tmp_path):
+    cases = {
+        "text.pt": (b"not a checkpoint", "it is not a file torch.save wrote"),
+        "empty.pt": (b"", "it is empty or cut short"),
+    }
+    for name, (content, reason) in cases.items():
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ValueError, match=rf"path: expected a checkpoint .*{name}.*: {reason}"):
+            load_checkpoint(tmp_path / name)
+    torch.save({"weight": torch.zeros(2)}, tmp_path / "state.pt")  # a bare state_dict
+    with pytest.raises(
+        ValueError, match=r"keys config, state_dict and extra; .* holds \['weight'\]"
+    ):
+        load_checkpoint(tmp_path / "state.pt")
+
+
 @pytest.mark.parametrize(
     "overrides, field",
     [

@@ -34,6 +34,60 @@ def tiny(tmp_path, **changes):
     return dataclasses.replace(base, **changes)
 
 
+# -- settings ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name, value, expected",
+    [
+        ("steps", 0, "an int >= 1"),
+        ("batch_size", -4, "an int >= 1"),
+        ("batch_size", 2.0, "an int >= 1"),
+        ("eval_every", True, "an int >= 1"),
+        ("warmup_steps", -1, "an int >= 0"),
+        ("stop_after", 0, "None or an int >= 1"),
+        ("num_threads", 0, "None or an int >= 1"),
+        ("lr", 0.0, "a number > 0"),
+        ("lr", math.nan, "a number > 0"),
+        ("grad_clip", -1.0, "a number > 0"),
+        ("weight_decay", -0.1, "a number >= 0"),
+        ("min_lr_ratio", 1.5, r"a number in \[0, 1\]"),
+        ("budget_seconds", -1.0, "None or a number >= 0"),
+    ],
+)
+def test_a_setting_no_run_can_use_is_refused_by_name_before_anything_is_written(
+    tmp_path, name, value, expected
+):
+    out = tmp_path / "run"
+    with pytest.raises(ValueError, match=rf"TrainConfig\.{name}: expected {expected}, got "):
+        train(tiny(out, **{name: value}))
+    assert not out.exists()
+
+
+def test_pad_batch_and_batch_iterator_refuse_what_they_cannot_use_by_name():
+    with pytest.raises(ValueError, match=r"sequences: expected integer token ids, sequence 1 "):
+        pad_batch([[1, 2], [1, 2.5, 3]])
+    with pytest.raises(ValueError, match=r"sequence 0 holds torch.bool values"):
+        pad_batch([[True, False]])
+    assert pad_batch([torch.tensor([1, 2, 3], dtype=torch.int32)]).targets.tolist() == [[2, 3]]
+    with pytest.raises(ValueError, match=r"batch_size: expected an int >= 1, got 0"):
+        next(batch_iterator([[1, 2]] * 4, 0))
+
+
+def test_every_preset_passes_the_checks():
+    for config in PRESETS.values():
+        config.check()
+
+
+def test_the_command_line_refuses_a_batch_size_of_zero_with_its_name(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "attnbook.lm.train", "--preset", "tiny", "--batch-size", "0",
+         "--out", str(tmp_path / "run"), "--no-progress"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "TrainConfig.batch_size: expected an int >= 1, got 0" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 # -- batches and the loss ------------------------------------------------------------------
 def test_pad_batch_builds_message_a_and_message_b():
     tok = WordTokenizer()

@@ -51,7 +51,12 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> Batch:
     inputs = torch.full((len(sequences), L), pad_id, dtype=torch.long)  # (B, L)
     targets = torch.full((len(sequences), L), pad_id, dtype=torch.long)  # (B, L)
     for row, seq in enumerate(sequences):
-        ids = torch.as_tensor(seq, dtype=torch.long)
+        ids = torch.as_tensor(seq)
+        if ids.dtype == torch.bool or ids.is_floating_point() or ids.is_complex():
+            raise ValueError(
+                f"sequences: expected integer token ids, sequence {row} holds {ids.dtype} "
+                f"values: {list(seq)[:6]}"
+            )
         inputs[row, : len(ids) - 1] = ids[:-1]
         targets[row, : len(ids) - 1] = ids[1:]
     lengths = torch.tensor([len(s) - 1 for s in sequences])  # (B,) predicted tokens per row
@@ -126,6 +131,8 @@ def batch_iterator(
     of the whole global batch. The batch of a step depends only on (seed, step), so a resumed
     run sees exactly the batches the uninterrupted run would have seen.
     """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size: expected an int >= 1, got {batch_size!r}")
     if batch_size % world_size != 0:
         raise ValueError(f"batch_size: {batch_size} is not divisible by world_size {world_size}")
     per_epoch = len(sequences) // batch_size

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import html
 import math
+import numbers
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -334,7 +336,7 @@ def left_pad(
         if prompts.dim() != 2:
             raise ValueError(f"prompts: expected a (B, L) tensor, got shape {tuple(prompts.shape)}")
         prompts = prompts.tolist()
-    prompts = [list(map(int, p)) for p in prompts]
+    prompts = [[_token_id(t, "prompts") for t in p] for p in prompts]
     if not prompts or min(len(p) for p in prompts) == 0:
         raise ValueError("prompts: expected at least one prompt, each with at least one token")
     L = max(len(p) for p in prompts)
@@ -345,6 +347,24 @@ def left_pad(
     real = torch.arange(L)[None, :] >= (L - lengths)[:, None]  # (B, L)
     positions = (torch.arange(L)[None, :] - (L - lengths)[:, None]).clamp(min=0)  # (B, L)
     return ids.to(device), real.to(device), positions.to(device)
+
+
+def _token_id(value: object, name: str, vocab_size: int | None = None) -> int:
+    """``value`` as a token id: an integer (a Python or numpy one, or a 0-d integer tensor),
+    not a float or a bool, and in [0, vocab_size) when that is given; else a ValueError
+    naming ``name``."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        token = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(f"{name}: expected an integer token id, got {value!r}") from None
+    if vocab_size is not None and not 0 <= token < vocab_size:
+        raise ValueError(
+            f"{name}: expected a token id in [0, {vocab_size - 1}] "
+            f"(vocab_size={vocab_size}), got {token}"
+        )
+    return token
 
 
 def _check_ids(rows: list[list[int]], vocab_size: int) -> None:
@@ -377,8 +397,14 @@ def generate_tokens(
     (up to float rounding). ``use_cache=False`` reruns the whole sequence at every step: the
     slow path the cache must agree with, token for token.
     """
+    if not isinstance(max_new_tokens, numbers.Integral) or isinstance(max_new_tokens, bool):
+        raise ValueError(f"max_new_tokens: expected an int >= 0, got {max_new_tokens!r}")
     if max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens: expected an int >= 0, got {max_new_tokens}")
+        raise ValueError(f"max_new_tokens: expected an int >= 0, got {max_new_tokens!r}")
+    vocab_size = model.config.vocab_size
+    if eos_id is not None:
+        _token_id(eos_id, "eos_id", vocab_size)
+    _token_id(pad_id, "pad_id", vocab_size)
     model.eval()
     device = model.head.weight.device
     ids, real, positions = left_pad(prompts, pad_id, device)  # (B, L) each
@@ -389,10 +415,10 @@ def generate_tokens(
             f"exceed the model's max_len={model.config.max_len}"
         )
     outputs = [
-        list(map(int, p))
+        [_token_id(t, "prompts") for t in p]
         for p in (prompts.tolist() if isinstance(prompts, torch.Tensor) else prompts)
     ]
-    _check_ids(outputs, model.config.vocab_size)  # here, so the model needs no device sync
+    _check_ids(outputs, vocab_size)  # here, so the model needs no device sync
     live = [True] * B  # rows that have not emitted eos_id yet
     padded = len({len(row) for row in outputs}) > 1  # left padding: from the lengths
     if use_cache:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import pickle
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, NamedTuple, cast
@@ -758,7 +759,25 @@ def load_checkpoint(
 
     The model is in eval mode, on ``map_location`` when one is given (else the CPU).
     """
-    payload = torch.load(path, map_location=map_location, weights_only=True)
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as error:
+        if isinstance(error, EOFError):
+            reason = "it is empty or cut short"
+        elif isinstance(error, pickle.UnpicklingError):
+            reason = "it is not a file torch.save wrote, or it holds more than tensors"
+        else:
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:120]
+        raise ValueError(
+            f"path: expected a checkpoint written by save_checkpoint (`attnbook train` writes "
+            f"them), got {str(path)!r}, which torch.load cannot read: {reason}"
+        ) from None
+    if not isinstance(payload, dict) or not {"config", "state_dict", "extra"} <= payload.keys():
+        found = sorted(payload)[:6] if isinstance(payload, dict) else type(payload).__name__
+        raise ValueError(
+            f"path: expected a checkpoint written by save_checkpoint, with the keys config, "
+            f"state_dict and extra; {str(path)!r} holds {found}"
+        )
     model = TransformerLM(LMConfig(**payload["config"]))
     model.load_state_dict(payload["state_dict"])
     if (

@@ -94,6 +94,51 @@ class TrainConfig:
     progress: bool = True
     entropy_samples: int = 20_000  # emails used to estimate the entropy floor
 
+    def check(self) -> None:
+        """Refuse a setting no run can use, naming it, the expected and the actual value
+        (`train` calls this first; the model's own fields are checked by `LMConfig`)."""
+        for names, expected, ok in _TRAIN_RULES:
+            for name in names:
+                value = getattr(self, name)
+                if not ok(value):
+                    raise ValueError(f"TrainConfig.{name}: expected {expected}, got {value!r}")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# (fields, what each must be, the test): `TrainConfig.check`.
+_TRAIN_RULES = (
+    (
+        (
+            "steps",
+            "batch_size",
+            "eval_every",
+            "n_train",
+            "n_val",
+            "text_seq_len",
+            "entropy_samples",
+        ),
+        "an int >= 1",
+        lambda v: _is_int(v) and v >= 1,
+    ),
+    (("warmup_steps", "group_by_length"), "an int >= 0", lambda v: _is_int(v) and v >= 0),
+    (
+        ("stop_after", "num_threads"),
+        "None or an int >= 1",
+        lambda v: v is None or _is_int(v) and v >= 1,
+    ),
+    (("lr", "grad_clip"), "a number > 0", lambda v: _is_number(v) and v > 0),
+    (("weight_decay",), "a number >= 0", lambda v: _is_number(v) and v >= 0),
+    (("min_lr_ratio",), "a number in [0, 1]", lambda v: _is_number(v) and 0 <= v <= 1),
+    # 0 is allowed: the run takes one step, then evaluates and saves
+    (("budget_seconds",), "None or a number >= 0", lambda v: v is None or _is_number(v) and v >= 0),
+)
 
 PRESETS = {
     # About 600 CPU seconds (some 6 minutes on two free cores): 0.42M parameters, about
@@ -383,6 +428,7 @@ class _Run:
     """One training run's state: data, model, optimizer, log and clock."""
 
     def __init__(self, config: TrainConfig) -> None:
+        config.check()
         self.config = config
         budget_start = time.perf_counter() if config.budget_start is None else config.budget_start
         self.deadline = (
@@ -629,6 +675,10 @@ def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.lm.train
         config.out = f"runs/{Path(args.text).stem}"
     config.resume = args.resume
     config.progress = not args.no_progress
+    try:
+        config.check()
+    except ValueError as error:
+        parser.error(str(error))  # a usage message and exit status 2, not a traceback
     return config, args
 
 
