@@ -9,8 +9,7 @@ WHY = explained("06_transformer_block")  # detects=WHY: the question's explanati
 NORM, MLP, BLOCK, DECODER, COUNT = ("layer_norm", "MLP", "PreNormBlock", "Decoder",
                                     "count_parameters")
 
-# Decoder.__init__ with the sinusoid buffer on one line: the base of the entries that say
-# like="the head without its bias" or like="one block repeated n_layers times"
+# Decoder.__init__, sinusoid buffer on one line: base of two entries (and of their like= kin)
 DECODER_INIT = ("""
     self.embed = nn.Embedding(vocab_size, d_model)
     if positions == "learned":
