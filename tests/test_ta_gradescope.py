@@ -130,7 +130,8 @@ def test_build_refuses_an_unknown_assignment(tmp_path):
         timeout=300,
     )
     assert result.returncode == 2
-    assert "--assignment 99_nothing: expected" in result.stderr and "found none" in result.stderr
+    assert "argument -a/--assignment: expected one of 01_attention_scores" in result.stderr
+    assert "got '99_nothing'" in result.stderr
 
 
 def test_without_any_isolation_nothing_runs(tmp_path, monkeypatch):

@@ -25,8 +25,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT
+from grader import cli
 from grader import course as course_module
-from grader.course import Course, default_db_url, grading_inputs
+from grader.course import Course, UsageError, default_db_url, grade_class, grading_inputs
 from grader.normalize import answer_digests
 from grader.sandbox import sandbox_available
 
@@ -159,6 +160,49 @@ def test_answer_digests_see_answers_and_own_code_not_tests():
     own = copy.deepcopy(release)
     own.cells.append(nbformat.v4.new_code_cell("x = 1"))
     assert {k for k in base if answer_digests(own)[k] != base[k]} == {"<own code>"}
+
+
+# -- the TA's command: values that name nothing ----------------------------------------------
+NOT_AN_ASSIGNMENT = "argument -a/--assignment: expected one of 01_attention_scores, 02_positions"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["grade", "--workers", "0"], "argument --workers: expected an int >= 1, got '0'"),
+        (["grade", "--workers", "two"], "argument --workers: expected an int >= 1, got 'two'"),
+        (["grade", "--timeout", "-5"], "argument --timeout: expected a number of seconds > 0"),
+        (["grade", "--timeout", "nan"], "argument --timeout: expected a number of seconds > 0"),
+        (["grade", "--memory-mb", "0"], "argument --memory-mb: expected an int >= 1, got '0'"),
+        (["catalogue", "--limit", "0"], "argument --limit: expected an int >= 1, got '0'"),
+        (["grade", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
+        (["grade", "-a", "01_attention_scores", "-a", "1"], NOT_AN_ASSIGNMENT),
+        (["catalogue", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
+        (["collect", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
+        (["release-feedback", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
+        (["gradescope", "build", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
+    ],
+)
+def test_a_command_line_value_that_names_nothing_is_a_usage_error(args, message, tmp_path, capsys):
+    work = tmp_path / "work"
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*args, "--work", str(work)])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not work.exists()  # refused before anything was written
+
+
+def test_grade_class_refuses_an_assignment_the_course_does_not_have(tmp_path):
+    with pytest.raises(UsageError, match=r"assignment: expected one of 01_attention_scores, .*"
+                       r"got '01_attention'"):  # fmt: skip
+        grade_class(Course(work=tmp_path), None, ["01_attention"])
+
+
+def test_export_without_a_gradebook_says_where_it_looked(tmp_path, capsys):
+    assert cli.main(["export", "--work", str(tmp_path / "nowhere")]) == 2
+    expected = f"expected a gradebook at {tmp_path / 'nowhere' / 'gradebook.db'}"
+    assert expected in capsys.readouterr().err
+    assert not (tmp_path / "nowhere").exists()
 
 
 # -- the TA's command, twice and more ------------------------------------------------------

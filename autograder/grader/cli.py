@@ -4,6 +4,7 @@ exchange (collect, release-feedback) and Gradescope (gradescope build) routes.""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -12,9 +13,11 @@ from grader.course import (
     AUTOGRADER,
     Course,
     UsageError,
+    assignments,
     export_csv,
     grade_class,
     intake_summary,
+    sqlite_file,
     table,
 )
 from grader.shards import ShardError, parse_shard
@@ -29,6 +32,32 @@ def _course(args) -> Course:
         cell_timeout=args.timeout,
         memory_mb=args.memory_mb,
     )
+
+
+def _at_least(least: int):
+    """An argparse type: an int >= ``least``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"expected an int >= {least}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +75,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--db-url",
         help="nbgrader db_url, e.g. postgresql://user@host/db (default: sqlite WORK/gradebook.db)",
     )
-    parser.add_argument("--workers", type=int, default=1, help="parallel grading processes")
+    parser.add_argument(
+        "--workers", type=_at_least(1), default=1, help="parallel grading processes"
+    )
     parser.add_argument(
         "--sandbox",
         choices=("bwrap", "auto", "none"),
@@ -55,8 +86,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "usable, else unsandboxed, said in every status), none (trusted "
         "notebooks only)",
     )
-    parser.add_argument("--timeout", type=float, help="seconds per cell (default: config, 300)")
-    parser.add_argument("--memory-mb", type=int, help="kernel address-space limit (4096)")
+    parser.add_argument("--timeout", type=_seconds, help="seconds per cell (default: config, 300)")
+    parser.add_argument("--memory-mb", type=_at_least(1), help="kernel address-space limit (4096)")
 
 
 def _exchange_options(parser: argparse.ArgumentParser) -> None:
@@ -232,12 +263,20 @@ def main(argv: list[str] | None = None) -> int:
     catalogue = sub.add_parser("catalogue", help="grade every catalogued mistake; report")
     catalogue.add_argument("-a", "--assignment", action="append")
     catalogue.add_argument("--out", help="write the Markdown report here too")
-    catalogue.add_argument("--limit", type=int, help="only the first N mistakes per notebook")
+    catalogue.add_argument(
+        "--limit", type=_at_least(1), help="only the first N mistakes per notebook"
+    )
     _common(catalogue)
     sample = sub.add_parser("sample", help="grade the embedded sample class and print it")
     sample.add_argument("--out", help="work folder (default: a temporary folder)")
     _common(sample)
     args = parser.parse_args(argv)
+    known = assignments(Path(args.root))
+    for name in getattr(args, "assignment", None) or ():
+        if name not in known:
+            sub.choices[args.command].error(
+                f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
+            )
 
     if args.command == "catalogue":
         from grader.report import catalogue_command
@@ -255,6 +294,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("collect", "release-feedback"):
         return _exchange_command(args, course)
     csv_path = Path(args.csv) if args.csv else course.work / "grades.csv"
+    gradebook = sqlite_file(course.db_url)
+    if args.command == "export" and gradebook is not None and not gradebook.is_file():
+        print(
+            f"error: export: expected a gradebook at {gradebook} (grade a class first, or "
+            "give --work or --db-url), found none",
+            file=sys.stderr,
+        )
+        return 2
     if args.command == "grade":
         try:
             index, count, origin = parse_shard(args.shard)

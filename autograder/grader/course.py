@@ -95,6 +95,13 @@ def default_db_url(work: Path) -> str:
     return f"sqlite:///{work / 'gradebook.db'}?timeout=120"
 
 
+def sqlite_file(db_url: str) -> Path | None:
+    """The file of a SQLite ``db_url`` (None for another database)."""
+    if not db_url.startswith("sqlite:///"):
+        return None
+    return Path(db_url.removeprefix("sqlite:///").split("?")[0])
+
+
 @dataclass
 class Course:
     """A course folder (solutions/, autograder/nbgrader_config.py) and a work folder."""
@@ -576,6 +583,10 @@ def grade_class(
     readable names (`Course.resolve_students`). One worker grades in this process unless
     `pool` (the benchmark compares like with like).
     """
+    known = course.assignments()
+    unknown = [a for a in assignments or () if a not in known]
+    if unknown:
+        raise UsageError(f"assignment: expected one of {', '.join(known)}, got {unknown[0]!r}")
     if source is not None:
         with course.lock("intake"):
             intake = course.collect(Path(source), assignments or course.assignments())
