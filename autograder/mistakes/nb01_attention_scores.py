@@ -209,8 +209,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SOFTMAX, "subtracts the row minimum", [
         edit("row_max = S.max", "m = S.min"),
         edit("row_max = np.where(np.isfinite(row_max), row_max", "m = np.where(np.isfinite(m), m"),
-        edit("row_max", "m"),
-    ], detects=nb01.HINT_ROW_MAXIMUM),
+        edit("row_max", "m")], detects=nb01.HINT_ROW_MAXIMUM),
     mistake(SOFTMAX, "subtracts the row mean", [
         replace_line("m = S.max(axis=1, keepdims=True)",
                      "finite = np.where(np.isfinite(S), S, np.nan)\n"
@@ -241,8 +240,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      'with np.errstate(divide="ignore"):\n'
                      "    return np.where(total > 0, S - row_max - np.log(np.where(total > 0,"
                      " total, 1.0)),\n"
-                     "                    0.0)"),
-    ], detects=nb01.HINT_LOG_SOFTMAX),
+                     "                    0.0)")], detects=nb01.HINT_LOG_SOFTMAX),
     mistake(SOFTMAX, "exponentials never divided by the row sum",
             replace_line("return np.divide(e,", "return e"), detects=nb01.HINT_NOT_NORMALISED),
     mistake(SOFTMAX, "-inf scores replaced by 0 before exp", """
@@ -381,9 +379,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("A = softmax_rows(score_matrix(Q, Q))",
                      "S = score_matrix(Q, K)\ne = np.exp(S - S.max())\nA = e / e.sum()"),
     ], detects=nb01.HINT_ATTENTION_WHOLE_MATRIX, like="queries matched against themselves"),
-    mistake(ATTENTION, "output scaled instead of the scores", """
-        A = softmax_rows(Q @ K.T)
-        return A @ V / np.sqrt(Q.shape[-1]), A""", detects=nb01.HINT_ATTENTION_NO_SCALING),
+    mistake(ATTENTION, "output scaled instead of the scores", edit("V", "V / np.sqrt(Q.shape[-1])"),
+            detects=nb01.HINT_ATTENTION_NO_SCALING, like="no 1/sqrt(d_k) in attention"),
     mistake(ATTENTION, "returns only Y", "return softmax_rows(score_matrix(Q, K)) @ V",
             detects=nb01.HINT_RETURN_PAIR),
     mistake(ATTENTION, "float32 and weights transposed", edit("return A", "return A.T"),
@@ -439,8 +436,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                 replace_line("Y = A @ V", "Y = (A[:, :, None] * V[None, :, :]).sum(axis=1)")),
     alternative(ATTENTION, "transposed product and read-only results", [
         replace_line("Y = A @ V",
-                     "Y = (V.T @ A.T).T  # a Fortran-ordered view\nA.setflags(write=False)"),
-    ]),
+                     "Y = (V.T @ A.T).T  # a Fortran-ordered view\nA.setflags(write=False)")]),
     alternative(ATTENTION, "float32 torch.Tensor computation", """
         import torch
         q, k, v = torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V)

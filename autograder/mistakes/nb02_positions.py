@@ -50,8 +50,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("np.float64", "np.float32"),
         edit("10000.0 ** (-np.arange(0, d, 2) / d",
              "(10000.0 ** (-np.arange(0, d, 2) / d)).astype(np.float32"),
-        edit(", d)", ", d), dtype=np.float32"),
-    ], detects=nb02.HINT_TABLE_FLOAT64),
+        edit(", d)", ", d), dtype=np.float32")], detects=nb02.HINT_TABLE_FLOAT64),
     mistake(TABLE, "base 1000 instead of 10000", edit("10000.0 ** (", "1000.0 ** (-"),
             detects=nb02.HINT_PAIR_EXPONENT, like="positive exponent"),
     mistake(TABLE, "angle divided by w instead of multiplied", [
@@ -346,8 +345,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(SHIFT, "matrix power of the one-step shift", [
         edit("M =", "step ="), edit("k * w[i]), np.sin(k * w", "w[i]), np.sin(w"),
         edit("M[i:i + 2, i:", "step[2 * i:2 * i + 2, 2 * i:2 * "),
-        edit("M", "np.linalg.matrix_power(step, int(k))"),
-    ], like="blocks at [i:i+2] overlap"),
+        edit("M", "np.linalg.matrix_power(step, int(k))")], like="blocks at [i:i+2] overlap"),
     alternative(SHIFT, "kron of a one-hot diagonal with each block", """
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         M = np.zeros((d, d))

@@ -67,11 +67,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         allowed.flags.writeable = False
         return allowed"""),
     # -- masked_attention --------------------------------------------------------------------------
-    mistake(MASKED, "mask applied after the softmax", """
-        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
-        e = np.exp(S - S.max(axis=-1, keepdims=True))
-        A = e / e.sum(axis=-1, keepdims=True) * allowed
-        return A @ V, A""", detects=nb04.HINT_AFTER),
+    mistake(MASKED, "mask applied after the softmax",
+            [edit("sum(axis=-1, keepdims=True)", "sum(axis=-1, keepdims=True) * allowed"),
+             delete("S = np.where(allowed,")], detects=nb04.HINT_AFTER,
+            like="large finite negative number leaves a fully masked row uniform"),
     mistake(MASKED, "large finite negative number leaves a fully masked row uniform",
             edit("np.inf", "1e9"),
             detects=nb04.HINT_FINITE_NEG, like="NaN for a row with no allowed key"),
@@ -86,13 +85,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb04.HINT_MASK_MULTIPLIED_SCORES, like="mask applied after the softmax"),
     mistake(MASKED, "no 1/sqrt(d_k)", edit("K.T / np.sqrt(Q.shape[-1]", "np.swapaxes(K, -1, -2"),
             detects=nb04.HINT_NO_SCALING, like="K.T breaks leading axes"),
-    mistake(MASKED, "K.T breaks leading axes", """
-        S = np.where(allowed, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
-        m = S.max(axis=-1, keepdims=True)
-        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
-        total = e.sum(axis=-1, keepdims=True)
-        A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-        return A @ V, A""", detects=nb04.HINT_LEADING),
+    mistake(MASKED, "K.T breaks leading axes", [delete("S = np.where(allowed,"),
+            replace_line("S = Q @ np.swapaxes(K,",
+                         "S = np.where(allowed, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)")],
+            detects=nb04.HINT_LEADING, like="mask inverted"),
     mistake(MASKED, "divided by d_k instead of sqrt(d_k)", edit("2)", "2) / Q.shape[-1]"),
             detects=nb04.HINT_DIVIDED_BY_D_K, like="no 1/sqrt(d_k)"),
     mistake(MASKED, "scaled by the number of keys instead of d_k",
@@ -122,8 +118,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
                      "e = np.exp(S - S.max(axis=-1, keepdims=True))\n"
                      "Y = (e / e.sum(axis=-1, keepdims=True)) @ V"),
-        edit("A, A @ V", "Y, A"),
-    ], detects=nb04.HINT_Y, like="returns (A, Y) instead of (Y, A)"),
+        edit("A, A @ V", "Y, A")], detects=nb04.HINT_Y, like="returns (A, Y) instead of (Y, A)"),
     mistake(MASKED, "float32 and -1e9 instead of -inf", [
         edit("np.inf", "1e9"),
         edit("torch.nan_to_num(torch.softmax(s, dim=-1), nan=0.0", "torch.softmax(s, dim=-1"),
@@ -150,8 +145,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("d_k = Q.shape[-1]", "Q /= np.sqrt(Q.shape[-1])"),
         edit("Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k",
              "np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf"),
-        delete("S = np.where(allowed, S, -np.inf)"),
-    ], detects=nb04.HINT_ATTENTION_IN_PLACE),
+        delete("S = np.where(allowed, S, -np.inf)")], detects=nb04.HINT_ATTENTION_IN_PLACE),
     mistake(MASKED, "d_k read from Q.shape[1]", edit("(d_k", "(Q.shape[1]"),
             detects=nb04.HINT_D_K_AXIS),
     mistake(MASKED, "np.dot mixes up leading axes",
@@ -389,15 +383,13 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MASK, "causal and padding masks combined without new axes", [
         edit("[:, None, :]", ""),
         edit("keys = keys & causal_mask(L)[None, :, :]", "return causal_mask(L) & keys"),
-        edit(", (", "[:, None, :], ("),
-    ], detects=nb04.HINT_PIECE_AXES),
+        edit(", (", "[:, None, :], (")], detects=nb04.HINT_PIECE_AXES),
     mistake(MASK, "encoder branch returns the (B, L) padding mask itself", [
         edit("[:, None, :]", ""), edit("keys = keys", "return keys[:, None, :]"),
         edit("np.broadcast_to(keys, (2, L, L)).copy()", "keys"),
     ], detects=nb04.HINT_MASK_SHAPE, like="batch size hard-coded to 2 (Message A and Message B)"),
     mistake(MASK, "batch size hard-coded to 2 (Message A and Message B)", [
-        edit(", :, :", ""), edit("len(lengths)", "2"),
-    ], detects=nb04.HINT_PIECE_AXES),
+        edit(", :, :", ""), edit("len(lengths)", "2")], detects=nb04.HINT_PIECE_AXES),
     mistake(MASK, "loop over range(B - 1) leaves the last message False", """
         out = np.zeros((len(lengths), L, L), dtype=bool)
         for b in range(len(lengths) - 1):
@@ -429,8 +421,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         return out"""),
     alternative(MASK, "read-only np.broadcast_to view without a copy", [
         edit("keys & causal_mask(L)[None, :, :]", "np.logical_and(keys, causal_mask(L))"),
-        edit(".copy()", ""),
-    ]),
+        edit(".copy()", "")]),
     alternative(MASK, "np.tile and np.where", """
         keys = np.tile(padding_mask(lengths, L)[:, None, :], (1, L, 1))
         return np.where(causal_mask(L), keys, False) if causal else keys"""),
@@ -456,8 +447,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(MASK, "np.indices over (B, L, L)", [
         replace_line("allowed = np.repeat(",
                      "b, i, j = np.indices((len(lengths), L, L))\nallowed = j < lengths[b]"),
-        edit("causal_mask(L)", "j <= i"),
-    ], like="np.repeat then an in-place &="),
+        edit("causal_mask(L)", "j <= i")], like="np.repeat then an in-place &="),
     alternative(MASK, "np.minimum of booleans, read-only broadcast arrays", """
         keys = padding_mask(lengths, L)[:, None, :]
         tri = causal_mask(L) if causal else np.ones((L, L), dtype=bool)

@@ -80,9 +80,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         d_k = int(d_model / n_heads)
         return x.contiguous().view(B, L, n_heads, d_k).permute(0, 2, 1, 3).clone()"""),
     # -- merge_heads -------------------------------------------------------------------------------
-    mistake(MERGE, "merge by reshaping without the transpose", """
-        B, h, L, d_k = y.shape
-        return y.reshape(B, L, h * d_k)""", detects=nb05.HINT_MERGE),
+    mistake(MERGE, "merge by reshaping without the transpose", edit("transpose(1, 2).", ""),
+            detects=nb05.HINT_MERGE),
     mistake(MERGE, "merge with d_k before h", edit("y.transpose(1, 2", "y.permute(0, 2, 3, 1"),
             detects=nb05.HINT_MERGE),
     mistake(MERGE, "view on a non-contiguous tensor", edit(".reshape", ".view"),
@@ -146,12 +145,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         if allowed is not None:
             scores = scores.masked_fill(~allowed, -1e9)
         return torch.softmax(scores, dim=-1) @ v""", detects=nb05.HINT_FINITE_FILL),
-    mistake(SDPA, "softmax over the query axis", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        if allowed is not None:
-            scores = scores.masked_fill(~allowed, float("-inf"))
-        return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v
-    """, detects=nb05.HINT_SOFTMAX_AXIS),
+    mistake(SDPA, "softmax over the query axis",
+            edit("softmax(scores, dim=-1", "nan_to_num(torch.softmax(scores, dim=-2)"),
+            detects=nb05.HINT_SOFTMAX_AXIS, like="NaN for a row with no allowed key"),
     mistake(SDPA, "calls PyTorch's fused attention", """
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
         return torch.nan_to_num(out)""", detects=nb05.HINT_WRITE_IT_YOURSELF),
@@ -190,11 +186,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("scores = scores.masked_fill(~allowed, -1e9", 'scores[~allowed] = float("-inf"'),
         edit("torch.softmax(scores, dim=-1", "torch.nan_to_num(torch.softmax(scores, dim=-1)"),
     ], detects=nb05.HINT_BOOLEAN_INDEXING, like="-1e9 leaves a fully masked row uniform"),
-    mistake(SDPA, "allowed=None not handled", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~allowed, float("-inf"))
-        return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
-    """, detects=nb05.HINT_ALLOWED_NONE),
+    mistake(SDPA, "allowed=None not handled", [delete("scores = scores.masked_fill(allowed,"),
+            replace_line("if allowed", 'scores = scores.masked_fill(~allowed, float("-inf"))')],
+            detects=nb05.HINT_ALLOWED_NONE, like="mask inverted"),
     mistake(SDPA, "queries scaled in place (changes the caller's q)", [
         replace_line("scores = q @ k.transpose(-2, -1)",
                      "q /= math.sqrt(q.shape[-1])\nscores = q @ k.transpose(-2, -1)"),
@@ -205,8 +199,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SDPA, "softmax over a hard-coded dim=3 (4-D inputs only)", [
         edit("torch.softmax(scores, dim=-1",
              "torch.nan_to_num(torch.softmax(scores, dim=3), nan=0.0"),
-        delete("weights = torch.nan_to_num(weights, nan=0.0)"),
-    ], detects=nb05.HINT_AXES),
+        delete("weights = torch.nan_to_num(weights, nan=0.0)")], detects=nb05.HINT_AXES),
     mistake(SDPA, "keys transposed with transpose(1, 2) (3-D only)", [
         edit("-2, -1", "1, 2"), edit("=3", "=-1"),
     ], detects=nb05.HINT_AXES, like="softmax over a hard-coded dim=3 (4-D inputs only)"),
@@ -216,18 +209,15 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SDPA, "d_k ** 1/2 (precedence: d_k / 2)", [
         edit("math.sqrt(d_k", "(d_k ** 1/2"), edit("allowed.transpose(-2, -1)", "allowed"),
     ], detects=nb05.HINT_OPERATOR_PRECEDENCE, like="mask transposed (allowed.transpose(-2, -1))"),
-    mistake(SDPA, "scaled by sqrt(L_q), the number of queries", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-2])
-        if allowed is not None:
-            scores = scores.masked_fill(~allowed, float("-inf"))
-        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return weights @ v""", detects=nb05.HINT_SCALED_BY_LENGTH),
+    mistake(SDPA, "scaled by sqrt(L_q), the number of queries", [delete("scores = q"),
+            replace_line("d_k = q.shape[-1]",
+                         "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-2])")],
+            detects=nb05.HINT_SCALED_BY_LENGTH, like="d_k ** 1/2 (precedence: d_k / 2)"),
     mistake(SDPA, "mask transposed (allowed.transpose(-2, -1))", [
         edit("~allowed", "~allowed.transpose(-2, -1)"),
         edit("torch.softmax(scores, dim=-1",
              "torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0"),
-        delete("weights = torch.nan_to_num(weights, nan=0.0)"),
-    ], detects=nb05.HINT_MASK_TRANSPOSED),
+        delete("weights = torch.nan_to_num(weights, nan=0.0)")], detects=nb05.HINT_MASK_TRANSPOSED),
     mistake(SDPA, "values multiplied on the left (v^T-free, A^T @ v)", [
         edit("(d_k ** 1/2", "math.sqrt(d_k"), edit("weights @ v", "weights.transpose(-2, -1) @ v"),
     ], detects=nb05.HINT_WEIGHTS_TRANSPOSED, like="d_k ** 1/2 (precedence: d_k / 2)"),

@@ -9,6 +9,21 @@ WHY = explained("06_transformer_block")  # detects=WHY: the question's explanati
 NORM, MLP, BLOCK, DECODER, COUNT = ("layer_norm", "MLP", "PreNormBlock", "Decoder",
                                     "count_parameters")
 
+# Decoder.__init__, sinusoid buffer on one line: base of two entries (and of their like= kin)
+DECODER_INIT = ("""
+    self.embed = nn.Embedding(vocab_size, d_model)
+    if positions == "learned":
+        self.pos = nn.Embedding(max_len, d_model)
+    if positions == "sinusoidal":
+        self.register_buffer("sinusoids", sinusoid_table(max_len, d_model), persistent=False)
+    if positions == "rope":
+        cos, sin = rope_tables(max_len, d_model // n_heads)
+        self.register_buffer("rope_cos", cos, persistent=False)
+        self.register_buffer("rope_sin", sin, persistent=False)
+    self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))
+    self.ln_final = nn.LayerNorm(d_model)
+    self.head = nn.Linear(d_model, vocab_size)""", None)
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- layer_norm --------------------------------------------------------------------------------
     mistake(NORM, "unbiased variance", edit("((h - mean) ** 2).mean", "h.var"),
@@ -280,8 +295,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb06.HINT_HIDDEN_WIDTH),
     mistake(BLOCK, "attention built from nn.MultiheadAttention", [
         edit("causal_self_attention(d_model, n_heads",
-             "nn.MultiheadAttention(d_model, n_heads, batch_first=True"),
-    ], detects=nb06.HINT_ATTN),
+             "nn.MultiheadAttention(d_model, n_heads, batch_first=True")], detects=nb06.HINT_ATTN),
     mistake(BLOCK, "adds into h in place", [edit("u = h +", "h +="), edit("u +", "h +")],
             detects=nb06.HINT_BLOCK_IN_PLACE, like="the MLP branch reads H instead of U"),
     mistake(BLOCK, "LN1 and LN2 swapped", edit("self.attn(self.ln1", "self.attn(self.ln2"),
@@ -318,8 +332,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb06.HINT_HIDDEN_WIDTH),
     mistake(BLOCK, "LayerNorm eps 1e-6 (a hard-coded constant)", [
         edit("self.ln1 = nn.LayerNorm(d_model", "self.ln1 = nn.LayerNorm(d_model, eps=1e-6"),
-        edit("(d_model)", "(d_model, eps=1e-6)"),
-    ], detects=nb06.HINT_NORM_EPS),
+        edit("(d_model)", "(d_model, eps=1e-6)")], detects=nb06.HINT_NORM_EPS),
     alternative(BLOCK, "named steps and keyword rope", (None, """
         attended = self.attn(self.ln1(h), rope=rope)
         u = torch.add(h, attended)
@@ -344,8 +357,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("self.mlp = MLP(d_model, 4 * d_model)",
                      "self.mlp = MLP(d_model, 4 * d_model)\nself.drop = nn.Dropout(p=0.0)"),
         edit("self.attn(self.ln1(h), rope", "self.drop(self.attn(self.ln1(h), rope)"),
-        edit("self.mlp(self.ln2(u", "self.drop(self.mlp(self.ln2(u)"),
-    ]),
+        edit("self.mlp(self.ln2(u", "self.drop(self.mlp(self.ln2(u)")]),
     alternative(BLOCK, "norms also kept in a ModuleList created first", ("""
         self.norms = nn.ModuleList([nn.LayerNorm(d_model), nn.LayerNorm(d_model)])
         self.ln1, self.ln2 = self.norms
@@ -397,20 +409,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         delete("self.head = nn.Linear(d_model, vocab_size, bias=False)"),
         edit(", device=idx.device", ""), edit("self.ln_final(h)", "h"),
     ], detects=nb06.HINT_LN_FINAL, like="the head without its bias"),
-    mistake(DECODER, "the head without its bias", ("""
-        self.embed = nn.Embedding(vocab_size, d_model)
-        if positions == "learned":
-            self.pos = nn.Embedding(max_len, d_model)
-        if positions == "sinusoidal":
-            self.register_buffer("sinusoids", sinusoid_table(max_len, d_model), persistent=False)
-        if positions == "rope":
-            cos, sin = rope_tables(max_len, d_model // n_heads)
-            self.register_buffer("rope_cos", cos, persistent=False)
-            self.register_buffer("rope_sin", sin, persistent=False)
-        self.blocks = nn.ModuleList(PreNormBlock(d_model, n_heads) for _ in range(n_layers))
-        self.ln_final = nn.LayerNorm(d_model)
-        self.head = nn.Linear(d_model, vocab_size, bias=False)""", None),
-            detects=nb06.HINT_HEAD_BIAS),
+    mistake(DECODER, "the head without its bias", edit("vocab_size)", "vocab_size, bias=False)"),
+            base=DECODER_INIT, detects=nb06.HINT_HEAD_BIAS),
     mistake(DECODER, "softmax applied to the logits", [
         edit(", device=idx.device", ""), edit("h))", "h)).softmax(dim=-1)"),
     ], detects=nb06.HINT_LOGITS_SOFTMAXED),
@@ -428,19 +428,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(DECODER, "token embedding scaled by sqrt(d_model)", [
         edit("idx)", "idx) * self.embed.embedding_dim ** 0.5"), edit(", device=idx.device", ""),
     ], detects=nb06.HINT_EMBEDDING_SCALED),
-    mistake(DECODER, "one block repeated n_layers times", ("""
-        self.embed = nn.Embedding(vocab_size, d_model)
-        if positions == "learned":
-            self.pos = nn.Embedding(max_len, d_model)
-        if positions == "sinusoidal":
-            self.register_buffer("sinusoids", sinusoid_table(max_len, d_model), persistent=False)
-        if positions == "rope":
-            cos, sin = rope_tables(max_len, d_model // n_heads)
-            self.register_buffer("rope_cos", cos, persistent=False)
-            self.register_buffer("rope_sin", sin, persistent=False)
-        self.blocks = nn.ModuleList([PreNormBlock(d_model, n_heads)] * n_layers)
-        self.ln_final = nn.LayerNorm(d_model)
-        self.head = nn.Linear(d_model, vocab_size)""", None), detects=nb06.HINT_BLOCKS),
+    mistake(DECODER, "one block repeated n_layers times",
+            edit("(PreNormBlock(d_model, n_heads) for _ in range(n_layers))",
+                 "([PreNormBlock(d_model, n_heads)] * n_layers)"),
+            base=DECODER_INIT, detects=nb06.HINT_BLOCKS),
     mistake(DECODER, "a trainable position table for every option", [
         replace_line('if positions == "learned":', "if True:"), edit(", bias=False", ""),
     ], detects=nb06.HINT_LEARNED_ONLY, like="the head without its bias"),
@@ -494,8 +485,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("self.blocks:", "self.blocks[:-1]:"), detects=nb06.HINT_LAST_BLOCK_SKIPPED),
     mistake(DECODER, "rope given to the first block only", [
         edit("block in self.blocks", "i, block in enumerate(self.blocks)"),
-        edit("rope)", "rope if i == 0 else None)"),
-    ], detects=nb06.HINT_ROPE_FIRST_BLOCK),
+        edit("rope)", "rope if i == 0 else None)")], detects=nb06.HINT_ROPE_FIRST_BLOCK),
     mistake(DECODER, "logits from the embedding matrix (tied though a head was made)", [
         replace_line("return self.head(self.ln_final(h))",
                      "return self.ln_final(h) @ self.embed.weight.T + self.head.bias"),
@@ -507,8 +497,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb06.HINT_BLOCK_FED_EMBEDDINGS, like="the last block skipped (blocks[:-1])"),
     mistake(DECODER, "the stub's raise left above the written forward", [
         replace_line("L = idx.shape[1]", "raise NotImplementedError()\nL = idx.shape[1]"),
-        edit(", device=idx.device", ""),
-    ], detects=HINT_LEFTOVER),
+        edit(", device=idx.device", "")], detects=HINT_LEFTOVER),
     alternative(DECODER, "list comprehension, batch-shaped positions, persistent buffer", [
         edit("), persistent=False", ")"), edit("] * n_layers", " for _ in range(n_layers)]"),
         edit(", device=idx.device", ").unsqueeze(0).expand_as(idx"),
@@ -553,8 +542,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("L = idx.shape[1]", "B, L = idx.shape"), edit("= h + self.pos", "+= self.pos"),
         edit("= h + self.sinusoids[:L]", "+= self.sinusoids[:L].to(h.dtype)"),
         replace_line("for block in self.blocks:", "h = self.drop(h)\nfor block in self.blocks:"),
-        edit("rope)", "rope=rope)"),
-    ], like="the head without its bias"),
+        edit("rope)", "rope=rope)")], like="the head without its bias"),
     alternative(DECODER, "own sinusoid table built with math in a loop", [
         replace_line("self.sinusoids = nn.",
                      "table = torch.zeros(max_len, d_model)\n"
@@ -583,8 +571,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "h = reduce(lambda acc, block: block(acc, rope), self.blocks, h)\n"
                      "h = self.ln_final(h)\n"
                      'return torch.einsum("bld,vd->blv", h, self.head.weight) + self.head.bias'),
-        delete("h = block(h, rope)"), delete("return self.head(self.ln_final(h))"),
-    ]),
+        delete("h = block(h, rope)"), delete("return self.head(self.ln_final(h))")]),
     alternative(DECODER, "a persistent buffer of position ids, sliced in forward", [
         replace_line("self.head = nn.Linear(d_model, vocab_size, bias=False)",
                      "self.head = nn.Linear(d_model, vocab_size)\n"
@@ -633,8 +620,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "    for i in range(self.d_k // 2):\n"
                      "        angle = l * 10000.0 ** (-2 * i / self.d_k)\n"
                      "        cos[l, i], sin[l, i] = math.cos(angle), math.sin(angle)\n"
-                     "rope = (cos, sin)"),
-    ]),
+                     "rope = (cos, sin)")]),
     # -- count_parameters --------------------------------------------------------------------------
     mistake(COUNT, "attention biases forgotten", edit("n_heads * 4 * (d * d + d)", "4 * d * d"),
             detects=nb06.HINT_ATTENTION_BIASES_NOT_COUNTED, like="attention counted once per head"),
@@ -693,8 +679,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("attention = 4 * (d * d + d)",
                      "block = (4 * d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d"),
         delete("mlp = (d * hidden + hidden) + (hidden * d + d)"),
-        delete("block = attention + mlp + 2 * (2 * d)"),
-    ], detects=nb06.HINT_SHARED_BIAS),
+        delete("block = attention + mlp + 2 * (2 * d)")], detects=nb06.HINT_SHARED_BIAS),
     mistake(COUNT, "one LayerNorm per block", [edit("+ 4", "+ 2"), edit("d + 2", "d + n_layers")],
             detects=nb06.HINT_ONE_LAYERNORM_PER_BLOCK, like="n_layers written in as 2"),
     mistake(COUNT, "fc_out forgotten (one MLP layer)", [

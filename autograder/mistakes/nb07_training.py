@@ -14,8 +14,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BATCH, "shifted the wrong way", [
         edit(":-1", "1:"),
         edit("targets[b, :len(seq) - 1] = ids[1:", "targets[b, :len(seq) - 1] = ids[:-1"),
-        edit(")]", ") - 1]"),
-    ], detects=nb07.HINT_SHIFTED_WRONG_WAY, like="loss mask one too long"),
+        edit(")]", ") - 1]")], detects=nb07.HINT_SHIFTED_WRONG_WAY, like="loss mask one too long"),
     mistake(BATCH, "whole sequences, no shift (L too long)", """
         L = max(len(seq) for seq in sequences)
         inputs = torch.full((len(sequences), L), pad_id, dtype=torch.long)
@@ -34,8 +33,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("n = len(ids) - 1", "inputs[b, :len(seq) - 1] = ids[:-1]"),
         edit("inputs[b, :n] = ids[:-1", "targets[b, :len(seq) - 1] = ids[1:"),
         edit("targets[b, :n] = ids[1:]", "loss_mask[b, :len(seq)] = True"),
-        delete("loss_mask[b, :n] = True"),
-    ], detects=nb07.HINT_LOSS_MASK_LENGTH),
+        delete("loss_mask[b, :n] = True")], detects=nb07.HINT_LOSS_MASK_LENGTH),
     mistake(BATCH, "end token excluded from the loss mask", edit(")]", ") - 2]"),
             detects=nb07.HINT_EOS_TARGET, like="loss mask one too long"),
     mistake(BATCH, "padding on the left", [
@@ -128,8 +126,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "inputs[b, :n] = torch.tensor(seq[:n])\n"
                      "targets[b, :n] = torch.tensor(seq[1:n + 1])"),
         delete("n = len(ids) - 1"), delete("inputs[b, :n] = ids[:-1]"),
-        delete("targets[b, :n] = ids[1:]"),
-    ], detects=nb07.HINT_SHIFT),
+        delete("targets[b, :n] = ids[1:]")], detects=nb07.HINT_SHIFT),
     alternative(BATCH, "pad_sequence and a length mask", """
         from torch.nn.utils.rnn import pad_sequence
         seqs = [torch.as_tensor(list(seq), dtype=torch.long) for seq in sequences]
@@ -255,8 +252,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(LOSS, "padded targets zeroed in place (targets[~loss_mask] = 0)", [
         replace_line("safe = torch.where(loss_mask.bool(), targets.long(), 0)",
                      "targets[~loss_mask.bool()] = 0"),
-        edit("safe.flatten", "targets.flatten"),
-    ], detects=nb07.HINT_LOSS_IN_PLACE),
+        edit("safe.flatten", "targets.flatten")], detects=nb07.HINT_LOSS_IN_PLACE),
     mistake(LOSS, "floor division by the token count", [
         delete("safe = torch.where(loss_mask.bool(), targets.long(), 0)"),
         edit("safe.flatten", "targets.flatten"), edit("/", "//"),
@@ -352,8 +348,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
         replace_line("loss = lm_loss(logits, targets, loss_mask)",
                      "loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1),"
-                     " targets.flatten())"),
-    ], detects=nb07.HINT_USE_LM_LOSS),
+                     " targets.flatten())")], detects=nb07.HINT_USE_LM_LOSS),
     mistake(STEP, "returns the loss tensor", [delete("model.eval()"), edit("loss.item()", "loss")],
             detects=nb07.HINT_RETURN_ITEM, like="model.eval() before the forward pass"),
     mistake(STEP, "returns the loss after the update", [
@@ -369,8 +364,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(STEP, "model.eval() before the forward pass", [
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n\nmodel.eval()"),
         edit("logits = model(inputs", "loss = lm_loss(model(inputs), targets, loss_mask"),
-        delete("loss = lm_loss(logits, targets, loss_mask)"),
-    ], detects=nb07.HINT_EVAL_IN_TRAINING),
+        delete("loss = lm_loss(logits, targets, loss_mask)")], detects=nb07.HINT_EVAL_IN_TRAINING),
     mistake(STEP, "clipping hard-coded at 1.0", [
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
         edit("logits = model(inputs", "loss = lm_loss(model(inputs), targets, loss_mask"),
@@ -395,8 +389,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "        p.grad = None"),
         replace_line("torch.nn.utils.clip_grad_norm_",
                      'params = [p for group in optimizer.param_groups for p in group["params"]]\n'
-                     "torch.nn.utils.clip_grad_norm_(params, max_grad_norm)"),
-    ]),
+                     "torch.nn.utils.clip_grad_norm_(params, max_grad_norm)")]),
     alternative(STEP, "set_to_none and key padding mask", [
         edit("False", "True"), edit("(inputs", "(inputs, key_padding_mask=loss_mask"),
         replace_line("loss = torch.nn.functional", "loss = lm_loss(logits, targets, loss_mask)"),
@@ -420,8 +413,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "scale = torch.clamp(max_grad_norm / (total + 1e-6), max=1.0)\n"
                      "for g in grads:\n"
                      "    g.mul_(scale)"),
-        edit("loss.item(", "float(loss"),
-    ], like="clipping by value"),
+        edit("loss.item(", "float(loss")], like="clipping by value"),
     alternative(STEP, "torch.autograd.grad assigned to .grad, clip via vector norm", """
         inputs, targets, loss_mask = batch
 
@@ -532,8 +524,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "count += len(targets)"),
         delete("if n > 0:"),
         delete("total += lm_loss(model(inputs), targets, loss_mask).item() * n"),
-        delete("count += n"),
-    ], detects=nb07.HINT_EVAL_WEIGHTING),
+        delete("count += n")], detects=nb07.HINT_EVAL_WEIGHTING),
     mistake(EVALUATE, "mode read after model.eval()", [
         replace_line("model.eval()", "model.eval()\nwas_training = model.training"),
         edit("model.train(", "model.train(was_training"),
@@ -613,8 +604,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "    model(inputs).transpose(1, 2), masked, ignore_index=-100,"
                      ' reduction="sum")\n'
                      "count = count + loss_mask.count_nonzero()"),
-        delete("if n > 0:"), delete("total += lm_loss(model"), delete("count += n"),
-    ]),
+        delete("if n > 0:"), delete("total += lm_loss(model"), delete("count += n")]),
     alternative(EVALUATE, "weights frozen with requires_grad_(False), then restored", """
         was_training = model.training
         flags = [p.requires_grad for p in model.parameters()]
@@ -633,8 +623,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("model.eval()", "import copy\nfrozen = copy.deepcopy(model).eval()"),
         replace_line("total += lm_loss(model",
                      "total += float(lm_loss(frozen(inputs), targets, loss_mask)) * n"),
-        delete("model.train()"),
-    ], like="always switches to training mode at the end"),
+        delete("model.train()")], like="always switches to training mode at the end"),
 
     # -- ablate_head -------------------------------------------------------------------------------
     mistake(ABLATE, "sign flipped: clean minus ablated",
@@ -646,8 +635,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("return ablated - clean", "return ablated.exp() - clean.exp()"),
             detects=nb07.HINT_LOG_PROB),
     mistake(ABLATE, "hooks never removed", [
-        delete("while handles:"), delete("handles.pop().remove()"),
-    ], detects=nb07.HINT_HOOKS_LEFT),
+        delete("while handles:"), delete("handles.pop().remove()")], detects=nb07.HINT_HOOKS_LEFT),
     mistake(ABLATE, "the caller's weights zeroed in place and not restored", """
         attn = model.blocks[layer].attn
         cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
@@ -779,8 +767,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "L = v.shape[1]\n"
                      "weights = torch.tril(torch.ones(L, L, dtype=v.dtype))\n"
                      "weights = weights / weights.sum(dim=-1, keepdim=True)\n"
-                     "y[..., cols] = weights @ v"),
-    ]),
+                     "y[..., cols] = weights @ v")]),
     alternative(ABLATE, "one pre-hook on the attention module, values recomputed", [
         delete("def keep_values"), delete('values["v"] = output'),
         replace_line("v = values[\"v\"]", "v = attn.W_V(attn_input[0])[..., cols]"),
@@ -789,6 +776,5 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "handles.append(attn.register_forward_pre_hook(\n"
                      "    lambda module, args: attn_input.__setitem__(0, args[0])))\n"
                      "handles.append(attn.W_O.register_forward_pre_hook(ablate))"),
-        replace_line("values = {}", "attn_input = [None]"),
-    ]),
+        replace_line("values = {}", "attn_input = [None]")]),
 ])

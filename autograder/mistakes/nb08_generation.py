@@ -127,8 +127,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("dim=-1),", "-1),"), edit("int(top_k)", "top_k"),
         edit("before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs",
              "cum = torch.cumsum(sorted_probs, dim=-1)"),
-        edit("before >=", "cum >"),
-    ], detects=nb08.HINT_CROSSING),
+        edit("before >=", "cum >")], detects=nb08.HINT_CROSSING),
     mistake(PROBS, "temperature applied to the probabilities", [
         edit("logits / temperature", "logits.clone()"), edit("kth, 0.0", 'kth, float("-inf")'),
         replace_line("probs = torch.softmax(z, dim=-1)",
@@ -167,8 +166,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb08.HINT_TOP_P_UNSORTED, like="returned in sorted order"),
     mistake(PROBS, "returned in sorted order", [
         edit("dim=-1),", "-1),"), edit("int(top_k)", "top_k"), edit("sorted_probs =", "probs ="),
-        delete("probs = torch.zeros_like"),
-    ], detects=nb08.HINT_SORTED_ORDER),
+        delete("probs = torch.zeros_like")], detects=nb08.HINT_SORTED_ORDER),
     mistake(PROBS, "top-p set chosen before the temperature", [
         edit("logits / temperature", "logits.clone()"), edit(", largest=False", ""), edit(">", "<"),
         replace_line("return torch.softmax(z, dim=-1)",
@@ -183,8 +181,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb08.HINT_TEMPERATURE_LAST, like="top-k keeps the k smallest"),
     mistake(PROBS, "temperature 0 divides by zero", [
         delete("if temperature == 0:"), delete("return torch.nn.functional"),
-        delete("logits.dtype)"), edit("int(top_k)", "top_k"),
-    ], detects=nb08.HINT_TEMPERATURE_ZERO),
+        delete("logits.dtype)"), edit("int(top_k)", "top_k")], detects=nb08.HINT_TEMPERATURE_ZERO),
     mistake(PROBS, "top-k keeps the k smallest", [
         edit(").values", ", largest=False).values"), edit("< kth, 0.0", '> kth, float("-inf")'),
         edit("probs = torch.softmax", "return torch.softmax"),
@@ -244,8 +241,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb08.HINT_PROBS_IN_PLACE),
     mistake(PROBS, "top-k mask written in place (masked_fill_) on the logits", [
         edit("/ temperature", "if temperature == 1 else logits / temperature"),
-        edit("z = z.masked_fill", "z.masked_fill_"),
-    ], detects=nb08.HINT_PROBS_IN_PLACE),
+        edit("z = z.masked_fill", "z.masked_fill_")], detects=nb08.HINT_PROBS_IN_PLACE),
     mistake(PROBS, "k-th value without keepdim (right for one row only)", edit("1:", "1"),
             detects=nb08.HINT_CRASH_PROBS),
     mistake(PROBS, "top-p renormalised by a sum without keepdim", edit(", keepdim=True", ""),
@@ -256,8 +252,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("top_k:", "top_k is not None:"), detects=nb08.HINT_CRASH_PROBS),
     mistake(PROBS, "temperature 0 returns the argmax id, not a one-hot row", [
         replace_line("return torch.nn.functional", "return logits.argmax(dim=-1)"),
-        delete("logits.dtype)"),
-    ], detects=nb08.HINT_PROBS_SHAPE),
+        delete("logits.dtype)")], detects=nb08.HINT_PROBS_SHAPE),
     alternative(PROBS, "powers of probabilities, a loop over rows", """
         V = logits.shape[-1]
         flat = logits.reshape(-1, V).double()
@@ -451,19 +446,17 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("return draws.reshape(probs.shape",
              "return draw.expand(flat.shape[0]).reshape(probs.shape"),
     ], detects=nb08.HINT_ONE_DRAW_PER_ROW),
-    mistake(SAMPLE, "leading axes not flattened for multinomial", """
-        if temperature == 0:
-            return logits.argmax(dim=-1)
-        probs = next_token_probs(logits, temperature, top_k, top_p)
-        return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
-    """, detects=nb08.HINT_CRASH_SAMPLE),
+    mistake(SAMPLE, "leading axes not flattened for multinomial",
+            [delete("return torch.multinomial(flat,"),
+             replace_line("flat = probs.reshape(-1,",
+                          "return torch.multinomial(probs, 1, generator=generator).squeeze(-1)")],
+            detects=nb08.HINT_CRASH_SAMPLE, like="generator not passed on"),
     mistake(SAMPLE, "top_k and top_p swapped in the call", edit("top_k, top_p", "top_p, top_k"),
             detects=nb08.HINT_SAMPLE_FROM_PROBS),
     mistake(SAMPLE, "only the first row drawn ([0])", [
         edit("draws = torch.multinomial(flat, 1, generator=generator)",
              "return torch.multinomial(flat, 1, generator=generator)[0]"),
-        delete("return draws.reshape(probs.shape[:-1])"),
-    ], detects=nb08.HINT_SAMPLE_SHAPE),
+        delete("return draws.reshape(probs.shape[:-1])")], detects=nb08.HINT_SAMPLE_SHAPE),
     alternative(SAMPLE, "inverse CDF with torch.rand", """
         if temperature == 0:
             return logits.argmax(dim=-1)
@@ -488,8 +481,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("logits.argmax(", "torch.argmax(logits, "),
         edit("draws = torch.multinomial(flat, 1, generator=generator)",
              "picks = [torch.multinomial(row, 1, generator=generator)[0] for row in flat]"),
-        edit("draws.reshape", "torch.stack(picks).reshape"),
-    ]),
+        edit("draws.reshape", "torch.stack(picks).reshape")]),
     alternative(SAMPLE, "exponential race: argmax of p / Exp(1)", """
         if temperature == 0:
             return logits.max(dim=-1).indices
@@ -567,8 +559,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("with torch.no_grad():",
                      "new = sample_next(model(ids)[:, 0], temperature, top_k, top_p, generator)"),
         delete("logits = model(ids)[:, -1]"), delete("new = sample_next(logits"),
-        edit("bool(finished.all()", "finished.all("),
-    ], detects=nb08.HINT_LAST_POSITION),
+        edit("bool(finished.all()", "finished.all(")], detects=nb08.HINT_LAST_POSITION),
     mistake(GENERATE, "always greedy (sampling arguments ignored)",
             replace_line("new = sample_next(model", "new = model(ids)[:, -1].argmax(dim=-1)"),
             detects=nb08.HINT_PASS_SETTINGS, like="feeds only the last token"),
@@ -587,8 +578,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("0], temperature, top_k, top_p, generator", "-1], temperature, generator=generator"),
     ], detects=nb08.HINT_PASS_SETTINGS, like="logits of the first position"),
     mistake(GENERATE, "finished rows padded with eos_id", [
-        edit(", device=ids.device", ""), edit("pad_id", "eos_id"),
-    ], detects=nb08.HINT_EOS_AS_PAD),
+        edit(", device=ids.device", ""), edit("pad_id", "eos_id")], detects=nb08.HINT_EOS_AS_PAD),
     mistake(GENERATE, "padding hard-coded as 0 (pad_id ignored)",
             edit("torch.full_like(new, eos_id", "torch.zeros_like(new"),
             detects=nb08.HINT_PAD_ZERO, like="finished rows padded with eos_id"),
@@ -608,8 +598,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("ids.shape[0], dtype=torch.bool, device=ids.device", "2, dtype=torch.bool"),
             detects=nb08.HINT_CRASH_GENERATE),
     mistake(GENERATE, "logits of the last ROW of the batch (model(ids)[-1])", [
-        edit(", device=ids.device", ""), edit(":, -", "-"),
-    ], detects=nb08.HINT_CRASH_GENERATE),
+        edit(", device=ids.device", ""), edit(":, -", "-")], detects=nb08.HINT_CRASH_GENERATE),
     alternative(GENERATE, "one row at a time, padded at the end", """
         rows = []
         for b in range(prompt_ids.shape[0]):

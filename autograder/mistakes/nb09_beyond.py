@@ -26,8 +26,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("x_t in X", "t, x_t in enumerate(X)"), edit("+ x_t", "+ (B @ x_t if t == 0 else 0.0)"),
     ], detects=nb09.HINT_INPUT_ONCE, like="input added without B"),
     mistake(RECURRENCE, "input added without B", [
-        edit("B @ x_t", "x_t"), edit(".reshape(len(X), A.shape[0])", ""),
-    ], detects=nb09.HINT_B),
+        edit("B @ x_t", "x_t"), edit(".reshape(len(X), A.shape[0])", "")], detects=nb09.HINT_B),
     mistake(RECURRENCE, "x_t @ B instead of B @ x_t", edit("(s + B @ x_t)", "s + x_t @ B"),
             detects=nb09.HINT_B_TRANSPOSE, like="A applied after the input term"),
     mistake(RECURRENCE, "one array updated in place and stored L times",
@@ -148,8 +147,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(RECURRENCE, "torch in its default float32", [
         replace_line("A_t, B_t, X_t = (torch",
                      "A_t, B_t, X_t = (torch.tensor(v.tolist()) for v in (A, B, X))  # float32"),
-        edit(", dtype=torch.float64", ""),
-    ], like="torch tensors"),
+        edit(", dtype=torch.float64", "")], like="torch tensors"),
     # -- linear_recurrence_parallel ----------------------------------------------------------------
     mistake(PARALLEL, "A^(t-j+1): one power too many",
             edit("(A ** (t - j)", "np.linalg.matrix_power(A, t - j + 1"),
@@ -253,8 +251,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(PARALLEL, "scan in place, rows updated from the end", [
         edit("X @ B.T", "(B @ X.T).T.copy()"), edit("A", "A.copy()"),
         edit("len(S):", "S.shape[0]:"), edit("offset, len(S)", "S.shape[0] - 1, offset - 1, -1"),
-        edit("= S[t] +", "+="), edit("*= 2", "<<= 1"),
-    ], like="scan rows updated in place"),
+        edit("= S[t] +", "+="), edit("*= 2", "<<= 1")], like="scan rows updated in place"),
     alternative(PARALLEL, "associative scan over affine maps (M, v)", """
         L, n = X.shape[0], A.shape[0]
         M = np.broadcast_to(A, (L, n, n)).copy()  # element t: s -> A s + B x_t
