@@ -397,10 +397,9 @@ def generate_tokens(
     (up to float rounding). ``use_cache=False`` reruns the whole sequence at every step: the
     slow path the cache must agree with, token for token.
     """
-    if not isinstance(max_new_tokens, numbers.Integral) or isinstance(max_new_tokens, bool):
-        raise ValueError(f"max_new_tokens: expected an int >= 0, got {max_new_tokens!r}")
-    if max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens: expected an int >= 0, got {max_new_tokens!r}")
+    n = max_new_tokens
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"max_new_tokens: expected an int >= 0, got {n!r}")
     vocab_size = model.config.vocab_size
     if eos_id is not None:
         _token_id(eos_id, "eos_id", vocab_size)
