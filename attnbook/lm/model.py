@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import numbers
 import pickle
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -128,28 +127,20 @@ def _is_positive_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _check_table_size(length: object, width: object, name: str) -> None:
-    """A position table's length (an int >= 0) and width (an even int >= 2: the angles come in
-    pairs), else a ValueError naming the argument."""
-    if not isinstance(length, numbers.Integral) or isinstance(length, bool) or length < 0:
-        raise ValueError(f"length: expected an int >= 0, got {length!r}")
-    if not isinstance(width, numbers.Integral) or isinstance(width, bool) or width < 2 or width % 2:
-        raise ValueError(f"{name}: expected an even int >= 2 (one angle per pair), got {width!r}")
-
-
 def sinusoid_table(length: int, d: int) -> torch.Tensor:
-    """Absolute sinusoids ``p[l, 2i] = sin(l w_i)``, ``p[l, 2i+1] = cos(l w_i)``, shape (L, d)."""
-    _check_table_size(length, d, "d")
+    """Absolute sinusoids ``p[l, 2i] = sin(l w_i)``, ``p[l, 2i+1] = cos(l w_i)``, shape (L, d).
+
+    For an odd ``d`` the last column is the sine of the last pair: still (L, d), so that a
+    model given an odd width fails at its own check of the width, not at a shape."""
     l = torch.arange(length, dtype=torch.float64)[:, None]  # (L, 1)
     w = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
     angles = l * w  # (L, d/2)
     table = torch.stack((angles.sin(), angles.cos()), dim=-1)  # (L, d/2, 2): pairs interleave
-    return table.flatten(-2).float()  # (L, d)
+    return table.flatten(-2)[:, :d].float()  # (L, d)
 
 
 def rope_tables(length: int, d_k: int, base: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]:
     """cos and sin of the angles ``l * theta_i``, ``theta_i = base^(-2i/d_k)``, each (L, d_k/2)."""
-    _check_table_size(length, d_k, "d_k")
     l = torch.arange(length, dtype=torch.float64)[:, None]  # (L, 1)
     theta = base ** (-torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)  # (d_k/2,)
     angles = l * theta  # (L, d_k/2)
