@@ -413,8 +413,8 @@ def generate_tokens(
             f"max_new_tokens: {L} prompt tokens + {max_new_tokens} new ones "
             f"exceed the model's max_len={model.config.max_len}"
         )
-    outputs = [
-        [_token_id(t, "prompts") for t in p]
+    outputs = [  # ints: `left_pad` has refused anything else
+        list(map(int, p))
         for p in (prompts.tolist() if isinstance(prompts, torch.Tensor) else prompts)
     ]
     _check_ids(outputs, vocab_size)  # here, so the model needs no device sync

@@ -87,7 +87,7 @@ def under_tmp() -> str:
     """The first of the folders the sandbox shows at their own paths (Python, the virtual
     environment, the package and its assets) that lies under /tmp, where the kernel's own /tmp
     hides it; ''. (The grader is shown at /opt/attnbook-grader wherever it is.)"""
-    for path in (*_python_roots(), os.path.realpath(sys.prefix), _package_root()):
+    for path in (*_python_roots(), _package_root()):  # sys.prefix: the environment
         if os.path.realpath(path).startswith("/tmp/"):
             return path
     return ""
