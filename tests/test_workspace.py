@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 from conftest import NOTEBOOKS, ROOT
 
@@ -344,3 +345,32 @@ def test_release_lets_a_learner_copy_equal_to_the_release_through(clone):
     (notebooks / "01_a" / "01_a.ipynb").write_text("v2 01_a\n")  # an edit the release agrees with
     (upcoming / "01_a" / "01_a.ipynb").write_text("v2 01_a\n")
     assert release.main([]) == 0
+
+
+def test_the_learners_copy_and_the_release_record_are_not_committed():
+    paths = [
+        "work/01_attention_scores/01_attention_scores.ipynb",
+        "work/.backups/01_attention_scores-2026-12-04T2130.ipynb",
+        ".release-record.json",
+        "autograder/intake.json.unreadable-20261204T213000",
+    ]
+    result = subprocess.run(
+        ["git", "check-ignore", "--no-index", "-v", "-n", *paths],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    unignored = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert result.returncode == 0 and not unignored, result.stdout
+
+
+def test_make_check_runs_the_learners_copy(tmp_path):
+    work = tmp_path / "work"
+    mine = work / NB1 / f"{NB1}.ipynb"
+    mine.parent.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('mine')")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "P", "language": "python"}
+    nbformat.write(nb, mine)
+    result = make("check", "NB=01", f"WORK={work}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert str(mine) in result.stdout and "functions: 0/0 points" in result.stdout, result.stdout
