@@ -14,6 +14,8 @@ and `reset` moves the notebook it replaces into work/.backups/ with the time in 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import shutil
 import sys
 import time
@@ -23,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 WORK = ROOT / "work"
 BACKUPS = ".backups"
+# work/.released.json: each copied file's released version (sha256) when it was copied or reset
+RELEASED = ".released.json"
 
 
 class WorkspaceError(Exception):
@@ -44,23 +48,57 @@ def _files(folder: Path) -> list[Path]:
     )
 
 
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _read_record(work: Path) -> dict[str, str]:
+    try:
+        record = json.loads((work / RELEASED).read_text(encoding="utf-8"))
+        return {k: v for k, v in record.items() if isinstance(k, str) and isinstance(v, str)}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _write_record(work: Path, record: dict[str, str]) -> None:
+    partial = work / f"{RELEASED}.partial"
+    partial.write_text(json.dumps(dict(sorted(record.items())), indent=1) + "\n")
+    partial.replace(work / RELEASED)
+
+
+def _copy(source: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(f".{dest.name}.partial")
+    shutil.copyfile(source, partial)
+    partial.replace(dest)
+
+
 def prepare(work: Path = WORK, released: Path = NOTEBOOKS) -> list[Path]:
     """Copy into `work` each released file it lacks; never overwrite one. Returns the files
     copied, as paths inside `work`."""
+    return sync(work, released)[0]
+
+
+def sync(work: Path = WORK, released: Path = NOTEBOOKS) -> tuple[list[Path], list[Path]]:
+    """`prepare`, and the files of `work` whose released version changed since they were
+    copied (a newer workbook's; `reset` takes it): (copied, updated in the release)."""
     if work.exists() and not work.is_dir():
         raise WorkspaceError(f"work: expected a folder for your notebooks, {work} is a file")
-    copied = []
+    record, copied, updated = _read_record(work), [], []
     for folder in _released_folders(released):
         for path in _files(folder):
-            dest = work / path.relative_to(released)
+            name = path.relative_to(released).as_posix()
+            dest = work / name
             if dest.exists() or dest.is_symlink():
+                if record.get(name, _digest(path)) != _digest(path):
+                    updated.append(dest)
                 continue
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            partial = dest.with_name(f".{dest.name}.partial")
-            shutil.copyfile(path, partial)
-            partial.replace(dest)
+            _copy(path, dest)
+            record[name] = _digest(path)
             copied.append(dest)
-    return copied
+    if copied:
+        _write_record(work, record)
+    return copied, updated
 
 
 def find_released(nb: str, released: Path = NOTEBOOKS) -> Path:
@@ -101,9 +139,10 @@ def reset(nb: str, work: Path = WORK, released: Path = NOTEBOOKS) -> tuple[Path,
         backup = backup_path(mine, work)
         backup.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(mine, backup)  # a copy first: if anything below fails, yours is intact
-    partial = mine.with_name(f".{mine.name}.partial")
-    shutil.copyfile(source, partial)
-    partial.replace(mine)
+    _copy(source, mine)
+    record = _read_record(work)
+    record[source.relative_to(released).as_posix()] = _digest(source)
+    _write_record(work, record)
     return mine, backup
 
 
@@ -125,12 +164,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "prepare":
             fresh = not work.exists()
-            copied = prepare(work)
+            copied, updated = sync(work)
             if fresh:
                 print(f"your notebooks are in {_shown(work)}/ (copied from notebooks/)")
             elif copied:
                 print(f"new in this workbook, copied into {_shown(work)}/:")
                 print(*(f"  {_shown(p)}" for p in copied), sep="\n")
+            if updated:
+                print(
+                    "changed in this workbook since your copy was made (yours is untouched; "
+                    "`make reset NB=NN` takes the new one and keeps yours in "
+                    f"{_shown(work / BACKUPS)}/):",
+                    *(f"  {_shown(p)}" for p in updated),
+                    sep="\n",
+                )
             print(
                 f"Your work lives in {_shown(work)}/: no release and no `git pull` touches it; "
                 "`make reset NB=01` starts a notebook afresh and keeps a backup."

@@ -76,9 +76,13 @@ def test_prepare_copies_what_is_missing_and_never_overwrites(tmp_path):
     (released / "01_a" / "01_a.ipynb").write_text("released 01_a, version 2\n")
     (released / "03_c").mkdir()
     (released / "03_c" / "03_c.ipynb").write_text("released 03_c\n")
-    assert workspace.prepare(work, released) == [work / "03_c" / "03_c.ipynb"]
+    assert workspace.sync(work, released) == ([work / "03_c" / "03_c.ipynb"], [mine])
     assert mine.read_text() == "my answers\n"
     assert workspace.prepare(work, released) == []
+    # make reset takes the new release: the copy is no longer behind it.
+    workspace.reset("01", work, released)
+    assert mine.read_text() == "released 01_a, version 2\n"
+    assert workspace.sync(work, released) == ([], [])
 
 
 def test_prepare_refuses_a_file_where_the_folder_should_be(tmp_path):
@@ -136,11 +140,15 @@ def test_make_lab_opens_the_learners_copy_and_keeps_its_answers(tmp_path):
     mine = work / NB1 / f"{NB1}.ipynb"
     mine.write_text("my answers")
     shutil.rmtree(work / "02_positions")  # as if 02 were new in a later workbook
+    record = json.loads((work / ".released.json").read_text())
+    record[f"{NB1}/{NB1}.ipynb"] = "0" * 64  # as if notebooks/ had changed since the copy
+    (work / ".released.json").write_text(json.dumps(record))
     result = make("lab", f"WORK={work}", "LAB_ARGS=--version")
     assert result.returncode == 0, result.stdout + result.stderr
     assert mine.read_text() == "my answers"
     assert (work / "02_positions" / "02_positions.ipynb").is_file()
-    assert "02_positions" in result.stdout
+    new, changed = result.stdout.split("changed in this workbook")
+    assert "02_positions" in new and NB1 in changed and "make reset" in changed, result.stdout
 
 
 def test_make_reset_keeps_a_backup_and_restores(tmp_path):
