@@ -382,3 +382,20 @@ def test_make_check_runs_the_learners_copy(tmp_path):
     result = make("check", "NB=01", f"WORK={work}")
     assert result.returncode == 0, result.stdout + result.stderr
     assert str(mine) in result.stdout and "functions: 0/0 points" in result.stdout, result.stdout
+
+
+@pytest.mark.slow
+def test_make_release_in_a_clone_refuses_to_overwrite_a_learners_answers(tmp_path):
+    """An older clone where notebook 01 was filled in inside notebooks/: `make release`
+    names it and leaves it as it is."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    mine = clone / "notebooks" / NB1 / f"{NB1}.ipynb"
+    answered = mine.read_text().replace("raise NotImplementedError()", "return 42", 1)
+    assert answered != mine.read_text()
+    mine.write_text(answered)
+    result = make("release", cwd=clone)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert f"{NB1}/{NB1}.ipynb" in result.stderr and "FORCE=1" in result.stderr, result.stderr
+    assert mine.read_text() == answered
+    assert not (clone / "work").exists()
