@@ -156,13 +156,14 @@ def test_07_head_survey_is_read_by_block_mode_and_email_as_its_numbers_say(shipp
     assert f"{head['L0H1']['cost_zero']:.2f}" == "0.48"
     # the rank correlation, with every mode, and how often chance gives one at least as large
     weights = [r["max_weight"] for r in rows]
-    assert "the rank correlation of weight and cost is about -0.26, with every mode" in text
+    assert (
+        "rank correlation of weight and cost is -0.26 (zeroed or mean) or -0.19 (uniform)" in text
+    )
     rhos = [
         rank_correlation(weights, [r[f"cost_{m}"] for r in rows])
         for m in ("zero", "uniform", "mean")
     ]
-    assert all(-0.3 < rho < -0.15 for rho in rhos), rhos
-    assert f"{rhos[0]:.2f}" == "-0.26"
+    assert [f"{rho:.2f}" for rho in rhos] == ["-0.26", "-0.19", "-0.26"], rhos
     perms = np.array(list(itertools.permutations(range(8))))  # every ranking of 8 heads
     null = 1 - 6 * ((perms - np.arange(8)) ** 2).sum(1) / (8 * (8**2 - 1))  # Spearman, no ties
     share = float(np.mean(np.abs(null) >= abs(rhos[0]) - 1e-9))
