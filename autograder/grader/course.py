@@ -593,12 +593,14 @@ FAILED = "GRADING FAILED (the grader's fault, not the student's; it is regraded 
 
 def failure_reason(error: str) -> str:
     """One line of a failed grading's error (nbgrader's log and traceback): the last line
-    that names an exception, else the last line."""
+    that names an exception (other than nbgrader's "see the above traceback"), else the
+    last line."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     named = [
         line
         for line in lines
         if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Lost)\b:?", line)
+        and "NbGraderException" not in line
     ]
     return printable((named or lines or ["no reason given"])[-1], 300)
 
