@@ -16,6 +16,7 @@ the CSV, and the next run grades the notebook again.
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import subprocess
@@ -314,3 +315,48 @@ def test_a_regrade_that_fails_leaves_nothing_of_the_earlier_grading(graded, monk
     assert row["score"] == 14 and _no_sandbox_note(row["status"]) == "ok", row
     assert all(p.exists() for p in earlier)
     assert not course.error_path("ada", NB).exists()
+
+
+def test_plain_nbgrader_failure_leaves_a_failed_report_not_an_old_one(tmp_path, monkeypatch):
+    """`nbgrader autograde` with the course's configuration: a run that fails replaces the
+    earlier report with one whose status says why (what `nbgrader export` writes)."""
+    from grader import execute
+    from grader.preprocessors import SandboxedExecute
+
+    folder = tmp_path / "reports" / NB / "ada"
+    folder.mkdir(parents=True)
+    (folder / f"{NB}.json").write_text('{"status": "complete", "tests": {"t": "passed"}}')
+
+    def broken(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(execute, "run_notebook", broken)
+    step = SandboxedExecute(
+        source_root=str(ROOT / "solutions"), report_directory=str(tmp_path / "reports")
+    )
+    nb = nbformat.read(ROOT / "solutions" / NB / f"{NB}.ipynb", 4)
+    resources = {"nbgrader": {"assignment": NB, "notebook": NB, "student": "ada"}}
+    with pytest.raises(RecursionError):
+        step.preprocess(nb, resources)
+    status = json.loads((folder / f"{NB}.json").read_text())["status"]
+    assert status == f"{FAILED}: RecursionError: maximum recursion depth exceeded", status
+
+
+def test_gradescope_reports_a_failed_grading_as_the_autograders_failure(tmp_path, monkeypatch):
+    """A grading that failed for the grader's reasons is not a score of 0 on Gradescope."""
+    import grader.gradescope as gradescope
+
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / f"{NB}.ipynb").write_text("{}")
+    failed = {
+        "student": "student",
+        "assignment": NB,
+        "ok": False,
+        "error": "long log",
+        "reason": "RuntimeError: the grader broke here",
+        "report": {},
+        "seconds": 1.0,
+    }
+    monkeypatch.setattr(gradescope, "grade_class", lambda *a, **k: [failed])
+    with pytest.raises(RuntimeError, match="grading failed: RuntimeError: the grader broke here"):
+        gradescope.grade_submission(tmp_path, {"assignment": NB}, "bwrap")
