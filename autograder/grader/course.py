@@ -262,15 +262,7 @@ class Course:
             for assignment in assignments:
                 self._take_one(intake, student, assignment)
         self._remember(intake)
-        report = {
-            "source": str(source),
-            "taken_in": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "assignments": assignments,
-            **intake.report(),
-        }
-        (self.work / "intake.json").write_text(
-            json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8"
-        )
+        write_intake_report(self.work / "intake.json", Path(source), assignments, intake)
         self.last_intake = intake
         return intake
 
@@ -771,6 +763,65 @@ def _cell(value):
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return "'" + value
     return value
+
+
+def _notebook_record(report: dict, assignment: str) -> dict:
+    """One notebook's part of an intake report: its own files, and the files matched to no
+    notebook (an `Untitled.ipynb` may be the one a student meant to hand in)."""
+    files = [f for f in report["files"] if f.get("assignment") in (assignment, "")]
+    ids = {f["student"] for f in files if f.get("student")}
+    graded = sum(f["status"] == "graded" for f in files)
+    return {
+        "source": report.get("source", ""),
+        "taken_in": report.get("taken_in", ""),
+        "files": files,
+        "students": [s for s in report.get("students", []) if s.get("id") in ids],
+        "collisions": report.get("collisions", []),
+        "summary": {
+            "files": len(files),
+            "graded": graded,
+            "ignored": len(files) - graded,
+            "students": len(ids),
+        },
+    }
+
+
+def write_intake_report(path: Path, source: Path, assignments: list[str], intake: Intake) -> dict:
+    """Write WORK/intake.json: the latest run at the top level (source, taken_in,
+    assignments, files, students, collisions, summary) and, under "notebooks", one record
+    per notebook ever taken in, merged: this run replaces the records of its notebooks and
+    keeps the others, so taking in notebook 02 never loses notebook 01's report. A report
+    that cannot be read is kept beside it as intake.json.unreadable-<time>, never dropped."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    report = {
+        "source": str(source),
+        "taken_in": stamp,
+        "assignments": list(assignments),
+        **intake.report(),
+    }
+    notebooks: dict[str, dict] = {}
+    if path.exists():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(old, dict):
+                raise ValueError(f"expected a JSON object, got {type(old).__name__}")
+            if isinstance(old.get("notebooks"), dict):
+                notebooks = dict(old["notebooks"])
+            elif isinstance(old.get("files"), list):  # a report from before per-notebook records
+                for assignment in old.get("assignments") or []:
+                    notebooks[assignment] = _notebook_record(old, assignment)
+            else:
+                raise ValueError("neither per-notebook records nor a run's files")
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+            path.replace(path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%dT%H%M%S')}"))
+            notebooks = {}
+    for assignment in assignments:
+        notebooks[assignment] = _notebook_record(report, assignment)
+    report["notebooks"] = dict(sorted(notebooks.items()))
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
+    partial.replace(path)
+    return report
 
 
 def table(rows: list[dict]) -> str:
