@@ -20,7 +20,7 @@ from attnbook.shapes import require_integer, require_min_ndim, require_ndim, req
 # name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
     'answer_rms_drops': ('ABC', 'A', "RMSNorm never subtracts the mean: it divides by sqrt(mean(x^2)) = 3. Zeros would be LayerNorm's answer; 0.5 divides by the L2 norm 6 instead of the root mean square."),
-    'answer_swiglu_width': ('ABC', 'C', 'SwiGLU has three d x d_h matrices: 3 * 1024 * 3072 against 2 * 1024 * 4096, a ratio of 9/8; 3/4 forgets the gate, 3/2 gives both the width 4d.'),
+    'answer_swiglu_width': ('ABC', 'C', 'SwiGLU has three d x d_h matrices: 3 * 1024 * 3072 against 2 * 1024 * 4096, a ratio of 9/8; 3/4 forgets the gate, 3/2 gives all three matrices the width 4d.'),
     'answer_kv_group': ('ABC', 'B', 'consecutive query heads share a key/value head: head r reads r // (h / h_kv), here 5 // 2 = 2 (repeat_interleave), not r mod h_kv (which would be repeat).'),
     'answer_cache_32k': ('ABC', 'B', '2 * 28 * 8 * 128 * 32768 * 2 bytes = 3.5 GiB; 1.75 GiB forgets that keys and values are both kept, 7 GiB counts the 16 query heads.'),
     'answer_qk_norm': ('ABC', 'C', 'QK-norm is an RMSNorm over each query and key head, before RoPE: it divides a scaled query by its scaled root mean square, so a common factor cancels.'),
