@@ -23,7 +23,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from attnbook.checks import nb05, nb06
-from attnbook.checks._core import CheckRun, Mistake, as_array, names_called
+from attnbook.checks._core import (
+    CheckRun,
+    Mistake,
+    as_array,
+    hidden_range,
+    names_called,
+)
 from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
 from attnbook.checks.nb06 import _copy_weights, _expect_raises_on, _expect_same_parameters
 from attnbook.demos.nb07 import single_thread
@@ -416,7 +422,7 @@ def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
         mentions=("gamma", "(3,)", "(2, 4)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(1000 + seed)
             shape = tuple(int(v) for v in rng.integers(1, 6, size=int(rng.integers(1, 4))))
             eps = float(rng.choice([1e-6, 1e-3, 0.1]))
@@ -597,7 +603,7 @@ def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
         mentions=("x", "(2, 5, 4)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(1100 + seed)
             d, hidden, B, L = (int(v) for v in rng.integers(1, 9, size=4))
             view = _build(run, f"SwiGLU({d}, {hidden})", d, hidden)
@@ -889,7 +895,7 @@ def check_grouped_query_attention(
         mentions=("(1, 3, 2, 4)", "(1, 2, 2, 4)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             g = torch.Generator().manual_seed(1200 + seed)
             B, h_kv, group, L_q, d_k = (int(s) for s in torch.randint(1, 4, (5,), generator=g))
             L_k = L_q + int(torch.randint(0, 4, (1,), generator=g))
@@ -1032,7 +1038,7 @@ def check_kv_cache_bytes(kv_cache_bytes, reference=None, trials: int = 12) -> No
         mentions=("n_layers",),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(1400 + seed)
             args = (
                 int(rng.integers(1, 80)),
@@ -1400,7 +1406,7 @@ def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
         mentions=("h", "(5, 12)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(1500 + seed)
             h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 4))
             sizes = (
@@ -1699,7 +1705,7 @@ def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
         mentions=("idx", "(2, 11)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(1600 + seed)
             h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
             config = Qwen3LMConfig(
@@ -2041,7 +2047,7 @@ def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
         mentions=("cache",),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(1700 + seed)
             h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
             config = Qwen3LMConfig(

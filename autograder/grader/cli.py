@@ -20,6 +20,7 @@ from grader.course import (
     sqlite_file,
     table,
 )
+from grader.lockdown import private_umask
 from grader.shards import ShardError, parse_shard
 
 
@@ -88,6 +89,27 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--timeout", type=_seconds, help="seconds per cell (default: config, 300)")
     parser.add_argument("--memory-mb", type=_at_least(1), help="kernel address-space limit (4096)")
+
+
+def _lock_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lock",
+        action="store_true",
+        help="on a machine students log in to, chmod -R go-rwx the reference answers, "
+        "the solutions, the course's secret and the work folder instead of refusing "
+        "(grader/lockdown.py)",
+    )
+
+
+def _locked(args, course: Course) -> None:
+    """Refuse (ExposedError) when other accounts could read the course's private files."""
+    from grader.lockdown import enforce
+
+    exchange_route = args.command in ("collect", "release-feedback") or bool(
+        getattr(args, "from_exchange", False)
+    )
+    for line in enforce(course, exchange_route, args.lock):
+        print(line)
 
 
 def _exchange_options(parser: argparse.ArgumentParser) -> None:
@@ -213,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         help="collect from nbgrader's exchange first (as `collect`), then grade what was collected",
     )
     _collect_options(grade)
+    _lock_option(grade)
     _common(grade)
     collect = sub.add_parser(
         "collect",
@@ -228,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         help="assignment to collect (default: every one in the exchange)",
     )
     _collect_options(collect)
+    _lock_option(collect)
     _common(collect)
     release = sub.add_parser(
         "release-feedback",
@@ -236,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     release.add_argument("-a", "--assignment", action="append", required=True)
     _exchange_options(release)
+    _lock_option(release)
     _common(release)
     gradescope = sub.add_parser(
         "gradescope",
@@ -271,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     sample.add_argument("--out", help="work folder (default: a temporary folder)")
     _common(sample)
     args = parser.parse_args(argv)
+    private_umask()  # everything the grader writes is the TA's alone (grader/lockdown.py)
     known = assignments(Path(args.root))
     for name in getattr(args, "assignment", None) or ():
         if name not in known:
@@ -291,6 +317,14 @@ def main(argv: list[str] | None = None) -> int:
 
         return gradescope_command(args)
     course = _course(args)
+    if args.command in ("collect", "release-feedback", "grade"):
+        from grader.lockdown import ExposedError
+
+        try:
+            _locked(args, course)
+        except ExposedError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     if args.command in ("collect", "release-feedback"):
         return _exchange_command(args, course)
     csv_path = Path(args.csv) if args.csv else course.work / "grades.csv"

@@ -37,6 +37,7 @@ import nbformat
 
 from grader.course import AUTOGRADER, Course, UsageError, grade_class, gradebook_rows
 from grader.intake import printable
+from grader.secret import ensure_secret
 
 ROOT_ENV = "ATTNBOOK_GRADESCOPE_ROOT"
 FORCE_ENV = "ATTNBOOK_GRADESCOPE_SANDBOX"  # "setpriv": as if bubblewrap could not run here
@@ -86,6 +87,7 @@ def zip_members(root: Path, assignment: str) -> list[tuple[str, Path]]:
         + [
             ("autograder/nbgrader_config.py", root / "autograder" / "nbgrader_config.py"),
             (f"autograder/reference/{reference.name}", reference),
+            ("autograder/course_secret", ensure_secret(root / "autograder")),
         ]
         + _tree(root, f"solutions/{assignment}")
     )
