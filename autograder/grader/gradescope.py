@@ -113,11 +113,13 @@ def build(root: Path, assignment: str, out: Path, visibility: str = "visible") -
     }
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, source in zip_members(root, assignment):
+            executable = source.stat().st_mode & 0o100
+            private = name == "autograder/course_secret"  # root-only once unpacked, too
             _add(
                 archive,
                 name,
                 source.read_bytes(),
-                0o755 if source.stat().st_mode & 0o100 else 0o644,
+                0o600 if private else 0o755 if executable else 0o644,
             )
         for name, text in generated.items():
             _add(archive, name, text.encode(), 0o644)
