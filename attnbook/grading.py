@@ -62,6 +62,10 @@ def _from_file(path: Path, notebook: str) -> ModuleType:
             f"{AUTOGRADER_ENV}: no reference answers for notebook {notebook!r} at {path}"
         )
     spec = importlib.util.spec_from_file_location(f"attnbook_reference_nb{notebook}", path)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(
+            f"{AUTOGRADER_ENV}: expected a Python module at {path}, found nothing importable"
+        )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
