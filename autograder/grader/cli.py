@@ -20,7 +20,7 @@ from grader.course import (
     sqlite_file,
     table,
 )
-from grader.lockdown import private_umask
+from grader.lockdown import ExposedError, private_umask
 from grader.shards import ShardError, parse_shard
 
 PROBED = ("grade", "collect", "sample", "catalogue")  # the commands that lead to grading
@@ -209,11 +209,12 @@ def _exchange_command(args, course: Course) -> int:
     from nbgrader.exchange import ExchangeError  # nbgrader's release says why it failed
 
     try:
+        _locked(args, course)
         if args.command == "collect":
             _collect(args, course)
             return 0
         return _release(args, course)
-    except (UsageError, FileNotFoundError, ExchangeError) as err:
+    except (UsageError, FileNotFoundError, ExchangeError, ExposedError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 
@@ -339,14 +340,6 @@ def main(argv: list[str] | None = None) -> int:
 
         return gradescope_command(args)
     course = _course(args)
-    if args.command in ("collect", "release-feedback", "grade"):
-        from grader.lockdown import ExposedError
-
-        try:
-            _locked(args, course)
-        except ExposedError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
     if args.command in ("collect", "release-feedback"):
         return _exchange_command(args, course)
     csv_path = Path(args.csv) if args.csv else course.work / "grades.csv"
@@ -369,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"shard {index}/{count} (from {origin})")
         started = time.monotonic()
         try:
+            _locked(args, course)  # before anything is read or written
             if args.from_exchange and args.source:
                 raise UsageError(
                     f"grade: expected SOURCE or --from-exchange, found both "
@@ -386,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.force,
                     (index, count),
                 )
-        except (UsageError, FileNotFoundError) as err:
+        except (UsageError, FileNotFoundError, ExposedError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
         if course.last_intake is not None:
