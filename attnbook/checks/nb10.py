@@ -35,6 +35,7 @@ from attnbook.lm.qwen3 import (
     load_hf_checkpoint,
     tiny_checkpoint,
 )
+from attnbook.tolerance import Tolerance, magnitude_of, tolerance
 
 __all__ = [
     "check_decode_step",
@@ -47,7 +48,19 @@ __all__ = [
 ]
 
 MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
-HF_ATOL = 1e-5  # the decoder against transformers' logits, float32
+#: Reductions one after another in a Qwen3 block: the first RMSNorm, the q/k/v projections,
+#: the q/k norms, the scores, the softmax, the weighted sum, the output projection, the second
+#: RMSNorm, the gate/up projections, the down projection.
+BLOCK_DEPTH = 10
+
+
+def hf_tolerance(n_layers: int, expected) -> Tolerance:
+    """The decoder's logits against transformers' stored ones, computed on another machine:
+    float32, over `n_layers` blocks and the final norm and head, at the logits' size
+    (see attnbook.tolerance)."""
+    return tolerance(torch.float32, magnitude_of(expected), BLOCK_DEPTH * n_layers + 2)
+
+
 PACKAGE = "attnbook.lm.qwen3."
 HINT_DELEGATE = (
     "write the module yourself from nn.Linear, nn.RMSNorm and your own classes; "
@@ -1655,17 +1668,17 @@ def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
         hint=HINT_ATTRIBUTE_NAMES,
     )
     model.eval()
+    tol = hf_tolerance(config.n_layers, hf_logits)
     _expect_logits(
         run,
         f"{call} with the tiny checkpoint of assets/qwen3_tiny on ids "
         f"{tuple(ids.shape)}, against transformers' Qwen3ForCausalLM (float32, "
-        f"to within {HF_ATOL:g})",
+        f"to within {tol.atol:.1e})",
         model,
         ref,
         ids,
         expected=hf_logits,
-        atol=HF_ATOL,
-        rtol=0.0,
+        **tol.kwargs(),
     )
 
     config = Qwen3LMConfig(
