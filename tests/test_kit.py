@@ -154,11 +154,7 @@ def test_kit_holds_no_grader_marker(kit_dir):
 def test_kit_holds_no_solution_line_beyond_the_reviewed_ones(kit_dir):
     found = found_in_kit(kit_dir)
     assert len(solution_lines(SOLUTIONS, NAMES)) > 200, "the solution regions were not read"
-    unreviewed = {
-        line: files
-        for line, files in found.items()
-        if line not in ACCEPTED
-    }
+    unreviewed = {line: files for line, files in found.items() if line not in ACCEPTED}
     assert not unreviewed, f"solution lines in the kit: {json.dumps(unreviewed, indent=1)}"
     stale = sorted(set(ACCEPTED) - set(found))
     assert not stale, f"no longer in the kit; remove from ACCEPTED: {stale}"
