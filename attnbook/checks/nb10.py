@@ -455,6 +455,10 @@ WORKED_W_UP = [[0.5, 1.0], [-1.0, 0.5], [1.0, 1.0]]
 WORKED_W_DOWN = [[1.0, 0.0, -1.0], [0.5, 1.0, 2.0]]  # (2, 3)
 WORKED_X = [[1.0, 0.5], [0.5, -0.25]]
 WORKED_Y = [[0.7287924258983813, -1.5992819735122936], [0.0643595251606538, -0.060309128584713545]]
+#: The worked SwiGLU in float32 against its exact values: the gate and up projections, SiLU
+#: and the product, the down projection (three stages) on values of size at most 2
+#: (attnbook.tolerance).
+WORKED_TOL = tolerance("float32", magnitude=2.0, depth=3)
 SWIGLU_LAYERS = (
     ("w_gate", "d_model -> d_hidden"),
     ("w_up", "d_model -> d_hidden"),
@@ -570,8 +574,7 @@ def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
         call,
         y,
         WORKED_Y,
-        rtol=1e-5,
-        atol=1e-6,
+        **WORKED_TOL.kwargs(),
         mistakes=_swiglu_mistakes(x, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN),
     )
 
