@@ -18,6 +18,7 @@ from attnbook.checks._core import (
     hidden_range,
     hidden_seed,
 )
+from attnbook.tolerance import tolerance
 
 __all__ = ["check_embed", "check_shift_matrix", "check_sinusoidal_positions"]
 
@@ -77,7 +78,8 @@ STORED_SHIFT_1_4 = np.array(
         [0.0, 0.0, -0.0099998333, 0.9999500004],
     ]
 )
-STORED_ATOL = 2e-10
+#: The worked examples above are float64 values written to 10 decimals, of size at most 1.
+STORED_ATOL = tolerance(np.float64, magnitude=1.0, decimals=10).atol
 
 HINT_PAIR_EXPONENT = (
     "the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnbook.checks._core import CheckRun, Mistake, as_array, hidden_range, hidden_seed
+from attnbook.tolerance import tolerance
 
 __all__ = ["check_apply_rope", "check_rope_frequencies", "check_rotation_2d"]
 
@@ -27,7 +28,8 @@ STORED_ROPE_Y = np.array(
         [-1.8185948537, -0.8322936731, -0.1986693308, 0.9800665778],
     ]
 )
-STORED_ATOL = 2e-10
+#: The worked examples above are float64 values written to 10 decimals, of size at most 2.
+STORED_ATOL = tolerance(np.float64, magnitude=2.0, decimals=10).atol
 
 HINT_PAIR_EXPONENT = (
     "the exponent is 2i/d_k with i the PAIR index: theta_i = base ** (-2 * i "

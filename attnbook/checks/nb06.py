@@ -29,6 +29,7 @@ from attnbook.checks._core import (
 from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
 from attnbook.demos.nb06 import POSITION_OPTIONS
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
+from attnbook.tolerance import tolerance
 
 __all__ = [
     "check_count_parameters",
@@ -494,6 +495,9 @@ WORKED_W_OUT = [[1.0, 0.0, -1.0], [0.5, 1.0, 2.0]]  # fc_out.weight, (2, 3)
 WORKED_B_OUT = [0.0, 0.25]
 WORKED_MLP_X = [[1.0, 0.5], [0.5, -0.25]]
 WORKED_MLP_Y = [[0.5157017449196577, 0.4286558173902076], [0.7127158232150774, 0.14257985077964827]]
+#: The worked MLP in float32 against its exact values: fc_in, GELU, fc_out (three stages) on
+#: values of size at most 2 (attnbook.tolerance).
+WORKED_TOL = tolerance("float32", magnitude=2.0, depth=3)
 
 
 HINT_MLP_WIDTHS = "fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model"
@@ -620,8 +624,7 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
         call,
         y,
         WORKED_MLP_Y,
-        rtol=1e-5,
-        atol=1e-6,
+        **WORKED_TOL.kwargs(),
         mistakes=_mlp_mistakes(x, WORKED_W_IN, WORKED_B_IN, WORKED_W_OUT, WORKED_B_OUT),
     )
 
