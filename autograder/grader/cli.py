@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from grader import cgroups
 from grader.course import (
     AUTOGRADER,
     Course,
@@ -332,8 +333,11 @@ def main(argv: list[str] | None = None) -> int:
         except (UsageError, FileNotFoundError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
+        finally:
+            cgroups.sweep()  # the groups of a worker that ended without closing its kernel
         if course.last_intake is not None:
             print(intake_summary(course.last_intake, course.work))
+        print(cgroups.describe())
         failed = [o for o in outcomes if not o["ok"]]
         for outcome in failed:
             print(
