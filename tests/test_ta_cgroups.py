@@ -294,3 +294,66 @@ def test_processes_disk_and_output_just_under_pass_and_just_over_are_stopped(pat
     assert "No space left on device" in texts[3], texts[3]
     assert texts[4] == "y" * 900 + "\n"
     assert texts[5].startswith("y" * 1000) and "y" * 1001 not in texts[5], texts[5][-200:]
+
+
+# -- an honest student beside neighbours that take the machine, per-kernel path -------------
+NEIGHBOURS = ("cpuhog", "forkstorm", "memhog")
+
+
+@pytest.mark.slow
+@needs_root_sandbox
+def test_honest_students_keep_their_grades_beside_hogs_on_the_per_kernel_path(tmp_path):
+    from conftest import ROOT, grade_with_readme_command, read_grades
+    from grader.sample import load_builder
+    from test_ta_hostile import HONEST, NOTEBOOK
+
+    build = load_builder()
+    sample = build.sample_class(ROOT)
+    students = {s: {f"{NOTEBOOK}.ipynb": sample[s][0]} for s in HONEST}
+    work = tmp_path / "work"
+    cases = [c for c in build.hostile_cases(ROOT, work, 1) if c.student in NEIGHBOURS]
+    students.update({c.student: c.files for c in cases})
+    inbox = build.write_folder(tmp_path / "download", students)
+    token = "percase" + os.urandom(3).hex()
+    done = grade_with_readme_command(
+        inbox,
+        work,
+        "-a",
+        NOTEBOOK,
+        "--timeout",
+        "20",
+        env={ZYGOTE_ENV: "0", cgroups.RUN_ENV: token},
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    grades = read_grades(work)
+    for student, score in HONEST.items():
+        assert float(grades[student]["score"]) == score, grades[student]
+    for case in cases:
+        assert float(grades[case.student]["score"]) == case.expected, grades[case.student]
+    assert cgroups.describe() in done.stdout
+    assert cgroups.leftovers(token) == []
+
+
+def test_a_channel_names_the_limit_that_stopped_it():
+    from grader.remote import KernelChannel, KernelLost
+
+    request_r, request_w = os.pipe()
+    reply_r, reply_w = os.pipe()  # nobody answers
+    try:
+        for cpu_left, deadline, which in (
+            (lambda: -0.1, 60.0, ": CPU time"),  # the sandbox's CPU time is spent
+            (lambda: 1e9, 0.2, ": wall-clock time"),  # the ceiling passed first
+        ):
+            channel = KernelChannel(request_w, reply_r, 0, " (1 s of CPU time for a cell)")
+            channel.cpu_left = cpu_left
+            started = time.monotonic()
+            with pytest.raises(KernelLost, match=f"time limit .*{which}; the kernel was stopped"):
+                channel.request({"op": "ping"}, time.monotonic() + deadline)
+            assert time.monotonic() - started < 30
+        channel = KernelChannel(request_w, reply_r, 0, " (1 s for a cell)")  # no group
+        with pytest.raises(KernelLost) as lost:
+            channel.request({"op": "ping"}, time.monotonic() + 0.2)
+        assert str(lost.value).endswith("(1 s for a cell); the kernel was stopped")
+    finally:
+        for fd in (request_r, request_w, reply_r, reply_w):
+            os.close(fd)

@@ -467,6 +467,21 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     os.close(result_fd)
 
 
+TEST_PROCESSES = 64  # a test's process runs the instructor's check: torch's threads, no more
+
+
+def _test_group(limits: Limits) -> cgroups.Group | None:
+    """A control group for one test's process, where the machine offers them: the memory
+    of the sandbox's limit and a CPU share of its own, so that a test process weighs as
+    much as a kernel against its neighbours; None where there are none."""
+    if not cgroups.backend().kind:
+        return None
+    try:
+        return cgroups.Group(limits.memory_mb, TEST_PROCESSES)
+    except RuntimeError:
+        return None  # the test still runs, under the fork server's own limits
+
+
 def _read_all(fd: int, deadline: float, limit: int = 64 * 1024 * 1024) -> bytes | None:
     """Everything written to `fd` until its writer closes it, or None at the deadline."""
     chunks, size = list[bytes](), 0
@@ -517,10 +532,17 @@ def run_test(
         "credit": borrowed_credit,
         "points": points,
     }
+    group = _test_group(kernel.limits)
     result_r, result_w = os.pipe()
     fds = [os.dup(kernel.req_w), os.dup(kernel.rep_r), result_w]
     try:
+        fds += group.open_procs() if group is not None else []
         pid = ForkServer.get().start(job, fds)
+    except BaseException:
+        os.close(result_r)
+        if group is not None:
+            group.close()
+        raise
     finally:
         for fd in fds:
             os.close(fd)
@@ -530,6 +552,8 @@ def run_test(
         os.close(result_r)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
+        if group is not None:  # and anything it started
+            group.close()
     try:
         outcome = json.loads(data.decode("utf-8", errors="replace")) if data else None
     except ValueError:
