@@ -39,6 +39,7 @@ ROOT = Path("/sys/fs/cgroup")
 ENABLE_ENV = "ATTNBOOK_CGROUPS"  # "0": no groups (the fallback), whatever the machine offers
 RUN_ENV = "ATTNBOOK_CGROUP_RUN"
 PREFIX = "attnbook-"
+LEAF = "attnbook.grader-"  # v2: where the grader moves itself so its group may have children
 V1_CONTROLLERS = ("cpu", "cpuacct", "memory", "pids")
 V2_CONTROLLERS = ("cpu", "memory", "pids")
 
@@ -104,7 +105,10 @@ def detect() -> Backend:
     try:
         own = _own_paths()
         if (ROOT / "cgroup.controllers").is_file():
-            return _detect_v2(ROOT / own.get("", "/").lstrip("/"))
+            folder = ROOT / own.get("", "/").lstrip("/")
+            if folder.name.startswith(LEAF):  # a worker of a run whose process moved there
+                folder = folder.parent
+            return _detect_v2(folder)
         mounts = _v1_mounts()
     except OSError as err:
         return Backend("", why=f"cannot read this process's control groups: {err}")
@@ -137,7 +141,9 @@ def _probe_v1(folder: Path) -> bool:
 def _detect_v2(own: Path) -> Backend:
     """The grader's own v2 group, if it can hold sandboxes: writable, with the cpu, memory
     and pids controllers available. A group that holds processes cannot give its children
-    controllers, so the grader first moves itself into a leaf of its own."""
+    controllers, so the grader first moves itself into a leaf of its own (`LEAF`; its
+    workers start there and make their groups beside it). The empty leaf stays after the
+    run, until the delegated scope ends."""
     if not os.access(own, os.W_OK) or not os.access(own / "cgroup.subtree_control", os.W_OK):
         return Backend(
             "",
@@ -157,7 +163,7 @@ def _detect_v2(own: Path) -> Backend:
         _write(own / "cgroup.subtree_control", " ".join(f"+{c}" for c in V2_CONTROLLERS))
     except OSError:  # processes in `own`: move this one into a leaf, then try again
         try:
-            leaf = own / f"{PREFIX}grader-{os.getpid()}-{secrets.token_hex(3)}"
+            leaf = own / f"{LEAF}{os.getpid()}-{secrets.token_hex(3)}"
             leaf.mkdir()
             _write(leaf / "cgroup.procs", "0")
             _write(own / "cgroup.subtree_control", " ".join(f"+{c}" for c in V2_CONTROLLERS))

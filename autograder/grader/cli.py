@@ -312,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         if count > 1:
             print(f"shard {index}/{count} (from {origin})")
         started = time.monotonic()
+        cgroups.backend()  # found once, before any worker starts (cgroup v2 moves this process)
         try:
             if args.from_exchange and args.source:
                 raise UsageError(
