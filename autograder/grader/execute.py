@@ -140,7 +140,7 @@ class StudentKernel:
         self.zygote: KernelZygote | None = None
         self.own: Path | None = None
         self.proc: subprocess.Popen | ForkedKernel
-        idle = self.group is None
+        idle = self.group is None and use_sandbox  # no group: students' code yields the CPU
         if self.dead:
             self.log = open(os.devnull, "wb")  # noqa: SIM115 - closed in close()
             self.proc = ForkedKernel(None, -1)

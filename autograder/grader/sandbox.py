@@ -9,8 +9,11 @@ directory. It does not see the repository (so neither
 `solutions/` nor `autograder/reference/`), the gradebook, or any other student's files. It
 has no network (a new network namespace holds only loopback), its own PID namespace, and
 dies with the grader. Limits: address space, processes (per throwaway user id, so a fork
-bomb stops at its own ceiling), file size, open files, CPU seconds; wall time and output
-size are enforced by the grader that reads the kernel's replies.
+bomb stops at its own ceiling), file size, open files, CPU seconds; time and output size
+are enforced by the grader that reads the kernel's replies. Where the machine offers control
+groups, each sandbox also has one (`grader.cgroups`): a CPU share, memory and a process count
+for all its processes together, and the CPU time its time limits count; where it does not,
+its processes run at idle priority (`limit_resources`).
 
 As root, a grading process starts one such sandbox for the kernel zygote (`grader.zygote`,
 `KernelZygote` here) and forks each notebook's kernel from it into new namespaces, with the
