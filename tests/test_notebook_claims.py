@@ -181,6 +181,9 @@ def test_09_words_the_probe_as_its_numbers_and_the_ssm_note_as_mamba_does():
     assert "knows positions" not in text
     assert "selective" in text and "Mamba" in text
     assert "let $A$ and $B$ depend on the input" not in text
+    # Mamba makes the step size, B and C input-dependent; A stays a learned constant
+    assert "make them functions of the current input" not in text
+    assert "$A$ stays a learned constant" in text
 
 
 def test_08_widget_suggestions_hold_for_the_shipped_model(shipped):
