@@ -357,3 +357,41 @@ def test_a_channel_names_the_limit_that_stopped_it():
     finally:
         for fd in (request_r, request_w, reply_r, reply_w):
             os.close(fd)
+
+
+def test_cpu_time_is_read_from_either_version(tmp_path):
+    v1, v2 = tmp_path / "cpuacct.usage", tmp_path / "cpu.stat"
+    v1.write_text("2500000000\n")
+    v2.write_text("usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\n")
+    assert cgroups.read_cpu_seconds(str(v1)) == 2.5
+    assert cgroups.read_cpu_seconds(str(v2)) == 1.5
+    v2.write_text("user_usec 1\n")
+    with pytest.raises(ValueError, match="no usage_usec line"):
+        cgroups.read_cpu_seconds(str(v2))
+
+
+UNIFIED = cgroups.ROOT / "unified"
+
+
+UNIFIED_HAS = (
+    (UNIFIED / "cgroup.controllers").read_text().split()
+    if (UNIFIED / "cgroup.controllers").is_file()
+    else None
+)
+
+
+@pytest.mark.skipif(
+    UNIFIED_HAS is None or all(c in UNIFIED_HAS for c in cgroups.V2_CONTROLLERS),
+    reason="needs a cgroup v2 hierarchy beside v1 without the cpu, memory or pids controller "
+    "(as CI mounts at /sys/fs/cgroup/unified)",
+)
+def test_a_v2_hierarchy_without_the_controllers_is_refused_with_the_reason(monkeypatch):
+    monkeypatch.setattr(cgroups, "ROOT", UNIFIED)
+    monkeypatch.setattr(cgroups, "_own_paths", lambda: {"": "/"})
+    found = cgroups.detect()
+    assert found.kind == ""
+    if os.access(UNIFIED / "cgroup.subtree_control", os.W_OK):
+        missing = [c for c in cgroups.V2_CONTROLLERS if c not in (UNIFIED_HAS or [])]
+        assert found.why == f"cgroup v2 group {UNIFIED} lacks the {', '.join(missing)} controller"
+    else:
+        assert "is not writable" in found.why and "Delegate=yes" in found.why
