@@ -395,3 +395,30 @@ def test_a_v2_hierarchy_without_the_controllers_is_refused_with_the_reason(monke
         assert found.why == f"cgroup v2 group {UNIFIED} lacks the {', '.join(missing)} controller"
     else:
         assert "is not writable" in found.why and "Delegate=yes" in found.why
+
+
+@needs_groups
+def test_the_cpu_limit_counts_the_groups_cpu_time_whatever_the_wall_clock():
+    """The CPU side of the time limit on a real group, with a wall ceiling far away (the
+    kernel-level test above needs a machine that gives the sandbox 3 s of CPU in 7 s)."""
+    from grader.remote import KernelChannel, KernelLost
+
+    group = cgroups.Group(256, 16)
+    request_r, request_w = os.pipe()
+    reply_r, reply_w = os.pipe()
+    spinner = subprocess.Popen(
+        [sys.executable, "-c", "while True: pass"], preexec_fn=group.joiner()
+    )
+    try:
+        start = group.cpu_seconds()
+        channel = KernelChannel(request_w, reply_r, 0, " (0.5 s of CPU time for a cell)")
+        channel.cpu_left = lambda: start + 0.5 - group.cpu_seconds()
+        with pytest.raises(KernelLost, match=r"\(0.5 s of CPU time for a cell\): CPU time"):
+            channel.request({"op": "ping"}, time.monotonic() + 300)
+        assert group.cpu_seconds() - start >= 0.5
+    finally:
+        spinner.kill()
+        spinner.wait()
+        group.close()
+        for fd in (request_r, request_w, reply_r, reply_w):
+            os.close(fd)
