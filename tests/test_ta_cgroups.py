@@ -422,3 +422,17 @@ def test_the_cpu_limit_counts_the_groups_cpu_time_whatever_the_wall_clock():
         group.close()
         for fd in (request_r, request_w, reply_r, reply_w):
             os.close(fd)
+
+
+@needs_groups
+def test_a_released_group_is_removed_once_its_members_have_exited():
+    group = cgroups.Group(256, 16)
+    spinner = subprocess.Popen(
+        [sys.executable, "-c", "while True: pass"], preexec_fn=group.joiner()
+    )
+    folders = list(group.folders)
+    group.release()  # kills, does not wait
+    assert spinner.wait(timeout=30) == -9
+    cgroups.finish_released()
+    assert not any(f.exists() for f in folders) and group not in cgroups.Group.live
+    assert cgroups.leftovers() == []

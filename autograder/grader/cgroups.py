@@ -226,6 +226,7 @@ class Group:
 
     made = 0  # groups this process has made: the last part of the name
     live: set[Group] = set()
+    released: set[Group] = set()  # killed, to be removed once their members have exited
 
     def __init__(self, memory_mb: int, processes: int, found: Backend | None = None):
         if memory_mb < 1 or processes < 1:
@@ -365,6 +366,38 @@ class Group:
             _remove(folder)
         self.folders = []
         Group.live.discard(self)
+        Group.released.discard(self)
+
+    def release(self) -> None:
+        """Kill every member now and remove the group once they have exited, without waiting
+        for them (a test's process may take tens of milliseconds to unmap torch): at the next
+        `release`, at `finish_released` or at exit."""
+        for pid in self.members():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        Group.released.add(self)
+        finish_released(wait=False)
+
+    def _try_remove(self) -> bool:
+        while self.folders:
+            try:
+                self.folders[-1].rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return False
+            self.folders.pop()
+        Group.live.discard(self)
+        Group.released.discard(self)
+        return True
+
+
+def finish_released(wait: bool = True) -> None:
+    """Remove the released groups whose members have exited; with `wait`, all of them
+    (killing any member left)."""
+    for group in list(Group.released):
+        if not group._try_remove() and wait:
+            group.close()
 
 
 def _remove(folder: Path, wait_s: float = 5.0) -> bool:
@@ -386,6 +419,7 @@ def _remove(folder: Path, wait_s: float = 5.0) -> bool:
 
 
 def close_groups() -> None:
+    finish_released()
     for group in list(Group.live):
         group.close()
 

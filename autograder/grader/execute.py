@@ -300,6 +300,7 @@ class StudentKernel:
         self.log.close()
         if self.group is not None:
             self.group.close()
+        cgroups.finish_released()  # the groups of this notebook's test processes
         shutil.rmtree(self.tmp, ignore_errors=True)
         if self.zygote is not None and self.own is not None:
             shutil.rmtree(self.own, ignore_errors=True)
@@ -552,8 +553,8 @@ def run_test(
         os.close(result_r)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-        if group is not None:  # and anything it started
-            group.close()
+        if group is not None:  # and anything it started; removed once they have exited
+            group.release()
     try:
         outcome = json.loads(data.decode("utf-8", errors="replace")) if data else None
     except ValueError:
