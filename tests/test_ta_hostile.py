@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import socket
 import threading
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT, grade_with_readme_command, read_grades
+from grader import cgroups
 from grader.sandbox import UID_BASE_ENV, UID_SLOTS, new_uid_base, sandbox_available
 
 SANDBOX_OK, SANDBOX_WHY = sandbox_available()
@@ -75,9 +77,16 @@ def graded(tmp_path_factory):
     students.update({case.student: case.files for case in cases})
     inbox = build.write_folder(tmp_path_factory.mktemp("download"), students)
     base = new_uid_base()
+    token = secrets.token_hex(4)  # names this run's control groups
     try:
         done = grade_with_readme_command(
-            inbox, work, "-a", NOTEBOOK, "--timeout", "20", env={UID_BASE_ENV: str(base)}
+            inbox,
+            work,
+            "-a",
+            NOTEBOOK,
+            "--timeout",
+            "20",
+            env={UID_BASE_ENV: str(base), cgroups.RUN_ENV: token},
         )
     finally:
         listener.close()
@@ -89,6 +98,7 @@ def graded(tmp_path_factory):
         "listener": listener,
         "uids": range(base, base + UID_SLOTS),
         "run": done,
+        "cgroup_run": token,
     }
 
 
@@ -147,6 +157,12 @@ CASES = [
     "slowanswer",
     "displays",
     "diskfill",
+    # ---- issue #27 (helper `secret`): hidden cases drawn from the course's secret ----
+    "lookuptable",
+    # -- neighbours that take the machine (issue #27 item 1)
+    "cpuhog",
+    "forkstorm",
+    "memhog",
 ]
 
 
@@ -281,3 +297,30 @@ def test_every_test_verdict_is_reported(graded):
         report = json.loads((reports / student / f"{NOTEBOOK}.json").read_text())
         assert set(report["tests"].values()) <= {"passed", "failed", "lost"}
         assert report["sandboxed"] is True
+
+
+# ---- issue #27 (helper `secret`): hidden cases drawn from the course's secret -------------
+def test_a_table_of_the_kits_answers_loses_every_function_test(graded):
+    """Answers recorded by running the kit's checks at home (no course secret), no code: the
+    grader's hidden cases are other inputs, so each function test fails on an input the
+    table never saw; the four concept answers keep their points."""
+    row = graded["grades"]["lookuptable"]
+    for test in ("test_project_qkv", "test_score_matrix", "test_softmax_rows", "test_attention"):
+        assert row[test] == "0.0", (test, row)
+    for test in ("test_answer_q_shape", "test_answer_scale", "test_answer_permutation"):
+        assert row[test] == "1.0", (test, row)
+
+
+# -- neighbours that take the machine (issue #27 item 1) -------------------------------------
+def test_the_run_names_how_sandboxes_are_limited_and_leaves_no_control_group(graded):
+    found = cgroups.backend()
+    line = cgroups.describe()
+    assert line in graded["run"].stdout, graded["run"].stdout[-2000:]
+    if found.kind:
+        assert cgroups.leftovers(graded["cgroup_run"]) == []
+
+
+@pytest.mark.parametrize("student", ["cpuhog", "forkstorm", "memhog"])
+def test_a_neighbour_that_takes_the_machine_is_stopped_by_its_own_limits(graded, student):
+    status = graded["grades"][student]["status"]
+    assert "time limit" in status or "memory limit" in status, status

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from grader import cgroups
 from grader.course import (
     AUTOGRADER,
     Course,
@@ -20,7 +21,25 @@ from grader.course import (
     sqlite_file,
     table,
 )
+from grader.lockdown import ExposedError, private_umask
 from grader.shards import ShardError, parse_shard
+
+PROBED = ("grade", "collect", "sample", "catalogue")  # the commands that lead to grading
+NO_SANDBOX = 3  # the exit status of a command refused because the sandbox cannot start
+
+
+def sandbox_refusal(command: str) -> str:
+    """'' where bubblewrap starts a sandbox here; else the one line that refuses `command`:
+    the cause, the fix and the explicit way to go without (before anything is written)."""
+    from grader.sandbox import sandbox_available
+
+    works, why = sandbox_available()
+    if works:
+        return ""
+    return (
+        f"error: {command}: refused, the sandbox cannot start: {why}; or pass --sandbox auto "
+        "to grade without it (every status then says NOT SANDBOXED)"
+    )
 
 
 def _course(args) -> Course:
@@ -88,6 +107,27 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--timeout", type=_seconds, help="seconds per cell (default: config, 300)")
     parser.add_argument("--memory-mb", type=_at_least(1), help="kernel address-space limit (4096)")
+
+
+def _lock_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lock",
+        action="store_true",
+        help="on a machine students log in to, chmod -R go-rwx the reference answers, "
+        "the solutions, the course's secret and the work folder instead of refusing "
+        "(grader/lockdown.py)",
+    )
+
+
+def _locked(args, course: Course) -> None:
+    """Refuse (ExposedError) when other accounts could read the course's private files."""
+    from grader.lockdown import enforce
+
+    exchange_route = args.command in ("collect", "release-feedback") or bool(
+        getattr(args, "from_exchange", False)
+    )
+    for line in enforce(course, exchange_route, args.lock):
+        print(line)
 
 
 def _exchange_options(parser: argparse.ArgumentParser) -> None:
@@ -170,11 +210,12 @@ def _exchange_command(args, course: Course) -> int:
     from nbgrader.exchange import ExchangeError  # nbgrader's release says why it failed
 
     try:
+        _locked(args, course)
         if args.command == "collect":
             _collect(args, course)
             return 0
         return _release(args, course)
-    except (UsageError, FileNotFoundError, ExchangeError) as err:
+    except (UsageError, FileNotFoundError, ExchangeError, ExposedError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 
@@ -213,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         help="collect from nbgrader's exchange first (as `collect`), then grade what was collected",
     )
     _collect_options(grade)
+    _lock_option(grade)
     _common(grade)
     collect = sub.add_parser(
         "collect",
@@ -228,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         help="assignment to collect (default: every one in the exchange)",
     )
     _collect_options(collect)
+    _lock_option(collect)
     _common(collect)
     release = sub.add_parser(
         "release-feedback",
@@ -236,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     release.add_argument("-a", "--assignment", action="append", required=True)
     _exchange_options(release)
+    _lock_option(release)
     _common(release)
     gradescope = sub.add_parser(
         "gradescope",
@@ -271,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     sample.add_argument("--out", help="work folder (default: a temporary folder)")
     _common(sample)
     args = parser.parse_args(argv)
+    private_umask()  # everything the grader writes is the TA's alone (grader/lockdown.py)
     known = assignments(Path(args.root))
     for name in getattr(args, "assignment", None) or ():
         if name not in known:
@@ -278,6 +323,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
             )
 
+    if args.command in PROBED and args.sandbox == "bwrap":
+        refusal = sandbox_refusal(args.command)
+        if refusal:
+            print(refusal, file=sys.stderr)
+            return NO_SANDBOX
     if args.command == "catalogue":
         from grader.report import catalogue_command
 
@@ -302,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    failed: list[dict] = []
     if args.command == "grade":
         try:
             index, count, origin = parse_shard(args.shard)
@@ -311,7 +362,9 @@ def main(argv: list[str] | None = None) -> int:
         if count > 1:
             print(f"shard {index}/{count} (from {origin})")
         started = time.monotonic()
+        cgroups.backend()  # found once, before any worker starts (cgroup v2 moves this process)
         try:
+            _locked(args, course)  # before anything is read or written
             if args.from_exchange and args.source:
                 raise UsageError(
                     f"grade: expected SOURCE or --from-exchange, found both "
@@ -329,22 +382,28 @@ def main(argv: list[str] | None = None) -> int:
                     args.force,
                     (index, count),
                 )
-        except (UsageError, FileNotFoundError) as err:
+        except (UsageError, FileNotFoundError, ExposedError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
+        finally:
+            cgroups.sweep()  # the groups of a worker that ended without closing its kernel
         if course.last_intake is not None:
             print(intake_summary(course.last_intake, course.work))
+        print(cgroups.describe())
         failed = [o for o in outcomes if not o["ok"]]
         for outcome in failed:
             print(
-                f"FAILED {outcome['student']}/{outcome['assignment']}: {outcome['error']}",
+                f"FAILED {outcome['student']}/{outcome['assignment']}: "
+                f"{outcome.get('reason') or outcome['error']} (the whole error: "
+                f"{course.error_path(outcome['student'], outcome['assignment'])})",
                 file=sys.stderr,
             )
         print(
             f"graded {len(outcomes)} notebook(s) with {args.workers} worker(s) in "
             f"{time.monotonic() - started:.1f} s"
+            + (f"; grading FAILED for {len(failed)}: their status says why" if failed else "")
         )
     rows = export_csv(course, csv_path)
     print(table(rows))
     print(f"CSV: {csv_path}")
-    return 0
+    return 1 if failed else 0

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 
+from attnbook.grading import SECRET_FILE
 from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, collect, printable
 from grader.normalize import answer_digests, normalize
@@ -68,13 +69,23 @@ def grading_inputs(root: Path, assignment: str) -> list[tuple[str, Path]]:
     reference = Path(os.environ.get("ATTNBOOK_AUTOGRADER") or root / "autograder") / "reference"
     package = package_dir()
     config = root / "autograder" / "nbgrader_config.py"
+    secret = reference.parent / SECRET_FILE  # the hidden cases' inputs (grader/secret.py)
     return (
-        listed("solutions", root / "solutions" / assignment, "**/*")
+        ([("course_secret", secret)] if secret.is_file() else [])
+        + listed("solutions", root / "solutions" / assignment, "**/*")
         + listed("reference", reference, "*.py")
         + listed("attnbook", package, "**/*.py")
         + listed("grader", GRADER_DIR, "*.py")
         + ([("nbgrader_config.py", config)] if config.is_file() else [])
     )
+
+
+def private_folder(folder: Path) -> None:
+    """Make `folder` (the work folder: gradebook, grades.csv, submissions, feedback) and
+    keep it 0700 when this user owns it: other accounts cannot even list it."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if folder.stat().st_uid == os.geteuid() and folder.stat().st_mode & 0o077:
+        folder.chmod(0o700)
 
 
 class UsageError(ValueError):
@@ -123,6 +134,8 @@ class Course:
         self.db_url = self.db_url or default_db_url(self.work)
         warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's models
         os.environ.setdefault("ATTNBOOK_AUTOGRADER", str(self.root / "autograder"))
+        if self.work.is_dir():
+            private_folder(self.work)
         bin_dir = os.path.dirname(sys.executable)  # nbgrader runs alembic from PATH
         if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
             os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
@@ -173,7 +186,7 @@ class Course:
         Shards on several machines start against one fresh database at once; without the
         database lock two of them create nbgrader's tables and enum types concurrently and
         one fails with a duplicate-key error."""
-        self.work.mkdir(parents=True, exist_ok=True)
+        private_folder(self.work)
         with open(self.work / f".{name}.lock", "w") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             with self._database_lock(name):
@@ -415,16 +428,66 @@ class Course:
                 "error": f"{type(err).__name__}: {printable(str(err), 2000)}",
                 "report": {},
             }
+        if not outcome["ok"]:
+            outcome["reason"] = failure_reason(outcome["error"])
+            try:
+                self.record_failure(student, assignment, outcome["reason"], outcome["error"])
+            except Exception as err:  # the outcome still says it failed
+                outcome["reason"] += f" (and recording it failed: {type(err).__name__}: {err})"
         outcome["seconds"] = round(time.monotonic() - started, 2)
         return outcome
+
+    def results_of(self, student: str, assignment: str) -> list[Path]:
+        """What grading one notebook writes besides the gradebook: the graded notebook, the
+        run report and the feedback page (each a folder of this student's notebook)."""
+        return [self.work / name / student / assignment for name in ("autograded", "feedback")] + [
+            self.work / "reports" / assignment / student
+        ]
+
+    def error_path(self, student: str, assignment: str) -> Path:
+        """Where the whole error of a failed grading is kept (nbgrader's log, traceback)."""
+        return self.state_path(student, assignment).with_suffix(".error.txt")
+
+    def record_failure(self, student: str, assignment: str, reason: str, error: str = "") -> None:
+        """A notebook whose grading failed for the grader's own reasons: its status says so
+        until it is graded again (it is regraded on the next run), and nothing of an earlier
+        grading stands in for it: no graded notebook, report or feedback page, and no
+        automatic score (manual scores a TA gave stay, with the answers they were given for)."""
+        import shutil
+
+        from nbgrader.api import Gradebook, MissingEntry
+
+        state = self.state(student, assignment)
+        state.pop("fingerprint", None)
+        state["failed"] = reason
+        self._write_state(student, assignment, state)
+        if error:
+            self.error_path(student, assignment).write_text(error, encoding="utf-8")
+        for folder in self.results_of(student, assignment):
+            shutil.rmtree(folder, ignore_errors=True)
+        with warnings.catch_warnings(), Gradebook(self.db_url) as gb:
+            warnings.simplefilter("ignore")
+            try:
+                notebook = gb.find_submission_notebook(assignment, assignment, student)
+            except MissingEntry:  # failed before nbgrader made the row: the CSV needs one
+                with contextlib.suppress(Exception):
+                    gb.update_or_create_submission(assignment, student)
+                return
+            for grade in notebook.grades:
+                if grade.auto_score is not None:
+                    grade.auto_score = 0.0
+            gb.db.commit()
 
     def _grade_one(self, assignment: str, student: str) -> dict:
         fingerprint = self.fingerprint(student, assignment)
         answers = answer_digests(nbformat.read(self.submission_path(student, assignment), 4))
         state = self.state(student, assignment)
         state["manual_cleared"] = self.clear_stale_manual(assignment, student, state, answers)
+        state.pop("fingerprint", None)  # up to date again only once this grading succeeds
         self._write_state(student, assignment, state)  # the clearing is recorded even if
         api = self.api()  # autograde fails below
+        report = self.work / "reports" / assignment / student / f"{assignment}.json"
+        report.unlink(missing_ok=True)  # an earlier run's must not stand in for this one
         result = api.autograde(assignment, student, force=True, create=True)
         outcome = {
             "student": student,
@@ -437,10 +500,14 @@ class Course:
         if result["success"]:
             feedback = api.generate_feedback(assignment, student, force=True)
             if not feedback["success"]:
-                outcome["error"] = "feedback failed: " + (feedback.get("error") or "")[-500:]
-        report = self.work / "reports" / assignment / student / f"{assignment}.json"
+                outcome["ok"] = False
+                outcome["error"] = "the feedback page could not be written: " + (
+                    (feedback.get("log") or "")[-2000:] + "\n" + (feedback.get("error") or "")
+                )
         outcome["report"] = json.loads(report.read_text()) if report.exists() else {}
         if outcome["ok"]:
+            state.pop("failed", None)
+            self.error_path(student, assignment).unlink(missing_ok=True)
             state.update(
                 fingerprint=fingerprint, answers=answers, status=outcome["report"].get("status", "")
             )
@@ -504,6 +571,9 @@ class Course:
         intake = self.state_path(student, assignment).with_suffix(".intake.json")
         if intake.exists():
             notes += json.loads(intake.read_text()).get("notes", [])
+        failed = self.state(student, assignment).get("failed")
+        if failed:
+            notes.insert(0, f"{FAILED}: {failed}")
         report = self.work / "reports" / assignment / student / f"{assignment}.json"
         if report.exists():
             status = json.loads(report.read_text()).get("status", "")
@@ -521,6 +591,23 @@ class Course:
         manual score now)."""
         cleared = self.state(student, assignment).get("manual_cleared", {})
         return {g: info for g, info in cleared.items() if g not in manual}
+
+
+FAILED = "GRADING FAILED (the grader's fault, not the student's; it is regraded next run)"
+
+
+def failure_reason(error: str) -> str:
+    """One line of a failed grading's error (nbgrader's log and traceback): the last line
+    that names an exception (other than nbgrader's "see the above traceback"), else the
+    last line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    named = [
+        line
+        for line in lines
+        if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Lost)\b:?", line)
+        and "NbGraderException" not in line
+    ]
+    return printable((named or lines or ["no reason given"])[-1], 300)
 
 
 # -- grading many ---------------------------------------------------------------------------
