@@ -754,7 +754,7 @@ def _cell_nodes(sources: list[str], cell: int, line: int, name: str, is_class: b
         tree = ast.parse(sources[cell])
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    hits = []
+    hits: list[ast.AST] = []
     for node in ast.walk(tree):
         if is_class and isinstance(node, ast.ClassDef):
             if node.lineno <= line <= (node.end_lineno or node.lineno) and node.name == name:
@@ -769,7 +769,7 @@ def _cell_nodes(sources: list[str], cell: int, line: int, name: str, is_class: b
 
 
 def _named_defs(sources: list[str], name: str) -> list:
-    hits = []
+    hits: list[ast.AST] = []
     for source in sources:
         with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
             for node in ast.walk(ast.parse(source)):
