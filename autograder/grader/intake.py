@@ -57,6 +57,35 @@ _JUNK_PARTS = ("__MACOSX", "__pycache__", ".ipynb_checkpoints")
 EXACT, SUFFIXED, NUMBER, TOPIC, CELLS = 5, 4, 3, 2, 1
 
 
+# A notebook's JSON is sized before it is parsed: json.loads makes a Python object of every
+# value, so 114 MB of `{},` are 40 million dicts and 3 GB. An honest notebook (at most
+# `grader.normalize.MAX_CELLS` cells, its outputs mostly long strings) holds far fewer.
+MAX_JSON_CONTAINERS = 500_000  # objects and arrays
+MAX_JSON_VALUES = 5_000_000  # values of objects and arrays (about the commas, plus one each)
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def json_shape(data: bytes) -> tuple[int, int]:
+    """(objects and arrays, values in them) of a JSON text, counted without parsing it: the
+    strings are cut out (in C, one copy of what is outside them) and the brackets and
+    commas left are counted. Malformed JSON gives some count; the parser then refuses it."""
+    outside = _JSON_STRING.sub(b"", data)
+    containers = outside.count(b"{") + outside.count(b"[")
+    return containers, outside.count(b",") + containers
+
+
+def json_too_big(data: bytes) -> str:
+    """Why a notebook's JSON is refused before it is parsed, or "" when it may be parsed."""
+    containers, values = json_shape(data)
+    if containers > MAX_JSON_CONTAINERS or values > MAX_JSON_VALUES:
+        return (
+            f"its JSON holds {containers:,} objects and arrays and {values:,} values, over "
+            f"the limits of {MAX_JSON_CONTAINERS:,} and {MAX_JSON_VALUES:,} for a notebook "
+            "(a notebook is mostly cells of text; this is not parsed)"
+        )
+    return ""
+
+
 # -- names ----------------------------------------------------------------------------------
 def printable(text: str, limit: int = 200) -> str:
     """`text` safe to print and store: control and bidi characters and lone surrogates
@@ -184,6 +213,8 @@ def match_name(filename: str, assignments: list[str]) -> NameMatch | None:
 def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | None = None) -> str:
     """The assignment whose graded cells (nbgrader grade_ids) the notebook holds, at least
     half of them and more than any other's; "" when none or no clear winner."""
+    if json_too_big(data):
+        return ""
     try:
         nb = json.loads(data.decode("utf-8", "replace"))
         cells = nb.get("cells") if isinstance(nb, dict) else None
