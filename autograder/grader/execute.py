@@ -588,6 +588,43 @@ class OutputBudget:
             )
         return outputs
 
+    def clean_test(self, raw: list) -> list:
+        """A test's outputs within the same caps: each text cut as a cell's is, streams kept
+        while the cell's and the notebook's room lasts; the error and the partial-credit
+        result, which decide the test's grade in nbgrader, are always kept (cut)."""
+        outputs, cell, dropped = [], 0, 0
+        for item in raw if isinstance(raw, list) else []:
+            item = dict(item) if isinstance(item, dict) else {}
+            kind = item.get("output_type")
+            if kind == "execute_result":
+                data = item.get("data") if isinstance(item.get("data"), dict) else {}
+                text = str(data.get("text/plain", ""))[:100]
+                output = nbformat.v4.new_output(
+                    "execute_result", execution_count=None, data={"text/plain": text}
+                )
+            else:
+                output = self._one(item)
+            if output is None:
+                continue
+            size = len(json.dumps(output))
+            over = cell + size > self.cell_chars or self.used + size > self.notebook_chars
+            if over and kind not in ("error", "execute_result"):
+                dropped += 1
+                continue
+            cell += size
+            self.used += size
+            outputs.append(output)
+        if dropped:
+            outputs.append(
+                nbformat.v4.new_output(
+                    "stream",
+                    name="stdout",
+                    text=f"[{dropped} output(s) of this test not kept: over the "
+                    "limit of outputs per cell or per notebook]\n",
+                )
+            )
+        return outputs
+
     def _one(self, item: dict):
         kind, limit = item.get("output_type"), self.text_chars
         if kind == "stream":
@@ -689,6 +726,7 @@ def run_notebook(
                     borrowed_credit,
                     report.borrowed,
                 )
+                cell.outputs = budget.clean_test(cell.outputs)
                 if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):
                     report.grader_timeouts.append(grade_id)
                 report.tests[grade_id] = verdict
