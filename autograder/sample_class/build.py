@@ -519,7 +519,113 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
             {mine: _nb_bytes(add_cell_after(base, None, FILL_DISK))},
         ),
     ]
+    # -- issue #27 items 3, 5 and 7 (helper bounds) -------------------------------------------
+    stub_attention = copy.deepcopy(base)
+    release = release_notebook(root)
+    stub_attention.cells[_index(stub_attention, "attention")].source = release.cells[
+        _index(release, "attention")
+    ].source
+    cases += [
+        Case(
+            "rebinder",
+            FULL - 3,
+            "leaves attention as the released stub and binds a helper that calls the "
+            "package's twin (attnbook.ops.torch_attend) with globals()['attention'] = helper: "
+            "the binding counts, test_attention scores 0",
+            {mine: _nb_bytes(add_cell_after(stub_attention, "attention", REBIND))},
+        ),
+        Case(
+            "rebinder2",
+            FULL - 3,
+            "binds the package's twin to attention under a computed name, imported by a "
+            "computed path: the kernel says what attention is, test_attention scores 0",
+            {mine: _nb_bytes(add_cell_after(stub_attention, "attention", REBIND_COMPUTED))},
+        ),
+        Case(
+            "rebinder3",
+            FULL - 3,
+            "defines attention by exec of a computed string that calls the package's twin: "
+            "code in none of the cells, test_attention scores 0",
+            {mine: _nb_bytes(add_cell_after(stub_attention, "attention", REBIND_EXEC))},
+        ),
+        Case(
+            "bigname",
+            FULL - 10,
+            "every graded function raises an exception whose class has an 8 MB name: the "
+            "name crosses cut, the four function tests (10 points) fail, the concept "
+            "answers keep their 4, and the graded notebook and feedback stay small",
+            {mine: _nb_bytes(add_cell_after(base, None, BIG_NAME))},
+        ),
+        Case(
+            "emptyobjects",
+            0.0,
+            "the solution with 2 million empty JSON objects beside its cells: refused "
+            "before it is parsed, with the reason, graded as the blank notebook",
+            {mine: _with_junk(base, 2_000_000)},
+        ),
+        Case(
+            f"Grace Hopper_{LMS_ID}_assignsubmission_file_",
+            FULL,
+            "an honest Moodle folder (LMS id 4242), the solution, uploaded first",
+            {mine: _nb_bytes(base)},
+        ),
+        Case(
+            f"Grace Hopper_{LMS_ID}_assignsubmission_file__7777_assignsubmission_file_",
+            0.0,
+            "a Moodle display name that spells Grace's LMS id, uploading the blank release "
+            "later: it is student 7777, and Grace's upload is not superseded",
+            {mine: _nb_bytes(release)},
+        ),
+    ]
     return cases
+
+
+LMS_ID = "4242"
+REBIND = """
+from attnbook.ops import torch_attend
+
+
+def helper(Q, K, V):
+    return torch_attend(Q, K, V)
+
+
+globals()["attention"] = helper
+"""
+REBIND_COMPUTED = """
+import importlib
+
+ops = importlib.import_module("attnbook." + "o" + "ps")
+globals()["atten" + "tion"] = getattr(ops, "torch_" + "attend")
+"""
+REBIND_EXEC = """
+code = "from attnbook.ops import torch_attend\n"
+code += "def attention(Q, K, V):\n    return torch_attend(Q, K, V)\n"
+exec(code[::-1][::-1])
+"""
+BIG_NAME = """
+Huge = type("E" * 8_000_000, (Exception,), {})
+
+
+def _boom(*args, **kwargs):
+    raise Huge("boom")
+
+
+project_qkv = score_matrix = softmax_rows = attention = _boom
+"""
+
+
+def _with_junk(nb, count: int) -> bytes:
+    """The notebook's JSON with `count` empty objects in a field beside its cells."""
+    text = nbformat.writes(nb).rstrip()
+    return (text[:-1] + ', "x": [' + ",".join(["{}"] * count) + "]}").encode()
+
+
+def lms_student_id(folder: str) -> str:
+    """The student id the grader gives a case's folder: its LMS id for a Moodle folder."""
+    from grader.intake import _identity
+
+    found = _identity([folder, "notebook.ipynb"])
+    return found[0].natural_id() if found else folder
 
 
 def write_folder(out: Path, students: dict[str, dict[str, bytes]]) -> Path:
