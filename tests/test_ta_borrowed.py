@@ -742,3 +742,22 @@ def test_no_solution_is_flagged_when_followed(kernel_module, notebook):
     for subject in RULES[notebook]:
         origin = kernel.origin(subject)
         assert find_borrowed(notebook, subject, sources, origin) == [], (subject, origin)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"kind": "code", "chain": {"not": "a list"}},
+        {"kind": "code", "chain": [{"kind": "class", "mro": {"x": 1}, "code": "nope"}]},
+        {"kind": "code", "chain": [{"kind": "function", "code": [{"cell": True, "line": 1}]}]},
+        {"kind": "code", "chain": [{"kind": "function", "code": [{"cell": 10**9, "line": 1}]}]},
+        {"kind": "code", "chain": ["x" * 10, None, 3]},
+    ],
+)
+def test_a_malformed_origin_reply_is_read_as_data(reply):
+    """The kernel is the student's: a reply of the wrong shape never stops the grader."""
+    from grader.borrowed import find_borrowed
+
+    sources = solution_cells("05_multihead")[0]
+    found = find_borrowed("05_multihead", SDPA, sources, reply)
+    assert all(b.target == "attnbook._unreadable" for b in found), found

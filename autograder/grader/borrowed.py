@@ -779,6 +779,10 @@ def _named_defs(sources: list[str], name: str) -> list:
     return hits
 
 
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
 def _text(value, limit: int = 300) -> str:
     return str(value)[:limit]
 
@@ -791,21 +795,21 @@ def follow(origin: dict, sources: list[str]) -> Followed:
     if not isinstance(origin, dict) or origin.get("ok") is False:
         out.unreadable.append("a value the kernel could not describe to the grader")
         return out
-    chain = origin.get("chain")
-    for entry in chain[:8] if isinstance(chain, list) else []:
+    for entry in _list(origin.get("chain"))[:8]:
         if not isinstance(entry, dict):
             continue
         kind = _text(entry.get("kind"))
         module, qualname = _text(entry.get("module")), _text(entry.get("qualname"))
-        for path in entry.get("mro") or [] if kind in ("class", "object") else []:
+        for path in _list(entry.get("mro"))[:20] if kind in ("class", "object") else []:
             if isinstance(path, str) and not path.startswith("__main__."):
                 out.paths.append(_text(path))
         if module != "__main__" or kind == "builtin":
             out.paths.append(f"{module}.{qualname}")
-        for code in (entry.get("code") or [])[:50]:
+        for code in _list(entry.get("code"))[:50]:
             if not isinstance(code, dict):
                 continue
             cell, line = code.get("cell"), code.get("line")
+            cell = cell if isinstance(cell, int) and not isinstance(cell, bool) else None
             name = _text(code.get("name"))
             if isinstance(cell, int) and isinstance(line, int):
                 target = qualname.rsplit(".", 1)[-1] if kind == "class" else name
