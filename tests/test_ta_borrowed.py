@@ -703,6 +703,11 @@ HONEST_FOLLOWED = {
         f"_own = {SDPA}\n\n\n@logged\n@torch.no_grad()\n"
         f"def {SDPA}(q, k, v, allowed=None):\n    return _own(q, k, v, allowed)\n"
     ),
+    "dataclass": (
+        "import dataclasses\nfrom torch import nn\n\n_Own = MultiHeadAttention\n\n\n"
+        "@dataclasses.dataclass(eq=False)\nclass MultiHeadAttention(_Own):\n"
+        "    def __post_init__(self):\n        pass\n"
+    ),
     "partial": f"import functools\n\n_own2 = {SDPA}\n{SDPA} = functools.partial(_own2)\n",
     "cell_magic": (
         f"%%time\n_own3 = {SDPA}\n\n\ndef {SDPA}(q, k, v, allowed=None):\n"

@@ -399,6 +399,23 @@ def _where(code, cells: dict[str, int]) -> dict:
     }
 
 
+_DATACLASS_METHODS = frozenset(
+    ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__")
+    + ("__le__", "__gt__", "__ge__", "__match_args__", "__getstate__", "__setstate__")
+)
+_NAMEDTUPLE_METHODS = frozenset(("__new__", "__repr__", "_make", "_replace", "_asdict"))
+
+
+def _generated_methods(cls) -> frozenset:
+    """The methods `dataclasses` or `namedtuple` wrote for `cls` (compiled from strings, so
+    in no cell): not the student's code, not followed."""
+    if "__dataclass_fields__" in vars(cls):
+        return _DATACLASS_METHODS
+    if issubclass(cls, tuple) and "_fields" in vars(cls):
+        return _NAMEDTUPLE_METHODS
+    return frozenset()
+
+
 def _origin_chain(value, cells: dict[str, int]) -> list[dict]:
     """What `value` runs when called: itself, what it wraps (`__wrapped__`), a partial's
     function, a bound method's function, a callable object's `__call__`."""
@@ -426,9 +443,10 @@ def _origin_chain(value, cells: dict[str, int]) -> list[dict]:
                 entry["module"], entry["qualname"] = _name(cls.__module__), _name(cls.__qualname__)
             entry["mro"] = [_name(f"{c.__module__}.{c.__qualname__}") for c in cls.__mro__][:20]
             codes = []
-            for member in list(vars(cls).values())[:200]:
+            generated = _generated_methods(cls)
+            for key, member in list(vars(cls).items())[:200]:
                 func = getattr(member, "__func__", member)
-                if isinstance(func, types.FunctionType):
+                if isinstance(func, types.FunctionType) and key not in generated:
                     codes.append(_where(func.__code__, cells))
             entry["code"] = codes[:50]
         elif isinstance(code, types.CodeType):
