@@ -554,7 +554,7 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
             "every graded function raises an exception whose class has an 8 MB name: the "
             "name crosses cut, the four function tests (10 points) fail, the concept "
             "answers keep their 4, and the graded notebook and feedback stay small",
-            {mine: _nb_bytes(add_cell_after(base, None, BIG_NAME))},
+            {mine: _nb_bytes(_raising(base))},
         ),
         Case(
             "emptyobjects",
@@ -608,10 +608,16 @@ Huge = type("E" * 8_000_000, (Exception,), {})
 
 def _boom(*args, **kwargs):
     raise Huge("boom")
-
-
-project_qkv = score_matrix = softmax_rows = attention = _boom
 """
+
+
+def _raising(nb):
+    """Every graded function of notebook 01 rebound, in its own answer cell, to raise an
+    exception whose class has an 8 MB name."""
+    nb = append_to(nb, "project_qkv", BIG_NAME)
+    for name in ("project_qkv", "score_matrix", "softmax_rows", "attention"):
+        nb = append_to(nb, name, f"{name} = _boom\n")
+    return nb
 
 
 def _with_junk(nb, count: int) -> bytes:
