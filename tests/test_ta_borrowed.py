@@ -766,3 +766,13 @@ def test_a_malformed_origin_reply_is_read_as_data(reply):
     sources = solution_cells("05_multihead")[0]
     found = find_borrowed("05_multihead", SDPA, sources, reply)
     assert all(b.target == "attnbook._unreadable" for b in found), found
+
+
+def test_the_kernel_counts_lines_in_the_cell_as_written(kernel_module):
+    """IPython drops a cell's leading blank lines; the line the kernel gives is the cell's."""
+    cell = (
+        f"\n\n\n_own5 = {SDPA}\n\n\ndef {SDPA}(q, k, v, allowed=None):\n    return _own5(q, k, v)\n"
+    )
+    sources, kernel = _run_in_kernel(kernel_module, "05_multihead", cell)
+    (code,) = kernel.origin(SDPA)["chain"][0]["code"]
+    assert (code["cell"], code["line"]) == (len(sources) - 1, 7), code

@@ -765,6 +765,14 @@ def _cell_nodes(sources: list[str], cell: int, line: int, name: str, is_class: b
                 hits.append(node)
         elif not is_class and isinstance(node, ast.Lambda) and node.lineno == line:
             hits.append(node)
+    if not hits:  # a line IPython counted otherwise: the cell's one def of that name
+        named = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and n.name == name
+        ]
+        hits = named if len(named) == 1 else []
     return hits[-1:] if is_class else hits
 
 

@@ -116,7 +116,8 @@ class Kernel:
         self.shell.display_pub.publish = self._record_display  # type: ignore[method-assign]
         self.handles: dict[int, object] = {}
         self.tokens: dict[int, int] = {}  # id(object) -> a small number, for aliasing
-        self.cells: dict[str, int] = {}  # file name IPython compiled a cell under -> its run
+        # file name IPython compiled a cell under -> (its run, lines IPython dropped above it)
+        self.cells: dict[str, tuple[int, int]] = {}
         self.runs = 0
         preload()
 
@@ -186,14 +187,13 @@ class Kernel:
         text, so a cell whose text ran before keeps the first run's index. Code compiled
         in the run under any other name (a nested `run_cell`) is in no cell."""
         try:
-            compiler = self.shell.compile
-            name = compiler.get_code_name(
-                source, self.shell.transform_cell(source), self.shell.execution_count
-            )
+            transformed = self.shell.transform_cell(source)
+            name = self.shell.compile.get_code_name(source, transformed, self.shell.execution_count)
         except Exception:  # a cell IPython cannot transform compiled nothing
             name = None
-        if isinstance(name, str):
-            self.cells.setdefault(name, self.runs)
+        if isinstance(name, str) and name not in self.cells:
+            # IPython drops a cell's leading blank lines: lines are counted in the cell
+            self.cells[name] = (self.runs, _first_line(source) - _first_line(transformed))
         self.runs += 1
 
     def origin(self, name: str) -> dict:
@@ -386,12 +386,17 @@ def _module_of_file(filename: str) -> str:
     return ""
 
 
-def _where(code, cells: dict[str, int]) -> dict:
+def _first_line(text: str) -> int:
+    """The index of the first line of `text` that is not blank."""
+    return next((i for i, line in enumerate(text.splitlines()) if line.strip()), 0)
+
+
+def _where(code, cells: dict[str, tuple[int, int]]) -> dict:
     filename = code.co_filename
-    cell = cells.get(filename)
+    cell, offset = cells.get(filename, (None, 0))
     return {
         "cell": cell,
-        "line": int(code.co_firstlineno),
+        "line": int(code.co_firstlineno) + offset,
         "name": _name(code.co_name),
         "file": _name(filename),
         "module": "__main__" if cell is not None else _name(_module_of_file(filename)),
@@ -416,7 +421,7 @@ def _generated_methods(cls) -> frozenset:
     return frozenset()
 
 
-def _origin_chain(value, cells: dict[str, int]) -> list[dict]:
+def _origin_chain(value, cells: dict[str, tuple[int, int]]) -> list[dict]:
     """What `value` runs when called: itself, what it wraps (`__wrapped__`), a partial's
     function, a bound method's function, a callable object's `__call__`."""
     import functools

@@ -537,15 +537,15 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
         Case(
             "rebinder2",
             FULL - 3,
-            "binds the package's twin to attention under a computed name, imported by a "
-            "computed path: the kernel says what attention is, test_attention scores 0",
+            "binds the same helper to attention under a computed name: the kernel says "
+            "what attention is, and the helper it runs is read; test_attention scores 0",
             {mine: _nb_bytes(add_cell_after(stub_attention, "attention", REBIND_COMPUTED))},
         ),
         Case(
             "rebinder3",
             FULL - 3,
-            "defines attention by exec of a computed string that calls the package's twin: "
-            "code in none of the cells, test_attention scores 0",
+            "defines attention by exec of a computed string that calls that helper: code "
+            "in none of the cells, test_attention scores 0",
             {mine: _nb_bytes(add_cell_after(stub_attention, "attention", REBIND_EXEC))},
         ),
         Case(
@@ -586,22 +586,36 @@ from attnbook.ops import torch_attend
 
 
 def helper(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim("Q", Q, 2, "(L_q, d_k)")
+    require_ndim("K", K, 2, "(L_k, d_k)")
+    require_ndim("V", V, 2, "(L_k, d_v)")
+    require_same_size("Q", Q, -1, "K", K, -1, "the query/key width d_k")
+    require_same_size("K", K, -2, "V", V, -2, "the number of keys L_k")
     return torch_attend(Q, K, V)
+"""
+REBIND_COMPUTED = (
+    REBIND
+    + """
 
+globals()["atten" + "tion"] = helper
+"""
+)
+REBIND = (
+    REBIND
+    + """
 
 globals()["attention"] = helper
 """
-REBIND_COMPUTED = """
-import importlib
-
-ops = importlib.import_module("attnbook." + "o" + "ps")
-globals()["atten" + "tion"] = getattr(ops, "torch_" + "attend")
-"""
-REBIND_EXEC = """
-code = "from attnbook.ops import torch_attend\n"
-code += "def attention(Q, K, V):\n    return torch_attend(Q, K, V)\n"
+)
+REBIND_EXEC = (
+    REBIND_COMPUTED.split("globals()")[0]
+    + r"""
+code = "def attention(Q, K, V):\n"
+code += "    return helper(Q, K, V)\n"
 exec(code[::-1][::-1])
 """
+)
 BIG_NAME = """
 Huge = type("E" * 8_000_000, (Exception,), {})
 
