@@ -766,7 +766,7 @@ def _cell_nodes(sources: list[str], cell: int, line: int, name: str, is_class: b
         elif not is_class and isinstance(node, ast.Lambda) and node.lineno == line:
             hits.append(node)
     if not hits:  # a line IPython counted otherwise: the cell's one def of that name
-        named = [
+        named: list[ast.AST] = [
             n
             for n in ast.walk(tree)
             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)

@@ -597,8 +597,8 @@ class OutputBudget:
             item = dict(item) if isinstance(item, dict) else {}
             kind = item.get("output_type")
             if kind == "execute_result":
-                data = item.get("data") if isinstance(item.get("data"), dict) else {}
-                text = str(data.get("text/plain", ""))[:100]
+                data = item.get("data")
+                text = str(data.get("text/plain", "") if isinstance(data, dict) else "")[:100]
                 output = nbformat.v4.new_output(
                     "execute_result", execution_count=None, data={"text/plain": text}
                 )
