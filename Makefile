@@ -1,19 +1,33 @@
 # One entry point for the common tasks. The first two are the README's two commands.
 #
-#   make lab        set up .venv (first time only) and open JupyterLab on notebooks/
+#   make lab        set up .venv (first time only) and open JupyterLab on work/, your own
+#                   copy of the notebooks: made from notebooks/ the first time, and each later
+#                   time given the notebooks a newer workbook adds; a file in it is never
+#                   overwritten, and git ignores it, so no `git pull` or release touches it
 #   make test       set up .venv and the test tools (first time only), run every test (CI)
 #   make sample          set up .venv (first time only), print ten emails from the shipped model
-#   make check NB=01     run the visible checks of one notebook, yours in notebooks/, as the
-#                        autograder runs it; concept answers are graded later, not here
-#   make release         regenerate notebooks/ from solutions/ (instructors)
+#   make check NB=01     run the visible checks of one notebook, yours in work/ (the released
+#                        one in notebooks/ if you have no copy), as the autograder runs it;
+#                        concept answers are graded later, not here
+#   make reset NB=01     put the released notebook 01 in place of yours in work/; yours is
+#                        kept in work/.backups/<name>-<date>T<time>.ipynb
+#   make release         regenerate notebooks/ from solutions/ (instructors); refuses, naming
+#                        them, while a file in notebooks/ holds changes no release made
+#                        (someone's work); FORCE=1 backs them up in work/.backups/ and goes on
 #   make kit             the student kit: dist/attnbook-kit-<version>-<python>-<platform>.zip,
 #                        installable offline, without solutions or grader (instructors)
 #   make formgrader      JupyterLab with nbgrader's formgrader for this course (TAs)
 #   make fast-test       the tests without notebook runs, round trips or the browser
 #   make bench           run the benchmarks and print their figures
+#   make clean           remove .venv and build and test caches; never grading data
+#   make clean-grading   delete the TA's grading data in autograder/ (gradebook, submissions,
+#                        grades.csv, feedback, ...): lists it and asks y/N, or FORCE=1
 
 PYTHON ?= python3
 VENV ?= .venv
+# Your notebooks: a copy of notebooks/ that git ignores (make lab, check, reset)
+WORK ?= work
+FORCE ?=
 BIN := $(VENV)/bin
 # The CPU build of torch 2.13.0 is what this project pins; on a GPU machine set
 # TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128" or similar.
@@ -27,7 +41,8 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup test-deps lab formgrader test fast-test check sample release kit bench clean
+.PHONY: setup test-deps lab formgrader test fast-test check reset sample release kit bench \
+	clean clean-grading
 
 setup: $(VENV)/.installed
 
@@ -41,11 +56,13 @@ $(VENV)/.installed: pyproject.toml autograder/pyproject.toml
 	touch $@
 
 lab: setup
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
+	$(BIN)/python scripts/workspace.py --work $(WORK) prepare
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(WORK) $(ROOT_FLAG) $(LAB_ARGS)
 
 # What the TA-grader and browser tests need beyond pip: bubblewrap, PostgreSQL, Chromium and
-# Playwright. Both scripts are idempotent; without root they say what is missing and the
-# tests that need it skip with that reason.
+# Playwright. Both scripts are idempotent; without root they say what is missing, and
+# install_system_deps.sh then exits 1, so `make test-deps` (and CI, which runs it as root)
+# stops; `make test` goes on, and the tests that need a missing tool skip with that reason.
 test-deps: setup
 	bash autograder/install_system_deps.sh
 	bash scripts/install_browser.sh
@@ -55,7 +72,9 @@ test-deps: setup
 formgrader: setup
 	cd autograder && $(abspath $(BIN))/jupyter lab --ServerApp.root_dir=.. $(ROOT_FLAG) $(LAB_ARGS)
 
-test: test-deps
+test: setup
+	-bash autograder/install_system_deps.sh
+	bash scripts/install_browser.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 fast-test: setup
@@ -63,13 +82,17 @@ fast-test: setup
 
 check: setup
 	@test -n "$(NB)" || { echo "usage: make check NB=01 (or NB=path/to/notebook.ipynb)"; exit 2; }
-	$(BIN)/python scripts/check_notebook.py $(NB)
+	$(BIN)/python scripts/check_notebook.py --work $(WORK) $(NB)
+
+reset: setup
+	@test -n "$(NB)" || { echo "usage: make reset NB=01"; exit 2; }
+	$(BIN)/python scripts/workspace.py --work $(WORK) reset $(NB)
 
 sample: setup
 	$(BIN)/attnbook sample $(SAMPLE_ARGS)
 
 release: setup
-	$(BIN)/python scripts/release.py
+	$(BIN)/python scripts/release.py $(if $(filter 1,$(FORCE)),--force,)
 
 # For instructors: what a course hands to students instead of this repository. Built for this
 # machine's Python and system; build it on each platform students use (README, "The kit").
@@ -79,6 +102,10 @@ kit: setup
 bench: setup
 	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script; done
 
+# Never grading data, never work/: those are someone's work (clean-grading, make reset).
 clean:
-	rm -rf $(VENV) dist .pytest_cache .ruff_cache autograder/gradebook.db autograder/submitted \
-	       autograder/autograded autograder/feedback
+	rm -rf $(VENV) dist .pytest_cache .ruff_cache .mypy_cache
+
+# No .venv needed (make clean removes it); stdin stays the terminal for the y/N question.
+clean-grading:
+	$(PYTHON) scripts/clean_grading.py $(if $(filter 1,$(FORCE)),--force,)

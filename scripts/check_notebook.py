@@ -1,7 +1,13 @@
 """Run one notebook's checks and print a score card: what a learner runs before submitting.
 
-    python scripts/check_notebook.py 01                 # notebooks/01_*/01_*.ipynb
+    python scripts/check_notebook.py 01                 # your copy, work/01_*/01_*.ipynb, or
+                                                        # notebooks/01_*/01_*.ipynb without one
     python scripts/check_notebook.py path/to/mine.ipynb
+    python scripts/check_notebook.py --work DIR 01      # your copies are in DIR, not work/
+
+`make lab` works in work/, your own copy of the released notebooks/; a notebook you have no
+copy of there (in the student kit, which has no work/, every one) is checked in notebooks/.
+The path checked is printed first.
 
 The notebook runs as nbgrader runs it (NBGRADER_EXECUTION is set, so notebook 07 trains on
 its small graded budget, not for minutes). Each function's check shows its points, or its
@@ -24,17 +30,22 @@ GRADING_ENV = "NBGRADER_EXECUTION"  # as attnbook.notebook.being_graded reads it
 PASS, FAIL, LATER = "\u2713", "\u2717", "\u00b7"
 
 
-def find(arg: str) -> Path:
+def find(arg: str, work: Path | None = None) -> Path:
+    """The notebook `arg` names: a path, or a number whose copy in `work` (default work/)
+    is checked when there is one, else the released one in notebooks/."""
     path = Path(arg)
     if path.suffix == ".ipynb":
         if not path.is_file():
             raise SystemExit(f"no notebook at {path}")
         return path
-    matches = sorted((ROOT / "notebooks").glob(f"{arg}*/*.ipynb"))
-    if len(matches) != 1:
-        names = [p.parent.name for p in sorted((ROOT / "notebooks").glob("*/*.ipynb"))]
+    notebooks = ROOT / "notebooks"
+    matches = sorted(notebooks.glob(f"{arg}*/*.ipynb"))
+    mine = [m for m in matches if m.parent.name == m.stem]
+    if len(mine) != 1:
+        names = [p.parent.name for p in sorted(notebooks.glob("*/*.ipynb"))]
         raise SystemExit(f"NB={arg!r} should name one notebook; choose from {names}")
-    return matches[0]
+    copy = (work or ROOT / "work") / mine[0].relative_to(notebooks)
+    return copy if copy.is_file() else mine[0]
 
 
 def execute(path: Path) -> nbformat.NotebookNode:
@@ -114,9 +125,12 @@ def score_card(nb: nbformat.NotebookNode) -> tuple[list[str], int]:
 
 
 def main(argv: list[str]) -> int:
+    work = None
+    if len(argv) == 3 and argv[0] == "--work":
+        work, argv = Path(argv[1]).absolute(), argv[2:]
     if len(argv) != 1:
-        raise SystemExit("usage: check_notebook.py NN | path/to/notebook.ipynb")
-    path = find(argv[0])
+        raise SystemExit("usage: check_notebook.py [--work DIR] NN | path/to/notebook.ipynb")
+    path = find(argv[0], work)
     nb = execute(path)
     lines, status = score_card(nb)
     print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)

@@ -4,6 +4,8 @@
                                          # autograder/reference/
     python scripts/release.py --check    # exit 1 if anything is not what this would write
     python scripts/release.py --out DIR  # write the release somewhere else (used by tests)
+    python scripts/release.py --force    # overwrite notebooks/ even where someone changed it
+                                         # (their files are kept in work/.backups/ first)
 
 The solution notebook is the one source of every answer. From it come:
 
@@ -15,17 +17,27 @@ The solution notebook is the one source of every answer. From it come:
   built from the concept cells (the options of the visible check, the letter the solution
   region sets, the `# Why:` lines above it). Generated files say so and are checked for
   staleness like notebooks/.
+
+notebooks/ is the release, never anyone's work (`make lab` works in work/), but a clone from
+before work/ existed, or a learner who opened notebooks/ directly, may hold answers there. So
+a file in notebooks/ that this release would overwrite or delete must be one a release made:
+the version git has committed or staged, or the one the last release here wrote (recorded in
+the git-ignored .release-record.json). Any other is someone's work: the release refuses and
+names it, or with --force copies it to work/.backups/ before going on.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
+import json
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -34,6 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 AUTOGRADER = ROOT / "autograder"
+RECORD = ROOT / ".release-record.json"
+BACKUPS = ROOT / "work" / ".backups"
 KEEP_CELL_METADATA = ("nbgrader", "tags", "deletable", "editable")
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -227,6 +241,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=None, help="write the release here instead of notebooks/"
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite files in notebooks/ that no release made (kept in work/.backups/)",
+    )
     args = parser.parse_args(argv)
 
     stale = [p for p in sorted(SOLUTIONS.glob("*/*.ipynb")) if normalise(p, args.check)]
@@ -252,7 +271,30 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             print(f"notebooks/ is up to date ({len(assignments())} notebooks).")
             return 0
+        if args.out is None:
+            theirs = learner_changes(fresh, target)
+            if theirs and not args.force:
+                print(
+                    "release: refusing to overwrite files in notebooks/ that no release made; "
+                    "they may hold someone's work:",
+                    *theirs,
+                    sep="\n  ",
+                    file=sys.stderr,
+                )
+                print(
+                    "Your own notebooks belong in work/ (`make lab` copies notebooks/ there, "
+                    "these changes included, and never overwrites a file). Then run "
+                    "`make release FORCE=1`: it keeps a copy of each file above in "
+                    "work/.backups/ and releases.",
+                    file=sys.stderr,
+                )
+                return 1
+            for name in theirs:
+                kept = backup(target / name)
+                print(f"kept {name} as {kept.relative_to(ROOT)}")
         _sync(fresh, target)
+        if args.out is None:
+            record(target)
     print(f"released {len(assignments())} notebooks into {target}")
     return 0
 
@@ -274,6 +316,109 @@ def _sync(fresh: Path, target: Path) -> None:
             continue
         if not (fresh / path.relative_to(target)).exists():
             shutil.rmtree(path) if path.is_dir() else path.unlink()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _git_versions(target: Path) -> dict[str, set[str]]:
+    """Path under `target` -> the git blob ids of its versions in HEAD and in the index
+    (empty when this is no git checkout)."""
+    versions: dict[str, set[str]] = {}
+    for command in (["ls-tree", "-r", "--full-name", "HEAD"], ["ls-files", "--stage"]):
+        try:
+            listing = subprocess.run(
+                ["git", *command, "--", str(target)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        for line in listing.splitlines():
+            info, _, name = line.partition("\t")
+            fields = info.split()
+            if len(fields) == 3 and name:
+                blob = fields[2] if command[0] == "ls-tree" else fields[1]
+                key = (ROOT / name).relative_to(target).as_posix()
+                versions.setdefault(key, set()).add(blob)
+    return versions
+
+
+def _git_blob_ids(paths: list[Path]) -> list[str]:
+    """The ids git would give these files' contents (its filters applied), or "" each."""
+    try:
+        return subprocess.run(
+            ["git", "hash-object", "--", *map(str, paths)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return [""] * len(paths)
+
+
+def _recorded() -> dict[str, str]:
+    """relative path -> sha256 of what the last release here wrote into notebooks/."""
+    try:
+        record = json.loads(RECORD.read_text(encoding="utf-8"))
+        return {k: v for k, v in record.get("files", {}).items() if isinstance(v, str)}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def record(target: Path) -> None:
+    """Remember what this release wrote into `target` (.release-record.json)."""
+    files = {
+        path.relative_to(target).as_posix(): _sha256(path.read_bytes())
+        for path in sorted(target.rglob("*"))
+        if path.is_file() and ".ipynb_checkpoints" not in path.parts
+    }
+    partial = RECORD.with_name(RECORD.name + ".tmp")
+    partial.write_text(json.dumps({"files": files}, indent=1) + "\n", encoding="utf-8")
+    partial.replace(RECORD)
+
+
+def learner_changes(fresh: Path, target: Path) -> list[str]:
+    """The files under `target` that releasing `fresh` would overwrite or delete and that
+    no release made: neither git's committed or staged version, nor what the last release
+    here wrote. Jupyter's checkpoints are never touched, so never counted."""
+    recorded, candidates = _recorded(), []
+    for path in sorted(target.rglob("*")):
+        if not path.is_file() or ".ipynb_checkpoints" in path.parts:
+            continue
+        name = path.relative_to(target).as_posix()
+        new = fresh / name
+        data = path.read_bytes()
+        if new.is_file() and new.read_bytes() == data:
+            continue  # the release writes what is there: nothing to lose
+        if recorded.get(name) != _sha256(data):
+            candidates.append((name, path))
+    if not candidates:
+        return []
+    versions = _git_versions(target)
+    ids = _git_blob_ids([path for _, path in candidates])
+    if len(ids) != len(candidates):  # git said something else: trust none of it
+        ids = [""] * len(candidates)
+    return [
+        name
+        for (name, _), blob in zip(candidates, ids, strict=True)
+        if not blob or blob not in versions.get(name, set())
+    ]
+
+
+def backup(path: Path) -> Path:
+    """Copy `path` to work/.backups/<name>-<YYYY-MM-DDTHHMM>[-n]<suffix>; return the copy."""
+    stamp = time.strftime("%Y-%m-%dT%H%M")
+    BACKUPS.mkdir(parents=True, exist_ok=True)
+    kept, count = BACKUPS / f"{path.stem}-{stamp}{path.suffix}", 2
+    while kept.exists():
+        kept, count = BACKUPS / f"{path.stem}-{stamp}-{count}{path.suffix}", count + 1
+    shutil.copy2(path, kept)
+    return kept
 
 
 def _differences(fresh: Path, stored: Path) -> list[str]:

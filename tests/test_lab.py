@@ -1,4 +1,5 @@
-"""The README's first command (`make lab`) serves JupyterLab on notebooks/."""
+"""The README's first command (`make lab`) serves JupyterLab on the learner's copy of
+notebooks/ (work/; here a scratch folder given as WORK)."""
 
 from __future__ import annotations
 
@@ -27,12 +28,12 @@ def fetch(url: str) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
-def serve(target: str):
+def serve(target: str, *make_args: str):
     """Run `make <target>` on a free port; yield (base url, token, first page)."""
     port, token = free_port(), "attnbook-test"
     args = f"--no-browser --port={port} --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
     server = subprocess.Popen(
-        ["make", target, f"LAB_ARGS={args}"],
+        ["make", target, f"LAB_ARGS={args}", *make_args],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -59,13 +60,15 @@ def serve(target: str):
 
 
 @pytest.mark.slow
-def test_make_lab_serves_jupyterlab_with_the_notebooks():
-    with serve("lab") as (base, token):
+def test_make_lab_serves_jupyterlab_with_the_notebooks(tmp_path):
+    work = tmp_path / "work"
+    with serve("lab", f"WORK={work}") as (base, token):
         port = base.rsplit(":", 1)[1]
         _, listing = fetch(f"http://127.0.0.1:{port}/api/contents?token={token}")
         served = {item["name"] for item in json.loads(listing)["content"]}
         expected = {p.name for p in NOTEBOOKS.iterdir() if p.is_dir()}
         assert expected and expected <= served, f"served {served}, expected {expected}"
+        assert {p.name for p in work.iterdir() if p.is_dir()} == expected, "not the copy served"
         _, extensions = fetch(f"http://127.0.0.1:{port}/lab/api/extensions?token={token}")
         names = {ext["name"] for ext in json.loads(extensions)}
         assert "jupyter-widgets-jupyterlab-manager" in names, names

@@ -181,6 +181,9 @@ def test_09_words_the_probe_as_its_numbers_and_the_ssm_note_as_mamba_does():
     assert "knows positions" not in text
     assert "selective" in text and "Mamba" in text
     assert "let $A$ and $B$ depend on the input" not in text
+    # Mamba makes the step size, B and C input-dependent; A stays a learned constant
+    assert "make them functions of the current input" not in text
+    assert "$A$ stays a learned constant" in text
 
 
 def test_08_widget_suggestions_hold_for_the_shipped_model(shipped):
@@ -295,3 +298,39 @@ def test_09_length_generalisation_claims_hold(lengths_stored):
     for entry in variants.values():
         reached = [s["mean"] for s in entry["summary"]["excess_reached"]]
         assert 0.015 < reached[0] < 0.025 and all(0.2 <= x <= 0.5 for x in reached[1:])
+
+
+# -- 11: the signature reads `hi`, whose encoder state carries part of the name -----------------
+def test_11_the_signature_reads_hi_and_that_state_moves_with_the_name():
+    """Cells 037-038: on the explorer's first email, the position writing the recipient's
+    name (the signature) weighs `hi` most, and renaming the recipient moves the encoder state
+    at `hi` far more than the median position."""
+    import dataclasses
+
+    from attnbook.demos.nb11 import source_attention
+    from attnbook.lm.generation import find_checkpoint
+    from attnbook.lm.replies import NAMES, ReplyTask, reply_tokenizer
+    from attnbook.lm.seq2seq import load_seq2seq
+
+    text = " ".join(_markdown("11_encoder_decoder").split())
+    assert "The position writing `farid` weighs `hi`" in text
+    model, _ = load_seq2seq(find_checkpoint("replies_cpu.pt"))
+    model.eval()
+    tokenizer, task = reply_tokenizer(), ReplyTask()
+    pairs = [p for p in task.sample_pairs(40, seed=5) if len(p[0].sentences) == 2][:6]
+    email, reply_words = pairs[0]
+    assert email.recipient == "farid"
+    src_ids = tokenizer.encode(email.words())
+    maps = source_attention(model, src_ids, tokenizer.encode(reply_words, add_eos=False))
+    src_words = [tokenizer.id_to_token[i] for i in src_ids]
+    writes = [*reply_words, "<EOS>"]
+    t = max(i for i, w in enumerate(writes) if w == "farid")
+    assert src_words[int(maps[-1].mean(0)[t].argmax())] == "hi"
+    renamed = dataclasses.replace(
+        email, recipient=[n for n in NAMES if n not in ("farid", email.sender)][0]
+    )
+    both = torch.tensor([src_ids, tokenizer.encode(renamed.words())])
+    with torch.no_grad():
+        memory, _ = model.encode(both)
+    moved = (memory[0] - memory[1]).norm(dim=-1) / memory[0].norm(dim=-1)
+    assert moved[src_words.index("hi")] > 3 * moved.median()

@@ -11,7 +11,7 @@ def test_readme_lists_every_notebook():
 
 def test_readme_commands_are_make_targets():
     readme, makefile = (ROOT / "README.md").read_text(), (ROOT / "Makefile").read_text()
-    for target in ("lab", "test", "check", "release", "setup"):
+    for target in ("lab", "test", "check", "reset", "release", "setup", "clean-grading"):
         assert f"make {target}" in readme
         assert f"\n{target}:" in makefile
 

@@ -10,6 +10,7 @@ from collections import Counter
 import numpy as np
 import pytest
 import torch
+from conftest import solution_functions
 from matplotlib.figure import Figure
 from torch import nn
 
@@ -42,6 +43,7 @@ from attnbook.lm.seq2seq import (
     ReplyTrainConfig,
     Seq2SeqConfig,
     Seq2SeqTransformer,
+    as_torch_transformer,
     attention_layer,
     beam_decode,
     greedy_decode,
@@ -50,6 +52,7 @@ from attnbook.lm.seq2seq import (
     pairs_loss,
     randomise,
     save_seq2seq,
+    torch_transformer_logits,
     train_replies,
 )
 
@@ -162,60 +165,32 @@ def test_tables_and_vocabulary():
 # ---------------------------------------------------------------------------------------
 # The course's encoder-decoder
 # ---------------------------------------------------------------------------------------
-def _torch_transformer(model: Seq2SeqTransformer) -> nn.Transformer:
-    c = model.config
-    t = nn.Transformer(
-        c.d_model,
-        c.n_heads,
-        c.n_layers,
-        c.n_layers,
-        4 * c.d_model,
-        dropout=0.0,
-        activation="gelu",
-        batch_first=True,
-        norm_first=True,
-    )
-
-    def attn(dst, src):
-        dst.in_proj_weight.copy_(torch.cat([src.W_Q.weight, src.W_K.weight, src.W_V.weight]))
-        dst.in_proj_bias.copy_(torch.cat([src.W_Q.bias, src.W_K.bias, src.W_V.bias]))
-        dst.out_proj.load_state_dict(src.W_O.state_dict())
-
-    with torch.no_grad():
-        for ours, theirs in zip(model.encoder, t.encoder.layers):
-            attn(theirs.self_attn, ours.self_attn)
-            theirs.norm1.load_state_dict(ours.ln1.state_dict())
-            theirs.norm2.load_state_dict(ours.ln2.state_dict())
-            theirs.linear1.load_state_dict(ours.mlp.fc_in.state_dict())
-            theirs.linear2.load_state_dict(ours.mlp.fc_out.state_dict())
-        for ours, theirs in zip(model.decoder, t.decoder.layers):
-            attn(theirs.self_attn, ours.self_attn)
-            attn(theirs.multihead_attn, ours.cross_attn)
-            for n in (1, 2, 3):
-                getattr(theirs, f"norm{n}").load_state_dict(getattr(ours, f"ln{n}").state_dict())
-            theirs.linear1.load_state_dict(ours.mlp.fc_in.state_dict())
-            theirs.linear2.load_state_dict(ours.mlp.fc_out.state_dict())
-        t.encoder.norm.load_state_dict(model.ln_enc.state_dict())
-        t.decoder.norm.load_state_dict(model.ln_final.state_dict())
-    return t.eval()
-
-
-@pytest.mark.filterwarnings("ignore:enable_nested_tensor")
 def test_model_computes_what_torch_nn_transformer_computes():
+    """The course's model against nn.Transformer(norm_first=True) holding its weights; the
+    second email is padded, so the padding masks are compared too."""
     model = _model(1)
-    theirs = _torch_transformer(model)
     src = torch.tensor([[1, 20, 30, 40, 50, 2], [1, 21, 2, 0, 0, 0]])  # email 1 padded
     tgt = torch.tensor([[1, 5, 6, 7], [1, 8, 9, 10]])
-    P = model.sinusoids
+    theirs = as_torch_transformer(model)
+    assert isinstance(theirs, nn.Transformer) and theirs.encoder.layers[0].norm_first
     with torch.no_grad():
-        out = theirs(
-            model.embed(src) + P[:6],
-            model.embed(tgt) + P[:4],
-            tgt_mask=nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.bool),
-            src_key_padding_mask=src == 0,
-            memory_key_padding_mask=src == 0,
-        )
-        assert torch.allclose(model(src, tgt), model.head(out), atol=1e-5)
+        ours = model(src, tgt)
+        assert torch.allclose(ours, torch_transformer_logits(model, src, tgt), atol=1e-5)
+        # the comparison can fail: another weight in one place is seen at once
+        model.decoder[0].cross_attn.W_V.bias.add_(0.5)
+        assert not torch.allclose(model(src, tgt), ours, atol=1e-3)
+        assert torch.allclose(model(src, tgt), torch_transformer_logits(model, src, tgt), atol=1e-5)
+
+
+def test_the_notebooks_encoder_decoder_converts_as_well():
+    """Notebook 11 compares the learner's EncoderDecoder with nn.Transformer through the same
+    function: the solution's module, with random weights, agrees with it."""
+    EncoderDecoder = solution_functions("11_encoder_decoder")["EncoderDecoder"]
+    model = randomise(EncoderDecoder(40, 32, 4, 2, 16), seed=3).eval()
+    src = torch.tensor([[1, 20, 30, 2, 0], [1, 21, 22, 23, 2]])
+    tgt = torch.tensor([[1, 5, 6], [1, 8, 9]])
+    with torch.no_grad():
+        assert torch.allclose(model(src, tgt), torch_transformer_logits(model, src, tgt), atol=1e-5)
 
 
 def test_padding_causality_and_the_whole_source():

@@ -12,10 +12,15 @@ from conftest import ROOT
 from grader.catalogue import apply_variant, load_catalogue, run_graded_cells, solution_notebook
 from grader.course import Course
 from grader.report import catalogue_report, markdown
+from grader.sandbox import sandbox_available
 
 NOTEBOOK = "01_attention_scores"
 LIMIT = 3
-pytestmark = pytest.mark.slow
+SANDBOX_OK, SANDBOX_WHY = sandbox_available()
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ __all__ = [
     "ReplyTrainConfig",
     "Seq2SeqConfig",
     "Seq2SeqTransformer",
+    "as_torch_transformer",
     "attention_layer",
     "beam_decode",
     "feed_forward",
@@ -54,6 +56,7 @@ __all__ = [
     "pairs_loss",
     "randomise",
     "save_seq2seq",
+    "torch_transformer_logits",
     "train_replies",
 ]
 
@@ -296,6 +299,76 @@ class Seq2SeqTransformer(nn.Module):
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
+
+
+def as_torch_transformer(model: nn.Module) -> nn.Transformer:
+    """PyTorch's ``nn.Transformer(norm_first=True)`` holding ``model``'s weights.
+
+    ``model`` is the course's ``Seq2SeqTransformer`` or notebook 11's ``EncoderDecoder``:
+    anything with ``encoder`` and ``decoder`` lists of blocks built from
+    ``attention_layer`` and ``feed_forward`` and the LayerNorms ``ln_enc`` and
+    ``ln_final``. PyTorch keeps the three input projections as one ``in_proj_weight``;
+    the embeddings, positions and head stay outside it (see
+    ``torch_transformer_logits``).
+    """
+    first = model.encoder[0]
+    d, h = first.ln1.normalized_shape[0], first.self_attn.n_heads
+    with warnings.catch_warnings():  # "enable_nested_tensor is True, but ... norm_first"
+        warnings.filterwarnings("ignore", message="enable_nested_tensor", category=UserWarning)
+        theirs = nn.Transformer(
+            d,
+            h,
+            len(model.encoder),
+            len(model.decoder),
+            first.mlp.fc_in.out_features,
+            dropout=0.0,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
+        )
+
+    def attention(dst: nn.MultiheadAttention, src: AttentionLayer) -> None:
+        dst.in_proj_weight.copy_(torch.cat([src.W_Q.weight, src.W_K.weight, src.W_V.weight]))
+        dst.in_proj_bias.copy_(torch.cat([src.W_Q.bias, src.W_K.bias, src.W_V.bias]))
+        dst.out_proj.load_state_dict(src.W_O.state_dict())
+
+    with torch.no_grad():
+        for ours, layer in zip(model.encoder, theirs.encoder.layers):
+            attention(layer.self_attn, ours.self_attn)
+            layer.norm1.load_state_dict(ours.ln1.state_dict())
+            layer.norm2.load_state_dict(ours.ln2.state_dict())
+            layer.linear1.load_state_dict(ours.mlp.fc_in.state_dict())
+            layer.linear2.load_state_dict(ours.mlp.fc_out.state_dict())
+        for ours, layer in zip(model.decoder, theirs.decoder.layers):
+            attention(layer.self_attn, ours.self_attn)
+            attention(layer.multihead_attn, ours.cross_attn)
+            for n in (1, 2, 3):
+                getattr(layer, f"norm{n}").load_state_dict(getattr(ours, f"ln{n}").state_dict())
+            layer.linear1.load_state_dict(ours.mlp.fc_in.state_dict())
+            layer.linear2.load_state_dict(ours.mlp.fc_out.state_dict())
+        theirs.encoder.norm.load_state_dict(model.ln_enc.state_dict())
+        theirs.decoder.norm.load_state_dict(model.ln_final.state_dict())
+    return theirs.eval()
+
+
+def torch_transformer_logits(
+    model: nn.Module, src_ids: torch.Tensor, tgt_ids: torch.Tensor, pad_id: int = 0
+) -> torch.Tensor:
+    """The logits (B, L_t, V) that ``nn.Transformer(norm_first=True)`` computes with
+    ``model``'s weights: the same embeddings and sinusoids in, the same head out, and
+    PyTorch's own masks (``True`` = blocked, the opposite of ours)."""
+    theirs = as_torch_transformer(model)
+    L_s, L_t = src_ids.shape[1], tgt_ids.shape[1]
+    padding = src_ids == pad_id  # (B, L_s): True on <PAD>
+    with torch.no_grad():
+        out = theirs(
+            model.embed(src_ids) + model.sinusoids[:L_s],
+            model.embed(tgt_ids) + model.sinusoids[:L_t],
+            tgt_mask=nn.Transformer.generate_square_subsequent_mask(L_t, dtype=torch.bool),
+            src_key_padding_mask=padding,
+            memory_key_padding_mask=padding,
+        )  # (B, L_t, d), after PyTorch's final decoder norm
+        return model.head(out)
 
 
 def initialise(model: nn.Module) -> nn.Module:

@@ -22,6 +22,23 @@ from grader.course import (
 )
 from grader.shards import ShardError, parse_shard
 
+PROBED = ("grade", "collect", "sample", "catalogue")  # the commands that lead to grading
+NO_SANDBOX = 3  # the exit status of a command refused because the sandbox cannot start
+
+
+def sandbox_refusal(command: str) -> str:
+    """'' where bubblewrap starts a sandbox here; else the one line that refuses `command`:
+    the cause, the fix and the explicit way to go without (before anything is written)."""
+    from grader.sandbox import sandbox_available
+
+    works, why = sandbox_available()
+    if works:
+        return ""
+    return (
+        f"error: {command}: refused, the sandbox cannot start: {why}; or pass --sandbox auto "
+        "to grade without it (every status then says NOT SANDBOXED)"
+    )
+
 
 def _course(args) -> Course:
     return Course(
@@ -278,6 +295,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
             )
 
+    if args.command in PROBED and args.sandbox == "bwrap":
+        refusal = sandbox_refusal(args.command)
+        if refusal:
+            print(refusal, file=sys.stderr)
+            return NO_SANDBOX
     if args.command == "catalogue":
         from grader.report import catalogue_command
 
@@ -302,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    failed: list[dict] = []
     if args.command == "grade":
         try:
             index, count, origin = parse_shard(args.shard)
@@ -337,14 +360,17 @@ def main(argv: list[str] | None = None) -> int:
         failed = [o for o in outcomes if not o["ok"]]
         for outcome in failed:
             print(
-                f"FAILED {outcome['student']}/{outcome['assignment']}: {outcome['error']}",
+                f"FAILED {outcome['student']}/{outcome['assignment']}: "
+                f"{outcome.get('reason') or outcome['error']} (the whole error: "
+                f"{course.error_path(outcome['student'], outcome['assignment'])})",
                 file=sys.stderr,
             )
         print(
             f"graded {len(outcomes)} notebook(s) with {args.workers} worker(s) in "
             f"{time.monotonic() - started:.1f} s"
+            + (f"; grading FAILED for {len(failed)}: their status says why" if failed else "")
         )
     rows = export_csv(course, csv_path)
     print(table(rows))
     print(f"CSV: {csv_path}")
-    return 0
+    return 1 if failed else 0

@@ -262,15 +262,7 @@ class Course:
             for assignment in assignments:
                 self._take_one(intake, student, assignment)
         self._remember(intake)
-        report = {
-            "source": str(source),
-            "taken_in": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "assignments": assignments,
-            **intake.report(),
-        }
-        (self.work / "intake.json").write_text(
-            json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8"
-        )
+        write_intake_report(self.work / "intake.json", Path(source), assignments, intake)
         self.last_intake = intake
         return intake
 
@@ -423,16 +415,66 @@ class Course:
                 "error": f"{type(err).__name__}: {printable(str(err), 2000)}",
                 "report": {},
             }
+        if not outcome["ok"]:
+            outcome["reason"] = failure_reason(outcome["error"])
+            try:
+                self.record_failure(student, assignment, outcome["reason"], outcome["error"])
+            except Exception as err:  # the outcome still says it failed
+                outcome["reason"] += f" (and recording it failed: {type(err).__name__}: {err})"
         outcome["seconds"] = round(time.monotonic() - started, 2)
         return outcome
+
+    def results_of(self, student: str, assignment: str) -> list[Path]:
+        """What grading one notebook writes besides the gradebook: the graded notebook, the
+        run report and the feedback page (each a folder of this student's notebook)."""
+        return [self.work / name / student / assignment for name in ("autograded", "feedback")] + [
+            self.work / "reports" / assignment / student
+        ]
+
+    def error_path(self, student: str, assignment: str) -> Path:
+        """Where the whole error of a failed grading is kept (nbgrader's log, traceback)."""
+        return self.state_path(student, assignment).with_suffix(".error.txt")
+
+    def record_failure(self, student: str, assignment: str, reason: str, error: str = "") -> None:
+        """A notebook whose grading failed for the grader's own reasons: its status says so
+        until it is graded again (it is regraded on the next run), and nothing of an earlier
+        grading stands in for it: no graded notebook, report or feedback page, and no
+        automatic score (manual scores a TA gave stay, with the answers they were given for)."""
+        import shutil
+
+        from nbgrader.api import Gradebook, MissingEntry
+
+        state = self.state(student, assignment)
+        state.pop("fingerprint", None)
+        state["failed"] = reason
+        self._write_state(student, assignment, state)
+        if error:
+            self.error_path(student, assignment).write_text(error, encoding="utf-8")
+        for folder in self.results_of(student, assignment):
+            shutil.rmtree(folder, ignore_errors=True)
+        with warnings.catch_warnings(), Gradebook(self.db_url) as gb:
+            warnings.simplefilter("ignore")
+            try:
+                notebook = gb.find_submission_notebook(assignment, assignment, student)
+            except MissingEntry:  # failed before nbgrader made the row: the CSV needs one
+                with contextlib.suppress(Exception):
+                    gb.update_or_create_submission(assignment, student)
+                return
+            for grade in notebook.grades:
+                if grade.auto_score is not None:
+                    grade.auto_score = 0.0
+            gb.db.commit()
 
     def _grade_one(self, assignment: str, student: str) -> dict:
         fingerprint = self.fingerprint(student, assignment)
         answers = answer_digests(nbformat.read(self.submission_path(student, assignment), 4))
         state = self.state(student, assignment)
         state["manual_cleared"] = self.clear_stale_manual(assignment, student, state, answers)
+        state.pop("fingerprint", None)  # up to date again only once this grading succeeds
         self._write_state(student, assignment, state)  # the clearing is recorded even if
         api = self.api()  # autograde fails below
+        report = self.work / "reports" / assignment / student / f"{assignment}.json"
+        report.unlink(missing_ok=True)  # an earlier run's must not stand in for this one
         result = api.autograde(assignment, student, force=True, create=True)
         outcome = {
             "student": student,
@@ -445,10 +487,14 @@ class Course:
         if result["success"]:
             feedback = api.generate_feedback(assignment, student, force=True)
             if not feedback["success"]:
-                outcome["error"] = "feedback failed: " + (feedback.get("error") or "")[-500:]
-        report = self.work / "reports" / assignment / student / f"{assignment}.json"
+                outcome["ok"] = False
+                outcome["error"] = "the feedback page could not be written: " + (
+                    (feedback.get("log") or "")[-2000:] + "\n" + (feedback.get("error") or "")
+                )
         outcome["report"] = json.loads(report.read_text()) if report.exists() else {}
         if outcome["ok"]:
+            state.pop("failed", None)
+            self.error_path(student, assignment).unlink(missing_ok=True)
             state.update(
                 fingerprint=fingerprint, answers=answers, status=outcome["report"].get("status", "")
             )
@@ -512,6 +558,9 @@ class Course:
         intake = self.state_path(student, assignment).with_suffix(".intake.json")
         if intake.exists():
             notes += json.loads(intake.read_text()).get("notes", [])
+        failed = self.state(student, assignment).get("failed")
+        if failed:
+            notes.insert(0, f"{FAILED}: {failed}")
         report = self.work / "reports" / assignment / student / f"{assignment}.json"
         if report.exists():
             status = json.loads(report.read_text()).get("status", "")
@@ -529,6 +578,23 @@ class Course:
         manual score now)."""
         cleared = self.state(student, assignment).get("manual_cleared", {})
         return {g: info for g, info in cleared.items() if g not in manual}
+
+
+FAILED = "GRADING FAILED (the grader's fault, not the student's; it is regraded next run)"
+
+
+def failure_reason(error: str) -> str:
+    """One line of a failed grading's error (nbgrader's log and traceback): the last line
+    that names an exception (other than nbgrader's "see the above traceback"), else the
+    last line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    named = [
+        line
+        for line in lines
+        if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Lost)\b:?", line)
+        and "NbGraderException" not in line
+    ]
+    return printable((named or lines or ["no reason given"])[-1], 300)
 
 
 # -- grading many ---------------------------------------------------------------------------
@@ -697,6 +763,65 @@ def _cell(value):
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return "'" + value
     return value
+
+
+def _notebook_record(report: dict, assignment: str) -> dict:
+    """One notebook's part of an intake report: its own files, and the files matched to no
+    notebook (an `Untitled.ipynb` may be the one a student meant to hand in)."""
+    files = [f for f in report["files"] if f.get("assignment") in (assignment, "")]
+    ids = {f["student"] for f in files if f.get("student")}
+    graded = sum(f["status"] == "graded" for f in files)
+    return {
+        "source": report.get("source", ""),
+        "taken_in": report.get("taken_in", ""),
+        "files": files,
+        "students": [s for s in report.get("students", []) if s.get("id") in ids],
+        "collisions": report.get("collisions", []),
+        "summary": {
+            "files": len(files),
+            "graded": graded,
+            "ignored": len(files) - graded,
+            "students": len(ids),
+        },
+    }
+
+
+def write_intake_report(path: Path, source: Path, assignments: list[str], intake: Intake) -> dict:
+    """Write WORK/intake.json: the latest run at the top level (source, taken_in,
+    assignments, files, students, collisions, summary) and, under "notebooks", one record
+    per notebook ever taken in, merged: this run replaces the records of its notebooks and
+    keeps the others, so taking in notebook 02 never loses notebook 01's report. A report
+    that cannot be read is kept beside it as intake.json.unreadable-<time>, never dropped."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    report = {
+        "source": str(source),
+        "taken_in": stamp,
+        "assignments": list(assignments),
+        **intake.report(),
+    }
+    notebooks: dict[str, dict] = {}
+    if path.exists():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(old, dict):
+                raise ValueError(f"expected a JSON object, got {type(old).__name__}")
+            if isinstance(old.get("notebooks"), dict):
+                notebooks = dict(old["notebooks"])
+            elif isinstance(old.get("files"), list):  # a report from before per-notebook records
+                for assignment in old.get("assignments") or []:
+                    notebooks[assignment] = _notebook_record(old, assignment)
+            else:
+                raise ValueError("neither per-notebook records nor a run's files")
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+            path.replace(path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%dT%H%M%S')}"))
+            notebooks = {}
+    for assignment in assignments:
+        notebooks[assignment] = _notebook_record(report, assignment)
+    report["notebooks"] = dict(sorted(notebooks.items()))
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
+    partial.replace(path)
+    return report
 
 
 def table(rows: list[dict]) -> str:

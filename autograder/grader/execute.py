@@ -496,7 +496,7 @@ def run_test(
             os.kill(pid, signal.SIGKILL)
     try:
         outcome = json.loads(data.decode("utf-8", errors="replace")) if data else None
-    except ValueError:
+    except (ValueError, RecursionError):
         outcome = None
     if not isinstance(outcome, dict):
         kernel.resync(kernel.next_id + 1_000_000)

@@ -315,6 +315,8 @@ def grade_submission(root: Path, settings: dict, isolation: str) -> dict:
             )
             if "the kernel did not start" in status:  # before any student code: ours
                 raise RuntimeError(f"the autograder is broken here: {status}")
+            if not outcome["ok"]:  # the grader's failure: never a score of 0 that looks real
+                raise RuntimeError(f"grading failed: {outcome.get('reason') or outcome['error']}")
         return _results(course, assignment, visibility, copied.notes)
     finally:
         shutil.rmtree(work, ignore_errors=True)

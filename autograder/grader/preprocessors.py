@@ -75,17 +75,54 @@ class SandboxedExecute(Preprocessor):
             output_chars=self.output_chars,
         )
         files = resources.get("metadata", {}).get("path")
-        report = run_notebook(
-            nb,
-            template,
-            Path(files) if files else None,
-            limits,
-            self.sandbox,
-            borrowed_credit=self.borrowed_credit,
-        )
+        folder = Path(self.report_directory) / assignment / str(info.get("student"))
+        if self.report_directory:  # an earlier run's must not stand in for this one
+            (folder / f"{notebook}.json").unlink(missing_ok=True)
+        try:
+            report = run_notebook(
+                nb,
+                template,
+                Path(files) if files else None,
+                limits,
+                self.sandbox,
+                borrowed_credit=self.borrowed_credit,
+            )
+        except Exception as err:  # the grader's failure: nbgrader fails this notebook; its
+            self._failed(info, folder, f"{type(err).__name__}: {err}")  # status says so
+            raise
         self.log.info("%s/%s/%s: %s", info.get("student"), assignment, notebook, report.status)
         if self.report_directory:
-            folder = Path(self.report_directory) / assignment / str(info.get("student"))
             os.makedirs(folder, exist_ok=True)
             (folder / f"{notebook}.json").write_text(json.dumps(report.to_json(), indent=1))
         return nb, resources
+
+    def _failed(self, info: dict, folder, reason: str) -> None:
+        """For plain nbgrader (the TA command records it too): a report whose status says
+        the grading failed, and no automatic score left from an earlier grading."""
+        import json
+        import os
+
+        from nbgrader.api import Gradebook, MissingEntry
+
+        from grader.course import FAILED
+        from grader.intake import printable
+
+        if self.report_directory:
+            os.makedirs(folder, exist_ok=True)
+            status = f"{FAILED}: {printable(reason, 300)}"
+            (folder / f"{info.get('notebook')}.json").write_text(
+                json.dumps({"status": status, "tests": {}, "sandboxed": False}, indent=1)
+            )
+        if not info.get("db_url"):
+            return
+        try:
+            with Gradebook(info["db_url"]) as gb:
+                notebook = gb.find_submission_notebook(
+                    info.get("notebook"), info.get("assignment"), info.get("student")
+                )
+                for grade in notebook.grades:
+                    if grade.auto_score is not None:
+                        grade.auto_score = 0.0
+                gb.db.commit()
+        except MissingEntry:
+            pass

@@ -10,6 +10,7 @@ the student sees in the feedback (checked against the hint the catalogue promise
 from __future__ import annotations
 
 import re
+import sys
 import tempfile
 from pathlib import Path
 
@@ -74,13 +75,22 @@ def catalogue_report(
         for student, nb in students.items():
             (inbox / student).mkdir(parents=True)
             nbformat.write(nb, inbox / student / f"{notebook}.ipynb")
-        grade_class(course, inbox, [notebook], workers=workers)
+        outcomes = grade_class(course, inbox, [notebook], workers=workers)
+        failed = {o["student"]: o.get("reason", "") for o in outcomes if not o["ok"]}
+        if "solution" in failed:
+            raise RuntimeError(
+                f"catalogue: grading the solution of {notebook} failed, so no mistake can be "
+                f"measured against it: {failed['solution']}"
+            )
         graded = {r["student_id"]: r for r in gradebook_rows(course) if r["assignment"] == notebook}
         best = graded["solution"]["tests"]
         for number, variant in enumerate(mistakes):
-            tests = graded[f"m{number:02d}"]["tests"]
+            student = f"m{number:02d}"
+            tests = graded[student]["tests"]
             lost = {t: best[t] - tests.get(t, 0.0) for t in best if tests.get(t, 0.0) < best[t]}
-            hint, message = _hint_of(course, f"m{number:02d}", notebook, variant.test)
+            hint, message = _hint_of(course, student, notebook, variant.test)
+            if student in failed:  # its zeros say nothing about the mistake
+                lost, hint, message = {}, f"GRADING FAILED: {failed[student]}", ""
             rows.append(
                 {
                     "notebook": notebook,
@@ -122,7 +132,11 @@ def catalogue_command(args) -> int:
         cell_timeout=args.timeout,
         memory_mb=args.memory_mb,
     )
-    rows = catalogue_report(course, args.assignment, args.workers, args.limit)
+    try:
+        rows = catalogue_report(course, args.assignment, args.workers, args.limit)
+    except RuntimeError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     text = markdown(rows)
     print(text)
     if args.out:

@@ -54,7 +54,10 @@ def sample_command(args) -> int:
         wrong += mark != "ok"
         print(f"  {row['name']:6s} {expected:5g}  {mark:8s} {what}")
     print(f"\nCSV: {course.work / 'grades.csv'}\nfeedback: {course.work / 'feedback'}")
-    return 1 if wrong else 0
+    failed = [o for o in outcomes if not o["ok"]]
+    for outcome in failed:
+        print(f"FAILED {outcome['student']}: {outcome.get('reason', '')}", file=sys.stderr)
+    return 1 if wrong or failed else 0
 
 
 if __name__ == "__main__":

@@ -57,29 +57,67 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
+NAMESPACE_FIX = (
+    "allow unprivileged user namespaces (Ubuntu 23.10+: sudo sysctl "
+    "kernel.apparmor_restrict_unprivileged_userns=0) or run as root; in Docker, start the "
+    "container with --security-opt seccomp=unconfined --security-opt apparmor=unconfined "
+    "--cap-add SYS_ADMIN"
+)
+
+
 @functools.lru_cache(maxsize=1)
 def sandbox_available() -> tuple[bool, str]:
-    """Whether bubblewrap can start a kernel here, and why not."""
+    """Whether bubblewrap can start a kernel here, and why not (the cause and the fix, one
+    line). The probe starts a real sandbox, with the namespaces, mounts, launcher and user
+    switch a kernel gets, and runs this Python in it: a bwrap that is installed but cannot
+    make namespaces (Docker's seccomp profile, AppArmor's limit on user namespaces) fails
+    here, before any student is graded, instead of in every student's kernel."""
     path = bwrap_path()
     if path is None:
-        return False, "bubblewrap (bwrap) is not installed: run autograder/install_system_deps.sh"
+        return False, (
+            "bubblewrap (bwrap) is not installed or not on PATH: install it "
+            "(sudo bash autograder/install_system_deps.sh, or apt-get install bubblewrap)"
+        )
     hidden = under_tmp()
     if hidden:
         return False, (
             f"the sandbox mounts a /tmp of its own, which hides {hidden}: expected the course "
             "checkout and its Python outside /tmp (clone it elsewhere, e.g. in your home)"
         )
-    flags = ["--unshare-pid", "--unshare-net"] + ([] if os.geteuid() == 0 else ["--unshare-user"])
-    probe = subprocess.run(
-        [path, *flags, "--die-with-parent", "--ro-bind", "/", "/", "true"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
     if os.geteuid() == 0 and not shutil.which("setpriv"):
-        return False, "setpriv (util-linux) is missing: the kernel cannot drop root"
+        return False, (
+            "setpriv (util-linux) is missing: the kernel cannot drop root "
+            "(sudo apt-get install util-linux)"
+        )
+    return _probe(path)
+
+
+def _probe(bwrap: str) -> tuple[bool, str]:
+    """Start one sandbox as `kernel_command` starts a kernel, running `python -c pass`."""
+    own = Path(tempfile.mkdtemp(prefix="attnbook-probe-"))
+    try:
+        ids = (65534, 65534) if os.geteuid() == 0 else None  # nobody: any id without files
+        command = kernel_command(own, (0, 1), True, ids, Limits(tmp_mb=1, tmp_files=64))
+        command[-4:] = ["-c", "pass"]  # in place of `-m grader.kernel FD FD`
+        probe = subprocess.run(
+            command,
+            env=kernel_env(Limits(), True),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        return False, f"{bwrap} did not start a sandbox within 60 s: {NAMESPACE_FIX}"
+    except OSError as err:
+        return False, f"{bwrap} cannot be run ({err.strerror or err}): reinstall bubblewrap"
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
     if probe.returncode != 0:
-        return False, f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}"
+        said = " ".join(probe.stderr.decode("utf-8", errors="replace").split())[:200]
+        return False, (
+            f"{bwrap} cannot start a sandbox here (exit {probe.returncode}: "
+            f"{said or 'no message'}): {NAMESPACE_FIX}"
+        )
     return True, ""
 
 

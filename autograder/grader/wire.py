@@ -529,13 +529,22 @@ def read_frame(fd: int, deadline: float | None = None) -> dict:
     (length,) = struct.unpack(">Q", _read_exact(fd, 8, deadline))
     if length > MAX_FRAME:
         raise WireError(f"frame of {length} bytes exceeds the {MAX_FRAME}-byte limit")
-    try:
-        message = json.loads(_read_exact(fd, length, deadline).decode("utf-8", errors="replace"))
-    except ValueError as err:
-        raise WireError(f"frame is not JSON: {err}") from err
+    message = parse_frame(_read_exact(fd, length, deadline))
     if not isinstance(message, dict):
         raise WireError("frame is not an object")
     return message
+
+
+def parse_frame(body: bytes):
+    """A frame's JSON, or WireError when it is not JSON: junk, or nesting too deep for the
+    parser (a kernel that sends 100,000 open brackets makes json recurse past Python's
+    limit, a RecursionError that would otherwise escape every layer of the grader)."""
+    try:
+        return json.loads(body.decode("utf-8", errors="replace"))
+    except RecursionError:
+        raise WireError("frame nests deeper than the grader parses (RecursionError)") from None
+    except (ValueError, MemoryError) as err:
+        raise WireError(f"frame is not JSON: {type(err).__name__}: {str(err)[:200]}") from None
 
 
 def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:

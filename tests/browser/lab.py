@@ -10,6 +10,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -188,14 +189,17 @@ class LabServer:
 
 
 def make_lab_server() -> LabServer:
-    """The README's first command, `make lab`, on a free port with a token."""
+    """The README's first command, `make lab`, on a free port with a token, serving a fresh
+    learner's copy of notebooks/ (WORK, in the scratch folder, not the checkout's work/)."""
     port, token = free_port(), secrets.token_hex(16)
     args = " ".join(LabServer.lab_args("make-lab", port, token))
+    work = SCRATCH / "make-lab-work"
+    shutil.rmtree(work, ignore_errors=True)
     return LabServer(
         "make-lab",
-        ["make", "lab", f"LAB_ARGS={args}"],
+        ["make", "lab", f"LAB_ARGS={args}", f"WORK={work}"],
         cwd=ROOT,
-        root=ROOT / "notebooks",
+        root=work,
         port=port,
         token=token,
     )

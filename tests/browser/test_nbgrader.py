@@ -40,7 +40,7 @@ def keep_the_file(server, saves: list):
     """A route handler that answers JupyterLab's saves (PUT /api/contents/...) itself.
 
     nbgrader's Validate saves the notebook before validating it; answering the save with the
-    file's current model leaves notebooks/ untouched while the server validates the very file
+    file's current model leaves the served copy untouched while the server validates the very file
     a student would have saved, unchanged.
     """
 
@@ -67,7 +67,8 @@ def test_validate_button_reports_the_failing_stubs(
     """On `make lab`, as a student: open the released notebook, press Validate."""
     page = student_page
     stop_kernels(make_lab)
-    before = path.read_bytes()
+    served = make_lab.root / path.relative_to(ROOT / "notebooks")  # the learner's copy
+    before = served.read_bytes()
     saves: list[str] = []
     handler = keep_the_file(make_lab, saves)
     page.route("**/api/contents/**", handler)
@@ -76,7 +77,7 @@ def test_validate_button_reports_the_failing_stubs(
         text = validate(page, path)
     finally:
         page.unroute("**/api/contents/**", handler)
-    assert path.read_bytes() == before, f"{path} was written by the test"
+    assert served.read_bytes() == before, f"{served} was written by the test"
     assert saves, "Validate did not save first (nbgrader 0.9 does): was the save intercepted?"
     check_validation_dialog(page, path, text)
 

@@ -1,0 +1,197 @@
+"""Your own copy of the notebooks, which no release, no `make` target and no `git pull` touches.
+
+    python scripts/workspace.py prepare          # copy into work/ what it lacks (make lab)
+    python scripts/workspace.py reset 01         # work/01_*/01_*.ipynb back to the released
+                                                 # one, the old one kept in work/.backups/
+    python scripts/workspace.py ... --work DIR   # another folder than work/
+
+notebooks/ holds the released notebooks: `make release` and `git pull` rewrite it. work/ is
+yours: git ignores it, `prepare` only ever adds to it (a notebook folder that work/ lacks, a
+file a notebook folder lacks, as a newer workbook brings them) and never overwrites a file,
+and `reset` moves the notebook it replaces into work/.backups/ with the time in its name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+WORK = ROOT / "work"
+BACKUPS = ".backups"
+# work/.released.json: each copied file's released version (sha256) when it was copied or reset
+RELEASED = ".released.json"
+
+
+class WorkspaceError(Exception):
+    """A request this script refuses, with the reason; nothing was changed."""
+
+
+def _released_folders(released: Path) -> list[Path]:
+    if not released.is_dir():
+        raise WorkspaceError(f"released notebooks: expected a folder at {released}, found none")
+    return sorted(p for p in released.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def _files(folder: Path) -> list[Path]:
+    """A released notebook folder's files, without Jupyter's checkpoints or hidden files."""
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _read_record(work: Path) -> dict[str, str]:
+    try:
+        record = json.loads((work / RELEASED).read_text(encoding="utf-8"))
+        return {k: v for k, v in record.items() if isinstance(k, str) and isinstance(v, str)}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _write_record(work: Path, record: dict[str, str]) -> None:
+    partial = work / f"{RELEASED}.partial"
+    partial.write_text(json.dumps(dict(sorted(record.items())), indent=1) + "\n")
+    partial.replace(work / RELEASED)
+
+
+def _copy(source: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(f".{dest.name}.partial")
+    shutil.copyfile(source, partial)
+    partial.replace(dest)
+
+
+def prepare(work: Path = WORK, released: Path = NOTEBOOKS) -> list[Path]:
+    """Copy into `work` each released file it lacks; never overwrite one. Returns the files
+    copied, as paths inside `work`."""
+    return sync(work, released)[0]
+
+
+def sync(work: Path = WORK, released: Path = NOTEBOOKS) -> tuple[list[Path], list[Path]]:
+    """`prepare`, and the files of `work` whose released version changed since they were
+    copied (a newer workbook's; `reset` takes it): (copied, updated in the release)."""
+    if work.exists() and not work.is_dir():
+        raise WorkspaceError(f"work: expected a folder for your notebooks, {work} is a file")
+    record, copied, updated = _read_record(work), [], []
+    for folder in _released_folders(released):
+        for path in _files(folder):
+            name = path.relative_to(released).as_posix()
+            dest = work / name
+            if dest.exists() or dest.is_symlink():
+                if record.get(name, _digest(path)) != _digest(path):
+                    updated.append(dest)
+                continue
+            _copy(path, dest)
+            record[name] = _digest(path)
+            copied.append(dest)
+    if copied:
+        _write_record(work, record)
+    return copied, updated
+
+
+def find_released(nb: str, released: Path = NOTEBOOKS) -> Path:
+    """The released notebook that `nb` names: its number (01), a prefix of its folder
+    (01_att) or its folder name."""
+    folders = _released_folders(released)
+    matches = [f / f"{f.name}.ipynb" for f in folders if f.name.startswith(nb) and nb]
+    matches = [m for m in matches if m.is_file()]
+    if len(matches) != 1:
+        names = [f.name for f in folders]
+        raise WorkspaceError(f"NB: expected one of {names} (or its number), got {nb!r}")
+    return matches[0]
+
+
+def backup_path(notebook: Path, work: Path, when: time.struct_time | None = None) -> Path:
+    """work/.backups/<name>-<YYYY-MM-DDTHHMM>.ipynb, with -2, -3, ... when that is taken."""
+    stamp = time.strftime("%Y-%m-%dT%H%M", when or time.localtime())
+    folder = work / BACKUPS
+    candidate = folder / f"{notebook.stem}-{stamp}{notebook.suffix}"
+    count = 2
+    while candidate.exists():
+        candidate = folder / f"{notebook.stem}-{stamp}-{count}{notebook.suffix}"
+        count += 1
+    return candidate
+
+
+def reset(nb: str, work: Path = WORK, released: Path = NOTEBOOKS) -> tuple[Path, Path | None]:
+    """Put the released notebook `nb` in place of yours in `work`; yours goes to
+    work/.backups/ first. Returns (your notebook's path, its backup or None if there was no
+    copy to keep)."""
+    source = find_released(nb, released)
+    mine = work / source.relative_to(released)
+    backup = None
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    if mine.exists():
+        if not mine.is_file():
+            raise WorkspaceError(f"NB: expected a notebook file at {mine}, found something else")
+        backup = backup_path(mine, work)
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(mine, backup)  # a copy first: if anything below fails, yours is intact
+    _copy(source, mine)
+    record = _read_record(work)
+    record[source.relative_to(released).as_posix()] = _digest(source)
+    _write_record(work, record)
+    return mine, backup
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--work", type=Path, default=WORK, help="your notebooks' folder (default: work/)"
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("prepare", help="copy into work/ the released files it lacks")
+    reset_parser = commands.add_parser("reset", help="one notebook back to the released one")
+    reset_parser.add_argument("nb", help="the notebook: 01, 01_attention_scores, ...")
+    args = parser.parse_args(argv)
+    work = args.work if args.work.is_absolute() else Path.cwd() / args.work
+    try:
+        if args.command == "prepare":
+            fresh = not work.exists()
+            copied, updated = sync(work)
+            if fresh:
+                print(f"your notebooks are in {_shown(work)}/ (copied from notebooks/)")
+            elif copied:
+                print(f"new in this workbook, copied into {_shown(work)}/:")
+                print(*(f"  {_shown(p)}" for p in copied), sep="\n")
+            if updated:
+                print(
+                    "changed in this workbook since your copy was made (yours is untouched; "
+                    "`make reset NB=NN` takes the new one and keeps yours in "
+                    f"{_shown(work / BACKUPS)}/):",
+                    *(f"  {_shown(p)}" for p in updated),
+                    sep="\n",
+                )
+            print(
+                f"Your work lives in {_shown(work)}/: no release and no `git pull` touches it; "
+                "`make reset NB=01` starts a notebook afresh and keeps a backup."
+            )
+        else:
+            mine, backup = reset(args.nb, work)
+            if backup is not None:
+                print(f"your previous {mine.name} is kept as {_shown(backup)}")
+            print(f"{_shown(mine)} is the released notebook again")
+    except WorkspaceError as err:
+        print(f"workspace: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
