@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import socket
 import threading
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT, grade_with_readme_command, read_grades
+from grader import cgroups
 from grader.sandbox import UID_BASE_ENV, UID_SLOTS, new_uid_base, sandbox_available
 
 SANDBOX_OK, SANDBOX_WHY = sandbox_available()
@@ -75,9 +77,16 @@ def graded(tmp_path_factory):
     students.update({case.student: case.files for case in cases})
     inbox = build.write_folder(tmp_path_factory.mktemp("download"), students)
     base = new_uid_base()
+    token = secrets.token_hex(4)  # names this run's control groups
     try:
         done = grade_with_readme_command(
-            inbox, work, "-a", NOTEBOOK, "--timeout", "20", env={UID_BASE_ENV: str(base)}
+            inbox,
+            work,
+            "-a",
+            NOTEBOOK,
+            "--timeout",
+            "20",
+            env={UID_BASE_ENV: str(base), cgroups.RUN_ENV: token},
         )
     finally:
         listener.close()
@@ -89,6 +98,7 @@ def graded(tmp_path_factory):
         "listener": listener,
         "uids": range(base, base + UID_SLOTS),
         "run": done,
+        "cgroup_run": token,
     }
 
 
@@ -155,6 +165,10 @@ CASES = [
     "diskfill",
     # ---- issue #27 (helper `secret`): hidden cases drawn from the course's secret ----
     "lookuptable",
+    # -- neighbours that take the machine (issue #27 item 1)
+    "cpuhog",
+    "forkstorm",
+    "memhog",
     # issue #27 items 3, 5 and 7 (helper bounds)
     "rebinder",
     "rebinder2",
@@ -309,6 +323,21 @@ def test_a_table_of_the_kits_answers_loses_every_function_test(graded):
         assert row[test] == "0.0", (test, row)
     for test in ("test_answer_q_shape", "test_answer_scale", "test_answer_permutation"):
         assert row[test] == "1.0", (test, row)
+
+
+# -- neighbours that take the machine (issue #27 item 1) -------------------------------------
+def test_the_run_names_how_sandboxes_are_limited_and_leaves_no_control_group(graded):
+    found = cgroups.backend()
+    line = cgroups.describe()
+    assert line in graded["run"].stdout, graded["run"].stdout[-2000:]
+    if found.kind:
+        assert cgroups.leftovers(graded["cgroup_run"]) == []
+
+
+@pytest.mark.parametrize("student", ["cpuhog", "forkstorm", "memhog"])
+def test_a_neighbour_that_takes_the_machine_is_stopped_by_its_own_limits(graded, student):
+    status = graded["grades"][student]["status"]
+    assert "time limit" in status or "memory limit" in status, status
 
 
 # -- issue #27 items 3, 5 and 7 (helper bounds) ----------------------------------------------

@@ -14,7 +14,9 @@ import builtins
 import contextlib
 import importlib
 import json
+import select
 import time
+from collections.abc import Callable
 
 from grader import wire
 
@@ -34,6 +36,23 @@ class KernelChannel:
         self.request_fd, self.reply_fd, self.next_id = request_fd, reply_fd, next_id
         self.limit_text = describe_limit
         self.deadline = time.monotonic() + 300.0
+        # CPU seconds the kernel's sandbox has left (its control group's CPU time, read
+        # while waiting); None: the wall-clock deadline alone
+        self.cpu_left: Callable[[], float] | None = None
+
+    def _wait(self, deadline: float) -> None:
+        """Until the reply descriptor is readable; TimeoutError once the wall-clock
+        `deadline` or the sandbox's CPU time is up (read every 50 ms)."""
+        if self.cpu_left is None:
+            return
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(": wall-clock time")
+            if self.cpu_left() <= 0:
+                raise TimeoutError(": CPU time")
+            if select.select([self.reply_fd], [], [], min(left, 0.05))[0]:
+                return
 
     def request(self, message: dict, deadline: float | None = None) -> dict:
         self.next_id += 1
@@ -42,12 +61,15 @@ class KernelChannel:
         try:
             wire.write_frame(self.request_fd, message)
             while True:
+                self._wait(deadline)
                 reply = wire.read_frame(self.reply_fd, deadline)
                 if reply.get("id") == self.next_id:
                     return reply
-        except TimeoutError:
+        except TimeoutError as err:
+            which = str(err) if self.cpu_left is not None and str(err).startswith(":") else ""
             raise KernelLost(
-                f"your code ran past the time limit{self.limit_text}; the kernel was stopped",
+                f"your code ran past the time limit{self.limit_text}{which}; the kernel was "
+                "stopped",
                 timed_out=True,
             ) from None
         except (wire.WireError, OSError) as err:

@@ -216,6 +216,56 @@ for folder in ("/tmp", ".", "/dev/shm"):
         print("blocked", folder, "after", written, "MB", err.errno)
 """
 
+# -- neighbours that take the machine (issue #27 item 1): each forks busy children in
+# sessions of their own from its first cell, then spins itself, so they run while the
+# classmates are graded in the other worker
+CPU_HOG = """
+import os
+for _ in range(24):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+while True:
+    pass
+"""
+FORK_STORM = """
+import os
+while True:
+    try:
+        if os.fork() == 0:
+            os.setsid()
+            while True:
+                pass
+    except OSError:
+        break
+while True:
+    pass
+"""
+MEMORY_HOG = """
+import os, time
+for _ in range(6):
+    if os.fork() == 0:
+        os.setsid()
+        held = []
+        try:
+            for _ in range(16):
+                held.append(bytearray(64 * 2**20))
+                held[-1][::4096] = b"1" * len(held[-1][::4096])
+        except MemoryError:
+            pass
+        time.sleep(600)
+while True:
+    pass
+"""
+
+
+def first_cell(nb, source: str) -> nbformat.NotebookNode:
+    """A copy of nb with a new code cell before every other cell."""
+    nb = copy.deepcopy(nb)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(source))
+    return nb
+
 
 @dataclass
 class Case:
@@ -528,6 +578,33 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
             "no implementation: the grader's hidden cases are other inputs, so the four "
             "function tests (10 points) fail; the concept answers keep their 4",
             {mine: _nb_bytes(lookup_table_notebook(root))},
+        ),
+    ]
+    # -- neighbours that take the machine (issue #27 item 1): each loses its own notebook
+    # at its first cell; the honest classmates graded meanwhile keep their exact grades
+    # (tests/test_ta_hostile.py: HONEST)
+    cases += [
+        Case(
+            "cpuhog",
+            0.0,
+            "24 busy processes in sessions of their own, then spins: "
+            "stopped at its CPU time limit with all of them, every test lost; its sandbox's "
+            "CPU share leaves the classmates' time theirs",
+            {mine: _nb_bytes(first_cell(base, CPU_HOG))},
+        ),
+        Case(
+            "forkstorm",
+            0.0,
+            "forks busy processes until refused, then spins: stopped at "
+            "the sandbox's process count and CPU time limit, every test lost",
+            {mine: _nb_bytes(first_cell(base, FORK_STORM))},
+        ),
+        Case(
+            "memhog",
+            0.0,
+            "6 processes of 1 GiB each, then spins: the sandbox's memory "
+            "limit holds for all of them together, every test lost",
+            {mine: _nb_bytes(first_cell(base, MEMORY_HOG))},
         ),
     ]
     # -- issue #27 items 3, 5 and 7 (helper bounds) -------------------------------------------
