@@ -375,14 +375,18 @@ def _copy_own_files(source: Path, dest: Path) -> None:
 
 
 # -- the names a student's function uses, from its source ----------------------------------
-def names_used(sources: list[str], name: str) -> set[str] | None:
+def names_used(sources: list[str], name: str, origin: dict | None = None) -> set[str] | None:
     """The names `name`'s last definition in `sources` uses, and those of the student's own
     functions and classes it reaches; None when there is no readable definition.
 
-    Read from the source text, in the grader: the kernel is never asked (see
-    `attnbook.checks._source`, which the visible checks share).
+    Read from the source text, in the grader (see `attnbook.checks._source`, which the
+    visible checks share). Every other binding of the name counts too (`globals()["name"]
+    = helper`, see `grader.borrowed.dynamic_bindings`), and so does what the kernel says the
+    name holds when the tests run (`origin`, see `grader.borrowed.follow`): the student's
+    code it points at is read the same way, code outside the cells adds its path's names.
     """
     from attnbook.checks._source import definitions, names_reached
+    from grader.borrowed import dynamic_bindings, follow
 
     text = "\n\n".join(sources)
     if len(text) > SOURCE_LIMIT:
@@ -391,9 +395,19 @@ def names_used(sources: list[str], name: str) -> set[str] | None:
     for source in sources:
         with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
             defs.update(definitions(ast.parse(source)))
-    if name not in defs:
-        return None
-    return names_reached(name, defs)
+    found = names_reached(name, defs) if name in defs else None
+    bound = dynamic_bindings(sources).get(name, [])
+    extra: list[ast.AST] = [value for _kind, value in bound if isinstance(value, ast.AST)]
+    followed = follow(origin, sources) if origin is not None else None
+    if followed is not None:
+        extra += followed.nodes
+    for index, node in enumerate(extra):
+        key = f"<binding {index} of {name}>"
+        reached = names_reached(key, {**defs, key: node})
+        found = reached if found is None else found | reached
+    for path in followed.paths if followed is not None else []:
+        found = (found or set()) | set(path.split("."))
+    return found
 
 
 # -- one test, in a fresh trusted process --------------------------------------------------
@@ -415,13 +429,26 @@ def _error(ename: str, evalue: str) -> dict:
     }
 
 
-def _borrowed(job: dict) -> list[str]:
+def _origins(job: dict, channel: KernelChannel) -> dict[str, dict]:
+    """What the kernel says each graded name the test checks holds (op `origin`): subject ->
+    reply. A kernel that is lost raises KernelLost, as any call would."""
+    from grader.borrowed import RULES, subjects_of
+
+    if job.get("notebook", "") not in RULES:
+        return {}
+    return {
+        subject: channel.request({"op": "origin", "name": subject})
+        for subject in subjects_of(job.get("notebook", ""), job["source"])
+    }
+
+
+def _borrowed(job: dict, origins: dict | None = None) -> list[str]:
     """What the test's subjects borrow (`grader.borrowed`), read from the submission's
-    source: one message per call, naming it."""
+    source and following what the kernel runs: one message per call, naming it."""
     from grader.borrowed import borrowed_in_test
 
     try:
-        found = borrowed_in_test(job.get("notebook", ""), job["source"], job["sources"])
+        found = borrowed_in_test(job.get("notebook", ""), job["source"], job["sources"], origins)
     except (RecursionError, MemoryError, ValueError):
         return []
     return [b.message() for b in found]
@@ -450,9 +477,12 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     outcome: dict[str, object] = {"verdict": "passed", "error": None, "kill": "", "borrowed": []}
     try:
         sources = job["sources"]
-        outcome["borrowed"] = _borrowed(job)
+        origins = _origins(job, channel)
+        outcome["borrowed"] = _borrowed(job, origins)
         trusted = _trusted_setup(job["setup"])
-        names = StudentNames(trusted, channel, lambda name: names_used(sources, name))
+        names = StudentNames(
+            trusted, channel, lambda name: names_used(sources, name, origins.get(name))
+        )
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted), names)
     except KernelLost as lost:
@@ -649,6 +679,43 @@ class OutputBudget:
             )
         return outputs
 
+    def clean_test(self, raw: list) -> list:
+        """A test's outputs within the same caps: each text cut as a cell's is, streams kept
+        while the cell's and the notebook's room lasts; the error and the partial-credit
+        result, which decide the test's grade in nbgrader, are always kept (cut)."""
+        outputs, cell, dropped = [], 0, 0
+        for item in raw if isinstance(raw, list) else []:
+            item = dict(item) if isinstance(item, dict) else {}
+            kind = item.get("output_type")
+            if kind == "execute_result":
+                data = item.get("data")
+                text = str(data.get("text/plain", "") if isinstance(data, dict) else "")[:100]
+                output = nbformat.v4.new_output(
+                    "execute_result", execution_count=None, data={"text/plain": text}
+                )
+            else:
+                output = self._one(item)
+            if output is None:
+                continue
+            size = len(json.dumps(output))
+            over = cell + size > self.cell_chars or self.used + size > self.notebook_chars
+            if over and kind not in ("error", "execute_result"):
+                dropped += 1
+                continue
+            cell += size
+            self.used += size
+            outputs.append(output)
+        if dropped:
+            outputs.append(
+                nbformat.v4.new_output(
+                    "stream",
+                    name="stdout",
+                    text=f"[{dropped} output(s) of this test not kept: over the "
+                    "limit of outputs per cell or per notebook]\n",
+                )
+            )
+        return outputs
+
     def _one(self, item: dict):
         kind, limit = item.get("output_type"), self.text_chars
         if kind == "stream":
@@ -754,6 +821,7 @@ def run_notebook(
                     report.borrowed,
                     cpu_until,
                 )
+                cell.outputs = budget.clean_test(cell.outputs)
                 if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):
                     report.grader_timeouts.append(grade_id)
                 report.tests[grade_id] = verdict

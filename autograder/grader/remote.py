@@ -78,18 +78,22 @@ class KernelChannel:
             ) from None
 
 
+NAME_LIMIT = 300  # characters of a type's, module's or MRO entry's name (as grader.kernel)
+
+
 def rebuild_exception(exc) -> BaseException:
     """The student's exception as an instance of a class the grader knows."""
     exc = exc if isinstance(exc, dict) else {}
     message = str(exc.get("message", "an error"))[:20000]
-    name, module = str(exc.get("type", "")), str(exc.get("module", ""))
+    name, module = str(exc.get("type", ""))[:NAME_LIMIT], str(exc.get("module", ""))[:NAME_LIMIT]
     if module.startswith("attnbook.") and name.isidentifier():
         with contextlib.suppress(Exception):
             cls = getattr(importlib.import_module(module), name)
             if isinstance(cls, type) and issubclass(cls, Exception):
                 return cls(message)
-    for candidate in [name, *(exc.get("mro") or [])]:
-        cls = getattr(builtins, str(candidate), None)
+    mro = exc.get("mro")
+    for candidate in [name, *(mro[:12] if isinstance(mro, list) else [])]:
+        cls = getattr(builtins, str(candidate)[:NAME_LIMIT], None)
         if isinstance(cls, type) and issubclass(cls, Exception):
             return cls(message)
         if cls is SystemExit:
@@ -247,7 +251,7 @@ class RemoteModule(_Remote):
         try:
             return {
                 "modules": {
-                    str(p): ([str(m) for m in mro], bool(t), int(tok))
+                    str(p)[:1000]: ([str(m)[:NAME_LIMIT] for m in mro][:20], bool(t), int(tok))
                     for p, mro, t, tok in reply["modules"]
                 },
                 "params": [
