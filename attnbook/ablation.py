@@ -2,7 +2,7 @@
 
     python -m attnbook.ablation                          # every variant and seed, ~100 CPU s each
     python -m attnbook.ablation --jobs 2 --threads 1     # two runs at a time
-    python -m attnbook.ablation --variant learned        # rerun one (results.json is updated)
+    python -m attnbook.ablation --variant learned        # rerun one: 3 seeds, ~7 min on 2 cores
     python -m attnbook.ablation --steps 40 --out /tmp/ab # a quick look with a tiny budget
     python -m attnbook.ablation --lengths                # length generalisation (attnbook.lengths)
 
@@ -60,6 +60,7 @@ import torch
 from matplotlib.figure import Figure
 from tqdm.auto import tqdm
 
+from attnbook.helptext import plain
 from attnbook.lm.corpus import DEFAULT_GRAMMAR, make_splits
 from attnbook.lm.data import batch_iterator, validation_loss
 from attnbook.lm.model import LMConfig, TransformerLM, load_checkpoint, save_checkpoint
@@ -271,13 +272,15 @@ def run_variant(
     data: _Data | None = None,
     return_model: bool = False,
     progress: bool = False,
+    of: tuple[int, int] | None = None,
 ) -> dict:
     """Train one variant with ``config.seed``; returns its record (and writes the curve
     ``<name>_seed<seed>.csv`` to ``out`` if given).
 
     The record holds the numbers results.json stores for the run; with ``return_model``
     the trained model is under ``"model"`` too (for probes in a notebook). ``progress``
-    shows a tqdm bar whose time left also counts the run's CPU-time cap (`_RunBar`).
+    shows a tqdm bar whose time left also counts the run's CPU-time cap (`_RunBar`);
+    ``of`` = (k, n) labels it "run k of n".
     """
     config = config or AblationConfig()
     threads_before = torch.get_num_threads()
@@ -285,7 +288,7 @@ def run_variant(
         # Small models on a shared machine: one thread avoids two spinning on one core.
         torch.set_num_threads(config.threads)
     try:
-        bar = _RunBar(name, config, progress)
+        bar = _RunBar(name, config, progress, of)
         try:
             return _run_variant(name, config, out, data or _data(config), return_model, bar)
         finally:
@@ -300,13 +303,16 @@ class _RunBar:
     deadline is the wall time at which the cap will be reached at the CPU share seen so
     far; without ``show`` it does nothing."""
 
-    def __init__(self, name: str, config: AblationConfig, show: bool) -> None:
+    def __init__(
+        self, name: str, config: AblationConfig, show: bool, of: tuple[int, int] | None = None
+    ) -> None:
         last = config.steps if config.stop_after is None else min(config.steps, config.stop_after)
+        where = f"run {of[0]} of {of[1]}: " if of else ""
         self.cap = config.time_cap_s
         self.wall0, self.cpu0 = time.perf_counter(), time.process_time()
         self.bar = BudgetBar(
             total=last,
-            desc=f"{name} seed {config.seed}",
+            desc=f"{where}{name} seed {config.seed}",
             file=sys.stdout,
             dynamic_ncols=True,
             mininterval=0.5,
@@ -507,7 +513,10 @@ def run_ladder(
     results: dict = {}
     floor_se = DEFAULT_GRAMMAR.entropy_per_token(config.entropy_samples, seed=12345)[1]
     if jobs <= 1:
-        done = (run_variant(name, run_config, out, progress=progress) for name, run_config in runs)
+        done = (
+            run_variant(name, run_config, out, progress=progress, of=(k, len(runs)))
+            for k, (name, run_config) in enumerate(runs, start=1)
+        )
         for record in done:
             results = _store(out, config, {**record, "floor_se": floor_se})
             print(_line(record), flush=True)
@@ -706,10 +715,12 @@ def ranking(records: dict[str, dict], metric: str = RERUN_METRIC) -> list[str]:
     return sorted(records, key=lambda name: sign * records[name][metric])
 
 
-def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+def _parse_args(
+    argv: list[str] | None, prog: str = "python -m attnbook.ablation"
+) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m attnbook.ablation",
-        description=__doc__,
+        prog=prog,
+        description=plain(__doc__, {"python -m attnbook.ablation": prog}),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--variant", action="append", choices=list(VARIANTS),
@@ -742,8 +753,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> dict:
-    args = _parse_args(argv)
+def main(argv: list[str] | None = None, prog: str = "python -m attnbook.ablation") -> dict:
+    args = _parse_args(argv, prog)
     if args.out is None:
         args.out = str(DEFAULT_OUT if args.into_assets else RUNS_OUT)
     if args.probe_models:

@@ -3,7 +3,7 @@
 
     attnbook sample --count 10                        # ten emails from the shipped model
     attnbook train --preset tiny --budget-seconds 30  # -> runs/email_tiny/
-    attnbook ablate --variant learned                 # -> runs/ablation/
+    attnbook ablate --variant learned --steps 40 --seeds 0   # a quick look -> runs/ablation/
     attnbook evaluate                                 # the shipped model against the floor
 
 Nothing is written into the tracked assets/ unless ``--into-assets`` asks for it; outputs go
@@ -18,6 +18,7 @@ import math
 import sys
 from pathlib import Path
 
+from attnbook.helptext import plain
 from attnbook.progress import exit_now, process_start
 
 VERBS = {
@@ -83,7 +84,7 @@ def _add_sampling(parser: argparse.ArgumentParser) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="attnbook", description=__doc__,
+        prog="attnbook", description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
@@ -243,7 +244,7 @@ def main(argv: list[str] | None = None, started: float | None = None):
     if argv and argv[0] == "ablate":
         from attnbook.ablation import main as ablation_main
 
-        return ablation_main(argv[1:])
+        return ablation_main(argv[1:], prog="attnbook ablate")
     args = _parser().parse_args(argv)
     return {"sample": sample_command, "evaluate": evaluate_command}[args.verb](args)
 

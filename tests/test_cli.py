@@ -39,7 +39,7 @@ def _env(root: Path) -> dict:
         ([], ["train", "sample", "ablate", "evaluate"]),
         (["train"], ["attnbook train", "--budget-seconds", "--into-assets", "--preset"]),
         (["sample"], ["--checkpoint", "--temperature", "--top-k", "--top-p", "--seed", "--count"]),
-        (["ablate"], ["--variant", "--into-assets", "--out", "--lengths"]),
+        (["ablate"], ["usage: attnbook ablate", "--variant", "--into-assets", "--lengths"]),
         (["evaluate"], ["--checkpoint", "--emails", "--samples"]),
     ],
 )
@@ -50,6 +50,22 @@ def test_every_verb_has_help(argv, shown, capsys):
     out = capsys.readouterr().out
     missing = [s for s in shown if s not in out]
     assert not missing, f"`attnbook {' '.join(argv)} --help` lacks {missing}:\n{out}"
+    # help is read in a terminal: no reStructuredText markup, and the command as typed
+    assert "``" not in out and "python -m attnbook." not in out, out
+
+
+def test_ablation_bar_says_which_run_of_how_many():
+    """`attnbook ablate` trains one run per seed and variant; each bar says "run k of n"."""
+    from attnbook.ablation import AblationConfig, _RunBar
+    from attnbook.helptext import plain
+
+    bar = _RunBar("learned", AblationConfig(seed=1), show=True, of=(2, 3))
+    assert bar.bar.desc.startswith("run 2 of 3: learned seed 1")
+    bar.bar.close()
+    typed = {"python -m attnbook.ablation": "attnbook ablate"}
+    assert plain("``a`` and `b` in python -m attnbook.ablation", typed) == (
+        "a and b in attnbook ablate"
+    )
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,7 @@ import torch
 import torch.distributed as dist
 from matplotlib.figure import Figure
 
+from attnbook.helptext import plain
 from attnbook.lm.corpus import DEFAULT_GRAMMAR, make_splits
 from attnbook.lm.data import (
     Batch,
@@ -635,7 +636,7 @@ def _positive(text: str) -> float:
 def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.lm.train"):
     parser = argparse.ArgumentParser(
         prog=prog,
-        description=__doc__,
+        description=plain(__doc__, {"python -m attnbook.lm.train": prog}),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--preset", choices=sorted(PRESETS), default="cpu")
