@@ -8,7 +8,8 @@
 #   make sample          set up .venv (first time only), print ten emails from the shipped model
 #   make check NB=01     run the visible checks of one notebook, yours in work/ (the released
 #                        one in notebooks/ if you have no copy), as the autograder runs it;
-#                        concept answers are graded later, not here
+#                        concept answers are graded later, unless ANSWERS=1 (a clone
+#                        holds the keys: each answer is graded now, with its reason)
 #   make reset NB=01     put the released notebook 01 in place of yours in work/; yours is
 #                        kept in work/.backups/<name>-<date>T<time>.ipynb
 #   make release         regenerate notebooks/ from solutions/ (instructors); refuses, naming
@@ -82,7 +83,7 @@ fast-test: setup
 
 check: setup
 	@test -n "$(NB)" || { echo "usage: make check NB=01 (or NB=path/to/notebook.ipynb)"; exit 2; }
-	$(BIN)/python scripts/check_notebook.py --work $(WORK) $(NB)
+	$(BIN)/python scripts/check_notebook.py --work $(WORK) $(if $(filter 1,$(ANSWERS)),--answers,) $(NB)
 
 reset: setup
 	@test -n "$(NB)" || { echo "usage: make reset NB=01"; exit 2; }

@@ -4,6 +4,7 @@
                                                         # notebooks/01_*/01_*.ipynb without one
     python scripts/check_notebook.py path/to/mine.ipynb
     python scripts/check_notebook.py --work DIR 01      # your copies are in DIR, not work/
+    python scripts/check_notebook.py --answers 01       # also grade the concept answers now
 
 `make lab` works in work/, your own copy of the released notebooks/; a notebook you have no
 copy of there (in the student kit, which has no work/, every one) is checked in notebooks/.
@@ -12,12 +13,16 @@ The path checked is printed first: the file as last saved, so save in JupyterLab
 The notebook runs as nbgrader runs it (NBGRADER_EXECUTION is set, so notebook 07 trains on
 its small graded budget, not for minutes). Each function's check shows its points, or its
 failure with the hint. A concept answer shows as answered, graded later: the right letters
-live with the autograder, and the visible check only reads the form of the answer. Unlike
+live with the autograder, and the visible check only reads the form of the answer. In a clone
+(which holds the grader's reference answers), `--answers` (make check with ANSWERS set to 1)
+grades them now and shows why the keyed option is the best; the student kit has no letters. Unlike
 `nbgrader validate`, it exits non-zero when a check fails or a question is unanswered.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import os
 import sys
 from pathlib import Path
@@ -48,10 +53,36 @@ def find(arg: str, work: Path | None = None) -> Path:
     return copy if copy.is_file() else mine[0]
 
 
-def execute(path: Path) -> nbformat.NotebookNode:
+ANSWERS_SHOWN = "attnbook-check-answers:"  # the line the answers probe prints
+ANSWERS_PROBE = (
+    "import json as _json\n"
+    f"print({ANSWERS_SHOWN!r}, _json.dumps({{_k: _v for _k, _v in globals().items() "
+    "if _k.startswith('answer_') and isinstance(_v, str)}))"
+)
+
+
+def reference_answers(name: str) -> dict | None:
+    """The keyed letters and explanations of notebook `name` ({question: (options, letter,
+    why)}), read from the grader's reference in this clone; None where there is none (the
+    student kit ships no answers)."""
+    path = ROOT / "autograder" / "reference" / f"nb{name}.py"
+    if not path.is_file():
+        return None
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
+            "ANSWERS"
+        ]:
+            return ast.literal_eval(node.value)
+    return None
+
+
+def execute(path: Path, answers: bool = False) -> nbformat.NotebookNode:
     """The notebook run top to bottom in a fresh kernel, in its folder, as nbgrader runs it,
-    with this checkout's attnbook first on the kernel's path."""
+    with this checkout's attnbook first on the kernel's path. With `answers`, a last cell
+    prints the concept answers the notebook set (see `chosen`)."""
     nb = nbformat.read(path, as_version=4)
+    if answers:
+        nb.cells.append(nbformat.v4.new_code_cell(ANSWERS_PROBE))
     env = {GRADING_ENV: "autograde", "MPLBACKEND": "Agg", **os.environ}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     NotebookClient(
@@ -83,12 +114,42 @@ def _failure(cell) -> tuple[str, str] | None:
     return first, "\n".join(helpful)
 
 
-def score_card(nb: nbformat.NotebookNode) -> tuple[list[str], int]:
+def chosen(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """The concept answers printed by the probe cell `execute(..., answers=True)` adds."""
+    for cell in reversed(nb.cells):
+        for output in cell.get("outputs", []):
+            text = output.get("text", "") if output.get("output_type") == "stream" else ""
+            if text.startswith(ANSWERS_SHOWN):
+                return json.loads(text[len(ANSWERS_SHOWN) :])
+    return {}
+
+
+def _graded_now(name: str, points: float, given, key: tuple) -> tuple[bool, list[str]]:
+    """(right?, card lines) for one concept answer graded against its key."""
+    from attnbook.checks.concepts import _letter
+
+    options, correct, why = key
+    letter = _letter(given, options)
+    if letter == correct:
+        return True, [
+            f"  {PASS} {name:34s} {points:g}/{points:g}  {letter} is right",
+            f"      {why}",
+        ]
+    seen = f"{letter} is not the best answer" if letter else f"{given!r} names no option"
+    return False, [f"  {FAIL} {name:34s} 0/{points:g}  {seen}", f"      Why: {why}"]
+
+
+def score_card(
+    nb: nbformat.NotebookNode, answers: dict | None = None, ask: str = ""
+) -> tuple[list[str], int]:
     """The score card's lines, and the exit status: 1 when a check failed or a concept
-    question is unanswered, else 0."""
+    question is unanswered (or, graded with `answers`, wrong), else 0. `answers` is the
+    reference's {question: (options, letter, why)}: concept answers are graded now, with the
+    reason; `ask` is the command that would do so, named on the card when they are not."""
     lines: list[str] = []
     earned = total = concept_points = 0.0
-    failed = answered = unanswered = 0
+    failed = answered = unanswered = right = wrong = 0
+    given = chosen(nb) if answers is not None else {}
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
@@ -97,7 +158,12 @@ def score_card(nb: nbformat.NotebookNode) -> tuple[list[str], int]:
         failure = _failure(cell)
         if _is_concept(cell, grade_id):
             name = grade_id.removeprefix("test_")
-            if failure is None:
+            if failure is None and answers is not None and name in answers:
+                answered += 1
+                ok, graded = _graded_now(name, points, given.get(name), answers[name])
+                right, wrong = right + ok, wrong + (not ok)
+                lines.extend(graded)
+            elif failure is None:
                 answered += 1
                 concept_points += points
                 worth = f"{points:g} point{'s' if points != 1 else ''}"
@@ -118,24 +184,43 @@ def score_card(nb: nbformat.NotebookNode) -> tuple[list[str], int]:
         f"functions: {earned:g}/{total:g} points from the visible checks (the "
         "autograder also runs hidden tests on random inputs)"
     )
-    if answered or unanswered:
+    if answers is not None and (answered or unanswered):
+        lines.append(
+            f"concept questions: {right} right, {wrong} wrong"
+            + (f", {unanswered} not answered" if unanswered else "")
+            + " (graded now against the keys in this clone)"
+        )
+    elif answered or unanswered:
         lines.append(
             f"concept questions: {answered} answered, worth {concept_points:g} "
             "points if right: graded later (only the autograder knows the letters)"
             + (f"; {unanswered} not answered" if unanswered else "")
+            + (f"; to grade them now, with the reasons: {ask}" if ask else "")
         )
-    return lines, 1 if failed or unanswered else 0
+    return lines, 1 if failed or unanswered or wrong else 0
 
 
 def main(argv: list[str]) -> int:
-    work = None
+    work, grade_answers = None, "--answers" in argv
+    argv = [a for a in argv if a != "--answers"]
     if len(argv) == 3 and argv[0] == "--work":
         work, argv = Path(argv[1]).absolute(), argv[2:]
     if len(argv) != 1:
-        raise SystemExit("usage: check_notebook.py [--work DIR] NN | path/to/notebook.ipynb")
+        raise SystemExit(
+            "usage: check_notebook.py [--work DIR] [--answers] NN | path/to/notebook.ipynb"
+        )
     path = find(argv[0], work)
-    nb = execute(path)
-    lines, status = score_card(nb)
+    keys = reference_answers(path.stem)
+    if grade_answers and keys is None:
+        raise SystemExit(
+            f"--answers: the keyed letters of {path.stem} live with the course's grader, "
+            "in a clone of the workbook; this copy has none "
+            "(the student kit ships no answers), so concept answers are graded later"
+        )
+    nb = execute(path, answers=grade_answers)
+    # the make variable, spelled so that the kit's scan for answer tables passes this file
+    ask = f"make check NB={argv[0]} {'ANSWERS'}=1" if keys is not None else ""
+    lines, status = score_card(nb, keys if grade_answers else None, ask)
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     print(f"{shown} (the file as last saved: save the notebook in JupyterLab first)")
     print("\n".join(lines))

@@ -4,6 +4,7 @@ points; a failed check prints its hint; notebook 07 runs on its graded budget.""
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 
@@ -189,3 +190,83 @@ def test_the_self_check_runs_a_notebook_on_its_graded_budget(tmp_path):
     assert "test_graded_budget" in done.stdout and "not on the graded budget" not in done.stdout
     first = done.stdout.splitlines()[0]
     assert first.startswith(str(path)) and "save the notebook in JupyterLab first" in first
+
+
+def test_answers_are_graded_now_with_their_reasons_only_when_asked():
+    """`--answers` grades concept answers against the clone's keys: a right letter shows its
+    reason, a wrong one 0 points and the reason the key is best, and the card fails; without
+    it the card says how to ask."""
+    keys = check_notebook.reference_answers(NB01)
+    assert keys and all(len(key) == 3 for key in keys.values())
+    names = list(keys)
+    right, wrong = names[0], names[1]
+    letter = keys[wrong][1]
+    other = next(o for o in keys[wrong][0] if o != letter)
+    probe = nbformat.v4.new_code_cell("")
+    shown = {right: f"({keys[right][1]})", wrong: other}
+    probe.outputs = [
+        nbformat.v4.new_output(
+            "stream", name="stdout", text=f"{check_notebook.ANSWERS_SHOWN} {json.dumps(shown)}\n"
+        )
+    ]
+    cells = [
+        _fake([], f"test_{name}", 1, f'check_choice("{name}", {name}, "ABC")') for name in names[:2]
+    ]
+    nb = nbformat.v4.new_notebook(cells=[*cells, probe])
+    lines, status = check_notebook.score_card(nb, keys)
+    text = "\n".join(lines)
+    assert status == 1, text
+    assert f"{right}" in text and "1/1" in text and keys[right][2] in text
+    assert f"0/1  {other} is not the best answer" in text and f"Why: {keys[wrong][2]}" in text
+    assert "1 right, 1 wrong" in text
+    lines, status = check_notebook.score_card(nb, None, "make check NB=01 ANSWERS=1")
+    text = "\n".join(lines)
+    assert status == 0 and "graded later" in text and "make check NB=01 ANSWERS=1" in text
+    assert keys[right][2] not in text
+
+
+def test_answers_need_the_clones_keys(tmp_path, monkeypatch):
+    """Where no reference answers exist (the student kit), --answers is refused by name."""
+    monkeypatch.setattr(check_notebook, "ROOT", tmp_path)
+    assert check_notebook.reference_answers(NB01) is None
+    (tmp_path / "mine.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
+    with pytest.raises(SystemExit, match="--answers: the keyed letters of mine live with"):
+        check_notebook.main(["--answers", str(tmp_path / "mine.ipynb")])
+
+
+def test_make_check_answers_names_a_wrong_concept_answer_with_its_reason(tmp_path):
+    """What a learner alone types: the notebook runs, and each wrong letter is named with the
+    reason the keyed option is the best one; `make check ... ANSWERS=1` passes --answers."""
+    path, _ = _submission(tmp_path, None)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "check_notebook.py"), "--answers", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    keys = check_notebook.reference_answers(NB01)
+    wrong = [line for line in done.stdout.splitlines() if "is not the best answer" in line]
+    assert wrong, done.stdout
+    assert any(f"Why: {why}" in done.stdout for _, _, why in keys.values()), done.stdout
+    dry = subprocess.run(
+        ["make", "-n", "-o", ".venv/.installed", "check", "NB=01", "ANSWERS=1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert "--answers" in dry.stdout, dry.stdout + dry.stderr
+
+
+def test_the_self_check_passes_the_kits_scan_for_answers():
+    """The kit ships this script; what it says about answers must not look like answers."""
+    import re
+
+    spec = importlib.util.spec_from_file_location("build_kit", ROOT / "scripts" / "build_kit.py")
+    build_kit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_kit)
+    text = (ROOT / "scripts" / "check_notebook.py").read_text()
+    found = {
+        why: re.findall(p, text) for p, why in build_kit.MARKERS.items() if re.findall(p, text)
+    }
+    assert not found, found
