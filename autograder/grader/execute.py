@@ -609,6 +609,8 @@ class RunReport:
     sandboxed: bool = True
     grader_timeouts: list[str] = field(default_factory=list)  # tests whose check was stopped
     borrowed: dict[str, str] = field(default_factory=dict)  # grade_id -> the calls it borrows
+    # the student's cells that raised: [cell number as the page shows it (In [n]), exception]
+    errors: list[list] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -639,6 +641,7 @@ def run_notebook(
     budget = OutputBudget(text_chars=limits.output_chars)
     sources: list[str] = []
     count = 0
+    stubs_only: bool | None = None  # the answer cells since the last test: all still stubs?
     try:
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
@@ -661,8 +664,15 @@ def run_notebook(
                 )
                 if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):
                     report.grader_timeouts.append(grade_id)
+                if verdict == "failed" and stubs_only:
+                    verdict = "unanswered"  # nothing written in the answers it tests
                 report.tests[grade_id] = verdict
+                stubs_only = None
                 continue
+            stub = False
+            if nbgrader_meta(cell).get("solution"):
+                stub = is_stub(cell.source)
+                stubs_only = stub if stubs_only is None else stubs_only and stub
             if kernel.dead:
                 cell.outputs = [_new_output(_error(LOST, kernel.dead))]
                 continue
@@ -670,6 +680,13 @@ def run_notebook(
             try:
                 reply = kernel.request({"op": "run", "source": cell.source}, deadline)
                 cell.outputs = budget.clean(reply.get("outputs"))
+                raised = [
+                    o
+                    for o in cell.outputs
+                    if o.get("output_type") == "error" and o.get("ename") != UNWRITTEN
+                ]  # a stub's NotImplementedError (or a call of one) says "unanswered"
+                if raised and not stub:
+                    report.errors.append([count, str(raised[0].get("ename", "Error"))])
             except KernelLost as lost:
                 cell.outputs = [_new_output(_error(LOST, str(lost)))]
             if kernel.dead and report.status == "complete":
@@ -693,6 +710,17 @@ def run_notebook(
         report.status = note if report.status == "complete" else f"{report.status}; {note}"
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+STUB = "raise NotImplementedError()"  # what nbgrader's release leaves in an answer cell
+UNWRITTEN = "NotImplementedError"
+
+
+def is_stub(source: str) -> bool:
+    """Whether an answer cell still ends with the release's `raise NotImplementedError()`:
+    the student has not (or not finished) writing it, whatever else the cell holds."""
+    lines = [line.strip() for line in source.strip().splitlines() if line.strip()]
+    return bool(lines) and lines[-1] == STUB
 
 
 def _use_sandbox(sandbox: str) -> bool:
