@@ -336,7 +336,14 @@ def main(argv: list[str] | None = None) -> int:
         "--visibility",
         default="visible",
         choices=("visible", "after_due_date", "after_published", "hidden"),
-        help="build: when students see each test's result",
+        help="build: when students see the result of each code test (with its hint)",
+    )
+    gradescope.add_argument(
+        "--concept-visibility",
+        default="after_due_date",
+        choices=("visible", "after_due_date", "after_published", "hidden"),
+        help="build: when students see the result of each concept question's test (default: "
+        "after the due date, so resubmitting cannot find the letter)",
     )
     gradescope.add_argument(
         "--gradescope-root",

@@ -1,0 +1,302 @@
+"""A TA's day (issue 30): progress while grading, statuses that tell the truth, manual grades
+that reach the page.
+
+The slow part grades a class of 10 like the issue's (a Canvas zip with a `_LATE_` upload, a
+blank notebook, a syntax error, an infinite loop, a "Copy of" rename, a truncated upload,
+catalogued mistakes) with the README's command and `--workers 2`, reading its output line by
+line as it comes. Then a TA adjusts a score with `python -m grader adjust` and rewrites pages
+with `python -m grader feedback`, as the README shows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import zipfile
+
+import nbformat
+import pytest
+from conftest import ROOT
+from grader.cli import TerminalProgress, main
+from grader.course import outcome_line, table
+from grader.execute import is_stub
+from grader.intake import Intake, is_late
+from grader.sandbox import sandbox_available
+
+NB = "01_attention_scores"
+SANDBOX_OK, SANDBOX_WHY = sandbox_available()
+
+
+# -- fast: the parts ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("path", "late"),
+    [
+        (f"smithjane_LATE_2005_6_{NB}.ipynb", True),
+        (f"smithjane_late_2005_6_{NB}.ipynb", True),
+        (f"submissions/ann_LATE_7_8_{NB}.ipynb", True),  # re-zipped with a wrapper folder
+        (f"smithjane_2005_6_{NB}.ipynb", False),
+        (f"smithjane_2005_6_{NB}_LATE_.ipynb", False),  # the student's own file name
+        (f"Late Lee_12_assignsubmission_file_/{NB}.ipynb", False),  # Moodle marks nothing
+        (f"latecomer/{NB}.ipynb", False),
+    ],
+)
+def test_late_is_what_canvas_marks(path, late):
+    assert is_late(path) is late
+
+
+def test_a_stub_is_the_release_raise_at_the_end():
+    assert is_stub("def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n")
+    assert is_stub('answer = None  # "A"\n# YOUR CODE HERE\nraise NotImplementedError()')
+    assert not is_stub("def f(x):\n    return x\n")
+    assert not is_stub("raise NotImplementedError()\nanswer = 'B'")
+    assert not is_stub("")
+
+
+def test_the_progress_prints_the_intake_first_then_a_line_per_notebook():
+    out = io.StringIO()
+    progress = TerminalProgress(ROOT / "w", stream=out)
+    progress.intake(Intake())
+    progress.start(2)
+    row = {"score": 11.0, "max_score": 14.0, "status": "see late"}
+    progress.done({"student": "1003", "assignment": NB, "ok": True, "row": row})
+    progress.done({"student": "1004", "assignment": NB, "ok": False, "reason": "Boom: x"})
+    progress.close()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("intake: 0 file(s)")
+    assert lines[1] == "grading 2 notebook(s)"
+    assert lines[2] == f"[1/2] 1003 {NB}: 11 / 14, see late"
+    assert lines[3].startswith(f"[2/2] 1004 {NB}: GRADING FAILED") and "Boom: x" in lines[3]
+
+
+def test_the_table_has_the_late_blank_and_errors_columns():
+    rows = [
+        {
+            "student_id": "1",
+            "name": "a",
+            "assignment": NB,
+            "score": 0.0,
+            "max_score": 14.0,
+            "status": "see late, blank",
+            "late": "yes",
+            "blank": "yes",
+            "errors": "",
+            "notes": "renamed",
+        }
+    ]
+    header, line = table(rows).splitlines()
+    assert header.split() == [
+        "student",
+        "name",
+        "assignment",
+        "score",
+        "late",
+        "blank",
+        "errors",
+        "status",
+    ]
+    assert line.split()[6:8] == ["yes", "yes"] and line.endswith("(notes: renamed)")
+    assert outcome_line({"student": "1", "assignment": NB, "ok": True, "row": {}}, 1, 1) == (
+        f"[1/1] 1 {NB}: graded, ok"
+    )
+
+
+@pytest.mark.parametrize("option", ["--workers=2", "--sandbox=none", "--timeout=5", "--quiet"])
+def test_adjust_and_feedback_refuse_options_they_would_ignore(option, capsys):
+    for argv in (["adjust", "1", "-a", NB, "test_attention", "1"], ["feedback"]):
+        with pytest.raises(SystemExit) as stop:
+            main([*argv, option])
+        assert stop.value.code == 2
+        assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_adjust_without_a_gradebook_says_where_it_looked(tmp_path, capsys):
+    code = main(["adjust", "1", "-a", NB, "test_attention", "1", "--work", str(tmp_path)])
+    assert code == 2
+    assert f"expected a gradebook at {tmp_path / 'gradebook.db'}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("points", ["-1", "nan", "inf", "two"])
+def test_adjust_refuses_points_that_are_no_score(points, capsys):
+    with pytest.raises(SystemExit):
+        main(["adjust", "1", "-a", NB, "test_attention", points])
+    err = capsys.readouterr().err
+    assert "argument points: expected a number of points >= 0" in err and repr(points) in err
+
+
+# -- slow: a class of 10 --------------------------------------------------------------------
+def _class_of_ten(build) -> dict[str, tuple[str, nbformat.NotebookNode | bytes]]:
+    """Canvas file name prefix -> (what it is, the notebook or raw bytes)."""
+    base = build.solved(ROOT)
+    text = nbformat.writes(base)
+    return {
+        "ada_101_1": ("the solution", base),
+        "ben_102_2": ("blank", build.release_notebook(ROOT)),
+        "cleo_103_3": ("weights transposed", build.with_mistake(ROOT, *build.MISTAKE)),
+        "dev_104_4": ("no 1/sqrt(d_k)", build.with_mistake(ROOT, "score_matrix", "no 1/sqrt(d_k)")),
+        "eli_LATE_105_5": ("late, the solution", base),
+        "fay_106_6": (
+            "a syntax error in score_matrix",
+            build.append_to(base, "score_matrix", "def oops(:\n    pass"),
+        ),
+        "gus_107_7": ("loops forever", build.append_to(base, "attention", "while True:\n    pass")),
+        "hal_108_8": ("renamed 'Copy of'", base),
+        "ivy_109_9": ("truncated", text[: len(text) // 2].encode()),
+        "jo_LATE_110_10": ("late and blank", build.release_notebook(ROOT)),
+    }
+
+
+def _grader(*args, timeout=600):
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=ROOT / "autograder",
+        env={**os.environ, "PYTHONPATH": str(ROOT / "autograder")},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory):
+    from grader.sample import load_builder
+
+    build = load_builder()
+    folder = tmp_path_factory.mktemp("day")
+    download, work = folder / "canvas.zip", folder / "work"
+    with zipfile.ZipFile(download, "w") as archive:
+        for prefix, (_, nb) in _class_of_ten(build).items():
+            name = f"Copy of {NB}.ipynb" if prefix.startswith("hal") else f"{NB}.ipynb"
+            data = nb if isinstance(nb, bytes) else nbformat.writes(nb).encode()
+            archive.writestr(f"{prefix}_{name}", data)
+    command = [sys.executable, "-m", "grader", "grade", str(download), "--workers", "2"]
+    command += ["--work", str(work), "--timeout", "20"]
+    started = time.monotonic()
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT / "autograder",
+        env={**os.environ, "PYTHONPATH": str(ROOT / "autograder")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    lines = [(time.monotonic() - started, line.rstrip("\n")) for line in process.stdout]
+    err = process.stderr.read() if process.stderr else ""
+    code = process.wait(timeout=1800)
+    with open(work / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {row["name"]: row for row in csv.DictReader(handle)}
+    return {"code": code, "lines": lines, "err": err, "rows": rows, "work": work}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_a_line_per_notebook_as_it_finishes(day):
+    assert day["code"] == 0, [t for _, t in day["lines"]][-20:] + [day["err"][-2000:]]
+    texts = [t for _, t in day["lines"]]
+    assert texts[0].startswith("intake: 11 file(s), 10 graded") or texts[0].startswith(
+        "intake: 10 file(s), 10 graded"
+    ), texts[:3]
+    progress = [(at, t) for at, t in day["lines"] if t.startswith("[")]
+    assert [t.split("]")[0] for _, t in progress] == [f"[{k}/10" for k in range(1, 11)]
+    assert {t.split()[1] for _, t in progress} == {str(i) for i in range(101, 111)}
+    end = next(at for at, t in day["lines"] if t.startswith("graded 10 notebook(s)"))
+    # the loop runs to the 20 s limit: the first lines came well before grading ended
+    assert progress[0][0] < end - 10, progress
+    gus = next(t for _, t in progress if t.split()[1] == "107")
+    assert "time limit" in gus
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_the_csv_says_late_blank_and_errors(day):
+    rows = day["rows"]
+    late = {name for name, row in rows.items() if row["late"] == "yes"}
+    assert late == {"eli", "jo"}
+    blank = {name for name, row in rows.items() if row["blank"] == "yes"}
+    assert blank == {"ben", "ivy", "jo"}
+    errors = {name: row["errors"] for name, row in rows.items() if row["errors"]}
+    assert set(errors) == {"fay"}, errors  # a stub's NotImplementedError is no error
+    assert "(SyntaxError)" in errors["fay"] and "the first: cell " in errors["fay"]
+    assert rows["ada"]["status"] == rows["cleo"]["status"] == "ok"
+    assert rows["hal"]["status"] == "ok" and "Copy of" in rows["hal"]["notes"]
+    assert rows["eli"]["status"] == "see late" and float(rows["eli"]["score"]) == 14
+    assert "see errors" in rows["fay"]["status"] and float(rows["fay"]["score"]) < 14
+    assert "unreadable" in rows["ivy"]["status"] and "see blank" in rows["ivy"]["status"]
+    assert "time limit" in rows["gus"]["status"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_a_blank_test_is_unanswered_not_failed(day):
+    ben = day["rows"]["ben"]["student_id"]
+    report = day["work"] / "reports" / NB / ben / f"{NB}.json"
+    assert set(json.loads(report.read_text())["tests"].values()) == {"unanswered"}
+    cleo = day["rows"]["cleo"]["student_id"]
+    tests = json.loads((day["work"] / "reports" / NB / cleo / f"{NB}.json").read_text())["tests"]
+    assert tests["test_attention"] == "failed" and tests["test_score_matrix"] == "passed"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_a_ta_adjusts_a_score_and_the_page_says_it(day):
+    work = day["work"]
+    comment = "Weights transposed, but the idea is right: 2 of 3."
+    result = _grader("adjust", "cleo", "-a", NB, "test_attention", "2", "--comment", comment,
+                     "--work", work)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "13 / 14" in result.stdout and "page: " in result.stdout
+    row = _rows(work)["cleo"]
+    assert (row["score"], row["manual"], row["test_attention"]) == ("13.0", "yes", "2.0")
+    page = (work / row["feedback"]).read_text(encoding="utf-8")
+    assert comment.replace("'", "&#39;") in page or comment in page
+    assert "13.0 / 14.0" in page
+    again = _grader("feedback", "-s", "cleo", "--work", work)
+    assert again.returncode == 0 and "1 page(s) written" in again.stdout, again.stderr
+    assert "13.0 / 14.0" in (work / row["feedback"]).read_text(encoding="utf-8")
+    too_many = _grader("adjust", "cleo", "-a", NB, "test_attention", "4", "--work", work)
+    assert too_many.returncode == 2
+    assert "POINTS: expected a number from 0 to 3, got 4.0" in too_many.stderr
+    nobody = _grader("feedback", "-s", "nobody", "--work", work)
+    assert nobody.returncode == 2 and "'nobody'" in nobody.stderr
+
+
+def _rows(work):
+    with open(work / "grades.csv", newline="", encoding="utf-8") as handle:
+        return {row["name"]: row for row in csv.DictReader(handle)}
+
+
+# -- Gradescope: concept answers cannot be farmed by resubmitting ------------------------------
+def test_gradescope_holds_concept_results_back_and_keeps_code_hints(tmp_path, monkeypatch):
+    import grader.gradescope as gradescope
+    from grader.catalogue import nbgrader_meta, solution_notebook
+    from grader.course import Course
+
+    course = Course(root=ROOT, work=tmp_path)
+    graded = tmp_path / "autograded" / "s" / NB / f"{NB}.ipynb"
+    graded.parent.mkdir(parents=True)
+    nb = solution_notebook(NB)
+    nbformat.write(nb, graded)
+    ids = [nbgrader_meta(c)["grade_id"] for c in nb.cells if nbgrader_meta(c).get("points")]
+    scores = {g: (0.0 if g == "test_attention" else 1.0, 1.0) for g in ids}
+    monkeypatch.setattr(gradescope, "_grades", lambda *a: scores)
+    row = {"student_id": "s", "assignment": NB, "score": 7.0, "max_score": 8.0, "status": "ok"}
+    monkeypatch.setattr(gradescope, "gradebook_rows", lambda c: [row])
+    results = gradescope._results(course, NB, "visible", [], "after_due_date")
+    seen = {t["name"]: t["visibility"] for t in results["tests"]}
+    concepts = {g for g in seen if g.startswith("test_answer_")}
+    assert len(concepts) == 4 and {seen[g] for g in concepts} == {"after_due_date"}
+    assert {v for g, v in seen.items() if g not in concepts} == {"visible"}
+    code = len(seen) - len(concepts)
+    assert results["output"].startswith(
+        f"{NB}: {code - 1} / {code} points for the code; the 4 concept question(s) are shown "
+        "after the due date."
+    )
+    assert "7 / 8" not in results["output"]  # the sum would give the concept points away
+    same = gradescope._results(course, NB, "visible", [], "visible")
+    assert {t["visibility"] for t in same["tests"]} == {"visible"}
+    assert same["output"].startswith(f"{NB}: 7 / 8 points.")
