@@ -300,3 +300,112 @@ def test_gradescope_holds_concept_results_back_and_keeps_code_hints(tmp_path, mo
     same = gradescope._results(course, NB, "visible", [], "visible")
     assert {t["visibility"] for t in same["tests"]} == {"visible"}
     assert same["output"].startswith(f"{NB}: 7 / 8 points.")
+
+
+# -- the quick start works from where it says ----------------------------------------------------
+def test_the_quick_start_line_works_from_the_top_folder():
+    text = (ROOT / "autograder" / "README.md").read_text(encoding="utf-8")
+    block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    (line,) = [ln for ln in block.splitlines() if ln.startswith("source ")]
+    command, said = (part.strip() for part in line.split("#", 1))
+    assert "from the top folder" in said
+    assert "make setup" in block  # a headless TA is told how the environment is made
+    if not (ROOT / ".venv" / "bin" / "activate").exists():
+        pytest.skip("no .venv in this checkout (make setup)")
+    done = subprocess.run(
+        ["bash", "-c", f"{command} && python -m grader --help && pwd"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "adjust" in done.stdout and done.stdout.strip().endswith("/autograder")
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["export"], "--workers=2"),
+        (["export"], "--timeout=5"),
+        (["export"], "--memory-mb=100"),
+        (["export"], "--sandbox=none"),
+        (["gradescope", "build"], "--workers=2"),
+        (["gradescope", "build"], "--sandbox=none"),
+        (["gradescope", "build"], "--work=x"),
+    ],
+)
+def test_commands_refuse_options_they_would_ignore(argv, option, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, option])
+    assert stop.value.code == 2 and "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_gradescope_build_writes_to_the_top_level_dist(tmp_path, monkeypatch):
+    import grader.gradescope as gradescope
+
+    built = []
+    monkeypatch.setattr(gradescope, "build", lambda root, a, out, *rest: built.append(out))
+    assert main(["gradescope", "build", "-a", NB, "--root", str(ROOT)]) == 0
+    assert built == [ROOT / "dist"]
+    assert main(["gradescope", "build", "-a", NB, "--out", str(tmp_path)]) == 0
+    assert built[-1] == tmp_path
+
+
+# -- pages that say why ------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_an_unreadable_upload_page_says_so_first(day):
+    row = day["rows"]["ivy"]
+    page = (day["work"] / row["feedback"]).read_text(encoding="utf-8")
+    first = page.index("YOUR UPLOAD COULD NOT BE GRADED AS YOU WROTE IT")
+    notebook = page.index('id="notebook"')  # after the summary of scores, the cells
+    assert notebook < first < page.index("01 · Attention scores", notebook)  # the first cell
+    assert "unreadable notebook" in page[first : first + 2000]
+    assert "upload that .ipynb file again" in page
+    for name in ("ada", "ben", "cleo"):  # a readable upload, even a blank one, has no such cell
+        other = (day["work"] / day["rows"][name]["feedback"]).read_text(encoding="utf-8")
+        assert "COULD NOT BE GRADED" not in other
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_after_a_stopped_kernel_the_page_names_the_cell_once(day):
+    row = day["rows"]["gus"]
+    graded = day["work"] / "autograded" / row["student_id"] / NB / f"{NB}.ipynb"
+    cells = [c for c in nbformat.read(graded, 4).cells if c.cell_type == "code"]
+    errors = [(c.execution_count, o) for c in cells for o in c.outputs if o.get("ename")]
+    stopped = [(n, o) for n, o in errors if o["ename"] == "KernelStopped"]
+    assert len(stopped) == 1, stopped  # the cell that ran past the limit, once
+    at, why = stopped[0]
+    assert "time limit" in why["evalue"] and "20" in why["evalue"]
+    later = [o for n, o in errors if n > at]
+    assert later and {o["ename"] for o in later} == {"NotRun"}
+    assert {o["evalue"] for o in later} == {
+        f"not run: the kernel stopped at cell {at} (that cell says why)"
+    }
+    assert f"kernel lost at cell {at}:" in row["status"]
+
+
+# -- the silent no-ops say what they found -----------------------------------------------------
+def test_release_feedback_with_nothing_collected_says_so(tmp_path, capsys):
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    argv = ["release-feedback", "-a", NB, "--exchange", str(exchange), "--course-id", "attnbook"]
+    assert main([*argv, "--work", str(tmp_path / "work")]) == 0
+    out = capsys.readouterr().out
+    assert f"{NB}: nothing released: no submission of it was collected" in out
+    assert f"python -m grader collect -a {NB} first" in out
+
+
+@pytest.mark.slow  # nbgrader's generate_assignment
+def test_grading_a_student_absent_from_the_notebook_says_so(tmp_path):
+    from grader.course import Course, UsageError, grade_class
+
+    course = Course(root=ROOT, work=tmp_path, sandbox="none")
+    for student, notebook in (("ann", NB), ("bob", "02_positions")):
+        path = course.submission_path(student, notebook)
+        path.parent.mkdir(parents=True)
+        path.write_text("{}")
+    with pytest.raises(UsageError, match=f"--student 'bob': expected a submission of {NB}"):
+        grade_class(course, None, [NB], ["bob"])

@@ -241,8 +241,14 @@ def _release(args, course: Course) -> int:
 
     exchange = exchange_of(course, args.exchange, args.course_id)
     for assignment in args.assignment:
-        for line in release_feedback(course, exchange, assignment):
+        lines = release_feedback(course, exchange, assignment)
+        for line in lines:
             print(f"{assignment}: {line}")
+        if not lines:
+            print(
+                f"{assignment}: nothing released: no submission of it was collected into "
+                f"{course.work} (python -m grader collect -a {assignment} first)"
+            )
     return 0
 
 
@@ -331,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     gradescope.add_argument(
         "-a", "--assignment", action="append", help="build: one zip per assignment (default: all)"
     )
-    gradescope.add_argument("--out", default="dist", help="build: where the zips go")
+    gradescope.add_argument(
+        "--out", help="build: where the zips go (default: ROOT/dist, the top-level dist/)"
+    )
     gradescope.add_argument(
         "--visibility",
         default="visible",
@@ -349,10 +357,14 @@ def main(argv: list[str] | None = None) -> int:
         "--gradescope-root",
         help="run: Gradescope's folder (default: $ATTNBOOK_GRADESCOPE_ROOT, else /autograder)",
     )
-    _common(gradescope)
+    gradescope.add_argument(
+        "--root",
+        default=str(AUTOGRADER.parent),
+        help="build: course folder with solutions/ and autograder/ (default: this repo)",
+    )
     export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
     export.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
-    _common(export)
+    _where(export)
     adjust = sub.add_parser(
         "adjust",
         help="set a TA's score (and comment) for one test of one student's notebook; rewrites "

@@ -77,6 +77,24 @@ def grading_inputs(root: Path, assignment: str) -> list[tuple[str, Path]]:
     )
 
 
+BLANK = "graded as the blank notebook"  # what intake says of an upload it could not use
+
+
+def why_blank(problems: list[str], notes: list[str]) -> nbformat.NotebookNode:
+    """The first cell of the page of a student whose upload could not be used: why, and what
+    to do (a Markdown cell of the submission: the page shows it as text)."""
+    reasons = "\n".join(f"- {printable(p, 300)}" for p in [*problems, *notes])
+    return nbformat.v4.new_markdown_cell(
+        "YOUR UPLOAD COULD NOT BE GRADED AS YOU WROTE IT\n\n"
+        f"{reasons}\n\n"
+        "Below is the blank notebook, graded as such: no answer of yours is in it.\n"
+        "What to do: open the .ipynb file you uploaded in Jupyter and check that it opens "
+        "and holds your answers; save it (File > Save) and upload that .ipynb file again, "
+        "named as the assignment's notebook. If it still fails, ask your TA: they have the "
+        "file you uploaded and this reason."
+    )
+
+
 class UsageError(ValueError):
     """A command-line value that names nothing (the message says which and why)."""
 
@@ -272,7 +290,7 @@ class Course:
             if upload is not None and upload.refused:
                 nb, notes = (
                     self.release(assignment),
-                    [upload.refused + "; graded as the blank notebook"],
+                    [f"{upload.refused}; {BLANK}"],
                 )
             else:
                 nb, notes = normalize(upload.data if upload else None, self.release(assignment))
@@ -282,12 +300,16 @@ class Course:
                 self.release(assignment),
                 [
                     f"this upload could not be taken in ({type(err).__name__}: "
-                    f"{printable(str(err))}); graded as the blank notebook"
+                    f"{printable(str(err))}); {BLANK}"
                 ],
             )
             text = nbformat.writes(nb)
         problems = notes  # what went wrong with the notebook itself: the status says it
         notes = upload.notes if upload else self._ignored_of(intake, student)
+        if any(BLANK in p for p in problems):
+            nb = nbformat.reads(text, as_version=4)
+            nb.cells.insert(0, why_blank(problems, notes))
+            text = nbformat.writes(nb)
         late = bool(upload is not None and is_late(upload.name))
         path = self.submission_path(student, assignment)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -776,6 +798,14 @@ def _grade_class(
         for assignment in assignments:
             course.ensure_assignment(assignment)
     students = course.resolve_students(students) if students else None
+    if students:
+        have = {s for a in assignments for s in course.collected(a)}
+        absent = [s for s in students if s not in have]
+        if absent:
+            raise UsageError(
+                f"--student {absent[0]!r}: expected a submission of {', '.join(assignments)} "
+                f"(in the download or in {course.work / 'submitted'}), found none"
+            )
     jobs = []
     for assignment in assignments:
         for student in course.collected(assignment):

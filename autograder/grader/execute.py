@@ -642,14 +642,23 @@ def run_notebook(
     sources: list[str] = []
     count = 0
     stubs_only: bool | None = None  # the answer cells since the last test: all still stubs?
+    stopped_at = 0  # the cell (In [n]) where the kernel stopped, once it has
     try:
-        for index, cell in enumerate(nb.cells):
+        for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
             count += 1
             cell.execution_count, cell.outputs = count, []
             deadline = min(time.monotonic() + limits.cell_timeout_s, notebook_deadline)
             grade_id = nbgrader_meta(cell).get("grade_id")
+            if kernel.dead and stopped_at:  # said once, at the cell where it stopped
+                if is_test_cell(cell) and grade_id in template.tests:
+                    cell.source = template.tests[grade_id]
+                    report.tests[grade_id] = "lost"
+                cell.outputs = [_new_output(_error(NOT_RUN, not_run(stopped_at)))]
+                continue
+            if kernel.dead:  # it stopped before this cell, not in a cell of the notebook
+                stopped_at = count
             if is_test_cell(cell) and grade_id in template.tests:
                 cell.source = template.tests[grade_id]
                 cell.outputs, verdict = run_test(
@@ -668,6 +677,7 @@ def run_notebook(
                     verdict = "unanswered"  # nothing written in the answers it tests
                 report.tests[grade_id] = verdict
                 stubs_only = None
+                stopped_at = stopped_at or (count if kernel.dead else 0)
                 continue
             stub = False
             if nbgrader_meta(cell).get("solution"):
@@ -689,12 +699,21 @@ def run_notebook(
                     report.errors.append([count, str(raised[0].get("ename", "Error"))])
             except KernelLost as lost:
                 cell.outputs = [_new_output(_error(LOST, str(lost)))]
+            stopped_at = stopped_at or (count if kernel.dead else 0)
             if kernel.dead and report.status == "complete":
-                report.status = f"kernel lost at cell {index}: {kernel.dead}"
+                report.status = f"kernel lost at cell {count}: {kernel.dead}"
     finally:
         if kernel.dead and report.status == "complete":
             report.status = f"kernel lost: {kernel.dead}"
         kernel.close()
+    _final_status(report, use_sandbox, sandbox)
+    report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+def _final_status(report: RunReport, use_sandbox: bool, sandbox: str) -> None:
+    """The run's status with what it must say besides the kernel's: no sandbox, checks
+    stopped by the grader's own limit, borrowed answers."""
     if not use_sandbox and sandbox != "none":
         report.status = f"NOT SANDBOXED ({sandbox_available()[1]}); {report.status}"
     if report.grader_timeouts and report.status == "complete":
@@ -708,12 +727,16 @@ def run_notebook(
             f"{grade_id}: {message}" for grade_id, message in report.borrowed.items()
         )
         report.status = note if report.status == "complete" else f"{report.status}; {note}"
-    report.seconds = round(time.monotonic() - started, 3)
-    return report
 
 
 STUB = "raise NotImplementedError()"  # what nbgrader's release leaves in an answer cell
 UNWRITTEN = "NotImplementedError"
+NOT_RUN = "NotRun"  # a cell after the one that stopped the kernel
+
+
+def not_run(stopped_at: int) -> str:
+    """What a cell after a stopped kernel says: where it stopped (that cell says why)."""
+    return f"not run: the kernel stopped at cell {stopped_at} (that cell says why)"
 
 
 def is_stub(source: str) -> bool:

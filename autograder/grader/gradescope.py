@@ -449,7 +449,8 @@ def gradescope_command(args) -> int:
     assignments = args.assignment or course_assignments(root)
     try:
         for assignment in assignments:
-            print(build(root, assignment, Path(args.out), args.visibility, args.concept_visibility))
+            out = Path(args.out) if args.out else root / "dist"
+            print(build(root, assignment, out, args.visibility, args.concept_visibility))
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
