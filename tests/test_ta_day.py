@@ -137,7 +137,14 @@ def _class_of_ten(build) -> dict[str, tuple[str, nbformat.NotebookNode | bytes]]
         "ada_101_1": ("the solution", base),
         "ben_102_2": ("blank", build.release_notebook(ROOT)),
         "cleo_103_3": ("weights transposed", build.with_mistake(ROOT, *build.MISTAKE)),
-        "dev_104_4": ("no 1/sqrt(d_k)", build.with_mistake(ROOT, "score_matrix", "no 1/sqrt(d_k)")),
+        "dev_104_4": (
+            "loops twice: in score_matrix's cell, then in attention's",
+            build.append_to(
+                build.append_to(base, "score_matrix", "while True:\n    pass"),
+                "attention",
+                "while True:\n    pass",
+            ),
+        ),
         "eli_LATE_105_5": ("late, the solution", base),
         "fay_106_6": (
             "a syntax error in score_matrix",
@@ -220,7 +227,9 @@ def test_the_csv_says_late_blank_and_errors(day):
     blank = {name for name, row in rows.items() if row["blank"] == "yes"}
     assert blank == {"ben", "ivy", "jo"}
     errors = {name: row["errors"] for name, row in rows.items() if row["errors"]}
-    assert set(errors) == {"fay"}, errors  # a stub's NotImplementedError is no error
+    # a stub's NotImplementedError is no error; the loops' skipped cells leave names undefined
+    assert set(errors) == {"fay", "gus", "dev"}, errors
+    assert "(NameError)" in errors["gus"] and "(NameError)" in errors["dev"]
     assert "(SyntaxError)" in errors["fay"] and "the first: cell " in errors["fay"]
     assert rows["ada"]["status"] == rows["cleo"]["status"] == "ok"
     assert rows["hal"]["status"] == "ok" and "Copy of" in rows["hal"]["notes"]
@@ -368,23 +377,67 @@ def test_an_unreadable_upload_page_says_so_first(day):
         assert "COULD NOT BE GRADED" not in other
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
-def test_after_a_stopped_kernel_the_page_names_the_cell_once(day):
-    row = day["rows"]["gus"]
+def _errors(day, name):
+    row = day["rows"][name]
     graded = day["work"] / "autograded" / row["student_id"] / NB / f"{NB}.ipynb"
     cells = [c for c in nbformat.read(graded, 4).cells if c.cell_type == "code"]
-    errors = [(c.execution_count, o) for c in cells for o in c.outputs if o.get("ename")]
+    return [(c.execution_count, o) for c in cells for o in c.outputs if o.get("ename")]
+
+
+def _report(day, name):
+    sid = day["rows"][name]["student_id"]
+    return json.loads((day["work"] / "reports" / NB / sid / f"{NB}.json").read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_a_stopped_kernel_costs_only_the_cell_that_stopped_it(day):
+    """gus loops in attention's answer cell: that cell is stopped at the limit and said so
+    once; the grader goes on in a fresh kernel without it, so the later concept answer
+    (answer_permutation) keeps its point and only attention's 3 points are lost."""
+    errors = _errors(day, "gus")
     stopped = [(n, o) for n, o in errors if o["ename"] == "KernelStopped"]
-    assert len(stopped) == 1, stopped  # the cell that ran past the limit, once
+    assert len(stopped) == 1, stopped
     at, why = stopped[0]
     assert "time limit" in why["evalue"] and "20" in why["evalue"]
-    later = [o for n, o in errors if n > at]
+    assert "went on without this cell, in a fresh kernel" in why["evalue"]
+    assert not [o for _, o in errors if o["ename"] == "NotRun"]
+    tests = _report(day, "gus")["tests"]
+    assert tests["test_answer_permutation"] == "passed" and tests["test_attention"] == "failed"
+    row = day["rows"]["gus"]
+    assert float(row["score"]) == 11.0 and float(row["test_answer_permutation"]) == 1.0
+    assert f"kernel lost at cell {at}:" in row["status"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_a_second_stop_ends_the_notebook_and_names_the_cell_once(day):
+    """dev loops in score_matrix's cell, then again in attention's: the second stop ends the
+    notebook as before; that cell says why once, each later cell says 'not run'."""
+    errors = _errors(day, "dev")
+    stopped = [n for n, o in errors if o["ename"] == "KernelStopped"]
+    assert len(stopped) == 2, errors
+    second = stopped[1]
+    later = [o for n, o in errors if n > second]
     assert later and {o["ename"] for o in later} == {"NotRun"}
     assert {o["evalue"] for o in later} == {
-        f"not run: the kernel stopped at cell {at} (that cell says why)"
+        f"not run: the kernel stopped at cell {second} (that cell says why)"
     }
-    assert f"kernel lost at cell {at}:" in row["status"]
+    tests = _report(day, "dev")["tests"]
+    assert tests["test_softmax_rows"] == "passed"  # after the first stop: graded
+    assert tests["test_answer_permutation"] == "lost"  # after the second: not run
+    assert f"then kernel lost at cell {second}:" in day["rows"]["dev"]["status"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_each_stop_costs_its_time_limit_and_no_more(day):
+    """A notebook costs the time limit of each stop (one for gus, two for dev) on top of
+    what running it takes: at most twice the time of the solution (one replay)."""
+    clean = _report(day, "ada")["seconds"]
+    for name, stops in (("gus", 1), ("dev", 2)):
+        spent = _report(day, name)["seconds"]
+        assert spent - 20 * stops <= 2 * clean + 10, (name, spent, clean)
 
 
 # -- the silent no-ops say what they found -----------------------------------------------------

@@ -301,9 +301,10 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
     cases = [
         Case(
             "loop",
-            3.0,
-            "while True in the score_matrix answer cell: that cell times out, "
-            "the kernel is stopped, only the 3 points before it count",
+            9.0,
+            "while True in the score_matrix answer cell: that cell times out, the kernel "
+            "is stopped, and the grader goes on without that cell in a fresh kernel: "
+            "score_matrix and attention (which calls it) lose their 5 points",
             {mine: _nb_bytes(append_to(base, "score_matrix", "while True:\n    pass"))},
         ),
         Case(
