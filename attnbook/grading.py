@@ -5,6 +5,10 @@ solution notebooks into the grader's package (`attnbook-grader`, `grader.referen
 a course installs where it grades and never hands to students. One explicit setting
 overrides where they are read from: $ATTNBOOK_AUTOGRADER, an autograder folder whose
 `reference/` holds them (a course copy being graded from another checkout, say).
+
+The hidden cases' random inputs come from the course's secret (`hidden_secret`), kept with
+the reference answers and created by the grader on first use (`grader/secret.py`): the kit's
+checks, run at home, draw the practice cases, which the grader never sends.
 """
 
 from __future__ import annotations
@@ -16,6 +20,25 @@ from pathlib import Path
 from types import ModuleType
 
 AUTOGRADER_ENV = "ATTNBOOK_AUTOGRADER"
+SECRET_ENV = "ATTNBOOK_HIDDEN_SECRET"  # the secret itself (tests, a cluster's secret store)
+SECRET_FILE = "course_secret"  # in $ATTNBOOK_AUTOGRADER, beside reference/, mode 0600
+
+
+def hidden_secret() -> bytes | None:
+    """The course's secret that the hidden cases' inputs are drawn from: $ATTNBOOK_HIDDEN_SECRET,
+    else the file `course_secret` of $ATTNBOOK_AUTOGRADER (which the grader sets and creates),
+    else None (no grader here: the public practice cases)."""
+    value = os.environ.get(SECRET_ENV)
+    if value:
+        return value.encode()
+    folder = os.environ.get(AUTOGRADER_ENV)
+    if folder:
+        path = Path(folder) / SECRET_FILE
+        if path.is_file():
+            secret = path.read_bytes().strip()
+            if secret:
+                return secret
+    return None
 
 
 def load_reference(notebook: str) -> ModuleType:
@@ -39,6 +62,10 @@ def _from_file(path: Path, notebook: str) -> ModuleType:
             f"{AUTOGRADER_ENV}: no reference answers for notebook {notebook!r} at {path}"
         )
     spec = importlib.util.spec_from_file_location(f"attnbook_reference_nb{notebook}", path)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(
+            f"{AUTOGRADER_ENV}: expected a Python module at {path}, found nothing importable"
+        )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

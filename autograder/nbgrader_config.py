@@ -66,3 +66,8 @@ apply(c, report_directory=os.path.join(here, "reports"))
 c.ZipCollectApp.collector_plugin = "grader.nbgrader_plugins.LMSFileNames"
 c.ZipCollectApp.downloaded_directory = "autograder/downloaded"  # beside submitted/
 c.ExportApp.plugin_class = "grader.nbgrader_plugins.GradesCsv"
+
+# nbgrader's own collect takes a folder named for a classmate (it only warns) and follows a
+# link to any file the TA can read: on this configuration `nbgrader collect` (and
+# formgrader's Collect) is refused with a pointer to `python -m grader collect`.
+c.ExchangeFactory.collect = "grader.nbgrader_plugins.RefuseCollect"

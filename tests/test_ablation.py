@@ -17,6 +17,7 @@ import attnbook.ablation as ablation
 from attnbook.lm.generation import KVCache, decode_step
 from attnbook.lm.model import LMConfig, TransformerLM
 from attnbook.lm.tokenizer import WordTokenizer
+from attnbook.tolerance import tolerance
 
 STORED = ROOT / "assets" / "ablation"
 RUN_FIELDS = set(ablation.RUN_FIELDS)
@@ -285,9 +286,13 @@ def test_rerun_reproduces_the_stored_runs_first_steps_and_ranks_the_pair_as_stor
     for name, record in records.items():
         assert record["steps"] == config.stop_after
         stored_run = next(r for r in stored["variants"][name]["runs"] if r["seed"] == config.seed)
-        stored_curve = dict(map(tuple, stored_run["val_curve"]))
-        assert record["final_val_loss"] == pytest.approx(
-            stored_curve[config.stop_after], abs=1e-4
+        stored_loss = dict(map(tuple, stored_run["val_curve"]))[config.stop_after]
+        # The stored run was trained on another machine: the same steps in float32, each
+        # step one stage of rounding on the weights (attnbook.tolerance); measured across
+        # this CPU's kernel sets, the rerun is within 3e-7 of it.
+        tol = tolerance(torch.float32, stored_loss, depth=config.stop_after)
+        assert math.isclose(
+            record["final_val_loss"], stored_loss, rel_tol=tol.rtol, abs_tol=tol.atol
         ), name
     pair = ablation.RERUN_PAIR
     assert ablation.ranking(records) == ablation.stored_ranking(stored, pair)

@@ -47,3 +47,37 @@ def test_a_wrong_letter_gets_the_explanation():
 def test_none_means_not_answered_yet():
     with pytest.raises(NotImplementedError, match="answer_demo is still None"):
         check_choice("answer_demo", None, "ABC")
+
+
+def _keyed_answers() -> dict[str, str]:
+    """Every concept question's keyed letter, read from the autograder's reference modules."""
+    import ast
+
+    from conftest import ROOT
+
+    keyed = {}
+    for path in sorted((ROOT / "autograder" / "reference").glob("nb*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
+                "ANSWERS"
+            ]:
+                keyed |= {name: key[1] for name, key in ast.literal_eval(node.value).items()}
+    return keyed
+
+
+def test_the_package_shows_no_keyed_concept_answer():
+    """attnbook ships to every student (the kit's wheel): no file of it may show a question
+    with its keyed letter (`answer_x = "B"`), in a docstring or anywhere (tests/test_kit.py
+    scans the built kit as well; this runs without building it)."""
+    from conftest import ROOT
+
+    keyed = _keyed_answers()
+    assert len(keyed) > 20 and set(keyed.values()) <= set("ABCDEFG"), keyed
+    shown = {
+        f"{path.relative_to(ROOT)}: {name} = {letter}"
+        for path in (ROOT / "attnbook").rglob("*.py")
+        for name, letter in keyed.items()
+        for quote in "\"'"
+        if f"{name} = {quote}{letter}{quote}" in path.read_text()
+    }
+    assert not shown, f"keyed answers in the package: {sorted(shown)}"

@@ -92,11 +92,6 @@ ACCEPTED = {
     "logits = model(inputs)  # (B, L, V)": "checks/nb07.py: a forward call",
     "while offset < len(S):": "checks/nb09.py: a loop header",
 }
-# Solution lines the kit holds that must go: each is an answer, and its owner is named.
-KNOWN_LEAKS = {
-    'answer_position_signal = "A"': "attnbook/checks/concepts.py shows notebook 02's right "
-    "letter as the docstring example of check_choice",
-}
 
 
 def found_in_kit(kit_dir: Path) -> dict[str, list[str]]:
@@ -159,23 +154,24 @@ def test_kit_holds_no_grader_marker(kit_dir):
 def test_kit_holds_no_solution_line_beyond_the_reviewed_ones(kit_dir):
     found = found_in_kit(kit_dir)
     assert len(solution_lines(SOLUTIONS, NAMES)) > 200, "the solution regions were not read"
-    unreviewed = {
-        line: files
-        for line, files in found.items()
-        if line not in ACCEPTED and line not in KNOWN_LEAKS
-    }
+    unreviewed = {line: files for line, files in found.items() if line not in ACCEPTED}
     assert not unreviewed, f"solution lines in the kit: {json.dumps(unreviewed, indent=1)}"
     stale = sorted(set(ACCEPTED) - set(found))
     assert not stale, f"no longer in the kit; remove from ACCEPTED: {stale}"
 
 
-@pytest.mark.xfail(strict=True, reason="known answer leaks (KNOWN_LEAKS): fixed where they live")
-def test_known_answer_leaks_are_gone(kit_dir):
-    found = found_in_kit(kit_dir)
-    still = {
-        line: (files, KNOWN_LEAKS[line]) for line, files in found.items() if line in KNOWN_LEAKS
-    }
-    assert not still, f"answers the kit still shows: {still}"
+def test_no_concept_answer_is_in_the_kit(kit_dir):
+    """A keyed concept answer (`answer_x = "B"` as the solutions set it) is never in the kit,
+    reviewed or not: ACCEPTED may not hold one, and one anywhere in the kit fails here."""
+    answers = {line for line in solution_lines(SOLUTIONS, NAMES) if _is_concept_answer(line)}
+    assert len(answers) > 20, f"the concept answers were not read: {sorted(answers)}"
+    assert not answers & set(ACCEPTED), "ACCEPTED may not hold a concept answer"
+    found = {line: files for line, files in found_in_kit(kit_dir).items() if line in answers}
+    assert not found, f"concept answers in the kit: {json.dumps(found, indent=1)}"
+
+
+def _is_concept_answer(line: str) -> bool:
+    return bool(re.fullmatch(r"answer_\w+ = ['\"][A-Z]['\"]", line))
 
 
 # -- installed ---------------------------------------------------------------------------------

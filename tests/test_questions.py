@@ -144,6 +144,12 @@ def keyed_is_longest(question: Question) -> bool:
     return all(keyed > len(o) for letter, o in question.options.items() if letter != question.key)
 
 
+def keyed_is_shortest(question: Question) -> bool:
+    """True when the keyed option has strictly fewer characters than every other option."""
+    keyed = len(question.options[question.key])
+    return all(keyed < len(o) for letter, o in question.options.items() if letter != question.key)
+
+
 def same_question(a: Question, b: Question) -> bool:
     """Two questions ask the same thing: equal or nearly equal stems, or mostly the same
     options (the remove-the-mask quiz once came back with its verbs in another form)."""
@@ -211,6 +217,18 @@ def test_the_keyed_option_is_rarely_the_longest(notebook):
     assert 3 * len(longest) <= len(questions), (
         f"{notebook}: the keyed option is the longest in {len(longest)} of {len(questions)} "
         f"questions ({longest}); at most a third may be"
+    )
+
+
+@pytest.mark.parametrize("notebook", NAMES)
+def test_the_keyed_option_is_rarely_the_shortest(notebook):
+    """The reversed cue: a key that is the shortest option too often gives itself away to a
+    student who has learnt that the longest option is never right."""
+    questions = QUESTIONS[notebook]
+    shortest = [q.name for q in questions if keyed_is_shortest(q)]
+    assert 3 * len(shortest) <= len(questions), (
+        f"{notebook}: the keyed option is the shortest in {len(shortest)} of {len(questions)} "
+        f"questions ({shortest}); at most a third may be"
     )
 
 
@@ -287,6 +305,20 @@ def test_a_key_that_is_always_the_longest_is_caught():
         ],
     )
     assert not keyed_is_longest(fair)
+
+
+def test_a_key_that_is_always_the_shortest_is_caught():
+    giveaway = _question(
+        "What does a causal mask control?",
+        ["Access", "Where each token stands in the text", "How far apart two tokens are"],
+    )
+    assert keyed_is_shortest(giveaway) and not keyed_is_longest(giveaway)
+    tied = _question(
+        "What does a causal mask control?",
+        ["Which keys a query reads", "Where a token stands", "How far apart two go"],
+        key="B",
+    )
+    assert not keyed_is_shortest(tied)  # B and C both have 20 characters: no strict shortest
 
 
 def test_the_old_duplicates_are_caught_and_distinct_questions_are_not():

@@ -135,6 +135,38 @@ def test_collect_copies_no_link_no_fifo_and_keeps_its_snapshot(inbound, tmp_path
     assert secret in meta and "2030-01-01 10:00:00" in meta
 
 
+def test_plain_nbgrader_collect_is_refused_on_this_configuration(inbound, tmp_path):
+    """The hostile suite's two collect attacks, through plain `nbgrader collect` run from
+    autograder/ (issue #27): a folder forged in a classmate's name (nbgrader only warns and
+    takes it) and a notebook swapped for a link to the solutions (nbgrader copies what it
+    points to). `ExchangeFactory.collect` refuses, naming the grader's collect; nothing is
+    copied. The grader's own collect refuses both (the two tests above)."""
+    nb = {f"{NOTEBOOK}.ipynb": b"{}", "submission_secret.txt": b"ab" * 64}
+    make_submission(inbound.inbound, f"root+{NOTEBOOK}+{STAMP.format(day=2)}+forged", "nobody", nb)
+    linked = make_submission(
+        inbound.inbound, f"nobody+{NOTEBOOK}+{STAMP.format(day=1)}+link", "nobody", {}
+    )
+    (linked / f"{NOTEBOOK}.ipynb").symlink_to(ROOT / "solutions" / NOTEBOOK / f"{NOTEBOOK}.ipynb")
+    submitted = tmp_path / "submitted"
+    result = subprocess.run(
+        [
+            str(VENV_BIN / "nbgrader"),
+            "collect",
+            NOTEBOOK,
+            f"--CourseDirectory.submitted_directory={submitted}",
+        ],
+        cwd=AUTOGRADER,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "ATTNBOOK_EXCHANGE": str(inbound.root)},
+    )
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "nbgrader collect is refused" in result.stderr
+    assert "python -m grader collect" in result.stderr
+    assert not submitted.exists()  # neither the forged folder nor the solutions
+
+
 def test_copy_limits(tmp_path):
     source = tmp_path / "src"
     (source / "a" / "b" / "c").mkdir(parents=True)
@@ -208,7 +240,9 @@ class Student(Account):
 
 def ta(*args: str, work: Path, exchange: Path) -> subprocess.CompletedProcess:
     result = subprocess.run(
-        [sys.executable, "-m", "grader", *args, "--work", str(work)],
+        # --lock: the checkout is 0755 as cloned, and the exchange route refuses to run
+        # where its students could read the solutions (grader/lockdown.py)
+        [sys.executable, "-m", "grader", *args, "--lock", "--work", str(work)],
         cwd=AUTOGRADER,
         capture_output=True,
         text=True,

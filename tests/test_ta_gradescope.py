@@ -100,6 +100,9 @@ def test_zip_holds_the_autograder_and_no_other_answer_key(autograder_zip):
         )
     ]
     assert [n for n in names if n.startswith("autograder/reference/")] == [REFERENCE]
+    # the course's secret, which the hidden cases draw from (grader/secret.py), travels with
+    # the reference answers; lock_down makes it root-only before any student code runs
+    assert modes["autograder/course_secret"] == 0o600
     assert {n.split("/")[1] for n in names if n.startswith("solutions/")} == {NOTEBOOK}
     assert not [n for n in names if "__pycache__" in n]
     assert settings == {

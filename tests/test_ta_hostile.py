@@ -147,6 +147,8 @@ CASES = [
     "slowanswer",
     "displays",
     "diskfill",
+    # ---- issue #27 (helper `secret`): hidden cases drawn from the course's secret ----
+    "lookuptable",
 ]
 
 
@@ -282,3 +284,15 @@ def test_every_test_verdict_is_reported(graded):
         report = json.loads((reports / student / f"{NOTEBOOK}.json").read_text())
         assert set(report["tests"].values()) <= {"passed", "failed", "lost"}
         assert report["sandboxed"] is True
+
+
+# ---- issue #27 (helper `secret`): hidden cases drawn from the course's secret -------------
+def test_a_table_of_the_kits_answers_loses_every_function_test(graded):
+    """Answers recorded by running the kit's checks at home (no course secret), no code: the
+    grader's hidden cases are other inputs, so each function test fails on an input the
+    table never saw; the four concept answers keep their points."""
+    row = graded["grades"]["lookuptable"]
+    for test in ("test_project_qkv", "test_score_matrix", "test_softmax_rows", "test_attention"):
+        assert row[test] == "0.0", (test, row)
+    for test in ("test_answer_q_shape", "test_answer_scale", "test_answer_permutation"):
+        assert row[test] == "1.0", (test, row)

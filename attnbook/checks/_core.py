@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,8 @@ __all__ = [
     "compose",
     "detectors",
     "describe",
+    "hidden_seed",
+    "hidden_range",
     "names_called",
     "observe",
     "public_check",
@@ -57,6 +60,34 @@ CHECKS_DIR = str(Path(__file__).resolve().parent)
 
 # (words in the error message, hint) pairs for CheckRun.call / CheckRun.invoke
 CrashHints = Sequence[tuple[str | tuple[str, ...], str]]
+
+
+# Hidden cases are drawn from seeds that the course's secret decides (`hidden_seed`). Each is
+# congruent to its public twin modulo every number up to 16, so `seed % k` picks the same
+# kind of case (dtype, mask, option) whatever the secret, and larger than any public seed.
+HIDDEN_STRIDE = 720720  # lcm(1, ..., 16)
+
+
+def hidden_seed(seed: int) -> int:
+    """The seed a hidden case draws its inputs from, in place of `seed`.
+
+    Without a course secret (`attnbook.grading.hidden_secret()`: none where students run the
+    checks) this is `seed` itself, the practice cases anyone can run. With one (the grader's
+    trusted processes) it is `seed + HIDDEN_STRIDE * k`, `k >= 1` a hash of the secret and
+    `seed`: the same for a course's every run, unknowable without its secret, and never a
+    seed the kit draws from (all are below HIDDEN_STRIDE)."""
+    from attnbook.grading import hidden_secret
+
+    secret = hidden_secret()
+    if secret is None:
+        return seed
+    digest = hashlib.sha256(secret + b"\0attnbook-hidden\0" + str(seed).encode()).digest()
+    return seed + HIDDEN_STRIDE * (1 + int.from_bytes(digest[:4], "big"))
+
+
+def hidden_range(trials: int) -> list[int]:
+    """The seeds of a hidden check's `trials` random cases, `hidden_seed` of 0, 1, ..."""
+    return [hidden_seed(seed) for seed in range(trials)]
 
 
 class CheckFailure(AssertionError):

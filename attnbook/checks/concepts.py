@@ -1,4 +1,8 @@
-"""Checks of the concept questions: `answer_position_signal = "A"` and the like."""
+"""Checks of the concept questions: `answer_some_question = "B"` and the like.
+
+The examples here use a made-up question name: this module ships to every student, so no
+example may show a real question's keyed letter (tests/test_kit.py fails on one).
+"""
 
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ def _letter(answer, options: str) -> str | None:
 def check_choice(
     name: str, answer, options: str, correct: str | None = None, explanation: str = ""
 ) -> None:
-    """Check a multiple-choice concept answer such as `answer_position_signal = "A"`.
+    """Check a multiple-choice concept answer such as `answer_some_question = "B"`.
 
     Without `correct` (the visible test) only the form is checked; the hidden test passes the
     right letter and the explanation shown when the answer is wrong.

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbook.checks._core import CheckRun, Mistake, PrecisionAwareRun, as_array
+from attnbook.checks._core import (
+    CheckRun,
+    Mistake,
+    PrecisionAwareRun,
+    as_array,
+    hidden_range,
+)
 from attnbook.examples import (
     WORKED_K,
     WORKED_Q,
@@ -196,7 +202,7 @@ def check_project_qkv(project_qkv, reference=None, trials: int = 12) -> None:
         mentions=("W_Q", "(2, 4)", "(4, 3)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(100 + seed)
             L, d, d_k, d_v = (int(v) for v in rng.integers(1, 7, size=4))
             args = (
@@ -342,7 +348,7 @@ def check_score_matrix(score_matrix, reference=None, trials: int = 12) -> None:
         mentions=("(4, 3)", "(4, 2)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(200 + seed)
             L_q, L_k, d_k = (int(v) for v in rng.integers(1, 8, size=3))
             scale = 10.0 ** rng.integers(-2, 3)
@@ -533,7 +539,7 @@ def check_softmax_rows(softmax_rows, reference=None, trials: int = 12) -> None:
     )
 
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(300 + seed)
             shape = tuple(int(v) for v in rng.integers(1, 6, size=int(rng.integers(1, 4))))
             S = rng.standard_normal(shape) * 10.0 ** int(rng.integers(-1, 3))
@@ -712,7 +718,7 @@ def check_attention(attention, reference=None, trials: int = 12) -> None:
         mentions=("(4, 3)", "(3, 3)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(400 + seed)
             L_q, L_k, d_k, d_v = (int(v) for v in rng.integers(1, 7, size=4))
             Q = rng.standard_normal((L_q, d_k)) * 10.0 ** int(rng.integers(-1, 2))

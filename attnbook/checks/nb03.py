@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnbook.checks._core import CheckRun, Mistake, as_array
+from attnbook.checks._core import CheckRun, Mistake, as_array, hidden_range, hidden_seed
+from attnbook.tolerance import tolerance
 
 __all__ = ["check_apply_rope", "check_rope_frequencies", "check_rotation_2d"]
 
@@ -27,7 +28,8 @@ STORED_ROPE_Y = np.array(
         [-1.8185948537, -0.8322936731, -0.1986693308, 0.9800665778],
     ]
 )
-STORED_ATOL = 2e-10
+#: The worked examples above are float64 values written to 10 decimals, of size at most 2.
+STORED_ATOL = tolerance(np.float64, magnitude=2.0, decimals=10).atol
 
 HINT_PAIR_EXPONENT = (
     "the exponent is 2i/d_k with i the PAIR index: theta_i = base ** (-2 * i "
@@ -368,7 +370,7 @@ def check_rotation_2d(rotation_2d, reference=None, trials: int = 12) -> None:
     )
     run.expect_raises("rotation_2d('30 degrees')", ValueError, "30 degrees", mentions=("radians",))
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(800 + seed)
             shape = tuple(int(v) for v in rng.integers(1, 5, size=int(rng.integers(0, 3))))
             a = rng.standard_normal(shape) * 10.0 ** int(rng.integers(0, 6))
@@ -499,7 +501,7 @@ def check_rope_frequencies(rope_frequencies, reference=None, trials: int = 12) -
             f"rope_frequencies({d_k}, 10000)", ValueError, d_k, 10000.0, mentions=(str(d_k),)
         )
     if reference is not None:
-        rng = np.random.default_rng(900)
+        rng = np.random.default_rng(hidden_seed(900))
         for trial in range(trials):
             d_k, base = 2 * int(rng.integers(1, 65)), float(rng.choice([10.0, 500.0, 1e4, 1e6]))
             call = f"rope_frequencies({d_k}, {base:g}) (random, trial {trial})"
@@ -642,7 +644,7 @@ def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
         mentions=("(3, 5)",),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(1000 + seed)
             lead = tuple(int(v) for v in rng.integers(1, 4, size=int(rng.integers(0, 3))))
             L, d_k = int(rng.integers(1, 9)), 2 * int(rng.integers(1, 9))

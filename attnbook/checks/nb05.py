@@ -19,7 +19,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnbook.checks._core import CheckFailure, CheckRun, Mistake, as_array, names_called
+from attnbook.checks._core import (
+    CheckFailure,
+    CheckRun,
+    Mistake,
+    as_array,
+    hidden_range,
+    names_called,
+)
 from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
 
 __all__ = [
@@ -228,7 +235,7 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
         mentions=("x", "(5, 12)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             g = torch.Generator().manual_seed(800 + seed)
             B, L, h, d_k = (int(v) for v in torch.randint(1, 6, (4,), generator=g))
             x = torch.randn(B, L, h * d_k, generator=g)
@@ -274,7 +281,7 @@ def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
         mentions=("y", "(2, 3, 2)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             g = torch.Generator().manual_seed(900 + seed)
             B, h, L, d_k = (int(v) for v in torch.randint(1, 6, (4,), generator=g))
             y = torch.randn(B, h, L, d_k, generator=g)
@@ -593,7 +600,7 @@ def check_scaled_dot_product_attention(
         mentions=("allowed", "(3, 5)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             g = torch.Generator().manual_seed(1000 + seed)
             dtype = torch.float64 if seed % 2 else torch.float32
             lead = tuple(int(s) for s in torch.randint(1, 4, (int(seed % 3),), generator=g))
@@ -1093,7 +1100,7 @@ def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int =
         mentions=("d_model", "n_heads"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             g = torch.Generator().manual_seed(1100 + seed)
             h, d_k, B, L = (int(s) for s in torch.randint(1, 5, (4,), generator=g))
             masked = ("no mask", "causal", "causal + padding")[seed % 3]

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attnbook.checks._core import CheckRun, Mistake, as_array, describe
+from attnbook.checks._core import CheckRun, Mistake, as_array, describe, hidden_range, hidden_seed
 from attnbook.checks._lm import (
     HookCountingLM,
     ObservedLM,
@@ -345,8 +345,8 @@ def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
         mentions=("sequences[1]",),
     )
     if reference is not None:
-        rng = np.random.default_rng(700)
-        for seed in range(trials):
+        rng = np.random.default_rng(hidden_seed(700))
+        for seed in hidden_range(trials):
             B = int(rng.integers(1, 6))
             pad_id = int(rng.choice([0, 0, 3, 50]))
             sequences = [
@@ -639,7 +639,7 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
         mentions=("targets", "(4, 5)", "(4, 6, 9)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             gen = torch.Generator().manual_seed(710 + seed)
             B, L, V = (int(v) for v in torch.randint(1, 9, (3,), generator=gen))
             V += 3
@@ -889,7 +889,7 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
         mentions=("inputs", "(7,)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             gen = torch.Generator().manual_seed(720 + seed)
             kind = ["sgd", "adamw"][seed % 2]
             positions = ["rope", "learned", "sinusoidal", "none"][seed % 4]
@@ -1084,7 +1084,7 @@ def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
         mentions=("inputs", "(4,)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             model = _tiny_decoder(
                 730 + seed, positions=["rope", "learned"][seed % 2], dropout=0.2
             ).train(seed % 2 == 0)
@@ -1493,7 +1493,7 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
             mentions=mentions,
         )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             gen = torch.Generator().manual_seed(740 + seed)
             n_layers, n_heads = 1 + seed % 3, [2, 4][seed % 2]
             model = _ablation_decoder(

@@ -16,7 +16,15 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from attnbook.checks._core import CheckRun, Mistake, as_array, describe, names_called
+from attnbook.checks._core import (
+    CheckRun,
+    Mistake,
+    as_array,
+    describe,
+    hidden_range,
+    hidden_seed,
+    names_called,
+)
 
 __all__ = ["check_linear_recurrence", "check_linear_recurrence_parallel"]
 
@@ -424,7 +432,7 @@ def _check(fn, reference, trials: int, parallel: bool) -> None:
         mentions=("X", "B", "(4, 3)", "(2, 2)"),
     )
     if reference is not None:
-        for seed in range(trials):
+        for seed in hidden_range(trials):
             rng = np.random.default_rng(900 + seed)
             n, m = (int(v) for v in rng.integers(1, 6, size=2))
             L = int(rng.integers(1, 40))
@@ -439,7 +447,7 @@ def _check(fn, reference, trials: int, parallel: bool) -> None:
                 f"(seed {seed})"
             )
             _expect_states(run, call, fn, A, B, X, parallel, np.asarray(reference(A, B, X)))
-        rng = np.random.default_rng(990)
+        rng = np.random.default_rng(hidden_seed(990))
         A, B = _stable_A(rng, 4, 0.99), rng.standard_normal((4, 3))
         X = 1e6 * rng.standard_normal((300, 3))
         _expect_states(
@@ -452,7 +460,8 @@ def _check(fn, reference, trials: int, parallel: bool) -> None:
             parallel,
             np.asarray(reference(A, B, X)),
         )
-        A, B, X = np.array([[0.5]]), np.array([[2.0]]), np.ones((5, 1))
+        A, B = np.array([[rng.uniform(0.2, 0.8)]]), np.array([[rng.uniform(1.0, 3.0)]])
+        X = np.ones((5, 1))
         _expect_states(
             run,
             f"{name} with a scalar state (n = m = 1)",

@@ -22,6 +22,7 @@ from grader.course import (
     sqlite_file,
     table,
 )
+from grader.lockdown import ExposedError, private_umask
 from grader.shards import ShardError, parse_shard
 
 PROBED = ("grade", "collect", "sample", "catalogue")  # the commands that lead to grading
@@ -166,6 +167,27 @@ def _running(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-mb", type=_at_least(1), help="kernel address-space limit (4096)")
 
 
+def _lock_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lock",
+        action="store_true",
+        help="on a machine students log in to, chmod -R go-rwx the reference answers, "
+        "the solutions, the course's secret and the work folder instead of refusing "
+        "(grader/lockdown.py)",
+    )
+
+
+def _locked(args, course: Course) -> None:
+    """Refuse (ExposedError) when other accounts could read the course's private files."""
+    from grader.lockdown import enforce
+
+    exchange_route = args.command in ("collect", "release-feedback") or bool(
+        getattr(args, "from_exchange", False)
+    )
+    for line in enforce(course, exchange_route, args.lock):
+        print(line)
+
+
 def _exchange_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--exchange",
@@ -256,11 +278,12 @@ def _exchange_command(args, course: Course) -> int:
     from nbgrader.exchange import ExchangeError  # nbgrader's release says why it failed
 
     try:
+        _locked(args, course)
         if args.command == "collect":
             _collect(args, course)
             return 0
         return _release(args, course)
-    except (UsageError, FileNotFoundError, ExchangeError) as err:
+    except (UsageError, FileNotFoundError, ExchangeError, ExposedError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 
@@ -305,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         help="collect from nbgrader's exchange first (as `collect`), then grade what was collected",
     )
     _collect_options(grade)
+    _lock_option(grade)
     _common(grade)
     collect = sub.add_parser(
         "collect",
@@ -320,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         help="assignment to collect (default: every one in the exchange)",
     )
     _collect_options(collect)
+    _lock_option(collect)
     _common(collect)
     release = sub.add_parser(
         "release-feedback",
@@ -328,6 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     release.add_argument("-a", "--assignment", action="append", required=True)
     _exchange_options(release)
+    _lock_option(release)
     _common(release)
     gradescope = sub.add_parser(
         "gradescope",
@@ -396,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     sample.add_argument("--out", help="work folder (default: a temporary folder)")
     _common(sample)
     args = parser.parse_args(argv)
+    private_umask()  # everything the grader writes is the TA's alone (grader/lockdown.py)
     known = assignments(Path(args.root))
     named = getattr(args, "assignment", None) or ()
     for name in [named] if isinstance(named, str) else named:
@@ -461,6 +488,7 @@ def _grade(args, course: Course) -> list[dict] | int:
     started = time.monotonic()
     progress = Progress() if args.quiet else TerminalProgress(course.work)
     try:
+        _locked(args, course)  # before anything is read or written
         if args.from_exchange and args.source:
             raise UsageError(
                 f"grade: expected SOURCE or --from-exchange, found both (SOURCE {args.source!r})"
@@ -478,7 +506,7 @@ def _grade(args, course: Course) -> list[dict] | int:
                 (index, count),
                 progress=progress,
             )
-    except (UsageError, FileNotFoundError) as err:
+    except (UsageError, FileNotFoundError, ExposedError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if course.last_intake is not None and args.quiet:  # else printed before grading

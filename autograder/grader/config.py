@@ -44,6 +44,12 @@ def apply(c, report_directory: str | None = None) -> None:
     ]
     _html_exports(c, NeutraliseStudentHTML)
     root = c.CourseDirectory.get("root") or os.getcwd()
+    # the hidden cases draw from the course's secret (grader/secret.py), kept beside the
+    # reference answers; the trusted test processes find it through $ATTNBOOK_AUTOGRADER
+    from grader.secret import ensure_secret
+
+    autograder = os.environ.setdefault("ATTNBOOK_AUTOGRADER", os.path.join(root, "autograder"))
+    ensure_secret(autograder)
     folder = {
         name: os.path.join(root, c.CourseDirectory.get(f"{name}_directory", name))
         for name in ("source", "release")

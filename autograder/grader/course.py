@@ -28,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 
+from attnbook.grading import SECRET_FILE
 from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, collect, is_late, printable
 from grader.normalize import answer_digests, normalize
@@ -68,8 +69,10 @@ def grading_inputs(root: Path, assignment: str) -> list[tuple[str, Path]]:
     reference = Path(os.environ.get("ATTNBOOK_AUTOGRADER") or root / "autograder") / "reference"
     package = package_dir()
     config = root / "autograder" / "nbgrader_config.py"
+    secret = reference.parent / SECRET_FILE  # the hidden cases' inputs (grader/secret.py)
     return (
-        listed("solutions", root / "solutions" / assignment, "**/*")
+        ([("course_secret", secret)] if secret.is_file() else [])
+        + listed("solutions", root / "solutions" / assignment, "**/*")
         + listed("reference", reference, "*.py")
         + listed("attnbook", package, "**/*.py")
         + listed("grader", GRADER_DIR, "*.py")
@@ -93,6 +96,14 @@ def why_blank(problems: list[str], notes: list[str]) -> nbformat.NotebookNode:
         "named as the assignment's notebook. If it still fails, ask your TA: they have the "
         "file you uploaded and this reason."
     )
+
+
+def private_folder(folder: Path) -> None:
+    """Make `folder` (the work folder: gradebook, grades.csv, submissions, feedback) and
+    keep it 0700 when this user owns it: other accounts cannot even list it."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if folder.stat().st_uid == os.geteuid() and folder.stat().st_mode & 0o077:
+        folder.chmod(0o700)
 
 
 class UsageError(ValueError):
@@ -141,6 +152,8 @@ class Course:
         self.db_url = self.db_url or default_db_url(self.work)
         warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader's models
         os.environ.setdefault("ATTNBOOK_AUTOGRADER", str(self.root / "autograder"))
+        if self.work.is_dir():
+            private_folder(self.work)
         bin_dir = os.path.dirname(sys.executable)  # nbgrader runs alembic from PATH
         if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
             os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
@@ -191,7 +204,7 @@ class Course:
         Shards on several machines start against one fresh database at once; without the
         database lock two of them create nbgrader's tables and enum types concurrently and
         one fails with a duplicate-key error."""
-        self.work.mkdir(parents=True, exist_ok=True)
+        private_folder(self.work)
         with open(self.work / f".{name}.lock", "w") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             with self._database_lock(name):

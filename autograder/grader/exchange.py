@@ -433,4 +433,13 @@ def _nbgrader_release(stage: Path, exchange: ExchangeFolder, assignment: str) ->
     releaser = ExchangeReleaseFeedback(
         coursedir=coursedir, authenticator=Authenticator(config=config), config=config
     )
-    releaser.start()
+    # The grader writes with umask 077 (grader/lockdown.py); a page in the exchange must be
+    # readable by its student, whose fetch_feedback finds it by the hash of their secret
+    # (nbgrader copies the staged file's mode).
+    for page in stage.rglob("*.html"):
+        page.chmod(0o644)
+    previous = os.umask(0o022)
+    try:
+        releaser.start()
+    finally:
+        os.umask(previous)

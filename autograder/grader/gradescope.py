@@ -37,6 +37,7 @@ import nbformat
 
 from grader.course import AUTOGRADER, Course, UsageError, grade_class, gradebook_rows
 from grader.intake import printable
+from grader.secret import ensure_secret
 
 ROOT_ENV = "ATTNBOOK_GRADESCOPE_ROOT"
 FORCE_ENV = "ATTNBOOK_GRADESCOPE_SANDBOX"  # "setpriv": as if bubblewrap could not run here
@@ -86,6 +87,7 @@ def zip_members(root: Path, assignment: str) -> list[tuple[str, Path]]:
         + [
             ("autograder/nbgrader_config.py", root / "autograder" / "nbgrader_config.py"),
             (f"autograder/reference/{reference.name}", reference),
+            ("autograder/course_secret", ensure_secret(root / "autograder")),
         ]
         + _tree(root, f"solutions/{assignment}")
     )
@@ -127,11 +129,13 @@ def build(
     }
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, source in zip_members(root, assignment):
+            executable = source.stat().st_mode & 0o100
+            private = name == "autograder/course_secret"  # root-only once unpacked, too
             _add(
                 archive,
                 name,
                 source.read_bytes(),
-                0o755 if source.stat().st_mode & 0o100 else 0o644,
+                0o600 if private else 0o755 if executable else 0o644,
             )
         for name, text in generated.items():
             _add(archive, name, text.encode(), 0o644)

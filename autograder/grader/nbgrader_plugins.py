@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from nbgrader.exchange.abc import ExchangeError
+from nbgrader.exchange.default import ExchangeCollect
 from nbgrader.plugins import ExportPlugin, FileNameCollectorPlugin
 from traitlets import Unicode
 
@@ -70,3 +72,30 @@ class GradesCsv(ExportPlugin):
         path = Path(self.to or work / "grades.csv")
         export_csv(course, path if path.is_absolute() else Path(os.getcwd()) / path)
         self.log.info("Wrote %s", path)
+
+
+COLLECT_REFUSED = (
+    "nbgrader collect is refused for this course: it copies a submission folder named for a "
+    "classmate (it only warns) and follows a link to a file the TA can read (the "
+    "solutions). Collect with `python -m grader collect -a ASSIGNMENT` (or `python -m grader "
+    "grade --from-exchange -a ASSIGNMENT`), which takes a folder only from the student who "
+    "owns it and follows no link (autograder/README.md, JupyterHub with nbgrader's exchange)."
+)
+
+
+class RefuseCollect(ExchangeCollect):
+    """nbgrader's collect (`nbgrader collect`, formgrader's Collect button) on this
+    configuration (`ExchangeFactory.collect`): refused, with a pointer to the grader's."""
+
+    def start(self):
+        self.log.error(COLLECT_REFUSED)
+        raise ExchangeError(COLLECT_REFUSED)
+
+    def init_src(self):
+        raise ExchangeError(COLLECT_REFUSED)
+
+    def init_dest(self):
+        raise ExchangeError(COLLECT_REFUSED)
+
+    def copy_files(self):
+        raise ExchangeError(COLLECT_REFUSED)

@@ -431,5 +431,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake("answer_fast_pair", "thinks the last pair is fastest", edit("B", "A"), detects=WHY),
     mistake("answer_same_token", "thinks embeddings ignore position", edit("C", "A"), detects=WHY),
     mistake("answer_offset", "thinks similarity depends on l", 'answer_offset = "C"', detects=WHY),
+    mistake("answer_sinusoid_slice", "uses 10000^(-i/d) for the slow pair",
+            'answer_sinusoid_slice = "A"', detects=WHY),
+    mistake("answer_sinusoid_slice", "takes the angles in degrees",
+            'answer_sinusoid_slice = "B"', detects=WHY),
     alternative("answer_offset", "lower case with spaces", 'answer_offset = " b "'),
 ])

@@ -775,7 +775,12 @@ MISTAKES, ALTERNATIVES = catalogue([
         total += max_len * d if positions == "learned" else 0
         return total + (0 if tie_weights else V * d)"""),
     # -- concept questions -------------------------------------------------------------------------
-    mistake("answer_residual_shape", "picks the hidden width", edit("C", "A"), detects=WHY),
+    mistake("answer_residual_shape", "thinks matching rows are enough",
+            'answer_residual_shape = "C"', detects=WHY),
+    mistake("answer_layernorm_token", "divides the variance by d - 1",
+            'answer_layernorm_token = "A"', detects=WHY),
+    mistake("answer_layernorm_token", "divides by the variance, not its root",
+            'answer_layernorm_token = "B"', detects=WHY),
     mistake("answer_norm_axis", "thinks LayerNorm uses the batch", edit("A", "B"), detects=WHY),
     mistake("answer_norm_eval", "thinks LayerNorm keeps running statistics",
             'answer_norm_eval = "A"', detects=WHY),

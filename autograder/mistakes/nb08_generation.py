@@ -859,8 +859,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake("answer_teacher_forcing", "thinks scoring removes the mask",
             'answer_teacher_forcing = "A"', detects=WHY),
     mistake("answer_top_p", "drops the crossing token", 'answer_top_p = "A"', detects=WHY),
-    mistake("answer_eos", "thinks padding marks the end", 'answer_eos = "B"', detects=WHY),
-    mistake("answer_cache", "thinks queries are cached", 'answer_cache = "A"', detects=WHY),
+    mistake("answer_eos", "thinks padding marks the end", 'answer_eos = "A"', detects=WHY),
+    mistake("answer_temperature", "forgets to divide by T", 'answer_temperature = "B"',
+            detects=WHY),
+    mistake("answer_temperature", "multiplies by T", edit("A", "C"), detects=WHY),
     mistake("answer_perplexity", "confuses loss and perplexity", edit("C", "A"), detects=WHY),
     alternative("answer_top_p", "lower case", 'answer_top_p = "b"'),
 ])

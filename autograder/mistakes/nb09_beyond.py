@@ -333,9 +333,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             'answer_implicit_position = "A"', detects=WHY),
     mistake("answer_cross_attention", "applies the causal mask to the source",
             'answer_cross_attention = "B"', detects=WHY),
-    mistake("answer_no_mask_loss", "takes the leak for generalisation", 'answer_no_mask_loss = "A"',
+    mistake("answer_no_mask_loss", "takes the leak for generalisation", 'answer_no_mask_loss = "B"',
             detects=WHY),
-    mistake("answer_learned_beyond", "thinks the last trained row is reused",
+    mistake("answer_learned_beyond", "forgets that the last token is only a target",
             'answer_learned_beyond = "B"', detects=WHY),
     alternative("answer_scan_steps", "lower case", 'answer_scan_steps = "b"'),
 ])

@@ -15,6 +15,7 @@ from attnbook.shapes import require_integer, require_ndim, require_same_size
 ANSWERS = {
     'answer_bag_of_words': ('ABC', 'A', "without positions a score depends only on the query and the key's content, and `because` meets the same set of keys in both orders, so `dog` keeps its weight."),
     'answer_position_signal': ('ABC', 'A', 'a mask only decides which tokens may be read, and more heads only add ways to read them; a position vector added to the embedding states where the token is. Masks and heads carry no location.'),
+    'answer_sinusoid_slice': ('ABC', 'C', 'w_0 = 1 and w_1 = 10000^(-2/4) = 0.01, so p_2 = (sin 2, cos 2, sin 0.02, cos 0.02); 0.20 and 0.98 come from 10000^(-1/4), the second row from angles in degrees.'),
     'answer_fast_pair': ('ABC', 'B', 'w_i = 10000^(-2i/d) is largest for i = 0 (1 radian per position), so pair 0 turns fastest; pair 15 barely moves.'),
     'answer_same_token': ('ABC', 'C', 'x_l = E[w_l] + p_l: the embedding row is the same, but p_0 and p_2 differ, so the two vectors differ; E has one row per word, not per position.'),
     'answer_offset': ('ABC', 'B', 'p_l . p_(l+k) = sum_i cos(k w_i): the l cancels, so the similarity depends on the offset k only.'),

@@ -15,8 +15,9 @@ from attnbook.shapes import require_integer, require_min_ndim, require_ndim, req
 ANSWERS = {
     'answer_rotation_norm': ('ABC', 'C', 'R(a) is a rotation: R(a)^T R(a) = I, so every pair keeps its length and only its direction turns.'),
     'answer_slow_pairs': ('ABC', 'A', 'pair 0 turns 1 radian per step and is back near its angle after about 6, so it cannot tell offset 1 from offset 7; slow pairs separate long distances.'),
+    'answer_rope_angles': ('ABC', 'B', "The query turns 120°, the key 270°; the score is the cosine of the angle between them, 150° (offset 5 x 30°): -0.87. 270° is the key's own angle, 390° the two angles added."),
     'answer_shifted_score': ('ABC', 'B', 'the score is q^T R((s - l) theta) k: only the offset s - l = -3 enters, the same for (5, 2) and (105, 102), whatever theta_i is.'),
-    'answer_rotate_values': ('ABC', 'B', 'positions must change WHICH tokens match, so queries and keys are rotated; the values carry content back unchanged. Rotating V would mix absolute positions into the output.'),
+    'answer_rotate_values': ('ABC', 'C', 'The weights depend only on the offset, but a rotated value carries its own absolute angle into the output: at 102 it is turned 100 steps further than at 2.'),
     'answer_half_split': ('ABC', 'A', 'the half-split layout turns the same pairs by the same angles and only stores pair i at features i and i + d_k/2: a fixed reordering that learned W_Q, W_K absorb.'),
 }
 

@@ -15,9 +15,9 @@ from attnbook.shapes import require_integer, require_lengths, require_min_ndim, 
 ANSWERS = {
     'answer_mask_controls': ('ABC', 'C', 'a causal mask only decides which earlier or current keys a query may read; it says nothing about where a token is or how far apart two are.'),
     'answer_mask_order': ('ABC', 'A', 'zeroing after the softmax keeps the other weights as they were, so the row sums to less than 1, and the blocked keys still sit in the denominator.'),
-    'answer_padding_side': ('ABC', 'B', 'with right padding the pads come after every real token, so the causal mask already hides them from real queries; an encoder needs the key mask.'),
-    'answer_loss_mask': ('ABC', 'B', 'a padded target is not a real next token: counting it would teach the model to predict <PAD>. The key padding mask acts on attention, not on the loss.'),
-    'answer_encoder_decoder': ('ABC', 'A', 'generation predicts the next token from the prefix, so a query may read only positions j <= i: the causal mask.'),
+    'answer_padding_side': ('ABC', 'B', 'On the left the pads stand before every real token, so the causal mask lets both real queries read them; only right padding is hidden by the causal mask alone.'),
+    'answer_loss_mask': ('ABC', 'B', 'A padded target is not a real next token: counting it would teach the model to predict <PAD>. The key padding mask acts on attention, not on the loss.'),
+    'answer_encoder_decoder': ('ABC', 'A', 'A label is predicted from the whole text, so every token may read every other; next-word prediction and writing must not read the words they predict: causal.'),
     'answer_shuffled_prefix': ('ABC', 'C', 'the causal mask changes which keys a token may read: at position 0 it reads only itself, so its output changes, yet the mask tells it nothing about where it stands.'),
 }
 

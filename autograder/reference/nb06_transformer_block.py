@@ -17,8 +17,9 @@ from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
 
 # name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    'answer_residual_shape': ('ABC', 'C', "H + F(H) adds elementwise, so F must return the same (L, d) shape as H: the attention output projection and the MLP's last layer both return d features."),
+    'answer_residual_shape': ('ABC', 'A', 'H + F(H) adds elementwise, so F must return the (L, d) shape it received; (L, 4d) does not broadcast against (L, d), whatever L is.'),
     'answer_norm_axis': ('ABC', 'A', 'LayerNorm normalises one token over its own d features, the last axis of [B, L, d]; BatchNorm would use one feature across the batch.'),
+    'answer_layernorm_token': ('ABC', 'C', 'mean 5, biased variance (9 + 1 + 1 + 9) / 4 = 5: (8 - 5) / sqrt(5) = 1.342, as for [1, 2, 3, 4]; 1.162 divides the variance by d - 1, 0.600 divides by the variance.'),
     'answer_norm_eval': ('ABC', 'B', 'LayerNorm keeps no running statistics: in evaluation, as in training, each token is normalised with its own mean and variance.'),
     'answer_mlp_mixing': ('ABC', 'C', "the MLP acts on each token's vector separately (token-wise): only attention moves information between positions."),
     'answer_bypass': ('ABC', 'A', "pre-norm normalises only each branch's input, so the bypass is untouched and a silent block is the identity; post-norm puts a LayerNorm on the main path."),

@@ -15,12 +15,12 @@ from attnbook.shapes import require_ndim, require_same_size
 ANSWERS = {
     'answer_teacher_forcing': ('ABC', 'C', 'with teacher forcing every position reads the TRUE earlier tokens, itself included: position 2 reads <BOS> please send and predicts the.'),
     'answer_token_weight': ('ABC', 'B', 'lm_loss adds the losses of all real targets of the batch and divides by their number: each real token weighs the same, whichever email it belongs to.'),
-    'answer_parallel': ('ABC', 'A', "teacher forcing gives every input in advance and the causal mask keeps each row to its prefix, so all L rows are computed at once; an RNN's h_t needs h_{t-1}."),
+    'answer_message_b_targets': ('ABC', 'A', "Message B's targets are send, report, <EOS> and two pads: 3 real ones; Message A has 5, so each of the 8 weighs 1/8. 2 forgets <EOS>, 5 counts the pads."),
     'answer_clip_order': ('ABC', 'B', 'clipping rescales the gradients that backward() has just computed, so it comes after backward() and before step(), the call that uses them.'),
     'answer_eval_mode': ('ABC', 'C', 'model.eval() switches off training-only behaviour such as dropout; no_grad() skips recording a graph for a backward pass that never comes. Neither one changes the weights.'),
-    'answer_remove_mask': ('ABC', 'C', 'without the causal mask, position t attends to position t + 1, whose input IS its target, and copies it; causal rows computed together and LayerNorm leak nothing.'),
+    'answer_remove_mask': ('ABC', 'B', "the input at t + 1 IS position t's target, so any pattern that reads one step ahead leaks it; reading earlier positions, however many, leaks nothing."),
     'answer_length_buckets': ('ABC', 'A', 'grouping by length only cuts padding, positions computed and then dropped by the loss mask; every real token already weighs the same, and the masks handle any lengths.'),
-    'answer_attention_explains': ('ABC', 'B', 'a weight shows where a head reads from; the output also depends on values, other heads, MLPs and the residual path: inspectable, not automatically a faithful explanation.'),
+    'answer_attention_explains': ('ABC', 'C', 'a weight shows where a head reads from; the output also depends on values, other heads, MLPs and the residual path: inspectable, not a faithful explanation.'),
 }
 
 

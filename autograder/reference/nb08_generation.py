@@ -16,9 +16,9 @@ from attnbook.shapes import require_min_ndim, require_ndim
 ANSWERS = {
     'answer_sequence_prob': ('ABC', 'A', 'the chain rule multiplies every conditional, <EOS> included: 0.20 * 0.20 * 1.00 * 0.75 = 0.030; 0.040 leaves out the end token, 0.538 is their mean.'),
     'answer_teacher_forcing': ('ABC', 'C', 'when scoring, every earlier token is known in advance, so one causal pass gives all the conditionals; a writer must wait for its own choices, cache or not.'),
+    'answer_temperature': ('ABC', 'A', 'softmax(z / T) = softmax([4, 0]): e^4 / (e^4 + 1) = 0.982; 0.881 forgets to divide by T, 0.731 multiplies by T instead.'),
     'answer_top_p': ('ABC', 'B', "top-p keeps the smallest set of likeliest tokens that reaches p: report's 0.20 falls short, and slides, the token that crosses p (0.35), stays."),
-    'answer_eos': ('ABC', 'A', 'without an end token the model cannot say that an email is finished: every sample runs to the length limit. Padding comes only after the end.'),
-    'answer_cache': ('ABC', 'B', "an earlier token's keys and values never change (they depend on that token, its prefix and its own position), so they are stored; only the new token needs a query."),
+    'answer_eos': ('ABC', 'B', 'only <EOS> ends an email: without it every sample runs to the length limit, piling on what the grammar rarely writes. Padding comes only after the end.'),
     'answer_perplexity': ('ABC', 'C', 'perplexity is exp(loss): no model beats the corpus entropy, so the floor is exp(0.72), about 2.05; 1 would need a corpus with no uncertainty at all.'),
 }
 

@@ -13,13 +13,13 @@ from attnbook.shapes import require_ndim, require_same_size
 
 # name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    'answer_path_length': ('ABC', 'A', "an RNN carries x_1 through every later update, n - 1 sequential steps; causal attention reads x_1 from x_n's query directly, one hop, for O(n^2) scores."),
+    'answer_path_length': ('ABC', 'B', "the RNN passes x_1 through 999 sequential updates; one attention layer reads x_1 from x_1000's query directly, and the residual stream carries it up the rest."),
     'answer_state_size': ('ABC', 'C', 's_t always has n entries: each step folds the new input into the same state, while the cache keeps the keys and values of every earlier token.'),
     'answer_scan_steps': ('ABC', 'B', 'after round k every row sums its last 2^(k+1) inputs; 2^9 = 512 < 1000 <= 1024 = 2^10, so ceil(log2 L) rounds = 10.'),
     'answer_implicit_position': ('ABC', 'B', 'with the causal mask token t averages over exactly t + 1 tokens, so its state depends on its prefix length; the words are shuffled, so they carry no position.'),
     'answer_cross_attention': ('ABC', 'A', 'cross-attention takes queries from the target and keys and values from the source, which is known in full before decoding: every target position may read every source word.'),
-    'answer_no_mask_loss': ('ABC', 'C', 'the unmasked decoder read each target during teacher forcing, so its loss is not a prediction loss; the order probe, shown the prefix only, exposes it.'),
-    'answer_learned_beyond': ('ABC', 'A', 'a row of the position table gets a gradient only when a training token stands there; no training email reaches position 40, so its row keeps its random start.'),
+    'answer_no_mask_loss': ('ABC', 'A', 'unmasked, each position read its target during training and copied it; when writing, that next input does not exist yet, so its low loss was no prediction.'),
+    'answer_learned_beyond': ('ABC', 'C', 'the inputs are the tokens 0 .. n-2, so positions 0 to 22 at most: a row gets a gradient only when an input stands there; rows 23 to 63 keep their random start.'),
 }
 
 

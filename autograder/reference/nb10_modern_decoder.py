@@ -19,14 +19,14 @@ from attnbook.shapes import require_integer, require_min_ndim, require_ndim, req
 
 # name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    'answer_rms_drops': ('ABC', 'C', 'RMSNorm divides each token by the root mean square of its own features and scales by gamma: it never subtracts the mean and has no shift beta. Like LayerNorm it works on the last axis.'),
-    'answer_swiglu_width': ('ABC', 'A', 'SwiGLU has three d x d_h matrices (w_gate, w_up, w_down), so 3 d d_h = 8 d^2 gives d_h = 8d/3; none is shared, and the gate is a matrix of its own.'),
+    'answer_rms_drops': ('ABC', 'A', "RMSNorm never subtracts the mean: it divides by sqrt(mean(x^2)) = 3. Zeros would be LayerNorm's answer; 0.5 divides by the L2 norm 6 instead of the root mean square."),
+    'answer_swiglu_width': ('ABC', 'C', 'SwiGLU has three d x d_h matrices: 3 * 1024 * 3072 against 2 * 1024 * 4096, a ratio of 9/8; 3/4 forgets the gate, 3/2 gives all three matrices the width 4d.'),
     'answer_kv_group': ('ABC', 'B', 'consecutive query heads share a key/value head: head r reads r // (h / h_kv), here 5 // 2 = 2 (repeat_interleave), not r mod h_kv (which would be repeat).'),
-    'answer_kv_saving': ('ABC', 'C', 'the cache holds 2 N h_kv d_k L values, so halving h_kv halves it, and W_K, W_V shrink too; every one of the 16 query heads still computes its own pattern and its own scores.'),
-    'answer_qk_norm': ('ABC', 'A', 'QK-norm is an RMSNorm over the d_k features of each query and key head, applied before RoPE; the scores and the values are not normalised.'),
-    'answer_rope_layout': ('ABC', 'B', "Qwen3's checkpoint rotates the pairs (i, i + d_k/2) of a head and the course rotates (2i, 2i + 1), so the loader moves each pair together; nn.Linear's (out, in) layout is the same on both sides."),
-    'answer_cache_contents': ('ABC', 'C', 'each new query needs the keys and values of the earlier tokens in every layer (keys after RoPE); the earlier queries are never used again, and logits are not what later tokens attend to.'),
-    'answer_shared_kv': ('ABC', 'B', 'heads of a group share keys and values, but each has its own queries (its own rows of W_Q), so its scores, and its weights, can differ.'),
+    'answer_cache_32k': ('ABC', 'B', '2 * 28 * 8 * 128 * 32768 * 2 bytes = 3.5 GiB; 1.75 GiB forgets that keys and values are both kept, 7 GiB counts the 16 query heads.'),
+    'answer_qk_norm': ('ABC', 'C', 'QK-norm is an RMSNorm over each query and key head, before RoPE: it divides a scaled query by its scaled root mean square, so a common factor cancels.'),
+    'answer_rope_layout': ('ABC', 'A', 'feature 64 is the second of pair 0 (features 0 and 64) in the checkpoint; our pair 0 is features 0 and 1, so it goes to feature 1.'),
+    'answer_cache_contents': ('ABC', 'B', 'a key is rotated by its own position only; the query at 100 carries the other angle, and the score sees their difference. So rotated keys can be cached as they are.'),
+    'answer_shared_kv': ('ABC', 'A', 'heads of a group share keys and values but each has its own queries (its own rows of W_Q), so their weights, and outputs, differ unless the weights agree.'),
 }
 
 

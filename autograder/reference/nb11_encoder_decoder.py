@@ -18,12 +18,12 @@ from attnbook.shapes import require_integer, require_ndim, require_same_size
 
 # name: (options, correct letter, explanation shown when the answer is wrong)
 ANSWERS = {
-    'answer_bidirectional': ('ABC', 'A', "the encoder has no causal mask: every source token reads every real source token, left and right; the decoder's self-attention stays causal because the reply is written left to right."),
-    'answer_no_causal_cross': ('ABC', 'B', "the source is complete before the reply starts, so any reply position may read any real source token; the reply's own future is hidden by the decoder's causal self-attention."),
-    'answer_padding_both': ('ABC', 'C', "the encoder's output at a padded position is a vector like any other: the encoder's self-attention and every cross-attention must refuse those keys, or padding changes the reply."),
-    'answer_teacher_forcing': ('ABC', 'A', 'with teacher forcing the decoder reads the true reply so far, shifted right behind <BOS>, whatever the model would have written, so one pass scores every position.'),
-    'answer_attention_evidence': ('ABC', 'B', "a weight shows where this head reads from; that the model uses it takes an intervention, such as changing the sender's name and watching the greeting change."),
-    'answer_typical': ('ABC', 'C', 'about two thirds of the true replies to a request agree to send, over five sentences; the one refusal is the single most likely sentence, so the mode is not a typical reply.'),
+    'answer_bidirectional': ('ABC', 'A', 'the encoder reads the whole source with no causal mask and never the reply, so its output is computed once and every decoder step reads the same memory.'),
+    'answer_cross_shape': ('ABC', 'B', "queries come from the reply and keys from the source: (B, h, L_t, L_s) = (2, 2, 5, 7). (2, 2, 5, 5) would be the reply's self-attention."),
+    'answer_padding_both': ('ABC', 'C', "the encoder's output at a padded position is a vector like any other: every cross-attention must refuse those keys too, or padding changes the reply."),
+    'answer_greedy_mode': ('ABC', 'B', "greedy takes yes (0.55 > 0.45) and then the likeliest time: 0.16, against the mode's 0.45. 0.55 is the first word's probability, not the sentence's."),
+    'answer_regret': ('ABC', 'A', 'regret = log p(mode) - log p(reply) = log(0.32 / 0.22) = 0.37 nats; 0.10 subtracts the probabilities, 1.45 is their ratio without the log.'),
+    'answer_typical': ('ABC', 'C', "the refusal is the single likeliest reply, so mode-seeking decoders refuse every request; sampling reproduces the task's distribution, about one refusal in three."),
 }
 
 

@@ -520,7 +520,116 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
             {mine: _nb_bytes(add_cell_after(base, None, FILL_DISK))},
         ),
     ]
+    # ---- issue #27 (helper `secret`): hidden cases drawn from the course's secret ---------
+    cases += [
+        Case(
+            "lookuptable",
+            FULL - 10.0,
+            "answers recorded from the kit's checks (visible and hidden cases, no secret), "
+            "no implementation: the grader's hidden cases are other inputs, so the four "
+            "function tests (10 points) fail; the concept answers keep their 4",
+            {mine: _nb_bytes(lookup_table_notebook(root))},
+        ),
+    ]
     return cases
+
+
+# -- issue #27: answers recorded from the kit, no implementation -----------------------------
+# The check library draws hidden cases from seeds; a student who runs each check at home with
+# the package's own functions as the reference records every input the check sends and
+# hands in a table of answers. With the course's secret (grader/secret.py) the grader's
+# hidden cases are other inputs: the table answers the visible checks only.
+LOOKUP_FUNCTIONS = ("project_qkv", "score_matrix", "softmax_rows", "attention")
+LOOKUP_CELL = """
+import hashlib as _hashlib
+import json as _json
+
+import numpy as _np
+
+_TABLE = _json.loads({table!r})
+
+
+def _key(name, args):
+    digest = _hashlib.sha256(name.encode())
+    for arg in args:
+        arr = _np.asarray(arg)
+        digest.update(repr((arr.shape, str(arr.dtype))).encode())
+        digest.update(arr.tobytes())
+    return digest.hexdigest()
+
+
+def _answer(name, *args):
+    found = _TABLE.get(_key(name, args))
+    if found is None or "raise" in found:
+        raise ValueError(found["raise"] if found else f"{{name}}: an input I never recorded")
+    out = found["value"]
+    return tuple(_np.array(v) for v in out) if found["tuple"] else _np.array(out)
+
+
+def {name}(*args):
+    return _answer({name!r}, *args)
+"""
+
+
+def _recorded_key(name: str, args) -> str:
+    import hashlib
+
+    import numpy as np
+
+    digest = hashlib.sha256(name.encode())
+    for arg in args:
+        arr = np.asarray(arg)
+        digest.update(repr((arr.shape, str(arr.dtype))).encode())
+        digest.update(arr.tobytes())
+    return digest.hexdigest()
+
+
+def recorded_answers(name: str) -> dict:
+    """Every input the kit's check of `name` sends (visible and hidden, as a student runs it
+    at home: no course secret), with the package's answer: key -> answer."""
+    import functools
+    import importlib
+    import os
+
+    import numpy as np
+
+    from attnbook.grading import AUTOGRADER_ENV, SECRET_ENV, load_reference
+
+    saved = {k: os.environ.pop(k) for k in (SECRET_ENV, AUTOGRADER_ENV) if k in os.environ}
+    try:
+        reference = getattr(load_reference(NOTEBOOK), name)
+        check = getattr(importlib.import_module("attnbook.checks.nb01"), f"check_{name}")
+        table: dict = {}
+
+        @functools.wraps(reference)
+        def recording(*args):
+            key = _recorded_key(name, args)
+            try:
+                out = reference(*args)
+            except Exception as err:
+                table[key] = {"raise": str(err)}
+                raise
+            many = isinstance(out, tuple)
+            values = [np.asarray(v).tolist() for v in out] if many else np.asarray(out).tolist()
+            table[key] = {"tuple": many, "value": values}
+            return out
+
+        check(recording, reference=recording)
+        return table
+    finally:
+        os.environ.update(saved)
+
+
+def lookup_table_notebook(root: Path, nb: nbformat.NotebookNode | None = None):
+    """Notebook 01 (the student's, or `nb`) with the concept answers right and each function
+    a table of the answers to the inputs the kit's checks send."""
+    import json
+
+    nb = copy.deepcopy(nb) if nb is not None else solved(root)
+    for name in LOOKUP_FUNCTIONS:
+        table = json.dumps(recorded_answers(name))
+        nb.cells[_index(nb, name)].source = LOOKUP_CELL.format(table=table, name=name)
+    return nb
 
 
 def write_folder(out: Path, students: dict[str, dict[str, bytes]]) -> Path:

@@ -131,7 +131,8 @@ def test_fetch_and_submit_through_the_assignments_tab(course, page, screenshots,
     assert (folder / f"{NOTEBOOK}.ipynb").read_bytes() == answer
     work = tmp_path / "work"
     collected = subprocess.run(
-        [sys.executable, "-m", "grader", "collect", "-a", NOTEBOOK, "--work", str(work)],
+        # --lock: the exchange route refuses where students could read the solutions
+        [sys.executable, "-m", "grader", "collect", "-a", NOTEBOOK, "--lock", "--work", str(work)],
         cwd=AUTOGRADER,
         env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
         capture_output=True,
