@@ -690,7 +690,7 @@ class _Run:
     def cell(self, cell) -> None:
         self.count += 1
         cell.execution_count, cell.outputs = self.count, []
-        grade_id = nbgrader_meta(cell).get("grade_id")
+        grade_id = str(nbgrader_meta(cell).get("grade_id") or "")
         is_test = is_test_cell(cell) and grade_id in self.template.tests
         if is_test:
             cell.source = self.template.tests[grade_id]
