@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -465,3 +466,31 @@ def test_grading_a_student_absent_from_the_notebook_says_so(tmp_path):
         path.write_text("{}")
     with pytest.raises(UsageError, match=f"--student 'bob': expected a submission of {NB}"):
         grade_class(course, None, [NB], ["bob"])
+
+
+# -- the Kubernetes image ----------------------------------------------------------------------
+def test_the_kubernetes_image_is_built_by_a_file_in_the_repository():
+    """As far as this machine allows (no registry, no network for a base image): the
+    manifest names the Containerfile, which makes the environment and the sandbox's tools
+    and leaves grading data and this machine's .venv out of the image."""
+    k8s = ROOT / "autograder" / "k8s"
+    manifest = (k8s / "grade-job.yaml").read_text(encoding="utf-8")
+    assert "k8s/Containerfile" in manifest
+    recipe = (k8s / "Containerfile").read_text(encoding="utf-8")
+    steps = [ln for ln in recipe.splitlines() if ln and not ln.startswith("#")]
+    base = re.match(r"FROM python:(\d+)\.(\d+)", steps[0])
+    assert base and (int(base[1]), int(base[2])) >= (3, 11), steps[0]
+    assert "bubblewrap" in recipe and "util-linux" in recipe and "make setup" in recipe
+    assert "WORKDIR /course/autograder" in recipe  # the manifest's workingDir
+    assert "workingDir: /course/autograder" in manifest
+    assert "ATTNBOOK_PYTHON=/course/.venv/bin/python" in recipe
+    ignored = {
+        ln.strip()
+        for ln in (k8s / "Containerfile.dockerignore").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    }
+    for path in (".venv", "autograder/gradebook.db", "autograder/submitted", "autograder/feedback"):
+        assert path in ignored, path
+    assert "autograder/course_secret" not in ignored  # every pod draws the same hidden cases
+    build = re.search(r"docker build (.*)", recipe)
+    assert build and "-f autograder/k8s/Containerfile" in build[1] and build[1].endswith(" .")
