@@ -198,7 +198,14 @@ def day(tmp_path_factory):
     code = process.wait(timeout=1800)
     with open(work / "grades.csv", newline="", encoding="utf-8") as handle:
         rows = {row["name"]: row for row in csv.DictReader(handle)}
-    return {"code": code, "lines": lines, "err": err, "rows": rows, "work": work}
+    return {
+        "code": code,
+        "lines": lines,
+        "err": err,
+        "rows": rows,
+        "work": work,
+        "download": download,
+    }
 
 
 @pytest.mark.slow
@@ -217,6 +224,16 @@ def test_a_line_per_notebook_as_it_finishes(day):
     assert progress[0][0] < end - 10, progress
     gus = next(t for _, t in progress if t.split()[1] == "107")
     assert "time limit" in gus
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_grading_the_same_download_again_grades_nothing(day):
+    """What intake adds (the first cell of an unreadable upload's page) is the same bytes
+    every run, so nothing is regraded."""
+    again = _grader("grade", day["download"], "--workers", "2", "--work", day["work"])
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+    assert "graded 0 notebook(s)" in again.stdout, again.stdout[-2000:]
 
 
 @pytest.mark.slow

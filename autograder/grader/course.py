@@ -87,7 +87,7 @@ def why_blank(problems: list[str], notes: list[str]) -> nbformat.NotebookNode:
     """The first cell of the page of a student whose upload could not be used: why, and what
     to do (a Markdown cell of the submission: the page shows it as text)."""
     reasons = "\n".join(f"- {printable(p, 300)}" for p in [*problems, *notes])
-    return nbformat.v4.new_markdown_cell(
+    cell = nbformat.v4.new_markdown_cell(
         "YOUR UPLOAD COULD NOT BE GRADED AS YOU WROTE IT\n\n"
         f"{reasons}\n\n"
         "Below is the blank notebook, graded as such: no answer of yours is in it.\n"
@@ -96,6 +96,8 @@ def why_blank(problems: list[str], notes: list[str]) -> nbformat.NotebookNode:
         "named as the assignment's notebook. If it still fails, ask your TA: they have the "
         "file you uploaded and this reason."
     )
+    cell["id"] = "why-graded-blank"  # the same upload gives the same bytes: no regrade
+    return cell
 
 
 def private_folder(folder: Path) -> None:
