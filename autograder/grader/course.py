@@ -81,6 +81,15 @@ def grading_inputs(root: Path, assignment: str) -> list[tuple[str, Path]]:
 
 
 BLANK = "graded as the blank notebook"  # what intake says of an upload it could not use
+WHY_BLANK_ID = "why-graded-blank"  # the id of the cell that tells the student why
+
+
+def without_why_blank(data: bytes) -> bytes:
+    """A submitted notebook's bytes without the cell `why_blank` put first: the release's
+    bytes, for an upload graded as the blank notebook."""
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    nb.cells = [c for c in nb.cells if c.get("id") != WHY_BLANK_ID]
+    return nbformat.writes(nb).encode("utf-8")
 
 
 def why_blank(problems: list[str], notes: list[str]) -> nbformat.NotebookNode:
@@ -96,7 +105,7 @@ def why_blank(problems: list[str], notes: list[str]) -> nbformat.NotebookNode:
         "named as the assignment's notebook. If it still fails, ask your TA: they have the "
         "file you uploaded and this reason."
     )
-    cell["id"] = "why-graded-blank"  # the same upload gives the same bytes: no regrade
+    cell["id"] = WHY_BLANK_ID  # the same upload gives the same bytes: no regrade
     return cell
 
 
