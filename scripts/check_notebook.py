@@ -7,7 +7,7 @@
 
 `make lab` works in work/, your own copy of the released notebooks/; a notebook you have no
 copy of there (in the student kit, which has no work/, every one) is checked in notebooks/.
-The path checked is printed first.
+The path checked is printed first: the file as last saved, so save in JupyterLab first.
 
 The notebook runs as nbgrader runs it (NBGRADER_EXECUTION is set, so notebook 07 trains on
 its small graded budget, not for minutes). Each function's check shows its points, or its
@@ -42,7 +42,7 @@ def find(arg: str, work: Path | None = None) -> Path:
     matches = sorted(notebooks.glob(f"{arg}*/*.ipynb"))
     mine = [m for m in matches if m.parent.name == m.stem]
     if len(mine) != 1:
-        names = [p.parent.name for p in sorted(notebooks.glob("*/*.ipynb"))]
+        names = sorted({p.parent.name for p in notebooks.glob("*/*.ipynb")})
         raise SystemExit(f"NB={arg!r} should name one notebook; choose from {names}")
     copy = (work or ROOT / "work") / mine[0].relative_to(notebooks)
     return copy if copy.is_file() else mine[0]
@@ -71,15 +71,19 @@ def _is_concept(cell, grade_id: str) -> bool:
     return grade_id.startswith("test_answer_") or "check_choice(" in cell.source
 
 
+KNOWN = "This looks like a known mistake"  # as attnbook.checks._core words the diagnosis
+
+
 def _failure(cell) -> tuple[str, str] | None:
-    """(first line, hint line) of a test cell's error; None when it passed."""
+    """(first line, the lines that help) of a test cell's error: the hint and the known
+    mistake the output matched, as the notebook shows them; None when it passed."""
     errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
     if not errors:
         return None if cell.get("execution_count") is not None else ("it did not run", "")
     lines = str(errors[0].get("evalue", "")).strip().split("\n")
     first = lines[0] if lines[0] else f"{errors[0].get('ename', 'error')} with no message"
-    hint = next((line for line in lines[1:] if line.startswith("Hint:")), "")
-    return first, hint
+    helpful = [line for line in lines[1:] if line.startswith(("Hint:", KNOWN))]
+    return first, "\n".join(helpful)
 
 
 def score_card(nb: nbformat.NotebookNode) -> tuple[list[str], int]:
@@ -112,8 +116,7 @@ def score_card(nb: nbformat.NotebookNode) -> tuple[list[str], int]:
         else:
             failed += 1
             lines.append(f"  {FAIL} {grade_id:34s} 0/{points:g}  {failure[0]}")
-            if failure[1]:
-                lines.append(f"      {failure[1]}")
+            lines.extend(f"      {line}" for line in failure[1].splitlines())
     lines.append(
         f"functions: {earned:g}/{total:g} points from the visible checks (the "
         "autograder also runs hidden tests on random inputs)"
@@ -136,7 +139,8 @@ def main(argv: list[str]) -> int:
     path = find(argv[0], work)
     nb = execute(path)
     lines, status = score_card(nb)
-    print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    print(f"{shown} (the file as last saved: save the notebook in JupyterLab first)")
     print("\n".join(lines))
     return status
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ast
 import csv
+import hashlib
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -211,3 +214,55 @@ def kit_installed(kit_zip, kit_home, tmp_path_factory) -> Path:
         f"install.py failed offline:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
     )
     return folder
+
+
+# -- the release (scripts/release.py): generated once per session ----------------------------
+def release_module():
+    """scripts/release.py as a fresh module (tests patch its paths and its `generate`)."""
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def release_inputs_digest() -> str:
+    """What `release.generate` reads: every file of solutions/ (nbgrader copies an
+    assignment's whole folder) and the nbgrader configuration it runs with, by their bytes."""
+    digest = hashlib.sha256()
+    inputs = sorted(SOLUTIONS.rglob("*")) + [ROOT / "autograder" / "nbgrader_config.py"]
+    for path in inputs:
+        if not path.is_file() or {".ipynb_checkpoints", "__pycache__"} & set(path.parts):
+            continue
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="session")
+def released_tree(tmp_path_factory) -> tuple[Path, str]:
+    """What `release.generate` makes from solutions/ (nbgrader generate_assignment for every
+    assignment, in canonical form), made once per session (about a minute on two cores), and
+    the digest of the inputs it was made from (release_inputs_digest)."""
+    digest = release_inputs_digest()
+    out = tmp_path_factory.mktemp("released") / "release"
+    release_module().generate(out)
+    return out, digest
+
+
+@pytest.fixture
+def release(released_tree):
+    """scripts/release.py whose `generate` copies the session's released tree instead of
+    running nbgrader again, as long as solutions/ still holds the bytes the tree was made
+    from (otherwise it generates, as the script does)."""
+    module = release_module()
+    tree, digest = released_tree
+    generate = module.generate
+
+    def shared_generate(out: Path) -> None:
+        if release_inputs_digest() != digest:
+            generate(out)
+            return
+        shutil.copytree(tree, out)
+
+    module.generate = shared_generate
+    return module

@@ -130,6 +130,43 @@ def test_score_card_never_counts_concept_answers_as_points():
     assert "1 not answered" in text
 
 
+def test_score_card_keeps_the_line_that_names_the_slip():
+    """The notebook shows the hint and the known mistake the output matched; so does the
+    card, in that order, and nothing of the values."""
+    error = nbformat.v4.new_output(
+        "error",
+        ename="CheckFailure",
+        traceback=[],
+        evalue=(
+            "score_matrix: score_matrix(Q, K) returned wrong values.\n"
+            "Hint: divide by sqrt(d_k)\n"
+            "This looks like a known mistake: divided by d_k instead of sqrt(d_k).\n"
+            "  expected 1.5\n  seen 0.5"
+        ),
+    )
+    lines, status = check_notebook.score_card(nbformat.v4.new_notebook(cells=[_fake([error], "t")]))
+    text = "\n".join(lines)
+    assert status == 1
+    assert text.index("Hint: divide by sqrt(d_k)") < text.index(
+        "This looks like a known mistake: divided by d_k instead of sqrt(d_k)."
+    )
+    assert "expected 1.5" not in text and "seen 0.5" not in text
+
+
+def test_a_copy_beside_a_notebook_is_not_a_second_notebook(tmp_path, monkeypatch):
+    """JupyterLab's "Duplicate" leaves `01_x-Copy1.ipynb` beside `01_x.ipynb`: NB=01 still
+    names the notebook itself, and a name that matches nothing lists each notebook once."""
+    for name in ("01_x", "02_y"):
+        (tmp_path / "notebooks" / name).mkdir(parents=True)
+        (tmp_path / "notebooks" / name / f"{name}.ipynb").write_text("{}")
+    (tmp_path / "notebooks" / "01_x" / "01_x-Copy1.ipynb").write_text("{}")
+    monkeypatch.setattr(check_notebook, "ROOT", tmp_path)
+    assert check_notebook.find("01") == tmp_path / "notebooks" / "01_x" / "01_x.ipynb"
+    with pytest.raises(SystemExit) as refused:
+        check_notebook.find("99")
+    assert str(refused.value).count("'01_x'") == 1, refused.value
+
+
 @pytest.mark.slow
 def test_the_self_check_runs_a_notebook_on_its_graded_budget(tmp_path):
     """The self-check runs a notebook as nbgrader does, on the small graded budget that the
@@ -151,3 +188,5 @@ def test_the_self_check_runs_a_notebook_on_its_graded_budget(tmp_path):
     done = _run(path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "test_graded_budget" in done.stdout and "not on the graded budget" not in done.stdout
+    first = done.stdout.splitlines()[0]
+    assert first.startswith(str(path)) and "save the notebook in JupyterLab first" in first

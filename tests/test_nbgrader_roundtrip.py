@@ -26,6 +26,9 @@ from grader.catalogue import (
     solution_notebook,
 )
 
+# A full round trip (generate, four sandboxed autogrades, export): minutes on two loaded cores.
+pytestmark = pytest.mark.slow
+
 NOTEBOOK = "01_attention_scores"
 MISTAKE = ("attention", "weights transposed")  # affects test_attention alone
 # A correct answer that writes to stderr when called, as torch's C++ warnings do.

@@ -208,11 +208,11 @@ def _shown(widget) -> dict:
     return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', widget.display.value))
 
 
-def _assert_lecture_figure(widget):
-    """The decks' figure: a pair turning 30 degrees per position, query and key at 1 and 3
+def _assert_example_figure(widget):
+    """The worked example: a pair turning 30 degrees per position, query and key at 1 and 3
     (faded), both moved one step to 2 and 4 (solid), the difference 60 degrees throughout."""
     shown = _shown(widget)
-    assert shown["pair"] == nb03.LECTURE_PAIR
+    assert shown["pair"] == nb03.EXAMPLE_PAIR
     assert float(shown["theta"]) == pytest.approx(np.pi / 6)
     assert (shown["query-position"], shown["key-position"]) == ("2", "4")
     assert float(shown["query-angle"]) == pytest.approx(60.0)
@@ -233,22 +233,22 @@ def _assert_lecture_figure(widget):
     assert "stroke-dasharray" not in widget.display.value
 
 
-def test_angle_explorer_opens_on_the_lecture_figure():
-    _assert_lecture_figure(nb03.rope_angle_widget())
+def test_angle_explorer_opens_on_the_30_degree_example():
+    _assert_example_figure(nb03.rope_angle_widget())
 
 
-def test_notebook_angle_explorer_opens_on_the_lecture_figure():
+def test_notebook_angle_explorer_opens_on_the_30_degree_example():
     """The explorer notebook 03 displays, built by its own cell with the learner's
-    frequencies, starts on the decks' figure and offers the pairs of d_k = 8 after it."""
+    frequencies, starts on the 30-degree example and offers the pairs of d_k = 8 after it."""
     widget = displayed_widget("03_rope", "rope_angle_widget")
-    assert [value for _, value in widget.pair.options] == [nb03.LECTURE_PAIR, 0, 1, 2, 3]
-    _assert_lecture_figure(widget)
+    assert [value for _, value in widget.pair.options] == [nb03.EXAMPLE_PAIR, 0, 1, 2, 3]
+    _assert_example_figure(widget)
 
 
 def test_angle_explorer_follows_its_controls():
     theta = REF03.rope_frequencies(8, 10000.0)
     widget = nb03.rope_angle_widget(frequencies=theta, query_position=1, key_position=3, shift=0)
-    assert [value for _, value in widget.pair.options] == [nb03.LECTURE_PAIR, 0, 1, 2, 3]
+    assert [value for _, value in widget.pair.options] == [nb03.EXAMPLE_PAIR, 0, 1, 2, 3]
     widget.pair.value = 1
     widget.key_position.value = 6
     shown = _shown(widget)
@@ -261,11 +261,11 @@ def test_angle_explorer_follows_its_controls():
         assert widget.difference() == pytest.approx(5 * theta[1])
     widget.query_position.value = 4
     assert widget.difference() == pytest.approx(2 * theta[1])
-    only_pairs = nb03.rope_angle_widget(frequencies=theta, lecture_pair=False)
+    only_pairs = nb03.rope_angle_widget(frequencies=theta, example_pair=False)
     assert only_pairs.pair.value == 0 and only_pairs.theta() == pytest.approx(theta[0])
     assert nb03.rope_angle_widget().pair.disabled, "one choice only: nothing to pick"
     with pytest.raises(ValueError):
-        nb03.rope_angle_widget(frequencies=[], lecture_pair=False)
+        nb03.rope_angle_widget(frequencies=[], example_pair=False)
 
 
 def _rope_validated():

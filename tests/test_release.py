@@ -3,32 +3,21 @@ scripts/release.py makes from solutions/, and its check notices when they are no
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import subprocess
-import sys
 
 import pytest
 from conftest import ROOT
 
-
-def _release_module():
-    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# `release` (tests/conftest.py) is scripts/release.py whose nbgrader step copies the release
+# generated once per session (`released_tree`) while solutions/ holds the same bytes.
 
 
-def test_notebooks_and_references_are_not_stale():
-    result = subprocess.run(
-        [sys.executable, "scripts/release.py", "--check"], cwd=ROOT, capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+def test_notebooks_and_references_are_not_stale(release, capsys):
+    assert release.main(["--check"]) == 0, capsys.readouterr().out
 
 
 @pytest.mark.slow
-def test_the_check_fails_on_a_stale_notebook_or_reference(tmp_path, monkeypatch, capsys):
-    release = _release_module()
+def test_the_check_fails_on_a_stale_notebook_or_reference(release, tmp_path, monkeypatch, capsys):
     notebooks, reference = tmp_path / "notebooks", tmp_path / "reference"
     shutil.copytree(ROOT / "notebooks", notebooks)
     shutil.copytree(ROOT / "autograder" / "reference", reference)

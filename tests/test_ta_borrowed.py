@@ -590,3 +590,189 @@ def test_the_course_setting_gives_borrowed_answers_its_fraction_of_the_points():
         r"uses attnbook\.lm\.model\.sinusoid_table",
         report.status,
     ), report.status
+
+
+# -- issue #27 item 3: any binding of a graded name counts; the rule follows what runs -------
+SDPA = "scaled_dot_product_attention"
+HELPER = (
+    "import torch.nn.functional as F\n\n\ndef helper(q, k, v, allowed=None):\n"
+    "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n"
+)
+DYNAMIC_FORMS = {
+    "globals": f'globals()["{SDPA}"] = helper\n',
+    "vars": f'vars()["{SDPA}"] = helper\n',
+    "setattr": f'import sys\nsetattr(sys.modules[__name__], "{SDPA}", helper)\n',
+    "dict": f'import sys\nsys.modules["__main__"].__dict__["{SDPA}"] = helper\n',
+    "update_kw": f"globals().update({SDPA}=helper)\n",
+    "update_dict": f'globals().update({{"{SDPA}": helper}})\n',
+    "setitem": f'globals().__setitem__("{SDPA}", helper)\n',
+    "exec_assign": f'exec("{SDPA} = helper")\n',
+    "exec_def": f'exec("def {SDPA}(q, k, v, allowed=None):\\n    return helper(q, k, v)")\n',
+    "in_a_function": f'def install():\n    globals()["{SDPA}"] = helper\n\n\ninstall()\n',
+    "builtin_itself": f'globals()["{SDPA}"] = F.scaled_dot_product_attention\n',
+}
+
+
+@pytest.mark.parametrize("form", sorted(DYNAMIC_FORMS))
+def test_every_dynamic_binding_of_a_graded_name_is_read(form):
+    """The finding: the answer cell left as it is, a helper bound with `globals()[...]`."""
+    found = borrowed("05_multihead", SDPA, HELPER, DYNAMIC_FORMS[form])
+    assert found and found[0].target == "torch.nn.functional.scaled_dot_product_attention", found
+    assert borrowed("05_multihead", SDPA, HELPER) == []  # the helper alone is not the answer
+
+
+def test_a_dynamic_binding_of_another_name_is_not_the_answer():
+    assert borrowed("05_multihead", SDPA, HELPER, 'globals()["mine"] = helper\n') == []
+
+
+@pytest.fixture(scope="module")
+def kernel_module():
+    """The student's kernel, in this process (no sandbox: these are the tests' own cells)."""
+    import os
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from grader import kernel
+
+    return kernel
+
+
+def _run_in_kernel(kernel_module, notebook: str, *cells: str) -> tuple[list[str], object]:
+    """The solution's cells and `cells`, run in a fresh kernel: (sources, kernel)."""
+    sources = [*solution_cells(notebook)[0], *cells]
+    kernel = kernel_module.Kernel()
+    kernel.shell.reset(new_session=False)
+    for source in sources:
+        reply = kernel.run(source)
+        assert reply["ok"], (source[:200], reply["outputs"][-1:])
+    return sources, kernel
+
+
+FOLLOWED = {
+    # a computed name: no binding of the graded name is written anywhere
+    "computed_builtin": (
+        "import torch.nn.functional as F\n"
+        f'globals()["scaled_dot_" + "product_attention"] = F.{SDPA}\n',
+        "torch._C._nn.scaled_dot_product_attention",
+    ),
+    "computed_helper": (
+        HELPER + f'name = "{SDPA[:6]}" + "{SDPA[6:]}"\nglobals()[name] = helper\n',
+        "through your helper",
+    ),
+    "computed_package": (
+        "import importlib\nops = importlib.import_module('attnbook.' + 'ops')\n"
+        'globals()["scaled_dot_" + "product_attention"] = getattr(ops, "torch_" + "attend")\n',
+        "attnbook.ops.torch_attend",
+    ),
+    "exec_computed": (
+        HELPER
+        + f'exec("def {SDPA}(q, k, v, allowed=None):\\n    return helper(q, k, v)"[::-1][::-1])\n',
+        "in none of your cells",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOLLOWED))
+def test_the_rule_follows_what_the_kernel_runs(kernel_module, case):
+    """A binding the source does not spell out is still found: the kernel says where the
+    graded name's code is (a package, PyTorch, another def of the cells, no cell at all)."""
+    from grader.borrowed import find_borrowed
+
+    cell, named = FOLLOWED[case]
+    sources, kernel = _run_in_kernel(kernel_module, "05_multihead", cell)
+    origin = kernel.origin(SDPA)
+    assert find_borrowed("05_multihead", SDPA, sources) == []  # nothing spelled out
+    found = find_borrowed("05_multihead", SDPA, sources, origin)
+    assert any(named in b.message() for b in found), (found, origin)
+
+
+def test_names_used_follows_the_same_object(kernel_module):
+    """The forbidden-call check of the visible checks reads the function the kernel runs."""
+    from grader.execute import names_used
+
+    cell = HELPER + 'globals()["scaled_dot_" + "product_attention"] = helper\n'
+    sources, kernel = _run_in_kernel(kernel_module, "05_multihead", cell)
+    assert SDPA not in (names_used(sources, SDPA) or set())
+    assert SDPA in names_used(sources, SDPA, kernel.origin(SDPA))
+
+
+HONEST_FOLLOWED = {
+    "solution": "",
+    "decorated": (
+        "import functools\n\n\ndef logged(f):\n    @functools.wraps(f)\n"
+        "    def inner(*a, **k):\n        return f(*a, **k)\n    return inner\n\n\n"
+        f"_own = {SDPA}\n\n\n@logged\n@torch.no_grad()\n"
+        f"def {SDPA}(q, k, v, allowed=None):\n    return _own(q, k, v, allowed)\n"
+    ),
+    "dataclass": (
+        "import dataclasses\nfrom torch import nn\n\n_Own = MultiHeadAttention\n\n\n"
+        "@dataclasses.dataclass(eq=False)\nclass MultiHeadAttention(_Own):\n"
+        "    def __post_init__(self):\n        pass\n"
+    ),
+    "partial": f"import functools\n\n_own2 = {SDPA}\n{SDPA} = functools.partial(_own2)\n",
+    "cell_magic": (
+        f"%%time\n_own3 = {SDPA}\n\n\ndef {SDPA}(q, k, v, allowed=None):\n"
+        "    return _own3(q, k, v, allowed)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HONEST_FOLLOWED))
+def test_honest_answers_are_not_flagged_when_followed(kernel_module, case):
+    """The solution of every graded name, and honest ways of writing one (a decorator,
+    torch.no_grad, a partial of one's own function, a `%%time` cell), are not flagged."""
+    from grader.borrowed import RULES, find_borrowed
+
+    extra = [HONEST_FOLLOWED[case]] if HONEST_FOLLOWED[case] else []
+    sources, kernel = _run_in_kernel(kernel_module, "05_multihead", *extra)
+    for subject in RULES["05_multihead"]:
+        origin = kernel.origin(subject)
+        assert find_borrowed("05_multihead", subject, sources, origin) == [], (subject, origin)
+
+
+def test_a_kernel_that_will_not_say_what_runs_is_a_finding():
+    from grader.borrowed import find_borrowed
+
+    sources = solution_cells("05_multihead")[0]
+    found = find_borrowed("05_multihead", SDPA, sources, {"ok": False, "exc": {}})
+    assert found and "could not describe" in found[0].message()
+
+
+@pytest.mark.parametrize(
+    "notebook", ["01_attention_scores", "03_rope", "04_masks", "06_transformer_block"]
+)
+def test_no_solution_is_flagged_when_followed(kernel_module, notebook):
+    from grader.borrowed import RULES, find_borrowed
+
+    sources, kernel = _run_in_kernel(kernel_module, notebook)
+    for subject in RULES[notebook]:
+        origin = kernel.origin(subject)
+        assert find_borrowed(notebook, subject, sources, origin) == [], (subject, origin)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"kind": "code", "chain": {"not": "a list"}},
+        {"kind": "code", "chain": [{"kind": "class", "mro": {"x": 1}, "code": "nope"}]},
+        {"kind": "code", "chain": [{"kind": "function", "code": [{"cell": True, "line": 1}]}]},
+        {"kind": "code", "chain": [{"kind": "function", "code": [{"cell": 10**9, "line": 1}]}]},
+        {"kind": "code", "chain": ["x" * 10, None, 3]},
+    ],
+)
+def test_a_malformed_origin_reply_is_read_as_data(reply):
+    """The kernel is the student's: a reply of the wrong shape never stops the grader."""
+    from grader.borrowed import find_borrowed
+
+    sources = solution_cells("05_multihead")[0]
+    found = find_borrowed("05_multihead", SDPA, sources, reply)
+    assert all(b.target == "attnbook._unreadable" for b in found), found
+
+
+def test_the_kernel_counts_lines_in_the_cell_as_written(kernel_module):
+    """IPython drops a cell's leading blank lines; the line the kernel gives is the cell's."""
+    cell = (
+        f"\n\n\n_own5 = {SDPA}\n\n\ndef {SDPA}(q, k, v, allowed=None):\n    return _own5(q, k, v)\n"
+    )
+    sources, kernel = _run_in_kernel(kernel_module, "05_multihead", cell)
+    (code,) = kernel.origin(SDPA)["chain"][0]["code"]
+    assert (code["cell"], code["line"]) == (len(sources) - 1, 7), code

@@ -242,6 +242,43 @@ def test_outputs_are_capped_per_type_cell_and_notebook():
     assert budget.used <= 3000
 
 
+def test_a_tests_outputs_go_through_the_same_budget():
+    """Issue #27 item 5: a test's stdout and error are cut as a cell's are and count against
+    the notebook; the error and the partial-credit result, which decide its grade, are
+    always kept."""
+    budget = OutputBudget(text_chars=100, cell_chars=2000, notebook_chars=3000)
+    raw = [
+        {"output_type": "stream", "name": "stdout", "text": "s" * 5000},
+        {"output_type": "error", "ename": "E" * 10_000, "evalue": "v" * 10_000, "traceback": []},
+        {"output_type": "execute_result", "data": {"text/plain": "1.5" + " " * 10_000}},
+    ]
+    out = budget.clean_test(raw)
+    assert [o.output_type for o in out] == ["stream", "error", "execute_result"]
+    assert len(out[0].text) < 200 and len(out[1].ename) <= 200 and len(out[1].evalue) <= 100
+    assert out[2].data["text/plain"].strip() == "1.5"
+    budget.used = budget.notebook_chars  # the notebook's room is spent: streams go, grades stay
+    out = budget.clean_test(raw)
+    assert [o.output_type for o in out] == ["error", "execute_result", "stream"]
+    assert "not kept" in out[-1].text
+
+
+def test_exception_names_are_cut_in_the_kernel_and_on_rebuild():
+    """Issue #27 item 5: an exception class with an 8 MB name crosses as a few hundred
+    characters, each way."""
+    from grader.kernel import NAME_LIMIT, _exception
+    from grader.remote import rebuild_exception
+
+    huge = type("E" * 8_000_000, (ValueError,), {})
+    huge.__module__ = "m" * 1_000_000
+    sent = _exception(huge("boom"))
+    assert len(sent["type"]) <= NAME_LIMIT and len(sent["module"]) <= NAME_LIMIT
+    assert all(len(name) <= NAME_LIMIT for name in sent["mro"])
+    assert len(sent["traceback"]) <= 20_000
+    rebuilt = rebuild_exception({"type": "E" * 8_000_000, "mro": ["F" * 8_000_000] * 10**6})
+    assert isinstance(rebuilt, RuntimeError) and len(str(rebuilt)) < 1000
+    assert isinstance(rebuild_exception(sent), ValueError)  # the builtin in its MRO
+
+
 # -- each test in a fresh process, with a deadline -----------------------------------------
 pytest_kernel = pytest.mark.skipif(not SANDBOX_OK, reason="no sandbox")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import socket
 import threading
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT, grade_with_readme_command, read_grades
+from grader import cgroups
 from grader.sandbox import UID_BASE_ENV, UID_SLOTS, new_uid_base, sandbox_available
 
 SANDBOX_OK, SANDBOX_WHY = sandbox_available()
@@ -75,9 +77,16 @@ def graded(tmp_path_factory):
     students.update({case.student: case.files for case in cases})
     inbox = build.write_folder(tmp_path_factory.mktemp("download"), students)
     base = new_uid_base()
+    token = secrets.token_hex(4)  # names this run's control groups
     try:
         done = grade_with_readme_command(
-            inbox, work, "-a", NOTEBOOK, "--timeout", "20", env={UID_BASE_ENV: str(base)}
+            inbox,
+            work,
+            "-a",
+            NOTEBOOK,
+            "--timeout",
+            "20",
+            env={UID_BASE_ENV: str(base), cgroups.RUN_ENV: token},
         )
     finally:
         listener.close()
@@ -89,6 +98,7 @@ def graded(tmp_path_factory):
         "listener": listener,
         "uids": range(base, base + UID_SLOTS),
         "run": done,
+        "cgroup_run": token,
     }
 
 
@@ -104,8 +114,13 @@ def _text(cell) -> str:
     )
 
 
+def _row(graded, student) -> dict:
+    """A student's row of grades.csv: under its LMS id for a case in a Moodle folder."""
+    return graded["grades"][_builder().lms_student_id(student)]
+
+
 def _score(graded, student) -> float:
-    return float(graded["grades"][student]["score"])
+    return float(_row(graded, student)["score"])
 
 
 @pytest.mark.parametrize("student", sorted(HONEST))
@@ -115,7 +130,8 @@ def test_honest_students_get_their_exact_grades(graded, student):
 
 
 def test_every_submission_was_graded(graded):
-    assert set(graded["cases"]) | set(HONEST) <= set(graded["grades"])
+    ids = {_builder().lms_student_id(s) for s in [*graded["cases"], *HONEST]}
+    assert ids <= set(graded["grades"])
     assert "FAILED" not in graded["run"].stderr, graded["run"].stderr[-3000:]
 
 
@@ -149,6 +165,18 @@ CASES = [
     "diskfill",
     # ---- issue #27 (helper `secret`): hidden cases drawn from the course's secret ----
     "lookuptable",
+    # -- neighbours that take the machine (issue #27 item 1)
+    "cpuhog",
+    "forkstorm",
+    "memhog",
+    # issue #27 items 3, 5 and 7 (helper bounds)
+    "rebinder",
+    "rebinder2",
+    "rebinder3",
+    "bigname",
+    "emptyobjects",
+    "Grace Hopper_4242_assignsubmission_file_",
+    "Grace Hopper_4242_assignsubmission_file__7777_assignsubmission_file_",
 ]
 
 
@@ -160,7 +188,7 @@ def test_every_case_is_listed():
 @pytest.mark.parametrize("student", CASES)
 def test_hostile_case_gets_its_expected_score(graded, student):
     case = graded["cases"][student]
-    row = graded["grades"][student]
+    row = _row(graded, student)
     assert _score(graded, student) == case.expected, (
         f"{student} got {row['score']}, expected {case.expected}: {case.why}\n{row}"
     )
@@ -296,3 +324,50 @@ def test_a_table_of_the_kits_answers_loses_every_function_test(graded):
         assert row[test] == "0.0", (test, row)
     for test in ("test_answer_q_shape", "test_answer_scale", "test_answer_permutation"):
         assert row[test] == "1.0", (test, row)
+
+
+# -- neighbours that take the machine (issue #27 item 1) -------------------------------------
+def test_the_run_names_how_sandboxes_are_limited_and_leaves_no_control_group(graded):
+    found = cgroups.backend()
+    line = cgroups.describe()
+    assert line in graded["run"].stdout, graded["run"].stdout[-2000:]
+    if found.kind:
+        assert cgroups.leftovers(graded["cgroup_run"]) == []
+
+
+@pytest.mark.parametrize("student", ["cpuhog", "forkstorm", "memhog"])
+def test_a_neighbour_that_takes_the_machine_is_stopped_by_its_own_limits(graded, student):
+    status = graded["grades"][student]["status"]
+    assert "time limit" in status or "memory limit" in status, status
+
+
+# -- issue #27 items 3, 5 and 7 (helper bounds) ----------------------------------------------
+def test_a_graded_name_bound_at_run_time_is_a_borrowed_answer(graded):
+    for student in ("rebinder", "rebinder2", "rebinder3"):
+        row = graded["grades"][student]
+        assert float(row["test_attention"]) == 0, row
+        assert "borrowed answers: test_attention" in row["status"], row["status"]
+    assert "attnbook.ops.torch_attend" in graded["grades"]["rebinder"]["status"]
+    assert "attnbook.ops.torch_attend" in graded["grades"]["rebinder2"]["status"]
+    assert "none of your cells" in graded["grades"]["rebinder3"]["status"]
+
+
+def test_an_exception_with_an_8_mb_name_stays_small(graded):
+    path = graded["work"] / "autograded" / "bigname" / NOTEBOOK / f"{NOTEBOOK}.ipynb"
+    assert path.stat().st_size < 1_000_000, path.stat().st_size
+    feedback = graded["work"] / "feedback" / "bigname" / NOTEBOOK / f"{NOTEBOOK}.html"
+    assert feedback.stat().st_size < 2_000_000, feedback.stat().st_size
+    assert "EEEE" in "".join(_text(c) for c in _cells(graded, "bigname"))  # named, cut
+
+
+def test_a_notebook_of_empty_objects_is_refused_with_the_reason(graded):
+    status = graded["grades"]["emptyobjects"]["status"]
+    assert "refused notebook" in status and "objects and arrays" in status, status
+
+
+def test_a_display_name_cannot_take_another_students_lms_id(graded):
+    grades = graded["grades"]
+    assert float(grades["4242"]["score"]) == 14.0 and grades["4242"]["name"] == "Grace Hopper"
+    assert float(grades["7777"]["score"]) == 0.0
+    intake = json.loads((graded["work"] / "intake.json").read_text())
+    assert not any("superseded" in f["reason"] for f in intake["files"]), intake["files"]

@@ -245,3 +245,50 @@ def test_the_grader_skips_the_iri_grammar_and_still_validates_notebooks():
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0 and done.stdout == "refused\n", done.stderr[-2000:]
+
+
+# -- issue #27 item 7: the LMS id is the LMS's, not the display name's ------------------------
+def test_a_moodle_display_name_that_spells_another_id_does_not_take_it(tmp_path):
+    """Moodle writes `_<id>_assignsubmission_file_` after the display name: a name holding
+    Ada's id (`Ada Lovelace_4242_assignsubmission_file_`) is still its own student, 7777."""
+    ada = tmp_path / "Ada Lovelace_4242_assignsubmission_file_"
+    mallory = tmp_path / "Ada Lovelace_4242_assignsubmission_file__7777_assignsubmission_file_"
+    for folder, text in ((ada, "ada"), (mallory, "mallory")):
+        folder.mkdir()
+        (folder / f"{NB}.ipynb").write_text(text)
+    os.utime(ada / f"{NB}.ipynb", (1, 1))  # Ada's is older: a shared id would drop it
+    intake = collect(tmp_path, ASSIGNMENTS)
+    assert sorted(intake.uploads) == [("4242", NB), ("7777", NB)]
+    assert intake.uploads[("4242", NB)].data == b"ada"
+    assert intake.uploads[("7777", NB)].data == b"mallory"
+    assert intake.people["7777"].name == "Ada Lovelace_4242_assignsubmission_file_"
+    assert intake.collisions == [] and all(f.status == "graded" for f in intake.files)
+
+
+def test_a_canvas_file_name_that_spells_another_id_does_not_take_it(tmp_path):
+    """Canvas writes `<name>_<id>_<subid>_` before the student's file name (its names hold
+    no `_`): a file named `x_4242_1_...` stays with the prefix's id."""
+    archive = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr(f"lovelaceada_4242_1_{NB}.ipynb", "ada")
+        z.writestr(f"mallory_7777_2_x_4242_9_{NB}.ipynb", "mallory")
+    intake = collect(archive, ASSIGNMENTS)
+    assert sorted(intake.uploads) == [("4242", NB), ("7777", NB)]
+    assert intake.uploads[("4242", NB)].data == b"ada"
+
+
+def test_two_folders_of_one_lms_id_are_a_collision_naming_both(tmp_path):
+    """A re-packed download where two students' folders carry one id: both are graded, each
+    under an id of its own, and the collision names both folders' names."""
+    for name, text in (("Ada Lovelace", "ada"), ("Mallory Meyer", "mallory")):
+        folder = tmp_path / f"{name}_4242_assignsubmission_file_"
+        folder.mkdir()
+        (folder / f"{NB}.ipynb").write_text(text)
+    intake = collect(tmp_path, ASSIGNMENTS)
+    assert len(intake.uploads) == 2 and "4242" not in intake.people
+    by_name = {intake.people[sid].name: intake.uploads[(sid, NB)].data for sid, _ in intake.uploads}
+    assert by_name == {"Ada Lovelace": b"ada", "Mallory Meyer": b"mallory"}
+    assert all(sid.startswith("4242-") for sid, _ in intake.uploads)
+    text = " | ".join(intake.collisions)
+    assert "LMS id 4242" in text and "'Ada Lovelace'" in text and "'Mallory Meyer'" in text
+    assert all(f.status == "graded" for f in intake.files)

@@ -426,3 +426,88 @@ def test_the_same_upload_gives_the_same_bytes_in_another_process(release, solved
         for _ in range(2)
     }
     assert len(outputs) == 1
+
+
+# -- issue #27 item 5: a notebook's JSON is sized before it is parsed --------------------------
+def _with_field(nb, text: str) -> bytes:
+    """The notebook's JSON with an extra top-level field, written out as `text`."""
+    raw = nbformat.writes(nb).rstrip()
+    return (raw[:-1] + ', "x": ' + text + "}").encode()
+
+
+def test_json_shape_counts_containers_and_values_outside_strings():
+    from grader.intake import json_shape
+
+    assert json_shape(b'{"a": [1, 2, {}], "b": "{[,,,]}"}') == (3, 6)
+    assert json_shape(b'["\\"{[", {"k": "\\\\"}]') == (2, 3)
+
+
+def test_every_solution_notebook_is_far_within_the_json_limits():
+    from grader.intake import MAX_JSON_CONTAINERS, MAX_JSON_VALUES, json_shape
+
+    for path in sorted((ROOT / "solutions").glob("*/*.ipynb")):
+        containers, values = json_shape(path.read_bytes())
+        assert containers < MAX_JSON_CONTAINERS // 20 and values < MAX_JSON_VALUES // 20, path
+
+
+def test_a_notebook_of_millions_of_empty_objects_is_refused_unparsed(release, solved):
+    """The finding: 40 million `{}` took the grade command to 3.2 GB and were graded ok. Here
+    one million: refused with the reason before json.loads, graded as the blank notebook."""
+    data = _with_field(solved, "[" + ",".join(["{}"] * 1_000_000) + "]")
+    nb, notes = normalize(data, release)
+    assert "refused notebook" in notes[-1] and "1,000,1" in notes[-1], notes
+    assert "graded as the blank notebook" in notes[-1]
+    assert [c.source for c in nb.cells] == [c.source for c in release.cells]
+    flat = _with_field(solved, "[" + ",".join(["0"] * 6_000_000) + "]")  # values, not objects
+    assert "refused notebook" in normalize(flat, release)[1][-1]
+
+
+def test_a_notebook_that_is_mostly_not_cells_is_refused(release, solved):
+    from grader.normalize import MAX_OUTSIDE_CELLS
+
+    data = _with_field(solved, json.dumps("x" * (MAX_OUTSIDE_CELLS + 1)))
+    nb, notes = normalize(data, release)
+    assert "outside its cells" in notes[-1] and "graded as the blank notebook" in notes[-1]
+    small = _with_field(solved, json.dumps("x" * 100_000))  # an honest bit of metadata
+    assert not any("refused" in n for n in normalize(small, release)[1])
+
+
+def test_intake_of_a_notebook_of_empty_objects_keeps_memory_bounded(tmp_path, solved):
+    """Peak memory of intake and normalisation in a fresh process: 4 million `{}` (12 MB)
+    cost some 300 MB parsed; sized first they cost little more than the bytes."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "inbox" / "mallory"
+    folder.mkdir(parents=True)
+    (folder / f"{NB}.ipynb").write_bytes(
+        _with_field(solved, "[" + ",".join(["{}"] * 4_000_000) + "]")
+    )
+    script = (
+        "import resource, sys, nbformat\n"
+        "from pathlib import Path\n"
+        "from grader.intake import collect\n"
+        "from grader.normalize import normalize\n"
+        "release = nbformat.read(sys.argv[2], 4)\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        f"intake = collect(Path(sys.argv[1]), [{NB!r}])\n"
+        f"nb, notes = normalize(intake.uploads[('mallory', {NB!r})].data, release)\n"
+        "print(notes[-1][:40])\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)\n"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            script,
+            str(tmp_path / "inbox"),
+            str(NOTEBOOKS / NB / f"{NB}.ipynb"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    note, grown_mb = done.stdout.split("\n")[:2]
+    assert note.startswith("refused notebook"), note
+    assert int(grown_mb) < 100, f"intake grew by {grown_mb} MB"

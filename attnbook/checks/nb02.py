@@ -22,7 +22,7 @@ from attnbook.tolerance import tolerance
 
 __all__ = ["check_embed", "check_shift_matrix", "check_sinusoidal_positions"]
 
-#: The position table for L = 6, d = 4 (the decks' d = 4 curves), to 10 decimals.
+#: The position table for L = 6, d = 4 (notebook 02's d = 4 curves), to 10 decimals.
 STORED_P_6_4 = np.array(
     [
         [0.0, 1.0, 0.0, 1.0],
@@ -303,7 +303,7 @@ def _call_table(run: CheckRun, call: str, *args):
 
 def check_sinusoidal_positions(sinusoidal_positions, reference=None, trials: int = 12) -> None:
     run = CheckRun(sinusoidal_positions)
-    call = "sinusoidal_positions(6, 4) (the d = 4 curves of the lecture)"
+    call = "sinusoidal_positions(6, 4) (the d = 4 curves of the figure)"
     _check_table(run, call, _call_table(run, call, 6, 4), 6, 4, STORED_P_6_4, atol=STORED_ATOL)
     call = "sinusoidal_positions(4, 8)"
     _check_table(run, call, _call_table(run, call, 4, 8), 4, 8, STORED_P_4_8, atol=STORED_ATOL)

@@ -87,7 +87,7 @@ def _lower(L: int) -> np.ndarray:
 
 
 HINT_ADDITIVE_MASK = (
-    "this is the additive mask M of the decks (0 allowed, -inf blocked); the "
+    "this is the additive mask M (0 allowed, -inf blocked) that section 1 adds to the scores; the "
     "workbook's functions return the boolean allowed array instead. " + HINT_BOOL
 )
 

@@ -14,8 +14,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = [
-    "LECTURE_PAIR",
-    "LECTURE_THETA",
+    "EXAMPLE_PAIR",
+    "EXAMPLE_THETA",
     "RopeAngleWidget",
     "half_split_order",
     "plot_rope_angles",
@@ -80,9 +80,9 @@ def _arrow_svg(angle: float, color: str, label: str, ghost: bool = False) -> str
     )
 
 
-#: The decks' illustrative pair: 30 degrees per position.
-LECTURE_THETA = np.pi / 6
-LECTURE_PAIR = "lecture"
+#: The worked example's pair: 30 degrees per position, easy to follow by eye.
+EXAMPLE_THETA = np.pi / 6
+EXAMPLE_PAIR = "example"
 
 
 class RopeAngleWidget(widgets.VBox):
@@ -94,9 +94,9 @@ class RopeAngleWidget(widgets.VBox):
     angle difference is (s - l) * theta and the pair's score is cos of it, whatever "move
     both" says.
 
-    The pair menu offers the decks' illustrative pair (30 degrees per position, value
-    "lecture") and pair i of `frequencies` (value i). The defaults open on the decks' figure:
-    the lecture pair, query and key at 1 and 3 (faded), both moved one step to 2 and 4, each
+    The pair menu offers the worked example's pair (30 degrees per position, value
+    "example") and pair i of `frequencies` (value i). The defaults open on that example: the
+    30-degree pair, query and key at 1 and 3 (faded), both moved one step to 2 and 4, each
     turned 30 degrees further, the difference still 60 degrees.
     """
 
@@ -107,15 +107,16 @@ class RopeAngleWidget(widgets.VBox):
         key_position: int = 3,
         shift: int = 1,
         max_position: int = 16,
-        lecture_pair: bool = True,
+        example_pair: bool = True,
     ):
         theta = np.asarray(frequencies, dtype=float).ravel()
-        if theta.size == 0 and not lecture_pair:
+        if theta.size == 0 and not example_pair:
             raise ValueError(
-                "frequencies must hold at least one theta_i when the lecture's pair is left out"
+                "frequencies must hold at least one theta_i when the 30-degree example pair is "
+                "left out"
             )
         self.frequencies = theta
-        options = [("lecture's pair: 30° per position", LECTURE_PAIR)] if lecture_pair else []
+        options = [("example: 30° per position", EXAMPLE_PAIR)] if example_pair else []
         options += [
             (f"pair {i}: theta_{i} = {np.degrees(t):.3g}° per position", i)
             for i, t in enumerate(theta)
@@ -142,8 +143,8 @@ class RopeAngleWidget(widgets.VBox):
 
     def theta(self) -> float:
         """Radians per position of the chosen pair."""
-        if self.pair.value == LECTURE_PAIR:
-            return LECTURE_THETA
+        if self.pair.value == EXAMPLE_PAIR:
+            return EXAMPLE_THETA
         return float(self.frequencies[self.pair.value])
 
     def positions(self) -> tuple[int, int]:
@@ -215,9 +216,9 @@ def rope_angle_widget(
     key_position: int = 3,
     shift: int = 1,
     max_position: int = 16,
-    lecture_pair: bool = True,
+    example_pair: bool = True,
 ) -> RopeAngleWidget:
-    """The decks' angle explorer, opening on their figure (see RopeAngleWidget)."""
+    """The angle explorer of notebook 03, opening on the 30-degree example (see RopeAngleWidget)."""
     return RopeAngleWidget(
-        frequencies, query_position, key_position, shift, max_position, lecture_pair
+        frequencies, query_position, key_position, shift, max_position, example_pair
     )

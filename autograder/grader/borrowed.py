@@ -29,8 +29,19 @@ package's KV cache in notebook 08's `generate`. Notebook 10's `decode_step` shar
 `attnbook.lm.generation.decode_step`, which answers another question and is not listed. Every
 answer may use its notebook's setup helpers (`require_*`), torch, numpy and `nn.Linear`.
 
-The reading is static: code that builds the name at run time (`eval`, `importlib` with a
-computed string) is not found; the hidden tests still hold for it.
+Any binding of a graded name counts, not only the last def, class, assignment or import:
+`globals()["attention"] = helper`, `vars()[...]`, `setattr(module, "attention", ...)`,
+`module.__dict__[...]`, `globals().update(attention=...)` and the bindings inside an
+`exec`/`eval` of a constant string are read as well (`dynamic_bindings`), wherever they
+are in the cells. And the rule follows what the kernel will run: before a test, the kernel
+is asked where each subject's value comes from (`grader.kernel`, op `origin`: its module and
+qualified name, and for the student's own code the cell and line). Code from a package,
+PyTorch or any module is matched against the subject's rule by its path (so
+`globals()["attention"] = F.scaled_dot_product_attention` is found whatever built the
+name); code from another place in the student's cells is read as the subject's answer
+(`follow`); code of the notebook's namespace that is not in any cell (made by `exec` of a
+computed string) is a finding of its own, since nobody can read it. The kernel is the
+student's process, so what it says only ever adds findings: the static reading always runs.
 """
 
 from __future__ import annotations
@@ -39,7 +50,7 @@ import ast
 import contextlib
 import importlib
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from attnbook.checks._source import docstring_ids
 
@@ -433,6 +444,86 @@ def module_bindings(sources: list[str]) -> dict[str, tuple[str, object]]:
     return bound
 
 
+def _const_str(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _is_namespace(node: ast.AST) -> bool:
+    """`globals()`, `vars()`, `vars(x)`, `locals()` or `x.__dict__`: a namespace whose items
+    are names."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id in ("globals", "vars", "locals")
+    return isinstance(node, ast.Attribute) and node.attr == "__dict__"
+
+
+def _call_name(func: ast.AST) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _call_bindings(node: ast.Call, depth: int) -> list[tuple[str | None, str, object]]:
+    """(name, kind, value) for each binding a call makes with the name written out."""
+    name, args = _call_name(node.func), node.args
+    on_namespace = isinstance(node.func, ast.Attribute) and _is_namespace(node.func.value)
+    if name == "setattr" and len(args) >= 3:
+        return [(_const_str(args[1]), "assign", args[2])]
+    if name in ("__setitem__", "setdefault") and on_namespace and len(args) >= 2:
+        return [(_const_str(args[0]), "assign", args[1])]
+    if name == "update" and on_namespace:
+        found: list[tuple[str | None, str, object]] = [
+            (k.arg, "assign", k.value) for k in node.keywords
+        ]
+        for arg in args:
+            if isinstance(arg, ast.Dict):
+                found += [(_const_str(k), "assign", v) for k, v in zip(arg.keys, arg.values)]
+        return found
+    code = _const_str(args[0]) if args else None
+    if name in ("exec", "eval", "compile") and code is not None and depth < 3:
+        found = [
+            (bound, kind, value)
+            for bound, (kind, value) in module_bindings([code]).items()
+            if kind in ("def", "assign", "import")
+        ]
+        for bound, more in dynamic_bindings([code], depth + 1).items():
+            found += [(bound, kind, value) for kind, value in more]
+        return found
+    return []
+
+
+def dynamic_bindings(sources: list[str], depth: int = 0) -> dict[str, list[tuple[str, object]]]:
+    """name -> every binding of it made at run time with the name written out, anywhere in
+    the cells (inside functions too): `globals()["name"] = v` (and `vars()`, `locals()`,
+    `x.__dict__`), `setattr(x, "name", v)`, `globals().update(name=v)` or `({"name": v})`,
+    `.setdefault("name", v)`, `.__setitem__("name", v)`, and every binding inside an
+    `exec`, `eval` or `compile` of a constant string. Each binding is ("assign", value) or,
+    from an exec'd string, what `module_bindings` gives."""
+    found: dict[str, list[tuple[str, object]]] = {}
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in ast.walk(tree):
+            made: list[tuple[str | None, str, object]] = []
+            if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                made = [
+                    (_const_str(inner.slice), "assign", node.value)
+                    for target in targets
+                    for inner in ast.walk(target)
+                    if isinstance(inner, ast.Subscript) and _is_namespace(inner.value)
+                ]
+            elif isinstance(node, ast.Call):
+                made = _call_bindings(node, depth)
+            for key, kind, value in made:
+                if key is not None and value is not None:
+                    found.setdefault(key, []).append((kind, value))
+    return found
+
+
 def _local_names(node: ast.AST) -> tuple[set[str], dict[str, str]]:
     """Names a function or class binds inside itself (parameters, assignments, loop and
     comprehension variables, inner defs) and the dotted paths its own imports bind."""
@@ -473,8 +564,9 @@ def _getattr_chain(call: ast.Call) -> tuple[ast.AST, str] | None:
 class _Reader:
     """Follows one subject through the student's own code, collecting what it reaches."""
 
-    def __init__(self, bindings: dict, rule: _Rule):
+    def __init__(self, bindings: dict, rule: _Rule, extra: dict | None = None):
         self.bindings, self.rule = bindings, rule
+        self.extra: dict[str, list[tuple[str, object]]] = extra or {}  # dynamic_bindings
         self.found: list[tuple[str, str, str]] = []  # (call, target, own helper)
 
     def _resolve_name(self, name: str, local: set[str], imports: dict[str, str]):
@@ -516,19 +608,25 @@ class _Reader:
         if target and all(call != c for c, _, _ in self.found):
             self.found.append((call, target, via))
 
-    def read(self, subject: str) -> list[Borrowed]:
+    def read(self, subject: str, followed: tuple = ()) -> list[Borrowed]:
+        """What `subject` reaches: every binding of it (the last static one and each
+        dynamic one), and `followed`, the student's code the kernel says it runs."""
         todo, seen = [subject], set()
+        for node in followed:
+            own = getattr(node, "name", subject)
+            self._read_node(node, own, "" if own == subject else own, todo)
         while todo:
             name = todo.pop(0)
             if name in seen:
                 continue
             seen.add(name)
-            kind, value = self.bindings.get(name, ("other", None))
             via = "" if name == subject else name
-            if kind == "import":
-                self._note(value, self.rule.match_path(value), via)
-            elif kind in ("def", "assign"):
-                self._read_node(value, name, via, todo)
+            bound = [self.bindings.get(name, ("other", None)), *self.extra.get(name, [])]
+            for kind, value in bound:
+                if kind == "import":
+                    self._note(str(value), self.rule.match_path(str(value)), via)
+                elif kind in ("def", "assign") and isinstance(value, ast.AST):
+                    self._read_node(value, name, via, todo)
         return [Borrowed(subject, call, target, via) for call, target, via in self.found]
 
     def _read_node(self, node: ast.AST, own: str, via: str, todo: list[str]) -> None:
@@ -590,16 +688,151 @@ def subjects_of(notebook: str, test_source: str) -> list[str]:
     return list(dict.fromkeys(n for n in names if n in rules))
 
 
-def find_borrowed(notebook: str, subject: str, sources: list[str]) -> list[Borrowed]:
+def all_bindings(sources: list[str]) -> tuple[dict, dict]:
+    """`module_bindings` (a name bound only at run time is bound there by its last dynamic
+    binding) and `dynamic_bindings`."""
+    bindings, extra = module_bindings(sources), dynamic_bindings(sources)
+    for name, more in extra.items():
+        bindings.setdefault(name, more[-1])
+    return bindings, extra
+
+
+def find_borrowed(
+    notebook: str, subject: str, sources: list[str], origin: dict | None = None
+) -> list[Borrowed]:
     """The forbidden calls that `subject`'s answer in `sources` (the submission's code
-    cells run before its test) reaches; [] when it has none or cannot be read."""
+    cells run before its test) reaches; [] when it has none or cannot be read. `origin`:
+    the kernel's answer to op `origin` for the subject (see `follow`)."""
     targets = RULES.get(notebook, {}).get(subject)
     if targets is None or sum(len(s) for s in sources) > SOURCE_LIMIT:
         return []
+    rule = _rule(targets)
+    followed = follow(origin, sources) if origin is not None else Followed()
     try:
-        return _Reader(module_bindings(sources), _rule(targets)).read(subject)
+        bindings, extra = all_bindings(sources)
+        found = _Reader(bindings, rule, extra).read(subject, tuple(followed.nodes))
     except RecursionError:
+        found = []
+    for path in followed.paths:
+        target = rule.match_path(path) or rule.match_name(path.rsplit(".", 1)[-1])
+        call = f"{path} (what {subject} is when the tests run)"
+        if target and all(b.call != call for b in found):
+            found.append(Borrowed(subject, call, target))
+    for what in followed.unreadable:
+        found.append(Borrowed(subject, what, UNREADABLE))
+    return found
+
+
+# -- following what the kernel runs ----------------------------------------------------------
+UNREADABLE = "attnbook._unreadable"  # code the kernel runs that no cell holds
+WHAT[UNREADABLE] = (
+    "code made at run time that is in none of your cells, which the grader cannot read "
+    "(an exec or compile of a computed string?)"
+)
+#: files IPython compiles a cell's body under for a cell magic (`%%time`): a function defined
+#: in such a cell is looked up by its name in the cells
+MAGIC_FILES = ("<timed exec>", "<timed eval>")
+
+
+@dataclass
+class Followed:
+    """What the kernel says a graded name is when the tests run: the student's own code
+    (syntax nodes of the cells), code outside the cells (module.qualname paths), and code
+    of the notebook that is in no cell."""
+
+    nodes: list = field(default_factory=list)
+    paths: list = field(default_factory=list)
+    unreadable: list = field(default_factory=list)
+
+
+def _cell_nodes(sources: list[str], cell: int, line: int, name: str, is_class: bool) -> list:
+    """The def, class or lambda of cell `cell` whose code starts at `line` (a class: the
+    class holding that line)."""
+    if not 0 <= cell < len(sources):
         return []
+    try:
+        tree = ast.parse(sources[cell])
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    hits: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if is_class and isinstance(node, ast.ClassDef):
+            if node.lineno <= line <= (node.end_lineno or node.lineno) and node.name == name:
+                hits.append(node)
+        elif not is_class and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if line in (first, node.lineno):
+                hits.append(node)
+        elif not is_class and isinstance(node, ast.Lambda) and node.lineno == line:
+            hits.append(node)
+    if not hits:  # a line IPython counted otherwise: the cell's one def of that name
+        named: list[ast.AST] = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and n.name == name
+        ]
+        hits = named if len(named) == 1 else []
+    return hits[-1:] if is_class else hits
+
+
+def _named_defs(sources: list[str], name: str) -> list:
+    hits: list[ast.AST] = []
+    for source in sources:
+        with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
+            for node in ast.walk(ast.parse(source)):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    if node.name == name:
+                        hits.append(node)
+    return hits
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _text(value, limit: int = 300) -> str:
+    return str(value)[:limit]
+
+
+def follow(origin: dict, sources: list[str]) -> Followed:
+    """Read the kernel's answer to op `origin` (untrusted: every field is checked and cut)
+    into what the rules follow. A reply that is not an answer (the op failed in the
+    student's process) is a finding: the grader was kept from seeing what runs."""
+    out = Followed()
+    if not isinstance(origin, dict) or origin.get("ok") is False:
+        out.unreadable.append("a value the kernel could not describe to the grader")
+        return out
+    for entry in _list(origin.get("chain"))[:8]:
+        if not isinstance(entry, dict):
+            continue
+        kind = _text(entry.get("kind"))
+        module, qualname = _text(entry.get("module")), _text(entry.get("qualname"))
+        for path in _list(entry.get("mro"))[:20] if kind in ("class", "object") else []:
+            if isinstance(path, str) and not path.startswith("__main__."):
+                out.paths.append(_text(path))
+        if module != "__main__" or kind == "builtin":
+            out.paths.append(f"{module}.{qualname}")
+        for code in _list(entry.get("code"))[:50]:
+            if not isinstance(code, dict):
+                continue
+            cell, line = code.get("cell"), code.get("line")
+            cell = cell if isinstance(cell, int) and not isinstance(cell, bool) else None
+            name = _text(code.get("name"))
+            if isinstance(cell, int) and isinstance(line, int):
+                target = qualname.rsplit(".", 1)[-1] if kind == "class" else name
+                nodes = _cell_nodes(sources, cell, line, target, kind == "class")
+                if nodes:
+                    out.nodes.extend(nodes)
+                    continue
+                out.unreadable.append(f"the code of {name} (cell {cell}, line {line})")
+            elif not _text(code.get("file")).startswith("<"):  # a module's file
+                out.paths.append(f"{_text(code.get('module'))}.{_text(code.get('qualname'))}")
+            elif _text(code.get("file")) in MAGIC_FILES and _named_defs(sources, name):
+                out.nodes.extend(_named_defs(sources, name))
+            else:
+                out.unreadable.append(f"{name}, made at run time ({_text(code.get('file'), 80)})")
+    return out
 
 
 _RULE_CACHE: dict[tuple[str, ...], _Rule] = {}
@@ -618,10 +851,15 @@ def warm() -> None:
             _rule(targets)
 
 
-def borrowed_in_test(notebook: str, test_source: str, sources: list[str]) -> list[Borrowed]:
-    """Every borrowed call of every subject a test checks."""
+def borrowed_in_test(
+    notebook: str, test_source: str, sources: list[str], origins: dict | None = None
+) -> list[Borrowed]:
+    """Every borrowed call of every subject a test checks; `origins`: subject -> the
+    kernel's answer to op `origin` (see `follow`)."""
     return [
         b
         for subject in subjects_of(notebook, test_source)
-        for b in find_borrowed(notebook, subject, sources)
+        for b in find_borrowed(
+            notebook, subject, sources, (origins or {}).get(subject) if origins else None
+        )
     ]

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from grader import cgroups
 from grader.course import (
     AUTOGRADER,
     Course,
@@ -487,6 +488,7 @@ def _grade(args, course: Course) -> list[dict] | int:
         print(f"shard {index}/{count} (from {origin})")
     started = time.monotonic()
     progress = Progress() if args.quiet else TerminalProgress(course.work)
+    cgroups.backend()  # found once, before any worker starts (cgroup v2 moves this process)
     try:
         _locked(args, course)  # before anything is read or written
         if args.from_exchange and args.source:
@@ -509,8 +511,11 @@ def _grade(args, course: Course) -> list[dict] | int:
     except (UsageError, FileNotFoundError, ExposedError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    finally:
+        cgroups.sweep()  # the groups of a worker that ended without closing its kernel
     if course.last_intake is not None and args.quiet:  # else printed before grading
         print(intake_summary(course.last_intake, course.work))
+    print(cgroups.describe())
     failed = [o for o in outcomes if not o["ok"]]
     for outcome in failed:
         print(

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader import wire
+from grader import cgroups, wire
 from grader.forkserver import ForkServer
 from grader.remote import KernelChannel, KernelLost, StudentNames, rebuild_exception
 from grader.sandbox import (
@@ -125,6 +125,13 @@ class StudentKernel:
         self, files_from: Path | None, limits: Limits, use_sandbox: bool, wait: bool = True
     ):
         self.limits, self.dead, self.ready, self.sandboxed = limits, "", False, use_sandbox
+        self.group: cgroups.Group | None = None
+        self.reasons_seen = ""
+        if cgroups.backend().kind:  # a control group of its own: made before the kernel
+            try:
+                self.group = cgroups.Group(limits.memory_mb, limits.processes)
+            except RuntimeError as err:
+                self.dead = f"the kernel did not start: {err}"
         self.tmp = Path(tempfile.mkdtemp(prefix="attnbook-kernel-"))
         ids = throwaway_ids(StudentKernel.started % 2) if use_sandbox else None
         StudentKernel.started += 1
@@ -133,7 +140,11 @@ class StudentKernel:
         self.zygote: KernelZygote | None = None
         self.own: Path | None = None
         self.proc: subprocess.Popen | ForkedKernel
-        if ids is not None and forks_kernels(use_sandbox):
+        idle = self.group is None and use_sandbox  # no group: students' code yields the CPU
+        if self.dead:
+            self.log = open(os.devnull, "wb")  # noqa: SIM115 - closed in close()
+            self.proc = ForkedKernel(None, -1)
+        elif ids is not None and forks_kernels(use_sandbox):
             self._fork(files_from, ids, (req_r, rep_w))
         else:
             own = self.tmp / "own"
@@ -150,7 +161,12 @@ class StudentKernel:
                 stdin=subprocess.DEVNULL,
                 stdout=self.log,
                 stderr=self.log,
-                preexec_fn=limit_resources(limits),
+                preexec_fn=limit_resources(
+                    limits,
+                    join=None if self.group is None else self.group.joiner(),
+                    idle=idle,
+                    own_uid=ids is not None,
+                ),
                 start_new_session=True,
             )
         os.close(req_r)
@@ -168,7 +184,15 @@ class StudentKernel:
             self.own = Path(tempfile.mkdtemp(dir=self.zygote.folder))
             if files_from is not None:
                 _copy_own_files(files_from, self.own)
-            self.proc = ForkedKernel(self.zygote, self.zygote.fork(self.own, ids, self.limits, fds))
+            group = self.group.open_procs() if self.group is not None else []
+            try:
+                pid = self.zygote.fork(
+                    self.own, ids, self.limits, fds, tuple(group), self.group is None
+                )
+            finally:
+                for fd in group:
+                    os.close(fd)
+            self.proc = ForkedKernel(self.zygote, pid)
         except (OSError, RuntimeError, ValueError) as err:
             self.dead = f"the kernel did not start: {err}"
             self.proc = ForkedKernel(None, -1)
@@ -202,19 +226,50 @@ class StudentKernel:
         self.log.flush()
         return (self.tmp / "sandbox.log").read_bytes()[-600:].decode(errors="replace")
 
-    def channel(self) -> KernelChannel:
-        limit = f" ({self.limits.cell_timeout_s:g} s for a cell)"
-        return KernelChannel(self.req_w, self.rep_r, self.next_id, limit)
+    def limit_text(self) -> str:
+        if self.group is None:
+            return f" ({self.limits.cell_timeout_s:g} s for a cell)"
+        seconds = self.limits.cell_timeout_s
+        return f" ({seconds:g} s of CPU time for a cell, {wall_ceiling(seconds):g} s in all)"
 
-    def request(self, message: dict, deadline: float) -> dict:
+    def channel(self, cpu_until: float | None = None) -> KernelChannel:
+        channel = KernelChannel(self.req_w, self.rep_r, self.next_id, self.limit_text())
+        if self.group is not None and cpu_until is not None:
+            group = self.group
+            channel.cpu_left = lambda: cpu_until - group.cpu_seconds()
+        return channel
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time of the kernel's whole sandbox so far; None without a control group."""
+        if self.group is None:
+            return None
+        try:
+            return self.group.cpu_seconds()
+        except (OSError, ValueError):
+            return None
+
+    def new_limit_reasons(self) -> str:
+        """Which limits of the kernel's control group stopped something since the last call."""
+        if self.group is None:
+            return ""
+        reasons = self.group.limit_reason()
+        new = "" if reasons == self.reasons_seen else reasons
+        self.reasons_seen = reasons
+        return new
+
+    def request(self, message: dict, deadline: float, cpu_until: float | None = None) -> dict:
+        """Send `message` and wait for its reply until the wall-clock `deadline`, and, with a
+        control group, until the sandbox has used CPU seconds up to `cpu_until`."""
         if self.dead:
             raise KernelLost(self.dead)
-        channel = self.channel()
+        channel = self.channel(cpu_until)
         try:
             return channel.request(message, deadline)
         except KernelLost as lost:
             code = self.proc.poll()
-            self.kill(str(lost) if code is None else f"{lost} (exit status {code})")
+            why = str(lost) if code is None else f"{lost} (exit status {code})"
+            reasons = self.new_limit_reasons()
+            self.kill(f"{why}: {reasons}" if reasons else why)
             raise KernelLost(self.dead) from None
         finally:
             self.next_id = channel.next_id
@@ -234,6 +289,8 @@ class StudentKernel:
                 os.killpg(self.proc.pid, 9)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=10)
+        if self.group is not None:  # anything that left the process group or namespace
+            self.group.kill()
 
     def close(self) -> None:
         self.kill(self.dead or "closed")
@@ -241,6 +298,9 @@ class StudentKernel:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.log.close()
+        if self.group is not None:
+            self.group.close()
+        cgroups.finish_released()  # the groups of this notebook's test processes
         shutil.rmtree(self.tmp, ignore_errors=True)
         if self.zygote is not None and self.own is not None:
             shutil.rmtree(self.own, ignore_errors=True)
@@ -315,14 +375,18 @@ def _copy_own_files(source: Path, dest: Path) -> None:
 
 
 # -- the names a student's function uses, from its source ----------------------------------
-def names_used(sources: list[str], name: str) -> set[str] | None:
+def names_used(sources: list[str], name: str, origin: dict | None = None) -> set[str] | None:
     """The names `name`'s last definition in `sources` uses, and those of the student's own
     functions and classes it reaches; None when there is no readable definition.
 
-    Read from the source text, in the grader: the kernel is never asked (see
-    `attnbook.checks._source`, which the visible checks share).
+    Read from the source text, in the grader (see `attnbook.checks._source`, which the
+    visible checks share). Every other binding of the name counts too (`globals()["name"]
+    = helper`, see `grader.borrowed.dynamic_bindings`), and so does what the kernel says the
+    name holds when the tests run (`origin`, see `grader.borrowed.follow`): the student's
+    code it points at is read the same way, code outside the cells adds its path's names.
     """
     from attnbook.checks._source import definitions, names_reached
+    from grader.borrowed import dynamic_bindings, follow
 
     text = "\n\n".join(sources)
     if len(text) > SOURCE_LIMIT:
@@ -331,9 +395,19 @@ def names_used(sources: list[str], name: str) -> set[str] | None:
     for source in sources:
         with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
             defs.update(definitions(ast.parse(source)))
-    if name not in defs:
-        return None
-    return names_reached(name, defs)
+    found = names_reached(name, defs) if name in defs else None
+    bound = dynamic_bindings(sources).get(name, [])
+    extra: list[ast.AST] = [value for _kind, value in bound if isinstance(value, ast.AST)]
+    followed = follow(origin, sources) if origin is not None else None
+    if followed is not None:
+        extra += followed.nodes
+    for index, node in enumerate(extra):
+        key = f"<binding {index} of {name}>"
+        reached = names_reached(key, {**defs, key: node})
+        found = reached if found is None else found | reached
+    for path in followed.paths if followed is not None else []:
+        found = (found or set()) | set(path.split("."))
+    return found
 
 
 # -- one test, in a fresh trusted process --------------------------------------------------
@@ -355,13 +429,26 @@ def _error(ename: str, evalue: str) -> dict:
     }
 
 
-def _borrowed(job: dict) -> list[str]:
+def _origins(job: dict, channel: KernelChannel) -> dict[str, dict]:
+    """What the kernel says each graded name the test checks holds (op `origin`): subject ->
+    reply. A kernel that is lost raises KernelLost, as any call would."""
+    from grader.borrowed import RULES, subjects_of
+
+    if job.get("notebook", "") not in RULES:
+        return {}
+    return {
+        subject: channel.request({"op": "origin", "name": subject})
+        for subject in subjects_of(job.get("notebook", ""), job["source"])
+    }
+
+
+def _borrowed(job: dict, origins: dict | None = None) -> list[str]:
     """What the test's subjects borrow (`grader.borrowed`), read from the submission's
-    source: one message per call, naming it."""
+    source and following what the kernel runs: one message per call, naming it."""
     from grader.borrowed import borrowed_in_test
 
     try:
-        found = borrowed_in_test(job.get("notebook", ""), job["source"], job["sources"])
+        found = borrowed_in_test(job.get("notebook", ""), job["source"], job["sources"], origins)
     except (RecursionError, MemoryError, ValueError):
         return []
     return [b.message() for b in found]
@@ -383,13 +470,19 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     torch.set_num_threads(1)
     channel = KernelChannel(request_fd, reply_fd, job["id"], job["limit_text"])
     channel.deadline = job["deadline_wall"] - time.time() + time.monotonic()
+    if job.get("cpu_file") and job.get("cpu_until") is not None:  # the kernel's CPU time
+        cpu_file, cpu_until = str(job["cpu_file"]), float(job["cpu_until"])
+        channel.cpu_left = lambda: cpu_until - cgroups.read_cpu_seconds(cpu_file)
     out = io.StringIO()
     outcome: dict[str, object] = {"verdict": "passed", "error": None, "kill": "", "borrowed": []}
     try:
         sources = job["sources"]
-        outcome["borrowed"] = _borrowed(job)
+        origins = _origins(job, channel)
+        outcome["borrowed"] = _borrowed(job, origins)
         trusted = _trusted_setup(job["setup"])
-        names = StudentNames(trusted, channel, lambda name: names_used(sources, name))
+        names = StudentNames(
+            trusted, channel, lambda name: names_used(sources, name, origins.get(name))
+        )
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted), names)
     except KernelLost as lost:
@@ -403,6 +496,21 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     while view:
         view = view[os.write(result_fd, view) :]
     os.close(result_fd)
+
+
+TEST_PROCESSES = 64  # a test's process runs the instructor's check: torch's threads, no more
+
+
+def _test_group(limits: Limits) -> cgroups.Group | None:
+    """A control group for one test's process, where the machine offers them: the memory
+    of the sandbox's limit and a CPU share of its own, so that a test process weighs as
+    much as a kernel against its neighbours; None where there are none."""
+    if not cgroups.backend().kind:
+        return None
+    try:
+        return cgroups.Group(limits.memory_mb, TEST_PROCESSES)
+    except RuntimeError:
+        return None  # the test still runs, under the fork server's own limits
 
 
 def _read_all(fd: int, deadline: float, limit: int = 64 * 1024 * 1024) -> bytes | None:
@@ -430,12 +538,14 @@ def run_test(
     sources: list[str],
     borrowed_credit: float = 0.0,
     borrowed: dict[str, str] | None = None,
+    cpu_until: float | None = None,
 ) -> tuple[list, str]:
     """Run an instructor's test in a fresh process; its outputs and its verdict. A borrowed
     answer (`grader.borrowed`) is noted in `borrowed` (grade_id -> message) and gets
     `borrowed_credit` of the test's points: none (an error naming the call, after the
     check's own outputs) by default, else that fraction if the test passes (nbgrader's
-    partial credit)."""
+    partial credit). `cpu_until`: with a control group, the kernel's calls also stop once its
+    sandbox has used that many CPU seconds (`deadline` is then the wall-clock ceiling)."""
     if kernel.dead:
         return [_new_output(_error(LOST, kernel.dead))], "lost"
     points = template.points.get(grade_id, 0.0)
@@ -446,15 +556,24 @@ def run_test(
         "deadline_wall": time.time() + deadline - time.monotonic(),
         "sources": sources,
         "id": kernel.next_id,
-        "limit_text": f" ({kernel.limits.cell_timeout_s:g} s for a cell)",
+        "limit_text": kernel.limit_text(),
+        "cpu_file": kernel.group.cpu_file if kernel.group is not None else "",
+        "cpu_until": cpu_until if kernel.group is not None else None,
         "notebook": template.name,
         "credit": borrowed_credit,
         "points": points,
     }
+    group = _test_group(kernel.limits)
     result_r, result_w = os.pipe()
     fds = [os.dup(kernel.req_w), os.dup(kernel.rep_r), result_w]
     try:
+        fds += group.open_procs() if group is not None else []
         pid = ForkServer.get().start(job, fds)
+    except BaseException:
+        os.close(result_r)
+        if group is not None:
+            group.close()
+        raise
     finally:
         for fd in fds:
             os.close(fd)
@@ -464,6 +583,8 @@ def run_test(
         os.close(result_r)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
+        if group is not None:  # and anything it started; removed once they have exited
+            group.release()
     try:
         outcome = json.loads(data.decode("utf-8", errors="replace")) if data else None
     except (ValueError, RecursionError):
@@ -558,6 +679,43 @@ class OutputBudget:
             )
         return outputs
 
+    def clean_test(self, raw: list) -> list:
+        """A test's outputs within the same caps: each text cut as a cell's is, streams kept
+        while the cell's and the notebook's room lasts; the error and the partial-credit
+        result, which decide the test's grade in nbgrader, are always kept (cut)."""
+        outputs, cell, dropped = [], 0, 0
+        for item in raw if isinstance(raw, list) else []:
+            item = dict(item) if isinstance(item, dict) else {}
+            kind = item.get("output_type")
+            if kind == "execute_result":
+                data = item.get("data")
+                text = str(data.get("text/plain", "") if isinstance(data, dict) else "")[:100]
+                output = nbformat.v4.new_output(
+                    "execute_result", execution_count=None, data={"text/plain": text}
+                )
+            else:
+                output = self._one(item)
+            if output is None:
+                continue
+            size = len(json.dumps(output))
+            over = cell + size > self.cell_chars or self.used + size > self.notebook_chars
+            if over and kind not in ("error", "execute_result"):
+                dropped += 1
+                continue
+            cell += size
+            self.used += size
+            outputs.append(output)
+        if dropped:
+            outputs.append(
+                nbformat.v4.new_output(
+                    "stream",
+                    name="stdout",
+                    text=f"[{dropped} output(s) of this test not kept: over the "
+                    "limit of outputs per cell or per notebook]\n",
+                )
+            )
+        return outputs
+
     def _one(self, item: dict):
         kind, limit = item.get("output_type"), self.text_chars
         if kind == "stream":
@@ -635,6 +793,8 @@ def run_notebook(
     use_sandbox = _use_sandbox(sandbox)
     ForkServer.get()  # started (once per process) before any time limit runs
     started = time.monotonic()
+    kernel = take_kernel(files_from, limits, use_sandbox)
+    cpu_start = kernel.cpu_seconds()  # with a control group: limits count its CPU time
     run = _Run(
         template=template,
         files_from=files_from,
@@ -642,9 +802,15 @@ def run_notebook(
         use_sandbox=use_sandbox,
         borrowed_credit=borrowed_credit,
         report=RunReport(sandboxed=use_sandbox),
-        kernel=take_kernel(files_from, limits, use_sandbox),
+        kernel=kernel,
         budget=OutputBudget(text_chars=limits.output_chars),
-        notebook_deadline=started + limits.notebook_timeout_s,
+        notebook_deadline=started
+        + (
+            limits.notebook_timeout_s
+            if cpu_start is None
+            else wall_ceiling(limits.notebook_timeout_s)
+        ),
+        cpu_start=cpu_start,
     )
     try:
         for cell in nb.cells:
@@ -681,6 +847,7 @@ class _Run:
     kernel: StudentKernel
     budget: OutputBudget
     notebook_deadline: float
+    cpu_start: float | None = None  # the kernel's CPU seconds at its start (control group)
     sources: list[str] = field(default_factory=list)
     count: int = 0
     stubs_only: bool | None = None  # the answer cells since the last test: all still stubs?
@@ -708,20 +875,24 @@ class _Run:
         if self.kernel.dead:
             self._stopped(cell)
 
-    def _deadline(self) -> float:
-        return min(time.monotonic() + self.limits.cell_timeout_s, self.notebook_deadline)
+    def _limits(self) -> tuple[float, float | None]:
+        """This cell's wall-clock deadline and CPU-time limit (see `_cell_limits`)."""
+        return _cell_limits(self.kernel, self.limits, self.notebook_deadline, self.cpu_start)
 
     def _test(self, cell, grade_id: str) -> None:
+        deadline, cpu_until = self._limits()
         cell.outputs, verdict = run_test(
             cell.source,
             grade_id,
             self.template,
             self.kernel,
-            self._deadline(),
+            deadline,
             list(self.sources),
             self.borrowed_credit,
             self.report.borrowed,
+            cpu_until,
         )
+        cell.outputs = self.budget.clean_test(cell.outputs)
         if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):
             self.report.grader_timeouts.append(grade_id)
         if verdict == "failed" and self.stubs_only:
@@ -738,12 +909,18 @@ class _Run:
             cell.outputs = [_new_output(_error(LOST, self.kernel.dead))]
             return
         self.sources.append(cell.source)
+        deadline, cpu_until = self._limits()
         try:
-            reply = self.kernel.request({"op": "run", "source": cell.source}, self._deadline())
+            reply = self.kernel.request({"op": "run", "source": cell.source}, deadline, cpu_until)
         except KernelLost as lost:
             cell.outputs = [_new_output(_error(LOST, str(lost)))]
             return
         cell.outputs = self.budget.clean(reply.get("outputs"))
+        reasons = self.kernel.new_limit_reasons()
+        if reasons:  # e.g. a fork refused: the cell's error says EAGAIN, this says why
+            cell.outputs.append(
+                nbformat.v4.new_output("stream", name="stderr", text=f"[{reasons}]\n")
+            )
         raised = [
             o
             for o in cell.outputs
@@ -774,11 +951,13 @@ class _Run:
                 output["evalue"] = str(output.get("evalue", "")) + RESTARTED
         self.kernel.close()
         self.kernel = take_kernel(self.files_from, self.limits, self.use_sandbox)
+        if self.cpu_start is not None:  # the fresh kernel's control group counts from 0
+            self.cpu_start = self.kernel.cpu_seconds()
         for source in self.sources:
             if self.kernel.dead:
                 break
             with contextlib.suppress(KernelLost):
-                self.kernel.request({"op": "run", "source": source}, self._deadline())
+                self.kernel.request({"op": "run", "source": source}, *self._limits())
         if self.kernel.dead:
             self.stopped_at = self.count
             self.report.status += f"; the fresh kernel stopped too: {self.kernel.dead}"
@@ -817,6 +996,24 @@ def is_stub(source: str) -> bool:
     the student has not (or not finished) writing it, whatever else the cell holds."""
     lines = [line.strip() for line in source.strip().splitlines() if line.strip()]
     return bool(lines) and lines[-1] == STUB
+
+
+def wall_ceiling(cpu_s: float) -> float:
+    """The wall-clock ceiling of a limit of `cpu_s` CPU seconds (as CMS: twice, plus 1 s)."""
+    return 2 * cpu_s + 1
+
+
+def _cell_limits(
+    kernel: StudentKernel, limits: Limits, notebook_deadline: float, cpu_start: float | None
+) -> tuple[float, float | None]:
+    """A cell's wall-clock deadline and the sandbox CPU time at which its time is up (None
+    without a control group: then the wall clock is the limit, as the fallback has it)."""
+    now = time.monotonic()
+    cpu_now = kernel.cpu_seconds() if cpu_start is not None else None
+    if cpu_start is None or cpu_now is None:
+        return min(now + limits.cell_timeout_s, notebook_deadline), None
+    cpu_until = min(cpu_now + limits.cell_timeout_s, cpu_start + limits.notebook_timeout_s)
+    return min(now + wall_ceiling(limits.cell_timeout_s), notebook_deadline), cpu_until
 
 
 def _use_sandbox(sandbox: str) -> bool:

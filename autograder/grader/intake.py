@@ -9,7 +9,9 @@ download, as a re-zipped download has, is looked through):
 - plain folders: `<student>/<assignment>.ipynb` or `<student>/<assignment>/<file>.ipynb`.
 
 Who a student is: in an LMS layout, the LMS id (so two students of one name stay two, and
-one student is one whatever their name); in plain folders, the folder name. The nbgrader
+one student is one whatever their name); in plain folders, the folder name. One LMS id that comes
+with two names (two students' folders: a Moodle display name that spells another student's
+id, or a re-packed download) is a collision: each folder is graded on its own. The nbgrader
 student id is the LMS id itself (`1234`), or the folder name when it is a plain ASCII word
 (`ada`), else an ASCII slug with a hash of the full name (`ivan-petrov-1a2b3c4d`,
 `student-5e6f7a8b` for `张伟`). The readable name is kept in full Unicode. Two identities
@@ -33,7 +35,7 @@ import unicodedata
 import zipfile
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,13 +43,47 @@ MAX_RAW_BYTES = 200 * 1024 * 1024  # a download file; honest notebooks with plot
 _CANVAS = re.compile(
     r"^(?P<name>[^_/]+?)(?:_late)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$", re.IGNORECASE
 )
-_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<uid>\d+)_assignsubmission_\w*$", re.IGNORECASE)
+# Who wrote which part decides the anchor. Canvas writes `<name>_<id>_<subid>_` before the
+# student's own file name, and its name has no `_`: the first id is the LMS's (a file named
+# `x_4242_1_nb.ipynb` cannot take id 4242). Moodle writes `_<id>_assignsubmission_<plugin>_`
+# after the student's display name, which may hold anything: the last id is the LMS's (a
+# display name `Ada Lovelace_4242_assignsubmission_file_` cannot take Ada's id 4242).
+_MOODLE = re.compile(r"^(?P<name>.+)_(?P<uid>\d+)_assignsubmission_[^_\W]*_?$", re.IGNORECASE)
 _SUFFIX = re.compile(r"(-\d+|\s*\(\d+\)|\s+copy|_copy)+$", re.IGNORECASE)
 _PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _JUNK_PARTS = ("__MACOSX", "__pycache__", ".ipynb_checkpoints")
 # how good a match by name is: an exact name beats a topic, a topic beats the cells
 EXACT, SUFFIXED, NUMBER, TOPIC, CELLS = 5, 4, 3, 2, 1
+
+
+# A notebook's JSON is sized before it is parsed: json.loads makes a Python object of every
+# value, so 114 MB of `{},` are 40 million dicts and 3 GB. An honest notebook (at most
+# `grader.normalize.MAX_CELLS` cells, its outputs mostly long strings) holds far fewer.
+MAX_JSON_CONTAINERS = 500_000  # objects and arrays
+MAX_JSON_VALUES = 5_000_000  # values of objects and arrays (about the commas, plus one each)
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def json_shape(data: bytes) -> tuple[int, int]:
+    """(objects and arrays, values in them) of a JSON text, counted without parsing it: the
+    strings are cut out (in C, one copy of what is outside them) and the brackets and
+    commas left are counted. Malformed JSON gives some count; the parser then refuses it."""
+    outside = _JSON_STRING.sub(b"", data)
+    containers = outside.count(b"{") + outside.count(b"[")
+    return containers, outside.count(b",") + containers
+
+
+def json_too_big(data: bytes) -> str:
+    """Why a notebook's JSON is refused before it is parsed, or "" when it may be parsed."""
+    containers, values = json_shape(data)
+    if containers > MAX_JSON_CONTAINERS or values > MAX_JSON_VALUES:
+        return (
+            f"its JSON holds {containers:,} objects and arrays and {values:,} values, over "
+            f"the limits of {MAX_JSON_CONTAINERS:,} and {MAX_JSON_VALUES:,} for a notebook "
+            "(a notebook is mostly cells of text; this is not parsed)"
+        )
+    return ""
 
 
 # -- names ----------------------------------------------------------------------------------
@@ -187,6 +223,8 @@ def match_name(filename: str, assignments: list[str]) -> NameMatch | None:
 def match_cells(data: bytes, grade_ids: dict[str, set[str]], among: list[str] | None = None) -> str:
     """The assignment whose graded cells (nbgrader grade_ids) the notebook holds, at least
     half of them and more than any other's; "" when none or no clear winner."""
+    if json_too_big(data):
+        return ""
     try:
         nb = json.loads(data.decode("utf-8", "replace"))
         cells = nb.get("cells") if isinstance(nb, dict) else None
@@ -354,6 +392,7 @@ def collect(
     entries = list(_files(Path(source)))
     split = [[p for p in name.split("/") if p] for name, *_ in entries]
     depth = _wrapper_depth([p for p in split if p and not _is_junk(p)])
+    folders = _folders_of_ids([p[depth:] if len(p) > depth else p for p in split])
     for (relative, size, stamp, read), parts in zip(entries, split):
         record = FileRecord(printable(relative, 1000), size)
         intake.files.append(record)
@@ -372,23 +411,40 @@ def collect(
         if found is None:
             continue
         who, upload = found
-        first = identities.setdefault(who.key, who)
-        renamed = (
-            f"LMS id {who.lms_id} comes with several names ({first.name!r}, "
-            f"{who.name!r}): graded as one student"
-        )
-        if first.name != who.name and renamed not in intake.collisions:
-            intake.collisions.append(renamed)
+        if len(folders.get(who.lms_id, ())) > 1:  # one LMS id, several students' folders
+            who = replace(who, key=f"{who.key}:{_short_hash(who.name)}")
+        identities.setdefault(who.key, who)
         owners.append((record, who.key))
         if upload is not None:
             upload.stamp = stamp
             candidates[(who.key, upload.assignment)].append((upload, record))
+    for lms_id, named in sorted(folders.items()):
+        if len(named) > 1:
+            intake.collisions.append(
+                f"LMS id {lms_id} is in {len(named)} folders or names of the download ("
+                + ", ".join(repr(printable(n)) for n in sorted(named))
+                + "): each is graded on its own, none under the bare id"
+            )
     ids = _assign_ids(identities, known or {}, intake)
     intake.people = {ids[key]: who for key, who in identities.items()}
     for record, key in owners:
         record.student = ids[key]
     _choose(intake, candidates, ids)
     return intake
+
+
+def _folders_of_ids(paths: list[list[str]]) -> dict[str, set[str]]:
+    """LMS id -> the readable names it comes with in the download (an id whose files carry
+    two names is two students' folders mapped to one id: a display name that spells
+    another's id, or a re-packed download)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for parts in paths:
+        if not parts or _is_junk(parts) or ".." in parts:
+            continue
+        who = _identity(parts)
+        if who is not None and who[0].lms_id:
+            found[who[0].lms_id].add(who[0].name)
+    return found
 
 
 def _classify(

@@ -11,6 +11,10 @@ from the answer to its next one. Requests:
 - `run`: run a cell with IPython (magics work); reply with its outputs (streams and rich
   displays as text or PNG, each kept within a size limit, and errors).
 - `describe`: is the name a function or class, plain data or missing?
+- `origin`: where the code a name holds comes from (`grader.borrowed.follow`): for a
+  function, class, callable object, wrapper (`__wrapped__`), partial or bound method, its
+  module and qualified name, and for each code object the cell (the index of the `run`
+  that compiled it) and line, or the module whose file holds it.
 - `call`: call a function or class of the student's namespace, or a handle's forward, on
   values; reply with the result and every argument as it is afterwards (so the grader can
   tell an in-place change, and read a model's or optimizer's new state). An object the
@@ -36,6 +40,7 @@ import traceback
 from grader import wire
 
 TEXT_LIMIT = int(os.environ.get("ATTNBOOK_OUTPUT_LIMIT", "20000"))
+NAME_LIMIT = 300  # characters of a type's, module's or qualified name sent to the grader
 DISPLAY_LIMIT = 20  # rich outputs kept per cell
 PNG_LIMIT = 1_500_000  # base64 characters of one image
 
@@ -111,13 +116,16 @@ class Kernel:
         self.shell.display_pub.publish = self._record_display  # type: ignore[method-assign]
         self.handles: dict[int, object] = {}
         self.tokens: dict[int, int] = {}  # id(object) -> a small number, for aliasing
+        # file name IPython compiled a cell under -> (its run, lines IPython dropped above it)
+        self.cells: dict[str, tuple[int, int]] = {}
+        self.runs = 0
         preload()
 
     # -- cells ------------------------------------------------------------------------
     def _record_error(self, etype, evalue, stb):
         self.error = {
             "output_type": "error",
-            "ename": str(getattr(etype, "__name__", etype)),
+            "ename": _name(getattr(etype, "__name__", etype)),
             "evalue": str(evalue)[:TEXT_LIMIT],
             "traceback": [s[:TEXT_LIMIT] for s in stb[-40:]],
         }
@@ -148,6 +156,7 @@ class Kernel:
             result = self.shell.run_cell(source, store_history=False)
         finally:
             sys.stdout, sys.stderr = saved
+            self._note_cell(source)
         outputs = [
             {"output_type": "stream", "name": s.name, "text": s.value()}
             for s in (out, err)
@@ -173,6 +182,26 @@ class Kernel:
             outputs.append(self.error)
         return {"ok": not failed, "outputs": outputs}
 
+    def _note_cell(self, source: str) -> None:
+        """Remember the file name IPython compiled this run's cell under: a hash of its
+        text, so a cell whose text ran before keeps the first run's index. Code compiled
+        in the run under any other name (a nested `run_cell`) is in no cell."""
+        try:
+            transformed = self.shell.transform_cell(source)
+            name = self.shell.compile.get_code_name(source, transformed, self.shell.execution_count)
+        except Exception:  # a cell IPython cannot transform compiled nothing
+            name = None
+        if isinstance(name, str) and name not in self.cells:
+            # IPython drops a cell's leading blank lines: lines are counted in the cell
+            self.cells[name] = (self.runs, _first_line(source) - _first_line(transformed))
+        self.runs += 1
+
+    def origin(self, name: str) -> dict:
+        ns = self.shell.user_ns
+        if name not in ns:
+            return {"kind": "missing"}
+        return {"kind": "code", "chain": _origin_chain(ns[name], self.cells)}
+
     # -- names and calls --------------------------------------------------------------
     def describe(self, name: str) -> dict:
         ns = self.shell.user_ns
@@ -194,7 +223,7 @@ class Kernel:
     def handle_of(self, value) -> dict:
         number = len(self.handles) + 1
         self.handles[number] = value
-        mro = [f"{c.__module__}.{c.__qualname__}" for c in type(value).__mro__][:40]
+        mro = [_name(f"{c.__module__}.{c.__qualname__}") for c in type(value).__mro__][:40]
         return {"__handle__": number, "mro": mro}
 
     def lookup(self, number: int):
@@ -288,7 +317,7 @@ class Kernel:
         modules = [
             [
                 path,
-                [f"{c.__module__}.{c.__qualname__}" for c in type(m).__mro__][:20],
+                [_name(f"{c.__module__}.{c.__qualname__}") for c in type(m).__mro__][:20],
                 bool(m.training),
                 self._token(m),
             ]
@@ -342,11 +371,109 @@ def _backward(result, args) -> list:
     return [a.grad if isinstance(a, torch.Tensor) else None for a in args]
 
 
+def _name(value) -> str:
+    """A name read from an object the student made, as a bounded string."""
+    try:
+        return str(value)[:NAME_LIMIT]
+    except Exception:
+        return "?"
+
+
+def _module_of_file(filename: str) -> str:
+    for module_name, module in list(sys.modules.items()):
+        if getattr(module, "__file__", None) == filename:
+            return module_name
+    return ""
+
+
+def _first_line(text: str) -> int:
+    """The index of the first line of `text` that is not blank."""
+    return next((i for i, line in enumerate(text.splitlines()) if line.strip()), 0)
+
+
+def _where(code, cells: dict[str, tuple[int, int]]) -> dict:
+    filename = code.co_filename
+    cell, offset = cells.get(filename, (None, 0))
+    return {
+        "cell": cell,
+        "line": int(code.co_firstlineno) + offset,
+        "name": _name(code.co_name),
+        "file": _name(filename),
+        "module": "__main__" if cell is not None else _name(_module_of_file(filename)),
+        "qualname": _name(getattr(code, "co_qualname", code.co_name)),
+    }
+
+
+_DATACLASS_METHODS = frozenset(
+    ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__")
+    + ("__le__", "__gt__", "__ge__", "__match_args__", "__getstate__", "__setstate__")
+)
+_NAMEDTUPLE_METHODS = frozenset(("__new__", "__repr__", "_make", "_replace", "_asdict"))
+
+
+def _generated_methods(cls) -> frozenset:
+    """The methods `dataclasses` or `namedtuple` wrote for `cls` (compiled from strings, so
+    in no cell): not the student's code, not followed."""
+    if "__dataclass_fields__" in vars(cls):
+        return _DATACLASS_METHODS
+    if issubclass(cls, tuple) and "_fields" in vars(cls):
+        return _NAMEDTUPLE_METHODS
+    return frozenset()
+
+
+def _origin_chain(value, cells: dict[str, tuple[int, int]]) -> list[dict]:
+    """What `value` runs when called: itself, what it wraps (`__wrapped__`), a partial's
+    function, a bound method's function, a callable object's `__call__`."""
+    import functools
+    import types
+
+    chain: list[dict] = []
+    todo, seen = [value], set()
+    while todo and len(chain) < 8:
+        obj = todo.pop(0)
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        cls = obj if isinstance(obj, type) else type(obj)
+        entry: dict = {
+            "module": _name(getattr(obj, "__module__", None) or cls.__module__),
+            "qualname": _name(getattr(obj, "__qualname__", None) or cls.__qualname__),
+        }
+        code = getattr(obj, "__code__", None)
+        if isinstance(obj, type) or not isinstance(
+            obj, types.FunctionType | types.BuiltinFunctionType | types.MethodType
+        ):
+            entry["kind"] = "class" if isinstance(obj, type) else "object"
+            if not isinstance(obj, type):
+                entry["module"], entry["qualname"] = _name(cls.__module__), _name(cls.__qualname__)
+            entry["mro"] = [_name(f"{c.__module__}.{c.__qualname__}") for c in cls.__mro__][:20]
+            codes = []
+            generated = _generated_methods(cls)
+            for key, member in list(vars(cls).items())[:200]:
+                func = getattr(member, "__func__", member)
+                if isinstance(func, types.FunctionType) and key not in generated:
+                    codes.append(_where(func.__code__, cells))
+            entry["code"] = codes[:50]
+        elif isinstance(code, types.CodeType):
+            entry["kind"] = "function"
+            entry["code"] = [_where(code, cells)]
+        else:
+            entry["kind"] = "builtin"
+        chain.append(entry)
+        if isinstance(obj, functools.partial):
+            todo.append(obj.func)
+        for attribute in ("__wrapped__", "__func__"):
+            inner = getattr(obj, attribute, None)
+            if inner is not None and callable(inner):
+                todo.append(inner)
+    return chain
+
+
 def _exception(err: BaseException) -> dict:
     return {
-        "type": type(err).__name__,
-        "module": type(err).__module__,
-        "mro": [c.__name__ for c in type(err).__mro__][:12],
+        "type": _name(type(err).__name__),
+        "module": _name(type(err).__module__),
+        "mro": [_name(c.__name__) for c in type(err).__mro__][:12],
         "message": str(err)[:TEXT_LIMIT],
         "traceback": "".join(traceback.format_exception(err))[-TEXT_LIMIT:],
     }
@@ -358,6 +485,8 @@ def serve(kernel: Kernel, request: dict) -> dict:
         return kernel.run(str(request["source"]))
     if op == "describe":
         return kernel.describe(str(request["name"]))
+    if op == "origin":
+        return kernel.origin(str(request["name"]))
     if op == "call":
         return kernel.call(
             dict(request.get("target") or {}),

@@ -38,8 +38,11 @@ from dataclasses import dataclass
 
 import nbformat
 
+from grader.intake import json_too_big
+
 MAX_SOURCE_BYTES = 5 * 1024 * 1024  # code and text of one notebook, outputs not counted
 MAX_CELLS = 2000
+MAX_OUTSIDE_CELLS = 16 * 1024 * 1024  # JSON outside the cells (metadata, unknown fields)
 CELL_TYPES = ("code", "markdown", "raw")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CELL_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -130,6 +133,9 @@ def _load(data: bytes | None) -> tuple[dict | None, list[str], str]:
     """(notebook JSON, notes, "") or (None, notes, the problem)."""
     if data is None:
         return None, [], "no notebook submitted"
+    too_big = json_too_big(data)
+    if too_big:
+        return None, [], f"refused notebook: {too_big}"
     notes = []
     try:
         text = data.decode("utf-8")
@@ -146,6 +152,16 @@ def _load(data: bytes | None) -> tuple[dict | None, list[str], str]:
         raw = _upgrade_v3(raw)
     if not isinstance(raw.get("cells"), list):
         return None, notes, "unreadable notebook (no list of cells)"
+    outside = len(json.dumps({k: v for k, v in raw.items() if k != "cells"}))
+    if outside > max(MAX_OUTSIDE_CELLS, len(data) // 2):
+        return (
+            None,
+            notes,
+            (
+                f"refused notebook: {outside / 2**20:.1f} MB of its {len(data) / 2**20:.1f} MB "
+                "are outside its cells (metadata or unknown fields; a notebook is mostly cells)"
+            ),
+        )
     return raw, notes, ""
 
 

@@ -14,7 +14,9 @@ import builtins
 import contextlib
 import importlib
 import json
+import select
 import time
+from collections.abc import Callable
 
 from grader import wire
 
@@ -34,6 +36,23 @@ class KernelChannel:
         self.request_fd, self.reply_fd, self.next_id = request_fd, reply_fd, next_id
         self.limit_text = describe_limit
         self.deadline = time.monotonic() + 300.0
+        # CPU seconds the kernel's sandbox has left (its control group's CPU time, read
+        # while waiting); None: the wall-clock deadline alone
+        self.cpu_left: Callable[[], float] | None = None
+
+    def _wait(self, deadline: float) -> None:
+        """Until the reply descriptor is readable; TimeoutError once the wall-clock
+        `deadline` or the sandbox's CPU time is up (read every 50 ms)."""
+        if self.cpu_left is None:
+            return
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(": wall-clock time")
+            if self.cpu_left() <= 0:
+                raise TimeoutError(": CPU time")
+            if select.select([self.reply_fd], [], [], min(left, 0.05))[0]:
+                return
 
     def request(self, message: dict, deadline: float | None = None) -> dict:
         self.next_id += 1
@@ -42,12 +61,15 @@ class KernelChannel:
         try:
             wire.write_frame(self.request_fd, message)
             while True:
+                self._wait(deadline)
                 reply = wire.read_frame(self.reply_fd, deadline)
                 if reply.get("id") == self.next_id:
                     return reply
-        except TimeoutError:
+        except TimeoutError as err:
+            which = str(err) if self.cpu_left is not None and str(err).startswith(":") else ""
             raise KernelLost(
-                f"your code ran past the time limit{self.limit_text}; the kernel was stopped",
+                f"your code ran past the time limit{self.limit_text}{which}; the kernel was "
+                "stopped",
                 timed_out=True,
             ) from None
         except (wire.WireError, OSError) as err:
@@ -56,18 +78,22 @@ class KernelChannel:
             ) from None
 
 
+NAME_LIMIT = 300  # characters of a type's, module's or MRO entry's name (as grader.kernel)
+
+
 def rebuild_exception(exc) -> BaseException:
     """The student's exception as an instance of a class the grader knows."""
     exc = exc if isinstance(exc, dict) else {}
     message = str(exc.get("message", "an error"))[:20000]
-    name, module = str(exc.get("type", "")), str(exc.get("module", ""))
+    name, module = str(exc.get("type", ""))[:NAME_LIMIT], str(exc.get("module", ""))[:NAME_LIMIT]
     if module.startswith("attnbook.") and name.isidentifier():
         with contextlib.suppress(Exception):
             cls = getattr(importlib.import_module(module), name)
             if isinstance(cls, type) and issubclass(cls, Exception):
                 return cls(message)
-    for candidate in [name, *(exc.get("mro") or [])]:
-        cls = getattr(builtins, str(candidate), None)
+    mro = exc.get("mro")
+    for candidate in [name, *(mro[:12] if isinstance(mro, list) else [])]:
+        cls = getattr(builtins, str(candidate)[:NAME_LIMIT], None)
         if isinstance(cls, type) and issubclass(cls, Exception):
             return cls(message)
         if cls is SystemExit:
@@ -225,7 +251,7 @@ class RemoteModule(_Remote):
         try:
             return {
                 "modules": {
-                    str(p): ([str(m) for m in mro], bool(t), int(tok))
+                    str(p)[:1000]: ([str(m)[:NAME_LIMIT] for m in mro][:20], bool(t), int(tok))
                     for p, mro, t, tok in reply["modules"]
                 },
                 "params": [

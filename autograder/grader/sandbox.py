@@ -9,8 +9,11 @@ directory. It does not see the repository (so neither
 `solutions/` nor `autograder/reference/`), the gradebook, or any other student's files. It
 has no network (a new network namespace holds only loopback), its own PID namespace, and
 dies with the grader. Limits: address space, processes (per throwaway user id, so a fork
-bomb stops at its own ceiling), file size, open files, CPU seconds; wall time and output
-size are enforced by the grader that reads the kernel's replies.
+bomb stops at its own ceiling), file size, open files, CPU seconds; time and output size
+are enforced by the grader that reads the kernel's replies. Where the machine offers control
+groups, each sandbox also has one (`grader.cgroups`): a CPU share, memory and a process count
+for all its processes together, and the CPU time its time limits count; where it does not,
+its processes run at idle priority (`limit_resources`).
 
 As root, a grading process starts one such sandbox for the kernel zygote (`grader.zygote`,
 `KernelZygote` here) and forks each notebook's kernel from it into new namespaces, with the
@@ -408,12 +411,37 @@ def throwaway_ids(slot: int = 0) -> tuple[int, int] | None:
     return uid, uid
 
 
-def limit_resources(limits: Limits):
-    """A preexec function that applies the kernel's rlimits in the child before exec."""
+FALLBACK_PROCESSES = 64  # a throwaway user's processes where no control group counts them
+
+
+def limit_resources(
+    limits: Limits,
+    join=None,
+    idle: bool = False,
+    own_uid: bool = False,
+    grouped: bool = False,
+):
+    """A preexec function that applies the kernel's rlimits in the child before exec; first
+    `join` (`cgroups.Group.joiner`: the sandbox's control group). `grouped` (or `join`): the
+    group's pids.max counts the sandbox's processes, and RLIMIT_NPROC, per user id, is only a
+    backstop at twice that. `idle` (no control group on this machine): the process and all it
+    starts run at SCHED_IDLE and nice 19, and with `own_uid` (a throwaway user id, so
+    RLIMIT_NPROC counts the sandbox's processes only) at most `FALLBACK_PROCESSES`."""
+    if idle and own_uid:
+        processes = min(limits.processes, FALLBACK_PROCESSES)
+    elif grouped or join is not None:
+        processes = 2 * limits.processes
+    else:
+        processes = limits.processes
 
     def apply():
+        if join is not None:
+            join()
+        if idle:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            os.setpriority(os.PRIO_PROCESS, 0, 19)
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * MiB,) * 2)
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes,) * 2)
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes,) * 2)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * MiB,) * 2)
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -424,6 +452,7 @@ def limit_resources(limits: Limits):
 
 # -- the kernel zygote (root with bubblewrap) -------------------------------------------------
 ZYGOTE_ENV = "ATTNBOOK_KERNEL_ZYGOTE"
+MAX_GROUP_FDS = 4  # cgroup v1: cpu, cpuacct, memory and pids, each mounted on its own
 
 
 def forks_kernels(use_sandbox: bool) -> bool:
@@ -489,19 +518,34 @@ class KernelZygote:
         socket.send_fds(self.sock, [json.dumps(message).encode()], list(fds))
         return self._receive(timeout)
 
-    def fork(self, own: Path, ids: tuple[int, int], limits: Limits, fds: tuple[int, int]) -> int:
+    def fork(
+        self,
+        own: Path,
+        ids: tuple[int, int],
+        limits: Limits,
+        fds: tuple[int, int],
+        group: tuple[int, ...] = (),
+        idle: bool = False,
+    ) -> int:
         """Start a kernel on pipe descriptors `fds` with the files in `own` (a subfolder of
-        `folder`); its init's process id in the zygote (for `kill` and `poll`)."""
+        `folder`); its init's process id in the zygote (for `kill` and `poll`). `group`:
+        descriptors of its control group's `cgroup.procs` files (`cgroups.Group.open_procs`),
+        which the init writes itself into before anything else; `idle`: no group, so the
+        kernel runs at idle priority with fewer processes (`limit_resources`)."""
         if own.parent != self.folder:
             raise ValueError(f"fork: expected a folder in {self.folder}, got {own}")
+        if len(group) > MAX_GROUP_FDS:
+            raise ValueError(f"fork: expected at most {MAX_GROUP_FDS} group files, got {group}")
         request = {
             "op": "fork",
             "own": own.name,
             "uid": ids[0],
             "gid": ids[1],
             "limits": dataclasses.asdict(limits),
+            "groups": len(group),
+            "idle": idle,
         }
-        return int(self._ask(request, fds)["pid"])
+        return int(self._ask(request, (*fds, *group))["pid"])
 
     def kill(self, pid: int) -> int | None:
         """Kill that kernel's whole PID namespace and wait for it; its exit code."""

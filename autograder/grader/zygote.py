@@ -51,6 +51,7 @@ PR_CAP_AMBIENT_CLEAR_ALL = 4
 CAP_VERSION_3 = 0x20080522
 SUBMISSIONS = "/opt/submissions"  # the grader's folder of students' own files, read-only
 WORK = "/tmp/work"
+MAX_GROUP_FDS = 4  # as grader.sandbox.MAX_GROUP_FDS: a control group's cgroup.procs files
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -124,6 +125,14 @@ def _hand_over(folder: str, uid: int, gid: int) -> None:
             os.lchown(os.path.join(parent, name), uid, gid)
 
 
+def _join(groups: list[int]) -> None:
+    """Move this process (the kernel's init, before it starts anything) into the sandbox's
+    control group: "0" written to each `cgroup.procs` the grader opened for it."""
+    for fd in groups:
+        os.write(fd, b"0")
+        os.close(fd)
+
+
 def _prepare(request: dict) -> None:
     """In the kernel's init, root in its new namespaces: its own /tmp and /proc,
     the student's files, then the limits and the throwaway user."""
@@ -147,7 +156,8 @@ def _prepare(request: dict) -> None:
     _hand_over(WORK, uid, gid)
     _call("umount2", SUBMISSIONS.encode(), MNT_DETACH)
     os.chdir(WORK)
-    limit_resources(limits)()
+    idle = bool(request.get("idle"))
+    limit_resources(limits, idle=idle, own_uid=True, grouped=not idle)()
     drop_to(uid, gid)
 
 
@@ -155,6 +165,8 @@ def _init(request: dict, fds: list[int]) -> None:
     """PID 1 of the kernel's namespace: prepare, fork the kernel, reap until it exits."""
     code = 71
     try:
+        _join(fds[2:])
+        fds = fds[:2]
         _prepare(request)
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -184,8 +196,12 @@ def _init(request: dict, fds: list[int]) -> None:
 
 def _fork(request: dict, fds: list[int], control: socket.socket) -> int:
     """The new kernel's init, as a process id of this namespace (a child of this zygote)."""
-    if len(fds) != 2:
-        raise ValueError(f"fork: expected the kernel's 2 pipe descriptors, got {len(fds)}")
+    groups = request.get("groups", 0)
+    if not isinstance(groups, int) or not 0 <= groups <= MAX_GROUP_FDS or len(fds) != 2 + groups:
+        raise ValueError(
+            f"fork: expected the kernel's 2 pipe descriptors and {groups!r} group files "
+            f"(at most {MAX_GROUP_FDS}), got {len(fds)} descriptors"
+        )
     report_r, report_w = os.pipe()
     child = os.fork()
     if child == 0:
@@ -257,7 +273,7 @@ class Zygote:
 
     def serve(self) -> None:
         while True:
-            message, fds, _flags, _addr = socket.recv_fds(self.control, 65536, 2)
+            message, fds, _flags, _addr = socket.recv_fds(self.control, 65536, 2 + MAX_GROUP_FDS)
             if not message:  # the grader closed its end
                 return
             try:

@@ -49,7 +49,7 @@ def rope_frequencies(d_k, base=10000.0):
 
     Args:
         d_k: query/key width, a positive even number.
-        base: the base of the geometric progression (10000 in the lecture).
+        base: the base of the geometric progression (10000, as in the original Transformer).
 
     Returns:
         theta: (d_k/2,) float64, theta[i] = base ** (-2i / d_k), in radians per position.

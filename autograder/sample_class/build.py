@@ -216,6 +216,56 @@ for folder in ("/tmp", ".", "/dev/shm"):
         print("blocked", folder, "after", written, "MB", err.errno)
 """
 
+# -- neighbours that take the machine (issue #27 item 1): each forks busy children in
+# sessions of their own from its first cell, then spins itself, so they run while the
+# classmates are graded in the other worker
+CPU_HOG = """
+import os
+for _ in range(24):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+while True:
+    pass
+"""
+FORK_STORM = """
+import os
+while True:
+    try:
+        if os.fork() == 0:
+            os.setsid()
+            while True:
+                pass
+    except OSError:
+        break
+while True:
+    pass
+"""
+MEMORY_HOG = """
+import os, time
+for _ in range(6):
+    if os.fork() == 0:
+        os.setsid()
+        held = []
+        try:
+            for _ in range(16):
+                held.append(bytearray(64 * 2**20))
+                held[-1][::4096] = b"1" * len(held[-1][::4096])
+        except MemoryError:
+            pass
+        time.sleep(600)
+while True:
+    pass
+"""
+
+
+def first_cell(nb, source: str) -> nbformat.NotebookNode:
+    """A copy of nb with a new code cell before every other cell."""
+    nb = copy.deepcopy(nb)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(source))
+    return nb
+
 
 @dataclass
 class Case:
@@ -531,6 +581,91 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
             {mine: _nb_bytes(lookup_table_notebook(root))},
         ),
     ]
+    # -- neighbours that take the machine (issue #27 item 1): each loses its own notebook
+    # at its first cell; the honest classmates graded meanwhile keep their exact grades
+    # (tests/test_ta_hostile.py: HONEST)
+    cases += [
+        Case(
+            "cpuhog",
+            0.0,
+            "24 busy processes in sessions of their own, then spins: "
+            "stopped at its CPU time limit with all of them, every test lost; its sandbox's "
+            "CPU share leaves the classmates' time theirs",
+            {mine: _nb_bytes(first_cell(base, CPU_HOG))},
+        ),
+        Case(
+            "forkstorm",
+            0.0,
+            "forks busy processes until refused, then spins: stopped at "
+            "the sandbox's process count and CPU time limit, every test lost",
+            {mine: _nb_bytes(first_cell(base, FORK_STORM))},
+        ),
+        Case(
+            "memhog",
+            0.0,
+            "6 processes of 1 GiB each, then spins: the sandbox's memory "
+            "limit holds for all of them together, every test lost",
+            {mine: _nb_bytes(first_cell(base, MEMORY_HOG))},
+        ),
+    ]
+    # -- issue #27 items 3, 5 and 7 (helper bounds) -------------------------------------------
+    stub_attention = copy.deepcopy(base)
+    release = release_notebook(root)
+    stub_attention.cells[_index(stub_attention, "attention")].source = release.cells[
+        _index(release, "attention")
+    ].source
+    cases += [
+        Case(
+            "rebinder",
+            FULL - 3,
+            "leaves attention as the released stub and binds a helper that calls the "
+            "package's twin (attnbook.ops.torch_attend) with globals()['attention'] = helper: "
+            "the binding counts, test_attention scores 0",
+            {mine: _nb_bytes(add_cell_after(stub_attention, "attention", REBIND))},
+        ),
+        Case(
+            "rebinder2",
+            FULL - 3,
+            "binds the same helper to attention under a computed name: the kernel says "
+            "what attention is, and the helper it runs is read; test_attention scores 0",
+            {mine: _nb_bytes(add_cell_after(stub_attention, "attention", REBIND_COMPUTED))},
+        ),
+        Case(
+            "rebinder3",
+            FULL - 3,
+            "defines attention by exec of a computed string that calls that helper: code "
+            "in none of the cells, test_attention scores 0",
+            {mine: _nb_bytes(add_cell_after(stub_attention, "attention", REBIND_EXEC))},
+        ),
+        Case(
+            "bigname",
+            FULL - 10,
+            "every graded function raises an exception whose class has an 8 MB name: the "
+            "name crosses cut, the four function tests (10 points) fail, the concept "
+            "answers keep their 4, and the graded notebook and feedback stay small",
+            {mine: _nb_bytes(_raising(base))},
+        ),
+        Case(
+            "emptyobjects",
+            0.0,
+            "the solution with 2 million empty JSON objects beside its cells: refused "
+            "before it is parsed, with the reason, graded as the blank notebook",
+            {mine: _with_junk(base, 2_000_000)},
+        ),
+        Case(
+            f"Grace Hopper_{LMS_ID}_assignsubmission_file_",
+            FULL,
+            "an honest Moodle folder (LMS id 4242), the solution, uploaded first",
+            {mine: _nb_bytes(base)},
+        ),
+        Case(
+            f"Grace Hopper_{LMS_ID}_assignsubmission_file__7777_assignsubmission_file_",
+            0.0,
+            "a Moodle display name that spells Grace's LMS id, uploading the blank release "
+            "later: it is student 7777, and Grace's upload is not superseded",
+            {mine: _nb_bytes(release)},
+        ),
+    ]
     return cases
 
 
@@ -630,6 +765,74 @@ def lookup_table_notebook(root: Path, nb: nbformat.NotebookNode | None = None):
         table = json.dumps(recorded_answers(name))
         nb.cells[_index(nb, name)].source = LOOKUP_CELL.format(table=table, name=name)
     return nb
+
+
+LMS_ID = "4242"
+REBIND = """
+from attnbook.ops import torch_attend
+
+
+def helper(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim("Q", Q, 2, "(L_q, d_k)")
+    require_ndim("K", K, 2, "(L_k, d_k)")
+    require_ndim("V", V, 2, "(L_k, d_v)")
+    require_same_size("Q", Q, -1, "K", K, -1, "the query/key width d_k")
+    require_same_size("K", K, -2, "V", V, -2, "the number of keys L_k")
+    return torch_attend(Q, K, V)
+"""
+REBIND_COMPUTED = (
+    REBIND
+    + """
+
+globals()["atten" + "tion"] = helper
+"""
+)
+REBIND = (
+    REBIND
+    + """
+
+globals()["attention"] = helper
+"""
+)
+REBIND_EXEC = (
+    REBIND_COMPUTED.split("globals()")[0]
+    + r"""
+code = "def attention(Q, K, V):\n"
+code += "    return helper(Q, K, V)\n"
+exec(code[::-1][::-1])
+"""
+)
+BIG_NAME = """
+Huge = type("E" * 8_000_000, (Exception,), {})
+
+
+def _boom(*args, **kwargs):
+    raise Huge("boom")
+"""
+
+
+def _raising(nb):
+    """Every graded function of notebook 01 rebound, in its own answer cell, to raise an
+    exception whose class has an 8 MB name."""
+    nb = append_to(nb, "project_qkv", BIG_NAME)
+    for name in ("project_qkv", "score_matrix", "softmax_rows", "attention"):
+        nb = append_to(nb, name, f"{name} = _boom\n")
+    return nb
+
+
+def _with_junk(nb, count: int) -> bytes:
+    """The notebook's JSON with `count` empty objects in a field beside its cells."""
+    text = nbformat.writes(nb).rstrip()
+    return (text[:-1] + ', "x": [' + ",".join(["{}"] * count) + "]}").encode()
+
+
+def lms_student_id(folder: str) -> str:
+    """The student id the grader gives a case's folder: its LMS id for a Moodle folder."""
+    from grader.intake import _identity
+
+    found = _identity([folder, "notebook.ipynb"])
+    return found[0].natural_id() if found else folder
 
 
 def write_folder(out: Path, students: dict[str, dict[str, bytes]]) -> Path:
