@@ -153,6 +153,11 @@ def test_gradient_reach_fades_in_the_rnn_not_in_attention():
     reach = beyond.gradient_reach(L=32, d=16, seed=0)
     assert reach["rnn"][-1] < 1e-2 * reach["rnn"][0]
     assert reach["attention"][-1] > 1e-2 * reach["attention"][0]
+    # an orthogonal linear recurrence (every |lambda| = 1) neither fades nor grows: the reach
+    # only turns with the state (d h_t / d x_0 = Q^t U), so it stays within a small factor
+    orthogonal = reach["orthogonal"]
+    assert orthogonal.min() > 0.2 * orthogonal.max()
+    assert orthogonal[-1] > 1e10 * reach["rnn"][-1]
     assert_labelled(beyond.plot_paths(beyond.dependency_paths(8), reach))
 
 

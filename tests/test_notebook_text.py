@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import SOLUTIONS, notebook_names, read
+from conftest import NOTEBOOKS, SOLUTIONS, notebook_names, read
 
 from attnbook.grading import load_reference
 from attnbook.lm.tokenizer import WordTokenizer
@@ -115,3 +115,40 @@ def test_loss_mask_tables_of_notebooks_04_and_07_agree_with_make_batch():
             "loss mask": [str(int(m)) for m in row_mask],
         }
     assert table_04 == expected
+
+
+# "slides" alone is a word of the email corpus ("send the report before the slides")
+CITES_A_LECTURE = re.compile(r"\b(lectures?|decks?|live slides?)\b", re.IGNORECASE)
+
+
+def lecture_citations(nb) -> list[str]:
+    """The lines of a notebook's cells, markdown and code, that cite a lecture, the decks or
+    a live slide: a learner alone has none of them."""
+    return [
+        line.strip()
+        for cell in nb.cells
+        for line in cell.source.splitlines()
+        if CITES_A_LECTURE.search(line)
+    ]
+
+
+def test_lecture_citations_are_found():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("The lecture's example, then the decks' picture."),
+            nbformat.v4.new_code_cell('for pair in ("lecture", 1):\n    pass'),
+            nbformat.v4.new_markdown_cell("The live slide: pick a word."),
+            nbformat.v4.new_markdown_cell("Send the slides; electures, a slider: none of these."),
+        ]
+    )
+    assert len(lecture_citations(nb)) == 3
+
+
+@pytest.mark.parametrize("name", notebook_names())
+def test_released_notebook_needs_no_lecture(name):
+    """Each example, figure and number is shown in the notebook itself, in its own words: a
+    self-learner has no lecture to look it up in."""
+    nb = read(NOTEBOOKS / name / f"{name}.ipynb")
+    assert not lecture_citations(nb), f"{name} cites a lecture: {lecture_citations(nb)}"

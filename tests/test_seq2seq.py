@@ -14,7 +14,7 @@ from conftest import solution_functions
 from matplotlib.figure import Figure
 from torch import nn
 
-from attnbook.checks.nb11 import TREE, lookup_model, sharp_seq2seq
+from attnbook.checks.nb11 import RULES, TREE, lookup_model, sharp_seq2seq
 from attnbook.demos.nb11 import (
     SourceAttentionExplorer,
     decode_table,
@@ -513,3 +513,31 @@ def test_model_crosses_the_wire_by_state_and_comes_back_as_a_copy():
     back = wire.restore(json.loads(json.dumps(wire.encode(rebuilt))), model)
     assert back is not model and type(back) is Seq2SeqTransformer
     assert "attnbook.lm.seq2seq.Seq2SeqTransformer" in wire.TRUSTED_MODELS
+
+
+def test_length_penalty_ranks_finished_replies_as_wu_et_al():
+    """beam_decode(alpha=...) returns the finished reply with the best log p / ((5 + n) / 6)
+    ** alpha (n tokens after <BOS>, <EOS> included), found by listing every reply of the
+    RULES table; alpha = 0 is the plain total log-probability, and a larger alpha moves
+    the answer to a longer reply."""
+    model = lookup_model(RULES, 8)
+    src = torch.tensor([3, 4])
+    max_len = 4
+
+    def replies(prefix, log_p):
+        if prefix[-1] == 2:
+            yield prefix, log_p
+        elif len(prefix) - 1 < max_len:
+            for token, p in RULES.get(prefix[-1], {}).items():
+                yield from replies([*prefix, token], log_p + math.log(p))
+
+    chosen = {}
+    for alpha in (0.0, 0.6, 3.0):
+        best = max(replies([1], 0.0), key=lambda r: r[1] / ((5 + len(r[0]) - 1) / 6) ** alpha)
+        ids, score = beam_decode(model, src, 8**max_len, max_len, 2, alpha=alpha)
+        assert ids == best[0] and score == pytest.approx(best[1], abs=1e-5), alpha
+        chosen[alpha] = ids
+    assert chosen[0.0] == beam_decode(model, src, 8**max_len, max_len, 2)[0]
+    assert len(chosen[3.0]) > len(chosen[0.0])
+    with pytest.raises(ValueError, match="alpha"):
+        beam_decode(model, src, 2, max_len, 2, alpha=-1.0)

@@ -1135,6 +1135,12 @@ HINT_ZERO_MEANS_OUTPUT = (
     "input) by zeros; zeroing its queries or keys only makes its "
     'attention uniform, which is mode "uniform"'
 )
+HINT_BIAS_LEFT = (
+    "an ablation through the weights must take the bias too: with only W_V's weight rows "
+    "zeroed the head still outputs its value bias, and with only W_Q's weight rows zeroed "
+    "its query bias still makes the scores depend on the keys; zero the bias rows as well, "
+    "or replace the head's output (its columns of W_O's input) with a hook"
+)
 HINT_UNIFORM_CAUSAL = (
     "uniform attention is uniform over the ALLOWED keys: at position t "
     "the mean of the head's values at positions 0..t (a running mean along "
@@ -1181,15 +1187,20 @@ def _logits(model, ids) -> torch.Tensor:
         return frozen(ids)
 
 
-def _edited_copy(model, layer: int, head: int, mode: str):
+def _edited_copy(model, layer: int, head: int, mode: str, keep_bias: bool = False):
     """A copy of the model whose weights do the ablation: "zero" zeroes the head's columns
     of W_O (its output never reaches the residual stream); "uniform" zeroes its query rows of
-    W_Q, so every score is 0 and the row softmax is uniform over the allowed keys."""
+    W_Q, so every score is 0 and the row softmax is uniform over the allowed keys.
+
+    ``keep_bias``: the mistakes that zero only weight rows and leave the bias, W_V's rows for
+    "zero" (the head then outputs its value bias) and W_Q's rows for "uniform"."""
     edited = copy.deepcopy(model).eval()
     attn = edited.blocks[layer].attn
     cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
     with torch.no_grad():
-        if mode == "zero":
+        if keep_bias:
+            (attn.W_V if mode == "zero" else attn.W_Q).weight[cols] = 0.0
+        elif mode == "zero":
             attn.W_O.weight[:, cols] = 0.0
         else:
             attn.W_Q.weight[cols] = 0.0
@@ -1255,6 +1266,13 @@ def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
         ),
         Mistake(
             "nothing ablated (every change is 0)", torch.zeros_like(expected), HINT_HEAD_COLUMNS
+        ),
+        Mistake(
+            "W_V's weight rows zeroed but not its bias"
+            if mode == "zero"
+            else "W_Q's weight rows zeroed but not its bias",
+            change(_logits(_edited_copy(model, layer, head, mode, keep_bias=True), ids)),
+            HINT_BIAS_LEFT,
         ),
     ]
     if mode == "zero":
@@ -1411,6 +1429,11 @@ def _ablation_decoder(
         for name, p in model.named_parameters():
             if name.endswith("weight") and p.ndim == 2:
                 p.copy_(torch.randn(p.shape, generator=gen) * 0.5)
+        # Non-zero biases of the attention maps: an ablation through the weights that forgets
+        # a bias (W_V's rows zeroed for "zero", W_Q's rows for "uniform") then shows.
+        for block in model.blocks:
+            for linear in (block.attn.W_Q, block.attn.W_K, block.attn.W_V, block.attn.W_O):
+                linear.bias.copy_(torch.randn(linear.bias.shape, generator=gen) * 0.5)
     return model
 
 

@@ -1055,8 +1055,9 @@ HINT_RULE_LOG_SOFTMAX = (
     "turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)"
 )
 HINT_RULE_SHRINKING_BEAM = (
-    "keep the beam_size best candidates at EVERY step; a finished one "
-    "leaves the beam, it does not make the next step's beam smaller"
+    "take the beam_size best candidates at EVERY step, however many hypotheses finished "
+    "before: a kept candidate that ends in eos_id leaves the live prefixes (so the next "
+    "step may extend fewer of them), but it never lowers the number of candidates kept"
 )
 HINT_RULE_KEEP_SEARCHING = (
     "keep searching while live prefixes remain (or until max_len): a later "

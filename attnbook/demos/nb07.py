@@ -56,10 +56,12 @@ __all__ = [
     "chain_timing",
     "contrasting_heads",
     "head_survey",
+    "mean_ablation_changes",
     "plot_causal_experiment",
     "plot_chain_timing",
     "plot_head_survey",
     "plot_losses_against_floor",
+    "rank_correlation",
     "show_figure",
     "single_thread",
 ]
@@ -544,8 +546,10 @@ def head_survey(
     the change in log-probability of each target, (1, L - 1). Each row of the result holds
     ``layer``, ``head``, ``max_weight`` (over the queries with at least ``min_keys`` allowed
     keys, the mean of the largest weight of the query's attention row) and ``cost_zero``,
-    ``cost_uniform`` (minus the mean change over every target of every sequence: nats per
-    token lost when the head is zeroed, or made uniform).
+    ``cost_uniform``, ``cost_mean`` (minus the mean change over every target of every
+    sequence: nats per token lost when the head is zeroed, made uniform, or replaced by its
+    mean output, `mean_ablation_changes`), and ``zero_by_email`` (the zeroing cost of each
+    sequence on its own).
     """
     maps = [attention_maps(model, seq) for seq in sequences]  # each (n_layers, h, L, L)
     rows = []
@@ -559,8 +563,62 @@ def head_survey(
                     for seq in sequences
                 ]
                 row[f"cost_{mode}"] = -float(torch.cat(changes).double().mean())
+                if mode == "zero":
+                    row["zero_by_email"] = [-float(c.double().mean()) for c in changes]
+            changes = mean_ablation_changes(model, sequences, layer, head)
+            row["cost_mean"] = -float(torch.cat(changes).double().mean())
             rows.append(row)
     return rows
+
+
+def mean_ablation_changes(
+    model: TransformerLM, sequences: Sequence[Sequence[int]], layer: int, head: int
+) -> list[torch.Tensor]:
+    """Mean ablation: the head's output at every position of every sequence is replaced by
+    its average over all positions of all ``sequences`` (a typical output that carries
+    nothing about the token at hand, unlike the zeros it never writes in training). Returns
+    the change in log-probability of each target, one (L - 1,) tensor per sequence."""
+    attn = model.blocks[layer].attn
+    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    seen: list[torch.Tensor] = []
+    mean: dict[str, torch.Tensor] = {}
+
+    def keep(_module, inputs):
+        seen.append(inputs[0][0, :, cols])  # (L, d_k): this head's output
+
+    def replace(_module, inputs):
+        y = inputs[0].clone()  # (B, L, d): the heads' outputs side by side
+        y[..., cols] = mean["y"]
+        return (y,)
+
+    def target_log_probs(ids: torch.Tensor) -> torch.Tensor:
+        log_probs = torch.log_softmax(model(ids)[0, :-1].double(), dim=-1)  # (L - 1, V)
+        return log_probs.gather(-1, ids[0, 1:, None]).squeeze(-1)  # (L - 1,)
+
+    was_training = model.training
+    model.eval()
+    batch = [torch.tensor([list(seq)]) for seq in sequences]
+    try:
+        with torch.no_grad():
+            hook = attn.W_O.register_forward_pre_hook(keep)
+            try:
+                clean = [target_log_probs(ids) for ids in batch]
+            finally:
+                hook.remove()
+            mean["y"] = torch.cat(seen).mean(0)  # (d_k,)
+            hook = attn.W_O.register_forward_pre_hook(replace)
+            try:
+                return [target_log_probs(ids) - c for ids, c in zip(batch, clean)]
+            finally:
+                hook.remove()
+    finally:
+        model.train(was_training)
+
+
+def rank_correlation(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation of two equally long sequences without ties."""
+    rx, ry = np.argsort(np.argsort(x)), np.argsort(np.argsort(y))
+    return float(np.corrcoef(rx, ry)[0, 1])
 
 
 def contrasting_heads(rows: Sequence[dict]) -> tuple[dict, dict]:

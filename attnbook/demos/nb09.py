@@ -100,7 +100,11 @@ def gradient_reach(L: int = 32, d: int = 16, seed: int = 0, gain: float = 1.0) -
     """|d h_t / d x_0| for a random tanh RNN and a random causal attention layer.
 
     Both start from the same inputs; the RNN is ``h_t = tanh(W h_{t-1} + U x_t)`` with
-    ``W`` of spectral norm ``gain``. Returns arrays ``t``, ``rnn`` and ``attention`` (L,).
+    ``W`` of spectral norm ``gain``: with ``gain <= 1`` it contracts by construction, since
+    ``|tanh'| <= 1``. ``orthogonal`` is the reach of the linear recurrence
+    ``h_t = Q h_{t-1} + U x_t`` with ``Q`` orthogonal (every eigenvalue has ``|lambda| = 1``),
+    which neither fades nor grows. Returns arrays ``t``, ``rnn``, ``orthogonal`` and
+    ``attention`` (L,).
     """
     g = torch.Generator().manual_seed(seed)
     X = torch.randn(L, d, generator=g, dtype=torch.float64, requires_grad=True)  # (L, d)
@@ -112,6 +116,12 @@ def gradient_reach(L: int = 32, d: int = 16, seed: int = 0, gain: float = 1.0) -
     for t in range(L):
         h = torch.tanh(W @ h + U @ X[t])  # (d,)
         rnn.append(h)
+    Q, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))  # orthogonal
+    h = torch.zeros(d, dtype=torch.float64)
+    linear = []
+    for t in range(L):
+        h = Q @ h + U @ X[t]  # (d,): no squashing, no contraction
+        linear.append(h)
     W_Q, W_K, W_V = (torch.randn(d, d, generator=g, dtype=torch.float64) / d**0.5 for _ in "qkv")
     S = (X @ W_Q.T) @ (X @ W_K.T).T / d**0.5  # (L, L)
     allowed = torch.ones(L, L, dtype=torch.bool).tril()  # (L, L)
@@ -125,7 +135,12 @@ def gradient_reach(L: int = 32, d: int = 16, seed: int = 0, gain: float = 1.0) -
             values.append(float(grad[0].norm()))
         return np.array(values)
 
-    return {"t": np.arange(L), "rnn": reach(rnn), "attention": reach(Y)}
+    return {
+        "t": np.arange(L),
+        "rnn": reach(rnn),
+        "orthogonal": reach(linear),
+        "attention": reach(Y),
+    }
 
 
 def plot_paths(paths: dict, reach: dict | None = None) -> Figure:

@@ -11,15 +11,19 @@
   reply token changes; `plot_influence` draws both grids.
 - `decode_table`, `plot_decoding`: greedy and beam decoding scored with the task's exact
   reply probabilities.
+- `ablated_cross_head`, `greeting_under_ablation`: remove one cross-attention head (zeroed,
+  uniform over the real source tokens, or replaced by its mean output over a batch) and
+  measure whether the greeting still names the sender.
 
 Every figure function returns its matplotlib Figure with labelled axes and a title.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -30,6 +34,9 @@ from attnbook.lm.replies import Email, ReplyTask
 
 __all__ = [
     "SourceAttentionExplorer",
+    "ablated_cross_head",
+    "cross_head_mean",
+    "greeting_under_ablation",
     "decode_table",
     "influence",
     "plot_cross_mask",
@@ -469,3 +476,127 @@ def plot_decoding(rows: Sequence[dict]):
     right.set_title("All emails")
     fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Ablating one cross-attention head
+# ---------------------------------------------------------------------------------------------
+CROSS_ABLATIONS = ("zero", "uniform", "mean")
+
+
+@contextlib.contextmanager
+def ablated_cross_head(
+    model: torch.nn.Module, layer: int, head: int, mode: str, mean: torch.Tensor | None = None
+) -> Iterator[None]:
+    """Inside the ``with``, head ``head`` of decoder block ``layer``'s cross-attention is
+    removed; the hooks come off on leaving, even after an error.
+
+    ``mode``: ``"zero"`` sets the head's output (its ``d_k`` columns of ``W_O``'s input) to
+    0; ``"uniform"`` makes its weights uniform over the real source tokens, so its output is
+    the mean of its values over them; ``"mean"`` replaces its output with ``mean`` (``d_k``,),
+    its average output over a batch of emails (`cross_head_mean`).
+    """
+    if mode not in CROSS_ABLATIONS:
+        raise ValueError(f"mode: expected one of {CROSS_ABLATIONS}, got {mode!r}")
+    if mode == "mean" and mean is None:
+        raise ValueError("mean: the 'mean' ablation needs the head's mean output, got None")
+    blocks = model.decoder
+    if not (isinstance(layer, int) and 0 <= layer < len(blocks)):
+        raise ValueError(f"layer: expected an int in 0..{len(blocks) - 1}, got {layer!r}")
+    attn = blocks[layer].cross_attn
+    if not (isinstance(head, int) and 0 <= head < attn.n_heads):
+        raise ValueError(f"head: expected an int in 0..{attn.n_heads - 1}, got {head!r}")
+    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    seen: dict[str, torch.Tensor] = {}
+
+    def catch(_module, args, kwargs):
+        found = dict(zip(("x", "source", "allowed"), args))
+        found.update(kwargs)
+        v = attn.W_V(found["source"])[..., cols]  # (B, L_s, d_k): this head's values
+        real = found["allowed"].reshape(v.shape[0], -1).to(v.dtype)  # (B, L_s)
+        seen["uniform"] = (real[..., None] * v).sum(1) / real.sum(1, keepdim=True)  # (B, d_k)
+
+    def replace(_module, inputs):
+        y = inputs[0].clone()  # (B, L_t, d): the heads' outputs side by side
+        if mode == "zero":
+            y[..., cols] = 0.0
+        elif mode == "uniform":
+            y[..., cols] = seen["uniform"][:, None, :]
+        else:
+            y[..., cols] = mean.to(y.dtype)
+        return (y,)
+
+    hooks = [attn.register_forward_pre_hook(catch, with_kwargs=True)]
+    try:
+        hooks.append(attn.W_O.register_forward_pre_hook(replace))
+        yield
+    finally:
+        for hook in hooks:
+            hook.remove()
+
+
+def cross_head_mean(model: torch.nn.Module, tokenizer, pairs, layer: int, head: int):
+    """The head's output (d_k,), averaged over every real reply position of ``pairs``
+    ((email, reply words), teacher-forced): the replacement of the "mean" ablation."""
+    attn = model.decoder[layer].cross_attn
+    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    outputs = []
+
+    def keep(_module, inputs):
+        outputs.append(inputs[0][0, :, cols])  # (L_t, d_k)
+
+    hook = attn.W_O.register_forward_pre_hook(keep)
+    try:
+        with torch.no_grad():
+            for email, reply in pairs:
+                src = torch.tensor([tokenizer.encode(email.words())])
+                model(src, torch.tensor([tokenizer.encode(list(reply), add_eos=False)]))
+    finally:
+        hook.remove()
+    return torch.cat(outputs).mean(0)  # (d_k,)
+
+
+def greeting_under_ablation(
+    model: torch.nn.Module,
+    tokenizer,
+    emails: Sequence[Email],
+    layer: int,
+    heads,
+    mode: str,
+    mean: dict | None = None,
+    max_len: int = 30,
+) -> dict:
+    """Greedy replies to ``emails`` with the cross-attention heads ``heads`` of block
+    ``layer`` ablated together. Returns the share whose greeting names the sender, the share
+    that still writes the clean model's greedy reply word for word, and the mean change of
+    the log-probability of the sender's name at the greeting (teacher-forced, nats)."""
+    from attnbook.lm.seq2seq import greedy_decode
+
+    def greet(ids: list[int]) -> str:
+        words = tokenizer.decode(ids).split()
+        return words[1] if len(words) > 1 else ""
+
+    def name_log_p(src, email) -> float:
+        tgt = torch.tensor([tokenizer.encode(["hi", email.sender], add_eos=False)])
+        with torch.no_grad():
+            log_p = torch.log_softmax(model(src, tgt[:, :-1])[0, -1], dim=-1)
+        return float(log_p[tgt[0, -1]])
+
+    named = same = 0
+    shift = []
+    for email in emails:
+        src_ids = tokenizer.encode(email.words())
+        src = torch.tensor([src_ids])
+        clean_ids, _ = greedy_decode(model, src_ids, max_len, tokenizer.eos_id)
+        clean_lp = name_log_p(src, email)
+        with contextlib.ExitStack() as stack:
+            for h in heads:
+                stack.enter_context(
+                    ablated_cross_head(model, layer, h, mode, (mean or {}).get((layer, h)))
+                )
+            ids, _ = greedy_decode(model, src_ids, max_len, tokenizer.eos_id)
+            shift.append(name_log_p(src, email) - clean_lp)
+        named += greet(ids) == email.sender
+        same += ids == clean_ids
+    n = len(emails)
+    return {"named": named / n, "same": same / n, "name_shift": float(np.mean(shift))}

@@ -582,6 +582,7 @@ def beam_decode(
     max_len: int,
     eos_id: int,
     bos_id: int = 1,
+    alpha: float = 0.0,
 ) -> tuple[list[int], float]:
     """Beam search: ``(ids from <BOS>, total log-probability)`` of the best reply found.
 
@@ -590,7 +591,18 @@ def beam_decode(
     ends in ``eos_id`` is finished and leaves the beam. The search ends when no prefix is
     live or after ``max_len`` new tokens, and returns the best finished hypothesis, or the
     best live one when none finished. ``beam_size=1`` is greedy decoding.
+
+    ``alpha > 0`` ranks the finished hypotheses by the length-normalised score of Wu et al.
+    (2016), ``log p / ((5 + n) / 6) ** alpha`` with ``n`` the tokens written after <BOS>
+    (Vaswani et al. decoded with ``alpha = 0.6``); the live prefixes all have one length,
+    so their ranking is unchanged. The returned score is still the total log-probability.
     """
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or alpha < 0:
+        raise ValueError(f"alpha: expected a number >= 0 (0 = no length penalty), got {alpha!r}")
+
+    def penalty(n: int) -> float:
+        return ((5 + n) / 6) ** alpha
+
     was_training = model.training
     model.eval()
     src = torch.as_tensor(src_ids, dtype=torch.long)
@@ -598,7 +610,9 @@ def beam_decode(
     scores = torch.zeros(1, dtype=torch.float64)  # (n,)
     finished: list[tuple[float, list[int]]] = []
     for _ in range(max_len):
-        if finished and max(f[0] for f in finished) >= float(scores.max()):
+        if finished and max(f[0] / penalty(len(f[1]) - 1) for f in finished) >= float(
+            scores.max()
+        ) / penalty(max_len):
             break  # no live prefix can still beat the best finished reply
         total = scores[:, None] + _next_log_probs(model, src, live)  # (n, V)
         best, flat = total.flatten().topk(min(beam_size, total.numel()))
@@ -612,6 +626,6 @@ def beam_decode(
             break
     model.train(was_training)
     if finished:
-        score, ids = max(finished, key=lambda f: f[0])
+        score, ids = max(finished, key=lambda f: f[0] / penalty(len(f[1]) - 1))
         return ids, score
     return live[int(scores.argmax())].tolist(), float(scores.max())
