@@ -181,9 +181,34 @@ def released_notebooks() -> list[Path]:
 
 
 def render_readme(version: str, target: dict) -> str:
+    """The kit's README for the one platform the kit is built for: its commands only."""
     text = (KIT_FILES / "README.md").read_text(encoding="utf-8")
+    if target["system"] == "Windows":
+        commands = (
+            "The first line once (it makes `.venv` with attnbook and JupyterLab, offline), "
+            "the second to open the lab, in PowerShell or cmd:\n\n"
+            "```\n"
+            f"py -{target['python']} install.py\n"
+            ".venv\\Scripts\\jupyter lab notebooks\n"
+            "```"
+        )
+        check = "```\n.venv\\Scripts\\python scripts\\check_notebook.py 01\n```"
+    else:
+        commands = (
+            "```bash\n"
+            "python3 install.py                 # once: .venv with attnbook and JupyterLab, "
+            "offline\n"
+            ".venv/bin/jupyter lab notebooks    # open the lab\n"
+            "```"
+        )
+        check = "```bash\n.venv/bin/python scripts/check_notebook.py 01\n```"
     return text.format(
-        version=version, python=target["python"], system=target["system"], machine=target["machine"]
+        version=version,
+        python=target["python"],
+        system=target["system"],
+        machine=target["machine"],
+        commands=commands,
+        check=check,
     )
 
 

@@ -91,6 +91,9 @@ def execute(path: Path, answers: bool = False) -> nbformat.NotebookNode:
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(path.parent)}},
+        # the kernel's own start-up warnings (ipykernel's "running over TCP without
+        # encryption" on a machine that is only the student's) say nothing about the work
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
     ).execute(env=env)
     return nb
 

@@ -62,6 +62,7 @@ def test_wrong_letters_are_graded_later_and_a_wrong_function_shows_its_hint(tmp_
     done = _run(path)
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
+    assert "without encryption" not in done.stderr + out  # no kernel start-up noise
     concept_lines = [line for line in out.splitlines() if "answer_" in line]
     assert concept_lines and all("graded later" in line for line in concept_lines), out
     assert not any(check_notebook.PASS in line for line in concept_lines), out

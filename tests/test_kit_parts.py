@@ -136,3 +136,17 @@ def test_kit_lab_settings_disable_the_instructor_extensions():
 def test_kit_torch_pin_is_the_project_pin():
     assert KIT.TORCH_SPEC == "torch==2.13.0"
     assert f"TORCH_SPEC ?= {KIT.TORCH_SPEC}" in (ROOT / "Makefile").read_text()
+
+
+@pytest.mark.parametrize(
+    ("system", "mine", "other"),
+    [
+        ("Linux", ".venv/bin/jupyter lab notebooks", ["Windows", "PowerShell", ".venv\\Scripts"]),
+        ("Darwin", "python3 install.py", ["Windows", "PowerShell", ".venv\\Scripts"]),
+        ("Windows", ".venv\\Scripts\\jupyter lab notebooks", [".venv/bin", "python3 install"]),
+    ],
+)
+def test_the_kit_readme_speaks_of_its_own_platform_only(system, mine, other):
+    readme = KIT.render_readme("0.1.0", {"python": "3.12", "system": system, "machine": "x"})
+    assert mine in readme and "`wheels/`" in readme and "{" not in readme
+    assert not [text for text in other if text in readme], system

@@ -420,3 +420,35 @@ def test_solution_masked_attention_names_the_bad_argument(sol04, shapes, allowed
         sol04["masked_attention"](Q, K, V, np.ones(allowed_shape, dtype=bool))
     for name in names:
         assert name in str(err.value)
+
+
+def _plain_softmax(S):
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _attend_with(mask):
+    def masked_attention(Q, K, V, allowed):
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        with np.errstate(all="ignore"):
+            A = _plain_softmax(mask(np.asarray(allowed, dtype=bool), S))
+        return A @ V, A
+
+    return masked_attention
+
+
+def test_an_inverted_mask_is_named_not_taken_for_nan():
+    """np.where(allowed, -inf, S) leaves the rows where every key is allowed all -inf, so a
+    plain softmax gives NaN there: the hint names the inversion, not the NaN."""
+    from attnbook.checks import CheckFailure
+    from attnbook.checks.nb04 import HINT_MASK_INVERTED, HINT_NAN, check_masked_attention
+
+    inverted = _attend_with(lambda allowed, S: np.where(allowed, -np.inf, S))
+    with pytest.raises(CheckFailure) as info:
+        check_masked_attention(inverted)
+    assert f"Hint: {HINT_MASK_INVERTED}" in str(info.value)
+    # a right mask with the NaN of a fully blocked row keeps the NaN hint
+    nan_rows = _attend_with(lambda allowed, S: np.where(allowed, S, -np.inf))
+    with pytest.raises(CheckFailure) as info:
+        check_masked_attention(nan_rows)
+    assert f"Hint: {HINT_NAN}" in str(info.value)

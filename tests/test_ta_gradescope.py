@@ -105,7 +105,11 @@ def test_zip_holds_the_autograder_and_no_other_answer_key(autograder_zip):
     assert modes["autograder/course_secret"] == 0o600
     assert {n.split("/")[1] for n in names if n.startswith("solutions/")} == {NOTEBOOK}
     assert not [n for n in names if "__pycache__" in n]
-    assert settings == {"assignment": NOTEBOOK, "visibility": "visible"}
+    assert settings == {
+        "assignment": NOTEBOOK,
+        "visibility": "visible",
+        "concept_visibility": "after_due_date",
+    }
     assert "torch==" in pins and "nbgrader==0.9" in pins
 
 
@@ -333,7 +337,8 @@ def assert_gradescope_format(results: dict, total: float) -> None:
     assert isinstance(results["execution_time"], int)
     for test in results["tests"]:
         assert {"name", "score", "max_score", "output", "visibility"} <= set(test)
-        assert test["visibility"] == "visible"
+        concept = test["name"].startswith("test_answer_")  # hidden until the due date
+        assert test["visibility"] == ("after_due_date" if concept else "visible"), test
     assert sum(t["max_score"] for t in results["tests"]) == total == 14.0
     assert results["score"] == sum(t["score"] for t in results["tests"])
 
@@ -388,7 +393,11 @@ def test_honest_submissions_get_exact_scores(base, autograder_zip, isolation, st
         assert attention["output"].startswith("CheckFailure: attention:")
     else:
         assert attention["status"] == "passed" and "✓ attention passed" in attention["output"]
-    assert results["output"].startswith(f"{NOTEBOOK}: {expected:g} / 14 points.")
+    # the 4 concept points are not in the summary: it would tell them before the due date
+    assert results["output"].startswith(
+        f"{NOTEBOOK}: {expected - 4:g} / 10 points for the code; the 4 concept question(s) "
+        "are shown after the due date."
+    )
 
 
 @pytest.mark.slow

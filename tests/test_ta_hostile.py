@@ -242,7 +242,8 @@ def test_repairs_are_noted(graded):
     assert "lost their nbgrader metadata" in status["stripped"]
     assert "unreadable" in status["truncated"] and "unreadable" in status["notjson"]
     assert "no notebook" in status["missing"]
-    assert "misnamed" in status["misnamed"]
+    notes = {s: graded["grades"][s]["notes"] for s in graded["grades"]}
+    assert "misnamed" in notes["misnamed"] and "misnamed" not in status["misnamed"]
 
 
 def test_check_modules_on_disk_are_untouched(graded):

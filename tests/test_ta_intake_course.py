@@ -71,11 +71,13 @@ def test_every_student_gets_a_notebook_and_a_name(taken):
     assert course.resolve_students(["Иван Петров", "2001"]) == ["77", "2001"]
     with pytest.raises(ValueError, match="SmithJane.*found 2 .2002, 2003"):
         course.resolve_students(["SmithJane"])
-    topic = course.status_of("2003", NB)
-    assert "matched by its topic" in topic
+    topic = course.details("2003", NB)
+    assert "matched by its topic" in topic["notes"] and topic["status"] == "ok"
     assert "is a int, not a cell" in course.status_of("2004", NB)
-    assert "ignored 'bo_2005_5_notes.txt': not a notebook" in course.status_of("2005", NB)
-    assert "no notebook submitted" in course.status_of("2005", NB)
+    bo = course.details("2005", NB)
+    assert "ignored 'bo_2005_5_notes.txt': not a notebook" in bo["notes"]
+    assert "no notebook submitted" in bo["status"] and "see blank" in bo["status"]
+    assert bo["blank"] == "yes" and topic["blank"] == ""
 
 
 def test_the_same_download_again_changes_no_byte(taken, download):

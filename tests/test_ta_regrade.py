@@ -181,12 +181,15 @@ NOT_AN_ASSIGNMENT = "argument -a/--assignment: expected one of 01_attention_scor
         (["collect", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
         (["release-feedback", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
         (["gradescope", "build", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
+        (["adjust", "s", "-a", "99_nothing", "test_attention", "1"], NOT_AN_ASSIGNMENT),
+        (["feedback", "-a", "99_nothing"], NOT_AN_ASSIGNMENT),
     ],
 )
 def test_a_command_line_value_that_names_nothing_is_a_usage_error(args, message, tmp_path, capsys):
     work = tmp_path / "work"
+    where = ["--out" if args[0] == "gradescope" else "--work", str(work)]  # build: no --work
     with pytest.raises(SystemExit) as stop:
-        cli.main([*args, "--work", str(work)])
+        cli.main([*args, *where])
     assert stop.value.code == 2
     assert message in capsys.readouterr().err
     assert not work.exists()  # refused before anything was written

@@ -553,6 +553,26 @@ HINT_ALLOWED_TRANSPOSED = (
 )
 
 
+def _inverted(A, Q, K, allowed) -> bool:
+    """Whether weights A with non-finite entries are those of an inverted mask
+    (np.where(allowed, -np.inf, S)) under a plain softmax: NaN exactly in the rows where
+    every key is allowed (all blocked by the inverted mask), its weights elsewhere."""
+    A = as_array(A)
+    S = as_array(Q) @ np.swapaxes(as_array(K), -1, -2) / np.sqrt(np.shape(Q)[-1])
+    if A.dtype.kind not in "fc" or A.shape != S.shape or np.all(np.isfinite(A)):
+        return False
+    allowed = np.broadcast_to(np.asarray(allowed, dtype=bool), S.shape)
+    open_rows = np.broadcast_to(allowed.all(axis=-1, keepdims=True), S.shape)
+    if open_rows.all() or not np.array_equal(~np.isfinite(A), open_rows):
+        return False
+    with np.errstate(all="ignore"):
+        flipped = torch_softmax(np.where(allowed, -np.inf, S))
+    rest = ~open_rows
+    scale = max(1.0, float(np.abs(flipped[rest]).max()))
+    tol = 1e3 * np.finfo(np.float32).eps * scale  # float32 work passes; a different answer not
+    return bool(np.all(np.abs(A[rest] - flipped[rest]) <= tol))
+
+
 def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mistake]]:
     """Known wrong weights A and outputs Y for these inputs."""
     d_k = Q.shape[-1]
@@ -704,6 +724,8 @@ def _compare_attention(
     run.expect_shape(f"{call}: Y", Y, Y_ref.shape, hint=HINT_Y_SHAPE)
     run.expect_shape(f"{call}: A", A, A_ref.shape, hint=HINT_A_SHAPE)
     on_A, on_Y = _masked_attention_mistakes(Q, K, V, allowed)
+    if _inverted(A, Q, K, allowed):  # its NaN rows are those the mask leaves open
+        nan_hint = HINT_MASK_INVERTED
     run.expect_finite(f"{call}: A", A, hint=nan_hint)
     run.expect_finite(f"{call}: Y", Y, hint=nan_hint)
     run.expect_close(f"{call}: A", A, A_ref, what="attention weights", mistakes=on_A)

@@ -13,11 +13,13 @@ from grader import cgroups
 from grader.course import (
     AUTOGRADER,
     Course,
+    Progress,
     UsageError,
     assignments,
     export_csv,
     grade_class,
     intake_summary,
+    outcome_line,
     sqlite_file,
     table,
 )
@@ -47,10 +49,46 @@ def _course(args) -> Course:
         root=Path(args.root),
         work=Path(args.work or Path(args.root) / "autograder"),
         db_url=args.db_url or "",
-        sandbox=args.sandbox,
-        cell_timeout=args.timeout,
-        memory_mb=args.memory_mb,
+        sandbox=getattr(args, "sandbox", "bwrap"),
+        cell_timeout=getattr(args, "timeout", None),
+        memory_mb=getattr(args, "memory_mb", None),
     )
+
+
+class TerminalProgress(Progress):
+    """The intake summary first, then a line per notebook as it finishes (student, notebook,
+    score, status); on a terminal also a bar with counts and the time left (tqdm)."""
+
+    def __init__(self, work: Path, stream=None):
+        self.work = work
+        self.stream = stream or sys.stdout
+        self.bar = None
+        self.total = self.count = 0
+
+    def intake(self, intake) -> None:
+        print(intake_summary(intake, self.work), file=self.stream, flush=True)
+
+    def start(self, total: int) -> None:
+        self.total, self.count = total, 0
+        print(f"grading {total} notebook(s)", file=self.stream, flush=True)
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="notebook", file=sys.stderr, dynamic_ncols=True)
+
+    def done(self, outcome: dict) -> None:
+        self.count += 1
+        line = outcome_line(outcome, self.count, max(self.total, self.count))
+        if self.bar is not None:
+            self.bar.write(line, file=self.stream)
+            self.bar.update(1)
+        else:
+            print(line, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def _at_least(least: int):
@@ -79,7 +117,19 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _points(text: str) -> float:
+    """An argparse type: a finite number of points >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a number of points >= 0, got {text!r}")
+    return value
+
+
+def _where(parser: argparse.ArgumentParser) -> None:
+    """--root, --work and --db-url: where a command finds the course and its gradebook."""
     parser.add_argument(
         "--root",
         default=str(AUTOGRADER.parent),
@@ -94,6 +144,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--db-url",
         help="nbgrader db_url, e.g. postgresql://user@host/db (default: sqlite WORK/gradebook.db)",
     )
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    _where(parser)
+    _running(parser)
+
+
+def _running(parser: argparse.ArgumentParser) -> None:
+    """The options of the commands that run notebooks."""
     parser.add_argument(
         "--workers", type=_at_least(1), default=1, help="parallel grading processes"
     )
@@ -174,7 +233,9 @@ def _collect(args, course: Course) -> list[str]:
     return taken
 
 
-def _grade_from_exchange(args, course: Course, shard: tuple[int, int]) -> list[dict]:
+def _grade_from_exchange(
+    args, course: Course, shard: tuple[int, int], progress: Progress
+) -> list[dict]:
     """Collect, then grade each assignment's collected folder as its download."""
     from grader.exchange import collected_folder
 
@@ -188,10 +249,12 @@ def _grade_from_exchange(args, course: Course, shard: tuple[int, int]) -> list[d
             args.workers,
             args.force,
             shard,
+            progress=progress,
         )
         if course.last_intake is None:  # grade_class takes in the folder it is given
             raise RuntimeError(f"grade: expected an intake of {assignment}, got none")
-        print(intake_summary(course.last_intake, course.work))
+        if args.quiet:  # else the progress printed it before grading
+            print(intake_summary(course.last_intake, course.work))
     course.last_intake = None  # printed above, one per assignment
     return outcomes
 
@@ -201,8 +264,14 @@ def _release(args, course: Course) -> int:
 
     exchange = exchange_of(course, args.exchange, args.course_id)
     for assignment in args.assignment:
-        for line in release_feedback(course, exchange, assignment):
+        lines = release_feedback(course, exchange, assignment)
+        for line in lines:
             print(f"{assignment}: {line}")
+        if not lines:
+            print(
+                f"{assignment}: nothing released: no submission of it was collected into "
+                f"{course.work} (python -m grader collect -a {assignment} first)"
+            )
     return 0
 
 
@@ -249,6 +318,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     grade.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
     grade.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print nothing while grading (no progress lines or bar): the summary, the table "
+        "and the CSV's path at the end, for scripts",
+    )
+    grade.add_argument(
         "--from-exchange",
         action="store_true",
         help="collect from nbgrader's exchange first (as `collect`), then grade what was collected",
@@ -289,21 +364,54 @@ def main(argv: list[str] | None = None) -> int:
     gradescope.add_argument(
         "-a", "--assignment", action="append", help="build: one zip per assignment (default: all)"
     )
-    gradescope.add_argument("--out", default="dist", help="build: where the zips go")
+    gradescope.add_argument(
+        "--out", help="build: where the zips go (default: ROOT/dist, the top-level dist/)"
+    )
     gradescope.add_argument(
         "--visibility",
         default="visible",
         choices=("visible", "after_due_date", "after_published", "hidden"),
-        help="build: when students see each test's result",
+        help="build: when students see the result of each code test (with its hint)",
+    )
+    gradescope.add_argument(
+        "--concept-visibility",
+        default="after_due_date",
+        choices=("visible", "after_due_date", "after_published", "hidden"),
+        help="build: when students see the result of each concept question's test (default: "
+        "after the due date, so resubmitting cannot find the letter)",
     )
     gradescope.add_argument(
         "--gradescope-root",
         help="run: Gradescope's folder (default: $ATTNBOOK_GRADESCOPE_ROOT, else /autograder)",
     )
-    _common(gradescope)
+    gradescope.add_argument(
+        "--root",
+        default=str(AUTOGRADER.parent),
+        help="build: course folder with solutions/ and autograder/ (default: this repo)",
+    )
     export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
     export.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
-    _common(export)
+    _where(export)
+    adjust = sub.add_parser(
+        "adjust",
+        help="set a TA's score (and comment) for one test of one student's notebook; rewrites "
+        "that page and grades.csv and prints both",
+    )
+    adjust.add_argument("student", help="student id or readable name")
+    adjust.add_argument("-a", "--assignment", required=True, help="e.g. 01_attention_scores")
+    adjust.add_argument("test", help="the graded cell, e.g. test_attention")
+    adjust.add_argument("points", type=_points, help="the score it gets (0 to its points)")
+    adjust.add_argument("--comment", help="shown on the page under the answer cell the test checks")
+    _where(adjust)
+    feedback = sub.add_parser(
+        "feedback",
+        help="rewrite the feedback pages (and grades.csv) from the gradebook, running nothing",
+    )
+    feedback.add_argument("-a", "--assignment", action="append", help="(default: all)")
+    feedback.add_argument(
+        "-s", "--student", action="append", help="id or readable name (default: all)"
+    )
+    _where(feedback)
     catalogue = sub.add_parser("catalogue", help="grade every catalogued mistake; report")
     catalogue.add_argument("-a", "--assignment", action="append")
     catalogue.add_argument("--out", help="write the Markdown report here too")
@@ -317,7 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     private_umask()  # everything the grader writes is the TA's alone (grader/lockdown.py)
     known = assignments(Path(args.root))
-    for name in getattr(args, "assignment", None) or ():
+    named = getattr(args, "assignment", None) or ()
+    for name in [named] if isinstance(named, str) else named:
         if name not in known:
             sub.choices[args.command].error(
                 f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
@@ -343,67 +452,81 @@ def main(argv: list[str] | None = None) -> int:
     course = _course(args)
     if args.command in ("collect", "release-feedback"):
         return _exchange_command(args, course)
-    csv_path = Path(args.csv) if args.csv else course.work / "grades.csv"
     gradebook = sqlite_file(course.db_url)
-    if args.command == "export" and gradebook is not None and not gradebook.is_file():
+    if args.command != "grade" and gradebook is not None and not gradebook.is_file():
         print(
-            f"error: export: expected a gradebook at {gradebook} (grade a class first, or "
-            "give --work or --db-url), found none",
+            f"error: {args.command}: expected a gradebook at {gradebook} (grade a class "
+            "first, or give --work or --db-url), found none",
             file=sys.stderr,
         )
         return 2
+    if args.command in ("adjust", "feedback"):
+        from grader.manual import adjust_command, feedback_command
+
+        return (adjust_command if args.command == "adjust" else feedback_command)(args, course)
+    csv_path = Path(args.csv) if args.csv else course.work / "grades.csv"
     failed: list[dict] = []
     if args.command == "grade":
-        try:
-            index, count, origin = parse_shard(args.shard)
-        except ShardError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        if count > 1:
-            print(f"shard {index}/{count} (from {origin})")
-        started = time.monotonic()
-        cgroups.backend()  # found once, before any worker starts (cgroup v2 moves this process)
-        try:
-            _locked(args, course)  # before anything is read or written
-            if args.from_exchange and args.source:
-                raise UsageError(
-                    f"grade: expected SOURCE or --from-exchange, found both "
-                    f"(SOURCE {args.source!r})"
-                )
-            if args.from_exchange:
-                outcomes = _grade_from_exchange(args, course, (index, count))
-            else:
-                outcomes = grade_class(
-                    course,
-                    Path(args.source) if args.source else None,
-                    args.assignment,
-                    args.student,
-                    args.workers,
-                    args.force,
-                    (index, count),
-                )
-        except (UsageError, FileNotFoundError, ExposedError) as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        finally:
-            cgroups.sweep()  # the groups of a worker that ended without closing its kernel
-        if course.last_intake is not None:
-            print(intake_summary(course.last_intake, course.work))
-        print(cgroups.describe())
-        failed = [o for o in outcomes if not o["ok"]]
-        for outcome in failed:
-            print(
-                f"FAILED {outcome['student']}/{outcome['assignment']}: "
-                f"{outcome.get('reason') or outcome['error']} (the whole error: "
-                f"{course.error_path(outcome['student'], outcome['assignment'])})",
-                file=sys.stderr,
-            )
-        print(
-            f"graded {len(outcomes)} notebook(s) with {args.workers} worker(s) in "
-            f"{time.monotonic() - started:.1f} s"
-            + (f"; grading FAILED for {len(failed)}: their status says why" if failed else "")
-        )
+        graded = _grade(args, course)
+        if isinstance(graded, int):
+            return graded
+        failed = [o for o in graded if not o["ok"]]
     rows = export_csv(course, csv_path)
     print(table(rows))
     print(f"CSV: {csv_path}")
     return 1 if failed else 0
+
+
+def _grade(args, course: Course) -> list[dict] | int:
+    """`grade`: the outcomes, or the exit status of a command refused before grading."""
+    try:
+        index, count, origin = parse_shard(args.shard)
+    except ShardError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if count > 1:
+        print(f"shard {index}/{count} (from {origin})")
+    started = time.monotonic()
+    progress = Progress() if args.quiet else TerminalProgress(course.work)
+    cgroups.backend()  # found once, before any worker starts (cgroup v2 moves this process)
+    try:
+        _locked(args, course)  # before anything is read or written
+        if args.from_exchange and args.source:
+            raise UsageError(
+                f"grade: expected SOURCE or --from-exchange, found both (SOURCE {args.source!r})"
+            )
+        if args.from_exchange:
+            outcomes = _grade_from_exchange(args, course, (index, count), progress)
+        else:
+            outcomes = grade_class(
+                course,
+                Path(args.source) if args.source else None,
+                args.assignment,
+                args.student,
+                args.workers,
+                args.force,
+                (index, count),
+                progress=progress,
+            )
+    except (UsageError, FileNotFoundError, ExposedError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    finally:
+        cgroups.sweep()  # the groups of a worker that ended without closing its kernel
+    if course.last_intake is not None and args.quiet:  # else printed before grading
+        print(intake_summary(course.last_intake, course.work))
+    print(cgroups.describe())
+    failed = [o for o in outcomes if not o["ok"]]
+    for outcome in failed:
+        print(
+            f"FAILED {outcome['student']}/{outcome['assignment']}: "
+            f"{outcome.get('reason') or outcome['error']} (the whole error: "
+            f"{course.error_path(outcome['student'], outcome['assignment'])})",
+            file=sys.stderr,
+        )
+    print(
+        f"graded {len(outcomes)} notebook(s) with {args.workers} worker(s) in "
+        f"{time.monotonic() - started:.1f} s"
+        + (f"; grading FAILED for {len(failed)}: their status says why" if failed else "")
+    )
+    return outcomes

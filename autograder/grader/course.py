@@ -30,7 +30,7 @@ import nbformat
 
 from attnbook.grading import SECRET_FILE
 from grader.execute import close_spare, start_kernels_ahead
-from grader.intake import Intake, collect, printable
+from grader.intake import Intake, collect, is_late, printable
 from grader.normalize import answer_digests, normalize
 from grader.sandbox import close_zygotes, compile_mounted_code
 
@@ -78,6 +78,35 @@ def grading_inputs(root: Path, assignment: str) -> list[tuple[str, Path]]:
         + listed("grader", GRADER_DIR, "*.py")
         + ([("nbgrader_config.py", config)] if config.is_file() else [])
     )
+
+
+BLANK = "graded as the blank notebook"  # what intake says of an upload it could not use
+WHY_BLANK_ID = "why-graded-blank"  # the id of the cell that tells the student why
+
+
+def without_why_blank(data: bytes) -> bytes:
+    """A submitted notebook's bytes without the cell `why_blank` put first: the release's
+    bytes, for an upload graded as the blank notebook."""
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    nb.cells = [c for c in nb.cells if c.get("id") != WHY_BLANK_ID]
+    return nbformat.writes(nb).encode("utf-8")
+
+
+def why_blank(problems: list[str], notes: list[str]) -> nbformat.NotebookNode:
+    """The first cell of the page of a student whose upload could not be used: why, and what
+    to do (a Markdown cell of the submission: the page shows it as text)."""
+    reasons = "\n".join(f"- {printable(p, 300)}" for p in [*problems, *notes])
+    cell = nbformat.v4.new_markdown_cell(
+        "YOUR UPLOAD COULD NOT BE GRADED AS YOU WROTE IT\n\n"
+        f"{reasons}\n\n"
+        "Below is the blank notebook, graded as such: no answer of yours is in it.\n"
+        "What to do: open the .ipynb file you uploaded in Jupyter and check that it opens "
+        "and holds your answers; save it (File > Save) and upload that .ipynb file again, "
+        "named as the assignment's notebook. If it still fails, ask your TA: they have the "
+        "file you uploaded and this reason."
+    )
+    cell["id"] = WHY_BLANK_ID  # the same upload gives the same bytes: no regrade
+    return cell
 
 
 def private_folder(folder: Path) -> None:
@@ -285,7 +314,7 @@ class Course:
             if upload is not None and upload.refused:
                 nb, notes = (
                     self.release(assignment),
-                    [upload.refused + "; graded as the blank notebook"],
+                    [f"{upload.refused}; {BLANK}"],
                 )
             else:
                 nb, notes = normalize(upload.data if upload else None, self.release(assignment))
@@ -295,11 +324,17 @@ class Course:
                 self.release(assignment),
                 [
                     f"this upload could not be taken in ({type(err).__name__}: "
-                    f"{printable(str(err))}); graded as the blank notebook"
+                    f"{printable(str(err))}); {BLANK}"
                 ],
             )
             text = nbformat.writes(nb)
-        notes = (upload.notes if upload else self._ignored_of(intake, student)) + notes
+        problems = notes  # what went wrong with the notebook itself: the status says it
+        notes = upload.notes if upload else self._ignored_of(intake, student)
+        if any(BLANK in p for p in problems):
+            nb = nbformat.reads(text, as_version=4)
+            nb.cells.insert(0, why_blank(problems, notes))
+            text = nbformat.writes(nb)
+        late = bool(upload is not None and is_late(upload.name))
         path = self.submission_path(student, assignment)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = text.encode("utf-8")
@@ -307,7 +342,7 @@ class Course:
             path.write_bytes(data)
         notes_path = self.state_path(student, assignment).with_suffix(".intake.json")
         notes_path.parent.mkdir(parents=True, exist_ok=True)
-        notes_path.write_text(json.dumps({"notes": notes}))
+        notes_path.write_text(json.dumps({"notes": notes, "problems": problems, "late": late}))
 
     @staticmethod
     def _ignored_of(intake: Intake, student: str) -> list[str]:
@@ -435,7 +470,20 @@ class Course:
             except Exception as err:  # the outcome still says it failed
                 outcome["reason"] += f" (and recording it failed: {type(err).__name__}: {err})"
         outcome["seconds"] = round(time.monotonic() - started, 2)
+        if outcome["ok"]:
+            try:
+                outcome["row"] = self.row_of(student, assignment)
+            except Exception:  # only the progress line lacks it; the CSV is written later
+                outcome["row"] = {}
         return outcome
+
+    def row_of(self, student: str, assignment: str) -> dict:
+        """The CSV row of one notebook, from the gradebook (manual grades included)."""
+        from nbgrader.api import Gradebook
+
+        with warnings.catch_warnings(), Gradebook(self.db_url) as gb:
+            warnings.simplefilter("ignore")
+            return _row(self, assignment, gb.find_submission(assignment, student))
 
     def results_of(self, student: str, assignment: str) -> list[Path]:
         """What grading one notebook writes besides the gradebook: the graded notebook, the
@@ -565,26 +613,81 @@ class Course:
     def status_of(
         self, student: str, assignment: str, manual: AbstractSet[str] = frozenset()
     ) -> str:
-        """What happened to one notebook: intake notes, the kernel's status and manual scores
-        cleared by a resubmission (until a TA grades that cell by hand again)."""
-        notes = []
+        """The `status` of one notebook (see `details`)."""
+        return self.details(student, assignment, manual)["status"]
+
+    def details(
+        self, student: str, assignment: str, manual: AbstractSet[str] = frozenset()
+    ) -> dict[str, str]:
+        """What happened to one notebook, as the CSV's columns:
+
+        - `status`: `ok` only when nothing went wrong; else each thing that did: a failed
+          grading, repairs and unreadable uploads, the kernel's status, manual scores
+          cleared by a resubmission, and a pointer to `late`, `blank` and `errors`;
+        - `late`: `yes` when the LMS marked the upload late (Canvas's `_LATE_`);
+        - `blank`: `yes` when no answer cell differs from the released notebook;
+        - `errors`: the student's cells that raised, with the first one's number;
+        - `notes`: what intake noticed that needs nothing done: renames, drafts superseded,
+          other files the student uploaded."""
+        problems: list[str] = []
+        notes: list[str] = []
+        late = False
         intake = self.state_path(student, assignment).with_suffix(".intake.json")
         if intake.exists():
-            notes += json.loads(intake.read_text()).get("notes", [])
+            record = json.loads(intake.read_text())
+            if "problems" in record:
+                problems += record.get("problems", [])
+                notes += record.get("notes", [])
+                late = bool(record.get("late"))
+            else:  # written before the notes had their own column
+                problems += record.get("notes", [])
         failed = self.state(student, assignment).get("failed")
         if failed:
-            notes.insert(0, f"{FAILED}: {failed}")
+            problems.insert(0, f"{FAILED}: {failed}")
         report = self.work / "reports" / assignment / student / f"{assignment}.json"
-        if report.exists():
-            status = json.loads(report.read_text()).get("status", "")
+        errors = ""
+        if report.exists() and not failed:
+            run = json.loads(report.read_text())
+            status = run.get("status", "")
             if status != "complete":
-                notes.append(status)
+                problems.append(status)
+            raised = run.get("errors") or []
+            if raised:
+                first, ename = raised[0]
+                errors = f"{len(raised)} cell(s) raised; the first: cell {first} ({ename})"
         for grade, info in sorted(self.stale_manual(student, assignment, manual).items()):
-            notes.append(
+            problems.append(
                 f"manual score {info['score']} on {grade} cleared: {info['why']} "
                 "since it was given; grade it again in formgrader"
             )
-        return "; ".join(notes) or "ok"
+        blank = self.is_blank(student, assignment)
+        flags = [
+            name for name, on in (("late", late), ("blank", blank), ("errors", bool(errors))) if on
+        ]
+        if flags:
+            problems.append("see " + ", ".join(flags))
+        return {
+            "status": "; ".join(problems) or "ok",
+            "late": "yes" if late else "",
+            "blank": "yes" if blank else "",
+            "errors": errors,
+            "notes": "; ".join(notes),
+        }
+
+    def is_blank(self, student: str, assignment: str) -> bool:
+        """Whether no answer cell of the student's notebook differs from the release."""
+        path = self.submission_path(student, assignment)
+        release = self.work / "release" / assignment / f"{assignment}.ipynb"
+        if not path.exists() or not release.exists():
+            return False
+        try:
+            mine = answer_digests(nbformat.read(path, 4))
+            theirs = answer_digests(nbformat.read(release, 4))
+        except Exception:  # an unreadable file is reported by intake, not here
+            return False
+        mine.pop(OWN_CODE, None)
+        theirs.pop(OWN_CODE, None)
+        return mine == theirs
 
     def stale_manual(self, student: str, assignment: str, manual: AbstractSet[str]) -> dict:
         """The cleared manual scores that no TA has given again (`manual`: grades that have a
@@ -611,6 +714,22 @@ def failure_reason(error: str) -> str:
 
 
 # -- grading many ---------------------------------------------------------------------------
+class Progress:
+    """What `grade_class` tells as it goes; this one tells nothing (scripts, `--quiet`)."""
+
+    def intake(self, intake: Intake) -> None:
+        """The download was taken in (before any grading)."""
+
+    def start(self, total: int) -> None:
+        """`total` notebooks are about to be graded."""
+
+    def done(self, outcome: dict) -> None:
+        """One notebook finished (its outcome; `row` holds its CSV row when it was graded)."""
+
+    def close(self) -> None:
+        """Grading is over (also after an error)."""
+
+
 _WORKER: Course | None = None
 
 
@@ -654,14 +773,36 @@ def grade_class(
     force: bool = False,
     shard: tuple[int, int] = (0, 1),
     pool: bool = False,
+    progress: Progress | None = None,
 ) -> list[dict]:
     """Grade every (or the given) student's notebooks; return one outcome per graded pair.
 
     Without `assignments`: those the download holds (every file is matched against all of
     the course's), or, without a download, those submitted/ holds. `students` are ids or
     readable names (`Course.resolve_students`). One worker grades in this process unless
-    `pool` (the benchmark compares like with like).
+    `pool` (the benchmark compares like with like). `progress` hears of the intake, then of
+    each notebook as it finishes.
     """
+    progress = progress or Progress()
+    try:
+        return _grade_class(
+            course, source, assignments, students, workers, force, shard, pool, progress
+        )
+    finally:
+        progress.close()
+
+
+def _grade_class(
+    course: Course,
+    source: Path | None,
+    assignments: list[str] | None,
+    students: list[str] | None,
+    workers: int,
+    force: bool,
+    shard: tuple[int, int],
+    pool: bool,
+    progress: Progress,
+) -> list[dict]:
     known = course.assignments()
     unknown = [a for a in assignments or () if a not in known]
     if unknown:
@@ -673,6 +814,7 @@ def grade_class(
             for assignment in assignments:
                 course.ensure_assignment(assignment)
             course.take_in(Path(source), assignments, intake)
+        progress.intake(intake)
     else:
         assignments = assignments or sorted(
             {p.name for p in (course.work / "submitted").glob("*/*") if p.is_dir()}
@@ -680,6 +822,14 @@ def grade_class(
         for assignment in assignments:
             course.ensure_assignment(assignment)
     students = course.resolve_students(students) if students else None
+    if students:
+        have = {s for a in assignments for s in course.collected(a)}
+        absent = [s for s in students if s not in have]
+        if absent:
+            raise UsageError(
+                f"--student {absent[0]!r}: expected a submission of {', '.join(assignments)} "
+                f"(in the download or in {course.work / 'submitted'}), found none"
+            )
     jobs = []
     for assignment in assignments:
         for student in course.collected(assignment):
@@ -691,6 +841,7 @@ def grade_class(
                 jobs.append((assignment, student))
     if not jobs:
         return []
+    progress.start(len(jobs))
     compile_mounted_code()  # once, not in every kernel
     if workers <= 1 and not pool:
         outcomes = []
@@ -698,6 +849,7 @@ def grade_class(
             for index, job in enumerate(jobs):
                 start_kernels_ahead(index + 1 < len(jobs) and idle_core(1))  # the next one's
                 outcomes.append(course.grade_one(*job))
+                progress.done(outcomes[-1])
         finally:
             start_kernels_ahead(False)
             close_spare()
@@ -713,6 +865,7 @@ def grade_class(
         futures = [executor.submit(_work, job) for job in jobs]
         for future in as_completed(futures):
             outcomes.append(future.result())
+            progress.done(outcomes[-1])
     return sorted(outcomes, key=lambda o: (o["assignment"], o["student"]))
 
 
@@ -747,13 +900,26 @@ def _row(course: Course, assignment: str, submission) -> dict:
         "score": round(float(submission.score), 3),
         "max_score": round(float(submission.max_score), 3),
         "manual": "yes" if manual else ("cleared" if cleared else ""),
-        "status": course.status_of(student, assignment, manual),
+        **course.details(student, assignment, manual),
         "feedback": str(feedback.relative_to(course.work)) if feedback.exists() else "",
         "tests": tests,
     }
 
 
-COLUMNS = ["student_id", "name", "assignment", "score", "max_score", "manual", "status", "feedback"]
+COLUMNS = [
+    "student_id",
+    "name",
+    "assignment",
+    "score",
+    "max_score",
+    "manual",
+    "status",
+    "late",
+    "blank",
+    "errors",
+    "notes",
+    "feedback",
+]
 
 
 def export_csv(course: Course, path: Path) -> list[dict]:
@@ -838,23 +1004,40 @@ def write_intake_report(path: Path, source: Path, assignments: list[str], intake
 
 
 def table(rows: list[dict]) -> str:
-    """The grades as a fixed-width text table."""
-    header = ("student", "name", "assignment", "score", "status")
+    """The grades as a fixed-width text table: the CSV's columns but the tests'."""
+    header = ("student", "name", "assignment", "score", "late", "blank", "errors", "status")
     lines = [
         (
             r["student_id"],
             printable(r.get("name", ""), 30),
             r["assignment"],
             f"{r['score']:g} / {r['max_score']:g}",
-            printable(r["status"], 90),
+            r.get("late", ""),
+            r.get("blank", ""),
+            printable(r.get("errors", ""), 60),
+            printable(r["status"], 90)
+            + (f" (notes: {printable(r['notes'], 90)})" if r.get("notes") else ""),
         )
         for r in rows
     ]
-    widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(4)]
+    fixed = len(header) - 1
+    widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(fixed)]
     out = []
     for line in [header, *lines]:
-        out.append("  ".join(str(v).ljust(w) for v, w in zip(line[:4], widths)) + "  " + line[4])
+        cells = "  ".join(str(v).ljust(w) for v, w in zip(line[:fixed], widths))
+        out.append(cells + "  " + line[fixed])
     return "\n".join(out)
+
+
+def outcome_line(outcome: dict, done: int, total: int) -> str:
+    """One line for a notebook as it finishes: student, notebook, score, status."""
+    counts = f"[{done}/{total}]"
+    who = f"{outcome['student']} {outcome['assignment']}"
+    if not outcome.get("ok"):
+        return f"{counts} {who}: {FAILED}: {outcome.get('reason') or outcome.get('error', '')}"
+    row = outcome.get("row") or {}
+    score = f"{row['score']:g} / {row['max_score']:g}" if row else "graded"
+    return f"{counts} {who}: {score}, {printable(row.get('status', 'ok'), 120)}"
 
 
 def intake_summary(intake: Intake, work: Path, limit: int = 30) -> str:

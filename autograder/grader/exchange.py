@@ -36,7 +36,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import UsageError
+from grader.course import UsageError, without_why_blank
 from grader.intake import match_name, printable
 from grader.normalize import normalize
 from grader.safecopy import copy_untrusted
@@ -350,7 +350,7 @@ def _graded_notebooks(course, assignment: str, user: str, sid: str) -> list[str]
     submitted = course.submission_path(sid, assignment)
     if not submitted.exists() or not course.up_to_date(sid, assignment):
         return []
-    graded, release = submitted.read_bytes(), course.release(assignment)
+    graded, release = without_why_blank(submitted.read_bytes()), course.release(assignment)
     folder = collected_folder(course, assignment) / user
     candidates = [
         p

@@ -767,6 +767,8 @@ class RunReport:
     sandboxed: bool = True
     grader_timeouts: list[str] = field(default_factory=list)  # tests whose check was stopped
     borrowed: dict[str, str] = field(default_factory=dict)  # grade_id -> the calls it borrows
+    # the student's cells that raised: [cell number as the page shows it (In [n]), exception]
+    errors: list[list] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -791,61 +793,179 @@ def run_notebook(
     use_sandbox = _use_sandbox(sandbox)
     ForkServer.get()  # started (once per process) before any time limit runs
     started = time.monotonic()
-    report = RunReport(sandboxed=use_sandbox)
     kernel = take_kernel(files_from, limits, use_sandbox)
     cpu_start = kernel.cpu_seconds()  # with a control group: limits count its CPU time
-    notebook_deadline = started + (
-        limits.notebook_timeout_s if cpu_start is None else wall_ceiling(limits.notebook_timeout_s)
+    run = _Run(
+        template=template,
+        files_from=files_from,
+        limits=limits,
+        use_sandbox=use_sandbox,
+        borrowed_credit=borrowed_credit,
+        report=RunReport(sandboxed=use_sandbox),
+        kernel=kernel,
+        budget=OutputBudget(text_chars=limits.output_chars),
+        notebook_deadline=started
+        + (
+            limits.notebook_timeout_s
+            if cpu_start is None
+            else wall_ceiling(limits.notebook_timeout_s)
+        ),
+        cpu_start=cpu_start,
     )
-    budget = OutputBudget(text_chars=limits.output_chars)
-    sources: list[str] = []
-    count = 0
     try:
-        for index, cell in enumerate(nb.cells):
-            if cell.cell_type != "code":
-                continue
-            count += 1
-            cell.execution_count, cell.outputs = count, []
-            deadline, cpu_until = _cell_limits(kernel, limits, notebook_deadline, cpu_start)
-            grade_id = nbgrader_meta(cell).get("grade_id")
-            if is_test_cell(cell) and grade_id in template.tests:
-                cell.source = template.tests[grade_id]
-                cell.outputs, verdict = run_test(
-                    cell.source,
-                    grade_id,
-                    template,
-                    kernel,
-                    deadline,
-                    list(sources),
-                    borrowed_credit,
-                    report.borrowed,
-                    cpu_until,
-                )
-                cell.outputs = budget.clean_test(cell.outputs)
-                if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):
-                    report.grader_timeouts.append(grade_id)
-                report.tests[grade_id] = verdict
-                continue
-            if kernel.dead:
-                cell.outputs = [_new_output(_error(LOST, kernel.dead))]
-                continue
-            sources.append(cell.source)
-            try:
-                reply = kernel.request({"op": "run", "source": cell.source}, deadline, cpu_until)
-                cell.outputs = budget.clean(reply.get("outputs"))
-                reasons = kernel.new_limit_reasons()
-                if reasons:  # e.g. a fork refused: the cell's error says EAGAIN, this says why
-                    cell.outputs.append(
-                        nbformat.v4.new_output("stream", name="stderr", text=f"[{reasons}]\n")
-                    )
-            except KernelLost as lost:
-                cell.outputs = [_new_output(_error(LOST, str(lost)))]
-            if kernel.dead and report.status == "complete":
-                report.status = f"kernel lost at cell {index}: {kernel.dead}"
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                run.cell(cell)
     finally:
-        if kernel.dead and report.status == "complete":
-            report.status = f"kernel lost: {kernel.dead}"
-        kernel.close()
+        if run.kernel.dead and run.report.status == "complete":
+            run.report.status = f"kernel lost: {run.kernel.dead}"
+        run.kernel.close()
+    _final_status(run.report, use_sandbox, sandbox)
+    run.report.seconds = round(time.monotonic() - started, 3)
+    return run.report
+
+
+RESTARTED = (
+    "; the grader went on without this cell, in a fresh kernel that ran the cells before it again"
+)
+
+
+@dataclass
+class _Run:
+    """One notebook's execution, cell by cell: the kernel, the cells it has run, where it
+    stopped. The first time a cell runs past its time limit (an answer cell, or a test that
+    calls a function that loops), the grader goes on in a fresh kernel that runs the cells
+    before it again and skips that one, so later answers are still graded. A second stop
+    ends the notebook: every later cell is `not run`."""
+
+    template: Template
+    files_from: Path | None
+    limits: Limits
+    use_sandbox: bool
+    borrowed_credit: float
+    report: RunReport
+    kernel: StudentKernel
+    budget: OutputBudget
+    notebook_deadline: float
+    cpu_start: float | None = None  # the kernel's CPU seconds at its start (control group)
+    sources: list[str] = field(default_factory=list)
+    count: int = 0
+    stubs_only: bool | None = None  # the answer cells since the last test: all still stubs?
+    stopped_at: int = 0  # the cell (In [n]) where the kernel stopped for good, once it has
+    restarted: bool = False
+
+    def cell(self, cell) -> None:
+        self.count += 1
+        cell.execution_count, cell.outputs = self.count, []
+        grade_id = str(nbgrader_meta(cell).get("grade_id") or "")
+        is_test = is_test_cell(cell) and grade_id in self.template.tests
+        if is_test:
+            cell.source = self.template.tests[grade_id]
+        if self.kernel.dead and self.stopped_at:  # said once, at the cell where it stopped
+            if is_test:
+                self.report.tests[grade_id] = "lost"
+            cell.outputs = [_new_output(_error(NOT_RUN, not_run(self.stopped_at)))]
+            return
+        if self.kernel.dead:  # it stopped before this cell, not in a cell of the notebook
+            self.stopped_at = self.count
+        if is_test:
+            self._test(cell, grade_id)
+        else:
+            self._answer(cell)
+        if self.kernel.dead:
+            self._stopped(cell)
+
+    def _limits(self) -> tuple[float, float | None]:
+        """This cell's wall-clock deadline and CPU-time limit (see `_cell_limits`)."""
+        return _cell_limits(self.kernel, self.limits, self.notebook_deadline, self.cpu_start)
+
+    def _test(self, cell, grade_id: str) -> None:
+        deadline, cpu_until = self._limits()
+        cell.outputs, verdict = run_test(
+            cell.source,
+            grade_id,
+            self.template,
+            self.kernel,
+            deadline,
+            list(self.sources),
+            self.borrowed_credit,
+            self.report.borrowed,
+            cpu_until,
+        )
+        cell.outputs = self.budget.clean_test(cell.outputs)
+        if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):
+            self.report.grader_timeouts.append(grade_id)
+        if verdict == "failed" and self.stubs_only:
+            verdict = "unanswered"  # nothing written in the answers it tests
+        self.report.tests[grade_id] = verdict
+        self.stubs_only = None
+
+    def _answer(self, cell) -> None:
+        stub = False
+        if nbgrader_meta(cell).get("solution"):
+            stub = is_stub(cell.source)
+            self.stubs_only = stub if self.stubs_only is None else self.stubs_only and stub
+        if self.kernel.dead:
+            cell.outputs = [_new_output(_error(LOST, self.kernel.dead))]
+            return
+        self.sources.append(cell.source)
+        deadline, cpu_until = self._limits()
+        try:
+            reply = self.kernel.request({"op": "run", "source": cell.source}, deadline, cpu_until)
+        except KernelLost as lost:
+            cell.outputs = [_new_output(_error(LOST, str(lost)))]
+            return
+        cell.outputs = self.budget.clean(reply.get("outputs"))
+        reasons = self.kernel.new_limit_reasons()
+        if reasons:  # e.g. a fork refused: the cell's error says EAGAIN, this says why
+            cell.outputs.append(
+                nbformat.v4.new_output("stream", name="stderr", text=f"[{reasons}]\n")
+            )
+        raised = [
+            o
+            for o in cell.outputs
+            if o.get("output_type") == "error" and o.get("ename") != UNWRITTEN
+        ]  # a stub's NotImplementedError (or a call of one) says "unanswered"
+        if raised and not stub:
+            self.report.errors.append([self.count, str(raised[0].get("ename", "Error"))])
+
+    def _stopped(self, cell) -> None:
+        """The kernel stopped in this cell: go on in a fresh one the first time it ran past
+        its time limit, else stop here (later cells are not run)."""
+        why = self.kernel.dead
+        note = f"kernel lost at cell {self.count}: {why}"
+        timed_out = "ran past the time limit" in why
+        if self.restarted or not timed_out or time.monotonic() >= self.notebook_deadline:
+            self.stopped_at = self.count
+            if self.report.status == "complete":
+                self.report.status = note
+            elif self.restarted:
+                self.report.status += f"; then {note}"
+            return
+        self.restarted = True
+        if not is_test_cell(cell) and self.sources:
+            self.sources.pop()  # this cell is skipped in the fresh kernel
+        self.report.status = note + RESTARTED.replace("this cell", f"cell {self.count}")
+        for output in cell.outputs:
+            if output.get("ename") == LOST:
+                output["evalue"] = str(output.get("evalue", "")) + RESTARTED
+        self.kernel.close()
+        self.kernel = take_kernel(self.files_from, self.limits, self.use_sandbox)
+        if self.cpu_start is not None:  # the fresh kernel's control group counts from 0
+            self.cpu_start = self.kernel.cpu_seconds()
+        for source in self.sources:
+            if self.kernel.dead:
+                break
+            with contextlib.suppress(KernelLost):
+                self.kernel.request({"op": "run", "source": source}, *self._limits())
+        if self.kernel.dead:
+            self.stopped_at = self.count
+            self.report.status += f"; the fresh kernel stopped too: {self.kernel.dead}"
+
+
+def _final_status(report: RunReport, use_sandbox: bool, sandbox: str) -> None:
+    """The run's status with what it must say besides the kernel's: no sandbox, checks
+    stopped by the grader's own limit, borrowed answers."""
     if not use_sandbox and sandbox != "none":
         report.status = f"NOT SANDBOXED ({sandbox_available()[1]}); {report.status}"
     if report.grader_timeouts and report.status == "complete":
@@ -859,8 +979,23 @@ def run_notebook(
             f"{grade_id}: {message}" for grade_id, message in report.borrowed.items()
         )
         report.status = note if report.status == "complete" else f"{report.status}; {note}"
-    report.seconds = round(time.monotonic() - started, 3)
-    return report
+
+
+STUB = "raise NotImplementedError()"  # what nbgrader's release leaves in an answer cell
+UNWRITTEN = "NotImplementedError"
+NOT_RUN = "NotRun"  # a cell after the one that stopped the kernel
+
+
+def not_run(stopped_at: int) -> str:
+    """What a cell after a stopped kernel says: where it stopped (that cell says why)."""
+    return f"not run: the kernel stopped at cell {stopped_at} (that cell says why)"
+
+
+def is_stub(source: str) -> bool:
+    """Whether an answer cell still ends with the release's `raise NotImplementedError()`:
+    the student has not (or not finished) writing it, whatever else the cell holds."""
+    lines = [line.strip() for line in source.strip().splitlines() if line.strip()]
+    return bool(lines) and lines[-1] == STUB
 
 
 def wall_ceiling(cpu_s: float) -> float:

@@ -102,11 +102,27 @@ def requirements() -> str:
     return "\n".join(lines) + "\n"
 
 
-def build(root: Path, assignment: str, out: Path, visibility: str = "visible") -> Path:
-    """Write `out/attnbook-<assignment>-gradescope.zip`; the same inputs give the same bytes."""
+CONCEPT_CALL = "check_choice("  # a concept question's test: one letter out of a few
+
+
+def build(
+    root: Path,
+    assignment: str,
+    out: Path,
+    visibility: str = "visible",
+    concept_visibility: str = "after_due_date",
+) -> Path:
+    """Write `out/attnbook-<assignment>-gradescope.zip`; the same inputs give the same bytes.
+    `visibility` is that of the code tests (their hints help a student on to the answer),
+    `concept_visibility` that of the concept questions' tests (seen at once, their result
+    gives the letter away to a student who resubmits)."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"attnbook-{assignment}-gradescope.zip"
-    settings = {"assignment": assignment, "visibility": visibility}
+    settings = {
+        "assignment": assignment,
+        "visibility": visibility,
+        "concept_visibility": concept_visibility,
+    }
     generated = {
         "gradescope/settings.json": json.dumps(settings, indent=1) + "\n",
         "gradescope/requirements.txt": requirements(),
@@ -264,8 +280,21 @@ def _grades(course: Course, student: str, assignment: str) -> dict[str, tuple[fl
         return {g.name: (float(g.score), float(g.max_score)) for g in notebook.grades}
 
 
-def tests_of(course: Course, student: str, assignment: str, visibility: str) -> list[dict]:
-    """One Gradescope test per graded cell, in the notebook's order."""
+def is_concept(cell) -> bool:
+    """Whether a graded cell is a concept question's test (it checks one letter)."""
+    return CONCEPT_CALL in str(cell.get("source", ""))
+
+
+def tests_of(
+    course: Course,
+    student: str,
+    assignment: str,
+    visibility: str,
+    concept_visibility: str | None = None,
+) -> list[dict]:
+    """One Gradescope test per graded cell, in the notebook's order; a concept question's
+    test has `concept_visibility` (default: `visibility`)."""
+    concept_visibility = concept_visibility or visibility
     grades = _grades(course, student, assignment)
     graded = course.work / "autograded" / student / assignment / f"{assignment}.ipynb"
     cells: dict[str, dict] = {}
@@ -283,7 +312,9 @@ def tests_of(course: Course, student: str, assignment: str, visibility: str) -> 
                 "max_score": most,
                 "status": "passed" if score >= most else "failed",
                 "output": _output_text(cells[name]) if name in cells else "",
-                "visibility": visibility,
+                "visibility": concept_visibility
+                if name in cells and is_concept(cells[name])
+                else visibility,
             }
         )
     return tests
@@ -295,6 +326,7 @@ def grade_submission(root: Path, settings: dict, isolation: str) -> dict:
     from grader.sandbox import FALLBACK_ENV
 
     assignment, visibility = settings["assignment"], settings.get("visibility", "visible")
+    concepts = settings.get("concept_visibility", visibility)
     work = Path(tempfile.mkdtemp(prefix="attnbook-gradescope-"))
     try:
         copied = copy_untrusted(root / "submission", work / "upload" / "student")
@@ -321,12 +353,19 @@ def grade_submission(root: Path, settings: dict, isolation: str) -> dict:
                 raise RuntimeError(f"the autograder is broken here: {status}")
             if not outcome["ok"]:  # the grader's failure: never a score of 0 that looks real
                 raise RuntimeError(f"grading failed: {outcome.get('reason') or outcome['error']}")
-        return _results(course, assignment, visibility, copied.notes)
+        return _results(course, assignment, visibility, copied.notes, concepts)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _results(course: Course, assignment: str, visibility: str, notes: list[str]) -> dict:
+def _results(
+    course: Course,
+    assignment: str,
+    visibility: str,
+    notes: list[str],
+    concept_visibility: str | None = None,
+) -> dict:
+    concept_visibility = concept_visibility or visibility
     rows = [r for r in gradebook_rows(course) if r["assignment"] == assignment]
     skipped = "".join(f"\n- {printable(n, 200)}" for n in notes)
     if not rows:
@@ -339,12 +378,31 @@ def _results(course: Course, assignment: str, visibility: str, notes: list[str])
         }
     row = rows[0]
     status = "" if row["status"] == "ok" else f"\n{printable(row['status'], 2000)}"
+    tests = tests_of(course, row["student_id"], assignment, visibility, concept_visibility)
+    held = [t for t in tests if t["visibility"] != visibility]
+    if held:  # the sum would tell the concept points: the summary counts the others only
+        shown = [t for t in tests if t["visibility"] == visibility]
+        got, most = sum(t["score"] for t in shown), sum(t["max_score"] for t in shown)
+        when = WHEN.get(concept_visibility, concept_visibility)
+        summary = (
+            f"{assignment}: {got:g} / {most:g} points for the code; the "
+            f"{len(held)} concept question(s) are shown {when}."
+        )
+    else:
+        summary = f"{assignment}: {row['score']:g} / {row['max_score']:g} points."
     return {
         "score": row["score"],
         "visibility": visibility,
-        "output": f"{assignment}: {row['score']:g} / {row['max_score']:g} points.{status}{skipped}",
-        "tests": tests_of(course, row["student_id"], assignment, visibility),
+        "output": f"{summary}{status}{skipped}",
+        "tests": tests,
     }
+
+
+WHEN = {
+    "after_due_date": "after the due date",
+    "after_published": "once the grades are published",
+    "hidden": "never to students",
+}
 
 
 def write_results(root: Path, results: dict) -> Path:
@@ -395,7 +453,8 @@ def gradescope_command(args) -> int:
     assignments = args.assignment or course_assignments(root)
     try:
         for assignment in assignments:
-            print(build(root, assignment, Path(args.out), args.visibility))
+            out = Path(args.out) if args.out else root / "dist"
+            print(build(root, assignment, out, args.visibility, args.concept_visibility))
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

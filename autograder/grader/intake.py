@@ -96,6 +96,16 @@ def printable(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_LATE = re.compile(r"^[^_/]+?_late_\d+_\d+_", re.IGNORECASE)
+
+
+def is_late(path: str) -> bool:
+    """Whether an LMS marked the upload at `path` (inside the download) late: Canvas names
+    a late file `<name>_LATE_<id>_<subid>_<file>`."""
+    first = path.replace("\\", "/").split("/")
+    return any(_LATE.match(part) for part in first[:2])
+
+
 def slug(text: str) -> str:
     """ASCII letters, digits and dashes of `text` (accents dropped); may be empty."""
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()

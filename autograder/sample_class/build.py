@@ -351,9 +351,10 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
     cases = [
         Case(
             "loop",
-            3.0,
-            "while True in the score_matrix answer cell: that cell times out, "
-            "the kernel is stopped, only the 3 points before it count",
+            9.0,
+            "while True in the score_matrix answer cell: that cell times out, the kernel "
+            "is stopped, and the grader goes on without that cell in a fresh kernel: "
+            "score_matrix and attention (which calls it) lose their 5 points",
             {mine: _nb_bytes(append_to(base, "score_matrix", "while True:\n    pass"))},
         ),
         Case(
@@ -586,24 +587,28 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
     cases += [
         Case(
             "cpuhog",
-            0.0,
-            "24 busy processes in sessions of their own, then spins: "
-            "stopped at its CPU time limit with all of them, every test lost; its sandbox's "
-            "CPU share leaves the classmates' time theirs",
+            FULL,
+            "24 busy processes in sessions of their own, then spins, in a first cell of "
+            "its own: stopped at its CPU time limit with all of them; the grader goes on "
+            "without that cell in a fresh kernel, so the answers after it keep their points; "
+            "its sandbox's CPU share leaves the classmates' time theirs",
             {mine: _nb_bytes(first_cell(base, CPU_HOG))},
         ),
         Case(
             "forkstorm",
-            0.0,
-            "forks busy processes until refused, then spins: stopped at "
-            "the sandbox's process count and CPU time limit, every test lost",
+            FULL,
+            "forks busy processes until refused, then spins, in a first cell of its own: "
+            "stopped at the sandbox's process count and CPU time limit; the grader goes on "
+            "without that cell in a fresh kernel, so the answers after it keep their points",
             {mine: _nb_bytes(first_cell(base, FORK_STORM))},
         ),
         Case(
             "memhog",
-            0.0,
-            "6 processes of 1 GiB each, then spins: the sandbox's memory "
-            "limit holds for all of them together, every test lost",
+            FULL,
+            "6 processes of 1 GiB each, then spins, in a first cell of its own: the "
+            "sandbox's memory limit holds for all of them together; stopped at the time "
+            "limit, the grader goes on without that cell in a fresh kernel, so the answers "
+            "after it keep their points",
             {mine: _nb_bytes(first_cell(base, MEMORY_HOG))},
         ),
     ]
