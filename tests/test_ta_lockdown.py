@@ -78,7 +78,8 @@ def laptop(monkeypatch, tmp_path):
 
 def test_a_private_file_in_a_closed_folder_is_not_open(tmp_path):
     folder = tmp_path / "closed"
-    folder.mkdir(mode=0o755)
+    folder.mkdir()
+    folder.chmod(0o755)  # whatever this process's umask is
     (folder / "key.py").write_text("answer = 42")
     (folder / "key.py").chmod(0o644)
     tmp_path.chmod(0o755)
@@ -182,3 +183,20 @@ def test_the_commands_refuse_then_lock_and_write_privately(tmp_path):
     assert written and all(not _mode(p) & 0o077 for p in written), [
         (p, oct(_mode(p))) for p in written
     ]
+
+
+def test_the_command_line_gives_an_in_process_caller_its_umask_back(tmp_path):
+    """`python -m grader` writes with umask 077; called in-process (a test, a notebook) it
+    must not leave that umask behind, or the caller's later files are closed to the
+    sandbox's throwaway user."""
+    from grader.cli import main
+
+    before = os.umask(0o022)
+    try:
+        with pytest.raises(SystemExit):
+            main(["grade", "--help"])
+        assert os.umask(0o022) == 0o022
+        assert main(["export", "--work", str(tmp_path / "work")]) != 0  # no gradebook there
+        assert os.umask(0o022) == 0o022
+    finally:
+        os.umask(before)

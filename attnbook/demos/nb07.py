@@ -578,8 +578,8 @@ def mean_ablation_changes(
     its average over all positions of all ``sequences`` (a typical output that carries
     nothing about the token at hand, unlike the zeros it never writes in training). Returns
     the change in log-probability of each target, one (L - 1,) tensor per sequence."""
-    attn = model.blocks[layer].attn
-    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    attention = model.blocks[layer].attn
+    cols = slice(head * attention.d_k, (head + 1) * attention.d_k)
     seen: list[torch.Tensor] = []
     mean: dict[str, torch.Tensor] = {}
 
@@ -600,13 +600,13 @@ def mean_ablation_changes(
     batch = [torch.tensor([list(seq)]) for seq in sequences]
     try:
         with torch.no_grad():
-            hook = attn.W_O.register_forward_pre_hook(keep)
+            hook = attention.W_O.register_forward_pre_hook(keep)
             try:
                 clean = [target_log_probs(ids) for ids in batch]
             finally:
                 hook.remove()
             mean["y"] = torch.cat(seen).mean(0)  # (d_k,)
-            hook = attn.W_O.register_forward_pre_hook(replace)
+            hook = attention.W_O.register_forward_pre_hook(replace)
             try:
                 return [target_log_probs(ids) - c for ids, c in zip(batch, clean)]
             finally:

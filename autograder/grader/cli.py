@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -290,6 +291,16 @@ def _exchange_command(args, course: Course) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line. Everything the grader writes is the TA's alone (umask 077,
+    grader/lockdown.py) while it runs; an in-process caller gets its own umask back."""
+    previous = private_umask()
+    try:
+        return _main(argv)
+    finally:
+        os.umask(previous)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     grade = sub.add_parser("grade", help="grade an LMS zip or a folder of submissions")
@@ -423,7 +434,6 @@ def main(argv: list[str] | None = None) -> int:
     sample.add_argument("--out", help="work folder (default: a temporary folder)")
     _common(sample)
     args = parser.parse_args(argv)
-    private_umask()  # everything the grader writes is the TA's alone (grader/lockdown.py)
     known = assignments(Path(args.root))
     named = getattr(args, "assignment", None) or ()
     for name in [named] if isinstance(named, str) else named:

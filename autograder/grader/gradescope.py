@@ -378,6 +378,12 @@ def _results(
         }
     row = rows[0]
     status = "" if row["status"] == "ok" else f"\n{printable(row['status'], 2000)}"
+    # the status points to these columns ("see blank"); a Gradescope student sees no CSV
+    status += "".join(
+        f"\n{name}: {printable(str(row[name]), 1000)}"
+        for name in ("late", "blank", "errors", "notes")
+        if row.get(name)
+    )
     tests = tests_of(course, row["student_id"], assignment, visibility, concept_visibility)
     held = [t for t in tests if t["visibility"] != visibility]
     if held:  # the sum would tell the concept points: the summary counts the others only
