@@ -627,13 +627,24 @@ def test_a_dynamic_binding_of_another_name_is_not_the_answer():
 
 @pytest.fixture(scope="module")
 def kernel_module():
-    """The student's kernel, in this process (no sandbox: these are the tests' own cells)."""
+    """The student's kernel, in this process (no sandbox: these are the tests' own cells).
+    IPython's shell makes its namespace the process's `__main__` (a module without
+    `__spec__`, which multiprocessing's spawn then cannot start from), so what it replaced is
+    put back afterwards, for the tests that run later in this process."""
     import os
+    import sys
 
     os.environ.setdefault("MPLBACKEND", "Agg")
     from grader import kernel
 
-    return kernel
+    saved = sys.modules["__main__"], sys.displayhook, sys.excepthook
+    try:
+        yield kernel
+    finally:
+        from IPython.core.interactiveshell import InteractiveShell
+
+        InteractiveShell.clear_instance()
+        sys.modules["__main__"], sys.displayhook, sys.excepthook = saved
 
 
 def _run_in_kernel(kernel_module, notebook: str, *cells: str) -> tuple[list[str], object]:
