@@ -148,6 +148,20 @@ def stderr_of(cell) -> str:
     )
 
 
+@pytest.fixture(autouse=True)
+def _no_leaked_cgroup_run_token():
+    """A test that makes a control group in this process exports the run's token
+    ($ATTNBOOK_CGROUP_RUN, grader.cgroups.run_token); every later `python -m grader` the
+    suite starts would inherit it, and two grading runs sharing a token sweep each other's
+    groups (the PostgreSQL shards lost a student's tests). Each test starts without it."""
+    before = os.environ.get("ATTNBOOK_CGROUP_RUN")
+    yield
+    if before is None:
+        os.environ.pop("ATTNBOOK_CGROUP_RUN", None)
+    else:
+        os.environ["ATTNBOOK_CGROUP_RUN"] = before
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
