@@ -637,6 +637,20 @@ def _new_output(error: dict) -> nbformat.NotebookNode:
 
 
 # -- outputs of student cells -------------------------------------------------------------
+def _with_dropped_note(outputs: list, dropped: int, what: str) -> list:
+    """`outputs`, and a line saying how many were left out for the caps, if any."""
+    if dropped:
+        outputs.append(
+            nbformat.v4.new_output(
+                "stream",
+                name="stdout",
+                text=f"[{dropped} {what} not kept: over the "
+                "limit of outputs per cell or per notebook]\n",
+            )
+        )
+    return outputs
+
+
 @dataclass
 class OutputBudget:
     """Caps on what a notebook's outputs may hold, per output type, per cell and in all."""
@@ -668,16 +682,7 @@ class OutputBudget:
             cell += size
             self.used += size
             outputs.append(output)
-        if dropped:
-            outputs.append(
-                nbformat.v4.new_output(
-                    "stream",
-                    name="stdout",
-                    text=f"[{dropped} output(s) not kept: over the "
-                    "limit of outputs per cell or per notebook]\n",
-                )
-            )
-        return outputs
+        return _with_dropped_note(outputs, dropped, "output(s)")
 
     def clean_test(self, raw: list) -> list:
         """A test's outputs within the same caps: each text cut as a cell's is, streams kept
@@ -705,16 +710,7 @@ class OutputBudget:
             cell += size
             self.used += size
             outputs.append(output)
-        if dropped:
-            outputs.append(
-                nbformat.v4.new_output(
-                    "stream",
-                    name="stdout",
-                    text=f"[{dropped} output(s) of this test not kept: over the "
-                    "limit of outputs per cell or per notebook]\n",
-                )
-            )
-        return outputs
+        return _with_dropped_note(outputs, dropped, "output(s) of this test")
 
     def _one(self, item: dict):
         kind, limit = item.get("output_type"), self.text_chars
