@@ -10,7 +10,7 @@ Docstrings and comments never count.
 
 In the notebook the source comes from `inspect.getsource` (a class defined in a notebook has
 no file, so it is read from its methods); in the grader from the submission's code cells
-(`grader.execute.names_used`), never from the student's kernel.
+(`grader.testprocess.names_used`), never from the student's kernel.
 
 `stub_state` reads the same source for one more thing: whether a function that raised
 `NotImplementedError` is still the stub, or has the learner's code with the stub's `raise`

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 
 from attnbook.checks._source import docstring_ids
 
-SOURCE_LIMIT = 2_000_000  # characters of student code read (as grader.execute.names_used)
+SOURCE_LIMIT = 2_000_000  # characters of student code read (as grader.testprocess.names_used)
 
 # -- what each exercise may not delegate to -------------------------------------------------
 FUSED_ATTENTION = (

@@ -33,6 +33,7 @@ from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, collect, is_late, printable
 from grader.normalize import answer_digests, normalize
 from grader.sandbox import close_zygotes, compile_mounted_code
+from grader.status import FAILED
 
 AUTOGRADER = Path(__file__).resolve().parents[1]
 GRADER_DIR = Path(__file__).resolve().parent
@@ -694,9 +695,6 @@ class Course:
         manual score now)."""
         cleared = self.state(student, assignment).get("manual_cleared", {})
         return {g: info for g, info in cleared.items() if g not in manual}
-
-
-FAILED = "GRADING FAILED (the grader's fault, not the student's; it is regraded next run)"
 
 
 def failure_reason(error: str) -> str:

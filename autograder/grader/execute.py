@@ -22,13 +22,10 @@ sandbox, and only that notebook's later tests are lost.
 
 from __future__ import annotations
 
-import ast
 import atexit
 import base64
 import contextlib
-import io
 import json
-import logging
 import os
 import select
 import shutil
@@ -36,7 +33,6 @@ import signal
 import subprocess
 import tempfile
 import time
-import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -44,7 +40,7 @@ import nbformat
 
 from grader import cgroups, wire
 from grader.forkserver import ForkServer
-from grader.remote import KernelChannel, KernelLost, StudentNames, rebuild_exception
+from grader.remote import KernelChannel, KernelLost, rebuild_exception
 from grader.sandbox import (
     ForkedKernel,
     KernelZygote,
@@ -56,6 +52,7 @@ from grader.sandbox import (
     sandbox_available,
     throwaway_ids,
 )
+from grader.testprocess import LOST, error_output, names_used
 
 __all__ = [
     "Template",
@@ -68,10 +65,8 @@ __all__ = [
     "take_kernel",
 ]
 
-LOST = "KernelStopped"
 COPY_LIMIT = 50 * 1024 * 1024
 GRACE_S = 15.0  # a test's own work beyond the time its kernel calls may take
-SOURCE_LIMIT = 2_000_000  # characters of student code the grader parses for names
 
 
 def nbgrader_meta(cell) -> dict:
@@ -374,128 +369,11 @@ def _copy_own_files(source: Path, dest: Path) -> None:
         shutil.copyfile(path, target)
 
 
-# -- the names a student's function uses, from its source ----------------------------------
-def names_used(sources: list[str], name: str, origin: dict | None = None) -> set[str] | None:
-    """The names `name`'s last definition in `sources` uses, and those of the student's own
-    functions and classes it reaches; None when there is no readable definition.
-
-    Read from the source text, in the grader (see `attnbook.checks._source`, which the
-    visible checks share). Every other binding of the name counts too (`globals()["name"]
-    = helper`, see `grader.borrowed.dynamic_bindings`), and so does what the kernel says the
-    name holds when the tests run (`origin`, see `grader.borrowed.follow`): the student's
-    code it points at is read the same way, code outside the cells adds its path's names.
-    """
-    from attnbook.checks._source import definitions, names_reached
-    from grader.borrowed import dynamic_bindings, follow
-
-    text = "\n\n".join(sources)
-    if len(text) > SOURCE_LIMIT:
-        return None
-    defs: dict[str, ast.AST] = {}
-    for source in sources:
-        with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
-            defs.update(definitions(ast.parse(source)))
-    found = names_reached(name, defs) if name in defs else None
-    bound = dynamic_bindings(sources).get(name, [])
-    extra: list[ast.AST] = [value for _kind, value in bound if isinstance(value, ast.AST)]
-    followed = follow(origin, sources) if origin is not None else None
-    if followed is not None:
-        extra += followed.nodes
-    for index, node in enumerate(extra):
-        key = f"<binding {index} of {name}>"
-        reached = names_reached(key, {**defs, key: node})
-        found = reached if found is None else found | reached
-    for path in followed.paths if followed is not None else []:
-        found = (found or set()) | set(path.split("."))
-    return found
-
-
-# -- one test, in a fresh trusted process --------------------------------------------------
-def _trusted_setup(setup: list[str]) -> dict:
-    namespace: dict = {"__name__": "__main__"}
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        for source in setup:
-            exec(compile(source, "<instructor setup>", "exec"), namespace)
-    logging.getLogger().handlers[:] = []
-    return namespace
-
-
-def _error(ename: str, evalue: str) -> dict:
-    return {
-        "output_type": "error",
-        "ename": ename,
-        "evalue": evalue,
-        "traceback": [f"{ename}: {evalue}"],
-    }
-
-
-def _origins(job: dict, channel: KernelChannel) -> dict[str, dict]:
-    """What the kernel says each graded name the test checks holds (op `origin`): subject ->
-    reply. A kernel that is lost raises KernelLost, as any call would."""
-    from grader.borrowed import RULES, subjects_of
-
-    if job.get("notebook", "") not in RULES:
-        return {}
-    return {
-        subject: channel.request({"op": "origin", "name": subject})
-        for subject in subjects_of(job.get("notebook", ""), job["source"])
-    }
-
-
-def _borrowed(job: dict, origins: dict | None = None) -> list[str]:
-    """What the test's subjects borrow (`grader.borrowed`), read from the submission's
-    source and following what the kernel runs: one message per call, naming it."""
-    from grader.borrowed import borrowed_in_test
-
-    try:
-        found = borrowed_in_test(job.get("notebook", ""), job["source"], job["sources"], origins)
-    except (RecursionError, MemoryError, ValueError):
-        return []
-    return [b.message() for b in found]
-
-
 def borrowed_note(borrowed: list[str], score: float, points: float) -> str:
     return (
         f"{'; '.join(borrowed)}. This test scores {score:g} of {points:g} points: the "
         "course's setting for borrowed answers."
     )
-
-
-def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> None:
-    """Runs in a child of the fork server: one instructor test against the student's kernel;
-    writes its outcome (JSON) to `result_fd`, with what its subjects borrow
-    (`grader.borrowed`)."""
-    import torch
-
-    torch.set_num_threads(1)
-    channel = KernelChannel(request_fd, reply_fd, job["id"], job["limit_text"])
-    channel.deadline = job["deadline_wall"] - time.time() + time.monotonic()
-    if job.get("cpu_file") and job.get("cpu_until") is not None:  # the kernel's CPU time
-        cpu_file, cpu_until = str(job["cpu_file"]), float(job["cpu_until"])
-        channel.cpu_left = lambda: cpu_until - cgroups.read_cpu_seconds(cpu_file)
-    out = io.StringIO()
-    outcome: dict[str, object] = {"verdict": "passed", "error": None, "kill": "", "borrowed": []}
-    try:
-        sources = job["sources"]
-        origins = _origins(job, channel)
-        outcome["borrowed"] = _borrowed(job, origins)
-        trusted = _trusted_setup(job["setup"])
-        names = StudentNames(
-            trusted, channel, lambda name: names_used(sources, name, origins.get(name))
-        )
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted), names)
-    except KernelLost as lost:
-        outcome.update(verdict="lost", error=_error(LOST, str(lost)), kill=str(lost))
-    except Exception as err:  # a failing check is the expected way to lose points
-        outcome.update(verdict="failed", error=_error(type(err).__name__, str(err)))
-    outcome["stdout"] = out.getvalue()[:200_000]
-    outcome["id"] = channel.next_id
-    data = json.dumps(outcome).encode("utf-8", errors="surrogatepass")
-    view = memoryview(data)
-    while view:
-        view = view[os.write(result_fd, view) :]
-    os.close(result_fd)
 
 
 TEST_PROCESSES = 64  # a test's process runs the instructor's check: torch's threads, no more
@@ -547,7 +425,7 @@ def run_test(
     partial credit). `cpu_until`: with a control group, the kernel's calls also stop once its
     sandbox has used that many CPU seconds (`deadline` is then the wall-clock ceiling)."""
     if kernel.dead:
-        return [_new_output(_error(LOST, kernel.dead))], "lost"
+        return [_new_output(error_output(LOST, kernel.dead))], "lost"
     points = template.points.get(grade_id, 0.0)
     job = {
         "source": source,
@@ -596,7 +474,7 @@ def run_test(
             if data is None
             else "the check stopped unexpectedly"
         )
-        return [_new_output(_error("GraderTimeout", f"{why}; the test scores 0"))], "failed"
+        return [_new_output(error_output("GraderTimeout", f"{why}; the test scores 0"))], "failed"
     kernel.next_id = max(kernel.next_id, int(outcome.get("id") or 0))
     if outcome.get("kill"):
         kernel.kill(str(outcome["kill"]))
@@ -610,7 +488,7 @@ def run_test(
     if isinstance(outcome.get("error"), dict):
         outputs.append(_new_output(outcome["error"]))
     if found and borrowed_credit <= 0:  # after the check's own outputs: its hint stays
-        outputs.append(_new_output(_error("BorrowedAnswer", borrowed_note(found, 0, points))))
+        outputs.append(_new_output(error_output("BorrowedAnswer", borrowed_note(found, 0, points))))
         verdict = "failed" if verdict == "passed" else verdict
     elif found:
         score = round(min(borrowed_credit, 1.0) * points, 6) if verdict == "passed" else 0
@@ -860,7 +738,7 @@ class _Run:
         if self.kernel.dead and self.stopped_at:  # said once, at the cell where it stopped
             if is_test:
                 self.report.tests[grade_id] = "lost"
-            cell.outputs = [_new_output(_error(NOT_RUN, not_run(self.stopped_at)))]
+            cell.outputs = [_new_output(error_output(NOT_RUN, not_run(self.stopped_at)))]
             return
         if self.kernel.dead:  # it stopped before this cell, not in a cell of the notebook
             self.stopped_at = self.count
@@ -902,14 +780,14 @@ class _Run:
             stub = is_stub(cell.source)
             self.stubs_only = stub if self.stubs_only is None else self.stubs_only and stub
         if self.kernel.dead:
-            cell.outputs = [_new_output(_error(LOST, self.kernel.dead))]
+            cell.outputs = [_new_output(error_output(LOST, self.kernel.dead))]
             return
         self.sources.append(cell.source)
         deadline, cpu_until = self._limits()
         try:
             reply = self.kernel.request({"op": "run", "source": cell.source}, deadline, cpu_until)
         except KernelLost as lost:
-            cell.outputs = [_new_output(_error(LOST, str(lost)))]
+            cell.outputs = [_new_output(error_output(LOST, str(lost)))]
             return
         cell.outputs = self.budget.clean(reply.get("outputs"))
         reasons = self.kernel.new_limit_reasons()

@@ -4,11 +4,23 @@
 operation runs, so no thread pool exists yet and forking is safe), then waits on the Unix
 socket FD. Each request is a test job (JSON) with three descriptors: the student kernel's
 request and reply pipes and a pipe for the result. The server forks; the child runs the
-job (`grader.execute.test_process`) and exits; the server answers with the child's pid, so
+job (`grader.testprocess.test_process`) and exits; the server answers with the child's pid, so
 the grader can kill it at its deadline. Nothing survives from one test to the next: each
 child starts from the server's clean state, and the server never runs a test itself.
 
 The server exits when the grader closes its end of the socket (the grader ended or died).
+
+Why not the standard library's `multiprocessing` forkserver (`set_forkserver_preload`)? It
+was considered (issue 28) and this one kept, because: its server is one per interpreter and
+its preload list is global to `multiprocessing`, shared with any other user in the grader's
+process; each child runs `multiprocessing`'s bootstrap, which unpickles the target from the
+parent and prepares the parent's `__main__` (the grader's command line or pytest), so the
+trusted child would import the caller's main module for every test; and failures of the
+preload are swallowed, where here a failed start is an error the grader reports. Here a job
+is JSON and three descriptors, the child joins the test's control group before any test
+code runs, and the server's only import of grader code is `grader.testprocess` (which does
+not import `grader.execute` back). A switch would have to pass tests/test_ta_boundary.py
+and match this server's time per test; that comparison has not been made.
 """
 
 from __future__ import annotations
@@ -32,7 +44,7 @@ PRELOAD = (
     "attnbook.checks",
     "attnbook.notebook",
     "grader.remote",
-    "grader.execute",
+    "grader.testprocess",
     "grader.borrowed",
 )
 MAX_JOB = 64 * 1024 * 1024
@@ -82,7 +94,7 @@ def serve(fd: int) -> None:
     logging.getLogger().handlers[:] = []
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     sock = socket.socket(fileno=fd)
-    from grader.execute import test_process
+    from grader.testprocess import test_process
 
     sock.sendall(b"ready\0\0\0")  # the imports are done: tests start at fork speed
 

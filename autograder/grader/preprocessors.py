@@ -104,8 +104,8 @@ class SandboxedExecute(Preprocessor):
 
         from nbgrader.api import Gradebook, MissingEntry
 
-        from grader.course import FAILED
         from grader.intake import printable
+        from grader.status import FAILED
 
         if self.report_directory:
             os.makedirs(folder, exist_ok=True)
