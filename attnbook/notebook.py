@@ -217,19 +217,28 @@ def _remember_cell(info) -> None:
     _CELL["source"] = getattr(info, "raw_cell", "") or ""
 
 
-def _plain_hook(previous):
-    def hook(etype, value, tb):
+class _PlainHook:
+    """`sys.excepthook` for plain Python: `failure_lines`, or `previous` when they fail.
+    Its `attnbook` attribute says it is installed already."""
+
+    attnbook = True
+
+    def __init__(self, previous) -> None:
+        self.previous = previous
+
+    def __call__(self, etype, value, tb) -> None:
         try:
             lines = failure_lines(value, "", tb)
         except Exception:  # showing an error must never hide it
             lines = None
         if lines is None:
-            previous(etype, value, tb)
+            self.previous(etype, value, tb)
         else:
             print("\n".join(lines), file=sys.stderr)
 
-    hook.attnbook = True
-    return hook
+
+def _plain_hook(previous) -> _PlainHook:
+    return _PlainHook(previous)
 
 
 def show_failures_briefly() -> None:

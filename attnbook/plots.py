@@ -69,7 +69,10 @@ def score_variance_experiment(
     which shows why unscaled scores saturate the softmax as d_k grows.
     """
     rng = np.random.default_rng(seed)
-    raw_var, scaled_var, raw_peak, scaled_peak = [], [], [], []
+    raw_var: list[float] = []
+    scaled_var: list[float] = []
+    raw_peak: list[float] = []
+    scaled_peak: list[float] = []
     for d_k in d_ks:
         q = rng.standard_normal((n_pairs, 1, d_k))  # one query per trial
         k = rng.standard_normal((n_pairs, L, d_k))  # L keys per trial

@@ -18,9 +18,9 @@ from attnbook.ops import torch_softmax
 
 def bars_html(
     labels: Sequence[str],
-    values: Sequence[float],
+    values: Sequence[float] | np.ndarray,
     title: str = "",
-    muted: Sequence[bool] | None = None,
+    muted: Sequence[bool] | np.ndarray | None = None,
 ) -> str:
     """A horizontal bar chart in HTML: one bar per label, its value printed beside it."""
     muted = muted if muted is not None else [False] * len(labels)

@@ -64,9 +64,9 @@ class LocalModule:
         }
 
     def tensors(self, *paths: str) -> list:
-        out = []
+        out: list[torch.Tensor | None] = []
         for path in paths:
-            value = self.module
+            value: object = self.module
             try:
                 for part in path.split("."):
                     value = getattr(value, part)

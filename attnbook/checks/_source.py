@@ -208,6 +208,7 @@ def stub_state(obj) -> str | None:
         tree = None
     if tree is None:
         return None
+    assert text is not None  # a tree was parsed from it
     marks = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == STUB_MARK]
     starts = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt)]
     found = False

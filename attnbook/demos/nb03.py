@@ -116,7 +116,9 @@ class RopeAngleWidget(widgets.VBox):
                 "left out"
             )
         self.frequencies = theta
-        options = [("example: 30° per position", EXAMPLE_PAIR)] if example_pair else []
+        options: list[tuple[str, str | int]] = (
+            [("example: 30° per position", EXAMPLE_PAIR)] if example_pair else []
+        )
         options += [
             (f"pair {i}: theta_{i} = {np.degrees(t):.3g}° per position", i)
             for i, t in enumerate(theta)

@@ -64,7 +64,10 @@ def robot_scores() -> np.ndarray:
 # The mask toggle widget
 # ---------------------------------------------------------------------------------------
 def heatmap_row_html(
-    labels: Sequence[str], weights: Sequence[float], allowed: Sequence[bool], title: str = ""
+    labels: Sequence[str],
+    weights: Sequence[float] | np.ndarray,
+    allowed: Sequence[bool] | np.ndarray,
+    title: str = "",
 ) -> str:
     """One query's weights as a row of coloured cells; blocked keys are grey with a dash.
 

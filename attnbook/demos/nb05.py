@@ -168,7 +168,7 @@ def _attention_cost(
     naive: Callable, lengths: Sequence[int], n_heads: int, d_k: int, repeats: int, seed: int
 ) -> dict:
     generator = torch.Generator().manual_seed(seed)
-    rows = {
+    rows: dict[str, list[float]] = {
         "L": [],
         "naive_s": [],
         "fused_s": [],
