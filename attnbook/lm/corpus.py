@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -137,6 +137,10 @@ def _context(prefix: Sequence[str]) -> str:
     return f"after {' '.join(prefix[-2:])!r}" if prefix else "at the start"
 
 
+#: one email's derivation: yields choices and fixed words, is sent each step's word back
+_Steps = Generator[_Pick | _Say, str, None]
+
+
 @dataclass
 class EmailGrammar:
     """A probabilistic grammar of short work emails (see the module docstring).
@@ -189,8 +193,9 @@ class EmailGrammar:
         self._start = _Pick.of(_mix((self.greeted_share, self.greetings), (bare, self.starters)))
 
     # -- the grammar, written once; sampling and parsing both drive it ----------------------
-    def _derive(self) -> Iterator[_Pick | _Say]:
-        """Yields the choices and fixed words of one email; a `_Pick` is sent its word back."""
+    def _derive(self) -> _Steps:
+        """Yields the choices and fixed words of one email; each step is sent its word back
+        (the word a `_Pick` chose, a `_Say`'s own word)."""
         word = yield self._start
         if word in self.greetings:
             name = yield self._pick("names")
@@ -209,7 +214,7 @@ class EmailGrammar:
                 if word == EOS:
                     return
 
-    def _sentence(self, first: str) -> Iterator[_Pick | _Say]:
+    def _sentence(self, first: str) -> _Steps:
         if first == "please":  # please send the report [. | today . | before the X . ...]
             yield self._pick("verbs")
             yield _Say("the")
@@ -262,7 +267,7 @@ class EmailGrammar:
         else:
             raise AssertionError(f"no sentence starts with {first!r}")
 
-    def _sign_off(self, word: str, name: str) -> Iterator[_Say]:
+    def _sign_off(self, word: str, name: str) -> Generator[_Say, str, None]:
         fixed = {"thanks": (), "thank": ("you",), "see": ("you", "soon")}[word]
         for w in (*fixed, ",", name, "."):
             yield _Say(w)
@@ -306,20 +311,20 @@ class EmailGrammar:
         words: list[str] = []
         log_p = 0.0
         derivation = self._derive()
-        reply = None
         try:
+            step = next(derivation)
             while True:
-                step = derivation.send(reply)
                 if isinstance(step, _Say):
                     words.append(step.word)
-                    reply = None
+                    step = derivation.send(step.word)
                     continue
                 k = bisect.bisect_right(step.cumulative, rng.random())
                 k = min(k, len(step.words) - 1)  # guards the float rounding of the last sum
                 log_p += math.log(step.probs[k])
-                reply = step.words[k]
-                if reply != EOS:
-                    words.append(reply)
+                chosen = step.words[k]
+                if chosen != EOS:
+                    words.append(chosen)
+                step = derivation.send(chosen)
         except StopIteration:
             return words, log_p
 
@@ -332,19 +337,18 @@ class EmailGrammar:
         words = words.split() if isinstance(words, str) else list(words)
         log_p = 0.0
         derivation = self._derive()
-        reply = None
         i = 0
         try:
+            step = next(derivation)
             while True:
-                step = derivation.send(reply)
                 here = words[i] if i < len(words) else None
                 if isinstance(step, _Say):
-                    reply = None
                     if here is None:
                         return log_p, "", step
                     if here != step.word:
                         return -math.inf, self._reason(words, i, [step.word]), step
                     i += 1
+                    step = derivation.send(here)
                     continue
                 if here is None:
                     return log_p, "", step
@@ -352,8 +356,8 @@ class EmailGrammar:
                 if p == 0.0:
                     return -math.inf, self._reason(words, i, list(step.words)), step
                 log_p += math.log(p)
-                reply = here
                 i += 1
+                step = derivation.send(here)
         except StopIteration:
             pass
         if i < len(words):

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 import numpy as np
 
 from attnbook.lm.tokenizer import WordTokenizer
+
+_K = TypeVar("_K")  # a table's keys
 
 __all__ = [
     "DAYS",
@@ -124,7 +127,7 @@ def _check_table(name: str, table: dict) -> None:
         raise ValueError(f"{name}: probabilities must be > 0 and sum to 1, got sum {total}")
 
 
-for _name, _table in {
+_TABLES: dict[str, dict] = {
     "NAMES": NAMES,
     "ITEMS": ITEMS,
     "DAYS": DAYS,
@@ -132,7 +135,8 @@ for _name, _table in {
     "SENTENCE_COUNTS": SENTENCE_COUNTS,
     "SIGN_OFFS": SIGN_OFFS,
     **{f"REPLY_TABLES[{k!r}]": v for k, v in REPLY_TABLES.items()},
-}.items():
+}
+for _name, _table in _TABLES.items():
     _check_table(_name, _table)
 
 
@@ -182,7 +186,7 @@ class Judgement:
     regret: float  # log p(mode) - log p(reply), 0 for the mode, inf when invalid
 
 
-def _draw(rng: np.random.Generator, table: dict, exclude=()) -> object:
+def _draw(rng: np.random.Generator, table: Mapping[_K, float], exclude: Sequence[_K] = ()) -> _K:
     """One key of ``table`` with its probability (renormalised without ``exclude``)."""
     keys = [k for k in table if k not in exclude]
     target = rng.random() * sum(table[k] for k in keys)
@@ -259,7 +263,7 @@ class ReplyTask:
     def mode(self, email: Email) -> tuple[tuple[str, ...], float]:
         """The most likely reply and its probability."""
         replies = self.replies(email)
-        best = max(replies, key=replies.get)
+        best = max(replies, key=lambda reply: replies[reply])
         return best, replies[best]
 
     def next_word_probs(self, email: Email, prefix: Sequence[str] | str) -> dict[str, float]:
