@@ -37,13 +37,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
-__all__ = ["STAGE_ULPS", "Tolerance", "eps_of", "magnitude_of", "tolerance"]
+__all__ = ["STAGE_ULPS", "CloseKwargs", "Tolerance", "eps_of", "magnitude_of", "tolerance"]
 
 #: Machine epsilons allowed per stage (one reduction), see the module's docstring.
 STAGE_ULPS = 32
+
+
+class CloseKwargs(TypedDict):
+    """The keyword arguments `np.allclose` and `torch.allclose` take, typed: `**tol` with a
+    plain `dict[str, float]` would let a tolerance land in any float parameter."""
+
+    rtol: float
+    atol: float
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,7 @@ class Tolerance:
     rtol: float
     atol: float
 
-    def kwargs(self) -> dict[str, float]:
+    def kwargs(self) -> CloseKwargs:
         """`dict(rtol=..., atol=...)`, for `np.allclose(a, b, **tol.kwargs())` and the like."""
         return {"rtol": self.rtol, "atol": self.atol}
 

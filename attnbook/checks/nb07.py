@@ -37,8 +37,9 @@ from attnbook.checks._lm import (
     hook_count,
 )
 from attnbook.demos.nb07 import single_thread
-from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
 from attnbook.lm.tokenizer import WordTokenizer
+from attnbook.tolerance import CloseKwargs
 
 __all__ = [
     "check_ablate_head",
@@ -48,7 +49,7 @@ __all__ = [
     "check_train_step",
 ]
 
-TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
+TOL: CloseKwargs = {"rtol": 1e-4, "atol": 1e-5}  # float32 models
 
 
 def _ids(values) -> torch.Tensor:
@@ -74,6 +75,12 @@ def _tiny_decoder(
             dropout=dropout,
         )
     )
+
+
+def _two_sizes(gen: torch.Generator) -> tuple[int, int]:
+    """A batch size and a length, each in 1..7."""
+    B, L = (int(v) for v in torch.randint(1, 8, (2,), generator=gen))
+    return B, L
 
 
 def _random_batch(gen: torch.Generator, B: int, L: int, V: int, pad_id: int = 0):
@@ -611,6 +618,7 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
         f"a tensor to call backward() on.",
         hint=HINT_LOSS_TENSOR,
     )
+    assert done.grads is not None  # observe(..., backward=True) records them
     grad = done.grads[0].abs().sum(-1)  # (B, L): of the loss with respect to the logits
     run.expect_true(
         bool((grad[~mask] == 0).all()),
@@ -883,7 +891,7 @@ def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
     )
     modes = [entry.get("training") for entry in done.args_after[0].forward_log]
     run.expect_true(
-        modes and all(modes),
+        bool(modes) and all(modes),
         f"{call}: the forward pass ran in evaluation mode.",
         hint=HINT_EVAL_IN_TRAINING,
     )
@@ -1037,7 +1045,7 @@ def _expect_evaluate(
         hint=HINT_RESTORE_MODE,
     )
     run.expect_true(
-        graphs and not any(graphs),
+        bool(graphs) and not any(graphs),
         f"{call}: the model ran with autograd recording a graph "
         f"({sum(graphs)} of {len(graphs)} forward passes)."
         if graphs
@@ -1100,7 +1108,7 @@ def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
             ).train(seed % 2 == 0)
             gen = torch.Generator().manual_seed(730 + seed)
             batches = [
-                _random_batch(gen, *(int(v) for v in torch.randint(1, 8, (2,), generator=gen)), 11)
+                _random_batch(gen, *_two_sizes(gen), 11)
                 for _ in range(int(torch.randint(1, 4, (1,), generator=gen)))
             ]
             call = f"evaluate on a random decoder and {len(batches)} random batches (seed {seed})"
@@ -1242,7 +1250,7 @@ def _head_replaced(v: torch.Tensor, y: torch.Tensor, how: str) -> torch.Tensor:
 def _hooked_logits(model, ids, layers, heads, how: str) -> torch.Tensor:
     """Logits with the given heads' outputs replaced, the way a mistaken answer would."""
     frozen = copy.deepcopy(model).eval()
-    values = {}
+    values: dict[int, torch.Tensor] = {}
     for layer in layers:
         attn = frozen.blocks[layer].attn
         attn.W_V.register_forward_hook(
@@ -1403,9 +1411,9 @@ def _same_weights(a, b) -> bool:
 
 def _expect_ablation(
     run: CheckRun, call: str, model, ids, layer: int, head: int, mode: str, reference=None
-) -> torch.Tensor:
+) -> np.ndarray:
     """Call the learner's ablate_head and hold it to the expected changes, the model left
-    as found, eval mode and no graph; returns what it returned."""
+    as found, eval mode and no graph; returns what it returned, as an array."""
     mode_before, logged = model.training, len(model.forward_log)
     done = run.call_observed(
         call, model, ids, layer, head, mode, crash_hints=(("", HINT_CRASH_ABLATE),)
@@ -1419,6 +1427,7 @@ def _expect_ablation(
         f"{call} returned a {type(value).__name__}; expected a tensor of shape ({B}, {L - 1}).",
         hint=HINT_PER_TOKEN,
     )
+    assert isinstance(value, torch.Tensor | np.ndarray)  # expect_true failed the check otherwise
     seen_shape = tuple(value.shape)
     if seen_shape in ((B,), (B, 1), ()):
         run.fail(
@@ -1542,6 +1551,7 @@ def _ablation_decoder(
         # Non-zero biases of the attention maps: an ablation through the weights that forgets
         # a bias (W_V's rows zeroed for "zero", W_Q's rows for "uniform") then shows.
         for block in model.blocks:
+            assert isinstance(block, TransformerBlock)
             for linear in (block.attn.W_Q, block.attn.W_K, block.attn.W_V, block.attn.W_O):
                 linear.bias.copy_(torch.randn(linear.bias.shape, generator=gen) * 0.5)
     return model
@@ -1604,7 +1614,9 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
 
     silent = copy.deepcopy(model)
     with torch.no_grad():
-        silent.blocks[0].attn.W_O.weight[:, 8:12] = 0.0  # head 2 of block 0 never writes
+        silent_block = silent.blocks[0]
+        assert isinstance(silent_block, TransformerBlock)
+        silent_block.attn.W_O.weight[:, 8:12] = 0.0  # head 2 of block 0 never writes
     call = "ablate_head(the decoder with head 2 of block 0 already writing zeros, ...)"
     nothing = run.call(call, silent, ids, 0, 2, "zero")
     run.expect_close(

@@ -17,7 +17,8 @@ import torch
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe, hidden_range
 from attnbook.checks._lm import batch_stats, bias_model
 from attnbook.lm.generation import filtered_distribution, generate_tokens
-from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
+from attnbook.tolerance import CloseKwargs
 
 __all__ = [
     "check_generate",
@@ -27,7 +28,7 @@ __all__ = [
     "check_sequence_log_prob",
 ]
 
-TOL = dict(rtol=1e-4, atol=1e-5)  # float32 models
+TOL: CloseKwargs = {"rtol": 1e-4, "atol": 1e-5}  # float32 models
 
 
 HINT_CRASH_LOG_PROB = (
@@ -88,7 +89,9 @@ def table_model(next_of: dict[int, int], vocab_size: int = 13) -> TransformerLM:
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()
-        for ln in (model.blocks[0].ln1, model.blocks[0].ln2, model.ln_final):
+        block = model.blocks[0]
+        assert isinstance(block, TransformerBlock)
+        for ln in (block.ln1, block.ln2, model.ln_final):
             ln.weight.fill_(1.0)
         model.embed.weight.copy_(torch.eye(vocab_size, 32) * 10.0)
         table = torch.zeros(vocab_size, 32)
@@ -475,7 +478,7 @@ def _expect_distribution(
         call, seen_arr, expected, mistakes=mistakes, what="probabilities", **TOL, hint=hint
     )
     run.expect_true(
-        np.allclose(seen_arr.sum(-1), 1.0) and np.all(seen_arr >= 0),
+        bool(np.allclose(seen_arr.sum(-1), 1.0) and np.all(seen_arr >= 0)),
         f"{call}: every distribution must be non-negative and sum to 1; sums {seen_arr.sum(-1)}",
         hint=HINT_RENORMALISE,
     )
@@ -688,7 +691,7 @@ def _token_ids(run: CheckRun, call: str, seen, shape: tuple, V: int) -> np.ndarr
     run.expect_shape(call, arr, shape, hint=HINT_SAMPLE_SHAPE)
     integral = arr.dtype.kind in "iu" or np.all(arr == np.round(arr))
     run.expect_true(
-        integral and np.all((0 <= arr) & (arr < V)),
+        bool(integral and np.all((0 <= arr) & (arr < V))),
         f"{call} returned {describe(arr)}; expected token ids in [0, {V - 1}].",
         hint=HINT_SAMPLE_INTEGERS,
     )
@@ -873,7 +876,7 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
         if named is not None:
             message += f"\nThis looks like a known mistake: {named}."
         run.expect_true(
-            np.all(np.abs(share - expected) <= slack), message, hint=HINT_PROBS_ARGUMENTS
+            bool(np.all(np.abs(share - expected) <= slack)), message, hint=HINT_PROBS_ARGUMENTS
         )
     if reference is not None:
         for seed in hidden_range(trials):
@@ -1157,7 +1160,7 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
         alone = as_array(run.call(call, model, _ids([prompt]), 8, EOS, PAD, 0.0))[0]
         mine = as_array(seen)[row]
         run.expect_true(
-            np.array_equal(mine[: len(alone)], alone) and np.all(mine[len(alone) :] == PAD),
+            bool(np.array_equal(mine[: len(alone)], alone) and np.all(mine[len(alone) :] == PAD)),
             f"{call}: row {row} differs from generating its prompt alone ({alone.tolist()}).",
             hint=HINT_ROWS_INDEPENDENT,
         )
@@ -1237,7 +1240,7 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
         )
     )
     run.expect_true(
-        np.any(seen[:, 1:] != 0),
+        bool(np.any(seen[:, 1:] != 0)),
         f"{call} returned only token 0, the argmax, "
         f"although every token is equally likely:\n{describe(seen)}",
         hint=HINT_PASS_SETTINGS,
