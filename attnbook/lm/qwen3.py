@@ -25,6 +25,7 @@ import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -184,6 +185,9 @@ class ModernBlock(nn.Module):
 class Qwen3LM(nn.Module):
     """Token ids (B, L) -> next-token logits (B, L, V): ``head(RMSNorm(blocks(E[ids])))``."""
 
+    rope_cos: torch.Tensor  # (max_len, d_k/2): buffers, registered in __init__
+    rope_sin: torch.Tensor
+
     def __init__(self, config: Qwen3LMConfig) -> None:
         super().__init__()
         self.config = config
@@ -239,11 +243,12 @@ def _eps(norm: nn.Module) -> float:
     return 1e-6 if eps is None else float(eps)
 
 
-def block_attention(block: nn.Module, h: torch.Tensor, rope) -> torch.Tensor:
+def block_attention(block: Any, h: torch.Tensor, rope) -> torch.Tensor:
     """The causal attention weights A (B, n_heads, L, L) of one block on input h (B, L, d).
 
     Works on any block with the course's names (`ModernBlock`, notebook 10's `Qwen3Block`):
-    head counts and widths are read from the weights' shapes.
+    head counts and widths are read from the weights' shapes. Typed ``Any``: the learner's
+    classes are duck-typed, and an ``nn.Module``'s submodules are dynamic attributes.
     """
     d_k = block.q_norm.weight.shape[0]
     n_heads, n_kv = block.W_Q.weight.shape[0] // d_k, block.W_K.weight.shape[0] // d_k
@@ -259,7 +264,7 @@ def block_attention(block: nn.Module, h: torch.Tensor, rope) -> torch.Tensor:
 
 
 @torch.no_grad()
-def attention_maps(model: nn.Module, ids) -> torch.Tensor:
+def attention_maps(model: Any, ids) -> torch.Tensor:
     """Attention weights of every layer and head for one sequence: (n_layers, h, L, L)."""
     ids = torch.as_tensor(ids, dtype=torch.long, device=model.rope_cos.device).reshape(1, -1)
     L = ids.shape[1]
@@ -578,6 +583,7 @@ def find_cached_qwen3(
         try_to_load_from_cache(repo_id, name, cache_dir=cache_dir)
         for name in ("config.json", "model.safetensors", "tokenizer.json")
     ]
-    if not all(isinstance(f, str) for f in found):
+    paths = [f for f in found if isinstance(f, str)]
+    if len(paths) < len(found):
         return None
-    return Path(found[0]).parent
+    return Path(paths[0]).parent

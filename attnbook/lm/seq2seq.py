@@ -28,6 +28,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -238,6 +239,8 @@ class Seq2SeqConfig:
 class Seq2SeqTransformer(nn.Module):
     """Source ids (B, L_s) and target ids (B, L_t) -> next-token logits (B, L_t, V)."""
 
+    sinusoids: torch.Tensor  # (max_len, d): a buffer, registered in __init__
+
     def __init__(self, config: Seq2SeqConfig) -> None:
         super().__init__()
         self.config = config
@@ -301,7 +304,7 @@ class Seq2SeqTransformer(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
 
-def as_torch_transformer(model: nn.Module) -> nn.Transformer:
+def as_torch_transformer(model: Any) -> nn.Transformer:
     """PyTorch's ``nn.Transformer(norm_first=True)`` holding ``model``'s weights.
 
     ``model`` is the course's ``Seq2SeqTransformer`` or notebook 11's ``EncoderDecoder``:
@@ -310,6 +313,9 @@ def as_torch_transformer(model: nn.Module) -> nn.Transformer:
     ``ln_final``. PyTorch keeps the three input projections as one ``in_proj_weight``;
     the embeddings, positions and head stay outside it (see
     ``torch_transformer_logits``).
+
+    Typed ``Any``: it is duck-typed over classes the learner writes, whose layers mypy
+    cannot know (an ``nn.Module``'s submodules are dynamic attributes).
     """
     first = model.encoder[0]
     d, h = first.ln1.normalized_shape[0], first.self_attn.n_heads
@@ -352,7 +358,7 @@ def as_torch_transformer(model: nn.Module) -> nn.Transformer:
 
 
 def torch_transformer_logits(
-    model: nn.Module, src_ids: torch.Tensor, tgt_ids: torch.Tensor, pad_id: int = 0
+    model: Any, src_ids: torch.Tensor, tgt_ids: torch.Tensor, pad_id: int = 0
 ) -> torch.Tensor:
     """The logits (B, L_t, V) that ``nn.Transformer(norm_first=True)`` computes with
     ``model``'s weights: the same embeddings and sinusoids in, the same head out, and

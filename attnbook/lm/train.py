@@ -25,7 +25,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import numpy as np
 import torch
@@ -272,7 +272,15 @@ def learning_rate(config: Any, step: int) -> float:
     return config.lr * (config.min_lr_ratio + (1.0 - config.min_lr_ratio) * cosine)
 
 
-def build_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
+class OptimizerSettings(Protocol):
+    """What `build_optimizer` reads from a configuration (`TrainConfig`, or notebook 11's
+    `attnbook.lm.seq2seq.ReplyTrainConfig`)."""
+
+    lr: float
+    weight_decay: float
+
+
+def build_optimizer(model: torch.nn.Module, config: OptimizerSettings) -> torch.optim.Optimizer:
     """AdamW; matrices decay, biases, norms and embeddings do not."""
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "embed" not in n]
     rest = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "embed" not in n)]
