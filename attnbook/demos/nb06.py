@@ -12,6 +12,8 @@ Every figure function returns its matplotlib Figure with labelled axes and a tit
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
@@ -19,8 +21,9 @@ import torch.nn.functional as F
 from matplotlib.patches import FancyBboxPatch, Rectangle
 from torch import nn
 
-from attnbook.lm.model import CausalSelfAttention, LMConfig, TransformerLM
+from attnbook.lm.model import CausalSelfAttention, LMConfig, TransformerBlock, TransformerLM
 from attnbook.plots import plot_heatmap
+from attnbook.typed import all_of
 
 __all__ = [
     "POSITION_OPTIONS",
@@ -64,11 +67,12 @@ def require_last_axis(name: str, x, size: int, meaning: str) -> None:
         raise ValueError(f"{name} must end with an axis of {meaning} = {size}; got shape {shape}")
 
 
-def zero_branches(block: nn.Module) -> nn.Module:
+def zero_branches(block: Any) -> Any:
     """Zero the output layers of both residual branches (``attn.W_O`` and ``mlp.fc_out``).
 
     Each branch then adds exactly zero, so whatever the block still does to its input comes
-    from the path around the branches. Works in place on any block with those names.
+    from the path around the branches. Works in place on any block with those names
+    (typed ``Any``: the learner's blocks are duck-typed).
     """
     with torch.no_grad():
         for layer in (block.attn.W_O, block.mlp.fc_out):
@@ -246,7 +250,7 @@ def plot_depth_profiles(profiles: list[dict]):
 # ---------------------------------------------------------------------------------------
 # Causality of a whole stack, by gradients
 # ---------------------------------------------------------------------------------------
-def causality_gradients(model: nn.Module, idx: torch.Tensor, seed: int = 0) -> np.ndarray:
+def causality_gradients(model: Any, idx: torch.Tensor, seed: int = 0) -> np.ndarray:
     """``G[l, s]``: size of the gradient of the logits at position l with respect to the
     input vector at position s (the output of ``model.embed``), for ids ``idx`` (B, L).
 
@@ -279,7 +283,7 @@ def causality_gradients(model: nn.Module, idx: torch.Tensor, seed: int = 0) -> n
 def plot_causality(G: np.ndarray, tokens: list[str] | None = None):
     """Heatmap of ``G[l, s]`` (see `causality_gradients`); exact zeros above the diagonal."""
     L = G.shape[0]
-    labels = [f"{s}:{t}" for s, t in enumerate(tokens)] if tokens else list(range(L))
+    labels = [f"{s}:{t}" for s, t in enumerate(tokens)] if tokens else [str(s) for s in range(L)]
     fig = plot_heatmap(
         G,
         "Gradient of the logits at l with respect to the input at s",
@@ -302,7 +306,7 @@ def plot_causality(G: np.ndarray, tokens: list[str] | None = None):
 # ---------------------------------------------------------------------------------------
 # Shape walk
 # ---------------------------------------------------------------------------------------
-def shape_walk(model: nn.Module, idx: torch.Tensor) -> list[tuple[str, tuple[int, ...]]]:
+def shape_walk(model: Any, idx: torch.Tensor) -> list[tuple[str, tuple[int, ...]]]:
     """The shape of every stage on the way from ids ``(B, L)`` to logits ``(B, L, V)``.
 
     Works with any decoder whose submodules follow the course names (``embed``, optional
@@ -414,7 +418,8 @@ def keys_and_values(model: TransformerLM, idx: torch.Tensor, t: int) -> list[tup
         q, k, v = attention.heads_qkv(args[0], args[1] if len(args) > 1 else None)
         found.append((k[0, :, t].clone(), v[0, :, t].clone()))  # (h, d_k) each
 
-    handles = [block.attn.register_forward_pre_hook(grab) for block in model.blocks]
+    blocks = all_of(model.blocks, TransformerBlock, "model.blocks")
+    handles = [block.attn.register_forward_pre_hook(grab) for block in blocks]
     try:
         model.eval()(idx)
     finally:

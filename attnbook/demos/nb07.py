@@ -41,10 +41,11 @@ from matplotlib.figure import Figure
 from attnbook.lm.corpus import DEFAULT_GRAMMAR, EmailGrammar, make_splits
 from attnbook.lm.data import batch_iterator, pad_batch, validation_loss
 from attnbook.lm.generation import KVCache, decode_step
-from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
 from attnbook.lm.tokenizer import WordTokenizer
 from attnbook.lm.train import fit_batch
 from attnbook.plots import show_figure
+from attnbook.typed import all_of, one_of
 from attnbook.widgets import bars_html
 
 __all__ = [
@@ -386,17 +387,18 @@ def attention_maps(model: TransformerLM, ids: Sequence[int] | torch.Tensor) -> t
     ids = torch.as_tensor(ids, dtype=torch.long).reshape(1, -1)  # (1, L)
     device = next(model.parameters()).device
     captured: dict[int, tuple] = {}
+    blocks = all_of(model.blocks, TransformerBlock, "model.blocks")
     hooks = [
         block.attn.register_forward_pre_hook(
             lambda _module, args, layer=layer: captured.__setitem__(layer, args)
         )
-        for layer, block in enumerate(model.blocks)
+        for layer, block in enumerate(blocks)
     ]
     try:
         with torch.no_grad():
             model(ids.to(device))
             maps = []
-            for layer, block in enumerate(model.blocks):
+            for layer, block in enumerate(blocks):
                 x, rope = captured[layer][0], captured[layer][1]
                 q, k, _ = block.attn.heads_qkv(x, rope)  # (1, h, L, d_k) each
                 scores = q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1])
@@ -556,7 +558,11 @@ def head_survey(
     for layer in range(model.config.n_layers):
         for head in range(model.config.n_heads):
             peaks = torch.cat([m[layer, head, min_keys - 1 :].max(dim=-1).values for m in maps])
-            row = {"layer": layer, "head": head, "max_weight": float(peaks.mean())}
+            row: dict[str, float | list[float]] = {
+                "layer": layer,
+                "head": head,
+                "max_weight": float(peaks.mean()),
+            }
             for mode in ("zero", "uniform"):
                 changes = [
                     torch.as_tensor(ablate(model, torch.tensor([seq]), layer, head, mode)).flatten()
@@ -578,7 +584,7 @@ def mean_ablation_changes(
     its average over all positions of all ``sequences`` (a typical output that carries
     nothing about the token at hand, unlike the zeros it never writes in training). Returns
     the change in log-probability of each target, one (L - 1,) tensor per sequence."""
-    attention = model.blocks[layer].attn
+    attention = one_of(model.blocks[layer], TransformerBlock, f"model.blocks[{layer}]").attn
     cols = slice(head * attention.d_k, (head + 1) * attention.d_k)
     seen: list[torch.Tensor] = []
     mean: dict[str, torch.Tensor] = {}

@@ -86,7 +86,7 @@ def dependency_paths(L: int) -> dict:
     """
     if L < 1:
         raise ValueError(f"L: expected a positive length, got {L}")
-    out = {"L": L}
+    out: dict[str, int | np.ndarray] = {"L": L}
     for kind in ("rnn", "attention"):
         edges = _graph(kind, L)
         dist = _hops(edges, "x0")
@@ -147,7 +147,7 @@ def plot_paths(paths: dict, reach: dict | None = None) -> Figure:
     """Hops from x_0 to h_t (left) and, if given, the gradient reach (right)."""
     fig = Figure(figsize=(10 if reach else 5.5, 3.6))
     axes = fig.subplots(1, 2 if reach else 1)
-    axes = np.atleast_1d(axes)
+    axes = np.atleast_1d(np.asarray(axes, dtype=object))
     t = np.arange(paths["L"])
     axes[0].plot(
         t, paths["hops_rnn"], "o-", ms=3, label=f"RNN ({paths['steps_rnn']} sequential steps)"
@@ -190,7 +190,9 @@ def time_recurrences(
     Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
     A = 0.9 * Q  # (n, n), an orthogonal matrix shrunk: every eigenvalue has modulus 0.9
     B = rng.standard_normal((n, m))  # (n, m)
-    out = {"lengths": list(lengths), "seconds": {name: [] for name in functions}, "max_diff": []}
+    seconds: dict[str, list[float]] = {name: [] for name in functions}
+    max_diff: list[float] = []
+    out = {"lengths": list(lengths), "seconds": seconds, "max_diff": max_diff}
     for L in lengths:
         X = rng.standard_normal((L, m))  # (L, m)
         results = {}
@@ -200,9 +202,9 @@ def time_recurrences(
                 start = time.perf_counter()
                 results[name] = np.asarray(fn(A, B, X))
                 best = min(best, time.perf_counter() - start)
-            out["seconds"][name].append(best)
+            seconds[name].append(best)
         first, *rest = results.values()
-        out["max_diff"].append(float(np.abs(first - rest[0]).max()) if rest else 0.0)
+        max_diff.append(float(np.abs(first - rest[0]).max()) if rest else 0.0)
     return out
 
 

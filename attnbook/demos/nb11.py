@@ -24,6 +24,7 @@ import contextlib
 import html
 import math
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeAlias
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -49,12 +50,17 @@ __all__ = [
     "summarise",
 ]
 
+#: notebook 11's ``EncoderDecoder`` (the learner's) or the course's ``Seq2SeqTransformer``:
+#: duck-typed by the course's names (``decoder[i].cross_attn`` ...), which mypy cannot see
+#: on an ``nn.Module`` (its submodules are dynamic attributes)
+EncoderDecoderLike: TypeAlias = Any
+
 
 # ---------------------------------------------------------------------------------------------
 # Attention over the source
 # ---------------------------------------------------------------------------------------------
 def source_attention(
-    model: torch.nn.Module, src_ids: Sequence[int], tgt_ids: Sequence[int]
+    model: EncoderDecoderLike, src_ids: Sequence[int], tgt_ids: Sequence[int]
 ) -> torch.Tensor:
     """Cross-attention weights (n_layers, h, L_t, L_s) of one (source, target) pair.
 
@@ -64,7 +70,7 @@ def source_attention(
     """
     src = torch.as_tensor(src_ids, dtype=torch.long).reshape(1, -1)  # (1, L_s)
     tgt = torch.as_tensor(tgt_ids, dtype=torch.long).reshape(1, -1)  # (1, L_t)
-    captured: dict[int, tuple] = {}
+    captured: dict[int, dict[str, Any]] = {}
 
     def catch(layer: int):
         def hook(_module, args, kwargs):
@@ -131,7 +137,7 @@ class SourceAttentionExplorer(widgets.VBox):
 
     def __init__(
         self,
-        model: torch.nn.Module,
+        model: EncoderDecoderLike,
         tokenizer,
         emails: Sequence[Email],
         replies: Sequence[Sequence[str]],
@@ -259,7 +265,7 @@ def _grid_html(
 
 
 def source_attention_explorer(
-    model: torch.nn.Module,
+    model: EncoderDecoderLike,
     tokenizer,
     emails: Sequence[Email],
     replies: Sequence[Sequence[str]],
@@ -303,7 +309,7 @@ def plot_cross_mask(
 
 @torch.no_grad()
 def influence(
-    model: torch.nn.Module, src_ids: torch.Tensor, tgt_ids: torch.Tensor, vocab_size: int
+    model: EncoderDecoderLike, src_ids: torch.Tensor, tgt_ids: torch.Tensor, vocab_size: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """How far the logits move when one token changes: ``(G_src, G_tgt)``.
 
@@ -486,7 +492,7 @@ CROSS_ABLATIONS = ("zero", "uniform", "mean")
 
 @contextlib.contextmanager
 def ablated_cross_head(
-    model: torch.nn.Module, layer: int, head: int, mode: str, mean: torch.Tensor | None = None
+    model: EncoderDecoderLike, layer: int, head: int, mode: str, mean: torch.Tensor | None = None
 ) -> Iterator[None]:
     """Inside the ``with``, head ``head`` of decoder block ``layer``'s cross-attention is
     removed; the hooks come off on leaving, even after an error.
@@ -523,6 +529,7 @@ def ablated_cross_head(
         elif mode == "uniform":
             y[..., cols] = seen["uniform"][:, None, :]
         else:
+            assert mean is not None  # checked on entry
             y[..., cols] = mean.to(y.dtype)
         return (y,)
 
@@ -535,7 +542,7 @@ def ablated_cross_head(
             hook.remove()
 
 
-def cross_head_mean(model: torch.nn.Module, tokenizer, pairs, layer: int, head: int):
+def cross_head_mean(model: EncoderDecoderLike, tokenizer, pairs, layer: int, head: int):
     """The head's output (d_k,), averaged over every real reply position of ``pairs``
     ((email, reply words), teacher-forced): the replacement of the "mean" ablation."""
     attn = model.decoder[layer].cross_attn
@@ -557,7 +564,7 @@ def cross_head_mean(model: torch.nn.Module, tokenizer, pairs, layer: int, head: 
 
 
 def greeting_under_ablation(
-    model: torch.nn.Module,
+    model: EncoderDecoderLike,
     tokenizer,
     emails: Sequence[Email],
     layer: int,
