@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from types import SimpleNamespace
 
 import numpy as np
@@ -608,18 +609,20 @@ def check_scaled_dot_product_attention(
             q = torch.randn(*lead, L_q, d_k, generator=g, dtype=dtype)
             k = torch.randn(*lead, L_k, d_k, generator=g, dtype=dtype)
             v = torch.randn(*lead, L_k, d_v, generator=g, dtype=dtype)
-            allowed = None if seed % 4 == 0 else torch.rand(*lead, L_q, L_k, generator=g) < 0.6
+            trial_allowed = (
+                None if seed % 4 == 0 else torch.rand(*lead, L_q, L_k, generator=g) < 0.6
+            )
             call = (
                 f"scaled_dot_product_attention on random q {tuple(q.shape)}, k "
                 f"{tuple(k.shape)}, v {tuple(v.shape)}, {dtype}, "
-                f"{'no mask' if allowed is None else 'random mask'} (seed {seed})"
+                f"{'no mask' if trial_allowed is None else 'random mask'} (seed {seed})"
             )
-            _check_sdpa_case(run, call, q, k, v, allowed, reference(q, k, v, allowed))
+            _check_sdpa_case(run, call, q, k, v, trial_allowed, reference(q, k, v, trial_allowed))
             _close(
                 run,
                 f"{call} against F.scaled_dot_product_attention",
-                _call(run, call, q, k, v, allowed),
-                _torch_expected(q, k, v, allowed),
+                _call(run, call, q, k, v, trial_allowed),
+                _torch_expected(q, k, v, trial_allowed),
             )
     run.done()
 
@@ -700,15 +703,19 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
         q, k, v = (_split(layer(x), n_heads) for layer in (module.W_Q, module.W_K, module.W_V))
         mask = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool) if allowed is None else allowed
 
+        def per_projection(
+            f: Callable[[nn.Module], torch.Tensor],
+        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            """`f` of W_Q, W_K and W_V."""
+            return f(module.W_Q), f(module.W_K), f(module.W_V)
+
         def attend(q, k, v, scale, mask=mask):
             S = (q @ k.transpose(-2, -1) * scale).masked_fill(~mask, -math.inf)
             return torch.nan_to_num(torch.softmax(S, dim=-1), nan=0.0) @ v
 
         right = attend(q, k, v, 1 / math.sqrt(d_k))
         B, L, _ = x.shape
-        wrong_split = [
-            t.reshape(B, n_heads, L, d_k) for t in (module.W_Q(x), module.W_K(x), module.W_V(x))
-        ]
+        wrong_split = per_projection(lambda layer: layer(x).reshape(B, n_heads, L, d_k))
         out = [
             (
                 "forgot W_O: the merged heads returned without the output projection",
@@ -778,10 +785,7 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
                     module.W_O,
                     _merge(
                         attend(
-                            *(
-                                _split(raw(layer, x), n_heads)
-                                for layer in (module.W_Q, module.W_K, module.W_V)
-                            ),
+                            *per_projection(lambda layer: _split(raw(layer, x), n_heads)),
                             1 / math.sqrt(d_k),
                         )
                     ),
@@ -812,10 +816,7 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
                     module.W_O(
                         _merge(
                             attend(
-                                *(
-                                    _split(layer(x), 2)
-                                    for layer in (module.W_Q, module.W_K, module.W_V)
-                                ),
+                                *per_projection(lambda layer: _split(layer(x), 2)),
                                 1 / math.sqrt(d_model // 2),
                             )
                         )
@@ -832,10 +833,7 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
                     module.W_O(
                         _merge(
                             attend(
-                                *(
-                                    _split(layer(xt), n_heads)
-                                    for layer in (module.W_Q, module.W_K, module.W_V)
-                                ),
+                                *per_projection(lambda layer: _split(layer(xt), n_heads)),
                                 1 / math.sqrt(d_k),
                                 mask=every,
                             )
@@ -859,10 +857,7 @@ def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
                     module.W_O(
                         _merge(
                             attend(
-                                *(
-                                    _split(layer(x), d_k)
-                                    for layer in (module.W_Q, module.W_K, module.W_V)
-                                ),
+                                *per_projection(lambda layer: _split(layer(x), d_k)),
                                 1 / math.sqrt(n_heads),
                                 mask=mask,
                             )
@@ -966,17 +961,29 @@ HINT_MHA_SHAPE = "the output has the input's shape"
 
 
 def _compare_mha(
-    run: CheckRun, module, x, allowed, kwargs, n_heads: int, call: str, reference=None
+    run: CheckRun,
+    module,
+    x,
+    allowed,
+    kwargs,
+    n_heads: int,
+    call: str,
+    reference=None,
+    seen: dict[str, bool] | None = None,
 ) -> None:
     """Run the learner's module on x (and allowed) and compare with nn.MultiheadAttention
-    (and the reference class) holding the same weights, in x's dtype."""
+    (and the reference class) holding the same weights, in x's dtype. `seen["float32_out"]`
+    records whether float64 in came back float32 out (read before any comparison fails)."""
     B, L, d_model = x.shape
     layers = _local_layers(module, d_model, x.dtype)
     torch_module = _torch_mha(layers, d_model, n_heads, x.dtype)
     args = (x,) if allowed is None else (x, allowed)
     y = _invoke(run, call, module, *args)
     # float32 out of float64 in and float64 weights: the module builds float32 tensors
-    run.float32_out = getattr(y, "dtype", None) == torch.float32 and x.dtype == torch.float64
+    if seen is not None:
+        seen["float32_out"] = (
+            getattr(y, "dtype", None) == torch.float32 and x.dtype == torch.float64
+        )
     again = _invoke(run, call, module, *args)
     with torch.no_grad():
         expected, _ = torch_module(x, x, x, need_weights=False, **kwargs)
@@ -1042,15 +1049,15 @@ def _check_mha_case(
     # float64: a module that builds default-dtype (float32) tensors inside forward is right
     # in the float32 world learners use but may fail here with a dtype error or lose float64
     # precision; when the float64 case fails that way, it is compared again in float32.
-    passed, run.float32_out = run.passed, False
+    passed, seen = run.passed, {"float32_out": False}
     try:
-        _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference)
+        _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference, seen)
         return
     except CheckFailure as err:
         # a dtype error, or wrong values from a module whose float64 output came back as
         # float32 (read from the output, so it works across the grader's sandbox too); any
         # other failure is reported as it is
-        built_float32 = getattr(run, "float32_out", False)
+        built_float32 = seen["float32_out"]
         if not (_about_dtypes(err) or built_float32 and err.__cause__ is None):
             raise
         first = err

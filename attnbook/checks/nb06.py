@@ -203,13 +203,17 @@ def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
             gamma * centred / (var + eps) + beta,
             HINT_NO_SQUARE_ROOT,
         ),
-        Mistake(
-            "the eps argument ignored (1e-5 written in)",
-            gamma * centred / torch.sqrt(var + 1e-5) + beta,
-            HINT_EPS_ARGUMENT_IGNORED,
-        )
-        if eps != 1e-5
-        else None,
+        *(
+            [
+                Mistake(
+                    "the eps argument ignored (1e-5 written in)",
+                    gamma * centred / torch.sqrt(var + 1e-5) + beta,
+                    HINT_EPS_ARGUMENT_IGNORED,
+                )
+            ]
+            if eps != 1e-5
+            else []
+        ),
         Mistake(
             "gamma and beta swapped",
             beta * centred / torch.sqrt(var + eps) + gamma,
@@ -282,7 +286,6 @@ def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
                 HINT_VARIANCE_BY_BATCH,
             )
         )
-    out = [m for m in out if m is not None]
     if h.ndim >= 2 and h.shape[0] > 1:
         label = "the batch axis" if h.ndim >= 3 else "the first axis (across tokens)"
         out.append(
@@ -1206,7 +1209,7 @@ def _decoder_forward(
         h = ref.embed(idx) * (math.sqrt(config.d_model) if scale_embed else 1.0)  # (B, L, d)
         where = idx if pos_from_ids else torch.arange(L)
         rope = None
-        positions = 0.0
+        positions: float | torch.Tensor = 0.0
         if config.positions == "learned" and add_positions:
             positions = ref.pos(where)
         if config.positions == "sinusoidal" and add_positions:
@@ -1499,13 +1502,13 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
     G = _causality(run, model, idx)
     future = np.triu(np.ones_like(G, dtype=bool), k=1)
     run.expect_true(
-        np.all(G[future] <= 1e-6),
+        bool(np.all(G[future] <= 1e-6)),
         "Decoder: the logits at some position l depend on an input at s > l "
         f"(G = {np.round(G, 3).tolist()}).",
         hint=HINT_DECODER_CAUSAL,
     )
     run.expect_true(
-        np.all(np.diag(G) > 0.0),
+        bool(np.all(np.diag(G) > 0.0)),
         "Decoder: the logits at position l do not depend on the token at l.",
         hint=HINT_DECODER_RESIDUALS,
     )
