@@ -1,10 +1,15 @@
-"""mypy checks the model, the trainer and the grader with the settings in pyproject.toml."""
+"""mypy checks all of attnbook/ and autograder/grader/ with the settings in pyproject.toml.
+
+Not marked slow: it is part of the fast set (`make test-fast`), beside the ruff tests in
+test_package.py. The first run parses torch's stubs (minutes); later ones reuse .mypy_cache.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import subprocess
 import sys
+import tomllib
 
 import pytest
 from conftest import ROOT
@@ -24,7 +29,35 @@ def run_mypy(*args: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def test_model_trainer_and_grader_type_check():
+#: modules being rewritten by other work of issue 28, whose errors are not yet fixed
+#: (pyproject's ignore_errors override); the list may only shrink
+BEING_REWRITTEN = {
+    "attnbook.checks._core",
+    "attnbook.checks.nb01",
+    "attnbook.checks.nb03",
+    "attnbook.checks.nb04",
+    "attnbook.ablation",
+    "attnbook.lengths",
+}
+
+
+def test_the_settings_cover_both_trees_and_exempt_no_other_module():
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert sorted(settings["files"]) == ["attnbook", "autograder/grader"]
+    assert settings["check_untyped_defs"] is True
+    assert settings["warn_unused_ignores"] is True
+    for override in settings.get("overrides", []):
+        modules = override["module"]
+        modules = [modules] if isinstance(modules, str) else modules
+        if override.get("ignore_errors") or override.get("follow_imports") in ("silent", "skip"):
+            assert set(modules) <= BEING_REWRITTEN, sorted(set(modules) - BEING_REWRITTEN)
+        others = set(override) - {"module", "ignore_missing_imports", "ignore_errors"}
+        assert not others, f"an override that loosens more: {sorted(others)}"
+        if override.get("ignore_missing_imports"):
+            assert not any(m.startswith(("attnbook", "grader")) for m in modules), modules
+
+
+def test_attnbook_and_the_grader_type_check():
     result = run_mypy()
     assert result.returncode == 0, f"mypy found errors:\n{result.stdout}{result.stderr}"
     assert "Success: no issues found" in result.stdout, result.stdout

@@ -16,6 +16,7 @@ import functools
 import math
 from dataclasses import asdict
 from functools import partial
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -242,7 +243,7 @@ HINT_SIZES_FROM_INPUT = (
 )
 
 
-_CRASH_HINTS = [
+_CRASH_HINTS: list[tuple[str | tuple[str, ...], str]] = [
     (("'tuple' object has no attribute", "got tuple"), HINT_BLOCK_PAIR_CRASH),
     ("must match the size", HINT_SIZE_MISMATCH),
     ("shape '[", HINT_SIZES_FROM_INPUT),
@@ -917,7 +918,7 @@ def check_grouped_query_attention(
             L_k = L_q + int(torch.randint(0, 4, (1,), generator=g))
             dtype = torch.float64 if seed % 2 else torch.float32
             q, k, v = _qkv(B, h_kv * group, h_kv, L_q, L_k, d_k, seed=1300 + seed, dtype=dtype)
-            allowed = (
+            trial_allowed = (
                 None
                 if seed % 4 == 0
                 else (
@@ -929,7 +930,7 @@ def check_grouped_query_attention(
             call = (
                 f"grouped_query_attention on random q {tuple(q.shape)}, k, v "
                 f"{tuple(k.shape)}, {dtype}, "
-                f"{'no mask' if allowed is None else 'a mask'} (seed {seed})"
+                f"{'no mask' if trial_allowed is None else 'a mask'} (seed {seed})"
             )
             _expect_gqa(
                 run,
@@ -938,8 +939,8 @@ def check_grouped_query_attention(
                 q,
                 k,
                 v,
-                allowed,
-                expected=reference(q, k, v, allowed),
+                trial_allowed,
+                expected=reference(q, k, v, trial_allowed),
             )
     run.done()
 
@@ -1070,7 +1071,10 @@ def check_kv_cache_bytes(kv_cache_bytes, reference=None, trials: int = 12) -> No
 # ---------------------------------------------------------------------------------------
 # Shared by the module checks: random weights, configs
 # ---------------------------------------------------------------------------------------
-def _randomise(module: nn.Module, seed: int) -> nn.Module:
+_M = TypeVar("_M", bound=nn.Module)
+
+
+def _randomise(module: _M, seed: int) -> _M:
     """Random weights everywhere, norm weights included (a norm in the wrong place, or a
     missing one, then changes the output); unit-gain matrices, a moderate embedding."""
     g = torch.Generator().manual_seed(seed)
@@ -1241,7 +1245,8 @@ HINT_VALUES_NORMALISED = "QK-norm is for queries and keys only; the values are n
 HINT_NO_NORM1 = "normalise the attention's input: x = self.norm1(h)"
 
 
-_BLOCK_MISTAKES = [
+#: (name, the switches of `_block_variant` that make the slip, hint)
+_BLOCK_MISTAKES: list[tuple[str, dict[str, Any], str]] = [
     ("no QK-norm (q_norm and k_norm created, not applied)", {"qk": "none"}, HINT_NO_QK_NORM),
     ("QK-norm applied after RoPE", {"qk": "after_rope"}, HINT_QK_NORM_AFTER_ROPE),
     ("q_norm used for the keys too", {"qk": "q_for_both"}, HINT_K_NORM),
@@ -1273,7 +1278,7 @@ HINT_CACHE_UNROTATED = (
 )
 
 
-_CACHE_MISTAKES = [
+_CACHE_MISTAKES: list[tuple[str, dict[str, Any], str]] = [
     ("keys cached before RoPE", {"cache": "unrotated"}, HINT_CACHE_UNROTATED),
     ("the cached keys and values put after the new ones", {"past_first": False}, HINT_PAST_FIRST),
 ]
@@ -1818,7 +1823,7 @@ def _decode_mistakes(model: Qwen3LM, ids, cache, part: int, returned=None) -> li
     show it."""
     T = 0 if cache is None else cache[0][0].shape[2]
     h_kv = model.config.n_kv_heads
-    table = [
+    table: list[tuple[str, dict[str, Any], str]] = [
         ("the final RMSNorm forgotten", {"final_norm": False}, HINT_DECODE_NO_FINAL_NORM),
         ("positions offset by one (T + 1)", {"offset": T + 1}, HINT_DECODE_OFFSET_BY_ONE),
     ]

@@ -31,12 +31,14 @@ from attnbook.checks._core import (
 from attnbook.checks._modules import module_view, parameter_shapes
 from attnbook.checks._source import definitions, names_reached
 from attnbook.lm.seq2seq import (
+    EncoderLayer,
     Seq2SeqConfig,
     Seq2SeqTransformer,
     beam_decode,
     causal,
     randomise,
 )
+from attnbook.typed import all_of
 
 __all__ = [
     "check_beam_search",
@@ -439,7 +441,7 @@ def _variant(ref: Seq2SeqTransformer, src, tgt, change: str = "") -> torch.Tenso
             "encoder query mask": real[:, None, :, None].expand(-1, 1, L_s, L_s),
         }.get(change, keys)
         h = emb
-        for layer in ref.encoder:
+        for layer in all_of(ref.encoder, EncoderLayer, "ref.encoder"):
             inp = emb if change == "encoder blocks fed the embeddings" else h
             x = layer.ln1(inp)
             u = inp + layer.self_attn(x, x, enc_mask)
@@ -448,9 +450,9 @@ def _variant(ref: Seq2SeqTransformer, src, tgt, change: str = "") -> torch.Tenso
         memory = h if change == "no ln_enc" else ref.ln_enc(h)
         tgt_emb = ref.embed(tgt) + (0.0 if change == "no target positions" else ref.sinusoids[:L_t])
         h = tgt_emb
-        for layer in ref.decoder:
+        for block in ref.decoder:
             inp = tgt_emb if change == "decoder blocks fed the embeddings" else h
-            h_new = _decoder_variant(layer, inp, memory, keys, change)
+            h_new = _decoder_variant(block, inp, memory, keys, change)
             h = h if change == "decoder outputs discarded" else h_new
         return ref.head(h if change == "no ln_final" else ref.ln_final(h))
 
@@ -943,8 +945,8 @@ def lookup_model(next_probs: dict[int, dict[int, float]], vocab_size: int) -> Se
         for nxt, p in row.items():
             table[token, nxt] = math.log(p)
     with torch.no_grad():
-        for p in model.parameters():
-            p.zero_()
+        for param in model.parameters():
+            param.zero_()
         for ln in (
             model.ln_enc,
             model.ln_final,
@@ -1048,7 +1050,9 @@ def _search(
     if rule == "greedy":
         k = 1
     rank = _ranking(rule, alpha)
-    live, scores, finished = [[BOS]], [0.0], []
+    live: list[list[int]] = [[BOS]]
+    scores: list[float] = [0.0]
+    finished: list[tuple[float, list[int]]] = []
     steps = max_len + {"one step short": -1, "one step too many": 1}.get(rule, 0)
     for _ in range(max(0, steps)):
         if rule == "raw early stop" and finished and max(f[0] for f in finished) >= max(scores):
@@ -1261,7 +1265,7 @@ def _expect_search(
     """One call of the student's beam_search, its ids and score compared with `expected`
     (the specified search when None); a wrong reply is matched against the known mistakes.
     `alpha` None leaves the argument out of the call."""
-    crash_hints = [
+    crash_hints: list[tuple[str | tuple[str, ...], str]] = [
         (("must match the size", "Expected size", "expand", "same batch size"), HINT_REPEAT_SOURCE),
         ("'NoneType'", HINT_RETURN_IDS_SCORE),
     ]

@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 import torch.nn.functional as F
@@ -396,7 +396,10 @@ def initialise(model: nn.Module) -> nn.Module:
     return model
 
 
-def randomise(model: nn.Module, seed: int) -> nn.Module:
+_M = TypeVar("_M", bound=nn.Module)
+
+
+def randomise(model: _M, seed: int) -> _M:
     """Random weights of unit scale by module type, so that every path carries a visible
     signal (the checks and the notebook's probes): embeddings N(0, 1), linear weights
     N(0, 1 / fan_in), biases N(0, 0.2^2), LayerNorm scales 1 + N(0, 0.3^2) and shifts
