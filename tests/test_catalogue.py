@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SOLUTIONS, grade_cells, read
+from conftest import SOLUTIONS, grade_cells, read, run_mistake
 from grader.catalogue import (
     CatalogueError,
     alternative,
@@ -91,16 +91,15 @@ def test_every_entry_still_applies(notebook):
 
 @pytest.mark.parametrize(("notebook", "variant"), list(_variants("MISTAKES")))
 def test_mistake_loses_points_with_its_hint(notebook, variant):
-    nb = apply_variant(solution_notebook(notebook), variant)
-    result = run_graded_cells(nb, only_test=variant.test)[variant.test]
-    assert result.error is not None, f"{variant.name!r} passed {variant.test}; it must fail"
-    assert isinstance(result.error, AssertionError), (
-        f"{variant.name!r} failed with {type(result.error).__name__}, not a check failure: "
-        f"{result.error}"
+    # one run per session (conftest.run_mistake): test_feedback.py reads the same run
+    run = run_mistake(apply_variant(solution_notebook(notebook), variant), variant.test)
+    assert run.error_type is not None, f"{variant.name!r} passed {variant.test}; it must fail"
+    assert issubclass(run.error_type, AssertionError), (
+        f"{variant.name!r} failed with {run.error_type.__name__}, not a check failure: {run.text}"
     )
     what = "its detector's text" if variant.detects else "the hint"
-    assert variant.hint in str(result.error), (
-        f"{variant.name!r}: the message does not contain {what} {variant.hint!r}:\n{result.error}"
+    assert variant.hint in run.text, (
+        f"{variant.name!r}: the message does not contain {what} {variant.hint!r}:\n{run.text}"
     )
 
 
