@@ -36,3 +36,30 @@ def test_the_check_fails_on_a_stale_notebook_or_reference(release, tmp_path, mon
     answers.write_text(answers.read_text().replace("'ABC', 'B'", "'ABC', 'A'", 1))
     assert release.main(["--check"]) == 1
     assert "nb01_attention_scores.py" in capsys.readouterr().out
+
+
+def test_a_reused_tree_is_taken_only_when_made_from_the_same_inputs(
+    released_tree, tmp_path, monkeypatch
+):
+    """$ATTNBOOK_RELEASE_REUSE (the suite's `make release` in a clone): the script copies
+    the named tree instead of running nbgrader only when the digest beside it is that of
+    this checkout's inputs; a changed solution (another digest) is generated again."""
+    from conftest import release_module
+
+    module = release_module()
+    tree = released_tree[0]
+    monkeypatch.delenv(module.REUSE_ENV, raising=False)
+    assert module.reusable_tree() is None
+    monkeypatch.setenv(module.REUSE_ENV, str(tree))
+    assert module.reusable_tree() == tree
+    copied = tmp_path / "copied"
+    module.generate(copied)
+    assert sorted(p.relative_to(copied) for p in copied.rglob("*")) == sorted(
+        p.relative_to(tree) for p in tree.rglob("*")
+    )
+    solutions = tmp_path / "solutions"  # one byte changed in one solution file
+    shutil.copytree(ROOT / "solutions", solutions)
+    first = sorted(solutions.glob("*/*.ipynb"))[0]
+    first.write_bytes(first.read_bytes() + b"\n")
+    monkeypatch.setattr(module, "SOLUTIONS", solutions)
+    assert module.reusable_tree() is None
