@@ -228,8 +228,8 @@ def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]
         defs.append(f"# {variant.cell}: {variant.name}\n{ast.unparse(fn)}")
         table.append((variant.cell, variant.name, _hint_id(variant.hint, module), fn.name))
     by_cell: dict[str, list[str]] = {}
-    for cell, name, hint, fn in table:
-        by_cell.setdefault(cell, []).append(f"        ({name!r}, {hint!r}, {fn}),\n")
+    for cell, name, hint, slip in table:
+        by_cell.setdefault(cell, []).append(f"        ({name!r}, {hint!r}, {slip}),\n")
     entries = "".join(f"    {cell!r}: [\n{''.join(r)}    ],\n" for cell, r in by_cell.items())
     text = (
         "# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run\n"

@@ -119,8 +119,9 @@ class Case:
 
 def case_tolerance(case: Case, expected) -> Tolerance:
     """The one tolerance of the case tables: float32 precision (`ACCEPTED_DTYPE`) for values
-    as large as the case's inputs and expected output, `case.depth` reductions deep."""
-    return tolerance(ACCEPTED_DTYPE, _magnitude(expected, *case.args), case.depth)
+    as large as the case's array inputs and expected output, `case.depth` reductions deep."""
+    arrays = [a for a in case.args if hasattr(a, "shape")]  # not sizes such as L or d
+    return tolerance(ACCEPTED_DTYPE, _magnitude(expected, *arrays), case.depth)
 
 
 def _magnitude(*values) -> float:
@@ -287,9 +288,7 @@ def _finite_hint(case: Case) -> str | None:
 
 def _close(run, case, call, seen, expected, slips, hint, what) -> None:
     tol = case_tolerance(case, expected)
-    run.expect_close(
-        call, seen, expected, mistakes=slips, rtol=tol.rtol, atol=tol.atol, what=what, hint=hint
-    )
+    run.expect_close(call, seen, expected, mistakes=slips, tol=tol, what=what, hint=hint)
 
 
 # -- hidden trials: one seed policy, one input generator per argument kind --------------------
@@ -345,7 +344,7 @@ def run_cases(run: CheckRun, function: str, cases: Sequence[Case], slips: Slips)
     return {case.id: run.case(case, slips.visible(function, case.id)) for case in cases}
 
 
-def probe_tolerance(*values, depth: int = 2) -> dict[str, float]:
-    """`rtol`/`atol` for a check's own probe (a property of the output), by the same policy as
+def probe_tolerance(*values, depth: int = 2) -> Tolerance:
+    """The tolerance of a check's own probe (a property of the output), by the same policy as
     the cases: float32 precision for values as large as `values`."""
-    return tolerance(ACCEPTED_DTYPE, _magnitude(*values), depth).kwargs()
+    return tolerance(ACCEPTED_DTYPE, _magnitude(*values), depth)

@@ -139,7 +139,7 @@ def check_project_qkv(project_qkv, reference=None, trials: int = 12) -> None:
         call,
         as_array(seen["non-square"][0])[1],
         _W_Q @ _X[1],
-        **probe_tolerance(_X, _W_Q),
+        tol=probe_tolerance(_X, _W_Q),
         hint=HINT_TOKEN_QUERY,
     )
     run_trials(run, "project_qkv", reference, trials, _qkv_trial, KNOWN)
@@ -222,7 +222,7 @@ def check_score_matrix(score_matrix, reference=None, trials: int = 12) -> None:
         f"{SCORE_CASES[0].call}: entry S[1, 2]",
         as_array(seen["worked"])[1, 2],
         float(WORKED_Q[1] @ WORKED_K[2]) / np.sqrt(3.0),
-        **probe_tolerance(WORKED_Q, WORKED_K),
+        tol=probe_tolerance(WORKED_Q, WORKED_K),
     )
     run_trials(run, "score_matrix", reference, trials, _scores_trial, KNOWN)
     run.done()
@@ -335,7 +335,7 @@ def check_softmax_rows(softmax_rows, reference=None, trials: int = 12) -> None:
     run = CheckRun(softmax_rows, in_place_hint=HINT_SOFTMAX_IN_PLACE)
     A = as_array(run_cases(run, "softmax_rows", SOFTMAX_CASES, KNOWN)["worked"])
     run.expect_true(
-        np.allclose(A.sum(axis=-1), 1.0) and np.all(A >= 0),
+        bool(np.allclose(A.sum(axis=-1), 1.0) and np.all(A >= 0)),
         f"{SOFTMAX_CASES[0].call}: every row must be non-negative and sum to 1; row sums "
         f"{A.sum(axis=-1)}",
     )
@@ -446,12 +446,12 @@ def check_attention(attention, reference=None, trials: int = 12) -> None:
     call = ATTENTION_CASES[1].call
     run.expect_true(np.allclose(A.sum(axis=-1), 1.0), f"{call}: each row of A must sum to 1")
     run.expect_close(
-        f"{call}: Y against A @ V", Y, A @ _V2, **probe_tolerance(Y, _V2), hint=HINT_Y_FROM_A
+        f"{call}: Y against A @ V", Y, A @ _V2, tol=probe_tolerance(Y, _V2), hint=HINT_Y_FROM_A
     )
     Y_perm = seen["reordered"][0]
     Y = as_array(seen["worked"][0])
     run.expect_close(
-        ATTENTION_CASES[2].call, Y_perm, Y[_PERM], **probe_tolerance(Y), hint=HINT_PERMUTATION
+        ATTENTION_CASES[2].call, Y_perm, Y[_PERM], tol=probe_tolerance(Y), hint=HINT_PERMUTATION
     )
     run_trials(run, "attention", reference, trials, _attention_trial, KNOWN)
     run.done()

@@ -92,7 +92,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         x = torch.from_numpy(X).requires_grad_()
         return tuple(x @ torch.from_numpy(W).T for W in (W_Q, W_K, W_V))"""),
     # -- score_matrix ------------------------------------------------------------------------------
-    mistake(SCORES, "no 1/sqrt(d_k) scaling", "return Q @ K.T", detects=nb01.HINT_NO_SCALING),
+    mistake(SCORES, "no 1/sqrt(d_k)", "return Q @ K.T", detects=nb01.HINT_NO_SCALING),
     mistake(SCORES, "divided by d_k instead of sqrt(d_k)", "return Q @ K.T / Q.shape[-1]",
             detects=nb01.HINT_DIVIDED_BY_D_K),
     mistake(SCORES, "scaled by the wrong dimension (sqrt of the number of tokens)",
@@ -177,7 +177,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(SCORES, "np.matrix product",
                 "return np.asmatrix(Q) * np.asmatrix(K).T / np.sqrt(Q.shape[1])"),
     # -- softmax_rows ------------------------------------------------------------------------------
-    mistake(SOFTMAX, "softmax over the wrong axis (columns sum to 1, not rows)",
+    mistake(SOFTMAX, "softmax over the wrong axis",
             edit("=-1", "=0", count=2),
             detects=nb01.HINT_SOFTMAX_AXIS, like="NaN for a row of -inf"),
     mistake(SOFTMAX, "overflows on large scores (no max subtraction)", edit("S - S.max()", "S"),
@@ -356,11 +356,11 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ATTENTION, "no 1/sqrt(d_k) scaling", edit("K.T / Q.shape[-1]", "K.T"),
             detects=nb01.HINT_ATTENTION_NO_SCALING,
             like="divided by d_k instead of sqrt(d_k) (or scaled twice)"),
-    mistake(ATTENTION, "weights transposed (A^T V)", edit("A, A @ V", "A.T @ V, A"),
+    mistake(ATTENTION, "weights transposed", edit("A, A @ V", "A.T @ V, A"),
             detects=nb01.HINT_WEIGHTS_TRANSPOSED, like="returns (A, Y)"),
     mistake(ATTENTION, "returns (A, Y)", [edit("Y =", "return A,"), delete("return Y, A")],
             detects=nb01.HINT_RETURN_Y_A),
-    mistake(ATTENTION, "softmax over the wrong axis", [
+    mistake(ATTENTION, "softmax over the key axis (columns)", [
         edit("))", "axis=0, keepdims=True))"), edit("()", "(axis=0, keepdims=True)"),
     ], detects=nb01.HINT_ATTENTION_AXIS, like="normalised over the whole score matrix"),
     mistake(ATTENTION, "divided by d_k instead of sqrt(d_k) (or scaled twice)",
@@ -372,7 +372,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         A = softmax_rows(S)
         return A @ V, S""", detects=nb01.HINT_SCORES_RETURNED),
     mistake(ATTENTION, "keys used as values (A @ K)", edit("A.T @ V", "A @ K"),
-            detects=nb01.HINT_KEYS_AS_VALUES, like="weights transposed (A^T V)"),
+            detects=nb01.HINT_KEYS_AS_VALUES, like="weights transposed"),
     mistake(ATTENTION, "queries matched against themselves (score_matrix(Q, Q))", """
         A = softmax_rows(score_matrix(Q, Q))
         return A @ V, A""", detects=nb01.HINT_QUERIES_AGAINST_QUERIES),
@@ -388,12 +388,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ATTENTION, "float32 and weights transposed", edit("return A", "return A.T"),
             detects=nb01.HINT_WEIGHTS_TRANSPOSED, like="float32 torch.Tensor computation"),
     mistake(ATTENTION, "V @ A instead of A @ V", edit("A.T @ V", "V @ A"),
-            detects=nb01.HINT_V_TIMES_A, like="weights transposed (A^T V)"),
+            detects=nb01.HINT_V_TIMES_A, like="weights transposed"),
     mistake(ATTENTION, "score_matrix(K, Q): arguments swapped", edit("(Q", "(K"),
             detects=nb01.HINT_ARGUMENTS_SWAPPED,
             like="queries matched against themselves (score_matrix(Q, Q))"),
     mistake(ATTENTION, "Y transposed", edit("A.T @ V", "(A @ V).T"),
-            detects=nb01.HINT_Y_SHAPE, like="weights transposed (A^T V)"),
+            detects=nb01.HINT_Y_SHAPE, like="weights transposed"),
     mistake(ATTENTION, "A returned transposed", edit("return Y, A", "return Y, A.T"),
             detects=nb01.HINT_A_SHAPE),
     mistake(ATTENTION, "softmax applied twice", """
@@ -424,7 +424,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         A = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
         return Y.numpy(), A.numpy()"""),
     alternative(ATTENTION, "returns a list [Y, A]", edit("A.T @ V, A", "[A @ V, A]"),
-                like="weights transposed (A^T V)"),
+                like="weights transposed"),
     alternative(ATTENTION, "torch float64 tensors returned as they are", """
         import math
         import torch

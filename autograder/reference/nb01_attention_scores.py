@@ -224,7 +224,7 @@ def _slip_project_qkv_10(X, W_Q, W_K, W_V):
     require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
     return (X @ W_Q.T, X @ W_K.T, X)
 
-# score_matrix: no 1/sqrt(d_k) scaling
+# score_matrix: no 1/sqrt(d_k)
 def _slip_score_matrix_0(Q, K):
     Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
@@ -350,7 +350,7 @@ def _slip_score_matrix_14(Q, K):
     Q /= np.sqrt(Q.shape[-1])
     return Q @ K.T
 
-# softmax_rows: softmax over the wrong axis (columns sum to 1, not rows)
+# softmax_rows: softmax over the wrong axis
 def _slip_softmax_rows_0(S):
     S = np.asarray(S, dtype=np.float64)
     require_min_ndim('S', S, 1, '(..., L_k)')
@@ -549,7 +549,7 @@ def _slip_attention_0(Q, K, V):
     A = softmax_rows(Q @ K.T)
     return (A @ V, A)
 
-# attention: weights transposed (A^T V)
+# attention: weights transposed
 def _slip_attention_1(Q, K, V):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
@@ -571,7 +571,7 @@ def _slip_attention_2(Q, K, V):
     A = softmax_rows(score_matrix(Q, K))
     return (A, A @ V)
 
-# attention: softmax over the wrong axis
+# attention: softmax over the key axis (columns)
 def _slip_attention_3(Q, K, V):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     require_ndim('Q', Q, 2, '(L_q, d_k)')
@@ -749,7 +749,7 @@ SLIPS = {
         ('V left as X (no value projection)', ('HINT_PROJECTION', {'label': 'V'}), _slip_project_qkv_10),
     ],
     'score_matrix': [
-        ('no 1/sqrt(d_k) scaling', 'HINT_NO_SCALING', _slip_score_matrix_0),
+        ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', _slip_score_matrix_0),
         ('divided by d_k instead of sqrt(d_k)', 'HINT_DIVIDED_BY_D_K', _slip_score_matrix_1),
         ('scaled by the wrong dimension (sqrt of the number of tokens)', 'HINT_SCALED_BY_TOKENS', _slip_score_matrix_2),
         ('scores transposed (K Q^T: rows are keys)', 'HINT_SCORES_TRANSPOSED', _slip_score_matrix_3),
@@ -766,7 +766,7 @@ SLIPS = {
         ('scales Q in place', 'HINT_IN_PLACE', _slip_score_matrix_14),
     ],
     'softmax_rows': [
-        ('softmax over the wrong axis (columns sum to 1, not rows)', 'HINT_SOFTMAX_AXIS', _slip_softmax_rows_0),
+        ('softmax over the wrong axis', 'HINT_SOFTMAX_AXIS', _slip_softmax_rows_0),
         ('overflows on large scores (no max subtraction)', 'HINT_STABLE', _slip_softmax_rows_1),
         ('NaN for a row of -inf', 'HINT_ALL_MASKED', _slip_softmax_rows_2),
         ("global maximum instead of each row's", 'HINT_GLOBAL_MAX', _slip_softmax_rows_3),
@@ -790,9 +790,9 @@ SLIPS = {
     ],
     'attention': [
         ('no 1/sqrt(d_k) scaling', 'HINT_ATTENTION_NO_SCALING', _slip_attention_0),
-        ('weights transposed (A^T V)', 'HINT_WEIGHTS_TRANSPOSED', _slip_attention_1),
+        ('weights transposed', 'HINT_WEIGHTS_TRANSPOSED', _slip_attention_1),
         ('returns (A, Y)', 'HINT_RETURN_Y_A', _slip_attention_2),
-        ('softmax over the wrong axis', 'HINT_ATTENTION_AXIS', _slip_attention_3),
+        ('softmax over the key axis (columns)', 'HINT_ATTENTION_AXIS', _slip_attention_3),
         ('divided by d_k instead of sqrt(d_k) (or scaled twice)', 'HINT_ATTENTION_BY_D_K', _slip_attention_4),
         ('the scores S returned instead of the weights A', 'HINT_SCORES_RETURNED', _slip_attention_5),
         ('keys used as values (A @ K)', 'HINT_KEYS_AS_VALUES', _slip_attention_6),

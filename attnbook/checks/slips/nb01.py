@@ -107,7 +107,7 @@ SLIPS = {
     },
     'score_matrix': {
         'worked': [
-            ('no 1/sqrt(d_k) scaling', 'HINT_NO_SCALING', [
+            ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', [
                 [2.0, 2.0, 2.0, 3.0],
                 [4.0, 0.0, 2.0, 4.0],
                 [3.0, 2.0, 2.0, 5.0],
@@ -171,7 +171,7 @@ SLIPS = {
     },
     'softmax_rows': {
         'worked': [
-            ('softmax over the wrong axis (columns sum to 1, not rows)', 'HINT_SOFTMAX_AXIS', [
+            ('softmax over the wrong axis', 'HINT_SOFTMAX_AXIS', [
                 [0.109559525490999, 0.38018422092901033, 0.2091476070972031, 0.1534738228210276],
                 [0.34764037898104083, 0.11981577907098966, 0.2091476070972031, 0.2733847889984208],
                 [0.1951597165469193, 0.38018422092901033, 0.2091476070972031, 0.4869836528595999],
@@ -285,7 +285,7 @@ SLIPS = {
                     [0.6572330228318554, 0.01203764271193945, 0.24178251715880075, 0.0889468172974043],
                 ],
             )),
-            ('weights transposed (A^T V)', 'HINT_WEIGHTS_TRANSPOSED', (
+            ('weights transposed', 'HINT_WEIGHTS_TRANSPOSED', (
                 [
                     [3.4445256055839755, 1.523275286585113, 1.2213668486791347],
                     [0.7922382869976613, 0.23854300042184012, 0.3096819501963416],
@@ -294,7 +294,7 @@ SLIPS = {
                 ],
                 None,
             )),
-            ('softmax over the wrong axis', 'HINT_ATTENTION_AXIS', (
+            ('softmax over the key axis (columns)', 'HINT_ATTENTION_AXIS', (
                 [
                     [2.5646868761407045, 1.1229898717762512, 0.4165071711330542],
                     [2.0011158945534504, 0.7221639542376032, 0.8944099569778824],
