@@ -5,11 +5,11 @@ A notebook's checks (`checks/nbNN.py`) declare their cases as data, `CASES[funct
 the known slip the output matches. Both the cases and the slips are data:
 
 - the visible cases' slips are generated (`make release`, scripts/release.py): every
-  catalogued mistake (autograder/mistakes/nbNN_*.py) is run on every visible case, and its
+  mistake of the grader's catalogue is run on every visible case, and its
   output on the first case that tells it apart from the reference is stored in
   `checks/slips/nbNN.py` (outputs of wrong programs on visible inputs only);
 - the hidden trials' slips are the catalogued mistakes themselves, written as functions into
-  the private reference answers (`SLIPS` of autograder/reference/nbNN_*.py), run on each
+  the grader's private reference answers (their `SLIPS`), run on each
   trial's inputs.
 
 One tolerance policy (`case_tolerance`), one seed policy and one input generator per argument

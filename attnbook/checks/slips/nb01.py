@@ -1,7 +1,7 @@
 """The known slips of notebook 01_attention_scores's visible checks: generated, do not edit.
 
-Made by scripts/release.py (`make release`): each mistake of
-autograder/mistakes/nb01_attention_scores.py, run on the visible cases of
+Made by scripts/release.py (`make release`): each mistake of the grader's catalogue
+of notebook 01, run on the visible cases of
 attnbook/checks/nb01.py; its output (a wrong program's, on visible inputs)
 on the first case that tells it apart from the reference, None for a part it gets
 right. A check names the slip whose output a learner's matches.
