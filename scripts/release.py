@@ -293,11 +293,11 @@ def _told_apart(mutant, reference, case):
     if error is not None:
         return (None, None) if type(error) is type(ref_error) else ("other", None)
     if not _comparable(seen, ref):
-        return (
-            ("other", None) if case.expect is not None or case.shape is not None else (None, None)
-        )
-    if case.expect is None or not _differs(seen, ref, case_tolerance(case, ref)):
-        return None, None
+        shown = case.compares_values or case.shape is not None
+        return ("other", None) if shown else (None, None)
+    if not case.compares_values or not _differs(seen, ref, case_tolerance(case, ref)):
+        dtype = str(getattr(seen, "dtype", "")) != str(getattr(ref, "dtype", ""))
+        return ("other", None) if dtype and case.probe is not None else (None, None)
     if isinstance(ref, tuple | list):  # the parts a slip gets right are not stored
         seen = tuple(
             s if _differs(s, r, case_tolerance(case, r)) else None for s, r in zip(seen, ref)

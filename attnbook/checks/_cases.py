@@ -48,6 +48,7 @@ __all__ = [
     "normal",
     "run_case",
     "run_cases",
+    "run_reference_cases",
     "run_trials",
     "sizes",
     "trial_rng",
@@ -111,7 +112,16 @@ class Case:
     raises: type[BaseException] | None = None
     mentions: tuple[str, ...] = ()
     depth: int = 2  # reductions in a row (see attnbook.tolerance)
+    decimals: int | None = None  # `expect` written out with this many decimal places
     what: str = "values"
+    # what a table cannot say: probe(run, case, seen, expected, slips), after the finite check
+    probe: Callable | None = None
+    # compare a view of the output, (words for the message, function of the output)
+    view: tuple[str, Callable] | None = None
+
+    @property
+    def compares_values(self) -> bool:
+        return self.expect is not None or self.probe is not None
 
     def expected(self):
         return self.expect(*self.args) if callable(self.expect) else self.expect
@@ -121,7 +131,7 @@ def case_tolerance(case: Case, expected) -> Tolerance:
     """The one tolerance of the case tables: float32 precision (`ACCEPTED_DTYPE`) for values
     as large as the case's array inputs and expected output, `case.depth` reductions deep."""
     arrays = [a for a in case.args if hasattr(a, "shape")]  # not sizes such as L or d
-    return tolerance(ACCEPTED_DTYPE, _magnitude(expected, *arrays), case.depth)
+    return tolerance(ACCEPTED_DTYPE, _magnitude(expected, *arrays), case.depth, case.decimals)
 
 
 def _magnitude(*values) -> float:
@@ -227,7 +237,15 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
             run.expect_shape(case.call, seen, shape, hint=case.shape_hint)
         if case.finite:
             run.expect_finite(case.call, seen, hint=_finite_hint(case))
-        if expected is not None:
+        if case.probe is not None:
+            case.probe(run, case, seen, expected, slips)
+        if expected is not None and case.view is not None:
+            words, view = case.view
+            seen_view = view(as_array(seen))
+            on_view = [Mistake(m.name, view(as_array(m.output)), m.hint) for m in slips]
+            call = f"{case.call}: {words}"
+            _close(run, case, call, seen_view, expected, on_view, case.hint, case.what)
+        elif expected is not None:
             _close(run, case, case.call, seen, expected, slips, case.hint, case.what)
         return seen
     returns = case.returns
@@ -329,14 +347,18 @@ def run_trials(
     (its call text, arguments and checks; the expected value is the reference's)."""
     if reference is None:
         return
-    for seed in hidden_range(trials):
-        case = draw(trial_rng(function, seed), seed)
+    cases = [draw(trial_rng(function, seed), seed) for seed in hidden_range(trials)]
+    run_reference_cases(run, function, reference, cases, slips)
+
+
+def run_reference_cases(
+    run: CheckRun, function: str, reference: Callable, cases: Sequence[Case], slips: Slips
+) -> None:
+    """Run `cases`, each expecting the reference's output and naming the slip whose output
+    (the reference's resolved mistakes, run on the case's inputs) the learner's matches."""
+    for case in cases:
         expected = reference(*copy.deepcopy(case.args))
-        run_case(
-            run,
-            replace(case, expect=expected),
-            slips.hidden(function, reference, case.args),
-        )
+        run_case(run, replace(case, expect=expected), slips.hidden(function, reference, case.args))
 
 
 def run_cases(run: CheckRun, function: str, cases: Sequence[Case], slips: Slips) -> dict:
