@@ -84,12 +84,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb02.HINT_POSITIONS_NP_LINSPACE),
     mistake(TABLE, "sin(l) * w instead of sin(l * w)", edit("l * w)", "l) * w", count=2),
             detects=nb02.HINT_SIN_TIMES_W),
-    mistake(TABLE, "angles built (d/2, L) and transposed on assignment", """
-        w = 10000.0 ** (-np.arange(0, d, 2) / d)
-        angles = w[:, None] * np.arange(L)[None, :]
-        P = np.zeros((L, d))
-        P[:, 0::2], P[:, 1::2] = np.sin(angles), np.cos(angles)
-        return P""", detects=nb02.HINT_FREQUENCY_PER_PAIR),
     alternative(TABLE, "double loop with math", [
         replace_line("P = np.zeros((L, d))", "import math\nP = np.empty((L, d))"),
         edit("j in range(d", "i in range(d // 2"),
@@ -187,15 +181,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(EMBED, "adds into P in place (P[:L] is a view)", [
         replace_line("return E[token_ids]", "X = P[:len(token_ids)]\nX += E[token_ids]\nreturn X"),
     ], detects=nb02.HINT_EMBED_IN_PLACE, like="positions not added"),
-    mistake(EMBED, "adds into E in place", """
-        for l, t in enumerate(token_ids):
-            E[t] += P[l]
-        return E[token_ids]""", detects=nb02.HINT_EMBED_IN_PLACE),
     mistake(EMBED, "P indexed by the token ids, clipped to the table",
             "return E[token_ids] + P[np.minimum(token_ids, len(P) - 1)]",
             detects=nb02.HINT_P_INDEXED_TOKEN_IDS),
-    mistake(EMBED, "token embedding columns (E[:, ids])", edit("token_ids]", ":, token_ids].T"),
-            detects=nb02.HINT_EMBED_SHAPES),
     mistake(EMBED, "token ids treated as 1-based", edit("[token_ids", "[np.asarray(token_ids) - 1"),
             detects=nb02.HINT_TOKEN_IDS_SHIFTED_ONE),
     mistake(EMBED, "float32 and the positions starting at 1", """
@@ -204,10 +192,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         return X""", detects=nb02.HINT_EMBED_FROM_1),
     mistake(EMBED, "hard-coded 3 positions (the worked example's length)",
             "return E[token_ids] + P[:3]", detects=nb02.HINT_EMBED_SHAPES),
-    mistake(EMBED, "one position row too few (P[:L - 1])",
-            "return E[token_ids] + P[:len(token_ids) - 1]", detects=nb02.HINT_EMBED_SHAPES),
-    mistake(EMBED, "P sliced by the vocabulary size", "return E[token_ids] + P[:E.shape[0]]",
-            detects=nb02.HINT_EMBED_SHAPES),
     mistake(EMBED, "embedding scaled by sqrt(d)", edit("-", "* np.sqrt(E.shape[1]) +"),
             detects=nb02.HINT_EMBEDDING_SCALED_SQRT, like="position subtracted"),
     mistake(EMBED, "embedding and position averaged",

@@ -389,18 +389,6 @@ def _slip_sinusoidal_positions_21(L, d):
     P[:, 1::2] = np.cos(l) * w
     return P
 
-# sinusoidal_positions: angles built (d/2, L) and transposed on assignment
-def _slip_sinusoidal_positions_22(L, d):
-    L = require_integer('L', L, 0, '(the number of positions)')
-    d = require_integer('d', d, 1, '(the model width)')
-    if d % 2 != 0:
-        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
-    w = 10000.0 ** (-np.arange(0, d, 2) / d)
-    angles = w[:, None] * np.arange(L)[None, :]
-    P = np.zeros((L, d))
-    P[:, 0::2], P[:, 1::2] = (np.sin(angles), np.cos(angles))
-    return P
-
 # embed: positions not added
 def _slip_embed_0(token_ids, E, P):
     token_ids = np.asarray(token_ids)
@@ -589,28 +577,8 @@ def _slip_embed_9(token_ids, E, P):
     X += E[token_ids]
     return X
 
-# embed: adds into E in place
-def _slip_embed_10(token_ids, E, P):
-    token_ids = np.asarray(token_ids)
-    if token_ids.size == 0:
-        token_ids = token_ids.astype(np.int64)
-    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
-    require_ndim('token_ids', token_ids, 1, '(L,)')
-    require_ndim('E', E, 2, '(V, d)')
-    require_ndim('P', P, 2, '(L_max, d)')
-    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
-    if len(token_ids) > P.shape[0]:
-        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
-    if token_ids.dtype.kind not in 'iu':
-        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
-    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
-        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
-    for l, t in enumerate(token_ids):
-        E[t] += P[l]
-    return E[token_ids]
-
 # embed: P indexed by the token ids, clipped to the table
-def _slip_embed_11(token_ids, E, P):
+def _slip_embed_10(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -627,27 +595,8 @@ def _slip_embed_11(token_ids, E, P):
         raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
     return E[token_ids] + P[np.minimum(token_ids, len(P) - 1)]
 
-# embed: token embedding columns (E[:, ids])
-def _slip_embed_12(token_ids, E, P):
-    token_ids = np.asarray(token_ids)
-    if token_ids.size == 0:
-        token_ids = token_ids.astype(np.int64)
-    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
-    require_ndim('token_ids', token_ids, 1, '(L,)')
-    require_ndim('E', E, 2, '(V, d)')
-    require_ndim('P', P, 2, '(L_max, d)')
-    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
-    if len(token_ids) > P.shape[0]:
-        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
-    if token_ids.dtype.kind not in 'iu':
-        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
-    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
-        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
-    L = len(token_ids)
-    return E[:, token_ids].T + P[:L]
-
 # embed: token ids treated as 1-based
-def _slip_embed_13(token_ids, E, P):
+def _slip_embed_11(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -666,7 +615,7 @@ def _slip_embed_13(token_ids, E, P):
     return E[np.asarray(token_ids) - 1] + P[:L]
 
 # embed: float32 and the positions starting at 1
-def _slip_embed_14(token_ids, E, P):
+def _slip_embed_12(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -686,7 +635,7 @@ def _slip_embed_14(token_ids, E, P):
     return X
 
 # embed: hard-coded 3 positions (the worked example's length)
-def _slip_embed_15(token_ids, E, P):
+def _slip_embed_13(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -703,44 +652,8 @@ def _slip_embed_15(token_ids, E, P):
         raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
     return E[token_ids] + P[:3]
 
-# embed: one position row too few (P[:L - 1])
-def _slip_embed_16(token_ids, E, P):
-    token_ids = np.asarray(token_ids)
-    if token_ids.size == 0:
-        token_ids = token_ids.astype(np.int64)
-    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
-    require_ndim('token_ids', token_ids, 1, '(L,)')
-    require_ndim('E', E, 2, '(V, d)')
-    require_ndim('P', P, 2, '(L_max, d)')
-    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
-    if len(token_ids) > P.shape[0]:
-        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
-    if token_ids.dtype.kind not in 'iu':
-        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
-    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
-        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
-    return E[token_ids] + P[:len(token_ids) - 1]
-
-# embed: P sliced by the vocabulary size
-def _slip_embed_17(token_ids, E, P):
-    token_ids = np.asarray(token_ids)
-    if token_ids.size == 0:
-        token_ids = token_ids.astype(np.int64)
-    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
-    require_ndim('token_ids', token_ids, 1, '(L,)')
-    require_ndim('E', E, 2, '(V, d)')
-    require_ndim('P', P, 2, '(L_max, d)')
-    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
-    if len(token_ids) > P.shape[0]:
-        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
-    if token_ids.dtype.kind not in 'iu':
-        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
-    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
-        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
-    return E[token_ids] + P[:E.shape[0]]
-
 # embed: embedding scaled by sqrt(d)
-def _slip_embed_18(token_ids, E, P):
+def _slip_embed_14(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -758,7 +671,7 @@ def _slip_embed_18(token_ids, E, P):
     return E[token_ids] * np.sqrt(E.shape[1]) + P[:len(token_ids)]
 
 # embed: embedding and position averaged
-def _slip_embed_19(token_ids, E, P):
+def _slip_embed_15(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -776,7 +689,7 @@ def _slip_embed_19(token_ids, E, P):
     return (E[token_ids] + P[:len(token_ids)]) / 2
 
 # embed: position subtracted
-def _slip_embed_20(token_ids, E, P):
+def _slip_embed_16(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -794,7 +707,7 @@ def _slip_embed_20(token_ids, E, P):
     return E[token_ids] - P[:len(token_ids)]
 
 # embed: its own sinusoidal table instead of the argument P
-def _slip_embed_21(token_ids, E, P):
+def _slip_embed_17(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -1030,7 +943,6 @@ SLIPS = {
         ('missing parentheses: 1 / 10000 ** (2i) / d', 'HINT_MISSING_PARENTHESES', _slip_sinusoidal_positions_19),
         ('positions from np.linspace(0, L, L)', 'HINT_POSITIONS_NP_LINSPACE', _slip_sinusoidal_positions_20),
         ('sin(l) * w instead of sin(l * w)', 'HINT_SIN_TIMES_W', _slip_sinusoidal_positions_21),
-        ('angles built (d/2, L) and transposed on assignment', 'HINT_FREQUENCY_PER_PAIR', _slip_sinusoidal_positions_22),
     ],
     'embed': [
         ('positions not added', 'HINT_POSITIONS_NOT_ADDED', _slip_embed_0),
@@ -1043,18 +955,14 @@ SLIPS = {
         ('the last L rows of P', 'HINT_LAST_L_ROWS_P', _slip_embed_7),
         ('multiplied instead of added', 'HINT_EMBEDDING_MULTIPLIED_POSITION', _slip_embed_8),
         ('adds into P in place (P[:L] is a view)', 'HINT_EMBED_IN_PLACE', _slip_embed_9),
-        ('adds into E in place', 'HINT_EMBED_IN_PLACE', _slip_embed_10),
-        ('P indexed by the token ids, clipped to the table', 'HINT_P_INDEXED_TOKEN_IDS', _slip_embed_11),
-        ('token embedding columns (E[:, ids])', 'HINT_EMBED_SHAPES', _slip_embed_12),
-        ('token ids treated as 1-based', 'HINT_TOKEN_IDS_SHIFTED_ONE', _slip_embed_13),
-        ('float32 and the positions starting at 1', 'HINT_EMBED_FROM_1', _slip_embed_14),
-        ("hard-coded 3 positions (the worked example's length)", 'HINT_EMBED_SHAPES', _slip_embed_15),
-        ('one position row too few (P[:L - 1])', 'HINT_EMBED_SHAPES', _slip_embed_16),
-        ('P sliced by the vocabulary size', 'HINT_EMBED_SHAPES', _slip_embed_17),
-        ('embedding scaled by sqrt(d)', 'HINT_EMBEDDING_SCALED_SQRT', _slip_embed_18),
-        ('embedding and position averaged', 'HINT_EMBEDDING_POSITION_AVERAGED', _slip_embed_19),
-        ('position subtracted', 'HINT_POSITION_SUBTRACTED', _slip_embed_20),
-        ('its own sinusoidal table instead of the argument P', 'HINT_OWN_SINUSOIDAL_TABLE', _slip_embed_21),
+        ('P indexed by the token ids, clipped to the table', 'HINT_P_INDEXED_TOKEN_IDS', _slip_embed_10),
+        ('token ids treated as 1-based', 'HINT_TOKEN_IDS_SHIFTED_ONE', _slip_embed_11),
+        ('float32 and the positions starting at 1', 'HINT_EMBED_FROM_1', _slip_embed_12),
+        ("hard-coded 3 positions (the worked example's length)", 'HINT_EMBED_SHAPES', _slip_embed_13),
+        ('embedding scaled by sqrt(d)', 'HINT_EMBEDDING_SCALED_SQRT', _slip_embed_14),
+        ('embedding and position averaged', 'HINT_EMBEDDING_POSITION_AVERAGED', _slip_embed_15),
+        ('position subtracted', 'HINT_POSITION_SUBTRACTED', _slip_embed_16),
+        ('its own sinusoidal table instead of the argument P', 'HINT_OWN_SINUSOIDAL_TABLE', _slip_embed_17),
     ],
     'shift_matrix': [
         ('standard rotation block: shifts backwards', 'HINT_BLOCKS_TRANSPOSED', _slip_shift_matrix_0),
