@@ -355,9 +355,11 @@ def _literal(value, indent: str) -> str:
         return "(\n" + "".join(f"{inner}{_literal(v, inner)},\n" for v in value) + indent + ")"
     from attnbook.checks._core import as_array
 
-    array = as_array(value).astype(np.float64)
+    array = as_array(value)
+    kind = bool if array.dtype == bool else float  # masks stay booleans
+    array = array.astype(kind if kind is bool else np.float64)
     if array.ndim <= 1:
-        return repr([float(x) for x in np.atleast_1d(array)]) if array.ndim else repr(float(array))
+        return repr([kind(x) for x in np.atleast_1d(array)]) if array.ndim else repr(kind(array))
     inner = indent + "    "
     return "[\n" + "".join(f"{inner}{_literal(row, inner)},\n" for row in array) + indent + "]"
 

@@ -28,9 +28,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ROTATION, "math.cos only takes one number", [
         replace_line("c, s = np.cos(a), np.sin(a)", "import math\nc, s = math.cos(a), math.sin(a)"),
     ], detects=nb03.HINT_MATH_COS, like="np.array puts the 2 x 2 in front for arrays of angles"),
-    mistake(ROTATION, "np.block tiles the angles instead of stacking them", """
-        c, s = np.cos(a), np.sin(a)
-        return np.block([[c, -s], [s, c]])""", detects=nb03.HINT_ROTATION_AXES),
     mistake(ROTATION, "both sin entries negative", edit("s, -", "-s, "),
             detects=nb03.HINT_BOTH_SIN_ENTRIES_NEGATIVE,
             like="a reflection: -cos in the bottom-right"),
@@ -47,10 +44,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ROTATION, "angles truncated to integers", [
         edit("a), np.sin(a", "a.astype(int)), np.sin(a.astype(int)"), edit("[-", "["),
     ], detects=nb03.HINT_ANGLES_TRUNCATED_INTEGERS, like="both sin entries negative"),
-    mistake(ROTATION, "float(a) only takes one angle", """
-        t = float(a)
-        return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    """, detects=nb03.HINT_MATH_COS),
     alternative(ROTATION, "np.array with moveaxis", """
         a = np.asarray(a, dtype=float)
         R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])  # (2, 2, ...)
@@ -125,8 +118,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         return base ** (-(2 * i // d_k))""", detects=nb03.HINT_ONE_FREQUENCY),
     mistake(FREQUENCIES, "odd numbers 1, 3, 5 in the exponent",
             "return base ** (-np.arange(1, d_k, 2) / d_k)", detects=nb03.HINT_EXPONENT_ODD),
-    mistake(FREQUENCIES, "one value too many (arange to d_k inclusive)", edit("// 2", "+ 1"),
-            detects=nb03.HINT_ONE_THETA_PER_PAIR, like="only d_k/4 values (step 2 over d_k/2)"),
     mistake(FREQUENCIES, "np.log10 paired with np.exp",
             "return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)", detects=nb03.HINT_LOG10),
     mistake(FREQUENCIES, "slowest pair first (reversed)",
@@ -139,8 +130,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(FREQUENCIES, "missing parentheses: 1 / base ** 2 * i / d_k", """
         i = np.arange(d_k // 2)
         return 1 / base ** 2 * i / d_k""", detects=nb03.HINT_PARENTHESES_RECIPROCAL),
-    mistake(FREQUENCIES, "hard-coded two pairs (the worked example's d_k = 4)",
-            "return base ** (-np.arange(0, 4, 2) / d_k)", detects=nb03.HINT_ONE_THETA_PER_PAIR),
     alternative(FREQUENCIES, "loop with a list",
                 "return [base ** (-2 * i / d_k) for i in range(d_k // 2)]"),
     alternative(FREQUENCIES, "exp and log",
@@ -246,8 +235,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ROPE, "positions counted from 1",
             edit("-positions[:, None]", "(positions[:, None] + 1)"),
             detects=nb03.HINT_POSITIONS_COUNTED_1, like="rotated by -l * theta"),
-    mistake(ROPE, "d_k read from X.shape[1]", edit("-1]", "1], base"),
-            detects=nb03.HINT_LEADING_AXES, like="base hard-coded to 10000"),
     mistake(ROPE, "angles built (d_k/2, L) instead of (L, d_k/2)", [
         replace_line("angles = -positions[",
                      "angles = rope_frequencies(X.shape[-1], base)[:, None] * positions[None, :]"),
@@ -262,8 +249,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("l, 0::2] = X[l, 0::2] * c - X[", "..., l, 0::2] = X[..., l, 0::2] * c - X[..., "),
         edit("l, 1::2] = X[l, 0::2] * s + X[", "..., l, 1::2] = X[..., l, 0::2] * s + X[..., "),
     ], detects=nb03.HINT_EVERY_TOKEN, like="loop over X's first axis as if it were the tokens"),
-    mistake(ROPE, "angles positions * theta without [:, None]", edit("[:, None] /", " *"),
-            detects=nb03.HINT_ROPE_BROADCAST, like="positions divided by theta"),
     mistake(ROPE, "cos written where sin belongs", [
         edit("= -", "= "), edit("1::2] * s", "1::2] * c"), edit("* s", "* c"),
     ], detects=nb03.HINT_COS_FOR_SIN, like="rotated by -l * theta"),

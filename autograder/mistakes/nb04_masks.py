@@ -29,8 +29,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(CAUSAL, "comparison without new axes gives a vector", """
         i = np.arange(L)
         return i <= i""", detects=nb04.HINT_CAUSAL_SHAPE),
-    mistake(CAUSAL, "0/1 integers from np.tri", "return np.tri(L, dtype=int)",
-            detects=nb04.HINT_BOOL),
     mistake(CAUSAL, "hard-coded 4 x 4 (the worked example's size)",
             "return np.tril(np.ones((4, 4), dtype=bool))", detects=nb04.HINT_CAUSAL_HARD_CODED),
     mistake(CAUSAL, "loop fills M[i, :i] (the diagonal left out)", """
@@ -309,8 +307,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb04.HINT_LAST_MESSAGE, like="fill a boolean array row by row"),
     mistake(PADDING, "hard-coded 4 columns (the worked example's L)",
             "return np.arange(4)[None, :] < lengths[:, None]", detects=nb04.HINT_PADDING_SIZES),
-    mistake(PADDING, "width taken from len(lengths) (B) instead of L", edit("4", "len(lengths)"),
-            detects=nb04.HINT_PADDING_SHAPE, like="hard-coded 4 columns (the worked example's L)"),
     alternative(PADDING, "loop over messages, list input", """
         rows = []
         for n in list(lengths):
@@ -384,10 +380,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("[:, None, :]", ""),
         edit("keys = keys & causal_mask(L)[None, :, :]", "return causal_mask(L) & keys"),
         edit(", (", "[:, None, :], (")], detects=nb04.HINT_PIECE_AXES),
-    mistake(MASK, "encoder branch returns the (B, L) padding mask itself", [
-        edit("[:, None, :]", ""), edit("keys = keys", "return keys[:, None, :]"),
-        edit("np.broadcast_to(keys, (2, L, L)).copy()", "keys"),
-    ], detects=nb04.HINT_MASK_SHAPE, like="batch size hard-coded to 2 (Message A and Message B)"),
     mistake(MASK, "batch size hard-coded to 2 (Message A and Message B)", [
         edit(", :, :", ""), edit("len(lengths)", "2")], detects=nb04.HINT_PIECE_AXES),
     mistake(MASK, "loop over range(B - 1) leaves the last message False", """

@@ -150,17 +150,8 @@ def _slip_rotation_2d_5(a):
     c, s = (math.cos(a), math.sin(a))
     return np.array([[c, -s], [s, c]])
 
-# rotation_2d: np.block tiles the angles instead of stacking them
-def _slip_rotation_2d_6(a):
-    a = np.asarray(a)
-    if a.dtype.kind not in 'biuf':
-        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
-    a = a.astype(np.float64)
-    c, s = (np.cos(a), np.sin(a))
-    return np.block([[c, -s], [s, c]])
-
 # rotation_2d: both sin entries negative
-def _slip_rotation_2d_7(a):
+def _slip_rotation_2d_6(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -169,7 +160,7 @@ def _slip_rotation_2d_7(a):
     return np.stack([np.stack([c, -s], -1), np.stack([-s, c], -1)], -2)
 
 # rotation_2d: a reflection: -cos in the bottom-right
-def _slip_rotation_2d_8(a):
+def _slip_rotation_2d_7(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -178,7 +169,7 @@ def _slip_rotation_2d_8(a):
     return np.stack([np.stack([c, -s], -1), np.stack([s, -c], -1)], -2)
 
 # rotation_2d: half the angle (a / 2)
-def _slip_rotation_2d_9(a):
+def _slip_rotation_2d_8(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -187,7 +178,7 @@ def _slip_rotation_2d_9(a):
     return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
 
 # rotation_2d: angle read as turns (multiplied by pi)
-def _slip_rotation_2d_10(a):
+def _slip_rotation_2d_9(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -196,22 +187,13 @@ def _slip_rotation_2d_10(a):
     return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
 
 # rotation_2d: angles truncated to integers
-def _slip_rotation_2d_11(a):
+def _slip_rotation_2d_10(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
     a = a.astype(np.float64)
     c, s = (np.cos(a.astype(int)), np.sin(a.astype(int)))
     return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
-
-# rotation_2d: float(a) only takes one angle
-def _slip_rotation_2d_12(a):
-    a = np.asarray(a)
-    if a.dtype.kind not in 'biuf':
-        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
-    a = a.astype(np.float64)
-    t = float(a)
-    return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
 
 # rope_frequencies: exponent i/d_k instead of 2i/d_k
 def _slip_rope_frequencies_0(d_k, base=10000.0):
@@ -322,17 +304,8 @@ def _slip_rope_frequencies_11(d_k, base=10000.0):
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-np.arange(1, d_k, 2) / d_k)
 
-# rope_frequencies: one value too many (arange to d_k inclusive)
-def _slip_rope_frequencies_12(d_k, base=10000.0):
-    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
-    if d_k % 2 != 0:
-        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
-        raise ValueError(f'base must be a positive number; got base={base!r}')
-    return base ** (-np.arange(0, d_k + 1, 2) / d_k)
-
 # rope_frequencies: np.log10 paired with np.exp
-def _slip_rope_frequencies_13(d_k, base=10000.0):
+def _slip_rope_frequencies_12(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -341,7 +314,7 @@ def _slip_rope_frequencies_13(d_k, base=10000.0):
     return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)
 
 # rope_frequencies: slowest pair first (reversed)
-def _slip_rope_frequencies_14(d_k, base=10000.0):
+def _slip_rope_frequencies_13(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -350,7 +323,7 @@ def _slip_rope_frequencies_14(d_k, base=10000.0):
     return (base ** (-np.arange(0, d_k, 2) / d_k))[::-1]
 
 # rope_frequencies: multiplied by 2 pi
-def _slip_rope_frequencies_15(d_k, base=10000.0):
+def _slip_rope_frequencies_14(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -359,7 +332,7 @@ def _slip_rope_frequencies_15(d_k, base=10000.0):
     return 2 * np.pi * base ** (-np.arange(0, d_k, 2) / d_k)
 
 # rope_frequencies: 2i doubled twice (arange step 2 times 2)
-def _slip_rope_frequencies_16(d_k, base=10000.0):
+def _slip_rope_frequencies_15(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -369,7 +342,7 @@ def _slip_rope_frequencies_16(d_k, base=10000.0):
     return base ** (-2 * two_i / d_k)
 
 # rope_frequencies: missing parentheses: 1 / base ** 2 * i / d_k
-def _slip_rope_frequencies_17(d_k, base=10000.0):
+def _slip_rope_frequencies_16(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -377,15 +350,6 @@ def _slip_rope_frequencies_17(d_k, base=10000.0):
         raise ValueError(f'base must be a positive number; got base={base!r}')
     i = np.arange(d_k // 2)
     return 1 / base ** 2 * i / d_k
-
-# rope_frequencies: hard-coded two pairs (the worked example's d_k = 4)
-def _slip_rope_frequencies_18(d_k, base=10000.0):
-    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
-    if d_k % 2 != 0:
-        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
-        raise ValueError(f'base must be a positive number; got base={base!r}')
-    return base ** (-np.arange(0, 4, 2) / d_k)
 
 # apply_rope: half-split pairing (i with i + d_k/2)
 def _slip_apply_rope_0(X, positions, base=10000.0):
@@ -610,24 +574,8 @@ def _slip_apply_rope_13(X, positions, base=10000.0):
     out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
     return out
 
-# apply_rope: d_k read from X.shape[1]
-def _slip_apply_rope_14(X, positions, base=10000.0):
-    X = np.asarray(X, dtype=np.float64)
-    positions = np.asarray(positions)
-    require_min_ndim('X', X, 2, '(..., L, d_k)')
-    require_ndim('positions', positions, 1, '(L,)')
-    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
-    if X.shape[-1] % 2 != 0:
-        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
-    angles = positions[:, None] * rope_frequencies(X.shape[1], base)
-    c, s = (np.cos(angles), np.sin(angles))
-    out = np.empty_like(X)
-    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
-    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
-    return out
-
 # apply_rope: angles built (d_k/2, L) instead of (L, d_k/2)
-def _slip_apply_rope_15(X, positions, base=10000.0):
+def _slip_apply_rope_14(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -643,7 +591,7 @@ def _slip_apply_rope_15(X, positions, base=10000.0):
     return out
 
 # apply_rope: base hard-coded to 10000
-def _slip_apply_rope_16(X, positions, base=10000.0):
+def _slip_apply_rope_15(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -659,7 +607,7 @@ def _slip_apply_rope_16(X, positions, base=10000.0):
     return out
 
 # apply_rope: last token left unrotated (loop over range(L - 1))
-def _slip_apply_rope_17(X, positions, base=10000.0):
+def _slip_apply_rope_16(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -676,7 +624,7 @@ def _slip_apply_rope_17(X, positions, base=10000.0):
     return out
 
 # apply_rope: first token skipped (loop from 1)
-def _slip_apply_rope_18(X, positions, base=10000.0):
+def _slip_apply_rope_17(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -692,24 +640,8 @@ def _slip_apply_rope_18(X, positions, base=10000.0):
         out[..., l, 1::2] = X[..., l, 0::2] * s + X[..., l, 1::2] * c
     return out
 
-# apply_rope: angles positions * theta without [:, None]
-def _slip_apply_rope_19(X, positions, base=10000.0):
-    X = np.asarray(X, dtype=np.float64)
-    positions = np.asarray(positions)
-    require_min_ndim('X', X, 2, '(..., L, d_k)')
-    require_ndim('positions', positions, 1, '(L,)')
-    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
-    if X.shape[-1] % 2 != 0:
-        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
-    angles = positions * rope_frequencies(X.shape[-1], base)
-    c, s = (np.cos(angles), np.sin(angles))
-    out = np.empty_like(X)
-    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
-    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
-    return out
-
 # apply_rope: cos written where sin belongs
-def _slip_apply_rope_20(X, positions, base=10000.0):
+def _slip_apply_rope_18(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -725,7 +657,7 @@ def _slip_apply_rope_20(X, positions, base=10000.0):
     return out
 
 # apply_rope: second component never written (left as x_2i+1)
-def _slip_apply_rope_21(X, positions, base=10000.0):
+def _slip_apply_rope_19(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -739,7 +671,7 @@ def _slip_apply_rope_21(X, positions, base=10000.0):
     return out
 
 # apply_rope: loop over X's first axis as if it were the tokens
-def _slip_apply_rope_22(X, positions, base=10000.0):
+def _slip_apply_rope_20(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -756,7 +688,7 @@ def _slip_apply_rope_22(X, positions, base=10000.0):
     return out
 
 # apply_rope: positions divided by theta
-def _slip_apply_rope_23(X, positions, base=10000.0):
+def _slip_apply_rope_21(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -772,7 +704,7 @@ def _slip_apply_rope_23(X, positions, base=10000.0):
     return out
 
 # apply_rope: hard-coded d_k = 4 (the worked example's width)
-def _slip_apply_rope_24(X, positions, base=10000.0):
+def _slip_apply_rope_22(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -788,7 +720,7 @@ def _slip_apply_rope_24(X, positions, base=10000.0):
     return out
 
 # apply_rope: positions made relative to the first token
-def _slip_apply_rope_25(X, positions, base=10000.0):
+def _slip_apply_rope_23(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -804,7 +736,7 @@ def _slip_apply_rope_25(X, positions, base=10000.0):
     return out
 
 # apply_rope: plus sign in the first component
-def _slip_apply_rope_26(X, positions, base=10000.0):
+def _slip_apply_rope_24(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -820,7 +752,7 @@ def _slip_apply_rope_26(X, positions, base=10000.0):
     return out
 
 # apply_rope: rope_frequencies called with d_k / 2
-def _slip_apply_rope_27(X, positions, base=10000.0):
+def _slip_apply_rope_25(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -845,13 +777,11 @@ SLIPS = {
         ('np.array puts the 2 x 2 in front for arrays of angles', 'HINT_ROTATION_AXES', _slip_rotation_2d_3),
         ('minus sign dropped', 'HINT_MINUS_SIGN_DROPPED', _slip_rotation_2d_4),
         ('math.cos only takes one number', 'HINT_MATH_COS', _slip_rotation_2d_5),
-        ('np.block tiles the angles instead of stacking them', 'HINT_ROTATION_AXES', _slip_rotation_2d_6),
-        ('both sin entries negative', 'HINT_BOTH_SIN_ENTRIES_NEGATIVE', _slip_rotation_2d_7),
-        ('a reflection: -cos in the bottom-right', 'HINT_REFLECTION', _slip_rotation_2d_8),
-        ('half the angle (a / 2)', 'HINT_HALF_ANGLE', _slip_rotation_2d_9),
-        ('angle read as turns (multiplied by pi)', 'HINT_FACTOR_PI', _slip_rotation_2d_10),
-        ('angles truncated to integers', 'HINT_ANGLES_TRUNCATED_INTEGERS', _slip_rotation_2d_11),
-        ('float(a) only takes one angle', 'HINT_MATH_COS', _slip_rotation_2d_12),
+        ('both sin entries negative', 'HINT_BOTH_SIN_ENTRIES_NEGATIVE', _slip_rotation_2d_6),
+        ('a reflection: -cos in the bottom-right', 'HINT_REFLECTION', _slip_rotation_2d_7),
+        ('half the angle (a / 2)', 'HINT_HALF_ANGLE', _slip_rotation_2d_8),
+        ('angle read as turns (multiplied by pi)', 'HINT_FACTOR_PI', _slip_rotation_2d_9),
+        ('angles truncated to integers', 'HINT_ANGLES_TRUNCATED_INTEGERS', _slip_rotation_2d_10),
     ],
     'rope_frequencies': [
         ('exponent i/d_k instead of 2i/d_k', 'HINT_PAIR_EXPONENT', _slip_rope_frequencies_0),
@@ -866,13 +796,11 @@ SLIPS = {
         ('only d_k/4 values (step 2 over d_k/2)', 'HINT_ONE_THETA_PER_PAIR', _slip_rope_frequencies_9),
         ('integer division // in the exponent', 'HINT_ONE_FREQUENCY', _slip_rope_frequencies_10),
         ('odd numbers 1, 3, 5 in the exponent', 'HINT_EXPONENT_ODD', _slip_rope_frequencies_11),
-        ('one value too many (arange to d_k inclusive)', 'HINT_ONE_THETA_PER_PAIR', _slip_rope_frequencies_12),
-        ('np.log10 paired with np.exp', 'HINT_LOG10', _slip_rope_frequencies_13),
-        ('slowest pair first (reversed)', 'HINT_FREQUENCIES_REVERSED', _slip_rope_frequencies_14),
-        ('multiplied by 2 pi', 'HINT_FACTOR_2_PI', _slip_rope_frequencies_15),
-        ('2i doubled twice (arange step 2 times 2)', 'HINT_EXPONENT_BY_PAIRS', _slip_rope_frequencies_16),
-        ('missing parentheses: 1 / base ** 2 * i / d_k', 'HINT_PARENTHESES_RECIPROCAL', _slip_rope_frequencies_17),
-        ("hard-coded two pairs (the worked example's d_k = 4)", 'HINT_ONE_THETA_PER_PAIR', _slip_rope_frequencies_18),
+        ('np.log10 paired with np.exp', 'HINT_LOG10', _slip_rope_frequencies_12),
+        ('slowest pair first (reversed)', 'HINT_FREQUENCIES_REVERSED', _slip_rope_frequencies_13),
+        ('multiplied by 2 pi', 'HINT_FACTOR_2_PI', _slip_rope_frequencies_14),
+        ('2i doubled twice (arange step 2 times 2)', 'HINT_EXPONENT_BY_PAIRS', _slip_rope_frequencies_15),
+        ('missing parentheses: 1 / base ** 2 * i / d_k', 'HINT_PARENTHESES_RECIPROCAL', _slip_rope_frequencies_16),
     ],
     'apply_rope': [
         ('half-split pairing (i with i + d_k/2)', 'HINT_HALF_SPLIT_PAIRING', _slip_apply_rope_0),
@@ -889,19 +817,17 @@ SLIPS = {
         ('rotated pairs written back as halves (complex numbers)', 'HINT_WRITTEN_AS_HALVES', _slip_apply_rope_11),
         ('last pair left unrotated (loop off by one)', 'HINT_LAST_PAIR_LEFT_UNROTATED', _slip_apply_rope_12),
         ('positions counted from 1', 'HINT_POSITIONS_COUNTED_1', _slip_apply_rope_13),
-        ('d_k read from X.shape[1]', 'HINT_LEADING_AXES', _slip_apply_rope_14),
-        ('angles built (d_k/2, L) instead of (L, d_k/2)', 'HINT_ROPE_BROADCAST', _slip_apply_rope_15),
-        ('base hard-coded to 10000', 'HINT_PASS_BASE', _slip_apply_rope_16),
-        ('last token left unrotated (loop over range(L - 1))', 'HINT_EVERY_TOKEN', _slip_apply_rope_17),
-        ('first token skipped (loop from 1)', 'HINT_EVERY_TOKEN', _slip_apply_rope_18),
-        ('angles positions * theta without [:, None]', 'HINT_ROPE_BROADCAST', _slip_apply_rope_19),
-        ('cos written where sin belongs', 'HINT_COS_FOR_SIN', _slip_apply_rope_20),
-        ('second component never written (left as x_2i+1)', 'HINT_SECOND_COMPONENT_MISSING', _slip_apply_rope_21),
-        ("loop over X's first axis as if it were the tokens", 'HINT_LEADING_AXES', _slip_apply_rope_22),
-        ('positions divided by theta', 'HINT_POSITIONS_DIVIDED_THETA', _slip_apply_rope_23),
-        ("hard-coded d_k = 4 (the worked example's width)", 'HINT_ROPE_BROADCAST', _slip_apply_rope_24),
-        ('positions made relative to the first token', 'HINT_POSITIONS_MADE_RELATIVE_FIRST', _slip_apply_rope_25),
-        ('plus sign in the first component', 'HINT_SIGN_TYPO_SECOND_COMPONENT', _slip_apply_rope_26),
-        ('rope_frequencies called with d_k / 2', 'HINT_ROPE_ONE_FREQUENCY', _slip_apply_rope_27),
+        ('angles built (d_k/2, L) instead of (L, d_k/2)', 'HINT_ROPE_BROADCAST', _slip_apply_rope_14),
+        ('base hard-coded to 10000', 'HINT_PASS_BASE', _slip_apply_rope_15),
+        ('last token left unrotated (loop over range(L - 1))', 'HINT_EVERY_TOKEN', _slip_apply_rope_16),
+        ('first token skipped (loop from 1)', 'HINT_EVERY_TOKEN', _slip_apply_rope_17),
+        ('cos written where sin belongs', 'HINT_COS_FOR_SIN', _slip_apply_rope_18),
+        ('second component never written (left as x_2i+1)', 'HINT_SECOND_COMPONENT_MISSING', _slip_apply_rope_19),
+        ("loop over X's first axis as if it were the tokens", 'HINT_LEADING_AXES', _slip_apply_rope_20),
+        ('positions divided by theta', 'HINT_POSITIONS_DIVIDED_THETA', _slip_apply_rope_21),
+        ("hard-coded d_k = 4 (the worked example's width)", 'HINT_ROPE_BROADCAST', _slip_apply_rope_22),
+        ('positions made relative to the first token', 'HINT_POSITIONS_MADE_RELATIVE_FIRST', _slip_apply_rope_23),
+        ('plus sign in the first component', 'HINT_SIGN_TYPO_SECOND_COMPONENT', _slip_apply_rope_24),
+        ('rope_frequencies called with d_k / 2', 'HINT_ROPE_ONE_FREQUENCY', _slip_apply_rope_25),
     ],
 }

@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, B, UP
 import numpy as np
 from attnbook.shapes import require_integer, require_lengths, require_min_ndim, require_same_size
 
@@ -121,3 +121,329 @@ def attention_mask(lengths, L, causal):
     if causal:
         keys = keys & causal_mask(L)[None, :, :]  # (B, 1, L) & (1, L, L) -> (B, L, L)
     return np.broadcast_to(keys, (len(lengths), L, L)).copy()  # (B, L, L)
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# causal_mask: diagonal excluded (j < i)
+def _slip_causal_mask_0(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.tril(np.ones((L, L), dtype=bool), k=-1)
+
+# causal_mask: mask transposed (j >= i)
+def _slip_causal_mask_1(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.triu(np.ones((L, L), dtype=bool))
+
+# causal_mask: True marks the blocked future
+def _slip_causal_mask_2(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    i = np.arange(L)
+    return i[None, :] > i[:, None]
+
+# causal_mask: additive 0 / -inf matrix instead of booleans
+def _slip_causal_mask_3(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.triu(np.full((L, L), -np.inf), k=1)
+
+# causal_mask: 0/1 floats instead of booleans
+def _slip_causal_mask_4(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.tril(np.ones((L, L)))
+
+# causal_mask: nothing blocked (all True)
+def _slip_causal_mask_5(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.ones((L, L), dtype=bool)
+
+# causal_mask: only the diagonal (np.eye)
+def _slip_causal_mask_6(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.eye(L, dtype=bool)
+
+# causal_mask: tril with k=1 lets each query read the next token
+def _slip_causal_mask_7(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.tril(np.ones((L, L), dtype=bool), k=1)
+
+# causal_mask: comparison without new axes gives a vector
+def _slip_causal_mask_8(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    i = np.arange(L)
+    return i <= i
+
+# causal_mask: hard-coded 4 x 4 (the worked example's size)
+def _slip_causal_mask_9(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.tril(np.ones((4, 4), dtype=bool))
+
+# causal_mask: loop fills M[i, :i] (the diagonal left out)
+def _slip_causal_mask_10(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    M = np.zeros((L, L), dtype=bool)
+    for i in range(L):
+        M[i, :i] = True
+    return M
+
+# causal_mask: loop over range(L - 1) leaves the last row False
+def _slip_causal_mask_11(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    M = np.zeros((L, L), dtype=bool)
+    for i in range(L - 1):
+        M[i, :i + 1] = True
+    return M
+
+# padding_mask: lengths off by one (<=)
+def _slip_padding_mask_0(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[None, :] <= lengths[:, None]
+
+# padding_mask: True marks the padding
+def _slip_padding_mask_1(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[None, :] >= lengths[:, None]
+
+# padding_mask: left padding
+def _slip_padding_mask_2(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[None, :] >= L - lengths[:, None]
+
+# padding_mask: shape (L, B)
+def _slip_padding_mask_3(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[:, None] < lengths[None, :]
+
+# padding_mask: lengths off by one (< length - 1)
+def _slip_padding_mask_4(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[None, :] < lengths[:, None] - 1
+
+# padding_mask: 0/1 integers
+def _slip_padding_mask_5(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return (np.arange(L)[None, :] < lengths[:, None]).astype(int)
+
+# padding_mask: width taken from the longest message instead of L
+def _slip_padding_mask_6(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(lengths.max())[None, :] < lengths[:, None]
+
+# padding_mask: every row built from the first message's length
+def _slip_padding_mask_7(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.broadcast_to(np.arange(L) < lengths[0], (len(lengths), L))
+
+# padding_mask: comparison without new axes
+def _slip_padding_mask_8(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L) < lengths
+
+# padding_mask: loop over range(B - 1) leaves the last message False
+def _slip_padding_mask_9(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    M = np.zeros((len(lengths), L), dtype=bool)
+    for b in range(len(lengths) - 1):
+        M[b, :lengths[b]] = True
+    return M
+
+# padding_mask: hard-coded 4 columns (the worked example's L)
+def _slip_padding_mask_10(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(4)[None, :] < lengths[:, None]
+
+# attention_mask: padding taken from the query side
+def _slip_attention_mask_0(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    queries = padding_mask(lengths, L)[:, :, None]
+    allowed = queries & causal_mask(L) if causal else queries
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: padded query rows masked too
+def _slip_attention_mask_1(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    real = padding_mask(lengths, L)
+    allowed = real[:, :, None] & real[:, None, :]
+    if causal:
+        allowed = allowed & causal_mask(L)
+    return allowed
+
+# attention_mask: causal flag ignored
+def _slip_attention_mask_2(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return padding_mask(lengths, L)[:, None, :] & causal_mask(L)
+
+# attention_mask: causal and padding combined with OR
+def _slip_attention_mask_3(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    allowed = keys | causal_mask(L) if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: lengths off by one
+def _slip_attention_mask_4(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = (np.arange(L)[None, :] <= lengths[:, None])[:, None, :]
+    allowed = keys & causal_mask(L) if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: broadcast shape (B, 1, L) returned for the encoder
+def _slip_attention_mask_5(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    return keys & causal_mask(L) if causal else keys
+
+# attention_mask: causal flag inverted
+def _slip_attention_mask_6(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    allowed = keys & causal_mask(L) if not causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: padding forgotten in the causal branch
+def _slip_attention_mask_7(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    if causal:
+        return np.broadcast_to(causal_mask(L), (len(lengths), L, L)).copy()
+    return np.broadcast_to(padding_mask(lengths, L)[:, None, :], (len(lengths), L, L)).copy()
+
+# attention_mask: diagonal excluded from the causal part
+def _slip_attention_mask_8(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    tri = np.tril(np.ones((L, L), dtype=bool), k=-1)
+    allowed = keys & tri if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: 0/1 integers from a product
+def _slip_attention_mask_9(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :].astype(int)
+    allowed = keys * causal_mask(L) if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: causal part transposed
+def _slip_attention_mask_10(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    allowed = keys & causal_mask(L).T if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: causal and padding masks combined without new axes
+def _slip_attention_mask_11(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)
+    if causal:
+        return causal_mask(L) & keys
+    return np.broadcast_to(keys[:, None, :], (len(lengths), L, L)).copy()
+
+# attention_mask: batch size hard-coded to 2 (Message A and Message B)
+def _slip_attention_mask_12(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    if causal:
+        keys = keys & causal_mask(L)[None]
+    return np.broadcast_to(keys, (2, L, L)).copy()
+
+# attention_mask: loop over range(B - 1) leaves the last message False
+def _slip_attention_mask_13(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    out = np.zeros((len(lengths), L, L), dtype=bool)
+    for b in range(len(lengths) - 1):
+        out[b, :, :lengths[b]] = True
+        if causal:
+            out[b] &= causal_mask(L)
+    return out
+
+# attention_mask: size taken from max(lengths) instead of L
+def _slip_attention_mask_14(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    n = int(max(lengths)) if len(lengths) else L
+    keys = padding_mask(lengths, n)[:, None, :]
+    if causal:
+        keys = keys & causal_mask(n)[None] if n else keys
+    return np.broadcast_to(keys, (len(lengths), n, n)).copy()
+
+# attention_mask: padding mask inverted (True on the pads)
+def _slip_attention_mask_15(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = ~padding_mask(lengths, L)[:, None, :]
+    if causal:
+        keys = keys & causal_mask(L)[None]
+    return np.broadcast_to(keys, (len(lengths), L, L)).copy()
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'causal_mask': [
+        ('diagonal excluded (j < i)', 'HINT_DIAGONAL_EXCLUDED', _slip_causal_mask_0),
+        ('mask transposed (j >= i)', 'HINT_CAUSAL_TRANSPOSED', _slip_causal_mask_1),
+        ('True marks the blocked future', 'HINT_CAUSAL_INVERTED', _slip_causal_mask_2),
+        ('additive 0 / -inf matrix instead of booleans', 'HINT_ADDITIVE_MASK', _slip_causal_mask_3),
+        ('0/1 floats instead of booleans', 'HINT_BOOL', _slip_causal_mask_4),
+        ('nothing blocked (all True)', 'HINT_NOTHING_BLOCKED', _slip_causal_mask_5),
+        ('only the diagonal (np.eye)', 'HINT_ONLY_DIAGONAL', _slip_causal_mask_6),
+        ('tril with k=1 lets each query read the next token', 'HINT_TRIL_K1', _slip_causal_mask_7),
+        ('comparison without new axes gives a vector', 'HINT_CAUSAL_SHAPE', _slip_causal_mask_8),
+        ("hard-coded 4 x 4 (the worked example's size)", 'HINT_CAUSAL_HARD_CODED', _slip_causal_mask_9),
+        ('loop fills M[i, :i] (the diagonal left out)', 'HINT_DIAGONAL_EXCLUDED', _slip_causal_mask_10),
+        ('loop over range(L - 1) leaves the last row False', 'HINT_LAST_ROW', _slip_causal_mask_11),
+    ],
+    'padding_mask': [
+        ('lengths off by one (<=)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_0),
+        ('True marks the padding', 'HINT_PADDING_INVERTED', _slip_padding_mask_1),
+        ('left padding', 'HINT_LEFT_PADDED', _slip_padding_mask_2),
+        ('shape (L, B)', 'HINT_PADDING_SHAPE', _slip_padding_mask_3),
+        ('lengths off by one (< length - 1)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_4),
+        ('0/1 integers', 'HINT_BOOL', _slip_padding_mask_5),
+        ('width taken from the longest message instead of L', 'HINT_L_COLUMNS', _slip_padding_mask_6),
+        ("every row built from the first message's length", 'HINT_FIRST_LENGTH_ONLY', _slip_padding_mask_7),
+        ('comparison without new axes', 'HINT_PADDING_BROADCAST', _slip_padding_mask_8),
+        ('loop over range(B - 1) leaves the last message False', 'HINT_LAST_MESSAGE', _slip_padding_mask_9),
+        ("hard-coded 4 columns (the worked example's L)", 'HINT_PADDING_SIZES', _slip_padding_mask_10),
+    ],
+    'attention_mask': [
+        ('padding taken from the query side', 'HINT_PADDING_TAKEN_QUERY_SIDE', _slip_attention_mask_0),
+        ('padded query rows masked too', 'HINT_PADDED_QUERY_ROWS_MASKED', _slip_attention_mask_1),
+        ('causal flag ignored', 'HINT_CAUSAL_FLAG_IGNORED', _slip_attention_mask_2),
+        ('causal and padding combined with OR', 'HINT_OR_INSTEAD_OF_AND', _slip_attention_mask_3),
+        ('lengths off by one', 'HINT_KEY_LENGTHS_OFF_ONE', _slip_attention_mask_4),
+        ('broadcast shape (B, 1, L) returned for the encoder', 'HINT_MASK_SHAPE', _slip_attention_mask_5),
+        ('causal flag inverted', 'HINT_CAUSAL_FLAG_IGNORED', _slip_attention_mask_6),
+        ('padding forgotten in the causal branch', 'HINT_DECODER_PADDING', _slip_attention_mask_7),
+        ('diagonal excluded from the causal part', 'HINT_MASK_DIAGONAL', _slip_attention_mask_8),
+        ('0/1 integers from a product', 'HINT_BOOL', _slip_attention_mask_9),
+        ('causal part transposed', 'HINT_CAUSAL_PART_TRANSPOSED', _slip_attention_mask_10),
+        ('causal and padding masks combined without new axes', 'HINT_PIECE_AXES', _slip_attention_mask_11),
+        ('batch size hard-coded to 2 (Message A and Message B)', 'HINT_PIECE_AXES', _slip_attention_mask_12),
+        ('loop over range(B - 1) leaves the last message False', 'HINT_LAST_MESSAGE', _slip_attention_mask_13),
+        ('size taken from max(lengths) instead of L', 'HINT_MASK_SHAPE', _slip_attention_mask_14),
+        ('padding mask inverted (True on the pads)', 'HINT_PADDING_MASK_INVERTED', _slip_attention_mask_15),
+    ],
+}
