@@ -118,7 +118,7 @@ def _slip_sinusoidal_positions_0(L, d):
     P[:, 1::2] = np.cos(l * w)
     return P
 
-# sinusoidal_positions: feature index j in the exponent for every column
+# sinusoidal_positions: frequency taken from the feature index j (10000^(-j/d)) for cos as well
 def _slip_sinusoidal_positions_1(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
@@ -167,7 +167,7 @@ def _slip_sinusoidal_positions_4(L, d):
     P[:, 1::2] = np.cos(l * w)
     return P
 
-# sinusoidal_positions: positive exponent
+# sinusoidal_positions: positive exponent (10000^(+2i/d))
 def _slip_sinusoidal_positions_5(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
@@ -180,7 +180,7 @@ def _slip_sinusoidal_positions_5(L, d):
     P[:, 1::2] = np.cos(l * w)
     return P
 
-# sinusoidal_positions: step of 2 counted twice (exponent 4i/d)
+# sinusoidal_positions: exponent 4i/d: the step of 2 counted twice
 def _slip_sinusoidal_positions_6(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
@@ -325,7 +325,7 @@ def _slip_sinusoidal_positions_16(L, d):
     P[:, 1::2] = np.cos(l * w)
     return P
 
-# sinusoidal_positions: loop over range(L - 1) leaves the last row zero
+# sinusoidal_positions: the last position row left zero (a loop over range(L - 1))
 def _slip_sinusoidal_positions_17(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
@@ -337,7 +337,7 @@ def _slip_sinusoidal_positions_17(L, d):
         P[l, 0::2], P[l, 1::2] = (np.sin(l * w), np.cos(l * w))
     return P
 
-# sinusoidal_positions: loop over range(d // 2 - 1) leaves the last pair zero
+# sinusoidal_positions: the last pair left zero (a loop over range(d // 2 - 1))
 def _slip_sinusoidal_positions_18(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
@@ -425,7 +425,7 @@ def _slip_embed_1(token_ids, E, P):
         raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
     return E[token_ids] + P
 
-# embed: P indexed by the token ids
+# embed: P indexed by the token ids instead of the positions
 def _slip_embed_2(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
@@ -481,7 +481,7 @@ def _slip_embed_4(token_ids, E, P):
     L = len(token_ids)
     return np.concatenate([E[token_ids], P[:L]], axis=1)
 
-# embed: E indexed by position instead of token id
+# embed: E indexed by the positions 0 .. L-1 instead of the token ids
 def _slip_embed_5(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
@@ -538,7 +538,7 @@ def _slip_embed_7(token_ids, E, P):
     L = len(token_ids)
     return E[token_ids] + P[-L:]
 
-# embed: multiplied instead of added
+# embed: embedding multiplied by the position instead of added
 def _slip_embed_8(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
@@ -595,7 +595,7 @@ def _slip_embed_10(token_ids, E, P):
         raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
     return E[token_ids] + P[np.minimum(token_ids, len(P) - 1)]
 
-# embed: token ids treated as 1-based
+# embed: token ids shifted by one (E[token_ids - 1])
 def _slip_embed_11(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
@@ -724,7 +724,7 @@ def _slip_embed_17(token_ids, E, P):
         raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
     return E[token_ids] + sinusoidal_positions(len(token_ids), E.shape[1])
 
-# shift_matrix: standard rotation block: shifts backwards
+# shift_matrix: blocks transposed: the matrix takes p_l to p_(l-k)
 def _slip_shift_matrix_0(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -736,7 +736,7 @@ def _slip_shift_matrix_0(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]
     return M
 
-# shift_matrix: one frequency for every pair
+# shift_matrix: one frequency (w = 1) for every pair
 def _slip_shift_matrix_1(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -746,7 +746,7 @@ def _slip_shift_matrix_1(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(k), np.sin(k)], [-np.sin(k), np.cos(k)]]
     return M
 
-# shift_matrix: exponent i/d
+# shift_matrix: exponent i/d instead of 2i/d
 def _slip_shift_matrix_2(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -757,7 +757,7 @@ def _slip_shift_matrix_2(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(k * w[i]), np.sin(k * w[i])], [-np.sin(k * w[i]), np.cos(k * w[i])]]
     return M
 
-# shift_matrix: blocks placed for a two-halves layout
+# shift_matrix: pairs laid out in two halves instead of (2i, 2i+1)
 def _slip_shift_matrix_3(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -767,7 +767,7 @@ def _slip_shift_matrix_3(k, d):
     c, s = (np.cos(k * w), np.sin(k * w))
     return np.block([[np.diag(c), np.diag(s)], [np.diag(-s), np.diag(c)]])
 
-# shift_matrix: always one step
+# shift_matrix: shift by one step whatever k is
 def _slip_shift_matrix_4(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -778,7 +778,7 @@ def _slip_shift_matrix_4(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(w[i]), np.sin(w[i])], [-np.sin(w[i]), np.cos(w[i])]]
     return M
 
-# shift_matrix: minus sign missing in the block
+# shift_matrix: minus sign missing: [[cos, sin], [sin, cos]]
 def _slip_shift_matrix_5(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -790,7 +790,7 @@ def _slip_shift_matrix_5(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [s, c]]
     return M
 
-# shift_matrix: sin and cos swapped in the block
+# shift_matrix: sin and cos swapped in the block: [[sin, cos], [-cos, sin]]
 def _slip_shift_matrix_6(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -802,7 +802,7 @@ def _slip_shift_matrix_6(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[s, c], [-c, s]]
     return M
 
-# shift_matrix: blocks at [i:i+2] overlap
+# shift_matrix: blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)
 def _slip_shift_matrix_7(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -814,7 +814,7 @@ def _slip_shift_matrix_7(k, d):
         M[i:i + 2, i:i + 2] = [[c, s], [-s, c]]
     return M
 
-# shift_matrix: step of 2 counted twice (exponent 4i/d)
+# shift_matrix: exponent 4i/d: the step of 2 counted twice
 def _slip_shift_matrix_8(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -838,7 +838,7 @@ def _slip_shift_matrix_9(k, d):
         M[j:j + 2, j:j + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
     return M
 
-# shift_matrix: identity whatever k is (angle k * 0)
+# shift_matrix: the identity whatever k is
 def _slip_shift_matrix_10(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -857,7 +857,7 @@ def _slip_shift_matrix_11(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
     return M
 
-# shift_matrix: loop over range(d // 2 - 1) leaves the last block zero
+# shift_matrix: the last block left zero (a loop over range(d // 2 - 1))
 def _slip_shift_matrix_12(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -869,7 +869,7 @@ def _slip_shift_matrix_12(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
     return M
 
-# shift_matrix: integer matrix (np.zeros(..., dtype=int))
+# shift_matrix: an integer matrix (cos and sin truncated to whole numbers)
 def _slip_shift_matrix_13(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -881,7 +881,7 @@ def _slip_shift_matrix_13(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
     return M
 
-# shift_matrix: positive exponent
+# shift_matrix: positive exponent (10000^(+2i/d))
 def _slip_shift_matrix_14(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -922,12 +922,12 @@ def _slip_shift_matrix_16(k, d):
 SLIPS = {
     'sinusoidal_positions': [
         ('exponent i/d instead of 2i/d', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_0),
-        ('feature index j in the exponent for every column', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_1),
+        ('frequency taken from the feature index j (10000^(-j/d)) for cos as well', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_1),
         ('sin and cos swapped', 'HINT_SIN_COS_SWAPPED', _slip_sinusoidal_positions_2),
         ('sin and cos in two halves instead of interleaved', 'HINT_SIN_COS_TWO_HALVES', _slip_sinusoidal_positions_3),
         ('positions starting at 1', 'HINT_POSITIONS_STARTING_1', _slip_sinusoidal_positions_4),
-        ('positive exponent', 'HINT_POSITIVE_EXPONENT_10000', _slip_sinusoidal_positions_5),
-        ('step of 2 counted twice (exponent 4i/d)', 'HINT_STEP_TWICE', _slip_sinusoidal_positions_6),
+        ('positive exponent (10000^(+2i/d))', 'HINT_POSITIVE_EXPONENT_10000', _slip_sinusoidal_positions_5),
+        ('exponent 4i/d: the step of 2 counted twice', 'HINT_STEP_TWICE', _slip_sinusoidal_positions_6),
         ('integer division in the exponent', 'HINT_STEP_TWICE', _slip_sinusoidal_positions_7),
         ('table transposed (d, L)', 'HINT_ONE_ROW_PER_POSITION', _slip_sinusoidal_positions_8),
         ('sin in every column', 'HINT_FIRST_ROW', _slip_sinusoidal_positions_9),
@@ -938,8 +938,8 @@ SLIPS = {
         ('positions normalised to [0, 1) (l / L)', 'HINT_FIRST_COLUMNS', _slip_sinusoidal_positions_14),
         ('L instead of d in the exponent', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_15),
         ("hard-coded d = 4 (the lecture's curves)", 'HINT_FREQUENCY_PER_PAIR', _slip_sinusoidal_positions_16),
-        ('loop over range(L - 1) leaves the last row zero', 'HINT_LAST_POSITION_ROW_LEFT', _slip_sinusoidal_positions_17),
-        ('loop over range(d // 2 - 1) leaves the last pair zero', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_sinusoidal_positions_18),
+        ('the last position row left zero (a loop over range(L - 1))', 'HINT_LAST_POSITION_ROW_LEFT', _slip_sinusoidal_positions_17),
+        ('the last pair left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_sinusoidal_positions_18),
         ('missing parentheses: 1 / 10000 ** (2i) / d', 'HINT_MISSING_PARENTHESES', _slip_sinusoidal_positions_19),
         ('positions from np.linspace(0, L, L)', 'HINT_POSITIONS_NP_LINSPACE', _slip_sinusoidal_positions_20),
         ('sin(l) * w instead of sin(l * w)', 'HINT_SIN_TIMES_W', _slip_sinusoidal_positions_21),
@@ -947,16 +947,16 @@ SLIPS = {
     'embed': [
         ('positions not added', 'HINT_POSITIONS_NOT_ADDED', _slip_embed_0),
         ('the whole table P added', 'HINT_EMBED_SHAPES', _slip_embed_1),
-        ('P indexed by the token ids', 'HINT_P_INDEXED_TOKEN_IDS', _slip_embed_2),
+        ('P indexed by the token ids instead of the positions', 'HINT_P_INDEXED_TOKEN_IDS', _slip_embed_2),
         ('positions starting at 1', 'HINT_EMBED_FROM_1', _slip_embed_3),
         ('embedding and position concatenated', 'HINT_EMBED_SHAPE', _slip_embed_4),
-        ('E indexed by position instead of token id', 'HINT_E_BY_POSITION', _slip_embed_5),
+        ('E indexed by the positions 0 .. L-1 instead of the token ids', 'HINT_E_BY_POSITION', _slip_embed_5),
         ('one position row P[L] added to every token', 'HINT_ONE_POSITION_ROW_P', _slip_embed_6),
         ('the last L rows of P', 'HINT_LAST_L_ROWS_P', _slip_embed_7),
-        ('multiplied instead of added', 'HINT_EMBEDDING_MULTIPLIED_POSITION', _slip_embed_8),
+        ('embedding multiplied by the position instead of added', 'HINT_EMBEDDING_MULTIPLIED_POSITION', _slip_embed_8),
         ('adds into P in place (P[:L] is a view)', 'HINT_EMBED_IN_PLACE', _slip_embed_9),
         ('P indexed by the token ids, clipped to the table', 'HINT_P_INDEXED_TOKEN_IDS', _slip_embed_10),
-        ('token ids treated as 1-based', 'HINT_TOKEN_IDS_SHIFTED_ONE', _slip_embed_11),
+        ('token ids shifted by one (E[token_ids - 1])', 'HINT_TOKEN_IDS_SHIFTED_ONE', _slip_embed_11),
         ('float32 and the positions starting at 1', 'HINT_EMBED_FROM_1', _slip_embed_12),
         ("hard-coded 3 positions (the worked example's length)", 'HINT_EMBED_SHAPES', _slip_embed_13),
         ('embedding scaled by sqrt(d)', 'HINT_EMBEDDING_SCALED_SQRT', _slip_embed_14),
@@ -965,21 +965,21 @@ SLIPS = {
         ('its own sinusoidal table instead of the argument P', 'HINT_OWN_SINUSOIDAL_TABLE', _slip_embed_17),
     ],
     'shift_matrix': [
-        ('standard rotation block: shifts backwards', 'HINT_BLOCKS_TRANSPOSED', _slip_shift_matrix_0),
-        ('one frequency for every pair', 'HINT_SHIFT_ONE_FREQUENCY', _slip_shift_matrix_1),
-        ('exponent i/d', 'HINT_PAIR_EXPONENT', _slip_shift_matrix_2),
-        ('blocks placed for a two-halves layout', 'HINT_SHIFT_HALVES', _slip_shift_matrix_3),
-        ('always one step', 'HINT_SHIFT_USE_K', _slip_shift_matrix_4),
-        ('minus sign missing in the block', 'HINT_BLOCK', _slip_shift_matrix_5),
-        ('sin and cos swapped in the block', 'HINT_BLOCK', _slip_shift_matrix_6),
-        ('blocks at [i:i+2] overlap', 'HINT_BLOCK_PLACE', _slip_shift_matrix_7),
-        ('step of 2 counted twice (exponent 4i/d)', 'HINT_STEP_TWICE', _slip_shift_matrix_8),
+        ('blocks transposed: the matrix takes p_l to p_(l-k)', 'HINT_BLOCKS_TRANSPOSED', _slip_shift_matrix_0),
+        ('one frequency (w = 1) for every pair', 'HINT_SHIFT_ONE_FREQUENCY', _slip_shift_matrix_1),
+        ('exponent i/d instead of 2i/d', 'HINT_PAIR_EXPONENT', _slip_shift_matrix_2),
+        ('pairs laid out in two halves instead of (2i, 2i+1)', 'HINT_SHIFT_HALVES', _slip_shift_matrix_3),
+        ('shift by one step whatever k is', 'HINT_SHIFT_USE_K', _slip_shift_matrix_4),
+        ('minus sign missing: [[cos, sin], [sin, cos]]', 'HINT_BLOCK', _slip_shift_matrix_5),
+        ('sin and cos swapped in the block: [[sin, cos], [-cos, sin]]', 'HINT_BLOCK', _slip_shift_matrix_6),
+        ('blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)', 'HINT_BLOCK_PLACE', _slip_shift_matrix_7),
+        ('exponent 4i/d: the step of 2 counted twice', 'HINT_STEP_TWICE', _slip_shift_matrix_8),
         ('frequency picked by the feature index j', 'HINT_PAIR_EXPONENT', _slip_shift_matrix_9),
-        ('identity whatever k is (angle k * 0)', 'HINT_SHIFT_USE_K', _slip_shift_matrix_10),
+        ('the identity whatever k is', 'HINT_SHIFT_USE_K', _slip_shift_matrix_10),
         ('shift by -k (negated angle)', 'HINT_BLOCKS_TRANSPOSED', _slip_shift_matrix_11),
-        ('loop over range(d // 2 - 1) leaves the last block zero', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_shift_matrix_12),
-        ('integer matrix (np.zeros(..., dtype=int))', 'HINT_INTEGER_MATRIX', _slip_shift_matrix_13),
-        ('positive exponent', 'HINT_POSITIVE_EXPONENT_10000', _slip_shift_matrix_14),
+        ('the last block left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_shift_matrix_12),
+        ('an integer matrix (cos and sin truncated to whole numbers)', 'HINT_INTEGER_MATRIX', _slip_shift_matrix_13),
+        ('positive exponent (10000^(+2i/d))', 'HINT_POSITIVE_EXPONENT_10000', _slip_shift_matrix_14),
         ('shift by k + 1', 'HINT_SHIFT_K_PLUS_1', _slip_shift_matrix_15),
         ("hard-coded 4 x 4 (the worked example's d)", 'HINT_SHIFT_HARD_CODED', _slip_shift_matrix_16),
     ],

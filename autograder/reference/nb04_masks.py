@@ -130,12 +130,12 @@ def _slip_causal_mask_0(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     return np.tril(np.ones((L, L), dtype=bool), k=-1)
 
-# causal_mask: mask transposed (j >= i)
+# causal_mask: mask transposed (j >= i): each query reads the future, not the past
 def _slip_causal_mask_1(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     return np.triu(np.ones((L, L), dtype=bool))
 
-# causal_mask: True marks the blocked future
+# causal_mask: True and False swapped (True marks the blocked future)
 def _slip_causal_mask_2(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     i = np.arange(L)
@@ -151,17 +151,17 @@ def _slip_causal_mask_4(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     return np.tril(np.ones((L, L)))
 
-# causal_mask: nothing blocked (all True)
+# causal_mask: every entry True: nothing is blocked
 def _slip_causal_mask_5(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     return np.ones((L, L), dtype=bool)
 
-# causal_mask: only the diagonal (np.eye)
+# causal_mask: only the diagonal (each query reads only itself)
 def _slip_causal_mask_6(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     return np.eye(L, dtype=bool)
 
-# causal_mask: tril with k=1 lets each query read the next token
+# causal_mask: np.tril(..., k=1): each query also reads the next token
 def _slip_causal_mask_7(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     return np.tril(np.ones((L, L), dtype=bool), k=1)
@@ -185,7 +185,7 @@ def _slip_causal_mask_10(L):
         M[i, :i] = True
     return M
 
-# causal_mask: loop over range(L - 1) leaves the last row False
+# causal_mask: the last row left all False (a loop over range(L - 1))
 def _slip_causal_mask_11(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     M = np.zeros((L, L), dtype=bool)
@@ -193,19 +193,19 @@ def _slip_causal_mask_11(L):
         M[i, :i + 1] = True
     return M
 
-# padding_mask: lengths off by one (<=)
+# padding_mask: lengths off by one (position <= length)
 def _slip_padding_mask_0(lengths, L):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     return np.arange(L)[None, :] <= lengths[:, None]
 
-# padding_mask: True marks the padding
+# padding_mask: True and False swapped (True marks the padding)
 def _slip_padding_mask_1(lengths, L):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     return np.arange(L)[None, :] >= lengths[:, None]
 
-# padding_mask: left padding
+# padding_mask: padding at the front (left) instead of the end
 def _slip_padding_mask_2(lengths, L):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -217,7 +217,7 @@ def _slip_padding_mask_3(lengths, L):
     lengths = require_lengths('lengths', lengths, L)
     return np.arange(L)[:, None] < lengths[None, :]
 
-# padding_mask: lengths off by one (< length - 1)
+# padding_mask: lengths off by one (position < length - 1)
 def _slip_padding_mask_4(lengths, L):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -247,7 +247,7 @@ def _slip_padding_mask_8(lengths, L):
     lengths = require_lengths('lengths', lengths, L)
     return np.arange(L) < lengths
 
-# padding_mask: loop over range(B - 1) leaves the last message False
+# padding_mask: the last message left all False (a loop over range(B - 1))
 def _slip_padding_mask_9(lengths, L):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -262,7 +262,7 @@ def _slip_padding_mask_10(lengths, L):
     lengths = require_lengths('lengths', lengths, L)
     return np.arange(4)[None, :] < lengths[:, None]
 
-# attention_mask: padding taken from the query side
+# attention_mask: padding taken from the query side instead of the key side
 def _slip_attention_mask_0(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -270,7 +270,7 @@ def _slip_attention_mask_0(lengths, L, causal):
     allowed = queries & causal_mask(L) if causal else queries
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
-# attention_mask: padded query rows masked too
+# attention_mask: padded query rows masked as well as padded keys (only the keys are masked here)
 def _slip_attention_mask_1(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -280,13 +280,13 @@ def _slip_attention_mask_1(lengths, L, causal):
         allowed = allowed & causal_mask(L)
     return allowed
 
-# attention_mask: causal flag ignored
+# attention_mask: the causal flag ignored: causal part always applied
 def _slip_attention_mask_2(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     return padding_mask(lengths, L)[:, None, :] & causal_mask(L)
 
-# attention_mask: causal and padding combined with OR
+# attention_mask: causal and padding combined with OR instead of AND
 def _slip_attention_mask_3(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -294,7 +294,7 @@ def _slip_attention_mask_3(lengths, L, causal):
     allowed = keys | causal_mask(L) if causal else keys
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
-# attention_mask: lengths off by one
+# attention_mask: lengths off by one (position <= length)
 def _slip_attention_mask_4(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -325,7 +325,7 @@ def _slip_attention_mask_7(lengths, L, causal):
         return np.broadcast_to(causal_mask(L), (len(lengths), L, L)).copy()
     return np.broadcast_to(padding_mask(lengths, L)[:, None, :], (len(lengths), L, L)).copy()
 
-# attention_mask: diagonal excluded from the causal part
+# attention_mask: diagonal excluded from the causal part (j < i)
 def _slip_attention_mask_8(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -342,7 +342,7 @@ def _slip_attention_mask_9(lengths, L, causal):
     allowed = keys * causal_mask(L) if causal else keys
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
-# attention_mask: causal part transposed
+# attention_mask: causal part transposed (j >= i)
 def _slip_attention_mask_10(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -368,7 +368,7 @@ def _slip_attention_mask_12(lengths, L, causal):
         keys = keys & causal_mask(L)[None]
     return np.broadcast_to(keys, (2, L, L)).copy()
 
-# attention_mask: loop over range(B - 1) leaves the last message False
+# attention_mask: the last message left all False (a loop over range(B - 1))
 def _slip_attention_mask_13(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
@@ -403,46 +403,46 @@ def _slip_attention_mask_15(lengths, L, causal):
 SLIPS = {
     'causal_mask': [
         ('diagonal excluded (j < i)', 'HINT_DIAGONAL_EXCLUDED', _slip_causal_mask_0),
-        ('mask transposed (j >= i)', 'HINT_CAUSAL_TRANSPOSED', _slip_causal_mask_1),
-        ('True marks the blocked future', 'HINT_CAUSAL_INVERTED', _slip_causal_mask_2),
+        ('mask transposed (j >= i): each query reads the future, not the past', 'HINT_CAUSAL_TRANSPOSED', _slip_causal_mask_1),
+        ('True and False swapped (True marks the blocked future)', 'HINT_CAUSAL_INVERTED', _slip_causal_mask_2),
         ('additive 0 / -inf matrix instead of booleans', 'HINT_ADDITIVE_MASK', _slip_causal_mask_3),
         ('0/1 floats instead of booleans', 'HINT_BOOL', _slip_causal_mask_4),
-        ('nothing blocked (all True)', 'HINT_NOTHING_BLOCKED', _slip_causal_mask_5),
-        ('only the diagonal (np.eye)', 'HINT_ONLY_DIAGONAL', _slip_causal_mask_6),
-        ('tril with k=1 lets each query read the next token', 'HINT_TRIL_K1', _slip_causal_mask_7),
+        ('every entry True: nothing is blocked', 'HINT_NOTHING_BLOCKED', _slip_causal_mask_5),
+        ('only the diagonal (each query reads only itself)', 'HINT_ONLY_DIAGONAL', _slip_causal_mask_6),
+        ('np.tril(..., k=1): each query also reads the next token', 'HINT_TRIL_K1', _slip_causal_mask_7),
         ('comparison without new axes gives a vector', 'HINT_CAUSAL_SHAPE', _slip_causal_mask_8),
         ("hard-coded 4 x 4 (the worked example's size)", 'HINT_CAUSAL_HARD_CODED', _slip_causal_mask_9),
         ('loop fills M[i, :i] (the diagonal left out)', 'HINT_DIAGONAL_EXCLUDED', _slip_causal_mask_10),
-        ('loop over range(L - 1) leaves the last row False', 'HINT_LAST_ROW', _slip_causal_mask_11),
+        ('the last row left all False (a loop over range(L - 1))', 'HINT_LAST_ROW', _slip_causal_mask_11),
     ],
     'padding_mask': [
-        ('lengths off by one (<=)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_0),
-        ('True marks the padding', 'HINT_PADDING_INVERTED', _slip_padding_mask_1),
-        ('left padding', 'HINT_LEFT_PADDED', _slip_padding_mask_2),
+        ('lengths off by one (position <= length)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_0),
+        ('True and False swapped (True marks the padding)', 'HINT_PADDING_INVERTED', _slip_padding_mask_1),
+        ('padding at the front (left) instead of the end', 'HINT_LEFT_PADDED', _slip_padding_mask_2),
         ('shape (L, B)', 'HINT_PADDING_SHAPE', _slip_padding_mask_3),
-        ('lengths off by one (< length - 1)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_4),
+        ('lengths off by one (position < length - 1)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_4),
         ('0/1 integers', 'HINT_BOOL', _slip_padding_mask_5),
         ('width taken from the longest message instead of L', 'HINT_L_COLUMNS', _slip_padding_mask_6),
         ("every row built from the first message's length", 'HINT_FIRST_LENGTH_ONLY', _slip_padding_mask_7),
         ('comparison without new axes', 'HINT_PADDING_BROADCAST', _slip_padding_mask_8),
-        ('loop over range(B - 1) leaves the last message False', 'HINT_LAST_MESSAGE', _slip_padding_mask_9),
+        ('the last message left all False (a loop over range(B - 1))', 'HINT_LAST_MESSAGE', _slip_padding_mask_9),
         ("hard-coded 4 columns (the worked example's L)", 'HINT_PADDING_SIZES', _slip_padding_mask_10),
     ],
     'attention_mask': [
-        ('padding taken from the query side', 'HINT_PADDING_TAKEN_QUERY_SIDE', _slip_attention_mask_0),
-        ('padded query rows masked too', 'HINT_PADDED_QUERY_ROWS_MASKED', _slip_attention_mask_1),
-        ('causal flag ignored', 'HINT_CAUSAL_FLAG_IGNORED', _slip_attention_mask_2),
-        ('causal and padding combined with OR', 'HINT_OR_INSTEAD_OF_AND', _slip_attention_mask_3),
-        ('lengths off by one', 'HINT_KEY_LENGTHS_OFF_ONE', _slip_attention_mask_4),
+        ('padding taken from the query side instead of the key side', 'HINT_PADDING_TAKEN_QUERY_SIDE', _slip_attention_mask_0),
+        ('padded query rows masked as well as padded keys (only the keys are masked here)', 'HINT_PADDED_QUERY_ROWS_MASKED', _slip_attention_mask_1),
+        ('the causal flag ignored: causal part always applied', 'HINT_CAUSAL_FLAG_IGNORED', _slip_attention_mask_2),
+        ('causal and padding combined with OR instead of AND', 'HINT_OR_INSTEAD_OF_AND', _slip_attention_mask_3),
+        ('lengths off by one (position <= length)', 'HINT_KEY_LENGTHS_OFF_ONE', _slip_attention_mask_4),
         ('broadcast shape (B, 1, L) returned for the encoder', 'HINT_MASK_SHAPE', _slip_attention_mask_5),
         ('causal flag inverted', 'HINT_CAUSAL_FLAG_IGNORED', _slip_attention_mask_6),
         ('padding forgotten in the causal branch', 'HINT_DECODER_PADDING', _slip_attention_mask_7),
-        ('diagonal excluded from the causal part', 'HINT_MASK_DIAGONAL', _slip_attention_mask_8),
+        ('diagonal excluded from the causal part (j < i)', 'HINT_MASK_DIAGONAL', _slip_attention_mask_8),
         ('0/1 integers from a product', 'HINT_BOOL', _slip_attention_mask_9),
-        ('causal part transposed', 'HINT_CAUSAL_PART_TRANSPOSED', _slip_attention_mask_10),
+        ('causal part transposed (j >= i)', 'HINT_CAUSAL_PART_TRANSPOSED', _slip_attention_mask_10),
         ('causal and padding masks combined without new axes', 'HINT_PIECE_AXES', _slip_attention_mask_11),
         ('batch size hard-coded to 2 (Message A and Message B)', 'HINT_PIECE_AXES', _slip_attention_mask_12),
-        ('loop over range(B - 1) leaves the last message False', 'HINT_LAST_MESSAGE', _slip_attention_mask_13),
+        ('the last message left all False (a loop over range(B - 1))', 'HINT_LAST_MESSAGE', _slip_attention_mask_13),
         ('size taken from max(lengths) instead of L', 'HINT_MASK_SHAPE', _slip_attention_mask_14),
         ('padding mask inverted (True on the pads)', 'HINT_PADDING_MASK_INVERTED', _slip_attention_mask_15),
     ],

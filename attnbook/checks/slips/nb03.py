@@ -13,11 +13,11 @@ right. A check names the slip whose output a learner's matches.
 SLIPS = {
     'rotation_2d': {
         '1.5708': [
-            ('transposed matrix (turns by -a)', 'HINT_DIRECTION', [
+            ('transposed: R(-a) instead of R(a)', 'HINT_DIRECTION', [
                 [6.123233995736766e-17, 1.0],
                 [-1.0, 6.123233995736766e-17],
             ]),
-            ('angle converted from degrees', 'HINT_ANGLE_TREATED_DEGREES', [
+            ('angle treated as degrees', 'HINT_ANGLE_TREATED_DEGREES', [
                 [0.9996242168594817, -0.027412133592044294],
                 [0.027412133592044294, 0.9996242168594817],
             ]),
@@ -25,15 +25,15 @@ SLIPS = {
                 [1.0, -6.123233995736766e-17],
                 [6.123233995736766e-17, 1.0],
             ]),
-            ('minus sign dropped', 'HINT_MINUS_SIGN_DROPPED', [
+            ('the minus sign dropped: [[cos a, sin a], [sin a, cos a]]', 'HINT_MINUS_SIGN_DROPPED', [
                 [6.123233995736766e-17, 1.0],
                 [1.0, 6.123233995736766e-17],
             ]),
-            ('both sin entries negative', 'HINT_BOTH_SIN_ENTRIES_NEGATIVE', [
+            ('both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]', 'HINT_BOTH_SIN_ENTRIES_NEGATIVE', [
                 [6.123233995736766e-17, -1.0],
                 [-1.0, 6.123233995736766e-17],
             ]),
-            ('half the angle (a / 2)', 'HINT_HALF_ANGLE', [
+            ('half the angle', 'HINT_HALF_ANGLE', [
                 [0.7071067811865476, -0.7071067811865475],
                 [0.7071067811865475, 0.7071067811865476],
             ]),
@@ -47,7 +47,7 @@ SLIPS = {
             ]),
         ],
         '0.523599': [
-            ('a reflection: -cos in the bottom-right', 'HINT_REFLECTION', [
+            ('a reflection: [[cos a, -sin a], [sin a, -cos a]]', 'HINT_REFLECTION', [
                 [0.8660254037844387, -0.49999999999999994],
                 [0.49999999999999994, -0.8660254037844387],
             ]),
@@ -58,33 +58,33 @@ SLIPS = {
             ('exponent i/d_k instead of 2i/d_k', 'HINT_PAIR_EXPONENT', [1.0, 0.31622776601683794, 0.1, 0.03162277660168379]),
             ('positive exponent', 'HINT_POSITIVE_EXPONENT', [1.0, 10.0, 100.0, 1000.0]),
             ('one frequency for all pairs', 'HINT_ONE_FREQUENCY', [1.0, 1.0, 1.0, 1.0]),
-            ('missing parentheses: base ** (-2i) / d_k', 'HINT_PARENTHESES_DIVIDE', [0.125, 1.25e-09, 1.25e-17, 1.25e-25]),
+            ('missing parentheses: (base ** -2i) / d_k', 'HINT_PARENTHESES_DIVIDE', [0.125, 1.25e-09, 1.25e-17, 1.25e-25]),
             ('pair index counted from 1', 'HINT_PAIR_INDEX_COUNTED_1', [0.1, 0.01, 0.001, 0.0001]),
-            ('exponent divided by the number of pairs d_k/2', 'HINT_EXPONENT_BY_PAIRS', [1.0, 0.01, 0.0001, 1e-06]),
-            ('exponent spread over [0, 1] with linspace', 'HINT_EXPONENT_LINSPACE', [1.0, 0.046415888336127795, 0.0021544346900318843, 0.0001]),
-            ('odd numbers 1, 3, 5 in the exponent', 'HINT_EXPONENT_ODD', [0.31622776601683794, 0.03162277660168379, 0.0031622776601683794, 0.00031622776601683794]),
+            ('exponent divided by the number of pairs d_k/2 instead of d_k', 'HINT_EXPONENT_BY_PAIRS', [1.0, 0.01, 0.0001, 1e-06]),
+            ('exponent spread over [0, 1] with np.linspace', 'HINT_EXPONENT_LINSPACE', [1.0, 0.046415888336127795, 0.0021544346900318843, 0.0001]),
+            ('odd numbers 1, 3, 5, ... in the exponent', 'HINT_EXPONENT_ODD', [0.31622776601683794, 0.03162277660168379, 0.0031622776601683794, 0.00031622776601683794]),
             ('np.log10 paired with np.exp', 'HINT_LOG10', [1.0, 0.36787944117144233, 0.1353352832366127, 0.049787068367863944]),
-            ('slowest pair first (reversed)', 'HINT_FREQUENCIES_REVERSED', [0.001, 0.01, 0.1, 1.0]),
+            ('slowest pair first (reversed order)', 'HINT_FREQUENCIES_REVERSED', [0.001, 0.01, 0.1, 1.0]),
             ('multiplied by 2 pi', 'HINT_FACTOR_2_PI', [6.283185307179586, 0.6283185307179586, 0.06283185307179587, 0.006283185307179587]),
             ('missing parentheses: 1 / base ** 2 * i / d_k', 'HINT_PARENTHESES_RECIPROCAL', [0.0, 1.25e-09, 2.5e-09, 3.7500000000000005e-09]),
         ],
         '4, 100': [
-            ('base hard-coded to 10000', 'HINT_BASE_HARD_CODED', [1.0, 0.01]),
+            ('base ignored (10000 used whatever base is)', 'HINT_BASE_HARD_CODED', [1.0, 0.01]),
         ],
     },
     'apply_rope': {
         'worked': [
-            ('half-split pairing (i with i + d_k/2)', 'HINT_HALF_SPLIT_PAIRING', [
+            ('half-split pairing (feature i with i + d_k/2) instead of consecutive pairs', 'HINT_HALF_SPLIT_PAIRING', [
                 [1.0, 0.0, 1.0, 0.0],
                 [-0.30116867893975674, 0.0, 1.3817732906760363, 0.0],
                 [-0.0, 1.761463824887422, 0.0, 1.377405239431364],
             ]),
-            ('exponent i/d_k', 'HINT_PAIR_EXPONENT', [
+            ('exponent i/d_k instead of 2i/d_k', 'HINT_PAIR_EXPONENT', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, 0.8414709848078965, 0.9504152802551828, 0.31098359290718575],
                 [-1.8185948536513634, -0.8322936730942848, -0.5911271172152932, 0.8065784098850756],
             ]),
-            ('rotated by -l * theta', 'HINT_DIRECTION', [
+            ('rotated by -l * theta (the wrong direction)', 'HINT_DIRECTION', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, -0.8414709848078965, 0.9950041652780258, -0.09983341664682815],
                 [1.8185948536513634, -0.8322936730942848, 0.19866933079506122, 0.9800665778412416],
@@ -94,42 +94,42 @@ SLIPS = {
                 [0.5403023058681398, 0.8414709848078965, 0.5403023058681398, 0.8414709848078965],
                 [-1.8185948536513634, -0.8322936730942848, -0.9092974268256817, -0.4161468365471424],
             ]),
-            ('second component computed from the already rotated first', 'HINT_SECOND_COMPONENT_COMPUTED_ALREADY', [
+            ('the second component computed from the already rotated first one', 'HINT_SECOND_COMPONENT_COMPUTED_ALREADY', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, 0.4546487134128409, 0.9950041652780258, 0.09933466539753062],
                 [-1.8185948536513634, -2.485937293957897, -0.19866933079506122, 0.9405970748426842],
             ]),
-            ('components of each rotated pair stored swapped', 'HINT_COMPONENTS_SWAPPED', [
+            ('the two components of each rotated pair stored in swapped places', 'HINT_COMPONENTS_SWAPPED', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.8414709848078965, 0.5403023058681398, 0.09983341664682815, 0.9950041652780258],
                 [-0.8322936730942848, -1.8185948536513634, 0.9800665778412416, -0.19866933079506122],
             ]),
-            ('sign typo in the second component', 'HINT_SIGN_TYPO_SECOND_COMPONENT', [
+            ('sign typo in the second component (-x_2i * sin + x_2i+1 * cos)', 'HINT_SIGN_TYPO_SECOND_COMPONENT', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, -0.8414709848078965, 0.9950041652780258, -0.09983341664682815],
                 [-1.8185948536513634, -0.8322936730942848, -0.19866933079506122, 0.9800665778412416],
             ]),
-            ('rotated pairs written back as halves (complex numbers)', 'HINT_WRITTEN_AS_HALVES', [
+            ('rotated pairs written back as two halves (all first components, then all second ones)', 'HINT_WRITTEN_AS_HALVES', [
                 [1.0, 1.0, 0.0, 0.0],
                 [0.5403023058681398, 0.9950041652780258, 0.8414709848078965, 0.09983341664682815],
                 [-1.8185948536513634, -0.19866933079506122, -0.8322936730942848, 0.9800665778412416],
             ]),
-            ('last pair left unrotated (loop off by one)', 'HINT_LAST_PAIR_LEFT_UNROTATED', [
+            ('the last pair left unrotated (a loop over range(d_k // 2 - 1))', 'HINT_LAST_PAIR_LEFT_UNROTATED', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, 0.8414709848078965, 1.0, 0.0],
                 [-1.8185948536513634, -0.8322936730942848, 0.0, 1.0],
             ]),
-            ('positions counted from 1', 'HINT_POSITIONS_COUNTED_1', [
+            ('positions counted from 1 (positions + 1)', 'HINT_POSITIONS_COUNTED_1', [
                 [0.5403023058681398, 0.8414709848078965, 0.9950041652780258, 0.09983341664682815],
                 [-0.4161468365471424, 0.9092974268256817, 0.9800665778412416, 0.19866933079506122],
                 [-0.2822400161197344, -1.9799849932008908, -0.2955202066613396, 0.955336489125606],
             ]),
-            ('base hard-coded to 10000', 'HINT_PASS_BASE', [
+            ('base ignored (10000 used whatever base is)', 'HINT_PASS_BASE', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, 0.8414709848078965, 0.9999500004166653, 0.009999833334166664],
                 [-1.8185948536513634, -0.8322936730942848, -0.01999866669333308, 0.9998000066665778],
             ]),
-            ('last token left unrotated (loop over range(L - 1))', 'HINT_EVERY_TOKEN', [
+            ('the last token left unrotated (a loop over range(L - 1))', 'HINT_EVERY_TOKEN', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, 0.8414709848078965, 0.9950041652780258, 0.09983341664682815],
                 [0.0, 2.0, 0.0, 1.0],
@@ -139,7 +139,7 @@ SLIPS = {
                 [0.5403023058681398, 0.5403023058681398, 0.9950041652780258, 0.9950041652780258],
                 [0.8322936730942848, -0.8322936730942848, -0.9800665778412416, 0.9800665778412416],
             ]),
-            ('second component never written (left as x_2i+1)', 'HINT_SECOND_COMPONENT_MISSING', [
+            ('the second component of each pair never written (left as x_2i+1)', 'HINT_SECOND_COMPONENT_MISSING', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, 0.0, 0.9950041652780258, 0.0],
                 [-1.8185948536513634, 2.0, -0.19866933079506122, 1.0],
@@ -149,14 +149,14 @@ SLIPS = {
                 [0.5403023058681398, 0.8414709848078965, -0.8390715290764524, -0.5440211108893698],
                 [-1.8185948536513634, -0.8322936730942848, -0.9129452507276277, 0.40808206181339196],
             ]),
-            ('plus sign in the first component', 'HINT_SIGN_TYPO_SECOND_COMPONENT', [
+            ('plus sign in the first component (x_2i * cos + x_2i+1 * sin)', 'HINT_SIGN_TYPO_SECOND_COMPONENT', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, 0.8414709848078965, 0.9950041652780258, 0.09983341664682815],
                 [1.8185948536513634, -0.8322936730942848, 0.19866933079506122, 0.9800665778412416],
             ]),
         ],
         'position 0': [
-            ('positions argument ignored', 'HINT_POSITIONS_IGNORED', [
+            ('positions ignored (0, 1, 2, ... used instead)', 'HINT_POSITIONS_IGNORED', [
                 [-0.39530128858657, 0.2639148850157296, 0.6071282687955677, -0.9721597997272025, 0.7676642531398922, 0.25505812177433956, 0.7829798706300901, 0.27241823407236765],
                 [1.4169304532125269, 0.471124187954687, 1.6471879468163744, 1.3736970079351545, -0.6065294039179951, 0.6541338265276764, 0.44651292537853277, -1.745317925425181],
                 [0.2846045566266082, 0.7848405928344726, -0.12535419753656946, -0.6400488373245922, -0.42943299120747436, 0.06315924593233999, 0.09983723222193122, -1.5589552849704826],
@@ -165,7 +165,7 @@ SLIPS = {
             ]),
         ],
         'positions': [
-            ('first token skipped (loop from 1)', 'HINT_EVERY_TOKEN', [
+            ('the first token left unrotated (a loop from 1)', 'HINT_EVERY_TOKEN', [
                 [-0.39530128858657, 0.2639148850157296, 0.6071282687955677, -0.9721597997272025, 0.7676642531398922, 0.25505812177433956, 0.7829798706300901, 0.27241823407236765],
                 [1.1620081255305676, -0.9377563787668719, 1.776099733817743, 1.2023898441352874, -0.5999578484570015, 0.6601663130603562, 0.44476738448754977, -1.7457635656172505],
                 [-0.5066480883637009, 0.66353765859279, -0.06082968643302708, -0.6493657969504238, -0.4300431016696789, 0.05886182965609224, 0.10139613732846389, -1.5588546682773228],

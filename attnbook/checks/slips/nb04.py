@@ -19,37 +19,37 @@ SLIPS = {
                 [True, True, False, False],
                 [True, True, True, False],
             ]),
-            ('mask transposed (j >= i)', 'HINT_CAUSAL_TRANSPOSED', [
+            ('mask transposed (j >= i): each query reads the future, not the past', 'HINT_CAUSAL_TRANSPOSED', [
                 [True, True, True, True],
                 [False, True, True, True],
                 [False, False, True, True],
                 [False, False, False, True],
             ]),
-            ('True marks the blocked future', 'HINT_CAUSAL_INVERTED', [
+            ('True and False swapped (True marks the blocked future)', 'HINT_CAUSAL_INVERTED', [
                 [False, True, True, True],
                 [False, False, True, True],
                 [False, False, False, True],
                 [False, False, False, False],
             ]),
-            ('nothing blocked (all True)', 'HINT_NOTHING_BLOCKED', [
+            ('every entry True: nothing is blocked', 'HINT_NOTHING_BLOCKED', [
                 [True, True, True, True],
                 [True, True, True, True],
                 [True, True, True, True],
                 [True, True, True, True],
             ]),
-            ('only the diagonal (np.eye)', 'HINT_ONLY_DIAGONAL', [
+            ('only the diagonal (each query reads only itself)', 'HINT_ONLY_DIAGONAL', [
                 [True, False, False, False],
                 [False, True, False, False],
                 [False, False, True, False],
                 [False, False, False, True],
             ]),
-            ('tril with k=1 lets each query read the next token', 'HINT_TRIL_K1', [
+            ('np.tril(..., k=1): each query also reads the next token', 'HINT_TRIL_K1', [
                 [True, True, False, False],
                 [True, True, True, False],
                 [True, True, True, True],
                 [True, True, True, True],
             ]),
-            ('loop over range(L - 1) leaves the last row False', 'HINT_LAST_ROW', [
+            ('the last row left all False (a loop over range(L - 1))', 'HINT_LAST_ROW', [
                 [True, False, False, False],
                 [True, True, False, False],
                 [True, True, True, False],
@@ -59,19 +59,19 @@ SLIPS = {
     },
     'padding_mask': {
         '[4, 2], 4': [
-            ('lengths off by one (<=)', 'HINT_LENGTHS_OFF_ONE', [
+            ('lengths off by one (position <= length)', 'HINT_LENGTHS_OFF_ONE', [
                 [True, True, True, True],
                 [True, True, True, False],
             ]),
-            ('True marks the padding', 'HINT_PADDING_INVERTED', [
+            ('True and False swapped (True marks the padding)', 'HINT_PADDING_INVERTED', [
                 [False, False, False, False],
                 [False, False, True, True],
             ]),
-            ('left padding', 'HINT_LEFT_PADDED', [
+            ('padding at the front (left) instead of the end', 'HINT_LEFT_PADDED', [
                 [True, True, True, True],
                 [False, False, True, True],
             ]),
-            ('lengths off by one (< length - 1)', 'HINT_LENGTHS_OFF_ONE', [
+            ('lengths off by one (position < length - 1)', 'HINT_LENGTHS_OFF_ONE', [
                 [True, True, True, False],
                 [True, False, False, False],
             ]),
@@ -79,7 +79,7 @@ SLIPS = {
                 [True, True, True, True],
                 [True, True, True, True],
             ]),
-            ('loop over range(B - 1) leaves the last message False', 'HINT_LAST_MESSAGE', [
+            ('the last message left all False (a loop over range(B - 1))', 'HINT_LAST_MESSAGE', [
                 [True, True, True, True],
                 [False, False, False, False],
             ]),
@@ -87,7 +87,7 @@ SLIPS = {
     },
     'attention_mask': {
         '[4, 2], 4, False': [
-            ('padding taken from the query side', 'HINT_PADDING_TAKEN_QUERY_SIDE', [
+            ('padding taken from the query side instead of the key side', 'HINT_PADDING_TAKEN_QUERY_SIDE', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -101,7 +101,7 @@ SLIPS = {
                     [False, False, False, False],
                 ],
             ]),
-            ('padded query rows masked too', 'HINT_PADDED_QUERY_ROWS_MASKED', [
+            ('padded query rows masked as well as padded keys (only the keys are masked here)', 'HINT_PADDED_QUERY_ROWS_MASKED', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -115,7 +115,7 @@ SLIPS = {
                     [False, False, False, False],
                 ],
             ]),
-            ('causal flag ignored', 'HINT_CAUSAL_FLAG_IGNORED', [
+            ('the causal flag ignored: causal part always applied', 'HINT_CAUSAL_FLAG_IGNORED', [
                 [
                     [True, False, False, False],
                     [True, True, False, False],
@@ -129,7 +129,7 @@ SLIPS = {
                     [True, True, False, False],
                 ],
             ]),
-            ('lengths off by one', 'HINT_KEY_LENGTHS_OFF_ONE', [
+            ('lengths off by one (position <= length)', 'HINT_KEY_LENGTHS_OFF_ONE', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -143,7 +143,7 @@ SLIPS = {
                     [True, True, True, False],
                 ],
             ]),
-            ('loop over range(B - 1) leaves the last message False', 'HINT_LAST_MESSAGE', [
+            ('the last message left all False (a loop over range(B - 1))', 'HINT_LAST_MESSAGE', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -173,7 +173,7 @@ SLIPS = {
             ]),
         ],
         '[4, 2], 4, True': [
-            ('causal and padding combined with OR', 'HINT_OR_INSTEAD_OF_AND', [
+            ('causal and padding combined with OR instead of AND', 'HINT_OR_INSTEAD_OF_AND', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -201,7 +201,7 @@ SLIPS = {
                     [True, True, True, True],
                 ],
             ]),
-            ('diagonal excluded from the causal part', 'HINT_MASK_DIAGONAL', [
+            ('diagonal excluded from the causal part (j < i)', 'HINT_MASK_DIAGONAL', [
                 [
                     [False, False, False, False],
                     [True, False, False, False],
@@ -215,7 +215,7 @@ SLIPS = {
                     [True, True, False, False],
                 ],
             ]),
-            ('causal part transposed', 'HINT_CAUSAL_PART_TRANSPOSED', [
+            ('causal part transposed (j >= i)', 'HINT_CAUSAL_PART_TRANSPOSED', [
                 [
                     [True, True, True, True],
                     [False, True, True, True],
