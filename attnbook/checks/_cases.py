@@ -106,7 +106,8 @@ class Case:
     shape: Any = None
     hint: str | None = None
     shape_hint: str | None = None
-    finite: bool | str = True  # check for NaN and inf (a str: the hint to show)
+    # check for NaN and inf; a str: the hint to show; a function (case, output) -> the hint
+    finite: bool | str | Callable = True
     crash_hints: CrashHints = ()
     returns: Returns | None = None
     raises: type[BaseException] | None = None
@@ -118,6 +119,8 @@ class Case:
     probe: Callable | None = None
     # compare a view of the output, (words for the message, function of the output)
     view: tuple[str, Callable] | None = None
+    # what a table cannot say once the values are right: then(run, case, seen)
+    then: Callable | None = None
 
     @property
     def compares_values(self) -> bool:
@@ -236,7 +239,7 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
         if case.shape is not None or expected is not None:
             run.expect_shape(case.call, seen, shape, hint=case.shape_hint)
         if case.finite:
-            run.expect_finite(case.call, seen, hint=_finite_hint(case))
+            run.expect_finite(case.call, seen, hint=_finite_hint(case, seen))
         if case.probe is not None:
             case.probe(run, case, seen, expected, slips)
         if expected is not None and case.view is not None:
@@ -247,6 +250,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
             _close(run, case, call, seen_view, expected, on_view, case.hint, case.what)
         elif expected is not None:
             _close(run, case, case.call, seen, expected, slips, case.hint, case.what)
+        if case.then is not None:
+            case.then(run, case, seen)
         return seen
     returns = case.returns
     shapes = case.shape or tuple(_shape_of(e) for e in expected)
@@ -270,7 +275,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
         run.expect_shape(label, seen[part.index], shapes[part.index], hint=part.shape_hint)
     if case.finite:
         for part in returns.parts:
-            run.expect_finite(f"{case.call}: {part.label}", seen[part.index], _finite_hint(case))
+            hint = _finite_hint(case, seen)
+            run.expect_finite(f"{case.call}: {part.label}", seen[part.index], hint)
     if expected is None:
         return seen
     tol = case_tolerance(case, expected)
@@ -297,10 +303,14 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
             case.hint or part.hint,
             part.what,
         )
+    if case.then is not None:
+        case.then(run, case, seen)
     return seen
 
 
-def _finite_hint(case: Case) -> str | None:
+def _finite_hint(case: Case, seen=None) -> str | None:
+    if callable(case.finite):
+        return case.finite(case, seen)
     return case.finite if isinstance(case.finite, str) else None
 
 

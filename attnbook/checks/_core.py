@@ -451,7 +451,7 @@ class CheckRun:
                 return mistake
         return None
 
-    def expect_true(self, condition: bool, message: str, hint: str | None = None):
+    def expect_true(self, condition: object, message: str, hint: str | None = None):
         if not bool(condition):
             self.fail(message, hint=hint)
         self.passed += 1

@@ -7,13 +7,18 @@ function a student could import.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from attnbook.checks._cases import (
     Case,
+    Part,
+    Returns,
     Slips,
+    normal,
+    probe_tolerance,
     run_cases,
     run_reference_cases,
     run_trials,
@@ -21,10 +26,7 @@ from attnbook.checks._cases import (
 )
 from attnbook.checks._core import (
     CheckRun,
-    Mistake,
-    PrecisionAwareRun,
     as_array,
-    hidden_range,
     hidden_seed,
 )
 from attnbook.examples import WORKED_K, WORKED_Q, WORKED_V
@@ -453,171 +455,11 @@ def _inverted(A, Q, K, allowed) -> bool:
     return bool(np.all(np.abs(A[rest] - flipped[rest]) <= tol))
 
 
-def _masked_attention_mistakes(Q, K, V, allowed) -> tuple[list[Mistake], list[Mistake]]:
-    """Known wrong weights A and outputs Y for these inputs."""
-    d_k = Q.shape[-1]
-    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)  # (..., L_q, L_k)
-    allowed = np.asarray(allowed, dtype=bool)
-    with np.errstate(all="ignore"):
-        candidates = [
-            ("mask applied after the softmax", torch_softmax(S) * allowed, HINT_AFTER),
-            (
-                "a large finite negative number (-1e9) instead of -inf",
-                torch_softmax(np.where(allowed, S, -1e9)),
-                HINT_FINITE_NEG,
-            ),
-            (
-                "mask inverted (True treated as blocked)",
-                torch_softmax(np.where(allowed, -np.inf, S)),
-                HINT_MASK_INVERTED,
-            ),
-            (
-                "mask multiplied into the scores (blocked scores become 0, not -inf)",
-                torch_softmax(S * allowed),
-                HINT_MASK_MULTIPLIED_SCORES,
-            ),
-            (
-                "no 1/sqrt(d_k) scaling",
-                torch_softmax(np.where(allowed, S * np.sqrt(d_k), -np.inf)),
-                HINT_NO_SCALING,
-            ),
-            (
-                "divided by d_k instead of sqrt(d_k)",
-                torch_softmax(np.where(allowed, S / np.sqrt(d_k), -np.inf)),
-                HINT_DIVIDED_BY_D_K,
-            ),
-            (
-                "scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
-                torch_softmax(np.where(allowed, S * np.sqrt(d_k) / np.sqrt(K.shape[-2]), -np.inf)),
-                HINT_SCALED_BY_KEYS,
-            ),
-            (
-                "softmax over the wrong axis",
-                torch_softmax(np.where(allowed, S, -np.inf), axis=-2),
-                HINT_SOFTMAX_AXIS,
-            ),
-        ]
-        masked = np.where(allowed, S, -np.inf)
-        finite = np.isfinite(masked)
-        top = masked[finite].max() if finite.any() else 0.0
-        e = np.exp(masked - top)
-        total = e.sum(axis=-1, keepdims=True)
-        candidates.append(
-            (
-                "the maximum of the whole array subtracted instead of each row's",
-                np.divide(e, total, out=np.zeros_like(e), where=total > 0),
-                HINT_GLOBAL_MAX,
-            )
-        )
-        if allowed.any():
-            candidates.append(
-                (
-                    "every weight zero (NaN scores, e.g. from (~allowed) * -inf, dropped as empty "
-                    "rows)",
-                    np.zeros_like(masked),
-                    HINT_NAN_SCORES,
-                )
-            )
-        row_max = masked.max(axis=-1, keepdims=True)
-        e = np.exp(masked - np.where(np.isfinite(row_max), row_max, 0.0))
-        candidates.append(("weights never divided by the row sum", e, HINT_NOT_NORMALISED))
-        if Q.ndim > 2 and Q.shape[1] != d_k:
-            candidates.append(
-                (
-                    "d_k read from Q.shape[1]",
-                    torch_softmax(
-                        np.where(allowed, S * np.sqrt(d_k) / np.sqrt(Q.shape[1]), -np.inf)
-                    ),
-                    HINT_D_K_AXIS,
-                )
-            )
-        if S.shape[-1] == S.shape[-2] and S.shape[-1] > 1:
-            flat_max = masked.max(axis=-1)[..., None, :]
-            e = np.exp(masked - np.where(np.isfinite(flat_max), flat_max, 0.0))
-            total = e.sum(axis=-1, keepdims=True)
-            candidates.append(
-                (
-                    "row maximum without keepdims",
-                    np.divide(e, total, out=np.zeros_like(e), where=total > 0),
-                    HINT_KEEPDIMS,
-                )
-            )
-            e = np.exp(masked - np.where(np.isfinite(row_max), row_max, 0.0))
-            total = e.sum(axis=-1)[..., None, :]
-            candidates.append(
-                (
-                    "row sum without keepdims",
-                    np.divide(e, total, out=np.zeros_like(e), where=total > 0),
-                    HINT_KEEPDIMS,
-                )
-            )
-            candidates.append(
-                (
-                    "allowed transposed (its rows read as keys)",
-                    torch_softmax(np.where(np.swapaxes(allowed, -1, -2), S, -np.inf)),
-                    HINT_ALLOWED_TRANSPOSED,
-                )
-            )
-    on_A, on_Y = [], []
-    for name, A, hint in candidates:
-        on_A.append(Mistake(name, A, hint))
-        on_Y.append(Mistake(name, A @ V, hint))
-    with np.errstate(all="ignore"):
-        on_Y.append(Mistake("Y computed from the unmasked weights", torch_softmax(S) @ V, HINT_Y))
-    return on_A, on_Y
-
-
 HINT_RETURN_Y_A = "return Y, A in that order: the outputs first, then the weights"
 HINT_Y_SHAPE = "Y is (..., L_q, d_v)"
 HINT_A_SHAPE = "A is (..., L_q, L_k)"
 HINT_RETURN_PAIR = "return Y, A"
 HINT_MASK_BEFORE_SOFTMAX = "set blocked scores to -inf before the softmax: exp(-inf) = 0 exactly"
-
-
-def _compare_attention(
-    run: CheckRun, call: str, result, Q, K, V, allowed, expected=None, nan_hint: str = HINT_NAN
-):
-    run.expect_true(
-        isinstance(result, tuple | list) and len(result) == 2,
-        f"{call} should return a tuple (Y, A); got {type(result).__name__}",
-        hint=HINT_RETURN_PAIR,
-    )
-    Y, A = result
-    Y_ref, A_ref = expected if expected is not None else torch_attend(Q, K, V, allowed)
-    shape_Y, shape_A = np.shape(as_array(Y)), np.shape(as_array(A))
-    if shape_Y != Y_ref.shape or shape_A != A_ref.shape:
-        swapped = shape_Y == A_ref.shape and shape_A == Y_ref.shape
-    else:
-        swapped = (
-            Y_ref.shape == A_ref.shape
-            and not np.allclose(as_array(Y), Y_ref)
-            and np.allclose(as_array(Y), A_ref)
-            and np.allclose(as_array(A), Y_ref)
-        )
-    run.expect_true(
-        not swapped,
-        f"{call} returned the weights first: the first result has "
-        f"shape {shape_Y} and the second {shape_A}; expected Y {Y_ref.shape}, "
-        f"then A {A_ref.shape}.",
-        hint=HINT_RETURN_Y_A,
-    )
-    run.expect_shape(f"{call}: Y", Y, Y_ref.shape, hint=HINT_Y_SHAPE)
-    run.expect_shape(f"{call}: A", A, A_ref.shape, hint=HINT_A_SHAPE)
-    on_A, on_Y = _masked_attention_mistakes(Q, K, V, allowed)
-    if _inverted(A, Q, K, allowed):  # its NaN rows are those the mask leaves open
-        nan_hint = HINT_MASK_INVERTED
-    run.expect_finite(f"{call}: A", A, hint=nan_hint)
-    run.expect_finite(f"{call}: Y", Y, hint=nan_hint)
-    run.expect_close(f"{call}: A", A, A_ref, what="attention weights", mistakes=on_A)
-    run.expect_close(f"{call}: Y", Y, Y_ref, mistakes=on_Y, hint=HINT_Y)
-    A = as_array(A)
-    blocked = ~np.broadcast_to(np.asarray(allowed, dtype=bool), A.shape)
-    run.expect_true(
-        np.all(A[blocked] == 0.0),
-        f"{call}: blocked keys must get weight exactly 0; largest blocked weight "
-        f"{np.abs(A[blocked]).max() if blocked.any() else 0.0}",
-        hint=HINT_MASK_BEFORE_SOFTMAX,
-    )
 
 
 HINT_ATTENTION_IN_PLACE = (
@@ -628,130 +470,165 @@ HINT_ATTENTION_IN_PLACE = (
 HINT_EMPTY_ROW = "a query with no allowed key returns a row of zeros"
 
 
+def _nan_hint(hint: str) -> Callable:
+    """The hint for NaN in the outputs: an inverted mask's (its NaN rows are those the mask
+    leaves open), else `hint`."""
+
+    def choose(case: Case, seen) -> str:
+        Q, K, _, allowed = case.args
+        A = seen[1] if isinstance(seen, tuple | list) and len(seen) == 2 else None
+        return HINT_MASK_INVERTED if A is not None and _inverted(A, Q, K, allowed) else hint
+
+    return choose
+
+
+def _blocked_probe(run: CheckRun, case: Case, seen) -> None:
+    """Blocked keys get weight exactly 0 (the mask comes before the softmax)."""
+    A = as_array(seen[1])
+    blocked = ~np.broadcast_to(np.asarray(case.args[3], dtype=bool), A.shape)
+    run.expect_true(
+        np.all(A[blocked] == 0.0),
+        f"{case.call}: blocked keys must get weight exactly 0; largest blocked weight "
+        f"{np.abs(A[blocked]).max() if blocked.any() else 0.0}",
+        hint=HINT_MASK_BEFORE_SOFTMAX,
+    )
+
+
+MASKED = Returns(
+    (
+        Part("A", 1, what="attention weights", shape_hint=HINT_A_SHAPE),
+        Part("Y", 0, hint=HINT_Y, shape_hint=HINT_Y_SHAPE),
+    ),
+    hint=HINT_RETURN_PAIR,
+    order_hint=HINT_RETURN_Y_A,
+)
+
+
+def _masked_case(id: str, call: str, args: tuple, **more) -> Case:
+    more = {"finite": _nan_hint(HINT_NAN), **more}
+    return Case(id, call, args, expect=torch_attend, returns=MASKED, then=_blocked_probe, **more)
+
+
+_rng = np.random.default_rng(41)
+_Q4, _K4, _V4 = (_rng.standard_normal((2, 3, 5, 4)) for _ in range(3))
+_ALLOWED4 = np.broadcast_to(_lower(5), (2, 1, 5, 5)).copy()
+_ALLOWED4[1, :, :, 3:] = False  # message 1 has 3 real tokens
+_Q5, _K5, _V5 = (_rng.standard_normal((5, 3)) for _ in range(3))
+_EMPTY_ROW = np.array(
+    [[True, True, False, True], [False, False, False, False], [True, False, True, True]]
+)
+MASKED_CASES = (
+    _masked_case(
+        "worked",
+        "masked_attention(Q, K, V, allowed) on the worked example with a causal mask",
+        (WORKED_Q, WORKED_K, WORKED_V, _lower(4)),
+    ),
+    # Row 1 has no allowed key at all: its weights and output must be zeros, not NaN.
+    _masked_case(
+        "empty row",
+        "masked_attention(Q, K, V, allowed) with 3 queries whose row 1 allows no key "
+        "(allowed[1] all False)",
+        (WORKED_Q[:3], WORKED_K, WORKED_V, _EMPTY_ROW),
+    ),
+    # Leading batch axes: (B, h, L, d) with a (B, 1, L, L) mask broadcast over the heads.
+    _masked_case(
+        "leading axes",
+        "masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
+        "broadcast over the 3 heads",
+        (_Q4, _K4, _V4, _ALLOWED4),
+        crash_hints=((SHAPE_ERRORS, HINT_LEADING),),
+    ),
+    # Large scores must not overflow.
+    _masked_case(
+        "large",
+        "masked_attention with large scores (q.k = 1600) and a causal mask",
+        (
+            np.array([[40.0, 0.0], [0.0, 40.0]]),
+            np.array([[40.0, 0.0], [0.0, -40.0]]),
+            np.eye(2),
+            _lower(2),
+        ),
+        finite=_nan_hint(HINT_OVERFLOW),
+    ),
+    Case(
+        "V too short",
+        "masked_attention with K (4, 3) and V (3, 3)",
+        (WORKED_Q, WORKED_K, WORKED_V[:3], _lower(4)),
+        raises=ValueError,
+        mentions=("(4, 3)", "(3, 3)"),
+    ),
+    Case(
+        "allowed too narrow",
+        "masked_attention with allowed (4, 3) for 4 keys",
+        (WORKED_Q, WORKED_K, WORKED_V, _lower(4)[:, :3]),
+        raises=ValueError,
+        mentions=("allowed", "(4, 3)"),
+    ),
+)
+
+
+def _masked_trial(rng, seed):
+    lead = tuple(sizes(rng, int(rng.integers(0, 3)), high=4))
+    L_q, L_k, d_k, d_v = sizes(rng, 4)
+    Q = normal(rng, *lead, L_q, d_k, decades=(-1, 1))
+    K, V = normal(rng, *lead, L_k, d_k), normal(rng, *lead, L_k, d_v)
+    allowed = rng.random((*lead, L_q, L_k)) < 0.6
+    if seed % 3 == 0:
+        allowed[..., 0, :] = False  # the first query of every batch sees nothing
+    call = (
+        f"masked_attention on random Q {Q.shape}, K {K.shape}, V {V.shape}, "
+        f"random allowed (seed {seed})"
+    )
+    return _masked_case("trial", call, (Q, K, V, allowed))
+
+
 def check_masked_attention(masked_attention, reference=None, trials: int = 12) -> None:
-    run = PrecisionAwareRun(masked_attention)  # float32 answers judged at float32 precision
-    causal = _lower(4)
-    call = "masked_attention(Q, K, V, allowed) on the worked example with a causal mask"
-    run.in_place_hint = HINT_ATTENTION_IN_PLACE
-    result = run.call(call, WORKED_Q, WORKED_K, WORKED_V, causal)
-    _compare_attention(run, call, result, WORKED_Q, WORKED_K, WORKED_V, causal)
-    A = as_array(result[1])
+    """The worked example with a causal mask, a query with no allowed key, leading axes and
+    large scores (table `MASKED_CASES`), rows summing to 1, zeros for the empty row, no
+    peeking at a later token, then `trials` random cases against the reference."""
+    run = CheckRun(masked_attention, in_place_hint=HINT_ATTENTION_IN_PLACE)
+    seen = run_cases(run, "masked_attention", MASKED_CASES, KNOWN)
+    call = MASKED_CASES[0].call
+    A = as_array(seen["worked"][1])
     run.expect_close(
         f"{call}: first row of A (query 0 sees only key 0)",
         A[0],
         [1.0, 0.0, 0.0, 0.0],
-        mistakes=[
-            Mistake(
-                "mask applied after the softmax",
-                torch_softmax(WORKED_Q @ WORKED_K.T / np.sqrt(3))[0] * causal[0],
-                HINT_AFTER,
-            )
-        ],
+        tol=probe_tolerance(A),
     )
     run.expect_true(
         np.allclose(A.sum(axis=-1), 1.0),
         f"{call}: each row of A must sum to 1 over its allowed keys; row sums {A.sum(axis=-1)}",
         hint=HINT_AFTER,
     )
-
-    # Row 1 has no allowed key at all: its weights and output must be zeros, not NaN.
-    allowed = np.array(
-        [[True, True, False, True], [False, False, False, False], [True, False, True, True]]
+    Y = as_array(seen["empty row"][0])
+    run.expect_close(
+        f"{MASKED_CASES[1].call}: Y[1]",
+        Y[1],
+        np.zeros(3),
+        tol=probe_tolerance(Y),
+        hint=HINT_EMPTY_ROW,
     )
-    Q = WORKED_Q[:3]
-    call = (
-        "masked_attention(Q, K, V, allowed) with 3 queries whose row 1 allows no key "
-        "(allowed[1] all False)"
-    )
-    result = run.call(call, Q, WORKED_K, WORKED_V, allowed)
-    _compare_attention(run, call, result, Q, WORKED_K, WORKED_V, allowed)
-    run.expect_close(f"{call}: Y[1]", as_array(result[0])[1], np.zeros(3), hint=HINT_EMPTY_ROW)
-
-    # Leading batch axes: (B, h, L, d) with a (B, 1, L, L) mask broadcast over the heads.
-    rng = np.random.default_rng(41)
-    Q, K, V = (rng.standard_normal((2, 3, 5, 4)) for _ in range(3))
-    allowed = np.broadcast_to(_lower(5), (2, 1, 5, 5)).copy()
-    allowed[1, :, :, 3:] = False  # message 1 has 3 real tokens
-    call = (
-        "masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
-        "broadcast over the 3 heads"
-    )
-    _compare_attention(
-        run,
-        call,
-        run.call(call, Q, K, V, allowed, crash_hints=[(SHAPE_ERRORS, HINT_LEADING)]),
-        Q,
-        K,
-        V,
-        allowed,
-    )
-
     # No peeking: changing the last key and value leaves every earlier output unchanged.
-    Q, K, V = (rng.standard_normal((5, 3)) for _ in range(3))
-    K2, V2 = K.copy(), V.copy()
+    K2, V2 = _K5.copy(), _V5.copy()
     K2[4], V2[4] = 100.0, -100.0
     call = "masked_attention with a causal mask, after changing token 4's key and value"
-    Y1, _ = run.call(call, Q, K, V, _lower(5))
-    Y2, _ = run.call(call, Q, K2, V2, _lower(5))
+    Y1, _ = run.call(call, _Q5, _K5, _V5, _lower(5))
+    Y2, _ = run.call(call, _Q5, K2, V2, _lower(5))
     run.expect_true(
         np.allclose(as_array(Y1)[:4], as_array(Y2)[:4], rtol=0, atol=1e-12),
         f"{call}: outputs 0..3 changed; a causal mask must hide token 4 from every earlier query",
         hint=HINT_AFTER,
     )
-
-    # Large scores must not overflow.
-    Q = np.array([[40.0, 0.0], [0.0, 40.0]])
-    K = np.array([[40.0, 0.0], [0.0, -40.0]])
-    V = np.eye(2)
-    call = "masked_attention with large scores (q.k = 1600) and a causal mask"
-    _compare_attention(
-        run, call, run.call(call, Q, K, V, _lower(2)), Q, K, V, _lower(2), nan_hint=HINT_OVERFLOW
-    )
-
-    run.expect_raises(
-        "masked_attention with K (4, 3) and V (3, 3)",
-        ValueError,
-        WORKED_Q,
-        WORKED_K,
-        WORKED_V[:3],
-        causal,
-        mentions=("(4, 3)", "(3, 3)"),
-    )
-    run.expect_raises(
-        "masked_attention with allowed (4, 3) for 4 keys",
-        ValueError,
-        WORKED_Q,
-        WORKED_K,
-        WORKED_V,
-        causal[:, :3],
-        mentions=("allowed", "(4, 3)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(700 + seed)
-            lead = tuple(int(v) for v in rng.integers(1, 4, size=int(rng.integers(0, 3))))
-            L_q, L_k, d_k, d_v = (int(v) for v in rng.integers(1, 7, size=4))
-            Q = rng.standard_normal((*lead, L_q, d_k)) * 10.0 ** int(rng.integers(-1, 2))
-            K = rng.standard_normal((*lead, L_k, d_k))
-            V = rng.standard_normal((*lead, L_k, d_v))
-            allowed = rng.random((*lead, L_q, L_k)) < 0.6
-            if seed % 3 == 0:
-                allowed[..., 0, :] = False  # the first query of every batch sees nothing
-            call = (
-                f"masked_attention on random Q {Q.shape}, K {K.shape}, V {V.shape}, "
-                f"random allowed (seed {seed})"
-            )
-            result = run.call(call, Q, K, V, allowed)
-            _compare_attention(
-                run, call, result, Q, K, V, allowed, expected=reference(Q, K, V, allowed)
-            )
+    run_trials(run, "masked_attention", reference, trials, _masked_trial, KNOWN)
     run.done()
 
 
 # The tables, by the function each checks: scripts/release.py runs the catalogued mistakes on
-# these cases to generate slips/nb04.py (masked_attention keeps its own mistakes for now).
+# these cases to generate slips/nb04.py.
 CASES = {
     "causal_mask": CAUSAL_CASES,
     "padding_mask": PADDING_CASES,
     "attention_mask": MASK_CASES,
+    "masked_attention": MASKED_CASES,
 }

@@ -193,6 +193,651 @@ def _slip_causal_mask_11(L):
         M[i, :i + 1] = True
     return M
 
+# masked_attention: mask applied after the softmax
+def _slip_masked_attention_0(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True) * allowed
+    return (A @ V, A)
+
+# masked_attention: large finite negative number leaves a fully masked row uniform
+def _slip_masked_attention_1(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, S, -1000000000.0)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True)
+    return (A @ V, A)
+
+# masked_attention: NaN for a row with no allowed key
+def _slip_masked_attention_2(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, S, -np.inf)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True)
+    return (A @ V, A)
+
+# masked_attention: mask inverted
+def _slip_masked_attention_3(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, -np.inf, S)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: mask multiplied into the scores
+def _slip_masked_attention_4(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]) * allowed
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True)
+    return (A @ V, A)
+
+# masked_attention: no 1/sqrt(d_k)
+def _slip_masked_attention_5(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: K.T breaks leading axes
+def _slip_masked_attention_6(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = np.where(allowed, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: divided by d_k instead of sqrt(d_k)
+def _slip_masked_attention_7(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = np.where(allowed, Q @ np.swapaxes(K, -1, -2) / Q.shape[-1], -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: scaled by the number of keys instead of d_k
+def _slip_masked_attention_8(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = np.where(allowed, Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-2]), -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: softmax over the query axis
+def _slip_masked_attention_9(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, S, -np.inf)
+    m = S.max(axis=-2, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-2, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: returns (A, Y) instead of (Y, A)
+def _slip_masked_attention_10(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, S, -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A, A @ V)
+
+# masked_attention: no max subtraction: large scores overflow
+def _slip_masked_attention_11(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    e = np.exp(S) * allowed
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: allowed transposed (rows read as keys)
+def _slip_masked_attention_12(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(np.swapaxes(allowed, -1, -2), S, -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: weights returned but Y from the unmasked softmax
+def _slip_masked_attention_13(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    Y = e / e.sum(axis=-1, keepdims=True) @ V
+    S = np.where(allowed, S, -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (Y, A)
+
+# masked_attention: float32 and -1e9 instead of -inf
+def _slip_masked_attention_14(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    import torch
+    q, k, v = (torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V))
+    s = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+    s = s.masked_fill(~torch.as_tensor(np.broadcast_to(allowed, s.shape).copy()), -1000000000.0)
+    a = torch.softmax(s, dim=-1)
+    return (a @ v, a)
+
+# masked_attention: float32 and the mask applied after the softmax
+def _slip_masked_attention_15(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    import torch
+    q, k, v = (torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V))
+    a = torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, dim=-1)
+    a = a * torch.as_tensor(np.broadcast_to(allowed, a.shape).copy())
+    return (a @ v, a)
+
+# masked_attention: maximum of the whole array instead of each row
+def _slip_masked_attention_16(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = np.max(S[np.isfinite(S)]) if np.isfinite(S).any() else 0.0
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: row maximum without keepdims
+def _slip_masked_attention_17(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: row sum without keepdims
+def _slip_masked_attention_18(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: boolean indexing S[~allowed] breaks a broadcast mask
+def _slip_masked_attention_19(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S[~allowed] = -np.inf
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: Q scaled in place (Q /= sqrt(d_k))
+def _slip_masked_attention_20(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    Q /= np.sqrt(Q.shape[-1])
+    S = np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: d_k read from Q.shape[1]
+def _slip_masked_attention_21(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[1])
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: weights never divided by the row sum
+def _slip_masked_attention_22(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = e
+    return (A @ V, A)
+
+# masked_attention: additive mask built as (~allowed) * -inf
+def _slip_masked_attention_23(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = S + ~allowed * -np.inf
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
 # padding_mask: lengths off by one (position <= length)
 def _slip_padding_mask_0(lengths, L):
     L = require_integer('L', L, 0, '(the padded length)')
@@ -414,6 +1059,32 @@ SLIPS = {
         ("hard-coded 4 x 4 (the worked example's size)", 'HINT_CAUSAL_HARD_CODED', _slip_causal_mask_9),
         ('loop fills M[i, :i] (the diagonal left out)', 'HINT_DIAGONAL_EXCLUDED', _slip_causal_mask_10),
         ('the last row left all False (a loop over range(L - 1))', 'HINT_LAST_ROW', _slip_causal_mask_11),
+    ],
+    'masked_attention': [
+        ('mask applied after the softmax', 'HINT_AFTER', _slip_masked_attention_0),
+        ('large finite negative number leaves a fully masked row uniform', 'HINT_FINITE_NEG', _slip_masked_attention_1),
+        ('NaN for a row with no allowed key', 'HINT_NAN', _slip_masked_attention_2),
+        ('mask inverted', 'HINT_MASK_INVERTED', _slip_masked_attention_3),
+        ('mask multiplied into the scores', 'HINT_MASK_MULTIPLIED_SCORES', _slip_masked_attention_4),
+        ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', _slip_masked_attention_5),
+        ('K.T breaks leading axes', 'HINT_LEADING', _slip_masked_attention_6),
+        ('divided by d_k instead of sqrt(d_k)', 'HINT_DIVIDED_BY_D_K', _slip_masked_attention_7),
+        ('scaled by the number of keys instead of d_k', 'HINT_SCALED_BY_KEYS', _slip_masked_attention_8),
+        ('softmax over the query axis', 'HINT_SOFTMAX_AXIS', _slip_masked_attention_9),
+        ('returns (A, Y) instead of (Y, A)', 'HINT_RETURN_Y_A', _slip_masked_attention_10),
+        ('no max subtraction: large scores overflow', 'HINT_OVERFLOW', _slip_masked_attention_11),
+        ('allowed transposed (rows read as keys)', 'HINT_ALLOWED_TRANSPOSED', _slip_masked_attention_12),
+        ('weights returned but Y from the unmasked softmax', 'HINT_Y', _slip_masked_attention_13),
+        ('float32 and -1e9 instead of -inf', 'HINT_FINITE_NEG', _slip_masked_attention_14),
+        ('float32 and the mask applied after the softmax', 'HINT_AFTER', _slip_masked_attention_15),
+        ('maximum of the whole array instead of each row', 'HINT_GLOBAL_MAX', _slip_masked_attention_16),
+        ('row maximum without keepdims', 'HINT_KEEPDIMS', _slip_masked_attention_17),
+        ('row sum without keepdims', 'HINT_KEEPDIMS', _slip_masked_attention_18),
+        ('boolean indexing S[~allowed] breaks a broadcast mask', 'HINT_LEADING', _slip_masked_attention_19),
+        ('Q scaled in place (Q /= sqrt(d_k))', 'HINT_ATTENTION_IN_PLACE', _slip_masked_attention_20),
+        ('d_k read from Q.shape[1]', 'HINT_D_K_AXIS', _slip_masked_attention_21),
+        ('weights never divided by the row sum', 'HINT_NOT_NORMALISED', _slip_masked_attention_22),
+        ('additive mask built as (~allowed) * -inf', 'HINT_NAN_SCORES', _slip_masked_attention_23),
     ],
     'padding_mask': [
         ('lengths off by one (position <= length)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_0),
