@@ -206,6 +206,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(EMBED, "its own sinusoidal table instead of the argument P",
             "return E[token_ids] + sinusoidal_positions(len(token_ids), E.shape[1])",
             detects=nb02.HINT_OWN_SINUSOIDAL_TABLE),
+    mistake(EMBED, "the positions added twice", edit("+ P[:L]", "+ 2 * P[:L]"),
+            detects=nb02.HINT_EMBED_VALUES),
     alternative(EMBED, "loop over tokens", """
         X = np.zeros((len(token_ids), E.shape[1]))
         for l, t in enumerate(token_ids):
@@ -330,6 +332,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("d, d), dtype=int", "4, 4)"), edit("d // 2", "2"),
     ], detects=nb02.HINT_SHIFT_HARD_CODED,
             like="an integer matrix (cos and sin truncated to whole numbers)"),
+    mistake(SHIFT, "the d/2 blocks returned stacked, not placed in a (d, d) matrix", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        c, s = np.cos(k * w), np.sin(k * w)
+        return np.stack([[c, s], [-s, c]]).transpose(2, 0, 1)""", detects=nb02.HINT_SHIFT_SHAPE),
     alternative(SHIFT, "rotation blocks written with np.block per pair via kron", """
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         M = np.zeros((d, d))

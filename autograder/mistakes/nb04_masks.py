@@ -154,6 +154,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MASKED, "additive mask built as (~allowed) * -inf",
             edit("np.where(allowed, S, -np.inf)", "S + (~allowed) * -np.inf"),
             detects=nb04.HINT_NAN_SCORES),
+    mistake(MASKED, "A returned transposed",
+            edit("return A @ V, A", "return A @ V, np.swapaxes(A, -1, -2)"),
+            detects=nb04.HINT_A_SHAPE),
+    mistake(MASKED, "Y returned transposed",
+            edit("return A @ V, A", "return np.swapaxes(A @ V, -1, -2), A"),
+            detects=nb04.HINT_Y_SHAPE),
     alternative(MASKED, "softmax, zero the blocked weights, renormalise", """
         S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
         S = S - S.max(axis=-1, keepdims=True)

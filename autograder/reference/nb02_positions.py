@@ -724,6 +724,25 @@ def _slip_embed_17(token_ids, E, P):
         raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
     return E[token_ids] + sinusoidal_positions(len(token_ids), E.shape[1])
 
+# embed: the positions added twice
+def _slip_embed_18(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    L = len(token_ids)
+    return E[token_ids] + 2 * P[:L]
+
 # shift_matrix: blocks transposed: the matrix takes p_l to p_(l-k)
 def _slip_shift_matrix_0(k, d):
     d = require_integer('d', d, 1, '(the model width)')
@@ -917,6 +936,15 @@ def _slip_shift_matrix_16(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
     return M
 
+# shift_matrix: the d/2 blocks returned stacked, not placed in a (d, d) matrix
+def _slip_shift_matrix_17(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    c, s = (np.cos(k * w), np.sin(k * w))
+    return np.stack([[c, s], [-s, c]]).transpose(2, 0, 1)
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -963,6 +991,7 @@ SLIPS = {
         ('embedding and position averaged', 'HINT_EMBEDDING_POSITION_AVERAGED', _slip_embed_15),
         ('position subtracted', 'HINT_POSITION_SUBTRACTED', _slip_embed_16),
         ('its own sinusoidal table instead of the argument P', 'HINT_OWN_SINUSOIDAL_TABLE', _slip_embed_17),
+        ('the positions added twice', 'HINT_EMBED_VALUES', _slip_embed_18),
     ],
     'shift_matrix': [
         ('blocks transposed: the matrix takes p_l to p_(l-k)', 'HINT_BLOCKS_TRANSPOSED', _slip_shift_matrix_0),
@@ -982,5 +1011,6 @@ SLIPS = {
         ('positive exponent (10000^(+2i/d))', 'HINT_POSITIVE_EXPONENT_10000', _slip_shift_matrix_14),
         ('shift by k + 1', 'HINT_SHIFT_K_PLUS_1', _slip_shift_matrix_15),
         ("hard-coded 4 x 4 (the worked example's d)", 'HINT_SHIFT_HARD_CODED', _slip_shift_matrix_16),
+        ('the d/2 blocks returned stacked, not placed in a (d, d) matrix', 'HINT_SHIFT_SHAPE', _slip_shift_matrix_17),
     ],
 }

@@ -838,6 +838,64 @@ def _slip_masked_attention_23(Q, K, V, allowed):
     A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     return (A @ V, A)
 
+# masked_attention: A returned transposed
+def _slip_masked_attention_24(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, np.swapaxes(A, -1, -2))
+
+# masked_attention: Y returned transposed
+def _slip_masked_attention_25(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (np.swapaxes(A @ V, -1, -2), A)
+
 # padding_mask: lengths off by one (position <= length)
 def _slip_padding_mask_0(lengths, L):
     L = require_integer('L', L, 0, '(the padded length)')
@@ -1085,6 +1143,8 @@ SLIPS = {
         ('d_k read from Q.shape[1]', 'HINT_D_K_AXIS', _slip_masked_attention_21),
         ('weights never divided by the row sum', 'HINT_NOT_NORMALISED', _slip_masked_attention_22),
         ('additive mask built as (~allowed) * -inf', 'HINT_NAN_SCORES', _slip_masked_attention_23),
+        ('A returned transposed', 'HINT_A_SHAPE', _slip_masked_attention_24),
+        ('Y returned transposed', 'HINT_Y_SHAPE', _slip_masked_attention_25),
     ],
     'padding_mask': [
         ('lengths off by one (position <= length)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_0),
