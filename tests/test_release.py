@@ -63,3 +63,32 @@ def test_a_reused_tree_is_taken_only_when_made_from_the_same_inputs(
     first.write_bytes(first.read_bytes() + b"\n")
     monkeypatch.setattr(module, "SOLUTIONS", solutions)
     assert module.reusable_tree() is None
+
+
+def test_the_generated_slips_are_checked_by_meaning_not_bytes(release, tmp_path, monkeypatch):
+    """attnbook/checks/slips/ is stale when a slip's output moved beyond the checks' tolerance
+    or a slip is missing, not when another machine's last bits differ (a release there would
+    rewrite nothing)."""
+    import re
+
+    slips = tmp_path / "slips"
+    slips.mkdir()
+    shutil.copy(ROOT / "attnbook" / "checks" / "slips" / "nb01.py", slips)  # notebook 01 alone
+    monkeypatch.setattr(release, "SLIP_DATA", slips)
+    texts = {"01_attention_scores": release.reference_source("01_attention_scores")}
+    assert release.write_slips(True, texts) == []
+    stored = slips / "nb01.py"
+    original = stored.read_text()
+    number = re.compile(r"(?<=\[)(-?\d+\.\d+)(?=,)")  # the first number of each row
+    first = float(number.search(original).group(1))
+
+    nudged = number.sub(lambda m: repr(float(m.group(1)) * (1 + 1e-12)), original, count=1)
+    stored.write_text(nudged)
+    assert release.write_slips(True, texts) == [], "a last-bits difference counted as stale"
+    release.write_slips(False, texts)
+    assert stored.read_text() == nudged, "a release rewrote slips that agree within tolerance"
+
+    stored.write_text(number.sub(repr(first + 0.5), original, count=1))
+    assert release.write_slips(True, texts) == ["attnbook/checks/slips/nb01.py"]
+    stored.write_text(original.replace("'HINT_NO_SCALING'", "'HINT_SCORES'", 1))
+    assert release.write_slips(True, texts) != []
