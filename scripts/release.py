@@ -32,6 +32,7 @@ import argparse
 import ast
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -41,6 +42,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
@@ -148,19 +150,331 @@ def reference_source(notebook: str) -> str:
         f"Made by scripts/release.py (`make release`) from the answer cells of\n"
         f"solutions/{notebook}/{notebook}.ipynb. Used by the hidden tests and the project's\n"
         f'own tests; never shipped to students.\n"""',
-        "# ruff: noqa: E501, I001\n" + "\n".join(_setup_imports(nb, _names_read(code))),
+        # the resolved mistakes (`mutant_source`) are wrong on purpose: unused results and such
+        f"# ruff: noqa: E501, I001{', F841, B, UP' if mutant_source(notebook)[0] else ''}\n"
+        + "\n".join(_setup_imports(nb, _names_read(code))),
         "# name: (options, correct letter, explanation shown when the answer is wrong)\n"
         f"ANSWERS = {{\n{entries}}}",
         *code,
     ]
+    mutants = mutant_source(notebook)[0]
+    parts += [mutants] if mutants else []
     return "\n\n\n".join(part.strip("\n") for part in parts) + "\n"
 
 
+# -- the known slips: every catalogued mistake run on every visible case --------------------
+SLIP_DATA = ROOT / "attnbook" / "checks" / "slips"
+
+
+class UntoldSlip(ValueError):
+    """A catalogued mistake that no visible case of the checks tells apart from the reference."""
+
+
+def _checks_module(notebook: str):
+    """attnbook.checks.nbNN of `NN_topic`, if its checks are case tables (`CASES`)."""
+    import importlib
+
+    module = importlib.import_module(f"attnbook.checks.nb{notebook[:2]}")
+    return module if hasattr(module, "CASES") else None
+
+
+def _hint_id(text: str, module):
+    """The detector named by a mistake's `detects=` text: "HINT_X", or ("HINT_X", fields) for
+    a template it fills in."""
+    from attnbook.checks import _core, detectors
+
+    texts = detectors(_core) | detectors(module)
+    for name, template in texts.items():
+        if template == text:
+            return name
+    for name, template in texts.items():
+        fields = re.findall(r"\{(\w+)\}", template)
+        if fields:
+            pattern = re.escape(template)
+            for field in dict.fromkeys(fields):
+                escaped = re.escape("{" + field + "}")
+                pattern = pattern.replace(escaped, f"(?P<{field}>.+?)", 1)
+                pattern = pattern.replace(escaped, f"(?P={field})")
+            found = re.fullmatch(pattern, text, re.DOTALL)
+            if found:
+                return (name, found.groupdict())
+    raise UntoldSlip(f"no detector of the checks has the text {text!r}")
+
+
+def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]]]:
+    """The catalogued mistakes of the functions with case tables, resolved: the source of each
+    as a function `_slip_<function>_<n>`, and the `SLIPS` table that lists them."""
+    from grader.catalogue import load_catalogue, regions, replace_regions, solution_notebook
+
+    module = _checks_module(notebook)
+    if module is None:
+        return "", []
+    cells = {_meta(c).get("grade_id"): c.source for c in solution_notebook(notebook).cells}
+    defs, table = [], []
+    counts: dict[str, int] = {}
+    for variant in load_catalogue(notebook).MISTAKES:
+        if variant.cell not in module.CASES:
+            continue
+        source = cells[variant.cell]
+        tree = ast.parse(replace_regions(source, variant.resolve(regions(source))))
+        (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == variant.cell]
+        number = counts[variant.cell] = counts.get(variant.cell, -1) + 1
+        fn.name = f"_slip_{variant.cell}_{number}"
+        if (
+            fn.body
+            and isinstance(fn.body[0], ast.Expr)
+            and isinstance(fn.body[0].value, ast.Constant)
+        ):
+            fn.body = fn.body[1:] or [ast.Pass()]
+        defs.append(f"# {variant.cell}: {variant.name}\n{ast.unparse(fn)}")
+        table.append((variant.cell, variant.name, _hint_id(variant.hint, module), fn.name))
+    by_cell: dict[str, list[str]] = {}
+    for cell, name, hint, slip in table:
+        by_cell.setdefault(cell, []).append(f"        ({name!r}, {hint!r}, {slip}),\n")
+    entries = "".join(f"    {cell!r}: [\n{''.join(r)}    ],\n" for cell, r in by_cell.items())
+    text = (
+        "# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run\n"
+        "# them on their inputs to name the slip a wrong output matches\n"
+        + "\n\n".join(defs)
+        + "\n\n\n# function: [(mistake, detector, the mistake as a function)]\n"
+        + f"SLIPS = {{\n{entries}}}\n"
+    )
+    return text, table
+
+
+def _comparable(seen, reference) -> bool:
+    """Same structure and shapes, every number finite: a value a check compares."""
+    if isinstance(reference, tuple | list):
+        return (
+            isinstance(seen, tuple | list)
+            and len(seen) == len(reference)
+            and all(_comparable(s, r) for s, r in zip(seen, reference))
+        )
+    from attnbook.checks._core import as_array
+
+    try:
+        a, b = as_array(seen), as_array(reference)
+    except Exception:
+        return False
+    return a.dtype.kind in "fiub" and a.shape == b.shape and bool(np.isfinite(a).all())
+
+
+def _differs(seen, reference, tol) -> bool:
+    from attnbook.checks._core import _allclose, as_array
+
+    if isinstance(reference, tuple | list):
+        return any(_differs(s, r, tol) for s, r in zip(seen, reference))
+    return not _allclose(as_array(seen), as_array(reference), tol.rtol, tol.atol)
+
+
+def _outcome(fn, case):
+    """(what a call of `fn` on the case's inputs gave, error or None, arguments changed)."""
+    import copy as _copy
+
+    from attnbook.checks._core import same_value
+
+    args = _copy.deepcopy(case.args)
+    try:
+        with np.errstate(all="ignore"):
+            result = fn(*args)
+    except Exception as err:
+        return None, err, False
+    return result, None, not all(same_value(a, b) for a, b in zip(case.args, args))
+
+
+def _told_apart(mutant, reference, case):
+    """How the first visible case tells a mistake apart: None (it does not), "value" with the
+    wrong output, or "other" (it raises, changes its input, or returns another shape)."""
+    from attnbook.checks._cases import case_tolerance
+
+    ref, ref_error, _ = _outcome(reference, case)
+    seen, error, changed = _outcome(mutant, case)
+    if changed or (error is None) != (ref_error is None):
+        return "other", None
+    if error is not None:
+        return (None, None) if type(error) is type(ref_error) else ("other", None)
+    if not _comparable(seen, ref):
+        shown = case.compares_values or case.shape is not None
+        return ("other", None) if shown else (None, None)
+    if not case.compares_values or not _differs(seen, ref, case_tolerance(case, ref)):
+        dtype = str(getattr(seen, "dtype", "")) != str(getattr(ref, "dtype", ""))
+        return ("other", None) if dtype and case.probe is not None else (None, None)
+    if isinstance(ref, tuple | list):  # the parts a slip gets right are not stored
+        seen = tuple(
+            s if _differs(s, r, case_tolerance(case, r)) else None for s, r in zip(seen, ref)
+        )
+    return "value", seen
+
+
+def slip_data(notebook: str, namespace: dict) -> dict:
+    """function -> case id -> [(mistake, detector, its output)]: each catalogued mistake's output
+    on the first visible case that tells it apart from the reference (when that case compares
+    values); a mistake that none tells apart raises UntoldSlip ("add a case")."""
+    module = _checks_module(notebook)
+    data: dict = {}
+    untold = []
+    for function, cases in module.CASES.items():
+        data[function] = {}
+        for name, hint, mutant in namespace["SLIPS"].get(function, ()):
+            for case in cases:
+                how, output = _told_apart(namespace[mutant.__name__], namespace[function], case)
+                if how is None:
+                    continue
+                stored = data[function].setdefault(case.id, [])
+                if how == "value" and not any(
+                    h == hint and _same_output(o, output, case, _output_tolerance)
+                    for _, h, o in stored
+                ):  # a float32 twin of a stored slip is named by it
+                    stored.append((name, hint, output))
+                break
+            else:
+                untold.append(f"{function}: {name!r}")
+    if untold:
+        raise UntoldSlip(
+            f"{notebook}: no visible case of attnbook/checks/nb{notebook[:2]}.py tells these "
+            "catalogued mistakes apart from the reference (add a case):\n  " + "\n  ".join(untold)
+        )
+    return {f: {c: s for c, s in d.items() if s} for f, d in data.items() if any(d.values())}
+
+
+def _output_tolerance(case, expected):
+    from attnbook.checks._cases import case_tolerance
+
+    return case_tolerance(case, expected)
+
+
+def _literal(value, indent: str) -> str:
+    """A stored output as Python literals: floats by repr, one innermost row per line."""
+    if value is None:
+        return "None"
+    if (
+        isinstance(value, tuple | list)
+        and not hasattr(value, "shape")
+        and any(v is None or hasattr(v, "shape") or isinstance(v, tuple) for v in value)
+    ):
+        inner = indent + "    "
+        return "(\n" + "".join(f"{inner}{_literal(v, inner)},\n" for v in value) + indent + ")"
+    from attnbook.checks._core import as_array
+
+    array = as_array(value)
+    kind = bool if array.dtype == bool else float  # masks stay booleans
+    array = array.astype(kind if kind is bool else np.float64)
+    if array.ndim <= 1:
+        return repr([kind(x) for x in np.atleast_1d(array)]) if array.ndim else repr(kind(array))
+    inner = indent + "    "
+    return "[\n" + "".join(f"{inner}{_literal(row, inner)},\n" for row in array) + indent + "]"
+
+
+def slip_source(notebook: str, data: dict) -> str:
+    lines = [
+        f'"""The known slips of notebook {notebook}\'s visible checks: generated, do not edit.\n\n'
+        f"Made by scripts/release.py (`make release`): each mistake of the grader's catalogue\n"
+        f"of notebook {notebook[:2]}, run on the visible cases of\n"
+        f"attnbook/checks/nb{notebook[:2]}.py; its output (a wrong program's, on visible inputs)\n"
+        "on the first case that tells it apart from the reference, None for a part it gets\n"
+        'right. A check names the slip whose output a learner\'s matches.\n"""\n',
+        "# ruff: noqa: E501\n",
+        "# function: {case id: [(mistake, detector, its output)]}",
+        "SLIPS = {",
+    ]
+    for function, cases in data.items():
+        lines.append(f"    {function!r}: {{")
+        for case_id, slips in cases.items():
+            lines.append(f"        {case_id!r}: [")
+            for name, hint, output in slips:
+                lines.append(f"            ({name!r}, {hint!r}, {_literal(output, ' ' * 12)}),")
+            lines.append("        ],")
+        lines.append("    },")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _same_slips(stored: dict, fresh: dict, notebook: str) -> bool:
+    """Stored and freshly generated slips agree: the same mistakes, detectors and cases, the
+    outputs within the checks' tolerance (another machine's last bits are not staleness)."""
+    from attnbook.checks._cases import case_tolerance
+
+    module = _checks_module(notebook)
+    cases = {(f, c.id): c for f, table in module.CASES.items() for c in table}
+    if stored.keys() != fresh.keys():
+        return False
+    for function in fresh:
+        if stored[function].keys() != fresh[function].keys():
+            return False
+        for case_id, slips in fresh[function].items():
+            old = stored[function][case_id]
+            if [(n, h) for n, h, _ in old] != [(n, h) for n, h, _ in slips]:
+                return False
+            for (_, _, a), (_, _, b) in zip(old, slips):
+                if not _same_output(a, b, cases[function, case_id], case_tolerance):
+                    return False
+    return True
+
+
+def _same_output(a, b, case, tol_of) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(b, tuple):
+        return (
+            isinstance(a, tuple)
+            and len(a) == len(b)
+            and all(_same_output(x, y, case, tol_of) for x, y in zip(a, b))
+        )
+    from attnbook.checks._core import _allclose, as_array
+
+    x, y = as_array(a).astype(np.float64), as_array(b).astype(np.float64)
+    tol = tol_of(case, y)
+    return _allclose(x, y, tol.rtol, tol.atol)
+
+
+def write_slips(check: bool, references: dict[str, str]) -> list[str]:
+    """Regenerate attnbook/checks/slips/ from the references' mistakes; the files that were
+    (or, with check, would be) changed, added or removed."""
+    import types
+
+    changed, wanted = [], set()
+    for notebook, text in references.items():
+        if _checks_module(notebook) is None:
+            continue
+        namespace = types.ModuleType(f"attnbook_release_nb{notebook}").__dict__
+        exec(compile(text, f"<reference {notebook}>", "exec"), namespace)
+        data = slip_data(notebook, namespace)
+        path = SLIP_DATA / f"nb{notebook[:2]}.py"
+        wanted.add(path.name)
+        stored = None
+        if path.is_file():
+            try:
+                tree = ast.parse(path.read_text())
+                stored = next(
+                    ast.literal_eval(node.value)
+                    for node in tree.body
+                    if isinstance(node, ast.Assign)
+                    and [getattr(t, "id", None) for t in node.targets] == ["SLIPS"]
+                )
+            except (SyntaxError, ValueError, StopIteration):
+                stored = None
+        text = slip_source(notebook, data)
+        head = text.split("\nSLIPS = {")[0]  # the words around the data, compared as text
+        if stored is not None and path.read_text().startswith(head + "\nSLIPS = {"):
+            if _same_slips(stored, data, notebook):
+                continue
+        changed.append(f"attnbook/checks/slips/{path.name}")
+        if not check:
+            path.write_text(text)
+    for path in SLIP_DATA.glob("nb*.py"):
+        if path.name not in wanted:
+            changed.append(f"attnbook/checks/slips/{path.name}")
+            if not check:
+                path.unlink()
+    return changed
+
+
 def write_references(check: bool) -> list[str]:
-    """Regenerate autograder/reference/; the files that were (or, with check, would be)
-    changed, added or removed."""
-    wanted = {f"nb{a}.py": reference_source(a) for a in assignments()}
-    changed = []
+    """Regenerate autograder/reference/ and, from its mistakes, attnbook/checks/slips/; the
+    files that were (or, with check, would be) changed, added or removed."""
+    texts = {a: reference_source(a) for a in assignments()}
+    wanted = {f"nb{a}.py": text for a, text in texts.items()}
+    changed = write_slips(check, texts)
     for name, text in wanted.items():
         path = REFERENCE / name
         if not path.is_file() or path.read_text() != text:
@@ -209,8 +523,50 @@ def normalise(path: Path, check: bool) -> bool:
     return True
 
 
+# A tree that `generate` made before from the same inputs, to be copied instead of running
+# nbgrader again (the test suite sets it: its session's release, for `make release` in a
+# clone); used only when the digest written beside it (`<tree>.inputs`) is `inputs_digest()`.
+REUSE_ENV = "ATTNBOOK_RELEASE_REUSE"
+
+
+def inputs_digest() -> str:
+    """What `generate` reads, by its bytes: every file of solutions/ (nbgrader copies an
+    assignment's whole folder), the nbgrader configuration, this script, nbgrader's version."""
+    import nbgrader
+
+    digest = hashlib.sha256(f"nbgrader {nbgrader.__version__}\0".encode())
+    inputs = [
+        (f"solutions/{path.relative_to(SOLUTIONS).as_posix()}", path)
+        for path in sorted(SOLUTIONS.rglob("*"))
+        if path.is_file() and not {".ipynb_checkpoints", "__pycache__"} & set(path.parts)
+    ]
+    inputs += [
+        ("autograder/nbgrader_config.py", AUTOGRADER / "nbgrader_config.py"),
+        ("scripts/release.py", Path(__file__)),
+    ]
+    for name, path in inputs:
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def reusable_tree() -> Path | None:
+    """The tree $ATTNBOOK_RELEASE_REUSE names, if it was made from this checkout's inputs."""
+    named = os.environ.get(REUSE_ENV, "")
+    if not named:
+        return None
+    tree = Path(named)
+    stamp = tree.with_name(tree.name + ".inputs")
+    if tree.is_dir() and stamp.is_file() and stamp.read_text().strip() == inputs_digest():
+        return tree
+    return None
+
+
 def generate(out: Path) -> None:
     """Run nbgrader generate_assignment for every assignment into `out`."""
+    reuse = reusable_tree()
+    if reuse is not None:
+        shutil.copytree(reuse, out)
+        return
     for assignment in assignments():
         subprocess.run(
             [
@@ -258,7 +614,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     references = write_references(args.check and args.out is None)
     if args.check and args.out is None and references:
-        print("autograder/reference/ is stale (run `make release`):", *references, sep="\n  ")
+        print(
+            "autograder/reference/ or attnbook/checks/slips/ is stale (run `make release`):",
+            *references,
+            sep="\n  ",
+        )
         return 1
     target = args.out or NOTEBOOKS
     with tempfile.TemporaryDirectory() as tmp:

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -136,6 +137,43 @@ def grade_cells(nb):
     ]
 
 
+# -- one in-process run per catalogued mistake, shared by the files that read it ----------------
+@dataclass(frozen=True)
+class MistakeRun:
+    """What one catalogued mistake's test cell did in this process (`run_graded_cells` with
+    `only_test`): the exception's type (None when it passed), its text, and the lines a
+    notebook shows for it (`attnbook.notebook.failure_lines`, None for a plain traceback).
+    Kept as text, not as the exception, so that no frame (and no model) stays alive."""
+
+    error_type: type | None
+    text: str
+    shown: tuple[str, ...] | None
+
+
+_MISTAKE_RUNS: dict[tuple[str, str], MistakeRun] = {}
+
+
+def run_mistake(nb: nbformat.NotebookNode, test: str) -> MistakeRun:
+    """`run_graded_cells(nb, only_test=test)`, once per session for the same notebook bytes
+    and test: test_catalogue.py runs every catalogued mistake, and test_feedback.py and
+    test_ta_catalogue.py read the same runs (the same bytes give the same run; a changed
+    catalogue or solution gives other bytes, so a new run)."""
+    from grader.catalogue import run_graded_cells
+
+    from attnbook.notebook import failure_lines
+
+    key = (hashlib.sha256(nbformat.writes(nb).encode()).hexdigest(), test)
+    if key not in _MISTAKE_RUNS:
+        error = run_graded_cells(nb, only_test=test)[test].error
+        shown = failure_lines(error) if error is not None else None
+        _MISTAKE_RUNS[key] = MistakeRun(
+            type(error) if error is not None else None,
+            str(error) if error is not None else "",
+            tuple(shown) if shown is not None else None,
+        )
+    return _MISTAKE_RUNS[key]
+
+
 def errors_of(cell) -> list[dict]:
     return [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
 
@@ -259,7 +297,11 @@ def released_tree(tmp_path_factory) -> tuple[Path, str]:
     the digest of the inputs it was made from (release_inputs_digest)."""
     digest = release_inputs_digest()
     out = tmp_path_factory.mktemp("released") / "release"
-    release_module().generate(out)
+    module = release_module()
+    module.generate(out)
+    # for a `make release` the suite starts in a clone ($ATTNBOOK_RELEASE_REUSE): the script
+    # copies this tree when the clone's inputs have this digest, and generates otherwise
+    out.with_name(out.name + ".inputs").write_text(module.inputs_digest())
     return out, digest
 
 

@@ -356,9 +356,12 @@ def test_float32_answers_are_judged_at_float32_precision_but_mistakes_still_fail
 
     with pytest.raises(CheckFailure, match="no 1/sqrt"):
         check_score_matrix(lambda Q, K: scores32(Q, K) * np.float32(np.sqrt(np.shape(Q)[-1])))
-    # float64 answers keep the strict tolerance: an error of 1e-5 is still an error.
+    # Notebook 01's case tables accept float32 precision from every answer (the docstrings ask
+    # for the mathematics, not a dtype: attnbook.checks._cases.case_tolerance); an error
+    # beyond it is an error, float64 or not.
     with pytest.raises(CheckFailure):
-        check_score_matrix(lambda Q, K: ref.score_matrix(Q, K) * (1 + 1e-5))
+        check_score_matrix(lambda Q, K: ref.score_matrix(Q, K) * (1 + 1e-4))
+    check_score_matrix(lambda Q, K: ref.score_matrix(Q, K) * (1 + 1e-7))
     run = PrecisionAwareRun(lambda: np.zeros(2, dtype=np.float16))
     run.call("f()")
     assert not run.low_precision, "float16 is not float32: it keeps the strict tolerance"

@@ -7,13 +7,16 @@ cell replaced by the variant, exactly as the student would have written it.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import SOLUTIONS, grade_cells, read
+from conftest import SOLUTIONS, grade_cells, read, run_mistake
 from grader.catalogue import (
     CatalogueError,
     alternative,
@@ -30,6 +33,7 @@ from grader.catalogue import (
     replace_line,
     run_graded_cells,
     solution_notebook,
+    strip_solution_markers,
 )
 
 import attnbook.checks as checks
@@ -91,16 +95,15 @@ def test_every_entry_still_applies(notebook):
 
 @pytest.mark.parametrize(("notebook", "variant"), list(_variants("MISTAKES")))
 def test_mistake_loses_points_with_its_hint(notebook, variant):
-    nb = apply_variant(solution_notebook(notebook), variant)
-    result = run_graded_cells(nb, only_test=variant.test)[variant.test]
-    assert result.error is not None, f"{variant.name!r} passed {variant.test}; it must fail"
-    assert isinstance(result.error, AssertionError), (
-        f"{variant.name!r} failed with {type(result.error).__name__}, not a check failure: "
-        f"{result.error}"
+    # one run per session (conftest.run_mistake): test_feedback.py reads the same run
+    run = run_mistake(apply_variant(solution_notebook(notebook), variant), variant.test)
+    assert run.error_type is not None, f"{variant.name!r} passed {variant.test}; it must fail"
+    assert issubclass(run.error_type, AssertionError), (
+        f"{variant.name!r} failed with {run.error_type.__name__}, not a check failure: {run.text}"
     )
     what = "its detector's text" if variant.detects else "the hint"
-    assert variant.hint in str(result.error), (
-        f"{variant.name!r}: the message does not contain {what} {variant.hint!r}:\n{result.error}"
+    assert variant.hint in run.text, (
+        f"{variant.name!r}: the message does not contain {what} {variant.hint!r}:\n{run.text}"
     )
 
 
@@ -109,6 +112,80 @@ def test_correct_answer_written_otherwise_passes(notebook, variant):
     nb = apply_variant(solution_notebook(notebook), variant)
     result = run_graded_cells(nb, only_test=variant.test)[variant.test]
     assert result.error is None, f"{variant.name!r} is correct but failed:\n{result.error}"
+
+
+# Rules a resolved entry must pass: syntax errors, undefined names and the like (flake8's
+# "serious" set). Style and unused results are not checked: a mistake may be a dropped result.
+RESOLVED_RULES = "E9,F63,F7,F82"
+
+
+def _lint_entries(notebook: str, entries, folder: Path) -> list[str]:
+    """Each entry written into its answer cell, after the notebook's setup and answer cells:
+    what does not parse, and what ruff finds (RESOLVED_RULES), named by entry."""
+    nb = solution_notebook(notebook)
+    cells = [c for c in nb.cells if c.cell_type == "code"]
+    setup = [c.source for c in cells if "setup" in c.get("metadata", {}).get("tags", [])]
+    answers = [
+        strip_solution_markers(c.source)
+        for c in cells
+        if nbgrader_meta(c).get("solution")
+        and not nbgrader_meta(c)["grade_id"].startswith("answer_")
+    ]
+    prefix = "\n\n".join([*setup, *answers]) + "\n\n"
+    names, found = {}, []
+    for index, variant in enumerate(entries):
+        resolved = apply_variant(nb, variant)
+        (cell,) = [c for c in resolved.cells if nbgrader_meta(c).get("grade_id") == variant.cell]
+        source = strip_solution_markers(cell.source)
+        try:
+            ast.parse(source)
+        except SyntaxError as err:
+            found.append(f"{variant.cell}: {variant.name!r} does not parse: {err}")
+            continue
+        path = folder / f"entry_{index}.py"
+        path.write_text(prefix + source + "\n")
+        names[path.name] = f"{variant.cell}: {variant.name!r}"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--isolated",
+            "--select",
+            RESOLVED_RULES,
+            "--output-format=concise",
+            str(folder),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    found += [
+        f"{names.get(Path(line.split(':')[0]).name, '?')}: {line.split(': ', 1)[-1]}"
+        for line in result.stdout.splitlines()
+        if line.startswith(str(folder))
+    ]
+    if result.returncode not in (0, 1):
+        found.append(f"ruff failed: {result.stderr}")
+    return found
+
+
+@pytest.mark.parametrize("notebook", CATALOGUED)
+def test_every_resolved_body_parses_and_passes_the_linter(notebook, tmp_path):
+    """Each entry written into its answer cell is Python, and ruff finds no undefined name
+    (a typo in a body fails here, not as a check failure that happens to show the hint)."""
+    catalogue = load_catalogue(notebook)
+    found = _lint_entries(notebook, [*catalogue.MISTAKES, *catalogue.ALTERNATIVES], tmp_path)
+    assert not found, "\n".join(found)
+
+
+def test_the_linter_names_an_entry_with_a_typo_or_a_syntax_error(tmp_path):
+    typo = mistake("score_matrix", "typo", "return Q @ K.T / np.sqrt(d_kk)", hint="x")
+    broken = alternative("score_matrix", "broken", "return Q @ K.T /")
+    found = _lint_entries("01_attention_scores", [typo, broken], tmp_path)
+    assert len(found) == 2, found
+    assert "'broken' does not parse" in found[0]
+    assert "score_matrix: 'typo': " in found[1] and "d_kk" in found[1]
 
 
 # -- detectors: the hints of the checks, named by the catalogue -----------------------------

@@ -146,6 +146,52 @@ def test_group_names_are_unique_and_a_sweep_touches_only_its_own_run(monkeypatch
         second.close()
 
 
+_OTHER_RUN = r"""
+import os, subprocess, sys
+from grader import cgroups
+group = cgroups.Group(64, 4)
+sleeper = subprocess.Popen(["sleep", "600"], preexec_fn=group.joiner())
+print(group.name, sleeper.pid, flush=True)
+sys.stdin.readline()  # grading on, until told to end
+os._exit(0)  # ends without closing its group, as a killed worker does
+"""
+
+
+@needs_groups
+def test_a_sweep_spares_the_groups_of_a_live_run_that_shares_its_token(monkeypatch):
+    """Two grading runs with one token (a parent that exported $ATTNBOOK_CGROUP_RUN, or a
+    scheduler copying the submitter's environment to each task): the one that ends first
+    sweeps, and must not kill the kernel the other is grading with. The PostgreSQL shards
+    lost the tests of a student this way, with status ok, in full runs of the suite."""
+    from conftest import ROOT
+
+    token = "shared" + os.urandom(3).hex()
+    monkeypatch.setenv(cgroups.RUN_ENV, token)
+    other = subprocess.Popen(
+        [sys.executable, "-c", _OTHER_RUN],
+        env=dict(os.environ, PYTHONPATH=str(ROOT / "autograder")),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        name, sleeper = other.stdout.readline().split()
+        assert name.startswith(f"attnbook-{token}-{other.pid}-")
+        assert len(cgroups.leftovers(token)) == len(GROUPS.folders)
+        assert cgroups.sweep(token) == 0  # its maker is alive: not this run's to sweep
+        assert cgroups.leftovers(token) and os.path.exists(f"/proc/{sleeper}")
+        other.stdin.write("end\n")
+        other.stdin.flush()
+        assert other.wait(timeout=30) == 0
+        assert cgroups.sweep(token) == len(GROUPS.folders)  # its maker ended: swept
+        assert cgroups.leftovers(token) == []
+    finally:
+        if other.poll() is None:
+            other.kill()
+        other.wait(timeout=30)
+        cgroups.sweep(token)
+
+
 def test_a_group_refuses_bad_sizes_with_the_values():
     with pytest.raises(ValueError, match=r"memory_mb and processes >= 1, got 0, 5"):
         cgroups.Group(0, 5)

@@ -29,16 +29,9 @@ def run_mypy(*args: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-#: modules being rewritten by other work of issue 28, whose errors are not yet fixed
+#: modules being moved by other work of issue 28 (to attnbook/experiments/), whose errors are not yet fixed
 #: (pyproject's ignore_errors override); the list may only shrink
-BEING_REWRITTEN = {
-    "attnbook.checks._core",
-    "attnbook.checks.nb01",
-    "attnbook.checks.nb03",
-    "attnbook.checks.nb04",
-    "attnbook.ablation",
-    "attnbook.lengths",
-}
+BEING_REWRITTEN = {"attnbook.ablation", "attnbook.lengths"}
 
 
 def test_the_settings_cover_both_trees_and_exempt_no_other_module():

@@ -385,16 +385,18 @@ def test_make_check_runs_the_learners_copy(tmp_path):
 
 
 @pytest.mark.slow
-def test_make_release_in_a_clone_refuses_to_overwrite_a_learners_answers(tmp_path):
+def test_make_release_in_a_clone_refuses_to_overwrite_a_learners_answers(tmp_path, released_tree):
     """An older clone where notebook 01 was filled in inside notebooks/: `make release`
-    names it and leaves it as it is."""
+    names it and leaves it as it is. (nbgrader's step copies the session's release when the
+    clone's inputs are the same bytes: $ATTNBOOK_RELEASE_REUSE, scripts/release.py.)"""
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     mine = clone / "notebooks" / NB1 / f"{NB1}.ipynb"
     answered = mine.read_text().replace("raise NotImplementedError()", "return 42", 1)
     assert answered != mine.read_text()
     mine.write_text(answered)
-    result = make("release", cwd=clone)
+    reuse = {"ATTNBOOK_RELEASE_REUSE": str(released_tree[0])}
+    result = make("release", cwd=clone, env={**os.environ, **reuse})
     assert result.returncode != 0, result.stdout + result.stderr
     assert f"{NB1}/{NB1}.ipynb" in result.stderr and "FORCE=1" in result.stderr, result.stderr
     assert mine.read_text() == answered

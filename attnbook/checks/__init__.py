@@ -9,7 +9,9 @@ library.
 
 A check's hints are its detectors: module-level `HINT_*` strings of `nbNN.py` (and of `_core`
 for the hints every check shares, re-exported here), which the mistake catalogue names in
-`mistake(..., detects=nb01.HINT_SOFTMAX_AXIS)`; `detectors(module)` lists them.
+`mistake(..., detects=nb01.HINT_SOFTMAX_AXIS)`; `detectors(module)` lists them. Notebooks
+01-04 declare their cases as tables (`CASES`, see `_cases`), and the known slips on them are
+generated from the catalogue by `make release` into `slips/`.
 """
 
 import importlib

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from attnbook.checks._source import names_called, stub_state
+from attnbook.tolerance import Tolerance
 
 __all__ = [
     "CheckFailure",
@@ -370,6 +371,13 @@ class CheckRun:
             hint=HINT_GIVEN_LINES,
         )
 
+    def case(self, case, slips=()):
+        """Run one case of a check's table (`_cases.Case`: call, shape, finite, close, and
+        name the slip the output matches); the function's output."""
+        from attnbook.checks._cases import run_case
+
+        return run_case(self, case, slips)
+
     # -- failing -----------------------------------------------------------------------
     def fail(self, message: str, hint: str | None = None):
         raise CheckFailure(compose(f"{self.name}: {message}", hint))
@@ -402,13 +410,17 @@ class CheckRun:
         seen,
         expected,
         *,
-        mistakes: Mapping | list = (),
+        mistakes: Sequence | Mapping = (),
         rtol: float = 1e-6,
         atol: float = 1e-8,
         what: str = "values",
         hint: str | None = None,
+        tol: Tolerance | None = None,
     ):
-        """Compare values; on a mismatch, name the known mistake the output matches."""
+        """Compare values; on a mismatch, name the known mistake the output matches. `tol`
+        (attnbook.tolerance) replaces `rtol` and `atol`."""
+        if tol is not None:
+            rtol, atol = tol.rtol, tol.atol
         seen_arr = as_array(seen)
         expected_arr = as_array(expected)
         if seen_arr.shape != expected_arr.shape:
@@ -439,7 +451,7 @@ class CheckRun:
                 return mistake
         return None
 
-    def expect_true(self, condition: bool, message: str, hint: str | None = None):
+    def expect_true(self, condition: object, message: str, hint: str | None = None):
         if not bool(condition):
             self.fail(message, hint=hint)
         self.passed += 1
@@ -482,8 +494,8 @@ class PrecisionAwareRun(CheckRun):
 
     def expect_close(self, call_text, seen, expected, **kwargs):
         if self.low_precision:
-            scale = np.abs(as_array(expected).astype(np.float64))
-            scale = float(scale[np.isfinite(scale)].max(initial=1.0))
+            sizes = np.abs(as_array(expected).astype(np.float64))
+            scale = float(sizes[np.isfinite(sizes)].max(initial=1.0))
             kwargs["rtol"] = max(kwargs.get("rtol", 1e-6), 1e-4)
             kwargs["atol"] = max(kwargs.get("atol", 1e-8), 1e-5 * scale)
         super().expect_close(call_text, seen, expected, **kwargs)
@@ -594,11 +606,9 @@ def _plain(value) -> bool:
 
 def _labels(fn) -> list[str]:
     try:
-        target = fn.__init__ if isinstance(fn, type) else fn
-        names = [p.name for p in inspect.signature(target).parameters.values()]
+        return [p.name for p in inspect.signature(fn).parameters.values()]
     except (TypeError, ValueError):
         return []
-    return names[1:] if isinstance(fn, type) and names[:1] == ["self"] else names
 
 
 def observe(fn: Callable, args: tuple, kwargs: dict, backward: bool = False) -> Observed:
@@ -699,7 +709,7 @@ def public_check(check: Callable) -> Callable:
                 check.__name__,
                 UNWRITTEN if isinstance(err, NotImplementedError) else FAILED_CHECK,
             )  # a name failing again keeps its place
-            failure.attnbook_check = check.__name__
+            failure.attnbook_check = check.__name__  # type: ignore[union-attr]
             cause = failure.__cause__
             if cause is not None:
                 cause.__traceback__ = _without_library_frames(cause.__traceback__)

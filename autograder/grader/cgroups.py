@@ -20,7 +20,9 @@ folder. What the machine offers is read once per process (`backend`):
 Group names are unique per run and per process (`attnbook-<run>-<pid>-<n>`; the run's token is
 $ATTNBOOK_CGROUP_RUN, drawn by `grader.cli` and inherited by its workers), so grading runs
 sharing a machine never touch each other's groups; `sweep` removes whatever a run's processes
-left (a worker killed before it could close its kernel).
+left (a worker killed before it could close its kernel), never a group whose maker still runs,
+so even two runs that share a token (inherited from a parent that exported it) keep their
+kernels.
 """
 
 from __future__ import annotations
@@ -440,10 +442,35 @@ def leftovers(token: str | None = None) -> list[Path]:
     )
 
 
+def _maker_alive(folder: Path) -> bool:
+    """Whether the process that made this group (the `<pid>` of its name) is another process
+    still running: a grading process of another run that shares the token (a token inherited
+    from a parent that exported it, or a scheduler that copies the submitter's environment
+    to every task), whose kernel in that group is working now."""
+    try:
+        pid = int(folder.name.rsplit("-", 2)[-2])
+    except (IndexError, ValueError):
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def sweep(token: str | None = None) -> int:
-    """Kill the members of and remove every group a run left; how many folders it removed."""
+    """Kill the members of and remove every group a run left (made by this process or by one
+    that has ended: a worker killed before it could close its kernel); how many folders it
+    removed. A group whose maker still runs is never touched: two runs that share a token
+    (inherited, or copied by a scheduler) would otherwise kill each other's kernels."""
     removed = 0
     for folder in leftovers(token):
+        if _maker_alive(folder):
+            continue
         with contextlib.suppress(OSError):
             for line in (folder / "cgroup.procs").read_text().split():
                 with contextlib.suppress(ProcessLookupError, PermissionError, ValueError):

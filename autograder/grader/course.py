@@ -697,6 +697,16 @@ class Course:
         return {g: info for g, info in cleared.items() if g not in manual}
 
 
+# A score in the gradebook without this work folder's run report: graded by a shard on another
+# machine (a shared PostgreSQL gradebook) or before reports were kept. Its kernel may have died
+# or its grading failed there (that machine's record_failure leaves the score 0 here), so its
+# status cannot be `ok` from here.
+NO_REPORT = (
+    "no run report in this work folder (graded on another machine or by an older grader): "
+    "its status is in the grades.csv of the work folder that graded it"
+)
+
+
 def failure_reason(error: str) -> str:
     """One line of a failed grading's error (nbgrader's log and traceback): the last line
     that names an exception (other than nbgrader's "see the above traceback"), else the
@@ -891,6 +901,11 @@ def _row(course: Course, assignment: str, submission) -> dict:
                 manual.add(grade.name)
     feedback = course.work / "feedback" / student / assignment / f"{assignment}.html"
     cleared = course.stale_manual(student, assignment, manual)
+    details = course.details(student, assignment, manual)
+    report = course.work / "reports" / assignment / student / f"{assignment}.json"
+    if not report.exists() and not course.state(student, assignment).get("failed"):
+        # what happened is known only where it was graded (a kernel lost, a failed grading)
+        details["status"] = "; ".join(p for p in (NO_REPORT, details["status"]) if p and p != "ok")
     return {
         "student_id": student,
         "name": submission.student.first_name or "",
@@ -898,7 +913,7 @@ def _row(course: Course, assignment: str, submission) -> dict:
         "score": round(float(submission.score), 3),
         "max_score": round(float(submission.max_score), 3),
         "manual": "yes" if manual else ("cleared" if cleared else ""),
-        **course.details(student, assignment, manual),
+        **details,
         "feedback": str(feedback.relative_to(course.work)) if feedback.exists() else "",
         "tests": tests,
     }

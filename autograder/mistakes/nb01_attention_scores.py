@@ -2,7 +2,7 @@
 
 from grader.catalogue import alternative, catalogue, delete, edit, explained, mistake, replace_line
 
-from attnbook.checks import HINT_LEFTOVER, HINT_NO_RETURN, nb01
+from attnbook.checks import HINT_IN_PLACE, HINT_LEFTOVER, HINT_NO_RETURN, nb01
 
 WHY = explained("01_attention_scores")  # detects=WHY: the question's explanation
 
@@ -10,25 +10,25 @@ QKV, SCORES, SOFTMAX, ATTENTION = "project_qkv", "score_matrix", "softmax_rows",
 
 MISTAKES, ALTERNATIVES = catalogue([
     # -- project_qkv -------------------------------------------------------------------------------
-    mistake(QKV, "weights not transposed", "return X @ W_Q, X @ W_K, X @ W_V",
+    mistake(QKV, "weights not transposed (X @ W_Q instead of X @ W_Q.T)",
+            "return X @ W_Q, X @ W_K, X @ W_V",
             detects=nb01.HINT_WEIGHTS_NOT_TRANSPOSED),
     mistake(QKV, "weight times X instead of X times weight transposed",
             "return W_Q @ X.T, W_K @ X.T, W_V @ X.T", detects=nb01.HINT_QKV_ROWS),
-    mistake(QKV, "Q and K returned in swapped order", "return X @ W_K.T, X @ W_Q.T, X @ W_V.T",
+    mistake(QKV, "results returned in the wrong order", "return X @ W_K.T, X @ W_Q.T, X @ W_V.T",
             detects=nb01.HINT_QKV_ORDER),
-    mistake(QKV, "W_Q used for every projection", """
+    mistake(QKV, "the same weight matrix used for Q, K and V", """
         Q = X @ W_Q.T
         return Q, Q, Q""", detects=nb01.HINT_ONE_WEIGHT_FOR_ALL),
-    mistake(QKV, "W_K copied for V", "return X @ W_Q.T, X @ W_K.T, X @ W_K.T",
+    mistake(QKV, "W_K used for V as well (copy-paste)", "return X @ W_Q.T, X @ W_K.T, X @ W_K.T",
             detects=nb01.HINT_W_K_FOR_V),
-    mistake(QKV, "W_Q copied for K", "return X @ W_Q.T, X @ W_Q.T, X @ W_V.T",
+    mistake(QKV, "W_Q used for K as well (copy-paste)", "return X @ W_Q.T, X @ W_Q.T, X @ W_V.T",
             detects=nb01.HINT_W_Q_FOR_K),
-    mistake(QKV, "queries already scaled by 1/sqrt(d_k)", """
+    mistake(QKV, "queries already divided by sqrt(d_k)", """
         d_k = W_Q.shape[0]
         return X @ W_Q.T / np.sqrt(d_k), X @ W_K.T, X @ W_V.T""", detects=nb01.HINT_QUERIES_SCALED),
     mistake(QKV, "returns one stacked array", "return np.stack([X @ W_Q.T, X @ W_K.T, X @ W_V.T])",
             detects=nb01.HINT_RETURN_QKV),
-    mistake(QKV, "forgets V", "return X @ W_Q.T, X @ W_K.T", detects=nb01.HINT_RETURN_QKV),
     mistake(QKV, "float32 and the queries scaled by 1/sqrt(d_k)", [
         replace_line("return tuple(x @ torch.Tensor(W).T for W in (W_Q, W_K, W_V))",
                      "q = x @ torch.Tensor(W_Q).T / W_Q.shape[0] ** 0.5\n"
@@ -36,8 +36,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb01.HINT_QUERIES_SCALED, like="float32 torch.Tensor computation"),
     mistake(QKV, "elementwise * instead of the matrix product", "return X * W_Q, X * W_K, X * W_V",
             detects=nb01.HINT_MATMUL_QKV),
-    mistake(QKV, "K returned transposed, ready for the score",
-            "return X @ W_Q.T, W_K @ X.T, X @ W_V.T", detects=nb01.HINT_QKV_ROWS),
     mistake(QKV, "V left as X (no value projection)", "return X @ W_Q.T, X @ W_K.T, X",
             detects=nb01.HINT_PROJECTION.format(label="V")),
     alternative(QKV, "einsum", """
@@ -95,32 +93,32 @@ MISTAKES, ALTERNATIVES = catalogue([
         return tuple(x @ torch.from_numpy(W).T for W in (W_Q, W_K, W_V))"""),
     # -- score_matrix ------------------------------------------------------------------------------
     mistake(SCORES, "no 1/sqrt(d_k)", "return Q @ K.T", detects=nb01.HINT_NO_SCALING),
-    mistake(SCORES, "divided by d_k", "return Q @ K.T / Q.shape[-1]",
+    mistake(SCORES, "divided by d_k instead of sqrt(d_k)", "return Q @ K.T / Q.shape[-1]",
             detects=nb01.HINT_DIVIDED_BY_D_K),
-    mistake(SCORES, "scaled by the number of tokens", "return Q @ K.T / np.sqrt(Q.shape[0])",
+    mistake(SCORES, "scaled by the wrong dimension (sqrt of the number of tokens)",
+            "return Q @ K.T / np.sqrt(Q.shape[0])",
             detects=nb01.HINT_SCALED_BY_TOKENS),
-    mistake(SCORES, "scores transposed", "return K @ Q.T / np.sqrt(Q.shape[-1])",
+    mistake(SCORES, "scores transposed (K Q^T: rows are keys)",
+            "return K @ Q.T / np.sqrt(Q.shape[-1])",
             detects=nb01.HINT_SCORES_TRANSPOSED),
-    mistake(SCORES, "multiplied by sqrt(d_k)", "return Q @ K.T * np.sqrt(Q.shape[-1])",
+    mistake(SCORES, "multiplied by sqrt(d_k) instead of dividing",
+            "return Q @ K.T * np.sqrt(Q.shape[-1])",
             detects=nb01.HINT_MULTIPLIED_BY_SQRT),
     mistake(SCORES, "keys not transposed (Q @ K)", "return Q @ K / np.sqrt(Q.shape[-1])",
             detects=nb01.HINT_TRANSPOSE_K),
     mistake(SCORES, "Q.T @ K (feature by feature)", "return Q.T @ K / np.sqrt(Q.shape[-1])",
             detects=nb01.HINT_SCORES_SHAPE),
-    mistake(SCORES, "row-wise products only (the diagonal)",
-            "return (Q * K).sum(axis=-1) / np.sqrt(Q.shape[-1])", detects=nb01.HINT_SCORES_SHAPE),
-    mistake(SCORES, "scaled by the number of keys", "return Q @ K.T / np.sqrt(len(K))",
-            detects=nb01.HINT_SCALED_BY_TOKENS),
-    mistake(SCORES, "operator precedence: d_k ** 1/2", "return Q @ K.T / Q.shape[-1] ** 1 / 2",
+    mistake(SCORES, "operator precedence: d_k ** 1/2 is d_k / 2, not sqrt(d_k)",
+            "return Q @ K.T / Q.shape[-1] ** 1 / 2",
             detects=nb01.HINT_OPERATOR_PRECEDENCE),
-    mistake(SCORES, "softmax applied already", """
+    mistake(SCORES, "softmax already applied (weights instead of scores)", """
         S = Q @ K.T / np.sqrt(Q.shape[-1])
         e = np.exp(S - S.max(axis=-1, keepdims=True))
         return e / e.sum(axis=-1, keepdims=True)""", detects=nb01.HINT_SOFTMAX_ALREADY_APPLIED),
     mistake(SCORES, "float32 and no 1/sqrt(d_k)", """
         import torch
         return torch.Tensor(Q) @ torch.Tensor(K).T""", detects=nb01.HINT_NO_SCALING),
-    mistake(SCORES, "floor division // by sqrt(d_k)", "return Q @ K.T // np.sqrt(Q.shape[-1])",
+    mistake(SCORES, "floor division // instead of /", "return Q @ K.T // np.sqrt(Q.shape[-1])",
             detects=nb01.HINT_FLOOR_DIVISION),
     mistake(SCORES, "cosine similarity instead of the dot product", """
         Qn = Q / np.linalg.norm(Q, axis=-1, keepdims=True)
@@ -131,6 +129,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SCORES, "no return: the scores computed and dropped",
             "S = Q @ K.T / np.sqrt(Q.shape[-1])",
             detects=HINT_NO_RETURN.format(where="score_matrix")),
+    mistake(SCORES, "scales Q in place", """
+        Q /= np.sqrt(Q.shape[-1])
+        return Q @ K.T""", detects=HINT_IN_PLACE),
     alternative(SCORES, "loop over every pair", """
         L_q, L_k, d_k = Q.shape[0], K.shape[0], Q.shape[1]
         S = np.zeros((L_q, L_k))
@@ -176,7 +177,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(SCORES, "np.matrix product",
                 "return np.asmatrix(Q) * np.asmatrix(K).T / np.sqrt(Q.shape[1])"),
     # -- softmax_rows ------------------------------------------------------------------------------
-    mistake(SOFTMAX, "softmax over the wrong axis", edit("=-1", "=0", count=2),
+    mistake(SOFTMAX, "softmax over the wrong axis",
+            edit("=-1", "=0", count=2),
             detects=nb01.HINT_SOFTMAX_AXIS, like="NaN for a row of -inf"),
     mistake(SOFTMAX, "overflows on large scores (no max subtraction)", edit("S - S.max()", "S"),
             detects=nb01.HINT_STABLE, like="global maximum instead of each row's"),
@@ -185,10 +187,11 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SOFTMAX, "global maximum instead of each row's", """
         e = np.exp(S - S.max())
         return e / e.sum(axis=-1, keepdims=True)""", detects=nb01.HINT_GLOBAL_MAX),
-    mistake(SOFTMAX, "keepdims forgotten", [
+    mistake(SOFTMAX, "keepdims forgotten: the row maxima and sums broadcast along the wrong axis", [
         edit("S.T - m).T", "S - m)"), edit("total =", "return e /"), delete("return (np.divide(e."),
     ], detects=nb01.HINT_KEEPDIMS_FORGOTTEN, like="transpose trick that only works in 2-D"),
-    mistake(SOFTMAX, "normalised over the whole array", edit("axis=-1, keepdims=True", "", count=2),
+    mistake(SOFTMAX, "normalised by the sum of the whole array, not of each row",
+            edit("axis=-1, keepdims=True", "", count=2),
             detects=nb01.HINT_SUM_WHOLE_ARRAY, like="NaN for a row of -inf"),
     mistake(SOFTMAX, "changes its input in place", [
         edit("S.max(axis=", "S.max(axis=-"), edit("m = np.where", "S -= np.where"),
@@ -210,12 +213,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("row_max = S.max", "m = S.min"),
         edit("row_max = np.where(np.isfinite(row_max), row_max", "m = np.where(np.isfinite(m), m"),
         edit("row_max", "m")], detects=nb01.HINT_ROW_MAXIMUM),
-    mistake(SOFTMAX, "subtracts the row mean", [
-        replace_line("m = S.max(axis=1, keepdims=True)",
-                     "finite = np.where(np.isfinite(S), S, np.nan)\n"
-                     "m = np.nan_to_num(np.nanmean(finite, axis=-1, keepdims=True))"),
-        delete("m = np.where(np.isfinite(m), m, 0.0)"), edit("=1", "=-1"),
-    ], detects=nb01.HINT_ROW_MAXIMUM, like="axis=1 instead of the last axis"),
     mistake(SOFTMAX, "-inf replaced by -1e9 (masked row becomes uniform)", """
         S = np.where(np.isneginf(S), -1e9, S)
         e = np.exp(S - S.max(axis=-1, keepdims=True))
@@ -231,9 +228,11 @@ MISTAKES, ALTERNATIVES = catalogue([
         return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))""", detects=nb01.HINT_STABLE),
     mistake(SOFTMAX, "float32 and softmax over the wrong axis", edit("=-1", "=0"),
             detects=nb01.HINT_SOFTMAX_AXIS, like="float32 torch.Tensor computation"),
-    mistake(SOFTMAX, "row maximum but column sums", edit("e.sum(axis=-1", "e.sum(axis=0"),
+    mistake(SOFTMAX, "each row shifted by its maximum, then divided by the column sums",
+            edit("e.sum(axis=-1", "e.sum(axis=0"),
             detects=nb01.HINT_REDUCE_OVER_LAST_AXIS),
-    mistake(SOFTMAX, "max over axis=1 (right only in 2-D)", edit("S.max(axis=-", "S.max(axis="),
+    mistake(SOFTMAX, "maximum over axis=1 (right only for 2-D input)",
+            edit("S.max(axis=-", "S.max(axis="),
             detects=nb01.HINT_REDUCE_OVER_LAST_AXIS),
     mistake(SOFTMAX, "log-softmax returned", [
         replace_line("return np.divide(e,",
@@ -241,7 +240,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "    return np.where(total > 0, S - row_max - np.log(np.where(total > 0,"
                      " total, 1.0)),\n"
                      "                    0.0)")], detects=nb01.HINT_LOG_SOFTMAX),
-    mistake(SOFTMAX, "exponentials never divided by the row sum",
+    mistake(SOFTMAX, "the exponentials never divided by the row sum",
             replace_line("return np.divide(e,", "return e"), detects=nb01.HINT_NOT_NORMALISED),
     mistake(SOFTMAX, "-inf scores replaced by 0 before exp", """
         S = np.where(np.isinf(S), 0.0, S)
@@ -253,6 +252,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("m = np.where(np.isfinite(m), m, 0.0", "row_max = S.max(axis=-1, keepdims=True"),
         edit("m)", "np.where(np.isfinite(row_max), row_max, 0.0))"), edit("=1", "=-1"),
     ], detects=HINT_LEFTOVER, like="axis=1 instead of the last axis"),
+    mistake(SOFTMAX, "exp2 instead of exp", edit("np.exp(", "np.exp2("),
+            detects=nb01.HINT_SOFTMAX_VALUES),
     alternative(SOFTMAX, "log-sum-exp form", """
         m = np.max(S, axis=-1, keepdims=True)
         m = np.where(np.isneginf(m), 0.0, m)
@@ -352,8 +353,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             A = 1.0 / np.exp(diff).sum(axis=-1)
         return np.nan_to_num(A, nan=0.0)"""),
     # -- attention ---------------------------------------------------------------------------------
-    mistake(ATTENTION, "no 1/sqrt(d_k) in attention", edit("K.T / Q.shape[-1]", "K.T"),
-            detects=nb01.HINT_ATTENTION_NO_SCALING, like="divided by d_k"),
+    mistake(ATTENTION, "no 1/sqrt(d_k) scaling", edit("K.T / Q.shape[-1]", "K.T"),
+            detects=nb01.HINT_ATTENTION_NO_SCALING,
+            like="divided by d_k instead of sqrt(d_k) (or scaled twice)"),
     mistake(ATTENTION, "weights transposed", edit("A, A @ V", "A.T @ V, A"),
             detects=nb01.HINT_WEIGHTS_TRANSPOSED, like="returns (A, Y)"),
     mistake(ATTENTION, "returns (A, Y)", [edit("Y =", "return A,"), delete("return Y, A")],
@@ -361,26 +363,26 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ATTENTION, "softmax over the key axis (columns)", [
         edit("))", "axis=0, keepdims=True))"), edit("()", "(axis=0, keepdims=True)"),
     ], detects=nb01.HINT_ATTENTION_AXIS, like="normalised over the whole score matrix"),
-    mistake(ATTENTION, "divided by d_k", edit("score_matrix(Q, Q)", "Q @ K.T / Q.shape[-1]"),
-            detects=nb01.HINT_ATTENTION_BY_D_K, like="queries matched against themselves"),
-    mistake(ATTENTION, "scaled twice (score_matrix, then sqrt(d_k) again)", """
-        A = softmax_rows(score_matrix(Q, K) / np.sqrt(Q.shape[-1]))
-        return A @ V, A""", detects=nb01.HINT_ATTENTION_BY_D_K),
-    mistake(ATTENTION, "returns the scores instead of the weights", """
+    mistake(ATTENTION, "divided by d_k instead of sqrt(d_k) (or scaled twice)",
+            edit("score_matrix(Q, Q)", "Q @ K.T / Q.shape[-1]"),
+            detects=nb01.HINT_ATTENTION_BY_D_K,
+            like="queries matched against themselves (score_matrix(Q, Q))"),
+    mistake(ATTENTION, "the scores S returned instead of the weights A", """
         S = score_matrix(Q, K)
         A = softmax_rows(S)
         return A @ V, S""", detects=nb01.HINT_SCORES_RETURNED),
-    mistake(ATTENTION, "values taken from K", edit("A.T @ V", "A @ K"),
+    mistake(ATTENTION, "keys used as values (A @ K)", edit("A.T @ V", "A @ K"),
             detects=nb01.HINT_KEYS_AS_VALUES, like="weights transposed"),
-    mistake(ATTENTION, "queries matched against themselves", """
+    mistake(ATTENTION, "queries matched against themselves (score_matrix(Q, Q))", """
         A = softmax_rows(score_matrix(Q, Q))
         return A @ V, A""", detects=nb01.HINT_QUERIES_AGAINST_QUERIES),
     mistake(ATTENTION, "normalised over the whole score matrix", [
         replace_line("A = softmax_rows(score_matrix(Q, Q))",
                      "S = score_matrix(Q, K)\ne = np.exp(S - S.max())\nA = e / e.sum()"),
-    ], detects=nb01.HINT_ATTENTION_WHOLE_MATRIX, like="queries matched against themselves"),
+    ], detects=nb01.HINT_ATTENTION_WHOLE_MATRIX,
+            like="queries matched against themselves (score_matrix(Q, Q))"),
     mistake(ATTENTION, "output scaled instead of the scores", edit("V", "V / np.sqrt(Q.shape[-1])"),
-            detects=nb01.HINT_ATTENTION_NO_SCALING, like="no 1/sqrt(d_k) in attention"),
+            detects=nb01.HINT_ATTENTION_NO_SCALING, like="no 1/sqrt(d_k) scaling"),
     mistake(ATTENTION, "returns only Y", "return softmax_rows(score_matrix(Q, K)) @ V",
             detects=nb01.HINT_RETURN_PAIR),
     mistake(ATTENTION, "float32 and weights transposed", edit("return A", "return A.T"),
@@ -388,9 +390,15 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ATTENTION, "V @ A instead of A @ V", edit("A.T @ V", "V @ A"),
             detects=nb01.HINT_V_TIMES_A, like="weights transposed"),
     mistake(ATTENTION, "score_matrix(K, Q): arguments swapped", edit("(Q", "(K"),
-            detects=nb01.HINT_ARGUMENTS_SWAPPED, like="queries matched against themselves"),
+            detects=nb01.HINT_ARGUMENTS_SWAPPED,
+            like="queries matched against themselves (score_matrix(Q, Q))"),
     mistake(ATTENTION, "Y transposed", edit("A.T @ V", "(A @ V).T"),
             detects=nb01.HINT_Y_SHAPE, like="weights transposed"),
+    mistake(ATTENTION, "A returned transposed", edit("return Y, A", "return Y, A.T"),
+            detects=nb01.HINT_A_SHAPE),
+    mistake(ATTENTION, "softmax applied twice", """
+        A = softmax_rows(softmax_rows(score_matrix(Q, K)))
+        return A @ V, A""", detects=nb01.HINT_ATTENTION),
     alternative(ATTENTION, "einsum with the weights", """
         A = softmax_rows(score_matrix(Q, K))
         return np.einsum("qk,kv->qv", A, V), A"""),

@@ -12,7 +12,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- sinusoidal_positions ----------------------------------------------------------------------
     mistake(TABLE, "exponent i/d instead of 2i/d", [edit("1, L + 1", "L"), edit("0, d,", "d //")],
             detects=nb02.HINT_PAIR_EXPONENT, like="positions starting at 1"),
-    mistake(TABLE, "feature index j in the exponent for every column", """
+    mistake(TABLE, "frequency taken from the feature index j (10000^(-j/d)) for cos as well", """
         P = np.zeros((L, d))
         for l in range(L):
             for j in range(d):
@@ -28,15 +28,16 @@ MISTAKES, ALTERNATIVES = catalogue([
     """, detects=nb02.HINT_SIN_COS_TWO_HALVES),
     mistake(TABLE, "positions starting at 1", edit("L, dtype=np.float64", "1, L + 1"),
             detects=nb02.HINT_POSITIONS_STARTING_1),
-    mistake(TABLE, "positive exponent", [edit(", dtype=np.float64", ""), edit("-", "")],
+    mistake(TABLE, "positive exponent (10000^(+2i/d))",
+            [edit(", dtype=np.float64", ""), edit("-", "")],
             detects=nb02.HINT_POSITIVE_EXPONENT_10000),
-    mistake(TABLE, "step of 2 counted twice (exponent 4i/d)", [
+    mistake(TABLE, "exponent 4i/d: the step of 2 counted twice", [
         edit("d //", "0, d,"), edit("10000.0 ** (-2 * i //", "1.0 / 10000.0 ** (2 * i /"),
     ], detects=nb02.HINT_STEP_TWICE, like="integer division in the exponent"),
     mistake(TABLE, "integer division in the exponent", [
         replace_line("w = 10000.0 ** (np.arange(0, d, 2) / d)",
                      "i = np.arange(d // 2)\nw = 10000.0 ** (-2 * i // d)"),
-    ], detects=nb02.HINT_STEP_TWICE, like="positive exponent"),
+    ], detects=nb02.HINT_STEP_TWICE, like="positive exponent (10000^(+2i/d))"),
     mistake(TABLE, "table transposed (d, L)", [
         edit(", dtype=np.float64)[:, None", ")[None, :"), edit("/ d)", "/ d)[:, None]"),
         edit("L, d", "d, L"), edit(":, 0::2] = np.sin(l * w", "0::2] = np.sin(w * l"),
@@ -52,7 +53,7 @@ MISTAKES, ALTERNATIVES = catalogue([
              "(10000.0 ** (-np.arange(0, d, 2) / d)).astype(np.float32"),
         edit(", d)", ", d), dtype=np.float32")], detects=nb02.HINT_TABLE_FLOAT64),
     mistake(TABLE, "base 1000 instead of 10000", edit("10000.0 ** (", "1000.0 ** (-"),
-            detects=nb02.HINT_PAIR_EXPONENT, like="positive exponent"),
+            detects=nb02.HINT_PAIR_EXPONENT, like="positive exponent (10000^(+2i/d))"),
     mistake(TABLE, "angle divided by w instead of multiplied", [
         edit(", dtype=np.float64", ""), edit("np.sin(l *", "np.sin(l /"), edit("l *", "l /"),
     ], detects=nb02.HINT_POSITIVE_EXPONENT_10000),
@@ -63,13 +64,13 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb02.HINT_PAIR_EXPONENT, like="exponent i/d instead of 2i/d"),
     mistake(TABLE, "hard-coded d = 4 (the lecture's curves)", edit("d,", "4,"),
             detects=nb02.HINT_FREQUENCY_PER_PAIR),
-    mistake(TABLE, "loop over range(L - 1) leaves the last row zero", """
+    mistake(TABLE, "the last position row left zero (a loop over range(L - 1))", """
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         P = np.zeros((L, d))
         for l in range(L - 1):
             P[l, 0::2], P[l, 1::2] = np.sin(l * w), np.cos(l * w)
         return P""", detects=nb02.HINT_LAST_POSITION_ROW_LEFT),
-    mistake(TABLE, "loop over range(d // 2 - 1) leaves the last pair zero", """
+    mistake(TABLE, "the last pair left zero (a loop over range(d // 2 - 1))", """
         P = np.zeros((L, d))
         l = np.arange(L)
         for i in range(d // 2 - 1):
@@ -84,19 +85,13 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb02.HINT_POSITIONS_NP_LINSPACE),
     mistake(TABLE, "sin(l) * w instead of sin(l * w)", edit("l * w)", "l) * w", count=2),
             detects=nb02.HINT_SIN_TIMES_W),
-    mistake(TABLE, "angles built (d/2, L) and transposed on assignment", """
-        w = 10000.0 ** (-np.arange(0, d, 2) / d)
-        angles = w[:, None] * np.arange(L)[None, :]
-        P = np.zeros((L, d))
-        P[:, 0::2], P[:, 1::2] = np.sin(angles), np.cos(angles)
-        return P""", detects=nb02.HINT_FREQUENCY_PER_PAIR),
     alternative(TABLE, "double loop with math", [
         replace_line("P = np.zeros((L, d))", "import math\nP = np.empty((L, d))"),
         edit("j in range(d", "i in range(d // 2"),
         edit("w = 10000.0 ** (-j", "angle = l / 10000 ** (2 * i"),
         replace_line("P[l, j] = np.sin(l * w) if j % 2 == 0 else np.cos(l * w)",
                      "P[l, 2 * i] = math.sin(angle)\nP[l, 2 * i + 1] = math.cos(angle)"),
-    ], like="feature index j in the exponent for every column"),
+    ], like="frequency taken from the feature index j (10000^(-j/d)) for cos as well"),
     alternative(TABLE, "stack and reshape, exp/log frequencies", """
         angles = np.outer(np.arange(L), np.exp(-np.log(10000.0) * np.arange(0, d, 2) / d))
         return np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(L, d)"""),
@@ -170,33 +165,30 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb02.HINT_POSITIONS_NOT_ADDED),
     mistake(EMBED, "the whole table P added", "return E[token_ids] + P",
             detects=nb02.HINT_EMBED_SHAPES),
-    mistake(EMBED, "P indexed by the token ids", "return E[token_ids] + P[token_ids]",
+    mistake(EMBED, "P indexed by the token ids instead of the positions",
+            "return E[token_ids] + P[token_ids]",
             detects=nb02.HINT_P_INDEXED_TOKEN_IDS),
     mistake(EMBED, "positions starting at 1", edit(":L", "1:L + 1"),
             detects=nb02.HINT_EMBED_FROM_1),
     mistake(EMBED, "embedding and position concatenated", """
         L = len(token_ids)
         return np.concatenate([E[token_ids], P[:L]], axis=1)""", detects=nb02.HINT_EMBED_SHAPE),
-    mistake(EMBED, "E indexed by position instead of token id", edit("[token_ids", "[:L"),
+    mistake(EMBED, "E indexed by the positions 0 .. L-1 instead of the token ids",
+            edit("[token_ids", "[:L"),
             detects=nb02.HINT_E_BY_POSITION),
     mistake(EMBED, "one position row P[L] added to every token", edit(":", ""),
             detects=nb02.HINT_ONE_POSITION_ROW_P),
     mistake(EMBED, "the last L rows of P", edit(":L", "-L:"), detects=nb02.HINT_LAST_L_ROWS_P),
-    mistake(EMBED, "multiplied instead of added", edit("+", "*"),
+    mistake(EMBED, "embedding multiplied by the position instead of added", edit("+", "*"),
             detects=nb02.HINT_EMBEDDING_MULTIPLIED_POSITION),
     mistake(EMBED, "adds into P in place (P[:L] is a view)", [
         replace_line("return E[token_ids]", "X = P[:len(token_ids)]\nX += E[token_ids]\nreturn X"),
     ], detects=nb02.HINT_EMBED_IN_PLACE, like="positions not added"),
-    mistake(EMBED, "adds into E in place", """
-        for l, t in enumerate(token_ids):
-            E[t] += P[l]
-        return E[token_ids]""", detects=nb02.HINT_EMBED_IN_PLACE),
     mistake(EMBED, "P indexed by the token ids, clipped to the table",
             "return E[token_ids] + P[np.minimum(token_ids, len(P) - 1)]",
             detects=nb02.HINT_P_INDEXED_TOKEN_IDS),
-    mistake(EMBED, "token embedding columns (E[:, ids])", edit("token_ids]", ":, token_ids].T"),
-            detects=nb02.HINT_EMBED_SHAPES),
-    mistake(EMBED, "token ids treated as 1-based", edit("[token_ids", "[np.asarray(token_ids) - 1"),
+    mistake(EMBED, "token ids shifted by one (E[token_ids - 1])",
+            edit("[token_ids", "[np.asarray(token_ids) - 1"),
             detects=nb02.HINT_TOKEN_IDS_SHIFTED_ONE),
     mistake(EMBED, "float32 and the positions starting at 1", """
         import torch
@@ -204,10 +196,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         return X""", detects=nb02.HINT_EMBED_FROM_1),
     mistake(EMBED, "hard-coded 3 positions (the worked example's length)",
             "return E[token_ids] + P[:3]", detects=nb02.HINT_EMBED_SHAPES),
-    mistake(EMBED, "one position row too few (P[:L - 1])",
-            "return E[token_ids] + P[:len(token_ids) - 1]", detects=nb02.HINT_EMBED_SHAPES),
-    mistake(EMBED, "P sliced by the vocabulary size", "return E[token_ids] + P[:E.shape[0]]",
-            detects=nb02.HINT_EMBED_SHAPES),
     mistake(EMBED, "embedding scaled by sqrt(d)", edit("-", "* np.sqrt(E.shape[1]) +"),
             detects=nb02.HINT_EMBEDDING_SCALED_SQRT, like="position subtracted"),
     mistake(EMBED, "embedding and position averaged",
@@ -218,6 +206,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(EMBED, "its own sinusoidal table instead of the argument P",
             "return E[token_ids] + sinusoidal_positions(len(token_ids), E.shape[1])",
             detects=nb02.HINT_OWN_SINUSOIDAL_TABLE),
+    mistake(EMBED, "the positions added twice", edit("+ P[:L]", "+ 2 * P[:L]"),
+            detects=nb02.HINT_EMBED_VALUES),
     alternative(EMBED, "loop over tokens", """
         X = np.zeros((len(token_ids), E.shape[1]))
         for l, t in enumerate(token_ids):
@@ -267,41 +257,44 @@ MISTAKES, ALTERNATIVES = catalogue([
         ids = torch.as_tensor(token_ids, dtype=torch.long)
         return table(ids) + torch.Tensor(P[:len(ids)])"""),
     # -- shift_matrix ------------------------------------------------------------------------------
-    mistake(SHIFT, "standard rotation block: shifts backwards", [
+    mistake(SHIFT, "blocks transposed: the matrix takes p_l to p_(l-k)", [
         edit("c, s = np.cos(k * w[i]), np.sin(k * w[i])", "a = k * w[i]"),
         replace_line("M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[s, c], [-c, s]]",
                      "M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), -np.sin(a)],\n"
                      "                                       [np.sin(a), np.cos(a)]]"),
-    ], detects=nb02.HINT_BLOCKS_TRANSPOSED, like="sin and cos swapped in the block"),
-    mistake(SHIFT, "one frequency for every pair", [
+    ], detects=nb02.HINT_BLOCKS_TRANSPOSED,
+            like="sin and cos swapped in the block: [[sin, cos], [-cos, sin]]"),
+    mistake(SHIFT, "one frequency (w = 1) for every pair", [
         delete("w = 10000.0 ** (-np.arange(0, d, 2) / d)"),
         edit("w[i]), np.sin(w[i]", "k), np.sin(k"), edit("w[i]), np.cos(w[i]", "k), np.cos(k"),
-    ], detects=nb02.HINT_SHIFT_ONE_FREQUENCY, like="always one step"),
-    mistake(SHIFT, "exponent i/d", [
+    ], detects=nb02.HINT_SHIFT_ONE_FREQUENCY, like="shift by one step whatever k is"),
+    mistake(SHIFT, "exponent i/d instead of 2i/d", [
         edit("0, d,", "d //"), edit("w[i]), np.sin(", "k * w[i]), np.sin(k * "),
         edit("w[i]), np.cos(", "k * w[i]), np.cos(k * "),
-    ], detects=nb02.HINT_PAIR_EXPONENT, like="always one step"),
-    mistake(SHIFT, "blocks placed for a two-halves layout", """
+    ], detects=nb02.HINT_PAIR_EXPONENT, like="shift by one step whatever k is"),
+    mistake(SHIFT, "pairs laid out in two halves instead of (2i, 2i+1)", """
         half = d // 2
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         c, s = np.cos(k * w), np.sin(k * w)
         return np.block([[np.diag(c), np.diag(s)], [np.diag(-s), np.diag(c)]])
     """, detects=nb02.HINT_SHIFT_HALVES),
-    mistake(SHIFT, "always one step", [
+    mistake(SHIFT, "shift by one step whatever k is", [
         delete("c, s = np.cos(k * w), np.sin(k * w)"),
         replace_line("M[2 * i : 2 * i + 2,",
                      "M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(w[i]), np.sin(w[i])],\n"
                      "                                       [-np.sin(w[i]), np.cos(w[i])]]"),
     ], detects=nb02.HINT_SHIFT_USE_K),
-    mistake(SHIFT, "minus sign missing in the block", edit("s, c], [-c, s", "c, s], [s, c"),
-            detects=nb02.HINT_BLOCK, like="sin and cos swapped in the block"),
-    mistake(SHIFT, "sin and cos swapped in the block", [
+    mistake(SHIFT, "minus sign missing: [[cos, sin], [sin, cos]]",
+            edit("s, c], [-c, s", "c, s], [s, c"),
+            detects=nb02.HINT_BLOCK,
+            like="sin and cos swapped in the block: [[sin, cos], [-cos, sin]]"),
+    mistake(SHIFT, "sin and cos swapped in the block: [[sin, cos], [-cos, sin]]", [
         edit("2 * np.arange", "np.arange"), edit("c, s], [-s, c", "s, c], [-c, s"),
-    ], detects=nb02.HINT_BLOCK, like="step of 2 counted twice (exponent 4i/d)"),
-    mistake(SHIFT, "blocks at [i:i+2] overlap", [
+    ], detects=nb02.HINT_BLOCK, like="exponent 4i/d: the step of 2 counted twice"),
+    mistake(SHIFT, "blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)", [
         edit("2 * np.arange", "np.arange"), edit("2 * i:2 * i + 2, 2 * i:2 * i", "i:i + 2, i:i"),
-    ], detects=nb02.HINT_BLOCK_PLACE, like="step of 2 counted twice (exponent 4i/d)"),
-    mistake(SHIFT, "step of 2 counted twice (exponent 4i/d)", [
+    ], detects=nb02.HINT_BLOCK_PLACE, like="exponent 4i/d: the step of 2 counted twice"),
+    mistake(SHIFT, "exponent 4i/d: the step of 2 counted twice", [
         edit("(-", "(-2 * "), delete("c, s = np.cos(k * w), np.sin(k * w)"),
         replace_line("M[2 * i : 2 * i + 2,",
                      "c, s = np.cos(k * w[i]), np.sin(k * w[i])\n"
@@ -311,29 +304,38 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit(", dtype=int", ""), edit("i in range(d //", "j in range(0, d,"),
         edit("i]", "j // 2] if j == 0 else k * 10000.0 ** (-(j + 1) / d)"),
         edit("2 * i:2 * i + 2, 2 * i:2 * i", "j:j + 2, j:j"),
-    ], detects=nb02.HINT_PAIR_EXPONENT, like="integer matrix (np.zeros(..., dtype=int))"),
-    mistake(SHIFT, "identity whatever k is (angle k * 0)", "return np.eye(d)",
+    ], detects=nb02.HINT_PAIR_EXPONENT,
+            like="an integer matrix (cos and sin truncated to whole numbers)"),
+    mistake(SHIFT, "the identity whatever k is", "return np.eye(d)",
             detects=nb02.HINT_SHIFT_USE_K),
     mistake(SHIFT, "shift by -k (negated angle)", [
         edit("k * w[i]), np.sin(", "-k * w[i]), np.sin(-"), edit("s, c], [-c, s", "c, s], [-s, c"),
-    ], detects=nb02.HINT_BLOCKS_TRANSPOSED, like="sin and cos swapped in the block"),
-    mistake(SHIFT, "loop over range(d // 2 - 1) leaves the last block zero", [
+    ], detects=nb02.HINT_BLOCKS_TRANSPOSED,
+            like="sin and cos swapped in the block: [[sin, cos], [-cos, sin]]"),
+    mistake(SHIFT, "the last block left zero (a loop over range(d // 2 - 1))", [
         edit(", dtype=int", ""), edit("):", " - 1):"),
-    ], detects=nb02.HINT_LAST_PAIR_LEFT_ZERO, like="integer matrix (np.zeros(..., dtype=int))"),
-    mistake(SHIFT, "integer matrix (np.zeros(..., dtype=int))", """
+    ], detects=nb02.HINT_LAST_PAIR_LEFT_ZERO,
+            like="an integer matrix (cos and sin truncated to whole numbers)"),
+    mistake(SHIFT, "an integer matrix (cos and sin truncated to whole numbers)", """
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         M = np.zeros((d, d), dtype=int)
         for i in range(d // 2):
             a = k * w[i]
             M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
         return M""", detects=nb02.HINT_INTEGER_MATRIX),
-    mistake(SHIFT, "positive exponent", [edit("(-", "("), edit("(k + 1)", "k")],
+    mistake(SHIFT, "positive exponent (10000^(+2i/d))", [edit("(-", "("), edit("(k + 1)", "k")],
             detects=nb02.HINT_POSITIVE_EXPONENT_10000, like="shift by k + 1"),
     mistake(SHIFT, "shift by k + 1", [edit(", dtype=int", ""), edit("k", "(k + 1)")],
-            detects=nb02.HINT_SHIFT_K_PLUS_1, like="integer matrix (np.zeros(..., dtype=int))"),
+            detects=nb02.HINT_SHIFT_K_PLUS_1,
+            like="an integer matrix (cos and sin truncated to whole numbers)"),
     mistake(SHIFT, "hard-coded 4 x 4 (the worked example's d)", [
         edit("d, d), dtype=int", "4, 4)"), edit("d // 2", "2"),
-    ], detects=nb02.HINT_SHIFT_HARD_CODED, like="integer matrix (np.zeros(..., dtype=int))"),
+    ], detects=nb02.HINT_SHIFT_HARD_CODED,
+            like="an integer matrix (cos and sin truncated to whole numbers)"),
+    mistake(SHIFT, "the d/2 blocks returned stacked, not placed in a (d, d) matrix", """
+        w = 10000.0 ** (-np.arange(0, d, 2) / d)
+        c, s = np.cos(k * w), np.sin(k * w)
+        return np.stack([[c, s], [-s, c]]).transpose(2, 0, 1)""", detects=nb02.HINT_SHIFT_SHAPE),
     alternative(SHIFT, "rotation blocks written with np.block per pair via kron", """
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         M = np.zeros((d, d))
@@ -345,7 +347,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(SHIFT, "matrix power of the one-step shift", [
         edit("M =", "step ="), edit("k * w[i]), np.sin(k * w", "w[i]), np.sin(w"),
         edit("M[i:i + 2, i:", "step[2 * i:2 * i + 2, 2 * i:2 * "),
-        edit("M", "np.linalg.matrix_power(step, int(k))")], like="blocks at [i:i+2] overlap"),
+        edit("M", "np.linalg.matrix_power(step, int(k))")],
+            like="blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)"),
     alternative(SHIFT, "kron of a one-hot diagonal with each block", """
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         M = np.zeros((d, d))

@@ -10,47 +10,47 @@ ROTATION, FREQUENCIES, ROPE = "rotation_2d", "rope_frequencies", "apply_rope"
 
 MISTAKES, ALTERNATIVES = catalogue([
     # -- rotation_2d -------------------------------------------------------------------------------
-    mistake(ROTATION, "transposed matrix (turns by -a)", edit("s,", "-s,"),
-            detects=nb03.HINT_DIRECTION, like="minus sign dropped"),
-    mistake(ROTATION, "angle converted from degrees", """
+    mistake(ROTATION, "transposed: R(-a) instead of R(a)", edit("s,", "-s,"),
+            detects=nb03.HINT_DIRECTION,
+            like="the minus sign dropped: [[cos a, sin a], [sin a, cos a]]"),
+    mistake(ROTATION, "angle treated as degrees", """
         a = np.radians(a)
         c, s = np.cos(a), np.sin(a)
         return np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
     """, detects=nb03.HINT_ANGLE_TREATED_DEGREES),
     mistake(ROTATION, "sin and cos swapped",
             edit("c, s], axis=-1), np.stack([s, c", "s, -c], axis=-1), np.stack([c, s"),
-            detects=nb03.HINT_SIN_COS_SWAPPED, like="minus sign dropped"),
+            detects=nb03.HINT_SIN_COS_SWAPPED,
+            like="the minus sign dropped: [[cos a, sin a], [sin a, cos a]]"),
     mistake(ROTATION, "np.array puts the 2 x 2 in front for arrays of angles", """
         c, s = np.cos(a), np.sin(a)
         return np.array([[c, -s], [s, c]])""", detects=nb03.HINT_ROTATION_AXES),
-    mistake(ROTATION, "minus sign dropped", [delete("a = np.radians(a)"), edit("-s", "s")],
-            detects=nb03.HINT_MINUS_SIGN_DROPPED, like="angle converted from degrees"),
+    mistake(ROTATION, "the minus sign dropped: [[cos a, sin a], [sin a, cos a]]",
+            [delete("a = np.radians(a)"), edit("-s", "s")],
+            detects=nb03.HINT_MINUS_SIGN_DROPPED, like="angle treated as degrees"),
     mistake(ROTATION, "math.cos only takes one number", [
         replace_line("c, s = np.cos(a), np.sin(a)", "import math\nc, s = math.cos(a), math.sin(a)"),
     ], detects=nb03.HINT_MATH_COS, like="np.array puts the 2 x 2 in front for arrays of angles"),
-    mistake(ROTATION, "np.block tiles the angles instead of stacking them", """
-        c, s = np.cos(a), np.sin(a)
-        return np.block([[c, -s], [s, c]])""", detects=nb03.HINT_ROTATION_AXES),
-    mistake(ROTATION, "both sin entries negative", edit("s, -", "-s, "),
+    mistake(ROTATION, "both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]",
+            edit("s, -", "-s, "),
             detects=nb03.HINT_BOTH_SIN_ENTRIES_NEGATIVE,
-            like="a reflection: -cos in the bottom-right"),
-    mistake(ROTATION, "a reflection: -cos in the bottom-right", """
+            like="a reflection: [[cos a, -sin a], [sin a, -cos a]]"),
+    mistake(ROTATION, "a reflection: [[cos a, -sin a], [sin a, -cos a]]", """
         c, s = np.cos(a), np.sin(a)
         return np.stack([np.stack([c, -s], -1),
                          np.stack([s, -c], -1)], -2)""", detects=nb03.HINT_REFLECTION),
-    mistake(ROTATION, "half the angle (a / 2)", [
+    mistake(ROTATION, "half the angle", [
         edit("), np.sin(a", " / 2), np.sin(a / 2"), edit("[-", "["),
-    ], detects=nb03.HINT_HALF_ANGLE, like="both sin entries negative"),
+    ], detects=nb03.HINT_HALF_ANGLE,
+            like="both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]"),
     mistake(ROTATION, "angle read as turns (multiplied by pi)", [
         edit("a), np.sin(", "np.pi * a), np.sin(np.pi * "), edit("[-", "["),
-    ], detects=nb03.HINT_FACTOR_PI, like="both sin entries negative"),
+    ], detects=nb03.HINT_FACTOR_PI,
+            like="both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]"),
     mistake(ROTATION, "angles truncated to integers", [
         edit("a), np.sin(a", "a.astype(int)), np.sin(a.astype(int)"), edit("[-", "["),
-    ], detects=nb03.HINT_ANGLES_TRUNCATED_INTEGERS, like="both sin entries negative"),
-    mistake(ROTATION, "float(a) only takes one angle", """
-        t = float(a)
-        return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    """, detects=nb03.HINT_MATH_COS),
+    ], detects=nb03.HINT_ANGLES_TRUNCATED_INTEGERS,
+            like="both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]"),
     alternative(ROTATION, "np.array with moveaxis", """
         a = np.asarray(a, dtype=float)
         R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])  # (2, 2, ...)
@@ -73,7 +73,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         return np.vectorize(one, signature="()->(2,2)")(np.asarray(a, dtype=float))"""),
     alternative(ROTATION, "complex exponential for cos and sin", [
         edit("a = np.radians(", "z = np.exp(1j * "), edit("np.cos(a), np.sin(a)", "z.real, z.imag"),
-    ], like="angle converted from degrees"),
+    ], like="angle treated as degrees"),
     alternative(ROTATION, "cos times I plus sin times the quarter turn", """
         J = np.array([[0.0, -1.0], [1.0, 0.0]])
         return np.cos(a)[..., None, None] * np.eye(2) + np.sin(a)[..., None, None] * J"""),
@@ -104,32 +104,30 @@ MISTAKES, ALTERNATIVES = catalogue([
             "return base ** (-np.arange(d_k) / d_k)", detects=nb03.HINT_ONE_THETA_PER_PAIR),
     mistake(FREQUENCIES, "positive exponent", "return base ** (np.arange(0, d_k, 2) / d_k)",
             detects=nb03.HINT_POSITIVE_EXPONENT),
-    mistake(FREQUENCIES, "base hard-coded to 10000",
+    mistake(FREQUENCIES, "base ignored (10000 used whatever base is)",
             "return 10000.0 ** (-np.arange(0, d_k, 2) / d_k)", detects=nb03.HINT_BASE_HARD_CODED),
     mistake(FREQUENCIES, "one frequency for all pairs", "return np.ones(d_k // 2)",
             detects=nb03.HINT_ONE_FREQUENCY),
-    mistake(FREQUENCIES, "missing parentheses: base ** (-2i) / d_k",
+    mistake(FREQUENCIES, "missing parentheses: (base ** -2i) / d_k",
             "return base ** -np.arange(0, d_k, 2) / d_k", detects=nb03.HINT_PARENTHESES_DIVIDE),
     mistake(FREQUENCIES, "pair index counted from 1",
             "return base ** (-2 * np.arange(1, d_k // 2 + 1) / d_k)",
             detects=nb03.HINT_PAIR_INDEX_COUNTED_1),
-    mistake(FREQUENCIES, "exponent divided by the number of pairs d_k/2",
+    mistake(FREQUENCIES, "exponent divided by the number of pairs d_k/2 instead of d_k",
             "return base ** (-2 * np.arange(d_k // 2) / (d_k // 2))",
             detects=nb03.HINT_EXPONENT_BY_PAIRS),
-    mistake(FREQUENCIES, "exponent spread over [0, 1] with linspace",
+    mistake(FREQUENCIES, "exponent spread over [0, 1] with np.linspace",
             "return base ** (-np.linspace(0, 1, d_k // 2))", detects=nb03.HINT_EXPONENT_LINSPACE),
     mistake(FREQUENCIES, "only d_k/4 values (step 2 over d_k/2)", edit("d_k //", "0, d_k // 2,"),
             detects=nb03.HINT_ONE_THETA_PER_PAIR, like="exponent i/d_k instead of 2i/d_k"),
     mistake(FREQUENCIES, "integer division // in the exponent", """
         i = np.arange(d_k // 2)
         return base ** (-(2 * i // d_k))""", detects=nb03.HINT_ONE_FREQUENCY),
-    mistake(FREQUENCIES, "odd numbers 1, 3, 5 in the exponent",
+    mistake(FREQUENCIES, "odd numbers 1, 3, 5, ... in the exponent",
             "return base ** (-np.arange(1, d_k, 2) / d_k)", detects=nb03.HINT_EXPONENT_ODD),
-    mistake(FREQUENCIES, "one value too many (arange to d_k inclusive)", edit("// 2", "+ 1"),
-            detects=nb03.HINT_ONE_THETA_PER_PAIR, like="only d_k/4 values (step 2 over d_k/2)"),
     mistake(FREQUENCIES, "np.log10 paired with np.exp",
             "return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)", detects=nb03.HINT_LOG10),
-    mistake(FREQUENCIES, "slowest pair first (reversed)",
+    mistake(FREQUENCIES, "slowest pair first (reversed order)",
             "return (base ** (-np.arange(0, d_k, 2) / d_k))[::-1]",
             detects=nb03.HINT_FREQUENCIES_REVERSED),
     mistake(FREQUENCIES, "multiplied by 2 pi", edit("base ** (", "2 * np.pi * base ** (-"),
@@ -139,8 +137,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(FREQUENCIES, "missing parentheses: 1 / base ** 2 * i / d_k", """
         i = np.arange(d_k // 2)
         return 1 / base ** 2 * i / d_k""", detects=nb03.HINT_PARENTHESES_RECIPROCAL),
-    mistake(FREQUENCIES, "hard-coded two pairs (the worked example's d_k = 4)",
-            "return base ** (-np.arange(0, 4, 2) / d_k)", detects=nb03.HINT_ONE_THETA_PER_PAIR),
     alternative(FREQUENCIES, "loop with a list",
                 "return [base ** (-2 * i / d_k) for i in range(d_k // 2)]"),
     alternative(FREQUENCIES, "exp and log",
@@ -174,33 +170,37 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(FREQUENCIES, "np.geomspace from 1 to the slowest pair",
                 "return np.geomspace(1.0, base ** (-(d_k - 2) / d_k), num=d_k // 2)"),
     # -- apply_rope --------------------------------------------------------------------------------
-    mistake(ROPE, "half-split pairing (i with i + d_k/2)", """
+    mistake(ROPE, "half-split pairing (feature i with i + d_k/2) instead of consecutive pairs", """
         half = X.shape[-1] // 2
         angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
         c, s = np.cos(angles), np.sin(angles)
         first, second = X[..., :half], X[..., half:]
         return np.concatenate([first * c - second * s, first * s + second * c], axis=-1)
     """, detects=nb03.HINT_HALF_SPLIT_PAIRING),
-    mistake(ROPE, "exponent i/d_k", [
+    mistake(ROPE, "exponent i/d_k instead of 2i/d_k", [
         replace_line("angles = positions[:",
                      "d_k = X.shape[-1]\n"
                      "angles = positions[:, None] * base ** (-np.arange(d_k // 2) / d_k)"),
         edit("-X", "X"),
-    ], detects=nb03.HINT_PAIR_EXPONENT, like="sign typo in the second component"),
-    mistake(ROPE, "rotated by -l * theta", [edit("positions", "-positions"), edit("-X", "X")],
-            detects=nb03.HINT_DIRECTION, like="sign typo in the second component"),
+    ], detects=nb03.HINT_PAIR_EXPONENT,
+            like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
+    mistake(ROPE, "rotated by -l * theta (the wrong direction)",
+            [edit("positions", "-positions"), edit("-X", "X")],
+            detects=nb03.HINT_DIRECTION,
+            like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "row-vector product x @ R (the transpose)", [
         edit(")  # (L, p, 2, 2)", ")"), edit(")  # (..., L, p, 2)", ")"),
         edit('lpij,...lpj->...lpi", R, pairs', '...lpi,lpij->...lpj", pairs, R'),
     ], detects=nb03.HINT_DIRECTION, like="rotation matrices and einsum"),
     mistake(ROPE, "one frequency for all pairs", [
         edit("rope_frequencies(X.shape[-1], base", "np.ones(X.shape[-1] // 2"), edit("-X", "X"),
-    ], detects=nb03.HINT_ROPE_ONE_FREQUENCY, like="sign typo in the second component"),
-    mistake(ROPE, "positions argument ignored", [
+    ], detects=nb03.HINT_ROPE_ONE_FREQUENCY,
+            like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
+    mistake(ROPE, "positions ignored (0, 1, 2, ... used instead)", [
         edit("d_k = X.shape[-1", "L = X.shape[-2"),
         replace_line("angles = positions[:",
                      "angles = np.arange(L)[:, None] * rope_frequencies(X.shape[-1], base)"),
-    ], detects=nb03.HINT_POSITIONS_IGNORED, like="exponent i/d_k"),
+    ], detects=nb03.HINT_POSITIONS_IGNORED, like="exponent i/d_k instead of 2i/d_k"),
     mistake(ROPE, "modifies X in place", """
         angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
         c, s = np.cos(angles), np.sin(angles)
@@ -214,60 +214,64 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("out[..., l, 0::2] =", "    pair = X[l, 2 * i:2 * i + 2]"),
         replace_line("out[..., l, 1::2] =",
                      "    out[l, 2 * i:2 * i + 2] = rotation_2d(positions[l] * theta[i]) @ pair"),
-    ], detects=nb03.HINT_LEADING_AXES, like="first token skipped (loop from 1)"),
-    mistake(ROPE, "second component computed from the already rotated first", [
+    ], detects=nb03.HINT_LEADING_AXES, like="the first token left unrotated (a loop from 1)"),
+    mistake(ROPE, "the second component computed from the already rotated first one", [
         edit("d_k = X.shape[-1]", "theta = rope_frequencies(X.shape[-1], base)"),
         edit("base ** (-np.arange(d_k // 2) / d_k)", "theta"), edit("np.empty_like(X", "X.copy("),
         edit("X[..., 0::2] * c - X", "out[..., 0::2] * c - out"),
         edit("X[..., 0::2] * s + X", "out[..., 0::2] * s + out"),
-    ], detects=nb03.HINT_SECOND_COMPONENT_COMPUTED_ALREADY, like="exponent i/d_k"),
-    mistake(ROPE, "components of each rotated pair stored swapped", [
+    ], detects=nb03.HINT_SECOND_COMPONENT_COMPUTED_ALREADY,
+            like="exponent i/d_k instead of 2i/d_k"),
+    mistake(ROPE, "the two components of each rotated pair stored in swapped places", [
         edit("0::2] =", "1::2] ="), edit("1::2] = -", "0::2] = "),
-    ], detects=nb03.HINT_COMPONENTS_SWAPPED, like="sign typo in the second component"),
-    mistake(ROPE, "sign typo in the second component", """
+    ], detects=nb03.HINT_COMPONENTS_SWAPPED,
+            like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
+    mistake(ROPE, "sign typo in the second component (-x_2i * sin + x_2i+1 * cos)", """
         angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
         c, s = np.cos(angles), np.sin(angles)
         out = np.empty_like(X)
         out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
         out[..., 1::2] = -X[..., 0::2] * s + X[..., 1::2] * c
         return out""", detects=nb03.HINT_SIGN_TYPO_SECOND_COMPONENT),
-    mistake(ROPE, "rotated pairs written back as halves (complex numbers)", """
+    mistake(ROPE,
+            "rotated pairs written back as two halves (all first components, then all second "
+            "ones)", """
         theta = rope_frequencies(X.shape[-1], base)
         z = (X[..., 0::2] + 1j * X[..., 1::2]) * np.exp(1j * positions[:, None] * theta)
         return np.concatenate([z.real, z.imag], axis=-1)""", detects=nb03.HINT_WRITTEN_AS_HALVES),
-    mistake(ROPE, "last pair left unrotated (loop off by one)", [
+    mistake(ROPE, "the last pair left unrotated (a loop over range(d_k // 2 - 1))", [
         edit("l in range(1, X.shape[-2]", "i in range(X.shape[-1] // 2 - 1"),
         replace_line("c, s = np.cos(positions", "a = positions * theta[i]"),
         replace_line("out[..., l, 0::2] =", "x0, x1 = X[..., 2 * i], X[..., 2 * i + 1]"),
         replace_line("out[..., l, 1::2] =",
                      "out[..., 2 * i] = x0 * np.cos(a) - x1 * np.sin(a)\n"
                      "out[..., 2 * i + 1] = x0 * np.sin(a) + x1 * np.cos(a)"),
-    ], detects=nb03.HINT_LAST_PAIR_LEFT_UNROTATED, like="first token skipped (loop from 1)"),
-    mistake(ROPE, "positions counted from 1",
+    ], detects=nb03.HINT_LAST_PAIR_LEFT_UNROTATED,
+            like="the first token left unrotated (a loop from 1)"),
+    mistake(ROPE, "positions counted from 1 (positions + 1)",
             edit("-positions[:, None]", "(positions[:, None] + 1)"),
-            detects=nb03.HINT_POSITIONS_COUNTED_1, like="rotated by -l * theta"),
-    mistake(ROPE, "d_k read from X.shape[1]", edit("-1]", "1], base"),
-            detects=nb03.HINT_LEADING_AXES, like="base hard-coded to 10000"),
+            detects=nb03.HINT_POSITIONS_COUNTED_1,
+            like="rotated by -l * theta (the wrong direction)"),
     mistake(ROPE, "angles built (d_k/2, L) instead of (L, d_k/2)", [
         replace_line("angles = -positions[",
                      "angles = rope_frequencies(X.shape[-1], base)[:, None] * positions[None, :]"),
-    ], detects=nb03.HINT_ROPE_BROADCAST, like="rotated by -l * theta"),
-    mistake(ROPE, "base hard-coded to 10000", [edit(", base", ""), edit("-X", "X")],
-            detects=nb03.HINT_PASS_BASE, like="sign typo in the second component"),
-    mistake(ROPE, "last token left unrotated (loop over range(L - 1))",
+    ], detects=nb03.HINT_ROPE_BROADCAST, like="rotated by -l * theta (the wrong direction)"),
+    mistake(ROPE, "base ignored (10000 used whatever base is)",
+            [edit(", base", ""), edit("-X", "X")],
+            detects=nb03.HINT_PASS_BASE,
+            like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
+    mistake(ROPE, "the last token left unrotated (a loop over range(L - 1))",
             edit("1, X.shape[-2]", "X.shape[-2] - 1"),
-            detects=nb03.HINT_EVERY_TOKEN, like="first token skipped (loop from 1)"),
-    mistake(ROPE, "first token skipped (loop from 1)", [
+            detects=nb03.HINT_EVERY_TOKEN, like="the first token left unrotated (a loop from 1)"),
+    mistake(ROPE, "the first token left unrotated (a loop from 1)", [
         edit("np.empty_like(X", "X.copy("), edit("X.shape[0", "1, X.shape[-2"),
         edit("l, 0::2] = X[l, 0::2] * c - X[", "..., l, 0::2] = X[..., l, 0::2] * c - X[..., "),
         edit("l, 1::2] = X[l, 0::2] * s + X[", "..., l, 1::2] = X[..., l, 0::2] * s + X[..., "),
     ], detects=nb03.HINT_EVERY_TOKEN, like="loop over X's first axis as if it were the tokens"),
-    mistake(ROPE, "angles positions * theta without [:, None]", edit("[:, None] /", " *"),
-            detects=nb03.HINT_ROPE_BROADCAST, like="positions divided by theta"),
     mistake(ROPE, "cos written where sin belongs", [
         edit("= -", "= "), edit("1::2] * s", "1::2] * c"), edit("* s", "* c"),
-    ], detects=nb03.HINT_COS_FOR_SIN, like="rotated by -l * theta"),
-    mistake(ROPE, "second component never written (left as x_2i+1)", """
+    ], detects=nb03.HINT_COS_FOR_SIN, like="rotated by -l * theta (the wrong direction)"),
+    mistake(ROPE, "the second component of each pair never written (left as x_2i+1)", """
         angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
         out = X.copy()
         out[..., 0::2] = X[..., 0::2] * np.cos(angles) - X[..., 1::2] * np.sin(angles)
@@ -281,16 +285,21 @@ MISTAKES, ALTERNATIVES = catalogue([
             out[l, 1::2] = X[l, 0::2] * s + X[l, 1::2] * c
         return out""", detects=nb03.HINT_LEADING_AXES),
     mistake(ROPE, "positions divided by theta", [edit("None] *", "None] /"), edit("-X", "X")],
-            detects=nb03.HINT_POSITIONS_DIVIDED_THETA, like="sign typo in the second component"),
+            detects=nb03.HINT_POSITIONS_DIVIDED_THETA,
+            like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "hard-coded d_k = 4 (the worked example's width)", edit("X.shape[-1]", "4, base"),
-            detects=nb03.HINT_ROPE_BROADCAST, like="base hard-coded to 10000"),
+            detects=nb03.HINT_ROPE_BROADCAST, like="base ignored (10000 used whatever base is)"),
     mistake(ROPE, "positions made relative to the first token",
             edit("-positions", "(positions - positions[0])"),
-            detects=nb03.HINT_POSITIONS_MADE_RELATIVE_FIRST, like="rotated by -l * theta"),
-    mistake(ROPE, "plus sign in the first component", [edit("= -", "= "), edit("c -", "c +")],
-            detects=nb03.HINT_SIGN_TYPO_SECOND_COMPONENT, like="rotated by -l * theta"),
+            detects=nb03.HINT_POSITIONS_MADE_RELATIVE_FIRST,
+            like="rotated by -l * theta (the wrong direction)"),
+    mistake(ROPE, "plus sign in the first component (x_2i * cos + x_2i+1 * sin)",
+            [edit("= -", "= "), edit("c -", "c +")],
+            detects=nb03.HINT_SIGN_TYPO_SECOND_COMPONENT,
+            like="rotated by -l * theta (the wrong direction)"),
     mistake(ROPE, "rope_frequencies called with d_k / 2", [edit("1]", "1] // 2"), edit("-X", "X")],
-            detects=nb03.HINT_ROPE_ONE_FREQUENCY, like="sign typo in the second component"),
+            detects=nb03.HINT_ROPE_ONE_FREQUENCY,
+            like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     alternative(ROPE, "rotation matrices and einsum", """
         R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))  # (L, p, 2, 2)
         pairs = X.reshape(*X.shape[:-1], -1, 2)  # (..., L, p, 2)

@@ -12,25 +12,26 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- causal_mask -------------------------------------------------------------------------------
     mistake(CAUSAL, "diagonal excluded (j < i)", edit("))", "), dtype=bool), k=-1"),
             detects=nb04.HINT_DIAGONAL_EXCLUDED, like="0/1 floats instead of booleans"),
-    mistake(CAUSAL, "mask transposed (j >= i)", "return np.triu(np.ones((L, L), dtype=bool))",
+    mistake(CAUSAL, "mask transposed (j >= i): each query reads the future, not the past",
+            "return np.triu(np.ones((L, L), dtype=bool))",
             detects=nb04.HINT_CAUSAL_TRANSPOSED),
-    mistake(CAUSAL, "True marks the blocked future", edit("i <= i", "i[None, :] > i[:, None]"),
+    mistake(CAUSAL, "True and False swapped (True marks the blocked future)",
+            edit("i <= i", "i[None, :] > i[:, None]"),
             detects=nb04.HINT_CAUSAL_INVERTED, like="comparison without new axes gives a vector"),
     mistake(CAUSAL, "additive 0 / -inf matrix instead of booleans",
             "return np.triu(np.full((L, L), -np.inf), k=1)", detects=nb04.HINT_ADDITIVE_MASK),
     mistake(CAUSAL, "0/1 floats instead of booleans", "return np.tril(np.ones((L, L)))",
             detects=nb04.HINT_BOOL),
-    mistake(CAUSAL, "nothing blocked (all True)", "return np.ones((L, L), dtype=bool)",
+    mistake(CAUSAL, "every entry True: nothing is blocked", "return np.ones((L, L), dtype=bool)",
             detects=nb04.HINT_NOTHING_BLOCKED),
-    mistake(CAUSAL, "only the diagonal (np.eye)", "return np.eye(L, dtype=bool)",
+    mistake(CAUSAL, "only the diagonal (each query reads only itself)",
+            "return np.eye(L, dtype=bool)",
             detects=nb04.HINT_ONLY_DIAGONAL),
-    mistake(CAUSAL, "tril with k=1 lets each query read the next token",
+    mistake(CAUSAL, "np.tril(..., k=1): each query also reads the next token",
             "return np.tril(np.ones((L, L), dtype=bool), k=1)", detects=nb04.HINT_TRIL_K1),
     mistake(CAUSAL, "comparison without new axes gives a vector", """
         i = np.arange(L)
         return i <= i""", detects=nb04.HINT_CAUSAL_SHAPE),
-    mistake(CAUSAL, "0/1 integers from np.tri", "return np.tri(L, dtype=int)",
-            detects=nb04.HINT_BOOL),
     mistake(CAUSAL, "hard-coded 4 x 4 (the worked example's size)",
             "return np.tril(np.ones((4, 4), dtype=bool))", detects=nb04.HINT_CAUSAL_HARD_CODED),
     mistake(CAUSAL, "loop fills M[i, :i] (the diagonal left out)", """
@@ -38,7 +39,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         for i in range(L):
             M[i, :i] = True
         return M""", detects=nb04.HINT_DIAGONAL_EXCLUDED),
-    mistake(CAUSAL, "loop over range(L - 1) leaves the last row False", [
+    mistake(CAUSAL, "the last row left all False (a loop over range(L - 1))", [
         edit("):", " - 1):"), edit("]", " + 1]"),
     ], detects=nb04.HINT_LAST_ROW, like="loop fills M[i, :i] (the diagonal left out)"),
     alternative(CAUSAL, "np.tril of booleans", "return np.tril(np.ones((L, L), dtype=bool))"),
@@ -148,14 +149,17 @@ MISTAKES, ALTERNATIVES = catalogue([
         delete("S = np.where(allowed, S, -np.inf)")], detects=nb04.HINT_ATTENTION_IN_PLACE),
     mistake(MASKED, "d_k read from Q.shape[1]", edit("(d_k", "(Q.shape[1]"),
             detects=nb04.HINT_D_K_AXIS),
-    mistake(MASKED, "np.dot mixes up leading axes",
-            edit("Q @ np.swapaxes(K, -1, -2", "np.dot(Q, np.swapaxes(K, -1, -2)"),
-            detects=nb04.HINT_LEADING),
     mistake(MASKED, "weights never divided by the row sum",
             replace_line("A = np.divide(e, total", "A = e"), detects=nb04.HINT_NOT_NORMALISED),
     mistake(MASKED, "additive mask built as (~allowed) * -inf",
             edit("np.where(allowed, S, -np.inf)", "S + (~allowed) * -np.inf"),
             detects=nb04.HINT_NAN_SCORES),
+    mistake(MASKED, "A returned transposed",
+            edit("return A @ V, A", "return A @ V, np.swapaxes(A, -1, -2)"),
+            detects=nb04.HINT_A_SHAPE),
+    mistake(MASKED, "Y returned transposed",
+            edit("return A @ V, A", "return np.swapaxes(A @ V, -1, -2), A"),
+            detects=nb04.HINT_Y_SHAPE),
     alternative(MASKED, "softmax, zero the blocked weights, renormalise", """
         S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
         S = S - S.max(axis=-1, keepdims=True)
@@ -281,15 +285,18 @@ MISTAKES, ALTERNATIVES = catalogue([
         delete('float("-inf"))'), edit("(a @ v).numpy(), a.numpy()", "a @ v, a"),
     ], like="PyTorch softmax on -inf scores, NaN rows set to 0"),
     # -- padding_mask ------------------------------------------------------------------------------
-    mistake(PADDING, "lengths off by one (<=)", "return np.arange(L)[None, :] <= lengths[:, None]",
+    mistake(PADDING, "lengths off by one (position <= length)",
+            "return np.arange(L)[None, :] <= lengths[:, None]",
             detects=nb04.HINT_LENGTHS_OFF_ONE),
-    mistake(PADDING, "True marks the padding", "return np.arange(L)[None, :] >= lengths[:, None]",
+    mistake(PADDING, "True and False swapped (True marks the padding)",
+            "return np.arange(L)[None, :] >= lengths[:, None]",
             detects=nb04.HINT_PADDING_INVERTED),
-    mistake(PADDING, "left padding", "return np.arange(L)[None, :] >= L - lengths[:, None]",
+    mistake(PADDING, "padding at the front (left) instead of the end",
+            "return np.arange(L)[None, :] >= L - lengths[:, None]",
             detects=nb04.HINT_LEFT_PADDED),
     mistake(PADDING, "shape (L, B)", "return np.arange(L)[:, None] < lengths[None, :]",
             detects=nb04.HINT_PADDING_SHAPE),
-    mistake(PADDING, "lengths off by one (< length - 1)",
+    mistake(PADDING, "lengths off by one (position < length - 1)",
             "return np.arange(L)[None, :] < lengths[:, None] - 1",
             detects=nb04.HINT_LENGTHS_OFF_ONE),
     mistake(PADDING, "0/1 integers",
@@ -303,14 +310,12 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb04.HINT_FIRST_LENGTH_ONLY),
     mistake(PADDING, "comparison without new axes", "return np.arange(L) < lengths",
             detects=nb04.HINT_PADDING_BROADCAST),
-    mistake(PADDING, "loop over range(B - 1) leaves the last message False", [
+    mistake(PADDING, "the last message left all False (a loop over range(B - 1))", [
         edit("real =", "M ="), edit(", n in enumerate(lengths", " in range(len(lengths) - 1"),
         edit("real[b, :n", "M[b, :lengths[b]"), edit("real", "M"),
     ], detects=nb04.HINT_LAST_MESSAGE, like="fill a boolean array row by row"),
     mistake(PADDING, "hard-coded 4 columns (the worked example's L)",
             "return np.arange(4)[None, :] < lengths[:, None]", detects=nb04.HINT_PADDING_SIZES),
-    mistake(PADDING, "width taken from len(lengths) (B) instead of L", edit("4", "len(lengths)"),
-            detects=nb04.HINT_PADDING_SHAPE, like="hard-coded 4 columns (the worked example's L)"),
     alternative(PADDING, "loop over messages, list input", """
         rows = []
         for n in list(lengths):
@@ -339,58 +344,59 @@ MISTAKES, ALTERNATIVES = catalogue([
         rows = [np.arange(L) < int(n) for n in lengths]
         return np.array(rows, dtype=bool).reshape(len(lengths), L)"""),
     # -- attention_mask ----------------------------------------------------------------------------
-    mistake(MASK, "padding taken from the query side", """
+    mistake(MASK, "padding taken from the query side instead of the key side", """
         queries = padding_mask(lengths, L)[:, :, None]
         allowed = queries & causal_mask(L) if causal else queries
         return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
     """, detects=nb04.HINT_PADDING_TAKEN_QUERY_SIDE),
-    mistake(MASK, "padded query rows masked too", """
+    mistake(MASK, "padded query rows masked as well as padded keys (only the keys are masked here)",
+            """
         real = padding_mask(lengths, L)
         allowed = real[:, :, None] & real[:, None, :]
         if causal:
             allowed = allowed & causal_mask(L)
         return allowed""", detects=nb04.HINT_PADDED_QUERY_ROWS_MASKED),
-    mistake(MASK, "causal flag ignored",
+    mistake(MASK, "the causal flag ignored: causal part always applied",
             "return padding_mask(lengths, L)[:, None, :] & causal_mask(L)",
             detects=nb04.HINT_CAUSAL_FLAG_IGNORED),
-    mistake(MASK, "causal and padding combined with OR", [edit(".astype(int)", ""), edit("*", "|")],
+    mistake(MASK, "causal and padding combined with OR instead of AND",
+            [edit(".astype(int)", ""), edit("*", "|")],
             detects=nb04.HINT_OR_INSTEAD_OF_AND, like="0/1 integers from a product"),
-    mistake(MASK, "lengths off by one", [
+    mistake(MASK, "lengths off by one (position <= length)", [
         edit("padding_mask(lengths, L", "(np.arange(L)[None, :] <= lengths[:, None]"),
         edit("|", "&"),
-    ], detects=nb04.HINT_KEY_LENGTHS_OFF_ONE, like="causal and padding combined with OR"),
+    ], detects=nb04.HINT_KEY_LENGTHS_OFF_ONE,
+            like="causal and padding combined with OR instead of AND"),
     mistake(MASK, "broadcast shape (B, 1, L) returned for the encoder", """
         keys = padding_mask(lengths, L)[:, None, :]
         return keys & causal_mask(L) if causal else keys""", detects=nb04.HINT_MASK_SHAPE),
     mistake(MASK, "causal flag inverted", edit("| causal_mask(L) if", "& causal_mask(L) if not"),
-            detects=nb04.HINT_CAUSAL_FLAG_IGNORED, like="causal and padding combined with OR"),
+            detects=nb04.HINT_CAUSAL_FLAG_IGNORED,
+            like="causal and padding combined with OR instead of AND"),
     mistake(MASK, "padding forgotten in the causal branch", """
         if causal:
             return np.broadcast_to(causal_mask(L), (len(lengths), L, L)).copy()
         return np.broadcast_to(padding_mask(lengths, L)[:, None, :], (len(lengths), L, L)).copy()
     """, detects=nb04.HINT_DECODER_PADDING),
-    mistake(MASK, "diagonal excluded from the causal part", [
+    mistake(MASK, "diagonal excluded from the causal part (j < i)", [
         replace_line("allowed = keys | causal_mask(L) if causal else keys",
                      "tri = np.tril(np.ones((L, L), dtype=bool), k=-1)\n"
                      "allowed = keys & tri if causal else keys"),
-    ], detects=nb04.HINT_MASK_DIAGONAL, like="causal and padding combined with OR"),
+    ], detects=nb04.HINT_MASK_DIAGONAL, like="causal and padding combined with OR instead of AND"),
     mistake(MASK, "0/1 integers from a product", """
         keys = padding_mask(lengths, L)[:, None, :].astype(int)
         allowed = keys * causal_mask(L) if causal else keys
         return np.broadcast_to(allowed, (len(lengths), L, L)).copy()""", detects=nb04.HINT_BOOL),
-    mistake(MASK, "causal part transposed", edit("| causal_mask(L)", "& causal_mask(L).T"),
-            detects=nb04.HINT_CAUSAL_PART_TRANSPOSED, like="causal and padding combined with OR"),
+    mistake(MASK, "causal part transposed (j >= i)", edit("| causal_mask(L)", "& causal_mask(L).T"),
+            detects=nb04.HINT_CAUSAL_PART_TRANSPOSED,
+            like="causal and padding combined with OR instead of AND"),
     mistake(MASK, "causal and padding masks combined without new axes", [
         edit("[:, None, :]", ""),
         edit("keys = keys & causal_mask(L)[None, :, :]", "return causal_mask(L) & keys"),
         edit(", (", "[:, None, :], (")], detects=nb04.HINT_PIECE_AXES),
-    mistake(MASK, "encoder branch returns the (B, L) padding mask itself", [
-        edit("[:, None, :]", ""), edit("keys = keys", "return keys[:, None, :]"),
-        edit("np.broadcast_to(keys, (2, L, L)).copy()", "keys"),
-    ], detects=nb04.HINT_MASK_SHAPE, like="batch size hard-coded to 2 (Message A and Message B)"),
     mistake(MASK, "batch size hard-coded to 2 (Message A and Message B)", [
         edit(", :, :", ""), edit("len(lengths)", "2")], detects=nb04.HINT_PIECE_AXES),
-    mistake(MASK, "loop over range(B - 1) leaves the last message False", """
+    mistake(MASK, "the last message left all False (a loop over range(B - 1))", """
         out = np.zeros((len(lengths), L, L), dtype=bool)
         for b in range(len(lengths) - 1):
             out[b, :, :lengths[b]] = True

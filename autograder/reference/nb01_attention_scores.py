@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, B, UP
 import numpy as np
 from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
 
@@ -105,3 +105,706 @@ def attention(Q, K, V):
     A = softmax_rows(score_matrix(Q, K))  # (L_q, L_k)
     Y = A @ V  # (L_q, L_k) @ (L_k, d_v) -> (L_q, d_v)
     return Y, A
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# project_qkv: weights not transposed (X @ W_Q instead of X @ W_Q.T)
+def _slip_project_qkv_0(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return (X @ W_Q, X @ W_K, X @ W_V)
+
+# project_qkv: weight times X instead of X times weight transposed
+def _slip_project_qkv_1(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return (W_Q @ X.T, W_K @ X.T, W_V @ X.T)
+
+# project_qkv: results returned in the wrong order
+def _slip_project_qkv_2(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return (X @ W_K.T, X @ W_Q.T, X @ W_V.T)
+
+# project_qkv: the same weight matrix used for Q, K and V
+def _slip_project_qkv_3(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    Q = X @ W_Q.T
+    return (Q, Q, Q)
+
+# project_qkv: W_K used for V as well (copy-paste)
+def _slip_project_qkv_4(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return (X @ W_Q.T, X @ W_K.T, X @ W_K.T)
+
+# project_qkv: W_Q used for K as well (copy-paste)
+def _slip_project_qkv_5(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return (X @ W_Q.T, X @ W_Q.T, X @ W_V.T)
+
+# project_qkv: queries already divided by sqrt(d_k)
+def _slip_project_qkv_6(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    d_k = W_Q.shape[0]
+    return (X @ W_Q.T / np.sqrt(d_k), X @ W_K.T, X @ W_V.T)
+
+# project_qkv: returns one stacked array
+def _slip_project_qkv_7(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return np.stack([X @ W_Q.T, X @ W_K.T, X @ W_V.T])
+
+# project_qkv: float32 and the queries scaled by 1/sqrt(d_k)
+def _slip_project_qkv_8(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    import torch
+    x = torch.Tensor(X)
+    q = x @ torch.Tensor(W_Q).T / W_Q.shape[0] ** 0.5
+    return (q, x @ torch.Tensor(W_K).T, x @ torch.Tensor(W_V).T)
+
+# project_qkv: elementwise * instead of the matrix product
+def _slip_project_qkv_9(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return (X * W_Q, X * W_K, X * W_V)
+
+# project_qkv: V left as X (no value projection)
+def _slip_project_qkv_10(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return (X @ W_Q.T, X @ W_K.T, X)
+
+# score_matrix: no 1/sqrt(d_k)
+def _slip_score_matrix_0(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return Q @ K.T
+
+# score_matrix: divided by d_k instead of sqrt(d_k)
+def _slip_score_matrix_1(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return Q @ K.T / Q.shape[-1]
+
+# score_matrix: scaled by the wrong dimension (sqrt of the number of tokens)
+def _slip_score_matrix_2(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return Q @ K.T / np.sqrt(Q.shape[0])
+
+# score_matrix: scores transposed (K Q^T: rows are keys)
+def _slip_score_matrix_3(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return K @ Q.T / np.sqrt(Q.shape[-1])
+
+# score_matrix: multiplied by sqrt(d_k) instead of dividing
+def _slip_score_matrix_4(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return Q @ K.T * np.sqrt(Q.shape[-1])
+
+# score_matrix: keys not transposed (Q @ K)
+def _slip_score_matrix_5(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return Q @ K / np.sqrt(Q.shape[-1])
+
+# score_matrix: Q.T @ K (feature by feature)
+def _slip_score_matrix_6(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return Q.T @ K / np.sqrt(Q.shape[-1])
+
+# score_matrix: operator precedence: d_k ** 1/2 is d_k / 2, not sqrt(d_k)
+def _slip_score_matrix_7(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return Q @ K.T / Q.shape[-1] ** 1 / 2
+
+# score_matrix: softmax already applied (weights instead of scores)
+def _slip_score_matrix_8(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+# score_matrix: float32 and no 1/sqrt(d_k)
+def _slip_score_matrix_9(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    import torch
+    return torch.Tensor(Q) @ torch.Tensor(K).T
+
+# score_matrix: floor division // instead of /
+def _slip_score_matrix_10(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return Q @ K.T // np.sqrt(Q.shape[-1])
+
+# score_matrix: cosine similarity instead of the dot product
+def _slip_score_matrix_11(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    Qn = Q / np.linalg.norm(Q, axis=-1, keepdims=True)
+    Kn = K / np.linalg.norm(K, axis=-1, keepdims=True)
+    return Qn @ Kn.T / np.sqrt(Q.shape[-1])
+
+# score_matrix: hard-coded sqrt(3) (the worked example's d_k)
+def _slip_score_matrix_12(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    return Q @ K.T / np.sqrt(3)
+
+# score_matrix: no return: the scores computed and dropped
+def _slip_score_matrix_13(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+
+# score_matrix: scales Q in place
+def _slip_score_matrix_14(Q, K):
+    Q, K = (np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    Q /= np.sqrt(Q.shape[-1])
+    return Q @ K.T
+
+# softmax_rows: softmax over the wrong axis
+def _slip_softmax_rows_0(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    e = np.exp(S - S.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+# softmax_rows: overflows on large scores (no max subtraction)
+def _slip_softmax_rows_1(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    e = np.exp(S)
+    return e / e.sum(axis=-1, keepdims=True)
+
+# softmax_rows: NaN for a row of -inf
+def _slip_softmax_rows_2(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+# softmax_rows: global maximum instead of each row's
+def _slip_softmax_rows_3(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    e = np.exp(S - S.max())
+    return e / e.sum(axis=-1, keepdims=True)
+
+# softmax_rows: keepdims forgotten: the row maxima and sums broadcast along the wrong axis
+def _slip_softmax_rows_4(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    m = S.max(axis=-1)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(S - m)
+    return e / e.sum(axis=-1)
+
+# softmax_rows: normalised by the sum of the whole array, not of each row
+def _slip_softmax_rows_5(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    e = np.exp(S - S.max())
+    return e / e.sum()
+
+# softmax_rows: changes its input in place
+def _slip_softmax_rows_6(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    m = S.max(axis=-1, keepdims=True)
+    S -= np.where(np.isfinite(m), m, 0.0)
+    np.exp(S, out=S)
+    total = S.sum(axis=-1, keepdims=True)
+    return np.divide(S, total, out=np.zeros_like(S), where=total > 0)
+
+# softmax_rows: only works on 2-D input
+def _slip_softmax_rows_7(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    out = np.zeros_like(S)
+    for i in range(S.shape[0]):
+        row = S[i]
+        m = row.max() if np.isfinite(row.max()) else 0.0
+        e = np.exp(row - m)
+        out[i] = e / e.sum() if e.sum() > 0 else 0.0
+    return out
+
+# softmax_rows: axis=1 instead of the last axis
+def _slip_softmax_rows_8(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    m = S.max(axis=1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(S - m)
+    total = e.sum(axis=1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+# softmax_rows: subtracts the row minimum
+def _slip_softmax_rows_9(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    m = S.min(axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(S - m)
+    total = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+# softmax_rows: -inf replaced by -1e9 (masked row becomes uniform)
+def _slip_softmax_rows_10(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    S = np.where(np.isneginf(S), -1000000000.0, S)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+# softmax_rows: transpose trick that only works in 2-D
+def _slip_softmax_rows_11(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    m = S.max(axis=-1)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(S.T - m).T
+    total = e.sum(axis=-1)
+    return np.divide(e.T, total, out=np.zeros_like(e.T), where=total > 0).T
+
+# softmax_rows: plain exp normalised, NaN turned into zeros
+def _slip_softmax_rows_12(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    e = np.exp(S)
+    return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))
+
+# softmax_rows: float32 and softmax over the wrong axis
+def _slip_softmax_rows_13(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    import torch
+    return torch.nan_to_num(torch.softmax(torch.Tensor(S), dim=0), nan=0.0)
+
+# softmax_rows: each row shifted by its maximum, then divided by the column sums
+def _slip_softmax_rows_14(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=0, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+# softmax_rows: maximum over axis=1 (right only for 2-D input)
+def _slip_softmax_rows_15(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    row_max = S.max(axis=1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+# softmax_rows: log-softmax returned
+def _slip_softmax_rows_16(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    with np.errstate(divide='ignore'):
+        return np.where(total > 0, S - row_max - np.log(np.where(total > 0, total, 1.0)), 0.0)
+
+# softmax_rows: the exponentials never divided by the row sum
+def _slip_softmax_rows_17(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    return e
+
+# softmax_rows: -inf scores replaced by 0 before exp
+def _slip_softmax_rows_18(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    S = np.where(np.isinf(S), 0.0, S)
+    row_max = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - row_max)
+    return e / e.sum(axis=-1, keepdims=True)
+
+# softmax_rows: the stub's raise left above the written body
+def _slip_softmax_rows_19(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    raise NotImplementedError()
+    row_max = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(row_max), row_max, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+# softmax_rows: exp2 instead of exp
+def _slip_softmax_rows_20(S):
+    S = np.asarray(S, dtype=np.float64)
+    require_min_ndim('S', S, 1, '(..., L_k)')
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp2(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+# attention: no 1/sqrt(d_k) scaling
+def _slip_attention_0(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(Q @ K.T)
+    return (A @ V, A)
+
+# attention: weights transposed
+def _slip_attention_1(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(score_matrix(Q, K))
+    return (A.T @ V, A)
+
+# attention: returns (A, Y)
+def _slip_attention_2(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(score_matrix(Q, K))
+    return (A, A @ V)
+
+# attention: softmax over the key axis (columns)
+def _slip_attention_3(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    S = score_matrix(Q, K)
+    e = np.exp(S - S.max(axis=0, keepdims=True))
+    A = e / e.sum(axis=0, keepdims=True)
+    return (A @ V, A)
+
+# attention: divided by d_k instead of sqrt(d_k) (or scaled twice)
+def _slip_attention_4(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(Q @ K.T / Q.shape[-1])
+    return (A @ V, A)
+
+# attention: the scores S returned instead of the weights A
+def _slip_attention_5(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    S = score_matrix(Q, K)
+    A = softmax_rows(S)
+    return (A @ V, S)
+
+# attention: keys used as values (A @ K)
+def _slip_attention_6(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(score_matrix(Q, K))
+    return (A @ K, A)
+
+# attention: queries matched against themselves (score_matrix(Q, Q))
+def _slip_attention_7(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(score_matrix(Q, Q))
+    return (A @ V, A)
+
+# attention: normalised over the whole score matrix
+def _slip_attention_8(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    S = score_matrix(Q, K)
+    e = np.exp(S - S.max())
+    A = e / e.sum()
+    return (A @ V, A)
+
+# attention: output scaled instead of the scores
+def _slip_attention_9(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(Q @ K.T)
+    return (A @ V / np.sqrt(Q.shape[-1]), A)
+
+# attention: returns only Y
+def _slip_attention_10(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    return softmax_rows(score_matrix(Q, K)) @ V
+
+# attention: float32 and weights transposed
+def _slip_attention_11(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    import torch
+    q, k, v = (torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V))
+    A = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+    return (A.T @ v, A)
+
+# attention: V @ A instead of A @ V
+def _slip_attention_12(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(score_matrix(Q, K))
+    return (V @ A, A)
+
+# attention: score_matrix(K, Q): arguments swapped
+def _slip_attention_13(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(score_matrix(K, Q))
+    return (A @ V, A)
+
+# attention: Y transposed
+def _slip_attention_14(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(score_matrix(Q, K))
+    return ((A @ V).T, A)
+
+# attention: A returned transposed
+def _slip_attention_15(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(score_matrix(Q, K))
+    Y = A @ V
+    return (Y, A.T)
+
+# attention: softmax applied twice
+def _slip_attention_16(Q, K, V):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    require_ndim('Q', Q, 2, '(L_q, d_k)')
+    require_ndim('K', K, 2, '(L_k, d_k)')
+    require_ndim('V', V, 2, '(L_k, d_v)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    A = softmax_rows(softmax_rows(score_matrix(Q, K)))
+    return (A @ V, A)
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'project_qkv': [
+        ('weights not transposed (X @ W_Q instead of X @ W_Q.T)', 'HINT_WEIGHTS_NOT_TRANSPOSED', _slip_project_qkv_0),
+        ('weight times X instead of X times weight transposed', 'HINT_QKV_ROWS', _slip_project_qkv_1),
+        ('results returned in the wrong order', 'HINT_QKV_ORDER', _slip_project_qkv_2),
+        ('the same weight matrix used for Q, K and V', 'HINT_ONE_WEIGHT_FOR_ALL', _slip_project_qkv_3),
+        ('W_K used for V as well (copy-paste)', 'HINT_W_K_FOR_V', _slip_project_qkv_4),
+        ('W_Q used for K as well (copy-paste)', 'HINT_W_Q_FOR_K', _slip_project_qkv_5),
+        ('queries already divided by sqrt(d_k)', 'HINT_QUERIES_SCALED', _slip_project_qkv_6),
+        ('returns one stacked array', 'HINT_RETURN_QKV', _slip_project_qkv_7),
+        ('float32 and the queries scaled by 1/sqrt(d_k)', 'HINT_QUERIES_SCALED', _slip_project_qkv_8),
+        ('elementwise * instead of the matrix product', 'HINT_MATMUL_QKV', _slip_project_qkv_9),
+        ('V left as X (no value projection)', ('HINT_PROJECTION', {'label': 'V'}), _slip_project_qkv_10),
+    ],
+    'score_matrix': [
+        ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', _slip_score_matrix_0),
+        ('divided by d_k instead of sqrt(d_k)', 'HINT_DIVIDED_BY_D_K', _slip_score_matrix_1),
+        ('scaled by the wrong dimension (sqrt of the number of tokens)', 'HINT_SCALED_BY_TOKENS', _slip_score_matrix_2),
+        ('scores transposed (K Q^T: rows are keys)', 'HINT_SCORES_TRANSPOSED', _slip_score_matrix_3),
+        ('multiplied by sqrt(d_k) instead of dividing', 'HINT_MULTIPLIED_BY_SQRT', _slip_score_matrix_4),
+        ('keys not transposed (Q @ K)', 'HINT_TRANSPOSE_K', _slip_score_matrix_5),
+        ('Q.T @ K (feature by feature)', 'HINT_SCORES_SHAPE', _slip_score_matrix_6),
+        ('operator precedence: d_k ** 1/2 is d_k / 2, not sqrt(d_k)', 'HINT_OPERATOR_PRECEDENCE', _slip_score_matrix_7),
+        ('softmax already applied (weights instead of scores)', 'HINT_SOFTMAX_ALREADY_APPLIED', _slip_score_matrix_8),
+        ('float32 and no 1/sqrt(d_k)', 'HINT_NO_SCALING', _slip_score_matrix_9),
+        ('floor division // instead of /', 'HINT_FLOOR_DIVISION', _slip_score_matrix_10),
+        ('cosine similarity instead of the dot product', 'HINT_COSINE_SIMILARITY', _slip_score_matrix_11),
+        ("hard-coded sqrt(3) (the worked example's d_k)", 'HINT_SCORES', _slip_score_matrix_12),
+        ('no return: the scores computed and dropped', ('HINT_NO_RETURN', {'where': 'score_matrix'}), _slip_score_matrix_13),
+        ('scales Q in place', 'HINT_IN_PLACE', _slip_score_matrix_14),
+    ],
+    'softmax_rows': [
+        ('softmax over the wrong axis', 'HINT_SOFTMAX_AXIS', _slip_softmax_rows_0),
+        ('overflows on large scores (no max subtraction)', 'HINT_STABLE', _slip_softmax_rows_1),
+        ('NaN for a row of -inf', 'HINT_ALL_MASKED', _slip_softmax_rows_2),
+        ("global maximum instead of each row's", 'HINT_GLOBAL_MAX', _slip_softmax_rows_3),
+        ('keepdims forgotten: the row maxima and sums broadcast along the wrong axis', 'HINT_KEEPDIMS_FORGOTTEN', _slip_softmax_rows_4),
+        ('normalised by the sum of the whole array, not of each row', 'HINT_SUM_WHOLE_ARRAY', _slip_softmax_rows_5),
+        ('changes its input in place', 'HINT_SOFTMAX_IN_PLACE', _slip_softmax_rows_6),
+        ('only works on 2-D input', 'HINT_LEADING_AXES', _slip_softmax_rows_7),
+        ('axis=1 instead of the last axis', 'HINT_SOFTMAX_AXIS', _slip_softmax_rows_8),
+        ('subtracts the row minimum', 'HINT_ROW_MAXIMUM', _slip_softmax_rows_9),
+        ('-inf replaced by -1e9 (masked row becomes uniform)', 'HINT_MASKED_ROW_ZEROS', _slip_softmax_rows_10),
+        ('transpose trick that only works in 2-D', 'HINT_LEADING_AXES', _slip_softmax_rows_11),
+        ('plain exp normalised, NaN turned into zeros', 'HINT_STABLE', _slip_softmax_rows_12),
+        ('float32 and softmax over the wrong axis', 'HINT_SOFTMAX_AXIS', _slip_softmax_rows_13),
+        ('each row shifted by its maximum, then divided by the column sums', 'HINT_REDUCE_OVER_LAST_AXIS', _slip_softmax_rows_14),
+        ('maximum over axis=1 (right only for 2-D input)', 'HINT_REDUCE_OVER_LAST_AXIS', _slip_softmax_rows_15),
+        ('log-softmax returned', 'HINT_LOG_SOFTMAX', _slip_softmax_rows_16),
+        ('the exponentials never divided by the row sum', 'HINT_NOT_NORMALISED', _slip_softmax_rows_17),
+        ('-inf scores replaced by 0 before exp', 'HINT_NEG_INF_REPLACED', _slip_softmax_rows_18),
+        ("the stub's raise left above the written body", 'HINT_LEFTOVER', _slip_softmax_rows_19),
+        ('exp2 instead of exp', 'HINT_SOFTMAX_VALUES', _slip_softmax_rows_20),
+    ],
+    'attention': [
+        ('no 1/sqrt(d_k) scaling', 'HINT_ATTENTION_NO_SCALING', _slip_attention_0),
+        ('weights transposed', 'HINT_WEIGHTS_TRANSPOSED', _slip_attention_1),
+        ('returns (A, Y)', 'HINT_RETURN_Y_A', _slip_attention_2),
+        ('softmax over the key axis (columns)', 'HINT_ATTENTION_AXIS', _slip_attention_3),
+        ('divided by d_k instead of sqrt(d_k) (or scaled twice)', 'HINT_ATTENTION_BY_D_K', _slip_attention_4),
+        ('the scores S returned instead of the weights A', 'HINT_SCORES_RETURNED', _slip_attention_5),
+        ('keys used as values (A @ K)', 'HINT_KEYS_AS_VALUES', _slip_attention_6),
+        ('queries matched against themselves (score_matrix(Q, Q))', 'HINT_QUERIES_AGAINST_QUERIES', _slip_attention_7),
+        ('normalised over the whole score matrix', 'HINT_ATTENTION_WHOLE_MATRIX', _slip_attention_8),
+        ('output scaled instead of the scores', 'HINT_ATTENTION_NO_SCALING', _slip_attention_9),
+        ('returns only Y', 'HINT_RETURN_PAIR', _slip_attention_10),
+        ('float32 and weights transposed', 'HINT_WEIGHTS_TRANSPOSED', _slip_attention_11),
+        ('V @ A instead of A @ V', 'HINT_V_TIMES_A', _slip_attention_12),
+        ('score_matrix(K, Q): arguments swapped', 'HINT_ARGUMENTS_SWAPPED', _slip_attention_13),
+        ('Y transposed', 'HINT_Y_SHAPE', _slip_attention_14),
+        ('A returned transposed', 'HINT_A_SHAPE', _slip_attention_15),
+        ('softmax applied twice', 'HINT_ATTENTION', _slip_attention_16),
+    ],
+}

@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, B, UP
 import numpy as np
 from attnbook.shapes import require_integer, require_ndim, require_same_size
 
@@ -101,3 +101,916 @@ def shift_matrix(k, d):
     for i in range(d // 2):
         M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c[i], s[i]], [-s[i], c[i]]]
     return M
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# sinusoidal_positions: exponent i/d instead of 2i/d
+def _slip_sinusoidal_positions_0(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    w = 10000.0 ** (-np.arange(d // 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: frequency taken from the feature index j (10000^(-j/d)) for cos as well
+def _slip_sinusoidal_positions_1(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    P = np.zeros((L, d))
+    for l in range(L):
+        for j in range(d):
+            w = 10000.0 ** (-j / d)
+            P[l, j] = np.sin(l * w) if j % 2 == 0 else np.cos(l * w)
+    return P
+
+# sinusoidal_positions: sin and cos swapped
+def _slip_sinusoidal_positions_2(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.cos(l * w)
+    P[:, 1::2] = np.sin(l * w)
+    return P
+
+# sinusoidal_positions: sin and cos in two halves instead of interleaved
+def _slip_sinusoidal_positions_3(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    return np.concatenate([np.sin(l * w), np.cos(l * w)], axis=1)
+
+# sinusoidal_positions: positions starting at 1
+def _slip_sinusoidal_positions_4(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(1, L + 1)[:, None]
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: positive exponent (10000^(+2i/d))
+def _slip_sinusoidal_positions_5(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    w = 10000.0 ** (np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: exponent 4i/d: the step of 2 counted twice
+def _slip_sinusoidal_positions_6(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    i = np.arange(0, d, 2)
+    w = 1.0 / 10000.0 ** (2 * i / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: integer division in the exponent
+def _slip_sinusoidal_positions_7(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    i = np.arange(d // 2)
+    w = 10000.0 ** (-2 * i // d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: table transposed (d, L)
+def _slip_sinusoidal_positions_8(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[None, :]
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)[:, None]
+    P = np.zeros((d, L))
+    P[0::2] = np.sin(w * l)
+    P[1::2] = np.cos(w * l)
+    return P
+
+# sinusoidal_positions: sin in every column
+def _slip_sinusoidal_positions_9(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.sin(l * w)
+    return P
+
+# sinusoidal_positions: one frequency per feature (w of length d)
+def _slip_sinusoidal_positions_10(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    w = 10000.0 ** (-np.arange(d) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: built in float32
+def _slip_sinusoidal_positions_11(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L, dtype=np.float32)[:, None]
+    w = (10000.0 ** (-np.arange(0, d, 2) / d)).astype(np.float32)
+    P = np.zeros((L, d), dtype=np.float32)
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: base 1000 instead of 10000
+def _slip_sinusoidal_positions_12(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    w = 1000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: angle divided by w instead of multiplied
+def _slip_sinusoidal_positions_13(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l / w)
+    P[:, 1::2] = np.cos(l / w)
+    return P
+
+# sinusoidal_positions: positions normalised to [0, 1) (l / L)
+def _slip_sinusoidal_positions_14(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = (np.arange(L) / L)[:, None]
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: L instead of d in the exponent
+def _slip_sinusoidal_positions_15(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L)[:, None]
+    w = 10000.0 ** (-np.arange(0, d, 2) / L)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: hard-coded d = 4 (the lecture's curves)
+def _slip_sinusoidal_positions_16(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L, dtype=np.float64)[:, None]
+    w = 10000.0 ** (-np.arange(0, 4, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: the last position row left zero (a loop over range(L - 1))
+def _slip_sinusoidal_positions_17(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    for l in range(L - 1):
+        P[l, 0::2], P[l, 1::2] = (np.sin(l * w), np.cos(l * w))
+    return P
+
+# sinusoidal_positions: the last pair left zero (a loop over range(d // 2 - 1))
+def _slip_sinusoidal_positions_18(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    P = np.zeros((L, d))
+    l = np.arange(L)
+    for i in range(d // 2 - 1):
+        w = 10000.0 ** (-2 * i / d)
+        P[:, 2 * i], P[:, 2 * i + 1] = (np.sin(l * w), np.cos(l * w))
+    return P
+
+# sinusoidal_positions: missing parentheses: 1 / 10000 ** (2i) / d
+def _slip_sinusoidal_positions_19(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L, dtype=np.float64)[:, None]
+    w = 1 / 10000.0 ** np.arange(0, d, 2) / d
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: positions from np.linspace(0, L, L)
+def _slip_sinusoidal_positions_20(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.linspace(0, L, L)[:, None]
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: sin(l) * w instead of sin(l * w)
+def _slip_sinusoidal_positions_21(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L, dtype=np.float64)[:, None]
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l) * w
+    P[:, 1::2] = np.cos(l) * w
+    return P
+
+# embed: positions not added
+def _slip_embed_0(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    return E[token_ids]
+
+# embed: the whole table P added
+def _slip_embed_1(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    return E[token_ids] + P
+
+# embed: P indexed by the token ids instead of the positions
+def _slip_embed_2(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    return E[token_ids] + P[token_ids]
+
+# embed: positions starting at 1
+def _slip_embed_3(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    L = len(token_ids)
+    return E[token_ids] + P[1:L + 1]
+
+# embed: embedding and position concatenated
+def _slip_embed_4(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    L = len(token_ids)
+    return np.concatenate([E[token_ids], P[:L]], axis=1)
+
+# embed: E indexed by the positions 0 .. L-1 instead of the token ids
+def _slip_embed_5(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    L = len(token_ids)
+    return E[:L] + P[:L]
+
+# embed: one position row P[L] added to every token
+def _slip_embed_6(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    L = len(token_ids)
+    return E[token_ids] + P[L]
+
+# embed: the last L rows of P
+def _slip_embed_7(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    L = len(token_ids)
+    return E[token_ids] + P[-L:]
+
+# embed: embedding multiplied by the position instead of added
+def _slip_embed_8(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    L = len(token_ids)
+    return E[token_ids] * P[:L]
+
+# embed: adds into P in place (P[:L] is a view)
+def _slip_embed_9(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    X = P[:len(token_ids)]
+    X += E[token_ids]
+    return X
+
+# embed: P indexed by the token ids, clipped to the table
+def _slip_embed_10(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    return E[token_ids] + P[np.minimum(token_ids, len(P) - 1)]
+
+# embed: token ids shifted by one (E[token_ids - 1])
+def _slip_embed_11(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    L = len(token_ids)
+    return E[np.asarray(token_ids) - 1] + P[:L]
+
+# embed: float32 and the positions starting at 1
+def _slip_embed_12(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    import torch
+    X = torch.Tensor(E[token_ids]) + torch.Tensor(P[1:len(token_ids) + 1])
+    return X
+
+# embed: hard-coded 3 positions (the worked example's length)
+def _slip_embed_13(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    return E[token_ids] + P[:3]
+
+# embed: embedding scaled by sqrt(d)
+def _slip_embed_14(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    return E[token_ids] * np.sqrt(E.shape[1]) + P[:len(token_ids)]
+
+# embed: embedding and position averaged
+def _slip_embed_15(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    return (E[token_ids] + P[:len(token_ids)]) / 2
+
+# embed: position subtracted
+def _slip_embed_16(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    return E[token_ids] - P[:len(token_ids)]
+
+# embed: its own sinusoidal table instead of the argument P
+def _slip_embed_17(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    return E[token_ids] + sinusoidal_positions(len(token_ids), E.shape[1])
+
+# embed: the positions added twice
+def _slip_embed_18(token_ids, E, P):
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
+    require_ndim('token_ids', token_ids, 1, '(L,)')
+    require_ndim('E', E, 2, '(V, d)')
+    require_ndim('P', P, 2, '(L_max, d)')
+    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
+    if len(token_ids) > P.shape[0]:
+        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
+    if token_ids.dtype.kind not in 'iu':
+        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
+    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
+        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
+    L = len(token_ids)
+    return E[token_ids] + 2 * P[:L]
+
+# shift_matrix: blocks transposed: the matrix takes p_l to p_(l-k)
+def _slip_shift_matrix_0(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        a = k * w[i]
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]
+    return M
+
+# shift_matrix: one frequency (w = 1) for every pair
+def _slip_shift_matrix_1(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(k), np.sin(k)], [-np.sin(k), np.cos(k)]]
+    return M
+
+# shift_matrix: exponent i/d instead of 2i/d
+def _slip_shift_matrix_2(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(d // 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(k * w[i]), np.sin(k * w[i])], [-np.sin(k * w[i]), np.cos(k * w[i])]]
+    return M
+
+# shift_matrix: pairs laid out in two halves instead of (2i, 2i+1)
+def _slip_shift_matrix_3(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    half = d // 2
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    c, s = (np.cos(k * w), np.sin(k * w))
+    return np.block([[np.diag(c), np.diag(s)], [np.diag(-s), np.diag(c)]])
+
+# shift_matrix: shift by one step whatever k is
+def _slip_shift_matrix_4(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(w[i]), np.sin(w[i])], [-np.sin(w[i]), np.cos(w[i])]]
+    return M
+
+# shift_matrix: minus sign missing: [[cos, sin], [sin, cos]]
+def _slip_shift_matrix_5(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        c, s = (np.cos(k * w[i]), np.sin(k * w[i]))
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [s, c]]
+    return M
+
+# shift_matrix: sin and cos swapped in the block: [[sin, cos], [-cos, sin]]
+def _slip_shift_matrix_6(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        c, s = (np.cos(k * w[i]), np.sin(k * w[i]))
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[s, c], [-c, s]]
+    return M
+
+# shift_matrix: blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)
+def _slip_shift_matrix_7(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        c, s = (np.cos(k * w[i]), np.sin(k * w[i]))
+        M[i:i + 2, i:i + 2] = [[c, s], [-s, c]]
+    return M
+
+# shift_matrix: exponent 4i/d: the step of 2 counted twice
+def _slip_shift_matrix_8(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-2 * np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        c, s = (np.cos(k * w[i]), np.sin(k * w[i]))
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
+    return M
+
+# shift_matrix: frequency picked by the feature index j
+def _slip_shift_matrix_9(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for j in range(0, d, 2):
+        a = k * w[j // 2] if j == 0 else k * 10000.0 ** (-(j + 1) / d)
+        M[j:j + 2, j:j + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+    return M
+
+# shift_matrix: the identity whatever k is
+def _slip_shift_matrix_10(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    return np.eye(d)
+
+# shift_matrix: shift by -k (negated angle)
+def _slip_shift_matrix_11(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        c, s = (np.cos(-k * w[i]), np.sin(-k * w[i]))
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
+    return M
+
+# shift_matrix: the last block left zero (a loop over range(d // 2 - 1))
+def _slip_shift_matrix_12(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2 - 1):
+        a = k * w[i]
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+    return M
+
+# shift_matrix: an integer matrix (cos and sin truncated to whole numbers)
+def _slip_shift_matrix_13(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d), dtype=int)
+    for i in range(d // 2):
+        a = k * w[i]
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+    return M
+
+# shift_matrix: positive exponent (10000^(+2i/d))
+def _slip_shift_matrix_14(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        a = k * w[i]
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+    return M
+
+# shift_matrix: shift by k + 1
+def _slip_shift_matrix_15(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        a = (k + 1) * w[i]
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+    return M
+
+# shift_matrix: hard-coded 4 x 4 (the worked example's d)
+def _slip_shift_matrix_16(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    M = np.zeros((4, 4))
+    for i in range(2):
+        a = k * w[i]
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+    return M
+
+# shift_matrix: the d/2 blocks returned stacked, not placed in a (d, d) matrix
+def _slip_shift_matrix_17(k, d):
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    c, s = (np.cos(k * w), np.sin(k * w))
+    return np.stack([[c, s], [-s, c]]).transpose(2, 0, 1)
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'sinusoidal_positions': [
+        ('exponent i/d instead of 2i/d', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_0),
+        ('frequency taken from the feature index j (10000^(-j/d)) for cos as well', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_1),
+        ('sin and cos swapped', 'HINT_SIN_COS_SWAPPED', _slip_sinusoidal_positions_2),
+        ('sin and cos in two halves instead of interleaved', 'HINT_SIN_COS_TWO_HALVES', _slip_sinusoidal_positions_3),
+        ('positions starting at 1', 'HINT_POSITIONS_STARTING_1', _slip_sinusoidal_positions_4),
+        ('positive exponent (10000^(+2i/d))', 'HINT_POSITIVE_EXPONENT_10000', _slip_sinusoidal_positions_5),
+        ('exponent 4i/d: the step of 2 counted twice', 'HINT_STEP_TWICE', _slip_sinusoidal_positions_6),
+        ('integer division in the exponent', 'HINT_STEP_TWICE', _slip_sinusoidal_positions_7),
+        ('table transposed (d, L)', 'HINT_ONE_ROW_PER_POSITION', _slip_sinusoidal_positions_8),
+        ('sin in every column', 'HINT_FIRST_ROW', _slip_sinusoidal_positions_9),
+        ('one frequency per feature (w of length d)', 'HINT_FREQUENCY_PER_PAIR', _slip_sinusoidal_positions_10),
+        ('built in float32', 'HINT_TABLE_FLOAT64', _slip_sinusoidal_positions_11),
+        ('base 1000 instead of 10000', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_12),
+        ('angle divided by w instead of multiplied', 'HINT_POSITIVE_EXPONENT_10000', _slip_sinusoidal_positions_13),
+        ('positions normalised to [0, 1) (l / L)', 'HINT_FIRST_COLUMNS', _slip_sinusoidal_positions_14),
+        ('L instead of d in the exponent', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_15),
+        ("hard-coded d = 4 (the lecture's curves)", 'HINT_FREQUENCY_PER_PAIR', _slip_sinusoidal_positions_16),
+        ('the last position row left zero (a loop over range(L - 1))', 'HINT_LAST_POSITION_ROW_LEFT', _slip_sinusoidal_positions_17),
+        ('the last pair left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_sinusoidal_positions_18),
+        ('missing parentheses: 1 / 10000 ** (2i) / d', 'HINT_MISSING_PARENTHESES', _slip_sinusoidal_positions_19),
+        ('positions from np.linspace(0, L, L)', 'HINT_POSITIONS_NP_LINSPACE', _slip_sinusoidal_positions_20),
+        ('sin(l) * w instead of sin(l * w)', 'HINT_SIN_TIMES_W', _slip_sinusoidal_positions_21),
+    ],
+    'embed': [
+        ('positions not added', 'HINT_POSITIONS_NOT_ADDED', _slip_embed_0),
+        ('the whole table P added', 'HINT_EMBED_SHAPES', _slip_embed_1),
+        ('P indexed by the token ids instead of the positions', 'HINT_P_INDEXED_TOKEN_IDS', _slip_embed_2),
+        ('positions starting at 1', 'HINT_EMBED_FROM_1', _slip_embed_3),
+        ('embedding and position concatenated', 'HINT_EMBED_SHAPE', _slip_embed_4),
+        ('E indexed by the positions 0 .. L-1 instead of the token ids', 'HINT_E_BY_POSITION', _slip_embed_5),
+        ('one position row P[L] added to every token', 'HINT_ONE_POSITION_ROW_P', _slip_embed_6),
+        ('the last L rows of P', 'HINT_LAST_L_ROWS_P', _slip_embed_7),
+        ('embedding multiplied by the position instead of added', 'HINT_EMBEDDING_MULTIPLIED_POSITION', _slip_embed_8),
+        ('adds into P in place (P[:L] is a view)', 'HINT_EMBED_IN_PLACE', _slip_embed_9),
+        ('P indexed by the token ids, clipped to the table', 'HINT_P_INDEXED_TOKEN_IDS', _slip_embed_10),
+        ('token ids shifted by one (E[token_ids - 1])', 'HINT_TOKEN_IDS_SHIFTED_ONE', _slip_embed_11),
+        ('float32 and the positions starting at 1', 'HINT_EMBED_FROM_1', _slip_embed_12),
+        ("hard-coded 3 positions (the worked example's length)", 'HINT_EMBED_SHAPES', _slip_embed_13),
+        ('embedding scaled by sqrt(d)', 'HINT_EMBEDDING_SCALED_SQRT', _slip_embed_14),
+        ('embedding and position averaged', 'HINT_EMBEDDING_POSITION_AVERAGED', _slip_embed_15),
+        ('position subtracted', 'HINT_POSITION_SUBTRACTED', _slip_embed_16),
+        ('its own sinusoidal table instead of the argument P', 'HINT_OWN_SINUSOIDAL_TABLE', _slip_embed_17),
+        ('the positions added twice', 'HINT_EMBED_VALUES', _slip_embed_18),
+    ],
+    'shift_matrix': [
+        ('blocks transposed: the matrix takes p_l to p_(l-k)', 'HINT_BLOCKS_TRANSPOSED', _slip_shift_matrix_0),
+        ('one frequency (w = 1) for every pair', 'HINT_SHIFT_ONE_FREQUENCY', _slip_shift_matrix_1),
+        ('exponent i/d instead of 2i/d', 'HINT_PAIR_EXPONENT', _slip_shift_matrix_2),
+        ('pairs laid out in two halves instead of (2i, 2i+1)', 'HINT_SHIFT_HALVES', _slip_shift_matrix_3),
+        ('shift by one step whatever k is', 'HINT_SHIFT_USE_K', _slip_shift_matrix_4),
+        ('minus sign missing: [[cos, sin], [sin, cos]]', 'HINT_BLOCK', _slip_shift_matrix_5),
+        ('sin and cos swapped in the block: [[sin, cos], [-cos, sin]]', 'HINT_BLOCK', _slip_shift_matrix_6),
+        ('blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)', 'HINT_BLOCK_PLACE', _slip_shift_matrix_7),
+        ('exponent 4i/d: the step of 2 counted twice', 'HINT_STEP_TWICE', _slip_shift_matrix_8),
+        ('frequency picked by the feature index j', 'HINT_PAIR_EXPONENT', _slip_shift_matrix_9),
+        ('the identity whatever k is', 'HINT_SHIFT_USE_K', _slip_shift_matrix_10),
+        ('shift by -k (negated angle)', 'HINT_BLOCKS_TRANSPOSED', _slip_shift_matrix_11),
+        ('the last block left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_shift_matrix_12),
+        ('an integer matrix (cos and sin truncated to whole numbers)', 'HINT_INTEGER_MATRIX', _slip_shift_matrix_13),
+        ('positive exponent (10000^(+2i/d))', 'HINT_POSITIVE_EXPONENT_10000', _slip_shift_matrix_14),
+        ('shift by k + 1', 'HINT_SHIFT_K_PLUS_1', _slip_shift_matrix_15),
+        ("hard-coded 4 x 4 (the worked example's d)", 'HINT_SHIFT_HARD_CODED', _slip_shift_matrix_16),
+        ('the d/2 blocks returned stacked, not placed in a (d, d) matrix', 'HINT_SHIFT_SHAPE', _slip_shift_matrix_17),
+    ],
+}

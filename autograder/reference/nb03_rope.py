@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, B, UP
 import numpy as np
 from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_same_size
 
@@ -90,3 +90,744 @@ def apply_rope(X, positions, base=10000.0):
     out[..., 0::2] = first * c - second * s
     out[..., 1::2] = first * s + second * c
     return out
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# rotation_2d: transposed: R(-a) instead of R(a)
+def _slip_rotation_2d_0(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(a), np.sin(a))
+    return np.stack([np.stack([c, s], axis=-1), np.stack([-s, c], axis=-1)], axis=-2)
+
+# rotation_2d: angle treated as degrees
+def _slip_rotation_2d_1(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    a = np.radians(a)
+    c, s = (np.cos(a), np.sin(a))
+    return np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
+
+# rotation_2d: sin and cos swapped
+def _slip_rotation_2d_2(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(a), np.sin(a))
+    return np.stack([np.stack([s, -c], axis=-1), np.stack([c, s], axis=-1)], axis=-2)
+
+# rotation_2d: np.array puts the 2 x 2 in front for arrays of angles
+def _slip_rotation_2d_3(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(a), np.sin(a))
+    return np.array([[c, -s], [s, c]])
+
+# rotation_2d: the minus sign dropped: [[cos a, sin a], [sin a, cos a]]
+def _slip_rotation_2d_4(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(a), np.sin(a))
+    return np.stack([np.stack([c, s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
+
+# rotation_2d: math.cos only takes one number
+def _slip_rotation_2d_5(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    import math
+    c, s = (math.cos(a), math.sin(a))
+    return np.array([[c, -s], [s, c]])
+
+# rotation_2d: both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]
+def _slip_rotation_2d_6(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(a), np.sin(a))
+    return np.stack([np.stack([c, -s], -1), np.stack([-s, c], -1)], -2)
+
+# rotation_2d: a reflection: [[cos a, -sin a], [sin a, -cos a]]
+def _slip_rotation_2d_7(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(a), np.sin(a))
+    return np.stack([np.stack([c, -s], -1), np.stack([s, -c], -1)], -2)
+
+# rotation_2d: half the angle
+def _slip_rotation_2d_8(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(a / 2), np.sin(a / 2))
+    return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
+
+# rotation_2d: angle read as turns (multiplied by pi)
+def _slip_rotation_2d_9(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(np.pi * a), np.sin(np.pi * a))
+    return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
+
+# rotation_2d: angles truncated to integers
+def _slip_rotation_2d_10(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(a.astype(int)), np.sin(a.astype(int)))
+    return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
+
+# rope_frequencies: exponent i/d_k instead of 2i/d_k
+def _slip_rope_frequencies_0(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (-np.arange(d_k // 2) / d_k)
+
+# rope_frequencies: one theta per feature instead of per pair
+def _slip_rope_frequencies_1(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (-np.arange(d_k) / d_k)
+
+# rope_frequencies: positive exponent
+def _slip_rope_frequencies_2(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (np.arange(0, d_k, 2) / d_k)
+
+# rope_frequencies: base ignored (10000 used whatever base is)
+def _slip_rope_frequencies_3(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return 10000.0 ** (-np.arange(0, d_k, 2) / d_k)
+
+# rope_frequencies: one frequency for all pairs
+def _slip_rope_frequencies_4(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return np.ones(d_k // 2)
+
+# rope_frequencies: missing parentheses: (base ** -2i) / d_k
+def _slip_rope_frequencies_5(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (-np.arange(0, d_k, 2)) / d_k
+
+# rope_frequencies: pair index counted from 1
+def _slip_rope_frequencies_6(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (-2 * np.arange(1, d_k // 2 + 1) / d_k)
+
+# rope_frequencies: exponent divided by the number of pairs d_k/2 instead of d_k
+def _slip_rope_frequencies_7(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (-2 * np.arange(d_k // 2) / (d_k // 2))
+
+# rope_frequencies: exponent spread over [0, 1] with np.linspace
+def _slip_rope_frequencies_8(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (-np.linspace(0, 1, d_k // 2))
+
+# rope_frequencies: only d_k/4 values (step 2 over d_k/2)
+def _slip_rope_frequencies_9(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (-np.arange(0, d_k // 2, 2) / d_k)
+
+# rope_frequencies: integer division // in the exponent
+def _slip_rope_frequencies_10(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    i = np.arange(d_k // 2)
+    return base ** (-(2 * i // d_k))
+
+# rope_frequencies: odd numbers 1, 3, 5, ... in the exponent
+def _slip_rope_frequencies_11(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return base ** (-np.arange(1, d_k, 2) / d_k)
+
+# rope_frequencies: np.log10 paired with np.exp
+def _slip_rope_frequencies_12(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)
+
+# rope_frequencies: slowest pair first (reversed order)
+def _slip_rope_frequencies_13(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return (base ** (-np.arange(0, d_k, 2) / d_k))[::-1]
+
+# rope_frequencies: multiplied by 2 pi
+def _slip_rope_frequencies_14(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    return 2 * np.pi * base ** (-np.arange(0, d_k, 2) / d_k)
+
+# rope_frequencies: 2i doubled twice (arange step 2 times 2)
+def _slip_rope_frequencies_15(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    two_i = np.arange(0, d_k, 2)
+    return base ** (-2 * two_i / d_k)
+
+# rope_frequencies: missing parentheses: 1 / base ** 2 * i / d_k
+def _slip_rope_frequencies_16(d_k, base=10000.0):
+    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
+    if d_k % 2 != 0:
+        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
+    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+        raise ValueError(f'base must be a positive number; got base={base!r}')
+    i = np.arange(d_k // 2)
+    return 1 / base ** 2 * i / d_k
+
+# apply_rope: half-split pairing (feature i with i + d_k/2) instead of consecutive pairs
+def _slip_apply_rope_0(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    half = X.shape[-1] // 2
+    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    first, second = (X[..., :half], X[..., half:])
+    return np.concatenate([first * c - second * s, first * s + second * c], axis=-1)
+
+# apply_rope: exponent i/d_k instead of 2i/d_k
+def _slip_apply_rope_1(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    d_k = X.shape[-1]
+    angles = positions[:, None] * base ** (-np.arange(d_k // 2) / d_k)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: rotated by -l * theta (the wrong direction)
+def _slip_apply_rope_2(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = -positions[:, None] * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: row-vector product x @ R (the transpose)
+def _slip_apply_rope_3(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))
+    pairs = X.reshape(*X.shape[:-1], -1, 2)
+    return np.einsum('...lpi,lpij->...lpj', pairs, R).reshape(X.shape)
+
+# apply_rope: one frequency for all pairs
+def _slip_apply_rope_4(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * np.ones(X.shape[-1] // 2)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: positions ignored (0, 1, 2, ... used instead)
+def _slip_apply_rope_5(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    L = X.shape[-2]
+    angles = np.arange(L)[:, None] * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: modifies X in place
+def _slip_apply_rope_6(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    first, second = (X[..., 0::2].copy(), X[..., 1::2].copy())
+    X[..., 0::2] = first * c - second * s
+    X[..., 1::2] = first * s + second * c
+    return X
+
+# apply_rope: only works without leading axes
+def _slip_apply_rope_7(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    theta = rope_frequencies(X.shape[1], base)
+    out = np.zeros(X.shape)
+    for l in range(X.shape[0]):
+        for i in range(X.shape[1] // 2):
+            pair = X[l, 2 * i:2 * i + 2]
+            out[l, 2 * i:2 * i + 2] = rotation_2d(positions[l] * theta[i]) @ pair
+    return out
+
+# apply_rope: the second component computed from the already rotated first one
+def _slip_apply_rope_8(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    theta = rope_frequencies(X.shape[-1], base)
+    angles = positions[:, None] * theta
+    c, s = (np.cos(angles), np.sin(angles))
+    out = X.copy()
+    out[..., 0::2] = out[..., 0::2] * c - out[..., 1::2] * s
+    out[..., 1::2] = out[..., 0::2] * s + out[..., 1::2] * c
+    return out
+
+# apply_rope: the two components of each rotated pair stored in swapped places
+def _slip_apply_rope_9(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 1::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 0::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: sign typo in the second component (-x_2i * sin + x_2i+1 * cos)
+def _slip_apply_rope_10(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = -X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: rotated pairs written back as two halves (all first components, then all second ones)
+def _slip_apply_rope_11(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    theta = rope_frequencies(X.shape[-1], base)
+    z = (X[..., 0::2] + 1j * X[..., 1::2]) * np.exp(1j * positions[:, None] * theta)
+    return np.concatenate([z.real, z.imag], axis=-1)
+
+# apply_rope: the last pair left unrotated (a loop over range(d_k // 2 - 1))
+def _slip_apply_rope_12(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    theta = rope_frequencies(X.shape[-1], base)
+    out = X.copy()
+    for i in range(X.shape[-1] // 2 - 1):
+        a = positions * theta[i]
+        x0, x1 = (X[..., 2 * i], X[..., 2 * i + 1])
+        out[..., 2 * i] = x0 * np.cos(a) - x1 * np.sin(a)
+        out[..., 2 * i + 1] = x0 * np.sin(a) + x1 * np.cos(a)
+    return out
+
+# apply_rope: positions counted from 1 (positions + 1)
+def _slip_apply_rope_13(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = (positions[:, None] + 1) * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: angles built (d_k/2, L) instead of (L, d_k/2)
+def _slip_apply_rope_14(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = rope_frequencies(X.shape[-1], base)[:, None] * positions[None, :]
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: base ignored (10000 used whatever base is)
+def _slip_apply_rope_15(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * rope_frequencies(X.shape[-1])
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: the last token left unrotated (a loop over range(L - 1))
+def _slip_apply_rope_16(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    theta = rope_frequencies(X.shape[-1], base)
+    out = X.copy()
+    for l in range(X.shape[-2] - 1):
+        c, s = (np.cos(positions[l] * theta), np.sin(positions[l] * theta))
+        out[..., l, 0::2] = X[..., l, 0::2] * c - X[..., l, 1::2] * s
+        out[..., l, 1::2] = X[..., l, 0::2] * s + X[..., l, 1::2] * c
+    return out
+
+# apply_rope: the first token left unrotated (a loop from 1)
+def _slip_apply_rope_17(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    theta = rope_frequencies(X.shape[-1], base)
+    out = X.copy()
+    for l in range(1, X.shape[-2]):
+        c, s = (np.cos(positions[l] * theta), np.sin(positions[l] * theta))
+        out[..., l, 0::2] = X[..., l, 0::2] * c - X[..., l, 1::2] * s
+        out[..., l, 1::2] = X[..., l, 0::2] * s + X[..., l, 1::2] * c
+    return out
+
+# apply_rope: cos written where sin belongs
+def _slip_apply_rope_18(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * c
+    out[..., 1::2] = X[..., 0::2] * c + X[..., 1::2] * c
+    return out
+
+# apply_rope: the second component of each pair never written (left as x_2i+1)
+def _slip_apply_rope_19(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    out = X.copy()
+    out[..., 0::2] = X[..., 0::2] * np.cos(angles) - X[..., 1::2] * np.sin(angles)
+    return out
+
+# apply_rope: loop over X's first axis as if it were the tokens
+def _slip_apply_rope_20(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    theta = rope_frequencies(X.shape[-1], base)
+    out = np.empty_like(X)
+    for l in range(X.shape[0]):
+        c, s = (np.cos(positions[l] * theta), np.sin(positions[l] * theta))
+        out[l, 0::2] = X[l, 0::2] * c - X[l, 1::2] * s
+        out[l, 1::2] = X[l, 0::2] * s + X[l, 1::2] * c
+    return out
+
+# apply_rope: positions divided by theta
+def _slip_apply_rope_21(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] / rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: hard-coded d_k = 4 (the worked example's width)
+def _slip_apply_rope_22(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * rope_frequencies(4, base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: positions made relative to the first token
+def _slip_apply_rope_23(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = (positions - positions[0])[:, None] * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: plus sign in the first component (x_2i * cos + x_2i+1 * sin)
+def _slip_apply_rope_24(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c + X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+# apply_rope: rope_frequencies called with d_k / 2
+def _slip_apply_rope_25(X, positions, base=10000.0):
+    X = np.asarray(X, dtype=np.float64)
+    positions = np.asarray(positions)
+    require_min_ndim('X', X, 2, '(..., L, d_k)')
+    require_ndim('positions', positions, 1, '(L,)')
+    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
+    if X.shape[-1] % 2 != 0:
+        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
+    angles = positions[:, None] * rope_frequencies(X.shape[-1] // 2, base)
+    c, s = (np.cos(angles), np.sin(angles))
+    out = np.empty_like(X)
+    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
+    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
+    return out
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'rotation_2d': [
+        ('transposed: R(-a) instead of R(a)', 'HINT_DIRECTION', _slip_rotation_2d_0),
+        ('angle treated as degrees', 'HINT_ANGLE_TREATED_DEGREES', _slip_rotation_2d_1),
+        ('sin and cos swapped', 'HINT_SIN_COS_SWAPPED', _slip_rotation_2d_2),
+        ('np.array puts the 2 x 2 in front for arrays of angles', 'HINT_ROTATION_AXES', _slip_rotation_2d_3),
+        ('the minus sign dropped: [[cos a, sin a], [sin a, cos a]]', 'HINT_MINUS_SIGN_DROPPED', _slip_rotation_2d_4),
+        ('math.cos only takes one number', 'HINT_MATH_COS', _slip_rotation_2d_5),
+        ('both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]', 'HINT_BOTH_SIN_ENTRIES_NEGATIVE', _slip_rotation_2d_6),
+        ('a reflection: [[cos a, -sin a], [sin a, -cos a]]', 'HINT_REFLECTION', _slip_rotation_2d_7),
+        ('half the angle', 'HINT_HALF_ANGLE', _slip_rotation_2d_8),
+        ('angle read as turns (multiplied by pi)', 'HINT_FACTOR_PI', _slip_rotation_2d_9),
+        ('angles truncated to integers', 'HINT_ANGLES_TRUNCATED_INTEGERS', _slip_rotation_2d_10),
+    ],
+    'rope_frequencies': [
+        ('exponent i/d_k instead of 2i/d_k', 'HINT_PAIR_EXPONENT', _slip_rope_frequencies_0),
+        ('one theta per feature instead of per pair', 'HINT_ONE_THETA_PER_PAIR', _slip_rope_frequencies_1),
+        ('positive exponent', 'HINT_POSITIVE_EXPONENT', _slip_rope_frequencies_2),
+        ('base ignored (10000 used whatever base is)', 'HINT_BASE_HARD_CODED', _slip_rope_frequencies_3),
+        ('one frequency for all pairs', 'HINT_ONE_FREQUENCY', _slip_rope_frequencies_4),
+        ('missing parentheses: (base ** -2i) / d_k', 'HINT_PARENTHESES_DIVIDE', _slip_rope_frequencies_5),
+        ('pair index counted from 1', 'HINT_PAIR_INDEX_COUNTED_1', _slip_rope_frequencies_6),
+        ('exponent divided by the number of pairs d_k/2 instead of d_k', 'HINT_EXPONENT_BY_PAIRS', _slip_rope_frequencies_7),
+        ('exponent spread over [0, 1] with np.linspace', 'HINT_EXPONENT_LINSPACE', _slip_rope_frequencies_8),
+        ('only d_k/4 values (step 2 over d_k/2)', 'HINT_ONE_THETA_PER_PAIR', _slip_rope_frequencies_9),
+        ('integer division // in the exponent', 'HINT_ONE_FREQUENCY', _slip_rope_frequencies_10),
+        ('odd numbers 1, 3, 5, ... in the exponent', 'HINT_EXPONENT_ODD', _slip_rope_frequencies_11),
+        ('np.log10 paired with np.exp', 'HINT_LOG10', _slip_rope_frequencies_12),
+        ('slowest pair first (reversed order)', 'HINT_FREQUENCIES_REVERSED', _slip_rope_frequencies_13),
+        ('multiplied by 2 pi', 'HINT_FACTOR_2_PI', _slip_rope_frequencies_14),
+        ('2i doubled twice (arange step 2 times 2)', 'HINT_EXPONENT_BY_PAIRS', _slip_rope_frequencies_15),
+        ('missing parentheses: 1 / base ** 2 * i / d_k', 'HINT_PARENTHESES_RECIPROCAL', _slip_rope_frequencies_16),
+    ],
+    'apply_rope': [
+        ('half-split pairing (feature i with i + d_k/2) instead of consecutive pairs', 'HINT_HALF_SPLIT_PAIRING', _slip_apply_rope_0),
+        ('exponent i/d_k instead of 2i/d_k', 'HINT_PAIR_EXPONENT', _slip_apply_rope_1),
+        ('rotated by -l * theta (the wrong direction)', 'HINT_DIRECTION', _slip_apply_rope_2),
+        ('row-vector product x @ R (the transpose)', 'HINT_DIRECTION', _slip_apply_rope_3),
+        ('one frequency for all pairs', 'HINT_ROPE_ONE_FREQUENCY', _slip_apply_rope_4),
+        ('positions ignored (0, 1, 2, ... used instead)', 'HINT_POSITIONS_IGNORED', _slip_apply_rope_5),
+        ('modifies X in place', 'HINT_ROPE_IN_PLACE', _slip_apply_rope_6),
+        ('only works without leading axes', 'HINT_LEADING_AXES', _slip_apply_rope_7),
+        ('the second component computed from the already rotated first one', 'HINT_SECOND_COMPONENT_COMPUTED_ALREADY', _slip_apply_rope_8),
+        ('the two components of each rotated pair stored in swapped places', 'HINT_COMPONENTS_SWAPPED', _slip_apply_rope_9),
+        ('sign typo in the second component (-x_2i * sin + x_2i+1 * cos)', 'HINT_SIGN_TYPO_SECOND_COMPONENT', _slip_apply_rope_10),
+        ('rotated pairs written back as two halves (all first components, then all second ones)', 'HINT_WRITTEN_AS_HALVES', _slip_apply_rope_11),
+        ('the last pair left unrotated (a loop over range(d_k // 2 - 1))', 'HINT_LAST_PAIR_LEFT_UNROTATED', _slip_apply_rope_12),
+        ('positions counted from 1 (positions + 1)', 'HINT_POSITIONS_COUNTED_1', _slip_apply_rope_13),
+        ('angles built (d_k/2, L) instead of (L, d_k/2)', 'HINT_ROPE_BROADCAST', _slip_apply_rope_14),
+        ('base ignored (10000 used whatever base is)', 'HINT_PASS_BASE', _slip_apply_rope_15),
+        ('the last token left unrotated (a loop over range(L - 1))', 'HINT_EVERY_TOKEN', _slip_apply_rope_16),
+        ('the first token left unrotated (a loop from 1)', 'HINT_EVERY_TOKEN', _slip_apply_rope_17),
+        ('cos written where sin belongs', 'HINT_COS_FOR_SIN', _slip_apply_rope_18),
+        ('the second component of each pair never written (left as x_2i+1)', 'HINT_SECOND_COMPONENT_MISSING', _slip_apply_rope_19),
+        ("loop over X's first axis as if it were the tokens", 'HINT_LEADING_AXES', _slip_apply_rope_20),
+        ('positions divided by theta', 'HINT_POSITIONS_DIVIDED_THETA', _slip_apply_rope_21),
+        ("hard-coded d_k = 4 (the worked example's width)", 'HINT_ROPE_BROADCAST', _slip_apply_rope_22),
+        ('positions made relative to the first token', 'HINT_POSITIONS_MADE_RELATIVE_FIRST', _slip_apply_rope_23),
+        ('plus sign in the first component (x_2i * cos + x_2i+1 * sin)', 'HINT_SIGN_TYPO_SECOND_COMPONENT', _slip_apply_rope_24),
+        ('rope_frequencies called with d_k / 2', 'HINT_ROPE_ONE_FREQUENCY', _slip_apply_rope_25),
+    ],
+}

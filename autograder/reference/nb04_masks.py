@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, B, UP
 import numpy as np
 from attnbook.shapes import require_integer, require_lengths, require_min_ndim, require_same_size
 
@@ -121,3 +121,1060 @@ def attention_mask(lengths, L, causal):
     if causal:
         keys = keys & causal_mask(L)[None, :, :]  # (B, 1, L) & (1, L, L) -> (B, L, L)
     return np.broadcast_to(keys, (len(lengths), L, L)).copy()  # (B, L, L)
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# causal_mask: diagonal excluded (j < i)
+def _slip_causal_mask_0(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.tril(np.ones((L, L), dtype=bool), k=-1)
+
+# causal_mask: mask transposed (j >= i): each query reads the future, not the past
+def _slip_causal_mask_1(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.triu(np.ones((L, L), dtype=bool))
+
+# causal_mask: True and False swapped (True marks the blocked future)
+def _slip_causal_mask_2(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    i = np.arange(L)
+    return i[None, :] > i[:, None]
+
+# causal_mask: additive 0 / -inf matrix instead of booleans
+def _slip_causal_mask_3(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.triu(np.full((L, L), -np.inf), k=1)
+
+# causal_mask: 0/1 floats instead of booleans
+def _slip_causal_mask_4(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.tril(np.ones((L, L)))
+
+# causal_mask: every entry True: nothing is blocked
+def _slip_causal_mask_5(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.ones((L, L), dtype=bool)
+
+# causal_mask: only the diagonal (each query reads only itself)
+def _slip_causal_mask_6(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.eye(L, dtype=bool)
+
+# causal_mask: np.tril(..., k=1): each query also reads the next token
+def _slip_causal_mask_7(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.tril(np.ones((L, L), dtype=bool), k=1)
+
+# causal_mask: comparison without new axes gives a vector
+def _slip_causal_mask_8(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    i = np.arange(L)
+    return i <= i
+
+# causal_mask: hard-coded 4 x 4 (the worked example's size)
+def _slip_causal_mask_9(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    return np.tril(np.ones((4, 4), dtype=bool))
+
+# causal_mask: loop fills M[i, :i] (the diagonal left out)
+def _slip_causal_mask_10(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    M = np.zeros((L, L), dtype=bool)
+    for i in range(L):
+        M[i, :i] = True
+    return M
+
+# causal_mask: the last row left all False (a loop over range(L - 1))
+def _slip_causal_mask_11(L):
+    L = require_integer('L', L, 1, '(the number of tokens)')
+    M = np.zeros((L, L), dtype=bool)
+    for i in range(L - 1):
+        M[i, :i + 1] = True
+    return M
+
+# masked_attention: mask applied after the softmax
+def _slip_masked_attention_0(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True) * allowed
+    return (A @ V, A)
+
+# masked_attention: large finite negative number leaves a fully masked row uniform
+def _slip_masked_attention_1(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, S, -1000000000.0)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True)
+    return (A @ V, A)
+
+# masked_attention: NaN for a row with no allowed key
+def _slip_masked_attention_2(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, S, -np.inf)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True)
+    return (A @ V, A)
+
+# masked_attention: mask inverted
+def _slip_masked_attention_3(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, -np.inf, S)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: mask multiplied into the scores
+def _slip_masked_attention_4(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]) * allowed
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True)
+    return (A @ V, A)
+
+# masked_attention: no 1/sqrt(d_k)
+def _slip_masked_attention_5(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: K.T breaks leading axes
+def _slip_masked_attention_6(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = np.where(allowed, Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: divided by d_k instead of sqrt(d_k)
+def _slip_masked_attention_7(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = np.where(allowed, Q @ np.swapaxes(K, -1, -2) / Q.shape[-1], -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: scaled by the number of keys instead of d_k
+def _slip_masked_attention_8(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = np.where(allowed, Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-2]), -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: softmax over the query axis
+def _slip_masked_attention_9(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, S, -np.inf)
+    m = S.max(axis=-2, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-2, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: returns (A, Y) instead of (Y, A)
+def _slip_masked_attention_10(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(allowed, S, -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A, A @ V)
+
+# masked_attention: no max subtraction: large scores overflow
+def _slip_masked_attention_11(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    e = np.exp(S) * allowed
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: allowed transposed (rows read as keys)
+def _slip_masked_attention_12(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(np.swapaxes(allowed, -1, -2), S, -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: weights returned but Y from the unmasked softmax
+def _slip_masked_attention_13(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    Y = e / e.sum(axis=-1, keepdims=True) @ V
+    S = np.where(allowed, S, -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (Y, A)
+
+# masked_attention: float32 and -1e9 instead of -inf
+def _slip_masked_attention_14(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    import torch
+    q, k, v = (torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V))
+    s = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+    s = s.masked_fill(~torch.as_tensor(np.broadcast_to(allowed, s.shape).copy()), -1000000000.0)
+    a = torch.softmax(s, dim=-1)
+    return (a @ v, a)
+
+# masked_attention: float32 and the mask applied after the softmax
+def _slip_masked_attention_15(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    import torch
+    q, k, v = (torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V))
+    a = torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, dim=-1)
+    a = a * torch.as_tensor(np.broadcast_to(allowed, a.shape).copy())
+    return (a @ v, a)
+
+# masked_attention: maximum of the whole array instead of each row
+def _slip_masked_attention_16(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = np.max(S[np.isfinite(S)]) if np.isfinite(S).any() else 0.0
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: row maximum without keepdims
+def _slip_masked_attention_17(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: row sum without keepdims
+def _slip_masked_attention_18(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: boolean indexing S[~allowed] breaks a broadcast mask
+def _slip_masked_attention_19(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S[~allowed] = -np.inf
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: Q scaled in place (Q /= sqrt(d_k))
+def _slip_masked_attention_20(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    Q /= np.sqrt(Q.shape[-1])
+    S = np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: d_k read from Q.shape[1]
+def _slip_masked_attention_21(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[1])
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: weights never divided by the row sum
+def _slip_masked_attention_22(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = e
+    return (A @ V, A)
+
+# masked_attention: additive mask built as (~allowed) * -inf
+def _slip_masked_attention_23(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = S + ~allowed * -np.inf
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: A returned transposed
+def _slip_masked_attention_24(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, np.swapaxes(A, -1, -2))
+
+# masked_attention: Y returned transposed
+def _slip_masked_attention_25(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -np.inf)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (np.swapaxes(A @ V, -1, -2), A)
+
+# padding_mask: lengths off by one (position <= length)
+def _slip_padding_mask_0(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[None, :] <= lengths[:, None]
+
+# padding_mask: True and False swapped (True marks the padding)
+def _slip_padding_mask_1(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[None, :] >= lengths[:, None]
+
+# padding_mask: padding at the front (left) instead of the end
+def _slip_padding_mask_2(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[None, :] >= L - lengths[:, None]
+
+# padding_mask: shape (L, B)
+def _slip_padding_mask_3(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[:, None] < lengths[None, :]
+
+# padding_mask: lengths off by one (position < length - 1)
+def _slip_padding_mask_4(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L)[None, :] < lengths[:, None] - 1
+
+# padding_mask: 0/1 integers
+def _slip_padding_mask_5(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return (np.arange(L)[None, :] < lengths[:, None]).astype(int)
+
+# padding_mask: width taken from the longest message instead of L
+def _slip_padding_mask_6(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(lengths.max())[None, :] < lengths[:, None]
+
+# padding_mask: every row built from the first message's length
+def _slip_padding_mask_7(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.broadcast_to(np.arange(L) < lengths[0], (len(lengths), L))
+
+# padding_mask: comparison without new axes
+def _slip_padding_mask_8(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(L) < lengths
+
+# padding_mask: the last message left all False (a loop over range(B - 1))
+def _slip_padding_mask_9(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    M = np.zeros((len(lengths), L), dtype=bool)
+    for b in range(len(lengths) - 1):
+        M[b, :lengths[b]] = True
+    return M
+
+# padding_mask: hard-coded 4 columns (the worked example's L)
+def _slip_padding_mask_10(lengths, L):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return np.arange(4)[None, :] < lengths[:, None]
+
+# attention_mask: padding taken from the query side instead of the key side
+def _slip_attention_mask_0(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    queries = padding_mask(lengths, L)[:, :, None]
+    allowed = queries & causal_mask(L) if causal else queries
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: padded query rows masked as well as padded keys (only the keys are masked here)
+def _slip_attention_mask_1(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    real = padding_mask(lengths, L)
+    allowed = real[:, :, None] & real[:, None, :]
+    if causal:
+        allowed = allowed & causal_mask(L)
+    return allowed
+
+# attention_mask: the causal flag ignored: causal part always applied
+def _slip_attention_mask_2(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    return padding_mask(lengths, L)[:, None, :] & causal_mask(L)
+
+# attention_mask: causal and padding combined with OR instead of AND
+def _slip_attention_mask_3(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    allowed = keys | causal_mask(L) if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: lengths off by one (position <= length)
+def _slip_attention_mask_4(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = (np.arange(L)[None, :] <= lengths[:, None])[:, None, :]
+    allowed = keys & causal_mask(L) if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: broadcast shape (B, 1, L) returned for the encoder
+def _slip_attention_mask_5(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    return keys & causal_mask(L) if causal else keys
+
+# attention_mask: causal flag inverted
+def _slip_attention_mask_6(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    allowed = keys & causal_mask(L) if not causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: padding forgotten in the causal branch
+def _slip_attention_mask_7(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    if causal:
+        return np.broadcast_to(causal_mask(L), (len(lengths), L, L)).copy()
+    return np.broadcast_to(padding_mask(lengths, L)[:, None, :], (len(lengths), L, L)).copy()
+
+# attention_mask: diagonal excluded from the causal part (j < i)
+def _slip_attention_mask_8(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    tri = np.tril(np.ones((L, L), dtype=bool), k=-1)
+    allowed = keys & tri if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: 0/1 integers from a product
+def _slip_attention_mask_9(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :].astype(int)
+    allowed = keys * causal_mask(L) if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: causal part transposed (j >= i)
+def _slip_attention_mask_10(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    allowed = keys & causal_mask(L).T if causal else keys
+    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+
+# attention_mask: causal and padding masks combined without new axes
+def _slip_attention_mask_11(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)
+    if causal:
+        return causal_mask(L) & keys
+    return np.broadcast_to(keys[:, None, :], (len(lengths), L, L)).copy()
+
+# attention_mask: batch size hard-coded to 2 (Message A and Message B)
+def _slip_attention_mask_12(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
+    if causal:
+        keys = keys & causal_mask(L)[None]
+    return np.broadcast_to(keys, (2, L, L)).copy()
+
+# attention_mask: the last message left all False (a loop over range(B - 1))
+def _slip_attention_mask_13(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    out = np.zeros((len(lengths), L, L), dtype=bool)
+    for b in range(len(lengths) - 1):
+        out[b, :, :lengths[b]] = True
+        if causal:
+            out[b] &= causal_mask(L)
+    return out
+
+# attention_mask: size taken from max(lengths) instead of L
+def _slip_attention_mask_14(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    n = int(max(lengths)) if len(lengths) else L
+    keys = padding_mask(lengths, n)[:, None, :]
+    if causal:
+        keys = keys & causal_mask(n)[None] if n else keys
+    return np.broadcast_to(keys, (len(lengths), n, n)).copy()
+
+# attention_mask: padding mask inverted (True on the pads)
+def _slip_attention_mask_15(lengths, L, causal):
+    L = require_integer('L', L, 0, '(the padded length)')
+    lengths = require_lengths('lengths', lengths, L)
+    keys = ~padding_mask(lengths, L)[:, None, :]
+    if causal:
+        keys = keys & causal_mask(L)[None]
+    return np.broadcast_to(keys, (len(lengths), L, L)).copy()
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'causal_mask': [
+        ('diagonal excluded (j < i)', 'HINT_DIAGONAL_EXCLUDED', _slip_causal_mask_0),
+        ('mask transposed (j >= i): each query reads the future, not the past', 'HINT_CAUSAL_TRANSPOSED', _slip_causal_mask_1),
+        ('True and False swapped (True marks the blocked future)', 'HINT_CAUSAL_INVERTED', _slip_causal_mask_2),
+        ('additive 0 / -inf matrix instead of booleans', 'HINT_ADDITIVE_MASK', _slip_causal_mask_3),
+        ('0/1 floats instead of booleans', 'HINT_BOOL', _slip_causal_mask_4),
+        ('every entry True: nothing is blocked', 'HINT_NOTHING_BLOCKED', _slip_causal_mask_5),
+        ('only the diagonal (each query reads only itself)', 'HINT_ONLY_DIAGONAL', _slip_causal_mask_6),
+        ('np.tril(..., k=1): each query also reads the next token', 'HINT_TRIL_K1', _slip_causal_mask_7),
+        ('comparison without new axes gives a vector', 'HINT_CAUSAL_SHAPE', _slip_causal_mask_8),
+        ("hard-coded 4 x 4 (the worked example's size)", 'HINT_CAUSAL_HARD_CODED', _slip_causal_mask_9),
+        ('loop fills M[i, :i] (the diagonal left out)', 'HINT_DIAGONAL_EXCLUDED', _slip_causal_mask_10),
+        ('the last row left all False (a loop over range(L - 1))', 'HINT_LAST_ROW', _slip_causal_mask_11),
+    ],
+    'masked_attention': [
+        ('mask applied after the softmax', 'HINT_AFTER', _slip_masked_attention_0),
+        ('large finite negative number leaves a fully masked row uniform', 'HINT_FINITE_NEG', _slip_masked_attention_1),
+        ('NaN for a row with no allowed key', 'HINT_NAN', _slip_masked_attention_2),
+        ('mask inverted', 'HINT_MASK_INVERTED', _slip_masked_attention_3),
+        ('mask multiplied into the scores', 'HINT_MASK_MULTIPLIED_SCORES', _slip_masked_attention_4),
+        ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', _slip_masked_attention_5),
+        ('K.T breaks leading axes', 'HINT_LEADING', _slip_masked_attention_6),
+        ('divided by d_k instead of sqrt(d_k)', 'HINT_DIVIDED_BY_D_K', _slip_masked_attention_7),
+        ('scaled by the number of keys instead of d_k', 'HINT_SCALED_BY_KEYS', _slip_masked_attention_8),
+        ('softmax over the query axis', 'HINT_SOFTMAX_AXIS', _slip_masked_attention_9),
+        ('returns (A, Y) instead of (Y, A)', 'HINT_RETURN_Y_A', _slip_masked_attention_10),
+        ('no max subtraction: large scores overflow', 'HINT_OVERFLOW', _slip_masked_attention_11),
+        ('allowed transposed (rows read as keys)', 'HINT_ALLOWED_TRANSPOSED', _slip_masked_attention_12),
+        ('weights returned but Y from the unmasked softmax', 'HINT_Y', _slip_masked_attention_13),
+        ('float32 and -1e9 instead of -inf', 'HINT_FINITE_NEG', _slip_masked_attention_14),
+        ('float32 and the mask applied after the softmax', 'HINT_AFTER', _slip_masked_attention_15),
+        ('maximum of the whole array instead of each row', 'HINT_GLOBAL_MAX', _slip_masked_attention_16),
+        ('row maximum without keepdims', 'HINT_KEEPDIMS', _slip_masked_attention_17),
+        ('row sum without keepdims', 'HINT_KEEPDIMS', _slip_masked_attention_18),
+        ('boolean indexing S[~allowed] breaks a broadcast mask', 'HINT_LEADING', _slip_masked_attention_19),
+        ('Q scaled in place (Q /= sqrt(d_k))', 'HINT_ATTENTION_IN_PLACE', _slip_masked_attention_20),
+        ('d_k read from Q.shape[1]', 'HINT_D_K_AXIS', _slip_masked_attention_21),
+        ('weights never divided by the row sum', 'HINT_NOT_NORMALISED', _slip_masked_attention_22),
+        ('additive mask built as (~allowed) * -inf', 'HINT_NAN_SCORES', _slip_masked_attention_23),
+        ('A returned transposed', 'HINT_A_SHAPE', _slip_masked_attention_24),
+        ('Y returned transposed', 'HINT_Y_SHAPE', _slip_masked_attention_25),
+    ],
+    'padding_mask': [
+        ('lengths off by one (position <= length)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_0),
+        ('True and False swapped (True marks the padding)', 'HINT_PADDING_INVERTED', _slip_padding_mask_1),
+        ('padding at the front (left) instead of the end', 'HINT_LEFT_PADDED', _slip_padding_mask_2),
+        ('shape (L, B)', 'HINT_PADDING_SHAPE', _slip_padding_mask_3),
+        ('lengths off by one (position < length - 1)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_4),
+        ('0/1 integers', 'HINT_BOOL', _slip_padding_mask_5),
+        ('width taken from the longest message instead of L', 'HINT_L_COLUMNS', _slip_padding_mask_6),
+        ("every row built from the first message's length", 'HINT_FIRST_LENGTH_ONLY', _slip_padding_mask_7),
+        ('comparison without new axes', 'HINT_PADDING_BROADCAST', _slip_padding_mask_8),
+        ('the last message left all False (a loop over range(B - 1))', 'HINT_LAST_MESSAGE', _slip_padding_mask_9),
+        ("hard-coded 4 columns (the worked example's L)", 'HINT_PADDING_SIZES', _slip_padding_mask_10),
+    ],
+    'attention_mask': [
+        ('padding taken from the query side instead of the key side', 'HINT_PADDING_TAKEN_QUERY_SIDE', _slip_attention_mask_0),
+        ('padded query rows masked as well as padded keys (only the keys are masked here)', 'HINT_PADDED_QUERY_ROWS_MASKED', _slip_attention_mask_1),
+        ('the causal flag ignored: causal part always applied', 'HINT_CAUSAL_FLAG_IGNORED', _slip_attention_mask_2),
+        ('causal and padding combined with OR instead of AND', 'HINT_OR_INSTEAD_OF_AND', _slip_attention_mask_3),
+        ('lengths off by one (position <= length)', 'HINT_KEY_LENGTHS_OFF_ONE', _slip_attention_mask_4),
+        ('broadcast shape (B, 1, L) returned for the encoder', 'HINT_MASK_SHAPE', _slip_attention_mask_5),
+        ('causal flag inverted', 'HINT_CAUSAL_FLAG_IGNORED', _slip_attention_mask_6),
+        ('padding forgotten in the causal branch', 'HINT_DECODER_PADDING', _slip_attention_mask_7),
+        ('diagonal excluded from the causal part (j < i)', 'HINT_MASK_DIAGONAL', _slip_attention_mask_8),
+        ('0/1 integers from a product', 'HINT_BOOL', _slip_attention_mask_9),
+        ('causal part transposed (j >= i)', 'HINT_CAUSAL_PART_TRANSPOSED', _slip_attention_mask_10),
+        ('causal and padding masks combined without new axes', 'HINT_PIECE_AXES', _slip_attention_mask_11),
+        ('batch size hard-coded to 2 (Message A and Message B)', 'HINT_PIECE_AXES', _slip_attention_mask_12),
+        ('the last message left all False (a loop over range(B - 1))', 'HINT_LAST_MESSAGE', _slip_attention_mask_13),
+        ('size taken from max(lengths) instead of L', 'HINT_MASK_SHAPE', _slip_attention_mask_14),
+        ('padding mask inverted (True on the pads)', 'HINT_PADDING_MASK_INVERTED', _slip_attention_mask_15),
+    ],
+}

@@ -1,0 +1,382 @@
+"""Checks as tables: a `Case` is one call of a graded function and what it must give.
+
+A notebook's checks (`checks/nbNN.py`) declare their cases as data, `CASES[function]`, and
+`CheckRun.case` runs each the same way: call, shape, finite, close, and on wrong values name
+the known slip the output matches. Both the cases and the slips are data:
+
+- the visible cases' slips are generated (`make release`, scripts/release.py): every
+  mistake of the grader's catalogue is run on every visible case, and its
+  output on the first case that tells it apart from the reference is stored in
+  `checks/slips/nbNN.py` (outputs of wrong programs on visible inputs only);
+- the hidden trials' slips are the catalogued mistakes themselves, written as functions into
+  the grader's private reference answers (their `SLIPS`), run on each
+  trial's inputs.
+
+One tolerance policy (`case_tolerance`), one seed policy and one input generator per argument
+kind (`trial_rng`, `sizes`, `normal`, `with_neg_inf`) serve every table.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from attnbook.checks._core import (
+    CheckRun,
+    Mistake,
+    _allclose,
+    _shape_of,
+    as_array,
+    detectors,
+    hidden_range,
+)
+from attnbook.tolerance import Tolerance, magnitude_of, tolerance
+
+__all__ = [
+    "Case",
+    "Part",
+    "Returns",
+    "Slips",
+    "case_tolerance",
+    "normal",
+    "run_case",
+    "run_cases",
+    "run_reference_cases",
+    "run_trials",
+    "sizes",
+    "trial_rng",
+    "with_neg_inf",
+]
+
+# The precision every check accepts: the docstrings ask for the mathematics, not a dtype, so
+# an answer computed in float32 (torch.Tensor(X)) is right to about 7 digits, not 15.
+ACCEPTED_DTYPE = "float32"
+
+# (words in the error message, hint) pairs, as CheckRun.call takes them
+CrashHints = tuple[tuple[str | tuple[str, ...], str], ...]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One array of a tuple a graded function returns, e.g. the A of `(Y, A)`."""
+
+    label: str  # as messages name it: "A"
+    index: int  # its place in the returned tuple
+    what: str = "values"  # "wrong {what}"
+    hint: str | None = None  # wrong values and no slip matches (a case's own hint wins)
+    shape_hint: str | None = None
+
+
+@dataclass(frozen=True)
+class Returns:
+    """A function that returns a tuple of arrays: its parts, in the order they are checked."""
+
+    parts: tuple[Part, ...]
+    hint: str  # the result is not a tuple of len(parts)
+    order_hint: str | None = None  # the parts came back in another order
+    whole: bool = False  # name a slip from all parts at once, before comparing each part
+
+    @property
+    def names(self) -> str:
+        return ", ".join(p.label for p in sorted(self.parts, key=lambda p: p.index))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of the checked function and what it must give.
+
+    `id` names the case in the generated slips (stable: renaming it regenerates them);
+    `expect` is the expected value, a function of the arguments giving it, or None (shape
+    and finiteness only); `shape` defaults to the expected value's (a tuple of shapes when the
+    function `returns` several arrays). A case with `raises` must raise that error, its
+    message mentioning each of `mentions` (the input checks the stub gives).
+    """
+
+    id: str
+    call: str
+    args: tuple
+    expect: Any = None
+    shape: Any = None
+    hint: str | None = None
+    shape_hint: str | None = None
+    # check for NaN and inf; a str: the hint to show; a function (case, output) -> the hint
+    finite: bool | str | Callable = True
+    crash_hints: CrashHints = ()
+    returns: Returns | None = None
+    raises: type[BaseException] | None = None
+    mentions: tuple[str, ...] = ()
+    depth: int = 2  # reductions in a row (see attnbook.tolerance)
+    decimals: int | None = None  # `expect` written out with this many decimal places
+    what: str = "values"
+    # what a table cannot say: probe(run, case, seen, expected, slips), after the finite check
+    probe: Callable | None = None
+    # compare a view of the output, (words for the message, function of the output)
+    view: tuple[str, Callable] | None = None
+    # what a table cannot say once the values are right: then(run, case, seen)
+    then: Callable | None = None
+
+    @property
+    def compares_values(self) -> bool:
+        return self.expect is not None or self.probe is not None
+
+    def expected(self):
+        return self.expect(*self.args) if callable(self.expect) else self.expect
+
+
+def case_tolerance(case: Case, expected) -> Tolerance:
+    """The one tolerance of the case tables: float32 precision (`ACCEPTED_DTYPE`) for values
+    as large as the case's array inputs and expected output, `case.depth` reductions deep."""
+    arrays = [a for a in case.args if hasattr(a, "shape")]  # not sizes such as L or d
+    return tolerance(ACCEPTED_DTYPE, _magnitude(expected, *arrays), case.depth, case.decimals)
+
+
+def _magnitude(*values) -> float:
+    """The largest finite number among arrays, numbers and tuples of them (0.0 for none)."""
+    sizes = [0.0]
+    for value in values:
+        if isinstance(value, tuple | list) and any(hasattr(v, "shape") for v in value):
+            sizes.append(_magnitude(*value))
+        elif value is not None and not isinstance(value, str | bool):
+            try:
+                sizes.append(magnitude_of(value))
+            except (TypeError, ValueError):  # not numbers: no size
+                continue
+    return max(sizes)
+
+
+# -- the known slips ---------------------------------------------------------------------------
+HintId = str | tuple[str, dict[str, str]]  # "HINT_X", or ("HINT_X", {field: text}) for a template
+
+
+class Slips:
+    """The known slips of one notebook's checks: the generated outputs on the visible cases
+    (`attnbook.checks.slips.nbNN`) and, for hidden trials, the reference's resolved mistakes."""
+
+    def __init__(self, module_name: str):
+        self.module_name = module_name  # "nb01"
+
+    def hint(self, hint_id: HintId) -> str:
+        """The text of a detector named in generated data."""
+        from attnbook.checks import _core
+
+        module = importlib.import_module(f"attnbook.checks.{self.module_name}")
+        texts = detectors(_core) | detectors(module)
+        if isinstance(hint_id, tuple):
+            return texts[hint_id[0]].format(**hint_id[1])
+        return texts[hint_id]
+
+    def visible(self, function: str, case_id: str) -> list[Mistake]:
+        try:
+            data = importlib.import_module(f"attnbook.checks.slips.{self.module_name}").SLIPS
+        except ModuleNotFoundError:
+            return []
+        return [
+            Mistake(name, output, self.hint(hint))
+            for name, hint, output in data.get(function, {}).get(case_id, ())
+        ]
+
+    def hidden(self, function: str, reference: Callable, args: tuple) -> list[Mistake]:
+        """The reference module's resolved mistakes of `function` run on `args` (a mistake
+        that raises, or returns nothing comparable, is left out)."""
+        target = inspect.unwrap(reference)
+        table = getattr(target, "__globals__", {}).get("SLIPS", {})
+        out = []
+        for name, hint, mutant in table.get(function, ()):
+            try:
+                with np.errstate(all="ignore"):
+                    output = mutant(*copy.deepcopy(args))
+            except Exception:  # a mistake that fails on these inputs is not what we see
+                continue
+            out.append(Mistake(name, output, self.hint(hint)))
+        return out
+
+
+def _parts(output, index: int | None):
+    if index is None:
+        return output
+    return output[index] if isinstance(output, tuple | list) and len(output) > index else None
+
+
+def _matches(seen, slip_output, expected, tol: Tolerance) -> bool:
+    """Whether `seen` (a tuple's parts, or one array) is the slip's output; a part the slip
+    stored as None is the expected one."""
+    if isinstance(slip_output, tuple | list) and isinstance(expected, tuple | list):
+        if not isinstance(seen, tuple | list) or len(seen) != len(slip_output):
+            return False
+        return all(
+            _matches(s, e if o is None else o, e, tol)
+            for s, o, e in zip(seen, slip_output, expected)
+        )
+    try:
+        a, b = as_array(seen), as_array(slip_output)
+    except Exception:  # not array-like: not this slip
+        return False
+    return _allclose(a, b, tol.rtol, tol.atol)
+
+
+def match_slip(seen, expected, slips: Sequence[Mistake], tol: Tolerance) -> Mistake | None:
+    """The one matcher: the first slip whose output is `seen` within `tol`."""
+    return next((m for m in slips if _matches(seen, m.output, expected, tol)), None)
+
+
+# -- running a case ----------------------------------------------------------------------------
+def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
+    """Call, shape, finite, close (naming the slip the output matches); the output."""
+    if case.raises is not None:
+        run.expect_raises(case.call, case.raises, *case.args, mentions=case.mentions)
+        return None
+    seen = run.call(case.call, *case.args, crash_hints=case.crash_hints)
+    expected = case.expected()
+    if case.returns is None:
+        shape = case.shape if case.shape is not None else _shape_of(expected)
+        if case.shape is not None or expected is not None:
+            run.expect_shape(case.call, seen, shape, hint=case.shape_hint)
+        if case.finite:
+            run.expect_finite(case.call, seen, hint=_finite_hint(case, seen))
+        if case.probe is not None:
+            case.probe(run, case, seen, expected, slips)
+        if expected is not None and case.view is not None:
+            words, view = case.view
+            seen_view = view(as_array(seen))
+            on_view = [Mistake(m.name, view(as_array(m.output)), m.hint) for m in slips]
+            call = f"{case.call}: {words}"
+            _close(run, case, call, seen_view, expected, on_view, case.hint, case.what)
+        elif expected is not None:
+            _close(run, case, case.call, seen, expected, slips, case.hint, case.what)
+        if case.then is not None:
+            case.then(run, case, seen)
+        return seen
+    returns = case.returns
+    shapes = case.shape or tuple(_shape_of(e) for e in expected)
+    n = len(returns.parts)
+    run.expect_true(
+        isinstance(seen, tuple | list) and len(seen) == n,
+        f"{case.call} should return a tuple ({returns.names}); got {type(seen).__name__}"
+        + (f" of length {len(seen)}" if isinstance(seen, tuple | list) else ""),
+        hint=returns.hint,
+    )
+    got = [tuple(_shape_of(s)) for s in seen]
+    if returns.order_hint and got != [tuple(s) for s in shapes]:
+        if sorted(got) == sorted(tuple(s) for s in shapes) and len(set(got)) == n:
+            order = [next(p.label for p in returns.parts if shapes[p.index] == g) for g in got]
+            run.fail(
+                f"{case.call} returned ({', '.join(order)}) instead of ({returns.names}).",
+                hint=returns.order_hint,
+            )
+    for part in returns.parts:
+        label = f"{case.call}: {part.label}"
+        run.expect_shape(label, seen[part.index], shapes[part.index], hint=part.shape_hint)
+    if case.finite:
+        for part in returns.parts:
+            hint = _finite_hint(case, seen)
+            run.expect_finite(f"{case.call}: {part.label}", seen[part.index], hint)
+    if expected is None:
+        return seen
+    tol = case_tolerance(case, expected)
+    right = _matches(seen, expected, expected, tol)
+    whole = None if right or not returns.whole else match_slip(seen, expected, slips, tol)
+    if whole is not None:
+        run.fail(
+            f"{case.call} returned wrong values.\nThis looks like a known mistake: {whole.name}.",
+            hint=whole.hint,
+        )
+    for part in returns.parts:
+        on_part = [
+            Mistake(m.name, o, m.hint)
+            for m in slips
+            if (o := _parts(m.output, part.index)) is not None
+        ]
+        _close(
+            run,
+            case,
+            f"{case.call}: {part.label}",
+            seen[part.index],
+            expected[part.index],
+            on_part,
+            case.hint or part.hint,
+            part.what,
+        )
+    if case.then is not None:
+        case.then(run, case, seen)
+    return seen
+
+
+def _finite_hint(case: Case, seen=None) -> str | None:
+    if callable(case.finite):
+        return case.finite(case, seen)
+    return case.finite if isinstance(case.finite, str) else None
+
+
+def _close(run, case, call, seen, expected, slips, hint, what) -> None:
+    tol = case_tolerance(case, expected)
+    run.expect_close(call, seen, expected, mistakes=slips, tol=tol, what=what, hint=hint)
+
+
+# -- hidden trials: one seed policy, one input generator per argument kind --------------------
+def trial_rng(function: str, seed: int) -> np.random.Generator:
+    """The generator of trial `seed` of `function`'s check: a seed from `hidden_range` (the
+    course secret's, in the grader) and the function's name, nothing else."""
+    return np.random.default_rng([seed, zlib.crc32(function.encode())])
+
+
+def sizes(rng: np.random.Generator, count: int, high: int = 7) -> list[int]:
+    """`count` sizes in 1..high-1."""
+    return [int(v) for v in rng.integers(1, high, size=count)]
+
+
+def normal(rng: np.random.Generator, *shape: int, decades: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """Standard normal values times 10**k, k drawn from `decades` (inclusive)."""
+    low, high = decades
+    return rng.standard_normal(shape) * 10.0 ** int(rng.integers(low, high + 1))
+
+
+def with_neg_inf(rng: np.random.Generator, S: np.ndarray, share: float = 0.3) -> np.ndarray:
+    """`S` with about `share` of its entries set to -inf (masked scores)."""
+    S = S.copy()
+    if S.size:
+        S[rng.random(S.shape) < share] = -np.inf
+    return S
+
+
+def run_trials(
+    run: CheckRun,
+    function: str,
+    reference: Callable | None,
+    trials: int,
+    draw: Callable[[np.random.Generator, int], Case],
+    slips: Slips,
+) -> None:
+    """Compare with the reference on `trials` random cases; `draw(rng, seed)` makes each
+    (its call text, arguments and checks; the expected value is the reference's)."""
+    if reference is None:
+        return
+    cases = [draw(trial_rng(function, seed), seed) for seed in hidden_range(trials)]
+    run_reference_cases(run, function, reference, cases, slips)
+
+
+def run_reference_cases(
+    run: CheckRun, function: str, reference: Callable, cases: Sequence[Case], slips: Slips
+) -> None:
+    """Run `cases`, each expecting the reference's output and naming the slip whose output
+    (the reference's resolved mistakes, run on the case's inputs) the learner's matches."""
+    for case in cases:
+        expected = reference(*copy.deepcopy(case.args))
+        run_case(run, replace(case, expect=expected), slips.hidden(function, reference, case.args))
+
+
+def run_cases(run: CheckRun, function: str, cases: Sequence[Case], slips: Slips) -> dict:
+    """Run a check's table in order, each case with its generated slips; outputs by case id."""
+    return {case.id: run.case(case, slips.visible(function, case.id)) for case in cases}
+
+
+def probe_tolerance(*values, depth: int = 2) -> Tolerance:
+    """The tolerance of a check's own probe (a property of the output), by the same policy as
+    the cases: float32 precision for values as large as `values`."""
+    return tolerance(ACCEPTED_DTYPE, _magnitude(*values), depth)

@@ -1,0 +1,1 @@
+"""Generated data of the checks (scripts/release.py writes it): do not edit."""

@@ -1,0 +1,103 @@
+"""The known slips come from the mistake catalogue: `make release` runs every catalogued
+mistake on the visible cases of the checks (attnbook/checks/slips/, generated) and writes
+the mistakes into the private reference for the hidden trials (scripts/release.py)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+from attnbook.checks import CheckFailure
+from attnbook.checks._core import as_array
+from attnbook.grading import load_reference
+
+sys.path.insert(0, str(ROOT / "scripts"))
+release = importlib.import_module("release")
+
+NOTEBOOK = "01_attention_scores"
+
+
+@pytest.fixture(scope="module")
+def reference_namespace() -> dict:
+    """The reference of notebook 01 with its resolved mistakes, as the release generates it."""
+    namespace = types.ModuleType("reference_nb01").__dict__
+    exec(compile(release.reference_source(NOTEBOOK), "<reference>", "exec"), namespace)
+    return namespace
+
+
+def test_a_mistake_that_no_visible_case_tells_apart_fails_the_release(reference_namespace):
+    namespace = dict(reference_namespace)
+    namespace["SLIPS"] = {
+        **namespace["SLIPS"],
+        "score_matrix": [("a rewrite, not a slip", "HINT_SCORES", namespace["score_matrix"])],
+    }
+    with pytest.raises(release.UntoldSlip, match=r"add a case\):\n  score_matrix: 'a rewrite"):
+        release.slip_data(NOTEBOOK, namespace)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # mistakes that overflow, on purpose
+def test_the_stored_slips_are_wrong_outputs_of_their_mistakes(reference_namespace):
+    """Each stored output is what its mistake returns on that visible case, and differs from
+    the reference's there: the data holds no right answer (parts it gets right are None)."""
+    from attnbook.checks import nb01
+    from attnbook.checks._cases import case_tolerance
+    from attnbook.checks.slips.nb01 import SLIPS
+
+    mutants = {
+        (function, name): fn
+        for function, rows in reference_namespace["SLIPS"].items()
+        for name, _, fn in rows
+    }
+    cases = {(f, c.id): c for f, table in nb01.CASES.items() for c in table}
+    count = 0
+    for function, by_case in SLIPS.items():
+        for case_id, rows in by_case.items():
+            case = cases[function, case_id]
+            right = reference_namespace[function](*case.args)
+            for name, _, output in rows:
+                wrong = mutants[function, name](*case.args)
+                parts = output if isinstance(output, tuple) else (output,)
+                rights = right if isinstance(right, tuple) else (right,)
+                wrongs = wrong if isinstance(wrong, tuple) else (wrong,)
+                for stored, r, w in zip(parts, rights, wrongs, strict=True):
+                    tol = case_tolerance(case, r)
+                    same = np.allclose(as_array(w), as_array(r), rtol=tol.rtol, atol=tol.atol)
+                    if stored is None:
+                        assert same, f"{function}: {name!r}: a wrong part stored as None"
+                        continue
+                    assert not same, f"{function}: {name!r} on {case_id!r} stores a right answer"
+                    assert np.allclose(as_array(stored), as_array(w), rtol=tol.rtol, atol=tol.atol)
+                count += 1
+    assert count > 30, count
+
+
+def test_a_hidden_trial_names_the_slip_through_the_private_mistakes():
+    """Right on every visible case, scaled by the number of keys elsewhere: only a hidden
+    trial tells, and it names the slip because the reference carries the mistake."""
+    from attnbook.checks import check_score_matrix, nb01
+
+    reference = load_reference(NOTEBOOK)
+    (slip,) = [fn for name, _, fn in reference.SLIPS["score_matrix"] if "number of tokens" in name]
+    visible = [c.args[0].tobytes() for c in nb01.SCORE_CASES]
+
+    def score_matrix(Q, K):
+        Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+        if Q.tobytes() in visible:
+            return reference.score_matrix(Q, K)
+        return Q @ K.T / np.sqrt(len(Q))
+
+    check_score_matrix(score_matrix)  # the visible cases pass
+    with pytest.raises(CheckFailure) as named:
+        check_score_matrix(score_matrix, reference=reference.score_matrix)
+    assert "(seed" in str(named.value) and "known mistake: scaled by the wrong dimension" in str(
+        named.value
+    )
+    assert nb01.HINT_SCALED_BY_TOKENS in str(named.value)
+    with pytest.raises(CheckFailure) as plain:  # a reference without its mistakes names none
+        check_score_matrix(score_matrix, reference=lambda Q, K: reference.score_matrix(Q, K))
+    assert "known mistake" not in str(plain.value)
