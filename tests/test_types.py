@@ -29,8 +29,8 @@ def run_mypy(*args: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-#: modules being moved by other work of issue 28 (to attnbook/experiments/), whose errors are not yet fixed
-#: (pyproject's ignore_errors override); the list may only shrink
+#: modules being moved by other work of issue 28 (to attnbook/experiments/), whose errors
+#: are not yet fixed (pyproject's ignore_errors override); the list may only shrink
 BEING_REWRITTEN = {"attnbook.ablation", "attnbook.lengths"}
 
 
