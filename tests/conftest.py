@@ -187,17 +187,19 @@ def stderr_of(cell) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _no_leaked_cgroup_run_token():
-    """A test that makes a control group in this process exports the run's token
-    ($ATTNBOOK_CGROUP_RUN, grader.cgroups.run_token); every later `python -m grader` the
-    suite starts would inherit it, and two grading runs sharing a token sweep each other's
-    groups (the PostgreSQL shards lost a student's tests). Each test starts without it."""
-    before = os.environ.get("ATTNBOOK_CGROUP_RUN")
+def _no_leaked_attnbook_environment():
+    """Each test starts with the $ATTNBOOK_* variables the one before it started with. Code
+    run in this process sets some for the rest of the process: a control group exports its
+    run's token ($ATTNBOOK_CGROUP_RUN, grader.cgroups.run_token), and two grading runs sharing
+    a token sweep each other's groups (the PostgreSQL shards lost a student's tests); a
+    Course sets $ATTNBOOK_AUTOGRADER to its own folder, so a later test would read another
+    course's secret and references (a notebook-text test failed after the probe tests)."""
+    before = {k: v for k, v in os.environ.items() if k.startswith("ATTNBOOK_")}
     yield
-    if before is None:
-        os.environ.pop("ATTNBOOK_CGROUP_RUN", None)
-    else:
-        os.environ["ATTNBOOK_CGROUP_RUN"] = before
+    for key in [k for k in os.environ if k.startswith("ATTNBOOK_")]:
+        if key not in before:
+            del os.environ[key]
+    os.environ.update(before)
 
 
 @pytest.fixture(scope="session")
