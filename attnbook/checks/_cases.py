@@ -373,7 +373,7 @@ def run_reference_cases(
 
 def run_cases(run: CheckRun, function: str, cases: Sequence[Case], slips: Slips) -> dict:
     """Run a check's table in order, each case with its generated slips; outputs by case id."""
-    return {case.id: run.case(case, slips.visible(function, case.id)) for case in cases}
+    return {case.id: run_case(run, case, slips.visible(function, case.id)) for case in cases}
 
 
 def probe_tolerance(*values, depth: int = 2) -> Tolerance:

@@ -371,13 +371,6 @@ class CheckRun:
             hint=HINT_GIVEN_LINES,
         )
 
-    def case(self, case, slips=()):
-        """Run one case of a check's table (`_cases.Case`: call, shape, finite, close, and
-        name the slip the output matches); the function's output."""
-        from attnbook.checks._cases import run_case
-
-        return run_case(self, case, slips)
-
     # -- failing -----------------------------------------------------------------------
     def fail(self, message: str, hint: str | None = None):
         raise CheckFailure(compose(f"{self.name}: {message}", hint))
