@@ -253,6 +253,9 @@ class BlockWeights(NamedTuple):
     fc_in: Affine  # (d_hidden,), (d, d_hidden)
     act: Layer  # the MLP's GELU, with its ``approximate``
     fc_out: Affine  # (d,), (d_hidden, d)
+    # What `TransformerBlock._branches` runs in a step: (ln1, the attention's forward, ln2,
+    # the MLP's forward on fc_in, act and fc_out, no dropout), bound once.
+    layers: tuple[Layer, Callable[..., torch.Tensor], Layer, Layer, Layer]
 
     @property
     def projection(self) -> tuple[torch.Tensor, torch.Tensor]:
@@ -466,16 +469,12 @@ class FeedForward(nn.Module):
         self.act = nn.GELU()
         self.fc_out = nn.Linear(config.hidden, config.d_model)
 
-    def forward(self, x: torch.Tensor, weights: BlockWeights | None = None) -> torch.Tensor:
-        """(B, L, d) -> (B, L, d_hidden) -> (B, L, d); with ``weights`` (a one-token step's
-        `BlockWeights`), rows (B, d) through the packed layers."""
-        fc_in: Layer
-        act: Layer
-        fc_out: Layer
-        if weights is None:
-            fc_in, act, fc_out = self.fc_in, self.act, self.fc_out
-        else:
-            fc_in, act, fc_out = weights.fc_in, weights.act, weights.fc_out
+    def forward(
+        self, x: torch.Tensor, layers: tuple[Layer, Layer, Layer] | None = None
+    ) -> torch.Tensor:
+        """(B, L, d) -> (B, L, d_hidden) -> (B, L, d); with ``layers`` (a one-token step's
+        packed fc_in, act and fc_out, `BlockWeights`), rows (B, d) through them."""
+        fc_in, act, fc_out = (self.fc_in, self.act, self.fc_out) if layers is None else layers
         return fc_out(act(fc_in(x)))
 
 
@@ -515,12 +514,13 @@ class TransformerBlock(nn.Module):
         made sure that no hook would run)."""
         weights = cache.weights
         assert weights is not None, "cache: step needs KVSlots.weights"
-        mlp = partial(self.mlp.forward, weights=weights)
-        layers = (weights.ln1, self.attn.forward, weights.ln2, mlp, _unchanged)
-        return self._branches(h, layers, (cache.turn, None, None, cache, False))
+        return self._branches(h, weights.layers, (cache.turn, None, None, cache, False))
 
     def _branches(
-        self, h: torch.Tensor, layers: tuple[Layer, Callable, Layer, Layer, Layer], attn_args: tuple
+        self,
+        h: torch.Tensor,
+        layers: tuple[Layer, Callable[..., torch.Tensor], Layer, Layer, Layer],
+        attn_args: tuple,
     ) -> torch.Tensor:
         """The two residual branches of the block on h, given its layers ``(ln1, attn, ln2,
         mlp, drop)`` and the arguments of ``attn`` after its input (positional, as forward
@@ -537,14 +537,20 @@ class TransformerBlock(nn.Module):
     def packed_weights(self) -> BlockWeights:
         """This block's `BlockWeights`, which a cache makes once for its one-token steps."""
         attn, mlp = self.attn, self.mlp
+        ln1, ln2 = Norm(self.ln1), Norm(self.ln2)
+        fc_in = _for_addmm(mlp.fc_in.weight, mlp.fc_in.bias, "fc_in")
+        act = partial(F.gelu, approximate=mlp.act.approximate)
+        fc_out = _for_addmm(mlp.fc_out.weight, mlp.fc_out.bias, "fc_out")
+        mlp_step = partial(mlp.forward, layers=(fc_in, act, fc_out))
         return BlockWeights(
-            ln1=Norm(self.ln1),
+            ln1=ln1,
             qkv=_for_addmm(*attn.qkv_projection(), "W_Q, W_K, W_V"),
             out=_for_addmm(attn.W_O.weight, attn.W_O.bias, "W_O"),
-            ln2=Norm(self.ln2),
-            fc_in=_for_addmm(mlp.fc_in.weight, mlp.fc_in.bias, "fc_in"),
-            act=partial(F.gelu, approximate=mlp.act.approximate),
-            fc_out=_for_addmm(mlp.fc_out.weight, mlp.fc_out.bias, "fc_out"),
+            ln2=ln2,
+            fc_in=fc_in,
+            act=act,
+            fc_out=fc_out,
+            layers=(ln1, attn.forward, ln2, mlp_step, _unchanged),
         )
 
 
