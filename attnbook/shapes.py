@@ -71,6 +71,25 @@ def require_integer(name: str, value, minimum: int | None = None, meaning: str =
     return whole
 
 
+def require_number(name: str, value, minimum: float | None = None, meaning: str = "") -> float:
+    """`value` as a float, or a ValueError that names the argument, e.g.
+    alpha = require_number("alpha", alpha, 0.0, "(the length penalty)"). Accepts Python and
+    numpy numbers and 0-d arrays or tensors; refuses booleans, NaN, None and text."""
+    number = None
+    if not isinstance(value, (bool, str, bytes)) and value is not None:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = None
+    wanted = f"a number >= {minimum}" if minimum is not None else "a number"
+    about = f" {meaning}" if meaning else ""
+    if number is None or number != number or (minimum is not None and number < minimum):
+        raise ValueError(
+            f"{name} must be {wanted}{about}; got {name} = {value!r} ({type(value).__name__})"
+        )
+    return number
+
+
 def require_lengths(name: str, lengths, L: int):
     """`lengths` as a 1-D int64 array of whole numbers in 0 .. L, or a ValueError naming it."""
     values = np.asarray(lengths)

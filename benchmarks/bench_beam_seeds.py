@@ -3,6 +3,7 @@
     python benchmarks/bench_beam_seeds.py                 # seeds 0-3, 40 emails per kind
     python benchmarks/bench_beam_seeds.py --seeds 0 1 --per-kind 12
     python benchmarks/bench_beam_seeds.py --kinds check   # the check questions only
+    python benchmarks/bench_beam_seeds.py --mixed 500     # the length penalty, 500 mixed emails
 
 Loads `assets/checkpoints/replies_cpu.pt` (no training) and, for every seed, draws
 ``--per-kind`` one-sentence emails of each kind (`ReplyTask.one_sentence_emails`). Each email
@@ -11,6 +12,12 @@ is decoded with beams of 1 (greedy), 2, 3 and 4 by total log-probability, and wi
 Prints, per seed and kind, how many replies are the task's true mode, and lists every email
 where a wider beam writes a less likely reply than greedy decoding, with the model's and the
 task's log-probabilities of both. Figures: `results/beam_seeds_cpu.md`.
+
+``--mixed N`` instead decodes the N held-out emails of `bench_seq2seq.py` (one to three
+sentences each, the same draw) with beams of 2 and 4 and the length penalty's alpha at 0, 0.6,
+1 and 2, and prints, by the number of sentences in the email, how often the reply is the true
+mode, its mean true probability and length, and on how many emails the penalty changed the
+reply to a likelier one (helps) or a less likely one (hurts) under the task.
 """
 
 from __future__ import annotations
@@ -22,9 +29,50 @@ import torch
 
 from attnbook.lm.generation import find_checkpoint
 from attnbook.lm.replies import KINDS, ReplyTask, reply_tokenizer
-from attnbook.lm.seq2seq import beam_decode, load_seq2seq
+from attnbook.lm.seq2seq import ReplyTrainConfig, beam_decode, load_seq2seq
 
 SETTINGS = {"1": (1, 0.0), "2": (2, 0.0), "3": (3, 0.0), "4": (4, 0.0), "4, a=0.6": (4, 0.6)}
+PENALTIES = [(k, alpha) for k in (2, 4) for alpha in (0.0, 0.6, 1.0, 2.0)]
+
+
+def mixed(model, task, tokenizer, n: int) -> None:
+    """The length penalty on the held-out emails of bench_seq2seq.py, by email length."""
+    emails = [e for e, _ in task.sample_pairs(n, ReplyTrainConfig().data_seed + 2)]
+    rows: dict[tuple[int, int, float], list] = {}  # (sentences, k, alpha) -> judgements
+    changed: dict[tuple[int, int, float], list[int]] = {}  # -> [helps, hurts]
+    for email in emails:
+        src = tokenizer.encode(email.words())
+        size = len(email.sentences)
+        plain = {}
+        for k, alpha in PENALTIES:
+            words = tokenizer.decode(
+                beam_decode(model, src, k, 30, tokenizer.eos_id, alpha=alpha)[0]
+            )
+            judged = task.judge(email, words)
+            rows.setdefault((size, k, alpha), []).append((judged, len(words.split())))
+            if alpha == 0.0:
+                plain[k] = judged
+            elif judged.log_prob != plain[k].log_prob:
+                tally = changed.setdefault((size, k, alpha), [0, 0])
+                tally[judged.log_prob < plain[k].log_prob] += 1
+    print(f"{n} held-out emails (bench_seq2seq.py's draw), by the number of sentences\n")
+    print(
+        "| sentences | emails | beam | alpha | true mode | mean true p | mean words "
+        "| helps | hurts |"
+    )
+    print("|---" * 9 + "|")
+    for size in sorted({s for s, _, _ in rows}):
+        for k, alpha in PENALTIES:
+            judged = rows[(size, k, alpha)]
+            helps, hurts = changed.get((size, k, alpha), [0, 0])
+            mode = sum(j.is_mode for j, _ in judged) / len(judged)
+            true_p = sum(math.exp(j.log_prob) for j, _ in judged) / len(judged)
+            words = sum(w for _, w in judged) / len(judged)
+            extra = "" if alpha == 0.0 else f" {helps} | {hurts} |"
+            print(
+                f"| {size} | {len(judged)} | {k} | {alpha} | {mode:.3f} | {true_p:.4f} | "
+                f"{words:.1f} |" + (extra or " - | - |")
+            )
 
 
 def main(argv=None) -> None:
@@ -32,11 +80,21 @@ def main(argv=None) -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
     parser.add_argument("--per-kind", type=int, default=40)
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS))
+    parser.add_argument(
+        "--mixed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the length penalty on N held-out mixed emails instead",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     task, tokenizer = ReplyTask(), reply_tokenizer()
     model, _ = load_seq2seq(find_checkpoint("replies_cpu.pt"))
     model.eval()
+    if args.mixed:
+        mixed(model, task, tokenizer, args.mixed)
+        return
     counts: dict[tuple[int, str, str], int] = {}
     worse = []
     for seed in args.seeds:

@@ -450,6 +450,8 @@ def test_11_beam_is_worse_than_greedy_where_the_model_overrates_a_reply(replies_
     assert "task.one_sentence_emails(per_kind=40, seed=1)" in code
     assert "finds the mode on all 40 every time, a beam of two on 40, 37, 38 and 36" in text
     assert "the beam does *worse* than greedy" in text and "changes nothing" not in text
+    assert "With $\\alpha = 0.6$ a beam of two finds the mode on all 40" in text
+    assert "beam_search(model, src[0], 2, 30, EOS, alpha=0.6)" in code
     mode_t, other_t = "i will check it today .", "the {item} looks good ."
     assert set(REPLY_TABLES["check"]) >= {mode_t, other_t}
     checks = [e for e in task.one_sentence_emails(40, seed=1) if e.kinds == ("check",)]
@@ -476,6 +478,8 @@ def test_11_beam_is_worse_than_greedy_where_the_model_overrates_a_reply(replies_
         for k in found:
             found[k] += replies[k] == mode
         assert (replies[2] != mode) == (margin < 0), email.text()
+        penalised = beam_decode(model, src[0], 2, 30, tokenizer.eos_id, alpha=0.6)[0]
+        assert tokenizer.decode(penalised) == mode, email.text()
         if task.log_prob(email, replies[2]) < task.log_prob(email, replies[1]):
             worse += 1
             assert math.isclose(math.exp(task.log_prob(email, replies[2])), 0.18)

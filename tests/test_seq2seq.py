@@ -339,15 +339,17 @@ def test_a_wide_beam_finds_the_mode_and_a_beam_of_one_is_greedy():
 
 
 def test_package_beam_search_agrees_with_the_reference():
+    """With and without the length penalty, on random models and end tokens."""
     for seed in range(8):
         rng = np.random.default_rng(seed)
         V = int(rng.integers(5, 10))
         model = sharp_seq2seq(100 + seed, vocab_size=V, eos_bias=float(rng.uniform(0, 3)))
         src = torch.as_tensor(rng.integers(3, V, size=4))
         k, max_len, eos = int(rng.integers(1, 5)), int(rng.integers(1, 8)), int(rng.integers(2, V))
-        ids, score = beam_decode(model, src, k, max_len, eos)
-        ref_ids, ref_score = REF.beam_search(model, src, k, max_len, eos)
-        assert ids == ref_ids.tolist() and score == pytest.approx(ref_score, abs=1e-4)
+        for alpha in (0.0, 0.6, 2.0):
+            ids, score = beam_decode(model, src, k, max_len, eos, alpha=alpha)
+            ref_ids, ref_score = REF.beam_search(model, src, k, max_len, eos, alpha=alpha)
+            assert ids == ref_ids.tolist() and score == pytest.approx(ref_score, abs=1e-4)
 
 
 # ---------------------------------------------------------------------------------------

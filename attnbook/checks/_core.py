@@ -602,7 +602,8 @@ def _labels(fn) -> list[str]:
 
 
 def observe(fn: Callable, args: tuple, kwargs: dict, backward: bool = False) -> Observed:
-    """Call `fn` on private copies of `args`; see `Observed`.
+    """Call `fn` on private copies of `args`; see `Observed`. When `fn` raises, its
+    exception carries those copies as they were left, as `attnbook_args_after`.
 
     The grader's stand-in for a learner's function (`__attnbook_call__`) does the same across
     the sandbox: its arguments go as values and come back as new objects.
@@ -612,7 +613,11 @@ def observe(fn: Callable, args: tuple, kwargs: dict, backward: bool = False) -> 
         done = remote(tuple(args), dict(kwargs), backward)
         return Observed(done.result, done.args_after, done.kwargs_after, done.changed, done.grads)
     mine, mine_kw = private_copies(tuple(args), dict(kwargs))
-    result = fn(*mine, **mine_kw)
+    try:
+        result = fn(*mine, **mine_kw)
+    except BaseException as err:  # the arguments as the failed call left them, for a check
+        err.attnbook_args_after = mine  # type: ignore[attr-defined]
+        raise
     grads = None
     if backward:
         if getattr(result, "requires_grad", False) and result.numel() == 1:

@@ -56,6 +56,24 @@ class HookCountingLM(ObservedLM):
         self.register_state_dict_pre_hook(_note_hooks)
 
 
+class ForwardFailed(RuntimeError):
+    """The failure a `TrippingLM` raises on purpose."""
+
+
+class TrippingLM(HookCountingLM):
+    """A `HookCountingLM` whose forward pass fails while any forward hook is on it: the
+    check of an ablation that works through hooks sees the model its code leaves behind
+    when a forward pass raises (hooks removed, mode restored, or not)."""
+
+    def forward(self, *args, **kwargs):
+        if hook_count(self):
+            raise ForwardFailed(
+                "this forward pass fails on purpose (the check's model fails whenever a hook "
+                "is on it)"
+            )
+        return super().forward(*args, **kwargs)
+
+
 def bias_model(logits) -> TransformerLM:
     """A decoder that ignores its input: every position's logits equal ``logits`` exactly.
 

@@ -18,10 +18,20 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attnbook.checks._core import CheckRun, Mistake, as_array, describe, hidden_range, hidden_seed
+from attnbook.checks._core import (
+    CheckRun,
+    Mistake,
+    as_array,
+    describe,
+    hidden_range,
+    hidden_seed,
+    observe,
+)
 from attnbook.checks._lm import (
+    ForwardFailed,
     HookCountingLM,
     ObservedLM,
+    TrippingLM,
     batch_stats,
     bias_model,
     hook_count,
@@ -1208,10 +1218,20 @@ def _edited_copy(model, layer: int, head: int, mode: str, keep_bias: bool = Fals
     return edited
 
 
-def _head_replaced(v: torch.Tensor, how: str) -> torch.Tensor:
-    """What a head's output (B, L, d_k) becomes, from its values v (B, L, d_k)."""
+def _head_replaced(v: torch.Tensor, y: torch.Tensor, how: str) -> torch.Tensor:
+    """What a head's output y (B, L, d_k) becomes, given its values v (B, L, d_k)."""
     if how == "zero":
         return torch.zeros_like(v)
+    if how == "mean":
+        return y.mean(dim=(0, 1)).expand_as(y)
+    if how == "mean of each row":
+        return y.mean(dim=1, keepdim=True).expand_as(y)
+    if how == "mean of each position":
+        return y.mean(dim=0, keepdim=True).expand_as(y)
+    if how == "mean of its columns":
+        return y.mean(dim=-1, keepdim=True).expand_as(y)
+    if how == "mean of its values":
+        return v.mean(dim=(0, 1)).expand_as(v)
     if how == "uniform over all":
         return v.mean(1, keepdim=True).expand_as(v)
     if how == "uniform 1/L":
@@ -1233,7 +1253,8 @@ def _hooked_logits(model, ids, layers, heads, how: str) -> torch.Tensor:
             y = inputs[0].clone()  # (B, L, d)
             for head in heads:
                 cols = slice(head * d_k, (head + 1) * d_k)
-                y[..., cols] = _head_replaced(values[layer][..., cols], how)  # (B, L, d_k)
+                v = values[layer][..., cols]  # (B, L, d_k)
+                y[..., cols] = _head_replaced(v, y[..., cols].clone(), how)
             return (y,)
 
         attn.W_O.register_forward_pre_hook(replace)
@@ -1244,7 +1265,10 @@ def _hooked_logits(model, ids, layers, heads, how: str) -> torch.Tensor:
 def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
     """The expected changes (B, L - 1) and the known mistakes' outputs."""
     clean = _logits(model, ids)
-    ablated = _logits(_edited_copy(model, layer, head, mode), ids)
+    if mode == "mean":  # no edit of the weights averages an output: a hook does it
+        ablated = _hooked_logits(model, ids, [layer], [head], "mean")
+    else:
+        ablated = _logits(_edited_copy(model, layer, head, mode), ids)
     expected = _target_log_probs(ablated, ids) - _target_log_probs(clean, ids)
 
     def change(logits):
@@ -1267,15 +1291,51 @@ def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
         Mistake(
             "nothing ablated (every change is 0)", torch.zeros_like(expected), HINT_HEAD_COLUMNS
         ),
-        Mistake(
-            "W_V's weight rows zeroed but not its bias"
-            if mode == "zero"
-            else "W_Q's weight rows zeroed but not its bias",
-            change(_logits(_edited_copy(model, layer, head, mode, keep_bias=True), ids)),
-            HINT_BIAS_LEFT,
-        ),
     ]
-    if mode == "zero":
+    if mode != "mean":
+        mistakes.append(
+            Mistake(
+                "W_V's weight rows zeroed but not its bias"
+                if mode == "zero"
+                else "W_Q's weight rows zeroed but not its bias",
+                change(_logits(_edited_copy(model, layer, head, mode, keep_bias=True), ids)),
+                HINT_BIAS_LEFT,
+            )
+        )
+    if mode == "mean":
+        mistakes += [
+            Mistake(
+                "the average over each row's positions alone, not over the whole batch",
+                change(_hooked_logits(model, ids, [layer], [head], "mean of each row")),
+                HINT_MEAN_OVER_ALL,
+            ),
+            Mistake(
+                "the average over the rows at each position, not over every position",
+                change(_hooked_logits(model, ids, [layer], [head], "mean of each position")),
+                HINT_MEAN_OVER_ALL,
+            ),
+            Mistake(
+                "the average over the head's d_k columns at each position",
+                change(_hooked_logits(model, ids, [layer], [head], "mean of its columns")),
+                HINT_MEAN_AXES,
+            ),
+            Mistake(
+                "the head's values averaged instead of its output",
+                change(_hooked_logits(model, ids, [layer], [head], "mean of its values")),
+                HINT_MEAN_OF_OUTPUT,
+            ),
+            Mistake(
+                "the head's output zeroed instead of replaced by its mean",
+                change(_logits(_edited_copy(model, layer, head, "zero"), ids)),
+                HINT_MEAN_NOT_ZERO,
+            ),
+            Mistake(
+                "the head made uniform instead of replaced by its mean",
+                change(_logits(_edited_copy(model, layer, head, "uniform"), ids)),
+                HINT_MEAN_NOT_ZERO,
+            ),
+        ]
+    elif mode == "zero":
         mistakes.append(
             Mistake(
                 "attention made uniform (queries or keys zeroed) instead of "
@@ -1406,6 +1466,56 @@ def _expect_ablation(
     return as_array(value)
 
 
+HINT_MEAN_OVER_ALL = (
+    'for "mean" average the head\'s output over every position of every row: '
+    "y[..., cols].mean(dim=(0, 1)), one vector of d_k numbers"
+)
+HINT_MEAN_AXES = (
+    "average over the batch and position axes (0 and 1), not over the head's d_k columns"
+)
+HINT_MEAN_OF_OUTPUT = (
+    "average the head's output (its columns of W_O's input), not its values: the output is "
+    "what the next layers read"
+)
+HINT_MEAN_NOT_ZERO = (
+    'for "mean" replace the head\'s output at every position by its average output over '
+    "ids (not by zeros, and not by the uniform mix of its values)"
+)
+HINT_CLEAN_AFTER_FAILURE = (
+    "put the clean-up in a `finally:` block (try: ... finally: remove every hook and "
+    "restore the mode), so it runs even when a forward pass raises"
+)
+
+
+def _expect_clean_after_failure(run: CheckRun, ablate_head, call: str, model, ids) -> None:
+    """A forward pass that raises while the learner's hooks are on: the model must still
+    come back without hooks and in the mode it had. A route without hooks never trips."""
+    trip = TrippingLM(model.config)
+    trip.load_state_dict(model.state_dict())
+    trip.train()
+    try:
+        observe(ablate_head, (trip, ids, 0, 1, "zero"), {})
+    except ForwardFailed as err:
+        after = getattr(err, "attnbook_args_after", None)
+        if after is None:  # the arguments did not come back: nothing to tell
+            return
+        left = _hooks_left(after[0])
+        run.expect_true(
+            left == 0,
+            f"{call}: a forward pass raised, and the model kept {left} hook(s).",
+            hint=HINT_CLEAN_AFTER_FAILURE,
+        )
+        run.expect_true(
+            after[0].training,
+            f"{call}: a forward pass raised, and the model was left in evaluation mode "
+            f"(it was in training mode before).",
+            hint=HINT_CLEAN_AFTER_FAILURE,
+        )
+    except Exception as err:  # the learner's other failures are the other cases' to report
+        if "the grader cannot" in str(err):  # not the learner's: the grader's own
+            raise
+
+
 def _ablation_decoder(
     seed: int, n_layers: int = 2, n_heads: int = 4, dropout: float = 0.0, positions: str = "rope"
 ) -> TransformerLM:
@@ -1472,6 +1582,26 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
         hint=HINT_UNIFORM_CAUSAL,
     )
 
+    _expect_ablation(
+        run,
+        f"ablate_head({tiny}, ids (2, 7), layer=0, head=3, mode='mean')",
+        model,
+        ids,
+        0,
+        3,
+        "mean",
+    )
+    wide = torch.randint(0, 11, (3, 5), generator=gen)
+    _expect_ablation(
+        run,
+        f"ablate_head({tiny}, ids (3, 5), layer=1, head=0, mode='mean')",
+        model,
+        wide,
+        1,
+        0,
+        "mean",
+    )
+
     silent = copy.deepcopy(model)
     with torch.no_grad():
         silent.blocks[0].attn.W_O.weight[:, 8:12] = 0.0  # head 2 of block 0 never writes
@@ -1497,8 +1627,17 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
         "zero",
     )
 
+    _expect_clean_after_failure(
+        run,
+        ablate_head,
+        "ablate_head(a model whose forward pass fails while a hook is on it, ids (2, 7), "
+        "layer=0, head=1, mode='zero')",
+        model,
+        ids,
+    )
+
     for bad, mentions in (
-        (dict(mode="mean"), ("mode", "'mean'")),
+        (dict(mode="median"), ("mode", "'median'")),
         (dict(layer=2), ("layer", "2")),
         (dict(head=4), ("head", "4")),
         (dict(head=-1), ("head", "-1")),
@@ -1533,7 +1672,7 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
             ids = torch.randint(0, 11, (B, L), generator=gen)
             layer = int(torch.randint(0, n_layers, (1,), generator=gen))
             head = int(torch.randint(0, n_heads, (1,), generator=gen))
-            mode = ["uniform", "zero"][seed % 2]
+            mode = ["uniform", "zero", "mean"][seed % 3]
             _expect_ablation(
                 run,
                 f"ablate_head on a random decoder ({n_layers} blocks of "

@@ -991,18 +991,68 @@ RULES = {
     6: {7: 0.73, 4: 0.09, EOS: 0.18},
     7: {6: 0.42, EOS: 0.08, 5: 0.5},
 }
+
+
+def length_table(short: float) -> dict:
+    """The length penalty's worked table: after <BOS>, token 3 ends at once (probability
+    `short`), token 4 goes on through 5 and 6 (1 - short). With short = 0.52 the short reply
+    wins by total log-probability; divided by ((5 + n) / 6) ** 0.6 the longer one wins
+    (-0.576 > -0.596)."""
+    return {BOS: {3: short, 4: 1 - short}, 3: {EOS: 1.0}, 4: {5: 1.0}, 5: {6: 1.0}, 6: {EOS: 1.0}}
+
+
+SHORT, LONG = [BOS, 3, EOS], [BOS, 4, 5, 6, EOS]
+# (short, beam_size, alpha, the best reply): with 0.59 and alpha = 2 the short reply still
+# wins, but not if the end token is left out of n.
+LENGTH_CASES = [
+    (0.52, 2, 0.0, SHORT),
+    (0.52, 2, 0.6, LONG),
+    (0.52, 3, 1.0, LONG),
+    (0.59, 2, 2.0, SHORT),
+]
+
+
 K_, M_ = 3, 4
 # No end at all: the search runs to max_len and returns the best live prefix.
 LOOP = {BOS: {K_: 0.9, M_: 0.1}, K_: {K_: 0.6, M_: 0.4}, M_: {K_: 0.5, M_: 0.5}}
 
 
-def _search(model, src, k: int, max_len: int, eos: int, rule: str = "") -> tuple[list, float]:
+def _penalty(n: int, alpha: float) -> float:
+    """The length penalty of Wu et al. (2016) for n tokens after <BOS>."""
+    return ((5 + n) / 6) ** alpha
+
+
+def _ranking(rule: str, alpha: float):
+    """How finished (score, ids) hypotheses are ranked, as specified or with one rule changed."""
+    shift = {"penalty counts <BOS>": 1, "penalty without the end token": -1}.get(rule, 0)
+
+    def rank(finished_one) -> float:
+        score, n = finished_one[0], len(finished_one[1]) - 1 + shift
+        if rule == "length normalised":
+            return score / (len(finished_one[1]) - 1)
+        if rule == "alpha ignored":
+            return score
+        if rule == "penalty multiplied":
+            return score * _penalty(n, alpha)
+        if rule == "length to the alpha":
+            return score / max(n, 1) ** alpha
+        return score / _penalty(n, alpha)
+
+    return rank
+
+
+def _search(
+    model, src, k: int, max_len: int, eos: int, rule: str = "", alpha: float = 0.0
+) -> tuple[list, float]:
     """Beam search as specified, or with one rule changed, to name a learner's mistake."""
     if rule == "greedy":
         k = 1
+    rank = _ranking(rule, alpha)
     live, scores, finished = [[BOS]], [0.0], []
     steps = max_len + {"one step short": -1, "one step too many": 1}.get(rule, 0)
     for _ in range(max(0, steps)):
+        if rule == "raw early stop" and finished and max(f[0] for f in finished) >= max(scores):
+            break
         with torch.no_grad():
             logits = model(src[None].expand(len(live), -1), torch.tensor(live))
         logits = logits[:, 0] if rule == "first position" else logits[:, -1]  # (n, V)
@@ -1038,10 +1088,8 @@ def _search(model, src, k: int, max_len: int, eos: int, rule: str = "") -> tuple
     if finished:
         if rule == "first finished returned":
             score, ids = finished[0]
-        elif rule == "length normalised":
-            score, ids = max(finished, key=lambda f: f[0] / (len(f[1]) - 1))
         else:
-            score, ids = max(finished, key=lambda f: f[0])
+            score, ids = max(finished, key=rank)
         return ids, score
     best = int(np.argmax(scores))
     return live[best], scores[best]
@@ -1065,7 +1113,8 @@ HINT_RULE_KEEP_SEARCHING = (
 )
 HINT_RULE_HIGHEST = "return the finished hypothesis with the HIGHEST score"
 HINT_RULE_NO_LENGTH_NORM = (
-    "compare finished hypotheses by their total log-probability, with no length normalisation"
+    "with alpha = 0 (the default) compare finished hypotheses by their total log-probability, "
+    "with no length normalisation"
 )
 HINT_RULE_FINISHED_FIRST = (
     "return the best FINISHED hypothesis; a live prefix only when none finished"
@@ -1116,6 +1165,37 @@ RULE_HINTS = {
     ),
     "one step short": ("one token too few: max_len - 1 steps", HINT_RULE_MAX_LEN),
     "one step too many": ("one token too many: max_len + 1 steps", HINT_RULE_MAX_LEN),
+}
+HINT_ALPHA_IGNORED = (
+    "with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the "
+    "tokens after <BOS> with the end token counted"
+)
+HINT_ALPHA_DIVIDE = "divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply"
+HINT_ALPHA_LENGTH = "n counts the tokens written after <BOS>, the end token included: len(ids) - 1"
+HINT_ALPHA_FORMULA = "the penalty is ((5 + n) / 6) ** alpha, not n ** alpha"
+HINT_ALPHA_EARLY_STOP = (
+    "an early stop must compare penalised scores too: a live prefix with score s ends, at "
+    "best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out"
+)
+HINT_ALPHA_SCORE = (
+    "return the hypothesis's total log-probability: the penalty only ranks the hypotheses"
+)
+ALPHA_RULES = {
+    "alpha ignored": (
+        "alpha had no effect: finished hypotheses ranked by total log-probability",
+        HINT_ALPHA_IGNORED,
+    ),
+    "penalty multiplied": ("the score multiplied by the penalty", HINT_ALPHA_DIVIDE),
+    "penalty counts <BOS>": ("the penalty's length n counted <BOS>", HINT_ALPHA_LENGTH),
+    "penalty without the end token": (
+        "the penalty's length n left out the end token",
+        HINT_ALPHA_LENGTH,
+    ),
+    "length to the alpha": ("the score divided by n ** alpha", HINT_ALPHA_FORMULA),
+    "raw early stop": (
+        "the early stop compared unpenalised scores",
+        HINT_ALPHA_EARLY_STOP,
+    ),
 }
 HINT_SEARCH = (
     "at every step extend each live prefix by every token, rank ALL candidates by "
@@ -1176,34 +1256,31 @@ def _expect_search(
     max_len: int,
     eos: int,
     expected: tuple[list[int], float] | None = None,
+    alpha: float | None = None,
 ) -> None:
+    """One call of the student's beam_search, its ids and score compared with `expected`
+    (the specified search when None); a wrong reply is matched against the known mistakes.
+    `alpha` None leaves the argument out of the call."""
+    crash_hints = [
+        (("must match the size", "Expected size", "expand", "same batch size"), HINT_REPEAT_SOURCE),
+        ("'NoneType'", HINT_RETURN_IDS_SCORE),
+    ]
+    options = {} if alpha is None else {"alpha": alpha}
     seen = _as_result(
         run,
         call,
-        run.call(
-            call,
-            model,
-            src,
-            k,
-            max_len,
-            eos,
-            crash_hints=[
-                (
-                    ("must match the size", "Expected size", "expand", "same batch size"),
-                    HINT_REPEAT_SOURCE,
-                ),
-                ("'NoneType'", HINT_RETURN_IDS_SCORE),
-            ],
-        ),
+        run.call(call, model, src, k, max_len, eos, crash_hints=crash_hints, **options),
     )
+    a = alpha or 0.0
     if expected is None:
-        expected = _search(model, src, k, max_len, eos)
+        expected = _search(model, src, k, max_len, eos, alpha=a)
+    rules = {**RULE_HINTS, **ALPHA_RULES} if a else RULE_HINTS
     ids, score = seen
     if ids != list(expected[0]):
         matches = [
-            RULE_HINTS[rule]
-            for rule in RULE_HINTS
-            if _search(model, src, k, max_len, eos, rule)[0] == ids
+            hints
+            for rule, hints in rules.items()
+            if _search(model, src, k, max_len, eos, rule, alpha=a)[0] == ids
         ]
         if len(matches) == 1:
             run.fail(
@@ -1230,6 +1307,8 @@ def _expect_search(
         hint = HINT_SCORE_SUM
         if abs(score - math.exp(expected[1])) <= tol:
             hint = HINT_SCORE_PROBABILITY
+        elif a and abs(score - expected[1] / _penalty(len(ids) - 1, a)) <= tol:
+            hint = HINT_ALPHA_SCORE
         elif score > 1e-6:
             hint = HINT_SCORE_POSITIVE
         run.fail(
@@ -1308,18 +1387,34 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
         "is the argument, not <EOS> = 2]"
     )
     _expect_search(run, call, beam_search, lookup_model(relabelled, 8), src, 2, 6, 3)
-
-    for seed, k in [(0, 1), (1, 2), (2, 3), (3, 4)]:
+    for seed, k, alpha in [(0, 1, None), (1, 2, None), (2, 3, None), (3, 4, None), (4, 3, 1.0)]:
         model = sharp_seq2seq(1300 + seed)
         g = torch.Generator().manual_seed(1310 + seed)
         src = torch.randint(3, 9, (int(torch.randint(2, 7, (1,), generator=g)),), generator=g)
+        with_alpha = "" if alpha is None else f", alpha={alpha}"
         call = (
             f"beam_search(random_model, src={src.tolist()}, beam_size={k}, max_len=6, "
-            f"eos_id={EOS}) on a random encoder-decoder (seed {seed})"
+            f"eos_id={EOS}{with_alpha}) on a random encoder-decoder (seed {seed})"
         )
-        _expect_search(
-            run, call, beam_search, model, src, k, 6, EOS, beam_decode(model, src, k, 6, EOS)
+        expected = beam_decode(model, src, k, 6, EOS, alpha=alpha or 0.0)
+        _expect_search(run, call, beam_search, model, src, k, 6, EOS, expected, alpha=alpha)
+    src = torch.tensor([BOS, 5, 6, EOS])  # the lookup models ignore it
+    for short, k, alpha, best in LENGTH_CASES:
+        call = (
+            f"beam_search(lookup_model, src, beam_size={k}, max_len=5, eos_id={EOS}, "
+            f"alpha={alpha}) on the length penalty's table [3 then the end: {short}, "
+            f"4 5 6 then the end: {1 - short:.2f}]"
         )
+        expected = (best, math.log(short if best == SHORT else 1 - short))
+        model = lookup_model(length_table(short), 8)
+        _expect_search(run, call, beam_search, model, src, k, 5, EOS, expected, alpha=alpha)
+    for k, max_len, alpha in [(2, 6, 2.0), (3, 6, 1.0), (2, 4, 1.0)]:
+        call = (
+            f"beam_search(lookup_model, src, beam_size={k}, max_len={max_len}, "
+            f"eos_id={EOS}, alpha={alpha}) on a table where hypotheses end at different steps"
+        )
+        _expect_search(run, call, beam_search, rules, src, k, max_len, EOS, alpha=alpha)
+
     model = sharp_seq2seq(1320)
     run.expect_raises(
         "beam_search(model, src_ids of shape (1, 4), 2, 5, 2)",
@@ -1349,11 +1444,13 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
             src = torch.as_tensor(rng.integers(3, V, size=int(rng.integers(1, 8))))
             k, max_len = int(rng.integers(1, 6)), int(rng.integers(1, 9))
             eos = int(rng.integers(2, V))
+            alpha = [None, 0.6, 1.0, 2.0][seed % 4]
+            with_alpha = "" if alpha is None else f", alpha={alpha}"
             call = (
                 f"beam_search(random_model (V = {V}), src={src.tolist()}, beam_size={k}, "
-                f"max_len={max_len}, eos_id={eos}) (seed {seed})"
+                f"max_len={max_len}, eos_id={eos}{with_alpha}) (seed {seed})"
             )
-            ids, score = reference(model, src, k, max_len, eos)
+            ids, score = reference(model, src, k, max_len, eos, alpha=alpha or 0.0)
             _expect_search(
                 run,
                 call,
@@ -1364,5 +1461,6 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
                 max_len,
                 eos,
                 ([int(i) for i in ids], float(score)),
+                alpha=alpha,
             )
     run.done()

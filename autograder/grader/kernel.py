@@ -243,7 +243,14 @@ class Kernel:
             result = func(*args, **kwargs)
             grads = _backward(result, args) if backward else None
         except BaseException as err:  # the student's exception is the answer to send back
-            return {"ok": False, "exc": _exception(err)}
+            failed = {"ok": False, "exc": _exception(err)}
+            if isinstance(err, Exception):  # and the arguments as it left them, if they go
+                try:
+                    encoder = wire.Encoder(handle_of=self.handle_of)
+                    failed["args_after"] = [encoder.encode(a) for a in args]
+                except Exception:  # noqa: BLE001 (they stay behind; the exception goes)
+                    pass
+            return failed
         finally:
             sys.stdout = saved
         encoder = wire.Encoder(handle_of=self.handle_of)

@@ -144,7 +144,7 @@ class _Remote:
             }
         )
         if not reply.get("ok"):
-            raise rebuild_exception(reply.get("exc"))
+            raise self._failed(reply, list(args))
         try:
             decoder = wire.Decoder(make_handle=self._make_handle)
             result = decoder.decode(reply.get("result"))
@@ -169,6 +169,18 @@ class _Remote:
         sent_kw = dict(sent_kwargs["__dict__"])
         changed += [k for k in kwargs if _plain(sent_kw[k]) and not _same(sent_kw[k], kw_after[k])]
         return Call(result, args_after, kwargs_after, changed, grads)
+
+    def _failed(self, reply: dict, args: list) -> BaseException:
+        """The student's exception; with the arguments as the failed call left them
+        (`attnbook_args_after`) when they came back readable, as after a return."""
+        err = rebuild_exception(reply.get("exc"))
+        after = reply.get("args_after")
+        if isinstance(after, list) and len(after) == len(args):
+            try:
+                err.attnbook_args_after = self._restore(after, args)  # type: ignore[attr-defined]
+            except (wire.WireError, ValueError, TypeError, KeyError, RuntimeError):
+                pass  # the exception alone, as before
+        return err
 
     @staticmethod
     def _restore(afters: list, originals: list) -> list:

@@ -44,6 +44,7 @@ TRUSTED_MODELS = (
     "attnbook.lm.model.TransformerLM",
     "attnbook.checks._lm.ObservedLM",
     "attnbook.checks._lm.HookCountingLM",
+    "attnbook.checks._lm.TrippingLM",
     "attnbook.lm.qwen3.Qwen3LM",
     "attnbook.lm.seq2seq.Seq2SeqTransformer",
 )

@@ -636,6 +636,28 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb07.HINT_LOG_PROB),
     mistake(ABLATE, "hooks never removed", [
         delete("while handles:"), delete("handles.pop().remove()")], detects=nb07.HINT_HOOKS_LEFT),
+    mistake(ABLATE, "mean: each row's own average",
+            edit("mean(dim=(0, 1))", "mean(dim=1, keepdim=True)"),
+            detects=nb07.HINT_MEAN_OVER_ALL),
+    mistake(ABLATE, "mean: the average over the rows at each position",
+            edit("mean(dim=(0, 1))", "mean(dim=0, keepdim=True)"),
+            detects=nb07.HINT_MEAN_OVER_ALL),
+    mistake(ABLATE, "mean: the head's columns averaged at each position",
+            edit("mean(dim=(0, 1))", "mean(dim=-1, keepdim=True)"),
+            detects=nb07.HINT_MEAN_AXES),
+    mistake(ABLATE, "mean: the values averaged, not the output",
+            edit("y[..., cols] = y[..., cols].mean(dim=(0, 1))",
+                 'y[..., cols] = values["v"].mean(dim=(0, 1))'),
+            detects=nb07.HINT_MEAN_OF_OUTPUT),
+    mistake(ABLATE, "mean: the output zeroed",
+            edit("y[..., cols] = y[..., cols].mean(dim=(0, 1))", "y[..., cols] = 0.0"),
+            detects=nb07.HINT_MEAN_NOT_ZERO),
+    mistake(ABLATE, "mean: no branch of its own, so it is made uniform", [
+        delete('elif mode == "mean":'), delete("y[..., cols] = y[..., cols].mean(dim=(0, 1))")],
+            detects=nb07.HINT_MEAN_NOT_ZERO),
+    mistake(ABLATE, "clean-up after the passes, not in finally:", [
+        replace_line("try:", "if True:"), replace_line("finally:", "if True:")],
+            detects=nb07.HINT_CLEAN_AFTER_FAILURE),
     mistake(ABLATE, "the caller's weights zeroed in place and not restored", """
         attn = model.blocks[layer].attn
         cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
@@ -762,7 +784,15 @@ MISTAKES, ALTERNATIVES = catalogue([
             return log_probs.gather(2, targets.unsqueeze(2)).squeeze(2)
 
         with torch.no_grad():
-            if mode == "zero":
+            if mode == "mean":  # the mean output folded into W_O's bias
+                seen = []
+                hook = frozen.blocks[layer].attn.W_O.register_forward_pre_hook(
+                    lambda module, args: seen.append(args[0][..., cols]))
+                frozen(ids)
+                hook.remove()
+                attn.W_O.bias += attn.W_O.weight[:, cols] @ seen[0].mean(dim=(0, 1))
+                attn.W_O.weight[:, cols] = 0
+            elif mode == "zero":
                 attn.W_O.weight[:, cols] = 0
             else:
                 attn.W_Q.weight[cols] = 0
@@ -786,6 +816,8 @@ MISTAKES, ALTERNATIVES = catalogue([
                 y = weights @ v
                 if ablated and i == layer and mode == "zero":
                     y[:, head] = 0.0
+                if ablated and i == layer and mode == "mean":
+                    y[:, head] = y[:, head].mean(dim=(0, 1))
                 h = h + attn.W_O(y.transpose(1, 2).reshape(B, L, -1))
                 h = h + block.mlp(block.ln2(h))
             log_probs = torch.log_softmax(model.logits(h), dim=-1)
@@ -796,6 +828,9 @@ MISTAKES, ALTERNATIVES = catalogue([
                 return run(True) - run(False)
         finally:
             model.train(was_training)"""),
+    alternative(ABLATE, "the mean as a sum over the count",
+                edit("y[..., cols].mean(dim=(0, 1))",
+                     "y[..., cols].sum(dim=(0, 1)) / (y.shape[0] * y.shape[1])")),
     alternative(ABLATE, "uniform weights as a normalised lower triangle", [
         delete("allowed = torch.arange"),
         replace_line("y[..., cols] = v.cumsum(dim=1) / allowed",

@@ -45,15 +45,19 @@ return c + self.mlp(self.{mlp_ln}({mlp_in}))
 
 
 # A beam search written the way the exercise asks; mistakes change one part of it.
+PENALISED = "max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)"
+
+
 def _beam(extend="scores[:, None] + torch.log_softmax(logits, dim=-1)",
           rank="total", loop="range(max_len)", width="beam_size",
           finished_score="score", end="eos_id", position="-1", after_step="",
-          pick="max(finished, key=lambda f: f[0])", output="torch.tensor(ids), score"):
+          pick=PENALISED, output="torch.tensor(ids), score", before_step=""):
     return f"""
 live = torch.tensor([[BOS]])
 scores = torch.zeros(1)
 finished = []
 for step in {loop}:
+    {before_step}
     with torch.no_grad():
         logits = model(src_ids[None, :].expand(len(live), -1), live)[:, {position}]
     total = {extend}
@@ -432,6 +436,26 @@ MISTAKES = [
         ids, score = beam_decode(model, src_ids, beam_size, max_len, eos_id)
         return torch.tensor(ids), score
     """, detects=nb11.HINT_SEARCH_OWN),
+    mistake("beam_search", "alpha accepted but never used",
+            _beam(pick="max(finished, key=lambda f: f[0])"), detects=nb11.HINT_ALPHA_IGNORED),
+    mistake("beam_search", "the score multiplied by the length penalty",
+            _beam(pick="max(finished, key=lambda f: f[0] * ((5 + len(f[1]) - 1) / 6) ** alpha)"),
+            detects=nb11.HINT_ALPHA_DIVIDE),
+    mistake("beam_search", "the penalty's length counts <BOS>",
+            _beam(pick="max(finished, key=lambda f: f[0] / ((5 + len(f[1])) / 6) ** alpha)"),
+            detects=nb11.HINT_ALPHA_LENGTH),
+    mistake("beam_search", "the penalty's length leaves out the end token",
+            _beam(pick="max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 2) / 6) ** alpha)"),
+            detects=nb11.HINT_ALPHA_LENGTH),
+    mistake("beam_search", "divided by the length to the power alpha",
+            _beam(pick="max(finished, key=lambda f: f[0] / (len(f[1]) - 1) ** alpha)"),
+            detects=nb11.HINT_ALPHA_FORMULA),
+    mistake("beam_search", "the early stop compares unpenalised scores", _beam(before_step="""
+    if finished and max(s for s, _ in finished) >= scores.max():
+        break"""), detects=nb11.HINT_ALPHA_EARLY_STOP),
+    mistake("beam_search", "the penalised score returned",
+            _beam(output="torch.tensor(ids), score / ((5 + len(ids) - 1) / 6) ** alpha"),
+            detects=nb11.HINT_ALPHA_SCORE),
     mistake("beam_search", "ids returned as a (1, t) row",
             _beam(output="torch.tensor([ids]), score"), detects=nb11.HINT_ONE_HYPOTHESIS),
     mistake("beam_search", "every finished score returned",
@@ -530,7 +554,10 @@ ALTERNATIVES = [
             beam = [c for c in candidates if c[1][-1] != eos_id]
             if not beam:
                 break
-        score, ids = max(finished or beam, key=lambda c: c[0])
+        if finished:
+            score, ids = max(finished, key=lambda c: c[0] / ((4 + len(c[1])) / 6) ** alpha)
+        else:
+            score, ids = max(beam, key=lambda c: c[0])
         return torch.tensor(ids), score
     """),
     alternative("beam_search", "heapq.nlargest over every candidate, no early stop", """
@@ -550,7 +577,10 @@ ALTERNATIVES = [
             live = [c for c in kept if c[1][-1] != eos_id]
             if not live:
                 break
-        score, ids = max(done, key=lambda c: c[0]) if done else max(live, key=lambda c: c[0])
+        def rank(c):
+            return c[0] / math.pow((5 + len(c[1]) - 1) / 6, alpha) if done else c[0]
+
+        score, ids = max(done or live, key=rank)
         return torch.tensor(ids), score
     """),
     alternative("beam_search", "top beam_size per prefix first, then the best overall", """
@@ -574,7 +604,9 @@ ALTERNATIVES = [
             if live.shape[0] == 0:
                 break
         if finished:
-            score, ids = max(finished)
+            lengths = torch.tensor([len(ids) - 1.0 for _, ids in finished])
+            ranked = torch.tensor([s for s, _ in finished]) / ((5 + lengths) / 6) ** alpha
+            score, ids = finished[int(ranked.argmax())]
             return torch.tensor(ids), score
         return live[scores.argmax()], float(scores.max())
     """),

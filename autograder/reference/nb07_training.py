@@ -151,8 +151,10 @@ def ablate_head(model, ids, layer, head, mode):
         ids: (B, L) int64 token ids without padding, L >= 2.
         layer: the block, 0 <= layer < len(model.blocks).
         head: the head, 0 <= head < model.config.n_heads.
-        mode: "zero" (the head's output becomes 0) or "uniform" (its attention row becomes
-            uniform over the allowed keys 0..t: its output is the mean of its values 0..t).
+        mode: "zero" (the head's output becomes 0), "uniform" (its attention row becomes
+            uniform over the allowed keys 0..t: its output is the mean of its values 0..t)
+            or "mean" (its output at every position becomes its average output over every
+            position of every row of ids).
 
     Returns:
         (B, L-1) float tensor: log p_ablated(ids[:, t+1] | ids[:, :t+1]) minus the same under
@@ -163,8 +165,8 @@ def ablate_head(model, ids, layer, head, mode):
     if ids.shape[1] < 2:
         raise ValueError(f"ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, "
                          f"got shape {tuple(ids.shape)}")
-    if mode not in ("zero", "uniform"):
-        raise ValueError(f"mode: expected 'zero' or 'uniform', got {mode!r}")
+    if mode not in ("zero", "uniform", "mean"):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
     n_layers, n_heads = len(model.blocks), model.config.n_heads
     if not (isinstance(layer, int) and 0 <= layer < n_layers):
         raise ValueError(f"layer: expected an int in 0..{n_layers - 1}, got {layer!r}")
@@ -182,6 +184,8 @@ def ablate_head(model, ids, layer, head, mode):
         y = inputs[0].clone()  # (B, L, d): the heads' outputs, concatenated
         if mode == "zero":
             y[..., cols] = 0.0
+        elif mode == "mean":  # W_O's input here is still the clean one: average it
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))  # (d_k,), over every row and position
         else:
             v = values["v"]  # (B, L, d_k)
             allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]  # (L, 1): t + 1

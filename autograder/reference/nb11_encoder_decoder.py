@@ -13,7 +13,7 @@ from torch import nn
 from attnbook.lm.model import sinusoid_table
 from attnbook.lm.seq2seq import attention_layer, feed_forward
 from attnbook.lm.tokenizer import BOS_ID as BOS
-from attnbook.shapes import require_integer, require_ndim, require_same_size
+from attnbook.shapes import require_integer, require_ndim, require_number, require_same_size
 
 
 # name: (options, correct letter, explanation shown when the answer is wrong)
@@ -144,7 +144,7 @@ class EncoderDecoder(nn.Module):
 
 
 # -- from the answer cell beam_search
-def beam_search(model, src_ids, beam_size, max_len, eos_id):
+def beam_search(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     """The most likely reply that a beam of `beam_size` prefixes finds.
 
     Args:
@@ -153,21 +153,31 @@ def beam_search(model, src_ids, beam_size, max_len, eos_id):
         beam_size: the number of candidates kept at every step (>= 1; 1 is greedy).
         max_len: the most new tokens to write after <BOS> (>= 0).
         eos_id: the end token; a candidate ending in it is finished and leaves the beam.
+        alpha: the length penalty (>= 0). Finished hypotheses are ranked by
+            score / ((5 + n) / 6) ** alpha, n the tokens after <BOS> with eos_id counted;
+            alpha = 0 ranks them by the total log-probability itself.
 
     Returns:
         (ids, score): ids a 1-D LongTensor that starts with <BOS> (the setup's BOS) and ends
-        with eos_id when a hypothesis finished; score its total log-probability, a float.
-        The best finished hypothesis, or the best live one when none finished.
+        with eos_id when a hypothesis finished; score its total log-probability, a float
+        (never divided by the penalty). The best finished hypothesis by the penalised
+        score, or the best live one when none finished.
     """
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim("src_ids", src_ids, 1, "(L_s,)")
     beam_size = require_integer("beam_size", beam_size, 1, "(candidates kept per step)")
     max_len = require_integer("max_len", max_len, 0, "(new tokens at most)")
+    alpha = require_number("alpha", alpha, 0.0, "(the length penalty; 0 is none)")
+    def penalised(hypothesis):  # a finished (score, ids), ranked with the length penalty
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+
+    longest = ((5 + max_len) / 6) ** alpha  # the largest penalty a reply can get
     live = torch.tensor([[BOS]])  # (n, t): the live prefixes, all of one length
     scores = torch.zeros(1)  # (n,): their total log-probabilities
     finished = []  # (score, ids) of the hypotheses that ended with eos_id
     for _ in range(max_len):
-        if finished and max(s for s, _ in finished) >= scores.max():
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
             break  # optional: no live prefix can beat the best finished reply any more
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]  # (n, V)
@@ -183,7 +193,7 @@ def beam_search(model, src_ids, beam_size, max_len, eos_id):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0])
+        score, ids = max(finished, key=penalised)
         return torch.tensor(ids), score
     best_row = int(scores.argmax())
     return live[best_row].clone(), float(scores[best_row])
