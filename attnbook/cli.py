@@ -234,6 +234,25 @@ def evaluate_command(args) -> dict:
     return report
 
 
+def ablate_command(argv: list[str]) -> dict:
+    """``attnbook ablate``: the ablation ladder (`attnbook.experiments.ablation`), or with
+    ``--lengths`` the length experiment on the ladder's model (`attnbook.experiments.lengths`)."""
+    from attnbook.experiments import ablation
+
+    parser = ablation.parser(prog="attnbook ablate")
+    parser.add_argument("--lengths", action="store_true",
+                        help="instead: length generalisation (attnbook.experiments.lengths): "
+                        "train on emails of at most 24 tokens, score held-out emails per "
+                        "length band; variants none, rope, learned unless --variant; 1000 "
+                        "steps unless --steps; writes lengths.json and lengths.png")  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.probe_models or not args.lengths:
+        return ablation.run(args)
+    from attnbook.experiments.lengths import LengthConfig, run_lengths
+
+    return run_lengths(args.variant, ablation.configured(args, LengthConfig()), args.out, args.jobs)
+
+
 def main(argv: list[str] | None = None, started: float | None = None):
     """Run one verb; ``started`` is when a time budget begins (default: now)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -242,9 +261,7 @@ def main(argv: list[str] | None = None, started: float | None = None):
 
         return train_main(argv[1:], started=started, prog="attnbook train")
     if argv and argv[0] == "ablate":
-        from attnbook.ablation import main as ablation_main
-
-        return ablation_main(argv[1:], prog="attnbook ablate")
+        return ablate_command(argv[1:])
     args = _parser().parse_args(argv)
     return {"sample": sample_command, "evaluate": evaluate_command}[args.verb](args)
 

@@ -10,6 +10,9 @@ header and the table, keeping the sections written below them). Not a test: run 
 
     .venv/bin/python benchmarks/bench_kv_cache.py [--threads 1] [--write]
 
+``--against REV`` times this checkout's cached decoding at 512 tokens against the model and
+generation modules of git revision REV (loaded from ``git show`` into temporary modules),
+the same weights, in turn, and checks that both give the same tokens.
 ``--profile`` prints torch.profiler's table for 512 cached tokens; ``--floor`` times each
 tensor operation of one cached step alone and sums them: the cost of the arithmetic without
 the Python around it; ``--overhead`` times the same decoding at ``d_model=8``, where the
@@ -19,10 +22,14 @@ arithmetic is negligible: the cost of the calls.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
 import platform
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -95,6 +102,81 @@ def kernel_floor(model: TransformerLM, length: int) -> list[tuple[str, int, floa
     ]  # fmt: skip
 
 
+def modules_at(revision: str, folder: Path):
+    """``attnbook.lm.model`` and ``attnbook.lm.generation`` as they are at git ``revision``,
+    imported from copies in ``folder`` under names of their own (the generation module's
+    imports of the model rewritten to the copy)."""
+    root = Path(__file__).resolve().parent.parent
+    tag = "".join(c for c in revision if c.isalnum())[:12]
+    loaded = []
+    for name in ("model", "generation"):
+        text = subprocess.run(
+            ["git", "show", f"{revision}:attnbook/lm/{name}.py"],
+            cwd=root, check=True, capture_output=True, text=True,
+        ).stdout  # fmt: skip
+        text = text.replace("from attnbook.lm.model import", f"from _old_{tag}_model import")
+        path = folder / f"_old_{tag}_{name}.py"
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        loaded.append(module)
+    return loaded
+
+
+def against(revision: str, rounds: int, n: int = 512) -> str:
+    """Cached greedy decoding of ``n`` tokens, this checkout against ``revision``, the same
+    weights, alternating, ``rounds`` times each; a Markdown table of the medians."""
+    torch.manual_seed(0)
+    model = TransformerLM(LMConfig(**CONFIG)).eval()
+    with tempfile.TemporaryDirectory() as folder:
+        old_model, old_generation = modules_at(revision, Path(folder))
+        old = old_model.TransformerLM(old_model.LMConfig(**CONFIG)).eval()
+        old.load_state_dict(model.state_dict())
+
+        def run(generate, which) -> tuple[float, float, list[int]]:
+            start, cpu = time.perf_counter(), time.process_time()
+            out = generate(which, [[1]], n, eos_id=None, temperature=0.0, use_cache=True)
+            return time.perf_counter() - start, time.process_time() - cpu, out[0]
+
+        sides = {
+            "this checkout": (generate_tokens, model),
+            revision: (old_generation.generate_tokens, old),
+        }
+        for generate, which in sides.values():
+            generate(which, [[1]], 8, eos_id=None, temperature=0.0)  # warm-up
+        wall: dict[str, list[float]] = {name: [] for name in sides}
+        cpu: dict[str, list[float]] = {name: [] for name in sides}
+        tokens: dict[str, list[int]] = {}
+        for r in range(rounds):
+            order = list(sides) if r % 2 == 0 else list(sides)[::-1]  # neither always first
+            for name in order:
+                seconds, cpu_seconds, tokens[name] = run(*sides[name])
+                wall[name].append(seconds)
+                cpu[name].append(cpu_seconds)
+    same = tokens["this checkout"] == tokens[revision]
+    lines = [
+        f"| code | KV cache, {n} tokens (tokens/s, median) | per CPU second | runs (tokens/s) |",
+        "|---|---:|---:|---|",
+    ]
+    for name in sides:
+        runs = ", ".join(f"{n / t:.0f}" for t in wall[name])
+        lines.append(
+            f"| {name} | {n / statistics.median(wall[name]):.0f} | "
+            f"{n / statistics.median(cpu[name]):.0f} | {runs} |"
+        )
+    ratio = statistics.median(wall[revision]) / statistics.median(wall["this checkout"])
+    lines.append(
+        f"\nThis checkout at {ratio:.2f}x the speed of `{revision}` (median wall time); "
+        f"same tokens: {'yes' if same else 'NO'}."
+    )
+    if not same:
+        raise SystemExit("\n".join(lines) + "\nthe two revisions decode different tokens")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
@@ -113,9 +195,22 @@ def main() -> None:
         action="store_true",
         help="only time cached decoding of the same model at d_model=8 (the calls, not the work)",
     )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="only time cached decoding of 512 tokens against git revision REV, in turn",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     load_before = os.getloadavg()[0]
+    if args.against:
+        table = against(args.against, args.rounds)
+        print(
+            f"{table}\n\n`--threads {args.threads} --rounds {args.rounds}`, torch "
+            f"{torch.__version__}, load average {load_before:.2f} before, "
+            f"{os.getloadavg()[0]:.2f} after."
+        )
+        return
     torch.manual_seed(0)
     model = TransformerLM(LMConfig(**CONFIG)).eval()
     if args.profile:

@@ -38,11 +38,12 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 KIT_FILES = ROOT / "scripts" / "kit"
 TORCH_SPEC = "torch==2.13.0"  # the project's pin (Makefile TORCH_SPEC, environment.yml)
-# The assets notebooks 07-11 load (attnbook.lm.generation.find_checkpoint, attnbook.ablation,
-# attnbook.lengths, attnbook.lm.qwen3.tiny_checkpoint): the course model and its log, the ablation
-# ladder's results, its length generalisation and its two probe models, and notebook 10's tiny
-# Qwen3 checkpoint with the logits transformers stored for it (generation_config.json is read
-# by transformers' own loader).
+# The assets notebooks 07-11 load (attnbook.lm.generation.find_checkpoint,
+# attnbook.experiments.ablation, attnbook.experiments.lengths,
+# attnbook.lm.qwen3.tiny_checkpoint): the course model and its log, the ablation ladder's
+# results, its length generalisation and its two probe models, and notebook 10's tiny Qwen3
+# checkpoint with the logits transformers stored for it (generation_config.json is read by
+# transformers' own loader).
 KIT_ASSETS = (
     "assets/checkpoints/email_cpu.pt",
     "assets/checkpoints/email_cpu_log.csv",

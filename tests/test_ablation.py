@@ -13,7 +13,7 @@ import torch
 from conftest import ROOT
 from matplotlib.figure import Figure
 
-import attnbook.ablation as ablation
+import attnbook.experiments.ablation as ablation
 from attnbook.lm.generation import KVCache, decode_step
 from attnbook.lm.model import LMConfig, TransformerLM
 from attnbook.lm.tokenizer import WordTokenizer

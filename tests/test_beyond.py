@@ -3,7 +3,7 @@
 The recurrence demonstrations run with the autograder's reference answers; the checks are
 run against the reference (it must pass) and against hand-made wrong answers (they must
 fail and name the mistake). The position probe runs on the two small decoders stored in
-assets/ablation/ by `python -m attnbook.ablation --probe-models`.
+assets/ablation/ by `attnbook ablate --probe-models`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
-import attnbook.ablation as ablation
 import attnbook.checks.nb09 as checks
 import attnbook.demos.nb09 as beyond
+import attnbook.experiments.ablation as ablation
 from attnbook.checks import CheckFailure
 from attnbook.grading import load_reference
 from attnbook.lm.model import LMConfig, TransformerLM

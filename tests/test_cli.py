@@ -56,14 +56,14 @@ def test_every_verb_has_help(argv, shown, capsys):
 
 def test_ablation_bar_says_which_run_of_how_many():
     """`attnbook ablate` trains one run per seed and variant; each bar says "run k of n"."""
-    from attnbook.ablation import AblationConfig, _RunBar
+    from attnbook.experiments.ablation import AblationConfig, _RunBar
     from attnbook.helptext import plain
 
     bar = _RunBar("learned", AblationConfig(seed=1), show=True, of=(2, 3))
     assert bar.bar.desc.startswith("run 2 of 3: learned seed 1")
     bar.bar.close()
-    typed = {"python -m attnbook.ablation": "attnbook ablate"}
-    assert plain("``a`` and `b` in python -m attnbook.ablation", typed) == (
+    typed = {"python -m attnbook.experiments.ablation": "attnbook ablate"}
+    assert plain("``a`` and `b` in python -m attnbook.experiments.ablation", typed) == (
         "a and b in attnbook ablate"
     )
 
@@ -220,7 +220,7 @@ def test_budget_bar_shows_the_honest_eta():
 def test_ablation_bar_counts_the_cpu_cap(monkeypatch):
     """A run stops at its last step or at its CPU-time cap: the bar's time left is the
     smaller of the two, so a run that the cap will stop early does not promise its steps."""
-    from attnbook import ablation
+    from attnbook.experiments import ablation
 
     config = dataclasses.replace(ablation.TINY_CONFIG, steps=100_000, time_cap_s=2.0)
     run_bar = ablation._RunBar("rope", config, show=True)

@@ -12,8 +12,8 @@ import pytest
 import torch
 from conftest import ROOT
 
-import attnbook.lengths as lengths
-from attnbook.ablation import build_model
+import attnbook.experiments.lengths as lengths
+from attnbook.experiments.ablation import build_model
 from attnbook.lm.corpus import DEFAULT_GRAMMAR
 from attnbook.lm.train import learning_rate
 

@@ -258,7 +258,7 @@ def test_08_quality_diversity_sweep_reads_as_the_text_says(shipped):
 
 
 def test_09_ladder_is_read_over_its_seeds_at_its_budget_and_the_rerun_ranks_a_pair():
-    from attnbook import ablation
+    from attnbook.experiments import ablation
 
     text = " ".join(_markdown("09_beyond").split())
     assert "at this budget" in text and "three seeds" in text
@@ -274,7 +274,7 @@ def test_09_ladder_is_read_over_its_seeds_at_its_budget_and_the_rerun_ranks_a_pa
 # -- 09: length generalisation (section 7 and its recap) -------------------------------------
 @pytest.fixture(scope="module")
 def lengths_stored():
-    from attnbook.lengths import load_lengths
+    from attnbook.experiments.lengths import load_lengths
 
     return load_lengths()
 
@@ -490,7 +490,7 @@ def test_11_beam_is_worse_than_greedy_where_the_model_overrates_a_reply(replies_
 def test_09_ladder_names_the_one_recipe_every_variant_trained_with():
     """Section 6's bullet on the shared recipe: the stored ladder's learning rate and warm-up
     are the ones the prose names, the same for every variant (one config for the file)."""
-    from attnbook.ablation import load_results
+    from attnbook.experiments.ablation import load_results
 
     text = " ".join(_markdown("09_beyond").split())
     config = load_results()["config"]

@@ -230,7 +230,7 @@ def _run_demo(source: str, graded: bool, slow: set = frozenset(), **given) -> tu
     ids=[f"{n}:{m.split('(')[0]}" for n, m, _ in SKIPPED_WHILE_GRADED],
 )
 def test_graded_run_skips_the_slow_demonstrations(name, marker, slow):
-    from attnbook.ablation import RERUN_PAIR
+    from attnbook.experiments.ablation import RERUN_PAIR
 
     source = _demo_cell(name, marker)
     given = {"RERUN_PAIR": RERUN_PAIR}  # unpacked before the skip in notebook 09

@@ -93,7 +93,7 @@ def _row(text: str, start: str) -> list[str]:
 
 
 def test_ablation_benchmark_shows_the_stored_table_and_floor():
-    from attnbook.ablation import load_results, results_table
+    from attnbook.experiments.ablation import load_results, results_table
 
     text = (ROOT / "benchmarks" / "results" / "ablation_cpu.md").read_text()
     results = load_results(ROOT / "assets" / "ablation" / "results.json")

@@ -308,8 +308,8 @@ def _one_token_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache) -> 
     `nn.Module.__call__`) with its packed weights, which send it down `TransformerBlock.step`.
     """
     start = cache.length
-    h = model.step_inputs(ids, start, cache.ends)  # (B, d): one row per sequence
-    turn = None if cache.turns is None else cache.turns[start]  # (3, 1, 1, d_k/2)
+    h = model.inputs(ids, start, cache.ends)[0].view(ids.shape[0], -1)  # (B, d): one row each
+    turn = None if cache.turns is None else cache.turns[start]  # (3, 1, 1, 1, d_k/2)
     # Autocast picks each product's dtype, which a buffer written with out= would not follow.
     buffers = cache.buffers
     if buffers is not None and torch.is_autocast_enabled(ids.device.type):
@@ -318,7 +318,7 @@ def _one_token_step(model: TransformerLM, ids: torch.Tensor, cache: KVCache) -> 
         slots = KVSlots(kv, start, start + 1, None, weights, turn, buffers)
         h = block.forward(h, cache=slots)
     cache.length = start + 1
-    return model.step_logits(h, cache.ends)[:, None]  # (B, 1, V)
+    return model.logits(h, cache.ends)[:, None]  # (B, 1, V)
 
 
 # ---------------------------------------------------------------------------------------------

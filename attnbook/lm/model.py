@@ -13,8 +13,10 @@ kernel of each device (CPU, CUDA, MPS) does the work. Queries, keys and values a
 combined by ``CausalSelfAttention.attend``. A key/value cache for generation is passed into
 the same blocks (`KVSlots`): `attnbook.lm.generation.decode_step` has no block of its own.
 For one new token per row, with no hook on any module, the block's ``forward`` hands over to
-its ``step`` method: the same branches on weights packed once per cache (`BlockWeights`),
-called functionally, since at batch 1 the per-call cost of modules outweighs the arithmetic.
+its ``step`` method, which runs the same branches (`TransformerBlock._branches`,
+`CausalSelfAttention.forward`, `FeedForward.forward`) with the modules' layers swapped for
+callables packed once per cache (`BlockWeights`: `Affine`, `Norm`), on rows (B, d): at
+batch 1 the per-call cost of modules outweighs the arithmetic.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from __future__ import annotations
 import contextlib
 import math
 import pickle
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, NamedTuple, cast
 
@@ -46,6 +50,8 @@ __all__ = [
     "rotate_pairs",
     "turn_pairs",
     "qkv_turns",
+    "Affine",
+    "Norm",
     "save_checkpoint",
     "load_checkpoint",
     "pick_device",
@@ -53,6 +59,9 @@ __all__ = [
 ]
 
 POSITION_OPTIONS = ("sinusoidal", "learned", "rope", "none")
+# RoPE as the blocks take it: (cos, sin) tables, or a step's complex turns (`qkv_turns`)
+Rope = tuple[torch.Tensor, torch.Tensor] | torch.Tensor
+Layer = Callable[[torch.Tensor], torch.Tensor]  # a module, or a packed layer of a step
 NORM_OPTIONS = ("pre", "post")
 
 
@@ -179,47 +188,88 @@ def turn_pairs(x: torch.Tensor, turn: torch.Tensor) -> torch.Tensor:
 
 
 def qkv_turns(cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """The RoPE turns of stacked queries, keys and values at each position: (L, 3, 1, 1,
+    """The RoPE turns of stacked queries, keys and values at each position: (L, 3, 1, 1, 1,
     d_k/2) complex from cos and sin (L, d_k/2), q and k turned by the angle, v by 0 (times 1),
-    so one product turns a token's (3, h, 1, d_k/2) pairs. Made once per cache
-    (`KVSlots.turn`)."""
+    so one product turns a token's (3, B, h, 1, d_k/2) pairs (`CausalSelfAttention.heads_qkv`)
+    and leaves its key and value side by side. Made once per cache (`KVSlots.turn`)."""
     dtype = cos.dtype if cos.dtype in _COMPLEX else torch.float32
     turn = torch.complex(cos.to(dtype), sin.to(dtype))  # (L, d_k/2)
     stacked = torch.stack((turn, turn, torch.ones_like(turn)), dim=1)  # (L, 3, d_k/2)
-    return stacked[:, :, None, None]  # (L, 3, 1, 1, d_k/2): broadcasts over heads
+    return stacked[:, :, None, None, None]  # (L, 3, 1, 1, 1, d_k/2): over B, heads, one token
+
+
+class Affine(partial):
+    """A linear map packed for rows x (B, d): ``Affine(bias, weight_t)(x, out=None)`` is
+    ``torch.addmm(bias, x, weight_t)``, the product ``F.linear`` computes for rows, without
+    its own transpose per call. ``weight_t`` is ``weight.t()``, a view of the parameter. A
+    `functools.partial`, so that a call costs no Python frame; ``[0]`` and ``[1]`` read the
+    bias and ``weight_t`` back."""
+
+    __slots__ = ()
+
+    def __new__(cls, bias: torch.Tensor, weight_t: torch.Tensor) -> Affine:
+        return super().__new__(cls, torch.addmm, bias, mat2=weight_t)
+
+    @property
+    def bias(self) -> torch.Tensor:
+        return self.args[0]  # (d_out,)
+
+    @property
+    def weight_t(self) -> torch.Tensor:
+        return self.keywords["mat2"]  # (d_in, d_out)
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return (self.bias, self.weight_t)[index]
+
+
+class Norm(partial):
+    """A LayerNorm packed as a call of ``torch.layer_norm``, the op ``F.layer_norm`` calls
+    after reading a backend flag, which costs as much as the op itself on one row."""
+
+    __slots__ = ()
+
+    def __new__(cls, ln: nn.LayerNorm) -> Norm:
+        return super().__new__(
+            cls,
+            torch.layer_norm,
+            normalized_shape=tuple(ln.normalized_shape),
+            weight=ln.weight,
+            bias=ln.bias,
+            eps=ln.eps,
+        )
 
 
 class BlockWeights(NamedTuple):
-    """One block's weights gathered once per cache for the one-token step (`TransformerBlock.
-    step`): each entry is the argument tuple of its functional call, so a step reads no
-    module attribute. A linear map is ``(bias, weight.t())`` for ``torch.addmm(bias, x,
-    weight.t())``, the product ``F.linear`` computes for rows (B, d), without its own
-    transpose per call. The tensors are the parameters themselves (``.t()`` is a view),
-    except ``qkv``, `CausalSelfAttention.qkv_projection` made at packing time: a cache
-    belongs to the weights that filled it."""
+    """One block's layers packed once per cache for the one-token step (`TransformerBlock.
+    step`): each a callable on rows (B, d) that reads no module attribute, so that the
+    block's own branches run on them in place of its modules. The tensors are the parameters
+    themselves (``.t()`` is a view), except ``qkv``, `CausalSelfAttention.qkv_projection`
+    made at packing time: a cache belongs to the weights that filled it."""
 
-    ln1: tuple  # (normalized_shape, weight, bias, eps) for torch.layer_norm
-    qkv: tuple[torch.Tensor, torch.Tensor]  # stacked W_Q, W_K, W_V: bias (3d,), weight.t() (d, 3d)
-    out: tuple[torch.Tensor, torch.Tensor]  # W_O: (d,), (d, d)
-    ln2: tuple
-    fc_in: tuple[torch.Tensor, torch.Tensor]  # (d_hidden,), (d, d_hidden)
-    fc_out: tuple[torch.Tensor, torch.Tensor]  # (d,), (d_hidden, d)
-    gelu: str  # the GELU's ``approximate``
+    ln1: Norm
+    qkv: Affine  # stacked W_Q, W_K, W_V: bias (3d,), weight.t() (d, 3d)
+    out: Affine  # W_O: (d,), (d, d)
+    ln2: Norm
+    fc_in: Affine  # (d_hidden,), (d, d_hidden)
+    act: Layer  # the MLP's GELU, with its ``approximate``
+    fc_out: Affine  # (d,), (d_hidden, d)
+    # What `TransformerBlock._branches` runs in a step: (ln1, the attention's forward, ln2,
+    # the MLP's forward on fc_in, act and fc_out, no dropout), bound once.
+    layers: tuple[Layer, Callable[..., torch.Tensor], Layer, Layer, Layer]
 
     @property
     def projection(self) -> tuple[torch.Tensor, torch.Tensor]:
         """``qkv`` as `CausalSelfAttention.qkv_projection` returns it: (weight, bias)."""
-        bias, weight_t = self.qkv
-        return weight_t.t(), bias
+        return self.qkv.weight_t.t(), self.qkv.bias
 
 
 class EndWeights(NamedTuple):
-    """The model's ends packed like `BlockWeights` for the one-token step
-    (`TransformerLM.step_inputs`, `TransformerLM.step_logits`)."""
+    """The model's ends packed like `BlockWeights` for the one-token step (`TransformerLM.
+    inputs` and `TransformerLM.logits` with ``ends``)."""
 
     embed: torch.Tensor  # (V, d): the token embedding's table
-    ln_final: tuple  # (normalized_shape, weight, bias, eps) for torch.layer_norm
-    head: tuple[torch.Tensor, torch.Tensor]  # (V,), (d, V)
+    ln_final: Norm
+    head: Affine  # (V,), (d, V)
 
 
 class StepBuffers(NamedTuple):
@@ -229,10 +279,12 @@ class StepBuffers(NamedTuple):
     so a step builds no view of its own (`CausalSelfAttention.step_buffers`)."""
 
     qkv: torch.Tensor  # (B, 3d): the stacked product
-    pairs: torch.Tensor | None  # complex view of qkv, (B, 3, h, 1, d_k/2); None without RoPE
-    turned: torch.Tensor | None  # complex (B, 3, h, 1, d_k/2): pairs times the turn
+    pairs: torch.Tensor | None  # complex view of qkv, (3, B, h, 1, d_k/2); None without RoPE
+    turned: torch.Tensor | None  # complex (3, B, h, 1, d_k/2): pairs times the turn
     q: torch.Tensor  # (B, h, 1, d_k) view of the turned (or, without RoPE, the plain) product
-    kv: torch.Tensor  # (B, 2, h, 1, d_k): the new key and value, as a cache slot holds them
+    k: torch.Tensor  # (B, h, 1, d_k), as q
+    v: torch.Tensor  # (B, h, 1, d_k), as q
+    kv: torch.Tensor  # (B, 2, h, 1, d_k): k and v, as a cache slot holds them
 
 
 class KVSlots(NamedTuple):
@@ -244,10 +296,10 @@ class KVSlots(NamedTuple):
 
     ``weights`` given: the one-token step. Each row feeds one new token (``end = start + 1``)
     over an unpadded cache, no module carries a hook, the token vectors travel as rows
-    (B, d), and the block runs on its packed `BlockWeights` with functional calls: the same
-    arithmetic as its modules, without their per-call cost. ``turn``: that token's
-    `qkv_turns` row (3, 1, 1, d_k/2), None without RoPE. ``buffers``: the cache's
-    `StepBuffers`, written in place (None: fresh tensors, as under autocast).
+    (B, d), and the block's branches run on its packed `BlockWeights`: the same arithmetic
+    as its modules, without their per-call cost. ``turn``: that token's `qkv_turns` row
+    (3, 1, 1, 1, d_k/2), None without RoPE. ``buffers``: the cache's `StepBuffers`, written
+    in place (None: fresh tensors, as under autocast).
     """
 
     kv: torch.Tensor
@@ -257,6 +309,17 @@ class KVSlots(NamedTuple):
     weights: BlockWeights | None = None
     turn: torch.Tensor | None = None
     buffers: StepBuffers | None = None
+
+    def store(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Write keys and values (B, h, end - start, d_k) into the slots; returns every cached
+        key and value, (B, h, end, d_k) each."""
+        slots = self.kv.narrow(3, self.start, self.end - self.start)  # (B, 2, h, new, d_k)
+        if self.buffers is not None and self.weights is not None:
+            slots.copy_(self.buffers.kv)  # a step's k and v are views of it: one copy
+        else:
+            slots[:, 0], slots[:, 1] = k, v
+        keys, values = self.kv.narrow(3, 0, self.end).unbind(1)
+        return keys, values
 
 
 class CausalSelfAttention(nn.Module):
@@ -286,29 +349,44 @@ class CausalSelfAttention(nn.Module):
     def heads_qkv(
         self,
         x: torch.Tensor,
-        rope: tuple[torch.Tensor, torch.Tensor] | None = None,
+        rope: Rope | None = None,
         projection: tuple[torch.Tensor, torch.Tensor] | None = None,
+        step: KVSlots | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Queries, keys and values per head, each (B, h, L, d_k), RoPE applied to q and k.
 
         ``rope`` is (cos, sin) already gathered at the tokens' absolute positions, each
-        broadcastable to (B, 1, L, d_k/2). ``projection``: `qkv_projection` if already made.
-        A KV cache stores the k and v returned here.
+        broadcastable to (B, 1, L, d_k/2), or a step's turns (`qkv_turns`).
+        ``projection``: `qkv_projection` if already made. ``step``: a one-token step's slots
+        (`KVSlots.weights` given): x is rows (B, d), multiplied by the packed stacked weights,
+        into the step's buffers when it has them (L = 1). A KV cache stores the k and v
+        returned here.
         """
-        B, L, _ = x.shape
-        h, d_k = self.n_heads, self.d_k
-        if _has_hooks(self.W_Q, self.W_K, self.W_V):
+        B, h, d_k = x.shape[0], self.n_heads, self.d_k
+        weights = None if step is None else step.weights
+        buffers = None if step is None else step.buffers
+        if weights is not None and buffers is not None:
+            # Written in place, read through views the cache made once.
+            weights.qkv(x, out=buffers.qkv)  # (B, 3d)
+            if buffers.pairs is not None and isinstance(rope, torch.Tensor):
+                torch.mul(buffers.pairs, rope, out=buffers.turned)  # q and k turned, v as it was
+            return buffers.q, buffers.k, buffers.v
+        if weights is not None:
+            qkv = weights.qkv(x)  # (B, 3d): one row per sequence
+        elif _has_hooks(self.W_Q, self.W_K, self.W_V):
             # A hook on one of the layers (notebook 07's head ablation hooks W_V) sees it called.
-            qkv = torch.stack((self.W_Q(x), self.W_K(x), self.W_V(x)))  # (3, B, L, d)
-            qkv = qkv.view(3, B, L, h, d_k).transpose(2, 3)  # (3, B, h, L, d_k)
+            qkv = torch.cat((self.W_Q(x), self.W_K(x), self.W_V(x)), dim=-1)  # (B, L, 3d)
         else:
             weight, bias = self.qkv_projection() if projection is None else projection
-            # One product for q, k and v: (B, L, 3d) viewed as (3, B, h, L, d_k).
-            qkv = F.linear(x, weight, bias).view(B, L, 3, h, d_k).permute(2, 0, 3, 1, 4)
+            qkv = F.linear(x, weight, bias)  # (B, L, 3d): one product for q, k and v
+        heads = qkv.view(B, -1, 3, h, d_k).permute(2, 0, 3, 1, 4)  # (3, B, h, L, d_k)
         if rope is None:
-            return qkv[0], qkv[1], qkv[2]
-        qk = rotate_pairs(qkv[:2], *rope)  # (2, B, h, L, d_k): q and k turned in one call
-        return qk[0], qk[1], qkv[2]
+            return heads[0], heads[1], heads[2]
+        if isinstance(rope, torch.Tensor):  # a step's `qkv_turns`: q and k turned, v as it was
+            heads = turn_pairs(heads, rope)  # (3, B, h, 1, d_k)
+            return heads[0], heads[1], heads[2]
+        qk = rotate_pairs(heads[:2], *rope)  # (2, B, h, L, d_k): q and k turned in one call
+        return qk[0], qk[1], heads[2]
 
     def attend(
         self,
@@ -346,7 +424,7 @@ class CausalSelfAttention(nn.Module):
     def forward(
         self,
         x: torch.Tensor,
-        rope: tuple[torch.Tensor, torch.Tensor] | None = None,
+        rope: Rope | None = None,
         allowed: torch.Tensor | None = None,
         live_rows: torch.Tensor | None = None,
         cache: KVSlots | None = None,
@@ -354,40 +432,15 @@ class CausalSelfAttention(nn.Module):
     ) -> torch.Tensor:
         """Self-attention of x (B, L, d) -> (B, L, d); see `heads_qkv` and `attend`. With a
         ``cache`` the new keys and values are stored in its slots and the queries attend over
-        every cached token; with its packed ``weights``, through `step`."""
-        if cache is not None and cache.weights is not None:
-            return self.step(x, cache)
-        q, k, v = self.heads_qkv(x, rope, None if cache is None else cache.projection)
+        every cached token; with its packed ``weights``, x and the result are rows (B, d) and
+        the products are those weights' (`TransformerBlock.step`)."""
+        weights = None if cache is None else cache.weights
+        projection = None if cache is None else cache.projection
+        q, k, v = self.heads_qkv(x, rope, projection, cache if weights is not None else None)
         if cache is not None:
-            cache.kv[:, 0, :, cache.start : cache.end] = k
-            cache.kv[:, 1, :, cache.start : cache.end] = v
-            k, v = cache.kv[:, :, :, : cache.end].unbind(1)  # (B, h, end, d_k) each
-        return self.W_O(self.attend(q, k, v, allowed, live_rows, causal))  # (B, L, d)
-
-    def step(self, x: torch.Tensor, cache: KVSlots) -> torch.Tensor:
-        """`forward` of one new token per row, rows x (B, d) -> (B, d), on the packed weights
-        of ``cache`` (`KVSlots.weights`): `heads_qkv`'s stacked product, q, k and v turned by
-        one product, the new key and value written into slot ``start``, then `attend` over
-        every cached token and ``W_O``."""
-        weights, buffers, turn = cache.weights, cache.buffers, cache.turn
-        assert weights is not None, "cache: step needs KVSlots.weights"
-        B, d = x.shape
-        bias, weight_t = weights.qkv
-        if buffers is not None:
-            torch.addmm(bias, x, weight_t, out=buffers.qkv)  # (B, 3d)
-            if buffers.pairs is not None and turn is not None:
-                torch.mul(buffers.pairs, turn, out=buffers.turned)  # q and k turned, v as it was
-            q, kv = buffers.q, buffers.kv  # (B, h, 1, d_k), (B, 2, h, 1, d_k)
-        else:
-            qkv = torch.addmm(bias, x, weight_t).view(B, 3, self.n_heads, 1, -1)
-            if turn is not None:
-                qkv = turn_pairs(qkv, turn)  # (B, 3, h, 1, d_k): q and k turned, v as it was
-            q, kv = qkv[:, 0], qkv[:, 1:]  # (B, h, 1, d_k), (B, 2, h, 1, d_k)
-        cache.kv.narrow(3, cache.start, 1).copy_(kv)  # key and value into slot start
-        k, v = cache.kv.narrow(3, 0, cache.end).unbind(1)  # (B, h, end, d_k) each
-        y = self.attend(q, k, v, causal=False).view(B, d)  # (B, d)
-        bias, weight_t = weights.out
-        return torch.addmm(bias, y, weight_t)  # (B, d)
+            k, v = cache.store(k, v)  # (B, h, end, d_k) each
+        y = self.attend(q, k, v, allowed, live_rows, causal)  # (B, L, d)
+        return self.W_O(y) if weights is None else weights.out(y.view(x.shape))  # rows (B, d)
 
     def step_buffers(self, batch_size: int, rope: bool, like: torch.Tensor) -> StepBuffers | None:
         """`StepBuffers` for ``batch_size`` rows in the dtype and on the device of ``like``;
@@ -397,13 +450,14 @@ class CausalSelfAttention(nn.Module):
             return None
         h, d_k = self.n_heads, self.d_k
         qkv = like.new_empty(batch_size, 3 * h * d_k)  # (B, 3d)
+        heads = qkv.view(batch_size, 1, 3, h, d_k).permute(2, 0, 3, 1, 4)  # as `heads_qkv`
         pairs = turned = None
-        heads = qkv.view(batch_size, 3, h, 1, d_k)  # (B, 3, h, 1, d_k)
         if rope:
-            pairs = torch.view_as_complex(heads.unflatten(-1, (-1, 2)))  # (B, 3, h, 1, d_k/2)
+            pairs = torch.view_as_complex(heads.unflatten(-1, (-1, 2)))  # (3, B, h, 1, d_k/2)
             turned = torch.empty_like(pairs)
-            heads = torch.view_as_real(turned).flatten(-2)  # (B, 3, h, 1, d_k)
-        return StepBuffers(qkv, pairs, turned, heads[:, 0], heads[:, 1:])
+            heads = torch.view_as_real(turned).flatten(-2)  # (3, B, h, 1, d_k)
+        kv = heads[1:].transpose(0, 1)  # (B, 2, h, 1, d_k)
+        return StepBuffers(qkv, pairs, turned, heads[0], kv[:, 0], kv[:, 1], kv)
 
 
 class FeedForward(nn.Module):
@@ -415,14 +469,13 @@ class FeedForward(nn.Module):
         self.act = nn.GELU()
         self.fc_out = nn.Linear(config.hidden, config.d_model)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fc_out(self.act(self.fc_in(x)))  # (B, L, d) -> (B, L, d_hidden) -> (B, L, d)
-
-    def step(self, x: torch.Tensor, weights: BlockWeights) -> torch.Tensor:
-        """`forward` of rows x (B, d) on the packed weights of a one-token step (`BlockWeights`)."""
-        (b_in, w_in), (b_out, w_out) = weights.fc_in, weights.fc_out
-        hidden = F.gelu(torch.addmm(b_in, x, w_in), approximate=weights.gelu)  # (B, d_hidden)
-        return torch.addmm(b_out, hidden, w_out)  # (B, d)
+    def forward(
+        self, x: torch.Tensor, layers: tuple[Layer, Layer, Layer] | None = None
+    ) -> torch.Tensor:
+        """(B, L, d) -> (B, L, d_hidden) -> (B, L, d); with ``layers`` (a one-token step's
+        packed fc_in, act and fc_out, `BlockWeights`), rows (B, d) through them."""
+        fc_in, act, fc_out = (self.fc_in, self.act, self.fc_out) if layers is None else layers
+        return fc_out(act(fc_in(x)))
 
 
 class TransformerBlock(nn.Module):
@@ -440,61 +493,75 @@ class TransformerBlock(nn.Module):
     def forward(
         self,
         h: torch.Tensor,
-        rope: tuple[torch.Tensor, torch.Tensor] | None = None,
+        rope: Rope | None = None,
         allowed: torch.Tensor | None = None,
         live_rows: torch.Tensor | None = None,
         cache: KVSlots | None = None,
         causal: bool | None = None,
     ) -> torch.Tensor:
-        """(B, L, d) -> (B, L, d); ``cache`` and ``causal`` as in `CausalSelfAttention`."""
+        """(B, L, d) -> (B, L, d); ``cache`` and ``causal`` as in `CausalSelfAttention`. A
+        cache with packed weights goes to `step`."""
         if cache is not None and cache.weights is not None:
             return self.step(h, cache)
         drop = self.drop if self.training else _unchanged  # one call less per branch and token
-        if self.pre_norm:
-            # U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)): the bypass carries H untouched.
-            u = h + drop(self.attn(self.ln1(h), rope, allowed, live_rows, cache, causal))
-            return u + drop(self.mlp(self.ln2(u)))
-        # Post-norm, U = LN1(H + MHA(H)), H_out = LN2(U + MLP(U)), kept for the ablation.
-        u = self.ln1(h + drop(self.attn(h, rope, allowed, live_rows, cache, causal)))
-        return self.ln2(u + drop(self.mlp(u)))
+        layers = (self.ln1, self.attn, self.ln2, self.mlp, drop)
+        return self._branches(h, layers, (rope, allowed, live_rows, cache, causal))
 
     def step(self, h: torch.Tensor, cache: KVSlots) -> torch.Tensor:
         """`forward` of one new token per row, rows h (B, d) -> (B, d), on the packed weights
-        of ``cache`` (`KVSlots.weights`): the same residual branches, evaluation only."""
+        of ``cache`` (`KVSlots.weights`): the same branches (`_branches`), evaluation only,
+        with the packed layers and the submodules' ``forward`` called directly (the caller
+        made sure that no hook would run)."""
         weights = cache.weights
         assert weights is not None, "cache: step needs KVSlots.weights"
-        # torch.layer_norm is the op F.layer_norm calls after reading a backend flag, which
-        # costs as much as the op itself on one row.
+        return self._branches(h, weights.layers, (cache.turn, None, None, cache, False))
+
+    def _branches(
+        self,
+        h: torch.Tensor,
+        layers: tuple[Layer, Callable[..., torch.Tensor], Layer, Layer, Layer],
+        attn_args: tuple,
+    ) -> torch.Tensor:
+        """The two residual branches of the block on h, given its layers ``(ln1, attn, ln2,
+        mlp, drop)`` and the arguments of ``attn`` after its input (positional, as forward
+        hooks on the attention see them: rope, allowed, live_rows, cache, causal)."""
+        ln1, attn, ln2, mlp, drop = layers
         if self.pre_norm:
-            u = h + self.attn.step(torch.layer_norm(h, *weights.ln1), cache)
-            return u + self.mlp.step(torch.layer_norm(u, *weights.ln2), weights)
-        u = torch.layer_norm(h + self.attn.step(h, cache), *weights.ln1)
-        return torch.layer_norm(u + self.mlp.step(u, weights), *weights.ln2)
+            # U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U)): the bypass carries H untouched.
+            u = h + drop(attn(ln1(h), *attn_args))
+            return u + drop(mlp(ln2(u)))
+        # Post-norm, U = LN1(H + MHA(H)), H_out = LN2(U + MLP(U)), kept for the ablation.
+        u = ln1(h + drop(attn(h, *attn_args)))
+        return ln2(u + drop(mlp(u)))
 
     def packed_weights(self) -> BlockWeights:
         """This block's `BlockWeights`, which a cache makes once for its one-token steps."""
         attn, mlp = self.attn, self.mlp
+        ln1, ln2 = Norm(self.ln1), Norm(self.ln2)
+        fc_in = _for_addmm(mlp.fc_in.weight, mlp.fc_in.bias, "fc_in")
+        act = partial(F.gelu, approximate=mlp.act.approximate)
+        fc_out = _for_addmm(mlp.fc_out.weight, mlp.fc_out.bias, "fc_out")
+        mlp_step = partial(mlp.forward, layers=(fc_in, act, fc_out))
         return BlockWeights(
-            ln1=(self.ln1.normalized_shape, self.ln1.weight, self.ln1.bias, self.ln1.eps),
+            ln1=ln1,
             qkv=_for_addmm(*attn.qkv_projection(), "W_Q, W_K, W_V"),
             out=_for_addmm(attn.W_O.weight, attn.W_O.bias, "W_O"),
-            ln2=(self.ln2.normalized_shape, self.ln2.weight, self.ln2.bias, self.ln2.eps),
-            fc_in=_for_addmm(mlp.fc_in.weight, mlp.fc_in.bias, "fc_in"),
-            fc_out=_for_addmm(mlp.fc_out.weight, mlp.fc_out.bias, "fc_out"),
-            gelu=mlp.act.approximate,
+            ln2=ln2,
+            fc_in=fc_in,
+            act=act,
+            fc_out=fc_out,
+            layers=(ln1, attn.forward, ln2, mlp_step, _unchanged),
         )
 
 
-def _for_addmm(
-    weight: torch.Tensor, bias: torch.Tensor | None, name: str
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The linear map ``name`` as `BlockWeights` holds it: ``(bias, weight.t())``."""
+def _for_addmm(weight: torch.Tensor, bias: torch.Tensor | None, name: str) -> Affine:
+    """The linear map ``name`` as `BlockWeights` holds it: ``Affine(bias, weight.t())``."""
     if bias is None:
         raise ValueError(
             f"{name}: the one-token step expected a linear map with a bias "
             f"(torch.addmm adds it in the product), got bias=None"
         )
-    return bias, weight.t()
+    return Affine(bias, weight.t())
 
 
 def _unchanged(x: torch.Tensor) -> torch.Tensor:
@@ -587,9 +654,10 @@ class TransformerLM(nn.Module):
                 nn.init.ones_(module.weight)
                 nn.init.zeros_(module.bias)
 
-    def embed_tokens(self, idx: torch.Tensor) -> torch.Tensor:
-        """Token vectors (B, L, d) of ids (B, L), times sqrt(d_model) with ``embed_scale``."""
-        h = self.embed(idx)  # (B, L, d)
+    def embed_tokens(self, idx: torch.Tensor, ends: EndWeights | None = None) -> torch.Tensor:
+        """Token vectors (B, L, d) of ids (B, L), times sqrt(d_model) with ``embed_scale``;
+        ``ends``: the packed table of a one-token step, looked up without the module."""
+        h = self.embed(idx) if ends is None else F.embedding(idx, ends.embed)  # (B, L, d)
         return h * math.sqrt(self.config.d_model) if self.config.embed_scale else h
 
     def num_parameters(self) -> int:
@@ -617,13 +685,15 @@ class TransformerLM(nn.Module):
         return self.logits(h)  # (B, L, V)
 
     def inputs(
-        self, idx: torch.Tensor, positions: torch.Tensor | int
+        self, idx: torch.Tensor, positions: torch.Tensor | int, ends: EndWeights | None = None
     ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None]:
         """The first block's input (B, L, d) and the RoPE tables, for ids (B, L) at absolute
         ``positions``: a tensor (B or 1, L), or an int ``start`` for positions start .. start
         + L - 1 in every row. Returns the token embedding plus the absolute position signal,
-        or the (cos, sin) tables gathered once for every block (None without RoPE)."""
-        h = self.embed_tokens(idx)  # (B, L, d)
+        or the (cos, sin) tables gathered once for every block (None without RoPE).
+        ``ends``: a one-token step's `EndWeights` (see `embed_tokens`), whose RoPE turns come
+        from its cache (`qkv_turns`) instead of the tables."""
+        h = self.embed_tokens(idx, ends)  # (B, L, d)
         rope = None
         kind = self.config.positions
         if isinstance(positions, int):
@@ -633,7 +703,7 @@ class TransformerLM(nn.Module):
                 h = h + self.pos(torch.arange(positions, end, device=idx.device)[None])
             elif kind == "sinusoidal":
                 h = h + self.sinusoids[positions:end]  # (B, L, d) + (L, d)
-            elif kind == "rope":
+            elif kind == "rope" and ends is None:  # a step's turns come from its cache
                 rope = (self.rope_cos[positions:end], self.rope_sin[positions:end])  # (L, d_k/2)
         elif kind == "learned":
             h = h + self.pos(positions)  # (B, L, d) + (B or 1, L, d)
@@ -647,31 +717,20 @@ class TransformerLM(nn.Module):
             )
         return (self.drop(h) if self.training else h), rope
 
-    def logits(self, h: torch.Tensor) -> torch.Tensor:
-        """The last block's output (B, L, d) -> next-token logits (B, L, V) in float32."""
-        return self.head(self.ln_final(h)).float()
+    def logits(self, h: torch.Tensor, ends: EndWeights | None = None) -> torch.Tensor:
+        """The last block's output (B, L, d) -> next-token logits (B, L, V) in float32; with
+        ``ends`` (a one-token step's `EndWeights`), rows (B, d) -> (B, V)."""
+        if ends is None:
+            return self.head(self.ln_final(h)).float()
+        return ends.head(ends.ln_final(h)).float()
 
     def packed_ends(self) -> EndWeights:
         """The token table, final LayerNorm and head as `EndWeights`, made once per cache."""
-        ln = self.ln_final
         return EndWeights(
             embed=self.embed.weight,
-            ln_final=(ln.normalized_shape, ln.weight, ln.bias, ln.eps),
+            ln_final=Norm(self.ln_final),
             head=_for_addmm(self.head.weight, self.head.bias, "head"),
         )
-
-    def step_inputs(self, ids: torch.Tensor, start: int, ends: EndWeights) -> torch.Tensor:
-        """`inputs` of one token per row (ids (B, 1), every row at position ``start``) as rows
-        (B, d), for the one-token step; the RoPE turn comes from the cache instead."""
-        B = ids.shape[0]
-        if self.config.positions in ("learned", "sinusoidal") or self.config.embed_scale:
-            return self.inputs(ids, start)[0].view(B, -1)  # a position vector to add
-        return F.embedding(ids, ends.embed).view(B, -1)  # (B, d)
-
-    def step_logits(self, h: torch.Tensor, ends: EndWeights) -> torch.Tensor:
-        """`logits` of rows h (B, d) -> (B, V) in float32, on `EndWeights`."""
-        bias, weight_t = ends.head
-        return torch.addmm(bias, torch.layer_norm(h, *ends.ln_final), weight_t).float()  # (B, V)
 
     def _check_idx(self, idx: torch.Tensor) -> tuple[int, int]:
         if idx.dim() != 2 or idx.dtype not in (torch.int64, torch.int32):

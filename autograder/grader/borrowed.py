@@ -176,7 +176,7 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             "attnbook.lm.model.FeedForward",
             "attnbook.lm.model.load_checkpoint",
             "attnbook.lm.train.load_trained",
-            "attnbook.ablation.build_model",
+            "attnbook.experiments.ablation.build_model",
             *TORCH_DECODER,
         ),
         "count_parameters": (

@@ -6,7 +6,7 @@
 The question Kazemnejad et al. (2023) asked of decoders without positions: a model trained
 only on short sequences, how well does it predict longer ones? Each variant of the ablation
 ladder (default: no positions, RoPE, learned positions) trains with the ladder's own model,
-optimiser and loop (`attnbook.ablation.run_variant`) on emails of at most
+optimiser and loop (`attnbook.experiments.ablation.run_variant`) on emails of at most
 ``LengthConfig.train_max_tokens`` tokens, and is then scored on held-out emails in length
 bands (``LengthConfig.bands``): the first band is the training lengths, the others lie
 beyond them. Lengths count tokens as the model reads them, ``<BOS>`` and ``<EOS>`` included.
@@ -40,7 +40,7 @@ import torch
 import torch.nn.functional as F
 from matplotlib.figure import Figure
 
-from attnbook.ablation import (
+from attnbook.experiments.ablation import (
     DEFAULT_OUT,
     VARIANTS,
     AblationConfig,

@@ -1,10 +1,10 @@
 """The ablation ladder: what positions, norms, tied embeddings and the causal mask buy.
 
-    python -m attnbook.ablation                          # every variant and seed, ~100 CPU s each
-    python -m attnbook.ablation --jobs 2 --threads 1     # two runs at a time
-    python -m attnbook.ablation --variant learned        # rerun one: 3 seeds, ~7 min on 2 cores
-    python -m attnbook.ablation --steps 40 --out /tmp/ab # a quick look with a tiny budget
-    python -m attnbook.ablation --lengths                # length generalisation (attnbook.lengths)
+    attnbook ablate                          # every variant and seed, ~100 CPU s each
+    attnbook ablate --jobs 2 --threads 1     # two runs at a time
+    attnbook ablate --variant learned        # rerun one: 3 seeds, ~7 min on 2 cores
+    attnbook ablate --steps 40 --out /tmp/ab # a quick look with a tiny budget
+    attnbook ablate --lengths                # length generalisation (attnbook.experiments.lengths)
 
 Each variant changes ONE design choice of the reference decoder (`attnbook.lm.model.TransformerLM`:
 RoPE, pre-norm, untied embeddings, causal mask) and trains it on the email corpus with the
@@ -54,6 +54,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -95,7 +96,7 @@ __all__ = [
     "results_table",
 ]
 
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "assets" / "ablation"
+DEFAULT_OUT = Path(__file__).resolve().parents[2] / "assets" / "ablation"  # above attnbook/
 RUNS_OUT = Path("runs") / "ablation"  # the command line's default: outside version control
 
 # name -> (group, label, LMConfig overrides). "rope" is the reference decoder itself: RoPE,
@@ -470,7 +471,7 @@ def _store(out: Path, config: AblationConfig, record: dict) -> dict:
             results = {}  # another budget: start afresh rather than mix budgets
         results["config"] = _shared(config)
         results["floor"], results["floor_se"] = record["floor"], record["floor_se"]
-        results["command"] = "python -m attnbook.ablation"
+        results["command"] = "attnbook ablate"
         results["torch"] = torch.__version__
         stored = results.setdefault("variants", {})
         entry = stored.setdefault(
@@ -581,7 +582,7 @@ def stored_dir() -> Path:
             return root / "assets" / "ablation"
     raise FileNotFoundError(
         f"no assets/ablation/results.json next to the package or above "
-        f"{here}; run `python -m attnbook.ablation`"
+        f"{here}; run `attnbook ablate`"
     )
 
 
@@ -715,12 +716,14 @@ def ranking(records: dict[str, dict], metric: str = RERUN_METRIC) -> list[str]:
     return sorted(records, key=lambda name: sign * records[name][metric])
 
 
-def _parse_args(
-    argv: list[str] | None, prog: str = "python -m attnbook.ablation"
-) -> argparse.Namespace:
+PROG = "python -m attnbook.experiments.ablation"
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The ladder's command-line options (the command line module adds ``--lengths``)."""
     parser = argparse.ArgumentParser(
         prog=prog,
-        description=plain(__doc__, {"python -m attnbook.ablation": prog}),
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--variant", action="append", choices=list(VARIANTS),
@@ -745,27 +748,17 @@ def _parse_args(
         action="store_true",
         help="instead: train and store the two decoders of the position probe",
     )
-    parser.add_argument("--lengths", action="store_true",
-                        help="instead: length generalisation (attnbook.lengths): train on "
-                        "emails of at most 24 tokens, score held-out emails per length band; "
-                        "variants none, rope, learned unless --variant; 1000 steps unless "
-                        "--steps; writes lengths.json and lengths.png")  # fmt: skip
-    return parser.parse_args(argv)
+    return parser
 
 
-def main(argv: list[str] | None = None, prog: str = "python -m attnbook.ablation") -> dict:
-    args = _parse_args(argv, prog)
+Budget = TypeVar("Budget", bound="AblationConfig")
+
+
+def configured(args: argparse.Namespace, config: Budget) -> Budget:
+    """``config`` with the budget options of ``args`` (from `parser`) applied, and ``args.out``
+    resolved to its default where not given."""
     if args.out is None:
         args.out = str(DEFAULT_OUT if args.into_assets else RUNS_OUT)
-    if args.probe_models:
-        if args.threads:
-            torch.set_num_threads(args.threads)
-        return train_probe_models(args.out)
-    config = AblationConfig()
-    if args.lengths:
-        from attnbook.lengths import LengthConfig
-
-        config = LengthConfig()
     seeds = tuple(args.seeds) if args.seeds else None
     for field, value in (("steps", args.steps), ("n_train", args.n_train),
                          ("time_cap_s", args.time_cap), ("threads", args.threads),
@@ -774,11 +767,21 @@ def main(argv: list[str] | None = None, prog: str = "python -m attnbook.ablation
             config = dataclasses.replace(config, **{field: value})
     if config.steps < config.eval_every:
         config = dataclasses.replace(config, eval_every=max(1, config.steps // 2))
-    if args.lengths:
-        from attnbook.lengths import run_lengths
+    return config
 
-        return run_lengths(args.variant, config, args.out, args.jobs)
+
+def run(args: argparse.Namespace) -> dict:
+    """The ladder (or, with ``--probe-models``, the probe's decoders) for parsed options."""
+    config = configured(args, AblationConfig())
+    if args.probe_models:
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        return train_probe_models(args.out)
     return run_ladder(args.variant, config, args.out, args.jobs, progress=True)
+
+
+def main(argv: list[str] | None = None, prog: str = PROG) -> dict:
+    return run(parser(prog).parse_args(argv))
 
 
 if __name__ == "__main__":
