@@ -14,18 +14,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
 from conftest import ROOT
 
 TREES = {"attnbook": ROOT / "attnbook", "grader": ROOT / "autograder" / "grader"}
-
-#: circles other work of issue 28 is removing now; the integrator empties this once that
-#: lands (the xfail below is strict, so it says when): the experiments move to
-#: attnbook/experiments/; the checks' case runner (`_cases`, imported by `_core` inside
-#: `CheckRun`, and importing `_core` back) came with the case tables.
-KNOWN_CIRCLES = {
-    frozenset({"attnbook.ablation", "attnbook.lengths"}),
-}
 
 
 def module_files(trees: dict[str, Path] = TREES) -> dict[str, Path]:
@@ -153,16 +144,5 @@ def test_the_grader_has_no_import_circle():
     assert grader == [], grader
 
 
-def test_attnbook_has_no_import_circle_but_the_known_ones():
-    found = [c for c in circles(import_graph()) if c not in KNOWN_CIRCLES]
-    assert found == [], found
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="attnbook.ablation <-> attnbook.lengths (removed when the experiments move to "
-    "attnbook/experiments/) (issue 28 item 4): drop "
-    "KNOWN_CIRCLES once it is gone",
-)
 def test_the_import_graph_has_no_circle():
     assert circles(import_graph()) == []

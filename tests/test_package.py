@@ -8,7 +8,6 @@ import pkgutil
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -204,58 +203,3 @@ def test_ruff_format_is_kept_on_every_python_file():
     )
     assert result.returncode == 0, "run `ruff format` on:\n" + result.stdout + result.stderr
     assert "already formatted" in result.stdout + result.stderr
-
-
-def import_circles(package: Path) -> list[list[str]]:
-    """The circles of imports (top-level or inside functions) among the modules of
-    ``package``: each a sorted list of the modules of one strongly connected component."""
-    modules = {}
-    for path in package.rglob("*.py"):
-        parts = path.relative_to(package.parent).with_suffix("").parts
-        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text())):
-            found = []
-            if isinstance(node, ast.Import):
-                found = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                found = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-            graph[name] |= {target for target in found if target in modules and target != name}
-    circles, order, low, stack = [], {}, {}, []
-
-    def visit(node: str) -> None:  # Tarjan's strongly connected components
-        order[node] = low[node] = len(order)
-        stack.append(node)
-        for nxt in graph[node]:
-            if nxt not in order:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in stack:
-                low[node] = min(low[node], order[nxt])
-        if low[node] == order[node]:
-            component = []
-            while not component or component[-1] != node:
-                component.append(stack.pop())
-            if len(component) > 1:
-                circles.append(sorted(component))
-
-    for name in sorted(graph):
-        if name not in order:
-            visit(name)
-    return circles
-
-
-def test_the_package_has_no_import_circle(tmp_path):
-    """No module of attnbook imports, directly or through others, one that imports it (the
-    length experiment builds on the ablation ladder, and the command line chooses between
-    them). The detector finds a circle where there is one."""
-    assert import_circles(ROOT / "attnbook") == []
-    pkg = tmp_path / "pkg"
-    (pkg / "sub").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "sub" / "__init__.py").write_text("")
-    (pkg / "sub" / "a.py").write_text("def f():\n    from pkg.b import g\n")
-    (pkg / "b.py").write_text("from pkg.sub import a\n")
-    (pkg / "c.py").write_text("import pkg.b\n")
-    assert import_circles(pkg) == [["pkg.b", "pkg.sub.a"]]

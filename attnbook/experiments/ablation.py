@@ -54,7 +54,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -353,8 +353,8 @@ def _run_variant(
     step = 0
     last = config.steps if config.stop_after is None else min(config.steps, config.stop_after)
     while step < last:  # the trainer's schedule, step and validation loss, on one CPU thread
-        for group in optimizer.param_groups:
-            group["lr"] = learning_rate(config, step)
+        for param_group in optimizer.param_groups:
+            param_group["lr"] = learning_rate(config, step)
         batch, n_tokens = next(batches)
         loss = fit_batch(model, optimizer, batch, n_tokens, config.grad_clip, no_autocast)
         step += 1
@@ -760,11 +760,10 @@ def configured(args: argparse.Namespace, config: Budget) -> Budget:
     if args.out is None:
         args.out = str(DEFAULT_OUT if args.into_assets else RUNS_OUT)
     seeds = tuple(args.seeds) if args.seeds else None
-    for field, value in (("steps", args.steps), ("n_train", args.n_train),
-                         ("time_cap_s", args.time_cap), ("threads", args.threads),
-                         ("seeds", seeds)):  # fmt: skip
-        if value is not None:
-            config = dataclasses.replace(config, **{field: value})
+    given: dict[str, Any] = {"steps": args.steps, "n_train": args.n_train,
+                             "time_cap_s": args.time_cap, "threads": args.threads,
+                             "seeds": seeds}  # fmt: skip
+    config = dataclasses.replace(config, **{k: v for k, v in given.items() if v is not None})
     if config.steps < config.eval_every:
         config = dataclasses.replace(config, eval_every=max(1, config.steps // 2))
     return config

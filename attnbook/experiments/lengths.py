@@ -232,7 +232,8 @@ def run_length_variant(
     model = record.pop("model").eval()
     # Inputs are ids[:-1]: training reached the input positions 0 .. longest - 2.
     reached = max(len(ids) for ids in data.train.train) - 1
-    bands, by_position = [], [[] for _ in range(config.max_len)]
+    bands: list[dict] = []
+    by_position: list[list[tuple[float, float]]] = [[] for _ in range(config.max_len)]
     for band in data.bands:
         model_losses = token_losses(model, band.ids, data.train.tokenizer.pad_id)
         pairs = [(m, e) for ms, es in zip(model_losses, band.exact, strict=True)
