@@ -482,3 +482,45 @@ def test_a_released_group_is_removed_once_its_members_have_exited():
     cgroups.finish_released()
     assert not any(f.exists() for f in folders) and group not in cgroups.Group.live
     assert cgroups.leftovers() == []
+
+
+def test_the_v2_layout_on_a_stand_in_hierarchy(tmp_path, monkeypatch):
+    """cgroup v2 as far as a machine without it allows (this one and CI mount v1): on a folder
+    laid out like a delegated v2 group (its controllers listed, `cgroup.subtree_control`
+    writable), detection enables cpu, memory and pids for the children; a sandbox's group
+    gets v2's files (`cpu.weight`, `memory.max`, `pids.max`), is joined through its
+    `cgroup.procs`, counts CPU time from `cpu.stat`, and names its limit from
+    `memory.events` and `pids.events`. That the kernel enforces them needs a v2 machine.
+    cgroupfs has every file from the start; the stand-in makes them on the first write."""
+
+    def write(path, text):
+        with open(path, "w") as f:
+            f.write(text)
+
+    monkeypatch.setattr(cgroups, "_write", write)
+    own = tmp_path / "grader.scope"
+    own.mkdir()
+    (own / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (own / "cgroup.subtree_control").write_text("")
+    found = cgroups._detect_v2(own)
+    assert (found.kind, found.why) == ("v2", "")
+    assert found.folders == [own]
+    assert (own / "cgroup.subtree_control").read_text().split() == ["+cpu", "+memory", "+pids"]
+
+    group = cgroups.Group(64, 32, found=found)
+    try:
+        folder = own / group.name
+        assert (folder / "cpu.weight").read_text() == "100"
+        assert (folder / "memory.max").read_text() == str(64 * 1024 * 1024)
+        assert (folder / "pids.max").read_text() == "32"
+        assert group.procs_files == [str(folder / "cgroup.procs")]
+        assert group.cpu_file == str(folder / "cpu.stat")
+        (folder / "cpu.stat").write_text("usage_usec 2500000\nuser_usec 2000000\n")
+        assert group.cpu_seconds() == 2.5
+        assert group.limit_reason() == ""
+        (folder / "memory.events").write_text("low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n")
+        (folder / "pids.events").write_text("max 3\n")
+        reason = group.limit_reason()
+        assert "memory limit (64 MiB" in reason and "limit of 32 processes" in reason, reason
+    finally:
+        cgroups.Group.live.discard(group)
