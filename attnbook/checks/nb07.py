@@ -1429,7 +1429,7 @@ def _expect_ablation(
     )
     assert isinstance(value, torch.Tensor | np.ndarray)  # expect_true failed the check otherwise
     seen_shape = tuple(value.shape)
-    if seen_shape in ((B,), (B, 1), ()):
+    if seen_shape != (B, L - 1) and seen_shape in ((B,), (B, 1), ()):  # L = 2 gives (B, 1)
         run.fail(
             f"{call} returned shape {seen_shape}; expected ({B}, {L - 1}), one change "
             f"per target token.",
