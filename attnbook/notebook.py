@@ -138,14 +138,26 @@ def _names_used(source: str, tb) -> set[str]:
     return names
 
 
+def _globals_with(tb, name: str) -> dict:
+    """The globals of the first frame of `tb` that defines `name` (the notebook's), or {}."""
+    while tb is not None:
+        if name in tb.tb_frame.f_globals:
+            return tb.tb_frame.f_globals
+        tb = tb.tb_next
+    return {}
+
+
 def _blocked_line(err: BaseException, source: str, tb) -> list[str] | None:
     """One line naming the first failed check whose subject this cell uses, if any."""
-    from attnbook.checks._core import FAILED, UNWRITTEN
+    from attnbook.checks._core import FAILED, UNWRITTEN, still_failed
 
     if not FAILED:
         return None
-    used = _names_used(source, tb or err.__traceback__)
-    subject = next((s for s in FAILED if s in used), None)
+    tb = tb or err.__traceback__
+    used = _names_used(source, tb)
+    subject = next(
+        (s for s in list(FAILED) if s in used and still_failed(s, _globals_with(tb, s))), None
+    )
     if subject is None:
         return None
     check, kind = FAILED[subject]

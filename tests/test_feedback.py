@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import tokenize
+import types
 from functools import cache
 
 import nbformat
@@ -517,6 +518,32 @@ def test_a_right_answer_on_a_wrong_helper_names_the_helper(notebook, mistake, he
     second = str(err).splitlines()[1]
     assert second.startswith(f"Hint: {subject} uses your {helper}"), str(err)
     assert f"fix {helper} first" in second
+
+
+def test_a_helper_fixed_without_rerunning_its_check_is_no_longer_blamed():
+    """The learner fixes softmax_rows and re-runs its definition but not its check cell: a
+    later failing check and a later failing demo do not send them back to softmax_rows."""
+    right = _notebook("01_attention_scores")["softmax_rows"]  # (a notebook's setup forgets)
+    mistake = _catalogued("01_attention_scores", "softmax over the wrong axis")
+    ns = _notebook("01_attention_scores", mistake)
+    assert isinstance(_failure(ns["check_softmax_rows"], ns["softmax_rows"]), CheckFailure)
+    wrong = ns["softmax_rows"]
+    ns["softmax_rows"] = types.FunctionType(wrong.__code__, ns, "softmax_rows")
+    # a new object from the same wrong code, as running the unchanged cell again makes: the
+    # blame stands
+    unscaled = "def attention(Q, K, V):\n    A = softmax_rows(Q @ K.T)\n    return A @ V, A\n"
+    _cells(unscaled, namespace=ns)
+    err = _failure(ns["check_attention"], ns["attention"])
+    assert str(err).splitlines()[1].startswith("Hint: attention uses your softmax_rows"), str(err)
+    ns["softmax_rows"] = types.FunctionType(right.__code__, ns, "softmax_rows")
+    # the fixed definition, its check cell not run again
+    err = _failure(ns["check_attention"], ns["attention"])  # unscaled: attention's own slip
+    assert "softmax_rows" not in str(err).splitlines()[1], str(err)
+    assert "softmax_rows" not in FAILED
+    demo = "A = softmax_rows(np.zeros((2, 3)))\nraise ValueError('a plot of a bad A')\n"
+    with pytest.raises(ValueError) as info:
+        _cells(demo, namespace=ns)
+    assert failure_lines(info.value, demo, info.tb) is None  # the usual traceback
 
 
 def test_a_persistent_buffer_gets_a_note_and_its_load_state_dict_a_clear_message(capsys):

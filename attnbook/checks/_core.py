@@ -11,17 +11,19 @@ failed, so that a later check or demonstration can say which one to fix first.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
 import inspect
+import io
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from attnbook.checks._source import names_called, stub_state
+from attnbook.checks._source import _namespace, names_called, stub_state
 from attnbook.tolerance import Tolerance
 
 __all__ = [
@@ -643,9 +645,45 @@ FAILED_CHECK, UNWRITTEN = "failed", "not written"
 FAILED: dict[str, tuple[str, str]] = {}
 
 
+# subject -> (the object that failed, its check undecorated, the check's other arguments), so
+# that a failure can be re-checked once the learner has redefined the subject
+_FAILED_CALL: dict[str, tuple[object, Callable, tuple, dict]] = {}
+
+
 def forget_outcomes() -> None:
     """A new notebook session (`attnbook.notebook.setup`): no check has run yet."""
     FAILED.clear()
+    _FAILED_CALL.clear()
+
+
+def still_failed(name: str, namespace: dict) -> bool:
+    """Whether `name`'s earlier failure still holds for the `name` now in `namespace`.
+
+    A learner who fixes a helper and re-runs its definition, but not its check cell, has a
+    new object under the old name: its check runs again here, quietly, and a pass clears the
+    old failure, so a later check no longer blames a helper that is now right."""
+    if name not in FAILED:
+        return False
+    failed = _FAILED_CALL.get(name)
+    current = namespace.get(name)
+    if failed is None or current is None or current is failed[0]:
+        return True
+    _, check, rest, kwargs = failed
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            check(current, *rest, **kwargs)
+    except NotImplementedError:
+        FAILED[name] = (FAILED[name][0], UNWRITTEN)
+    except CheckFailure:
+        FAILED[name] = (FAILED[name][0], FAILED_CHECK)
+    except Exception:  # the redefinition breaks in another way: it is still to be fixed
+        pass
+    else:
+        FAILED.pop(name, None)
+        _FAILED_CALL.pop(name, None)
+        return False
+    _FAILED_CALL[name] = (current, check, rest, kwargs)
+    return True
 
 
 def _subject(args: tuple) -> str:
@@ -662,8 +700,8 @@ def _blame_helper(failure: CheckFailure, subject, name: str) -> CheckFailure:
     failed earlier in this session: the helper is the one to fix first."""
     if not FAILED or isinstance(subject, str):
         return failure
-    used = names_called(subject)
-    helpers = [h for h, (_, kind) in FAILED.items() if h != name and h in used]
+    used, namespace = names_called(subject), _namespace(subject)
+    helpers = [h for h in list(FAILED) if h != name and h in used and still_failed(h, namespace)]
     if not helpers:
         return failure
     helper, (check, kind) = helpers[0], FAILED[helpers[0]]
@@ -702,12 +740,15 @@ def public_check(check: Callable) -> Callable:
                 check.__name__,
                 UNWRITTEN if isinstance(err, NotImplementedError) else FAILED_CHECK,
             )  # a name failing again keeps its place
+            if args and not isinstance(args[0], str):
+                _FAILED_CALL[name] = (args[0], check, args[1:], kwargs)
             failure.attnbook_check = check.__name__  # type: ignore[union-attr]
             cause = failure.__cause__
             if cause is not None:
                 cause.__traceback__ = _without_library_frames(cause.__traceback__)
             raise failure.with_traceback(None) from cause
         FAILED.pop(name, None)
+        _FAILED_CALL.pop(name, None)
         return result
 
     return run_check
