@@ -37,6 +37,10 @@ LAB_ARGS ?=
 # e.g. KIT_ARGS="--torch-index https://download.pytorch.org/whl/cpu" (see scripts/build_kit.py)
 KIT_ARGS ?=
 PYTEST_ARGS ?=
+# make test runs the tests on this many processes (pytest-xdist; whole files per process,
+# tests/conftest.py groups those that share a setup); PYTEST_WORKERS=1: one process
+PYTEST_WORKERS ?= 2
+PYTEST_WORKER_ARGS := $(if $(filter-out 0 1,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder,)
 SAMPLE_ARGS ?= --count 10
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
@@ -76,7 +80,7 @@ formgrader: setup
 test: setup
 	-bash autograder/install_system_deps.sh
 	bash scripts/install_browser.sh
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_WORKER_ARGS) $(PYTEST_ARGS)
 
 fast-test: setup
 	$(BIN)/python -m pytest -m "not slow and not browser" $(PYTEST_ARGS)

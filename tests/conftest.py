@@ -202,6 +202,52 @@ def _no_leaked_attnbook_environment():
     os.environ.update(before)
 
 
+# -- two pytest workers (`make test` runs pytest-xdist with --dist loadgroup) ----------------
+# A worker runs whole files, so a module's fixtures (a graded class, a server) are built once.
+# Files that share a session's expensive setup go to one worker together, so it too is built
+# once: the kit's build and install, the released tree, the catalogue's mistake runs.
+SHARED_SETUPS = {
+    "the kit": ("test_kit.py", "browser/test_kit_lab.py"),
+    "the released tree": ("test_release.py", "test_workspace.py"),
+    "the catalogue's runs": ("test_catalogue.py", "test_feedback.py", "test_ta_catalogue.py"),
+}
+# The longest groups start first, so that the two workers finish at about the same time
+# (the suite's record, benchmarks/results/tests.md, says where the time goes).
+LONGEST_FIRST = (
+    "the catalogue's runs",
+    "the kit",
+    "test_ta_parity.py",
+    "test_notebooks.py",
+    "test_ta_hostile.py",
+    "test_kernel_sets.py",
+    "test_ta_cgroups.py",
+    "test_ta_exchange.py",
+    "test_ta_day.py",
+    "test_ta_intake_class.py",
+    "test_ta_borrowed.py",
+    "test_ta_plain_nbgrader.py",
+    "test_ta_regrade.py",
+    "test_notebook_claims.py",
+)
+
+
+def worker_group(path: Path) -> str:
+    """The group a test file's tests run in on one worker: its shared setup's, or its own."""
+    name = path.resolve().relative_to(ROOT / "tests").as_posix()
+    return next((group for group, files in SHARED_SETUPS.items() if name in files), name)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Under two workers: each test in its group, and the longest groups first."""
+    if getattr(config, "workerinput", None) is None:  # one process: the files' own order
+        return
+    rank = {group: i for i, group in enumerate(LONGEST_FIRST)}
+    groups = {item.nodeid: worker_group(item.path) for item in items}
+    items.sort(key=lambda item: rank.get(groups[item.nodeid], len(rank)))  # stable
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
