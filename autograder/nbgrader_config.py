@@ -71,3 +71,5 @@ c.ExportApp.plugin_class = "grader.nbgrader_plugins.GradesCsv"
 # link to any file the TA can read: on this configuration `nbgrader collect` (and
 # formgrader's Collect) is refused with a pointer to `python -m grader collect`.
 c.ExchangeFactory.collect = "grader.nbgrader_plugins.RefuseCollect"
+# the formgrader lists the exchange on every request; without one (the LMS route) it says so once
+c.ExchangeFactory.list = "grader.nbgrader_plugins.ListWithoutExchange"

@@ -28,16 +28,18 @@ def fetch(url: str) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
-def serve(target: str, *make_args: str):
-    """Run `make <target>` on a free port; yield (base url, token, first page)."""
+def serve(target: str, *make_args: str, log=None, env: dict | None = None):
+    """Run `make <target>` on a free port; yield (base url, token). `log`: an open file
+    for the server's output (discarded otherwise); `env`: variables set for it."""
     port, token = free_port(), "attnbook-test"
     args = f"--no-browser --port={port} --ServerApp.ip=127.0.0.1 --IdentityProvider.token={token}"
     server = subprocess.Popen(
         ["make", target, f"LAB_ARGS={args}", *make_args],
         cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT if log else subprocess.DEVNULL,
         start_new_session=True,
+        env={**os.environ, **(env or {})},
     )
     try:
         deadline = time.monotonic() + 120
@@ -76,9 +78,19 @@ def test_make_lab_serves_jupyterlab_with_the_notebooks(tmp_path):
 
 
 @pytest.mark.slow
-def test_make_formgrader_lists_the_course_assignments():
-    with serve("formgrader") as (base, token):
-        _, listing = fetch(f"{base}/formgrader/api/assignments?token={token}")
-        names = {item["name"] for item in json.loads(listing)}
-        expected = {p.name for p in NOTEBOOKS.iterdir() if p.is_dir()}
-        assert expected <= names, f"formgrader lists {names}, expected {expected}"
+def test_make_formgrader_lists_the_course_assignments(tmp_path):
+    """On the LMS route (no exchange folder) the formgrader lists every notebook, and its log
+    says once that there is no exchange, with no CRITICAL line per request."""
+    missing = tmp_path / "no-exchange"
+    with (tmp_path / "formgrader.log").open("w") as log:
+        exchange = {"ATTNBOOK_EXCHANGE": str(missing)}
+        with serve("formgrader", log=log, env=exchange) as (base, token):
+            for _ in range(3):  # each request lists the exchange
+                _, listing = fetch(f"{base}/formgrader/api/assignments?token={token}")
+            names = {item["name"] for item in json.loads(listing)}
+            expected = {p.name for p in NOTEBOOKS.iterdir() if p.is_dir()}
+            assert expected <= names, f"formgrader lists {names}, expected {expected}"
+    text = (tmp_path / "formgrader.log").read_text()
+    assert "CRITICAL" not in text and "Unwritable directory" not in text, text[-3000:]
+    assert text.count("No nbgrader exchange at") == 1, text[-3000:]
+    assert not missing.exists()

@@ -4,6 +4,9 @@
   a Canvas, Moodle or per-student-folder download (`downloaded/NN_topic/archive/`) with the
   same rules as the TA command's intake (`grader.intake`): the student is their LMS id, the
   notebook is matched by its name, number or topic.
+- `ListWithoutExchange`, nbgrader's exchange listing (`ExchangeFactory.list`): on the LMS route
+  there is no exchange folder, and the formgrader asks for one on every request; it is said
+  once, at INFO level, not as a CRITICAL line per request.
 - `GradesCsv`, an export plugin: `nbgrader export` writes the TA command's `grades.csv`
   (`grader.course.export_csv`: readable names, status, manual flags, one column per test).
 
@@ -18,7 +21,7 @@ import os
 from pathlib import Path
 
 from nbgrader.exchange.abc import ExchangeError
-from nbgrader.exchange.default import ExchangeCollect
+from nbgrader.exchange.default import ExchangeCollect, ExchangeList
 from nbgrader.plugins import ExportPlugin, FileNameCollectorPlugin
 from traitlets import Unicode
 
@@ -99,3 +102,26 @@ class RefuseCollect(ExchangeCollect):
 
     def copy_files(self):
         raise ExchangeError(COLLECT_REFUSED)
+
+
+_NO_EXCHANGE_SAID: set[str] = set()
+
+
+class ListWithoutExchange(ExchangeList):
+    """nbgrader's list, which the formgrader runs on every request to learn what was released
+    (`ExchangeFactory.list`). Where the exchange folder does not exist (the LMS route: grades
+    come from a download, not from nbgrader's exchange) it says so once per process, at INFO
+    level, and the formgrader shows the notebooks as drafts, as nbgrader does for a missing
+    exchange. An exchange that exists but cannot be written is still nbgrader's error."""
+
+    def ensure_root(self):
+        if not os.path.exists(self.root):
+            if self.root not in _NO_EXCHANGE_SAID:
+                _NO_EXCHANGE_SAID.add(self.root)
+                self.log.info(
+                    "No nbgrader exchange at %s: fine on the LMS route (grades from a download); "
+                    "for a JupyterHub course set ATTNBOOK_EXCHANGE (autograder/README.md)",
+                    self.root,
+                )
+            raise ExchangeError(f"no exchange folder at {self.root}")
+        super().ensure_root()
