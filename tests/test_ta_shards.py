@@ -11,6 +11,7 @@ the expected grade.
 
 from __future__ import annotations
 
+import csv
 import os
 import subprocess
 import sys
@@ -245,3 +246,40 @@ def test_two_scheduled_machines_grade_every_student_once(postgres_url, tmp_path)
     course = Course(root=ROOT, work=tmp_path / "export", db_url=postgres_url)
     scores = {r["name"]: r["score"] for r in gradebook_rows(course)}
     assert scores == expected
+    # the class's CSV on a third machine: each row's page and status from the shard that
+    # graded it (without --shard-work: no page, and "no run report in this work folder")
+    shards = sorted(str(p.parent) for p in tmp_path.glob("*/**/reports"))
+    assert len(shards) == 2, shards
+    exported = subprocess.run(
+        [sys.executable, "-m", "grader", "export", "--db-url", postgres_url]
+        + ["--work", str(tmp_path / "export"), "--shard-work", *shards],
+        cwd=AUTOGRADER,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    with open(tmp_path / "export" / "grades.csv", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted(r["name"] for r in rows) == sorted(students)
+    for row in rows:
+        page = (tmp_path / "export" / row["feedback"]).resolve()
+        assert row["feedback"] and page.is_file(), row
+        assert page.parents[3].as_posix() in shards, (page, shards)  # WORK/feedback/id/nb/
+        assert "no run report" not in row["status"], row
+    plain = {r["name"]: r for r in gradebook_rows(course)}
+    assert all(r["feedback"] == "" and "no run report" in r["status"] for r in plain.values())
+
+
+def test_export_names_a_shard_work_folder_that_graded_nothing(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "export", "--work", str(tmp_path)]
+        + ["--shard-work", str(tmp_path / "task-9")],
+        cwd=AUTOGRADER,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "argument --shard-work: expected a work folder that graded notebooks" in done.stderr
+    assert "task-9" in done.stderr

@@ -53,6 +53,7 @@ def _course(args) -> Course:
         sandbox=getattr(args, "sandbox", "bwrap"),
         cell_timeout=getattr(args, "timeout", None),
         memory_mb=getattr(args, "memory_mb", None),
+        shard_work=tuple(Path(p) for p in getattr(args, "shard_work", [])),
     )
 
 
@@ -402,6 +403,14 @@ def _main(argv: list[str] | None) -> int:
     )
     export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
     export.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
+    export.add_argument(
+        "--shard-work",
+        nargs="+",
+        default=[],
+        metavar="DIR",
+        help="a sharded class: the other machines' work folders (e.g. work/task-*), where the "
+        "pages and run reports of the notebooks graded there are",
+    )
     _where(export)
     adjust = sub.add_parser(
         "adjust",
@@ -442,6 +451,12 @@ def _main(argv: list[str] | None) -> int:
                 f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
             )
 
+    for folder in getattr(args, "shard_work", []):
+        if not (Path(folder) / "feedback").is_dir() and not (Path(folder) / "reports").is_dir():
+            sub.choices[args.command].error(
+                f"argument --shard-work: expected a work folder that graded notebooks "
+                f"(feedback/ or reports/ in it), found {folder!r}"
+            )
     if args.command in PROBED and args.sandbox == "bwrap":
         refusal = sandbox_refusal(args.command)
         if refusal:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import fcntl
 import hashlib
 import importlib.util
@@ -155,6 +156,9 @@ class Course:
     notebook_timeout: float | None = None
     memory_mb: int | None = None
     quiet: bool = False
+    # other machines' work folders (a sharded class): where the pages and run reports are of
+    # the notebooks graded there, for `export`
+    shard_work: tuple[Path, ...] = ()
     _api: object = field(default=None, repr=False)
     _digests: dict = field(default_factory=dict, repr=False)
     last_intake: Intake | None = field(default=None, repr=False)
@@ -891,6 +895,21 @@ def gradebook_rows(course: Course) -> list[dict]:
     return sorted(rows, key=lambda r: (r["assignment"], r["student_id"]))
 
 
+def _graded_in(course: Course, student: str, assignment: str) -> Course:
+    """`course` as seen from the work folder that graded this notebook: this one, or the
+    first of `course.shard_work` that holds its run report or its page."""
+
+    def holds(work: Path) -> bool:
+        return (work / "reports" / assignment / student / f"{assignment}.json").exists() or (
+            work / "feedback" / student / assignment / f"{assignment}.html"
+        ).exists()
+
+    if holds(course.work):
+        return course
+    folder = next((Path(f).resolve() for f in course.shard_work if holds(Path(f))), None)
+    return course if folder is None else dataclasses.replace(course, work=folder, shard_work=())
+
+
 def _row(course: Course, assignment: str, submission) -> dict:
     student = submission.student.id
     tests, manual = {}, set()
@@ -899,11 +918,12 @@ def _row(course: Course, assignment: str, submission) -> dict:
             tests[grade.name] = grade.score
             if grade.manual_score is not None or grade.extra_credit is not None:
                 manual.add(grade.name)
-    feedback = course.work / "feedback" / student / assignment / f"{assignment}.html"
-    cleared = course.stale_manual(student, assignment, manual)
-    details = course.details(student, assignment, manual)
-    report = course.work / "reports" / assignment / student / f"{assignment}.json"
-    if not report.exists() and not course.state(student, assignment).get("failed"):
+    home = _graded_in(course, student, assignment)
+    feedback = home.work / "feedback" / student / assignment / f"{assignment}.html"
+    cleared = home.stale_manual(student, assignment, manual)
+    details = home.details(student, assignment, manual)
+    report = home.work / "reports" / assignment / student / f"{assignment}.json"
+    if not report.exists() and not home.state(student, assignment).get("failed"):
         # what happened is known only where it was graded (a kernel lost, a failed grading)
         details["status"] = "; ".join(p for p in (NO_REPORT, details["status"]) if p and p != "ok")
     return {
@@ -914,7 +934,7 @@ def _row(course: Course, assignment: str, submission) -> dict:
         "max_score": round(float(submission.max_score), 3),
         "manual": "yes" if manual else ("cleared" if cleared else ""),
         **details,
-        "feedback": str(feedback.relative_to(course.work)) if feedback.exists() else "",
+        "feedback": os.path.relpath(feedback, course.work) if feedback.exists() else "",
         "tests": tests,
     }
 
