@@ -131,5 +131,5 @@ def test_tricks_gain_nothing(rows, student):
 
 
 def test_a_forbidden_library_call_loses_its_points_in_the_grader(rows):
-    assert float(rows["borrower"]["test_layer_norm"]) == 0
+    assert float(rows["borrower"]["06:test_layer_norm"]) == 0
     assert float(rows["borrower"]["score"]) == float(rows["borrower"]["max_score"]) - 3

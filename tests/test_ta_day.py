@@ -10,6 +10,7 @@ with `python -m grader feedback`, as the README shows.
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -278,7 +279,7 @@ def test_a_ta_adjusts_a_score_and_the_page_says_it(day):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "13 / 14" in result.stdout and "page: " in result.stdout
     row = _rows(work)["cleo"]
-    assert (row["score"], row["manual"], row["test_attention"]) == ("13.0", "yes", "2.0")
+    assert (row["score"], row["manual"], row["01:test_attention"]) == ("13.0", "yes", "2.0")
     page = (work / row["feedback"]).read_text(encoding="utf-8")
     assert comment.replace("'", "&#39;") in page or comment in page
     assert "13.0 / 14.0" in page
@@ -423,7 +424,7 @@ def test_a_stopped_kernel_costs_only_the_cell_that_stopped_it(day):
     tests = _report(day, "gus")["tests"]
     assert tests["test_answer_permutation"] == "passed" and tests["test_attention"] == "failed"
     row = day["rows"]["gus"]
-    assert float(row["score"]) == 11.0 and float(row["test_answer_permutation"]) == 1.0
+    assert float(row["score"]) == 11.0 and float(row["01:test_answer_permutation"]) == 1.0
     assert f"kernel lost at cell {at}:" in row["status"]
 
 
@@ -514,3 +515,32 @@ def test_the_kubernetes_image_is_built_by_a_file_in_the_repository():
     assert "autograder/course_secret" not in ignored  # every pod draws the same hidden cases
     build = re.search(r"docker build (.*)", recipe)
     assert build and "-f autograder/k8s/Containerfile" in build[1] and build[1].endswith(" .")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_csv_tests_follow_the_notebook_and_the_report_keeps_each_chosen_option(day):
+    """grades.csv's test columns are the notebook's tests in its order, each named with the
+    notebook's number; the run report keeps the option each concept answer chose."""
+    from grader.catalogue import nbgrader_meta, solution_notebook
+    from grader.course import COLUMNS
+
+    solution = solution_notebook(NB)
+    order = [
+        nbgrader_meta(c)["grade_id"]
+        for c in solution.cells
+        if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")
+    ]
+    with open(day["work"] / "grades.csv", newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle))
+    assert header[: len(COLUMNS)] == COLUMNS
+    assert header[len(COLUMNS) :] == [f"01:{t}" for t in order]
+    keyed = {}  # the solution's letters, read from its answer cells
+    for cell in solution.cells:
+        for node in ast.walk(ast.parse(cell.source)) if cell.cell_type == "code" else ():
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and target.id.startswith("answer_"):
+                        keyed[target.id] = node.value.value
+    assert keyed and _report(day, "ada")["answers"] == keyed
+    assert _report(day, "ben")["answers"] == {}  # blank: no answer was given

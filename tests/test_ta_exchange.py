@@ -339,7 +339,7 @@ def test_exact_grades_through_the_exchange(course_run):
     ada, cleo, mal = (course_run["students"][r] for r in ("ada", "cleo", "mal"))
     scores = {sid: float(row["score"]) for sid, row in course_run["grades"].items()}
     assert scores == {ada.name: 14.0, cleo.name: 11.0, mal.name: 0.0}
-    assert course_run["grades"][cleo.name]["test_attention"] == "0.0"
+    assert course_run["grades"][cleo.name]["01:test_attention"] == "0.0"
     assert "graded 0 notebook(s)" in course_run["again"].stdout  # nothing changed: skipped
 
 

@@ -205,7 +205,7 @@ def test_memory_bomb_hits_the_memory_limit(graded):
 def test_os_exit_costs_only_the_tests_after_it(graded):
     row = graded["grades"]["osexit"]
     assert "died" in row["status"]
-    assert float(row["test_score_matrix"]) == 2 and float(row["test_attention"]) == 0
+    assert float(row["01:test_score_matrix"]) == 2 and float(row["01:test_attention"]) == 0
 
 
 def test_sys_exit_fails_only_its_cell(graded):
@@ -284,7 +284,7 @@ def test_nothing_secret_is_in_the_kernel(graded):
 
 def test_a_slow_concept_answer_costs_only_its_point(graded):
     row = graded["grades"]["slowanswer"]
-    assert float(row["test_answer_scale"]) == 0 and "time limit" not in row["status"], row
+    assert float(row["01:test_answer_scale"]) == 0 and "time limit" not in row["status"], row
 
 
 def test_rich_outputs_are_capped(graded):
@@ -345,7 +345,7 @@ def test_a_neighbour_that_takes_the_machine_is_stopped_by_its_own_limits(graded,
 def test_a_graded_name_bound_at_run_time_is_a_borrowed_answer(graded):
     for student in ("rebinder", "rebinder2", "rebinder3"):
         row = graded["grades"][student]
-        assert float(row["test_attention"]) == 0, row
+        assert float(row["01:test_attention"]) == 0, row
         assert "borrowed answers: test_attention" in row["status"], row["status"]
     assert "attnbook.ops.torch_attend" in graded["grades"]["rebinder"]["status"]
     assert "attnbook.ops.torch_attend" in graded["grades"]["rebinder2"]["status"]

@@ -955,17 +955,41 @@ COLUMNS = [
 ]
 
 
+def column_of_test(assignment: str, grade_id: str) -> str:
+    """A test's column in grades.csv: the notebook's number (or name), a colon, the test, so
+    that tests of one name in several notebooks never share a column (`07:test_answer_x`)."""
+    number = assignment.split("_", 1)[0]
+    return f"{number if number.isdigit() else assignment}:{grade_id}"
+
+
+def tests_in_order(course: Course, assignment: str) -> list[str]:
+    """The grade_ids of an assignment's tests in the notebook's order (the instructor's
+    notebook, solutions/NB/NB.ipynb); [] when it is not there."""
+    path = course.root / "solutions" / assignment / f"{assignment}.ipynb"
+    if not path.exists():
+        return []
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    meta = [c.get("metadata", {}).get("nbgrader", {}) for c in cells]
+    return [m["grade_id"] for m in meta if m.get("grade") and not m.get("solution")]
+
+
 def export_csv(course: Course, path: Path) -> list[dict]:
-    """grades.csv: one row per submission, the COLUMNS then one column per test (UTF-8)."""
+    """grades.csv: one row per submission, the COLUMNS then one column per test (UTF-8):
+    notebook by notebook, each notebook's tests in its own order (`column_of_test` names them)."""
     rows = gradebook_rows(course)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tests = sorted({t for r in rows for t in r["tests"]})
+    columns: list[tuple[str, str]] = []
+    for assignment in sorted({r["assignment"] for r in rows}):
+        graded = {t for r in rows if r["assignment"] == assignment for t in r["tests"]}
+        ordered = [t for t in tests_in_order(course, assignment) if t in graded]
+        columns += [(assignment, t) for t in ordered + sorted(graded - set(ordered))]
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow([*COLUMNS, *tests])
+        writer.writerow([*COLUMNS, *(column_of_test(a, t) for a, t in columns)])
         for r in rows:
-            writer.writerow([_cell(r[c]) for c in COLUMNS] + [r["tests"].get(t, "") for t in tests])
+            tests = [r["tests"].get(t, "") if r["assignment"] == a else "" for a, t in columns]
+            writer.writerow([_cell(r[c]) for c in COLUMNS] + tests)
     return rows
 
 

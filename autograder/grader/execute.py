@@ -40,7 +40,7 @@ import nbformat
 
 from grader import cgroups, wire
 from grader.forkserver import ForkServer
-from grader.remote import KernelChannel, KernelLost, rebuild_exception
+from grader.remote import ANSWER_CHARS, KernelChannel, KernelLost, rebuild_exception
 from grader.sandbox import (
     ForkedKernel,
     KernelZygote,
@@ -417,13 +417,15 @@ def run_test(
     borrowed_credit: float = 0.0,
     borrowed: dict[str, str] | None = None,
     cpu_until: float | None = None,
+    answers: dict[str, str] | None = None,
 ) -> tuple[list, str]:
     """Run an instructor's test in a fresh process; its outputs and its verdict. A borrowed
     answer (`grader.borrowed`) is noted in `borrowed` (grade_id -> message) and gets
     `borrowed_credit` of the test's points: none (an error naming the call, after the
     check's own outputs) by default, else that fraction if the test passes (nbgrader's
     partial credit). `cpu_until`: with a control group, the kernel's calls also stop once its
-    sandbox has used that many CPU seconds (`deadline` is then the wall-clock ceiling)."""
+    sandbox has used that many CPU seconds (`deadline` is then the wall-clock ceiling).
+    `answers` gets the concept answers the test read, as the student left them."""
     if kernel.dead:
         return [_new_output(error_output(LOST, kernel.dead))], "lost"
     points = template.points.get(grade_id, 0.0)
@@ -482,6 +484,13 @@ def run_test(
     if outcome.get("stdout"):
         outputs.append(nbformat.v4.new_output("stream", name="stdout", text=str(outcome["stdout"])))
     verdict = str(outcome.get("verdict"))
+    chosen = outcome.get("answers")
+    if isinstance(chosen, dict) and answers is not None:
+        answers.update(
+            (str(k)[:100], str(v)[:ANSWER_CHARS])
+            for k, v in list(chosen.items())[:100]
+            if str(k).startswith("answer_")
+        )
     found = [str(m) for m in outcome.get("borrowed") or []]
     if found and borrowed is not None:
         borrowed[grade_id] = "; ".join(found)
@@ -643,6 +652,9 @@ class RunReport:
     borrowed: dict[str, str] = field(default_factory=dict)  # grade_id -> the calls it borrows
     # the student's cells that raised: [cell number as the page shows it (In [n]), exception]
     errors: list[list] = field(default_factory=list)
+    # each concept answer a test read, as the student left it (the option chosen): for the
+    # class report
+    answers: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -765,6 +777,7 @@ class _Run:
             self.borrowed_credit,
             self.report.borrowed,
             cpu_until,
+            answers=self.report.answers,
         )
         cell.outputs = self.budget.clean_test(cell.outputs)
         if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):

@@ -310,12 +310,18 @@ class RemoteModule(_Remote):
         return self
 
 
+ANSWER_CHARS = 40
+
+
 class StudentNames(dict):
     """The locals of a test: its own names, else the instructor's setup, else the student's."""
 
     def __init__(self, trusted: dict, channel: KernelChannel, names_used=None):
         super().__init__()
         self.trusted, self.channel, self.names_used = trusted, channel, names_used
+        # concept answers the test read (answer_* -> the value as text, cut to ANSWER_CHARS;
+        # None, the stub's, is no answer): the option each student chose, for the class report
+        self.answers: dict[str, str] = {}
 
     def __missing__(self, name):
         if name in self.trusted or hasattr(builtins, name):
@@ -328,9 +334,14 @@ class StudentNames(dict):
             return RemoteFunction(self.channel, name, params, bool(reply.get("is_class")), names)
         if kind == "data":
             try:
-                return wire.decode(reply.get("value"))
+                value = wire.decode(reply.get("value"))
             except wire.WireError as err:
                 raise TypeError(f"{name} holds something the grader cannot read: {err}") from None
+            if name.startswith("answer_") and value is not None and len(self.answers) < 100:
+                self.answers[name] = (value if isinstance(value, str) else repr(value))[
+                    :ANSWER_CHARS
+                ]
+            return value
         if kind == "opaque":
             raise TypeError(
                 f"{name} is {str(reply.get('type'))[:100]}, which the grader cannot read"

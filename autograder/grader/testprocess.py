@@ -124,6 +124,7 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
         channel.cpu_left = lambda: cpu_until - cgroups.read_cpu_seconds(cpu_file)
     out = io.StringIO()
     outcome: dict[str, object] = {"verdict": "passed", "error": None, "kill": "", "borrowed": []}
+    names: StudentNames | None = None
     try:
         sources = job["sources"]
         origins = _origins(job, channel)
@@ -138,6 +139,7 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
         outcome.update(verdict="lost", error=error_output(LOST, str(lost)), kill=str(lost))
     except Exception as err:  # a failing check is the expected way to lose points
         outcome.update(verdict="failed", error=error_output(type(err).__name__, str(err)))
+    outcome["answers"] = dict(names.answers) if names is not None else {}
     outcome["stdout"] = out.getvalue()[:200_000]
     outcome["id"] = channel.next_id
     data = json.dumps(outcome).encode("utf-8", errors="surrogatepass")
