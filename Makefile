@@ -40,7 +40,7 @@ PYTEST_ARGS ?=
 # make test runs the tests on this many processes (pytest-xdist; whole files per process,
 # tests/conftest.py groups those that share a setup); PYTEST_WORKERS=1: one process
 PYTEST_WORKERS ?= 2
-PYTEST_WORKER_ARGS := $(if $(filter-out 0 1,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder,)
+PYTEST_WORKER_ARGS := $(if $(filter-out 0 1,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadscope --no-loadscope-reorder,)
 SAMPLE_ARGS ?= --count 10
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.

@@ -202,7 +202,7 @@ def _no_leaked_attnbook_environment():
     os.environ.update(before)
 
 
-# -- two pytest workers (`make test` runs pytest-xdist with --dist loadgroup) ----------------
+# -- two pytest workers (`make test` runs pytest-xdist's --dist loadscope) -------------------
 # A worker runs whole files, so a module's fixtures (a graded class, a server) are built once.
 # Files that share a session's expensive setup go to one worker together, so it too is built
 # once: the kit's build and install, the released tree, the catalogue's mistake runs.
@@ -216,14 +216,14 @@ SHARED_SETUPS = {
 LONGEST_FIRST = (
     "the catalogue's runs",
     "the kit",
+    "test_ta_hostile.py",
     "test_ta_parity.py",
     "test_notebooks.py",
-    "test_ta_hostile.py",
+    "test_ta_day.py",
+    "test_ta_intake_class.py",
     "test_kernel_sets.py",
     "test_ta_cgroups.py",
     "test_ta_exchange.py",
-    "test_ta_day.py",
-    "test_ta_intake_class.py",
     "test_ta_borrowed.py",
     "test_ta_plain_nbgrader.py",
     "test_ta_regrade.py",
@@ -231,21 +231,34 @@ LONGEST_FIRST = (
 )
 
 
-def worker_group(path: Path) -> str:
-    """The group a test file's tests run in on one worker: its shared setup's, or its own."""
-    name = path.resolve().relative_to(ROOT / "tests").as_posix()
+def worker_group(path: str) -> str:
+    """The group a test file (its path from the repository, as in a node id) runs in on one
+    worker: its shared setup's, or the file's own."""
+    name = path.removeprefix("tests/")
     return next((group for group, files in SHARED_SETUPS.items() if name in files), name)
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Under two workers: each test in its group, and the longest groups first."""
+    """Under two workers, the longest groups first (every worker collects the same order,
+    which the scheduler below hands out group by group)."""
     if getattr(config, "workerinput", None) is None:  # one process: the files' own order
         return
     rank = {group: i for i, group in enumerate(LONGEST_FIRST)}
-    groups = {item.nodeid: worker_group(item.path) for item in items}
-    items.sort(key=lambda item: rank.get(groups[item.nodeid], len(rank)))  # stable
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+    items.sort(key=lambda item: rank.get(worker_group(item.nodeid.split("::")[0]), len(rank)))
+
+
+if importlib.util.find_spec("xdist") is not None:  # the hook exists only with pytest-xdist
+
+    def pytest_xdist_make_scheduler(config, log):
+        """xdist's scope scheduling, with a test's scope its group (`worker_group`), not its
+        file: a group's tests all go to the worker that took the group."""
+        from xdist.scheduler import LoadScopeScheduling
+
+        class SharedSetupScheduling(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return worker_group(nodeid.split("::", 1)[0])
+
+        return SharedSetupScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

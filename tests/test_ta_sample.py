@@ -12,6 +12,7 @@ import csv
 import os
 import subprocess
 import sys
+import zipfile
 
 import pytest
 from conftest import ROOT
@@ -126,3 +127,40 @@ def test_regrade_one_student(sample):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "graded 1 notebook(s)" in result.stdout
     assert ada.stat().st_mtime > stamp and ben.stat().st_mtime == other
+
+
+def test_sample_writes_the_classes_canvas_and_moodle_files(sample):
+    """The sample class's grades in Canvas's import file and Moodle's worksheet, each page
+    in each LMS's feedback zip: every student placed, the scores those of grades.csv."""
+    out, stdout = sample
+    folder = out / "work" / "lms" / "01_attention_scores"
+    assert f"LMS files: {folder / 'canvas_import.csv'}" in stdout
+    for lms, export in (
+        ("canvas", "canvas_gradebook_export"),
+        ("moodle", "moodle_grading_worksheet"),
+    ):
+        # again, by the TA's command, after the other tests' manual grades
+        done = grader(
+            "lms",
+            lms,
+            out / "lms_exports" / f"{export}.csv",
+            "-a",
+            NOTEBOOK,
+            "--work",
+            out / "work",
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "6 graded; 0 in the LMS file without a grade here" in done.stdout
+    grades = {
+        r["student_id"]: float(r["score"]) for r in read_csv(out / "work" / "grades.csv").values()
+    }
+    with open(folder / "canvas_import.csv", encoding="utf-8") as handle:
+        canvas = list(csv.DictReader(handle))
+    column = next(c for c in canvas[0] if c.startswith("01 "))
+    assert {r["ID"]: float(r[column]) for r in canvas if r["ID"]} == grades
+    with open(folder / "moodle_worksheet.csv", encoding="utf-8") as handle:
+        moodle = {r["Identifier"].split()[-1]: r for r in csv.DictReader(handle)}
+    assert {i: float(r["Grade"]) for i, r in moodle.items()} == grades  # Maximum Grade 14
+    for name in ("canvas_feedback.zip", "moodle_feedback.zip"):
+        with zipfile.ZipFile(folder / name) as archive:
+            assert len(archive.namelist()) == len(grades), archive.namelist()

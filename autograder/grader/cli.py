@@ -432,6 +432,25 @@ def _main(argv: list[str] | None) -> int:
         "-s", "--student", action="append", help="id or readable name (default: all)"
     )
     _where(feedback)
+    lms = sub.add_parser(
+        "lms",
+        help="grades and feedback pages back into Canvas or Moodle: fills the file the LMS "
+        "exported (Canvas's gradebook CSV, Moodle's grading worksheet) into WORK/lms/NB/",
+    )
+    lms.add_argument("lms", choices=["canvas", "moodle"], help="which LMS the file is from")
+    lms.add_argument("file", help="the gradebook CSV (Canvas) or grading worksheet (Moodle)")
+    lms.add_argument("-a", "--assignment", required=True, help="e.g. 01_attention_scores")
+    lms.add_argument(
+        "--column",
+        help="Canvas: the assignment column to fill, as the gradebook titles it "
+        "(default: the only one whose title names the notebook)",
+    )
+    lms.add_argument(
+        "--missing-zero",
+        action="store_true",
+        help="a student of the LMS file with no graded notebook gets 0 (default: blank)",
+    )
+    _where(lms)
     catalogue = sub.add_parser("catalogue", help="grade every catalogued mistake; report")
     catalogue.add_argument("-a", "--assignment", action="append")
     catalogue.add_argument("--out", help="write the Markdown report here too")
@@ -451,6 +470,8 @@ def _main(argv: list[str] | None) -> int:
                 f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
             )
 
+    if args.command == "lms" and args.lms == "moodle" and args.column is not None:
+        lms.error("argument --column: expected only with canvas (a Moodle worksheet has one)")
     for folder in getattr(args, "shard_work", []):
         if not (Path(folder) / "feedback").is_dir() and not (Path(folder) / "reports").is_dir():
             sub.choices[args.command].error(
@@ -485,6 +506,10 @@ def _main(argv: list[str] | None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.command == "lms":
+        from grader.lms import lms_command
+
+        return lms_command(args, course)
     if args.command in ("adjust", "feedback"):
         from grader.manual import adjust_command, feedback_command
 

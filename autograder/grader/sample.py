@@ -54,10 +54,25 @@ def sample_command(args) -> int:
         wrong += mark != "ok"
         print(f"  {row['name']:6s} {expected:5g}  {mark:8s} {what}")
     print(f"\nCSV: {course.work / 'grades.csv'}\nfeedback: {course.work / 'feedback'}")
+    wrong += not _lms_files(course, build.NOTEBOOK, rows, out)
     failed = [o for o in outcomes if not o["ok"]]
     for outcome in failed:
         print(f"FAILED {outcome['student']}: {outcome.get('reason', '')}", file=sys.stderr)
     return 1 if wrong or failed else 0
+
+
+def _lms_files(course: Course, assignment: str, rows: list[dict], out: Path) -> bool:
+    """The class's grades back into Canvas and Moodle: example exports of each LMS for these
+    students, filled as `python -m grader lms` fills a TA's; whether every student fit."""
+    from grader.lms import fill_canvas, fill_moodle, write_example_exports
+
+    people = [(r["student_id"], r["name"]) for r in rows if r["assignment"] == assignment]
+    most = max((r["max_score"] for r in rows), default=0.0)
+    canvas, moodle = write_example_exports(out / "lms_exports", assignment, people, most)
+    done = [fill_canvas(course, assignment, canvas, None, False)]
+    done.append(fill_moodle(course, assignment, moodle, False))
+    print("LMS files: " + ", ".join(str(p) for d in done for p in d.written))
+    return all(d.ok and d.graded == len(people) for d in done)
 
 
 if __name__ == "__main__":
