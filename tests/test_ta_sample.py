@@ -164,3 +164,24 @@ def test_sample_writes_the_classes_canvas_and_moodle_files(sample):
     for name in ("canvas_feedback.zip", "moodle_feedback.zip"):
         with zipfile.ZipFile(folder / name) as archive:
             assert len(archive.namelist()) == len(grades), archive.namelist()
+
+
+def test_sample_report_counts_the_mistakes_the_class_was_built_from(sample):
+    """The sample class's report: cleo and hal transposed the weights, dev left out the
+    scale, eli took the softmax over the wrong axis, ben handed in the release."""
+    out, stdout = sample
+    folder = out / "work" / "reports" / NOTEBOOK
+    assert f"class report: {folder / 'class_report.html'}" in stdout
+    with open(folder / "class_report.csv", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    slips = {(r[1], r[2]): int(r[3]) for r in rows if r[0] == "slip"}
+    assert slips[("test_attention", "weights transposed")] == 2
+    assert slips[("test_score_matrix", "no 1/sqrt(d_k)")] == 1
+    assert sum(n for (t, _), n in slips.items() if t == "test_softmax_rows") == 2  # eli, ben
+    assert all(n == 1 for (_, s), n in slips.items() if s == "not answered")  # ben alone
+    assert not [s for s in slips if s[1] == "unrecognised"], slips
+    options = {(r[1], r[2].split()[0]): int(r[3]) for r in rows if r[0] == "option"}
+    assert options[("answer_permutation", "B")] == 5  # all but ben, who answered nothing
+    assert options[("answer_permutation", "no")] == 1
+    page = (folder / "class_report.html").read_text(encoding="utf-8")
+    assert "data:image/png;base64," in page and "<script" not in page

@@ -451,6 +451,25 @@ def _main(argv: list[str] | None) -> int:
         help="a student of the LMS file with no graded notebook gets 0 (default: blank)",
     )
     _where(lms)
+    report = sub.add_parser(
+        "report",
+        help="the class report of one notebook: score histogram, item statistics, slips by "
+        "test, concept options (WORK/reports/NB/class_report.html and .csv)",
+    )
+    report.add_argument("-a", "--assignment", required=True, help="e.g. 01_attention_scores")
+    report.add_argument(
+        "--anonymous",
+        action="store_true",
+        help="leave out the section that names students (to share with a lecturer)",
+    )
+    report.add_argument(
+        "--shard-work",
+        nargs="+",
+        default=[],
+        metavar="DIR",
+        help="a sharded class: the other machines' work folders (see export)",
+    )
+    _where(report)
     catalogue = sub.add_parser("catalogue", help="grade every catalogued mistake; report")
     catalogue.add_argument("-a", "--assignment", action="append")
     catalogue.add_argument("--out", help="write the Markdown report here too")
@@ -463,21 +482,7 @@ def _main(argv: list[str] | None) -> int:
     _common(sample)
     args = parser.parse_args(argv)
     known = assignments(Path(args.root))
-    named = getattr(args, "assignment", None) or ()
-    for name in [named] if isinstance(named, str) else named:
-        if name not in known:
-            sub.choices[args.command].error(
-                f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
-            )
-
-    if args.command == "lms" and args.lms == "moodle" and args.column is not None:
-        lms.error("argument --column: expected only with canvas (a Moodle worksheet has one)")
-    for folder in getattr(args, "shard_work", []):
-        if not (Path(folder) / "feedback").is_dir() and not (Path(folder) / "reports").is_dir():
-            sub.choices[args.command].error(
-                f"argument --shard-work: expected a work folder that graded notebooks "
-                f"(feedback/ or reports/ in it), found {folder!r}"
-            )
+    _refuse_values(args, sub.choices[args.command], known)
     if args.command in PROBED and args.sandbox == "bwrap":
         refusal = sandbox_refusal(args.command)
         if refusal:
@@ -510,6 +515,10 @@ def _main(argv: list[str] | None) -> int:
         from grader.lms import lms_command
 
         return lms_command(args, course)
+    if args.command == "report":
+        from grader.classreport import report_command
+
+        return report_command(args, course)
     if args.command in ("adjust", "feedback"):
         from grader.manual import adjust_command, feedback_command
 
@@ -524,7 +533,31 @@ def _main(argv: list[str] | None) -> int:
     rows = export_csv(course, csv_path)
     print(table(rows))
     print(f"CSV: {csv_path}")
+    if args.command == "grade" and not isinstance(graded, int):
+        from grader.classreport import write_report
+
+        for assignment in sorted({str(o.get("assignment")) for o in graded} & set(known)):
+            print(f"class report: {write_report(course, assignment)}")
     return 1 if failed else 0
+
+
+def _refuse_values(args, command: argparse.ArgumentParser, known: list[str]) -> None:
+    """Stop with the command's usage and a line naming the argument, the expected and the
+    actual value, for a value the parser took but that names nothing here."""
+    named = getattr(args, "assignment", None) or ()
+    for name in [named] if isinstance(named, str) else named:
+        if name not in known:
+            command.error(
+                f"argument -a/--assignment: expected one of {', '.join(known)}, got {name!r}"
+            )
+    if args.command == "lms" and args.lms == "moodle" and args.column is not None:
+        command.error("argument --column: expected only with canvas (a Moodle worksheet has one)")
+    for folder in getattr(args, "shard_work", []):
+        if not (Path(folder) / "feedback").is_dir() and not (Path(folder) / "reports").is_dir():
+            command.error(
+                f"argument --shard-work: expected a work folder that graded notebooks "
+                f"(feedback/ or reports/ in it), found {folder!r}"
+            )
 
 
 def _grade(args, course: Course) -> list[dict] | int:

@@ -55,6 +55,9 @@ def sample_command(args) -> int:
         print(f"  {row['name']:6s} {expected:5g}  {mark:8s} {what}")
     print(f"\nCSV: {course.work / 'grades.csv'}\nfeedback: {course.work / 'feedback'}")
     wrong += not _lms_files(course, build.NOTEBOOK, rows, out)
+    from grader.classreport import write_report
+
+    print(f"class report: {write_report(course, build.NOTEBOOK)}")
     failed = [o for o in outcomes if not o["ok"]]
     for outcome in failed:
         print(f"FAILED {outcome['student']}: {outcome.get('reason', '')}", file=sys.stderr)
