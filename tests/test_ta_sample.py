@@ -185,3 +185,6 @@ def test_sample_report_counts_the_mistakes_the_class_was_built_from(sample):
     assert options[("answer_permutation", "no")] == 1
     page = (folder / "class_report.html").read_text(encoding="utf-8")
     assert "data:image/png;base64," in page and "<script" not in page
+    for mine in (out / "work" / "feedback").rglob("*.html"):  # no class figure on a page
+        text = mine.read_text(encoding="utf-8")
+        assert "Class report" not in text and "most chosen distractor" not in text, mine
