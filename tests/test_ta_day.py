@@ -544,3 +544,29 @@ def test_csv_tests_follow_the_notebook_and_the_report_keeps_each_chosen_option(d
                         keyed[target.id] = node.value.value
     assert keyed and _report(day, "ada")["answers"] == keyed
     assert _report(day, "ben")["answers"] == {}  # blank: no answer was given
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SANDBOX_OK, reason=f"no sandbox: {SANDBOX_WHY}")
+def test_the_class_report_adds_up_to_the_class(day):
+    """A class with loops, a syntax error, a truncated upload, blanks and late uploads: for
+    every test, the passed and each slip's students make the whole class, and the runs that
+    did not end well are the kernels that stopped."""
+    texts = [t for _, t in day["lines"]]
+    assert any(t.startswith("class report: ") for t in texts), texts[-5:]
+    report = day["work"] / "reports" / NB / "class_report.csv"
+    with open(report, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    n = len(day["rows"])
+    by_test: dict[str, int] = {}
+    for row in rows:
+        if row[0] == "slip":
+            by_test[row[1]] = by_test.get(row[1], 0) + int(row[3])
+    for test, failing in by_test.items():
+        passed = sum(1 for r in day["rows"].values() if float(r[f"01:{test}"] or 0) > 0)
+        assert passed + failing == n, (test, passed, failing)
+    stopped = sum("kernel" in r["status"] for r in day["rows"].values())
+    runs = next(r for r in rows if r[0] == "runs")
+    assert int(runs[3]) == stopped >= 2, (runs, stopped)
+    options = [r for r in rows if r[0] == "option" and r[1] == "answer_permutation"]
+    assert sum(int(r[3]) for r in options) == n

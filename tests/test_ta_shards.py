@@ -269,6 +269,22 @@ def test_two_scheduled_machines_grade_every_student_once(postgres_url, tmp_path)
         assert "no run report" not in row["status"], row
     plain = {r["name"]: r for r in gradebook_rows(course)}
     assert all(r["feedback"] == "" and "no run report" in r["status"] for r in plain.values())
+    # the class report on the third machine: one class, as if one machine had graded it
+    reported = subprocess.run(
+        [sys.executable, "-m", "grader", "report", "-a", NOTEBOOK, "--db-url", postgres_url]
+        + ["--work", str(tmp_path / "export"), "--shard-work", *shards],
+        cwd=AUTOGRADER,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert reported.returncode == 0, reported.stderr[-3000:]
+    with open(tmp_path / "export" / "reports" / NOTEBOOK / "class_report.csv") as handle:
+        report = list(csv.reader(handle))
+    slips = {(r[1], r[2]): int(r[3]) for r in report if r[0] == "slip"}
+    assert slips[("test_attention", "weights transposed")] == 2  # cleo and hal
+    assert slips[("test_attention", "not answered")] == 1  # ben
+    assert next(r for r in report if r[0] == "runs")[3] == "0"  # every run report found
 
 
 def test_export_names_a_shard_work_folder_that_graded_nothing(tmp_path):
