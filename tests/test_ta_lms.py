@@ -196,3 +196,28 @@ def test_the_command_refuses_a_canvas_option_for_moodle(tmp_path):
         timeout=120,
     )
     assert done.returncode == 2 and "argument --column: expected only with canvas" in done.stderr
+
+
+def test_people_are_matched_across_notebooks_by_email_and_a_clash_is_named(course, tmp_path):
+    """Moodle numbers participants per assignment: Ann is 101 in notebook 01 and 7 in 04,
+    matched by e-mail; in 04, participant 101 is someone else, which is a clash."""
+    lms.fill_moodle(course, NB, _worksheet(tmp_path), missing_zero=False)
+    later = _write(
+        tmp_path / "worksheet04.csv",
+        MOODLE_HEADER,
+        [
+            ["Participant 7", "Ann Smith", "101@x.edu", "", "", "100", "Yes", "-", "-", "", ""],
+            ["Participant 101", "Cy Bo", "cy@x.edu", "", "", "100", "Yes", "-", "-", "", ""],
+        ],
+    )
+    done = lms.fill_moodle(course, "04_masks", later, missing_zero=False)
+    assert done.clashes == [
+        "student id 101 is email:cy@x.edu in 04_masks and email:101@x.edu in "
+        "01_attention_scores: two people under one id; grade these notebooks in separate "
+        "work folders"
+    ]
+    assert not done.ok
+    people = {r[0]: r for r in _read(course.work / "lms" / "people.csv")}
+    assert people["person"] == ["person", "name", "01_attention_scores", "04_masks"]
+    assert people["email:101@x.edu"][1:] == ["Ann Smith", "101", "7"]  # one person, two ids
+    assert people["email:cy@x.edu"][2:] == ["", "101"]

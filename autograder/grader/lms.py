@@ -21,6 +21,11 @@ grader lms canvas|moodle FILE -a NB`), written to WORK/lms/NB/.
   page in a folder named as Moodle names a student's folder in its downloads, `Full
   name_participant_assignsubmission_file_` ("Upload multiple feedback files in a zip").
 
+Who is who across notebooks is kept by the LMS's user fields (e-mail, login, SIS id, Canvas
+user id), never by display name alone: WORK/lms/people.csv has one row per person with their
+student id in each notebook, and an id that is one person in one notebook and another in
+the next (a Moodle participant number is per assignment) is reported as a clash.
+
 Nothing is dropped silently: a student of the LMS file who was not graded stays blank
 (`--missing-zero`: 0) and is counted; a graded student whom the LMS file lacks, or an id that
 the LMS file holds twice, is listed and the command exits 1 after writing what it could. A
@@ -65,10 +70,11 @@ class Filled:
     blank: list[str] = field(default_factory=list)  # in the LMS file, not graded
     missing: list[str] = field(default_factory=list)  # graded, not in the LMS file
     twice: list[str] = field(default_factory=list)  # ids the LMS file holds more than once
+    clashes: list[str] = field(default_factory=list)  # one id, two people across notebooks
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.twice)
+        return not (self.missing or self.twice or self.clashes)
 
 
 def read_lms_csv(path: Path, what: str) -> tuple[list[str], list[list[str]]]:
@@ -156,6 +162,57 @@ def _pages_zip(course: Course, assignment: str, path: Path, names: dict[str, str
     return count
 
 
+# who is who across notebooks: the LMS's user fields, never a display name alone
+PERSON_FIELDS = ("email", "login", "sis", "canvas")
+
+
+def _person(fields: dict[str, str]) -> str:
+    """The key that names a person in the LMS: e-mail, login, SIS id or Canvas user id."""
+    return next((f"{k}:{fields[k]}" for k in PERSON_FIELDS if fields.get(k)), "")
+
+
+def remember_people(
+    course: Course, assignment: str, people: dict[str, dict[str, str]]
+) -> list[str]:
+    """Record who each student id of `assignment` is (WORK/lms/people.json) and write
+    WORK/lms/people.csv: one row per person, their student id in each notebook. Returns the
+    clashes: a student id that is one person in this notebook and another in an earlier
+    one (Moodle numbers participants per assignment, so one gradebook id may be two
+    people), each as a line that names both."""
+    path = course.work / "lms" / "people.json"
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    clashes = []
+    for uid, fields in sorted(people.items()):
+        me = _person(fields)
+        for other, theirs in sorted(known.items()):
+            them = _person(theirs.get(uid, {}))
+            if other != assignment and me and them and me != them:
+                clashes.append(
+                    f"student id {uid} is {me} in {assignment} and {them} in {other}: two "
+                    "people under one id; grade these notebooks in separate work folders"
+                )
+    known[assignment] = people
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(known, indent=1, ensure_ascii=False), encoding="utf-8")
+    notebooks = sorted(known)
+    persons: dict[str, dict[str, str]] = {}
+    for notebook in notebooks:
+        for uid, fields in known[notebook].items():
+            entry = persons.setdefault(
+                _person(fields) or f"id:{uid}", {"name": fields.get("name", "")}
+            )
+            entry[notebook] = uid
+    rows = [
+        [key, entry["name"], *(entry.get(n, "") for n in notebooks)]
+        for key, entry in sorted(persons.items())
+    ]
+    _write_csv(path.with_suffix(".csv"), ["person", "name", *notebooks], rows)
+    return clashes
+
+
 def canvas_column(header: list[str], assignment: str, column: str | None) -> int:
     """The index of the assignment column to fill: the one named `column`, or the only one
     whose title names the notebook."""
@@ -196,6 +253,7 @@ def fill_canvas(
     keep = [i for i, h in enumerate(header) if h in CANVAS_IDENTITY] + [target]
     graded, done = _graded(course, assignment), Filled()
     seen: dict[str, int] = {}
+    people: dict[str, dict[str, str]] = {}
     out_rows = []
     for row in rows:
         row = row + [""] * (len(header) - len(row))
@@ -204,6 +262,12 @@ def fill_canvas(
             out_rows.append([row[i] for i in keep])
             continue
         seen[uid] = seen.get(uid, 0) + 1
+        people[uid] = {
+            "name": row[header.index("Student")],
+            "login": row[header.index("SIS Login ID")] if "SIS Login ID" in header else "",
+            "sis": row[header.index("SIS User ID")] if "SIS User ID" in header else "",
+            "canvas": uid,
+        }
         if uid in graded:
             row[target] = _number(graded[uid]["score"])
             done.graded += 1
@@ -213,6 +277,7 @@ def fill_canvas(
         out_rows.append([row[i] for i in keep])
     done.twice = sorted(u for u, n in seen.items() if n > 1)
     done.missing = sorted(s for s in graded if s not in seen)
+    done.clashes = remember_people(course, assignment, people)
     folder = course.work / "lms" / assignment
     done.written.append(folder / "canvas_import.csv")
     _write_csv(done.written[-1], [header[i] for i in keep], out_rows)
@@ -239,6 +304,7 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
     graded, done = _graded(course, assignment), Filled()
     seen: dict[str, int] = {}
     folders: dict[str, str] = {}  # participant -> its folder in Moodle's feedback zip
+    people: dict[str, dict[str, str]] = {}
     full_name = header.index("Full name") if "Full name" in header else None
     for row in rows:
         row += [""] * (len(header) - len(row))
@@ -249,6 +315,8 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
         seen[uid] = seen.get(uid, 0) + 1
         who = row[full_name].strip() if full_name is not None else ""
         folders[uid] = f"{_safe_name(who) or 'Participant'}_{uid}_assignsubmission_file_"
+        email = row[header.index("Email address")] if "Email address" in header else ""
+        people[uid] = {"name": who, "email": email.strip().lower()}
         if uid not in graded:
             row[at["Grade"]] = "0" if missing_zero else row[at["Grade"]]
             done.blank.append(row[at["Identifier"]])
@@ -263,6 +331,7 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
         done.graded += 1
     done.twice = sorted(u for u, n in seen.items() if n > 1)
     done.missing = sorted(s for s in graded if s not in seen)
+    done.clashes = remember_people(course, assignment, people)
     folder = course.work / "lms" / assignment
     done.written.append(folder / "moodle_worksheet.csv")
     _write_csv(done.written[-1], header, rows)
@@ -296,6 +365,8 @@ def lms_command(args, course: Course) -> int:
         print(f"graded here, not in the LMS file: {student}", file=sys.stderr)
     for uid in done.twice:
         print(f"in the LMS file more than once: {uid}", file=sys.stderr)
+    for clash in done.clashes:
+        print(f"clash: {clash}", file=sys.stderr)
     return 0 if done.ok else 1
 
 
