@@ -14,8 +14,10 @@ import subprocess
 import sys
 import zipfile
 
+import numpy as np
 import pytest
 from conftest import ROOT
+from grader.catalogue import nbgrader_meta, solution_notebook
 from grader.sandbox import sandbox_available
 
 NOTEBOOK = "01_attention_scores"
@@ -180,6 +182,21 @@ def test_sample_report_counts_the_mistakes_the_class_was_built_from(sample):
     assert sum(n for (t, _), n in slips.items() if t == "test_softmax_rows") == 2  # eli, ben
     assert all(n == 1 for (_, s), n in slips.items() if s == "not answered")  # ben alone
     assert not [s for s in slips if s[1] == "unrecognised"], slips
+    # facility and discrimination of each test, computed here from grades.csv
+    grades = list(read_csv(out / "work" / "grades.csv").values())
+    points = {
+        nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"])
+        for c in solution_notebook(NOTEBOOK).cells
+        if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")
+    }
+    table = np.array([[float(g[f"01:{t}"]) for t in points] for g in grades])
+    for j, (test, most) in enumerate(points.items()):
+        row = next(r for r in rows if r[0] == "test" and r[1] == test)
+        assert row[4] == f"{100 * table[:, j].mean() / most:.0f}%", (test, row)
+        rest = table.sum(axis=1) - table[:, j]
+        if table[:, j].std() and rest.std():
+            expected = np.corrcoef(table[:, j], rest)[0, 1]
+            assert f"discrimination {expected:.2f};" in row[5], (test, row, expected)
     options = {(r[1], r[2].split()[0]): int(r[3]) for r in rows if r[0] == "option"}
     assert options[("answer_permutation", "B")] == 5  # all but ben, who answered nothing
     assert options[("answer_permutation", "no")] == 1
