@@ -10,6 +10,8 @@
 #                        one in notebooks/ if you have no copy), as the autograder runs it;
 #                        concept answers are graded later, unless ANSWERS=1 (a clone
 #                        holds the keys: each answer is graded now, with its reason)
+#   make progress        one line per notebook: functions passed, questions answered (right
+#                        or wrong with ANSWERS=1), time left by the notebooks' own estimates
 #   make reset NB=01     put the released notebook 01 in place of yours in work/; yours is
 #                        kept in work/.backups/<name>-<date>T<time>.ipynb
 #   make release         regenerate notebooks/ from solutions/ (instructors); refuses, naming
@@ -46,7 +48,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup test-deps lab formgrader test fast-test check reset sample release kit bench \
+.PHONY: setup test-deps lab formgrader test fast-test check progress reset sample release kit bench \
 	clean clean-grading
 
 setup: $(VENV)/.installed
@@ -88,6 +90,9 @@ fast-test: setup
 check: setup
 	@test -n "$(NB)" || { echo "usage: make check NB=01 (or NB=path/to/notebook.ipynb)"; exit 2; }
 	$(BIN)/python scripts/check_notebook.py --work $(WORK) $(if $(filter 1,$(ANSWERS)),--answers,) $(NB)
+
+progress: setup
+	$(BIN)/python scripts/progress.py --work $(WORK) $(if $(filter 1,$(ANSWERS)),--answers,)
 
 reset: setup
 	@test -n "$(NB)" || { echo "usage: make reset NB=01"; exit 2; }

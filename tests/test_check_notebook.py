@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 
@@ -271,3 +272,37 @@ def test_the_self_check_passes_the_kits_scan_for_answers():
         why: re.findall(p, text) for p, why in build_kit.MARKERS.items() if re.findall(p, text)
     }
     assert not found, found
+
+
+def test_progress_is_one_line_per_notebook_with_the_time_left(tmp_path):
+    """`make progress`: notebook 01 filled in (every function right, the letters mostly
+    wrong), the others untouched: 01 shows its functions passed and, graded with
+    ANSWERS=1, how many letters are right, and the time left in proportion to what is not
+    done; the rest are "not started" at their full estimate; the total is the sum of the
+    notebooks' own estimates."""
+    path, _ = _submission(tmp_path, None)
+    (tmp_path / "work" / NB01).mkdir(parents=True)
+    path.rename(tmp_path / "work" / NB01 / f"{NB01}.ipynb")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "progress.py"), "--work", str(tmp_path / "work")]
+        + ["--answers"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    estimates = {}
+    for nb in sorted(NOTEBOOKS.glob("[0-9][0-9]_*")):
+        text = "".join(c.source for c in read(nb / f"{nb.name}.ipynb").cells[:3])
+        estimates[nb.name] = int(text.split("**Time.** About ")[1].split()[0])
+    assert len(lines) == 2 + len(estimates)
+    found = re.fullmatch(rf"{NB01} +4/4 passed +4/4 answered, (\d) right +(\d+) min", lines[1])
+    assert found, lines[1]
+    right, left = int(found[1]), int(found[2])
+    assert right < 4 and left == 5 * round(estimates[NB01] * (1 - (4 + right) / 8) / 5)
+    for line, (name, minutes) in zip(lines[2:-1], list(estimates.items())[1:]):
+        assert re.fullmatch(rf"{name} +not started +{minutes} min", line), line
+    total = sum(estimates.values())
+    assert lines[-1].startswith("0 of 11 notebooks complete")
+    assert f"left of {total // 60} h {total % 60:02d} min" in lines[-1]

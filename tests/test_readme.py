@@ -1,5 +1,8 @@
 """The README lists every notebook and its commands exist."""
 
+import json
+import re
+
 from conftest import NOTEBOOKS, ROOT
 
 
@@ -9,9 +12,32 @@ def test_readme_lists_every_notebook():
         assert f"`{folder}`" in readme, f"README's notebook list lacks {folder}"
 
 
+def test_readme_times_are_the_notebooks_own_estimates():
+    """The notebook table's time column and the total are each notebook's "**Time.** About N
+    minutes", so neither can drift from the notebooks."""
+    readme = (ROOT / "README.md").read_text()
+    total = 0
+    for folder in sorted(p for p in NOTEBOOKS.iterdir() if p.is_dir()):
+        first = json.loads((folder / f"{folder.name}.ipynb").read_text())["cells"][:3]
+        text = "".join("".join(c["source"]) for c in first)
+        minutes = int(re.search(r"\*\*Time\.\*\*\s+About\s+(\d+)\s+minutes", text)[1])
+        assert f"| `{folder.name}` | {minutes} min |" in readme, folder.name
+        total += minutes
+    assert f"about {total // 60} h {total % 60:02d} min in all" in readme
+
+
 def test_readme_commands_are_make_targets():
     readme, makefile = (ROOT / "README.md").read_text(), (ROOT / "Makefile").read_text()
-    for target in ("lab", "test", "check", "reset", "release", "setup", "clean-grading"):
+    for target in (
+        "lab",
+        "test",
+        "check",
+        "progress",
+        "reset",
+        "release",
+        "setup",
+        "clean-grading",
+    ):
         assert f"make {target}" in readme
         assert f"\n{target}:" in makefile
 
