@@ -541,7 +541,7 @@ def test_grades_through_the_readme_command(graded, student):
     lost = sum(test_points(notebook, g) for g in zeroed)
     assert float(row["score"]) == total_points(notebook) - lost, row
     for grade_id in zeroed:
-        assert float(row[grade_id]) == 0, row
+        assert float(row[f"{notebook[:2]}:{grade_id}"]) == 0, row
     if not zeroed:
         assert "borrowed" not in row["status"], row
         return

@@ -118,7 +118,9 @@ def test_solution_gets_full_marks(rows):
 
 def test_mistake_costs_exactly_its_points(rows):
     # the block and the decoder use the learner's own MLP, so they fail with it
-    lost = {t: float(rows["relu"][t]) for t in ("test_MLP", "test_PreNormBlock", "test_Decoder")}
+    lost = {
+        t: float(rows["relu"][f"06:{t}"]) for t in ("test_MLP", "test_PreNormBlock", "test_Decoder")
+    }
     assert lost == {"test_MLP": 0.0, "test_PreNormBlock": 0.0, "test_Decoder": 0.0}
     assert float(rows["relu"]["score"]) == float(rows["relu"]["max_score"]) - 9
 

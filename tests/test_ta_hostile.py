@@ -321,9 +321,9 @@ def test_a_table_of_the_kits_answers_loses_every_function_test(graded):
     table never saw; the four concept answers keep their points."""
     row = graded["grades"]["lookuptable"]
     for test in ("test_project_qkv", "test_score_matrix", "test_softmax_rows", "test_attention"):
-        assert row[test] == "0.0", (test, row)
+        assert row[f"01:{test}"] == "0.0", (test, row)
     for test in ("test_answer_q_shape", "test_answer_scale", "test_answer_permutation"):
-        assert row[test] == "1.0", (test, row)
+        assert row[f"01:{test}"] == "1.0", (test, row)
 
 
 # -- neighbours that take the machine (issue #27 item 1) -------------------------------------

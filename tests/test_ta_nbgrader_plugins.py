@@ -89,4 +89,4 @@ def test_export_writes_the_grader_csv_with_exact_grades(course):
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert float(rows["1000"]["score"]) == 14.0 and float(rows["1001"]["score"]) == 11.0
     # the TA command's columns (plain zip_collect records no readable names: they stay empty)
-    assert {"name", "status", "feedback", "test_attention"} <= set(rows["1001"])
+    assert {"name", "status", "feedback", "01:test_attention"} <= set(rows["1001"])
