@@ -247,3 +247,22 @@ def test_the_intake_report_accounts_for_every_file(graded):
     assert len(report["files"]) == len(graded["members"])
     assert all(f["status"] == "graded" for f in report["files"])
     assert len(report["collisions"]) == 1
+
+
+def test_the_class_report_adds_up_over_malformed_and_duplicate_uploads(graded):
+    """The report of this class: each test's passed students and its slips' students make
+    the whole class, and the partial students (weights transposed) are counted as one slip."""
+    with open(graded["work"] / "reports" / NB / "class_report.csv", encoding="utf-8") as handle:
+        report = list(csv.reader(handle))
+    rows, n = graded["rows"], len(graded["rows"])
+    failing: dict[str, int] = {}
+    for row in report:
+        if row[0] == "slip":
+            failing[row[1]] = failing.get(row[1], 0) + int(row[3])
+    assert failing, report
+    for test, count in failing.items():
+        passed = sum(1 for r in rows if float(r[f"{NB[:2]}:{test}"] or 0) > 0)
+        assert passed + count == n, (test, passed, count, n)
+    partial = sum(1 for r in rows if float(r["score"]) == 11.0)
+    transposed = [r for r in report if r[:2] == ["slip", "test_attention"] and "transposed" in r[2]]
+    assert len(transposed) == 1 and int(transposed[0][3]) == partial >= 4, (transposed, partial)
