@@ -64,7 +64,8 @@ $(VENV)/.installed: pyproject.toml autograder/pyproject.toml
 
 lab: setup
 	$(BIN)/python scripts/workspace.py --work $(WORK) prepare
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(WORK) $(ROOT_FLAG) $(LAB_ARGS)
+	JUPYTER_CONFIG_PATH=$(abspath scripts/learner/jupyter) \
+	  $(BIN)/jupyter lab --ServerApp.root_dir=$(WORK) $(ROOT_FLAG) $(LAB_ARGS)
 
 # What the TA-grader and browser tests need beyond pip: bubblewrap, PostgreSQL, Chromium and
 # Playwright. Both scripts are idempotent; without root they say what is missing, and

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -74,7 +75,22 @@ def test_make_lab_serves_jupyterlab_with_the_notebooks(tmp_path):
         _, extensions = fetch(f"http://127.0.0.1:{port}/lab/api/extensions?token={token}")
         names = {ext["name"] for ext in json.loads(extensions)}
         assert "jupyter-widgets-jupyterlab-manager" in names, names
-        assert "jupyter-nbgrader" in names, names
+        assert "jupyter-nbgrader" in names, names  # its Validate button
+        # a learner's lab: no instructor panel, no nbgrader menu, no news pop-up
+        _, page = fetch(f"http://127.0.0.1:{port}/lab?token={token}")
+        config = json.loads(
+            page.split('id="jupyter-config-data" type="application/json">')[1].split("</script>")[0]
+        )
+        off = set(config.get("disabledExtensions") or [])
+        for plugin in ("menu", "formgrader", "create-assignment", "course-list"):
+            assert f"@jupyter/nbgrader:{plugin}" in off, off
+        assert "@jupyterlab/apputils-extension:announcements" in off, off
+        assert "@jupyter/nbgrader:validate-assignment" not in off
+        try:
+            fetch(f"http://127.0.0.1:{port}/formgrader?token={token}")
+            raise AssertionError("the learner's lab serves the formgrader")
+        except urllib.error.HTTPError as err:
+            assert err.code == 404
 
 
 @pytest.mark.slow

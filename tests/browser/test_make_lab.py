@@ -1,7 +1,8 @@
 """The README's first command, `make lab`, serves the student notebooks in a real browser.
 
 Each student notebook (notebooks/*/*.ipynb, found when the tests run) opens with all its
-cells, a kernel that starts, no error output, and nbgrader's Validate button in its toolbar.
+cells, a kernel that starts, no error output, and nbgrader's Validate button in its toolbar;
+the lab has none of nbgrader's instructor panels and no Nbgrader menu.
 Nothing is saved: the test servers run with autosave off.
 """
 
@@ -40,8 +41,14 @@ def test_make_lab_shows_the_notebook_list(page, make_lab, screenshots):
     page.locator(".jp-DirListing-item", has_text=first.parent.name).first.dblclick()
     page.locator(".jp-DirListing-itemName", has_text=first.name).first.wait_for()
     page.screenshot(path=str(screenshots / "make-lab-file-browser-folder.png"))
-    # nbgrader's lab extension is loaded: its menu is in the menu bar.
-    page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').wait_for()
+    # a learner's lab: the menu bar is JupyterLab's own, without nbgrader's instructor menu
+    page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Help")').wait_for()
+    assert page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').count() == 0
+    commands = page.evaluate(
+        """names => names.map(n => window.jupyterapp.commands.hasCommand(n))""",
+        ["nbgrader:open-formgrader", "nbgrader:open-course-list", "nbgrader:open-assignment-list"],
+    )
+    assert commands == [False, False, False], commands
 
 
 @pytest.mark.browser
