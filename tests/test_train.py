@@ -226,3 +226,15 @@ def test_shipped_checkpoint_scores_within_target_on_validation():
     assert loss == pytest.approx(extra["metrics"]["best_val_loss"], abs=1e-4)
     assert loss - floor <= 0.03, (loss, floor)
     assert CHECKPOINT.stat().st_size < 5e6
+
+
+def test_the_tiny_preset_says_what_to_expect_and_which_preset_gives_a_usable_model(tmp_path):
+    command = [sys.executable, "-m", "attnbook.lm.train", "--preset", "tiny", "--steps", "2"]
+    command += ["--threads", "1", "--no-progress", "--out", str(tmp_path)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("tiny: seconds") and "for 2 steps" in first, first
+    assert "do not read as emails" in first and "--preset cpu" in first, first
+    metrics = dict(line.split(":", 1) for line in done.stdout.splitlines()[1:] if ":" in line)
+    assert float(metrics["excess_over_floor".rjust(20)]) > 1.0  # far above the floor, as said

@@ -176,6 +176,18 @@ PRESETS = {
 }
 
 
+# What each preset's run is for, printed when it starts ({field}: the run's TrainConfig).
+PRESET_NOTES = {
+    "cpu": "cpu: the model notebooks 07 and 08 ship (assets/checkpoints/email_cpu.pt), "
+    "about 7 minutes on two free cores (611 CPU seconds, benchmarks/results/train_cpu.md); its loss comes within 0.01 nats of the corpus floor",
+    "gpu": "gpu: a wider, deeper model on one GPU, bf16 autocast; minutes on a modern GPU",
+    "tiny": "tiny: seconds, to see that training runs end to end: {n_layers} layer(s) of "
+    "width {d_model} for {steps} steps, whose loss stays far above the corpus floor and whose "
+    "samples do not read as emails; for a usable model, --preset cpu (about 7 minutes on two "
+    "cores) or --preset gpu",
+}
+
+
 @dataclass
 class _Dist:
     rank: int = 0
@@ -647,7 +659,13 @@ def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.lm.train
         description=plain(__doc__, {"python -m attnbook.lm.train": prog}),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="cpu")
+    parser.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default="cpu",
+        help="cpu: the shipped model, about 7 minutes on two cores; gpu: one GPU; tiny: "
+        "seconds, a check that training runs, not a usable model",
+    )
     parser.add_argument("--steps", type=int, help="length of the schedule")
     parser.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
     parser.add_argument("--seed", type=int, help="initialisation and batch order")
@@ -713,6 +731,8 @@ def main(
     """The command line; ``started`` is when the time budget began (default: now)."""
     config, args = _parse_args(argv, prog)
     config.budget_start = started
+    if int(os.environ.get("RANK", "0")) == 0 and not config.text:
+        print(PRESET_NOTES[args.preset].format(**dataclasses.asdict(config)), flush=True)
     metrics = train(config)
     if dist.is_initialized():
         # Every rank finishes its collectives before any tears the group down; an unclean
