@@ -179,7 +179,8 @@ PRESETS = {
 # What each preset's run is for, printed when it starts ({field}: the run's TrainConfig).
 PRESET_NOTES = {
     "cpu": "cpu: the model notebooks 07 and 08 ship (assets/checkpoints/email_cpu.pt), "
-    "about 7 minutes on two free cores (611 CPU seconds, benchmarks/results/train_cpu.md); its loss comes within 0.01 nats of the corpus floor",
+    "about 7 minutes on two free cores (611 CPU seconds, benchmarks/results/train_cpu.md); "
+    "its loss comes within 0.01 nats of the corpus floor",
     "gpu": "gpu: a wider, deeper model on one GPU, bf16 autocast; minutes on a modern GPU",
     "tiny": "tiny: seconds, to see that training runs end to end: {n_layers} layer(s) of "
     "width {d_model} for {steps} steps, whose loss stays far above the corpus floor and whose "
