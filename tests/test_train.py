@@ -238,3 +238,20 @@ def test_the_tiny_preset_says_what_to_expect_and_which_preset_gives_a_usable_mod
     assert "do not read as emails" in first and "--preset cpu" in first, first
     metrics = dict(line.split(":", 1) for line in done.stdout.splitlines()[1:] if ":" in line)
     assert float(metrics["excess_over_floor".rjust(20)]) > 1.0  # far above the floor, as said
+
+
+def test_the_loss_curve_shows_the_whole_run_and_zooms_only_beside_it():
+    """The shipped run's log: the first panel's y range holds every loss from the first step
+    on; the second zooms in on the floor. A run far from the floor gets the first alone."""
+    from attnbook.lm.generation import find_checkpoint
+
+    rows = read_log(find_checkpoint("email_cpu_log.csv"))
+    losses = [float(r["train_loss"]) for r in rows]
+    figure = plot_loss_curve(rows, floor=0.7256, floor_se=0.001, title="shipped")
+    whole, zoom = figure.axes
+    low, high = whole.get_ylim()
+    assert low <= min(losses) and high >= max(losses)  # the first step is on the figure
+    assert zoom.get_ylim()[1] < max(losses) and zoom.get_title() == "near the floor"
+    far = rows[:40]  # the start of a run: far above the floor
+    (only,) = plot_loss_curve(far, floor=0.7256).axes
+    assert only.get_ylim()[1] >= max(float(r["train_loss"]) for r in far)

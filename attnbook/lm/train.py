@@ -355,15 +355,14 @@ def plot_loss_curve(
 ) -> Figure:
     """Training and validation loss against the step, with the entropy floor when known.
 
-    ``rows`` as from `read_log`. Saved to ``path`` when given; the figure is returned (a
-    notebook displays it). Built without pyplot, so it needs no display and leaves the
-    notebook's backend alone.
+    The first panel shows the whole run, first step included. When the run comes within
+    0.3 nats of a known floor, a second panel zooms in on it: the last few hundredths of a
+    nat are the interesting part there. ``rows`` as from `read_log`. Saved to ``path`` when
+    given; the figure is returned (a notebook displays it). Built without pyplot, so it needs
+    no display and leaves the notebook's backend alone.
     """
-    fig = Figure(figsize=(7, 4))
-    ax = fig.subplots()
     steps = [int(r["step"]) for r in rows]
     train = [float(r["train_loss"]) for r in rows]
-    ax.plot(steps, train, color="tab:blue", alpha=0.2, lw=0.5)
     # Batches group emails of similar length, and short emails carry more entropy per token;
     # weighting each batch by its tokens makes the running mean comparable to validation.
     tokens = np.diff([0] + [int(r["tokens"]) for r in rows]).astype(float)
@@ -371,21 +370,27 @@ def plot_loss_curve(
     kernel = np.ones(window)
     summed = np.convolve(np.asarray(train) * tokens, kernel, mode="valid")
     smooth = summed / np.convolve(tokens, kernel, mode="valid")
-    ax.plot(steps[window - 1 :], smooth, color="tab:blue", lw=1.5,
-            label=f"training loss (last {window} batches, per token)")  # fmt: skip
     val = [(int(r["step"]), float(r["val_loss"])) for r in rows if r["val_loss"] not in ("", None)]
-    if val:
-        ax.plot(*zip(*val, strict=True), "o-", color="tab:orange", label="validation loss")
-    if floor is not None:
-        ax.axhline(floor, color="black", ls="--", lw=1, label=f"corpus entropy {floor:.3f}")
-        if floor_se:
-            ax.axhspan(floor - 2 * floor_se, floor + 2 * floor_se, color="black", alpha=0.1)
-        # Zoom in on the floor: the last few hundredths of a nat are the interesting part.
-        ax.set_ylim(floor - 0.05, max(floor + 0.3, float(smooth[-1]) + 0.2))
-    ax.set_xlabel("step")
-    ax.set_ylabel("cross-entropy (nats per token)")
-    ax.set_title(title)
-    ax.legend()
+    near = floor is not None and float(smooth[-1]) < floor + 0.3
+    fig = Figure(figsize=(11, 4) if near else (7, 4))
+    axes = fig.subplots(1, 2 if near else 1, squeeze=False)[0]
+    for ax in axes:
+        ax.plot(steps, train, color="tab:blue", alpha=0.2, lw=0.5)
+        ax.plot(steps[window - 1 :], smooth, color="tab:blue", lw=1.5,
+                label=f"training loss (last {window} batches, per token)")  # fmt: skip
+        if val:
+            ax.plot(*zip(*val, strict=True), "o-", color="tab:orange", label="validation loss")
+        if floor is not None:
+            ax.axhline(floor, color="black", ls="--", lw=1, label=f"corpus entropy {floor:.3f}")
+            if floor_se:
+                ax.axhspan(floor - 2 * floor_se, floor + 2 * floor_se, color="black", alpha=0.1)
+        ax.set_xlabel("step")
+        ax.set_ylabel("cross-entropy (nats per token)")
+    axes[0].set_title(f"{title}: the whole run" if title and near else title)
+    axes[0].legend()
+    if near and floor is not None:
+        axes[1].set_ylim(floor - 0.05, max(floor + 0.3, float(smooth[-1]) + 0.2))
+        axes[1].set_title("near the floor")
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=100)
