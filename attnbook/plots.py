@@ -29,11 +29,9 @@ def plot_heatmap(
     M = np.asarray(M, dtype=float)
     if M.ndim != 2:
         raise ValueError(f"M must be 2-D to draw a heatmap; got shape {M.shape}")
-    fig, ax = (
-        (ax.figure, ax)
-        if ax is not None
-        else plt.subplots(figsize=(1.0 + 0.6 * M.shape[1], 0.8 + 0.5 * M.shape[0]))
-    )
+    # at least about 550 x 300 px: a 4 x 4 matrix's numbers stay readable at a notebook's width
+    size = (max(5.5, 1.4 + 0.7 * M.shape[1]), max(3.0, 0.9 + 0.5 * M.shape[0]))
+    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=size)
     image = ax.imshow(M, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_title(title)
     ax.set_xlabel(xlabel)
@@ -41,7 +39,6 @@ def plot_heatmap(
     ax.set_xticks(range(M.shape[1]), col_labels if col_labels is not None else range(M.shape[1]))
     ax.set_yticks(range(M.shape[0]), row_labels if row_labels is not None else range(M.shape[0]))
     if annotate and M.size <= 100:
-        middle = np.nanmean(M[np.isfinite(M)]) if np.isfinite(M).any() else 0.0
         for (i, j), value in np.ndenumerate(M):
             ax.text(
                 j,
@@ -49,12 +46,18 @@ def plot_heatmap(
                 f"{value:.2f}",
                 ha="center",
                 va="center",
-                fontsize=8,
-                color="white" if value < middle else "black",
+                fontsize=9,
+                color=text_colour(image.cmap(image.norm(value))),
             )
     fig.colorbar(image, ax=ax)
     fig.tight_layout()
     return fig
+
+
+def text_colour(rgba) -> str:
+    """Black on a light cell, white on a dark one, by the cell colour's luminance."""
+    red, green, blue = rgba[:3]
+    return "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
 
 
 def score_variance_experiment(

@@ -39,6 +39,10 @@ def bars_html(
     return f'<div class="attnbook-bars">{head}{"".join(rows)}</div>'
 
 
+# ipywidgets cuts a description at about 80 px ("temperat..."): show each in full
+LABELS = {"description_width": "initial"}
+
+
 class SoftmaxTemperatureWidget(widgets.VBox):
     """Drag the scores and the temperature; watch softmax turn them into weights.
 
@@ -60,11 +64,17 @@ class SoftmaxTemperatureWidget(widgets.VBox):
             )
         self.labels = list(labels)
         self.temperature = widgets.FloatLogSlider(
-            value=1.0, base=10, min=-1.5, max=1.0, step=0.05, description="temperature"
+            value=1.0,
+            base=10,
+            min=-1.5,
+            max=1.0,
+            step=0.05,
+            description="temperature",
+            style=LABELS,
         )
         self.score_sliders = [
             widgets.FloatSlider(
-                value=float(s), min=-5.0, max=5.0, step=0.1, description=f"s({label})"
+                value=float(s), min=-5.0, max=5.0, step=0.1, description=f"s({label})", style=LABELS
             )
             for s, label in zip(scores, labels)
         ]

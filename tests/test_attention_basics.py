@@ -138,6 +138,30 @@ def test_figures_are_labelled():
     assert ax.get_title() == "weights" and ax.get_xlabel() and ax.get_ylabel()
 
 
+def test_a_heatmap_is_readable_at_a_notebooks_width():
+    """A 4 x 4 heatmap is at least 550 px wide, and each number contrasts with its cell:
+    black on light cells, white on dark ones (by the cell colour's luminance)."""
+    import matplotlib.pyplot as plt
+
+    M = np.array([[0.05, 0.9, 0.3, 0.6]] * 4)
+    fig = plot_heatmap(M, "weights", vmin=0, vmax=1)
+    assert fig.get_size_inches()[0] * fig.dpi >= 550
+    image = fig.axes[0].images[0]
+    for text in fig.axes[0].texts:
+        r, g, b, _ = image.cmap(image.norm(float(text.get_text())))
+        light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
+        assert text.get_color() == ("black" if light else "white"), text.get_text()
+    assert {t.get_color() for t in fig.axes[0].texts} == {"black", "white"}
+    plt.close(fig)
+
+
+def test_widget_descriptions_are_shown_in_full():
+    from attnbook.widgets import softmax_temperature_widget
+
+    widget = softmax_temperature_widget()
+    assert widget.temperature.style.description_width == "initial"
+
+
 def test_score_entry_is_written_as_its_sum_of_products():
     text = score_entry_markdown(WORKED_Q, WORKED_K, i=1, j=2)
     # query 2 = (0, 2, 0), key 3 = (1, 1, 0): 0*1 + 2*1 + 0*0 = 2

@@ -13,6 +13,8 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 
+from attnbook.widgets import LABELS
+
 __all__ = [
     "EXAMPLE_PAIR",
     "EXAMPLE_THETA",
@@ -124,16 +126,20 @@ class RopeAngleWidget(widgets.VBox):
             for i, t in enumerate(theta)
         ]
         self.pair = widgets.Dropdown(
-            options=options, value=options[0][1], description="pair", disabled=len(options) == 1
+            options=options,
+            value=options[0][1],
+            description="pair",
+            style=LABELS,
+            disabled=len(options) == 1,
         )
         self.query_position = widgets.IntSlider(
-            value=query_position, min=0, max=max_position, description="query at l"
+            value=query_position, min=0, max=max_position, description="query at l", style=LABELS
         )
         self.key_position = widgets.IntSlider(
-            value=key_position, min=0, max=max_position, description="key at s"
+            value=key_position, min=0, max=max_position, description="key at s", style=LABELS
         )
         self.shift = widgets.IntSlider(
-            value=shift, min=0, max=max_position, description="move both"
+            value=shift, min=0, max=max_position, description="move both", style=LABELS
         )
         self.display = widgets.HTML()
         for control in (self.query_position, self.key_position, self.shift, self.pair):

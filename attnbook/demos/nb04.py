@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from attnbook.ops import torch_softmax
-from attnbook.widgets import bars_html
+from attnbook.widgets import LABELS, bars_html
 
 #: The decks' running sentence, one token per word plus the full stop.
 ROBOT_SENTENCE = "The robot picked up the cup because it was empty."
@@ -119,12 +119,13 @@ class MaskToggleWidget(widgets.VBox):
                 f"scores must have shape ({L}, {L}) for {L} tokens; got {self.S.shape}"
             )
         self.mask_toggle = widgets.ToggleButton(
-            value=causal, description="causal mask", icon="eye-slash"
+            value=causal, description="causal mask", style=LABELS, icon="eye-slash"
         )
         self.query = widgets.Dropdown(
             options=[(f"{i} · {tok}", i) for i, tok in enumerate(self.tokens)],
             value=query,
             description="query word",
+            style=LABELS,
         )
         self.display = widgets.HTML()
         for control in (self.mask_toggle, self.query):

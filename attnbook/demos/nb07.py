@@ -46,7 +46,7 @@ from attnbook.lm.tokenizer import WordTokenizer
 from attnbook.lm.train import fit_batch
 from attnbook.plots import show_figure
 from attnbook.typed import all_of, one_of
-from attnbook.widgets import bars_html
+from attnbook.widgets import LABELS, bars_html
 
 __all__ = [
     "AttentionExplorer",
@@ -438,15 +438,16 @@ class AttentionExplorer(widgets.VBox):
             options=[(self._short(e), i) for i, e in enumerate(self.emails)],
             value=0,
             description="email",
+            style=LABELS,
             layout={"width": "95%"},
         )
         self.layer = widgets.Dropdown(
-            options=list(range(model.config.n_layers)), value=0, description="layer"
+            options=list(range(model.config.n_layers)), value=0, description="layer", style=LABELS
         )
         self.head = widgets.Dropdown(
-            options=list(range(model.config.n_heads)), value=0, description="head"
+            options=list(range(model.config.n_heads)), value=0, description="head", style=LABELS
         )
-        self.query = widgets.Dropdown(description="query word")
+        self.query = widgets.Dropdown(description="query word", style=LABELS)
         self.display = widgets.HTML()
         self._set_queries(query_word)
         self.email.observe(self._email_changed, names="value")

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from attnbook.demos.nb04 import ROBOT_SENTENCE, ROBOT_TOKENS, heatmap_row_html
 from attnbook.demos.nb07 import single_thread
 from attnbook.shapes import require_ndim
-from attnbook.widgets import bars_html
+from attnbook.widgets import LABELS, bars_html
 
 __all__ = [
     "QWEN3_0_6B_SHAPES",
@@ -430,18 +430,20 @@ class HeadExplorer(widgets.VBox):
                 f"are {len(self.tokens)} tokens"
             )
         self.patterns = notable_heads(self.maps, self.tokens, query_word, key_word)
-        self.layer = widgets.IntSlider(value=0, min=0, max=N - 1, description="layer")
-        self.head = widgets.IntSlider(value=0, min=0, max=h - 1, description="head")
+        self.layer = widgets.IntSlider(value=0, min=0, max=N - 1, description="layer", style=LABELS)
+        self.head = widgets.IntSlider(value=0, min=0, max=h - 1, description="head", style=LABELS)
         self.query = widgets.Dropdown(
             options=[(f"{i} · {t}", i) for i, t in enumerate(self.tokens)],
             value=_find(self.tokens, query_word),
             description="query word",
+            style=LABELS,
         )
         self.pattern = widgets.Dropdown(
             options=[("(choose)", None)]
             + [(f"{name}: layer {l}, head {r}", (l, r)) for name, (l, r) in self.patterns.items()],
             value=None,
             description="pattern",
+            style=LABELS,
         )
         self.display = widgets.HTML()
         for control in (self.layer, self.head, self.query):

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from attnbook.lm.replies import Email, ReplyTask
+from attnbook.widgets import LABELS
 
 __all__ = [
     "SourceAttentionExplorer",
@@ -157,17 +158,19 @@ class SourceAttentionExplorer(widgets.VBox):
             options=[(e.text()[:70], i) for i, e in enumerate(self.emails)],
             value=0,
             description="email",
+            style=LABELS,
             layout={"width": "95%"},
         )
         self.layer = widgets.Dropdown(
-            options=list(range(n_layers)), value=n_layers - 1, description="block"
+            options=list(range(n_layers)), value=n_layers - 1, description="block", style=LABELS
         )
         self.head = widgets.Dropdown(
             options=[("mean", -1), *((str(h), h) for h in range(n_heads))],
             value=-1,
             description="head",
+            style=LABELS,
         )
-        self.word = widgets.Dropdown(description="reply word")
+        self.word = widgets.Dropdown(description="reply word", style=LABELS)
         self.display = widgets.HTML()
         self._set_words(word)
         self.email.observe(self._email_changed, names="value")

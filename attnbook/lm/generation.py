@@ -44,6 +44,7 @@ from attnbook.lm.model import (
     _hook_tables,
     qkv_turns,
 )
+from attnbook.widgets import LABELS
 
 __all__ = [
     "KVCache",
@@ -676,11 +677,13 @@ class SamplingWidget(widgets.VBox):
         self.shown = self.logits.argsort(descending=True)[:n_show].tolist()
         V = self.logits.numel()
         self.temperature = widgets.FloatSlider(
-            value=1.0, min=0.0, max=3.0, step=0.05, description="temperature"
+            value=1.0, min=0.0, max=3.0, step=0.05, description="temperature", style=LABELS
         )
-        self.top_k = widgets.IntSlider(value=0, min=0, max=V, description="top-k (0 off)")
+        self.top_k = widgets.IntSlider(
+            value=0, min=0, max=V, description="top-k (0 off)", style=LABELS
+        )
         self.top_p = widgets.FloatSlider(
-            value=1.0, min=0.05, max=1.0, step=0.05, description="top-p"
+            value=1.0, min=0.05, max=1.0, step=0.05, description="top-p", style=LABELS
         )
         self.display = widgets.HTML()
         for control in (self.temperature, self.top_k, self.top_p):
