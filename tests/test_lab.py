@@ -65,7 +65,8 @@ def serve(target: str, *make_args: str, log=None, env: dict | None = None):
 @pytest.mark.slow
 def test_make_lab_serves_jupyterlab_with_the_notebooks(tmp_path):
     work = tmp_path / "work"
-    with serve("lab", f"WORK={work}") as (base, token):
+    log = (tmp_path / "lab.log").open("w")
+    with log, serve("lab", f"WORK={work}", log=log) as (base, token):
         port = base.rsplit(":", 1)[1]
         _, listing = fetch(f"http://127.0.0.1:{port}/api/contents?token={token}")
         served = {item["name"] for item in json.loads(listing)["content"]}
@@ -91,6 +92,26 @@ def test_make_lab_serves_jupyterlab_with_the_notebooks(tmp_path):
             raise AssertionError("the learner's lab serves the formgrader")
         except urllib.error.HTTPError as err:
             assert err.code == 404
+        # a kernel talks to the server over local sockets, not TCP: no warning about it
+        start = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/kernels?token={token}", data=b"{}", method="POST"
+        )
+        with urllib.request.urlopen(start, timeout=60) as response:
+            kernel = json.loads(response.read())
+        deadline = time.monotonic() + 60
+        while "Kernel started" not in (tmp_path / "lab.log").read_text():
+            assert time.monotonic() < deadline, "the kernel did not start within 60 s"
+            time.sleep(1)
+        time.sleep(3)  # its start-up lines reach the log
+        urllib.request.urlopen(
+            urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/kernels/{kernel['id']}?token={token}",
+                method="DELETE",
+            ),
+            timeout=30,
+        )
+    text = (tmp_path / "lab.log").read_text()
+    assert "Kernel started" in text and "without encryption" not in text, text[-3000:]
 
 
 @pytest.mark.slow
