@@ -2,6 +2,7 @@
 setups and its ten slowest calls, the load average before and after, and the command.
 
     python benchmarks/bench_tests.py                       # the whole suite (`make test`)
+    python benchmarks/bench_tests.py --workers 1           # on one process (PYTEST_WORKERS=1)
     python benchmarks/bench_tests.py -- -m "not slow and not browser"   # pytest's own arguments
     python benchmarks/bench_tests.py --record              # and appends it to results/tests.md
 
@@ -54,11 +55,21 @@ def parse(output: str) -> dict:
     return found
 
 
-def measure(pytest_args: list[str]) -> dict:
+def worker_args(workers: int) -> list[str]:
+    """pytest-xdist's options for `workers` processes, as the Makefile's PYTEST_WORKER_ARGS."""
+    return (
+        []
+        if workers <= 1
+        else ["-n", str(workers), "--dist", "loadscope", "--no-loadscope-reorder"]
+    )
+
+
+def measure(pytest_args: list[str], workers: int = 2) -> dict:
     command = [
         sys.executable,
         "-m",
         "pytest",
+        *worker_args(workers),
         *pytest_args,
         "--durations=0",
         "--durations-min=1.0",
@@ -77,6 +88,7 @@ def measure(pytest_args: list[str]) -> dict:
         "seconds": seconds,
         "load_before": before,
         "load_after": after,
+        "workers": workers,
         **parse(done.stdout),
         "tail": done.stdout[-2000:] + done.stderr[-2000:],
     }
@@ -90,6 +102,7 @@ def markdown(result: dict) -> str:
         "",
         f"- command: `{result['command']}` (from the repository root)",
         f"- result: {result['summary'] or 'no summary line'} (exit {result['returncode']})",
+        f"- workers: {result['workers']} pytest process(es)",
         f"- machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"{platform.system()} {platform.machine()}",
         f"- load average (1, 5, 15 min) before: {load.format(*result['load_before'])}; "
@@ -106,9 +119,12 @@ def markdown(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", action="store_true", help=f"append the record to {RESULTS}")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="pytest processes, as make test's PYTEST_WORKERS"
+    )
     parser.add_argument("pytest_args", nargs="*", help="pytest's arguments, after `--`")
     args = parser.parse_args(argv)
-    result = measure(args.pytest_args)
+    result = measure(args.pytest_args, args.workers)
     record = markdown(result)
     print(record)
     if result["returncode"] not in (0, 5):
