@@ -12,6 +12,8 @@
 #                        holds the keys: each answer is graded now, with its reason)
 #   make progress        one line per notebook: functions passed, questions answered (right
 #                        or wrong with ANSWERS=1), time left by the notebooks' own estimates
+#   make solutions-html  executed HTML copies of the solution notebooks, figures inside, in
+#                        build/solutions-html/ (NB=01 for one; made on demand, not committed)
 #   make reset NB=01     put the released notebook 01 in place of yours in work/; yours is
 #                        kept in work/.backups/<name>-<date>T<time>.ipynb
 #   make release         regenerate notebooks/ from solutions/ (instructors); refuses, naming
@@ -48,7 +50,8 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup test-deps lab formgrader test fast-test check progress reset sample release kit bench \
+.PHONY: setup test-deps lab formgrader test fast-test check progress solutions-html reset sample \
+	release kit bench \
 	clean clean-grading
 
 setup: $(VENV)/.installed
@@ -91,6 +94,9 @@ fast-test: setup
 check: setup
 	@test -n "$(NB)" || { echo "usage: make check NB=01 (or NB=path/to/notebook.ipynb)"; exit 2; }
 	$(BIN)/python scripts/check_notebook.py --work $(WORK) $(if $(filter 1,$(ANSWERS)),--answers,) $(NB)
+
+solutions-html: setup
+	$(BIN)/python scripts/solutions_html.py $(NB)
 
 progress: setup
 	$(BIN)/python scripts/progress.py --work $(WORK) $(if $(filter 1,$(ANSWERS)),--answers,)

@@ -306,3 +306,22 @@ def test_progress_is_one_line_per_notebook_with_the_time_left(tmp_path):
     total = sum(estimates.values())
     assert lines[-1].startswith("0 of 11 notebooks complete")
     assert f"left of {total // 60} h {total % 60:02d} min" in lines[-1]
+
+
+@pytest.mark.slow
+def test_solutions_html_is_an_executed_copy_with_its_figures(tmp_path):
+    """`make solutions-html NB=01`: notebook 01's solution, run, as one HTML page in build/,
+    its figures inside as images, its checks passed; nothing in solutions/ changed."""
+    spec = importlib.util.spec_from_file_location(
+        "solutions_html", ROOT / "scripts" / "solutions_html.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    (path,) = module.notebooks(["01"])
+    before = path.read_bytes()
+    page, ok = module.build(path, tmp_path)
+    text = page.read_text(encoding="utf-8")
+    assert ok and page == tmp_path / f"{NB01}.html"
+    assert text.count("data:image/png;base64,") >= 3  # the notebook's figures
+    assert "passed" in text and "Traceback" not in text
+    assert path.read_bytes() == before

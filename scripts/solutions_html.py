@@ -1,0 +1,82 @@
+"""Executed HTML copies of the solution notebooks, to see the expected figures and outputs
+without running anything yourself (`make solutions-html`, or `NB=01` for one).
+
+    python scripts/solutions_html.py            # every notebook in solutions/
+    python scripts/solutions_html.py 01 07      # the notebooks whose names start so
+
+Each solutions/NN_topic/NN_topic.ipynb runs top to bottom in a fresh kernel, in its folder,
+on the budgets the autograder uses (NBGRADER_EXECUTION, so notebook 07 trains for seconds,
+not minutes), and is written as build/solutions-html/NN_topic.html, figures inside. build/
+is ignored by git: the copies are made on demand, never committed. A notebook that stops
+with an error is still written, with the error where it stopped, and the command exits 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+from nbconvert import HTMLExporter
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "build" / "solutions-html"
+
+
+def notebooks(prefixes: list[str]) -> list[Path]:
+    found = sorted((ROOT / "solutions").glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
+    found = [p for p in found if p.parent.name == p.stem]
+    if prefixes:
+        found = [p for p in found if any(p.stem.startswith(x) for x in prefixes)]
+    return found
+
+
+def build(path: Path, out: Path = OUT) -> tuple[Path, bool]:
+    """Run one solution notebook and write its HTML; (the page, whether it ran through)."""
+    nb = nbformat.read(path, as_version=4)
+    # the kernel's own inline backend draws the figures into the outputs (Agg would drop them)
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env["NBGRADER_EXECUTION"] = "autograde"
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    ok = True
+    try:
+        NotebookClient(
+            nb,
+            timeout=600,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        ).execute(env=env)
+    except CellExecutionError:
+        ok = False
+    out.mkdir(parents=True, exist_ok=True)
+    page = out / f"{path.stem}.html"
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    page.write_text(body, encoding="utf-8")
+    return page, ok
+
+
+def main(argv: list[str]) -> int:
+    chosen = notebooks(argv)
+    if not chosen:
+        raise SystemExit(f"no solution notebook starts with {' or '.join(argv)}")
+    failed = 0
+    for i, path in enumerate(chosen, 1):
+        started = time.monotonic()
+        page, ok = build(path)
+        failed += not ok
+        status = "" if ok else " (stopped with an error: see the page)"
+        print(
+            f"[{i}/{len(chosen)}] {page.relative_to(ROOT)} in "
+            f"{time.monotonic() - started:.0f} s{status}",
+            flush=True,
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
