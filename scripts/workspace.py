@@ -9,6 +9,8 @@ notebooks/ holds the released notebooks: `make release` and `git pull` rewrite i
 yours: git ignores it, `prepare` only ever adds to it (a notebook folder that work/ lacks, a
 file a notebook folder lacks, as a newer workbook brings them) and never overwrites a file,
 and `reset` moves the notebook it replaces into work/.backups/ with the time in its name.
+In a clone, `prepare` also makes work/solutions/, a read-only copy of solutions/ for the lab,
+afresh each time (it holds no one's work: nothing can be written into it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import shutil
 import sys
 import time
@@ -101,6 +104,34 @@ def sync(work: Path = WORK, released: Path = NOTEBOOKS) -> tuple[list[Path], lis
     return copied, updated
 
 
+SOLUTIONS = ROOT / "solutions"
+VIEW = "solutions"  # work/solutions/: a read-only copy of solutions/, for the lab
+
+
+def solutions_view(work: Path = WORK, source: Path = SOLUTIONS) -> Path | None:
+    """work/solutions/: a read-only copy of the instructor notebooks (a clone's solutions/;
+    the kit has none), made afresh each time, so the lab can open them and nothing in it can
+    save into solutions/ (files 0444, folders 0555). It holds no one's work: a learner cannot
+    write into it. None where there is no solutions/."""
+    if not source.is_dir():
+        return None
+    view = work / VIEW
+    if view.is_symlink() or view.is_file():
+        raise WorkspaceError(f"{view}: expected the copy of solutions/ or nothing, found a file")
+    if view.exists():
+        for folder, _dirs, _files in os.walk(view):
+            os.chmod(folder, 0o755)
+        shutil.rmtree(view)
+    shutil.copytree(
+        source, view, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+    )
+    for folder, _dirs, files in os.walk(view, topdown=False):
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o444)
+        os.chmod(folder, 0o555)
+    return view
+
+
 def find_released(nb: str, released: Path = NOTEBOOKS) -> Path:
     """The released notebook that `nb` names: its number (01), a prefix of its folder
     (01_att) or its folder name."""
@@ -182,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"Your work lives in {_shown(work)}/: no release and no `git pull` touches it; "
                 "`make reset NB=01` starts a notebook afresh and keeps a backup."
             )
+            view = solutions_view(work)
+            if view is not None:
+                print(f"{_shown(view)}/: a read-only copy of the solutions, made afresh each time")
         else:
             mine, backup = reset(args.nb, work)
             if backup is not None:

@@ -72,7 +72,20 @@ def test_make_lab_serves_jupyterlab_with_the_notebooks(tmp_path):
         served = {item["name"] for item in json.loads(listing)["content"]}
         expected = {p.name for p in NOTEBOOKS.iterdir() if p.is_dir()}
         assert expected and expected <= served, f"served {served}, expected {expected}"
-        assert {p.name for p in work.iterdir() if p.is_dir()} == expected, "not the copy served"
+        assert {p.name for p in work.iterdir() if p.is_dir()} == expected | {"solutions"}
+        _, listing = fetch(f"http://127.0.0.1:{port}/api/contents/solutions?token={token}")
+        shown = {item["name"] for item in json.loads(listing)["content"]}
+        assert expected <= shown, f"the lab's solutions/ shows {shown}"  # reachable, read-only
+        one = next(iter(sorted(expected)))
+        copy = work / "solutions" / one / f"{one}.ipynb"
+        assert copy.read_bytes() == (ROOT / "solutions" / one / f"{one}.ipynb").read_bytes()
+        assert not copy.is_symlink() and copy.stat().st_mode & 0o222 == 0  # a copy, read-only
+        if os.geteuid() != 0:  # root writes a read-only file all the same
+            _, model = fetch(
+                f"http://127.0.0.1:{port}/api/contents/solutions/{one}/{one}.ipynb"
+                f"?token={token}&content=0"
+            )
+            assert json.loads(model)["writable"] is False
         _, extensions = fetch(f"http://127.0.0.1:{port}/lab/api/extensions?token={token}")
         names = {ext["name"] for ext in json.loads(extensions)}
         assert "jupyter-widgets-jupyterlab-manager" in names, names

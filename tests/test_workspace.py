@@ -401,3 +401,28 @@ def test_make_release_in_a_clone_refuses_to_overwrite_a_learners_answers(tmp_pat
     assert f"{NB1}/{NB1}.ipynb" in result.stderr and "FORCE=1" in result.stderr, result.stderr
     assert mine.read_text() == answered
     assert not (clone / "work").exists()
+
+
+def test_the_solutions_view_is_a_fresh_read_only_copy_beside_the_work(tmp_path):
+    """work/solutions/: the solutions copied read-only, made afresh each time (a file gone
+    from solutions/ is gone from the copy); the learner's notebooks are untouched."""
+    source, work = tmp_path / "solutions", tmp_path / "work"
+    (source / "01_x").mkdir(parents=True)
+    (source / "01_x" / "01_x.ipynb").write_text("v1")
+    (source / "01_x" / "old.txt").write_text("old")
+    mine = work / "01_x" / "01_x.ipynb"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my answers")
+    view = workspace.solutions_view(work, source)
+    assert (view / "01_x" / "01_x.ipynb").read_text() == "v1"
+    assert (view / "01_x" / "01_x.ipynb").stat().st_mode & 0o222 == 0
+    assert view.stat().st_mode & 0o222 == 0
+    (source / "01_x" / "01_x.ipynb").write_text("v2")
+    (source / "01_x" / "old.txt").unlink()
+    workspace.solutions_view(work, source)
+    assert (view / "01_x" / "01_x.ipynb").read_text() == "v2"
+    assert not (view / "01_x" / "old.txt").exists()
+    assert mine.read_text() == "my answers"
+    assert workspace.solutions_view(work, tmp_path / "none") is None  # the kit: no solutions/
+    for folder, _dirs, _files in os.walk(view):  # so that pytest can clean up
+        os.chmod(folder, 0o755)
