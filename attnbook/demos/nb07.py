@@ -43,7 +43,7 @@ from attnbook.lm.data import batch_iterator, pad_batch, validation_loss
 from attnbook.lm.generation import KVCache, decode_step
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
 from attnbook.lm.tokenizer import WordTokenizer
-from attnbook.lm.train import fit_batch
+from attnbook.lm.train import draw_floor, fit_batch
 from attnbook.plots import show_figure
 from attnbook.typed import all_of, one_of
 from attnbook.widgets import LABELS, bars_html
@@ -354,12 +354,7 @@ def plot_losses_against_floor(
             color="tab:orange",
             label="validation loss",
         )
-    if floor is not None:
-        ax.axhline(floor, color="black", ls="--", lw=1, label=f"corpus entropy {floor:.3f}")
-        if floor_se:
-            ax.axhspan(floor - 2 * floor_se, floor + 2 * floor_se, color="black", alpha=0.1)
-    ax.set_xlabel("step")
-    ax.set_ylabel("cross-entropy (nats per token)")
+    draw_floor(ax, floor, floor_se)
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()

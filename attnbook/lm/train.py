@@ -346,6 +346,16 @@ def _write_log(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
+def draw_floor(ax, floor: float | None, floor_se: float | None = None) -> None:
+    """A loss plot's floor (the corpus entropy, with two standard errors shaded) and axes."""
+    if floor is not None:
+        ax.axhline(floor, color="black", ls="--", lw=1, label=f"corpus entropy {floor:.3f}")
+        if floor_se:
+            ax.axhspan(floor - 2 * floor_se, floor + 2 * floor_se, color="black", alpha=0.1)
+    ax.set_xlabel("step")
+    ax.set_ylabel("cross-entropy (nats per token)")
+
+
 def plot_loss_curve(
     rows: list[dict],
     path: str | Path | IO[bytes] | None = None,
@@ -380,12 +390,7 @@ def plot_loss_curve(
                 label=f"training loss (last {window} batches, per token)")  # fmt: skip
         if val:
             ax.plot(*zip(*val, strict=True), "o-", color="tab:orange", label="validation loss")
-        if floor is not None:
-            ax.axhline(floor, color="black", ls="--", lw=1, label=f"corpus entropy {floor:.3f}")
-            if floor_se:
-                ax.axhspan(floor - 2 * floor_se, floor + 2 * floor_se, color="black", alpha=0.1)
-        ax.set_xlabel("step")
-        ax.set_ylabel("cross-entropy (nats per token)")
+        draw_floor(ax, floor, floor_se)
     axes[0].set_title(f"{title}: the whole run" if title and near else title)
     axes[0].legend()
     if near and floor is not None:
