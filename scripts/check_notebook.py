@@ -56,7 +56,7 @@ def find(arg: str, work: Path | None = None) -> Path:
 ANSWERS_SHOWN = "attnbook-check-answers:"  # the line the answers probe prints
 ANSWERS_PROBE = (
     "import json as _json\n"
-    f"print({ANSWERS_SHOWN!r}, _json.dumps({{_k: _v for _k, _v in globals().items() "
+    f"print({ANSWERS_SHOWN!r} + ' ' + _json.dumps({{_k: _v for _k, _v in globals().items() "
     "if _k.startswith('answer_') and isinstance(_v, str)}))"
 )
 
@@ -118,12 +118,14 @@ def _failure(cell) -> tuple[str, str] | None:
 
 
 def chosen(nb: nbformat.NotebookNode) -> dict[str, str]:
-    """The concept answers printed by the probe cell `execute(..., answers=True)` adds."""
+    """The concept answers printed by the probe cell `execute(..., answers=True)` adds (its
+    stdout may arrive in several stream outputs: they are joined before reading)."""
     for cell in reversed(nb.cells):
-        for output in cell.get("outputs", []):
-            text = output.get("text", "") if output.get("output_type") == "stream" else ""
-            if text.startswith(ANSWERS_SHOWN):
-                return json.loads(text[len(ANSWERS_SHOWN) :])
+        outputs = cell.get("outputs", [])
+        text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+        for line in text.splitlines():
+            if line.startswith(ANSWERS_SHOWN):
+                return json.loads(line[len(ANSWERS_SHOWN) :])
     return {}
 
 

@@ -325,3 +325,15 @@ def test_solutions_html_is_an_executed_copy_with_its_figures(tmp_path):
     assert text.count("data:image/png;base64,") >= 3  # the notebook's figures
     assert "passed" in text and "Traceback" not in text
     assert path.read_bytes() == before
+
+
+def test_the_answers_probe_is_read_when_its_line_arrives_in_pieces():
+    """ipykernel may send one print as several stream messages (a loaded machine made it do
+    so in a full run): the probe's line is read from the cell's whole stdout."""
+    cell = nbformat.v4.new_code_cell("probe")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text=check_notebook.ANSWERS_SHOWN),
+        nbformat.v4.new_output("stream", name="stdout", text=' {"answer_x": "B"}\n'),
+    ]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    assert check_notebook.chosen(nb) == {"answer_x": "B"}
