@@ -76,10 +76,15 @@ def test_the_stored_slips_are_wrong_outputs_of_their_mistakes(reference_namespac
     assert count > 30, count
 
 
-def test_a_hidden_trial_names_the_slip_through_the_private_mistakes():
-    """Right on every visible case, scaled by the number of keys elsewhere: only a hidden
-    trial tells, and it names the slip because the reference carries the mistake."""
+@pytest.mark.parametrize("secret", ["", *(f"course {k}" for k in range(24))])
+def test_a_hidden_trial_names_the_slip_through_the_private_mistakes(secret, monkeypatch):
+    """Right on every visible case, scaled by the number of queries elsewhere: only a hidden
+    trial tells, and it names the slip because the reference carries the mistake, whatever
+    the course's secret draws (a 1-query trial, where this slip is no scaling at all, is not
+    the one reported)."""
     from attnbook.checks import check_score_matrix, nb01
+
+    monkeypatch.setenv("ATTNBOOK_HIDDEN_SECRET", secret)
 
     reference = load_reference(NOTEBOOK)
     (slip,) = [fn for name, _, fn in reference.SLIPS["score_matrix"] if "number of tokens" in name]
