@@ -12,6 +12,9 @@
 #                        holds the keys: each answer is graded now, with its reason)
 #   make progress        one line per notebook: functions passed, questions answered (right
 #                        or wrong with ANSWERS=1), time left by the notebooks' own estimates
+#   make hint NB=01 EX=score_matrix  the next level of help for one exercise: what the check
+#                        says about yours, then the key idea, then its solution cell alone
+#                        (LEVEL=1|2|3 for one level; NB=01 alone lists the exercises)
 #   make solutions-html  executed HTML copies of the solution notebooks, figures inside, in
 #                        build/solutions-html/ (NB=01 for one; made on demand, not committed)
 #   make reset NB=01     put the released notebook 01 in place of yours in work/; yours is
@@ -50,7 +53,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup test-deps lab formgrader test fast-test check progress solutions-html reset sample \
+.PHONY: setup test-deps lab formgrader test fast-test check hint progress solutions-html reset sample \
 	release kit bench \
 	clean clean-grading
 
@@ -94,6 +97,10 @@ fast-test: setup
 check: setup
 	@test -n "$(NB)" || { echo "usage: make check NB=01 (or NB=path/to/notebook.ipynb)"; exit 2; }
 	$(BIN)/python scripts/check_notebook.py --work $(WORK) $(if $(filter 1,$(ANSWERS)),--answers,) $(NB)
+
+hint: setup
+	@test -n "$(NB)" || { echo "usage: make hint NB=01 EX=score_matrix [LEVEL=1|2|3]"; exit 2; }
+	$(BIN)/python scripts/hint.py --work $(WORK) $(if $(LEVEL),--level $(LEVEL),) $(NB) $(EX)
 
 solutions-html: setup
 	$(BIN)/python scripts/solutions_html.py $(NB)

@@ -39,6 +39,8 @@ def project_qkv(X, W_Q, W_K, W_V):
         require_ndim(name, W, 2, "(d_out, d)")
         require_same_size(name, W, 1, "X", X, 1, "the feature width d")
     require_same_size("W_Q", W_Q, 0, "W_K", W_K, 0, "the query/key width d_k")
+    # Key idea: Q, K and V are the same tokens X seen through three sets of weights: one matrix
+    #   product per projection, X times the transposed weight, so each row stays one token.
     Q = X @ W_Q.T  # (L, d) @ (d, d_k) -> (L, d_k)
     K = X @ W_K.T  # (L, d_k)
     V = X @ W_V.T  # (L, d_v)
@@ -60,6 +62,8 @@ def score_matrix(Q, K):
     require_ndim("Q", Q, 2, "(L_q, d_k)")
     require_ndim("K", K, 2, "(L_k, d_k)")
     require_same_size("Q", Q, -1, "K", K, -1, "the query/key width d_k")
+    # Key idea: One product compares every query with every key: Q K^T has a row per query and a
+    #   column per key. Dividing by sqrt(d_k) keeps the scores' spread near 1 whatever the width.
     d_k = Q.shape[-1]
     return Q @ K.T / np.sqrt(d_k)  # (L_q, d_k) @ (d_k, L_k) -> (L_q, L_k)
 
@@ -77,6 +81,9 @@ def softmax_rows(S):
     """
     S = np.asarray(S, dtype=np.float64)
     require_min_ndim("S", S, 1, "(..., L_k)")
+    # Key idea: Work along the last axis, row by row: subtract the row's maximum (the weights do
+    #   not change and exp cannot overflow), exponentiate, divide by the row's sum. A row of only
+    #   -inf scores has no maximum to subtract: give it zeros.
     row_max = S.max(axis=-1, keepdims=True)  # (..., 1)
     row_max = np.where(np.isfinite(row_max), row_max, 0.0)  # all -inf rows: shift by 0
     e = np.exp(S - row_max)  # (..., L_k), every exponent <= 0
@@ -102,6 +109,8 @@ def attention(Q, K, V):
     require_ndim("V", V, 2, "(L_k, d_v)")
     require_same_size("Q", Q, -1, "K", K, -1, "the query/key width d_k")
     require_same_size("K", K, -2, "V", V, -2, "the number of keys L_k")
+    # Key idea: Compose the two functions above: the weights are the softmax of the scores, and
+    #   each output row is the weighted average of the value rows, A V.
     A = softmax_rows(score_matrix(Q, K))  # (L_q, L_k)
     Y = A @ V  # (L_q, L_k) @ (L_k, d_v) -> (L_q, d_v)
     return Y, A

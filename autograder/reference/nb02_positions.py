@@ -38,6 +38,9 @@ def sinusoidal_positions(L, d):
     d = require_integer("d", d, 1, "(the model width)")
     if d % 2 != 0:
         raise ValueError(f"d must be a positive even number (sin/cos pairs); got d={d}")
+    # Key idea: Pair i turns at its own frequency w_i = 10000^(-2i/d): its even feature holds sin(l
+    #   w_i) and its odd one cos(l w_i). Broadcast the positions (L, 1) against the frequencies
+    #   (d/2,) to fill every pair at once.
     l = np.arange(L, dtype=np.float64)[:, None]  # (L, 1)
     w = 10000.0 ** (-np.arange(0, d, 2) / d)  # (d/2,): 2i for i = 0 .. d/2-1
     P = np.zeros((L, d))
@@ -75,6 +78,8 @@ def embed(token_ids, E, P):
         raise ValueError(f"token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape "
                          f"{tuple(E.shape)}; got ids from {token_ids.min()} to "
                          f"{token_ids.max()}")
+    # Key idea: Look each token up (row token_ids[l] of E) and add the first L rows of the position
+    #   table: meaning plus place, one row per token.
     L = len(token_ids)
     return E[token_ids] + P[:L]  # (L, d) + (L, d)
 
@@ -95,6 +100,8 @@ def shift_matrix(k, d):
     d = require_integer("d", d, 1, "(the model width)")
     if d % 2 != 0:
         raise ValueError(f"d must be a positive even number (sin/cos pairs); got d={d}")
+    # Key idea: Moving k positions turns pair i by the angle k w_i, wherever it starts: M is block
+    #   diagonal, one 2 x 2 rotation per pair, made of cos(k w_i) and sin(k w_i).
     w = 10000.0 ** (-np.arange(0, d, 2) / d)  # (d/2,)
     c, s = np.cos(k * w), np.sin(k * w)  # (d/2,) each
     M = np.zeros((d, d))

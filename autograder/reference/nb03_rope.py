@@ -37,6 +37,8 @@ def rotation_2d(a):
     if a.dtype.kind not in "biuf":
         raise ValueError(f"a must hold real angles in radians; got {a!r} of dtype {a.dtype}")
     a = a.astype(np.float64)  # bool, int8 or float32 angles still give float64 matrices
+    # Key idea: [[cos a, -sin a], [sin a, cos a]] turns a vector by a, anticlockwise. Build it with
+    #   np.stack so that an array of angles gives a stack of matrices, (..., 2, 2).
     c, s = np.cos(a), np.sin(a)  # (...) each
     first_row = np.stack([c, -s], axis=-1)  # (..., 2)
     second_row = np.stack([s, c], axis=-1)  # (..., 2)
@@ -59,6 +61,8 @@ def rope_frequencies(d_k, base=10000.0):
         raise ValueError(f"d_k must be a positive even number (RoPE turns pairs); got d_k={d_k}")
     if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
         raise ValueError(f"base must be a positive number; got base={base!r}")
+    # Key idea: The ladder of frequencies of the sinusoids: theta_i = base^(-2i/d_k) for the d_k/2
+    #   pairs, pair 0 turning fastest.
     two_i = np.arange(0, d_k, 2)  # (d_k/2,): 0, 2, 4, ...
     return base ** (-two_i / d_k)  # (d_k/2,)
 
@@ -82,6 +86,9 @@ def apply_rope(X, positions, base=10000.0):
     require_same_size("positions", positions, 0, "X", X, -2, "the number of tokens L")
     if X.shape[-1] % 2 != 0:
         raise ValueError(f"X has shape {X.shape}: RoPE turns pairs, so d_k must be even")
+    # Key idea: Turn pair i of the token at position m by the angle m theta_i: the even and odd
+    #   features of a pair are a point's two coordinates, mixed by cos and sin. Nothing else
+    #   changes, so every norm is kept.
     theta = rope_frequencies(X.shape[-1], base)  # (d_k/2,)
     angles = positions[:, None] * theta  # (L, 1) * (d_k/2,) -> (L, d_k/2)
     c, s = np.cos(angles), np.sin(angles)  # (L, d_k/2), broadcast over leading axes

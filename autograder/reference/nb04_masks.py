@@ -33,6 +33,8 @@ def causal_mask(L):
         allowed: (L, L) booleans; allowed[i, j] is True when j <= i.
     """
     L = require_integer("L", L, 1, "(the number of tokens)")
+    # Key idea: Query i may see key j when j <= i: compare a row of positions with a column of
+    #   positions, and broadcasting gives the lower triangle.
     positions = np.arange(L)
     return positions[None, :] <= positions[:, None]  # (1, L) <= (L, 1) -> (L, L)
 
@@ -72,6 +74,9 @@ def masked_attention(Q, K, V, allowed):
     except ValueError:
         raise ValueError(f"the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} "
                          f"and allowed {allowed.shape} do not broadcast together") from None
+    # Key idea: Blocked keys score -inf before the softmax, so exp gives them weight exactly 0 and
+    #   the rest of the row shares the mass. A query with no allowed key gets a row of zeros, not
+    #   NaN.
     d_k = Q.shape[-1]
     S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)  # (..., L_q, d_k) @ (..., d_k, L_k)
     S = np.where(allowed, S, -np.inf)  # (..., L_q, L_k): blocked keys score -inf
@@ -97,6 +102,8 @@ def padding_mask(lengths, L):
     """
     L = require_integer("L", L, 0, "(the padded length)")
     lengths = require_lengths("lengths", lengths, L)  # (B,) whole numbers in 0 .. L
+    # Key idea: Sequence b is real at the positions below its length: compare the positions (1, L)
+    #   with the lengths (B, 1).
     positions = np.arange(L)  # (L,)
     return positions[None, :] < lengths[:, None]  # (1, L) < (B, 1) -> (B, L)
 
@@ -117,6 +124,9 @@ def attention_mask(lengths, L, causal):
     """
     L = require_integer("L", L, 0, "(the padded length)")
     lengths = require_lengths("lengths", lengths, L)  # (B,) whole numbers in 0 .. L
+    # Key idea: A key is allowed when it is a real token of that sequence and, with causal, not in
+    #   the future: AND the padding row (the same for every query) with the causal triangle,
+    #   broadcast to (B, L, L).
     keys = padding_mask(lengths, L)[:, None, :]  # (B, 1, L): the same row for every query
     if causal:
         keys = keys & causal_mask(L)[None, :, :]  # (B, 1, L) & (1, L, L) -> (B, L, L)

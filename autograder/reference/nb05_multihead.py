@@ -38,6 +38,8 @@ def split_heads(x, n_heads):
     if n_heads < 1 or x.shape[-1] % n_heads:
         raise ValueError(f"the last axis of x (shape {tuple(x.shape)}) must be divisible by "
                          f"n_heads = {n_heads}, a positive number of heads")
+    # Key idea: Heads cut the feature axis into h slices of d_k: view (B, L, d_model) as (B, L, h,
+    #   d_k), then move the head axis in front of the positions.
     B, L, d_model = x.shape
     d_k = d_model // n_heads
     return x.view(B, L, n_heads, d_k).transpose(1, 2)  # (B, L, h, d_k) -> (B, h, L, d_k)
@@ -54,6 +56,8 @@ def merge_heads(y):
         (B, L, h * d_k) tensor; features r*d_k .. (r+1)*d_k - 1 come from head r.
     """
     require_ndim("y", y, 4, "(B, h, L, d_k)")
+    # Key idea: Undo the split in the reverse order: positions back in front of heads, then the
+    #   heads side by side along the features.
     B, h, L, d_k = y.shape
     return y.transpose(1, 2).reshape(B, L, h * d_k)  # (B, L, h, d_k) -> (B, L, h * d_k)
 
@@ -94,6 +98,9 @@ def scaled_dot_product_attention(q, k, v, allowed=None):
         if allowed.dtype != torch.bool:
             raise ValueError(f"allowed must be a bool tensor (True = may attend); got dtype "
                              f"{allowed.dtype} and shape {tuple(allowed.shape)}")
+    # Key idea: Notebook 01's attention for any number of leading axes: count axes from the end
+    #   (transpose(-2, -1), dim=-1), fill blocked scores with -inf, and zero the rows that have no
+    #   allowed key.
     d_k = q.shape[-1]
     scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., L_q, d_k) @ (..., d_k, L_k)
     if allowed is not None:
@@ -122,6 +129,8 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(f"d_model = {d_model} must be divisible by n_heads = {n_heads}, "
                              "a positive number of heads")
         self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
+        # Key idea: One projection each for Q, K and V holds every head's weights: split, attend in
+        #   each head on its own, merge, and let W_O mix what the heads found.
         self.W_Q = nn.Linear(d_model, d_model)  # every head's query weights, stacked
         self.W_K = nn.Linear(d_model, d_model)
         self.W_V = nn.Linear(d_model, d_model)

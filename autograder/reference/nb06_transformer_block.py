@@ -48,6 +48,8 @@ def layer_norm(h, gamma, beta, eps=1e-5):
     require_ndim("beta", beta, 1, "(d,)")
     require_same_size("gamma", gamma, 0, "h", h, -1, "the feature width d")
     require_same_size("beta", beta, 0, "h", h, -1, "the feature width d")
+    # Key idea: Normalise each token on its own: subtract its mean over the last axis, divide by
+    #   the square root of its biased variance plus eps, then scale by gamma and shift by beta.
     mean = h.mean(dim=-1, keepdim=True)  # (..., 1)
     var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)  # (..., 1), biased: divide by d
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta  # (..., d)
@@ -65,6 +67,8 @@ class MLP(nn.Module):
     def __init__(self, d_model, d_hidden):
         super().__init__()
         self.d_model = d_model
+        # Key idea: Widen, bend, narrow: d_model to d_hidden, GELU, d_hidden back to d_model, at
+        #   each position on its own.
         self.fc_in = nn.Linear(d_model, d_hidden)
         self.fc_out = nn.Linear(d_hidden, d_model)
 
@@ -87,6 +91,9 @@ class PreNormBlock(nn.Module):
     def __init__(self, d_model, n_heads):
         super().__init__()
         self.d_model = d_model
+        # Key idea: Normalise the input of each sublayer and add its output to the stream: u = h +
+        #   attention(LN1(h)), then u + MLP(LN2(u)). The residual stream itself is never
+        #   normalised.
         self.ln1 = nn.LayerNorm(d_model)
         self.attn = causal_self_attention(d_model, n_heads)
         self.ln2 = nn.LayerNorm(d_model)
@@ -125,6 +132,9 @@ class Decoder(nn.Module):
             raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = "
                              f"{d_model}")
         self.max_len, self.positions = max_len, positions
+        # Key idea: Embed the tokens, add the positions (or, for RoPE, hand their angles to the
+        #   blocks), run the blocks in order, then a final LayerNorm and a linear head: one score
+        #   per vocabulary entry at each position.
         self.embed = nn.Embedding(vocab_size, d_model)
         if positions == "learned":
             self.pos = nn.Embedding(max_len, d_model)
@@ -174,6 +184,9 @@ def count_parameters(vocab_size, d_model, n_heads, n_layers, max_len, positions,
     """
     if positions not in POSITION_OPTIONS:
         raise ValueError(f"positions must be one of {POSITION_OPTIONS}; got {positions!r}")
+    # Key idea: Add up each layer's weights and biases: the embedding; per block four attention
+    #   projections, two MLP layers and two LayerNorms; the final LayerNorm and the head. Learned
+    #   positions and an untied head add a matrix each.
     d, V = d_model, vocab_size
     hidden = 4 * d if d_hidden is None else d_hidden
     attention = 4 * (d * d + d)  # W_Q, W_K, W_V, W_O with biases

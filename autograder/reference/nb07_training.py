@@ -44,6 +44,8 @@ def make_batch(sequences, pad_id):
         if len(seq) < 2:
             raise ValueError(f"sequences[{b}] has shape ({len(seq)},); every sequence needs at "
                              f"least 2 ids, shape (n,) with n >= 2, to have a target")
+    # Key idea: The targets are the inputs shifted by one token. Pad every sequence to the longest,
+    #   and let the loss mask keep only the positions that have a real next token.
     L = max(len(seq) for seq in sequences) - 1  # inputs and targets are one shorter
     B = len(sequences)
     inputs = torch.full((B, L), pad_id, dtype=torch.long)  # (B, L)
@@ -76,6 +78,8 @@ def lm_loss(logits, targets, loss_mask):
     for axis, meaning in ((0, "the batch size B"), (1, "the length L")):
         require_same_size("targets", targets, axis, "logits", logits, axis, meaning)
         require_same_size("loss_mask", loss_mask, axis, "logits", logits, axis, meaning)
+    # Key idea: Cross-entropy at every position, averaged over the positions the mask keeps: the
+    #   sum of the kept losses divided by the number of real targets, not by B L.
     safe = torch.where(loss_mask.bool(), targets.long(), 0)  # (B, L): padded ids need not exist
     nll = torch.nn.functional.cross_entropy(
         logits.flatten(0, 1), safe.flatten(), reduction="none")  # (B*L,)
@@ -100,6 +104,8 @@ def train_step(model, optimizer, batch, max_grad_norm):
     require_ndim("inputs", inputs, 2, "(B, L)")
     require_same_size("targets", targets, 1, "inputs", inputs, 1, "the length L")
     require_same_size("loss_mask", loss_mask, 1, "inputs", inputs, 1, "the length L")
+    # Key idea: One step in order: clear the old gradients, forward, loss, backward, clip the
+    #   gradients' norm, then the optimizer's step. Return the loss as a number.
     model.train()
     optimizer.zero_grad()
     logits = model(inputs)  # (B, L, V); causal mask + right padding: no key mask needed
@@ -128,6 +134,9 @@ def evaluate(model, batches):
         require_ndim("inputs", inputs, 2, "(B, L)")
         require_same_size("targets", targets, 1, "inputs", inputs, 1, "the length L")
         require_same_size("loss_mask", loss_mask, 1, "inputs", inputs, 1, "the length L")
+    # Key idea: Eval mode and no gradients; weight each batch's mean loss by its count of real
+    #   targets, so the result is the mean over every target token; leave the model in the mode it
+    #   was in.
     was_training = model.training
     model.eval()
     total, count = 0.0, 0
@@ -172,6 +181,9 @@ def ablate_head(model, ids, layer, head, mode):
         raise ValueError(f"layer: expected an int in 0..{n_layers - 1}, got {layer!r}")
     if not (isinstance(head, int) and 0 <= head < n_heads):
         raise ValueError(f"head: expected an int in 0..{n_heads - 1}, got {head!r}")
+    # Key idea: Change this head's slice of W_O's input and nothing else, with hooks; compare the
+    #   targets' log-probabilities with and without the change on the same inputs, and remove the
+    #   hooks whatever happens.
     attn = model.blocks[layer].attn
     d_k = attn.d_k
     cols = slice(head * d_k, (head + 1) * d_k)  # this head's columns of W_O's input

@@ -42,6 +42,8 @@ def sequence_log_prob(model, prompt_ids, continuation_ids):
     if len(prompt_ids) == 0:
         raise ValueError("prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), "
                          "got shape (0,)")
+    # Key idea: One forward pass over prompt and continuation: the row before each continuation
+    #   token predicts it. Sum the log-probabilities of those tokens only.
     ids = torch.cat((prompt_ids, continuation_ids))[None, :]  # (1, L_p + L_c)
     with torch.no_grad():
         logits = model(ids[:, :-1])[0]  # (L_p + L_c - 1, V): row t predicts token t + 1
@@ -74,6 +76,9 @@ def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):
         raise ValueError(f"top_k: expected None or an int >= 0, got {top_k}")
     if top_p is not None and not 0.0 < top_p <= 1.0:
         raise ValueError(f"top_p: expected None or a value in (0, 1], got {top_p}")
+    # Key idea: Divide the logits by the temperature, keep the top k, softmax, then keep the
+    #   smallest set of likeliest tokens whose mass reaches p and renormalise. Temperature 0 is the
+    #   argmax, as a one-hot row.
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(
             logits.dtype)  # (..., V)
@@ -106,6 +111,8 @@ def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None)
     """
     logits = torch.as_tensor(logits)
     require_min_ndim("logits", logits, 1, "(..., V)")
+    # Key idea: Draw one token per row from next_token_probs with the generator given, so one seed
+    #   repeats the draw; temperature 0 is the argmax, with no draw.
     if temperature == 0:
         return logits.argmax(dim=-1)  # (...)
     probs = next_token_probs(logits, temperature, top_k, top_p)  # (..., V)
@@ -139,6 +146,9 @@ def generate(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.
     if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
         raise ValueError(f"max_new_tokens: {max_new_tokens} new tokens after prompt_ids of "
                          f"shape {tuple(prompt_ids.shape)} exceed max_len {max_len}")
+    # Key idea: Append one token at a time, predicted from the last position's logits; a row that
+    #   has produced eos_id gets pad_id from then on, and the loop stops once every row is
+    #   finished.
     ids = prompt_ids  # (B, L)
     finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)  # (B,)
     for _ in range(max_new_tokens):
@@ -165,6 +175,8 @@ def perplexity(model, batches):
     Returns:
         A float: exp(sum of -log p(target) over all real targets / their number).
     """
+    # Key idea: exp of the mean negative log-likelihood per real target token: add up the losses
+    #   and the token counts over every batch first, and divide only at the end.
     total_nll, total_tokens = 0.0, 0  # summed over every batch
     for inputs, targets, loss_mask in batches:
         require_ndim("inputs", inputs, 2, "(B, L)")

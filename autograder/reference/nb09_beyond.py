@@ -42,6 +42,8 @@ def linear_recurrence(A, B, X):
     require_same_size("B", B, 0, "A", A, 0, "the state size n")
     require_ndim("X", X, 2, "(L, m)")
     require_same_size("X", X, 1, "B", B, 1, "the input width m")
+    # Key idea: Step through the sequence: s_t = A s_{t-1} + B x_t from s_{-1} = 0, keeping each
+    #   state as a new array.
     s = np.zeros(A.shape[0])  # (n,): s_{-1} = 0
     states = []
     for x_t in X:  # x_t: (m,)
@@ -69,6 +71,9 @@ def linear_recurrence_parallel(A, B, X):
     require_same_size("B", B, 0, "A", A, 0, "the state size n")
     require_ndim("X", X, 2, "(L, m)")
     require_same_size("X", X, 1, "B", B, 1, "the input width m")
+    # Key idea: Doubling: start from the rows B x_t; in each round add to every row the row
+    #   `offset` above it, moved on by A^offset, then square the power and double the offset: about
+    #   log2(L) rounds instead of L steps.
     S = X @ B.T  # (L, m) @ (m, n) -> (L, n): row t is B x_t
     power = A  # (n, n): A^offset
     offset = 1

@@ -46,6 +46,8 @@ def rms_norm(h, gamma, eps=1e-6):
     require_min_ndim("h", h, 1, "(..., d)")
     require_ndim("gamma", gamma, 1, "(d,)")
     require_same_size("gamma", gamma, 0, "h", h, -1, "the feature width d")
+    # Key idea: LayerNorm without the centring: divide each token by the root of its mean square
+    #   over the last axis (plus eps), then scale by gamma; no mean and no beta.
     mean_square = (h ** 2).mean(dim=-1, keepdim=True)  # (..., 1)
     return gamma * h / torch.sqrt(mean_square + eps)  # (..., d)
 
@@ -63,6 +65,8 @@ class SwiGLU(nn.Module):
     def __init__(self, d_model, d_hidden):
         super().__init__()
         self.d_model = d_model
+        # Key idea: Two projections up side by side: one, through SiLU, gates the other
+        #   elementwise; one projection down. No biases.
         self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
         self.w_up = nn.Linear(d_model, d_hidden, bias=False)
         self.w_down = nn.Linear(d_hidden, d_model, bias=False)
@@ -89,6 +93,8 @@ def grouped_query_attention(q, k, v, allowed=None):
         allowed key gets zeros.
     """
     require_gqa_inputs(q, k, v, allowed)
+    # Key idea: A group of query heads shares one key/value head: repeat each key/value head for
+    #   its group (repeat_interleave on the head axis), then attend as before.
     group = q.shape[1] // k.shape[1]  # query heads per key/value head
     k = k.repeat_interleave(group, dim=1)  # (B, h, L_k, d_k)
     v = v.repeat_interleave(group, dim=1)  # (B, h, L_k, d_k)
@@ -119,6 +125,8 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     require_integer("length", length, 0, "(the number of cached tokens)")
     if not bytes_per_value > 0:
         raise ValueError(f"bytes_per_value must be positive; got {bytes_per_value!r}")
+    # Key idea: Each token keeps one key and one value vector per layer and key/value head: 2 x
+    #   layers x kv heads x d_k numbers per token, times the length, times the bytes per number.
     per_token = 2 * n_layers * n_kv_heads * d_k  # a key and a value per layer and head
     return per_token * length * bytes_per_value
 
@@ -140,6 +148,9 @@ class Qwen3Block(nn.Module):
         super().__init__()
         require_head_counts(n_heads, n_kv_heads)
         self.d_model, self.n_heads, self.n_kv_heads, self.d_k = d_model, n_heads, n_kv_heads, d_k
+        # Key idea: A pre-norm block with RMSNorm, grouped-query attention and SwiGLU: QK-norm on
+        #   each head's queries and keys, then RoPE; cached keys and values go in front of the new
+        #   ones, and the causal mask counts positions from the cache's length.
         self.norm1 = nn.RMSNorm(d_model, eps=eps)
         self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
         self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
@@ -199,6 +210,9 @@ class Qwen3Decoder(nn.Module):
         cos, sin = rope_tables(max_len, d_k, rope_base)  # (max_len, d_k / 2) each
         self.register_buffer("rope_cos", cos, persistent=False)
         self.register_buffer("rope_sin", sin, persistent=False)
+        # Key idea: Embed, run the blocks with the RoPE tables cut to the sequence's length, then a
+        #   final RMSNorm and a head without bias; tying makes the embedding and the head one
+        #   matrix.
         self.embed = nn.Embedding(vocab_size, d_model)
         self.blocks = nn.ModuleList(
             Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers))
@@ -237,6 +251,8 @@ def decode_step(model, token_ids, cache):
     """
     require_ndim("token_ids", token_ids, 2, "(B, L_new)")
     require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    # Key idea: Only the new tokens go through the model: their RoPE angles start at the cache's
+    #   length, and each block returns its cache with their keys and values appended.
     T = 0 if cache is None else cache[0][0].shape[2]  # tokens already cached
     L = token_ids.shape[1]
     rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])  # angles of positions T .. T+L-1

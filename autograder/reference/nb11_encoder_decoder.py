@@ -54,6 +54,8 @@ def cross_attention(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f"enc_allowed must be a bool tensor (True = real source token); got "
                          f"dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}")
+    # Key idea: Queries come from the decoder, keys and values from the encoder's output: scores
+    #   (B, h, L_t, L_s), with the source's padding blocked for every head and every query.
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, h, L_t, L_s)
     keys = enc_allowed[:, None, None, :]  # (B, 1, 1, L_s): every head, every query
     scores = scores.masked_fill(~keys, float("-inf"))
@@ -74,6 +76,9 @@ class EncoderBlock(nn.Module):
 
     def forward(self, h, src_allowed):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        # Key idea: The encoder is pre-norm blocks with self-attention over the whole source
+        #   (padding blocked); a decoder block adds causal self-attention, then cross-attention to
+        #   the encoder's memory, then the MLP, each on the residual stream.
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])  # (B, L_s, d)
         return u + self.mlp(self.ln2(u))
@@ -168,6 +173,9 @@ def beam_search(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer("beam_size", beam_size, 1, "(candidates kept per step)")
     max_len = require_integer("max_len", max_len, 0, "(new tokens at most)")
     alpha = require_number("alpha", alpha, 0.0, "(the length penalty; 0 is none)")
+    # Key idea: Keep the beam_size best prefixes by total log-probability: extend every live prefix
+    #   by every token and keep the best beam_size; a hypothesis that ends with eos_id is finished;
+    #   choose among the finished ones with the length penalty.
     def penalised(hypothesis):  # a finished (score, ids), ranked with the length penalty
         score, ids = hypothesis
         return score / ((5 + len(ids) - 1) / 6) ** alpha
