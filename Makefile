@@ -37,9 +37,11 @@ VENV ?= .venv
 WORK ?= work
 FORCE ?=
 BIN := $(VENV)/bin
-# The CPU build of torch 2.13.0 is what this project pins; on a GPU machine set
-# TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128" or similar.
+# The torch this project pins, and where pip gets it (scripts/torch_source.py). TORCH_INDEX
+# empty: a wheel this machine's pip already has, else PyPI's CUDA build when nvidia-smi finds
+# an NVIDIA GPU, else the CPU-only build from PyTorch's CPU index; or cpu, cuda, local, a URL.
 TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
 LAB_ARGS ?=
 # e.g. KIT_ARGS="--torch-index https://download.pytorch.org/whl/cpu" (see scripts/build_kit.py)
 KIT_ARGS ?=
@@ -53,19 +55,29 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Tools that nbgrader and JupyterLab start themselves (alembic, jupyter) come from .venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup test-deps lab formgrader test fast-test check hint progress solutions-html reset sample \
+.PHONY: setup dev-setup test-deps lab formgrader test fast-test check hint progress solutions-html reset sample \
 	release kit bench \
 	clean clean-grading
 
+# A learner's set-up: what the notebooks need (the package, PyTorch, JupyterLab). The test,
+# TA and instructor tools come with `dev-setup`, which the targets that use them run.
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml autograder/pyproject.toml
+$(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet $(TORCH_SPEC)
-	$(BIN)/python -m pip install --quiet -e ".[dev,hf]"
-	# the TA's grader (attnbook-grader): package, reference answers, catalogue
-	$(BIN)/python -m pip install --quiet -e ./autograder
+	args=$$($(BIN)/python scripts/torch_source.py --spec "$(TORCH_SPEC)" "$(TORCH_INDEX)") && \
+	  $(BIN)/python -m pip install --progress-bar on $(TORCH_SPEC) $$args
+	$(BIN)/python -m pip install --progress-bar on -e ".[lab]"
+	touch $@
+
+# The test suite's, the TA's and the instructor's tools on top: pytest, ruff, mypy, the
+# Hugging Face extra, and the grader (attnbook-grader: package, reference answers, catalogue).
+dev-setup: $(VENV)/.installed-dev
+
+$(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml autograder/pyproject.toml
+	$(BIN)/python -m pip install --progress-bar on -e ".[dev,hf]"
+	$(BIN)/python -m pip install --progress-bar on -e ./autograder
 	touch $@
 
 lab: setup
@@ -77,21 +89,21 @@ lab: setup
 # Playwright. Both scripts are idempotent; without root they say what is missing, and
 # install_system_deps.sh then exits 1, so `make test-deps` (and CI, which runs it as root)
 # stops; `make test` goes on, and the tests that need a missing tool skip with that reason.
-test-deps: setup
+test-deps: dev-setup
 	bash autograder/install_system_deps.sh
 	bash scripts/install_browser.sh
 
 # For TAs: JupyterLab with nbgrader's formgrader on this course (run from autograder/, so
 # nbgrader finds autograder/nbgrader_config.py; both trees visible).
-formgrader: setup
+formgrader: dev-setup
 	cd autograder && $(abspath $(BIN))/jupyter lab --ServerApp.root_dir=.. $(ROOT_FLAG) $(LAB_ARGS)
 
-test: setup
+test: dev-setup
 	-bash autograder/install_system_deps.sh
 	bash scripts/install_browser.sh
 	$(BIN)/python -m pytest $(PYTEST_WORKER_ARGS) $(PYTEST_ARGS)
 
-fast-test: setup
+fast-test: dev-setup
 	$(BIN)/python -m pytest -m "not slow and not browser" $(PYTEST_ARGS)
 
 check: setup
@@ -115,16 +127,16 @@ reset: setup
 sample: setup
 	$(BIN)/attnbook sample $(SAMPLE_ARGS)
 
-release: setup
+release: dev-setup
 	$(BIN)/python scripts/release.py $(if $(filter 1,$(FORCE)),--force,)
 
 # For instructors: what a course hands to students instead of this repository. Built for this
 # machine's Python and system; build it on each platform students use (README, "The kit").
-kit: setup
+kit: dev-setup
 	$(BIN)/python scripts/build_kit.py $(KIT_ARGS)
 
 # bench_tests.py times the whole test suite; it runs on its own: python benchmarks/bench_tests.py
-bench: setup
+bench: dev-setup
 	@for script in benchmarks/bench_*.py; do \
 	  case $$script in */bench_tests.py) continue;; esac; \
 	  echo "== $$script"; $(BIN)/python $$script; done

@@ -14,6 +14,7 @@ adds N processes that spin on a core each, for a loaded figure on purpose.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import platform
@@ -54,6 +55,57 @@ def _copy_tree(dest: Path) -> None:
 def _spin(until: float) -> None:
     while time.time() < until:
         pass
+
+
+def _wheel_bytes(tree: Path, *requirements: str) -> tuple[int, int]:
+    """(bytes, files) of the wheels pip resolves for `requirements` in `tree`'s .venv, ignoring
+    what is installed: the download of a machine that has none of them. Measured on the files
+    pip finds (a local wheel house here: the same files as the index's); a wheel only at a
+    remote URL is not counted, so `files` says how many were."""
+    done = subprocess.run(
+        [str(tree / ".venv" / "bin" / "python"), "-m", "pip", "install", "--dry-run",
+         "--ignore-installed", "--quiet", "--report", "-", *requirements],
+        cwd=tree, capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        sys.exit(f"pip's dry run failed:\n{done.stderr}")
+    total = files = 0
+    for item in json.loads(done.stdout)["install"]:
+        url = item.get("download_info", {}).get("url", "")
+        path = Path(url.removeprefix("file://"))
+        if url.startswith("file://") and path.is_file():
+            total, files = total + path.stat().st_size, files + 1
+    return total, files
+
+
+def _size(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def measure_routes(python: str) -> dict:
+    """`make setup` (a learner's) and then `make dev-setup` (tests, TA, instructor) in a fresh
+    copy: each one's time, the .venv's size after it, and the wheels each downloads."""
+    with tempfile.TemporaryDirectory(prefix="attnbook-setup-") as tmp:
+        tree = Path(tmp)
+        _copy_tree(tree)
+        load_before = os.getloadavg()[0]
+        out: dict = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count()}
+        for target in ("setup", "dev-setup"):
+            began = time.perf_counter()
+            done = subprocess.run(["make", target, f"PYTHON={python}"], cwd=tree,
+                                  capture_output=True, text=True)  # fmt: skip
+            out[target] = time.perf_counter() - began
+            if done.returncode != 0:
+                sys.exit(f"make {target} failed:\n{done.stdout}\n{done.stderr}")
+            out[f"{target} venv"] = _size(tree / ".venv")
+            out[f"{target} log"] = done.stdout + done.stderr
+        learner = _wheel_bytes(tree, "torch==2.13.0", "-e", ".[lab]")
+        everything = _wheel_bytes(
+            tree, "torch==2.13.0", "-e", ".[lab,dev,hf]", "-e", "./autograder"
+        )
+        out |= {"learner wheels": learner, "all wheels": everything}
+        out["load"] = (load_before, os.getloadavg()[0])
+    return out
 
 
 def measure(python: str, busy: int) -> dict:
@@ -98,7 +150,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--python", default="python3", help="the interpreter make setup uses")
     parser.add_argument("--load", type=int, default=0, help="busy processes to add beside it")
     parser.add_argument("--record", action="store_true", help=f"append to {RESULTS}")
+    parser.add_argument("--routes", action="store_true",
+                        help="time the learner's make setup and then make dev-setup, with the "
+                        ".venv's size and the wheels' bytes after each")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.routes:
+        r = measure_routes(args.python)
+        mb = 1e6
+        print(
+            f"| {r['date']} | {r['cores']} | {r['load'][0]:.1f} / {r['load'][1]:.1f} "
+            f"| {r['setup']:.0f} | {r['setup venv'] / mb:.0f} | {r['learner wheels'][0] / mb:.0f}"
+            f" ({r['learner wheels'][1]} wheels) | {r['dev-setup']:.0f} "
+            f"| {r['dev-setup venv'] / mb:.0f} | {r['all wheels'][0] / mb:.0f} "
+            f"({r['all wheels'][1]} wheels) |"
+        )
+        torch_line = [x for x in r["setup log"].splitlines() if x.startswith("PyTorch (")]
+        print(torch_line[0] if torch_line else "(no PyTorch line in make setup's output)")
+        return
     r = measure(args.python, args.load)
     row = (f"| {r['date']} | {r['python']} | {r['cores']} | {r['busy']} | "
            f"{r['load_before']:.1f} | {r['load_after']:.1f} | {r['seconds']:.0f} "

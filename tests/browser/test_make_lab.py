@@ -14,7 +14,16 @@ import nbformat
 import pytest
 
 from .conftest import student_notebooks
-from .lab import ROOT, STDERR_OUTPUT, notebook_state, open_lab, open_notebook
+from .lab import (
+    ROOT,
+    STDERR_OUTPUT,
+    WIDGET_OUTPUT,
+    exercise_widget,
+    notebook_state,
+    open_lab,
+    open_notebook,
+    run_all_cells,
+)
 
 NOTEBOOKS = student_notebooks()
 
@@ -72,3 +81,28 @@ def test_student_notebook_opens(path, student_page, make_lab, screenshots, stop_
     assert panel.locator(".validate-button").count() == 1, (
         f"{relative}: nbgrader's Validate button is missing from the notebook toolbar"
     )
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(480)
+def test_the_learners_lab_reaches_the_solutions_and_their_widgets_respond(
+    student_page, make_lab, screenshots, stop_kernels
+):
+    """A learner alone, stuck: `work/solutions/` (the read-only copy `make lab` makes) opens in
+    the same lab, runs, and its widget answers its controls; the lab is still the learner's,
+    with no Nbgrader menu."""
+    page = student_page
+    stop_kernels(make_lab)
+    name = NOTEBOOKS[0].stem
+    open_notebook(page, make_lab, f"solutions/{name}/{name}.ipynb")
+    try:
+        state = run_all_cells(page, timeout=150)
+    finally:
+        page.screenshot(path=str(screenshots / f"make-lab-solution-{name}.png"))
+    errors = {c["index"]: c["errors"] for c in state["cells"] if c["errors"]}
+    assert not errors, f"solutions/{name}: cells show errors in the learner's lab: {errors}"
+    widgets = page.locator(WIDGET_OUTPUT)
+    assert widgets.count() >= 1, f"solutions/{name}: no widget rendered in the learner's lab"
+    report = exercise_widget(page, widgets.nth(0), screenshots / f"make-lab-widget-{name}")
+    assert report["rendered"] and report["controls"] and report["changed"], report
+    assert page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').count() == 0
