@@ -58,24 +58,32 @@ def _spin(until: float) -> None:
 
 
 def _wheel_bytes(tree: Path, *requirements: str) -> tuple[int, int]:
-    """(bytes, files) of the wheels pip resolves for `requirements` in `tree`'s .venv, ignoring
-    what is installed: the download of a machine that has none of them. Measured on the files
-    pip finds (a local wheel house here: the same files as the index's); a wheel only at a
-    remote URL is not counted, so `files` says how many were."""
+    """(bytes, files) of the wheels pip resolves for `requirements` in `tree`'s .venv, as if
+    nothing were installed: the download of a machine that has none of them. pip resolves
+    them (a dry run), then fetches exactly those versions into a scratch folder (from its
+    cache, a local wheel house or the index, as configured), and the files are weighed."""
+    python = str(tree / ".venv" / "bin" / "python")
     done = subprocess.run(
-        [str(tree / ".venv" / "bin" / "python"), "-m", "pip", "install", "--dry-run",
-         "--ignore-installed", "--quiet", "--report", "-", *requirements],
+        [python, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+         "--report", "-", *requirements],
         cwd=tree, capture_output=True, text=True,
     )  # fmt: skip
     if done.returncode != 0:
         sys.exit(f"pip's dry run failed:\n{done.stderr}")
-    total = files = 0
-    for item in json.loads(done.stdout)["install"]:
-        url = item.get("download_info", {}).get("url", "")
-        path = Path(url.removeprefix("file://"))
-        if url.startswith("file://") and path.is_file():
-            total, files = total + path.stat().st_size, files + 1
-    return total, files
+    pins = [
+        f"{item['metadata']['name']}=={item['metadata']['version']}"
+        for item in json.loads(done.stdout)["install"]
+        if not item["download_info"].get("dir_info")  # the workbook's own folders
+    ]
+    with tempfile.TemporaryDirectory(prefix="attnbook-wheels-") as scratch:
+        fetched = subprocess.run(
+            [python, "-m", "pip", "download", "--no-deps", "--quiet", "-d", scratch, *pins],
+            cwd=tree, capture_output=True, text=True,
+        )  # fmt: skip
+        if fetched.returncode != 0:
+            sys.exit(f"pip download failed:\n{fetched.stderr}")
+        files = list(Path(scratch).iterdir())
+        return sum(f.stat().st_size for f in files), len(files)
 
 
 def _size(folder: Path) -> int:
