@@ -36,10 +36,12 @@ check_notebook = _script("check_notebook")
 
 
 def make(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedProcess:
-    """`make` in `cwd` with this checkout's .venv, never reinstalling it."""
-    installed = f"{VENV}/.installed"
+    """`make` in `cwd` with this checkout's .venv, never reinstalling it (neither the
+    learner's set-up nor the developer's: a clone's newer pyproject.toml would otherwise
+    reinstall this .venv's packages from the clone)."""
+    installed = [f"-o{VENV}/{stamp}" for stamp in (".installed", ".installed-dev")]
     return subprocess.run(
-        ["make", "--no-print-directory", f"VENV={VENV}", "-o", installed, *args],
+        ["make", "--no-print-directory", f"VENV={VENV}", *installed, *args],
         cwd=cwd,
         capture_output=True,
         text=True,
