@@ -428,3 +428,42 @@ def test_the_solutions_view_is_a_fresh_read_only_copy_beside_the_work(tmp_path):
     assert workspace.solutions_view(work, tmp_path / "none") is None  # the kit: no solutions/
     for folder, _dirs, _files in os.walk(view):  # so that pytest can clean up
         os.chmod(folder, 0o755)
+
+
+@pytest.mark.slow
+def test_a_learners_answers_survive_a_git_pull_of_a_newer_workbook(tmp_path):
+    """A learner's clone: `make lab` makes work/, the learner fills in notebook 01 there; the
+    workbook then changes notebook 01 upstream. `git pull` brings the new release into
+    notebooks/ and leaves work/ alone; the next `make lab` says what changed and keeps the
+    answers; `make setup`'s commands never name work/."""
+    upstream, learner = tmp_path / "upstream", tmp_path / "learner"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(upstream)], check=True)
+    subprocess.run(["git", "clone", "-q", str(upstream), str(learner)], check=True)
+    result = make("lab", "LAB_ARGS=--version", cwd=learner)
+    assert result.returncode == 0, result.stdout + result.stderr
+    mine = learner / "work" / NB1 / f"{NB1}.ipynb"
+    answered = mine.read_text().replace("raise NotImplementedError()", "return 42", 1)
+    mine.write_text(answered)
+
+    released = upstream / "notebooks" / NB1 / f"{NB1}.ipynb"
+    nb = nbformat.read(released, as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell("A note added in a newer workbook."))
+    nbformat.write(nb, released)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "commit", "-qam", "newer workbook"], cwd=upstream, check=True)
+    pulled = subprocess.run([*git, "pull", "-q"], cwd=learner, capture_output=True, text=True)
+    assert pulled.returncode == 0, pulled.stderr
+    assert "A note added" in (learner / "notebooks" / NB1 / f"{NB1}.ipynb").read_text()
+    assert mine.read_text() == answered
+
+    again = make("lab", "LAB_ARGS=--version", cwd=learner)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert mine.read_text() == answered
+    assert NB1 in again.stdout.split("changed in this workbook", 1)[-1], again.stdout
+    planned = subprocess.run(
+        ["make", "-n", "setup", "dev-setup", f"VENV={tmp_path / 'fresh-venv'}"],
+        cwd=learner,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "pip install" in planned and "work" not in planned, planned
