@@ -14,7 +14,7 @@ export PYTHONUNBUFFERED=1
   echo "== device"; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
   "$py" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
   echo "== model tests (CPU suite, then the decoder on CUDA with bf16 autocast)"
-  "$py" -m pytest -q tests/test_model.py tests/test_generation.py -x
+  "$py" -m pytest -q tests/test_lm_model.py tests/test_lm_generation.py -x
   "$py" - <<'PY'
 import torch
 from attnbook.lm.model import LMConfig, TransformerLM, autocast_context

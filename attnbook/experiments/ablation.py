@@ -677,7 +677,7 @@ def plot_ablation(results: dict) -> Figure:
 # ---------------------------------------------------------------------------------------
 # Sinusoids with and without the sqrt(d) embedding scale: every stored seed ranks them the
 # same way at step 200 as at the end of its 3000 steps (the scaled ones lower), so a short
-# rerun already ranks them as the ladder does (tests/test_ablation.py checks both).
+# rerun already ranks them as the ladder does (tests/test_experiments_ablation.py checks both).
 RERUN_PAIR = ("sinusoidal", "sinusoidal_unscaled")
 RERUN_METRIC = "final_val_loss"
 # The stored ladder's budget with seed 0, stopped early: the run is the stored run's first
