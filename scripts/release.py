@@ -151,7 +151,7 @@ def reference_source(notebook: str) -> str:
         f"solutions/{notebook}/{notebook}.ipynb. Used by the hidden tests and the project's\n"
         f'own tests; never shipped to students.\n"""',
         # the resolved mistakes (`mutant_source`) are wrong on purpose: unused results and such
-        f"# ruff: noqa: E501, I001{', F841, B, UP' if mutant_source(notebook)[0] else ''}\n"
+        f"# ruff: noqa: E501, I001{', F841, UP034' if mutant_source(notebook)[0] else ''}\n"
         + "\n".join(_setup_imports(nb, _names_read(code))),
         "# name: (options, correct letter, explanation shown when the answer is wrong)\n"
         f"ANSWERS = {{\n{entries}}}",
@@ -313,9 +313,14 @@ def slip_data(notebook: str, namespace: dict) -> dict:
     module = _checks_module(notebook)
     data: dict = {}
     untold = []
+    # detectors a check raises from a property of the code, not an output (e.g. "calls the
+    # loop"): their mistakes need no case that tells them apart by value
+    by_property = set(getattr(module, "PROPERTY_DETECTORS", ()))
     for function, cases in module.CASES.items():
         data[function] = {}
         for name, hint, mutant in namespace["SLIPS"].get(function, ()):
+            if isinstance(hint, str) and hint in by_property:
+                continue
             for case in cases:
                 how, output = _told_apart(namespace[mutant.__name__], namespace[function], case)
                 if how is None:

@@ -105,7 +105,8 @@ class Case:
     expect: Any = None
     shape: Any = None
     hint: str | None = None
-    shape_hint: str | None = None
+    # or a function (the output's shape, the expected one) -> the hint, for a shape it reads
+    shape_hint: str | Callable | None = None
     # check for NaN and inf; a str: the hint to show; a function (case, output) -> the hint
     finite: bool | str | Callable = True
     crash_hints: CrashHints = ()
@@ -237,7 +238,7 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     if case.returns is None:
         shape = case.shape if case.shape is not None else _shape_of(expected)
         if case.shape is not None or expected is not None:
-            run.expect_shape(case.call, seen, shape, hint=case.shape_hint)
+            run.expect_shape(case.call, seen, shape, hint=_shape_hint(case, seen, shape))
         if case.finite:
             run.expect_finite(case.call, seen, hint=_finite_hint(case, seen))
         if case.probe is not None:
@@ -312,6 +313,17 @@ def _finite_hint(case: Case, seen=None) -> str | None:
     if callable(case.finite):
         return case.finite(case, seen)
     return case.finite if isinstance(case.finite, str) else None
+
+
+def _shape_hint(case: Case, seen, shape) -> str | None:
+    """The case's shape hint; one that is a function reads the wrong shape it was given."""
+    if not callable(case.shape_hint):
+        return case.shape_hint
+    try:
+        got = tuple(_shape_of(seen))
+    except Exception:  # a ragged list or such: no shape to read
+        got = ()
+    return case.shape_hint(got, tuple(shape))
 
 
 def _close(run, case, call, seen, expected, slips, hint, what) -> None:

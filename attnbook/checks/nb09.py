@@ -3,12 +3,14 @@
 Both graded functions compute ``s_t = A s_{t-1} + B x_t`` for t = 0..L-1 with the start
 convention ``s_{-1} = 0`` (so ``s_0 = B x_0``) and return the states as rows, (L, n).
 
-Visible use: `check_linear_recurrence(linear_recurrence)` runs a worked example with stored
-values and properties (A = 0 gives B x_t; A = I gives running sums). The expected states of
-other inputs come from PyTorch's triangular solver applied to the whole recurrence at once,
-a route neither exercise takes: stacking the L equations gives one block lower-bidiagonal
-system (I - shift (x) A) s = (I (x) B) x. Hidden use: `reference=` also compares with the
-autograder's reference on random sizes, seeds and edge cases.
+Visible use: `check_linear_recurrence(linear_recurrence)` runs a table of cases (`CASES`): the
+worked example with stored values, a larger system, one step, and the properties A = 0 (each
+state is B x_t) and A = I (running sums). The expected states of the other inputs come from
+PyTorch's triangular solver applied to the whole recurrence at once, a route neither exercise
+takes: stacking the L equations gives one block lower-bidiagonal system (I - shift (x) A) s =
+(I (x) B) x. The known slips on these cases are generated from the mistake catalogue into
+`slips/nb09.py`. Hidden use: `reference=` also compares with the autograder's reference on
+random sizes, spectral radii and edge cases, naming the catalogued slip a wrong answer matches.
 """
 
 from __future__ import annotations
@@ -16,22 +18,20 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from attnbook.checks._core import (
-    CheckRun,
-    Mistake,
-    as_array,
-    describe,
-    hidden_range,
-    hidden_seed,
-    names_called,
+from attnbook.checks._cases import (
+    Case,
+    Slips,
+    run_cases,
+    run_reference_cases,
+    run_trials,
+    sizes,
+    trial_rng,
 )
+from attnbook.checks._core import CheckRun, as_array, describe, hidden_seed, names_called
 
 __all__ = ["check_linear_recurrence", "check_linear_recurrence_parallel"]
 
-# float32 level, relative to the largest state: a loop or scan run in float32 (torch's default
-# dtype) is correct and lands within about 1e-6 of the scale; every catalogued mistake is off
-# by far more.
-RTOL, ATOL = 1e-5, 1e-5
+KNOWN = Slips("nb09")
 
 # The worked example of the notebook: a 2-dimensional state, 2 input features, 4 steps.
 WORKED_A = np.array([[0.5, 1.0], [0.0, 0.5]])
@@ -134,203 +134,6 @@ def _solve_states(A: np.ndarray, B: np.ndarray, X: np.ndarray) -> np.ndarray:
     return s.reshape(L, n).numpy()  # (L, n)
 
 
-def _elementwise_power_states(A, B, X) -> np.ndarray:
-    """sum_j (A elementwise-to-the (t-j)) B x_j: what ``A ** (t - j)`` computes in numpy."""
-    L = X.shape[0]
-    U = X @ B.T  # (L, n)
-    out = np.zeros((L, A.shape[0]))
-    for t in range(L):
-        for j in range(t + 1):
-            out[t] += (A ** (t - j)) @ U[j]
-    return out
-
-
-def _flipped_states(A, B, X) -> np.ndarray:
-    L = X.shape[0]
-    U = X @ B.T  # (L, n)
-    powers = [np.linalg.matrix_power(A, k) for k in range(L)]
-    return np.array([sum(powers[j] @ U[j] for j in range(t + 1)) for t in range(L)])
-
-
-def _noncausal_states(A, B, X) -> np.ndarray:
-    """Every input counted with A^|t-j|: a two-sided convolution."""
-    L = X.shape[0]
-    U = X @ B.T  # (L, n)
-    powers = [np.linalg.matrix_power(A, k) for k in range(L)]
-    return np.array([sum(powers[abs(t - j)] @ U[j] for j in range(L)) for t in range(L)])
-
-
-def _scan_with_plain_A(A, B, X) -> np.ndarray:
-    S = X @ B.T  # (L, n)
-    offset = 1
-    while offset < len(S):
-        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ A.T])
-        offset *= 2
-    return S
-
-
-def _scan_in_place(A, B, X) -> np.ndarray:
-    """Doubling scan whose rows are updated in place in increasing t: later rows read rows
-    that this round already updated."""
-    S = X @ B.T  # (L, n)
-    power, offset = A, 1
-    while offset < len(S):
-        for t in range(offset, len(S)):
-            S[t] = S[t] + power @ S[t - offset]
-        power, offset = power @ power, offset * 2
-    return S
-
-
-def _scan_variant(A, B, X, squared_first: bool = False, rounds_short: int = 0) -> np.ndarray:
-    S = X @ B.T  # (L, n)
-    power, offset = A, 1
-    rounds = 0
-    while offset < len(S):
-        rounds += 1
-        power = power @ power if squared_first else power
-        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
-        power = power if squared_first else power @ power
-        offset *= 2
-    if rounds_short:  # redo with one round fewer
-        S, power, offset = X @ B.T, A, 1
-        for _ in range(max(rounds - rounds_short, 0)):
-            S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
-            power, offset = power @ power, offset * 2
-    return S
-
-
-def _scan_linear_power(A, B, X) -> np.ndarray:
-    """Doubling scan whose power grows by one factor A per round (A, A^2, A^3, ...)."""
-    S = X @ B.T  # (L, n)
-    power, offset = A, 1
-    while offset < len(S):
-        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
-        power, offset = power @ A, offset * 2
-    return S
-
-
-def _anticausal_states(A, B, X) -> np.ndarray:
-    """s_t = sum_{j >= t} A^(j-t) B x_j: the convolution run backwards in time."""
-    return _solve_states(A, B, X[::-1].copy())[::-1].copy()
-
-
-def _recurrence_mistakes(A, B, X, parallel: bool) -> list[Mistake]:
-    S = _solve_states(A, B, X)  # (L, n)
-    n, m = B.shape
-    first_only = np.zeros_like(X)
-    first_only[0] = X[0]
-    out = [
-        Mistake(
-            "A applied once too often: s_t = A (s_{t-1} + B x_t), the same as A^(t-j+1) "
-            "in the unrolled sum",
-            _solve_states(A, A @ B, X),
-            HINT_ORDER,
-        ),
-        Mistake("A transposed (s @ A, or A.T @ s)", _solve_states(A.T, B, X), HINT_TRANSPOSE),
-        Mistake(
-            "off by one: row t holds the state before x_t was read",
-            np.vstack([np.zeros((1, n)), S[:-1]]),
-            HINT_SHIFT,
-        ),
-        Mistake(
-            "x_0 counted twice (start state B x_0, then the loop from t = 0)",
-            S + _solve_states(A, B, first_only) @ A.T,
-            HINT_START,
-        ),
-        Mistake(
-            "only x_0 enters: the input term is missing after the first step",
-            _solve_states(A, B, first_only),
-            HINT_INPUT_ONCE,
-        ),
-        Mistake(
-            "every row is the final state (one array updated in place, stored L times)",
-            np.tile(S[-1], (len(S), 1)),
-            HINT_ALIAS,
-        ),
-        Mistake(
-            "start state s_{-1} = 1 (np.ones) instead of 0",
-            S
-            + np.array([np.linalg.matrix_power(A, t + 1).sum(1) for t in range(len(S))]).reshape(
-                S.shape
-            ),
-            HINT_ZERO_START,
-        ),
-        Mistake(
-            "A applied to the input instead of the state (s_t = s_{t-1} + A B x_t)",
-            np.cumsum(X @ (A @ B).T, axis=0),
-            HINT_ORDER,
-        ),
-        Mistake("the input term subtracted (s_t = A s_{t-1} - B x_t)", -S, HINT_SIGN),
-        Mistake("the states in reverse time order (row t holds s_{L-1-t})", S[::-1], HINT_REVERSED),
-    ]
-    if n == m:
-        out.append(
-            Mistake(
-                "input term without B (s_t = A s_{t-1} + x_t)",
-                _solve_states(A, np.eye(n), X),
-                HINT_B,
-            )
-        )
-        out.append(
-            Mistake(
-                "B transposed (x_t @ B instead of B @ x_t)",
-                _solve_states(A, B.T, X),
-                HINT_B_TRANSPOSE,
-            )
-        )
-    if parallel:
-        out += [
-            Mistake("the j = t term left out (sum over j < t only)", S - X @ B.T, HINT_DIAGONAL),
-            Mistake(
-                "elementwise powers (A ** k) instead of matrix powers",
-                _elementwise_power_states(A, B, X),
-                HINT_ELEMENTWISE,
-            ),
-            Mistake(
-                "powers counted from the start (A^j instead of A^(t-j))",
-                _flipped_states(A, B, X),
-                HINT_FLIPPED,
-            ),
-            Mistake(
-                "scan that moves every block by A instead of A^offset",
-                _scan_with_plain_A(A, B, X),
-                HINT_SCAN_POWER,
-            ),
-            Mistake(
-                "future inputs included (a two-sided convolution)",
-                _noncausal_states(A, B, X),
-                HINT_CAUSAL,
-            ),
-            Mistake(
-                "the convolution runs backwards: s_t sums the inputs j >= t",
-                _anticausal_states(A, B, X),
-                HINT_CAUSAL,
-            ),
-            Mistake(
-                "scan rows updated in place, in increasing t (a round reads rows it "
-                "already updated)",
-                _scan_in_place(A, B, X),
-                HINT_SCAN_IN_PLACE,
-            ),
-            Mistake(
-                "scan that squares the power before using it (round 0 moves by A^2)",
-                _scan_variant(A, B, X, squared_first=True),
-                HINT_SCAN_POWER,
-            ),
-            Mistake(
-                "scan stops one round early",
-                _scan_variant(A, B, X, rounds_short=1),
-                HINT_SCAN_ROUNDS,
-            ),
-            Mistake(
-                "scan whose power grows by A each round (A, A^2, A^3) while the offset doubles",
-                _scan_linear_power(A, B, X),
-                HINT_SCAN_LINEAR_POWER,
-            ),
-        ]
-    return out
-
-
 def _stable_A(rng: np.random.Generator, n: int, radius: float) -> np.ndarray:
     A = rng.standard_normal((n, n))  # (n, n)
     return radius * A / max(np.abs(np.linalg.eigvals(A)).max(), 1e-12)
@@ -345,143 +148,128 @@ HINT_STATES_FINITE = (
 )
 
 
-def _expect_states(
-    run: CheckRun, call_text: str, fn, A, B, X, parallel: bool, expected=None
-) -> np.ndarray:
+def _shape_hint(seen: tuple, expected: tuple) -> str:
+    """A wrong shape of the states, read: (L, n, n) or (n, n) is an elementwise product that
+    broadcast; (n,) is the final state alone."""
+    L, n = expected
+    if n > 1 and seen in ((L, n, n), (n, n)):
+        return HINT_ELEMENTWISE_STATE
+    if seen == (n,) and L > 1:
+        return HINT_KEEP_STATES
+    return HINT_STATES_SHAPE
+
+
+def _integer_probe(run: CheckRun, case: Case, S, expected, slips) -> None:
+    """Integer states where the right ones are not whole numbers: an integer array."""
+    if as_array(S).dtype.kind in "biu" and not np.array_equal(expected, np.round(expected)):
+        run.fail(
+            f"{case.call} returned integers ({describe(S)}); the states are not whole numbers.",
+            hint=HINT_INTEGER,
+        )
+
+
+def _case(case_id: str, call: str, A, B, X, expect=None, hint=HINT_VALUES) -> Case:
+    """One call of a recurrence on (A, B, X); its states by the triangular solve unless given
+    (a reference trial's come from the reference)."""
+    return Case(
+        case_id,
+        call,
+        (A, B, X),
+        expect=_solve_states(A, B, X) if expect is None else expect,
+        hint=hint,
+        shape_hint=_shape_hint,
+        finite=HINT_STATES_FINITE,
+        crash_hints=(("", HINT_SIZES),),  # a crash: most often a size of the worked example
+        depth=len(X) + 2,  # a product and a sum per step
+        what="states",
+        probe=_integer_probe,
+    )
+
+
+_rng = np.random.default_rng(9)
+_A, _B, _X = _stable_A(_rng, 3, 0.8), _rng.standard_normal((3, 2)), _rng.standard_normal((6, 2))
+
+
+def _table(name: str) -> tuple[Case, ...]:
+    return (
+        _case("worked", f"{name}(A, B, X) on the worked example (n = 2, m = 2, L = 4)",
+              WORKED_A, WORKED_B, WORKED_X, expect=WORKED_S),
+        _case("3 x 3", f"{name}(A, B, X) with A (3, 3), B (3, 2), X (6, 2)", _A, _B, _X),
+        _case("one step", f"{name}(A, B, X) with a single time step, X (1, 2)", _A, _B, _X[:1]),
+        _case("A = 0", f"{name}(0, B, X): A = 0 forgets the past, each state is B x_t",
+              np.zeros((3, 3)), _B, _X, expect=_X @ _B.T),
+        _case("A = I", f"{name}(I, B, X): A = I forgets nothing, each state is the running "
+              "sum of B x_j", np.eye(3), _B, _X, expect=np.cumsum(_X @ _B.T, axis=0)),
+        Case("A not square", f"{name} with A of shape (2, 3)",
+             (np.zeros((2, 3)), WORKED_B, WORKED_X), raises=ValueError, mentions=("A", "(2, 3)")),
+        Case("X too wide", f"{name} with B (2, 2) and X (4, 3)",
+             (WORKED_A, WORKED_B, np.zeros((4, 3))), raises=ValueError,
+             mentions=("X", "B", "(4, 3)", "(2, 2)")),
+    )  # fmt: skip
+
+
+# detectors raised from the code itself, not from an output (see scripts/release.py)
+PROPERTY_DETECTORS = ("HINT_CALLS_LOOP",)
+
+CASES = {
+    "linear_recurrence": _table("linear_recurrence"),
+    "linear_recurrence_parallel": _table("linear_recurrence_parallel"),
+}
+
+
+def _trial(name: str):
+    def draw(rng: np.random.Generator, seed: int) -> Case:
+        n, m = sizes(rng, 2, high=6)
+        L = int(rng.integers(1, 40))
+        radius = float(rng.choice([0.3, 0.9, 1.0, 1.1]))
+        A, B, X = (
+            _stable_A(rng, n, radius),
+            rng.standard_normal((n, m)),
+            rng.standard_normal((L, m)),
+        )
+        call = (
+            f"{name} on random A ({n}, {n}) of spectral radius {radius}, X ({L}, {m}) (seed {seed})"
+        )
+        return _case("trial", call, A, B, X)
+
+    return draw
+
+
+def _edge_cases(name: str) -> list[Case]:
+    """Two hidden cases beyond the trials: large inputs over many steps, a scalar state."""
+    rng = trial_rng(name, hidden_seed(990))
+    A, B = _stable_A(rng, 4, 0.99), rng.standard_normal((4, 3))
+    X = 1e6 * rng.standard_normal((300, 3))
+    a, b = np.array([[rng.uniform(0.2, 0.8)]]), np.array([[rng.uniform(1.0, 3.0)]])
+    return [
+        _case("large", f"{name} on large inputs (|x| ~ 1e6) over L = 300 steps", A, B, X),
+        _case("scalar", f"{name} with a scalar state (n = m = 1)", a, b, np.ones((5, 1))),
+    ]
+
+
+def _check(fn, reference, trials: int, name: str) -> None:
+    run = CheckRun(fn)
     # the student's function gets copies, so one that writes into its inputs cannot change
     # the stored worked example (or the inputs of the later calls)
     run.in_place_hint = HINT_STATES_IN_PLACE
-    # a crash: most often a size taken from the worked example
-    S = run.call(call_text, A, B, X, crash_hints=[("", HINT_SIZES)])
-    L, n = X.shape[0], A.shape[0]
-    if n > 1 and np.shape(S) != (L, n) and np.shape(S) in ((L, n, n), (n, n)):
-        run.fail(
-            f"{call_text} returned shape {np.shape(S)}; expected {(L, n)}.",
-            hint=HINT_ELEMENTWISE_STATE,
-        )
-    if np.shape(S) == (n,) and (L, n) != (n,) and L > 1:
-        run.fail(
-            f"{call_text} returned shape (n,) = {(n,)}: only the final state; expected "
-            f"every state, {(L, n)}.",
-            hint=HINT_KEEP_STATES,
-        )
-    run.expect_shape(call_text, S, (L, n), hint=HINT_STATES_SHAPE)
-    run.expect_finite(call_text, S, hint=HINT_STATES_FINITE)
-    expected = _solve_states(A, B, X) if expected is None else expected
-    if as_array(S).dtype.kind in "biu" and not np.array_equal(expected, np.round(expected)):
-        run.fail(
-            f"{call_text} returned integers ({describe(S)}); the states are not whole numbers.",
-            hint=HINT_INTEGER,
-        )
-    scale = max(1.0, float(np.abs(expected).max()))
-    run.expect_close(call_text, S, expected, rtol=RTOL, atol=ATOL * scale, what="states",
-                     mistakes=_recurrence_mistakes(np.asarray(A), np.asarray(B), np.asarray(X),
-                                                   parallel),
-                     hint=HINT_VALUES)  # fmt: skip
-    return as_array(S)
-
-
-def _check(fn, reference, trials: int, parallel: bool) -> None:
-    run = CheckRun(fn)
-    name = run.name
-    if parallel and "linear_recurrence" in names_called(fn):
+    if name == "linear_recurrence_parallel" and "linear_recurrence" in names_called(fn):
         run.fail("calls linear_recurrence, the step-by-step loop.", hint=HINT_CALLS_LOOP)
-    call = f"{name}(A, B, X) on the worked example (n = 2, m = 2, L = 4)"
-    _expect_states(run, call, fn, WORKED_A, WORKED_B, WORKED_X, parallel, WORKED_S)
-
-    rng = np.random.default_rng(9)
-    A, B, X = _stable_A(rng, 3, 0.8), rng.standard_normal((3, 2)), rng.standard_normal((6, 2))
-    _expect_states(run, f"{name}(A, B, X) with A (3, 3), B (3, 2), X (6, 2)", fn, A, B, X, parallel)
-    _expect_states(
-        run, f"{name}(A, B, X) with a single time step, X (1, 2)", fn, A, B, X[:1], parallel
-    )
-    zero = np.zeros((3, 3))
-    S = _expect_states(run, f"{name}(0, B, X): A = 0 forgets the past", fn, zero, B, X, parallel)
-    run.expect_close(
-        f"{name}(0, B, X): each state is B x_t",
-        S,
-        X @ B.T,
-        rtol=RTOL,
-        atol=ATOL * max(1.0, float(np.abs(X @ B.T).max())),
-    )
-    S = _expect_states(
-        run, f"{name}(I, B, X): A = I keeps everything", fn, np.eye(3), B, X, parallel
-    )
-    sums = np.cumsum(X @ B.T, axis=0)
-    run.expect_close(
-        f"{name}(I, B, X): each state is the running sum of B x_j",
-        S,
-        sums,
-        rtol=RTOL,
-        atol=ATOL * max(1.0, float(np.abs(sums).max())),
-    )
-    run.expect_raises(
-        f"{name} with A of shape (2, 3)",
-        ValueError,
-        np.zeros((2, 3)),
-        WORKED_B,
-        WORKED_X,
-        mentions=("A", "(2, 3)"),
-    )
-    run.expect_raises(
-        f"{name} with B (2, 2) and X (4, 3)",
-        ValueError,
-        WORKED_A,
-        WORKED_B,
-        np.zeros((4, 3)),
-        mentions=("X", "B", "(4, 3)", "(2, 2)"),
-    )
+    run_cases(run, name, CASES[name], KNOWN)
+    run_trials(run, name, reference, trials, _trial(name), KNOWN)
     if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(900 + seed)
-            n, m = (int(v) for v in rng.integers(1, 6, size=2))
-            L = int(rng.integers(1, 40))
-            radius = float(rng.choice([0.3, 0.9, 1.0, 1.1]))
-            A, B, X = (
-                _stable_A(rng, n, radius),
-                rng.standard_normal((n, m)),
-                rng.standard_normal((L, m)),
-            )
-            call = (
-                f"{name} on random A ({n}, {n}) of spectral radius {radius}, X ({L}, {m}) "
-                f"(seed {seed})"
-            )
-            _expect_states(run, call, fn, A, B, X, parallel, np.asarray(reference(A, B, X)))
-        rng = np.random.default_rng(hidden_seed(990))
-        A, B = _stable_A(rng, 4, 0.99), rng.standard_normal((4, 3))
-        X = 1e6 * rng.standard_normal((300, 3))
-        _expect_states(
-            run,
-            f"{name} on large inputs (|x| ~ 1e6) over L = 300 steps",
-            fn,
-            A,
-            B,
-            X,
-            parallel,
-            np.asarray(reference(A, B, X)),
-        )
-        A, B = np.array([[rng.uniform(0.2, 0.8)]]), np.array([[rng.uniform(1.0, 3.0)]])
-        X = np.ones((5, 1))
-        _expect_states(
-            run,
-            f"{name} with a scalar state (n = m = 1)",
-            fn,
-            A,
-            B,
-            X,
-            parallel,
-            np.asarray(reference(A, B, X)),
-        )
+        run_reference_cases(run, name, reference, _edge_cases(name), KNOWN)
     run.done()
 
 
 def check_linear_recurrence(linear_recurrence, reference=None, trials: int = 12) -> None:
-    """The step-by-step loop: worked example, properties, shapes, validation, reference."""
-    _check(linear_recurrence, reference, trials, parallel=False)
+    """The step-by-step loop: the table `CASES` (worked example, a 3 x 3 system, one step,
+    A = 0, A = I, two input checks), then random trials and edge cases against the reference."""
+    _check(linear_recurrence, reference, trials, "linear_recurrence")
 
 
 def check_linear_recurrence_parallel(
     linear_recurrence_parallel, reference=None, trials: int = 12
 ) -> None:
-    """The parallel form: the same states as the loop, with the mistakes of powers added."""
-    _check(linear_recurrence_parallel, reference, trials, parallel=True)
+    """The parallel form: the same table and trials as the loop, and it must not call the
+    loop."""
+    _check(linear_recurrence_parallel, reference, trials, "linear_recurrence_parallel")

@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001, F841, B, UP
+# ruff: noqa: E501, I001, F841, UP034
 import numpy as np
 from attnbook.shapes import require_integer, require_ndim, require_same_size
 

@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, UP034
 import numpy as np
 from attnbook.shapes import require_ndim, require_same_size
 
@@ -83,3 +83,759 @@ def linear_recurrence_parallel(A, B, X):
         power = power @ power  # A^(2 offset)
         offset *= 2
     return S
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# linear_recurrence: A applied after the input term
+def _slip_linear_recurrence_0(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = A @ (s + B @ x_t)
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: A transposed (row-vector state times A)
+def _slip_linear_recurrence_1(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = s @ A + B @ x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: state stored before the update (off by one)
+def _slip_linear_recurrence_2(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        states.append(s)
+        s = A @ s + B @ x_t
+    return np.array(states)
+
+# linear_recurrence: start state B x_0, then the loop from t = 0
+def _slip_linear_recurrence_3(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = B @ X[0]
+    states = []
+    for x_t in X:
+        s = A @ s + B @ x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: input term forgotten after the first step
+def _slip_linear_recurrence_4(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for t, x_t in enumerate(X):
+        s = A @ s + (B @ x_t if t == 0 else 0.0)
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: input added without B
+def _slip_linear_recurrence_5(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = A @ s + x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: x_t @ B instead of B @ x_t
+def _slip_linear_recurrence_6(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = A @ s + x_t @ B
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: one array updated in place and stored L times
+def _slip_linear_recurrence_7(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s[:] = A @ s + B @ x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: states returned as columns (n, L)
+def _slip_linear_recurrence_8(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = A @ s + B @ x_t
+        states.append(s)
+    return np.array(states).T
+
+# linear_recurrence: start state of ones
+def _slip_linear_recurrence_9(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.ones(A.shape[0])
+    states = []
+    for x_t in X:
+        s = A @ s + B @ x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: A applied to the input, not the state
+def _slip_linear_recurrence_10(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = s + A @ (B @ x_t)
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: elementwise A * s
+def _slip_linear_recurrence_11(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = A * s + B @ x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: returns only the final state
+def _slip_linear_recurrence_12(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    for x_t in X:
+        s = A @ s + B @ x_t
+    return s
+
+# linear_recurrence: loop over range(L - 1)
+def _slip_linear_recurrence_13(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for t in range(len(X) - 1):
+        s = A @ s + B @ X[t]
+        states.append(s)
+    return np.array(states).reshape(-1, A.shape[0])
+
+# linear_recurrence: input term subtracted
+def _slip_linear_recurrence_14(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = A @ s - B @ x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: states collected newest first (insert(0, s))
+def _slip_linear_recurrence_15(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = A @ s + B @ x_t
+        states.insert(0, s)
+    return np.array(states)
+
+# linear_recurrence: state size hard-coded to the worked example's 2
+def _slip_linear_recurrence_16(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(2)
+    states = []
+    for x_t in X:
+        s = A @ s + B @ x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: loop over range(4), the worked example's length
+def _slip_linear_recurrence_17(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for t in range(4):
+        s = A @ s + B @ X[t]
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: state sized by the input width m (B.shape[1])
+def _slip_linear_recurrence_18(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(B.shape[1])
+    states = []
+    for x_t in X:
+        s = A @ s + B @ x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: output preallocated with X's shape (np.zeros_like(X))
+def _slip_linear_recurrence_19(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = np.zeros_like(X)
+    s = np.zeros(A.shape[0])
+    for t in range(len(X)):
+        s = A @ s + B @ X[t]
+        S[t] = s
+    return S
+
+# linear_recurrence: output preallocated as an integer array
+def _slip_linear_recurrence_20(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    L, n = (X.shape[0], A.shape[0])
+    S = np.zeros((L, n), dtype=int)
+    previous = np.zeros(n)
+    for t in range(L):
+        S[t] = A @ previous + B @ X[t]
+        previous = S[t]
+    return S
+
+# linear_recurrence: column start state (n, 1) plus a row input term
+def _slip_linear_recurrence_21(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros((A.shape[0], 1))
+    states = []
+    for x_t in X:
+        s = A @ s + B @ x_t
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: loop over the columns of B @ X.T instead of its rows
+def _slip_linear_recurrence_22(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    U = B @ X.T
+    s = np.zeros(A.shape[0])
+    states = []
+    for u in U:
+        s = A @ s + u
+        states.append(s)
+    return np.array(states)
+
+# linear_recurrence: result reshaped to (n, L) instead of (L, n)
+def _slip_linear_recurrence_23(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    s = np.zeros(A.shape[0])
+    states = []
+    for x_t in X:
+        s = A @ s + B @ x_t
+        states.append(s)
+    return np.array(states).reshape(A.shape[0], len(X))
+
+# linear_recurrence_parallel: A^(t-j+1): one power too many
+def _slip_linear_recurrence_parallel_0(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    L = len(X)
+    U = X @ B.T
+    S = np.zeros((L, A.shape[0]))
+    for t in range(L):
+        for j in range(t + 1):
+            S[t] += np.linalg.matrix_power(A, t - j + 1) @ U[j]
+    return S
+
+# linear_recurrence_parallel: elementwise powers A ** k
+def _slip_linear_recurrence_parallel_1(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    L = len(X)
+    U = X @ B.T
+    S = np.zeros((L, A.shape[0]))
+    for t in range(L):
+        for j in range(t + 1):
+            S[t] += A ** (t - j) @ U[j]
+    return S
+
+# linear_recurrence_parallel: sum over j < t only (diagonal term missing)
+def _slip_linear_recurrence_parallel_2(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    L = len(X)
+    U = X @ B.T
+    powers = [np.linalg.matrix_power(A, k) for k in range(L)]
+    return np.array([sum((powers[t - j] @ U[j] for j in range(t)), np.zeros(A.shape[0])) for t in range(L)])
+
+# linear_recurrence_parallel: A^j instead of A^(t-j)
+def _slip_linear_recurrence_parallel_3(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    L = len(X)
+    U = X @ B.T
+    powers = [np.linalg.matrix_power(A, k) for k in range(L)]
+    return np.array([sum((powers[j] @ U[j] for j in range(t + 1))) for t in range(L)])
+
+# linear_recurrence_parallel: two-sided convolution (future inputs)
+def _slip_linear_recurrence_parallel_4(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    L = len(X)
+    U = X @ B.T
+    powers = [np.linalg.matrix_power(A, k) for k in range(L)]
+    return np.array([sum((powers[abs(t - j)] @ U[j] for j in range(L))) for t in range(L)])
+
+# linear_recurrence_parallel: scan that moves blocks with A instead of A^offset
+def _slip_linear_recurrence_parallel_5(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    offset = 1
+    while offset < len(S):
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ A.T])
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: scan with A not transposed for row states
+def _slip_linear_recurrence_parallel_6(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    power, offset = (A, 1)
+    while offset < len(S):
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power])
+        power = power @ power
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: calls the step-by-step loop
+def _slip_linear_recurrence_parallel_7(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    return linear_recurrence(A, B, X)
+
+# linear_recurrence_parallel: convolution run backwards (inputs j >= t)
+def _slip_linear_recurrence_parallel_8(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    L = len(X)
+    U = X @ B.T
+    powers = [np.linalg.matrix_power(A, k) for k in range(L)]
+    return np.array([sum((powers[j - t] @ U[j] for j in range(t, L))) for t in range(L)])
+
+# linear_recurrence_parallel: scan rows updated in place
+def _slip_linear_recurrence_parallel_9(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    power, offset = (A, 1)
+    while offset < len(S):
+        for t in range(offset, len(S)):
+            S[t] = S[t] + power @ S[t - offset]
+        power = power @ power
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: scan squares the power too early
+def _slip_linear_recurrence_parallel_10(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    power, offset = (A, 1)
+    while offset < len(S):
+        power = power @ power
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: scan stops a round early
+def _slip_linear_recurrence_parallel_11(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    power, offset = (A, 1)
+    while 2 * offset < len(S):
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+        power = power @ power
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: scan power grows by A (power @ A) each round
+def _slip_linear_recurrence_parallel_12(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    power, offset = (A, 1)
+    while offset < len(S):
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+        power = power @ A
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: scan rounds counted with int(log2 L) (floor)
+def _slip_linear_recurrence_parallel_13(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    power, offset = (A, 1)
+    for _ in range(int(np.log2(len(S)))):
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+        power = power @ power
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: power squared in place (power @= power changes A)
+def _slip_linear_recurrence_parallel_14(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    power, offset = (A, 1)
+    while offset < len(S):
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+        power @= power
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: powers precomputed for the worked example's L = 4
+def _slip_linear_recurrence_parallel_15(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    L = len(X)
+    U = X @ B.T
+    powers = [np.linalg.matrix_power(A, k) for k in range(4)]
+    return np.array([sum((powers[t - j] @ U[j] for j in range(t + 1))) for t in range(L)])
+
+# linear_recurrence_parallel: inputs used without B (S = X.copy())
+def _slip_linear_recurrence_parallel_16(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X.copy()
+    power, offset = (A, 1)
+    while offset < len(S):
+        S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power.T])
+        power = power @ power
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: scan subtracts the moved block
+def _slip_linear_recurrence_parallel_17(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    power, offset = (A, 1)
+    while offset < len(S):
+        S = np.concatenate([S[:offset], S[offset:] - S[:-offset] @ power.T])
+        power = power @ power
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: scan moves blocks one row too far (lag + 1)
+def _slip_linear_recurrence_parallel_18(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    S = X @ B.T
+    power, offset = (A, 1)
+    while offset < len(S):
+        S = np.concatenate([S[:offset + 1], S[offset + 1:] + S[:-offset - 1] @ power.T])
+        power = power @ power
+        offset *= 2
+    return S
+
+# linear_recurrence_parallel: B on the wrong side (X @ B) in a convolution
+def _slip_linear_recurrence_parallel_19(A, B, X):
+    A, B, X = (np.asarray(v, dtype=np.float64) for v in (A, B, X))
+    require_ndim('A', A, 2, '(n, n)')
+    require_same_size('A', A, 0, 'A', A, 1, 'the state size n (A must be square)')
+    require_ndim('B', B, 2, '(n, m)')
+    require_same_size('B', B, 0, 'A', A, 0, 'the state size n')
+    require_ndim('X', X, 2, '(L, m)')
+    require_same_size('X', X, 1, 'B', B, 1, 'the input width m')
+    L = len(X)
+    U = X @ B
+    powers = [np.linalg.matrix_power(A, k) for k in range(L)]
+    return np.array([sum((powers[t - j] @ U[j] for j in range(t + 1))) for t in range(L)])
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'linear_recurrence': [
+        ('A applied after the input term', 'HINT_ORDER', _slip_linear_recurrence_0),
+        ('A transposed (row-vector state times A)', 'HINT_TRANSPOSE', _slip_linear_recurrence_1),
+        ('state stored before the update (off by one)', 'HINT_SHIFT', _slip_linear_recurrence_2),
+        ('start state B x_0, then the loop from t = 0', 'HINT_START', _slip_linear_recurrence_3),
+        ('input term forgotten after the first step', 'HINT_INPUT_ONCE', _slip_linear_recurrence_4),
+        ('input added without B', 'HINT_B', _slip_linear_recurrence_5),
+        ('x_t @ B instead of B @ x_t', 'HINT_B_TRANSPOSE', _slip_linear_recurrence_6),
+        ('one array updated in place and stored L times', 'HINT_ALIAS', _slip_linear_recurrence_7),
+        ('states returned as columns (n, L)', 'HINT_STATES_SHAPE', _slip_linear_recurrence_8),
+        ('start state of ones', 'HINT_START', _slip_linear_recurrence_9),
+        ('A applied to the input, not the state', 'HINT_ORDER', _slip_linear_recurrence_10),
+        ('elementwise A * s', 'HINT_ELEMENTWISE_STATE', _slip_linear_recurrence_11),
+        ('returns only the final state', 'HINT_KEEP_STATES', _slip_linear_recurrence_12),
+        ('loop over range(L - 1)', 'HINT_STATES_SHAPE', _slip_linear_recurrence_13),
+        ('input term subtracted', 'HINT_SIGN', _slip_linear_recurrence_14),
+        ('states collected newest first (insert(0, s))', 'HINT_REVERSED', _slip_linear_recurrence_15),
+        ("state size hard-coded to the worked example's 2", 'HINT_SIZES', _slip_linear_recurrence_16),
+        ("loop over range(4), the worked example's length", 'HINT_STATES_SHAPE', _slip_linear_recurrence_17),
+        ('state sized by the input width m (B.shape[1])', 'HINT_SIZES', _slip_linear_recurrence_18),
+        ("output preallocated with X's shape (np.zeros_like(X))", 'HINT_SIZES', _slip_linear_recurrence_19),
+        ('output preallocated as an integer array', 'HINT_INTEGER', _slip_linear_recurrence_20),
+        ('column start state (n, 1) plus a row input term', 'HINT_ELEMENTWISE_STATE', _slip_linear_recurrence_21),
+        ('loop over the columns of B @ X.T instead of its rows', 'HINT_SIZES', _slip_linear_recurrence_22),
+        ('result reshaped to (n, L) instead of (L, n)', 'HINT_STATES_SHAPE', _slip_linear_recurrence_23),
+    ],
+    'linear_recurrence_parallel': [
+        ('A^(t-j+1): one power too many', 'HINT_ORDER', _slip_linear_recurrence_parallel_0),
+        ('elementwise powers A ** k', 'HINT_ELEMENTWISE', _slip_linear_recurrence_parallel_1),
+        ('sum over j < t only (diagonal term missing)', 'HINT_DIAGONAL', _slip_linear_recurrence_parallel_2),
+        ('A^j instead of A^(t-j)', 'HINT_FLIPPED', _slip_linear_recurrence_parallel_3),
+        ('two-sided convolution (future inputs)', 'HINT_CAUSAL', _slip_linear_recurrence_parallel_4),
+        ('scan that moves blocks with A instead of A^offset', 'HINT_SCAN_POWER', _slip_linear_recurrence_parallel_5),
+        ('scan with A not transposed for row states', 'HINT_TRANSPOSE', _slip_linear_recurrence_parallel_6),
+        ('calls the step-by-step loop', 'HINT_CALLS_LOOP', _slip_linear_recurrence_parallel_7),
+        ('convolution run backwards (inputs j >= t)', 'HINT_CAUSAL', _slip_linear_recurrence_parallel_8),
+        ('scan rows updated in place', 'HINT_SCAN_IN_PLACE', _slip_linear_recurrence_parallel_9),
+        ('scan squares the power too early', 'HINT_SCAN_POWER', _slip_linear_recurrence_parallel_10),
+        ('scan stops a round early', 'HINT_SCAN_ROUNDS', _slip_linear_recurrence_parallel_11),
+        ('scan power grows by A (power @ A) each round', 'HINT_SCAN_LINEAR_POWER', _slip_linear_recurrence_parallel_12),
+        ('scan rounds counted with int(log2 L) (floor)', 'HINT_SCAN_ROUNDS', _slip_linear_recurrence_parallel_13),
+        ('power squared in place (power @= power changes A)', 'HINT_STATES_IN_PLACE', _slip_linear_recurrence_parallel_14),
+        ("powers precomputed for the worked example's L = 4", 'HINT_SIZES', _slip_linear_recurrence_parallel_15),
+        ('inputs used without B (S = X.copy())', 'HINT_B', _slip_linear_recurrence_parallel_16),
+        ('scan subtracts the moved block', 'HINT_VALUES', _slip_linear_recurrence_parallel_17),
+        ('scan moves blocks one row too far (lag + 1)', 'HINT_VALUES', _slip_linear_recurrence_parallel_18),
+        ('B on the wrong side (X @ B) in a convolution', 'HINT_B_TRANSPOSE', _slip_linear_recurrence_parallel_19),
+    ],
+}
