@@ -20,6 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from attnbook.checks._cases import Case, Slips, run_cases, run_trials, sizes
 from attnbook.checks._core import (
     CheckFailure,
     CheckRun,
@@ -29,6 +30,8 @@ from attnbook.checks._core import (
     names_called,
 )
 from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
+
+KNOWN = Slips("nb05")
 
 __all__ = [
     "check_merge_heads",
@@ -158,138 +161,95 @@ HINT_HEADS_INTERLEAVED = (
 )
 
 
-def _split_mistakes(x: torch.Tensor, h: int) -> list[Mistake]:
-    B, L, d = x.shape
-    d_k = d // h
-    return [
-        Mistake(
-            "heads split by reshaping without the transpose (positions and heads mixed)",
-            x.reshape(B, h, L, d_k),
-            HINT_SPLIT,
-        ),
-        Mistake(
-            "heads interleaved: head r took every h-th feature instead of a block of d_k",
-            x.reshape(B, L, d_k, h).permute(0, 3, 1, 2),
-            HINT_HEADS_INTERLEAVED,
-        ),
-    ]
-
-
-def _merge_mistakes(y: torch.Tensor) -> list[Mistake]:
-    B, h, L, d_k = y.shape
-    return [
-        Mistake(
-            "heads merged in the wrong order: reshaped without the transpose",
-            y.reshape(B, L, h * d_k),
-            HINT_MERGE,
-        ),
-        Mistake(
-            "heads merged in the wrong order: features interleaved (d_k before h)",
-            y.permute(0, 2, 3, 1).reshape(B, L, h * d_k),
-            HINT_MERGE,
-        ),
-        Mistake(
-            "heads merged in the wrong order: L and d_k swapped before the reshape",
-            y.transpose(2, 3).reshape(B, L, h * d_k),
-            HINT_MERGE,
-        ),
-    ]
-
-
 # ---------------------------------------------------------------------------------------
-# split_heads
+# split_heads and merge_heads: case tables (`CASES`); their known slips are generated from the
+# mistake catalogue into `slips/nb05.py`
 # ---------------------------------------------------------------------------------------
 HINT_HEAD_FEATURES = "head r of token l holds features r*d_k .. (r+1)*d_k - 1 of token l"
+HINT_MERGE_INVERTS_SPLIT = "merge_heads must undo split_heads exactly"
+_CRASH = (*_ERROR_HINTS, ("must match the size", HINT_AXES))
+
+
+def _tensor_probe(run: CheckRun, case: Case, seen, expected, slips) -> None:
+    _expect_tensor(run, case.call, seen)
+
+
+def _head_probe(run: CheckRun, case: Case, seen) -> None:
+    run.expect_close(
+        f"{case.call}: head 1 of token 2", as_array(seen)[0, 1, 2], [10.0, 11.0],
+        hint=HINT_HEAD_FEATURES,
+    )  # fmt: skip
+
+
+def _heads_case(case_id: str, call: str, args: tuple, expect, **more) -> Case:
+    return Case(case_id, call, args, expect=expect, crash_hints=_CRASH, probe=_tensor_probe,
+                **more)  # fmt: skip
+
+
+_X12 = torch.arange(12.0).reshape(1, 3, 4)  # B = 1, L = 3, d_model = 4
+_Y12 = _split(_X12, 2)  # (1, 2, 3, 2): [[[0, 1], [4, 5], [8, 9]], [[2, 3], [6, 7], [10, 11]]]
+_XR = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(51), dtype=torch.float64)
+SPLIT_CASES = (
+    _heads_case("arange", "split_heads(x, 2) with x = torch.arange(12.).reshape(1, 3, 4)",
+                (_X12, 2), _Y12, shape_hint=HINT_SPLIT_SHAPE, then=_head_probe),
+    _heads_case("3 heads", "split_heads(x, 3) with x of shape (2, 5, 12)", (_XR, 3),
+                _split(_XR, 3), shape_hint=HINT_SPLIT_SHAPE),
+    _heads_case("1 head", "split_heads(x, 1) (a single head)", (_XR, 1), _XR[:, None],
+                shape_hint=HINT_SPLIT_SHAPE),
+    Case("5 heads", "split_heads(x, 5) with d_model = 12", (_XR, 5), raises=ValueError,
+         mentions=("n_heads", "(2, 5, 12)")),
+    Case("2-D x", "split_heads(x[0], 3) with x[0] of shape (5, 12)", (_XR[0], 3),
+         raises=ValueError, mentions=("x", "(5, 12)")),
+)  # fmt: skip
+MERGE_CASES = (
+    _heads_case("arange", "merge_heads(y) with y of shape (1, 2, 3, 2) (the split of "
+                "arange(12).reshape(1, 3, 4))", (_Y12,), _X12, shape_hint=HINT_MERGE_SUMMED),
+    _heads_case("round trip", "merge_heads of the split of x (2, 5, 12) into 3 heads: the "
+                "round trip", (_split(_XR, 3),), _XR, shape_hint=HINT_MERGE_SHAPE,
+                hint=HINT_MERGE_INVERTS_SPLIT),
+    _heads_case("contiguous", "merge_heads on a contiguous copy of a split",
+                (_split(_XR, 4).contiguous(),), _XR, shape_hint=HINT_MERGE_SHAPE),
+    Case("3-D y", "merge_heads(y[0]) with y[0] of shape (2, 3, 2)", (_Y12[0],),
+         raises=ValueError, mentions=("y", "(2, 3, 2)")),
+)  # fmt: skip
+CASES = {"split_heads": SPLIT_CASES, "merge_heads": MERGE_CASES}
+
+
+def _normal_tensor(rng: np.random.Generator, *shape: int) -> torch.Tensor:
+    return torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+
+
+def _split_trial(rng: np.random.Generator, seed: int) -> Case:
+    B, L, h, d_k = sizes(rng, 4, high=6)
+    call = f"split_heads on random x ({B}, {L}, {h * d_k}) with n_heads = {h} (seed {seed})"
+    return _heads_case("trial", call, (_normal_tensor(rng, B, L, h * d_k), h), None,
+                       shape_hint=HINT_SPLIT_SHAPE)  # fmt: skip
+
+
+def _merge_trial(rng: np.random.Generator, seed: int) -> Case:
+    B, h, L, d_k = sizes(rng, 4, high=6)
+    call = f"merge_heads on random y ({B}, {h}, {L}, {d_k}) (seed {seed})"
+    return _heads_case("trial", call, (_normal_tensor(rng, B, h, L, d_k),), None,
+                       shape_hint=HINT_MERGE_SHAPE)  # fmt: skip
 
 
 def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
+    """split_heads on arange(12) (with head 1 of token 2 read out), a (2, 5, 12) split into 3
+    heads and into 1, two input checks (table `SPLIT_CASES`), then random trials against the
+    reference."""
     run = CheckRun(split_heads)
-    x = torch.arange(12.0).reshape(1, 3, 4)  # B = 1, L = 3, d_model = 4
-    call = "split_heads(x, 2) with x = torch.arange(12.).reshape(1, 3, 4)"
-    y = _call(run, call, x, 2)
-    _expect_tensor(run, call, y)
-    run.expect_shape(call, y, (1, 2, 3, 2), hint=HINT_SPLIT_SHAPE)
-    expected = [[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]], [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]]
-    _close(run, call, y, expected, mistakes=_split_mistakes(x, 2))
-    run.expect_close(
-        f"{call}: head 1 of token 2", as_array(y)[0, 1, 2], [10.0, 11.0], hint=HINT_HEAD_FEATURES
-    )
-
-    x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(51), dtype=torch.float64)
-    call = "split_heads(x, 3) with x of shape (2, 5, 12)"
-    y = _call(run, call, x, 3)
-    run.expect_shape(call, y, (2, 3, 5, 4), hint=HINT_SPLIT_SHAPE)
-    _close(run, call, y, _split(x, 3), mistakes=_split_mistakes(x, 3))
-    call = "split_heads(x, 1) (a single head)"
-    y = _call(run, call, x, 1)
-    run.expect_shape(call, y, (2, 1, 5, 12), hint=HINT_SPLIT_SHAPE)
-    _close(run, call, y, x[:, None])
-
-    run.expect_raises(
-        "split_heads(x, 5) with d_model = 12", ValueError, x, 5, mentions=("n_heads", "(2, 5, 12)")
-    )
-    run.expect_raises(
-        "split_heads(x[0], 3) with x[0] of shape (5, 12)",
-        ValueError,
-        x[0],
-        3,
-        mentions=("x", "(5, 12)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            g = torch.Generator().manual_seed(800 + seed)
-            B, L, h, d_k = (int(v) for v in torch.randint(1, 6, (4,), generator=g))
-            x = torch.randn(B, L, h * d_k, generator=g)
-            call = f"split_heads on random x ({B}, {L}, {h * d_k}) with n_heads = {h} (seed {seed})"
-            y = _call(run, call, x, h)
-            run.expect_shape(call, y, (B, h, L, d_k), hint=HINT_SPLIT_SHAPE)
-            _close(run, call, y, reference(x, h), mistakes=_split_mistakes(x, h))
+    run_cases(run, "split_heads", SPLIT_CASES, KNOWN)
+    run_trials(run, "split_heads", reference, trials, _split_trial, KNOWN)
     run.done()
 
 
-# ---------------------------------------------------------------------------------------
-# merge_heads
-# ---------------------------------------------------------------------------------------
-HINT_MERGE_INVERTS_SPLIT = "merge_heads must undo split_heads exactly"
-
-
 def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
+    """merge_heads on the split of arange(12), the round trip of a split (strided and
+    contiguous), an input check (table `MERGE_CASES`), then random trials against the
+    reference."""
     run = CheckRun(merge_heads)
-    y = torch.tensor(
-        [[[[0.0, 1.0], [4.0, 5.0], [8.0, 9.0]], [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]]]]
-    )  # (1, 2, 3, 2)
-    call = "merge_heads(y) with y of shape (1, 2, 3, 2) (the split of arange(12).reshape(1, 3, 4))"
-    x = _call(run, call, y)
-    _expect_tensor(run, call, x)
-    run.expect_shape(call, x, (1, 3, 4), hint=HINT_MERGE_SUMMED)
-    _close(run, call, x, torch.arange(12.0).reshape(1, 3, 4), mistakes=_merge_mistakes(y))
-
-    x = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(52), dtype=torch.float64)
-    call = "merge_heads of the split of x (2, 5, 12) into 3 heads: the round trip"
-    back = _call(run, call, _split(x, 3))
-    run.expect_shape(call, back, (2, 5, 12), hint=HINT_MERGE_SHAPE)
-    _close(
-        run, call, back, x, mistakes=_merge_mistakes(_split(x, 3)), hint=HINT_MERGE_INVERTS_SPLIT
-    )
-    call = "merge_heads on a contiguous copy of a split"
-    back = _call(run, call, _split(x, 4).contiguous())
-    _close(run, call, back, x, mistakes=_merge_mistakes(_split(x, 4)))
-
-    run.expect_raises(
-        "merge_heads(y[0]) with y[0] of shape (2, 3, 2)",
-        ValueError,
-        y[0],
-        mentions=("y", "(2, 3, 2)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            g = torch.Generator().manual_seed(900 + seed)
-            B, h, L, d_k = (int(v) for v in torch.randint(1, 6, (4,), generator=g))
-            y = torch.randn(B, h, L, d_k, generator=g)
-            call = f"merge_heads on random y ({B}, {h}, {L}, {d_k}) (seed {seed})"
-            x = _call(run, call, y)
-            run.expect_shape(call, x, (B, L, h * d_k), hint=HINT_MERGE_SHAPE)
-            _close(run, call, x, reference(y), mistakes=_merge_mistakes(y))
+    run_cases(run, "merge_heads", MERGE_CASES, KNOWN)
+    run_trials(run, "merge_heads", reference, trials, _merge_trial, KNOWN)
     run.done()
 
 

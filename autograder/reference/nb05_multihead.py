@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, UP034
 import math
 import torch
 from torch import nn
@@ -147,3 +147,178 @@ class MultiHeadAttention(nn.Module):
         v = split_heads(self.W_V(x), self.n_heads)  # (B, h, L, d_k)
         y = scaled_dot_product_attention(q, k, v, allowed)  # (B, h, L, d_k)
         return self.W_O(merge_heads(y))  # (B, L, d_model)
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# split_heads: reshape without the transpose
+def _slip_split_heads_0(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    return x.reshape(B, n_heads, L, d_model // n_heads)
+
+# split_heads: heads interleaved (d_k before h)
+def _slip_split_heads_1(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    return x.view(B, L, d_model // n_heads, n_heads).permute(0, 3, 1, 2)
+
+# split_heads: forgot the transpose: (B, L, h, d_k)
+def _slip_split_heads_2(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    return x.view(B, L, n_heads, d_model // n_heads)
+
+# split_heads: d_k by true division (a float size)
+def _slip_split_heads_3(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    return x.view(B, L, n_heads, d_model / n_heads).transpose(1, 2)
+
+# split_heads: heads stacked on the first axis (h, B, L, d_k)
+def _slip_split_heads_4(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    return torch.stack(torch.chunk(x, n_heads, dim=-1), dim=0)
+
+# split_heads: transposed the wrong axes: (B, L, d_k, h) -> ...
+def _slip_split_heads_5(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    return x.view(B, L, d_model // n_heads, n_heads).transpose(1, 3).transpose(2, 3)
+
+# split_heads: two heads hard-coded (the worked example's h)
+def _slip_split_heads_6(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    return x.view(B, L, 2, d_model // 2).transpose(1, 2)
+
+# split_heads: d_k from the sequence length (x.shape[1])
+def _slip_split_heads_7(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    d_k = x.shape[1] // n_heads
+    return x.reshape(B, L, n_heads, -1)[..., :d_k].transpose(1, 2)
+
+# split_heads: only the first batch element (x[0]), batch axis re-added
+def _slip_split_heads_8(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    return x[0].view(L, n_heads, d_model // n_heads).transpose(0, 1).unsqueeze(0)
+
+# split_heads: transpose(0, 2) swaps the batch axis in
+def _slip_split_heads_9(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    return x.view(B, L, n_heads, d_model // n_heads).transpose(0, 2)
+
+# merge_heads: merge by reshaping without the transpose
+def _slip_merge_heads_0(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    B, h, L, d_k = y.shape
+    return y.reshape(B, L, h * d_k)
+
+# merge_heads: merge with d_k before h
+def _slip_merge_heads_1(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    B, h, L, d_k = y.shape
+    return y.permute(0, 2, 3, 1).reshape(B, L, h * d_k)
+
+# merge_heads: view on a non-contiguous tensor
+def _slip_merge_heads_2(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    B, h, L, d_k = y.shape
+    return y.transpose(1, 2).view(B, L, h * d_k)
+
+# merge_heads: transposed L and d_k before the reshape
+def _slip_merge_heads_3(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    B, h, L, d_k = y.shape
+    return y.transpose(2, 3).reshape(B, L, h * d_k)
+
+# merge_heads: heads summed instead of concatenated
+def _slip_merge_heads_4(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    return y.sum(dim=1)
+
+# merge_heads: heads averaged instead of concatenated
+def _slip_merge_heads_5(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    return y.mean(dim=1)
+
+# merge_heads: batch size hard-coded to 1
+def _slip_merge_heads_6(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    B, h, L, d_k = y.shape
+    return y.transpose(1, 2).reshape(1, L, h * d_k)
+
+# merge_heads: concatenated along the positions (dim=1 after unbind)
+def _slip_merge_heads_7(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    return torch.cat(y.unbind(1), dim=1)
+
+# merge_heads: shape unpacked in the wrong order (B, L, h, d_k)
+def _slip_merge_heads_8(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    B, L, h, d_k = y.shape
+    return y.transpose(1, 2).reshape(B, L, h * d_k)
+
+# merge_heads: iterated over the batch instead of the heads
+def _slip_merge_heads_9(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    return torch.cat(list(y), dim=-1).transpose(0, 1)
+
+# merge_heads: no return: the merged tensor computed and dropped
+def _slip_merge_heads_10(y):
+    require_ndim('y', y, 4, '(B, h, L, d_k)')
+    B, h, L, d_k = y.shape
+    merged = y.transpose(1, 2).reshape(B, L, h * d_k)
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'split_heads': [
+        ('reshape without the transpose', 'HINT_SPLIT', _slip_split_heads_0),
+        ('heads interleaved (d_k before h)', 'HINT_HEADS_INTERLEAVED', _slip_split_heads_1),
+        ('forgot the transpose: (B, L, h, d_k)', 'HINT_SPLIT_SHAPE', _slip_split_heads_2),
+        ('d_k by true division (a float size)', 'HINT_INT_SIZES', _slip_split_heads_3),
+        ('heads stacked on the first axis (h, B, L, d_k)', 'HINT_SPLIT_SHAPE', _slip_split_heads_4),
+        ('transposed the wrong axes: (B, L, d_k, h) -> ...', 'HINT_HEADS_INTERLEAVED', _slip_split_heads_5),
+        ("two heads hard-coded (the worked example's h)", 'HINT_SPLIT_SHAPE', _slip_split_heads_6),
+        ('d_k from the sequence length (x.shape[1])', 'HINT_SPLIT_SHAPE', _slip_split_heads_7),
+        ('only the first batch element (x[0]), batch axis re-added', 'HINT_SPLIT_SHAPE', _slip_split_heads_8),
+        ('transpose(0, 2) swaps the batch axis in', 'HINT_SPLIT_SHAPE', _slip_split_heads_9),
+    ],
+    'merge_heads': [
+        ('merge by reshaping without the transpose', 'HINT_MERGE', _slip_merge_heads_0),
+        ('merge with d_k before h', 'HINT_MERGE', _slip_merge_heads_1),
+        ('view on a non-contiguous tensor', 'HINT_VIEW_NOT_CONTIGUOUS', _slip_merge_heads_2),
+        ('transposed L and d_k before the reshape', 'HINT_MERGE', _slip_merge_heads_3),
+        ('heads summed instead of concatenated', 'HINT_MERGE_SUMMED', _slip_merge_heads_4),
+        ('heads averaged instead of concatenated', 'HINT_MERGE_SUMMED', _slip_merge_heads_5),
+        ('batch size hard-coded to 1', 'HINT_SIZES_FROM_INPUT', _slip_merge_heads_6),
+        ('concatenated along the positions (dim=1 after unbind)', 'HINT_MERGE_SUMMED', _slip_merge_heads_7),
+        ('shape unpacked in the wrong order (B, L, h, d_k)', 'HINT_MERGE_SUMMED', _slip_merge_heads_8),
+        ('iterated over the batch instead of the heads', 'HINT_MERGE_SUMMED', _slip_merge_heads_9),
+        ('no return: the merged tensor computed and dropped', ('HINT_NO_RETURN', {'where': 'merge_heads'}), _slip_merge_heads_10),
+    ],
+}
