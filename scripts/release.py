@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -103,6 +104,16 @@ def _names_read(sources: list[str]) -> set[str]:
     }
 
 
+def _names_imported(source: str) -> set[str]:
+    """The names `source` binds by its own import statements (a mutant's `import torch`)."""
+    return {
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+
+
 def _concept(cell, options: dict[str, str]) -> tuple[str, tuple[str, str, str]]:
     """(name, (options, letter, why)) of a concept answer cell."""
     name = _meta(cell)["grade_id"]
@@ -145,19 +156,24 @@ def reference_source(notebook: str) -> str:
                 + "\n"
             )
     entries = "".join(f"    {name!r}: {entry!r},\n" for name, entry in answers.items())
+    mutants = mutant_source(notebook)[0]
     parts = [
         f'"""Reference answers for notebook {notebook}: generated, do not edit.\n\n'
         f"Made by scripts/release.py (`make release`) from the answer cells of\n"
         f"solutions/{notebook}/{notebook}.ipynb. Used by the hidden tests and the project's\n"
         f'own tests; never shipped to students.\n"""',
         # the resolved mistakes (`mutant_source`) are wrong on purpose: unused results and such
-        f"# ruff: noqa: E501, I001{', F841, UP034' if mutant_source(notebook)[0] else ''}\n"
-        + "\n".join(_setup_imports(nb, _names_read(code))),
+        f"# ruff: noqa: E501, I001{', F841, UP034' if mutants else ''}\n"
+        # the setup's imports the answers read, and the mistakes too (F in a mutant of 05)
+        + "\n".join(
+            _setup_imports(
+                nb, _names_read(code) | (_names_read([mutants]) - _names_imported(mutants))
+            )
+        ),
         "# name: (options, correct letter, explanation shown when the answer is wrong)\n"
         f"ANSWERS = {{\n{entries}}}",
         *code,
     ]
-    mutants = mutant_source(notebook)[0]
     parts += [mutants] if mutants else []
     return "\n\n\n".join(part.strip("\n") for part in parts) + "\n"
 
@@ -275,7 +291,8 @@ def _outcome(fn, case):
 
     args = _copy.deepcopy(case.args)
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a wrong program's deprecations are not news
             result = fn(*args)
     except Exception as err:
         return None, err, False

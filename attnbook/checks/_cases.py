@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import warnings
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -116,6 +117,9 @@ class Case:
     depth: int = 2  # reductions in a row (see attnbook.tolerance)
     decimals: int | None = None  # `expect` written out with this many decimal places
     what: str = "values"
+    # what the raw output must be before its shape is read (a tensor, not a tuple):
+    # before(run, case, seen)
+    before: Callable | None = None
     # what a table cannot say: probe(run, case, seen, expected, slips), after the finite check
     probe: Callable | None = None
     # compare a view of the output, (words for the message, function of the output)
@@ -191,7 +195,8 @@ class Slips:
         out = []
         for name, hint, mutant in table.get(function, ()):
             try:
-                with np.errstate(all="ignore"):
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # a wrong program's warnings: not news
                     output = mutant(*copy.deepcopy(args))
             except Exception:  # a mistake that fails on these inputs is not what we see
                 continue
@@ -227,6 +232,29 @@ def match_slip(seen, expected, slips: Sequence[Mistake], tol: Tolerance) -> Mist
     return next((m for m in slips if _matches(seen, m.output, expected, tol)), None)
 
 
+def _run_single(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mistake]):
+    """The rest of `run_case` for a function that returns one value: shape, finite, probe,
+    close (on a view of the output, if the case names one), then what is left."""
+    shape = case.shape if case.shape is not None else _shape_of(expected)
+    if case.shape is not None or expected is not None:
+        run.expect_shape(case.call, seen, shape, hint=_shape_hint(case, seen, shape))
+    if case.finite:
+        run.expect_finite(case.call, seen, hint=_finite_hint(case, seen))
+    if case.probe is not None:
+        case.probe(run, case, seen, expected, slips)
+    if expected is not None and case.view is not None:
+        words, view = case.view
+        seen_view = view(as_array(seen))
+        on_view = [Mistake(m.name, view(as_array(m.output)), m.hint) for m in slips]
+        call = f"{case.call}: {words}"
+        _close(run, case, call, seen_view, expected, on_view, case.hint, case.what)
+    elif expected is not None:
+        _close(run, case, case.call, seen, expected, slips, case.hint, case.what)
+    if case.then is not None:
+        case.then(run, case, seen)
+    return seen
+
+
 # -- running a case ----------------------------------------------------------------------------
 def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     """Call, shape, finite, close (naming the slip the output matches); the output."""
@@ -234,26 +262,11 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
         run.expect_raises(case.call, case.raises, *case.args, mentions=case.mentions)
         return None
     seen = run.call(case.call, *case.args, crash_hints=case.crash_hints)
+    if case.before is not None:
+        case.before(run, case, seen)
     expected = case.expected()
     if case.returns is None:
-        shape = case.shape if case.shape is not None else _shape_of(expected)
-        if case.shape is not None or expected is not None:
-            run.expect_shape(case.call, seen, shape, hint=_shape_hint(case, seen, shape))
-        if case.finite:
-            run.expect_finite(case.call, seen, hint=_finite_hint(case, seen))
-        if case.probe is not None:
-            case.probe(run, case, seen, expected, slips)
-        if expected is not None and case.view is not None:
-            words, view = case.view
-            seen_view = view(as_array(seen))
-            on_view = [Mistake(m.name, view(as_array(m.output)), m.hint) for m in slips]
-            call = f"{case.call}: {words}"
-            _close(run, case, call, seen_view, expected, on_view, case.hint, case.what)
-        elif expected is not None:
-            _close(run, case, case.call, seen, expected, slips, case.hint, case.what)
-        if case.then is not None:
-            case.then(run, case, seen)
-        return seen
+        return _run_single(run, case, seen, expected, slips)
     returns = case.returns
     shapes = case.shape or tuple(_shape_of(e) for e in expected)
     n = len(returns.parts)

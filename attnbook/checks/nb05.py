@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -20,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnbook.checks._cases import Case, Slips, run_cases, run_trials, sizes
+from attnbook.checks._cases import Case, CrashHints, Slips, run_cases, run_trials, sizes
 from attnbook.checks._core import (
     CheckFailure,
     CheckRun,
@@ -170,7 +171,7 @@ HINT_MERGE_INVERTS_SPLIT = "merge_heads must undo split_heads exactly"
 _CRASH = (*_ERROR_HINTS, ("must match the size", HINT_AXES))
 
 
-def _tensor_probe(run: CheckRun, case: Case, seen, expected, slips) -> None:
+def _tensor_first(run: CheckRun, case: Case, seen) -> None:
     _expect_tensor(run, case.call, seen)
 
 
@@ -182,7 +183,7 @@ def _head_probe(run: CheckRun, case: Case, seen) -> None:
 
 
 def _heads_case(case_id: str, call: str, args: tuple, expect, **more) -> Case:
-    return Case(case_id, call, args, expect=expect, crash_hints=_CRASH, probe=_tensor_probe,
+    return Case(case_id, call, args, expect=expect, crash_hints=_CRASH, before=_tensor_first,
                 **more)  # fmt: skip
 
 
@@ -307,133 +308,11 @@ HINT_NAME_THE_AXIS = (
 HINT_D_K_FROM_FRONT = "d_k is q.shape[-1], the last axis: " + HINT_AXES
 
 
-def _sdpa_mistakes(q, k, v, allowed) -> list[Mistake]:
-    d_k = q.shape[-1]
-    S = q @ k.transpose(-2, -1)  # (..., L_q, L_k), unscaled
-    ones = torch.ones(S.shape, dtype=torch.bool)
-    mask = ones if allowed is None else allowed.expand(S.shape)
-
-    def soft(scores, dim=-1):
-        return torch.nan_to_num(torch.softmax(scores, dim=dim), nan=0.0)
-
-    L_k, d_v = k.shape[-2], v.shape[-1]
-    implicit = 0 if S.dim() in (0, 1, 3) else 1  # the axis F.softmax(S) guesses without dim=
-    out = [
-        ("no 1/sqrt(d_k) scaling", soft(S.masked_fill(~mask, -math.inf)), HINT_NO_SCALING),
-        (
-            "scaled by sqrt(L_k), the number of keys, instead of sqrt(d_k)",
-            soft((S / math.sqrt(L_k)).masked_fill(~mask, -math.inf)),
-            HINT_SCALED_BY_LENGTH,
-        ),
-        (
-            "scaled by sqrt(d_v), the value width, instead of sqrt(d_k)",
-            soft((S / math.sqrt(d_v)).masked_fill(~mask, -math.inf)) if d_v != d_k else None,
-            HINT_SCALED_BY_D_V,
-        ),
-        (
-            "scaled after the softmax (weights divided by sqrt(d_k))",
-            soft(S.masked_fill(~mask, -math.inf)) / math.sqrt(d_k),
-            HINT_SCALED_AFTER_SOFTMAX,
-        ),
-        (
-            "softmax without dim= (PyTorch picked an axis for you)",
-            soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=implicit)
-            if implicit != S.dim() - 1
-            else None,
-            HINT_NAME_THE_AXIS.format(implicit=implicit, ndim=S.dim()),
-        ),
-        (
-            "divided by d_k instead of sqrt(d_k)",
-            soft((S / d_k).masked_fill(~mask, -math.inf)),
-            HINT_DIVIDED_BY_D_K,
-        ),
-        (
-            "softmax over the wrong axis",
-            soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf), dim=-2),
-            HINT_SOFTMAX_AXIS,
-        ),
-    ]
-    if d_k != 4:
-        out.append(
-            (
-                "scaled by d_k ** 1/2, which is (d_k ** 1) / 2 = d_k / 2",
-                soft((S / (d_k / 2)).masked_fill(~mask, -math.inf)),
-                HINT_OPERATOR_PRECEDENCE,
-            )
-        )
-    if S.dim() > 2 and q.shape[1] != d_k:
-        out.append(
-            (
-                "d_k read from q.shape[1], a leading axis, instead of q.shape[-1]",
-                soft((S / math.sqrt(q.shape[1])).masked_fill(~mask, -math.inf)),
-                HINT_D_K_FROM_FRONT,
-            )
-        )
-    if S.shape[-1] == S.shape[-2]:
-        out += [
-            (
-                "scores transposed: k @ q^T (keys as rows) instead of q @ k^T",
-                soft((S.transpose(-2, -1) / math.sqrt(d_k)).masked_fill(~mask, -math.inf)),
-                HINT_SCORES_TRANSPOSED,
-            ),
-            (
-                "weights transposed before the values (A^T @ v)",
-                soft((S / math.sqrt(d_k)).masked_fill(~mask, -math.inf)).transpose(-2, -1),
-                HINT_WEIGHTS_TRANSPOSED,
-            ),
-        ]
-        if allowed is not None:
-            out.append(
-                (
-                    "mask transposed (allowed[..., j, i] used for query i, key j)",
-                    soft((S / math.sqrt(d_k)).masked_fill(~mask.transpose(-2, -1), -math.inf)),
-                    HINT_MASK_TRANSPOSED,
-                )
-            )
-    if allowed is not None:
-        out += [
-            (
-                "mask multiplied into the scores (blocked scores 0, not -inf)",
-                soft(S / math.sqrt(d_k) * mask),
-                HINT_MASK_MULTIPLIED_SCORES,
-            ),
-            (
-                "mask applied after the softmax",
-                soft(S / math.sqrt(d_k)) * mask,
-                HINT_MASK_APPLIED_AFTER_SOFTMAX,
-            ),
-            (
-                "mask inverted (True treated as blocked)",
-                soft((S / math.sqrt(d_k)).masked_fill(mask, -math.inf)),
-                HINT_MASK_INVERTED,
-            ),
-            (
-                "a large finite negative number (-1e9) instead of -inf",
-                torch.softmax((S / math.sqrt(d_k)).masked_fill(~mask, -1e9), dim=-1),
-                HINT_FINITE_FILL,
-            ),
-        ]
-    return [Mistake(name, A @ v, hint) for name, A, hint in out if A is not None]
-
-
 HINT_SDPA_IN_PLACE = (
     "work on new tensors (q = q / ..., not q /= ...): the caller's q, k, v "
     "and allowed must stay as they were"
 )
 HINT_SDPA_SHAPE = "the output is (..., L_q, d_v)"
-
-
-def _check_sdpa_case(run: CheckRun, call: str, q, k, v, allowed, expected=None, hint=None):
-    if expected is None:
-        expected = _torch_expected(q, k, v, allowed)
-    mistakes = _sdpa_mistakes(q, k, v, allowed)
-    run.in_place_hint = HINT_SDPA_IN_PLACE
-    y = _call(run, call, q, k, v, allowed)
-    _expect_tensor(run, call, y)
-    run.expect_shape(call, y, tuple(expected.shape), hint=HINT_SDPA_SHAPE)
-    run.expect_finite(call, y, hint=hint or HINT_NAN)
-    _close(run, call, y, expected, mistakes=mistakes, hint=hint)
-    return y
 
 
 HINT_WRITE_IT_YOURSELF = (
@@ -448,142 +327,127 @@ HINT_OVERFLOW_LARGE = (
 )
 
 
+# detectors raised from the code itself, not from an output (see scripts/release.py)
+PROPERTY_DETECTORS = ("HINT_WRITE_IT_YOURSELF",)
+
+
+def _sdpa_then(probe_of):
+    """A property of one case's output, once its values are right: (call words, the part of
+    the output, its value from the inputs, hint)."""
+
+    def then(run: CheckRun, case: Case, seen) -> None:
+        words, part, wanted, hint = probe_of(case)
+        _close(run, f"{case.call}: {words}", part(as_array(seen)), wanted, hint=hint)
+
+    return then
+
+
+def _sdpa_case(case_id: str, call: str, q, k, v, allowed, hint=None, then=None) -> Case:
+    return Case(case_id, call, (q, k, v, allowed), expect=_torch_expected(q, k, v, allowed),
+                hint=hint, shape_hint=HINT_SDPA_SHAPE, finite=hint or HINT_NAN,
+                crash_hints=_CRASH, before=_tensor_first, then=then)  # fmt: skip
+
+
+_g = torch.Generator().manual_seed(53)
+_q, _k, _v = (torch.randn(2, 3, 5, 4, generator=_g, dtype=torch.float64) for _ in range(3))
+_causal = torch.ones(5, 5, dtype=torch.bool).tril()
+_padded = _causal & torch.tensor([[True] * 5, [True, True, True, False, False]])[:, None, None, :]
+_q2 = torch.randn(3, 4, generator=_g, dtype=torch.float64)
+_k2 = torch.randn(6, 4, generator=_g, dtype=torch.float64)
+_v2 = torch.randn(6, 2, generator=_g, dtype=torch.float64)
+_allowed2 = torch.tensor([[True, False, True, True, False, True], [False] * 6, [True] * 6])
+_big = torch.tensor([[40.0, 0.0], [0.0, 40.0]], dtype=torch.float64)
+_big3 = torch.randn(2, 4, 3, generator=_g, dtype=torch.float64) * 30.0  # scores ~ 1e3
+_v3 = torch.randn(2, 4, 2, generator=_g, dtype=torch.float64)
+_q6, _k6 = (
+    torch.randn(1, 4, 6, generator=_g, dtype=torch.float64),
+    torch.randn(1, 5, 6, generator=_g, dtype=torch.float64),
+)
+_v6 = torch.randn(1, 5, 3, generator=_g, dtype=torch.float64)
+_SDPA = "scaled_dot_product_attention"
+SDPA_CASES = (
+    _sdpa_case("no mask", f"{_SDPA}(q, k, v, None) with q, k, v (2, 3, 5, 4) float64, no mask",
+               _q, _k, _v, None),
+    _sdpa_case("causal", f"{_SDPA}(q, k, v, allowed) with a causal (5, 5) mask",
+               _q, _k, _v, _causal,
+               then=_sdpa_then(lambda c: ("first query's output", lambda y: y[..., 0, :],
+                                          as_array(c.args[2])[..., 0, :], HINT_FIRST_QUERY))),
+    _sdpa_case("float32 padded", f"{_SDPA} in float32 with a (2, 1, 5, 5) causal + padding "
+               "mask broadcast over 3 heads", _q.float(), _k.float(), _v.float(), _padded),
+    _sdpa_case("cross", f"{_SDPA} with 3 queries, 6 keys, d_v = 2 and query 1 allowed no key",
+               _q2, _k2, _v2, _allowed2,
+               then=_sdpa_then(lambda c: ("the output row of the query with no allowed key",
+                                          lambda y: y[1], np.zeros(2), HINT_EMPTY_ROW))),
+    _sdpa_case("large", f"{_SDPA} with large scores (q.k = 1600, float64)", _big, _big,
+               torch.eye(2, dtype=torch.float64), None, hint=HINT_OVERFLOW_LARGE),
+    _sdpa_case("large causal", f"{_SDPA} with large scores (q, k of size ~30 per feature) and "
+               "a causal mask", _big3, _big3.flip(-2), _v3,
+               torch.ones(4, 4, dtype=torch.bool).tril(), hint=HINT_OVERFLOW_LARGE),
+    _sdpa_case("d_k = 6", f"{_SDPA} with 4 queries, 5 keys, d_k = 6 and d_v = 3, no mask",
+               _q6, _k6, _v6, None),
+    Case("k, v disagree", f"{_SDPA} with k (6, 4) and v (5, 2)", (_q2, _k2, _v2[:5], None),
+         raises=ValueError, mentions=("(6, 4)", "(5, 2)")),
+    Case("mask too narrow", f"{_SDPA} with allowed (3, 5) for 6 keys",
+         (_q2, _k2, _v2, _allowed2[:, :5]), raises=ValueError, mentions=("allowed", "(3, 5)")),
+)  # fmt: skip
+CASES["scaled_dot_product_attention"] = SDPA_CASES
+
+
+def _sdpa_trial(rng: np.random.Generator, seed: int) -> Case:
+    """Random leading axes (0 to 2), sizes, dtype (by the seed's parity) and mask; the value
+    is the reference's, and PyTorch's fused attention must agree."""
+    dtype = np.float64 if seed % 2 else np.float32
+    lead = tuple(sizes(rng, seed % 3, high=4))
+    L_q, L_k, d_k, d_v = sizes(rng, 4, high=7)
+
+    def normal(*shape: int) -> torch.Tensor:
+        return torch.from_numpy(rng.standard_normal(shape).astype(dtype))
+
+    q, k, v = normal(*lead, L_q, d_k), normal(*lead, L_k, d_k), normal(*lead, L_k, d_v)
+    allowed = None if seed % 4 == 0 else torch.from_numpy(rng.random((*lead, L_q, L_k)) < 0.6)
+    call = (
+        f"{_SDPA} on random q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, "
+        f"{q.dtype}, {'no mask' if allowed is None else 'random mask'} (seed {seed})"
+    )
+    torch_says = _torch_expected(q, k, v, allowed)
+    return replace(
+        _sdpa_case("trial", call, q, k, v, allowed),
+        expect=None,
+        then=lambda run, case, y: _close(
+            run, f"{call} against F.scaled_dot_product_attention", y, torch_says
+        ),
+    )
+
+
+def _k_t_hints(fn) -> CrashHints:
+    """A size error from `k.T` on a batched tensor: named when the learner's code uses .T."""
+    if "T" not in names_called(fn):
+        return _CRASH
+    return ((("must match the size", "cannot be multiplied"), HINT_K_T), *_CRASH)
+
+
 def check_scaled_dot_product_attention(
     scaled_dot_product_attention, reference=None, trials: int = 12
 ) -> None:
+    """Attention for any leading axes, without PyTorch's fused kernel: the table `SDPA_CASES`
+    (no mask, causal, a broadcast float32 mask, cross-attention with an empty row, large
+    scores, two input checks), then random trials against the reference and PyTorch."""
     run = CheckRun(scaled_dot_product_attention)
+    run.in_place_hint = HINT_SDPA_IN_PLACE
     names = names_called(scaled_dot_product_attention)
     run.expect_true(
         "scaled_dot_product_attention" not in names and "multi_head_attention_forward" not in names,
         f"{run.name} calls PyTorch's own fused attention.",
         hint=HINT_WRITE_IT_YOURSELF,
     )
-    g = torch.Generator().manual_seed(53)
-    q, k, v = (torch.randn(2, 3, 5, 4, generator=g, dtype=torch.float64) for _ in range(3))
-    _check_sdpa_case(
-        run,
-        "scaled_dot_product_attention(q, k, v, None) with q, k, v (2, 3, 5, 4) float64, no mask",
-        q,
-        k,
-        v,
-        None,
-    )
-    causal = torch.ones(5, 5, dtype=torch.bool).tril()
-    _check_sdpa_case(
-        run,
-        "scaled_dot_product_attention(q, k, v, allowed) with a causal (5, 5) mask",
-        q,
-        k,
-        v,
-        causal,
-    )
-    y = _call(run, "the causal case", q, k, v, causal)
-    _close(
-        run,
-        "scaled_dot_product_attention with a causal mask: first query's output",
-        as_array(y)[..., 0, :],
-        as_array(v)[..., 0, :],
-        hint=HINT_FIRST_QUERY,
-    )
+    crash = _k_t_hints(scaled_dot_product_attention)
+    cases = [replace(case, crash_hints=crash) for case in SDPA_CASES]
+    run_cases(run, _SDPA, cases, KNOWN)
 
-    real = torch.tensor([[True] * 5, [True, True, True, False, False]])
-    allowed = causal & real[:, None, None, :]  # (2, 1, 5, 5), broadcast over the heads
-    qf, kf, vf = q.float(), k.float(), v.float()
-    _check_sdpa_case(
-        run,
-        "scaled_dot_product_attention in float32 with a (2, 1, 5, 5) "
-        "causal + padding mask broadcast over 3 heads",
-        qf,
-        kf,
-        vf,
-        allowed,
-    )
+    def trial(rng: np.random.Generator, seed: int) -> Case:
+        return replace(_sdpa_trial(rng, seed), crash_hints=crash)
 
-    # Cross-attention shapes and a query with no allowed key.
-    q2 = torch.randn(3, 4, generator=g, dtype=torch.float64)
-    k2 = torch.randn(6, 4, generator=g, dtype=torch.float64)
-    v2 = torch.randn(6, 2, generator=g, dtype=torch.float64)
-    allowed2 = torch.tensor([[True, False, True, True, False, True], [False] * 6, [True] * 6])
-    y = _check_sdpa_case(
-        run,
-        "scaled_dot_product_attention with 3 queries, 6 keys, d_v = 2 and query 1 allowed no key",
-        q2,
-        k2,
-        v2,
-        allowed2,
-    )
-    _close(
-        run,
-        "the output row of the query with no allowed key",
-        as_array(y)[1],
-        np.zeros(2),
-        hint=HINT_EMPTY_ROW,
-    )
-
-    big = torch.tensor([[40.0, 0.0], [0.0, 40.0]], dtype=torch.float64)
-    _check_sdpa_case(
-        run,
-        "scaled_dot_product_attention with large scores (q.k = 1600, float64)",
-        big,
-        big,
-        torch.eye(2, dtype=torch.float64),
-        None,
-        hint=HINT_OVERFLOW_LARGE,
-    )
-    big = torch.randn(2, 4, 3, generator=g, dtype=torch.float64) * 30.0  # scores ~ 1e3
-    _check_sdpa_case(
-        run,
-        "scaled_dot_product_attention with large scores (q, k of size ~30 "
-        "per feature) and a causal mask",
-        big,
-        big.flip(-2),
-        torch.randn(2, 4, 2, generator=g, dtype=torch.float64),
-        torch.ones(4, 4, dtype=torch.bool).tril(),
-        hint=HINT_OVERFLOW_LARGE,
-    )
-
-    run.expect_raises(
-        "scaled_dot_product_attention with k (6, 4) and v (5, 2)",
-        ValueError,
-        q2,
-        k2,
-        v2[:5],
-        None,
-        mentions=("(6, 4)", "(5, 2)"),
-    )
-    run.expect_raises(
-        "scaled_dot_product_attention with allowed (3, 5) for 6 keys",
-        ValueError,
-        q2,
-        k2,
-        v2,
-        allowed2[:, :5],
-        mentions=("allowed", "(3, 5)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            g = torch.Generator().manual_seed(1000 + seed)
-            dtype = torch.float64 if seed % 2 else torch.float32
-            lead = tuple(int(s) for s in torch.randint(1, 4, (int(seed % 3),), generator=g))
-            L_q, L_k, d_k, d_v = (int(s) for s in torch.randint(1, 7, (4,), generator=g))
-            q = torch.randn(*lead, L_q, d_k, generator=g, dtype=dtype)
-            k = torch.randn(*lead, L_k, d_k, generator=g, dtype=dtype)
-            v = torch.randn(*lead, L_k, d_v, generator=g, dtype=dtype)
-            trial_allowed = (
-                None if seed % 4 == 0 else torch.rand(*lead, L_q, L_k, generator=g) < 0.6
-            )
-            call = (
-                f"scaled_dot_product_attention on random q {tuple(q.shape)}, k "
-                f"{tuple(k.shape)}, v {tuple(v.shape)}, {dtype}, "
-                f"{'no mask' if trial_allowed is None else 'random mask'} (seed {seed})"
-            )
-            _check_sdpa_case(run, call, q, k, v, trial_allowed, reference(q, k, v, trial_allowed))
-            _close(
-                run,
-                f"{call} against F.scaled_dot_product_attention",
-                _call(run, call, q, k, v, trial_allowed),
-                _torch_expected(q, k, v, trial_allowed),
-            )
+    run_trials(run, _SDPA, reference, trials, trial, KNOWN)
     run.done()
 
 

@@ -9,6 +9,7 @@ own tests; never shipped to students.
 # ruff: noqa: E501, I001, F841, UP034
 import math
 import torch
+import torch.nn.functional as F
 from torch import nn
 from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
 
@@ -293,6 +294,701 @@ def _slip_merge_heads_10(y):
     B, h, L, d_k = y.shape
     merged = y.transpose(1, 2).reshape(B, L, h * d_k)
 
+# scaled_dot_product_attention: mask applied after the softmax
+def _slip_scaled_dot_product_attention_0(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+    if allowed is not None:
+        weights = weights * allowed
+    return weights @ v
+
+# scaled_dot_product_attention: no scaling
+def _slip_scaled_dot_product_attention_1(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+
+# scaled_dot_product_attention: mask inverted
+def _slip_scaled_dot_product_attention_2(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(allowed, float('-inf'))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+
+# scaled_dot_product_attention: NaN for a row with no allowed key
+def _slip_scaled_dot_product_attention_3(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    return torch.softmax(scores, dim=-1) @ v
+
+# scaled_dot_product_attention: -1e9 leaves a fully masked row uniform
+def _slip_scaled_dot_product_attention_4(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, -1000000000.0)
+    return torch.softmax(scores, dim=-1) @ v
+
+# scaled_dot_product_attention: softmax over the query axis
+def _slip_scaled_dot_product_attention_5(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v
+
+# scaled_dot_product_attention: calls PyTorch's fused attention
+def _slip_scaled_dot_product_attention_6(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+    return torch.nan_to_num(out)
+
+# scaled_dot_product_attention: scaled by sqrt(L_k), the number of keys
+def _slip_scaled_dot_product_attention_7(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+
+# scaled_dot_product_attention: scaled by sqrt(d_v), the value width
+def _slip_scaled_dot_product_attention_8(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(v.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+
+# scaled_dot_product_attention: scaled after the softmax
+def _slip_scaled_dot_product_attention_9(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1)) / math.sqrt(q.shape[-1])
+    return weights @ v
+
+# scaled_dot_product_attention: mask multiplied into the scores
+def _slip_scaled_dot_product_attention_10(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores * allowed
+    return torch.softmax(scores, dim=-1) @ v
+
+# scaled_dot_product_attention: softmax without dim= (PyTorch's implicit axis)
+def _slip_scaled_dot_product_attention_11(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        weights = F.softmax(scores)
+    return torch.nan_to_num(weights) @ v
+
+# scaled_dot_product_attention: nan_to_num on the scores (-inf becomes finite)
+def _slip_scaled_dot_product_attention_12(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    return torch.softmax(torch.nan_to_num(scores), dim=-1) @ v
+
+# scaled_dot_product_attention: softmax without subtracting the row maximum
+def _slip_scaled_dot_product_attention_13(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    e = torch.exp(scores)
+    return torch.nan_to_num(e / e.sum(dim=-1, keepdim=True)) @ v
+
+# scaled_dot_product_attention: returns (Y, A) as in notebook 04
+def _slip_scaled_dot_product_attention_14(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1))
+    return (weights @ v, weights)
+
+# scaled_dot_product_attention: boolean indexing that cannot broadcast the mask
+def _slip_scaled_dot_product_attention_15(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores[~allowed] = float('-inf')
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+
+# scaled_dot_product_attention: allowed=None not handled
+def _slip_scaled_dot_product_attention_16(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~allowed, float('-inf'))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+
+# scaled_dot_product_attention: queries scaled in place (changes the caller's q)
+def _slip_scaled_dot_product_attention_17(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    q /= math.sqrt(q.shape[-1])
+    scores = q @ k.transpose(-2, -1)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+
+# scaled_dot_product_attention: k.T (reverses every axis of a batch)
+def _slip_scaled_dot_product_attention_18(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.T / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+
+# scaled_dot_product_attention: softmax over a hard-coded dim=3 (4-D inputs only)
+def _slip_scaled_dot_product_attention_19(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=3), nan=0.0)
+    return weights @ v
+
+# scaled_dot_product_attention: keys transposed with transpose(1, 2) (3-D only)
+def _slip_scaled_dot_product_attention_20(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(1, 2) / math.sqrt(d_k)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v
+
+# scaled_dot_product_attention: d_k read from q.shape[1] (right for 2-D q only)
+def _slip_scaled_dot_product_attention_21(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    d_k = q.shape[1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v
+
+# scaled_dot_product_attention: d_k ** 1/2 (precedence: d_k / 2)
+def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / (d_k ** 1 / 2)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v
+
+# scaled_dot_product_attention: scaled by sqrt(L_q), the number of queries
+def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-2])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v
+
+# scaled_dot_product_attention: mask transposed (allowed.transpose(-2, -1))
+def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed.transpose(-2, -1), float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v
+
+# scaled_dot_product_attention: values multiplied on the left (v^T-free, A^T @ v)
+def _slip_scaled_dot_product_attention_25(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights.transpose(-2, -1) @ v
+
+# scaled_dot_product_attention: scores q^T k (keys on the left)
+def _slip_scaled_dot_product_attention_26(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    d_k = q.shape[-1]
+    scores = k @ q.transpose(-2, -1) / math.sqrt(d_k)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -320,5 +1016,34 @@ SLIPS = {
         ('shape unpacked in the wrong order (B, L, h, d_k)', 'HINT_MERGE_SUMMED', _slip_merge_heads_8),
         ('iterated over the batch instead of the heads', 'HINT_MERGE_SUMMED', _slip_merge_heads_9),
         ('no return: the merged tensor computed and dropped', ('HINT_NO_RETURN', {'where': 'merge_heads'}), _slip_merge_heads_10),
+    ],
+    'scaled_dot_product_attention': [
+        ('mask applied after the softmax', 'HINT_MASK_APPLIED_AFTER_SOFTMAX', _slip_scaled_dot_product_attention_0),
+        ('no scaling', 'HINT_NO_SCALING', _slip_scaled_dot_product_attention_1),
+        ('mask inverted', 'HINT_MASK_INVERTED', _slip_scaled_dot_product_attention_2),
+        ('NaN for a row with no allowed key', 'HINT_NAN', _slip_scaled_dot_product_attention_3),
+        ('-1e9 leaves a fully masked row uniform', 'HINT_FINITE_FILL', _slip_scaled_dot_product_attention_4),
+        ('softmax over the query axis', 'HINT_SOFTMAX_AXIS', _slip_scaled_dot_product_attention_5),
+        ("calls PyTorch's fused attention", 'HINT_WRITE_IT_YOURSELF', _slip_scaled_dot_product_attention_6),
+        ('scaled by sqrt(L_k), the number of keys', 'HINT_SCALED_BY_LENGTH', _slip_scaled_dot_product_attention_7),
+        ('scaled by sqrt(d_v), the value width', 'HINT_SCALED_BY_D_V', _slip_scaled_dot_product_attention_8),
+        ('scaled after the softmax', 'HINT_SCALED_AFTER_SOFTMAX', _slip_scaled_dot_product_attention_9),
+        ('mask multiplied into the scores', 'HINT_MASK_MULTIPLIED_SCORES', _slip_scaled_dot_product_attention_10),
+        ("softmax without dim= (PyTorch's implicit axis)", ('HINT_NAME_THE_AXIS', {'implicit': '1', 'ndim': '4'}), _slip_scaled_dot_product_attention_11),
+        ('nan_to_num on the scores (-inf becomes finite)', 'HINT_FINITE_FILL', _slip_scaled_dot_product_attention_12),
+        ('softmax without subtracting the row maximum', 'HINT_OVERFLOW_LARGE', _slip_scaled_dot_product_attention_13),
+        ('returns (Y, A) as in notebook 04', 'HINT_RETURN_OUTPUT_ONLY', _slip_scaled_dot_product_attention_14),
+        ('boolean indexing that cannot broadcast the mask', 'HINT_BOOLEAN_INDEXING', _slip_scaled_dot_product_attention_15),
+        ('allowed=None not handled', 'HINT_ALLOWED_NONE', _slip_scaled_dot_product_attention_16),
+        ("queries scaled in place (changes the caller's q)", 'HINT_SDPA_IN_PLACE', _slip_scaled_dot_product_attention_17),
+        ('k.T (reverses every axis of a batch)', 'HINT_K_T', _slip_scaled_dot_product_attention_18),
+        ('softmax over a hard-coded dim=3 (4-D inputs only)', 'HINT_AXES', _slip_scaled_dot_product_attention_19),
+        ('keys transposed with transpose(1, 2) (3-D only)', 'HINT_AXES', _slip_scaled_dot_product_attention_20),
+        ('d_k read from q.shape[1] (right for 2-D q only)', 'HINT_D_K_FROM_FRONT', _slip_scaled_dot_product_attention_21),
+        ('d_k ** 1/2 (precedence: d_k / 2)', 'HINT_OPERATOR_PRECEDENCE', _slip_scaled_dot_product_attention_22),
+        ('scaled by sqrt(L_q), the number of queries', 'HINT_SCALED_BY_LENGTH', _slip_scaled_dot_product_attention_23),
+        ('mask transposed (allowed.transpose(-2, -1))', 'HINT_MASK_TRANSPOSED', _slip_scaled_dot_product_attention_24),
+        ('values multiplied on the left (v^T-free, A^T @ v)', 'HINT_WEIGHTS_TRANSPOSED', _slip_scaled_dot_product_attention_25),
+        ('scores q^T k (keys on the left)', 'HINT_SCORES_TRANSPOSED', _slip_scaled_dot_product_attention_26),
     ],
 }
