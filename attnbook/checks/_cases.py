@@ -115,6 +115,8 @@ class Case:
     raises: type[BaseException] | None = None
     mentions: tuple[str, ...] = ()
     depth: int = 2  # reductions in a row (see attnbook.tolerance)
+    # a fixed tolerance where the float policy does not apply (a count of bytes: exact)
+    tolerance: Tolerance | None = None
     decimals: int | None = None  # `expect` written out with this many decimal places
     what: str = "values"
     # what the raw output must be before its shape is read (a tensor, not a tuple):
@@ -138,6 +140,8 @@ class Case:
 def case_tolerance(case: Case, expected) -> Tolerance:
     """The one tolerance of the case tables: float32 precision (`ACCEPTED_DTYPE`) for values
     as large as the case's array inputs and expected output, `case.depth` reductions deep."""
+    if case.tolerance is not None:
+        return case.tolerance
     arrays = [a for a in case.args if hasattr(a, "shape")]  # not sizes such as L or d
     return tolerance(ACCEPTED_DTYPE, _magnitude(expected, *arrays), case.depth, case.decimals)
 

@@ -24,6 +24,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from attnbook.checks import nb05, nb06
+from attnbook.checks._cases import Case, Slips, run_cases, run_trials
 from attnbook.checks._core import (
     CheckRun,
     Mistake,
@@ -43,6 +44,8 @@ from attnbook.lm.qwen3 import (
     tiny_checkpoint,
 )
 from attnbook.tolerance import Tolerance, magnitude_of, tolerance
+
+KNOWN = Slips("nb10")
 
 __all__ = [
     "check_decode_step",
@@ -959,51 +962,25 @@ HINT_KV_BYTES_PER_VALUE = "use the bytes_per_value argument: 4 for float32, 2 fo
 HINT_KV_FACTOR_2_TWICE = "one factor 2 for keys and values, then bytes_per_value"
 
 
-def _kv_mistakes(n_layers, n_kv_heads, d_k, length, bpv) -> list[Mistake]:
-    right = 2 * n_layers * n_kv_heads * d_k * length * bpv
-    out = [
-        Mistake(
-            "keys only (the factor 2 for keys and values left out)", right / 2, HINT_KV_FACTOR_2
-        ),
-        Mistake("bits instead of bytes", right * 8, HINT_KV_BITS),
-        Mistake(
-            "the length left out (bytes per token)",
-            right / max(length, 1) if length > 1 else None,
-            HINT_KV_LENGTH,
-        ),
-        Mistake("one layer counted", right / n_layers if n_layers > 1 else None, HINT_KV_LAYERS),
-        Mistake("d_k left out", right / d_k if d_k > 1 else None, HINT_KV_D_K),
-        Mistake("in GiB instead of bytes", right / 2**30, HINT_KV_GIB),
-        Mistake("in KiB instead of bytes", right / 2**10, HINT_KV_KIB),
-        Mistake(
-            "bytes_per_value ignored (2 written in, bfloat16)",
-            right / bpv * 2 if bpv != 2 else None,
-            HINT_KV_BYTES_PER_VALUE,
-        ),
-        Mistake(
-            "factor 2 counted twice (2 for keys and values, and 2 bytes again)",
-            right * 2,
-            HINT_KV_FACTOR_2_TWICE,
-        ),
-    ]
-    return [m for m in out if m.output is not None and m.output != right]
-
-
 HINT_KV_NUMBER = "return the number of bytes, not a tensor or a list"
+_EXACT = Tolerance(rtol=0.0, atol=0.5)  # a count of bytes
 
 
-def _expect_kv_bytes(run: CheckRun, call: str, args, expected) -> None:
-    seen = run.call(call, *args)
+def _one_number(run: CheckRun, case: Case, seen) -> None:
     run.expect_true(
-        np.ndim(seen) == 0, f"{call} returned {seen!r}; expected one number.", hint=HINT_KV_NUMBER
-    )
-    run.expect_close(
-        call, seen, expected, rtol=0, atol=0.5, what="number of bytes", mistakes=_kv_mistakes(*args)
-    )
+        np.ndim(seen) == 0, f"{case.call} returned {seen!r}; expected one number.",
+        hint=HINT_KV_NUMBER,
+    )  # fmt: skip
 
 
-def _measured_cache(n_layers, n_kv_heads, d_k, length) -> int:
-    """Bytes of the (k, v) tensors that the package's blocks return for one sequence."""
+def _kv_case(case_id: str, call: str, args: tuple, expect) -> Case:
+    return Case(case_id, call, args, expect=expect, shape=(), tolerance=_EXACT,
+                before=_one_number, what="number of bytes")  # fmt: skip
+
+
+def _measured_cache(n_layers, n_kv_heads, d_k, length, bytes_per_value=4) -> int:
+    """Bytes of the (k, v) tensors that the package's blocks return for one sequence (float32,
+    so `bytes_per_value` must be 4)."""
     config = Qwen3LMConfig(
         vocab_size=5,
         d_model=8,
@@ -1026,45 +1003,43 @@ def _measured_cache(n_layers, n_kv_heads, d_k, length) -> int:
     return total
 
 
+KV_CASES = (
+    _kv_case("qwen3-0.6b", "kv_cache_bytes(28, 8, 128, 32768, 2) (Qwen3-0.6B: 28 layers, 8 "
+             "key/value heads of width 128, 32,768 tokens in bfloat16)", (28, 8, 128, 32768, 2),
+             3_758_096_384),
+    _kv_case("float64", "kv_cache_bytes(2, 2, 8, 10, 8) (two layers, float64: 8 bytes a value)",
+             (2, 2, 8, 10, 8), 2 * 2 * 2 * 8 * 10 * 8),
+    _kv_case("empty", "kv_cache_bytes(3, 1, 4, 0, 4) (nothing cached yet)", (3, 1, 4, 0, 4), 0),
+    _kv_case("measured", "kv_cache_bytes(2, 2, 4, 12, 4) against the bytes measured on the "
+             "package's Qwen3LM blocks (float32 keys and values of 12 tokens)", (2, 2, 4, 12, 4),
+             _measured_cache),
+    Case("no layers", "kv_cache_bytes(0, 8, 128, 10, 2) (no layers)", (0, 8, 128, 10, 2),
+         raises=ValueError, mentions=("n_layers",)),
+)  # fmt: skip
+
+
+CASES = {"kv_cache_bytes": KV_CASES}  # the functions of notebook 10 checked as tables
+
+
+def _kv_trial(rng: np.random.Generator, seed: int) -> Case:
+    args = (
+        int(rng.integers(1, 80)),
+        int(rng.integers(1, 33)),
+        int(rng.choice([32, 64, 96, 128, 256])),
+        int(rng.integers(0, 200_000)),
+        int(rng.choice([1, 2, 4])),
+    )
+    return _kv_case("trial", f"kv_cache_bytes{args} (seed {seed})", args, None)
+
+
 @_one_thread
 def check_kv_cache_bytes(kv_cache_bytes, reference=None, trials: int = 12) -> None:
+    """The cache's bytes, exactly: Qwen3-0.6B at 32k tokens, float64, an empty cache, the
+    bytes measured on the package's blocks, an input check (table `KV_CASES`), then random
+    sizes against the reference."""
     run = CheckRun(kv_cache_bytes)
-    call = (
-        "kv_cache_bytes(28, 8, 128, 32768, 2) (Qwen3-0.6B: 28 layers, 8 key/value heads "
-        "of width 128, 32,768 tokens in bfloat16)"
-    )
-    _expect_kv_bytes(run, call, (28, 8, 128, 32768, 2), 3_758_096_384)
-    call = "kv_cache_bytes(2, 2, 8, 10, 8) (two layers, float64: 8 bytes a value)"
-    _expect_kv_bytes(run, call, (2, 2, 8, 10, 8), 2 * 2 * 2 * 8 * 10 * 8)
-    call = "kv_cache_bytes(3, 1, 4, 0, 4) (nothing cached yet)"
-    _expect_kv_bytes(run, call, (3, 1, 4, 0, 4), 0)
-    args = (2, 2, 4, 12, 4)
-    call = (
-        "kv_cache_bytes(2, 2, 4, 12, 4) against the bytes measured on the package's "
-        "Qwen3LM blocks (float32 keys and values of 12 tokens)"
-    )
-    _expect_kv_bytes(run, call, args, _measured_cache(*args[:4]))
-    run.expect_raises(
-        "kv_cache_bytes(0, 8, 128, 10, 2) (no layers)",
-        ValueError,
-        0,
-        8,
-        128,
-        10,
-        2,
-        mentions=("n_layers",),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(1400 + seed)
-            args = (
-                int(rng.integers(1, 80)),
-                int(rng.integers(1, 33)),
-                int(rng.choice([32, 64, 96, 128, 256])),
-                int(rng.integers(0, 200_000)),
-                int(rng.choice([1, 2, 4])),
-            )
-            _expect_kv_bytes(run, f"kv_cache_bytes{args} (seed {seed})", args, reference(*args))
+    run_cases(run, "kv_cache_bytes", KV_CASES, KNOWN)
+    run_trials(run, "kv_cache_bytes", reference, trials, _kv_trial, KNOWN)
     run.done()
 
 

@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, UP034
 import math
 import torch
 import torch.nn.functional as F
@@ -262,3 +262,116 @@ def decode_step(model, token_ids, cache):
         h, kv = block(h, rope, None if cache is None else cache[i])  # (B, L, d)
         new_cache.append(kv)
     return model.head(model.norm(h)), new_cache  # (B, L, V)
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# kv_cache_bytes: keys only
+def _slip_kv_cache_bytes_0(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    return n_layers * n_kv_heads * d_k * length * bytes_per_value
+
+# kv_cache_bytes: bits instead of bytes
+def _slip_kv_cache_bytes_1(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    return 2 * n_layers * n_kv_heads * d_k * length * bytes_per_value * 8
+
+# kv_cache_bytes: bytes per token (length left out)
+def _slip_kv_cache_bytes_2(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    return 2 * n_layers * n_kv_heads * d_k * bytes_per_value
+
+# kv_cache_bytes: one layer
+def _slip_kv_cache_bytes_3(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    return 2 * n_kv_heads * d_k * length * bytes_per_value
+
+# kv_cache_bytes: returned in GiB
+def _slip_kv_cache_bytes_4(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    return 2 * n_layers * n_kv_heads * d_k * length * bytes_per_value / 2 ** 30
+
+# kv_cache_bytes: bytes_per_value ignored (bfloat16 written in)
+def _slip_kv_cache_bytes_5(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    return 2 * n_layers * n_kv_heads * d_k * length * 2
+
+# kv_cache_bytes: d_k left out
+def _slip_kv_cache_bytes_6(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    return 2 * n_layers * n_kv_heads * length * bytes_per_value
+
+# kv_cache_bytes: the factor 2 counted twice
+def _slip_kv_cache_bytes_7(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    per_token = 2 * n_layers * n_kv_heads * d_k
+    return 2 * per_token * length * bytes_per_value
+
+# kv_cache_bytes: returned in KiB
+def _slip_kv_cache_bytes_8(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    per_token = 2 * n_layers * n_kv_heads * d_k
+    return per_token * length * bytes_per_value / 1024
+
+# kv_cache_bytes: returned in a list
+def _slip_kv_cache_bytes_9(n_layers, n_kv_heads, d_k, length, bytes_per_value):
+    for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
+        require_integer(name, value, 1)
+    require_integer('length', length, 0, '(the number of cached tokens)')
+    if not bytes_per_value > 0:
+        raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
+    per_token = 2 * n_layers * n_kv_heads * d_k
+    return [per_token * length * bytes_per_value]
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'kv_cache_bytes': [
+        ('keys only', 'HINT_KV_FACTOR_2', _slip_kv_cache_bytes_0),
+        ('bits instead of bytes', 'HINT_KV_BITS', _slip_kv_cache_bytes_1),
+        ('bytes per token (length left out)', 'HINT_KV_LENGTH', _slip_kv_cache_bytes_2),
+        ('one layer', 'HINT_KV_LAYERS', _slip_kv_cache_bytes_3),
+        ('returned in GiB', 'HINT_KV_GIB', _slip_kv_cache_bytes_4),
+        ('bytes_per_value ignored (bfloat16 written in)', 'HINT_KV_BYTES_PER_VALUE', _slip_kv_cache_bytes_5),
+        ('d_k left out', 'HINT_KV_D_K', _slip_kv_cache_bytes_6),
+        ('the factor 2 counted twice', 'HINT_KV_FACTOR_2_TWICE', _slip_kv_cache_bytes_7),
+        ('returned in KiB', 'HINT_KV_KIB', _slip_kv_cache_bytes_8),
+        ('returned in a list', 'HINT_KV_NUMBER', _slip_kv_cache_bytes_9),
+    ],
+}
