@@ -299,6 +299,18 @@ def _outcome(fn, case):
     return result, None, not all(same_value(a, b) for a, b in zip(case.args, args))
 
 
+def _fails_before(fn, case, seen) -> bool:
+    """Whether the case's check of the raw output (`Case.before`) fails on `seen`."""
+    from attnbook.checks._core import CheckFailure, CheckRun
+
+    run = CheckRun(fn)
+    try:
+        case.before(run, case, seen)  # a failed expectation raises at once
+    except CheckFailure:
+        return True
+    return False
+
+
 def _told_apart(mutant, reference, case):
     """How the first visible case tells a mistake apart: None (it does not), "value" with the
     wrong output, or "other" (it raises, changes its input, or returns another shape)."""
@@ -310,6 +322,8 @@ def _told_apart(mutant, reference, case):
         return "other", None
     if error is not None:
         return (None, None) if type(error) is type(ref_error) else ("other", None)
+    if case.before is not None and _fails_before(mutant, case, seen):
+        return "other", None  # e.g. a numpy array where the case wants a tensor
     if not _comparable(seen, ref):
         shown = case.compares_values or case.shape is not None
         return ("other", None) if shown else (None, None)

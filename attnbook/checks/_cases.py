@@ -117,6 +117,9 @@ class Case:
     depth: int = 2  # reductions in a row (see attnbook.tolerance)
     # a fixed tolerance where the float policy does not apply (a count of bytes: exact)
     tolerance: Tolerance | None = None
+    # the output does not grow with the inputs (a normalisation): float32 precision for values
+    # as large as the output alone, not as the inputs
+    scale_free: bool = False
     decimals: int | None = None  # `expect` written out with this many decimal places
     what: str = "values"
     # what the raw output must be before its shape is read (a tensor, not a tuple):
@@ -139,10 +142,11 @@ class Case:
 
 def case_tolerance(case: Case, expected) -> Tolerance:
     """The one tolerance of the case tables: float32 precision (`ACCEPTED_DTYPE`) for values
-    as large as the case's array inputs and expected output, `case.depth` reductions deep."""
+    as large as the case's array inputs (not sizes such as L or d; none when `scale_free`) and
+    expected output, `case.depth` reductions deep."""
     if case.tolerance is not None:
         return case.tolerance
-    arrays = [a for a in case.args if hasattr(a, "shape")]  # not sizes such as L or d
+    arrays = [a for a in case.args if hasattr(a, "shape") and not case.scale_free]
     return tolerance(ACCEPTED_DTYPE, _magnitude(expected, *arrays), case.depth, case.decimals)
 
 

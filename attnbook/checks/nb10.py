@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from attnbook.checks import nb05, nb06
-from attnbook.checks._cases import Case, Slips, run_cases, run_trials
+from attnbook.checks._cases import Case, Slips, run_cases, run_trials, sizes
 from attnbook.checks._core import (
     CheckRun,
     Mistake,
@@ -262,13 +262,6 @@ HINT_RMS_AXIS = (
 )
 
 
-def _rms(h, gamma, eps, dims=(-1,), denominator=None):
-    squares = h**2
-    total = squares.sum(dim=dims, keepdim=True)
-    count = math.prod(h.shape[d] for d in dims) if denominator is None else denominator
-    return gamma * h / torch.sqrt(total / count + eps)
-
-
 HINT_RMS_CENTRED = "RMSNorm does not centre the token: divide h itself by sqrt(mean(h ** 2) + eps)"
 HINT_RMS_STD = (
     "the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) + eps), not the "
@@ -282,105 +275,13 @@ HINT_RMS_GAMMA_SHIFT = "gamma scales: multiply by it; RMSNorm has no shift"
 HINT_RMS_D_MINUS_1 = "average the squares: divide their sum by d, not d - 1"
 
 
-def _rms_norm_mistakes(h, gamma, eps) -> list[Mistake]:
-    h, gamma = (torch.as_tensor(t, dtype=torch.float64) for t in (h, gamma))
-    d = h.shape[-1]
-    ms = (h**2).mean(dim=-1, keepdim=True)
-    mean = h.mean(dim=-1, keepdim=True)
-    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
-    out = [
-        Mistake(
-            "the mean subtracted (that is LayerNorm)",
-            gamma * (h - mean) / torch.sqrt(var + eps),
-            HINT_RMS_CENTRED,
-        ),
-        Mistake(
-            "divided by the standard deviation (h.std or h.var) of an uncentred token",
-            gamma * h / torch.sqrt(var + eps),
-            HINT_RMS_STD,
-        ),
-        Mistake(
-            "eps added outside the square root", gamma * h / (ms.sqrt() + eps), HINT_RMS_EPS_OUTSIDE
-        ),
-        Mistake(
-            "no square root (divided by the mean square)", gamma * h / (ms + eps), HINT_RMS_NO_ROOT
-        ),
-        Mistake(
-            "sum of squares instead of their mean (the L2 norm)",
-            _rms(h, gamma, eps, denominator=1),
-            HINT_RMS_SUM,
-        ),
-        Mistake(
-            "L2-normalised (F.normalize): divided by the norm, not the root mean square",
-            gamma * h / (h**2).sum(dim=-1, keepdim=True).sqrt().clamp_min(1e-12),
-            HINT_RMS_SUM,
-        ),
-        Mistake("gamma not applied", h / torch.sqrt(ms + eps), HINT_RMS_NO_GAMMA),
-        Mistake("gamma added like a shift", h / torch.sqrt(ms + eps) + gamma, HINT_RMS_GAMMA_SHIFT),
-    ]
-    if d > 1:
-        out.append(
-            Mistake(
-                "mean square divided by d - 1",
-                _rms(h, gamma, eps, denominator=d - 1),
-                HINT_RMS_D_MINUS_1,
-            )
-        )
-        out.append(
-            Mistake(
-                "divided by the unbiased standard deviation of an uncentred token",
-                gamma * h / torch.sqrt(var * d / (d - 1) + eps),
-                HINT_RMS_STD,
-            )
-        )
-    for const in (1e-6, 1e-5, 1e-8):
-        if eps != const:
-            out.append(
-                Mistake(
-                    f"the eps argument ignored ({const:g} written in)",
-                    gamma * h / torch.sqrt(ms + const),
-                    nb06.HINT_EPS_ARGUMENT_IGNORED,
-                )
-            )
-    if h.ndim >= 2 and h.shape[0] > 1:
-        out.append(
-            Mistake(
-                "mean over the first axis (dim=0)", _rms(h, gamma, eps, dims=(0,)), HINT_RMS_AXIS
-            )
-        )
-    if h.ndim >= 3 and h.shape[1] > 1:
-        out.append(
-            Mistake(
-                "mean over a hard-coded dim=1 (the token axis of a batch)",
-                _rms(h, gamma, eps, dims=(1,)),
-                HINT_RMS_AXIS,
-            )
-        )
-    if h.ndim >= 2:
-        out.append(
-            Mistake(
-                "mean over the whole tensor",
-                _rms(h, gamma, eps, dims=tuple(range(h.ndim))),
-                HINT_RMS_AXIS,
-            )
-        )
-    return out
-
-
 HINT_KEEPDIM = HINT_RMS_AXIS + " with keepdim=True"
+HINT_EPS_ARGUMENT_IGNORED = nb06.HINT_EPS_ARGUMENT_IGNORED  # notebook 06's, for the same slip
 HINT_RMS_SHAPE = "RMSNorm keeps the shape of h"
 HINT_RMS_ZERO_TOKEN = (
     "a token of zeros has mean square 0: eps inside the square root, "
     "sqrt(mean_square + eps), keeps it finite"
 )
-
-
-def _expect_rms_norm(run: CheckRun, call: str, h, gamma, eps, expected) -> None:
-    out = run.call(call, h, gamma, eps, crash_hints=[("must match the size", HINT_KEEPDIM)])
-    _expect_tensor(run, call, out)
-    run.expect_shape(call, out, tuple(h.shape), hint=HINT_RMS_SHAPE)
-    run.expect_finite(call, out, hint=HINT_RMS_ZERO_TOKEN)
-    _close(run, call, out, expected, mistakes=_rms_norm_mistakes(h, gamma, eps))
 
 
 HINT_RMS_OWN = (
@@ -389,8 +290,65 @@ HINT_RMS_OWN = (
 HINT_RMS_IN_PLACE = "build a new tensor (h / ..., not h /= ...): h must stay as it was"
 
 
+# detectors raised from the code itself, not from an output (see scripts/release.py)
+PROPERTY_DETECTORS = ("HINT_RMS_OWN",)
+
+
+def _tensor_first(run: CheckRun, case: Case, seen) -> None:
+    _expect_tensor(run, case.call, seen)
+
+
+def _rms_case(case_id: str, call: str, h, gamma, eps: float, expect) -> Case:
+    return Case(case_id, call, (h, gamma, eps), expect=expect, shape_hint=HINT_RMS_SHAPE,
+                finite=HINT_RMS_ZERO_TOKEN, crash_hints=(("must match the size", HINT_KEEPDIM),),
+                before=_tensor_first, scale_free=True)  # fmt: skip
+
+
+_f64_ = torch.float64
+_H = torch.tensor([[1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], dtype=_f64_)
+_ROOT = math.sqrt(7.5 + 0.5)
+_H_NORMED = torch.tensor([[v / _ROOT for v in (1.0, 2.0, 3.0, 4.0)], [0.0] * 4], dtype=_f64_)
+_GAMMA = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=_f64_)
+_H3, _G3 = _f64(2, 3, 6, seed=101, scale=2.0, shift=1.0), _f64(6, seed=102, scale=0.5, shift=1.0)
+_HT, _HV = _f64(3, 5, seed=103, scale=0.03), _f64(7, seed=104, scale=1e3)
+_H32 = _f64(2, 4, 16, seed=105, scale=3.0).float()
+_G32 = _f64(16, seed=106, scale=0.3, shift=1.0).float()
+RMS_CASES = (
+    _rms_case("worked", "rms_norm(h, gamma=1, eps=0.5) with h = [[1, 2, 3, 4], [0, 0, 0, 0]] "
+              "(mean square 7.5 in row 0, a row of zeros)", _H, torch.ones(4, dtype=_f64_), 0.5,
+              _H_NORMED),
+    _rms_case("gamma", "rms_norm(h, gamma=[2, 1, 0.5, -1], eps=0.5) on the same h", _H, _GAMMA,
+              0.5, _GAMMA * _H_NORMED),
+    _rms_case("3-D", "rms_norm(h, gamma, 1e-6) with h of shape [B, L, d] = (2, 3, 6), against "
+              "F.rms_norm", _H3, _G3, 1e-6, F.rms_norm(_H3, (6,), _G3, 1e-6)),
+    _rms_case("tiny", "rms_norm(h, gamma=1, eps=1e-3) on tokens of size ~0.03 (eps matters)",
+              _HT, torch.ones(5, dtype=_f64_), 1e-3, F.rms_norm(_HT, (5,), eps=1e-3)),
+    _rms_case("one token", "rms_norm on a single token vector of size ~1e3, h of shape (7,)",
+              _HV, torch.ones(7, dtype=_f64_), 1e-6, F.rms_norm(_HV, (7,), eps=1e-6)),
+    _rms_case("float32", "rms_norm on a float32 tensor (2, 4, 16), against torch.nn.RMSNorm",
+              _H32, _G32, 1e-6, F.rms_norm(_H32, (16,), _G32, 1e-6)),
+    Case("gamma too short", "rms_norm with h (2, 4) and gamma (3,)",
+         (torch.zeros(2, 4), torch.ones(3), 1e-6), raises=ValueError,
+         mentions=("gamma", "(3,)", "(2, 4)")),
+)  # fmt: skip
+
+
+def _rms_trial(rng: np.random.Generator, seed: int) -> Case:
+    shape = tuple(sizes(rng, int(rng.integers(1, 4)), high=6))
+    eps = float(rng.choice([1e-6, 1e-3, 0.1]))
+    dtype = np.float32 if seed % 3 == 2 else np.float64
+    scale, shift = float(10.0 ** rng.integers(-2, 3)), float(rng.normal())
+    h = torch.from_numpy((rng.standard_normal(shape) * scale + shift).astype(dtype))
+    gamma = torch.from_numpy((rng.standard_normal(shape[-1]) + 1.0).astype(dtype))
+    call = f"rms_norm on random h of shape {shape}, {h.dtype}, eps={eps} (seed {seed})"
+    return _rms_case("trial", call, h, gamma, eps, None)
+
+
 @_one_thread
 def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
+    """RMSNorm written by hand: the table `RMS_CASES` (the worked tokens, with gamma, a batch
+    against F.rms_norm, tiny and large tokens, float32 against nn.RMSNorm, an input check),
+    then random shapes, scales, eps and dtypes against the reference."""
     run = CheckRun(rms_norm)
     _forbid(
         run,
@@ -400,60 +358,8 @@ def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
         HINT_RMS_OWN,
     )
     run.in_place_hint = HINT_RMS_IN_PLACE
-    f64 = torch.float64
-    h = torch.tensor([[1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], dtype=f64)
-    root = math.sqrt(7.5 + 0.5)
-    expected = [[v / root for v in (1.0, 2.0, 3.0, 4.0)], [0.0] * 4]
-    call = (
-        "rms_norm(h, gamma=1, eps=0.5) with h = [[1, 2, 3, 4], [0, 0, 0, 0]] (mean square "
-        "7.5 in row 0, a row of zeros)"
-    )
-    _expect_rms_norm(run, call, h, torch.ones(4, dtype=f64), 0.5, expected)
-    gamma = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=f64)
-    call = "rms_norm(h, gamma=[2, 1, 0.5, -1], eps=0.5) on the same h"
-    _expect_rms_norm(run, call, h, gamma, 0.5, (gamma * torch.tensor(expected, dtype=f64)).tolist())
-
-    h = _f64(2, 3, 6, seed=101, scale=2.0, shift=1.0)
-    gamma = _f64(6, seed=102, scale=0.5, shift=1.0)
-    call = "rms_norm(h, gamma, 1e-6) with h of shape [B, L, d] = (2, 3, 6), against F.rms_norm"
-    _expect_rms_norm(run, call, h, gamma, 1e-6, F.rms_norm(h, (6,), gamma, 1e-6))
-    h = _f64(3, 5, seed=103, scale=0.03)
-    call = "rms_norm(h, gamma=1, eps=1e-3) on tokens of size ~0.03 (eps matters)"
-    _expect_rms_norm(run, call, h, torch.ones(5, dtype=f64), 1e-3, F.rms_norm(h, (5,), eps=1e-3))
-    h = _f64(7, seed=104, scale=1e3)
-    call = "rms_norm on a single token vector of size ~1e3, h of shape (7,)"
-    _expect_rms_norm(run, call, h, torch.ones(7, dtype=f64), 1e-6, F.rms_norm(h, (7,), eps=1e-6))
-    h32 = _f64(2, 4, 16, seed=105, scale=3.0).float()
-    norm = nn.RMSNorm(16, eps=1e-6)
-    with torch.no_grad():
-        norm.weight.copy_(_f64(16, seed=106, scale=0.3, shift=1.0))
-    call = "rms_norm on a float32 tensor (2, 4, 16), against torch.nn.RMSNorm"
-    _expect_rms_norm(run, call, h32, norm.weight.detach(), 1e-6, norm(h32).detach())
-
-    run.expect_raises(
-        "rms_norm with h (2, 4) and gamma (3,)",
-        ValueError,
-        torch.zeros(2, 4),
-        torch.ones(3),
-        1e-6,
-        mentions=("gamma", "(3,)", "(2, 4)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(1000 + seed)
-            shape = tuple(int(v) for v in rng.integers(1, 6, size=int(rng.integers(1, 4))))
-            eps = float(rng.choice([1e-6, 1e-3, 0.1]))
-            h = _f64(
-                *shape,
-                seed=1010 + seed,
-                scale=float(10.0 ** rng.integers(-2, 3)),
-                shift=float(rng.normal()),
-            )
-            gamma = _f64(shape[-1], seed=1020 + seed, shift=1.0)
-            if seed % 3 == 2:
-                h, gamma = h.float(), gamma.float()
-            call = f"rms_norm on random h of shape {shape}, {h.dtype}, eps={eps} (seed {seed})"
-            _expect_rms_norm(run, call, h, gamma, eps, reference(h, gamma, eps))
+    run_cases(run, "rms_norm", RMS_CASES, KNOWN)
+    run_trials(run, "rms_norm", reference, trials, _rms_trial, KNOWN)
     run.done()
 
 
@@ -1018,7 +924,8 @@ KV_CASES = (
 )  # fmt: skip
 
 
-CASES = {"kv_cache_bytes": KV_CASES}  # the functions of notebook 10 checked as tables
+# the functions of notebook 10 checked as tables
+CASES = {"rms_norm": RMS_CASES, "kv_cache_bytes": KV_CASES}
 
 
 def _kv_trial(rng: np.random.Generator, seed: int) -> Case:

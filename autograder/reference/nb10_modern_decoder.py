@@ -266,6 +266,146 @@ def decode_step(model, token_ids, cache):
 
 # -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
 # them on their inputs to name the slip a wrong output matches
+# rms_norm: the mean subtracted (LayerNorm without beta)
+def _slip_rms_norm_0(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    centred = h - h.mean(dim=-1, keepdim=True)
+    return gamma * centred / torch.sqrt((centred ** 2).mean(dim=-1, keepdim=True) + eps)
+
+# rms_norm: divided by h.std (unbiased) instead of the RMS
+def _slip_rms_norm_1(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return gamma * h / torch.sqrt(h.var(dim=-1, keepdim=True) + eps)
+
+# rms_norm: divided by the biased standard deviation
+def _slip_rms_norm_2(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return gamma * h / torch.sqrt(h.var(dim=-1, keepdim=True, unbiased=False) + eps)
+
+# rms_norm: eps outside the square root
+def _slip_rms_norm_3(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    rms = torch.sqrt((h ** 2).mean(dim=-1, keepdim=True))
+    return gamma * h / (rms + eps)
+
+# rms_norm: no square root
+def _slip_rms_norm_4(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return gamma * h / ((h ** 2).mean(dim=-1, keepdim=True) + eps)
+
+# rms_norm: sum of squares instead of their mean
+def _slip_rms_norm_5(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return gamma * h / torch.sqrt((h ** 2).sum(dim=-1, keepdim=True) + eps)
+
+# rms_norm: F.normalize (the L2 norm)
+def _slip_rms_norm_6(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return gamma * F.normalize(h, dim=-1)
+
+# rms_norm: gamma not applied
+def _slip_rms_norm_7(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps)
+
+# rms_norm: gamma added like LayerNorm's beta
+def _slip_rms_norm_8(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + gamma
+
+# rms_norm: eps argument ignored (1e-6 written in)
+def _slip_rms_norm_9(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + 1e-06)
+
+# rms_norm: mean over the first axis
+def _slip_rms_norm_10(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return gamma * h / torch.sqrt((h ** 2).mean(dim=0, keepdim=True) + eps)
+
+# rms_norm: mean over the whole tensor
+def _slip_rms_norm_11(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return gamma * h / torch.sqrt((h ** 2).mean() + eps)
+
+# rms_norm: keepdim forgotten
+def _slip_rms_norm_12(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return gamma * h / torch.sqrt((h ** 2).mean(dim=-1) + eps)
+
+# rms_norm: mean square divided by d - 1
+def _slip_rms_norm_13(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    d = h.shape[-1]
+    return gamma * h / torch.sqrt((h ** 2).sum(dim=-1, keepdim=True) / (d - 1) + eps)
+
+# rms_norm: PyTorch's own F.rms_norm
+def _slip_rms_norm_14(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    return F.rms_norm(h, (h.shape[-1],), gamma, eps)
+
+# rms_norm: divides h in place
+def _slip_rms_norm_15(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    h /= torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps)
+    return gamma * h
+
+# rms_norm: tokens returned as the rows of an (N, d) view
+def _slip_rms_norm_16(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    mean_square = (h ** 2).mean(dim=-1, keepdim=True)
+    return (gamma * h / torch.sqrt(mean_square + eps)).view(-1, h.shape[-1])
+
+# rms_norm: eps left out
+def _slip_rms_norm_17(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    mean_square = (h ** 2).mean(dim=-1, keepdim=True)
+    return gamma * h / torch.sqrt(mean_square)
+
+# rms_norm: returns a numpy array
+def _slip_rms_norm_18(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    mean_square = (h ** 2).mean(dim=-1, keepdim=True)
+    return (gamma * h / torch.sqrt(mean_square + eps)).numpy()
+
 # kv_cache_bytes: keys only
 def _slip_kv_cache_bytes_0(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
@@ -362,6 +502,27 @@ def _slip_kv_cache_bytes_9(n_layers, n_kv_heads, d_k, length, bytes_per_value):
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
+    'rms_norm': [
+        ('the mean subtracted (LayerNorm without beta)', 'HINT_RMS_CENTRED', _slip_rms_norm_0),
+        ('divided by h.std (unbiased) instead of the RMS', 'HINT_RMS_STD', _slip_rms_norm_1),
+        ('divided by the biased standard deviation', 'HINT_RMS_STD', _slip_rms_norm_2),
+        ('eps outside the square root', 'HINT_RMS_EPS_OUTSIDE', _slip_rms_norm_3),
+        ('no square root', 'HINT_RMS_NO_ROOT', _slip_rms_norm_4),
+        ('sum of squares instead of their mean', 'HINT_RMS_SUM', _slip_rms_norm_5),
+        ('F.normalize (the L2 norm)', 'HINT_RMS_SUM', _slip_rms_norm_6),
+        ('gamma not applied', 'HINT_RMS_NO_GAMMA', _slip_rms_norm_7),
+        ("gamma added like LayerNorm's beta", 'HINT_RMS_GAMMA_SHIFT', _slip_rms_norm_8),
+        ('eps argument ignored (1e-6 written in)', 'HINT_EPS_ARGUMENT_IGNORED', _slip_rms_norm_9),
+        ('mean over the first axis', 'HINT_RMS_AXIS', _slip_rms_norm_10),
+        ('mean over the whole tensor', 'HINT_RMS_AXIS', _slip_rms_norm_11),
+        ('keepdim forgotten', 'HINT_KEEPDIM', _slip_rms_norm_12),
+        ('mean square divided by d - 1', 'HINT_RMS_D_MINUS_1', _slip_rms_norm_13),
+        ("PyTorch's own F.rms_norm", 'HINT_RMS_OWN', _slip_rms_norm_14),
+        ('divides h in place', 'HINT_RMS_IN_PLACE', _slip_rms_norm_15),
+        ('tokens returned as the rows of an (N, d) view', 'HINT_RMS_SHAPE', _slip_rms_norm_16),
+        ('eps left out', 'HINT_RMS_ZERO_TOKEN', _slip_rms_norm_17),
+        ('returns a numpy array', 'HINT_TENSOR_RESULT', _slip_rms_norm_18),
+    ],
     'kv_cache_bytes': [
         ('keys only', 'HINT_KV_FACTOR_2', _slip_kv_cache_bytes_0),
         ('bits instead of bytes', 'HINT_KV_BITS', _slip_kv_cache_bytes_1),
