@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from attnbook.checks._cases import Case, Slips, run_cases, run_trials, sizes
 from attnbook.checks._core import (
     CheckRun,
     Mistake,
@@ -30,6 +31,8 @@ from attnbook.checks._modules import is_instance, module_view, parameter_shapes,
 from attnbook.demos.nb06 import POSITION_OPTIONS
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
 from attnbook.tolerance import tolerance
+
+KNOWN = Slips("nb06")
 
 __all__ = [
     "check_count_parameters",
@@ -135,14 +138,6 @@ def _expect_raises_on(run: CheckRun, call_text: str, fn, *args, mentions=()) -> 
 # ---------------------------------------------------------------------------------------
 # layer_norm
 # ---------------------------------------------------------------------------------------
-def _norm_over(h, dims, gamma, beta, eps, correction=0):
-    mean = h.mean(dim=dims, keepdim=True)
-    var = ((h - mean) ** 2).sum(dim=dims, keepdim=True) / (
-        math.prod(h.shape[d] for d in dims) - correction
-    )
-    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
-
-
 HINT_UNBIASED_VARIANCE = (
     "LayerNorm uses the biased variance, the mean of (h - mean)^2 over "
     "the d features: h.var(dim=-1, unbiased=False) or correction=0"
@@ -173,175 +168,11 @@ HINT_VARIANCE_BY_BATCH = (
 )
 
 
-def _layer_norm_mistakes(h, gamma, beta, eps) -> list[Mistake]:
-    h, gamma, beta = (torch.as_tensor(t, dtype=torch.float64) for t in (h, gamma, beta))
-    mean = h.mean(dim=-1, keepdim=True)
-    centred = h - mean
-    var = (centred**2).mean(dim=-1, keepdim=True)
-    out = []
-    if h.shape[-1] > 1:
-        out.append(
-            Mistake(
-                "unbiased variance (divided by d - 1 instead of d)",
-                _norm_over(h, (-1,), gamma, beta, eps, correction=1),
-                HINT_UNBIASED_VARIANCE,
-            )
-        )
-    out += [
-        Mistake(
-            "eps added outside the square root",
-            gamma * centred / (var.sqrt() + eps) + beta,
-            HINT_EPS_ADDED_OUTSIDE_SQUARE,
-        ),
-        Mistake(
-            "square root of the standard deviation (sqrt(std + eps))",
-            gamma * centred / torch.sqrt(var.sqrt() + eps) + beta,
-            HINT_SQRT_OF_STD,
-        ),
-        Mistake(
-            "no square root (divided by var + eps)",
-            gamma * centred / (var + eps) + beta,
-            HINT_NO_SQUARE_ROOT,
-        ),
-        *(
-            [
-                Mistake(
-                    "the eps argument ignored (1e-5 written in)",
-                    gamma * centred / torch.sqrt(var + 1e-5) + beta,
-                    HINT_EPS_ARGUMENT_IGNORED,
-                )
-            ]
-            if eps != 1e-5
-            else []
-        ),
-        Mistake(
-            "gamma and beta swapped",
-            beta * centred / torch.sqrt(var + eps) + gamma,
-            HINT_GAMMA_BETA_SWAPPED,
-        ),
-        Mistake(
-            "gamma and beta not applied",
-            centred / torch.sqrt(var + eps),
-            HINT_GAMMA_BETA_NOT_APPLIED,
-        ),
-        Mistake(
-            "variance taken around zero (mean of h^2, not of (h - mean)^2)",
-            gamma * centred / torch.sqrt((h**2).mean(dim=-1, keepdim=True) + eps) + beta,
-            HINT_VARIANCE_TAKEN_AROUND_ZERO,
-        ),
-        Mistake(
-            "divided by the L2 norm (sum of squares instead of their mean)",
-            gamma * centred / torch.sqrt((centred**2).sum(dim=-1, keepdim=True) + eps) + beta,
-            HINT_DIVIDED_L2_NORM,
-        ),
-        Mistake(
-            "beta added before scaling by gamma (gamma * (x_hat + beta))",
-            gamma * (centred / torch.sqrt(var + eps) + beta),
-            HINT_BETA_ADDED_BEFORE_SCALING,
-        ),
-        Mistake(
-            "mean not subtracted (RMS normalisation)",
-            gamma * h / torch.sqrt((h**2).mean(dim=-1, keepdim=True) + eps) + beta,
-            HINT_MEAN_NOT_SUBTRACTED,
-        ),
-    ]
-    d = h.shape[-1]
-    out += [
-        Mistake(
-            "mean added instead of subtracted (h + mean)",
-            gamma * (h + mean) / torch.sqrt(var + eps) + beta,
-            HINT_MEAN_ADDED,
-        ),
-        Mistake(
-            "eps added after the division, not inside the square root",
-            gamma * centred / var.sqrt() + eps + beta,
-            HINT_EPS_ADDED_OUTSIDE_SQUARE,
-        ),
-    ]
-    for const in (1e-6, 1e-12, 1e-8):
-        if eps != const:
-            out.append(
-                Mistake(
-                    f"the eps argument ignored ({const:g} written in)",
-                    gamma * centred / torch.sqrt(var + const) + beta,
-                    HINT_EPS_ARGUMENT_IGNORED,
-                )
-            )
-    if h.ndim >= 3 and h.shape[1] != d:
-        out.append(
-            Mistake(
-                "variance over a hard-coded dim=1 (right for 2-D h only)",
-                gamma * centred / torch.sqrt((centred**2).mean(dim=1, keepdim=True) + eps) + beta,
-                HINT_VARIANCE_DIM_1,
-            )
-        )
-    if h.ndim >= 2 and h.shape[0] != d:
-        out.append(
-            Mistake(
-                "variance divided by h.shape[0] instead of d",
-                gamma
-                * centred
-                / torch.sqrt((centred**2).sum(dim=-1, keepdim=True) / h.shape[0] + eps)
-                + beta,
-                HINT_VARIANCE_BY_BATCH,
-            )
-        )
-    if h.ndim >= 2 and h.shape[0] > 1:
-        label = "the batch axis" if h.ndim >= 3 else "the first axis (across tokens)"
-        out.append(
-            Mistake(
-                f"statistics over {label} (BatchNorm-style, dim=0)",
-                _norm_over(h, (0,), gamma, beta, eps),
-                HINT_LAST_AXIS,
-            )
-        )
-    if h.ndim >= 3 and h.shape[-2] > 1:
-        out.append(
-            Mistake(
-                "statistics over the token axis (dim=-2)",
-                _norm_over(h, (h.ndim - 2,), gamma, beta, eps),
-                HINT_LAST_AXIS,
-            )
-        )
-    if h.ndim >= 3:
-        out.append(
-            Mistake(
-                "statistics per feature over all tokens of the batch (BatchNorm)",
-                _norm_over(h, tuple(range(h.ndim - 1)), gamma, beta, eps),
-                HINT_LAST_AXIS,
-            )
-        )
-    if h.ndim >= 2:
-        out.append(
-            Mistake(
-                "statistics over the whole tensor",
-                _norm_over(h, tuple(range(h.ndim)), gamma, beta, eps),
-                HINT_LAST_AXIS,
-            )
-        )
-    return out
-
-
 HINT_LAYER_NORM_SHAPE = "LayerNorm keeps the shape of h"
 HINT_CONSTANT_TOKEN = (
     "a token whose features are all equal has variance 0: eps inside the "
     "square root, sqrt(var + eps), keeps it finite"
 )
-
-
-def _expect_layer_norm(run, call, layer_norm, h, gamma, beta, eps, expected, rtol=1e-6, atol=1e-6):
-    out = _invoke(run, call, layer_norm, h, gamma, beta, eps)
-    run.expect_shape(call, out, tuple(h.shape), hint=HINT_LAYER_NORM_SHAPE)
-    run.expect_finite(call, out, hint=HINT_CONSTANT_TOKEN)
-    run.expect_close(
-        call,
-        out,
-        expected,
-        rtol=rtol,
-        atol=atol,
-        mistakes=_layer_norm_mistakes(h, gamma, beta, eps),
-    )
-    return out
 
 
 _BUILTIN_NORMS = ("layer_norm", "LayerNorm", "native_layer_norm", "group_norm", "rms_norm")
@@ -354,7 +185,80 @@ HINT_WRITE_IT_YOURSELF = (
 HINT_LAYER_NORM_IN_PLACE = "compute h - mean into a new tensor instead of h -= ..."
 
 
+# detectors raised from the code itself, not from an output (see scripts/release.py)
+PROPERTY_DETECTORS = ("HINT_WRITE_IT_YOURSELF",)
+
+
+def _ln_case(case_id: str, call: str, h, gamma, beta, eps: float, expect, then=None) -> Case:
+    return Case(case_id, call, (h, gamma, beta, eps), expect=expect,
+                shape_hint=HINT_LAYER_NORM_SHAPE, finite=HINT_CONSTANT_TOKEN, scale_free=True,
+                crash_hints=(("must match the size of tensor", HINT_KEEPDIM),),
+                then=then)  # fmt: skip
+
+
+def _row_0_centred(run: CheckRun, case: Case, seen) -> None:
+    mean = float(as_array(seen)[0].mean())
+    run.expect_true(
+        abs(mean) < 1e-6, f"{case.call}: row 0 should have mean 0 after normalising; got {mean}"
+    )
+
+
+_F64 = torch.float64
+_LH = torch.tensor([[1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0]], dtype=_F64)
+_LROOT = math.sqrt(1.25 + 0.25)  # mean 2.5, biased variance 1.25, eps 0.25
+_LH_NORMED = torch.tensor([[-1.5, -0.5, 0.5, 1.5], [0.0] * 4], dtype=_F64) / _LROOT
+_LG = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=_F64)
+_LB = torch.tensor([0.0, 1.0, 0.0, -1.0], dtype=_F64)
+_L3 = _f64(2, 3, 5, seed=1, scale=2.0, shift=1.0)
+_L3G, _L3B = _f64(5, seed=2, scale=0.5, shift=1.0), _f64(5, seed=3)
+_LT, _LL = _f64(2, 6, seed=4, scale=0.01), _f64(1, 4, 8, seed=5, scale=1e3, shift=1e5)
+_LV, _L32 = _f64(7, seed=6), _f64(2, 3, 16, seed=7, scale=3.0).float()
+
+
+def _plain(n: int, dtype=_F64) -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.ones(n, dtype=dtype), torch.zeros(n, dtype=dtype)
+
+
+LAYER_NORM_CASES = (
+    _ln_case("worked", "layer_norm(h, gamma=1, beta=0, eps=0.25) with h = [[1, 2, 3, 4], [2, 2, 2, "
+             "2]] (mean 2.5 and biased variance 1.25 in row 0; a constant row 1)", _LH,
+             *_plain(4), 0.25, _LH_NORMED, then=_row_0_centred),
+    _ln_case("gamma, beta", "layer_norm(h, gamma=[2, 1, 0.5, -1], beta=[0, 1, 0, -1], eps=0.25) "
+             "on the same h", _LH, _LG, _LB, 0.25, _LG * _LH_NORMED + _LB),
+    _ln_case("3-D", "layer_norm(h, gamma, beta, 1e-5) with h of shape [B, L, d] = (2, 3, 5), "
+             "against torch.nn.LayerNorm", _L3, _L3G, _L3B, 1e-5,
+             F.layer_norm(_L3, (5,), _L3G, _L3B, 1e-5)),
+    _ln_case("tiny", "layer_norm(h, gamma=1, beta=0, eps=1e-3) on tokens with tiny spread "
+             "(std 0.01)", _LT, *_plain(6), 1e-3, F.layer_norm(_LT, (6,), eps=1e-3)),
+    _ln_case("large", "layer_norm on large inputs (mean 1e5, std 1e3), h of shape (1, 4, 8)",
+             _LL, *_plain(8), 1e-5, F.layer_norm(_LL, (8,), eps=1e-5)),
+    _ln_case("one token", "layer_norm on a single token vector, h of shape (7,)", _LV,
+             *_plain(7), 1e-5, F.layer_norm(_LV, (7,), eps=1e-5)),
+    _ln_case("float32", "layer_norm on a float32 tensor, shape (2, 3, 16), against "
+             "torch.nn.LayerNorm", _L32, *_plain(16, torch.float32), 1e-5,
+             F.layer_norm(_L32, (16,), eps=1e-5)),
+    Case("gamma too short", "layer_norm with h (2, 4) and gamma (3,)",
+         (torch.zeros(2, 4), torch.ones(3), torch.zeros(4), 1e-5), raises=ValueError,
+         mentions=("gamma", "(3,)", "(2, 4)")),
+)  # fmt: skip
+CASES = {"layer_norm": LAYER_NORM_CASES}  # the functions of notebook 06 checked as tables
+
+
+def _layer_norm_trial(rng: np.random.Generator, seed: int) -> Case:
+    shape = tuple(sizes(rng, int(rng.integers(1, 4)), high=6))
+    eps = float(rng.choice([1e-5, 1e-3, 0.1]))
+    scale, shift = float(10.0 ** rng.integers(-2, 3)), float(rng.normal())
+    h = torch.from_numpy(rng.standard_normal(shape) * scale + shift)
+    gamma = torch.from_numpy(rng.standard_normal(shape[-1]) + 1.0)
+    beta = torch.from_numpy(rng.standard_normal(shape[-1]))
+    call = f"layer_norm on random h of shape {shape}, eps={eps} (seed {seed})"
+    return _ln_case("trial", call, h, gamma, beta, eps, None)
+
+
 def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
+    """LayerNorm written by hand: the table `LAYER_NORM_CASES` (the worked tokens, gamma and
+    beta, a batch against nn.LayerNorm, tiny and large spreads, one token, float32, an input
+    check), then random shapes, scales and eps against the reference."""
     run = CheckRun(layer_norm)
     names = names_called(layer_norm)
     run.expect_true(
@@ -363,129 +267,9 @@ def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
         f"({', '.join(sorted(names & set(_BUILTIN_NORMS)))}).",
         hint=HINT_WRITE_IT_YOURSELF,
     )
-    f64 = torch.float64
-    # Worked example: one spread-out token and one constant token, eps large on purpose.
-    h = torch.tensor([[1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0]], dtype=f64)
-    ones, zeros = torch.ones(4, dtype=f64), torch.zeros(4, dtype=f64)
-    root = math.sqrt(1.25 + 0.25)  # mean 2.5, biased variance 1.25, eps 0.25
-    expected = [[-1.5 / root, -0.5 / root, 0.5 / root, 1.5 / root], [0.0, 0.0, 0.0, 0.0]]
-    call = (
-        "layer_norm(h, gamma=1, beta=0, eps=0.25) with h = [[1, 2, 3, 4], [2, 2, 2, 2]] "
-        "(mean 2.5 and biased variance 1.25 in row 0; a constant row 1)"
-    )
     run.in_place_hint = HINT_LAYER_NORM_IN_PLACE
-    out = _expect_layer_norm(run, call, layer_norm, h, ones, zeros, 0.25, expected)
-    out = as_array(out)
-    run.expect_true(
-        np.allclose(out[0].mean(), 0.0, atol=1e-9),
-        f"{call}: row 0 should have mean 0 after normalising; got {out[0].mean()}",
-    )
-
-    gamma = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=f64)
-    beta = torch.tensor([0.0, 1.0, 0.0, -1.0], dtype=f64)
-    call = "layer_norm(h, gamma=[2, 1, 0.5, -1], beta=[0, 1, 0, -1], eps=0.25) on the same h"
-    _expect_layer_norm(
-        run,
-        call,
-        layer_norm,
-        h,
-        gamma,
-        beta,
-        0.25,
-        (gamma * torch.tensor(expected, dtype=f64) + beta).tolist(),
-    )
-
-    # A [B, L, d] tensor against torch.nn.LayerNorm with the same gamma and beta.
-    h = _f64(2, 3, 5, seed=1, scale=2.0, shift=1.0)
-    torch_ln = nn.LayerNorm(5, eps=1e-5, dtype=f64)
-    with torch.no_grad():
-        torch_ln.weight.copy_(_f64(5, seed=2, scale=0.5, shift=1.0))
-        torch_ln.bias.copy_(_f64(5, seed=3))
-    gamma, beta = torch_ln.weight.detach(), torch_ln.bias.detach()
-    call = "layer_norm(h, gamma, beta, 1e-5) with h of shape [B, L, d] = (2, 3, 5)"
-    _expect_layer_norm(run, call, layer_norm, h, gamma, beta, 1e-5, torch_ln(h).detach())
-
-    # Small spread: eps matters, and its place too.
-    h = _f64(2, 6, seed=4, scale=0.01)
-    call = "layer_norm(h, gamma=1, beta=0, eps=1e-3) on tokens with tiny spread (std 0.01)"
-    _expect_layer_norm(
-        run,
-        call,
-        layer_norm,
-        h,
-        torch.ones(6, dtype=f64),
-        torch.zeros(6, dtype=f64),
-        1e-3,
-        F.layer_norm(h, (6,), eps=1e-3),
-    )
-
-    # Large inputs far from zero, a single token, a single vector, float32.
-    h = _f64(1, 4, 8, seed=5, scale=1e3, shift=1e5)
-    call = "layer_norm on large inputs (mean 1e5, std 1e3), h of shape (1, 4, 8)"
-    _expect_layer_norm(
-        run,
-        call,
-        layer_norm,
-        h,
-        torch.ones(8, dtype=f64),
-        torch.zeros(8, dtype=f64),
-        1e-5,
-        F.layer_norm(h, (8,), eps=1e-5),
-    )
-    h = _f64(7, seed=6)
-    call = "layer_norm on a single token vector, h of shape (7,)"
-    _expect_layer_norm(
-        run,
-        call,
-        layer_norm,
-        h,
-        torch.ones(7, dtype=f64),
-        torch.zeros(7, dtype=f64),
-        1e-5,
-        F.layer_norm(h, (7,), eps=1e-5),
-    )
-    h = _f64(2, 3, 16, seed=7, scale=3.0).float()
-    ln32 = nn.LayerNorm(16)
-    call = "layer_norm on a float32 tensor, shape (2, 3, 16), against torch.nn.LayerNorm"
-    _expect_layer_norm(
-        run,
-        call,
-        layer_norm,
-        h,
-        ln32.weight.detach(),
-        ln32.bias.detach(),
-        1e-5,
-        ln32(h).detach(),
-        rtol=1e-5,
-        atol=1e-5,
-    )
-
-    run.expect_raises(
-        "layer_norm with h (2, 4) and gamma (3,)",
-        ValueError,
-        torch.zeros(2, 4),
-        torch.ones(3),
-        torch.zeros(4),
-        1e-5,
-        mentions=("gamma", "(3,)", "(2, 4)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(600 + seed)
-            shape = tuple(int(v) for v in rng.integers(1, 6, size=int(rng.integers(1, 4))))
-            eps = float(rng.choice([1e-5, 1e-3, 0.1]))
-            h = _f64(
-                *shape,
-                seed=610 + seed,
-                scale=float(10.0 ** rng.integers(-2, 3)),
-                shift=float(rng.normal()),
-            )
-            gamma = _f64(shape[-1], seed=620 + seed, shift=1.0)
-            beta = _f64(shape[-1], seed=630 + seed)
-            call = f"layer_norm on random h of shape {shape}, eps={eps} (seed {seed})"
-            _expect_layer_norm(
-                run, call, layer_norm, h, gamma, beta, eps, reference(h, gamma, beta, eps)
-            )
+    run_cases(run, "layer_norm", LAYER_NORM_CASES, KNOWN)
+    run_trials(run, "layer_norm", reference, trials, _layer_norm_trial, KNOWN)
     run.done()
 
 

@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, UP034
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -196,3 +196,297 @@ def count_parameters(vocab_size, d_model, n_heads, n_layers, max_len, positions,
     total += max_len * d if positions == "learned" else 0
     total += 0 if tie_weights else V * d  # the head's own weight matrix
     return total
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# layer_norm: unbiased variance
+def _slip_layer_norm_0(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = h.var(dim=-1, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: eps outside the square root
+def _slip_layer_norm_1(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    std = h.std(dim=-1, keepdim=True, unbiased=False)
+    return gamma * (h - mean) / (std + eps) + beta
+
+# layer_norm: no eps at all
+def _slip_layer_norm_2(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var) + beta
+
+# layer_norm: normalising over the batch axis
+def _slip_layer_norm_3(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=0, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=0, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: BatchNorm statistics: every axis but the features
+def _slip_layer_norm_4(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    dims = tuple(range(h.dim() - 1)) or (0,)
+    mean = h.mean(dim=dims, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=dims, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: statistics over the whole tensor
+def _slip_layer_norm_5(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean()
+    var = ((h - mean) ** 2).mean()
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: sqrt of the standard deviation
+def _slip_layer_norm_6(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    std = h.std(dim=-1, keepdim=True, unbiased=False)
+    return gamma * (h - mean) / torch.sqrt(std + eps) + beta
+
+# layer_norm: eps argument ignored
+def _slip_layer_norm_7(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var + 1e-05) + beta
+
+# layer_norm: gamma and beta swapped
+def _slip_layer_norm_8(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    return beta * (h - mean) / torch.sqrt(var + eps) + gamma
+
+# layer_norm: gamma and beta ignored
+def _slip_layer_norm_9(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    return (h - mean) / torch.sqrt(var + eps)
+
+# layer_norm: RMS normalisation (mean not subtracted)
+def _slip_layer_norm_10(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    return gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta
+
+# layer_norm: keepdim forgotten
+def _slip_layer_norm_11(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1)
+    var = ((h - mean) ** 2).mean(dim=-1)
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: changes h in place
+def _slip_layer_norm_12(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    h -= h.mean(dim=-1, keepdim=True)
+    var = (h ** 2).mean(dim=-1, keepdim=True)
+    return gamma * h / torch.sqrt(var + eps) + beta
+
+# layer_norm: statistics over a hard-coded dim=1
+def _slip_layer_norm_13(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=1, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: variance of h around zero (mean of h^2)
+def _slip_layer_norm_14(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = (h ** 2).mean(dim=-1, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: divided by the L2 norm of the centred token
+def _slip_layer_norm_15(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    centred = h - h.mean(dim=-1, keepdim=True)
+    return gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True) + eps) + beta
+
+# layer_norm: beta added before scaling by gamma
+def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    return gamma * ((h - mean) / torch.sqrt(var + eps) + beta)
+
+# layer_norm: calls PyTorch's own layer norm
+def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    return torch.nn.functional.layer_norm(h, h.shape[-1:], gamma, beta, eps)
+
+# layer_norm: variance over a hard-coded dim=1 (right for 2-D only)
+def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=1, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: variance divided by h.shape[0] instead of d
+def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).sum(dim=-1, keepdim=True) / h.shape[0]
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: eps added after the division
+def _slip_layer_norm_20(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var) + eps + beta
+
+# layer_norm: gamma broadcast along the tokens (gamma[:, None])
+def _slip_layer_norm_21(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    return gamma[:, None] * (h - mean) / torch.sqrt(var + eps) + beta[:, None]
+
+# layer_norm: eps hard-coded to 1e-6
+def _slip_layer_norm_22(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var + 1e-06) + beta
+
+# layer_norm: subtracts the mean with a sign slip (h + mean)
+def _slip_layer_norm_23(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
+    return gamma * (h + mean) / torch.sqrt(var + eps) + beta
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'layer_norm': [
+        ('unbiased variance', 'HINT_UNBIASED_VARIANCE', _slip_layer_norm_0),
+        ('eps outside the square root', 'HINT_EPS_ADDED_OUTSIDE_SQUARE', _slip_layer_norm_1),
+        ('no eps at all', 'HINT_CONSTANT_TOKEN', _slip_layer_norm_2),
+        ('normalising over the batch axis', 'HINT_LAST_AXIS', _slip_layer_norm_3),
+        ('BatchNorm statistics: every axis but the features', 'HINT_LAST_AXIS', _slip_layer_norm_4),
+        ('statistics over the whole tensor', 'HINT_LAST_AXIS', _slip_layer_norm_5),
+        ('sqrt of the standard deviation', 'HINT_SQRT_OF_STD', _slip_layer_norm_6),
+        ('eps argument ignored', 'HINT_EPS_ARGUMENT_IGNORED', _slip_layer_norm_7),
+        ('gamma and beta swapped', 'HINT_GAMMA_BETA_SWAPPED', _slip_layer_norm_8),
+        ('gamma and beta ignored', 'HINT_GAMMA_BETA_NOT_APPLIED', _slip_layer_norm_9),
+        ('RMS normalisation (mean not subtracted)', 'HINT_MEAN_NOT_SUBTRACTED', _slip_layer_norm_10),
+        ('keepdim forgotten', 'HINT_KEEPDIM', _slip_layer_norm_11),
+        ('changes h in place', 'HINT_LAYER_NORM_IN_PLACE', _slip_layer_norm_12),
+        ('statistics over a hard-coded dim=1', 'HINT_LAST_AXIS', _slip_layer_norm_13),
+        ('variance of h around zero (mean of h^2)', 'HINT_VARIANCE_TAKEN_AROUND_ZERO', _slip_layer_norm_14),
+        ('divided by the L2 norm of the centred token', 'HINT_DIVIDED_L2_NORM', _slip_layer_norm_15),
+        ('beta added before scaling by gamma', 'HINT_BETA_ADDED_BEFORE_SCALING', _slip_layer_norm_16),
+        ("calls PyTorch's own layer norm", 'HINT_WRITE_IT_YOURSELF', _slip_layer_norm_17),
+        ('variance over a hard-coded dim=1 (right for 2-D only)', 'HINT_VARIANCE_DIM_1', _slip_layer_norm_18),
+        ('variance divided by h.shape[0] instead of d', 'HINT_VARIANCE_BY_BATCH', _slip_layer_norm_19),
+        ('eps added after the division', 'HINT_CONSTANT_TOKEN', _slip_layer_norm_20),
+        ('gamma broadcast along the tokens (gamma[:, None])', 'HINT_KEEPDIM', _slip_layer_norm_21),
+        ('eps hard-coded to 1e-6', 'HINT_EPS_ARGUMENT_IGNORED', _slip_layer_norm_22),
+        ('subtracts the mean with a sign slip (h + mean)', 'HINT_MEAN_ADDED', _slip_layer_norm_23),
+    ],
+}
