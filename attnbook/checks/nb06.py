@@ -144,7 +144,6 @@ HINT_UNBIASED_VARIANCE = (
 )
 HINT_EPS_ADDED_OUTSIDE_SQUARE = "eps goes inside the square root: (h - mean) / sqrt(var + eps)"
 HINT_SQRT_OF_STD = "divide by sqrt(var + eps), where var is the mean squared deviation"
-HINT_NO_SQUARE_ROOT = "divide by the standard deviation sqrt(var + eps), not by the variance"
 HINT_EPS_ARGUMENT_IGNORED = "use the eps argument the caller passes, not a constant"
 HINT_GAMMA_BETA_SWAPPED = "gamma scales (multiplies) the normalised value, beta shifts (adds)"
 HINT_GAMMA_BETA_NOT_APPLIED = "finish with gamma * normalised + beta"

@@ -78,7 +78,6 @@ HINT_SCAN_POWER = (
     "square the power after each round"
 )
 HINT_CAUSAL = "s_t may only depend on inputs x_j with j <= t: no future input"
-HINT_ZERO_START = "start from s_{-1} = 0, np.zeros(n): nothing has been read before x_0"
 HINT_SCAN_IN_PLACE = (
     "compute every row of a round from the states of the PREVIOUS round: "
     "build the new S from the old one (np.concatenate or a copy), not row "
