@@ -273,6 +273,11 @@ HINT_RMS_SUM = "average the squares over the d features: .mean(dim=-1), not .sum
 HINT_RMS_NO_GAMMA = "finish by multiplying with gamma: gamma * h / sqrt(mean(h ** 2) + eps)"
 HINT_RMS_GAMMA_SHIFT = "gamma scales: multiply by it; RMSNorm has no shift"
 HINT_RMS_D_MINUS_1 = "average the squares: divide their sum by d, not d - 1"
+HINT_RMS_ABS = "square each feature, then average: (h ** 2).mean(dim=-1), not h.abs().mean(...)"
+HINT_RMS_MEAN_SQUARED = (
+    "the MEAN of the squares, (h ** 2).mean(dim=-1), not the square of the mean"
+)
+HINT_RMS_GAMMA_INSIDE = "normalise h itself, then scale: gamma * (h / rms(h)), not rms(gamma * h)"
 
 
 HINT_KEEPDIM = HINT_RMS_AXIS + " with keepdim=True"
@@ -305,16 +310,16 @@ def _rms_case(case_id: str, call: str, h, gamma, eps: float, expect) -> Case:
 
 
 _f64_ = torch.float64
-_H = torch.tensor([[1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], dtype=_f64_)
+_H = torch.tensor([[1.0, 2.0, -3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], dtype=_f64_)
 _ROOT = math.sqrt(7.5 + 0.5)
-_H_NORMED = torch.tensor([[v / _ROOT for v in (1.0, 2.0, 3.0, 4.0)], [0.0] * 4], dtype=_f64_)
+_H_NORMED = torch.tensor([[v / _ROOT for v in (1.0, 2.0, -3.0, 4.0)], [0.0] * 4], dtype=_f64_)
 _GAMMA = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=_f64_)
 _H3, _G3 = _f64(2, 3, 6, seed=101, scale=2.0, shift=1.0), _f64(6, seed=102, scale=0.5, shift=1.0)
 _HT, _HV = _f64(3, 5, seed=103, scale=0.03), _f64(7, seed=104, scale=1e3)
 _H32 = _f64(2, 4, 16, seed=105, scale=3.0).float()
 _G32 = _f64(16, seed=106, scale=0.3, shift=1.0).float()
 RMS_CASES = (
-    _rms_case("worked", "rms_norm(h, gamma=1, eps=0.5) with h = [[1, 2, 3, 4], [0, 0, 0, 0]] "
+    _rms_case("worked", "rms_norm(h, gamma=1, eps=0.5) with h = [[1, 2, -3, 4], [0, 0, 0, 0]] "
               "(mean square 7.5 in row 0, a row of zeros)", _H, torch.ones(4, dtype=_f64_), 0.5,
               _H_NORMED),
     _rms_case("gamma", "rms_norm(h, gamma=[2, 1, 0.5, -1], eps=0.5) on the same h", _H, _GAMMA,

@@ -46,6 +46,14 @@ MISTAKES, ALTERNATIVES = catalogue([
         d = h.shape[-1]
         return gamma * h / torch.sqrt((h ** 2).sum(dim=-1, keepdim=True) / (d - 1) + eps)
     """, detects=nb10.HINT_RMS_D_MINUS_1),
+    mistake(RMS, "mean absolute value, squared", edit("(h ** 2).mean(dim=-1, keepdim=True)",
+                                                      "h.abs().mean(dim=-1, keepdim=True) ** 2"),
+            detects=nb10.HINT_RMS_ABS),
+    mistake(RMS, "square of the mean", edit("(h ** 2).mean(dim=-1, keepdim=True)",
+                                            "h.mean(dim=-1, keepdim=True) ** 2"),
+            detects=nb10.HINT_RMS_MEAN_SQUARED),
+    mistake(RMS, "gamma inside the mean square", edit("(h ** 2).mean", "((gamma * h) ** 2).mean"),
+            detects=nb10.HINT_RMS_GAMMA_INSIDE),
     mistake(RMS, "PyTorch's own F.rms_norm", "return F.rms_norm(h, (h.shape[-1],), gamma, eps)",
             detects=nb10.HINT_RMS_OWN),
     mistake(RMS, "divides h in place", """

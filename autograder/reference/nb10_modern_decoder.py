@@ -367,15 +367,39 @@ def _slip_rms_norm_13(h, gamma, eps=1e-06):
     d = h.shape[-1]
     return gamma * h / torch.sqrt((h ** 2).sum(dim=-1, keepdim=True) / (d - 1) + eps)
 
-# rms_norm: PyTorch's own F.rms_norm
+# rms_norm: mean absolute value, squared
 def _slip_rms_norm_14(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    mean_square = h.abs().mean(dim=-1, keepdim=True) ** 2
+    return gamma * h / torch.sqrt(mean_square + eps)
+
+# rms_norm: square of the mean
+def _slip_rms_norm_15(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    mean_square = h.mean(dim=-1, keepdim=True) ** 2
+    return gamma * h / torch.sqrt(mean_square + eps)
+
+# rms_norm: gamma inside the mean square
+def _slip_rms_norm_16(h, gamma, eps=1e-06):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    mean_square = ((gamma * h) ** 2).mean(dim=-1, keepdim=True)
+    return gamma * h / torch.sqrt(mean_square + eps)
+
+# rms_norm: PyTorch's own F.rms_norm
+def _slip_rms_norm_17(h, gamma, eps=1e-06):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
     return F.rms_norm(h, (h.shape[-1],), gamma, eps)
 
 # rms_norm: divides h in place
-def _slip_rms_norm_15(h, gamma, eps=1e-06):
+def _slip_rms_norm_18(h, gamma, eps=1e-06):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
@@ -383,7 +407,7 @@ def _slip_rms_norm_15(h, gamma, eps=1e-06):
     return gamma * h
 
 # rms_norm: tokens returned as the rows of an (N, d) view
-def _slip_rms_norm_16(h, gamma, eps=1e-06):
+def _slip_rms_norm_19(h, gamma, eps=1e-06):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
@@ -391,7 +415,7 @@ def _slip_rms_norm_16(h, gamma, eps=1e-06):
     return (gamma * h / torch.sqrt(mean_square + eps)).view(-1, h.shape[-1])
 
 # rms_norm: eps left out
-def _slip_rms_norm_17(h, gamma, eps=1e-06):
+def _slip_rms_norm_20(h, gamma, eps=1e-06):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
@@ -399,7 +423,7 @@ def _slip_rms_norm_17(h, gamma, eps=1e-06):
     return gamma * h / torch.sqrt(mean_square)
 
 # rms_norm: returns a numpy array
-def _slip_rms_norm_18(h, gamma, eps=1e-06):
+def _slip_rms_norm_21(h, gamma, eps=1e-06):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
@@ -517,11 +541,14 @@ SLIPS = {
         ('mean over the whole tensor', 'HINT_RMS_AXIS', _slip_rms_norm_11),
         ('keepdim forgotten', 'HINT_KEEPDIM', _slip_rms_norm_12),
         ('mean square divided by d - 1', 'HINT_RMS_D_MINUS_1', _slip_rms_norm_13),
-        ("PyTorch's own F.rms_norm", 'HINT_RMS_OWN', _slip_rms_norm_14),
-        ('divides h in place', 'HINT_RMS_IN_PLACE', _slip_rms_norm_15),
-        ('tokens returned as the rows of an (N, d) view', 'HINT_RMS_SHAPE', _slip_rms_norm_16),
-        ('eps left out', 'HINT_RMS_ZERO_TOKEN', _slip_rms_norm_17),
-        ('returns a numpy array', 'HINT_TENSOR_RESULT', _slip_rms_norm_18),
+        ('mean absolute value, squared', 'HINT_RMS_ABS', _slip_rms_norm_14),
+        ('square of the mean', 'HINT_RMS_MEAN_SQUARED', _slip_rms_norm_15),
+        ('gamma inside the mean square', 'HINT_RMS_GAMMA_INSIDE', _slip_rms_norm_16),
+        ("PyTorch's own F.rms_norm", 'HINT_RMS_OWN', _slip_rms_norm_17),
+        ('divides h in place', 'HINT_RMS_IN_PLACE', _slip_rms_norm_18),
+        ('tokens returned as the rows of an (N, d) view', 'HINT_RMS_SHAPE', _slip_rms_norm_19),
+        ('eps left out', 'HINT_RMS_ZERO_TOKEN', _slip_rms_norm_20),
+        ('returns a numpy array', 'HINT_TENSOR_RESULT', _slip_rms_norm_21),
     ],
     'kv_cache_bytes': [
         ('keys only', 'HINT_KV_FACTOR_2', _slip_kv_cache_bytes_0),
