@@ -274,9 +274,7 @@ HINT_RMS_NO_GAMMA = "finish by multiplying with gamma: gamma * h / sqrt(mean(h *
 HINT_RMS_GAMMA_SHIFT = "gamma scales: multiply by it; RMSNorm has no shift"
 HINT_RMS_D_MINUS_1 = "average the squares: divide their sum by d, not d - 1"
 HINT_RMS_ABS = "square each feature, then average: (h ** 2).mean(dim=-1), not h.abs().mean(...)"
-HINT_RMS_MEAN_SQUARED = (
-    "the MEAN of the squares, (h ** 2).mean(dim=-1), not the square of the mean"
-)
+HINT_RMS_MEAN_SQUARED = "the MEAN of the squares, (h ** 2).mean(dim=-1), not the square of the mean"
 HINT_RMS_GAMMA_INSIDE = "normalise h itself, then scale: gamma * (h / rms(h)), not rms(gamma * h)"
 
 
@@ -293,10 +291,6 @@ HINT_RMS_OWN = (
     "write the mean square and the division yourself; the check compares with F.rms_norm for you"
 )
 HINT_RMS_IN_PLACE = "build a new tensor (h / ..., not h /= ...): h must stay as it was"
-
-
-# detectors raised from the code itself, not from an output (see scripts/release.py)
-PROPERTY_DETECTORS = ("HINT_RMS_OWN",)
 
 
 def _tensor_first(run: CheckRun, case: Case, seen) -> None:
@@ -585,27 +579,6 @@ def _gqa_truth(q, k, v, allowed):
     return torch.nan_to_num(y, nan=0.0)
 
 
-def _gqa_variant(
-    q, k, v, allowed, heads="interleave", scale="sqrt", dim=-1, mask="before", fill=-math.inf
-):
-    h, h_kv = q.shape[1], k.shape[1]
-    group = h // h_kv
-    index = torch.arange(h) // group if heads == "interleave" else torch.arange(h) % h_kv
-    k, v = k[:, index], v[:, index]  # (B, h, L_k, d_k)
-    d_k = q.shape[-1]
-    divisor = {"sqrt": math.sqrt(d_k), "none": 1.0, "d_k": float(d_k)}[scale]
-    S = q @ k.transpose(-2, -1) / divisor  # (B, h, L_q, L_k)
-    keep = torch.ones(S.shape, dtype=torch.bool) if allowed is None else allowed.expand(S.shape)
-    if mask == "inverted":
-        keep = ~keep
-    if mask in ("before", "inverted"):
-        S = S.masked_fill(~keep, fill)
-    A = torch.nan_to_num(torch.softmax(S, dim=dim), nan=0.0)
-    if mask == "after":
-        A = A * keep
-    return A @ v
-
-
 HINT_TILED_HEADS = (
     "consecutive query heads share a key/value head: k.repeat_interleave(h // "
     "h_kv, dim=1), not k.repeat(1, h // h_kv, 1, 1) (which gives query head r the "
@@ -617,78 +590,7 @@ HINT_MASK_AFTER_SOFTMAX = (
 HINT_MASK_IGNORED = "apply allowed: scores.masked_fill(~allowed, float('-inf'))"
 
 
-def _gqa_mistakes(q, k, v, allowed) -> list[Mistake]:
-    out = []
-    if k.shape[1] not in (1, q.shape[1]):
-        out.append(
-            Mistake(
-                "key/value heads tiled (k.repeat): query head r read head r % h_kv",
-                _gqa_variant(q, k, v, allowed, heads="tile"),
-                HINT_TILED_HEADS,
-            )
-        )
-    out += [
-        Mistake(
-            "no 1/sqrt(d_k) scaling",
-            _gqa_variant(q, k, v, allowed, scale="none"),
-            nb05.HINT_NO_SCALING,
-        ),
-        Mistake(
-            "divided by d_k instead of sqrt(d_k)",
-            _gqa_variant(q, k, v, allowed, scale="d_k"),
-            nb05.HINT_DIVIDED_BY_D_K,
-        ),
-        Mistake(
-            "softmax over the wrong axis",
-            _gqa_variant(q, k, v, allowed, dim=-2),
-            nb05.HINT_SOFTMAX_AXIS,
-        ),
-    ]
-    if allowed is not None and not bool(allowed.all()):
-        out += [
-            Mistake(
-                "mask applied after the softmax",
-                _gqa_variant(q, k, v, allowed, mask="after"),
-                HINT_MASK_AFTER_SOFTMAX,
-            ),
-            Mistake(
-                "mask inverted (True treated as blocked)",
-                _gqa_variant(q, k, v, allowed, mask="inverted"),
-                nb05.HINT_MASK_INVERTED,
-            ),
-            Mistake("the mask ignored", _gqa_variant(q, k, v, None), HINT_MASK_IGNORED),
-            Mistake(
-                "a large finite negative number (-1e9) instead of -inf",
-                _gqa_variant(q, k, v, allowed, fill=-1e9),
-                nb05.HINT_FINITE_FILL,
-            ),
-        ]
-    return out
-
-
 HINT_GQA_SHAPE = "the output has one row per query head: (B, h, L_q, d_k)"
-
-
-def _expect_gqa(
-    run: CheckRun, call: str, gqa, q, k, v, allowed, expected=None, hint: str | None = None
-):
-    expected = _gqa_truth(q, k, v, allowed) if expected is None else expected
-    y = run.call(
-        call,
-        q,
-        k,
-        v,
-        allowed,
-        crash_hints=[
-            (("must match the size", "The size of tensor"), HINT_REPEAT),
-            ("'NoneType'", nb05.HINT_ALLOWED_NONE),
-        ],
-    )
-    _expect_tensor(run, call, y)
-    run.expect_shape(call, y, tuple(expected.shape), hint=HINT_GQA_SHAPE)
-    run.expect_finite(call, y, hint=hint or HINT_GQA_NAN)
-    _close(run, call, y, expected, mistakes=_gqa_mistakes(q, k, v, allowed), hint=hint)
-    return y
 
 
 def _qkv(B, h, h_kv, L_q, L_k, d_k, seed, dtype=torch.float64, scale=1.0):
@@ -713,149 +615,98 @@ HINT_GQA_IN_PLACE = (
 )
 
 
+# notebook 05's detectors, for the same slips in the grouped version (the slips data names them)
+HINT_NO_SCALING, HINT_DIVIDED_BY_D_K = nb05.HINT_NO_SCALING, nb05.HINT_DIVIDED_BY_D_K
+HINT_SCALED_BY_LENGTH, HINT_SOFTMAX_AXIS = nb05.HINT_SCALED_BY_LENGTH, nb05.HINT_SOFTMAX_AXIS
+HINT_MASK_INVERTED, HINT_FINITE_FILL = nb05.HINT_MASK_INVERTED, nb05.HINT_FINITE_FILL
+HINT_ALLOWED_NONE = nb05.HINT_ALLOWED_NONE
+
+# detectors raised from the code itself, not from an output (see scripts/release.py)
+PROPERTY_DETECTORS = ("HINT_RMS_OWN", "HINT_GQA_OWN")
+_GQA = "grouped_query_attention"
+_GQA_CRASH = (
+    (("must match the size", "The size of tensor"), HINT_REPEAT),
+    ("'NoneType'", nb05.HINT_ALLOWED_NONE),
+)
+
+
+def _gqa_case(case_id: str, call: str, q, k, v, allowed, hint=None, then=None) -> Case:
+    return Case(case_id, call, (q, k, v, allowed), expect=_gqa_truth(q, k, v, allowed),
+                hint=hint, shape_hint=HINT_GQA_SHAPE, finite=hint or HINT_GQA_NAN,
+                crash_hints=_GQA_CRASH, before=_tensor_first, then=then)  # fmt: skip
+
+
+def _empty_query_is_zero(run: CheckRun, case: Case, seen) -> None:
+    """Query 0 of the cached case is allowed no key: its output rows are zeros."""
+    call = "the output row of the query with no allowed key"
+    _close(run, call, as_array(seen)[0, :, 0], np.zeros((4, 3)), hint=nb05.HINT_EMPTY_ROW)
+
+
+_wq = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]], [[0.0, 2.0], [2.0, 0.0]]]], dtype=_f64_)
+_wk = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]]]], dtype=_f64_)  # (1, 1, 2, 2): one kv head
+_wv = torch.tensor([[[[1.0, 2.0], [3.0, 4.0]]]], dtype=_f64_)
+_tril2, _tril4, _tril5 = (torch.ones(n, n, dtype=torch.bool).tril() for n in (2, 4, 5))
+_q121 = _qkv(2, 4, 2, 5, 5, 3, seed=121)
+_cached = _bottom_right(2, 5).clone()
+_cached[0] = False
+_real = torch.tensor([[True] * 5, [True, True, True, False, False]])
+GQA_CASES = (
+    _gqa_case("worked", f"{_GQA}(q, k, v, causal) with 2 query heads sharing 1 key/value head, "
+              "L = 2, d_k = 2, v = [[1, 2], [3, 4]]", _wq, _wk, _wv, _tril2),
+    _gqa_case("no mask", f"{_GQA} with q (2, 4, 5, 3) and k, v (2, 2, 5, 3), float64, no mask",
+              *_q121, None),
+    _gqa_case("causal", "the same with a causal (5, 5) mask", *_q121, _tril5),
+    _gqa_case("h = h_kv", f"{_GQA} with h = h_kv = 3 (plain multi-head attention)",
+              *_qkv(1, 3, 3, 4, 4, 2, seed=122), _tril4),
+    _gqa_case("h_kv = 1", f"{_GQA} with h_kv = 1 (multi-query attention)",
+              *_qkv(2, 4, 1, 4, 4, 4, seed=123), None),
+    _gqa_case("float32 padded", f"{_GQA} in float32, h = 6, h_kv = 2, with a (2, 1, 5, 5) "
+              "causal + padding mask", *_qkv(2, 6, 2, 5, 5, 4, seed=124, dtype=torch.float32),
+              _tril5 & _real[:, None, None, :]),
+    _gqa_case("cached", f"{_GQA} with 2 queries after 3 cached keys (L_q = 2, L_k = 5), query 0 "
+              "allowed no key", *_qkv(1, 4, 2, 2, 5, 3, seed=125), _cached,
+              then=_empty_query_is_zero),
+    _gqa_case("d_k = 6", f"{_GQA} with q (1, 4, 3, 6), k, v (1, 2, 7, 6), no mask",
+              *_qkv(1, 4, 2, 3, 7, 6, seed=128), None),
+    _gqa_case("large", f"{_GQA} with large scores (q, k of size ~30 per feature) and a causal "
+              "mask", *_qkv(1, 2, 1, 4, 4, 3, seed=126, scale=30.0), _tril4,
+              hint=nb05.HINT_OVERFLOW_LARGE),
+    Case("heads do not divide", f"{_GQA} with q (1, 3, 2, 4) and k, v (1, 2, 2, 4)",
+         (*_qkv(1, 3, 2, 2, 2, 4, seed=127), None), raises=ValueError,
+         mentions=("(1, 3, 2, 4)", "(1, 2, 2, 4)")),
+)  # fmt: skip
+
+
+def _gqa_trial(rng: np.random.Generator, seed: int) -> Case:
+    """Random sizes and groups, a cache (L_k >= L_q), float32 or float64 by the seed's parity,
+    and no mask, the bottom-right causal one or a random one; the value is the reference's."""
+    B, h_kv, group, L_q, d_k = sizes(rng, 5, high=4)
+    L_k = L_q + int(rng.integers(0, 4))
+    dtype = torch.float64 if seed % 2 else torch.float32
+    q, k, v = _qkv(B, h_kv * group, h_kv, L_q, L_k, d_k, seed=int(rng.integers(2**31)),
+                   dtype=dtype)  # fmt: skip
+    kind = seed % 4
+    allowed = (None if kind == 0 else _bottom_right(L_q, L_k) if kind == 1
+               else torch.from_numpy(rng.random((B, 1, L_q, L_k)) < 0.6))  # fmt: skip
+    call = (f"{_GQA} on random q {tuple(q.shape)}, k, v {tuple(k.shape)}, {dtype}, "
+            f"{'no mask' if allowed is None else 'a mask'} (seed {seed})")  # fmt: skip
+    return _gqa_case("trial", call, q, k, v, allowed)
+
+
 @_one_thread
 def check_grouped_query_attention(
     grouped_query_attention, reference=None, trials: int = 12
 ) -> None:
+    """Attention with h query heads over h_kv key/value heads: the table `GQA_CASES` (a
+    worked example, masks, h = h_kv, h_kv = 1, float32, a cache with an empty row, large
+    scores, an input check), then random trials against the reference."""
     run = CheckRun(grouped_query_attention)
-    _forbid(
-        run,
-        grouped_query_attention,
-        {"scaled_dot_product_attention", "multi_head_attention_forward", "enable_gqa"},
-        "PyTorch's own fused attention",
-        HINT_GQA_OWN,
-    )
+    _forbid(run, grouped_query_attention,
+            {"scaled_dot_product_attention", "multi_head_attention_forward", "enable_gqa"},
+            "PyTorch's own fused attention", HINT_GQA_OWN)  # fmt: skip
     run.in_place_hint = HINT_GQA_IN_PLACE
-    f64 = torch.float64
-    q = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]], [[0.0, 2.0], [2.0, 0.0]]]], dtype=f64)
-    k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]]]], dtype=f64)  # (1, 1, 2, 2): one kv head
-    v = torch.tensor([[[[1.0, 2.0], [3.0, 4.0]]]], dtype=f64)
-    causal = torch.ones(2, 2, dtype=torch.bool).tril()
-    call = (
-        "grouped_query_attention(q, k, v, causal) with 2 query heads sharing 1 key/value "
-        "head, L = 2, d_k = 2, v = [[1, 2], [3, 4]]"
-    )
-    _expect_gqa(run, call, grouped_query_attention, q, k, v, causal)
-
-    q, k, v = _qkv(2, 4, 2, 5, 5, 3, seed=121)
-    _expect_gqa(
-        run,
-        "grouped_query_attention with q (2, 4, 5, 3) and k, v (2, 2, 5, 3), float64, no mask",
-        grouped_query_attention,
-        q,
-        k,
-        v,
-        None,
-    )
-    causal = torch.ones(5, 5, dtype=torch.bool).tril()
-    _expect_gqa(run, "the same with a causal (5, 5) mask", grouped_query_attention, q, k, v, causal)
-    q, k, v = _qkv(1, 3, 3, 4, 4, 2, seed=122)
-    _expect_gqa(
-        run,
-        "grouped_query_attention with h = h_kv = 3 (plain multi-head attention)",
-        grouped_query_attention,
-        q,
-        k,
-        v,
-        torch.ones(4, 4, dtype=torch.bool).tril(),
-    )
-    q, k, v = _qkv(2, 4, 1, 4, 4, 4, seed=123)
-    _expect_gqa(
-        run,
-        "grouped_query_attention with h_kv = 1 (multi-query attention)",
-        grouped_query_attention,
-        q,
-        k,
-        v,
-        None,
-    )
-    q, k, v = _qkv(2, 6, 2, 5, 5, 4, seed=124, dtype=torch.float32)
-    real = torch.tensor([[True] * 5, [True, True, True, False, False]])
-    allowed = causal & real[:, None, None, :]  # (2, 1, 5, 5)
-    _expect_gqa(
-        run,
-        "grouped_query_attention in float32, h = 6, h_kv = 2, with a (2, 1, 5, 5) "
-        "causal + padding mask",
-        grouped_query_attention,
-        q,
-        k,
-        v,
-        allowed,
-    )
-    q, k, v = _qkv(1, 4, 2, 2, 5, 3, seed=125)
-    allowed = _bottom_right(2, 5).clone()
-    allowed[0] = False
-    y = _expect_gqa(
-        run,
-        "grouped_query_attention with 2 queries after 3 cached keys (L_q = 2, "
-        "L_k = 5), query 0 allowed no key",
-        grouped_query_attention,
-        q,
-        k,
-        v,
-        allowed,
-    )
-    _close(
-        run,
-        "the output row of the query with no allowed key",
-        as_array(y)[0, :, 0],
-        np.zeros((4, 3)),
-        hint=nb05.HINT_EMPTY_ROW,
-    )
-    q, k, v = _qkv(1, 2, 1, 4, 4, 3, seed=126, scale=30.0)
-    _expect_gqa(
-        run,
-        "grouped_query_attention with large scores (q, k of size ~30 per "
-        "feature) and a causal mask",
-        grouped_query_attention,
-        q,
-        k,
-        v,
-        torch.ones(4, 4, dtype=torch.bool).tril(),
-        hint=nb05.HINT_OVERFLOW_LARGE,
-    )
-
-    q, k, v = _qkv(1, 3, 2, 2, 2, 4, seed=127)
-    run.expect_raises(
-        "grouped_query_attention with q (1, 3, 2, 4) and k, v (1, 2, 2, 4)",
-        ValueError,
-        q,
-        k,
-        v,
-        None,
-        mentions=("(1, 3, 2, 4)", "(1, 2, 2, 4)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            g = torch.Generator().manual_seed(1200 + seed)
-            B, h_kv, group, L_q, d_k = (int(s) for s in torch.randint(1, 4, (5,), generator=g))
-            L_k = L_q + int(torch.randint(0, 4, (1,), generator=g))
-            dtype = torch.float64 if seed % 2 else torch.float32
-            q, k, v = _qkv(B, h_kv * group, h_kv, L_q, L_k, d_k, seed=1300 + seed, dtype=dtype)
-            trial_allowed = (
-                None
-                if seed % 4 == 0
-                else (
-                    _bottom_right(L_q, L_k)
-                    if seed % 4 == 1
-                    else torch.rand(B, 1, L_q, L_k, generator=g) < 0.6
-                )
-            )
-            call = (
-                f"grouped_query_attention on random q {tuple(q.shape)}, k, v "
-                f"{tuple(k.shape)}, {dtype}, "
-                f"{'no mask' if trial_allowed is None else 'a mask'} (seed {seed})"
-            )
-            _expect_gqa(
-                run,
-                call,
-                grouped_query_attention,
-                q,
-                k,
-                v,
-                trial_allowed,
-                expected=reference(q, k, v, trial_allowed),
-            )
+    run_cases(run, _GQA, GQA_CASES, KNOWN)
+    run_trials(run, _GQA, reference, trials, _gqa_trial, KNOWN)
     run.done()
 
 
@@ -930,7 +781,7 @@ KV_CASES = (
 
 
 # the functions of notebook 10 checked as tables
-CASES = {"rms_norm": RMS_CASES, "kv_cache_bytes": KV_CASES}
+CASES = {"rms_norm": RMS_CASES, _GQA: GQA_CASES, "kv_cache_bytes": KV_CASES}
 
 
 def _kv_trial(rng: np.random.Generator, seed: int) -> Case:
@@ -1090,7 +941,7 @@ def _block_variant(
             "top": torch.ones(L, T + L, dtype=torch.bool).tril(),
             "none": torch.ones(L, T + L, dtype=torch.bool),
         }[mask]
-        y = _gqa_variant(q, k, v, allowed)  # (B, h, L, d_k)
+        y = _gqa_truth(q, k, v, allowed)  # (B, h, L, d_k)
         merged = (
             y.transpose(1, 2).reshape(B, L, n * d_k)
             if merge == "right"

@@ -178,6 +178,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             scores = scores.masked_fill(~allowed, float("-inf"))
         return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
     """, detects=nb05.HINT_DIVIDED_BY_D_K),
+    mistake(GQA, "scaled by sqrt(L_k), the number of keys",
+            edit("math.sqrt(q.shape[-1])", "math.sqrt(k.shape[-2])"),
+            detects=nb05.HINT_SCALED_BY_LENGTH),
     mistake(GQA, "softmax over the query axis", [edit("allowed,", "~allowed,"), edit("=-1", "=-2")],
             detects=nb05.HINT_SOFTMAX_AXIS, like="mask inverted"),
     mistake(GQA, "mask applied after the softmax", """
