@@ -431,6 +431,9 @@ HINT_SILU_ON_UP = (
 HINT_NO_GATE = "multiply the content w_up(x) by the gate F.silu(w_gate(x)) before w_down"
 HINT_GATE_ADDED = "the gate multiplies elementwise: F.silu(w_gate(x)) * w_up(x)"
 HINT_SILU_AFTER_PRODUCT = "apply SiLU to the gate alone, then multiply: F.silu(w_gate(x)) * w_up(x)"
+HINT_SILU_ON_INPUT = (
+    "SiLU acts on the gate's projection: F.silu(self.w_gate(x)), not w_gate(F.silu(x))"
+)
 HINT_SILU_ON_BOTH = "only the gate w_gate(x) goes through SiLU; w_up(x) enters as it is"
 HINT_SILU_AFTER_DOWN = "w_down's output is the result: no activation after it"
 HINT_SWIGLU_RESIDUAL = "SwiGLU returns w_down(...) only; the block adds the residual"
@@ -443,6 +446,8 @@ def _swiglu_mistakes(x, gate, up, down) -> list[Mistake]:
     return [
         Mistake("GELU instead of SiLU", (F.gelu(a) * b) @ D.T, HINT_SILU),
         Mistake("ReLU instead of SiLU", (F.relu(a) * b) @ D.T, HINT_SILU),
+        Mistake("tanh instead of SiLU", (torch.tanh(a) * b) @ D.T, HINT_SILU),
+        Mistake("SiLU of x before w_gate", (F.silu(x) @ G.T * b) @ D.T, HINT_SILU_ON_INPUT),
         Mistake(
             "sigmoid gate (GLU) instead of SiLU", (torch.sigmoid(a) * b) @ D.T, HINT_SIGMOID_GATE
         ),

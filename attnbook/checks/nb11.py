@@ -129,6 +129,11 @@ def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]
         ),
         ("divided by d_k instead of sqrt(d_k)", masked(S / d_k), nb05.HINT_DIVIDED_BY_D_K),
         (
+            "scaled by sqrt(d_v), the width of the values, instead of sqrt(d_k)",
+            masked(S / math.sqrt(v.shape[-1])),
+            nb05.HINT_SCALED_BY_D_V,
+        ),
+        (
             "the padding mask was not applied: padded source tokens were read",
             _softmax_rows(S / math.sqrt(d_k)),
             HINT_PADDING_IGNORED,

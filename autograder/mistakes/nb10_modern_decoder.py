@@ -89,6 +89,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- SwiGLU ------------------------------------------------------------------------------------
     mistake(SWIGLU, "GELU instead of SiLU", edit("F.silu", "F.gelu"), detects=nb10.HINT_SILU),
     mistake(SWIGLU, "ReLU instead of SiLU", edit("F.silu", "torch.relu"), detects=nb10.HINT_SILU),
+    mistake(SWIGLU, "tanh instead of SiLU", edit("F.silu", "torch.tanh"), detects=nb10.HINT_SILU),
+    mistake(SWIGLU, "SiLU of x before w_gate", edit("F.silu(self.w_gate(x))",
+                                                    "self.w_gate(F.silu(x))"),
+            detects=nb10.HINT_SILU_ON_INPUT),
     mistake(SWIGLU, "sigmoid gate (GLU)", edit("F.silu", "torch.sigmoid"),
             detects=nb10.HINT_SIGMOID_GATE),
     mistake(SWIGLU, "SiLU on the up branch", edit("F.silu", "self.w_gate(x) * F.silu"),

@@ -99,6 +99,12 @@ MISTAKES = [
         A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
         return A @ v, A
     """, detects=nb11.HINT_SCALED_BY_LENGTH),
+    mistake("cross_attention", "scaled by sqrt(d_v)", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(v.shape[-1])
+        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
+        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return A @ v, A
+    """, detects=nb05.HINT_SCALED_BY_D_V),
     mistake("cross_attention", "padding not masked", """
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         A = torch.softmax(scores, dim=-1)
