@@ -1157,6 +1157,14 @@ HINT_TARGET_ALIGNMENT = (
     "the logits at position t predict the token after it: score "
     "log_softmax of positions 0..L-2 against ids[:, 1:]"
 )
+HINT_LOG_SOFTMAX_AXIS = (
+    "log_softmax over the vocabulary, the last axis (dim=-1): each position's distribution "
+    "over the next token"
+)
+HINT_VALUES_ARE_W_V_OUTPUT = (
+    "the head's values are W_V's OUTPUT, its columns cols: a forward hook's third argument, "
+    "not the input it reads"
+)
 HINT_LOG_PROB = (
     "compare LOG-probabilities (torch.log_softmax over the vocabulary), not probabilities"
 )
@@ -1208,9 +1216,10 @@ HINT_CRASH_ABLATE = (
 )
 
 
-def _target_log_probs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-    """log p(ids[:, t + 1]) under the logits of position t, (B, L - 1), in float64."""
-    log_probs = torch.log_softmax(logits[:, :-1].double(), dim=-1)  # (B, L-1, V)
+def _target_log_probs(logits: torch.Tensor, ids: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """log p(ids[:, t + 1]) under the logits of position t, (B, L - 1), in float64 (`dim`:
+    the axis of the log-softmax, the vocabulary's unless a mistake's)."""
+    log_probs = torch.log_softmax(logits[:, :-1].double(), dim=dim)  # (B, L-1, V)
     return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)  # (B, L-1)
 
 
@@ -1259,6 +1268,8 @@ def _head_replaced(v: torch.Tensor, y: torch.Tensor, how: str) -> torch.Tensor:
         return y.mean(dim=0, keepdim=True).expand_as(y)
     if how == "mean of its columns":
         return y.mean(dim=-1, keepdim=True).expand_as(y)
+    if how == "one number":
+        return y.mean().expand_as(y)
     if how == "mean of its values":
         return v.mean(dim=(0, 1)).expand_as(v)
     if how == "uniform over all":
@@ -1268,14 +1279,15 @@ def _head_replaced(v: torch.Tensor, y: torch.Tensor, how: str) -> torch.Tensor:
     return v.cumsum(1) / torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
 
 
-def _hooked_logits(model, ids, layers, heads, how: str) -> torch.Tensor:
-    """Logits with the given heads' outputs replaced, the way a mistaken answer would."""
+def _hooked_logits(model, ids, layers, heads, how: str, values_in: bool = False) -> torch.Tensor:
+    """Logits with the given heads' outputs replaced, the way a mistaken answer would
+    (`values_in`: its "values" taken from W_V's input, not its output)."""
     frozen = copy.deepcopy(model).eval()
     values: dict[int, torch.Tensor] = {}
     for layer in layers:
         attn = frozen.blocks[layer].attn
         attn.W_V.register_forward_hook(
-            lambda _m, _i, out, layer=layer: values.__setitem__(layer, out)
+            lambda _m, i, out, layer=layer: values.__setitem__(layer, i[0] if values_in else out)
         )
 
         def replace(_m, inputs, layer=layer, d_k=attn.d_k):
@@ -1311,6 +1323,11 @@ def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
             "the logits of position t scored against ids[:, t] (off by one)",
             _same_position_log_probs(ablated, ids) - _same_position_log_probs(clean, ids),
             HINT_TARGET_ALIGNMENT,
+        ),
+        Mistake(
+            "log-softmax over the positions instead of the vocabulary",
+            _target_log_probs(ablated, ids, dim=1) - _target_log_probs(clean, ids, dim=1),
+            HINT_LOG_SOFTMAX_AXIS,
         ),
         Mistake(
             "probabilities compared instead of log-probabilities",
@@ -1349,6 +1366,11 @@ def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
                 HINT_MEAN_AXES,
             ),
             Mistake(
+                "one number: the average over the batch, the positions and the d_k columns",
+                change(_hooked_logits(model, ids, [layer], [head], "one number")),
+                HINT_MEAN_AXES,
+            ),
+            Mistake(
                 "the head's values averaged instead of its output",
                 change(_hooked_logits(model, ids, [layer], [head], "mean of its values")),
                 HINT_MEAN_OF_OUTPUT,
@@ -1384,6 +1406,11 @@ def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
                 "weights 1 / L over the whole row, masked keys included",
                 change(_hooked_logits(model, ids, [layer], [head], "uniform 1/L")),
                 HINT_UNIFORM_ALLOWED,
+            ),
+            Mistake(
+                "the values taken from W_V's input (the block's normalised stream)",
+                change(_hooked_logits(model, ids, [layer], [head], "uniform", values_in=True)),
+                HINT_VALUES_ARE_W_V_OUTPUT,
             ),
             Mistake(
                 "the head's output zeroed instead of made uniform",
