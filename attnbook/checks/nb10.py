@@ -930,7 +930,9 @@ def _block_variant(
         if norm_v:
             v = ref.k_norm(v)
         k_plain = k
-        if rope_on != "none":
+        if rope_on == "q":
+            q = _rotate(q, cos, sin)
+        elif rope_on != "none":
             q, k = _rotate(q, cos, sin), _rotate(k, cos, sin)
         if rope_on == "qkv":
             v = _rotate(v, cos, sin)
@@ -941,8 +943,11 @@ def _block_variant(
             k = torch.cat([past[0], k] if past_first else [k, past[0]], dim=2)
             v = torch.cat([past[1], v] if past_first else [v, past[1]], dim=2)
         T = k.shape[2] - L
+        keys, at = torch.arange(T + L)[None, :], torch.arange(T, T + L)[:, None]
         allowed = {
             "bottom": _bottom_right(L, T + L),
+            "strict": keys < at,
+            "shifted": keys <= at + 1,
             "top": torch.ones(L, T + L, dtype=torch.bool).tril(),
             "none": torch.ones(L, T + L, dtype=torch.bool),
         }[mask]
@@ -952,8 +957,8 @@ def _block_variant(
             if merge == "right"
             else y.reshape(B, L, n * d_k)
         )
-        u = (h if res1 else 0.0) + ref.W_O(merged)
-        out = (u if res2 else 0.0) + ref.mlp(second(h if mlp_reads_h else u))
+        u = {True: h, False: 0.0, "x": x}[res1] + ref.W_O(merged)
+        out = {True: u, False: 0.0, "h": h}[res2] + ref.mlp(second(h if mlp_reads_h else u))
         if cache == "unrotated":
             k = new_k if past is None else torch.cat([past[0], new_k], dim=2)
     return out, k, v
@@ -981,6 +986,14 @@ HINT_PAST_FIRST = "the cache holds the EARLIER tokens: torch.cat([past[0], k], d
 HINT_RESIDUAL_ATTENTION = "add the residual: U = H + W_O(...)"
 HINT_RESIDUAL_MLP = "add the residual: H_out = U + mlp(norm2(U))"
 HINT_NORMS_SWAPPED = "norm1 before the attention, norm2 before the MLP"
+HINT_RESIDUAL_FROM_H = (
+    "the residual adds the block's input h, not its normalised copy: U = h + W_O(...)"
+)
+HINT_RESIDUAL_FROM_U = "the MLP's residual starts from U, the attention step's output: U + mlp(...)"
+HINT_MASK_DIAGONAL = "a token may read itself: allowed[i, j] = j <= T + i (<=, not <)"
+HINT_MASK_AHEAD = (
+    "new query i sits at position T + i (positions count from 0): allowed[i, j] = j <= T + i"
+)
 HINT_MLP_READS_U = "the MLP reads U, the output of the attention step: U + mlp(norm2(U))"
 HINT_MERGE_HEADS = "merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)"
 HINT_SPLIT_HEADS = "split as in notebook 05: view(B, L, n, d_k), then .transpose(1, 2)"
@@ -1005,6 +1018,11 @@ _BLOCK_MISTAKES: list[tuple[str, dict[str, Any], str]] = [
     ("the cached keys and values put after the new ones", {"past_first": False}, HINT_PAST_FIRST),
     ("missing residual around the attention", {"res1": False}, HINT_RESIDUAL_ATTENTION),
     ("missing residual around the MLP", {"res2": False}, HINT_RESIDUAL_MLP),
+    ("the attention's residual from the normalised x", {"res1": "x"}, HINT_RESIDUAL_FROM_H),
+    ("the MLP's residual from h instead of U", {"res2": "h"}, HINT_RESIDUAL_FROM_U),
+    ("a token may not read itself (j < T + i)", {"mask": "strict"}, HINT_MASK_DIAGONAL),
+    ("each query reads one token ahead (j <= T + i + 1)", {"mask": "shifted"}, HINT_MASK_AHEAD),
+    ("the keys not rotated", {"rope_on": "q"}, HINT_NO_ROPE),
     ("norm1 and norm2 swapped", {"norms_swapped": True}, HINT_NORMS_SWAPPED),
     ("the MLP reads H instead of U", {"mlp_reads_h": True}, HINT_MLP_READS_U),
     ("heads merged without the transpose", {"merge": "no_transpose"}, HINT_MERGE_HEADS),
