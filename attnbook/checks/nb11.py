@@ -1085,6 +1085,9 @@ def _search(
                 finished.append((scores_before[live_before.index(prefix[:-1])], prefix))
             elif prefix[-1] == end:
                 finished.append((total, prefix))
+                if rule == "finished prefixes extended":
+                    live.append(prefix)
+                    scores.append(total)
             else:
                 live.append(prefix)
                 scores.append(total)
@@ -1132,6 +1135,10 @@ HINT_RULE_LAST_POSITION = (
     "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]"
 )
 HINT_RULE_EOS_ARGUMENT = "a candidate is finished when it ends in eos_id, the argument"
+HINT_RULE_FINISHED_LEAVE = (
+    "a candidate that ends in eos_id is finished: it leaves the live prefixes and is never "
+    "extended (nothing follows the end token)"
+)
 HINT_SCORE_SUM = "the score is the sum of the log-probabilities of every new token, eos included"
 HINT_RULE_MAX_LEN = "write at most max_len new tokens: range(max_len)"
 
@@ -1168,6 +1175,10 @@ RULE_HINTS = {
         HINT_RULE_LAST_POSITION,
     ),
     "the tokenizer's end token": ("the end token hard-coded as <EOS> = 2", HINT_RULE_EOS_ARGUMENT),
+    "finished prefixes extended": (
+        "a finished hypothesis stayed in the beam and was extended past its end token",
+        HINT_RULE_FINISHED_LEAVE,
+    ),
     "end token not scored": (
         "the end token's own log-probability left out of the score",
         HINT_SCORE_SUM,
@@ -1384,6 +1395,13 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
         EOS,
         ([BOS, K_, K_, K_, K_], math.log(0.9 * 0.6**3)),
     )
+    call = (
+        f"beam_search(lookup_model, src, beam_size=3, max_len=5, eos_id={EOS}, alpha=1.0) on "
+        "the worked tree, with a model that writes <EOS> again after <EOS>"
+    )
+    after_end = lookup_model({**TREE, EOS: {EOS: 1.0}}, 13)
+    _expect_search(run, call, beam_search, after_end, src, 3, 5, EOS, (TREE_BEST[3][0],
+                   math.log(TREE_BEST[3][1])), alpha=1.0)  # fmt: skip
     call = f"beam_search(lookup_model, src, beam_size=3, max_len=0, eos_id={EOS})"
     _expect_search(run, call, beam_search, tree, src, 3, 0, EOS, ([BOS], 0.0))
     relabelled = {

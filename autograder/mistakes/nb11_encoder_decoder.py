@@ -1,6 +1,6 @@
 """Notebook 11 catalogue: the mistakes students make, and correct answers written otherwise."""
 
-from grader.catalogue import alternative, mistake
+from grader.catalogue import alternative, edit, mistake
 
 from attnbook.checks import nb05, nb11
 
@@ -367,6 +367,11 @@ MISTAKES = [
     mistake("beam_search", "the beam shrinks as hypotheses finish",
             _beam(width="beam_size - len(finished)"),
             detects=nb11.HINT_RULE_SHRINKING_BEAM),
+    mistake("beam_search", "finished hypotheses kept in the beam and extended", [
+        edit("live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)",
+             "live = torch.cat((live[rows], tokens[:, None]), dim=1)"),
+        edit("scores = best[keep]", "scores = best"),
+    ], detects=nb11.HINT_RULE_FINISHED_LEAVE),
     mistake("beam_search", "stops at the first end", _beam(after_step="""
     if finished:
         break"""), detects=nb11.HINT_RULE_KEEP_SEARCHING),
