@@ -1265,10 +1265,13 @@ def _decoder_variant(
     last_only=False,
     softmax=False,
     scale_embed=False,
+    norm_each=False,
+    rope_swapped=False,
 ):
     """The package decoder's forward with one step changed, to name mistakes."""
     L = idx.shape[1]
     rope = (ref.rope_cos[:L], ref.rope_sin[:L])
+    rope = rope[::-1] if rope_swapped else rope
     with torch.no_grad():
         start = ref.embed(idx) * (math.sqrt(ref.config.d_model) if scale_embed else 1.0)
         h = start
@@ -1276,12 +1279,17 @@ def _decoder_variant(
             if not use_blocks or n_blocks is not None and i >= n_blocks:
                 break
             h, _ = block(start if last_only else h, rope)
+            h = ref.norm(h) if norm_each else h
         logits = ref.head(ref.norm(h) if final_norm else h)
         return logits.softmax(dim=-1) if softmax else logits
 
 
 HINT_NO_FINAL_NORM = "apply self.norm to H_N before the head: head(norm(h))"
 HINT_EMBED_SCALED = "no sqrt(d_model) factor in Qwen3: H0 = E[w]"
+HINT_FINAL_NORM_ONCE = "the final RMSNorm comes once, after the last block: head(norm(h_N))"
+HINT_ROPE_TABLES_SWAPPED = (
+    "rope is (cos, sin), in that order: (self.rope_cos[:L], self.rope_sin[:L])"
+)
 HINT_BLOCK_OUTPUT_DISCARDED = "a block returns (h_out, (k, v)): keep h_out as the next hidden state"
 HINT_LAST_BLOCK_SKIPPED = "run every block: for block in self.blocks"
 HINT_BLOCKS_FED_EMBEDDINGS = "feed each block the previous block's output, not the embeddings"
@@ -1303,6 +1311,16 @@ def _decoder_mistakes(ref: Qwen3LM, idx) -> list[Mistake]:
             "token embedding scaled by sqrt(d_model)",
             _decoder_variant(ref, idx, scale_embed=True),
             HINT_EMBED_SCALED,
+        ),
+        Mistake(
+            "the final RMSNorm applied after every block",
+            _decoder_variant(ref, idx, norm_each=True),
+            HINT_FINAL_NORM_ONCE,
+        ),
+        Mistake(
+            "the RoPE tables passed as (sin, cos)",
+            _decoder_variant(ref, idx, rope_swapped=True),
+            HINT_ROPE_TABLES_SWAPPED,
         ),
         Mistake(
             "the blocks' outputs discarded",

@@ -1,6 +1,14 @@
 """Notebook 10's mistake catalogue, one section per graded function (see grader/catalogue.py)."""
 
-from grader.catalogue import alternative, catalogue, delete, edit, mistake, replace_line
+from grader.catalogue import (
+    alternative,
+    catalogue,
+    delete,
+    edit,
+    insert_after,
+    mistake,
+    replace_line,
+)
 
 from attnbook.checks import nb05, nb06, nb10
 
@@ -473,6 +481,13 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- Qwen3Decoder ------------------------------------------------------------------------------
     mistake(DECODER, "the final RMSNorm created, not applied", edit("self.norm(h)", "h"),
             detects=nb10.HINT_NO_FINAL_NORM),
+    mistake(DECODER, "the final RMSNorm applied after every block",
+            insert_after("h, _ = block(h, rope)", "h = self.norm(h)"),
+            detects=nb10.HINT_FINAL_NORM_ONCE),
+    mistake(DECODER, "the RoPE tables passed as (sin, cos)",
+            edit("rope = (self.rope_cos[:L], self.rope_sin[:L])",
+                 "rope = (self.rope_sin[:L], self.rope_cos[:L])"),
+            detects=nb10.HINT_ROPE_TABLES_SWAPPED),
     mistake(DECODER, "the head not tied", [
         delete("if tie_weights:"), delete("self.head.weight = self.embed.weight"),
     ], detects=nb10.HINT_HEAD_UNTIED),
