@@ -1177,6 +1177,10 @@ HINT_HEAD_COLUMNS = (
     "d_model / n_heads columns from h * d_k up to (h + 1) * d_k, and a forward "
     "pre-hook must return the changed input for it to take effect"
 )
+HINT_NOTHING_ABLATED = (
+    "every change is 0: the ablated pass ran like the clean one. Run the clean pass before "
+    "the hooks go on, then the ablated one. " + HINT_HEAD_COLUMNS[0].upper() + HINT_HEAD_COLUMNS[1:]
+)
 HINT_ZERO_MEANS_OUTPUT = (
     "mode \"zero\" replaces the head's OUTPUT (its columns of W_O's "
     "input) by zeros; zeroing its queries or keys only makes its "
@@ -1335,7 +1339,7 @@ def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
             HINT_LOG_PROB,
         ),
         Mistake(
-            "nothing ablated (every change is 0)", torch.zeros_like(expected), HINT_HEAD_COLUMNS
+            "nothing ablated (every change is 0)", torch.zeros_like(expected), HINT_NOTHING_ABLATED
         ),
     ]
     if mode != "mean":

@@ -1,6 +1,14 @@
 """Notebook 07's mistake catalogue, one section per graded function (see grader/catalogue.py)."""
 
-from grader.catalogue import alternative, catalogue, delete, edit, mistake, replace_line
+from grader.catalogue import (
+    alternative,
+    catalogue,
+    delete,
+    edit,
+    insert_after,
+    mistake,
+    replace_line,
+)
 
 from attnbook.checks import HINT_NO_RETURN, nb07
 
@@ -729,6 +737,11 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("cols = slice(head * d_k, (head + 1) * d_k)",
                  "cols = slice(head * model.config.d_model, (head + 1) * model.config.d_model)"),
             detects=nb07.HINT_HEAD_COLUMNS),
+    mistake(ABLATE, "hooks registered before the clean pass", [
+        delete("clean = target_log_probs()"),
+        insert_after("handles.append(attn.W_O.register_forward_pre_hook(ablate))",
+                     "clean = target_log_probs()"),
+    ], detects=nb07.HINT_NOTHING_ABLATED),
     mistake(ABLATE, "the columns of the next head",
             edit("slice(head * d_k, (head + 1) * d_k)",
                  "slice((head + 1) * d_k, (head + 2) * d_k)"),
