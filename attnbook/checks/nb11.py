@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from attnbook.checks import nb05
+from attnbook.checks._cases import Case, Part, Returns, Slips, run_cases, run_trials, sizes
 from attnbook.checks._core import (
     CheckRun,
     Mistake,
@@ -40,6 +41,8 @@ from attnbook.lm.seq2seq import (
 )
 from attnbook.typed import all_of
 
+KNOWN = Slips("nb11")
+
 __all__ = [
     "check_beam_search",
     "check_cross_attention",
@@ -56,10 +59,6 @@ HINT_NAN = (
     "an email with no real token leaves a row of -inf scores, and torch.softmax "
     "gives NaN for it: give such rows zero weights (torch.nan_to_num(..., nan=0.0))"
 )
-
-
-def _tolerance(*values) -> float:
-    return 1e-6 if all(getattr(v, "dtype", None) == torch.float64 for v in values) else 1e-5
 
 
 # ---------------------------------------------------------------------------------------
@@ -110,99 +109,8 @@ HINT_CROSS_OUTPUT = (
 )
 
 
-def _cross_mistakes(q, k, v, enc_allowed) -> list[tuple[str, torch.Tensor, str]]:
-    """(name, weights, hint) of known wrong answers; the outputs are weights @ v."""
-    d_k, L_t, L_s = q.shape[-1], q.shape[-2], k.shape[-2]
-    S = q @ k.transpose(-2, -1)  # (B, h, L_t, L_s), unscaled
-    keys = enc_allowed[:, None, None, :]
-    inf = float("-inf")
-
-    def masked(scores, mask=keys):
-        return _softmax_rows(scores.masked_fill(~mask, inf))
-
-    out = [
-        ("no 1/sqrt(d_k) scaling", masked(S), nb05.HINT_NO_SCALING),
-        (
-            "scaled by sqrt(L_s), the number of source tokens, instead of sqrt(d_k)",
-            masked(S / math.sqrt(L_s)),
-            HINT_SCALED_BY_LENGTH,
-        ),
-        ("divided by d_k instead of sqrt(d_k)", masked(S / d_k), nb05.HINT_DIVIDED_BY_D_K),
-        (
-            "scaled by sqrt(d_v), the width of the values, instead of sqrt(d_k)",
-            masked(S / math.sqrt(v.shape[-1])),
-            nb05.HINT_SCALED_BY_D_V,
-        ),
-        (
-            "the padding mask was not applied: padded source tokens were read",
-            _softmax_rows(S / math.sqrt(d_k)),
-            HINT_PADDING_IGNORED,
-        ),
-        (
-            "mask inverted (True treated as padding)",
-            masked(S / math.sqrt(d_k), ~keys),
-            HINT_ENC_ALLOWED_INVERTED,
-        ),
-        (
-            "mask applied after the softmax (padded weights zeroed, rows not renormalised)",
-            _softmax_rows(S / math.sqrt(d_k)) * keys,
-            HINT_PADDING_AFTER_SOFTMAX,
-        ),
-        (
-            "mask multiplied into the scores (padded scores 0, not -inf)",
-            _softmax_rows(S / math.sqrt(d_k) * keys),
-            HINT_PADDING_ZERO_FILL,
-        ),
-        (
-            "a causal mask added: reply position i read only source tokens j <= i",
-            masked(S / math.sqrt(d_k), keys & torch.ones(L_t, L_s, dtype=torch.bool).tril()),
-            HINT_CROSS_NOT_CAUSAL,
-        ),
-        (
-            "softmax over the reply positions (dim=-2) instead of the source tokens",
-            _softmax_rows((S / math.sqrt(d_k)).masked_fill(~keys, inf), dim=-2),
-            HINT_CROSS_SOFTMAX_AXIS,
-        ),
-        (
-            "-1e9 instead of -inf: an email with no real token got uniform weights",
-            torch.softmax((S / math.sqrt(d_k)).masked_fill(~keys, -1e9), dim=-1),
-            HINT_CROSS_FINITE_FILL,
-        ),
-    ]
-    if L_t == L_s:
-        rows = enc_allowed[:, None, :, None]  # (B, 1, L_t, 1): the queries
-        out += [
-            (
-                "mask lined up with the queries (enc_allowed[:, None, :, None]) instead of the "
-                "source tokens",
-                masked(S / math.sqrt(d_k), rows.expand(S.shape)),
-                HINT_KEY_AXIS,
-            ),
-            (
-                "weights transposed (A^T @ v)",
-                masked(S / math.sqrt(d_k)).transpose(-2, -1),
-                HINT_CROSS_OUTPUT,
-            ),
-        ]
-    return out
-
-
 HINT_RETURN_Y_A = "return both the output and the weights: return Y, A"
 HINT_NO_RETURN_Y_A = "end cross_attention with return Y, A: the output and the weights"
-
-
-def _expect_pair(run: CheckRun, call: str, seen) -> tuple:
-    if seen is None:  # the run lets None through (none_ok) to say what to return
-        run.fail(
-            f"{call} returned None: cross_attention has no `return` (or never reaches one).",
-            hint=HINT_NO_RETURN_Y_A,
-        )
-    if not isinstance(seen, tuple | list) or len(seen) != 2:
-        run.fail(
-            f"{call} returned {type(seen).__name__}; expected a pair (Y, A).", hint=HINT_RETURN_Y_A
-        )
-    run.passed += 1
-    return tuple(seen)
 
 
 HINT_CROSS_IN_PLACE = (
@@ -212,59 +120,6 @@ HINT_CROSS_IN_PLACE = (
 HINT_Y_FIRST = "return Y first, then A: the output, then the weights"
 HINT_Y_SHAPE = "Y is (B, h, L_t, d_v): one row per reply position, the width of the values"
 HINT_A_SHAPE = "A is (B, h, L_t, L_s): one row per reply position, one column per source token"
-
-
-def _check_cross_case(
-    run: CheckRun, call: str, q, k, v, enc_allowed, expected=None, hint: str | None = None
-):
-    B, h, L_t, _ = q.shape
-    L_s, d_v = k.shape[-2], v.shape[-1]
-    y_exp, a_exp = expected if expected is not None else _torch_expected(q, k, v, enc_allowed)
-    run.in_place_hint = HINT_CROSS_IN_PLACE
-    Y, A = _expect_pair(
-        run,
-        call,
-        run.call(
-            call,
-            q,
-            k,
-            v,
-            enc_allowed,
-            crash_hints=[
-                (("must match the size", "does not broadcast", "shape of the mask"), HINT_KEY_AXIS)
-            ],
-        ),
-    )
-    if tuple(getattr(Y, "shape", ())) == (B, h, L_t, L_s) and (B, h, L_t, L_s) != (B, h, L_t, d_v):
-        run.fail(
-            f"{call}: the first element has the weights' shape {(B, h, L_t, L_s)}.",
-            hint=HINT_Y_FIRST,
-        )
-    run.expect_shape(f"{call}, Y", Y, (B, h, L_t, d_v), hint=HINT_Y_SHAPE)
-    run.expect_shape(f"{call}, A", A, (B, h, L_t, L_s), hint=HINT_A_SHAPE)
-    run.expect_finite(f"{call}, Y", Y, hint=hint or HINT_NAN)
-    run.expect_finite(f"{call}, A", A, hint=hint or HINT_NAN)
-    mistakes = _cross_mistakes(q, k, v, enc_allowed)
-    tol = _tolerance(Y, q)
-    run.expect_close(
-        f"{call}, the weights A",
-        A,
-        a_exp,
-        rtol=tol,
-        atol=tol,
-        mistakes=[Mistake(n, a, hint_) for n, a, hint_ in mistakes],
-        hint=hint,
-    )
-    run.expect_close(
-        f"{call}, the output Y",
-        Y,
-        y_exp,
-        rtol=tol,
-        atol=tol,
-        mistakes=[Mistake(n, a @ v, hint_) for n, a, hint_ in mistakes],
-        hint=hint,
-    )
-    return Y, A
 
 
 HINT_CROSS_OWN = (
@@ -279,125 +134,147 @@ HINT_CROSS_OVERFLOW = (
 )
 
 
+# notebook 05's detectors, for the same slips here (the generated slips data names them)
+HINT_NO_SCALING, HINT_DIVIDED_BY_D_K = nb05.HINT_NO_SCALING, nb05.HINT_DIVIDED_BY_D_K
+HINT_SCALED_BY_D_V = nb05.HINT_SCALED_BY_D_V
+
+# detectors raised from the code itself, not from an output (see scripts/release.py)
+PROPERTY_DETECTORS = ("HINT_CROSS_OWN",)
+_CROSS = "cross_attention"
+CROSS_RETURNS = Returns(
+    (
+        Part("A", 1, what="weights", shape_hint=HINT_A_SHAPE),
+        Part("Y", 0, what="output", shape_hint=HINT_Y_SHAPE),
+    ),
+    hint=HINT_RETURN_Y_A,
+    order_hint=HINT_Y_FIRST,
+)
+
+
+def _a_pair(run: CheckRun, case: Case, seen) -> None:
+    """None (no `return`) gets its own message; the runner checks the pair itself."""
+    if seen is None:
+        run.fail(
+            f"{case.call} returned None: cross_attention has no `return` (or never reaches one).",
+            hint=HINT_NO_RETURN_Y_A,
+        )
+
+
+def _cross_case(
+    case_id: str, call: str, q, k, v, enc_allowed, expect=None, hint=None, then=None
+) -> Case:
+    return Case(case_id, call, (q, k, v, enc_allowed),
+                expect=_torch_expected(q, k, v, enc_allowed) if expect is None else expect,
+                hint=hint, finite=hint or HINT_NAN, returns=CROSS_RETURNS, before=_a_pair,
+                crash_hints=((("must match the size", "does not broadcast", "shape of the mask"),
+                              HINT_KEY_AXIS),), then=then)  # fmt: skip
+
+
+def _padding_unread(run: CheckRun, case: Case, seen) -> None:
+    """Message B's padded keys and values replaced by +-100 must leave Y as it was."""
+    q, k, v, enc_allowed = case.args
+    k2, v2 = k.clone(), v.clone()
+    k2[1, :, 4:], v2[1, :, 4:] = 100.0, -100.0
+    call = "cross_attention with Message B's padded keys and values replaced by +-100"
+    again = run.call(call, q, k2, v2, enc_allowed)
+    run.expect_true(isinstance(again, tuple | list) and len(again) == 2,
+                    f"{call} returned {type(again).__name__}; expected a pair (Y, A).",
+                    hint=HINT_RETURN_Y_A)  # fmt: skip
+    run.expect_close(call, again[0], seen[0], rtol=1e-6, atol=1e-6, hint=HINT_PADDED_WEIGHT_ZERO)
+
+
+def _empty_email_is_zero(run: CheckRun, case: Case, seen) -> None:
+    """Email 1 has no real token: its output is zeros."""
+    run.expect_close("the output of the email with no real token", as_array(seen[0])[1],
+                     np.zeros((1, 2, 4)), atol=0.0, hint=nb05.HINT_EMPTY_ROW)  # fmt: skip
+
+
+def _worked_cross():
+    """The worked example: 2 reply positions, 3 source tokens, the last one padding."""
+    q = torch.tensor([[[[1.0, 0.0], [0.0, 2.0]]]], dtype=torch.float64)  # (1, 1, 2, 2)
+    k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]], dtype=torch.float64)
+    v = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]]], dtype=torch.float64)
+    r0 = math.exp(1 / math.sqrt(2))  # row 0: scores (1, 0) / sqrt(2)
+    r1 = math.exp(2 / math.sqrt(2))  # row 1: scores (0, 2) / sqrt(2)
+    A = torch.tensor([[[[r0 / (r0 + 1), 1 / (r0 + 1), 0.0], [1 / (1 + r1), r1 / (1 + r1), 0.0]]]],
+                     dtype=torch.float64)  # fmt: skip
+    return (q, k, v, torch.tensor([[True, True, False]])), (A @ v, A)
+
+
+_g = torch.Generator().manual_seed(111)
+_qb, _kb = (torch.randn(2, 3, L, 4, generator=_g, dtype=torch.float64) for L in (4, 6))
+_vb = torch.randn(2, 3, 6, 2, generator=_g, dtype=torch.float64)
+_batch = torch.tensor([[True] * 6, [True] * 4 + [False] * 2])  # Message A, Message B
+_square = torch.tensor([[True] * 5, [True, True, True, False, False]])
+_qs, _ks, _vs = (torch.randn(2, 2, 5, 3, generator=_g, dtype=torch.float64) for _ in range(3))
+_empty = torch.tensor([[True, False, True], [False, False, False]])
+_qe = torch.randn(2, 1, 2, 4, generator=_g, dtype=torch.float64)
+_ke, _ve = (torch.randn(2, 1, 3, 4, generator=_g, dtype=torch.float64) for _ in range(2))
+_big = torch.randn(1, 2, 3, 4, generator=_g, dtype=torch.float64) * 30.0  # scores ~ 1e3
+_vbig = torch.randn(1, 2, 3, 2, generator=_g, dtype=torch.float64)
+_one = torch.randn(1, 1, 1, 3, generator=_g)
+_qx, _kx, _vx = (torch.randn(2, 1, 3, 4, generator=_g, dtype=torch.float64) for _ in range(3))
+_worked_args, _worked_out = _worked_cross()
+CROSS_CASES = (
+    _cross_case("worked", "cross_attention(q, k, v, enc_allowed) on the worked example (2 reply "
+                "positions, 3 source tokens, the third one padding with value (5, 5))",
+                *_worked_args, expect=_worked_out),
+    _cross_case("batch", "cross_attention on a batch of 2 emails (Message B padded by 2), 3 heads, "
+                "L_t = 4, L_s = 6, d_k = 4, d_v = 2, float64", _qb, _kb, _vb, _batch,
+                then=_padding_unread),
+    _cross_case("square", "cross_attention with L_t = L_s = 5 (Message B padded by 2)",
+                _qs, _ks, _vs, _square),
+    _cross_case("empty", "cross_attention where email 1 has no real token at all",
+                _qe, _ke, _ve, _empty, then=_empty_email_is_zero),
+    _cross_case("large", "cross_attention with large scores (q, k ~ 30 per feature)", _big,
+                _big.flip(-2), _vbig, torch.tensor([[True, True, False]]),
+                hint=HINT_CROSS_OVERFLOW),
+    _cross_case("one token", "cross_attention with one reply position and one source token, "
+                "float32", _one, _one, _one, torch.tensor([[True]])),
+    Case("mask too wide", "cross_attention with enc_allowed of shape (2, 4) for 3 source tokens",
+         (_qx, _kx, _vx, torch.ones(2, 4, dtype=torch.bool)), raises=ValueError,
+         mentions=("enc_allowed", "(2, 4)")),
+    Case("float mask", "cross_attention with enc_allowed of dtype float",
+         (_qx, _kx, _vx, torch.ones(2, 3)), raises=ValueError, mentions=("enc_allowed",)),
+)  # fmt: skip
+# the functions of notebook 11 checked as tables
+CASES = {_CROSS: CROSS_CASES}
+
+
+def _cross_trial(rng: np.random.Generator, seed: int) -> Case:
+    """Random sizes, float32 or float64 by the seed's parity, random source lengths (an
+    email with no real token in every third trial); the value is the reference's."""
+    dtype = np.float64 if seed % 2 else np.float32
+    B, h, L_t, L_s, d_k, d_v = sizes(rng, 6)
+
+    def normal(*shape: int) -> torch.Tensor:
+        return torch.from_numpy(rng.standard_normal(shape).astype(dtype))
+
+    q, k, v = normal(B, h, L_t, d_k), normal(B, h, L_s, d_k), normal(B, h, L_s, d_v)
+    lengths = rng.integers(0 if seed % 3 == 0 else 1, L_s + 1, size=B)
+    real = torch.from_numpy(np.arange(L_s)[None, :] < lengths[:, None])  # (B, L_s)
+    call = (
+        f"cross_attention on random q {tuple(q.shape)}, k {tuple(k.shape)}, v "
+        f"{tuple(v.shape)}, source lengths {lengths.tolist()}, {q.dtype} (seed {seed})"
+    )
+    return _cross_case("trial", call, q, k, v, real)
+
+
 def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> None:
-    run = CheckRun(cross_attention, none_ok=True)  # _expect_pair names the missing pair
+    """The reply's queries over the source's keys and values: the table `CROSS_CASES` (a
+    worked example, a padded batch whose padding must not be read, L_t = L_s, an email with
+    no real token, large scores, float32, two input checks), then random trials against the
+    reference."""
+    run = CheckRun(cross_attention, none_ok=True)  # `_a_pair` names the missing pair
     names = names_called(cross_attention)
     run.expect_true(
         "scaled_dot_product_attention" not in names and "multi_head_attention_forward" not in names,
         f"{run.name} calls PyTorch's own fused attention.",
         hint=HINT_CROSS_OWN,
     )
-    # The worked example: 2 reply positions, 3 source tokens, the last one padding.
-    q = torch.tensor([[[[1.0, 0.0], [0.0, 2.0]]]], dtype=torch.float64)  # (1, 1, 2, 2)
-    k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]], dtype=torch.float64)
-    v = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]]], dtype=torch.float64)
-    real = torch.tensor([[True, True, False]])
-    r0 = math.exp(1 / math.sqrt(2))  # row 0: scores (1, 0) / sqrt(2)
-    r1 = math.exp(2 / math.sqrt(2))  # row 1: scores (0, 2) / sqrt(2)
-    A_hand = torch.tensor(
-        [[[[r0 / (r0 + 1), 1 / (r0 + 1), 0.0], [1 / (1 + r1), r1 / (1 + r1), 0.0]]]],
-        dtype=torch.float64,
-    )
-    call = (
-        "cross_attention(q, k, v, enc_allowed) on the worked example (2 reply positions, "
-        "3 source tokens, the third one padding with value (5, 5))"
-    )
-    _check_cross_case(run, call, q, k, v, real, expected=(A_hand @ v, A_hand))
-
-    g = torch.Generator().manual_seed(111)
-    q, k = (torch.randn(2, 3, L, 4, generator=g, dtype=torch.float64) for L in (4, 6))
-    v = torch.randn(2, 3, 6, 2, generator=g, dtype=torch.float64)
-    batch = torch.tensor([[True] * 6, [True] * 4 + [False] * 2])  # Message A, Message B
-    call = (
-        "cross_attention on a batch of 2 emails (Message B padded by 2), 3 heads, "
-        "L_t = 4, L_s = 6, d_k = 4, d_v = 2, float64"
-    )
-    Y, _ = _check_cross_case(run, call, q, k, v, batch)
-    k2, v2 = k.clone(), v.clone()
-    k2[1, :, 4:], v2[1, :, 4:] = 100.0, -100.0  # Message B's padded keys and values changed
-    Y2, _ = _expect_pair(run, call, run.call(call, q, k2, v2, batch))
-    run.expect_close(
-        "cross_attention with Message B's padded keys and values replaced by +-100",
-        Y2,
-        Y,
-        rtol=1e-6,
-        atol=1e-6,
-        hint=HINT_PADDED_WEIGHT_ZERO,
-    )
-
-    square = torch.tensor([[True] * 5, [True, True, True, False, False]])
-    q, k, v = (torch.randn(2, 2, 5, 3, generator=g, dtype=torch.float64) for _ in range(3))
-    _check_cross_case(
-        run, "cross_attention with L_t = L_s = 5 (Message B padded by 2)", q, k, v, square
-    )
-    empty = torch.tensor([[True, False, True], [False, False, False]])
-    q = torch.randn(2, 1, 2, 4, generator=g, dtype=torch.float64)
-    k, v = (torch.randn(2, 1, 3, 4, generator=g, dtype=torch.float64) for _ in range(2))
-    Y, A = _check_cross_case(
-        run, "cross_attention where email 1 has no real token at all", q, k, v, empty
-    )
-    run.expect_close(
-        "the output of the email with no real token",
-        as_array(Y)[1],
-        np.zeros((1, 2, 4)),
-        atol=0.0,
-        hint=nb05.HINT_EMPTY_ROW,
-    )
-    big = torch.randn(1, 2, 3, 4, generator=g, dtype=torch.float64) * 30.0  # scores ~ 1e3
-    _check_cross_case(
-        run,
-        "cross_attention with large scores (q, k ~ 30 per feature)",
-        big,
-        big.flip(-2),
-        torch.randn(1, 2, 3, 2, generator=g, dtype=torch.float64),
-        torch.tensor([[True, True, False]]),
-        hint=HINT_CROSS_OVERFLOW,
-    )
-    one = torch.randn(1, 1, 1, 3, generator=g)
-    _check_cross_case(
-        run,
-        "cross_attention with one reply position and one source token, float32",
-        one,
-        one,
-        one,
-        torch.tensor([[True]]),
-    )
-
-    q, k, v = (torch.randn(2, 1, 3, 4, dtype=torch.float64) for _ in range(3))
-    run.expect_raises(
-        "cross_attention with enc_allowed of shape (2, 4) for 3 source tokens",
-        ValueError,
-        q,
-        k,
-        v,
-        torch.ones(2, 4, dtype=torch.bool),
-        mentions=("enc_allowed", "(2, 4)"),
-    )
-    run.expect_raises(
-        "cross_attention with enc_allowed of dtype float",
-        ValueError,
-        q,
-        k,
-        v,
-        torch.ones(2, 3),
-        mentions=("enc_allowed",),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            g = torch.Generator().manual_seed(1300 + seed)
-            dtype = torch.float64 if seed % 2 else torch.float32
-            B, h, L_t, L_s, d_k, d_v = (int(s) for s in torch.randint(1, 7, (6,), generator=g))
-            q = torch.randn(B, h, L_t, d_k, generator=g, dtype=dtype)
-            k = torch.randn(B, h, L_s, d_k, generator=g, dtype=dtype)
-            v = torch.randn(B, h, L_s, d_v, generator=g, dtype=dtype)
-            lengths = torch.randint(0 if seed % 3 == 0 else 1, L_s + 1, (B,), generator=g)
-            real = torch.arange(L_s)[None, :] < lengths[:, None]  # (B, L_s)
-            call = (
-                f"cross_attention on random q {tuple(q.shape)}, k {tuple(k.shape)}, v "
-                f"{tuple(v.shape)}, source lengths {lengths.tolist()}, {dtype} "
-                f"(seed {seed})"
-            )
-            _check_cross_case(run, call, q, k, v, real, expected=reference(q, k, v, real))
+    run.in_place_hint = HINT_CROSS_IN_PLACE
+    run_cases(run, _CROSS, CROSS_CASES, KNOWN)
+    run_trials(run, _CROSS, reference, trials, _cross_trial, KNOWN)
     run.done()
 
 

@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, UP034
 import math
 import torch
 from torch import nn
@@ -205,3 +205,406 @@ def beam_search(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         return torch.tensor(ids), score
     best_row = int(scores.argmax())
     return live[best_row].clone(), float(scores[best_row])
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# cross_attention: no 1/sqrt(d_k)
+def _slip_cross_attention_0(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = (q @ k.transpose(-2, -1)).masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: scaled by sqrt(L_s)
+def _slip_cross_attention_1(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: scaled by sqrt(d_v)
+def _slip_cross_attention_2(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(v.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: padding not masked
+def _slip_cross_attention_3(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    A = torch.softmax(scores, dim=-1)
+    return (A @ v, A)
+
+# cross_attention: mask inverted
+def _slip_cross_attention_4(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: mask applied after the softmax
+def _slip_cross_attention_5(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    A = torch.softmax(scores, dim=-1) * enc_allowed[:, None, None, :]
+    return (A @ v, A)
+
+# cross_attention: mask multiplied into the scores
+def _slip_cross_attention_6(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    A = torch.softmax(scores * enc_allowed[:, None, None, :], dim=-1)
+    return (A @ v, A)
+
+# cross_attention: a causal mask added
+def _slip_cross_attention_7(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    L_t, L_s = scores.shape[-2:]
+    allowed = enc_allowed[:, None, None, :] & torch.ones(L_t, L_s, dtype=torch.bool).tril()
+    A = torch.nan_to_num(torch.softmax(scores.masked_fill(~allowed, float('-inf')), -1))
+    return (A @ v, A)
+
+# cross_attention: softmax over the reply positions
+def _slip_cross_attention_8(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: -1e9 instead of -inf
+def _slip_cross_attention_9(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], -1000000000.0)
+    A = torch.softmax(scores, dim=-1)
+    return (A @ v, A)
+
+# cross_attention: NaN for an email with no real token
+def _slip_cross_attention_10(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.softmax(scores, dim=-1)
+    return (A @ v, A)
+
+# cross_attention: mask not reshaped to the scores' axes
+def _slip_cross_attention_11(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    A = torch.nan_to_num(torch.softmax(scores.masked_fill(~enc_allowed, float('-inf')), dim=-1), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: mask lined up with the queries
+def _slip_cross_attention_12(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, :, None], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: only the output returned
+def _slip_cross_attention_13(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
+
+# cross_attention: no return: Y and A computed and dropped
+def _slip_cross_attention_14(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    Y = A @ v
+
+# cross_attention: weights returned first
+def _slip_cross_attention_15(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return (A, A @ v)
+
+# cross_attention: PyTorch's fused attention
+def _slip_cross_attention_16(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    keys = enc_allowed[:, None, None, :]
+    Y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keys)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    A = torch.softmax(scores.masked_fill(~keys, float('-inf')), dim=-1)
+    return (torch.nan_to_num(Y), torch.nan_to_num(A))
+
+# cross_attention: weights averaged over the heads
+def _slip_cross_attention_17(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return (A @ v, A.mean(dim=1))
+
+# cross_attention: heads merged in Y
+def _slip_cross_attention_18(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return ((A @ v).transpose(1, 2).flatten(2), A)
+
+# cross_attention: queries scaled in place
+def _slip_cross_attention_19(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    q /= math.sqrt(q.shape[-1])
+    scores = q @ k.transpose(-2, -1)
+    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: softmax by hand without subtracting the maximum
+def _slip_cross_attention_20(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    e = torch.exp(scores) * enc_allowed[:, None, None, :]
+    A = torch.nan_to_num(e / e.sum(dim=-1, keepdim=True), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: padding masked by adding -100 to the scores
+def _slip_cross_attention_21(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores - 100.0 * ~enc_allowed[:, None, None, :]
+    A = torch.softmax(scores, dim=-1)
+    return (A @ v, A)
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'cross_attention': [
+        ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', _slip_cross_attention_0),
+        ('scaled by sqrt(L_s)', 'HINT_SCALED_BY_LENGTH', _slip_cross_attention_1),
+        ('scaled by sqrt(d_v)', 'HINT_SCALED_BY_D_V', _slip_cross_attention_2),
+        ('padding not masked', 'HINT_PADDING_IGNORED', _slip_cross_attention_3),
+        ('mask inverted', 'HINT_ENC_ALLOWED_INVERTED', _slip_cross_attention_4),
+        ('mask applied after the softmax', 'HINT_PADDING_AFTER_SOFTMAX', _slip_cross_attention_5),
+        ('mask multiplied into the scores', 'HINT_PADDING_ZERO_FILL', _slip_cross_attention_6),
+        ('a causal mask added', 'HINT_CROSS_NOT_CAUSAL', _slip_cross_attention_7),
+        ('softmax over the reply positions', 'HINT_CROSS_SOFTMAX_AXIS', _slip_cross_attention_8),
+        ('-1e9 instead of -inf', 'HINT_CROSS_FINITE_FILL', _slip_cross_attention_9),
+        ('NaN for an email with no real token', 'HINT_NAN', _slip_cross_attention_10),
+        ("mask not reshaped to the scores' axes", 'HINT_KEY_AXIS', _slip_cross_attention_11),
+        ('mask lined up with the queries', 'HINT_KEY_AXIS', _slip_cross_attention_12),
+        ('only the output returned', 'HINT_RETURN_Y_A', _slip_cross_attention_13),
+        ('no return: Y and A computed and dropped', 'HINT_NO_RETURN_Y_A', _slip_cross_attention_14),
+        ('weights returned first', 'HINT_Y_FIRST', _slip_cross_attention_15),
+        ("PyTorch's fused attention", 'HINT_CROSS_OWN', _slip_cross_attention_16),
+        ('weights averaged over the heads', 'HINT_A_SHAPE', _slip_cross_attention_17),
+        ('heads merged in Y', 'HINT_Y_SHAPE', _slip_cross_attention_18),
+        ('queries scaled in place', 'HINT_CROSS_IN_PLACE', _slip_cross_attention_19),
+        ('softmax by hand without subtracting the maximum', 'HINT_CROSS_OVERFLOW', _slip_cross_attention_20),
+        ('padding masked by adding -100 to the scores', 'HINT_PADDED_WEIGHT_ZERO', _slip_cross_attention_21),
+    ],
+}
