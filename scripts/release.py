@@ -410,6 +410,11 @@ def slip_source(notebook: str, data: dict) -> str:
         "on the first case that tells it apart from the reference, None for a part it gets\n"
         'right. A check names the slip whose output a learner\'s matches.\n"""\n',
         "# ruff: noqa: E501\n",
+        *(
+            ["from math import inf, nan  # noqa: F401 (outputs that hold them)\n"]
+            if _non_finite(data)
+            else []
+        ),
         "# function: {case id: [(mistake, detector, its output)]}",
         "SLIPS = {",
     ]
@@ -423,6 +428,23 @@ def slip_source(notebook: str, data: dict) -> str:
         lines.append("    },")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _non_finite(value) -> bool:
+    """Whether a stored output (or a table of them) holds NaN or an infinity."""
+    from attnbook.checks._core import as_array
+
+    if isinstance(value, dict):
+        return any(_non_finite(v) for v in value.values())
+    if isinstance(value, tuple | list) and not hasattr(value, "shape"):
+        if value and isinstance(value[0], str):  # (mistake, detector, output)
+            return _non_finite(value[-1])
+        if any(v is None or hasattr(v, "shape") or isinstance(v, tuple | list) for v in value):
+            return any(_non_finite(v) for v in value if v is not None)
+    if value is None or isinstance(value, str):
+        return False
+    array = as_array(value)
+    return array.dtype.kind in "fc" and not bool(np.all(np.isfinite(array)))
 
 
 def _same_slips(stored: dict, fresh: dict, notebook: str) -> bool:
@@ -459,8 +481,12 @@ def _same_output(a, b, case, tol_of) -> bool:
     from attnbook.checks._core import _allclose, as_array
 
     x, y = as_array(a).astype(np.float64), as_array(b).astype(np.float64)
-    tol = tol_of(case, y)
-    return _allclose(x, y, tol.rtol, tol.atol)
+    tol = tol_of(case, np.where(np.isnan(y), 0.0, y))
+    if x.shape != y.shape or not np.array_equal(np.isnan(x), np.isnan(y)):
+        return False
+    return _allclose(
+        np.where(np.isnan(x), 0.0, x), np.where(np.isnan(y), 0.0, y), tol.rtol, tol.atol
+    )
 
 
 def write_slips(check: bool, references: dict[str, str]) -> list[str]:

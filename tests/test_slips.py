@@ -106,3 +106,29 @@ def test_a_hidden_trial_names_the_slip_through_the_private_mistakes(secret, monk
     with pytest.raises(CheckFailure) as plain:  # a reference without its mistakes names none
         check_score_matrix(score_matrix, reference=lambda Q, K: reference.score_matrix(Q, K))
     assert "known mistake" not in str(plain.value)
+
+
+def test_a_slip_whose_output_holds_nan_is_stored_and_named():
+    """A wrong program that returns NaN (0 / 0 on a row with nothing kept, say) is written
+    into the generated data as NaN, read back, and named when a learner's output has NaN in
+    the same places; an output with NaN elsewhere gets only the finiteness message."""
+    from attnbook.checks._cases import Case, run_case
+    from attnbook.checks._core import CheckRun, Mistake
+
+    slip = np.array([[0.5, 0.5], [np.nan, np.nan]])
+    source = release.slip_source("01_attention_scores", {"f": {"c": [("0 / 0", "HINT_X", slip)]}})
+    namespace: dict = {}
+    exec(compile(source, "<slips>", "exec"), namespace)
+    ((name, hint, stored),) = namespace["SLIPS"]["f"]["c"]
+    assert np.array_equal(np.isnan(np.asarray(stored)), np.isnan(slip))
+
+    case = Case("c", "f(x)", (np.ones(2),), expect=np.array([[0.5, 0.5], [0.0, 0.0]]))
+    slips = [Mistake(name, stored, "give an empty row zeros")]
+    with pytest.raises(CheckFailure) as named:
+        run_case(CheckRun(lambda x: slip.copy()), case, slips)
+    assert "known mistake: 0 / 0" in str(named.value)
+    assert "give an empty row zeros" in str(named.value)
+    other = np.array([[np.nan, 0.5], [0.0, 0.0]])
+    with pytest.raises(CheckFailure) as plain:
+        run_case(CheckRun(lambda x: other.copy()), case, slips)
+    assert "known mistake" not in str(plain.value) and "non-finite" in str(plain.value)

@@ -247,6 +247,8 @@ def _run_single(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mista
     if case.shape is not None or expected is not None:
         run.expect_shape(case.call, seen, shape, hint=_shape_hint(case, seen, shape))
     if case.finite:
+        if expected is not None:
+            _name_non_finite(run, case, seen, expected, slips)
         run.expect_finite(case.call, seen, hint=_finite_hint(case, seen))
     if case.probe is not None:
         case.probe(run, case, seen, expected, slips)
@@ -261,6 +263,34 @@ def _run_single(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mista
     if case.then is not None:
         case.then(run, case, seen)
     return seen
+
+
+def _without_nan(value) -> np.ndarray:
+    array = as_array(value).astype(np.float64)
+    return np.where(np.isnan(array), -1.0, array)
+
+
+def _name_non_finite(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mistake]) -> None:
+    """An output with NaN or an infinity that a known slip gives too (NaN where it has NaN):
+    named before the finiteness check says only that it is not finite."""
+    try:
+        array = as_array(seen)
+    except Exception:  # not array-like: the shape check says so
+        return
+    if array.dtype.kind not in "fc" or np.all(np.isfinite(array)):
+        return
+    tol = case_tolerance(case, expected)
+    for slip in slips:
+        try:
+            same = _allclose(_without_nan(array), _without_nan(slip.output), tol.rtol, tol.atol)
+        except Exception:  # an output of another kind: not this slip
+            continue
+        if same:
+            run.fail(
+                f"{case.call} returned non-finite values.\nThis looks like a known mistake: "
+                f"{slip.name}.",
+                hint=slip.hint,
+            )
 
 
 # -- running a case ----------------------------------------------------------------------------

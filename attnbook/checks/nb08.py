@@ -14,6 +14,7 @@ import math
 import numpy as np
 import torch
 
+from attnbook.checks._cases import Case, Slips, run_cases, run_trials
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe, hidden_range
 from attnbook.checks._lm import batch_stats, bias_model
 from attnbook.lm.generation import filtered_distribution, generate_tokens
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 TOL: CloseKwargs = {"rtol": 1e-4, "atol": 1e-5}  # float32 models
+KNOWN = Slips("nb08")
 
 
 HINT_CRASH_LOG_PROB = (
@@ -298,14 +300,6 @@ HINT_TEMPERATURE = (
 )
 
 
-def _top_p_keep(probs: torch.Tensor, top_p, strict: bool) -> torch.Tensor:
-    """A token mask: correct (strict=False keeps the crossing token) or dropping it."""
-    sorted_probs, order = probs.sort(dim=-1, descending=True)
-    cum = sorted_probs.cumsum(-1)
-    keep_sorted = cum <= top_p if strict else (cum - sorted_probs) < top_p
-    return torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
-
-
 HINT_MULTIPLIED_BY_TEMPERATURE = "divide the logits by the temperature"
 HINT_TOP_P_FIRST = (
     "apply top-k first, renormalise, then choose the top-p set from those "
@@ -329,173 +323,7 @@ HINT_TOP_K_OFF_BY_ONE = (
 HINT_TOP_K_SMALLEST = "keep the k largest logits (torch.topk returns the largest)"
 
 
-def _probs_mistakes(logits, temperature, top_k, top_p) -> list[Mistake]:
-    def filtered(lg, t=temperature, k=top_k, p=top_p):
-        return filtered_distribution(lg, t, k, p)
-
-    out = []
-    if temperature > 0:
-        out.append(
-            Mistake(
-                "temperature applied to the probabilities instead of the logits (softmax of p / T)",
-                filtered(torch.softmax(logits, -1)),
-                HINT_TEMPERATURE,
-            )
-        )
-    if temperature not in (0, 1):
-        out += [
-            Mistake(
-                "temperature applied to the probabilities instead of the logits",
-                filtered(logits, 1.0),
-                HINT_TEMPERATURE,
-            ),
-            Mistake(
-                "logits multiplied by the temperature instead of divided",
-                filtered(logits, 1.0 / temperature),
-                HINT_MULTIPLIED_BY_TEMPERATURE,
-            ),
-        ]
-    if temperature > 0:
-        z = logits / temperature
-        if top_p is not None and top_p < 1:
-            probs = filtered(logits, temperature, top_k, None)
-            if top_k:  # top-p on the full distribution, then top-k on what it kept
-                keep = _top_p_keep(filtered(logits, temperature, None, None), top_p, strict=False)
-                swapped = filtered(z.masked_fill(~keep, -math.inf), 1.0, top_k, None)
-                out.append(Mistake("top-p applied before top-k", swapped, HINT_TOP_P_FIRST))
-            flipped = torch.softmax(z, -1) if not top_k else probs
-            ordered, order = flipped.sort(dim=-1)  # ascending: least likely first
-            before = ordered.cumsum(-1) - ordered
-            kept = torch.zeros_like(ordered).scatter(-1, order, ordered * (before < top_p))
-            out.append(
-                Mistake(
-                    "top-p set taken from the LEAST likely tokens (sorted ascending)",
-                    kept / kept.sum(-1, keepdim=True),
-                    HINT_TOP_P_ASCENDING,
-                )
-            )
-            # top-p chosen on the distribution before the temperature (listed first: at
-            # temperature 2 it can coincide with dropping the crossing token)
-            keep = _top_p_keep(filtered(logits, 1.0, top_k, None), top_p, strict=False)
-            late = torch.softmax(z.masked_fill(~keep, -math.inf), -1)
-            out.append(
-                Mistake(
-                    "top-p set chosen before applying the temperature", late, HINT_TEMPERATURE_LAST
-                )
-            )
-            keep = _top_p_keep(probs, top_p, strict=True)
-            dropped = probs * keep
-            out.append(
-                Mistake(
-                    "top-p drops the token that crosses p",
-                    dropped / dropped.sum(-1, keepdim=True),
-                    HINT_CROSSING,
-                )
-            )
-            keep = _top_p_keep(probs, top_p, strict=False)
-            out.append(Mistake("filtered but not renormalised", probs * keep, HINT_RENORMALISE))
-            unsorted_cum = probs.cumsum(-1) - probs
-            kept = probs * (unsorted_cum < top_p)
-            out.append(
-                Mistake(
-                    "top-p cumulative sum taken in vocabulary order, not sorted",
-                    kept / kept.sum(-1, keepdim=True),
-                    HINT_TOP_P_UNSORTED,
-                )
-            )
-            sorted_result = filtered(logits).sort(dim=-1, descending=True).values
-            out.append(
-                Mistake(
-                    "probabilities returned in sorted order, not vocabulary order",
-                    sorted_result,
-                    HINT_SORTED_ORDER,
-                )
-            )
-        if top_k:
-            k = min(top_k, logits.shape[-1])
-            kth = z.topk(k, dim=-1).values[..., -1:]
-            small = z.masked_fill(z < kth, 0.0)
-            out.append(
-                Mistake(
-                    "removed logits set to 0 instead of -inf",
-                    filtered(small * temperature, temperature, None, top_p),
-                    HINT_REMOVED_ZERO_LOGIT,
-                )
-            )
-            probs = torch.softmax(z, -1)
-            out.append(
-                Mistake(
-                    "softmax before top-k, removed tokens zeroed, not renormalised",
-                    probs.masked_fill(z < kth, 0.0),
-                    HINT_RENORMALISE,
-                )
-            )
-            if k < logits.shape[-1]:
-                kth_next = z.topk(k + 1, dim=-1).values[..., -1:]
-                out.append(
-                    Mistake(
-                        "top-k keeps k + 1 tokens (off by one at the k-th logit)",
-                        filtered(z.masked_fill(z < kth_next, -math.inf), 1.0, None, top_p),
-                        HINT_TOP_K_OFF_BY_ONE,
-                    )
-                )
-            kth_small = (-z).topk(k, dim=-1).values[..., -1:]
-            out.append(
-                Mistake(
-                    "top-k kept the k SMALLEST logits",
-                    torch.softmax(z.masked_fill(-z < kth_small, -math.inf), -1),
-                    HINT_TOP_K_SMALLEST,
-                )
-            )
-    return out
-
-
 HINT_PROBS_SHAPE = "one probability per token: the shape of logits"
-
-
-def _expect_distribution(
-    run: CheckRun, call: str, seen, expected, mistakes=(), shape=None, hint=None
-):
-    shape = tuple(expected.shape) if shape is None else shape
-    seen_arr = as_array(seen)
-    if seen_arr.shape == shape and not np.all(np.isfinite(seen_arr)):
-        mistake = run.match_mistake(
-            np.nan_to_num(seen_arr, nan=-1.0),
-            [
-                Mistake(m.name, np.nan_to_num(as_array(m.output), nan=-1.0), m.hint)
-                for m in mistakes
-            ],
-        )
-        if mistake is not None:
-            run.fail(
-                f"{call} returned non-finite probabilities.\nThis looks like a known "
-                f"mistake: {mistake.name}.",
-                hint=mistake.hint,
-            )
-    run.expect_shape(call, seen_arr, shape, hint=HINT_PROBS_SHAPE)
-    run.expect_finite(call, seen_arr, hint=hint)
-    run.expect_close(
-        call, seen_arr, expected, mistakes=mistakes, what="probabilities", **TOL, hint=hint
-    )
-    run.expect_true(
-        bool(np.allclose(seen_arr.sum(-1), 1.0) and np.all(seen_arr >= 0)),
-        f"{call}: every distribution must be non-negative and sum to 1; sums {seen_arr.sum(-1)}",
-        hint=HINT_RENORMALISE,
-    )
-
-
-def _expect_one_of(run: CheckRun, call: str, seen, options, hint: str):
-    seen_arr = as_array(seen)
-    ok = any(
-        seen_arr.shape == as_array(o).shape and np.allclose(seen_arr, as_array(o), **TOL)
-        for o in options
-    )
-    run.expect_true(
-        ok,
-        f"{call} returned {describe(seen_arr)}\n  expected one of "
-        + "; ".join(describe(o) for o in options),
-        hint=hint,
-    )
 
 
 HINT_PROBS_IN_PLACE = "work on new tensors (z = ... builds one), not in place"
@@ -507,165 +335,121 @@ HINT_FILTER_ALONG_LAST_AXIS = "filter along the last axis (dim=-1), whatever the
 HINT_FILTER_ROWS = "filter along the last axis, each row on its own"
 
 
+_PROBS = "next_token_probs"
+_F64 = torch.float64
+_ARGMAX = torch.tensor([0, 1.0, 0, 0], dtype=_F64)
+_TWO = torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=_F64)
+_FLAT = WORKED_PROBS.sqrt() / WORKED_PROBS.sqrt().sum()  # temperature 2
+_FLAT_TOP3 = _FLAT.masked_fill(_FLAT == _FLAT.min(), 0.0) / _FLAT[_FLAT > _FLAT.min()].sum()
+
+
+def _sums_to_one(run: CheckRun, case: Case, seen) -> None:
+    seen = as_array(seen)
+    run.expect_true(
+        bool(np.allclose(seen.sum(-1), 1.0) and np.all(seen >= 0)),
+        f"{case.call}: every distribution must be non-negative and sum to 1; sums {seen.sum(-1)}",
+        hint=HINT_RENORMALISE,
+    )
+
+
+def _probs_case(
+    case_id: str, call: str, logits, temperature, top_k, top_p, expect=None, hint=None, probe=None
+) -> Case:
+    if expect is None and probe is None:
+        expect = filtered_distribution(logits, temperature, top_k, top_p)
+    return Case(case_id, call, (logits, temperature, top_k, top_p), expect=expect,
+                shape=tuple(logits.shape), shape_hint=HINT_PROBS_SHAPE, hint=hint,
+                finite=hint or True, scale_free=True, what="probabilities", probe=probe,
+                then=_sums_to_one)  # fmt: skip
+
+
+def _worked(temperature, top_k, top_p, expect, what: str) -> Case:
+    hint = (HINT_TEMPERATURE_ZERO if temperature == 0
+            else HINT_TOP_P_KEEPS_ONE if top_p is not None and top_p < 0.5 else None)  # fmt: skip
+    call = (f"next_token_probs(logits, temperature={temperature}, top_k={top_k}, top_p={top_p}) "
+            f"with probabilities (0.15, 0.5, 0.1, 0.25) [{what}]")  # fmt: skip
+    return _probs_case(f"T={temperature} k={top_k} p={top_p}", call, WORKED_LOGITS, temperature,
+                       top_k, top_p, expect=expect, hint=hint)  # fmt: skip
+
+
+def _one_of(*options):
+    """A probe: the output is one of `options` (ties may be broken either way)."""
+
+    def probe(run: CheckRun, case: Case, seen, expected, slips) -> None:
+        seen_arr = as_array(seen)
+        ok = any(seen_arr.shape == as_array(o).shape and np.allclose(seen_arr, as_array(o), **TOL)
+                 for o in options)  # fmt: skip
+        run.expect_true(ok, f"{case.call} returned {describe(seen_arr)}\n  expected one of "
+                        + "; ".join(describe(o) for o in options), hint=case.hint)  # fmt: skip
+
+    return probe
+
+
+_P = WORKED_PROBS
+_tie_k = torch.tensor([2.0, 1.0, 1.0, 0.0], dtype=_F64)
+_tie_k_options = [_tie_k.exp() * torch.tensor(m, dtype=_F64)
+                  for m in ([1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 1, 0])]  # fmt: skip
+_tie_max = torch.tensor([1.0, 3.0, 3.0, 0.0], dtype=_F64)
+_Z = WORKED_LOGITS
+_leading = torch.stack((torch.stack((_Z, _Z.flip(0))), torch.stack((_Z.roll(1), 2 * _Z))))
+_batch = torch.stack((_Z, _Z.flip(0), 1000.0 + _Z))  # (3, 4): large logits must not overflow
+PROBS_CASES = (
+    _worked(1.0, None, None, _P, "no filter: the softmax itself"),
+    _worked(0.5, None, None, _P**2 / (_P**2).sum(), "temperature 0.5 squares the probabilities"),
+    _worked(2.0, None, None, _FLAT, "temperature 2 takes square roots"),
+    _worked(1.0, 2, None, _TWO, "top-k = 2 keeps report and the 0.25 token"),
+    _worked(1.0, None, 0.6, _TWO, "top-p = 0.6: 0.5 is not enough, the 0.25 token crosses 0.6 "
+            "and is kept"),
+    _worked(1.0, None, 0.8, torch.tensor([0.15, 0.5, 0, 0.25], dtype=_F64) / 0.9,
+            "top-p = 0.8 needs three tokens (0.5 + 0.25 + 0.15 = 0.9)"),
+    _worked(1.0, None, 0.3, _ARGMAX, "top-p = 0.3 is reached by the first token alone"),
+    _worked(1.0, None, 1.0, _P, "top-p = 1 changes nothing"),
+    _worked(1.0, 3, 0.6, _TWO, "top-k = 3, then top-p = 0.6 on the renormalised three"),
+    _worked(1.0, 2, 0.6, _ARGMAX, "top-k = 2 renormalises to (2/3, 1/3): report alone reaches "
+            "top-p = 0.6"),
+    _worked(1.0, 10, None, _P, "top-k = 10, larger than the vocabulary of 4, keeps everything"),
+    _worked(1.0, 0, None, _P, "top-k = 0, like None, means no top-k filter"),
+    _worked(2.0, None, 0.7, _FLAT_TOP3, "temperature 2 first flattens, so top-p = 0.7 needs "
+            "three tokens"),
+    _worked(0.0, None, None, _ARGMAX, "temperature 0 is the argmax"),
+    _worked(1.0, 1, None, _ARGMAX, "top-k = 1 is the argmax"),
+    _probs_case("tie at k", "next_token_probs(tensor([2., 1., 1., 0.]), 1.0, top_k=2, top_p=None) "
+                "[a tie at k]", _tie_k, 1.0, 2, None, hint=HINT_TOP_K_TIES,
+                probe=_one_of(*(o / o.sum() for o in _tie_k_options))),
+    _probs_case("tie for the maximum", "next_token_probs(tensor([1., 3., 3., 0.]), "
+                "temperature=0.0) [a tie for the maximum]", _tie_max, 0.0, None, None,
+                hint=HINT_ONE_HOT,
+                probe=_one_of(torch.tensor([0, 1.0, 0, 0]), torch.tensor([0, 0, 1.0, 0]))),
+    _probs_case("leading axes", "next_token_probs(logits of shape (2, 2, 4), 1.0, top_k=3, "
+                "top_p=0.7) [two leading axes]", _leading, 1.0, 3, 0.7,
+                hint=HINT_FILTER_ALONG_LAST_AXIS),
+    _probs_case("batch", "next_token_probs(logits of shape (3, 4), 1.0, top_k=None, top_p=0.6) "
+                "[a batch]", _batch, 1.0, None, 0.6, hint=HINT_FILTER_ROWS),
+)  # fmt: skip
+# the functions of notebook 08 checked as tables
+CASES = {_PROBS: PROBS_CASES}
+
+
+def _probs_trial(rng: np.random.Generator, seed: int) -> Case:
+    """Random rows and vocabulary, a temperature, top-k and top-p from short lists by the
+    seed; the value is the reference's."""
+    B, V = int(rng.integers(1, 5)), int(rng.integers(2, 30))
+    logits = torch.from_numpy(3.0 * rng.standard_normal((B, V)).astype(np.float32))
+    temperature = [0.0, 0.3, 1.0, 1.7][seed % 4]
+    top_k = [None, 1, 5, V + 3][seed % 3 + (seed % 2)]
+    top_p = [None, 0.5, 0.9, 1.0][(seed // 2) % 4]
+    call = (f"next_token_probs on random logits of shape ({B}, {V}), temperature={temperature}, "
+            f"top_k={top_k}, top_p={top_p} (seed {seed})")  # fmt: skip
+    return _probs_case("trial", call, logits, temperature, top_k, top_p)
+
+
 def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -> None:
+    """Temperature, top-k and top-p on the worked distribution (0.15, 0.5, 0.1, 0.25), ties,
+    leading axes and a batch with large logits (the table `PROBS_CASES`), then random trials
+    against the reference."""
     run = CheckRun(next_token_probs, crash_hint=HINT_CRASH_PROBS, in_place_hint=HINT_PROBS_IN_PLACE)
-    P, Z = WORKED_PROBS, WORKED_LOGITS
-    cases = [
-        # (temperature, top_k, top_p, expected, what it shows)
-        (1.0, None, None, P, "no filter: the softmax itself"),
-        (0.5, None, None, P**2 / (P**2).sum(), "temperature 0.5 squares the probabilities"),
-        (2.0, None, None, P.sqrt() / P.sqrt().sum(), "temperature 2 takes square roots"),
-        (
-            1.0,
-            2,
-            None,
-            torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
-            "top-k = 2 keeps report and the 0.25 token",
-        ),
-        (
-            1.0,
-            None,
-            0.6,
-            torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
-            "top-p = 0.6: 0.5 is not enough, the 0.25 token crosses 0.6 and is kept",
-        ),
-        (
-            1.0,
-            None,
-            0.8,
-            torch.tensor([0.15, 0.5, 0, 0.25], dtype=torch.float64) / 0.9,
-            "top-p = 0.8 needs three tokens (0.5 + 0.25 + 0.15 = 0.9)",
-        ),
-        (
-            1.0,
-            None,
-            0.3,
-            torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
-            "top-p = 0.3 is reached by the first token alone",
-        ),
-        (1.0, None, 1.0, P, "top-p = 1 changes nothing"),
-        (
-            1.0,
-            3,
-            0.6,
-            torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=torch.float64),
-            "top-k = 3, then top-p = 0.6 on the renormalised three",
-        ),
-        (
-            1.0,
-            2,
-            0.6,
-            torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
-            "top-k = 2 renormalises to (2/3, 1/3): report alone reaches top-p = 0.6",
-        ),
-        (1.0, 10, None, P, "top-k = 10, larger than the vocabulary of 4, keeps everything"),
-        (1.0, 0, None, P, "top-k = 0, like None, means no top-k filter"),
-        (2.0, None, 0.7, None, "temperature 2 first flattens, so top-p = 0.7 needs three tokens"),
-        (
-            0.0,
-            None,
-            None,
-            torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
-            "temperature 0 is the argmax",
-        ),
-        (
-            1.0,
-            1,
-            None,
-            torch.tensor([0, 1.0, 0, 0], dtype=torch.float64),
-            "top-k = 1 is the argmax",
-        ),
-    ]
-    for temperature, top_k, top_p, expected, what in cases:
-        if expected is None:
-            flat = P.sqrt() / P.sqrt().sum()
-            expected = flat.masked_fill(flat == flat.min(), 0.0)
-            expected = expected / expected.sum()
-        call = (
-            f"next_token_probs(logits, temperature={temperature}, top_k={top_k}, "
-            f"top_p={top_p}) with probabilities (0.15, 0.5, 0.1, 0.25) [{what}]"
-        )
-        seen = run.call(call, Z, temperature, top_k, top_p)
-        hint = None
-        if temperature == 0:
-            hint = HINT_TEMPERATURE_ZERO
-        elif top_p is not None and top_p < 0.5:
-            hint = HINT_TOP_P_KEEPS_ONE
-        _expect_distribution(
-            run, call, seen, expected, _probs_mistakes(Z, temperature, top_k, top_p), hint=hint
-        )
-
-    # Ties: any of the tied tokens may be chosen, or all of them kept.
-    tie = torch.tensor([2.0, 1.0, 1.0, 0.0], dtype=torch.float64)
-    e = tie.exp()
-    options = [
-        e * torch.tensor(m, dtype=torch.float64) for m in ([1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 1, 0])
-    ]
-    call = "next_token_probs(tensor([2., 1., 1., 0.]), 1.0, top_k=2, top_p=None) [a tie at k]"
-    _expect_one_of(
-        run,
-        call,
-        run.call(call, tie, 1.0, 2, None),
-        [o / o.sum() for o in options],
-        hint=HINT_TOP_K_TIES,
-    )
-    tie = torch.tensor([1.0, 3.0, 3.0, 0.0], dtype=torch.float64)
-    call = "next_token_probs(tensor([1., 3., 3., 0.]), temperature=0.0) [a tie for the maximum]"
-    _expect_one_of(
-        run,
-        call,
-        run.call(call, tie, 0.0, None, None),
-        [torch.tensor([0, 1.0, 0, 0]), torch.tensor([0, 0, 1.0, 0])],
-        hint=HINT_ONE_HOT,
-    )
-
-    # Two leading axes: every row of every sequence filtered on its own.
-    logits = torch.stack((torch.stack((Z, Z.flip(0))), torch.stack((Z.roll(1), 2 * Z))))
-    call = "next_token_probs(logits of shape (2, 2, 4), 1.0, top_k=3, top_p=0.7) [two leading axes]"
-    _expect_distribution(
-        run,
-        call,
-        run.call(call, logits, 1.0, 3, 0.7),
-        filtered_distribution(logits, 1.0, 3, 0.7),
-        _probs_mistakes(logits, 1.0, 3, 0.7),
-        hint=HINT_FILTER_ALONG_LAST_AXIS,
-    )
-
-    # A batch: each row is filtered on its own; large logits must not overflow.
-    logits = torch.stack((Z, Z.flip(0), 1000.0 + Z))  # (3, 4)
-    call = "next_token_probs(logits of shape (3, 4), 1.0, top_k=None, top_p=0.6) [a batch]"
-    expected = filtered_distribution(logits, 1.0, None, 0.6)
-    _expect_distribution(
-        run,
-        call,
-        run.call(call, logits, 1.0, None, 0.6),
-        expected,
-        _probs_mistakes(logits, 1.0, None, 0.6),
-        hint=HINT_FILTER_ROWS,
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            gen = torch.Generator().manual_seed(900 + seed)
-            B, V = (
-                int(torch.randint(1, 5, (1,), generator=gen)),
-                int(torch.randint(2, 30, (1,), generator=gen)),
-            )
-            logits = 3.0 * torch.randn(B, V, generator=gen)
-            temperature = [0.0, 0.3, 1.0, 1.7][seed % 4]
-            top_k = [None, 1, 5, V + 3][seed % 3 + (seed % 2)]
-            top_p = [None, 0.5, 0.9, 1.0][(seed // 2) % 4]
-            call = (
-                f"next_token_probs on random logits of shape ({B}, {V}), temperature="
-                f"{temperature}, top_k={top_k}, top_p={top_p} (seed {seed})"
-            )
-            expected = reference(logits, temperature, top_k, top_p)
-            _expect_distribution(
-                run,
-                call,
-                run.call(call, logits, temperature, top_k, top_p),
-                expected,
-                _probs_mistakes(logits, temperature, top_k, top_p),
-            )
+    run_cases(run, _PROBS, PROBS_CASES, KNOWN)
+    run_trials(run, _PROBS, reference, trials, _probs_trial, KNOWN)
     run.done()
 
 

@@ -6,7 +6,7 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, UP034
 import math
 import torch
 from attnbook.shapes import require_min_ndim, require_ndim
@@ -191,3 +191,613 @@ def perplexity(model, batches):
         total_nll += float((nll * loss_mask.flatten()).sum())
         total_tokens += int(loss_mask.sum())
     return math.exp(total_nll / total_tokens)
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# next_token_probs: top-p drops the token that crosses p
+def _slip_next_token_probs_0(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        cum = torch.cumsum(sorted_probs, dim=-1)
+        sorted_probs = sorted_probs.masked_fill(cum > top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: temperature applied to the probabilities
+def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits.clone()
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1) / temperature
+    probs = probs / probs.sum(dim=-1, keepdim=True)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: temperature applied to the probabilities, softmax again
+def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    probs = torch.softmax(torch.softmax(logits, dim=-1) / temperature, dim=-1)
+    if top_k:
+        kth = torch.topk(probs, min(top_k, probs.shape[-1]), dim=-1).values[..., -1:]
+        probs = probs.masked_fill(probs < kth, 0.0)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: softmax before top-k, zeros not renormalised
+def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    probs = torch.softmax(logits / temperature, dim=-1)
+    if top_k:
+        kth = torch.topk(probs, min(top_k, probs.shape[-1]), dim=-1).values[..., -1:]
+        probs = probs.masked_fill(probs < kth, 0.0)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: removed logits filled with 0 instead of -inf
+def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, 0.0)
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top-p without renormalising
+def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    probs = torch.softmax(z, dim=-1)
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        probs = torch.softmax(z.masked_fill(z < kth, float('-inf')), dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+    return probs
+
+# next_token_probs: cumulative sum in vocabulary order
+def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        before = torch.cumsum(probs, dim=-1) - probs
+        probs = probs.masked_fill(before >= top_p, 0.0)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: returned in sorted order
+def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top-p set chosen before the temperature
+def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits.clone()
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    if top_p is not None and top_p < 1.0:
+        probs = torch.softmax(z, dim=-1)
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        drop = torch.zeros_like(probs, dtype=torch.bool).scatter(-1, order, before >= top_p)
+        z = z.masked_fill(drop, float('-inf'))
+    return torch.softmax(z / temperature, dim=-1)
+
+# next_token_probs: temperature 0 divides by zero
+def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top-k keeps the k smallest
+def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1, largest=False).values[..., -1:]
+        z = z.masked_fill(z > kth, float('-inf'))
+    return torch.softmax(z, dim=-1)
+
+# next_token_probs: logits multiplied by the temperature
+def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    return torch.softmax(logits * temperature, dim=-1)
+
+# next_token_probs: top-p applied before top-k
+def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        drop = torch.zeros_like(before, dtype=torch.bool).scatter(-1, order, before >= top_p)
+        z = z.masked_fill(drop, float('-inf'))
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    return torch.softmax(z, dim=-1)
+
+# next_token_probs: top-k keeps k + 1 (sorted values indexed at k)
+def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k and top_k < z.shape[-1]:
+        kth = torch.sort(z, dim=-1, descending=True).values[..., top_k:top_k + 1]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top_k larger than the vocabulary crashes torch.topk
+def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, top_k, dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top-p sorted ascending
+def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top-p along dim=1 (right for (B, V) only)
+def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        if probs.dim() == 1:
+            probs = probs[None]
+            squeeze = True
+        else:
+            squeeze = False
+        sorted_probs, order = torch.sort(probs, dim=1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+        if squeeze:
+            probs = probs[0]
+    return probs
+
+# next_token_probs: logits divided by the temperature in place (logits /= T)
+def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    logits /= temperature
+    z = logits
+    if top_k:
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top-k mask written in place (masked_fill_) on the logits
+def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    z = logits if temperature == 1 else logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+        z.masked_fill_(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: k-th value without keepdim (right for one row only)
+def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top-p renormalised by a sum without keepdim
+def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1)
+    return probs
+
+# next_token_probs: softmax over dim=0 (right for one row only)
+def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=0)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top_k = 0 taken as a filter (if top_k is not None)
+def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: temperature 0 returns the argmax id, not a one-hot row
+def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    z = logits / temperature
+    if top_k:
+        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'next_token_probs': [
+        ('top-p drops the token that crosses p', 'HINT_CROSSING', _slip_next_token_probs_0),
+        ('temperature applied to the probabilities', 'HINT_TEMPERATURE', _slip_next_token_probs_1),
+        ('temperature applied to the probabilities, softmax again', 'HINT_TEMPERATURE', _slip_next_token_probs_2),
+        ('softmax before top-k, zeros not renormalised', 'HINT_RENORMALISE', _slip_next_token_probs_3),
+        ('removed logits filled with 0 instead of -inf', 'HINT_REMOVED_ZERO_LOGIT', _slip_next_token_probs_4),
+        ('top-p without renormalising', 'HINT_RENORMALISE', _slip_next_token_probs_5),
+        ('cumulative sum in vocabulary order', 'HINT_TOP_P_UNSORTED', _slip_next_token_probs_6),
+        ('returned in sorted order', 'HINT_SORTED_ORDER', _slip_next_token_probs_7),
+        ('top-p set chosen before the temperature', 'HINT_TEMPERATURE_LAST', _slip_next_token_probs_8),
+        ('temperature 0 divides by zero', 'HINT_TEMPERATURE_ZERO', _slip_next_token_probs_9),
+        ('top-k keeps the k smallest', 'HINT_TOP_K_SMALLEST', _slip_next_token_probs_10),
+        ('logits multiplied by the temperature', 'HINT_MULTIPLIED_BY_TEMPERATURE', _slip_next_token_probs_11),
+        ('top-p applied before top-k', 'HINT_TOP_P_FIRST', _slip_next_token_probs_12),
+        ('top-k keeps k + 1 (sorted values indexed at k)', 'HINT_TOP_K_OFF_BY_ONE', _slip_next_token_probs_13),
+        ('top_k larger than the vocabulary crashes torch.topk', 'HINT_CRASH_PROBS', _slip_next_token_probs_14),
+        ('top-p sorted ascending', 'HINT_TOP_P_ASCENDING', _slip_next_token_probs_15),
+        ('top-p along dim=1 (right for (B, V) only)', 'HINT_FILTER_ALONG_LAST_AXIS', _slip_next_token_probs_16),
+        ('logits divided by the temperature in place (logits /= T)', 'HINT_PROBS_IN_PLACE', _slip_next_token_probs_17),
+        ('top-k mask written in place (masked_fill_) on the logits', 'HINT_PROBS_IN_PLACE', _slip_next_token_probs_18),
+        ('k-th value without keepdim (right for one row only)', 'HINT_CRASH_PROBS', _slip_next_token_probs_19),
+        ('top-p renormalised by a sum without keepdim', 'HINT_CRASH_PROBS', _slip_next_token_probs_20),
+        ('softmax over dim=0 (right for one row only)', 'HINT_FILTER_ALONG_LAST_AXIS', _slip_next_token_probs_21),
+        ('top_k = 0 taken as a filter (if top_k is not None)', 'HINT_CRASH_PROBS', _slip_next_token_probs_22),
+        ('temperature 0 returns the argmax id, not a one-hot row', 'HINT_PROBS_SHAPE', _slip_next_token_probs_23),
+    ],
+}

@@ -1,0 +1,64 @@
+"""The known slips of notebook 08_generation's visible checks: generated, do not edit.
+
+Made by scripts/release.py (`make release`): each mistake of the grader's catalogue
+of notebook 08, run on the visible cases of
+attnbook/checks/nb08.py; its output (a wrong program's, on visible inputs)
+on the first case that tells it apart from the reference, None for a part it gets
+right. A check names the slip whose output a learner's matches.
+"""
+
+# ruff: noqa: E501
+
+# function: {case id: [(mistake, detector, its output)]}
+SLIPS = {
+    'next_token_probs': {
+        'T=1.0 k=None p=0.6': [
+            ('top-p drops the token that crosses p', 'HINT_CROSSING', [0.0, 1.0, 0.0, 0.0]),
+            ('top-p without renormalising', 'HINT_RENORMALISE', [0.0, 0.5, 0.0, 0.25]),
+            ('cumulative sum in vocabulary order', 'HINT_TOP_P_UNSORTED', [0.23076923076923078, 0.7692307692307692, 0.0, 0.0]),
+            ('returned in sorted order', 'HINT_SORTED_ORDER', [0.6666666666666666, 0.3333333333333333, 0.0, 0.0]),
+            ('top-p sorted ascending', 'HINT_TOP_P_ASCENDING', [0.15000000000000002, 0.5, 0.10000000000000003, 0.25]),
+        ],
+        'T=0.5 k=None p=None': [
+            ('temperature applied to the probabilities', 'HINT_TEMPERATURE', [0.15000000000000002, 0.5, 0.10000000000000003, 0.25]),
+            ('logits multiplied by the temperature', 'HINT_MULTIPLIED_BY_TEMPERATURE', [0.2027068299227524, 0.37009034436351557, 0.16550943356262543, 0.26169339215110643]),
+        ],
+        'T=1.0 k=None p=None': [
+            ('temperature applied to the probabilities, softmax again', 'HINT_TEMPERATURE', [0.22344032497095181, 0.31707691421340933, 0.212543011732371, 0.24693974908326785]),
+        ],
+        'T=1.0 k=2 p=None': [
+            ('softmax before top-k, zeros not renormalised', 'HINT_RENORMALISE', [0.0, 0.5, 0.0, 0.25]),
+            ('removed logits filled with 0 instead of -inf', 'HINT_REMOVED_ZERO_LOGIT', [0.36363636363636365, 0.18181818181818182, 0.36363636363636365, 0.09090909090909091]),
+            ('top-k keeps the k smallest', 'HINT_TOP_K_SMALLEST', [0.6, 0.0, 0.4, 0.0]),
+            ('top-k keeps k + 1 (sorted values indexed at k)', 'HINT_TOP_K_OFF_BY_ONE', [0.16666666666666669, 0.5555555555555556, 0.0, 0.2777777777777778]),
+        ],
+        'T=2.0 k=None p=0.7': [
+            ('top-p set chosen before the temperature', 'HINT_TEMPERATURE_LAST', [0.0, 0.585786437626905, 0.0, 0.4142135623730951]),
+        ],
+        'T=1.0 k=2 p=0.6': [
+            ('top-p applied before top-k', 'HINT_TOP_P_FIRST', [0.0, 0.6666666666666666, 0.0, 0.3333333333333333]),
+        ],
+        'leading axes': [
+            ('top-p along dim=1 (right for (B, V) only)', 'HINT_FILTER_ALONG_LAST_AXIS', [
+                [
+                    [0.16666666666666669, 0.5555555555555556, 0.0, 0.2777777777777778],
+                    [0.2777777777777778, 0.0, 0.5555555555555556, 0.16666666666666669],
+                ],
+                [
+                    [0.3333333333333333, 0.0, 0.6666666666666666, 0.0],
+                    [0.06716417910447763, 0.746268656716418, 0.0, 0.1865671641791045],
+                ],
+            ]),
+            ('softmax over dim=0 (right for one row only)', 'HINT_FILTER_ALONG_LAST_AXIS', [
+                [
+                    [0.0, 0.0, 0.0, 1.0],
+                    [0.0, 0.0, 1.0, 0.0],
+                ],
+                [
+                    [0.0, 0.0, 1.0, 0.0],
+                    [0.0, 1.0, 0.0, 0.0],
+                ],
+            ]),
+        ],
+    },
+}
