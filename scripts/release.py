@@ -258,8 +258,22 @@ def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]
     return text, table
 
 
+def _as_number(value):
+    """A scalar case's output as a float, or as it is when it is not one number."""
+    from attnbook.checks._core import as_array
+
+    try:
+        array = as_array(value)
+    except Exception:
+        return value
+    if array.size != 1 or array.dtype.kind not in "biufc":
+        return value
+    return float(array.reshape(-1)[0].real)
+
+
 def _comparable(seen, reference) -> bool:
-    """Same structure and shapes, every number finite: a value a check compares."""
+    """Same structure and shapes: a value a check compares (NaN and infinities included: the
+    checks name a slip whose output holds them)."""
     if isinstance(reference, tuple | list):
         return (
             isinstance(seen, tuple | list)
@@ -272,7 +286,7 @@ def _comparable(seen, reference) -> bool:
         a, b = as_array(seen), as_array(reference)
     except Exception:
         return False
-    return a.dtype.kind in "fiub" and a.shape == b.shape and bool(np.isfinite(a).all())
+    return a.dtype.kind in "fiub" and a.shape == b.shape
 
 
 def _differs(seen, reference, tol) -> bool:
@@ -324,6 +338,8 @@ def _told_apart(mutant, reference, case):
         return (None, None) if type(error) is type(ref_error) else ("other", None)
     if case.before is not None and _fails_before(mutant, case, seen):
         return "other", None  # e.g. a numpy array where the case wants a tensor
+    if case.scalar:  # one number, whatever holds it (a float, a 0-d or 1-element tensor)
+        seen, ref = _as_number(seen), _as_number(ref)
     if not _comparable(seen, ref):
         shown = case.compares_values or case.shape is not None
         return ("other", None) if shown else (None, None)
@@ -489,6 +505,20 @@ def _same_output(a, b, case, tol_of) -> bool:
     )
 
 
+class _NonFinite(ast.NodeTransformer):
+    """The names `nan` and `inf` of the generated data as the floats they stand for."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802 (the visitor's name)
+        if node.id in ("nan", "inf"):
+            return ast.copy_location(ast.Constant(float(node.id)), node)
+        return node
+
+
+def _literal_value(node: ast.expr):
+    """A stored SLIPS table: Python literals, NaN and infinities written as nan and inf."""
+    return ast.literal_eval(_NonFinite().visit(node))
+
+
 def write_slips(check: bool, references: dict[str, str]) -> list[str]:
     """Regenerate attnbook/checks/slips/ from the references' mistakes; the files that were
     (or, with check, would be) changed, added or removed."""
@@ -508,7 +538,7 @@ def write_slips(check: bool, references: dict[str, str]) -> list[str]:
             try:
                 tree = ast.parse(path.read_text())
                 stored = next(
-                    ast.literal_eval(node.value)
+                    _literal_value(node.value)
                     for node in tree.body
                     if isinstance(node, ast.Assign)
                     and [getattr(t, "id", None) for t in node.targets] == ["SLIPS"]

@@ -131,6 +131,9 @@ class Case:
     view: tuple[str, Callable] | None = None
     # what a table cannot say once the values are right: then(run, case, seen)
     then: Callable | None = None
+    # the output is one number: a float, a 0-d or one-element array or tensor (`shape_hint`
+    # says so otherwise), compared as a float
+    scalar: bool = False
 
     @property
     def compares_values(self) -> bool:
@@ -302,6 +305,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     seen = run.call(case.call, *case.args, crash_hints=case.crash_hints)
     if case.before is not None:
         case.before(run, case, seen)
+    if case.scalar:
+        seen = _one_number(run, case, seen)
     expected = case.expected()
     if case.returns is None:
         return _run_single(run, case, seen, expected, slips)
@@ -358,6 +363,22 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     if case.then is not None:
         case.then(run, case, seen)
     return seen
+
+
+def _one_number(run: CheckRun, case: Case, seen) -> float:
+    """A scalar case's output as a float; one that holds more or fewer numbers fails."""
+    try:
+        array = as_array(seen)
+    except Exception:  # not array-like
+        array = np.asarray(None)
+    if array.size != 1 or array.dtype.kind not in "biufc":
+        run.fail(
+            f"{case.call} returned {type(seen).__name__} of shape {array.shape}; expected one "
+            "number.",
+            hint=_shape_hint(case, seen, ()) if case.shape_hint else None,
+        )
+    run.passed += 1
+    return float(array.reshape(-1)[0].real)
 
 
 def _finite_hint(case: Case, seen=None) -> str | None:

@@ -569,7 +569,8 @@ def private_copies(args: tuple, kwargs: dict) -> tuple[list, dict]:
 
 
 def same_value(a, b) -> bool:
-    """Plain data equal in type, shape, dtype and values (NaN equals NaN)."""
+    """Plain data equal in type, shape, dtype and values (NaN equals NaN); modules equal in
+    their weights and buffers."""
     if hasattr(a, "detach") and hasattr(b, "detach"):
         a, b = a.detach(), b.detach()
         if a.shape != b.shape or a.dtype != b.dtype:
@@ -587,6 +588,8 @@ def same_value(a, b) -> bool:
         )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if callable(getattr(a, "state_dict", None)) and callable(getattr(b, "state_dict", None)):
+        return same_value(dict(a.state_dict()), dict(b.state_dict()))  # modules: their weights
     try:
         return bool(a == b) or (a != a and b != b)
     except Exception:  # objects that do not compare: not plain data

@@ -110,17 +110,6 @@ def _ids(values) -> torch.Tensor:
 HINT_LOG_PROB_SCALAR = "return a scalar: a 0-d tensor (tensor.sum()) or a Python float"
 
 
-def _expect_scalar(run: CheckRun, call: str, value) -> float:
-    arr = as_array(value)
-    if arr.shape not in ((), (1,)):
-        run.fail(
-            f"{call} returned an array of shape {arr.shape}; expected one number.",
-            hint=HINT_LOG_PROB_SCALAR,
-        )
-    run.passed += 1
-    return float(arr.reshape(-1)[0])
-
-
 # ---------------------------------------------------------------------------------------
 # sequence_log_prob
 # ---------------------------------------------------------------------------------------
@@ -153,50 +142,6 @@ HINT_PROMPT_SCORED = "score only the continuation tokens; the prompt is given, n
 HINT_RAW_LOGITS = "turn logits into log-probabilities with torch.log_softmax over the vocabulary"
 
 
-def _log_prob_mistakes(model, prompt, continuation) -> list[Mistake]:
-    ids = _ids([list(prompt) + list(continuation)])  # (1, L)
-    with torch.no_grad():
-        logits = model(ids)[0].double()  # (L, V)
-    log_probs = torch.log_softmax(logits, -1)
-    L_p, L_c = len(prompt), len(continuation)
-    targets = ids[0]
-    right = float(log_probs[L_p - 1 : -1].gather(1, targets[L_p:, None]).sum())
-    at_target = float(log_probs[L_p:].gather(1, targets[L_p:, None]).sum())
-    whole = float(log_probs[:-1].gather(1, targets[1:, None]).sum())
-    raw = float(logits[L_p - 1 : -1].gather(1, targets[L_p:, None]).sum())
-    over_positions = [
-        float(torch.log_softmax(rows, 0)[L_p - 1 :].gather(1, targets[L_p:, None]).sum())
-        for rows in (logits[:-1], logits)
-    ]
-    return [
-        Mistake("negative log-likelihood returned (sign flipped)", -right, HINT_NEGATED),
-        Mistake("log base 2 instead of the natural log", right / math.log(2.0), HINT_LOG_BASE_2),
-        Mistake(
-            "log_softmax taken over the positions instead of the vocabulary",
-            over_positions[0],
-            HINT_LOG_SOFTMAX_AXIS,
-        ),
-        Mistake(
-            "log_softmax taken over the positions instead of the vocabulary",
-            over_positions[1],
-            HINT_LOG_SOFTMAX_AXIS,
-        ),
-        Mistake(
-            "log-probability read at the position of the target instead of the one before",
-            at_target,
-            HINT_SHIFT,
-        ),
-        Mistake(
-            "probability instead of log-probability (a product, not a sum of logs)",
-            math.exp(right),
-            HINT_EXPONENTIATED,
-        ),
-        Mistake("mean instead of sum over the continuation", right / L_c, HINT_AVERAGED),
-        Mistake("the prompt's own tokens scored too", whole, HINT_PROMPT_SCORED),
-        Mistake("raw logits instead of log-probabilities", raw, HINT_RAW_LOGITS),
-    ]
-
-
 HINT_LOG_PROB_VALUES = "sum log p(w_l | prompt, w_<l) over the continuation tokens"
 HINT_PROMPT_OFFSET = (
     "the prompt has L_p = {L_p} tokens: continuation token l is scored by the "
@@ -205,80 +150,69 @@ HINT_PROMPT_OFFSET = (
 )  # L_p: the prompt's length
 
 
+def _not_positive(run: CheckRun, case: Case, seen) -> None:
+    run.expect_true(seen <= 1e-6, f"{case.call} returned {seen}, above 0: a log-probability is "
+                    "never positive.")  # fmt: skip
+
+
+def _log_prob_case(
+    case_id: str, call: str, model, prompt, continuation, expect, hint, what="log-probability"
+) -> Case:
+    return Case(case_id, call, (model, _ids(prompt), _ids(continuation)), expect=expect,
+                hint=hint, scalar=True, shape_hint=HINT_LOG_PROB_SCALAR, what=what,
+                then=_not_positive)  # fmt: skip
+
+
+_LOG_PROB = "sequence_log_prob"
+
+
+def _sharp_case(seed: int, prompt: list, continuation: list) -> Case:
+    model = sharp_model(seed)
+    return _log_prob_case(
+        f"seed {seed}",
+        f"sequence_log_prob(model, {prompt}, {continuation}) on a random decoder (seed {seed})",
+        model, prompt, continuation, _chain_rule(model, prompt, continuation),
+        HINT_PROMPT_OFFSET.format(L_p=len(prompt)),
+        what="log-probability (checked against one forward pass per prefix)",
+    )  # fmt: skip
+
+
+# A model that ignores its input with p = (0.1, 0.2, 0.3, 0.4): log p(3, 3, 2 | <BOS>) is
+# log 0.4 + log 0.4 + log 0.3. The logits carry an extra +1 so raw logits are wrong.
+LOG_PROB_CASES = (
+    _log_prob_case("fixed p", "sequence_log_prob(model, [1], [3, 3, 2]) for a model with fixed "
+                   "p = (.1, .2, .3, .4)", bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log() + 1),
+                   [1], [3, 3, 2], math.log(0.4) + math.log(0.4) + math.log(0.3),
+                   HINT_LOG_PROB_VALUES),
+    _sharp_case(0, [1, 5, 6], [7, 8, 2]),
+    _sharp_case(1, [1], [2]),
+    _sharp_case(2, [1, 4, 4, 9, 3, 5], [11]),
+    Case("prompt 2-D", "sequence_log_prob with prompt_ids of shape (1, 3)",
+         (sharp_model(0), _ids([[1, 5, 6]]), _ids([7])), raises=ValueError,
+         mentions=("prompt_ids", "(1, 3)")),
+)  # fmt: skip
+
+
+def _log_prob_trial(rng: np.random.Generator, seed: int) -> Case:
+    """A random decoder (positions by the seed), prompt and continuation; the reference's
+    value."""
+    positions = ["rope", "learned", "sinusoidal", "none"][seed % 4]
+    model = sharp_model(int(rng.integers(2**31)), positions=positions)
+    L_p, L_c = int(rng.integers(1, 8)), int(rng.integers(1, 8))
+    prompt = [1, *rng.integers(3, 13, size=L_p - 1).tolist()]
+    continuation = rng.integers(2, 13, size=L_c).tolist()
+    call = (f"sequence_log_prob on a random {positions} decoder, prompt {prompt}, continuation "
+            f"{continuation} (seed {seed})")  # fmt: skip
+    return _log_prob_case("trial", call, model, prompt, continuation, None, None)
+
+
 def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) -> None:
+    """log p(continuation | prompt) by the chain rule: a model with fixed probabilities and
+    three random decoders (the table `LOG_PROB_CASES`), then random trials against the
+    reference."""
     run = CheckRun(sequence_log_prob, crash_hint=HINT_CRASH_LOG_PROB)
-    # A model that ignores its input with p = (0.1, 0.2, 0.3, 0.4): log p(3, 3, 2 | <BOS>)
-    # is log 0.4 + log 0.4 + log 0.3. The logits carry an extra +1 so raw logits are wrong.
-    probs = torch.tensor([0.1, 0.2, 0.3, 0.4])
-    model = bias_model(probs.log() + 1.0)
-    call = "sequence_log_prob(model, [1], [3, 3, 2]) for a model with fixed p = (.1, .2, .3, .4)"
-    value = _expect_scalar(run, call, run.call(call, model, _ids([1]), _ids([3, 3, 2])))
-    expected = math.log(0.4) + math.log(0.4) + math.log(0.3)
-    run.expect_finite(call, value)
-    run.expect_close(
-        call,
-        value,
-        expected,
-        mistakes=_log_prob_mistakes(model, [1], [3, 3, 2]),
-        **TOL,
-        hint=HINT_LOG_PROB_VALUES,
-    )
-
-    for seed, prompt, continuation in [
-        (0, [1, 5, 6], [7, 8, 2]),
-        (1, [1], [2]),
-        (2, [1, 4, 4, 9, 3, 5], [11]),
-    ]:
-        model = sharp_model(seed)
-        call = (
-            f"sequence_log_prob(model, {prompt}, {continuation}) on a random decoder (seed {seed})"
-        )
-        value = _expect_scalar(run, call, run.call(call, model, _ids(prompt), _ids(continuation)))
-        run.expect_finite(call, value)
-        run.expect_close(
-            call,
-            value,
-            _chain_rule(model, prompt, continuation),
-            mistakes=_log_prob_mistakes(model, prompt, continuation),
-            **TOL,
-            what="log-probability (checked against one forward pass per prefix)",
-            hint=HINT_PROMPT_OFFSET.format(L_p=len(prompt)),
-        )
-        run.expect_true(
-            value <= 1e-6, f"{call} returned {value}, above 0: a log-probability is never positive."
-        )
-
-    model = sharp_model(0)
-    run.expect_raises(
-        "sequence_log_prob with prompt_ids of shape (1, 3)",
-        ValueError,
-        model,
-        _ids([[1, 5, 6]]),
-        _ids([7]),
-        mentions=("prompt_ids", "(1, 3)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(800 + seed)
-            positions = ["rope", "learned", "sinusoidal", "none"][seed % 4]
-            model = sharp_model(50 + seed, positions=positions)
-            L_p, L_c = int(rng.integers(1, 8)), int(rng.integers(1, 8))
-            prompt = [1, *rng.integers(3, 13, size=L_p - 1).tolist()]
-            continuation = rng.integers(2, 13, size=L_c).tolist()
-            call = (
-                f"sequence_log_prob on a random {positions} decoder, prompt {prompt}, "
-                f"continuation {continuation}"
-            )
-            value = _expect_scalar(
-                run, call, run.call(call, model, _ids(prompt), _ids(continuation))
-            )
-            run.expect_close(
-                call,
-                value,
-                reference(model, _ids(prompt), _ids(continuation)),
-                mistakes=_log_prob_mistakes(model, prompt, continuation),
-                **TOL,
-            )
+    run_cases(run, _LOG_PROB, LOG_PROB_CASES, KNOWN)
+    run_trials(run, _LOG_PROB, reference, trials, _log_prob_trial, KNOWN)
     run.done()
 
 
@@ -426,8 +360,6 @@ PROBS_CASES = (
     _probs_case("batch", "next_token_probs(logits of shape (3, 4), 1.0, top_k=None, top_p=0.6) "
                 "[a batch]", _batch, 1.0, None, 0.6, hint=HINT_FILTER_ROWS),
 )  # fmt: skip
-# the functions of notebook 08 checked as tables
-CASES = {_PROBS: PROBS_CASES}
 
 
 def _probs_trial(rng: np.random.Generator, seed: int) -> Case:
@@ -1077,97 +1009,10 @@ HINT_DIVIDED_BY_ROWS = (
 HINT_FLOOR_DIVISION = "true division: total_nll / total_tokens (// rounds down)"
 
 
-def _perplexity_mistakes(model, batches) -> tuple[float, list[Mistake]]:
+def _perplexity(model, batches) -> float:
+    """exp(summed nll of the real targets / their count), in float64."""
     stats = batch_stats(model, batches)
-    total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
-    loss = total / count
-    all_positions = sum(s[3] for s in stats)
-    with torch.no_grad():  # the mean probability of the real targets
-        probs = [
-            torch.softmax(model(i).double(), -1).gather(-1, t[..., None])[..., 0][m.bool()]
-            for i, t, m in batches
-        ]
-    mean_prob = float(torch.cat(probs).mean())
-    per_sequence = []  # each row's mean loss over its real targets
-    with torch.no_grad():
-        for i, t, m in batches:
-            nll = torch.nn.functional.cross_entropy(
-                model(i).double().transpose(1, 2), t, reduction="none"
-            )  # (B, L)
-            per_sequence += [
-                float(row[mask.bool()].mean()) for row, mask in zip(nll, m) if bool(mask.any())
-            ]
-    return math.exp(loss), [
-        Mistake(
-            "mean of the per-batch perplexities",
-            float(np.mean([math.exp(s[0] / s[1]) for s in stats])),
-            HINT_PPL_WEIGHTING,
-        ),
-        Mistake(
-            "exp of the mean of per-batch mean losses",
-            math.exp(float(np.mean([s[0] / s[1] for s in stats]))),
-            HINT_PPL_WEIGHTING,
-        ),
-        Mistake(
-            "padded targets counted",
-            math.exp(sum(s[2] * s[3] for s in stats) / sum(s[3] for s in stats)),
-            HINT_PPL_PADDING,
-        ),
-        Mistake(
-            "padded targets counted (per-batch means)",
-            math.exp(float(np.mean([s[2] for s in stats]))),
-            HINT_PPL_PADDING,
-        ),
-        Mistake(
-            "only the last batch counted (totals overwritten, not added to)",
-            math.exp(stats[-1][0] / stats[-1][1]),
-            HINT_ONLY_LAST_BATCH_COUNTED,
-        ),
-        Mistake("the loss returned instead of the perplexity", loss, HINT_LOSS_NOT_PERPLEXITY),
-        Mistake("2 ** loss instead of exp(loss)", 2.0**loss, HINT_BASE_2),
-        Mistake(
-            "masked sum divided by all positions, padding included",
-            math.exp(total / all_positions),
-            HINT_PPL_PADDING,
-        ),
-        Mistake(
-            "padded positions averaged in, weighted by the real count",
-            math.exp(sum(s[2] * s[1] for s in stats) / count),
-            HINT_PPL_PADDING,
-        ),
-        Mistake(
-            "exp of the summed loss, not divided by the token count",
-            math.exp(total) if total < 700 else math.inf,
-            HINT_EXP_OF_SUM,
-        ),
-        Mistake(
-            "1 / mean probability instead of exp(mean -log p)",
-            1.0 / mean_prob,
-            HINT_MEAN_PROBABILITY,
-        ),
-        Mistake(
-            "every sequence weighted equally (mean of per-sequence mean losses)",
-            math.exp(float(np.mean(per_sequence))),
-            HINT_PPL_WEIGHTING,
-        ),
-        Mistake(
-            "the summed loss divided by the number of sequences, not of tokens",
-            math.exp(total / sum(len(i) for i, _, _ in batches))
-            if total / sum(len(i) for i, _, _ in batches) < 700
-            else math.inf,
-            HINT_DIVIDED_BY_ROWS,
-        ),
-        Mistake(
-            "exp taken before dividing by the token count (exp(sum) / count)",
-            math.exp(total) / count if total < 700 else math.inf,
-            HINT_EXP_OF_SUM,
-        ),
-        Mistake(
-            "floor division (//) of the summed loss by the token count",
-            math.exp(total // count),
-            HINT_FLOOR_DIVISION,
-        ),
-    ]
+    return math.exp(sum(st[0] for st in stats) / sum(st[1] for st in stats))
 
 
 def _worked_batches():
@@ -1185,67 +1030,61 @@ HINT_UNIFORM = "a uniform guess over V tokens has perplexity exactly V: exp(-log
 HINT_PPL_VALUES = "perplexity = exp(sum of -log p over real targets / their number)"
 
 
-def check_perplexity(perplexity, reference=None, trials: int = 5) -> None:
-    run = CheckRun(perplexity)
-    model = bias_model(torch.zeros(4))
-    call = "perplexity(model, batches) for a model whose every prediction is uniform over 4"
-    value = _expect_scalar(run, call, run.call(call, model, _worked_batches()))
-    run.expect_close(
-        call,
-        value,
-        4.0,
-        mistakes=_perplexity_mistakes(model, _worked_batches())[1],
-        **TOL,
-        hint=HINT_UNIFORM,
-    )
+def _ppl_case(case_id: str, call: str, model, batches, expect, hint=None) -> Case:
+    return Case(case_id, call, (model, batches), expect=expect, hint=hint, scalar=True,
+                shape_hint=HINT_LOG_PROB_SCALAR, what="perplexity")  # fmt: skip
 
-    model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
-    call = (
-        "perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
-        "two batches of 4 and 1 real targets"
-    )
-    value = _expect_scalar(run, call, run.call(call, model, _worked_batches()))
-    expected, mistakes = _perplexity_mistakes(model, _worked_batches())
-    by_hand = math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5)
-    run.expect_finite(call, value)
-    run.expect_close(call, value, by_hand, mistakes=mistakes, **TOL, hint=HINT_PPL_VALUES)
-    run.expect_close(call, value, expected, mistakes=mistakes, **TOL)
 
-    model = sharp_model(4)
-    gen = torch.Generator().manual_seed(4)
+def _random_batches(gen: torch.Generator, shapes) -> list:
+    """Random (inputs, targets, loss_mask) batches, each row padded (0) after a random
+    length."""
     batches = []
-    for B, L in [(3, 6), (1, 2), (2, 9)]:
-        inputs = torch.randint(1, 13, (B, L), generator=gen)
-        targets = torch.randint(2, 13, (B, L), generator=gen)
+    for B, L in shapes:
         lengths = torch.randint(1, L + 1, (B,), generator=gen)
         mask = torch.arange(L)[None, :] < lengths[:, None]
-        batches.append((inputs, targets.masked_fill(~mask, 0), mask))
-    call = "perplexity(random_decoder, three batches of shapes (3, 6), (1, 2), (2, 9))"
-    value = _expect_scalar(run, call, run.call(call, model, batches))
-    expected, mistakes = _perplexity_mistakes(model, batches)
-    run.expect_close(call, value, expected, mistakes=mistakes, **TOL)
+        inputs = torch.randint(1, 13, (B, L), generator=gen).masked_fill(~mask, 0)
+        targets = torch.randint(2, 13, (B, L), generator=gen).masked_fill(~mask, 0)
+        batches.append((inputs, targets, mask))
+    return batches
 
-    run.expect_raises(
-        "perplexity with inputs of shape (4,)",
-        ValueError,
-        model,
-        [(_ids([1, 2, 3, 4]), _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))],
-        mentions=("inputs", "(4,)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            model = sharp_model(70 + seed, positions=["rope", "learned"][seed % 2])
-            gen = torch.Generator().manual_seed(70 + seed)
-            batches = []
-            for _ in range(int(torch.randint(1, 4, (1,), generator=gen))):
-                B, L = (int(v) for v in torch.randint(1, 8, (2,), generator=gen))
-                lengths = torch.randint(1, L + 1, (B,), generator=gen)
-                mask = torch.arange(L)[None, :] < lengths[:, None]
-                inputs = torch.randint(1, 13, (B, L), generator=gen).masked_fill(~mask, 0)
-                targets = torch.randint(2, 13, (B, L), generator=gen).masked_fill(~mask, 0)
-                batches.append((inputs, targets, mask))
-            call = f"perplexity on a random decoder and {len(batches)} random batches (seed {seed})"
-            value = _expect_scalar(run, call, run.call(call, model, batches))
-            _, mistakes = _perplexity_mistakes(model, batches)
-            run.expect_close(call, value, reference(model, batches), mistakes=mistakes, **TOL)
+
+_PPL = "perplexity"
+_fixed = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
+_sharp4 = sharp_model(4)
+_three = _random_batches(torch.Generator().manual_seed(4), [(3, 6), (1, 2), (2, 9)])
+PPL_CASES = (
+    _ppl_case("uniform", "perplexity(model, batches) for a model whose every prediction is "
+              "uniform over 4", bias_model(torch.zeros(4)), _worked_batches(), 4.0,
+              hint=HINT_UNIFORM),
+    _ppl_case("fixed p", "perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
+              "two batches of 4 and 1 real targets", _fixed, _worked_batches(),
+              math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
+              hint=HINT_PPL_VALUES),
+    _ppl_case("three batches", "perplexity(random_decoder, three batches of shapes (3, 6), "
+              "(1, 2), (2, 9))", _sharp4, _three, _perplexity(_sharp4, _three)),
+    Case("inputs 1-D", "perplexity with inputs of shape (4,)", (_sharp4, [(_ids([1, 2, 3, 4]),
+         _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))]), raises=ValueError,
+         mentions=("inputs", "(4,)")),
+)  # fmt: skip
+# the functions of notebook 08 checked as tables
+CASES = {_LOG_PROB: LOG_PROB_CASES, _PROBS: PROBS_CASES, _PPL: PPL_CASES}
+
+
+def _ppl_trial(rng: np.random.Generator, seed: int) -> Case:
+    """A random decoder and one to three random padded batches; the reference's value."""
+    model = sharp_model(int(rng.integers(2**31)), positions=["rope", "learned"][seed % 2])
+    gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    shapes = [tuple(int(v) for v in rng.integers(1, 8, size=2)) for _ in range(rng.integers(1, 4))]
+    batches = _random_batches(gen, shapes)
+    call = f"perplexity on a random decoder and {len(batches)} random batches (seed {seed})"
+    return _ppl_case("trial", call, model, batches, None)
+
+
+def check_perplexity(perplexity, reference=None, trials: int = 5) -> None:
+    """exp of the mean loss over every real target: a uniform and a fixed model on two
+    worked batches, a random decoder on three (the table `PPL_CASES`), then random trials
+    against the reference."""
+    run = CheckRun(perplexity)
+    run_cases(run, _PPL, PPL_CASES, KNOWN)
+    run_trials(run, _PPL, reference, trials, _ppl_trial, KNOWN)
     run.done()

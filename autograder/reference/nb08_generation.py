@@ -195,6 +195,160 @@ def perplexity(model, batches):
 
 # -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
 # them on their inputs to name the slip a wrong output matches
+# sequence_log_prob: log-probability read at the target's own position
+def _slip_sequence_log_prob_0(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    log_probs = torch.log_softmax(model(ids)[0], dim=-1)
+    rows = log_probs[len(prompt_ids):]
+    return rows.gather(1, continuation_ids[:, None]).sum()
+
+# sequence_log_prob: product of probabilities instead of a sum of logs
+def _slip_sequence_log_prob_1(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    probs = torch.softmax(model(ids[:, :-1])[0], dim=-1)
+    rows = probs[len(prompt_ids) - 1:]
+    return rows.gather(1, continuation_ids[:, None]).prod()
+
+# sequence_log_prob: mean instead of sum
+def _slip_sequence_log_prob_2(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=-1)
+    return log_probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).mean()
+
+# sequence_log_prob: the prompt's own tokens scored too
+def _slip_sequence_log_prob_3(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=-1)
+    return log_probs.gather(1, ids[0, 1:, None]).sum()
+
+# sequence_log_prob: raw logits instead of log-probabilities
+def _slip_sequence_log_prob_4(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    logits = model(ids[:, :-1])[0]
+    return logits[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).sum()
+
+# sequence_log_prob: negative log-likelihood (sign flipped)
+def _slip_sequence_log_prob_5(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=-1)
+    return -log_probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).sum()
+
+# sequence_log_prob: log base 2
+def _slip_sequence_log_prob_6(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    probs = torch.softmax(model(ids[:, :-1])[0].double(), dim=-1)
+    return torch.log2(probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None])).sum()
+
+# sequence_log_prob: log_softmax over the positions (dim=0)
+def _slip_sequence_log_prob_7(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=0)
+    return log_probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).sum()
+
+# sequence_log_prob: log_softmax over the positions of the full pass
+def _slip_sequence_log_prob_8(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    log_probs = torch.log_softmax(model(ids)[0], dim=0)
+    return log_probs[len(prompt_ids) - 1:-1].gather(1, continuation_ids[:, None]).sum()
+
+# sequence_log_prob: rows read from 0: right only for a one-token prompt
+def _slip_sequence_log_prob_9(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    with torch.no_grad():
+        logits = model(ids[:, :-1])[0]
+    log_probs = torch.log_softmax(logits, dim=-1)
+    rows = log_probs[:len(continuation_ids)]
+    return rows.gather(1, continuation_ids[:, None]).sum()
+
+# sequence_log_prob: only the first continuation token scored
+def _slip_sequence_log_prob_10(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))[None, :]
+    with torch.no_grad():
+        logits = model(ids)[0]
+    log_probs = torch.log_softmax(logits, dim=-1)
+    return log_probs[len(prompt_ids) - 1, continuation_ids[0]]
+
+# sequence_log_prob: prompt and continuation given to the model as a batch of 1-D
+def _slip_sequence_log_prob_11(model, prompt_ids, continuation_ids):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    continuation_ids = torch.as_tensor(continuation_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 1, '(L_p,)')
+    require_ndim('continuation_ids', continuation_ids, 1, '(L_c,)')
+    if len(prompt_ids) == 0:
+        raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
+    ids = torch.cat((prompt_ids, continuation_ids))
+    with torch.no_grad():
+        logits = model(ids)
+    log_probs = torch.log_softmax(logits, dim=-1)
+    rows = log_probs[len(prompt_ids) - 1:-1]
+    return rows.gather(1, continuation_ids[:, None]).sum()
+
 # next_token_probs: top-p drops the token that crosses p
 def _slip_next_token_probs_0(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
@@ -771,9 +925,213 @@ def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
         probs = probs / probs.sum(dim=-1, keepdim=True)
     return probs
 
+# perplexity: mean of per-batch perplexities
+def _slip_perplexity_0(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        mean = (nll * loss_mask.flatten()).sum() / loss_mask.sum()
+        total_nll += math.exp(float(mean))
+        total_tokens += 1
+    return total_nll / total_tokens
+
+# perplexity: exp of the mean of per-batch losses
+def _slip_perplexity_1(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll += float((nll * loss_mask.flatten()).sum() / loss_mask.sum())
+        total_tokens += 1
+    return math.exp(total_nll / total_tokens)
+
+# perplexity: padded targets counted
+def _slip_perplexity_2(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll += float(nll.sum())
+        total_tokens += nll.numel()
+    return math.exp(total_nll / total_tokens)
+
+# perplexity: only the last batch counted
+def _slip_perplexity_3(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll = float((nll * loss_mask.flatten()).sum())
+        total_tokens = int(loss_mask.sum())
+    return math.exp(total_nll / total_tokens)
+
+# perplexity: returns the loss
+def _slip_perplexity_4(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        with torch.no_grad():
+            logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll += float((nll * loss_mask.flatten()).sum())
+        total_tokens += int(loss_mask.sum())
+    return total_nll / total_tokens
+
+# perplexity: 2 ** loss
+def _slip_perplexity_5(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        with torch.no_grad():
+            logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll += float((nll * loss_mask.flatten()).sum())
+        total_tokens += int(loss_mask.sum())
+    return 2 ** (total_nll / total_tokens)
+
+# perplexity: masked sum divided by all positions
+def _slip_perplexity_6(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll += float((nll * loss_mask.flatten()).sum())
+        total_tokens += loss_mask.numel()
+    return math.exp(total_nll / total_tokens)
+
+# perplexity: mean over all positions times the real count
+def _slip_perplexity_7(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        logits = model(inputs)
+        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        total_nll += float(loss) * int(loss_mask.sum())
+        total_tokens += int(loss_mask.sum())
+    return math.exp(total_nll / total_tokens)
+
+# perplexity: exp of the summed loss
+def _slip_perplexity_8(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        with torch.no_grad():
+            logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll += float((nll * loss_mask.flatten()).sum())
+        total_tokens += int(loss_mask.sum())
+    return math.exp(total_nll)
+
+# perplexity: one over the mean probability
+def _slip_perplexity_9(model, batches):
+    probs = []
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        p = torch.softmax(model(inputs), dim=-1).gather(-1, targets[..., None])[..., 0]
+        probs.append(p[loss_mask])
+    return 1.0 / float(torch.cat(probs).mean())
+
+# perplexity: every sequence weighted equally
+def _slip_perplexity_10(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        with torch.no_grad():
+            logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction='none')
+        mask = loss_mask.to(nll.dtype)
+        per_row = (nll * mask).sum(1) / mask.sum(1)
+        total_nll += float(per_row.sum())
+        total_tokens += len(per_row)
+    return math.exp(total_nll / total_tokens)
+
+# perplexity: divided by the number of sequences
+def _slip_perplexity_11(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        with torch.no_grad():
+            logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll += float((nll * loss_mask.flatten()).sum())
+        total_tokens += len(targets)
+    return math.exp(total_nll / total_tokens)
+
+# perplexity: exp before dividing
+def _slip_perplexity_12(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        with torch.no_grad():
+            logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll += float((nll * loss_mask.flatten()).sum())
+        total_tokens += int(loss_mask.sum())
+    return math.exp(total_nll) / total_tokens
+
+# perplexity: floor division of the summed loss
+def _slip_perplexity_13(model, batches):
+    total_nll, total_tokens = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
+            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
+        with torch.no_grad():
+            logits = model(inputs)
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+        total_nll += float((nll * loss_mask.flatten()).sum())
+        total_tokens += int(loss_mask.sum())
+    return math.exp(total_nll // total_tokens)
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
+    'sequence_log_prob': [
+        ("log-probability read at the target's own position", 'HINT_SHIFT', _slip_sequence_log_prob_0),
+        ('product of probabilities instead of a sum of logs', 'HINT_EXPONENTIATED', _slip_sequence_log_prob_1),
+        ('mean instead of sum', 'HINT_AVERAGED', _slip_sequence_log_prob_2),
+        ("the prompt's own tokens scored too", 'HINT_PROMPT_SCORED', _slip_sequence_log_prob_3),
+        ('raw logits instead of log-probabilities', 'HINT_RAW_LOGITS', _slip_sequence_log_prob_4),
+        ('negative log-likelihood (sign flipped)', 'HINT_NEGATED', _slip_sequence_log_prob_5),
+        ('log base 2', 'HINT_LOG_BASE_2', _slip_sequence_log_prob_6),
+        ('log_softmax over the positions (dim=0)', 'HINT_LOG_SOFTMAX_AXIS', _slip_sequence_log_prob_7),
+        ('log_softmax over the positions of the full pass', 'HINT_LOG_SOFTMAX_AXIS', _slip_sequence_log_prob_8),
+        ('rows read from 0: right only for a one-token prompt', ('HINT_PROMPT_OFFSET', {'L_p': '3'}), _slip_sequence_log_prob_9),
+        ('only the first continuation token scored', 'HINT_LOG_PROB_VALUES', _slip_sequence_log_prob_10),
+        ('prompt and continuation given to the model as a batch of 1-D', 'HINT_CRASH_LOG_PROB', _slip_sequence_log_prob_11),
+    ],
     'next_token_probs': [
         ('top-p drops the token that crosses p', 'HINT_CROSSING', _slip_next_token_probs_0),
         ('temperature applied to the probabilities', 'HINT_TEMPERATURE', _slip_next_token_probs_1),
@@ -799,5 +1157,21 @@ SLIPS = {
         ('softmax over dim=0 (right for one row only)', 'HINT_FILTER_ALONG_LAST_AXIS', _slip_next_token_probs_21),
         ('top_k = 0 taken as a filter (if top_k is not None)', 'HINT_CRASH_PROBS', _slip_next_token_probs_22),
         ('temperature 0 returns the argmax id, not a one-hot row', 'HINT_PROBS_SHAPE', _slip_next_token_probs_23),
+    ],
+    'perplexity': [
+        ('mean of per-batch perplexities', 'HINT_PPL_WEIGHTING', _slip_perplexity_0),
+        ('exp of the mean of per-batch losses', 'HINT_PPL_WEIGHTING', _slip_perplexity_1),
+        ('padded targets counted', 'HINT_PPL_PADDING', _slip_perplexity_2),
+        ('only the last batch counted', 'HINT_ONLY_LAST_BATCH_COUNTED', _slip_perplexity_3),
+        ('returns the loss', 'HINT_LOSS_NOT_PERPLEXITY', _slip_perplexity_4),
+        ('2 ** loss', 'HINT_BASE_2', _slip_perplexity_5),
+        ('masked sum divided by all positions', 'HINT_PPL_PADDING', _slip_perplexity_6),
+        ('mean over all positions times the real count', 'HINT_PPL_PADDING', _slip_perplexity_7),
+        ('exp of the summed loss', 'HINT_EXP_OF_SUM', _slip_perplexity_8),
+        ('one over the mean probability', 'HINT_MEAN_PROBABILITY', _slip_perplexity_9),
+        ('every sequence weighted equally', 'HINT_PPL_WEIGHTING', _slip_perplexity_10),
+        ('divided by the number of sequences', 'HINT_DIVIDED_BY_ROWS', _slip_perplexity_11),
+        ('exp before dividing', 'HINT_EXP_OF_SUM', _slip_perplexity_12),
+        ('floor division of the summed loss', 'HINT_FLOOR_DIVISION', _slip_perplexity_13),
     ],
 }

@@ -9,6 +9,8 @@ right. A check names the slip whose output a learner's matches.
 
 # ruff: noqa: E501
 
+from math import inf, nan  # noqa: F401 (outputs that hold them)
+
 # function: {case id: [(mistake, detector, its output)]}
 SLIPS = {
     'project_qkv': {
@@ -215,12 +217,20 @@ SLIPS = {
             ]),
         ],
         'large': [
+            ('overflows on large scores (no max subtraction)', 'HINT_STABLE', [
+                [nan, nan, nan],
+                [nan, nan, nan],
+            ]),
             ('plain exp normalised, NaN turned into zeros', 'HINT_STABLE', [
                 [0.0, 0.0, 0.0],
                 [0.0, 0.0, 0.0],
             ]),
         ],
         '-inf': [
+            ('NaN for a row of -inf', 'HINT_ALL_MASKED', [
+                [0.2689414213699951, 0.0, 0.7310585786300049],
+                [nan, nan, nan],
+            ]),
             ('-inf replaced by -1e9 (masked row becomes uniform)', 'HINT_MASKED_ROW_ZEROS', [
                 [0.2689414213699951, 0.0, 0.7310585786300049],
                 [0.3333333333333333, 0.3333333333333333, 0.3333333333333333],
@@ -228,6 +238,13 @@ SLIPS = {
             ('-inf scores replaced by 0 before exp', 'HINT_NEG_INF_REPLACED', [
                 [0.21194155761708544, 0.21194155761708544, 0.5761168847658291],
                 [0.3333333333333333, 0.3333333333333333, 0.3333333333333333],
+            ]),
+        ],
+        'scales': [
+            ("global maximum instead of each row's", 'HINT_GLOBAL_MAX', [
+                [0.2689414213699951, 0.7310585786300049],
+                [nan, nan],
+                [nan, nan],
             ]),
         ],
         'leading axes': [
@@ -266,6 +283,12 @@ SLIPS = {
                     [0.3263146279485887, 0.06406921989417605, 0.04141875910253485, 0.4586801533662166, 0.10951723968848383],
                     [0.3133451015188144, 0.043161044480641564, 0.338206074568507, 0.15546014907747704, 0.14982763035456007],
                 ],
+            ]),
+        ],
+        'spread': [
+            ('subtracts the row minimum', 'HINT_ROW_MAXIMUM', [
+                [0.0, nan, nan],
+                [nan, 0.0, nan],
             ]),
         ],
     },

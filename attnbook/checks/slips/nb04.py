@@ -9,6 +9,8 @@ right. A check names the slip whose output a learner's matches.
 
 # ruff: noqa: E501
 
+from math import inf, nan  # noqa: F401 (outputs that hold them)
+
 # function: {case id: [(mistake, detector, its output)]}
 SLIPS = {
     'causal_mask': {
@@ -30,6 +32,12 @@ SLIPS = {
                 [False, False, True, True],
                 [False, False, False, True],
                 [False, False, False, False],
+            ]),
+            ('additive 0 / -inf matrix instead of booleans', 'HINT_ADDITIVE_MASK', [
+                [0.0, -inf, -inf, -inf],
+                [0.0, 0.0, -inf, -inf],
+                [0.0, 0.0, 0.0, -inf],
+                [0.0, 0.0, 0.0, 0.0],
             ]),
             ('every entry True: nothing is blocked', 'HINT_NOTHING_BLOCKED', [
                 [True, True, True, True],
@@ -433,6 +441,18 @@ SLIPS = {
                     [0.2112174648938006, 0.0, 0.11857408710476951, 0.6702084480014299],
                 ],
             )),
+            ('NaN for a row with no allowed key', 'HINT_NAN', (
+                [
+                    [2.2644584614956194, 0.9999999999999998, 1.2066246155131404],
+                    [nan, nan, nan],
+                    [1.907356622210969, 0.7887825351061993, 1.5516343608966603],
+                ],
+                [
+                    [0.26445846149561975, 0.26445846149561975, 0.0, 0.47108307700876034],
+                    [nan, nan, nan, nan],
+                    [0.2112174648938006, 0.0, 0.11857408710476951, 0.6702084480014299],
+                ],
+            )),
         ],
         'leading axes': [
             ('d_k read from Q.shape[1]', 'HINT_D_K_AXIS', (
@@ -535,6 +555,16 @@ SLIPS = {
             )),
         ],
         'large': [
+            ('no max subtraction: large scores overflow', 'HINT_OVERFLOW', (
+                [
+                    [nan, nan],
+                    [1.0, 0.0],
+                ],
+                [
+                    [nan, 0.0],
+                    [1.0, 0.0],
+                ],
+            )),
             ('maximum of the whole array instead of each row', 'HINT_GLOBAL_MAX', (
                 [
                     [1.0, 0.0],

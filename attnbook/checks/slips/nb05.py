@@ -9,6 +9,8 @@ right. A check names the slip whose output a learner's matches.
 
 # ruff: noqa: E501
 
+from math import inf, nan  # noqa: F401 (outputs that hold them)
+
 # function: {case id: [(mistake, detector, its output)]}
 SLIPS = {
     'split_heads': {
@@ -650,6 +652,11 @@ SLIPS = {
             ]),
         ],
         'cross': [
+            ('NaN for a row with no allowed key', 'HINT_NAN', [
+                [-0.7929694781832646, -0.1636815642909381],
+                [nan, nan],
+                [-0.5697351005417444, -0.7502395616158588],
+            ]),
             ('-1e9 leaves a fully masked row uniform', 'HINT_FINITE_FILL', [
                 [-0.7929694781832646, -0.1636815642909381],
                 [-0.21603690851962845, -0.8420044256400427],

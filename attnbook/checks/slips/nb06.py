@@ -9,6 +9,8 @@ right. A check names the slip whose output a learner's matches.
 
 # ruff: noqa: E501
 
+from math import inf, nan  # noqa: F401 (outputs that hold them)
+
 # function: {case id: [(mistake, detector, its output)]}
 SLIPS = {
     'layer_norm': {
@@ -20,6 +22,10 @@ SLIPS = {
             ('eps outside the square root', 'HINT_EPS_ADDED_OUTSIDE_SQUARE', [
                 [-1.0964639857893408, -0.3654879952631136, 0.3654879952631136, 1.0964639857893408],
                 [0.0, 0.0, 0.0, 0.0],
+            ]),
+            ('no eps at all', 'HINT_CONSTANT_TOKEN', [
+                [-1.3416407864998738, -0.4472135954999579, 0.4472135954999579, 1.3416407864998738],
+                [nan, nan, nan, nan],
             ]),
             ('normalising over the batch axis', 'HINT_LAST_AXIS', [
                 [-0.7071067811865475, 0.0, 0.7071067811865475, 0.8944271909999159],
@@ -56,6 +62,10 @@ SLIPS = {
             ('variance divided by h.shape[0] instead of d', 'HINT_VARIANCE_BY_BATCH', [
                 [-0.9045340337332909, -0.30151134457776363, 0.30151134457776363, 0.9045340337332909],
                 [0.0, 0.0, 0.0, 0.0],
+            ]),
+            ('eps added after the division', 'HINT_CONSTANT_TOKEN', [
+                [-1.0916407864998738, -0.19721359549995793, 0.6972135954999579, 1.5916407864998738],
+                [nan, nan, nan, nan],
             ]),
             ('subtracts the mean with a sign slip (h + mean)', 'HINT_MEAN_ADDED', [
                 [2.8577380332470415, 3.6742346141747673, 4.4907311951024935, 5.30722777603022],

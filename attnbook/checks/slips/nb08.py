@@ -9,8 +9,27 @@ right. A check names the slip whose output a learner's matches.
 
 # ruff: noqa: E501
 
+from math import inf, nan  # noqa: F401 (outputs that hold them)
+
 # function: {case id: [(mistake, detector, its output)]}
 SLIPS = {
+    'sequence_log_prob': {
+        'seed 0': [
+            ("log-probability read at the target's own position", 'HINT_SHIFT', -8.024178504943848),
+            ("the prompt's own tokens scored too", 'HINT_PROMPT_SCORED', -21.167217254638672),
+            ('rows read from 0: right only for a one-token prompt', ('HINT_PROMPT_OFFSET', {'L_p': '3'}), -9.826987266540527),
+        ],
+        'fixed p': [
+            ('product of probabilities instead of a sum of logs', 'HINT_EXPONENTIATED', 0.04800000414252281),
+            ('mean instead of sum', 'HINT_AVERAGED', -1.012184739112854),
+            ('raw logits instead of log-probabilities', 'HINT_RAW_LOGITS', -0.03655421733856201),
+            ('negative log-likelihood (sign flipped)', 'HINT_NEGATED', 3.0365543365478516),
+            ('log base 2', 'HINT_LOG_BASE_2', -4.380821709538583),
+            ('log_softmax over the positions (dim=0)', 'HINT_LOG_SOFTMAX_AXIS', -3.295836925506592),
+            ('log_softmax over the positions of the full pass', 'HINT_LOG_SOFTMAX_AXIS', -4.158883094787598),
+            ('only the first continuation token scored', 'HINT_LOG_PROB_VALUES', -0.9162907600402832),
+        ],
+    },
     'next_token_probs': {
         'T=1.0 k=None p=0.6': [
             ('top-p drops the token that crosses p', 'HINT_CROSSING', [0.0, 1.0, 0.0, 0.0]),
@@ -34,6 +53,9 @@ SLIPS = {
         ],
         'T=2.0 k=None p=0.7': [
             ('top-p set chosen before the temperature', 'HINT_TEMPERATURE_LAST', [0.0, 0.585786437626905, 0.0, 0.4142135623730951]),
+        ],
+        'T=0.0 k=None p=None': [
+            ('temperature 0 divides by zero', 'HINT_TEMPERATURE_ZERO', [nan, nan, nan, nan]),
         ],
         'T=1.0 k=2 p=0.6': [
             ('top-p applied before top-k', 'HINT_TOP_P_FIRST', [0.0, 0.6666666666666666, 0.0, 0.3333333333333333]),
@@ -59,6 +81,26 @@ SLIPS = {
                     [0.0, 1.0, 0.0, 0.0],
                 ],
             ]),
+        ],
+    },
+    'perplexity': {
+        'fixed p': [
+            ('mean of per-batch perplexities', 'HINT_PPL_WEIGHTING', 3.943375777240438),
+            ('exp of the mean of per-batch losses', 'HINT_PPL_WEIGHTING', 3.7991785236639224),
+            ('padded targets counted', 'HINT_PPL_PADDING', 4.4530567195466935),
+            ('only the last batch counted', 'HINT_ONLY_LAST_BATCH_COUNTED', 5.000000150353914),
+            ('mean over all positions times the real count', 'HINT_PPL_PADDING', 4.487581329006751),
+            ('one over the mean probability', 'HINT_MEAN_PROBABILITY', 3.125000069849195),
+            ('every sequence weighted equally', 'HINT_PPL_WEIGHTING', 3.579411708322717),
+        ],
+        'uniform': [
+            ('returns the loss', 'HINT_LOSS_NOT_PERPLEXITY', 1.3862943649291992),
+            ('2 ** loss', 'HINT_BASE_2', 2.6140638223074024),
+            ('masked sum divided by all positions', 'HINT_PPL_PADDING', 2.6918003925889256),
+            ('exp of the summed loss', 'HINT_EXP_OF_SUM', 1024.0000195036603),
+            ('divided by the number of sequences', 'HINT_DIVIDED_BY_ROWS', 10.07936846315136),
+            ('exp before dividing', 'HINT_EXP_OF_SUM', 204.80000390073207),
+            ('floor division of the summed loss', 'HINT_FLOOR_DIVISION', 2.718281828459045),
         ],
     },
 }

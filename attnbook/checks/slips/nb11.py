@@ -9,6 +9,8 @@ right. A check names the slip whose output a learner's matches.
 
 # ruff: noqa: E501
 
+from math import inf, nan  # noqa: F401 (outputs that hold them)
+
 # function: {case id: [(mistake, detector, its output)]}
 SLIPS = {
     'cross_attention': {
@@ -273,6 +275,36 @@ SLIPS = {
                         [
                             [0.3333333333333333, 0.3333333333333333, 0.3333333333333333],
                             [0.3333333333333333, 0.3333333333333333, 0.3333333333333333],
+                        ],
+                    ],
+                ],
+            )),
+            ('NaN for an email with no real token', 'HINT_NAN', (
+                [
+                    [
+                        [
+                            [-0.5715028166565825, 1.217463048288625, 0.795826037056859, -0.7167933878758936],
+                            [-0.35546492671495084, 1.5794869745614353, 0.4082023047187915, -0.648680813037116],
+                        ],
+                    ],
+                    [
+                        [
+                            [nan, nan, nan, nan],
+                            [nan, nan, nan, nan],
+                        ],
+                    ],
+                ],
+                [
+                    [
+                        [
+                            [0.27988894185542096, 0.0, 0.7201110581445791],
+                            [0.5217913677630776, 0.0, 0.4782086322369224],
+                        ],
+                    ],
+                    [
+                        [
+                            [nan, nan, nan],
+                            [nan, nan, nan],
                         ],
                     ],
                 ],
