@@ -18,6 +18,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from attnbook.checks._cases import Case, Slips, run_cases, run_trials
 from attnbook.checks._core import (
     CheckRun,
     Mistake,
@@ -50,6 +51,7 @@ __all__ = [
 ]
 
 TOL: CloseKwargs = {"rtol": 1e-4, "atol": 1e-5}  # float32 models
+KNOWN = Slips("nb07")
 
 
 def _ids(values) -> torch.Tensor:
@@ -410,113 +412,6 @@ HINT_SOFTMAX_OVER_POSITIONS = "normalise over the last axis (the vocabulary), di
 HINT_WEIGHT_OR_FIRST_ROW = f"{HINT_WEIGHT}; {HINT_FIRST_ROW_ONLY}"
 
 
-def _loss_mistakes(logits, targets, loss_mask) -> list[Mistake]:
-    logits = logits.detach().double()
-    nll = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none").view(
-        targets.shape
-    )  # (B, L)
-    mask = loss_mask.double()
-    total, count = float((nll * mask).sum()), float(mask.sum())
-    B, L = targets.shape
-    per_row = (nll * mask).sum(1) / mask.sum(1)  # (B,): NaN for a row without real targets
-    wrong_axis = F.nll_loss(
-        torch.log_softmax(logits, dim=1).flatten(0, 1), targets.flatten(), reduction="none"
-    ).view(targets.shape)
-    out = [
-        Mistake(
-            "padding counted in the loss (mean over every position)",
-            float(nll.mean()),
-            HINT_PADDING_COUNTED,
-        ),
-        Mistake(
-            "mean over the batch of per-sequence means (short emails weigh more)",
-            float(per_row.mean()),
-            HINT_WEIGHT,
-        ),
-        Mistake("sum instead of mean", total, HINT_NOT_DIVIDED),
-        Mistake("divided by the number of sequences B", total / B, HINT_WEIGHT),
-        Mistake("masked sum divided by all B * L positions", total / (B * L), HINT_WEIGHT),
-        Mistake(
-            "log base 2 (bits) instead of natural log (nats)",
-            total / count / math.log(2),
-            HINT_LOG_BASE_2,
-        ),
-    ]
-    zeroed = F.cross_entropy(
-        (logits * mask[..., None]).flatten(0, 1), targets.flatten(), reduction="none"
-    )  # padded positions: uniform logits
-    out += [
-        Mistake(
-            "the mask applied to the logits instead of the losses",
-            float(zeroed.mean()),
-            HINT_MASKED_LOGITS,
-        ),
-        Mistake(
-            "the mask applied to the logits instead of the losses",
-            float(zeroed.sum()) / count,
-            HINT_MASKED_LOGITS,
-        ),
-    ]
-    if L > 1:
-        again = F.cross_entropy(
-            logits[:, :-1].flatten(0, 1), targets[:, 1:].flatten(), reduction="none"
-        ).view(B, L - 1)
-        inner = mask[:, 1:]
-        out.append(
-            Mistake(
-                "targets shifted again inside the loss (logits[:, :-1] against targets[:, 1:])",
-                float((again * inner).sum() / inner.sum()),
-                HINT_SHIFTED_TWICE,
-            )
-        )
-    per_position = (nll * mask).sum(0) / mask.sum(0)  # (L,): NaN where no row is real
-    out += [
-        Mistake(
-            "floor division (//) of the summed loss by the token count",
-            total // count,
-            HINT_FLOOR_DIVISION,
-        ),
-        Mistake(
-            "padding counted in the sum, not in the count (nll.sum() / mask.sum())",
-            float(nll.sum()) / count,
-            HINT_MASK_BEFORE_SUM,
-        ),
-    ]
-    by_position = float(per_position[mask.sum(0) > 0].mean())
-    first_row = (
-        float((nll[0] * mask[0]).sum() / mask[0].sum()) if B > 1 and mask[0].any() else math.nan
-    )
-    if math.isclose(by_position, first_row, rel_tol=1e-9):  # the two coincide on this batch
-        out.append(
-            Mistake(
-                "per-position means, or only the first sequence scored",
-                by_position,
-                HINT_WEIGHT_OR_FIRST_ROW,
-            )
-        )
-    else:
-        out += [
-            Mistake(
-                "mean over positions of per-position means (sum over the batch axis first)",
-                by_position,
-                HINT_WEIGHT,
-            ),
-            Mistake(
-                "only the first sequence scored (logits[0], targets[0])",
-                first_row,
-                HINT_FIRST_ROW_ONLY,
-            ),
-        ]
-    out.append(
-        Mistake(
-            "softmax over the positions instead of the vocabulary",
-            float((wrong_axis * mask).sum()) / count,
-            HINT_SOFTMAX_OVER_POSITIONS,
-        )
-    )
-    return out
-
-
 HINT_LOSS_SCALAR = "return a scalar: the mean loss over all real targets"
 
 
@@ -565,56 +460,23 @@ HINT_LOG_OF_SOFTMAX = (
 )
 
 
-def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
-    run = CheckRun(lm_loss, crash_hint=HINT_CRASH_LOSS, in_place_hint=HINT_LOSS_IN_PLACE)
-    logits, targets, mask = _worked_loss_inputs()
-    call = (
-        "lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real targets have "
-        "probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two padded targets)"
-    )
-    loss = run.call(call, logits, targets, mask)
-    value = _as_number(run, call, loss)
-    run.expect_finite(call, value)
-    run.expect_close(
-        call,
-        value,
-        7 * math.log(2) / 4,
-        mistakes=_loss_mistakes(logits, targets, mask),
-        **TOL,
-        hint=HINT_LOSS_WORKED,
-    )
+def _loss_case(
+    case_id: str, call: str, logits, targets, loss_mask, expect, hint=None, finite=True, then=None
+) -> Case:
+    return Case(case_id, call, (logits, targets, loss_mask), expect=expect, hint=hint,
+                finite=finite, scalar=True, shape_hint=HINT_LOSS_SCALAR, what="loss",
+                then=then)  # fmt: skip
 
-    # the same batch with its padded targets written as 3: the loss must not change, and
-    # neither may the caller's tensors
-    padded = torch.where(mask, targets, 3)
-    call = "lm_loss(logits, targets, loss_mask) on the same batch, padded targets written as 3"
-    value = _as_number(run, call, run.call(call, logits, padded, mask))
-    run.expect_close(
-        call,
-        value,
-        7 * math.log(2) / 4,
-        mistakes=_loss_mistakes(logits, padded, mask),
-        **TOL,
-        hint=HINT_PAD_ID_IRRELEVANT,
-    )
 
-    gen = torch.Generator().manual_seed(7)
-    inputs, targets, mask = _random_batch(gen, 4, 6, 9)
-    logits = torch.randn(4, 6, 9, generator=gen, requires_grad=True)
-    call = "lm_loss(logits, targets, loss_mask) on a random (4, 6, 9) batch with padding"
-    done = run.observe(call, run.func, logits, targets, mask, backward=True)
+def _trains_on_real_targets(run: CheckRun, case: Case, seen) -> None:
+    """The loss is a tensor with a graph, and its gradient reaches no padded position."""
+    logits, targets, mask = case.args
+    logits = logits.clone().requires_grad_(True)
+    done = run.observe(case.call, run.func, logits, targets, mask, backward=True)
     loss = done.result
-    expected = F.cross_entropy(logits[mask], targets[mask])  # PyTorch on the real targets only
-    run.expect_close(
-        call,
-        _as_number(run, call, loss),
-        float(expected.detach()),
-        mistakes=_loss_mistakes(logits, targets, mask),
-        **TOL,
-    )
     run.expect_true(
         isinstance(loss, torch.Tensor) and loss.requires_grad,
-        f"{call} returned {type(loss).__name__} without a gradient; train_step needs "
+        f"{case.call} returned {type(loss).__name__} without a gradient; train_step needs "
         f"a tensor to call backward() on.",
         hint=HINT_LOSS_TENSOR,
     )
@@ -622,60 +484,65 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     grad = done.grads[0].abs().sum(-1)  # (B, L): of the loss with respect to the logits
     run.expect_true(
         bool((grad[~mask] == 0).all()),
-        f"{call}: the gradient reaches {int((grad[~mask] > 0).sum())} padded "
+        f"{case.call}: the gradient reaches {int((grad[~mask] > 0).sum())} padded "
         f"position(s); padding must not train the model.",
         hint=HINT_MASK_BEFORE_SUM,
     )
 
-    big = 1000.0 * torch.randn(2, 3, 5, generator=gen)
-    tgt, msk = _ids([[1, 2, 3], [4, 0, 0]]), torch.tensor([[True] * 3, [True, False, False]])
-    call = "lm_loss on logits of size about 1000"
-    value = _as_number(run, call, run.call(call, big, tgt, msk))
-    run.expect_finite(call, value, hint=HINT_LOG_OF_SOFTMAX)
-    run.expect_close(
-        call,
-        value,
-        float(F.cross_entropy(big[msk], tgt[msk])),
-        **TOL,
-        mistakes=_loss_mistakes(big, tgt, msk),
-    )
 
-    run.expect_raises(
-        "lm_loss with logits of shape (6, 9)",
-        ValueError,
-        logits[0].detach(),
-        targets,
-        mask,
-        mentions=("logits", "(6, 9)"),
-    )
-    run.expect_raises(
-        "lm_loss with targets (4, 5) and logits (4, 6, 9)",
-        ValueError,
-        logits.detach(),
-        targets[:, :5],
-        mask[:, :5],
-        mentions=("targets", "(4, 5)", "(4, 6, 9)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            gen = torch.Generator().manual_seed(710 + seed)
-            B, L, V = (int(v) for v in torch.randint(1, 9, (3,), generator=gen))
-            V += 3
-            _, targets, mask = _random_batch(gen, B, L, V)
-            if B > 1 and seed % 3 == 0:  # a row with no real target at all
-                mask[0], targets[0] = False, 0
-            scale = [1.0, 10.0, 100.0][seed % 3]
-            logits = scale * torch.randn(B, L, V, generator=gen)
-            call = f"lm_loss on random logits ({B}, {L}, {V}) (seed {seed})"
-            value = _as_number(run, call, run.call(call, logits, targets, mask))
-            run.expect_finite(call, value)
-            run.expect_close(
-                call,
-                value,
-                float(reference(logits, targets, mask)),
-                **TOL,
-                mistakes=_loss_mistakes(logits, targets, mask),
-            )
+_LOSS = "lm_loss"
+_WORKED = (*_worked_loss_inputs(),)
+_gen = torch.Generator().manual_seed(7)
+_, _targets, _mask = _random_batch(_gen, 4, 6, 9)
+_logits = torch.randn(4, 6, 9, generator=_gen)
+_big = 1000.0 * torch.randn(2, 3, 5, generator=_gen)
+_tgt, _msk = _ids([[1, 2, 3], [4, 0, 0]]), torch.tensor([[True] * 3, [True, False, False]])
+LOSS_CASES = (
+    _loss_case("worked", "lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real "
+               "targets have probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two "
+               "padded targets)", *_WORKED, 7 * math.log(2) / 4, hint=HINT_LOSS_WORKED),
+    # the same batch with its padded targets written as 3: the loss must not change
+    _loss_case("padded as 3", "lm_loss(logits, targets, loss_mask) on the same batch, padded "
+               "targets written as 3", _WORKED[0], torch.where(_WORKED[2], _WORKED[1], 3),
+               _WORKED[2], 7 * math.log(2) / 4, hint=HINT_PAD_ID_IRRELEVANT),
+    _loss_case("random", "lm_loss(logits, targets, loss_mask) on a random (4, 6, 9) batch with "
+               "padding", _logits, _targets, _mask, float(F.cross_entropy(_logits[_mask],
+               _targets[_mask])), then=_trains_on_real_targets),
+    _loss_case("large", "lm_loss on logits of size about 1000", _big, _tgt, _msk,
+               float(F.cross_entropy(_big[_msk], _tgt[_msk])), finite=HINT_LOG_OF_SOFTMAX),
+    Case("logits 2-D", "lm_loss with logits of shape (6, 9)", (_logits[0], _targets, _mask),
+         raises=ValueError, mentions=("logits", "(6, 9)")),
+    Case("targets short", "lm_loss with targets (4, 5) and logits (4, 6, 9)",
+         (_logits, _targets[:, :5], _mask[:, :5]), raises=ValueError,
+         mentions=("targets", "(4, 5)", "(4, 6, 9)")),
+)  # fmt: skip
+# the functions of notebook 07 checked as tables
+CASES = {_LOSS: LOSS_CASES}
+# detectors raised from a probe of the call (a graph to train on), not from an output's value
+PROPERTY_DETECTORS = ("HINT_LOSS_TENSOR",)
+
+
+def _loss_trial(rng: np.random.Generator, seed: int) -> Case:
+    """A random padded batch (a row with no real target in every third trial when B > 1)
+    and logits of size 1, 10 or 100 by the seed; the reference's value."""
+    gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    B, L, V = (int(v) for v in rng.integers(1, 9, size=3))
+    V += 3
+    _, targets, mask = _random_batch(gen, B, L, V)
+    if B > 1 and seed % 3 == 0:  # a row with no real target at all
+        mask[0], targets[0] = False, 0
+    logits = [1.0, 10.0, 100.0][seed % 3] * torch.randn(B, L, V, generator=gen)
+    call = f"lm_loss on random logits ({B}, {L}, {V}) (seed {seed})"
+    return _loss_case("trial", call, logits, targets, mask, None)
+
+
+def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
+    """The mean of -log p over the real targets: a worked batch, its padded ids changed, a
+    random batch whose gradient must not reach padding, large logits, two input checks (the
+    table `LOSS_CASES`), then random trials against the reference."""
+    run = CheckRun(lm_loss, crash_hint=HINT_CRASH_LOSS, in_place_hint=HINT_LOSS_IN_PLACE)
+    run_cases(run, _LOSS, LOSS_CASES, KNOWN)
+    run_trials(run, _LOSS, reference, trials, _loss_trial, KNOWN)
     run.done()
 
 

@@ -6,7 +6,8 @@ own tests; never shipped to students.
 """
 
 
-# ruff: noqa: E501, I001
+# ruff: noqa: E501, I001, F841, UP034
+import math
 import torch
 from attnbook.shapes import require_ndim, require_same_size
 
@@ -223,3 +224,244 @@ def ablate_head(model, ids, layer, head, mode):
             handles.pop().remove()
         model.train(was_training)
     return ablated - clean
+
+
+# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
+# them on their inputs to name the slip a wrong output matches
+# lm_loss: padding counted in the loss
+def _slip_lm_loss_0(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    return torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+# lm_loss: mean over the batch of per-sequence means
+def _slip_lm_loss_1(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction='none')
+    mask = loss_mask.float()
+    return ((nll * mask).sum(dim=1) / mask.sum(dim=1)).mean()
+
+# lm_loss: sum instead of mean
+def _slip_lm_loss_2(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+    return (nll * loss_mask.flatten()).sum()
+
+# lm_loss: masked sum divided by all positions
+def _slip_lm_loss_3(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+    return (nll * loss_mask.flatten()).mean()
+
+# lm_loss: divided by the number of emails
+def _slip_lm_loss_4(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+    return (nll * loss_mask.flatten()).sum() / logits.shape[0]
+
+# lm_loss: log of softmax overflows
+def _slip_lm_loss_5(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    probs = torch.softmax(logits, dim=-1)
+    picked = probs.gather(-1, targets[..., None])[..., 0]
+    nll = -torch.log(picked)
+    return (nll * loss_mask).sum() / loss_mask.sum()
+
+# lm_loss: softmax over the positions
+def _slip_lm_loss_6(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    log_probs = torch.log_softmax(logits, dim=1)
+    picked = log_probs.gather(-1, targets[..., None])[..., 0]
+    return -(picked * loss_mask).sum() / loss_mask.sum()
+
+# lm_loss: loss in bits
+def _slip_lm_loss_7(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+    mask = loss_mask.flatten().float()
+    return (nll * mask).sum() / mask.sum() / math.log(2)
+
+# lm_loss: returns a Python float
+def _slip_lm_loss_8(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+    mask = loss_mask.flatten().float()
+    return ((nll * mask).sum() / mask.sum()).item()
+
+# lm_loss: the mask applied to the logits
+def _slip_lm_loss_9(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    masked = logits * loss_mask[..., None]
+    nll = torch.nn.functional.cross_entropy(masked.flatten(0, 1), targets.flatten(), reduction='none')
+    return nll.sum() / loss_mask.sum()
+
+# lm_loss: targets shifted again inside the loss
+def _slip_lm_loss_10(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1), targets[:, 1:].flatten(), reduction='none')
+    mask = loss_mask[:, 1:].flatten().float()
+    return (nll * mask).sum() / mask.sum()
+
+# lm_loss: result rebuilt with torch.tensor (graph lost)
+def _slip_lm_loss_11(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+    mask = loss_mask.flatten().float()
+    return torch.tensor(float((nll * mask).sum() / mask.sum()))
+
+# lm_loss: padded targets zeroed in place (targets[~loss_mask] = 0)
+def _slip_lm_loss_12(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    targets[~loss_mask.bool()] = 0
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+    mask = loss_mask.flatten().to(nll.dtype)
+    return (nll * mask).sum() / mask.sum()
+
+# lm_loss: floor division by the token count
+def _slip_lm_loss_13(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+    mask = loss_mask.flatten().to(nll.dtype)
+    return (nll * mask).sum() // mask.sum()
+
+# lm_loss: unmasked sum over the real count
+def _slip_lm_loss_14(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
+    return nll.sum() / loss_mask.sum()
+
+# lm_loss: per-position means (batch axis reduced first)
+def _slip_lm_loss_15(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction='none')
+    mask = loss_mask.to(nll.dtype)
+    per_position = (nll * mask).sum(0) / mask.sum(0)
+    return per_position.mean()
+
+# lm_loss: only the first sequence scored (written for B = 1)
+def _slip_lm_loss_16(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits[0], targets[0], reduction='none')
+    mask = loss_mask[0].to(nll.dtype)
+    return (nll * mask).sum() / mask.sum()
+
+# lm_loss: logits reshaped with the length instead of the vocabulary
+def _slip_lm_loss_17(logits, targets, loss_mask):
+    require_ndim('logits', logits, 3, '(B, L, V)')
+    require_ndim('targets', targets, 2, '(B, L)')
+    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
+    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
+        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
+        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
+    nll = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[1]), targets.flatten(), reduction='none')
+    mask = loss_mask.flatten().to(nll.dtype)
+    return (nll * mask).sum() / mask.sum()
+
+
+# function: [(mistake, detector, the mistake as a function)]
+SLIPS = {
+    'lm_loss': [
+        ('padding counted in the loss', 'HINT_PADDING_COUNTED', _slip_lm_loss_0),
+        ('mean over the batch of per-sequence means', 'HINT_WEIGHT', _slip_lm_loss_1),
+        ('sum instead of mean', 'HINT_NOT_DIVIDED', _slip_lm_loss_2),
+        ('masked sum divided by all positions', 'HINT_WEIGHT', _slip_lm_loss_3),
+        ('divided by the number of emails', 'HINT_WEIGHT', _slip_lm_loss_4),
+        ('log of softmax overflows', 'HINT_LOG_OF_SOFTMAX', _slip_lm_loss_5),
+        ('softmax over the positions', 'HINT_SOFTMAX_OVER_POSITIONS', _slip_lm_loss_6),
+        ('loss in bits', 'HINT_LOG_BASE_2', _slip_lm_loss_7),
+        ('returns a Python float', 'HINT_LOSS_TENSOR', _slip_lm_loss_8),
+        ('the mask applied to the logits', 'HINT_MASKED_LOGITS', _slip_lm_loss_9),
+        ('targets shifted again inside the loss', 'HINT_SHIFTED_TWICE', _slip_lm_loss_10),
+        ('result rebuilt with torch.tensor (graph lost)', 'HINT_LOSS_TENSOR', _slip_lm_loss_11),
+        ('padded targets zeroed in place (targets[~loss_mask] = 0)', 'HINT_LOSS_IN_PLACE', _slip_lm_loss_12),
+        ('floor division by the token count', 'HINT_FLOOR_DIVISION', _slip_lm_loss_13),
+        ('unmasked sum over the real count', 'HINT_MASK_BEFORE_SUM', _slip_lm_loss_14),
+        ('per-position means (batch axis reduced first)', 'HINT_WEIGHT_OR_FIRST_ROW', _slip_lm_loss_15),
+        ('only the first sequence scored (written for B = 1)', 'HINT_WEIGHT_OR_FIRST_ROW', _slip_lm_loss_16),
+        ('logits reshaped with the length instead of the vocabulary', 'HINT_CRASH_LOSS', _slip_lm_loss_17),
+    ],
+}
