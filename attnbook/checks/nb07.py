@@ -426,7 +426,7 @@ def _as_number(run: CheckRun, call: str, value) -> float:
     return float(arr.reshape(-1)[0])
 
 
-def _worked_loss_inputs():
+def _worked_loss_inputs() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """B = 2, L = 3, V = 4: row 0 has 3 real targets, row 1 one (then two padded)."""
 
     def dist(target, p):
@@ -494,7 +494,7 @@ _LOSS = "lm_loss"
 _WORKED = (*_worked_loss_inputs(),)
 _gen = torch.Generator().manual_seed(7)
 _, _targets, _mask = _random_batch(_gen, 4, 6, 9)
-_logits = torch.randn(4, 6, 9, generator=_gen)
+_loss_logits = torch.randn(4, 6, 9, generator=_gen)
 _big = 1000.0 * torch.randn(2, 3, 5, generator=_gen)
 _tgt, _msk = _ids([[1, 2, 3], [4, 0, 0]]), torch.tensor([[True] * 3, [True, False, False]])
 LOSS_CASES = (
@@ -506,14 +506,14 @@ LOSS_CASES = (
                "targets written as 3", _WORKED[0], torch.where(_WORKED[2], _WORKED[1], 3),
                _WORKED[2], 7 * math.log(2) / 4, hint=HINT_PAD_ID_IRRELEVANT),
     _loss_case("random", "lm_loss(logits, targets, loss_mask) on a random (4, 6, 9) batch with "
-               "padding", _logits, _targets, _mask, float(F.cross_entropy(_logits[_mask],
+               "padding", _loss_logits, _targets, _mask, float(F.cross_entropy(_loss_logits[_mask],
                _targets[_mask])), then=_trains_on_real_targets),
     _loss_case("large", "lm_loss on logits of size about 1000", _big, _tgt, _msk,
                float(F.cross_entropy(_big[_msk], _tgt[_msk])), finite=HINT_LOG_OF_SOFTMAX),
-    Case("logits 2-D", "lm_loss with logits of shape (6, 9)", (_logits[0], _targets, _mask),
+    Case("logits 2-D", "lm_loss with logits of shape (6, 9)", (_loss_logits[0], _targets, _mask),
          raises=ValueError, mentions=("logits", "(6, 9)")),
     Case("targets short", "lm_loss with targets (4, 5) and logits (4, 6, 9)",
-         (_logits, _targets[:, :5], _mask[:, :5]), raises=ValueError,
+         (_loss_logits, _targets[:, :5], _mask[:, :5]), raises=ValueError,
          mentions=("targets", "(4, 5)", "(4, 6, 9)")),
 )  # fmt: skip
 # the functions of notebook 07 checked as tables

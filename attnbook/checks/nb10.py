@@ -598,7 +598,9 @@ HINT_MASK_IGNORED = "apply allowed: scores.masked_fill(~allowed, float('-inf'))"
 HINT_GQA_SHAPE = "the output has one row per query head: (B, h, L_q, d_k)"
 
 
-def _qkv(B, h, h_kv, L_q, L_k, d_k, seed, dtype=torch.float64, scale=1.0):
+def _qkv(
+    B, h, h_kv, L_q, L_k, d_k, seed, dtype=torch.float64, scale=1.0
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
     q = torch.randn(B, h, L_q, d_k, generator=g, dtype=dtype) * scale
     k = torch.randn(B, h_kv, L_k, d_k, generator=g, dtype=dtype) * scale

@@ -189,7 +189,7 @@ def _empty_email_is_zero(run: CheckRun, case: Case, seen) -> None:
                      np.zeros((1, 2, 4)), atol=0.0, hint=nb05.HINT_EMPTY_ROW)  # fmt: skip
 
 
-def _worked_cross():
+def _worked_cross() -> tuple[tuple, tuple[torch.Tensor, torch.Tensor]]:
     """The worked example: 2 reply positions, 3 source tokens, the last one padding."""
     q = torch.tensor([[[[1.0, 0.0], [0.0, 2.0]]]], dtype=torch.float64)  # (1, 1, 2, 2)
     k = torch.tensor([[[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]], dtype=torch.float64)
@@ -214,11 +214,11 @@ _big = torch.randn(1, 2, 3, 4, generator=_g, dtype=torch.float64) * 30.0  # scor
 _vbig = torch.randn(1, 2, 3, 2, generator=_g, dtype=torch.float64)
 _one = torch.randn(1, 1, 1, 3, generator=_g)
 _qx, _kx, _vx = (torch.randn(2, 1, 3, 4, generator=_g, dtype=torch.float64) for _ in range(3))
-_worked_args, _worked_out = _worked_cross()
+(_wq, _wk, _wv, _wreal), _worked_out = _worked_cross()
 CROSS_CASES = (
     _cross_case("worked", "cross_attention(q, k, v, enc_allowed) on the worked example (2 reply "
                 "positions, 3 source tokens, the third one padding with value (5, 5))",
-                *_worked_args, expect=_worked_out),
+                _wq, _wk, _wv, _wreal, expect=_worked_out),
     _cross_case("batch", "cross_attention on a batch of 2 emails (Message B padded by 2), 3 heads, "
                 "L_t = 4, L_s = 6, d_k = 4, d_v = 2, float64", _qb, _kb, _vb, _batch,
                 then=_padding_unread),
