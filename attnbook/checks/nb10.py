@@ -1297,53 +1297,26 @@ HINT_LAST_BLOCK_SKIPPED = "run every block: for block in self.blocks"
 HINT_BLOCKS_FED_EMBEDDINGS = "feed each block the previous block's output, not the embeddings"
 
 
+#: (name, the switches of `_decoder_variant` that make the slip, hint)
+_DECODER_MISTAKES: list[tuple[str, dict[str, Any], str]] = [
+    ("the final RMSNorm forgotten", {"final_norm": False}, HINT_NO_FINAL_NORM),
+    ("softmax applied to the logits", {"softmax": True}, nb06.HINT_LOGITS_SOFTMAXED),
+    ("token embedding scaled by sqrt(d_model)", {"scale_embed": True}, HINT_EMBED_SCALED),
+    ("the final RMSNorm applied after every block", {"norm_each": True}, HINT_FINAL_NORM_ONCE),
+    ("the RoPE tables passed as (sin, cos)", {"rope_swapped": True}, HINT_ROPE_TABLES_SWAPPED),
+    ("the blocks' outputs discarded", {"use_blocks": False}, HINT_BLOCK_OUTPUT_DISCARDED),
+]
+
+
 def _decoder_mistakes(ref: Qwen3LM, idx) -> list[Mistake]:
-    out = [
-        Mistake(
-            "the final RMSNorm forgotten",
-            _decoder_variant(ref, idx, final_norm=False),
-            HINT_NO_FINAL_NORM,
-        ),
-        Mistake(
-            "softmax applied to the logits",
-            _decoder_variant(ref, idx, softmax=True),
-            nb06.HINT_LOGITS_SOFTMAXED,
-        ),
-        Mistake(
-            "token embedding scaled by sqrt(d_model)",
-            _decoder_variant(ref, idx, scale_embed=True),
-            HINT_EMBED_SCALED,
-        ),
-        Mistake(
-            "the final RMSNorm applied after every block",
-            _decoder_variant(ref, idx, norm_each=True),
-            HINT_FINAL_NORM_ONCE,
-        ),
-        Mistake(
-            "the RoPE tables passed as (sin, cos)",
-            _decoder_variant(ref, idx, rope_swapped=True),
-            HINT_ROPE_TABLES_SWAPPED,
-        ),
-        Mistake(
-            "the blocks' outputs discarded",
-            _decoder_variant(ref, idx, use_blocks=False),
-            HINT_BLOCK_OUTPUT_DISCARDED,
-        ),
-    ]
+    table = list(_DECODER_MISTAKES)
     if len(ref.blocks) > 1:
-        out += [
-            Mistake(
-                "the last block skipped",
-                _decoder_variant(ref, idx, n_blocks=len(ref.blocks) - 1),
-                HINT_LAST_BLOCK_SKIPPED,
-            ),
-            Mistake(
-                "every block fed the embeddings",
-                _decoder_variant(ref, idx, last_only=True),
-                HINT_BLOCKS_FED_EMBEDDINGS,
-            ),
+        table += [
+            ("the last block skipped", {"n_blocks": len(ref.blocks) - 1}, HINT_LAST_BLOCK_SKIPPED),
+            ("every block fed the embeddings", {"last_only": True}, HINT_BLOCKS_FED_EMBEDDINGS),
         ]
-    return out
+    return [Mistake(name, _decoder_variant(ref, idx, **switches), hint)
+            for name, switches, hint in table]  # fmt: skip
 
 
 HINT_TIED = "self.head.weight = self.embed.weight when tie_weights is true, and only then"
