@@ -258,19 +258,6 @@ def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]
     return text, table
 
 
-def _as_number(value):
-    """A scalar case's output as a float, or as it is when it is not one number."""
-    from attnbook.checks._core import as_array
-
-    try:
-        array = as_array(value)
-    except Exception:
-        return value
-    if array.size != 1 or array.dtype.kind not in "biufc":
-        return value
-    return float(array.reshape(-1)[0].real)
-
-
 def _comparable(seen, reference) -> bool:
     """Same structure and shapes: a value a check compares (NaN and infinities included: the
     checks name a slip whose output holds them)."""
@@ -339,7 +326,9 @@ def _told_apart(mutant, reference, case):
     if case.before is not None and _fails_before(mutant, case, seen):
         return "other", None  # e.g. a numpy array where the case wants a tensor
     if case.scalar:  # one number, whatever holds it (a float, a 0-d or 1-element tensor)
-        seen, ref = _as_number(seen), _as_number(ref)
+        from attnbook.checks._cases import one_number
+
+        seen, ref = (v if (n := one_number(v)) is None else n for v in (seen, ref))
     if not _comparable(seen, ref):
         shown = case.compares_values or case.shape is not None
         return ("other", None) if shown else (None, None)
@@ -497,12 +486,8 @@ def _same_output(a, b, case, tol_of) -> bool:
     from attnbook.checks._core import _allclose, as_array
 
     x, y = as_array(a).astype(np.float64), as_array(b).astype(np.float64)
-    tol = tol_of(case, np.where(np.isnan(y), 0.0, y))
-    if x.shape != y.shape or not np.array_equal(np.isnan(x), np.isnan(y)):
-        return False
-    return _allclose(
-        np.where(np.isnan(x), 0.0, x), np.where(np.isnan(y), 0.0, y), tol.rtol, tol.atol
-    )
+    tol = tol_of(case, y)  # from y's finite values
+    return _allclose(x, y, tol.rtol, tol.atol, equal_nan=True)  # NaN where the other has NaN
 
 
 class _NonFinite(ast.NodeTransformer):

@@ -47,6 +47,7 @@ __all__ = [
     "Slips",
     "case_tolerance",
     "normal",
+    "one_number",
     "run_case",
     "run_cases",
     "run_reference_cases",
@@ -268,11 +269,6 @@ def _run_single(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mista
     return seen
 
 
-def _without_nan(value) -> np.ndarray:
-    array = as_array(value).astype(np.float64)
-    return np.where(np.isnan(array), -1.0, array)
-
-
 def _name_non_finite(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mistake]) -> None:
     """An output with NaN or an infinity that a known slip gives too (NaN where it has NaN):
     named before the finiteness check says only that it is not finite."""
@@ -285,7 +281,7 @@ def _name_non_finite(run: CheckRun, case: Case, seen, expected, slips: Sequence[
     tol = case_tolerance(case, expected)
     for slip in slips:
         try:
-            same = _allclose(_without_nan(array), _without_nan(slip.output), tol.rtol, tol.atol)
+            same = _allclose(array, as_array(slip.output), tol.rtol, tol.atol, equal_nan=True)
         except Exception:  # an output of another kind: not this slip
             continue
         if same:
@@ -365,20 +361,33 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     return seen
 
 
+def one_number(value) -> float | None:
+    """`value` as a float when it is one number (a float, a 0-d or one-element array or
+    tensor), else None."""
+    try:
+        array = as_array(value)
+    except Exception:  # not array-like
+        return None
+    if array.size != 1 or array.dtype.kind not in "biufc":
+        return None
+    return float(array.reshape(-1)[0].real)
+
+
 def _one_number(run: CheckRun, case: Case, seen) -> float:
     """A scalar case's output as a float; one that holds more or fewer numbers fails."""
-    try:
-        array = as_array(seen)
-    except Exception:  # not array-like
-        array = np.asarray(None)
-    if array.size != 1 or array.dtype.kind not in "biufc":
+    number = one_number(seen)
+    if number is None:
+        try:
+            shape = f" of shape {tuple(np.shape(seen))}"
+        except ValueError:  # a ragged list
+            shape = ""
         run.fail(
-            f"{case.call} returned {type(seen).__name__} of shape {array.shape}; expected one "
-            "number.",
+            f"{case.call} returned {type(seen).__name__}{shape}; expected one number.",
             hint=_shape_hint(case, seen, ()) if case.shape_hint else None,
         )
+    assert number is not None  # run.fail raised otherwise
     run.passed += 1
-    return float(array.reshape(-1)[0].real)
+    return number
 
 
 def _finite_hint(case: Case, seen=None) -> str | None:

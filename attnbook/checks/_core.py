@@ -496,13 +496,15 @@ class PrecisionAwareRun(CheckRun):
         super().expect_close(call_text, seen, expected, **kwargs)
 
 
-def _allclose(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
+def _allclose(
+    a: np.ndarray, b: np.ndarray, rtol: float, atol: float, equal_nan: bool = False
+) -> bool:
     if a.shape != b.shape:
         return False
     if a.dtype.kind in "biu" and b.dtype.kind in "biu" or a.dtype == bool or b.dtype == bool:
         return bool(np.array_equal(a, b))
     try:
-        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=False))
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
     except TypeError:
         return False
 
