@@ -379,6 +379,30 @@ def run_all_cells(page, timeout: float) -> dict:
         time.sleep(0.5)
 
 
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def rendered_widgets(page, timeout: float = 60):
+    """The open notebook's widget outputs, once the page shows as many as its model holds.
+
+    A widget view is drawn after its cell has finished (the widget manager fetches its
+    model's state first), so on a loaded machine counting them as soon as the kernel is idle
+    can find none. This waits (bounded) for the page to catch up with the model.
+    """
+    expected = page.evaluate(
+        """mime => window.jupyterapp.shell.currentWidget.content.widgets
+             .filter(c => c.model.type === 'code')
+             .flatMap(c => c.model.outputs.toJSON())
+             .filter(o => o.data && o.data[mime]).length""",
+        WIDGET_MIME,
+    )
+    widgets = page.locator(f".jp-NotebookPanel:not(.lm-mod-hidden) {WIDGET_OUTPUT}")
+    deadline = time.monotonic() + timeout
+    while widgets.count() < expected and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return widgets, expected
+
+
 TRACEBACK = re.compile(r"Traceback|Error\b|Exception\b|-{5,}")
 
 

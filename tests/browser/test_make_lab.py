@@ -17,11 +17,11 @@ from .conftest import student_notebooks
 from .lab import (
     ROOT,
     STDERR_OUTPUT,
-    WIDGET_OUTPUT,
     exercise_widget,
     notebook_state,
     open_lab,
     open_notebook,
+    rendered_widgets,
     run_all_cells,
 )
 
@@ -101,8 +101,11 @@ def test_the_learners_lab_reaches_the_solutions_and_their_widgets_respond(
         page.screenshot(path=str(screenshots / f"make-lab-solution-{name}.png"))
     errors = {c["index"]: c["errors"] for c in state["cells"] if c["errors"]}
     assert not errors, f"solutions/{name}: cells show errors in the learner's lab: {errors}"
-    widgets = page.locator(WIDGET_OUTPUT)
-    assert widgets.count() >= 1, f"solutions/{name}: no widget rendered in the learner's lab"
+    widgets, expected = rendered_widgets(page)
+    assert expected >= 1, f"solutions/{name}: no cell displayed a widget in the learner's lab"
+    assert widgets.count() == expected, (
+        f"solutions/{name}: {widgets.count()} of {expected} widgets drawn in the learner's lab"
+    )
     report = exercise_widget(page, widgets.nth(0), screenshots / f"make-lab-widget-{name}")
     assert report["rendered"] and report["controls"] and report["changed"], report
     assert page.locator('#jp-MainMenu .lm-MenuBar-itemLabel:text-is("Nbgrader")').count() == 0

@@ -15,10 +15,10 @@ from .lab import (
     ROOT,
     SCRATCH,
     STDERR_OUTPUT,
-    WIDGET_OUTPUT,
     dom_errors,
     exercise_widget,
     open_notebook,
+    rendered_widgets,
     run_all_cells,
 )
 
@@ -71,8 +71,8 @@ def test_detectors_see_a_failing_cell_and_a_dead_widget(
     counts = [c["count"] for c in state["cells"]]
     assert counts[:5] == [1, 2, 3, 4, 5] and counts[5] is None, counts
 
-    widgets = page.locator(WIDGET_OUTPUT)
-    assert widgets.count() == 2
+    widgets, expected = rendered_widgets(page)
+    assert expected == 2 and widgets.count() == 2, (expected, widgets.count())
     live = exercise_widget(page, widgets.nth(0), screenshots / "selfcheck-live-widget")
     assert live["rendered"] and live["changed"], live
     assert live["data_before"] != live["data_after"], live

@@ -12,7 +12,14 @@ import json
 import pytest
 
 from .conftest import solution_notebooks
-from .lab import ROOT, WIDGET_OUTPUT, dom_errors, exercise_widget, open_notebook, run_all_cells
+from .lab import (
+    ROOT,
+    dom_errors,
+    exercise_widget,
+    open_notebook,
+    rendered_widgets,
+    run_all_cells,
+)
 
 # Seconds for Run All Cells (kernels run with NBGRADER_EXECUTION=autograde, the autograder's
 # budgets); the standard is under a minute per notebook on two cores, notebook 07 trains.
@@ -59,7 +66,10 @@ def test_solution_runs_in_the_browser_and_its_widgets_respond(
     not_run = [c["index"] for c in code if c["count"] is None]
     assert not not_run, f"{relative}: cells not run by Run All Cells: {not_run}"
 
-    widgets = page.locator(WIDGET_OUTPUT)
+    widgets, expected = rendered_widgets(page)
+    assert widgets.count() == expected, (
+        f"{relative}: {widgets.count()} of the {expected} widgets its cells displayed are drawn"
+    )
     reports = [
         exercise_widget(page, widgets.nth(i), screenshots / f"widget-{name}-{i + 1}")
         for i in range(widgets.count())
