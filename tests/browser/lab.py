@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / ".test-artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
 SCRATCH = ARTIFACTS / "browser"
+# Servers are session fixtures, one per pytest-xdist worker: each worker's servers keep their
+# folders apart, or one worker's fresh start would delete what another is serving.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 START_TIMEOUT = 150  # first start of `make lab` may build nothing, but two loaded cores are slow
 
 # JupyterLab settings for the test servers (a private settings folder, never the user's):
@@ -99,13 +102,13 @@ class LabServer:
         self.name, self.command, self.cwd, self.root = name, command, cwd, root
         self.port, self.token = port, token
         self.env = {**os.environ, **(env or {})}
-        self.log_path = SCRATCH / f"{name}-server.log"
+        self.log_path = SCRATCH / f"{name}-{WORKER}-server.log"
         self.process: subprocess.Popen | None = None
 
     @staticmethod
     def lab_args(name: str, port: int, token: str) -> list[str]:
         """Arguments that make a server private to this test run."""
-        state = SCRATCH / name
+        state = SCRATCH / f"{name}-{WORKER}"
         return [
             "--no-browser",
             f"--port={port}",
@@ -190,10 +193,13 @@ class LabServer:
 
 def make_lab_server() -> LabServer:
     """The README's first command, `make lab`, on a free port with a token, serving a fresh
-    learner's copy of notebooks/ (WORK, in the scratch folder, not the checkout's work/)."""
+    learner's copy of notebooks/ (WORK, in the scratch folder, not the checkout's work/).
+
+    Each server has its own WORK: pytest-xdist starts one per worker, and a shared folder
+    made afresh by the second would delete the files the first is serving."""
     port, token = free_port(), secrets.token_hex(16)
     args = " ".join(LabServer.lab_args("make-lab", port, token))
-    work = SCRATCH / "make-lab-work"
+    work = SCRATCH / f"make-lab-work-{WORKER}"
     shutil.rmtree(work, ignore_errors=True)
     return LabServer(
         "make-lab",
@@ -216,7 +222,7 @@ def author_server() -> LabServer:
     tests/test_notebooks.py), so the heavy notebooks finish within the suite's time.
     """
     port, token = free_port(), secrets.token_hex(16)
-    cwd = SCRATCH / "author"
+    cwd = SCRATCH / f"author-{WORKER}"
     cwd.mkdir(parents=True, exist_ok=True)
     (cwd / "nbgrader_config.py").write_text(
         "# Written by tests/browser/lab.py: the workbook's configuration, scratch gradebook.\n"
