@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -233,7 +234,11 @@ def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]
             continue
         source = cells[variant.cell]
         tree = ast.parse(replace_regions(source, variant.resolve(regions(source))))
-        (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == variant.cell]
+        (fn,) = [
+            n
+            for n in tree.body
+            if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name == variant.cell
+        ]
         number = counts[variant.cell] = counts.get(variant.cell, -1) + 1
         fn.name = f"_slip_{variant.cell}_{number}"
         if (
@@ -288,16 +293,32 @@ def _outcome(fn, case):
     """(what a call of `fn` on the case's inputs gave, error or None, arguments changed)."""
     import copy as _copy
 
+    from attnbook.checks._cases import call_local
     from attnbook.checks._core import same_value
 
-    args = _copy.deepcopy(case.args)
+    args, kwargs = _copy.deepcopy(case.args), _copy.deepcopy(case.keywords)
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a wrong program's deprecations are not news
-            result = fn(*args)
+            result = call_local(fn, case, args, kwargs)
     except Exception as err:
         return None, err, False
-    return result, None, not all(same_value(a, b) for a, b in zip(case.args, args))
+    changed = not all(same_value(a, b) for a, b in zip(case.args, args))
+    return result, None, changed or not same_value(case.keywords, kwargs)
+
+
+def _fails_inspection(cls, case) -> bool:
+    """Whether a module case's check of the module's structure (`Build.inspect`) fails on
+    the module `cls` makes."""
+    from attnbook.checks._cases import built_locally
+    from attnbook.checks._core import CheckRun
+
+    build = case.build
+    try:
+        build.inspect(CheckRun(cls), build.call, built_locally(cls, replace(build, tensors=None)))
+    except Exception:  # a CheckFailure, or a module the inspection cannot read
+        return True
+    return False
 
 
 def _fails_before(fn, case, seen) -> bool:
@@ -317,6 +338,9 @@ def _told_apart(mutant, reference, case):
     wrong output, or "other" (it raises, changes its input, or returns another shape)."""
     from attnbook.checks._cases import case_tolerance
 
+    if case.build is not None and case.build.inspect is not None:
+        if _fails_inspection(mutant, case):
+            return "other", None  # e.g. a layer with a bias, or another layer's name
     ref, ref_error, _ = _outcome(reference, case)
     seen, error, changed = _outcome(mutant, case)
     if changed or (error is None) != (ref_error is None):

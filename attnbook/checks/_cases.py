@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from attnbook.checks._core import (
+    HINT_MODULE_SUBCLASS,
     CheckRun,
     Mistake,
     _allclose,
@@ -41,10 +42,14 @@ from attnbook.checks._core import (
 from attnbook.tolerance import Tolerance, magnitude_of, tolerance
 
 __all__ = [
+    "Build",
     "Case",
     "Part",
     "Returns",
     "Slips",
+    "built",
+    "built_locally",
+    "call_local",
     "case_tolerance",
     "normal",
     "one_number",
@@ -53,6 +58,7 @@ __all__ = [
     "run_reference_cases",
     "run_trials",
     "sizes",
+    "token_wise_cases",
     "trial_rng",
     "with_neg_inf",
 ]
@@ -91,6 +97,19 @@ class Returns:
 
 
 @dataclass(frozen=True)
+class Build:
+    """The module a module case calls: the class called with `args` (`call` in messages), its
+    structure checked by `inspect(run, call, view)`, then `tensors` set by name; it runs in
+    eval mode unless `train`. Weights the case does not set are left as the class drew them."""
+
+    call: str
+    args: tuple = ()
+    tensors: dict | None = None
+    inspect: Callable | None = None
+    train: bool = False
+
+
+@dataclass(frozen=True)
 class Case:
     """One call of the checked function and what it must give.
 
@@ -105,6 +124,8 @@ class Case:
     call: str
     args: tuple
     expect: Any = None
+    kwargs: dict | None = None  # keyword arguments of the call, after `args`
+    build: Build | None = None  # a module case: the module whose forward is called
     shape: Any = None
     hint: str | None = None
     # or a function (the output's shape, the expected one) -> the hint, for a shape it reads
@@ -141,7 +162,89 @@ class Case:
         return self.expect is not None or self.probe is not None
 
     def expected(self):
-        return self.expect(*self.args) if callable(self.expect) else self.expect
+        return self.expect(*self.args, **self.keywords) if callable(self.expect) else self.expect
+
+    @property
+    def keywords(self) -> dict:
+        return self.kwargs or {}
+
+
+def built(run: CheckRun, call: str, *args, **kwargs):
+    """The learner's module made by `call`, as a module view; not a module fails."""
+    from attnbook.checks._modules import module_view
+
+    made = run.call(call, *args, **kwargs)
+    view = module_view(made)
+    if view is None:
+        run.fail(
+            f"{call} is not an nn.Module (got {type(made).__name__}).", hint=HINT_MODULE_SUBCLASS
+        )
+    return view
+
+
+def _build(run: CheckRun, build: Build):
+    """A module case's module, as the learner's class makes it: built, inspected, weights set."""
+    view = built(run, build.call, *build.args)
+    if build.inspect is not None:
+        build.inspect(run, build.call, view)
+    if build.tensors:
+        try:
+            view.set_tensors(build.tensors)
+        except Exception as err:  # a structure its inspection let through
+            run.fail(f"{build.call}: its weights could not be set ({type(err).__name__}: {err}).")
+    view.train(build.train)
+    return view
+
+
+def built_locally(cls: Callable, build: Build):
+    """`_build` for a class of ours (the reference, a catalogued mistake): weights the case
+    does not set are drawn from a fixed seed, so what it gives is the same every time."""
+    import torch
+
+    from attnbook.checks._modules import LocalModule
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        view = LocalModule(cls(*build.args))
+    if build.tensors:
+        view.set_tensors(build.tensors)
+    return view.train(build.train)
+
+
+def call_local(fn: Callable, case: Case, args: tuple | None = None, kwargs: dict | None = None):
+    """`fn` (the reference, or a catalogued mistake; a class for a module case) called on the
+    case's inputs: `args` and `kwargs` if given, else copies of the case's."""
+    args = copy.deepcopy(case.args) if args is None else args
+    kwargs = copy.deepcopy(case.keywords) if kwargs is None else kwargs
+    if case.build is not None:
+        fn = built_locally(fn, case.build)
+    return fn(*args, **kwargs)
+
+
+def token_wise_cases(
+    name: str, build: Build, x, expect: Callable, hints: tuple[str, str, str], **more
+) -> tuple[Case, ...]:
+    """The cases of a module that acts on each token alone (an MLP), on x of shape (B, 5, d):
+    the batch, its tokens reordered, one token alone, and x two features narrower (the input
+    check the stub gives). `hints`: for a wrong shape, a wrong reordered batch and a wrong
+    lone token; `expect(x)` is the right output."""
+    shape_hint, order_hint, alone_hint = hints
+
+    def case(case_id: str, words: str, inputs, **extra) -> Case:
+        return Case(case_id, f"{name} {words}", (inputs,), expect(inputs), build=build,
+                    depth=3, **more, **extra)  # fmt: skip
+
+    narrow = x[..., 2:] * 0
+    width = tuple(narrow.shape)
+    return (
+        case("batch", f"with random weights on x of shape [B, L, d] = {tuple(x.shape)}", x,
+             shape_hint=shape_hint),
+        case("reordered", "on the same x with its 5 tokens reordered", x[:, [3, 0, 4, 1, 2]],
+             hint=order_hint),
+        case("one token", "on one token of it, x of shape (1, 1, d)", x[:1, :1], hint=alone_hint),
+        Case("narrow", f"{name} on x of shape {width}", (narrow,), build=build,
+             raises=ValueError, mentions=("x", str(width))),
+    )  # fmt: skip
 
 
 def case_tolerance(case: Case, expected) -> Tolerance:
@@ -199,21 +302,27 @@ class Slips:
             for name, hint, output in data.get(function, {}).get(case_id, ())
         ]
 
-    def hidden(self, function: str, reference: Callable, args: tuple) -> list[Mistake]:
-        """The reference module's resolved mistakes of `function` run on `args` (a mistake
-        that raises, or returns nothing comparable, is left out)."""
-        target = inspect.unwrap(reference)
-        table = getattr(target, "__globals__", {}).get("SLIPS", {})
+    def hidden(self, function: str, reference: Callable, case: Case) -> list[Mistake]:
+        """The reference module's resolved mistakes of `function` run on the case's inputs (a
+        mistake that raises, or returns nothing comparable, is left out)."""
+        table = _namespace_of(reference).get("SLIPS", {})
         out = []
         for name, hint, mutant in table.get(function, ()):
             try:
                 with np.errstate(all="ignore"), warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # a wrong program's warnings: not news
-                    output = mutant(*copy.deepcopy(args))
+                    output = call_local(mutant, case)
             except Exception:  # a mistake that fails on these inputs is not what we see
                 continue
             out.append(Mistake(name, output, self.hint(hint)))
         return out
+
+
+def _namespace_of(reference: Callable) -> dict:
+    """The globals of the module that defines `reference` (a function, or a class)."""
+    target = inspect.unwrap(reference)
+    functions = [target] if inspect.isfunction(target) else list(vars(target).values())
+    return next((f.__globals__ for f in functions if inspect.isfunction(f)), {})
 
 
 def _parts(output, index: int | None):
@@ -295,10 +404,18 @@ def _name_non_finite(run: CheckRun, case: Case, seen, expected, slips: Sequence[
 # -- running a case ----------------------------------------------------------------------------
 def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     """Call, shape, finite, close (naming the slip the output matches); the output."""
+    module = None if case.build is None else _build(run, case.build)
     if case.raises is not None:
-        run.expect_raises(case.call, case.raises, *case.args, mentions=case.mentions)
+        raising = run if module is None else CheckRun(module, name=run.name)
+        raising.expect_raises(
+            case.call, case.raises, *case.args, mentions=case.mentions, **case.keywords
+        )
+        run.passed += raising.passed if module is not None else 0
         return None
-    seen = run.call(case.call, *case.args, crash_hints=case.crash_hints)
+    seen = run.invoke(
+        case.call, run.func if module is None else module, *case.args,
+        crash_hints=case.crash_hints, **case.keywords,
+    )  # fmt: skip
     if case.before is not None:
         case.before(run, case, seen)
     if case.scalar:
@@ -461,8 +578,8 @@ def run_reference_cases(
     (the reference's resolved mistakes, run on the case's inputs) the learner's matches."""
     prepared = []
     for case in cases:
-        expected = reference(*copy.deepcopy(case.args))
-        mistakes = slips.hidden(function, reference, case.args)
+        expected = call_local(reference, case)
+        mistakes = slips.hidden(function, reference, case)
         prepared.append(
             (
                 _coinciding(mistakes, expected, case_tolerance(case, expected)),

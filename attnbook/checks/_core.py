@@ -43,6 +43,7 @@ __all__ = [
     "public_check",
 ]
 
+HINT_MODULE_SUBCLASS = "subclass nn.Module and call super().__init__() first"
 HINT_IN_PLACE = (
     "build a new array or new tensor (x = x / ..., not x /= ...) instead of "
     "writing into the inputs in place: the caller still needs them as they were"

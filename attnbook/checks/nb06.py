@@ -19,7 +19,17 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnbook.checks._cases import Case, Slips, run_cases, run_trials, sizes
+from attnbook.checks._cases import (
+    Build,
+    Case,
+    Slips,
+    built,
+    normal,
+    run_cases,
+    run_trials,
+    sizes,
+    token_wise_cases,
+)
 from attnbook.checks._core import (
     CheckRun,
     Mistake,
@@ -27,10 +37,10 @@ from attnbook.checks._core import (
     hidden_range,
     names_called,
 )
-from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
+from attnbook.checks._modules import is_instance, parameter_shapes, type_name
 from attnbook.demos.nb06 import POSITION_OPTIONS
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
-from attnbook.tolerance import tolerance
+from attnbook.tolerance import Tolerance
 
 KNOWN = Slips("nb06")
 
@@ -240,7 +250,6 @@ LAYER_NORM_CASES = (
          (torch.zeros(2, 4), torch.ones(3), torch.zeros(4), 1e-5), raises=ValueError,
          mentions=("gamma", "(3,)", "(2, 4)")),
 )  # fmt: skip
-CASES = {"layer_norm": LAYER_NORM_CASES}  # the functions of notebook 06 checked as tables
 
 
 def _layer_norm_trial(rng: np.random.Generator, seed: int) -> Case:
@@ -281,11 +290,6 @@ WORKED_W_OUT = [[1.0, 0.0, -1.0], [0.5, 1.0, 2.0]]  # fc_out.weight, (2, 3)
 WORKED_B_OUT = [0.0, 0.25]
 WORKED_MLP_X = [[1.0, 0.5], [0.5, -0.25]]
 WORKED_MLP_Y = [[0.5157017449196577, 0.4286558173902076], [0.7127158232150774, 0.14257985077964827]]
-#: The worked MLP in float32 against its exact values: fc_in, GELU, fc_out (three stages) on
-#: values of size at most 2 (attnbook.tolerance).
-WORKED_TOL = tolerance("float32", magnitude=2.0, depth=3)
-
-
 HINT_MLP_WIDTHS = "fc_in maps d_model -> d_hidden and fc_out maps d_hidden -> d_model"
 HINT_MLP_BIAS = "keep the bias of nn.Linear (bias=True, the default)"
 HINT_LINEAR_NAMED = (
@@ -313,17 +317,6 @@ def _expect_linear(run: CheckRun, owner: str, module, name: str, d_in: int, d_ou
     run.expect_true(f"{name}.bias" in params, f"{owner}.{name} has no bias.", hint=HINT_MLP_BIAS)
 
 
-def _set_linear(module, name: str, weight, bias) -> None:
-    """Set the weight and bias of layer `name` of a local module or a module view."""
-    view = module_view(module)
-    view.set_tensors(
-        {
-            f"{name}.weight": torch.as_tensor(weight, dtype=torch.float64),
-            f"{name}.bias": torch.as_tensor(bias, dtype=torch.float64),
-        }
-    )
-
-
 HINT_TANH_GELU = (
     "use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default approximate='none'"
 )
@@ -341,150 +334,69 @@ HINT_NORM_INSIDE_MLP = (
 HINT_RESIDUAL_INSIDE_MLP = "the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual"
 
 
-def _mlp_mistakes(x, W1, b1, W2, b2) -> list[Mistake]:
-    x, W1, b1, W2, b2 = (torch.as_tensor(t, dtype=torch.float64) for t in (x, W1, b1, W2, b2))
-    a = F.linear(x, W1, b1)  # (..., d_hidden)
-    correct = F.linear(F.gelu(a), W2, b2)
-    return [
-        Mistake(
-            "tanh approximation of GELU",
-            F.linear(F.gelu(a, approximate="tanh"), W2, b2),
-            HINT_TANH_GELU,
-        ),
-        Mistake("ReLU instead of GELU", F.linear(F.relu(a), W2, b2), HINT_RELU),
-        Mistake("SiLU (swish) instead of GELU", F.linear(F.silu(a), W2, b2), HINT_SILU),
-        Mistake(
-            "sigmoid approximation of GELU, x * sigmoid(1.702 x)",
-            F.linear(a * torch.sigmoid(1.702 * a), W2, b2),
-            HINT_SIGMOID_GELU,
-        ),
-        Mistake(
-            "GELU applied to the input before fc_in",
-            F.linear(F.linear(F.gelu(x), W1, b1), W2, b2),
-            HINT_GELU_ON_INPUT,
-        ),
-        Mistake("no activation between the two layers", F.linear(a, W2, b2), HINT_NO_ACTIVATION),
-        Mistake("an extra GELU after fc_out", F.gelu(correct), HINT_EXTRA_GELU),
-        Mistake(
-            "a LayerNorm applied inside the MLP",
-            F.linear(F.gelu(F.linear(F.layer_norm(x, (x.shape[-1],)), W1, b1)), W2, b2),
-            HINT_NORM_INSIDE_MLP,
-        ),
-        Mistake(
-            "residual added inside the MLP",
-            x + correct if x.shape == correct.shape else correct * np.nan,
-            HINT_RESIDUAL_INSIDE_MLP,
-        ),
-    ]
-
-
-HINT_MLP_SUBCLASS = "class MLP(nn.Module) with super().__init__() first"
-HINT_MLP_SHAPE = "the MLP maps d_model features back to d_model"
 HINT_MLP_LEADING_AXES = (
     "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last "
     "axis, so there is no need to flatten the tokens (and a flattened "
     "result must be reshaped back)"
 )
-HINT_MLP_PERMUTATION = (
-    "the MLP acts on each token separately: reordering the tokens only reorders the outputs"
+MLP_TOKEN_WISE = (
+    "the MLP acts on each token separately: one token's output depends on that token only"
 )
-HINT_MLP_TOKEN_WISE = "one token's output must not depend on the other tokens"
+
+
+def _inspect_mlp(run: CheckRun, owner: str, view, *, d: int, hidden: int) -> None:
+    """Two named nn.Linear layers with biases, and no dropout left on in eval mode."""
+    _expect_linear(run, owner, view, "fc_in", d, hidden)
+    _expect_linear(run, owner, view, "fc_out", hidden, d)
+    _expect_deterministic(run, f"{owner} on random x", view, _f64(1, 2, d, seed=16).float())
+
+
+def _mlp_build(d: int, hidden: int, *weights) -> Build:
+    """MLP(d, hidden) with the weights and biases of fc_in and fc_out, in that order."""
+    names = ("fc_in.weight", "fc_in.bias", "fc_out.weight", "fc_out.bias")
+    tensors = {n: torch.as_tensor(w, dtype=torch.float64) for n, w in zip(names, weights)}
+    return Build(f"MLP(d_model={d}, d_hidden={hidden})", (d, hidden), tensors,
+                 partial(_inspect_mlp, d=d, hidden=hidden))  # fmt: skip
+
+
+def _mlp(W1, b1, W2, b2, x):
+    x, W1, b1, W2, b2 = (torch.as_tensor(t, dtype=torch.float64) for t in (x, W1, b1, W2, b2))
+    return F.linear(F.gelu(F.linear(x, W1, b1)), W2, b2)
+
+
+_MLP_CRASH = (("must match the size of tensor", HINT_BRANCH_SHAPES),)
+_MLP_WEIGHTS = (_f64(10, 6, seed=11, scale=0.8), _f64(10, seed=12), _f64(6, 10, seed=13),
+                _f64(6, seed=14))  # fmt: skip
+MLP_CASES = (
+    Case("worked", "the worked MLP(2, 3) on x = [[1, 0.5], [0.5, -0.25]]",
+         (torch.tensor(WORKED_MLP_X),), torch.tensor(WORKED_MLP_Y, dtype=torch.float64),
+         build=_mlp_build(2, 3, WORKED_W_IN, WORKED_B_IN, WORKED_W_OUT, WORKED_B_OUT),
+         shape_hint="the MLP maps d_model features back to d_model", depth=3,
+         crash_hints=_MLP_CRASH),
+    *token_wise_cases("MLP(6, 10)", _mlp_build(6, 10, *_MLP_WEIGHTS),
+                      _f64(2, 5, 6, seed=15).float(), partial(_mlp, *_MLP_WEIGHTS),
+                      (HINT_MLP_LEADING_AXES, MLP_TOKEN_WISE, MLP_TOKEN_WISE),
+                      crash_hints=_MLP_CRASH),
+)  # fmt: skip
+
+
+def _mlp_trial(rng: np.random.Generator, seed: int) -> Case:
+    d, hidden, B, L = sizes(rng, 4, high=9)
+    weights = (normal(rng, hidden, d), normal(rng, hidden), normal(rng, d, hidden), normal(rng, d))
+    x = torch.from_numpy(2.0 * normal(rng, B, L, d)).float()
+    call = f"MLP({d}, {hidden}) with random weights on x of shape {(B, L, d)} (seed {seed})"
+    return Case("trial", call, (x,), build=_mlp_build(d, hidden, *weights), depth=3,
+                crash_hints=_MLP_CRASH)  # fmt: skip
 
 
 def check_mlp(MLP, reference=None, trials: int = 4) -> None:
+    """The GELU MLP as a module, its two named layers (with biases, no live dropout) checked
+    each time it is built: the worked example, random weights on a batch, the tokens
+    reordered, one token alone, an input check (table `MLP_CASES`), then random sizes against
+    the reference."""
     run = CheckRun(MLP)
-    call = "MLP(d_model=2, d_hidden=3)"
-    mlp = module_view(run.call(call, 2, 3))
-    run.expect_true(mlp is not None, f"{call} is not an nn.Module.", hint=HINT_MLP_SUBCLASS)
-    _expect_linear(run, "MLP(2, 3)", mlp, "fc_in", 2, 3)
-    _expect_linear(run, "MLP(2, 3)", mlp, "fc_out", 3, 2)
-    _set_linear(mlp, "fc_in", WORKED_W_IN, WORKED_B_IN)
-    _set_linear(mlp, "fc_out", WORKED_W_OUT, WORKED_B_OUT)
-    x = torch.tensor(WORKED_MLP_X)
-    call = "the worked MLP(2, 3) on x = [[1, 0.5], [0.5, -0.25]]"
-    _expect_deterministic(run, call, mlp, x)
-    y = _invoke(run, call, mlp, x)
-    run.expect_shape(call, y, (2, 2), hint=HINT_MLP_SHAPE)
-    run.expect_finite(call, y)
-    run.expect_close(
-        call,
-        y,
-        WORKED_MLP_Y,
-        **WORKED_TOL.kwargs(),
-        mistakes=_mlp_mistakes(x, WORKED_W_IN, WORKED_B_IN, WORKED_W_OUT, WORKED_B_OUT),
-    )
-
-    # [B, L, d] input with random weights, against PyTorch's own functions.
-    mlp = _module(run, "MLP(d_model=6, d_hidden=10)", 6, 10)
-    _expect_linear(run, "MLP(6, 10)", mlp, "fc_in", 6, 10)
-    _expect_linear(run, "MLP(6, 10)", mlp, "fc_out", 10, 6)
-    W1, b1 = _f64(10, 6, seed=11, scale=0.8), _f64(10, seed=12)
-    W2, b2 = _f64(6, 10, seed=13), _f64(6, seed=14)
-    _set_linear(mlp, "fc_in", W1, b1)
-    _set_linear(mlp, "fc_out", W2, b2)
-    x = _f64(2, 5, 6, seed=15).float()
-    call = "MLP(6, 10) with random weights on x of shape [B, L, d] = (2, 5, 6)"
-    y = _invoke(run, call, mlp, x)
-    run.expect_shape(call, y, (2, 5, 6), hint=HINT_MLP_LEADING_AXES)
-    run.expect_finite(call, y)
-    expected = F.linear(F.gelu(F.linear(x.double(), W1, b1)), W2, b2)
-    run.expect_close(
-        call,
-        y,
-        expected,
-        rtol=MODULE_RTOL,
-        atol=MODULE_ATOL,
-        mistakes=_mlp_mistakes(x, W1, b1, W2, b2),
-    )
-    perm = torch.tensor([3, 0, 4, 1, 2])
-    call = "MLP(6, 10) on the same x with its 5 tokens reordered"
-    run.expect_close(
-        call,
-        _invoke(run, call, mlp, x[:, perm]),
-        as_array(y)[:, perm.numpy()],
-        rtol=MODULE_RTOL,
-        atol=MODULE_ATOL,
-        hint=HINT_MLP_PERMUTATION,
-    )
-    call = "MLP(6, 10) on one token, x of shape (1, 1, 6)"
-    run.expect_close(
-        call,
-        _invoke(run, call, mlp, x[:1, :1]),
-        as_array(y)[:1, :1],
-        rtol=MODULE_RTOL,
-        atol=MODULE_ATOL,
-        hint=HINT_MLP_TOKEN_WISE,
-    )
-    _expect_raises_on(
-        run,
-        "MLP(6, 10) on x of shape (2, 5, 4)",
-        mlp,
-        torch.zeros(2, 5, 4),
-        mentions=("x", "(2, 5, 4)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(700 + seed)
-            d, hidden, B, L = (int(v) for v in rng.integers(1, 9, size=4))
-            mlp = _module(run, f"MLP({d}, {hidden})", d, hidden)
-            ref = reference(d, hidden)
-            W1, b1 = _f64(hidden, d, seed=710 + seed), _f64(hidden, seed=720 + seed)
-            W2, b2 = _f64(d, hidden, seed=730 + seed), _f64(d, seed=740 + seed)
-            for module in (mlp, ref):
-                _set_linear(module, "fc_in", W1, b1)
-                _set_linear(module, "fc_out", W2, b2)
-            x = _f64(B, L, d, seed=750 + seed, scale=2.0).float()
-            call = f"MLP({d}, {hidden}) with random weights on x of shape {(B, L, d)} (seed {seed})"
-            with torch.no_grad():
-                expected = ref(x)
-            run.expect_close(
-                call,
-                _invoke(run, call, mlp, x),
-                expected,
-                rtol=MODULE_RTOL,
-                atol=MODULE_ATOL,
-                mistakes=_mlp_mistakes(x, W1, b1, W2, b2),
-            )
+    run_cases(run, "MLP", MLP_CASES, KNOWN)
+    run_trials(run, "MLP", reference, trials, _mlp_trial, KNOWN)
     run.done()
 
 
@@ -530,18 +442,7 @@ def _randomise_view(view, seed: int):
     return view
 
 
-HINT_MODULE_SUBCLASS = "subclass nn.Module and call super().__init__() first"
-
-
-def _module(run: CheckRun, call: str, *args):
-    """The learner's module built by `call`, as a module view; not a module fails."""
-    built = run.call(call, *args)
-    view = module_view(built)
-    if view is None:
-        run.fail(
-            f"{call} is not an nn.Module (got {type(built).__name__}).", hint=HINT_MODULE_SUBCLASS
-        )
-    return view
+_module = built  # the learner's module made by a call, as a module view
 
 
 HINT_ATTRIBUTE_NAMES = (
@@ -1363,7 +1264,6 @@ HINT_EMBEDDING_NOT_COUNTED = (
     "W_vocab each hold V * d numbers"
 )
 HINT_FIXED_TABLE_COUNTED = "only positions='learned' has a trainable (max_len, d) table"
-HINT_LEARNED_TABLE_NOT_COUNTED = "positions='learned' adds a (max_len, d) table"
 HINT_PER_HEAD_COUNTED = (
     "the heads split d into h slices of d_k = d / h; the projections are still d x d in total"
 )
@@ -1383,212 +1283,57 @@ HINT_FC_OUT_NOT_COUNTED = (
 HINT_ROPE_COUNTED = "RoPE's cos and sin tables are fixed buffers, not trainable parameters"
 
 
-def _count_mistakes(V, d, n_heads, n_layers, max_len, positions, d_hidden, tie) -> list:
-    hidden = 4 * d if d_hidden is None else d_hidden
-    attention, attention_no_bias = 4 * (d * d + d), 4 * d * d
-    mlp = d * hidden + hidden + hidden * d + d
-    norms = 4 * d
-    pos = max_len * d if positions == "learned" else 0
-    head = (0 if tie else V * d) + V
+_COUNT = Tolerance(rtol=0.0, atol=0.5)  # a count of parameters: exact
+_SMALL = (23, 16, 4, 2, 12)  # vocab_size, d_model, n_heads, n_layers, max_len
 
-    def total(block=attention + mlp + norms, layers=n_layers, final=2 * d, head_=head, pos_=pos):
-        return V * d + pos_ + layers * block + final + head_
 
-    mlp_default = d * 4 * d + 4 * d + 4 * d * d + d
-    return [
-        m
-        for m in [
-            Mistake(
-                "attention biases not counted",
-                total(block=attention_no_bias + mlp + norms),
-                HINT_ATTENTION_BIASES_NOT_COUNTED,
-            ),
-            Mistake(
-                "LayerNorm counted with gamma only (d instead of 2 d)",
-                total(block=attention + mlp + 2 * d, final=d),
-                HINT_LAYERNORM_COUNTED_GAMMA_ONLY,
-            ),
-            Mistake(
-                "MLP biases not counted",
-                total(block=attention + 2 * d * hidden + norms),
-                HINT_MLP_BIASES_NOT_COUNTED,
-            ),
-            Mistake(
-                "W_O not counted (three projections instead of four)",
-                total(block=3 * (d * d + d) + mlp + norms),
-                HINT_W_O_NOT_COUNTED,
-            ),
-            Mistake(
-                "LayerNorm parameters not counted",
-                total(block=attention + mlp, final=0),
-                HINT_LAYERNORM_PARAMETERS_NOT_COUNTED,
-            ),
-            Mistake(
-                "the final LayerNorm not counted", total(final=0), HINT_FINAL_LAYERNORM_NOT_COUNTED
-            ),
-            Mistake(
-                "the head's bias not counted", total(head_=head - V), HINT_HEAD_BIAS_NOT_COUNTED
-            ),
-            Mistake(
-                "the head's weight counted although it is tied",
-                total(head_=V * d + V),
-                HINT_TIED_COUNTED_TWICE,
-            ),
-            Mistake(
-                "one (V, d) matrix not counted (the embedding, or the untied head weight)",
-                total() - V * d,
-                HINT_EMBEDDING_NOT_COUNTED,
-            ),
-            Mistake(
-                "position table counted for every option",
-                total(pos_=max_len * d),
-                HINT_FIXED_TABLE_COUNTED,
-            ),
-            Mistake(
-                "learned position table not counted", total(pos_=0), HINT_LEARNED_TABLE_NOT_COUNTED
-            ),
-            Mistake(
-                "attention counted once per head",
-                total(block=n_heads * attention + mlp + norms),
-                HINT_PER_HEAD_COUNTED,
-            ),
-            Mistake(
-                "d_hidden ignored (always 4 d)",
-                total(block=attention + mlp_default + norms),
-                HINT_D_HIDDEN_IGNORED,
-            ),
-            Mistake("only one block counted", total(layers=1), HINT_ONLY_ONE_BLOCK_COUNTED),
-            Mistake(
-                "two blocks written in (the worked example's n_layers)",
-                total(layers=2),
-                HINT_LAYERS_HARD_CODED,
-            ),
-            Mistake(
-                "learned position table counted as max_len numbers (no d)",
-                total(pos_=max_len if positions == "learned" else 0),
-                HINT_LEARNED_TABLE_SIZE,
-            ),
-            Mistake(
-                "one bias vector shared by the four projections",
-                total(block=4 * d * d + d + mlp + norms),
-                HINT_SHARED_BIAS,
-            ),
-            Mistake(
-                "one LayerNorm per block instead of two",
-                total(block=attention + mlp + 2 * d),
-                HINT_ONE_LAYERNORM_PER_BLOCK,
-            ),
-            Mistake(
-                "fc_out not counted (one MLP layer)",
-                total(block=attention + d * hidden + hidden + norms),
-                HINT_FC_OUT_NOT_COUNTED,
-            ),
-            Mistake(
-                "RoPE tables counted as parameters",
-                total(pos_=max_len * (d // n_heads) if positions == "rope" else pos),
-                HINT_ROPE_COUNTED,
-            ),
-        ]
-        if m.output != total()
-    ]
+def _module_count(
+    V, d, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False
+) -> int:
+    """The package's decoder of these sizes, counting its own parameters."""
+    config = LMConfig(V, d, n_heads, n_layers, max_len, positions=positions,
+                      tie_weights=tie_weights, d_hidden=d_hidden)  # fmt: skip
+    return TransformerLM(config).num_parameters()
+
+
+def _count_case(case_id: str, args: tuple, kwargs: dict, expect, note: str = "") -> Case:
+    words = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+    return Case(case_id, f"count_parameters({words}){note}", args, expect, kwargs=kwargs,
+                scalar=True, tolerance=_COUNT, what="count")  # fmt: skip
+
+
+COUNT_CASES = (
+    # GPT-2 small (124,439,808 parameters) has the same block; our head adds a bias of V
+    _count_case("gpt2", (50257, 768, 12, 12, 1024, "learned"), {"tie_weights": True},
+                124_439_808 + 50257, " (GPT-2 small)"),
+    *(_count_case(f"{positions}, d_hidden={hidden}, tied={tie}", (*_SMALL, positions),
+                  {"d_hidden": hidden, "tie_weights": tie}, _module_count,
+                  " against the module's own count")
+      for positions in POSITION_OPTIONS for tie in (False, True) for hidden in (None, 24)),
+    Case("absolute", "count_parameters(23, 16, 4, 2, 12, 'absolute')", (*_SMALL, "absolute"),
+         raises=ValueError, mentions=("positions", "absolute")),
+)  # fmt: skip
+
+
+def _count_trial(rng: np.random.Generator, seed: int) -> Case:
+    n_heads = int(rng.integers(1, 17))
+    V, d = int(rng.integers(2, 60000)), n_heads * int(rng.integers(1, 129))
+    n_layers, max_len = int(rng.integers(1, 49)), int(rng.integers(1, 4097))
+    args = (V, d, n_heads, n_layers, max_len, POSITION_OPTIONS[seed % 4])
+    kwargs = {"d_hidden": None if seed % 3 else int(rng.integers(1, 5000)),
+              "tie_weights": bool(seed % 2)}  # fmt: skip
+    return _count_case("trial", args, kwargs, None, f" (seed {seed})")
 
 
 def check_count_parameters(count_parameters, reference=None, trials: int = 12) -> None:
+    """The closed-form count, exactly: GPT-2 small, every option of a small decoder against
+    the package module's own count, an input check (table `COUNT_CASES`), then random sizes
+    against the reference."""
     run = CheckRun(count_parameters)
-    # GPT-2 small (124,439,808 parameters) has the same block; our head adds a bias of V.
-    args = (50257, 768, 12, 12, 1024, "learned")
-    call = "count_parameters(50257, 768, 12, 12, 1024, 'learned', tie_weights=True) (GPT-2 small)"
-    count = run.call(call, *args, tie_weights=True)
-    run.expect_true(np.ndim(count) == 0, f"{call} returned {count!r}; expected one number.")
-    run.expect_close(
-        call,
-        count,
-        124_439_808 + 50257,
-        rtol=0,
-        atol=0.5,
-        what="count",
-        mistakes=_count_mistakes(*args, None, True),
-    )
-
-    V, d, n_heads, n_layers, max_len = 23, 16, 4, 2, 12
-    for positions in POSITION_OPTIONS:
-        for tie in (False, True):
-            for d_hidden in (None, 24):
-                model = TransformerLM(
-                    LMConfig(
-                        vocab_size=V,
-                        d_model=d,
-                        n_heads=n_heads,
-                        n_layers=n_layers,
-                        max_len=max_len,
-                        positions=positions,
-                        tie_weights=tie,
-                        d_hidden=d_hidden,
-                    )
-                )
-                call = (
-                    f"count_parameters({V}, {d}, {n_heads}, {n_layers}, {max_len}, "
-                    f"{positions!r}, d_hidden={d_hidden}, tie_weights={tie})"
-                )
-                count = run.call(
-                    call,
-                    V,
-                    d,
-                    n_heads,
-                    n_layers,
-                    max_len,
-                    positions,
-                    d_hidden=d_hidden,
-                    tie_weights=tie,
-                )
-                run.expect_close(
-                    f"{call} against the module's own count",
-                    count,
-                    model.num_parameters(),
-                    rtol=0,
-                    atol=0.5,
-                    what="count",
-                    mistakes=_count_mistakes(
-                        V, d, n_heads, n_layers, max_len, positions, d_hidden, tie
-                    ),
-                )
-    run.expect_raises(
-        "count_parameters(23, 16, 4, 2, 12, 'absolute')",
-        ValueError,
-        V,
-        d,
-        n_heads,
-        n_layers,
-        max_len,
-        "absolute",
-        mentions=("positions", "absolute"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(1200 + seed)
-            n_heads = int(rng.integers(1, 17))
-            d = n_heads * int(rng.integers(1, 129))
-            args = (
-                int(rng.integers(2, 60000)),
-                d,
-                n_heads,
-                int(rng.integers(1, 49)),
-                int(rng.integers(1, 4097)),
-                POSITION_OPTIONS[seed % 4],
-            )
-            d_hidden = None if seed % 3 else int(rng.integers(1, 5000))
-            tie = bool(seed % 2)
-            call = (
-                f"count_parameters{args} with d_hidden={d_hidden}, tie_weights={tie} (seed {seed})"
-            )
-            count = run.call(call, *args, d_hidden=d_hidden, tie_weights=tie)
-            run.expect_close(
-                call,
-                count,
-                reference(*args, d_hidden=d_hidden, tie_weights=tie),
-                rtol=0,
-                atol=0.5,
-                what="count",
-                mistakes=_count_mistakes(*args, d_hidden, tie),
-            )
+    run_cases(run, "count_parameters", COUNT_CASES, KNOWN)
+    run_trials(run, "count_parameters", reference, trials, _count_trial, KNOWN)
     run.done()
+
+
+# the functions of notebook 06 checked as tables
+CASES = {"layer_norm": LAYER_NORM_CASES, "MLP": MLP_CASES, "count_parameters": COUNT_CASES}

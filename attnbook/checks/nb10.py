@@ -24,7 +24,17 @@ import torch.nn.functional as F
 from torch import nn
 
 from attnbook.checks import nb05, nb06
-from attnbook.checks._cases import Case, Slips, run_cases, run_trials, sizes
+from attnbook.checks._cases import (
+    Build,
+    Case,
+    Slips,
+    built,
+    normal,
+    run_cases,
+    run_trials,
+    sizes,
+    token_wise_cases,
+)
 from attnbook.checks._core import (
     CheckRun,
     Mistake,
@@ -32,7 +42,7 @@ from attnbook.checks._core import (
     hidden_range,
     names_called,
 )
-from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
+from attnbook.checks._modules import is_instance, parameter_shapes, type_name
 from attnbook.checks.nb06 import _copy_weights, _expect_raises_on, _expect_same_parameters
 from attnbook.demos.nb07 import single_thread
 from attnbook.lm.model import rope_tables
@@ -158,16 +168,7 @@ def _forbid(run: CheckRun, func, banned: set[str], what: str, hint: str) -> None
     run.expect_true(not used, f"{run.name} calls {what} ({', '.join(sorted(used))}).", hint=hint)
 
 
-def _build(run: CheckRun, call: str, *args, **kwargs):
-    """The learner's module built by `call`, as a module view; not a module fails."""
-    built = run.call(call, *args, **kwargs)
-    view = module_view(built)
-    if view is None:
-        run.fail(
-            f"{call} is not an nn.Module (got {type(built).__name__}).",
-            hint=nb06.HINT_MODULE_SUBCLASS,
-        )
-    return view
+_build = built  # the learner's module made by a call, as a module view
 
 
 def _expect_own_modules(run: CheckRun, call: str, view) -> None:
@@ -370,10 +371,6 @@ WORKED_W_UP = [[0.5, 1.0], [-1.0, 0.5], [1.0, 1.0]]
 WORKED_W_DOWN = [[1.0, 0.0, -1.0], [0.5, 1.0, 2.0]]  # (2, 3)
 WORKED_X = [[1.0, 0.5], [0.5, -0.25]]
 WORKED_Y = [[0.7287924258983813, -1.5992819735122936], [0.0643595251606538, -0.060309128584713545]]
-#: The worked SwiGLU in float32 against its exact values: the gate and up projections, SiLU
-#: and the product, the down projection (three stages) on values of size at most 2
-#: (attnbook.tolerance).
-WORKED_TOL = tolerance("float32", magnitude=2.0, depth=3)
 SWIGLU_LAYERS = (
     ("w_gate", "d_model -> d_hidden"),
     ("w_up", "d_model -> d_hidden"),
@@ -389,7 +386,7 @@ HINT_SWIGLU_SHAPES = "w_gate and w_up map d_model -> d_hidden, w_down maps d_hid
 HINT_NO_BIAS = "Qwen3's linear layers have no bias: nn.Linear(..., bias=False)"
 
 
-def _expect_swiglu_layers(run: CheckRun, owner: str, view, d: int, hidden: int) -> None:
+def _expect_swiglu_layers(run: CheckRun, owner: str, view, *, d: int, hidden: int) -> None:
     info = view.info()
     _expect_own_modules(run, owner, view)
     params = parameter_shapes(view, info)
@@ -412,16 +409,6 @@ def _expect_swiglu_layers(run: CheckRun, owner: str, view, d: int, hidden: int) 
         )
 
 
-def _set_swiglu(view, gate, up, down) -> None:
-    view.set_tensors(
-        {
-            "w_gate.weight": torch.as_tensor(gate, dtype=torch.float64),
-            "w_up.weight": torch.as_tensor(up, dtype=torch.float64),
-            "w_down.weight": torch.as_tensor(down, dtype=torch.float64),
-        }
-    )
-
-
 HINT_SILU = "the gate's activation is SiLU, z * sigmoid(z): F.silu"
 HINT_SIGMOID_GATE = "SwiGLU gates with SiLU(z) = z * sigmoid(z), not sigmoid(z) alone"
 HINT_SILU_ON_UP = (
@@ -439,37 +426,6 @@ HINT_SILU_AFTER_DOWN = "w_down's output is the result: no activation after it"
 HINT_SWIGLU_RESIDUAL = "SwiGLU returns w_down(...) only; the block adds the residual"
 
 
-def _swiglu_mistakes(x, gate, up, down) -> list[Mistake]:
-    x, G, U, D = (torch.as_tensor(t, dtype=torch.float64) for t in (x, gate, up, down))
-    a, b = x @ G.T, x @ U.T  # (..., d_hidden): gate input, content
-    right = (F.silu(a) * b) @ D.T
-    return [
-        Mistake("GELU instead of SiLU", (F.gelu(a) * b) @ D.T, HINT_SILU),
-        Mistake("ReLU instead of SiLU", (F.relu(a) * b) @ D.T, HINT_SILU),
-        Mistake("tanh instead of SiLU", (torch.tanh(a) * b) @ D.T, HINT_SILU),
-        Mistake("SiLU of x before w_gate", (F.silu(x) @ G.T * b) @ D.T, HINT_SILU_ON_INPUT),
-        Mistake(
-            "sigmoid gate (GLU) instead of SiLU", (torch.sigmoid(a) * b) @ D.T, HINT_SIGMOID_GATE
-        ),
-        Mistake(
-            "SiLU on the up branch (w_gate and w_up swapped)",
-            (F.silu(b) * a) @ D.T,
-            HINT_SILU_ON_UP,
-        ),
-        Mistake("no gate: w_down(SiLU(w_up(x)))", F.silu(b) @ D.T, HINT_NO_GATE),
-        Mistake("no gate: w_down(SiLU(w_gate(x)))", F.silu(a) @ D.T, HINT_NO_GATE),
-        Mistake("gate added instead of multiplied", (F.silu(a) + b) @ D.T, HINT_GATE_ADDED),
-        Mistake("SiLU applied after the product", F.silu(a * b) @ D.T, HINT_SILU_AFTER_PRODUCT),
-        Mistake("SiLU on both branches", (F.silu(a) * F.silu(b)) @ D.T, HINT_SILU_ON_BOTH),
-        Mistake("an extra SiLU after w_down", F.silu(right), HINT_SILU_AFTER_DOWN),
-        Mistake(
-            "residual added inside the MLP",
-            x + right if x.shape == right.shape else right * np.nan,
-            HINT_SWIGLU_RESIDUAL,
-        ),
-    ]
-
-
 HINT_SWIGLU_SHAPE = "SwiGLU maps d_model features back to d_model"
 HINT_SWIGLU_BATCH_SHAPE = "SwiGLU keeps x's shape (..., d_model): nn.Linear acts on the last axis"
 HINT_SWIGLU_PER_TOKEN = (
@@ -477,92 +433,54 @@ HINT_SWIGLU_PER_TOKEN = (
 )
 
 
-@_one_thread
-def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
-    run = CheckRun(SwiGLU)
-    view = _build(run, "SwiGLU(d_model=2, d_hidden=3)", 2, 3)
-    _expect_swiglu_layers(run, "SwiGLU(2, 3)", view, 2, 3)
-    _set_swiglu(view, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN)
-    view.eval()
-    x = torch.tensor(WORKED_X)
-    call = "the worked SwiGLU(2, 3) on x = [[1, 0.5], [0.5, -0.25]]"
-    y = _invoke(run, call, view, x)
-    _expect_tensor(run, call, y)
-    run.expect_shape(call, y, (2, 2), hint=HINT_SWIGLU_SHAPE)
-    run.expect_finite(call, y)
-    run.expect_close(
-        call,
-        y,
-        WORKED_Y,
-        **WORKED_TOL.kwargs(),
-        mistakes=_swiglu_mistakes(x, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN),
-    )
-
-    view = _build(run, "SwiGLU(d_model=6, d_hidden=10)", 6, 10)
-    _expect_swiglu_layers(run, "SwiGLU(6, 10)", view, 6, 10)
-    weights = (_f64(10, 6, seed=111, scale=0.8), _f64(10, 6, seed=112), _f64(6, 10, seed=113))
-    _set_swiglu(view, *weights)
-    x = _f64(2, 5, 6, seed=114).float()
-    call = "SwiGLU(6, 10) with random weights on x of shape [B, L, d] = (2, 5, 6)"
-    y = _invoke(run, call, view, x)
-    run.expect_shape(call, y, (2, 5, 6), hint=HINT_SWIGLU_BATCH_SHAPE)
-    run.expect_finite(call, y)
-    run.expect_close(
-        call,
-        y,
-        _swiglu(x, *weights),
-        rtol=MODULE_RTOL,
-        atol=MODULE_ATOL,
-        mistakes=_swiglu_mistakes(x, *weights),
-    )
-    perm = torch.tensor([3, 0, 4, 1, 2])
-    call = "SwiGLU(6, 10) on the same x with its 5 tokens reordered"
-    run.expect_close(
-        call,
-        _invoke(run, call, view, x[:, perm]),
-        as_array(y)[:, perm.numpy()],
-        rtol=MODULE_RTOL,
-        atol=MODULE_ATOL,
-        hint=HINT_SWIGLU_PER_TOKEN,
-    )
-    _expect_raises_on(
-        run,
-        "SwiGLU(6, 10) on x of shape (2, 5, 4)",
-        view,
-        torch.zeros(2, 5, 4),
-        mentions=("x", "(2, 5, 4)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(1100 + seed)
-            d, hidden, B, L = (int(v) for v in rng.integers(1, 9, size=4))
-            view = _build(run, f"SwiGLU({d}, {hidden})", d, hidden)
-            ref = reference(d, hidden)
-            weights = (
-                _f64(hidden, d, seed=1110 + seed),
-                _f64(hidden, d, seed=1120 + seed),
-                _f64(d, hidden, seed=1130 + seed),
-            )
-            for module in (view, module_view(ref)):
-                _set_swiglu(module, *weights)
-            x = _f64(B, L, d, seed=1140 + seed, scale=2.0).float()
-            call = f"SwiGLU({d}, {hidden}) with random weights on x {(B, L, d)} (seed {seed})"
-            with torch.no_grad():
-                expected = ref(x)
-            run.expect_close(
-                call,
-                _invoke(run, call, view, x),
-                expected,
-                rtol=MODULE_RTOL,
-                atol=MODULE_ATOL,
-                mistakes=_swiglu_mistakes(x, *weights),
-            )
-    run.done()
-
-
-def _swiglu(x, gate, up, down):
+def _swiglu(gate, up, down, x):
     x, G, U, D = (torch.as_tensor(t, dtype=torch.float64) for t in (x, gate, up, down))
     return (F.silu(x @ G.T) * (x @ U.T)) @ D.T
+
+
+def _swiglu_build(d: int, hidden: int, gate, up, down) -> Build:
+    """SwiGLU(d, hidden) with these weights, its three bias-free layers checked first."""
+    weights = (torch.as_tensor(w, dtype=torch.float64) for w in (gate, up, down))
+    tensors = dict(zip(("w_gate.weight", "w_up.weight", "w_down.weight"), weights))
+    return Build(f"SwiGLU(d_model={d}, d_hidden={hidden})", (d, hidden), tensors,
+                 partial(_expect_swiglu_layers, d=d, hidden=hidden))  # fmt: skip
+
+
+def _swiglu_case(case_id: str, call: str, x, build: Build, expect, **more) -> Case:
+    return Case(case_id, call, (x,), expect, build=build, depth=3, before=_tensor_first,
+                crash_hints=tuple(_CRASH_HINTS), **more)  # fmt: skip
+
+
+_WEIGHTS = (_f64(10, 6, seed=111, scale=0.8), _f64(10, 6, seed=112), _f64(6, 10, seed=113))
+SWIGLU_CASES = (
+    _swiglu_case("worked", "the worked SwiGLU(2, 3) on x = [[1, 0.5], [0.5, -0.25]]",
+                 torch.tensor(WORKED_X),
+                 _swiglu_build(2, 3, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN),
+                 torch.tensor(WORKED_Y, dtype=_f64_), shape_hint=HINT_SWIGLU_SHAPE),
+    *token_wise_cases("SwiGLU(6, 10)", _swiglu_build(6, 10, *_WEIGHTS),
+                      _f64(2, 5, 6, seed=114).float(), partial(_swiglu, *_WEIGHTS),
+                      (HINT_SWIGLU_BATCH_SHAPE, HINT_SWIGLU_PER_TOKEN, HINT_SWIGLU_PER_TOKEN),
+                      before=_tensor_first, crash_hints=tuple(_CRASH_HINTS)),
+)  # fmt: skip
+
+
+def _swiglu_trial(rng: np.random.Generator, seed: int) -> Case:
+    d, hidden, B, L = sizes(rng, 4, high=9)
+    weights = (normal(rng, hidden, d), normal(rng, hidden, d), normal(rng, d, hidden))
+    x = torch.from_numpy(2.0 * normal(rng, B, L, d)).float()
+    call = f"SwiGLU({d}, {hidden}) with random weights on x {(B, L, d)} (seed {seed})"
+    return _swiglu_case("trial", call, x, _swiglu_build(d, hidden, *weights), None)
+
+
+@_one_thread
+def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
+    """SwiGLU as a module, its three bias-free layers checked by name each time it is built:
+    the worked example, random weights on a batch, the tokens reordered, an input check (table
+    `SWIGLU_CASES`), then random sizes against the reference."""
+    run = CheckRun(SwiGLU)
+    run_cases(run, "SwiGLU", SWIGLU_CASES, KNOWN)
+    run_trials(run, "SwiGLU", reference, trials, _swiglu_trial, KNOWN)
+    run.done()
 
 
 # ---------------------------------------------------------------------------------------
@@ -788,7 +706,12 @@ KV_CASES = (
 
 
 # the functions of notebook 10 checked as tables
-CASES = {"rms_norm": RMS_CASES, _GQA: GQA_CASES, "kv_cache_bytes": KV_CASES}
+CASES = {
+    "rms_norm": RMS_CASES,
+    "SwiGLU": SWIGLU_CASES,
+    _GQA: GQA_CASES,
+    "kv_cache_bytes": KV_CASES,
+}
 
 
 def _kv_trial(rng: np.random.Generator, seed: int) -> Case:

@@ -460,6 +460,519 @@ def _slip_layer_norm_23(h, gamma, beta, eps=1e-05):
     var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
     return gamma * (h + mean) / torch.sqrt(var + eps) + beta
 
+# MLP: tanh approximation of GELU
+class _slip_MLP_0(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.gelu(self.fc_in(x), approximate='tanh'))
+
+# MLP: ReLU instead of GELU
+class _slip_MLP_1(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(torch.relu(self.fc_in(x)))
+
+# MLP: no activation
+class _slip_MLP_2(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(self.fc_in(x))
+
+# MLP: an extra GELU at the output
+class _slip_MLP_3(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return F.gelu(self.fc_out(F.gelu(self.fc_in(x))))
+
+# MLP: residual added inside the MLP
+class _slip_MLP_4(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return x + self.fc_out(F.gelu(self.fc_in(x)))
+
+# MLP: layer sizes swapped
+class _slip_MLP_5(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_hidden, d_model)
+        self.fc_out = nn.Linear(d_model, d_hidden)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.gelu(self.fc_in(x)))
+
+# MLP: linear layers without bias
+class _slip_MLP_6(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden, bias=False)
+        self.fc_out = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.gelu(self.fc_in(x)))
+
+# MLP: an nn.Sequential instead of the named layers
+class _slip_MLP_7(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.net = nn.Sequential(nn.Linear(d_model, d_hidden), nn.GELU(), nn.Linear(d_hidden, d_model))
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.net(x)
+
+# MLP: SiLU instead of GELU
+class _slip_MLP_8(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.silu(self.fc_in(x)))
+
+# MLP: sigmoid approximation of GELU, x * sigmoid(1.702 x)
+class _slip_MLP_9(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        a = self.fc_in(x)
+        return self.fc_out(a * torch.sigmoid(1.702 * a))
+
+# MLP: GELU applied to the input before fc_in
+class _slip_MLP_10(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(self.fc_in(F.gelu(x)))
+
+# MLP: hidden width ignored (d_model -> d_model)
+class _slip_MLP_11(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_model)
+        self.fc_out = nn.Linear(d_model, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.gelu(self.fc_in(x)))
+
+# MLP: ReLU as torch.maximum with a torch.zeros floor
+class _slip_MLP_12(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        a = self.fc_in(x)
+        return self.fc_out(torch.maximum(a, torch.zeros(a.shape)))
+
+# MLP: F.dropout on the hidden layer (training=True by default)
+class _slip_MLP_13(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.dropout(F.gelu(self.fc_in(x)), 0.1))
+
+# MLP: hidden width 4 * d_model written in (d_hidden ignored)
+class _slip_MLP_14(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, 4 * d_model)
+        self.fc_out = nn.Linear(4 * d_model, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.gelu(self.fc_in(x)))
+
+# MLP: a LayerNorm inside the MLP
+class _slip_MLP_15(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.gelu(self.fc_in(F.layer_norm(x, (self.d_model,)))))
+
+# MLP: tokens flattened and not reshaped back
+class _slip_MLP_16(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.fc_out(F.gelu(self.fc_in(x.reshape(-1, self.d_model))))
+
+# MLP: forward without return
+class _slip_MLP_17(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.fc_in = nn.Linear(d_model, d_hidden)
+        self.fc_out = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        h = self.fc_out(F.gelu(self.fc_in(x)))
+
+# count_parameters: attention biases forgotten
+def _slip_count_parameters_0(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * d * d + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: LayerNorm parameters forgotten
+def _slip_count_parameters_1(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d)
+    total = V * d + n_layers * block + V
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: the final LayerNorm forgotten
+def _slip_count_parameters_2(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + V
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: the head's bias forgotten
+def _slip_count_parameters_3(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: tied head weight counted twice
+def _slip_count_parameters_4(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = 2 * V * d + n_layers * block + 2 * d + V
+    return total + (max_len * d if positions == 'learned' else 0)
+
+# count_parameters: position table counted for every option
+def _slip_count_parameters_5(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + max_len * d + n_layers * block + 2 * d + V
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: attention counted once per head
+def _slip_count_parameters_6(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = n_heads * 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: d_hidden ignored
+def _slip_count_parameters_7(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: only one block counted
+def _slip_count_parameters_8(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: token embedding not counted
+def _slip_count_parameters_9(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = n_layers * block + 2 * d + V + V * d
+    return total + (max_len * d if positions == 'learned' else 0)
+
+# count_parameters: LayerNorm counted with gamma only
+def _slip_count_parameters_10(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 2 * d
+    total = V * d + n_layers * block + d + V
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: MLP biases forgotten
+def _slip_count_parameters_11(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + 2 * d * hidden + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: W_O forgotten (three projections)
+def _slip_count_parameters_12(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 3 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: sinusoids counted as parameters
+def _slip_count_parameters_13(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions in ('learned', 'sinusoidal') else 0
+    return total + (0 if tie_weights else V * d)
+
+# count_parameters: n_layers written in as 2
+def _slip_count_parameters_14(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + 2 * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    total += 0 if tie_weights else V * d
+    return total
+
+# count_parameters: tying also drops the head's bias
+def _slip_count_parameters_15(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d
+    total += max_len * d if positions == 'learned' else 0
+    total += 0 if tie_weights else V * d + V
+    return total
+
+# count_parameters: learned position table counted as max_len (no d)
+def _slip_count_parameters_16(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len if positions == 'learned' else 0
+    total += 0 if tie_weights else V * d
+    return total
+
+# count_parameters: one bias vector for all four projections
+def _slip_count_parameters_17(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * d * d + d + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    total += 0 if tie_weights else V * d
+    return total
+
+# count_parameters: one LayerNorm per block
+def _slip_count_parameters_18(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 2 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    total += 0 if tie_weights else V * d
+    return total
+
+# count_parameters: fc_out forgotten (one MLP layer)
+def _slip_count_parameters_19(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    total += 0 if tie_weights else V * d
+    return total
+
+# count_parameters: RoPE tables counted as parameters
+def _slip_count_parameters_20(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    total += max_len * (d // n_heads) if positions == 'rope' else 0
+    total += 0 if tie_weights else V * d
+    return total
+
+# count_parameters: a position table counted for rope too
+def _slip_count_parameters_21(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions in ('learned', 'rope') else 0
+    total += 0 if tie_weights else V * d
+    return total
+
+# count_parameters: tying subtracts 2 V d (embedding and head both dropped)
+def _slip_count_parameters_22(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
+    total = 2 * V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    total -= 2 * V * d if tie_weights else 0
+    return total
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -488,5 +1001,50 @@ SLIPS = {
         ('gamma broadcast along the tokens (gamma[:, None])', 'HINT_KEEPDIM', _slip_layer_norm_21),
         ('eps hard-coded to 1e-6', 'HINT_EPS_ARGUMENT_IGNORED', _slip_layer_norm_22),
         ('subtracts the mean with a sign slip (h + mean)', 'HINT_MEAN_ADDED', _slip_layer_norm_23),
+    ],
+    'MLP': [
+        ('tanh approximation of GELU', 'HINT_TANH_GELU', _slip_MLP_0),
+        ('ReLU instead of GELU', 'HINT_RELU', _slip_MLP_1),
+        ('no activation', 'HINT_NO_ACTIVATION', _slip_MLP_2),
+        ('an extra GELU at the output', 'HINT_EXTRA_GELU', _slip_MLP_3),
+        ('residual added inside the MLP', 'HINT_RESIDUAL_INSIDE_MLP', _slip_MLP_4),
+        ('layer sizes swapped', 'HINT_MLP_WIDTHS', _slip_MLP_5),
+        ('linear layers without bias', 'HINT_MLP_BIAS', _slip_MLP_6),
+        ('an nn.Sequential instead of the named layers', ('HINT_LINEAR_NAMED', {'name': 'fc_in'}), _slip_MLP_7),
+        ('SiLU instead of GELU', 'HINT_SILU', _slip_MLP_8),
+        ('sigmoid approximation of GELU, x * sigmoid(1.702 x)', 'HINT_SIGMOID_GELU', _slip_MLP_9),
+        ('GELU applied to the input before fc_in', 'HINT_GELU_ON_INPUT', _slip_MLP_10),
+        ('hidden width ignored (d_model -> d_model)', 'HINT_MLP_WIDTHS', _slip_MLP_11),
+        ('ReLU as torch.maximum with a torch.zeros floor', 'HINT_RELU', _slip_MLP_12),
+        ('F.dropout on the hidden layer (training=True by default)', 'HINT_DROPOUT', _slip_MLP_13),
+        ('hidden width 4 * d_model written in (d_hidden ignored)', 'HINT_MLP_WIDTHS', _slip_MLP_14),
+        ('a LayerNorm inside the MLP', 'HINT_NORM_INSIDE_MLP', _slip_MLP_15),
+        ('tokens flattened and not reshaped back', 'HINT_MLP_LEADING_AXES', _slip_MLP_16),
+        ('forward without return', ('HINT_NO_RETURN', {'where': 'MLP.forward'}), _slip_MLP_17),
+    ],
+    'count_parameters': [
+        ('attention biases forgotten', 'HINT_ATTENTION_BIASES_NOT_COUNTED', _slip_count_parameters_0),
+        ('LayerNorm parameters forgotten', 'HINT_LAYERNORM_PARAMETERS_NOT_COUNTED', _slip_count_parameters_1),
+        ('the final LayerNorm forgotten', 'HINT_FINAL_LAYERNORM_NOT_COUNTED', _slip_count_parameters_2),
+        ("the head's bias forgotten", 'HINT_HEAD_BIAS_NOT_COUNTED', _slip_count_parameters_3),
+        ('tied head weight counted twice', 'HINT_TIED_COUNTED_TWICE', _slip_count_parameters_4),
+        ('position table counted for every option', 'HINT_FIXED_TABLE_COUNTED', _slip_count_parameters_5),
+        ('attention counted once per head', 'HINT_PER_HEAD_COUNTED', _slip_count_parameters_6),
+        ('d_hidden ignored', 'HINT_D_HIDDEN_IGNORED', _slip_count_parameters_7),
+        ('only one block counted', 'HINT_ONLY_ONE_BLOCK_COUNTED', _slip_count_parameters_8),
+        ('token embedding not counted', 'HINT_EMBEDDING_NOT_COUNTED', _slip_count_parameters_9),
+        ('LayerNorm counted with gamma only', 'HINT_LAYERNORM_COUNTED_GAMMA_ONLY', _slip_count_parameters_10),
+        ('MLP biases forgotten', 'HINT_MLP_BIASES_NOT_COUNTED', _slip_count_parameters_11),
+        ('W_O forgotten (three projections)', 'HINT_W_O_NOT_COUNTED', _slip_count_parameters_12),
+        ('sinusoids counted as parameters', 'HINT_FIXED_TABLE_COUNTED', _slip_count_parameters_13),
+        ('n_layers written in as 2', 'HINT_LAYERS_HARD_CODED', _slip_count_parameters_14),
+        ("tying also drops the head's bias", 'HINT_HEAD_BIAS_NOT_COUNTED', _slip_count_parameters_15),
+        ('learned position table counted as max_len (no d)', 'HINT_LEARNED_TABLE_SIZE', _slip_count_parameters_16),
+        ('one bias vector for all four projections', 'HINT_SHARED_BIAS', _slip_count_parameters_17),
+        ('one LayerNorm per block', 'HINT_ONE_LAYERNORM_PER_BLOCK', _slip_count_parameters_18),
+        ('fc_out forgotten (one MLP layer)', 'HINT_FC_OUT_NOT_COUNTED', _slip_count_parameters_19),
+        ('RoPE tables counted as parameters', 'HINT_ROPE_COUNTED', _slip_count_parameters_20),
+        ('a position table counted for rope too', 'HINT_FIXED_TABLE_COUNTED', _slip_count_parameters_21),
+        ('tying subtracts 2 V d (embedding and head both dropped)', 'HINT_EMBEDDING_NOT_COUNTED', _slip_count_parameters_22),
     ],
 }

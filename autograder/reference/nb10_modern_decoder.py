@@ -430,6 +430,275 @@ def _slip_rms_norm_21(h, gamma, eps=1e-06):
     mean_square = (h ** 2).mean(dim=-1, keepdim=True)
     return (gamma * h / torch.sqrt(mean_square + eps)).numpy()
 
+# SwiGLU: GELU instead of SiLU
+class _slip_SwiGLU_0(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(F.gelu(self.w_gate(x)) * self.w_up(x))
+
+# SwiGLU: ReLU instead of SiLU
+class _slip_SwiGLU_1(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(torch.relu(self.w_gate(x)) * self.w_up(x))
+
+# SwiGLU: tanh instead of SiLU
+class _slip_SwiGLU_2(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(torch.tanh(self.w_gate(x)) * self.w_up(x))
+
+# SwiGLU: SiLU of x before w_gate
+class _slip_SwiGLU_3(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(self.w_gate(F.silu(x)) * self.w_up(x))
+
+# SwiGLU: sigmoid gate (GLU)
+class _slip_SwiGLU_4(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(torch.sigmoid(self.w_gate(x)) * self.w_up(x))
+
+# SwiGLU: SiLU on the up branch
+class _slip_SwiGLU_5(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(self.w_gate(x) * F.silu(self.w_up(x)))
+
+# SwiGLU: no gate
+class _slip_SwiGLU_6(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(F.silu(self.w_up(x)))
+
+# SwiGLU: gate added instead of multiplied
+class _slip_SwiGLU_7(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(F.silu(self.w_gate(x)) + self.w_up(x))
+
+# SwiGLU: SiLU after the product
+class _slip_SwiGLU_8(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(F.silu(self.w_gate(x) * self.w_up(x)))
+
+# SwiGLU: SiLU on both branches
+class _slip_SwiGLU_9(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(F.silu(self.w_gate(x)) * F.silu(self.w_up(x)))
+
+# SwiGLU: an extra SiLU at the output
+class _slip_SwiGLU_10(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return F.silu(self.w_down(F.silu(self.w_gate(x)) * self.w_up(x)))
+
+# SwiGLU: residual added inside
+class _slip_SwiGLU_11(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return x + self.w_down(F.silu(self.w_gate(x)) * self.w_up(x))
+
+# SwiGLU: linear layers with biases
+class _slip_SwiGLU_12(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden)
+        self.w_up = nn.Linear(d_model, d_hidden)
+        self.w_down = nn.Linear(d_hidden, d_model)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(F.silu(self.w_gate(x)) * self.w_up(x))
+
+# SwiGLU: w_down built the wrong way round
+class _slip_SwiGLU_13(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_model, d_hidden, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.w_down(F.silu(self.w_gate(x)) * self.w_up(x))
+
+# SwiGLU: an nn.Sequential instead of the named layers
+class _slip_SwiGLU_14(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.net = nn.Sequential(nn.Linear(d_model, d_hidden, bias=False), nn.SiLU(), nn.Linear(d_hidden, d_model, bias=False))
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.net(x)
+
+# SwiGLU: the package's production MLP
+class _slip_SwiGLU_15(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        from attnbook.lm.qwen3 import GatedMLP, Qwen3LMConfig
+        self.inner = GatedMLP(Qwen3LMConfig(vocab_size=1, d_model=d_model, d_hidden=d_hidden))
+        self.w_gate, self.w_up, self.w_down = (self.inner.w_gate, self.inner.w_up, self.inner.w_down)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return self.inner(x)
+
+# SwiGLU: w_down left out
+class _slip_SwiGLU_16(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        return F.silu(self.w_gate(x)) * self.w_up(x)
+
+# SwiGLU: tokens flattened to (B * L, d) and not reshaped back
+class _slip_SwiGLU_17(nn.Module):
+
+    def __init__(self, d_model, d_hidden):
+        super().__init__()
+        self.d_model = d_model
+        self.w_gate = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_up = nn.Linear(d_model, d_hidden, bias=False)
+        self.w_down = nn.Linear(d_hidden, d_model, bias=False)
+
+    def forward(self, x):
+        """x: (..., d_model) -> (..., d_model); every token is transformed on its own."""
+        require_last_axis('x', x, self.d_model, 'd_model')
+        x = x.reshape(-1, x.shape[-1])
+        return self.w_down(F.silu(self.w_gate(x)) * self.w_up(x))
+
 # grouped_query_attention: key/value heads tiled with repeat
 def _slip_grouped_query_attention_0(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
@@ -720,6 +989,26 @@ SLIPS = {
         ('tokens returned as the rows of an (N, d) view', 'HINT_RMS_SHAPE', _slip_rms_norm_19),
         ('eps left out', 'HINT_RMS_ZERO_TOKEN', _slip_rms_norm_20),
         ('returns a numpy array', 'HINT_TENSOR_RESULT', _slip_rms_norm_21),
+    ],
+    'SwiGLU': [
+        ('GELU instead of SiLU', 'HINT_SILU', _slip_SwiGLU_0),
+        ('ReLU instead of SiLU', 'HINT_SILU', _slip_SwiGLU_1),
+        ('tanh instead of SiLU', 'HINT_SILU', _slip_SwiGLU_2),
+        ('SiLU of x before w_gate', 'HINT_SILU_ON_INPUT', _slip_SwiGLU_3),
+        ('sigmoid gate (GLU)', 'HINT_SIGMOID_GATE', _slip_SwiGLU_4),
+        ('SiLU on the up branch', 'HINT_SILU_ON_UP', _slip_SwiGLU_5),
+        ('no gate', 'HINT_NO_GATE', _slip_SwiGLU_6),
+        ('gate added instead of multiplied', 'HINT_GATE_ADDED', _slip_SwiGLU_7),
+        ('SiLU after the product', 'HINT_SILU_AFTER_PRODUCT', _slip_SwiGLU_8),
+        ('SiLU on both branches', 'HINT_SILU_ON_BOTH', _slip_SwiGLU_9),
+        ('an extra SiLU at the output', 'HINT_SILU_AFTER_DOWN', _slip_SwiGLU_10),
+        ('residual added inside', 'HINT_SWIGLU_RESIDUAL', _slip_SwiGLU_11),
+        ('linear layers with biases', 'HINT_NO_BIAS', _slip_SwiGLU_12),
+        ('w_down built the wrong way round', 'HINT_SWIGLU_SHAPES', _slip_SwiGLU_13),
+        ('an nn.Sequential instead of the named layers', ('HINT_SWIGLU_LAYER', {'name': 'w_gate'}), _slip_SwiGLU_14),
+        ("the package's production MLP", 'HINT_DELEGATE', _slip_SwiGLU_15),
+        ('w_down left out', 'HINT_SWIGLU_SHAPE', _slip_SwiGLU_16),
+        ('tokens flattened to (B * L, d) and not reshaped back', 'HINT_SWIGLU_BATCH_SHAPE', _slip_SwiGLU_17),
     ],
     'grouped_query_attention': [
         ('key/value heads tiled with repeat', 'HINT_TILED_HEADS', _slip_grouped_query_attention_0),

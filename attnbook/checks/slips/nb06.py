@@ -109,4 +109,75 @@ SLIPS = {
             ]),
         ],
     },
+    'MLP': {
+        'worked': [
+            ('tanh approximation of GELU', 'HINT_TANH_GELU', [
+                [0.5157535076141357, 0.42849206924438477],
+                [0.7126528024673462, 0.1423100233078003],
+            ]),
+            ('ReLU instead of GELU', 'HINT_RELU', [
+                [0.5, 1.0],
+                [0.75, 0.625],
+            ]),
+            ('no activation', 'HINT_NO_ACTIVATION', [
+                [1.25, -0.5],
+                [1.125, -1.375],
+            ]),
+            ('an extra GELU at the output', 'HINT_EXTRA_GELU', [
+                [0.35942795872688293, 0.28544750809669495],
+                [0.5430817008018494, 0.07937264442443848],
+            ]),
+            ('residual added inside the MLP', 'HINT_RESIDUAL_INSIDE_MLP', [
+                [1.5157017707824707, 0.9286558032035828],
+                [1.2127158641815186, -0.10742013156414032],
+            ]),
+            ('SiLU instead of GELU', 'HINT_SILU', [
+                [0.5518456697463989, 0.23561257123947144],
+                [0.662134051322937, -0.07918322086334229],
+            ]),
+            ('sigmoid approximation of GELU, x * sigmoid(1.702 x)', 'HINT_SIGMOID_GELU', [
+                [0.5139983892440796, 0.4483627676963806],
+                [0.7160058617591858, 0.15089762210845947],
+            ]),
+            ('GELU applied to the input before fc_in', 'HINT_GELU_ON_INPUT', [
+                [1.084764838218689, -0.568361222743988],
+                [0.5148131847381592, -0.6922709941864014],
+            ]),
+            ('a LayerNorm inside the MLP', 'HINT_NORM_INSIDE_MLP', [
+                [2.0545573234558105, 1.0111720561981201],
+                [2.054642677307129, 1.0112453699111938],
+            ]),
+        ],
+    },
+    'count_parameters': {
+        'gpt2': [
+            ('attention biases forgotten', 'HINT_ATTENTION_BIASES_NOT_COUNTED', 124453201.0),
+            ('LayerNorm parameters forgotten', 'HINT_LAYERNORM_PARAMETERS_NOT_COUNTED', 124451665.0),
+            ('the final LayerNorm forgotten', 'HINT_FINAL_LAYERNORM_NOT_COUNTED', 124488529.0),
+            ("the head's bias forgotten", 'HINT_HEAD_BIAS_NOT_COUNTED', 124439808.0),
+            ('tied head weight counted twice', 'HINT_TIED_COUNTED_TWICE', 163087441.0),
+            ('attention counted once per head', 'HINT_PER_HEAD_COUNTED', 436322641.0),
+            ('only one block counted', 'HINT_ONLY_ONE_BLOCK_COUNTED', 46523473.0),
+            ('LayerNorm counted with gamma only', 'HINT_LAYERNORM_COUNTED_GAMMA_ONLY', 124470865.0),
+            ('MLP biases forgotten', 'HINT_MLP_BIASES_NOT_COUNTED', 124443985.0),
+            ('W_O forgotten (three projections)', 'HINT_W_O_NOT_COUNTED', 117402961.0),
+            ('n_layers written in as 2', 'HINT_LAYERS_HARD_CODED', 53611345.0),
+            ('learned position table counted as max_len (no d)', 'HINT_LEARNED_TABLE_SIZE', 123704657.0),
+            ('one bias vector for all four projections', 'HINT_SHARED_BIAS', 124462417.0),
+            ('one LayerNorm per block', 'HINT_ONE_LAYERNORM_PER_BLOCK', 124471633.0),
+            ('fc_out forgotten (one MLP layer)', 'HINT_FC_OUT_NOT_COUNTED', 96169297.0),
+            ('tying subtracts 2 V d (embedding and head both dropped)', 'HINT_EMBEDDING_NOT_COUNTED', 85892689.0),
+        ],
+        'sinusoidal, d_hidden=None, tied=False': [
+            ('position table counted for every option', 'HINT_FIXED_TABLE_COUNTED', 7543.0),
+            ('token embedding not counted', 'HINT_EMBEDDING_NOT_COUNTED', 6983.0),
+        ],
+        'sinusoidal, d_hidden=24, tied=False': [
+            ('d_hidden ignored', 'HINT_D_HIDDEN_IGNORED', 7351.0),
+        ],
+        'rope, d_hidden=None, tied=False': [
+            ('RoPE tables counted as parameters', 'HINT_ROPE_COUNTED', 7399.0),
+            ('a position table counted for rope too', 'HINT_FIXED_TABLE_COUNTED', 7543.0),
+        ],
+    },
 }
