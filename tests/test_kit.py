@@ -85,7 +85,6 @@ ACCEPTED = {
     "B, L, d_model = x.shape": "checks/nb05.py: shape unpacking",
     "B, h, L, d_k = y.shape": "checks/nb05.py: shape unpacking",
     'if positions == "rope":': "checks/nb06.py: the config's option",
-    "hidden = 4 * d if d_hidden is None else d_hidden": "checks/nb06.py: the documented default",
     "for _ in range(max_new_tokens):": "checks/nb08.py: a loop header",
     "logits = model(inputs)  # (B, L, V)": "checks/nb07.py: a forward call",
 }
