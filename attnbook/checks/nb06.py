@@ -442,9 +442,6 @@ def _randomise_view(view, seed: int):
     return view
 
 
-_module = built  # the learner's module made by a call, as a module view
-
-
 HINT_ATTRIBUTE_NAMES = (
     "use the attribute names of the exercise; they let the reference "
     "model's weights load into yours"
@@ -707,7 +704,7 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     run = CheckRun(PreNormBlock)
     d, n_heads, B, L = 8, 2, 2, 5
     call = f"PreNormBlock(d_model={d}, n_heads={n_heads})"
-    block = _module(run, call, d, n_heads)
+    block = built(run, call, d, n_heads)
     ref = _randomise(TransformerBlock(_block_config(d, n_heads)), seed=21).eval()
     _expect_same_parameters(run, call, block, ref, BLOCK_HINTS)
     info = block.info()
@@ -784,7 +781,7 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     _expect_raises_on(
         run,
         "PreNormBlock(8, 2) on h of shape (5, 8) (no batch axis)",
-        _module(run, "PreNormBlock(8, 2)", d, n_heads),
+        built(run, "PreNormBlock(8, 2)", d, n_heads),
         torch.zeros(5, d),
         mentions=("h", "(5, 8)"),
     )
@@ -796,7 +793,7 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
             d_k = 2 * int(rng.integers(1, 4))
             d, B, L = n_heads * d_k, int(rng.integers(1, 4)), int(rng.integers(1, 8))
             call = f"PreNormBlock({d}, {n_heads})"
-            block = _module(run, call, d, n_heads)
+            block = built(run, call, d, n_heads)
             ref_block = _randomise(reference(d, n_heads), seed=810 + seed).eval()
             _expect_same_parameters(run, call, block, ref_block, BLOCK_HINTS)
             _copy_weights(run, call, block, ref_block)
@@ -1099,7 +1096,7 @@ def _check_one_decoder(
 ) -> None:
     V, d, n_heads, n_layers, max_len = sizes
     call = f"Decoder({V}, {d}, {n_heads}, {n_layers}, {max_len}, {positions!r})"
-    model = _module(run, call, V, d, n_heads, n_layers, max_len, positions)
+    model = built(run, call, V, d, n_heads, n_layers, max_len, positions)
     ref = TransformerLM(
         LMConfig(
             vocab_size=V,
@@ -1180,7 +1177,7 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
     for i, positions in enumerate(POSITION_OPTIONS):
         _check_one_decoder(run, Decoder, sizes, positions, seed=900 + 10 * i)
 
-    model = _module(run, "Decoder(13, 8, 2, 2, 16, 'rope')", *sizes, "rope")
+    model = built(run, "Decoder(13, 8, 2, 2, 16, 'rope')", *sizes, "rope")
     _randomise_view(model, 950)
     idx = _random_ids(1, 7, 13, 951)
     G = _causality(run, model, idx)
@@ -1197,7 +1194,7 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
         hint=HINT_DECODER_RESIDUALS,
     )
 
-    probe = _module(run, "Decoder(13, 8, 2, 2, 16, 'learned')", *sizes, "learned")
+    probe = built(run, "Decoder(13, 8, 2, 2, 16, 'learned')", *sizes, "learned")
     _expect_raises_on(
         run,
         "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (2, 17)",

@@ -168,9 +168,6 @@ def _forbid(run: CheckRun, func, banned: set[str], what: str, hint: str) -> None
     run.expect_true(not used, f"{run.name} calls {what} ({', '.join(sorted(used))}).", hint=hint)
 
 
-_build = built  # the learner's module made by a call, as a module view
-
-
 def _expect_own_modules(run: CheckRun, call: str, view) -> None:
     """No submodule may be one of the package's production classes."""
     borrowed = sorted(
@@ -1035,7 +1032,7 @@ def _expect_block(
 def _prepare_block(run: CheckRun, Qwen3Block, sizes: tuple, eps: float, seed: int, reference=None):
     d, h, h_kv, d_k, hidden = sizes
     call = f"Qwen3Block({d}, {h}, {h_kv}, {d_k}, {hidden}, eps={eps:g})"
-    block = _build(run, call, d, h, h_kv, d_k, hidden, eps=eps)
+    block = built(run, call, d, h, h_kv, d_k, hidden, eps=eps)
     ref = ModernBlock(_block_config(d, h, h_kv, d_k, hidden, eps))
     _expect_own_modules(run, call, block)
     _expect_parameters(run, call, block, ref, BLOCK_HINTS)
@@ -1264,7 +1261,7 @@ def _prepare_decoder(
 ):
     kwargs = asdict(config)
     call = f"Qwen3Decoder(**{kwargs})"
-    model = _build(run, call, **kwargs)
+    model = built(run, call, **kwargs)
     _expect_own_modules(run, call, model)
     ref = Qwen3LM(config)
     _expect_parameters(run, call, model, ref, _decoder_hints(config.tie_weights))
