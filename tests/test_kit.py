@@ -82,7 +82,6 @@ ACCEPTED = {
     # a formula the exercise's docstring states, or a statement any implementation has
     "w = 10000.0 ** (-np.arange(0, d, 2) / d)  # (d/2,)": "checks/nb02.py: w_i as documented",
     "positions = np.arange(L)": "masks.py, positions.py: position indices",
-    "B, L, d_model = x.shape": "checks/nb05.py: shape unpacking",
     "B, h, L, d_k = y.shape": "checks/nb05.py: shape unpacking",
     'if positions == "rope":': "checks/nb06.py: the config's option",
     "for _ in range(max_new_tokens):": "checks/nb08.py: a loop header",

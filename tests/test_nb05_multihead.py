@@ -306,7 +306,7 @@ def test_fused_attention_ban_allows_recursion_but_sees_into_nested_code(capsys):
         check_scaled_dot_product_attention(scaled_dot_product_attention)
 
 
-# -- float32 tensors built inside forward: checked in float32, mistakes still caught -------
+# -- float32 tensors built inside forward: right in the float32 the cases use, mistakes named --
 def _mha_with_zeros_buffer(project_out: bool, name: str = "MultiHeadAttention"):
     """A module that merges its heads into torch.zeros(...) (the default dtype, float32),
     with or without the output projection W_O."""
@@ -328,36 +328,25 @@ def _mha_with_zeros_buffer(project_out: bool, name: str = "MultiHeadAttention"):
     return Module
 
 
-def test_mha_check_runs_a_module_with_a_float32_buffer_in_float32(capsys):
+def test_mha_check_accepts_a_module_with_a_float32_buffer(capsys):
     module = _mha_with_zeros_buffer(project_out=True)
-    with pytest.raises(RuntimeError, match="dtype"):  # the crash the fallback is for
+    with pytest.raises(RuntimeError, match="dtype"):  # it would fail a float64 case
         module(8, 2).double()(torch.randn(2, 5, 8, dtype=torch.float64))
     check_multi_head_attention(module, reference=REF.MultiHeadAttention)
-    out = capsys.readouterr().out
-    assert "\u2713 MultiHeadAttention passed" in out
-    assert out.count("checked in float32") == 1  # the note, once
+    assert "\u2713 MultiHeadAttention passed" in capsys.readouterr().out
 
 
-def test_mha_float32_fallback_still_catches_a_mistake():
+def test_mha_check_names_the_mistake_of_a_module_with_a_float32_buffer():
     with pytest.raises(CheckFailure, match="output projection") as info:
         check_multi_head_attention(_mha_with_zeros_buffer(project_out=False))
     assert "known mistake: forgot W_O" in str(info.value)
 
 
-def test_mha_fallback_needs_float32_tensors_or_a_dtype_error():
-    import attnbook.checks.nb05 as checks
-
-    class Tiny(REF.MultiHeadAttention):  # float64 throughout, off by 1e-5: no fallback
+def test_mha_check_tells_a_small_error_apart_from_float32_rounding():
+    class Tiny(REF.MultiHeadAttention):  # right but for 1e-3 added to every output
         def forward(self, x, allowed=None):
-            return super().forward(x, allowed) + 1e-5
+            return super().forward(x, allowed) + 1e-3
 
     Tiny.__name__ = "MultiHeadAttention"
-    with pytest.raises(CheckFailure, match="float64.*wrong values"):
+    with pytest.raises(CheckFailure, match="wrong values"):
         check_multi_head_attention(Tiny)
-    err = CheckFailure("MultiHeadAttention: ... raised RuntimeError")
-    err.__cause__ = RuntimeError("mat1 and mat2 must have the same dtype, but got Float and Double")
-    assert checks._about_dtypes(err)
-    err.__cause__ = TypeError(
-        "argument 'size' must be tuple of ints, but found element of type float"
-    )
-    assert not checks._about_dtypes(err)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from attnbook.checks._core import (
+    HINT_DROPOUT,
     HINT_MODULE_SUBCLASS,
     CheckRun,
     Mistake,
@@ -51,6 +52,7 @@ __all__ = [
     "built_locally",
     "call_local",
     "case_tolerance",
+    "expect_deterministic",
     "normal",
     "one_number",
     "run_case",
@@ -194,6 +196,28 @@ def _build(run: CheckRun, build: Build):
             run.fail(f"{build.call}: its weights could not be set ({type(err).__name__}: {err}).")
     view.train(build.train)
     return view
+
+
+def expect_deterministic(
+    run: CheckRun, call: str, view, *args, crash_hints: CrashHints = ()
+) -> None:
+    """Two calls of the module `view` in eval mode on the same input must agree exactly (no
+    live dropout). The first input is repeated 16 times along its first axis, so that dropout
+    left on, even at p = 0.1 on a tiny layer, all but surely drops something in one call."""
+    import torch
+
+    was_training = view.info()["modules"][""][1]
+    view.eval()
+    args = (torch.cat([args[0]] * 16, dim=0), *args[1:])
+    first = run.invoke(call, view, *args, crash_hints=crash_hints)
+    second = run.invoke(call, view, *args, crash_hints=crash_hints)
+    view.train(was_training)
+    tensors = all(isinstance(t, torch.Tensor) for t in (first, second))
+    run.expect_true(
+        not tensors or first.shape != second.shape or torch.equal(first, second),
+        f"{call}: two calls on the same input in eval mode gave different outputs.",
+        hint=HINT_DROPOUT,
+    )
 
 
 def built_locally(cls: Callable, build: Build):

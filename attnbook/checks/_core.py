@@ -44,6 +44,11 @@ __all__ = [
 ]
 
 HINT_MODULE_SUBCLASS = "subclass nn.Module and call super().__init__() first"
+HINT_DROPOUT = (
+    "in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
+    "training=True, so use an nn.Dropout module (switched off by .eval()) or "
+    "pass training=self.training"
+)
 HINT_IN_PLACE = (
     "build a new array or new tensor (x = x / ..., not x /= ...) instead of "
     "writing into the inputs in place: the caller still needs them as they were"

@@ -2,35 +2,39 @@
 scaled_dot_product_attention and the MultiHeadAttention module.
 
 Expected values come from worked examples written out here and from PyTorch's own
-`F.scaled_dot_product_attention` and `nn.MultiheadAttention`. Outputs are accepted within
-float tolerance: 1e-6 in float64, 1e-5 in float32. A MultiHeadAttention that builds
-default-dtype (float32) tensors inside forward, right in the float32 world learners use, is
-compared in float32 when its float64 case fails with a dtype error or float32-level values.
+`F.scaled_dot_product_attention` and `nn.MultiheadAttention`'s computation. The module cases
+run in float32, the dtype learners use, so a module that builds default-dtype tensors inside
+forward is as right as one that follows x's dtype.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable
 from dataclasses import replace
-from types import SimpleNamespace
+from functools import partial
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from attnbook.checks._cases import Case, CrashHints, Slips, run_cases, run_trials, sizes
+from attnbook.checks._cases import (
+    Build,
+    Case,
+    CrashHints,
+    Slips,
+    expect_deterministic,
+    run_cases,
+    run_trials,
+    sizes,
+)
 from attnbook.checks._core import (
-    CheckFailure,
+    HINT_DROPOUT,  # noqa: F401 (a detector of these checks: the catalogue names it here)
     CheckRun,
-    Mistake,
     as_array,
-    hidden_range,
     names_called,
 )
-from attnbook.checks._modules import is_instance, module_view, parameter_shapes, type_name
+from attnbook.checks._modules import is_instance, parameter_shapes, type_name
 
 KNOWN = Slips("nb05")
 
@@ -144,16 +148,11 @@ def _call(run: CheckRun, call: str, *args):
 
 
 # ---------------------------------------------------------------------------------------
-# Private head reshapes used to describe mistakes (not the exercise's names)
+# A private head split, for expected values (not the exercise's name)
 # ---------------------------------------------------------------------------------------
 def _split(x: torch.Tensor, h: int) -> torch.Tensor:
     B, L, d = x.shape
     return x.reshape(B, L, h, d // h).transpose(1, 2)  # (B, h, L, d_k)
-
-
-def _merge(y: torch.Tensor) -> torch.Tensor:
-    B, h, L, d_k = y.shape
-    return y.transpose(1, 2).reshape(B, L, h * d_k)  # (B, L, h * d_k)
 
 
 HINT_HEADS_INTERLEAVED = (
@@ -389,8 +388,7 @@ SDPA_CASES = (
     Case("mask too narrow", f"{_SDPA} with allowed (3, 5) for 6 keys",
          (_q2, _k2, _v2, _allowed2[:, :5]), raises=ValueError, mentions=("allowed", "(3, 5)")),
 )  # fmt: skip
-# the functions of notebook 05 checked as tables
-CASES = {"split_heads": SPLIT_CASES, "merge_heads": MERGE_CASES, _SDPA: SDPA_CASES}
+MHA = "MultiHeadAttention"
 
 
 def _sdpa_trial(rng: np.random.Generator, seed: int) -> Case:
@@ -452,35 +450,10 @@ def check_scaled_dot_product_attention(
 
 
 # ---------------------------------------------------------------------------------------
-# MultiHeadAttention
+# MultiHeadAttention: module cases (`MHA_CASES`), each building the learner's class with its
+# four projections checked and their weights set, compared with PyTorch's own attention layer
 # ---------------------------------------------------------------------------------------
 PROJECTIONS = ("W_Q", "W_K", "W_V", "W_O")
-
-
-def _local_layers(view, d_model: int, dtype) -> dict[str, nn.Linear]:
-    """Local nn.Linear copies of the learner's four projections (their weights, by value)."""
-    values = view.tensors(*(f"{n}.{p}" for n in PROJECTIONS for p in ("weight", "bias")))
-    layers = {}
-    for i, name in enumerate(PROJECTIONS):
-        layer = nn.Linear(d_model, d_model, dtype=dtype)
-        with torch.no_grad():
-            layer.weight.copy_(values[2 * i])
-            layer.bias.copy_(values[2 * i + 1])
-        layers[name] = layer
-    return layers
-
-
-def _torch_mha(layers: dict, d_model: int, n_heads: int, dtype) -> nn.MultiheadAttention:
-    """PyTorch's own module with the learner's weights copied across."""
-    ref = nn.MultiheadAttention(d_model, n_heads, bias=True, batch_first=True, dtype=dtype)
-    with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([layers[n].weight for n in PROJECTIONS[:3]]))
-        ref.in_proj_bias.copy_(torch.cat([layers[n].bias for n in PROJECTIONS[:3]]))
-        ref.out_proj.weight.copy_(layers["W_O"].weight)
-        ref.out_proj.bias.copy_(layers["W_O"].bias)
-    return ref.eval()
-
-
 HINT_FORGOT_W_O = "finish with self.W_O(merge_heads(...)): the output projection mixes the heads"
 HINT_SCALED_BY_D_MODEL = (
     "each head's scores are q.k over d_k = d_model / n_heads features: "
@@ -517,219 +490,37 @@ HINT_OWN_CAUSAL_MASK = (
 )
 HINT_D_K_HEADS = "split_heads(..., self.n_heads): n_heads heads of width d_k"
 HINT_MASK_NOT_PASSED = "pass allowed on to scaled_dot_product_attention"
-
-
-def _mha_mistakes(layers: dict, x, allowed, n_heads: int) -> list[Mistake]:
-    module = SimpleNamespace(**layers)
-    d_model = x.shape[-1]
-    d_k = d_model // n_heads
-    with torch.no_grad():
-        q, k, v = (_split(layer(x), n_heads) for layer in (module.W_Q, module.W_K, module.W_V))
-        mask = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool) if allowed is None else allowed
-
-        def per_projection(
-            f: Callable[[nn.Module], torch.Tensor],
-        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-            """`f` of W_Q, W_K and W_V."""
-            return f(module.W_Q), f(module.W_K), f(module.W_V)
-
-        def attend(q, k, v, scale, mask=mask):
-            S = (q @ k.transpose(-2, -1) * scale).masked_fill(~mask, -math.inf)
-            return torch.nan_to_num(torch.softmax(S, dim=-1), nan=0.0) @ v
-
-        right = attend(q, k, v, 1 / math.sqrt(d_k))
-        B, L, _ = x.shape
-        wrong_split = per_projection(lambda layer: layer(x).reshape(B, n_heads, L, d_k))
-        out = [
-            (
-                "forgot W_O: the merged heads returned without the output projection",
-                _merge(right),
-                HINT_FORGOT_W_O,
-            ),
-            (
-                "scaled by sqrt(d_model) instead of sqrt(d_k) of one head",
-                module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_model)))),
-                HINT_SCALED_BY_D_MODEL,
-            ),
-            (
-                "heads split by reshaping without the transpose",
-                module.W_O(_merge(attend(*wrong_split, 1 / math.sqrt(d_k)))),
-                HINT_SPLIT,
-            ),
-            (
-                "heads merged in the wrong order (no transpose)",
-                module.W_O(right.reshape(B, L, d_model)),
-                HINT_MERGE,
-            ),
-            (
-                "one attention over the whole width (a single head)",
-                module.W_O(
-                    _merge(
-                        attend(
-                            _split(module.W_Q(x), 1),
-                            _split(module.W_K(x), 1),
-                            _split(module.W_V(x), 1),
-                            1 / math.sqrt(d_model),
-                        )
-                    )
-                ),
-                HINT_ONE_HEAD,
-            ),
-            (
-                "keys projected with W_Q (copy-paste)",
-                module.W_O(_merge(attend(q, q, v, 1 / math.sqrt(d_k)))),
-                HINT_KEYS_FROM_W_Q,
-            ),
-            (
-                "values projected with W_K (copy-paste)",
-                module.W_O(_merge(attend(q, k, k, 1 / math.sqrt(d_k)))),
-                HINT_VALUES_FROM_W_K,
-            ),
-            (
-                "residual added inside the attention layer (x + W_O(...))",
-                x + module.W_O(_merge(right)),
-                HINT_RESIDUAL_INSIDE,
-            ),
-            (
-                "W_O applied to the values before attending (no output projection at the end)",
-                _merge(
-                    attend(q, k, _split(module.W_O(module.W_V(x)), n_heads), 1 / math.sqrt(d_k))
-                ),
-                HINT_W_O_ON_VALUES,
-            ),
-        ]
-
-        def raw(layer, t):  # x @ W.weight: the (out, in) weight not transposed
-            return t @ layer.weight + layer.bias
-
-        out += [
-            (
-                "x @ W.weight + W.bias: the nn.Linear weights used untransposed",
-                raw(
-                    module.W_O,
-                    _merge(
-                        attend(
-                            *per_projection(lambda layer: _split(raw(layer, x), n_heads)),
-                            1 / math.sqrt(d_k),
-                        )
-                    ),
-                ),
-                HINT_WEIGHT_LAYOUT,
-            ),
-            (
-                "scaled twice: the queries divided by sqrt(d_k) before an attention that "
-                "scales again",
-                module.W_O(_merge(attend(q, k, v, 1 / d_k))),
-                HINT_SCALED_TWICE,
-            ),
-            (
-                "values not projected: the raw input split into heads",
-                module.W_O(_merge(attend(q, k, _split(x, n_heads), 1 / math.sqrt(d_k)))),
-                HINT_VALUES_FROM_W_K,
-            ),
-            (
-                "output projection W_O applied twice",
-                module.W_O(module.W_O(_merge(right))),
-                HINT_W_O_TWICE,
-            ),
-        ]
-        if n_heads != 2 and d_model % 2 == 0:
-            out.append(
-                (
-                    "two heads hard-coded (the worked example's n_heads)",
-                    module.W_O(
-                        _merge(
-                            attend(
-                                *per_projection(lambda layer: _split(layer(x), 2)),
-                                1 / math.sqrt(d_model // 2),
-                            )
-                        )
-                    ),
-                    HINT_TWO_HEADS_HARD_CODED,
-                )
-            )
-        if allowed is None and B > 1:
-            xt = x.transpose(0, 1)  # (L, B, d): attention across the batch
-            every = torch.ones(B, B, dtype=torch.bool)
-            out.append(
-                (
-                    "x treated as sequence-first (L, B, d): attention ran across the batch",
-                    module.W_O(
-                        _merge(
-                            attend(
-                                *per_projection(lambda layer: _split(layer(xt), n_heads)),
-                                1 / math.sqrt(d_k),
-                                mask=every,
-                            )
-                        )
-                    ).transpose(0, 1),
-                    HINT_BATCH_FIRST,
-                )
-            )
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
-        out.append(
-            (
-                "a causal mask always applied (the layer must use only the mask it is given)",
-                module.W_O(_merge(attend(q, k, v, 1 / math.sqrt(d_k), mask=mask & causal))),
-                HINT_OWN_CAUSAL_MASK,
-            )
-        )
-        if d_k != n_heads:
-            out.append(
-                (
-                    "split into d_k heads of width n_heads (the two numbers swapped)",
-                    module.W_O(
-                        _merge(
-                            attend(
-                                *per_projection(lambda layer: _split(layer(x), d_k)),
-                                1 / math.sqrt(n_heads),
-                                mask=mask,
-                            )
-                        )
-                    ),
-                    HINT_D_K_HEADS,
-                )
-            )
-        if allowed is not None:
-            out.append(
-                (
-                    "the mask was not passed to the attention",
-                    module.W_O(
-                        _merge(attend(q, k, v, 1 / math.sqrt(d_k), mask=torch.ones_like(mask)))
-                    ),
-                    HINT_MASK_NOT_PASSED,
-                )
-            )
-    return [Mistake(name, y, hint) for name, y, hint in out]
-
-
-HINT_MODULE_SUBCLASS = "class MultiHeadAttention(nn.Module) with super().__init__()"
 HINT_LAYER_NAMES = (
     "create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, d_model) in __init__"
 )
 HINT_LAYER_WIDTHS = "nn.Linear(d_model, d_model)"
 HINT_LAYER_BIAS = "nn.Linear(d_model, d_model, bias=True) (the default)"
+HINT_FOUR_LAYERS = (
+    "exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters"
+)
+HINT_MASK_AS_GIVEN = (
+    "pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already "
+    "broadcasts against the scores (B, h, L, L)"
+)
+_MHA_CRASH = ((("does not broadcast", "must match the size"), HINT_MASK_AS_GIVEN),)
 
 
-def _expect_layers(run: CheckRun, module, d_model: int):
-    """The learner's module as a module view, with its four projections checked."""
-    view = module_view(module)
-    run.expect_true(
-        view is not None, "MultiHeadAttention must subclass nn.Module", hint=HINT_MODULE_SUBCLASS
-    )
+def _inspect_mha(run: CheckRun, call: str, view, *, d: int) -> None:
+    """Four named nn.Linear(d, d) projections with biases and nothing else with parameters,
+    and no dropout left on in eval mode."""
     info = view.info()
     params = parameter_shapes(view, info)
     for name in PROJECTIONS:
         run.expect_true(
             is_instance(view, name, nn.Linear, info),
-            f"MultiHeadAttention({d_model}, ...) has no nn.Linear attribute {name} "
+            f"{call} has no nn.Linear attribute {name} "
             f"(found {type_name(view, name) or 'nothing'}).",
             hint=HINT_LAYER_NAMES,
         )
         shape = params.get(f"{name}.weight")
         run.expect_true(
-            shape == (d_model, d_model),
-            f"{name}.weight has shape {shape}; expected ({d_model}, {d_model}).",
+            shape == (d, d),
+            f"{name}.weight has shape {shape}; expected ({d}, {d}).",
             hint=HINT_LAYER_WIDTHS,
         )
         run.expect_true(
@@ -737,206 +528,106 @@ def _expect_layers(run: CheckRun, module, d_model: int):
             f"{name} has no bias; nn.MultiheadAttention uses one.",
             hint=HINT_LAYER_BIAS,
         )
-    return view
-
-
-HINT_MASK_AS_GIVEN = (
-    "pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already "
-    "broadcasts against the scores (B, h, L, L)"
-)
-
-
-def _invoke(run: CheckRun, call_text: str, func, *args):
-    """Call a method of the learner's module the way CheckRun.call calls a function."""
-    return run.invoke(
-        call_text,
-        func,
-        *args,
-        crash_hints=[(("does not broadcast", "must match the size"), HINT_MASK_AS_GIVEN)],
+    unique = {token: shape for _, shape, _, token, _ in info["params"]}
+    count = sum(math.prod(shape) for shape in unique.values())
+    run.expect_true(
+        count == 4 * (d * d + d),
+        f"{call} has {count} parameters; expected 4 * ({d} * {d} + {d}) = {4 * (d * d + d)}.",
+        hint=HINT_FOUR_LAYERS,
     )
+    x = torch.randn(1, 3, d, generator=torch.Generator().manual_seed(65))
+    expect_deterministic(run, f"{call} on random x", view, x, crash_hints=_MHA_CRASH)
 
 
-def _about_dtypes(err: BaseException) -> bool:
-    """Whether the learner's exception behind a CheckFailure is a dtype mismatch."""
-    cause = err.__cause__ if isinstance(err, CheckFailure) else err
-    if not isinstance(cause, RuntimeError | TypeError):
-        return False
-    return bool(_DTYPE_ERROR.search(str(cause)))
+def _mha_weights(d: int, rng: np.random.Generator) -> dict[str, torch.Tensor]:
+    """The four projections' weights and biases, by name, drawn from `rng` (float32)."""
+    return {
+        f"{name}.{part}": torch.from_numpy(
+            (rng.standard_normal(shape) / math.sqrt(d)).astype(np.float32)
+        )
+        for name in PROJECTIONS
+        for part, shape in (("weight", (d, d)), ("bias", (d,)))
+    }
 
 
-_DTYPE_ERROR = re.compile(
-    r"dtype|scalar type|Double|double|Float|Half|can't be cast|"
-    r"cannot be cast"
-)
-NOTE_FLOAT32 = (
-    "note: your module creates float32 tensors inside forward (e.g. torch.zeros "
-    "without dtype=); that is fine in the float32 world you use, so this case was "
-    "checked in float32. Tip: torch.zeros(..., dtype=x.dtype, device=x.device) or "
-    "x.new_zeros(...) works in every dtype."
-)
+def _torch_says(weights: dict, n_heads: int, x, allowed=None) -> torch.Tensor:
+    """PyTorch's nn.MultiheadAttention computation, in float64, with `weights` (by name) on x
+    (B, L, d) and the mask `allowed` (True: may attend), (L, L) or (B, 1, L, L)."""
+    w = {name: torch.as_tensor(t, dtype=torch.float64) for name, t in weights.items()}
+    x = torch.as_tensor(x, dtype=torch.float64)
+    B, L, d = x.shape
+    mask = None
+    if allowed is not None:
+        mask = ~torch.as_tensor(allowed, dtype=torch.bool)
+        if mask.dim() == 4:  # one (L, L) mask per batch row and head
+            mask = mask.expand(B, n_heads, L, L).reshape(B * n_heads, L, L)
+    seq_first = x.transpose(0, 1)
+    with torch.no_grad():
+        y, _ = F.multi_head_attention_forward(
+            seq_first, seq_first, seq_first, d, n_heads,
+            torch.cat([w[f"{n}.weight"] for n in PROJECTIONS[:3]]),
+            torch.cat([w[f"{n}.bias"] for n in PROJECTIONS[:3]]),
+            None, None, False, 0.0, w["W_O.weight"], w["W_O.bias"],
+            training=False, need_weights=False, attn_mask=mask,
+        )  # fmt: skip
+    return y.transpose(0, 1)
 
 
-HINT_DROPOUT = (
-    "in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
-    "training=True, so use an nn.Dropout module (switched off by .eval()) or pass "
-    "training=self.training"
-)
+def _mha_case(case_id: str, d: int, h: int, x, masked: str, seed: int, **more) -> Case:
+    """MultiHeadAttention(d, h) with weights drawn from `seed` on x, with no mask, a causal one,
+    or a causal one and padding (each batch row a random number of real tokens)."""
+    rng = np.random.default_rng(seed)
+    B, L, _ = x.shape
+    causal = torch.ones(L, L, dtype=torch.bool).tril()
+    lengths = torch.from_numpy(rng.integers(1, L + 1, size=B))
+    masks = {
+        "no mask": None,
+        "causal": causal,
+        "causal + padding": causal & (torch.arange(L) < lengths[:, None])[:, None, None, :],
+    }
+    weights = _mha_weights(d, rng)
+    args = (x,) if masks[masked] is None else (x, masks[masked])
+    build = Build(f"MultiHeadAttention({d}, {h})", (d, h), weights, partial(_inspect_mha, d=d))
+    return Case(case_id, f"{build.call} on x {tuple(x.shape)}, {masked}", args,
+                partial(_torch_says, weights, h), build=build, shape_hint=HINT_MHA_SHAPE,
+                finite=HINT_NAN, crash_hints=_MHA_CRASH, before=_tensor_first, depth=4,
+                **more)  # fmt: skip
+
+
 HINT_MHA_SHAPE = "the output has the input's shape"
 
 
-def _compare_mha(
-    run: CheckRun,
-    module,
-    x,
-    allowed,
-    kwargs,
-    n_heads: int,
-    call: str,
-    reference=None,
-    seen: dict[str, bool] | None = None,
-) -> None:
-    """Run the learner's module on x (and allowed) and compare with nn.MultiheadAttention
-    (and the reference class) holding the same weights, in x's dtype. `seen["float32_out"]`
-    records whether float64 in came back float32 out (read before any comparison fails)."""
-    B, L, d_model = x.shape
-    layers = _local_layers(module, d_model, x.dtype)
-    torch_module = _torch_mha(layers, d_model, n_heads, x.dtype)
-    args = (x,) if allowed is None else (x, allowed)
-    y = _invoke(run, call, module, *args)
-    # float32 out of float64 in and float64 weights: the module builds float32 tensors
-    if seen is not None:
-        seen["float32_out"] = (
-            getattr(y, "dtype", None) == torch.float32 and x.dtype == torch.float64
-        )
-    again = _invoke(run, call, module, *args)
-    with torch.no_grad():
-        expected, _ = torch_module(x, x, x, need_weights=False, **kwargs)
-        mistakes = _mha_mistakes(layers, x, allowed, n_heads)
-        if reference is not None:
-            theirs = reference(d_model, n_heads).to(x.dtype).eval()
-            for name in PROJECTIONS:
-                getattr(theirs, name).load_state_dict(layers[name].state_dict())
-            _close(
-                run,
-                f"{call}, against the reference with the same weights",
-                y,
-                theirs(*args),
-                mistakes=mistakes,
-            )
-    _expect_tensor(run, call, y)
-    run.expect_true(
-        not isinstance(again, torch.Tensor) or again.shape != y.shape or torch.equal(again, y),
-        f"{call}: two calls on the same input in eval mode gave different outputs.",
-        hint=HINT_DROPOUT,
-    )
-    run.expect_shape(call, y, (B, L, d_model), hint=HINT_MHA_SHAPE)
-    run.expect_finite(call, y, hint=HINT_NAN)
-    _close(
-        run,
-        f"{call}, against nn.MultiheadAttention with the same weights",
-        y,
-        expected,
-        mistakes=mistakes,
-    )
+def _x(seed: int, *shape: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
 
 
-def _check_mha_case(
-    run: CheckRun,
-    d_model: int,
-    n_heads: int,
-    B: int,
-    L: int,
-    dtype,
-    masked: str,
-    seed: int,
-    reference=None,
-) -> None:
-    torch.manual_seed(seed)
-    module = run.call(f"MultiHeadAttention({d_model}, {n_heads})", d_model, n_heads)
-    module = _expect_layers(run, module, d_model).to(dtype).eval()
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(B, L, d_model, generator=g, dtype=dtype)
-    allowed, kwargs = None, {}
-    lengths = torch.randint(1, L + 1, (B,), generator=g)
-    real = torch.arange(L)[None, :] < lengths[:, None]  # (B, L)
-    causal = torch.ones(L, L, dtype=torch.bool).tril()
-    if masked == "causal":
-        allowed = causal
-        kwargs = {"attn_mask": ~causal}
-    elif masked == "causal + padding":
-        allowed = causal & real[:, None, None, :]  # (B, 1, L, L)
-        kwargs = {"attn_mask": ~causal, "key_padding_mask": ~real}
-    call = f"MultiHeadAttention({d_model}, {n_heads}) on x ({B}, {L}, {d_model}) {dtype}, {masked}"
-    if dtype != torch.float64:
-        _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference)
-        return
-    # float64: a module that builds default-dtype (float32) tensors inside forward is right
-    # in the float32 world learners use but may fail here with a dtype error or lose float64
-    # precision; when the float64 case fails that way, it is compared again in float32.
-    passed, seen = run.passed, {"float32_out": False}
-    try:
-        _compare_mha(run, module, x, allowed, kwargs, n_heads, call, reference, seen)
-        return
-    except CheckFailure as err:
-        # a dtype error, or wrong values from a module whose float64 output came back as
-        # float32 (read from the output, so it works across the grader's sandbox too); any
-        # other failure is reported as it is
-        built_float32 = seen["float32_out"]
-        if not (_about_dtypes(err) or built_float32 and err.__cause__ is None):
-            raise
-        first = err
-    run.passed = passed
-    module = module.to(torch.float32)
-    call32 = call.replace(str(dtype), "torch.float32 (your module builds float32 tensors)")
-    try:
-        _compare_mha(run, module, x.float(), allowed, kwargs, n_heads, call32, reference)
-    except CheckFailure as err:
-        raise CheckFailure(
-            f"{err}\n(In float64 the first failure was: {str(first).splitlines()[0]})"
-        ) from first
-    if NOTE_FLOAT32 not in run.notes:
-        run.notes.append(NOTE_FLOAT32)
-        print(NOTE_FLOAT32)
+MHA_CASES = (
+    _mha_case("no mask", 8, 2, _x(61, 2, 5, 8), "no mask", 61),
+    _mha_case("causal", 8, 2, _x(62, 2, 5, 8), "causal", 62),
+    _mha_case("padding", 12, 3, _x(63, 3, 6, 12), "causal + padding", 63),
+    _mha_case("one token", 6, 1, _x(64, 1, 1, 6), "causal", 64),
+    Case("10 by 3", "MultiHeadAttention(10, 3) (10 is not divisible by 3)", (10, 3),
+         raises=ValueError, mentions=("d_model", "n_heads")),
+)  # fmt: skip
+# the functions of notebook 05 checked as tables
+CASES = {"split_heads": SPLIT_CASES, "merge_heads": MERGE_CASES, _SDPA: SDPA_CASES, MHA: MHA_CASES}
 
 
-HINT_FOUR_LAYERS = (
-    "exactly four nn.Linear(d_model, d_model) layers and nothing else with parameters"
-)
+def _mha_trial(rng: np.random.Generator, seed: int) -> Case:
+    """Random sizes, weights and inputs, with no mask, a causal mask or causal + padding."""
+    h, d_k, B, L = sizes(rng, 4, high=5)
+    x = torch.from_numpy(rng.standard_normal((B, L + 1, h * d_k)).astype(np.float32))
+    masked = ("no mask", "causal", "causal + padding")[seed % 3]
+    case = _mha_case("trial", h * d_k, h, x, masked, int(rng.integers(2**31)))
+    return replace(case, call=f"{case.call} (seed {seed})")
 
 
 def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int = 6) -> None:
+    """The module built each time with its four projections checked (names, widths, biases,
+    nothing else with parameters, no live dropout) and weights set, compared with PyTorch's
+    nn.MultiheadAttention computation on no mask, a causal mask, causal + padding and one
+    token, an input check (table `MHA_CASES`), then random sizes against the reference."""
     run = CheckRun(MultiHeadAttention)
-    torch.manual_seed(0)
-    view = _expect_layers(run, run.call("MultiHeadAttention(8, 2)", 8, 2), 8)
-    unique = {token: shape for _, shape, _, token, _ in view.info()["params"]}
-    n_params = sum(math.prod(shape) for shape in unique.values())
-    run.expect_true(
-        n_params == 4 * (8 * 8 + 8),
-        f"MultiHeadAttention(8, 2) has {n_params} parameters; expected "
-        f"4 * (8 * 8 + 8) = {4 * (8 * 8 + 8)}.",
-        hint=HINT_FOUR_LAYERS,
-    )
-    for case in [
-        (8, 2, 2, 5, torch.float64, "no mask", 61),
-        (8, 2, 2, 5, torch.float64, "causal", 62),
-        (12, 3, 3, 6, torch.float32, "causal + padding", 63),
-        (6, 1, 1, 1, torch.float64, "causal", 64),
-    ]:
-        _check_mha_case(run, *case)
-    run.expect_raises(
-        "MultiHeadAttention(10, 3) (10 is not divisible by 3)",
-        ValueError,
-        10,
-        3,
-        mentions=("d_model", "n_heads"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            g = torch.Generator().manual_seed(1100 + seed)
-            h, d_k, B, L = (int(s) for s in torch.randint(1, 5, (4,), generator=g))
-            masked = ("no mask", "causal", "causal + padding")[seed % 3]
-            dtype = torch.float64 if seed % 2 else torch.float32
-            _check_mha_case(
-                run, h * d_k, h, B, L + 1, dtype, masked, 1200 + seed, reference=reference
-            )
+    run_cases(run, MHA, MHA_CASES, KNOWN)
+    run_trials(run, MHA, reference, trials, _mha_trial, KNOWN)
     run.done()

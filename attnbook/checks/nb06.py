@@ -24,6 +24,7 @@ from attnbook.checks._cases import (
     Case,
     Slips,
     built,
+    expect_deterministic,
     normal,
     run_cases,
     run_trials,
@@ -31,6 +32,7 @@ from attnbook.checks._cases import (
     token_wise_cases,
 )
 from attnbook.checks._core import (
+    HINT_DROPOUT,  # noqa: F401 (a detector of these checks: the catalogue names it here)
     CheckRun,
     Mistake,
     as_array,
@@ -63,40 +65,6 @@ HINT_KEEPDIM = (
     "longer broadcasts against h: use keepdim=True (and use gamma and beta as "
     "they are: (d,) already lines up with the last axis, no gamma[:, None])"
 )
-HINT_DROPOUT = (
-    "in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
-    "training=True, so use an nn.Dropout module (switched off by .eval()) or "
-    "pass training=self.training"
-)
-
-
-def _training(view) -> bool:
-    return view.info()["modules"][""][1]
-
-
-def _expect_deterministic(run: CheckRun, call: str, module, *args) -> None:
-    """Two calls in eval mode on the same input must agree exactly (no live dropout).
-
-    The first input is repeated 16 times along its first axis, so that dropout left on,
-    even at p = 0.1 on a tiny layer, all but surely drops something in one of the calls.
-    """
-    was_training = _training(module)
-    module.eval()
-    args = (torch.cat([args[0]] * 16, dim=0), *args[1:])
-    first = _invoke(run, call, module, *args)
-    second = _invoke(run, call, module, *args)
-    module.train(was_training)
-    same = (
-        not isinstance(first, torch.Tensor)
-        or not isinstance(second, torch.Tensor)
-        or first.shape != second.shape
-        or torch.equal(first, second)
-    )
-    run.expect_true(
-        same,
-        f"{call}: two calls on the same input in eval mode gave different outputs.",
-        hint=HINT_DROPOUT,
-    )
 
 
 def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
@@ -113,12 +81,21 @@ HINT_SLICE_TABLES = (
 )
 
 
-def _invoke(run: CheckRun, call_text: str, fn, *args):
-    """Like `run.call`, for a callable other than the checked one (a module's forward)."""
+def _crash_hints(run: CheckRun):
+    """What a size error in the checked function's code most likely means."""
     hint = HINT_KEEPDIM if run.name == "layer_norm" else HINT_BRANCH_SHAPES
     if run.name == "Decoder":
         hint = HINT_SLICE_TABLES
-    return run.invoke(call_text, fn, *args, crash_hints=[("must match the size of tensor", hint)])
+    return (("must match the size of tensor", hint),)
+
+
+def _invoke(run: CheckRun, call_text: str, fn, *args):
+    """Like `run.call`, for a callable other than the checked one (a module's forward)."""
+    return run.invoke(call_text, fn, *args, crash_hints=_crash_hints(run))
+
+
+def _expect_deterministic(run: CheckRun, call: str, module, *args) -> None:
+    expect_deterministic(run, call, module, *args, crash_hints=_crash_hints(run))
 
 
 def _expect_close_lazy(run: CheckRun, call: str, seen, expected, mistakes, **kwargs) -> None:

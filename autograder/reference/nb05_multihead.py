@@ -989,6 +989,715 @@ def _slip_scaled_dot_product_attention_26(q, k, v, allowed=None):
     weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return weights @ v
 
+# MultiHeadAttention: forgot W_O
+class _slip_MultiHeadAttention_0(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return merge_heads(scaled_dot_product_attention(q, k, v, allowed))
+
+# MultiHeadAttention: scaled by d_model instead of d_k
+class _slip_MultiHeadAttention_1(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float('-inf'))
+        y = torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
+        return self.W_O(merge_heads(y))
+
+# MultiHeadAttention: split by reshaping without the transpose
+class _slip_MultiHeadAttention_2(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        B, L, _ = x.shape
+        q, k, v = (W(x).reshape(B, self.n_heads, L, self.d_k) for W in (self.W_Q, self.W_K, self.W_V))
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: merged without the transpose
+class _slip_MultiHeadAttention_3(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return self.W_O(y.reshape(B, L, self.d_model))
+
+# MultiHeadAttention: mask not passed on
+class _slip_MultiHeadAttention_4(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, None)))
+
+# MultiHeadAttention: linear layers without bias
+class _slip_MultiHeadAttention_5(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model, bias=False)
+        self.W_K = nn.Linear(d_model, d_model, bias=False)
+        self.W_V = nn.Linear(d_model, d_model, bias=False)
+        self.W_O = nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return self.W_O(merge_heads(y))
+
+# MultiHeadAttention: projection widths d_k instead of d_model
+class _slip_MultiHeadAttention_6(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, self.d_k)
+        self.W_K = nn.Linear(d_model, self.d_k)
+        self.W_V = nn.Linear(d_model, self.d_k)
+        self.W_O = nn.Linear(self.d_k, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return self.W_O(merge_heads(y))
+
+# MultiHeadAttention: layers under other names
+class _slip_MultiHeadAttention_7(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.query = nn.Linear(d_model, d_model)
+        self.key = nn.Linear(d_model, d_model)
+        self.value = nn.Linear(d_model, d_model)
+        self.out = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.query, self.key, self.value))
+        return self.out(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: one head over the whole width
+class _slip_MultiHeadAttention_8(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q, k, v = (split_heads(W(x), 1) for W in (self.W_Q, self.W_K, self.W_V))
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: keys projected with W_Q (copy-paste)
+class _slip_MultiHeadAttention_9(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_Q(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: values projected with W_K (copy-paste)
+class _slip_MultiHeadAttention_10(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_K(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: a causal mask always applied
+class _slip_MultiHeadAttention_11(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        L = x.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
+        mask = causal if allowed is None else causal & allowed
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, mask)))
+
+# MultiHeadAttention: residual added inside the attention layer
+class _slip_MultiHeadAttention_12(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        return x + self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: split into d_k heads of width n_heads
+class _slip_MultiHeadAttention_13(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q, k, v = (split_heads(W(x), self.d_k) for W in (self.W_Q, self.W_K, self.W_V))
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: one Linear shared by W_Q, W_K and W_V
+class _slip_MultiHeadAttention_14(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = self.W_K = self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return self.W_O(merge_heads(y))
+
+# MultiHeadAttention: W_O applied to the values before attending
+class _slip_MultiHeadAttention_15(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q, k = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K))
+        v = split_heads(self.W_O(self.W_V(x)), self.n_heads)
+        return merge_heads(scaled_dot_product_attention(q, k, v, allowed))
+
+# MultiHeadAttention: forgot W_O, preallocated torch.zeros output
+class _slip_MultiHeadAttention_16(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        out = torch.zeros(B, L, self.d_model)
+        for r in range(self.n_heads):
+            out[:, :, r * self.d_k:(r + 1) * self.d_k] = y[:, r]
+        return out
+
+# MultiHeadAttention: sqrt(d_model) scale, attention weights in torch.zeros
+class _slip_MultiHeadAttention_17(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        weights = torch.zeros(B, self.n_heads, L, L)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float('-inf'))
+        weights[:] = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return self.W_O(merge_heads(weights @ v))
+
+# MultiHeadAttention: heads merged without the transpose into a torch.zeros buffer
+class _slip_MultiHeadAttention_18(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        B, L, _ = x.shape
+        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        out = torch.zeros(B, L, self.d_model)
+        out[:] = scaled_dot_product_attention(q, k, v, allowed).reshape(B, L, self.d_model)
+        return self.W_O(out)
+
+# MultiHeadAttention: F.dropout on the weights (training=True by default)
+class _slip_MultiHeadAttention_19(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float('-inf'))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        weights = F.dropout(weights, 0.1)
+        return self.W_O(merge_heads(weights @ v))
+
+# MultiHeadAttention: x @ W.weight (the nn.Linear weight not transposed)
+class _slip_MultiHeadAttention_20(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(x @ self.W_Q.weight + self.W_Q.bias, self.n_heads)
+        k = split_heads(x @ self.W_K.weight + self.W_K.bias, self.n_heads)
+        v = split_heads(x @ self.W_V.weight + self.W_V.bias, self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return merge_heads(y) @ self.W_O.weight + self.W_O.bias
+
+# MultiHeadAttention: two heads hard-coded in forward
+class _slip_MultiHeadAttention_21(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), 2)
+        k = split_heads(self.W_K(x), 2)
+        v = split_heads(self.W_V(x), 2)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: queries pre-scaled, then scaled again by the attention
+class _slip_MultiHeadAttention_22(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads) / math.sqrt(self.d_k)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: a causal mask used when no mask is given
+class _slip_MultiHeadAttention_23(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        L = x.shape[1]
+        if allowed is None:
+            allowed = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: returns (output, weights)
+class _slip_MultiHeadAttention_24(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float('-inf'))
+        weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+        return (self.W_O(merge_heads(weights @ v)), weights)
+
+# MultiHeadAttention: mask unsqueezed for the heads even when it has them
+class _slip_MultiHeadAttention_25(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        if allowed is not None:
+            allowed = allowed.unsqueeze(1)
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: values not projected (raw x split into heads)
+class _slip_MultiHeadAttention_26(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(x, self.n_heads)
+        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
+# MultiHeadAttention: sequence-first: x.transpose(0, 1) before the heads
+class _slip_MultiHeadAttention_27(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        x = x.transpose(0, 1)
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        y = merge_heads(scaled_dot_product_attention(q, k, v, allowed))
+        return self.W_O(y).transpose(0, 1)
+
+# MultiHeadAttention: output projection W_O applied twice
+class _slip_MultiHeadAttention_28(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        return self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))))
+
+# MultiHeadAttention: forward without return
+class _slip_MultiHeadAttention_29(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        if n_heads < 1 or d_model % n_heads:
+            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
+        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, allowed=None):
+        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
+        require_ndim('x', x, 3, '(B, L, d_model)')
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -1045,5 +1754,37 @@ SLIPS = {
         ('mask transposed (allowed.transpose(-2, -1))', 'HINT_MASK_TRANSPOSED', _slip_scaled_dot_product_attention_24),
         ('values multiplied on the left (v^T-free, A^T @ v)', 'HINT_WEIGHTS_TRANSPOSED', _slip_scaled_dot_product_attention_25),
         ('scores q^T k (keys on the left)', 'HINT_SCORES_TRANSPOSED', _slip_scaled_dot_product_attention_26),
+    ],
+    'MultiHeadAttention': [
+        ('forgot W_O', 'HINT_FORGOT_W_O', _slip_MultiHeadAttention_0),
+        ('scaled by d_model instead of d_k', 'HINT_SCALED_BY_D_MODEL', _slip_MultiHeadAttention_1),
+        ('split by reshaping without the transpose', 'HINT_SPLIT', _slip_MultiHeadAttention_2),
+        ('merged without the transpose', 'HINT_MERGE', _slip_MultiHeadAttention_3),
+        ('mask not passed on', 'HINT_MASK_NOT_PASSED', _slip_MultiHeadAttention_4),
+        ('linear layers without bias', 'HINT_LAYER_BIAS', _slip_MultiHeadAttention_5),
+        ('projection widths d_k instead of d_model', 'HINT_LAYER_WIDTHS', _slip_MultiHeadAttention_6),
+        ('layers under other names', 'HINT_LAYER_NAMES', _slip_MultiHeadAttention_7),
+        ('one head over the whole width', 'HINT_ONE_HEAD', _slip_MultiHeadAttention_8),
+        ('keys projected with W_Q (copy-paste)', 'HINT_KEYS_FROM_W_Q', _slip_MultiHeadAttention_9),
+        ('values projected with W_K (copy-paste)', 'HINT_VALUES_FROM_W_K', _slip_MultiHeadAttention_10),
+        ('a causal mask always applied', 'HINT_OWN_CAUSAL_MASK', _slip_MultiHeadAttention_11),
+        ('residual added inside the attention layer', 'HINT_RESIDUAL_INSIDE', _slip_MultiHeadAttention_12),
+        ('split into d_k heads of width n_heads', 'HINT_D_K_HEADS', _slip_MultiHeadAttention_13),
+        ('one Linear shared by W_Q, W_K and W_V', 'HINT_FOUR_LAYERS', _slip_MultiHeadAttention_14),
+        ('W_O applied to the values before attending', 'HINT_W_O_ON_VALUES', _slip_MultiHeadAttention_15),
+        ('forgot W_O, preallocated torch.zeros output', 'HINT_FORGOT_W_O', _slip_MultiHeadAttention_16),
+        ('sqrt(d_model) scale, attention weights in torch.zeros', 'HINT_SCALED_BY_D_MODEL', _slip_MultiHeadAttention_17),
+        ('heads merged without the transpose into a torch.zeros buffer', 'HINT_MERGE', _slip_MultiHeadAttention_18),
+        ('F.dropout on the weights (training=True by default)', 'HINT_DROPOUT', _slip_MultiHeadAttention_19),
+        ('x @ W.weight (the nn.Linear weight not transposed)', 'HINT_WEIGHT_LAYOUT', _slip_MultiHeadAttention_20),
+        ('two heads hard-coded in forward', 'HINT_TWO_HEADS_HARD_CODED', _slip_MultiHeadAttention_21),
+        ('queries pre-scaled, then scaled again by the attention', 'HINT_SCALED_TWICE', _slip_MultiHeadAttention_22),
+        ('a causal mask used when no mask is given', 'HINT_OWN_CAUSAL_MASK', _slip_MultiHeadAttention_23),
+        ('returns (output, weights)', 'HINT_RETURN_OUTPUT_ONLY', _slip_MultiHeadAttention_24),
+        ('mask unsqueezed for the heads even when it has them', 'HINT_MASK_AS_GIVEN', _slip_MultiHeadAttention_25),
+        ('values not projected (raw x split into heads)', 'HINT_VALUES_FROM_W_K', _slip_MultiHeadAttention_26),
+        ('sequence-first: x.transpose(0, 1) before the heads', 'HINT_BATCH_FIRST', _slip_MultiHeadAttention_27),
+        ('output projection W_O applied twice', 'HINT_W_O_TWICE', _slip_MultiHeadAttention_28),
+        ('forward without return', ('HINT_NO_RETURN', {'where': 'MultiHeadAttention.forward'}), _slip_MultiHeadAttention_29),
     ],
 }
