@@ -12,7 +12,7 @@ on random sizes and seeds.
 from __future__ import annotations
 
 import math
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 import torch
@@ -483,21 +483,12 @@ def _copy_weights(run: CheckRun, owner: str, module, source: nn.Module) -> None:
         run.fail(f"copying the reference weights into {owner} failed: {err}")
 
 
-def _zero_branches(view) -> None:
-    """Zero the output layers of both residual branches (attn.W_O and mlp.fc_out)."""
-    shapes = parameter_shapes(view)
-    view.set_tensors(
-        {
-            name: torch.zeros(shapes[name])
-            for name in ("attn.W_O.weight", "attn.W_O.bias", "mlp.fc_out.weight", "mlp.fc_out.bias")
-            if name in shapes
-        }
-    )
-
-
 # ---------------------------------------------------------------------------------------
 # PreNormBlock
 # ---------------------------------------------------------------------------------------
+BLOCK = "PreNormBlock"
+
+
 def _block_config(d: int, n_heads: int) -> LMConfig:
     return LMConfig(vocab_size=1, d_model=d, n_heads=n_heads, n_layers=1, positions="none")
 
@@ -550,115 +541,7 @@ HINT_MLP_BEFORE_ATTENTION = "attention first (communicate), then the MLP (comput
 HINT_ROPE_NOT_PASSED = "pass the rope tables on: self.attn(self.ln1(h), rope)"
 
 
-def _block_mistakes(r: TransformerBlock, h, rope) -> list[Mistake]:
-    """Known wrong outputs of a block whose weights are those of `r`."""
-
-    def attn(x):
-        return r.attn(x, rope)
-
-    ln1, ln2, mlp = r.ln1, r.ln2, r.mlp
-    with torch.no_grad():
-        u = h + attn(ln1(h))
-        half = (h + attn(ln1(h))) / 2
-        out = [
-            Mistake(
-                "residual sums scaled by 1/2 (input and branch averaged)",
-                (half + mlp(ln2(half))) / 2,
-                HINT_RESIDUAL_SCALED,
-            ),
-            Mistake("returns U: the MLP half computed but not returned", u, HINT_RETURNS_U),
-            Mistake(
-                "post-norm where pre-norm is asked (LN after the sum)",
-                ln2(ln1(h + attn(h)) + mlp(ln1(h + attn(h)))),
-                HINT_POST_NORM,
-            ),
-            Mistake(
-                "missing residual around the attention (U = MHA(LN1(H)))",
-                attn(ln1(h)) + mlp(ln2(attn(ln1(h)))),
-                HINT_MISSING_RESIDUAL_AROUND_ATTENTION,
-            ),
-            Mistake(
-                "missing residual around the MLP (H_out = MLP(LN2(U)))",
-                mlp(ln2(u)),
-                HINT_MISSING_RESIDUAL_AROUND_MLP,
-            ),
-            Mistake("no residual connections at all", mlp(ln2(attn(ln1(h)))), HINT_NO_RESIDUALS),
-            Mistake(
-                "residual taken from the normalised input (LN1(H) + MHA(LN1(H)))",
-                ln2(ln1(h) + attn(ln1(h))) + mlp(ln2(ln1(h) + attn(ln1(h)))),
-                HINT_RESIDUAL_FROM_NORM,
-            ),
-            Mistake(
-                "attention and MLP in parallel (both read H)",
-                h + attn(ln1(h)) + mlp(ln2(h)),
-                HINT_ATTENTION_MLP_PARALLEL,
-            ),
-            Mistake(
-                "the MLP branch reads H instead of U", u + mlp(ln2(h)), HINT_ATTENTION_MLP_PARALLEL
-            ),
-            Mistake("LN1 used before the MLP too", u + mlp(ln1(u)), HINT_LN1_TWICE),
-            Mistake(
-                "LN1 and LN2 swapped (LN2 before the attention, LN1 before the MLP)",
-                (h + attn(ln2(h))) + mlp(ln1(h + attn(ln2(h)))),
-                HINT_LN1_LN2_SWAPPED,
-            ),
-            Mistake(
-                "second residual adds H instead of U (H_out = H + MLP(LN2(U)))",
-                h + mlp(ln2(u)),
-                HINT_SECOND_RESIDUAL_ADDS_H,
-            ),
-            Mistake(
-                "LayerNorm applied to the branch outputs instead of their inputs",
-                (h + ln1(attn(h))) + ln2(mlp(h + ln1(attn(h)))),
-                HINT_NORM_ON_OUTPUTS,
-            ),
-            Mistake(
-                "the block output normalised (LN2 applied after the last sum)",
-                ln2(u + mlp(ln2(u))),
-                HINT_BLOCK_OUTPUT_NORMALISED,
-            ),
-            Mistake(
-                "no LayerNorm in the branches", (h + attn(h)) + mlp(h + attn(h)), HINT_NO_NORMS
-            ),
-            Mistake(
-                "MLP before attention",
-                (h + mlp(ln2(h))) + attn(ln1(h + mlp(ln2(h)))),
-                HINT_MLP_BEFORE_ATTENTION,
-            ),
-        ]
-        if rope is not None:
-            out.append(
-                Mistake(
-                    "rope not passed on to the attention",
-                    (h + r.attn(ln1(h))) + mlp(ln2(h + r.attn(ln1(h)))),
-                    HINT_ROPE_NOT_PASSED,
-                )
-            )
-    return out
-
-
 HINT_BLOCK_SHAPE = "a block maps (B, L, d) to (B, L, d)"
-
-
-def _expect_block_matches(run, call, block, ref, h, rope):
-    h_kept = h.clone()  # the mistakes are computed from h as it was, whatever the call does
-    with torch.no_grad():
-        expected = ref(h, rope)
-    out = _invoke(run, call, block, h, rope) if rope is not None else _invoke(run, call, block, h)
-    run.expect_shape(call, out, tuple(h.shape), hint=HINT_BLOCK_SHAPE)
-    run.expect_finite(call, out)
-    _expect_close_lazy(
-        run,
-        call,
-        out,
-        expected,
-        partial(_block_mistakes, ref, h_kept, rope),
-        rtol=MODULE_RTOL,
-        atol=MODULE_ATOL,
-    )
-    return out
-
-
 HINT_BLOCK_IN_PLACE = "write u = h + ..., not h += ..."
 HINT_NORM_EPS = (
     "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the "
@@ -668,128 +551,99 @@ HINT_BLOCK_CAUSAL = (
     "outputs at positions 0..2 may only depend on inputs 0..2: keep the causal "
     "attention layer you were given"
 )
-HINT_BYPASS_UNTOUCHED = (
-    "pre-norm leaves the bypass untouched: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))"
-)
 HINT_SILENT_BLOCK = (
     "with both branches adding zero, U = H and H_out = U: nothing may touch the bypass"
 )
 HINT_NORM_NAMED = "self.{name} = nn.LayerNorm(d_model)"  # name: ln1 or ln2
 
 
-def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
-    run = CheckRun(PreNormBlock)
-    d, n_heads, B, L = 8, 2, 2, 5
-    call = f"PreNormBlock(d_model={d}, n_heads={n_heads})"
-    block = built(run, call, d, n_heads)
-    ref = _randomise(TransformerBlock(_block_config(d, n_heads)), seed=21).eval()
-    _expect_same_parameters(run, call, block, ref, BLOCK_HINTS)
-    info = block.info()
+@cache
+def _block_like(d: int, n_heads: int) -> TransformerBlock:
+    """The package's block (the reference's parameter names and shapes), drawn without
+    touching the global random state."""
+    with torch.random.fork_rng(devices=[]):
+        return TransformerBlock(_block_config(d, n_heads)).eval()
+
+
+def _inspect_block(run: CheckRun, call: str, view, *, d: int, n_heads: int) -> None:
+    """The reference's parameter names and shapes (so weights load by name), ln1 and ln2 as
+    nn.LayerNorm, and no dropout left on in eval mode."""
+    _expect_same_parameters(run, call, view, _block_like(d, n_heads), BLOCK_HINTS)
+    info = view.info()
     for name in ("ln1", "ln2"):
         run.expect_true(
-            is_instance(block, name, nn.LayerNorm, info),
-            f"{call}.{name} is {type_name(block, name) or 'NoneType'}, not nn.LayerNorm.",
+            is_instance(view, name, nn.LayerNorm, info),
+            f"{call}.{name} is {type_name(view, name) or 'NoneType'}, not nn.LayerNorm.",
             hint=HINT_NORM_NAMED.format(name=name),
         )
-    _copy_weights(run, call, block, ref)
-    block.eval()
+    _expect_deterministic(run, f"{call} on random h", view, _f64(1, 3, d, seed=24).float())
 
-    h = torch.randn(B, L, d, generator=torch.Generator().manual_seed(22)) * 2.0 + 0.5
-    call = f"PreNormBlock({d}, {n_heads}) with random weights on h of shape {(B, L, d)}"
+
+_SILENCED = ("attn.W_O.weight", "attn.W_O.bias", "mlp.fc_out.weight", "mlp.fc_out.bias")
+
+
+def _block_case(case_id: str, call: str, d: int, n_heads: int, seed: int, args: tuple,
+                silenced: bool = False, **more) -> Case:  # fmt: skip
+    """PreNormBlock(d, n_heads) with random weights from `seed` (LayerNorms included; the
+    output layers of both branches zero when `silenced`) called on `args`, expecting the
+    package's block with the same weights."""
+    with torch.random.fork_rng(devices=[]):
+        block = _randomise(TransformerBlock(_block_config(d, n_heads)), seed).eval()
+    tensors = {k: p.detach().clone() for k, p in block.named_parameters()}
+    if silenced:
+        tensors |= {k: torch.zeros_like(tensors[k]) for k in _SILENCED}
+        block.load_state_dict(tensors, strict=False)
+    with torch.no_grad():
+        expected = block(*args)
+    if "view" in more:  # compared on a view of the output (`Case.view`)
+        more["shape"], expected = tuple(expected.shape), more["view"][1](expected)
+    build = Build(f"PreNormBlock(d_model={d}, n_heads={n_heads})", (d, n_heads), tensors,
+                  partial(_inspect_block, d=d, n_heads=n_heads))  # fmt: skip
+    return Case(case_id, call, args, expected, build=build, shape_hint=HINT_BLOCK_SHAPE,
+                crash_hints=_MLP_CRASH, depth=6, **more)  # fmt: skip
+
+
+_H = _f64(2, 5, 8, seed=22, scale=2.0, shift=0.5).float()
+_H_LATE = torch.cat([_H[:, :3], _f64(2, 2, 8, seed=23).float()], dim=1)  # tokens 3, 4 changed
+_FIRST_THREE = ("the outputs of tokens 0..2", lambda out: out[:, :3])
+BLOCK_CASES = (
+    _block_case("random", "PreNormBlock(8, 2) with random weights on h of shape (2, 5, 8)",
+                8, 2, 21, (_H,)),
+    _block_case("rope", "PreNormBlock(8, 2) on the same h with rope=(cos, sin)",
+                8, 2, 21, (_H, rope_tables(5, 4))),
+    _block_case("tiny", "PreNormBlock(8, 2) on h * 1e-3 (token variance near LayerNorm's eps)",
+                8, 2, 21, (_H * 1e-3,), hint=HINT_NORM_EPS),
+    _block_case("causal", "PreNormBlock(8, 2) on h with tokens 3 and 4 changed",
+                8, 2, 21, (_H_LATE,), hint=HINT_BLOCK_CAUSAL, view=_FIRST_THREE),
+    _block_case("silenced", "PreNormBlock(8, 2) with attn.W_O and mlp.fc_out set to zero "
+                "(both branches add 0), on h of shape (2, 5, 8)", 8, 2, 21, (_H,),
+                silenced=True, hint=HINT_SILENT_BLOCK, what="values (expected H itself)",
+                tolerance=Tolerance(rtol=0.0, atol=1e-7)),
+    _block_case("no batch", "PreNormBlock(8, 2) on h of shape (5, 8) (no batch axis)",
+                8, 2, 21, (torch.zeros(5, 8),), raises=ValueError, mentions=("h", "(5, 8)")),
+)  # fmt: skip
+
+
+def _block_trial(rng: np.random.Generator, seed: int) -> Case:
+    """Random sizes and weights, with rope on odd seeds."""
+    n_heads, half, B, L = sizes(rng, 3, high=4) + [int(rng.integers(1, 8))]
+    d = n_heads * 2 * half
+    h = torch.from_numpy(normal(rng, B, L, d).astype(np.float32))
+    args = (h,) if seed % 2 == 0 else (h, rope_tables(L, 2 * half))
+    call = (f"PreNormBlock({d}, {n_heads}) with random weights on h of shape {(B, L, d)}"
+            f"{' with rope' if len(args) > 1 else ''} (seed {seed})")  # fmt: skip
+    return _block_case("trial", call, d, n_heads, int(rng.integers(2**31)), args)
+
+
+def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
+    """The block built each time with the reference's parameter names and shapes, nn.LayerNorm
+    ln1 and ln2 and no live dropout, its weights set at random: h, h with rope, tiny h (the
+    LayerNorms' eps), causality, both branches silenced (the bypass is exact), an input check
+    (table `BLOCK_CASES`), then random sizes against the reference."""
+    run = CheckRun(PreNormBlock)
     run.in_place_hint = HINT_BLOCK_IN_PLACE
-    _expect_deterministic(run, call, block, h)
-    out = _expect_block_matches(run, call, block, ref, h, None)
-    cos, sin = rope_tables(L, d // n_heads)  # (L, d_k/2) each
-    call = f"PreNormBlock({d}, {n_heads}) on the same h with rope=(cos, sin)"
-    _expect_block_matches(run, call, block, ref, h, (cos, sin))
-    # Tiny features (variance ~1e-6, near eps): the LayerNorms' eps must be the default 1e-5.
-    tiny = h * 1e-3
-    call = f"PreNormBlock({d}, {n_heads}) on h * 1e-3 (token variance near LayerNorm's eps)"
-    with torch.no_grad():
-        expected = ref(tiny)
-    run.expect_close(
-        call,
-        _invoke(run, call, block, tiny),
-        expected,
-        rtol=MODULE_RTOL,
-        atol=MODULE_ATOL,
-        hint=HINT_NORM_EPS,
-    )
-
-    # Causal: changing the last two tokens leaves the first three outputs unchanged.
-    h_changed = h.clone()
-    h_changed[:, 3:] = torch.randn(B, 2, d, generator=torch.Generator().manual_seed(23))
-    call = "PreNormBlock on h with tokens 3 and 4 changed"
-    run.expect_close(
-        call,
-        as_array(_invoke(run, call, block, h_changed))[:, :3],
-        as_array(out)[:, :3],
-        rtol=MODULE_RTOL,
-        atol=MODULE_ATOL,
-        hint=HINT_BLOCK_CAUSAL,
-    )
-
-    # The pre-norm bypass: with both branches silenced, the block is exactly the identity.
-    _zero_branches(block)
-    call = (
-        "PreNormBlock with attn.W_O and mlp.fc_out set to zero (both branches add 0), "
-        "on h of shape (2, 5, 8)"
-    )
-    with torch.no_grad():
-        post = TransformerBlock(_block_config(d, n_heads))
-        post.load_state_dict(block.state_dict(), strict=False)
-        silenced_post = post.ln2(post.ln1(h))
-    run.expect_close(
-        call,
-        _invoke(run, call, block, h),
-        h,
-        rtol=0.0,
-        atol=1e-7,
-        what="values (expected H itself)",
-        mistakes=[
-            Mistake(
-                "post-norm where pre-norm is asked (LN after the sum)",
-                silenced_post,
-                HINT_BYPASS_UNTOUCHED,
-            )
-        ],
-        hint=HINT_SILENT_BLOCK,
-    )
-    _expect_raises_on(
-        run,
-        "PreNormBlock(8, 2) on h of shape (5, 8) (no batch axis)",
-        built(run, "PreNormBlock(8, 2)", d, n_heads),
-        torch.zeros(5, d),
-        mentions=("h", "(5, 8)"),
-    )
-
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(800 + seed)
-            n_heads = int(rng.integers(1, 4))
-            d_k = 2 * int(rng.integers(1, 4))
-            d, B, L = n_heads * d_k, int(rng.integers(1, 4)), int(rng.integers(1, 8))
-            call = f"PreNormBlock({d}, {n_heads})"
-            block = built(run, call, d, n_heads)
-            ref_block = _randomise(reference(d, n_heads), seed=810 + seed).eval()
-            _expect_same_parameters(run, call, block, ref_block, BLOCK_HINTS)
-            _copy_weights(run, call, block, ref_block)
-            block.eval()
-            pkg = TransformerBlock(_block_config(d, n_heads)).eval()
-            pkg.load_state_dict(ref_block.state_dict())
-            h = torch.randn(B, L, d, generator=torch.Generator().manual_seed(820 + seed))
-            rope = rope_tables(L, d_k) if seed % 2 else None
-            call = (
-                f"PreNormBlock({d}, {n_heads}) with random weights on h of shape "
-                f"{(B, L, d)}{' with rope' if rope else ''} (seed {seed})"
-            )
-            with torch.no_grad():
-                expected = ref_block(h, rope)
-            mistakes = partial(_block_mistakes, pkg, h.clone(), rope)
-            out = _invoke(run, call, block, h, rope) if rope else _invoke(run, call, block, h)
-            _expect_close_lazy(
-                run, call, out, expected, mistakes, rtol=MODULE_RTOL, atol=MODULE_ATOL
-            )
+    run_cases(run, BLOCK, BLOCK_CASES, KNOWN)
+    run_trials(run, BLOCK, reference, trials, _block_trial, KNOWN)
     run.done()
 
 
@@ -1310,4 +1164,9 @@ def check_count_parameters(count_parameters, reference=None, trials: int = 12) -
 
 
 # the functions of notebook 06 checked as tables
-CASES = {"layer_norm": LAYER_NORM_CASES, "MLP": MLP_CASES, "count_parameters": COUNT_CASES}
+CASES = {
+    "layer_norm": LAYER_NORM_CASES,
+    "MLP": MLP_CASES,
+    BLOCK: BLOCK_CASES,
+    "count_parameters": COUNT_CASES,
+}

@@ -289,6 +289,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BLOCK, "no LayerNorm in the branches", (None, """
         u = h + self.attn(h, rope)
         return u + self.mlp(u)"""), detects=nb06.HINT_NO_NORMS),
+    mistake(BLOCK, "MLP before attention", (None, """
+        u = h + self.mlp(self.ln2(h))
+        return u + self.attn(self.ln1(u), rope)"""), detects=nb06.HINT_MLP_BEFORE_ATTENTION),
+    mistake(BLOCK, "no residual connections at all", [
+        edit("u = h + self.attn", "u = self.attn"), edit("return u + self.mlp", "return self.mlp"),
+    ], detects=nb06.HINT_NO_RESIDUALS),
     mistake(BLOCK, "rope not passed to the attention", edit(", rope", ""),
             detects=nb06.HINT_ROPE_NOT_PASSED),
     mistake(BLOCK, "MLP hidden width d_model", edit("4 * d_model", "d_model"),

@@ -713,6 +713,476 @@ class _slip_MLP_17(nn.Module):
         require_last_axis('x', x, self.d_model, 'd_model')
         h = self.fc_out(F.gelu(self.fc_in(x)))
 
+# PreNormBlock: post-norm where pre-norm is asked
+class _slip_PreNormBlock_0(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = self.ln1(h + self.attn(h, rope))
+        return self.ln2(u + self.mlp(u))
+
+# PreNormBlock: missing residual around the attention
+class _slip_PreNormBlock_1(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+
+# PreNormBlock: missing residual around the MLP
+class _slip_PreNormBlock_2(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return self.mlp(self.ln2(u))
+
+# PreNormBlock: residual taken from the normalised input
+class _slip_PreNormBlock_3(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        x = self.ln1(h)
+        u = x + self.attn(x, rope)
+        y = self.ln2(u)
+        return y + self.mlp(y)
+
+# PreNormBlock: attention and MLP in parallel
+class _slip_PreNormBlock_4(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        return h + self.attn(self.ln1(h), rope) + self.mlp(self.ln2(h))
+
+# PreNormBlock: the MLP branch reads H instead of U
+class _slip_PreNormBlock_5(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(h))
+
+# PreNormBlock: LN1 reused before the MLP
+class _slip_PreNormBlock_6(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln1(u))
+
+# PreNormBlock: no LayerNorm in the branches
+class _slip_PreNormBlock_7(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(h, rope)
+        return u + self.mlp(u)
+
+# PreNormBlock: MLP before attention
+class _slip_PreNormBlock_8(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.mlp(self.ln2(h))
+        return u + self.attn(self.ln1(u), rope)
+
+# PreNormBlock: no residual connections at all
+class _slip_PreNormBlock_9(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = self.attn(self.ln1(h), rope)
+        return self.mlp(self.ln2(u))
+
+# PreNormBlock: rope not passed to the attention
+class _slip_PreNormBlock_10(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h))
+        return u + self.mlp(self.ln2(u))
+
+# PreNormBlock: MLP hidden width d_model
+class _slip_PreNormBlock_11(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+
+# PreNormBlock: attention built from nn.MultiheadAttention
+class _slip_PreNormBlock_12(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = nn.MultiheadAttention(d_model, n_heads, batch_first=True)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+
+# PreNormBlock: adds into h in place
+class _slip_PreNormBlock_13(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        h += self.attn(self.ln1(h), rope)
+        return h + self.mlp(self.ln2(h))
+
+# PreNormBlock: LN1 and LN2 swapped
+class _slip_PreNormBlock_14(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln2(h), rope)
+        return u + self.mlp(self.ln1(u))
+
+# PreNormBlock: second residual adds H instead of U
+class _slip_PreNormBlock_15(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return h + self.mlp(self.ln2(u))
+
+# PreNormBlock: LayerNorm on the branch outputs instead of inputs
+class _slip_PreNormBlock_16(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.ln1(self.attn(h, rope))
+        return u + self.ln2(self.mlp(u))
+
+# PreNormBlock: the output normalised again
+class _slip_PreNormBlock_17(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return self.ln2(u + self.mlp(self.ln2(u)))
+
+# PreNormBlock: one LayerNorm shared by both branches
+class _slip_PreNormBlock_18(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln(h), rope)
+        return u + self.mlp(self.ln(u))
+
+# PreNormBlock: missing residual around the MLP, torch.zeros buffer
+class _slip_PreNormBlock_19(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = torch.zeros(h.shape)
+        u[:] = h + self.attn(self.ln1(h), rope)
+        return self.mlp(self.ln2(u))
+
+# PreNormBlock: residual branches scaled by 1/2 (averaged with the input)
+class _slip_PreNormBlock_20(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = (h + self.attn(self.ln1(h), rope)) / 2
+        return (u + self.mlp(self.ln2(u))) / 2
+
+# PreNormBlock: F.dropout on both branches (training=True by default)
+class _slip_PreNormBlock_21(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + F.dropout(self.attn(self.ln1(h), rope), 0.1)
+        return u + F.dropout(self.mlp(self.ln2(u)), 0.1)
+
+# PreNormBlock: LayerNorm without gamma and beta (elementwise_affine=False)
+class _slip_PreNormBlock_22(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model, elementwise_affine=False)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model, elementwise_affine=False)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+
+# PreNormBlock: returns U (the MLP half computed, not returned)
+class _slip_PreNormBlock_23(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        out = u + self.mlp(self.ln2(u))
+        return u
+
+# PreNormBlock: MLP hidden width d_model * n_heads
+class _slip_PreNormBlock_24(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, n_heads * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+
+# PreNormBlock: LayerNorm eps 1e-6 (a hard-coded constant)
+class _slip_PreNormBlock_25(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model, eps=1e-06)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model, eps=1e-06)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+
 # count_parameters: attention biases forgotten
 def _slip_count_parameters_0(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
@@ -1021,6 +1491,34 @@ SLIPS = {
         ('a LayerNorm inside the MLP', 'HINT_NORM_INSIDE_MLP', _slip_MLP_15),
         ('tokens flattened and not reshaped back', 'HINT_MLP_LEADING_AXES', _slip_MLP_16),
         ('forward without return', ('HINT_NO_RETURN', {'where': 'MLP.forward'}), _slip_MLP_17),
+    ],
+    'PreNormBlock': [
+        ('post-norm where pre-norm is asked', 'HINT_POST_NORM', _slip_PreNormBlock_0),
+        ('missing residual around the attention', 'HINT_MISSING_RESIDUAL_AROUND_ATTENTION', _slip_PreNormBlock_1),
+        ('missing residual around the MLP', 'HINT_MISSING_RESIDUAL_AROUND_MLP', _slip_PreNormBlock_2),
+        ('residual taken from the normalised input', 'HINT_RESIDUAL_FROM_NORM', _slip_PreNormBlock_3),
+        ('attention and MLP in parallel', 'HINT_ATTENTION_MLP_PARALLEL', _slip_PreNormBlock_4),
+        ('the MLP branch reads H instead of U', 'HINT_ATTENTION_MLP_PARALLEL', _slip_PreNormBlock_5),
+        ('LN1 reused before the MLP', 'HINT_LN1_TWICE', _slip_PreNormBlock_6),
+        ('no LayerNorm in the branches', 'HINT_NO_NORMS', _slip_PreNormBlock_7),
+        ('MLP before attention', 'HINT_MLP_BEFORE_ATTENTION', _slip_PreNormBlock_8),
+        ('no residual connections at all', 'HINT_NO_RESIDUALS', _slip_PreNormBlock_9),
+        ('rope not passed to the attention', 'HINT_ROPE_NOT_PASSED', _slip_PreNormBlock_10),
+        ('MLP hidden width d_model', 'HINT_HIDDEN_WIDTH', _slip_PreNormBlock_11),
+        ('attention built from nn.MultiheadAttention', 'HINT_ATTN', _slip_PreNormBlock_12),
+        ('adds into h in place', 'HINT_BLOCK_IN_PLACE', _slip_PreNormBlock_13),
+        ('LN1 and LN2 swapped', 'HINT_LN1_LN2_SWAPPED', _slip_PreNormBlock_14),
+        ('second residual adds H instead of U', 'HINT_SECOND_RESIDUAL_ADDS_H', _slip_PreNormBlock_15),
+        ('LayerNorm on the branch outputs instead of inputs', 'HINT_NORM_ON_OUTPUTS', _slip_PreNormBlock_16),
+        ('the output normalised again', 'HINT_BLOCK_OUTPUT_NORMALISED', _slip_PreNormBlock_17),
+        ('one LayerNorm shared by both branches', 'HINT_LN1', _slip_PreNormBlock_18),
+        ('missing residual around the MLP, torch.zeros buffer', 'HINT_MISSING_RESIDUAL_AROUND_MLP', _slip_PreNormBlock_19),
+        ('residual branches scaled by 1/2 (averaged with the input)', 'HINT_RESIDUAL_SCALED', _slip_PreNormBlock_20),
+        ('F.dropout on both branches (training=True by default)', 'HINT_DROPOUT', _slip_PreNormBlock_21),
+        ('LayerNorm without gamma and beta (elementwise_affine=False)', 'HINT_LN1', _slip_PreNormBlock_22),
+        ('returns U (the MLP half computed, not returned)', 'HINT_RETURNS_U', _slip_PreNormBlock_23),
+        ('MLP hidden width d_model * n_heads', 'HINT_HIDDEN_WIDTH', _slip_PreNormBlock_24),
+        ('LayerNorm eps 1e-6 (a hard-coded constant)', 'HINT_NORM_EPS', _slip_PreNormBlock_25),
     ],
     'count_parameters': [
         ('attention biases forgotten', 'HINT_ATTENTION_BIASES_NOT_COUNTED', _slip_count_parameters_0),
