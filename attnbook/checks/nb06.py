@@ -12,6 +12,7 @@ on random sizes and seeds.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import cache, partial
 
 import numpy as np
@@ -27,14 +28,15 @@ from attnbook.checks._cases import (
     expect_deterministic,
     normal,
     run_cases,
+    run_reference_cases,
     run_trials,
     sizes,
     token_wise_cases,
+    trial_rng,
 )
 from attnbook.checks._core import (
     HINT_DROPOUT,  # noqa: F401 (a detector of these checks: the catalogue names it here)
     CheckRun,
-    Mistake,
     as_array,
     hidden_range,
     names_called,
@@ -486,7 +488,7 @@ def _copy_weights(run: CheckRun, owner: str, module, source: nn.Module) -> None:
 # ---------------------------------------------------------------------------------------
 # PreNormBlock
 # ---------------------------------------------------------------------------------------
-BLOCK = "PreNormBlock"
+BLOCK, DECODER = "PreNormBlock", "Decoder"
 
 
 def _block_config(d: int, n_heads: int) -> LMConfig:
@@ -696,60 +698,6 @@ HINT_POS_ROWS = (
 )
 
 
-def _decoder_forward(
-    ref: TransformerLM,
-    idx,
-    final_ln=True,
-    add_positions=True,
-    pass_rope=True,
-    softmax=False,
-    scale_embed=False,
-    pos_from_ids=False,
-    use_blocks=True,
-    ln_every_block=False,
-    pos_every_block=False,
-    pos_rows=None,
-    n_blocks=None,
-    rope_first_only=False,
-    last_only=False,
-    tied_head=False,
-):
-    """The reference model's forward pass with one step changed, to name mistakes."""
-    config = ref.config
-    L = idx.shape[1]
-    with torch.no_grad():
-        h = ref.embed(idx) * (math.sqrt(config.d_model) if scale_embed else 1.0)  # (B, L, d)
-        where = idx if pos_from_ids else torch.arange(L)
-        rope = None
-        positions: float | torch.Tensor = 0.0
-        if config.positions == "learned" and add_positions:
-            positions = ref.pos(where)
-        if config.positions == "sinusoidal" and add_positions:
-            positions = ref.sinusoids[where]
-        if pos_rows is not None:
-            positions = pos_rows
-        h = h + positions
-        if config.positions == "rope" and pass_rope:
-            rope = (ref.rope_cos[:L], ref.rope_sin[:L])
-        start = h
-        for i, block in enumerate(ref.blocks):
-            if not use_blocks or n_blocks is not None and i >= n_blocks:
-                break
-            if last_only:
-                h = block(start, rope)
-                continue
-            h = block(
-                h + (positions if pos_every_block and i else 0.0),
-                None if rope_first_only and i else rope,
-            )
-            if ln_every_block:
-                h = ref.ln_final(h)
-        if final_ln and not ln_every_block:
-            h = ref.ln_final(h)
-        logits = h @ ref.embed.weight.T + ref.head.bias if tied_head else ref.head(h)
-        return logits.softmax(dim=-1) if softmax else logits
-
-
 HINT_FINAL_LAYERNORM_FORGOTTEN = (
     "apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T"
 )
@@ -766,7 +714,7 @@ HINT_POSITIONS_PER_BLOCK = (
     "P; the residual stream carries them on"
 )
 HINT_POSITIONS_NOT_ADDED = (
-    "positions={positions!r}: add the position vectors to the token "
+    "positions='{positions}': add the position vectors to the token "
     "embedding, H0 = E[w] + P"
 )  # positions: the Decoder's option
 HINT_POSITIONS_BY_ID = "the position of token l is l: index with torch.arange(L), not with the ids"
@@ -782,116 +730,6 @@ HINT_TIED_HEAD = (
     "this Decoder does not tie: the logits come from self.head, "
     "nn.Linear(d_model, vocab_size) with its own weight"
 )
-
-
-def _decoder_mistakes(ref: TransformerLM, idx) -> list[Mistake]:
-    positions = ref.config.positions
-    out = [
-        Mistake(
-            "the final LayerNorm forgotten",
-            _decoder_forward(ref, idx, final_ln=False),
-            HINT_FINAL_LAYERNORM_FORGOTTEN,
-        ),
-        Mistake(
-            "softmax applied to the logits",
-            _decoder_forward(ref, idx, softmax=True),
-            HINT_LOGITS_SOFTMAXED,
-        ),
-        Mistake(
-            "token embedding scaled by sqrt(d_model)",
-            _decoder_forward(ref, idx, scale_embed=True),
-            HINT_EMBEDDING_SCALED,
-        ),
-        Mistake(
-            "the blocks' outputs discarded (block(h) called, h not updated)",
-            _decoder_forward(ref, idx, use_blocks=False),
-            HINT_BLOCK_OUTPUT_DISCARDED,
-        ),
-        Mistake(
-            "the final LayerNorm applied after every block",
-            _decoder_forward(ref, idx, ln_every_block=True),
-            HINT_LN_FINAL_REPEATED,
-        ),
-    ]
-    if positions in ("learned", "sinusoidal"):
-        out.append(
-            Mistake(
-                "position vectors added before every block",
-                _decoder_forward(ref, idx, pos_every_block=True),
-                HINT_POSITIONS_PER_BLOCK,
-            )
-        )
-        out.append(
-            Mistake(
-                "position signal not added",
-                _decoder_forward(ref, idx, add_positions=False),
-                HINT_POSITIONS_NOT_ADDED.format(positions=positions),
-            )
-        )
-        if int(idx.max()) < ref.config.max_len:
-            out.append(
-                Mistake(
-                    "positions looked up with the token ids",
-                    _decoder_forward(ref, idx, pos_from_ids=True),
-                    HINT_POSITIONS_BY_ID,
-                )
-            )
-        L, max_len = idx.shape[1], ref.config.max_len
-        table = ref.pos.weight if positions == "learned" else ref.sinusoids
-        if L < max_len:
-            out.append(
-                Mistake(
-                    "position rows taken from the wrong end of the table ([-L:])",
-                    _decoder_forward(ref, idx, pos_rows=table[max_len - L :]),
-                    HINT_POS_ROWS,
-                )
-            )
-        shifted = table[(torch.arange(L) + 1) % max_len]
-        out.append(
-            Mistake(
-                "positions off by one (rows 1 .. L instead of 0 .. L - 1)",
-                _decoder_forward(ref, idx, pos_rows=shifted),
-                HINT_POS_ROWS,
-            )
-        )
-    if positions == "rope":
-        out.append(
-            Mistake(
-                "RoPE tables not passed to the blocks",
-                _decoder_forward(ref, idx, pass_rope=False),
-                HINT_ROPE_TABLES_NOT_PASSED,
-            )
-        )
-        if len(ref.blocks) > 1:
-            out.append(
-                Mistake(
-                    "RoPE tables given to the first block only",
-                    _decoder_forward(ref, idx, rope_first_only=True),
-                    HINT_ROPE_FIRST_BLOCK,
-                )
-            )
-    if len(ref.blocks) > 1:
-        out += [
-            Mistake(
-                "the last block skipped (n_layers - 1 blocks run)",
-                _decoder_forward(ref, idx, n_blocks=len(ref.blocks) - 1),
-                HINT_LAST_BLOCK_SKIPPED,
-            ),
-            Mistake(
-                "every block fed the embeddings (only the last block's output kept)",
-                _decoder_forward(ref, idx, last_only=True),
-                HINT_BLOCK_FED_EMBEDDINGS,
-            ),
-        ]
-    if ref.embed.weight.shape == ref.head.weight.shape:
-        out.append(
-            Mistake(
-                "logits from the embedding matrix (weights tied though the head has its own)",
-                _decoder_forward(ref, idx, tied_head=True),
-                HINT_TIED_HEAD,
-            )
-        )
-    return out
 
 
 def _random_ids(B: int, L: int, V: int, seed: int) -> torch.Tensor:
@@ -922,27 +760,29 @@ HINT_DISTINCT_BLOCKS = "N distinct blocks, each with its own weights"
 HINT_LOGITS_SHAPE = "logits have shape (B, L, V)"
 
 
-def _check_one_decoder(
-    run: CheckRun, Decoder, sizes: tuple, positions: str, seed: int, reference=None
-) -> None:
+@cache
+def _decoder_like(sizes: tuple, positions: str, seed: int | None = None) -> TransformerLM:
+    """The package's decoder (the reference's parameter names and shapes), with random
+    weights from `seed` if given, drawn without touching the global random state."""
     V, d, n_heads, n_layers, max_len = sizes
-    call = f"Decoder({V}, {d}, {n_heads}, {n_layers}, {max_len}, {positions!r})"
-    model = built(run, call, V, d, n_heads, n_layers, max_len, positions)
-    ref = TransformerLM(
-        LMConfig(
-            vocab_size=V,
-            d_model=d,
-            n_heads=n_heads,
-            n_layers=n_layers,
-            max_len=max_len,
-            positions=positions,
-        )
-    )
-    _randomise(ref, seed).eval()
-    _expect_same_parameters(run, call, model, ref, _decoder_hints(positions))
-    _note_saved_buffers(run, model, ref)
+    config = LMConfig(vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers,
+                      max_len=max_len, positions=positions)  # fmt: skip
+    with torch.random.fork_rng(devices=[]):
+        model = TransformerLM(config)
+    if seed is not None:
+        _randomise(model, seed)
+    return model.eval()
+
+
+def _inspect_decoder(run: CheckRun, call: str, view, *, sizes: tuple, positions: str) -> None:
+    """The reference's parameter names and shapes (so weights load by name; fixed tables are
+    buffers), RoPE tables as wide as a head, and n_layers distinct blocks."""
+    V, d, n_heads, n_layers, max_len = sizes
+    like = _decoder_like(sizes, positions)
+    _expect_same_parameters(run, call, view, like, _decoder_hints(positions))
+    _note_saved_buffers(run, view, like)
     if positions == "rope":
-        shape = tuple(getattr(model.tensors("rope_cos")[0], "shape", ()))
+        shape = tuple(getattr(view.tensors("rope_cos")[0], "shape", ()))
         run.expect_true(
             shape in ((), (max_len, d // n_heads // 2)),
             f"{call}.rope_cos has shape {shape}; expected "
@@ -951,7 +791,7 @@ def _check_one_decoder(
         )
     blocks = {
         token
-        for path, (_, _, token) in model.info()["modules"].items()
+        for path, (_, _, token) in view.info()["modules"].items()
         if path.startswith("blocks.") and path.count(".") == 1
     }
     run.expect_true(
@@ -959,29 +799,61 @@ def _check_one_decoder(
         f"{call} has {len(blocks)} distinct blocks; expected {n_layers}.",
         hint=HINT_DISTINCT_BLOCKS,
     )
-    if reference is not None:  # the student's model against the reference class
-        source = _randomise(reference(V, d, n_heads, n_layers, max_len, positions), seed)
-        ref.load_state_dict(source.state_dict())
-    _copy_weights(run, call, model, ref)
-    model.eval()
-    for B, L in ((2, max_len), (1, max(1, max_len // 3))):
-        idx = _random_ids(B, L, V, seed + L)
-        text = f"{call} with random weights on ids of shape {(B, L)}"
-        logits = _invoke(run, text, model, idx)
-        run.expect_shape(text, logits, (B, L, V), hint=HINT_LOGITS_SHAPE)
-        run.expect_finite(text, logits)
-        with torch.no_grad():
-            expected = ref(idx)
-        _expect_close_lazy(
-            run,
-            text,
-            logits,
-            expected,
-            partial(_decoder_mistakes, ref, idx),
-            rtol=MODULE_RTOL,
-            atol=MODULE_ATOL,
-            what="logits",
-        )
+
+
+def _decoder_build(sizes: tuple, positions: str, seed: int) -> Build:
+    """Decoder(*sizes, positions) with the random weights of `_decoder_like(..., seed)`."""
+    model = _decoder_like(sizes, positions, seed)
+    tensors = {k: p.detach().clone() for k, p in model.named_parameters()}
+    return Build(f"Decoder({', '.join(map(str, sizes))}, {positions!r})", (*sizes, positions),
+                 tensors, partial(_inspect_decoder, sizes=sizes, positions=positions))  # fmt: skip
+
+
+def _decoder_case(case_id: str, sizes: tuple, positions: str, seed: int, idx, **more) -> Case:
+    """The decoder with random weights on the ids `idx`, expecting the package's logits."""
+    build = _decoder_build(sizes, positions, seed)
+    with torch.no_grad():
+        expected = _decoder_like(sizes, positions, seed)(idx)
+    call = f"{build.call} with random weights on ids of shape {tuple(idx.shape)}"
+    return Case(case_id, call, (idx,), expected, build=build, shape_hint=HINT_LOGITS_SHAPE,
+                crash_hints=((("must match the size of tensor", HINT_SLICE_TABLES),)),
+                depth=14, what="logits", **more)  # fmt: skip
+
+
+_DECODER = (13, 8, 2, 2, 16)  # V, d, h, N, max_len; max_len > V for the ids-as-positions slip
+_LEARNED = _decoder_build(_DECODER, "learned", 900)
+DECODER_CASES = (
+    *(
+        _decoder_case(f"{positions} {B}x{L}", _DECODER, positions, 900 + 10 * i,
+                      _random_ids(B, L, 13, 900 + 10 * i + L))
+        for i, positions in enumerate(POSITION_OPTIONS)
+        for B, L in ((2, 16), (1, 5))
+    ),
+    Case("too long", "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (2, 17)",
+         (torch.zeros(2, 17, dtype=torch.long),), build=_LEARNED, raises=ValueError,
+         mentions=("idx", "(2, 17)", "16")),
+    Case("no batch", "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (5,)",
+         (torch.zeros(5, dtype=torch.long),), build=_LEARNED, raises=ValueError,
+         mentions=("idx", "(5,)")),
+    Case("absolute", "Decoder(13, 8, 2, 2, 16, 'absolute')", (*_DECODER, "absolute"),
+         raises=ValueError, mentions=("positions", "absolute")),
+)  # fmt: skip
+
+
+def _decoder_trials(trials: int) -> list[Case]:
+    """Random sizes, weights and ids, for each position option."""
+    cases = []
+    for seed in hidden_range(trials):
+        rng = trial_rng(DECODER, seed)
+        n_heads = int(rng.integers(1, 3))
+        sizes = (int(rng.integers(2, 20)), n_heads * 2 * int(rng.integers(1, 4)), n_heads,
+                 int(rng.integers(1, 4)), int(rng.integers(3, 12)))  # fmt: skip
+        for positions in POSITION_OPTIONS:
+            B, L = int(rng.integers(1, 3)), int(rng.integers(1, sizes[-1] + 1))
+            idx = torch.from_numpy(rng.integers(0, sizes[0], size=(B, L)))
+            case = _decoder_case("trial", sizes, positions, int(rng.integers(2**31)), idx)
+            cases.append(replace(case, call=f"{case.call} (seed {seed})"))
+    return cases
 
 
 def _causality(run: CheckRun, model, idx) -> np.ndarray:
@@ -1003,15 +875,15 @@ HINT_DECODER_RESIDUALS = "add the residual paths so each position carries its ow
 
 
 def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
+    """The decoder built for each position option with the reference's parameter names and
+    shapes and its weights set at random, its logits on two id shapes each, three input checks
+    (table `DECODER_CASES`), causality and each token's own influence (probed one token at a
+    time), then random sizes against the reference."""
     run = CheckRun(Decoder)
-    sizes = (13, 8, 2, 2, 16)  # V, d, h, N, max_len; max_len > V for the ids-as-positions test
-    for i, positions in enumerate(POSITION_OPTIONS):
-        _check_one_decoder(run, Decoder, sizes, positions, seed=900 + 10 * i)
-
-    model = built(run, "Decoder(13, 8, 2, 2, 16, 'rope')", *sizes, "rope")
+    run_cases(run, DECODER, DECODER_CASES, KNOWN)
+    model = built(run, "Decoder(13, 8, 2, 2, 16, 'rope')", *_DECODER, "rope")
     _randomise_view(model, 950)
-    idx = _random_ids(1, 7, 13, 951)
-    G = _causality(run, model, idx)
+    G = _causality(run, model, _random_ids(1, 7, 13, 951))
     future = np.triu(np.ones_like(G, dtype=bool), k=1)
     run.expect_true(
         bool(np.all(G[future] <= 1e-6)),
@@ -1024,45 +896,8 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
         "Decoder: the logits at position l do not depend on the token at l.",
         hint=HINT_DECODER_RESIDUALS,
     )
-
-    probe = built(run, "Decoder(13, 8, 2, 2, 16, 'learned')", *sizes, "learned")
-    _expect_raises_on(
-        run,
-        "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (2, 17)",
-        probe,
-        torch.zeros(2, 17, dtype=torch.long),
-        mentions=("idx", "(2, 17)", "16"),
-    )
-    _expect_raises_on(
-        run,
-        "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (5,)",
-        probe,
-        torch.zeros(5, dtype=torch.long),
-        mentions=("idx", "(5,)"),
-    )
-    run.expect_raises(
-        "Decoder(13, 8, 2, 2, 16, 'absolute')",
-        ValueError,
-        *sizes,
-        "absolute",
-        mentions=("positions", "absolute"),
-    )
     if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(1000 + seed)
-            n_heads = int(rng.integers(1, 3))
-            d = n_heads * 2 * int(rng.integers(1, 4))
-            sizes = (
-                int(rng.integers(2, 20)),
-                d,
-                n_heads,
-                int(rng.integers(1, 4)),
-                int(rng.integers(3, 12)),
-            )
-            for positions in POSITION_OPTIONS:
-                _check_one_decoder(
-                    run, Decoder, sizes, positions, seed=1100 + seed, reference=reference
-                )
+        run_reference_cases(run, DECODER, reference, _decoder_trials(trials), KNOWN)
     run.done()
 
 
@@ -1168,5 +1003,6 @@ CASES = {
     "layer_norm": LAYER_NORM_CASES,
     "MLP": MLP_CASES,
     BLOCK: BLOCK_CASES,
+    DECODER: DECODER_CASES,
     "count_parameters": COUNT_CASES,
 }

@@ -7,6 +7,7 @@ own tests; never shipped to students.
 
 
 # ruff: noqa: E501, I001, F841, UP034
+import math
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -1183,6 +1184,1175 @@ class _slip_PreNormBlock_25(nn.Module):
         u = h + self.attn(self.ln1(h), rope)
         return u + self.mlp(self.ln2(u))
 
+# Decoder: the final LayerNorm forgotten (created, not applied)
+class _slip_Decoder_0(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(h)
+
+# Decoder: the final LayerNorm forgotten (never created)
+class _slip_Decoder_1(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(h)
+
+# Decoder: the head without its bias
+class _slip_Decoder_2(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: softmax applied to the logits
+class _slip_Decoder_3(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h)).softmax(dim=-1)
+
+# Decoder: learned positions never added
+class _slip_Decoder_4(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            pass
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: sinusoids never added
+class _slip_Decoder_5(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            pass
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: positions looked up with the token ids
+class _slip_Decoder_6(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(idx)
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: RoPE tables not passed to the blocks
+class _slip_Decoder_7(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h)
+        return self.head(self.ln_final(h))
+
+# Decoder: token embedding scaled by sqrt(d_model)
+class _slip_Decoder_8(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx) * self.embed.embedding_dim ** 0.5
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: one block repeated n_layers times
+class _slip_Decoder_9(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList([PreNormBlock(d_model, n_heads)] * n_layers)
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: a trainable position table for every option
+class _slip_Decoder_10(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if True:
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: RoPE tables built for the full width d_model
+class _slip_Decoder_11(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: block outputs discarded (block(h) not assigned)
+class _slip_Decoder_12(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: final LayerNorm applied after every block
+class _slip_Decoder_13(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = self.ln_final(block(h, rope))
+        return self.head(h)
+
+# Decoder: positions added before every block
+class _slip_Decoder_14(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            pass
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h + self.pos(torch.arange(L)) if self.positions == 'learned' else h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: sinusoid table not sliced to the sequence length
+class _slip_Decoder_15(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: blocks in a plain Python list
+class _slip_Decoder_16(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = [PreNormBlock(d_model, n_heads) for _ in range(n_layers)]
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: sinusoid table stored as a trainable nn.Parameter
+class _slip_Decoder_17(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.sinusoids = nn.Parameter(sinusoid_table(max_len, d_model))
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: sinusoid table built with torch.zeros, final LayerNorm forgotten
+class _slip_Decoder_18(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            pass
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            d = h.shape[-1]
+            pe = torch.zeros(L, d)
+            where = torch.arange(L).unsqueeze(1)
+            div = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))
+            pe[:, 0::2] = torch.sin(where * div)
+            pe[:, 1::2] = torch.cos(where * div)
+            h = h + pe
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(h)
+
+# Decoder: sinusoids sliced from the wrong end ([-L:])
+class _slip_Decoder_19(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[-L:]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: learned positions off by one (arange(1, L + 1))
+class _slip_Decoder_20(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(1, L + 1, device=idx.device) % self.max_len)
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: L read from idx.shape[0] (the batch size)
+class _slip_Decoder_21(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[0]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: the last block skipped (blocks[:-1])
+class _slip_Decoder_22(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks[:-1]:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: rope given to the first block only
+class _slip_Decoder_23(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for i, block in enumerate(self.blocks):
+            h = block(h, rope if i == 0 else None)
+        return self.head(self.ln_final(h))
+
+# Decoder: logits from the embedding matrix (tied though a head was made)
+class _slip_Decoder_24(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.ln_final(h) @ self.embed.weight.T + self.head.bias
+
+# Decoder: every block fed the embeddings (h never updated in the loop)
+class _slip_Decoder_25(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        out = h
+        for block in self.blocks:
+            out = block(h, rope)
+        h = out
+        return self.head(self.ln_final(h))
+
+# Decoder: the stub's raise left above the written forward
+class _slip_Decoder_26(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        raise NotImplementedError()
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
 # count_parameters: attention biases forgotten
 def _slip_count_parameters_0(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
@@ -1519,6 +2689,35 @@ SLIPS = {
         ('returns U (the MLP half computed, not returned)', 'HINT_RETURNS_U', _slip_PreNormBlock_23),
         ('MLP hidden width d_model * n_heads', 'HINT_HIDDEN_WIDTH', _slip_PreNormBlock_24),
         ('LayerNorm eps 1e-6 (a hard-coded constant)', 'HINT_NORM_EPS', _slip_PreNormBlock_25),
+    ],
+    'Decoder': [
+        ('the final LayerNorm forgotten (created, not applied)', 'HINT_FINAL_LAYERNORM_FORGOTTEN', _slip_Decoder_0),
+        ('the final LayerNorm forgotten (never created)', 'HINT_LN_FINAL', _slip_Decoder_1),
+        ('the head without its bias', 'HINT_HEAD_BIAS', _slip_Decoder_2),
+        ('softmax applied to the logits', 'HINT_LOGITS_SOFTMAXED', _slip_Decoder_3),
+        ('learned positions never added', ('HINT_POSITIONS_NOT_ADDED', {'positions': 'learned'}), _slip_Decoder_4),
+        ('sinusoids never added', ('HINT_POSITIONS_NOT_ADDED', {'positions': 'sinusoidal'}), _slip_Decoder_5),
+        ('positions looked up with the token ids', 'HINT_POSITIONS_BY_ID', _slip_Decoder_6),
+        ('RoPE tables not passed to the blocks', 'HINT_ROPE_TABLES_NOT_PASSED', _slip_Decoder_7),
+        ('token embedding scaled by sqrt(d_model)', 'HINT_EMBEDDING_SCALED', _slip_Decoder_8),
+        ('one block repeated n_layers times', 'HINT_BLOCKS', _slip_Decoder_9),
+        ('a trainable position table for every option', 'HINT_LEARNED_ONLY', _slip_Decoder_10),
+        ('RoPE tables built for the full width d_model', 'HINT_ROPE_HEAD_WIDTH', _slip_Decoder_11),
+        ('block outputs discarded (block(h) not assigned)', 'HINT_BLOCK_OUTPUT_DISCARDED', _slip_Decoder_12),
+        ('final LayerNorm applied after every block', 'HINT_LN_FINAL_REPEATED', _slip_Decoder_13),
+        ('positions added before every block', 'HINT_POSITIONS_PER_BLOCK', _slip_Decoder_14),
+        ('sinusoid table not sliced to the sequence length', 'HINT_SLICE_TABLES', _slip_Decoder_15),
+        ('blocks in a plain Python list', 'HINT_BLOCKS', _slip_Decoder_16),
+        ('sinusoid table stored as a trainable nn.Parameter', 'HINT_LEARNED_ONLY', _slip_Decoder_17),
+        ('sinusoid table built with torch.zeros, final LayerNorm forgotten', 'HINT_FINAL_LAYERNORM_FORGOTTEN', _slip_Decoder_18),
+        ('sinusoids sliced from the wrong end ([-L:])', 'HINT_POS_ROWS', _slip_Decoder_19),
+        ('learned positions off by one (arange(1, L + 1))', 'HINT_POS_ROWS', _slip_Decoder_20),
+        ('L read from idx.shape[0] (the batch size)', 'HINT_SLICE_TABLES', _slip_Decoder_21),
+        ('the last block skipped (blocks[:-1])', 'HINT_LAST_BLOCK_SKIPPED', _slip_Decoder_22),
+        ('rope given to the first block only', 'HINT_ROPE_FIRST_BLOCK', _slip_Decoder_23),
+        ('logits from the embedding matrix (tied though a head was made)', 'HINT_TIED_HEAD', _slip_Decoder_24),
+        ('every block fed the embeddings (h never updated in the loop)', 'HINT_BLOCK_FED_EMBEDDINGS', _slip_Decoder_25),
+        ("the stub's raise left above the written forward", 'HINT_LEFTOVER', _slip_Decoder_26),
     ],
     'count_parameters': [
         ('attention biases forgotten', 'HINT_ATTENTION_BIASES_NOT_COUNTED', _slip_count_parameters_0),
