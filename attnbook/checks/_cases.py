@@ -100,7 +100,8 @@ class Returns:
 
 @dataclass(frozen=True)
 class Build:
-    """The module a module case calls: the class called with `args` (`call` in messages), its
+    """The module a module case calls: the class called with `args` and `kwargs` (`call` in
+    messages), its
     structure checked by `inspect(run, call, view)`, then `tensors` set by name; it runs in
     eval mode unless `train`. Weights the case does not set are left as the class drew them."""
 
@@ -109,6 +110,7 @@ class Build:
     tensors: dict | None = None
     inspect: Callable | None = None
     train: bool = False
+    kwargs: dict | None = None  # keyword arguments of the class call, after `args`
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,9 @@ class Case:
     # the output is one number: a float, a 0-d or one-element array or tensor (`shape_hint`
     # says so otherwise), compared as a float
     scalar: bool = False
+    # (function, hint): the raw output as the value compared, e.g. (y, (k, v)) flattened to
+    # (y, k, v); the function raises ValueError, saying what was expected, on another form
+    unpack: tuple[Callable, str] | None = None
 
     @property
     def compares_values(self) -> bool:
@@ -186,7 +191,7 @@ def built(run: CheckRun, call: str, *args, **kwargs):
 
 def _build(run: CheckRun, build: Build):
     """A module case's module, as the learner's class makes it: built, inspected, weights set."""
-    view = built(run, build.call, *build.args)
+    view = built(run, build.call, *build.args, **(build.kwargs or {}))
     if build.inspect is not None:
         build.inspect(run, build.call, view)
     if build.tensors:
@@ -229,7 +234,7 @@ def built_locally(cls: Callable, build: Build):
 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
-        view = LocalModule(cls(*build.args))
+        view = LocalModule(cls(*build.args, **(build.kwargs or {})))
     if build.tensors:
         view.set_tensors(build.tensors)
     return view.train(build.train)
@@ -242,7 +247,8 @@ def call_local(fn: Callable, case: Case, args: tuple | None = None, kwargs: dict
     kwargs = copy.deepcopy(case.keywords) if kwargs is None else kwargs
     if case.build is not None:
         fn = built_locally(fn, case.build)
-    return fn(*args, **kwargs)
+    output = fn(*args, **kwargs)
+    return output if case.unpack is None else case.unpack[0](output)
 
 
 def token_wise_cases(
@@ -440,6 +446,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
         case.call, run.func if module is None else module, *case.args,
         crash_hints=case.crash_hints, **case.keywords,
     )  # fmt: skip
+    if case.unpack is not None:
+        seen = _unpacked(run, case, seen)
     if case.before is not None:
         case.before(run, case, seen)
     if case.scalar:
@@ -500,6 +508,16 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     if case.then is not None:
         case.then(run, case, seen)
     return seen
+
+
+def _unpacked(run: CheckRun, case: Case, seen):
+    """The output as `case.unpack` reads it; one of another form fails with its hint."""
+    assert case.unpack is not None  # run_case calls this only for a case with one
+    unpack, hint = case.unpack
+    try:
+        return unpack(seen)
+    except (TypeError, ValueError, IndexError) as err:
+        run.fail(f"{case.call} returned {type(seen).__name__}; {err}", hint=hint)
 
 
 def one_number(value) -> float | None:

@@ -27,6 +27,8 @@ from attnbook.checks import nb05, nb06
 from attnbook.checks._cases import (
     Build,
     Case,
+    Part,
+    Returns,
     Slips,
     built,
     normal,
@@ -702,15 +704,6 @@ KV_CASES = (
 )  # fmt: skip
 
 
-# the functions of notebook 10 checked as tables
-CASES = {
-    "rms_norm": RMS_CASES,
-    "SwiGLU": SWIGLU_CASES,
-    _GQA: GQA_CASES,
-    "kv_cache_bytes": KV_CASES,
-}
-
-
 def _kv_trial(rng: np.random.Generator, seed: int) -> Case:
     args = (
         int(rng.integers(1, 80)),
@@ -794,98 +787,6 @@ BLOCK_HINTS = [
 ]
 
 
-def _heads(x, n, d_k):
-    B, L, _ = x.shape
-    return x.view(B, L, n, d_k).transpose(1, 2)  # (B, n, L, d_k)
-
-
-def _heads_no_transpose(x, n, d_k):
-    B, L, _ = x.shape
-    return x.reshape(B, n, L, d_k)  # (B, n, L, d_k), positions and heads mixed
-
-
-def _rotate(x, cos, sin):
-    pairs = x.unflatten(-1, (-1, 2))  # (..., L, d_k/2, 2)
-    even, odd = pairs[..., 0], pairs[..., 1]
-    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
-
-
-def _block_variant(
-    ref: ModernBlock,
-    h,
-    rope,
-    past=None,
-    qk="right",
-    rope_on="qk",
-    mask="bottom",
-    past_first=True,
-    cache="full",
-    res1=True,
-    res2=True,
-    norms_swapped=False,
-    mlp_reads_h=False,
-    merge="right",
-    norm1=True,
-    split="right",
-    norm_v=False,
-):
-    """The package block's forward written out, with one step changed: (h_out, k, v)."""
-    n, n_kv, d_k = ref.n_heads, ref.n_kv_heads, ref.d_k
-    B, L, _ = h.shape
-    first, second = (ref.norm2, ref.norm1) if norms_swapped else (ref.norm1, ref.norm2)
-    with torch.no_grad():
-        x = first(h) if norm1 else h
-        heads = _heads if split == "right" else _heads_no_transpose
-        q, k, v = (
-            heads(ref.W_Q(x), n, d_k),
-            heads(ref.W_K(x), n_kv, d_k),
-            heads(ref.W_V(x), n_kv, d_k),
-        )
-        cos, sin = rope
-        norm_q, norm_k = {
-            "right": (ref.q_norm, ref.k_norm),
-            "q_for_both": (ref.q_norm, ref.q_norm),
-            "swapped": (ref.k_norm, ref.q_norm),
-        }.get(qk, (ref.q_norm, ref.k_norm))
-        if qk not in ("none", "after_rope"):
-            q, k = norm_q(q), norm_k(k)
-        if norm_v:
-            v = ref.k_norm(v)
-        k_plain = k
-        if rope_on == "q":
-            q = _rotate(q, cos, sin)
-        elif rope_on != "none":
-            q, k = _rotate(q, cos, sin), _rotate(k, cos, sin)
-        if rope_on == "qkv":
-            v = _rotate(v, cos, sin)
-        if qk == "after_rope":
-            q, k = ref.q_norm(q), ref.k_norm(k)
-        new_k = k_plain if cache == "unrotated" else k
-        if past is not None:
-            k = torch.cat([past[0], k] if past_first else [k, past[0]], dim=2)
-            v = torch.cat([past[1], v] if past_first else [v, past[1]], dim=2)
-        T = k.shape[2] - L
-        keys, at = torch.arange(T + L)[None, :], torch.arange(T, T + L)[:, None]
-        allowed = {
-            "bottom": _bottom_right(L, T + L),
-            "strict": keys < at,
-            "shifted": keys <= at + 1,
-            "top": torch.ones(L, T + L, dtype=torch.bool).tril(),
-            "none": torch.ones(L, T + L, dtype=torch.bool),
-        }[mask]
-        y = _gqa_truth(q, k, v, allowed)  # (B, h, L, d_k)
-        merged = (
-            y.transpose(1, 2).reshape(B, L, n * d_k)
-            if merge == "right"
-            else y.reshape(B, L, n * d_k)
-        )
-        u = {True: h, False: 0.0, "x": x}[res1] + ref.W_O(merged)
-        out = {True: u, False: 0.0, "h": h}[res2] + ref.mlp(second(h if mlp_reads_h else u))
-        if cache == "unrotated":
-            k = new_k if past is None else torch.cat([past[0], new_k], dim=2)
-    return out, k, v
-
-
 HINT_NO_QK_NORM = (
     "apply QK-norm to every head: q = self.q_norm(q), k = self.k_norm(k), after "
     "splitting the heads and before RoPE"
@@ -921,128 +822,16 @@ HINT_MERGE_HEADS = "merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_h
 HINT_SPLIT_HEADS = "split as in notebook 05: view(B, L, n, d_k), then .transpose(1, 2)"
 HINT_VALUES_NORMALISED = "QK-norm is for queries and keys only; the values are not normalised"
 HINT_NO_NORM1 = "normalise the attention's input: x = self.norm1(h)"
-
-
-#: (name, the switches of `_block_variant` that make the slip, hint)
-_BLOCK_MISTAKES: list[tuple[str, dict[str, Any], str]] = [
-    ("no QK-norm (q_norm and k_norm created, not applied)", {"qk": "none"}, HINT_NO_QK_NORM),
-    ("QK-norm applied after RoPE", {"qk": "after_rope"}, HINT_QK_NORM_AFTER_ROPE),
-    ("q_norm used for the keys too", {"qk": "q_for_both"}, HINT_K_NORM),
-    ("q_norm and k_norm swapped", {"qk": "swapped"}, HINT_QK_NORM_SWAPPED),
-    ("RoPE not applied", {"rope_on": "none"}, HINT_NO_ROPE),
-    ("RoPE applied to the values too", {"rope_on": "qkv"}, HINT_ROPE_ON_VALUES),
-    ("no causal mask", {"mask": "none"}, HINT_NO_CAUSAL_MASK),
-    (
-        "causal mask aligned top-left (query i at position i, though T tokens are cached)",
-        {"mask": "top"},
-        HINT_MASK_TOP_LEFT,
-    ),
-    ("the cached keys and values put after the new ones", {"past_first": False}, HINT_PAST_FIRST),
-    ("missing residual around the attention", {"res1": False}, HINT_RESIDUAL_ATTENTION),
-    ("missing residual around the MLP", {"res2": False}, HINT_RESIDUAL_MLP),
-    ("the attention's residual from the normalised x", {"res1": "x"}, HINT_RESIDUAL_FROM_H),
-    ("the MLP's residual from h instead of U", {"res2": "h"}, HINT_RESIDUAL_FROM_U),
-    ("a token may not read itself (j < T + i)", {"mask": "strict"}, HINT_MASK_DIAGONAL),
-    ("each query reads one token ahead (j <= T + i + 1)", {"mask": "shifted"}, HINT_MASK_AHEAD),
-    ("the keys not rotated", {"rope_on": "q"}, HINT_NO_ROPE),
-    ("norm1 and norm2 swapped", {"norms_swapped": True}, HINT_NORMS_SWAPPED),
-    ("the MLP reads H instead of U", {"mlp_reads_h": True}, HINT_MLP_READS_U),
-    ("heads merged without the transpose", {"merge": "no_transpose"}, HINT_MERGE_HEADS),
-    (
-        "heads split without the transpose (positions and heads mixed)",
-        {"split": "no_transpose"},
-        HINT_SPLIT_HEADS,
-    ),
-    ("the values normalised too", {"norm_v": True}, HINT_VALUES_NORMALISED),
-    ("no norm before the attention", {"norm1": False}, HINT_NO_NORM1),
-]
 HINT_CACHE_UNROTATED = (
     "cache the keys after RoPE (and after QK-norm): later tokens compare with them as they are"
 )
-
-
-_CACHE_MISTAKES: list[tuple[str, dict[str, Any], str]] = [
-    ("keys cached before RoPE", {"cache": "unrotated"}, HINT_CACHE_UNROTATED),
-    ("the cached keys and values put after the new ones", {"past_first": False}, HINT_PAST_FIRST),
-]
-
-
-def _block_mistakes(ref, h, rope, past, part: int) -> list[Mistake]:
-    """Known mistakes of the block output (part 0) or of the returned keys (1), values (2)."""
-    table = _BLOCK_MISTAKES if part == 0 else _CACHE_MISTAKES
-    out = []
-    for name, switches, hint in table:
-        if past is None and ("past_first" in switches or switches.get("mask") == "top"):
-            continue
-        out.append(Mistake(name, _block_variant(ref, h, rope, past, **switches)[part], hint))
-    return out
-
-
 HINT_BLOCK_PAIR = (
     "return a pair: the block's output, and the keys and values the attention used (for the cache)"
 )
-
-
-def _expect_block_output(run: CheckRun, call: str, result) -> tuple:
-    ok = (
-        isinstance(result, tuple | list)
-        and len(result) == 2
-        and isinstance(result[1], tuple | list)
-        and len(result[1]) == 2
-    )
-    run.expect_true(
-        ok,
-        f"{call} returned {type(result).__name__}; expected a pair (h_out, (k, v)).",
-        hint=HINT_BLOCK_PAIR,
-    )
-    return result[0], result[1][0], result[1][1]
-
-
 HINT_CACHE_SHAPE = (
     "return the keys and values over ALL T + L tokens, (B, n_kv_heads, T + L, "
     "d_k): the concatenation, past first"
 )
-
-
-def _expect_block(
-    run: CheckRun, call: str, block, ref: ModernBlock, h, rope, past=None, hint: str | None = None
-):
-    with torch.no_grad():
-        want, (want_k, want_v) = ref(h, rope, past)
-    args = (h, rope) if past is None else (h, rope, past)
-    out, k, v = _expect_block_output(run, call, _invoke(run, call, block, *args))
-    run.expect_shape(call, out, tuple(h.shape), hint=nb06.HINT_BLOCK_SHAPE)
-    run.expect_finite(call, out)
-    _close_lazy(run, call, out, want, partial(_block_mistakes, ref, h, rope, past, 0), hint=hint)
-    for name, seen, expected, part in (("keys", k, want_k, 1), ("values", v, want_v, 2)):
-        run.expect_shape(
-            f"{call}: the returned {name}", seen, tuple(expected.shape), hint=HINT_CACHE_SHAPE
-        )
-        _close_lazy(
-            run,
-            f"{call}: the returned {name}",
-            seen,
-            expected,
-            partial(_block_mistakes, ref, h, rope, past, part),
-            what=name,
-        )
-    return out
-
-
-def _prepare_block(run: CheckRun, Qwen3Block, sizes: tuple, eps: float, seed: int, reference=None):
-    d, h, h_kv, d_k, hidden = sizes
-    call = f"Qwen3Block({d}, {h}, {h_kv}, {d_k}, {hidden}, eps={eps:g})"
-    block = built(run, call, d, h, h_kv, d_k, hidden, eps=eps)
-    ref = ModernBlock(_block_config(d, h, h_kv, d_k, hidden, eps))
-    _expect_own_modules(run, call, block)
-    _expect_parameters(run, call, block, ref, BLOCK_HINTS)
-    source = ref if reference is None else reference(d, h, h_kv, d_k, hidden, eps)
-    _randomise(source, seed)
-    ref.load_state_dict(source.state_dict())
-    _copy_weights(run, call, block, ref)
-    return call, block.eval(), ref.eval()
-
-
 HINT_BLOCK_IN_PLACE = "write u = h + ..., not h += ...: the caller's h must stay as it was"
 HINT_BLOCK_EPS = (
     "pass the eps argument on to every RMSNorm: nn.RMSNorm(d_model, eps=eps) and "
@@ -1050,94 +839,112 @@ HINT_BLOCK_EPS = (
 )
 
 
+_BLOCK = "Qwen3Block"
+
+
+@functools.cache
+def _block_like(sizes: tuple, eps: float, seed: int | None = None) -> ModernBlock:
+    """The package's block (the reference's parameter names and shapes), with random weights
+    from `seed` if given, drawn without touching the global random state."""
+    d, h, h_kv, d_k, hidden = sizes
+    with torch.random.fork_rng(devices=[]):
+        block = ModernBlock(_block_config(d, h, h_kv, d_k, hidden, eps))
+    return (block if seed is None else _randomise(block, seed)).eval()
+
+
+def _inspect_qwen3_block(run: CheckRun, call: str, view, *, sizes: tuple) -> None:
+    """Its own modules (not the package's), and the reference's parameter names and shapes."""
+    _expect_own_modules(run, call, view)
+    _expect_parameters(run, call, view, _block_like(sizes, 1e-6), BLOCK_HINTS)
+
+
+def _block_pair(result) -> tuple:
+    """A block's (h_out, (k, v)) as (h_out, k, v)."""
+    if not (isinstance(result, tuple | list) and len(result) == 2):
+        raise ValueError("expected a pair (h_out, (k, v))")
+    out, cache = result
+    if not (isinstance(cache, tuple | list) and len(cache) == 2):
+        raise ValueError("expected a pair (h_out, (k, v)) whose second part is (k, v)")
+    return out, cache[0], cache[1]
+
+
+_BLOCK_RETURNS = Returns(
+    (
+        Part("h_out", 0, shape_hint=nb06.HINT_BLOCK_SHAPE),
+        Part("the returned keys", 1, what="keys", shape_hint=HINT_CACHE_SHAPE),
+        Part("the returned values", 2, shape_hint=HINT_CACHE_SHAPE),
+    ),
+    hint=HINT_BLOCK_PAIR,
+    whole=True,  # the keys without RoPE: "RoPE left out" unless h_out is right too
+)
+
+
+def _block_build(sizes: tuple, eps: float, seed: int) -> Build:
+    """Qwen3Block(*sizes, eps=eps) with the random weights of `_block_like(..., seed)`."""
+    tensors = {k: p.detach().clone() for k, p in _block_like(sizes, eps, seed).named_parameters()}
+    return Build(f"Qwen3Block({', '.join(map(str, sizes))}, eps={eps:g})", sizes, tensors,
+                 partial(_inspect_qwen3_block, sizes=sizes), kwargs={"eps": eps})  # fmt: skip
+
+
+def _block_case(case_id: str, call: str, sizes: tuple, eps: float, seed: int, h, rope,
+                past_tokens=None, past_rope=None, **more) -> Case:  # fmt: skip
+    """Qwen3Block(*sizes, eps=eps) with random weights from `seed` on h with the RoPE tables
+    `rope`, after the cache of `past_tokens` (rotated by `past_rope`) if given; the package's
+    block with the same weights gives the expected (h_out, k, v)."""
+    block = _block_like(sizes, eps, seed)
+    with torch.no_grad():
+        past = None if past_tokens is None else block(past_tokens, past_rope)[1]
+        args = (h, rope) if past is None else (h, rope, past)
+        expected = _block_pair(block(*args))
+    build = _block_build(sizes, eps, seed)
+    return Case(case_id, f"{build.call} {call}", args, expected, build=build,
+                returns=_BLOCK_RETURNS, unpack=(_block_pair, HINT_BLOCK_PAIR),
+                crash_hints=tuple(_CRASH_HINTS), depth=BLOCK_DEPTH, **more)  # fmt: skip
+
+
+_SIZES = (12, 4, 2, 4, 20)  # d, h, h_kv, d_k, d_hidden: h * d_k = 16 != d = 12
+_HB = _f64(2, 5, 12, seed=132, scale=2.0, shift=0.5).float()
+_COS, _SIN = rope_tables(5, 4, base=100.0)  # (5, 2) each
+QWEN3_BLOCK_CASES = (
+    _block_case("no cache", "with random weights on h (2, 5, 12), rope for positions 0..4, "
+                "no cache", _SIZES, 1e-6, 131, _HB, (_COS, _SIN)),
+    _block_case("cached", "on tokens 3..4 of h with past = the keys and values of tokens "
+                "0..2 (T = 3) and rope for positions 3..4", _SIZES, 1e-6, 131, _HB[:, 3:],
+                (_COS[3:], _SIN[3:]), _HB[:, :3], (_COS[:3], _SIN[:3])),
+    _block_case("one new token", "on one new token at position 4 with 4 cached tokens",
+                _SIZES, 1e-6, 131, _HB[:1, 4:], (_COS[4:], _SIN[4:]), _HB[:1, :4],
+                (_COS[:4], _SIN[:4])),
+    _block_case("eps", "on h * 0.1 (features near the norms' eps)", _SIZES, 0.05, 133,
+                _HB * 0.1, (_COS, _SIN), hint=HINT_BLOCK_EPS),
+    Case("no batch", "Qwen3Block(12, 4, 2, 4, 20) on h of shape (5, 12) (no batch axis)",
+         (_HB[0], (_COS, _SIN)), build=_block_build(_SIZES, 0.05, 133), raises=ValueError,
+         mentions=("h", "(5, 12)")),
+)  # fmt: skip
+
+
+def _qwen3_block_trial(rng: np.random.Generator, seed: int) -> Case:
+    """Random sizes and weights, L new tokens after T cached ones (T may be 0)."""
+    h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+    d, d_k, hidden = int(rng.integers(2, 10)), 2 * int(rng.integers(1, 4)), int(rng.integers(2, 12))
+    B, L, T = int(rng.integers(1, 3)), int(rng.integers(1, 5)), int(rng.integers(0, 4))
+    x = torch.from_numpy(normal(rng, B, T + L, d).astype(np.float32))
+    cos, sin = rope_tables(T + L, d_k, base=1e4)
+    past = (x[:, :T], (cos[:T], sin[:T])) if T else (None, None)
+    call = f"with random weights on {L} new tokens after {T} cached, batch {B} (seed {seed})"
+    return _block_case("trial", call, (d, h_kv * group, h_kv, d_k, hidden), 1e-6,
+                       int(rng.integers(2**31)), x[:, T:], (cos[T:], sin[T:]), *past)  # fmt: skip
+
+
 @_one_thread
 def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
+    """The block built each time with its own modules and the reference's parameter names
+    and shapes, its weights set at random: no cache, three cached tokens, one new token after
+    four, the norms' eps, an input check (table `QWEN3_BLOCK_CASES`: the output and the
+    returned keys and values), then random sizes and caches against the reference."""
     run = CheckRun(Qwen3Block)
     run.in_place_hint = HINT_BLOCK_IN_PLACE
-    sizes = (12, 4, 2, 4, 20)  # d, h, h_kv, d_k, d_hidden: h * d_k = 16 != d = 12
-    call, block, ref = _prepare_block(run, Qwen3Block, sizes, 1e-6, seed=131)
-    h = torch.randn(2, 5, 12, generator=torch.Generator().manual_seed(132)) * 2.0 + 0.5
-    cos, sin = rope_tables(5, 4, base=100.0)  # (5, 2) each
-    _expect_block(
-        run,
-        f"{call} with random weights on h (2, 5, 12), rope for positions 0..4, no cache",
-        block,
-        ref,
-        h,
-        (cos, sin),
-    )
-    with torch.no_grad():
-        _, past = ref(h[:, :3], (cos[:3], sin[:3]))
-    _expect_block(
-        run,
-        f"{call} on tokens 3..4 of h with past = the keys and values of "
-        "tokens 0..2 (T = 3) and rope for positions 3..4",
-        block,
-        ref,
-        h[:, 3:],
-        (cos[3:], sin[3:]),
-        past,
-    )
-    with torch.no_grad():
-        _, past = ref(h[:1, :4], (cos[:4], sin[:4]))
-    _expect_block(
-        run,
-        f"{call} on one new token at position 4 with 4 cached tokens",
-        block,
-        ref,
-        h[:1, 4:],
-        (cos[4:], sin[4:]),
-        past,
-    )
-
-    call, block, ref = _prepare_block(run, Qwen3Block, sizes, 0.05, seed=133)
-    tiny = h * 0.1
-    _expect_block(
-        run,
-        f"{call} on h * 0.1 (features near the norms' eps)",
-        block,
-        ref,
-        tiny,
-        (cos, sin),
-        hint=HINT_BLOCK_EPS,
-    )
-    _expect_raises_on(
-        run,
-        "Qwen3Block(12, 4, 2, 4, 20) on h of shape (5, 12) (no batch axis)",
-        block,
-        torch.zeros(5, 12),
-        (cos, sin),
-        mentions=("h", "(5, 12)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(1500 + seed)
-            h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 4))
-            sizes = (
-                int(rng.integers(2, 10)),
-                h_kv * group,
-                h_kv,
-                2 * int(rng.integers(1, 4)),
-                int(rng.integers(2, 12)),
-            )
-            call, block, ref = _prepare_block(run, Qwen3Block, sizes, 1e-6, 1510 + seed, reference)
-            B, L, T = int(rng.integers(1, 3)), int(rng.integers(1, 5)), int(rng.integers(0, 4))
-            x = torch.randn(B, T + L, sizes[0], generator=torch.Generator().manual_seed(seed))
-            cos, sin = rope_tables(T + L, sizes[3], base=1e4)
-            past = None
-            if T:
-                with torch.no_grad():
-                    _, past = ref(x[:, :T], (cos[:T], sin[:T]))
-            _expect_block(
-                run,
-                f"{call} with random weights on {L} new tokens after {T} "
-                f"cached, batch {B} (seed {seed})",
-                block,
-                ref,
-                x[:, T:],
-                (cos[T:], sin[T:]),
-                past,
-            )
+    run_cases(run, _BLOCK, QWEN3_BLOCK_CASES, KNOWN)
+    run_trials(run, _BLOCK, reference, trials, _qwen3_block_trial, KNOWN)
     run.done()
 
 
@@ -1765,3 +1572,13 @@ def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
             chunks = [1, int(rng.integers(1, 4)), 1]
             _check_decoding(run, decode_step, model, ids, prefill, chunks, reference)
     run.done()
+
+
+# the functions of notebook 10 checked as tables
+CASES = {
+    "rms_norm": RMS_CASES,
+    "SwiGLU": SWIGLU_CASES,
+    _GQA: GQA_CASES,
+    "kv_cache_bytes": KV_CASES,
+    _BLOCK: QWEN3_BLOCK_CASES,
+}

@@ -963,6 +963,1750 @@ def _slip_kv_cache_bytes_9(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     per_token = 2 * n_layers * n_kv_heads * d_k
     return [per_token * length * bytes_per_value]
 
+# Qwen3Block: QK-norm created but not applied
+class _slip_Qwen3Block_0(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(q, *rope)
+        k = rotate_pairs(k, *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: QK-norm after RoPE
+class _slip_Qwen3Block_1(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = self.q_norm(rotate_pairs(q, *rope))
+        k = self.k_norm(rotate_pairs(k, *rope))
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: q_norm used for the keys
+class _slip_Qwen3Block_2(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.q_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: RoPE left out
+class _slip_Qwen3Block_3(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = self.q_norm(q)
+        k = self.k_norm(k)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: RoPE on the values too
+class _slip_Qwen3Block_4(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        v = rotate_pairs(v, *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: the values normalised by k_norm
+class _slip_Qwen3Block_5(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        v = self.k_norm(v)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: no causal mask
+class _slip_Qwen3Block_6(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: causal mask aligned top-left
+class _slip_Qwen3Block_7(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.ones(L, T + L, dtype=torch.bool).tril()
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: PyTorch's fused attention with is_causal=True
+class _slip_Qwen3Block_8(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: the cache put after the new tokens
+class _slip_Qwen3Block_9(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([k, past[0]], dim=2)
+            v = torch.cat([v, past[1]], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: only the new keys and values returned
+class _slip_Qwen3Block_10(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        new = (k, v)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), new)
+
+# Qwen3Block: keys cached before RoPE
+class _slip_Qwen3Block_11(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k_plain = self.k_norm(k)
+        k = rotate_pairs(k_plain, *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        cached = k_plain if past is None else torch.cat([past[0], k_plain], dim=2)
+        return (u + self.mlp(self.norm2(u)), (cached, v))
+
+# Qwen3Block: no residual around the attention
+class _slip_Qwen3Block_12(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: no residual around the MLP
+class _slip_Qwen3Block_13(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: the attention's residual from the normalised x
+class _slip_Qwen3Block_14(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = x + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: the MLP's residual from h
+class _slip_Qwen3Block_15(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (h + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: a token may not read itself
+class _slip_Qwen3Block_16(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] < positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: positions counted from T + 1
+class _slip_Qwen3Block_17(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T + 1, T + L + 1)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: the keys not rotated
+class _slip_Qwen3Block_18(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = self.k_norm(k)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: norm1 and norm2 swapped
+class _slip_Qwen3Block_19(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm2(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm1(u)), (k, v))
+
+# Qwen3Block: the MLP reads H
+class _slip_Qwen3Block_20(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(h)), (k, v))
+
+# Qwen3Block: heads merged without the transpose
+class _slip_Qwen3Block_21(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: heads split without the transpose
+class _slip_Qwen3Block_22(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, self.n_heads, L, self.d_k)
+        k = self.W_K(x).view(B, self.n_kv_heads, L, self.d_k)
+        v = self.W_V(x).view(B, self.n_kv_heads, L, self.d_k)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: no norm before the attention
+class _slip_Qwen3Block_23(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = h
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: LayerNorm instead of RMSNorm
+class _slip_Qwen3Block_24(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.LayerNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.LayerNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: eps not passed to the norms
+class _slip_Qwen3Block_25(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k)
+        self.k_norm = nn.RMSNorm(d_k)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: projections with biases
+class _slip_Qwen3Block_26(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: W_K and W_V sized for every query head
+class _slip_Qwen3Block_27(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: QK-norm over the whole width d_model
+class _slip_Qwen3Block_28(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_model, eps=eps)
+        self.k_norm = nn.RMSNorm(d_model, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: the MLP 4 d_model wide (notebook 06's habit)
+class _slip_Qwen3Block_29(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, 4 * d_model)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: returns only the output
+class _slip_Qwen3Block_30(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return u + self.mlp(self.norm2(u))
+
+# Qwen3Block: adds into h in place
+class _slip_Qwen3Block_31(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h
+        u += self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: the package's production block
+class _slip_Qwen3Block_32(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        from attnbook.lm.qwen3 import ModernBlock, Qwen3LMConfig
+        self.inner = ModernBlock(Qwen3LMConfig(vocab_size=1, d_model=d_model, n_heads=n_heads, n_kv_heads=n_kv_heads, d_k=d_k, d_hidden=d_hidden, eps=eps))
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        return self.inner(h, rope, past)
+
+# Qwen3Block: q_norm and k_norm swapped
+class _slip_Qwen3Block_33(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.k_norm(q), *rope)
+        k = rotate_pairs(self.q_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: QK-norms without a gamma (elementwise_affine=False)
+class _slip_Qwen3Block_34(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps, elementwise_affine=False)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps, elementwise_affine=False)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: norm2 a LayerNorm
+class _slip_Qwen3Block_35(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.LayerNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: a plain MLP (nn.Sequential) instead of SwiGLU
+class _slip_Qwen3Block_36(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = nn.Sequential(nn.Linear(d_model, d_hidden, bias=False), nn.SiLU(), nn.Linear(d_hidden, d_model, bias=False))
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: W_Q sized d_model -> d_model
+class _slip_Qwen3Block_37(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, d_model, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: W_O sized d_model -> d_model
+class _slip_Qwen3Block_38(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(d_model, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
+# Qwen3Block: keys and values split into n_heads heads
+class _slip_Qwen3Block_39(nn.Module):
+
+    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
+        super().__init__()
+        require_head_counts(n_heads, n_kv_heads)
+        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
+        self.norm1 = nn.RMSNorm(d_model, eps=eps)
+        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
+        self.q_norm = nn.RMSNorm(d_k, eps=eps)
+        self.k_norm = nn.RMSNorm(d_k, eps=eps)
+        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
+        self.norm2 = nn.RMSNorm(d_model, eps=eps)
+        self.mlp = SwiGLU(d_model, d_hidden)
+
+    def forward(self, h, rope, past=None):
+        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
+        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
+
+        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
+        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
+        """
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        require_past(past, h, self.n_kv_heads, self.d_k)
+        B, L, _ = h.shape
+        x = self.norm1(h)
+        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        k = self.W_K(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        v = self.W_V(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
+        q = rotate_pairs(self.q_norm(q), *rope)
+        k = rotate_pairs(self.k_norm(k), *rope)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        T = k.shape[2] - L
+        positions = torch.arange(T, T + L)[:, None]
+        allowed = torch.arange(T + L)[None, :] <= positions
+        y = grouped_query_attention(q, k, v, allowed)
+        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
+        return (u + self.mlp(self.norm2(u)), (k, v))
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -1040,5 +2784,47 @@ SLIPS = {
         ('the factor 2 counted twice', 'HINT_KV_FACTOR_2_TWICE', _slip_kv_cache_bytes_7),
         ('returned in KiB', 'HINT_KV_KIB', _slip_kv_cache_bytes_8),
         ('returned in a list', 'HINT_KV_NUMBER', _slip_kv_cache_bytes_9),
+    ],
+    'Qwen3Block': [
+        ('QK-norm created but not applied', 'HINT_NO_QK_NORM', _slip_Qwen3Block_0),
+        ('QK-norm after RoPE', 'HINT_QK_NORM_AFTER_ROPE', _slip_Qwen3Block_1),
+        ('q_norm used for the keys', 'HINT_K_NORM', _slip_Qwen3Block_2),
+        ('RoPE left out', 'HINT_NO_ROPE', _slip_Qwen3Block_3),
+        ('RoPE on the values too', 'HINT_ROPE_ON_VALUES', _slip_Qwen3Block_4),
+        ('the values normalised by k_norm', 'HINT_VALUES_NORMALISED', _slip_Qwen3Block_5),
+        ('no causal mask', 'HINT_NO_CAUSAL_MASK', _slip_Qwen3Block_6),
+        ('causal mask aligned top-left', 'HINT_MASK_TOP_LEFT', _slip_Qwen3Block_7),
+        ("PyTorch's fused attention with is_causal=True", 'HINT_MASK_TOP_LEFT', _slip_Qwen3Block_8),
+        ('the cache put after the new tokens', 'HINT_PAST_FIRST', _slip_Qwen3Block_9),
+        ('only the new keys and values returned', 'HINT_CACHE_SHAPE', _slip_Qwen3Block_10),
+        ('keys cached before RoPE', 'HINT_CACHE_UNROTATED', _slip_Qwen3Block_11),
+        ('no residual around the attention', 'HINT_RESIDUAL_ATTENTION', _slip_Qwen3Block_12),
+        ('no residual around the MLP', 'HINT_RESIDUAL_MLP', _slip_Qwen3Block_13),
+        ("the attention's residual from the normalised x", 'HINT_RESIDUAL_FROM_H', _slip_Qwen3Block_14),
+        ("the MLP's residual from h", 'HINT_RESIDUAL_FROM_U', _slip_Qwen3Block_15),
+        ('a token may not read itself', 'HINT_MASK_DIAGONAL', _slip_Qwen3Block_16),
+        ('positions counted from T + 1', 'HINT_MASK_AHEAD', _slip_Qwen3Block_17),
+        ('the keys not rotated', 'HINT_NO_ROPE', _slip_Qwen3Block_18),
+        ('norm1 and norm2 swapped', 'HINT_NORMS_SWAPPED', _slip_Qwen3Block_19),
+        ('the MLP reads H', 'HINT_MLP_READS_U', _slip_Qwen3Block_20),
+        ('heads merged without the transpose', 'HINT_MERGE_HEADS', _slip_Qwen3Block_21),
+        ('heads split without the transpose', 'HINT_SPLIT_HEADS', _slip_Qwen3Block_22),
+        ('no norm before the attention', 'HINT_NO_NORM1', _slip_Qwen3Block_23),
+        ('LayerNorm instead of RMSNorm', 'HINT_NORM1_MISSING', _slip_Qwen3Block_24),
+        ('eps not passed to the norms', 'HINT_BLOCK_EPS', _slip_Qwen3Block_25),
+        ('projections with biases', 'HINT_PROJECTIONS', _slip_Qwen3Block_26),
+        ('W_K and W_V sized for every query head', 'HINT_W_KV_SHAPE', _slip_Qwen3Block_27),
+        ('QK-norm over the whole width d_model', 'HINT_QK_NORM_SHAPE', _slip_Qwen3Block_28),
+        ("the MLP 4 d_model wide (notebook 06's habit)", 'HINT_MLP_SHAPE', _slip_Qwen3Block_29),
+        ('returns only the output', 'HINT_BLOCK_PAIR', _slip_Qwen3Block_30),
+        ('adds into h in place', 'HINT_BLOCK_IN_PLACE', _slip_Qwen3Block_31),
+        ("the package's production block", 'HINT_DELEGATE', _slip_Qwen3Block_32),
+        ('q_norm and k_norm swapped', 'HINT_QK_NORM_SWAPPED', _slip_Qwen3Block_33),
+        ('QK-norms without a gamma (elementwise_affine=False)', 'HINT_QK_NORM_MISSING', _slip_Qwen3Block_34),
+        ('norm2 a LayerNorm', 'HINT_NORM2_MISSING', _slip_Qwen3Block_35),
+        ('a plain MLP (nn.Sequential) instead of SwiGLU', 'HINT_MLP_MISSING', _slip_Qwen3Block_36),
+        ('W_Q sized d_model -> d_model', 'HINT_W_Q_SHAPE', _slip_Qwen3Block_37),
+        ('W_O sized d_model -> d_model', 'HINT_W_O_SHAPE', _slip_Qwen3Block_38),
+        ('keys and values split into n_heads heads', 'HINT_SIZES_FROM_INPUT', _slip_Qwen3Block_39),
     ],
 }
