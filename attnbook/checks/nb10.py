@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import partial
 from typing import Any, TypeVar
 
@@ -30,8 +30,8 @@ from attnbook.checks._cases import (
     Part,
     Returns,
     Slips,
-    built,
     normal,
+    run_case,
     run_cases,
     run_trials,
     sizes,
@@ -45,7 +45,7 @@ from attnbook.checks._core import (
     names_called,
 )
 from attnbook.checks._modules import is_instance, parameter_shapes, type_name
-from attnbook.checks.nb06 import _copy_weights, _expect_raises_on, _expect_same_parameters
+from attnbook.checks.nb06 import _expect_same_parameters
 from attnbook.demos.nb07 import single_thread
 from attnbook.lm.model import rope_tables
 from attnbook.lm.qwen3 import (
@@ -544,6 +544,7 @@ HINT_NO_SCALING, HINT_DIVIDED_BY_D_K = nb05.HINT_NO_SCALING, nb05.HINT_DIVIDED_B
 HINT_SCALED_BY_LENGTH, HINT_SOFTMAX_AXIS = nb05.HINT_SCALED_BY_LENGTH, nb05.HINT_SOFTMAX_AXIS
 HINT_MASK_INVERTED, HINT_FINITE_FILL = nb05.HINT_MASK_INVERTED, nb05.HINT_FINITE_FILL
 HINT_ALLOWED_NONE = nb05.HINT_ALLOWED_NONE
+HINT_LOGITS_SOFTMAXED = nb06.HINT_LOGITS_SOFTMAXED  # notebook 06's, for the decoder
 
 # detectors raised from the code itself, not from an output (see scripts/release.py)
 PROPERTY_DETECTORS = ("HINT_RMS_OWN", "HINT_GQA_OWN")
@@ -985,34 +986,6 @@ def _decoder_hints(tied: bool) -> list[tuple[str, str, str]]:
     ]
 
 
-def _decoder_variant(
-    ref: Qwen3LM,
-    idx,
-    final_norm=True,
-    use_blocks=True,
-    n_blocks=None,
-    last_only=False,
-    softmax=False,
-    scale_embed=False,
-    norm_each=False,
-    rope_swapped=False,
-):
-    """The package decoder's forward with one step changed, to name mistakes."""
-    L = idx.shape[1]
-    rope = (ref.rope_cos[:L], ref.rope_sin[:L])
-    rope = rope[::-1] if rope_swapped else rope
-    with torch.no_grad():
-        start = ref.embed(idx) * (math.sqrt(ref.config.d_model) if scale_embed else 1.0)
-        h = start
-        for i, block in enumerate(ref.blocks):
-            if not use_blocks or n_blocks is not None and i >= n_blocks:
-                break
-            h, _ = block(start if last_only else h, rope)
-            h = ref.norm(h) if norm_each else h
-        logits = ref.head(ref.norm(h) if final_norm else h)
-        return logits.softmax(dim=-1) if softmax else logits
-
-
 HINT_NO_FINAL_NORM = "apply self.norm to H_N before the head: head(norm(h))"
 HINT_EMBED_SCALED = "no sqrt(d_model) factor in Qwen3: H0 = E[w]"
 HINT_FINAL_NORM_ONCE = "the final RMSNorm comes once, after the last block: head(norm(h_N))"
@@ -1022,30 +995,6 @@ HINT_ROPE_TABLES_SWAPPED = (
 HINT_BLOCK_OUTPUT_DISCARDED = "a block returns (h_out, (k, v)): keep h_out as the next hidden state"
 HINT_LAST_BLOCK_SKIPPED = "run every block: for block in self.blocks"
 HINT_BLOCKS_FED_EMBEDDINGS = "feed each block the previous block's output, not the embeddings"
-
-
-#: (name, the switches of `_decoder_variant` that make the slip, hint)
-_DECODER_MISTAKES: list[tuple[str, dict[str, Any], str]] = [
-    ("the final RMSNorm forgotten", {"final_norm": False}, HINT_NO_FINAL_NORM),
-    ("softmax applied to the logits", {"softmax": True}, nb06.HINT_LOGITS_SOFTMAXED),
-    ("token embedding scaled by sqrt(d_model)", {"scale_embed": True}, HINT_EMBED_SCALED),
-    ("the final RMSNorm applied after every block", {"norm_each": True}, HINT_FINAL_NORM_ONCE),
-    ("the RoPE tables passed as (sin, cos)", {"rope_swapped": True}, HINT_ROPE_TABLES_SWAPPED),
-    ("the blocks' outputs discarded", {"use_blocks": False}, HINT_BLOCK_OUTPUT_DISCARDED),
-]
-
-
-def _decoder_mistakes(ref: Qwen3LM, idx) -> list[Mistake]:
-    table = list(_DECODER_MISTAKES)
-    if len(ref.blocks) > 1:
-        table += [
-            ("the last block skipped", {"n_blocks": len(ref.blocks) - 1}, HINT_LAST_BLOCK_SKIPPED),
-            ("every block fed the embeddings", {"last_only": True}, HINT_BLOCKS_FED_EMBEDDINGS),
-        ]
-    return [Mistake(name, _decoder_variant(ref, idx, **switches), hint)
-            for name, switches, hint in table]  # fmt: skip
-
-
 HINT_TIED = "self.head.weight = self.embed.weight when tie_weights is true, and only then"
 
 
@@ -1063,73 +1012,9 @@ def _expect_tied(run: CheckRun, call: str, view, tied: bool) -> None:
     )
 
 
-def _prepare_decoder(
-    run: CheckRun, Qwen3Decoder, config: Qwen3LMConfig, seed: int | None, reference=None
-):
-    kwargs = asdict(config)
-    call = f"Qwen3Decoder(**{kwargs})"
-    model = built(run, call, **kwargs)
-    _expect_own_modules(run, call, model)
-    ref = Qwen3LM(config)
-    _expect_parameters(run, call, model, ref, _decoder_hints(config.tie_weights))
-    _expect_tied(run, call, model, config.tie_weights)
-    blocks = {
-        token
-        for path, (_, _, token) in model.info()["modules"].items()
-        if path.startswith("blocks.") and path.count(".") == 1
-    }
-    run.expect_true(
-        len(blocks) == config.n_layers,
-        f"{call} has {len(blocks)} distinct blocks; expected {config.n_layers}.",
-        hint=nb06.HINT_DISTINCT_BLOCKS,
-    )
-    if seed is not None:
-        source = ref if reference is None else reference(**kwargs)
-        _randomise(source, seed)
-        ref.load_state_dict(source.state_dict())
-        _copy_weights(run, call, model, ref)
-    return call, model.eval(), ref.eval()
-
-
 HINT_UNPACK_BLOCK = (
     "a Qwen3Block returns (h_out, (k, v)): unpack the pair in the loop and keep h_out"
 )
-
-
-def _expect_logits(
-    run: CheckRun,
-    call: str,
-    model,
-    ref: Qwen3LM,
-    idx,
-    expected=None,
-    atol: float = MODULE_ATOL,
-    rtol: float = MODULE_RTOL,
-    hint=None,
-):
-    with torch.no_grad():
-        expected = ref(idx) if expected is None else expected
-    logits = _invoke(
-        run,
-        call,
-        model,
-        idx,
-        hints=[(("'tuple' object has no attribute", "got tuple"), HINT_UNPACK_BLOCK)],
-    )
-    _expect_tensor(run, call, logits)
-    run.expect_shape(call, logits, tuple(expected.shape), hint=nb06.HINT_LOGITS_SHAPE)
-    run.expect_finite(call, logits)
-    _close_lazy(
-        run,
-        call,
-        logits,
-        expected,
-        partial(_decoder_mistakes, ref, idx),
-        what="logits",
-        rtol=rtol,
-        atol=atol,
-        hint=hint,
-    )
 
 
 def _tiny():
@@ -1149,88 +1034,135 @@ HINT_DECODER_EPS = (
 )
 
 
-@_one_thread
-def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
-    run = CheckRun(Qwen3Decoder)
-    config, state, ids, hf_logits = _tiny()
-    call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, seed=None)
-    ref.load_state_dict(state)
-    missing, unexpected = model.load_state_dict(state, strict=False)
+def _inspect_qwen3_decoder(run: CheckRun, call: str, view, *, config: Qwen3LMConfig) -> None:
+    """Its own modules, the reference's parameter names and shapes and nothing more in its
+    state_dict (so a checkpoint loads), the head tied exactly when asked, n_layers distinct
+    blocks."""
+    _expect_own_modules(run, call, view)
+    like = _decoder_like(config)
+    _expect_parameters(run, call, view, like, _decoder_hints(config.tie_weights))
+    keys = set(like.state_dict())
+    saved = [name for name, _, _, kept in view.info()["buffers"] if kept and name not in keys]
     run.expect_true(
-        not missing and not unexpected,
-        f"loading the tiny checkpoint into {call} "
-        f"left parameters missing {missing[:4]} or unexpected {unexpected[:4]}.",
+        not saved,
+        f"{call} saves the buffers {saved[:3]} in its state_dict; the checkpoint has none.",
         hint=HINT_ATTRIBUTE_NAMES,
     )
-    model.eval()
-    tol = hf_tolerance(config.n_layers, hf_logits)
-    _expect_logits(
-        run,
-        f"{call} with the tiny checkpoint of assets/qwen3_tiny on ids "
-        f"{tuple(ids.shape)}, against transformers' Qwen3ForCausalLM (float32, "
-        f"to within {tol.atol:.1e})",
-        model,
-        ref,
-        ids,
-        expected=hf_logits,
-        **tol.kwargs(),
+    _expect_tied(run, call, view, config.tie_weights)
+    blocks = {
+        token
+        for path, (_, _, token) in view.info()["modules"].items()
+        if path.startswith("blocks.") and path.count(".") == 1
+    }
+    run.expect_true(
+        len(blocks) == config.n_layers,
+        f"{call} has {len(blocks)} distinct blocks; expected {config.n_layers}.",
+        hint=nb06.HINT_DISTINCT_BLOCKS,
     )
 
+
+def _decoder_like(config: Qwen3LMConfig, seed: int | None = None) -> Qwen3LM:
+    """The package's decoder, with random weights from `seed` if given, drawn without
+    touching the global random state (made once per configuration and seed)."""
+    return _decoder_made(tuple(asdict(config).items()), seed)
+
+
+@functools.cache
+def _decoder_made(config: tuple, seed: int | None) -> Qwen3LM:
+    with torch.random.fork_rng(devices=[]):
+        model = Qwen3LM(Qwen3LMConfig(**dict(config)))
+    return (model if seed is None else _randomise(model, seed)).eval()
+
+
+def _decoder_build(config: Qwen3LMConfig, tensors: dict) -> Build:
+    """Qwen3Decoder(**config) with `tensors` set by name (its parameters only)."""
+    names = dict(_decoder_like(config).named_parameters(remove_duplicate=False))
+    kwargs = asdict(config)
+    return Build(f"Qwen3Decoder(**{kwargs})", (), {k: v for k, v in tensors.items() if k in names},
+                 partial(_inspect_qwen3_decoder, config=config), kwargs=kwargs)  # fmt: skip
+
+
+_DECODER_CRASH = (
+    (("'tuple' object has no attribute", "got tuple"), HINT_UNPACK_BLOCK),
+    *_CRASH_HINTS,
+)
+
+
+def _decoder_case(case_id: str, config: Qwen3LMConfig, seed: int, idx, **more) -> Case:
+    """The decoder with random weights from `seed` on the ids `idx`, expecting the package's
+    logits with the same weights."""
+    model = _decoder_like(config, seed)
+    build = _decoder_build(config, dict(model.named_parameters()))
+    with torch.no_grad():
+        expected = model(idx)
+    return Case(case_id, f"{build.call} with random weights on ids of shape {tuple(idx.shape)}",
+                (idx,), expected, build=build, before=_tensor_first, what="logits",
+                shape_hint=nb06.HINT_LOGITS_SHAPE, crash_hints=_DECODER_CRASH,
+                depth=BLOCK_DEPTH * config.n_layers + 2, **more)  # fmt: skip
+
+
+_DECODER = "Qwen3Decoder"
+
+
+def _ids(V: int, B: int, L: int, seed: int) -> torch.Tensor:
+    return torch.randint(0, V, (B, L), generator=torch.Generator().manual_seed(seed))
+
+
+_SMALL = Qwen3LMConfig(vocab_size=13, d_model=12, n_layers=2, n_heads=4, n_kv_heads=1, d_k=4,
+                       d_hidden=16, max_len=10, rope_base=100.0, eps=0.05)  # fmt: skip
+QWEN3_DECODER_CASES = (
+    *(
+        _decoder_case(f"{'tied ' * tied}{B}x{L}", replace(_SMALL, tie_weights=tied), 141,
+                      _ids(13, B, L, seed=142 + L), hint=HINT_DECODER_EPS)
+        for tied, B, L in ((True, 2, 6), (False, 2, 10), (False, 1, 3))
+    ),
+    Case("too long", f"Qwen3Decoder(**{asdict(_SMALL)}) on ids of shape (2, 11), longer than "
+         "max_len = 10", (torch.zeros(2, 11, dtype=torch.long),),
+         build=_decoder_build(_SMALL, dict(_decoder_like(_SMALL, 141).named_parameters())),
+         raises=ValueError, mentions=("idx", "(2, 11)")),
+)  # fmt: skip
+
+
+def _tiny_case() -> Case:
+    """The tiny checkpoint of assets/qwen3_tiny on its ids, against the logits transformers'
+    Qwen3ForCausalLM gave (float32, on another machine: `hf_tolerance`)."""
+    config, state, ids, hf_logits = _tiny()
+    build = _decoder_build(config, state)
+    tol = hf_tolerance(config.n_layers, hf_logits)
+    call = (f"{build.call} with the tiny checkpoint of assets/qwen3_tiny on ids "
+            f"{tuple(ids.shape)}, against transformers' Qwen3ForCausalLM (float32, to within "
+            f"{tol.atol:.1e})")  # fmt: skip
+    return Case("tiny", call, (ids,), hf_logits, build=build, before=_tensor_first,
+                what="logits", shape_hint=nb06.HINT_LOGITS_SHAPE, crash_hints=_DECODER_CRASH,
+                tolerance=tol)  # fmt: skip
+
+
+def _qwen3_decoder_trial(rng: np.random.Generator, seed: int) -> Case:
+    """Random sizes, weights, RoPE base, eps and tying, on ids as long as max_len."""
+    h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
     config = Qwen3LMConfig(
-        vocab_size=13,
-        d_model=12,
-        n_layers=2,
-        n_heads=4,
-        n_kv_heads=1,
-        d_k=4,
-        d_hidden=16,
-        max_len=10,
-        rope_base=100.0,
-        eps=0.05,
-    )
-    call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, seed=141)
-    for B, L in ((2, 10), (1, 3)):
-        idx = torch.randint(0, 13, (B, L), generator=torch.Generator().manual_seed(142 + L))
-        _expect_logits(
-            run,
-            f"{call} with random weights on ids of shape {(B, L)}",
-            model,
-            ref,
-            idx,
-            hint=HINT_DECODER_EPS,
-        )
-    _expect_raises_on(
-        run,
-        f"{call} on ids of shape (2, 11), longer than max_len = 10",
-        model,
-        torch.zeros(2, 11, dtype=torch.long),
-        mentions=("idx", "(2, 11)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(1600 + seed)
-            h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
-            config = Qwen3LMConfig(
-                vocab_size=int(rng.integers(2, 20)),
-                d_model=int(rng.integers(2, 10)),
-                n_layers=int(rng.integers(1, 4)),
-                n_heads=h_kv * group,
-                n_kv_heads=h_kv,
-                d_k=2 * int(rng.integers(1, 4)),
-                d_hidden=int(rng.integers(2, 12)),
-                max_len=int(rng.integers(3, 12)),
-                rope_base=float(rng.choice([1e2, 1e4, 1e6])),
-                eps=float(rng.choice([1e-6, 1e-3])),
-                tie_weights=bool(seed % 2),
-            )
-            call, model, ref = _prepare_decoder(run, Qwen3Decoder, config, 1610 + seed, reference)
-            idx = torch.randint(
-                0,
-                config.vocab_size,
-                (2, config.max_len),
-                generator=torch.Generator().manual_seed(1620 + seed),
-            )
-            _expect_logits(run, f"{call} with random weights (seed {seed})", model, ref, idx)
+        vocab_size=int(rng.integers(2, 20)), d_model=int(rng.integers(2, 10)),
+        n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
+        d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)),
+        max_len=int(rng.integers(3, 12)), rope_base=float(rng.choice([1e2, 1e4, 1e6])),
+        eps=float(rng.choice([1e-6, 1e-3])), tie_weights=bool(rng.integers(2)),
+    )  # fmt: skip
+    idx = torch.from_numpy(rng.integers(0, config.vocab_size, size=(2, config.max_len)))
+    case = _decoder_case("trial", config, int(rng.integers(2**31)), idx)
+    return replace(case, call=f"{case.call} (seed {seed})")
+
+
+@_one_thread
+def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
+    """The decoder built each time with its own modules, the reference's parameter and state
+    names, the head tied exactly when asked and n_layers distinct blocks: random weights, tied
+    and untied, on three id shapes and an input check (table `QWEN3_DECODER_CASES`), the tiny
+    checkpoint against transformers' logits, then random configurations against the
+    reference."""
+    run = CheckRun(Qwen3Decoder)
+    run_cases(run, _DECODER, QWEN3_DECODER_CASES, KNOWN)
+    run_case(run, _tiny_case())
+    run_trials(run, _DECODER, reference, trials, _qwen3_decoder_trial, KNOWN)
     run.done()
 
 
@@ -1581,4 +1513,5 @@ CASES = {
     _GQA: GQA_CASES,
     "kv_cache_bytes": KV_CASES,
     _BLOCK: QWEN3_BLOCK_CASES,
+    _DECODER: QWEN3_DECODER_CASES,
 }

@@ -2707,6 +2707,588 @@ class _slip_Qwen3Block_39(nn.Module):
         u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
         return (u + self.mlp(self.norm2(u)), (k, v))
 
+# Qwen3Decoder: the final RMSNorm created, not applied
+class _slip_Qwen3Decoder_0(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(h)
+
+# Qwen3Decoder: the final RMSNorm applied after every block
+class _slip_Qwen3Decoder_1(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+            h = self.norm(h)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the RoPE tables passed as (sin, cos)
+class _slip_Qwen3Decoder_2(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_sin[:L], self.rope_cos[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the head not tied
+class _slip_Qwen3Decoder_3(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the head always tied
+class _slip_Qwen3Decoder_4(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if True:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: a head with a bias
+class _slip_Qwen3Decoder_5(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: a LayerNorm as the final norm
+class _slip_Qwen3Decoder_6(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: one block repeated
+class _slip_Qwen3Decoder_7(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList([Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps)] * n_layers)
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the block's pair not unpacked
+class _slip_Qwen3Decoder_8(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the blocks' outputs discarded
+class _slip_Qwen3Decoder_9(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: softmax applied to the logits
+class _slip_Qwen3Decoder_10(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h)).softmax(dim=-1)
+
+# Qwen3Decoder: embedding scaled by sqrt(d_model)
+class _slip_Qwen3Decoder_11(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx) * self.embed.embedding_dim ** 0.5
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the RoPE tables not sliced to L
+class _slip_Qwen3Decoder_12(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos, self.rope_sin)
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the eps argument not passed on
+class _slip_Qwen3Decoder_13(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the last block skipped
+class _slip_Qwen3Decoder_14(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks[:-1]:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: every block fed the embeddings
+class _slip_Qwen3Decoder_15(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        e = self.embed(idx)
+        h = e
+        for block in self.blocks:
+            h, _ = block(e, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the package's production decoder
+class _slip_Qwen3Decoder_16(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        from attnbook.lm.qwen3 import Qwen3LM, Qwen3LMConfig
+        self.inner = Qwen3LM(Qwen3LMConfig(vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base, eps, tie_weights))
+        self.embed, self.blocks = (self.inner.embed, self.inner.blocks)
+        self.norm, self.head = (self.inner.norm, self.inner.head)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        return self.inner(idx)
+
+# Qwen3Decoder: the head a function of the embedding, not a module
+class _slip_Qwen3Decoder_17(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = lambda x: x @ self.embed.weight.T
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the embedding named tok_embed
+class _slip_Qwen3Decoder_18(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.tok_embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.tok_embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.tok_embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
+# Qwen3Decoder: the final norm named final_norm
+class _slip_Qwen3Decoder_19(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.final_norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.final_norm(h))
+
+# Qwen3Decoder: an extra persistent buffer (a mask) that the checkpoint lacks
+class _slip_Qwen3Decoder_20(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('mask', torch.ones(max_len, max_len).tril())
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.embed(idx)
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(self.norm(h))
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -2826,5 +3408,28 @@ SLIPS = {
         ('W_Q sized d_model -> d_model', 'HINT_W_Q_SHAPE', _slip_Qwen3Block_37),
         ('W_O sized d_model -> d_model', 'HINT_W_O_SHAPE', _slip_Qwen3Block_38),
         ('keys and values split into n_heads heads', 'HINT_SIZES_FROM_INPUT', _slip_Qwen3Block_39),
+    ],
+    'Qwen3Decoder': [
+        ('the final RMSNorm created, not applied', 'HINT_NO_FINAL_NORM', _slip_Qwen3Decoder_0),
+        ('the final RMSNorm applied after every block', 'HINT_FINAL_NORM_ONCE', _slip_Qwen3Decoder_1),
+        ('the RoPE tables passed as (sin, cos)', 'HINT_ROPE_TABLES_SWAPPED', _slip_Qwen3Decoder_2),
+        ('the head not tied', 'HINT_HEAD_UNTIED', _slip_Qwen3Decoder_3),
+        ('the head always tied', 'HINT_HEAD_OWN', _slip_Qwen3Decoder_4),
+        ('a head with a bias', 'HINT_HEAD_BIAS', _slip_Qwen3Decoder_5),
+        ('a LayerNorm as the final norm', 'HINT_FINAL_NORM_LAYERNORM', _slip_Qwen3Decoder_6),
+        ('one block repeated', 'HINT_BLOCKS_LIST', _slip_Qwen3Decoder_7),
+        ("the block's pair not unpacked", 'HINT_UNPACK_BLOCK', _slip_Qwen3Decoder_8),
+        ("the blocks' outputs discarded", 'HINT_BLOCK_OUTPUT_DISCARDED', _slip_Qwen3Decoder_9),
+        ('softmax applied to the logits', 'HINT_LOGITS_SOFTMAXED', _slip_Qwen3Decoder_10),
+        ('embedding scaled by sqrt(d_model)', 'HINT_EMBED_SCALED', _slip_Qwen3Decoder_11),
+        ('the RoPE tables not sliced to L', 'HINT_SIZE_MISMATCH', _slip_Qwen3Decoder_12),
+        ('the eps argument not passed on', 'HINT_DECODER_EPS', _slip_Qwen3Decoder_13),
+        ('the last block skipped', 'HINT_LAST_BLOCK_SKIPPED', _slip_Qwen3Decoder_14),
+        ('every block fed the embeddings', 'HINT_BLOCKS_FED_EMBEDDINGS', _slip_Qwen3Decoder_15),
+        ("the package's production decoder", 'HINT_DELEGATE', _slip_Qwen3Decoder_16),
+        ('the head a function of the embedding, not a module', 'HINT_TIED', _slip_Qwen3Decoder_17),
+        ('the embedding named tok_embed', 'HINT_EMBEDDING_MISSING', _slip_Qwen3Decoder_18),
+        ('the final norm named final_norm', 'HINT_FINAL_NORM_MISSING', _slip_Qwen3Decoder_19),
+        ('an extra persistent buffer (a mask) that the checkpoint lacks', 'HINT_ATTRIBUTE_NAMES', _slip_Qwen3Decoder_20),
     ],
 }
