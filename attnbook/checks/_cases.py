@@ -55,6 +55,7 @@ __all__ = [
     "expect_deterministic",
     "normal",
     "one_number",
+    "probe_tolerance",
     "run_case",
     "run_cases",
     "run_reference_cases",

@@ -24,6 +24,7 @@ from attnbook.checks._cases import (
     CrashHints,
     Slips,
     expect_deterministic,
+    probe_tolerance,
     run_cases,
     run_trials,
     sizes,
@@ -75,16 +76,10 @@ HINT_NAN = (
 )
 
 
-def _tolerance(value) -> float:
-    dtype = getattr(value, "dtype", None)
-    return 1e-6 if dtype in (torch.float64, np.float64) else 1e-5
-
-
-def _close(run: CheckRun, call: str, seen, expected, mistakes=(), what="values", hint=None):
-    tol = max(_tolerance(seen), _tolerance(expected))
-    run.expect_close(
-        call, seen, expected, mistakes=mistakes, rtol=tol, atol=tol, what=what, hint=hint
-    )
+def _close(run: CheckRun, call: str, seen, expected, hint=None):
+    """A check's own comparison, by the tables' tolerance policy (`probe_tolerance`)."""
+    tol = probe_tolerance(seen, expected)
+    run.expect_close(call, seen, expected, tol=tol, hint=hint)
 
 
 HINT_STAY_IN_TORCH = "stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy"

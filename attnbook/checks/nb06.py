@@ -56,7 +56,6 @@ __all__ = [
     "check_prenorm_block",
 ]
 
-MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
 HINT_LAST_AXIS = (
     "normalise each token over its own d features: statistics along the last "
     "axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the "
@@ -98,30 +97,6 @@ def _invoke(run: CheckRun, call_text: str, fn, *args):
 
 def _expect_deterministic(run: CheckRun, call: str, module, *args) -> None:
     expect_deterministic(run, call, module, *args, crash_hints=_crash_hints(run))
-
-
-def _expect_close_lazy(run: CheckRun, call: str, seen, expected, mistakes, **kwargs) -> None:
-    """`run.expect_close`, computing the known mistakes (a callable) only on a mismatch."""
-    try:
-        close = np.allclose(
-            as_array(seen),
-            as_array(expected),
-            rtol=kwargs.get("rtol", 1e-6),
-            atol=kwargs.get("atol", 1e-8),
-        )
-    except (TypeError, ValueError):  # shapes differ or not numbers: let expect_close explain
-        close = False
-    if close:
-        run.passed += 1
-        return
-    run.expect_close(call, seen, expected, mistakes=mistakes(), **kwargs)
-
-
-def _expect_raises_on(run: CheckRun, call_text: str, fn, *args, mentions=()) -> None:
-    """`run.expect_raises` for a callable other than the checked one (a module instance)."""
-    probe = CheckRun(fn, name=run.name)
-    probe.expect_raises(call_text, ValueError, *args, mentions=mentions)
-    run.passed += probe.passed
 
 
 # ---------------------------------------------------------------------------------------
@@ -476,13 +451,6 @@ def _expect_same_parameters(
             hint=HINT_HIDDEN_WIDTH if "mlp" in key else None,
         )
     run.passed += 1
-
-
-def _copy_weights(run: CheckRun, owner: str, module, source: nn.Module) -> None:
-    try:
-        module.load_state_dict(source.state_dict(), strict=False)
-    except RuntimeError as err:
-        run.fail(f"copying the reference weights into {owner} failed: {err}")
 
 
 # ---------------------------------------------------------------------------------------
