@@ -9,6 +9,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from grader import cgroups
 from grader.course import (
@@ -301,9 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         os.umask(previous)
 
 
-def _main(argv: list[str] | None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_grade(sub) -> None:
+    """`grade`: an LMS zip or a folder of submissions into pages and grades.csv."""
     grade = sub.add_parser("grade", help="grade an LMS zip or a folder of submissions")
     grade.add_argument(
         "source", nargs="?", help="LMS zip or folder; omit to regrade what submitted/ already holds"
@@ -343,6 +343,10 @@ def _main(argv: list[str] | None) -> int:
     _collect_options(grade)
     _lock_option(grade)
     _common(grade)
+
+
+def _add_exchange(sub) -> None:
+    """`collect` and `release-feedback`: nbgrader's exchange."""
     collect = sub.add_parser(
         "collect",
         help="copy the latest submissions from nbgrader's "
@@ -368,6 +372,10 @@ def _main(argv: list[str] | None) -> int:
     _exchange_options(release)
     _lock_option(release)
     _common(release)
+
+
+def _add_gradescope(sub) -> None:
+    """`gradescope build` and `gradescope run`."""
     gradescope = sub.add_parser(
         "gradescope",
         help="Gradescope's autograder: build its zip, or run it (inside Gradescope's container)",
@@ -401,6 +409,10 @@ def _main(argv: list[str] | None) -> int:
         default=str(AUTOGRADER.parent),
         help="build: course folder with solutions/ and autograder/ (default: this repo)",
     )
+
+
+def _add_gradebook(sub) -> None:
+    """`export`, `adjust` and `feedback`: from the gradebook, running nothing."""
     export = sub.add_parser("export", help="write the CSV from the gradebook and print it")
     export.add_argument("--csv", help="CSV path (default: WORK/grades.csv)")
     export.add_argument(
@@ -432,6 +444,10 @@ def _main(argv: list[str] | None) -> int:
         "-s", "--student", action="append", help="id or readable name (default: all)"
     )
     _where(feedback)
+
+
+def _add_after_deadline(sub) -> None:
+    """`lms` and `report`: grades back into the LMS, and the class report."""
     lms = sub.add_parser(
         "lms",
         help="grades and feedback pages back into Canvas or Moodle: fills the file the LMS "
@@ -470,6 +486,10 @@ def _main(argv: list[str] | None) -> int:
         help="a sharded class: the other machines' work folders (see export)",
     )
     _where(report)
+
+
+def _add_checks(sub) -> None:
+    """`catalogue` and `sample`: the grader checking itself."""
     catalogue = sub.add_parser("catalogue", help="grade every catalogued mistake; report")
     catalogue.add_argument("-a", "--assignment", action="append")
     catalogue.add_argument("--out", help="write the Markdown report here too")
@@ -480,6 +500,20 @@ def _main(argv: list[str] | None) -> int:
     sample = sub.add_parser("sample", help="grade the embedded sample class and print it")
     sample.add_argument("--out", help="work folder (default: a temporary folder)")
     _common(sample)
+
+
+def _parser() -> tuple[argparse.ArgumentParser, Any]:
+    """The command line: the parser and its subcommands' parsers (by name, `.choices`)."""
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_grade, _add_exchange, _add_gradescope, _add_gradebook, _add_after_deadline,
+                _add_checks):  # fmt: skip
+        add(sub)
+    return parser, sub
+
+
+def _main(argv: list[str] | None) -> int:
+    parser, sub = _parser()
     args = parser.parse_args(argv)
     known = assignments(Path(args.root))
     _refuse_values(args, sub.choices[args.command], known)
