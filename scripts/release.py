@@ -353,6 +353,8 @@ def _told_apart(mutant, reference, case):
         from attnbook.checks._cases import one_number
 
         seen, ref = (v if (n := one_number(v)) is None else n for v in (seen, ref))
+    if case.returns is not None and case.returns.whole and _parts_comparable(seen, ref):
+        return _whole_slip(seen, ref, case)
     if not _comparable(seen, ref):
         shown = case.compares_values or case.shape is not None
         return ("other", None) if shown else (None, None)
@@ -364,6 +366,30 @@ def _told_apart(mutant, reference, case):
             s if _differs(s, r, case_tolerance(case, r)) else None for s, r in zip(seen, ref)
         )
     return "value", seen
+
+
+def _parts_comparable(seen, ref) -> bool:
+    """A tuple of as many numeric arrays as the reference's, whatever their shapes."""
+    from attnbook.checks._core import as_array
+
+    if not (isinstance(seen, tuple | list) and isinstance(ref, tuple | list)):
+        return False
+    try:
+        return len(seen) == len(ref) and all(as_array(s).dtype.kind in "fiub" for s in seen)
+    except Exception:  # a part that is not an array
+        return False
+
+
+def _whole_slip(seen, ref, case):
+    """A slip a check names from all parts at once (`Returns.whole`), before reading their
+    shapes: its parts of another shape or value are stored, the right ones as None."""
+    from attnbook.checks._cases import case_tolerance
+
+    parts = tuple(
+        None if _comparable(s, r) and not _differs(s, r, case_tolerance(case, r)) else s
+        for s, r in zip(seen, ref)
+    )
+    return (None, None) if all(p is None for p in parts) else ("value", parts)
 
 
 def slip_data(notebook: str, namespace: dict) -> dict:

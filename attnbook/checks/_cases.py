@@ -162,7 +162,8 @@ class Case:
     # says so otherwise), compared as a float
     scalar: bool = False
     # (function, hint): the raw output as the value compared, e.g. (y, (k, v)) flattened to
-    # (y, k, v); the function raises ValueError, saying what was expected, on another form
+    # (y, k, v); the function raises ValueError(what was expected[, a hint of its own]) on
+    # another form
     unpack: tuple[Callable, str] | None = None
 
     @property
@@ -465,6 +466,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
         + (f" of length {len(seen)}" if isinstance(seen, tuple | list) else ""),
         hint=returns.hint,
     )
+    if returns.whole and expected is not None:  # a known slip, whatever its parts' shapes
+        _name_whole_slip(run, case, seen, expected, slips)
     got = [tuple(_shape_of(s)) for s in seen]
     if returns.order_hint and got != [tuple(s) for s in shapes]:
         if sorted(got) == sorted(tuple(s) for s in shapes) and len(set(got)) == n:
@@ -482,14 +485,6 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
             run.expect_finite(f"{case.call}: {part.label}", seen[part.index], hint)
     if expected is None:
         return seen
-    tol = case_tolerance(case, expected)
-    right = _matches(seen, expected, expected, tol)
-    whole = None if right or not returns.whole else match_slip(seen, expected, slips, tol)
-    if whole is not None:
-        run.fail(
-            f"{case.call} returned wrong values.\nThis looks like a known mistake: {whole.name}.",
-            hint=whole.hint,
-        )
     for part in returns.parts:
         on_part = [
             Mistake(m.name, o, m.hint)
@@ -518,7 +513,21 @@ def _unpacked(run: CheckRun, case: Case, seen):
     try:
         return unpack(seen)
     except (TypeError, ValueError, IndexError) as err:
-        run.fail(f"{case.call} returned {type(seen).__name__}; {err}", hint=hint)
+        words, *named = err.args if isinstance(err, ValueError) and err.args else (err,)
+        run.fail(f"{case.call} returned {type(seen).__name__}; {words}", hint=(named or [hint])[0])
+
+
+def _name_whole_slip(run: CheckRun, case: Case, seen, expected, slips) -> None:
+    """A tuple that is a known slip's output as a whole (its parts' shapes not yet read)."""
+    tol = case_tolerance(case, expected)
+    if _matches(seen, expected, expected, tol):
+        return
+    whole = match_slip(seen, expected, slips, tol)
+    if whole is not None:
+        run.fail(
+            f"{case.call} returned wrong values.\nThis looks like a known mistake: {whole.name}.",
+            hint=whole.hint,
+        )
 
 
 def one_number(value) -> float | None:

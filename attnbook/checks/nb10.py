@@ -16,7 +16,7 @@ import functools
 import math
 from dataclasses import asdict, replace
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -33,13 +33,14 @@ from attnbook.checks._cases import (
     normal,
     run_case,
     run_cases,
+    run_reference_cases,
     run_trials,
     sizes,
     token_wise_cases,
+    trial_rng,
 )
 from attnbook.checks._core import (
     CheckRun,
-    Mistake,
     as_array,
     hidden_range,
     names_called,
@@ -1169,32 +1170,6 @@ def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
 # ---------------------------------------------------------------------------------------
 # decode_step
 # ---------------------------------------------------------------------------------------
-def _decode_variant(
-    model: Qwen3LM,
-    ids,
-    cache,
-    offset: int | None = None,
-    use_cache=True,
-    layer0_only=False,
-    final_norm=True,
-    update=True,
-):
-    """A decode step on the package model with one step changed: (logits, cache)."""
-    T = 0 if cache is None else cache[0][0].shape[2]
-    start = T if offset is None else offset
-    L = ids.shape[1]
-    rope = (model.rope_cos[start : start + L], model.rope_sin[start : start + L])
-    with torch.no_grad():
-        h = model.embed(ids)
-        new = []
-        for i, block in enumerate(model.blocks):
-            past = None if cache is None or not use_cache else cache[0 if layer0_only else i]
-            h, kv = block(h, rope, past)
-            new.append(kv)
-        logits = model.head(model.norm(h) if final_norm else h)
-    return logits, (new if update or cache is None else cache)
-
-
 HINT_DECODE_NO_FINAL_NORM = "apply model.norm before the head: model.head(model.norm(h))"
 HINT_DECODE_OFFSET_BY_ONE = (
     "the first new token sits at position T (positions count from 0): model.rope_cos[T:T + L_new]"
@@ -1214,99 +1189,9 @@ HINT_DECODE_CACHE_IGNORED = (
 HINT_DECODE_LAYER0 = "block i gets cache[i], its own keys and values"
 HINT_DECODE_OLD_CACHE = "return the new list of the (k, v) pairs the blocks returned"
 HINT_DECODE_HEAD_AXIS = "the cached tokens are on the third axis: T = cache[0][0].shape[2]"
-
-
-def _ignored_cache(model: Qwen3LM, ids, cache, returned) -> bool:
-    """Whether the returned block-0 keys are those of a step that ignored the cache entirely
-    (no past, RoPE rows from 0): its logits equal those of a step that only left out the past
-    (RoPE is relative), so the keys tell the two apart."""
-    try:
-        seen = as_array(returned[0][0])
-    except (TypeError, IndexError, KeyError, ValueError):
-        return False
-    ignored = as_array(_decode_variant(model, ids, cache, use_cache=False, offset=0)[1][0][0])
-    return seen.shape == ignored.shape and np.allclose(
-        seen, ignored, rtol=MODULE_RTOL, atol=MODULE_ATOL
-    )
-
-
-def _decode_mistakes(model: Qwen3LM, ids, cache, part: int, returned=None) -> list[Mistake]:
-    """Known wrong decode steps: their logits (part 0) or their stacked cache (part 1).
-    `returned`, the cache the step returned, names the cache-ignored step first when its keys
-    show it."""
-    T = 0 if cache is None else cache[0][0].shape[2]
-    h_kv = model.config.n_kv_heads
-    table: list[tuple[str, dict[str, Any], str]] = [
-        ("the final RMSNorm forgotten", {"final_norm": False}, HINT_DECODE_NO_FINAL_NORM),
-        ("positions offset by one (T + 1)", {"offset": T + 1}, HINT_DECODE_OFFSET_BY_ONE),
-    ]
-    if T:
-        table += [
-            (
-                "positions not offset: the new tokens got RoPE angles of positions 0, 1, ...",
-                {"offset": 0},
-                HINT_DECODE_NOT_OFFSET,
-            ),
-            ("the cache not passed to the blocks", {"use_cache": False}, HINT_DECODE_CACHE_UNUSED),
-            (
-                "the cache ignored (no past, positions from 0)",
-                {"use_cache": False, "offset": 0},
-                HINT_DECODE_CACHE_IGNORED,
-            ),
-            (
-                "the first block's cache given to every block",
-                {"layer0_only": True},
-                HINT_DECODE_LAYER0,
-            ),
-            ("the old cache returned", {"update": False}, HINT_DECODE_OLD_CACHE),
-        ]
-        if h_kv != T:
-            table.append(
-                (
-                    "T read from cache[0][0].shape[1] (the heads) instead of shape[2]",
-                    {"offset": h_kv},
-                    HINT_DECODE_HEAD_AXIS,
-                )
-            )
-        if part == 0 and _ignored_cache(model, ids, cache, returned):
-            ignored = next(i for i, row in enumerate(table) if row[2] == HINT_DECODE_CACHE_IGNORED)
-            table.insert(0, table.pop(ignored))  # ahead of "not passed": their logits are equal
-    out = []
-    for name, switches, hint in table:
-        result = _decode_variant(model, ids, cache, **switches)[part]
-        if part == 1:
-            result = torch.stack([torch.cat(pair, dim=-1) for pair in result])
-        out.append(Mistake(name, result, hint))
-    return out
-
-
-def _stacked(cache) -> torch.Tensor:
-    return torch.stack(
-        [torch.cat([torch.as_tensor(k), torch.as_tensor(v)], dim=-1) for k, v in cache]
-    )  # (n_layers, B, h_kv, T, 2 d_k)
-
-
 HINT_DECODE_CACHE_LIST = (
     "collect what every block returns: h, kv = block(...); new_cache.append(kv)"
 )
-
-
-def _expect_cache(run: CheckRun, call: str, cache, model: Qwen3LM) -> None:
-    n = model.config.n_layers
-    ok = (
-        isinstance(cache, tuple | list)
-        and len(cache) == n
-        and all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in cache)
-    )
-    run.expect_true(
-        ok,
-        f"{call} returned a cache of type {type(cache).__name__} "
-        f"({len(cache) if hasattr(cache, '__len__') else '?'} entries); expected "
-        f"a list of {n} (k, v) pairs, one per block.",
-        hint=HINT_DECODE_CACHE_LIST,
-    )
-
-
 HINT_DECODE_NO_CACHE = (
     "cache is None before the prefill: take T = 0 then, and give the blocks past=None"
 )
@@ -1319,119 +1204,128 @@ HINT_DECODE_CACHE_LENGTH = (
 )
 
 
-def _step(run: CheckRun, decode_step, model: Qwen3LM, ids, cache, what: str, reference=None):
+_DECODE = "decode_step"
+
+
+def _package_step(model: Qwen3LM, ids, cache):
+    """The right decode step, on the package's model: (logits, the new cache)."""
     T = 0 if cache is None else cache[0][0].shape[2]
-    call = f"decode_step(model, ids of shape {tuple(ids.shape)}, {what})"
-    result = run.call(
-        call,
-        model,
-        ids,
-        cache,
-        crash_hints=[
-            ("'NoneType' object is not subscriptable", HINT_DECODE_NO_CACHE),
-            *_CRASH_HINTS,
-        ],
-    )
-    run.expect_true(
-        isinstance(result, tuple | list) and len(result) == 2,
-        f"{call} returned {type(result).__name__}; expected (logits, cache).",
-        hint=HINT_DECODE_PAIR,
-    )
-    logits, new_cache = result
-    want_logits, want_cache = _decode_variant(model, ids, cache)
-    _expect_tensor(run, call, logits)
-    run.expect_shape(call, logits, tuple(want_logits.shape), hint=HINT_DECODE_LAST_ONLY)
-    run.expect_finite(call, logits)
-    _close_lazy(
-        run,
-        call,
-        logits,
-        want_logits,
-        partial(_decode_mistakes, model, ids, cache, 0, new_cache),
-        what="logits",
-    )
-    _expect_cache(run, call, new_cache, model)
-    run.expect_shape(
-        f"{call}: the cache's keys of block 0",
-        new_cache[0][0],
-        tuple(want_cache[0][0].shape),
-        hint=HINT_DECODE_CACHE_LENGTH.format(T=T, L_new=ids.shape[1]),
-    )
-    _close_lazy(
-        run,
-        f"{call}: the returned cache",
-        _stacked(new_cache),
-        _stacked(want_cache),
-        partial(_decode_mistakes, model, ids, cache, 1),
-        what="keys and values",
-    )
-    if reference is not None:
-        with torch.no_grad():
-            ref_logits, ref_cache = reference(model, ids, cache)
-        _close(run, f"{call} against the reference", logits, ref_logits, tol=1e-4)
-        _close(
-            run,
-            f"{call}: the cache against the reference",
-            _stacked(new_cache),
-            _stacked(ref_cache),
-            tol=1e-4,
+    L = ids.shape[1]
+    rope = (model.rope_cos[T : T + L], model.rope_sin[T : T + L])
+    with torch.no_grad():
+        h, new = model.embed(ids), []
+        for i, block in enumerate(model.blocks):
+            h, kv = block(h, rope, None if cache is None else cache[i])
+            new.append(kv)
+        return model.head(model.norm(h)), new
+
+
+def _stacked(cache) -> torch.Tensor:
+    return torch.stack(
+        [torch.cat([torch.as_tensor(k), torch.as_tensor(v)], dim=-1) for k, v in cache]
+    )  # (n_layers, B, h_kv, T, 2 d_k)
+
+
+def _decode_unpack(result) -> tuple:
+    """decode_step's (logits, cache) as (logits, the cache stacked, (n_layers, B, h_kv, T,
+    2 d_k)); another form raises ValueError (what was expected, its hint)."""
+    if not (isinstance(result, tuple | list) and len(result) == 2):
+        raise ValueError("expected (logits, cache).", HINT_DECODE_PAIR)
+    logits, cache = result
+    if not (
+        isinstance(cache, tuple | list)
+        and cache
+        and all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in cache)
+    ):
+        raise ValueError("expected (logits, cache) with the cache a list of (k, v) pairs, one "
+                         "per block.", HINT_DECODE_CACHE_LIST)  # fmt: skip
+    return logits, _stacked(cache)
+
+
+def _decode_case(case_id: str, model: Qwen3LM, ids, done: int, size: int, **more) -> Case:
+    """decode_step on tokens done .. done + size - 1 of `ids`, with the package's cache of the
+    `done` tokens before them (None when done is 0)."""
+    cache = None if done == 0 else _package_step(model, ids[:, :done], None)[1]
+    step = ids[:, done : done + size]
+    logits, new = _package_step(model, step, cache)
+    what = "cache=None (the prefill)" if cache is None else f"the cache of {done} tokens"
+    B, V = ids.shape[0], model.config.vocab_size
+    return Case(
+        case_id, f"decode_step(model, ids of shape {tuple(step.shape)}, {what})",
+        (model, step, cache), (logits, _stacked(new)), unpack=(_decode_unpack, HINT_DECODE_PAIR),
+        returns=Returns((
+            Part("the logits", 0, what="logits", shape_hint=HINT_DECODE_LAST_ONLY),
+            Part("the returned cache", 1, what="keys and values",
+                 shape_hint=HINT_DECODE_CACHE_LENGTH.format(T=done, L_new=size)),
+        ), hint=HINT_DECODE_PAIR, whole=True),
+        shape=((B, size, V), tuple(_stacked(new).shape)), before=None,
+        crash_hints=(("'NoneType' object is not subscriptable", HINT_DECODE_NO_CACHE),
+                     *_CRASH_HINTS),
+        depth=BLOCK_DEPTH * model.config.n_layers + 2, **more,
+    )  # fmt: skip
+
+
+_STEP_CONFIG = Qwen3LMConfig(vocab_size=17, d_model=16, n_layers=2, n_heads=4, n_kv_heads=2,
+                             d_k=4, d_hidden=24, max_len=16, rope_base=100.0)  # fmt: skip
+_STEP_MODEL = _decoder_like(_STEP_CONFIG, 151)
+_STEP_IDS = _ids(17, 2, 12, seed=152)
+DECODE_CASES = (
+    *(
+        _decode_case(f"{done}+{size}", _STEP_MODEL, _STEP_IDS, done, size)
+        for done, size in ((0, 5), (5, 1), (6, 1), (7, 3), (10, 1))
+    ),
+    *(
+        _decode_case(f"one row {done}+1", _STEP_MODEL, _STEP_IDS[:1], done, 1)
+        for done in (0, 1, 2)
+    ),
+    Case("short cache", "decode_step with a cache of 1 entry for a model of 2 blocks",
+         (_STEP_MODEL, _STEP_IDS[:, :1], [(torch.zeros(2, 2, 3, 4), torch.zeros(2, 2, 3, 4))]),
+         raises=ValueError, mentions=("cache",)),
+)  # fmt: skip
+
+
+def _decode_trials(trials: int) -> list[Case]:
+    """Random configurations and ids: the prefill, then a step of 1 to 3 tokens after it."""
+    cases = []
+    for seed in hidden_range(trials):
+        rng = trial_rng(_DECODE, seed)
+        h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+        config = Qwen3LMConfig(
+            vocab_size=int(rng.integers(3, 20)), d_model=int(rng.integers(2, 12)),
+            n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
+            d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)), max_len=12,
+            rope_base=float(rng.choice([1e2, 1e4])),
+        )  # fmt: skip
+        model = _decoder_like(config, int(rng.integers(2**31)))
+        ids = torch.from_numpy(
+            rng.integers(0, config.vocab_size, size=(int(rng.integers(1, 3)), 12))
         )
-    return logits, new_cache
-
-
-HINT_DECODE_FULL_PASS = "a cached step must give what the full forward pass gives"
-
-
-def _check_decoding(
-    run: CheckRun, decode_step, model: Qwen3LM, ids, prefill: int, chunks: list[int], reference=None
-) -> None:
-    """Prefill, then the rest of `ids` in `chunks`; every step against the package's own
-    cached step and the full forward pass (and the reference, when given)."""
-    _, cache = _step(
-        run, decode_step, model, ids[:, :prefill], None, "cache=None (the prefill)", reference
-    )
-    done = prefill
-    for size in chunks:
-        logits, cache = _step(
-            run,
-            decode_step,
-            model,
-            ids[:, done : done + size],
-            cache,
-            f"the cache of {done} tokens",
-            reference,
-        )
-        with torch.no_grad():
-            full = model(ids[:, : done + size])[:, done:]  # (B, size, V)
-        _close(
-            run,
-            f"decode_step's logits for tokens {done}..{done + size - 1} against the "
-            "model run on the whole sequence",
-            logits,
-            full,
-            tol=1e-4,
-            hint=HINT_DECODE_FULL_PASS,
-        )
-        done += size
+        prefill, size = int(rng.integers(1, 6)), int(rng.integers(1, 4))
+        for done, n in ((0, prefill), (prefill, size)):
+            case = _decode_case("trial", model, ids, done, n)
+            cases.append(replace(case, call=f"{case.call} (seed {seed})"))
+    return cases
 
 
 def _greedy(run: CheckRun, decode_step, model: Qwen3LM, prompt, n: int):
-    """Greedy tokens with decode_step and by running the whole sequence each time."""
-    logits, cache = _step(run, decode_step, model, prompt, None, "cache=None (the prefill)")
-    ids, cached = prompt, []
-    for _ in range(n):
-        next_id = torch.as_tensor(logits)[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1)
-        cached.append(next_id)
-        ids = torch.cat([ids, next_id], dim=1)
-        logits, cache = _step(
-            run, decode_step, model, next_id, cache, f"the cache of {ids.shape[1] - 1} tokens"
-        )
+    """n greedy tokens with the learner's decode_step, each step on the cache its last step
+    returned, and n by running the whole sequence each time."""
+    step, cache, tokens = prompt, None, []
+    for i in range(n):
+        call = f"decode_step in a greedy loop on its own cache, step {i}"
+        result = run.call(call, model, step, cache, crash_hints=tuple(_CRASH_HINTS))
+        run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
+                        f"{call} returned {type(result).__name__}; expected (logits, cache).",
+                        hint=HINT_DECODE_PAIR)  # fmt: skip
+        logits, cache = result
+        step = torch.as_tensor(logits)[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1)
+        tokens.append(step)
     recomputed = prompt
     with torch.no_grad():
         for _ in range(n):
             next_id = model(recomputed)[:, -1].argmax(dim=-1, keepdim=True)
             recomputed = torch.cat([recomputed, next_id], dim=1)
-    return torch.cat(cached, dim=1), recomputed[:, prompt.shape[1] :]
+    return torch.cat(tokens, dim=1), recomputed[:, prompt.shape[1] :]
 
 
 HINT_DECODE_IN_PLACE = (
@@ -1447,62 +1341,23 @@ HINT_DECODE_GREEDY = (
 
 @_one_thread
 def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
+    """One cached step of the decoder: the prefill and steps of one and three tokens after
+    caches of 5 to 10 tokens (the package's), on two rows and one, and an input check (table
+    `DECODE_CASES`: the logits and the returned cache, named as a whole); then a greedy loop on
+    the learner's own caches must pick the tokens the full forward pass picks; then random
+    configurations against the reference."""
     run = CheckRun(decode_step)
     run.in_place_hint = HINT_DECODE_IN_PLACE
-    config = Qwen3LMConfig(
-        vocab_size=17,
-        d_model=16,
-        n_layers=2,
-        n_heads=4,
-        n_kv_heads=2,
-        d_k=4,
-        d_hidden=24,
-        max_len=16,
-        rope_base=100.0,
-    )
-    model = _randomise(Qwen3LM(config), 151).eval()
-    ids = torch.randint(0, 17, (2, 12), generator=torch.Generator().manual_seed(152))
-    _check_decoding(run, decode_step, model, ids, prefill=5, chunks=[1, 1, 3, 1])
-    cached, recomputed = _greedy(run, decode_step, model, ids[:, :4], 6)
+    run_cases(run, _DECODE, DECODE_CASES, KNOWN)
+    cached, recomputed = _greedy(run, decode_step, _STEP_MODEL, _STEP_IDS[:, :4], 6)
     run.expect_true(
         torch.equal(cached, recomputed),
         f"greedy generation with decode_step gave tokens {cached.tolist()}, "
         f"without the cache {recomputed.tolist()}; they must be the same.",
         hint=HINT_DECODE_GREEDY,
     )
-    _check_decoding(run, decode_step, model, ids[:1], prefill=1, chunks=[1, 1])
-    bad = [(torch.zeros(2, 2, 3, 4), torch.zeros(2, 2, 3, 4))]
-    run.expect_raises(
-        "decode_step with a cache of 1 entry for a model of 2 blocks",
-        ValueError,
-        model,
-        ids[:, :1],
-        bad,
-        mentions=("cache",),
-    )
     if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(1700 + seed)
-            h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
-            config = Qwen3LMConfig(
-                vocab_size=int(rng.integers(3, 20)),
-                d_model=int(rng.integers(2, 12)),
-                n_layers=int(rng.integers(1, 4)),
-                n_heads=h_kv * group,
-                n_kv_heads=h_kv,
-                d_k=2 * int(rng.integers(1, 4)),
-                d_hidden=int(rng.integers(2, 12)),
-                max_len=12,
-                rope_base=float(rng.choice([1e2, 1e4])),
-            )
-            model = _randomise(Qwen3LM(config), 1710 + seed).eval()
-            B = int(rng.integers(1, 3))
-            ids = torch.randint(
-                0, config.vocab_size, (B, 12), generator=torch.Generator().manual_seed(1720 + seed)
-            )
-            prefill = int(rng.integers(1, 6))
-            chunks = [1, int(rng.integers(1, 4)), 1]
-            _check_decoding(run, decode_step, model, ids, prefill, chunks, reference)
+        run_reference_cases(run, _DECODE, reference, _decode_trials(trials), KNOWN)
     run.done()
 
 
@@ -1514,4 +1369,5 @@ CASES = {
     "kv_cache_bytes": KV_CASES,
     _BLOCK: QWEN3_BLOCK_CASES,
     _DECODER: QWEN3_DECODER_CASES,
+    _DECODE: DECODE_CASES,
 }

@@ -3289,6 +3289,201 @@ class _slip_Qwen3Decoder_20(nn.Module):
             h, _ = block(h, rope)
         return self.head(self.norm(h))
 
+# decode_step: positions not offset by the cache
+def _slip_decode_step_0(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[:L], model.rope_sin[:L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: positions offset by one
+def _slip_decode_step_1(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T + 1:T + 1 + L], model.rope_sin[T + 1:T + 1 + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: the cache not passed to the blocks
+def _slip_decode_step_2(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope)
+        new_cache.append(kv)
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: the cache ignored entirely (the full model on the new tokens)
+def _slip_decode_step_3(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[:L], model.rope_sin[:L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope)
+        new_cache.append(kv)
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: the first block's cache given to every block
+def _slip_decode_step_4(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[0])
+        new_cache.append(kv)
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: the old cache returned
+def _slip_decode_step_5(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return (model.head(model.norm(h)), new_cache if cache is None else cache)
+
+# decode_step: the final RMSNorm forgotten
+def _slip_decode_step_6(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return (model.head(h), new_cache)
+
+# decode_step: T read from the head axis
+def _slip_decode_step_7(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[1]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: only the last token's logits returned
+def _slip_decode_step_8(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return (model.head(model.norm(h))[:, -1], new_cache)
+
+# decode_step: cache=None not handled
+def _slip_decode_step_9(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: the caller's cache list updated in place
+def _slip_decode_step_10(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    if cache is None:
+        cache = [None] * len(model.blocks)
+    for i, block in enumerate(model.blocks):
+        h, cache[i] = block(h, rope, cache[i])
+    return (model.head(model.norm(h)), cache)
+
+# decode_step: each block's keys and values stacked into one tensor
+def _slip_decode_step_11(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(torch.stack(kv))
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: the block's pair not unpacked (no cache collected)
+def _slip_decode_step_12(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h = block(h, rope, None if cache is None else cache[i])
+    return (model.head(model.norm(h)), new_cache)
+
+# decode_step: returns only the logits
+def _slip_decode_step_13(model, token_ids, cache):
+    require_ndim('token_ids', token_ids, 2, '(B, L_new)')
+    require_cache(cache, len(model.blocks), model.rope_cos.shape[0], token_ids)
+    T = 0 if cache is None else cache[0][0].shape[2]
+    L = token_ids.shape[1]
+    rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
+    h = model.embed(token_ids)
+    new_cache = []
+    for i, block in enumerate(model.blocks):
+        h, kv = block(h, rope, None if cache is None else cache[i])
+        new_cache.append(kv)
+    return model.head(model.norm(h))
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -3431,5 +3626,21 @@ SLIPS = {
         ('the embedding named tok_embed', 'HINT_EMBEDDING_MISSING', _slip_Qwen3Decoder_18),
         ('the final norm named final_norm', 'HINT_FINAL_NORM_MISSING', _slip_Qwen3Decoder_19),
         ('an extra persistent buffer (a mask) that the checkpoint lacks', 'HINT_ATTRIBUTE_NAMES', _slip_Qwen3Decoder_20),
+    ],
+    'decode_step': [
+        ('positions not offset by the cache', 'HINT_DECODE_NOT_OFFSET', _slip_decode_step_0),
+        ('positions offset by one', 'HINT_DECODE_OFFSET_BY_ONE', _slip_decode_step_1),
+        ('the cache not passed to the blocks', 'HINT_DECODE_CACHE_UNUSED', _slip_decode_step_2),
+        ('the cache ignored entirely (the full model on the new tokens)', 'HINT_DECODE_CACHE_IGNORED', _slip_decode_step_3),
+        ("the first block's cache given to every block", 'HINT_DECODE_LAYER0', _slip_decode_step_4),
+        ('the old cache returned', ('HINT_DECODE_CACHE_LENGTH', {'T': '5', 'L_new': '1'}), _slip_decode_step_5),
+        ('the final RMSNorm forgotten', 'HINT_DECODE_NO_FINAL_NORM', _slip_decode_step_6),
+        ('T read from the head axis', 'HINT_DECODE_HEAD_AXIS', _slip_decode_step_7),
+        ("only the last token's logits returned", 'HINT_DECODE_LAST_ONLY', _slip_decode_step_8),
+        ('cache=None not handled', 'HINT_DECODE_NO_CACHE', _slip_decode_step_9),
+        ("the caller's cache list updated in place", 'HINT_DECODE_IN_PLACE', _slip_decode_step_10),
+        ("each block's keys and values stacked into one tensor", 'HINT_DECODE_CACHE_LIST', _slip_decode_step_11),
+        ("the block's pair not unpacked (no cache collected)", 'HINT_BLOCK_PAIR_CRASH', _slip_decode_step_12),
+        ('returns only the logits', 'HINT_DECODE_PAIR', _slip_decode_step_13),
     ],
 }
