@@ -31,6 +31,7 @@ from attnbook.checks._cases import (
     Returns,
     Slips,
     normal,
+    probe_tolerance,
     run_case,
     run_cases,
     run_reference_cases,
@@ -70,7 +71,6 @@ __all__ = [
     "check_swiglu",
 ]
 
-MODULE_RTOL, MODULE_ATOL = 1e-4, 1e-5  # float32 modules
 #: Reductions one after another in a Qwen3 block: the first RMSNorm, the q/k/v projections,
 #: the q/k norms, the scores, the softmax, the weighted sum, the output projection, the second
 #: RMSNorm, the gate/up projections, the down projection.
@@ -109,50 +109,9 @@ def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Ten
     return torch.randn(*shape, generator=g, dtype=torch.float64) * scale + shift
 
 
-def _tolerance(*values) -> float:
-    return max(
-        1e-6 if getattr(v, "dtype", None) in (torch.float64, np.float64) else 1e-5 for v in values
-    )
-
-
-def _close(
-    run: CheckRun,
-    call: str,
-    seen,
-    expected,
-    mistakes=(),
-    what: str = "values",
-    hint: str | None = None,
-    tol: float | None = None,
-) -> None:
-    tol = _tolerance(seen, expected) if tol is None else tol
-    run.expect_close(
-        call, seen, expected, mistakes=mistakes, rtol=tol, atol=tol, what=what, hint=hint
-    )
-
-
-def _close_lazy(
-    run: CheckRun,
-    call: str,
-    seen,
-    expected,
-    mistakes,
-    what: str = "values",
-    rtol: float = MODULE_RTOL,
-    atol: float = MODULE_ATOL,
-    hint=None,
-) -> None:
-    """`run.expect_close`, computing the known mistakes (a callable) only on a mismatch."""
-    try:
-        close = np.allclose(as_array(seen), as_array(expected), rtol=rtol, atol=atol)
-    except (TypeError, ValueError):
-        close = False
-    if close:
-        run.passed += 1
-        return
-    run.expect_close(
-        call, seen, expected, mistakes=mistakes(), rtol=rtol, atol=atol, what=what, hint=hint
-    )
+def _close(run: CheckRun, call: str, seen, expected, hint=None) -> None:
+    """A check's own comparison, by the tables' tolerance policy (`probe_tolerance`)."""
+    run.expect_close(call, seen, expected, tol=probe_tolerance(seen, expected), hint=hint)
 
 
 HINT_TENSOR_RESULT = "stay in PyTorch: tensor operations, not numpy"
