@@ -234,20 +234,13 @@ def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]
             continue
         source = cells[variant.cell]
         tree = ast.parse(replace_regions(source, variant.resolve(regions(source))))
-        (fn,) = [
-            n
-            for n in tree.body
-            if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name == variant.cell
-        ]
         number = counts[variant.cell] = counts.get(variant.cell, -1) + 1
-        fn.name = f"_slip_{variant.cell}_{number}"
-        if (
-            fn.body
-            and isinstance(fn.body[0], ast.Expr)
-            and isinstance(fn.body[0].value, ast.Constant)
-        ):
-            fn.body = fn.body[1:] or [ast.Pass()]
-        defs.append(f"# {variant.cell}: {variant.name}\n{ast.unparse(fn)}")
+        slip = f"_slip_{variant.cell}_{number}"
+        fn, *helpers = _renamed(tree, variant.cell, slip)
+        defs.append(
+            f"# {variant.cell}: {variant.name}\n"
+            + "\n\n".join(ast.unparse(d) for d in (*helpers, fn))
+        )
         table.append((variant.cell, variant.name, _hint_id(variant.hint, module), fn.name))
     by_cell: dict[str, list[str]] = {}
     for cell, name, hint, slip in table:
@@ -261,6 +254,28 @@ def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]
         + f"SLIPS = {{\n{entries}}}\n"
     )
     return text, table
+
+
+def _renamed(tree: ast.Module, graded: str, slip: str) -> list:
+    """The edited cell's definitions as a slip's: the graded one named `slip` (its docstring
+    dropped), first; the cell's other classes and functions (the blocks an EncoderDecoder
+    uses) named `slip_<name>`, and every use of them in the cell renamed to match, so the slip
+    runs its own edited helpers."""
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    names = {d.name: slip if d.name == graded else f"{slip}_{d.name}" for d in defs}
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.Name:
+            node.id = names.get(node.id, node.id)
+            return node
+
+    for d in defs:
+        Rename().visit(d)
+        d.name = names[d.name]
+    (fn,) = [d for d in defs if d.name == slip]
+    if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant):
+        fn.body = fn.body[1:] or [ast.Pass()]
+    return [fn, *(d for d in defs if d is not fn)]
 
 
 def _comparable(seen, reference) -> bool:

@@ -543,3 +543,19 @@ def test_length_penalty_ranks_finished_replies_as_wu_et_al():
     assert len(chosen[3.0]) > len(chosen[0.0])
     with pytest.raises(ValueError, match="alpha"):
         beam_decode(model, src, 2, max_len, 2, alpha=-1.0)
+
+
+def test_encoder_decoder_check_names_the_property_an_unknown_slip_breaks():
+    """Wrong logits no catalogued slip gives: the check tries the properties a right answer
+    has on the learner's module and names the one broken (here, padding changes the logits)."""
+
+    class PaddingLeaks(REF.EncoderDecoder):
+        def forward(self, src, tgt):
+            return super().forward(src, tgt) + 0.01 * (src == 0).sum()
+
+    from attnbook.checks import CheckFailure, check_encoder_decoder
+
+    PaddingLeaks.__name__ = "EncoderDecoder"
+    with pytest.raises(CheckFailure, match="adding two <PAD> tokens") as info:
+        check_encoder_decoder(PaddingLeaks)
+    assert "source padding mask" in str(info.value)

@@ -53,6 +53,7 @@ __all__ = [
     "call_local",
     "case_tolerance",
     "expect_deterministic",
+    "match_slip",
     "normal",
     "one_number",
     "probe_tolerance",
@@ -437,6 +438,7 @@ def _name_non_finite(run: CheckRun, case: Case, seen, expected, slips: Sequence[
 def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     """Call, shape, finite, close (naming the slip the output matches); the output."""
     module = None if case.build is None else _build(run, case.build)
+    run.module = module
     if case.raises is not None:
         raising = run if module is None else CheckRun(module, name=run.name, passed=run.passed)
         raising.expect_raises(

@@ -20,6 +20,7 @@ import io
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -220,6 +221,9 @@ class CheckRun:
     crash_hint: str = ""  # shown when the student's code raises and no crash_hints match
     in_place_hint: str = HINT_IN_PLACE  # shown when the student's code changes an input
     none_ok: bool = False  # whether a call may return None (no graded function does)
+    # during a module case (attnbook.checks._cases): the learner's module, as a module view,
+    # for what the case's probe or then asks of it beyond the one call
+    module: Any = None
 
     def __post_init__(self):
         if not callable(self.func):

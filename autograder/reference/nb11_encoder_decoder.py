@@ -580,6 +580,2166 @@ def _slip_cross_attention_21(q, k, v, enc_allowed):
     A = torch.softmax(scores, dim=-1)
     return (A @ v, A)
 
+# EncoderDecoder: the encoder made causal
+class _slip_EncoderDecoder_0_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        L = h.shape[1]
+        allowed = src_allowed[:, None, None, :] & torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, allowed)
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_0_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_0(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_0_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_0_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: padding mask missing in the encoder
+class _slip_EncoderDecoder_1_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x)
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_1_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_1(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_1_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_1_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: padding mask on the encoder's queries
+class _slip_EncoderDecoder_2_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, :, None])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_2_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_2(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_2_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_2_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: padding mask missing in cross-attention
+class _slip_EncoderDecoder_3_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_3_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, None)
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_3(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_3_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_3_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: no causal mask in the decoder
+class _slip_EncoderDecoder_4_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_4_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, None)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_4(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_4_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_4_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: padding mask as the decoder's self-attention mask
+class _slip_EncoderDecoder_5_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_5_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_5(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_5_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_5_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: cross-attention's arguments swapped
+class _slip_EncoderDecoder_6_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_6_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(memory, self.ln2(u), src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_6(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_6_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_6_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: cross-attention reads the reply
+class _slip_EncoderDecoder_7_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_7_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), self.ln2(u), src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_7(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_7_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_7_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: memory normalised again
+class _slip_EncoderDecoder_8_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_8_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), self.ln2(memory), src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_8(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_8_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_8_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: no residual around cross-attention
+class _slip_EncoderDecoder_9_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_9_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_9(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_9_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_9_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: the MLP reads U
+class _slip_EncoderDecoder_10_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_10_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(u))
+
+class _slip_EncoderDecoder_10(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_10_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_10_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: LN2 before the MLP
+class _slip_EncoderDecoder_11_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_11_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln2(c))
+
+class _slip_EncoderDecoder_11(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_11_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_11_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: cross-attention before self-attention
+class _slip_EncoderDecoder_12_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_12_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        u = h + self.cross_attn(self.ln1(h), memory, src_allowed[:, None, None, :])
+        x = self.ln2(u)
+        c = u + self.self_attn(x, x, causal)
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_12(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_12_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_12_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: padding mask inverted
+class _slip_EncoderDecoder_13_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, ~src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_13_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, ~src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_13(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_13_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_13_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: ln_enc forgotten
+class _slip_EncoderDecoder_14_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_14_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_14(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_14_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_14_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return h
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: encoder outputs discarded
+class _slip_EncoderDecoder_15_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_15_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_15(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_15_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_15_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: every encoder block fed the embeddings
+class _slip_EncoderDecoder_16_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_16_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_16(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_16_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_16_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        x = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(x, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: no positions on the source
+class _slip_EncoderDecoder_17_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_17_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_17(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_17_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_17_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids)
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: decoder outputs discarded
+class _slip_EncoderDecoder_18_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_18_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_18(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_18_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_18_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: final LayerNorm forgotten
+class _slip_EncoderDecoder_19_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_19_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_19(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_19_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_19_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(h)
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: no positions on the reply
+class _slip_EncoderDecoder_20_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_20_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_20(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_20_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_20_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids)
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: the course's model borrowed
+class _slip_EncoderDecoder_21_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_21_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_21(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_21_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_21_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        from attnbook.lm.seq2seq import EncoderLayer
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: logits of the last reply position only
+class _slip_EncoderDecoder_22_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_22_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_22(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_22_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_22_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))[:, -1]
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: the encoder block's forward without return
+class _slip_EncoderDecoder_23_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        h = u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_23_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_23(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_23_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_23_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: the decoder block's forward without return
+class _slip_EncoderDecoder_24_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_24_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        h = c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_24(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_24_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_24_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: padded source states set to -inf (tokens masked, not scores)
+class _slip_EncoderDecoder_25_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_25_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_25(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_25_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_25_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        h = h.masked_fill(~src_allowed[:, :, None], float('-inf'))
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: the encoder's MLP branch halved
+class _slip_EncoderDecoder_26_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + 0.5 * self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_26_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_26(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_26_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_26_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: every decoder block fed the reply embeddings
+class _slip_EncoderDecoder_27_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_27_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_27(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_27_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_27_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        x = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(x, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -606,5 +2766,35 @@ SLIPS = {
         ('queries scaled in place', 'HINT_CROSS_IN_PLACE', _slip_cross_attention_19),
         ('softmax by hand without subtracting the maximum', 'HINT_CROSS_OVERFLOW', _slip_cross_attention_20),
         ('padding masked by adding -100 to the scores', 'HINT_PADDED_WEIGHT_ZERO', _slip_cross_attention_21),
+    ],
+    'EncoderDecoder': [
+        ('the encoder made causal', 'HINT_ENCODER_NOT_CAUSAL', _slip_EncoderDecoder_0),
+        ('padding mask missing in the encoder', 'HINT_PADDING', _slip_EncoderDecoder_1),
+        ("padding mask on the encoder's queries", 'HINT_MASK_KEYS', _slip_EncoderDecoder_2),
+        ('padding mask missing in cross-attention', 'HINT_PADDING', _slip_EncoderDecoder_3),
+        ('no causal mask in the decoder', 'HINT_CAUSAL', _slip_EncoderDecoder_4),
+        ("padding mask as the decoder's self-attention mask", 'HINT_MASK_SHAPES', _slip_EncoderDecoder_5),
+        ("cross-attention's arguments swapped", 'HINT_MASK_SHAPES', _slip_EncoderDecoder_6),
+        ('cross-attention reads the reply', 'HINT_MASK_SHAPES', _slip_EncoderDecoder_7),
+        ('memory normalised again', 'HINT_MEMORY_NORMALISED_TWICE', _slip_EncoderDecoder_8),
+        ('no residual around cross-attention', 'HINT_CROSS_RESIDUAL', _slip_EncoderDecoder_9),
+        ('the MLP reads U', 'HINT_MLP_READS_C', _slip_EncoderDecoder_10),
+        ('LN2 before the MLP', 'HINT_BRANCH_NORMS', _slip_EncoderDecoder_11),
+        ('cross-attention before self-attention', 'HINT_BRANCH_ORDER', _slip_EncoderDecoder_12),
+        ('padding mask inverted', 'HINT_SRC_ALLOWED_INVERTED', _slip_EncoderDecoder_13),
+        ('ln_enc forgotten', 'HINT_MEMORY_LN_ENC', _slip_EncoderDecoder_14),
+        ('encoder outputs discarded', 'HINT_ENCODER_OUTPUT_DISCARDED', _slip_EncoderDecoder_15),
+        ('every encoder block fed the embeddings', 'HINT_ENCODER_FED_EMBEDDINGS', _slip_EncoderDecoder_16),
+        ('no positions on the source', 'HINT_SOURCE_POSITIONS', _slip_EncoderDecoder_17),
+        ('decoder outputs discarded', 'HINT_DECODER_OUTPUT_DISCARDED', _slip_EncoderDecoder_18),
+        ('final LayerNorm forgotten', 'HINT_LN_FINAL', _slip_EncoderDecoder_19),
+        ('no positions on the reply', 'HINT_TARGET_POSITIONS', _slip_EncoderDecoder_20),
+        ("the course's model borrowed", 'HINT_GIVEN_LAYERS_OWN', _slip_EncoderDecoder_21),
+        ('logits of the last reply position only', 'HINT_LOGITS_SHAPE', _slip_EncoderDecoder_22),
+        ("the encoder block's forward without return", 'HINT_FORWARD_RETURNS', _slip_EncoderDecoder_23),
+        ("the decoder block's forward without return", 'HINT_FORWARD_RETURNS', _slip_EncoderDecoder_24),
+        ('padded source states set to -inf (tokens masked, not scores)', 'HINT_PADDING_NAN', _slip_EncoderDecoder_25),
+        ("the encoder's MLP branch halved", 'HINT_COMPARE_EQUATIONS', _slip_EncoderDecoder_26),
+        ('every decoder block fed the reply embeddings', 'HINT_DECODER_FED_EMBEDDINGS', _slip_EncoderDecoder_27),
     ],
 }
