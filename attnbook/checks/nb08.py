@@ -14,7 +14,7 @@ import math
 import numpy as np
 import torch
 
-from attnbook.checks._cases import Case, Slips, run_cases, run_trials
+from attnbook.checks._cases import Case, Slips, run_cases, run_trials, trial_rng
 from attnbook.checks._core import CheckRun, Mistake, as_array, describe, hidden_range
 from attnbook.checks._lm import batch_stats, bias_model
 from attnbook.lm.generation import filtered_distribution, generate_tokens
@@ -445,17 +445,9 @@ HINT_PROBS_ARGUMENTS = (
 HINT_DRAW_FROM_PROBS = "draw from next_token_probs"
 
 
-def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
-    run = CheckRun(sample_next, crash_hint=HINT_CRASH_SAMPLE)
-    Z = WORKED_LOGITS
-    call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
-    token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
-    run.expect_true(
-        int(token) == 1, f"{call} returned {int(token)}; expected 1 (the argmax).", hint=HINT_GREEDY
-    )
-
-    logits = 2.0 * torch.randn(64, 12, generator=torch.Generator().manual_seed(0))  # (64, 12)
-    best = logits.argmax(-1).numpy()
+def _greedy_settings(run: CheckRun, logits, best) -> None:
+    """Temperature 0, top-k = 1 and a top-p the first token alone reaches: the argmax of every
+    row of (64, 12) logits, one draw per row."""
     for temperature, top_k, top_p, what in [
         (0.0, None, None, "temperature 0"),
         (1.3, 1, None, "top-k = 1"),
@@ -483,6 +475,10 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
             hint=HINT_SAMPLE_FROM_PROBS,
         )
 
+
+def _random_draws(run: CheckRun, logits, best) -> None:
+    """Sampled settings: reproducible with one seed, inside the filters' support, not the
+    argmax; then two leading axes, one token per row."""
     for temperature, top_k, top_p in [
         (1.0, None, None),
         (0.7, 3, None),
@@ -545,9 +541,12 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
         bool(inside.all()), f"{call} drew tokens that top-k removes.", hint=HINT_FLATTEN
     )
 
-    # Frequencies: 20000 rows of the worked logits; each token's share must be within 5
-    # standard errors of the filtered distribution (a correct sampler fails about once in
-    # a million), so a sampler that ignores the temperature or a filter is seen.
+
+def _frequencies(run: CheckRun) -> None:
+    """20000 rows of the worked logits: each token's share within 5 standard errors of the
+    filtered distribution (a correct sampler fails about once in a million), so a sampler that
+    ignores the temperature or a filter is seen."""
+    Z = WORKED_LOGITS
     N = 20000
     many = Z.float().expand(N, 4).contiguous()  # (N, 4)
     for temperature, top_k, top_p, what in [
@@ -594,52 +593,70 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
         run.expect_true(
             bool(np.all(np.abs(share - expected) <= slack)), message, hint=HINT_PROBS_ARGUMENTS
         )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            gen = torch.Generator().manual_seed(950 + seed)
-            B, V = (
-                int(torch.randint(1, 40, (1,), generator=gen)),
-                int(torch.randint(2, 30, (1,), generator=gen)),
+
+
+def _sample_trials(run: CheckRun, reference, trials: int) -> None:
+    """Random logits and settings: draws inside the filtered distribution, and the
+    reference's tokens where the distribution is one token."""
+    for seed in hidden_range(trials if reference is not None else 0):
+        rng = trial_rng("sample_next", seed)
+        B, V = int(rng.integers(1, 40)), int(rng.integers(2, 30))
+        logits = torch.from_numpy(3.0 * rng.standard_normal((B, V))).float()
+        temperature, top_k, top_p = [
+            (0.0, None, None),
+            (1.0, 2, None),
+            (0.5, None, 0.7),
+            (2.0, 5, 0.9),
+            (1.0, 1, None),
+            (0.8, None, 0.01),
+        ][int(rng.integers(6))]
+        call = (
+            f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
+            f"top_k={top_k}, top_p={top_p} (seed {seed})"
+        )
+        seen = _token_ids(
+            run,
+            call,
+            run.call(call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(seed)),
+            (B,),
+            V,
+        )
+        probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
+        outside = probs[torch.arange(B), torch.as_tensor(seen)] <= 0
+        run.expect_true(
+            not bool(outside.any()),
+            f"{call} drew tokens outside the filtered distribution.",
+            hint=HINT_DRAW_FROM_PROBS,
+        )
+        if bool((probs.max(-1).values == 1).all()):  # a deterministic case
+            expected = as_array(
+                reference(logits, temperature, top_k, top_p, torch.Generator().manual_seed(seed))
             )
-            logits = 3.0 * torch.randn(B, V, generator=gen)
-            temperature, top_k, top_p = [
-                (0.0, None, None),
-                (1.0, 2, None),
-                (0.5, None, 0.7),
-                (2.0, 5, 0.9),
-                (1.0, 1, None),
-                (0.8, None, 0.01),
-            ][seed % 6]
-            call = (
-                f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
-                f"top_k={top_k}, top_p={top_p} (seed {seed})"
-            )
-            seen = _token_ids(
-                run,
-                call,
-                run.call(
-                    call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(seed)
-                ),
-                (B,),
-                V,
-            )
-            probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
-            outside = probs[torch.arange(B), torch.as_tensor(seen)] <= 0
             run.expect_true(
-                not bool(outside.any()),
-                f"{call} drew tokens outside the filtered distribution.",
-                hint=HINT_DRAW_FROM_PROBS,
+                np.array_equal(seen, expected),
+                f"{call} returned {seen.tolist()}; expected the argmax {expected.tolist()}.",
             )
-            if bool((probs.max(-1).values == 1).all()):  # a deterministic case
-                expected = as_array(
-                    reference(
-                        logits, temperature, top_k, top_p, torch.Generator().manual_seed(seed)
-                    )
-                )
-                run.expect_true(
-                    np.array_equal(seen, expected),
-                    f"{call} returned {seen.tolist()}; expected the argmax {expected.tolist()}.",
-                )
+
+
+def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
+    """Token ids drawn from next_token_probs: the worked example at temperature 0, the greedy
+    settings, reproducible draws inside the filters' support, two leading axes, the
+    frequencies of 20000 draws against the filtered distribution, then random settings
+    against the reference."""
+    run = CheckRun(sample_next, crash_hint=HINT_CRASH_SAMPLE)
+    Z = WORKED_LOGITS
+    call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
+    token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
+    run.expect_true(
+        int(token) == 1, f"{call} returned {int(token)}; expected 1 (the argmax).", hint=HINT_GREEDY
+    )
+
+    logits = 2.0 * torch.randn(64, 12, generator=torch.Generator().manual_seed(0))  # (64, 12)
+    best = logits.argmax(-1).numpy()
+    _greedy_settings(run, logits, best)
+    _random_draws(run, logits, best)
+    _frequencies(run)
+    _sample_trials(run, reference, trials)
     run.done()
 
 
@@ -815,8 +832,10 @@ HINT_PASS_SETTINGS = "pass temperature, top_k, top_p and generator on to sample_
 HINT_PASS_GENERATOR = "pass generator (and temperature, top_k, top_p) on to sample_next"
 
 
-def check_generate(generate, reference=None, trials: int = 6) -> None:
-    run = CheckRun(generate, crash_hint=HINT_CRASH_GENERATE)
+def _lookup_runs(run: CheckRun) -> None:
+    """The lookup-table model (t to t + 1, 6 and 10 to EOS), greedy: rows that end at their
+    own time, the length limit first, three rows, padding with another pad_id, and no new
+    tokens; a known slip is named."""
     model = table_model(NEXT_OF)
     for prompts, max_new, what in [
         ([[1, 4], [1, 7]], 10, "row 0 ends after 3 tokens, row 1 after 4"),
@@ -862,8 +881,11 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
         hint=HINT_ZERO_NEW_TOKENS,
     )
 
-    # A random decoder, greedy: the same tokens as the package's generator, and each row of
-    # a batch the same as that prompt alone (rows never see each other or the padding).
+
+def _random_decoder_runs(run: CheckRun) -> None:
+    """A random decoder, greedy: the package generator's tokens, each row the same as its
+    prompt alone (rows never see each other or the padding), filters that keep one token
+    greedy, one seed one result, and the input check."""
     model = sharp_model(3)
     prompts = [[1, 4, 7], [1, 9, 9], [1, 3, 12]]
     call = f"generate(random_decoder, {prompts}, max_new_tokens=8, eos_id=2, temperature=0.0)"
@@ -935,7 +957,19 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
         hint=HINT_PASS_GENERATOR,
     )
 
-    # A model that guesses uniformly: sampling must not collapse to the argmax (token 0).
+    run.expect_raises(
+        "generate with prompt_ids of shape (3,)",
+        ValueError,
+        model,
+        _ids([1, 4, 7]),
+        4,
+        EOS,
+        mentions=("prompt_ids", "(3,)"),
+    )
+
+
+def _uniform_runs(run: CheckRun) -> None:
+    """A model that guesses uniformly: sampling must not collapse to the argmax (token 0)."""
     uniform = bias_model(torch.zeros(13))
     call = (
         "generate(uniform_model, [[1]] * 4, max_new_tokens=6, eos_id=2, temperature=1.0, "
@@ -962,29 +996,34 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
         hint=HINT_PASS_SETTINGS,
     )
 
-    run.expect_raises(
-        "generate with prompt_ids of shape (3,)",
-        ValueError,
-        model,
-        _ids([1, 4, 7]),
-        4,
-        EOS,
-        mentions=("prompt_ids", "(3,)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(700 + seed)
-            positions = ["rope", "learned", "sinusoidal", "none"][seed % 4]
-            model = sharp_model(60 + seed, positions=positions)
-            B, L, n = int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 12))
-            prompts = [[1, *rng.integers(3, 13, size=L - 1).tolist()] for _ in range(B)]
-            eos = int(rng.integers(3, 13))  # a common token as EOS: rows stop at their own time
-            call = (
-                f"generate(random {positions} decoder, {prompts}, max_new_tokens={n}, "
-                f"eos_id={eos}, temperature=0.0) (seed {seed})"
-            )
-            seen = run.call(call, model, _ids(prompts), n, eos, PAD, 0.0)
-            _expect_tokens(run, call, seen, reference(model, _ids(prompts), n, eos, PAD, 0.0))
+
+def _generate_trials(run: CheckRun, reference, trials: int) -> None:
+    """Random decoders of every position option, prompts and a common token as EOS, greedy,
+    against the reference."""
+    for seed in hidden_range(trials if reference is not None else 0):
+        rng = trial_rng("generate", seed)
+        positions = ["rope", "learned", "sinusoidal", "none"][int(rng.integers(4))]
+        model = sharp_model(int(rng.integers(2**31)), positions=positions)
+        B, L, n = int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 12))
+        prompts = [[1, *rng.integers(3, 13, size=L - 1).tolist()] for _ in range(B)]
+        eos = int(rng.integers(3, 13))  # a common token as EOS: rows stop at their own time
+        call = (
+            f"generate(random {positions} decoder, {prompts}, max_new_tokens={n}, "
+            f"eos_id={eos}, temperature=0.0) (seed {seed})"
+        )
+        seen = run.call(call, model, _ids(prompts), n, eos, PAD, 0.0)
+        _expect_tokens(run, call, seen, reference(model, _ids(prompts), n, eos, PAD, 0.0))
+
+
+def check_generate(generate, reference=None, trials: int = 6) -> None:
+    """Batched generation until EOS or the length limit: the lookup-table model, a random
+    decoder (the package's tokens, rows independent, filters, seeds, the input check), a
+    uniform model sampled, then random decoders against the reference."""
+    run = CheckRun(generate, crash_hint=HINT_CRASH_GENERATE)
+    _lookup_runs(run)
+    _random_decoder_runs(run)
+    _uniform_runs(run)
+    _generate_trials(run, reference, trials)
     run.done()
 
 
