@@ -370,6 +370,9 @@ def _told_apart(mutant, reference, case):
         seen, ref = (v if (n := one_number(v)) is None else n for v in (seen, ref))
     if case.returns is not None and case.returns.whole and _parts_comparable(seen, ref):
         return _whole_slip(seen, ref, case)
+    if case.any_shape_slips and _parts_comparable((seen,), (ref,)):
+        parts = _whole_slip((seen,), (ref,), case)[1]
+        return (None, None) if parts is None else ("value", parts[0])
     if not _comparable(seen, ref):
         shown = case.compares_values or case.shape is not None
         return ("other", None) if shown else (None, None)
@@ -414,8 +417,9 @@ def slip_data(notebook: str, namespace: dict) -> dict:
     module = _checks_module(notebook)
     data: dict = {}
     untold = []
-    # detectors a check raises from a property of the code, not an output (e.g. "calls the
-    # loop"): their mistakes need no case that tells them apart by value
+    # detectors a check raises from a property of the code (e.g. "calls the loop") or of
+    # many calls (sampling), not from one output: their mistakes need no case that tells them
+    # apart by value
     by_property = set(getattr(module, "PROPERTY_DETECTORS", ()))
     for function, cases in module.CASES.items():
         data[function] = {}

@@ -81,11 +81,11 @@ def bias_model(logits) -> TransformerLM:
     and the head returns its own bias.
     """
     logits = torch.as_tensor(logits, dtype=torch.float32)
-    model = ObservedLM(
-        LMConfig(
-            vocab_size=len(logits), d_model=8, n_heads=2, n_layers=1, max_len=16, positions="none"
-        )
-    ).eval()
+    config = LMConfig(
+        vocab_size=len(logits), d_model=8, n_heads=2, n_layers=1, max_len=16, positions="none"
+    )
+    with torch.random.fork_rng(devices=[]):  # every weight is set below: the global state stays
+        model = ObservedLM(config).eval()
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()

@@ -925,6 +925,366 @@ def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
         probs = probs / probs.sum(dim=-1, keepdim=True)
     return probs
 
+# generate: EOS does not stop a row
+def _slip_generate_0(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    for _ in range(max_new_tokens):
+        new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+    return ids
+
+# generate: EOS not kept (finished marked before padding)
+def _slip_generate_1(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+        finished = finished | (new == eos_id)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        if finished.all():
+            break
+    return ids
+
+# generate: the whole batch stops at the first EOS
+def _slip_generate_2(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    for _ in range(max_new_tokens):
+        new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        if (new == eos_id).any():
+            break
+    return ids
+
+# generate: finished rows keep generating
+def _slip_generate_3(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if finished.all():
+            break
+    return ids
+
+# generate: one step too few
+def _slip_generate_4(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens - 1):
+        new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if finished.all():
+            break
+    return ids
+
+# generate: feeds only the last token
+def _slip_generate_5(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        new = sample_next(model(ids[:, -1:])[:, -1], temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if finished.all():
+            break
+    return ids
+
+# generate: logits of the first position
+def _slip_generate_6(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        new = sample_next(model(ids)[:, 0], temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if finished.all():
+            break
+    return ids
+
+# generate: always greedy (sampling arguments ignored)
+def _slip_generate_7(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        new = model(ids)[:, -1].argmax(dim=-1)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if finished.all():
+            break
+    return ids
+
+# generate: finished reset every step
+def _slip_generate_8(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = new == eos_id
+        if finished.all():
+            break
+    return ids
+
+# generate: max_new_tokens read as the total length
+def _slip_generate_9(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    while ids.shape[1] < max_new_tokens:
+        new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if finished.all():
+            break
+    return ids
+
+# generate: the model reads the prompt only
+def _slip_generate_10(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        new = sample_next(model(prompt_ids)[:, -1], temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if finished.all():
+            break
+    return ids
+
+# generate: returns only the new tokens
+def _slip_generate_11(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        new = sample_next(model(ids)[:, -1], temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if finished.all():
+            break
+    return ids[:, prompt_ids.shape[1]:]
+
+# generate: only the temperature and generator passed on
+def _slip_generate_12(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        new = sample_next(model(ids)[:, -1], temperature, generator=generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if finished.all():
+            break
+    return ids
+
+# generate: finished rows padded with eos_id
+def _slip_generate_13(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        with torch.no_grad():
+            logits = model(ids)[:, -1]
+        new = sample_next(logits, temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, eos_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if bool(finished.all()):
+            break
+    return ids
+
+# generate: padding hard-coded as 0 (pad_id ignored)
+def _slip_generate_14(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        with torch.no_grad():
+            logits = model(ids)[:, -1]
+        new = sample_next(logits, temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.zeros_like(new), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if bool(finished.all()):
+            break
+    return ids
+
+# generate: no early stop: all max_new_tokens columns every time
+def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    B, L = prompt_ids.shape
+    out = torch.full((B, L + max_new_tokens), pad_id, dtype=torch.long)
+    out[:, :L] = prompt_ids
+    finished = torch.zeros(B, dtype=torch.bool)
+    for t in range(max_new_tokens):
+        with torch.no_grad():
+            logits = model(out[:, :L + t])[:, -1]
+        new = sample_next(logits, temperature, top_k, top_p, generator)
+        out[:, L + t] = torch.where(finished, torch.full_like(new, pad_id), new)
+        finished = finished | (new == eos_id)
+    return out
+
+# generate: batch size hard-coded to 2
+def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(2, dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        with torch.no_grad():
+            logits = model(ids)[:, -1]
+        new = sample_next(logits, temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if bool(finished.all()):
+            break
+    return ids
+
+# generate: logits of the last ROW of the batch (model(ids)[-1])
+def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool)
+    for _ in range(max_new_tokens):
+        with torch.no_grad():
+            logits = model(ids)[-1]
+        new = sample_next(logits, temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if bool(finished.all()):
+            break
+    return ids
+
 # perplexity: mean of per-batch perplexities
 def _slip_perplexity_0(model, batches):
     total_nll, total_tokens = (0.0, 0)
@@ -1157,6 +1517,26 @@ SLIPS = {
         ('softmax over dim=0 (right for one row only)', 'HINT_FILTER_ALONG_LAST_AXIS', _slip_next_token_probs_21),
         ('top_k = 0 taken as a filter (if top_k is not None)', 'HINT_CRASH_PROBS', _slip_next_token_probs_22),
         ('temperature 0 returns the argmax id, not a one-hot row', 'HINT_PROBS_SHAPE', _slip_next_token_probs_23),
+    ],
+    'generate': [
+        ('EOS does not stop a row', 'HINT_EOS_IGNORED', _slip_generate_0),
+        ('EOS not kept (finished marked before padding)', 'HINT_EOS_DROPPED', _slip_generate_1),
+        ('the whole batch stops at the first EOS', 'HINT_STOP_ON_FIRST', _slip_generate_2),
+        ('finished rows keep generating', 'HINT_KEEP_GENERATING', _slip_generate_3),
+        ('one step too few', 'HINT_ONE_TOO_MANY', _slip_generate_4),
+        ('feeds only the last token', 'HINT_WHOLE_SEQUENCE', _slip_generate_5),
+        ('logits of the first position', 'HINT_LAST_POSITION', _slip_generate_6),
+        ('always greedy (sampling arguments ignored)', 'HINT_PASS_SETTINGS', _slip_generate_7),
+        ('finished reset every step', 'HINT_FINISHED_RESET', _slip_generate_8),
+        ('max_new_tokens read as the total length', 'HINT_TOTAL_LENGTH', _slip_generate_9),
+        ('the model reads the prompt only', 'HINT_PROMPT_ONLY', _slip_generate_10),
+        ('returns only the new tokens', 'HINT_NEW_TOKENS_ONLY', _slip_generate_11),
+        ('only the temperature and generator passed on', 'HINT_PASS_SETTINGS', _slip_generate_12),
+        ('finished rows padded with eos_id', 'HINT_EOS_AS_PAD', _slip_generate_13),
+        ('padding hard-coded as 0 (pad_id ignored)', 'HINT_PAD_ZERO', _slip_generate_14),
+        ('no early stop: all max_new_tokens columns every time', 'HINT_NO_EARLY_STOP', _slip_generate_15),
+        ('batch size hard-coded to 2', 'HINT_CRASH_GENERATE', _slip_generate_16),
+        ('logits of the last ROW of the batch (model(ids)[-1])', 'HINT_CRASH_GENERATE', _slip_generate_17),
     ],
     'perplexity': [
         ('mean of per-batch perplexities', 'HINT_PPL_WEIGHTING', _slip_perplexity_0),

@@ -83,6 +83,74 @@ SLIPS = {
             ]),
         ],
     },
+    'generate': {
+        'own time': [
+            ('EOS does not stop a row', 'HINT_EOS_IGNORED', [
+                [1.0, 4.0, 5.0, 6.0, 2.0, 3.0, 4.0, 5.0, 6.0, 2.0, 3.0, 4.0],
+                [1.0, 7.0, 8.0, 9.0, 10.0, 2.0, 3.0, 4.0, 5.0, 6.0, 2.0, 3.0],
+            ]),
+            ('EOS not kept (finished marked before padding)', 'HINT_EOS_DROPPED', [
+                [1.0, 4.0, 5.0, 6.0, 0.0, 0.0],
+                [1.0, 7.0, 8.0, 9.0, 10.0, 0.0],
+            ]),
+            ('the whole batch stops at the first EOS', 'HINT_STOP_ON_FIRST', [
+                [1.0, 4.0, 5.0, 6.0, 2.0],
+                [1.0, 7.0, 8.0, 9.0, 10.0],
+            ]),
+            ('finished rows keep generating', 'HINT_KEEP_GENERATING', [
+                [1.0, 4.0, 5.0, 6.0, 2.0, 3.0],
+                [1.0, 7.0, 8.0, 9.0, 10.0, 2.0],
+            ]),
+            ('logits of the first position', 'HINT_LAST_POSITION', [
+                [1.0, 4.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0],
+                [1.0, 7.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0],
+            ]),
+            ('finished reset every step', 'HINT_FINISHED_RESET', [
+                [1.0, 4.0, 5.0, 6.0, 2.0, 0.0, 3.0, 4.0, 5.0, 6.0, 2.0, 0.0],
+                [1.0, 7.0, 8.0, 9.0, 10.0, 2.0, 0.0, 3.0, 4.0, 5.0, 6.0, 2.0],
+            ]),
+            ('the model reads the prompt only', 'HINT_PROMPT_ONLY', [
+                [1.0, 4.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0],
+                [1.0, 7.0, 8.0, 8.0, 8.0, 8.0, 8.0, 8.0, 8.0, 8.0, 8.0, 8.0],
+            ]),
+            ('returns only the new tokens', 'HINT_NEW_TOKENS_ONLY', [
+                [5.0, 6.0, 2.0, 0.0],
+                [8.0, 9.0, 10.0, 2.0],
+            ]),
+            ('finished rows padded with eos_id', 'HINT_EOS_AS_PAD', [
+                [1.0, 4.0, 5.0, 6.0, 2.0, 2.0],
+                [1.0, 7.0, 8.0, 9.0, 10.0, 2.0],
+            ]),
+            ('no early stop: all max_new_tokens columns every time', 'HINT_NO_EARLY_STOP', [
+                [1.0, 4.0, 5.0, 6.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                [1.0, 7.0, 8.0, 9.0, 10.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            ]),
+        ],
+        'limit': [
+            ('one step too few', 'HINT_ONE_TOO_MANY', [
+                [1.0, 4.0, 5.0],
+                [1.0, 7.0, 8.0],
+            ]),
+            ('max_new_tokens read as the total length', 'HINT_TOTAL_LENGTH', [
+                [1.0, 4.0],
+                [1.0, 7.0],
+            ]),
+        ],
+        'random decoder': [
+            ('feeds only the last token', 'HINT_WHOLE_SEQUENCE', [
+                [1.0, 4.0, 7.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0],
+                [1.0, 9.0, 9.0, 12.0, 1.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0],
+                [1.0, 3.0, 12.0, 1.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0],
+            ]),
+        ],
+        'pad 12': [
+            ('padding hard-coded as 0 (pad_id ignored)', 'HINT_PAD_ZERO', [
+                [1.0, 4.0, 5.0, 6.0, 2.0, 0.0],
+                [1.0, 7.0, 8.0, 9.0, 10.0, 2.0],
+                [1.0, 9.0, 10.0, 2.0, 0.0, 0.0],
+            ]),
+        ],
+    },
     'perplexity': {
         'fixed p': [
             ('mean of per-batch perplexities', 'HINT_PPL_WEIGHTING', 3.943375777240438),
