@@ -37,6 +37,7 @@ from attnbook.checks._cases import (
     run_cases,
     run_trials,
     sizes,
+    trial_rng,
 )
 from attnbook.checks._core import (
     CheckRun,
@@ -1043,7 +1044,8 @@ def sharp_seq2seq(seed: int, vocab_size: int = 9, eos_bias: float = 1.5) -> Seq2
     """A random encoder-decoder with peaked, source-dependent next-token choices; the end
     token is made likelier so that some hypotheses finish within a few steps."""
     config = Seq2SeqConfig(vocab_size=vocab_size, d_model=16, n_heads=2, n_layers=1, max_len=16)
-    model = randomise(Seq2SeqTransformer(config), seed).eval()
+    with torch.random.fork_rng(devices=[]):  # every weight is drawn from `seed` below
+        model = randomise(Seq2SeqTransformer(config), seed).eval()
     with torch.no_grad():
         model.head.weight.mul_(3.0)
         model.head.bias[EOS] += eos_bias
@@ -1055,13 +1057,10 @@ HINT_SEARCH_OWN = (
 )
 
 
-def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
-    run = CheckRun(beam_search, crash_hint=HINT_SEARCH)
-    names = names_called(beam_search)
-    borrowed = sorted(names & {"beam_decode", "greedy_decode"})
-    run.expect_true(
-        not borrowed, f"{run.name} calls the package's {borrowed}.", hint=HINT_SEARCH_OWN
-    )
+def _worked_searches(run: CheckRun, beam_search) -> None:
+    """Lookup-table models: the worked tree at beam sizes 1 to 4, a table where hypotheses end
+    at different steps, a model that never ends, <EOS> after <EOS>, max_len=0, and another
+    end token."""
     src = torch.tensor([BOS, 5, 6, EOS])  # a lookup model ignores its source
     tree = lookup_model(TREE, 13)
     for k, (ids, p) in TREE_BEST.items():
@@ -1115,6 +1114,10 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
         "is the argument, not <EOS> = 2]"
     )
     _expect_search(run, call, beam_search, lookup_model(relabelled, 8), src, 2, 6, 3)
+
+
+def _random_searches(run: CheckRun, beam_search) -> None:
+    """Random encoder-decoders against the package's beam search."""
     for seed, k, alpha in [(0, 1, None), (1, 2, None), (2, 3, None), (3, 4, None), (4, 3, 1.0)]:
         model = sharp_seq2seq(1300 + seed)
         g = torch.Generator().manual_seed(1310 + seed)
@@ -1126,6 +1129,11 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
         )
         expected = beam_decode(model, src, k, 6, EOS, alpha=alpha or 0.0)
         _expect_search(run, call, beam_search, model, src, k, 6, EOS, expected, alpha=alpha)
+
+
+def _length_searches(run: CheckRun, beam_search) -> None:
+    """The length penalty: its own table, and the rules table with alpha."""
+    rules = lookup_model(RULES, 8)
     src = torch.tensor([BOS, 5, 6, EOS])  # the lookup models ignore it
     for short, k, alpha, best in LENGTH_CASES:
         call = (
@@ -1143,6 +1151,52 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
         )
         _expect_search(run, call, beam_search, rules, src, k, max_len, EOS, alpha=alpha)
 
+
+def _beam_trials(run: CheckRun, beam_search, reference, trials: int) -> None:
+    """Random models, sources, beam sizes, lengths, end tokens and alphas against the
+    reference."""
+    for seed in hidden_range(trials if reference is not None else 0):
+        rng = trial_rng("beam_search", seed)
+        V = int(rng.integers(6, 12))
+        eos_bias = float(rng.uniform(0, 3))
+        model = sharp_seq2seq(int(rng.integers(2**31)), vocab_size=V, eos_bias=eos_bias)
+        src = torch.as_tensor(rng.integers(3, V, size=int(rng.integers(1, 8))))
+        k, max_len = int(rng.integers(1, 6)), int(rng.integers(1, 9))
+        eos = int(rng.integers(2, V))
+        alpha = [None, 0.6, 1.0, 2.0][int(rng.integers(4))]
+        with_alpha = "" if alpha is None else f", alpha={alpha}"
+        call = (
+            f"beam_search(random_model (V = {V}), src={src.tolist()}, beam_size={k}, "
+            f"max_len={max_len}, eos_id={eos}{with_alpha}) (seed {seed})"
+        )
+        ids, score = reference(model, src, k, max_len, eos, alpha=alpha or 0.0)
+        _expect_search(
+            run,
+            call,
+            beam_search,
+            model,
+            src,
+            k,
+            max_len,
+            eos,
+            ([int(i) for i in ids], float(score)),
+            alpha=alpha,
+        )
+
+
+def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
+    """Beam search written by the learner (not the package's): the worked tree and the rules
+    tables, random encoder-decoders, the length penalty, two input checks, then random
+    settings against the reference."""
+    run = CheckRun(beam_search, crash_hint=HINT_SEARCH)
+    names = names_called(beam_search)
+    borrowed = sorted(names & {"beam_decode", "greedy_decode"})
+    run.expect_true(
+        not borrowed, f"{run.name} calls the package's {borrowed}.", hint=HINT_SEARCH_OWN
+    )
+    _worked_searches(run, beam_search)
+    _random_searches(run, beam_search)
+    _length_searches(run, beam_search)
     model = sharp_seq2seq(1320)
     run.expect_raises(
         "beam_search(model, src_ids of shape (1, 4), 2, 5, 2)",
@@ -1164,33 +1218,7 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
         EOS,
         mentions=("beam_size",),
     )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            rng = np.random.default_rng(1400 + seed)
-            V = int(rng.integers(6, 12))
-            model = sharp_seq2seq(1410 + seed, vocab_size=V, eos_bias=float(rng.uniform(0, 3)))
-            src = torch.as_tensor(rng.integers(3, V, size=int(rng.integers(1, 8))))
-            k, max_len = int(rng.integers(1, 6)), int(rng.integers(1, 9))
-            eos = int(rng.integers(2, V))
-            alpha = [None, 0.6, 1.0, 2.0][seed % 4]
-            with_alpha = "" if alpha is None else f", alpha={alpha}"
-            call = (
-                f"beam_search(random_model (V = {V}), src={src.tolist()}, beam_size={k}, "
-                f"max_len={max_len}, eos_id={eos}{with_alpha}) (seed {seed})"
-            )
-            ids, score = reference(model, src, k, max_len, eos, alpha=alpha or 0.0)
-            _expect_search(
-                run,
-                call,
-                beam_search,
-                model,
-                src,
-                k,
-                max_len,
-                eos,
-                ([int(i) for i in ids], float(score)),
-                alpha=alpha,
-            )
+    _beam_trials(run, beam_search, reference, trials)
     run.done()
 
 
