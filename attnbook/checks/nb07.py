@@ -1476,12 +1476,13 @@ def _ablation_decoder(
     return model
 
 
-def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
-    run = CheckRun(ablate_head, crash_hint=HINT_CRASH_ABLATE)
-    model = _ablation_decoder(40).eval()
-    gen = torch.Generator().manual_seed(40)
-    ids = torch.randint(0, 11, (2, 7), generator=gen)
-    tiny = "a tiny seeded decoder (2 blocks of 4 heads, d = 16)"
+_TINY = "a tiny seeded decoder (2 blocks of 4 heads, d = 16)"
+
+
+def _ablation_modes(run: CheckRun, model, ids, gen) -> None:
+    """Each mode on the tiny decoder: zero, uniform (the first target unchanged, causal),
+    mean on two batch shapes."""
+    tiny = _TINY
     _expect_ablation(
         run,
         f"ablate_head({tiny}, ids (2, 7), layer=1, head=2, mode='zero')",
@@ -1531,6 +1532,10 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
         "mean",
     )
 
+
+def _ablation_properties(run: CheckRun, ablate_head, model, ids) -> None:
+    """A silent head changes nothing, dropout is switched off, the model is clean again after
+    a failing forward pass."""
     silent = copy.deepcopy(model)
     with torch.no_grad():
         silent_block = silent.blocks[0]
@@ -1567,6 +1572,9 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
         ids,
     )
 
+
+def _ablation_input_checks(run: CheckRun, model, ids) -> None:
+    """A mode, layer or head that does not exist."""
     for bad, mentions in (
         (dict(mode="median"), ("mode", "'median'")),
         (dict(layer=2), ("layer", "2")),
@@ -1585,37 +1593,55 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
             args["mode"],
             mentions=mentions,
         )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            gen = torch.Generator().manual_seed(740 + seed)
-            n_layers, n_heads = 1 + seed % 3, [2, 4][seed % 2]
-            model = _ablation_decoder(
-                740 + seed,
-                positions=["rope", "learned", "none", "sinusoidal"][seed % 4],
-                n_layers=n_layers,
-                n_heads=n_heads,
-                dropout=0.2 * (seed % 2),
-            ).train(seed % 2 == 1)
-            B, L = (
-                int(torch.randint(1, 4, (1,), generator=gen)),
-                int(torch.randint(2, 12, (1,), generator=gen)),
-            )
-            ids = torch.randint(0, 11, (B, L), generator=gen)
-            layer = int(torch.randint(0, n_layers, (1,), generator=gen))
-            head = int(torch.randint(0, n_heads, (1,), generator=gen))
-            mode = ["uniform", "zero", "mean"][seed % 3]
-            _expect_ablation(
-                run,
-                f"ablate_head on a random decoder ({n_layers} blocks of "
-                f"{n_heads} heads), ids ({B}, {L}), layer={layer}, head={head}, "
-                f"mode={mode!r} (seed {seed})",
-                model,
-                ids,
-                layer,
-                head,
-                mode,
-                reference=reference,
-            )
+
+
+def _ablation_trials(run: CheckRun, reference, trials: int) -> None:
+    """Random decoders (blocks, heads, positions, dropout), ids, layer, head and mode against
+    the reference."""
+    for seed in hidden_range(trials if reference is not None else 0):
+        gen = torch.Generator().manual_seed(740 + seed)
+        n_layers, n_heads = 1 + seed % 3, [2, 4][seed % 2]
+        model = _ablation_decoder(
+            740 + seed,
+            positions=["rope", "learned", "none", "sinusoidal"][seed % 4],
+            n_layers=n_layers,
+            n_heads=n_heads,
+            dropout=0.2 * (seed % 2),
+        ).train(seed % 2 == 1)
+        B, L = (
+            int(torch.randint(1, 4, (1,), generator=gen)),
+            int(torch.randint(2, 12, (1,), generator=gen)),
+        )
+        ids = torch.randint(0, 11, (B, L), generator=gen)
+        layer = int(torch.randint(0, n_layers, (1,), generator=gen))
+        head = int(torch.randint(0, n_heads, (1,), generator=gen))
+        mode = ["uniform", "zero", "mean"][seed % 3]
+        _expect_ablation(
+            run,
+            f"ablate_head on a random decoder ({n_layers} blocks of "
+            f"{n_heads} heads), ids ({B}, {L}), layer={layer}, head={head}, "
+            f"mode={mode!r} (seed {seed})",
+            model,
+            ids,
+            layer,
+            head,
+            mode,
+            reference=reference,
+        )
+
+
+def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
+    """One head ablated three ways, as the change in each target's log-probability: the modes
+    on a tiny decoder, its properties, the input checks, then random decoders against the
+    reference."""
+    run = CheckRun(ablate_head, crash_hint=HINT_CRASH_ABLATE)
+    model = _ablation_decoder(40).eval()
+    gen = torch.Generator().manual_seed(40)
+    ids = torch.randint(0, 11, (2, 7), generator=gen)
+    _ablation_modes(run, model, ids, gen)
+    _ablation_properties(run, ablate_head, model, ids)
+    _ablation_input_checks(run, model, ids)
+    _ablation_trials(run, reference, trials)
     run.done()
 
 
