@@ -268,9 +268,9 @@ BUILTIN_FORMS = {
         "    return Qwen3LM(Qwen3LMConfig(**kwargs))",
     ],
     ("10_modern_decoder", "decode_step"): [
-        "from attnbook.checks.nb10 import _decode_variant\n\n"
+        "from attnbook.checks.nb10 import _package_step\n\n"
         "def decode_step(model, token_ids, cache):\n"
-        "    return _decode_variant(model, token_ids, cache)",
+        "    return _package_step(model, token_ids, cache)",
     ],
 }
 BUILTIN_CASES = [
