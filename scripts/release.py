@@ -368,11 +368,12 @@ def _told_apart(mutant, reference, case):
         from attnbook.checks._cases import one_number
 
         seen, ref = (v if (n := one_number(v)) is None else n for v in (seen, ref))
-    if case.returns is not None and case.returns.whole and _parts_comparable(seen, ref):
-        return _whole_slip(seen, ref, case)
-    if case.any_shape_slips and _parts_comparable((seen,), (ref,)):
-        parts = _whole_slip((seen,), (ref,), case)[1]
-        return (None, None) if parts is None else ("value", parts[0])
+    if case.whole:  # stored whatever its shapes: the check names it before reading them
+        single = case.returns is None
+        seen_parts, ref_parts = ((seen,), (ref,)) if single else (seen, ref)
+        if _parts_comparable(seen_parts, ref_parts):
+            how, parts = _whole_slip(seen_parts, ref_parts, case)
+            return (how, parts[0] if single and parts is not None else parts)
     if not _comparable(seen, ref):
         shown = case.compares_values or case.shape is not None
         return ("other", None) if shown else (None, None)
@@ -399,7 +400,7 @@ def _parts_comparable(seen, ref) -> bool:
 
 
 def _whole_slip(seen, ref, case):
-    """A slip a check names from all parts at once (`Returns.whole`), before reading their
+    """A slip a check names from all parts at once (`Case.whole`), before reading their
     shapes: its parts of another shape or value are stored, the right ones as None."""
     from attnbook.checks._cases import case_tolerance
 

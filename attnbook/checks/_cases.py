@@ -19,6 +19,7 @@ kind (`trial_rng`, `sizes`, `normal`, `with_neg_inf`) serve every table.
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import inspect
 import warnings
@@ -56,6 +57,7 @@ __all__ = [
     "match_slip",
     "normal",
     "one_number",
+    "package_model",
     "probe_tolerance",
     "run_case",
     "run_cases",
@@ -64,6 +66,7 @@ __all__ = [
     "sizes",
     "token_wise_cases",
     "trial_rng",
+    "weights_of",
     "with_neg_inf",
 ]
 
@@ -93,7 +96,6 @@ class Returns:
     parts: tuple[Part, ...]
     hint: str  # the result is not a tuple of len(parts)
     order_hint: str | None = None  # the parts came back in another order
-    whole: bool = False  # name a slip from all parts at once, before comparing each part
 
     @property
     def names(self) -> str:
@@ -162,10 +164,10 @@ class Case:
     # the output is one number: a float, a 0-d or one-element array or tensor (`shape_hint`
     # says so otherwise), compared as a float
     scalar: bool = False
-    # the known slips of this case may have another shape than the expected output: they are
-    # stored as they are and named before the output's shape is read (a generation that
-    # stops too early or too late)
-    any_shape_slips: bool = False
+    # name a known slip from the whole output (all parts of a tuple at once) before its shapes
+    # are read: the release stores such slips whatever their shapes (a generation that stops
+    # too early, a cache one token short), and the parts they get right as None
+    whole: bool = False
     # (function, hint): the raw output as the value compared, e.g. (y, (k, v)) flattened to
     # (y, k, v); the function raises ValueError(what was expected[, a hint of its own]) on
     # another form
@@ -230,6 +232,29 @@ def expect_deterministic(
         f"{call}: two calls on the same input in eval mode gave different outputs.",
         hint=HINT_DROPOUT,
     )
+
+
+@functools.cache
+def package_model(make: Callable, args: tuple, seed: int | None = None,
+                  randomise: Callable | None = None):  # fmt: skip
+    """The package's model `make(*args)` in eval mode, made once per arguments and seed (so
+    `args` are hashable: sizes, a config's items): drawn without touching torch's global
+    random state (the checks make some when they are imported), then given random weights by
+    `randomise(model, seed)` when a seed is given. Its parameters name and shape what a
+    learner's module must have, and hold the weights a case sets; it is shared, so never
+    change it (a case that needs other weights takes `weights_of` and changes those)."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        model = make(*args)
+    if seed is not None and randomise is not None:
+        randomise(model, seed)
+    return model.eval()
+
+
+def weights_of(model) -> dict:
+    """A model's parameters by name, as copies: the `tensors` of a `Build`."""
+    return {name: p.detach().clone() for name, p in model.named_parameters()}
 
 
 def built_locally(cls: Callable, build: Build):
@@ -393,8 +418,6 @@ def match_slip(seen, expected, slips: Sequence[Mistake], tol: Tolerance) -> Mist
 def _run_single(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mistake]):
     """The rest of `run_case` for a function that returns one value: shape, finite, probe,
     close (on a view of the output, if the case names one), then what is left."""
-    if case.any_shape_slips and expected is not None:
-        _name_whole_slip(run, case, seen, expected, slips)
     shape = case.shape if case.shape is not None else _shape_of(expected)
     if case.shape is not None or expected is not None:
         run.expect_shape(case.call, seen, shape, hint=_shape_hint(case, seen, shape))
@@ -463,6 +486,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     if case.scalar:
         seen = _one_number(run, case, seen)
     expected = case.expected()
+    if case.whole and expected is not None:
+        _name_whole_slip(run, case, seen, expected, slips)
     if case.returns is None:
         return _run_single(run, case, seen, expected, slips)
     returns = case.returns
@@ -474,8 +499,6 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
         + (f" of length {len(seen)}" if isinstance(seen, tuple | list) else ""),
         hint=returns.hint,
     )
-    if returns.whole and expected is not None:  # a known slip, whatever its parts' shapes
-        _name_whole_slip(run, case, seen, expected, slips)
     got = [tuple(_shape_of(s)) for s in seen]
     if returns.order_hint and got != [tuple(s) for s in shapes]:
         if sorted(got) == sorted(tuple(s) for s in shapes) and len(set(got)) == n:

@@ -90,7 +90,6 @@ QKV = Returns(
         for i, label in enumerate("QKV")
     ),
     hint=HINT_RETURN_QKV,
-    whole=True,
 )
 _QKV_CRASH = ((SHAPE_ERRORS, HINT_MATMUL_QKV),)
 # Non-square weights: d = 3, d_k = 2, d_v = 5; only Q = X W_Q^T fits these shapes.
@@ -102,6 +101,7 @@ QKV_CASES = (
         (WORKED_X, WORKED_W_Q, WORKED_W_K, WORKED_W_V),
         expect=(WORKED_Q, WORKED_K, WORKED_V),
         returns=QKV,
+        whole=True,
         crash_hints=_QKV_CRASH,
     ),
     Case(
@@ -110,6 +110,7 @@ QKV_CASES = (
         (_X, _W_Q, _W_K, _W_V),
         shape=((4, 2), (4, 2), (4, 5)),
         returns=QKV,
+        whole=True,
         crash_hints=_QKV_CRASH,
     ),
     Case(
@@ -126,7 +127,7 @@ def _qkv_trial(rng, seed):
     L, d, d_k, d_v = sizes(rng, 4)
     args = tuple(normal(rng, *shape) for shape in [(L, d), (d_k, d), (d_k, d), (d_v, d)])
     call = f"project_qkv on random X ({L}, {d}), d_k={d_k}, d_v={d_v} (seed {seed})"
-    return Case("trial", call, args, returns=QKV)
+    return Case("trial", call, args, returns=QKV, whole=True)
 
 
 def check_project_qkv(project_qkv, reference=None, trials: int = 12) -> None:

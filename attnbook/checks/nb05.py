@@ -76,12 +76,6 @@ HINT_NAN = (
 )
 
 
-def _close(run: CheckRun, call: str, seen, expected, hint=None):
-    """A check's own comparison, by the tables' tolerance policy (`probe_tolerance`)."""
-    tol = probe_tolerance(seen, expected)
-    run.expect_close(call, seen, expected, tol=tol, hint=hint)
-
-
 HINT_STAY_IN_TORCH = "stay in PyTorch: use tensor methods (.view, .transpose, @), not numpy"
 HINT_RETURN_OUTPUT_ONLY = (
     "return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04"
@@ -327,14 +321,15 @@ PROPERTY_DETECTORS = ("HINT_WRITE_IT_YOURSELF",)
 def _first_query_reads_key_0(run: CheckRun, case: Case, seen) -> None:
     """Causal: query 0 may read only key 0, so its output is v[..., 0, :]."""
     first, v_0 = as_array(seen)[..., 0, :], as_array(case.args[2])[..., 0, :]
-    _close(run, f"{case.call}: first query's output", first, v_0, hint=HINT_FIRST_QUERY)
+    call = f"{case.call}: first query's output"
+    run.expect_close(call, first, v_0, tol=probe_tolerance(first, v_0), hint=HINT_FIRST_QUERY)
 
 
 def _empty_row_is_zero(run: CheckRun, case: Case, seen) -> None:
     """Query 1 of the cross case is allowed no key: its output row is zeros."""
     row = as_array(seen)[1]
     call = f"{case.call}: the output row of the query with no allowed key"
-    _close(run, call, row, np.zeros_like(row), hint=HINT_EMPTY_ROW)
+    run.expect_close(call, row, np.zeros_like(row), tol=probe_tolerance(row), hint=HINT_EMPTY_ROW)
 
 
 def _sdpa_case(case_id: str, call: str, q, k, v, allowed, hint=None, then=None) -> Case:
@@ -406,9 +401,12 @@ def _sdpa_trial(rng: np.random.Generator, seed: int) -> Case:
     return replace(
         _sdpa_case("trial", call, q, k, v, allowed),
         expect=None,
-        then=lambda run, case, y: _close(
-            run, f"{call} against F.scaled_dot_product_attention", y, torch_says
-        ),
+        then=lambda run, case, y: run.expect_close(
+            f"{call} against F.scaled_dot_product_attention",
+            y,
+            torch_says,
+            tol=probe_tolerance(y, torch_says),
+        ),  # fmt: skip
     )
 
 

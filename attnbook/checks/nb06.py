@@ -11,9 +11,11 @@ on random sizes and seeds.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import replace
-from functools import cache, partial
+from functools import partial
+from typing import cast
 
 import numpy as np
 import torch
@@ -27,12 +29,14 @@ from attnbook.checks._cases import (
     built,
     expect_deterministic,
     normal,
+    package_model,
     run_cases,
     run_reference_cases,
     run_trials,
     sizes,
     token_wise_cases,
     trial_rng,
+    weights_of,
 )
 from attnbook.checks._core import (
     HINT_DROPOUT,  # noqa: F401 (a detector of these checks: the catalogue names it here)
@@ -527,12 +531,14 @@ HINT_SILENT_BLOCK = (
 HINT_NORM_NAMED = "self.{name} = nn.LayerNorm(d_model)"  # name: ln1 or ln2
 
 
-@cache
-def _block_like(d: int, n_heads: int) -> TransformerBlock:
-    """The package's block (the reference's parameter names and shapes), drawn without
-    touching the global random state."""
-    with torch.random.fork_rng(devices=[]):
-        return TransformerBlock(_block_config(d, n_heads)).eval()
+def _package_block(d: int, n_heads: int) -> TransformerBlock:
+    return TransformerBlock(_block_config(d, n_heads))
+
+
+def _block_like(d: int, n_heads: int, seed: int | None = None) -> TransformerBlock:
+    """The package's block (the reference's parameter names and shapes), with random
+    weights from `seed` if given (`package_model`)."""
+    return cast(TransformerBlock, package_model(_package_block, (d, n_heads), seed, _randomise))
 
 
 def _inspect_block(run: CheckRun, call: str, view, *, d: int, n_heads: int) -> None:
@@ -557,11 +563,11 @@ def _block_case(case_id: str, call: str, d: int, n_heads: int, seed: int, args: 
     """PreNormBlock(d, n_heads) with random weights from `seed` (LayerNorms included; the
     output layers of both branches zero when `silenced`) called on `args`, expecting the
     package's block with the same weights."""
-    with torch.random.fork_rng(devices=[]):
-        block = _randomise(TransformerBlock(_block_config(d, n_heads)), seed).eval()
-    tensors = {k: p.detach().clone() for k, p in block.named_parameters()}
+    block = _block_like(d, n_heads, seed)
+    tensors = weights_of(block)
     if silenced:
         tensors |= {k: torch.zeros_like(tensors[k]) for k in _SILENCED}
+        block = copy.deepcopy(block)
         block.load_state_dict(tensors, strict=False)
     with torch.no_grad():
         expected = block(*args)
@@ -728,18 +734,17 @@ HINT_DISTINCT_BLOCKS = "N distinct blocks, each with its own weights"
 HINT_LOGITS_SHAPE = "logits have shape (B, L, V)"
 
 
-@cache
+def _package_decoder(V: int, d: int, n_heads: int, n_layers: int, max_len: int,
+                     positions: str) -> TransformerLM:  # fmt: skip
+    return TransformerLM(LMConfig(vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers,
+                                  max_len=max_len, positions=positions))  # fmt: skip
+
+
 def _decoder_like(sizes: tuple, positions: str, seed: int | None = None) -> TransformerLM:
     """The package's decoder (the reference's parameter names and shapes), with random
-    weights from `seed` if given, drawn without touching the global random state."""
-    V, d, n_heads, n_layers, max_len = sizes
-    config = LMConfig(vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers,
-                      max_len=max_len, positions=positions)  # fmt: skip
-    with torch.random.fork_rng(devices=[]):
-        model = TransformerLM(config)
-    if seed is not None:
-        _randomise(model, seed)
-    return model.eval()
+    weights from `seed` if given (`package_model`)."""
+    model = package_model(_package_decoder, (*sizes, positions), seed, _randomise)
+    return cast(TransformerLM, model)
 
 
 def _inspect_decoder(run: CheckRun, call: str, view, *, sizes: tuple, positions: str) -> None:
@@ -771,8 +776,7 @@ def _inspect_decoder(run: CheckRun, call: str, view, *, sizes: tuple, positions:
 
 def _decoder_build(sizes: tuple, positions: str, seed: int) -> Build:
     """Decoder(*sizes, positions) with the random weights of `_decoder_like(..., seed)`."""
-    model = _decoder_like(sizes, positions, seed)
-    tensors = {k: p.detach().clone() for k, p in model.named_parameters()}
+    tensors = weights_of(_decoder_like(sizes, positions, seed))
     return Build(f"Decoder({', '.join(map(str, sizes))}, {positions!r})", (*sizes, positions),
                  tensors, partial(_inspect_decoder, sizes=sizes, positions=positions))  # fmt: skip
 

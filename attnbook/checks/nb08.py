@@ -756,7 +756,7 @@ def _generate_case(case_id: str, call: str, model, prompts, max_new: int, expect
     """generate(model, prompts, max_new, EOS, pad, temperature=0.0), greedy: the expected
     tokens exactly, a known slip named whatever its length."""
     return Case(case_id, call, (model, _ids(prompts), max_new, EOS, pad, 0.0), expect,
-                hint=hint, shape_hint=hint or HINT_GENERATE_SHAPE, any_shape_slips=True,
+                hint=hint, shape_hint=hint or HINT_GENERATE_SHAPE, whole=True,
                 tolerance=Tolerance(rtol=0.0, atol=0.5), what="tokens", **more)  # fmt: skip
 
 

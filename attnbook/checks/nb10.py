@@ -16,7 +16,7 @@ import functools
 import math
 from dataclasses import asdict, replace
 from functools import partial
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 import torch
@@ -31,6 +31,7 @@ from attnbook.checks._cases import (
     Returns,
     Slips,
     normal,
+    package_model,
     probe_tolerance,
     run_case,
     run_cases,
@@ -39,6 +40,7 @@ from attnbook.checks._cases import (
     sizes,
     token_wise_cases,
     trial_rng,
+    weights_of,
 )
 from attnbook.checks._core import (
     CheckRun,
@@ -107,11 +109,6 @@ def _one_thread(check):
 def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)
     return torch.randn(*shape, generator=g, dtype=torch.float64) * scale + shift
-
-
-def _close(run: CheckRun, call: str, seen, expected, hint=None) -> None:
-    """A check's own comparison, by the tables' tolerance policy (`probe_tolerance`)."""
-    run.expect_close(call, seen, expected, tol=probe_tolerance(seen, expected), hint=hint)
 
 
 HINT_TENSOR_RESULT = "stay in PyTorch: tensor operations, not numpy"
@@ -524,7 +521,10 @@ def _gqa_case(case_id: str, call: str, q, k, v, allowed, hint=None, then=None) -
 def _empty_query_is_zero(run: CheckRun, case: Case, seen) -> None:
     """Query 0 of the cached case is allowed no key: its output rows are zeros."""
     call = "the output row of the query with no allowed key"
-    _close(run, call, as_array(seen)[0, :, 0], np.zeros((4, 3)), hint=nb05.HINT_EMPTY_ROW)
+    rows = as_array(seen)[0, :, 0]
+    run.expect_close(
+        call, rows, np.zeros((4, 3)), tol=probe_tolerance(rows), hint=nb05.HINT_EMPTY_ROW
+    )
 
 
 _wq = torch.tensor([[[[1.0, 0.0], [0.0, 1.0]], [[0.0, 2.0], [2.0, 0.0]]]], dtype=_f64_)
@@ -803,14 +803,14 @@ HINT_BLOCK_EPS = (
 _BLOCK = "Qwen3Block"
 
 
-@functools.cache
+def _package_block(d, h, h_kv, d_k, hidden, eps) -> ModernBlock:
+    return ModernBlock(_block_config(d, h, h_kv, d_k, hidden, eps))
+
+
 def _block_like(sizes: tuple, eps: float, seed: int | None = None) -> ModernBlock:
     """The package's block (the reference's parameter names and shapes), with random weights
-    from `seed` if given, drawn without touching the global random state."""
-    d, h, h_kv, d_k, hidden = sizes
-    with torch.random.fork_rng(devices=[]):
-        block = ModernBlock(_block_config(d, h, h_kv, d_k, hidden, eps))
-    return (block if seed is None else _randomise(block, seed)).eval()
+    from `seed` if given (`package_model`)."""
+    return cast(ModernBlock, package_model(_package_block, (*sizes, eps), seed, _randomise))
 
 
 def _inspect_qwen3_block(run: CheckRun, call: str, view, *, sizes: tuple) -> None:
@@ -836,13 +836,12 @@ _BLOCK_RETURNS = Returns(
         Part("the returned values", 2, shape_hint=HINT_CACHE_SHAPE),
     ),
     hint=HINT_BLOCK_PAIR,
-    whole=True,  # the keys without RoPE: "RoPE left out" unless h_out is right too
 )
 
 
 def _block_build(sizes: tuple, eps: float, seed: int) -> Build:
     """Qwen3Block(*sizes, eps=eps) with the random weights of `_block_like(..., seed)`."""
-    tensors = {k: p.detach().clone() for k, p in _block_like(sizes, eps, seed).named_parameters()}
+    tensors = weights_of(_block_like(sizes, eps, seed))
     return Build(f"Qwen3Block({', '.join(map(str, sizes))}, eps={eps:g})", sizes, tensors,
                  partial(_inspect_qwen3_block, sizes=sizes), kwargs={"eps": eps})  # fmt: skip
 
@@ -859,7 +858,7 @@ def _block_case(case_id: str, call: str, sizes: tuple, eps: float, seed: int, h,
         expected = _block_pair(block(*args))
     build = _block_build(sizes, eps, seed)
     return Case(case_id, f"{build.call} {call}", args, expected, build=build,
-                returns=_BLOCK_RETURNS, unpack=(_block_pair, HINT_BLOCK_PAIR),
+                returns=_BLOCK_RETURNS, whole=True, unpack=(_block_pair, HINT_BLOCK_PAIR),
                 crash_hints=tuple(_CRASH_HINTS), depth=BLOCK_DEPTH, **more)  # fmt: skip
 
 
@@ -1021,17 +1020,14 @@ def _inspect_qwen3_decoder(run: CheckRun, call: str, view, *, config: Qwen3LMCon
     )
 
 
+def _package_decoder(*items) -> Qwen3LM:
+    return Qwen3LM(Qwen3LMConfig(**dict(items)))
+
+
 def _decoder_like(config: Qwen3LMConfig, seed: int | None = None) -> Qwen3LM:
-    """The package's decoder, with random weights from `seed` if given, drawn without
-    touching the global random state (made once per configuration and seed)."""
-    return _decoder_made(tuple(asdict(config).items()), seed)
-
-
-@functools.cache
-def _decoder_made(config: tuple, seed: int | None) -> Qwen3LM:
-    with torch.random.fork_rng(devices=[]):
-        model = Qwen3LM(Qwen3LMConfig(**dict(config)))
-    return (model if seed is None else _randomise(model, seed)).eval()
+    """The package's decoder, with random weights from `seed` if given (`package_model`)."""
+    model = package_model(_package_decoder, tuple(asdict(config).items()), seed, _randomise)
+    return cast(Qwen3LM, model)
 
 
 def _decoder_build(config: Qwen3LMConfig, tensors: dict) -> Build:
@@ -1052,7 +1048,7 @@ def _decoder_case(case_id: str, config: Qwen3LMConfig, seed: int, idx, **more) -
     """The decoder with random weights from `seed` on the ids `idx`, expecting the package's
     logits with the same weights."""
     model = _decoder_like(config, seed)
-    build = _decoder_build(config, dict(model.named_parameters()))
+    build = _decoder_build(config, weights_of(model))
     with torch.no_grad():
         expected = model(idx)
     return Case(case_id, f"{build.call} with random weights on ids of shape {tuple(idx.shape)}",
@@ -1078,7 +1074,7 @@ QWEN3_DECODER_CASES = (
     ),
     Case("too long", f"Qwen3Decoder(**{asdict(_SMALL)}) on ids of shape (2, 11), longer than "
          "max_len = 10", (torch.zeros(2, 11, dtype=torch.long),),
-         build=_decoder_build(_SMALL, dict(_decoder_like(_SMALL, 141).named_parameters())),
+         build=_decoder_build(_SMALL, weights_of(_decoder_like(_SMALL, 141))),
          raises=ValueError, mentions=("idx", "(2, 11)")),
 )  # fmt: skip
 
@@ -1216,8 +1212,8 @@ def _decode_case(case_id: str, model: Qwen3LM, ids, done: int, size: int, **more
             Part("the logits", 0, what="logits", shape_hint=HINT_DECODE_LAST_ONLY),
             Part("the returned cache", 1, what="keys and values",
                  shape_hint=HINT_DECODE_CACHE_LENGTH.format(T=done, L_new=size)),
-        ), hint=HINT_DECODE_PAIR, whole=True),
-        shape=((B, size, V), tuple(_stacked(new).shape)), before=None,
+        ), hint=HINT_DECODE_PAIR), whole=True,
+        shape=((B, size, V), tuple(_stacked(new).shape)),
         crash_hints=(("'NoneType' object is not subscriptable", HINT_DECODE_NO_CACHE),
                      *_CRASH_HINTS),
         depth=BLOCK_DEPTH * model.config.n_layers + 2, **more,

@@ -13,11 +13,11 @@ compares with the autograder's reference on random shapes, weights and seeds.
 from __future__ import annotations
 
 import ast
-import functools
 import linecache
 import math
 from dataclasses import replace
 from functools import partial
+from typing import cast
 
 import numpy as np
 import torch
@@ -33,11 +33,13 @@ from attnbook.checks._cases import (
     built,
     case_tolerance,
     match_slip,
+    package_model,
     probe_tolerance,
     run_cases,
     run_trials,
     sizes,
     trial_rng,
+    weights_of,
 )
 from attnbook.checks._core import (
     CheckRun,
@@ -469,17 +471,14 @@ def _inspect_encdec(run: CheckRun, call: str, view, *, sizes: tuple) -> None:
     _expect_parameters(run, call, view, _encdec_like(sizes))
 
 
+def _package_encdec(V: int, d: int, n_heads: int, n_layers: int, max_len: int):
+    return Seq2SeqTransformer(_sizes_config(V, d, n_heads, n_layers, max_len))
+
+
 def _encdec_like(sizes: tuple, seed: int | None = None) -> Seq2SeqTransformer:
-    """The course's model, with random weights from `seed` if given, drawn without touching
-    the global random state (made once per sizes and seed)."""
-    return _encdec_made(tuple(sizes), seed)
-
-
-@functools.cache
-def _encdec_made(sizes: tuple, seed: int | None) -> Seq2SeqTransformer:
-    with torch.random.fork_rng(devices=[]):
-        model = Seq2SeqTransformer(_sizes_config(*sizes))
-    return (model if seed is None else randomise(model, seed)).eval()
+    """The course's model, with random weights from `seed` if given (`package_model`)."""
+    model = package_model(_package_encdec, tuple(sizes), seed, randomise)
+    return cast(Seq2SeqTransformer, model)
 
 
 def _why_not(run: CheckRun, case: Case, seen, expected, slips) -> None:
@@ -535,7 +534,7 @@ def _encdec_case(case_id: str, sizes: tuple, seed: int, square: bool = False) ->
     with torch.no_grad():
         expected = model(src, tgt)
     call = f"EncoderDecoder({', '.join(map(str, sizes))})"
-    build = Build(call, sizes, dict(model.named_parameters()),
+    build = Build(call, sizes, weights_of(model),
                   partial(_inspect_encdec, sizes=sizes))  # fmt: skip
     words = (
         f"{call} with random weights on sources {tuple(src.shape)} (lengths "
@@ -577,7 +576,7 @@ def _properties(run: CheckRun) -> None:
     token."""
     call = "EncoderDecoder(13, 8, 2, 2, 10)"
     model = built(run, call, *_ENCDEC_SIZES)
-    model.set_tensors(dict(_encdec_like(_ENCDEC_SIZES, 1120).named_parameters()))
+    model.set_tensors(weights_of(_encdec_like(_ENCDEC_SIZES, 1120)))
     model.eval()
     src = _ids([[5, 6, 7, 8, 9, 10], [5, 11, 12]])  # (2, 6): the second email padded by 3
     tgt = torch.tensor([[1, 4, 5, 6], [1, 7, 8, 9]])
