@@ -12,20 +12,19 @@ tensors and a bool tensor, each (B, L), padded on the right.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attnbook.checks._cases import Case, Slips, run_cases, run_trials
+from attnbook.checks._cases import Case, Part, Returns, Slips, run_cases, run_trials
 from attnbook.checks._core import (
     CheckRun,
     Mistake,
     as_array,
-    describe,
     hidden_range,
-    hidden_seed,
     observe,
 )
 from attnbook.checks._lm import (
@@ -52,6 +51,7 @@ __all__ = [
 
 TOL: CloseKwargs = {"rtol": 1e-4, "atol": 1e-5}  # float32 models
 KNOWN = Slips("nb07")
+_TOKENS = WordTokenizer()
 
 
 def _ids(values) -> torch.Tensor:
@@ -106,49 +106,6 @@ HINT_SHIFT = (
 HINT_SHIFTED_WRONG_WAY = HINT_SHIFT + "; the model reads the past and predicts the future"
 
 
-def _batch_variant(sequences, pad_id, variant="correct"):
-    """make_batch as written correctly, or with one known mistake."""
-    L = max(len(s) for s in sequences) - 1
-    B = len(sequences)
-    inputs = torch.full((B, L), pad_id, dtype=torch.long)
-    targets = torch.full((B, L), pad_id, dtype=torch.long)
-    mask = torch.zeros((B, L), dtype=torch.bool)
-    for row, seq in enumerate(sequences):
-        ids = _ids(list(seq))
-        n = len(ids) - 1
-        span = slice(L - n, L) if variant == "left padding" else slice(0, n)
-        x, y = ids[:-1], ids[1:]
-        if variant == "not shifted":
-            y = ids[:-1]
-        elif variant == "wrong way":
-            x, y = ids[1:], ids[:-1]
-        inputs[row, span], targets[row, span], mask[row, span] = x, y, True
-        if variant == "mask too long":
-            mask[row, : min(L, n + 1)] = True
-    if variant == "sliced":  # pad the full sequences, then slice: a short row's <EOS> is an
-        for row, seq in enumerate(sequences):  # input at its first padded position
-            if len(seq) - 1 < L:
-                inputs[row, len(seq) - 1] = seq[-1]
-    if variant == "ignore index":  # padded targets written as -100, inputs padded right
-        targets[~mask] = -100
-    if variant == "sorted":  # rows reordered, longest first
-        order = sorted(range(B), key=lambda r: -len(sequences[r]))
-        inputs, targets, mask = inputs[order], targets[order], mask[order]
-    if variant == "pad zero":
-        inputs[inputs == pad_id] = 0
-        targets[targets == pad_id] = 0
-    if variant == "mask inverted":
-        mask = ~mask
-    if variant == "aliased rows":  # [[pad_id] * L] * B: one list, every sequence written in
-        for tensor in (inputs, targets, mask):  # turn, so every row holds the overlay
-            overlay = tensor[0].clone()
-            for row, seq in enumerate(sequences):
-                n = len(seq) - 1
-                overlay[:n] = tensor[row, :n]
-            tensor[:] = overlay
-    return inputs, targets, mask
-
-
 HINT_LOSS_MASK_INVERTED = "loss_mask is True on REAL targets and False on padded ones"
 HINT_LOSS_MASK_LENGTH = "a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True"
 HINT_PADDING_LEFT = "pad on the right: row b starts at position 0 and the padding follows it"
@@ -166,71 +123,6 @@ HINT_ALIASED_ROWS = (
 HINT_EOS_TARGET = "<EOS> is a real target: the model must learn when an email ends"
 
 
-def _batch_mistakes(sequences, pad_id, eos_id) -> list[Mistake]:
-    out = [
-        Mistake(
-            "targets not shifted (targets equal the inputs)",
-            _batch_variant(sequences, pad_id, "not shifted"),
-            HINT_SHIFT,
-        ),
-        Mistake(
-            "shifted the wrong way (inputs ids[1:], targets ids[:-1])",
-            _batch_variant(sequences, pad_id, "wrong way"),
-            HINT_SHIFTED_WRONG_WAY,
-        ),
-        Mistake(
-            "loss mask inverted (True on the padding)",
-            _batch_variant(sequences, pad_id, "mask inverted"),
-            HINT_LOSS_MASK_INVERTED,
-        ),
-        Mistake(
-            "loss mask one position too long (the first padded target counted)",
-            _batch_variant(sequences, pad_id, "mask too long"),
-            HINT_LOSS_MASK_LENGTH,
-        ),
-        Mistake(
-            "padding on the left",
-            _batch_variant(sequences, pad_id, "left padding"),
-            HINT_PADDING_LEFT,
-        ),
-    ]
-    if pad_id != -100:
-        out.append(
-            Mistake(
-                "padded targets written as -100 instead of pad_id",
-                _batch_variant(sequences, pad_id, "ignore index"),
-                HINT_IGNORE_INDEX,
-            )
-        )
-    out.append(
-        Mistake(
-            "rows reordered (sorted by length)",
-            _batch_variant(sequences, pad_id, "sorted"),
-            HINT_ROWS_REORDERED,
-        )
-    )
-    if pad_id != 0:
-        out.append(
-            Mistake(
-                "padding written as 0 instead of pad_id",
-                _batch_variant(sequences, pad_id, "pad zero"),
-                HINT_PADDING_WRITTEN_0,
-            )
-        )
-    if len(sequences) > 1:
-        out.append(
-            Mistake(
-                "every row is the same list ([[pad_id] * L] * B)",
-                _batch_variant(sequences, pad_id, "aliased rows"),
-                HINT_ALIASED_ROWS,
-            )
-        )
-    correct = _batch_variant(sequences, pad_id)
-    no_eos = (correct[0], correct[1], correct[2] & (correct[1] != eos_id))
-    out.append(Mistake("the end token left out of the loss mask", no_eos, HINT_EOS_TARGET))
-    return out
-
-
 HINT_TENSORS = (
     "build the tensors with torch.full / torch.zeros / torch.tensor so the model can read them"
 )
@@ -243,65 +135,55 @@ HINT_BOOL_MASK = "use dtype=torch.bool (True = a real target)"
 HINT_LOSS_MASK_WHERE = "loss_mask is True exactly where targets holds a real token"
 
 
-def _expect_batch(
-    run: CheckRun, call: str, result, expected, mistakes=(), sequences=None, pad_id=0
-):
-    """Compare a batch; ``sequences`` given, the pad-then-slice form is accepted too."""
-    run.expect_true(
-        isinstance(result, tuple | list) and len(result) == 3,
-        f"{call} should return a tuple (inputs, targets, loss_mask); got "
-        f"{type(result).__name__}"
-        + (f" of length {len(result)}" if isinstance(result, tuple | list) else ""),
-    )
-    for label, value in zip(("inputs", "targets", "loss_mask"), result):
+def _batch(sequences, pad_id, sliced=False):
+    """The right batch. `sliced`: the other right form, each whole sequence padded and then
+    shifted, so a short row's <EOS> is an input at its first padded position, one that no
+    real target reads."""
+    L = max(len(s) for s in sequences) - 1
+    full = torch.tensor([list(s) + [pad_id] * (L + 1 - len(s)) for s in sequences])
+    mask = torch.tensor([[t < len(s) - 1 for t in range(L)] for s in sequences])
+    inputs, targets = full[:, :-1].clone(), full[:, 1:].clone()
+    if not sliced:
+        inputs[~mask] = pad_id
+    return inputs, targets, mask
+
+
+def _batch_types(run: CheckRun, case: Case, seen) -> None:
+    """Three tensors: integer ids and a bool mask (a tuple of another length is the
+    table's to name)."""
+    if not (isinstance(seen, tuple | list) and len(seen) == 3):
+        return
+    for label, value in zip(_BATCH_PARTS, seen):
         run.expect_true(
             isinstance(value, torch.Tensor),
-            f"{call}: {label} is a {type(value).__name__}; expected a torch tensor.",
+            f"{case.call}: {label} is a {type(value).__name__}; expected a torch tensor.",
             hint=HINT_TENSORS,
         )
-    inputs, targets, loss_mask = result
-    shape = tuple(expected[0].shape)
-    for label, value in zip(("inputs", "targets", "loss_mask"), result):
-        run.expect_shape(f"{call}: {label}", value, shape, hint=HINT_BATCH_SHAPE)
-    for label, value in (("inputs", inputs), ("targets", targets)):
+        wrong = value.dtype != torch.bool if label == "loss_mask" else (
+            value.dtype.is_floating_point or value.dtype == torch.bool)
         run.expect_true(
-            not value.dtype.is_floating_point and value.dtype != torch.bool,
-            f"{call}: {label} has dtype {value.dtype}; expected integer token ids.",
-            hint=HINT_LONG,
+            not wrong,
+            f"{case.call}: {label} has dtype {value.dtype}; expected "
+            + ("torch.bool." if label == "loss_mask" else "integer token ids."),
+            hint=HINT_BOOL_MASK if label == "loss_mask" else HINT_LONG,
         )
-    run.expect_true(
-        loss_mask.dtype == torch.bool,
-        f"{call}: loss_mask has dtype {loss_mask.dtype}; expected torch.bool.",
-        hint=HINT_BOOL_MASK,
-    )
-    seen = tuple(as_array(v) for v in result)
-    want = tuple(as_array(v) for v in expected)
-    if sequences is not None:
-        sliced = tuple(as_array(v) for v in _batch_variant(sequences, pad_id, "sliced"))
-        if all(np.array_equal(s, w) for s, w in zip(seen, sliced)):
-            run.passed += 3  # a short row's <EOS> at a padded input: never read by a real row
-            return
-    if not all(np.array_equal(s, w) for s, w in zip(seen, want)):
-        for mistake in mistakes:
-            if all(np.array_equal(s, as_array(o)) for s, o in zip(seen, mistake.output)):
-                message = f"{call} returned a wrong batch."
-                for label, s, w in zip(("inputs", "targets", "loss_mask"), seen, want):
-                    if not np.array_equal(s, w):
-                        message += (
-                            f"\n  {label} expected {describe(w)}\n  {label} seen     {describe(s)}"
-                        )
-                run.fail(
-                    message + f"\nThis looks like a known mistake: {mistake.name}.",
-                    hint=mistake.hint,
-                )
-    for label, s, w in zip(("inputs", "targets", "loss_mask"), seen, want):
-        run.expect_close(
-            f"{call}: {label}",
-            s,
-            w,
-            what=label,
-            hint=HINT_SHIFT if label != "loss_mask" else HINT_LOSS_MASK_WHERE,
-        )
+
+
+_SLICED = functools.partial(_batch, sliced=True)
+_BATCH_PARTS = ("inputs", "targets", "loss_mask")
+_BATCH_RETURNS = Returns(
+    tuple(
+        Part(label, i, what=label, shape_hint=HINT_BATCH_SHAPE,
+             hint=HINT_LOSS_MASK_WHERE if label == "loss_mask" else HINT_SHIFT)
+        for i, label in enumerate(_BATCH_PARTS)
+    ),
+    hint="return the tuple (inputs, targets, loss_mask)",
+)  # fmt: skip
+
+
+def _batch_case(case_id: str, call: str, sequences, pad_id: int, expect=None) -> Case:
+    return Case(case_id, call, (sequences, pad_id), expect=expect, returns=_BATCH_RETURNS,
+                before=_batch_types, whole=True, also=_SLICED)  # fmt: skip
 
 
 HINT_CRASH_MAKE_BATCH = (
@@ -319,70 +201,45 @@ HINT_CRASH_LOSS = (
 HINT_BATCH_IN_PLACE = "build new tensors; do not append padding to the caller's lists"
 
 
+_BATCH = "make_batch"
+_EMAIL = [_TOKENS.encode("please send the report"), _TOKENS.encode("send report")]
+_THREE = [[1, 5, 6, 2], [1, 4, 2], [1, 3, 3, 8, 3, 2]]
+BATCH_CASES = (
+    _batch_case("email", 'make_batch([Message A, Message B], pad_id=0) with Message A = "please '
+                'send the report" and Message B = "send report", each between <BOS> and <EOS>',
+                _EMAIL, _TOKENS.pad_id, expect=(
+                    _ids([_EMAIL[0][:-1], _EMAIL[1][:-1] + [0, 0]]),
+                    _ids([_EMAIL[0][1:], _EMAIL[1][1:] + [0, 0]]),
+                    torch.tensor([[True] * 5, [True, True, True, False, False]]))),
+    _batch_case("three", f"make_batch({_THREE}, pad_id=7)", _THREE, 7, expect=_batch),
+    _batch_case("one", "make_batch([[1, 2]], pad_id=0): one sequence, one target", [[1, 2]], 0,
+                expect=(_ids([[1]]), _ids([[2]]), torch.tensor([[True]]))),
+    Case("empty", "make_batch([], pad_id=0)", ([], 0), raises=ValueError,
+         mentions=("sequences",)),
+    Case("one id", "make_batch([[1, 5, 2], [1]], pad_id=0)", ([[1, 5, 2], [1]], 0),
+         raises=ValueError, mentions=("sequences[1]",)),
+)  # fmt: skip
+
+
+def _batch_trial(rng: np.random.Generator, seed: int) -> Case:
+    """1 to 5 sequences of 2 to 10 ids, padded with 0, 3 or 50."""
+    B = int(rng.integers(1, 6))
+    pad_id = int(rng.choice([0, 0, 3, 50]))
+    sequences = [
+        [1] + [int(v) for v in rng.integers(4, 40, size=int(rng.integers(0, 9)))] + [2]
+        for _ in range(B)
+    ]
+    call = f"make_batch on {B} random sequences, pad_id={pad_id} (seed {seed})"
+    return _batch_case("trial", call, sequences, pad_id)
+
+
 def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
+    """Teacher forcing with right padding: the worked emails, three rows padded with 7, one
+    sequence, two input checks (the table `BATCH_CASES`), then random trials against the
+    reference. Padding the whole sequences and then slicing is right too."""
     run = CheckRun(make_batch, crash_hint=HINT_CRASH_MAKE_BATCH, in_place_hint=HINT_BATCH_IN_PLACE)
-    tokenizer = WordTokenizer()
-    pad, eos = tokenizer.pad_id, tokenizer.eos_id
-    message_a = tokenizer.encode("please send the report")  # <BOS> please send the report <EOS>
-    message_b = tokenizer.encode("send report")  # <BOS> send report <EOS>
-    sequences = [message_a, message_b]
-    call = (
-        'make_batch([Message A, Message B], pad_id=0) with Message A = "please send the '
-        'report" and Message B = "send report", each between <BOS> and <EOS>'
-    )
-    result = run.call(call, sequences, pad)
-    expected = (
-        _ids([message_a[:-1], message_b[:-1] + [pad, pad]]),
-        _ids([message_a[1:], message_b[1:] + [pad, pad]]),
-        torch.tensor([[True] * 5, [True, True, True, False, False]]),
-    )
-    _expect_batch(run, call, result, expected, _batch_mistakes(sequences, pad, eos), sequences, pad)
-
-    sequences = [[1, 5, 6, 2], [1, 4, 2], [1, 3, 3, 8, 3, 2]]
-    call = f"make_batch({sequences}, pad_id=7)"
-    result = run.call(call, sequences, 7)
-    _expect_batch(
-        run,
-        call,
-        result,
-        _batch_variant(sequences, 7),
-        _batch_mistakes(sequences, 7, 2),
-        sequences,
-        7,
-    )
-
-    call = "make_batch([[1, 2]], pad_id=0): one sequence, one target"
-    result = run.call(call, [[1, 2]], 0)
-    _expect_batch(run, call, result, (_ids([[1]]), _ids([[2]]), torch.tensor([[True]])))
-
-    run.expect_raises("make_batch([], pad_id=0)", ValueError, [], 0, mentions=("sequences",))
-    run.expect_raises(
-        "make_batch([[1, 5, 2], [1]], pad_id=0)",
-        ValueError,
-        [[1, 5, 2], [1]],
-        0,
-        mentions=("sequences[1]",),
-    )
-    if reference is not None:
-        rng = np.random.default_rng(hidden_seed(700))
-        for seed in hidden_range(trials):
-            B = int(rng.integers(1, 6))
-            pad_id = int(rng.choice([0, 0, 3, 50]))
-            sequences = [
-                [1] + [int(v) for v in rng.integers(4, 40, size=int(rng.integers(0, 9)))] + [2]
-                for _ in range(B)
-            ]
-            call = f"make_batch on {B} random sequences, pad_id={pad_id} (seed {seed})"
-            result = run.call(call, sequences, pad_id)
-            _expect_batch(
-                run,
-                call,
-                result,
-                reference(sequences, pad_id),
-                _batch_mistakes(sequences, pad_id, 2),
-                sequences,
-                pad_id,
-            )
+    run_cases(run, _BATCH, BATCH_CASES, KNOWN)
+    run_trials(run, _BATCH, reference, trials, _batch_trial, KNOWN)
     run.done()
 
 
@@ -517,7 +374,7 @@ LOSS_CASES = (
          mentions=("targets", "(4, 5)", "(4, 6, 9)")),
 )  # fmt: skip
 # the functions of notebook 07 checked as tables
-CASES = {_LOSS: LOSS_CASES}
+CASES = {_BATCH: BATCH_CASES, _LOSS: LOSS_CASES}
 # detectors raised from a probe of the call (a graph to train on), not from an output's value
 PROPERTY_DETECTORS = ("HINT_LOSS_TENSOR",)
 

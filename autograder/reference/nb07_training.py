@@ -228,6 +228,364 @@ def ablate_head(model, ids, layer, head, mode):
 
 # -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
 # them on their inputs to name the slip a wrong output matches
+# make_batch: targets not shifted
+def _slip_make_batch_0(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[:-1]
+        loss_mask[b, :len(seq) - 1] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: shifted the wrong way
+def _slip_make_batch_1(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[1:]
+        targets[b, :len(seq) - 1] = ids[:-1]
+        loss_mask[b, :len(seq) - 1] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: whole sequences, no shift (L too long)
+def _slip_make_batch_2(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences))
+    inputs = torch.full((len(sequences), L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((len(sequences), L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        inputs[b, :len(seq)] = torch.tensor(seq)
+        loss_mask[b, :len(seq)] = True
+    targets = torch.cat([inputs[:, 1:], torch.full((len(sequences), 1), pad_id)], dim=1)
+    return (inputs, targets, loss_mask)
+
+# make_batch: loss mask inverted
+def _slip_make_batch_3(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq) - 1] = True
+    return (inputs, targets, ~loss_mask)
+
+# make_batch: loss mask one too long
+def _slip_make_batch_4(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq)] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: end token excluded from the loss mask
+def _slip_make_batch_5(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq) - 2] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: padding on the left
+def _slip_make_batch_6(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        n = len(seq) - 1
+        inputs[b, L - n:] = ids[:-1]
+        targets[b, L - n:] = ids[1:]
+        loss_mask[b, L - n:] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: padding hard-coded as 0
+def _slip_make_batch_7(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    inputs = torch.zeros((len(sequences), L), dtype=torch.long)
+    targets = torch.zeros((len(sequences), L), dtype=torch.long)
+    loss_mask = torch.zeros((len(sequences), L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq) - 1] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: loss mask as 0/1 integers
+def _slip_make_batch_8(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        inputs[b, :len(seq) - 1] = ids[:-1]
+        targets[b, :len(seq) - 1] = ids[1:]
+        loss_mask[b, :len(seq) - 1] = True
+    return (inputs, targets, loss_mask.long())
+
+# make_batch: pads the caller's lists in place
+def _slip_make_batch_9(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences))
+    for seq in sequences:
+        seq.extend([pad_id] * (L - len(seq)))
+    ids = torch.tensor(sequences)
+    targets = ids[:, 1:]
+    return (ids[:, :-1], targets, targets != pad_id)
+
+# make_batch: padded targets written as -100 (ignore_index)
+def _slip_make_batch_10(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(seq)
+        n = len(seq) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        targets[b, n:] = -100
+        loss_mask[b, :n] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: rows sorted by length, longest first
+def _slip_make_batch_11(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    sequences = sorted(sequences, key=len, reverse=True)
+    L = len(sequences[0]) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        inputs[b, :len(seq) - 1] = torch.tensor(seq[:-1])
+        targets[b, :len(seq) - 1] = torch.tensor(seq[1:])
+        loss_mask[b, :len(seq) - 1] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: L from the shortest sequence (longer ones truncated)
+def _slip_make_batch_12(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = min((len(seq) for seq in sequences)) - 1
+    inputs = torch.tensor([list(seq[:L]) for seq in sequences])
+    targets = torch.tensor([list(seq[1:L + 1]) for seq in sequences])
+    return (inputs, targets, torch.ones_like(inputs, dtype=torch.bool))
+
+# make_batch: numpy arrays returned
+def _slip_make_batch_13(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    import numpy as np
+    L = max((len(seq) for seq in sequences)) - 1
+    inputs = np.full((len(sequences), L), pad_id)
+    targets = np.full((len(sequences), L), pad_id)
+    loss_mask = np.zeros((len(sequences), L), dtype=bool)
+    for b, seq in enumerate(sequences):
+        inputs[b, :len(seq) - 1] = seq[:-1]
+        targets[b, :len(seq) - 1] = seq[1:]
+        loss_mask[b, :len(seq) - 1] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: L taken from the first sequence
+def _slip_make_batch_14(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = len(sequences[0]) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(list(seq), dtype=torch.long)
+        n = len(ids) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        loss_mask[b, :n] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: rows built as [[pad_id] * L] * B (one shared list)
+def _slip_make_batch_15(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = [[pad_id] * L] * B
+    targets = [[pad_id] * L] * B
+    mask = [[False] * L] * B
+    for b, seq in enumerate(sequences):
+        n = len(seq) - 1
+        inputs[b][:n] = list(seq[:-1])
+        targets[b][:n] = list(seq[1:])
+        mask[b][:n] = [True] * n
+    return (torch.tensor(inputs), torch.tensor(targets), torch.tensor(mask))
+
+# make_batch: float tensors (torch.zeros(B, L) + pad_id)
+def _slip_make_batch_16(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.zeros(B, L) + pad_id
+    targets = torch.zeros(B, L) + pad_id
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        n = len(seq) - 1
+        inputs[b, :n] = torch.tensor(seq[:-1], dtype=torch.float32)
+        targets[b, :n] = torch.tensor(seq[1:], dtype=torch.float32)
+        loss_mask[b, :n] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: torch.tensor(sequences) without padding
+def _slip_make_batch_17(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    ids = torch.tensor(sequences, dtype=torch.long)
+    return (ids[:, :-1], ids[:, 1:], ids[:, 1:] != pad_id)
+
+# make_batch: each row one target short (n = len(seq) - 2)
+def _slip_make_batch_18(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        n = len(seq) - 2
+        inputs[b, :n] = torch.tensor(seq[:n])
+        targets[b, :n] = torch.tensor(seq[1:n + 1])
+        loss_mask[b, :n] = True
+    return (inputs, targets, loss_mask)
+
 # lm_loss: padding counted in the loss
 def _slip_lm_loss_0(logits, targets, loss_mask):
     require_ndim('logits', logits, 3, '(B, L, V)')
@@ -444,6 +802,27 @@ def _slip_lm_loss_17(logits, targets, loss_mask):
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
+    'make_batch': [
+        ('targets not shifted', 'HINT_SHIFT', _slip_make_batch_0),
+        ('shifted the wrong way', 'HINT_SHIFTED_WRONG_WAY', _slip_make_batch_1),
+        ('whole sequences, no shift (L too long)', 'HINT_BATCH_SHAPE', _slip_make_batch_2),
+        ('loss mask inverted', 'HINT_LOSS_MASK_INVERTED', _slip_make_batch_3),
+        ('loss mask one too long', 'HINT_LOSS_MASK_LENGTH', _slip_make_batch_4),
+        ('end token excluded from the loss mask', 'HINT_EOS_TARGET', _slip_make_batch_5),
+        ('padding on the left', 'HINT_PADDING_LEFT', _slip_make_batch_6),
+        ('padding hard-coded as 0', 'HINT_PADDING_WRITTEN_0', _slip_make_batch_7),
+        ('loss mask as 0/1 integers', 'HINT_BOOL_MASK', _slip_make_batch_8),
+        ("pads the caller's lists in place", 'HINT_BATCH_IN_PLACE', _slip_make_batch_9),
+        ('padded targets written as -100 (ignore_index)', 'HINT_IGNORE_INDEX', _slip_make_batch_10),
+        ('rows sorted by length, longest first', 'HINT_ROWS_REORDERED', _slip_make_batch_11),
+        ('L from the shortest sequence (longer ones truncated)', 'HINT_BATCH_SHAPE', _slip_make_batch_12),
+        ('numpy arrays returned', 'HINT_TENSORS', _slip_make_batch_13),
+        ('L taken from the first sequence', 'HINT_CRASH_MAKE_BATCH', _slip_make_batch_14),
+        ('rows built as [[pad_id] * L] * B (one shared list)', 'HINT_ALIASED_ROWS', _slip_make_batch_15),
+        ('float tensors (torch.zeros(B, L) + pad_id)', 'HINT_LONG', _slip_make_batch_16),
+        ('torch.tensor(sequences) without padding', 'HINT_CRASH_MAKE_BATCH', _slip_make_batch_17),
+        ('each row one target short (n = len(seq) - 2)', 'HINT_SHIFT', _slip_make_batch_18),
+    ],
     'lm_loss': [
         ('padding counted in the loss', 'HINT_PADDING_COUNTED', _slip_lm_loss_0),
         ('mean over the batch of per-sequence means', 'HINT_WEIGHT', _slip_lm_loss_1),

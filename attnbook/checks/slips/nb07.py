@@ -13,6 +13,163 @@ from math import inf, nan  # noqa: F401 (outputs that hold them)
 
 # function: {case id: [(mistake, detector, its output)]}
 SLIPS = {
+    'make_batch': {
+        'email': [
+            ('targets not shifted', 'HINT_SHIFT', (
+                None,
+                [
+                    [1.0, 61.0, 68.0, 76.0, 63.0],
+                    [1.0, 68.0, 63.0, 0.0, 0.0],
+                ],
+                None,
+            )),
+            ('shifted the wrong way', 'HINT_SHIFTED_WRONG_WAY', (
+                [
+                    [61.0, 68.0, 76.0, 63.0, 2.0],
+                    [68.0, 63.0, 2.0, 0.0, 0.0],
+                ],
+                [
+                    [1.0, 61.0, 68.0, 76.0, 63.0],
+                    [1.0, 68.0, 63.0, 0.0, 0.0],
+                ],
+                None,
+            )),
+            ('whole sequences, no shift (L too long)', 'HINT_BATCH_SHAPE', (
+                [
+                    [1.0, 61.0, 68.0, 76.0, 63.0, 2.0],
+                    [1.0, 68.0, 63.0, 2.0, 0.0, 0.0],
+                ],
+                [
+                    [61.0, 68.0, 76.0, 63.0, 2.0, 0.0],
+                    [68.0, 63.0, 2.0, 0.0, 0.0, 0.0],
+                ],
+                [
+                    [True, True, True, True, True, True],
+                    [True, True, True, True, False, False],
+                ],
+            )),
+            ('loss mask inverted', 'HINT_LOSS_MASK_INVERTED', (
+                None,
+                None,
+                [
+                    [False, False, False, False, False],
+                    [False, False, False, True, True],
+                ],
+            )),
+            ('loss mask one too long', 'HINT_LOSS_MASK_LENGTH', (
+                None,
+                None,
+                [
+                    [True, True, True, True, True],
+                    [True, True, True, True, False],
+                ],
+            )),
+            ('end token excluded from the loss mask', 'HINT_EOS_TARGET', (
+                None,
+                None,
+                [
+                    [True, True, True, True, False],
+                    [True, True, False, False, False],
+                ],
+            )),
+            ('padding on the left', 'HINT_PADDING_LEFT', (
+                [
+                    [1.0, 61.0, 68.0, 76.0, 63.0],
+                    [0.0, 0.0, 1.0, 68.0, 63.0],
+                ],
+                [
+                    [61.0, 68.0, 76.0, 63.0, 2.0],
+                    [0.0, 0.0, 68.0, 63.0, 2.0],
+                ],
+                [
+                    [True, True, True, True, True],
+                    [False, False, True, True, True],
+                ],
+            )),
+            ('padded targets written as -100 (ignore_index)', 'HINT_IGNORE_INDEX', (
+                None,
+                [
+                    [61.0, 68.0, 76.0, 63.0, 2.0],
+                    [68.0, 63.0, 2.0, -100.0, -100.0],
+                ],
+                None,
+            )),
+            ('L from the shortest sequence (longer ones truncated)', 'HINT_BATCH_SHAPE', (
+                [
+                    [1.0, 61.0, 68.0],
+                    [1.0, 68.0, 63.0],
+                ],
+                [
+                    [61.0, 68.0, 76.0],
+                    [68.0, 63.0, 2.0],
+                ],
+                [
+                    [True, True, True],
+                    [True, True, True],
+                ],
+            )),
+            ('rows built as [[pad_id] * L] * B (one shared list)', 'HINT_ALIASED_ROWS', (
+                [
+                    [1.0, 68.0, 63.0, 76.0, 63.0],
+                    [1.0, 68.0, 63.0, 76.0, 63.0],
+                ],
+                [
+                    [68.0, 63.0, 2.0, 63.0, 2.0],
+                    [68.0, 63.0, 2.0, 63.0, 2.0],
+                ],
+                [
+                    [True, True, True, True, True],
+                    [True, True, True, True, True],
+                ],
+            )),
+            ('each row one target short (n = len(seq) - 2)', 'HINT_SHIFT', (
+                [
+                    [1.0, 61.0, 68.0, 76.0, 0.0],
+                    [1.0, 68.0, 0.0, 0.0, 0.0],
+                ],
+                [
+                    [61.0, 68.0, 76.0, 63.0, 0.0],
+                    [68.0, 63.0, 0.0, 0.0, 0.0],
+                ],
+                [
+                    [True, True, True, True, False],
+                    [True, True, False, False, False],
+                ],
+            )),
+        ],
+        'three': [
+            ('padding hard-coded as 0', 'HINT_PADDING_WRITTEN_0', (
+                [
+                    [1.0, 5.0, 6.0, 0.0, 0.0],
+                    [1.0, 4.0, 0.0, 0.0, 0.0],
+                    [1.0, 3.0, 3.0, 8.0, 3.0],
+                ],
+                [
+                    [5.0, 6.0, 2.0, 0.0, 0.0],
+                    [4.0, 2.0, 0.0, 0.0, 0.0],
+                    [3.0, 3.0, 8.0, 3.0, 2.0],
+                ],
+                None,
+            )),
+            ('rows sorted by length, longest first', 'HINT_ROWS_REORDERED', (
+                [
+                    [1.0, 3.0, 3.0, 8.0, 3.0],
+                    [1.0, 5.0, 6.0, 7.0, 7.0],
+                    [1.0, 4.0, 7.0, 7.0, 7.0],
+                ],
+                [
+                    [3.0, 3.0, 8.0, 3.0, 2.0],
+                    [5.0, 6.0, 2.0, 7.0, 7.0],
+                    [4.0, 2.0, 7.0, 7.0, 7.0],
+                ],
+                [
+                    [True, True, True, True, True],
+                    [True, True, True, False, False],
+                    [True, True, False, False, False],
+                ],
+            )),
+        ],
+    },
     'lm_loss': {
         'worked': [
             ('padding counted in the loss', 'HINT_PADDING_COUNTED', 0.8437919020652771),
