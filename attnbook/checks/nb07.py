@@ -19,7 +19,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attnbook.checks._cases import Case, Part, Returns, Slips, run_cases, run_trials
+from attnbook.checks._cases import Case, Part, Returns, Slips, one_number, run_cases, run_trials
 from attnbook.checks._core import (
     CheckRun,
     Mistake,
@@ -65,18 +65,11 @@ def _tiny_decoder(
     n_layers: int = 1,
     dropout: float = 0.0,
 ) -> TransformerLM:
-    torch.manual_seed(seed)
-    return ObservedLM(
-        LMConfig(
-            vocab_size=vocab_size,
-            d_model=16,
-            n_heads=2,
-            n_layers=n_layers,
-            max_len=16,
-            positions=positions,
-            dropout=dropout,
-        )
-    )
+    config = LMConfig(vocab_size=vocab_size, d_model=16, n_heads=2, n_layers=n_layers,
+                      max_len=16, positions=positions, dropout=dropout)  # fmt: skip
+    with torch.random.fork_rng(devices=[]):  # drawn from `seed`: the global state stays
+        torch.manual_seed(seed)
+        return ObservedLM(config)
 
 
 def _two_sizes(gen: torch.Generator) -> tuple[int, int]:
@@ -373,11 +366,6 @@ LOSS_CASES = (
          (_loss_logits, _targets[:, :5], _mask[:, :5]), raises=ValueError,
          mentions=("targets", "(4, 5)", "(4, 6, 9)")),
 )  # fmt: skip
-# the functions of notebook 07 checked as tables
-CASES = {_BATCH: BATCH_CASES, _LOSS: LOSS_CASES}
-# detectors raised from a probe of the call (a graph to train on), not from an output's value
-PROPERTY_DETECTORS = ("HINT_LOSS_TENSOR",)
-
 
 def _loss_trial(rng: np.random.Generator, seed: int) -> Case:
     """A random padded batch (a row with no real target in every third trial when B > 1)
@@ -700,60 +688,6 @@ HINT_PERPLEXITY_RETURNED = (
 )
 
 
-def _evaluate_mistakes(model, batches) -> tuple[float, list[Mistake]]:
-    was_training = model.training
-    model.eval()
-    stats = batch_stats(model, batches)
-    model.train(was_training)
-    total, count = sum(s[0] for s in stats), sum(s[1] for s in stats)
-    return total / count, [
-        Mistake(
-            "only the first batch counted (return inside the loop)",
-            stats[0][0] / stats[0][1] if len(stats) > 1 else math.nan,
-            HINT_ONLY_FIRST_BATCH_COUNTED,
-        ),
-        Mistake(
-            "summed loss divided by the number of batches", total / len(stats), HINT_EVAL_WEIGHTING
-        ),
-        Mistake(
-            "floor division (//) of the summed loss by the token count",
-            total // count,
-            HINT_EVAL_FLOOR_DIVISION,
-        ),
-        Mistake(
-            "batch losses weighted by their number of rows, not of real targets",
-            sum(s[0] / s[1] * len(b[0]) for s, b in zip(stats, batches))
-            / sum(len(b[0]) for b in batches),
-            HINT_EVAL_WEIGHTING,
-        ),
-        Mistake(
-            "mean of the per-batch mean losses (small batches weigh more)",
-            float(np.mean([s[0] / s[1] for s in stats])),
-            HINT_EVAL_WEIGHTING,
-        ),
-        Mistake(
-            "padded targets counted", float(np.mean([s[2] for s in stats])), HINT_PADDING_COUNTED
-        ),
-        Mistake(
-            "sum of the batch losses instead of their token-weighted mean",
-            float(sum(s[0] / s[1] for s in stats)),
-            HINT_EVAL_WEIGHTING,
-        ),
-        Mistake("summed loss not divided by the token count", total, HINT_SUMMED_LOSS_NOT_DIVIDED),
-        Mistake(
-            "only the last batch counted (totals overwritten, not added to)",
-            stats[-1][0] / stats[-1][1],
-            HINT_ONLY_LAST_BATCH_COUNTED,
-        ),
-        Mistake(
-            "perplexity exp(loss) returned instead of the loss",
-            math.exp(total / count),
-            HINT_PERPLEXITY_RETURNED,
-        ),
-        Mistake("loss in bits (log base 2)", total / count / math.log(2), HINT_LOG_BASE_2),
-    ]
-
-
 def _worked_eval_batches():
     """Two batches with 4 and 1 real targets; padding (0) on the right, masked."""
     first = (
@@ -775,33 +709,48 @@ HINT_EVAL_RANDOM = (
 )
 
 
-def _expect_evaluate(
-    run: CheckRun, call: str, evaluate, model, batches, expected, mistakes=()
-) -> None:
+def _no_graph(run: CheckRun, case: Case, seen) -> None:
+    if isinstance(seen, torch.Tensor) and seen.requires_grad:
+        run.fail(f"{case.call} returned a tensor that holds a graph.", hint=HINT_RETURN_FLOAT)
+
+
+def _scored_in_eval_mode(run: CheckRun, case: Case, seen) -> None:
+    """Called again: the model is left in the mode it came in, no forward pass built a
+    graph, and the value is the same (no dropout)."""
+    model = case.args[0]
     mode, logged = model.training, len(model.forward_log)
-    done = run.call_observed(call, model, batches)
-    value, after = done.result, done.args_after[0]
+    done = run.call_observed(f"{case.call}, called again", *copy.deepcopy(case.args))
+    after = done.args_after[0]
     graphs = [bool(entry.get("graph")) for entry in after.forward_log[logged:]]
     run.expect_true(
         after.training == mode,
-        f"{call}: the model was in {'training' if mode else 'evaluation'} mode "
-        f"before and is in {'training' if after.training else 'evaluation'} mode "
-        f"after.",
+        f"{case.call}: the model was in {'training' if mode else 'evaluation'} mode before and "
+        f"is in {'training' if after.training else 'evaluation'} mode after.",
         hint=HINT_RESTORE_MODE,
     )
     run.expect_true(
         bool(graphs) and not any(graphs),
-        f"{call}: the model ran with autograd recording a graph "
-        f"({sum(graphs)} of {len(graphs)} forward passes)."
-        if graphs
-        else f"{call}: the model was never called.",
+        f"{case.call}: the model ran with autograd recording a graph ({sum(graphs)} of "
+        f"{len(graphs)} forward passes)." if graphs else f"{case.call}: the model was never "
+        "called.",
         hint=HINT_NO_GRAD,
-    )
-    if isinstance(value, torch.Tensor) and value.requires_grad:
-        run.fail(f"{call} returned a tensor that holds a graph.", hint=HINT_RETURN_FLOAT)
-    value = _as_number(run, call, value)
-    run.expect_finite(call, value)
-    run.expect_close(call, value, expected, mistakes=mistakes, **TOL, hint=HINT_EVAL_RANDOM)
+    )  # fmt: skip
+    again = one_number(done.result)
+    run.expect_close(f"{case.call}, called twice", again, seen, **TOL, hint=HINT_EVAL_MODE)
+
+
+def _eval_loss(model, batches) -> float:
+    """The mean loss over all real targets of `batches`, in evaluation mode."""
+    was_training = model.training
+    stats = batch_stats(model.eval(), batches)
+    model.train(was_training)
+    return sum(s[0] for s in stats) / sum(s[1] for s in stats)
+
+
+def _eval_case(case_id: str, call: str, model, batches, expect=None) -> Case:
+    return Case(case_id, call, (model, batches), expect=expect, scalar=True,
+                shape_hint=HINT_RETURN_FLOAT, before=_no_graph, then=_scored_in_eval_mode,
+                depth=12, hint=HINT_EVAL_RANDOM, what="loss")  # fmt: skip
 
 
 HINT_EVAL_BATCHES = (
@@ -812,54 +761,47 @@ HINT_EVAL_BATCHES = (
 HINT_EVAL_MODE = "call model.eval() before scoring: dropout makes the loss random"
 
 
+_EVALUATE = "evaluate"
+_dropout_model = _tiny_decoder(5, dropout=0.5).train()
+_gen = torch.Generator().manual_seed(5)
+_three_batches = [_random_batch(_gen, B, L, 11) for B, L in [(3, 6), (1, 2), (2, 9)]]
+_eval_model = copy.deepcopy(_dropout_model).eval()
+EVALUATE_CASES = (
+    _eval_case("worked", "evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
+               "two batches of 4 and 1 real targets",
+               bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log()), _worked_eval_batches(),
+               -(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
+    _eval_case("dropout", "evaluate(decoder_with_dropout, three batches of shapes (3, 6), (1, 2), "
+               "(2, 9)), the model in training mode", _dropout_model, _three_batches,
+               _eval_loss(_dropout_model, _three_batches)),
+    _eval_case("iterator", "evaluate(decoder, iter(batches)) with the model already in "
+               "evaluation mode", _eval_model, iter(_three_batches),
+               _eval_loss(_eval_model, _three_batches)),
+    Case("inputs 1-D", "evaluate with inputs of shape (4,)", (_eval_model, [(_ids([1, 2, 3, 4]),
+         _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))]), raises=ValueError,
+         mentions=("inputs", "(4,)")),
+)  # fmt: skip
+
+
+def _eval_trial(rng: np.random.Generator, seed: int) -> Case:
+    """A random decoder (RoPE or learned positions, dropout 0.2, in training mode every
+    other trial) and one to three random batches."""
+    gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    model = _tiny_decoder(int(rng.integers(2**31)), positions=["rope", "learned"][seed % 2],
+                          dropout=0.2).train(seed % 2 == 0)  # fmt: skip
+    batches = [_random_batch(gen, *_two_sizes(gen), 11) for _ in range(int(rng.integers(1, 4)))]
+    call = f"evaluate on a random decoder and {len(batches)} random batches (seed {seed})"
+    return _eval_case("trial", call, model, batches)
+
+
 def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
+    """The mean loss over all real targets of all batches, in evaluation mode without a
+    graph, the model's mode restored: a model of fixed probabilities, a decoder with dropout
+    in training mode, batches as an iterator, an input check (the table `EVALUATE_CASES`),
+    then random trials against the reference."""
     run = CheckRun(evaluate, crash_hint=HINT_EVAL_BATCHES)
-    model = bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log())
-    call = (
-        "evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), two "
-        "batches of 4 and 1 real targets"
-    )
-    by_hand = -(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5
-    expected, mistakes = _evaluate_mistakes(model, _worked_eval_batches())
-    _expect_evaluate(run, call, evaluate, model, _worked_eval_batches(), by_hand, mistakes)
-
-    model = _tiny_decoder(5, dropout=0.5).train()
-    gen = torch.Generator().manual_seed(5)
-    batches = [_random_batch(gen, B, L, 11) for B, L in [(3, 6), (1, 2), (2, 9)]]
-    call = (
-        "evaluate(decoder_with_dropout, three batches of shapes (3, 6), (1, 2), (2, 9)), "
-        "the model in training mode"
-    )
-    expected, mistakes = _evaluate_mistakes(model, batches)
-    _expect_evaluate(run, call, evaluate, model, batches, expected, mistakes)
-    again = _as_number(run, call, run.call(call, model, batches))
-    run.expect_close(f"{call}, called twice", again, expected, **TOL, hint=HINT_EVAL_MODE)
-
-    model.eval()
-    call = "evaluate(decoder, batches) with the model already in evaluation mode"
-    _expect_evaluate(run, call, evaluate, model, iter(batches), expected)
-
-    run.expect_raises(
-        "evaluate with inputs of shape (4,)",
-        ValueError,
-        model,
-        [(_ids([1, 2, 3, 4]), _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))],
-        mentions=("inputs", "(4,)"),
-    )
-    if reference is not None:
-        for seed in hidden_range(trials):
-            model = _tiny_decoder(
-                730 + seed, positions=["rope", "learned"][seed % 2], dropout=0.2
-            ).train(seed % 2 == 0)
-            gen = torch.Generator().manual_seed(730 + seed)
-            batches = [
-                _random_batch(gen, *_two_sizes(gen), 11)
-                for _ in range(int(torch.randint(1, 4, (1,), generator=gen)))
-            ]
-            call = f"evaluate on a random decoder and {len(batches)} random batches (seed {seed})"
-            _, mistakes = _evaluate_mistakes(model, batches)
-            expected = reference(copy.deepcopy(model), batches)
-            _expect_evaluate(run, call, evaluate, model, batches, expected, mistakes)
+    run_cases(run, _EVALUATE, EVALUATE_CASES, KNOWN)
+    run_trials(run, _EVALUATE, reference, trials, _eval_trial, KNOWN)
     run.done()
 
 
@@ -1523,3 +1465,11 @@ check_lm_loss = _on_one_thread(_check_lm_loss)
 check_train_step = _on_one_thread(_check_train_step)
 check_evaluate = _on_one_thread(_check_evaluate)
 check_ablate_head = _on_one_thread(_check_ablate_head)
+
+
+# the functions of notebook 07 checked as tables
+CASES = {_BATCH: BATCH_CASES, _LOSS: LOSS_CASES, _EVALUATE: EVALUATE_CASES}
+# detectors raised from a probe of the call (a graph to train on, the model's mode, dropout's
+# randomness), not from an output's value
+PROPERTY_DETECTORS = ("HINT_LOSS_TENSOR", "HINT_RESTORE_MODE", "HINT_NO_GRAD", "HINT_EVAL_RANDOM",
+                      "HINT_EVAL_MODE")  # fmt: skip

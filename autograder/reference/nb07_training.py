@@ -799,6 +799,234 @@ def _slip_lm_loss_17(logits, targets, loss_mask):
     mask = loss_mask.flatten().to(nll.dtype)
     return (nll * mask).sum() / mask.sum()
 
+# evaluate: mean of per-batch means
+def _slip_evaluate_0(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        means = [lm_loss(model(x), y, m).item() for x, y, m in batches]
+    model.train(was_training)
+    return sum(means) / len(means)
+
+# evaluate: padding counted
+def _slip_evaluate_1(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        means = [torch.nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten()).item() for x, y, m in batches]
+    model.train(was_training)
+    return sum(means) / len(means)
+
+# evaluate: no torch.no_grad()
+def _slip_evaluate_2(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    total, count = (0.0, 0)
+    for inputs, targets, loss_mask in batches:
+        n = int(loss_mask.sum())
+        total += lm_loss(model(inputs), targets, loss_mask).item() * n
+        count += n
+    model.train(was_training)
+    return total / count
+
+# evaluate: no model.eval()
+def _slip_evaluate_3(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    return total / count
+
+# evaluate: training mode not restored
+def _slip_evaluate_4(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    model.eval()
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    return total / count
+
+# evaluate: always switches to training mode at the end
+def _slip_evaluate_5(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    model.eval()
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    model.train()
+    return total / count
+
+# evaluate: sum not divided by the token count
+def _slip_evaluate_6(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
+    model.train(was_training)
+    return total
+
+# evaluate: only the last batch counted
+def _slip_evaluate_7(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            loss = lm_loss(model(inputs), targets, loss_mask).item()
+    model.train(was_training)
+    return loss
+
+# evaluate: perplexity returned
+def _slip_evaluate_8(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
+            count += int(loss_mask.sum())
+    model.train(was_training)
+    return math.exp(total / count)
+
+# evaluate: return inside the loop (first batch only)
+def _slip_evaluate_9(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+            model.train(was_training)
+            return total / count
+
+# evaluate: summed loss divided by the number of batches
+def _slip_evaluate_10(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
+    model.train(was_training)
+    return total / len(batches)
+
+# evaluate: floor division
+def _slip_evaluate_11(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    model.train(was_training)
+    return total // count
+
+# evaluate: batches weighted by their rows (len(targets))
+def _slip_evaluate_12(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    was_training = model.training
+    model.eval()
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            total += lm_loss(model(inputs), targets, loss_mask).item() * len(targets)
+            count += len(targets)
+    model.train(was_training)
+    return total / count
+
+# evaluate: mode read after model.eval()
+def _slip_evaluate_13(model, batches):
+    batches = list(batches)
+    for inputs, targets, loss_mask in batches:
+        require_ndim('inputs', inputs, 2, '(B, L)')
+        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    model.eval()
+    was_training = model.training
+    total, count = (0.0, 0)
+    with torch.no_grad():
+        for inputs, targets, loss_mask in batches:
+            n = int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
+    model.train(was_training)
+    return total / count
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -842,5 +1070,21 @@ SLIPS = {
         ('per-position means (batch axis reduced first)', 'HINT_WEIGHT_OR_FIRST_ROW', _slip_lm_loss_15),
         ('only the first sequence scored (written for B = 1)', 'HINT_WEIGHT_OR_FIRST_ROW', _slip_lm_loss_16),
         ('logits reshaped with the length instead of the vocabulary', 'HINT_CRASH_LOSS', _slip_lm_loss_17),
+    ],
+    'evaluate': [
+        ('mean of per-batch means', 'HINT_EVAL_WEIGHTING', _slip_evaluate_0),
+        ('padding counted', 'HINT_PADDING_COUNTED', _slip_evaluate_1),
+        ('no torch.no_grad()', 'HINT_NO_GRAD', _slip_evaluate_2),
+        ('no model.eval()', 'HINT_EVAL_RANDOM', _slip_evaluate_3),
+        ('training mode not restored', 'HINT_RESTORE_MODE', _slip_evaluate_4),
+        ('always switches to training mode at the end', 'HINT_RESTORE_MODE', _slip_evaluate_5),
+        ('sum not divided by the token count', 'HINT_SUMMED_LOSS_NOT_DIVIDED', _slip_evaluate_6),
+        ('only the last batch counted', 'HINT_ONLY_LAST_BATCH_COUNTED', _slip_evaluate_7),
+        ('perplexity returned', 'HINT_PERPLEXITY_RETURNED', _slip_evaluate_8),
+        ('return inside the loop (first batch only)', 'HINT_ONLY_FIRST_BATCH_COUNTED', _slip_evaluate_9),
+        ('summed loss divided by the number of batches', 'HINT_EVAL_WEIGHTING', _slip_evaluate_10),
+        ('floor division', 'HINT_EVAL_FLOOR_DIVISION', _slip_evaluate_11),
+        ('batches weighted by their rows (len(targets))', 'HINT_EVAL_WEIGHTING', _slip_evaluate_12),
+        ('mode read after model.eval()', 'HINT_RESTORE_MODE', _slip_evaluate_13),
     ],
 }

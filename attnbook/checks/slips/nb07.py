@@ -189,4 +189,17 @@ SLIPS = {
             ('log of softmax overflows', 'HINT_LOG_OF_SOFTMAX', nan),
         ],
     },
+    'evaluate': {
+        'worked': [
+            ('mean of per-batch means', 'HINT_EVAL_WEIGHTING', 1.3347848653793335),
+            ('padding counted', 'HINT_PADDING_COUNTED', 1.5418604016304016),
+            ('sum not divided by the token count', 'HINT_SUMMED_LOSS_NOT_DIVIDED', 5.8499650955200195),
+            ('only the last batch counted', 'HINT_ONLY_LAST_BATCH_COUNTED', 1.6094379425048828),
+            ('perplexity returned', 'HINT_PERPLEXITY_RETURNED', 3.2219701462114987),
+            ('return inside the loop (first batch only)', 'HINT_ONLY_FIRST_BATCH_COUNTED', 1.0601317882537842),
+            ('summed loss divided by the number of batches', 'HINT_EVAL_WEIGHTING', 2.9249825477600098),
+            ('floor division', 'HINT_EVAL_FLOOR_DIVISION', 1.0),
+            ('batches weighted by their rows (len(targets))', 'HINT_EVAL_WEIGHTING', 1.2432338396708171),
+        ],
+    },
 }
