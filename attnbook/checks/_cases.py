@@ -175,6 +175,10 @@ class Case:
     # another right answer, a function of the arguments: an output equal to it is compared
     # with it (a batch padded whole and then sliced)
     also: Callable | None = None
+    # several calls: drive(step, *args) makes them, step(*a) calling the function once and
+    # giving (its result, the arguments as the call left them); drive's result is the output
+    # (a model after three training steps). drive must not change `args`
+    drive: Callable | None = None
 
     @property
     def compares_values(self) -> bool:
@@ -282,7 +286,10 @@ def call_local(fn: Callable, case: Case, args: tuple | None = None, kwargs: dict
     kwargs = copy.deepcopy(case.keywords) if kwargs is None else kwargs
     if case.build is not None:
         fn = built_locally(fn, case.build)
-    output = fn(*args, **kwargs)
+    if case.drive is not None:
+        output = case.drive(lambda *a: (fn(*a), a), *args)
+    else:
+        output = fn(*args, **kwargs)
     return output if case.unpack is None else case.unpack[0](output)
 
 
@@ -478,10 +485,12 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
         )
         run.passed = raising.passed
         return None
-    seen = run.invoke(
-        case.call, run.func if module is None else module, *case.args,
-        crash_hints=case.crash_hints, **case.keywords,
-    )  # fmt: skip
+    fn = run.func if module is None else module
+    if case.drive is not None:
+        seen = case.drive(functools.partial(_observed_step, run, case, fn), *case.args)
+    else:
+        seen = run.invoke(case.call, fn, *case.args, crash_hints=case.crash_hints,
+                          **case.keywords)  # fmt: skip
     if case.unpack is not None:
         seen = _unpacked(run, case, seen)
     if case.before is not None:
@@ -542,6 +551,12 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     if case.then is not None:
         case.then(run, case, seen)
     return seen
+
+
+def _observed_step(run: CheckRun, case: Case, fn: Callable, *args):
+    """One call of a driven case: (its result, the arguments as it left them)."""
+    done = run.observe(case.call, fn, *args, crash_hints=case.crash_hints)
+    return done.result, done.args_after
 
 
 def _unpacked(run: CheckRun, case: Case, seen):
