@@ -22,9 +22,7 @@ import torch.nn.functional as F
 from attnbook.checks._cases import Case, Part, Returns, Slips, one_number, run_cases, run_trials
 from attnbook.checks._core import (
     CheckRun,
-    Mistake,
     as_array,
-    hidden_range,
     observe,
 )
 from attnbook.checks._lm import (
@@ -814,6 +812,7 @@ HINT_CRASH_ABLATE = (
     'gets the tuple of inputs) and, for "uniform", on W_V (a forward hook '
     "gets the output); index the columns of the last axis with [..., a:b]"
 )
+_ABLATE_CRASH = (("", HINT_CRASH_ABLATE),)
 
 
 def _target_log_probs(logits: torch.Tensor, ids: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -823,225 +822,41 @@ def _target_log_probs(logits: torch.Tensor, ids: torch.Tensor, dim: int = -1) ->
     return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)  # (B, L-1)
 
 
-def _same_position_log_probs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-    """The off-by-one mistake: log p(ids[:, t]) under the logits of position t, t >= 1."""
-    log_probs = torch.log_softmax(logits[:, 1:].double(), dim=-1)  # (B, L-1, V)
-    return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)  # (B, L-1)
-
-
 def _logits(model, ids) -> torch.Tensor:
     frozen = copy.deepcopy(model).eval()
     with torch.no_grad():
         return frozen(ids)
 
 
-def _edited_copy(model, layer: int, head: int, mode: str, keep_bias: bool = False):
-    """A copy of the model whose weights do the ablation: "zero" zeroes the head's columns
-    of W_O (its output never reaches the residual stream); "uniform" zeroes its query rows of
-    W_Q, so every score is 0 and the row softmax is uniform over the allowed keys.
-
-    ``keep_bias``: the mistakes that zero only weight rows and leave the bias, W_V's rows for
-    "zero" (the head then outputs its value bias) and W_Q's rows for "uniform"."""
-    edited = copy.deepcopy(model).eval()
-    attn = edited.blocks[layer].attn
-    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
-    with torch.no_grad():
-        if keep_bias:
-            (attn.W_V if mode == "zero" else attn.W_Q).weight[cols] = 0.0
-        elif mode == "zero":
-            attn.W_O.weight[:, cols] = 0.0
-        else:
-            attn.W_Q.weight[cols] = 0.0
-            attn.W_Q.bias[cols] = 0.0
-    return edited
-
-
-def _head_replaced(v: torch.Tensor, y: torch.Tensor, how: str) -> torch.Tensor:
-    """What a head's output y (B, L, d_k) becomes, given its values v (B, L, d_k)."""
-    if how == "zero":
-        return torch.zeros_like(v)
-    if how == "mean":
-        return y.mean(dim=(0, 1)).expand_as(y)
-    if how == "mean of each row":
-        return y.mean(dim=1, keepdim=True).expand_as(y)
-    if how == "mean of each position":
-        return y.mean(dim=0, keepdim=True).expand_as(y)
-    if how == "mean of its columns":
-        return y.mean(dim=-1, keepdim=True).expand_as(y)
-    if how == "one number":
-        return y.mean().expand_as(y)
-    if how == "mean of its values":
-        return v.mean(dim=(0, 1)).expand_as(v)
-    if how == "uniform over all":
-        return v.mean(1, keepdim=True).expand_as(v)
-    if how == "uniform 1/L":
-        return v.cumsum(1) / v.shape[1]
-    return v.cumsum(1) / torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
-
-
-def _hooked_logits(model, ids, layers, heads, how: str, values_in: bool = False) -> torch.Tensor:
-    """Logits with the given heads' outputs replaced, the way a mistaken answer would
-    (`values_in`: its "values" taken from W_V's input, not its output)."""
+def _hooked_logits(model, ids, layer: int, head: int, mode: str) -> torch.Tensor:
+    """The logits of a copy of the model in eval mode with one head ablated: its output (its
+    columns of W_O's input) zeroed, replaced by its mean over every position of every row, or
+    made the running mean of its values (uniform attention over the allowed keys)."""
     frozen = copy.deepcopy(model).eval()
-    values: dict[int, torch.Tensor] = {}
-    for layer in layers:
-        attn = frozen.blocks[layer].attn
-        attn.W_V.register_forward_hook(
-            lambda _m, i, out, layer=layer: values.__setitem__(layer, i[0] if values_in else out)
-        )
+    attn = frozen.blocks[layer].attn
+    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    values: dict[str, torch.Tensor] = {}
+    attn.W_V.register_forward_hook(lambda _m, _i, out: values.__setitem__("v", out[..., cols]))
 
-        def replace(_m, inputs, layer=layer, d_k=attn.d_k):
-            y = inputs[0].clone()  # (B, L, d)
-            for head in heads:
-                cols = slice(head * d_k, (head + 1) * d_k)
-                v = values[layer][..., cols]  # (B, L, d_k)
-                y[..., cols] = _head_replaced(v, y[..., cols].clone(), how)
-            return (y,)
+    def replace(_m, inputs):
+        y, v = inputs[0].clone(), values["v"]  # (B, L, d), (B, L, d_k)
+        if mode == "zero":
+            y[..., cols] = 0.0
+        elif mode == "mean":
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            y[..., cols] = v.cumsum(1) / torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+        return (y,)
 
-        attn.W_O.register_forward_pre_hook(replace)
+    attn.W_O.register_forward_pre_hook(replace)
     with torch.no_grad():
         return frozen(ids)
 
 
-def _ablation_outcomes(model, ids, layer: int, head: int, mode: str):
-    """The expected changes (B, L - 1) and the known mistakes' outputs."""
-    clean = _logits(model, ids)
-    if mode == "mean":  # no edit of the weights averages an output: a hook does it
-        ablated = _hooked_logits(model, ids, [layer], [head], "mean")
-    else:
-        ablated = _logits(_edited_copy(model, layer, head, mode), ids)
-    expected = _target_log_probs(ablated, ids) - _target_log_probs(clean, ids)
-
-    def change(logits):
-        return _target_log_probs(logits, ids) - _target_log_probs(clean, ids)
-
-    config = model.config
-    n_layers, n_heads = config.n_layers, config.n_heads
-    mistakes = [
-        Mistake("sign flipped (clean minus ablated)", -expected, HINT_ABLATION_SIGN),
-        Mistake(
-            "the logits of position t scored against ids[:, t] (off by one)",
-            _same_position_log_probs(ablated, ids) - _same_position_log_probs(clean, ids),
-            HINT_TARGET_ALIGNMENT,
-        ),
-        Mistake(
-            "log-softmax over the positions instead of the vocabulary",
-            _target_log_probs(ablated, ids, dim=1) - _target_log_probs(clean, ids, dim=1),
-            HINT_LOG_SOFTMAX_AXIS,
-        ),
-        Mistake(
-            "probabilities compared instead of log-probabilities",
-            _target_log_probs(ablated, ids).exp() - _target_log_probs(clean, ids).exp(),
-            HINT_LOG_PROB,
-        ),
-        Mistake(
-            "nothing ablated (every change is 0)", torch.zeros_like(expected), HINT_NOTHING_ABLATED
-        ),
-    ]
-    if mode != "mean":
-        mistakes.append(
-            Mistake(
-                "W_V's weight rows zeroed but not its bias"
-                if mode == "zero"
-                else "W_Q's weight rows zeroed but not its bias",
-                change(_logits(_edited_copy(model, layer, head, mode, keep_bias=True), ids)),
-                HINT_BIAS_LEFT,
-            )
-        )
-    if mode == "mean":
-        mistakes += [
-            Mistake(
-                "the average over each row's positions alone, not over the whole batch",
-                change(_hooked_logits(model, ids, [layer], [head], "mean of each row")),
-                HINT_MEAN_OVER_ALL,
-            ),
-            Mistake(
-                "the average over the rows at each position, not over every position",
-                change(_hooked_logits(model, ids, [layer], [head], "mean of each position")),
-                HINT_MEAN_OVER_ALL,
-            ),
-            Mistake(
-                "the average over the head's d_k columns at each position",
-                change(_hooked_logits(model, ids, [layer], [head], "mean of its columns")),
-                HINT_MEAN_AXES,
-            ),
-            Mistake(
-                "one number: the average over the batch, the positions and the d_k columns",
-                change(_hooked_logits(model, ids, [layer], [head], "one number")),
-                HINT_MEAN_AXES,
-            ),
-            Mistake(
-                "the head's values averaged instead of its output",
-                change(_hooked_logits(model, ids, [layer], [head], "mean of its values")),
-                HINT_MEAN_OF_OUTPUT,
-            ),
-            Mistake(
-                "the head's output zeroed instead of replaced by its mean",
-                change(_logits(_edited_copy(model, layer, head, "zero"), ids)),
-                HINT_MEAN_NOT_ZERO,
-            ),
-            Mistake(
-                "the head made uniform instead of replaced by its mean",
-                change(_logits(_edited_copy(model, layer, head, "uniform"), ids)),
-                HINT_MEAN_NOT_ZERO,
-            ),
-        ]
-    elif mode == "zero":
-        mistakes.append(
-            Mistake(
-                "attention made uniform (queries or keys zeroed) instead of "
-                "the head's output zeroed",
-                change(_logits(_edited_copy(model, layer, head, "uniform"), ids)),
-                HINT_ZERO_MEANS_OUTPUT,
-            )
-        )
-    else:
-        mistakes += [
-            Mistake(
-                "uniform over every position, later ones included (mean of all values)",
-                change(_hooked_logits(model, ids, [layer], [head], "uniform over all")),
-                HINT_UNIFORM_CAUSAL,
-            ),
-            Mistake(
-                "weights 1 / L over the whole row, masked keys included",
-                change(_hooked_logits(model, ids, [layer], [head], "uniform 1/L")),
-                HINT_UNIFORM_ALLOWED,
-            ),
-            Mistake(
-                "the values taken from W_V's input (the block's normalised stream)",
-                change(_hooked_logits(model, ids, [layer], [head], "uniform", values_in=True)),
-                HINT_VALUES_ARE_W_V_OUTPUT,
-            ),
-            Mistake(
-                "the head's output zeroed instead of made uniform",
-                change(_logits(_edited_copy(model, layer, head, "zero"), ids)),
-                HINT_ZERO_MEANS_OUTPUT,
-            ),
-        ]
-    if n_layers > 1:
-        mistakes.append(
-            Mistake(
-                f"head {head} ablated in every block",
-                change(_hooked_logits(model, ids, range(n_layers), [head], mode)),
-                HINT_ONLY_THAT_HEAD,
-            )
-        )
-    mistakes.append(
-        Mistake(
-            f"every head of block {layer} ablated",
-            change(_hooked_logits(model, ids, [layer], range(n_heads), mode)),
-            HINT_ONLY_THAT_HEAD,
-        )
-    )
-    for other in {(head + 1) % n_heads, (head - 1) % n_heads} - {head}:
-        mistakes.append(
-            Mistake(
-                f"the columns of head {other} ablated instead of head {head}",
-                change(_hooked_logits(model, ids, [layer], [other], mode)),
-                HINT_HEAD_COLUMNS,
-            )
-        )
-    return expected, mistakes
+def _ablated_changes(model, ids, layer: int, head: int, mode: str) -> torch.Tensor:
+    """The right answer: each target's log-probability ablated minus clean, (B, L - 1)."""
+    ablated = _hooked_logits(model, ids, layer, head, mode)
+    return _target_log_probs(ablated, ids) - _target_log_probs(_logits(model, ids), ids)
 
 
 def _hooks_left(model) -> int:
@@ -1057,47 +872,38 @@ def _same_weights(a, b) -> bool:
     )
 
 
-def _expect_ablation(
-    run: CheckRun, call: str, model, ids, layer: int, head: int, mode: str, reference=None
-) -> np.ndarray:
-    """Call the learner's ablate_head and hold it to the expected changes, the model left
-    as found, eval mode and no graph; returns what it returned, as an array."""
-    mode_before, logged = model.training, len(model.forward_log)
-    done = run.call_observed(
-        call, model, ids, layer, head, mode, crash_hints=(("", HINT_CRASH_ABLATE),)
-    )
-    value, after = done.result, done.args_after[0]
-    B, L = ids.shape
-    if isinstance(value, torch.Tensor) and value.requires_grad:
-        run.fail(f"{call} returned a tensor that holds a graph.", hint=HINT_NO_GRAD)
+def _per_token(run: CheckRun, case: Case, seen) -> None:
+    """A tensor or array without a graph (its shape is the table's to read)."""
+    if isinstance(seen, torch.Tensor) and seen.requires_grad:
+        run.fail(f"{case.call} returned a tensor that holds a graph.", hint=HINT_NO_GRAD)
+    B, L = case.args[1].shape
     run.expect_true(
-        isinstance(value, torch.Tensor | np.ndarray),
-        f"{call} returned a {type(value).__name__}; expected a tensor of shape ({B}, {L - 1}).",
+        isinstance(seen, torch.Tensor | np.ndarray),
+        f"{case.call} returned a {type(seen).__name__}; expected a tensor of shape ({B}, {L - 1}).",
         hint=HINT_PER_TOKEN,
     )
-    assert isinstance(value, torch.Tensor | np.ndarray)  # expect_true failed the check otherwise
-    seen_shape = tuple(value.shape)
-    if seen_shape != (B, L - 1) and seen_shape in ((B,), (B, 1), ()):  # L = 2 gives (B, 1)
-        run.fail(
-            f"{call} returned shape {seen_shape}; expected ({B}, {L - 1}), one change "
-            f"per target token.",
-            hint=HINT_PER_TOKEN,
-        )
-    run.expect_shape(call, value, (B, L - 1), hint=HINT_ABLATION_SHAPE)
-    run.expect_finite(call, value)
-    run.expect_true(
-        _same_weights(after, model),
-        f"{call} changed the model's weights.",
-        hint=HINT_WEIGHTS_CHANGED,
-    )
+
+
+def _ablation_shape_hint(got: tuple, want: tuple) -> str:
+    """A total per sequence (or one number) is not one change per target."""
+    return HINT_PER_TOKEN if got in ((want[0],), (want[0], 1), ()) else HINT_ABLATION_SHAPE
+
+
+def _left_as_found(run: CheckRun, case: Case, seen) -> None:
+    """Called again: the model's weights, mode and hooks are as they were, it gives the same
+    logits, and every forward pass ran in eval mode without a graph."""
+    model, ids = case.args[:2]
+    mode_before, logged = model.training, len(model.forward_log)
+    call = f"{case.call}, called again"
+    after = run.call_observed(call, *case.args, crash_hints=_ABLATE_CRASH).args_after[0]
+    run.expect_true(_same_weights(after, model), f"{call} changed the model's weights.",
+                    hint=HINT_WEIGHTS_CHANGED)  # fmt: skip
     run.expect_true(
         after.training == mode_before,
-        f"{call}: the model was in {'training' if mode_before else 'evaluation'} "
-        f"mode before and is in {'training' if after.training else 'evaluation'} "
-        f"mode after.",
+        f"{call}: the model was in {'training' if mode_before else 'evaluation'} mode before and "
+        f"is in {'training' if after.training else 'evaluation'} mode after.",
         hint=HINT_RESTORE_MODE,
     )
-    entries = list(after.forward_log[logged:])
     left = _hooks_left(after) - _hooks_left(model)
     run.expect_true(left == 0, f"{call} left {left} hook(s) on the model.", hint=HINT_HOOKS_LEFT)
     run.expect_true(
@@ -1105,22 +911,36 @@ def _expect_ablation(
         f"{call}: the model gives other logits after the call than before it.",
         hint=HINT_HOOKS_LEFT,
     )
-    run.expect_true(
-        not any(e.get("training") for e in entries),
-        f"{call}: {sum(bool(e.get('training')) for e in entries)} of "
-        f"{len(entries)} forward passes ran in training mode.",
-        hint=HINT_ABLATE_EVAL,
-    )
-    run.expect_true(
-        not any(e.get("graph") for e in entries),
-        f"{call}: the model ran with autograd recording a graph.",
-        hint=HINT_NO_GRAD,
-    )
-    expected, mistakes = _ablation_outcomes(model, ids, layer, head, mode)
-    if reference is not None:
-        expected = reference(copy.deepcopy(model), ids, layer, head, mode)
-    run.expect_close(call, value, expected, mistakes=mistakes, **TOL, what="changes")
-    return as_array(value)
+    entries = list(after.forward_log[logged:])
+    training = sum(bool(e.get("training")) for e in entries)
+    run.expect_true(not training, f"{call}: {training} of {len(entries)} forward passes ran in "
+                    f"training mode.", hint=HINT_ABLATE_EVAL)  # fmt: skip
+    run.expect_true(not any(e.get("graph") for e in entries),
+                    f"{call}: the model ran with autograd recording a graph.", hint=HINT_NO_GRAD)
+
+
+def _uniform_is_causal(run: CheckRun, case: Case, seen) -> None:
+    """Uniform attention: the first target is unchanged (position 0 has one key), and the
+    last token does not move the changes before it."""
+    _left_as_found(run, case, seen)
+    changes = as_array(seen)
+    run.expect_close(f"{case.call}: the first target (position 0 has one key, so uniform "
+                     "attention is its attention)", changes[:, 0], np.zeros(len(changes)),
+                     atol=1e-5, hint=HINT_UNIFORM_CAUSAL)  # fmt: skip
+    model, ids, *rest = case.args
+    later = ids.clone()
+    later[:, -1] = (later[:, -1] + 1) % 11
+    call = f"{case.call} with the last token changed"
+    moved = as_array(run.call(call, model, later, *rest, crash_hints=_ABLATE_CRASH))
+    run.expect_close(f"{call}: the changes before it", moved[:, :-1], changes[:, :-1], **TOL,
+                     hint=HINT_UNIFORM_CAUSAL)  # fmt: skip
+
+
+def _ablation_case(case_id: str, call: str, model, ids, layer: int, head: int, mode: str,
+                   expect=_ablated_changes, **more) -> Case:  # fmt: skip
+    return Case(case_id, call, (model, ids, layer, head, mode), expect=expect, what="changes",
+                before=_per_token, shape_hint=_ablation_shape_hint, scale_free=True, depth=8,
+                crash_hints=_ABLATE_CRASH, **{"then": _left_as_found} | more)  # fmt: skip
 
 
 HINT_MEAN_OVER_ALL = (
@@ -1179,18 +999,11 @@ def _ablation_decoder(
     """A tiny decoder whose heads matter (GPT-2's small initial weights would make every
     ablation change the log-probabilities by less than the tolerance), and whose state
     tells the grader how many hooks it holds."""
-    torch.manual_seed(seed)
-    model = HookCountingLM(
-        LMConfig(
-            vocab_size=11,
-            d_model=16,
-            n_heads=n_heads,
-            n_layers=n_layers,
-            max_len=16,
-            positions=positions,
-            dropout=dropout,
-        )
-    )
+    with torch.random.fork_rng(devices=[]):  # drawn from `seed`: the global state stays
+        torch.manual_seed(seed)
+        model = HookCountingLM(LMConfig(vocab_size=11, d_model=16, n_heads=n_heads,
+                                        n_layers=n_layers, max_len=16, positions=positions,
+                                        dropout=dropout))  # fmt: skip
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():
@@ -1205,172 +1018,71 @@ def _ablation_decoder(
     return model
 
 
+_ABLATE = "ablate_head"
 _TINY = "a tiny seeded decoder (2 blocks of 4 heads, d = 16)"
+_ablation_model = _ablation_decoder(40).eval()
+_gen = torch.Generator().manual_seed(40)
+_ablation_ids = torch.randint(0, 11, (2, 7), generator=_gen)
+_wide_ids = torch.randint(0, 11, (3, 5), generator=_gen)
+_silent = copy.deepcopy(_ablation_model)
+with torch.no_grad():
+    _silent.get_parameter("blocks.0.attn.W_O.weight")[:, 8:12] = 0.0  # head 2 of block 0 is mute
+ABLATE_CASES = (
+    _ablation_case("zero", f"ablate_head({_TINY}, ids (2, 7), layer=1, head=2, mode='zero')",
+                   _ablation_model, _ablation_ids, 1, 2, "zero"),
+    _ablation_case("uniform", f"ablate_head({_TINY}, ids (2, 7), layer=0, head=1, "
+                   "mode='uniform')", _ablation_model, _ablation_ids, 0, 1, "uniform",
+                   then=_uniform_is_causal),
+    _ablation_case("mean", f"ablate_head({_TINY}, ids (2, 7), layer=0, head=3, mode='mean')",
+                   _ablation_model, _ablation_ids, 0, 3, "mean"),
+    _ablation_case("mean wide", f"ablate_head({_TINY}, ids (3, 5), layer=1, head=0, "
+                   "mode='mean')", _ablation_model, _wide_ids, 1, 0, "mean"),
+    _ablation_case("silent", "ablate_head(the decoder with head 2 of block 0 already writing "
+                   "zeros, ids (2, 7), layer=0, head=2, mode='zero'): zeroing a silent head "
+                   "changes nothing", _silent, _ablation_ids, 0, 2, "zero",
+                   expect=np.zeros((2, 6)), hint=HINT_HEAD_COLUMNS),
+    _ablation_case("dropout", "ablate_head(decoder with dropout 0.5 in training mode, ids (2, 7), "
+                   "layer=0, head=3, mode='zero')", _ablation_decoder(41, dropout=0.5).train(),
+                   _ablation_ids, 0, 3, "zero", hint=HINT_ABLATE_EVAL),
+    *(Case(f"bad {label}", f"ablate_head(model, ids, {layer}, {head}, {mode!r}) on 2 blocks of "
+           "4 heads", (_ablation_model, _ablation_ids, layer, head, mode), raises=ValueError,
+           mentions=mentions)
+      for label, layer, head, mode, mentions in (
+          ("mode", 0, 0, "median", ("mode", "'median'")), ("layer", 2, 0, "zero", ("layer", "2")),
+          ("head", 0, 4, "zero", ("head", "4")), ("head -1", 0, -1, "zero", ("head", "-1")))),
+)  # fmt: skip
 
 
-def _ablation_modes(run: CheckRun, model, ids, gen) -> None:
-    """Each mode on the tiny decoder: zero, uniform (the first target unchanged, causal),
-    mean on two batch shapes."""
-    tiny = _TINY
-    _expect_ablation(
-        run,
-        f"ablate_head({tiny}, ids (2, 7), layer=1, head=2, mode='zero')",
-        model,
-        ids,
-        1,
-        2,
-        "zero",
-    )
-    call = f"ablate_head({tiny}, ids (2, 7), layer=0, head=1, mode='uniform')"
-    changes = _expect_ablation(run, call, model, ids, 0, 1, "uniform")
-    run.expect_close(
-        f"{call}: the first target (position 0 has one key, so uniform attention is its attention)",
-        changes[:, 0],
-        np.zeros(2),
-        atol=1e-5,
-        hint=HINT_UNIFORM_CAUSAL,
-    )
-    later = ids.clone()
-    later[:, -1] = (later[:, -1] + 1) % 11
-    moved = as_array(run.call(call + " with the last token changed", model, later, 0, 1, "uniform"))
-    run.expect_close(
-        f"{call}, last token changed: the changes before it",
-        moved[:, :-1],
-        changes[:, :-1],
-        **TOL,
-        hint=HINT_UNIFORM_CAUSAL,
-    )
-
-    _expect_ablation(
-        run,
-        f"ablate_head({tiny}, ids (2, 7), layer=0, head=3, mode='mean')",
-        model,
-        ids,
-        0,
-        3,
-        "mean",
-    )
-    wide = torch.randint(0, 11, (3, 5), generator=gen)
-    _expect_ablation(
-        run,
-        f"ablate_head({tiny}, ids (3, 5), layer=1, head=0, mode='mean')",
-        model,
-        wide,
-        1,
-        0,
-        "mean",
-    )
-
-
-def _ablation_properties(run: CheckRun, ablate_head, model, ids) -> None:
-    """A silent head changes nothing, dropout is switched off, the model is clean again after
-    a failing forward pass."""
-    silent = copy.deepcopy(model)
-    with torch.no_grad():
-        silent_block = silent.blocks[0]
-        assert isinstance(silent_block, TransformerBlock)
-        silent_block.attn.W_O.weight[:, 8:12] = 0.0  # head 2 of block 0 never writes
-    call = "ablate_head(the decoder with head 2 of block 0 already writing zeros, ...)"
-    nothing = run.call(call, silent, ids, 0, 2, "zero")
-    run.expect_close(
-        f"{call}: zeroing a silent head changes nothing",
-        nothing,
-        np.zeros((2, 6)),
-        atol=1e-6,
-        hint=HINT_HEAD_COLUMNS,
-    )
-
-    noisy = _ablation_decoder(41, dropout=0.5).train()
-    _expect_ablation(
-        run,
-        "ablate_head(decoder with dropout 0.5 in training mode, ids (2, 7), "
-        "layer=0, head=3, mode='zero')",
-        noisy,
-        ids,
-        0,
-        3,
-        "zero",
-    )
-
-    _expect_clean_after_failure(
-        run,
-        ablate_head,
-        "ablate_head(a model whose forward pass fails while a hook is on it, ids (2, 7), "
-        "layer=0, head=1, mode='zero')",
-        model,
-        ids,
-    )
-
-
-def _ablation_input_checks(run: CheckRun, model, ids) -> None:
-    """A mode, layer or head that does not exist."""
-    for bad, mentions in (
-        (dict(mode="median"), ("mode", "'median'")),
-        (dict(layer=2), ("layer", "2")),
-        (dict(head=4), ("head", "4")),
-        (dict(head=-1), ("head", "-1")),
-    ):
-        args = dict(layer=0, head=0, mode="zero") | bad
-        run.expect_raises(
-            f"ablate_head(model, ids, {args['layer']}, {args['head']}, "
-            f"{args['mode']!r}) on 2 blocks of 4 heads",
-            ValueError,
-            model,
-            ids,
-            args["layer"],
-            args["head"],
-            args["mode"],
-            mentions=mentions,
-        )
-
-
-def _ablation_trials(run: CheckRun, reference, trials: int) -> None:
-    """Random decoders (blocks, heads, positions, dropout), ids, layer, head and mode against
-    the reference."""
-    for seed in hidden_range(trials if reference is not None else 0):
-        gen = torch.Generator().manual_seed(740 + seed)
-        n_layers, n_heads = 1 + seed % 3, [2, 4][seed % 2]
-        model = _ablation_decoder(
-            740 + seed,
-            positions=["rope", "learned", "none", "sinusoidal"][seed % 4],
-            n_layers=n_layers,
-            n_heads=n_heads,
-            dropout=0.2 * (seed % 2),
-        ).train(seed % 2 == 1)
-        B, L = (
-            int(torch.randint(1, 4, (1,), generator=gen)),
-            int(torch.randint(2, 12, (1,), generator=gen)),
-        )
-        ids = torch.randint(0, 11, (B, L), generator=gen)
-        layer = int(torch.randint(0, n_layers, (1,), generator=gen))
-        head = int(torch.randint(0, n_heads, (1,), generator=gen))
-        mode = ["uniform", "zero", "mean"][seed % 3]
-        _expect_ablation(
-            run,
-            f"ablate_head on a random decoder ({n_layers} blocks of "
-            f"{n_heads} heads), ids ({B}, {L}), layer={layer}, head={head}, "
-            f"mode={mode!r} (seed {seed})",
-            model,
-            ids,
-            layer,
-            head,
-            mode,
-            reference=reference,
-        )
+def _ablation_trial(rng: np.random.Generator, seed: int) -> Case:
+    """A random decoder (blocks, heads, positions, dropout in training mode every other
+    trial), random ids, layer, head and mode."""
+    gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    n_layers, n_heads = 1 + seed % 3, [2, 4][seed % 2]
+    positions = ["rope", "learned", "none", "sinusoidal"][seed % 4]
+    model = _ablation_decoder(int(rng.integers(2**31)), positions=positions, n_layers=n_layers,
+                              n_heads=n_heads, dropout=0.2 * (seed % 2))  # fmt: skip
+    model.train(seed % 2 == 1)
+    B, L = int(rng.integers(1, 4)), int(rng.integers(2, 12))
+    ids = torch.randint(0, 11, (B, L), generator=gen)
+    layer, head = int(rng.integers(n_layers)), int(rng.integers(n_heads))
+    mode = ["uniform", "zero", "mean"][seed % 3]
+    call = (f"ablate_head on a random decoder ({n_layers} blocks of {n_heads} heads), ids ({B}, "
+            f"{L}), layer={layer}, head={head}, mode={mode!r} (seed {seed})")  # fmt: skip
+    return _ablation_case("trial", call, model, ids, layer, head, mode, expect=None)
 
 
 def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
     """One head ablated three ways, as the change in each target's log-probability: the modes
-    on a tiny decoder, its properties, the input checks, then random decoders against the
-    reference."""
+    on a tiny decoder, a silent head, dropout switched off, the input checks (the table
+    `ABLATE_CASES`, each call repeated to see the model left as found), a forward pass that
+    fails while the hooks are on, then random decoders against the reference."""
     run = CheckRun(ablate_head, crash_hint=HINT_CRASH_ABLATE)
-    model = _ablation_decoder(40).eval()
-    gen = torch.Generator().manual_seed(40)
-    ids = torch.randint(0, 11, (2, 7), generator=gen)
-    _ablation_modes(run, model, ids, gen)
-    _ablation_properties(run, ablate_head, model, ids)
-    _ablation_input_checks(run, model, ids)
-    _ablation_trials(run, reference, trials)
+    run_cases(run, _ABLATE, ABLATE_CASES, KNOWN)
+    _expect_clean_after_failure(
+        run, ablate_head, "ablate_head(a model whose forward pass fails while a hook is on it, "
+        "ids (2, 7), layer=0, head=1, mode='zero')", _ablation_model, _ablation_ids,
+    )  # fmt: skip
+    run_trials(run, _ABLATE, reference, trials, _ablation_trial, KNOWN)
     run.done()
 
 
@@ -1398,8 +1110,12 @@ check_ablate_head = _on_one_thread(_check_ablate_head)
 
 
 # the functions of notebook 07 checked as tables
-CASES = {_BATCH: BATCH_CASES, _LOSS: LOSS_CASES, _STEP: STEP_CASES, _EVALUATE: EVALUATE_CASES}
+CASES = {_BATCH: BATCH_CASES, _LOSS: LOSS_CASES, _STEP: STEP_CASES, _EVALUATE: EVALUATE_CASES,
+         _ABLATE: ABLATE_CASES}  # fmt: skip
 # detectors raised from a probe of the call (a graph to train on, the model's mode, dropout's
 # randomness), not from an output's value
-PROPERTY_DETECTORS = ("HINT_LOSS_TENSOR", "HINT_EVAL_IN_TRAINING", "HINT_RESTORE_MODE",
-                      "HINT_NO_GRAD", "HINT_EVAL_RANDOM", "HINT_EVAL_MODE")  # fmt: skip
+PROPERTY_DETECTORS = (
+    "HINT_LOSS_TENSOR", "HINT_EVAL_IN_TRAINING", "HINT_RESTORE_MODE", "HINT_NO_GRAD",
+    "HINT_EVAL_RANDOM", "HINT_EVAL_MODE", "HINT_WEIGHTS_CHANGED", "HINT_HOOKS_LEFT",
+    "HINT_ABLATE_EVAL", "HINT_CLEAN_AFTER_FAILURE",
+)  # fmt: skip

@@ -1142,7 +1142,6 @@ HINT_DECODE_CACHE_IGNORED = (
     "cache[i]), and the RoPE rows of positions T .. T + L_new - 1"
 )
 HINT_DECODE_LAYER0 = "block i gets cache[i], its own keys and values"
-HINT_DECODE_OLD_CACHE = "return the new list of the (k, v) pairs the blocks returned"
 HINT_DECODE_HEAD_AXIS = "the cached tokens are on the third axis: T = cache[0][0].shape[2]"
 HINT_DECODE_CACHE_LIST = (
     "collect what every block returns: h, kv = block(...); new_cache.append(kv)"

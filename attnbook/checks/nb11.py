@@ -118,10 +118,6 @@ HINT_CROSS_SOFTMAX_AXIS = (
     "each query's weights over the source tokens (the last axis, dim=-1) must sum to 1"
 )
 HINT_CROSS_FINITE_FILL = "use float('-inf') and give rows with no allowed key zero weights"
-HINT_CROSS_OUTPUT = (
-    "the output is A @ v with A (B, h, L_t, L_s): each reply position's row of "
-    "weights mixes the values"
-)
 
 
 HINT_RETURN_Y_A = "return both the output and the weights: return Y, A"

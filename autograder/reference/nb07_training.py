@@ -1267,6 +1267,1497 @@ def _slip_evaluate_13(model, batches):
     model.train(was_training)
     return total / count
 
+# ablate_head: sign flipped: clean minus ablated
+def _slip_ablate_head_0(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return clean - ablated
+
+# ablate_head: logits of position t scored against ids[:, t]
+def _slip_ablate_head_1(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, 1:], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: log_softmax over the positions
+def _slip_ablate_head_2(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: uniform: the values taken from W_V's input
+def _slip_ablate_head_3(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = inputs[0][..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: mean: one number over the rows, positions and columns
+def _slip_ablate_head_4(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean()
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: probabilities instead of log-probabilities
+def _slip_ablate_head_5(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated.exp() - clean.exp()
+
+# ablate_head: hooks never removed
+def _slip_ablate_head_6(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: mean: each row's own average
+def _slip_ablate_head_7(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=1, keepdim=True)
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: mean: the average over the rows at each position
+def _slip_ablate_head_8(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=0, keepdim=True)
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: mean: the head's columns averaged at each position
+def _slip_ablate_head_9(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=-1, keepdim=True)
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: mean: the values averaged, not the output
+def _slip_ablate_head_10(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = values['v'].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: mean: the output zeroed
+def _slip_ablate_head_11(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = 0.0
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: mean: no branch of its own, so it is made uniform
+def _slip_ablate_head_12(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: clean-up after the passes, not in finally:
+def _slip_ablate_head_13(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    if True:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    if True:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: the caller's weights zeroed in place and not restored
+def _slip_ablate_head_14(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        scores = torch.log_softmax(model(ids)[:, :-1], dim=-1)
+        clean = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+        if mode == 'zero':
+            attn.W_O.weight[:, cols] = 0.0
+        else:
+            attn.W_Q.weight[cols] = 0.0
+            attn.W_Q.bias[cols] = 0.0
+        scores = torch.log_softmax(model(ids)[:, :-1], dim=-1)
+        ablated = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    model.train(was_training)
+    return ablated - clean
+
+# ablate_head: zero: W_V's weight rows zeroed in a copy, its bias left
+def _slip_ablate_head_15(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    import copy
+    edited = copy.deepcopy(model).eval()
+    attn = edited.blocks[layer].attn
+    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    with torch.no_grad():
+        if mode == 'zero':
+            attn.W_V.weight[cols] = 0.0
+        else:
+            attn.W_Q.weight[cols] = 0.0
+            attn.W_Q.bias[cols] = 0.0
+        scores = torch.log_softmax(copy.deepcopy(model).eval()(ids)[:, :-1], dim=-1)
+        clean = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+        scores = torch.log_softmax(edited(ids)[:, :-1], dim=-1)
+        ablated = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    return ablated - clean
+
+# ablate_head: uniform: W_Q's weight rows zeroed in a copy, its bias left
+def _slip_ablate_head_16(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    import copy
+    edited = copy.deepcopy(model).eval()
+    attn = edited.blocks[layer].attn
+    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    with torch.no_grad():
+        if mode == 'zero':
+            attn.W_O.weight[:, cols] = 0.0
+        else:
+            attn.W_Q.weight[cols] = 0.0
+        scores = torch.log_softmax(copy.deepcopy(model).eval()(ids)[:, :-1], dim=-1)
+        clean = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+        scores = torch.log_softmax(edited(ids)[:, :-1], dim=-1)
+        ablated = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    return ablated - clean
+
+# ablate_head: uniform over every position, later ones included
+def _slip_ablate_head_17(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.mean(dim=1, keepdim=True)
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: uniform weights 1 / L over the whole row
+def _slip_ablate_head_18(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / v.shape[1]
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: hooks registered before the clean pass
+def _slip_ablate_head_19(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            clean = target_log_probs()
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: columns head * d_model instead of head * d_k
+def _slip_ablate_head_20(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * model.config.d_model, (head + 1) * model.config.d_model)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: the columns of the next head
+def _slip_ablate_head_21(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice((head + 1) * d_k, (head + 2) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: the head ablated in every block
+def _slip_ablate_head_22(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            for block in model.blocks:
+                handles.append(block.attn.W_V.register_forward_hook(keep_values))
+                handles.append(block.attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: every head of the block zeroed
+def _slip_ablate_head_23(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[...] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: the head's queries zeroed instead of its output
+def _slip_ablate_head_24(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+
+    def zero_head(module, inputs, output):
+        output = output.clone()
+        output[..., cols] = 0.0
+        return output
+
+    def log_probs():
+        scores = torch.log_softmax(model(ids)[:, :-1], dim=-1)
+        return scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        clean = log_probs()
+        handle = attn.W_Q.register_forward_hook(zero_head)
+        try:
+            ablated = log_probs()
+        finally:
+            handle.remove()
+    model.train(was_training)
+    return ablated - clean
+
+# ablate_head: no model.eval(): dropout stays on
+def _slip_ablate_head_25(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: the model left in evaluation mode
+def _slip_ablate_head_26(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+    return ablated - clean
+
+# ablate_head: no torch.no_grad(): both passes record a graph
+def _slip_ablate_head_27(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.enable_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: every position scored against its own token: (B, L)
+def _slip_ablate_head_28(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits, dim=-1)
+        return log_probs.gather(-1, ids[..., None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: one sum per sequence
+def _slip_ablate_head_29(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return (ablated - clean).sum(dim=1)
+
+# ablate_head: the pre-hook's inputs taken for a tensor
+def _slip_ablate_head_30(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs.clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            clean = target_log_probs()
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -1345,5 +2836,38 @@ SLIPS = {
         ('floor division', 'HINT_EVAL_FLOOR_DIVISION', _slip_evaluate_11),
         ('batches weighted by their rows (len(targets))', 'HINT_EVAL_WEIGHTING', _slip_evaluate_12),
         ('mode read after model.eval()', 'HINT_RESTORE_MODE', _slip_evaluate_13),
+    ],
+    'ablate_head': [
+        ('sign flipped: clean minus ablated', 'HINT_ABLATION_SIGN', _slip_ablate_head_0),
+        ('logits of position t scored against ids[:, t]', 'HINT_TARGET_ALIGNMENT', _slip_ablate_head_1),
+        ('log_softmax over the positions', 'HINT_LOG_SOFTMAX_AXIS', _slip_ablate_head_2),
+        ("uniform: the values taken from W_V's input", 'HINT_VALUES_ARE_W_V_OUTPUT', _slip_ablate_head_3),
+        ('mean: one number over the rows, positions and columns', 'HINT_MEAN_AXES', _slip_ablate_head_4),
+        ('probabilities instead of log-probabilities', 'HINT_LOG_PROB', _slip_ablate_head_5),
+        ('hooks never removed', 'HINT_HOOKS_LEFT', _slip_ablate_head_6),
+        ("mean: each row's own average", 'HINT_MEAN_OVER_ALL', _slip_ablate_head_7),
+        ('mean: the average over the rows at each position', 'HINT_MEAN_OVER_ALL', _slip_ablate_head_8),
+        ("mean: the head's columns averaged at each position", 'HINT_MEAN_AXES', _slip_ablate_head_9),
+        ('mean: the values averaged, not the output', 'HINT_MEAN_OF_OUTPUT', _slip_ablate_head_10),
+        ('mean: the output zeroed', 'HINT_MEAN_NOT_ZERO', _slip_ablate_head_11),
+        ('mean: no branch of its own, so it is made uniform', 'HINT_MEAN_NOT_ZERO', _slip_ablate_head_12),
+        ('clean-up after the passes, not in finally:', 'HINT_CLEAN_AFTER_FAILURE', _slip_ablate_head_13),
+        ("the caller's weights zeroed in place and not restored", 'HINT_WEIGHTS_CHANGED', _slip_ablate_head_14),
+        ("zero: W_V's weight rows zeroed in a copy, its bias left", 'HINT_BIAS_LEFT', _slip_ablate_head_15),
+        ("uniform: W_Q's weight rows zeroed in a copy, its bias left", 'HINT_BIAS_LEFT', _slip_ablate_head_16),
+        ('uniform over every position, later ones included', 'HINT_UNIFORM_CAUSAL', _slip_ablate_head_17),
+        ('uniform weights 1 / L over the whole row', 'HINT_UNIFORM_ALLOWED', _slip_ablate_head_18),
+        ('hooks registered before the clean pass', 'HINT_NOTHING_ABLATED', _slip_ablate_head_19),
+        ('columns head * d_model instead of head * d_k', 'HINT_HEAD_COLUMNS', _slip_ablate_head_20),
+        ('the columns of the next head', 'HINT_HEAD_COLUMNS', _slip_ablate_head_21),
+        ('the head ablated in every block', 'HINT_ONLY_THAT_HEAD', _slip_ablate_head_22),
+        ('every head of the block zeroed', 'HINT_ONLY_THAT_HEAD', _slip_ablate_head_23),
+        ("the head's queries zeroed instead of its output", 'HINT_ZERO_MEANS_OUTPUT', _slip_ablate_head_24),
+        ('no model.eval(): dropout stays on', 'HINT_ABLATE_EVAL', _slip_ablate_head_25),
+        ('the model left in evaluation mode', 'HINT_RESTORE_MODE', _slip_ablate_head_26),
+        ('no torch.no_grad(): both passes record a graph', 'HINT_NO_GRAD', _slip_ablate_head_27),
+        ('every position scored against its own token: (B, L)', 'HINT_ABLATION_SHAPE', _slip_ablate_head_28),
+        ('one sum per sequence', 'HINT_PER_TOKEN', _slip_ablate_head_29),
+        ("the pre-hook's inputs taken for a tensor", 'HINT_CRASH_ABLATE', _slip_ablate_head_30),
     ],
 }
