@@ -571,15 +571,24 @@ def _unpacked(run: CheckRun, case: Case, seen):
 
 
 def _name_whole_slip(run: CheckRun, case: Case, seen, expected, slips) -> None:
-    """An output (or tuple) that is a known slip's as a whole, its shapes not yet read."""
+    """An output (or tuple) that is a known slip's as a whole, its shapes not yet read. When
+    several slips of different hints give it on this case, each is named."""
     tol = case_tolerance(case, expected)
     if _matches(seen, expected, expected, tol):
         return
-    whole = match_slip(seen, expected, slips, tol)
-    if whole is not None:
+    found = [m for m in slips if _matches(seen, m.output, expected, tol)]
+    hints = list(dict.fromkeys(m.hint for m in found))
+    if len(hints) > 1:
         run.fail(
-            f"{case.call} returned wrong values.\nThis looks like a known mistake: {whole.name}.",
-            hint=whole.hint,
+            f"{case.call} returned wrong values.\nThis is what each of these known mistakes "
+            f"gives here: {'; '.join(m.name for m in found)}.",
+            hint=" Or: ".join(h for h in hints if h),
+        )
+    if found:
+        run.fail(
+            f"{case.call} returned wrong values.\nThis looks like a known mistake: "
+            f"{found[0].name}.",
+            hint=found[0].hint,
         )
 
 

@@ -433,28 +433,42 @@ class CheckRun:
         if _allclose(seen_arr, expected_arr, rtol, atol):
             self.passed += 1
             return
-        mistake = self.match_mistake(seen_arr, mistakes, rtol, atol)
+        found = self.matching_mistakes(seen_arr, mistakes, rtol, atol)
         message = (
             f"{call_text} returned wrong {what}.\n  expected {describe(expected_arr)}\n"
             f"  seen     {describe(seen_arr)}"
         )
         difference = _first_difference(seen_arr, expected_arr, rtol, atol)
         message += f"\n{difference}" if difference else ""
-        if mistake is not None:
-            message += f"\nThis looks like a known mistake: {mistake.name}."
-            self.fail(message, hint=mistake.hint)
+        hints = list(dict.fromkeys(m.hint for m in found))
+        if len(hints) > 1:  # slips of different hints give this output here: name each
+            message += (
+                "\nThis is what each of these known mistakes gives here: "
+                f"{'; '.join(m.name for m in found)}."
+            )
+            self.fail(message, hint=" Or: ".join(h for h in hints if h))
+        if found:
+            message += f"\nThis looks like a known mistake: {found[0].name}."
+            self.fail(message, hint=found[0].hint)
         self.fail(message, hint=hint)
 
     @staticmethod
-    def match_mistake(seen_arr, mistakes, rtol=1e-6, atol=1e-8) -> Mistake | None:
+    def matching_mistakes(seen_arr, mistakes, rtol=1e-6, atol=1e-8) -> list[Mistake]:
+        """The mistakes whose output `seen_arr` is, within the tolerance."""
+        out = []
         for mistake in mistakes:
             try:
                 candidate = as_array(mistake.output)
             except Exception:  # a mistake that cannot even be computed here is not it
                 continue
             if candidate.shape == seen_arr.shape and _allclose(seen_arr, candidate, rtol, atol):
-                return mistake
-        return None
+                out.append(mistake)
+        return out
+
+    @classmethod
+    def match_mistake(cls, seen_arr, mistakes, rtol=1e-6, atol=1e-8) -> Mistake | None:
+        """The first mistake whose output `seen_arr` is."""
+        return next(iter(cls.matching_mistakes(seen_arr, mistakes, rtol, atol)), None)
 
     def expect_true(self, condition: object, message: str, hint: str | None = None):
         if not bool(condition):

@@ -33,18 +33,17 @@ from attnbook.checks._cases import (
     built,
     case_tolerance,
     match_slip,
+    one_number,
     package_model,
     probe_tolerance,
     run_cases,
     run_trials,
     sizes,
-    trial_rng,
     weights_of,
 )
 from attnbook.checks._core import (
     CheckRun,
     as_array,
-    hidden_range,
     names_called,
 )
 from attnbook.checks._modules import parameter_shapes
@@ -150,7 +149,7 @@ HINT_NO_SCALING, HINT_DIVIDED_BY_D_K = nb05.HINT_NO_SCALING, nb05.HINT_DIVIDED_B
 HINT_SCALED_BY_D_V = nb05.HINT_SCALED_BY_D_V
 
 # detectors raised from the code itself, not from an output (see scripts/release.py)
-PROPERTY_DETECTORS = ("HINT_CROSS_OWN", "HINT_GIVEN_LAYERS_OWN")
+PROPERTY_DETECTORS = ("HINT_CROSS_OWN", "HINT_GIVEN_LAYERS_OWN", "HINT_SEARCH_OWN")
 _CROSS = "cross_attention"
 CROSS_RETURNS = Returns(
     (
@@ -640,7 +639,8 @@ def lookup_model(next_probs: dict[int, dict[int, float]], vocab_size: int) -> Se
     config = Seq2SeqConfig(
         vocab_size=vocab_size, d_model=d, n_heads=1, n_layers=1, max_len=32, positions="none"
     )
-    model = Seq2SeqTransformer(config).eval()
+    with torch.random.fork_rng(devices=[]):  # every weight is set below: the global state stays
+        model = Seq2SeqTransformer(config).eval()
     tiny = 1e-12 * (1.0 + 0.1 * torch.arange(vocab_size, dtype=torch.float64))  # tie-free
     table = tiny.log().expand(vocab_size, -1).clone()  # (V, V)
     for token, row in next_probs.items():
@@ -721,89 +721,6 @@ K_, M_ = 3, 4
 LOOP = {BOS: {K_: 0.9, M_: 0.1}, K_: {K_: 0.6, M_: 0.4}, M_: {K_: 0.5, M_: 0.5}}
 
 
-def _penalty(n: int, alpha: float) -> float:
-    """The length penalty of Wu et al. (2016) for n tokens after <BOS>."""
-    return ((5 + n) / 6) ** alpha
-
-
-def _ranking(rule: str, alpha: float):
-    """How finished (score, ids) hypotheses are ranked, as specified or with one rule changed."""
-    shift = {"penalty counts <BOS>": 1, "penalty without the end token": -1}.get(rule, 0)
-
-    def rank(finished_one) -> float:
-        score, n = finished_one[0], len(finished_one[1]) - 1 + shift
-        if rule == "length normalised":
-            return score / (len(finished_one[1]) - 1)
-        if rule == "alpha ignored":
-            return score
-        if rule == "penalty multiplied":
-            return score * _penalty(n, alpha)
-        if rule == "length to the alpha":
-            return score / max(n, 1) ** alpha
-        return score / _penalty(n, alpha)
-
-    return rank
-
-
-def _search(
-    model, src, k: int, max_len: int, eos: int, rule: str = "", alpha: float = 0.0
-) -> tuple[list, float]:
-    """Beam search as specified, or with one rule changed, to name a learner's mistake."""
-    if rule == "greedy":
-        k = 1
-    rank = _ranking(rule, alpha)
-    live: list[list[int]] = [[BOS]]
-    scores: list[float] = [0.0]
-    finished: list[tuple[float, list[int]]] = []
-    steps = max_len + {"one step short": -1, "one step too many": 1}.get(rule, 0)
-    for _ in range(max(0, steps)):
-        if rule == "raw early stop" and finished and max(f[0] for f in finished) >= max(scores):
-            break
-        with torch.no_grad():
-            logits = model(src[None].expand(len(live), -1), torch.tensor(live))
-        logits = logits[:, 0] if rule == "first position" else logits[:, -1]  # (n, V)
-        log_p = torch.log_softmax(logits.double(), -1)  # (n, V)
-        if rule == "raw logits":
-            log_p = logits.double()
-        cands = []
-        for row, prefix in enumerate(live):
-            for token in range(log_p.shape[1]):
-                step = float(log_p[row, token])
-                total = step if rule == "last token only" else scores[row] + step
-                cands.append((total, prefix + [token], scores[row] + step))
-        cands.sort(key=lambda c: -c[0])
-        width = k - len(finished) if rule == "shrinking beam" else k
-        kept = cands[: max(width, 0)]
-        live_before, scores_before = live, scores
-        live, scores = [], []
-        end = EOS if rule == "the tokenizer's end token" else eos
-        for _rank, prefix, total in kept:
-            if prefix[-1] == end and rule == "end token not scored":
-                finished.append((scores_before[live_before.index(prefix[:-1])], prefix))
-            elif prefix[-1] == end:
-                finished.append((total, prefix))
-                if rule == "finished prefixes extended":
-                    live.append(prefix)
-                    scores.append(total)
-            else:
-                live.append(prefix)
-                scores.append(total)
-        if rule == "stop at the first end" and finished:
-            break
-        if not live:
-            break
-    if rule == "live prefixes compared with finished replies" and live:
-        finished = finished + list(zip(scores, live))
-    if finished:
-        if rule == "first finished returned":
-            score, ids = finished[0]
-        else:
-            score, ids = max(finished, key=rank)
-        return ids, score
-    best = int(np.argmax(scores))
-    return live[best], scores[best]
-
-
 HINT_RULE_GREEDY = "keep the beam_size best candidates at every step, not only the best one"
 HINT_RULE_TOTAL_SCORE = (
     "rank candidates by their TOTAL score: the prefix's score plus the new token's log-probability"
@@ -840,49 +757,6 @@ HINT_SCORE_SUM = "the score is the sum of the log-probabilities of every new tok
 HINT_RULE_MAX_LEN = "write at most max_len new tokens: range(max_len)"
 
 
-RULE_HINTS = {
-    "greedy": ("the beam size was ignored (greedy decoding)", HINT_RULE_GREEDY),
-    "last token only": (
-        "candidates ranked by the new token's log-probability alone",
-        HINT_RULE_TOTAL_SCORE,
-    ),
-    "raw logits": ("raw logits added instead of log-probabilities", HINT_RULE_LOG_SOFTMAX),
-    "shrinking beam": (
-        "a finished hypothesis kept its slot: the beam shrank",
-        HINT_RULE_SHRINKING_BEAM,
-    ),
-    "stop at the first end": (
-        "the search stopped as soon as one hypothesis finished",
-        HINT_RULE_KEEP_SEARCHING,
-    ),
-    "first finished returned": (
-        "the first finished hypothesis returned, not the best",
-        HINT_RULE_HIGHEST,
-    ),
-    "length normalised": (
-        "finished hypotheses compared by score per token",
-        HINT_RULE_NO_LENGTH_NORM,
-    ),
-    "live prefixes compared with finished replies": (
-        "an unfinished prefix returned although a hypothesis finished",
-        HINT_RULE_FINISHED_FIRST,
-    ),
-    "first position": (
-        "the next token read from the first position's logits",
-        HINT_RULE_LAST_POSITION,
-    ),
-    "the tokenizer's end token": ("the end token hard-coded as <EOS> = 2", HINT_RULE_EOS_ARGUMENT),
-    "finished prefixes extended": (
-        "a finished hypothesis stayed in the beam and was extended past its end token",
-        HINT_RULE_FINISHED_LEAVE,
-    ),
-    "end token not scored": (
-        "the end token's own log-probability left out of the score",
-        HINT_SCORE_SUM,
-    ),
-    "one step short": ("one token too few: max_len - 1 steps", HINT_RULE_MAX_LEN),
-    "one step too many": ("one token too many: max_len + 1 steps", HINT_RULE_MAX_LEN),
-}
 HINT_ALPHA_IGNORED = (
     "with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the "
     "tokens after <BOS> with the end token counted"
@@ -897,23 +771,6 @@ HINT_ALPHA_EARLY_STOP = (
 HINT_ALPHA_SCORE = (
     "return the hypothesis's total log-probability: the penalty only ranks the hypotheses"
 )
-ALPHA_RULES = {
-    "alpha ignored": (
-        "alpha had no effect: finished hypotheses ranked by total log-probability",
-        HINT_ALPHA_IGNORED,
-    ),
-    "penalty multiplied": ("the score multiplied by the penalty", HINT_ALPHA_DIVIDE),
-    "penalty counts <BOS>": ("the penalty's length n counted <BOS>", HINT_ALPHA_LENGTH),
-    "penalty without the end token": (
-        "the penalty's length n left out the end token",
-        HINT_ALPHA_LENGTH,
-    ),
-    "length to the alpha": ("the score divided by n ** alpha", HINT_ALPHA_FORMULA),
-    "raw early stop": (
-        "the early stop compared unpenalised scores",
-        HINT_ALPHA_EARLY_STOP,
-    ),
-}
 HINT_SEARCH = (
     "at every step extend each live prefix by every token, rank ALL candidates by "
     "total log-probability, keep the beam_size best; a kept candidate ending in "
@@ -929,26 +786,18 @@ HINT_ONE_HYPOTHESIS = (
 HINT_SCORE_FLOAT = "return the hypothesis's total log-probability, a float"
 
 
-def _as_result(run: CheckRun, call: str, seen) -> tuple[list[int], float]:
+def _ids_score(seen) -> tuple[np.ndarray, float]:
+    """A search's result as (ids, score): a pair of one 1-D tensor of ids and one number."""
     if not isinstance(seen, tuple | list) or len(seen) != 2:
-        run.fail(
-            f"{call} returned {type(seen).__name__}; expected a pair (ids, score).",
-            hint=HINT_RETURN_IDS_SCORE,
-        )
-    ids, score = seen
-    arr = as_array(ids)
-    if arr.ndim != 1:
-        run.fail(
-            f"{call} returned ids of shape {arr.shape}; expected a 1-D tensor.",
-            hint=HINT_ONE_HYPOTHESIS,
-        )
-    if np.size(as_array(score)) != 1:
-        run.fail(
-            f"{call} returned a score of shape {np.shape(as_array(score))}; expected one number.",
-            hint=HINT_SCORE_FLOAT,
-        )
-    run.passed += 1
-    return [int(i) for i in arr.tolist()], float(as_array(score).reshape(-1)[0])
+        raise ValueError("expected a pair (ids, score).", HINT_RETURN_IDS_SCORE)
+    ids, score = as_array(seen[0]), one_number(seen[1])
+    if ids.ndim != 1:
+        raise ValueError(f"its ids have shape {ids.shape}; expected a 1-D tensor.",
+                         HINT_ONE_HYPOTHESIS)  # fmt: skip
+    if score is None:
+        raise ValueError(f"its score has shape {np.shape(as_array(seen[1]))}; expected one "
+                         "number.", HINT_SCORE_FLOAT)  # fmt: skip
+    return ids, score
 
 
 HINT_REPEAT_SOURCE = (
@@ -963,76 +812,36 @@ HINT_SCORE_PROBABILITY = "return the log-probability (a sum of logs), not the pr
 HINT_SCORE_POSITIVE = "a log-probability is never positive: " + HINT_RULE_LOG_SOFTMAX
 
 
-def _expect_search(
-    run: CheckRun,
-    call: str,
-    beam_search,
-    model,
-    src,
-    k: int,
-    max_len: int,
-    eos: int,
-    expected: tuple[list[int], float] | None = None,
-    alpha: float | None = None,
-) -> None:
-    """One call of the student's beam_search, its ids and score compared with `expected`
-    (the specified search when None); a wrong reply is matched against the known mistakes.
-    `alpha` None leaves the argument out of the call."""
-    crash_hints: list[tuple[str | tuple[str, ...], str]] = [
-        (("must match the size", "Expected size", "expand", "same batch size"), HINT_REPEAT_SOURCE),
-        ("'NoneType'", HINT_RETURN_IDS_SCORE),
-    ]
-    options = {} if alpha is None else {"alpha": alpha}
-    seen = _as_result(
-        run,
-        call,
-        run.call(call, model, src, k, max_len, eos, crash_hints=crash_hints, **options),
-    )
-    a = alpha or 0.0
-    if expected is None:
-        expected = _search(model, src, k, max_len, eos, alpha=a)
-    rules = {**RULE_HINTS, **ALPHA_RULES} if a else RULE_HINTS
-    ids, score = seen
-    if ids != list(expected[0]):
-        matches = [
-            hints
-            for rule, hints in rules.items()
-            if _search(model, src, k, max_len, eos, rule, alpha=a)[0] == ids
-        ]
-        if len(matches) == 1:
-            run.fail(
-                f"{call} returned {ids}; expected {list(expected[0])}.\nThis looks "
-                f"like a known mistake: {matches[0][0]}.",
-                hint=matches[0][1],
-            )
-        if matches:  # on this case several mistakes give the same reply
-            run.fail(
-                f"{call} returned {ids}; expected {list(expected[0])}.\nThis is what "
-                f"each of these known mistakes gives here: "
-                f"{'; '.join(name for name, _ in matches)}.",
-                hint=" Or: ".join(f"{hint}." for _, hint in matches),
-            )
-        if ids[:1] != [BOS]:
-            run.fail(
-                f"{call} returned {ids}, which does not start with <BOS> = {BOS}.",
-                hint=HINT_STARTS_WITH_BOS,
-            )
-        run.fail(f"{call} returned {ids}; expected {list(expected[0])}.", hint=HINT_SEARCH)
-    run.passed += 1
-    tol = 1e-4 * max(1.0, abs(expected[1]))
-    if abs(score - expected[1]) > tol:
-        hint = HINT_SCORE_SUM
-        if abs(score - math.exp(expected[1])) <= tol:
-            hint = HINT_SCORE_PROBABILITY
-        elif a and abs(score - expected[1] / _penalty(len(ids) - 1, a)) <= tol:
-            hint = HINT_ALPHA_SCORE
-        elif score > 1e-6:
-            hint = HINT_SCORE_POSITIVE
-        run.fail(
-            f"{call} returned the right ids with score {score:.5f}; expected {expected[1]:.5f}.",
-            hint=hint,
-        )
-    run.passed += 1
+_SEARCH_CRASH = (
+    (("must match the size", "Expected size", "expand", "same batch size"), HINT_REPEAT_SOURCE),
+    ("'NoneType'", HINT_RETURN_IDS_SCORE),
+)
+_SEARCH_RETURNS = Returns(
+    (Part("ids", 0, shape_hint=HINT_SEARCH, hint=HINT_SEARCH),
+     Part("score", 1, what="score", hint=HINT_SCORE_SUM)),
+    hint=HINT_RETURN_IDS_SCORE,
+)  # fmt: skip
+
+
+def _best_reply(model, src, k: int, max_len: int, eos: int, alpha: float = 0.0):
+    """The package's beam search, as `_ids_score` reads a learner's."""
+    return _ids_score(beam_decode(model, src, k, max_len, eos, alpha=alpha))
+
+
+def _search_case(case_id: str, what: str, model, src, k: int, max_len: int, eos: int = EOS,
+                 alpha: float | None = None, expect=_best_reply, words: str = "",
+                 ) -> Case:  # fmt: skip
+    """beam_search(model, src, k, max_len, eos[, alpha]) on `what`; `expect` the best reply,
+    (ids, probability), or a function of the arguments giving (ids, score)."""
+    with_alpha = "" if alpha is None else f", alpha={alpha}"
+    call = (f"beam_search({words or 'lookup_model, src'}, beam_size={k}, max_len={max_len}, "
+            f"eos_id={eos}{with_alpha}) on {what}")  # fmt: skip
+    if isinstance(expect, tuple):
+        expect = (np.array(expect[0]), math.log(expect[1]))
+    return Case(case_id, call, (model, src, k, max_len, eos), expect=expect,
+                kwargs=None if alpha is None else {"alpha": alpha}, unpack=(_ids_score,
+                HINT_RETURN_IDS_SCORE), returns=_SEARCH_RETURNS, whole=True, scale_free=True,
+                depth=8, crash_hints=_SEARCH_CRASH)  # fmt: skip
 
 
 def sharp_seq2seq(seed: int, vocab_size: int = 9, eos_bias: float = 1.5) -> Seq2SeqTransformer:
@@ -1052,170 +861,81 @@ HINT_SEARCH_OWN = (
 )
 
 
-def _worked_searches(run: CheckRun, beam_search) -> None:
-    """Lookup-table models: the worked tree at beam sizes 1 to 4, a table where hypotheses end
-    at different steps, a model that never ends, <EOS> after <EOS>, max_len=0, and another
-    end token."""
-    src = torch.tensor([BOS, 5, 6, EOS])  # a lookup model ignores its source
-    tree = lookup_model(TREE, 13)
-    for k, (ids, p) in TREE_BEST.items():
-        what = {1: "greedy", 2: "B H beats A D", 3: "C J, the most likely reply"}.get(
-            k, "a wide beam"
-        )
-        call = (
-            f"beam_search(lookup_model, src, beam_size={k}, max_len=5, eos_id={EOS}) on "
-            f"the worked tree [{what}]"
-        )
-        _expect_search(run, call, beam_search, tree, src, k, 5, EOS, (ids, math.log(p)))
-    rules = lookup_model(RULES, 8)
-    for k, max_len in [(2, 6), (3, 6), (2, 3)]:
-        call = (
-            f"beam_search(lookup_model, src, beam_size={k}, max_len={max_len}, "
-            f"eos_id={EOS}) on a table where hypotheses end at different steps"
-        )
-        _expect_search(run, call, beam_search, rules, src, k, max_len, EOS)
-    loop = lookup_model(LOOP, 8)
-    call = (
-        f"beam_search(lookup_model, src, beam_size=2, max_len=4, eos_id={EOS}) on a "
-        f"model that never ends [the best live prefix after 4 tokens]"
-    )
-    _expect_search(
-        run,
-        call,
-        beam_search,
-        loop,
-        src,
-        2,
-        4,
-        EOS,
-        ([BOS, K_, K_, K_, K_], math.log(0.9 * 0.6**3)),
-    )
-    call = (
-        f"beam_search(lookup_model, src, beam_size=3, max_len=5, eos_id={EOS}, alpha=1.0) on "
-        "the worked tree, with a model that writes <EOS> again after <EOS>"
-    )
-    after_end = lookup_model({**TREE, EOS: {EOS: 1.0}}, 13)
-    _expect_search(run, call, beam_search, after_end, src, 3, 5, EOS, (TREE_BEST[3][0],
-                   math.log(TREE_BEST[3][1])), alpha=1.0)  # fmt: skip
-    call = f"beam_search(lookup_model, src, beam_size=3, max_len=0, eos_id={EOS})"
-    _expect_search(run, call, beam_search, tree, src, 3, 0, EOS, ([BOS], 0.0))
-    relabelled = {
-        t: {{EOS: 3, 3: EOS}.get(n, n): p for n, p in row.items()}
-        for t, row in RULES.items()
-        if t not in (3, EOS)
-    }  # ends with token 3
-    call = (
-        "beam_search(lookup_model, src, beam_size=2, max_len=6, eos_id=3) [the end token "
-        "is the argument, not <EOS> = 2]"
-    )
-    _expect_search(run, call, beam_search, lookup_model(relabelled, 8), src, 2, 6, 3)
+_BEAM = "beam_search"
+_SRC = torch.tensor([BOS, 5, 6, EOS])  # a lookup model ignores its source
+_tree, _rules = lookup_model(TREE, 13), lookup_model(RULES, 8)
+_TREE_WHAT = {1: "greedy", 2: "B H beats A D", 3: "C J, the most likely reply", 5: "a wide beam"}
+_ENDS = "a table where hypotheses end at different steps"
+_relabelled = {
+    t: {{EOS: 3, 3: EOS}.get(n, n): p for n, p in row.items()}
+    for t, row in RULES.items()
+    if t not in (3, EOS)
+}  # ends with token 3
 
 
-def _random_searches(run: CheckRun, beam_search) -> None:
-    """Random encoder-decoders against the package's beam search."""
-    for seed, k, alpha in [(0, 1, None), (1, 2, None), (2, 3, None), (3, 4, None), (4, 3, 1.0)]:
-        model = sharp_seq2seq(1300 + seed)
-        g = torch.Generator().manual_seed(1310 + seed)
-        src = torch.randint(3, 9, (int(torch.randint(2, 7, (1,), generator=g)),), generator=g)
-        with_alpha = "" if alpha is None else f", alpha={alpha}"
-        call = (
-            f"beam_search(random_model, src={src.tolist()}, beam_size={k}, max_len=6, "
-            f"eos_id={EOS}{with_alpha}) on a random encoder-decoder (seed {seed})"
-        )
-        expected = beam_decode(model, src, k, 6, EOS, alpha=alpha or 0.0)
-        _expect_search(run, call, beam_search, model, src, k, 6, EOS, expected, alpha=alpha)
+def _random_search(seed: int, k: int, alpha: float | None) -> Case:
+    model = sharp_seq2seq(1300 + seed)
+    g = torch.Generator().manual_seed(1310 + seed)
+    src = torch.randint(3, 9, (int(torch.randint(2, 7, (1,), generator=g)),), generator=g)
+    return _search_case(f"random {seed}", f"a random encoder-decoder (seed {seed})", model, src,
+                        k, 6, alpha=alpha, words=f"random_model, src={src.tolist()}")  # fmt: skip
 
 
-def _length_searches(run: CheckRun, beam_search) -> None:
-    """The length penalty: its own table, and the rules table with alpha."""
-    rules = lookup_model(RULES, 8)
-    src = torch.tensor([BOS, 5, 6, EOS])  # the lookup models ignore it
-    for short, k, alpha, best in LENGTH_CASES:
-        call = (
-            f"beam_search(lookup_model, src, beam_size={k}, max_len=5, eos_id={EOS}, "
-            f"alpha={alpha}) on the length penalty's table [3 then the end: {short}, "
-            f"4 5 6 then the end: {1 - short:.2f}]"
-        )
-        expected = (best, math.log(short if best == SHORT else 1 - short))
-        model = lookup_model(length_table(short), 8)
-        _expect_search(run, call, beam_search, model, src, k, 5, EOS, expected, alpha=alpha)
-    for k, max_len, alpha in [(2, 6, 2.0), (3, 6, 1.0), (2, 4, 1.0)]:
-        call = (
-            f"beam_search(lookup_model, src, beam_size={k}, max_len={max_len}, "
-            f"eos_id={EOS}, alpha={alpha}) on a table where hypotheses end at different steps"
-        )
-        _expect_search(run, call, beam_search, rules, src, k, max_len, EOS, alpha=alpha)
+SEARCH_CASES = (
+    *(_search_case(f"tree {k}", f"the worked tree [{_TREE_WHAT[k]}]", _tree, _SRC, k, 5,
+                   expect=TREE_BEST[k]) for k in TREE_BEST),
+    *(_search_case(f"rules {k} {n}", _ENDS, _rules, _SRC, k, n)
+      for k, n in [(2, 6), (3, 6), (2, 3)]),
+    _search_case("loop", "a model that never ends [the best live prefix after 4 tokens]",
+                 lookup_model(LOOP, 8), _SRC, 2, 4, expect=([BOS, K_, K_, K_, K_], 0.9 * 0.6**3)),
+    _search_case("after end", "the worked tree, with a model that writes <EOS> again after <EOS>",
+                 lookup_model({**TREE, EOS: {EOS: 1.0}}, 13), _SRC, 3, 5, alpha=1.0,
+                 expect=TREE_BEST[3]),
+    _search_case("max_len 0", "the worked tree, no token to write", _tree, _SRC, 3, 0,
+                 expect=([BOS], 1.0)),
+    _search_case("eos 3", "[the end token is the argument, not <EOS> = 2]",
+                 lookup_model(_relabelled, 8), _SRC, 2, 6, eos=3),
+    *(_random_search(seed, k, alpha) for seed, k, alpha in
+      [(0, 1, None), (1, 2, None), (2, 3, None), (3, 4, None), (4, 3, 1.0)]),
+    *(_search_case(f"length {short} {k} {alpha}", f"the length penalty's table [3 then the end: "
+                   f"{short}, 4 5 6 then the end: {1 - short:.2f}]", lookup_model(
+                   length_table(short), 8), _SRC, k, 5, alpha=alpha, expect=(best, short if best
+                   == SHORT else 1 - short)) for short, k, alpha, best in LENGTH_CASES),
+    *(_search_case(f"rules {k} {n} alpha", _ENDS, _rules, _SRC, k, n, alpha=alpha)
+      for k, n, alpha in [(2, 6, 2.0), (3, 6, 1.0), (2, 4, 1.0)]),
+    Case("src 2-D", "beam_search(model, src_ids of shape (1, 4), 2, 5, 2)", (sharp_seq2seq(1320),
+         _SRC[None], 2, 5, EOS), raises=ValueError, mentions=("src_ids", "(1, 4)")),
+    Case("beam 0", "beam_search(model, src, beam_size=0, max_len=5, eos_id=2)",
+         (sharp_seq2seq(1320), _SRC, 0, 5, EOS), raises=ValueError, mentions=("beam_size",)),
+)  # fmt: skip
 
 
-def _beam_trials(run: CheckRun, beam_search, reference, trials: int) -> None:
-    """Random models, sources, beam sizes, lengths, end tokens and alphas against the
-    reference."""
-    for seed in hidden_range(trials if reference is not None else 0):
-        rng = trial_rng("beam_search", seed)
-        V = int(rng.integers(6, 12))
-        eos_bias = float(rng.uniform(0, 3))
-        model = sharp_seq2seq(int(rng.integers(2**31)), vocab_size=V, eos_bias=eos_bias)
-        src = torch.as_tensor(rng.integers(3, V, size=int(rng.integers(1, 8))))
-        k, max_len = int(rng.integers(1, 6)), int(rng.integers(1, 9))
-        eos = int(rng.integers(2, V))
-        alpha = [None, 0.6, 1.0, 2.0][int(rng.integers(4))]
-        with_alpha = "" if alpha is None else f", alpha={alpha}"
-        call = (
-            f"beam_search(random_model (V = {V}), src={src.tolist()}, beam_size={k}, "
-            f"max_len={max_len}, eos_id={eos}{with_alpha}) (seed {seed})"
-        )
-        ids, score = reference(model, src, k, max_len, eos, alpha=alpha or 0.0)
-        _expect_search(
-            run,
-            call,
-            beam_search,
-            model,
-            src,
-            k,
-            max_len,
-            eos,
-            ([int(i) for i in ids], float(score)),
-            alpha=alpha,
-        )
+def _search_trial(rng: np.random.Generator, seed: int) -> Case:
+    """A random model (vocabulary, a bias towards the end token), source, beam size, length,
+    end token and alpha."""
+    V = int(rng.integers(6, 12))
+    model = sharp_seq2seq(int(rng.integers(2**31)), vocab_size=V, eos_bias=float(rng.uniform(0, 3)))
+    src = torch.as_tensor(rng.integers(3, V, size=int(rng.integers(1, 8))))
+    k, max_len, eos = int(rng.integers(1, 6)), int(rng.integers(1, 9)), int(rng.integers(2, V))
+    alpha = [None, 0.6, 1.0, 2.0][int(rng.integers(4))]
+    words = f"random_model (V = {V}), src={src.tolist()}"
+    return _search_case("trial", f"a random model (seed {seed})", model, src, k, max_len, eos,
+                        alpha, expect=None, words=words)  # fmt: skip
 
 
 def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
     """Beam search written by the learner (not the package's): the worked tree and the rules
-    tables, random encoder-decoders, the length penalty, two input checks, then random
-    settings against the reference."""
+    tables, a model that never ends, another end token, random encoder-decoders, the length
+    penalty and two input checks (the table `SEARCH_CASES`), then random settings against
+    the reference."""
     run = CheckRun(beam_search, crash_hint=HINT_SEARCH)
-    names = names_called(beam_search)
-    borrowed = sorted(names & {"beam_decode", "greedy_decode"})
-    run.expect_true(
-        not borrowed, f"{run.name} calls the package's {borrowed}.", hint=HINT_SEARCH_OWN
-    )
-    _worked_searches(run, beam_search)
-    _random_searches(run, beam_search)
-    _length_searches(run, beam_search)
-    model = sharp_seq2seq(1320)
-    run.expect_raises(
-        "beam_search(model, src_ids of shape (1, 4), 2, 5, 2)",
-        ValueError,
-        model,
-        torch.tensor([[BOS, 5, 6, EOS]]),
-        2,
-        5,
-        EOS,
-        mentions=("src_ids", "(1, 4)"),
-    )
-    run.expect_raises(
-        "beam_search(model, src, beam_size=0, max_len=5, eos_id=2)",
-        ValueError,
-        model,
-        torch.tensor([BOS, 5, 6, EOS]),
-        0,
-        5,
-        EOS,
-        mentions=("beam_size",),
-    )
-    _beam_trials(run, beam_search, reference, trials)
+    borrowed = sorted(names_called(beam_search) & {"beam_decode", "greedy_decode"})
+    run.expect_true(not borrowed, f"{run.name} calls the package's {borrowed}.",
+                    hint=HINT_SEARCH_OWN)  # fmt: skip
+    run_cases(run, _BEAM, SEARCH_CASES, KNOWN)
+    run_trials(run, _BEAM, reference, trials, _search_trial, KNOWN)
     run.done()
 
 
 # the functions of notebook 11 checked as tables
-CASES = {_CROSS: CROSS_CASES, _ENCDEC: ENCDEC_CASES}
+CASES = {_CROSS: CROSS_CASES, _ENCDEC: ENCDEC_CASES, _BEAM: SEARCH_CASES}

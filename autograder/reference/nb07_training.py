@@ -2163,59 +2163,8 @@ def _slip_ablate_head_18(model, ids, layer, head, mode):
         model.train(was_training)
     return ablated - clean
 
-# ablate_head: hooks registered before the clean pass
-def _slip_ablate_head_19(model, ids, layer, head, mode):
-    require_ndim('ids', ids, 2, '(B, L)')
-    if ids.shape[1] < 2:
-        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
-    if mode not in ('zero', 'uniform', 'mean'):
-        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
-    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
-    if not (isinstance(layer, int) and 0 <= layer < n_layers):
-        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
-    if not (isinstance(head, int) and 0 <= head < n_heads):
-        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
-    attn = model.blocks[layer].attn
-    d_k = attn.d_k
-    cols = slice(head * d_k, (head + 1) * d_k)
-    values = {}
-
-    def keep_values(module, inputs, output):
-        values['v'] = output[..., cols]
-
-    def ablate(module, inputs):
-        y = inputs[0].clone()
-        if mode == 'zero':
-            y[..., cols] = 0.0
-        elif mode == 'mean':
-            y[..., cols] = y[..., cols].mean(dim=(0, 1))
-        else:
-            v = values['v']
-            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
-            y[..., cols] = v.cumsum(dim=1) / allowed
-        return (y,)
-
-    def target_log_probs():
-        logits = model(ids)
-        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
-        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
-    was_training = model.training
-    model.eval()
-    handles = []
-    try:
-        with torch.no_grad():
-            handles.append(attn.W_V.register_forward_hook(keep_values))
-            handles.append(attn.W_O.register_forward_pre_hook(ablate))
-            clean = target_log_probs()
-            ablated = target_log_probs()
-    finally:
-        while handles:
-            handles.pop().remove()
-        model.train(was_training)
-    return ablated - clean
-
 # ablate_head: columns head * d_model instead of head * d_k
-def _slip_ablate_head_20(model, ids, layer, head, mode):
+def _slip_ablate_head_19(model, ids, layer, head, mode):
     require_ndim('ids', ids, 2, '(B, L)')
     if ids.shape[1] < 2:
         raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
@@ -2258,6 +2207,57 @@ def _slip_ablate_head_20(model, ids, layer, head, mode):
             clean = target_log_probs()
             handles.append(attn.W_V.register_forward_hook(keep_values))
             handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            ablated = target_log_probs()
+    finally:
+        while handles:
+            handles.pop().remove()
+        model.train(was_training)
+    return ablated - clean
+
+# ablate_head: hooks registered before the clean pass
+def _slip_ablate_head_20(model, ids, layer, head, mode):
+    require_ndim('ids', ids, 2, '(B, L)')
+    if ids.shape[1] < 2:
+        raise ValueError(f'ids: expected at least 2 tokens per row, shape (B, L) with L >= 2, got shape {tuple(ids.shape)}')
+    if mode not in ('zero', 'uniform', 'mean'):
+        raise ValueError(f"mode: expected 'zero', 'uniform' or 'mean', got {mode!r}")
+    n_layers, n_heads = (len(model.blocks), model.config.n_heads)
+    if not (isinstance(layer, int) and 0 <= layer < n_layers):
+        raise ValueError(f'layer: expected an int in 0..{n_layers - 1}, got {layer!r}')
+    if not (isinstance(head, int) and 0 <= head < n_heads):
+        raise ValueError(f'head: expected an int in 0..{n_heads - 1}, got {head!r}')
+    attn = model.blocks[layer].attn
+    d_k = attn.d_k
+    cols = slice(head * d_k, (head + 1) * d_k)
+    values = {}
+
+    def keep_values(module, inputs, output):
+        values['v'] = output[..., cols]
+
+    def ablate(module, inputs):
+        y = inputs[0].clone()
+        if mode == 'zero':
+            y[..., cols] = 0.0
+        elif mode == 'mean':
+            y[..., cols] = y[..., cols].mean(dim=(0, 1))
+        else:
+            v = values['v']
+            allowed = torch.arange(1, v.shape[1] + 1, dtype=v.dtype)[:, None]
+            y[..., cols] = v.cumsum(dim=1) / allowed
+        return (y,)
+
+    def target_log_probs():
+        logits = model(ids)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+        return log_probs.gather(-1, ids[:, 1:, None]).squeeze(-1)
+    was_training = model.training
+    model.eval()
+    handles = []
+    try:
+        with torch.no_grad():
+            handles.append(attn.W_V.register_forward_hook(keep_values))
+            handles.append(attn.W_O.register_forward_pre_hook(ablate))
+            clean = target_log_probs()
             ablated = target_log_probs()
     finally:
         while handles:
@@ -2857,8 +2857,8 @@ SLIPS = {
         ("uniform: W_Q's weight rows zeroed in a copy, its bias left", 'HINT_BIAS_LEFT', _slip_ablate_head_16),
         ('uniform over every position, later ones included', 'HINT_UNIFORM_CAUSAL', _slip_ablate_head_17),
         ('uniform weights 1 / L over the whole row', 'HINT_UNIFORM_ALLOWED', _slip_ablate_head_18),
-        ('hooks registered before the clean pass', 'HINT_NOTHING_ABLATED', _slip_ablate_head_19),
-        ('columns head * d_model instead of head * d_k', 'HINT_HEAD_COLUMNS', _slip_ablate_head_20),
+        ('columns head * d_model instead of head * d_k', 'HINT_HEAD_COLUMNS', _slip_ablate_head_19),
+        ('hooks registered before the clean pass', 'HINT_NOTHING_ABLATED', _slip_ablate_head_20),
         ('the columns of the next head', 'HINT_HEAD_COLUMNS', _slip_ablate_head_21),
         ('the head ablated in every block', 'HINT_ONLY_THAT_HEAD', _slip_ablate_head_22),
         ('every head of the block zeroed', 'HINT_ONLY_THAT_HEAD', _slip_ablate_head_23),

@@ -2740,6 +2740,959 @@ class _slip_EncoderDecoder_27(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
+# beam_search: greedy: the beam size ignored
+def _slip_beam_search_0(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = 1
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: ranked by the new token alone
+def _slip_beam_search_1(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = torch.log_softmax(logits, dim=-1)
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: raw logits added
+def _slip_beam_search_2(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + logits
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the beam shrinks as hypotheses finish
+def _slip_beam_search_3(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size - len(finished)
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: finished hypotheses kept in the beam and extended
+def _slip_beam_search_4(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows], tokens[:, None]), dim=1)
+        scores = best
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: stops at the first end
+def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if finished:
+            break
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the first finished hypothesis returned
+def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = finished[0]
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: length normalised
+def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / (len(f[1]) - 1))
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: live prefixes compared with finished ones
+def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if step == max_len - 1:
+            finished += [(float(s), p.tolist()) for s, p in zip(scores, live)]
+            live = live[:0]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: one step short
+def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len - 1):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the first position's logits
+def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, 0]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: end token hard-coded
+def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == 2:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != 2
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: EOS's own log-probability left out of the score
+def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((float(scores[row]), [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: probability returned instead of log-probability
+def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), math.exp(score))
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the beam grows: every prefix keeps beam_size tokens
+def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live, scores, finished = ([[BOS]], [0.0], [])
+    for _ in range(max_len):
+        new_live, new_scores = ([], [])
+        for prefix, score in zip(live, scores):
+            with torch.no_grad():
+                logits = model(src_ids[None, :], torch.tensor([prefix]))[0, -1]
+            top = torch.log_softmax(logits, dim=-1).topk(beam_size)
+            for lp, token in zip(top.values.tolist(), top.indices.tolist()):
+                if token == eos_id:
+                    finished.append((score + lp, prefix + [token]))
+                else:
+                    new_live.append(prefix + [token])
+                    new_scores.append(score + lp)
+        live, scores = (new_live, new_scores)
+        if not live:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0])
+        return (torch.tensor(ids), score)
+    best = max(range(len(live)), key=lambda i: scores[i])
+    return (torch.tensor(live[best]), scores[best])
+
+# beam_search: the source not repeated for the beam
+def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for _ in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :], live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0])
+        return (torch.tensor(ids), score)
+    return (live[int(scores.argmax())].clone(), float(scores.max()))
+
+# beam_search: the package's beam search borrowed
+def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    from attnbook.lm.seq2seq import beam_decode
+    ids, score = beam_decode(model, src_ids, beam_size, max_len, eos_id)
+    return (torch.tensor(ids), score)
+
+# beam_search: alpha accepted but never used
+def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0])
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the score multiplied by the length penalty
+def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] * ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the penalty's length counts <BOS>
+def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1])) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the penalty's length leaves out the end token
+def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 2) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: divided by the length to the power alpha
+def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / (len(f[1]) - 1) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the early stop compares unpenalised scores
+def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        if finished and max((s for s, _ in finished)) >= scores.max():
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: the penalised score returned
+def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), score / ((5 + len(ids) - 1) / 6) ** alpha)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: ids returned as a (1, t) row
+def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor([ids]), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: every finished score returned
+def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids), torch.tensor([s for s, _ in finished]))
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: only the ids returned
+def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return torch.tensor(ids)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: BOS dropped from the returned ids
+def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for step in range(max_len):
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        ranking = total
+        width = beam_size
+        if width <= 0:
+            break
+        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        best = total.flatten()[flat]
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        return (torch.tensor(ids[1:]), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
 
 # function: [(mistake, detector, the mistake as a function)]
 SLIPS = {
@@ -2796,5 +3749,35 @@ SLIPS = {
         ('padded source states set to -inf (tokens masked, not scores)', 'HINT_PADDING_NAN', _slip_EncoderDecoder_25),
         ("the encoder's MLP branch halved", 'HINT_COMPARE_EQUATIONS', _slip_EncoderDecoder_26),
         ('every decoder block fed the reply embeddings', 'HINT_DECODER_FED_EMBEDDINGS', _slip_EncoderDecoder_27),
+    ],
+    'beam_search': [
+        ('greedy: the beam size ignored', 'HINT_RULE_GREEDY', _slip_beam_search_0),
+        ('ranked by the new token alone', 'HINT_RULE_TOTAL_SCORE', _slip_beam_search_1),
+        ('raw logits added', 'HINT_SCORE_POSITIVE', _slip_beam_search_2),
+        ('the beam shrinks as hypotheses finish', 'HINT_RULE_SHRINKING_BEAM', _slip_beam_search_3),
+        ('finished hypotheses kept in the beam and extended', 'HINT_RULE_FINISHED_LEAVE', _slip_beam_search_4),
+        ('stops at the first end', 'HINT_RULE_KEEP_SEARCHING', _slip_beam_search_5),
+        ('the first finished hypothesis returned', 'HINT_RULE_HIGHEST', _slip_beam_search_6),
+        ('length normalised', 'HINT_RULE_NO_LENGTH_NORM', _slip_beam_search_7),
+        ('live prefixes compared with finished ones', 'HINT_RULE_FINISHED_FIRST', _slip_beam_search_8),
+        ('one step short', 'HINT_RULE_MAX_LEN', _slip_beam_search_9),
+        ("the first position's logits", 'HINT_RULE_LAST_POSITION', _slip_beam_search_10),
+        ('end token hard-coded', 'HINT_RULE_EOS_ARGUMENT', _slip_beam_search_11),
+        ("EOS's own log-probability left out of the score", 'HINT_SCORE_SUM', _slip_beam_search_12),
+        ('probability returned instead of log-probability', 'HINT_SCORE_PROBABILITY', _slip_beam_search_13),
+        ('the beam grows: every prefix keeps beam_size tokens', 'HINT_SEARCH', _slip_beam_search_14),
+        ('the source not repeated for the beam', 'HINT_REPEAT_SOURCE', _slip_beam_search_15),
+        ("the package's beam search borrowed", 'HINT_SEARCH_OWN', _slip_beam_search_16),
+        ('alpha accepted but never used', 'HINT_ALPHA_IGNORED', _slip_beam_search_17),
+        ('the score multiplied by the length penalty', 'HINT_ALPHA_DIVIDE', _slip_beam_search_18),
+        ("the penalty's length counts <BOS>", 'HINT_ALPHA_LENGTH', _slip_beam_search_19),
+        ("the penalty's length leaves out the end token", 'HINT_ALPHA_LENGTH', _slip_beam_search_20),
+        ('divided by the length to the power alpha', 'HINT_ALPHA_FORMULA', _slip_beam_search_21),
+        ('the early stop compares unpenalised scores', 'HINT_ALPHA_EARLY_STOP', _slip_beam_search_22),
+        ('the penalised score returned', 'HINT_ALPHA_SCORE', _slip_beam_search_23),
+        ('ids returned as a (1, t) row', 'HINT_ONE_HYPOTHESIS', _slip_beam_search_24),
+        ('every finished score returned', 'HINT_SCORE_FLOAT', _slip_beam_search_25),
+        ('only the ids returned', 'HINT_RETURN_IDS_SCORE', _slip_beam_search_26),
+        ('BOS dropped from the returned ids', 'HINT_STARTS_WITH_BOS', _slip_beam_search_27),
     ],
 }

@@ -268,11 +268,11 @@ SLIPS = {
                 [-0.08920562267303467, -0.2510366439819336, -0.48649346828460693, 0.14287018775939941, -0.5709547996520996, -0.4153299331665039],
                 [-0.35181498527526855, 0.376101016998291, -0.25559020042419434, -0.14529204368591309, 0.26636266708374023, -0.019485950469970703],
             ]),
-            ('hooks registered before the clean pass', 'HINT_NOTHING_ABLATED', [
+            ('columns head * d_model instead of head * d_k', 'HINT_HEAD_COLUMNS', [
                 [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
                 [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
             ]),
-            ('columns head * d_model instead of head * d_k', 'HINT_HEAD_COLUMNS', [
+            ('hooks registered before the clean pass', 'HINT_NOTHING_ABLATED', [
                 [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
                 [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
             ]),

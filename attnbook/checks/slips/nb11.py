@@ -860,4 +860,124 @@ SLIPS = {
             ]),
         ],
     },
+    'beam_search': {
+        'tree 2': [
+            ('greedy: the beam size ignored', 'HINT_RULE_GREEDY', (
+                [1.0, 3.0, 6.0, 2.0],
+                -1.9661121368408203,
+            )),
+        ],
+        'rules 3 6': [
+            ('ranked by the new token alone', 'HINT_RULE_TOTAL_SCORE', (
+                [1.0, 2.0],
+                -1.96611487865448,
+            )),
+        ],
+        'random 0': [
+            ('raw logits added', 'HINT_SCORE_POSITIVE', (
+                None,
+                19.961894989013672,
+            )),
+        ],
+        'rules 2 6': [
+            ('the beam shrinks as hypotheses finish', 'HINT_RULE_SHRINKING_BEAM', (
+                [1.0, 2.0],
+                -1.96611487865448,
+            )),
+            ('stops at the first end', 'HINT_RULE_KEEP_SEARCHING', (
+                [1.0, 2.0],
+                -1.96611487865448,
+            )),
+            ('the first finished hypothesis returned', 'HINT_RULE_HIGHEST', (
+                [1.0, 2.0],
+                -1.96611487865448,
+            )),
+            ('length normalised', 'HINT_RULE_NO_LENGTH_NORM', (
+                [1.0, 5.0, 5.0, 5.0, 5.0, 5.0, 2.0],
+                -2.8613946437835693,
+            )),
+            ("EOS's own log-probability left out of the score", 'HINT_SCORE_SUM', (
+                [1.0, 2.0],
+                0.0,
+            )),
+        ],
+        'after end': [
+            ('finished hypotheses kept in the beam and extended', 'HINT_RULE_FINISHED_LEAVE', (
+                [1.0, 5.0, 12.0, 2.0, 2.0, 2.0],
+                None,
+            )),
+            ('the penalised score returned', 'HINT_ALPHA_SCORE', (
+                None,
+                -1.0397204160690308,
+            )),
+        ],
+        'rules 2 3': [
+            ('live prefixes compared with finished ones', 'HINT_RULE_FINISHED_FIRST', (
+                [1.0, 5.0, 5.0, 5.0],
+                -0.9517769813537598,
+            )),
+        ],
+        'loop': [
+            ('one step short', 'HINT_RULE_MAX_LEN', (
+                [1.0, 3.0, 3.0, 3.0],
+                -1.1270108222961426,
+            )),
+        ],
+        'tree 1': [
+            ("the first position's logits", 'HINT_RULE_LAST_POSITION', (
+                [1.0, 3.0, 3.0, 3.0, 3.0, 3.0],
+                -4.581449508666992,
+            )),
+            ('probability returned instead of log-probability', 'HINT_SCORE_PROBABILITY', (
+                None,
+                0.140000100734518,
+            )),
+            ('BOS dropped from the returned ids', 'HINT_STARTS_WITH_BOS', (
+                [3.0, 6.0, 2.0],
+                None,
+            )),
+        ],
+        'eos 3': [
+            ('end token hard-coded', 'HINT_RULE_EOS_ARGUMENT', (
+                [1.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0],
+                -2.1532087326049805,
+            )),
+        ],
+        'random 2': [
+            ('the beam grows: every prefix keeps beam_size tokens', 'HINT_SEARCH', (
+                [1.0, 3.0, 6.0, 3.0, 3.0, 5.0, 2.0],
+                -10.5731700360775,
+            )),
+        ],
+        'length 0.52 2 0.6': [
+            ('alpha accepted but never used', 'HINT_ALPHA_IGNORED', (
+                [1.0, 3.0, 2.0],
+                -0.6539259552955627,
+            )),
+            ('the score multiplied by the length penalty', 'HINT_ALPHA_DIVIDE', (
+                [1.0, 3.0, 2.0],
+                -0.6539259552955627,
+            )),
+            ('the early stop compares unpenalised scores', 'HINT_ALPHA_EARLY_STOP', (
+                [1.0, 3.0, 2.0],
+                -0.6539259552955627,
+            )),
+        ],
+        'rules 2 6 alpha': [
+            ("the penalty's length counts <BOS>", 'HINT_ALPHA_LENGTH', (
+                [1.0, 5.0, 2.0],
+                -1.2594858407974243,
+            )),
+        ],
+        'length 0.59 2 2.0': [
+            ("the penalty's length leaves out the end token", 'HINT_ALPHA_LENGTH', (
+                [1.0, 4.0, 5.0, 6.0, 2.0],
+                -0.891597330570221,
+            )),
+            ('divided by the length to the power alpha', 'HINT_ALPHA_FORMULA', (
+                [1.0, 4.0, 5.0, 6.0, 2.0],
+                -0.891597330570221,
+            )),
+        ],
+    },
 }
