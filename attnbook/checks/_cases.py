@@ -54,6 +54,7 @@ __all__ = [
     "call_local",
     "case_tolerance",
     "expect_deterministic",
+    "fallback_hints",
     "match_slip",
     "normal",
     "one_number",
@@ -716,6 +717,20 @@ def _coinciding(mistakes: Sequence[Mistake], expected, tol: Tolerance) -> int:
         for i, a in enumerate(mistakes)
         for b in mistakes[i + 1 :]
     )
+
+
+def fallback_hints(cases: Sequence[Case]) -> set[str]:
+    """The hints a table gives when no known slip matches (a wrong shape, wrong values, a
+    crash, an output of another form): each case's and each part's own. A slip's hint comes
+    from the catalogue; these are what is left when the output is no known slip's."""
+    texts: list = []
+    for case in cases:
+        texts += [case.hint, case.shape_hint, case.finite, *(h for _, h in case.crash_hints)]
+        texts += [case.unpack[1]] if case.unpack else []
+        if case.returns is not None:
+            texts += [case.returns.hint, case.returns.order_hint]
+            texts += [h for p in case.returns.parts for h in (p.hint, p.shape_hint)]
+    return {t for t in texts if isinstance(t, str)}
 
 
 def run_cases(run: CheckRun, function: str, cases: Sequence[Case], slips: Slips) -> dict:
