@@ -1,6 +1,6 @@
 """Notebook 11 catalogue: the mistakes students make, and correct answers written otherwise."""
 
-from grader.catalogue import alternative, edit, mistake
+from grader.catalogue import alternative, edit, insert_after, mistake, replace_line
 
 from attnbook.checks import nb05, nb11
 
@@ -41,47 +41,6 @@ x = self.ln1(h)
 u = h + self.self_attn(x, x, {self_mask})
 c = {cross_residual}self.cross_attn({cross_query}, {cross_source}, {cross_mask})
 return c + self.mlp(self.{mlp_ln}({mlp_in}))
-"""
-
-
-# A beam search written the way the exercise asks; mistakes change one part of it.
-PENALISED = "max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)"
-
-
-def _beam(extend="scores[:, None] + torch.log_softmax(logits, dim=-1)",
-          rank="total", loop="range(max_len)", width="beam_size",
-          finished_score="score", end="eos_id", position="-1", after_step="",
-          pick=PENALISED, output="torch.tensor(ids), score", before_step=""):
-    return f"""
-live = torch.tensor([[BOS]])
-scores = torch.zeros(1)
-finished = []
-for step in {loop}:
-    {before_step}
-    with torch.no_grad():
-        logits = model(src_ids[None, :].expand(len(live), -1), live)[:, {position}]
-    total = {extend}
-    ranking = {rank}
-    width = {width}
-    if width <= 0:
-        break
-    _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-    best = total.flatten()[flat]
-    rows, tokens = flat // total.shape[1], flat % total.shape[1]
-    for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
-        if token == {end}:
-            finished.append(({finished_score}, [*live[row].tolist(), token]))
-    keep = tokens != {end}
-    live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
-    scores = best[keep]
-    {after_step}
-    if len(live) == 0:
-        break
-if finished:
-    score, ids = {pick}
-    return {output}
-best_row = int(scores.argmax())
-return live[best_row].clone(), float(scores[best_row])
 """
 
 
@@ -357,44 +316,49 @@ MISTAKES = [
         return self.head(self.ln_final(h))
     """), detects=nb11.HINT_DECODER_FED_EMBEDDINGS),
     # beam_search
-    mistake("beam_search", "greedy: the beam size ignored", _beam(width="1"),
+    mistake("beam_search", "greedy: the beam size ignored", edit("min(beam_size, ", "min(1, "),
             detects=nb11.HINT_RULE_GREEDY),
     mistake("beam_search", "ranked by the new token alone",
-            _beam(rank="torch.log_softmax(logits, dim=-1)"),
+            replace_line(
+                "best, flat = total.flatten().topk",
+                "_, flat = torch.log_softmax(logits, dim=-1).flatten().topk(min(beam_size, "
+                "total.numel()))\nbest = total.flatten()[flat]"),
             detects=nb11.HINT_RULE_TOTAL_SCORE),
-    mistake("beam_search", "raw logits added", _beam(extend="scores[:, None] + logits"),
+    mistake("beam_search", "raw logits added", edit("+ torch.log_softmax(logits, dim=-1)", "+ logits"),
             detects=nb11.HINT_SCORE_POSITIVE),
     mistake("beam_search", "the beam shrinks as hypotheses finish",
-            _beam(width="beam_size - len(finished)"),
+            replace_line(
+                "best, flat = total.flatten().topk",
+                "if beam_size - len(finished) <= 0:\n    break\nbest, flat = total.flatten()"
+                ".topk(min(beam_size - len(finished), total.numel()))"),
             detects=nb11.HINT_RULE_SHRINKING_BEAM),
     mistake("beam_search", "finished hypotheses kept in the beam and extended", [
         edit("live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)",
              "live = torch.cat((live[rows], tokens[:, None]), dim=1)"),
         edit("scores = best[keep]", "scores = best"),
     ], detects=nb11.HINT_RULE_FINISHED_LEAVE),
-    mistake("beam_search", "stops at the first end", _beam(after_step="""
-    if finished:
-        break"""), detects=nb11.HINT_RULE_KEEP_SEARCHING),
+    mistake("beam_search", "stops at the first end", insert_after("scores = best[keep]", "if finished:\n    break"), detects=nb11.HINT_RULE_KEEP_SEARCHING),
     mistake("beam_search", "the first finished hypothesis returned",
-            _beam(pick="finished[0]"), detects=nb11.HINT_RULE_HIGHEST),
+            edit("max(finished, key=penalised)", "finished[0]"), detects=nb11.HINT_RULE_HIGHEST),
     mistake("beam_search", "length normalised",
-            _beam(pick="max(finished, key=lambda f: f[0] / (len(f[1]) - 1))"),
+            edit("key=penalised)", "key=lambda f: f[0] / (len(f[1]) - 1))"),
             detects=nb11.HINT_RULE_NO_LENGTH_NORM),
-    mistake("beam_search", "live prefixes compared with finished ones", _beam(after_step="""
-    if step == max_len - 1:
-        finished += [(float(s), p.tolist()) for s, p in zip(scores, live)]
-        live = live[:0]"""), detects=nb11.HINT_RULE_FINISHED_FIRST),
-    mistake("beam_search", "one step short", _beam(loop="range(max_len - 1)"),
+    mistake("beam_search", "live prefixes compared with finished ones", [
+        edit("for _ in range(max_len):", "for step in range(max_len):"),
+        insert_after("scores = best[keep]", "if step == max_len - 1:\n"
+                     "    finished += [(float(s), p.tolist()) for s, p in zip(scores, live)]\n"
+                     "    live = live[:0]")], detects=nb11.HINT_RULE_FINISHED_FIRST),
+    mistake("beam_search", "one step short", edit("range(max_len)", "range(max_len - 1)"),
             detects=nb11.HINT_RULE_MAX_LEN),
-    mistake("beam_search", "the first position's logits", _beam(position="0"),
+    mistake("beam_search", "the first position's logits", edit("live)[:, -1]", "live)[:, 0]"),
             detects=nb11.HINT_RULE_LAST_POSITION),
-    mistake("beam_search", "end token hard-coded", _beam(end="2"),
+    mistake("beam_search", "end token hard-coded", [edit("token == eos_id", "token == 2"), edit("tokens != eos_id", "tokens != 2")],
             detects=nb11.HINT_RULE_EOS_ARGUMENT),
     mistake("beam_search", "EOS's own log-probability left out of the score",
-            _beam(finished_score="float(scores[row])"),
+            edit("append((score, [", "append((float(scores[row]), ["),
             detects=nb11.HINT_SCORE_SUM),
     mistake("beam_search", "probability returned instead of log-probability",
-            _beam(output="torch.tensor(ids), math.exp(score)"),
+            edit("return torch.tensor(ids), score", "return torch.tensor(ids), math.exp(score)"),
             detects=nb11.HINT_SCORE_PROBABILITY),
     mistake("beam_search", "the beam grows: every prefix keeps beam_size tokens", """
         live, scores, finished = [[BOS]], [0.0], []
@@ -448,34 +412,34 @@ MISTAKES = [
         return torch.tensor(ids), score
     """, detects=nb11.HINT_SEARCH_OWN),
     mistake("beam_search", "alpha accepted but never used",
-            _beam(pick="max(finished, key=lambda f: f[0])"), detects=nb11.HINT_ALPHA_IGNORED),
+            edit("key=penalised)", "key=lambda f: f[0])"), detects=nb11.HINT_ALPHA_IGNORED),
     mistake("beam_search", "the score multiplied by the length penalty",
-            _beam(pick="max(finished, key=lambda f: f[0] * ((5 + len(f[1]) - 1) / 6) ** alpha)"),
+            edit("score / ((5 + len(ids) - 1)", "score * ((5 + len(ids) - 1)"),
             detects=nb11.HINT_ALPHA_DIVIDE),
     mistake("beam_search", "the penalty's length counts <BOS>",
-            _beam(pick="max(finished, key=lambda f: f[0] / ((5 + len(f[1])) / 6) ** alpha)"),
+            edit("(5 + len(ids) - 1)", "(5 + len(ids))"),
             detects=nb11.HINT_ALPHA_LENGTH),
     mistake("beam_search", "the penalty's length leaves out the end token",
-            _beam(pick="max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 2) / 6) ** alpha)"),
+            edit("(5 + len(ids) - 1)", "(5 + len(ids) - 2)"),
             detects=nb11.HINT_ALPHA_LENGTH),
     mistake("beam_search", "divided by the length to the power alpha",
-            _beam(pick="max(finished, key=lambda f: f[0] / (len(f[1]) - 1) ** alpha)"),
+            edit("((5 + len(ids) - 1) / 6) ** alpha", "(len(ids) - 1) ** alpha"),
             detects=nb11.HINT_ALPHA_FORMULA),
-    mistake("beam_search", "the early stop compares unpenalised scores", _beam(before_step="""
-    if finished and max(s for s, _ in finished) >= scores.max():
-        break"""), detects=nb11.HINT_ALPHA_EARLY_STOP),
+    mistake("beam_search", "the early stop compares unpenalised scores", edit("max(map(penalised, finished)) >= scores.max() / longest",
+                 "max(s for s, _ in finished) >= scores.max()"), detects=nb11.HINT_ALPHA_EARLY_STOP),
     mistake("beam_search", "the penalised score returned",
-            _beam(output="torch.tensor(ids), score / ((5 + len(ids) - 1) / 6) ** alpha"),
+            edit("return torch.tensor(ids), score", "return torch.tensor(ids), penalised((score, ids))"),
             detects=nb11.HINT_ALPHA_SCORE),
     mistake("beam_search", "ids returned as a (1, t) row",
-            _beam(output="torch.tensor([ids]), score"), detects=nb11.HINT_ONE_HYPOTHESIS),
+            edit("return torch.tensor(ids), score", "return torch.tensor([ids]), score"), detects=nb11.HINT_ONE_HYPOTHESIS),
     mistake("beam_search", "every finished score returned",
-            _beam(output="torch.tensor(ids), torch.tensor([s for s, _ in finished])"),
+            edit("return torch.tensor(ids), score", 
+                 "return torch.tensor(ids), torch.tensor([s for s, _ in finished])"),
             detects=nb11.HINT_SCORE_FLOAT),
-    mistake("beam_search", "only the ids returned", _beam(output="torch.tensor(ids)"),
+    mistake("beam_search", "only the ids returned", edit("return torch.tensor(ids), score", "return torch.tensor(ids)"),
             detects=nb11.HINT_RETURN_IDS_SCORE),
     mistake("beam_search", "BOS dropped from the returned ids",
-            _beam(output="torch.tensor(ids[1:]), score"), detects=nb11.HINT_STARTS_WITH_BOS),
+            edit("return torch.tensor(ids), score", "return torch.tensor(ids[1:]), score"), detects=nb11.HINT_STARTS_WITH_BOS),
 ]
 
 ALTERNATIVES = [

@@ -2747,19 +2747,21 @@ def _slip_beam_search_0(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = 1
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(1, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -2770,7 +2772,7 @@ def _slip_beam_search_0(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -2782,18 +2784,21 @@ def _slip_beam_search_1(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = torch.log_softmax(logits, dim=-1)
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
+        _, flat = torch.log_softmax(logits, dim=-1).flatten().topk(min(beam_size, total.numel()))
         best = total.flatten()[flat]
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
@@ -2805,7 +2810,7 @@ def _slip_beam_search_1(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -2817,19 +2822,21 @@ def _slip_beam_search_2(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + logits
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -2840,7 +2847,7 @@ def _slip_beam_search_2(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -2852,19 +2859,23 @@ def _slip_beam_search_3(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size - len(finished)
-        if width <= 0:
+        if beam_size - len(finished) <= 0:
             break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size - len(finished), total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -2875,7 +2886,7 @@ def _slip_beam_search_3(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -2924,19 +2935,21 @@ def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -2949,7 +2962,7 @@ def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -2961,19 +2974,21 @@ def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -2996,19 +3011,21 @@ def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3031,19 +3048,21 @@ def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
     for step in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3057,7 +3076,7 @@ def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3069,19 +3088,21 @@ def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len - 1):
+    for _ in range(max_len - 1):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3092,7 +3113,7 @@ def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3104,19 +3125,21 @@ def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, 0]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3127,7 +3150,7 @@ def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3139,19 +3162,21 @@ def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == 2:
@@ -3162,7 +3187,7 @@ def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3174,19 +3199,21 @@ def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3197,7 +3224,7 @@ def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3209,19 +3236,21 @@ def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3232,7 +3261,7 @@ def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), math.exp(score))
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3313,19 +3342,21 @@ def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3348,19 +3379,21 @@ def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score * ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3371,7 +3404,7 @@ def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] * ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3383,19 +3416,21 @@ def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids)) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3406,7 +3441,7 @@ def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1])) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3418,19 +3453,21 @@ def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 2) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3441,7 +3478,7 @@ def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 2) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3453,19 +3490,21 @@ def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / (len(ids) - 1) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3476,7 +3515,7 @@ def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / (len(f[1]) - 1) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3488,21 +3527,21 @@ def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
         if finished and max((s for s, _ in finished)) >= scores.max():
             break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3513,7 +3552,7 @@ def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3525,19 +3564,21 @@ def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3548,8 +3589,8 @@ def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
-        return (torch.tensor(ids), score / ((5 + len(ids) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), penalised((score, ids)))
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
 
@@ -3560,19 +3601,21 @@ def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3583,7 +3626,7 @@ def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor([ids]), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3595,19 +3638,21 @@ def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3618,7 +3663,7 @@ def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), torch.tensor([s for s, _ in finished]))
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3630,19 +3675,21 @@ def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3653,7 +3700,7 @@ def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return torch.tensor(ids)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
@@ -3665,19 +3712,21 @@ def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
-    for step in range(max_len):
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-        ranking = total
-        width = beam_size
-        if width <= 0:
-            break
-        _, flat = ranking.flatten().topk(min(width, ranking.numel()))
-        best = total.flatten()[flat]
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
         rows, tokens = (flat // total.shape[1], flat % total.shape[1])
         for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
             if token == eos_id:
@@ -3688,7 +3737,7 @@ def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0] / ((5 + len(f[1]) - 1) / 6) ** alpha)
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids[1:]), score)
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))

@@ -893,8 +893,8 @@ SLIPS = {
                 -1.96611487865448,
             )),
             ('length normalised', 'HINT_RULE_NO_LENGTH_NORM', (
-                [1.0, 5.0, 5.0, 5.0, 5.0, 5.0, 2.0],
-                -2.8613946437835693,
+                [1.0, 5.0, 5.0, 5.0, 2.0],
+                -2.0604403018951416,
             )),
             ("EOS's own log-probability left out of the score", 'HINT_SCORE_SUM', (
                 [1.0, 2.0],
@@ -958,6 +958,10 @@ SLIPS = {
                 [1.0, 3.0, 2.0],
                 -0.6539259552955627,
             )),
+            ('divided by the length to the power alpha', 'HINT_ALPHA_FORMULA', (
+                [1.0, 3.0, 2.0],
+                -0.6539259552955627,
+            )),
             ('the early stop compares unpenalised scores', 'HINT_ALPHA_EARLY_STOP', (
                 [1.0, 3.0, 2.0],
                 -0.6539259552955627,
@@ -971,10 +975,6 @@ SLIPS = {
         ],
         'length 0.59 2 2.0': [
             ("the penalty's length leaves out the end token", 'HINT_ALPHA_LENGTH', (
-                [1.0, 4.0, 5.0, 6.0, 2.0],
-                -0.891597330570221,
-            )),
-            ('divided by the length to the power alpha', 'HINT_ALPHA_FORMULA', (
                 [1.0, 4.0, 5.0, 6.0, 2.0],
                 -0.891597330570221,
             )),
