@@ -1,6 +1,6 @@
 """Notebook 11 catalogue: the mistakes students make, and correct answers written otherwise."""
 
-from grader.catalogue import alternative, edit, insert_after, mistake, replace_line
+from grader.catalogue import alternative, delete, edit, insert_after, mistake, replace_line
 
 from attnbook.checks import nb05, nb11
 
@@ -46,99 +46,56 @@ return c + self.mlp(self.{mlp_ln}({mlp_in}))
 
 MISTAKES = [
     # cross_attention
-    mistake("cross_attention", "no 1/sqrt(d_k)", """
-        scores = (q @ k.transpose(-2, -1)).masked_fill(~enc_allowed[:, None, None, :],
-                                                      float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return A @ v, A
-    """, detects=nb05.HINT_NO_SCALING),
-    mistake("cross_attention", "scaled by sqrt(L_s)", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return A @ v, A
-    """, detects=nb11.HINT_SCALED_BY_LENGTH),
-    mistake("cross_attention", "scaled by sqrt(d_v)", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(v.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return A @ v, A
-    """, detects=nb05.HINT_SCALED_BY_D_V),
-    mistake("cross_attention", "padding not masked", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        A = torch.softmax(scores, dim=-1)
-        return A @ v, A
-    """, detects=nb11.HINT_PADDING_IGNORED),
-    mistake("cross_attention", "mask inverted", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return A @ v, A
-    """, detects=nb11.HINT_ENC_ALLOWED_INVERTED),
-    mistake("cross_attention", "mask applied after the softmax", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        A = torch.softmax(scores, dim=-1) * enc_allowed[:, None, None, :]
-        return A @ v, A
-    """, detects=nb11.HINT_PADDING_AFTER_SOFTMAX),
-    mistake("cross_attention", "mask multiplied into the scores", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        A = torch.softmax(scores * enc_allowed[:, None, None, :], dim=-1)
-        return A @ v, A
-    """, detects=nb11.HINT_PADDING_ZERO_FILL),
-    mistake("cross_attention", "a causal mask added", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        L_t, L_s = scores.shape[-2:]
-        allowed = enc_allowed[:, None, None, :] & torch.ones(L_t, L_s, dtype=torch.bool).tril()
-        A = torch.nan_to_num(torch.softmax(scores.masked_fill(~allowed, float("-inf")), -1))
-        return A @ v, A
-    """, detects=nb11.HINT_CROSS_NOT_CAUSAL),
-    mistake("cross_attention", "softmax over the reply positions", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0)
-        return A @ v, A
-    """, detects=nb11.HINT_CROSS_SOFTMAX_AXIS),
-    mistake("cross_attention", "-1e9 instead of -inf", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], -1e9)
-        A = torch.softmax(scores, dim=-1)
-        return A @ v, A
-    """, detects=nb11.HINT_CROSS_FINITE_FILL),
-    mistake("cross_attention", "NaN for an email with no real token", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.softmax(scores, dim=-1)
-        return A @ v, A
-    """, detects=nb11.HINT_NAN),
-    mistake("cross_attention", "mask not reshaped to the scores' axes", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        A = torch.nan_to_num(torch.softmax(scores.masked_fill(~enc_allowed, float("-inf")),
-                                           dim=-1), nan=0.0)
-        return A @ v, A
-    """, detects=nb11.HINT_KEY_AXIS),
-    mistake("cross_attention", "mask lined up with the queries", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, :, None], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return A @ v, A
-    """, detects=nb11.HINT_KEY_AXIS),
-    mistake("cross_attention", "only the output returned", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
-    """, detects=nb11.HINT_RETURN_Y_A),
-    mistake("cross_attention", "no return: Y and A computed and dropped", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        Y = A @ v
-    """, detects=nb11.HINT_NO_RETURN_Y_A),
-    mistake("cross_attention", "weights returned first", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return A, A @ v
-    """, detects=nb11.HINT_Y_FIRST),
+    mistake("cross_attention", "no 1/sqrt(d_k)",
+            edit(" / math.sqrt(q.shape[-1])", ""),
+            detects=nb05.HINT_NO_SCALING),
+    mistake("cross_attention", "scaled by sqrt(L_s)",
+            edit("sqrt(q.shape[-1])", "sqrt(k.shape[-2])"),
+            detects=nb11.HINT_SCALED_BY_LENGTH),
+    mistake("cross_attention", "scaled by sqrt(d_v)",
+            edit("sqrt(q.shape[-1])", "sqrt(v.shape[-1])"),
+            detects=nb05.HINT_SCALED_BY_D_V),
+    mistake("cross_attention", "padding not masked",
+            delete("masked_fill(~keys"),
+            detects=nb11.HINT_PADDING_IGNORED),
+    mistake("cross_attention", "mask inverted",
+            edit("masked_fill(~keys", "masked_fill(keys"),
+            detects=nb11.HINT_ENC_ALLOWED_INVERTED),
+    mistake("cross_attention", "mask applied after the softmax",
+            [delete("masked_fill(~keys"),
+             replace_line("A = torch.nan_to_num(", "A = torch.softmax(scores, dim=-1) * keys")],
+            detects=nb11.HINT_PADDING_AFTER_SOFTMAX),
+    mistake("cross_attention", "mask multiplied into the scores",
+            replace_line("masked_fill(~keys", "scores = scores * keys"),
+            detects=nb11.HINT_PADDING_ZERO_FILL),
+    mistake("cross_attention", "a causal mask added",
+            edit("keys = enc_allowed[:, None, None, :]", "keys = enc_allowed[:, None, None, :] & "
+                 "torch.ones(scores.shape[-2:], dtype=torch.bool).tril()"),
+            detects=nb11.HINT_CROSS_NOT_CAUSAL),
+    mistake("cross_attention", "softmax over the reply positions",
+            edit("dim=-1), nan", "dim=-2), nan"),
+            detects=nb11.HINT_CROSS_SOFTMAX_AXIS),
+    mistake("cross_attention", "-1e9 instead of -inf",
+            edit('float("-inf"))', "-1e9)"),
+            detects=nb11.HINT_CROSS_FINITE_FILL),
+    mistake("cross_attention", "NaN for an email with no real token",
+            replace_line("A = torch.nan_to_num(", "A = torch.softmax(scores, dim=-1)"),
+            detects=nb11.HINT_NAN),
+    mistake("cross_attention", "mask not reshaped to the scores' axes",
+            edit("masked_fill(~keys", "masked_fill(~enc_allowed"),
+            detects=nb11.HINT_KEY_AXIS),
+    mistake("cross_attention", "mask lined up with the queries",
+            edit("[:, None, None, :]", "[:, None, :, None]"),
+            detects=nb11.HINT_KEY_AXIS),
+    mistake("cross_attention", "only the output returned",
+            replace_line("return A @ v", "return A @ v"),
+            detects=nb11.HINT_RETURN_Y_A),
+    mistake("cross_attention", "no return: Y and A computed and dropped",
+            replace_line("return A @ v", "Y = A @ v"),
+            detects=nb11.HINT_NO_RETURN_Y_A),
+    mistake("cross_attention", "weights returned first",
+            replace_line("return A @ v", "return A, A @ v"),
+            detects=nb11.HINT_Y_FIRST),
     mistake("cross_attention", "PyTorch's fused attention", """
         keys = enc_allowed[:, None, None, :]
         Y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keys)
@@ -146,37 +103,24 @@ MISTAKES = [
         A = torch.softmax(scores.masked_fill(~keys, float("-inf")), dim=-1)
         return torch.nan_to_num(Y), torch.nan_to_num(A)
     """, detects=nb11.HINT_CROSS_OWN),
-    mistake("cross_attention", "weights averaged over the heads", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return A @ v, A.mean(dim=1)
-    """, detects=nb11.HINT_A_SHAPE),
-    mistake("cross_attention", "heads merged in Y", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return (A @ v).transpose(1, 2).flatten(2), A
-    """, detects=nb11.HINT_Y_SHAPE),
-    mistake("cross_attention", "queries scaled in place", """
-        q /= math.sqrt(q.shape[-1])
-        scores = q @ k.transpose(-2, -1)
-        scores = scores.masked_fill(~enc_allowed[:, None, None, :], float("-inf"))
-        A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return A @ v, A
-    """, detects=nb11.HINT_CROSS_IN_PLACE),
-    mistake("cross_attention", "softmax by hand without subtracting the maximum", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        e = torch.exp(scores) * enc_allowed[:, None, None, :]
-        A = torch.nan_to_num(e / e.sum(dim=-1, keepdim=True), nan=0.0)
-        return A @ v, A
-    """, detects=nb11.HINT_CROSS_OVERFLOW),
-    mistake("cross_attention", "padding masked by adding -100 to the scores", """
-        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        scores = scores - 100.0 * ~enc_allowed[:, None, None, :]
-        A = torch.softmax(scores, dim=-1)
-        return A @ v, A
-    """, detects=nb11.HINT_PADDED_WEIGHT_ZERO),
+    mistake("cross_attention", "weights averaged over the heads",
+            replace_line("return A @ v", "return A @ v, A.mean(dim=1)"),
+            detects=nb11.HINT_A_SHAPE),
+    mistake("cross_attention", "heads merged in Y",
+            replace_line("return A @ v", "return (A @ v).transpose(1, 2).flatten(2), A"),
+            detects=nb11.HINT_Y_SHAPE),
+    mistake("cross_attention", "queries scaled in place",
+            replace_line("scores = q @ k.transpose", "q /= math.sqrt(q.shape[-1])\n"
+                 "scores = q @ k.transpose(-2, -1)"),
+            detects=nb11.HINT_CROSS_IN_PLACE),
+    mistake("cross_attention", "softmax by hand without subtracting the maximum",
+            [delete("masked_fill(~keys"),
+             replace_line("A = torch.nan_to_num(", "e = torch.exp(scores) * keys\n"
+                 "A = torch.nan_to_num(e / e.sum(dim=-1, keepdim=True), nan=0.0)")],
+            detects=nb11.HINT_CROSS_OVERFLOW),
+    mistake("cross_attention", "padding masked by adding -100 to the scores",
+            replace_line("masked_fill(~keys", "scores = scores - 100.0 * ~keys"),
+            detects=nb11.HINT_PADDED_WEIGHT_ZERO),
     # EncoderDecoder
     mistake("EncoderDecoder", "the encoder made causal", _encdec(enc="""
         L = h.shape[1]
@@ -324,7 +268,8 @@ MISTAKES = [
                 "_, flat = torch.log_softmax(logits, dim=-1).flatten().topk(min(beam_size, "
                 "total.numel()))\nbest = total.flatten()[flat]"),
             detects=nb11.HINT_RULE_TOTAL_SCORE),
-    mistake("beam_search", "raw logits added", edit("+ torch.log_softmax(logits, dim=-1)", "+ logits"),
+    mistake("beam_search", "raw logits added",
+            edit("+ torch.log_softmax(logits, dim=-1)", "+ logits"),
             detects=nb11.HINT_SCORE_POSITIVE),
     mistake("beam_search", "the beam shrinks as hypotheses finish",
             replace_line(
@@ -337,7 +282,9 @@ MISTAKES = [
              "live = torch.cat((live[rows], tokens[:, None]), dim=1)"),
         edit("scores = best[keep]", "scores = best"),
     ], detects=nb11.HINT_RULE_FINISHED_LEAVE),
-    mistake("beam_search", "stops at the first end", insert_after("scores = best[keep]", "if finished:\n    break"), detects=nb11.HINT_RULE_KEEP_SEARCHING),
+    mistake("beam_search", "stops at the first end",
+            insert_after("scores = best[keep]", "if finished:\n    break"),
+            detects=nb11.HINT_RULE_KEEP_SEARCHING),
     mistake("beam_search", "the first finished hypothesis returned",
             edit("max(finished, key=penalised)", "finished[0]"), detects=nb11.HINT_RULE_HIGHEST),
     mistake("beam_search", "length normalised",
@@ -352,7 +299,8 @@ MISTAKES = [
             detects=nb11.HINT_RULE_MAX_LEN),
     mistake("beam_search", "the first position's logits", edit("live)[:, -1]", "live)[:, 0]"),
             detects=nb11.HINT_RULE_LAST_POSITION),
-    mistake("beam_search", "end token hard-coded", [edit("token == eos_id", "token == 2"), edit("tokens != eos_id", "tokens != 2")],
+    mistake("beam_search", "end token hard-coded",
+            [edit("token == eos_id", "token == 2"), edit("tokens != eos_id", "tokens != 2")],
             detects=nb11.HINT_RULE_EOS_ARGUMENT),
     mistake("beam_search", "EOS's own log-probability left out of the score",
             edit("append((score, [", "append((float(scores[row]), ["),
@@ -425,21 +373,27 @@ MISTAKES = [
     mistake("beam_search", "divided by the length to the power alpha",
             edit("((5 + len(ids) - 1) / 6) ** alpha", "(len(ids) - 1) ** alpha"),
             detects=nb11.HINT_ALPHA_FORMULA),
-    mistake("beam_search", "the early stop compares unpenalised scores", edit("max(map(penalised, finished)) >= scores.max() / longest",
-                 "max(s for s, _ in finished) >= scores.max()"), detects=nb11.HINT_ALPHA_EARLY_STOP),
+    mistake("beam_search", "the early stop compares unpenalised scores",
+            edit("max(map(penalised, finished)) >= scores.max() / longest",
+                 "max(s for s, _ in finished) >= scores.max()"),
+            detects=nb11.HINT_ALPHA_EARLY_STOP),
     mistake("beam_search", "the penalised score returned",
-            edit("return torch.tensor(ids), score", "return torch.tensor(ids), penalised((score, ids))"),
+            edit("return torch.tensor(ids), score",
+                 "return torch.tensor(ids), penalised((score, ids))"),
             detects=nb11.HINT_ALPHA_SCORE),
     mistake("beam_search", "ids returned as a (1, t) row",
-            edit("return torch.tensor(ids), score", "return torch.tensor([ids]), score"), detects=nb11.HINT_ONE_HYPOTHESIS),
+            edit("return torch.tensor(ids), score", "return torch.tensor([ids]), score"),
+            detects=nb11.HINT_ONE_HYPOTHESIS),
     mistake("beam_search", "every finished score returned",
-            edit("return torch.tensor(ids), score", 
+            edit("return torch.tensor(ids), score",
                  "return torch.tensor(ids), torch.tensor([s for s, _ in finished])"),
             detects=nb11.HINT_SCORE_FLOAT),
-    mistake("beam_search", "only the ids returned", edit("return torch.tensor(ids), score", "return torch.tensor(ids)"),
+    mistake("beam_search", "only the ids returned",
+            edit("return torch.tensor(ids), score", "return torch.tensor(ids)"),
             detects=nb11.HINT_RETURN_IDS_SCORE),
     mistake("beam_search", "BOS dropped from the returned ids",
-            edit("return torch.tensor(ids), score", "return torch.tensor(ids[1:]), score"), detects=nb11.HINT_STARTS_WITH_BOS),
+            edit("return torch.tensor(ids), score", "return torch.tensor(ids[1:]), score"),
+            detects=nb11.HINT_STARTS_WITH_BOS),
 ]
 
 ALTERNATIVES = [

@@ -221,7 +221,9 @@ def _slip_cross_attention_0(q, k, v, enc_allowed):
     require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
-    scores = (q @ k.transpose(-2, -1)).masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    scores = q @ k.transpose(-2, -1)
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
@@ -238,7 +240,8 @@ def _slip_cross_attention_1(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
@@ -255,7 +258,8 @@ def _slip_cross_attention_2(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(v.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
@@ -272,7 +276,8 @@ def _slip_cross_attention_3(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    A = torch.softmax(scores, dim=-1)
+    keys = enc_allowed[:, None, None, :]
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
 # cross_attention: mask inverted
@@ -288,7 +293,8 @@ def _slip_cross_attention_4(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
@@ -305,7 +311,8 @@ def _slip_cross_attention_5(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    A = torch.softmax(scores, dim=-1) * enc_allowed[:, None, None, :]
+    keys = enc_allowed[:, None, None, :]
+    A = torch.softmax(scores, dim=-1) * keys
     return (A @ v, A)
 
 # cross_attention: mask multiplied into the scores
@@ -321,7 +328,9 @@ def _slip_cross_attention_6(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    A = torch.softmax(scores * enc_allowed[:, None, None, :], dim=-1)
+    keys = enc_allowed[:, None, None, :]
+    scores = scores * keys
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
 # cross_attention: a causal mask added
@@ -337,9 +346,9 @@ def _slip_cross_attention_7(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    L_t, L_s = scores.shape[-2:]
-    allowed = enc_allowed[:, None, None, :] & torch.ones(L_t, L_s, dtype=torch.bool).tril()
-    A = torch.nan_to_num(torch.softmax(scores.masked_fill(~allowed, float('-inf')), -1))
+    keys = enc_allowed[:, None, None, :] & torch.ones(scores.shape[-2:], dtype=torch.bool).tril()
+    scores = scores.masked_fill(~keys, float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
 # cross_attention: softmax over the reply positions
@@ -355,7 +364,8 @@ def _slip_cross_attention_8(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0)
     return (A @ v, A)
 
@@ -372,8 +382,9 @@ def _slip_cross_attention_9(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], -1000000000.0)
-    A = torch.softmax(scores, dim=-1)
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, -1000000000.0)
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
 # cross_attention: NaN for an email with no real token
@@ -389,7 +400,8 @@ def _slip_cross_attention_10(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.softmax(scores, dim=-1)
     return (A @ v, A)
 
@@ -406,7 +418,9 @@ def _slip_cross_attention_11(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    A = torch.nan_to_num(torch.softmax(scores.masked_fill(~enc_allowed, float('-inf')), dim=-1), nan=0.0)
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~enc_allowed, float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
 # cross_attention: mask lined up with the queries
@@ -422,7 +436,8 @@ def _slip_cross_attention_12(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, :, None], float('-inf'))
+    keys = enc_allowed[:, None, :, None]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
@@ -439,8 +454,10 @@ def _slip_cross_attention_13(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
-    return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return A @ v
 
 # cross_attention: no return: Y and A computed and dropped
 def _slip_cross_attention_14(q, k, v, enc_allowed):
@@ -455,7 +472,8 @@ def _slip_cross_attention_14(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     Y = A @ v
 
@@ -472,7 +490,8 @@ def _slip_cross_attention_15(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A, A @ v)
 
@@ -507,7 +526,8 @@ def _slip_cross_attention_17(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A.mean(dim=1))
 
@@ -524,7 +544,8 @@ def _slip_cross_attention_18(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return ((A @ v).transpose(1, 2).flatten(2), A)
 
@@ -542,7 +563,8 @@ def _slip_cross_attention_19(q, k, v, enc_allowed):
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     q /= math.sqrt(q.shape[-1])
     scores = q @ k.transpose(-2, -1)
-    scores = scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))
+    keys = enc_allowed[:, None, None, :]
+    scores = scores.masked_fill(~keys, float('-inf'))
     A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
@@ -559,7 +581,8 @@ def _slip_cross_attention_20(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    e = torch.exp(scores) * enc_allowed[:, None, None, :]
+    keys = enc_allowed[:, None, None, :]
+    e = torch.exp(scores) * keys
     A = torch.nan_to_num(e / e.sum(dim=-1, keepdim=True), nan=0.0)
     return (A @ v, A)
 
@@ -576,8 +599,9 @@ def _slip_cross_attention_21(q, k, v, enc_allowed):
     if enc_allowed.dtype != torch.bool:
         raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    scores = scores - 100.0 * ~enc_allowed[:, None, None, :]
-    A = torch.softmax(scores, dim=-1)
+    keys = enc_allowed[:, None, None, :]
+    scores = scores - 100.0 * ~keys
+    A = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return (A @ v, A)
 
 # EncoderDecoder: the encoder made causal
