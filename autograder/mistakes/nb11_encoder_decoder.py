@@ -1,47 +1,23 @@
 """Notebook 11 catalogue: the mistakes students make, and correct answers written otherwise."""
 
-from grader.catalogue import alternative, delete, edit, insert_after, mistake, replace_line
+from grader.catalogue import (
+    alternative,
+    delete,
+    edit,
+    insert_after,
+    insert_before,
+    mistake,
+    replace_line,
+)
 
 from attnbook.checks import nb05, nb11
 
+
 # The EncoderDecoder cell has four solution regions: EncoderBlock.forward,
-# DecoderBlock.forward, EncoderDecoder.encode, EncoderDecoder.decode (None keeps one).
-ENC_OK = """
-x = self.ln1(h)
-u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-return u + self.mlp(self.ln2(u))
-"""
-DEC_OK = """
-L = h.shape[1]
-causal = torch.ones(L, L, dtype=torch.bool).tril()
-x = self.ln1(h)
-u = h + self.self_attn(x, x, causal)
-c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-return c + self.mlp(self.ln3(c))
-"""
-ENCODE_OK = """
-h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-for block in self.encoder:
-    h = block(h, src_allowed)
-return self.ln_enc(h)
-"""
-
-
+# DecoderBlock.forward, EncoderDecoder.encode, EncoderDecoder.decode (None keeps one); an
+# edit changes every region that holds its text.
 def _encdec(enc=None, dec=None, encode=None, decode=None):
     return (enc, dec, encode, decode)
-
-
-def _dec(self_mask="causal", cross_query="self.ln2(u)", cross_source="memory",
-         cross_mask="src_allowed[:, None, None, :]", cross_residual="u + ",
-         mlp_in="c", mlp_ln="ln3"):
-    return f"""
-L = h.shape[1]
-causal = torch.ones(L, L, dtype=torch.bool).tril()
-x = self.ln1(h)
-u = h + self.self_attn(x, x, {self_mask})
-c = {cross_residual}self.cross_attn({cross_query}, {cross_source}, {cross_mask})
-return c + self.mlp(self.{mlp_ln}({mlp_in}))
-"""
 
 
 MISTAKES = [
@@ -122,143 +98,104 @@ MISTAKES = [
             replace_line("masked_fill(~keys", "scores = scores - 100.0 * ~keys"),
             detects=nb11.HINT_PADDED_WEIGHT_ZERO),
     # EncoderDecoder
-    mistake("EncoderDecoder", "the encoder made causal", _encdec(enc="""
-        L = h.shape[1]
-        allowed = src_allowed[:, None, None, :] & torch.ones(L, L, dtype=torch.bool).tril()
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, allowed)
-        return u + self.mlp(self.ln2(u))
-    """), detects=nb11.HINT_ENCODER_NOT_CAUSAL),
-    mistake("EncoderDecoder", "padding mask missing in the encoder", _encdec(enc="""
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x)
-        return u + self.mlp(self.ln2(u))
-    """), detects=nb11.HINT_PADDING),
-    mistake("EncoderDecoder", "padding mask on the encoder's queries", _encdec(enc="""
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, src_allowed[:, None, :, None])
-        return u + self.mlp(self.ln2(u))
-    """), detects=nb11.HINT_MASK_KEYS),
-    mistake("EncoderDecoder", "padding mask missing in cross-attention",
-            _encdec(dec=_dec(cross_mask="None")),
+    mistake("EncoderDecoder", "the encoder made causal",
+            replace_line("u = h + self.self_attn(x, x, src_allowed", "L = h.shape[1]\n"
+                         "allowed = src_allowed[:, None, None, :]\n"
+                         "allowed = allowed & torch.ones(L, L, dtype=torch.bool).tril()\n"
+                         "u = h + self.self_attn(x, x, allowed)"),
+            detects=nb11.HINT_ENCODER_NOT_CAUSAL),
+    mistake("EncoderDecoder", "padding mask missing in the encoder",
+            edit("(x, x, src_allowed[:, None, None, :])", "(x, x)"),
             detects=nb11.HINT_PADDING),
-    mistake("EncoderDecoder", "no causal mask in the decoder", _encdec(dec=_dec(self_mask="None")),
+    mistake("EncoderDecoder", "padding mask on the encoder's queries",
+            edit("(x, x, src_allowed[:, None, None, :])", "(x, x, src_allowed[:, None, :, None])"),
+            detects=nb11.HINT_MASK_KEYS),
+    mistake("EncoderDecoder", "padding mask missing in cross-attention",
+            edit("memory, src_allowed[:, None, None, :])", "memory, None)"),
+            detects=nb11.HINT_PADDING),
+    mistake("EncoderDecoder", "no causal mask in the decoder",
+            edit("(x, x, causal)", "(x, x, None)"),
             detects=nb11.HINT_CAUSAL),
     mistake("EncoderDecoder", "padding mask as the decoder's self-attention mask",
-            _encdec(dec=_dec(self_mask="src_allowed[:, None, None, :]")),
+            edit("(x, x, causal)", "(x, x, src_allowed[:, None, None, :])"),
             detects=nb11.HINT_MASK_SHAPES),
     mistake("EncoderDecoder", "cross-attention's arguments swapped",
-            _encdec(dec=_dec(cross_query="memory", cross_source="self.ln2(u)")),
+            edit("cross_attn(self.ln2(u), memory,", "cross_attn(memory, self.ln2(u),"),
             detects=nb11.HINT_MASK_SHAPES),
     mistake("EncoderDecoder", "cross-attention reads the reply",
-            _encdec(dec=_dec(cross_source="self.ln2(u)")),
+            edit("cross_attn(self.ln2(u), memory,", "cross_attn(self.ln2(u), self.ln2(u),"),
             detects=nb11.HINT_MASK_SHAPES),
     mistake("EncoderDecoder", "memory normalised again",
-            _encdec(dec=_dec(cross_source="self.ln2(memory)")),
+            edit("cross_attn(self.ln2(u), memory,", "cross_attn(self.ln2(u), self.ln2(memory),"),
             detects=nb11.HINT_MEMORY_NORMALISED_TWICE),
     mistake("EncoderDecoder", "no residual around cross-attention",
-            _encdec(dec=_dec(cross_residual="")),
+            edit("c = u + self.cross_attn", "c = self.cross_attn"),
             detects=nb11.HINT_CROSS_RESIDUAL),
-    mistake("EncoderDecoder", "the MLP reads U", _encdec(dec=_dec(mlp_in="u")),
+    mistake("EncoderDecoder", "the MLP reads U",
+            edit("self.ln3(c)", "self.ln3(u)"),
             detects=nb11.HINT_MLP_READS_C),
-    mistake("EncoderDecoder", "LN2 before the MLP", _encdec(dec=_dec(mlp_ln="ln2")),
+    mistake("EncoderDecoder", "LN2 before the MLP",
+            edit("self.ln3(c)", "self.ln2(c)"),
             detects=nb11.HINT_BRANCH_NORMS),
-    mistake("EncoderDecoder", "cross-attention before self-attention", _encdec(dec="""
+    mistake("EncoderDecoder", "cross-attention before self-attention",
+            _encdec(dec="""
         L = h.shape[1]
         causal = torch.ones(L, L, dtype=torch.bool).tril()
         u = h + self.cross_attn(self.ln1(h), memory, src_allowed[:, None, None, :])
         x = self.ln2(u)
         c = u + self.self_attn(x, x, causal)
         return c + self.mlp(self.ln3(c))
-    """), detects=nb11.HINT_BRANCH_ORDER),
-    mistake("EncoderDecoder", "padding mask inverted", _encdec(enc="""
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, ~src_allowed[:, None, None, :])
-        return u + self.mlp(self.ln2(u))
-    """, dec=_dec(cross_mask="~src_allowed[:, None, None, :]")),
+    """),
+            detects=nb11.HINT_BRANCH_ORDER),
+    mistake("EncoderDecoder", "padding mask inverted",
+            edit("src_allowed[:, None, None, :]", "~src_allowed[:, None, None, :]", count=2),
             detects=nb11.HINT_SRC_ALLOWED_INVERTED),
-    mistake("EncoderDecoder", "ln_enc forgotten", _encdec(encode="""
-        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-        for block in self.encoder:
-            h = block(h, src_allowed)
-        return h
-    """), detects=nb11.HINT_MEMORY_LN_ENC),
-    mistake("EncoderDecoder", "encoder outputs discarded", _encdec(encode="""
-        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-        for block in self.encoder:
-            block(h, src_allowed)
-        return self.ln_enc(h)
-    """), detects=nb11.HINT_ENCODER_OUTPUT_DISCARDED),
-    mistake("EncoderDecoder", "every encoder block fed the embeddings", _encdec(encode="""
-        x = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-        for block in self.encoder:
-            h = block(x, src_allowed)
-        return self.ln_enc(h)
-    """), detects=nb11.HINT_ENCODER_FED_EMBEDDINGS),
-    mistake("EncoderDecoder", "no positions on the source", _encdec(encode="""
-        h = self.embed(src_ids)
-        for block in self.encoder:
-            h = block(h, src_allowed)
-        return self.ln_enc(h)
-    """), detects=nb11.HINT_SOURCE_POSITIONS),
-    mistake("EncoderDecoder", "decoder outputs discarded", _encdec(decode="""
-        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
-        for block in self.decoder:
-            block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))
-    """), detects=nb11.HINT_DECODER_OUTPUT_DISCARDED),
-    mistake("EncoderDecoder", "final LayerNorm forgotten", _encdec(decode="""
-        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
-        for block in self.decoder:
-            h = block(h, memory, src_allowed)
-        return self.head(h)
-    """), detects=nb11.HINT_LN_FINAL),
-    mistake("EncoderDecoder", "no positions on the reply", _encdec(decode="""
-        h = self.embed(tgt_ids)
-        for block in self.decoder:
-            h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))
-    """), detects=nb11.HINT_TARGET_POSITIONS),
-    mistake("EncoderDecoder", "the course's model borrowed", _encdec(encode="""
-        from attnbook.lm.seq2seq import EncoderLayer  # noqa: F401
-        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-        for block in self.encoder:
-            h = block(h, src_allowed)
-        return self.ln_enc(h)
-    """), detects=nb11.HINT_GIVEN_LAYERS_OWN),
-    mistake("EncoderDecoder", "logits of the last reply position only", _encdec(decode="""
-        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
-        for block in self.decoder:
-            h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))[:, -1]
-    """), detects=nb11.HINT_LOGITS_SHAPE),
-    mistake("EncoderDecoder", "the encoder block's forward without return", _encdec(enc="""
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        h = u + self.mlp(self.ln2(u))
-    """), detects=nb11.HINT_FORWARD_RETURNS),
+    mistake("EncoderDecoder", "ln_enc forgotten",
+            edit("return self.ln_enc(h)", "return h"),
+            detects=nb11.HINT_MEMORY_LN_ENC),
+    mistake("EncoderDecoder", "encoder outputs discarded",
+            edit("h = block(h, src_allowed)", "block(h, src_allowed)"),
+            detects=nb11.HINT_ENCODER_OUTPUT_DISCARDED),
+    mistake("EncoderDecoder", "every encoder block fed the embeddings",
+            [edit("h = self.embed(src_ids)", "x = self.embed(src_ids)"),
+             edit("h = block(h, src_allowed)", "h = block(x, src_allowed)")],
+            detects=nb11.HINT_ENCODER_FED_EMBEDDINGS),
+    mistake("EncoderDecoder", "no positions on the source",
+            edit("self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]", "self.embed(src_ids)"),
+            detects=nb11.HINT_SOURCE_POSITIONS),
+    mistake("EncoderDecoder", "decoder outputs discarded",
+            edit("h = block(h, memory, src_allowed)", "block(h, memory, src_allowed)"),
+            detects=nb11.HINT_DECODER_OUTPUT_DISCARDED),
+    mistake("EncoderDecoder", "final LayerNorm forgotten",
+            edit("self.head(self.ln_final(h))", "self.head(h)"),
+            detects=nb11.HINT_LN_FINAL),
+    mistake("EncoderDecoder", "no positions on the reply",
+            edit("self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]", "self.embed(tgt_ids)"),
+            detects=nb11.HINT_TARGET_POSITIONS),
+    mistake("EncoderDecoder", "the course's model borrowed",
+            insert_before("h = self.embed(src_ids)",
+                          "from attnbook.lm.seq2seq import EncoderLayer  # noqa: F401"),
+            detects=nb11.HINT_GIVEN_LAYERS_OWN),
+    mistake("EncoderDecoder", "logits of the last reply position only",
+            edit("self.head(self.ln_final(h))", "self.head(self.ln_final(h))[:, -1]"),
+            detects=nb11.HINT_LOGITS_SHAPE),
+    mistake("EncoderDecoder", "the encoder block's forward without return",
+            edit("return u + self.mlp", "h = u + self.mlp"),
+            detects=nb11.HINT_FORWARD_RETURNS),
     mistake("EncoderDecoder", "the decoder block's forward without return",
-            _encdec(dec=_dec().replace("return c + ", "h = c + ")),
+            edit("return c + self.mlp", "h = c + self.mlp"),
             detects=nb11.HINT_FORWARD_RETURNS),
     mistake("EncoderDecoder", "padded source states set to -inf (tokens masked, not scores)",
-            _encdec(encode="""
-        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-        h = h.masked_fill(~src_allowed[:, :, None], float("-inf"))
-        for block in self.encoder:
-            h = block(h, src_allowed)
-        return self.ln_enc(h)
-    """), detects=nb11.HINT_PADDING_NAN),
-    mistake("EncoderDecoder", "the encoder's MLP branch halved", _encdec(enc="""
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        return u + 0.5 * self.mlp(self.ln2(u))
-    """), detects=nb11.HINT_COMPARE_EQUATIONS),
-    mistake("EncoderDecoder", "every decoder block fed the reply embeddings", _encdec(decode="""
-        x = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
-        for block in self.decoder:
-            h = block(x, memory, src_allowed)
-        return self.head(self.ln_final(h))
-    """), detects=nb11.HINT_DECODER_FED_EMBEDDINGS),
+            insert_after("h = self.embed(src_ids)",
+                         'h = h.masked_fill(~src_allowed[:, :, None], float("-inf"))'),
+            detects=nb11.HINT_PADDING_NAN),
+    mistake("EncoderDecoder", "the encoder's MLP branch halved",
+            edit("return u + self.mlp", "return u + 0.5 * self.mlp"),
+            detects=nb11.HINT_COMPARE_EQUATIONS),
+    mistake("EncoderDecoder", "every decoder block fed the reply embeddings",
+            [edit("h = self.embed(tgt_ids)", "x = self.embed(tgt_ids)"),
+             edit("h = block(h, memory", "h = block(x, memory")],
+            detects=nb11.HINT_DECODER_FED_EMBEDDINGS),
     # beam_search
     mistake("beam_search", "greedy: the beam size ignored", edit("min(beam_size, ", "min(1, "),
             detects=nb11.HINT_RULE_GREEDY),

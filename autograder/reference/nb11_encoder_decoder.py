@@ -617,9 +617,10 @@ class _slip_EncoderDecoder_0_EncoderBlock(nn.Module):
 
     def forward(self, h, src_allowed):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
-        L = h.shape[1]
-        allowed = src_allowed[:, None, None, :] & torch.ones(L, L, dtype=torch.bool).tril()
         x = self.ln1(h)
+        L = h.shape[1]
+        allowed = src_allowed[:, None, None, :]
+        allowed = allowed & torch.ones(L, L, dtype=torch.bool).tril()
         u = h + self.self_attn(x, x, allowed)
         return u + self.mlp(self.ln2(u))
 
@@ -870,7 +871,7 @@ class _slip_EncoderDecoder_3_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), memory, None)
@@ -947,7 +948,7 @@ class _slip_EncoderDecoder_4_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, None)
         c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
@@ -1024,7 +1025,7 @@ class _slip_EncoderDecoder_5_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
         c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
@@ -1101,7 +1102,7 @@ class _slip_EncoderDecoder_6_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(memory, self.ln2(u), src_allowed[:, None, None, :])
@@ -1178,7 +1179,7 @@ class _slip_EncoderDecoder_7_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), self.ln2(u), src_allowed[:, None, None, :])
@@ -1255,7 +1256,7 @@ class _slip_EncoderDecoder_8_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), self.ln2(memory), src_allowed[:, None, None, :])
@@ -1332,7 +1333,7 @@ class _slip_EncoderDecoder_9_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
@@ -1409,7 +1410,7 @@ class _slip_EncoderDecoder_10_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
@@ -1486,7 +1487,7 @@ class _slip_EncoderDecoder_11_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
@@ -1640,7 +1641,7 @@ class _slip_EncoderDecoder_13_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), memory, ~src_allowed[:, None, None, :])
@@ -2488,7 +2489,7 @@ class _slip_EncoderDecoder_24_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
