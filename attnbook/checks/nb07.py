@@ -150,8 +150,11 @@ def _batch_types(run: CheckRun, case: Case, seen) -> None:
             f"{case.call}: {label} is a {type(value).__name__}; expected a torch tensor.",
             hint=HINT_TENSORS,
         )
-        wrong = value.dtype != torch.bool if label == "loss_mask" else (
-            value.dtype.is_floating_point or value.dtype == torch.bool)
+        wrong = (
+            value.dtype != torch.bool
+            if label == "loss_mask"
+            else (value.dtype.is_floating_point or value.dtype == torch.bool)
+        )
         run.expect_true(
             not wrong,
             f"{case.call}: {label} has dtype {value.dtype}; expected "
@@ -365,6 +368,7 @@ LOSS_CASES = (
          mentions=("targets", "(4, 5)", "(4, 6, 9)")),
 )  # fmt: skip
 
+
 def _loss_trial(rng: np.random.Generator, seed: int) -> Case:
     """A random padded batch (a row with no real target in every third trial when B > 1)
     and logits of size 1, 10 or 100 by the seed; the reference's value."""
@@ -426,6 +430,7 @@ HINT_CLIP_ALL = (
     "clip_grad_norm_(model.parameters(), max_grad_norm)"
 )
 HINT_USE_LM_LOSS = "use lm_loss(logits, targets, loss_mask), which skips padded targets"
+
 
 def _flat_params(model) -> torch.Tensor:
     return torch.cat([p.detach().flatten() for p in model.parameters()])
@@ -915,8 +920,11 @@ def _left_as_found(run: CheckRun, case: Case, seen) -> None:
     training = sum(bool(e.get("training")) for e in entries)
     run.expect_true(not training, f"{call}: {training} of {len(entries)} forward passes ran in "
                     f"training mode.", hint=HINT_ABLATE_EVAL)  # fmt: skip
-    run.expect_true(not any(e.get("graph") for e in entries),
-                    f"{call}: the model ran with autograd recording a graph.", hint=HINT_NO_GRAD)
+    run.expect_true(
+        not any(e.get("graph") for e in entries),
+        f"{call}: the model ran with autograd recording a graph.",
+        hint=HINT_NO_GRAD,
+    )
 
 
 def _uniform_is_causal(run: CheckRun, case: Case, seen) -> None:
