@@ -19,7 +19,16 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attnbook.checks._cases import Case, Part, Returns, Slips, one_number, run_cases, run_trials
+from attnbook.checks._cases import (
+    Case,
+    Part,
+    Returns,
+    Slips,
+    one_number,
+    probe_tolerance,
+    run_cases,
+    run_trials,
+)
 from attnbook.checks._core import (
     CheckRun,
     as_array,
@@ -946,8 +955,11 @@ def _uniform_is_causal(run: CheckRun, case: Case, seen) -> None:
 
 def _ablation_case(case_id: str, call: str, model, ids, layer: int, head: int, mode: str,
                    expect=_ablated_changes, **more) -> Case:  # fmt: skip
+    """The changes are differences of log-probabilities: float32 precision for values as
+    large as those (a forward pass deep), however small the changes themselves."""
+    tol = probe_tolerance(_target_log_probs(_logits(model, ids), ids), depth=8)
     return Case(case_id, call, (model, ids, layer, head, mode), expect=expect, what="changes",
-                before=_per_token, shape_hint=_ablation_shape_hint, scale_free=True, depth=8,
+                before=_per_token, shape_hint=_ablation_shape_hint, tolerance=tol,
                 crash_hints=_ABLATE_CRASH, **{"then": _left_as_found} | more)  # fmt: skip
 
 
