@@ -465,11 +465,6 @@ class CheckRun:
                 out.append(mistake)
         return out
 
-    @classmethod
-    def match_mistake(cls, seen_arr, mistakes, rtol=1e-6, atol=1e-8) -> Mistake | None:
-        """The first mistake whose output `seen_arr` is."""
-        return next(iter(cls.matching_mistakes(seen_arr, mistakes, rtol, atol)), None)
-
     def expect_true(self, condition: object, message: str, hint: str | None = None):
         if not bool(condition):
             self.fail(message, hint=hint)

@@ -275,17 +275,6 @@ HINT_WEIGHT_OR_FIRST_ROW = f"{HINT_WEIGHT}; {HINT_FIRST_ROW_ONLY}"
 HINT_LOSS_SCALAR = "return a scalar: the mean loss over all real targets"
 
 
-def _as_number(run: CheckRun, call: str, value) -> float:
-    arr = as_array(value)
-    if arr.shape not in ((), (1,)):
-        run.fail(
-            f"{call} returned an array of shape {arr.shape}; expected one number.",
-            hint=HINT_LOSS_SCALAR,
-        )
-    run.passed += 1
-    return float(arr.reshape(-1)[0])
-
-
 def _worked_loss_inputs() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """B = 2, L = 3, V = 4: row 0 has 3 real targets, row 1 one (then two padded)."""
 
