@@ -107,3 +107,16 @@ def test_the_fallback_hints_are_the_cases_own_not_their_slips():
     assert fallback_hints([case, SQUARES]) == {
         "square each number", "one number per input", "pass a list",
     }  # fmt: skip
+
+
+def test_a_short_output_of_the_wrong_length_shows_both_values():
+    """Token ids one too few: the message says which, not only the two shapes."""
+    with pytest.raises(CheckFailure) as failure:
+        _run(lambda xs: np.array([x * x for x in xs])[:2], SQUARES)
+    text = str(failure.value)
+    assert "returned shape (2,); expected (3,)" in text
+    assert "[1., 4., 9.]" in text and "[1., 4.]" in text
+    big = Case("big", "squares(range(40))", (list(range(40)),), expect=np.arange(40.0) ** 2)
+    with pytest.raises(CheckFailure) as failure:  # a long output: the shapes alone
+        _run(lambda xs: np.array(xs[:39], dtype=float) ** 2, big)
+    assert "seen" not in str(failure.value)

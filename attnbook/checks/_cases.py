@@ -431,7 +431,8 @@ def _run_single(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mista
     close (on a view of the output, if the case names one), then what is left."""
     shape = case.shape if case.shape is not None else _shape_of(expected)
     if case.shape is not None or expected is not None:
-        run.expect_shape(case.call, seen, shape, hint=_shape_hint(case, seen, shape))
+        run.expect_shape(case.call, seen, shape, hint=_shape_hint(case, seen, shape),
+                         expected=expected)  # fmt: skip
     if case.finite:
         if expected is not None:
             _name_non_finite(run, case, seen, expected, slips)
@@ -526,7 +527,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
             )
     for part in returns.parts:
         label = f"{case.call}: {part.label}"
-        run.expect_shape(label, seen[part.index], shapes[part.index], hint=part.shape_hint)
+        run.expect_shape(label, seen[part.index], shapes[part.index], hint=part.shape_hint,
+                         expected=None if expected is None else expected[part.index])  # fmt: skip
     if case.finite:
         for part in returns.parts:
             hint = _finite_hint(case, seen)

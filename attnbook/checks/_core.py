@@ -388,13 +388,18 @@ class CheckRun:
         raise CheckFailure(compose(f"{self.name}: {message}", hint))
 
     # -- comparing ---------------------------------------------------------------------
-    def expect_shape(self, call_text: str, seen, shape: tuple, hint: str | None = None):
+    def expect_shape(
+        self, call_text: str, seen, shape: tuple, hint: str | None = None, expected=None
+    ):
+        """The output's shape; given the `expected` value, a wrong shape of a few numbers
+        (token ids, say) shows both values too."""
         seen_shape = _shape_of(seen)
         if tuple(seen_shape) != tuple(shape):
-            self.fail(
-                f"{call_text} returned shape {tuple(seen_shape)}; expected {tuple(shape)}.",
-                hint=hint,
-            )
+            message = f"{call_text} returned shape {tuple(seen_shape)}; expected {tuple(shape)}."
+            if expected is not None and _few(seen) and _few(expected):
+                wanted, got = describe(as_array(expected)), describe(as_array(seen))
+                message += f"\n  expected {wanted}\n  seen     {got}"
+            self.fail(message, hint=hint)
         self.passed += 1
 
     def expect_finite(self, call_text: str, seen, hint: str | None = None):
@@ -513,6 +518,15 @@ class PrecisionAwareRun(CheckRun):
             kwargs["rtol"] = max(kwargs.get("rtol", 1e-6), 1e-4)
             kwargs["atol"] = max(kwargs.get("atol", 1e-8), 1e-5 * scale)
         super().expect_close(call_text, seen, expected, **kwargs)
+
+
+def _few(value, most: int = 16) -> bool:
+    """Whether `value` is an array of at most `most` numbers, short enough to print."""
+    try:
+        array = as_array(value)
+    except Exception:  # not array-like
+        return False
+    return array.dtype.kind in "biuf" and 0 < array.size <= most
 
 
 def _allclose(
