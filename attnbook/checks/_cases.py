@@ -56,6 +56,7 @@ __all__ = [
     "expect_deterministic",
     "fallback_hints",
     "match_slip",
+    "matching_slips",
     "normal",
     "one_number",
     "package_model",
@@ -421,9 +422,15 @@ def _matches(seen, slip_output, expected, tol: Tolerance) -> bool:
     return _allclose(a, b, tol.rtol, tol.atol)
 
 
+def matching_slips(seen, expected, slips: Sequence[Mistake], tol: Tolerance) -> list[Mistake]:
+    """The one matcher: the slips whose output is `seen` within `tol` (`CheckRun.fail_as_known`
+    names them)."""
+    return [m for m in slips if _matches(seen, m.output, expected, tol)]
+
+
 def match_slip(seen, expected, slips: Sequence[Mistake], tol: Tolerance) -> Mistake | None:
-    """The one matcher: the first slip whose output is `seen` within `tol`."""
-    return next((m for m in slips if _matches(seen, m.output, expected, tol)), None)
+    """The first slip whose output is `seen` within `tol`: whether `seen` is a known slip."""
+    return next(iter(matching_slips(seen, expected, slips, tol)), None)
 
 
 def _run_single(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mistake]):
@@ -579,20 +586,8 @@ def _name_whole_slip(run: CheckRun, case: Case, seen, expected, slips) -> None:
     tol = case_tolerance(case, expected)
     if _matches(seen, expected, expected, tol):
         return
-    found = [m for m in slips if _matches(seen, m.output, expected, tol)]
-    hints = list(dict.fromkeys(m.hint for m in found))
-    if len(hints) > 1:
-        run.fail(
-            f"{case.call} returned wrong values.\nThis is what each of these known mistakes "
-            f"gives here: {'; '.join(m.name for m in found)}.",
-            hint=" Or: ".join(h for h in hints if h),
-        )
-    if found:
-        run.fail(
-            f"{case.call} returned wrong values.\nThis looks like a known mistake: "
-            f"{found[0].name}.",
-            hint=found[0].hint,
-        )
+    run.fail_as_known(f"{case.call} returned wrong values.",
+                      matching_slips(seen, expected, slips, tol))  # fmt: skip
 
 
 def one_number(value) -> float | None:

@@ -445,17 +445,23 @@ class CheckRun:
         )
         difference = _first_difference(seen_arr, expected_arr, rtol, atol)
         message += f"\n{difference}" if difference else ""
-        hints = list(dict.fromkeys(m.hint for m in found))
-        if len(hints) > 1:  # slips of different hints give this output here: name each
-            message += (
-                "\nThis is what each of these known mistakes gives here: "
-                f"{'; '.join(m.name for m in found)}."
-            )
-            self.fail(message, hint=" Or: ".join(h for h in hints if h))
-        if found:
-            message += f"\nThis looks like a known mistake: {found[0].name}."
-            self.fail(message, hint=found[0].hint)
+        self.fail_as_known(message, found)
         self.fail(message, hint=hint)
+
+    def fail_as_known(self, message: str, found: Sequence[Mistake]) -> None:
+        """Fail with `message`, naming the known slips `found` (those whose output the learner's
+        is): one by its name and hint; several of different hints (the case cannot tell which
+        it saw) each, with each hint. Nothing when none was found."""
+        hints = list(dict.fromkeys(m.hint for m in found))
+        if len(hints) > 1:
+            self.fail(
+                f"{message}\nThis is what each of these known mistakes gives here: "
+                f"{'; '.join(m.name for m in found)}.",
+                hint=" Or: ".join(h for h in hints if h),
+            )
+        if found:
+            self.fail(f"{message}\nThis looks like a known mistake: {found[0].name}.",
+                      hint=found[0].hint)  # fmt: skip
 
     @staticmethod
     def matching_mistakes(seen_arr, mistakes, rtol=1e-6, atol=1e-8) -> list[Mistake]:

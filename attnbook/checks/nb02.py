@@ -16,6 +16,7 @@ from attnbook.checks._cases import (
     Slips,
     case_tolerance,
     match_slip,
+    matching_slips,
     normal,
     probe_tolerance,
     run_cases,
@@ -188,13 +189,8 @@ def _table_probe(run: CheckRun, case: Case, P, expected, slips) -> None:
         )
     for what, seen, wanted, hint in properties:
         if expected is None and not np.allclose(seen, wanted, rtol=tol.rtol, atol=tol.atol):
-            slip = match_slip(P, None, slips, tol)
-            if slip is not None:
-                run.fail(
-                    f"{case.call} returned wrong values (seen {describe(P)}).\nThis looks like "
-                    f"a known mistake: {slip.name}.",
-                    hint=slip.hint,
-                )
+            run.fail_as_known(f"{case.call} returned wrong values (seen {describe(P)}).",
+                              matching_slips(P, None, slips, tol))  # fmt: skip
         run.expect_close(what, seen, wanted, tol=tol, hint=hint)
 
 
