@@ -215,7 +215,11 @@ def _table_fallbacks() -> set[str]:
             module = importlib.import_module(f"attnbook.checks.{info.name}")
             for cases in getattr(module, "CASES", {}).values():
                 texts |= fallback_hints(cases)
-    return {name for name, text in _detector_texts().items() if text in texts}
+    return {
+        name
+        for name, text in _detector_texts().items()
+        if any(_pattern(text).fullmatch(given) for given in texts)
+    }
 
 
 # Detectors no catalogued mistake shows yet, outside the tables' fallbacks: the hints of the

@@ -18,7 +18,6 @@ from attnbook.checks._cases import (
     match_slip,
     matching_slips,
     normal,
-    probe_tolerance,
     run_cases,
     run_reference_cases,
     run_trials,
@@ -287,7 +286,6 @@ HINT_EMBED_IN_PLACE = (
 )
 HINT_EMBED_SHAPE = "one row per token: (L, d)"
 HINT_EMBED_VALUES = "X[l] = E[token_ids[l]] + P[l]: the token's row of E plus row l of P"
-HINT_SAME_TOKEN_TWO_POSITIONS = "the same token at two positions must get different vectors"
 
 
 _E = np.array(
@@ -352,14 +350,9 @@ def _embed_trial(rng, seed):
 
 def check_embed(embed, reference=None, trials: int = 12) -> None:
     """embed on a worked example, a list of ids and a single token (table `EMBED_CASES`),
-    the same token at two positions, then `trials` random cases against the reference."""
+    then `trials` random cases against the reference."""
     run = CheckRun(embed, in_place_hint=HINT_EMBED_IN_PLACE)
-    X = as_array(run_cases(run, "embed", EMBED_CASES, KNOWN)["worked"])
-    run.expect_true(
-        not np.allclose(X[0], X[2]),
-        f"{EMBED_CASES[0].call}: token 3 at positions 0 and 2 got the same vector {X[0]}.",
-        hint=HINT_SAME_TOKEN_TWO_POSITIONS,
-    )
+    run_cases(run, "embed", EMBED_CASES, KNOWN)
     run_trials(run, "embed", reference, trials, _embed_trial, KNOWN)
     run.done()
 
@@ -419,7 +412,6 @@ def _shift_probe(run: CheckRun, case: Case, M, expected, slips) -> None:
 HINT_SHIFT_SHAPE = "a (d, d) matrix acting on a position vector"
 HINT_SHIFT_HARD_CODED = "a (d, d) matrix with d the argument, not the worked example's 4"
 HINT_SHIFT_ZERO = "shifting by 0 leaves every position vector alone: the identity"
-HINT_SHIFT_INVERSE = "shifting forward then back by the same k must give the identity"
 HINT_SHIFT_ROTATION = "each block is a rotation: [[cos, sin], [-sin, cos]]"
 HINT_SHIFT_TAKES = "the matrix must take p_l to p_(l+{k}) for every l"  # k: the shift
 
@@ -475,15 +467,10 @@ SHIFT_CASES = (
 
 def check_shift_matrix(shift_matrix, reference=None, trials: int = 12) -> None:
     """The stored shift_matrix(1, 4), shifts of the stored tables, no shift, a rotation
-    (table `SHIFT_CASES`), a shift and its inverse, then `trials` random shifts and a large
+    (table `SHIFT_CASES`), then `trials` random shifts and a large
     one against the reference."""
     run = CheckRun(shift_matrix)
     run_cases(run, "shift_matrix", SHIFT_CASES, KNOWN)
-    call = "shift_matrix(5, 6) @ shift_matrix(-5, 6)"
-    product = as_array(run.call(call, 5, 6)) @ as_array(run.call(call, -5, 6))
-    run.expect_close(
-        call, product, np.eye(6), tol=probe_tolerance(product), hint=HINT_SHIFT_INVERSE
-    )
     if reference is not None:
         rng = np.random.default_rng(hidden_seed(700))
         draws = [(int(rng.integers(-50, 51)), 2 * int(rng.integers(1, 13))) for _ in range(trials)]

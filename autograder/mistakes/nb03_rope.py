@@ -25,6 +25,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ROTATION, "np.array puts the 2 x 2 in front for arrays of angles", """
         c, s = np.cos(a), np.sin(a)
         return np.array([[c, -s], [s, c]])""", detects=nb03.HINT_ROTATION_AXES),
+    mistake(ROTATION, "the 2 x 2 built in front, then reshaped to (..., 2, 2)", """
+        c, s = np.cos(a), np.sin(a)
+        return np.array([[c, -s], [s, c]]).reshape(*np.shape(a), 2, 2)""",
+            detects=nb03.HINT_ROTATION_ENTRYWISE),
     mistake(ROTATION, "the minus sign dropped: [[cos a, sin a], [sin a, cos a]]",
             [delete("a = np.radians(a)"), edit("-s", "s")],
             detects=nb03.HINT_MINUS_SIGN_DROPPED, like="angle treated as degrees"),

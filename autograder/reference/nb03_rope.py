@@ -138,8 +138,17 @@ def _slip_rotation_2d_3(a):
     c, s = (np.cos(a), np.sin(a))
     return np.array([[c, -s], [s, c]])
 
-# rotation_2d: the minus sign dropped: [[cos a, sin a], [sin a, cos a]]
+# rotation_2d: the 2 x 2 built in front, then reshaped to (..., 2, 2)
 def _slip_rotation_2d_4(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in 'biuf':
+        raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
+    a = a.astype(np.float64)
+    c, s = (np.cos(a), np.sin(a))
+    return np.array([[c, -s], [s, c]]).reshape(*np.shape(a), 2, 2)
+
+# rotation_2d: the minus sign dropped: [[cos a, sin a], [sin a, cos a]]
+def _slip_rotation_2d_5(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -148,7 +157,7 @@ def _slip_rotation_2d_4(a):
     return np.stack([np.stack([c, s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
 
 # rotation_2d: math.cos only takes one number
-def _slip_rotation_2d_5(a):
+def _slip_rotation_2d_6(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -158,7 +167,7 @@ def _slip_rotation_2d_5(a):
     return np.array([[c, -s], [s, c]])
 
 # rotation_2d: both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]
-def _slip_rotation_2d_6(a):
+def _slip_rotation_2d_7(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -167,7 +176,7 @@ def _slip_rotation_2d_6(a):
     return np.stack([np.stack([c, -s], -1), np.stack([-s, c], -1)], -2)
 
 # rotation_2d: a reflection: [[cos a, -sin a], [sin a, -cos a]]
-def _slip_rotation_2d_7(a):
+def _slip_rotation_2d_8(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -176,7 +185,7 @@ def _slip_rotation_2d_7(a):
     return np.stack([np.stack([c, -s], -1), np.stack([s, -c], -1)], -2)
 
 # rotation_2d: half the angle
-def _slip_rotation_2d_8(a):
+def _slip_rotation_2d_9(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -185,7 +194,7 @@ def _slip_rotation_2d_8(a):
     return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
 
 # rotation_2d: angle read as turns (multiplied by pi)
-def _slip_rotation_2d_9(a):
+def _slip_rotation_2d_10(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -194,7 +203,7 @@ def _slip_rotation_2d_9(a):
     return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
 
 # rotation_2d: angles truncated to integers
-def _slip_rotation_2d_10(a):
+def _slip_rotation_2d_11(a):
     a = np.asarray(a)
     if a.dtype.kind not in 'biuf':
         raise ValueError(f'a must hold real angles in radians; got {a!r} of dtype {a.dtype}')
@@ -782,13 +791,14 @@ SLIPS = {
         ('angle treated as degrees', 'HINT_ANGLE_TREATED_DEGREES', _slip_rotation_2d_1),
         ('sin and cos swapped', 'HINT_SIN_COS_SWAPPED', _slip_rotation_2d_2),
         ('np.array puts the 2 x 2 in front for arrays of angles', 'HINT_ROTATION_AXES', _slip_rotation_2d_3),
-        ('the minus sign dropped: [[cos a, sin a], [sin a, cos a]]', 'HINT_MINUS_SIGN_DROPPED', _slip_rotation_2d_4),
-        ('math.cos only takes one number', 'HINT_MATH_COS', _slip_rotation_2d_5),
-        ('both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]', 'HINT_BOTH_SIN_ENTRIES_NEGATIVE', _slip_rotation_2d_6),
-        ('a reflection: [[cos a, -sin a], [sin a, -cos a]]', 'HINT_REFLECTION', _slip_rotation_2d_7),
-        ('half the angle', 'HINT_HALF_ANGLE', _slip_rotation_2d_8),
-        ('angle read as turns (multiplied by pi)', 'HINT_FACTOR_PI', _slip_rotation_2d_9),
-        ('angles truncated to integers', 'HINT_ANGLES_TRUNCATED_INTEGERS', _slip_rotation_2d_10),
+        ('the 2 x 2 built in front, then reshaped to (..., 2, 2)', 'HINT_ROTATION_ENTRYWISE', _slip_rotation_2d_4),
+        ('the minus sign dropped: [[cos a, sin a], [sin a, cos a]]', 'HINT_MINUS_SIGN_DROPPED', _slip_rotation_2d_5),
+        ('math.cos only takes one number', 'HINT_MATH_COS', _slip_rotation_2d_6),
+        ('both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]', 'HINT_BOTH_SIN_ENTRIES_NEGATIVE', _slip_rotation_2d_7),
+        ('a reflection: [[cos a, -sin a], [sin a, -cos a]]', 'HINT_REFLECTION', _slip_rotation_2d_8),
+        ('half the angle', 'HINT_HALF_ANGLE', _slip_rotation_2d_9),
+        ('angle read as turns (multiplied by pi)', 'HINT_FACTOR_PI', _slip_rotation_2d_10),
+        ('angles truncated to integers', 'HINT_ANGLES_TRUNCATED_INTEGERS', _slip_rotation_2d_11),
     ],
     'rope_frequencies': [
         ('exponent i/d_k instead of 2i/d_k', 'HINT_PAIR_EXPONENT', _slip_rope_frequencies_0),
