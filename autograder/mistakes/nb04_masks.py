@@ -75,6 +75,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MASKED, "large finite negative number leaves a fully masked row uniform",
             edit("np.inf", "1e9"),
             detects=nb04.HINT_FINITE_NEG, like="NaN for a row with no allowed key"),
+    mistake(MASKED, "blocked scores set to -100, which leaves them a tiny weight",
+            edit("S, -np.inf)", "S, -100.0)"), detects=nb04.HINT_MASK_BEFORE_SOFTMAX),
     mistake(MASKED, "NaN for a row with no allowed key", [
         edit("np.finfo(np.float64).min", "-np.inf"), edit(") * allowed", ")"),
         replace_line("A = e / np.maximum(e", "A = e / e.sum(axis=-1, keepdims=True)"),

@@ -40,6 +40,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         B, L, d_model = x.shape
         return x[0].view(L, n_heads, d_model // n_heads).transpose(0, 1).unsqueeze(0)
     """, detects=nb05.HINT_SPLIT_SHAPE),
+    mistake(SPLIT, "numpy's reshape and transpose: an array, not a tensor",
+            edit("return x.view(B, L, n_heads, d_k).transpose(1, 2)",
+                 "return x.numpy().reshape(B, L, n_heads, d_k).transpose(0, 2, 1, 3)"),
+            detects=nb05.HINT_STAY_IN_TORCH),
     mistake(SPLIT, "transpose(0, 2) swaps the batch axis in", edit(")", ").transpose(0, 2)"),
             detects=nb05.HINT_SPLIT_SHAPE, like="forgot the transpose: (B, L, h, d_k)"),
     alternative(SPLIT, "reshape, then permute", """

@@ -252,8 +252,37 @@ def _slip_masked_attention_1(Q, K, V, allowed):
     A = e / e.sum(axis=-1, keepdims=True)
     return (A @ V, A)
 
-# masked_attention: NaN for a row with no allowed key
+# masked_attention: blocked scores set to -100, which leaves them a tiny weight
 def _slip_masked_attention_2(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    S = np.where(allowed, S, -100.0)
+    row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(S - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: NaN for a row with no allowed key
+def _slip_masked_attention_3(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -278,7 +307,7 @@ def _slip_masked_attention_2(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: mask inverted
-def _slip_masked_attention_3(Q, K, V, allowed):
+def _slip_masked_attention_4(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -305,7 +334,7 @@ def _slip_masked_attention_3(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: mask multiplied into the scores
-def _slip_masked_attention_4(Q, K, V, allowed):
+def _slip_masked_attention_5(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -329,7 +358,7 @@ def _slip_masked_attention_4(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: no 1/sqrt(d_k)
-def _slip_masked_attention_5(Q, K, V, allowed):
+def _slip_masked_attention_6(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -355,7 +384,7 @@ def _slip_masked_attention_5(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: K.T breaks leading axes
-def _slip_masked_attention_6(Q, K, V, allowed):
+def _slip_masked_attention_7(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -381,7 +410,7 @@ def _slip_masked_attention_6(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: divided by d_k instead of sqrt(d_k)
-def _slip_masked_attention_7(Q, K, V, allowed):
+def _slip_masked_attention_8(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -407,7 +436,7 @@ def _slip_masked_attention_7(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: scaled by the number of keys instead of d_k
-def _slip_masked_attention_8(Q, K, V, allowed):
+def _slip_masked_attention_9(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -433,7 +462,7 @@ def _slip_masked_attention_8(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: softmax over the query axis
-def _slip_masked_attention_9(Q, K, V, allowed):
+def _slip_masked_attention_10(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -460,7 +489,7 @@ def _slip_masked_attention_9(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: returns (A, Y) instead of (Y, A)
-def _slip_masked_attention_10(Q, K, V, allowed):
+def _slip_masked_attention_11(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -487,7 +516,7 @@ def _slip_masked_attention_10(Q, K, V, allowed):
     return (A, A @ V)
 
 # masked_attention: no max subtraction: large scores overflow
-def _slip_masked_attention_11(Q, K, V, allowed):
+def _slip_masked_attention_12(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -512,7 +541,7 @@ def _slip_masked_attention_11(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: allowed transposed (rows read as keys)
-def _slip_masked_attention_12(Q, K, V, allowed):
+def _slip_masked_attention_13(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -539,7 +568,7 @@ def _slip_masked_attention_12(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: weights returned but Y from the unmasked softmax
-def _slip_masked_attention_13(Q, K, V, allowed):
+def _slip_masked_attention_14(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -568,7 +597,7 @@ def _slip_masked_attention_13(Q, K, V, allowed):
     return (Y, A)
 
 # masked_attention: float32 and -1e9 instead of -inf
-def _slip_masked_attention_14(Q, K, V, allowed):
+def _slip_masked_attention_15(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -594,7 +623,7 @@ def _slip_masked_attention_14(Q, K, V, allowed):
     return (a @ v, a)
 
 # masked_attention: float32 and the mask applied after the softmax
-def _slip_masked_attention_15(Q, K, V, allowed):
+def _slip_masked_attention_16(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -619,7 +648,7 @@ def _slip_masked_attention_15(Q, K, V, allowed):
     return (a @ v, a)
 
 # masked_attention: maximum of the whole array instead of each row
-def _slip_masked_attention_16(Q, K, V, allowed):
+def _slip_masked_attention_17(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -648,7 +677,7 @@ def _slip_masked_attention_16(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: row maximum without keepdims
-def _slip_masked_attention_17(Q, K, V, allowed):
+def _slip_masked_attention_18(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -677,7 +706,7 @@ def _slip_masked_attention_17(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: row sum without keepdims
-def _slip_masked_attention_18(Q, K, V, allowed):
+def _slip_masked_attention_19(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -706,7 +735,7 @@ def _slip_masked_attention_18(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: boolean indexing S[~allowed] breaks a broadcast mask
-def _slip_masked_attention_19(Q, K, V, allowed):
+def _slip_masked_attention_20(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -734,7 +763,7 @@ def _slip_masked_attention_19(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: Q scaled in place (Q /= sqrt(d_k))
-def _slip_masked_attention_20(Q, K, V, allowed):
+def _slip_masked_attention_21(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -762,7 +791,7 @@ def _slip_masked_attention_20(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: d_k read from Q.shape[1]
-def _slip_masked_attention_21(Q, K, V, allowed):
+def _slip_masked_attention_22(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -791,7 +820,7 @@ def _slip_masked_attention_21(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: weights never divided by the row sum
-def _slip_masked_attention_22(Q, K, V, allowed):
+def _slip_masked_attention_23(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -820,7 +849,7 @@ def _slip_masked_attention_22(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: additive mask built as (~allowed) * -inf
-def _slip_masked_attention_23(Q, K, V, allowed):
+def _slip_masked_attention_24(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -849,7 +878,7 @@ def _slip_masked_attention_23(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: A returned transposed
-def _slip_masked_attention_24(Q, K, V, allowed):
+def _slip_masked_attention_25(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -878,7 +907,7 @@ def _slip_masked_attention_24(Q, K, V, allowed):
     return (A @ V, np.swapaxes(A, -1, -2))
 
 # masked_attention: Y returned transposed
-def _slip_masked_attention_25(Q, K, V, allowed):
+def _slip_masked_attention_26(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -1131,30 +1160,31 @@ SLIPS = {
     'masked_attention': [
         ('mask applied after the softmax', 'HINT_AFTER', _slip_masked_attention_0),
         ('large finite negative number leaves a fully masked row uniform', 'HINT_FINITE_NEG', _slip_masked_attention_1),
-        ('NaN for a row with no allowed key', 'HINT_NAN', _slip_masked_attention_2),
-        ('mask inverted', 'HINT_MASK_INVERTED', _slip_masked_attention_3),
-        ('mask multiplied into the scores', 'HINT_MASK_MULTIPLIED_SCORES', _slip_masked_attention_4),
-        ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', _slip_masked_attention_5),
-        ('K.T breaks leading axes', 'HINT_LEADING', _slip_masked_attention_6),
-        ('divided by d_k instead of sqrt(d_k)', 'HINT_DIVIDED_BY_D_K', _slip_masked_attention_7),
-        ('scaled by the number of keys instead of d_k', 'HINT_SCALED_BY_KEYS', _slip_masked_attention_8),
-        ('softmax over the query axis', 'HINT_SOFTMAX_AXIS', _slip_masked_attention_9),
-        ('returns (A, Y) instead of (Y, A)', 'HINT_RETURN_Y_A', _slip_masked_attention_10),
-        ('no max subtraction: large scores overflow', 'HINT_OVERFLOW', _slip_masked_attention_11),
-        ('allowed transposed (rows read as keys)', 'HINT_ALLOWED_TRANSPOSED', _slip_masked_attention_12),
-        ('weights returned but Y from the unmasked softmax', 'HINT_Y', _slip_masked_attention_13),
-        ('float32 and -1e9 instead of -inf', 'HINT_FINITE_NEG', _slip_masked_attention_14),
-        ('float32 and the mask applied after the softmax', 'HINT_AFTER', _slip_masked_attention_15),
-        ('maximum of the whole array instead of each row', 'HINT_GLOBAL_MAX', _slip_masked_attention_16),
-        ('row maximum without keepdims', 'HINT_KEEPDIMS', _slip_masked_attention_17),
-        ('row sum without keepdims', 'HINT_KEEPDIMS', _slip_masked_attention_18),
-        ('boolean indexing S[~allowed] breaks a broadcast mask', 'HINT_LEADING', _slip_masked_attention_19),
-        ('Q scaled in place (Q /= sqrt(d_k))', 'HINT_ATTENTION_IN_PLACE', _slip_masked_attention_20),
-        ('d_k read from Q.shape[1]', 'HINT_D_K_AXIS', _slip_masked_attention_21),
-        ('weights never divided by the row sum', 'HINT_NOT_NORMALISED', _slip_masked_attention_22),
-        ('additive mask built as (~allowed) * -inf', 'HINT_NAN_SCORES', _slip_masked_attention_23),
-        ('A returned transposed', 'HINT_A_SHAPE', _slip_masked_attention_24),
-        ('Y returned transposed', 'HINT_Y_SHAPE', _slip_masked_attention_25),
+        ('blocked scores set to -100, which leaves them a tiny weight', 'HINT_MASK_BEFORE_SOFTMAX', _slip_masked_attention_2),
+        ('NaN for a row with no allowed key', 'HINT_NAN', _slip_masked_attention_3),
+        ('mask inverted', 'HINT_MASK_INVERTED', _slip_masked_attention_4),
+        ('mask multiplied into the scores', 'HINT_MASK_MULTIPLIED_SCORES', _slip_masked_attention_5),
+        ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', _slip_masked_attention_6),
+        ('K.T breaks leading axes', 'HINT_LEADING', _slip_masked_attention_7),
+        ('divided by d_k instead of sqrt(d_k)', 'HINT_DIVIDED_BY_D_K', _slip_masked_attention_8),
+        ('scaled by the number of keys instead of d_k', 'HINT_SCALED_BY_KEYS', _slip_masked_attention_9),
+        ('softmax over the query axis', 'HINT_SOFTMAX_AXIS', _slip_masked_attention_10),
+        ('returns (A, Y) instead of (Y, A)', 'HINT_RETURN_Y_A', _slip_masked_attention_11),
+        ('no max subtraction: large scores overflow', 'HINT_OVERFLOW', _slip_masked_attention_12),
+        ('allowed transposed (rows read as keys)', 'HINT_ALLOWED_TRANSPOSED', _slip_masked_attention_13),
+        ('weights returned but Y from the unmasked softmax', 'HINT_Y', _slip_masked_attention_14),
+        ('float32 and -1e9 instead of -inf', 'HINT_FINITE_NEG', _slip_masked_attention_15),
+        ('float32 and the mask applied after the softmax', 'HINT_AFTER', _slip_masked_attention_16),
+        ('maximum of the whole array instead of each row', 'HINT_GLOBAL_MAX', _slip_masked_attention_17),
+        ('row maximum without keepdims', 'HINT_KEEPDIMS', _slip_masked_attention_18),
+        ('row sum without keepdims', 'HINT_KEEPDIMS', _slip_masked_attention_19),
+        ('boolean indexing S[~allowed] breaks a broadcast mask', 'HINT_LEADING', _slip_masked_attention_20),
+        ('Q scaled in place (Q /= sqrt(d_k))', 'HINT_ATTENTION_IN_PLACE', _slip_masked_attention_21),
+        ('d_k read from Q.shape[1]', 'HINT_D_K_AXIS', _slip_masked_attention_22),
+        ('weights never divided by the row sum', 'HINT_NOT_NORMALISED', _slip_masked_attention_23),
+        ('additive mask built as (~allowed) * -inf', 'HINT_NAN_SCORES', _slip_masked_attention_24),
+        ('A returned transposed', 'HINT_A_SHAPE', _slip_masked_attention_25),
+        ('Y returned transposed', 'HINT_Y_SHAPE', _slip_masked_attention_26),
     ],
     'padding_mask': [
         ('lengths off by one (position <= length)', 'HINT_LENGTHS_OFF_ONE', _slip_padding_mask_0),

@@ -224,8 +224,17 @@ def _slip_split_heads_8(x, n_heads):
     B, L, d_model = x.shape
     return x[0].view(L, n_heads, d_model // n_heads).transpose(0, 1).unsqueeze(0)
 
-# split_heads: transpose(0, 2) swaps the batch axis in
+# split_heads: numpy's reshape and transpose: an array, not a tensor
 def _slip_split_heads_9(x, n_heads):
+    require_ndim('x', x, 3, '(B, L, d_model)')
+    if n_heads < 1 or x.shape[-1] % n_heads:
+        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
+    B, L, d_model = x.shape
+    d_k = d_model // n_heads
+    return x.numpy().reshape(B, L, n_heads, d_k).transpose(0, 2, 1, 3)
+
+# split_heads: transpose(0, 2) swaps the batch axis in
+def _slip_split_heads_10(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
     if n_heads < 1 or x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
@@ -1711,7 +1720,8 @@ SLIPS = {
         ("two heads hard-coded (the worked example's h)", 'HINT_SPLIT_SHAPE', _slip_split_heads_6),
         ('d_k from the sequence length (x.shape[1])', 'HINT_SPLIT_SHAPE', _slip_split_heads_7),
         ('only the first batch element (x[0]), batch axis re-added', 'HINT_SPLIT_SHAPE', _slip_split_heads_8),
-        ('transpose(0, 2) swaps the batch axis in', 'HINT_SPLIT_SHAPE', _slip_split_heads_9),
+        ("numpy's reshape and transpose: an array, not a tensor", 'HINT_STAY_IN_TORCH', _slip_split_heads_9),
+        ('transpose(0, 2) swaps the batch axis in', 'HINT_SPLIT_SHAPE', _slip_split_heads_10),
     ],
     'merge_heads': [
         ('merge by reshaping without the transpose', 'HINT_MERGE', _slip_merge_heads_0),
