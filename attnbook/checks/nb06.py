@@ -654,6 +654,7 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
         else HINT_LEARNED_ONLY
     )
     return [
+        ("head.weight", "vocabulary head missing", HINT_HEAD),
         ("head.bias", "vocabulary head without its bias", HINT_HEAD_BIAS),
         ("ln_final", "the final LayerNorm forgotten", HINT_LN_FINAL),
         ("pos", "position parameters wrong for this option", learned),
@@ -661,7 +662,6 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
         ("rope_", "the RoPE tables stored as trainable parameters", learned),
         ("blocks.", "not n_layers distinct blocks", HINT_BLOCKS),
         ("embed", "token embedding missing", HINT_EMBED),
-        ("head", "vocabulary head missing", HINT_HEAD),
     ]
 
 

@@ -318,6 +318,12 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("self.ln1 = nn.LayerNorm", "self.ln = nn.LayerNorm"),
         delete("self.ln2 = nn.LayerNorm(d_model)"), edit("self.ln1", "self.ln", count=2),
     ], detects=nb06.HINT_LN1, like="LN1 reused before the MLP"),
+    mistake(BLOCK, "ln2 never created: ln1 normalises both branches",
+            [delete("self.ln2 = nn.LayerNorm(d_model)"), edit("(self.ln2", "(self.ln1")],
+            detects=nb06.HINT_LN2),
+    mistake(BLOCK, "the MLP written inline as an nn.Sequential, not the MLP class",
+            edit("MLP(d_model, 4 * d_model)", "nn.Sequential(nn.Linear(d_model, 4 * d_model), "
+                 "nn.GELU(), nn.Linear(4 * d_model, d_model))"), detects=nb06.HINT_MLP),
     mistake(BLOCK, "missing residual around the MLP, torch.zeros buffer", (None, """
         u = torch.zeros(h.shape)
         u[:] = h + self.attn(self.ln1(h), rope)
@@ -496,6 +502,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("return self.head(self.ln_final(h))",
                      "return self.ln_final(h) @ self.embed.weight.T + self.head.bias"),
     ], detects=nb06.HINT_TIED_HEAD),
+    mistake(DECODER, "no head: logits from the embedding matrix", [
+        delete("self.head = nn.Linear(d_model, vocab_size)"),
+        replace_line("return self.head(self.ln_final(h))",
+                     "return self.ln_final(h) @ self.embed.weight.T"),
+    ], detects=nb06.HINT_HEAD),
+    mistake(DECODER, "the token embedding named tok_emb (nanoGPT's wte)",
+            edit("self.embed", "self.tok_emb", count=2), detects=nb06.HINT_EMBED),
     mistake(DECODER, "every block fed the embeddings (h never updated in the loop)", [
         replace_line("for block in self.blocks[:-1]:",
                      "out = h\nfor block in self.blocks:\n    out = block(h, rope)\nh = out"),

@@ -453,6 +453,13 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb08.HINT_CRASH_SAMPLE, like="generator not passed on"),
     mistake(SAMPLE, "top_k and top_p swapped in the call", edit("top_k, top_p", "top_p, top_k"),
             detects=nb08.HINT_SAMPLE_FROM_PROBS),
+    mistake(SAMPLE, "greedy returns the top logit, not its index (max, not argmax)",
+            edit("return logits.argmax(dim=-1)", "return logits.max(dim=-1).values"),
+            detects=nb08.HINT_SAMPLE_INTEGERS),
+    mistake(SAMPLE, "top_k dropped when top_p is given (one filter at a time)",
+            edit("next_token_probs(logits, temperature, top_k, top_p)",
+                 "next_token_probs(logits, temperature, None if top_p else top_k, top_p)"),
+            detects=nb08.HINT_UNFILTERED),
     mistake(SAMPLE, "only the first row drawn ([0])", [
         edit("draws = torch.multinomial(flat, 1, generator=generator)",
              "return torch.multinomial(flat, 1, generator=generator)[0]"),

@@ -1056,8 +1056,43 @@ class _slip_PreNormBlock_18(nn.Module):
         u = h + self.attn(self.ln(h), rope)
         return u + self.mlp(self.ln(u))
 
-# PreNormBlock: missing residual around the MLP, torch.zeros buffer
+# PreNormBlock: ln2 never created: ln1 normalises both branches
 class _slip_PreNormBlock_19(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln1(u))
+
+# PreNormBlock: the MLP written inline as an nn.Sequential, not the MLP class
+class _slip_PreNormBlock_20(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+
+# PreNormBlock: missing residual around the MLP, torch.zeros buffer
+class _slip_PreNormBlock_21(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1076,7 +1111,7 @@ class _slip_PreNormBlock_19(nn.Module):
         return self.mlp(self.ln2(u))
 
 # PreNormBlock: residual branches scaled by 1/2 (averaged with the input)
-class _slip_PreNormBlock_20(nn.Module):
+class _slip_PreNormBlock_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1094,7 +1129,7 @@ class _slip_PreNormBlock_20(nn.Module):
         return (u + self.mlp(self.ln2(u))) / 2
 
 # PreNormBlock: F.dropout on both branches (training=True by default)
-class _slip_PreNormBlock_21(nn.Module):
+class _slip_PreNormBlock_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1112,7 +1147,7 @@ class _slip_PreNormBlock_21(nn.Module):
         return u + F.dropout(self.mlp(self.ln2(u)), 0.1)
 
 # PreNormBlock: LayerNorm without gamma and beta (elementwise_affine=False)
-class _slip_PreNormBlock_22(nn.Module):
+class _slip_PreNormBlock_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1130,7 +1165,7 @@ class _slip_PreNormBlock_22(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: returns U (the MLP half computed, not returned)
-class _slip_PreNormBlock_23(nn.Module):
+class _slip_PreNormBlock_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1149,7 +1184,7 @@ class _slip_PreNormBlock_23(nn.Module):
         return u
 
 # PreNormBlock: MLP hidden width d_model * n_heads
-class _slip_PreNormBlock_24(nn.Module):
+class _slip_PreNormBlock_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1167,7 +1202,7 @@ class _slip_PreNormBlock_24(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: LayerNorm eps 1e-6 (a hard-coded constant)
-class _slip_PreNormBlock_25(nn.Module):
+class _slip_PreNormBlock_27(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -2264,8 +2299,93 @@ class _slip_Decoder_24(nn.Module):
             h = block(h, rope)
         return self.ln_final(h) @ self.embed.weight.T + self.head.bias
 
-# Decoder: every block fed the embeddings (h never updated in the loop)
+# Decoder: no head: logits from the embedding matrix
 class _slip_Decoder_25(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.embed(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.ln_final(h) @ self.embed.weight.T
+
+# Decoder: the token embedding named tok_emb (nanoGPT's wte)
+class _slip_Decoder_26(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
+        super().__init__()
+        if positions not in POSITION_OPTIONS:
+            raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+        if positions == 'rope' and n_heads > 0 and d_model // n_heads % 2:
+            raise ValueError(f"positions='rope' rotates pairs, so d_k = d_model // n_heads must be even; got d_model = {d_model}, n_heads = {n_heads}")
+        if positions == 'sinusoidal' and d_model % 2:
+            raise ValueError(f"positions='sinusoidal' needs an even d_model; got d_model = {d_model}")
+        self.max_len, self.positions = (max_len, positions)
+        self.tok_emb = nn.Embedding(vocab_size, d_model)
+        if positions == 'learned':
+            self.pos = nn.Embedding(max_len, d_model)
+        if positions == 'sinusoidal':
+            self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        if positions == 'rope':
+            cos, sin = rope_tables(max_len, d_model // n_heads)
+            self.register_buffer('rope_cos', cos, persistent=False)
+            self.register_buffer('rope_sin', sin, persistent=False)
+        self.blocks = nn.ModuleList((PreNormBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        h = self.tok_emb(idx)
+        rope = None
+        if self.positions == 'learned':
+            h = h + self.pos(torch.arange(L, device=idx.device))
+        elif self.positions == 'sinusoidal':
+            h = h + self.sinusoids[:L]
+        elif self.positions == 'rope':
+            rope = (self.rope_cos[:L], self.rope_sin[:L])
+        for block in self.blocks:
+            h = block(h, rope)
+        return self.head(self.ln_final(h))
+
+# Decoder: every block fed the embeddings (h never updated in the loop)
+class _slip_Decoder_27(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2310,7 +2430,7 @@ class _slip_Decoder_25(nn.Module):
         return self.head(self.ln_final(h))
 
 # Decoder: the stub's raise left above the written forward
-class _slip_Decoder_26(nn.Module):
+class _slip_Decoder_28(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, positions):
         super().__init__()
@@ -2682,13 +2802,15 @@ SLIPS = {
         ('LayerNorm on the branch outputs instead of inputs', 'HINT_NORM_ON_OUTPUTS', _slip_PreNormBlock_16),
         ('the output normalised again', 'HINT_BLOCK_OUTPUT_NORMALISED', _slip_PreNormBlock_17),
         ('one LayerNorm shared by both branches', 'HINT_LN1', _slip_PreNormBlock_18),
-        ('missing residual around the MLP, torch.zeros buffer', 'HINT_MISSING_RESIDUAL_AROUND_MLP', _slip_PreNormBlock_19),
-        ('residual branches scaled by 1/2 (averaged with the input)', 'HINT_RESIDUAL_SCALED', _slip_PreNormBlock_20),
-        ('F.dropout on both branches (training=True by default)', 'HINT_DROPOUT', _slip_PreNormBlock_21),
-        ('LayerNorm without gamma and beta (elementwise_affine=False)', 'HINT_LN1', _slip_PreNormBlock_22),
-        ('returns U (the MLP half computed, not returned)', 'HINT_RETURNS_U', _slip_PreNormBlock_23),
-        ('MLP hidden width d_model * n_heads', 'HINT_HIDDEN_WIDTH', _slip_PreNormBlock_24),
-        ('LayerNorm eps 1e-6 (a hard-coded constant)', 'HINT_NORM_EPS', _slip_PreNormBlock_25),
+        ('ln2 never created: ln1 normalises both branches', 'HINT_LN2', _slip_PreNormBlock_19),
+        ('the MLP written inline as an nn.Sequential, not the MLP class', 'HINT_MLP', _slip_PreNormBlock_20),
+        ('missing residual around the MLP, torch.zeros buffer', 'HINT_MISSING_RESIDUAL_AROUND_MLP', _slip_PreNormBlock_21),
+        ('residual branches scaled by 1/2 (averaged with the input)', 'HINT_RESIDUAL_SCALED', _slip_PreNormBlock_22),
+        ('F.dropout on both branches (training=True by default)', 'HINT_DROPOUT', _slip_PreNormBlock_23),
+        ('LayerNorm without gamma and beta (elementwise_affine=False)', 'HINT_LN1', _slip_PreNormBlock_24),
+        ('returns U (the MLP half computed, not returned)', 'HINT_RETURNS_U', _slip_PreNormBlock_25),
+        ('MLP hidden width d_model * n_heads', 'HINT_HIDDEN_WIDTH', _slip_PreNormBlock_26),
+        ('LayerNorm eps 1e-6 (a hard-coded constant)', 'HINT_NORM_EPS', _slip_PreNormBlock_27),
     ],
     'Decoder': [
         ('the final LayerNorm forgotten (created, not applied)', 'HINT_FINAL_LAYERNORM_FORGOTTEN', _slip_Decoder_0),
@@ -2716,8 +2838,10 @@ SLIPS = {
         ('the last block skipped (blocks[:-1])', 'HINT_LAST_BLOCK_SKIPPED', _slip_Decoder_22),
         ('rope given to the first block only', 'HINT_ROPE_FIRST_BLOCK', _slip_Decoder_23),
         ('logits from the embedding matrix (tied though a head was made)', 'HINT_TIED_HEAD', _slip_Decoder_24),
-        ('every block fed the embeddings (h never updated in the loop)', 'HINT_BLOCK_FED_EMBEDDINGS', _slip_Decoder_25),
-        ("the stub's raise left above the written forward", 'HINT_LEFTOVER', _slip_Decoder_26),
+        ('no head: logits from the embedding matrix', 'HINT_HEAD', _slip_Decoder_25),
+        ("the token embedding named tok_emb (nanoGPT's wte)", 'HINT_EMBED', _slip_Decoder_26),
+        ('every block fed the embeddings (h never updated in the loop)', 'HINT_BLOCK_FED_EMBEDDINGS', _slip_Decoder_27),
+        ("the stub's raise left above the written forward", 'HINT_LEFTOVER', _slip_Decoder_28),
     ],
     'count_parameters': [
         ('attention biases forgotten', 'HINT_ATTENTION_BIASES_NOT_COUNTED', _slip_count_parameters_0),
