@@ -730,7 +730,6 @@ HINT_ROPE_HEAD_WIDTH = (
     "RoPE rotates the pairs of each head's queries and keys: "
     "rope_tables(max_len, d_model // n_heads)"
 )
-HINT_DISTINCT_BLOCKS = "N distinct blocks, each with its own weights"
 HINT_LOGITS_SHAPE = "logits have shape (B, L, V)"
 
 
@@ -749,7 +748,8 @@ def _decoder_like(sizes: tuple, positions: str, seed: int | None = None) -> Tran
 
 def _inspect_decoder(run: CheckRun, call: str, view, *, sizes: tuple, positions: str) -> None:
     """The reference's parameter names and shapes (so weights load by name; fixed tables are
-    buffers), RoPE tables as wide as a head, and n_layers distinct blocks."""
+    buffers; a block repeated misses names, so n_layers distinct blocks), RoPE tables as wide
+    as a head."""
     V, d, n_heads, n_layers, max_len = sizes
     like = _decoder_like(sizes, positions)
     _expect_same_parameters(run, call, view, like, _decoder_hints(positions))
@@ -762,16 +762,6 @@ def _inspect_decoder(run: CheckRun, call: str, view, *, sizes: tuple, positions:
             f"{(max_len, d // n_heads // 2)}, (max_len, d_k / 2).",
             hint=HINT_ROPE_HEAD_WIDTH,
         )
-    blocks = {
-        token
-        for path, (_, _, token) in view.info()["modules"].items()
-        if path.startswith("blocks.") and path.count(".") == 1
-    }
-    run.expect_true(
-        len(blocks) == n_layers,
-        f"{call} has {len(blocks)} distinct blocks; expected {n_layers}.",
-        hint=HINT_DISTINCT_BLOCKS,
-    )
 
 
 def _decoder_build(sizes: tuple, positions: str, seed: int) -> Build:
