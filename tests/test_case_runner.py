@@ -9,7 +9,7 @@ import pytest
 
 from attnbook.checks import CheckFailure
 from attnbook.checks._cases import Case, Part, Returns, call_local, fallback_hints, run_case
-from attnbook.checks._core import CheckRun, Mistake
+from attnbook.checks._core import HINT_GIVEN_LINES, HINT_NON_FINITE, CheckRun, Mistake
 
 SQUARES = Case("squares", "squares([1, 2, 3])", ([1.0, 2.0, 3.0],), expect=np.array([1, 4, 9.0]))
 
@@ -105,8 +105,24 @@ def test_the_fallback_hints_are_the_cases_own_not_their_slips():
                 hint="square each number", shape_hint="one number per input",
                 crash_hints=(("TypeError", "pass a list"),))  # fmt: skip
     assert fallback_hints([case, SQUARES]) == {
-        "square each number", "one number per input", "pass a list",
+        "square each number", "one number per input", "pass a list", HINT_NON_FINITE,
     }  # fmt: skip
+
+
+def test_the_runners_own_fallbacks_are_listed_and_given():
+    """A case that must raise falls back on the given lines' hint, a finite one on the
+    non-finite hint: both are listed with the table's fallbacks, and both are what a wrong
+    answer that no slip names is told."""
+    raising = Case("empty", "squares([])", ([],), raises=ValueError, mentions=("empty",))
+    assert HINT_GIVEN_LINES in fallback_hints([raising])
+    assert HINT_NON_FINITE in fallback_hints([SQUARES])
+    assert HINT_GIVEN_LINES not in fallback_hints([SQUARES])
+    with pytest.raises(CheckFailure) as failure:
+        _run(lambda xs: np.array([x * x for x in xs]), raising)
+    assert HINT_GIVEN_LINES in str(failure.value)
+    with pytest.raises(CheckFailure) as failure:
+        _run(lambda xs: np.array([x * x for x in xs]) * np.inf, SQUARES)
+    assert HINT_NON_FINITE in str(failure.value)
 
 
 def test_a_short_output_of_the_wrong_length_shows_both_values():

@@ -32,7 +32,9 @@ import numpy as np
 
 from attnbook.checks._core import (
     HINT_DROPOUT,
+    HINT_GIVEN_LINES,
     HINT_MODULE_SUBCLASS,
+    HINT_NON_FINITE,
     CheckRun,
     Mistake,
     _allclose,
@@ -718,11 +720,15 @@ def _coinciding(mistakes: Sequence[Mistake], expected, tol: Tolerance) -> int:
 
 def fallback_hints(cases: Sequence[Case]) -> set[str]:
     """The hints a table gives when no known slip matches (a wrong shape, wrong values, a
-    crash, an output of another form): each case's and each part's own. A slip's hint comes
-    from the catalogue; these are what is left when the output is no known slip's."""
+    crash, an output of another form): each case's and each part's own, and the runner's
+    own for a case that must raise, build a module or be finite. A slip's hint comes from the
+    catalogue; these are what is left when the output is no known slip's."""
     texts: list = []
     for case in cases:
         texts += [case.hint, case.shape_hint, case.finite, *(h for _, h in case.crash_hints)]
+        texts += [HINT_NON_FINITE] if case.finite is True else []
+        texts += [HINT_GIVEN_LINES] if case.raises is not None else []
+        texts += [HINT_MODULE_SUBCLASS] if case.build is not None else []
         texts += [case.unpack[1]] if case.unpack else []
         if case.returns is not None:
             texts += [case.returns.hint, case.returns.order_hint]
