@@ -584,6 +584,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(GENERATE, "only the temperature and generator passed on", [
         edit("0], temperature, top_k, top_p, generator", "-1], temperature, generator=generator"),
     ], detects=nb08.HINT_PASS_SETTINGS, like="logits of the first position"),
+    mistake(GENERATE, "the generator not passed on to sample_next",
+            edit("top_k, top_p, generator)", "top_k, top_p)"), detects=nb08.HINT_PASS_GENERATOR),
     mistake(GENERATE, "finished rows padded with eos_id", [
         edit(", device=ids.device", ""), edit("pad_id", "eos_id")], detects=nb08.HINT_EOS_AS_PAD),
     mistake(GENERATE, "padding hard-coded as 0 (pad_id ignored)",

@@ -1176,8 +1176,30 @@ def _slip_generate_12(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
             break
     return ids
 
-# generate: finished rows padded with eos_id
+# generate: the generator not passed on to sample_next
 def _slip_generate_13(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)
+    for _ in range(max_new_tokens):
+        with torch.no_grad():
+            logits = model(ids)[:, -1]
+        new = sample_next(logits, temperature, top_k, top_p)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if bool(finished.all()):
+            break
+    return ids
+
+# generate: finished rows padded with eos_id
+def _slip_generate_14(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1199,7 +1221,7 @@ def _slip_generate_13(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: padding hard-coded as 0 (pad_id ignored)
-def _slip_generate_14(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1221,7 +1243,7 @@ def _slip_generate_14(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: no early stop: all max_new_tokens columns every time
-def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1242,7 +1264,7 @@ def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return out
 
 # generate: batch size hard-coded to 2
-def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1264,7 +1286,7 @@ def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: logits of the last ROW of the batch (model(ids)[-1])
-def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_18(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1532,11 +1554,12 @@ SLIPS = {
         ('the model reads the prompt only', 'HINT_PROMPT_ONLY', _slip_generate_10),
         ('returns only the new tokens', 'HINT_NEW_TOKENS_ONLY', _slip_generate_11),
         ('only the temperature and generator passed on', 'HINT_PASS_SETTINGS', _slip_generate_12),
-        ('finished rows padded with eos_id', 'HINT_EOS_AS_PAD', _slip_generate_13),
-        ('padding hard-coded as 0 (pad_id ignored)', 'HINT_PAD_ZERO', _slip_generate_14),
-        ('no early stop: all max_new_tokens columns every time', 'HINT_NO_EARLY_STOP', _slip_generate_15),
-        ('batch size hard-coded to 2', 'HINT_CRASH_GENERATE', _slip_generate_16),
-        ('logits of the last ROW of the batch (model(ids)[-1])', 'HINT_CRASH_GENERATE', _slip_generate_17),
+        ('the generator not passed on to sample_next', 'HINT_PASS_GENERATOR', _slip_generate_13),
+        ('finished rows padded with eos_id', 'HINT_EOS_AS_PAD', _slip_generate_14),
+        ('padding hard-coded as 0 (pad_id ignored)', 'HINT_PAD_ZERO', _slip_generate_15),
+        ('no early stop: all max_new_tokens columns every time', 'HINT_NO_EARLY_STOP', _slip_generate_16),
+        ('batch size hard-coded to 2', 'HINT_CRASH_GENERATE', _slip_generate_17),
+        ('logits of the last ROW of the batch (model(ids)[-1])', 'HINT_CRASH_GENERATE', _slip_generate_18),
     ],
     'perplexity': [
         ('mean of per-batch perplexities', 'HINT_PPL_WEIGHTING', _slip_perplexity_0),
