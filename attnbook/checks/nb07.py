@@ -681,7 +681,8 @@ def _eval_loss(model, batches) -> float:
 def _eval_case(case_id: str, call: str, model, batches, expect=None) -> Case:
     return Case(case_id, call, (model, batches), expect=expect, scalar=True,
                 shape_hint=HINT_RETURN_FLOAT, before=_no_graph, then=_scored_in_eval_mode,
-                depth=12, hint=HINT_EVAL_RANDOM, what="loss")  # fmt: skip
+                depth=12, hint=HINT_EVAL_RANDOM, what="loss",
+                crash_hints=(("", HINT_EVAL_BATCHES),))  # fmt: skip
 
 
 HINT_EVAL_BATCHES = (
@@ -730,7 +731,7 @@ def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
     graph, the model's mode restored: a model of fixed probabilities, a decoder with dropout
     in training mode, batches as an iterator, an input check (the table `EVALUATE_CASES`),
     then random trials against the reference."""
-    run = CheckRun(evaluate, crash_hint=HINT_EVAL_BATCHES)
+    run = CheckRun(evaluate)
     run_cases(run, _EVALUATE, EVALUATE_CASES, KNOWN)
     run_trials(run, _EVALUATE, reference, trials, _eval_trial, KNOWN)
     run.done()
