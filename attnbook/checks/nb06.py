@@ -26,7 +26,6 @@ from attnbook.checks._cases import (
     Build,
     Case,
     Slips,
-    built,
     expect_deterministic,
     normal,
     package_model,
@@ -377,27 +376,6 @@ def _randomise(module: nn.Module, seed: int) -> nn.Module:
             else:
                 p.copy_(noise / math.sqrt(p.shape[-1]))
     return module
-
-
-def _randomise_view(view, seed: int):
-    """`_randomise` for the learner's module, through its module view."""
-    g = torch.Generator().manual_seed(seed)
-    values, done = {}, set()
-    for name, shape, _, token, _ in view.info()["params"]:
-        if token in done:
-            continue
-        done.add(token)
-        noise = torch.randn(shape, generator=g)
-        if ".ln" in f".{name}" and name.endswith("weight"):
-            values[name] = 1.0 + 0.3 * noise
-        elif name.endswith("bias"):
-            values[name] = 0.2 * noise
-        elif len(shape) == 2 and ("embed" in name or name.startswith("pos")):
-            values[name] = noise
-        else:
-            values[name] = noise / math.sqrt(shape[-1]) if shape else noise
-    view.set_tensors(values)
-    return view
 
 
 HINT_ATTRIBUTE_NAMES = (
@@ -818,46 +796,13 @@ def _decoder_trials(trials: int) -> list[Case]:
     return cases
 
 
-def _causality(run: CheckRun, model, idx) -> np.ndarray:
-    """G[l, s]: how far the logits at l move when the token at s changes (one token at a
-    time, by value, so the same probe serves a notebook and the grader)."""
-    V = parameter_shapes(model)["embed.weight"][0]
-    base = _invoke(run, "Decoder on ids of shape (1, 7)", model, idx)
-    G = np.zeros((idx.shape[1], idx.shape[1]))
-    for s_ in range(idx.shape[1]):
-        changed = idx.clone()
-        changed[:, s_] = (changed[:, s_] + 1) % V
-        moved = _invoke(run, "Decoder on ids of shape (1, 7)", model, changed) - base
-        G[:, s_] = moved.detach().abs().amax(dim=(0, 2)).double().numpy()
-    return G
-
-
-HINT_DECODER_CAUSAL = "every block must use the causal attention layer"
-HINT_DECODER_RESIDUALS = "add the residual paths so each position carries its own token"
-
-
 def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
     """The decoder built for each position option with the reference's parameter names and
-    shapes and its weights set at random, its logits on two id shapes each, three input checks
-    (table `DECODER_CASES`), causality and each token's own influence (probed one token at a
-    time), then random sizes against the reference."""
+    shapes and its weights set at random, its logits on two id shapes each (the package's
+    causal decoder's, so a peek at a later token shows), three input checks (table
+    `DECODER_CASES`), then random sizes against the reference."""
     run = CheckRun(Decoder)
     run_cases(run, DECODER, DECODER_CASES, KNOWN)
-    model = built(run, "Decoder(13, 8, 2, 2, 16, 'rope')", *_DECODER, "rope")
-    _randomise_view(model, 950)
-    G = _causality(run, model, _random_ids(1, 7, 13, 951))
-    future = np.triu(np.ones_like(G, dtype=bool), k=1)
-    run.expect_true(
-        bool(np.all(G[future] <= 1e-6)),
-        "Decoder: the logits at some position l depend on an input at s > l "
-        f"(G = {np.round(G, 3).tolist()}).",
-        hint=HINT_DECODER_CAUSAL,
-    )
-    run.expect_true(
-        bool(np.all(np.diag(G) > 0.0)),
-        "Decoder: the logits at position l do not depend on the token at l.",
-        hint=HINT_DECODER_RESIDUALS,
-    )
     if reference is not None:
         run_reference_cases(run, DECODER, reference, _decoder_trials(trials), KNOWN)
     run.done()

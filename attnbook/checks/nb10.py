@@ -1251,35 +1251,10 @@ def _decode_trials(trials: int) -> list[Case]:
     return cases
 
 
-def _greedy(run: CheckRun, decode_step, model: Qwen3LM, prompt, n: int):
-    """n greedy tokens with the learner's decode_step, each step on the cache its last step
-    returned, and n by running the whole sequence each time."""
-    step, cache, tokens = prompt, None, []
-    for i in range(n):
-        call = f"decode_step in a greedy loop on its own cache, step {i}"
-        result = run.call(call, model, step, cache, crash_hints=tuple(_CRASH_HINTS))
-        run.expect_true(isinstance(result, tuple | list) and len(result) == 2,
-                        f"{call} returned {type(result).__name__}; expected (logits, cache).",
-                        hint=HINT_DECODE_PAIR)  # fmt: skip
-        logits, cache = result
-        step = torch.as_tensor(logits)[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1)
-        tokens.append(step)
-    recomputed = prompt
-    with torch.no_grad():
-        for _ in range(n):
-            next_id = model(recomputed)[:, -1].argmax(dim=-1, keepdim=True)
-            recomputed = torch.cat([recomputed, next_id], dim=1)
-    return torch.cat(tokens, dim=1), recomputed[:, prompt.shape[1] :]
-
-
 HINT_DECODE_IN_PLACE = (
     "build a new list for the cache (new_cache.append(kv)) and return it: the "
     "caller's cache must stay as it was (a second sample or a beam search "
     "starts from it again)"
-)
-HINT_DECODE_GREEDY = (
-    "every step must see exactly what the full forward pass sees: the right "
-    "positions and every block's own cache"
 )
 
 
@@ -1287,19 +1262,12 @@ HINT_DECODE_GREEDY = (
 def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
     """One cached step of the decoder: the prefill and steps of one and three tokens after
     caches of 5 to 10 tokens (the package's), on two rows and one, and an input check (table
-    `DECODE_CASES`: the logits and the returned cache, named as a whole); then a greedy loop on
-    the learner's own caches must pick the tokens the full forward pass picks; then random
-    configurations against the reference."""
+    `DECODE_CASES`: the logits and the returned cache, named as a whole, so a cache fed back
+    gives what the full forward pass gives); then random configurations against the
+    reference."""
     run = CheckRun(decode_step)
     run.in_place_hint = HINT_DECODE_IN_PLACE
     run_cases(run, _DECODE, DECODE_CASES, KNOWN)
-    cached, recomputed = _greedy(run, decode_step, _STEP_MODEL, _STEP_IDS[:, :4], 6)
-    run.expect_true(
-        torch.equal(cached, recomputed),
-        f"greedy generation with decode_step gave tokens {cached.tolist()}, "
-        f"without the cache {recomputed.tolist()}; they must be the same.",
-        hint=HINT_DECODE_GREEDY,
-    )
     if reference is not None:
         run_reference_cases(run, _DECODE, reference, _decode_trials(trials), KNOWN)
     run.done()

@@ -30,12 +30,10 @@ from attnbook.checks._cases import (
     Part,
     Returns,
     Slips,
-    built,
     case_tolerance,
     match_slip,
     one_number,
     package_model,
-    probe_tolerance,
     run_cases,
     run_trials,
     sizes,
@@ -429,9 +427,6 @@ HINT_COMPARE_EQUATIONS = (
 )
 
 
-HINT_DETERMINISTIC = "the module must be deterministic in eval mode"
-
-
 def _class_names(cls) -> set[str]:
     """`names_called` for a class. The grader supplies the names from the submission; in a
     notebook a class's source is found through the code of one of its methods (the cell that
@@ -455,7 +450,6 @@ HINT_GIVEN_LAYERS_OWN = (
     "write the blocks from the given layers (attention_layer, feed_forward, "
     "nn.LayerNorm); the check compares with the course's model for you"
 )
-HINT_RESIDUAL_PATHS = "add the residual paths: each position carries its own token"
 
 
 _ENCDEC = "EncoderDecoder"
@@ -507,16 +501,6 @@ def _why_not(run: CheckRun, case: Case, seen, expected, slips) -> None:
     )
 
 
-def _deterministic(run: CheckRun, case: Case, seen) -> None:
-    """A second call in eval mode gives the same logits."""
-    again = _invoke(run, case.call, run.module, *case.args)
-    run.expect_true(
-        torch.equal(torch.as_tensor(as_array(again)), torch.as_tensor(as_array(seen))),
-        f"{case.call}: two calls in eval mode gave different logits.",
-        hint=HINT_DETERMINISTIC,
-    )
-
-
 def _encdec_case(case_id: str, sizes: tuple, seed: int, square: bool = False) -> Case:
     """EncoderDecoder(*sizes) with random weights from `seed` on three right-padded sources
     and their replies (as long as the sources when `square`), expecting the course model's
@@ -537,7 +521,7 @@ def _encdec_case(case_id: str, sizes: tuple, seed: int, square: bool = False) ->
     )
     return Case(case_id, words, (src, tgt), expected, build=build, what="logits",
                 hint=HINT_COMPARE_EQUATIONS, shape_hint=HINT_LOGITS_SHAPE,
-                finite=HINT_PADDING_NAN, probe=_why_not, then=_deterministic,
+                finite=HINT_PADDING_NAN, probe=_why_not,
                 crash_hints=_ENCDEC_CRASH, depth=6 * (2 * sizes[3] + 1))  # fmt: skip
 
 
@@ -565,57 +549,16 @@ _BORROWED = {
 }  # fmt: skip
 
 
-def _properties(run: CheckRun) -> None:
-    """On one model: padding changes nothing (a row equals that email alone), the decoder is
-    causal, each reply position reads its own token, and the first reads the last source
-    token."""
-    call = "EncoderDecoder(13, 8, 2, 2, 10)"
-    model = built(run, call, *_ENCDEC_SIZES)
-    model.set_tensors(weights_of(_encdec_like(_ENCDEC_SIZES, 1120)))
-    model.eval()
-    src = _ids([[5, 6, 7, 8, 9, 10], [5, 11, 12]])  # (2, 6): the second email padded by 3
-    tgt = torch.tensor([[1, 4, 5, 6], [1, 7, 8, 9]])
-    base = as_array(_invoke(run, "EncoderDecoder on 2 emails", model, src, tgt))
-    alone = _invoke(run, "EncoderDecoder on email 1 alone, unpadded", model, src[1:, :3], tgt[1:])
-    tol = probe_tolerance(base, depth=30)
-    run.expect_close(
-        "EncoderDecoder: the padded email 1 against the same email alone without padding",
-        base[1:], as_array(alone), tol=tol, hint=HINT_PADDING,
-    )  # fmt: skip
-    changed = tgt.clone()
-    changed[:, 2] = 12
-    moved = as_array(_invoke(run, "EncoderDecoder with reply token 2 changed", model, src, changed))
-    run.expect_close(
-        "EncoderDecoder: the logits at reply positions 0 and 1 after reply token 2 changed",
-        moved[:, :2], base[:, :2], tol=tol, hint=HINT_CAUSAL,
-    )  # fmt: skip
-    run.expect_true(
-        np.abs(moved[:, 2] - base[:, 2]).max() > 1e-4,
-        "EncoderDecoder: the logits at reply position 2 did not change when reply token 2 changed.",
-        hint=HINT_RESIDUAL_PATHS,
-    )
-    last = src.clone()
-    last[0, 5] = 4  # the last real token of email 0
-    words = "EncoderDecoder with the last source token of email 0 changed"
-    first_row = as_array(_invoke(run, words, model, last, tgt))[0, 0]
-    run.expect_true(
-        np.abs(first_row - base[0, 0]).max() > 1e-4,
-        "EncoderDecoder: the logits at reply position 0 ignore the last source token.",
-        hint=HINT_WHOLE_SOURCE,
-    )
-
-
 def check_encoder_decoder(EncoderDecoder, reference=None, trials: int = 2) -> None:
     """The model from the given layers only, built each time with the course model's
-    parameters and random weights: logits on padded sources and replies (the slips named, or
-    the property a wrong answer breaks), determinism, an input check (table `ENCDEC_CASES`);
-    then padding, causality, residuals and the whole source probed on one model; then random
-    sizes against the reference."""
+    parameters and random weights: logits on padded sources and replies, the course model's,
+    so padding, causality, residuals and the whole source show (the slips named, or the
+    property a wrong answer breaks), an input check (table `ENCDEC_CASES`); then random sizes
+    against the reference."""
     run = CheckRun(EncoderDecoder)
     borrowed = sorted(_class_names(EncoderDecoder) & _BORROWED)
     run.expect_true(not borrowed, f"{run.name} uses {borrowed}.", hint=HINT_GIVEN_LAYERS_OWN)
     run_cases(run, _ENCDEC, ENCDEC_CASES, KNOWN)
-    _properties(run)
     run_trials(run, _ENCDEC, reference, trials, _encdec_trial, KNOWN)
     run.done()
 
