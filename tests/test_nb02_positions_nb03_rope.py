@@ -309,6 +309,8 @@ def test_nb03_stored_values_agree_with_the_reference():
     assert np.allclose(
         nb03.STORED_ROPE_Y, REF03.apply_rope(nb03.WORKED_ROPE_X, [0, 1, 2], 100.0), atol=1e-10
     )
+    shuffled = next(case for case in nb03.ROPE_CASES if case.id == "positions")
+    assert np.allclose(nb03.STORED_ROPE_SHUFFLED, REF03.apply_rope(*shuffled.args), atol=1e-10)
 
 
 def test_rope_check_names_the_half_split_mistake():
