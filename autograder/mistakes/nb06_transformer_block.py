@@ -324,6 +324,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BLOCK, "the MLP written inline as an nn.Sequential, not the MLP class",
             edit("MLP(d_model, 4 * d_model)", "nn.Sequential(nn.Linear(d_model, 4 * d_model), "
                  "nn.GELU(), nn.Linear(4 * d_model, d_model))"), detects=nb06.HINT_MLP),
+    mistake(BLOCK, "LayerScale on the MLP branch: a parameter the reference lacks",
+            [replace_line("self.mlp = MLP(d_model, 4 * d_model)",
+                          "self.mlp = MLP(d_model, 4 * d_model)\n"
+                          "self.scale = nn.Parameter(torch.ones(d_model))"),
+             edit("u + self.mlp", "u + self.scale * self.mlp")],
+            detects=nb06.HINT_ATTRIBUTE_NAMES),
     mistake(BLOCK, "missing residual around the MLP, torch.zeros buffer", (None, """
         u = torch.zeros(h.shape)
         u[:] = h + self.attn(self.ln1(h), rope)

@@ -1091,8 +1091,27 @@ class _slip_PreNormBlock_20(nn.Module):
         u = h + self.attn(self.ln1(h), rope)
         return u + self.mlp(self.ln2(u))
 
-# PreNormBlock: missing residual around the MLP, torch.zeros buffer
+# PreNormBlock: LayerScale on the MLP branch: a parameter the reference lacks
 class _slip_PreNormBlock_21(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = MLP(d_model, 4 * d_model)
+        self.scale = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.scale * self.mlp(self.ln2(u))
+
+# PreNormBlock: missing residual around the MLP, torch.zeros buffer
+class _slip_PreNormBlock_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1111,7 +1130,7 @@ class _slip_PreNormBlock_21(nn.Module):
         return self.mlp(self.ln2(u))
 
 # PreNormBlock: residual branches scaled by 1/2 (averaged with the input)
-class _slip_PreNormBlock_22(nn.Module):
+class _slip_PreNormBlock_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1129,7 +1148,7 @@ class _slip_PreNormBlock_22(nn.Module):
         return (u + self.mlp(self.ln2(u))) / 2
 
 # PreNormBlock: F.dropout on both branches (training=True by default)
-class _slip_PreNormBlock_23(nn.Module):
+class _slip_PreNormBlock_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1147,7 +1166,7 @@ class _slip_PreNormBlock_23(nn.Module):
         return u + F.dropout(self.mlp(self.ln2(u)), 0.1)
 
 # PreNormBlock: LayerNorm without gamma and beta (elementwise_affine=False)
-class _slip_PreNormBlock_24(nn.Module):
+class _slip_PreNormBlock_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1165,7 +1184,7 @@ class _slip_PreNormBlock_24(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: returns U (the MLP half computed, not returned)
-class _slip_PreNormBlock_25(nn.Module):
+class _slip_PreNormBlock_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1184,7 +1203,7 @@ class _slip_PreNormBlock_25(nn.Module):
         return u
 
 # PreNormBlock: MLP hidden width d_model * n_heads
-class _slip_PreNormBlock_26(nn.Module):
+class _slip_PreNormBlock_27(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1202,7 +1221,7 @@ class _slip_PreNormBlock_26(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: LayerNorm eps 1e-6 (a hard-coded constant)
-class _slip_PreNormBlock_27(nn.Module):
+class _slip_PreNormBlock_28(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -2804,13 +2823,14 @@ SLIPS = {
         ('one LayerNorm shared by both branches', 'HINT_LN1', _slip_PreNormBlock_18),
         ('ln2 never created: ln1 normalises both branches', 'HINT_LN2', _slip_PreNormBlock_19),
         ('the MLP written inline as an nn.Sequential, not the MLP class', 'HINT_MLP', _slip_PreNormBlock_20),
-        ('missing residual around the MLP, torch.zeros buffer', 'HINT_MISSING_RESIDUAL_AROUND_MLP', _slip_PreNormBlock_21),
-        ('residual branches scaled by 1/2 (averaged with the input)', 'HINT_RESIDUAL_SCALED', _slip_PreNormBlock_22),
-        ('F.dropout on both branches (training=True by default)', 'HINT_DROPOUT', _slip_PreNormBlock_23),
-        ('LayerNorm without gamma and beta (elementwise_affine=False)', 'HINT_LN1', _slip_PreNormBlock_24),
-        ('returns U (the MLP half computed, not returned)', 'HINT_RETURNS_U', _slip_PreNormBlock_25),
-        ('MLP hidden width d_model * n_heads', 'HINT_HIDDEN_WIDTH', _slip_PreNormBlock_26),
-        ('LayerNorm eps 1e-6 (a hard-coded constant)', 'HINT_NORM_EPS', _slip_PreNormBlock_27),
+        ('LayerScale on the MLP branch: a parameter the reference lacks', 'HINT_ATTRIBUTE_NAMES', _slip_PreNormBlock_21),
+        ('missing residual around the MLP, torch.zeros buffer', 'HINT_MISSING_RESIDUAL_AROUND_MLP', _slip_PreNormBlock_22),
+        ('residual branches scaled by 1/2 (averaged with the input)', 'HINT_RESIDUAL_SCALED', _slip_PreNormBlock_23),
+        ('F.dropout on both branches (training=True by default)', 'HINT_DROPOUT', _slip_PreNormBlock_24),
+        ('LayerNorm without gamma and beta (elementwise_affine=False)', 'HINT_LN1', _slip_PreNormBlock_25),
+        ('returns U (the MLP half computed, not returned)', 'HINT_RETURNS_U', _slip_PreNormBlock_26),
+        ('MLP hidden width d_model * n_heads', 'HINT_HIDDEN_WIDTH', _slip_PreNormBlock_27),
+        ('LayerNorm eps 1e-6 (a hard-coded constant)', 'HINT_NORM_EPS', _slip_PreNormBlock_28),
     ],
     'Decoder': [
         ('the final LayerNorm forgotten (created, not applied)', 'HINT_FINAL_LAYERNORM_FORGOTTEN', _slip_Decoder_0),
