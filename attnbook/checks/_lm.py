@@ -8,6 +8,23 @@ import torch.nn.functional as F
 from attnbook.lm.model import LMConfig, TransformerLM
 
 
+def ids(values) -> torch.Tensor:
+    """Token ids as an int64 tensor."""
+    return torch.tensor(values, dtype=torch.long)
+
+
+def worked_batches() -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """Two batches of (inputs, targets, loss_mask) with 4 and 1 real targets; padding (0) on
+    the right, masked."""
+    first = (
+        ids([[1, 3, 3], [1, 2, 0]]),
+        ids([[3, 3, 2], [2, 0, 0]]),
+        torch.tensor([[True, True, True], [True, False, False]]),
+    )
+    second = (ids([[1]]), ids([[1]]), torch.tensor([[True]]))
+    return [first, second]
+
+
 class SharedLog(list):
     """A list that copies of its model share: a learner's function that scores a deep copy
     of the model it was given still leaves its forward passes in this log."""

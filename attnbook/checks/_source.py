@@ -113,6 +113,15 @@ def source_text(obj) -> str | None:
     return f"class {obj.__name__}:\n" + "\n".join(methods) if methods else None
 
 
+def parsed_source(obj) -> tuple[str, ast.Module] | None:
+    """`source_text(obj)` and its syntax tree; None if unreadable or not Python."""
+    text = source_text(obj)
+    try:
+        return (text, ast.parse(text)) if text is not None else None
+    except (SyntaxError, ValueError):
+        return None
+
+
 def _namespace(obj) -> dict:
     """The globals a function, or a class's methods, read names from."""
     if isinstance(obj, type):
@@ -136,16 +145,12 @@ def _local_definitions(func) -> dict[str, ast.AST] | None:
         if name in seen:
             continue
         seen.add(name)
-        text = source_text(obj)
-        try:
-            tree = ast.parse(text) if text is not None else None
-        except (SyntaxError, ValueError):
-            tree = None
-        if tree is None:
+        parsed = parsed_source(obj)
+        if parsed is None:
             if not defs:
                 return None
             continue
-        found = definitions(tree)
+        found = definitions(parsed[1])
         node = found.get(name) or next(iter(found.values()), None)
         if node is None:
             continue
@@ -201,14 +206,10 @@ def stub_state(obj) -> str | None:
     is still in the way (code after it, or between `# YOUR CODE HERE` and it); "stub" when
     it still reads as the stub; "elsewhere" when its source raises no NotImplementedError
     (something it calls did); None when there is no source to read (the grader)."""
-    text = source_text(obj)
-    try:
-        tree = ast.parse(text) if text is not None else None
-    except (SyntaxError, ValueError):
-        tree = None
-    if tree is None:
+    parsed = parsed_source(obj)
+    if parsed is None:
         return None
-    assert text is not None  # a tree was parsed from it
+    text, tree = parsed
     marks = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == STUB_MARK]
     starts = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt)]
     found = False

@@ -42,6 +42,8 @@ from attnbook.checks._lm import (
     batch_stats,
     bias_model,
     hook_count,
+    ids,
+    worked_batches,
 )
 from attnbook.demos.nb07 import single_thread
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
@@ -59,10 +61,6 @@ __all__ = [
 TOL: CloseKwargs = {"rtol": 1e-4, "atol": 1e-5}  # float32 models
 KNOWN = Slips("nb07")
 _TOKENS = WordTokenizer()
-
-
-def _ids(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=torch.long)
 
 
 def _tiny_decoder(
@@ -211,12 +209,12 @@ BATCH_CASES = (
     _batch_case("email", 'make_batch([Message A, Message B], pad_id=0) with Message A = "please '
                 'send the report" and Message B = "send report", each between <BOS> and <EOS>',
                 _EMAIL, _TOKENS.pad_id, expect=(
-                    _ids([_EMAIL[0][:-1], _EMAIL[1][:-1] + [0, 0]]),
-                    _ids([_EMAIL[0][1:], _EMAIL[1][1:] + [0, 0]]),
+                    ids([_EMAIL[0][:-1], _EMAIL[1][:-1] + [0, 0]]),
+                    ids([_EMAIL[0][1:], _EMAIL[1][1:] + [0, 0]]),
                     torch.tensor([[True] * 5, [True, True, True, False, False]]))),
     _batch_case("three", f"make_batch({_THREE}, pad_id=7)", _THREE, 7, expect=_batch),
     _batch_case("one", "make_batch([[1, 2]], pad_id=0): one sequence, one target", [[1, 2]], 0,
-                expect=(_ids([[1]]), _ids([[2]]), torch.tensor([[True]]))),
+                expect=(ids([[1]]), ids([[2]]), torch.tensor([[True]]))),
     Case("empty", "make_batch([], pad_id=0)", ([], 0), raises=ValueError,
          mentions=("sequences",)),
     Case("one id", "make_batch([[1, 5, 2], [1]], pad_id=0)", ([[1, 5, 2], [1]], 0),
@@ -289,7 +287,7 @@ def _worked_loss_inputs() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
             torch.stack([dist(3, 0.5), dist(0, 0.9), dist(0, 0.9)]),
         ]
     )  # (2, 3, 4)
-    targets = _ids([[1, 2, 3], [3, 0, 0]])
+    targets = ids([[1, 2, 3], [3, 0, 0]])
     mask = torch.tensor([[True, True, True], [True, False, False]])
     return probs.log(), targets, mask
 
@@ -345,7 +343,7 @@ _gen = torch.Generator().manual_seed(7)
 _, _targets, _mask = _random_batch(_gen, 4, 6, 9)
 _loss_logits = torch.randn(4, 6, 9, generator=_gen)
 _big = 1000.0 * torch.randn(2, 3, 5, generator=_gen)
-_tgt, _msk = _ids([[1, 2, 3], [4, 0, 0]]), torch.tensor([[True] * 3, [True, False, False]])
+_tgt, _msk = ids([[1, 2, 3], [4, 0, 0]]), torch.tensor([[True] * 3, [True, False, False]])
 LOSS_CASES = (
     _loss_case("worked", "lm_loss(logits, targets, loss_mask) on a (2, 3, 4) batch whose real "
                "targets have probabilities 0.5, 0.25, 0.125 (row 0) and 0.5 (row 1, then two "
@@ -619,17 +617,6 @@ HINT_PERPLEXITY_RETURNED = (
 )
 
 
-def _worked_eval_batches():
-    """Two batches with 4 and 1 real targets; padding (0) on the right, masked."""
-    first = (
-        _ids([[1, 3, 3], [1, 2, 0]]),
-        _ids([[3, 3, 2], [2, 0, 0]]),
-        torch.tensor([[True, True, True], [True, False, False]]),
-    )
-    second = (_ids([[1]]), _ids([[1]]), torch.tensor([[True]]))
-    return [first, second]
-
-
 HINT_RESTORE_MODE = (
     "remember model.training first and restore it at the end: model.train(was_training)"
 )
@@ -701,7 +688,7 @@ _eval_model = copy.deepcopy(_dropout_model).eval()
 EVALUATE_CASES = (
     _eval_case("worked", "evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
                "two batches of 4 and 1 real targets",
-               bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log()), _worked_eval_batches(),
+               bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log()), worked_batches(),
                -(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
     _eval_case("dropout", "evaluate(decoder_with_dropout, three batches of shapes (3, 6), (1, 2), "
                "(2, 9)), the model in training mode", _dropout_model, _three_batches,
@@ -709,8 +696,8 @@ EVALUATE_CASES = (
     _eval_case("iterator", "evaluate(decoder, iter(batches)) with the model already in "
                "evaluation mode", _eval_model, iter(_three_batches),
                _eval_loss(_eval_model, _three_batches)),
-    Case("inputs 1-D", "evaluate with inputs of shape (4,)", (_eval_model, [(_ids([1, 2, 3, 4]),
-         _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))]), raises=ValueError,
+    Case("inputs 1-D", "evaluate with inputs of shape (4,)", (_eval_model, [(ids([1, 2, 3, 4]),
+         ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))]), raises=ValueError,
          mentions=("inputs", "(4,)")),
 )  # fmt: skip
 

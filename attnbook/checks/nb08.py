@@ -17,7 +17,7 @@ import torch
 
 from attnbook.checks._cases import Case, Slips, run_cases, run_trials, trial_rng
 from attnbook.checks._core import CheckRun, as_array, describe, hidden_range
-from attnbook.checks._lm import batch_stats, bias_model
+from attnbook.checks._lm import batch_stats, bias_model, ids, worked_batches
 from attnbook.lm.generation import filtered_distribution, generate_tokens
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
 from attnbook.tolerance import CloseKwargs, Tolerance
@@ -102,10 +102,6 @@ def table_model(next_of: dict[int, int], vocab_size: int = 13) -> TransformerLM:
     return model
 
 
-def _ids(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=torch.long)
-
-
 HINT_LOG_PROB_SCALAR = "return a scalar: a 0-d tensor (tensor.sum()) or a Python float"
 
 
@@ -123,7 +119,7 @@ def _chain_rule(model, prompt, continuation) -> float:
     total, prefix = 0.0, list(prompt)
     with torch.no_grad():
         for token in continuation:
-            logits = model(_ids([prefix]))[0, -1]  # (V,)
+            logits = model(ids([prefix]))[0, -1]  # (V,)
             total += float(torch.log_softmax(logits.double(), -1)[token])
             prefix.append(token)
     return total
@@ -157,7 +153,7 @@ def _not_positive(run: CheckRun, case: Case, seen) -> None:
 def _log_prob_case(
     case_id: str, call: str, model, prompt, continuation, expect, hint, what="log-probability"
 ) -> Case:
-    return Case(case_id, call, (model, _ids(prompt), _ids(continuation)), expect=expect,
+    return Case(case_id, call, (model, ids(prompt), ids(continuation)), expect=expect,
                 hint=hint, scalar=True, shape_hint=HINT_LOG_PROB_SCALAR, what=what,
                 then=_not_positive)  # fmt: skip
 
@@ -187,7 +183,7 @@ LOG_PROB_CASES = (
     _sharp_case(1, [1], [2]),
     _sharp_case(2, [1, 4, 4, 9, 3, 5], [11]),
     Case("prompt 2-D", "sequence_log_prob with prompt_ids of shape (1, 3)",
-         (sharp_model(0), _ids([[1, 5, 6]]), _ids([7])), raises=ValueError,
+         (sharp_model(0), ids([[1, 5, 6]]), ids([7])), raises=ValueError,
          mentions=("prompt_ids", "(1, 3)")),
 )  # fmt: skip
 
@@ -678,7 +674,7 @@ def _simulate(prompts, max_new_tokens, pad=PAD) -> torch.Tensor:
         finished = [f or t == EOS for f, t in zip(finished, new)]
         if all(finished):
             break
-    return _ids(rows)
+    return ids(rows)
 
 
 HINT_EOS_AS_PAD = "a finished row receives pad_id (the argument), not eos_id"
@@ -719,7 +715,7 @@ def _expect_tokens(run: CheckRun, call: str, seen, expected, hint=None):
 
 def _padded(rows: list[list[int]]) -> torch.Tensor:
     width = max(len(r) for r in rows)
-    return _ids([r + [PAD] * (width - len(r)) for r in rows])
+    return ids([r + [PAD] * (width - len(r)) for r in rows])
 
 
 HINT_LAST_POSITION = (
@@ -744,7 +740,7 @@ def _generate_case(case_id: str, call: str, model, prompts, max_new: int, expect
                    pad: int = PAD, hint: str | None = None, **more) -> Case:  # fmt: skip
     """generate(model, prompts, max_new, EOS, pad, temperature=0.0), greedy: the expected
     tokens exactly, a known slip named whatever its length."""
-    return Case(case_id, call, (model, _ids(prompts), max_new, EOS, pad, 0.0), expect,
+    return Case(case_id, call, (model, ids(prompts), max_new, EOS, pad, 0.0), expect,
                 hint=hint, shape_hint=hint or HINT_NEW_TOKENS_ONLY, whole=True,
                 tolerance=Tolerance(rtol=0.0, atol=0.5), what="tokens", **more)  # fmt: skip
 
@@ -782,7 +778,7 @@ GENERATE_CASES = (
                                                use_cache=False)), hint=HINT_ROWS_INDEPENDENT)
         for row, prompt in enumerate(_SHARP_PROMPTS)
     ),
-    Case("1-D prompt", "generate with prompt_ids of shape (3,)", (_SHARP, _ids([1, 4, 7]), 4, EOS),
+    Case("1-D prompt", "generate with prompt_ids of shape (3,)", (_SHARP, ids([1, 4, 7]), 4, EOS),
          raises=ValueError, mentions=("prompt_ids", "(3,)")),
 )  # fmt: skip
 
@@ -801,7 +797,7 @@ def _random_decoder_runs(run: CheckRun) -> None:
         seen = run.call(
             call,
             model,
-            _ids(prompts),
+            ids(prompts),
             8,
             EOS,
             PAD,
@@ -817,7 +813,7 @@ def _random_decoder_runs(run: CheckRun) -> None:
         "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice"
     )
     first, again = (
-        run.call(call, model, _ids([[1, 4, 7]] * 4), 10, EOS, PAD, 1.0, None, None,
+        run.call(call, model, ids([[1, 4, 7]] * 4), 10, EOS, PAD, 1.0, None, None,
                  torch.Generator().manual_seed(3))
         for _ in range(2)
     )  # fmt: skip
@@ -839,7 +835,7 @@ def _uniform_runs(run: CheckRun) -> None:
         run.call(
             call,
             uniform,
-            _ids([[1]] * 4),
+            ids([[1]] * 4),
             6,
             EOS,
             PAD,
@@ -868,7 +864,7 @@ def _generate_trial(rng: np.random.Generator, seed: int) -> Case:
     call = (f"generate(random {positions} decoder, {prompts}, max_new_tokens={n}, "
             f"eos_id={eos}, temperature=0.0) (seed {seed})")  # fmt: skip
     case = _generate_case("trial", call, model, prompts, n, None)
-    return replace(case, args=(model, _ids(prompts), n, eos, PAD, 0.0))
+    return replace(case, args=(model, ids(prompts), n, eos, PAD, 0.0))
 
 
 def check_generate(generate, reference=None, trials: int = 6) -> None:
@@ -911,17 +907,6 @@ def _perplexity(model, batches) -> float:
     return math.exp(sum(st[0] for st in stats) / sum(st[1] for st in stats))
 
 
-def _worked_batches():
-    """Two batches with different token counts; padding (0) on the right, masked."""
-    first = (
-        _ids([[1, 3, 3], [1, 2, 0]]),
-        _ids([[3, 3, 2], [2, 0, 0]]),
-        torch.tensor([[True, True, True], [True, False, False]]),
-    )
-    second = (_ids([[1]]), _ids([[1]]), torch.tensor([[True]]))
-    return [first, second]
-
-
 HINT_UNIFORM = "a uniform guess over V tokens has perplexity exactly V: exp(-log(1/V))"
 HINT_PPL_VALUES = "perplexity = exp(sum of -log p over real targets / their number)"
 
@@ -950,16 +935,16 @@ _sharp4 = sharp_model(4)
 _three = _random_batches(torch.Generator().manual_seed(4), [(3, 6), (1, 2), (2, 9)])
 PPL_CASES = (
     _ppl_case("uniform", "perplexity(model, batches) for a model whose every prediction is "
-              "uniform over 4", bias_model(torch.zeros(4)), _worked_batches(), 4.0,
+              "uniform over 4", bias_model(torch.zeros(4)), worked_batches(), 4.0,
               hint=HINT_UNIFORM),
     _ppl_case("fixed p", "perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
-              "two batches of 4 and 1 real targets", _fixed, _worked_batches(),
+              "two batches of 4 and 1 real targets", _fixed, worked_batches(),
               math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
               hint=HINT_PPL_VALUES),
     _ppl_case("three batches", "perplexity(random_decoder, three batches of shapes (3, 6), "
               "(1, 2), (2, 9))", _sharp4, _three, _perplexity(_sharp4, _three)),
-    Case("inputs 1-D", "perplexity with inputs of shape (4,)", (_sharp4, [(_ids([1, 2, 3, 4]),
-         _ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))]), raises=ValueError,
+    Case("inputs 1-D", "perplexity with inputs of shape (4,)", (_sharp4, [(ids([1, 2, 3, 4]),
+         ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))]), raises=ValueError,
          mentions=("inputs", "(4,)")),
 )  # fmt: skip
 # the functions of notebook 08 checked as tables
