@@ -18,23 +18,13 @@ import nbformat
 
 from grader.catalogue import (
     apply_variant,
+    fill_in,
     load_catalogue,
     nbgrader_meta,
     notebooks,
     solution_notebook,
-    strip_solution_markers,
 )
 from grader.course import Course, grade_class, gradebook_rows
-
-
-def _fill_in(release, answers):
-    nb = nbformat.reads(nbformat.writes(release), as_version=4)
-    by_id = {nbgrader_meta(c).get("grade_id"): c for c in answers.cells}
-    for cell in nb.cells:
-        grade_id = nbgrader_meta(cell).get("grade_id")
-        if nbgrader_meta(cell).get("solution") and grade_id in by_id:
-            cell.source = strip_solution_markers(by_id[grade_id].source)
-    return nb
 
 
 def _hint_of(course: Course, student: str, notebook: str, test: str) -> tuple[str, str]:
@@ -69,9 +59,9 @@ def catalogue_report(
         solution = solution_notebook(notebook)
         mistakes = list(load_catalogue(notebook).MISTAKES)[:limit]
         inbox = Path(tempfile.mkdtemp(prefix="attnbook-catalogue-"))
-        students = {"solution": _fill_in(release, solution)}
+        students = {"solution": fill_in(release, solution)}
         for number, variant in enumerate(mistakes):
-            students[f"m{number:02d}"] = _fill_in(release, apply_variant(solution, variant))
+            students[f"m{number:02d}"] = fill_in(release, apply_variant(solution, variant))
         for student, nb in students.items():
             (inbox / student).mkdir(parents=True)
             nbformat.write(nb, inbox / student / f"{notebook}.ipynb")
