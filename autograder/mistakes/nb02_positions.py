@@ -54,9 +54,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit(", d)", ", d), dtype=np.float32")], detects=nb02.HINT_TABLE_FLOAT64),
     mistake(TABLE, "base 1000 instead of 10000", edit("10000.0 ** (", "1000.0 ** (-"),
             detects=nb02.HINT_PAIR_EXPONENT, like="positive exponent (10000^(+2i/d))"),
-    mistake(TABLE, "angle divided by w instead of multiplied", [
-        edit(", dtype=np.float64", ""), edit("np.sin(l *", "np.sin(l /"), edit("l *", "l /"),
-    ], detects=nb02.HINT_POSITIVE_EXPONENT_10000),
     mistake(TABLE, "positions normalised to [0, 1) (l / L)",
             edit("np.arange(L, dtype=np.float64", "(np.arange(L) / L"),
             detects=nb02.HINT_FIRST_COLUMNS),
@@ -308,10 +305,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             like="an integer matrix (cos and sin truncated to whole numbers)"),
     mistake(SHIFT, "the identity whatever k is", "return np.eye(d)",
             detects=nb02.HINT_SHIFT_USE_K),
-    mistake(SHIFT, "shift by -k (negated angle)", [
-        edit("k * w[i]), np.sin(", "-k * w[i]), np.sin(-"), edit("s, c], [-c, s", "c, s], [-s, c"),
-    ], detects=nb02.HINT_BLOCKS_TRANSPOSED,
-            like="sin and cos swapped in the block: [[sin, cos], [-cos, sin]]"),
     mistake(SHIFT, "the last block left zero (a loop over range(d // 2 - 1))", [
         edit(", dtype=int", ""), edit("):", " - 1):"),
     ], detects=nb02.HINT_LAST_PAIR_LEFT_ZERO,

@@ -124,9 +124,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             "return base ** (-np.linspace(0, 1, d_k // 2))", detects=nb03.HINT_EXPONENT_LINSPACE),
     mistake(FREQUENCIES, "only d_k/4 values (step 2 over d_k/2)", edit("d_k //", "0, d_k // 2,"),
             detects=nb03.HINT_ONE_THETA_PER_PAIR, like="exponent i/d_k instead of 2i/d_k"),
-    mistake(FREQUENCIES, "integer division // in the exponent", """
-        i = np.arange(d_k // 2)
-        return base ** (-(2 * i // d_k))""", detects=nb03.HINT_ONE_FREQUENCY),
     mistake(FREQUENCIES, "odd numbers 1, 3, 5, ... in the exponent",
             "return base ** (-np.arange(1, d_k, 2) / d_k)", detects=nb03.HINT_EXPONENT_ODD),
     mistake(FREQUENCIES, "np.log10 paired with np.exp",
@@ -136,8 +133,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb03.HINT_FREQUENCIES_REVERSED),
     mistake(FREQUENCIES, "multiplied by 2 pi", edit("base ** (", "2 * np.pi * base ** (-"),
             detects=nb03.HINT_FACTOR_2_PI, like="positive exponent"),
-    mistake(FREQUENCIES, "2i doubled twice (arange step 2 times 2)", edit("-", "-2 * "),
-            detects=nb03.HINT_EXPONENT_BY_PAIRS),
     mistake(FREQUENCIES, "missing parentheses: 1 / base ** 2 * i / d_k", """
         i = np.arange(d_k // 2)
         return 1 / base ** 2 * i / d_k""", detects=nb03.HINT_PARENTHESES_RECIPROCAL),
@@ -192,10 +187,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             [edit("positions", "-positions"), edit("-X", "X")],
             detects=nb03.HINT_DIRECTION,
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
-    mistake(ROPE, "row-vector product x @ R (the transpose)", [
-        edit(")  # (L, p, 2, 2)", ")"), edit(")  # (..., L, p, 2)", ")"),
-        edit('lpij,...lpj->...lpi", R, pairs', '...lpi,lpij->...lpj", pairs, R'),
-    ], detects=nb03.HINT_DIRECTION, like="rotation matrices and einsum"),
     mistake(ROPE, "one frequency for all pairs", [
         edit("rope_frequencies(X.shape[-1], base", "np.ones(X.shape[-1] // 2"), edit("-X", "X"),
     ], detects=nb03.HINT_ROPE_ONE_FREQUENCY,

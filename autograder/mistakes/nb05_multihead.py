@@ -26,9 +26,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SPLIT, "heads stacked on the first axis (h, B, L, d_k)",
             "return torch.stack(torch.chunk(x, n_heads, dim=-1), dim=0)",
             detects=nb05.HINT_SPLIT_SHAPE),
-    mistake(SPLIT, "transposed the wrong axes: (B, L, d_k, h) -> ...",
-            edit(".permute(0, 3, 1, 2", ".transpose(1, 3).transpose(2, 3"),
-            detects=nb05.HINT_HEADS_INTERLEAVED, like="heads interleaved (d_k before h)"),
     mistake(SPLIT, "two heads hard-coded (the worked example's h)", """
         B, L, d_model = x.shape
         return x.view(B, L, 2, d_model // 2).transpose(1, 2)""", detects=nb05.HINT_SPLIT_SHAPE),
@@ -175,9 +172,6 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "    weights = F.softmax(scores)\n"
                      "return torch.nan_to_num(weights) @ v"),
     ], detects=nb05.HINT_NAME_THE_AXIS.format(implicit=1, ndim=4), like="no scaling"),
-    mistake(SDPA, "nan_to_num on the scores (-inf becomes finite)",
-            edit("(scores", "(torch.nan_to_num(scores)"),
-            detects=nb05.HINT_FINITE_FILL, like="NaN for a row with no allowed key"),
     mistake(SDPA, "softmax without subtracting the row maximum", [
         replace_line("return torch.softmax(scores, dim=-1) @ v",
                      "e = torch.exp(scores)\n"

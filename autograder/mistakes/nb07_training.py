@@ -331,12 +331,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(STEP, "clipping after the step",
             replace_line("loss.backward()", "loss.backward()\noptimizer.step()"),
             detects=nb07.HINT_CLIP, like="no optimizer.step()"),
-    mistake(STEP, "clipping before backward", [
-        replace_line("loss = lm_loss(model(inputs), targets, loss_mask)",
-                     "loss = lm_loss(model(inputs), targets, loss_mask)\n"
-                     "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)"),
-        delete("torch.nn.utils.clip_grad_value_"),
-    ], detects=nb07.HINT_CLIP, like="clipping by value"),
     mistake(STEP, "clipping by value", [
         edit("torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0",
              "torch.nn.utils.clip_grad_value_(model.parameters(), max_grad_norm"),

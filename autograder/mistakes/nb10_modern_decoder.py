@@ -160,16 +160,6 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "k = k.repeat(1, group, 1, 1)\nv = v.repeat(1, group, 1, 1)"),
         edit("allowed,", "~allowed,"),
     ], detects=nb10.HINT_TILED_HEADS, like="mask inverted"),
-    mistake(GQA, "groups built with expand in the wrong order", """
-        B, h_kv, L_k, d_k = k.shape
-        group = q.shape[1] // h_kv
-        k = k[:, None].expand(B, group, h_kv, L_k, d_k).reshape(B, group * h_kv, L_k, d_k)
-        v = v[:, None].expand(B, group, h_kv, L_k, d_k).reshape(B, group * h_kv, L_k, d_k)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
-        if allowed is not None:
-            scores = scores.masked_fill(~allowed, float("-inf"))
-        return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
-    """, detects=nb10.HINT_TILED_HEADS),
     mistake(GQA, "key/value heads never repeated", [
         delete("group = k.shape[1] // q.shape[1]"), delete("k = k.repeat_interleave(group, dim=1)"),
         delete("v = v.repeat_interleave(group, dim=1)"),

@@ -280,21 +280,8 @@ def _slip_sinusoidal_positions_12(L, d):
     P[:, 1::2] = np.cos(l * w)
     return P
 
-# sinusoidal_positions: angle divided by w instead of multiplied
-def _slip_sinusoidal_positions_13(L, d):
-    L = require_integer('L', L, 0, '(the number of positions)')
-    d = require_integer('d', d, 1, '(the model width)')
-    if d % 2 != 0:
-        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
-    l = np.arange(L)[:, None]
-    w = 10000.0 ** (-np.arange(0, d, 2) / d)
-    P = np.zeros((L, d))
-    P[:, 0::2] = np.sin(l / w)
-    P[:, 1::2] = np.cos(l / w)
-    return P
-
 # sinusoidal_positions: positions normalised to [0, 1) (l / L)
-def _slip_sinusoidal_positions_14(L, d):
+def _slip_sinusoidal_positions_13(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -307,7 +294,7 @@ def _slip_sinusoidal_positions_14(L, d):
     return P
 
 # sinusoidal_positions: L instead of d in the exponent
-def _slip_sinusoidal_positions_15(L, d):
+def _slip_sinusoidal_positions_14(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -320,7 +307,7 @@ def _slip_sinusoidal_positions_15(L, d):
     return P
 
 # sinusoidal_positions: hard-coded d = 4 (the lecture's curves)
-def _slip_sinusoidal_positions_16(L, d):
+def _slip_sinusoidal_positions_15(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -333,7 +320,7 @@ def _slip_sinusoidal_positions_16(L, d):
     return P
 
 # sinusoidal_positions: the last position row left zero (a loop over range(L - 1))
-def _slip_sinusoidal_positions_17(L, d):
+def _slip_sinusoidal_positions_16(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -345,7 +332,7 @@ def _slip_sinusoidal_positions_17(L, d):
     return P
 
 # sinusoidal_positions: the last pair left zero (a loop over range(d // 2 - 1))
-def _slip_sinusoidal_positions_18(L, d):
+def _slip_sinusoidal_positions_17(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -358,7 +345,7 @@ def _slip_sinusoidal_positions_18(L, d):
     return P
 
 # sinusoidal_positions: missing parentheses: 1 / 10000 ** (2i) / d
-def _slip_sinusoidal_positions_19(L, d):
+def _slip_sinusoidal_positions_18(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -371,7 +358,7 @@ def _slip_sinusoidal_positions_19(L, d):
     return P
 
 # sinusoidal_positions: positions from np.linspace(0, L, L)
-def _slip_sinusoidal_positions_20(L, d):
+def _slip_sinusoidal_positions_19(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -384,7 +371,7 @@ def _slip_sinusoidal_positions_20(L, d):
     return P
 
 # sinusoidal_positions: sin(l) * w instead of sin(l * w)
-def _slip_sinusoidal_positions_21(L, d):
+def _slip_sinusoidal_positions_20(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -871,20 +858,8 @@ def _slip_shift_matrix_10(k, d):
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
     return np.eye(d)
 
-# shift_matrix: shift by -k (negated angle)
-def _slip_shift_matrix_11(k, d):
-    d = require_integer('d', d, 1, '(the model width)')
-    if d % 2 != 0:
-        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
-    w = 10000.0 ** (-np.arange(0, d, 2) / d)
-    M = np.zeros((d, d))
-    for i in range(d // 2):
-        c, s = (np.cos(-k * w[i]), np.sin(-k * w[i]))
-        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
-    return M
-
 # shift_matrix: the last block left zero (a loop over range(d // 2 - 1))
-def _slip_shift_matrix_12(k, d):
+def _slip_shift_matrix_11(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -896,7 +871,7 @@ def _slip_shift_matrix_12(k, d):
     return M
 
 # shift_matrix: an integer matrix (cos and sin truncated to whole numbers)
-def _slip_shift_matrix_13(k, d):
+def _slip_shift_matrix_12(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -908,7 +883,7 @@ def _slip_shift_matrix_13(k, d):
     return M
 
 # shift_matrix: positive exponent (10000^(+2i/d))
-def _slip_shift_matrix_14(k, d):
+def _slip_shift_matrix_13(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -920,7 +895,7 @@ def _slip_shift_matrix_14(k, d):
     return M
 
 # shift_matrix: shift by k + 1
-def _slip_shift_matrix_15(k, d):
+def _slip_shift_matrix_14(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -932,7 +907,7 @@ def _slip_shift_matrix_15(k, d):
     return M
 
 # shift_matrix: hard-coded 4 x 4 (the worked example's d)
-def _slip_shift_matrix_16(k, d):
+def _slip_shift_matrix_15(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -944,7 +919,7 @@ def _slip_shift_matrix_16(k, d):
     return M
 
 # shift_matrix: the d/2 blocks returned stacked, not placed in a (d, d) matrix
-def _slip_shift_matrix_17(k, d):
+def _slip_shift_matrix_16(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -969,15 +944,14 @@ SLIPS = {
         ('one frequency per feature (w of length d)', 'HINT_FREQUENCY_PER_PAIR', _slip_sinusoidal_positions_10),
         ('built in float32', 'HINT_TABLE_FLOAT64', _slip_sinusoidal_positions_11),
         ('base 1000 instead of 10000', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_12),
-        ('angle divided by w instead of multiplied', 'HINT_POSITIVE_EXPONENT_10000', _slip_sinusoidal_positions_13),
-        ('positions normalised to [0, 1) (l / L)', 'HINT_FIRST_COLUMNS', _slip_sinusoidal_positions_14),
-        ('L instead of d in the exponent', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_15),
-        ("hard-coded d = 4 (the lecture's curves)", 'HINT_FREQUENCY_PER_PAIR', _slip_sinusoidal_positions_16),
-        ('the last position row left zero (a loop over range(L - 1))', 'HINT_LAST_POSITION_ROW_LEFT', _slip_sinusoidal_positions_17),
-        ('the last pair left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_sinusoidal_positions_18),
-        ('missing parentheses: 1 / 10000 ** (2i) / d', 'HINT_MISSING_PARENTHESES', _slip_sinusoidal_positions_19),
-        ('positions from np.linspace(0, L, L)', 'HINT_POSITIONS_NP_LINSPACE', _slip_sinusoidal_positions_20),
-        ('sin(l) * w instead of sin(l * w)', 'HINT_SIN_TIMES_W', _slip_sinusoidal_positions_21),
+        ('positions normalised to [0, 1) (l / L)', 'HINT_FIRST_COLUMNS', _slip_sinusoidal_positions_13),
+        ('L instead of d in the exponent', 'HINT_PAIR_EXPONENT', _slip_sinusoidal_positions_14),
+        ("hard-coded d = 4 (the lecture's curves)", 'HINT_FREQUENCY_PER_PAIR', _slip_sinusoidal_positions_15),
+        ('the last position row left zero (a loop over range(L - 1))', 'HINT_LAST_POSITION_ROW_LEFT', _slip_sinusoidal_positions_16),
+        ('the last pair left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_sinusoidal_positions_17),
+        ('missing parentheses: 1 / 10000 ** (2i) / d', 'HINT_MISSING_PARENTHESES', _slip_sinusoidal_positions_18),
+        ('positions from np.linspace(0, L, L)', 'HINT_POSITIONS_NP_LINSPACE', _slip_sinusoidal_positions_19),
+        ('sin(l) * w instead of sin(l * w)', 'HINT_SIN_TIMES_W', _slip_sinusoidal_positions_20),
     ],
     'embed': [
         ('positions not added', 'HINT_POSITIONS_NOT_ADDED', _slip_embed_0),
@@ -1012,12 +986,11 @@ SLIPS = {
         ('exponent 4i/d: the step of 2 counted twice', 'HINT_STEP_TWICE', _slip_shift_matrix_8),
         ('frequency picked by the feature index j', 'HINT_PAIR_EXPONENT', _slip_shift_matrix_9),
         ('the identity whatever k is', 'HINT_SHIFT_USE_K', _slip_shift_matrix_10),
-        ('shift by -k (negated angle)', 'HINT_BLOCKS_TRANSPOSED', _slip_shift_matrix_11),
-        ('the last block left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_shift_matrix_12),
-        ('an integer matrix (cos and sin truncated to whole numbers)', 'HINT_INTEGER_MATRIX', _slip_shift_matrix_13),
-        ('positive exponent (10000^(+2i/d))', 'HINT_POSITIVE_EXPONENT_10000', _slip_shift_matrix_14),
-        ('shift by k + 1', 'HINT_SHIFT_K_PLUS_1', _slip_shift_matrix_15),
-        ("hard-coded 4 x 4 (the worked example's d)", 'HINT_SHIFT_HARD_CODED', _slip_shift_matrix_16),
-        ('the d/2 blocks returned stacked, not placed in a (d, d) matrix', 'HINT_SHIFT_SHAPE', _slip_shift_matrix_17),
+        ('the last block left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', _slip_shift_matrix_11),
+        ('an integer matrix (cos and sin truncated to whole numbers)', 'HINT_INTEGER_MATRIX', _slip_shift_matrix_12),
+        ('positive exponent (10000^(+2i/d))', 'HINT_POSITIVE_EXPONENT_10000', _slip_shift_matrix_13),
+        ('shift by k + 1', 'HINT_SHIFT_K_PLUS_1', _slip_shift_matrix_14),
+        ("hard-coded 4 x 4 (the worked example's d)", 'HINT_SHIFT_HARD_CODED', _slip_shift_matrix_15),
+        ('the d/2 blocks returned stacked, not placed in a (d, d) matrix', 'HINT_SHIFT_SHAPE', _slip_shift_matrix_16),
     ],
 }

@@ -301,18 +301,8 @@ def _slip_rope_frequencies_9(d_k, base=10000.0):
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-np.arange(0, d_k // 2, 2) / d_k)
 
-# rope_frequencies: integer division // in the exponent
-def _slip_rope_frequencies_10(d_k, base=10000.0):
-    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
-    if d_k % 2 != 0:
-        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
-        raise ValueError(f'base must be a positive number; got base={base!r}')
-    i = np.arange(d_k // 2)
-    return base ** (-(2 * i // d_k))
-
 # rope_frequencies: odd numbers 1, 3, 5, ... in the exponent
-def _slip_rope_frequencies_11(d_k, base=10000.0):
+def _slip_rope_frequencies_10(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -321,7 +311,7 @@ def _slip_rope_frequencies_11(d_k, base=10000.0):
     return base ** (-np.arange(1, d_k, 2) / d_k)
 
 # rope_frequencies: np.log10 paired with np.exp
-def _slip_rope_frequencies_12(d_k, base=10000.0):
+def _slip_rope_frequencies_11(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -330,7 +320,7 @@ def _slip_rope_frequencies_12(d_k, base=10000.0):
     return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)
 
 # rope_frequencies: slowest pair first (reversed order)
-def _slip_rope_frequencies_13(d_k, base=10000.0):
+def _slip_rope_frequencies_12(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -339,7 +329,7 @@ def _slip_rope_frequencies_13(d_k, base=10000.0):
     return (base ** (-np.arange(0, d_k, 2) / d_k))[::-1]
 
 # rope_frequencies: multiplied by 2 pi
-def _slip_rope_frequencies_14(d_k, base=10000.0):
+def _slip_rope_frequencies_13(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -347,18 +337,8 @@ def _slip_rope_frequencies_14(d_k, base=10000.0):
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return 2 * np.pi * base ** (-np.arange(0, d_k, 2) / d_k)
 
-# rope_frequencies: 2i doubled twice (arange step 2 times 2)
-def _slip_rope_frequencies_15(d_k, base=10000.0):
-    d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
-    if d_k % 2 != 0:
-        raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
-        raise ValueError(f'base must be a positive number; got base={base!r}')
-    two_i = np.arange(0, d_k, 2)
-    return base ** (-2 * two_i / d_k)
-
 # rope_frequencies: missing parentheses: 1 / base ** 2 * i / d_k
-def _slip_rope_frequencies_16(d_k, base=10000.0):
+def _slip_rope_frequencies_14(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
@@ -415,21 +395,8 @@ def _slip_apply_rope_2(X, positions, base=10000.0):
     out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
     return out
 
-# apply_rope: row-vector product x @ R (the transpose)
-def _slip_apply_rope_3(X, positions, base=10000.0):
-    X = np.asarray(X, dtype=np.float64)
-    positions = np.asarray(positions)
-    require_min_ndim('X', X, 2, '(..., L, d_k)')
-    require_ndim('positions', positions, 1, '(L,)')
-    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
-    if X.shape[-1] % 2 != 0:
-        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
-    R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))
-    pairs = X.reshape(*X.shape[:-1], -1, 2)
-    return np.einsum('...lpi,lpij->...lpj', pairs, R).reshape(X.shape)
-
 # apply_rope: one frequency for all pairs
-def _slip_apply_rope_4(X, positions, base=10000.0):
+def _slip_apply_rope_3(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -445,7 +412,7 @@ def _slip_apply_rope_4(X, positions, base=10000.0):
     return out
 
 # apply_rope: positions ignored (0, 1, 2, ... used instead)
-def _slip_apply_rope_5(X, positions, base=10000.0):
+def _slip_apply_rope_4(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -462,7 +429,7 @@ def _slip_apply_rope_5(X, positions, base=10000.0):
     return out
 
 # apply_rope: modifies X in place
-def _slip_apply_rope_6(X, positions, base=10000.0):
+def _slip_apply_rope_5(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -478,7 +445,7 @@ def _slip_apply_rope_6(X, positions, base=10000.0):
     return X
 
 # apply_rope: only works without leading axes
-def _slip_apply_rope_7(X, positions, base=10000.0):
+def _slip_apply_rope_6(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -495,7 +462,7 @@ def _slip_apply_rope_7(X, positions, base=10000.0):
     return out
 
 # apply_rope: the second component computed from the already rotated first one
-def _slip_apply_rope_8(X, positions, base=10000.0):
+def _slip_apply_rope_7(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -512,7 +479,7 @@ def _slip_apply_rope_8(X, positions, base=10000.0):
     return out
 
 # apply_rope: the two components of each rotated pair stored in swapped places
-def _slip_apply_rope_9(X, positions, base=10000.0):
+def _slip_apply_rope_8(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -528,7 +495,7 @@ def _slip_apply_rope_9(X, positions, base=10000.0):
     return out
 
 # apply_rope: sign typo in the second component (-x_2i * sin + x_2i+1 * cos)
-def _slip_apply_rope_10(X, positions, base=10000.0):
+def _slip_apply_rope_9(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -544,7 +511,7 @@ def _slip_apply_rope_10(X, positions, base=10000.0):
     return out
 
 # apply_rope: rotated pairs written back as two halves (all first components, then all second ones)
-def _slip_apply_rope_11(X, positions, base=10000.0):
+def _slip_apply_rope_10(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -557,7 +524,7 @@ def _slip_apply_rope_11(X, positions, base=10000.0):
     return np.concatenate([z.real, z.imag], axis=-1)
 
 # apply_rope: the last pair left unrotated (a loop over range(d_k // 2 - 1))
-def _slip_apply_rope_12(X, positions, base=10000.0):
+def _slip_apply_rope_11(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -575,7 +542,7 @@ def _slip_apply_rope_12(X, positions, base=10000.0):
     return out
 
 # apply_rope: positions counted from 1 (positions + 1)
-def _slip_apply_rope_13(X, positions, base=10000.0):
+def _slip_apply_rope_12(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -591,7 +558,7 @@ def _slip_apply_rope_13(X, positions, base=10000.0):
     return out
 
 # apply_rope: angles built (d_k/2, L) instead of (L, d_k/2)
-def _slip_apply_rope_14(X, positions, base=10000.0):
+def _slip_apply_rope_13(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -607,7 +574,7 @@ def _slip_apply_rope_14(X, positions, base=10000.0):
     return out
 
 # apply_rope: base ignored (10000 used whatever base is)
-def _slip_apply_rope_15(X, positions, base=10000.0):
+def _slip_apply_rope_14(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -623,7 +590,7 @@ def _slip_apply_rope_15(X, positions, base=10000.0):
     return out
 
 # apply_rope: the last token left unrotated (a loop over range(L - 1))
-def _slip_apply_rope_16(X, positions, base=10000.0):
+def _slip_apply_rope_15(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -640,7 +607,7 @@ def _slip_apply_rope_16(X, positions, base=10000.0):
     return out
 
 # apply_rope: the first token left unrotated (a loop from 1)
-def _slip_apply_rope_17(X, positions, base=10000.0):
+def _slip_apply_rope_16(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -657,7 +624,7 @@ def _slip_apply_rope_17(X, positions, base=10000.0):
     return out
 
 # apply_rope: cos written where sin belongs
-def _slip_apply_rope_18(X, positions, base=10000.0):
+def _slip_apply_rope_17(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -673,7 +640,7 @@ def _slip_apply_rope_18(X, positions, base=10000.0):
     return out
 
 # apply_rope: the second component of each pair never written (left as x_2i+1)
-def _slip_apply_rope_19(X, positions, base=10000.0):
+def _slip_apply_rope_18(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -687,7 +654,7 @@ def _slip_apply_rope_19(X, positions, base=10000.0):
     return out
 
 # apply_rope: loop over X's first axis as if it were the tokens
-def _slip_apply_rope_20(X, positions, base=10000.0):
+def _slip_apply_rope_19(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -704,7 +671,7 @@ def _slip_apply_rope_20(X, positions, base=10000.0):
     return out
 
 # apply_rope: positions divided by theta
-def _slip_apply_rope_21(X, positions, base=10000.0):
+def _slip_apply_rope_20(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -720,7 +687,7 @@ def _slip_apply_rope_21(X, positions, base=10000.0):
     return out
 
 # apply_rope: hard-coded d_k = 4 (the worked example's width)
-def _slip_apply_rope_22(X, positions, base=10000.0):
+def _slip_apply_rope_21(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -736,7 +703,7 @@ def _slip_apply_rope_22(X, positions, base=10000.0):
     return out
 
 # apply_rope: positions made relative to the first token
-def _slip_apply_rope_23(X, positions, base=10000.0):
+def _slip_apply_rope_22(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -752,7 +719,7 @@ def _slip_apply_rope_23(X, positions, base=10000.0):
     return out
 
 # apply_rope: plus sign in the first component (x_2i * cos + x_2i+1 * sin)
-def _slip_apply_rope_24(X, positions, base=10000.0):
+def _slip_apply_rope_23(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -768,7 +735,7 @@ def _slip_apply_rope_24(X, positions, base=10000.0):
     return out
 
 # apply_rope: rope_frequencies called with d_k / 2
-def _slip_apply_rope_25(X, positions, base=10000.0):
+def _slip_apply_rope_24(X, positions, base=10000.0):
     X = np.asarray(X, dtype=np.float64)
     positions = np.asarray(positions)
     require_min_ndim('X', X, 2, '(..., L, d_k)')
@@ -811,40 +778,37 @@ SLIPS = {
         ('exponent divided by the number of pairs d_k/2 instead of d_k', 'HINT_EXPONENT_BY_PAIRS', _slip_rope_frequencies_7),
         ('exponent spread over [0, 1] with np.linspace', 'HINT_EXPONENT_LINSPACE', _slip_rope_frequencies_8),
         ('only d_k/4 values (step 2 over d_k/2)', 'HINT_ONE_THETA_PER_PAIR', _slip_rope_frequencies_9),
-        ('integer division // in the exponent', 'HINT_ONE_FREQUENCY', _slip_rope_frequencies_10),
-        ('odd numbers 1, 3, 5, ... in the exponent', 'HINT_EXPONENT_ODD', _slip_rope_frequencies_11),
-        ('np.log10 paired with np.exp', 'HINT_LOG10', _slip_rope_frequencies_12),
-        ('slowest pair first (reversed order)', 'HINT_FREQUENCIES_REVERSED', _slip_rope_frequencies_13),
-        ('multiplied by 2 pi', 'HINT_FACTOR_2_PI', _slip_rope_frequencies_14),
-        ('2i doubled twice (arange step 2 times 2)', 'HINT_EXPONENT_BY_PAIRS', _slip_rope_frequencies_15),
-        ('missing parentheses: 1 / base ** 2 * i / d_k', 'HINT_PARENTHESES_RECIPROCAL', _slip_rope_frequencies_16),
+        ('odd numbers 1, 3, 5, ... in the exponent', 'HINT_EXPONENT_ODD', _slip_rope_frequencies_10),
+        ('np.log10 paired with np.exp', 'HINT_LOG10', _slip_rope_frequencies_11),
+        ('slowest pair first (reversed order)', 'HINT_FREQUENCIES_REVERSED', _slip_rope_frequencies_12),
+        ('multiplied by 2 pi', 'HINT_FACTOR_2_PI', _slip_rope_frequencies_13),
+        ('missing parentheses: 1 / base ** 2 * i / d_k', 'HINT_PARENTHESES_RECIPROCAL', _slip_rope_frequencies_14),
     ],
     'apply_rope': [
         ('half-split pairing (feature i with i + d_k/2) instead of consecutive pairs', 'HINT_HALF_SPLIT_PAIRING', _slip_apply_rope_0),
         ('exponent i/d_k instead of 2i/d_k', 'HINT_PAIR_EXPONENT', _slip_apply_rope_1),
         ('rotated by -l * theta (the wrong direction)', 'HINT_DIRECTION', _slip_apply_rope_2),
-        ('row-vector product x @ R (the transpose)', 'HINT_DIRECTION', _slip_apply_rope_3),
-        ('one frequency for all pairs', 'HINT_ROPE_ONE_FREQUENCY', _slip_apply_rope_4),
-        ('positions ignored (0, 1, 2, ... used instead)', 'HINT_POSITIONS_IGNORED', _slip_apply_rope_5),
-        ('modifies X in place', 'HINT_ROPE_IN_PLACE', _slip_apply_rope_6),
-        ('only works without leading axes', 'HINT_LEADING_AXES', _slip_apply_rope_7),
-        ('the second component computed from the already rotated first one', 'HINT_SECOND_COMPONENT_COMPUTED_ALREADY', _slip_apply_rope_8),
-        ('the two components of each rotated pair stored in swapped places', 'HINT_COMPONENTS_SWAPPED', _slip_apply_rope_9),
-        ('sign typo in the second component (-x_2i * sin + x_2i+1 * cos)', 'HINT_SIGN_TYPO_SECOND_COMPONENT', _slip_apply_rope_10),
-        ('rotated pairs written back as two halves (all first components, then all second ones)', 'HINT_WRITTEN_AS_HALVES', _slip_apply_rope_11),
-        ('the last pair left unrotated (a loop over range(d_k // 2 - 1))', 'HINT_LAST_PAIR_LEFT_UNROTATED', _slip_apply_rope_12),
-        ('positions counted from 1 (positions + 1)', 'HINT_POSITIONS_COUNTED_1', _slip_apply_rope_13),
-        ('angles built (d_k/2, L) instead of (L, d_k/2)', 'HINT_ROPE_BROADCAST', _slip_apply_rope_14),
-        ('base ignored (10000 used whatever base is)', 'HINT_PASS_BASE', _slip_apply_rope_15),
-        ('the last token left unrotated (a loop over range(L - 1))', 'HINT_EVERY_TOKEN', _slip_apply_rope_16),
-        ('the first token left unrotated (a loop from 1)', 'HINT_EVERY_TOKEN', _slip_apply_rope_17),
-        ('cos written where sin belongs', 'HINT_COS_FOR_SIN', _slip_apply_rope_18),
-        ('the second component of each pair never written (left as x_2i+1)', 'HINT_SECOND_COMPONENT_MISSING', _slip_apply_rope_19),
-        ("loop over X's first axis as if it were the tokens", 'HINT_LEADING_AXES', _slip_apply_rope_20),
-        ('positions divided by theta', 'HINT_POSITIONS_DIVIDED_THETA', _slip_apply_rope_21),
-        ("hard-coded d_k = 4 (the worked example's width)", 'HINT_ROPE_BROADCAST', _slip_apply_rope_22),
-        ('positions made relative to the first token', 'HINT_POSITIONS_MADE_RELATIVE_FIRST', _slip_apply_rope_23),
-        ('plus sign in the first component (x_2i * cos + x_2i+1 * sin)', 'HINT_SIGN_TYPO_SECOND_COMPONENT', _slip_apply_rope_24),
-        ('rope_frequencies called with d_k / 2', 'HINT_ROPE_ONE_FREQUENCY', _slip_apply_rope_25),
+        ('one frequency for all pairs', 'HINT_ROPE_ONE_FREQUENCY', _slip_apply_rope_3),
+        ('positions ignored (0, 1, 2, ... used instead)', 'HINT_POSITIONS_IGNORED', _slip_apply_rope_4),
+        ('modifies X in place', 'HINT_ROPE_IN_PLACE', _slip_apply_rope_5),
+        ('only works without leading axes', 'HINT_LEADING_AXES', _slip_apply_rope_6),
+        ('the second component computed from the already rotated first one', 'HINT_SECOND_COMPONENT_COMPUTED_ALREADY', _slip_apply_rope_7),
+        ('the two components of each rotated pair stored in swapped places', 'HINT_COMPONENTS_SWAPPED', _slip_apply_rope_8),
+        ('sign typo in the second component (-x_2i * sin + x_2i+1 * cos)', 'HINT_SIGN_TYPO_SECOND_COMPONENT', _slip_apply_rope_9),
+        ('rotated pairs written back as two halves (all first components, then all second ones)', 'HINT_WRITTEN_AS_HALVES', _slip_apply_rope_10),
+        ('the last pair left unrotated (a loop over range(d_k // 2 - 1))', 'HINT_LAST_PAIR_LEFT_UNROTATED', _slip_apply_rope_11),
+        ('positions counted from 1 (positions + 1)', 'HINT_POSITIONS_COUNTED_1', _slip_apply_rope_12),
+        ('angles built (d_k/2, L) instead of (L, d_k/2)', 'HINT_ROPE_BROADCAST', _slip_apply_rope_13),
+        ('base ignored (10000 used whatever base is)', 'HINT_PASS_BASE', _slip_apply_rope_14),
+        ('the last token left unrotated (a loop over range(L - 1))', 'HINT_EVERY_TOKEN', _slip_apply_rope_15),
+        ('the first token left unrotated (a loop from 1)', 'HINT_EVERY_TOKEN', _slip_apply_rope_16),
+        ('cos written where sin belongs', 'HINT_COS_FOR_SIN', _slip_apply_rope_17),
+        ('the second component of each pair never written (left as x_2i+1)', 'HINT_SECOND_COMPONENT_MISSING', _slip_apply_rope_18),
+        ("loop over X's first axis as if it were the tokens", 'HINT_LEADING_AXES', _slip_apply_rope_19),
+        ('positions divided by theta', 'HINT_POSITIONS_DIVIDED_THETA', _slip_apply_rope_20),
+        ("hard-coded d_k = 4 (the worked example's width)", 'HINT_ROPE_BROADCAST', _slip_apply_rope_21),
+        ('positions made relative to the first token', 'HINT_POSITIONS_MADE_RELATIVE_FIRST', _slip_apply_rope_22),
+        ('plus sign in the first component (x_2i * cos + x_2i+1 * sin)', 'HINT_SIGN_TYPO_SECOND_COMPONENT', _slip_apply_rope_23),
+        ('rope_frequencies called with d_k / 2', 'HINT_ROPE_ONE_FREQUENCY', _slip_apply_rope_24),
     ],
 }

@@ -191,16 +191,8 @@ def _slip_split_heads_4(x, n_heads):
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     return torch.stack(torch.chunk(x, n_heads, dim=-1), dim=0)
 
-# split_heads: transposed the wrong axes: (B, L, d_k, h) -> ...
-def _slip_split_heads_5(x, n_heads):
-    require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
-        raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
-    B, L, d_model = x.shape
-    return x.view(B, L, d_model // n_heads, n_heads).transpose(1, 3).transpose(2, 3)
-
 # split_heads: two heads hard-coded (the worked example's h)
-def _slip_split_heads_6(x, n_heads):
+def _slip_split_heads_5(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
     if n_heads < 1 or x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
@@ -208,7 +200,7 @@ def _slip_split_heads_6(x, n_heads):
     return x.view(B, L, 2, d_model // 2).transpose(1, 2)
 
 # split_heads: d_k from the sequence length (x.shape[1])
-def _slip_split_heads_7(x, n_heads):
+def _slip_split_heads_6(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
     if n_heads < 1 or x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
@@ -217,7 +209,7 @@ def _slip_split_heads_7(x, n_heads):
     return x.reshape(B, L, n_heads, -1)[..., :d_k].transpose(1, 2)
 
 # split_heads: only the first batch element (x[0]), batch axis re-added
-def _slip_split_heads_8(x, n_heads):
+def _slip_split_heads_7(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
     if n_heads < 1 or x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
@@ -225,7 +217,7 @@ def _slip_split_heads_8(x, n_heads):
     return x[0].view(L, n_heads, d_model // n_heads).transpose(0, 1).unsqueeze(0)
 
 # split_heads: numpy's reshape and transpose: an array, not a tensor
-def _slip_split_heads_9(x, n_heads):
+def _slip_split_heads_8(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
     if n_heads < 1 or x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
@@ -234,7 +226,7 @@ def _slip_split_heads_9(x, n_heads):
     return x.numpy().reshape(B, L, n_heads, d_k).transpose(0, 2, 1, 3)
 
 # split_heads: transpose(0, 2) swaps the batch axis in
-def _slip_split_heads_10(x, n_heads):
+def _slip_split_heads_9(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
     if n_heads < 1 or x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
@@ -606,33 +598,8 @@ def _slip_scaled_dot_product_attention_11(q, k, v, allowed=None):
         weights = F.softmax(scores)
     return torch.nan_to_num(weights) @ v
 
-# scaled_dot_product_attention: nan_to_num on the scores (-inf becomes finite)
-def _slip_scaled_dot_product_attention_12(q, k, v, allowed=None):
-    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
-    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
-    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
-    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
-    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
-    try:
-        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except RuntimeError:
-        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
-    if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
-        scores_shape = (*lead, q.shape[-2], k.shape[-2])
-        try:
-            torch.broadcast_shapes(allowed.shape, scores_shape)
-        except RuntimeError:
-            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
-        if allowed.dtype != torch.bool:
-            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    if allowed is not None:
-        scores = scores.masked_fill(~allowed, float('-inf'))
-    return torch.softmax(torch.nan_to_num(scores), dim=-1) @ v
-
 # scaled_dot_product_attention: softmax without subtracting the row maximum
-def _slip_scaled_dot_product_attention_13(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_12(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -658,7 +625,7 @@ def _slip_scaled_dot_product_attention_13(q, k, v, allowed=None):
     return torch.nan_to_num(e / e.sum(dim=-1, keepdim=True)) @ v
 
 # scaled_dot_product_attention: returns (Y, A) as in notebook 04
-def _slip_scaled_dot_product_attention_14(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_13(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -684,7 +651,7 @@ def _slip_scaled_dot_product_attention_14(q, k, v, allowed=None):
     return (weights @ v, weights)
 
 # scaled_dot_product_attention: boolean indexing that cannot broadcast the mask
-def _slip_scaled_dot_product_attention_15(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_14(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -709,7 +676,7 @@ def _slip_scaled_dot_product_attention_15(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: allowed=None not handled
-def _slip_scaled_dot_product_attention_16(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_15(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -733,7 +700,7 @@ def _slip_scaled_dot_product_attention_16(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: queries scaled in place (changes the caller's q)
-def _slip_scaled_dot_product_attention_17(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_16(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -759,7 +726,7 @@ def _slip_scaled_dot_product_attention_17(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: k.T (reverses every axis of a batch)
-def _slip_scaled_dot_product_attention_18(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_17(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -784,7 +751,7 @@ def _slip_scaled_dot_product_attention_18(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: softmax over a hard-coded dim=3 (4-D inputs only)
-def _slip_scaled_dot_product_attention_19(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_18(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -811,7 +778,7 @@ def _slip_scaled_dot_product_attention_19(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: keys transposed with transpose(1, 2) (3-D only)
-def _slip_scaled_dot_product_attention_20(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_19(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -838,7 +805,7 @@ def _slip_scaled_dot_product_attention_20(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: d_k read from q.shape[1] (right for 2-D q only)
-def _slip_scaled_dot_product_attention_21(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_20(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -865,7 +832,7 @@ def _slip_scaled_dot_product_attention_21(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: d_k ** 1/2 (precedence: d_k / 2)
-def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_21(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -892,7 +859,7 @@ def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: scaled by sqrt(L_q), the number of queries
-def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -918,7 +885,7 @@ def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: mask transposed (allowed.transpose(-2, -1))
-def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -945,7 +912,7 @@ def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: values multiplied on the left (v^T-free, A^T @ v)
-def _slip_scaled_dot_product_attention_25(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -972,7 +939,7 @@ def _slip_scaled_dot_product_attention_25(q, k, v, allowed=None):
     return weights.transpose(-2, -1) @ v
 
 # scaled_dot_product_attention: scores q^T k (keys on the left)
-def _slip_scaled_dot_product_attention_26(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_25(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -1716,12 +1683,11 @@ SLIPS = {
         ('forgot the transpose: (B, L, h, d_k)', 'HINT_SPLIT_SHAPE', _slip_split_heads_2),
         ('d_k by true division (a float size)', 'HINT_INT_SIZES', _slip_split_heads_3),
         ('heads stacked on the first axis (h, B, L, d_k)', 'HINT_SPLIT_SHAPE', _slip_split_heads_4),
-        ('transposed the wrong axes: (B, L, d_k, h) -> ...', 'HINT_HEADS_INTERLEAVED', _slip_split_heads_5),
-        ("two heads hard-coded (the worked example's h)", 'HINT_SPLIT_SHAPE', _slip_split_heads_6),
-        ('d_k from the sequence length (x.shape[1])', 'HINT_SPLIT_SHAPE', _slip_split_heads_7),
-        ('only the first batch element (x[0]), batch axis re-added', 'HINT_SPLIT_SHAPE', _slip_split_heads_8),
-        ("numpy's reshape and transpose: an array, not a tensor", 'HINT_STAY_IN_TORCH', _slip_split_heads_9),
-        ('transpose(0, 2) swaps the batch axis in', 'HINT_SPLIT_SHAPE', _slip_split_heads_10),
+        ("two heads hard-coded (the worked example's h)", 'HINT_SPLIT_SHAPE', _slip_split_heads_5),
+        ('d_k from the sequence length (x.shape[1])', 'HINT_SPLIT_SHAPE', _slip_split_heads_6),
+        ('only the first batch element (x[0]), batch axis re-added', 'HINT_SPLIT_SHAPE', _slip_split_heads_7),
+        ("numpy's reshape and transpose: an array, not a tensor", 'HINT_STAY_IN_TORCH', _slip_split_heads_8),
+        ('transpose(0, 2) swaps the batch axis in', 'HINT_SPLIT_SHAPE', _slip_split_heads_9),
     ],
     'merge_heads': [
         ('merge by reshaping without the transpose', 'HINT_MERGE', _slip_merge_heads_0),
@@ -1749,21 +1715,20 @@ SLIPS = {
         ('scaled after the softmax', 'HINT_SCALED_AFTER_SOFTMAX', _slip_scaled_dot_product_attention_9),
         ('mask multiplied into the scores', 'HINT_MASK_MULTIPLIED_SCORES', _slip_scaled_dot_product_attention_10),
         ("softmax without dim= (PyTorch's implicit axis)", ('HINT_NAME_THE_AXIS', {'implicit': '1', 'ndim': '4'}), _slip_scaled_dot_product_attention_11),
-        ('nan_to_num on the scores (-inf becomes finite)', 'HINT_FINITE_FILL', _slip_scaled_dot_product_attention_12),
-        ('softmax without subtracting the row maximum', 'HINT_OVERFLOW_LARGE', _slip_scaled_dot_product_attention_13),
-        ('returns (Y, A) as in notebook 04', 'HINT_RETURN_OUTPUT_ONLY', _slip_scaled_dot_product_attention_14),
-        ('boolean indexing that cannot broadcast the mask', 'HINT_BOOLEAN_INDEXING', _slip_scaled_dot_product_attention_15),
-        ('allowed=None not handled', 'HINT_ALLOWED_NONE', _slip_scaled_dot_product_attention_16),
-        ("queries scaled in place (changes the caller's q)", 'HINT_SDPA_IN_PLACE', _slip_scaled_dot_product_attention_17),
-        ('k.T (reverses every axis of a batch)', 'HINT_K_T', _slip_scaled_dot_product_attention_18),
-        ('softmax over a hard-coded dim=3 (4-D inputs only)', 'HINT_AXES', _slip_scaled_dot_product_attention_19),
-        ('keys transposed with transpose(1, 2) (3-D only)', 'HINT_AXES', _slip_scaled_dot_product_attention_20),
-        ('d_k read from q.shape[1] (right for 2-D q only)', 'HINT_D_K_FROM_FRONT', _slip_scaled_dot_product_attention_21),
-        ('d_k ** 1/2 (precedence: d_k / 2)', 'HINT_OPERATOR_PRECEDENCE', _slip_scaled_dot_product_attention_22),
-        ('scaled by sqrt(L_q), the number of queries', 'HINT_SCALED_BY_LENGTH', _slip_scaled_dot_product_attention_23),
-        ('mask transposed (allowed.transpose(-2, -1))', 'HINT_MASK_TRANSPOSED', _slip_scaled_dot_product_attention_24),
-        ('values multiplied on the left (v^T-free, A^T @ v)', 'HINT_WEIGHTS_TRANSPOSED', _slip_scaled_dot_product_attention_25),
-        ('scores q^T k (keys on the left)', 'HINT_SCORES_TRANSPOSED', _slip_scaled_dot_product_attention_26),
+        ('softmax without subtracting the row maximum', 'HINT_OVERFLOW_LARGE', _slip_scaled_dot_product_attention_12),
+        ('returns (Y, A) as in notebook 04', 'HINT_RETURN_OUTPUT_ONLY', _slip_scaled_dot_product_attention_13),
+        ('boolean indexing that cannot broadcast the mask', 'HINT_BOOLEAN_INDEXING', _slip_scaled_dot_product_attention_14),
+        ('allowed=None not handled', 'HINT_ALLOWED_NONE', _slip_scaled_dot_product_attention_15),
+        ("queries scaled in place (changes the caller's q)", 'HINT_SDPA_IN_PLACE', _slip_scaled_dot_product_attention_16),
+        ('k.T (reverses every axis of a batch)', 'HINT_K_T', _slip_scaled_dot_product_attention_17),
+        ('softmax over a hard-coded dim=3 (4-D inputs only)', 'HINT_AXES', _slip_scaled_dot_product_attention_18),
+        ('keys transposed with transpose(1, 2) (3-D only)', 'HINT_AXES', _slip_scaled_dot_product_attention_19),
+        ('d_k read from q.shape[1] (right for 2-D q only)', 'HINT_D_K_FROM_FRONT', _slip_scaled_dot_product_attention_20),
+        ('d_k ** 1/2 (precedence: d_k / 2)', 'HINT_OPERATOR_PRECEDENCE', _slip_scaled_dot_product_attention_21),
+        ('scaled by sqrt(L_q), the number of queries', 'HINT_SCALED_BY_LENGTH', _slip_scaled_dot_product_attention_22),
+        ('mask transposed (allowed.transpose(-2, -1))', 'HINT_MASK_TRANSPOSED', _slip_scaled_dot_product_attention_23),
+        ('values multiplied on the left (v^T-free, A^T @ v)', 'HINT_WEIGHTS_TRANSPOSED', _slip_scaled_dot_product_attention_24),
+        ('scores q^T k (keys on the left)', 'HINT_SCORES_TRANSPOSED', _slip_scaled_dot_product_attention_25),
     ],
     'MultiHeadAttention': [
         ('forgot W_O', 'HINT_FORGOT_W_O', _slip_MultiHeadAttention_0),

@@ -839,22 +839,8 @@ def _slip_train_step_2(model, optimizer, batch, max_grad_norm):
     torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
     return loss.item()
 
-# train_step: clipping before backward
-def _slip_train_step_3(model, optimizer, batch, max_grad_norm):
-    inputs, targets, loss_mask = batch
-    require_ndim('inputs', inputs, 2, '(B, L)')
-    require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
-    require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
-    inputs, targets, loss_mask = batch
-    optimizer.zero_grad()
-    loss = lm_loss(model(inputs), targets, loss_mask)
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-
 # train_step: clipping by value
-def _slip_train_step_4(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_3(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -868,7 +854,7 @@ def _slip_train_step_4(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: zero_grad between backward and step
-def _slip_train_step_5(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_4(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -882,7 +868,7 @@ def _slip_train_step_5(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: no optimizer.step()
-def _slip_train_step_6(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_5(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -895,7 +881,7 @@ def _slip_train_step_6(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: padding counted in the loss
-def _slip_train_step_7(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_6(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -910,7 +896,7 @@ def _slip_train_step_7(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: returns the loss tensor
-def _slip_train_step_8(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_7(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -924,7 +910,7 @@ def _slip_train_step_8(model, optimizer, batch, max_grad_norm):
     return loss
 
 # train_step: returns the loss after the update
-def _slip_train_step_9(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_8(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -939,7 +925,7 @@ def _slip_train_step_9(model, optimizer, batch, max_grad_norm):
         return lm_loss(model(inputs), targets, loss_mask).item()
 
 # train_step: each parameter clipped on its own
-def _slip_train_step_10(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_9(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -954,7 +940,7 @@ def _slip_train_step_10(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: model.eval() before the forward pass
-def _slip_train_step_11(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_10(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -969,7 +955,7 @@ def _slip_train_step_11(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: clipping hard-coded at 1.0
-def _slip_train_step_12(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_11(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -983,7 +969,7 @@ def _slip_train_step_12(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: forward pass under torch.no_grad()
-def _slip_train_step_13(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_12(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -999,7 +985,7 @@ def _slip_train_step_13(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: loss against the inputs instead of the targets
-def _slip_train_step_14(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_13(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -1013,7 +999,7 @@ def _slip_train_step_14(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: model run on the targets
-def _slip_train_step_15(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_14(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -1027,7 +1013,7 @@ def _slip_train_step_15(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: no return: the loss never handed back
-def _slip_train_step_16(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_15(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -2806,20 +2792,19 @@ SLIPS = {
         ('no zero_grad', 'HINT_ZERO_GRAD', _slip_train_step_0),
         ('no clipping', 'HINT_CLIP', _slip_train_step_1),
         ('clipping after the step', 'HINT_CLIP', _slip_train_step_2),
-        ('clipping before backward', 'HINT_CLIP', _slip_train_step_3),
-        ('clipping by value', 'HINT_CLIP_GLOBAL', _slip_train_step_4),
-        ('zero_grad between backward and step', 'HINT_STEP', _slip_train_step_5),
-        ('no optimizer.step()', 'HINT_STEP', _slip_train_step_6),
-        ('padding counted in the loss', 'HINT_USE_LM_LOSS', _slip_train_step_7),
-        ('returns the loss tensor', 'HINT_RETURN_ITEM', _slip_train_step_8),
-        ('returns the loss after the update', 'HINT_LOSS_RECOMPUTED', _slip_train_step_9),
-        ('each parameter clipped on its own', 'HINT_CLIP_ALL', _slip_train_step_10),
-        ('model.eval() before the forward pass', 'HINT_EVAL_IN_TRAINING', _slip_train_step_11),
-        ('clipping hard-coded at 1.0', 'HINT_MAX_GRAD_NORM', _slip_train_step_12),
-        ('forward pass under torch.no_grad()', 'HINT_NO_GRAPH', _slip_train_step_13),
-        ('loss against the inputs instead of the targets', 'HINT_STEP_ORDER', _slip_train_step_14),
-        ('model run on the targets', 'HINT_STEP_ORDER', _slip_train_step_15),
-        ('no return: the loss never handed back', ('HINT_NO_RETURN', {'where': 'train_step'}), _slip_train_step_16),
+        ('clipping by value', 'HINT_CLIP_GLOBAL', _slip_train_step_3),
+        ('zero_grad between backward and step', 'HINT_STEP', _slip_train_step_4),
+        ('no optimizer.step()', 'HINT_STEP', _slip_train_step_5),
+        ('padding counted in the loss', 'HINT_USE_LM_LOSS', _slip_train_step_6),
+        ('returns the loss tensor', 'HINT_RETURN_ITEM', _slip_train_step_7),
+        ('returns the loss after the update', 'HINT_LOSS_RECOMPUTED', _slip_train_step_8),
+        ('each parameter clipped on its own', 'HINT_CLIP_ALL', _slip_train_step_9),
+        ('model.eval() before the forward pass', 'HINT_EVAL_IN_TRAINING', _slip_train_step_10),
+        ('clipping hard-coded at 1.0', 'HINT_MAX_GRAD_NORM', _slip_train_step_11),
+        ('forward pass under torch.no_grad()', 'HINT_NO_GRAPH', _slip_train_step_12),
+        ('loss against the inputs instead of the targets', 'HINT_STEP_ORDER', _slip_train_step_13),
+        ('model run on the targets', 'HINT_STEP_ORDER', _slip_train_step_14),
+        ('no return: the loss never handed back', ('HINT_NO_RETURN', {'where': 'train_step'}), _slip_train_step_15),
     ],
     'evaluate': [
         ('mean of per-batch means', 'HINT_EVAL_WEIGHTING', _slip_evaluate_0),

@@ -710,20 +710,8 @@ def _slip_grouped_query_attention_0(q, k, v, allowed=None):
         scores = scores.masked_fill(~allowed, float('-inf'))
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
-# grouped_query_attention: groups built with expand in the wrong order
-def _slip_grouped_query_attention_1(q, k, v, allowed=None):
-    require_gqa_inputs(q, k, v, allowed)
-    B, h_kv, L_k, d_k = k.shape
-    group = q.shape[1] // h_kv
-    k = k[:, None].expand(B, group, h_kv, L_k, d_k).reshape(B, group * h_kv, L_k, d_k)
-    v = v[:, None].expand(B, group, h_kv, L_k, d_k).reshape(B, group * h_kv, L_k, d_k)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
-    if allowed is not None:
-        scores = scores.masked_fill(~allowed, float('-inf'))
-    return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
-
 # grouped_query_attention: key/value heads never repeated
-def _slip_grouped_query_attention_2(q, k, v, allowed=None):
+def _slip_grouped_query_attention_1(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     if allowed is not None:
@@ -731,7 +719,7 @@ def _slip_grouped_query_attention_2(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
 # grouped_query_attention: group size upside down (h_kv // h)
-def _slip_grouped_query_attention_3(q, k, v, allowed=None):
+def _slip_grouped_query_attention_2(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = k.shape[1] // q.shape[1]
     k = k.repeat_interleave(group, dim=1)
@@ -742,7 +730,7 @@ def _slip_grouped_query_attention_3(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
 # grouped_query_attention: no 1/sqrt(d_k) scaling
-def _slip_grouped_query_attention_4(q, k, v, allowed=None):
+def _slip_grouped_query_attention_3(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -752,7 +740,7 @@ def _slip_grouped_query_attention_4(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
 # grouped_query_attention: divided by d_k
-def _slip_grouped_query_attention_5(q, k, v, allowed=None):
+def _slip_grouped_query_attention_4(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -762,7 +750,7 @@ def _slip_grouped_query_attention_5(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
 # grouped_query_attention: scaled by sqrt(L_k), the number of keys
-def _slip_grouped_query_attention_6(q, k, v, allowed=None):
+def _slip_grouped_query_attention_5(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k = k.repeat_interleave(group, dim=1)
@@ -774,7 +762,7 @@ def _slip_grouped_query_attention_6(q, k, v, allowed=None):
     return weights @ v
 
 # grouped_query_attention: softmax over the query axis
-def _slip_grouped_query_attention_7(q, k, v, allowed=None):
+def _slip_grouped_query_attention_6(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -784,7 +772,7 @@ def _slip_grouped_query_attention_7(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0) @ v
 
 # grouped_query_attention: mask applied after the softmax
-def _slip_grouped_query_attention_8(q, k, v, allowed=None):
+def _slip_grouped_query_attention_7(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -794,7 +782,7 @@ def _slip_grouped_query_attention_8(q, k, v, allowed=None):
     return weights @ v
 
 # grouped_query_attention: mask inverted
-def _slip_grouped_query_attention_9(q, k, v, allowed=None):
+def _slip_grouped_query_attention_8(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -804,7 +792,7 @@ def _slip_grouped_query_attention_9(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
 # grouped_query_attention: -1e9 instead of -inf
-def _slip_grouped_query_attention_10(q, k, v, allowed=None):
+def _slip_grouped_query_attention_9(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -814,7 +802,7 @@ def _slip_grouped_query_attention_10(q, k, v, allowed=None):
     return torch.softmax(scores, dim=-1) @ v
 
 # grouped_query_attention: rows without an allowed key left as NaN
-def _slip_grouped_query_attention_11(q, k, v, allowed=None):
+def _slip_grouped_query_attention_10(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -824,7 +812,7 @@ def _slip_grouped_query_attention_11(q, k, v, allowed=None):
     return torch.softmax(scores, dim=-1) @ v
 
 # grouped_query_attention: allowed=None not handled
-def _slip_grouped_query_attention_12(q, k, v, allowed=None):
+def _slip_grouped_query_attention_11(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -833,7 +821,7 @@ def _slip_grouped_query_attention_12(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
 # grouped_query_attention: the mask ignored
-def _slip_grouped_query_attention_13(q, k, v, allowed=None):
+def _slip_grouped_query_attention_12(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -841,12 +829,12 @@ def _slip_grouped_query_attention_13(q, k, v, allowed=None):
     return torch.softmax(scores, dim=-1) @ v
 
 # grouped_query_attention: PyTorch's fused attention with enable_gqa
-def _slip_grouped_query_attention_14(q, k, v, allowed=None):
+def _slip_grouped_query_attention_13(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)
 
 # grouped_query_attention: heads merged in the output (B, L_q, h * d_k)
-def _slip_grouped_query_attention_15(q, k, v, allowed=None):
+def _slip_grouped_query_attention_14(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k = k.repeat_interleave(group, dim=1)
@@ -858,7 +846,7 @@ def _slip_grouped_query_attention_15(q, k, v, allowed=None):
     return (weights @ v).transpose(1, 2).flatten(2)
 
 # grouped_query_attention: queries scaled in place (q /= sqrt(d_k))
-def _slip_grouped_query_attention_16(q, k, v, allowed=None):
+def _slip_grouped_query_attention_15(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k = k.repeat_interleave(group, dim=1)
@@ -3533,22 +3521,21 @@ SLIPS = {
     ],
     'grouped_query_attention': [
         ('key/value heads tiled with repeat', 'HINT_TILED_HEADS', _slip_grouped_query_attention_0),
-        ('groups built with expand in the wrong order', 'HINT_TILED_HEADS', _slip_grouped_query_attention_1),
-        ('key/value heads never repeated', 'HINT_REPEAT', _slip_grouped_query_attention_2),
-        ('group size upside down (h_kv // h)', 'HINT_REPEAT', _slip_grouped_query_attention_3),
-        ('no 1/sqrt(d_k) scaling', 'HINT_NO_SCALING', _slip_grouped_query_attention_4),
-        ('divided by d_k', 'HINT_DIVIDED_BY_D_K', _slip_grouped_query_attention_5),
-        ('scaled by sqrt(L_k), the number of keys', 'HINT_SCALED_BY_LENGTH', _slip_grouped_query_attention_6),
-        ('softmax over the query axis', 'HINT_SOFTMAX_AXIS', _slip_grouped_query_attention_7),
-        ('mask applied after the softmax', 'HINT_MASK_AFTER_SOFTMAX', _slip_grouped_query_attention_8),
-        ('mask inverted', 'HINT_MASK_INVERTED', _slip_grouped_query_attention_9),
-        ('-1e9 instead of -inf', 'HINT_FINITE_FILL', _slip_grouped_query_attention_10),
-        ('rows without an allowed key left as NaN', 'HINT_GQA_NAN', _slip_grouped_query_attention_11),
-        ('allowed=None not handled', 'HINT_ALLOWED_NONE', _slip_grouped_query_attention_12),
-        ('the mask ignored', 'HINT_MASK_IGNORED', _slip_grouped_query_attention_13),
-        ("PyTorch's fused attention with enable_gqa", 'HINT_GQA_OWN', _slip_grouped_query_attention_14),
-        ('heads merged in the output (B, L_q, h * d_k)', 'HINT_GQA_SHAPE', _slip_grouped_query_attention_15),
-        ('queries scaled in place (q /= sqrt(d_k))', 'HINT_GQA_IN_PLACE', _slip_grouped_query_attention_16),
+        ('key/value heads never repeated', 'HINT_REPEAT', _slip_grouped_query_attention_1),
+        ('group size upside down (h_kv // h)', 'HINT_REPEAT', _slip_grouped_query_attention_2),
+        ('no 1/sqrt(d_k) scaling', 'HINT_NO_SCALING', _slip_grouped_query_attention_3),
+        ('divided by d_k', 'HINT_DIVIDED_BY_D_K', _slip_grouped_query_attention_4),
+        ('scaled by sqrt(L_k), the number of keys', 'HINT_SCALED_BY_LENGTH', _slip_grouped_query_attention_5),
+        ('softmax over the query axis', 'HINT_SOFTMAX_AXIS', _slip_grouped_query_attention_6),
+        ('mask applied after the softmax', 'HINT_MASK_AFTER_SOFTMAX', _slip_grouped_query_attention_7),
+        ('mask inverted', 'HINT_MASK_INVERTED', _slip_grouped_query_attention_8),
+        ('-1e9 instead of -inf', 'HINT_FINITE_FILL', _slip_grouped_query_attention_9),
+        ('rows without an allowed key left as NaN', 'HINT_GQA_NAN', _slip_grouped_query_attention_10),
+        ('allowed=None not handled', 'HINT_ALLOWED_NONE', _slip_grouped_query_attention_11),
+        ('the mask ignored', 'HINT_MASK_IGNORED', _slip_grouped_query_attention_12),
+        ("PyTorch's fused attention with enable_gqa", 'HINT_GQA_OWN', _slip_grouped_query_attention_13),
+        ('heads merged in the output (B, L_q, h * d_k)', 'HINT_GQA_SHAPE', _slip_grouped_query_attention_14),
+        ('queries scaled in place (q /= sqrt(d_k))', 'HINT_GQA_IN_PLACE', _slip_grouped_query_attention_15),
     ],
     'kv_cache_bytes': [
         ('keys only', 'HINT_KV_FACTOR_2', _slip_kv_cache_bytes_0),
