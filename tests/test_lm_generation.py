@@ -475,15 +475,19 @@ def test_quality_diversity_sweep_and_its_plot():
     model = TransformerLM(
         LMConfig(vocab_size=tok.vocab_size, d_model=16, n_heads=2, n_layers=1, max_len=24)
     ).eval()
-    rows = quality_diversity_sweep(
-        model,
-        tok,
-        DEFAULT_GRAMMAR,
-        temperatures=(0.0, 1.0),
-        top_ps=(0.5, 1.0),
-        n_samples=8,
-        max_new_tokens=10,
-    )
+
+    def sweep():
+        return quality_diversity_sweep(
+            model,
+            tok,
+            DEFAULT_GRAMMAR,
+            temperatures=(0.0, 1.0),
+            top_ps=(0.5, 1.0),
+            n_samples=8,
+            max_new_tokens=10,
+        )
+
+    rows = sweep()
     assert [(r["knob"], r["value"]) for r in rows] == [
         ("temperature", 0.0),
         ("temperature", 1.0),
@@ -491,16 +495,7 @@ def test_quality_diversity_sweep_and_its_plot():
         ("top_p", 1.0),
     ]
     assert rows[0]["distinct"] == 1 / 8  # greedy: every sample is the same
-    again = quality_diversity_sweep(
-        model,
-        tok,
-        DEFAULT_GRAMMAR,
-        temperatures=(0.0, 1.0),
-        top_ps=(0.5, 1.0),
-        n_samples=8,
-        max_new_tokens=10,
-    )
-    assert rows == again
+    assert rows == sweep()
     fig = plot_quality_diversity(rows, floor=-0.7)
     assert isinstance(fig, matplotlib.figure.Figure)
     for ax in fig.axes:

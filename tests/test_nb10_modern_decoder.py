@@ -125,22 +125,13 @@ def test_robot_stand_in_gives_each_word_one_id():
     assert all(i < 7 for i in robot_stand_in(7)[0])
 
 
+# a word-level vocabulary for the robot sentence, as a tokenizer file would hold it
+ROBOT_WORDS = ["[UNK]", *"The robot picked up the cup because it was empty .".split()]
+
+
 def test_robot_tokens_from_a_tokenizer_file(tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
-    words = [
-        "[UNK]",
-        "The",
-        "robot",
-        "picked",
-        "up",
-        "the",
-        "cup",
-        "because",
-        "it",
-        "was",
-        "empty",
-        ".",
-    ]
+    words = ROBOT_WORDS
     model = tokenizers.models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]")
     tokenizer = tokenizers.Tokenizer(model)
     tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
@@ -218,20 +209,7 @@ def test_the_live_slide_cell_runs_when_the_weights_are_cached(tmp_path):
     snapshot.mkdir()
     for path in tiny_checkpoint().iterdir():
         (snapshot / path.name).write_bytes(path.read_bytes())
-    words = [
-        "[UNK]",
-        "The",
-        "robot",
-        "picked",
-        "up",
-        "the",
-        "cup",
-        "because",
-        "it",
-        "was",
-        "empty",
-        ".",
-    ]
+    words = ROBOT_WORDS
     tokenizer = tokenizers.Tokenizer(
         tokenizers.models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]")
     )
