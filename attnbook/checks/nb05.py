@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from attnbook.checks import nb04
 from attnbook.checks._cases import (
     Build,
     Case,
@@ -299,7 +300,7 @@ HINT_WRITE_IT_YOURSELF = (
     "write the scores, the mask, the softmax and the weighted sum "
     "yourself; the checks compare with PyTorch's kernel for you"
 )
-HINT_EMPTY_ROW = "a query with no allowed key returns zeros"
+HINT_EMPTY_ROW = nb04.HINT_EMPTY_ROW  # notebook 04's, for the same slip
 HINT_OVERFLOW_LARGE = (
     "exp of a large score overflows: subtract each row's maximum before "
     "exponentiating (torch.softmax does this for you)"

@@ -89,10 +89,7 @@ def _torch_expected(q, k, v, enc_allowed):
     return y, _softmax_rows(scores.masked_fill(~keys, float("-inf")))
 
 
-HINT_SCALED_BY_LENGTH = (
-    "divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by "
-    "the square root of a length"
-)
+HINT_SCALED_BY_LENGTH = nb05.HINT_SCALED_BY_LENGTH  # notebook 05's, for the same slip
 HINT_PADDING_IGNORED = (
     "give the padded source tokens -inf scores before the softmax: "
     "scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))"
@@ -130,10 +127,7 @@ HINT_Y_SHAPE = "Y is (B, h, L_t, d_v): one row per reply position, the width of 
 HINT_A_SHAPE = "A is (B, h, L_t, L_s): one row per reply position, one column per source token"
 
 
-HINT_CROSS_OWN = (
-    "write the scores, the mask, the softmax and the weighted sum yourself; the "
-    "check compares with PyTorch's kernel for you"
-)
+HINT_CROSS_OWN = nb05.HINT_WRITE_IT_YOURSELF  # notebook 05's, for the same borrowing
 HINT_PADDED_WEIGHT_ZERO = (
     "a padded source token must get weight exactly 0, so what it holds can never reach the output"
 )
