@@ -311,9 +311,9 @@ HINT_OVERFLOW_LARGE = (
 PROPERTY_DETECTORS = ("HINT_WRITE_IT_YOURSELF",)
 
 
-def _sdpa_case(case_id: str, call: str, q, k, v, allowed, hint=None) -> Case:
+def _sdpa_case(case_id: str, call: str, q, k, v, allowed, hint=None, finite=HINT_NAN) -> Case:
     return Case(case_id, call, (q, k, v, allowed), expect=_torch_expected(q, k, v, allowed),
-                hint=hint, shape_hint=HINT_SDPA_SHAPE, finite=hint or HINT_NAN,
+                hint=hint, shape_hint=HINT_SDPA_SHAPE, finite=finite,
                 crash_hints=_CRASH, before=_tensor_first)  # fmt: skip
 
 
@@ -344,10 +344,12 @@ SDPA_CASES = (
     _sdpa_case("cross", f"{_SDPA} with 3 queries, 6 keys, d_v = 2 and query 1 allowed no key",
                _q2, _k2, _v2, _allowed2, hint=HINT_EMPTY_ROW),
     _sdpa_case("large", f"{_SDPA} with large scores (q.k = 1600, float64)", _big, _big,
-               torch.eye(2, dtype=torch.float64), None, hint=HINT_OVERFLOW_LARGE),
+               torch.eye(2, dtype=torch.float64), None, hint=HINT_OVERFLOW_LARGE,
+               finite=HINT_OVERFLOW_LARGE),
     _sdpa_case("large causal", f"{_SDPA} with large scores (q, k of size ~30 per feature) and "
                "a causal mask", _big3, _big3.flip(-2), _v3,
-               torch.ones(4, 4, dtype=torch.bool).tril(), hint=HINT_OVERFLOW_LARGE),
+               torch.ones(4, 4, dtype=torch.bool).tril(), hint=HINT_OVERFLOW_LARGE,
+               finite=HINT_OVERFLOW_LARGE),
     _sdpa_case("d_k = 6", f"{_SDPA} with 4 queries, 5 keys, d_k = 6 and d_v = 3, no mask",
                _q6, _k6, _v6, None),
     Case("k, v disagree", f"{_SDPA} with k (6, 4) and v (5, 2)", (_q2, _k2, _v2[:5], None),
