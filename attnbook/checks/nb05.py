@@ -127,15 +127,6 @@ HINT_K_T = (
 )
 
 
-def _call(run: CheckRun, call: str, *args):
-    """`run.call`, adding a hint when the learner's exception has a known cause."""
-    names = names_called(run.func)
-    k_T = [(("must match the size", "cannot be multiplied"), HINT_K_T)] if "T" in names else []
-    return run.call(
-        call, *args, crash_hints=[*k_T, *_ERROR_HINTS, ("must match the size", HINT_AXES)]
-    )
-
-
 # ---------------------------------------------------------------------------------------
 # A private head split, for expected values (not the exercise's name)
 # ---------------------------------------------------------------------------------------

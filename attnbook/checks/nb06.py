@@ -93,11 +93,6 @@ def _crash_hints(run: CheckRun):
     return (("must match the size of tensor", hint),)
 
 
-def _invoke(run: CheckRun, call_text: str, fn, *args):
-    """Like `run.call`, for a callable other than the checked one (a module's forward)."""
-    return run.invoke(call_text, fn, *args, crash_hints=_crash_hints(run))
-
-
 def _expect_deterministic(run: CheckRun, call: str, module, *args) -> None:
     expect_deterministic(run, call, module, *args, crash_hints=_crash_hints(run))
 

@@ -184,10 +184,6 @@ def _expect_parameters(
     _expect_same_parameters(run, owner, view, reference, hints)
 
 
-def _invoke(run: CheckRun, call: str, fn, *args, hints=()):
-    return run.invoke(call, fn, *args, crash_hints=[*hints, *_CRASH_HINTS])
-
-
 HINT_BLOCK_PAIR_CRASH = (
     "a Qwen3Block returns (h_out, (k, v)): unpack the pair and keep the keys "
     "and values for the new cache"
