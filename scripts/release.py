@@ -221,7 +221,7 @@ def _hint_id(text: str, module):
 def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]]]:
     """The catalogued mistakes of the functions with case tables, resolved: the source of each
     as a function `_slip_<function>_<n>`, and the `SLIPS` table that lists them."""
-    from grader.catalogue import load_catalogue, regions, replace_regions, solution_notebook
+    from grader.catalogue import load_catalogue, solution_notebook, variant_source
 
     module = _checks_module(notebook)
     if module is None:
@@ -233,7 +233,7 @@ def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]
         if variant.cell not in module.CASES:
             continue
         source = cells[variant.cell]
-        tree = ast.parse(replace_regions(source, variant.resolve(regions(source))))
+        tree = ast.parse(variant_source(variant, source))
         number = counts[variant.cell] = counts.get(variant.cell, -1) + 1
         slip = f"_slip_{variant.cell}_{number}"
         fn, *helpers = _renamed(tree, variant.cell, slip)

@@ -34,6 +34,7 @@ from grader.catalogue import (
     run_graded_cells,
     solution_notebook,
     strip_solution_markers,
+    variant_source,
 )
 
 import attnbook.checks as checks
@@ -222,17 +223,6 @@ def _table_fallbacks() -> set[str]:
     }
 
 
-# Detectors no catalogued mistake shows yet, outside the tables' fallbacks: the hints of the
-# checks' own probes. The list may only shrink: a detector added to the checks needs a
-# mistake that shows it (or a table that falls back on it), and one that gains either must
-# leave the list.
-UNTRIGGERED = frozenset(
-    line.strip()
-    for line in (Path(__file__).parent / "untriggered_detectors.txt").read_text().splitlines()
-    if line.strip() and not line.startswith("#")
-)
-
-
 @pytest.mark.parametrize("notebook", CATALOGUED)
 def test_every_mistake_names_a_detector_of_the_checks(notebook):
     """`detects=` is a hint constant of the checks (a template filled in), or, for a concept
@@ -264,7 +254,8 @@ def test_every_mistake_names_a_detector_of_the_checks(notebook):
 def test_every_detector_is_triggered_by_a_catalogued_mistake():
     """Each HINT_* of attnbook/checks is what some mistake detects (alone, filled in, or as
     part of a longer hint), and that mistake's failure shows it
-    (test_mistake_loses_points_with_its_hint): no detector goes untested, but the listed ones."""
+    (test_mistake_loses_points_with_its_hint), or a case table falls back on it: no detector
+    goes untested."""
     detected = [
         v.detects for notebook in CATALOGUED for v in load_catalogue(notebook).MISTAKES if v.detects
     ]
@@ -273,15 +264,9 @@ def test_every_detector_is_triggered_by_a_catalogued_mistake():
         for name, text in _detector_texts().items()
         if not any(_pattern(text).search(d) for d in detected)
     } - _table_fallbacks()
-    new = sorted(untriggered - UNTRIGGERED)
-    assert not new, (
-        "detectors no catalogued mistake triggers (catalogue a mistake that "
-        "shows each):\n" + "\n".join(new)
-    )
-    shown = sorted(UNTRIGGERED - untriggered)
-    assert not shown, (
-        "detectors now triggered by a mistake or given by a table: remove them from "
-        "tests/untriggered_detectors.txt:\n" + "\n".join(shown)
+    assert not untriggered, (
+        "detectors no catalogued mistake triggers and no table falls back on (catalogue a "
+        "mistake that shows each, or delete the probe):\n" + "\n".join(sorted(untriggered))
     )
 
 
@@ -332,6 +317,18 @@ def test_an_edit_that_does_not_apply_fails_loudly_naming_the_entry(change):
         r"occurrence.* found \d",
     ):
         _body(variant)
+
+
+def test_given_edits_change_the_code_around_the_regions_only():
+    """`given=` is a learner who changed the given code (notebook 11's constructors): it
+    edits the cell outside its solution regions, and text inside a region is no target."""
+    region = "    ### BEGIN SOLUTION\n    return x + y\n    ### END SOLUTION\n"
+    source = "def f(x):\n    y = 2\n" + region
+    changed = mistake("f", "given changed", given=edit("y = 2", "y = 3"), hint="y")
+    assert variant_source(changed, source) == "def f(x):\n    y = 3\n    return x + y\n"
+    inside = mistake("f", "inside", given=edit("x + y", "x - y"), hint="y")
+    with pytest.raises(CatalogueError, match=r"f: 'inside': given=.*outside its solution regions"):
+        variant_source(inside, source)
 
 
 def test_like_names_another_entry_of_the_cell():

@@ -409,10 +409,9 @@ def _token_ids(run: CheckRun, call: str, seen, shape: tuple, V: int) -> np.ndarr
     return arr.astype(np.int64)
 
 
-HINT_GREEDY = "temperature 0 means greedy: return logits.argmax(dim=-1)"
 HINT_ONE_DRAW_PER_ROW = (
-    "draw one token per row: torch.multinomial on the (N, V) probabilities "
-    "gives N independent draws"
+    "draw one token per row: flatten the leading axes to (N, V), where torch.multinomial "
+    "gives N independent draws, then reshape the draws back to the leading shape"
 )
 HINT_SAMPLE_FROM_PROBS = (
     "sample from next_token_probs(logits, temperature, top_k, top_p); at "
@@ -428,10 +427,6 @@ HINT_UNFILTERED = (
 HINT_ALWAYS_ARGMAX = (
     "at a temperature above 0, draw at random from the distribution; the "
     "argmax is only for temperature 0"
-)
-HINT_FLATTEN = (
-    "flatten the leading axes to (N, V) for torch.multinomial, then reshape the "
-    "draws back to the leading shape"
 )
 HINT_PROBS_ARGUMENTS = (
     "draw from next_token_probs(logits, temperature, top_k, top_p): divide "
@@ -533,7 +528,7 @@ def _random_draws(run: CheckRun, logits, best) -> None:
     support = filtered_distribution(logits3, 1.0, 3, None) > 0  # (2, 32, 12)
     inside = torch.gather(support, -1, torch.as_tensor(seen)[..., None])
     run.expect_true(
-        bool(inside.all()), f"{call} drew tokens that top-k removes.", hint=HINT_FLATTEN
+        bool(inside.all()), f"{call} drew tokens that top-k removes.", hint=HINT_ONE_DRAW_PER_ROW
     )
 
 
@@ -643,7 +638,9 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
     token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
     run.expect_true(
-        int(token) == 1, f"{call} returned {int(token)}; expected 1 (the argmax).", hint=HINT_GREEDY
+        int(token) == 1,
+        f"{call} returned {int(token)}; expected 1 (the argmax).",
+        hint=HINT_SAMPLE_FROM_PROBS,
     )
 
     logits = 2.0 * torch.randn(64, 12, generator=torch.Generator().manual_seed(0))  # (64, 12)

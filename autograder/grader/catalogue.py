@@ -18,6 +18,10 @@ A variant is written in one of two ways:
 - as a full body (a string, or a tuple with one body per solution region, None keeping the
   reference region), for an answer that is a rewrite rather than a slip.
 
+A mistake may also change the cell's given code around the regions (`given=` edits: a
+learner who changed notebook 11's given constructors); its text must occur there, not in a
+region.
+
 A mistake names the detector it must trigger: `detects=` a hint constant of the checks
 (`attnbook.checks.nbNN.HINT_*`, a template filled with `.format`), whose text must appear in
 the failure message; a concept question's mistake detects its explanation
@@ -135,6 +139,7 @@ class Variant:
     """One way of filling in answer cell `cell`; `test` is the test cell it is judged by.
 
     `bodies` is the full-body form (one per region, None keeps the reference region);
+    `given` edits the cell's given code outside the regions (a learner who changed it);
     `edits` (applied to `base`: None for the reference body, a shared body, or another
     Variant, which `catalogue` links from `like`, the name of another entry of the cell) is
     the edit form. `hint` is the text the failure message must contain: the detector's
@@ -150,6 +155,7 @@ class Variant:
     base: object = None
     detects: str | None = field(default=None, compare=False)
     like: str | None = None
+    given: tuple[Edit, ...] = ()  # edits of the given code around the regions (its constructors)
 
     def resolve(self, reference: Bodies) -> Bodies:
         """The bodies this variant writes into the cell whose solution regions (their text,
@@ -227,10 +233,12 @@ def mistake(
     detects: str | None = None,
     base=None,
     like: str | None = None,
+    given: Edit | list[Edit] | None = None,
 ) -> Variant:
     """A wrong answer that must lose `test`'s points with its detector's hint in the failure
     message. `body`: an edit, a list of edits, or a full body (see the module docstring);
-    edits apply to the reference body, to `base`, or to the entry of this cell named `like`."""
+    edits apply to the reference body, to `base`, or to the entry of this cell named `like`.
+    `given`: edits of the cell's given code (a constructor changed), outside its regions."""
     if isinstance(detects, Explanations):
         if cell not in detects:
             raise CatalogueError(
@@ -243,7 +251,9 @@ def mistake(
             f"{cell}: {name!r}: give exactly one of detects= (a hint "
             "constant of the checks) and hint= (words of the message)"
         )
-    return _variant(cell, name, body, test, detects or hint, base, detects, like)
+    variant = _variant(cell, name, body, test, detects or hint, base, detects, like)
+    changes = (given,) if isinstance(given, Edit) else tuple(given or ())
+    return dataclasses.replace(variant, given=changes) if changes else variant
 
 
 def alternative(
@@ -374,9 +384,23 @@ def apply_variant(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.Noteb
     cells = [c for c in nb.cells if nbgrader_meta(c).get("grade_id") == variant.cell]
     if len(cells) != 1:
         raise KeyError(f"no single answer cell with grade_id {variant.cell!r}")
-    source = cells[0].source
-    cells[0].source = replace_regions(source, variant.resolve(regions(source)))
+    cells[0].source = variant_source(variant, cells[0].source)
     return nb
+
+
+def variant_source(variant: Variant, source: str) -> str:
+    """The answer cell `source` as `variant` writes it: its bodies in the solution regions,
+    and its `given` edits applied to the code around them."""
+    for change in variant.given:
+        outside = change.found(_REGION.sub("", source))
+        if outside != change.count or change.found(source) != change.count:
+            raise CatalogueError(
+                f"{variant.cell}: {variant.name!r}: given={change!r} expects {change.count} "
+                f"{'occurrence' if change.count == 1 else 'occurrences'} of {change.old!r} in "
+                f"the given code of the cell (outside its solution regions), found {outside}"
+            )
+        source = change.apply(source)
+    return replace_regions(source, variant.resolve(regions(source)))
 
 
 def strip_solution_markers(source: str) -> str:

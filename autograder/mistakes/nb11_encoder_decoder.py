@@ -192,6 +192,13 @@ MISTAKES = [
     mistake("EncoderDecoder", "the encoder's MLP branch halved",
             edit("return u + self.mlp", "return u + 0.5 * self.mlp"),
             detects=nb11.HINT_COMPARE_EQUATIONS),
+    # the given constructors changed (the check builds the course model's parameters)
+    mistake("EncoderDecoder", "the head's bias dropped in the given constructor",
+            given=edit("vocab_size)\n", "vocab_size, bias=False)\n"),
+            detects=nb11.HINT_KEEP_CONSTRUCTORS_BODIES),
+    mistake("EncoderDecoder", "one more embedding row (a special token) in the given constructor",
+            given=edit("Embedding(vocab_size,", "Embedding(vocab_size + 1,"),
+            detects=nb11.HINT_KEEP_CONSTRUCTORS),
     mistake("EncoderDecoder", "every decoder block fed the reply embeddings",
             [edit("h = self.embed(tgt_ids)", "x = self.embed(tgt_ids)"),
              edit("h = block(h, memory", "h = block(x, memory")],

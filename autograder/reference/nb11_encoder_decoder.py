@@ -2688,7 +2688,7 @@ class _slip_EncoderDecoder_26(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: every decoder block fed the reply embeddings
+# EncoderDecoder: the head's bias dropped in the given constructor
 class _slip_EncoderDecoder_27_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2737,6 +2737,160 @@ class _slip_EncoderDecoder_27(nn.Module):
         self.encoder = nn.ModuleList((_slip_EncoderDecoder_27_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_enc = nn.LayerNorm(d_model)
         self.decoder = nn.ModuleList((_slip_EncoderDecoder_27_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: one more embedding row (a special token) in the given constructor
+class _slip_EncoderDecoder_28_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_28_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_28(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size + 1, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_28_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_28_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_final = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def encode(self, src_ids, src_allowed):
+        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        for block in self.encoder:
+            h = block(h, src_allowed)
+        return self.ln_enc(h)
+
+    def decode(self, tgt_ids, memory, src_allowed):
+        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        for block in self.decoder:
+            h = block(h, memory, src_allowed)
+        return self.head(self.ln_final(h))
+
+    def forward(self, src_ids, tgt_ids):
+        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
+        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
+        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
+        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
+        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
+            if ids.shape[1] > self.max_len:
+                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
+        src_allowed = src_ids != self.pad_id
+        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
+
+# EncoderDecoder: every decoder block fed the reply embeddings
+class _slip_EncoderDecoder_29_EncoderBlock(nn.Module):
+    """Pre-norm encoder block: every source token reads every real source token."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, src_allowed):
+        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        return u + self.mlp(self.ln2(u))
+
+class _slip_EncoderDecoder_29_DecoderBlock(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d_model)
+        self.self_attn = attention_layer(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.cross_attn = attention_layer(d_model, n_heads)
+        self.ln3 = nn.LayerNorm(d_model)
+        self.mlp = feed_forward(d_model)
+
+    def forward(self, h, memory, src_allowed):
+        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
+        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
+        L = h.shape[1]
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
+
+class _slip_EncoderDecoder_29(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
+        super().__init__()
+        self.max_len, self.pad_id = (max_len, pad_id)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
+        self.encoder = nn.ModuleList((_slip_EncoderDecoder_29_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
+        self.ln_enc = nn.LayerNorm(d_model)
+        self.decoder = nn.ModuleList((_slip_EncoderDecoder_29_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_final = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab_size)
 
@@ -3822,7 +3976,9 @@ SLIPS = {
         ("the decoder block's forward without return", 'HINT_FORWARD_RETURNS', _slip_EncoderDecoder_24),
         ('padded source states set to -inf (tokens masked, not scores)', 'HINT_PADDING_NAN', _slip_EncoderDecoder_25),
         ("the encoder's MLP branch halved", 'HINT_COMPARE_EQUATIONS', _slip_EncoderDecoder_26),
-        ('every decoder block fed the reply embeddings', 'HINT_DECODER_FED_EMBEDDINGS', _slip_EncoderDecoder_27),
+        ("the head's bias dropped in the given constructor", 'HINT_KEEP_CONSTRUCTORS_BODIES', _slip_EncoderDecoder_27),
+        ('one more embedding row (a special token) in the given constructor', 'HINT_KEEP_CONSTRUCTORS', _slip_EncoderDecoder_28),
+        ('every decoder block fed the reply embeddings', 'HINT_DECODER_FED_EMBEDDINGS', _slip_EncoderDecoder_29),
     ],
     'beam_search': [
         ('greedy: the beam size ignored', 'HINT_RULE_GREEDY', _slip_beam_search_0),
