@@ -685,6 +685,23 @@ def run_trials(
     run_reference_cases(run, function, reference, cases, slips)
 
 
+def run_table(
+    run: CheckRun,
+    function: str,
+    cases: Sequence[Case],
+    slips: Slips,
+    reference: Callable | None = None,
+    trials: int = 0,
+    draw: Callable[[np.random.Generator, int], Case] | None = None,
+) -> None:
+    """A check that is its table: `cases`, then `trials` hidden trials drawn by `draw`
+    against the reference (none without one), and the run's verdict."""
+    run_cases(run, function, cases, slips)
+    if draw is not None:
+        run_trials(run, function, reference, trials, draw, slips)
+    run.done()
+
+
 def run_reference_cases(
     run: CheckRun, function: str, reference: Callable, cases: Sequence[Case], slips: Slips
 ) -> None:

@@ -21,6 +21,7 @@ from attnbook.checks._cases import (
     normal,
     probe_tolerance,
     run_cases,
+    run_table,
     run_trials,
     sizes,
     with_neg_inf,
@@ -134,10 +135,7 @@ def _qkv_trial(rng, seed):
 def check_project_qkv(project_qkv, reference=None, trials: int = 12) -> None:
     """project_qkv on the worked example and non-square weights (table `QKV_CASES`), then
     `trials` random cases against the reference."""
-    run = CheckRun(project_qkv)
-    run_cases(run, "project_qkv", QKV_CASES, KNOWN)
-    run_trials(run, "project_qkv", reference, trials, _qkv_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(project_qkv), "project_qkv", QKV_CASES, KNOWN, reference, trials, _qkv_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -433,10 +431,8 @@ def _attention_trial(rng, seed):
 def check_attention(attention, reference=None, trials: int = 12) -> None:
     """attention on the worked, cross-attention, reordered and large cases (table
     `ATTENTION_CASES`), then `trials` random cases against the reference."""
-    run = CheckRun(attention)
-    run_cases(run, "attention", ATTENTION_CASES, KNOWN)
-    run_trials(run, "attention", reference, trials, _attention_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(attention), "attention", ATTENTION_CASES, KNOWN,
+              reference, trials, _attention_trial)  # fmt: skip
 
 
 # Every table, by the function it checks: scripts/release.py runs the catalogued mistakes on

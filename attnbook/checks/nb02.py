@@ -20,7 +20,7 @@ from attnbook.checks._cases import (
     normal,
     run_cases,
     run_reference_cases,
-    run_trials,
+    run_table,
     sizes,
 )
 from attnbook.checks._core import CheckRun, as_array, describe, hidden_range, hidden_seed
@@ -351,10 +351,8 @@ def _embed_trial(rng, seed):
 def check_embed(embed, reference=None, trials: int = 12) -> None:
     """embed on a worked example, a list of ids and a single token (table `EMBED_CASES`),
     then `trials` random cases against the reference."""
-    run = CheckRun(embed, in_place_hint=HINT_EMBED_IN_PLACE)
-    run_cases(run, "embed", EMBED_CASES, KNOWN)
-    run_trials(run, "embed", reference, trials, _embed_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(embed, in_place_hint=HINT_EMBED_IN_PLACE), "embed", EMBED_CASES, KNOWN,
+              reference, trials, _embed_trial)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from attnbook.checks._cases import (
     probe_tolerance,
     run_cases,
     run_reference_cases,
+    run_table,
     run_trials,
     sizes,
 )
@@ -491,10 +492,8 @@ def check_apply_rope(apply_rope, reference=None, trials: int = 12) -> None:
     """The worked example, position 0, shuffled positions, scores that depend only on the
     offset, leading axes and a list of positions (table `ROPE_CASES`), then `trials` random
     cases against the reference."""
-    run = CheckRun(apply_rope, in_place_hint=HINT_ROPE_IN_PLACE)
-    run_cases(run, "apply_rope", ROPE_CASES, KNOWN)
-    run_trials(run, "apply_rope", reference, trials, _rope_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(apply_rope, in_place_hint=HINT_ROPE_IN_PLACE), "apply_rope", ROPE_CASES,
+              KNOWN, reference, trials, _rope_trial)  # fmt: skip
 
 
 # Every table, by the function it checks: scripts/release.py runs the catalogued mistakes on

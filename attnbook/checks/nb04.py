@@ -20,7 +20,7 @@ from attnbook.checks._cases import (
     normal,
     run_cases,
     run_reference_cases,
-    run_trials,
+    run_table,
     sizes,
 )
 from attnbook.checks._core import (
@@ -283,10 +283,8 @@ def _padding_trial(rng, seed):
 def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
     """Three padding masks, one with an empty message (table `PADDING_CASES`), then `trials`
     random lengths against the reference."""
-    run = CheckRun(padding_mask)
-    run_cases(run, "padding_mask", PADDING_CASES, KNOWN)
-    run_trials(run, "padding_mask", reference, trials, _padding_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(padding_mask), "padding_mask", PADDING_CASES, KNOWN, reference, trials,
+              _padding_trial)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------
@@ -393,10 +391,8 @@ def _mask_trial(rng, seed):
 def check_attention_mask(attention_mask, reference=None, trials: int = 10) -> None:
     """Encoder and decoder masks of the decks' two messages, an empty message, three
     messages (table `MASK_CASES`), then `trials` random ones against the reference."""
-    run = CheckRun(attention_mask)
-    run_cases(run, "attention_mask", MASK_CASES, KNOWN)
-    run_trials(run, "attention_mask", reference, trials, _mask_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(attention_mask), "attention_mask", MASK_CASES, KNOWN, reference, trials,
+              _mask_trial)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------
@@ -595,10 +591,8 @@ def check_masked_attention(masked_attention, reference=None, trials: int = 12) -
     """The worked example with a causal mask, a query with no allowed key, a later token
     changed, leading axes and large scores (table `MASKED_CASES`: blocked keys get weight
     exactly 0), then `trials` random cases against the reference."""
-    run = CheckRun(masked_attention, in_place_hint=HINT_ATTENTION_IN_PLACE)
-    run_cases(run, "masked_attention", MASKED_CASES, KNOWN)
-    run_trials(run, "masked_attention", reference, trials, _masked_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(masked_attention, in_place_hint=HINT_ATTENTION_IN_PLACE), "masked_attention",
+              MASKED_CASES, KNOWN, reference, trials, _masked_trial)  # fmt: skip
 
 
 # The tables, by the function each checks: scripts/release.py runs the catalogued mistakes on

@@ -27,6 +27,7 @@ from attnbook.checks._cases import (
     expect_deterministic,
     probe_tolerance,
     run_cases,
+    run_table,
     run_trials,
     sizes,
 )
@@ -210,20 +211,18 @@ def check_split_heads(split_heads, reference=None, trials: int = 10) -> None:
     """split_heads on arange(12) (with head 1 of token 2 read out), a (2, 5, 12) split into 3
     heads and into 1, two input checks (table `SPLIT_CASES`), then random trials against the
     reference."""
-    run = CheckRun(split_heads)
-    run_cases(run, "split_heads", SPLIT_CASES, KNOWN)
-    run_trials(run, "split_heads", reference, trials, _split_trial, KNOWN)
-    run.done()
+    run_table(
+        CheckRun(split_heads), "split_heads", SPLIT_CASES, KNOWN, reference, trials, _split_trial
+    )
 
 
 def check_merge_heads(merge_heads, reference=None, trials: int = 10) -> None:
     """merge_heads on the split of arange(12), the round trip of a split (strided and
     contiguous), an input check (table `MERGE_CASES`), then random trials against the
     reference."""
-    run = CheckRun(merge_heads)
-    run_cases(run, "merge_heads", MERGE_CASES, KNOWN)
-    run_trials(run, "merge_heads", reference, trials, _merge_trial, KNOWN)
-    run.done()
+    run_table(
+        CheckRun(merge_heads), "merge_heads", MERGE_CASES, KNOWN, reference, trials, _merge_trial
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -590,7 +589,4 @@ def check_multi_head_attention(MultiHeadAttention, reference=None, trials: int =
     nothing else with parameters, no live dropout) and weights set, compared with PyTorch's
     nn.MultiheadAttention computation on no mask, a causal mask, causal + padding and one
     token, an input check (table `MHA_CASES`), then random sizes against the reference."""
-    run = CheckRun(MultiHeadAttention)
-    run_cases(run, MHA, MHA_CASES, KNOWN)
-    run_trials(run, MHA, reference, trials, _mha_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(MultiHeadAttention), MHA, MHA_CASES, KNOWN, reference, trials, _mha_trial)

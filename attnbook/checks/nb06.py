@@ -31,7 +31,7 @@ from attnbook.checks._cases import (
     package_model,
     run_cases,
     run_reference_cases,
-    run_trials,
+    run_table,
     sizes,
     token_wise_cases,
     trial_rng,
@@ -228,9 +228,7 @@ def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
         hint=HINT_WRITE_IT_YOURSELF,
     )
     run.in_place_hint = HINT_LAYER_NORM_IN_PLACE
-    run_cases(run, "layer_norm", LAYER_NORM_CASES, KNOWN)
-    run_trials(run, "layer_norm", reference, trials, _layer_norm_trial, KNOWN)
-    run.done()
+    run_table(run, "layer_norm", LAYER_NORM_CASES, KNOWN, reference, trials, _layer_norm_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -346,10 +344,7 @@ def check_mlp(MLP, reference=None, trials: int = 4) -> None:
     each time it is built: the worked example, random weights on a batch, the tokens
     reordered, one token alone, an input check (table `MLP_CASES`), then random sizes against
     the reference."""
-    run = CheckRun(MLP)
-    run_cases(run, "MLP", MLP_CASES, KNOWN)
-    run_trials(run, "MLP", reference, trials, _mlp_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(MLP), "MLP", MLP_CASES, KNOWN, reference, trials, _mlp_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -591,9 +586,7 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
     (table `BLOCK_CASES`), then random sizes against the reference."""
     run = CheckRun(PreNormBlock)
     run.in_place_hint = HINT_BLOCK_IN_PLACE
-    run_cases(run, BLOCK, BLOCK_CASES, KNOWN)
-    run_trials(run, BLOCK, reference, trials, _block_trial, KNOWN)
-    run.done()
+    run_table(run, BLOCK, BLOCK_CASES, KNOWN, reference, trials, _block_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -894,10 +887,8 @@ def check_count_parameters(count_parameters, reference=None, trials: int = 12) -
     """The closed-form count, exactly: GPT-2 small, every option of a small decoder against
     the package module's own count, an input check (table `COUNT_CASES`), then random sizes
     against the reference."""
-    run = CheckRun(count_parameters)
-    run_cases(run, "count_parameters", COUNT_CASES, KNOWN)
-    run_trials(run, "count_parameters", reference, trials, _count_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(count_parameters), "count_parameters", COUNT_CASES, KNOWN, reference, trials,
+              _count_trial)  # fmt: skip
 
 
 # the functions of notebook 06 checked as tables

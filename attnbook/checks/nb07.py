@@ -27,6 +27,7 @@ from attnbook.checks._cases import (
     one_number,
     probe_tolerance,
     run_cases,
+    run_table,
     run_trials,
 )
 from attnbook.checks._core import (
@@ -239,9 +240,7 @@ def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
     sequence, two input checks (the table `BATCH_CASES`), then random trials against the
     reference. Padding the whole sequences and then slicing is right too."""
     run = CheckRun(make_batch, crash_hint=HINT_CRASH_MAKE_BATCH, in_place_hint=HINT_BATCH_IN_PLACE)
-    run_cases(run, _BATCH, BATCH_CASES, KNOWN)
-    run_trials(run, _BATCH, reference, trials, _batch_trial, KNOWN)
-    run.done()
+    run_table(run, _BATCH, BATCH_CASES, KNOWN, reference, trials, _batch_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -383,10 +382,8 @@ def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     """The mean of -log p over the real targets: a worked batch, its padded ids changed, a
     random batch whose gradient must not reach padding, large logits, two input checks (the
     table `LOSS_CASES`), then random trials against the reference."""
-    run = CheckRun(lm_loss, crash_hint=HINT_CRASH_LOSS, in_place_hint=HINT_LOSS_IN_PLACE)
-    run_cases(run, _LOSS, LOSS_CASES, KNOWN)
-    run_trials(run, _LOSS, reference, trials, _loss_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(lm_loss, crash_hint=HINT_CRASH_LOSS, in_place_hint=HINT_LOSS_IN_PLACE),
+              _LOSS, LOSS_CASES, KNOWN, reference, trials, _loss_trial)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------
@@ -716,10 +713,7 @@ def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
     graph, the model's mode restored: a model of fixed probabilities, a decoder with dropout
     in training mode, batches as an iterator, an input check (the table `EVALUATE_CASES`),
     then random trials against the reference."""
-    run = CheckRun(evaluate)
-    run_cases(run, _EVALUATE, EVALUATE_CASES, KNOWN)
-    run_trials(run, _EVALUATE, reference, trials, _eval_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(evaluate), _EVALUATE, EVALUATE_CASES, KNOWN, reference, trials, _eval_trial)
 
 
 # ---------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from attnbook.checks._cases import Case, Slips, run_cases, run_trials, trial_rng
+from attnbook.checks._cases import Case, Slips, run_cases, run_table, run_trials, trial_rng
 from attnbook.checks._core import CheckRun, as_array, describe, hidden_range
 from attnbook.checks._lm import batch_stats, bias_model, ids, worked_batches
 from attnbook.lm.generation import filtered_distribution, generate_tokens
@@ -205,10 +205,8 @@ def check_sequence_log_prob(sequence_log_prob, reference=None, trials: int = 8) 
     """log p(continuation | prompt) by the chain rule: a model with fixed probabilities and
     three random decoders (the table `LOG_PROB_CASES`), then random trials against the
     reference."""
-    run = CheckRun(sequence_log_prob, crash_hint=HINT_CRASH_LOG_PROB)
-    run_cases(run, _LOG_PROB, LOG_PROB_CASES, KNOWN)
-    run_trials(run, _LOG_PROB, reference, trials, _log_prob_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(sequence_log_prob, crash_hint=HINT_CRASH_LOG_PROB), _LOG_PROB,
+              LOG_PROB_CASES, KNOWN, reference, trials, _log_prob_trial)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------
@@ -375,9 +373,7 @@ def check_next_token_probs(next_token_probs, reference=None, trials: int = 12) -
     leading axes and a batch with large logits (the table `PROBS_CASES`), then random trials
     against the reference."""
     run = CheckRun(next_token_probs, crash_hint=HINT_CRASH_PROBS, in_place_hint=HINT_PROBS_IN_PLACE)
-    run_cases(run, _PROBS, PROBS_CASES, KNOWN)
-    run_trials(run, _PROBS, reference, trials, _probs_trial, KNOWN)
-    run.done()
+    run_table(run, _PROBS, PROBS_CASES, KNOWN, reference, trials, _probs_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -407,6 +403,13 @@ def _token_ids(run: CheckRun, call: str, seen, shape: tuple, V: int) -> np.ndarr
         hint=HINT_SAMPLE_INTEGERS,
     )
     return arr.astype(np.int64)
+
+
+def _drawn(run: CheckRun, call: str, logits, settings: tuple, seed: int | None, shape: tuple):
+    """sample_next(logits, *settings, generator seeded `seed`, or None)'s token ids, `shape`."""
+    generator = None if seed is None else torch.Generator().manual_seed(seed)
+    seen = run.call(call, logits, *settings, generator)
+    return _token_ids(run, call, seen, shape, logits.shape[-1])
 
 
 HINT_ONE_DRAW_PER_ROW = (
@@ -447,13 +450,7 @@ def _greedy_settings(run: CheckRun, logits, best) -> None:
             f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
             f"top_p={top_p}, generator) [{what} is greedy]"
         )
-        seen = _token_ids(
-            run,
-            call,
-            run.call(call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(1)),
-            (64,),
-            12,
-        )
+        seen = _drawn(run, call, logits, (temperature, top_k, top_p), 1, (64,))
         run.expect_true(
             len(set(seen.tolist())) > 1 or len(set(best.tolist())) == 1,
             f"{call} gave every one of 64 rows the same token {int(seen[0])}.",
@@ -479,19 +476,8 @@ def _random_draws(run: CheckRun, logits, best) -> None:
             f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
             f"top_p={top_p}, generator=torch.Generator().manual_seed(5))"
         )
-        first = _token_ids(
-            run,
-            call,
-            run.call(call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(5)),
-            (64,),
-            12,
-        )
-        again = _token_ids(
-            run,
-            call,
-            run.call(call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(5)),
-            (64,),
-            12,
+        first, again = (
+            _drawn(run, call, logits, (temperature, top_k, top_p), 5, (64,)) for _ in range(2)
         )
         run.expect_true(
             np.array_equal(first, again),
@@ -518,13 +504,7 @@ def _random_draws(run: CheckRun, logits, best) -> None:
         "sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
         "generator) [two leading axes]"
     )
-    seen = _token_ids(
-        run,
-        call,
-        run.call(call, logits3, 1.0, 3, None, torch.Generator().manual_seed(2)),
-        (2, 32),
-        12,
-    )
+    seen = _drawn(run, call, logits3, (1.0, 3, None), 2, (2, 32))
     support = filtered_distribution(logits3, 1.0, 3, None) > 0  # (2, 32, 12)
     inside = torch.gather(support, -1, torch.as_tensor(seen)[..., None])
     run.expect_true(
@@ -551,13 +531,7 @@ def _frequencies(run: CheckRun) -> None:
             f"top_p={top_p}, generator) with probabilities (0.15, 0.5, 0.1, 0.25) "
             f"[{what}]"
         )
-        seen = _token_ids(
-            run,
-            call,
-            run.call(call, many, temperature, top_k, top_p, torch.Generator().manual_seed(7)),
-            (N,),
-            4,
-        )
+        seen = _drawn(run, call, many, (temperature, top_k, top_p), 7, (N,))
         share = np.bincount(seen, minlength=4) / N
         expected = as_array(filtered_distribution(Z, temperature, top_k, top_p))
         slack = 5.0 * np.sqrt(expected * (1 - expected) / N) + 1e-3
@@ -604,13 +578,7 @@ def _sample_trials(run: CheckRun, reference, trials: int) -> None:
             f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
             f"top_k={top_k}, top_p={top_p} (seed {seed})"
         )
-        seen = _token_ids(
-            run,
-            call,
-            run.call(call, logits, temperature, top_k, top_p, torch.Generator().manual_seed(seed)),
-            (B,),
-            V,
-        )
+        seen = _drawn(run, call, logits, (temperature, top_k, top_p), seed, (B,))
         probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
         outside = probs[torch.arange(B), torch.as_tensor(seen)] <= 0
         run.expect_true(
@@ -636,7 +604,7 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
     run = CheckRun(sample_next, crash_hint=HINT_CRASH_SAMPLE)
     Z = WORKED_LOGITS
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
-    token = _token_ids(run, call, run.call(call, Z.clone(), 0.0, None, None, None), (), 4)
+    token = _drawn(run, call, Z.clone(), (0.0, None, None), None, ())
     run.expect_true(
         int(token) == 1,
         f"{call} returned {int(token)}; expected 1 (the argmax).",
@@ -962,7 +930,4 @@ def check_perplexity(perplexity, reference=None, trials: int = 5) -> None:
     """exp of the mean loss over every real target: a uniform and a fixed model on two
     worked batches, a random decoder on three (the table `PPL_CASES`), then random trials
     against the reference."""
-    run = CheckRun(perplexity)
-    run_cases(run, _PPL, PPL_CASES, KNOWN)
-    run_trials(run, _PPL, reference, trials, _ppl_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(perplexity), _PPL, PPL_CASES, KNOWN, reference, trials, _ppl_trial)

@@ -36,6 +36,7 @@ from attnbook.checks._cases import (
     run_case,
     run_cases,
     run_reference_cases,
+    run_table,
     run_trials,
     sizes,
     token_wise_cases,
@@ -310,9 +311,7 @@ def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
         HINT_RMS_OWN,
     )
     run.in_place_hint = HINT_RMS_IN_PLACE
-    run_cases(run, "rms_norm", RMS_CASES, KNOWN)
-    run_trials(run, "rms_norm", reference, trials, _rms_trial, KNOWN)
-    run.done()
+    run_table(run, "rms_norm", RMS_CASES, KNOWN, reference, trials, _rms_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -429,10 +428,7 @@ def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
     """SwiGLU as a module, its three bias-free layers checked by name each time it is built:
     the worked example, random weights on a batch, the tokens reordered, an input check (table
     `SWIGLU_CASES`), then random sizes against the reference."""
-    run = CheckRun(SwiGLU)
-    run_cases(run, "SwiGLU", SWIGLU_CASES, KNOWN)
-    run_trials(run, "SwiGLU", reference, trials, _swiglu_trial, KNOWN)
-    run.done()
+    run_table(CheckRun(SwiGLU), "SwiGLU", SWIGLU_CASES, KNOWN, reference, trials, _swiglu_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -586,9 +582,7 @@ def check_grouped_query_attention(
             {"scaled_dot_product_attention", "multi_head_attention_forward", "enable_gqa"},
             "PyTorch's own fused attention", HINT_GQA_OWN)  # fmt: skip
     run.in_place_hint = HINT_GQA_IN_PLACE
-    run_cases(run, _GQA, GQA_CASES, KNOWN)
-    run_trials(run, _GQA, reference, trials, _gqa_trial, KNOWN)
-    run.done()
+    run_table(run, _GQA, GQA_CASES, KNOWN, reference, trials, _gqa_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -677,10 +671,9 @@ def check_kv_cache_bytes(kv_cache_bytes, reference=None, trials: int = 12) -> No
     """The cache's bytes, exactly: Qwen3-0.6B at 32k tokens, float64, an empty cache, the
     bytes measured on the package's blocks, an input check (table `KV_CASES`), then random
     sizes against the reference."""
-    run = CheckRun(kv_cache_bytes)
-    run_cases(run, "kv_cache_bytes", KV_CASES, KNOWN)
-    run_trials(run, "kv_cache_bytes", reference, trials, _kv_trial, KNOWN)
-    run.done()
+    run_table(
+        CheckRun(kv_cache_bytes), "kv_cache_bytes", KV_CASES, KNOWN, reference, trials, _kv_trial
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -899,9 +892,7 @@ def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
     returned keys and values), then random sizes and caches against the reference."""
     run = CheckRun(Qwen3Block)
     run.in_place_hint = HINT_BLOCK_IN_PLACE
-    run_cases(run, _BLOCK, QWEN3_BLOCK_CASES, KNOWN)
-    run_trials(run, _BLOCK, reference, trials, _qwen3_block_trial, KNOWN)
-    run.done()
+    run_table(run, _BLOCK, QWEN3_BLOCK_CASES, KNOWN, reference, trials, _qwen3_block_trial)
 
 
 # ---------------------------------------------------------------------------------------

@@ -34,8 +34,7 @@ from attnbook.checks._cases import (
     match_slip,
     one_number,
     package_model,
-    run_cases,
-    run_trials,
+    run_table,
     sizes,
     weights_of,
 )
@@ -273,9 +272,7 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
         hint=HINT_CROSS_OWN,
     )
     run.in_place_hint = HINT_CROSS_IN_PLACE
-    run_cases(run, _CROSS, CROSS_CASES, KNOWN)
-    run_trials(run, _CROSS, reference, trials, _cross_trial, KNOWN)
-    run.done()
+    run_table(run, _CROSS, CROSS_CASES, KNOWN, reference, trials, _cross_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -552,9 +549,7 @@ def check_encoder_decoder(EncoderDecoder, reference=None, trials: int = 2) -> No
     run = CheckRun(EncoderDecoder)
     borrowed = sorted(_class_names(EncoderDecoder) & _BORROWED)
     run.expect_true(not borrowed, f"{run.name} uses {borrowed}.", hint=HINT_GIVEN_LAYERS_OWN)
-    run_cases(run, _ENCDEC, ENCDEC_CASES, KNOWN)
-    run_trials(run, _ENCDEC, reference, trials, _encdec_trial, KNOWN)
-    run.done()
+    run_table(run, _ENCDEC, ENCDEC_CASES, KNOWN, reference, trials, _encdec_trial)
 
 
 # ---------------------------------------------------------------------------------------
@@ -869,9 +864,7 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
     borrowed = sorted(names_called(beam_search) & {"beam_decode", "greedy_decode"})
     run.expect_true(not borrowed, f"{run.name} calls the package's {borrowed}.",
                     hint=HINT_SEARCH_OWN)  # fmt: skip
-    run_cases(run, _BEAM, SEARCH_CASES, KNOWN)
-    run_trials(run, _BEAM, reference, trials, _search_trial, KNOWN)
-    run.done()
+    run_table(run, _BEAM, SEARCH_CASES, KNOWN, reference, trials, _search_trial)
 
 
 # the functions of notebook 11 checked as tables
