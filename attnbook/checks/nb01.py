@@ -96,33 +96,17 @@ _QKV_CRASH = ((SHAPE_ERRORS, HINT_MATMUL_QKV),)
 # Non-square weights: d = 3, d_k = 2, d_v = 5; only Q = X W_Q^T fits these shapes.
 _X, _W_Q, _W_K, _W_V = _random(1, 4, 3), _random(2, 2, 3), _random(3, 2, 3), _random(4, 5, 3)
 QKV_CASES = (
-    Case(
-        "worked",
-        "project_qkv(X, W_Q, W_K, W_V) on the worked 4x3 example",
-        (WORKED_X, WORKED_W_Q, WORKED_W_K, WORKED_W_V),
-        expect=(WORKED_Q, WORKED_K, WORKED_V),
-        returns=QKV,
-        whole=True,
-        crash_hints=_QKV_CRASH,
-    ),
-    Case(
-        "non-square",
-        "project_qkv(X, W_Q, W_K, W_V) with X (4, 3), W_Q and W_K (2, 3), W_V (5, 3)",
-        (_X, _W_Q, _W_K, _W_V),
-        expect=(_X @ _W_Q.T, _X @ _W_K.T, _X @ _W_V.T),
-        hint=HINT_TOKEN_QUERY,
-        returns=QKV,
-        whole=True,
-        crash_hints=_QKV_CRASH,
-    ),
-    Case(
-        "W_Q too wide",
-        "project_qkv with X (4, 3) and W_Q (2, 4)",
-        (_X, _random(5, 2, 4), _W_K, _W_V),
-        raises=ValueError,
-        mentions=("W_Q", "(2, 4)", "(4, 3)"),
-    ),
-)
+    Case("worked", "project_qkv(X, W_Q, W_K, W_V) on the worked 4x3 example",
+         (WORKED_X, WORKED_W_Q, WORKED_W_K, WORKED_W_V), expect=(WORKED_Q, WORKED_K, WORKED_V),
+         returns=QKV, whole=True, crash_hints=_QKV_CRASH),
+    Case("non-square",
+         "project_qkv(X, W_Q, W_K, W_V) with X (4, 3), W_Q and W_K (2, 3), W_V (5, 3)",
+         (_X, _W_Q, _W_K, _W_V), expect=(_X @ _W_Q.T, _X @ _W_K.T, _X @ _W_V.T),
+         hint=HINT_TOKEN_QUERY, returns=QKV, whole=True, crash_hints=_QKV_CRASH),
+    Case("W_Q too wide", "project_qkv with X (4, 3) and W_Q (2, 4)",
+         (_X, _random(5, 2, 4), _W_K, _W_V), raises=ValueError,
+         mentions=("W_Q", "(2, 4)", "(4, 3)")),
+)  # fmt: skip
 
 
 def _qkv_trial(rng, seed):
@@ -169,32 +153,15 @@ HINT_SCORES_SHAPE = "S has one row per query and one column per key"
 _SCORES_CRASH = ((("matmul", "not aligned", "mismatch"), HINT_TRANSPOSE_K),)
 _Q, _K = _random(11, 2, 4), _random(12, 5, 4)
 SCORE_CASES = (
-    Case(
-        "worked",
-        "score_matrix(Q, K) on the worked example (L = 4, d_k = 3)",
-        (WORKED_Q, WORKED_K),
-        expect=WORKED_QK / np.sqrt(3.0),
-        hint=HINT_SCORES,
-        shape_hint=HINT_SCORES_SHAPE,
-        crash_hints=_SCORES_CRASH,
-    ),
-    Case(
-        "2 queries, 5 keys",
-        "score_matrix(Q, K) with 2 queries and 5 keys, d_k = 4",
-        (_Q, _K),
-        expect=_Q @ _K.T / 2.0,
-        hint=HINT_SCORES,
-        shape_hint=HINT_SCORES_SHAPE,
-        crash_hints=_SCORES_CRASH,
-    ),
-    Case(
-        "widths differ",
-        "score_matrix with Q (4, 3) and K (4, 2)",
-        (WORKED_Q, WORKED_K[:, :2]),
-        raises=ValueError,
-        mentions=("(4, 3)", "(4, 2)"),
-    ),
-)
+    Case("worked", "score_matrix(Q, K) on the worked example (L = 4, d_k = 3)",
+         (WORKED_Q, WORKED_K), expect=WORKED_QK / np.sqrt(3.0), hint=HINT_SCORES,
+         shape_hint=HINT_SCORES_SHAPE, crash_hints=_SCORES_CRASH),
+    Case("2 queries, 5 keys", "score_matrix(Q, K) with 2 queries and 5 keys, d_k = 4", (_Q, _K),
+         expect=_Q @ _K.T / 2.0, hint=HINT_SCORES, shape_hint=HINT_SCORES_SHAPE,
+         crash_hints=_SCORES_CRASH),
+    Case("widths differ", "score_matrix with Q (4, 3) and K (4, 2)", (WORKED_Q, WORKED_K[:, :2]),
+         raises=ValueError, mentions=("(4, 3)", "(4, 2)")),
+)  # fmt: skip
 
 
 def _scores_trial(rng, seed):
@@ -254,13 +221,8 @@ HINT_LEADING_AXES = (
 
 _WORKED_S = WORKED_QK / np.sqrt(3.0)
 SOFTMAX_CASES = (
-    Case(
-        "worked",
-        "softmax_rows(S) on the worked 4x4 scores",
-        (_WORKED_S,),
-        expect=torch_softmax,
-        hint=HINT_SOFTMAX_VALUES,
-    ),
+    Case("worked", "softmax_rows(S) on the worked 4x4 scores", (_WORKED_S,), expect=torch_softmax,
+         hint=HINT_SOFTMAX_VALUES),
     Case(
         "small",
         "softmax_rows(S) with S = [[1, 2, 3], [0, 0, 0]] (2 rows, 3 columns)",
@@ -270,14 +232,9 @@ SOFTMAX_CASES = (
             [1 / 3, 1 / 3, 1 / 3],
         ],
     ),
-    Case(
-        "large",
-        "softmax_rows(S) with large scores S = [[1000, 1001, 1002], [1002, 1001, 1000]]",
-        (np.array([[1000.0, 1001.0, 1002.0], [1002.0, 1001.0, 1000.0]]),),
-        expect=torch_softmax,
-        hint=HINT_STABLE,
-        finite=HINT_STABLE,
-    ),
+    Case("large", "softmax_rows(S) with large scores S = [[1000, 1001, 1002], [1002, 1001, 1000]]",
+         (np.array([[1000.0, 1001.0, 1002.0], [1002.0, 1001.0, 1000.0]]),), expect=torch_softmax,
+         hint=HINT_STABLE, finite=HINT_STABLE),
     Case(
         "scales",
         "softmax_rows(S) with rows on different scales S = [[0, 1], [-1000, -999], [-1001, -1002]]",
@@ -285,32 +242,18 @@ SOFTMAX_CASES = (
         expect=torch_softmax,
         finite=HINT_GLOBAL_MAX,
     ),
-    Case(
-        "spread",
-        "softmax_rows(S) with a wide spread in each row S = [[-800, 0, 800], [2, -800, 0]]",
-        (np.array([[-800.0, 0.0, 800.0], [2.0, -800.0, 0.0]]),),
-        expect=torch_softmax,
-        hint=HINT_ROW_MAXIMUM,
-        finite=HINT_ROW_MAXIMUM,
-    ),
-    Case(
-        "-inf",
-        "softmax_rows(S) with -inf scores S = [[0, -inf, 1], [-inf, -inf, -inf]]",
-        (np.array([[0.0, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf]]),),
-        expect=[[0.2689414213699951, 0.0, 0.7310585786300049], [0.0, 0.0, 0.0]],
-        hint=HINT_MASKED_ROW_ZEROS,
-        finite=HINT_ALL_MASKED,
-    ),
-    Case(
-        "leading axes",
-        "softmax_rows(S) with leading axes, S of shape (2, 3, 5)",
-        (_random(21, 2, 3, 5),),
-        expect=torch_softmax,
-        hint=HINT_LEADING_AXES,
-        shape_hint=HINT_LEADING_AXES,
-        crash_hints=(("broadcast", HINT_LEADING_AXES),),
-    ),
-)
+    Case("spread",
+         "softmax_rows(S) with a wide spread in each row S = [[-800, 0, 800], [2, -800, 0]]",
+         (np.array([[-800.0, 0.0, 800.0], [2.0, -800.0, 0.0]]),), expect=torch_softmax,
+         hint=HINT_ROW_MAXIMUM, finite=HINT_ROW_MAXIMUM),
+    Case("-inf", "softmax_rows(S) with -inf scores S = [[0, -inf, 1], [-inf, -inf, -inf]]",
+         (np.array([[0.0, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf]]),),
+         expect=[[0.2689414213699951, 0.0, 0.7310585786300049], [0.0, 0.0, 0.0]],
+         hint=HINT_MASKED_ROW_ZEROS, finite=HINT_ALL_MASKED),
+    Case("leading axes", "softmax_rows(S) with leading axes, S of shape (2, 3, 5)",
+         (_random(21, 2, 3, 5),), expect=torch_softmax, hint=HINT_LEADING_AXES,
+         shape_hint=HINT_LEADING_AXES, crash_hints=(("broadcast", HINT_LEADING_AXES),)),
+)  # fmt: skip
 
 
 def _softmax_trial(rng, seed):
@@ -375,49 +318,22 @@ ATTENTION = Returns(
 _Q2, _K2, _V2 = _random(31, 2, 4), _random(32, 5, 4), _random(33, 5, 3)
 _PERM = np.array([2, 0, 3, 1])
 ATTENTION_CASES = (
-    Case(
-        "worked",
-        "attention(Q, K, V) on the worked example",
-        (WORKED_Q, WORKED_K, WORKED_V),
-        expect=torch_attend,
-        hint=HINT_ATTENTION,
-        returns=ATTENTION,
-        crash_hints=((SHAPE_ERRORS, HINT_V_TIMES_A),),
-    ),
+    Case("worked", "attention(Q, K, V) on the worked example", (WORKED_Q, WORKED_K, WORKED_V),
+         expect=torch_attend, hint=HINT_ATTENTION, returns=ATTENTION,
+         crash_hints=((SHAPE_ERRORS, HINT_V_TIMES_A),)),
     # Cross-attention shapes: 2 queries, 5 keys, d_k = 4, d_v = 3.
-    Case(
-        "cross",
-        "attention(Q, K, V) with Q (2, 4), K (5, 4), V (5, 3)",
-        (_Q2, _K2, _V2),
-        expect=torch_attend,
-        hint=HINT_ATTENTION,
-        returns=ATTENTION,
-    ),
+    Case("cross", "attention(Q, K, V) with Q (2, 4), K (5, 4), V (5, 3)", (_Q2, _K2, _V2),
+         expect=torch_attend, hint=HINT_ATTENTION, returns=ATTENTION),
     # Without positions, reordering the tokens only reorders the outputs.
-    Case(
-        "reordered",
-        "attention on the worked example with its tokens reordered",
-        (WORKED_Q[_PERM], WORKED_K[_PERM], WORKED_V[_PERM]),
-        expect=torch_attend,
-        hint=HINT_PERMUTATION,
-        returns=ATTENTION,
-    ),
-    Case(
-        "large",
-        "attention(Q, K, V) with large scores (q.k = 2500)",
-        (np.array([[50.0, 0.0], [0.0, 0.0]]), np.array([[50.0, 0.0], [-50.0, 0.0]]), np.eye(2)),
-        expect=torch_attend,
-        returns=ATTENTION,
-        finite=HINT_STABLE,
-    ),
-    Case(
-        "V too short",
-        "attention with K (4, 3) and V (3, 3)",
-        (WORKED_Q, WORKED_K, WORKED_V[:3]),
-        raises=ValueError,
-        mentions=("(4, 3)", "(3, 3)"),
-    ),
-)
+    Case("reordered", "attention on the worked example with its tokens reordered",
+         (WORKED_Q[_PERM], WORKED_K[_PERM], WORKED_V[_PERM]), expect=torch_attend,
+         hint=HINT_PERMUTATION, returns=ATTENTION),
+    Case("large", "attention(Q, K, V) with large scores (q.k = 2500)",
+         (np.array([[50.0, 0.0], [0.0, 0.0]]), np.array([[50.0, 0.0], [-50.0, 0.0]]), np.eye(2)),
+         expect=torch_attend, returns=ATTENTION, finite=HINT_STABLE),
+    Case("V too short", "attention with K (4, 3) and V (3, 3)", (WORKED_Q, WORKED_K, WORKED_V[:3]),
+         raises=ValueError, mentions=("(4, 3)", "(3, 3)")),
+)  # fmt: skip
 
 
 def _attention_trial(rng, seed):

@@ -227,7 +227,7 @@ TABLE_CASES = (
         )
         for d in (5, 0, -4)
     ),
-)
+)  # fmt: skip
 
 
 def check_sinusoidal_positions(sinusoidal_positions, reference=None, trials: int = 12) -> None:
@@ -300,44 +300,20 @@ _E = np.array(
 _P = 10.0 * np.arange(6)[:, None] + np.arange(4)[None, :] / 10  # (6, 4): p[l, j] = 10l + j/10
 _EMBED_CRASH = (("broadcast", HINT_EMBED_SHAPES),)
 EMBED_CASES = (
-    Case(
-        "worked",
-        "embed([3, 1, 3], E, P) with E (5, 4) and P (6, 4), P[l, j] = 10 l + j / 10",
-        (np.array([3, 1, 3]), _E, _P),
-        expect=[[0.0, 1.1, 1.2, 4.3], [10.0, 13.1, 10.2, 11.3], [20.0, 21.1, 21.2, 24.3]],
-        hint=HINT_EMBED_VALUES,
-        shape_hint=HINT_EMBED_SHAPE,
-        crash_hints=_EMBED_CRASH,
-    ),
-    Case(
-        "list",
-        "embed(token_ids, E, P) with token_ids given as a Python list [4, 0]",
-        ([4, 0], _E, _P),
-        expect=[[5.0, 0.1, 0.2, 1.3], [11.0, 10.1, 12.2, 10.3]],
-        crash_hints=_EMBED_CRASH,
-    ),
-    Case(
-        "single",
-        "embed([2], E, P) (a single token)",
-        (np.array([2]), _E, _P),
-        expect=[[2.0, 2.1, 0.2, 0.3]],
-        crash_hints=_EMBED_CRASH,
-    ),
-    Case(
-        "too long",
-        "embed with 7 tokens but P of shape (6, 4)",
-        (np.zeros(7, dtype=int), _E, _P),
-        raises=ValueError,
-        mentions=("P", "(6, 4)"),
-    ),
-    Case(
-        "widths differ",
-        "embed with E (5, 4) and P (6, 3)",
-        (np.array([3, 1, 3]), _E, _P[:, :3]),
-        raises=ValueError,
-        mentions=("(5, 4)", "(6, 3)"),
-    ),
-)
+    Case("worked", "embed([3, 1, 3], E, P) with E (5, 4) and P (6, 4), P[l, j] = 10 l + j / 10",
+         (np.array([3, 1, 3]), _E, _P),
+         expect=[[0.0, 1.1, 1.2, 4.3], [10.0, 13.1, 10.2, 11.3], [20.0, 21.1, 21.2, 24.3]],
+         hint=HINT_EMBED_VALUES, shape_hint=HINT_EMBED_SHAPE, crash_hints=_EMBED_CRASH),
+    Case("list", "embed(token_ids, E, P) with token_ids given as a Python list [4, 0]",
+         ([4, 0], _E, _P), expect=[[5.0, 0.1, 0.2, 1.3], [11.0, 10.1, 12.2, 10.3]],
+         crash_hints=_EMBED_CRASH),
+    Case("single", "embed([2], E, P) (a single token)", (np.array([2]), _E, _P),
+         expect=[[2.0, 2.1, 0.2, 0.3]], crash_hints=_EMBED_CRASH),
+    Case("too long", "embed with 7 tokens but P of shape (6, 4)", (np.zeros(7, dtype=int), _E, _P),
+         raises=ValueError, mentions=("P", "(6, 4)")),
+    Case("widths differ", "embed with E (5, 4) and P (6, 3)", (np.array([3, 1, 3]), _E, _P[:, :3]),
+         raises=ValueError, mentions=("(5, 4)", "(6, 3)")),
+)  # fmt: skip
 
 
 def _embed_trial(rng, seed):
@@ -434,33 +410,19 @@ def _on_table(k: int, d: int, table: np.ndarray) -> Case:
 
 
 SHIFT_CASES = (
-    Case(
-        "k=1, d=4",
-        "shift_matrix(1, 4)",
-        (1, 4),
-        expect=STORED_SHIFT_1_4,
-        shape_hint=HINT_SHIFT_SHAPE,
-        decimals=10,
-        probe=_shift_probe,
-    ),
+    Case("k=1, d=4", "shift_matrix(1, 4)", (1, 4), expect=STORED_SHIFT_1_4,
+         shape_hint=HINT_SHIFT_SHAPE, decimals=10, probe=_shift_probe),
     _on_table(2, 4, STORED_P_6_4),
     _on_table(3, 8, STORED_P_4_8),
     _on_table(-2, 4, STORED_P_6_4),
     Case("k=0", "shift_matrix(0, 6) (no shift)", (0, 6), expect=np.eye(6), hint=HINT_SHIFT_ZERO),
-    Case(
-        "rotation",
-        "shift_matrix(7, 10)",
-        (7, 10),
-        expect=np.eye(10),
-        shape=(10, 10),
-        hint=HINT_SHIFT_ROTATION,
-        view=("M^T M (a rotation keeps lengths)", lambda M: M.T @ M),
-    ),
+    Case("rotation", "shift_matrix(7, 10)", (7, 10), expect=np.eye(10), shape=(10, 10),
+         hint=HINT_SHIFT_ROTATION, view=("M^T M (a rotation keeps lengths)", lambda M: M.T @ M)),
     *(
         Case(f"d={d}", f"shift_matrix(1, {d})", (1, d), raises=ValueError, mentions=(str(d),))
         for d in (3, 0)
     ),
-)
+)  # fmt: skip
 
 
 def check_shift_matrix(shift_matrix, reference=None, trials: int = 12) -> None:

@@ -190,32 +190,15 @@ ROTATION_CASES = (
     _rotation_case(np.pi / 2, np.array([[0.0, -1.0], [1.0, 0.0]])),
     _rotation_case(np.pi / 6, STORED_R_30_DEGREES),
     _rotation_case(0.0, np.eye(2)),
-    Case(
-        "angles (2, 3)",
-        "rotation_2d(a) with an array of angles of shape (2, 3)",
-        (np.array([[0.0, 1.0, -2.0], [3.5, 10.0, np.pi]]),),
-        shape=(2, 3, 2, 2),
-        shape_hint=HINT_ROTATION_AXES,
-        crash_hints=(("", HINT_MATH_COS),),
-        probe=_entrywise_probe,
-    ),
-    Case(
-        "0.7",
-        "rotation_2d(0.7)",
-        (0.7,),
-        expect=np.eye(2),
-        shape=(2, 2),
-        hint=HINT_ROTATION_ORTHOGONAL,
-        view=("R^T R (a rotation keeps lengths)", lambda R: R.T @ R),
-    ),
-    Case(
-        "degrees",
-        "rotation_2d('30 degrees')",
-        ("30 degrees",),
-        raises=ValueError,
-        mentions=("radians",),
-    ),
-)
+    Case("angles (2, 3)", "rotation_2d(a) with an array of angles of shape (2, 3)",
+         (np.array([[0.0, 1.0, -2.0], [3.5, 10.0, np.pi]]),), shape=(2, 3, 2, 2),
+         shape_hint=HINT_ROTATION_AXES, crash_hints=(("", HINT_MATH_COS),), probe=_entrywise_probe),
+    Case("0.7", "rotation_2d(0.7)", (0.7,), expect=np.eye(2), shape=(2, 2),
+         hint=HINT_ROTATION_ORTHOGONAL,
+         view=("R^T R (a rotation keeps lengths)", lambda R: R.T @ R)),
+    Case("degrees", "rotation_2d('30 degrees')", ("30 degrees",), raises=ValueError,
+         mentions=("radians",)),
+)  # fmt: skip
 
 
 def _rotation_trial(rng, seed):
@@ -396,34 +379,15 @@ _X = _rng.standard_normal((5, 8))
 _q, _k = _rng.standard_normal((1, 8)), _rng.standard_normal((1, 8))
 _X4 = _rng.standard_normal((2, 3, 4, 6))
 ROPE_CASES = (
-    Case(
-        "worked",
-        "apply_rope(X, [0, 1, 2], 100.0) on the worked (3, 4) example",
-        (WORKED_ROPE_X, np.array([0, 1, 2]), 100.0),
-        expect=STORED_ROPE_Y,
-        shape_hint=HINT_ROPE_SHAPE,
-        crash_hints=_ROPE_CRASH,
-        decimals=10,
-    ),
-    Case(
-        "position 0",
-        "apply_rope(X, [0, 0, 0, 0, 0], 10000.0) (every token at position 0)",
-        (_X, np.zeros(5, dtype=int), 10000.0),
-        expect=_X,
-        hint=HINT_POSITION_ZERO,
-        shape_hint=HINT_ROPE_SHAPE,
-        crash_hints=_ROPE_CRASH,
-    ),
-    Case(
-        "positions",
-        "apply_rope(X, [7, 0, 3, 12, 5], 10000.0) with X of shape (5, 8)",
-        (_X, np.array([7, 0, 3, 12, 5]), 10000.0),
-        expect=STORED_ROPE_SHUFFLED,
-        hint=HINT_OWN_POSITION,
-        shape_hint=HINT_ROPE_SHAPE,
-        crash_hints=_ROPE_CRASH,
-        decimals=10,
-    ),
+    Case("worked", "apply_rope(X, [0, 1, 2], 100.0) on the worked (3, 4) example",
+         (WORKED_ROPE_X, np.array([0, 1, 2]), 100.0), expect=STORED_ROPE_Y,
+         shape_hint=HINT_ROPE_SHAPE, crash_hints=_ROPE_CRASH, decimals=10),
+    Case("position 0", "apply_rope(X, [0, 0, 0, 0, 0], 10000.0) (every token at position 0)",
+         (_X, np.zeros(5, dtype=int), 10000.0), expect=_X, hint=HINT_POSITION_ZERO,
+         shape_hint=HINT_ROPE_SHAPE, crash_hints=_ROPE_CRASH),
+    Case("positions", "apply_rope(X, [7, 0, 3, 12, 5], 10000.0) with X of shape (5, 8)",
+         (_X, np.array([7, 0, 3, 12, 5]), 10000.0), expect=STORED_ROPE_SHUFFLED,
+         hint=HINT_OWN_POSITION, shape_hint=HINT_ROPE_SHAPE, crash_hints=_ROPE_CRASH, decimals=10),
     # The score between a query at l and a key at s depends only on s - l.
     Case(
         "relative",
@@ -441,38 +405,18 @@ ROPE_CASES = (
         depth=4,
         view=("the scores q~_l . k~_s, each minus the first", _score_changes),
     ),
-    Case(
-        "leading axes",
-        "apply_rope(X, [0, 2, 5, 9], 500.0) with leading axes, X of shape (2, 3, 4, 6)",
-        (_X4, np.array([0, 2, 5, 9]), 500.0),
-        shape=_X4.shape,
-        shape_hint=HINT_LEADING_AXES,
-        crash_hints=(("", HINT_LEADING_AXES),),
-        probe=_per_slice_probe,
-    ),
-    Case(
-        "list",
-        "apply_rope(X, positions as a Python list [3], 10000.0) with X of shape (1, 2)",
-        (np.array([[1.0, 0.0]]), [3], 10000.0),
-        expect=[[np.cos(3.0), np.sin(3.0)]],
-        shape_hint=HINT_ROPE_SHAPE,
-        crash_hints=_ROPE_CRASH,
-    ),
-    Case(
-        "too few positions",
-        "apply_rope with X (5, 8) and 4 positions",
-        (_X, np.arange(4), 10000.0),
-        raises=ValueError,
-        mentions=("(5, 8)", "(4,)"),
-    ),
-    Case(
-        "odd width",
-        "apply_rope with X of odd width (3, 5)",
-        (np.zeros((3, 5)), np.arange(3), 10000.0),
-        raises=ValueError,
-        mentions=("(3, 5)",),
-    ),
-)
+    Case("leading axes",
+         "apply_rope(X, [0, 2, 5, 9], 500.0) with leading axes, X of shape (2, 3, 4, 6)",
+         (_X4, np.array([0, 2, 5, 9]), 500.0), shape=_X4.shape, shape_hint=HINT_LEADING_AXES,
+         crash_hints=(("", HINT_LEADING_AXES),), probe=_per_slice_probe),
+    Case("list", "apply_rope(X, positions as a Python list [3], 10000.0) with X of shape (1, 2)",
+         (np.array([[1.0, 0.0]]), [3], 10000.0), expect=[[np.cos(3.0), np.sin(3.0)]],
+         shape_hint=HINT_ROPE_SHAPE, crash_hints=_ROPE_CRASH),
+    Case("too few positions", "apply_rope with X (5, 8) and 4 positions",
+         (_X, np.arange(4), 10000.0), raises=ValueError, mentions=("(5, 8)", "(4,)")),
+    Case("odd width", "apply_rope with X of odd width (3, 5)",
+         (np.zeros((3, 5)), np.arange(3), 10000.0), raises=ValueError, mentions=("(3, 5)",)),
+)  # fmt: skip
 
 
 def _rope_trial(rng, seed):

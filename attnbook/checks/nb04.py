@@ -146,26 +146,12 @@ HINT_SINGLE_TOKEN = "a single token may read itself"
 
 
 CAUSAL_CASES = (
-    Case(
-        "4",
-        "causal_mask(4)",
-        (4,),
-        expect=_lower(4),
-        shape_hint=HINT_CAUSAL_SHAPE,
-        probe=_bool_probe,
-        finite=False,
-        what="mask entries",
-    ),
-    Case(
-        "1",
-        "causal_mask(1) (a single token)",
-        (1,),
-        expect=np.array([[True]]),
-        shape_hint=HINT_CAUSAL_HARD_CODED,
-        hint=HINT_SINGLE_TOKEN,
-    ),
+    Case("4", "causal_mask(4)", (4,), expect=_lower(4), shape_hint=HINT_CAUSAL_SHAPE,
+         probe=_bool_probe, finite=False, what="mask entries"),
+    Case("1", "causal_mask(1) (a single token)", (1,), expect=np.array([[True]]),
+         shape_hint=HINT_CAUSAL_HARD_CODED, hint=HINT_SINGLE_TOKEN),
     Case("0", "causal_mask(0)", (0,), raises=ValueError, mentions=("L",)),
-)
+)  # fmt: skip
 
 
 def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
@@ -224,53 +210,25 @@ HINT_PADDING_SIZES = (
 
 _PADDING_CRASH = ((SHAPE_ERRORS, HINT_PADDING_BROADCAST),)
 PADDING_CASES = (
-    Case(
-        "[4, 2], 4",
-        "padding_mask([4, 2], 4) (Message A: 4 tokens, Message B: 2 tokens + 2 <PAD>)",
-        (np.array([4, 2]), 4),
-        expect=np.array([[True, True, True, True], [True, True, False, False]]),
-        shape_hint=HINT_PADDING_SHAPE,
-        crash_hints=_PADDING_CRASH,
-        probe=_bool_probe,
-        finite=False,
-        what="mask entries",
-    ),
-    Case(
-        "[1, 3, 0], 3",
-        "padding_mask([1, 3, 0], 3) (a list; one empty message)",
-        ([1, 3, 0], 3),
-        expect=np.array([[True, False, False], [True, True, True], [False, False, False]]),
-        shape_hint=HINT_PADDING_SIZES,
-        crash_hints=_PADDING_CRASH,
-        probe=_bool_probe,
-        finite=False,
-        what="mask entries",
-    ),
-    Case(
-        "[2, 1], 5",
-        "padding_mask([2, 1], 5) (every message shorter than L)",
-        (np.array([2, 1]), 5),
-        expect=np.array([[True, True, False, False, False], [True, False, False, False, False]]),
-        shape_hint=HINT_L_COLUMNS,
-        probe=_bool_probe,
-        finite=False,
-        what="mask entries",
-    ),
-    Case(
-        "too long",
-        "padding_mask([5, 2], 4) (a length longer than L)",
-        (np.array([5, 2]), 4),
-        raises=ValueError,
-        mentions=("lengths", "4"),
-    ),
-    Case(
-        "2-D lengths",
-        "padding_mask([[4, 2]], 4) (lengths must be 1-D)",
-        (np.array([[4, 2]]), 4),
-        raises=ValueError,
-        mentions=("lengths", "(1, 2)"),
-    ),
-)
+    Case("[4, 2], 4",
+         "padding_mask([4, 2], 4) (Message A: 4 tokens, Message B: 2 tokens + 2 <PAD>)",
+         (np.array([4, 2]), 4),
+         expect=np.array([[True, True, True, True], [True, True, False, False]]),
+         shape_hint=HINT_PADDING_SHAPE, crash_hints=_PADDING_CRASH, probe=_bool_probe,
+         finite=False, what="mask entries"),
+    Case("[1, 3, 0], 3", "padding_mask([1, 3, 0], 3) (a list; one empty message)", ([1, 3, 0], 3),
+         expect=np.array([[True, False, False], [True, True, True], [False, False, False]]),
+         shape_hint=HINT_PADDING_SIZES, crash_hints=_PADDING_CRASH, probe=_bool_probe,
+         finite=False, what="mask entries"),
+    Case("[2, 1], 5", "padding_mask([2, 1], 5) (every message shorter than L)",
+         (np.array([2, 1]), 5),
+         expect=np.array([[True, True, False, False, False], [True, False, False, False, False]]),
+         shape_hint=HINT_L_COLUMNS, probe=_bool_probe, finite=False, what="mask entries"),
+    Case("too long", "padding_mask([5, 2], 4) (a length longer than L)", (np.array([5, 2]), 4),
+         raises=ValueError, mentions=("lengths", "4")),
+    Case("2-D lengths", "padding_mask([[4, 2]], 4) (lengths must be 1-D)", (np.array([[4, 2]]), 4),
+         raises=ValueError, mentions=("lengths", "(1, 2)")),
+)  # fmt: skip
 
 
 def _padding_trial(rng, seed):
@@ -341,13 +299,8 @@ def _mask_case(lengths, L: int, causal: bool, expected=None, label: str = "") ->
 
 T, F = True, False
 MASK_CASES = (
-    _mask_case(
-        np.array([4, 2]),
-        4,
-        False,
-        [[[T] * 4] * 4, [[T, T, F, F]] * 4],
-        " (Message A and Message B, bidirectional encoder)",
-    ),
+    _mask_case(np.array([4, 2]), 4, False, [[[T] * 4] * 4, [[T, T, F, F]] * 4],
+               " (Message A and Message B, bidirectional encoder)"),
     _mask_case(
         np.array([4, 2]),
         4,
@@ -358,28 +311,14 @@ MASK_CASES = (
         ],
         " (Message A and Message B, causal decoder)",
     ),
-    _mask_case(
-        [0, 1],
-        2,
-        True,
-        [[[F, F], [F, F]], [[T, F], [T, F]]],
-        " (an empty message and a one-token message)",
-    ),
-    _mask_case(
-        np.array([3, 0, 1]),
-        3,
-        True,
-        [[[T, F, F], [T, T, F], [T, T, T]], [[F, F, F]] * 3, [[T, F, F]] * 3],
-        " (three messages)",
-    ),
-    Case(
-        "too long",
-        "attention_mask([5], 4, True) (a length longer than L)",
-        (np.array([5]), 4, True),
-        raises=ValueError,
-        mentions=("lengths",),
-    ),
-)
+    _mask_case([0, 1], 2, True, [[[F, F], [F, F]], [[T, F], [T, F]]],
+               " (an empty message and a one-token message)"),
+    _mask_case(np.array([3, 0, 1]), 3, True,
+               [[[T, F, F], [T, T, F], [T, T, T]], [[F, F, F]] * 3, [[T, F, F]] * 3],
+               " (three messages)"),
+    Case("too long", "attention_mask([5], 4, True) (a length longer than L)",
+         (np.array([5]), 4, True), raises=ValueError, mentions=("lengths",)),
+)  # fmt: skip
 
 
 def _mask_trial(rng, seed):
@@ -514,35 +453,24 @@ _EMPTY_ROW = np.array(
     [[True, True, False, True], [False, False, False, False], [True, False, True, True]]
 )
 MASKED_CASES = (
-    _masked_case(
-        "worked",
-        "masked_attention(Q, K, V, allowed) on the worked example with a causal mask",
-        (WORKED_Q, WORKED_K, WORKED_V, _lower(4)),
-    ),
+    _masked_case("worked",
+                 "masked_attention(Q, K, V, allowed) on the worked example with a causal mask",
+                 (WORKED_Q, WORKED_K, WORKED_V, _lower(4))),
     # Row 1 has no allowed key at all: its weights and output must be zeros, not NaN.
-    _masked_case(
-        "empty row",
-        "masked_attention(Q, K, V, allowed) with 3 queries whose row 1 allows no key "
-        "(allowed[1] all False)",
-        (WORKED_Q[:3], WORKED_K, WORKED_V, _EMPTY_ROW),
-        hint=HINT_EMPTY_ROW,
-    ),
+    _masked_case("empty row",
+                 "masked_attention(Q, K, V, allowed) with 3 queries whose row 1 allows no key "
+                 "(allowed[1] all False)", (WORKED_Q[:3], WORKED_K, WORKED_V, _EMPTY_ROW),
+                 hint=HINT_EMPTY_ROW),
     # No peeking: token 4's key and value changed, with a causal mask.
-    _masked_case(
-        "token 4 changed",
-        "masked_attention with a causal mask and token 4's key and value set to 100 and "
-        "-100 (no earlier query may read them)",
-        (_Q5, _K5_CHANGED, _V5_CHANGED, _lower(5)),
-        hint=HINT_AFTER,
-    ),
+    _masked_case("token 4 changed",
+                 "masked_attention with a causal mask and token 4's key and value set to 100 and "
+                 "-100 (no earlier query may read them)",
+                 (_Q5, _K5_CHANGED, _V5_CHANGED, _lower(5)), hint=HINT_AFTER),
     # Leading batch axes: (B, h, L, d) with a (B, 1, L, L) mask broadcast over the heads.
-    _masked_case(
-        "leading axes",
-        "masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
-        "broadcast over the 3 heads",
-        (_Q4, _K4, _V4, _ALLOWED4),
-        crash_hints=((SHAPE_ERRORS, HINT_LEADING),),
-    ),
+    _masked_case("leading axes",
+                 "masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
+                 "broadcast over the 3 heads", (_Q4, _K4, _V4, _ALLOWED4),
+                 crash_hints=((SHAPE_ERRORS, HINT_LEADING),)),
     # Large scores must not overflow.
     _masked_case(
         "large",
@@ -555,21 +483,13 @@ MASKED_CASES = (
         ),
         finite=_nan_hint(HINT_OVERFLOW),
     ),
-    Case(
-        "V too short",
-        "masked_attention with K (4, 3) and V (3, 3)",
-        (WORKED_Q, WORKED_K, WORKED_V[:3], _lower(4)),
-        raises=ValueError,
-        mentions=("(4, 3)", "(3, 3)"),
-    ),
-    Case(
-        "allowed too narrow",
-        "masked_attention with allowed (4, 3) for 4 keys",
-        (WORKED_Q, WORKED_K, WORKED_V, _lower(4)[:, :3]),
-        raises=ValueError,
-        mentions=("allowed", "(4, 3)"),
-    ),
-)
+    Case("V too short", "masked_attention with K (4, 3) and V (3, 3)",
+         (WORKED_Q, WORKED_K, WORKED_V[:3], _lower(4)), raises=ValueError,
+         mentions=("(4, 3)", "(3, 3)")),
+    Case("allowed too narrow", "masked_attention with allowed (4, 3) for 4 keys",
+         (WORKED_Q, WORKED_K, WORKED_V, _lower(4)[:, :3]), raises=ValueError,
+         mentions=("allowed", "(4, 3)")),
+)  # fmt: skip
 
 
 def _masked_trial(rng, seed):

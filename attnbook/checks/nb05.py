@@ -321,7 +321,7 @@ _v3 = torch.randn(2, 4, 2, generator=_g, dtype=torch.float64)
 _q6, _k6 = (
     torch.randn(1, 4, 6, generator=_g, dtype=torch.float64),
     torch.randn(1, 5, 6, generator=_g, dtype=torch.float64),
-)
+)  # fmt: skip
 _v6 = torch.randn(1, 5, 3, generator=_g, dtype=torch.float64)
 _SDPA = "scaled_dot_product_attention"
 SDPA_CASES = (
