@@ -604,7 +604,6 @@ HINT_EVAL_WEIGHTING = (
 HINT_ONLY_FIRST_BATCH_COUNTED = (
     "return after the loop, once every batch has been added to the totals"
 )
-HINT_EVAL_FLOOR_DIVISION = "true division for the mean over all real targets (// rounds down)"
 HINT_SUMMED_LOSS_NOT_DIVIDED = "divide the summed loss by the number of real targets"
 HINT_ONLY_LAST_BATCH_COUNTED = (
     "add every batch to the running totals (total += ...), do not overwrite"

@@ -370,7 +370,6 @@ def _invoke(run: CheckRun, call: str, model, *args):
 
 
 HINT_KEEP_CONSTRUCTORS_BODIES = "keep the constructors as given; write only the four bodies"
-HINT_KEEP_CONSTRUCTORS = "keep the constructors as given"
 
 
 def _expect_parameters(run: CheckRun, call: str, view, ref: Seq2SeqTransformer) -> None:
@@ -386,7 +385,9 @@ def _expect_parameters(run: CheckRun, call: str, view, ref: Seq2SeqTransformer) 
     )
     wrong = [(k, seen[k], expected[k]) for k in expected if seen[k] != expected[k]]
     run.expect_true(
-        not wrong, f"{call}: parameter shapes differ: {wrong[:3]}.", hint=HINT_KEEP_CONSTRUCTORS
+        not wrong,
+        f"{call}: parameter shapes differ: {wrong[:3]}.",
+        hint=HINT_KEEP_CONSTRUCTORS_BODIES,
     )
 
 

@@ -519,7 +519,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                 total += lm_loss(model(inputs), targets, loss_mask).item() * n
                 count += n
         model.train(was_training)
-        return total // count""", detects=nb07.HINT_EVAL_FLOOR_DIVISION),
+        return total // count""", detects=nb07.HINT_FLOOR_DIVISION),
     mistake(EVALUATE, "batches weighted by their rows (len(targets))", [
         replace_line("n = int(loss_mask.sum())",
                      "total += lm_loss(model(inputs), targets, loss_mask).item() * len(targets)\n"

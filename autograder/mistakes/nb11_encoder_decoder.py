@@ -198,7 +198,7 @@ MISTAKES = [
             detects=nb11.HINT_KEEP_CONSTRUCTORS_BODIES),
     mistake("EncoderDecoder", "one more embedding row (a special token) in the given constructor",
             given=edit("Embedding(vocab_size,", "Embedding(vocab_size + 1,"),
-            detects=nb11.HINT_KEEP_CONSTRUCTORS),
+            detects=nb11.HINT_KEEP_CONSTRUCTORS_BODIES),
     mistake("EncoderDecoder", "every decoder block fed the reply embeddings",
             [edit("h = self.embed(tgt_ids)", "x = self.embed(tgt_ids)"),
              edit("h = block(h, memory", "h = block(x, memory")],

@@ -2818,7 +2818,7 @@ SLIPS = {
         ('perplexity returned', 'HINT_PERPLEXITY_RETURNED', _slip_evaluate_8),
         ('return inside the loop (first batch only)', 'HINT_ONLY_FIRST_BATCH_COUNTED', _slip_evaluate_9),
         ('summed loss divided by the number of batches', 'HINT_EVAL_WEIGHTING', _slip_evaluate_10),
-        ('floor division', 'HINT_EVAL_FLOOR_DIVISION', _slip_evaluate_11),
+        ('floor division', 'HINT_FLOOR_DIVISION', _slip_evaluate_11),
         ('batches weighted by their rows (len(targets))', 'HINT_EVAL_WEIGHTING', _slip_evaluate_12),
         ('mode read after model.eval()', 'HINT_RESTORE_MODE', _slip_evaluate_13),
     ],

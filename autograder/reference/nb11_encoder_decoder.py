@@ -3977,7 +3977,7 @@ SLIPS = {
         ('padded source states set to -inf (tokens masked, not scores)', 'HINT_PADDING_NAN', _slip_EncoderDecoder_25),
         ("the encoder's MLP branch halved", 'HINT_COMPARE_EQUATIONS', _slip_EncoderDecoder_26),
         ("the head's bias dropped in the given constructor", 'HINT_KEEP_CONSTRUCTORS_BODIES', _slip_EncoderDecoder_27),
-        ('one more embedding row (a special token) in the given constructor', 'HINT_KEEP_CONSTRUCTORS', _slip_EncoderDecoder_28),
+        ('one more embedding row (a special token) in the given constructor', 'HINT_KEEP_CONSTRUCTORS_BODIES', _slip_EncoderDecoder_28),
         ('every decoder block fed the reply embeddings', 'HINT_DECODER_FED_EMBEDDINGS', _slip_EncoderDecoder_29),
     ],
     'beam_search': [
