@@ -1,11 +1,29 @@
-"""Language-model helpers the checks of notebooks 07 and 08 share."""
+"""Language-model helpers the checks of notebooks 07, 08 and 10 share."""
 
 from __future__ import annotations
+
+import functools
 
 import torch
 import torch.nn.functional as F
 
+from attnbook.demos.nb07 import single_thread
 from attnbook.lm.model import LMConfig, TransformerLM
+from attnbook.tolerance import CloseKwargs
+
+TOL: CloseKwargs = {"rtol": 1e-4, "atol": 1e-5}  # float32 models
+
+
+def one_thread(check):
+    """Run a check on one CPU thread: its models are tiny, and a busy machine slows
+    multi-threaded small kernels far more than it slows one thread."""
+
+    @functools.wraps(check)
+    def run(*args, **kwargs):
+        with single_thread():
+            return check(*args, **kwargs)
+
+    return run
 
 
 def ids(values) -> torch.Tensor:

@@ -15,6 +15,12 @@ from torch import nn
 MODULE = "torch.nn.modules.module.Module"
 
 
+def f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
+    """A float64 tensor of `shape` drawn from N(shift, scale^2) with its own seed."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=torch.float64) * scale + shift
+
+
 def _mro(cls: type) -> list[str]:
     return [f"{c.__module__}.{c.__qualname__}" for c in cls.__mro__]
 

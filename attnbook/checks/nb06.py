@@ -44,7 +44,7 @@ from attnbook.checks._core import (
     hidden_range,
     names_called,
 )
-from attnbook.checks._modules import is_instance, parameter_shapes, type_name
+from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
 from attnbook.demos.nb06 import POSITION_OPTIONS
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
 from attnbook.tolerance import Tolerance
@@ -69,11 +69,6 @@ HINT_KEEPDIM = (
     "longer broadcasts against h: use keepdim=True (and use gamma and beta as "
     "they are: (d,) already lines up with the last axis, no gamma[:, None])"
 )
-
-
-def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=g, dtype=torch.float64) * scale + shift
 
 
 HINT_BRANCH_SHAPES = "check every shape on the way: each residual branch must return (B, L, d)"
@@ -170,10 +165,10 @@ _LROOT = math.sqrt(1.25 + 0.25)  # mean 2.5, biased variance 1.25, eps 0.25
 _LH_NORMED = torch.tensor([[-1.5, -0.5, 0.5, 1.5], [0.0] * 4], dtype=_F64) / _LROOT
 _LG = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=_F64)
 _LB = torch.tensor([0.0, 1.0, 0.0, -1.0], dtype=_F64)
-_L3 = _f64(2, 3, 5, seed=1, scale=2.0, shift=1.0)
-_L3G, _L3B = _f64(5, seed=2, scale=0.5, shift=1.0), _f64(5, seed=3)
-_LT, _LL = _f64(2, 6, seed=4, scale=0.01), _f64(1, 4, 8, seed=5, scale=1e3, shift=1e5)
-_LV, _L32 = _f64(7, seed=6), _f64(2, 3, 16, seed=7, scale=3.0).float()
+_L3 = f64(2, 3, 5, seed=1, scale=2.0, shift=1.0)
+_L3G, _L3B = f64(5, seed=2, scale=0.5, shift=1.0), f64(5, seed=3)
+_LT, _LL = f64(2, 6, seed=4, scale=0.01), f64(1, 4, 8, seed=5, scale=1e3, shift=1e5)
+_LV, _L32 = f64(7, seed=6), f64(2, 3, 16, seed=7, scale=3.0).float()
 
 
 def _plain(n: int, dtype=_F64) -> tuple[torch.Tensor, torch.Tensor]:
@@ -298,7 +293,7 @@ def _inspect_mlp(run: CheckRun, owner: str, view, *, d: int, hidden: int) -> Non
     """Two named nn.Linear layers with biases, and no dropout left on in eval mode."""
     _expect_linear(run, owner, view, "fc_in", d, hidden)
     _expect_linear(run, owner, view, "fc_out", hidden, d)
-    _expect_deterministic(run, f"{owner} on random x", view, _f64(1, 2, d, seed=16).float())
+    _expect_deterministic(run, f"{owner} on random x", view, f64(1, 2, d, seed=16).float())
 
 
 def _mlp_build(d: int, hidden: int, *weights) -> Build:
@@ -315,8 +310,8 @@ def _mlp(W1, b1, W2, b2, x):
 
 
 _MLP_CRASH = (("must match the size of tensor", HINT_BRANCH_SHAPES),)
-_MLP_WEIGHTS = (_f64(10, 6, seed=11, scale=0.8), _f64(10, seed=12), _f64(6, 10, seed=13),
-                _f64(6, seed=14))  # fmt: skip
+_MLP_WEIGHTS = (f64(10, 6, seed=11, scale=0.8), f64(10, seed=12), f64(6, 10, seed=13),
+                f64(6, seed=14))  # fmt: skip
 MLP_CASES = (
     Case("worked", "the worked MLP(2, 3) on x = [[1, 0.5], [0.5, -0.25]]",
          (torch.tensor(WORKED_MLP_X),), torch.tensor(WORKED_MLP_Y, dtype=torch.float64),
@@ -324,7 +319,7 @@ MLP_CASES = (
          shape_hint="the MLP maps d_model features back to d_model", depth=3,
          crash_hints=_MLP_CRASH),
     *token_wise_cases("MLP(6, 10)", _mlp_build(6, 10, *_MLP_WEIGHTS),
-                      _f64(2, 5, 6, seed=15).float(), partial(_mlp, *_MLP_WEIGHTS),
+                      f64(2, 5, 6, seed=15).float(), partial(_mlp, *_MLP_WEIGHTS),
                       (HINT_MLP_LEADING_AXES, MLP_TOKEN_WISE, MLP_TOKEN_WISE),
                       crash_hints=_MLP_CRASH),
 )  # fmt: skip
@@ -520,7 +515,7 @@ def _inspect_block(run: CheckRun, call: str, view, *, d: int, n_heads: int) -> N
             f"{call}.{name} is {type_name(view, name) or 'NoneType'}, not nn.LayerNorm.",
             hint=HINT_NORM_NAMED.format(name=name),
         )
-    _expect_deterministic(run, f"{call} on random h", view, _f64(1, 3, d, seed=24).float())
+    _expect_deterministic(run, f"{call} on random h", view, f64(1, 3, d, seed=24).float())
 
 
 _SILENCED = ("attn.W_O.weight", "attn.W_O.bias", "mlp.fc_out.weight", "mlp.fc_out.bias")
@@ -547,8 +542,8 @@ def _block_case(case_id: str, call: str, d: int, n_heads: int, seed: int, args: 
                 crash_hints=_MLP_CRASH, depth=6, **more)  # fmt: skip
 
 
-_H = _f64(2, 5, 8, seed=22, scale=2.0, shift=0.5).float()
-_H_LATE = torch.cat([_H[:, :3], _f64(2, 2, 8, seed=23).float()], dim=1)  # tokens 3, 4 changed
+_H = f64(2, 5, 8, seed=22, scale=2.0, shift=0.5).float()
+_H_LATE = torch.cat([_H[:, :3], f64(2, 2, 8, seed=23).float()], dim=1)  # tokens 3, 4 changed
 _FIRST_THREE = ("the outputs of tokens 0..2", lambda out: out[:, :3])
 BLOCK_CASES = (
     _block_case("random", "PreNormBlock(8, 2) with random weights on h of shape (2, 5, 8)",

@@ -36,6 +36,7 @@ from attnbook.checks._core import (
     observe,
 )
 from attnbook.checks._lm import (
+    TOL,
     ForwardFailed,
     HookCountingLM,
     ObservedLM,
@@ -44,9 +45,9 @@ from attnbook.checks._lm import (
     bias_model,
     hook_count,
     ids,
+    one_thread,
     worked_batches,
 )
-from attnbook.demos.nb07 import single_thread
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
 from attnbook.lm.tokenizer import WordTokenizer
 from attnbook.tolerance import CloseKwargs, Tolerance, magnitude_of, tolerance
@@ -59,7 +60,6 @@ __all__ = [
     "check_train_step",
 ]
 
-TOL: CloseKwargs = {"rtol": 1e-4, "atol": 1e-5}  # float32 models
 KNOWN = Slips("nb07")
 _TOKENS = WordTokenizer()
 
@@ -235,7 +235,8 @@ def _batch_trial(rng: np.random.Generator, seed: int) -> Case:
     return _batch_case("trial", call, sequences, pad_id)
 
 
-def _check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
+@one_thread
+def check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
     """Teacher forcing with right padding: the worked emails, three rows padded with 7, one
     sequence, two input checks (the table `BATCH_CASES`), then random trials against the
     reference. Padding the whole sequences and then slicing is right too."""
@@ -378,7 +379,8 @@ def _loss_trial(rng: np.random.Generator, seed: int) -> Case:
     return _loss_case("trial", call, logits, targets, mask, None)
 
 
-def _check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
+@one_thread
+def check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
     """The mean of -log p over the real targets: a worked batch, its padded ids changed, a
     random batch whose gradient must not reach padding, large logits, two input checks (the
     table `LOSS_CASES`), then random trials against the reference."""
@@ -583,7 +585,8 @@ def _step_trial(rng: np.random.Generator, seed: int) -> Case:
     return _steps_case("trial", call, start, kind, batches, clip)
 
 
-def _check_train_step(train_step, reference=None, trials: int = 3) -> None:
+@one_thread
+def check_train_step(train_step, reference=None, trials: int = 3) -> None:
     """Steps in a row on tiny seeded decoders, each compared with the right steps on a copy
     of the same model (parameters and returned losses), lr = 0, an input check (the table
     `STEP_CASES`), dropout left on, then random trials against the reference."""
@@ -707,7 +710,8 @@ def _eval_trial(rng: np.random.Generator, seed: int) -> Case:
     return _eval_case("trial", call, model, batches)
 
 
-def _check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
+@one_thread
+def check_evaluate(evaluate, reference=None, trials: int = 5) -> None:
     """The mean loss over all real targets of all batches, in evaluation mode without a
     graph, the model's mode restored: a model of fixed probabilities, a decoder with dropout
     in training mode, batches as an iterator, an input check (the table `EVALUATE_CASES`),
@@ -1059,7 +1063,8 @@ def _ablation_trial(rng: np.random.Generator, seed: int) -> Case:
     return _ablation_case("trial", call, model, ids, layer, head, mode, expect=None)
 
 
-def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
+@one_thread
+def check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
     """One head ablated three ways, as the change in each target's log-probability: the modes
     on a tiny decoder, a silent head, dropout switched off, the input checks (the table
     `ABLATE_CASES`, each call repeated to see the model left as found), a forward pass that
@@ -1072,29 +1077,6 @@ def _check_ablate_head(ablate_head, reference=None, trials: int = 4) -> None:
     )  # fmt: skip
     run_trials(run, _ABLATE, reference, trials, _ablation_trial, KNOWN)
     run.done()
-
-
-def _on_one_thread(impl):
-    """Run a check on one CPU thread: its models are tiny, and a busy machine slows
-    multi-threaded small kernels far more than it slows one thread."""
-
-    def check(func, reference=None, trials: int | None = None) -> None:
-        with single_thread():
-            if trials is None:
-                impl(func, reference=reference)
-            else:
-                impl(func, reference=reference, trials=trials)
-
-    check.__name__ = impl.__name__.lstrip("_")
-    check.__doc__ = impl.__doc__
-    return check
-
-
-check_make_batch = _on_one_thread(_check_make_batch)
-check_lm_loss = _on_one_thread(_check_lm_loss)
-check_train_step = _on_one_thread(_check_train_step)
-check_evaluate = _on_one_thread(_check_evaluate)
-check_ablate_head = _on_one_thread(_check_ablate_head)
 
 
 # the functions of notebook 07 checked as tables

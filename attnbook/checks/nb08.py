@@ -17,10 +17,10 @@ import torch
 
 from attnbook.checks._cases import Case, Slips, run_cases, run_table, run_trials, trial_rng
 from attnbook.checks._core import CheckRun, as_array, describe, hidden_range
-from attnbook.checks._lm import batch_stats, bias_model, ids, worked_batches
+from attnbook.checks._lm import TOL, batch_stats, bias_model, ids, worked_batches
 from attnbook.lm.generation import filtered_distribution, generate_tokens
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
-from attnbook.tolerance import CloseKwargs, Tolerance
+from attnbook.tolerance import Tolerance
 
 __all__ = [
     "check_generate",
@@ -30,7 +30,6 @@ __all__ = [
     "check_sequence_log_prob",
 ]
 
-TOL: CloseKwargs = {"rtol": 1e-4, "atol": 1e-5}  # float32 models
 KNOWN = Slips("nb08")
 
 

@@ -12,7 +12,6 @@ use adds comparisons with the autograder's reference on random sizes and seeds.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import asdict, replace
 from functools import partial
@@ -49,9 +48,9 @@ from attnbook.checks._core import (
     hidden_range,
     names_called,
 )
-from attnbook.checks._modules import is_instance, parameter_shapes, type_name
+from attnbook.checks._lm import one_thread
+from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
 from attnbook.checks.nb06 import _expect_same_parameters
-from attnbook.demos.nb07 import single_thread
 from attnbook.lm.model import rope_tables
 from attnbook.lm.qwen3 import (
     ModernBlock,
@@ -93,23 +92,6 @@ HINT_DELEGATE = (
     "the package's production model (attnbook.lm.qwen3) is what the check compares "
     "with"
 )
-
-
-def _one_thread(check):
-    """Run a check on one CPU thread: its tiny tensors gain nothing from a second thread,
-    and on a busy machine they lose a lot waiting for it."""
-
-    @functools.wraps(check)
-    def run(*args, **kwargs):
-        with single_thread():
-            return check(*args, **kwargs)
-
-    return run
-
-
-def _f64(*shape, seed: int, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=g, dtype=torch.float64) * scale + shift
 
 
 HINT_TENSOR_RESULT = "stay in PyTorch: tensor operations, not numpy"
@@ -262,10 +244,10 @@ _H = torch.tensor([[1.0, 2.0, -3.0, 4.0], [0.0, 0.0, 0.0, 0.0]], dtype=_f64_)
 _ROOT = math.sqrt(7.5 + 0.5)
 _H_NORMED = torch.tensor([[v / _ROOT for v in (1.0, 2.0, -3.0, 4.0)], [0.0] * 4], dtype=_f64_)
 _GAMMA = torch.tensor([2.0, 1.0, 0.5, -1.0], dtype=_f64_)
-_H3, _G3 = _f64(2, 3, 6, seed=101, scale=2.0, shift=1.0), _f64(6, seed=102, scale=0.5, shift=1.0)
-_HT, _HV = _f64(3, 5, seed=103, scale=0.03), _f64(7, seed=104, scale=1e3)
-_H32 = _f64(2, 4, 16, seed=105, scale=3.0).float()
-_G32 = _f64(16, seed=106, scale=0.3, shift=1.0).float()
+_H3, _G3 = f64(2, 3, 6, seed=101, scale=2.0, shift=1.0), f64(6, seed=102, scale=0.5, shift=1.0)
+_HT, _HV = f64(3, 5, seed=103, scale=0.03), f64(7, seed=104, scale=1e3)
+_H32 = f64(2, 4, 16, seed=105, scale=3.0).float()
+_G32 = f64(16, seed=106, scale=0.3, shift=1.0).float()
 RMS_CASES = (
     _rms_case("worked", "rms_norm(h, gamma=1, eps=0.5) with h = [[1, 2, -3, 4], [0, 0, 0, 0]] "
               "(mean square 7.5 in row 0, a row of zeros)", _H, torch.ones(4, dtype=_f64_), 0.5,
@@ -297,7 +279,7 @@ def _rms_trial(rng: np.random.Generator, seed: int) -> Case:
     return _rms_case("trial", call, h, gamma, eps, None)
 
 
-@_one_thread
+@one_thread
 def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
     """RMSNorm written by hand: the table `RMS_CASES` (the worked tokens, with gamma, a batch
     against F.rms_norm, tiny and large tokens, float32 against nn.RMSNorm, an input check),
@@ -402,14 +384,14 @@ def _swiglu_case(case_id: str, call: str, x, build: Build, expect, **more) -> Ca
                 crash_hints=tuple(_CRASH_HINTS), **more)  # fmt: skip
 
 
-_WEIGHTS = (_f64(10, 6, seed=111, scale=0.8), _f64(10, 6, seed=112), _f64(6, 10, seed=113))
+_WEIGHTS = (f64(10, 6, seed=111, scale=0.8), f64(10, 6, seed=112), f64(6, 10, seed=113))
 SWIGLU_CASES = (
     _swiglu_case("worked", "the worked SwiGLU(2, 3) on x = [[1, 0.5], [0.5, -0.25]]",
                  torch.tensor(WORKED_X),
                  _swiglu_build(2, 3, WORKED_W_GATE, WORKED_W_UP, WORKED_W_DOWN),
                  torch.tensor(WORKED_Y, dtype=_f64_), shape_hint=HINT_SWIGLU_SHAPE),
     *token_wise_cases("SwiGLU(6, 10)", _swiglu_build(6, 10, *_WEIGHTS),
-                      _f64(2, 5, 6, seed=114).float(), partial(_swiglu, *_WEIGHTS),
+                      f64(2, 5, 6, seed=114).float(), partial(_swiglu, *_WEIGHTS),
                       (HINT_SWIGLU_BATCH_SHAPE, HINT_SWIGLU_PER_TOKEN, HINT_SWIGLU_PER_TOKEN),
                       before=_tensor_first, crash_hints=tuple(_CRASH_HINTS)),
 )  # fmt: skip
@@ -423,7 +405,7 @@ def _swiglu_trial(rng: np.random.Generator, seed: int) -> Case:
     return _swiglu_case("trial", call, x, _swiglu_build(d, hidden, *weights), None)
 
 
-@_one_thread
+@one_thread
 def check_swiglu(SwiGLU, reference=None, trials: int = 4) -> None:
     """SwiGLU as a module, its three bias-free layers checked by name each time it is built:
     the worked example, random weights on a batch, the tokens reordered, an input check (table
@@ -570,7 +552,7 @@ def _gqa_trial(rng: np.random.Generator, seed: int) -> Case:
     return _gqa_case("trial", call, q, k, v, allowed)
 
 
-@_one_thread
+@one_thread
 def check_grouped_query_attention(
     grouped_query_attention, reference=None, trials: int = 12
 ) -> None:
@@ -666,7 +648,7 @@ def _kv_trial(rng: np.random.Generator, seed: int) -> Case:
     return _kv_case("trial", f"kv_cache_bytes{args} (seed {seed})", args, None)
 
 
-@_one_thread
+@one_thread
 def check_kv_cache_bytes(kv_cache_bytes, reference=None, trials: int = 12) -> None:
     """The cache's bytes, exactly: Qwen3-0.6B at 32k tokens, float64, an empty cache, the
     bytes measured on the package's blocks, an input check (table `KV_CASES`), then random
@@ -852,7 +834,7 @@ def _block_case(case_id: str, call: str, sizes: tuple, eps: float, seed: int, h,
 
 
 _SIZES = (12, 4, 2, 4, 20)  # d, h, h_kv, d_k, d_hidden: h * d_k = 16 != d = 12
-_HB = _f64(2, 5, 12, seed=132, scale=2.0, shift=0.5).float()
+_HB = f64(2, 5, 12, seed=132, scale=2.0, shift=0.5).float()
 _COS, _SIN = rope_tables(5, 4, base=100.0)  # (5, 2) each
 QWEN3_BLOCK_CASES = (
     _block_case("no cache", "with random weights on h (2, 5, 12), rope for positions 0..4, "
@@ -884,7 +866,7 @@ def _qwen3_block_trial(rng: np.random.Generator, seed: int) -> Case:
                        int(rng.integers(2**31)), x[:, T:], (cos[T:], sin[T:]), *past)  # fmt: skip
 
 
-@_one_thread
+@one_thread
 def check_qwen3_block(Qwen3Block, reference=None, trials: int = 3) -> None:
     """The block built each time with its own modules and the reference's parameter names
     and shapes, its weights set at random: no cache, three cached tokens, one new token after
@@ -1085,7 +1067,7 @@ def _qwen3_decoder_trial(rng: np.random.Generator, seed: int) -> Case:
     return replace(case, call=f"{case.call} (seed {seed})")
 
 
-@_one_thread
+@one_thread
 def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
     """The decoder built each time with its own modules, the reference's parameter and state
     names, the head tied exactly when asked and n_layers distinct blocks: random weights, tied
@@ -1245,7 +1227,7 @@ HINT_DECODE_IN_PLACE = (
 )
 
 
-@_one_thread
+@one_thread
 def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
     """One cached step of the decoder: the prefill and steps of one and three tokens after
     caches of 5 to 10 tokens (the package's), on two rows and one, and an input check (table
