@@ -437,6 +437,13 @@ HINT_PROBS_ARGUMENTS = (
 HINT_DRAW_FROM_PROBS = "draw from next_token_probs"
 
 
+def _outside(logits, settings: tuple, seen) -> torch.Tensor:
+    """Where a drawn token of `seen` (token ids, the leading shape of `logits`) has
+    probability 0 under next_token_probs(logits, *settings)."""
+    support = filtered_distribution(logits, *settings) > 0
+    return ~torch.gather(support, -1, torch.as_tensor(seen)[..., None])[..., 0]
+
+
 def _greedy_settings(run: CheckRun, logits, best) -> None:
     """Temperature 0, top-k = 1 and a top-p the first token alone reaches: the argmax of every
     row of (64, 12) logits, one draw per row."""
@@ -483,8 +490,7 @@ def _random_draws(run: CheckRun, logits, best) -> None:
             f"{call} gave different tokens on two calls with the same seed.",
             hint=HINT_GENERATOR,
         )
-        support = filtered_distribution(logits, temperature, top_k, top_p) > 0  # (64, 12)
-        outside = ~support[torch.arange(64), torch.as_tensor(first)]
+        outside = _outside(logits, (temperature, top_k, top_p), first)  # (64,)
         run.expect_true(
             not bool(outside.any()),
             f"{call} drew tokens that the filters remove (rows "
@@ -504,11 +510,9 @@ def _random_draws(run: CheckRun, logits, best) -> None:
         "generator) [two leading axes]"
     )
     seen = _drawn(run, call, logits3, (1.0, 3, None), 2, (2, 32))
-    support = filtered_distribution(logits3, 1.0, 3, None) > 0  # (2, 32, 12)
-    inside = torch.gather(support, -1, torch.as_tensor(seen)[..., None])
-    run.expect_true(
-        bool(inside.all()), f"{call} drew tokens that top-k removes.", hint=HINT_ONE_DRAW_PER_ROW
-    )
+    outside = _outside(logits3, (1.0, 3, None), seen)  # (2, 32)
+    run.expect_true(not bool(outside.any()), f"{call} drew tokens that top-k removes.",
+                    hint=HINT_ONE_DRAW_PER_ROW)  # fmt: skip
 
 
 def _frequencies(run: CheckRun) -> None:
@@ -578,13 +582,10 @@ def _sample_trials(run: CheckRun, reference, trials: int) -> None:
             f"top_k={top_k}, top_p={top_p} (seed {seed})"
         )
         seen = _drawn(run, call, logits, (temperature, top_k, top_p), seed, (B,))
+        run.expect_true(not bool(_outside(logits, (temperature, top_k, top_p), seen).any()),
+                        f"{call} drew tokens outside the filtered distribution.",
+                        hint=HINT_DRAW_FROM_PROBS)  # fmt: skip
         probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
-        outside = probs[torch.arange(B), torch.as_tensor(seen)] <= 0
-        run.expect_true(
-            not bool(outside.any()),
-            f"{call} drew tokens outside the filtered distribution.",
-            hint=HINT_DRAW_FROM_PROBS,
-        )
         if bool((probs.max(-1).values == 1).all()):  # a deterministic case
             expected = as_array(
                 reference(logits, temperature, top_k, top_p, torch.Generator().manual_seed(seed))
