@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 import tokenize
 import types
 from functools import cache
@@ -33,7 +34,9 @@ from grader.catalogue import (
     solution_notebook,
     strip_solution_markers,
 )
+from grader.execute import StudentKernel, Template, run_test
 from grader.remote import RemoteFunction
+from grader.sandbox import Limits, sandbox_available
 
 from attnbook.checks import CheckFailure
 from attnbook.checks._core import FAILED, HINT_LEFTOVER
@@ -495,29 +498,69 @@ def test_dropped_input_checks_say_keep_the_given_lines():
     assert "name the offending argument" not in str(err)
 
 
-@pytest.mark.parametrize(
-    ("notebook", "mistake", "helper", "subject"),
-    [
-        ("01_attention_scores", "softmax over the wrong axis", "softmax_rows", "attention"),
-        ("05_multihead", "reshape without the transpose", "split_heads", "MultiHeadAttention"),
-        ("06_transformer_block", "ReLU instead of GELU", "MLP", "PreNormBlock"),
-    ],
-)
+# (notebook, a catalogued mistake of the helper, the helper, a graded subject that calls it)
+BLAMED_HELPERS = [
+    ("01_attention_scores", "softmax over the wrong axis", "softmax_rows", "attention"),
+    ("05_multihead", "reshape without the transpose", "split_heads", "MultiHeadAttention"),
+    ("06_transformer_block", "ReLU instead of GELU", "MLP", "PreNormBlock"),
+]
+BLAMED_CHECKS = {
+    "softmax_rows": "check_softmax_rows",
+    "attention": "check_attention",
+    "split_heads": "check_split_heads",
+    "MultiHeadAttention": "check_multi_head_attention",
+    "MLP": "check_mlp",
+    "PreNormBlock": "check_prenorm_block",
+}
+
+
+@pytest.mark.parametrize(("notebook", "mistake", "helper", "subject"), BLAMED_HELPERS)
 def test_a_right_answer_on_a_wrong_helper_names_the_helper(notebook, mistake, helper, subject):
-    checks = {
-        "softmax_rows": "check_softmax_rows",
-        "attention": "check_attention",
-        "split_heads": "check_split_heads",
-        "MultiHeadAttention": "check_multi_head_attention",
-        "MLP": "check_mlp",
-        "PreNormBlock": "check_prenorm_block",
-    }
     ns = _notebook(notebook, _catalogued(notebook, mistake))
-    assert isinstance(_failure(ns[checks[helper]], ns[helper]), CheckFailure)
-    err = _failure(ns[checks[subject]], ns[subject])
+    assert isinstance(_failure(ns[BLAMED_CHECKS[helper]], ns[helper]), CheckFailure)
+    err = _failure(ns[BLAMED_CHECKS[subject]], ns[subject])
     second = str(err).splitlines()[1]
     assert second.startswith(f"Hint: {subject} uses your {helper}"), str(err)
     assert f"fix {helper} first" in second
+
+
+@pytest.mark.parametrize(("notebook", "mistake", "helper", "subject"), BLAMED_HELPERS)
+def test_the_graded_page_names_a_failed_helper_as_the_self_check_does(
+    notebook, mistake, helper, subject
+):
+    """Through the grader's path (a sandboxed kernel, each test in a fresh trusted process),
+    the subject's failure names the helper that failed its own test above, in the words of
+    the notebook's self-check: the two hints agree."""
+    variant = _catalogued(notebook, mistake)
+    ns = _notebook(notebook, variant)
+    _failure(ns[BLAMED_CHECKS[helper]], ns[helper])
+    in_notebook = str(_failure(ns[BLAMED_CHECKS[subject]], ns[subject])).splitlines()[1]
+    FAILED.clear()
+
+    source = apply_variant(solution_notebook(notebook), variant)
+    template = Template.from_notebook(source)
+    kernel = StudentKernel(None, Limits(cell_timeout_s=120), sandbox_available()[0])
+    ran, failed, graded = [], {}, {}
+    try:
+        for cell in source.cells:
+            meta = cell.get("metadata", {})
+            if cell.cell_type == "code" and (
+                "setup" in meta.get("tags", []) or nbgrader_meta(cell).get("solution")
+            ):
+                ran.append(strip_solution_markers(cell.source))
+                kernel.request({"op": "run", "source": ran[-1]}, time.monotonic() + 120)
+        for name in (helper, subject):
+            test, deadline = f"test_{name}", time.monotonic() + 120
+            outputs, verdict = run_test(
+                template.tests[test], test, template, kernel, deadline, ran, failed=failed
+            )
+            graded[name] = verdict, "".join(o.get("evalue", "") for o in outputs)
+    finally:
+        kernel.close()
+    assert graded[helper][0] == "failed" and failed[helper] == (BLAMED_CHECKS[helper], "failed")
+    verdict, message = graded[subject]
+    assert verdict == "failed" and message.splitlines()[1] == in_notebook, message
+    assert f"fix {helper} first; {subject} itself may be right" in in_notebook
 
 
 def test_a_helper_fixed_without_rerunning_its_check_is_no_longer_blamed():

@@ -52,7 +52,7 @@ from grader.sandbox import (
     sandbox_available,
     throwaway_ids,
 )
-from grader.testprocess import LOST, error_output, names_used
+from grader.testprocess import LOST, error_output, failed_checks, names_used
 
 __all__ = [
     "Template",
@@ -418,6 +418,7 @@ def run_test(
     borrowed: dict[str, str] | None = None,
     cpu_until: float | None = None,
     answers: dict[str, str] | None = None,
+    failed: dict | None = None,
 ) -> tuple[list, str]:
     """Run an instructor's test in a fresh process; its outputs and its verdict. A borrowed
     answer (`grader.borrowed`) is noted in `borrowed` (grade_id -> message) and gets
@@ -425,7 +426,9 @@ def run_test(
     check's own outputs) by default, else that fraction if the test passes (nbgrader's
     partial credit). `cpu_until`: with a control group, the kernel's calls also stop once its
     sandbox has used that many CPU seconds (`deadline` is then the wall-clock ceiling).
-    `answers` gets the concept answers the test read, as the student left them."""
+    `answers` gets the concept answers the test read, as the student left them. `failed`
+    holds the subjects whose checks failed in the earlier tests (the test's own failure is
+    added): a test whose subject calls one of them names it, as the self-check does."""
     if kernel.dead:
         return [_new_output(error_output(LOST, kernel.dead))], "lost"
     points = template.points.get(grade_id, 0.0)
@@ -442,6 +445,7 @@ def run_test(
         "notebook": template.name,
         "credit": borrowed_credit,
         "points": points,
+        "failed": dict(failed or {}),
     }
     group = _test_group(kernel.limits)
     result_r, result_w = os.pipe()
@@ -491,6 +495,9 @@ def run_test(
             for k, v in list(chosen.items())[:100]
             if str(k).startswith("answer_")
         )
+    if failed is not None and "failed" in outcome:
+        failed.clear()
+        failed.update(failed_checks(outcome["failed"]))
     found = [str(m) for m in outcome.get("borrowed") or []]
     if found and borrowed is not None:
         borrowed[grade_id] = "; ".join(found)
@@ -739,6 +746,7 @@ class _Run:
     stubs_only: bool | None = None  # the answer cells since the last test: all still stubs?
     stopped_at: int = 0  # the cell (In [n]) where the kernel stopped for good, once it has
     restarted: bool = False
+    failed: dict = field(default_factory=dict)  # subjects whose checks failed (run_test)
 
     def cell(self, cell) -> None:
         self.count += 1
@@ -778,6 +786,7 @@ class _Run:
             self.report.borrowed,
             cpu_until,
             answers=self.report.answers,
+            failed=self.failed,
         )
         cell.outputs = self.budget.clean_test(cell.outputs)
         if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):

@@ -23,9 +23,10 @@ import warnings
 from grader import cgroups
 from grader.remote import KernelChannel, KernelLost, StudentNames
 
-__all__ = ["LOST", "SOURCE_LIMIT", "error_output", "names_used", "test_process"]
+__all__ = ["LOST", "SOURCE_LIMIT", "error_output", "failed_checks", "names_used", "test_process"]
 
 LOST = "KernelStopped"
+FAILED_LIMIT = 500  # subjects a notebook's failed checks may name
 SOURCE_LIMIT = 2_000_000  # characters of student code the grader parses for names
 
 
@@ -110,11 +111,32 @@ def _borrowed(job: dict, origins: dict | None = None) -> list[str]:
     return [b.message() for b in found]
 
 
+def failed_checks(value) -> dict[str, tuple[str, str]]:
+    """The subjects whose checks failed in the notebook's earlier tests, as a test process
+    reports them (`outcome["failed"]`: name -> [check, kind]), read as plain strings. A test
+    of a function that calls one of them then says so, as the self-check does in a notebook
+    (`attnbook.checks._core`): "fix score_matrix first; attention itself may be right"."""
+    if not isinstance(value, dict):
+        return {}
+    out = {}
+    for name, how in list(value.items())[:FAILED_LIMIT]:
+        if (
+            isinstance(name, str)
+            and isinstance(how, list | tuple)
+            and len(how) == 2
+            and all(isinstance(part, str) for part in how)
+        ):
+            out[name[:200]] = (how[0][:200], how[1][:50])
+    return out
+
+
 def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> None:
     """Runs in a child of the fork server: one instructor test against the student's kernel;
     writes its outcome (JSON) to `result_fd`, with what its subjects borrow
     (`grader.borrowed`)."""
     import torch
+
+    from attnbook.checks._core import FAILED
 
     torch.set_num_threads(1)
     channel = KernelChannel(request_fd, reply_fd, job["id"], job["limit_text"])
@@ -133,6 +155,7 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
         names = StudentNames(
             trusted, channel, lambda name: names_used(sources, name, origins.get(name))
         )
+        FAILED.update(failed_checks(job.get("failed")))  # the earlier tests' failed subjects
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted), names)
     except KernelLost as lost:
@@ -140,6 +163,7 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     except Exception as err:  # a failing check is the expected way to lose points
         outcome.update(verdict="failed", error=error_output(type(err).__name__, str(err)))
     outcome["answers"] = dict(names.answers) if names is not None else {}
+    outcome["failed"] = {name: list(how) for name, how in FAILED.items()}
     outcome["stdout"] = out.getvalue()[:200_000]
     outcome["id"] = channel.next_id
     data = json.dumps(outcome).encode("utf-8", errors="surrogatepass")
