@@ -326,6 +326,9 @@ def test_given_edits_change_the_code_around_the_regions_only():
     source = "def f(x):\n    y = 2\n" + region
     changed = mistake("f", "given changed", given=edit("y = 2", "y = 3"), hint="y")
     assert variant_source(changed, source) == "def f(x):\n    y = 3\n    return x + y\n"
+    (_, later), _ = catalogue([changed, mistake("f", "later", edit("x + y", "x * y"),
+                                                like="given changed", hint="y")])  # fmt: skip
+    assert variant_source(later, source) == "def f(x):\n    y = 3\n    return x * y\n"
     inside = mistake("f", "inside", given=edit("x + y", "x - y"), hint="y")
     with pytest.raises(CatalogueError, match=r"f: 'inside': given=.*outside its solution regions"):
         variant_source(inside, source)

@@ -390,8 +390,13 @@ def apply_variant(nb: nbformat.NotebookNode, variant: Variant) -> nbformat.Noteb
 
 def variant_source(variant: Variant, source: str) -> str:
     """The answer cell `source` as `variant` writes it: its bodies in the solution regions,
-    and its `given` edits applied to the code around them."""
-    for change in variant.given:
+    and its `given` edits (after those of the entry it is `like`) applied to the code around
+    them."""
+    chain, base = [], variant
+    while isinstance(base, Variant):
+        chain[:0] = base.given
+        base = base.base
+    for change in chain:
         outside = change.found(_REGION.sub("", source))
         if outside != change.count or change.found(source) != change.count:
             raise CatalogueError(
