@@ -46,9 +46,8 @@ __all__ = [
 
 HINT_MODULE_SUBCLASS = "subclass nn.Module and call super().__init__() first"
 HINT_DROPOUT = (
-    "in eval mode the module must be deterministic: F.dropout(t, p) defaults to "
-    "training=True, so use an nn.Dropout module (switched off by .eval()) or "
-    "pass training=self.training"
+    "in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so "
+    "use an nn.Dropout module (switched off by .eval()) or pass training=self.training"
 )
 HINT_IN_PLACE = (
     "build a new array or new tensor (x = x / ..., not x /= ...) instead of "
@@ -59,9 +58,8 @@ HINT_LEFTOVER = (
     "still runs before your code (or instead of it)"
 )
 HINT_GIVEN_LINES = (
-    "keep the given lines: the input checks the stub gives you (above the part "
-    "you write) raise this error with the right message, so put them back as "
-    "they were"
+    "keep the given lines: the input checks the stub gives you (above the part you write) raise "
+    "this error with the right message, so put them back as they were"
 )
 HINT_NO_RETURN = "end {where} with `return` and its result"  # where: the function's name
 KNOWN = "This looks like a known mistake"

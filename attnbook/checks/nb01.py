@@ -79,9 +79,8 @@ HINT_PROJECTION = (
 HINT_RETURN_QKV = "return Q, K, V: three separate arrays, not one stacked array"
 HINT_QKV_ROWS = "Q, K and V have one row per token"
 HINT_MATMUL_QKV = (
-    "Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * "
-    "(elementwise), and transpose the weights, which have one row per output "
-    "feature"
+    "Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * (elementwise), and transpose "
+    "the weights, which have one row per output feature"
 )
 HINT_TOKEN_QUERY = "token l's query is W_Q x_l, i.e. row l of X @ W_Q.T"
 
@@ -193,9 +192,8 @@ def check_score_matrix(score_matrix, reference=None, trials: int = 12) -> None:
 HINT_SOFTMAX_AXIS = "normalise along the last axis: axis=-1"
 HINT_SUM_WHOLE_ARRAY = "sum over axis=-1 with keepdims=True"
 HINT_REDUCE_OVER_LAST_AXIS = (
-    "reduce over the last axis, axis=-1 with keepdims=True, for the "
-    "sum as well as the max (axis=0 or axis=1 is another axis once S "
-    "has leading axes)"
+    "reduce over the last axis, axis=-1 with keepdims=True, for the sum as well as the max (axis=0 "
+    "or axis=1 is another axis once S has leading axes)"
 )
 HINT_NOT_NORMALISED = "divide by the sum of its own row, so every row sums to 1"
 HINT_LOG_SOFTMAX = "return the weights exp(S - max) / sum, not their logarithms"

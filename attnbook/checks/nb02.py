@@ -194,10 +194,9 @@ def _table_probe(run: CheckRun, case: Case, P, expected, slips) -> None:
 
 
 HINT_FREQUENCY_PER_PAIR = (
-    "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length "
-    "d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the "
-    "argument, never the worked example's d = 4; and the angles "
-    "np.arange(L)[:, None] * w are (L, d/2), one row per position"
+    "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 (w_i = 10000 ** (-2 * "
+    "i / d), i = 0 .. d/2 - 1), with d the argument, never the worked example's d = 4; and the "
+    "angles np.arange(L)[:, None] * w are (L, d/2), one row per position"
 )
 
 
@@ -274,9 +273,8 @@ HINT_EMBEDDING_MULTIPLIED_POSITION = "x_l = E[w_l] + p_l: add the position vecto
 
 
 HINT_EMBED_SHAPES = (
-    "X[l] = E[token_ids[l]] + P[l]: take each token's row of E with "
-    "E[token_ids] (shape (L, d)), and only the first L rows of P, P[:L] (P may "
-    "hold more positions than the sequence)"
+    "X[l] = E[token_ids[l]] + P[l]: take each token's row of E with E[token_ids] (shape (L, d)), "
+    "and only the first L rows of P, P[:L] (P may hold more positions than the sequence)"
 )
 
 
@@ -335,9 +333,8 @@ def check_embed(embed, reference=None, trials: int = 12) -> None:
 # shift_matrix
 # ---------------------------------------------------------------------------------------
 HINT_BLOCKS_TRANSPOSED = (
-    "check the first row on p_l = [sin, cos]: sin((l+k)w) = sin(lw) "
-    "cos(kw) + cos(lw) sin(kw), so the block is [[cos kw, sin kw], [-sin "
-    "kw, cos kw]]"
+    "check the first row on p_l = [sin, cos]: sin((l+k)w) = sin(lw) cos(kw) + cos(lw) sin(kw), so "
+    "the block is [[cos kw, sin kw], [-sin kw, cos kw]]"
 )
 HINT_SHIFT_ONE_FREQUENCY = "pair i turns by k * w_i with its own w_i = 10000 ** (-2i/d)"
 HINT_SHIFT_HALVES = "pair i is features 2i and 2i+1, the same interleaved layout as P"

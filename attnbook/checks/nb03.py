@@ -68,9 +68,8 @@ HINT_ANGLES_SHAPE = (
     "theta[:, None] * positions[None, :] is (d_k/2, L), its transpose"
 )
 HINT_DIRECTION = (
-    "R(a) = [[cos a, -sin a], [sin a, cos a]] turns counterclockwise: "
-    "R(a) @ [1, 0] = [cos a, sin a]. Rotating by -a (or x @ R instead of R @ x) "
-    "turns the wrong way"
+    "R(a) = [[cos a, -sin a], [sin a, cos a]] turns counterclockwise: R(a) @ [1, 0] = [cos a, sin "
+    "a]. Rotating by -a (or x @ R instead of R @ x) turns the wrong way"
 )
 
 
@@ -87,25 +86,21 @@ HINT_POSITIONS_IGNORED = (
 )
 HINT_PASS_BASE = "pass base on to rope_frequencies(d_k, base)"
 HINT_SECOND_COMPONENT_COMPUTED_ALREADY = (
-    "compute both new components from the ORIGINAL pair: "
-    "keep X[..., 0::2] and X[..., 1::2] (or copies of "
-    "them) and write the results into a new array; "
-    "overwriting x_2i first and then reading it back uses "
-    "the rotated value"
+    "compute both new components from the ORIGINAL pair: keep X[..., 0::2] and X[..., 1::2] (or "
+    "copies of them) and write the results into a new array; overwriting x_2i first and then "
+    "reading it back uses the rotated value"
 )
 HINT_COMPONENTS_SWAPPED = (
     "the components are stored in swapped places: feature 2i gets x_2i * "
     "cos - x_2i+1 * sin and feature 2i+1 gets x_2i * sin + x_2i+1 * cos"
 )
 HINT_SIGN_TYPO_SECOND_COMPONENT = (
-    "R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * "
-    "sin + x_2i+1 * cos]: only the first component has a minus "
-    "sign"
+    "R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin + x_2i+1 * cos]: only the "
+    "first component has a minus sign"
 )
 HINT_WRITTEN_AS_HALVES = (
-    "interleave the results: pair i goes back to features 2i and 2i+1, "
-    "e.g. np.stack([first, second], axis=-1).reshape(X.shape), not "
-    "np.concatenate"
+    "interleave the results: pair i goes back to features 2i and 2i+1, e.g. np.stack([first, "
+    "second], axis=-1).reshape(X.shape), not np.concatenate"
 )
 HINT_LAST_PAIR_LEFT_UNROTATED = (
     "rotate every pair i = 0 .. d_k/2 - 1: range(d_k // 2) pairs, the last one included"
@@ -233,20 +228,17 @@ HINT_ONE_FREQUENCY = (
     "2 * i // d_k is 0 for every pair, use / (true division)"
 )
 HINT_PARENTHESES_DIVIDE = (
-    "put the whole exponent in parentheses, base ** (-2 * i / d_k): base "
-    "** -two_i / d_k is read as (base ** -two_i) / d_k, because ** binds "
-    "before /"
+    "put the whole exponent in parentheses, base ** (-2 * i / d_k): base ** -two_i / d_k is read "
+    "as (base ** -two_i) / d_k, because ** binds before /"
 )
 HINT_PAIR_INDEX_COUNTED_1 = "i counts from 0: the fastest pair has theta_0 = base ** 0 = 1"
 HINT_EXPONENT_BY_PAIRS = (
-    "divide by d_k, the width, not by the number of pairs d_k/2: theta_i "
-    "= base ** (-2i/d_k); and np.arange(0, d_k, 2) already holds 2i, so "
-    "do not multiply it by 2 again"
+    "divide by d_k, the width, not by the number of pairs d_k/2: theta_i = base ** (-2i/d_k); and "
+    "np.arange(0, d_k, 2) already holds 2i, so do not multiply it by 2 again"
 )
 HINT_EXPONENT_LINSPACE = (
-    "the exponent 2i/d_k starts at 0 and stops at (d_k - 2)/d_k, just "
-    "short of 1: np.arange(0, d_k, 2) / d_k, not np.linspace(0, 1, d_k // "
-    "2)"
+    "the exponent 2i/d_k starts at 0 and stops at (d_k - 2)/d_k, just short of 1: np.arange(0, "
+    "d_k, 2) / d_k, not np.linspace(0, 1, d_k // 2)"
 )
 HINT_EXPONENT_ODD = "the exponent uses the even numbers 0, 2, 4, ...: np.arange(0, d_k, 2) / d_k"
 HINT_LOG10 = (

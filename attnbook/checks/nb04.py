@@ -63,10 +63,9 @@ HINT_OVERFLOW = (
 )
 HINT_Y = "the weights are right but Y is not: Y = A @ V with the masked weights A you return"
 HINT_NAN = (
-    "a row with no allowed key is all -inf; its maximum is -inf and -inf - (-inf) is "
-    "NaN. Give such rows all-zero weights (np.where on the row maximum and the sum). "
-    "Also 0 * -inf is NaN: build an additive mask with np.where(allowed, 0.0, -np.inf), "
-    "never (~allowed) * -np.inf"
+    "a row with no allowed key is all -inf; its maximum is -inf and -inf - (-inf) is NaN. Give "
+    "such rows all-zero weights (np.where on the row maximum and the sum). Also 0 * -inf is NaN: "
+    "build an additive mask with np.where(allowed, 0.0, -np.inf), never (~allowed) * -np.inf"
 )
 HINT_SIZES = (
     "take every size from the arguments (L, len(lengths), X.shape), never the worked "
@@ -78,10 +77,9 @@ HINT_KEEPDIMS = (
     "with the KEY axis and every column is shifted or divided by another row's value"
 )
 HINT_LEADING = (
-    "with leading axes, allowed may broadcast over them (e.g. (B, 1, L, L) against "
-    "(B, h, L, L)): use np.where(allowed, S, -np.inf), which broadcasts, not "
-    "S[~allowed] = ...; and Q @ np.swapaxes(K, -1, -2), not np.dot or K.T, which mix "
-    "up the leading axes"
+    "with leading axes, allowed may broadcast over them (e.g. (B, 1, L, L) against (B, h, L, L)): "
+    "use np.where(allowed, S, -np.inf), which broadcasts, not S[~allowed] = ...; and Q @ "
+    "np.swapaxes(K, -1, -2), not np.dot or K.T, which mix up the leading axes"
 )
 
 
@@ -354,9 +352,8 @@ HINT_GLOBAL_MAX = (
     "the whole array: a row far below the global maximum underflows to all zeros"
 )
 HINT_NAN_SCORES = (
-    "every row came out empty although its query has allowed keys: 0 * -inf is "
-    "NaN, so (~allowed) * -np.inf poisons the allowed scores too; mask with "
-    "np.where(allowed, S, -np.inf)"
+    "every row came out empty although its query has allowed keys: 0 * -inf is NaN, so (~allowed) "
+    "* -np.inf poisons the allowed scores too; mask with np.where(allowed, S, -np.inf)"
 )
 HINT_NOT_NORMALISED = "divide by each row's sum so that every row of A sums to 1"
 HINT_D_K_AXIS = (
@@ -397,9 +394,8 @@ HINT_MASK_BEFORE_SOFTMAX = "set blocked scores to -inf before the softmax: exp(-
 
 
 HINT_ATTENTION_IN_PLACE = (
-    "never write into Q, K, V or allowed (Q /= ... or S[...] = ... on a "
-    "view changes the caller's array): compute new arrays instead (S = "
-    "... / np.sqrt(d_k) builds one)"
+    "never write into Q, K, V or allowed (Q /= ... or S[...] = ... on a view changes the caller's "
+    "array): compute new arrays instead (S = ... / np.sqrt(d_k) builds one)"
 )
 HINT_EMPTY_ROW = "a query with no allowed key returns a row of zeros"
 

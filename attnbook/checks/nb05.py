@@ -48,9 +48,8 @@ __all__ = [
 ]
 
 HINT_SPLIT = (
-    "reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and "
-    "heads: view it as (B, L, h, d_k) first, then swap the L and h axes with "
-    ".transpose(1, 2)"
+    "reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and heads: view it as "
+    "(B, L, h, d_k) first, then swap the L and h axes with .transpose(1, 2)"
 )
 HINT_MERGE = (
     "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, "
@@ -61,9 +60,8 @@ HINT_AXES = (
     "from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front"
 )
 HINT_SPLIT_SHAPE = (
-    "(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // "
-    "n_heads; both come from the arguments (not the worked example), and the batch "
-    "axis B stays first"
+    "(B, L, d_model) -> (B, h, L, d_k): h is n_heads and d_k is d_model // n_heads; both come from "
+    "the arguments (not the worked example), and the batch axis B stays first"
 )
 HINT_MERGE_SHAPE = (
     "(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that "
@@ -71,9 +69,8 @@ HINT_MERGE_SHAPE = (
 )
 HINT_MERGE_SUMMED = HINT_MERGE_SHAPE + " (summing or averaging them loses the h axis)"
 HINT_NAN = (
-    "a query with no allowed key has only -inf scores and torch.softmax returns NaN "
-    "for it: give such rows zero weights (for example torch.nan_to_num or "
-    "torch.where on the row)"
+    "a query with no allowed key has only -inf scores and torch.softmax returns NaN for it: give "
+    "such rows zero weights (for example torch.nan_to_num or torch.where on the row)"
 )
 
 
@@ -263,9 +260,8 @@ HINT_MASK_MULTIPLIED_SCORES = (
     "key weight): scores.masked_fill(~allowed, float('-inf'))"
 )
 HINT_MASK_APPLIED_AFTER_SOFTMAX = (
-    "set blocked scores to -inf BEFORE the softmax "
-    "(masked_fill(~allowed, -inf)); zeroing weights after it "
-    "leaves rows that do not sum to 1"
+    "set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); zeroing weights "
+    "after it leaves rows that do not sum to 1"
 )
 HINT_MASK_INVERTED = "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed"
 HINT_FINITE_FILL = (
@@ -429,9 +425,8 @@ HINT_RESIDUAL_INSIDE = (
 )
 HINT_W_O_ON_VALUES = "the output projection W_O comes last, applied to the merged heads"
 HINT_WEIGHT_LAYOUT = (
-    "nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), "
-    "or write x @ W.weight.T + W.bias (invisible in the shapes when the "
-    "matrix is square)"
+    "nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ "
+    "W.weight.T + W.bias (invisible in the shapes when the matrix is square)"
 )
 HINT_SCALED_TWICE = (
     "scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)"
@@ -442,9 +437,8 @@ HINT_TWO_HEADS_HARD_CODED = (
     "with, not the worked example's 2"
 )
 HINT_BATCH_FIRST = (
-    "x is batch-first, (B, L, d_model): attend over its L axis and never "
-    "transpose the batch away (nn.MultiheadAttention's default is "
-    "sequence-first; this course is batch-first)"
+    "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away "
+    "(nn.MultiheadAttention's default is sequence-first; this course is batch-first)"
 )
 HINT_OWN_CAUSAL_MASK = (
     "apply only the mask it is given: allowed=None means every key is "

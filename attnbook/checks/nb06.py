@@ -60,9 +60,8 @@ __all__ = [
 ]
 
 HINT_LAST_AXIS = (
-    "normalise each token over its own d features: statistics along the last "
-    "axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the "
-    "batch axis)"
+    "normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, "
+    "keepdim=True) (BatchNorm is the one that uses the batch axis)"
 )
 HINT_KEEPDIM = (
     "a mean over dim=-1 without keepdim=True drops the feature axis and no "
@@ -73,10 +72,9 @@ HINT_KEEPDIM = (
 
 HINT_BRANCH_SHAPES = "check every shape on the way: each residual branch must return (B, L, d)"
 HINT_SLICE_TABLES = (
-    "slice the position tables to the sequence length, e.g. self.sinusoids[:L] "
-    "and the RoPE tables [:L] (ids can be shorter than max_len; L is "
-    "idx.shape[1], idx.shape[0] is the batch size), and check every shape on "
-    "the way"
+    "slice the position tables to the sequence length, e.g. self.sinusoids[:L] and the RoPE tables "
+    "[:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), "
+    "and check every shape on the way"
 )
 
 
@@ -280,9 +278,8 @@ HINT_RESIDUAL_INSIDE_MLP = "the MLP returns fc_out(GELU(fc_in(x))); the block ad
 
 
 HINT_MLP_LEADING_AXES = (
-    "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last "
-    "axis, so there is no need to flatten the tokens (and a flattened "
-    "result must be reshaped back)"
+    "the MLP keeps x's shape (..., d_model): nn.Linear acts on the last axis, so there is no need "
+    "to flatten the tokens (and a flattened result must be reshaped back)"
 )
 MLP_TOKEN_WISE = (
     "the MLP acts on each token separately: one token's output depends on that token only"
@@ -588,9 +585,8 @@ def check_prenorm_block(PreNormBlock, reference=None, trials: int = 3) -> None:
 # Decoder
 # ---------------------------------------------------------------------------------------
 HINT_LEARNED_ONLY = (
-    "only positions='learned' has trainable position vectors; sinusoids and "
-    "RoPE are fixed tables (store them with self.register_buffer(..., "
-    "persistent=False))"
+    "only positions='learned' has trainable position vectors; sinusoids and RoPE are fixed tables "
+    "(store them with self.register_buffer(..., persistent=False))"
 )
 HINT_HEAD_BIAS = (
     "the head is nn.Linear(d_model, vocab_size) WITH its bias c: Y = "
@@ -627,9 +623,8 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
 
 
 HINT_POS_ROWS = (
-    "token l gets row l of the position table: take the first L rows, "
-    "self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length "
-    "idx.shape[1]"
+    "token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or "
+    "self.pos(torch.arange(L)), with L the length idx.shape[1]"
 )
 
 

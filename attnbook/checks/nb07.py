@@ -98,9 +98,8 @@ def _random_batch(gen: torch.Generator, B: int, L: int, V: int, pad_id: int = 0)
 # make_batch
 # ---------------------------------------------------------------------------------------
 HINT_SHIFT = (
-    "teacher forcing: inputs are ids[:-1] (everything but the last token) and "
-    "targets are ids[1:] (everything but the first), so target t is the token "
-    "after input t"
+    "teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] "
+    "(everything but the first), so target t is the token after input t"
 )
 HINT_SHIFTED_WRONG_WAY = HINT_SHIFT + "; the model reads the past and predicts the future"
 
@@ -115,9 +114,8 @@ HINT_IGNORE_INDEX = (
 HINT_ROWS_REORDERED = "keep the rows in the order of the sequences: row b is sequence b"
 HINT_PADDING_WRITTEN_0 = "fill the padded positions with the pad_id argument, not 0"
 HINT_ALIASED_ROWS = (
-    "[[pad_id] * L] * B repeats ONE list B times, so writing row b writes "
-    "every row: build each row on its own (a list comprehension, or "
-    "torch.full((B, L), pad_id))"
+    "[[pad_id] * L] * B repeats ONE list B times, so writing row b writes every row: build each "
+    "row on its own (a list comprehension, or torch.full((B, L), pad_id))"
 )
 HINT_EOS_TARGET = "<EOS> is a real target: the model must learn when an email ends"
 
@@ -194,9 +192,8 @@ HINT_CRASH_MAKE_BATCH = (
     "equal lengths), and write each row's own n = len(seq) - 1 ids"
 )
 HINT_CRASH_LOSS = (
-    "flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or "
-    "reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size "
-    "from the arguments"
+    "flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or reshape(-1, "
+    "logits.shape[-1])) and the targets to (B * L,); take every size from the arguments"
 )
 
 
@@ -248,9 +245,8 @@ def check_make_batch(make_batch, reference=None, trials: int = 10) -> None:
 # lm_loss
 # ---------------------------------------------------------------------------------------
 HINT_WEIGHT = (
-    "every real target of the batch weighs the same: add the losses of all real "
-    "targets and divide by their number (loss_mask.sum()), not by the number of "
-    "sequences or positions"
+    "every real target of the batch weighs the same: add the losses of all real targets and divide "
+    "by their number (loss_mask.sum()), not by the number of sequences or positions"
 )
 
 
@@ -527,9 +523,8 @@ def _steps_case(case_id: str, call: str, start, kind: str, batches, max_grad_nor
 
 
 HINT_NO_GRAPH = (
-    "the forward pass must build a graph for backward(): no torch.no_grad() or "
-    ".detach() in train_step: the loss comes from model(inputs) through lm_loss, "
-    "with the loss_mask"
+    "the forward pass must build a graph for backward(): no torch.no_grad() or .detach() in "
+    "train_step: the loss comes from model(inputs) through lm_loss, with the loss_mask"
 )
 HINT_RETURN_BATCH_LOSS = "return the masked mean loss of this batch, as lm_loss computes it"
 HINT_EVAL_IN_TRAINING = (
@@ -671,9 +666,8 @@ def _eval_case(case_id: str, call: str, model, batches, expect=None) -> Case:
 
 
 HINT_EVAL_BATCHES = (
-    "evaluate takes an iterable of (inputs, targets, loss_mask) batches of any "
-    "shapes: loop over them, score each with model(inputs) and lm_loss, add "
-    "sums and counts"
+    "evaluate takes an iterable of (inputs, targets, loss_mask) batches of any shapes: loop over "
+    "them, score each with model(inputs) and lm_loss, add sums and counts"
 )
 
 
@@ -762,9 +756,8 @@ HINT_NOTHING_ABLATED = (
     "the hooks go on, then the ablated one. " + HINT_HEAD_COLUMNS[0].upper() + HINT_HEAD_COLUMNS[1:]
 )
 HINT_ZERO_MEANS_OUTPUT = (
-    "mode \"zero\" replaces the head's OUTPUT (its columns of W_O's "
-    "input) by zeros; zeroing its queries or keys only makes its "
-    'attention uniform, which is mode "uniform"'
+    "mode \"zero\" replaces the head's OUTPUT (its columns of W_O's input) by zeros; zeroing its "
+    'queries or keys only makes its attention uniform, which is mode "uniform"'
 )
 HINT_BIAS_LEFT = (
     "an ablation through the weights must take the bias too: with only W_V's weight rows "
@@ -773,9 +766,8 @@ HINT_BIAS_LEFT = (
     "or replace the head's output (its columns of W_O's input) with a hook"
 )
 HINT_UNIFORM_CAUSAL = (
-    "uniform attention is uniform over the ALLOWED keys: at position t "
-    "the mean of the head's values at positions 0..t (a running mean along "
-    "the sequence), never a later one"
+    "uniform attention is uniform over the ALLOWED keys: at position t the mean of the head's "
+    "values at positions 0..t (a running mean along the sequence), never a later one"
 )
 HINT_UNIFORM_ALLOWED = (
     "the uniform weights of row t are 1 / (t + 1) on keys 0..t: they sum "

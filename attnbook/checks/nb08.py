@@ -39,15 +39,13 @@ HINT_CRASH_LOG_PROB = (
     "from the arguments (len(prompt_ids), len(continuation_ids))"
 )
 HINT_CRASH_PROBS = (
-    "work along the last axis for any leading shape: keep that axis in "
-    "reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, "
-    "keepdim=True)) so the result broadcasts against every row; top_k None or 0 "
-    "means no top-k filter"
+    "work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, "
+    "k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against "
+    "every row; top_k None or 0 means no top-k filter"
 )
 HINT_CRASH_SAMPLE = (
-    "call next_token_probs(logits, temperature, top_k, top_p) with the "
-    "arguments in that order, flatten the leading axes to (N, V) for "
-    "torch.multinomial and reshape the draws back"
+    "call next_token_probs(logits, temperature, top_k, top_p) with the arguments in that order, "
+    "flatten the leading axes to (N, V) for torch.multinomial and reshape the draws back"
 )
 HINT_CRASH_GENERATE = (
     "the next-token logits are model(ids)[:, -1], shape (B, V); take B from "

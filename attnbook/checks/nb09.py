@@ -42,9 +42,8 @@ WORKED_X = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [1.0, 1.0]])
 WORKED_S = np.array([[1.0, 1.0], [1.5, 2.5], [3.25, 1.25], [3.875, 3.625]])
 
 HINT_ORDER = (
-    "the new state is A s_{t-1} + B x_t: A multiplies the previous state only, "
-    "so x_j reaches s_t as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one "
-    "step too many"
+    "the new state is A s_{t-1} + B x_t: A multiplies the previous state only, so x_j reaches s_t "
+    "as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one step too many"
 )
 HINT_TRANSPOSE = (
     "with states as column vectors the update is A @ s; s @ A (a row vector "
@@ -55,9 +54,8 @@ HINT_SHIFT = (
     "store the state after the update, not before"
 )
 HINT_START = (
-    "start from s_{-1} = 0 and let the loop read x_0 once; starting from B x_0 and "
-    "then looping from t = 0 counts x_0 twice (a start state of ones adds a term "
-    "that is not there, too)"
+    "start from s_{-1} = 0 and let the loop read x_0 once; starting from B x_0 and then looping "
+    "from t = 0 counts x_0 twice (a start state of ones adds a term that is not there, too)"
 )
 HINT_B = "map each input into the state with B: the term is B @ x_t, shape (n,)"
 HINT_B_TRANSPOSE = "B has shape (n, m), so the input term is B @ x_t (not x_t @ B)"
@@ -79,19 +77,17 @@ HINT_SCAN_POWER = (
 )
 HINT_CAUSAL = "s_t may only depend on inputs x_j with j <= t: no future input"
 HINT_SCAN_IN_PLACE = (
-    "compute every row of a round from the states of the PREVIOUS round: "
-    "build the new S from the old one (np.concatenate or a copy), not row "
-    "by row in place"
+    "compute every row of a round from the states of the PREVIOUS round: build the new S from the "
+    "old one (np.concatenate or a copy), not row by row in place"
 )
 HINT_SCAN_ROUNDS = (
     "keep doubling while offset < L: after the last round every row must "
     "have gathered all of its past inputs"
 )
 HINT_ELEMENTWISE_STATE = (
-    "A * s multiplies entry by entry (and broadcasts to (n, n)); the "
-    "update is the matrix-vector product A @ s. A column state of shape "
-    "(n, 1) plus a row B @ x_t of shape (n,) broadcasts to (n, n) too: "
-    "keep s one-dimensional, np.zeros(n)"
+    "A * s multiplies entry by entry (and broadcasts to (n, n)); the update is the matrix-vector "
+    "product A @ s. A column state of shape (n, 1) plus a row B @ x_t of shape (n,) broadcasts to "
+    "(n, n) too: keep s one-dimensional, np.zeros(n)"
 )
 HINT_SIGN = "the input term is added, not subtracted: s_t = A s_{t-1} + B x_t"
 HINT_REVERSED = (
@@ -108,9 +104,8 @@ HINT_INTEGER = (
     "value written into it; preallocate with np.zeros((L, n)) (float)"
 )
 HINT_SCAN_LINEAR_POWER = (
-    "in round k a block travels offset = 2^k steps, so move it by "
-    "A^offset: square the power after each round (power @ power, not "
-    "power @ A)"
+    "in round k a block travels offset = 2^k steps, so move it by A^offset: square the power after "
+    "each round (power @ power, not power @ A)"
 )
 HINT_VALUES = (
     "follow the worked example row by row: s_0 = B x_0 = (1, 1), s_1 = A s_0 + "

@@ -88,9 +88,8 @@ def hf_tolerance(n_layers: int, expected) -> Tolerance:
 
 PACKAGE = "attnbook.lm.qwen3."
 HINT_DELEGATE = (
-    "write the module yourself from nn.Linear, nn.RMSNorm and your own classes; "
-    "the package's production model (attnbook.lm.qwen3) is what the check compares "
-    "with"
+    "write the module yourself from nn.Linear, nn.RMSNorm and your own classes; the package's "
+    "production model (attnbook.lm.qwen3) is what the check compares with"
 )
 
 
@@ -172,9 +171,8 @@ HINT_BLOCK_PAIR_CRASH = (
     "and values for the new cache"
 )
 HINT_SIZE_MISMATCH = (
-    "check every shape on the way: heads are (B, n, L, d_k), the RoPE tables (L, "
-    "d_k / 2) for the L new tokens, and the keys and values grow along dim=2, "
-    "the token axis"
+    "check every shape on the way: heads are (B, n, L, d_k), the RoPE tables (L, d_k / 2) for the "
+    "L new tokens, and the keys and values grow along dim=2, the token axis"
 )
 HINT_SIZES_FROM_INPUT = (
     "take every size from the tensors and the module (B, L = h.shape[:2], "
@@ -433,9 +431,8 @@ def _gqa_truth(q, k, v, allowed):
 
 
 HINT_TILED_HEADS = (
-    "consecutive query heads share a key/value head: k.repeat_interleave(h // "
-    "h_kv, dim=1), not k.repeat(1, h // h_kv, 1, 1) (which gives query head r the "
-    "key/value head r % h_kv)"
+    "consecutive query heads share a key/value head: k.repeat_interleave(h // h_kv, dim=1), not "
+    "k.repeat(1, h // h_kv, 1, 1) (which gives query head r the key/value head r % h_kv)"
 )
 HINT_MASK_AFTER_SOFTMAX = (
     "set blocked scores to -inf BEFORE the softmax (scores.masked_fill(~allowed, float('-inf')))"
@@ -1089,9 +1086,8 @@ HINT_DECODE_OFFSET_BY_ONE = (
     "the first new token sits at position T (positions count from 0): model.rope_cos[T:T + L_new]"
 )
 HINT_DECODE_NOT_OFFSET = (
-    "the new tokens sit at positions T, T + 1, ...: use rows T .. T + L_new "
-    "- 1 of the tables, model.rope_cos[T:T + L_new], with T the cache's "
-    "length cache[0][0].shape[2]"
+    "the new tokens sit at positions T, T + 1, ...: use rows T .. T + L_new - 1 of the tables, "
+    "model.rope_cos[T:T + L_new], with T the cache's length cache[0][0].shape[2]"
 )
 HINT_DECODE_CACHE_UNUSED = (
     "give every block its own cached keys and values: block(h, rope, cache[i])"
@@ -1111,9 +1107,8 @@ HINT_DECODE_NO_CACHE = (
 HINT_DECODE_PAIR = "return the logits (the final norm, then the head) and the new cache, as a pair"
 HINT_DECODE_LAST_ONLY = "return the logits of every new token, (B, L_new, V), not only the last one"
 HINT_DECODE_CACHE_LENGTH = (
-    "after this step the cache covers {T} + {L_new} tokens, (B, h_kv, T + "
-    "L_new, d_k): return the new list of the (k, v) pairs the blocks "
-    "returned"
+    "after this step the cache covers {T} + {L_new} tokens, (B, h_kv, T + L_new, d_k): return the "
+    "new list of the (k, v) pairs the blocks returned"
 )
 
 
@@ -1221,9 +1216,8 @@ def _decode_trials(trials: int) -> list[Case]:
 
 
 HINT_DECODE_IN_PLACE = (
-    "build a new list for the cache (new_cache.append(kv)) and return it: the "
-    "caller's cache must stay as it was (a second sample or a beam search "
-    "starts from it again)"
+    "build a new list for the cache (new_cache.append(kv)) and return it: the caller's cache must "
+    "stay as it was (a second sample or a beam search starts from it again)"
 )
 
 

@@ -279,19 +279,17 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
 # EncoderDecoder
 # ---------------------------------------------------------------------------------------
 HINT_CROSS_ARGS = (
-    "call the cross-attention layer as self.cross_attn(x, source, allowed): "
-    "the queries come from the reply (LN2(U)), the keys and values from the "
-    "memory, and allowed is the source padding mask src_allowed[:, None, "
-    "None, :]"
+    "call the cross-attention layer as self.cross_attn(x, source, allowed): the queries come from "
+    "the reply (LN2(U)), the keys and values from the memory, and allowed is the source padding "
+    "mask src_allowed[:, None, None, :]"
 )
 HINT_PADDING = (
     "apply the source padding mask in the encoder's self-attention AND in every "
     "cross-attention: src_allowed[:, None, None, :] (B, 1, 1, L_s) as allowed"
 )
 HINT_CAUSAL = (
-    "the decoder's self-attention needs the causal mask, a lower-triangular "
-    "(L_t, L_t) bool matrix sized by the reply's length: reply position t may read "
-    "only reply positions <= t"
+    "the decoder's self-attention needs the causal mask, a lower-triangular (L_t, L_t) bool matrix "
+    "sized by the reply's length: reply position t may read only reply positions <= t"
 )
 HINT_WHOLE_SOURCE = (
     "neither the encoder nor cross-attention is causal: the whole source is "
@@ -705,10 +703,9 @@ HINT_ALPHA_SCORE = (
     "return the hypothesis's total log-probability: the penalty only ranks the hypotheses"
 )
 HINT_SEARCH = (
-    "at every step extend each live prefix by every token, rank ALL candidates by "
-    "total log-probability, keep the beam_size best; a kept candidate ending in "
-    "eos_id is finished and leaves the beam; return the best finished hypothesis "
-    "(the best live prefix if none finished)"
+    "at every step extend each live prefix by every token, rank ALL candidates by total "
+    "log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and "
+    "leaves the beam; return the best finished hypothesis (the best live prefix if none finished)"
 )
 
 
