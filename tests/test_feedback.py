@@ -498,19 +498,50 @@ def test_dropped_input_checks_say_keep_the_given_lines():
     assert "name the offending argument" not in str(err)
 
 
-# (notebook, a catalogued mistake of the helper, the helper, a graded subject that calls it)
+# (notebook, a catalogued mistake of the helper, the helper, a graded subject that calls it):
+# every graded function or class of notebooks 01-11 that uses another one graded before it
 BLAMED_HELPERS = [
     ("01_attention_scores", "softmax over the wrong axis", "softmax_rows", "attention"),
+    ("01_attention_scores", "no 1/sqrt(d_k)", "score_matrix", "attention"),
+    ("03_rope", "exponent i/d_k instead of 2i/d_k", "rope_frequencies", "apply_rope"),
+    ("04_masks", "diagonal excluded (j < i)", "causal_mask", "attention_mask"),
+    ("04_masks", "lengths off by one (position <= length)", "padding_mask", "attention_mask"),
     ("05_multihead", "reshape without the transpose", "split_heads", "MultiHeadAttention"),
     ("06_transformer_block", "ReLU instead of GELU", "MLP", "PreNormBlock"),
-]
+    ("06_transformer_block", "post-norm where pre-norm is asked", "PreNormBlock", "Decoder"),
+    ("07_training", "padding counted in the loss", "lm_loss", "train_step"),
+    ("07_training", "padding counted in the loss", "lm_loss", "evaluate"),
+    ("08_generation", "top-p drops the token that crosses p", "next_token_probs", "sample_next"),
+    ("08_generation", "generator not passed on", "sample_next", "generate"),
+    ("10_modern_decoder", "GELU instead of SiLU", "SwiGLU", "Qwen3Block"),
+    ("10_modern_decoder", "key/value heads tiled with repeat", "grouped_query_attention",
+     "Qwen3Block"),
+    ("10_modern_decoder", "QK-norm created but not applied", "Qwen3Block", "Qwen3Decoder"),
+]  # fmt: skip
 BLAMED_CHECKS = {
     "softmax_rows": "check_softmax_rows",
+    "score_matrix": "check_score_matrix",
     "attention": "check_attention",
+    "rope_frequencies": "check_rope_frequencies",
+    "apply_rope": "check_apply_rope",
+    "causal_mask": "check_causal_mask",
+    "padding_mask": "check_padding_mask",
+    "attention_mask": "check_attention_mask",
     "split_heads": "check_split_heads",
     "MultiHeadAttention": "check_multi_head_attention",
     "MLP": "check_mlp",
     "PreNormBlock": "check_prenorm_block",
+    "Decoder": "check_decoder",
+    "lm_loss": "check_lm_loss",
+    "train_step": "check_train_step",
+    "evaluate": "check_evaluate",
+    "next_token_probs": "check_next_token_probs",
+    "sample_next": "check_sample_next",
+    "generate": "check_generate",
+    "SwiGLU": "check_swiglu",
+    "grouped_query_attention": "check_grouped_query_attention",
+    "Qwen3Block": "check_qwen3_block",
+    "Qwen3Decoder": "check_qwen3_decoder",
 }
 
 
