@@ -626,6 +626,27 @@ def _no_graph(run: CheckRun, case: Case, seen) -> None:
         run.fail(f"{case.call} returned a tensor that holds a graph.", hint=HINT_RETURN_FLOAT)
 
 
+def _kept_mode(run: CheckRun, call: str, mode: bool, after, logged: int) -> list[dict]:
+    """After `call`, the model is back in `mode`, and no forward pass it logged since entry
+    `logged` recorded a graph; those passes."""
+    words = {True: "training", False: "evaluation"}
+    run.expect_true(
+        after.training == mode,
+        f"{call}: the model was in {words[mode]} mode before "
+        f"and is in {words[after.training]} mode after.",
+        hint=HINT_RESTORE_MODE,
+    )
+    entries = list(after.forward_log[logged:])
+    graphs = sum(bool(e.get("graph")) for e in entries)
+    run.expect_true(
+        not graphs,
+        f"{call}: the model ran with autograd recording a graph "
+        f"({graphs} of {len(entries)} forward passes).",
+        hint=HINT_NO_GRAD,
+    )
+    return entries
+
+
 def _scored_in_eval_mode(run: CheckRun, case: Case, seen) -> None:
     """Called again: the model is left in the mode it came in, and no forward pass built a
     graph (dropout left on shows in the value: the dropout case's model comes in training
@@ -633,21 +654,8 @@ def _scored_in_eval_mode(run: CheckRun, case: Case, seen) -> None:
     model = case.args[0]
     mode, logged = model.training, len(model.forward_log)
     done = run.call_observed(f"{case.call}, called again", *case.args)  # on private copies
-    after = done.args_after[0]
-    graphs = [bool(entry.get("graph")) for entry in after.forward_log[logged:]]
-    run.expect_true(
-        after.training == mode,
-        f"{case.call}: the model was in {'training' if mode else 'evaluation'} mode before and "
-        f"is in {'training' if after.training else 'evaluation'} mode after.",
-        hint=HINT_RESTORE_MODE,
-    )
-    run.expect_true(
-        bool(graphs) and not any(graphs),
-        f"{case.call}: the model ran with autograd recording a graph ({sum(graphs)} of "
-        f"{len(graphs)} forward passes)." if graphs else f"{case.call}: the model was never "
-        "called.",
-        hint=HINT_NO_GRAD,
-    )  # fmt: skip
+    entries = _kept_mode(run, case.call, mode, done.args_after[0], logged)
+    run.expect_true(bool(entries), f"{case.call}: the model was never called.", hint=HINT_NO_GRAD)
 
 
 def _eval_loss(model, batches) -> float:
@@ -868,20 +876,15 @@ def _ablation_shape_hint(got: tuple, want: tuple) -> str:
 
 
 def _left_as_found(run: CheckRun, case: Case, seen) -> None:
-    """Called again: the model's weights, mode and hooks are as they were, it gives the same
-    logits, and every forward pass ran in eval mode without a graph."""
+    """Called again: the model's weights, mode and hooks are as they were (no forward pass
+    built a graph), it gives the same logits, and every forward pass ran in eval mode."""
     model, ids = case.args[:2]
     mode_before, logged = model.training, len(model.forward_log)
     call = f"{case.call}, called again"
     after = run.call_observed(call, *case.args, crash_hints=_ABLATE_CRASH).args_after[0]
     run.expect_true(_same_weights(after, model), f"{call} changed the model's weights.",
                     hint=HINT_WEIGHTS_CHANGED)  # fmt: skip
-    run.expect_true(
-        after.training == mode_before,
-        f"{call}: the model was in {'training' if mode_before else 'evaluation'} mode before and "
-        f"is in {'training' if after.training else 'evaluation'} mode after.",
-        hint=HINT_RESTORE_MODE,
-    )
+    entries = _kept_mode(run, call, mode_before, after, logged)
     left = _hooks_left(after) - _hooks_left(model)
     run.expect_true(left == 0, f"{call} left {left} hook(s) on the model.", hint=HINT_HOOKS_LEFT)
     run.expect_true(
@@ -889,15 +892,9 @@ def _left_as_found(run: CheckRun, case: Case, seen) -> None:
         f"{call}: the model gives other logits after the call than before it.",
         hint=HINT_HOOKS_LEFT,
     )
-    entries = list(after.forward_log[logged:])
     training = sum(bool(e.get("training")) for e in entries)
     run.expect_true(not training, f"{call}: {training} of {len(entries)} forward passes ran in "
                     f"training mode.", hint=HINT_ABLATE_EVAL)  # fmt: skip
-    run.expect_true(
-        not any(e.get("graph") for e in entries),
-        f"{call}: the model ran with autograd recording a graph.",
-        hint=HINT_NO_GRAD,
-    )
 
 
 def _uniform_is_causal(run: CheckRun, case: Case, seen) -> None:
