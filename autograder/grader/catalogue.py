@@ -392,7 +392,8 @@ def variant_source(variant: Variant, source: str) -> str:
     """The answer cell `source` as `variant` writes it: its bodies in the solution regions,
     and its `given` edits (after those of the entry it is `like`) applied to the code around
     them."""
-    chain, base = [], variant
+    chain: list[Edit] = []
+    base: object = variant
     while isinstance(base, Variant):
         chain[:0] = base.given
         base = base.base
