@@ -122,6 +122,21 @@ def grade_with_readme_command(
     )
 
 
+def grader_command(*args, timeout: float = 900) -> subprocess.CompletedProcess:
+    """`python -m grader ARGS` from autograder/, as a TA types it: the repository's grader,
+    its text captured (a course's $ATTNBOOK_AUTOGRADER is not passed on)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
+    env.pop("ATTNBOOK_AUTOGRADER", None)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=ROOT / "autograder",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def read_grades(work: Path) -> dict[str, dict]:
     with open(work / "grades.csv", newline="") as handle:
         return {row["student_id"]: row for row in csv.DictReader(handle)}

@@ -23,7 +23,7 @@ import zipfile
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, grader_command
 from grader.cli import TerminalProgress, main
 from grader.course import outcome_line, table
 from grader.execute import is_stub
@@ -159,17 +159,6 @@ def _class_of_ten(build) -> dict[str, tuple[str, nbformat.NotebookNode | bytes]]
     }
 
 
-def _grader(*args, timeout=600):
-    return subprocess.run(
-        [sys.executable, "-m", "grader", *map(str, args)],
-        cwd=ROOT / "autograder",
-        env={**os.environ, "PYTHONPATH": str(ROOT / "autograder")},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 @pytest.fixture(scope="module")
 def day(tmp_path_factory):
     from grader.sample import load_builder
@@ -232,7 +221,7 @@ def test_a_line_per_notebook_as_it_finishes(day):
 def test_grading_the_same_download_again_grades_nothing(day):
     """What intake adds (the first cell of an unreadable upload's page) is the same bytes
     every run, so nothing is regraded."""
-    again = _grader("grade", day["download"], "--workers", "2", "--work", day["work"])
+    again = grader_command("grade", day["download"], "--workers", "2", "--work", day["work"])
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
     assert "graded 0 notebook(s)" in again.stdout, again.stdout[-2000:]
 
@@ -274,7 +263,7 @@ def test_a_blank_test_is_unanswered_not_failed(day):
 def test_a_ta_adjusts_a_score_and_the_page_says_it(day):
     work = day["work"]
     comment = "Weights transposed, but the idea is right: 2 of 3."
-    result = _grader("adjust", "cleo", "-a", NB, "test_attention", "2", "--comment", comment,
+    result = grader_command("adjust", "cleo", "-a", NB, "test_attention", "2", "--comment", comment,
                      "--work", work)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert "13 / 14" in result.stdout and "page: " in result.stdout
@@ -283,13 +272,13 @@ def test_a_ta_adjusts_a_score_and_the_page_says_it(day):
     page = (work / row["feedback"]).read_text(encoding="utf-8")
     assert comment.replace("'", "&#39;") in page or comment in page
     assert "13.0 / 14.0" in page
-    again = _grader("feedback", "-s", "cleo", "--work", work)
+    again = grader_command("feedback", "-s", "cleo", "--work", work)
     assert again.returncode == 0 and "1 page(s) written" in again.stdout, again.stderr
     assert "13.0 / 14.0" in (work / row["feedback"]).read_text(encoding="utf-8")
-    too_many = _grader("adjust", "cleo", "-a", NB, "test_attention", "4", "--work", work)
+    too_many = grader_command("adjust", "cleo", "-a", NB, "test_attention", "4", "--work", work)
     assert too_many.returncode == 2
     assert "POINTS: expected a number from 0 to 3, got 4.0" in too_many.stderr
-    nobody = _grader("feedback", "-s", "nobody", "--work", work)
+    nobody = grader_command("feedback", "-s", "nobody", "--work", work)
     assert nobody.returncode == 2 and "'nobody'" in nobody.stderr
 
 

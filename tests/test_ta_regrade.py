@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import csv
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, grader_command
 from grader import cli
 from grader import course as course_module
 from grader.course import Course, UsageError, default_db_url, grade_class, grading_inputs
@@ -224,19 +223,6 @@ def test_export_without_a_gradebook_says_where_it_looked(tmp_path, capsys):
 SANDBOX_OK, SANDBOX_WHY = sandbox_available()
 
 
-def grader(*args, timeout=900):
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
-    env.pop("ATTNBOOK_AUTOGRADER", None)  # the course copy's reference, not the repository's
-    return subprocess.run(
-        [sys.executable, "-m", "grader", *map(str, args)],
-        cwd=ROOT / "autograder",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 def read_csv(path) -> dict:
     with open(path, encoding="utf-8") as handle:
         return {row["name"]: row for row in csv.DictReader(handle)}
@@ -293,7 +279,7 @@ def test_regrading_a_class(tmp_path):
         change since the previous run ended (another checkout may be editing it; its checks
         are grading inputs, so a change there rightly regrades everyone)."""
         before = _package_stamp()
-        result = grader("grade", source, *common)
+        result = grader_command("grade", source, *common)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         stamps.append(_package_stamp())
         return result.stdout, read_csv(work / "grades.csv"), stamps[-2] == before == stamps[-1]

@@ -9,14 +9,11 @@ feedback shows the visible tests and hints but never a hidden test's code.
 from __future__ import annotations
 
 import csv
-import os
-import subprocess
-import sys
 import zipfile
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import grader_command
 from grader.catalogue import nbgrader_meta, solution_notebook
 from grader.sandbox import sandbox_available
 
@@ -28,19 +25,6 @@ pytestmark = [
 ]
 
 
-def grader(*args, timeout=900):
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "autograder"))
-    result = subprocess.run(
-        [sys.executable, "-m", "grader", *map(str, args)],
-        cwd=ROOT / "autograder",
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    return result
-
-
 def read_csv(path):
     """Rows by readable name (the student id is the LMS id of the Canvas zip)."""
     with open(path, encoding="utf-8") as handle:
@@ -50,7 +34,7 @@ def read_csv(path):
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     out = tmp_path_factory.mktemp("sample")
-    result = grader("sample", "--out", out, "--workers", "2", "--timeout", "60")
+    result = grader_command("sample", "--out", out, "--workers", "2", "--timeout", "60")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return out, result.stdout
 
@@ -86,7 +70,7 @@ def test_rerun_is_idempotent_and_keeps_manual_grades(sample):
     out, _ = sample
     work = out / "work"
     before = read_csv(work / "grades.csv")
-    again = grader("grade", "-a", NOTEBOOK, "--work", work)
+    again = grader_command("grade", "-a", NOTEBOOK, "--work", work)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "graded 0 notebook(s)" in again.stdout
     assert read_csv(work / "grades.csv") == before
@@ -98,7 +82,7 @@ def test_rerun_is_idempotent_and_keeps_manual_grades(sample):
         grade = gb.find_grade("test_attention", NOTEBOOK, NOTEBOOK, before["cleo"]["student_id"])
         grade.manual_score = 2.0  # a TA gives part marks by hand
         gb.db.commit()
-    forced = grader(
+    forced = grader_command(
         "grade",
         "-a",
         NOTEBOOK,
@@ -125,7 +109,7 @@ def test_regrade_one_student(sample):
         work / "autograded" / ids[s] / NOTEBOOK / f"{NOTEBOOK}.ipynb" for s in ("ada", "ben")
     )
     stamp, other = ada.stat().st_mtime, ben.stat().st_mtime
-    result = grader("grade", "-a", NOTEBOOK, "--work", work, "--student", ids["ada"])
+    result = grader_command("grade", "-a", NOTEBOOK, "--work", work, "--student", ids["ada"])
     assert result.returncode == 0, result.stderr[-3000:]
     assert "graded 1 notebook(s)" in result.stdout
     assert ada.stat().st_mtime > stamp and ben.stat().st_mtime == other
@@ -142,7 +126,7 @@ def test_sample_writes_the_classes_canvas_and_moodle_files(sample):
         ("moodle", "moodle_grading_worksheet"),
     ):
         # again, by the TA's command, after the other tests' manual grades
-        done = grader(
+        done = grader_command(
             "lms",
             lms,
             out / "lms_exports" / f"{export}.csv",
