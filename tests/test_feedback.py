@@ -518,38 +518,19 @@ BLAMED_HELPERS = [
      "Qwen3Block"),
     ("10_modern_decoder", "QK-norm created but not applied", "Qwen3Block", "Qwen3Decoder"),
 ]  # fmt: skip
-BLAMED_CHECKS = {
-    "softmax_rows": "check_softmax_rows",
-    "score_matrix": "check_score_matrix",
-    "attention": "check_attention",
-    "rope_frequencies": "check_rope_frequencies",
-    "apply_rope": "check_apply_rope",
-    "causal_mask": "check_causal_mask",
-    "padding_mask": "check_padding_mask",
-    "attention_mask": "check_attention_mask",
-    "split_heads": "check_split_heads",
-    "MultiHeadAttention": "check_multi_head_attention",
-    "MLP": "check_mlp",
-    "PreNormBlock": "check_prenorm_block",
-    "Decoder": "check_decoder",
-    "lm_loss": "check_lm_loss",
-    "train_step": "check_train_step",
-    "evaluate": "check_evaluate",
-    "next_token_probs": "check_next_token_probs",
-    "sample_next": "check_sample_next",
-    "generate": "check_generate",
-    "SwiGLU": "check_swiglu",
-    "grouped_query_attention": "check_grouped_query_attention",
-    "Qwen3Block": "check_qwen3_block",
-    "Qwen3Decoder": "check_qwen3_decoder",
-}
+
+
+def _check_of(ns: dict, name: str):
+    """The notebook's check of `name`: check_multi_head_attention for MultiHeadAttention."""
+    wanted = f"check{name}".replace("_", "").lower()
+    return next(v for k, v in ns.items() if k.replace("_", "").lower() == wanted)
 
 
 @pytest.mark.parametrize(("notebook", "mistake", "helper", "subject"), BLAMED_HELPERS)
 def test_a_right_answer_on_a_wrong_helper_names_the_helper(notebook, mistake, helper, subject):
     ns = _notebook(notebook, _catalogued(notebook, mistake))
-    assert isinstance(_failure(ns[BLAMED_CHECKS[helper]], ns[helper]), CheckFailure)
-    err = _failure(ns[BLAMED_CHECKS[subject]], ns[subject])
+    assert isinstance(_failure(_check_of(ns, helper), ns[helper]), CheckFailure)
+    err = _failure(_check_of(ns, subject), ns[subject])
     second = str(err).splitlines()[1]
     assert second.startswith(f"Hint: {subject} uses your {helper}"), str(err)
     assert f"fix {helper} first" in second
@@ -564,8 +545,9 @@ def test_the_graded_page_names_a_failed_helper_as_the_self_check_does(
     the notebook's self-check: the two hints agree."""
     variant = _catalogued(notebook, mistake)
     ns = _notebook(notebook, variant)
-    _failure(ns[BLAMED_CHECKS[helper]], ns[helper])
-    in_notebook = str(_failure(ns[BLAMED_CHECKS[subject]], ns[subject])).splitlines()[1]
+    _failure(_check_of(ns, helper), ns[helper])
+    check = FAILED[helper][0]
+    in_notebook = str(_failure(_check_of(ns, subject), ns[subject])).splitlines()[1]
     FAILED.clear()
 
     source = apply_variant(solution_notebook(notebook), variant)
@@ -588,7 +570,7 @@ def test_the_graded_page_names_a_failed_helper_as_the_self_check_does(
             graded[name] = verdict, "".join(o.get("evalue", "") for o in outputs)
     finally:
         kernel.close()
-    assert graded[helper][0] == "failed" and failed[helper] == (BLAMED_CHECKS[helper], "failed")
+    assert graded[helper][0] == "failed" and failed[helper] == (check, "failed")
     verdict, message = graded[subject]
     assert verdict == "failed" and message.splitlines()[1] == in_notebook, message
     assert f"fix {helper} first; {subject} itself may be right" in in_notebook
