@@ -330,7 +330,8 @@ def test_given_edits_change_the_code_around_the_regions_only():
                                                 like="given changed", hint="y")])  # fmt: skip
     assert variant_source(later, source) == "def f(x):\n    y = 3\n    return x * y\n"
     inside = mistake("f", "inside", given=edit("x + y", "x - y"), hint="y")
-    with pytest.raises(CatalogueError, match=r"f: 'inside': given=.*outside its solution regions"):
+    wrong = r"f: 'inside': given=.*outside its solution regions\), found 0 there and 1 in a region"
+    with pytest.raises(CatalogueError, match=wrong):
         variant_source(inside, source)
 
 

@@ -435,11 +435,10 @@ HINT_PROBS_ARGUMENTS = (
 HINT_DRAW_FROM_PROBS = "draw from next_token_probs"
 
 
-def _outside(logits, settings: tuple, seen) -> torch.Tensor:
-    """Where a drawn token of `seen` (token ids, the leading shape of `logits`) has
-    probability 0 under next_token_probs(logits, *settings)."""
-    support = filtered_distribution(logits, *settings) > 0
-    return ~torch.gather(support, -1, torch.as_tensor(seen)[..., None])[..., 0]
+def _outside(probs: torch.Tensor, seen) -> torch.Tensor:
+    """Where a drawn token of `seen` (token ids, the leading shape of `probs`) has probability
+    0 under the filtered distribution `probs`."""
+    return torch.gather(probs, -1, torch.as_tensor(seen)[..., None])[..., 0] <= 0
 
 
 def _greedy_settings(run: CheckRun, logits, best) -> None:
@@ -488,7 +487,7 @@ def _random_draws(run: CheckRun, logits, best) -> None:
             f"{call} gave different tokens on two calls with the same seed.",
             hint=HINT_GENERATOR,
         )
-        outside = _outside(logits, (temperature, top_k, top_p), first)  # (64,)
+        outside = _outside(filtered_distribution(logits, temperature, top_k, top_p), first)
         run.expect_true(
             not bool(outside.any()),
             f"{call} drew tokens that the filters remove (rows "
@@ -508,7 +507,7 @@ def _random_draws(run: CheckRun, logits, best) -> None:
         "generator) [two leading axes]"
     )
     seen = _drawn(run, call, logits3, (1.0, 3, None), 2, (2, 32))
-    outside = _outside(logits3, (1.0, 3, None), seen)  # (2, 32)
+    outside = _outside(filtered_distribution(logits3, 1.0, 3, None), seen)  # (2, 32)
     run.expect_true(not bool(outside.any()), f"{call} drew tokens that top-k removes.",
                     hint=HINT_ONE_DRAW_PER_ROW)  # fmt: skip
 
@@ -580,10 +579,10 @@ def _sample_trials(run: CheckRun, reference, trials: int) -> None:
             f"top_k={top_k}, top_p={top_p} (seed {seed})"
         )
         seen = _drawn(run, call, logits, (temperature, top_k, top_p), seed, (B,))
-        run.expect_true(not bool(_outside(logits, (temperature, top_k, top_p), seen).any()),
+        probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
+        run.expect_true(not bool(_outside(probs, seen).any()),
                         f"{call} drew tokens outside the filtered distribution.",
                         hint=HINT_DRAW_FROM_PROBS)  # fmt: skip
-        probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
         if bool((probs.max(-1).values == 1).all()):  # a deterministic case
             expected = as_array(
                 reference(logits, temperature, top_k, top_p, torch.Generator().manual_seed(seed))

@@ -399,11 +399,13 @@ def variant_source(variant: Variant, source: str) -> str:
         base = base.base
     for change in chain:
         outside = change.found(_REGION.sub("", source))
-        if outside != change.count or change.found(source) != change.count:
+        inside = change.found(source) - outside
+        if outside != change.count or inside:
             raise CatalogueError(
                 f"{variant.cell}: {variant.name!r}: given={change!r} expects {change.count} "
                 f"{'occurrence' if change.count == 1 else 'occurrences'} of {change.old!r} in "
-                f"the given code of the cell (outside its solution regions), found {outside}"
+                f"the given code of the cell (outside its solution regions), found {outside} "
+                f"there and {inside} in a region"
             )
         source = change.apply(source)
     return replace_regions(source, variant.resolve(regions(source)))
