@@ -37,6 +37,7 @@ from grader.catalogue import (
 from grader.execute import StudentKernel, Template, run_test
 from grader.remote import RemoteFunction
 from grader.sandbox import Limits, sandbox_available
+from grader.testprocess import FAILED_LIMIT, failed_checks
 
 from attnbook.checks import CheckFailure
 from attnbook.checks._core import FAILED, HINT_LEFTOVER
@@ -574,6 +575,21 @@ def test_the_graded_page_names_a_failed_helper_as_the_self_check_does(
     verdict, message = graded[subject]
     assert verdict == "failed" and message.splitlines()[1] == in_notebook, message
     assert f"fix {helper} first; {subject} itself may be right" in in_notebook
+
+
+def test_failed_checks_between_test_processes_are_plain_bounded_strings():
+    """What one test process says failed reaches the next one as names only: anything else
+    is dropped, long names are cut, and there is a limit to how many."""
+    assert failed_checks(None) == {} and failed_checks([["x", "y"]]) == {}
+    long = "x" * 300
+    read = failed_checks({"softmax_rows": ["check_softmax_rows", "failed"], "a": ["b"],
+                          "c": [1, "failed"], 7: ["d", "e"], long: [long, long]})  # fmt: skip
+    assert read == {
+        "softmax_rows": ("check_softmax_rows", "failed"),
+        long[:200]: (long[:200], long[:50]),
+    }
+    many = failed_checks({f"f{i}": ["check", "failed"] for i in range(FAILED_LIMIT + 10)})
+    assert len(many) == FAILED_LIMIT
 
 
 def test_a_helper_fixed_without_rerunning_its_check_is_no_longer_blamed():
