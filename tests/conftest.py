@@ -152,6 +152,41 @@ def grade_cells(nb):
     ]
 
 
+def grade_in_kernel(nb, notebook: str, tests: list) -> dict[str, tuple[str, str]]:
+    """Grade `nb` as the grader does: its setup and answer cells in a sandboxed kernel, then
+    each test of `tests` (a grade id, or a pair of a name and a test source) in a fresh
+    trusted process, in order, the failed checks passed from one to the next. Name -> (verdict,
+    the text of its outputs)."""
+    import time
+
+    from grader.execute import StudentKernel, Template, run_test
+    from grader.sandbox import Limits, sandbox_available
+
+    template = Template.from_notebook(nb, notebook)
+    kernel = StudentKernel(None, Limits(cell_timeout_s=120), sandbox_available()[0])
+    ran: list[str] = []
+    failed: dict = {}
+    graded = {}
+    try:
+        for cell in nb.cells:
+            meta = cell.get("metadata", {})
+            if cell.cell_type == "code" and (
+                "setup" in meta.get("tags", []) or nbgrader_meta(cell).get("solution")
+            ):
+                ran.append(strip_solution_markers(cell.source))
+                kernel.request({"op": "run", "source": ran[-1]}, time.monotonic() + 120)
+        for test in tests:
+            name, source = test if isinstance(test, tuple) else (test, template.tests[test])
+            outputs, verdict = run_test(
+                source, name, template, kernel, time.monotonic() + 120, ran, failed=failed
+            )
+            text = "".join(str(o.get("text", "")) + str(o.get("evalue", "")) for o in outputs)
+            graded[name] = verdict, text
+    finally:
+        kernel.close()
+    return graded
+
+
 # -- one in-process run per catalogued mistake, shared by the files that read it ----------------
 @dataclass(frozen=True)
 class MistakeRun:

@@ -16,14 +16,22 @@ import re
 import subprocess
 import sys
 import textwrap
-import time
 import tokenize
 import types
 from functools import cache
 
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, ROOT, SOLUTIONS, errors_of, execute, read, run_mistake
+from conftest import (
+    NOTEBOOKS,
+    ROOT,
+    SOLUTIONS,
+    errors_of,
+    execute,
+    grade_in_kernel,
+    read,
+    run_mistake,
+)
 from grader.catalogue import (
     _REGION,
     apply_variant,
@@ -34,9 +42,7 @@ from grader.catalogue import (
     solution_notebook,
     strip_solution_markers,
 )
-from grader.execute import StudentKernel, Template, run_test
 from grader.remote import RemoteFunction
-from grader.sandbox import Limits, sandbox_available
 from grader.testprocess import FAILED_LIMIT, failed_checks
 
 from attnbook.checks import CheckFailure
@@ -538,43 +544,30 @@ def test_a_right_answer_on_a_wrong_helper_names_the_helper(notebook, mistake, he
 
 
 @pytest.mark.parametrize(("notebook", "mistake", "helper", "subject"), BLAMED_HELPERS)
-def test_the_graded_page_names_a_failed_helper_as_the_self_check_does(
-    notebook, mistake, helper, subject
-):
-    """Through the grader's path (a sandboxed kernel, each test in a fresh trusted process),
-    the subject's failure names the helper that failed its own test above, in the words of
-    the notebook's self-check: the two hints agree."""
+def test_a_slip_in_a_graded_helper_is_charged_once(notebook, mistake, helper, subject):
+    """Through the grader's path (a sandboxed kernel, each test in a fresh trusted process):
+    the helper's test fails; the subject, the reference answer, is graded with the course's
+    version of a function helper in place of the student's (grader.standins) and passes, with
+    a line that says so. A class helper has no stand-in yet: the subject's failure names it
+    in the words of the notebook's self-check, so the two hints agree."""
     variant = _catalogued(notebook, mistake)
     ns = _notebook(notebook, variant)
     _failure(_check_of(ns, helper), ns[helper])
     check = FAILED[helper][0]
     in_notebook = str(_failure(_check_of(ns, subject), ns[subject])).splitlines()[1]
     FAILED.clear()
+    assert f"fix {helper} first; {subject} itself may be right" in in_notebook
 
     source = apply_variant(solution_notebook(notebook), variant)
-    template = Template.from_notebook(source)
-    kernel = StudentKernel(None, Limits(cell_timeout_s=120), sandbox_available()[0])
-    ran, failed, graded = [], {}, {}
-    try:
-        for cell in source.cells:
-            meta = cell.get("metadata", {})
-            if cell.cell_type == "code" and (
-                "setup" in meta.get("tags", []) or nbgrader_meta(cell).get("solution")
-            ):
-                ran.append(strip_solution_markers(cell.source))
-                kernel.request({"op": "run", "source": ran[-1]}, time.monotonic() + 120)
-        for name in (helper, subject):
-            test, deadline = f"test_{name}", time.monotonic() + 120
-            outputs, verdict = run_test(
-                template.tests[test], test, template, kernel, deadline, ran, failed=failed
-            )
-            graded[name] = verdict, "".join(o.get("evalue", "") for o in outputs)
-    finally:
-        kernel.close()
-    assert graded[helper][0] == "failed" and failed[helper] == (check, "failed")
-    verdict, message = graded[subject]
-    assert verdict == "failed" and message.splitlines()[1] == in_notebook, message
-    assert f"fix {helper} first; {subject} itself may be right" in in_notebook
+    graded = grade_in_kernel(source, notebook, [f"test_{helper}", f"test_{subject}"])
+    assert graded[f"test_{helper}"][0] == "failed", graded
+    verdict, text = graded[f"test_{subject}"]
+    if helper[0].isupper():  # a class
+        assert verdict == "failed" and text.splitlines()[1] == in_notebook, text
+        assert check in text
+    else:
+        assert verdict == "passed", text
+        assert f"Graded with the course's {helper} in place of yours" in text, text
 
 
 def test_failed_checks_between_test_processes_are_plain_bounded_strings():

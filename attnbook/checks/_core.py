@@ -685,6 +685,9 @@ FAILED_CHECK, UNWRITTEN = "failed", "not written"
 # subject (the checked function or class, or a concept answer) -> (its check, how it failed),
 # in the order they failed; cleared by `forget_outcomes` when a notebook starts
 FAILED: dict[str, tuple[str, str]] = {}
+# helpers whose course version stood in for the learner's during this test, when the grader
+# runs it (autograder: grader.standins): a failure of the test is then not theirs to blame
+STOOD_IN: set[str] = set()
 
 
 # subject -> (the object that failed, its check undecorated, the check's other arguments), so
@@ -696,6 +699,7 @@ def forget_outcomes() -> None:
     """A new notebook session (`attnbook.notebook.setup`): no check has run yet."""
     FAILED.clear()
     _FAILED_CALL.clear()
+    STOOD_IN.clear()
 
 
 def still_failed(name: str, namespace: dict) -> bool:
@@ -743,7 +747,11 @@ def _blame_helper(failure: CheckFailure, subject, name: str) -> CheckFailure:
     if not FAILED or isinstance(subject, str):
         return failure
     used, namespace = names_called(subject), _namespace(subject)
-    helpers = [h for h in list(FAILED) if h != name and h in used and still_failed(h, namespace)]
+    helpers = [
+        h
+        for h in list(FAILED)
+        if h != name and h in used and h not in STOOD_IN and still_failed(h, namespace)
+    ]
     if not helpers:
         return failure
     helper, (check, kind) = helpers[0], FAILED[helpers[0]]

@@ -20,7 +20,7 @@ import os
 import time
 import warnings
 
-from grader import cgroups
+from grader import cgroups, standins
 from grader.remote import KernelChannel, KernelLost, StudentNames
 
 __all__ = ["LOST", "SOURCE_LIMIT", "error_output", "failed_checks", "names_used", "test_process"]
@@ -130,13 +130,22 @@ def failed_checks(value) -> dict[str, tuple[str, str]]:
     return out
 
 
+def stood_in_note(helpers: list[str]) -> str:
+    """The page's line for a test that ran with the course's helpers (`grader.standins`)."""
+    names = " and ".join(helpers)
+    return (
+        f"Graded with the course's {names} in place of yours, whose check failed above: this "
+        f"test scores your own code, and the slip costs {names}'s points only.\n"
+    )
+
+
 def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> None:
     """Runs in a child of the fork server: one instructor test against the student's kernel;
     writes its outcome (JSON) to `result_fd`, with what its subjects borrow
     (`grader.borrowed`)."""
     import torch
 
-    from attnbook.checks._core import FAILED
+    from attnbook.checks._core import FAILED, STOOD_IN
 
     torch.set_num_threads(1)
     channel = KernelChannel(request_fd, reply_fd, job["id"], job["limit_text"])
@@ -156,6 +165,10 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
             trusted, channel, lambda name: names_used(sources, name, origins.get(name))
         )
         FAILED.update(failed_checks(job.get("failed")))  # the earlier tests' failed subjects
+        # the course's versions of the failed ones, for the calls of this test's subject
+        channel.stand_ins = standins.for_test(
+            job.get("notebook", ""), FAILED, job["source"], STOOD_IN
+        )
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted), names)
     except KernelLost as lost:
@@ -164,6 +177,8 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
         outcome.update(verdict="failed", error=error_output(type(err).__name__, str(err)))
     outcome["answers"] = dict(names.answers) if names is not None else {}
     outcome["failed"] = {name: list(how) for name, how in FAILED.items()}
+    if STOOD_IN and outcome["verdict"] != "lost":
+        out.write(stood_in_note(sorted(STOOD_IN)))
     outcome["stdout"] = out.getvalue()[:200_000]
     outcome["id"] = channel.next_id
     data = json.dumps(outcome).encode("utf-8", errors="surrogatepass")

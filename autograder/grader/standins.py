@@ -1,0 +1,425 @@
+"""The course's helpers stand in for a student's failed ones: one slip, charged once.
+
+A graded function often calls one graded before it: notebook 01's `attention` calls
+`score_matrix` and `softmax_rows`. When the helper's own test failed, the grader runs the
+later test with the course's version of the helper in its place. The slip then costs the
+helper's points, once, and the later function is graded on its own code.
+
+The reference never enters the student's kernel. For the length of one call of the student's
+code, the kernel's name for the helper holds a *stand-in* (`KernelSide`): a function that
+sends its arguments to the test's trusted process and returns what the reference computed
+there (`Server`), as values, the way every value crosses (`grader.wire`). Where the kernel's
+inputs need a gradient, the stand-in's output is a node of the kernel's autograd graph whose
+backward asks the trusted process for the reference's vector-Jacobian product. A
+`torch.Generator` argument comes back in the state that the reference's draws left it in.
+An argument that cannot cross (an object of the student's own class) runs the student's own
+helper instead, as before.
+
+What a hostile kernel can get from this, and why it gains nothing:
+- values of a helper whose own test already failed (its points are lost), on inputs the
+  kernel chooses, while a later test of another function is in flight. Never the code.
+- never during a test whose source names the helper, and never for the function that the
+  call grades (`for_test`, `KernelSide.installed`); a stand-in kept past its call raises, and
+  the trusted process answers a callback only for the request in flight and for the names it
+  offered.
+- a bounded number of calls and kept graphs; the reference's work runs in the test's
+  process, under its control group and its deadline, like the rest of the check.
+
+This module runs on both sides, like `grader.wire`: `KernelSide` in the sandbox (standard
+library, numpy and `grader.wire`; torch only when a tensor needs a gradient), `Server` and
+`for_test` in the trusted test process.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import inspect
+from collections.abc import Iterator
+
+from grader import wire
+
+CALL_LIMIT = 100_000  # callbacks one test may make
+GRAPH_LIMIT = 256  # reference graphs kept for a backward, per request
+NAMES_LIMIT = 20  # helpers one call may stand in for
+ERRORS = ("ValueError", "TypeError", "IndexError", "KeyError", "RuntimeError", "AssertionError")
+
+
+def grad_inputs(args, kwargs) -> list[list]:
+    """Where the call's top-level floating-point tensors that need a gradient are:
+    ["a", index] or ["k", name], in the order both sides use."""
+    found: list[list] = []
+    for kind, items in (("a", enumerate(args)), ("k", kwargs.items())):
+        for key, value in items:
+            if type(value).__module__.startswith("torch") and _needs_grad(value):
+                found.append([kind, key])
+    return found
+
+
+def _needs_grad(value) -> bool:
+    import torch
+
+    return isinstance(value, torch.Tensor) and value.requires_grad and value.is_floating_point()
+
+
+def _at(args, kwargs, path):
+    kind, key = path
+    return args[key] if kind == "a" else kwargs[key]
+
+
+def float_outputs(result) -> list[int]:
+    """Which entries of a result (a tensor, or a tuple or list of values) are floating-point
+    tensors, the outputs a backward goes through: the same rule on both sides."""
+    outs = list(result) if isinstance(result, tuple | list) else [result]
+    return [
+        i
+        for i, out in enumerate(outs)
+        if type(out).__module__.startswith("torch")
+        and hasattr(out, "is_floating_point")
+        and out.is_floating_point()
+    ]
+
+
+def valid_names(names) -> list[str]:
+    """The helper names a request offers, as plain identifiers (at most NAMES_LIMIT)."""
+    if not isinstance(names, list):
+        return []
+    return [n for n in names[:NAMES_LIMIT] if isinstance(n, str) and n.isidentifier()]
+
+
+# -- the kernel's side ----------------------------------------------------------------------
+class StandInStopped(RuntimeError):
+    """The grader is no longer waiting for the call this stand-in belonged to."""
+
+
+class KernelSide:
+    """Stand-ins in the student's kernel, talking on the kernel's own descriptors."""
+
+    def __init__(self, requests: int, replies: int):
+        self.requests, self.replies = requests, replies
+        self.request_id: object = None  # the request in flight while stand-ins are installed
+        self.active: object = None  # the installation in force: its stand-ins answer, no other
+        self.seq = 0
+        self.pending: list[dict] = []  # requests that arrived while a callback waited
+
+    @contextlib.contextmanager
+    def installed(
+        self, namespace: dict, names: list[str], request_id, target: str | None
+    ) -> Iterator[None]:
+        """`names` in `namespace` hold stand-ins for the length of one call, unless the call's
+        own target is one of them (a function is never graded on the reference's values)."""
+        if not names or target in names:
+            yield
+            return
+        missing, token = object(), object()
+        saved = {name: namespace.get(name, missing) for name in names}
+        for name in names:
+            mine = saved[name]
+            namespace[name] = self._stand_in(name, None if mine is missing else mine, token)
+        self.request_id, self.active = request_id, token
+        try:
+            yield
+        finally:
+            self.request_id = self.active = None
+            for name, value in saved.items():
+                if value is missing:
+                    namespace.pop(name, None)
+                else:
+                    namespace[name] = value
+
+    def _stand_in(self, name: str, mine, token):
+        def stand_in(*args, **kwargs):
+            if token is not self.active:
+                raise StandInStopped(
+                    f"the course's {name} stood in for yours during one call of the grader only"
+                )
+            return self.call(name, mine, args, kwargs)
+
+        stand_in.__name__ = stand_in.__qualname__ = name
+        stand_in.__doc__ = f"The course's {name}, standing in for yours during a later test."
+        return stand_in
+
+    def call(self, name: str, mine, args: tuple, kwargs: dict):
+        if self.request_id is None:
+            raise StandInStopped(
+                f"the course's {name} stood in for yours during one call of the grader only"
+            )
+        try:
+            sent: tuple | None = wire.encode_call(list(args), dict(kwargs))
+        except wire.Unsendable:
+            sent = None
+        if sent is None or _holds_objects(list(sent)):
+            if mine is None:
+                raise TypeError(f"{name} cannot take these arguments") from None
+            return mine(*args, **kwargs)  # a model or an object: your own helper, as before
+        paths = grad_inputs(args, kwargs)
+        seq = self.seq + 1
+        reply = self.exchange({"callback": name, "args": sent[0], "kwargs": sent[1], "grad": paths})
+        result = wire.Decoder().decode(reply.get("result"))
+        for path, state in _pairs(reply.get("generators")):
+            target = _at(args, kwargs, path)
+            target.set_state(
+                wire.Decoder(objects=True).decode({"__generator__": state}).get_state()
+            )
+        inputs = [_at(args, kwargs, p) for p in paths]
+        if inputs and _grad_enabled():
+            return _attach(self, seq, inputs, result)
+        return result
+
+    def exchange(self, message: dict) -> dict:
+        """Send a callback and wait for the trusted process's answer to it."""
+        self.seq += 1
+        wire.write_frame(self.replies, {**message, "id": self.request_id, "seq": self.seq})
+        while True:
+            frame = wire.read_frame(self.requests)
+            if "callback_reply" not in frame:  # the grader moved on: a request, for later
+                self.pending.append(frame)
+                self.request_id = None
+                raise StandInStopped("the grader stopped waiting for this call")
+            if frame.get("callback_reply") == self.seq:
+                break
+        if not frame.get("ok"):
+            kind = str(frame.get("type", ""))
+            error = getattr(builtins, kind) if kind in ERRORS else RuntimeError
+            raise error(str(frame.get("error", "the course's helper failed"))[:2000])
+        return frame
+
+
+def _holds_objects(encoded, depth: int = 0) -> bool:
+    """Whether encoded arguments hold a model, an optimizer or a handle: objects that only
+    cross into the kernel, never back, so the student's own helper takes them."""
+    if depth > wire.MAX_DEPTH:
+        return True
+    if isinstance(encoded, list):
+        return any(_holds_objects(v, depth + 1) for v in encoded)
+    if isinstance(encoded, dict):
+        if any(tag in encoded for tag in ("__model__", "__optim__", "__handle__")):
+            return True
+        return any(_holds_objects(v, depth + 1) for v in encoded.values())
+    return False
+
+
+def _pairs(value) -> list:
+    return (
+        [p for p in value if isinstance(p, list) and len(p) == 2] if isinstance(value, list) else []
+    )
+
+
+def _grad_enabled() -> bool:
+    import torch
+
+    return torch.is_grad_enabled()
+
+
+_FUNCTION: list = []  # the autograd Function class, made once torch is needed
+
+
+def _attach(kernel: KernelSide, seq: int, inputs: list, result):
+    """`result` with its floating-point tensors made outputs of an autograd node over
+    `inputs`, whose backward asks the trusted process (`Server._vjp`)."""
+    outs = list(result) if isinstance(result, tuple | list) else [result]
+    picked = float_outputs(result)
+    if not picked:
+        return result
+    if not _FUNCTION:
+        _FUNCTION.append(_make_function())
+    made = _FUNCTION[0].apply((kernel, seq, [outs[i] for i in picked]), *inputs)
+    for i, tensor in zip(picked, made if isinstance(made, tuple) else (made,)):
+        outs[i] = tensor
+    if isinstance(result, tuple | list):
+        return type(result)(outs)
+    return outs[0]
+
+
+def _make_function():
+    import torch
+
+    class StandInNode(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, info, *inputs):
+            ctx.info = info
+            ctx.shapes = [(x.shape, x.dtype) for x in inputs]
+            outs = [out.detach().clone() for out in info[2]]
+            return tuple(outs) if len(outs) > 1 else outs[0]
+
+        @staticmethod
+        def backward(ctx, *grads):
+            kernel, seq, _outs = ctx.info
+            reply = kernel.exchange({"vjp": seq, "grads": [wire.encode(g) for g in grads]})
+            got = wire.Decoder().decode(reply.get("grads"))
+            if not isinstance(got, list) or len(got) != len(ctx.shapes):
+                raise RuntimeError("the course's helper sent gradients that do not fit")
+            out = []
+            for grad, (shape, dtype) in zip(got, ctx.shapes):
+                if grad is not None and (not isinstance(grad, torch.Tensor) or grad.shape != shape):
+                    raise RuntimeError("the course's helper sent gradients that do not fit")
+                out.append(None if grad is None else grad.to(dtype))
+            return (None, *out)
+
+    return StandInNode
+
+
+# -- the trusted side -----------------------------------------------------------------------
+class _Values(wire.Decoder):
+    """What a stand-in's arguments may hold: plain values, and generators by state."""
+
+    def decode(self, value, depth: int = 0):
+        if isinstance(value, dict) and "__generator__" in value and len(value) == 1:
+            return wire.Decoder(objects=True).decode(value, depth)
+        return super().decode(value, depth)
+
+
+class Server:
+    """The reference helpers one test offers, answering the kernel's callbacks."""
+
+    def __init__(self, functions: dict, served: set[str] | None = None):
+        self.functions = dict(functions)
+        self.served = served if served is not None else set()  # names that answered a call
+        self.calls = 0
+        self.graphs: dict[int, tuple[list, list]] = {}
+
+    def names(self) -> list[str]:
+        return sorted(self.functions)
+
+    def end_request(self) -> None:
+        self.graphs.clear()
+
+    def answer(self, frame: dict) -> dict:
+        """The reply to one callback frame (`callback` or `vjp`), never an exception."""
+        self.calls += 1
+        if self.calls > CALL_LIMIT:
+            return {"ok": False, "type": "RuntimeError", "error": "too many calls of a stand-in"}
+        try:
+            return self._vjp(frame) if "vjp" in frame else self._call(frame)
+        except (wire.WireError, wire.Unsendable) as err:
+            return {"ok": False, "type": "TypeError", "error": f"the grader cannot pass {err}"}
+        except Exception as err:  # the reference's own complaint about the inputs
+            return {"ok": False, "type": type(err).__name__, "error": str(err)[:2000]}
+
+    def _call(self, frame: dict) -> dict:
+        import torch
+
+        name = frame.get("callback")
+        function = self.functions.get(name) if isinstance(name, str) else None
+        if function is None or not isinstance(name, str):
+            return {"ok": False, "type": "RuntimeError", "error": f"no stand-in for {name!r}"}
+        decoder = _Values()
+        args = decoder.decode(frame.get("args"))
+        kwargs = decoder.decode(frame.get("kwargs"))
+        if not isinstance(args, list) or not isinstance(kwargs, dict):
+            raise wire.WireError("a call's arguments in another shape")
+        paths = _grad_paths(frame.get("grad"), args, kwargs)
+        inputs = [_at(args, kwargs, p) for p in paths]
+        with torch.enable_grad() if inputs else torch.no_grad():
+            result = function(*args, **{str(k): v for k, v in kwargs.items()})
+        self.served.add(name)
+        generators = [
+            [path, wire.encode(_at(args, kwargs, path))["__generator__"]]
+            for path in _generator_paths(args, kwargs)
+        ]
+        if inputs and float_outputs(result):
+            if len(self.graphs) >= GRAPH_LIMIT:
+                self.graphs.pop(next(iter(self.graphs)))
+            outs = list(result) if isinstance(result, tuple | list) else [result]
+            self.graphs[int(frame.get("seq", 0))] = (
+                inputs,
+                [outs[i] for i in float_outputs(result)],
+            )
+        return {"ok": True, "result": wire.encode(_detached(result)), "generators": generators}
+
+    def _vjp(self, frame: dict) -> dict:
+        import torch
+
+        seq = frame.get("vjp")
+        graph = self.graphs.get(seq) if isinstance(seq, int) else None
+        if graph is None:
+            return {"ok": False, "type": "RuntimeError", "error": "no graph for this backward"}
+        inputs, outs = graph
+        grads = wire.Decoder().decode(frame.get("grads"))
+        if not isinstance(grads, list) or len(grads) != len(outs):
+            raise wire.WireError("gradients for another number of outputs")
+        pairs = [
+            (out, grad.to(out.dtype))
+            for out, grad in zip(outs, grads)
+            if grad is not None and out.requires_grad
+        ]
+        if any(not isinstance(g, torch.Tensor) or g.shape != o.shape for o, g in pairs):
+            raise wire.WireError("a gradient of another shape than its output")
+        found = (
+            torch.autograd.grad(
+                [o for o, _ in pairs],
+                inputs,
+                [g for _, g in pairs],
+                allow_unused=True,
+                retain_graph=True,
+            )
+            if pairs
+            else [None] * len(inputs)
+        )
+        return {"ok": True, "grads": wire.encode([_detached(g) for g in found])}
+
+
+def _grad_paths(paths, args: list, kwargs: dict) -> list[list]:
+    """The kernel's list of inputs that need a gradient, each checked to be one."""
+    if not isinstance(paths, list) or len(paths) > 64:
+        raise wire.WireError("a list of gradient inputs in another shape")
+    checked = []
+    for path in paths:
+        ok = isinstance(path, list) and len(path) == 2
+        kind, key = path if ok else ("", None)
+        if kind == "a" and isinstance(key, int) and 0 <= key < len(args):
+            value = args[key]
+        elif kind == "k" and isinstance(key, str) and key in kwargs:
+            value = kwargs[key]
+        else:
+            raise wire.WireError("a gradient input that is not an argument")
+        if not _needs_grad(value):
+            raise wire.WireError("a gradient input that is not a floating-point tensor")
+        checked.append([kind, key])
+    return checked
+
+
+def _generator_paths(args: list, kwargs: dict) -> list[list]:
+    import torch
+
+    return [
+        [kind, key]
+        for kind, items in (("a", enumerate(args)), ("k", kwargs.items()))
+        for key, value in items
+        if isinstance(value, torch.Generator)
+    ]
+
+
+def _detached(value):
+    if isinstance(value, tuple | list):
+        return type(value)(_detached(v) for v in value)
+    return value.detach() if hasattr(value, "detach") and hasattr(value, "requires_grad") else value
+
+
+def for_test(notebook: str, failed, source: str, served: set[str] | None = None) -> Server | None:
+    """The stand-ins a test offers: the course's version of every graded function whose own
+    test failed earlier (`failed`), unless the test's source names it; None when none."""
+    try:
+        named = {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    wanted = [h for h in failed if isinstance(h, str) and h not in named and h.isidentifier()]
+    if not wanted or not notebook:
+        return None
+    from attnbook.grading import load_reference
+
+    try:
+        reference = load_reference(notebook)
+    except (FileNotFoundError, ImportError):
+        return None
+    functions = {}
+    for name in wanted:
+        value = getattr(reference, name, None)
+        if (
+            not name.startswith("_")
+            and inspect.isfunction(value)
+            and value.__module__ == reference.__name__
+        ):
+            functions[name] = value
+    return Server(functions, served) if functions else None

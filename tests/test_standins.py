@@ -1,0 +1,178 @@
+"""The course's helpers stand in for a student's failed ones (grader.standins): one slip is
+charged once, and a hostile kernel gets nothing from the stand-ins that it could not compute.
+
+Every chain of notebooks 01-11 is graded through the grader's path in
+tests/test_feedback.py (`test_a_slip_in_a_graded_helper_is_charged_once`); here are the rules
+around it."""
+
+from __future__ import annotations
+
+import textwrap
+
+import nbformat
+import pytest
+import torch
+from conftest import grade_in_kernel
+from grader import standins, wire
+from grader.catalogue import apply_variant, load_catalogue, solution_notebook
+
+from attnbook.lm.model import LMConfig, TransformerLM
+
+NB01 = "01_attention_scores"
+
+
+def _mistake(notebook: str, name: str):
+    return next(v for v in load_catalogue(notebook).MISTAKES if v.name == name)
+
+
+def _with_cell(nb, source: str):
+    """`nb` with one more answer cell at its end: the student's last definitions."""
+    nb = nbformat.from_dict(nb)
+    meta = {"nbgrader": {"solution": True, "grade": False, "grade_id": "extra", "locked": False,
+                         "schema_version": 3}}  # fmt: skip
+    nb.cells.append(nbformat.v4.new_code_cell(textwrap.dedent(source), metadata=meta))
+    return nb
+
+
+def test_a_wrong_subject_on_a_stood_in_helper_fails_with_its_own_hint():
+    """score_matrix and attention both wrong: attention, run with the course's score_matrix,
+    loses its points for its own slip, and its hint no longer sends the student to
+    score_matrix."""
+    nb = solution_notebook(NB01)
+    nb = apply_variant(nb, _mistake(NB01, "no 1/sqrt(d_k)"))
+    nb = apply_variant(nb, _mistake(NB01, "weights transposed"))
+    graded = grade_in_kernel(nb, NB01, ["test_score_matrix", "test_attention"])
+    verdict, text = graded["test_attention"]
+    assert graded["test_score_matrix"][0] == verdict == "failed", graded
+    assert "weights transposed" in text and "fix score_matrix first" not in text, text
+    assert "Graded with the course's score_matrix in place of yours" in text, text
+
+
+KEEPS_THE_STAND_IN = """
+    KEPT = []
+
+    def score_matrix(Q, K):
+        if KEPT:  # the course's version, kept from attention's graded call
+            return KEPT[0](Q, K)
+        return Q @ K.T  # no 1/sqrt(d_k)
+
+    def attention(Q, K, V, _right=attention):
+        KEPT.append(score_matrix)
+        return _right(Q, K, V)
+"""
+
+
+def test_a_stand_in_kept_past_its_call_gives_nothing():
+    """A hostile attention keeps the stand-in it was given; score_matrix's test, run again
+    afterwards, fails: the stand-in works only during the call it was made for."""
+    nb = _with_cell(solution_notebook(NB01), KEEPS_THE_STAND_IN)
+    again = ("again", _test_source(nb, "test_score_matrix"))
+    graded = grade_in_kernel(nb, NB01, ["test_score_matrix", "test_attention", again])
+    assert graded["test_score_matrix"][0] == "failed", graded
+    assert graded["test_attention"][0] == "passed", graded
+    verdict, text = graded["again"]
+    assert verdict == "failed" and "during one call of the grader only" in text, text
+
+
+FORGES_A_CALLBACK = """
+    import gc
+    import sys
+
+    def score_matrix(Q, K):
+        # find the kernel's stand-in machinery and the request in flight, and ask the
+        # trusted process for the course's score_matrix during score_matrix's own test
+        side = next(o for o in gc.get_objects() if type(o).__name__ == "KernelSide")
+        frame = sys._getframe()
+        while frame is not None and not isinstance(frame.f_locals.get("request"), dict):
+            frame = frame.f_back
+        side.request_id = frame.f_locals["request"]["id"]
+        return side.call("score_matrix", None, (Q, K), {})
+"""
+
+
+def test_a_forged_callback_never_reaches_the_function_under_test():
+    """A submission that forges the stand-in's callback during score_matrix's own test gets
+    no answer: the test names score_matrix, so the trusted process offers no score_matrix,
+    even when another helper (project_qkv, failed above) is on offer."""
+    nb = apply_variant(
+        solution_notebook(NB01), _mistake(NB01, "results returned in the wrong order")
+    )
+    nb = _with_cell(nb, FORGES_A_CALLBACK)
+    graded = grade_in_kernel(nb, NB01, ["test_project_qkv", "test_score_matrix"])
+    assert graded["test_project_qkv"][0] == "failed", graded
+    verdict, text = graded["test_score_matrix"]
+    assert verdict == "failed" and "no stand-in for 'score_matrix'" in text, text
+
+
+def _test_source(nb, grade_id: str) -> str:
+    from grader.execute import Template
+
+    return Template.from_notebook(nb, NB01).tests[grade_id]
+
+
+# -- the trusted side's rules -------------------------------------------------------------------
+def test_a_test_is_offered_only_failed_graded_functions_it_does_not_name():
+    failed = {"score_matrix": ("check_score_matrix", "failed"),
+              "softmax_rows": ("check_softmax_rows", "failed"),
+              "answer_permutation": ("check_choice", "failed"),
+              "_private": ("x", "failed")}  # fmt: skip
+    server = standins.for_test(NB01, failed, "check_attention(attention)")
+    assert server is not None and server.names() == ["score_matrix", "softmax_rows"]
+    named = standins.for_test(NB01, failed, "check_score_matrix(score_matrix)")
+    assert named is not None and named.names() == ["softmax_rows"]
+    assert standins.for_test(NB01, {}, "check_attention(attention)") is None
+    assert standins.for_test("", failed, "check_attention(attention)") is None
+    assert standins.for_test(NB01, failed, "check_attention(") is None  # unreadable source
+
+
+def _frame(name, *args, seq=1, grad=(), **kwargs):
+    sent, sent_kw = wire.encode_call(list(args), kwargs)
+    return {"callback": name, "args": sent, "kwargs": sent_kw, "grad": list(grad), "seq": seq}
+
+
+def test_the_server_answers_offered_names_only_and_never_raises():
+    server = standins.for_test(NB01, {"score_matrix": ("c", "failed")}, "check_attention(a)")
+    assert server is not None
+    q = torch.eye(2, dtype=torch.float64)
+    assert server.answer(_frame("score_matrix", q, q))["ok"]
+    assert server.served == {"score_matrix"}
+    refused = server.answer(_frame("attention", q, q, q))
+    assert not refused["ok"] and "no stand-in for 'attention'" in refused["error"]
+    bad = server.answer({"callback": "score_matrix", "args": {"__model__": {}}, "kwargs": {}})
+    assert not bad["ok"] and bad["type"] == "TypeError"
+    wrong_grad = server.answer(_frame("score_matrix", q, q, grad=[["a", 0]]))  # no grad on q
+    assert not wrong_grad["ok"] and "gradient input" in wrong_grad["error"]
+    shapes = server.answer(_frame("score_matrix", torch.ones(2, 3), torch.ones(2, 4)))
+    assert not shapes["ok"] and shapes["type"] == "ValueError"  # the reference's own message
+    assert not server.answer({"vjp": 99, "grads": []})["ok"]  # no graph kept for it
+    server.calls = standins.CALL_LIMIT
+    assert "too many calls" in server.answer(_frame("score_matrix", q, q))["error"]
+
+
+def test_the_server_gives_the_references_vector_jacobian_product():
+    notebook = "07_training"
+    server = standins.for_test(notebook, {"lm_loss": ("c", "failed")}, "check_train_step(t)")
+    assert server is not None
+    logits = torch.randn(2, 3, 5, dtype=torch.float64, requires_grad=True)
+    targets, mask = torch.randint(0, 5, (2, 3)), torch.tensor([[1.0, 1, 0], [1, 1, 1]])
+    reply = server.answer(_frame("lm_loss", logits, targets, mask, seq=4, grad=[["a", 0]]))
+    assert reply["ok"]
+    loss = server.functions["lm_loss"](logits, targets, mask)
+    (expected,) = torch.autograd.grad(loss, logits)
+    got = server.answer({"vjp": 4, "grads": wire.encode([torch.tensor(1.0, dtype=loss.dtype)])})
+    assert got["ok"]
+    torch.testing.assert_close(wire.decode(got["grads"])[0], expected)
+    server.end_request()
+    assert not server.answer({"vjp": 4, "grads": wire.encode([torch.tensor(1.0)])})["ok"]
+
+
+def test_a_model_argument_runs_the_students_own_helper():
+    """A model crosses into the kernel only: a helper called with one runs the student's
+    own version, as without a stand-in, and nothing is sent."""
+    side = standins.KernelSide(-1, -1)
+    side.request_id = 1
+    model = TransformerLM(LMConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, max_len=4))
+    assert side.call("perplexity", lambda m, b: ("mine", b), (model, 3), {}) == ("mine", 3)
+    side.request_id = None
+    with pytest.raises(standins.StandInStopped):
+        side.call("perplexity", lambda m, b: "mine", (model, 3), {})
