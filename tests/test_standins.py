@@ -34,18 +34,28 @@ def _with_cell(nb, source: str):
     return nb
 
 
-def test_a_wrong_subject_on_a_stood_in_helper_fails_with_its_own_hint():
-    """score_matrix and attention both wrong: attention, run with the course's score_matrix,
-    loses its points for its own slip, and its hint no longer sends the student to
-    score_matrix."""
-    nb = solution_notebook(NB01)
-    nb = apply_variant(nb, _mistake(NB01, "no 1/sqrt(d_k)"))
-    nb = apply_variant(nb, _mistake(NB01, "weights transposed"))
-    graded = grade_in_kernel(nb, NB01, ["test_score_matrix", "test_attention"])
-    verdict, text = graded["test_attention"]
-    assert graded["test_score_matrix"][0] == verdict == "failed", graded
-    assert "weights transposed" in text and "fix score_matrix first" not in text, text
-    assert "Graded with the course's score_matrix in place of yours" in text, text
+@pytest.mark.parametrize(
+    ("notebook", "helper_slip", "subject", "subject_slip", "hint"),
+    [
+        (NB01, "no 1/sqrt(d_k)", "attention", "weights transposed", "weights transposed"),
+        ("06_transformer_block", "post-norm where pre-norm is asked", "Decoder",
+         "the final LayerNorm forgotten (created, not applied)", "final LayerNorm"),
+    ],
+)  # fmt: skip
+def test_a_wrong_subject_on_a_stood_in_helper_fails_with_its_own_hint(
+    notebook, helper_slip, subject, subject_slip, hint
+):
+    """Helper and subject both wrong: the subject, run with the course's helper (a function;
+    a class whose objects run their forward in the trusted process), loses its points for its
+    own slip, and its hint no longer sends the student to the helper."""
+    helper = _mistake(notebook, helper_slip)
+    nb = apply_variant(solution_notebook(notebook), helper)
+    nb = apply_variant(nb, _mistake(notebook, subject_slip))
+    graded = grade_in_kernel(nb, notebook, [f"test_{helper.cell}", f"test_{subject}"])
+    verdict, text = graded[f"test_{subject}"]
+    assert graded[f"test_{helper.cell}"][0] == verdict == "failed", graded
+    assert hint in text and f"fix {helper.cell} first" not in text, text
+    assert f"Graded with the course's {helper.cell} in place of yours" in text, text
 
 
 KEEPS_THE_STAND_IN = """
@@ -176,3 +186,71 @@ def test_a_model_argument_runs_the_students_own_helper():
     side.request_id = None
     with pytest.raises(standins.StandInStopped):
         side.call("perplexity", lambda m, b: "mine", (model, 3), {})
+
+
+def _linked(server: standins.Server) -> standins.KernelSide:
+    """A kernel side whose callbacks go straight to `server`, in this process, with one
+    installation in force."""
+    side = standins.KernelSide(-1, -1)
+
+    def exchange(message: dict) -> dict:
+        side.seq += 1
+        reply = server.answer({**message, "seq": side.seq})
+        if not reply.get("ok"):
+            raise RuntimeError(reply.get("error"))
+        return reply
+
+    side.exchange = exchange  # type: ignore[method-assign]
+    side.request_id, side.active = 1, object()
+    return side
+
+
+def test_a_stand_in_class_holds_its_weights_here_and_runs_the_references_forward():
+    """An object of the stand-in MLP has the reference's parameter names, nn.Linear layers
+    and values; its output and every gradient (input and parameters) are the reference's on
+    the same weights; kept past the grader's call, its forward raises."""
+    notebook = "06_transformer_block"
+    server = standins.for_test(notebook, {"MLP": ("c", "failed")}, "check_prenorm_block(P)")
+    assert server is not None and server.classes() == ["MLP"]
+    side = _linked(server)
+    mlp = side._stand_in_class("MLP", None, side.active)(4, 8).double()
+    assert [n for n, _ in mlp.named_parameters()] == [
+        "fc_in.weight", "fc_in.bias", "fc_out.weight", "fc_out.bias"]  # fmt: skip
+    assert isinstance(mlp.fc_in, torch.nn.Linear) and mlp.d_model == 4
+    reference = server.functions["MLP"](4, 8).double()
+    reference.load_state_dict(mlp.state_dict())
+    x = torch.randn(2, 3, 4, dtype=torch.float64, requires_grad=True)
+    x_ref = x.detach().clone().requires_grad_(True)
+    (mlp(x) ** 2).sum().backward()
+    (reference(x_ref) ** 2).sum().backward()
+    torch.testing.assert_close(x.grad, x_ref.grad)
+    for (name, p), q in zip(mlp.named_parameters(), reference.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, msg=name)
+    torch.testing.assert_close(mlp(x), reference(x))
+    side.request_id = side.active = None
+    with pytest.raises(standins.StandInStopped):
+        mlp(x)
+
+
+def test_a_stand_in_objects_forward_takes_its_own_tensors_only():
+    server = standins.for_test(
+        "06_transformer_block", {"MLP": ("c", "failed")}, "check_prenorm_block(P)"
+    )
+    assert server is not None
+    init = list(wire.encode_call([4, 8], {}))
+    weights = [
+        [n, wire.encode(p.detach())] for n, p in server.functions["MLP"](4, 8).named_parameters()
+    ]
+    frame = {"forward": "MLP", "init": init, "training": False, "params": weights, "buffers": [],
+             "args": wire.encode_call([torch.zeros(1, 4)], {})[0], "kwargs": {"__dict__": []},
+             "grad": [], "param_grad": []}  # fmt: skip
+    assert server.answer(frame)["ok"]
+    for broken in (
+        {"params": weights[:-1]},  # one tensor missing
+        {"params": [*weights, ["extra", weights[0][1]]]},  # one it does not have
+        {"params": [[weights[0][0], weights[1][1]], *weights[1:]]},  # another shape
+        {"param_grad": ["nothing"]},
+        {"forward": "PreNormBlock"},  # not offered
+        {"construct": "score_matrix"},
+    ):
+        assert not server.answer({**frame, **broken})["ok"], broken

@@ -236,13 +236,24 @@ class Kernel:
         return self.handles[number]
 
     def call(
-        self, target: dict, args, kwargs, backward: bool = False, stand_ins=(), request_id=None
+        self,
+        target: dict,
+        args,
+        kwargs,
+        backward: bool = False,
+        stand_ins=(),
+        request_id=None,
+        classes=(),
     ) -> dict:
         func = self._target(target)
         names = standins.valid_names(stand_ins) if self.stand_ins is not None else []
         if names and self.stand_ins is not None:
             with self.stand_ins.installed(
-                self.shell.user_ns, names, request_id, target.get("name")
+                self.shell.user_ns,
+                names,
+                request_id,
+                target.get("name"),
+                frozenset(standins.valid_names(classes)),
             ):
                 return self._call(func, args, kwargs, backward)
         return self._call(func, args, kwargs, backward)
@@ -517,6 +528,7 @@ def serve(kernel: Kernel, request: dict) -> dict:
             bool(request.get("backward")),
             request.get("stand_ins") or [],
             request.get("id"),
+            request.get("stand_in_classes") or [],
         )
     if op == "module":
         return kernel.module(int(request["handle"]), str(request["action"]), request)

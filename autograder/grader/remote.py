@@ -61,6 +61,7 @@ class KernelChannel:
         message = {**message, "id": self.next_id}
         if self.stand_ins is not None and message.get("op") == "call":
             message["stand_ins"] = self.stand_ins.names()
+            message["stand_in_classes"] = self.stand_ins.classes()
         deadline = self.deadline if deadline is None else deadline
         try:
             wire.write_frame(self.request_fd, message)
@@ -69,7 +70,7 @@ class KernelChannel:
                 reply = wire.read_frame(self.reply_fd, deadline)
                 if reply.get("id") != self.next_id:
                     continue
-                if "callback" not in reply and "vjp" not in reply:
+                if not standins.is_callback(reply):
                     return reply
                 self._answer(reply)
         except TimeoutError as err:

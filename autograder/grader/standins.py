@@ -12,16 +12,23 @@ there (`Server`), as values, the way every value crosses (`grader.wire`). Where 
 inputs need a gradient, the stand-in's output is a node of the kernel's autograd graph whose
 backward asks the trusted process for the reference's vector-Jacobian product. A
 `torch.Generator` argument comes back in the state that the reference's draws left it in.
-An argument that cannot cross (an object of the student's own class) runs the student's own
-helper instead, as before.
+An argument that cannot cross (an object of the student's own class, a model) runs the
+student's own helper instead, as before.
+
+A class (notebook 06's `MLP` in `PreNormBlock`) stands in the same way. Its object lives in
+the kernel with the reference's submodules, parameters, buffers and plain attributes, so a
+check reads, loads and trains its weights as it would the student's own. Its `forward` sends
+the current parameters and buffers with the inputs, and the trusted process runs the
+reference's module on them (`torch.func.functional_call`), with a vector-Jacobian product
+for the inputs and parameters that need one.
 
 What a hostile kernel can get from this, and why it gains nothing:
 - values of a helper whose own test already failed (its points are lost), on inputs the
   kernel chooses, while a later test of another function is in flight. Never the code.
 - never during a test whose source names the helper, and never for the function that the
-  call grades (`for_test`, `KernelSide.installed`); a stand-in kept past its call raises, and
-  the trusted process answers a callback only for the request in flight and for the names it
-  offered.
+  call grades (`for_test`, `KernelSide.installed`). A stand-in kept past its call raises (an
+  object of a stand-in class, outside the grader's calls), and the trusted process answers
+  a callback only for the request in flight and for the names it offered.
 - a bounded number of calls and kept graphs; the reference's work runs in the test's
   process, under its control group and its deadline, like the rest of the check.
 
@@ -36,13 +43,18 @@ import ast
 import builtins
 import contextlib
 import inspect
+import json
+import types
 from collections.abc import Iterator
+from typing import Any
 
 from grader import wire
 
 CALL_LIMIT = 100_000  # callbacks one test may make
 GRAPH_LIMIT = 256  # reference graphs kept for a backward, per request
 NAMES_LIMIT = 20  # helpers one call may stand in for
+CALLBACKS = ("callback", "construct", "forward", "vjp")  # the kinds of callback frame
+MODULE_LIMIT = 256  # objects of stand-in classes one test may make
 ERRORS = ("ValueError", "TypeError", "IndexError", "KeyError", "RuntimeError", "AssertionError")
 
 
@@ -105,10 +117,17 @@ class KernelSide:
 
     @contextlib.contextmanager
     def installed(
-        self, namespace: dict, names: list[str], request_id, target: str | None
+        self,
+        namespace: dict,
+        names: list[str],
+        request_id,
+        target: str | None,
+        classes: frozenset[str] = frozenset(),
     ) -> Iterator[None]:
         """`names` in `namespace` hold stand-ins for the length of one call, unless the call's
-        own target is one of them (a function is never graded on the reference's values)."""
+        own target is one of them (a function is never graded on the reference's values).
+        Those in `classes` are classes: an object made from one keeps its parameters here
+        and runs its forward in the trusted process."""
         if not names or target in names:
             yield
             return
@@ -116,7 +135,9 @@ class KernelSide:
         saved = {name: namespace.get(name, missing) for name in names}
         for name in names:
             mine = saved[name]
-            namespace[name] = self._stand_in(name, None if mine is missing else mine, token)
+            mine = None if mine is missing else mine
+            make = self._stand_in_class if name in classes else self._stand_in
+            namespace[name] = make(name, mine, token)
         self.request_id, self.active = request_id, token
         try:
             yield
@@ -140,16 +161,65 @@ class KernelSide:
         stand_in.__doc__ = f"The course's {name}, standing in for yours during a later test."
         return stand_in
 
+    def _stand_in_class(self, name: str, mine, token):
+        def stand_in(*args, **kwargs):
+            if token is not self.active:
+                raise StandInStopped(
+                    f"the course's {name} stood in for yours during one call of the grader only"
+                )
+            sent = _sendable(args, kwargs)
+            if sent is None:
+                if mine is None:
+                    raise TypeError(f"{name} cannot take these arguments")
+                return mine(*args, **kwargs)  # an object as an argument: your own class
+            reply = self.exchange({"construct": name, "args": sent[0], "kwargs": sent[1]})
+            return _module(self, name, sent, reply)
+
+        stand_in.__name__ = stand_in.__qualname__ = name
+        stand_in.__doc__ = f"The course's {name}, standing in for yours during a later test."
+        return stand_in
+
+    def forward(self, module, args: tuple, kwargs: dict):
+        """`module`'s forward, a stand-in's object, computed by the trusted process on the
+        parameters and buffers it holds here now."""
+        name, init = module._attnbook_stand_in
+        if self.request_id is None:
+            raise StandInStopped(
+                f"the course's {name} stood in for yours during the grader's calls only"
+            )
+        sent = _sendable(args, kwargs)
+        if sent is None:
+            raise TypeError(f"the course's {name} cannot take these arguments")
+        params = dict(module.named_parameters())
+        paths = grad_inputs(args, kwargs)
+        trained = [n for n, p in params.items() if p.requires_grad and p.is_floating_point()]
+        seq = self.seq + 1
+        reply = self.exchange(
+            {
+                "forward": name,
+                "init": list(init),
+                "training": bool(module.training),
+                "params": [[n, wire.encode(p)] for n, p in params.items()],
+                "buffers": [[n, wire.encode(b)] for n, b in module.named_buffers()],
+                "args": sent[0],
+                "kwargs": sent[1],
+                "grad": paths,
+                "param_grad": trained,
+            }
+        )
+        result = wire.Decoder().decode(reply.get("result"))
+        inputs = [_at(args, kwargs, p) for p in paths] + [params[n] for n in trained]
+        if inputs and _grad_enabled():
+            return _attach(self, seq, inputs, result)
+        return result
+
     def call(self, name: str, mine, args: tuple, kwargs: dict):
         if self.request_id is None:
             raise StandInStopped(
                 f"the course's {name} stood in for yours during one call of the grader only"
             )
-        try:
-            sent: tuple | None = wire.encode_call(list(args), dict(kwargs))
-        except wire.Unsendable:
-            sent = None
-        if sent is None or _holds_objects(list(sent)):
+        sent = _sendable(args, kwargs)
+        if sent is None:
             if mine is None:
                 raise TypeError(f"{name} cannot take these arguments") from None
             return mine(*args, **kwargs)  # a model or an object: your own helper, as before
@@ -184,6 +254,83 @@ class KernelSide:
             error = getattr(builtins, kind) if kind in ERRORS else RuntimeError
             raise error(str(frame.get("error", "the course's helper failed"))[:2000])
         return frame
+
+
+def _sendable(args: tuple, kwargs: dict) -> tuple | None:
+    """The arguments encoded for the trusted process; None when they hold something only the
+    kernel can hold (an object of the student's class, a model, an optimizer)."""
+    try:
+        sent = wire.encode_call(list(args), dict(kwargs))
+    except wire.Unsendable:
+        return None
+    return None if _holds_objects(list(sent)) else sent
+
+
+def _module(side: KernelSide, name: str, init: tuple, tree: dict):
+    """An object of the stand-in class `name`: the reference's submodules, parameters,
+    buffers and plain attributes (`Server._construct`), its forward a callback."""
+    import torch
+
+    class StandInModule(torch.nn.Module):
+        _attnbook_stand_in: tuple[str, tuple] = ("", ())  # its class and arguments, as sent
+
+        def forward(self, *args, **kwargs):
+            return side.forward(self, args, kwargs)
+
+    StandInModule.__name__ = StandInModule.__qualname__ = name
+    root = StandInModule()
+    root._attnbook_stand_in = (name, init)
+    decode = wire.Decoder().decode
+    for path, class_path, attributes, empty in _list_of(tree.get("modules"), 4):
+        module = root if path == "" else _container(str(class_path))
+        if path:
+            parent, _, leaf = str(path).rpartition(".")
+            _resolve(root, parent).add_module(leaf, module)
+        for key, value in dict(decode(attributes)).items():
+            setattr(module, str(key), value)
+        for leaf in empty if isinstance(empty, list) else []:
+            module.register_parameter(str(leaf), None)
+    for path, value, trained in _list_of(tree.get("params"), 3):
+        owner, leaf = _owner(root, str(path))
+        owner.register_parameter(leaf, torch.nn.Parameter(decode(value), bool(trained)))
+    for path, value, persistent in _list_of(tree.get("buffers"), 3):
+        owner, leaf = _owner(root, str(path))
+        owner.register_buffer(leaf, decode(value), persistent=bool(persistent))
+    return root
+
+
+def _list_of(value, width: int) -> list:
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if isinstance(v, list) and len(v) == width]
+
+
+def _resolve(root, path: str):
+    for part in path.split(".") if path else []:
+        root = getattr(root, part)
+    return root
+
+
+def _owner(root, path: str):
+    parent, _, leaf = path.rpartition(".")
+    return _resolve(root, parent), leaf
+
+
+def _container(class_path: str):
+    """A submodule of a stand-in: an empty object of its torch.nn class (so that its type
+    reads as the reference's, nn.Linear for nn.Linear), else a plain nn.Module."""
+    import importlib
+
+    import torch
+
+    module_name, _, qualname = class_path.rpartition(".")
+    if module_name.startswith("torch.nn.modules."):
+        cls = getattr(importlib.import_module(module_name), qualname, None)
+        if isinstance(cls, type) and issubclass(cls, torch.nn.Module):
+            made = cls.__new__(cls)
+            torch.nn.Module.__init__(made)
+            return made
+    return torch.nn.Module()
 
 
 def _holds_objects(encoded, depth: int = 0) -> bool:
@@ -278,9 +425,13 @@ class Server:
         self.served = served if served is not None else set()  # names that answered a call
         self.calls = 0
         self.graphs: dict[int, tuple[list, list]] = {}
+        self.modules: dict[str, Any] = {}  # a class's arguments (as sent) -> its object
 
     def names(self) -> list[str]:
         return sorted(self.functions)
+
+    def classes(self) -> list[str]:
+        return sorted(n for n, f in self.functions.items() if isinstance(f, type))
 
     def end_request(self) -> None:
         self.graphs.clear()
@@ -291,33 +442,112 @@ class Server:
         if self.calls > CALL_LIMIT:
             return {"ok": False, "type": "RuntimeError", "error": "too many calls of a stand-in"}
         try:
-            return self._vjp(frame) if "vjp" in frame else self._call(frame)
+            if "vjp" in frame:
+                return self._vjp(frame)
+            if "construct" in frame:
+                return self._construct(frame)
+            if "forward" in frame:
+                return self._forward(frame)
+            return self._call(frame)
         except (wire.WireError, wire.Unsendable) as err:
             return {"ok": False, "type": "TypeError", "error": f"the grader cannot pass {err}"}
+        except LookupError as err:
+            return {"ok": False, "type": "RuntimeError", "error": str(err)}
         except Exception as err:  # the reference's own complaint about the inputs
             return {"ok": False, "type": type(err).__name__, "error": str(err)[:2000]}
 
     def _call(self, frame: dict) -> dict:
         import torch
 
-        name = frame.get("callback")
-        function = self.functions.get(name) if isinstance(name, str) else None
-        if function is None or not isinstance(name, str):
-            return {"ok": False, "type": "RuntimeError", "error": f"no stand-in for {name!r}"}
-        decoder = _Values()
-        args = decoder.decode(frame.get("args"))
-        kwargs = decoder.decode(frame.get("kwargs"))
-        if not isinstance(args, list) or not isinstance(kwargs, dict):
-            raise wire.WireError("a call's arguments in another shape")
+        name, function = self._offered(frame, "callback", types.FunctionType)
+        args, kwargs = _arguments(_Values(), frame.get("args"), frame.get("kwargs"))
         paths = _grad_paths(frame.get("grad"), args, kwargs)
         inputs = [_at(args, kwargs, p) for p in paths]
         with torch.enable_grad() if inputs else torch.no_grad():
-            result = function(*args, **{str(k): v for k, v in kwargs.items()})
+            result = function(*args, **kwargs)
         self.served.add(name)
         generators = [
             [path, wire.encode(_at(args, kwargs, path))["__generator__"]]
             for path in _generator_paths(args, kwargs)
         ]
+        self._keep_graph(frame, inputs, result)
+        return {"ok": True, "result": wire.encode(_detached(result)), "generators": generators}
+
+    def _offered(self, frame: dict, key: str, kind: type):
+        name = frame.get(key)
+        offered = self.functions.get(name) if isinstance(name, str) else None
+        if not isinstance(name, str) or not isinstance(offered, kind):
+            raise LookupError(f"no stand-in for {name!r}")
+        return name, offered
+
+    def _reference_module(self, name: str, cls: type, init) -> Any:
+        """The reference's object of `cls` for the arguments `init` (as sent), made once per
+        test (at most MODULE_LIMIT of them)."""
+        key = json.dumps([name, init], sort_keys=True)
+        if key not in self.modules:
+            if len(self.modules) >= MODULE_LIMIT:
+                raise RuntimeError("too many objects of stand-in classes")
+            args, kwargs = _arguments(_Values(), init[0] if len(init) == 2 else None,
+                                      init[1] if len(init) == 2 else None)  # fmt: skip
+            self.modules[key] = cls(*args, **kwargs)
+        return self.modules[key]
+
+    def _construct(self, frame: dict) -> dict:
+        """A new object of a stand-in class: what the kernel needs to hold it (`_module`)."""
+        name, cls = self._offered(frame, "construct", type)
+        module = self._reference_module(name, cls, [frame.get("args"), frame.get("kwargs")])
+        self.served.add(name)
+        persistent = set(module.state_dict())
+        return {
+            "ok": True,
+            "modules": [
+                [path, f"{type(m).__module__}.{type(m).__qualname__}", wire.encode(_plain(m)),
+                 [k for k, v in m._parameters.items() if v is None]]
+                for path, m in module.named_modules()
+            ],
+            "params": [[n, wire.encode(p.detach()), p.requires_grad]
+                       for n, p in module.named_parameters()],
+            "buffers": [[n, wire.encode(b), n in persistent] for n, b in module.named_buffers()],
+        }  # fmt: skip
+
+    def _forward(self, frame: dict) -> dict:
+        """A stand-in object's forward: the reference's module run on the kernel's
+        parameters and buffers (`torch.func.functional_call`, so nothing is written into it)."""
+        import torch
+
+        name, cls = self._offered(frame, "forward", type)
+        init = frame.get("init")
+        module = self._reference_module(name, cls, init if isinstance(init, list) else [])
+        decoder = _Values()
+        args, kwargs = _arguments(decoder, frame.get("args"), frame.get("kwargs"))
+        own = dict(module.named_parameters()) | dict(module.named_buffers())
+        tensors = {}
+        for key in ("params", "buffers"):
+            for pair in _list_of(frame.get(key), 2):
+                tensor = decoder.decode(pair[1])
+                if pair[0] not in own or not isinstance(tensor, torch.Tensor):
+                    raise wire.WireError(f"{name} has no tensor {str(pair[0])[:100]!r}")
+                if tensor.shape != own[pair[0]].shape:
+                    raise wire.WireError(f"{name}.{pair[0]} came with another shape")
+                tensors[pair[0]] = tensor
+        if set(tensors) != set(own):
+            raise wire.WireError(f"{name}'s tensors came back other than it has")
+        trained = frame.get("param_grad")
+        if not isinstance(trained, list) or any(t not in dict(module.named_parameters())
+                                                for t in trained):  # fmt: skip
+            raise wire.WireError("a list of trained parameters in another shape")
+        for key in trained:
+            tensors[key].requires_grad_(True)
+        paths = _grad_paths(frame.get("grad"), args, kwargs)
+        inputs = [_at(args, kwargs, p) for p in paths] + [tensors[k] for k in trained]
+        module.train(bool(frame.get("training")))
+        with torch.enable_grad() if inputs else torch.no_grad():
+            result = torch.func.functional_call(module, tensors, tuple(args), kwargs)
+        self.served.add(name)
+        self._keep_graph(frame, inputs, result)
+        return {"ok": True, "result": wire.encode(_detached(result))}
+
+    def _keep_graph(self, frame: dict, inputs: list, result) -> None:
         if inputs and float_outputs(result):
             if len(self.graphs) >= GRAPH_LIMIT:
                 self.graphs.pop(next(iter(self.graphs)))
@@ -326,7 +556,6 @@ class Server:
                 inputs,
                 [outs[i] for i in float_outputs(result)],
             )
-        return {"ok": True, "result": wire.encode(_detached(result)), "generators": generators}
 
     def _vjp(self, frame: dict) -> dict:
         import torch
@@ -358,6 +587,26 @@ class Server:
             else [None] * len(inputs)
         )
         return {"ok": True, "grads": wire.encode([_detached(g) for g in found])}
+
+
+def _arguments(decoder: wire.Decoder, args, kwargs) -> tuple[list, dict]:
+    args, kwargs = decoder.decode(args), decoder.decode(kwargs)
+    if not isinstance(args, list) or not isinstance(kwargs, dict):
+        raise wire.WireError("a call's arguments in another shape")
+    return args, {str(k): v for k, v in kwargs.items()}
+
+
+def _plain(module) -> dict:
+    """A module's plain attributes (sizes, flags, eps): what its own forward may read."""
+    kept = {}
+    for key, value in vars(module).items():
+        if key.startswith("_") or key == "training":
+            continue
+        if isinstance(value, bool | int | float | str) or (
+            isinstance(value, tuple) and all(isinstance(v, int) for v in value)
+        ):
+            kept[key] = value
+    return kept
 
 
 def _grad_paths(paths, args: list, kwargs: dict) -> list[list]:
@@ -397,6 +646,17 @@ def _detached(value):
     return value.detach() if hasattr(value, "detach") and hasattr(value, "requires_grad") else value
 
 
+def _module_class(value) -> bool:
+    import torch
+
+    return isinstance(value, type) and issubclass(value, torch.nn.Module)
+
+
+def is_callback(frame: dict) -> bool:
+    """Whether a frame from the kernel is a stand-in's callback, not a reply."""
+    return any(key in frame for key in CALLBACKS)
+
+
 def for_test(notebook: str, failed, source: str, served: set[str] | None = None) -> Server | None:
     """The stand-ins a test offers: the course's version of every graded function whose own
     test failed earlier (`failed`), unless the test's source names it; None when none."""
@@ -418,8 +678,8 @@ def for_test(notebook: str, failed, source: str, served: set[str] | None = None)
         value = getattr(reference, name, None)
         if (
             not name.startswith("_")
-            and inspect.isfunction(value)
-            and value.__module__ == reference.__name__
+            and (inspect.isfunction(value) or _module_class(value))
+            and getattr(value, "__module__", None) == reference.__name__
         ):
             functions[name] = value
     return Server(functions, served) if functions else None
