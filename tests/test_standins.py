@@ -254,3 +254,14 @@ def test_a_stand_in_objects_forward_takes_its_own_tensors_only():
         {"construct": "score_matrix"},
     ):
         assert not server.answer({**frame, **broken})["ok"], broken
+
+
+def test_a_small_call_cannot_make_the_trusted_process_allocate_gigabytes():
+    """causal_mask(40_000) is 1.6 GB of booleans: past the callback's memory budget, the
+    kernel gets a MemoryError, and the trusted process goes on answering."""
+    server = standins.for_test("04_masks", {"causal_mask": ("c", "failed")}, "check_x(x)")
+    assert server is not None
+    big = server.answer(_frame("causal_mask", 40_000))
+    assert not big["ok"] and big["type"] == "MemoryError", big
+    small = server.answer(_frame("causal_mask", 3))
+    assert small["ok"] and wire.decode(small["result"]).tolist()[1] == [True, True, False]

@@ -29,8 +29,10 @@ What a hostile kernel can get from this, and why it gains nothing:
   call grades (`for_test`, `KernelSide.installed`). A stand-in kept past its call raises (an
   object of a stand-in class, outside the grader's calls), and the trusted process answers
   a callback only for the request in flight and for the names it offered.
-- a bounded number of calls and kept graphs; the reference's work runs in the test's
-  process, under its control group and its deadline, like the rest of the check.
+- a bounded number of calls and kept graphs, and a memory budget per callback
+  (`memory_budget`: a small call such as `causal_mask(10**5)` would otherwise ask the
+  trusted process for gigabytes); the reference's work runs in the test's process, under
+  its control group and its deadline, like the rest of the check.
 
 This module runs on both sides, like `grader.wire`: `KernelSide` in the sandbox (standard
 library, numpy and `grader.wire`; torch only when a tensor needs a gradient), `Server` and
@@ -54,6 +56,7 @@ CALL_LIMIT = 100_000  # callbacks one test may make
 GRAPH_LIMIT = 256  # reference graphs kept for a backward, per request
 NAMES_LIMIT = 20  # helpers one call may stand in for
 CALLBACKS = ("callback", "construct", "forward", "vjp")  # the kinds of callback frame
+MEMORY_BUDGET = 1 << 30  # bytes of address space one callback may add in the trusted process
 MODULE_LIMIT = 256  # objects of stand-in classes one test may make
 ERRORS = ("ValueError", "TypeError", "IndexError", "KeyError", "RuntimeError", "AssertionError")
 
@@ -417,6 +420,43 @@ class _Values(wire.Decoder):
         return super().decode(value, depth)
 
 
+class NotOffered(LookupError):
+    """A callback for a name this test does not offer."""
+
+
+MEMORY_TEXT = (
+    "the course's helper needed more than its memory budget for these arguments: call it on "
+    "smaller inputs"
+)
+
+
+@contextlib.contextmanager
+def memory_budget(budget: int | None = None) -> Iterator[None]:
+    """At most `budget` bytes (MEMORY_BUDGET) more address space while the block runs, so
+    that a small call cannot make the trusted process allocate gigabytes (`causal_mask(10**5)`
+    is 10 GB): an allocation past it raises MemoryError. Where the platform has no such limit
+    the block runs as it is, under the test process's control group and deadline."""
+    try:
+        import os
+        import resource
+
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError, IndexError):
+        yield
+        return
+    limit = used + (MEMORY_BUDGET if budget is None else budget)
+    for ceiling in (soft, hard):
+        if ceiling != resource.RLIM_INFINITY:
+            limit = min(limit, ceiling)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 class Server:
     """The reference helpers one test offers, answering the kernel's callbacks."""
 
@@ -442,17 +482,20 @@ class Server:
         if self.calls > CALL_LIMIT:
             return {"ok": False, "type": "RuntimeError", "error": "too many calls of a stand-in"}
         try:
-            if "vjp" in frame:
-                return self._vjp(frame)
-            if "construct" in frame:
-                return self._construct(frame)
-            if "forward" in frame:
-                return self._forward(frame)
-            return self._call(frame)
+            with memory_budget():
+                if "vjp" in frame:
+                    return self._vjp(frame)
+                if "construct" in frame:
+                    return self._construct(frame)
+                if "forward" in frame:
+                    return self._forward(frame)
+                return self._call(frame)
         except (wire.WireError, wire.Unsendable) as err:
             return {"ok": False, "type": "TypeError", "error": f"the grader cannot pass {err}"}
-        except LookupError as err:
+        except NotOffered as err:
             return {"ok": False, "type": "RuntimeError", "error": str(err)}
+        except MemoryError:
+            return {"ok": False, "type": "MemoryError", "error": MEMORY_TEXT}
         except Exception as err:  # the reference's own complaint about the inputs
             return {"ok": False, "type": type(err).__name__, "error": str(err)[:2000]}
 
@@ -477,7 +520,7 @@ class Server:
         name = frame.get(key)
         offered = self.functions.get(name) if isinstance(name, str) else None
         if not isinstance(name, str) or not isinstance(offered, kind):
-            raise LookupError(f"no stand-in for {name!r}")
+            raise NotOffered(f"no stand-in for {name!r}")
         return name, offered
 
     def _reference_module(self, name: str, cls: type, init) -> Any:
