@@ -265,3 +265,22 @@ def test_a_small_call_cannot_make_the_trusted_process_allocate_gigabytes():
     assert not big["ok"] and big["type"] == "MemoryError", big
     small = server.answer(_frame("causal_mask", 3))
     assert small["ok"] and wire.decode(small["result"]).tolist()[1] == [True, True, False]
+
+
+def test_what_the_stand_ins_keep_is_dropped_past_its_budget(monkeypatch):
+    """Past KEPT_BUDGET (here -1 bytes: always), the trusted process drops its graphs and objects
+    after each callback: an object's forward makes it again, a backward of a dropped graph
+    is refused."""
+    monkeypatch.setattr(standins, "KEPT_BUDGET", -1)
+    server = standins.for_test(
+        "06_transformer_block", {"MLP": ("c", "failed")}, "check_prenorm_block(P)"
+    )
+    assert server is not None and server.baseline is not None
+    side = _linked(server)
+    mlp = side._stand_in_class("MLP", None, side.active)(4, 8)
+    assert server.modules == {}
+    x = torch.randn(1, 4, requires_grad=True)
+    out = mlp(x)  # made again
+    assert server.graphs == {} and out.shape == (1, 4)
+    with pytest.raises(RuntimeError, match="no graph"):
+        out.sum().backward()

@@ -44,6 +44,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import gc
 import inspect
 import json
 import types
@@ -57,6 +58,8 @@ GRAPH_LIMIT = 256  # reference graphs kept for a backward, per request
 NAMES_LIMIT = 20  # helpers one call may stand in for
 CALLBACKS = ("callback", "construct", "forward", "vjp")  # the kinds of callback frame
 MEMORY_BUDGET = 1 << 30  # bytes of address space one callback may add in the trusted process
+KEPT_BUDGET = 2 << 30  # bytes the kept graphs and objects may add to the trusted process
+KEY_LIMIT = 100_000  # characters of a stand-in class's arguments, as sent
 MODULE_LIMIT = 256  # objects of stand-in classes one test may make
 ERRORS = ("ValueError", "TypeError", "IndexError", "KeyError", "RuntimeError", "AssertionError")
 
@@ -430,20 +433,31 @@ MEMORY_TEXT = (
 )
 
 
+def address_space() -> int | None:
+    """This process's address space in bytes (what RLIMIT_AS counts); None where unknown."""
+    try:
+        import os
+
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 @contextlib.contextmanager
 def memory_budget(budget: int | None = None) -> Iterator[None]:
     """At most `budget` bytes (MEMORY_BUDGET) more address space while the block runs, so
     that a small call cannot make the trusted process allocate gigabytes (`causal_mask(10**5)`
     is 10 GB): an allocation past it raises MemoryError. Where the platform has no such limit
     the block runs as it is, under the test process's control group and deadline."""
+    used = address_space()
     try:
-        import os
         import resource
 
-        with open("/proc/self/statm") as statm:
-            used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    except (ImportError, OSError, ValueError, IndexError):
+    except (ImportError, OSError, ValueError):
+        used = None
+    if used is None:
         yield
         return
     limit = used + (MEMORY_BUDGET if budget is None else budget)
@@ -466,6 +480,7 @@ class Server:
         self.calls = 0
         self.graphs: dict[int, tuple[list, list]] = {}
         self.modules: dict[str, Any] = {}  # a class's arguments (as sent) -> its object
+        self.baseline = address_space()  # what the kept graphs and objects are measured from
 
     def names(self) -> list[str]:
         return sorted(self.functions)
@@ -482,7 +497,7 @@ class Server:
         if self.calls > CALL_LIMIT:
             return {"ok": False, "type": "RuntimeError", "error": "too many calls of a stand-in"}
         try:
-            with memory_budget():
+            with memory_budget(), self._trimmed():
                 if "vjp" in frame:
                     return self._vjp(frame)
                 if "construct" in frame:
@@ -516,6 +531,21 @@ class Server:
         self._keep_graph(frame, inputs, result)
         return {"ok": True, "result": wire.encode(_detached(result)), "generators": generators}
 
+    @contextlib.contextmanager
+    def _trimmed(self) -> Iterator[None]:
+        """After a callback: when what the stand-ins keep (graphs for a backward, objects of
+        stand-in classes) has grown past KEPT_BUDGET, drop it all; an object is made again
+        when needed, a backward of a dropped graph is refused."""
+        try:
+            yield
+        finally:
+            now = address_space()
+            if self.baseline is not None and now is not None:
+                if now - self.baseline > KEPT_BUDGET:
+                    self.graphs.clear()
+                    self.modules.clear()
+                    gc.collect()
+
     def _offered(self, frame: dict, key: str, kind: type):
         name = frame.get(key)
         offered = self.functions.get(name) if isinstance(name, str) else None
@@ -527,6 +557,8 @@ class Server:
         """The reference's object of `cls` for the arguments `init` (as sent), made once per
         test (at most MODULE_LIMIT of them)."""
         key = json.dumps([name, init], sort_keys=True)
+        if len(key) > KEY_LIMIT:
+            raise wire.WireError(f"{name}'s arguments are too big: a stand-in class takes sizes")
         if key not in self.modules:
             if len(self.modules) >= MODULE_LIMIT:
                 raise RuntimeError("too many objects of stand-in classes")
