@@ -15,6 +15,7 @@ import torch
 from conftest import grade_in_kernel
 from grader import standins, wire
 from grader.catalogue import apply_variant, load_catalogue, solution_notebook
+from grader.testprocess import stood_in_note
 
 from attnbook.lm.model import LMConfig, TransformerLM
 
@@ -284,3 +285,20 @@ def test_what_the_stand_ins_keep_is_dropped_past_its_budget(monkeypatch):
     assert server.graphs == {} and out.shape == (1, 4)
     with pytest.raises(RuntimeError, match="no graph"):
         out.sum().backward()
+
+
+def test_the_page_names_every_helper_that_stood_in():
+    one, two = stood_in_note(["lm_loss"]), stood_in_note(["score_matrix", "softmax_rows"])
+    assert one.startswith("Graded with the course's lm_loss in place of yours, whose check")
+    assert "score_matrix and softmax_rows in place of yours, whose checks failed" in two
+
+
+def test_two_failed_helpers_both_stand_in():
+    """score_matrix and softmax_rows both wrong: 4 points lost for two slips, and the
+    reference attention still earns its 3."""
+    nb = solution_notebook(NB01)
+    for slip in ("no 1/sqrt(d_k)", "softmax over the wrong axis"):
+        nb = apply_variant(nb, _mistake(NB01, slip))
+    graded = grade_in_kernel(nb, NB01, ["test_score_matrix", "test_softmax_rows", "test_attention"])
+    assert [v for v, _ in graded.values()] == ["failed", "failed", "passed"], graded
+    assert "score_matrix and softmax_rows in place of yours" in graded["test_attention"][1]

@@ -133,9 +133,14 @@ def failed_checks(value) -> dict[str, tuple[str, str]]:
 def stood_in_note(helpers: list[str]) -> str:
     """The page's line for a test that ran with the course's helpers (`grader.standins`)."""
     names = " and ".join(helpers)
+    if len(helpers) == 1:
+        return (
+            f"Graded with the course's {names} in place of yours, whose check failed above: "
+            f"this test scores your own code, and the slip costs {names}'s points only.\n"
+        )
     return (
-        f"Graded with the course's {names} in place of yours, whose check failed above: this "
-        f"test scores your own code, and the slip costs {names}'s points only.\n"
+        f"Graded with the course's {names} in place of yours, whose checks failed above: "
+        "this test scores your own code, and each slip costs its own function's points only.\n"
     )
 
 
