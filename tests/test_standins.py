@@ -294,8 +294,8 @@ def test_the_page_names_every_helper_that_stood_in():
 
 
 def test_two_failed_helpers_both_stand_in():
-    """score_matrix and softmax_rows both wrong: 4 points lost for two slips, and the
-    reference attention still earns its 3."""
+    """score_matrix and softmax_rows both wrong: each slip fails its own test, and the
+    reference attention still passes, with both helpers named on its page."""
     nb = solution_notebook(NB01)
     for slip in ("no 1/sqrt(d_k)", "softmax over the wrong axis"):
         nb = apply_variant(nb, _mistake(NB01, slip))
