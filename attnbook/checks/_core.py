@@ -760,7 +760,9 @@ def _blame_helper(failure: CheckFailure, subject, name: str) -> CheckFailure:
     blame = (
         f"Hint: {name} uses your {helper}, whose check ({check}) "
         f"{'says it is not written yet' if unwritten else 'failed above'}: "
-        f"{'write' if unwritten else 'fix'} {helper} first; {name} itself may be right."
+        f"{'write' if unwritten else 'fix'} {helper} first; {name} itself may be right (a "
+        f"course's grader runs {name} with its own {helper}, so {name} earns its points on its "
+        "own)."
     )
     blamed = CheckFailure("\n".join([head, blame, *rest]))
     blamed.__cause__ = failure.__cause__

@@ -114,8 +114,10 @@ def _borrowed(job: dict, origins: dict | None = None) -> list[str]:
 def failed_checks(value) -> dict[str, tuple[str, str]]:
     """The subjects whose checks failed in the notebook's earlier tests, as a test process
     reports them (`outcome["failed"]`: name -> [check, kind]), read as plain strings. A test
-    of a function that calls one of them then says so, as the self-check does in a notebook
-    (`attnbook.checks._core`): "fix score_matrix first; attention itself may be right"."""
+    of a function that calls one of them runs it with the course's version in their place
+    (`grader.standins`); one the course does not offer is named, as the self-check does in a
+    notebook (`attnbook.checks._core`): "fix score_matrix first; attention itself may be
+    right"."""
     if not isinstance(value, dict):
         return {}
     out = {}
