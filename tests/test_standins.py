@@ -302,3 +302,43 @@ def test_two_failed_helpers_both_stand_in():
     graded = grade_in_kernel(nb, NB01, ["test_score_matrix", "test_softmax_rows", "test_attention"])
     assert [v for v, _ in graded.values()] == ["failed", "failed", "passed"], graded
     assert "score_matrix and softmax_rows in place of yours" in graded["test_attention"][1]
+
+
+FLOOD = """
+import gc
+from grader import wire
+side = next(o for o in gc.get_objects() if type(o).__name__ == "KernelSide")
+for seq in range(20_000):  # forged callbacks for the request in flight, never reading an answer
+    wire.write_frame(side.replies, {{"callback": "x", "id": {id}, "seq": seq,
+                                    "args": [], "kwargs": {{"__dict__": []}}}})
+print("flooded")
+"""
+
+
+def test_forged_callbacks_while_a_cell_runs_do_not_block_the_grader():
+    """A cell floods the grader with callback frames and reads no answer: the grader offers
+    no stand-in while cells run, so it answers none, and the cell's own reply arrives."""
+    import threading
+    import time
+
+    from grader.execute import StudentKernel
+    from grader.sandbox import Limits, sandbox_available
+
+    kernel = StudentKernel(None, Limits(cell_timeout_s=60), sandbox_available()[0])
+    try:
+        flood = FLOOD.format(id=kernel.next_id + 1)  # the id this request will carry
+        replies: list = []
+        waiting = threading.Thread(
+            target=lambda: replies.append(
+                kernel.request({"op": "run", "source": flood}, time.monotonic() + 60)
+            )
+        )
+        waiting.start()
+        waiting.join(90)
+        assert replies, "the grader blocked: it answered forged callbacks nobody reads"
+        reply = replies[0]
+        streams = [o.get("text") for o in reply["outputs"] if o.get("name") == "stdout"]
+        assert streams == ["flooded\n"], reply
+        assert kernel.request({"op": "run", "source": "1 + 1"}, time.monotonic() + 30)
+    finally:
+        kernel.close()
