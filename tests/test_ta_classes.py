@@ -117,19 +117,20 @@ def test_solution_gets_full_marks(rows):
 
 
 def test_mistake_costs_exactly_its_points(rows):
-    # the block and the decoder use the learner's own MLP, so they fail with it
-    lost = {
+    # the block and the decoder call MLP: they run with the course's MLP in place of the
+    # learner's failed one (grader.standins), so the slip costs MLP's 2 points only
+    scores = {
         t: float(rows["relu"][f"06:{t}"]) for t in ("test_MLP", "test_PreNormBlock", "test_Decoder")
     }
-    assert lost == {"test_MLP": 0.0, "test_PreNormBlock": 0.0, "test_Decoder": 0.0}
-    assert float(rows["relu"]["score"]) == float(rows["relu"]["max_score"]) - 9
+    assert scores == {"test_MLP": 0.0, "test_PreNormBlock": 3.0, "test_Decoder": 4.0}
+    assert float(rows["relu"]["score"]) == float(rows["relu"]["max_score"]) - 2
 
 
 @pytest.mark.parametrize("student", ["patcher", "blanker", "liar"])
 def test_tricks_gain_nothing(rows, student):
-    tests = {k: v for k, v in rows[student].items() if k.startswith("test_")}
-    expected = {k: v for k, v in rows["relu"].items() if k.startswith("test_")}
-    assert tests == expected, f"{student}: {tests} vs the plain mistake {expected}"
+    tests = {k: v for k, v in rows[student].items() if k.startswith("06:test_")}
+    expected = {k: v for k, v in rows["relu"].items() if k.startswith("06:test_")}
+    assert len(expected) == 14 and tests == expected, f"{student}: {tests} vs {expected}"
 
 
 def test_a_forbidden_library_call_loses_its_points_in_the_grader(rows):

@@ -291,14 +291,14 @@ def sample_class(root: Path) -> dict[str, tuple[bytes, float, str]]:
         "cleo": (_nb_bytes(wrong), FULL - 3, "attention weights transposed (test_attention)"),
         "dev": (
             _nb_bytes(with_mistake(root, "score_matrix", "no 1/sqrt(d_k)")),
-            FULL - 5,
-            "no 1/sqrt(d_k) in score_matrix (test_score_matrix, and test_attention, "
-            "which calls it)",
+            FULL - 2,
+            "no 1/sqrt(d_k) in score_matrix (test_score_matrix; test_attention, which "
+            "calls it, runs with the course's score_matrix and keeps its points)",
         ),
         "eli": (
             _nb_bytes(with_mistake(root, "softmax_rows", "softmax over the wrong axis")),
-            FULL - 6,
-            "softmax over the wrong axis (test_softmax_rows and test_attention)",
+            FULL - 3,
+            "softmax over the wrong axis (test_softmax_rows only: one slip, charged once)",
         ),
         "hal": (
             _nb_bytes(add_cell_after(wrong, "attention", MONKEYPATCH)),
@@ -535,10 +535,11 @@ def hostile_cases(root: Path, work: Path, port: int) -> list[Case]:
         ),
         Case(
             "blanker",
-            FULL - 5,
+            FULL - 2,
             "score_matrix zeroes Q and K and returns zeros: a reference "
             "computed afterwards on the same arrays would agree; it runs on its own copies, "
-            "so score_matrix and attention (which calls it) fail",
+            "so score_matrix fails (attention, which calls it, runs with the course's "
+            "score_matrix and keeps its points)",
             {mine: _nb_bytes(append_to(base, "score_matrix", BLANK_INPUTS))},
         ),
         Case(
