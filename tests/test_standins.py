@@ -59,6 +59,33 @@ def test_a_wrong_subject_on_a_stood_in_helper_fails_with_its_own_hint(
     assert f"Graded with the course's {helper.cell} in place of yours" in text, text
 
 
+WRITTEN_FOR_ITS_OWN_HELPER = """
+    def softmax_rows(S, _right=softmax_rows):
+        return _right(S).T  # the weights transposed: this check fails
+
+    def attention(Q, K, V):
+        Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+        require_ndim("Q", Q, 2, "(L_q, d_k)")
+        require_ndim("K", K, 2, "(L_k, d_k)")
+        require_ndim("V", V, 2, "(L_k, d_v)")
+        require_same_size("Q", Q, -1, "K", K, -1, "the query/key width d_k")
+        require_same_size("K", K, -2, "V", V, -2, "the number of keys L_k")
+        A = softmax_rows(score_matrix(Q, K)).T  # undoes this softmax_rows' transpose
+        return A @ V, A
+"""
+
+
+def test_an_answer_right_with_the_students_own_helper_keeps_its_points():
+    """attention written for its own (transposing) softmax_rows is wrong with the course's
+    softmax_rows and right with its own: it is graded once more with the student's helpers,
+    as before stand-ins, and passes. A slip is never charged more than before."""
+    nb = _with_cell(solution_notebook(NB01), WRITTEN_FOR_ITS_OWN_HELPER)
+    graded = grade_in_kernel(nb, NB01, ["test_softmax_rows", "test_attention"])
+    assert graded["test_softmax_rows"][0] == "failed", graded
+    verdict, text = graded["test_attention"]
+    assert verdict == "passed" and "in place of yours" not in text, text
+
+
 KEEPS_THE_STAND_IN = """
     KEPT = []
 

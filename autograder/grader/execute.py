@@ -407,6 +407,38 @@ def _read_all(fd: int, deadline: float, limit: int = 64 * 1024 * 1024) -> bytes 
         chunks.append(chunk)
 
 
+def _test_outcome(job: dict, kernel: StudentKernel, deadline: float) -> tuple[object, object]:
+    """One test process for `job`: the outcome it wrote (a dict, unless it wrote nothing
+    readable), and the bytes it wrote (None when it ran past the deadline)."""
+    group = _test_group(kernel.limits)
+    result_r, result_w = os.pipe()
+    fds = [os.dup(kernel.req_w), os.dup(kernel.rep_r), result_w]
+    try:
+        fds += group.open_procs() if group is not None else []
+        pid = ForkServer.get().start(job, fds)
+    except BaseException:
+        os.close(result_r)
+        if group is not None:
+            group.close()
+        raise
+    finally:
+        for fd in fds:
+            os.close(fd)
+    try:
+        data = _read_all(result_r, deadline + GRACE_S)
+    finally:
+        os.close(result_r)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        if group is not None:  # and anything it started; removed once they have exited
+            group.release()
+    try:
+        outcome = json.loads(data.decode("utf-8", errors="replace")) if data else None
+    except (ValueError, RecursionError):
+        outcome = None
+    return outcome, data
+
+
 def run_test(
     source: str,
     grade_id: str,
@@ -447,32 +479,21 @@ def run_test(
         "points": points,
         "failed": dict(failed or {}),
     }
-    group = _test_group(kernel.limits)
-    result_r, result_w = os.pipe()
-    fds = [os.dup(kernel.req_w), os.dup(kernel.rep_r), result_w]
-    try:
-        fds += group.open_procs() if group is not None else []
-        pid = ForkServer.get().start(job, fds)
-    except BaseException:
-        os.close(result_r)
-        if group is not None:
-            group.close()
-        raise
-    finally:
-        for fd in fds:
-            os.close(fd)
-    try:
-        data = _read_all(result_r, deadline + GRACE_S)
-    finally:
-        os.close(result_r)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-        if group is not None:  # and anything it started; removed once they have exited
-            group.release()
-    try:
-        outcome = json.loads(data.decode("utf-8", errors="replace")) if data else None
-    except (ValueError, RecursionError):
-        outcome = None
+    outcome, data = _test_outcome(job, kernel, deadline)
+    if (
+        isinstance(outcome, dict)
+        and outcome.get("verdict") == "failed"
+        and outcome.get("stood_in")
+        and not outcome.get("kill")
+    ):  # failed with the course's helpers in place: an answer right with the student's own
+        # helpers (written for their interface) is right too, so try those once more
+        kernel.next_id = max(kernel.next_id, int(outcome.get("id") or 0))
+        again, _ = _test_outcome({**job, "id": kernel.next_id, "stand_ins": False}, kernel,
+                                 deadline)  # fmt: skip
+        if isinstance(again, dict) and again.get("verdict") == "passed":
+            outcome = again
+        elif isinstance(again, dict):
+            kernel.next_id = max(kernel.next_id, int(again.get("id") or 0))
     if not isinstance(outcome, dict):
         kernel.resync(kernel.next_id + 1_000_000)
         why = (

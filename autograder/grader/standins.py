@@ -15,6 +15,10 @@ backward asks the trusted process for the reference's vector-Jacobian product. A
 An argument that cannot cross (an object of the student's own class, a model) runs the
 student's own helper instead, as before.
 
+A test that fails with stand-ins is run once more without them (`grader.execute.run_test`),
+and passes if the answer is right with the student's own helpers: an `attention` written for
+its own transposing `softmax_rows` kept its points before stand-ins, and keeps them now.
+
 A class (notebook 06's `MLP` in `PreNormBlock`) stands in the same way. Its object lives in
 the kernel with the reference's submodules, parameters, buffers and plain attributes, so a
 check reads, loads and trains its weights as it would the student's own. Its `forward` sends

@@ -173,9 +173,11 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
         )
         FAILED.update(failed_checks(job.get("failed")))  # the earlier tests' failed subjects
         # the course's versions of the failed ones, for the calls of this test's subject
-        channel.stand_ins = standins.for_test(
-            job.get("notebook", ""), FAILED, job["source"], STOOD_IN
-        )
+        # (`stand_ins` False: the run with the student's own, after one that failed with them)
+        if job.get("stand_ins", True):
+            channel.stand_ins = standins.for_test(
+                job.get("notebook", ""), FAILED, job["source"], STOOD_IN
+            )
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             exec(compile(job["source"], f"<test {job['grade_id']}>", "exec"), dict(trusted), names)
     except KernelLost as lost:
@@ -186,6 +188,7 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     outcome["failed"] = {name: list(how) for name, how in FAILED.items()}
     if STOOD_IN and outcome["verdict"] != "lost":
         out.write(stood_in_note(sorted(STOOD_IN)))
+    outcome["stood_in"] = sorted(STOOD_IN)
     outcome["stdout"] = out.getvalue()[:200_000]
     outcome["id"] = channel.next_id
     data = json.dumps(outcome).encode("utf-8", errors="surrogatepass")
