@@ -245,6 +245,8 @@ def test_a_stand_in_class_holds_its_weights_here_and_runs_the_references_forward
     assert [n for n, _ in mlp.named_parameters()] == [
         "fc_in.weight", "fc_in.bias", "fc_out.weight", "fc_out.bias"]  # fmt: skip
     assert isinstance(mlp.fc_in, torch.nn.Linear) and mlp.d_model == 4
+    ones = torch.ones(1, 4, dtype=torch.float64)  # a layer of it works on its own too
+    torch.testing.assert_close(mlp.fc_in(ones), ones @ mlp.fc_in.weight.T + mlp.fc_in.bias)
     reference = server.functions["MLP"](4, 8).double()
     reference.load_state_dict(mlp.state_dict())
     x = torch.randn(2, 3, 4, dtype=torch.float64, requires_grad=True)

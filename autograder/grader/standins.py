@@ -676,13 +676,16 @@ def _arguments(decoder: wire.Decoder, args, kwargs) -> tuple[list, dict]:
 
 
 def _plain(module) -> dict:
-    """A module's plain attributes (sizes, flags, eps): what its own forward may read."""
+    """A module's plain attributes (sizes, flags, eps, None included): what its own forward
+    may read, as nn.RMSNorm's reads `eps`, which may be None."""
     kept = {}
     for key, value in vars(module).items():
         if key.startswith("_") or key == "training":
             continue
-        if isinstance(value, bool | int | float | str) or (
-            isinstance(value, tuple) and all(isinstance(v, int) for v in value)
+        if (
+            value is None
+            or isinstance(value, bool | int | float | str)
+            or (isinstance(value, tuple) and all(isinstance(v, int) for v in value))
         ):
             kept[key] = value
     return kept
