@@ -371,3 +371,24 @@ def test_forged_callbacks_while_a_cell_runs_do_not_block_the_grader():
         assert kernel.request({"op": "run", "source": "1 + 1"}, time.monotonic() + 30)
     finally:
         kernel.close()
+
+
+@pytest.mark.parametrize(("kind", "raised"), [("MemoryError", MemoryError),
+                                              ("ValueError", ValueError),
+                                              ("SystemExit", RuntimeError)])  # fmt: skip
+def test_the_kernel_raises_the_course_helpers_error_as_its_own_kind(kind, raised):
+    """The trusted process's refusal reaches the student's code as the builtin it names
+    (a MemoryError for a call past the memory budget); any other kind as RuntimeError."""
+    import os
+
+    requests, to_kernel = os.pipe()
+    from_kernel, replies = os.pipe()
+    side = standins.KernelSide(requests, replies)
+    side.request_id = 7
+    wire.write_frame(to_kernel, {"callback_reply": 1, "ok": False, "type": kind, "error": "no"})
+    with pytest.raises(raised, match="no"):
+        side.exchange({"callback": "causal_mask"})
+    sent = wire.read_frame(from_kernel)
+    assert sent["callback"] == "causal_mask" and sent["id"] == 7 and sent["seq"] == 1
+    for fd in (requests, to_kernel, from_kernel, replies):
+        os.close(fd)

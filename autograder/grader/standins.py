@@ -65,7 +65,15 @@ MEMORY_BUDGET = 1 << 30  # bytes of address space one callback may add in the tr
 KEPT_BUDGET = 2 << 30  # bytes the kept graphs and objects may add to the trusted process
 KEY_LIMIT = 100_000  # characters of a stand-in class's arguments, as sent
 MODULE_LIMIT = 256  # objects of stand-in classes one test may make
-ERRORS = ("ValueError", "TypeError", "IndexError", "KeyError", "RuntimeError", "AssertionError")
+ERRORS = (
+    "ValueError",
+    "TypeError",
+    "IndexError",
+    "KeyError",
+    "RuntimeError",
+    "AssertionError",
+    "MemoryError",
+)  # raised in the kernel as themselves; any other as RuntimeError
 
 
 def grad_inputs(args, kwargs) -> list[list]:
