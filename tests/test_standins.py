@@ -14,7 +14,7 @@ import pytest
 import torch
 from conftest import grade_in_kernel
 from grader import standins, wire
-from grader.catalogue import apply_variant, load_catalogue, solution_notebook
+from grader.catalogue import apply_variant, edit, load_catalogue, mistake, solution_notebook
 from grader.testprocess import stood_in_note
 
 from attnbook.lm.model import LMConfig, TransformerLM
@@ -59,27 +59,26 @@ def test_a_wrong_subject_on_a_stood_in_helper_fails_with_its_own_hint(
     assert f"Graded with the course's {helper.cell} in place of yours" in text, text
 
 
-WRITTEN_FOR_ITS_OWN_HELPER = """
-    def softmax_rows(S, _right=softmax_rows):
-        return _right(S).T  # the weights transposed: this check fails
-
-    def attention(Q, K, V):
-        Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
-        require_ndim("Q", Q, 2, "(L_q, d_k)")
-        require_ndim("K", K, 2, "(L_k, d_k)")
-        require_ndim("V", V, 2, "(L_k, d_v)")
-        require_same_size("Q", Q, -1, "K", K, -1, "the query/key width d_k")
-        require_same_size("K", K, -2, "V", V, -2, "the number of keys L_k")
-        A = softmax_rows(score_matrix(Q, K)).T  # undoes this softmax_rows' transpose
-        return A @ V, A
-"""
-
-
 def test_an_answer_right_with_the_students_own_helper_keeps_its_points():
     """attention written for its own (transposing) softmax_rows is wrong with the course's
     softmax_rows and right with its own: it is graded once more with the student's helpers,
     as before stand-ins, and passes. A slip is never charged more than before."""
-    nb = _with_cell(solution_notebook(NB01), WRITTEN_FOR_ITS_OWN_HELPER)
+    nb = solution_notebook(NB01)
+    for slip in (  # the weights transposed (its check fails), then transposed back
+        mistake(
+            "softmax_rows",
+            "transposed",
+            edit("where=total > 0)", "where=total > 0).T"),
+            hint="transposed",
+        ),
+        mistake(
+            "attention",
+            "undoes it",
+            edit("(score_matrix(Q, K))", "(score_matrix(Q, K)).T"),
+            hint="none: it is right with its own softmax_rows",
+        ),
+    ):
+        nb = apply_variant(nb, slip)
     graded = grade_in_kernel(nb, NB01, ["test_softmax_rows", "test_attention"])
     assert graded["test_softmax_rows"][0] == "failed", graded
     verdict, text = graded["test_attention"]
