@@ -240,7 +240,7 @@ def test_a_stand_in_class_holds_its_weights_here_and_runs_the_references_forward
     server = standins.for_test(notebook, {"MLP": ("c", "failed")}, "check_prenorm_block(P)")
     assert server is not None and server.classes() == ["MLP"]
     side = _linked(server)
-    mlp = side._stand_in_class("MLP", None, side.active)(4, 8).double()
+    mlp = side._stand_in("MLP", None, side.active, True)(4, 8).double()
     assert [n for n, _ in mlp.named_parameters()] == [
         "fc_in.weight", "fc_in.bias", "fc_out.weight", "fc_out.bias"]  # fmt: skip
     assert isinstance(mlp.fc_in, torch.nn.Linear) and mlp.d_model == 4
@@ -307,7 +307,7 @@ def test_what_the_stand_ins_keep_is_dropped_past_its_budget(monkeypatch):
     assert server is not None and server.baseline is not None
     server.baseline = 0  # the address space has grown past it, whatever was freed since
     side = _linked(server)
-    mlp = side._stand_in_class("MLP", None, side.active)(4, 8)
+    mlp = side._stand_in("MLP", None, side.active, True)(4, 8)
     assert server.modules == {}
     x = torch.randn(1, 4, requires_grad=True)
     out = mlp(x)  # made again

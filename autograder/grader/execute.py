@@ -492,8 +492,12 @@ def run_test(
                                  deadline)  # fmt: skip
         if isinstance(again, dict) and again.get("verdict") == "passed":
             outcome = again
-        elif isinstance(again, dict):
+        elif isinstance(again, dict):  # the first run's verdict and message stand
             kernel.next_id = max(kernel.next_id, int(again.get("id") or 0))
+            if again.get("kill"):  # but a kernel the retry stopped is stopped
+                kernel.kill(str(again["kill"]))
+        else:  # the retry's check ran past the deadline: drop its late replies, as below
+            kernel.resync(kernel.next_id + 1_000_000)
     if not isinstance(outcome, dict):
         kernel.resync(kernel.next_id + 1_000_000)
         why = (

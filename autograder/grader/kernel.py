@@ -246,7 +246,7 @@ class Kernel:
         classes=(),
     ) -> dict:
         func = self._target(target)
-        names = standins.valid_names(stand_ins) if self.stand_ins is not None else []
+        names = standins.valid_names(stand_ins)
         if names and self.stand_ins is not None:
             with self.stand_ins.installed(
                 self.shell.user_ns,

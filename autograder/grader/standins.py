@@ -154,8 +154,7 @@ class KernelSide:
         for name in names:
             mine = saved[name]
             mine = None if mine is missing else mine
-            make = self._stand_in_class if name in classes else self._stand_in
-            namespace[name] = make(name, mine, token)
+            namespace[name] = self._stand_in(name, mine, token, name in classes)
         self.request_id, self.active = request_id, token
         try:
             yield
@@ -167,24 +166,14 @@ class KernelSide:
                 else:
                     namespace[name] = value
 
-    def _stand_in(self, name: str, mine, token):
+    def _stand_in(self, name: str, mine, token, is_class: bool):
         def stand_in(*args, **kwargs):
             if token is not self.active:
                 raise StandInStopped(
                     f"the course's {name} stood in for yours during one call of the grader only"
                 )
-            return self.call(name, mine, args, kwargs)
-
-        stand_in.__name__ = stand_in.__qualname__ = name
-        stand_in.__doc__ = f"The course's {name}, standing in for yours during a later test."
-        return stand_in
-
-    def _stand_in_class(self, name: str, mine, token):
-        def stand_in(*args, **kwargs):
-            if token is not self.active:
-                raise StandInStopped(
-                    f"the course's {name} stood in for yours during one call of the grader only"
-                )
+            if not is_class:
+                return self.call(name, mine, args, kwargs)
             sent = _sendable(args, kwargs)
             if sent is None:
                 if mine is None:
@@ -457,8 +446,8 @@ def address_space() -> int | None:
 
 
 @contextlib.contextmanager
-def memory_budget(budget: int | None = None) -> Iterator[None]:
-    """At most `budget` bytes (MEMORY_BUDGET) more address space while the block runs, so
+def memory_budget() -> Iterator[None]:
+    """At most MEMORY_BUDGET bytes more address space while the block runs, so
     that a small call cannot make the trusted process allocate gigabytes (`causal_mask(10**5)`
     is 10 GB): an allocation past it raises MemoryError. Where the platform has no such limit
     the block runs as it is, under the test process's control group and deadline."""
@@ -472,7 +461,7 @@ def memory_budget(budget: int | None = None) -> Iterator[None]:
     if used is None:
         yield
         return
-    limit = used + (MEMORY_BUDGET if budget is None else budget)
+    limit = used + MEMORY_BUDGET
     for ceiling in (soft, hard):
         if ceiling != resource.RLIM_INFINITY:
             limit = min(limit, ceiling)
