@@ -38,10 +38,13 @@ from attnbook.checks._core import (
     CheckRun,
     Mistake,
     _allclose,
+    _matches,
     _shape_of,
     as_array,
     detectors,
     hidden_range,
+    match_slip,
+    matching_slips,
 )
 from attnbook.tolerance import Tolerance, magnitude_of, tolerance
 
@@ -405,34 +408,6 @@ def _parts(output, index: int | None):
     if index is None:
         return output
     return output[index] if isinstance(output, tuple | list) and len(output) > index else None
-
-
-def _matches(seen, slip_output, expected, tol: Tolerance) -> bool:
-    """Whether `seen` (a tuple's parts, or one array) is the slip's output; a part the slip
-    stored as None is the expected one."""
-    if isinstance(slip_output, tuple | list) and isinstance(expected, tuple | list):
-        if not isinstance(seen, tuple | list) or len(seen) != len(slip_output):
-            return False
-        return all(
-            _matches(s, e if o is None else o, e, tol)
-            for s, o, e in zip(seen, slip_output, expected)
-        )
-    try:
-        a, b = as_array(seen), as_array(slip_output)
-    except Exception:  # not array-like: not this slip
-        return False
-    return _allclose(a, b, tol.rtol, tol.atol)
-
-
-def matching_slips(seen, expected, slips: Sequence[Mistake], tol: Tolerance) -> list[Mistake]:
-    """The one matcher: the slips whose output is `seen` within `tol` (`CheckRun.fail_as_known`
-    names them)."""
-    return [m for m in slips if _matches(seen, m.output, expected, tol)]
-
-
-def match_slip(seen, expected, slips: Sequence[Mistake], tol: Tolerance) -> Mistake | None:
-    """The first slip whose output is `seen` within `tol`: whether `seen` is a known slip."""
-    return next(iter(matching_slips(seen, expected, slips, tol)), None)
 
 
 def _run_single(run: CheckRun, case: Case, seen, expected, slips: Sequence[Mistake]):

@@ -17,7 +17,7 @@ import functools
 import hashlib
 import inspect
 import io
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,6 @@ from attnbook.tolerance import Tolerance
 __all__ = [
     "CheckFailure",
     "CheckRun",
-    "PrecisionAwareRun",
     "Mistake",
     "Observed",
     "as_array",
@@ -418,7 +417,7 @@ class CheckRun:
         seen,
         expected,
         *,
-        mistakes: Sequence | Mapping = (),
+        mistakes: Sequence[Mistake] = (),
         rtol: float = 1e-6,
         atol: float = 1e-8,
         what: str = "values",
@@ -436,7 +435,7 @@ class CheckRun:
         if _allclose(seen_arr, expected_arr, rtol, atol):
             self.passed += 1
             return
-        found = self.matching_mistakes(seen_arr, mistakes, rtol, atol)
+        found = matching_slips(seen_arr, expected_arr, mistakes, Tolerance(rtol, atol))
         message = (
             f"{call_text} returned wrong {what}.\n  expected {describe(expected_arr)}\n"
             f"  seen     {describe(seen_arr)}"
@@ -461,19 +460,6 @@ class CheckRun:
             self.fail(f"{message}\nThis looks like a known mistake: {found[0].name}.",
                       hint=found[0].hint)  # fmt: skip
 
-    @staticmethod
-    def matching_mistakes(seen_arr, mistakes, rtol=1e-6, atol=1e-8) -> list[Mistake]:
-        """The mistakes whose output `seen_arr` is, within the tolerance."""
-        out = []
-        for mistake in mistakes:
-            try:
-                candidate = as_array(mistake.output)
-            except Exception:  # a mistake that cannot even be computed here is not it
-                continue
-            if candidate.shape == seen_arr.shape and _allclose(seen_arr, candidate, rtol, atol):
-                out.append(mistake)
-        return out
-
     def expect_true(self, condition: object, message: str, hint: str | None = None):
         if not bool(condition):
             self.fail(message, hint=hint)
@@ -490,38 +476,6 @@ def _short(text: str, limit: int = 160) -> str:
     """The first line of an error message, cut to `limit` characters."""
     first = (text.strip().split("\n") or [""])[0]
     return first if len(first) <= limit else first[: limit - 3] + "..."
-
-
-def _is_float32(value) -> bool:
-    """True for a float32 numpy array or torch tensor, or a tuple/list holding one."""
-    if isinstance(value, tuple | list):
-        return any(_is_float32(v) for v in value[:4])
-    return str(getattr(value, "dtype", "")).replace("torch.", "") == "float32"
-
-
-class PrecisionAwareRun(CheckRun):
-    """A CheckRun that judges a function computing in float32 at float32 precision.
-
-    The docstrings ask for the mathematics, not a dtype: a student who computes in float32
-    (say with torch.Tensor(X)) is right to about 7 digits, not 15. Once a call returns
-    float32 values, comparisons allow a relative error of 1e-4 and an absolute error of
-    1e-5 times the size of the expected values; every known mistake is off by far more.
-    """
-
-    low_precision: bool = False
-
-    def call(self, call_text: str, *args, **kwargs):
-        result = super().call(call_text, *args, **kwargs)
-        self.low_precision = self.low_precision or _is_float32(result)
-        return result
-
-    def expect_close(self, call_text, seen, expected, **kwargs):
-        if self.low_precision:
-            sizes = np.abs(as_array(expected).astype(np.float64))
-            scale = float(sizes[np.isfinite(sizes)].max(initial=1.0))
-            kwargs["rtol"] = max(kwargs.get("rtol", 1e-6), 1e-4)
-            kwargs["atol"] = max(kwargs.get("atol", 1e-8), 1e-5 * scale)
-        super().expect_close(call_text, seen, expected, **kwargs)
 
 
 def _few(value, most: int = 16) -> bool:
@@ -544,6 +498,34 @@ def _allclose(
         return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
     except TypeError:
         return False
+
+
+def _matches(seen, slip_output, expected, tol: Tolerance) -> bool:
+    """Whether `seen` (a tuple's parts, or one array) is the slip's output; a part the slip
+    stored as None is the expected one."""
+    if isinstance(slip_output, tuple | list) and isinstance(expected, tuple | list):
+        if not isinstance(seen, tuple | list) or len(seen) != len(slip_output):
+            return False
+        return all(
+            _matches(s, e if o is None else o, e, tol)
+            for s, o, e in zip(seen, slip_output, expected)
+        )
+    try:
+        a, b = as_array(seen), as_array(slip_output)
+    except Exception:  # not array-like: not this slip
+        return False
+    return _allclose(a, b, tol.rtol, tol.atol)
+
+
+def matching_slips(seen, expected, slips: Sequence[Mistake], tol: Tolerance) -> list[Mistake]:
+    """The one matcher: the slips whose output is `seen` within `tol` (`CheckRun.fail_as_known`
+    names them)."""
+    return [m for m in slips if _matches(seen, m.output, expected, tol)]
+
+
+def match_slip(seen, expected, slips: Sequence[Mistake], tol: Tolerance) -> Mistake | None:
+    """The first slip whose output is `seen` within `tol`: whether `seen` is a known slip."""
+    return next(iter(matching_slips(seen, expected, slips, tol)), None)
 
 
 # -- calling the learner's code: copies in, copies out -------------------------------------
