@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _record import finish_record
 from grader.course import Course, grade_class
 from grader.sample import load_builder
 
@@ -127,9 +128,7 @@ def main() -> None:
             f"({seconds / size:.2f} s per submission)"
         )
         print(lines[-1], flush=True)
-    lines.append(f"\nload average after: {os.getloadavg()[0]:.1f}")
-    if args.out:
-        args.out.write_text("\n".join(lines) + "\n")
+    finish_record(lines, args.out)
 
 
 if __name__ == "__main__":

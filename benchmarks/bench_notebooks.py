@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import nbformat
+from _record import finish_record
 from grader.course import assignments
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,9 +64,7 @@ def main() -> None:
         seconds = run_seconds(name)
         lines.append(f"| {name} | {seconds:.1f} | {'yes' if seconds <= BUDGET else 'no'} |")
         print(lines[-1], flush=True)
-    lines.append(f"\nload average after: {os.getloadavg()[0]:.1f}")
-    if args.out:
-        args.out.write_text("\n".join(lines) + "\n")
+    finish_record(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -62,11 +62,17 @@ from matplotlib.figure import Figure
 from tqdm.auto import tqdm
 
 from attnbook.helptext import plain
-from attnbook.lm.corpus import DEFAULT_GRAMMAR, make_splits
+from attnbook.lm.corpus import make_splits
 from attnbook.lm.data import batch_iterator, validation_loss
 from attnbook.lm.model import LMConfig, TransformerLM, load_checkpoint, save_checkpoint
 from attnbook.lm.tokenizer import WordTokenizer
-from attnbook.lm.train import build_optimizer, fit_batch, learning_rate
+from attnbook.lm.train import (
+    build_optimizer,
+    corpus_floor,
+    encode_train_val,
+    fit_batch,
+    learning_rate,
+)
 from attnbook.progress import BudgetBar
 
 __all__ = [
@@ -180,16 +186,9 @@ class _Data:
 def _data(config: AblationConfig) -> _Data:
     splits = make_splits(config.data_seed, config.n_train, config.n_val, n_test=20 * config.n_probe)
     tokenizer = WordTokenizer()
-    floor, floor_se = DEFAULT_GRAMMAR.entropy_per_token(config.entropy_samples, seed=12345)
+    floor, floor_se = corpus_floor(config.entropy_samples)
     probe = order_probe_items(splits["test"], tokenizer)[: config.n_probe]
-    return _Data(
-        tokenizer,
-        [tokenizer.encode(e) for e in splits["train"]],
-        [tokenizer.encode(e) for e in splits["val"]],
-        probe,
-        floor,
-        floor_se,
-    )
+    return _Data(tokenizer, *encode_train_val(tokenizer, splits), probe, floor, floor_se)
 
 
 def order_probe_items(emails: list[list[str]], tokenizer: WordTokenizer) -> list[dict]:
@@ -478,14 +477,27 @@ def _store(out: Path, config: AblationConfig, record: dict) -> dict:
             record["name"],
             {k: record[k] for k in ("name", "group", "label", "overrides", "n_parameters")},
         )
-        runs = {r["seed"]: r for r in entry.get("runs", [])}
-        runs[record["seed"]] = {k: record[k] for k in RUN_FIELDS}
-        entry["runs"] = [runs[s] for s in sorted(runs)]
+        entry["runs"] = _with_run(entry.get("runs", []), {k: record[k] for k in RUN_FIELDS})
         entry["summary"] = summarise_runs(entry["runs"])
-        results["variants"] = {n: stored[n] for n in VARIANTS if n in stored}
-        path.write_text(json.dumps(results, indent=1) + "\n")
-        plot_ablation(results).savefig(out / "ablation.png", dpi=90)
+        _write_results(path, results, stored, plot_ablation, out / "ablation.png")
     return results
+
+
+def _with_run(runs: list[dict], run: dict) -> list[dict]:
+    """``runs`` (one per seed) with ``run`` in place of an earlier run of its seed, by seed."""
+    by_seed = {r["seed"]: r for r in runs}
+    by_seed[run["seed"]] = run
+    return [by_seed[s] for s in sorted(by_seed)]
+
+
+def _write_results(
+    path: Path, results: dict, stored: dict, plot: Callable[[dict], Figure], figure: Path
+) -> None:
+    """Keep the ``stored`` variants in `VARIANTS` order as ``results["variants"]``, write
+    ``results`` to ``path`` as JSON, and save ``plot``'s figure of them to ``figure``."""
+    results["variants"] = {n: stored[n] for n in VARIANTS if n in stored}
+    path.write_text(json.dumps(results, indent=1) + "\n")
+    plot(results).savefig(figure, dpi=90)
 
 
 def _job(name: str, config: AblationConfig, out: str) -> dict:
@@ -512,7 +524,7 @@ def run_ladder(
         (name, dataclasses.replace(config, seed=seed)) for name in names for seed in config.seeds
     ]
     results: dict = {}
-    floor_se = DEFAULT_GRAMMAR.entropy_per_token(config.entropy_samples, seed=12345)[1]
+    floor_se = corpus_floor(config.entropy_samples)[1]
     if jobs <= 1:
         done = (
             run_variant(name, run_config, out, progress=progress, of=(k, len(runs)))

@@ -48,6 +48,8 @@ from attnbook.experiments.ablation import (
     _locked,
     _shared,
     _spread,
+    _with_run,
+    _write_results,
     run_variant,
     stored_dir,
 )
@@ -310,13 +312,10 @@ def _store(out: Path, config: LengthConfig, runs: list[dict]) -> dict:
         stored = results.setdefault("variants", {})
         for run in runs:
             entry = stored.setdefault(run["name"], {"label": run["label"], "runs": []})
-            by_seed = {r["seed"]: r for r in entry["runs"]}
-            by_seed[run["seed"]] = {k: v for k, v in run.items() if k not in ("name", "label")}
-            entry["runs"] = [by_seed[s] for s in sorted(by_seed)]
+            kept = {k: v for k, v in run.items() if k not in ("name", "label")}
+            entry["runs"] = _with_run(entry["runs"], kept)
             entry["summary"] = _summary(entry["runs"])
-        results["variants"] = {n: stored[n] for n in VARIANTS if n in stored}
-        path.write_text(json.dumps(results, indent=1) + "\n")
-        plot_lengths(results).savefig(out / "lengths.png", dpi=90)
+        _write_results(path, results, stored, plot_lengths, out / "lengths.png")
     return results
 
 

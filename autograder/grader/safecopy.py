@@ -101,16 +101,24 @@ def _copy_subfolder(folder_fd, name, dest, relative, depth, limits, result, show
         result.notes.append(f"{shown}: over {limits.files} folders, not copied")
         return
     result.folders += 1
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder_fd)
-    except OSError as err:
-        result.notes.append(f"{shown}: could not be opened ({type(err).__name__})")
+    fd = _open_at(folder_fd, name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, result, shown)
+    if fd is None:
         return
     try:
         (dest / name).mkdir(exist_ok=True)
         _copy_folder(fd, dest / name, f"{relative}{name}/", depth + 1, frozenset(), limits, result)
     finally:
         os.close(fd)
+
+
+def _open_at(folder_fd: int, name: str, flags: int, result: CopyResult, shown: str) -> int | None:
+    """The descriptor of ``name`` in the folder ``folder_fd``, opened with ``flags``; None,
+    with a note in ``result``, where it cannot be opened."""
+    try:
+        return os.open(name, flags, dir_fd=folder_fd)
+    except OSError as err:
+        result.notes.append(f"{shown}: could not be opened ({type(err).__name__})")
+        return None
 
 
 def _copy_file(folder_fd, name, target: Path, size: int, limits, result, shown) -> None:
@@ -124,10 +132,8 @@ def _copy_file(folder_fd, name, target: Path, size: int, limits, result, shown) 
             f"{limits.total_bytes // MiB} MiB in all, not copied"
         )
         return
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
-    except OSError as err:
-        result.notes.append(f"{shown}: could not be opened ({type(err).__name__})")
+    fd = _open_at(folder_fd, name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, result, shown)
+    if fd is None:
         return
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped after it was looked at
