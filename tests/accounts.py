@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 VENV_BIN = Path(sys.executable).parent
+AUTOGRADER = Path(__file__).resolve().parents[1] / "autograder"
 
 
 def accounts_skip_reason() -> str:
@@ -129,3 +130,16 @@ class Account:
 
     def remove(self) -> None:
         subprocess.run(["userdel", "--remove", self.name], capture_output=True, timeout=60)
+
+
+def release_assignment(notebook: str, exchange: Path) -> None:
+    """The instructor's `nbgrader release_assignment notebook` into the local exchange
+    folder `exchange`, as the course's configuration in autograder/ runs it."""
+    subprocess.run(
+        [str(VENV_BIN / "nbgrader"), "release_assignment", notebook],
+        cwd=AUTOGRADER,
+        env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )

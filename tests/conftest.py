@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import csv
 import hashlib
 import importlib.util
@@ -16,6 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from grader.catalogue import (
+    apply_variant,
     nbgrader_meta,
     solution_notebook,
     strip_solution_markers,
@@ -60,11 +62,15 @@ def execute(
     return nb
 
 
-def solution_functions(notebook: str) -> dict:
+def solution_functions(notebook: str, variant=None) -> dict:
     """The setup and answer cells of a solution notebook run as a student's would be: the
-    namespace holding its graded functions, e.g. solution_functions("04_masks")["causal_mask"]."""
+    namespace holding its graded functions, e.g. solution_functions("04_masks")["causal_mask"].
+    With `variant` (a catalogue entry), its answer cell is the one that entry writes."""
+    nb = solution_notebook(notebook)
+    if variant is not None:
+        nb = apply_variant(nb, variant)
     namespace: dict = {"__name__": "__main__"}
-    for cell in solution_notebook(notebook).cells:
+    for cell in nb.cells:
         if cell.cell_type == "code" and (
             "setup" in cell.get("metadata", {}).get("tags", [])
             or nbgrader_meta(cell).get("solution")
@@ -140,6 +146,21 @@ def grader_command(*args, timeout: float = 900) -> subprocess.CompletedProcess:
 def read_grades(work: Path) -> dict[str, dict]:
     with open(work / "grades.csv", newline="") as handle:
         return {row["student_id"]: row for row in csv.DictReader(handle)}
+
+
+@contextlib.contextmanager
+def fresh_sandbox_probe(monkeypatch):
+    """A block in which `grader.sandbox.sandbox_available()` probes afresh, under the changes
+    `monkeypatch` made; on leaving, those changes are undone and the cached answer dropped
+    again, so that no later test reads what this block's probe found."""
+    from grader import sandbox
+
+    sandbox.sandbox_available.cache_clear()
+    try:
+        yield
+    finally:
+        monkeypatch.undo()
+        sandbox.sandbox_available.cache_clear()
 
 
 def grade_cells(nb):

@@ -268,20 +268,23 @@ sys.addaudithook(_log)
 """
 
 
+def _open_logging(folder: Path, kit: Path) -> tuple[Path, dict[str, str]]:
+    """(the log, the environment variables) under which a Python run of the kit at `kit`
+    logs every asset or attnbook file it opens to the log: OPEN_LOG as `folder`'s
+    sitecustomize.py, `folder` on PYTHONPATH."""
+    (folder / "sitecustomize.py").write_text(OPEN_LOG)
+    log = folder / "opened.txt"
+    return log, {"PYTHONPATH": str(folder), "KIT_OPEN_LOG": str(log), "KIT_DIR": str(kit)}
+
+
 @pytest.fixture(scope="module")
 def kit_runs(kit_installed, kit_home, tmp_path_factory) -> dict:
     """Every released notebook of the kit run top to bottom by the kit's Python, on the
     graded budget (as the self-check runs it): name -> cells, and the files opened."""
     scratch = tmp_path_factory.mktemp("kit-runs")
-    (scratch / "sitecustomize.py").write_text(OPEN_LOG)
     (scratch / "runner.py").write_text(RUNNER)
-    log = scratch / "opened.txt"
-    env = {
-        **GRADING_ENV,
-        "PYTHONPATH": str(scratch),
-        "KIT_OPEN_LOG": str(log),
-        "KIT_DIR": str(kit_installed),
-    }
+    log, log_env = _open_logging(scratch, kit_installed)
+    env = {**GRADING_ENV, **log_env}
     runs = {}
     for name in NAMES:
         path = kit_installed / "notebooks" / name / f"{name}.ipynb"
@@ -408,16 +411,9 @@ def test_answer_assets_load_in_the_kit(kit_installed, kit_home, tmp_path):
     model.safetensors in the kit's folder, is what shows those two were read."""
     from kit import offline
 
-    (tmp_path / "sitecustomize.py").write_text(OPEN_LOG)
     (tmp_path / "probe.py").write_text(ANSWER_ASSET_PROBE)
-    log = tmp_path / "opened.txt"
-    env = {
-        **clean_env(kit_installed, kit_home),
-        "PYTHONPATH": str(tmp_path),
-        "KIT_OPEN_LOG": str(log),
-        "KIT_DIR": str(kit_installed),
-        "HF_HUB_OFFLINE": "1",
-    }
+    log, log_env = _open_logging(tmp_path, kit_installed)
+    env = {**clean_env(kit_installed, kit_home), **log_env, "HF_HUB_OFFLINE": "1"}
     command, env = offline([str(kit_python(kit_installed)), str(tmp_path / "probe.py")], env)
     done = subprocess.run(
         command,

@@ -469,12 +469,19 @@ def test_score_samples_judges_with_the_grammar():
     assert scores["distinct"] == 0.75
 
 
-def test_quality_diversity_sweep_and_its_plot():
+def _word_model() -> tuple[WordTokenizer, TransformerLM]:
+    """A word tokenizer of the email grammar and an untrained one-layer model over its
+    vocabulary (seed 0)."""
     tok = WordTokenizer()
     torch.manual_seed(0)
     model = TransformerLM(
         LMConfig(vocab_size=tok.vocab_size, d_model=16, n_heads=2, n_layers=1, max_len=24)
-    ).eval()
+    )
+    return tok, model.eval()
+
+
+def test_quality_diversity_sweep_and_its_plot():
+    tok, model = _word_model()
 
     def sweep():
         return quality_diversity_sweep(
@@ -541,11 +548,7 @@ def test_sampling_widget_shows_what_is_kept_and_renormalised():
 def test_sampling_widget_builder_reads_the_model_and_the_grammar():
     from attnbook.lm.generation import sampling_widget
 
-    tok = WordTokenizer()
-    torch.manual_seed(0)
-    model = TransformerLM(
-        LMConfig(vocab_size=tok.vocab_size, d_model=16, n_heads=2, n_layers=1, max_len=24)
-    ).eval()
+    tok, model = _word_model()
     widget = sampling_widget(model, tok, "please send the", grammar=DEFAULT_GRAMMAR, n_show=89)
     assert "(grammar 0.200)" in widget.display.value  # "report" after "please send the"
     assert len(_shown(widget)) == 89

@@ -336,20 +336,11 @@ def test_attention_maps_are_transformers_attention_weights():
 def test_qwen3lm_crosses_the_sandbox_by_state():
     from grader import wire
 
-    config = Qwen3LMConfig(
-        vocab_size=11,
-        d_model=8,
-        n_heads=2,
-        n_kv_heads=1,
-        d_k=4,
-        d_hidden=12,
-        max_len=8,
-        tie_weights=True,
-    )
+    config, _ = load_hf_checkpoint(tiny_checkpoint())  # a tied head, as Qwen3's small models
     model = Qwen3LM(config).eval()
     sent, _ = wire.encode_call([model], {})
     rebuilt = wire.Decoder(objects=True, lookup=None).decode(json.loads(json.dumps(sent[0])))
-    ids = _ids(11, (1, 6))
+    ids = _ids(config.vocab_size, (1, 6))
     with torch.no_grad():
         assert torch.equal(rebuilt(ids), model(ids))
     back = wire.restore(wire.Encoder().encode(rebuilt), model)

@@ -19,6 +19,9 @@ from torch import nn
 
 matplotlib.use("Agg")
 
+from conftest import solution_functions  # noqa: E402
+from grader.catalogue import load_catalogue  # noqa: E402
+
 import attnbook.demos.nb05 as heads  # noqa: E402
 from attnbook.checks import (  # noqa: E402
     check_multi_head_attention,
@@ -268,33 +271,13 @@ def test_attention_check_names_overflow_in_place_scaling_and_a_returned_tuple():
             check_scaled_dot_product_attention(variant)
 
 
-RECURSIVE_SDPA = """
-def scaled_dot_product_attention(q, k, v, allowed=None):
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"k {tuple(k.shape)} and v {tuple(v.shape)}")
-    if allowed is not None and allowed.shape[-1] != k.shape[-2]:
-        raise ValueError(f"allowed {tuple(allowed.shape)}")
-    if q.dim() > 2:  # one leading index at a time, by calling itself
-        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2],
-                                      () if allowed is None else allowed.shape[:-2])
-        q, k, v = (t.expand(*lead, *t.shape[-2:]) for t in (q, k, v))
-        if allowed is not None:
-            allowed = allowed.expand(*lead, *allowed.shape[-2:])
-        outs = []
-        for i in range(lead[0]):
-            outs.append(scaled_dot_product_attention(q[i], k[i], v[i],
-                                                     None if allowed is None else allowed[i]))
-        return torch.stack(outs)
-    scores = q @ k.T / math.sqrt(q.shape[-1])
-    if allowed is not None:
-        scores = scores.masked_fill(~allowed, float("-inf"))
-    return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
-"""
-
-
 def test_fused_attention_ban_allows_recursion_but_sees_into_nested_code(capsys):
-    namespace = {"torch": torch, "F": F, "math": math}
-    exec(RECURSIVE_SDPA, namespace)  # as a notebook cell defines it
+    recursive = next(
+        v
+        for v in load_catalogue("05_multihead").ALTERNATIVES
+        if v.name == "recursion over the leading axes"
+    )
+    namespace = solution_functions("05_multihead", recursive)  # as the notebook's cells define it
     check_scaled_dot_product_attention(namespace["scaled_dot_product_attention"])
     assert "\u2713 scaled_dot_product_attention passed" in capsys.readouterr().out
 

@@ -20,6 +20,7 @@ import time
 import numpy as np
 import pytest
 import torch
+from conftest import fresh_sandbox_probe
 from grader import execute, wire
 from grader.course import idle_core
 from grader.execute import (
@@ -520,11 +521,7 @@ def test_a_checkout_under_tmp_is_refused_with_the_reason(monkeypatch):
 
     assert sandbox.under_tmp() == ""  # this checkout
     monkeypatch.setattr(sandbox, "_package_root", lambda: "/tmp/tmp.x1/attnbook")
-    sandbox.sandbox_available.cache_clear()
-    try:
+    with fresh_sandbox_probe(monkeypatch):
         ok, why = sandbox.sandbox_available()
-    finally:
-        monkeypatch.undo()
-        sandbox.sandbox_available.cache_clear()
     if sandbox.bwrap_path() is not None:
         assert not ok and "hides /tmp/tmp.x1/attnbook" in why and "outside /tmp" in why, why

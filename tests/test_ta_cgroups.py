@@ -349,26 +349,16 @@ NEIGHBOURS = ("cpuhog", "forkstorm", "memhog")
 @pytest.mark.slow
 @needs_root_sandbox
 def test_honest_students_keep_their_grades_beside_hogs_on_the_per_kernel_path(tmp_path):
-    from conftest import ROOT, grade_with_readme_command, read_grades
+    from conftest import ROOT, read_grades
     from grader.sample import load_builder
-    from test_ta_hostile import HONEST, NOTEBOOK
+    from test_ta_hostile import HONEST, grade_beside_honest
 
     build = load_builder()
-    sample = build.sample_class(ROOT)
-    students = {s: {f"{NOTEBOOK}.ipynb": sample[s][0]} for s in HONEST}
     work = tmp_path / "work"
     cases = [c for c in build.hostile_cases(ROOT, work, 1) if c.student in NEIGHBOURS]
-    students.update({c.student: c.files for c in cases})
-    inbox = build.write_folder(tmp_path / "download", students)
     token = "percase" + os.urandom(3).hex()
-    done = grade_with_readme_command(
-        inbox,
-        work,
-        "-a",
-        NOTEBOOK,
-        "--timeout",
-        "20",
-        env={ZYGOTE_ENV: "0", cgroups.RUN_ENV: token},
+    done = grade_beside_honest(
+        build, cases, tmp_path / "download", work, env={ZYGOTE_ENV: "0", cgroups.RUN_ENV: token}
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     grades = read_grades(work)

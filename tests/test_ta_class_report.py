@@ -80,6 +80,18 @@ def test_a_slip_is_the_known_mistake_else_the_hint():
     assert cr.slip_of([{"evalue": "AssertionError"}]) == "unrecognised"
 
 
+def class_report(students: list[cr.Student]) -> cr.ClassReport:
+    """Notebook 01's report of `students` on two items of 1 point: the function test `test_f`
+    and `test_answer_q`, the test of question `answer_q` (options A, B, C; B is right)."""
+    return cr.ClassReport(
+        "01_attention_scores",
+        students,
+        ["test_f", "test_answer_q"],
+        {"test_f": 1.0, "test_answer_q": 1.0},
+        {"answer_q": ("ABC", "B")},
+    )
+
+
 def _student(i, score, verdicts, answers=None, slips=None, status="complete", name=None):
     tests = {t: (1.0 if v == "passed" else 0.0) for t, v in verdicts.items()}
     return cr.Student(
@@ -113,13 +125,7 @@ def report():
                 "<script>alert(1)</script>" if i == 4 else None,
             )
         )
-    return cr.ClassReport(
-        "01_attention_scores",
-        students,
-        ["test_f", "test_answer_q"],
-        {"test_f": 1.0, "test_answer_q": 1.0},
-        {"answer_q": ("ABC", "B")},
-    )
+    return class_report(students)
 
 
 def test_slips_and_options_are_counted_and_add_up(report):

@@ -17,7 +17,6 @@ tests check the collect's rules on a hand-made inbound (owners, names, links, FI
 
 from __future__ import annotations
 
-import csv
 import os
 import pwd
 import secrets
@@ -29,8 +28,8 @@ import time
 from pathlib import Path
 
 import pytest
-from accounts import VENV_BIN, Account, accounts_skip_reason
-from conftest import ROOT
+from accounts import VENV_BIN, Account, accounts_skip_reason, release_assignment
+from conftest import ROOT, read_grades
 from grader.course import Course
 from grader.exchange import ExchangeFolder, collect, read_inbound
 from grader.safecopy import CopyLimits, copy_untrusted
@@ -276,14 +275,7 @@ def course_run():
 
 
 def run_course(build, sample, students, exchange: Path, work: Path) -> dict:
-    subprocess.run(
-        [str(VENV_BIN / "nbgrader"), "release_assignment", NOTEBOOK],
-        cwd=AUTOGRADER,
-        env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    release_assignment(NOTEBOOK, exchange)
     ada, cleo, mal = students["ada"], students["cleo"], students["mal"]
     ada.hand_in(sample["ada"][0])
     cleo.hand_in(sample["cleo"][0])
@@ -320,13 +312,11 @@ def run_course(build, sample, students, exchange: Path, work: Path) -> dict:
         str(exchange / "attnbook" / "feedback"),
         check=False,
     )
-    with open(work / "grades.csv", newline="") as handle:
-        grades = {row["student_id"]: row for row in csv.DictReader(handle)}
     return {
         "graded": graded,
         "again": again,
         "released": released,
-        "grades": grades,
+        "grades": read_grades(work),
         "students": students,
         "work": work,
         "snoop": snoop,

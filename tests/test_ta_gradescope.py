@@ -45,7 +45,8 @@ SOLUTION = f"solutions/{NOTEBOOK}/{NOTEBOOK}.ipynb"
 METADATA = '{"users": [{"name": "SECRET-METADATA-NAME"}]}'
 
 
-def build_zip(out: Path, *extra: str) -> subprocess.CompletedProcess:
+def build_zip(out: Path, *extra: str, assignment: str = NOTEBOOK) -> subprocess.CompletedProcess:
+    """`python -m grader gradescope build -a ASSIGNMENT --out OUT EXTRA...` from autograder/."""
     return subprocess.run(
         [
             sys.executable,
@@ -54,7 +55,7 @@ def build_zip(out: Path, *extra: str) -> subprocess.CompletedProcess:
             "gradescope",
             "build",
             "-a",
-            NOTEBOOK,
+            assignment,
             "--out",
             str(out),
             *extra,
@@ -119,23 +120,7 @@ def test_build_is_reproducible(autograder_zip, tmp_path):
 
 
 def test_build_refuses_an_unknown_assignment(tmp_path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "grader",
-            "gradescope",
-            "build",
-            "-a",
-            "99_nothing",
-            "--out",
-            str(tmp_path),
-        ],
-        cwd=AUTOGRADER,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = build_zip(tmp_path, assignment="99_nothing")
     assert result.returncode == 2
     assert "argument -a/--assignment: expected one of 01_attention_scores" in result.stderr
     assert "got '99_nothing'" in result.stderr

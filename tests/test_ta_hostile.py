@@ -66,26 +66,31 @@ class Listener:
         self.server.close()
 
 
+def grade_beside_honest(build, cases, download: Path, work: Path, env: dict):
+    """The HONEST students' sample notebooks and the hostile `cases`, written as a folder
+    of submissions into `download` and graded into `work` by the README's command, 20
+    seconds a test, with `env` added to the grader's environment."""
+    sample = build.sample_class(ROOT)
+    students = {s: {f"{NOTEBOOK}.ipynb": sample[s][0]} for s in HONEST}
+    students.update({case.student: case.files for case in cases})
+    inbox = build.write_folder(download, students)
+    return grade_with_readme_command(inbox, work, "-a", NOTEBOOK, "--timeout", "20", env=env)
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     build = _builder()
-    sample = build.sample_class(ROOT)
-    students = {s: {f"{NOTEBOOK}.ipynb": sample[s][0]} for s in HONEST}
     listener = Listener()
     work = tmp_path_factory.mktemp("class")
     cases = build.hostile_cases(ROOT, work, listener.port)
-    students.update({case.student: case.files for case in cases})
-    inbox = build.write_folder(tmp_path_factory.mktemp("download"), students)
     base = new_uid_base()
     token = secrets.token_hex(4)  # names this run's control groups
     try:
-        done = grade_with_readme_command(
-            inbox,
+        done = grade_beside_honest(
+            build,
+            cases,
+            tmp_path_factory.mktemp("download"),
             work,
-            "-a",
-            NOTEBOOK,
-            "--timeout",
-            "20",
             env={UID_BASE_ENV: str(base), cgroups.RUN_ENV: token},
         )
     finally:

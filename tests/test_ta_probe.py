@@ -27,7 +27,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, fresh_sandbox_probe
 from grader import sandbox, wire
 from grader.course import FAILED, Course, export_csv, failure_reason, grade_class
 from grader.remote import KernelChannel, KernelLost
@@ -131,12 +131,8 @@ def test_without_a_working_sandbox_nothing_is_graded_or_written(tmp_path, broken
 def test_the_probe_starts_a_real_sandbox(tmp_path, monkeypatch):
     """An installed bwrap that cannot make namespaces is caught by the probe, with the fix."""
     monkeypatch.setenv("PATH", f"{_failing_bwrap(tmp_path)}{os.pathsep}{os.environ['PATH']}")
-    sandbox.sandbox_available.cache_clear()
-    try:
+    with fresh_sandbox_probe(monkeypatch):
         works, why = sandbox.sandbox_available()
-    finally:
-        monkeypatch.undo()
-        sandbox.sandbox_available.cache_clear()
     assert not works
     assert "setting up uid map: Permission denied" in why and "exit 1" in why, why
     assert "seccomp=unconfined" in why and "\n" not in why, why
@@ -160,13 +156,9 @@ def test_gradescope_finds_no_isolation_with_a_failing_bwrap(tmp_path, monkeypatc
 
     monkeypatch.setenv("PATH", f"{_failing_bwrap(tmp_path)}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setattr(gradescope.os, "geteuid", lambda: 1000)
-    sandbox.sandbox_available.cache_clear()
-    try:
+    with fresh_sandbox_probe(monkeypatch):
         with pytest.raises(RuntimeError, match="setting up uid map: Permission denied"):
             gradescope.choose_isolation()
-    finally:
-        monkeypatch.undo()
-        sandbox.sandbox_available.cache_clear()
 
 
 # -- frames from the kernel ------------------------------------------------------------------

@@ -18,7 +18,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, grader_command
 from grader.shards import ShardError, from_kubernetes, from_slurm, parse_shard
 
 AUTOGRADER = ROOT / "autograder"
@@ -250,14 +250,8 @@ def test_two_scheduled_machines_grade_every_student_once(postgres_url, tmp_path)
     # graded it (without --shard-work: no page, and "no run report in this work folder")
     shards = sorted(str(p.parent) for p in tmp_path.glob("*/**/reports"))
     assert len(shards) == 2, shards
-    exported = subprocess.run(
-        [sys.executable, "-m", "grader", "export", "--db-url", postgres_url]
-        + ["--work", str(tmp_path / "export"), "--shard-work", *shards],
-        cwd=AUTOGRADER,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    on_shards = ["--db-url", postgres_url, "--work", tmp_path / "export", "--shard-work", *shards]
+    exported = grader_command("export", *on_shards, timeout=300)
     assert exported.returncode == 0, exported.stderr[-3000:]
     with open(tmp_path / "export" / "grades.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -270,14 +264,7 @@ def test_two_scheduled_machines_grade_every_student_once(postgres_url, tmp_path)
     plain = {r["name"]: r for r in gradebook_rows(course)}
     assert all(r["feedback"] == "" and "no run report" in r["status"] for r in plain.values())
     # the class report on the third machine: one class, as if one machine had graded it
-    reported = subprocess.run(
-        [sys.executable, "-m", "grader", "report", "-a", NOTEBOOK, "--db-url", postgres_url]
-        + ["--work", str(tmp_path / "export"), "--shard-work", *shards],
-        cwd=AUTOGRADER,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    reported = grader_command("report", "-a", NOTEBOOK, *on_shards, timeout=300)
     assert reported.returncode == 0, reported.stderr[-3000:]
     with open(tmp_path / "export" / "reports" / NOTEBOOK / "class_report.csv") as handle:
         report = list(csv.reader(handle))
@@ -288,13 +275,8 @@ def test_two_scheduled_machines_grade_every_student_once(postgres_url, tmp_path)
 
 
 def test_export_names_a_shard_work_folder_that_graded_nothing(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "grader", "export", "--work", str(tmp_path)]
-        + ["--shard-work", str(tmp_path / "task-9")],
-        cwd=AUTOGRADER,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = grader_command(
+        "export", "--work", tmp_path, "--shard-work", tmp_path / "task-9", timeout=120
     )
     assert done.returncode == 2, done.stderr
     assert "argument --shard-work: expected a work folder that graded notebooks" in done.stderr

@@ -121,6 +121,13 @@ def pytest_runtest_makereport(item, call):
         item.browser_call_failed = report.failed
 
 
+def _new_tab(browser):
+    """A new tab of `browser` whose actions give up after ACTION_TIMEOUT_MS."""
+    tab = browser.new_page()
+    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    return tab
+
+
 def _shot_on_failure(tab, screenshots: Path, request) -> None:
     if getattr(request.node, "browser_call_failed", False):
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
@@ -133,8 +140,7 @@ def _shot_on_failure(tab, screenshots: Path, request) -> None:
 @pytest.fixture
 def page(browser, screenshots, request):
     """A new tab with bounded actions; a screenshot `FAILED-<test>.png` when the test fails."""
-    tab = browser.new_page()
-    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    tab = _new_tab(browser)
     try:
         yield tab
     finally:
@@ -144,16 +150,14 @@ def page(browser, screenshots, request):
 
 @pytest.fixture(scope="session")
 def _author_tab(browser):
-    tab = browser.new_page()
-    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    tab = _new_tab(browser)
     yield tab
     tab.close()
 
 
 @pytest.fixture(scope="session")
 def _student_tab(browser):
-    tab = browser.new_page()
-    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    tab = _new_tab(browser)
     yield tab
     tab.close()
 
@@ -175,24 +179,25 @@ def student_page(_student_tab, make_lab, screenshots, request):
     _shot_on_failure(_student_tab, screenshots, request)
 
 
-@pytest.fixture(scope="session")
-def make_lab(browser_ready):
-    """The README's first command (`make lab`) serving notebooks/."""
-    server = make_lab_server().start()
+def _serving(server):
+    """A fixture's body for a LabServer: started, yielded, stopped when the fixture ends."""
+    server.start()
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def make_lab(browser_ready):
+    """The README's first command (`make lab`) serving notebooks/."""
+    yield from _serving(make_lab_server())
 
 
 @pytest.fixture(scope="session")
 def author_lab(browser_ready):
     """JupyterLab on the repository root with the workbook's nbgrader configuration."""
-    server = author_server().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _serving(author_server())
 
 
 @pytest.fixture

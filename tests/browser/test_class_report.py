@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from grader import classreport as cr
+from test_ta_class_report import class_report
 
 pytestmark = [pytest.mark.browser]
 
@@ -30,13 +31,7 @@ def _report() -> cr.ClassReport:
         )
         for i in range(6)
     ]
-    return cr.ClassReport(
-        "01_attention_scores",
-        students,
-        ["test_f", "test_answer_q"],
-        {"test_f": 1.0, "test_answer_q": 1.0},
-        {"answer_q": ("ABC", "B")},
-    )
+    return class_report(students)
 
 
 def test_the_report_runs_no_payload_and_its_histogram_loads(page, tmp_path):

@@ -32,7 +32,7 @@ VENV_BIN = Path(sys.executable).parent
 
 @pytest.fixture
 def course(browser_ready):
-    from accounts import Account, accounts_skip_reason
+    from accounts import Account, accounts_skip_reason, release_assignment
 
     reason = accounts_skip_reason()
     if reason:
@@ -48,14 +48,7 @@ def course(browser_ready):
     shutil.copyfile(AUTOGRADER / "exchange" / "student_nbgrader_config.py", config)
     write_settings(student.home / ".lab-test" / "settings")
     student.own(student.home)
-    subprocess.run(
-        [str(VENV_BIN / "nbgrader"), "release_assignment", NOTEBOOK],
-        cwd=AUTOGRADER,
-        env={**os.environ, "ATTNBOOK_EXCHANGE": str(exchange)},
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    release_assignment(NOTEBOOK, exchange)
     try:
         yield {"student": student, "exchange": exchange, "base": base}
     finally:
