@@ -23,8 +23,6 @@ import ast
 import inspect
 import textwrap
 
-Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign
-
 
 def definitions(tree: ast.Module) -> dict[str, ast.AST]:
     """Top-level functions, classes and `name = lambda ...` of a module, the last one wins."""
