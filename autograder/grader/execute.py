@@ -439,6 +439,18 @@ def _test_outcome(job: dict, kernel: StudentKernel, deadline: float) -> tuple[ob
     return outcome, data
 
 
+def _settle(kernel: StudentKernel, outcome: object) -> None:
+    """The kernel after one test process: its request ids past the process's last, stopped if
+    the process stopped it; after a process that wrote no outcome (past its deadline), its
+    late replies dropped."""
+    if not isinstance(outcome, dict):
+        kernel.resync(kernel.next_id + 1_000_000)
+        return
+    kernel.next_id = max(kernel.next_id, int(outcome.get("id") or 0))
+    if outcome.get("kill"):
+        kernel.kill(str(outcome["kill"]))
+
+
 def run_test(
     source: str,
     grade_id: str,
@@ -480,35 +492,27 @@ def run_test(
         "failed": dict(failed or {}),
     }
     outcome, data = _test_outcome(job, kernel, deadline)
+    _settle(kernel, outcome)
     if (
         isinstance(outcome, dict)
         and outcome.get("verdict") == "failed"
         and outcome.get("stood_in")
         and not outcome.get("kill")
     ):  # failed with the course's helpers in place: an answer right with the student's own
-        # helpers (written for their interface) is right too, so try those once more
-        kernel.next_id = max(kernel.next_id, int(outcome.get("id") or 0))
+        # helpers (written for their interface) is right too, so try those once more; the
+        # first run's verdict and message stand unless the retry passes
         again, _ = _test_outcome({**job, "id": kernel.next_id, "stand_ins": False}, kernel,
                                  deadline)  # fmt: skip
+        _settle(kernel, again)
         if isinstance(again, dict) and again.get("verdict") == "passed":
             outcome = again
-        elif isinstance(again, dict):  # the first run's verdict and message stand
-            kernel.next_id = max(kernel.next_id, int(again.get("id") or 0))
-            if again.get("kill"):  # but a kernel the retry stopped is stopped
-                kernel.kill(str(again["kill"]))
-        else:  # the retry's check ran past the deadline: drop its late replies, as below
-            kernel.resync(kernel.next_id + 1_000_000)
     if not isinstance(outcome, dict):
-        kernel.resync(kernel.next_id + 1_000_000)
         why = (
             "the check of this test ran past the grader's time limit"
             if data is None
             else "the check stopped unexpectedly"
         )
         return [_new_output(error_output("GraderTimeout", f"{why}; the test scores 0"))], "failed"
-    kernel.next_id = max(kernel.next_id, int(outcome.get("id") or 0))
-    if outcome.get("kill"):
-        kernel.kill(str(outcome["kill"]))
     outputs = []
     if outcome.get("stdout"):
         outputs.append(nbformat.v4.new_output("stream", name="stdout", text=str(outcome["stdout"])))

@@ -51,6 +51,7 @@ import contextlib
 import gc
 import inspect
 import json
+import os
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -437,8 +438,6 @@ MEMORY_TEXT = (
 def address_space() -> int | None:
     """This process's address space in bytes (what RLIMIT_AS counts); None where unknown."""
     try:
-        import os
-
         with open("/proc/self/statm") as statm:
             return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
@@ -557,14 +556,15 @@ class Server:
     def _reference_module(self, name: str, cls: type, init) -> Any:
         """The reference's object of `cls` for the arguments `init` (as sent), made once per
         test (at most MODULE_LIMIT of them)."""
+        if not isinstance(init, list) or len(init) != 2:
+            raise wire.WireError(f"{name}'s arguments in another shape")
         key = json.dumps([name, init], sort_keys=True)
         if len(key) > KEY_LIMIT:
             raise wire.WireError(f"{name}'s arguments are too big: a stand-in class takes sizes")
         if key not in self.modules:
             if len(self.modules) >= MODULE_LIMIT:
                 raise RuntimeError("too many objects of stand-in classes")
-            args, kwargs = _arguments(_Values(), init[0] if len(init) == 2 else None,
-                                      init[1] if len(init) == 2 else None)  # fmt: skip
+            args, kwargs = _arguments(_Values(), *init)
             self.modules[key] = cls(*args, **kwargs)
         return self.modules[key]
 
@@ -592,8 +592,7 @@ class Server:
         import torch
 
         name, cls = self._offered(frame, "forward", type)
-        init = frame.get("init")
-        module = self._reference_module(name, cls, init if isinstance(init, list) else [])
+        module = self._reference_module(name, cls, frame.get("init"))
         decoder = _Values()
         args, kwargs = _arguments(decoder, frame.get("args"), frame.get("kwargs"))
         own = dict(module.named_parameters()) | dict(module.named_buffers())
