@@ -195,29 +195,6 @@ def _checks_module(notebook: str):
     return module if hasattr(module, "CASES") else None
 
 
-def _hint_id(text: str, module):
-    """The detector named by a mistake's `detects=` text: "HINT_X", or ("HINT_X", fields) for
-    a template it fills in."""
-    from attnbook.checks import _core, detectors
-
-    texts = detectors(_core) | detectors(module)
-    for name, template in texts.items():
-        if template == text:
-            return name
-    for name, template in texts.items():
-        fields = re.findall(r"\{(\w+)\}", template)
-        if fields:
-            pattern = re.escape(template)
-            for field in dict.fromkeys(fields):
-                escaped = re.escape("{" + field + "}")
-                pattern = pattern.replace(escaped, f"(?P<{field}>.+?)", 1)
-                pattern = pattern.replace(escaped, f"(?P={field})")
-            found = re.fullmatch(pattern, text, re.DOTALL)
-            if found:
-                return (name, found.groupdict())
-    raise UntoldSlip(f"no detector of the checks has the text {text!r}")
-
-
 def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]]]:
     """The catalogued mistakes of the functions with case tables, resolved: the source of each
     as a function `_slip_<function>_<n>`, and the `SLIPS` table that lists them."""
@@ -241,7 +218,7 @@ def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]
             f"# {variant.cell}: {variant.name}\n"
             + "\n\n".join(ast.unparse(d) for d in (*helpers, fn))
         )
-        table.append((variant.cell, variant.name, _hint_id(variant.hint, module), fn.name))
+        table.append((variant.cell, variant.name, variant.hint, fn.name))
     by_cell: dict[str, list[str]] = {}
     for cell, name, hint, slip in table:
         by_cell.setdefault(cell, []).append(f"        ({name!r}, {hint!r}, {slip}),\n")
@@ -250,7 +227,7 @@ def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]
         "# -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run\n"
         "# them on their inputs to name the slip a wrong output matches\n"
         + "\n\n".join(defs)
-        + "\n\n\n# function: [(mistake, detector, the mistake as a function)]\n"
+        + "\n\n\n# function: [(mistake, its hint, the mistake as a function)]\n"
         + f"SLIPS = {{\n{entries}}}\n"
     )
     return text, table
@@ -412,7 +389,7 @@ def _whole_slip(seen, ref, case):
 
 
 def slip_data(notebook: str, namespace: dict) -> dict:
-    """function -> case id -> [(mistake, detector, its output)]: each catalogued mistake's output
+    """function -> case id -> [(mistake, its hint, its output)]: each catalogued mistake's output
     on the first visible case that tells it apart from the reference (when that case compares
     values); a mistake that none tells apart raises UntoldSlip ("add a case")."""
     module = _checks_module(notebook)
@@ -421,11 +398,11 @@ def slip_data(notebook: str, namespace: dict) -> dict:
     # detectors a check raises from a property of the code (e.g. "calls the loop") or of
     # many calls (sampling), not from one output: their mistakes need no case that tells them
     # apart by value
-    by_property = set(getattr(module, "PROPERTY_DETECTORS", ()))
+    by_property = {getattr(module, name) for name in getattr(module, "PROPERTY_DETECTORS", ())}
     for function, cases in module.CASES.items():
         data[function] = {}
         for name, hint, mutant in namespace["SLIPS"].get(function, ()):
-            if isinstance(hint, str) and hint in by_property:
+            if hint in by_property:
                 continue
             for case in cases:
                 how, output = _told_apart(namespace[mutant.__name__], namespace[function], case)
@@ -490,7 +467,7 @@ def slip_source(notebook: str, data: dict) -> str:
             if _non_finite(data)
             else []
         ),
-        "# function: {case id: [(mistake, detector, its output)]}",
+        "# function: {case id: [(mistake, its hint, its output)]}",
         "SLIPS = {",
     ]
     for function, cases in data.items():
@@ -512,7 +489,7 @@ def _non_finite(value) -> bool:
     if isinstance(value, dict):
         return any(_non_finite(v) for v in value.values())
     if isinstance(value, tuple | list) and not hasattr(value, "shape"):
-        if value and isinstance(value[0], str):  # (mistake, detector, output)
+        if value and isinstance(value[0], str):  # (mistake, hint, output)
             return _non_finite(value[-1])
         if any(v is None or hasattr(v, "shape") or isinstance(v, tuple | list) for v in value):
             return any(_non_finite(v) for v in value if v is not None)
@@ -523,7 +500,7 @@ def _non_finite(value) -> bool:
 
 
 def _same_slips(stored: dict, fresh: dict, notebook: str) -> bool:
-    """Stored and freshly generated slips agree: the same mistakes, detectors and cases, the
+    """Stored and freshly generated slips agree: the same mistakes, hints and cases, the
     outputs within the checks' tolerance (another machine's last bits are not staleness)."""
     from attnbook.checks._cases import case_tolerance
 

@@ -1,4 +1,4 @@
-"""Every catalogued mistake loses its test's points with its detector's hint; every
+"""Every catalogued mistake loses its test's points with its hint; every
 alternative passes; every entry still applies; every detector of the checks is catalogued.
 
 Runs the solution notebook's setup, answer and test cells in this process, with one answer
@@ -224,31 +224,38 @@ def _table_fallbacks() -> set[str]:
 
 
 @pytest.mark.parametrize("notebook", CATALOGUED)
-def test_every_mistake_names_a_detector_of_the_checks(notebook):
-    """`detects=` is a hint constant of the checks (a template filled in), or, for a concept
-    question, its explanation: never words copied from a message."""
+def test_every_mistake_gives_a_hint_its_check_can_show(notebook):
+    """`detects=` is a hint constant of the checks (a template filled in) or, for a concept
+    question, its explanation. An own `hint=` belongs to a function whose checks are case
+    tables (its known slips, generated from the entry, carry it), and is written once: a
+    detector's text is named by `detects=`, and two entries that share a hint share a name."""
     texts = _detector_texts()
     why = set(explained(notebook).values())
     patterns = [_pattern(t) for t in texts.values() if re.search(r"\{\w+(?:![rs])?\}", t)]
-    loose = [
-        f"{v.cell}: {v.name!r}: "
-        + (
-            "hint= instead of detects="
-            if v.detects is None
-            else f"detects {v.detects!r}, no detector's text"
-        )
-        for v in load_catalogue(notebook).MISTAKES
-        if v.detects is None
-        or (
-            v.detects is not None
-            and not (
-                v.detects in texts.values()
-                or v.detects in why
-                or any(p.fullmatch(v.detects) for p in patterns)
-            )
-        )
+    tables = getattr(importlib.import_module(f"attnbook.checks.nb{notebook[:2]}"), "CASES", {})
+    loose = []
+    for v in load_catalogue(notebook).MISTAKES:
+        named = v.hint in texts.values() or any(p.fullmatch(v.hint) for p in patterns)
+        if v.detects is not None and not (named or v.detects in why):
+            loose.append(f"{v.cell}: {v.name!r}: detects {v.detects!r}, no detector's text")
+        elif v.detects is None and v.cell not in tables:
+            loose.append(f"{v.cell}: {v.name!r}: an own hint= for a check without case tables")
+        elif v.detects is None and named:
+            loose.append(f"{v.cell}: {v.name!r}: hint= a detector's text (name it: detects=)")
+    source = Path(load_catalogue(notebook).__file__).read_text()
+    written = [
+        k.value.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        for k in node.keywords
+        if k.arg == "hint" and isinstance(k.value, ast.Constant)
     ]
-    assert not loose, f"{notebook}: mistakes not named by a detector:\n" + "\n".join(loose)
+    loose += [
+        f"hint written twice: {t!r}" for t in sorted({t for t in written if written.count(t) > 1})
+    ]
+    assert not loose, f"{notebook}: mistakes whose hint the checks cannot show:\n" + "\n".join(
+        loose
+    )
 
 
 def test_every_detector_is_triggered_by_a_catalogued_mistake():

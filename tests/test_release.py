@@ -90,5 +90,7 @@ def test_the_generated_slips_are_checked_by_meaning_not_bytes(release, tmp_path,
 
     stored.write_text(number.sub(repr(first + 0.5), original, count=1))
     assert release.write_slips(True, texts) == ["attnbook/checks/slips/nb01.py"]
-    stored.write_text(original.replace("'HINT_NO_SCALING'", "'HINT_SCORES'", 1))
-    assert release.write_slips(True, texts) != []
+    hint = "'use W_K for K: K = X @ W_K.T'"  # a slip's hint, as its catalogue entry gives it
+    assert hint in original
+    stored.write_text(original.replace(hint, "'use W_K'", 1))
+    assert release.write_slips(True, texts) != [], "a changed hint did not count as stale"

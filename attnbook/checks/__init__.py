@@ -7,11 +7,13 @@ modules is re-exported here, so `from attnbook.checks import check_softmax_rows`
 `public_check` makes it: remembering what failed, and failing without a traceback into the
 library.
 
-A check's hints are its detectors: module-level `HINT_*` strings of `nbNN.py` (and of `_core`
-for the hints every check shares, re-exported here), which the mistake catalogue names in
-`mistake(..., detects=nb01.HINT_SOFTMAX_AXIS)`; `detectors(module)` lists them. Notebooks
-01-04 declare their cases as tables (`CASES`, see `_cases`), and the known slips on them are
-generated from the catalogue by `make release` into `slips/`.
+A check's own hints are its detectors: module-level `HINT_*` strings of `nbNN.py` (and of
+`_core` for the hints every check shares, re-exported here) that its code gives (a crash, a
+shape, a property of the code), which the mistake catalogue names in
+`mistake(..., detects=nb01.HINT_SOFTMAX_AXIS)`; `detectors(module)` lists them. The cases
+are tables (`CASES`, see `_cases`), and the known slips on them, each with the hint that its
+catalogue entry gives (`mistake(..., hint="...")`), are generated from the catalogue by
+`make release` into `slips/`.
 """
 
 import importlib

@@ -41,7 +41,6 @@ from attnbook.checks._core import (
     _matches,
     _shape_of,
     as_array,
-    detectors,
     hidden_range,
     match_slip,
     matching_slips,
@@ -351,25 +350,13 @@ def _magnitude(*values) -> float:
 
 
 # -- the known slips ---------------------------------------------------------------------------
-HintId = str | tuple[str, dict[str, str]]  # "HINT_X", or ("HINT_X", {field: text}) for a template
-
-
 class Slips:
-    """The known slips of one notebook's checks: the generated outputs on the visible cases
-    (`attnbook.checks.slips.nbNN`) and, for hidden trials, the reference's resolved mistakes."""
+    """The known slips of one notebook's checks, each with its hint: the generated outputs on
+    the visible cases (`attnbook.checks.slips.nbNN`) and, for hidden trials, the reference's
+    resolved mistakes."""
 
     def __init__(self, module_name: str):
         self.module_name = module_name  # "nb01"
-
-    def hint(self, hint_id: HintId) -> str:
-        """The text of a detector named in generated data."""
-        from attnbook.checks import _core
-
-        module = importlib.import_module(f"attnbook.checks.{self.module_name}")
-        texts = detectors(_core) | detectors(module)
-        if isinstance(hint_id, tuple):
-            return texts[hint_id[0]].format(**hint_id[1])
-        return texts[hint_id]
 
     def visible(self, function: str, case_id: str) -> list[Mistake]:
         try:
@@ -377,7 +364,7 @@ class Slips:
         except ModuleNotFoundError:
             return []
         return [
-            Mistake(name, output, self.hint(hint))
+            Mistake(name, output, hint)
             for name, hint, output in data.get(function, {}).get(case_id, ())
         ]
 
@@ -393,7 +380,7 @@ class Slips:
                     output = call_local(mutant, case)
             except Exception:  # a mistake that fails on these inputs is not what we see
                 continue
-            out.append(Mistake(name, output, self.hint(hint)))
+            out.append(Mistake(name, output, hint))
         return out
 
 

@@ -61,17 +61,6 @@ def _random(seed: int, *shape) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # project_qkv
 # ---------------------------------------------------------------------------------------
-HINT_WEIGHTS_NOT_TRANSPOSED = (
-    "W_Q has shape (d_k, d): each ROW is one query direction, so Q = X @ W_Q.T"
-)
-HINT_QKV_ORDER = "return (Q, K, V) in that order"
-HINT_ONE_WEIGHT_FOR_ALL = "use W_K for K and W_V for V"
-HINT_W_Q_FOR_K = "use W_K for K: K = X @ W_K.T"
-HINT_W_K_FOR_V = "use W_V for V: V = X @ W_V.T"
-HINT_QUERIES_SCALED = (
-    "the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain "
-    "projections Q = X @ W_Q.T"
-)
 HINT_PROJECTION = (
     "{label} = X @ W_{label}.T: W_{label} has one row per output feature, so it "
     "is transposed"
@@ -130,19 +119,6 @@ HINT_SCALED_BY_TOKENS = (
     "d_k is Q.shape[-1], the number of features: not Q.shape[0] (the "
     "number of queries), and not the number of keys K.shape[0]"
 )
-HINT_SCORES_TRANSPOSED = "row l of S belongs to query l: S = Q @ K.T / sqrt(d_k)"
-HINT_MULTIPLIED_BY_SQRT = "scaling by 1/sqrt(d_k) shrinks the scores"
-HINT_OPERATOR_PRECEDENCE = (
-    "** binds tighter than /, so d_k ** 1/2 means (d_k ** 1) / 2: write d_k ** 0.5 or np.sqrt(d_k)"
-)
-HINT_FLOOR_DIVISION = "divide with /, not // (floor division rounds every score down)"
-HINT_COSINE_SIMILARITY = (
-    "the score is the plain dot product q.k divided by sqrt(d_k); do not divide by the vector norms"
-)
-HINT_SOFTMAX_ALREADY_APPLIED = (
-    "score_matrix returns the raw scaled scores S = Q K^T / "
-    "sqrt(d_k); the softmax is the next exercise"
-)
 HINT_SCORES = "S is Q @ K.T divided by sqrt(d_k), where d_k is the query/key width Q.shape[-1]"
 HINT_TRANSPOSE_K = (
     "S = Q @ K.T: transpose the keys so that (L_q, d_k) @ (d_k, L_k) gives (L_q, L_k)"
@@ -190,18 +166,6 @@ def check_score_matrix(score_matrix, reference=None, trials: int = 12) -> None:
 # softmax_rows
 # ---------------------------------------------------------------------------------------
 HINT_SOFTMAX_AXIS = "normalise along the last axis: axis=-1"
-HINT_SUM_WHOLE_ARRAY = "sum over axis=-1 with keepdims=True"
-HINT_REDUCE_OVER_LAST_AXIS = (
-    "reduce over the last axis, axis=-1 with keepdims=True, for the sum as well as the max (axis=0 "
-    "or axis=1 is another axis once S has leading axes)"
-)
-HINT_NOT_NORMALISED = "divide by the sum of its own row, so every row sums to 1"
-HINT_LOG_SOFTMAX = "return the weights exp(S - max) / sum, not their logarithms"
-HINT_NEG_INF_REPLACED = (
-    "a -inf score must get weight exactly 0 (exp(-inf) = 0): leave it as "
-    "-inf and only fix the maximum of an all -inf row"
-)
-HINT_KEEPDIMS_FORGOTTEN = "use keepdims=True so a (L, 1) column broadcasts over each row"
 HINT_SOFTMAX_IN_PLACE = "compute S - max into a new array instead of S -= ..."
 HINT_SOFTMAX_VALUES = "A = exp(S - row max) divided by the sum of its own row (axis=-1)"
 HINT_GLOBAL_MAX = (
@@ -279,21 +243,6 @@ def check_softmax_rows(softmax_rows, reference=None, trials: int = 12) -> None:
 # ---------------------------------------------------------------------------------------
 # attention
 # ---------------------------------------------------------------------------------------
-HINT_ATTENTION_NO_SCALING = "scale the scores by 1/sqrt(d_k) before the softmax"
-HINT_ATTENTION_BY_D_K = (
-    "divide by sqrt(d_k), not d_k: score_matrix already scales the scores, "
-    "so do not scale them again"
-)
-HINT_ATTENTION_AXIS = "each query's weights (a row of A) must sum to 1: softmax along axis=-1"
-HINT_ATTENTION_WHOLE_MATRIX = (
-    "each query's weights (a row of A) must sum to 1: normalise "
-    "every row on its own, not the whole matrix"
-)
-HINT_SCORES_RETURNED = "return the softmax weights A (each row sums to 1), not the scores"
-HINT_QUERIES_AGAINST_QUERIES = "the scores compare the queries against the keys: score_matrix(Q, K)"
-HINT_ARGUMENTS_SWAPPED = "score_matrix(Q, K): queries first, so row l of S belongs to query l"
-HINT_KEYS_AS_VALUES = "Y = A @ V: the output mixes the values, not the keys"
-HINT_WEIGHTS_TRANSPOSED = "Y = A @ V: row l of Y mixes the values with query l's weights"
 HINT_ATTENTION = (
     "the weights A are the row-wise softmax of the scores of Q against K (your "
     "score_matrix and softmax_rows), then Y = A @ V; return Y, A"

@@ -90,10 +90,6 @@ HINT_PAIR_EXPONENT = (
     "the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) "
     "for i = 0 .. d/2 - 1, shared by features 2i and 2i+1"
 )
-HINT_STEP_TWICE = (
-    "np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 "
-    "again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1"
-)
 HINT_BLOCK = (
     "the block of pair i is [[cos kw, sin kw], [-sin kw, cos kw]]: cos on the "
     "diagonal, +sin above it and -sin below it"
@@ -102,26 +98,6 @@ HINT_BLOCK_PLACE = (
     "pair i occupies rows and columns 2i and 2i+1: M[2*i:2*i+2, 2*i:2*i+2], "
     "and M is zero outside these blocks"
 )
-
-
-HINT_SIN_COS_SWAPPED = "sin goes in the even features 2i and cos in the odd features 2i+1"
-HINT_SIN_COS_TWO_HALVES = (
-    "interleave the pairs: P[:, 0::2] = sin, P[:, 1::2] = cos (not all "
-    "sines first, then all cosines)"
-)
-HINT_POSITIONS_STARTING_1 = (
-    "positions start at 0: row 0 is p_0 = [0, 1, 0, 1, ...], use np.arange(L)"
-)
-HINT_POSITIVE_EXPONENT_10000 = "the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign"
-HINT_LAST_POSITION_ROW_LEFT = "fill every position l = 0 .. L-1, the last included: range(L)"
-HINT_LAST_PAIR_LEFT_ZERO = "fill every pair i = 0 .. d/2-1, the last included: range(d // 2)"
-HINT_MISSING_PARENTHESES = (
-    "put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds before / and *"
-)
-HINT_POSITIONS_NP_LINSPACE = (
-    "the positions are the whole numbers 0, 1, ..., L-1: np.arange(L), not np.linspace(0, L, L)"
-)
-HINT_SIN_TIMES_W = "take sin and cos of the angle l * w_i: np.sin(l * w), not np.sin(l) * w"
 
 
 # ---------------------------------------------------------------------------------------
@@ -250,26 +226,6 @@ def check_sinusoidal_positions(sinusoidal_positions, reference=None, trials: int
 # ---------------------------------------------------------------------------------------
 # embed
 # ---------------------------------------------------------------------------------------
-HINT_POSITIONS_NOT_ADDED = "x_l = E[w_l] + p_l: add row l of P to each embedding row"
-HINT_P_INDEXED_TOKEN_IDS = (
-    "the position vector of token number l is P[l], whatever the token "
-    "is: add P[:L], not P[token_ids]"
-)
-HINT_EMBED_FROM_1 = "the first token sits at position 0: add P[:L], not P[1:L+1]"
-HINT_ONE_POSITION_ROW_P = (
-    "each token gets its own position: add P[:L] (a slice), not P[L] (one row)"
-)
-HINT_LAST_L_ROWS_P = "use the first L rows of P, P[:L], not P[-L:]"
-HINT_E_BY_POSITION = "the row of E is chosen by the token id: E[token_ids], not E[:L]"
-HINT_TOKEN_IDS_SHIFTED_ONE = "token id t selects row t of E (ids count from 0): E[token_ids]"
-HINT_EMBEDDING_SCALED_SQRT = "x_l = E[w_l] + p_l exactly: no sqrt(d) scaling in this workbook"
-HINT_EMBEDDING_POSITION_AVERAGED = "x_l = E[w_l] + p_l: add, do not average"
-HINT_POSITION_SUBTRACTED = "x_l = E[w_l] + p_l: add the position vector, do not subtract it"
-HINT_OWN_SINUSOIDAL_TABLE = (
-    "use the P you are given (it may be learned or random): add its "
-    "first L rows, P[:L]; do not build a new table"
-)
-HINT_EMBEDDING_MULTIPLIED_POSITION = "x_l = E[w_l] + p_l: add the position vector, do not multiply"
 
 
 HINT_EMBED_SHAPES = (
@@ -332,18 +288,6 @@ def check_embed(embed, reference=None, trials: int = 12) -> None:
 # ---------------------------------------------------------------------------------------
 # shift_matrix
 # ---------------------------------------------------------------------------------------
-HINT_BLOCKS_TRANSPOSED = (
-    "check the first row on p_l = [sin, cos]: sin((l+k)w) = sin(lw) cos(kw) + cos(lw) sin(kw), so "
-    "the block is [[cos kw, sin kw], [-sin kw, cos kw]]"
-)
-HINT_SHIFT_ONE_FREQUENCY = "pair i turns by k * w_i with its own w_i = 10000 ** (-2i/d)"
-HINT_SHIFT_HALVES = "pair i is features 2i and 2i+1, the same interleaved layout as P"
-HINT_SHIFT_USE_K = "the angle of pair i is k * w_i: use k"
-HINT_INTEGER_MATRIX = (
-    "make M a float array (np.zeros((d, d)) is float64; dtype=int truncates "
-    "cos and sin to 0 or +-1)"
-)
-HINT_SHIFT_K_PLUS_1 = "the angle of pair i is k * w_i, not (k + 1) * w_i"
 
 
 def _shift_probe(run: CheckRun, case: Case, M, expected, slips) -> None:

@@ -73,79 +73,9 @@ HINT_DIRECTION = (
 )
 
 
-HINT_HALF_SPLIT_PAIRING = (
-    "our pairs are consecutive features (2i, 2i+1): X[..., 0::2] and "
-    "X[..., 1::2], not the two halves X[..., :d_k//2] and X[..., d_k//2:]"
-)
-HINT_ROPE_ONE_FREQUENCY = (
-    "pair i turns by l * theta_i with its own theta_i from "
-    "rope_frequencies(d_k, base), d_k = X.shape[-1]"
-)
-HINT_POSITIONS_IGNORED = (
-    "turn token l by positions[l] * theta_i: the positions argument need not be 0, 1, 2, ..."
-)
-HINT_PASS_BASE = "pass base on to rope_frequencies(d_k, base)"
-HINT_SECOND_COMPONENT_COMPUTED_ALREADY = (
-    "compute both new components from the ORIGINAL pair: keep X[..., 0::2] and X[..., 1::2] (or "
-    "copies of them) and write the results into a new array; overwriting x_2i first and then "
-    "reading it back uses the rotated value"
-)
-HINT_COMPONENTS_SWAPPED = (
-    "the components are stored in swapped places: feature 2i gets x_2i * "
-    "cos - x_2i+1 * sin and feature 2i+1 gets x_2i * sin + x_2i+1 * cos"
-)
-HINT_SIGN_TYPO_SECOND_COMPONENT = (
-    "R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin + x_2i+1 * cos]: only the "
-    "first component has a minus sign"
-)
-HINT_WRITTEN_AS_HALVES = (
-    "interleave the results: pair i goes back to features 2i and 2i+1, e.g. np.stack([first, "
-    "second], axis=-1).reshape(X.shape), not np.concatenate"
-)
-HINT_LAST_PAIR_LEFT_UNROTATED = (
-    "rotate every pair i = 0 .. d_k/2 - 1: range(d_k // 2) pairs, the last one included"
-)
-HINT_POSITIONS_COUNTED_1 = (
-    "use positions[l] as given: a token at position 0 is turned by 0, not by theta"
-)
-HINT_EVERY_TOKEN = (
-    "rotate every token l = 0 .. L-1, the first and the last included: loop "
-    "over range(L) (or better, no loop: angles (L, d_k/2) at once)"
-)
-HINT_COS_FOR_SIN = (
-    "the off-diagonal terms use sin: x_2i * cos - x_2i+1 * sin and x_2i * sin + x_2i+1 * cos"
-)
-HINT_SECOND_COMPONENT_MISSING = (
-    "write BOTH components of every pair: feature 2i+1 becomes x_2i * sin + x_2i+1 * cos"
-)
-HINT_POSITIONS_DIVIDED_THETA = "multiply: the angle is positions[l] * theta_i"
-HINT_POSITIONS_MADE_RELATIVE_FIRST = (
-    "turn token l by its absolute position positions[l]; the "
-    "offset s - l appears in the score q~ . k~ by itself"
-)
-
-
 # ---------------------------------------------------------------------------------------
 # rotation_2d
 # ---------------------------------------------------------------------------------------
-HINT_ANGLE_TREATED_DEGREES = "a is in radians: use np.cos(a) and np.sin(a) directly, no conversion"
-HINT_SIN_COS_SWAPPED = "cos sits on the diagonal: [[cos a, -sin a], [sin a, cos a]]"
-HINT_MINUS_SIGN_DROPPED = (
-    "the minus sign belongs on the top-right sin: [[cos a, -sin a], [sin "
-    "a, cos a]]; without it the matrix is no rotation (R^T R != I)"
-)
-HINT_BOTH_SIN_ENTRIES_NEGATIVE = (
-    "only the top-right sin has a minus sign: [[cos a, -sin a], [sin a, cos a]]"
-)
-HINT_REFLECTION = (
-    "cos a sits on BOTH diagonal entries, with a plus sign; -cos a in the corner "
-    "makes a reflection (determinant -1), not a rotation"
-)
-HINT_HALF_ANGLE = "turn by a itself: np.cos(a), np.sin(a), no halving"
-HINT_FACTOR_PI = "a is already in radians: no factor pi"
-HINT_ANGLES_TRUNCATED_INTEGERS = (
-    "keep the angles as floats: astype(int) or int(a) cuts pi/6 down to 0"
-)
 
 
 HINT_ROTATION_SHAPE = "one angle gives one 2 x 2 matrix"
@@ -219,39 +149,6 @@ def check_rotation_2d(rotation_2d, reference=None, trials: int = 12) -> None:
 # ---------------------------------------------------------------------------------------
 # rope_frequencies
 # ---------------------------------------------------------------------------------------
-HINT_POSITIVE_EXPONENT = (
-    "the frequencies shrink from 1: theta_i = base ** (-2i/d_k), with a minus sign"
-)
-HINT_BASE_HARD_CODED = "use the base argument, not a hard-coded 10000"
-HINT_ONE_FREQUENCY = (
-    "pair i has its own theta_i = base ** (-2i/d_k); beware integer division: "
-    "2 * i // d_k is 0 for every pair, use / (true division)"
-)
-HINT_PARENTHESES_DIVIDE = (
-    "put the whole exponent in parentheses, base ** (-2 * i / d_k): base ** -two_i / d_k is read "
-    "as (base ** -two_i) / d_k, because ** binds before /"
-)
-HINT_PAIR_INDEX_COUNTED_1 = "i counts from 0: the fastest pair has theta_0 = base ** 0 = 1"
-HINT_EXPONENT_BY_PAIRS = (
-    "divide by d_k, the width, not by the number of pairs d_k/2: theta_i = base ** (-2i/d_k); and "
-    "np.arange(0, d_k, 2) already holds 2i, so do not multiply it by 2 again"
-)
-HINT_EXPONENT_LINSPACE = (
-    "the exponent 2i/d_k starts at 0 and stops at (d_k - 2)/d_k, just short of 1: np.arange(0, "
-    "d_k, 2) / d_k, not np.linspace(0, 1, d_k // 2)"
-)
-HINT_EXPONENT_ODD = "the exponent uses the even numbers 0, 2, 4, ...: np.arange(0, d_k, 2) / d_k"
-HINT_LOG10 = (
-    "np.exp undoes np.log, the natural logarithm: exp(-log(base) * 2i/d_k); np.log10 "
-    "goes with 10 ** (...)"
-)
-HINT_FREQUENCIES_REVERSED = (
-    "theta_0 = 1 is the fastest pair and the frequencies decrease with i: no reversing"
-)
-HINT_FACTOR_2_PI = "theta_i is already in radians per position: no factor 2 pi"
-HINT_PARENTHESES_RECIPROCAL = (
-    "put the whole exponent in parentheses: 1 / base ** (2 * i / d_k); ** binds before * and /"
-)
 
 
 HINT_ONE_THETA_PER_PAIR = "one theta per PAIR: d_k/2 values, not d_k"

@@ -48,11 +48,6 @@ HINT_AFTER = (
     "the mask was applied after the softmax: blocked weights were zeroed but the "
     "row no longer sums to 1. Set blocked scores to -inf BEFORE the softmax"
 )
-HINT_FINITE_NEG = (
-    "a fully masked row came out uniform: a large finite negative number "
-    "(like -1e9) is still a number, so the softmax spreads the row evenly. Use "
-    "-inf and give a row with no allowed key all-zero weights"
-)
 HINT_L_COLUMNS = (
     "the mask has L columns (the padded length) even when every message is "
     "shorter than L: compare np.arange(L), not np.arange(max(lengths))"
@@ -70,11 +65,6 @@ HINT_NAN = (
 HINT_SIZES = (
     "take every size from the arguments (L, len(lengths), X.shape), never the worked "
     "example's sizes"
-)
-HINT_KEEPDIMS = (
-    "reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), "
-    "e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up "
-    "with the KEY axis and every column is shifted or divided by another row's value"
 )
 HINT_LEADING = (
     "with leading axes, allowed may broadcast over them (e.g. (B, 1, L, L) against (B, h, L, L)): "
@@ -122,20 +112,6 @@ def _bool_probe(run: CheckRun, case: Case, seen, expected, slips) -> None:
 # ---------------------------------------------------------------------------------------
 # causal_mask
 # ---------------------------------------------------------------------------------------
-HINT_DIAGONAL_EXCLUDED = "the diagonal must be True: query i may read keys j <= i, itself included"
-HINT_CAUSAL_TRANSPOSED = "row i is query i; it may read columns j <= i (lower triangle, np.tril)"
-HINT_CAUSAL_INVERTED = "True means 'may attend': the allowed keys are j <= i"
-HINT_NOTHING_BLOCKED = (
-    "nothing is blocked: query i may read only keys j <= i; the future keys j > i must be False"
-)
-HINT_ONLY_DIAGONAL = "query i may read every earlier key and itself (j <= i), not only itself"
-HINT_TRIL_K1 = (
-    "k=1 lets each query read one token into the future; the causal mask is "
-    "np.tril(..., k=0) (the default), i.e. j <= i"
-)
-HINT_LAST_ROW = (
-    "fill every row i = 0 .. L-1, the last included (range(L)); the last query reads all L keys"
-)
 
 
 HINT_CAUSAL_SHAPE = "one row per query, one column per key: (L, L)"
@@ -183,16 +159,6 @@ def check_causal_mask(causal_mask, reference=None, trials: int = 8) -> None:
 # ---------------------------------------------------------------------------------------
 # padding_mask
 # ---------------------------------------------------------------------------------------
-HINT_LENGTHS_OFF_ONE = (
-    "positions count from 0: a message of length n has real tokens 0 .. n-1, so position < length"
-)
-HINT_PADDING_INVERTED = "True marks a real token, which may be attended to; padding is False"
-HINT_LEFT_PADDED = "messages are right-padded: the real tokens come first"
-HINT_FIRST_LENGTH_ONLY = (
-    "each message (row b) uses its own length lengths[b]: compare the "
-    "positions with lengths[:, None]"
-)
-HINT_LAST_MESSAGE = "fill every message b = 0 .. B-1, the last included: range(len(lengths))"
 
 
 HINT_PADDING_BROADCAST = (
@@ -246,27 +212,6 @@ def check_padding_mask(padding_mask, reference=None, trials: int = 10) -> None:
 # ---------------------------------------------------------------------------------------
 # attention_mask
 # ---------------------------------------------------------------------------------------
-HINT_PADDING_TAKEN_QUERY_SIDE = (
-    "padding belongs on the KEY side: mask the columns j of padded "
-    "tokens (real[:, None, :]), so no query reads a <PAD> key"
-)
-HINT_PADDED_QUERY_ROWS_MASKED = (
-    "mask only the key side: a padded query row may still read the "
-    "real keys (its output is discarded later by the loss mask)"
-)
-HINT_CAUSAL_FLAG_IGNORED = (
-    "with causal=False the mask is bidirectional: only padding is "
-    "blocked; with causal=True also block the future (j <= i)"
-)
-HINT_OR_INSTEAD_OF_AND = "a key is allowed only if BOTH masks allow it: use &"
-HINT_KEY_LENGTHS_OFF_ONE = "positions count from 0: real keys are j < length"
-HINT_DECODER_PADDING = (
-    "padded keys must be blocked in the decoder too: combine the causal "
-    "part and the key mask with &"
-)
-HINT_MASK_DIAGONAL = "a query may read itself: the causal part is j <= i, diagonal included"
-HINT_CAUSAL_PART_TRANSPOSED = "row i is query i; it may read columns j <= i"
-HINT_PADDING_MASK_INVERTED = "True marks a real key, which may be read; the <PAD> keys are False"
 
 
 HINT_MASK_SHAPE = (
@@ -339,30 +284,12 @@ HINT_MASK_INVERTED = (
     "True means 'may attend': keep the scores where allowed is True and set "
     "the others to -inf (np.where(allowed, S, -np.inf))"
 )
-HINT_MASK_MULTIPLIED_SCORES = "a blocked score of 0 still gets weight; blocked scores must be -inf"
 HINT_NO_SCALING = "scale the scores by 1/sqrt(d_k) before masking and the softmax"
 HINT_DIVIDED_BY_D_K = "divide the scores by sqrt(d_k), not by d_k"
-HINT_SCALED_BY_KEYS = (
-    "scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not "
-    "the number of keys K.shape[-2]"
-)
 HINT_SOFTMAX_AXIS = "each query's weights (a row, the last axis) must sum to 1"
 HINT_GLOBAL_MAX = (
     "subtract each ROW's maximum (axis=-1, keepdims=True), not the maximum of "
     "the whole array: a row far below the global maximum underflows to all zeros"
-)
-HINT_NAN_SCORES = (
-    "every row came out empty although its query has allowed keys: 0 * -inf is NaN, so (~allowed) "
-    "* -np.inf poisons the allowed scores too; mask with np.where(allowed, S, -np.inf)"
-)
-HINT_NOT_NORMALISED = "divide by each row's sum so that every row of A sums to 1"
-HINT_D_K_AXIS = (
-    "d_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another "
-    "axis (the heads or the queries)"
-)
-HINT_ALLOWED_TRANSPOSED = (
-    "allowed[..., i, j] says whether query i may read key j (row i is "
-    "query i): use allowed as given, not its transpose"
 )
 
 

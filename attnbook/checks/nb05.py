@@ -47,14 +47,6 @@ __all__ = [
     "check_split_heads",
 ]
 
-HINT_SPLIT = (
-    "reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and heads: view it as "
-    "(B, L, h, d_k) first, then swap the L and h axes with .transpose(1, 2)"
-)
-HINT_MERGE = (
-    "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, "
-    "d_k), then .reshape(B, L, h * d_k) puts head 0's features first"
-)
 HINT_AXES = (
     "the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes "
     "from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front"
@@ -131,12 +123,6 @@ HINT_K_T = (
 def _split(x: torch.Tensor, h: int) -> torch.Tensor:
     B, L, d = x.shape
     return x.reshape(B, L, h, d // h).transpose(1, 2)  # (B, h, L, d_k)
-
-
-HINT_HEADS_INTERLEAVED = (
-    "head r owns the contiguous features r*d_k .. (r+1)*d_k - 1: view as "
-    "(B, L, h, d_k), not (B, L, d_k, h)"
-)
 
 
 # ---------------------------------------------------------------------------------------
@@ -238,40 +224,13 @@ HINT_SCALED_BY_LENGTH = (
 HINT_SCALED_BY_D_V = (
     "divide by sqrt(d_k) = sqrt(q.shape[-1]), the query/key width; d_v = v.shape[-1] may differ"
 )
-HINT_SCALED_AFTER_SOFTMAX = (
-    "divide the scores by sqrt(d_k) before the softmax; afterwards the weights no longer sum to 1"
-)
 HINT_DIVIDED_BY_D_K = "divide by sqrt(d_k), not d_k"
 HINT_SOFTMAX_AXIS = "each query's weights (the last axis, dim=-1) must sum to 1"
-HINT_OPERATOR_PRECEDENCE = (
-    "** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 or math.sqrt(d_k)"
-)
-HINT_SCORES_TRANSPOSED = "scores = q @ k.transpose(-2, -1): row i is query i, column j is key j"
-HINT_WEIGHTS_TRANSPOSED = (
-    "the output is weights @ v with weights (..., L_q, L_k): each "
-    "query's row of weights mixes the values"
-)
-HINT_MASK_TRANSPOSED = (
-    "allowed[..., i, j] says whether query i may read key j: use the mask "
-    "as given, rows are queries; do not transpose it"
-)
-HINT_MASK_MULTIPLIED_SCORES = (
-    "a blocked score must be -inf, not 0 (exp(0) = 1 still gives the "
-    "key weight): scores.masked_fill(~allowed, float('-inf'))"
-)
-HINT_MASK_APPLIED_AFTER_SOFTMAX = (
-    "set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); zeroing weights "
-    "after it leaves rows that do not sum to 1"
-)
 HINT_MASK_INVERTED = "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed"
 HINT_FINITE_FILL = (
     "a row with no allowed key came out uniform: use -inf and give such rows zero weights"
 )
 
-HINT_NAME_THE_AXIS = (
-    "always name the axis: torch.softmax(scores, dim=-1); without dim= "
-    "PyTorch guesses axis {implicit} for a {ndim}-axis tensor"
-)  # its guess
 HINT_D_K_FROM_FRONT = "d_k is q.shape[-1], the last axis: " + HINT_AXES
 
 
@@ -412,40 +371,6 @@ def check_scaled_dot_product_attention(
 # four projections checked and their weights set, compared with PyTorch's own attention layer
 # ---------------------------------------------------------------------------------------
 PROJECTIONS = ("W_Q", "W_K", "W_V", "W_O")
-HINT_FORGOT_W_O = "finish with self.W_O(merge_heads(...)): the output projection mixes the heads"
-HINT_SCALED_BY_D_MODEL = (
-    "each head's scores are q.k over d_k = d_model / n_heads features: "
-    "divide by sqrt(d_k), not sqrt(d_model)"
-)
-HINT_ONE_HEAD = "split the projections into n_heads heads before attending"
-HINT_KEYS_FROM_W_Q = "the keys come from their own layer: k = split_heads(self.W_K(x), ...)"
-HINT_VALUES_FROM_W_K = "the values come from their own layer: v = split_heads(self.W_V(x), ...)"
-HINT_RESIDUAL_INSIDE = (
-    "return W_O(merge_heads(...)) only: the block adds the residual, not the attention layer"
-)
-HINT_W_O_ON_VALUES = "the output projection W_O comes last, applied to the merged heads"
-HINT_WEIGHT_LAYOUT = (
-    "nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ "
-    "W.weight.T + W.bias (invisible in the shapes when the matrix is square)"
-)
-HINT_SCALED_TWICE = (
-    "scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)"
-)
-HINT_W_O_TWICE = "apply W_O once, to the merged heads"
-HINT_TWO_HEADS_HARD_CODED = (
-    "split into self.n_heads heads, the number the module was built "
-    "with, not the worked example's 2"
-)
-HINT_BATCH_FIRST = (
-    "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away "
-    "(nn.MultiheadAttention's default is sequence-first; this course is batch-first)"
-)
-HINT_OWN_CAUSAL_MASK = (
-    "apply only the mask it is given: allowed=None means every key is "
-    "allowed; the caller decides about causality"
-)
-HINT_D_K_HEADS = "split_heads(..., self.n_heads): n_heads heads of width d_k"
-HINT_MASK_NOT_PASSED = "pass allowed on to scaled_dot_product_attention"
 HINT_LAYER_NAMES = (
     "create self.W_Q, self.W_K, self.W_V and self.W_O as nn.Linear(d_model, d_model) in __init__"
 )

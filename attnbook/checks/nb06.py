@@ -59,10 +59,6 @@ __all__ = [
     "check_prenorm_block",
 ]
 
-HINT_LAST_AXIS = (
-    "normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, "
-    "keepdim=True) (BatchNorm is the one that uses the batch axis)"
-)
 HINT_KEEPDIM = (
     "a mean over dim=-1 without keepdim=True drops the feature axis and no "
     "longer broadcasts against h: use keepdim=True (and use gamma and beta as "
@@ -93,33 +89,7 @@ def _expect_deterministic(run: CheckRun, call: str, module, *args) -> None:
 # ---------------------------------------------------------------------------------------
 # layer_norm
 # ---------------------------------------------------------------------------------------
-HINT_UNBIASED_VARIANCE = (
-    "LayerNorm uses the biased variance, the mean of (h - mean)^2 over "
-    "the d features: h.var(dim=-1, unbiased=False) or correction=0"
-)
-HINT_EPS_ADDED_OUTSIDE_SQUARE = "eps goes inside the square root: (h - mean) / sqrt(var + eps)"
-HINT_SQRT_OF_STD = "divide by sqrt(var + eps), where var is the mean squared deviation"
 HINT_EPS_ARGUMENT_IGNORED = "use the eps argument the caller passes, not a constant"
-HINT_GAMMA_BETA_SWAPPED = "gamma scales (multiplies) the normalised value, beta shifts (adds)"
-HINT_GAMMA_BETA_NOT_APPLIED = "finish with gamma * normalised + beta"
-HINT_VARIANCE_TAKEN_AROUND_ZERO = (
-    "the variance is the mean squared deviation from the token's "
-    "mean: ((h - mean) ** 2).mean(dim=-1, keepdim=True)"
-)
-HINT_DIVIDED_L2_NORM = (
-    "the variance is the mean, not the sum, of the squared deviations: divide by d"
-)
-HINT_BETA_ADDED_BEFORE_SCALING = "finish with gamma * normalised + beta: scale first, then shift"
-HINT_MEAN_NOT_SUBTRACTED = "subtract each token's mean before dividing by its standard deviation"
-HINT_MEAN_ADDED = "centre each token: h - mean, then divide by sqrt(var + eps)"
-HINT_VARIANCE_DIM_1 = (
-    "take both the mean and the variance over the last axis, dim=-1: dim=1 "
-    "is the token axis once h has a batch axis"
-)
-HINT_VARIANCE_BY_BATCH = (
-    "the variance is the mean over the d features: divide the sum by "
-    "h.shape[-1] (or use .mean(dim=-1))"
-)
 
 
 HINT_LAYER_NORM_SHAPE = "LayerNorm keeps the shape of h"
@@ -258,23 +228,6 @@ def _expect_linear(run: CheckRun, owner: str, module, name: str, d_in: int, d_ou
         hint=HINT_MLP_WIDTHS,
     )
     run.expect_true(f"{name}.bias" in params, f"{owner}.{name} has no bias.", hint=HINT_MLP_BIAS)
-
-
-HINT_TANH_GELU = (
-    "use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default approximate='none'"
-)
-HINT_RELU = "the activation is GELU, not ReLU"
-HINT_SILU = "the activation is GELU, x * Phi(x), not SiLU x * sigmoid(x)"
-HINT_SIGMOID_GELU = "use the exact GELU, x * Phi(x) with Phi the normal CDF: F.gelu(x) or nn.GELU()"
-HINT_GELU_ON_INPUT = "apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))"
-HINT_NO_ACTIVATION = (
-    "apply GELU between fc_in and fc_out; without it two linear layers collapse into one"
-)
-HINT_EXTRA_GELU = "GELU goes between the layers only: fc_out(GELU(fc_in(x)))"
-HINT_NORM_INSIDE_MLP = (
-    "the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before it"
-)
-HINT_RESIDUAL_INSIDE_MLP = "the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual"
 
 
 HINT_MLP_LEADING_AXES = (
@@ -440,41 +393,6 @@ BLOCK_HINTS = [
 ]
 
 
-HINT_RESIDUAL_SCALED = (
-    "add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))"
-)
-HINT_RETURNS_U = "return U + MLP(LN2(U)), the output after both sublayers"
-HINT_POST_NORM = (
-    "pre-norm normalises only the branch input: U = H + MHA(LN1(H)), H_out = U + "
-    "MLP(LN2(U)); the bypass H must reach the sum untouched"
-)
-HINT_MISSING_RESIDUAL_AROUND_ATTENTION = "add the residual: U = H + MHA(LN1(H))"
-HINT_MISSING_RESIDUAL_AROUND_MLP = "add the residual: H_out = U + MLP(LN2(U))"
-HINT_NO_RESIDUALS = "each branch is added to its input: U = H + ..., H_out = U + ..."
-HINT_RESIDUAL_FROM_NORM = "the bypass carries H itself, not LN1(H): U = H + MHA(LN1(H))"
-HINT_ATTENTION_MLP_PARALLEL = (
-    "the MLP reads U, the output of the attention step: H_out = U + MLP(LN2(U))"
-)
-HINT_LN1_TWICE = "each branch has its own LayerNorm: MLP(LN2(U))"
-HINT_LN1_LN2_SWAPPED = (
-    "each branch has its own LayerNorm: ln1 before the attention, ln2 before the MLP"
-)
-HINT_SECOND_RESIDUAL_ADDS_H = (
-    "the second sum starts from U, which already holds the attention "
-    "output: H_out = U + MLP(LN2(U))"
-)
-HINT_NORM_ON_OUTPUTS = (
-    "normalise the input of each branch, not its output: MHA(LN1(H)) and MLP(LN2(U))"
-)
-HINT_BLOCK_OUTPUT_NORMALISED = (
-    "pre-norm returns U + MLP(LN2(U)) as it is: nothing may touch "
-    "the bypass, so no LayerNorm after the sum"
-)
-HINT_NO_NORMS = "normalise the input of each branch: MHA(LN1(H)) and MLP(LN2(U))"
-HINT_MLP_BEFORE_ATTENTION = "attention first (communicate), then the MLP (compute)"
-HINT_ROPE_NOT_PASSED = "pass the rope tables on: self.attn(self.ln1(h), rope)"
-
-
 HINT_BLOCK_SHAPE = "a block maps (B, L, d) to (B, L, d)"
 HINT_BLOCK_IN_PLACE = "write u = h + ..., not h += ..."
 HINT_NORM_EPS = (
@@ -622,43 +540,8 @@ def _decoder_hints(positions: str) -> list[tuple[str, str, str]]:
     ]
 
 
-HINT_POS_ROWS = (
-    "token l gets row l of the position table: take the first L rows, self.sinusoids[:L] or "
-    "self.pos(torch.arange(L)), with L the length idx.shape[1]"
-)
-
-
-HINT_FINAL_LAYERNORM_FORGOTTEN = (
-    "apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T"
-)
 HINT_LOGITS_SOFTMAXED = (
     "return the logits themselves; the softmax belongs to the loss and the sampler"
-)
-HINT_EMBEDDING_SCALED = "no sqrt(d_model) factor in this model: H0 = E[w] + P"
-HINT_BLOCK_OUTPUT_DISCARDED = (
-    "a block returns a new tensor: keep it, h = block(h, ...), and pass it on"
-)
-HINT_LN_FINAL_REPEATED = "apply ln_final once, after the last block, just before the head"
-HINT_POSITIONS_PER_BLOCK = (
-    "add the position vectors once, to the token embedding: H0 = E[w] + "
-    "P; the residual stream carries them on"
-)
-HINT_POSITIONS_NOT_ADDED = (
-    "positions='{positions}': add the position vectors to the token "
-    "embedding, H0 = E[w] + P"
-)  # positions: the Decoder's option
-HINT_POSITIONS_BY_ID = "the position of token l is l: index with torch.arange(L), not with the ids"
-HINT_ROPE_TABLES_NOT_PASSED = "positions='rope': pass rope = (cos[:L], sin[:L]) to every block"
-HINT_ROPE_FIRST_BLOCK = (
-    "every block's attention rotates its queries and keys: pass the same rope to every block"
-)
-HINT_LAST_BLOCK_SKIPPED = (
-    "run every block: for block in self.blocks (no [:-1], no range(n_layers - 1))"
-)
-HINT_BLOCK_FED_EMBEDDINGS = "feed each block the previous block's output: h = block(h, ...)"
-HINT_TIED_HEAD = (
-    "this Decoder does not tie: the logits come from self.head, "
-    "nn.Linear(d_model, vocab_size) with its own weight"
 )
 
 
@@ -789,46 +672,6 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
 # ---------------------------------------------------------------------------------------
 # count_parameters
 # ---------------------------------------------------------------------------------------
-HINT_ATTENTION_BIASES_NOT_COUNTED = (
-    "each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a bias: 4 (d^2 + d)"
-)
-HINT_LAYERNORM_COUNTED_GAMMA_ONLY = (
-    "every LayerNorm has gamma and beta, d numbers each: 2 d per LayerNorm"
-)
-HINT_MLP_BIASES_NOT_COUNTED = (
-    "fc_in and fc_out have biases too: d * hidden + hidden and hidden * d + d"
-)
-HINT_W_O_NOT_COUNTED = (
-    "attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: 4 (d^2 + d)"
-)
-HINT_LAYERNORM_PARAMETERS_NOT_COUNTED = (
-    "every LayerNorm has gamma and beta, d numbers each: 2 per block plus the final one"
-)
-HINT_FINAL_LAYERNORM_NOT_COUNTED = "add 2 d for LN_final"
-HINT_HEAD_BIAS_NOT_COUNTED = "the head has a bias c of V numbers, tied or not"
-HINT_TIED_COUNTED_TWICE = "with tie_weights the head reuses the embedding matrix: count V * d once"
-HINT_EMBEDDING_NOT_COUNTED = (
-    "the token embedding E and, without tying, the head's own weight "
-    "W_vocab each hold V * d numbers"
-)
-HINT_FIXED_TABLE_COUNTED = "only positions='learned' has a trainable (max_len, d) table"
-HINT_PER_HEAD_COUNTED = (
-    "the heads split d into h slices of d_k = d / h; the projections are still d x d in total"
-)
-HINT_D_HIDDEN_IGNORED = "use d_hidden for the MLP width when it is given"
-HINT_ONLY_ONE_BLOCK_COUNTED = "multiply one block by n_layers"
-HINT_LAYERS_HARD_CODED = "multiply one block by the n_layers argument, not a number from an example"
-HINT_LEARNED_TABLE_SIZE = (
-    "a learned position table is nn.Embedding(max_len, d): max_len * d numbers"
-)
-HINT_SHARED_BIAS = "each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)"
-HINT_ONE_LAYERNORM_PER_BLOCK = (
-    "a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d per block"
-)
-HINT_FC_OUT_NOT_COUNTED = (
-    "the MLP has two layers: fc_in (d * hidden + hidden) and fc_out (hidden * d + d)"
-)
-HINT_ROPE_COUNTED = "RoPE's cos and sin tables are fixed buffers, not trainable parameters"
 
 
 _COUNT = Tolerance(rtol=0.0, atol=0.5)  # a count of parameters: exact

@@ -104,22 +104,6 @@ HINT_SHIFT = (
 HINT_SHIFTED_WRONG_WAY = HINT_SHIFT + "; the model reads the past and predicts the future"
 
 
-HINT_LOSS_MASK_INVERTED = "loss_mask is True on REAL targets and False on padded ones"
-HINT_LOSS_MASK_LENGTH = "a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True"
-HINT_PADDING_LEFT = "pad on the right: row b starts at position 0 and the padding follows it"
-HINT_IGNORE_INDEX = (
-    "write pad_id into every padded position, targets included; loss_mask, not "
-    "a special target value, marks the padding"
-)
-HINT_ROWS_REORDERED = "keep the rows in the order of the sequences: row b is sequence b"
-HINT_PADDING_WRITTEN_0 = "fill the padded positions with the pad_id argument, not 0"
-HINT_ALIASED_ROWS = (
-    "[[pad_id] * L] * B repeats ONE list B times, so writing row b writes every row: build each "
-    "row on its own (a list comprehension, or torch.full((B, L), pad_id))"
-)
-HINT_EOS_TARGET = "<EOS> is a real target: the model must learn when an email ends"
-
-
 HINT_TENSORS = (
     "build the tensors with torch.full / torch.zeros / torch.tensor so the model can read them"
 )
@@ -250,19 +234,8 @@ HINT_WEIGHT = (
 )
 
 
-HINT_PADDING_COUNTED = "multiply the per-token losses by loss_mask and count only real targets"
-HINT_NOT_DIVIDED = "divide the summed loss by loss_mask.sum()"
-HINT_LOG_BASE_2 = "the loss is in nats: use the natural log (F.cross_entropy does)"
-HINT_MASKED_LOGITS = (
-    "multiply the per-token LOSSES by loss_mask; zeroed logits still give a loss of log V"
-)
-HINT_SHIFTED_TWICE = (
-    "make_batch already shifted: logits[b, t] is scored against targets[b, t], the same position"
-)
-HINT_FLOOR_DIVISION = "true division for the mean over the real targets (// rounds down)"
 HINT_MASK_BEFORE_SUM = "multiply the per-token losses by loss_mask before summing"
 HINT_FIRST_ROW_ONLY = "score every row of the batch: flatten (B, L, V) to (B * L, V), not logits[0]"
-HINT_SOFTMAX_OVER_POSITIONS = "normalise over the last axis (the vocabulary), dim=-1"
 HINT_WEIGHT_OR_FIRST_ROW = f"{HINT_WEIGHT}; {HINT_FIRST_ROW_ONLY}"
 
 
@@ -387,10 +360,6 @@ def check_lm_loss(lm_loss, reference=None, trials: int = 12) -> None:
 # ---------------------------------------------------------------------------------------
 # train_step
 # ---------------------------------------------------------------------------------------
-HINT_CLIP = (
-    "clip after loss.backward() and before optimizer.step(), with "
-    "torch.nn.utils.clip_grad_norm_ on the model's parameters"
-)
 
 
 def _loss_of(model, batch) -> torch.Tensor:
@@ -409,18 +378,6 @@ def _right_step(model, optimizer, batch, max_grad_norm) -> float:
     torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
     optimizer.step()
     return loss.item()
-
-
-HINT_ZERO_GRAD = (
-    "call optimizer.zero_grad() before loss.backward(); PyTorch ADDS new gradients to the old ones"
-)
-HINT_CLIP_GLOBAL = "clip the global norm: torch.nn.utils.clip_grad_norm_"
-HINT_MAX_GRAD_NORM = "use the max_grad_norm argument"
-HINT_CLIP_ALL = (
-    "clip the norm of ALL gradients together: one call "
-    "clip_grad_norm_(model.parameters(), max_grad_norm)"
-)
-HINT_USE_LM_LOSS = "use lm_loss(logits, targets, loss_mask), which skips padded targets"
 
 
 def _flat_params(model) -> torch.Tensor:
@@ -464,14 +421,7 @@ HINT_RETURN_ITEM = (
     "return loss.item(): a float, so a training loop that stores the losses "
     "does not keep every step's graph alive"
 )
-HINT_STEP = (
-    "call optimizer.step() after backward() and clipping, and do not clear the "
-    "gradients between backward() and step(): zero them at the START of the step"
-)
 HINT_STEP_ORDER = "zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order"
-HINT_LOSS_RECOMPUTED = (
-    "return the loss of the forward pass that produced the gradients, before optimizer.step()"
-)
 HINT_RETURN_STEP_LOSS = "return loss.item() of this step's forward pass"
 
 
@@ -595,20 +545,6 @@ def check_train_step(train_step, reference=None, trials: int = 3) -> None:
 # ---------------------------------------------------------------------------------------
 # evaluate
 # ---------------------------------------------------------------------------------------
-HINT_EVAL_WEIGHTING = (
-    "weight every token the same: add the summed losses of ALL batches and "
-    "divide by the total number of real targets"
-)
-HINT_ONLY_FIRST_BATCH_COUNTED = (
-    "return after the loop, once every batch has been added to the totals"
-)
-HINT_SUMMED_LOSS_NOT_DIVIDED = "divide the summed loss by the number of real targets"
-HINT_ONLY_LAST_BATCH_COUNTED = (
-    "add every batch to the running totals (total += ...), do not overwrite"
-)
-HINT_PERPLEXITY_RETURNED = (
-    "return the mean loss in nats itself; perplexity is notebook 08's business"
-)
 
 
 HINT_RESTORE_MODE = (
@@ -731,29 +667,6 @@ HINT_ABLATION_SHAPE = (
 HINT_PER_TOKEN = (
     "return one change per target token, shape (B, L - 1): do not sum or average over the positions"
 )
-HINT_ABLATION_SIGN = (
-    "the change is ablated minus clean: a head that helped lowers the "
-    "target's log-probability when it is removed, so its change is negative"
-)
-HINT_TARGET_ALIGNMENT = (
-    "the logits at position t predict the token after it: score "
-    "log_softmax of positions 0..L-2 against ids[:, 1:]"
-)
-HINT_LOG_SOFTMAX_AXIS = (
-    "log_softmax over the vocabulary, the last axis (dim=-1): each position's distribution "
-    "over the next token"
-)
-HINT_VALUES_ARE_W_V_OUTPUT = (
-    "the head's values are W_V's OUTPUT, its columns cols: a forward hook's third argument, "
-    "not the input it reads"
-)
-HINT_LOG_PROB = (
-    "compare LOG-probabilities (torch.log_softmax over the vocabulary), not probabilities"
-)
-HINT_ONLY_THAT_HEAD = (
-    "ablate one head of one block: the hooks go on "
-    "model.blocks[layer].attn only, and only the columns of `head` change"
-)
 HINT_HEAD_COLUMNS = (
     "W_O reads the heads' outputs concatenated: head h owns the d_k = "
     "d_model / n_heads columns from h * d_k up to (h + 1) * d_k, and a forward "
@@ -763,23 +676,9 @@ HINT_NOTHING_ABLATED = (
     "every change is 0: the ablated pass ran like the clean one. Run the clean pass before "
     "the hooks go on, then the ablated one. " + HINT_HEAD_COLUMNS[0].upper() + HINT_HEAD_COLUMNS[1:]
 )
-HINT_ZERO_MEANS_OUTPUT = (
-    "mode \"zero\" replaces the head's OUTPUT (its columns of W_O's input) by zeros; zeroing its "
-    'queries or keys only makes its attention uniform, which is mode "uniform"'
-)
-HINT_BIAS_LEFT = (
-    "an ablation through the weights must take the bias too: with only W_V's weight rows "
-    "zeroed the head still outputs its value bias, and with only W_Q's weight rows zeroed "
-    "its query bias still makes the scores depend on the keys; zero the bias rows as well, "
-    "or replace the head's output (its columns of W_O's input) with a hook"
-)
 HINT_UNIFORM_CAUSAL = (
     "uniform attention is uniform over the ALLOWED keys: at position t the mean of the head's "
     "values at positions 0..t (a running mean along the sequence), never a later one"
-)
-HINT_UNIFORM_ALLOWED = (
-    "the uniform weights of row t are 1 / (t + 1) on keys 0..t: they sum "
-    "to one over the allowed keys, not 1 / L over the whole row"
 )
 HINT_ABLATE_EVAL = (
     "call model.eval() before both forward passes: with dropout on, the two "
@@ -924,21 +823,6 @@ def _ablation_case(case_id: str, call: str, model, ids, layer: int, head: int, m
                 crash_hints=_ABLATE_CRASH, **{"then": _left_as_found} | more)  # fmt: skip
 
 
-HINT_MEAN_OVER_ALL = (
-    'for "mean" average the head\'s output over every position of every row: '
-    "y[..., cols].mean(dim=(0, 1)), one vector of d_k numbers"
-)
-HINT_MEAN_AXES = (
-    "average over the batch and position axes (0 and 1), not over the head's d_k columns"
-)
-HINT_MEAN_OF_OUTPUT = (
-    "average the head's output (its columns of W_O's input), not its values: the output is "
-    "what the next layers read"
-)
-HINT_MEAN_NOT_ZERO = (
-    'for "mean" replace the head\'s output at every position by its average output over '
-    "ids (not by zeros, and not by the uniform mix of its values)"
-)
 HINT_CLEAN_AFTER_FAILURE = (
     "put the clean-up in a `finally:` block (try: ... finally: remove every hook and "
     "restore the mode), so it runs even when a forward pass raises"

@@ -122,18 +122,6 @@ def _chain_rule(model, prompt, continuation) -> float:
     return total
 
 
-HINT_LOG_SOFTMAX_AXIS = (
-    "log_softmax over the vocabulary, the LAST axis (dim=-1): each "
-    "position's logits become a distribution over the next token"
-)
-HINT_NEGATED = "return the log-probability itself, a number <= 0: sum of log p, not of -log p"
-HINT_LOG_BASE_2 = "work in nats: torch.log_softmax (natural log), not log2"
-HINT_EXPONENTIATED = "sum the log-probabilities; do not exponentiate"
-HINT_AVERAGED = "the chain rule multiplies the conditionals: sum their logs, do not average"
-HINT_PROMPT_SCORED = "score only the continuation tokens; the prompt is given, not predicted"
-HINT_RAW_LOGITS = "turn logits into log-probabilities with torch.log_softmax over the vocabulary"
-
-
 HINT_LOG_PROB_VALUES = "sum log p(w_l | prompt, w_<l) over the continuation tokens"
 HINT_PROMPT_OFFSET = (
     "the prompt has L_p = {L_p} tokens: continuation token l is scored by the "
@@ -218,33 +206,6 @@ HINT_CROSSING = (
     "likelier tokens before it is still below p"
 )
 HINT_RENORMALISE = "renormalise so that the kept probabilities sum to 1"
-HINT_TEMPERATURE = (
-    "divide the LOGITS by the temperature before the softmax; dividing "
-    "probabilities by T and renormalising changes nothing"
-)
-
-
-HINT_MULTIPLIED_BY_TEMPERATURE = "divide the logits by the temperature"
-HINT_TOP_P_FIRST = (
-    "apply top-k first, renormalise, then choose the top-p set from those "
-    "renormalised probabilities"
-)
-HINT_TOP_P_ASCENDING = "sort in decreasing order: torch.sort(probs, descending=True)"
-HINT_TEMPERATURE_LAST = "apply the temperature first, then the filters"
-HINT_TOP_P_UNSORTED = (
-    "sort the probabilities in decreasing order before the cumulative sum, "
-    "then put the result back in vocabulary order"
-)
-HINT_SORTED_ORDER = (
-    "scatter the kept probabilities back to their token ids (the order returned by torch.sort)"
-)
-HINT_REMOVED_ZERO_LOGIT = (
-    "set the logits of removed tokens to -inf (float('-inf')), so softmax gives them exactly 0"
-)
-HINT_TOP_K_OFF_BY_ONE = (
-    "the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th"
-)
-HINT_TOP_K_SMALLEST = "keep the k largest logits (torch.topk returns the largest)"
 
 
 HINT_PROBS_SHAPE = "one probability per token: the shape of logits"
@@ -639,29 +600,7 @@ def _simulate(prompts, max_new_tokens, pad=PAD) -> torch.Tensor:
     return ids(rows)
 
 
-HINT_EOS_AS_PAD = "a finished row receives pad_id (the argument), not eos_id"
-HINT_NO_EARLY_STOP = (
-    "stop as soon as every row has finished (if finished.all(): break): the "
-    "output then has fewer than max_new_tokens new columns"
-)
-HINT_PAD_ZERO = "write pad_id, the argument, into finished rows; 0 only happens to be the default"
-HINT_EOS_IGNORED = (
-    "once a row emits eos_id it is finished: later positions get pad_id, and "
-    "the loop ends when every row has finished"
-)
-HINT_EOS_DROPPED = "keep the EOS token itself: mark a row finished AFTER writing its new token"
-HINT_STOP_ON_FIRST = "each row stops on its own: keep going until EVERY row has emitted eos_id"
-HINT_KEEP_GENERATING = "after its EOS a row gets only pad_id (torch.where(finished, pad_id, new))"
-HINT_FINISHED_RESET = (
-    "a row stays finished once it has emitted eos_id: combine the old flags "
-    "and (new == eos_id) with |, never overwrite them"
-)
-HINT_TOTAL_LENGTH = (
-    "max_new_tokens counts NEW tokens only: the output has up to L + max_new_tokens columns"
-)
-HINT_PROMPT_ONLY = "run the model on ids, the prompt AND every token appended so far"
 HINT_NEW_TOKENS_ONLY = "return the prompts followed by the new tokens, shape (B, L + n)"
-HINT_ONE_TOO_MANY = "run at most max_new_tokens steps: range(max_new_tokens)"
 
 
 def _expect_tokens(run: CheckRun, call: str, seen, expected, hint=None):
@@ -845,22 +784,6 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
 # ---------------------------------------------------------------------------------------
 # perplexity
 # ---------------------------------------------------------------------------------------
-HINT_PPL_PADDING = "multiply the per-token losses by loss_mask and count only real tokens"
-HINT_PPL_WEIGHTING = (
-    "weight every token equally: add the losses of ALL real tokens over all "
-    "batches, divide by the total token count, then take exp"
-)
-HINT_ONLY_LAST_BATCH_COUNTED = (
-    "add every batch to the running totals (total_nll += ...), do not overwrite"
-)
-HINT_LOSS_NOT_PERPLEXITY = "perplexity = exp(mean loss in nats)"
-HINT_BASE_2 = "the loss is in nats (natural log): perplexity = exp(loss), not 2 ** loss"
-HINT_EXP_OF_SUM = "divide the summed loss by the number of real targets before exp"
-HINT_MEAN_PROBABILITY = "average the LOG-probabilities (the loss), then exp; not the probabilities"
-HINT_DIVIDED_BY_ROWS = (
-    "divide by the number of real target TOKENS, loss_mask.sum(), not by the number of rows"
-)
-HINT_FLOOR_DIVISION = "true division: total_nll / total_tokens (// rounds down)"
 
 
 def _perplexity(model, batches) -> float:

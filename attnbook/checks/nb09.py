@@ -41,58 +41,15 @@ WORKED_X = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [1.0, 1.0]])
 # s_2 = A s_1 = (3.25, 1.25); s_3 = A s_2 + B x_3 = (2.875, 0.625) + (1, 3) = (3.875, 3.625).
 WORKED_S = np.array([[1.0, 1.0], [1.5, 2.5], [3.25, 1.25], [3.875, 3.625]])
 
-HINT_ORDER = (
-    "the new state is A s_{t-1} + B x_t: A multiplies the previous state only, so x_j reaches s_t "
-    "as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one step too many"
-)
-HINT_TRANSPOSE = (
-    "with states as column vectors the update is A @ s; s @ A (a row vector "
-    "times A) computes A.T @ s"
-)
 HINT_SHIFT = (
     "row t of the result must be s_t, the state AFTER reading x_t (s_0 = B x_0): "
     "store the state after the update, not before"
 )
-HINT_START = (
-    "start from s_{-1} = 0 and let the loop read x_0 once; starting from B x_0 and then looping "
-    "from t = 0 counts x_0 twice (a start state of ones adds a term that is not there, too)"
-)
-HINT_B = "map each input into the state with B: the term is B @ x_t, shape (n,)"
-HINT_B_TRANSPOSE = "B has shape (n, m), so the input term is B @ x_t (not x_t @ B)"
-HINT_ALIAS = (
-    "every row equals the last state: the same array was updated in place and "
-    "stored L times; store a new array each step (s = ... builds one; s[:] = ... or "
-    "s += ... writes into the one already stored)"
-)
-HINT_DIAGONAL = "j runs up to and including t: the j = t term is A^0 B x_t = B x_t"
-HINT_ELEMENTWISE = (
-    "A ** k raises each ENTRY to the power k (and A ** 0 is all ones); the "
-    "matrix power is np.linalg.matrix_power(A, k) or repeated A @ ..."
-)
-HINT_FLIPPED = "the power counts the steps from j to t: A^(t-j), not A^j"
-HINT_INPUT_ONCE = "add the input term B x_t at every step, not only at t = 0"
-HINT_SCAN_POWER = (
-    "in round k a block travels offset = 2^k steps, so move it by A^offset: "
-    "square the power after each round"
-)
 HINT_CAUSAL = "s_t may only depend on inputs x_j with j <= t: no future input"
-HINT_SCAN_IN_PLACE = (
-    "compute every row of a round from the states of the PREVIOUS round: build the new S from the "
-    "old one (np.concatenate or a copy), not row by row in place"
-)
-HINT_SCAN_ROUNDS = (
-    "keep doubling while offset < L: after the last round every row must "
-    "have gathered all of its past inputs"
-)
 HINT_ELEMENTWISE_STATE = (
     "A * s multiplies entry by entry (and broadcasts to (n, n)); the update is the matrix-vector "
     "product A @ s. A column state of shape (n, 1) plus a row B @ x_t of shape (n,) broadcasts to "
     "(n, n) too: keep s one-dimensional, np.zeros(n)"
-)
-HINT_SIGN = "the input term is added, not subtracted: s_t = A s_{t-1} + B x_t"
-HINT_REVERSED = (
-    "row t is s_t, in time order: append each new state at the end (not "
-    "insert(0, ...)) and do not reverse the result"
 )
 HINT_SIZES = (
     "take every size from the arguments: n = A.shape[0] (the state), m = B.shape[1] "
@@ -102,10 +59,6 @@ HINT_SIZES = (
 HINT_INTEGER = (
     "the states are real numbers: an integer array (dtype=int) truncates every "
     "value written into it; preallocate with np.zeros((L, n)) (float)"
-)
-HINT_SCAN_LINEAR_POWER = (
-    "in round k a block travels offset = 2^k steps, so move it by A^offset: square the power after "
-    "each round (power @ power, not power @ A)"
 )
 HINT_VALUES = (
     "follow the worked example row by row: s_0 = B x_0 = (1, 1), s_1 = A s_0 + "

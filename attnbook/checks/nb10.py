@@ -196,22 +196,6 @@ HINT_RMS_AXIS = (
 )
 
 
-HINT_RMS_CENTRED = "RMSNorm does not centre the token: divide h itself by sqrt(mean(h ** 2) + eps)"
-HINT_RMS_STD = (
-    "the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) + eps), not the "
-    "standard deviation: RMSNorm never subtracts the mean"
-)
-HINT_RMS_EPS_OUTSIDE = "eps goes inside the square root: h / sqrt(mean(h ** 2) + eps)"
-HINT_RMS_NO_ROOT = "divide by the ROOT mean square: torch.sqrt(mean_square + eps)"
-HINT_RMS_SUM = "average the squares over the d features: .mean(dim=-1), not .sum(dim=-1)"
-HINT_RMS_NO_GAMMA = "finish by multiplying with gamma: gamma * h / sqrt(mean(h ** 2) + eps)"
-HINT_RMS_GAMMA_SHIFT = "gamma scales: multiply by it; RMSNorm has no shift"
-HINT_RMS_D_MINUS_1 = "average the squares: divide their sum by d, not d - 1"
-HINT_RMS_ABS = "square each feature, then average: (h ** 2).mean(dim=-1), not h.abs().mean(...)"
-HINT_RMS_MEAN_SQUARED = "the MEAN of the squares, (h ** 2).mean(dim=-1), not the square of the mean"
-HINT_RMS_GAMMA_INSIDE = "normalise h itself, then scale: gamma * (h / rms(h)), not rms(gamma * h)"
-
-
 HINT_KEEPDIM = HINT_RMS_AXIS + " with keepdim=True"
 HINT_EPS_ARGUMENT_IGNORED = nb06.HINT_EPS_ARGUMENT_IGNORED  # notebook 06's, for the same slip
 HINT_RMS_SHAPE = "RMSNorm keeps the shape of h"
@@ -340,23 +324,6 @@ def _expect_swiglu_layers(run: CheckRun, owner: str, view, *, d: int, hidden: in
         )
 
 
-HINT_SILU = "the gate's activation is SiLU, z * sigmoid(z): F.silu"
-HINT_SIGMOID_GATE = "SwiGLU gates with SiLU(z) = z * sigmoid(z), not sigmoid(z) alone"
-HINT_SILU_ON_UP = (
-    "SiLU goes on w_gate(x); w_up(x) is the content it multiplies: "
-    "w_down(F.silu(w_gate(x)) * w_up(x))"
-)
-HINT_NO_GATE = "multiply the content w_up(x) by the gate F.silu(w_gate(x)) before w_down"
-HINT_GATE_ADDED = "the gate multiplies elementwise: F.silu(w_gate(x)) * w_up(x)"
-HINT_SILU_AFTER_PRODUCT = "apply SiLU to the gate alone, then multiply: F.silu(w_gate(x)) * w_up(x)"
-HINT_SILU_ON_INPUT = (
-    "SiLU acts on the gate's projection: F.silu(self.w_gate(x)), not w_gate(F.silu(x))"
-)
-HINT_SILU_ON_BOTH = "only the gate w_gate(x) goes through SiLU; w_up(x) enters as it is"
-HINT_SILU_AFTER_DOWN = "w_down's output is the result: no activation after it"
-HINT_SWIGLU_RESIDUAL = "SwiGLU returns w_down(...) only; the block adds the residual"
-
-
 HINT_SWIGLU_SHAPE = "SwiGLU maps d_model features back to d_model"
 HINT_SWIGLU_BATCH_SHAPE = "SwiGLU keeps x's shape (..., d_model): nn.Linear acts on the last axis"
 HINT_SWIGLU_PER_TOKEN = (
@@ -428,16 +395,6 @@ def _gqa_truth(q, k, v, allowed):
     """PyTorch's fused attention with its own grouping; empty rows are zeros."""
     y = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)
     return torch.nan_to_num(y, nan=0.0)
-
-
-HINT_TILED_HEADS = (
-    "consecutive query heads share a key/value head: k.repeat_interleave(h // h_kv, dim=1), not "
-    "k.repeat(1, h // h_kv, 1, 1) (which gives query head r the key/value head r % h_kv)"
-)
-HINT_MASK_AFTER_SOFTMAX = (
-    "set blocked scores to -inf BEFORE the softmax (scores.masked_fill(~allowed, float('-inf')))"
-)
-HINT_MASK_IGNORED = "apply allowed: scores.masked_fill(~allowed, float('-inf'))"
 
 
 HINT_GQA_SHAPE = "the output has one row per query head: (B, h, L_q, d_k)"
@@ -567,15 +524,6 @@ def check_grouped_query_attention(
 # ---------------------------------------------------------------------------------------
 # kv_cache_bytes
 # ---------------------------------------------------------------------------------------
-HINT_KV_FACTOR_2 = "the cache holds a key AND a value per layer, head and token: multiply by 2"
-HINT_KV_BITS = "bytes_per_value is already in bytes: no factor 8"
-HINT_KV_LENGTH = "every cached token stores its keys and values: multiply by length"
-HINT_KV_LAYERS = "every block has its own cache: multiply by n_layers"
-HINT_KV_D_K = "each key and each value has d_k numbers: multiply by d_k"
-HINT_KV_GIB = "return bytes; divide by 2**30 only when printing GiB"
-HINT_KV_KIB = "return bytes; divide by 1024 only when printing KiB"
-HINT_KV_BYTES_PER_VALUE = "use the bytes_per_value argument: 4 for float32, 2 for bfloat16"
-HINT_KV_FACTOR_2_TWICE = "one factor 2 for keys and values, then bytes_per_value"
 
 
 HINT_KV_NUMBER = "return the number of bytes, not a tensor or a list"
@@ -716,44 +664,6 @@ BLOCK_HINTS = [
 ]
 
 
-HINT_NO_QK_NORM = (
-    "apply QK-norm to every head: q = self.q_norm(q), k = self.k_norm(k), after "
-    "splitting the heads and before RoPE"
-)
-HINT_QK_NORM_AFTER_ROPE = "normalise first, then rotate: rotate_pairs(self.q_norm(q), cos, sin)"
-HINT_K_NORM = "the keys have their own norm: k = self.k_norm(k)"
-HINT_QK_NORM_SWAPPED = "q_norm goes on the queries, k_norm on the keys"
-HINT_NO_ROPE = (
-    "rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, sin)"
-)
-HINT_ROPE_ON_VALUES = "RoPE rotates queries and keys only; the values are not rotated"
-HINT_NO_CAUSAL_MASK = (
-    "build the causal mask: allowed[i, j] = j <= T + i, so no query reads a later token"
-)
-HINT_MASK_TOP_LEFT = (
-    "with T cached tokens, new query i sits at position T + i: allowed[i, j] = j "
-    "<= T + i, the triangle aligned to the bottom right of (L, T + L)"
-)
-HINT_PAST_FIRST = "the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first"
-HINT_RESIDUAL_ATTENTION = "add the residual: U = H + W_O(...)"
-HINT_RESIDUAL_MLP = "add the residual: H_out = U + mlp(norm2(U))"
-HINT_NORMS_SWAPPED = "norm1 before the attention, norm2 before the MLP"
-HINT_RESIDUAL_FROM_H = (
-    "the residual adds the block's input h, not its normalised copy: U = h + W_O(...)"
-)
-HINT_RESIDUAL_FROM_U = "the MLP's residual starts from U, the attention step's output: U + mlp(...)"
-HINT_MASK_DIAGONAL = "a token may read itself: allowed[i, j] = j <= T + i (<=, not <)"
-HINT_MASK_AHEAD = (
-    "new query i sits at position T + i (positions count from 0): allowed[i, j] = j <= T + i"
-)
-HINT_MLP_READS_U = "the MLP reads U, the output of the attention step: U + mlp(norm2(U))"
-HINT_MERGE_HEADS = "merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)"
-HINT_SPLIT_HEADS = "split as in notebook 05: view(B, L, n, d_k), then .transpose(1, 2)"
-HINT_VALUES_NORMALISED = "QK-norm is for queries and keys only; the values are not normalised"
-HINT_NO_NORM1 = "normalise the attention's input: x = self.norm1(h)"
-HINT_CACHE_UNROTATED = (
-    "cache the keys after RoPE (and after QK-norm): later tokens compare with them as they are"
-)
 HINT_BLOCK_PAIR = (
     "return a pair: the block's output, and the keys and values the attention used (for the cache)"
 )
@@ -911,15 +821,6 @@ def _decoder_hints(tied: bool) -> list[tuple[str, str, str]]:
     ]
 
 
-HINT_NO_FINAL_NORM = "apply self.norm to H_N before the head: head(norm(h))"
-HINT_EMBED_SCALED = "no sqrt(d_model) factor in Qwen3: H0 = E[w]"
-HINT_FINAL_NORM_ONCE = "the final RMSNorm comes once, after the last block: head(norm(h_N))"
-HINT_ROPE_TABLES_SWAPPED = (
-    "rope is (cos, sin), in that order: (self.rope_cos[:L], self.rope_sin[:L])"
-)
-HINT_BLOCK_OUTPUT_DISCARDED = "a block returns (h_out, (k, v)): keep h_out as the next hidden state"
-HINT_LAST_BLOCK_SKIPPED = "run every block: for block in self.blocks"
-HINT_BLOCKS_FED_EMBEDDINGS = "feed each block the previous block's output, not the embeddings"
 HINT_TIED = "self.head.weight = self.embed.weight when tie_weights is true, and only then"
 
 
@@ -1081,23 +982,6 @@ def check_qwen3_decoder(Qwen3Decoder, reference=None, trials: int = 2) -> None:
 # ---------------------------------------------------------------------------------------
 # decode_step
 # ---------------------------------------------------------------------------------------
-HINT_DECODE_NO_FINAL_NORM = "apply model.norm before the head: model.head(model.norm(h))"
-HINT_DECODE_OFFSET_BY_ONE = (
-    "the first new token sits at position T (positions count from 0): model.rope_cos[T:T + L_new]"
-)
-HINT_DECODE_NOT_OFFSET = (
-    "the new tokens sit at positions T, T + 1, ...: use rows T .. T + L_new - 1 of the tables, "
-    "model.rope_cos[T:T + L_new], with T the cache's length cache[0][0].shape[2]"
-)
-HINT_DECODE_CACHE_UNUSED = (
-    "give every block its own cached keys and values: block(h, rope, cache[i])"
-)
-HINT_DECODE_CACHE_IGNORED = (
-    "give every block its own cached keys and values, block(h, rope, "
-    "cache[i]), and the RoPE rows of positions T .. T + L_new - 1"
-)
-HINT_DECODE_LAYER0 = "block i gets cache[i], its own keys and values"
-HINT_DECODE_HEAD_AXIS = "the cached tokens are on the third axis: T = cache[0][0].shape[2]"
 HINT_DECODE_CACHE_LIST = (
     "collect what every block returns: h, kv = block(...); new_cache.append(kv)"
 )

@@ -89,28 +89,6 @@ def _torch_expected(q, k, v, enc_allowed):
 
 
 HINT_SCALED_BY_LENGTH = nb05.HINT_SCALED_BY_LENGTH  # notebook 05's, for the same slip
-HINT_PADDING_IGNORED = (
-    "give the padded source tokens -inf scores before the softmax: "
-    "scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))"
-)
-HINT_ENC_ALLOWED_INVERTED = (
-    "True in enc_allowed marks a REAL source token: fill -inf where it is False"
-)
-HINT_PADDING_AFTER_SOFTMAX = (
-    "set the padded scores to -inf BEFORE the softmax; zeroing weights "
-    "afterwards leaves rows that do not sum to 1"
-)
-HINT_PADDING_ZERO_FILL = (
-    "a padded score must be -inf, not 0: exp(0) = 1 still gives the padded token weight"
-)
-HINT_CROSS_NOT_CAUSAL = (
-    "cross-attention has no causal mask: the whole source is known before the "
-    "reply starts, so every reply position may read every real source token"
-)
-HINT_CROSS_SOFTMAX_AXIS = (
-    "each query's weights over the source tokens (the last axis, dim=-1) must sum to 1"
-)
-HINT_CROSS_FINITE_FILL = "use float('-inf') and give rows with no allowed key zero weights"
 
 
 HINT_RETURN_Y_A = "return both the output and the weights: return Y, A"
@@ -303,47 +281,6 @@ def _sizes_config(V: int, d: int, n_heads: int, n_layers: int, max_len: int) -> 
     )
 
 
-HINT_MASK_KEYS = (
-    "the mask must block KEYS: src_allowed[:, None, None, :] (B, 1, 1, L_s) lines up "
-    "with the last axis of the scores"
-)
-HINT_MEMORY_NORMALISED_TWICE = (
-    "normalise only the queries: self.cross_attn(self.ln2(u), memory, "
-    "...); the memory was normalised once, by ln_enc"
-)
-HINT_SRC_ALLOWED_INVERTED = (
-    "src_allowed is True on REAL source tokens: pass src_allowed[:, None, "
-    "None, :] as allowed, without ~"
-)
-HINT_MEMORY_LN_ENC = "the memory is self.ln_enc(h) after the last encoder block"
-HINT_ENCODER_OUTPUT_DISCARDED = (
-    "a block returns a new tensor: keep it as the states the next encoder block reads"
-)
-HINT_ENCODER_FED_EMBEDDINGS = (
-    "feed each encoder block the previous block's output, not the embeddings"
-)
-HINT_DECODER_OUTPUT_DISCARDED = (
-    "a block returns a new tensor: keep it as the states the next decoder block reads"
-)
-HINT_DECODER_FED_EMBEDDINGS = (
-    "feed each decoder block the previous block's output, not the reply embeddings"
-)
-HINT_BRANCH_ORDER = (
-    "self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U "
-    "+ CrossAttn(LN2(U), M)), then the MLP"
-)
-HINT_CROSS_RESIDUAL = "add the branch to the stream: C = U + CrossAttn(LN2(U), M)"
-HINT_MLP_READS_C = "the MLP reads C, the stream after cross-attention: H_out = C + MLP(LN3(C))"
-HINT_BRANCH_NORMS = (
-    "each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
-    "cross-attention, ln3 before the MLP"
-)
-HINT_SOURCE_POSITIONS = (
-    "add the positions to both sequences: self.embed(src_ids) + self.sinusoids[:L_s]"
-)
-HINT_TARGET_POSITIONS = (
-    "add the positions to both sequences: self.embed(tgt_ids) + self.sinusoids[:L_t]"
-)
 HINT_LN_FINAL = "apply self.ln_final to the last decoder block's output before the head"
 HINT_ENCODER_NOT_CAUSAL = HINT_WHOLE_SOURCE + "; the encoder uses the padding mask only"
 
@@ -652,56 +589,12 @@ K_, M_ = 3, 4
 LOOP = {BOS: {K_: 0.9, M_: 0.1}, K_: {K_: 0.6, M_: 0.4}, M_: {K_: 0.5, M_: 0.5}}
 
 
-HINT_RULE_GREEDY = "keep the beam_size best candidates at every step, not only the best one"
-HINT_RULE_TOTAL_SCORE = (
-    "rank candidates by their TOTAL score: the prefix's score plus the new token's log-probability"
-)
 HINT_RULE_LOG_SOFTMAX = (
     "turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)"
 )
-HINT_RULE_SHRINKING_BEAM = (
-    "take the beam_size best candidates at EVERY step, however many hypotheses finished "
-    "before: a kept candidate that ends in eos_id leaves the live prefixes (so the next "
-    "step may extend fewer of them), but it never lowers the number of candidates kept"
-)
-HINT_RULE_KEEP_SEARCHING = (
-    "keep searching while live prefixes remain (or until max_len): a later "
-    "reply may still score higher"
-)
-HINT_RULE_HIGHEST = "return the finished hypothesis with the HIGHEST score"
-HINT_RULE_NO_LENGTH_NORM = (
-    "with alpha = 0 (the default) compare finished hypotheses by their total log-probability, "
-    "with no length normalisation"
-)
-HINT_RULE_FINISHED_FIRST = (
-    "return the best FINISHED hypothesis; a live prefix only when none finished"
-)
-HINT_RULE_LAST_POSITION = (
-    "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]"
-)
-HINT_RULE_EOS_ARGUMENT = "a candidate is finished when it ends in eos_id, the argument"
-HINT_RULE_FINISHED_LEAVE = (
-    "a candidate that ends in eos_id is finished: it leaves the live prefixes and is never "
-    "extended (nothing follows the end token)"
-)
 HINT_SCORE_SUM = "the score is the sum of the log-probabilities of every new token, eos included"
-HINT_RULE_MAX_LEN = "write at most max_len new tokens: range(max_len)"
 
 
-HINT_ALPHA_IGNORED = (
-    "with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the "
-    "tokens after <BOS> with the end token counted"
-)
-HINT_ALPHA_DIVIDE = "divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply"
-HINT_ALPHA_LENGTH = "n counts the tokens written after <BOS>, the end token included: len(ids) - 1"
-HINT_ALPHA_FORMULA = "the penalty is ((5 + n) / 6) ** alpha, not n ** alpha"
-HINT_ALPHA_EARLY_STOP = (
-    "an early stop must compare penalised scores too: a live prefix with score s ends, at "
-    "best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out"
-)
-HINT_ALPHA_SCORE = (
-    "return the hypothesis's total log-probability: the penalty only ranks the hypotheses"
-)
 HINT_SEARCH = (
     "at every step extend each live prefix by every token, rank ALL candidates by total "
     "log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and "
@@ -734,11 +627,6 @@ HINT_REPEAT_SOURCE = (
     "repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is "
     "(n, L_s), and the prefixes are (n, t)"
 )
-HINT_STARTS_WITH_BOS = (
-    "every hypothesis starts with the setup's BOS: the search begins from one "
-    "live prefix that holds only BOS"
-)
-HINT_SCORE_PROBABILITY = "return the log-probability (a sum of logs), not the probability"
 HINT_SCORE_POSITIVE = "a log-probability is never positive: " + HINT_RULE_LOG_SOFTMAX
 
 

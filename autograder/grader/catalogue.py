@@ -22,11 +22,16 @@ A mistake may also change the cell's given code around the regions (`given=` edi
 learner who changed notebook 11's given constructors); its text must occur there, not in a
 region.
 
-A mistake names the detector it must trigger: `detects=` a hint constant of the checks
-(`attnbook.checks.nbNN.HINT_*`, a template filled with `.format`), whose text must appear in
-the failure message; a concept question's mistake detects its explanation
-(`detects=explained("NN_topic")`). `hint="words of the message"` remains for a hint the checks
-do not name as a constant yet (tests/test_catalogue.py lists the notebooks that may).
+A mistake gives the hint its failure message must show, in one of two ways:
+
+- its own, `hint="the text"`, for a function whose checks are case tables: the entry is the
+  slip's one home. `make release` runs the mistake on the visible cases and writes its
+  output and this hint into `attnbook/checks/slips/` (and the mistake itself, for hidden
+  trials, into `autograder/reference/`), so a learner whose output matches it reads it;
+- a detector of the checks, `detects=nbNN.HINT_*` (a template filled with `.format`): a hint
+  that a check's own code gives (a crash, a shape, a property of the code or of many calls),
+  which several slips may share; a concept question's mistake detects its explanation
+  (`detects=explained("NN_topic")`).
 """
 
 from __future__ import annotations
@@ -142,8 +147,8 @@ class Variant:
     `given` edits the cell's given code outside the regions (a learner who changed it);
     `edits` (applied to `base`: None for the reference body, a shared body, or another
     Variant, which `catalogue` links from `like`, the name of another entry of the cell) is
-    the edit form. `hint` is the text the failure message must contain: the detector's
-    (`detects`) or, in the older form, words of the message.
+    the edit form. `hint` is the text the failure message must contain: the mistake's own
+    or its detector's (`detects`).
     """
 
     cell: str
@@ -235,9 +240,10 @@ def mistake(
     like: str | None = None,
     given: Edit | list[Edit] | None = None,
 ) -> Variant:
-    """A wrong answer that must lose `test`'s points with its detector's hint in the failure
-    message. `body`: an edit, a list of edits, or a full body (see the module docstring);
-    edits apply to the reference body, to `base`, or to the entry of this cell named `like`.
+    """A wrong answer that must lose `test`'s points with its hint (its own, `hint=`, or its
+    detector's, `detects=`) in the failure message. `body`: an edit, a list of edits, or a
+    full body (see the module docstring); edits apply to the reference body, to `base`, or to
+    the entry of this cell named `like`.
     `given`: edits of the cell's given code (a constructor changed), outside its regions."""
     if isinstance(detects, Explanations):
         if cell not in detects:
@@ -248,8 +254,8 @@ def mistake(
         detects = detects[cell]
     if (hint is None) == (detects is None) or not (hint or detects):
         raise CatalogueError(
-            f"{cell}: {name!r}: give exactly one of detects= (a hint "
-            "constant of the checks) and hint= (words of the message)"
+            f"{cell}: {name!r}: give exactly one of hint= (the slip's own hint) "
+            "and detects= (a detector of the checks)"
         )
     variant = _variant(cell, name, body, test, detects or hint, base, detects, like)
     changes = (given,) if isinstance(given, Edit) else tuple(given or ())

@@ -8,32 +8,42 @@ WHY = explained("01_attention_scores")  # detects=WHY: the question's explanatio
 
 QKV, SCORES, SOFTMAX, ATTENTION = "project_qkv", "score_matrix", "softmax_rows", "attention"
 
+# hints that several entries give
+HINT_QUERIES_SCALED = ("the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain "
+                       "projections Q = X @ W_Q.T")
+HINT_REDUCE_OVER_LAST_AXIS = ("reduce over the last axis, axis=-1 with keepdims=True, for the sum "
+                              "as well as the max (axis=0 or axis=1 is another axis once S has "
+                              "leading axes)")
+HINT_ATTENTION_NO_SCALING = "scale the scores by 1/sqrt(d_k) before the softmax"
+HINT_WEIGHTS_TRANSPOSED = "Y = A @ V: row l of Y mixes the values with query l's weights"
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- project_qkv -------------------------------------------------------------------------------
     mistake(QKV, "weights not transposed (X @ W_Q instead of X @ W_Q.T)",
             "return X @ W_Q, X @ W_K, X @ W_V",
-            detects=nb01.HINT_WEIGHTS_NOT_TRANSPOSED),
+            hint="W_Q has shape (d_k, d): each ROW is one query direction, so Q = X @ W_Q.T"),
     mistake(QKV, "weight times X instead of X times weight transposed",
             "return W_Q @ X.T, W_K @ X.T, W_V @ X.T", detects=nb01.HINT_QKV_ROWS),
     mistake(QKV, "results returned in the wrong order", "return X @ W_K.T, X @ W_Q.T, X @ W_V.T",
-            detects=nb01.HINT_QKV_ORDER),
+            hint="return (Q, K, V) in that order"),
     mistake(QKV, "the same weight matrix used for Q, K and V", """
         Q = X @ W_Q.T
-        return Q, Q, Q""", detects=nb01.HINT_ONE_WEIGHT_FOR_ALL),
+        return Q, Q, Q""", hint="use W_K for K and W_V for V"),
     mistake(QKV, "W_K used for V as well (copy-paste)", "return X @ W_Q.T, X @ W_K.T, X @ W_K.T",
-            detects=nb01.HINT_W_K_FOR_V),
+            hint="use W_V for V: V = X @ W_V.T"),
     mistake(QKV, "W_Q used for K as well (copy-paste)", "return X @ W_Q.T, X @ W_Q.T, X @ W_V.T",
-            detects=nb01.HINT_W_Q_FOR_K),
+            hint="use W_K for K: K = X @ W_K.T"),
     mistake(QKV, "queries already divided by sqrt(d_k)", """
         d_k = W_Q.shape[0]
-        return X @ W_Q.T / np.sqrt(d_k), X @ W_K.T, X @ W_V.T""", detects=nb01.HINT_QUERIES_SCALED),
+        return X @ W_Q.T / np.sqrt(d_k), X @ W_K.T, X @ W_V.T""", hint=HINT_QUERIES_SCALED),
     mistake(QKV, "returns one stacked array", "return np.stack([X @ W_Q.T, X @ W_K.T, X @ W_V.T])",
             detects=nb01.HINT_RETURN_QKV),
     mistake(QKV, "float32 and the queries scaled by 1/sqrt(d_k)", [
         replace_line("return tuple(x @ torch.Tensor(W).T for W in (W_Q, W_K, W_V))",
                      "q = x @ torch.Tensor(W_Q).T / W_Q.shape[0] ** 0.5\n"
                      "return q, x @ torch.Tensor(W_K).T, x @ torch.Tensor(W_V).T"),
-    ], detects=nb01.HINT_QUERIES_SCALED, like="float32 torch.Tensor computation"),
+    ], hint=HINT_QUERIES_SCALED, like="float32 torch.Tensor computation"),
     mistake(QKV, "elementwise * instead of the matrix product", "return X * W_Q, X * W_K, X * W_V",
             detects=nb01.HINT_MATMUL_QKV),
     mistake(QKV, "V left as X (no value projection)", "return X @ W_Q.T, X @ W_K.T, X",
@@ -100,30 +110,35 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb01.HINT_SCALED_BY_TOKENS),
     mistake(SCORES, "scores transposed (K Q^T: rows are keys)",
             "return K @ Q.T / np.sqrt(Q.shape[-1])",
-            detects=nb01.HINT_SCORES_TRANSPOSED),
+            hint="row l of S belongs to query l: S = Q @ K.T / sqrt(d_k)"),
     mistake(SCORES, "multiplied by sqrt(d_k) instead of dividing",
             "return Q @ K.T * np.sqrt(Q.shape[-1])",
-            detects=nb01.HINT_MULTIPLIED_BY_SQRT),
+            hint="scaling by 1/sqrt(d_k) shrinks the scores"),
     mistake(SCORES, "keys not transposed (Q @ K)", "return Q @ K / np.sqrt(Q.shape[-1])",
             detects=nb01.HINT_TRANSPOSE_K),
     mistake(SCORES, "Q.T @ K (feature by feature)", "return Q.T @ K / np.sqrt(Q.shape[-1])",
             detects=nb01.HINT_SCORES_SHAPE),
     mistake(SCORES, "operator precedence: d_k ** 1/2 is d_k / 2, not sqrt(d_k)",
             "return Q @ K.T / Q.shape[-1] ** 1 / 2",
-            detects=nb01.HINT_OPERATOR_PRECEDENCE),
+            hint="** binds tighter than /, so d_k ** 1/2 means (d_k ** 1) / 2: write d_k ** 0.5 or "
+                 "np.sqrt(d_k)"),
     mistake(SCORES, "softmax already applied (weights instead of scores)", """
         S = Q @ K.T / np.sqrt(Q.shape[-1])
         e = np.exp(S - S.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)""", detects=nb01.HINT_SOFTMAX_ALREADY_APPLIED),
+        return e / e.sum(axis=-1, keepdims=True)""", hint="score_matrix returns the raw scaled "
+                                                          "scores S = Q K^T / sqrt(d_k); the "
+                                                          "softmax is the next exercise"),
     mistake(SCORES, "float32 and no 1/sqrt(d_k)", """
         import torch
         return torch.Tensor(Q) @ torch.Tensor(K).T""", detects=nb01.HINT_NO_SCALING),
     mistake(SCORES, "floor division // instead of /", "return Q @ K.T // np.sqrt(Q.shape[-1])",
-            detects=nb01.HINT_FLOOR_DIVISION),
+            hint="divide with /, not // (floor division rounds every score down)"),
     mistake(SCORES, "cosine similarity instead of the dot product", """
         Qn = Q / np.linalg.norm(Q, axis=-1, keepdims=True)
         Kn = K / np.linalg.norm(K, axis=-1, keepdims=True)
-        return Qn @ Kn.T / np.sqrt(Q.shape[-1])""", detects=nb01.HINT_COSINE_SIMILARITY),
+        return Qn @ Kn.T / np.sqrt(Q.shape[-1])""", hint="the score is the plain dot product q.k "
+                                                         "divided by sqrt(d_k); do not divide by "
+                                                         "the vector norms"),
     mistake(SCORES, "hard-coded sqrt(3) (the worked example's d_k)", "return Q @ K.T / np.sqrt(3)",
             detects=nb01.HINT_SCORES),
     mistake(SCORES, "no return: the scores computed and dropped",
@@ -189,10 +204,11 @@ MISTAKES, ALTERNATIVES = catalogue([
         return e / e.sum(axis=-1, keepdims=True)""", detects=nb01.HINT_GLOBAL_MAX),
     mistake(SOFTMAX, "keepdims forgotten: the row maxima and sums broadcast along the wrong axis", [
         edit("S.T - m).T", "S - m)"), edit("total =", "return e /"), delete("return (np.divide(e."),
-    ], detects=nb01.HINT_KEEPDIMS_FORGOTTEN, like="transpose trick that only works in 2-D"),
+    ], hint="use keepdims=True so a (L, 1) column broadcasts over each row",
+       like="transpose trick that only works in 2-D"),
     mistake(SOFTMAX, "normalised by the sum of the whole array, not of each row",
             edit("axis=-1, keepdims=True", "", count=2),
-            detects=nb01.HINT_SUM_WHOLE_ARRAY, like="NaN for a row of -inf"),
+            hint="sum over axis=-1 with keepdims=True", like="NaN for a row of -inf"),
     mistake(SOFTMAX, "changes its input in place", [
         edit("S.max(axis=", "S.max(axis=-"), edit("m = np.where", "S -= np.where"),
         edit("e = np.exp(S - m", "np.exp(S, out=S"), edit("e.sum(axis=", "S.sum(axis=-"),
@@ -230,23 +246,28 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb01.HINT_SOFTMAX_AXIS, like="float32 torch.Tensor computation"),
     mistake(SOFTMAX, "each row shifted by its maximum, then divided by the column sums",
             edit("e.sum(axis=-1", "e.sum(axis=0"),
-            detects=nb01.HINT_REDUCE_OVER_LAST_AXIS),
+            hint=HINT_REDUCE_OVER_LAST_AXIS),
     mistake(SOFTMAX, "maximum over axis=1 (right only for 2-D input)",
             edit("S.max(axis=-", "S.max(axis="),
-            detects=nb01.HINT_REDUCE_OVER_LAST_AXIS),
+            hint=HINT_REDUCE_OVER_LAST_AXIS),
     mistake(SOFTMAX, "log-softmax returned", [
         replace_line("return np.divide(e,",
                      'with np.errstate(divide="ignore"):\n'
                      "    return np.where(total > 0, S - row_max - np.log(np.where(total > 0,"
                      " total, 1.0)),\n"
-                     "                    0.0)")], detects=nb01.HINT_LOG_SOFTMAX),
+                     "                    0.0)")], hint="return the weights exp(S - max) / sum, "
+                                                        "not their logarithms"),
     mistake(SOFTMAX, "the exponentials never divided by the row sum",
-            replace_line("return np.divide(e,", "return e"), detects=nb01.HINT_NOT_NORMALISED),
+            replace_line("return np.divide(e,", "return e"), hint="divide by the sum of its own "
+                                                                  "row, so every row sums to 1"),
     mistake(SOFTMAX, "-inf scores replaced by 0 before exp", """
         S = np.where(np.isinf(S), 0.0, S)
         row_max = S.max(axis=-1, keepdims=True)
         e = np.exp(S - row_max)
-        return e / e.sum(axis=-1, keepdims=True)""", detects=nb01.HINT_NEG_INF_REPLACED),
+        return e / e.sum(axis=-1, keepdims=True)""", hint="a -inf score must get weight exactly 0 "
+                                                          "(exp(-inf) = 0): leave it as -inf and "
+                                                          "only fix the maximum of an all -inf "
+                                                          "row"),
     mistake(SOFTMAX, "the stub's raise left above the written body", [
         edit("m = S.max(axis=1, keepdims=True", "raise NotImplementedError("),
         edit("m = np.where(np.isfinite(m), m, 0.0", "row_max = S.max(axis=-1, keepdims=True"),
@@ -354,43 +375,49 @@ MISTAKES, ALTERNATIVES = catalogue([
         return np.nan_to_num(A, nan=0.0)"""),
     # -- attention ---------------------------------------------------------------------------------
     mistake(ATTENTION, "no 1/sqrt(d_k) scaling", edit("K.T / Q.shape[-1]", "K.T"),
-            detects=nb01.HINT_ATTENTION_NO_SCALING,
+            hint=HINT_ATTENTION_NO_SCALING,
             like="divided by d_k instead of sqrt(d_k) (or scaled twice)"),
     mistake(ATTENTION, "weights transposed", edit("A, A @ V", "A.T @ V, A"),
-            detects=nb01.HINT_WEIGHTS_TRANSPOSED, like="returns (A, Y)"),
+            hint=HINT_WEIGHTS_TRANSPOSED, like="returns (A, Y)"),
     mistake(ATTENTION, "returns (A, Y)", [edit("Y =", "return A,"), delete("return Y, A")],
             detects=nb01.HINT_RETURN_Y_A),
     mistake(ATTENTION, "softmax over the key axis (columns)", [
         edit("))", "axis=0, keepdims=True))"), edit("()", "(axis=0, keepdims=True)"),
-    ], detects=nb01.HINT_ATTENTION_AXIS, like="normalised over the whole score matrix"),
+    ], hint="each query's weights (a row of A) must sum to 1: softmax along axis=-1",
+       like="normalised over the whole score matrix"),
     mistake(ATTENTION, "divided by d_k instead of sqrt(d_k) (or scaled twice)",
             edit("score_matrix(Q, Q)", "Q @ K.T / Q.shape[-1]"),
-            detects=nb01.HINT_ATTENTION_BY_D_K,
+            hint="divide by sqrt(d_k), not d_k: score_matrix already scales the scores, so do not "
+                 "scale them again",
             like="queries matched against themselves (score_matrix(Q, Q))"),
     mistake(ATTENTION, "the scores S returned instead of the weights A", """
         S = score_matrix(Q, K)
         A = softmax_rows(S)
-        return A @ V, S""", detects=nb01.HINT_SCORES_RETURNED),
+        return A @ V, S""", hint="return the softmax weights A (each row sums to 1), not the "
+                                 "scores"),
     mistake(ATTENTION, "keys used as values (A @ K)", edit("A.T @ V", "A @ K"),
-            detects=nb01.HINT_KEYS_AS_VALUES, like="weights transposed"),
+            hint="Y = A @ V: the output mixes the values, not the keys",
+            like="weights transposed"),
     mistake(ATTENTION, "queries matched against themselves (score_matrix(Q, Q))", """
         A = softmax_rows(score_matrix(Q, Q))
-        return A @ V, A""", detects=nb01.HINT_QUERIES_AGAINST_QUERIES),
+        return A @ V, A""", hint="the scores compare the queries against the keys: score_matrix(Q, "
+                                 "K)"),
     mistake(ATTENTION, "normalised over the whole score matrix", [
         replace_line("A = softmax_rows(score_matrix(Q, Q))",
                      "S = score_matrix(Q, K)\ne = np.exp(S - S.max())\nA = e / e.sum()"),
-    ], detects=nb01.HINT_ATTENTION_WHOLE_MATRIX,
+    ], hint="each query's weights (a row of A) must sum to 1: normalise every row on its own, not "
+            "the whole matrix",
             like="queries matched against themselves (score_matrix(Q, Q))"),
     mistake(ATTENTION, "output scaled instead of the scores", edit("V", "V / np.sqrt(Q.shape[-1])"),
-            detects=nb01.HINT_ATTENTION_NO_SCALING, like="no 1/sqrt(d_k) scaling"),
+            hint=HINT_ATTENTION_NO_SCALING, like="no 1/sqrt(d_k) scaling"),
     mistake(ATTENTION, "returns only Y", "return softmax_rows(score_matrix(Q, K)) @ V",
             detects=nb01.HINT_RETURN_PAIR),
     mistake(ATTENTION, "float32 and weights transposed", edit("return A", "return A.T"),
-            detects=nb01.HINT_WEIGHTS_TRANSPOSED, like="float32 torch.Tensor computation"),
+            hint=HINT_WEIGHTS_TRANSPOSED, like="float32 torch.Tensor computation"),
     mistake(ATTENTION, "V @ A instead of A @ V", edit("A.T @ V", "V @ A"),
             detects=nb01.HINT_V_TIMES_A, like="weights transposed"),
     mistake(ATTENTION, "score_matrix(K, Q): arguments swapped", edit("(Q", "(K"),
-            detects=nb01.HINT_ARGUMENTS_SWAPPED,
+            hint="score_matrix(Q, K): queries first, so row l of S belongs to query l",
             like="queries matched against themselves (score_matrix(Q, Q))"),
     mistake(ATTENTION, "Y transposed", edit("A.T @ V", "(A @ V).T"),
             detects=nb01.HINT_Y_SHAPE, like="weights transposed"),

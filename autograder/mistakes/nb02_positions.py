@@ -8,6 +8,17 @@ WHY = explained("02_positions")  # detects=WHY: the question's explanation
 
 TABLE, EMBED, SHIFT = "sinusoidal_positions", "embed", "shift_matrix"
 
+# hints that several entries give
+HINT_POSITIVE_EXPONENT_10000 = "the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign"
+HINT_STEP_TWICE = ("np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 "
+                   "again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1")
+HINT_LAST_PAIR_LEFT_ZERO = "fill every pair i = 0 .. d/2-1, the last included: range(d // 2)"
+HINT_P_INDEXED_TOKEN_IDS = ("the position vector of token number l is P[l], whatever the token is: "
+                            "add P[:L], not P[token_ids]")
+HINT_EMBED_FROM_1 = "the first token sits at position 0: add P[:L], not P[1:L+1]"
+HINT_SHIFT_USE_K = "the angle of pair i is k * w_i: use k"
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- sinusoidal_positions ----------------------------------------------------------------------
     mistake(TABLE, "exponent i/d instead of 2i/d", [edit("1, L + 1", "L"), edit("0, d,", "d //")],
@@ -20,24 +31,26 @@ MISTAKES, ALTERNATIVES = catalogue([
                 P[l, j] = np.sin(l * w) if j % 2 == 0 else np.cos(l * w)
         return P""", detects=nb02.HINT_PAIR_EXPONENT),
     mistake(TABLE, "sin and cos swapped", edit("0::2] = np.sin", "0::2] = np.cos"),
-            detects=nb02.HINT_SIN_COS_SWAPPED, like="sin in every column"),
+            hint="sin goes in the even features 2i and cos in the odd features 2i+1",
+            like="sin in every column"),
     mistake(TABLE, "sin and cos in two halves instead of interleaved", """
         l = np.arange(L)[:, None]
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         return np.concatenate([np.sin(l * w), np.cos(l * w)], axis=1)
-    """, detects=nb02.HINT_SIN_COS_TWO_HALVES),
+    """, hint="interleave the pairs: P[:, 0::2] = sin, P[:, 1::2] = cos (not all sines first, then "
+              "all cosines)"),
     mistake(TABLE, "positions starting at 1", edit("L, dtype=np.float64", "1, L + 1"),
-            detects=nb02.HINT_POSITIONS_STARTING_1),
+            hint="positions start at 0: row 0 is p_0 = [0, 1, 0, 1, ...], use np.arange(L)"),
     mistake(TABLE, "positive exponent (10000^(+2i/d))",
             [edit(", dtype=np.float64", ""), edit("-", "")],
-            detects=nb02.HINT_POSITIVE_EXPONENT_10000),
+            hint=HINT_POSITIVE_EXPONENT_10000),
     mistake(TABLE, "exponent 4i/d: the step of 2 counted twice", [
         edit("d //", "0, d,"), edit("10000.0 ** (-2 * i //", "1.0 / 10000.0 ** (2 * i /"),
-    ], detects=nb02.HINT_STEP_TWICE, like="integer division in the exponent"),
+    ], hint=HINT_STEP_TWICE, like="integer division in the exponent"),
     mistake(TABLE, "integer division in the exponent", [
         replace_line("w = 10000.0 ** (np.arange(0, d, 2) / d)",
                      "i = np.arange(d // 2)\nw = 10000.0 ** (-2 * i // d)"),
-    ], detects=nb02.HINT_STEP_TWICE, like="positive exponent (10000^(+2i/d))"),
+    ], hint=HINT_STEP_TWICE, like="positive exponent (10000^(+2i/d))"),
     mistake(TABLE, "table transposed (d, L)", [
         edit(", dtype=np.float64)[:, None", ")[None, :"), edit("/ d)", "/ d)[:, None]"),
         edit("L, d", "d, L"), edit(":, 0::2] = np.sin(l * w", "0::2] = np.sin(w * l"),
@@ -66,22 +79,24 @@ MISTAKES, ALTERNATIVES = catalogue([
         P = np.zeros((L, d))
         for l in range(L - 1):
             P[l, 0::2], P[l, 1::2] = np.sin(l * w), np.cos(l * w)
-        return P""", detects=nb02.HINT_LAST_POSITION_ROW_LEFT),
+        return P""", hint="fill every position l = 0 .. L-1, the last included: range(L)"),
     mistake(TABLE, "the last pair left zero (a loop over range(d // 2 - 1))", """
         P = np.zeros((L, d))
         l = np.arange(L)
         for i in range(d // 2 - 1):
             w = 10000.0 ** (-2 * i / d)
             P[:, 2 * i], P[:, 2 * i + 1] = np.sin(l * w), np.cos(l * w)
-        return P""", detects=nb02.HINT_LAST_PAIR_LEFT_ZERO),
+        return P""", hint=HINT_LAST_PAIR_LEFT_ZERO),
     mistake(TABLE, "missing parentheses: 1 / 10000 ** (2i) / d",
             edit("10000.0 ** (-np.arange(0, d, 2) / d)", "1 / 10000.0 ** np.arange(0, d, 2) / d"),
-            detects=nb02.HINT_MISSING_PARENTHESES),
+            hint="put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds before / "
+                 "and *"),
     mistake(TABLE, "positions from np.linspace(0, L, L)",
             edit("np.arange(L, dtype=np.float64", "np.linspace(0, L, L"),
-            detects=nb02.HINT_POSITIONS_NP_LINSPACE),
+            hint="the positions are the whole numbers 0, 1, ..., L-1: np.arange(L), not "
+                 "np.linspace(0, L, L)"),
     mistake(TABLE, "sin(l) * w instead of sin(l * w)", edit("l * w)", "l) * w", count=2),
-            detects=nb02.HINT_SIN_TIMES_W),
+            hint="take sin and cos of the angle l * w_i: np.sin(l * w), not np.sin(l) * w"),
     alternative(TABLE, "double loop with math", [
         replace_line("P = np.zeros((L, d))", "import math\nP = np.empty((L, d))"),
         edit("j in range(d", "i in range(d // 2"),
@@ -159,50 +174,53 @@ MISTAKES, ALTERNATIVES = catalogue([
         return P"""),
     # -- embed -------------------------------------------------------------------------------------
     mistake(EMBED, "positions not added", "return E[token_ids]",
-            detects=nb02.HINT_POSITIONS_NOT_ADDED),
+            hint="x_l = E[w_l] + p_l: add row l of P to each embedding row"),
     mistake(EMBED, "the whole table P added", "return E[token_ids] + P",
             detects=nb02.HINT_EMBED_SHAPES),
     mistake(EMBED, "P indexed by the token ids instead of the positions",
             "return E[token_ids] + P[token_ids]",
-            detects=nb02.HINT_P_INDEXED_TOKEN_IDS),
+            hint=HINT_P_INDEXED_TOKEN_IDS),
     mistake(EMBED, "positions starting at 1", edit(":L", "1:L + 1"),
-            detects=nb02.HINT_EMBED_FROM_1),
+            hint=HINT_EMBED_FROM_1),
     mistake(EMBED, "embedding and position concatenated", """
         L = len(token_ids)
         return np.concatenate([E[token_ids], P[:L]], axis=1)""", detects=nb02.HINT_EMBED_SHAPE),
     mistake(EMBED, "E indexed by the positions 0 .. L-1 instead of the token ids",
             edit("[token_ids", "[:L"),
-            detects=nb02.HINT_E_BY_POSITION),
+            hint="the row of E is chosen by the token id: E[token_ids], not E[:L]"),
     mistake(EMBED, "one position row P[L] added to every token", edit(":", ""),
-            detects=nb02.HINT_ONE_POSITION_ROW_P),
-    mistake(EMBED, "the last L rows of P", edit(":L", "-L:"), detects=nb02.HINT_LAST_L_ROWS_P),
+            hint="each token gets its own position: add P[:L] (a slice), not P[L] (one row)"),
+    mistake(EMBED, "the last L rows of P", edit(":L", "-L:"), hint="use the first L rows of P, "
+                                                                   "P[:L], not P[-L:]"),
     mistake(EMBED, "embedding multiplied by the position instead of added", edit("+", "*"),
-            detects=nb02.HINT_EMBEDDING_MULTIPLIED_POSITION),
+            hint="x_l = E[w_l] + p_l: add the position vector, do not multiply"),
     mistake(EMBED, "adds into P in place (P[:L] is a view)", [
         replace_line("return E[token_ids]", "X = P[:len(token_ids)]\nX += E[token_ids]\nreturn X"),
     ], detects=nb02.HINT_EMBED_IN_PLACE, like="positions not added"),
     mistake(EMBED, "P indexed by the token ids, clipped to the table",
             "return E[token_ids] + P[np.minimum(token_ids, len(P) - 1)]",
-            detects=nb02.HINT_P_INDEXED_TOKEN_IDS),
+            hint=HINT_P_INDEXED_TOKEN_IDS),
     mistake(EMBED, "token ids shifted by one (E[token_ids - 1])",
             edit("[token_ids", "[np.asarray(token_ids) - 1"),
-            detects=nb02.HINT_TOKEN_IDS_SHIFTED_ONE),
+            hint="token id t selects row t of E (ids count from 0): E[token_ids]"),
     mistake(EMBED, "float32 and the positions starting at 1", """
         import torch
         X = torch.Tensor(E[token_ids]) + torch.Tensor(P[1:len(token_ids) + 1])
-        return X""", detects=nb02.HINT_EMBED_FROM_1),
+        return X""", hint=HINT_EMBED_FROM_1),
     mistake(EMBED, "hard-coded 3 positions (the worked example's length)",
             "return E[token_ids] + P[:3]", detects=nb02.HINT_EMBED_SHAPES),
     mistake(EMBED, "embedding scaled by sqrt(d)", edit("-", "* np.sqrt(E.shape[1]) +"),
-            detects=nb02.HINT_EMBEDDING_SCALED_SQRT, like="position subtracted"),
+            hint="x_l = E[w_l] + p_l exactly: no sqrt(d) scaling in this workbook",
+            like="position subtracted"),
     mistake(EMBED, "embedding and position averaged",
             "return (E[token_ids] + P[:len(token_ids)]) / 2",
-            detects=nb02.HINT_EMBEDDING_POSITION_AVERAGED),
+            hint="x_l = E[w_l] + p_l: add, do not average"),
     mistake(EMBED, "position subtracted", "return E[token_ids] - P[:len(token_ids)]",
-            detects=nb02.HINT_POSITION_SUBTRACTED),
+            hint="x_l = E[w_l] + p_l: add the position vector, do not subtract it"),
     mistake(EMBED, "its own sinusoidal table instead of the argument P",
             "return E[token_ids] + sinusoidal_positions(len(token_ids), E.shape[1])",
-            detects=nb02.HINT_OWN_SINUSOIDAL_TABLE),
+            hint="use the P you are given (it may be learned or random): add its first L rows, "
+                 "P[:L]; do not build a new table"),
     mistake(EMBED, "the positions added twice", edit("+ P[:L]", "+ 2 * P[:L]"),
             detects=nb02.HINT_EMBED_VALUES),
     alternative(EMBED, "loop over tokens", """
@@ -259,12 +277,14 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[s, c], [-c, s]]",
                      "M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), -np.sin(a)],\n"
                      "                                       [np.sin(a), np.cos(a)]]"),
-    ], detects=nb02.HINT_BLOCKS_TRANSPOSED,
+    ], hint="check the first row on p_l = [sin, cos]: sin((l+k)w) = sin(lw) cos(kw) + cos(lw) "
+            "sin(kw), so the block is [[cos kw, sin kw], [-sin kw, cos kw]]",
             like="sin and cos swapped in the block: [[sin, cos], [-cos, sin]]"),
     mistake(SHIFT, "one frequency (w = 1) for every pair", [
         delete("w = 10000.0 ** (-np.arange(0, d, 2) / d)"),
         edit("w[i]), np.sin(w[i]", "k), np.sin(k"), edit("w[i]), np.cos(w[i]", "k), np.cos(k"),
-    ], detects=nb02.HINT_SHIFT_ONE_FREQUENCY, like="shift by one step whatever k is"),
+    ], hint="pair i turns by k * w_i with its own w_i = 10000 ** (-2i/d)",
+       like="shift by one step whatever k is"),
     mistake(SHIFT, "exponent i/d instead of 2i/d", [
         edit("0, d,", "d //"), edit("w[i]), np.sin(", "k * w[i]), np.sin(k * "),
         edit("w[i]), np.cos(", "k * w[i]), np.cos(k * "),
@@ -274,13 +294,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
         c, s = np.cos(k * w), np.sin(k * w)
         return np.block([[np.diag(c), np.diag(s)], [np.diag(-s), np.diag(c)]])
-    """, detects=nb02.HINT_SHIFT_HALVES),
+    """, hint="pair i is features 2i and 2i+1, the same interleaved layout as P"),
     mistake(SHIFT, "shift by one step whatever k is", [
         delete("c, s = np.cos(k * w), np.sin(k * w)"),
         replace_line("M[2 * i : 2 * i + 2,",
                      "M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(w[i]), np.sin(w[i])],\n"
                      "                                       [-np.sin(w[i]), np.cos(w[i])]]"),
-    ], detects=nb02.HINT_SHIFT_USE_K),
+    ], hint=HINT_SHIFT_USE_K),
     mistake(SHIFT, "minus sign missing: [[cos, sin], [sin, cos]]",
             edit("s, c], [-c, s", "c, s], [s, c"),
             detects=nb02.HINT_BLOCK,
@@ -296,7 +316,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("M[2 * i : 2 * i + 2,",
                      "c, s = np.cos(k * w[i]), np.sin(k * w[i])\n"
                      "M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]"),
-    ], detects=nb02.HINT_STEP_TWICE),
+    ], hint=HINT_STEP_TWICE),
     mistake(SHIFT, "frequency picked by the feature index j", [
         edit(", dtype=int", ""), edit("i in range(d //", "j in range(0, d,"),
         edit("i]", "j // 2] if j == 0 else k * 10000.0 ** (-(j + 1) / d)"),
@@ -304,10 +324,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb02.HINT_PAIR_EXPONENT,
             like="an integer matrix (cos and sin truncated to whole numbers)"),
     mistake(SHIFT, "the identity whatever k is", "return np.eye(d)",
-            detects=nb02.HINT_SHIFT_USE_K),
+            hint=HINT_SHIFT_USE_K),
     mistake(SHIFT, "the last block left zero (a loop over range(d // 2 - 1))", [
         edit(", dtype=int", ""), edit("):", " - 1):"),
-    ], detects=nb02.HINT_LAST_PAIR_LEFT_ZERO,
+    ], hint=HINT_LAST_PAIR_LEFT_ZERO,
             like="an integer matrix (cos and sin truncated to whole numbers)"),
     mistake(SHIFT, "an integer matrix (cos and sin truncated to whole numbers)", """
         w = 10000.0 ** (-np.arange(0, d, 2) / d)
@@ -315,11 +335,12 @@ MISTAKES, ALTERNATIVES = catalogue([
         for i in range(d // 2):
             a = k * w[i]
             M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
-        return M""", detects=nb02.HINT_INTEGER_MATRIX),
+        return M""", hint="make M a float array (np.zeros((d, d)) is float64; dtype=int truncates "
+                          "cos and sin to 0 or +-1)"),
     mistake(SHIFT, "positive exponent (10000^(+2i/d))", [edit("(-", "("), edit("(k + 1)", "k")],
-            detects=nb02.HINT_POSITIVE_EXPONENT_10000, like="shift by k + 1"),
+            hint=HINT_POSITIVE_EXPONENT_10000, like="shift by k + 1"),
     mistake(SHIFT, "shift by k + 1", [edit(", dtype=int", ""), edit("k", "(k + 1)")],
-            detects=nb02.HINT_SHIFT_K_PLUS_1,
+            hint="the angle of pair i is k * w_i, not (k + 1) * w_i",
             like="an integer matrix (cos and sin truncated to whole numbers)"),
     mistake(SHIFT, "hard-coded 4 x 4 (the worked example's d)", [
         edit("d, d), dtype=int", "4, 4)"), edit("d // 2", "2"),

@@ -8,6 +8,15 @@ WHY = explained("03_rope")  # detects=WHY: the question's explanation
 
 ROTATION, FREQUENCIES, ROPE = "rotation_2d", "rope_frequencies", "apply_rope"
 
+# hints that several entries give
+HINT_ROPE_ONE_FREQUENCY = ("pair i turns by l * theta_i with its own theta_i from "
+                           "rope_frequencies(d_k, base), d_k = X.shape[-1]")
+HINT_SIGN_TYPO_SECOND_COMPONENT = ("R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin "
+                                   "+ x_2i+1 * cos]: only the first component has a minus sign")
+HINT_EVERY_TOKEN = ("rotate every token l = 0 .. L-1, the first and the last included: loop over "
+                    "range(L) (or better, no loop: angles (L, d_k/2) at once)")
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- rotation_2d -------------------------------------------------------------------------------
     mistake(ROTATION, "transposed: R(-a) instead of R(a)", edit("s,", "-s,"),
@@ -17,10 +26,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         a = np.radians(a)
         c, s = np.cos(a), np.sin(a)
         return np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
-    """, detects=nb03.HINT_ANGLE_TREATED_DEGREES),
+    """, hint="a is in radians: use np.cos(a) and np.sin(a) directly, no conversion"),
     mistake(ROTATION, "sin and cos swapped",
             edit("c, s], axis=-1), np.stack([s, c", "s, -c], axis=-1), np.stack([c, s"),
-            detects=nb03.HINT_SIN_COS_SWAPPED,
+            hint="cos sits on the diagonal: [[cos a, -sin a], [sin a, cos a]]",
             like="the minus sign dropped: [[cos a, sin a], [sin a, cos a]]"),
     mistake(ROTATION, "np.array puts the 2 x 2 in front for arrays of angles", """
         c, s = np.cos(a), np.sin(a)
@@ -31,29 +40,34 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb03.HINT_ROTATION_ENTRYWISE),
     mistake(ROTATION, "the minus sign dropped: [[cos a, sin a], [sin a, cos a]]",
             [delete("a = np.radians(a)"), edit("-s", "s")],
-            detects=nb03.HINT_MINUS_SIGN_DROPPED, like="angle treated as degrees"),
+            hint="the minus sign belongs on the top-right sin: [[cos a, -sin a], [sin a, cos a]]; "
+                 "without it the matrix is no rotation (R^T R != I)",
+            like="angle treated as degrees"),
     mistake(ROTATION, "math.cos only takes one number", [
         replace_line("c, s = np.cos(a), np.sin(a)", "import math\nc, s = math.cos(a), math.sin(a)"),
     ], detects=nb03.HINT_MATH_COS, like="np.array puts the 2 x 2 in front for arrays of angles"),
     mistake(ROTATION, "both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]",
             edit("s, -", "-s, "),
-            detects=nb03.HINT_BOTH_SIN_ENTRIES_NEGATIVE,
+            hint="only the top-right sin has a minus sign: [[cos a, -sin a], [sin a, cos a]]",
             like="a reflection: [[cos a, -sin a], [sin a, -cos a]]"),
     mistake(ROTATION, "a reflection: [[cos a, -sin a], [sin a, -cos a]]", """
         c, s = np.cos(a), np.sin(a)
         return np.stack([np.stack([c, -s], -1),
-                         np.stack([s, -c], -1)], -2)""", detects=nb03.HINT_REFLECTION),
+                         np.stack([s, -c], -1)], -2)""", hint="cos a sits on BOTH diagonal "
+                                                              "entries, with a plus sign; -cos a "
+                                                              "in the corner makes a reflection "
+                                                              "(determinant -1), not a rotation"),
     mistake(ROTATION, "half the angle", [
         edit("), np.sin(a", " / 2), np.sin(a / 2"), edit("[-", "["),
-    ], detects=nb03.HINT_HALF_ANGLE,
+    ], hint="turn by a itself: np.cos(a), np.sin(a), no halving",
             like="both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]"),
     mistake(ROTATION, "angle read as turns (multiplied by pi)", [
         edit("a), np.sin(", "np.pi * a), np.sin(np.pi * "), edit("[-", "["),
-    ], detects=nb03.HINT_FACTOR_PI,
+    ], hint="a is already in radians: no factor pi",
             like="both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]"),
     mistake(ROTATION, "angles truncated to integers", [
         edit("a), np.sin(a", "a.astype(int)), np.sin(a.astype(int)"), edit("[-", "["),
-    ], detects=nb03.HINT_ANGLES_TRUNCATED_INTEGERS,
+    ], hint="keep the angles as floats: astype(int) or int(a) cuts pi/6 down to 0",
             like="both sin entries negative: [[cos a, -sin a], [-sin a, cos a]]"),
     alternative(ROTATION, "np.array with moveaxis", """
         a = np.asarray(a, dtype=float)
@@ -107,35 +121,59 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(FREQUENCIES, "one theta per feature instead of per pair",
             "return base ** (-np.arange(d_k) / d_k)", detects=nb03.HINT_ONE_THETA_PER_PAIR),
     mistake(FREQUENCIES, "positive exponent", "return base ** (np.arange(0, d_k, 2) / d_k)",
-            detects=nb03.HINT_POSITIVE_EXPONENT),
+            hint="the frequencies shrink from 1: theta_i = base ** (-2i/d_k), with a minus sign"),
     mistake(FREQUENCIES, "base ignored (10000 used whatever base is)",
-            "return 10000.0 ** (-np.arange(0, d_k, 2) / d_k)", detects=nb03.HINT_BASE_HARD_CODED),
+            "return 10000.0 ** (-np.arange(0, d_k, 2) / d_k)", hint="use the base argument, not a "
+                                                                    "hard-coded 10000"),
     mistake(FREQUENCIES, "one frequency for all pairs", "return np.ones(d_k // 2)",
-            detects=nb03.HINT_ONE_FREQUENCY),
+            hint="pair i has its own theta_i = base ** (-2i/d_k); beware integer division: 2 * i "
+                 "// d_k is 0 for every pair, use / (true division)"),
     mistake(FREQUENCIES, "missing parentheses: (base ** -2i) / d_k",
-            "return base ** -np.arange(0, d_k, 2) / d_k", detects=nb03.HINT_PARENTHESES_DIVIDE),
+            "return base ** -np.arange(0, d_k, 2) / d_k", hint="put the whole exponent in "
+                                                               "parentheses, base ** (-2 * i / "
+                                                               "d_k): base ** -two_i / d_k is read "
+                                                               "as (base ** -two_i) / d_k, because "
+                                                               "** binds before /"),
     mistake(FREQUENCIES, "pair index counted from 1",
             "return base ** (-2 * np.arange(1, d_k // 2 + 1) / d_k)",
-            detects=nb03.HINT_PAIR_INDEX_COUNTED_1),
+            hint="i counts from 0: the fastest pair has theta_0 = base ** 0 = 1"),
     mistake(FREQUENCIES, "exponent divided by the number of pairs d_k/2 instead of d_k",
             "return base ** (-2 * np.arange(d_k // 2) / (d_k // 2))",
-            detects=nb03.HINT_EXPONENT_BY_PAIRS),
+            hint="divide by d_k, the width, not by the number of pairs d_k/2: theta_i = base ** "
+                 "(-2i/d_k); and np.arange(0, d_k, 2) already holds 2i, so do not multiply it by 2 "
+                 "again"),
     mistake(FREQUENCIES, "exponent spread over [0, 1] with np.linspace",
-            "return base ** (-np.linspace(0, 1, d_k // 2))", detects=nb03.HINT_EXPONENT_LINSPACE),
+            "return base ** (-np.linspace(0, 1, d_k // 2))", hint="the exponent 2i/d_k starts at 0 "
+                                                                  "and stops at (d_k - 2)/d_k, "
+                                                                  "just short of 1: np.arange(0, "
+                                                                  "d_k, 2) / d_k, not "
+                                                                  "np.linspace(0, 1, d_k // 2)"),
     mistake(FREQUENCIES, "only d_k/4 values (step 2 over d_k/2)", edit("d_k //", "0, d_k // 2,"),
             detects=nb03.HINT_ONE_THETA_PER_PAIR, like="exponent i/d_k instead of 2i/d_k"),
     mistake(FREQUENCIES, "odd numbers 1, 3, 5, ... in the exponent",
-            "return base ** (-np.arange(1, d_k, 2) / d_k)", detects=nb03.HINT_EXPONENT_ODD),
+            "return base ** (-np.arange(1, d_k, 2) / d_k)", hint="the exponent uses the even "
+                                                                 "numbers 0, 2, 4, ...: "
+                                                                 "np.arange(0, d_k, 2) / d_k"),
     mistake(FREQUENCIES, "np.log10 paired with np.exp",
-            "return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)", detects=nb03.HINT_LOG10),
+            "return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)", hint="np.exp undoes "
+                                                                                "np.log, the "
+                                                                                "natural "
+                                                                                "logarithm: "
+                                                                                "exp(-log(base) * "
+                                                                                "2i/d_k); np.log10 "
+                                                                                "goes with 10 ** "
+                                                                                "(...)"),
     mistake(FREQUENCIES, "slowest pair first (reversed order)",
             "return (base ** (-np.arange(0, d_k, 2) / d_k))[::-1]",
-            detects=nb03.HINT_FREQUENCIES_REVERSED),
+            hint="theta_0 = 1 is the fastest pair and the frequencies decrease with i: no "
+                 "reversing"),
     mistake(FREQUENCIES, "multiplied by 2 pi", edit("base ** (", "2 * np.pi * base ** (-"),
-            detects=nb03.HINT_FACTOR_2_PI, like="positive exponent"),
+            hint="theta_i is already in radians per position: no factor 2 pi",
+            like="positive exponent"),
     mistake(FREQUENCIES, "missing parentheses: 1 / base ** 2 * i / d_k", """
         i = np.arange(d_k // 2)
-        return 1 / base ** 2 * i / d_k""", detects=nb03.HINT_PARENTHESES_RECIPROCAL),
+        return 1 / base ** 2 * i / d_k""", hint="put the whole exponent in parentheses: 1 / base "
+                                                "** (2 * i / d_k); ** binds before * and /"),
     alternative(FREQUENCIES, "loop with a list",
                 "return [base ** (-2 * i / d_k) for i in range(d_k // 2)]"),
     alternative(FREQUENCIES, "exp and log",
@@ -175,7 +213,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         c, s = np.cos(angles), np.sin(angles)
         first, second = X[..., :half], X[..., half:]
         return np.concatenate([first * c - second * s, first * s + second * c], axis=-1)
-    """, detects=nb03.HINT_HALF_SPLIT_PAIRING),
+    """, hint="our pairs are consecutive features (2i, 2i+1): X[..., 0::2] and X[..., 1::2], not "
+              "the two halves X[..., :d_k//2] and X[..., d_k//2:]"),
     mistake(ROPE, "exponent i/d_k instead of 2i/d_k", [
         replace_line("angles = positions[:",
                      "d_k = X.shape[-1]\n"
@@ -189,13 +228,14 @@ MISTAKES, ALTERNATIVES = catalogue([
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "one frequency for all pairs", [
         edit("rope_frequencies(X.shape[-1], base", "np.ones(X.shape[-1] // 2"), edit("-X", "X"),
-    ], detects=nb03.HINT_ROPE_ONE_FREQUENCY,
+    ], hint=HINT_ROPE_ONE_FREQUENCY,
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "positions ignored (0, 1, 2, ... used instead)", [
         edit("d_k = X.shape[-1", "L = X.shape[-2"),
         replace_line("angles = positions[:",
                      "angles = np.arange(L)[:, None] * rope_frequencies(X.shape[-1], base)"),
-    ], detects=nb03.HINT_POSITIONS_IGNORED, like="exponent i/d_k instead of 2i/d_k"),
+    ], hint="turn token l by positions[l] * theta_i: the positions argument need not be 0, 1, 2, "
+            "...", like="exponent i/d_k instead of 2i/d_k"),
     mistake(ROPE, "modifies X in place", """
         angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
         c, s = np.cos(angles), np.sin(angles)
@@ -215,11 +255,14 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("base ** (-np.arange(d_k // 2) / d_k)", "theta"), edit("np.empty_like(X", "X.copy("),
         edit("X[..., 0::2] * c - X", "out[..., 0::2] * c - out"),
         edit("X[..., 0::2] * s + X", "out[..., 0::2] * s + out"),
-    ], detects=nb03.HINT_SECOND_COMPONENT_COMPUTED_ALREADY,
+    ], hint="compute both new components from the ORIGINAL pair: keep X[..., 0::2] and X[..., "
+            "1::2] (or copies of them) and write the results into a new array; overwriting x_2i "
+            "first and then reading it back uses the rotated value",
             like="exponent i/d_k instead of 2i/d_k"),
     mistake(ROPE, "the two components of each rotated pair stored in swapped places", [
         edit("0::2] =", "1::2] ="), edit("1::2] = -", "0::2] = "),
-    ], detects=nb03.HINT_COMPONENTS_SWAPPED,
+    ], hint="the components are stored in swapped places: feature 2i gets x_2i * cos - x_2i+1 * "
+            "sin and feature 2i+1 gets x_2i * sin + x_2i+1 * cos",
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "sign typo in the second component (-x_2i * sin + x_2i+1 * cos)", """
         angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
@@ -227,13 +270,18 @@ MISTAKES, ALTERNATIVES = catalogue([
         out = np.empty_like(X)
         out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
         out[..., 1::2] = -X[..., 0::2] * s + X[..., 1::2] * c
-        return out""", detects=nb03.HINT_SIGN_TYPO_SECOND_COMPONENT),
+        return out""", hint=HINT_SIGN_TYPO_SECOND_COMPONENT),
     mistake(ROPE,
             "rotated pairs written back as two halves (all first components, then all second "
             "ones)", """
         theta = rope_frequencies(X.shape[-1], base)
         z = (X[..., 0::2] + 1j * X[..., 1::2]) * np.exp(1j * positions[:, None] * theta)
-        return np.concatenate([z.real, z.imag], axis=-1)""", detects=nb03.HINT_WRITTEN_AS_HALVES),
+        return np.concatenate([z.real, z.imag], axis=-1)""", hint="interleave the results: pair i "
+                                                                  "goes back to features 2i and "
+                                                                  "2i+1, e.g. np.stack([first, "
+                                                                  "second], "
+                                                                  "axis=-1).reshape(X.shape), not "
+                                                                  "np.concatenate"),
     mistake(ROPE, "the last pair left unrotated (a loop over range(d_k // 2 - 1))", [
         edit("l in range(1, X.shape[-2]", "i in range(X.shape[-1] // 2 - 1"),
         replace_line("c, s = np.cos(positions", "a = positions * theta[i]"),
@@ -241,11 +289,11 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("out[..., l, 1::2] =",
                      "out[..., 2 * i] = x0 * np.cos(a) - x1 * np.sin(a)\n"
                      "out[..., 2 * i + 1] = x0 * np.sin(a) + x1 * np.cos(a)"),
-    ], detects=nb03.HINT_LAST_PAIR_LEFT_UNROTATED,
+    ], hint="rotate every pair i = 0 .. d_k/2 - 1: range(d_k // 2) pairs, the last one included",
             like="the first token left unrotated (a loop from 1)"),
     mistake(ROPE, "positions counted from 1 (positions + 1)",
             edit("-positions[:, None]", "(positions[:, None] + 1)"),
-            detects=nb03.HINT_POSITIONS_COUNTED_1,
+            hint="use positions[l] as given: a token at position 0 is turned by 0, not by theta",
             like="rotated by -l * theta (the wrong direction)"),
     mistake(ROPE, "angles built (d_k/2, L) instead of (L, d_k/2)", [
         replace_line("angles = -positions[",
@@ -253,24 +301,26 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb03.HINT_ROPE_BROADCAST, like="rotated by -l * theta (the wrong direction)"),
     mistake(ROPE, "base ignored (10000 used whatever base is)",
             [edit(", base", ""), edit("-X", "X")],
-            detects=nb03.HINT_PASS_BASE,
+            hint="pass base on to rope_frequencies(d_k, base)",
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "the last token left unrotated (a loop over range(L - 1))",
             edit("1, X.shape[-2]", "X.shape[-2] - 1"),
-            detects=nb03.HINT_EVERY_TOKEN, like="the first token left unrotated (a loop from 1)"),
+            hint=HINT_EVERY_TOKEN, like="the first token left unrotated (a loop from 1)"),
     mistake(ROPE, "the first token left unrotated (a loop from 1)", [
         edit("np.empty_like(X", "X.copy("), edit("X.shape[0", "1, X.shape[-2"),
         edit("l, 0::2] = X[l, 0::2] * c - X[", "..., l, 0::2] = X[..., l, 0::2] * c - X[..., "),
         edit("l, 1::2] = X[l, 0::2] * s + X[", "..., l, 1::2] = X[..., l, 0::2] * s + X[..., "),
-    ], detects=nb03.HINT_EVERY_TOKEN, like="loop over X's first axis as if it were the tokens"),
+    ], hint=HINT_EVERY_TOKEN, like="loop over X's first axis as if it were the tokens"),
     mistake(ROPE, "cos written where sin belongs", [
         edit("= -", "= "), edit("1::2] * s", "1::2] * c"), edit("* s", "* c"),
-    ], detects=nb03.HINT_COS_FOR_SIN, like="rotated by -l * theta (the wrong direction)"),
+    ], hint="the off-diagonal terms use sin: x_2i * cos - x_2i+1 * sin and x_2i * sin + x_2i+1 * "
+            "cos", like="rotated by -l * theta (the wrong direction)"),
     mistake(ROPE, "the second component of each pair never written (left as x_2i+1)", """
         angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
         out = X.copy()
         out[..., 0::2] = X[..., 0::2] * np.cos(angles) - X[..., 1::2] * np.sin(angles)
-        return out""", detects=nb03.HINT_SECOND_COMPONENT_MISSING),
+        return out""", hint="write BOTH components of every pair: feature 2i+1 becomes x_2i * sin "
+                            "+ x_2i+1 * cos"),
     mistake(ROPE, "loop over X's first axis as if it were the tokens", """
         theta = rope_frequencies(X.shape[-1], base)
         out = np.empty_like(X)
@@ -280,20 +330,21 @@ MISTAKES, ALTERNATIVES = catalogue([
             out[l, 1::2] = X[l, 0::2] * s + X[l, 1::2] * c
         return out""", detects=nb03.HINT_LEADING_AXES),
     mistake(ROPE, "positions divided by theta", [edit("None] *", "None] /"), edit("-X", "X")],
-            detects=nb03.HINT_POSITIONS_DIVIDED_THETA,
+            hint="multiply: the angle is positions[l] * theta_i",
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "hard-coded d_k = 4 (the worked example's width)", edit("X.shape[-1]", "4, base"),
             detects=nb03.HINT_ROPE_BROADCAST, like="base ignored (10000 used whatever base is)"),
     mistake(ROPE, "positions made relative to the first token",
             edit("-positions", "(positions - positions[0])"),
-            detects=nb03.HINT_POSITIONS_MADE_RELATIVE_FIRST,
+            hint="turn token l by its absolute position positions[l]; the offset s - l appears in "
+                 "the score q~ . k~ by itself",
             like="rotated by -l * theta (the wrong direction)"),
     mistake(ROPE, "plus sign in the first component (x_2i * cos + x_2i+1 * sin)",
             [edit("= -", "= "), edit("c -", "c +")],
-            detects=nb03.HINT_SIGN_TYPO_SECOND_COMPONENT,
+            hint=HINT_SIGN_TYPO_SECOND_COMPONENT,
             like="rotated by -l * theta (the wrong direction)"),
     mistake(ROPE, "rope_frequencies called with d_k / 2", [edit("1]", "1] // 2"), edit("-X", "X")],
-            detects=nb03.HINT_ROPE_ONE_FREQUENCY,
+            hint=HINT_ROPE_ONE_FREQUENCY,
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     alternative(ROPE, "rotation matrices and einsum", """
         R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))  # (L, p, 2, 2)

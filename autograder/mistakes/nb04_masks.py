@@ -8,27 +8,48 @@ WHY = explained("04_masks")  # detects=WHY: the question's explanation
 
 CAUSAL, MASKED, PADDING, MASK = "causal_mask", "masked_attention", "padding_mask", "attention_mask"
 
+# hints that several entries give
+HINT_DIAGONAL_EXCLUDED = "the diagonal must be True: query i may read keys j <= i, itself included"
+HINT_FINITE_NEG = ("a fully masked row came out uniform: a large finite negative number (like "
+                   "-1e9) is still a number, so the softmax spreads the row evenly. Use -inf and "
+                   "give a row with no allowed key all-zero weights")
+HINT_KEEPDIMS = ("reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), "
+                 "e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up with "
+                 "the KEY axis and every column is shifted or divided by another row's value")
+HINT_LENGTHS_OFF_ONE = ("positions count from 0: a message of length n has real tokens 0 .. n-1, "
+                        "so position < length")
+HINT_LAST_MESSAGE = "fill every message b = 0 .. B-1, the last included: range(len(lengths))"
+HINT_CAUSAL_FLAG_IGNORED = ("with causal=False the mask is bidirectional: only padding is blocked; "
+                            "with causal=True also block the future (j <= i)")
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- causal_mask -------------------------------------------------------------------------------
     mistake(CAUSAL, "diagonal excluded (j < i)", edit("))", "), dtype=bool), k=-1"),
-            detects=nb04.HINT_DIAGONAL_EXCLUDED, like="0/1 floats instead of booleans"),
+            hint=HINT_DIAGONAL_EXCLUDED, like="0/1 floats instead of booleans"),
     mistake(CAUSAL, "mask transposed (j >= i): each query reads the future, not the past",
             "return np.triu(np.ones((L, L), dtype=bool))",
-            detects=nb04.HINT_CAUSAL_TRANSPOSED),
+            hint="row i is query i; it may read columns j <= i (lower triangle, np.tril)"),
     mistake(CAUSAL, "True and False swapped (True marks the blocked future)",
             edit("i <= i", "i[None, :] > i[:, None]"),
-            detects=nb04.HINT_CAUSAL_INVERTED, like="comparison without new axes gives a vector"),
+            hint="True means 'may attend': the allowed keys are j <= i",
+            like="comparison without new axes gives a vector"),
     mistake(CAUSAL, "additive 0 / -inf matrix instead of booleans",
             "return np.triu(np.full((L, L), -np.inf), k=1)", detects=nb04.HINT_ADDITIVE_MASK),
     mistake(CAUSAL, "0/1 floats instead of booleans", "return np.tril(np.ones((L, L)))",
             detects=nb04.HINT_BOOL),
     mistake(CAUSAL, "every entry True: nothing is blocked", "return np.ones((L, L), dtype=bool)",
-            detects=nb04.HINT_NOTHING_BLOCKED),
+            hint="nothing is blocked: query i may read only keys j <= i; the future keys j > i "
+                 "must be False"),
     mistake(CAUSAL, "only the diagonal (each query reads only itself)",
             "return np.eye(L, dtype=bool)",
-            detects=nb04.HINT_ONLY_DIAGONAL),
+            hint="query i may read every earlier key and itself (j <= i), not only itself"),
     mistake(CAUSAL, "np.tril(..., k=1): each query also reads the next token",
-            "return np.tril(np.ones((L, L), dtype=bool), k=1)", detects=nb04.HINT_TRIL_K1),
+            "return np.tril(np.ones((L, L), dtype=bool), k=1)", hint="k=1 lets each query read one "
+                                                                     "token into the future; the "
+                                                                     "causal mask is np.tril(..., "
+                                                                     "k=0) (the default), i.e. j "
+                                                                     "<= i"),
     mistake(CAUSAL, "comparison without new axes gives a vector", """
         i = np.arange(L)
         return i <= i""", detects=nb04.HINT_CAUSAL_SHAPE),
@@ -38,10 +59,11 @@ MISTAKES, ALTERNATIVES = catalogue([
         M = np.zeros((L, L), dtype=bool)
         for i in range(L):
             M[i, :i] = True
-        return M""", detects=nb04.HINT_DIAGONAL_EXCLUDED),
+        return M""", hint=HINT_DIAGONAL_EXCLUDED),
     mistake(CAUSAL, "the last row left all False (a loop over range(L - 1))", [
         edit("):", " - 1):"), edit("]", " + 1]"),
-    ], detects=nb04.HINT_LAST_ROW, like="loop fills M[i, :i] (the diagonal left out)"),
+    ], hint="fill every row i = 0 .. L-1, the last included (range(L)); the last query reads all L "
+            "keys", like="loop fills M[i, :i] (the diagonal left out)"),
     alternative(CAUSAL, "np.tril of booleans", "return np.tril(np.ones((L, L), dtype=bool))"),
     alternative(CAUSAL, "double loop into a list of lists",
                 "return np.array([[j <= i for j in range(L)] for i in range(L)])"),
@@ -74,7 +96,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             like="large finite negative number leaves a fully masked row uniform"),
     mistake(MASKED, "large finite negative number leaves a fully masked row uniform",
             edit("np.inf", "1e9"),
-            detects=nb04.HINT_FINITE_NEG, like="NaN for a row with no allowed key"),
+            hint=HINT_FINITE_NEG, like="NaN for a row with no allowed key"),
     mistake(MASKED, "blocked scores set to -100, which leaves them a tiny weight",
             edit("S, -np.inf)", "S, -100.0)"), detects=nb04.HINT_MASK_BEFORE_SOFTMAX),
     mistake(MASKED, "NaN for a row with no allowed key", [
@@ -85,7 +107,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb04.HINT_MASK_INVERTED, like="returns (A, Y) instead of (Y, A)"),
     mistake(MASKED, "mask multiplied into the scores", [
         edit("])", "]) * allowed"), edit("True) * allowed", "True)"),
-    ], detects=nb04.HINT_MASK_MULTIPLIED_SCORES, like="mask applied after the softmax"),
+    ], hint="a blocked score of 0 still gets weight; blocked scores must be -inf",
+       like="mask applied after the softmax"),
     mistake(MASKED, "no 1/sqrt(d_k)", edit("K.T / np.sqrt(Q.shape[-1]", "np.swapaxes(K, -1, -2"),
             detects=nb04.HINT_NO_SCALING, like="K.T breaks leading axes"),
     mistake(MASKED, "K.T breaks leading axes", [delete("S = np.where(allowed,"),
@@ -96,7 +119,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb04.HINT_DIVIDED_BY_D_K, like="no 1/sqrt(d_k)"),
     mistake(MASKED, "scaled by the number of keys instead of d_k",
             edit("2)", "2) / np.sqrt(K.shape[-2])"),
-            detects=nb04.HINT_SCALED_BY_KEYS, like="no 1/sqrt(d_k)"),
+            hint="scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the number "
+                 "of keys K.shape[-2]", like="no 1/sqrt(d_k)"),
     mistake(MASKED, "softmax over the query axis", [
         edit("S.max(axis=-1", "S.max(axis=-2"), edit("=-1", "=-2"), edit(", A @ V", " @ V, A"),
     ], detects=nb04.HINT_SOFTMAX_AXIS, like="returns (A, Y) instead of (Y, A)"),
@@ -115,7 +139,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
         total = e.sum(axis=-1, keepdims=True)
         A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-        return A @ V, A""", detects=nb04.HINT_ALLOWED_TRANSPOSED),
+        return A @ V, A""", hint="allowed[..., i, j] says whether query i may read key j (row i is "
+                                 "query i): use allowed as given, not its transpose"),
     mistake(MASKED, "weights returned but Y from the unmasked softmax", [
         replace_line("S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])",
                      "S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])\n"
@@ -125,7 +150,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MASKED, "float32 and -1e9 instead of -inf", [
         edit("np.inf", "1e9"),
         edit("torch.nan_to_num(torch.softmax(s, dim=-1), nan=0.0", "torch.softmax(s, dim=-1"),
-    ], detects=nb04.HINT_FINITE_NEG, like="float32 torch.Tensor computation"),
+    ], hint=HINT_FINITE_NEG, like="float32 torch.Tensor computation"),
     mistake(MASKED, "float32 and the mask applied after the softmax", """
         import torch
         q, k, v = torch.Tensor(Q), torch.Tensor(K), torch.Tensor(V)
@@ -137,9 +162,9 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "row_max = np.max(S[np.isfinite(S)]) if np.isfinite(S).any() else 0.0"),
     ], detects=nb04.HINT_GLOBAL_MAX),
     mistake(MASKED, "row maximum without keepdims",
-            edit("S.max(axis=-1, keepdims=True", "S.max(axis=-1"), detects=nb04.HINT_KEEPDIMS),
+            edit("S.max(axis=-1, keepdims=True", "S.max(axis=-1"), hint=HINT_KEEPDIMS),
     mistake(MASKED, "row sum without keepdims",
-            edit("e.sum(axis=-1, keepdims=True", "e.sum(axis=-1"), detects=nb04.HINT_KEEPDIMS),
+            edit("e.sum(axis=-1, keepdims=True", "e.sum(axis=-1"), hint=HINT_KEEPDIMS),
     mistake(MASKED, "boolean indexing S[~allowed] breaks a broadcast mask", [
         edit("Q /=", "S = Q @ np.swapaxes(K, -1, -2) /"),
         edit("S = np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf)", "S[~allowed] = -np.inf"),
@@ -150,12 +175,16 @@ MISTAKES, ALTERNATIVES = catalogue([
              "np.where(allowed, Q @ np.swapaxes(K, -1, -2), -np.inf"),
         delete("S = np.where(allowed, S, -np.inf)")], detects=nb04.HINT_ATTENTION_IN_PLACE),
     mistake(MASKED, "d_k read from Q.shape[1]", edit("(d_k", "(Q.shape[1]"),
-            detects=nb04.HINT_D_K_AXIS),
+            hint="d_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another axis "
+                 "(the heads or the queries)"),
     mistake(MASKED, "weights never divided by the row sum",
-            replace_line("A = np.divide(e, total", "A = e"), detects=nb04.HINT_NOT_NORMALISED),
+            replace_line("A = np.divide(e, total", "A = e"), hint="divide by each row's sum so "
+                                                                  "that every row of A sums to 1"),
     mistake(MASKED, "additive mask built as (~allowed) * -inf",
             edit("np.where(allowed, S, -np.inf)", "S + (~allowed) * -np.inf"),
-            detects=nb04.HINT_NAN_SCORES),
+            hint="every row came out empty although its query has allowed keys: 0 * -inf is NaN, "
+                 "so (~allowed) * -np.inf poisons the allowed scores too; mask with "
+                 "np.where(allowed, S, -np.inf)"),
     mistake(MASKED, "A returned transposed",
             edit("return A @ V, A", "return A @ V, np.swapaxes(A, -1, -2)"),
             detects=nb04.HINT_A_SHAPE),
@@ -289,18 +318,18 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- padding_mask ------------------------------------------------------------------------------
     mistake(PADDING, "lengths off by one (position <= length)",
             "return np.arange(L)[None, :] <= lengths[:, None]",
-            detects=nb04.HINT_LENGTHS_OFF_ONE),
+            hint=HINT_LENGTHS_OFF_ONE),
     mistake(PADDING, "True and False swapped (True marks the padding)",
             "return np.arange(L)[None, :] >= lengths[:, None]",
-            detects=nb04.HINT_PADDING_INVERTED),
+            hint="True marks a real token, which may be attended to; padding is False"),
     mistake(PADDING, "padding at the front (left) instead of the end",
             "return np.arange(L)[None, :] >= L - lengths[:, None]",
-            detects=nb04.HINT_LEFT_PADDED),
+            hint="messages are right-padded: the real tokens come first"),
     mistake(PADDING, "shape (L, B)", "return np.arange(L)[:, None] < lengths[None, :]",
             detects=nb04.HINT_PADDING_SHAPE),
     mistake(PADDING, "lengths off by one (position < length - 1)",
             "return np.arange(L)[None, :] < lengths[:, None] - 1",
-            detects=nb04.HINT_LENGTHS_OFF_ONE),
+            hint=HINT_LENGTHS_OFF_ONE),
     mistake(PADDING, "0/1 integers",
             "return (np.arange(L)[None, :] < lengths[:, None]).astype(int)",
             detects=nb04.HINT_BOOL),
@@ -309,13 +338,14 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb04.HINT_L_COLUMNS),
     mistake(PADDING, "every row built from the first message's length",
             "return np.broadcast_to(np.arange(L) < lengths[0], (len(lengths), L))",
-            detects=nb04.HINT_FIRST_LENGTH_ONLY),
+            hint="each message (row b) uses its own length lengths[b]: compare the positions with "
+                 "lengths[:, None]"),
     mistake(PADDING, "comparison without new axes", "return np.arange(L) < lengths",
             detects=nb04.HINT_PADDING_BROADCAST),
     mistake(PADDING, "the last message left all False (a loop over range(B - 1))", [
         edit("real =", "M ="), edit(", n in enumerate(lengths", " in range(len(lengths) - 1"),
         edit("real[b, :n", "M[b, :lengths[b]"), edit("real", "M"),
-    ], detects=nb04.HINT_LAST_MESSAGE, like="fill a boolean array row by row"),
+    ], hint=HINT_LAST_MESSAGE, like="fill a boolean array row by row"),
     mistake(PADDING, "hard-coded 4 columns (the worked example's L)",
             "return np.arange(4)[None, :] < lengths[:, None]", detects=nb04.HINT_PADDING_SIZES),
     alternative(PADDING, "loop over messages, list input", """
@@ -350,47 +380,52 @@ MISTAKES, ALTERNATIVES = catalogue([
         queries = padding_mask(lengths, L)[:, :, None]
         allowed = queries & causal_mask(L) if causal else queries
         return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
-    """, detects=nb04.HINT_PADDING_TAKEN_QUERY_SIDE),
+    """, hint="padding belongs on the KEY side: mask the columns j of padded tokens (real[:, None, "
+              ":]), so no query reads a <PAD> key"),
     mistake(MASK, "padded query rows masked as well as padded keys (only the keys are masked here)",
             """
         real = padding_mask(lengths, L)
         allowed = real[:, :, None] & real[:, None, :]
         if causal:
             allowed = allowed & causal_mask(L)
-        return allowed""", detects=nb04.HINT_PADDED_QUERY_ROWS_MASKED),
+        return allowed""", hint="mask only the key side: a padded query row may still read the "
+                                "real keys (its output is discarded later by the loss mask)"),
     mistake(MASK, "the causal flag ignored: causal part always applied",
             "return padding_mask(lengths, L)[:, None, :] & causal_mask(L)",
-            detects=nb04.HINT_CAUSAL_FLAG_IGNORED),
+            hint=HINT_CAUSAL_FLAG_IGNORED),
     mistake(MASK, "causal and padding combined with OR instead of AND",
             [edit(".astype(int)", ""), edit("*", "|")],
-            detects=nb04.HINT_OR_INSTEAD_OF_AND, like="0/1 integers from a product"),
+            hint="a key is allowed only if BOTH masks allow it: use &",
+            like="0/1 integers from a product"),
     mistake(MASK, "lengths off by one (position <= length)", [
         edit("padding_mask(lengths, L", "(np.arange(L)[None, :] <= lengths[:, None]"),
         edit("|", "&"),
-    ], detects=nb04.HINT_KEY_LENGTHS_OFF_ONE,
+    ], hint="positions count from 0: real keys are j < length",
             like="causal and padding combined with OR instead of AND"),
     mistake(MASK, "broadcast shape (B, 1, L) returned for the encoder", """
         keys = padding_mask(lengths, L)[:, None, :]
         return keys & causal_mask(L) if causal else keys""", detects=nb04.HINT_MASK_SHAPE),
     mistake(MASK, "causal flag inverted", edit("| causal_mask(L) if", "& causal_mask(L) if not"),
-            detects=nb04.HINT_CAUSAL_FLAG_IGNORED,
+            hint=HINT_CAUSAL_FLAG_IGNORED,
             like="causal and padding combined with OR instead of AND"),
     mistake(MASK, "padding forgotten in the causal branch", """
         if causal:
             return np.broadcast_to(causal_mask(L), (len(lengths), L, L)).copy()
         return np.broadcast_to(padding_mask(lengths, L)[:, None, :], (len(lengths), L, L)).copy()
-    """, detects=nb04.HINT_DECODER_PADDING),
+    """, hint="padded keys must be blocked in the decoder too: combine the causal part and the key "
+              "mask with &"),
     mistake(MASK, "diagonal excluded from the causal part (j < i)", [
         replace_line("allowed = keys | causal_mask(L) if causal else keys",
                      "tri = np.tril(np.ones((L, L), dtype=bool), k=-1)\n"
                      "allowed = keys & tri if causal else keys"),
-    ], detects=nb04.HINT_MASK_DIAGONAL, like="causal and padding combined with OR instead of AND"),
+    ], hint="a query may read itself: the causal part is j <= i, diagonal included",
+       like="causal and padding combined with OR instead of AND"),
     mistake(MASK, "0/1 integers from a product", """
         keys = padding_mask(lengths, L)[:, None, :].astype(int)
         allowed = keys * causal_mask(L) if causal else keys
         return np.broadcast_to(allowed, (len(lengths), L, L)).copy()""", detects=nb04.HINT_BOOL),
     mistake(MASK, "causal part transposed (j >= i)", edit("| causal_mask(L)", "& causal_mask(L).T"),
-            detects=nb04.HINT_CAUSAL_PART_TRANSPOSED,
+            hint="row i is query i; it may read columns j <= i",
             like="causal and padding combined with OR instead of AND"),
     mistake(MASK, "causal and padding masks combined without new axes", [
         edit("[:, None, :]", ""),
@@ -404,7 +439,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             out[b, :, :lengths[b]] = True
             if causal:
                 out[b] &= causal_mask(L)
-        return out""", detects=nb04.HINT_LAST_MESSAGE),
+        return out""", hint=HINT_LAST_MESSAGE),
     mistake(MASK, "size taken from max(lengths) instead of L", """
         n = int(max(lengths)) if len(lengths) else L
         keys = padding_mask(lengths, n)[:, None, :]
@@ -413,7 +448,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         return np.broadcast_to(keys, (len(lengths), n, n)).copy()""", detects=nb04.HINT_MASK_SHAPE),
     mistake(MASK, "padding mask inverted (True on the pads)", [
         edit("padding_mask", "~padding_mask"), edit(", :, :", ""),
-    ], detects=nb04.HINT_PADDING_MASK_INVERTED),
+    ], hint="True marks a real key, which may be read; the <PAD> keys are False"),
     alternative(MASK, "explicit triple comparison with index grids", """
         b_len = lengths[:, None, None]
         i = np.arange(L)[None, :, None]

@@ -9,14 +9,31 @@ WHY = explained("05_multihead")  # detects=WHY: the question's explanation
 SPLIT, MERGE, SDPA, MHA = ("split_heads", "merge_heads", "scaled_dot_product_attention",
                            "MultiHeadAttention")
 
+# hints that several entries give
+HINT_SPLIT = ("reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positions and heads: "
+              "view it as (B, L, h, d_k) first, then swap the L and h axes with .transpose(1, 2)")
+HINT_MERGE = ("merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), "
+              "then .reshape(B, L, h * d_k) puts head 0's features first")
+# {implicit}: the axis PyTorch guesses
+HINT_NAME_THE_AXIS = ("always name the axis: torch.softmax(scores, dim=-1); without dim= PyTorch "
+                      "guesses axis {implicit} for a {ndim}-axis tensor")
+HINT_FORGOT_W_O = "finish with self.W_O(merge_heads(...)): the output projection mixes the heads"
+HINT_SCALED_BY_D_MODEL = ("each head's scores are q.k over d_k = d_model / n_heads features: "
+                          "divide by sqrt(d_k), not sqrt(d_model)")
+HINT_VALUES_FROM_W_K = "the values come from their own layer: v = split_heads(self.W_V(x), ...)"
+HINT_OWN_CAUSAL_MASK = ("apply only the mask it is given: allowed=None means every key is allowed; "
+                        "the caller decides about causality")
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- split_heads -------------------------------------------------------------------------------
     mistake(SPLIT, "reshape without the transpose", """
         B, L, d_model = x.shape
-        return x.reshape(B, n_heads, L, d_model // n_heads)""", detects=nb05.HINT_SPLIT),
+        return x.reshape(B, n_heads, L, d_model // n_heads)""", hint=HINT_SPLIT),
     mistake(SPLIT, "heads interleaved (d_k before h)",
             edit("n_heads, d_model // n_heads", "d_model // n_heads, n_heads).permute(0, 3, 1, 2"),
-            detects=nb05.HINT_HEADS_INTERLEAVED, like="forgot the transpose: (B, L, h, d_k)"),
+            hint="head r owns the contiguous features r*d_k .. (r+1)*d_k - 1: view as (B, L, h, "
+                 "d_k), not (B, L, d_k, h)", like="forgot the transpose: (B, L, h, d_k)"),
     mistake(SPLIT, "forgot the transpose: (B, L, h, d_k)", """
         B, L, d_model = x.shape
         return x.view(B, L, n_heads, d_model // n_heads)""", detects=nb05.HINT_SPLIT_SHAPE),
@@ -82,13 +99,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         return x.contiguous().view(B, L, n_heads, d_k).permute(0, 2, 1, 3).clone()"""),
     # -- merge_heads -------------------------------------------------------------------------------
     mistake(MERGE, "merge by reshaping without the transpose", edit("transpose(1, 2).", ""),
-            detects=nb05.HINT_MERGE),
+            hint=HINT_MERGE),
     mistake(MERGE, "merge with d_k before h", edit("y.transpose(1, 2", "y.permute(0, 2, 3, 1"),
-            detects=nb05.HINT_MERGE),
+            hint=HINT_MERGE),
     mistake(MERGE, "view on a non-contiguous tensor", edit(".reshape", ".view"),
             detects=nb05.HINT_VIEW_NOT_CONTIGUOUS),
     mistake(MERGE, "transposed L and d_k before the reshape", edit("1, 2", "2, 3"),
-            detects=nb05.HINT_MERGE),
+            hint=HINT_MERGE),
     mistake(MERGE, "heads summed instead of concatenated", "return y.sum(dim=1)",
             detects=nb05.HINT_MERGE_SUMMED),
     mistake(MERGE, "heads averaged instead of concatenated", "return y.mean(dim=1)",
@@ -134,7 +151,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
         if allowed is not None:
             weights = weights * allowed
-        return weights @ v""", detects=nb05.HINT_MASK_APPLIED_AFTER_SOFTMAX),
+        return weights @ v""", hint="set blocked scores to -inf BEFORE the softmax "
+                                    "(masked_fill(~allowed, -inf)); zeroing weights after it "
+                                    "leaves rows that do not sum to 1"),
     mistake(SDPA, "no scaling", [edit(") / math.sqrt(q.shape[-1])", ")"), edit("2)", "1)")],
             detects=nb05.HINT_NO_SCALING, like="softmax over the query axis"),
     mistake(SDPA, "mask inverted", [edit(", -1)", ", -1) / math.sqrt(q.shape[-1])"), edit("~", "")],
@@ -159,10 +178,13 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb05.HINT_SCALED_BY_D_V, like="softmax over the query axis"),
     mistake(SDPA, "scaled after the softmax", [
         edit(") / math.sqrt(q.shape[-2])", ")"), edit(", nan=0.0", ") / math.sqrt(q.shape[-1]"),
-    ], detects=nb05.HINT_SCALED_AFTER_SOFTMAX, like="scaled by sqrt(L_q), the number of queries"),
+    ], hint="divide the scores by sqrt(d_k) before the softmax; afterwards the weights no longer "
+            "sum to 1", like="scaled by sqrt(L_q), the number of queries"),
     mistake(SDPA, "mask multiplied into the scores",
             edit('scores.masked_fill(~allowed, float("-inf"))', "scores * allowed"),
-            detects=nb05.HINT_MASK_MULTIPLIED_SCORES, like="NaN for a row with no allowed key"),
+            hint="a blocked score must be -inf, not 0 (exp(0) = 1 still gives the key weight): "
+                 "scores.masked_fill(~allowed, float('-inf'))",
+            like="NaN for a row with no allowed key"),
     mistake(SDPA, "softmax without dim= (PyTorch's implicit axis)", [
         edit(", -1)", ", -1) / math.sqrt(q.shape[-1])"),
         replace_line("return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v",
@@ -171,7 +193,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      '    warnings.simplefilter("ignore")\n'
                      "    weights = F.softmax(scores)\n"
                      "return torch.nan_to_num(weights) @ v"),
-    ], detects=nb05.HINT_NAME_THE_AXIS.format(implicit=1, ndim=4), like="no scaling"),
+    ], hint=HINT_NAME_THE_AXIS.format(implicit=1, ndim=4), like="no scaling"),
     mistake(SDPA, "softmax without subtracting the row maximum", [
         replace_line("return torch.softmax(scores, dim=-1) @ v",
                      "e = torch.exp(scores)\n"
@@ -206,7 +228,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb05.HINT_D_K_FROM_FRONT, like="softmax over a hard-coded dim=3 (4-D inputs only)"),
     mistake(SDPA, "d_k ** 1/2 (precedence: d_k / 2)", [
         edit("math.sqrt(d_k", "(d_k ** 1/2"), edit("allowed.transpose(-2, -1)", "allowed"),
-    ], detects=nb05.HINT_OPERATOR_PRECEDENCE, like="mask transposed (allowed.transpose(-2, -1))"),
+    ], hint="** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 or math.sqrt(d_k)",
+       like="mask transposed (allowed.transpose(-2, -1))"),
     mistake(SDPA, "scaled by sqrt(L_q), the number of queries", [delete("scores = q"),
             replace_line("d_k = q.shape[-1]",
                          "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-2])")],
@@ -215,13 +238,19 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("~allowed", "~allowed.transpose(-2, -1)"),
         edit("torch.softmax(scores, dim=-1",
              "torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0"),
-        delete("weights = torch.nan_to_num(weights, nan=0.0)")], detects=nb05.HINT_MASK_TRANSPOSED),
+        delete("weights = torch.nan_to_num(weights, nan=0.0)")], hint="allowed[..., i, j] says "
+                                                                      "whether query i may read "
+                                                                      "key j: use the mask as "
+                                                                      "given, rows are queries; do "
+                                                                      "not transpose it"),
     mistake(SDPA, "values multiplied on the left (v^T-free, A^T @ v)", [
         edit("(d_k ** 1/2", "math.sqrt(d_k"), edit("weights @ v", "weights.transpose(-2, -1) @ v"),
-    ], detects=nb05.HINT_WEIGHTS_TRANSPOSED, like="d_k ** 1/2 (precedence: d_k / 2)"),
+    ], hint="the output is weights @ v with weights (..., L_q, L_k): each query's row of weights "
+            "mixes the values", like="d_k ** 1/2 (precedence: d_k / 2)"),
     mistake(SDPA, "scores q^T k (keys on the left)", [
         edit("[", "[-"), edit("q @ k.transpose", "k @ q.transpose"),
-    ], detects=nb05.HINT_SCORES_TRANSPOSED, like="d_k read from q.shape[1] (right for 2-D q only)"),
+    ], hint="scores = q @ k.transpose(-2, -1): row i is query i, column j is key j",
+       like="d_k read from q.shape[1] (right for 2-D q only)"),
     alternative(SDPA, "einsum, scale the queries, where", """
         q = q / q.shape[-1] ** 0.5
         scores = torch.einsum("...qd,...kd->...qk", q, k)
@@ -348,27 +377,28 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MHA, "forgot W_O", [
         delete("x = x.transpose(0, 1)"), edit("y =", "return"),
         delete("return self.W_O(y).transpose(0, 1)"),
-    ], detects=nb05.HINT_FORGOT_W_O, like="sequence-first: x.transpose(0, 1) before the heads"),
+    ], hint=HINT_FORGOT_W_O, like="sequence-first: x.transpose(0, 1) before the heads"),
     mistake(MHA, "scaled by d_model instead of d_k", [
         replace_line("y = scaled_dot_product_attention(q, k, v, allowed)",
                      "scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)\n"
                      "if allowed is not None:\n"
                      '    scores = scores.masked_fill(~allowed, float("-inf"))\n'
                      "y = torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v"),
-    ], detects=nb05.HINT_SCALED_BY_D_MODEL),
+    ], hint=HINT_SCALED_BY_D_MODEL),
     mistake(MHA, "split by reshaping without the transpose", (None, """
         B, L, _ = x.shape
         q, k, v = (W(x).reshape(B, self.n_heads, L, self.d_k)
                    for W in (self.W_Q, self.W_K, self.W_V))
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
-    """), detects=nb05.HINT_SPLIT),
+    """), hint=HINT_SPLIT),
     mistake(MHA, "merged without the transpose", (None, """
         B, L, _ = x.shape
         q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
         y = scaled_dot_product_attention(q, k, v, allowed)
-        return self.W_O(y.reshape(B, L, self.d_model))"""), detects=nb05.HINT_MERGE),
+        return self.W_O(y.reshape(B, L, self.d_model))"""), hint=HINT_MERGE),
     mistake(MHA, "mask not passed on", [edit("1", "self.n_heads"), edit("allowed", "None")],
-            detects=nb05.HINT_MASK_NOT_PASSED, like="one head over the whole width"),
+            hint="pass allowed on to scaled_dot_product_attention",
+            like="one head over the whole width"),
     mistake(MHA, "linear layers without bias", ("""
         self.W_Q = nn.Linear(d_model, d_model, bias=False)
         self.W_K = nn.Linear(d_model, d_model, bias=False)
@@ -388,12 +418,14 @@ MISTAKES, ALTERNATIVES = catalogue([
         return self.out(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
     """), detects=nb05.HINT_LAYER_NAMES),
     mistake(MHA, "one head over the whole width", edit("self.d_k", "1"),
-            detects=nb05.HINT_ONE_HEAD, like="split into d_k heads of width n_heads"),
+            hint="split the projections into n_heads heads before attending",
+            like="split into d_k heads of width n_heads"),
     mistake(MHA, "keys projected with W_Q (copy-paste)", [
         edit("(self.W_K", "(self.W_Q"), edit("x,", "self.W_V(x),"),
-    ], detects=nb05.HINT_KEYS_FROM_W_Q, like="values not projected (raw x split into heads)"),
+    ], hint="the keys come from their own layer: k = split_heads(self.W_K(x), ...)",
+       like="values not projected (raw x split into heads)"),
     mistake(MHA, "values projected with W_K (copy-paste)", edit("x,", "self.W_K(x),"),
-            detects=nb05.HINT_VALUES_FROM_W_K,
+            hint=HINT_VALUES_FROM_W_K,
             like="values not projected (raw x split into heads)"),
     mistake(MHA, "a causal mask always applied", (None, """
         L = x.shape[1]
@@ -401,14 +433,15 @@ MISTAKES, ALTERNATIVES = catalogue([
         mask = causal if allowed is None else causal & allowed
         q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, mask)))
-    """), detects=nb05.HINT_OWN_CAUSAL_MASK),
+    """), hint=HINT_OWN_CAUSAL_MASK),
     mistake(MHA, "residual added inside the attention layer", [
         edit("1", "self.n_heads"), edit("self.W_O(", "x + self.W_O("),
-    ], detects=nb05.HINT_RESIDUAL_INSIDE, like="one head over the whole width"),
+    ], hint="return W_O(merge_heads(...)) only: the block adds the residual, not the attention "
+            "layer", like="one head over the whole width"),
     mistake(MHA, "split into d_k heads of width n_heads", (None, """
         q, k, v = (split_heads(W(x), self.d_k) for W in (self.W_Q, self.W_K, self.W_V))
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
-    """), detects=nb05.HINT_D_K_HEADS),
+    """), hint="split_heads(..., self.n_heads): n_heads heads of width d_k"),
     mistake(MHA, "one Linear shared by W_Q, W_K and W_V", ("""
         self.W_Q = self.W_K = self.W_V = nn.Linear(d_model, d_model)
         self.W_O = nn.Linear(d_model, d_model)""", None), detects=nb05.HINT_FOUR_LAYERS),
@@ -416,10 +449,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         q, k = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K))
         v = split_heads(self.W_O(self.W_V(x)), self.n_heads)
         return merge_heads(scaled_dot_product_attention(q, k, v, allowed))
-    """), detects=nb05.HINT_W_O_ON_VALUES),
+    """), hint="the output projection W_O comes last, applied to the merged heads"),
     mistake(MHA, "forgot W_O, preallocated torch.zeros output", [
         edit(")  # (B, h, L, d_k)", ")"), edit("self.W_O(out)", "out"),
-    ], detects=nb05.HINT_FORGOT_W_O, like="preallocated torch.zeros output filled head by head"),
+    ], hint=HINT_FORGOT_W_O, like="preallocated torch.zeros output filled head by head"),
     mistake(MHA, "sqrt(d_model) scale, attention weights in torch.zeros", (None, """
         B, L, _ = x.shape
         q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
@@ -428,13 +461,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         if allowed is not None:
             scores = scores.masked_fill(~allowed, float("-inf"))
         weights[:] = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-        return self.W_O(merge_heads(weights @ v))"""), detects=nb05.HINT_SCALED_BY_D_MODEL),
+        return self.W_O(merge_heads(weights @ v))"""), hint=HINT_SCALED_BY_D_MODEL),
     mistake(MHA, "heads merged without the transpose into a torch.zeros buffer", (None, """
         B, L, _ = x.shape
         q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
         out = torch.zeros(B, L, self.d_model)
         out[:] = scaled_dot_product_attention(q, k, v, allowed).reshape(B, L, self.d_model)
-        return self.W_O(out)"""), detects=nb05.HINT_MERGE),
+        return self.W_O(out)"""), hint=HINT_MERGE),
     mistake(MHA, "F.dropout on the weights (training=True by default)", [
         replace_line("return self.W_O(merge_heads(weights @ v)), weights",
                      "weights = F.dropout(weights, 0.1)\n"
@@ -446,14 +479,17 @@ MISTAKES, ALTERNATIVES = catalogue([
         v = split_heads(x @ self.W_V.weight + self.W_V.bias, self.n_heads)
         y = scaled_dot_product_attention(q, k, v, allowed)
         return merge_heads(y) @ self.W_O.weight + self.W_O.bias
-    """), detects=nb05.HINT_WEIGHT_LAYOUT),
+    """), hint="nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x "
+               "@ W.weight.T + W.bias (invisible in the shapes when the matrix is square)"),
     mistake(MHA, "two heads hard-coded in forward", [
         edit("self.n_heads", "2", count=3), edit("self.W_O(", "return self.W_O("),
-    ], detects=nb05.HINT_TWO_HEADS_HARD_CODED, like="forward without return"),
+    ], hint="split into self.n_heads heads, the number the module was built with, not the worked "
+            "example's 2", like="forward without return"),
     mistake(MHA, "queries pre-scaled, then scaled again by the attention", [
         edit("self.W_Q(x), 2", "self.W_Q(x), self.n_heads) / math.sqrt(self.d_k"),
         edit("2", "self.n_heads", count=2),
-    ], detects=nb05.HINT_SCALED_TWICE, like="two heads hard-coded in forward"),
+    ], hint="scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)",
+       like="two heads hard-coded in forward"),
     mistake(MHA, "a causal mask used when no mask is given", [
         replace_line("q = split_heads(self.W_Q(x), self.n_heads)",
                      "L = x.shape[1]\n"
@@ -461,7 +497,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "    allowed = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()\n"
                      "q = split_heads(self.W_Q(x), self.n_heads)"),
         edit("self.W_O(", "return self.W_O("),
-    ], detects=nb05.HINT_OWN_CAUSAL_MASK, like="forward without return"),
+    ], hint=HINT_OWN_CAUSAL_MASK, like="forward without return"),
     mistake(MHA, "returns (output, weights)", [
         edit("self.d_model", "self.d_k"),
         edit("y = torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v",
@@ -475,18 +511,22 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb05.HINT_MASK_AS_GIVEN, like="a causal mask used when no mask is given"),
     mistake(MHA, "values not projected (raw x split into heads)", [
         edit("self.W_V(x)", "x"), edit("self.W_O(", "return self.W_O("),
-    ], detects=nb05.HINT_VALUES_FROM_W_K, like="forward without return"),
+    ], hint=HINT_VALUES_FROM_W_K, like="forward without return"),
     mistake(MHA, "sequence-first: x.transpose(0, 1) before the heads", (None, """
         x = x.transpose(0, 1)
         q = split_heads(self.W_Q(x), self.n_heads)
         k = split_heads(self.W_K(x), self.n_heads)
         v = split_heads(self.W_V(x), self.n_heads)
         y = merge_heads(scaled_dot_product_attention(q, k, v, allowed))
-        return self.W_O(y).transpose(0, 1)"""), detects=nb05.HINT_BATCH_FIRST),
+        return self.W_O(y).transpose(0, 1)"""), hint="x is batch-first, (B, L, d_model): attend "
+                                                     "over its L axis and never transpose the "
+                                                     "batch away (nn.MultiheadAttention's default "
+                                                     "is sequence-first; this course is "
+                                                     "batch-first)"),
     mistake(MHA, "output projection W_O applied twice", [
         edit("merge_heads(scaled_dot_product_attention(q, k, v, allowed",
              "self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))"),
-    ], detects=nb05.HINT_W_O_TWICE, like="forgot W_O"),
+    ], hint="apply W_O once, to the merged heads", like="forgot W_O"),
     mistake(MHA, "forward without return", [
         edit("y = scaled_dot_product_attention(q, k, v, allowed",
              "self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))"),

@@ -24,61 +24,90 @@ DECODER_INIT = ("""
     self.ln_final = nn.LayerNorm(d_model)
     self.head = nn.Linear(d_model, vocab_size)""", None)
 
+# hints that several entries give
+HINT_LAST_AXIS = ("normalise each token over its own d features: statistics along the last axis, "
+                  "h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)")
+HINT_RELU = "the activation is GELU, not ReLU"
+HINT_MISSING_RESIDUAL_AROUND_MLP = "add the residual: H_out = U + MLP(LN2(U))"
+HINT_ATTENTION_MLP_PARALLEL = ("the MLP reads U, the output of the attention step: H_out = U + "
+                               "MLP(LN2(U))")
+HINT_FINAL_LAYERNORM_FORGOTTEN = ("apply self.ln_final to H_N before the head: Y = LN_final(H_N) "
+                                  "W_vocab^T + 1 c^T")
+# {positions}: the Decoder's option
+HINT_POSITIONS_NOT_ADDED = ("positions='{positions}': add the position vectors to the token "
+                            "embedding, H0 = E[w] + P")
+HINT_POS_ROWS = ("token l gets row l of the position table: take the first L rows, "
+                 "self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]")
+HINT_HEAD_BIAS_NOT_COUNTED = "the head has a bias c of V numbers, tied or not"
+HINT_FIXED_TABLE_COUNTED = "only positions='learned' has a trainable (max_len, d) table"
+HINT_EMBEDDING_NOT_COUNTED = ("the token embedding E and, without tying, the head's own weight "
+                              "W_vocab each hold V * d numbers")
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- layer_norm --------------------------------------------------------------------------------
     mistake(NORM, "unbiased variance", edit("((h - mean) ** 2).mean", "h.var"),
-            detects=nb06.HINT_UNBIASED_VARIANCE),
+            hint="LayerNorm uses the biased variance, the mean of (h - mean)^2 over the d "
+                 "features: h.var(dim=-1, unbiased=False) or correction=0"),
     mistake(NORM, "eps outside the square root", edit("torch.sqrt", ""),
-            detects=nb06.HINT_EPS_ADDED_OUTSIDE_SQUARE, like="sqrt of the standard deviation"),
+            hint="eps goes inside the square root: (h - mean) / sqrt(var + eps)",
+            like="sqrt of the standard deviation"),
     mistake(NORM, "no eps at all", edit("var + eps", "var"), detects=nb06.HINT_CONSTANT_TOKEN),
     mistake(NORM, "normalising over the batch axis", edit("=-1", "=0", count=2),
-            detects=nb06.HINT_LAST_AXIS),
+            hint=HINT_LAST_AXIS),
     mistake(NORM, "BatchNorm statistics: every axis but the features", """
         dims = tuple(range(h.dim() - 1)) or (0,)
         mean = h.mean(dim=dims, keepdim=True)
         var = ((h - mean) ** 2).mean(dim=dims, keepdim=True)
-        return gamma * (h - mean) / torch.sqrt(var + eps) + beta""", detects=nb06.HINT_LAST_AXIS),
+        return gamma * (h - mean) / torch.sqrt(var + eps) + beta""", hint=HINT_LAST_AXIS),
     mistake(NORM, "statistics over the whole tensor", edit("dim=-1, keepdim=True", "", count=2),
-            detects=nb06.HINT_LAST_AXIS),
+            hint=HINT_LAST_AXIS),
     mistake(NORM, "sqrt of the standard deviation", """
         mean = h.mean(dim=-1, keepdim=True)
         std = h.std(dim=-1, keepdim=True, unbiased=False)
-        return gamma * (h - mean) / torch.sqrt(std + eps) + beta""", detects=nb06.HINT_SQRT_OF_STD),
+        return gamma * (h - mean) / torch.sqrt(std + eps) + beta""", hint="divide by sqrt(var + "
+                                                                          "eps), where var is the "
+                                                                          "mean squared deviation"),
     mistake(NORM, "eps argument ignored", edit("eps", "1e-5"),
             detects=nb06.HINT_EPS_ARGUMENT_IGNORED),
     mistake(NORM, "gamma and beta swapped", [
         edit("gamma * (h - mean) / torch.sqrt(var + eps) + beta",
              "beta * (h - mean) / torch.sqrt(var + eps) + gamma"),
-    ], detects=nb06.HINT_GAMMA_BETA_SWAPPED),
+    ], hint="gamma scales (multiplies) the normalised value, beta shifts (adds)"),
     mistake(NORM, "gamma and beta ignored", [
         edit("gamma * (h - mean) / torch.sqrt(var) + beta", "(h - mean) / torch.sqrt(var + eps)"),
-    ], detects=nb06.HINT_GAMMA_BETA_NOT_APPLIED, like="no eps at all"),
+    ], hint="finish with gamma * normalised + beta", like="no eps at all"),
     mistake(NORM, "RMS normalisation (mean not subtracted)",
             "return gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta",
-            detects=nb06.HINT_MEAN_NOT_SUBTRACTED),
+            hint="subtract each token's mean before dividing by its standard deviation"),
     mistake(NORM, "keepdim forgotten", edit(", keepdim=True", "", count=2),
             detects=nb06.HINT_KEEPDIM),
     mistake(NORM, "changes h in place", [edit("mean =", "h -="), edit("(h - mean)", "h", count=2)],
             detects=nb06.HINT_LAYER_NORM_IN_PLACE),
     mistake(NORM, "statistics over a hard-coded dim=1", edit("=-", "=", count=2),
-            detects=nb06.HINT_LAST_AXIS),
+            hint=HINT_LAST_AXIS),
     mistake(NORM, "variance of h around zero (mean of h^2)", edit("((h - mean)", "(h"),
-            detects=nb06.HINT_VARIANCE_TAKEN_AROUND_ZERO),
+            hint="the variance is the mean squared deviation from the token's mean: ((h - mean) ** "
+                 "2).mean(dim=-1, keepdim=True)"),
     mistake(NORM, "divided by the L2 norm of the centred token", """
         centred = h - h.mean(dim=-1, keepdim=True)
         return gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True) + eps) + beta
-    """, detects=nb06.HINT_DIVIDED_L2_NORM),
+    """, hint="the variance is the mean, not the sum, of the squared deviations: divide by d"),
     mistake(NORM, "beta added before scaling by gamma", [
         edit("h - mean) / torch.sqrt(var) + beta", "(h - mean) / torch.sqrt(var + eps) + beta)"),
-    ], detects=nb06.HINT_BETA_ADDED_BEFORE_SCALING, like="no eps at all"),
+    ], hint="finish with gamma * normalised + beta: scale first, then shift",
+       like="no eps at all"),
     mistake(NORM, "calls PyTorch's own layer norm",
             "return torch.nn.functional.layer_norm(h, h.shape[-1:], gamma, beta, eps)",
             detects=nb06.HINT_WRITE_IT_YOURSELF),
     mistake(NORM, "variance over a hard-coded dim=1 (right for 2-D only)",
-            edit(").mean(dim=-", ").mean(dim="), detects=nb06.HINT_VARIANCE_DIM_1),
+            edit(").mean(dim=-", ").mean(dim="), hint="take both the mean and the variance over "
+                                                      "the last axis, dim=-1: dim=1 is the token "
+                                                      "axis once h has a batch axis"),
     mistake(NORM, "variance divided by h.shape[0] instead of d",
             edit(").mean(dim=-1, keepdim=True)", ").sum(dim=-1, keepdim=True) / h.shape[0]"),
-            detects=nb06.HINT_VARIANCE_BY_BATCH),
+            hint="the variance is the mean over the d features: divide the sum by h.shape[-1] (or "
+                 "use .mean(dim=-1))"),
     mistake(NORM, "eps added after the division", edit("var + eps)", "var) + eps"),
             detects=nb06.HINT_CONSTANT_TOKEN),
     mistake(NORM, "gamma broadcast along the tokens (gamma[:, None])", [
@@ -88,7 +117,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(NORM, "eps hard-coded to 1e-6", edit("eps", "1e-6"),
             detects=nb06.HINT_EPS_ARGUMENT_IGNORED),
     mistake(NORM, "subtracts the mean with a sign slip (h + mean)", edit("* (h -", "* (h +"),
-            detects=nb06.HINT_MEAN_ADDED),
+            hint="centre each token: h - mean, then divide by sqrt(var + eps)"),
     alternative(NORM, "torch.var with unbiased=False and rsqrt", """
         mean = torch.mean(h, dim=-1, keepdim=True)
         var = torch.var(h, dim=-1, unbiased=False, keepdim=True)
@@ -166,14 +195,19 @@ MISTAKES, ALTERNATIVES = catalogue([
         return torch.addcdiv(beta, centred * gamma, std)"""),
     # -- MLP ---------------------------------------------------------------------------------------
     mistake(MLP, "tanh approximation of GELU", edit("x)", 'x), approximate="tanh"'),
-            detects=nb06.HINT_TANH_GELU),
-    mistake(MLP, "ReLU instead of GELU", edit("F.gelu", "torch.relu"), detects=nb06.HINT_RELU),
+            hint="use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default "
+                 "approximate='none'"),
+    mistake(MLP, "ReLU instead of GELU", edit("F.gelu", "torch.relu"), hint=HINT_RELU),
     mistake(MLP, "no activation", (None, """
-        return self.fc_out(self.fc_in(x))"""), detects=nb06.HINT_NO_ACTIVATION),
+        return self.fc_out(self.fc_in(x))"""), hint="apply GELU between fc_in and fc_out; without "
+                                                    "it two linear layers collapse into one"),
     mistake(MLP, "an extra GELU at the output", (None, """
-        return F.gelu(self.fc_out(F.gelu(self.fc_in(x))))"""), detects=nb06.HINT_EXTRA_GELU),
+        return F.gelu(self.fc_out(F.gelu(self.fc_in(x))))"""), hint="GELU goes between the layers "
+                                                                    "only: fc_out(GELU(fc_in(x)))"),
     mistake(MLP, "residual added inside the MLP", (None, """
-        return x + self.fc_out(F.gelu(self.fc_in(x)))"""), detects=nb06.HINT_RESIDUAL_INSIDE_MLP),
+        return x + self.fc_out(F.gelu(self.fc_in(x)))"""), hint="the MLP returns "
+                                                                "fc_out(GELU(fc_in(x))); the block "
+                                                                "adds the residual"),
     mistake(MLP, "layer sizes swapped", ("""
         self.fc_in = nn.Linear(d_hidden, d_model)
         self.fc_out = nn.Linear(d_model, d_hidden)""", None), detects=nb06.HINT_MLP_WIDTHS),
@@ -184,23 +218,29 @@ MISTAKES, ALTERNATIVES = catalogue([
         self.net = nn.Sequential(nn.Linear(d_model, d_hidden), nn.GELU(),
                                  nn.Linear(d_hidden, d_model))""", """
         return self.net(x)"""), detects=nb06.HINT_LINEAR_NAMED.format(name="fc_in")),
-    mistake(MLP, "SiLU instead of GELU", edit("F.gelu", "F.silu"), detects=nb06.HINT_SILU),
+    mistake(MLP, "SiLU instead of GELU", edit("F.gelu", "F.silu"), hint="the activation is GELU, x "
+                                                                        "* Phi(x), not SiLU x * "
+                                                                        "sigmoid(x)"),
     mistake(MLP, "sigmoid approximation of GELU, x * sigmoid(1.702 x)", (None, """
         a = self.fc_in(x)
-        return self.fc_out(a * torch.sigmoid(1.702 * a))"""), detects=nb06.HINT_SIGMOID_GELU),
+        return self.fc_out(a * torch.sigmoid(1.702 * a))"""), hint="use the exact GELU, x * Phi(x) "
+                                                                   "with Phi the normal CDF: "
+                                                                   "F.gelu(x) or nn.GELU()"),
     mistake(MLP, "GELU applied to the input before fc_in", (None, """
-        return self.fc_out(self.fc_in(F.gelu(x)))"""), detects=nb06.HINT_GELU_ON_INPUT),
+        return self.fc_out(self.fc_in(F.gelu(x)))"""), hint="apply GELU between fc_in and fc_out: "
+                                                            "fc_out(GELU(fc_in(x)))"),
     mistake(MLP, "hidden width ignored (d_model -> d_model)", edit("d_hidden", "d_model", count=2),
             detects=nb06.HINT_MLP_WIDTHS),
     mistake(MLP, "ReLU as torch.maximum with a torch.zeros floor", (None, """
         a = self.fc_in(x)
-        return self.fc_out(torch.maximum(a, torch.zeros(a.shape)))"""), detects=nb06.HINT_RELU),
+        return self.fc_out(torch.maximum(a, torch.zeros(a.shape)))"""), hint=HINT_RELU),
     mistake(MLP, "F.dropout on the hidden layer (training=True by default)", (None, """
         return self.fc_out(F.dropout(F.gelu(self.fc_in(x)), 0.1))"""), detects=nb06.HINT_DROPOUT),
     mistake(MLP, "hidden width 4 * d_model written in (d_hidden ignored)",
             edit("d_hidden", "4 * d_model", count=2), detects=nb06.HINT_MLP_WIDTHS),
     mistake(MLP, "a LayerNorm inside the MLP", edit("x", "F.layer_norm(x, (self.d_model,))"),
-            detects=nb06.HINT_NORM_INSIDE_MLP),
+            hint="the MLP is fc_out(GELU(fc_in(x))) and nothing more: the block applies LN2 before "
+                 "it"),
     mistake(MLP, "tokens flattened and not reshaped back", edit("x", "x.reshape(-1, self.d_model)"),
             detects=nb06.HINT_MLP_LEADING_AXES),
     mistake(MLP, "forward without return", edit("return", "h ="),
@@ -269,34 +309,39 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- PreNormBlock ------------------------------------------------------------------------------
     mistake(BLOCK, "post-norm where pre-norm is asked", (None, """
         u = self.ln1(h + self.attn(h, rope))
-        return self.ln2(u + self.mlp(u))"""), detects=nb06.HINT_POST_NORM),
+        return self.ln2(u + self.mlp(u))"""), hint="pre-norm normalises only the branch input: U = "
+                                                   "H + MHA(LN1(H)), H_out = U + MLP(LN2(U)); the "
+                                                   "bypass H must reach the sum untouched"),
     mistake(BLOCK, "missing residual around the attention", edit("h + self.attn", "self.attn"),
-            detects=nb06.HINT_MISSING_RESIDUAL_AROUND_ATTENTION),
+            hint="add the residual: U = H + MHA(LN1(H))"),
     mistake(BLOCK, "missing residual around the MLP", edit("u + self.mlp", "self.mlp"),
-            detects=nb06.HINT_MISSING_RESIDUAL_AROUND_MLP),
+            hint=HINT_MISSING_RESIDUAL_AROUND_MLP),
     mistake(BLOCK, "residual taken from the normalised input", (None, """
         x = self.ln1(h)
         u = x + self.attn(x, rope)
         y = self.ln2(u)
-        return y + self.mlp(y)"""), detects=nb06.HINT_RESIDUAL_FROM_NORM),
+        return y + self.mlp(y)"""), hint="the bypass carries H itself, not LN1(H): U = H + "
+                                         "MHA(LN1(H))"),
     mistake(BLOCK, "attention and MLP in parallel", (None, """
         return h + self.attn(self.ln1(h), rope) + self.mlp(self.ln2(h))
-    """), detects=nb06.HINT_ATTENTION_MLP_PARALLEL),
+    """), hint=HINT_ATTENTION_MLP_PARALLEL),
     mistake(BLOCK, "the MLP branch reads H instead of U", edit("(u", "(h"),
-            detects=nb06.HINT_ATTENTION_MLP_PARALLEL),
+            hint=HINT_ATTENTION_MLP_PARALLEL),
     mistake(BLOCK, "LN1 reused before the MLP", edit("(self.ln2", "(self.ln1"),
-            detects=nb06.HINT_LN1_TWICE),
+            hint="each branch has its own LayerNorm: MLP(LN2(U))"),
     mistake(BLOCK, "no LayerNorm in the branches", (None, """
         u = h + self.attn(h, rope)
-        return u + self.mlp(u)"""), detects=nb06.HINT_NO_NORMS),
+        return u + self.mlp(u)"""), hint="normalise the input of each branch: MHA(LN1(H)) and "
+                                         "MLP(LN2(U))"),
     mistake(BLOCK, "MLP before attention", (None, """
         u = h + self.mlp(self.ln2(h))
-        return u + self.attn(self.ln1(u), rope)"""), detects=nb06.HINT_MLP_BEFORE_ATTENTION),
+        return u + self.attn(self.ln1(u), rope)"""), hint="attention first (communicate), then the "
+                                                          "MLP (compute)"),
     mistake(BLOCK, "no residual connections at all", [
         edit("u = h + self.attn", "u = self.attn"), edit("return u + self.mlp", "return self.mlp"),
-    ], detects=nb06.HINT_NO_RESIDUALS),
+    ], hint="each branch is added to its input: U = H + ..., H_out = U + ..."),
     mistake(BLOCK, "rope not passed to the attention", edit(", rope", ""),
-            detects=nb06.HINT_ROPE_NOT_PASSED),
+            hint="pass the rope tables on: self.attn(self.ln1(h), rope)"),
     mistake(BLOCK, "MLP hidden width d_model", edit("4 * d_model", "d_model"),
             detects=nb06.HINT_HIDDEN_WIDTH),
     mistake(BLOCK, "attention built from nn.MultiheadAttention", [
@@ -305,15 +350,20 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BLOCK, "adds into h in place", [edit("u = h +", "h +="), edit("u +", "h +")],
             detects=nb06.HINT_BLOCK_IN_PLACE, like="the MLP branch reads H instead of U"),
     mistake(BLOCK, "LN1 and LN2 swapped", edit("self.attn(self.ln1", "self.attn(self.ln2"),
-            detects=nb06.HINT_LN1_LN2_SWAPPED, like="LN1 reused before the MLP"),
+            hint="each branch has its own LayerNorm: ln1 before the attention, ln2 before the MLP",
+            like="LN1 reused before the MLP"),
     mistake(BLOCK, "second residual adds H instead of U", edit("u +", "h +"),
-            detects=nb06.HINT_SECOND_RESIDUAL_ADDS_H),
+            hint="the second sum starts from U, which already holds the attention output: H_out = "
+                 "U + MLP(LN2(U))"),
     mistake(BLOCK, "LayerNorm on the branch outputs instead of inputs", (None, """
         u = h + self.ln1(self.attn(h, rope))
-        return u + self.ln2(self.mlp(u))"""), detects=nb06.HINT_NORM_ON_OUTPUTS),
+        return u + self.ln2(self.mlp(u))"""), hint="normalise the input of each branch, not its "
+                                                   "output: MHA(LN1(H)) and MLP(LN2(U))"),
     mistake(BLOCK, "the output normalised again", (None, """
         u = h + self.attn(self.ln1(h), rope)
-        return self.ln2(u + self.mlp(self.ln2(u)))"""), detects=nb06.HINT_BLOCK_OUTPUT_NORMALISED),
+        return self.ln2(u + self.mlp(self.ln2(u)))"""), hint="pre-norm returns U + MLP(LN2(U)) as "
+                                                             "it is: nothing may touch the bypass, "
+                                                             "so no LayerNorm after the sum"),
     mistake(BLOCK, "one LayerNorm shared by both branches", [
         edit("self.ln1 = nn.LayerNorm", "self.ln = nn.LayerNorm"),
         delete("self.ln2 = nn.LayerNorm(d_model)"), edit("self.ln1", "self.ln", count=2),
@@ -333,10 +383,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BLOCK, "missing residual around the MLP, torch.zeros buffer", (None, """
         u = torch.zeros(h.shape)
         u[:] = h + self.attn(self.ln1(h), rope)
-        return self.mlp(self.ln2(u))"""), detects=nb06.HINT_MISSING_RESIDUAL_AROUND_MLP),
+        return self.mlp(self.ln2(u))"""), hint=HINT_MISSING_RESIDUAL_AROUND_MLP),
     mistake(BLOCK, "residual branches scaled by 1/2 (averaged with the input)", (None, """
         u = (h + self.attn(self.ln1(h), rope)) / 2
-        return (u + self.mlp(self.ln2(u))) / 2"""), detects=nb06.HINT_RESIDUAL_SCALED),
+        return (u + self.mlp(self.ln2(u))) / 2"""), hint="add each branch to the stream unscaled: "
+                                                         "U = H + MHA(LN1(H)), H_out = U + "
+                                                         "MLP(LN2(U))"),
     mistake(BLOCK, "F.dropout on both branches (training=True by default)", (None, """
         u = h + F.dropout(self.attn(self.ln1(h), rope), 0.1)
         return u + F.dropout(self.mlp(self.ln2(u)), 0.1)"""), detects=nb06.HINT_DROPOUT),
@@ -345,7 +397,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb06.HINT_LN1, like="LayerNorm eps 1e-6 (a hard-coded constant)"),
     mistake(BLOCK, "returns U (the MLP half computed, not returned)", [
         replace_line("return self.mlp(self.ln2(u))", "out = u + self.mlp(self.ln2(u))\nreturn u"),
-    ], detects=nb06.HINT_RETURNS_U, like="missing residual around the MLP"),
+    ], hint="return U + MLP(LN2(U)), the output after both sublayers",
+       like="missing residual around the MLP"),
     mistake(BLOCK, "MLP hidden width d_model * n_heads", edit("4", "n_heads"),
             detects=nb06.HINT_HIDDEN_WIDTH),
     mistake(BLOCK, "LayerNorm eps 1e-6 (a hard-coded constant)", [
@@ -421,7 +474,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- Decoder -----------------------------------------------------------------------------------
     mistake(DECODER, "the final LayerNorm forgotten (created, not applied)", [
         edit(", device=idx.device", ""), edit("self.ln_final(h)", "h"),
-    ], detects=nb06.HINT_FINAL_LAYERNORM_FORGOTTEN),
+    ], hint=HINT_FINAL_LAYERNORM_FORGOTTEN),
     mistake(DECODER, "the final LayerNorm forgotten (never created)", [
         edit("self.ln_final = nn.LayerNorm(d_model", "self.head = nn.Linear(d_model, vocab_size"),
         delete("self.head = nn.Linear(d_model, vocab_size, bias=False)"),
@@ -434,18 +487,20 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb06.HINT_LOGITS_SOFTMAXED),
     mistake(DECODER, "learned positions never added",
             replace_line("h = h + self.pos(torch.arange(L, device=idx.device))", "pass"),
-            detects=nb06.HINT_POSITIONS_NOT_ADDED.format(positions="learned")),
+            hint=HINT_POSITIONS_NOT_ADDED.format(positions="learned")),
     mistake(DECODER, "sinusoids never added", [
         edit(", device=idx.device", ""), replace_line("h = h + self.sinusoids[:L]", "pass"),
-    ], detects=nb06.HINT_POSITIONS_NOT_ADDED.format(positions="sinusoidal")),
+    ], hint=HINT_POSITIONS_NOT_ADDED.format(positions="sinusoidal")),
     mistake(DECODER, "positions looked up with the token ids",
-            edit("torch.arange(L, device=idx.device)", "idx"), detects=nb06.HINT_POSITIONS_BY_ID),
+            edit("torch.arange(L, device=idx.device)", "idx"), hint="the position of token l is l: "
+                                                                    "index with torch.arange(L), "
+                                                                    "not with the ids"),
     mistake(DECODER, "RoPE tables not passed to the blocks", [
         edit(", device=idx.device", ""), edit(", rope", ""),
-    ], detects=nb06.HINT_ROPE_TABLES_NOT_PASSED),
+    ], hint="positions='rope': pass rope = (cos[:L], sin[:L]) to every block"),
     mistake(DECODER, "token embedding scaled by sqrt(d_model)", [
         edit("idx)", "idx) * self.embed.embedding_dim ** 0.5"), edit(", device=idx.device", ""),
-    ], detects=nb06.HINT_EMBEDDING_SCALED),
+    ], hint="no sqrt(d_model) factor in this model: H0 = E[w] + P"),
     mistake(DECODER, "one block repeated n_layers times",
             edit("(PreNormBlock(d_model, n_heads) for _ in range(n_layers))",
                  "([PreNormBlock(d_model, n_heads)] * n_layers)"),
@@ -458,15 +513,17 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb06.HINT_ROPE_HEAD_WIDTH, like="the head without its bias"),
     mistake(DECODER, "block outputs discarded (block(h) not assigned)", [
         edit(", device=idx.device", ""), edit("h = block", "block"),
-    ], detects=nb06.HINT_BLOCK_OUTPUT_DISCARDED),
+    ], hint="a block returns a new tensor: keep it, h = block(h, ...), and pass it on"),
     mistake(DECODER, "final LayerNorm applied after every block", [
         edit("block(h", "self.ln_final(block(h, rope)"), edit("self.ln_final(h)", "h"),
-    ], detects=nb06.HINT_LN_FINAL_REPEATED, like="RoPE tables not passed to the blocks"),
+    ], hint="apply ln_final once, after the last block, just before the head",
+       like="RoPE tables not passed to the blocks"),
     mistake(DECODER, "positions added before every block", [
         replace_line("h = h + self.pos(torch.arange(L))", "pass"),
         edit("h,", "h + self.pos(torch.arange(L)) if self.positions == 'learned' else h,"),
         edit(".softmax(dim=-1)", ""),
-    ], detects=nb06.HINT_POSITIONS_PER_BLOCK, like="softmax applied to the logits"),
+    ], hint="add the position vectors once, to the token embedding: H0 = E[w] + P; the residual "
+            "stream carries them on", like="softmax applied to the logits"),
     mistake(DECODER, "sinusoid table not sliced to the sequence length", [
         edit(", device=idx.device", ""), edit("self.sinusoids[:L]", "self.sinusoids"),
     ], detects=nb06.HINT_SLICE_TABLES),
@@ -491,23 +548,28 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "pe[:, 1::2] = torch.cos(where * div)\n"
                      "h = h + pe"),
         edit("self.ln_final(h)", "h"),
-    ], detects=nb06.HINT_FINAL_LAYERNORM_FORGOTTEN, like="the head without its bias"),
+    ], hint=HINT_FINAL_LAYERNORM_FORGOTTEN, like="the head without its bias"),
     mistake(DECODER, "sinusoids sliced from the wrong end ([-L:])",
-            edit("self.sinusoids[:L", "self.sinusoids[-L:"), detects=nb06.HINT_POS_ROWS),
+            edit("self.sinusoids[:L", "self.sinusoids[-L:"), hint=HINT_POS_ROWS),
     mistake(DECODER, "learned positions off by one (arange(1, L + 1))",
             edit("L, device=idx.device)", "1, L + 1, device=idx.device) % self.max_len"),
-            detects=nb06.HINT_POS_ROWS),
+            hint=HINT_POS_ROWS),
     mistake(DECODER, "L read from idx.shape[0] (the batch size)", edit("1", "0"),
             detects=nb06.HINT_SLICE_TABLES),
     mistake(DECODER, "the last block skipped (blocks[:-1])",
-            edit("self.blocks:", "self.blocks[:-1]:"), detects=nb06.HINT_LAST_BLOCK_SKIPPED),
+            edit("self.blocks:", "self.blocks[:-1]:"), hint="run every block: for block in "
+                                                            "self.blocks (no [:-1], no "
+                                                            "range(n_layers - 1))"),
     mistake(DECODER, "rope given to the first block only", [
         edit("block in self.blocks", "i, block in enumerate(self.blocks)"),
-        edit("rope)", "rope if i == 0 else None)")], detects=nb06.HINT_ROPE_FIRST_BLOCK),
+        edit("rope)", "rope if i == 0 else None)")], hint="every block's attention rotates its "
+                                                          "queries and keys: pass the same rope to "
+                                                          "every block"),
     mistake(DECODER, "logits from the embedding matrix (tied though a head was made)", [
         replace_line("return self.head(self.ln_final(h))",
                      "return self.ln_final(h) @ self.embed.weight.T + self.head.bias"),
-    ], detects=nb06.HINT_TIED_HEAD),
+    ], hint="this Decoder does not tie: the logits come from self.head, nn.Linear(d_model, "
+            "vocab_size) with its own weight"),
     mistake(DECODER, "no head: logits from the embedding matrix", [
         delete("self.head = nn.Linear(d_model, vocab_size)"),
         replace_line("return self.head(self.ln_final(h))",
@@ -519,7 +581,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("for block in self.blocks[:-1]:",
                      "out = h\nfor block in self.blocks:\n    out = block(h, rope)\nh = out"),
         delete("h = block(h, rope)"),
-    ], detects=nb06.HINT_BLOCK_FED_EMBEDDINGS, like="the last block skipped (blocks[:-1])"),
+    ], hint="feed each block the previous block's output: h = block(h, ...)",
+       like="the last block skipped (blocks[:-1])"),
     mistake(DECODER, "the stub's raise left above the written forward", [
         replace_line("L = idx.shape[1]", "raise NotImplementedError()\nL = idx.shape[1]"),
         edit(", device=idx.device", "")], detects=HINT_LEFTOVER),
@@ -648,80 +711,95 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "rope = (cos, sin)")]),
     # -- count_parameters --------------------------------------------------------------------------
     mistake(COUNT, "attention biases forgotten", edit("n_heads * 4 * (d * d + d)", "4 * d * d"),
-            detects=nb06.HINT_ATTENTION_BIASES_NOT_COUNTED, like="attention counted once per head"),
+            hint="each of W_Q, W_K, W_V, W_O is nn.Linear(d, d) with a bias: 4 (d^2 + d)",
+            like="attention counted once per head"),
     mistake(COUNT, "LayerNorm parameters forgotten", [edit(") + 4 * d", ")"), edit("2 * d", "V")],
-            detects=nb06.HINT_LAYERNORM_PARAMETERS_NOT_COUNTED, like="the head's bias forgotten"),
+            hint="every LayerNorm has gamma and beta, d numbers each: 2 per block plus the final "
+                 "one", like="the head's bias forgotten"),
     mistake(COUNT, "the final LayerNorm forgotten", edit("2 * d", "V"),
-            detects=nb06.HINT_FINAL_LAYERNORM_NOT_COUNTED, like="the head's bias forgotten"),
+            hint="add 2 d for LN_final", like="the head's bias forgotten"),
     mistake(COUNT, "the head's bias forgotten", [edit("n_heads * 4", "4"), edit("d + V", "d")],
-            detects=nb06.HINT_HEAD_BIAS_NOT_COUNTED, like="attention counted once per head"),
+            hint=HINT_HEAD_BIAS_NOT_COUNTED, like="attention counted once per head"),
     mistake(COUNT, "tied head weight counted twice", [
         edit("n_layers * block + 2 * d + V + V * d", "2 * V * d + n_layers * block + 2 * d + V"),
-    ], detects=nb06.HINT_TIED_COUNTED_TWICE, like="token embedding not counted"),
+    ], hint="with tie_weights the head reuses the embedding matrix: count V * d once",
+       like="token embedding not counted"),
     mistake(COUNT, "position table counted for every option", [
         edit("d * d", "(d * d + d)"), edit("n_layers", "max_len * d + n_layers"),
         delete('total += max_len * d if positions == "learned" else 0'),
-    ], detects=nb06.HINT_FIXED_TABLE_COUNTED, like="attention biases forgotten"),
+    ], hint=HINT_FIXED_TABLE_COUNTED, like="attention biases forgotten"),
     mistake(COUNT, "attention counted once per head", """
         d, V = d_model, vocab_size
         hidden = 4 * d if d_hidden is None else d_hidden
         block = n_heads * 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
         total = V * d + n_layers * block + 2 * d + V
         total += max_len * d if positions == "learned" else 0
-        return total + (0 if tie_weights else V * d)""", detects=nb06.HINT_PER_HEAD_COUNTED),
+        return total + (0 if tie_weights else V * d)""", hint="the heads split d into h slices of "
+                                                              "d_k = d / h; the projections are "
+                                                              "still d x d in total"),
     mistake(COUNT, "d_hidden ignored", [
         edit("d if d_hidden is None else d_hidden", "d"), edit("d * d", "(d * d + d)"),
-    ], detects=nb06.HINT_D_HIDDEN_IGNORED, like="attention biases forgotten"),
+    ], hint="use d_hidden for the MLP width when it is given", like="attention biases forgotten"),
     mistake(COUNT, "only one block counted", edit("n_layers * block + 2 * d", "block + 2 * d + V"),
-            detects=nb06.HINT_ONLY_ONE_BLOCK_COUNTED, like="the head's bias forgotten"),
+            hint="multiply one block by n_layers", like="the head's bias forgotten"),
     mistake(COUNT, "token embedding not counted", """
         d, V = d_model, vocab_size
         hidden = 4 * d if d_hidden is None else d_hidden
         block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
         total = n_layers * block + 2 * d + V + V * d
         return total + (max_len * d if positions == "learned" else 0)
-    """, detects=nb06.HINT_EMBEDDING_NOT_COUNTED),
+    """, hint=HINT_EMBEDDING_NOT_COUNTED),
     mistake(COUNT, "LayerNorm counted with gamma only", [
         edit("+ 4", "+ 2"), edit("block + 2 * d", "block + d + V"),
-    ], detects=nb06.HINT_LAYERNORM_COUNTED_GAMMA_ONLY, like="the head's bias forgotten"),
+    ], hint="every LayerNorm has gamma and beta, d numbers each: 2 d per LayerNorm",
+       like="the head's bias forgotten"),
     mistake(COUNT, "MLP biases forgotten",
             replace_line("block = 4 * d * d +", "block = 4 * (d * d + d) + 2 * d * hidden + 4 * d"),
-            detects=nb06.HINT_MLP_BIASES_NOT_COUNTED, like="attention biases forgotten"),
+            hint="fc_in and fc_out have biases too: d * hidden + hidden and hidden * d + d",
+            like="attention biases forgotten"),
     mistake(COUNT, "W_O forgotten (three projections)", edit("4 * d * d", "3 * (d * d + d)"),
-            detects=nb06.HINT_W_O_NOT_COUNTED, like="attention biases forgotten"),
+            hint="attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: 4 (d^2 "
+                 "+ d)", like="attention biases forgotten"),
     mistake(COUNT, "sinusoids counted as parameters", [
         edit("d * d", "(d * d + d)"), edit('== "learned"', 'in ("learned", "sinusoidal")'),
-    ], detects=nb06.HINT_FIXED_TABLE_COUNTED, like="attention biases forgotten"),
+    ], hint=HINT_FIXED_TABLE_COUNTED, like="attention biases forgotten"),
     mistake(COUNT, "n_layers written in as 2", [edit("(4 * d", "4 * (d"), edit("n_layers", "2")],
-            detects=nb06.HINT_LAYERS_HARD_CODED, like="one bias vector for all four projections"),
+            hint="multiply one block by the n_layers argument, not a number from an example",
+            like="one bias vector for all four projections"),
     mistake(COUNT, "tying also drops the head's bias", [
         edit("(4 * d", "4 * (d"), edit("d + V", "d"), edit("else V * d", "else V * d + V"),
-    ], detects=nb06.HINT_HEAD_BIAS_NOT_COUNTED, like="one bias vector for all four projections"),
+    ], hint=HINT_HEAD_BIAS_NOT_COUNTED, like="one bias vector for all four projections"),
     mistake(COUNT, "learned position table counted as max_len (no d)", [
         edit("(4 * d", "4 * (d"), edit("* d if positions", "if positions"),
-    ], detects=nb06.HINT_LEARNED_TABLE_SIZE, like="one bias vector for all four projections"),
+    ], hint="a learned position table is nn.Embedding(max_len, d): max_len * d numbers",
+       like="one bias vector for all four projections"),
     mistake(COUNT, "one bias vector for all four projections", [
         replace_line("attention = 4 * (d * d + d)",
                      "block = (4 * d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d"),
         delete("mlp = (d * hidden + hidden) + (hidden * d + d)"),
-        delete("block = attention + mlp + 2 * (2 * d)")], detects=nb06.HINT_SHARED_BIAS),
+        delete("block = attention + mlp + 2 * (2 * d)")], hint="each of W_Q, W_K, W_V, W_O has its "
+                                                               "own bias of d numbers: 4 (d^2 + "
+                                                               "d)"),
     mistake(COUNT, "one LayerNorm per block", [edit("+ 4", "+ 2"), edit("d + 2", "d + n_layers")],
-            detects=nb06.HINT_ONE_LAYERNORM_PER_BLOCK, like="n_layers written in as 2"),
+            hint="a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d per "
+                 "block", like="n_layers written in as 2"),
     mistake(COUNT, "fc_out forgotten (one MLP layer)", [
         edit("(hidden * d + d) + 4", "4"), edit("d + 2", "d + n_layers"),
-    ], detects=nb06.HINT_FC_OUT_NOT_COUNTED, like="n_layers written in as 2"),
+    ], hint="the MLP has two layers: fc_in (d * hidden + hidden) and fc_out (hidden * d + d)",
+       like="n_layers written in as 2"),
     mistake(COUNT, "RoPE tables counted as parameters", [
         replace_line('total += max_len if positions == "learned" else 0',
                      'total += max_len * d if positions == "learned" else 0\n'
                      'total += max_len * (d // n_heads) if positions == "rope" else 0'),
-    ], detects=nb06.HINT_ROPE_COUNTED, like="learned position table counted as max_len (no d)"),
+    ], hint="RoPE's cos and sin tables are fixed buffers, not trainable parameters",
+       like="learned position table counted as max_len (no d)"),
     mistake(COUNT, "a position table counted for rope too", [
         edit("d + 2", "d + n_layers"), edit('== "learned"', 'in ("learned", "rope")'),
-    ], detects=nb06.HINT_FIXED_TABLE_COUNTED, like="n_layers written in as 2"),
+    ], hint=HINT_FIXED_TABLE_COUNTED, like="n_layers written in as 2"),
     mistake(COUNT, "tying subtracts 2 V d (embedding and head both dropped)", [
         edit("V * d + 2", "2 * V * d + n_layers"),
         edit("+= 0 if tie_weights else V * d", "-= 2 * V * d if tie_weights else 0"),
-    ], detects=nb06.HINT_EMBEDDING_NOT_COUNTED, like="n_layers written in as 2"),
+    ], hint=HINT_EMBEDDING_NOT_COUNTED, like="n_layers written in as 2"),
     alternative(COUNT, "component dictionary, summed", """
         d, V, N = d_model, vocab_size, n_layers
         d_h = d_hidden if d_hidden is not None else 4 * d

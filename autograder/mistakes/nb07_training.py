@@ -15,6 +15,30 @@ from attnbook.checks import HINT_NO_RETURN, nb07
 BATCH, LOSS, STEP, EVALUATE, ABLATE = ("make_batch", "lm_loss", "train_step", "evaluate",
                                        "ablate_head")
 
+# hints that several entries give
+HINT_PADDING_COUNTED = "multiply the per-token losses by loss_mask and count only real targets"
+HINT_FLOOR_DIVISION = "true division for the mean over the real targets (// rounds down)"
+HINT_CLIP = ("clip after loss.backward() and before optimizer.step(), with "
+             "torch.nn.utils.clip_grad_norm_ on the model's parameters")
+HINT_STEP = ("call optimizer.step() after backward() and clipping, and do not clear the gradients "
+             "between backward() and step(): zero them at the START of the step")
+HINT_EVAL_WEIGHTING = ("weight every token the same: add the summed losses of ALL batches and "
+                       "divide by the total number of real targets")
+HINT_MEAN_AXES = ("average over the batch and position axes (0 and 1), not over the head's d_k "
+                  "columns")
+HINT_MEAN_OVER_ALL = ("for \"mean\" average the head's output over every position of every row: "
+                      "y[..., cols].mean(dim=(0, 1)), one vector of d_k numbers")
+HINT_MEAN_NOT_ZERO = ("for \"mean\" replace the head's output at every position by its average "
+                      "output over ids (not by zeros, and not by the uniform mix of its values)")
+HINT_BIAS_LEFT = ("an ablation through the weights must take the bias too: with only W_V's weight "
+                  "rows zeroed the head still outputs its value bias, and with only W_Q's weight "
+                  "rows zeroed its query bias still makes the scores depend on the keys; zero the "
+                  "bias rows as well, or replace the head's output (its columns of W_O's input) "
+                  "with a hook")
+HINT_ONLY_THAT_HEAD = ("ablate one head of one block: the hooks go on model.blocks[layer].attn "
+                       "only, and only the columns of `head` change")
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- make_batch --------------------------------------------------------------------------------
     mistake(BATCH, "targets not shifted", edit("1:", ":-1"),
@@ -33,7 +57,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         targets = torch.cat([inputs[:, 1:], torch.full((len(sequences), 1), pad_id)], dim=1)
         return inputs, targets, loss_mask""", detects=nb07.HINT_BATCH_SHAPE),
     mistake(BATCH, "loss mask inverted", edit("loss_mask.long()", "~loss_mask"),
-            detects=nb07.HINT_LOSS_MASK_INVERTED, like="loss mask as 0/1 integers"),
+            hint="loss_mask is True on REAL targets and False on padded ones",
+            like="loss mask as 0/1 integers"),
     mistake(BATCH, "loss mask one too long", [
         replace_line("loss_mask = torch.zeros((B, L), dtype=torch.bool)",
                      "loss_mask = torch.zeros((B, L), dtype=torch.bool)\n"),
@@ -41,14 +66,17 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("n = len(ids) - 1", "inputs[b, :len(seq) - 1] = ids[:-1]"),
         edit("inputs[b, :n] = ids[:-1", "targets[b, :len(seq) - 1] = ids[1:"),
         edit("targets[b, :n] = ids[1:]", "loss_mask[b, :len(seq)] = True"),
-        delete("loss_mask[b, :n] = True")], detects=nb07.HINT_LOSS_MASK_LENGTH),
+        delete("loss_mask[b, :n] = True")], hint="a sequence of n ids has n - 1 targets: "
+                                                 "loss_mask[row, :n - 1] = True"),
     mistake(BATCH, "end token excluded from the loss mask", edit(")]", ") - 2]"),
-            detects=nb07.HINT_EOS_TARGET, like="loss mask one too long"),
+            hint="<EOS> is a real target: the model must learn when an email ends",
+            like="loss mask one too long"),
     mistake(BATCH, "padding on the left", [
         edit("inputs[b, :n", "inputs[b, L - n:"), edit(":n] = ids", "L - n:] = ids"),
         edit("targets[b, n:] = -100", "loss_mask[b, L - n:] = True"),
         delete("loss_mask[b, :n] = True"),
-    ], detects=nb07.HINT_PADDING_LEFT, like="padded targets written as -100 (ignore_index)"),
+    ], hint="pad on the right: row b starts at position 0 and the padding follows it",
+       like="padded targets written as -100 (ignore_index)"),
     mistake(BATCH, "padding hard-coded as 0", """
         L = max(len(seq) for seq in sequences) - 1
         inputs = torch.zeros((len(sequences), L), dtype=torch.long)
@@ -59,7 +87,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             inputs[b, :len(seq) - 1] = ids[:-1]
             targets[b, :len(seq) - 1] = ids[1:]
             loss_mask[b, :len(seq) - 1] = True
-        return inputs, targets, loss_mask""", detects=nb07.HINT_PADDING_WRITTEN_0),
+        return inputs, targets, loss_mask""", hint="fill the padded positions with the pad_id "
+                                                   "argument, not 0"),
     mistake(BATCH, "loss mask as 0/1 integers", [
         edit(")]", ") - 1]"), edit(", loss_mask", ", loss_mask.long()"),
     ], detects=nb07.HINT_BOOL_MASK, like="loss mask one too long"),
@@ -75,7 +104,8 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "loss_mask = torch.zeros((B, L), dtype=torch.bool)\n"),
         edit("list(seq), dtype=torch.long", "seq"), edit("(ids", "(seq"),
         replace_line("targets[b, :n] = ids[1:]", "targets[b, :n] = ids[1:]\ntargets[b, n:] = -100"),
-    ], detects=nb07.HINT_IGNORE_INDEX),
+    ], hint="write pad_id into every padded position, targets included; loss_mask, not a special "
+            "target value, marks the padding"),
     mistake(BATCH, "rows sorted by length, longest first", [
         replace_line("L = max(len(seq) for seq in sequences) - 1",
                      "sequences = sorted(sequences, key=len, reverse=True)\n"
@@ -85,7 +115,8 @@ MISTAKES, ALTERNATIVES = catalogue([
              "targets[b, :len(seq) - 1] = torch.tensor(seq[1:"),
         edit("targets[b, :n] = torch.tensor(seq[1:n + 1])", "loss_mask[b, :len(seq) - 1] = True"),
         delete("loss_mask[b, :n] = True"),
-    ], detects=nb07.HINT_ROWS_REORDERED, like="each row one target short (n = len(seq) - 2)"),
+    ], hint="keep the rows in the order of the sequences: row b is sequence b",
+       like="each row one target short (n = len(seq) - 2)"),
     mistake(BATCH, "L from the shortest sequence (longer ones truncated)", """
         L = min(len(seq) for seq in sequences) - 1
         inputs = torch.tensor([list(seq[:L]) for seq in sequences])
@@ -118,7 +149,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             targets[b][:n] = list(seq[1:])
             mask[b][:n] = [True] * n
         return torch.tensor(inputs), torch.tensor(targets), torch.tensor(mask)
-    """, detects=nb07.HINT_ALIASED_ROWS),
+    """, hint="[[pad_id] * L] * B repeats ONE list B times, so writing row b writes every row: "
+              "build each row on its own (a list comprehension, or torch.full((B, L), pad_id))"),
     mistake(BATCH, "float tensors (torch.zeros(B, L) + pad_id)", [
         edit("torch.full((B, L), pad_id, dtype=torch.long)", "torch.zeros(B, L) + pad_id", count=2),
         edit("2", "1"), edit("[:n]", "[:-1], dtype=torch.float32"),
@@ -211,13 +243,14 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- lm_loss -----------------------------------------------------------------------------------
     mistake(LOSS, "padding counted in the loss",
             "return torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())",
-            detects=nb07.HINT_PADDING_COUNTED),
+            hint=HINT_PADDING_COUNTED),
     mistake(LOSS, "mean over the batch of per-sequence means", """
         nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
         mask = loss_mask.float()
         return ((nll * mask).sum(dim=1) / mask.sum(dim=1)).mean()""", detects=nb07.HINT_WEIGHT),
     mistake(LOSS, "sum instead of mean", edit(".mean", ".sum"),
-            detects=nb07.HINT_NOT_DIVIDED, like="masked sum divided by all positions"),
+            hint="divide the summed loss by loss_mask.sum()",
+            like="masked sum divided by all positions"),
     mistake(LOSS, "masked sum divided by all positions", """
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
                                                 reduction="none")
@@ -233,11 +266,12 @@ MISTAKES, ALTERNATIVES = catalogue([
         log_probs = torch.log_softmax(logits, dim=1)
         picked = log_probs.gather(-1, targets[..., None])[..., 0]
         return -(picked * loss_mask).sum() / loss_mask.sum()
-    """, detects=nb07.HINT_SOFTMAX_OVER_POSITIONS),
+    """, hint="normalise over the last axis (the vocabulary), dim=-1"),
     mistake(LOSS, "loss in bits", [
         edit("(nll * mask).sum() / mask.sum()).item(",
              "nll * mask).sum() / mask.sum() / math.log(2"),
-    ], detects=nb07.HINT_LOG_BASE_2, like="returns a Python float"),
+    ], hint="the loss is in nats: use the natural log (F.cross_entropy does)",
+       like="returns a Python float"),
     mistake(LOSS, "returns a Python float", """
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
                                                 reduction="none")
@@ -247,12 +281,15 @@ MISTAKES, ALTERNATIVES = catalogue([
         masked = logits * loss_mask[..., None]
         nll = torch.nn.functional.cross_entropy(masked.flatten(0, 1), targets.flatten(),
                                                 reduction="none")
-        return nll.sum() / loss_mask.sum()""", detects=nb07.HINT_MASKED_LOGITS),
+        return nll.sum() / loss_mask.sum()""", hint="multiply the per-token LOSSES by loss_mask; "
+                                                    "zeroed logits still give a loss of log V"),
     mistake(LOSS, "targets shifted again inside the loss", """
         nll = torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1),
                                                 targets[:, 1:].flatten(), reduction="none")
         mask = loss_mask[:, 1:].flatten().float()
-        return (nll * mask).sum() / mask.sum()""", detects=nb07.HINT_SHIFTED_TWICE),
+        return (nll * mask).sum() / mask.sum()""", hint="make_batch already shifted: logits[b, t] "
+                                                        "is scored against targets[b, t], the same "
+                                                        "position"),
     mistake(LOSS, "result rebuilt with torch.tensor (graph lost)", [
         edit("(nll * mask).sum() / mask.sum() / math.log(2",
              "torch.tensor(float((nll * mask).sum() / mask.sum())"),
@@ -264,7 +301,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(LOSS, "floor division by the token count", [
         delete("safe = torch.where(loss_mask.bool(), targets.long(), 0)"),
         edit("safe.flatten", "targets.flatten"), edit("/", "//"),
-    ], detects=nb07.HINT_FLOOR_DIVISION),
+    ], hint=HINT_FLOOR_DIVISION),
     mistake(LOSS, "unmasked sum over the real count", """
         nll = torch.nn.functional.cross_entropy(
             logits.flatten(0, 1), targets.flatten(), reduction="none")
@@ -325,44 +362,49 @@ MISTAKES, ALTERNATIVES = catalogue([
         return torch.einsum("bl,bl->", nll, weights) / weights.sum().clamp(min=1.0)"""),
     # -- train_step --------------------------------------------------------------------------------
     mistake(STEP, "no zero_grad", delete("optimizer.zero_grad()"),
-            detects=nb07.HINT_ZERO_GRAD, like="zero_grad between backward and step"),
+            hint="call optimizer.zero_grad() before loss.backward(); PyTorch ADDS new gradients to "
+                 "the old ones", like="zero_grad between backward and step"),
     mistake(STEP, "no clipping", delete("torch.nn.utils.clip_grad_norm_"),
-            detects=nb07.HINT_CLIP, like="clipping after the step"),
+            hint=HINT_CLIP, like="clipping after the step"),
     mistake(STEP, "clipping after the step",
             replace_line("loss.backward()", "loss.backward()\noptimizer.step()"),
-            detects=nb07.HINT_CLIP, like="no optimizer.step()"),
+            hint=HINT_CLIP, like="no optimizer.step()"),
     mistake(STEP, "clipping by value", [
         edit("torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0",
              "torch.nn.utils.clip_grad_value_(model.parameters(), max_grad_norm"),
-    ], detects=nb07.HINT_CLIP_GLOBAL, like="clipping hard-coded at 1.0"),
+    ], hint="clip the global norm: torch.nn.utils.clip_grad_norm_",
+       like="clipping hard-coded at 1.0"),
     mistake(STEP, "zero_grad between backward and step", [
         delete("model.eval()"), delete("optimizer.zero_grad()"),
         replace_line("torch.nn.utils.clip_grad_norm_",
                      "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n"
                      "optimizer.zero_grad()"),
-    ], detects=nb07.HINT_STEP, like="model.eval() before the forward pass"),
+    ], hint=HINT_STEP, like="model.eval() before the forward pass"),
     mistake(STEP, "no optimizer.step()", [
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
         edit("logits = model(inputs", "loss = lm_loss(model(inputs), targets, loss_mask"),
         delete("loss = lm_loss(logits, targets, loss_mask)"), delete("optimizer.step()"),
-    ], detects=nb07.HINT_STEP),
+    ], hint=HINT_STEP),
     mistake(STEP, "padding counted in the loss", [
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
         replace_line("loss = lm_loss(logits, targets, loss_mask)",
                      "loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1),"
-                     " targets.flatten())")], detects=nb07.HINT_USE_LM_LOSS),
+                     " targets.flatten())")], hint="use lm_loss(logits, targets, loss_mask), which "
+                                                   "skips padded targets"),
     mistake(STEP, "returns the loss tensor", [delete("model.eval()"), edit("loss.item()", "loss")],
             detects=nb07.HINT_RETURN_ITEM, like="model.eval() before the forward pass"),
     mistake(STEP, "returns the loss after the update", [
         replace_line("return loss",
                      "with torch.no_grad():\n"
                      "    return lm_loss(model(inputs), targets, loss_mask).item()"),
-    ], detects=nb07.HINT_LOSS_RECOMPUTED, like="returns the loss tensor"),
+    ], hint="return the loss of the forward pass that produced the gradients, before "
+            "optimizer.step()", like="returns the loss tensor"),
     mistake(STEP, "each parameter clipped on its own", [
         replace_line("torch.nn.utils.clip_grad_value_",
                      "for p in model.parameters():\n"
                      "    torch.nn.utils.clip_grad_norm_(p, max_grad_norm)"),
-    ], detects=nb07.HINT_CLIP_ALL, like="clipping by value"),
+    ], hint="clip the norm of ALL gradients together: one call clip_grad_norm_(model.parameters(), "
+            "max_grad_norm)", like="clipping by value"),
     mistake(STEP, "model.eval() before the forward pass", [
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n\nmodel.eval()"),
         edit("logits = model(inputs", "loss = lm_loss(model(inputs), targets, loss_mask"),
@@ -371,7 +413,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
         edit("logits = model(inputs", "loss = lm_loss(model(inputs), targets, loss_mask"),
         delete("loss = lm_loss(logits, targets, loss_mask)"), edit("max_grad_norm", "1.0"),
-    ], detects=nb07.HINT_MAX_GRAD_NORM),
+    ], hint="use the max_grad_norm argument"),
     mistake(STEP, "forward pass under torch.no_grad()", [
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
         replace_line("logits = model(inputs)", "with torch.no_grad():\n    logits = model(inputs)"),
@@ -468,13 +510,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         with torch.no_grad():
             means = [lm_loss(model(x), y, m).item() for x, y, m in batches]
         model.train(was_training)
-        return sum(means) / len(means)""", detects=nb07.HINT_EVAL_WEIGHTING),
+        return sum(means) / len(means)""", hint=HINT_EVAL_WEIGHTING),
     mistake(EVALUATE, "padding counted", [
         replace_line("means = [lm_loss(model",
                      "means = [torch.nn.functional.cross_entropy(model(x).flatten(0, 1),"
                      " y.flatten()).item()\n"
                      "         for x, y, m in batches]"),
-    ], detects=nb07.HINT_PADDING_COUNTED, like="mean of per-batch means"),
+    ], hint=HINT_PADDING_COUNTED, like="mean of per-batch means"),
     mistake(EVALUATE, "no torch.no_grad()", [
         delete("flags = [p.requires_grad for p in model.parameters()]"),
         delete("model.requires_grad_(False)"),
@@ -490,25 +532,28 @@ MISTAKES, ALTERNATIVES = catalogue([
         delete("was_training = model.training"), edit("was_training", ""), edit("//", "/"),
     ], detects=nb07.HINT_RESTORE_MODE, like="floor division"),
     mistake(EVALUATE, "sum not divided by the token count", edit("total / len(batches)", "total"),
-            detects=nb07.HINT_SUMMED_LOSS_NOT_DIVIDED,
+            hint="divide the summed loss by the number of real targets",
             like="summed loss divided by the number of batches"),
     mistake(EVALUATE, "only the last batch counted", [
         delete("total, count = 0.0, 0"),
         edit("n = int(loss_mask.sum()", "loss = lm_loss(model(inputs), targets, loss_mask).item("),
         delete("total += lm_loss(model"), delete("count += n"), edit("total // count", "loss"),
-    ], detects=nb07.HINT_ONLY_LAST_BATCH_COUNTED, like="floor division"),
+    ], hint="add every batch to the running totals (total += ...), do not overwrite",
+       like="floor division"),
     mistake(EVALUATE, "perplexity returned", [
         edit("len(targets", "int(loss_mask.sum()", count=2),
         edit("total / count", "math.exp(total / count)"),
-    ], detects=nb07.HINT_PERPLEXITY_RETURNED, like="batches weighted by their rows (len(targets))"),
+    ], hint="return the mean loss in nats itself; perplexity is notebook 08's business",
+       like="batches weighted by their rows (len(targets))"),
     mistake(EVALUATE, "return inside the loop (first batch only)", [
         edit("model.train(", "        model.train("),
         edit("return total //", "        return total /"),
-    ], detects=nb07.HINT_ONLY_FIRST_BATCH_COUNTED, like="floor division"),
+    ], hint="return after the loop, once every batch has been added to the totals",
+       like="floor division"),
     mistake(EVALUATE, "summed loss divided by the number of batches", [
         edit(", count = 0.0, 0", " = 0.0"), edit("* len(targets", "* int(loss_mask.sum()"),
         delete("count += len(targets)"), edit("count", "len(batches)"),
-    ], detects=nb07.HINT_EVAL_WEIGHTING, like="batches weighted by their rows (len(targets))"),
+    ], hint=HINT_EVAL_WEIGHTING, like="batches weighted by their rows (len(targets))"),
     mistake(EVALUATE, "floor division", """
         was_training = model.training
         model.eval()
@@ -519,14 +564,14 @@ MISTAKES, ALTERNATIVES = catalogue([
                 total += lm_loss(model(inputs), targets, loss_mask).item() * n
                 count += n
         model.train(was_training)
-        return total // count""", detects=nb07.HINT_FLOOR_DIVISION),
+        return total // count""", hint=HINT_FLOOR_DIVISION),
     mistake(EVALUATE, "batches weighted by their rows (len(targets))", [
         replace_line("n = int(loss_mask.sum())",
                      "total += lm_loss(model(inputs), targets, loss_mask).item() * len(targets)\n"
                      "count += len(targets)"),
         delete("if n > 0:"),
         delete("total += lm_loss(model(inputs), targets, loss_mask).item() * n"),
-        delete("count += n")], detects=nb07.HINT_EVAL_WEIGHTING),
+        delete("count += n")], hint=HINT_EVAL_WEIGHTING),
     mistake(EVALUATE, "mode read after model.eval()", [
         replace_line("model.eval()", "model.eval()\nwas_training = model.training"),
         edit("model.train(", "model.train(was_training"),
@@ -630,42 +675,49 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- ablate_head -------------------------------------------------------------------------------
     mistake(ABLATE, "sign flipped: clean minus ablated",
             edit("return ablated - clean", "return clean - ablated"),
-            detects=nb07.HINT_ABLATION_SIGN),
+            hint="the change is ablated minus clean: a head that helped lowers the target's "
+                 "log-probability when it is removed, so its change is negative"),
     mistake(ABLATE, "logits of position t scored against ids[:, t]",
-            edit("logits[:, :-1]", "logits[:, 1:]"), detects=nb07.HINT_TARGET_ALIGNMENT),
+            edit("logits[:, :-1]", "logits[:, 1:]"), hint="the logits at position t predict the "
+                                                          "token after it: score log_softmax of "
+                                                          "positions 0..L-2 against ids[:, 1:]"),
     mistake(ABLATE, "log_softmax over the positions",
             edit("log_softmax(logits[:, :-1], dim=-1)", "log_softmax(logits[:, :-1], dim=1)"),
-            detects=nb07.HINT_LOG_SOFTMAX_AXIS),
+            hint="log_softmax over the vocabulary, the last axis (dim=-1): each position's "
+                 "distribution over the next token"),
     mistake(ABLATE, "uniform: the values taken from W_V's input",
             edit('values["v"] = output[..., cols]', 'values["v"] = inputs[0][..., cols]'),
-            detects=nb07.HINT_VALUES_ARE_W_V_OUTPUT),
+            hint="the head's values are W_V's OUTPUT, its columns cols: a forward hook's third "
+                 "argument, not the input it reads"),
     mistake(ABLATE, "mean: one number over the rows, positions and columns",
             edit("y[..., cols].mean(dim=(0, 1))", "y[..., cols].mean()"),
-            detects=nb07.HINT_MEAN_AXES),
+            hint=HINT_MEAN_AXES),
     mistake(ABLATE, "probabilities instead of log-probabilities",
             edit("return ablated - clean", "return ablated.exp() - clean.exp()"),
-            detects=nb07.HINT_LOG_PROB),
+            hint="compare LOG-probabilities (torch.log_softmax over the vocabulary), not "
+                 "probabilities"),
     mistake(ABLATE, "hooks never removed", [
         delete("while handles:"), delete("handles.pop().remove()")], detects=nb07.HINT_HOOKS_LEFT),
     mistake(ABLATE, "mean: each row's own average",
             edit("mean(dim=(0, 1))", "mean(dim=1, keepdim=True)"),
-            detects=nb07.HINT_MEAN_OVER_ALL),
+            hint=HINT_MEAN_OVER_ALL),
     mistake(ABLATE, "mean: the average over the rows at each position",
             edit("mean(dim=(0, 1))", "mean(dim=0, keepdim=True)"),
-            detects=nb07.HINT_MEAN_OVER_ALL),
+            hint=HINT_MEAN_OVER_ALL),
     mistake(ABLATE, "mean: the head's columns averaged at each position",
             edit("mean(dim=(0, 1))", "mean(dim=-1, keepdim=True)"),
-            detects=nb07.HINT_MEAN_AXES),
+            hint=HINT_MEAN_AXES),
     mistake(ABLATE, "mean: the values averaged, not the output",
             edit("y[..., cols] = y[..., cols].mean(dim=(0, 1))",
                  'y[..., cols] = values["v"].mean(dim=(0, 1))'),
-            detects=nb07.HINT_MEAN_OF_OUTPUT),
+            hint="average the head's output (its columns of W_O's input), not its values: the "
+                 "output is what the next layers read"),
     mistake(ABLATE, "mean: the output zeroed",
             edit("y[..., cols] = y[..., cols].mean(dim=(0, 1))", "y[..., cols] = 0.0"),
-            detects=nb07.HINT_MEAN_NOT_ZERO),
+            hint=HINT_MEAN_NOT_ZERO),
     mistake(ABLATE, "mean: no branch of its own, so it is made uniform", [
         delete('elif mode == "mean":'), delete("y[..., cols] = y[..., cols].mean(dim=(0, 1))")],
-            detects=nb07.HINT_MEAN_NOT_ZERO),
+            hint=HINT_MEAN_NOT_ZERO),
     mistake(ABLATE, "clean-up after the passes, not in finally:", [
         replace_line("try:", "if True:"), replace_line("finally:", "if True:")],
             detects=nb07.HINT_CLEAN_AFTER_FAILURE),
@@ -703,7 +755,7 @@ MISTAKES, ALTERNATIVES = catalogue([
             scores = torch.log_softmax(edited(ids)[:, :-1], dim=-1)
             ablated = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
         return ablated - clean""",
-            detects=nb07.HINT_BIAS_LEFT),
+            hint=HINT_BIAS_LEFT),
     mistake(ABLATE, "uniform: W_Q's weight rows zeroed in a copy, its bias left", """
         import copy
 
@@ -720,13 +772,14 @@ MISTAKES, ALTERNATIVES = catalogue([
             scores = torch.log_softmax(edited(ids)[:, :-1], dim=-1)
             ablated = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
         return ablated - clean""",
-            detects=nb07.HINT_BIAS_LEFT),
+            hint=HINT_BIAS_LEFT),
     mistake(ABLATE, "uniform over every position, later ones included",
             edit("v.cumsum(dim=1) / allowed", "v.mean(dim=1, keepdim=True)"),
             detects=nb07.HINT_UNIFORM_CAUSAL),
     mistake(ABLATE, "uniform weights 1 / L over the whole row",
             edit("v.cumsum(dim=1) / allowed", "v.cumsum(dim=1) / v.shape[1]"),
-            detects=nb07.HINT_UNIFORM_ALLOWED),
+            hint="the uniform weights of row t are 1 / (t + 1) on keys 0..t: they sum to one over "
+                 "the allowed keys, not 1 / L over the whole row"),
     mistake(ABLATE, "columns head * d_model instead of head * d_k",
             edit("cols = slice(head * d_k, (head + 1) * d_k)",
                  "cols = slice(head * model.config.d_model, (head + 1) * model.config.d_model)"),
@@ -746,9 +799,9 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "for block in model.blocks:\n"
                      "    handles.append(block.attn.W_V.register_forward_hook(keep_values))\n"
                      "    handles.append(block.attn.W_O.register_forward_pre_hook(ablate))"),
-    ], detects=nb07.HINT_ONLY_THAT_HEAD),
+    ], hint=HINT_ONLY_THAT_HEAD),
     mistake(ABLATE, "every head of the block zeroed", edit("y[..., cols] = 0.0", "y[...] = 0.0"),
-            detects=nb07.HINT_ONLY_THAT_HEAD),
+            hint=HINT_ONLY_THAT_HEAD),
     mistake(ABLATE, "the head's queries zeroed instead of its output", """
         attn = model.blocks[layer].attn
         cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
@@ -772,7 +825,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             finally:
                 handle.remove()
         model.train(was_training)
-        return ablated - clean""", detects=nb07.HINT_ZERO_MEANS_OUTPUT),
+        return ablated - clean""", hint="mode \"zero\" replaces the head's OUTPUT (its columns of "
+                                        "W_O's input) by zeros; zeroing its queries or keys only "
+                                        "makes its attention uniform, which is mode \"uniform\""),
     mistake(ABLATE, "no model.eval(): dropout stays on", delete("model.eval()"),
             detects=nb07.HINT_ABLATE_EVAL),
     mistake(ABLATE, "the model left in evaluation mode", delete("model.train(was_training)"),

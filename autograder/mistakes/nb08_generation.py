@@ -9,6 +9,17 @@ WHY = explained("08_generation")  # detects=WHY: the question's explanation
 LOG_PROB, PROBS, SAMPLE, GENERATE, PERPLEXITY = ("sequence_log_prob", "next_token_probs",
                                                  "sample_next", "generate", "perplexity")
 
+# hints that several entries give
+HINT_LOG_SOFTMAX_AXIS = ("log_softmax over the vocabulary, the LAST axis (dim=-1): each position's "
+                         "logits become a distribution over the next token")
+HINT_TEMPERATURE = ("divide the LOGITS by the temperature before the softmax; dividing "
+                    "probabilities by T and renormalising changes nothing")
+HINT_PPL_WEIGHTING = ("weight every token equally: add the losses of ALL real tokens over all "
+                      "batches, divide by the total token count, then take exp")
+HINT_PPL_PADDING = "multiply the per-token losses by loss_mask and count only real tokens"
+HINT_EXP_OF_SUM = "divide the summed loss by the number of real targets before exp"
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- sequence_log_prob -------------------------------------------------------------------------
     mistake(LOG_PROB, "log-probability read at the target's own position", """
@@ -19,34 +30,39 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(LOG_PROB, "product of probabilities instead of a sum of logs", [
         edit("log_probs = torch.log_softmax(model(ids", "probs = torch.softmax(model(ids[:, :-1]"),
         edit("log_probs[len(prompt_ids)", "probs[len(prompt_ids) - 1"), edit(".sum", ".prod"),
-    ], detects=nb08.HINT_EXPONENTIATED, like="log-probability read at the target's own position"),
+    ], hint="sum the log-probabilities; do not exponentiate",
+       like="log-probability read at the target's own position"),
     mistake(LOG_PROB, "mean instead of sum", [edit("=0", "=-1"), edit(".sum", ".mean")],
-            detects=nb08.HINT_AVERAGED, like="log_softmax over the positions (dim=0)"),
+            hint="the chain rule multiplies the conditionals: sum their logs, do not average",
+            like="log_softmax over the positions (dim=0)"),
     mistake(LOG_PROB, "the prompt's own tokens scored too", """
         ids = torch.cat((prompt_ids, continuation_ids))[None, :]
         log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=-1)
-        return log_probs.gather(1, ids[0, 1:, None]).sum()""", detects=nb08.HINT_PROMPT_SCORED),
+        return log_probs.gather(1, ids[0, 1:, None]).sum()""", hint="score only the continuation "
+                                                                    "tokens; the prompt is given, "
+                                                                    "not predicted"),
     mistake(LOG_PROB, "raw logits instead of log-probabilities", """
         ids = torch.cat((prompt_ids, continuation_ids))[None, :]
         logits = model(ids[:, :-1])[0]
         return logits[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).sum()
-    """, detects=nb08.HINT_RAW_LOGITS),
+    """, hint="turn logits into log-probabilities with torch.log_softmax over the vocabulary"),
     mistake(LOG_PROB, "negative log-likelihood (sign flipped)", [
         edit("=0", "=-1"), edit("log_probs[", "-log_probs["),
-    ], detects=nb08.HINT_NEGATED, like="log_softmax over the positions (dim=0)"),
+    ], hint="return the log-probability itself, a number <= 0: sum of log p, not of -log p",
+       like="log_softmax over the positions (dim=0)"),
     mistake(LOG_PROB, "log base 2", """
         ids = torch.cat((prompt_ids, continuation_ids))[None, :]
         probs = torch.softmax(model(ids[:, :-1])[0].double(), dim=-1)
         return torch.log2(probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None])).sum()
-    """, detects=nb08.HINT_LOG_BASE_2),
+    """, hint="work in nats: torch.log_softmax (natural log), not log2"),
     mistake(LOG_PROB, "log_softmax over the positions (dim=0)", [
         edit(")[0", "[:, :-1])[0"), edit("1:-1", "1:"),
-    ], detects=nb08.HINT_LOG_SOFTMAX_AXIS, like="log_softmax over the positions of the full pass"),
+    ], hint=HINT_LOG_SOFTMAX_AXIS, like="log_softmax over the positions of the full pass"),
     mistake(LOG_PROB, "log_softmax over the positions of the full pass", """
         ids = torch.cat((prompt_ids, continuation_ids))[None, :]
         log_probs = torch.log_softmax(model(ids)[0], dim=0)
         return log_probs[len(prompt_ids) - 1:-1].gather(1, continuation_ids[:, None]).sum()
-    """, detects=nb08.HINT_LOG_SOFTMAX_AXIS),
+    """, hint=HINT_LOG_SOFTMAX_AXIS),
     mistake(LOG_PROB, "rows read from 0: right only for a one-token prompt",
             edit("len(prompt_ids) - 1:", ":len(continuation_ids)"),
             detects=nb08.HINT_PROMPT_OFFSET.format(L_p=3)),
@@ -133,13 +149,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("probs = torch.softmax(z, dim=-1)",
                      "probs = torch.softmax(z, dim=-1) / temperature\n"
                      "probs = probs / probs.sum(dim=-1, keepdim=True)"),
-    ], detects=nb08.HINT_TEMPERATURE, like="removed logits filled with 0 instead of -inf"),
+    ], hint=HINT_TEMPERATURE, like="removed logits filled with 0 instead of -inf"),
     mistake(PROBS, "temperature applied to the probabilities, softmax again", [
         edit("logits /", "torch.softmax(logits, dim=-1) /"),
         delete("if top_p is not None and top_p < 1.0:"), delete("sorted_probs, order"),
         delete("before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs"),
         delete("sorted_probs = sorted_probs"), delete("probs = torch.zeros_like"),
-    ], detects=nb08.HINT_TEMPERATURE, like="softmax before top-k, zeros not renormalised"),
+    ], hint=HINT_TEMPERATURE, like="softmax before top-k, zeros not renormalised"),
     mistake(PROBS, "softmax before top-k, zeros not renormalised", [
         edit("z = logits / temperature", "probs = torch.softmax(logits / temperature, dim=-1)"),
         edit("z, min(top_k, z.shape", "probs, min(top_k, probs.shape"),
@@ -148,7 +164,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb08.HINT_RENORMALISE, like="removed logits filled with 0 instead of -inf"),
     mistake(PROBS, "removed logits filled with 0 instead of -inf", [
         edit("dim=-1),", "-1),"), edit("int(top_k)", "top_k"), edit('float("-inf")', "0.0"),
-    ], detects=nb08.HINT_REMOVED_ZERO_LOGIT),
+    ], hint="set the logits of removed tokens to -inf (float('-inf')), so softmax gives them "
+            "exactly 0"),
     mistake(PROBS, "top-p without renormalising", [
         replace_line("probs = torch.softmax(logits / temperature, dim=-1)",
                      "z = logits / temperature\nprobs = torch.softmax(z, dim=-1)"),
@@ -163,10 +180,12 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "probs = probs.masked_fill(before >= top_p, 0.0)"),
         delete("before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs"),
         delete("probs = sorted_probs.masked_fill(before >= top_p, 0.0)"),
-    ], detects=nb08.HINT_TOP_P_UNSORTED, like="returned in sorted order"),
+    ], hint="sort the probabilities in decreasing order before the cumulative sum, then put the "
+            "result back in vocabulary order", like="returned in sorted order"),
     mistake(PROBS, "returned in sorted order", [
         edit("dim=-1),", "-1),"), edit("int(top_k)", "top_k"), edit("sorted_probs =", "probs ="),
-        delete("probs = torch.zeros_like")], detects=nb08.HINT_SORTED_ORDER),
+        delete("probs = torch.zeros_like")], hint="scatter the kept probabilities back to their "
+                                                  "token ids (the order returned by torch.sort)"),
     mistake(PROBS, "top-p set chosen before the temperature", [
         edit("logits / temperature", "logits.clone()"), edit(", largest=False", ""), edit(">", "<"),
         replace_line("return torch.softmax(z, dim=-1)",
@@ -178,7 +197,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      " before >= top_p)\n"
                      '    z = z.masked_fill(drop, float("-inf"))\n'
                      "return torch.softmax(z / temperature, dim=-1)"),
-    ], detects=nb08.HINT_TEMPERATURE_LAST, like="top-k keeps the k smallest"),
+    ], hint="apply the temperature first, then the filters", like="top-k keeps the k smallest"),
     mistake(PROBS, "temperature 0 divides by zero", [
         delete("if temperature == 0:"), delete("return torch.nn.functional"),
         delete("logits.dtype)"), edit("int(top_k)", "top_k")], detects=nb08.HINT_TEMPERATURE_ZERO),
@@ -189,13 +208,14 @@ MISTAKES, ALTERNATIVES = catalogue([
         delete("before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs"),
         delete("sorted_probs = sorted_probs"), delete("probs = torch.zeros_like"),
         delete("probs = probs / probs.sum(dim=-1, keepdim=True)"), delete("return probs"),
-    ], detects=nb08.HINT_TOP_K_SMALLEST, like="removed logits filled with 0 instead of -inf"),
+    ], hint="keep the k largest logits (torch.topk returns the largest)",
+       like="removed logits filled with 0 instead of -inf"),
     mistake(PROBS, "logits multiplied by the temperature", """
         if temperature == 0:
             return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(
                 logits.dtype)
         return torch.softmax(logits * temperature, dim=-1)
-    """, detects=nb08.HINT_MULTIPLIED_BY_TEMPERATURE),
+    """, hint="divide the logits by the temperature"),
     mistake(PROBS, "top-p applied before top-k", [
         replace_line("z = logits / temperature",
                      "z = logits / temperature\n"
@@ -207,19 +227,21 @@ MISTAKES, ALTERNATIVES = catalogue([
                      " before >= top_p)\n"
                      '    z = z.masked_fill(drop, float("-inf"))'),
         edit(", largest=False", ""), edit("z >", "z <"),
-    ], detects=nb08.HINT_TOP_P_FIRST, like="top-k keeps the k smallest"),
+    ], hint="apply top-k first, renormalise, then choose the top-p set from those renormalised "
+            "probabilities", like="top-k keeps the k smallest"),
     mistake(PROBS, "top-k keeps k + 1 (sorted values indexed at k)", [
         edit("top_k:", "top_k and top_k < z.shape[-1]:"),
         replace_line("kth = torch.topk(z,",
                      "kth = torch.sort(z, dim=-1, descending=True).values[..., top_k:top_k + 1]"),
         edit("kth, 0.0", 'kth, float("-inf")'),
-    ], detects=nb08.HINT_TOP_K_OFF_BY_ONE, like="removed logits filled with 0 instead of -inf"),
+    ], hint="the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the "
+            "(k+1)-th", like="removed logits filled with 0 instead of -inf"),
     mistake(PROBS, "top_k larger than the vocabulary crashes torch.topk", [
         edit("dim=-1),", "-1),"), edit("min(int(top_k), z.shape[-1])", "top_k"),
     ], detects=nb08.HINT_CRASH_PROBS),
     mistake(PROBS, "top-p sorted ascending", [
         edit("dim=-1),", "-1),"), edit("int(top_k)", "top_k"), edit(", descending=True", ""),
-    ], detects=nb08.HINT_TOP_P_ASCENDING),
+    ], hint="sort in decreasing order: torch.sort(probs, descending=True)"),
     mistake(PROBS, "top-p along dim=1 (right for (B, V) only)", [
         replace_line("sorted_probs, order = torch.sort(probs, dim=-1)",
                      "if probs.dim() == 1:\n"
@@ -536,7 +558,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- generate ----------------------------------------------------------------------------------
     mistake(GENERATE, "EOS does not stop a row", [
         delete("if (new == eos_id).any():"), delete("break"),
-    ], detects=nb08.HINT_EOS_IGNORED, like="the whole batch stops at the first EOS"),
+    ], hint="once a row emits eos_id it is finished: later positions get pad_id, and the loop ends "
+            "when every row has finished", like="the whole batch stops at the first EOS"),
     mistake(GENERATE, "EOS not kept (finished marked before padding)", """
         ids = prompt_ids
         finished = torch.zeros(ids.shape[0], dtype=torch.bool)
@@ -547,18 +570,22 @@ MISTAKES, ALTERNATIVES = catalogue([
             ids = torch.cat((ids, new[:, None]), dim=1)
             if finished.all():
                 break
-        return ids""", detects=nb08.HINT_EOS_DROPPED),
+        return ids""", hint="keep the EOS token itself: mark a row finished AFTER writing its new "
+                            "token"),
     mistake(GENERATE, "the whole batch stops at the first EOS", [
         delete("finished = torch.zeros(ids.shape[0], dtype=torch.bool)"),
         delete("finished = finished | (new == eos_id)"), delete("new = torch.where(finished"),
         edit("finished.all", "(new == eos_id).any"),
-    ], detects=nb08.HINT_STOP_ON_FIRST, like="EOS not kept (finished marked before padding)"),
+    ], hint="each row stops on its own: keep going until EVERY row has emitted eos_id",
+       like="EOS not kept (finished marked before padding)"),
     mistake(GENERATE, "finished rows keep generating", [
         edit("max_new_tokens - 1", "max_new_tokens"), delete("new = torch.where(finished"),
-    ], detects=nb08.HINT_KEEP_GENERATING, like="one step too few"),
+    ], hint="after its EOS a row gets only pad_id (torch.where(finished, pad_id, new))",
+       like="one step too few"),
     mistake(GENERATE, "one step too few", [
         edit("max_new_tokens", "max_new_tokens - 1"), edit(", 0", ", -1"),
-    ], detects=nb08.HINT_ONE_TOO_MANY, like="logits of the first position"),
+    ], hint="run at most max_new_tokens steps: range(max_new_tokens)",
+       like="logits of the first position"),
     mistake(GENERATE, "feeds only the last token", edit(")[:, 0", "[:, -1:])[:, -1"),
             detects=nb08.HINT_WHOLE_SEQUENCE, like="logits of the first position"),
     mistake(GENERATE, "logits of the first position", [
@@ -572,12 +599,15 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb08.HINT_PASS_SETTINGS, like="feeds only the last token"),
     mistake(GENERATE, "finished reset every step", [
         edit("[:, -1:]", ""), edit("finished | (new == eos_id)", "new == eos_id"),
-    ], detects=nb08.HINT_FINISHED_RESET, like="feeds only the last token"),
+    ], hint="a row stays finished once it has emitted eos_id: combine the old flags and (new == "
+            "eos_id) with |, never overwrite them", like="feeds only the last token"),
     mistake(GENERATE, "max_new_tokens read as the total length",
             edit("for _ in range(max_new_tokens - 1)", "while ids.shape[1] < max_new_tokens"),
-            detects=nb08.HINT_TOTAL_LENGTH, like="one step too few"),
+            hint="max_new_tokens counts NEW tokens only: the output has up to L + max_new_tokens "
+                 "columns", like="one step too few"),
     mistake(GENERATE, "the model reads the prompt only", edit("ids[:, -1:]", "prompt_ids"),
-            detects=nb08.HINT_PROMPT_ONLY, like="feeds only the last token"),
+            hint="run the model on ids, the prompt AND every token appended so far",
+            like="feeds only the last token"),
     mistake(GENERATE, "returns only the new tokens", [
         edit("[:, -1:]", ""), replace_line("return ids", "return ids[:, prompt_ids.shape[1]:]"),
     ], detects=nb08.HINT_NEW_TOKENS_ONLY, like="feeds only the last token"),
@@ -587,10 +617,13 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(GENERATE, "the generator not passed on to sample_next",
             edit("top_k, top_p, generator)", "top_k, top_p)"), detects=nb08.HINT_PASS_GENERATOR),
     mistake(GENERATE, "finished rows padded with eos_id", [
-        edit(", device=ids.device", ""), edit("pad_id", "eos_id")], detects=nb08.HINT_EOS_AS_PAD),
+        edit(", device=ids.device", ""), edit("pad_id", "eos_id")], hint="a finished row receives "
+                                                                         "pad_id (the argument), "
+                                                                         "not eos_id"),
     mistake(GENERATE, "padding hard-coded as 0 (pad_id ignored)",
             edit("torch.full_like(new, eos_id", "torch.zeros_like(new"),
-            detects=nb08.HINT_PAD_ZERO, like="finished rows padded with eos_id"),
+            hint="write pad_id, the argument, into finished rows; 0 only happens to be the default",
+            like="finished rows padded with eos_id"),
     mistake(GENERATE, "no early stop: all max_new_tokens columns every time", """
         B, L = prompt_ids.shape
         out = torch.full((B, L + max_new_tokens), pad_id, dtype=torch.long)
@@ -602,7 +635,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             new = sample_next(logits, temperature, top_k, top_p, generator)
             out[:, L + t] = torch.where(finished, torch.full_like(new, pad_id), new)
             finished = finished | (new == eos_id)
-        return out""", detects=nb08.HINT_NO_EARLY_STOP),
+        return out""", hint="stop as soon as every row has finished (if finished.all(): break): "
+                            "the output then has fewer than max_new_tokens new columns"),
     mistake(GENERATE, "batch size hard-coded to 2",
             edit("ids.shape[0], dtype=torch.bool, device=ids.device", "2, dtype=torch.bool"),
             detects=nb08.HINT_CRASH_GENERATE),
@@ -747,37 +781,42 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "mean = (nll * loss_mask.flatten()).sum() / loss_mask.sum()\n"
                      "total_nll += math.exp(float(mean))"),
         edit("math.exp(total_nll / total_tokens)", "total_nll / total_tokens"),
-    ], detects=nb08.HINT_PPL_WEIGHTING, like="exp of the mean of per-batch losses"),
+    ], hint=HINT_PPL_WEIGHTING, like="exp of the mean of per-batch losses"),
     mistake(PERPLEXITY, "exp of the mean of per-batch losses", [
         edit(".sum()", ".sum() / loss_mask.sum()"), edit("loss_mask.numel()", "1"),
-    ], detects=nb08.HINT_PPL_WEIGHTING, like="masked sum divided by all positions"),
+    ], hint=HINT_PPL_WEIGHTING, like="masked sum divided by all positions"),
     mistake(PERPLEXITY, "padded targets counted", [
         edit("(nll * loss_mask.flatten()).sum", "nll.sum"), edit("loss_mask.numel", "nll.numel"),
-    ], detects=nb08.HINT_PPL_PADDING, like="masked sum divided by all positions"),
+    ], hint=HINT_PPL_PADDING, like="masked sum divided by all positions"),
     mistake(PERPLEXITY, "only the last batch counted", [
         edit("+= float", "= float"), edit("+= loss_mask.numel(", "= int(loss_mask.sum()"),
-    ], detects=nb08.HINT_ONLY_LAST_BATCH_COUNTED, like="masked sum divided by all positions"),
+    ], hint="add every batch to the running totals (total_nll += ...), do not overwrite",
+       like="masked sum divided by all positions"),
     mistake(PERPLEXITY, "returns the loss", (None, None, """
-        return total_nll / total_tokens"""), detects=nb08.HINT_LOSS_NOT_PERPLEXITY),
-    mistake(PERPLEXITY, "2 ** loss", edit("math.exp", "2 ** "), detects=nb08.HINT_BASE_2),
+        return total_nll / total_tokens"""), hint="perplexity = exp(mean loss in nats)"),
+    mistake(PERPLEXITY, "2 ** loss", edit("math.exp", "2 ** "), hint="the loss is in nats (natural "
+                                                                     "log): perplexity = "
+                                                                     "exp(loss), not 2 ** loss"),
     mistake(PERPLEXITY, "masked sum divided by all positions", (None, """
         logits = model(inputs)
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
                                                 reduction="none")
         total_nll += float((nll * loss_mask.flatten()).sum())
-        total_tokens += loss_mask.numel()""", None), detects=nb08.HINT_PPL_PADDING),
+        total_tokens += loss_mask.numel()""", None), hint=HINT_PPL_PADDING),
     mistake(PERPLEXITY, "mean over all positions times the real count", (None, """
         logits = model(inputs)
         loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
         total_nll += float(loss) * int(loss_mask.sum())
-        total_tokens += int(loss_mask.sum())""", None), detects=nb08.HINT_PPL_PADDING),
+        total_tokens += int(loss_mask.sum())""", None), hint=HINT_PPL_PADDING),
     mistake(PERPLEXITY, "exp of the summed loss", (None, None, """
-        return math.exp(total_nll)"""), detects=nb08.HINT_EXP_OF_SUM),
+        return math.exp(total_nll)"""), hint=HINT_EXP_OF_SUM),
     mistake(PERPLEXITY, "one over the mean probability", ("""
         probs = []""", """
         p = torch.softmax(model(inputs), dim=-1).gather(-1, targets[..., None])[..., 0]
         probs.append(p[loss_mask])""", """
-        return 1.0 / float(torch.cat(probs).mean())"""), detects=nb08.HINT_MEAN_PROBABILITY),
+        return 1.0 / float(torch.cat(probs).mean())"""), hint="average the LOG-probabilities (the "
+                                                              "loss), then exp; not the "
+                                                              "probabilities"),
     mistake(PERPLEXITY, "every sequence weighted equally", (None, """
         with torch.no_grad():
             logits = model(inputs)
@@ -786,13 +825,16 @@ MISTAKES, ALTERNATIVES = catalogue([
         mask = loss_mask.to(nll.dtype)
         per_row = (nll * mask).sum(1) / mask.sum(1)
         total_nll += float(per_row.sum())
-        total_tokens += len(per_row)""", None), detects=nb08.HINT_PPL_WEIGHTING),
+        total_tokens += len(per_row)""", None), hint=HINT_PPL_WEIGHTING),
     mistake(PERPLEXITY, "divided by the number of sequences",
-            edit("int(loss_mask.sum()", "len(targets"), detects=nb08.HINT_DIVIDED_BY_ROWS),
+            edit("int(loss_mask.sum()", "len(targets"), hint="divide by the number of real target "
+                                                             "TOKENS, loss_mask.sum(), not by the "
+                                                             "number of rows"),
     mistake(PERPLEXITY, "exp before dividing", (None, None, """
-        return math.exp(total_nll) / total_tokens"""), detects=nb08.HINT_EXP_OF_SUM),
+        return math.exp(total_nll) / total_tokens"""), hint=HINT_EXP_OF_SUM),
     mistake(PERPLEXITY, "floor division of the summed loss", (None, None, """
-        return math.exp(total_nll // total_tokens)"""), detects=nb08.HINT_FLOOR_DIVISION),
+        return math.exp(total_nll // total_tokens)"""), hint="true division: total_nll / "
+                                                             "total_tokens (// rounds down)"),
     alternative(PERPLEXITY, "ignore_index and a summed cross-entropy", ("""
         total_nll, total_tokens = 0.0, 0.0""", """
         logits = model(inputs)

@@ -8,35 +8,56 @@ WHY = explained("09_beyond")  # detects=WHY: the question's explanation
 
 RECURRENCE, PARALLEL = "linear_recurrence", "linear_recurrence_parallel"
 
+# hints that several entries give
+HINT_ORDER = ("the new state is A s_{t-1} + B x_t: A multiplies the previous state only, so x_j "
+              "reaches s_t as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one step too many")
+HINT_TRANSPOSE = ("with states as column vectors the update is A @ s; s @ A (a row vector times A) "
+                  "computes A.T @ s")
+HINT_START = ("start from s_{-1} = 0 and let the loop read x_0 once; starting from B x_0 and then "
+              "looping from t = 0 counts x_0 twice (a start state of ones adds a term that is not "
+              "there, too)")
+HINT_B = "map each input into the state with B: the term is B @ x_t, shape (n,)"
+HINT_B_TRANSPOSE = "B has shape (n, m), so the input term is B @ x_t (not x_t @ B)"
+HINT_SCAN_POWER = ("in round k a block travels offset = 2^k steps, so move it by A^offset: square "
+                   "the power after each round")
+HINT_SCAN_ROUNDS = ("keep doubling while offset < L: after the last round every row must have "
+                    "gathered all of its past inputs")
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- linear_recurrence -------------------------------------------------------------------------
     mistake(RECURRENCE, "A applied after the input term", [
         edit("s + B @ x_t", "(s + B @ x_t)"), edit(".reshape(len(X), A.shape[0])", ""),
-    ], detects=nb09.HINT_ORDER),
+    ], hint=HINT_ORDER),
     mistake(RECURRENCE, "A transposed (row-vector state times A)", edit("A @ s +", "s @ A + B @"),
-            detects=nb09.HINT_TRANSPOSE, like="input added without B"),
+            hint=HINT_TRANSPOSE, like="input added without B"),
     mistake(RECURRENCE, "state stored before the update (off by one)", [
         delete("s = A @ (s + B @ x_t)"),
         replace_line("states.append(s)", "states.append(s)\ns = A @ s + B @ x_t"),
     ], detects=nb09.HINT_SHIFT, like="A applied after the input term"),
     mistake(RECURRENCE, "start state B x_0, then the loop from t = 0", [
         replace_line("s = np.zeros(A.shape[0])", "s = B @ X[0]"), edit("s @ A", "A @ s"),
-    ], detects=nb09.HINT_START, like="A transposed (row-vector state times A)"),
+    ], hint=HINT_START, like="A transposed (row-vector state times A)"),
     mistake(RECURRENCE, "input term forgotten after the first step", [
         edit("x_t in X", "t, x_t in enumerate(X)"), edit("+ x_t", "+ (B @ x_t if t == 0 else 0.0)"),
-    ], detects=nb09.HINT_INPUT_ONCE, like="input added without B"),
+    ], hint="add the input term B x_t at every step, not only at t = 0",
+       like="input added without B"),
     mistake(RECURRENCE, "input added without B", [
-        edit("B @ x_t", "x_t"), edit(".reshape(len(X), A.shape[0])", "")], detects=nb09.HINT_B),
+        edit("B @ x_t", "x_t"), edit(".reshape(len(X), A.shape[0])", "")], hint=HINT_B),
     mistake(RECURRENCE, "x_t @ B instead of B @ x_t", edit("(s + B @ x_t)", "s + x_t @ B"),
-            detects=nb09.HINT_B_TRANSPOSE, like="A applied after the input term"),
+            hint=HINT_B_TRANSPOSE, like="A applied after the input term"),
     mistake(RECURRENCE, "one array updated in place and stored L times",
-            edit("s = A *", "s[:] = A @"), detects=nb09.HINT_ALIAS, like="elementwise A * s"),
+            edit("s = A *", "s[:] = A @"), hint="every row equals the last state: the same array "
+                                                "was updated in place and stored L times; store a "
+                                                "new array each step (s = ... builds one; s[:] = "
+                                                "... or s += ... writes into the one already "
+                                                "stored)", like="elementwise A * s"),
     mistake(RECURRENCE, "states returned as columns (n, L)",
             edit(".reshape(len(X), A.shape[0])", ".T"), detects=nb09.HINT_STATES_SHAPE),
     mistake(RECURRENCE, "start state of ones", edit("np.zeros(2", "np.ones(A.shape[0]"),
-            detects=nb09.HINT_START, like="state size hard-coded to the worked example's 2"),
+            hint=HINT_START, like="state size hard-coded to the worked example's 2"),
     mistake(RECURRENCE, "A applied to the input, not the state", edit("A @ (s + B", "s + A @ (B"),
-            detects=nb09.HINT_ORDER, like="A applied after the input term"),
+            hint=HINT_ORDER, like="A applied after the input term"),
     mistake(RECURRENCE, "elementwise A * s", edit("@ (s + B @ x_t)", "* s + B @ x_t"),
             detects=nb09.HINT_ELEMENTWISE_STATE, like="A applied after the input term"),
     mistake(RECURRENCE, "returns only the final state", [
@@ -46,10 +67,12 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("x_t in X", "t in range(len(X) - 1)"), edit("x_t", "X[t]"), edit("len(X),", "-1,"),
     ], detects=nb09.HINT_STATES_SHAPE),
     mistake(RECURRENCE, "input term subtracted", edit("(s + B @ x_t)", "s - B @ x_t"),
-            detects=nb09.HINT_SIGN, like="A applied after the input term"),
+            hint="the input term is added, not subtracted: s_t = A s_{t-1} + B x_t",
+            like="A applied after the input term"),
     mistake(RECURRENCE, "states collected newest first (insert(0, s))", [
         edit("states.append(", "states.insert(0, "), edit(".reshape(len(X), A.shape[0])", ""),
-    ], detects=nb09.HINT_REVERSED),
+    ], hint="row t is s_t, in time order: append each new state at the end (not insert(0, ...)) "
+            "and do not reverse the result"),
     mistake(RECURRENCE, "state size hard-coded to the worked example's 2", [
         edit("(A.shape[0]", "(2"), edit(".reshape(len(X), A.shape[0])", ""),
     ], detects=nb09.HINT_SIZES),
@@ -151,7 +174,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- linear_recurrence_parallel ----------------------------------------------------------------
     mistake(PARALLEL, "A^(t-j+1): one power too many",
             edit("(A ** (t - j)", "np.linalg.matrix_power(A, t - j + 1"),
-            detects=nb09.HINT_ORDER, like="elementwise powers A ** k"),
+            hint=HINT_ORDER, like="elementwise powers A ** k"),
     mistake(PARALLEL, "elementwise powers A ** k", """
         L = len(X)
         U = X @ B.T
@@ -159,27 +182,30 @@ MISTAKES, ALTERNATIVES = catalogue([
         for t in range(L):
             for j in range(t + 1):
                 S[t] += (A ** (t - j)) @ U[j]
-        return S""", detects=nb09.HINT_ELEMENTWISE),
+        return S""", hint="A ** k raises each ENTRY to the power k (and A ** 0 is all ones); the "
+                          "matrix power is np.linalg.matrix_power(A, k) or repeated A @ ..."),
     mistake(PARALLEL, "sum over j < t only (diagonal term missing)", """
         L = len(X)
         U = X @ B.T
         powers = [np.linalg.matrix_power(A, k) for k in range(L)]
         return np.array([sum((powers[t - j] @ U[j] for j in range(t)), np.zeros(A.shape[0]))
-                         for t in range(L)])""", detects=nb09.HINT_DIAGONAL),
+                         for t in range(L)])""", hint="j runs up to and including t: the j = t "
+                                                      "term is A^0 B x_t = B x_t"),
     mistake(PARALLEL, "A^j instead of A^(t-j)", [edit("4", "L"), edit("t - j", "j")],
-            detects=nb09.HINT_FLIPPED, like="powers precomputed for the worked example's L = 4"),
+            hint="the power counts the steps from j to t: A^(t-j), not A^j",
+            like="powers precomputed for the worked example's L = 4"),
     mistake(PARALLEL, "two-sided convolution (future inputs)",
             edit("j] @ U[j] for j in range(t + 1", "abs(t - j)] @ U[j] for j in range(L"),
             detects=nb09.HINT_CAUSAL, like="A^j instead of A^(t-j)"),
     mistake(PARALLEL, "scan that moves blocks with A instead of A^offset", [
         edit("power, offset = A,", "offset ="), edit("power.T", "A.T"), delete("power = power @ A"),
-    ], detects=nb09.HINT_SCAN_POWER, like="scan power grows by A (power @ A) each round"),
+    ], hint=HINT_SCAN_POWER, like="scan power grows by A (power @ A) each round"),
     mistake(PARALLEL, "scan with A not transposed for row states", [
         edit("power = A", "power, offset = A, 1"), delete("offset = 1"),
         edit("moved = S[:-offset] @ power.T",
              "S = np.concatenate([S[:offset], S[offset:] + S[:-offset] @ power])"),
         delete("S = np.concatenate([S[:offset], S[offset:] + moved])"),
-    ], detects=nb09.HINT_TRANSPOSE),
+    ], hint=HINT_TRANSPOSE),
     mistake(PARALLEL, "calls the step-by-step loop", "return linear_recurrence(A, B, X)",
             detects=nb09.HINT_CALLS_LOOP),
     mistake(PARALLEL, "convolution run backwards (inputs j >= t)",
@@ -188,20 +214,24 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(PARALLEL, "scan rows updated in place", [
         replace_line("S = np.concatenate([",
                      "for t in range(offset, len(S)):\n    S[t] = S[t] + power @ S[t - offset]"),
-    ], detects=nb09.HINT_SCAN_IN_PLACE, like="scan with A not transposed for row states"),
+    ], hint="compute every row of a round from the states of the PREVIOUS round: build the new S "
+            "from the old one (np.concatenate or a copy), not row by row in place",
+       like="scan with A not transposed for row states"),
     mistake(PARALLEL, "scan squares the power too early", [
         replace_line("while offset < len(S):", "while offset < len(S):\n    power = power @ power"),
         delete("power = power @ A"),
-    ], detects=nb09.HINT_SCAN_POWER, like="scan power grows by A (power @ A) each round"),
+    ], hint=HINT_SCAN_POWER, like="scan power grows by A (power @ A) each round"),
     mistake(PARALLEL, "scan stops a round early", [
         edit("offset <", "2 * offset <"), edit("power])", "power.T])"),
-    ], detects=nb09.HINT_SCAN_ROUNDS, like="scan with A not transposed for row states"),
+    ], hint=HINT_SCAN_ROUNDS, like="scan with A not transposed for row states"),
     mistake(PARALLEL, "scan power grows by A (power @ A) each round", [
         edit("power])", "power.T])"), edit("power @ power", "power @ A"),
-    ], detects=nb09.HINT_SCAN_LINEAR_POWER, like="scan with A not transposed for row states"),
+    ], hint="in round k a block travels offset = 2^k steps, so move it by A^offset: square the "
+            "power after each round (power @ power, not power @ A)",
+       like="scan with A not transposed for row states"),
     mistake(PARALLEL, "scan rounds counted with int(log2 L) (floor)",
             replace_line("while 2 * offset < len(S):", "for _ in range(int(np.log2(len(S)))):"),
-            detects=nb09.HINT_SCAN_ROUNDS, like="scan stops a round early"),
+            hint=HINT_SCAN_ROUNDS, like="scan stops a round early"),
     mistake(PARALLEL, "power squared in place (power @= power changes A)", [
         edit("power])", "power.T])"), edit("= power @", "@="),
     ], detects=nb09.HINT_STATES_IN_PLACE, like="scan with A not transposed for row states"),
@@ -213,7 +243,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     """, detects=nb09.HINT_SIZES),
     mistake(PARALLEL, "inputs used without B (S = X.copy())", [
         edit("X @ B.T", "X.copy()"), edit("power])", "power.T])"),
-    ], detects=nb09.HINT_B, like="scan with A not transposed for row states"),
+    ], hint=HINT_B, like="scan with A not transposed for row states"),
     mistake(PARALLEL, "scan subtracts the moved block", [edit("+", "-"), edit("@ A", "@ power")],
             detects=nb09.HINT_VALUES, like="scan power grows by A (power @ A) each round"),
     mistake(PARALLEL, "scan moves blocks one row too far (lag + 1)", [
@@ -222,7 +252,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb09.HINT_VALUES, like="scan with A not transposed for row states"),
     mistake(PARALLEL, "B on the wrong side (X @ B) in a convolution", [
         edit("B.T", "B"), edit("j] @", "t - j] @"),
-    ], detects=nb09.HINT_B_TRANSPOSE, like="A^j instead of A^(t-j)"),
+    ], hint=HINT_B_TRANSPOSE, like="A^j instead of A^(t-j)"),
     alternative(PARALLEL, "convolution with matrix powers and einsum", """
         L, n = X.shape[0], A.shape[0]
         powers = np.stack([np.linalg.matrix_power(A, k) for k in range(L)])  # (L, n, n)

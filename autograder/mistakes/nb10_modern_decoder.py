@@ -16,30 +16,43 @@ RMS, SWIGLU, GQA, CACHE_BYTES, BLOCK, DECODER, DECODE = (
     "rms_norm", "SwiGLU", "grouped_query_attention", "kv_cache_bytes", "Qwen3Block",
     "Qwen3Decoder", "decode_step")
 
+# hints that several entries give
+HINT_RMS_STD = ("the divisor is the root MEAN SQUARE, sqrt((h ** 2).mean(dim=-1) + eps), not the "
+                "standard deviation: RMSNorm never subtracts the mean")
+HINT_RMS_SUM = "average the squares over the d features: .mean(dim=-1), not .sum(dim=-1)"
+HINT_SILU = "the gate's activation is SiLU, z * sigmoid(z): F.silu"
+HINT_NO_ROPE = ("rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, "
+                "sin)")
+HINT_MASK_TOP_LEFT = ("with T cached tokens, new query i sits at position T + i: allowed[i, j] = j "
+                      "<= T + i, the triangle aligned to the bottom right of (L, T + L)")
+
+
 MISTAKES, ALTERNATIVES = catalogue([
     # -- rms_norm ----------------------------------------------------------------------------------
     mistake(RMS, "the mean subtracted (LayerNorm without beta)", """
         centred = h - h.mean(dim=-1, keepdim=True)
         return gamma * centred / torch.sqrt((centred ** 2).mean(dim=-1, keepdim=True) + eps)
-    """, detects=nb10.HINT_RMS_CENTRED),
+    """, hint="RMSNorm does not centre the token: divide h itself by sqrt(mean(h ** 2) + eps)"),
     mistake(RMS, "divided by h.std (unbiased) instead of the RMS", edit("(h ** 2).sum", "h.var"),
-            detects=nb10.HINT_RMS_STD, like="sum of squares instead of their mean"),
+            hint=HINT_RMS_STD, like="sum of squares instead of their mean"),
     mistake(RMS, "divided by the biased standard deviation",
             "return gamma * h / torch.sqrt(h.var(dim=-1, keepdim=True, unbiased=False) + eps)",
-            detects=nb10.HINT_RMS_STD),
+            hint=HINT_RMS_STD),
     mistake(RMS, "eps outside the square root", """
         rms = torch.sqrt((h ** 2).mean(dim=-1, keepdim=True))
-        return gamma * h / (rms + eps)""", detects=nb10.HINT_RMS_EPS_OUTSIDE),
+        return gamma * h / (rms + eps)""", hint="eps goes inside the square root: h / sqrt(mean(h "
+                                                "** 2) + eps)"),
     mistake(RMS, "no square root", "return gamma * h / ((h ** 2).mean(dim=-1, keepdim=True) + eps)",
-            detects=nb10.HINT_RMS_NO_ROOT),
+            hint="divide by the ROOT mean square: torch.sqrt(mean_square + eps)"),
     mistake(RMS, "sum of squares instead of their mean", edit(".mean(dim=0", ".sum(dim=-1"),
-            detects=nb10.HINT_RMS_SUM, like="mean over the first axis"),
+            hint=HINT_RMS_SUM, like="mean over the first axis"),
     mistake(RMS, "F.normalize (the L2 norm)", "return gamma * F.normalize(h, dim=-1)",
-            detects=nb10.HINT_RMS_SUM),
+            hint=HINT_RMS_SUM),
     mistake(RMS, "gamma not applied", edit("gamma * h / (", "h / torch.sqrt("),
-            detects=nb10.HINT_RMS_NO_GAMMA, like="no square root"),
+            hint="finish by multiplying with gamma: gamma * h / sqrt(mean(h ** 2) + eps)",
+            like="no square root"),
     mistake(RMS, "gamma added like LayerNorm's beta", edit("eps)", "eps) + gamma"),
-            detects=nb10.HINT_RMS_GAMMA_SHIFT, like="gamma not applied"),
+            hint="gamma scales: multiply by it; RMSNorm has no shift", like="gamma not applied"),
     mistake(RMS, "eps argument ignored (1e-6 written in)",
             "return gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + 1e-6)",
             detects=nb06.HINT_EPS_ARGUMENT_IGNORED),
@@ -53,15 +66,15 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(RMS, "mean square divided by d - 1", """
         d = h.shape[-1]
         return gamma * h / torch.sqrt((h ** 2).sum(dim=-1, keepdim=True) / (d - 1) + eps)
-    """, detects=nb10.HINT_RMS_D_MINUS_1),
+    """, hint="average the squares: divide their sum by d, not d - 1"),
     mistake(RMS, "mean absolute value, squared", edit("(h ** 2).mean(dim=-1, keepdim=True)",
                                                       "h.abs().mean(dim=-1, keepdim=True) ** 2"),
-            detects=nb10.HINT_RMS_ABS),
+            hint="square each feature, then average: (h ** 2).mean(dim=-1), not h.abs().mean(...)"),
     mistake(RMS, "square of the mean", edit("(h ** 2).mean(dim=-1, keepdim=True)",
                                             "h.mean(dim=-1, keepdim=True) ** 2"),
-            detects=nb10.HINT_RMS_MEAN_SQUARED),
+            hint="the MEAN of the squares, (h ** 2).mean(dim=-1), not the square of the mean"),
     mistake(RMS, "gamma inside the mean square", edit("(h ** 2).mean", "((gamma * h) ** 2).mean"),
-            detects=nb10.HINT_RMS_GAMMA_INSIDE),
+            hint="normalise h itself, then scale: gamma * (h / rms(h)), not rms(gamma * h)"),
     mistake(RMS, "PyTorch's own F.rms_norm", "return F.rms_norm(h, (h.shape[-1],), gamma, eps)",
             detects=nb10.HINT_RMS_OWN),
     mistake(RMS, "divides h in place", """
@@ -95,29 +108,31 @@ MISTAKES, ALTERNATIVES = catalogue([
         out = a / np.sqrt((a ** 2).mean(axis=-1, keepdims=True) + eps)
         return torch.from_numpy(out).to(h.dtype) * gamma"""),
     # -- SwiGLU ------------------------------------------------------------------------------------
-    mistake(SWIGLU, "GELU instead of SiLU", edit("F.silu", "F.gelu"), detects=nb10.HINT_SILU),
-    mistake(SWIGLU, "ReLU instead of SiLU", edit("F.silu", "torch.relu"), detects=nb10.HINT_SILU),
-    mistake(SWIGLU, "tanh instead of SiLU", edit("F.silu", "torch.tanh"), detects=nb10.HINT_SILU),
+    mistake(SWIGLU, "GELU instead of SiLU", edit("F.silu", "F.gelu"), hint=HINT_SILU),
+    mistake(SWIGLU, "ReLU instead of SiLU", edit("F.silu", "torch.relu"), hint=HINT_SILU),
+    mistake(SWIGLU, "tanh instead of SiLU", edit("F.silu", "torch.tanh"), hint=HINT_SILU),
     mistake(SWIGLU, "SiLU of x before w_gate", edit("F.silu(self.w_gate(x))",
                                                     "self.w_gate(F.silu(x))"),
-            detects=nb10.HINT_SILU_ON_INPUT),
+            hint="SiLU acts on the gate's projection: F.silu(self.w_gate(x)), not "
+                 "w_gate(F.silu(x))"),
     mistake(SWIGLU, "sigmoid gate (GLU)", edit("F.silu", "torch.sigmoid"),
-            detects=nb10.HINT_SIGMOID_GATE),
+            hint="SwiGLU gates with SiLU(z) = z * sigmoid(z), not sigmoid(z) alone"),
     mistake(SWIGLU, "SiLU on the up branch", edit("F.silu", "self.w_gate(x) * F.silu"),
-            detects=nb10.HINT_SILU_ON_UP, like="no gate"),
+            hint="SiLU goes on w_gate(x); w_up(x) is the content it multiplies: "
+                 "w_down(F.silu(w_gate(x)) * w_up(x))", like="no gate"),
     mistake(SWIGLU, "no gate", edit("self.w_gate(x)) * self.w_up(x", "self.w_up(x)"),
-            detects=nb10.HINT_NO_GATE),
+            hint="multiply the content w_up(x) by the gate F.silu(w_gate(x)) before w_down"),
     mistake(SWIGLU, "gate added instead of multiplied", edit("*", "+"),
-            detects=nb10.HINT_GATE_ADDED),
+            hint="the gate multiplies elementwise: F.silu(w_gate(x)) * w_up(x)"),
     mistake(SWIGLU, "SiLU after the product", edit(") * self.w_up(x", " * self.w_up(x)"),
-            detects=nb10.HINT_SILU_AFTER_PRODUCT),
+            hint="apply SiLU to the gate alone, then multiply: F.silu(w_gate(x)) * w_up(x)"),
     mistake(SWIGLU, "SiLU on both branches", edit("self.w_up(x", "F.silu(self.w_up(x)"),
-            detects=nb10.HINT_SILU_ON_BOTH),
+            hint="only the gate w_gate(x) goes through SiLU; w_up(x) enters as it is"),
     mistake(SWIGLU, "an extra SiLU at the output", (None, """
         return F.silu(self.w_down(F.silu(self.w_gate(x)) * self.w_up(x)))
-    """), detects=nb10.HINT_SILU_AFTER_DOWN),
+    """), hint="w_down's output is the result: no activation after it"),
     mistake(SWIGLU, "residual added inside", edit("self.w_down(", "x + self.w_down("),
-            detects=nb10.HINT_SWIGLU_RESIDUAL),
+            hint="SwiGLU returns w_down(...) only; the block adds the residual"),
     mistake(SWIGLU, "linear layers with biases", edit(", bias=False", "", count=3),
             detects=nb10.HINT_NO_BIAS),
     mistake(SWIGLU, "w_down built the wrong way round",
@@ -159,7 +174,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("k, v = k.repeat_interleave",
                      "k = k.repeat(1, group, 1, 1)\nv = v.repeat(1, group, 1, 1)"),
         edit("allowed,", "~allowed,"),
-    ], detects=nb10.HINT_TILED_HEADS, like="mask inverted"),
+    ], hint="consecutive query heads share a key/value head: k.repeat_interleave(h // h_kv, "
+            "dim=1), not k.repeat(1, h // h_kv, 1, 1) (which gives query head r the key/value head "
+            "r % h_kv)", like="mask inverted"),
     mistake(GQA, "key/value heads never repeated", [
         delete("group = k.shape[1] // q.shape[1]"), delete("k = k.repeat_interleave(group, dim=1)"),
         delete("v = v.repeat_interleave(group, dim=1)"),
@@ -191,7 +208,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
         if allowed is not None:
             weights = weights * allowed
-        return weights @ v""", detects=nb10.HINT_MASK_AFTER_SOFTMAX),
+        return weights @ v""", hint="set blocked scores to -inf BEFORE the softmax "
+                                    "(scores.masked_fill(~allowed, float('-inf')))"),
     mistake(GQA, "mask inverted", [edit("q.shape[-1]", "math.sqrt(q.shape[-1])"), edit("~", "")],
             detects=nb05.HINT_MASK_INVERTED, like="divided by d_k"),
     mistake(GQA, "-1e9 instead of -inf", edit('float("-inf")', "-1e9"),
@@ -208,7 +226,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(GQA, "the mask ignored", [
         delete("if allowed is not None:"),
         delete('scores = scores.masked_fill(~allowed, float("-inf"))'),
-    ], detects=nb10.HINT_MASK_IGNORED, like="rows without an allowed key left as NaN"),
+    ], hint="apply allowed: scores.masked_fill(~allowed, float('-inf'))",
+       like="rows without an allowed key left as NaN"),
     mistake(GQA, "PyTorch's fused attention with enable_gqa",
             "return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)",
             detects=nb10.HINT_GQA_OWN),
@@ -264,27 +283,29 @@ MISTAKES, ALTERNATIVES = catalogue([
         return weights @ v"""),
     # -- kv_cache_bytes ----------------------------------------------------------------------------
     mistake(CACHE_BYTES, "keys only", edit("2", "n_layers"),
-            detects=nb10.HINT_KV_FACTOR_2, like="one layer"),
+            hint="the cache holds a key AND a value per layer, head and token: multiply by 2",
+            like="one layer"),
     mistake(CACHE_BYTES, "bits instead of bytes", edit("/ 2**30", "* 8"),
-            detects=nb10.HINT_KV_BITS, like="returned in GiB"),
+            hint="bytes_per_value is already in bytes: no factor 8", like="returned in GiB"),
     mistake(CACHE_BYTES, "bytes per token (length left out)",
             "return 2 * n_layers * n_kv_heads * d_k * bytes_per_value",
-            detects=nb10.HINT_KV_LENGTH),
+            hint="every cached token stores its keys and values: multiply by length"),
     mistake(CACHE_BYTES, "one layer", "return 2 * n_kv_heads * d_k * length * bytes_per_value",
-            detects=nb10.HINT_KV_LAYERS),
+            hint="every block has its own cache: multiply by n_layers"),
     mistake(CACHE_BYTES, "returned in GiB",
             "return 2 * n_layers * n_kv_heads * d_k * length * bytes_per_value / 2**30",
-            detects=nb10.HINT_KV_GIB),
+            hint="return bytes; divide by 2**30 only when printing GiB"),
     mistake(CACHE_BYTES, "bytes_per_value ignored (bfloat16 written in)",
             "return 2 * n_layers * n_kv_heads * d_k * length * 2",
-            detects=nb10.HINT_KV_BYTES_PER_VALUE),
+            hint="use the bytes_per_value argument: 4 for float32, 2 for bfloat16"),
     mistake(CACHE_BYTES, "d_k left out",
             "return 2 * n_layers * n_kv_heads * length * bytes_per_value",
-            detects=nb10.HINT_KV_D_K),
+            hint="each key and each value has d_k numbers: multiply by d_k"),
     mistake(CACHE_BYTES, "the factor 2 counted twice",
-            edit("return per_token", "return 2 * per_token"), detects=nb10.HINT_KV_FACTOR_2_TWICE),
+            edit("return per_token", "return 2 * per_token"), hint="one factor 2 for keys and "
+                                                                   "values, then bytes_per_value"),
     mistake(CACHE_BYTES, "returned in KiB", edit("* bytes_per_value", "* bytes_per_value / 1024"),
-            detects=nb10.HINT_KV_KIB),
+            hint="return bytes; divide by 1024 only when printing KiB"),
     mistake(CACHE_BYTES, "returned in a list",
             edit("return per_token * length * bytes_per_value",
                  "return [per_token * length * bytes_per_value]"),
@@ -297,35 +318,40 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- Qwen3Block --------------------------------------------------------------------------------
     mistake(BLOCK, "QK-norm created but not applied", [
         edit("self.q_norm(q)", "q"), edit("self.k_norm(k)", "k"),
-    ], detects=nb10.HINT_NO_QK_NORM),
+    ], hint="apply QK-norm to every head: q = self.q_norm(q), k = self.k_norm(k), after splitting "
+            "the heads and before RoPE"),
     mistake(BLOCK, "QK-norm after RoPE", [
         edit("q)", "rotate_pairs(q, *rope))"), edit("(k)", "(rotate_pairs(k, *rope))"),
-    ], detects=nb10.HINT_QK_NORM_AFTER_ROPE, like="RoPE left out"),
+    ], hint="normalise first, then rotate: rotate_pairs(self.q_norm(q), cos, sin)",
+       like="RoPE left out"),
     mistake(BLOCK, "q_norm used for the keys", edit("(self.k_norm(", "(self.q_norm("),
-            detects=nb10.HINT_K_NORM),
+            hint="the keys have their own norm: k = self.k_norm(k)"),
     mistake(BLOCK, "RoPE left out", [
         edit("rotate_pairs(self.q_norm(q), *rope", "self.q_norm(q"),
         edit("rotate_pairs(self.k_norm(k), *rope", "self.k_norm(k"),
-    ], detects=nb10.HINT_NO_ROPE),
+    ], hint=HINT_NO_ROPE),
     mistake(BLOCK, "RoPE on the values too",
             replace_line("v = self.k_norm(v)", "v = rotate_pairs(v, *rope)"),
-            detects=nb10.HINT_ROPE_ON_VALUES, like="the values normalised by k_norm"),
+            hint="RoPE rotates queries and keys only; the values are not rotated",
+            like="the values normalised by k_norm"),
     mistake(BLOCK, "the values normalised by k_norm", [
         replace_line("k = rotate_pairs(self.k_norm(k), *rope)",
                      "k = rotate_pairs(self.k_norm(k), *rope)\nv = self.k_norm(v)"),
-    ], detects=nb10.HINT_VALUES_NORMALISED),
-    mistake(BLOCK, "no causal mask", edit(", allowed", ""), detects=nb10.HINT_NO_CAUSAL_MASK),
+    ], hint="QK-norm is for queries and keys only; the values are not normalised"),
+    mistake(BLOCK, "no causal mask", edit(", allowed", ""), hint="build the causal mask: "
+                                                                 "allowed[i, j] = j <= T + i, so "
+                                                                 "no query reads a later token"),
     mistake(BLOCK, "causal mask aligned top-left", [
         edit("torch.arange(T + L)[None, :] <= positions",
              "torch.ones(L, T + L, dtype=torch.bool).tril()"),
-    ], detects=nb10.HINT_MASK_TOP_LEFT),
+    ], hint=HINT_MASK_TOP_LEFT),
     mistake(BLOCK, "PyTorch's fused attention with is_causal=True", [
         edit("grouped_query_attention(q, k, v, allowed",
              "F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True"),
-    ], detects=nb10.HINT_MASK_TOP_LEFT),
+    ], hint=HINT_MASK_TOP_LEFT),
     mistake(BLOCK, "the cache put after the new tokens", [
         edit("past[0], k", "k, past[0]"), edit("past[1], v", "v, past[1]"),
-    ], detects=nb10.HINT_PAST_FIRST),
+    ], hint="the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first"),
     mistake(BLOCK, "only the new keys and values returned", [
         replace_line("v = rotate_pairs(v, *rope)", "new = (k, v)"), edit(", (k, v)", ", new"),
     ], detects=nb10.HINT_CACHE_SHAPE, like="RoPE on the values too"),
@@ -336,38 +362,43 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "cached = k_plain if past is None else torch.cat([past[0], k_plain],"
                      " dim=2)\n"
                      "return u + self.mlp(self.norm2(u)), (cached, v)"),
-    ], detects=nb10.HINT_CACHE_UNROTATED),
+    ], hint="cache the keys after RoPE (and after QK-norm): later tokens compare with them as they "
+            "are"),
     mistake(BLOCK, "no residual around the attention", edit("h + self.W_O", "self.W_O"),
-            detects=nb10.HINT_RESIDUAL_ATTENTION),
+            hint="add the residual: U = H + W_O(...)"),
     mistake(BLOCK, "no residual around the MLP", edit("u + self.mlp", "self.mlp"),
-            detects=nb10.HINT_RESIDUAL_MLP),
+            hint="add the residual: H_out = U + mlp(norm2(U))"),
     mistake(BLOCK, "the attention's residual from the normalised x",
-            edit("u = h + self.W_O", "u = x + self.W_O"), detects=nb10.HINT_RESIDUAL_FROM_H),
+            edit("u = h + self.W_O", "u = x + self.W_O"), hint="the residual adds the block's "
+                                                               "input h, not its normalised copy: "
+                                                               "U = h + W_O(...)"),
     mistake(BLOCK, "the MLP's residual from h", edit("return u + self.mlp", "return h + self.mlp"),
-            detects=nb10.HINT_RESIDUAL_FROM_U),
+            hint="the MLP's residual starts from U, the attention step's output: U + mlp(...)"),
     mistake(BLOCK, "a token may not read itself", edit("<= positions", "< positions"),
-            detects=nb10.HINT_MASK_DIAGONAL),
+            hint="a token may read itself: allowed[i, j] = j <= T + i (<=, not <)"),
     mistake(BLOCK, "positions counted from T + 1", edit("torch.arange(T, T + L)",
                                                          "torch.arange(T + 1, T + L + 1)"),
-            detects=nb10.HINT_MASK_AHEAD),
+            hint="new query i sits at position T + i (positions count from 0): allowed[i, j] = j "
+                 "<= T + i"),
     mistake(BLOCK, "the keys not rotated", edit("k = rotate_pairs(self.k_norm(k), *rope)",
                                                 "k = self.k_norm(k)"),
-            detects=nb10.HINT_NO_ROPE),
+            hint=HINT_NO_ROPE),
     mistake(BLOCK, "norm1 and norm2 swapped", [
         edit("= self.norm1", "= self.norm2"), edit("(self.norm2", "(self.norm1"),
-    ], detects=nb10.HINT_NORMS_SWAPPED),
-    mistake(BLOCK, "the MLP reads H", edit("(u", "(h"), detects=nb10.HINT_MLP_READS_U),
+    ], hint="norm1 before the attention, norm2 before the MLP"),
+    mistake(BLOCK, "the MLP reads H", edit("(u", "(h"), hint="the MLP reads U, the output of the "
+                                                             "attention step: U + mlp(norm2(U))"),
     mistake(BLOCK, "heads merged without the transpose",
             edit("+ self.W_O(y.transpose(1, 2).reshape(B, L,", "+ self.W_O(y.reshape(B, L,"),
-            detects=nb10.HINT_MERGE_HEADS),
+            hint="merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)"),
     mistake(BLOCK, "heads split without the transpose", [
         edit("L, self.n_heads, self.d_k).transpose(1, 2", "self.n_heads, L, self.d_k"),
         edit("L, self.n_kv_heads, self.d_k).transpose(1, 2",
              "self.n_kv_heads, L, self.d_k",
              count=2),
-    ], detects=nb10.HINT_SPLIT_HEADS),
+    ], hint="split as in notebook 05: view(B, L, n, d_k), then .transpose(1, 2)"),
     mistake(BLOCK, "no norm before the attention", replace_line("x = self.norm1(h)", "x = h"),
-            detects=nb10.HINT_NO_NORM1),
+            hint="normalise the attention's input: x = self.norm1(h)"),
     mistake(BLOCK, "LayerNorm instead of RMSNorm", [
         edit("self.norm1 = nn.RMSNorm(d_model, eps", "self.norm1 = nn.LayerNorm(d_model, eps"),
         edit("self.norm2 = nn.RMSNorm(d_model, eps", "self.norm2 = nn.LayerNorm(d_model, eps"),
@@ -402,7 +433,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         return self.inner(h, rope, past)"""), detects=nb10.HINT_DELEGATE),
     mistake(BLOCK, "q_norm and k_norm swapped",
             [edit("self.q_norm(q)", "self.k_norm(q)"), edit("self.k_norm(k)", "self.q_norm(k)")],
-            detects=nb10.HINT_QK_NORM_SWAPPED),
+            hint="q_norm goes on the queries, k_norm on the keys"),
     mistake(BLOCK, "QK-norms without a gamma (elementwise_affine=False)",
             edit("nn.RMSNorm(d_k, eps=eps)", "nn.RMSNorm(d_k, eps=eps, elementwise_affine=False)",
                  count=2), detects=nb10.HINT_QK_NORM_MISSING),
@@ -470,14 +501,14 @@ MISTAKES, ALTERNATIVES = catalogue([
         return u + self.mlp(self.norm2(u)), (k, v)""")),
     # -- Qwen3Decoder ------------------------------------------------------------------------------
     mistake(DECODER, "the final RMSNorm created, not applied", edit("self.norm(h)", "h"),
-            detects=nb10.HINT_NO_FINAL_NORM),
+            hint="apply self.norm to H_N before the head: head(norm(h))"),
     mistake(DECODER, "the final RMSNorm applied after every block",
             insert_after("h, _ = block(h, rope)", "h = self.norm(h)"),
-            detects=nb10.HINT_FINAL_NORM_ONCE),
+            hint="the final RMSNorm comes once, after the last block: head(norm(h_N))"),
     mistake(DECODER, "the RoPE tables passed as (sin, cos)",
             edit("rope = (self.rope_cos[:L], self.rope_sin[:L])",
                  "rope = (self.rope_sin[:L], self.rope_cos[:L])"),
-            detects=nb10.HINT_ROPE_TABLES_SWAPPED),
+            hint="rope is (cos, sin), in that order: (self.rope_cos[:L], self.rope_sin[:L])"),
     mistake(DECODER, "the head not tied", [
         delete("if tie_weights:"), delete("self.head.weight = self.embed.weight"),
     ], detects=nb10.HINT_HEAD_UNTIED),
@@ -494,21 +525,22 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(DECODER, "the block's pair not unpacked", edit(", _", ""),
             detects=nb10.HINT_UNPACK_BLOCK),
     mistake(DECODER, "the blocks' outputs discarded", edit("h, _ = block", "block"),
-            detects=nb10.HINT_BLOCK_OUTPUT_DISCARDED),
+            hint="a block returns (h_out, (k, v)): keep h_out as the next hidden state"),
     mistake(DECODER, "softmax applied to the logits", edit("h))", "h)).softmax(dim=-1)"),
             detects=nb06.HINT_LOGITS_SOFTMAXED),
     mistake(DECODER, "embedding scaled by sqrt(d_model)",
-            edit("idx)", "idx) * self.embed.embedding_dim ** 0.5"), detects=nb10.HINT_EMBED_SCALED),
+            edit("idx)", "idx) * self.embed.embedding_dim ** 0.5"), hint="no sqrt(d_model) factor "
+                                                                         "in Qwen3: H0 = E[w]"),
     mistake(DECODER, "the RoPE tables not sliced to L",
             edit("[:L], self.rope_sin[:L]", ", self.rope_sin"),
             detects=nb10.HINT_SIZE_MISMATCH),
     mistake(DECODER, "the eps argument not passed on", [edit(", eps)", ")"), edit(", eps=eps", "")],
             detects=nb10.HINT_DECODER_EPS),
     mistake(DECODER, "the last block skipped", edit("self.blocks:", "self.blocks[:-1]:"),
-            detects=nb10.HINT_LAST_BLOCK_SKIPPED),
+            hint="run every block: for block in self.blocks"),
     mistake(DECODER, "every block fed the embeddings", [
         replace_line("h = self.embed(idx)", "e = self.embed(idx)\nh = e"), edit("(h,", "(e,"),
-    ], detects=nb10.HINT_BLOCKS_FED_EMBEDDINGS),
+    ], hint="feed each block the previous block's output, not the embeddings"),
     mistake(DECODER, "the package's production decoder", ("""
         from attnbook.lm.qwen3 import Qwen3LM, Qwen3LMConfig
         self.inner = Qwen3LM(Qwen3LMConfig(vocab_size, d_model, n_layers, n_heads, n_kv_heads,
@@ -547,26 +579,30 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- decode_step -------------------------------------------------------------------------------
     mistake(DECODE, "positions not offset by the cache",
             edit("T:T + L], model.rope_sin[T:T + L", ":L], model.rope_sin[:L"),
-            detects=nb10.HINT_DECODE_NOT_OFFSET),
+            hint="the new tokens sit at positions T, T + 1, ...: use rows T .. T + L_new - 1 of "
+                 "the tables, model.rope_cos[T:T + L_new], with T the cache's length "
+                 "cache[0][0].shape[2]"),
     mistake(DECODE, "positions offset by one",
             edit(":T + L], model.rope_sin[T:T", " + 1:T + 1 + L], model.rope_sin[T + 1:T + 1"),
-            detects=nb10.HINT_DECODE_OFFSET_BY_ONE),
+            hint="the first new token sits at position T (positions count from 0): "
+                 "model.rope_cos[T:T + L_new]"),
     mistake(DECODE, "the cache not passed to the blocks",
             edit(", None if cache is None else cache[i]", ""),
-            detects=nb10.HINT_DECODE_CACHE_UNUSED),
+            hint="give every block its own cached keys and values: block(h, rope, cache[i])"),
     mistake(DECODE, "the cache ignored entirely (the full model on the new tokens)", [
         edit("T:T + L], model.rope_sin[T:T + L", ":L], model.rope_sin[:L"),
         edit(", None if cache is None else cache[i]", ""),
-    ], detects=nb10.HINT_DECODE_CACHE_IGNORED),
+    ], hint="give every block its own cached keys and values, block(h, rope, cache[i]), and the "
+            "RoPE rows of positions T .. T + L_new - 1"),
     mistake(DECODE, "the first block's cache given to every block", edit("[i", "[0"),
-            detects=nb10.HINT_DECODE_LAYER0),
+            hint="block i gets cache[i], its own keys and values"),
     mistake(DECODE, "the old cache returned",
             edit(", new_cache", ", new_cache if cache is None else cache"),
             detects=nb10.HINT_DECODE_CACHE_LENGTH.format(T=5, L_new=1)),
     mistake(DECODE, "the final RMSNorm forgotten", edit("model.norm(h)", "h"),
-            detects=nb10.HINT_DECODE_NO_FINAL_NORM),
+            hint="apply model.norm before the head: model.head(model.norm(h))"),
     mistake(DECODE, "T read from the head axis", edit("2", "1"),
-            detects=nb10.HINT_DECODE_HEAD_AXIS),
+            hint="the cached tokens are on the third axis: T = cache[0][0].shape[2]"),
     mistake(DECODE, "only the last token's logits returned", edit("))", "))[:, -1]"),
             detects=nb10.HINT_DECODE_LAST_ONLY),
     mistake(DECODE, "cache=None not handled", edit("0 if cache is None else cache", "cache"),

@@ -20,6 +20,10 @@ def _encdec(enc=None, dec=None, encode=None, decode=None):
     return (enc, dec, encode, decode)
 
 
+# hints that several entries give
+HINT_ALPHA_LENGTH = "n counts the tokens written after <BOS>, the end token included: len(ids) - 1"
+
+
 MISTAKES = [
     # cross_attention
     mistake("cross_attention", "no 1/sqrt(d_k)",
@@ -33,27 +37,32 @@ MISTAKES = [
             detects=nb05.HINT_SCALED_BY_D_V),
     mistake("cross_attention", "padding not masked",
             delete("masked_fill(~keys"),
-            detects=nb11.HINT_PADDING_IGNORED),
+            hint="give the padded source tokens -inf scores before the softmax: "
+                 "scores.masked_fill(~enc_allowed[:, None, None, :], float('-inf'))"),
     mistake("cross_attention", "mask inverted",
             edit("masked_fill(~keys", "masked_fill(keys"),
-            detects=nb11.HINT_ENC_ALLOWED_INVERTED),
+            hint="True in enc_allowed marks a REAL source token: fill -inf where it is False"),
     mistake("cross_attention", "mask applied after the softmax",
             [delete("masked_fill(~keys"),
              replace_line("A = torch.nan_to_num(", "A = torch.softmax(scores, dim=-1) * keys")],
-            detects=nb11.HINT_PADDING_AFTER_SOFTMAX),
+            hint="set the padded scores to -inf BEFORE the softmax; zeroing weights afterwards "
+                 "leaves rows that do not sum to 1"),
     mistake("cross_attention", "mask multiplied into the scores",
             replace_line("masked_fill(~keys", "scores = scores * keys"),
-            detects=nb11.HINT_PADDING_ZERO_FILL),
+            hint="a padded score must be -inf, not 0: exp(0) = 1 still gives the padded token "
+                 "weight"),
     mistake("cross_attention", "a causal mask added",
             edit("keys = enc_allowed[:, None, None, :]", "keys = enc_allowed[:, None, None, :] & "
                  "torch.ones(scores.shape[-2:], dtype=torch.bool).tril()"),
-            detects=nb11.HINT_CROSS_NOT_CAUSAL),
+            hint="cross-attention has no causal mask: the whole source is known before the reply "
+                 "starts, so every reply position may read every real source token"),
     mistake("cross_attention", "softmax over the reply positions",
             edit("dim=-1), nan", "dim=-2), nan"),
-            detects=nb11.HINT_CROSS_SOFTMAX_AXIS),
+            hint="each query's weights over the source tokens (the last axis, dim=-1) must sum to "
+                 "1"),
     mistake("cross_attention", "-1e9 instead of -inf",
             edit('float("-inf"))', "-1e9)"),
-            detects=nb11.HINT_CROSS_FINITE_FILL),
+            hint="use float('-inf') and give rows with no allowed key zero weights"),
     mistake("cross_attention", "NaN for an email with no real token",
             replace_line("A = torch.nan_to_num(", "A = torch.softmax(scores, dim=-1)"),
             detects=nb11.HINT_NAN),
@@ -109,7 +118,8 @@ MISTAKES = [
             detects=nb11.HINT_PADDING),
     mistake("EncoderDecoder", "padding mask on the encoder's queries",
             edit("(x, x, src_allowed[:, None, None, :])", "(x, x, src_allowed[:, None, :, None])"),
-            detects=nb11.HINT_MASK_KEYS),
+            hint="the mask must block KEYS: src_allowed[:, None, None, :] (B, 1, 1, L_s) lines up "
+                 "with the last axis of the scores"),
     mistake("EncoderDecoder", "padding mask missing in cross-attention",
             edit("memory, src_allowed[:, None, None, :])", "memory, None)"),
             detects=nb11.HINT_PADDING),
@@ -127,16 +137,18 @@ MISTAKES = [
             detects=nb11.HINT_MASK_SHAPES),
     mistake("EncoderDecoder", "memory normalised again",
             edit("cross_attn(self.ln2(u), memory,", "cross_attn(self.ln2(u), self.ln2(memory),"),
-            detects=nb11.HINT_MEMORY_NORMALISED_TWICE),
+            hint="normalise only the queries: self.cross_attn(self.ln2(u), memory, ...); the "
+                 "memory was normalised once, by ln_enc"),
     mistake("EncoderDecoder", "no residual around cross-attention",
             edit("c = u + self.cross_attn", "c = self.cross_attn"),
-            detects=nb11.HINT_CROSS_RESIDUAL),
+            hint="add the branch to the stream: C = U + CrossAttn(LN2(U), M)"),
     mistake("EncoderDecoder", "the MLP reads U",
             edit("self.ln3(c)", "self.ln3(u)"),
-            detects=nb11.HINT_MLP_READS_C),
+            hint="the MLP reads C, the stream after cross-attention: H_out = C + MLP(LN3(C))"),
     mistake("EncoderDecoder", "LN2 before the MLP",
             edit("self.ln3(c)", "self.ln2(c)"),
-            detects=nb11.HINT_BRANCH_NORMS),
+            hint="each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
+                 "cross-attention, ln3 before the MLP"),
     mistake("EncoderDecoder", "cross-attention before self-attention",
             _encdec(dec="""
         L = h.shape[1]
@@ -146,32 +158,36 @@ MISTAKES = [
         c = u + self.self_attn(x, x, causal)
         return c + self.mlp(self.ln3(c))
     """),
-            detects=nb11.HINT_BRANCH_ORDER),
+            hint="self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U + "
+                 "CrossAttn(LN2(U), M)), then the MLP"),
     mistake("EncoderDecoder", "padding mask inverted",
             edit("src_allowed[:, None, None, :]", "~src_allowed[:, None, None, :]", count=2),
-            detects=nb11.HINT_SRC_ALLOWED_INVERTED),
+            hint="src_allowed is True on REAL source tokens: pass src_allowed[:, None, None, :] as "
+                 "allowed, without ~"),
     mistake("EncoderDecoder", "ln_enc forgotten",
             edit("return self.ln_enc(h)", "return h"),
-            detects=nb11.HINT_MEMORY_LN_ENC),
+            hint="the memory is self.ln_enc(h) after the last encoder block"),
     mistake("EncoderDecoder", "encoder outputs discarded",
             edit("h = block(h, src_allowed)", "block(h, src_allowed)"),
-            detects=nb11.HINT_ENCODER_OUTPUT_DISCARDED),
+            hint="a block returns a new tensor: keep it as the states the next encoder block "
+                 "reads"),
     mistake("EncoderDecoder", "every encoder block fed the embeddings",
             [edit("h = self.embed(src_ids)", "x = self.embed(src_ids)"),
              edit("h = block(h, src_allowed)", "h = block(x, src_allowed)")],
-            detects=nb11.HINT_ENCODER_FED_EMBEDDINGS),
+            hint="feed each encoder block the previous block's output, not the embeddings"),
     mistake("EncoderDecoder", "no positions on the source",
             edit("self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]", "self.embed(src_ids)"),
-            detects=nb11.HINT_SOURCE_POSITIONS),
+            hint="add the positions to both sequences: self.embed(src_ids) + self.sinusoids[:L_s]"),
     mistake("EncoderDecoder", "decoder outputs discarded",
             edit("h = block(h, memory, src_allowed)", "block(h, memory, src_allowed)"),
-            detects=nb11.HINT_DECODER_OUTPUT_DISCARDED),
+            hint="a block returns a new tensor: keep it as the states the next decoder block "
+                 "reads"),
     mistake("EncoderDecoder", "final LayerNorm forgotten",
             edit("self.head(self.ln_final(h))", "self.head(h)"),
             detects=nb11.HINT_LN_FINAL),
     mistake("EncoderDecoder", "no positions on the reply",
             edit("self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]", "self.embed(tgt_ids)"),
-            detects=nb11.HINT_TARGET_POSITIONS),
+            hint="add the positions to both sequences: self.embed(tgt_ids) + self.sinusoids[:L_t]"),
     mistake("EncoderDecoder", "the course's model borrowed",
             insert_before("h = self.embed(src_ids)",
                           "from attnbook.lm.seq2seq import EncoderLayer  # noqa: F401"),
@@ -202,16 +218,17 @@ MISTAKES = [
     mistake("EncoderDecoder", "every decoder block fed the reply embeddings",
             [edit("h = self.embed(tgt_ids)", "x = self.embed(tgt_ids)"),
              edit("h = block(h, memory", "h = block(x, memory")],
-            detects=nb11.HINT_DECODER_FED_EMBEDDINGS),
+            hint="feed each decoder block the previous block's output, not the reply embeddings"),
     # beam_search
     mistake("beam_search", "greedy: the beam size ignored", edit("min(beam_size, ", "min(1, "),
-            detects=nb11.HINT_RULE_GREEDY),
+            hint="keep the beam_size best candidates at every step, not only the best one"),
     mistake("beam_search", "ranked by the new token alone",
             replace_line(
                 "best, flat = total.flatten().topk",
                 "_, flat = torch.log_softmax(logits, dim=-1).flatten().topk(min(beam_size, "
                 "total.numel()))\nbest = total.flatten()[flat]"),
-            detects=nb11.HINT_RULE_TOTAL_SCORE),
+            hint="rank candidates by their TOTAL score: the prefix's score plus the new token's "
+                 "log-probability"),
     mistake("beam_search", "raw logits added",
             edit("+ torch.log_softmax(logits, dim=-1)", "+ logits"),
             detects=nb11.HINT_SCORE_POSITIVE),
@@ -220,38 +237,47 @@ MISTAKES = [
                 "best, flat = total.flatten().topk",
                 "if beam_size - len(finished) <= 0:\n    break\nbest, flat = total.flatten()"
                 ".topk(min(beam_size - len(finished), total.numel()))"),
-            detects=nb11.HINT_RULE_SHRINKING_BEAM),
+            hint="take the beam_size best candidates at EVERY step, however many hypotheses "
+                 "finished before: a kept candidate that ends in eos_id leaves the live prefixes "
+                 "(so the next step may extend fewer of them), but it never lowers the number of "
+                 "candidates kept"),
     mistake("beam_search", "finished hypotheses kept in the beam and extended", [
         edit("live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)",
              "live = torch.cat((live[rows], tokens[:, None]), dim=1)"),
         edit("scores = best[keep]", "scores = best"),
-    ], detects=nb11.HINT_RULE_FINISHED_LEAVE),
+    ], hint="a candidate that ends in eos_id is finished: it leaves the live prefixes and is never "
+            "extended (nothing follows the end token)"),
     mistake("beam_search", "stops at the first end",
             insert_after("scores = best[keep]", "if finished:\n    break"),
-            detects=nb11.HINT_RULE_KEEP_SEARCHING),
+            hint="keep searching while live prefixes remain (or until max_len): a later reply may "
+                 "still score higher"),
     mistake("beam_search", "the first finished hypothesis returned",
-            edit("max(finished, key=penalised)", "finished[0]"), detects=nb11.HINT_RULE_HIGHEST),
+            edit("max(finished, key=penalised)", "finished[0]"), hint="return the finished "
+                                                                      "hypothesis with the HIGHEST "
+                                                                      "score"),
     mistake("beam_search", "length normalised",
             edit("key=penalised)", "key=lambda f: f[0] / (len(f[1]) - 1))"),
-            detects=nb11.HINT_RULE_NO_LENGTH_NORM),
+            hint="with alpha = 0 (the default) compare finished hypotheses by their total "
+                 "log-probability, with no length normalisation"),
     mistake("beam_search", "live prefixes compared with finished ones", [
         edit("for _ in range(max_len):", "for step in range(max_len):"),
         insert_after("scores = best[keep]", "if step == max_len - 1:\n"
                      "    finished += [(float(s), p.tolist()) for s, p in zip(scores, live)]\n"
-                     "    live = live[:0]")], detects=nb11.HINT_RULE_FINISHED_FIRST),
+                     "    live = live[:0]")], hint="return the best FINISHED hypothesis; a live "
+                                                   "prefix only when none finished"),
     mistake("beam_search", "one step short", edit("range(max_len)", "range(max_len - 1)"),
-            detects=nb11.HINT_RULE_MAX_LEN),
+            hint="write at most max_len new tokens: range(max_len)"),
     mistake("beam_search", "the first position's logits", edit("live)[:, -1]", "live)[:, 0]"),
-            detects=nb11.HINT_RULE_LAST_POSITION),
+            hint="the next-token logits are the LAST position's: model(src, prefixes)[:, -1]"),
     mistake("beam_search", "end token hard-coded",
             [edit("token == eos_id", "token == 2"), edit("tokens != eos_id", "tokens != 2")],
-            detects=nb11.HINT_RULE_EOS_ARGUMENT),
+            hint="a candidate is finished when it ends in eos_id, the argument"),
     mistake("beam_search", "EOS's own log-probability left out of the score",
             edit("append((score, [", "append((float(scores[row]), ["),
             detects=nb11.HINT_SCORE_SUM),
     mistake("beam_search", "probability returned instead of log-probability",
             edit("return torch.tensor(ids), score", "return torch.tensor(ids), math.exp(score)"),
-            detects=nb11.HINT_SCORE_PROBABILITY),
+            hint="return the log-probability (a sum of logs), not the probability"),
     mistake("beam_search", "the beam grows: every prefix keeps beam_size tokens", """
         live, scores, finished = [[BOS]], [0.0], []
         for _ in range(max_len):
@@ -304,27 +330,33 @@ MISTAKES = [
         return torch.tensor(ids), score
     """, detects=nb11.HINT_SEARCH_OWN),
     mistake("beam_search", "alpha accepted but never used",
-            edit("key=penalised)", "key=lambda f: f[0])"), detects=nb11.HINT_ALPHA_IGNORED),
+            edit("key=penalised)", "key=lambda f: f[0])"), hint="with alpha > 0 rank the finished "
+                                                                "hypotheses by score / ((5 + n) / "
+                                                                "6) ** alpha, n the tokens after "
+                                                                "<BOS> with the end token counted"),
     mistake("beam_search", "the score multiplied by the length penalty",
             edit("score / ((5 + len(ids) - 1)", "score * ((5 + len(ids) - 1)"),
-            detects=nb11.HINT_ALPHA_DIVIDE),
+            hint="divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply"),
     mistake("beam_search", "the penalty's length counts <BOS>",
             edit("(5 + len(ids) - 1)", "(5 + len(ids))"),
-            detects=nb11.HINT_ALPHA_LENGTH),
+            hint=HINT_ALPHA_LENGTH),
     mistake("beam_search", "the penalty's length leaves out the end token",
             edit("(5 + len(ids) - 1)", "(5 + len(ids) - 2)"),
-            detects=nb11.HINT_ALPHA_LENGTH),
+            hint=HINT_ALPHA_LENGTH),
     mistake("beam_search", "divided by the length to the power alpha",
             edit("((5 + len(ids) - 1) / 6) ** alpha", "(len(ids) - 1) ** alpha"),
-            detects=nb11.HINT_ALPHA_FORMULA),
+            hint="the penalty is ((5 + n) / 6) ** alpha, not n ** alpha"),
     mistake("beam_search", "the early stop compares unpenalised scores",
             edit("max(map(penalised, finished)) >= scores.max() / longest",
                  "max(s for s, _ in finished) >= scores.max()"),
-            detects=nb11.HINT_ALPHA_EARLY_STOP),
+            hint="an early stop must compare penalised scores too: a live prefix with score s "
+                 "ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop "
+                 "out"),
     mistake("beam_search", "the penalised score returned",
             edit("return torch.tensor(ids), score",
                  "return torch.tensor(ids), penalised((score, ids))"),
-            detects=nb11.HINT_ALPHA_SCORE),
+            hint="return the hypothesis's total log-probability: the penalty only ranks the "
+                 "hypotheses"),
     mistake("beam_search", "ids returned as a (1, t) row",
             edit("return torch.tensor(ids), score", "return torch.tensor([ids]), score"),
             detects=nb11.HINT_ONE_HYPOTHESIS),
@@ -337,7 +369,8 @@ MISTAKES = [
             detects=nb11.HINT_RETURN_IDS_SCORE),
     mistake("beam_search", "BOS dropped from the returned ids",
             edit("return torch.tensor(ids), score", "return torch.tensor(ids[1:]), score"),
-            detects=nb11.HINT_STARTS_WITH_BOS),
+            hint="every hypothesis starts with the setup's BOS: the search begins from one live "
+                 "prefix that holds only BOS"),
 ]
 
 ALTERNATIVES = [

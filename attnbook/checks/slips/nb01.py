@@ -11,11 +11,11 @@ right. A check names the slip whose output a learner's matches.
 
 from math import inf, nan  # noqa: F401 (outputs that hold them)
 
-# function: {case id: [(mistake, detector, its output)]}
+# function: {case id: [(mistake, its hint, its output)]}
 SLIPS = {
     'project_qkv': {
         'worked': [
-            ('weights not transposed (X @ W_Q instead of X @ W_Q.T)', 'HINT_WEIGHTS_NOT_TRANSPOSED', (
+            ('weights not transposed (X @ W_Q instead of X @ W_Q.T)', 'W_Q has shape (d_k, d): each ROW is one query direction, so Q = X @ W_Q.T', (
                 [
                     [2.0, 0.0, -1.0],
                     [0.0, 2.0, 2.0],
@@ -35,7 +35,7 @@ SLIPS = {
                     [0.0, 1.0, 2.0],
                 ],
             )),
-            ('weight times X instead of X times weight transposed', 'HINT_QKV_ROWS', (
+            ('weight times X instead of X times weight transposed', 'Q, K and V have one row per token', (
                 [
                     [1.0, 0.0, 1.0, 0.0],
                     [1.0, 2.0, 1.0, 3.0],
@@ -52,7 +52,7 @@ SLIPS = {
                     [1.0, 0.0, 0.0, 2.0],
                 ],
             )),
-            ('results returned in the wrong order', 'HINT_QKV_ORDER', (
+            ('results returned in the wrong order', 'return (Q, K, V) in that order', (
                 [
                     [0.0, 2.0, 1.0],
                     [2.0, 0.0, 0.0],
@@ -67,7 +67,7 @@ SLIPS = {
                 ],
                 None,
             )),
-            ('the same weight matrix used for Q, K and V', 'HINT_ONE_WEIGHT_FOR_ALL', (
+            ('the same weight matrix used for Q, K and V', 'use W_K for K and W_V for V', (
                 None,
                 [
                     [1.0, 1.0, 0.0],
@@ -82,7 +82,7 @@ SLIPS = {
                     [0.0, 3.0, -2.0],
                 ],
             )),
-            ('W_K used for V as well (copy-paste)', 'HINT_W_K_FOR_V', (
+            ('W_K used for V as well (copy-paste)', 'use W_V for V: V = X @ W_V.T', (
                 None,
                 None,
                 [
@@ -92,7 +92,7 @@ SLIPS = {
                     [1.0, 2.0, 2.0],
                 ],
             )),
-            ('W_Q used for K as well (copy-paste)', 'HINT_W_Q_FOR_K', (
+            ('W_Q used for K as well (copy-paste)', 'use W_K for K: K = X @ W_K.T', (
                 None,
                 [
                     [1.0, 1.0, 0.0],
@@ -102,7 +102,7 @@ SLIPS = {
                 ],
                 None,
             )),
-            ('queries already divided by sqrt(d_k)', 'HINT_QUERIES_SCALED', (
+            ('queries already divided by sqrt(d_k)', 'the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain projections Q = X @ W_Q.T', (
                 [
                     [0.5773502691896258, 0.5773502691896258, 0.0],
                     [0.0, 1.1547005383792517, 0.0],
@@ -112,7 +112,7 @@ SLIPS = {
                 None,
                 None,
             )),
-            ('V left as X (no value projection)', ('HINT_PROJECTION', {'label': 'V'}), (
+            ('V left as X (no value projection)', 'V = X @ W_V.T: W_V has one row per output feature, so it is transposed', (
                 None,
                 None,
                 [
@@ -126,55 +126,55 @@ SLIPS = {
     },
     'score_matrix': {
         'worked': [
-            ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', [
+            ('no 1/sqrt(d_k)', 'divide Q K^T by sqrt(d_k), the query/key width Q.shape[-1]', [
                 [2.0, 2.0, 2.0, 3.0],
                 [4.0, 0.0, 2.0, 4.0],
                 [3.0, 2.0, 2.0, 5.0],
                 [4.0, 0.0, 3.0, 2.0],
             ]),
-            ('divided by d_k instead of sqrt(d_k)', 'HINT_DIVIDED_BY_D_K', [
+            ('divided by d_k instead of sqrt(d_k)', 'the variance of q.k grows like d_k, so its spread grows like sqrt(d_k)', [
                 [0.6666666666666666, 0.6666666666666666, 0.6666666666666666, 1.0],
                 [1.3333333333333333, 0.0, 0.6666666666666666, 1.3333333333333333],
                 [1.0, 0.6666666666666666, 0.6666666666666666, 1.6666666666666667],
                 [1.3333333333333333, 0.0, 1.0, 0.6666666666666666],
             ]),
-            ('scaled by the wrong dimension (sqrt of the number of tokens)', 'HINT_SCALED_BY_TOKENS', [
+            ('scaled by the wrong dimension (sqrt of the number of tokens)', 'd_k is Q.shape[-1], the number of features: not Q.shape[0] (the number of queries), and not the number of keys K.shape[0]', [
                 [1.0, 1.0, 1.0, 1.5],
                 [2.0, 0.0, 1.0, 2.0],
                 [1.5, 1.0, 1.0, 2.5],
                 [2.0, 0.0, 1.5, 1.0],
             ]),
-            ('scores transposed (K Q^T: rows are keys)', 'HINT_SCORES_TRANSPOSED', [
+            ('scores transposed (K Q^T: rows are keys)', 'row l of S belongs to query l: S = Q @ K.T / sqrt(d_k)', [
                 [1.1547005383792517, 2.3094010767585034, 1.7320508075688774, 2.3094010767585034],
                 [1.1547005383792517, 0.0, 1.1547005383792517, 0.0],
                 [1.1547005383792517, 1.1547005383792517, 1.1547005383792517, 1.7320508075688774],
                 [1.7320508075688774, 2.3094010767585034, 2.886751345948129, 1.1547005383792517],
             ]),
-            ('multiplied by sqrt(d_k) instead of dividing', 'HINT_MULTIPLIED_BY_SQRT', [
+            ('multiplied by sqrt(d_k) instead of dividing', 'scaling by 1/sqrt(d_k) shrinks the scores', [
                 [3.4641016151377544, 3.4641016151377544, 3.4641016151377544, 5.196152422706632],
                 [6.928203230275509, 0.0, 3.4641016151377544, 6.928203230275509],
                 [5.196152422706632, 3.4641016151377544, 3.4641016151377544, 8.660254037844386],
                 [6.928203230275509, 0.0, 5.196152422706632, 3.4641016151377544],
             ]),
-            ('operator precedence: d_k ** 1/2 is d_k / 2, not sqrt(d_k)', 'HINT_OPERATOR_PRECEDENCE', [
+            ('operator precedence: d_k ** 1/2 is d_k / 2, not sqrt(d_k)', '** binds tighter than /, so d_k ** 1/2 means (d_k ** 1) / 2: write d_k ** 0.5 or np.sqrt(d_k)', [
                 [0.3333333333333333, 0.3333333333333333, 0.3333333333333333, 0.5],
                 [0.6666666666666666, 0.0, 0.3333333333333333, 0.6666666666666666],
                 [0.5, 0.3333333333333333, 0.3333333333333333, 0.8333333333333334],
                 [0.6666666666666666, 0.0, 0.5, 0.3333333333333333],
             ]),
-            ('softmax already applied (weights instead of scores)', 'HINT_SOFTMAX_ALREADY_APPLIED', [
+            ('softmax already applied (weights instead of scores)', 'score_matrix returns the raw scaled scores S = Q K^T / sqrt(d_k); the softmax is the next exercise', [
                 [0.2091476070972031, 0.2091476070972031, 0.2091476070972031, 0.3725571787083907],
                 [0.41416912023880004, 0.041135574907746456, 0.13052618461465348, 0.41416912023880004],
                 [0.188827425316547, 0.10600467905677796, 0.10600467905677796, 0.599163216569897],
                 [0.5061096207909658, 0.05026717154956924, 0.2841217997309237, 0.1595014079285412],
             ]),
-            ('floor division // instead of /', 'HINT_FLOOR_DIVISION', [
+            ('floor division // instead of /', 'divide with /, not // (floor division rounds every score down)', [
                 [1.0, 1.0, 1.0, 1.0],
                 [2.0, 0.0, 1.0, 2.0],
                 [1.0, 1.0, 1.0, 2.0],
                 [2.0, 0.0, 1.0, 1.0],
             ]),
-            ('cosine similarity instead of the dot product', 'HINT_COSINE_SIMILARITY', [
+            ('cosine similarity instead of the dot product', 'the score is the plain dot product q.k divided by sqrt(d_k); do not divide by the vector norms', [
                 [0.3651483716701107, 0.408248290463863, 0.5773502691896256, 0.408248290463863],
                 [0.5163977794943223, 0.0, 0.408248290463863, 0.3849001794597505],
                 [0.44721359549995804, 0.33333333333333337, 0.47140452079103173, 0.5555555555555557],
@@ -182,7 +182,7 @@ SLIPS = {
             ]),
         ],
         '2 queries, 5 keys': [
-            ("hard-coded sqrt(3) (the worked example's d_k)", 'HINT_SCORES', [
+            ("hard-coded sqrt(3) (the worked example's d_k)", 'S is Q @ K.T divided by sqrt(d_k), where d_k is the query/key width Q.shape[-1]', [
                 [1.1322163057545849, -0.9686817909841273, 0.6203345285527915, -1.086637070591347, 0.541320899468109],
                 [-0.09686263840542872, -0.07488490859836283, -0.3088424005811904, -0.07185366407712583, -0.4804981296786509],
             ]),
@@ -190,43 +190,43 @@ SLIPS = {
     },
     'softmax_rows': {
         'worked': [
-            ('softmax over the wrong axis', 'HINT_SOFTMAX_AXIS', [
+            ('softmax over the wrong axis', 'normalise along the last axis: axis=-1', [
                 [0.109559525490999, 0.38018422092901033, 0.2091476070972031, 0.1534738228210276],
                 [0.34764037898104083, 0.11981577907098966, 0.2091476070972031, 0.2733847889984208],
                 [0.1951597165469193, 0.38018422092901033, 0.2091476070972031, 0.4869836528595999],
                 [0.34764037898104083, 0.11981577907098966, 0.3725571787083907, 0.08615773532095172],
             ]),
-            ('keepdims forgotten: the row maxima and sums broadcast along the wrong axis', 'HINT_KEEPDIMS_FORGOTTEN', [
+            ('keepdims forgotten: the row maxima and sums broadcast along the wrong axis', 'use keepdims=True so a (L, 1) column broadcasts over each row', [
                 [0.3476403789810409, 0.10307320439782405, 0.054048390651517245, 0.2235754951050701],
                 [1.1030883216814462, 0.032483716068202245, 0.054048390651517245, 0.39825775126351154],
                 [0.6192560392914213, 0.10307320439782405, 0.054048390651517245, 0.709421380759685],
                 [1.1030883216814462, 0.032483716068202245, 0.09627705625864416, 0.12551168647161737],
             ]),
-            ('normalised by the sum of the whole array, not of each row', 'HINT_SUM_WHOLE_ARRAY', [
+            ('normalised by the sum of the whole array, not of each row', 'sum over axis=-1 with keepdims=True', [
                 [0.03552941452370151, 0.03552941452370151, 0.03552941452370151, 0.06328897863009865],
                 [0.11273742812083316, 0.011197162445856251, 0.03552941452370151, 0.11273742812083316],
                 [0.06328897863009865, 0.03552941452370151, 0.03552941452370151, 0.20082055318958164],
                 [0.11273742812083316, 0.011197162445856251, 0.06328897863009865, 0.03552941452370151],
             ]),
-            ('each row shifted by its maximum, then divided by the column sums', 'HINT_REDUCE_OVER_LAST_AXIS', [
+            ('each row shifted by its maximum, then divided by the column sums', 'reduce over the last axis, axis=-1 with keepdims=True, for the sum as well as the max (axis=0 or axis=1 is another axis once S has leading axes)', [
                 [0.19515971654691933, 0.5991632165698971, 0.3476403789810409, 0.3016453033119007],
                 [0.3476403789810408, 0.10600467905677798, 0.19515971654691933, 0.3016453033119007],
                 [0.10955952549099898, 0.18882742531654703, 0.10955952549099902, 0.3016453033119007],
                 [0.3476403789810408, 0.10600467905677798, 0.34764037898104083, 0.09506409006429788],
             ]),
-            ('log-softmax returned', 'HINT_LOG_SOFTMAX', [
+            ('log-softmax returned', 'return the weights exp(S - max) / sum, not their logarithms', [
                 [-1.5647150222437536, -1.5647150222437536, -1.5647150222437536, -0.987364753054128],
                 [-0.8814808855791835, -3.190881962337687, -2.036181423958435, -0.8814808855791835],
                 [-1.6669217746096003, -2.244272043799226, -2.244272043799226, -0.5122212362303487],
                 [-0.6810019912787556, -2.990403068037259, -1.2583522604683814, -1.8357025296580072],
             ]),
-            ('the exponentials never divided by the row sum', 'HINT_NOT_NORMALISED', [
+            ('the exponentials never divided by the row sum', 'divide by the sum of its own row, so every row sums to 1', [
                 [0.5613839137989282, 0.5613839137989282, 0.5613839137989282, 1.0],
                 [1.0, 0.0993207192366941, 0.31515189867220234, 1.0],
                 [0.31515189867220234, 0.17692120631776417, 0.17692120631776417, 1.0],
                 [1.0, 0.0993207192366941, 0.561383913798928, 0.31515189867220234],
             ]),
-            ('exp2 instead of exp', 'HINT_SOFTMAX_VALUES', [
+            ('exp2 instead of exp', 'A = exp(S - row max) divided by the sum of its own row (axis=-1)', [
                 [0.2226127221200217, 0.2226127221200217, 0.2226127221200217, 0.33216183363993484],
                 [0.37722986456042257, 0.07610392777141034, 0.16943634310774447, 0.37722986456042257],
                 [0.2189732346660885, 0.14675445190757655, 0.14675445190757655, 0.4875178615187584],
@@ -234,38 +234,38 @@ SLIPS = {
             ]),
         ],
         'large': [
-            ('overflows on large scores (no max subtraction)', 'HINT_STABLE', [
+            ('overflows on large scores (no max subtraction)', "exp overflows for large scores: subtract each row's own maximum (S.max(axis=-1, keepdims=True)) before exponentiating", [
                 [nan, nan, nan],
                 [nan, nan, nan],
             ]),
-            ('plain exp normalised, NaN turned into zeros', 'HINT_STABLE', [
+            ('plain exp normalised, NaN turned into zeros', "exp overflows for large scores: subtract each row's own maximum (S.max(axis=-1, keepdims=True)) before exponentiating", [
                 [0.0, 0.0, 0.0],
                 [0.0, 0.0, 0.0],
             ]),
         ],
         '-inf': [
-            ('NaN for a row of -inf', 'HINT_ALL_MASKED', [
+            ('NaN for a row of -inf', 'a row whose scores are all -inf has maximum -inf, and -inf - (-inf) is NaN: give such rows all-zero weights (for example with np.where)', [
                 [0.2689414213699951, 0.0, 0.7310585786300049],
                 [nan, nan, nan],
             ]),
-            ('-inf replaced by -1e9 (masked row becomes uniform)', 'HINT_MASKED_ROW_ZEROS', [
+            ('-inf replaced by -1e9 (masked row becomes uniform)', '-inf scores get weight exactly 0; a row of only -inf is all zeros', [
                 [0.2689414213699951, 0.0, 0.7310585786300049],
                 [0.3333333333333333, 0.3333333333333333, 0.3333333333333333],
             ]),
-            ('-inf scores replaced by 0 before exp', 'HINT_NEG_INF_REPLACED', [
+            ('-inf scores replaced by 0 before exp', 'a -inf score must get weight exactly 0 (exp(-inf) = 0): leave it as -inf and only fix the maximum of an all -inf row', [
                 [0.21194155761708544, 0.21194155761708544, 0.5761168847658291],
                 [0.3333333333333333, 0.3333333333333333, 0.3333333333333333],
             ]),
         ],
         'scales': [
-            ("global maximum instead of each row's", 'HINT_GLOBAL_MAX', [
+            ("global maximum instead of each row's", "subtract each row's OWN maximum, not the maximum of the whole array: a row far below it underflows to 0 / 0", [
                 [0.2689414213699951, 0.7310585786300049],
                 [nan, nan],
                 [nan, nan],
             ]),
         ],
         'leading axes': [
-            ('only works on 2-D input', 'HINT_LEADING_AXES', [
+            ('only works on 2-D input', 'softmax_rows must work with any leading axes: normalise along the last axis only', [
                 [
                     [0.055857175734843195, 0.17674391900248984, 0.006538405668784343, 0.21074272994862936, 0.03721483154896444],
                     [0.01753231951655629, 0.017480183591857924, 0.0132130909257656, 0.03119878753871925, 0.08982908156843268],
@@ -277,7 +277,7 @@ SLIPS = {
                     [0.07020753381791468, 0.032570841545175054, 0.1402836476177741, 0.01325579426396604, 0.046063601020361465],
                 ],
             ]),
-            ('axis=1 instead of the last axis', 'HINT_SOFTMAX_AXIS', [
+            ('axis=1 instead of the last axis', 'normalise along the last axis: axis=-1', [
                 [
                     [0.38962597372016405, 0.6592600547823273, 0.24291391269707244, 0.8427982120855886, 0.11944031139780581],
                     [0.12229488822776509, 0.06520160273356308, 0.49089086517274144, 0.12476958215014211, 0.28830477066638915],
@@ -289,7 +289,7 @@ SLIPS = {
                     [0.3512215217665361, 0.1007004364864797, 0.5625444806592814, 0.25288347019637397, 0.2634166029565352],
                 ],
             ]),
-            ('maximum over axis=1 (right only for 2-D input)', 'HINT_REDUCE_OVER_LAST_AXIS', [
+            ('maximum over axis=1 (right only for 2-D input)', 'reduce over the last axis, axis=-1 with keepdims=True, for the sum as well as the max (axis=0 or axis=1 is another axis once S has leading axes)', [
                 [
                     [0.22842077072671532, 0.28613958105769677, 0.1415941712171952, 0.28613958105769677, 0.05770589594069597],
                     [0.12627315683295684, 0.04984188831389105, 0.5039564158344857, 0.07460674515427965, 0.24532179386438677],
@@ -303,7 +303,7 @@ SLIPS = {
             ]),
         ],
         'spread': [
-            ('subtracts the row minimum', 'HINT_ROW_MAXIMUM', [
+            ('subtracts the row minimum', "subtract each row's MAXIMUM: then every exponent is <= 0 and exp cannot overflow (after subtracting the row minimum or mean, exp(800) is still inf)", [
                 [0.0, nan, nan],
                 [nan, 0.0, nan],
             ]),
@@ -311,7 +311,7 @@ SLIPS = {
     },
     'attention': {
         'worked': [
-            ('no 1/sqrt(d_k) scaling', 'HINT_ATTENTION_NO_SCALING', (
+            ('no 1/sqrt(d_k) scaling', 'scale the scores by 1/sqrt(d_k) before the softmax', (
                 [
                     [2.349755409054219, 1.0, 1.1256114773644528],
                     [1.6155210528878245, 0.5441766578668732, 1.3929834074685727],
@@ -325,7 +325,7 @@ SLIPS = {
                     [0.6572330228318554, 0.01203764271193945, 0.24178251715880075, 0.0889468172974043],
                 ],
             )),
-            ('weights transposed', 'HINT_WEIGHTS_TRANSPOSED', (
+            ('weights transposed', "Y = A @ V: row l of Y mixes the values with query l's weights", (
                 [
                     [3.4445256055839755, 1.523275286585113, 1.2213668486791347],
                     [0.7922382869976613, 0.23854300042184012, 0.3096819501963416],
@@ -334,7 +334,7 @@ SLIPS = {
                 ],
                 None,
             )),
-            ('softmax over the key axis (columns)', 'HINT_ATTENTION_AXIS', (
+            ('softmax over the key axis (columns)', "each query's weights (a row of A) must sum to 1: softmax along axis=-1", (
                 [
                     [2.5646868761407045, 1.1229898717762512, 0.4165071711330542],
                     [2.0011158945534504, 0.7221639542376032, 0.8944099569778824],
@@ -348,7 +348,7 @@ SLIPS = {
                     [0.34764037898104083, 0.11981577907098966, 0.3725571787083907, 0.08615773532095172],
                 ],
             )),
-            ('divided by d_k instead of sqrt(d_k) (or scaled twice)', 'HINT_ATTENTION_BY_D_K', (
+            ('divided by d_k instead of sqrt(d_k) (or scaled twice)', 'divide by sqrt(d_k), not d_k: score_matrix already scales the scores, so do not scale them again', (
                 [
                     [2.4549991688497945, 0.9999999999999999, 0.8625020778755139],
                     [2.014624121989834, 0.7348220809494597, 1.0802969384394383],
@@ -362,7 +362,7 @@ SLIPS = {
                     [0.4010353822864025, 0.10571177905384213, 0.2873544080561366, 0.20589843060361895],
                 ],
             )),
-            ('the scores S returned instead of the weights A', 'HINT_SCORES_RETURNED', (
+            ('the scores S returned instead of the weights A', 'return the softmax weights A (each row sums to 1), not the scores', (
                 None,
                 [
                     [1.1547005383792517, 1.1547005383792517, 1.1547005383792517, 1.7320508075688774],
@@ -371,7 +371,7 @@ SLIPS = {
                     [2.3094010767585034, 0.0, 1.7320508075688774, 1.1547005383792517],
                 ],
             )),
-            ('keys used as values (A @ K)', 'HINT_KEYS_AS_VALUES', (
+            ('keys used as values (A @ K)', 'Y = A @ V: the output mixes the values, not the keys', (
                 [
                     [1.0, 1.3725571787083908, 0.9542619645139845],
                     [0.6269664546689464, 1.7872026655698536, 1.2425073607164001],
@@ -380,7 +380,7 @@ SLIPS = {
                 ],
                 None,
             )),
-            ('queries matched against themselves (score_matrix(Q, Q))', 'HINT_QUERIES_AGAINST_QUERIES', (
+            ('queries matched against themselves (score_matrix(Q, Q))', 'the scores compare the queries against the keys: score_matrix(Q, K)', (
                 [
                     [2.4182952141944063, 1.0, 0.9542619645139845],
                     [2.41637374262256, 1.1425763835389047, 1.3867947940603134],
@@ -394,7 +394,7 @@ SLIPS = {
                     [0.003042937382376795, 0.01719939314064728, 0.0009589874935966684, 0.9787986819833794],
                 ],
             )),
-            ('normalised over the whole score matrix', 'HINT_ATTENTION_WHOLE_MATRIX', (
+            ('normalised over the whole score matrix', "each query's weights (a row of A) must sum to 1: normalise every row on its own, not the whole matrix", (
                 [
                     [0.41081327344980934, 0.16987722220120316, 0.1621073717838988],
                     [0.48958917771702903, 0.17066116753624716, 0.3382122843624995],
@@ -408,7 +408,7 @@ SLIPS = {
                     [0.11273742812083316, 0.011197162445856251, 0.06328897863009865, 0.03552941452370151],
                 ],
             )),
-            ('output scaled instead of the scores', 'HINT_ATTENTION_NO_SCALING', (
+            ('output scaled instead of the scores', 'scale the scores by 1/sqrt(d_k) before the softmax', (
                 [
                     [1.3566319179472326, 0.5773502691896258, 0.6498720894592992],
                     [0.9327215147662932, 0.31418053990615014, 0.8042393452786627],
@@ -422,7 +422,7 @@ SLIPS = {
                     [0.6572330228318554, 0.01203764271193945, 0.24178251715880075, 0.0889468172974043],
                 ],
             )),
-            ('score_matrix(K, Q): arguments swapped', 'HINT_ARGUMENTS_SWAPPED', (
+            ('score_matrix(K, Q): arguments swapped', 'score_matrix(Q, K): queries first, so row l of S belongs to query l', (
                 [
                     [2.7808809490180018, 1.2380808534900418, 0.8048402834530807],
                     [2.2396315581419795, 0.7396315581419792, 0.6198157790709896],
@@ -436,7 +436,7 @@ SLIPS = {
                     [0.1534738228210276, 0.2733847889984208, 0.4869836528595999, 0.08615773532095172],
                 ],
             )),
-            ('A returned transposed', 'HINT_A_SHAPE', (
+            ('A returned transposed', 'A has one row per query, one column per key', (
                 None,
                 [
                     [0.2091476070972031, 0.41416912023880004, 0.188827425316547, 0.5061096207909658],
@@ -445,7 +445,7 @@ SLIPS = {
                     [0.3725571787083907, 0.41416912023880004, 0.599163216569897, 0.1595014079285412],
                 ],
             )),
-            ('softmax applied twice', 'HINT_ATTENTION', (
+            ('softmax applied twice', 'the weights A are the row-wise softmax of the scores of Q against K (your score_matrix and softmax_rows), then Y = A @ V; return Y, A', (
                 [
                     [2.4787530739183676, 1.0, 0.8031173152040808],
                     [2.3284211568314834, 0.9095331104474387, 0.871667930423933],

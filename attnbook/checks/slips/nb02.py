@@ -9,11 +9,11 @@ right. A check names the slip whose output a learner's matches.
 
 # ruff: noqa: E501
 
-# function: {case id: [(mistake, detector, its output)]}
+# function: {case id: [(mistake, its hint, its output)]}
 SLIPS = {
     'sinusoidal_positions': {
         '6x4': [
-            ('exponent i/d instead of 2i/d', 'HINT_PAIR_EXPONENT', [
+            ('exponent i/d instead of 2i/d', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.8414709848078965, 0.5403023058681398, 0.09983341664682815, 0.9950041652780258],
                 [0.9092974268256817, -0.4161468365471424, 0.19866933079506122, 0.9800665778412416],
@@ -21,7 +21,7 @@ SLIPS = {
                 [-0.7568024953079282, -0.6536436208636119, 0.3894183423086505, 0.9210609940028851],
                 [-0.9589242746631385, 0.28366218546322625, 0.479425538604203, 0.8775825618903728],
             ]),
-            ('frequency taken from the feature index j (10000^(-j/d)) for cos as well', 'HINT_PAIR_EXPONENT', [
+            ('frequency taken from the feature index j (10000^(-j/d)) for cos as well', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.8414709848078965, 0.9950041652780258, 0.009999833334166664, 0.9999995000000417],
                 [0.9092974268256817, 0.9800665778412416, 0.01999866669333308, 0.9999980000006666],
@@ -29,7 +29,7 @@ SLIPS = {
                 [-0.7568024953079282, 0.9210609940028851, 0.03998933418663416, 0.9999920000106667],
                 [-0.9589242746631385, 0.8775825618903728, 0.04997916927067833, 0.9999875000260416],
             ]),
-            ('sin and cos swapped', 'HINT_SIN_COS_SWAPPED', [
+            ('sin and cos swapped', 'sin goes in the even features 2i and cos in the odd features 2i+1', [
                 [1.0, 0.0, 1.0, 0.0],
                 [0.5403023058681398, 0.8414709848078965, 0.9999500004166653, 0.009999833334166664],
                 [-0.4161468365471424, 0.9092974268256817, 0.9998000066665778, 0.01999866669333308],
@@ -37,7 +37,7 @@ SLIPS = {
                 [-0.6536436208636119, -0.7568024953079282, 0.9992001066609779, 0.03998933418663416],
                 [0.28366218546322625, -0.9589242746631385, 0.9987502603949663, 0.04997916927067833],
             ]),
-            ('sin and cos in two halves instead of interleaved', 'HINT_SIN_COS_TWO_HALVES', [
+            ('sin and cos in two halves instead of interleaved', 'interleave the pairs: P[:, 0::2] = sin, P[:, 1::2] = cos (not all sines first, then all cosines)', [
                 [0.0, 0.0, 1.0, 1.0],
                 [0.8414709848078965, 0.009999833334166664, 0.5403023058681398, 0.9999500004166653],
                 [0.9092974268256817, 0.01999866669333308, -0.4161468365471424, 0.9998000066665778],
@@ -45,7 +45,7 @@ SLIPS = {
                 [-0.7568024953079282, 0.03998933418663416, -0.6536436208636119, 0.9992001066609779],
                 [-0.9589242746631385, 0.04997916927067833, 0.28366218546322625, 0.9987502603949663],
             ]),
-            ('positions starting at 1', 'HINT_POSITIONS_STARTING_1', [
+            ('positions starting at 1', 'positions start at 0: row 0 is p_0 = [0, 1, 0, 1, ...], use np.arange(L)', [
                 [0.8414709848078965, 0.5403023058681398, 0.009999833334166664, 0.9999500004166653],
                 [0.9092974268256817, -0.4161468365471424, 0.01999866669333308, 0.9998000066665778],
                 [0.1411200080598672, -0.9899924966004454, 0.02999550020249566, 0.9995500337489875],
@@ -53,7 +53,7 @@ SLIPS = {
                 [-0.9589242746631385, 0.28366218546322625, 0.04997916927067833, 0.9987502603949663],
                 [-0.27941549819892586, 0.960170286650366, 0.059964006479444595, 0.9982005399352042],
             ]),
-            ('positive exponent (10000^(+2i/d))', 'HINT_POSITIVE_EXPONENT_10000', [
+            ('positive exponent (10000^(+2i/d))', 'the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.8414709848078965, 0.5403023058681398, -0.5063656411097588, 0.8623188722876839],
                 [0.9092974268256817, -0.4161468365471424, -0.8732972972139946, 0.4871876750070059],
@@ -61,7 +61,7 @@ SLIPS = {
                 [-0.7568024953079282, -0.6536436208636119, -0.8509193596391765, -0.525296338642536],
                 [-0.9589242746631385, 0.28366218546322625, -0.46777180532247614, -0.883849273431478],
             ]),
-            ('exponent 4i/d: the step of 2 counted twice', 'HINT_STEP_TWICE', [
+            ('exponent 4i/d: the step of 2 counted twice', 'np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.8414709848078965, 0.5403023058681398, 9.999999983333334e-05, 0.999999995],
                 [0.9092974268256817, -0.4161468365471424, 0.0001999999986666667, 0.9999999800000001],
@@ -69,7 +69,7 @@ SLIPS = {
                 [-0.7568024953079282, -0.6536436208636119, 0.0003999999893333334, 0.999999920000001],
                 [-0.9589242746631385, 0.28366218546322625, 0.0004999999791666669, 0.9999998750000026],
             ]),
-            ('sin in every column', 'HINT_FIRST_ROW', [
+            ('sin in every column', 'sin(0) = 0 and cos(0) = 1, so p_0 = [0, 1, 0, 1, ...]', [
                 [0.0, 0.0, 0.0, 0.0],
                 [0.8414709848078965, 0.8414709848078965, 0.009999833334166664, 0.009999833334166664],
                 [0.9092974268256817, 0.9092974268256817, 0.01999866669333308, 0.01999866669333308],
@@ -77,7 +77,7 @@ SLIPS = {
                 [-0.7568024953079282, -0.7568024953079282, 0.03998933418663416, 0.03998933418663416],
                 [-0.9589242746631385, -0.9589242746631385, 0.04997916927067833, 0.04997916927067833],
             ]),
-            ('base 1000 instead of 10000', 'HINT_PAIR_EXPONENT', [
+            ('base 1000 instead of 10000', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.8414709848078965, 0.5403023058681398, 0.03161750640243371, 0.9995000416652778],
                 [0.9092974268256817, -0.4161468365471424, 0.06320339793316936, 0.9980006665777841],
@@ -85,7 +85,7 @@ SLIPS = {
                 [-0.7568024953079282, -0.6536436208636119, 0.12615406653456793, 0.9920106609794029],
                 [-0.9589242746631385, 0.28366218546322625, 0.15745589818234362, 0.9875260199749633],
             ]),
-            ('positions normalised to [0, 1) (l / L)', 'HINT_FIRST_COLUMNS', [
+            ('positions normalised to [0, 1) (l / L)', 'row l is position l = 0, 1, ..., L-1 (np.arange(L)) and pair 0 has w_0 = 1: P[l, 0] = sin(l), P[l, 1] = cos(l)', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.16589613269341502, 0.986143231562925, 0.0016666658950618355, 0.9999986111114326],
                 [0.3271946967961522, 0.9449569463147377, 0.003333327160497256, 0.9999944444495885],
@@ -93,7 +93,7 @@ SLIPS = {
                 [0.618369803069737, 0.785887260776948, 0.0066666172840603565, 0.9999777778600821],
                 [0.7401768531960371, 0.6724122440830567, 0.008333236883050947, 0.9999652779787161],
             ]),
-            ('L instead of d in the exponent', 'HINT_PAIR_EXPONENT', [
+            ('L instead of d in the exponent', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.8414709848078965, 0.5403023058681398, 0.04639922346473128, 0.9989229760406304],
                 [0.9092974268256817, -0.4161468365471424, 0.09269850077872724, 0.9956942241237399],
@@ -101,7 +101,7 @@ SLIPS = {
                 [-0.7568024953079282, -0.6536436208636119, 0.18459872362061744, 0.9828139759067526],
                 [-0.9589242746631385, 0.28366218546322625, 0.23000171166476743, 0.9731902242785205],
             ]),
-            ('the last position row left zero (a loop over range(L - 1))', 'HINT_LAST_POSITION_ROW_LEFT', [
+            ('the last position row left zero (a loop over range(L - 1))', 'fill every position l = 0 .. L-1, the last included: range(L)', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.8414709848078965, 0.5403023058681398, 0.009999833334166664, 0.9999500004166653],
                 [0.9092974268256817, -0.4161468365471424, 0.01999866669333308, 0.9998000066665778],
@@ -109,7 +109,7 @@ SLIPS = {
                 [-0.7568024953079282, -0.6536436208636119, 0.03998933418663416, 0.9992001066609779],
                 [0.0, 0.0, 0.0, 0.0],
             ]),
-            ('the last pair left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', [
+            ('the last pair left zero (a loop over range(d // 2 - 1))', 'fill every pair i = 0 .. d/2-1, the last included: range(d // 2)', [
                 [0.0, 1.0, 0.0, 0.0],
                 [0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.9092974268256817, -0.4161468365471424, 0.0, 0.0],
@@ -117,7 +117,7 @@ SLIPS = {
                 [-0.7568024953079282, -0.6536436208636119, 0.0, 0.0],
                 [-0.9589242746631385, 0.28366218546322625, 0.0, 0.0],
             ]),
-            ('missing parentheses: 1 / 10000 ** (2i) / d', 'HINT_MISSING_PARENTHESES', [
+            ('missing parentheses: 1 / 10000 ** (2i) / d', 'put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds before / and *', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.24740395925452294, 0.9689124217106447, 2.5e-09, 1.0],
                 [0.479425538604203, 0.8775825618903728, 5e-09, 1.0],
@@ -125,7 +125,7 @@ SLIPS = {
                 [0.8414709848078965, 0.5403023058681398, 1e-08, 1.0],
                 [0.9489846193555862, 0.3153223623952687, 1.25e-08, 0.9999999999999999],
             ]),
-            ('positions from np.linspace(0, L, L)', 'HINT_POSITIONS_NP_LINSPACE', [
+            ('positions from np.linspace(0, L, L)', 'the positions are the whole numbers 0, 1, ..., L-1: np.arange(L), not np.linspace(0, L, L)', [
                 [0.0, 1.0, 0.0, 1.0],
                 [0.9320390859672263, 0.3623577544766736, 0.011999712002073594, 0.9999280008639958],
                 [0.675463180551151, -0.7373937155412454, 0.02399769606635429, 0.9997120138237345],
@@ -133,7 +133,7 @@ SLIPS = {
                 [-0.9961646088358407, 0.0874989834394464, 0.047981570123249925, 0.9988482211670138],
                 [-0.27941549819892586, 0.960170286650366, 0.059964006479444595, 0.9982005399352042],
             ]),
-            ('sin(l) * w instead of sin(l * w)', 'HINT_SIN_TIMES_W', [
+            ('sin(l) * w instead of sin(l * w)', 'take sin and cos of the angle l * w_i: np.sin(l * w), not np.sin(l) * w', [
                 [0.0, 1.0, 0.0, 0.01],
                 [0.8414709848078965, 0.5403023058681398, 0.008414709848078966, 0.005403023058681398],
                 [0.9092974268256817, -0.4161468365471424, 0.009092974268256818, -0.004161468365471424],
@@ -145,67 +145,67 @@ SLIPS = {
     },
     'embed': {
         'worked': [
-            ('positions not added', 'HINT_POSITIONS_NOT_ADDED', [
+            ('positions not added', 'x_l = E[w_l] + p_l: add row l of P to each embedding row', [
                 [0.0, 1.0, 1.0, 4.0],
                 [0.0, 3.0, 0.0, 1.0],
                 [0.0, 1.0, 1.0, 4.0],
             ]),
-            ('P indexed by the token ids instead of the positions', 'HINT_P_INDEXED_TOKEN_IDS', [
+            ('P indexed by the token ids instead of the positions', 'the position vector of token number l is P[l], whatever the token is: add P[:L], not P[token_ids]', [
                 [30.0, 31.1, 31.2, 34.3],
                 [10.0, 13.1, 10.2, 11.3],
                 [30.0, 31.1, 31.2, 34.3],
             ]),
-            ('positions starting at 1', 'HINT_EMBED_FROM_1', [
+            ('positions starting at 1', 'the first token sits at position 0: add P[:L], not P[1:L+1]', [
                 [10.0, 11.1, 11.2, 14.3],
                 [20.0, 23.1, 20.2, 21.3],
                 [30.0, 31.1, 31.2, 34.3],
             ]),
-            ('E indexed by the positions 0 .. L-1 instead of the token ids', 'HINT_E_BY_POSITION', [
+            ('E indexed by the positions 0 .. L-1 instead of the token ids', 'the row of E is chosen by the token id: E[token_ids], not E[:L]', [
                 [1.0, 0.1, 2.2, 0.3],
                 [10.0, 13.1, 10.2, 11.3],
                 [22.0, 22.1, 20.2, 20.3],
             ]),
-            ('one position row P[L] added to every token', 'HINT_ONE_POSITION_ROW_P', [
+            ('one position row P[L] added to every token', 'each token gets its own position: add P[:L] (a slice), not P[L] (one row)', [
                 [30.0, 31.1, 31.2, 34.3],
                 [30.0, 33.1, 30.2, 31.3],
                 [30.0, 31.1, 31.2, 34.3],
             ]),
-            ('the last L rows of P', 'HINT_LAST_L_ROWS_P', [
+            ('the last L rows of P', 'use the first L rows of P, P[:L], not P[-L:]', [
                 [30.0, 31.1, 31.2, 34.3],
                 [40.0, 43.1, 40.2, 41.3],
                 [50.0, 51.1, 51.2, 54.3],
             ]),
-            ('embedding multiplied by the position instead of added', 'HINT_EMBEDDING_MULTIPLIED_POSITION', [
+            ('embedding multiplied by the position instead of added', 'x_l = E[w_l] + p_l: add the position vector, do not multiply', [
                 [0.0, 0.1, 0.2, 1.2],
                 [0.0, 30.299999999999997, 0.0, 10.3],
                 [0.0, 20.1, 20.2, 81.2],
             ]),
-            ('token ids shifted by one (E[token_ids - 1])', 'HINT_TOKEN_IDS_SHIFTED_ONE', [
+            ('token ids shifted by one (E[token_ids - 1])', 'token id t selects row t of E (ids count from 0): E[token_ids]', [
                 [2.0, 2.1, 0.2, 0.3],
                 [11.0, 10.1, 12.2, 10.3],
                 [22.0, 22.1, 20.2, 20.3],
             ]),
-            ('embedding scaled by sqrt(d)', 'HINT_EMBEDDING_SCALED_SQRT', [
+            ('embedding scaled by sqrt(d)', 'x_l = E[w_l] + p_l exactly: no sqrt(d) scaling in this workbook', [
                 [0.0, 2.1, 2.2, 8.3],
                 [10.0, 16.1, 10.2, 12.3],
                 [20.0, 22.1, 22.2, 28.3],
             ]),
-            ('embedding and position averaged', 'HINT_EMBEDDING_POSITION_AVERAGED', [
+            ('embedding and position averaged', 'x_l = E[w_l] + p_l: add, do not average', [
                 [0.0, 0.55, 0.6, 2.15],
                 [5.0, 6.55, 5.1, 5.65],
                 [10.0, 10.55, 10.6, 12.15],
             ]),
-            ('position subtracted', 'HINT_POSITION_SUBTRACTED', [
+            ('position subtracted', 'x_l = E[w_l] + p_l: add the position vector, do not subtract it', [
                 [0.0, 0.9, 0.8, 3.7],
                 [-10.0, -7.1, -10.2, -9.3],
                 [-20.0, -19.1, -19.2, -16.3],
             ]),
-            ('its own sinusoidal table instead of the argument P', 'HINT_OWN_SINUSOIDAL_TABLE', [
+            ('its own sinusoidal table instead of the argument P', 'use the P you are given (it may be learned or random): add its first L rows, P[:L]; do not build a new table', [
                 [0.0, 2.0, 1.0, 5.0],
                 [0.8414709848078965, 3.5403023058681398, 0.009999833334166664, 1.9999500004166653],
                 [0.9092974268256817, 0.5838531634528576, 1.0199986666933332, 4.999800006666578],
             ]),
-            ('the positions added twice', 'HINT_EMBED_VALUES', [
+            ('the positions added twice', "X[l] = E[token_ids[l]] + P[l]: the token's row of E plus row l of P", [
                 [0.0, 1.2, 1.4, 4.6],
                 [20.0, 23.2, 20.4, 21.6],
                 [40.0, 41.2, 41.4, 44.6],
@@ -214,85 +214,85 @@ SLIPS = {
     },
     'shift_matrix': {
         'k=1, d=4': [
-            ('blocks transposed: the matrix takes p_l to p_(l-k)', 'HINT_BLOCKS_TRANSPOSED', [
+            ('blocks transposed: the matrix takes p_l to p_(l-k)', 'check the first row on p_l = [sin, cos]: sin((l+k)w) = sin(lw) cos(kw) + cos(lw) sin(kw), so the block is [[cos kw, sin kw], [-sin kw, cos kw]]', [
                 [0.5403023058681398, -0.8414709848078965, 0.0, 0.0],
                 [0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.0, 0.0, 0.9999500004166653, -0.009999833334166664],
                 [0.0, 0.0, 0.009999833334166664, 0.9999500004166653],
             ]),
-            ('one frequency (w = 1) for every pair', 'HINT_SHIFT_ONE_FREQUENCY', [
+            ('one frequency (w = 1) for every pair', 'pair i turns by k * w_i with its own w_i = 10000 ** (-2i/d)', [
                 [0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [-0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.0, 0.0, 0.5403023058681398, 0.8414709848078965],
                 [0.0, 0.0, -0.8414709848078965, 0.5403023058681398],
             ]),
-            ('exponent i/d instead of 2i/d', 'HINT_PAIR_EXPONENT', [
+            ('exponent i/d instead of 2i/d', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', [
                 [0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [-0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.0, 0.0, 0.9950041652780258, 0.09983341664682815],
                 [0.0, 0.0, -0.09983341664682815, 0.9950041652780258],
             ]),
-            ('pairs laid out in two halves instead of (2i, 2i+1)', 'HINT_SHIFT_HALVES', [
+            ('pairs laid out in two halves instead of (2i, 2i+1)', 'pair i is features 2i and 2i+1, the same interleaved layout as P', [
                 [0.5403023058681398, 0.0, 0.8414709848078965, 0.0],
                 [0.0, 0.9999500004166653, 0.0, 0.009999833334166664],
                 [-0.8414709848078965, 0.0, 0.5403023058681398, 0.0],
                 [0.0, -0.009999833334166664, 0.0, 0.9999500004166653],
             ]),
-            ('minus sign missing: [[cos, sin], [sin, cos]]', 'HINT_BLOCK', [
+            ('minus sign missing: [[cos, sin], [sin, cos]]', 'the block of pair i is [[cos kw, sin kw], [-sin kw, cos kw]]: cos on the diagonal, +sin above it and -sin below it', [
                 [0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.0, 0.0, 0.9999500004166653, 0.009999833334166664],
                 [0.0, 0.0, 0.009999833334166664, 0.9999500004166653],
             ]),
-            ('sin and cos swapped in the block: [[sin, cos], [-cos, sin]]', 'HINT_BLOCK', [
+            ('sin and cos swapped in the block: [[sin, cos], [-cos, sin]]', 'the block of pair i is [[cos kw, sin kw], [-sin kw, cos kw]]: cos on the diagonal, +sin above it and -sin below it', [
                 [0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [-0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [0.0, 0.0, 0.009999833334166664, 0.9999500004166653],
                 [0.0, 0.0, -0.9999500004166653, 0.009999833334166664],
             ]),
-            ('blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)', 'HINT_BLOCK_PLACE', [
+            ('blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)', 'pair i occupies rows and columns 2i and 2i+1: M[2*i:2*i+2, 2*i:2*i+2], and M is zero outside these blocks', [
                 [0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [-0.8414709848078965, 0.9999500004166653, 0.009999833334166664, 0.0],
                 [0.0, -0.009999833334166664, 0.9999500004166653, 0.0],
                 [0.0, 0.0, 0.0, 0.0],
             ]),
-            ('exponent 4i/d: the step of 2 counted twice', 'HINT_STEP_TWICE', [
+            ('exponent 4i/d: the step of 2 counted twice', 'np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1', [
                 [0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [-0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.0, 0.0, 0.999999995, 9.999999983333334e-05],
                 [0.0, 0.0, -9.999999983333334e-05, 0.999999995],
             ]),
-            ('frequency picked by the feature index j', 'HINT_PAIR_EXPONENT', [
+            ('frequency picked by the feature index j', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', [
                 [0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [-0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.0, 0.0, 0.9999995000000417, 0.0009999998333333417],
                 [0.0, 0.0, -0.0009999998333333417, 0.9999995000000417],
             ]),
-            ('the identity whatever k is', 'HINT_SHIFT_USE_K', [
+            ('the identity whatever k is', 'the angle of pair i is k * w_i: use k', [
                 [1.0, 0.0, 0.0, 0.0],
                 [0.0, 1.0, 0.0, 0.0],
                 [0.0, 0.0, 1.0, 0.0],
                 [0.0, 0.0, 0.0, 1.0],
             ]),
-            ('the last block left zero (a loop over range(d // 2 - 1))', 'HINT_LAST_PAIR_LEFT_ZERO', [
+            ('the last block left zero (a loop over range(d // 2 - 1))', 'fill every pair i = 0 .. d/2-1, the last included: range(d // 2)', [
                 [0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [-0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.0, 0.0, 0.0, 0.0],
                 [0.0, 0.0, 0.0, 0.0],
             ]),
-            ('an integer matrix (cos and sin truncated to whole numbers)', 'HINT_INTEGER_MATRIX', [
+            ('an integer matrix (cos and sin truncated to whole numbers)', 'make M a float array (np.zeros((d, d)) is float64; dtype=int truncates cos and sin to 0 or +-1)', [
                 [0.0, 0.0, 0.0, 0.0],
                 [0.0, 0.0, 0.0, 0.0],
                 [0.0, 0.0, 0.0, 0.0],
                 [0.0, 0.0, 0.0, 0.0],
             ]),
-            ('positive exponent (10000^(+2i/d))', 'HINT_POSITIVE_EXPONENT_10000', [
+            ('positive exponent (10000^(+2i/d))', 'the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign', [
                 [0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [-0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.0, 0.0, 0.8623188722876839, -0.5063656411097588],
                 [0.0, 0.0, 0.5063656411097588, 0.8623188722876839],
             ]),
-            ('shift by k + 1', 'HINT_SHIFT_K_PLUS_1', [
+            ('shift by k + 1', 'the angle of pair i is k * w_i, not (k + 1) * w_i', [
                 [-0.4161468365471424, 0.9092974268256817, 0.0, 0.0],
                 [-0.9092974268256817, -0.4161468365471424, 0.0, 0.0],
                 [0.0, 0.0, 0.9998000066665778, 0.01999866669333308],
@@ -300,7 +300,7 @@ SLIPS = {
             ]),
         ],
         'k=2, d=4 on p_l': [
-            ('shift by one step whatever k is', 'HINT_SHIFT_USE_K', [
+            ('shift by one step whatever k is', 'the angle of pair i is k * w_i: use k', [
                 [0.5403023058681398, 0.8414709848078965, 0.0, 0.0],
                 [-0.8414709848078965, 0.5403023058681398, 0.0, 0.0],
                 [0.0, 0.0, 0.9999500004166653, 0.009999833334166664],

@@ -11,53 +11,53 @@ right. A check names the slip whose output a learner's matches.
 
 from math import inf, nan  # noqa: F401 (outputs that hold them)
 
-# function: {case id: [(mistake, detector, its output)]}
+# function: {case id: [(mistake, its hint, its output)]}
 SLIPS = {
     'causal_mask': {
         '4': [
-            ('diagonal excluded (j < i)', 'HINT_DIAGONAL_EXCLUDED', [
+            ('diagonal excluded (j < i)', 'the diagonal must be True: query i may read keys j <= i, itself included', [
                 [False, False, False, False],
                 [True, False, False, False],
                 [True, True, False, False],
                 [True, True, True, False],
             ]),
-            ('mask transposed (j >= i): each query reads the future, not the past', 'HINT_CAUSAL_TRANSPOSED', [
+            ('mask transposed (j >= i): each query reads the future, not the past', 'row i is query i; it may read columns j <= i (lower triangle, np.tril)', [
                 [True, True, True, True],
                 [False, True, True, True],
                 [False, False, True, True],
                 [False, False, False, True],
             ]),
-            ('True and False swapped (True marks the blocked future)', 'HINT_CAUSAL_INVERTED', [
+            ('True and False swapped (True marks the blocked future)', "True means 'may attend': the allowed keys are j <= i", [
                 [False, True, True, True],
                 [False, False, True, True],
                 [False, False, False, True],
                 [False, False, False, False],
             ]),
-            ('additive 0 / -inf matrix instead of booleans', 'HINT_ADDITIVE_MASK', [
+            ('additive 0 / -inf matrix instead of booleans', "this is the additive mask M (0 allowed, -inf blocked) that section 1 adds to the scores; the workbook's functions return the boolean allowed array instead. return booleans (True = may attend), not 0/1 numbers or an additive 0/-inf matrix: build it from a comparison such as j <= i, or with dtype=bool", [
                 [0.0, -inf, -inf, -inf],
                 [0.0, 0.0, -inf, -inf],
                 [0.0, 0.0, 0.0, -inf],
                 [0.0, 0.0, 0.0, 0.0],
             ]),
-            ('every entry True: nothing is blocked', 'HINT_NOTHING_BLOCKED', [
+            ('every entry True: nothing is blocked', 'nothing is blocked: query i may read only keys j <= i; the future keys j > i must be False', [
                 [True, True, True, True],
                 [True, True, True, True],
                 [True, True, True, True],
                 [True, True, True, True],
             ]),
-            ('only the diagonal (each query reads only itself)', 'HINT_ONLY_DIAGONAL', [
+            ('only the diagonal (each query reads only itself)', 'query i may read every earlier key and itself (j <= i), not only itself', [
                 [True, False, False, False],
                 [False, True, False, False],
                 [False, False, True, False],
                 [False, False, False, True],
             ]),
-            ('np.tril(..., k=1): each query also reads the next token', 'HINT_TRIL_K1', [
+            ('np.tril(..., k=1): each query also reads the next token', 'k=1 lets each query read one token into the future; the causal mask is np.tril(..., k=0) (the default), i.e. j <= i', [
                 [True, True, False, False],
                 [True, True, True, False],
                 [True, True, True, True],
                 [True, True, True, True],
             ]),
-            ('the last row left all False (a loop over range(L - 1))', 'HINT_LAST_ROW', [
+            ('the last row left all False (a loop over range(L - 1))', 'fill every row i = 0 .. L-1, the last included (range(L)); the last query reads all L keys', [
                 [True, False, False, False],
                 [True, True, False, False],
                 [True, True, True, False],
@@ -67,27 +67,27 @@ SLIPS = {
     },
     'padding_mask': {
         '[4, 2], 4': [
-            ('lengths off by one (position <= length)', 'HINT_LENGTHS_OFF_ONE', [
+            ('lengths off by one (position <= length)', 'positions count from 0: a message of length n has real tokens 0 .. n-1, so position < length', [
                 [True, True, True, True],
                 [True, True, True, False],
             ]),
-            ('True and False swapped (True marks the padding)', 'HINT_PADDING_INVERTED', [
+            ('True and False swapped (True marks the padding)', 'True marks a real token, which may be attended to; padding is False', [
                 [False, False, False, False],
                 [False, False, True, True],
             ]),
-            ('padding at the front (left) instead of the end', 'HINT_LEFT_PADDED', [
+            ('padding at the front (left) instead of the end', 'messages are right-padded: the real tokens come first', [
                 [True, True, True, True],
                 [False, False, True, True],
             ]),
-            ('lengths off by one (position < length - 1)', 'HINT_LENGTHS_OFF_ONE', [
+            ('lengths off by one (position < length - 1)', 'positions count from 0: a message of length n has real tokens 0 .. n-1, so position < length', [
                 [True, True, True, False],
                 [True, False, False, False],
             ]),
-            ("every row built from the first message's length", 'HINT_FIRST_LENGTH_ONLY', [
+            ("every row built from the first message's length", 'each message (row b) uses its own length lengths[b]: compare the positions with lengths[:, None]', [
                 [True, True, True, True],
                 [True, True, True, True],
             ]),
-            ('the last message left all False (a loop over range(B - 1))', 'HINT_LAST_MESSAGE', [
+            ('the last message left all False (a loop over range(B - 1))', 'fill every message b = 0 .. B-1, the last included: range(len(lengths))', [
                 [True, True, True, True],
                 [False, False, False, False],
             ]),
@@ -95,7 +95,7 @@ SLIPS = {
     },
     'attention_mask': {
         '[4, 2], 4, False': [
-            ('padding taken from the query side instead of the key side', 'HINT_PADDING_TAKEN_QUERY_SIDE', [
+            ('padding taken from the query side instead of the key side', 'padding belongs on the KEY side: mask the columns j of padded tokens (real[:, None, :]), so no query reads a <PAD> key', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -109,7 +109,7 @@ SLIPS = {
                     [False, False, False, False],
                 ],
             ]),
-            ('padded query rows masked as well as padded keys (only the keys are masked here)', 'HINT_PADDED_QUERY_ROWS_MASKED', [
+            ('padded query rows masked as well as padded keys (only the keys are masked here)', 'mask only the key side: a padded query row may still read the real keys (its output is discarded later by the loss mask)', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -123,7 +123,7 @@ SLIPS = {
                     [False, False, False, False],
                 ],
             ]),
-            ('the causal flag ignored: causal part always applied', 'HINT_CAUSAL_FLAG_IGNORED', [
+            ('the causal flag ignored: causal part always applied', 'with causal=False the mask is bidirectional: only padding is blocked; with causal=True also block the future (j <= i)', [
                 [
                     [True, False, False, False],
                     [True, True, False, False],
@@ -137,7 +137,7 @@ SLIPS = {
                     [True, True, False, False],
                 ],
             ]),
-            ('lengths off by one (position <= length)', 'HINT_KEY_LENGTHS_OFF_ONE', [
+            ('lengths off by one (position <= length)', 'positions count from 0: real keys are j < length', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -151,7 +151,7 @@ SLIPS = {
                     [True, True, True, False],
                 ],
             ]),
-            ('the last message left all False (a loop over range(B - 1))', 'HINT_LAST_MESSAGE', [
+            ('the last message left all False (a loop over range(B - 1))', 'fill every message b = 0 .. B-1, the last included: range(len(lengths))', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -165,7 +165,7 @@ SLIPS = {
                     [False, False, False, False],
                 ],
             ]),
-            ('padding mask inverted (True on the pads)', 'HINT_PADDING_MASK_INVERTED', [
+            ('padding mask inverted (True on the pads)', 'True marks a real key, which may be read; the <PAD> keys are False', [
                 [
                     [False, False, False, False],
                     [False, False, False, False],
@@ -181,7 +181,7 @@ SLIPS = {
             ]),
         ],
         '[4, 2], 4, True': [
-            ('causal and padding combined with OR instead of AND', 'HINT_OR_INSTEAD_OF_AND', [
+            ('causal and padding combined with OR instead of AND', 'a key is allowed only if BOTH masks allow it: use &', [
                 [
                     [True, True, True, True],
                     [True, True, True, True],
@@ -195,7 +195,7 @@ SLIPS = {
                     [True, True, True, True],
                 ],
             ]),
-            ('padding forgotten in the causal branch', 'HINT_DECODER_PADDING', [
+            ('padding forgotten in the causal branch', 'padded keys must be blocked in the decoder too: combine the causal part and the key mask with &', [
                 [
                     [True, False, False, False],
                     [True, True, False, False],
@@ -209,7 +209,7 @@ SLIPS = {
                     [True, True, True, True],
                 ],
             ]),
-            ('diagonal excluded from the causal part (j < i)', 'HINT_MASK_DIAGONAL', [
+            ('diagonal excluded from the causal part (j < i)', 'a query may read itself: the causal part is j <= i, diagonal included', [
                 [
                     [False, False, False, False],
                     [True, False, False, False],
@@ -223,7 +223,7 @@ SLIPS = {
                     [True, True, False, False],
                 ],
             ]),
-            ('causal part transposed (j >= i)', 'HINT_CAUSAL_PART_TRANSPOSED', [
+            ('causal part transposed (j >= i)', 'row i is query i; it may read columns j <= i', [
                 [
                     [True, True, True, True],
                     [False, True, True, True],
@@ -241,7 +241,7 @@ SLIPS = {
     },
     'masked_attention': {
         'worked': [
-            ('mask applied after the softmax', 'HINT_AFTER', (
+            ('mask applied after the softmax', 'the mask was applied after the softmax: blocked weights were zeroed but the row no longer sums to 1. Set blocked scores to -inf BEFORE the softmax', (
                 [
                     [0.2091476070972031, 0.0, 0.2091476070972031],
                     [0.5787114198697858, 0.08227114981549291, 0.41416912023880004],
@@ -255,7 +255,7 @@ SLIPS = {
                     [0.5061096207909658, 0.05026717154956924, 0.2841217997309237, 0.1595014079285412],
                 ],
             )),
-            ('mask inverted', 'HINT_MASK_INVERTED', (
+            ('mask inverted', "True means 'may attend': keep the scores where allowed is True and set the others to -inf (np.where(allowed, S, -np.inf))", (
                 [
                     [2.793375384486859, 1.2644584614956196, 0.9421661540175207],
                     [2.239631558141979, 1.0, 1.5207368837160413],
@@ -269,7 +269,7 @@ SLIPS = {
                     [0.0, 0.0, 0.0, 0.0],
                 ],
             )),
-            ('mask multiplied into the scores', 'HINT_MASK_MULTIPLIED_SCORES', (
+            ('mask multiplied into the scores', 'a blocked score of 0 still gets weight; blocked scores must be -inf', (
                 [
                     [1.9719632248140757, 0.6479754832093839, 0.8380061291976539],
                     [1.4591230274937432, 0.30608201832916226, 0.9234794954177095],
@@ -283,7 +283,7 @@ SLIPS = {
                     [0.5061096207909658, 0.05026717154956924, 0.2841217997309237, 0.1595014079285412],
                 ],
             )),
-            ('no 1/sqrt(d_k)', 'HINT_NO_SCALING', (
+            ('no 1/sqrt(d_k)', 'scale the scores by 1/sqrt(d_k) before masking and the softmax', (
                 [
                     [1.0, 0.0, 1.0],
                     [1.0539586298862746, 0.03597241992418311, 0.9820137900379085],
@@ -297,7 +297,7 @@ SLIPS = {
                     [0.6572330228318554, 0.01203764271193945, 0.24178251715880075, 0.0889468172974043],
                 ],
             )),
-            ('divided by d_k instead of sqrt(d_k)', 'HINT_DIVIDED_BY_D_K', (
+            ('divided by d_k instead of sqrt(d_k)', 'divide the scores by sqrt(d_k), not by d_k', (
                 [
                     [1.0, 0.0, 1.0],
                     [1.6258255819781349, 0.4172170546520899, 0.791391472673955],
@@ -311,7 +311,7 @@ SLIPS = {
                     [0.4010353822864025, 0.10571177905384213, 0.2873544080561366, 0.20589843060361895],
                 ],
             )),
-            ('scaled by the number of keys instead of d_k', 'HINT_SCALED_BY_KEYS', (
+            ('scaled by the number of keys instead of d_k', 'scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the number of keys K.shape[-2]', (
                 [
                     [1.0, 0.0, 1.0],
                     [1.3576087660663525, 0.2384058440442351, 0.8807970779778823],
@@ -325,7 +325,7 @@ SLIPS = {
                     [0.47399084625407806, 0.06414768542935739, 0.2874899806762354, 0.17437148764032928],
                 ],
             )),
-            ('softmax over the query axis', 'HINT_SOFTMAX_AXIS', (
+            ('softmax over the query axis', "each query's weights (a row, the last axis) must sum to 1", (
                 [
                     [0.109559525490999, 0.0, 0.109559525490999],
                     [1.120875156905381, 0.38661738896217007, 0.34764037898104083],
@@ -339,7 +339,7 @@ SLIPS = {
                     [0.34764037898104083, 0.19330869448108504, 0.6404574756806275, 1.0],
                 ],
             )),
-            ('allowed transposed (rows read as keys)', 'HINT_ALLOWED_TRANSPOSED', (
+            ('allowed transposed (rows read as keys)', 'allowed[..., i, j] says whether query i may read key j (row i is query i): use allowed as given, not its transpose', (
                 [
                     [2.4182952141944063, 1.0, 0.9542619645139845],
                     [2.3632402145084743, 1.0702174916496623, 1.4139545542823766],
@@ -353,7 +353,7 @@ SLIPS = {
                     [0.0, 0.0, 0.0, 1.0],
                 ],
             )),
-            ('weights returned but Y from the unmasked softmax', 'HINT_Y', (
+            ('weights returned but Y from the unmasked softmax', 'the weights are right but Y is not: Y = A @ V with the masked weights A you return', (
                 [
                     [2.4182952141944063, 1.0, 0.9542619645139845],
                     [1.7986282141913463, 0.6269664546689464, 1.2425073607164001],
@@ -362,7 +362,7 @@ SLIPS = {
                 ],
                 None,
             )),
-            ('row maximum without keepdims', 'HINT_KEEPDIMS', (
+            ('row maximum without keepdims', "reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up with the KEY axis and every column is shifted or divided by another row's value", (
                 [
                     [1.0, 0.0, 1.0],
                     [1.0910532709882732, 0.06070218065884875, 0.9696489096705756],
@@ -376,7 +376,7 @@ SLIPS = {
                     [0.6916711643404458, 0.021650077443274872, 0.2179814806987044, 0.06869727751757472],
                 ],
             )),
-            ('row sum without keepdims', 'HINT_KEEPDIMS', (
+            ('row sum without keepdims', "reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up with the KEY axis and every column is shifted or divided by another row's value", (
                 [
                     [1.0, 0.0, 1.0],
                     [1.3613894198433985, 0.18069470992169923, 1.0],
@@ -390,7 +390,7 @@ SLIPS = {
                     [1.0, 0.09034735496084961, 0.2644584614956197, 0.1595014079285412],
                 ],
             )),
-            ('weights never divided by the row sum', 'HINT_NOT_NORMALISED', (
+            ('weights never divided by the row sum', "divide by each row's sum so that every row of A sums to 1", (
                 [
                     [1.0, 0.0, 1.0],
                     [1.3972828769467764, 0.1986414384733882, 1.0],
@@ -404,7 +404,7 @@ SLIPS = {
                     [1.0, 0.0993207192366941, 0.561383913798928, 0.31515189867220234],
                 ],
             )),
-            ('additive mask built as (~allowed) * -inf', 'HINT_NAN_SCORES', (
+            ('additive mask built as (~allowed) * -inf', 'every row came out empty although its query has allowed keys: 0 * -inf is NaN, so (~allowed) * -np.inf poisons the allowed scores too; mask with np.where(allowed, S, -np.inf)', (
                 [
                     [0.0, 0.0, 0.0],
                     [0.0, 0.0, 0.0],
@@ -418,7 +418,7 @@ SLIPS = {
                     [0.0, 0.0, 0.0, 0.0],
                 ],
             )),
-            ('A returned transposed', 'HINT_A_SHAPE', (
+            ('A returned transposed', 'A is (..., L_q, L_k)', (
                 None,
                 [
                     [1.0, 0.9096526450391504, 0.47108307700876034, 0.5061096207909658],
@@ -429,7 +429,7 @@ SLIPS = {
             )),
         ],
         'empty row': [
-            ('large finite negative number leaves a fully masked row uniform', 'HINT_FINITE_NEG', (
+            ('large finite negative number leaves a fully masked row uniform', 'a fully masked row came out uniform: a large finite negative number (like -1e9) is still a number, so the softmax spreads the row evenly. Use -inf and give a row with no allowed key all-zero weights', (
                 [
                     [2.2644584614956194, 0.9999999999999998, 1.2066246155131404],
                     [2.5, 1.0, 0.75],
@@ -441,7 +441,7 @@ SLIPS = {
                     [0.2112174648938006, 0.0, 0.11857408710476951, 0.6702084480014299],
                 ],
             )),
-            ('blocked scores set to -100, which leaves them a tiny weight', 'HINT_MASK_BEFORE_SOFTMAX', (
+            ('blocked scores set to -100, which leaves them a tiny weight', 'set blocked scores to -inf before the softmax: exp(-inf) = 0 exactly', (
                 [
                     [2.2644584614956194, 0.9999999999999998, 1.2066246155131404],
                     [2.5, 1.0, 0.75],
@@ -453,7 +453,7 @@ SLIPS = {
                     [0.2112174648938006, 1.3901495624236183e-45, 0.11857408710476951, 0.6702084480014299],
                 ],
             )),
-            ('NaN for a row with no allowed key', 'HINT_NAN', (
+            ('NaN for a row with no allowed key', 'a row with no allowed key is all -inf; its maximum is -inf and -inf - (-inf) is NaN. Give such rows all-zero weights (np.where on the row maximum and the sum). Also 0 * -inf is NaN: build an additive mask with np.where(allowed, 0.0, -np.inf), never (~allowed) * -np.inf', (
                 [
                     [2.2644584614956194, 0.9999999999999998, 1.2066246155131404],
                     [nan, nan, nan],
@@ -467,7 +467,7 @@ SLIPS = {
             )),
         ],
         'leading axes': [
-            ('d_k read from Q.shape[1]', 'HINT_D_K_AXIS', (
+            ('d_k read from Q.shape[1]', 'd_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another axis (the heads or the queries)', (
                 [
                     [
                         [
@@ -567,7 +567,7 @@ SLIPS = {
             )),
         ],
         'large': [
-            ('no max subtraction: large scores overflow', 'HINT_OVERFLOW', (
+            ('no max subtraction: large scores overflow', 'subtract the row maximum of the allowed scores before np.exp: exp(1131) overflows to inf, and inf / inf is NaN', (
                 [
                     [nan, nan],
                     [1.0, 0.0],
@@ -577,7 +577,7 @@ SLIPS = {
                     [1.0, 0.0],
                 ],
             )),
-            ('maximum of the whole array instead of each row', 'HINT_GLOBAL_MAX', (
+            ('maximum of the whole array instead of each row', "subtract each ROW's maximum (axis=-1, keepdims=True), not the maximum of the whole array: a row far below the global maximum underflows to all zeros", (
                 [
                     [1.0, 0.0],
                     [0.0, 0.0],
