@@ -13,8 +13,6 @@ HINT_POSITIVE_EXPONENT_10000 = "the frequencies shrink: w_i = 10000 ** (-2i/d), 
 HINT_STEP_TWICE = ("np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 "
                    "again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1")
 HINT_LAST_PAIR_LEFT_ZERO = "fill every pair i = 0 .. d/2-1, the last included: range(d // 2)"
-HINT_P_INDEXED_TOKEN_IDS = ("the position vector of token number l is P[l], whatever the token is: "
-                            "add P[:L], not P[token_ids]")
 HINT_EMBED_FROM_1 = "the first token sits at position 0: add P[:L], not P[1:L+1]"
 HINT_SHIFT_USE_K = "the angle of pair i is k * w_i: use k"
 
@@ -45,11 +43,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             [edit(", dtype=np.float64", ""), edit("-", "")],
             hint=HINT_POSITIVE_EXPONENT_10000),
     mistake(TABLE, "exponent 4i/d: the step of 2 counted twice", [
-        edit("d //", "0, d,"), edit("10000.0 ** (-2 * i //", "1.0 / 10000.0 ** (2 * i /"),
-    ], hint=HINT_STEP_TWICE, like="integer division in the exponent"),
-    mistake(TABLE, "integer division in the exponent", [
         replace_line("w = 10000.0 ** (np.arange(0, d, 2) / d)",
-                     "i = np.arange(d // 2)\nw = 10000.0 ** (-2 * i // d)"),
+                     "i = np.arange(0, d, 2)\nw = 1.0 / 10000.0 ** (2 * i / d)"),
     ], hint=HINT_STEP_TWICE, like="positive exponent (10000^(+2i/d))"),
     mistake(TABLE, "table transposed (d, L)", [
         edit(", dtype=np.float64)[:, None", ")[None, :"), edit("/ d)", "/ d)[:, None]"),
@@ -179,7 +174,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb02.HINT_EMBED_SHAPES),
     mistake(EMBED, "P indexed by the token ids instead of the positions",
             "return E[token_ids] + P[token_ids]",
-            hint=HINT_P_INDEXED_TOKEN_IDS),
+            hint="the position vector of token number l is P[l], whatever the token is: add P[:L], "
+                 "not P[token_ids]"),
     mistake(EMBED, "positions starting at 1", edit(":L", "1:L + 1"),
             hint=HINT_EMBED_FROM_1),
     mistake(EMBED, "embedding and position concatenated", """
@@ -197,9 +193,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(EMBED, "adds into P in place (P[:L] is a view)", [
         replace_line("return E[token_ids]", "X = P[:len(token_ids)]\nX += E[token_ids]\nreturn X"),
     ], detects=nb02.HINT_EMBED_IN_PLACE, like="positions not added"),
-    mistake(EMBED, "P indexed by the token ids, clipped to the table",
-            "return E[token_ids] + P[np.minimum(token_ids, len(P) - 1)]",
-            hint=HINT_P_INDEXED_TOKEN_IDS),
     mistake(EMBED, "token ids shifted by one (E[token_ids - 1])",
             edit("[token_ids", "[np.asarray(token_ids) - 1"),
             hint="token id t selects row t of E (ids count from 0): E[token_ids]"),

@@ -9,8 +9,6 @@ WHY = explained("03_rope")  # detects=WHY: the question's explanation
 ROTATION, FREQUENCIES, ROPE = "rotation_2d", "rope_frequencies", "apply_rope"
 
 # hints that several entries give
-HINT_ROPE_ONE_FREQUENCY = ("pair i turns by l * theta_i with its own theta_i from "
-                           "rope_frequencies(d_k, base), d_k = X.shape[-1]")
 HINT_SIGN_TYPO_SECOND_COMPONENT = ("R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin "
                                    "+ x_2i+1 * cos]: only the first component has a minus sign")
 HINT_EVERY_TOKEN = ("rotate every token l = 0 .. L-1, the first and the last included: loop over "
@@ -228,7 +226,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "one frequency for all pairs", [
         edit("rope_frequencies(X.shape[-1], base", "np.ones(X.shape[-1] // 2"), edit("-X", "X"),
-    ], hint=HINT_ROPE_ONE_FREQUENCY,
+    ], hint="pair i turns by l * theta_i with its own theta_i from rope_frequencies(d_k, base), "
+            "d_k = X.shape[-1]",
             like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     mistake(ROPE, "positions ignored (0, 1, 2, ... used instead)", [
         edit("d_k = X.shape[-1", "L = X.shape[-2"),
@@ -343,9 +342,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             [edit("= -", "= "), edit("c -", "c +")],
             hint=HINT_SIGN_TYPO_SECOND_COMPONENT,
             like="rotated by -l * theta (the wrong direction)"),
-    mistake(ROPE, "rope_frequencies called with d_k / 2", [edit("1]", "1] // 2"), edit("-X", "X")],
-            hint=HINT_ROPE_ONE_FREQUENCY,
-            like="sign typo in the second component (-x_2i * sin + x_2i+1 * cos)"),
     alternative(ROPE, "rotation matrices and einsum", """
         R = rotation_2d(positions[:, None] * rope_frequencies(X.shape[-1], base))  # (L, p, 2, 2)
         pairs = X.reshape(*X.shape[:-1], -1, 2)  # (..., L, p, 2)

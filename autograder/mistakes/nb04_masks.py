@@ -9,7 +9,6 @@ WHY = explained("04_masks")  # detects=WHY: the question's explanation
 CAUSAL, MASKED, PADDING, MASK = "causal_mask", "masked_attention", "padding_mask", "attention_mask"
 
 # hints that several entries give
-HINT_DIAGONAL_EXCLUDED = "the diagonal must be True: query i may read keys j <= i, itself included"
 HINT_FINITE_NEG = ("a fully masked row came out uniform: a large finite negative number (like "
                    "-1e9) is still a number, so the softmax spreads the row evenly. Use -inf and "
                    "give a row with no allowed key all-zero weights")
@@ -19,14 +18,13 @@ HINT_KEEPDIMS = ("reduce each row with keepdims=True (S.max(axis=-1, keepdims=Tr
 HINT_LENGTHS_OFF_ONE = ("positions count from 0: a message of length n has real tokens 0 .. n-1, "
                         "so position < length")
 HINT_LAST_MESSAGE = "fill every message b = 0 .. B-1, the last included: range(len(lengths))"
-HINT_CAUSAL_FLAG_IGNORED = ("with causal=False the mask is bidirectional: only padding is blocked; "
-                            "with causal=True also block the future (j <= i)")
 
 
 MISTAKES, ALTERNATIVES = catalogue([
     # -- causal_mask -------------------------------------------------------------------------------
     mistake(CAUSAL, "diagonal excluded (j < i)", edit("))", "), dtype=bool), k=-1"),
-            hint=HINT_DIAGONAL_EXCLUDED, like="0/1 floats instead of booleans"),
+            hint="the diagonal must be True: query i may read keys j <= i, itself included",
+            like="0/1 floats instead of booleans"),
     mistake(CAUSAL, "mask transposed (j >= i): each query reads the future, not the past",
             "return np.triu(np.ones((L, L), dtype=bool))",
             hint="row i is query i; it may read columns j <= i (lower triangle, np.tril)"),
@@ -55,15 +53,12 @@ MISTAKES, ALTERNATIVES = catalogue([
         return i <= i""", detects=nb04.HINT_CAUSAL_SHAPE),
     mistake(CAUSAL, "hard-coded 4 x 4 (the worked example's size)",
             "return np.tril(np.ones((4, 4), dtype=bool))", detects=nb04.HINT_CAUSAL_HARD_CODED),
-    mistake(CAUSAL, "loop fills M[i, :i] (the diagonal left out)", """
+    mistake(CAUSAL, "the last row left all False (a loop over range(L - 1))", """
         M = np.zeros((L, L), dtype=bool)
-        for i in range(L):
-            M[i, :i] = True
-        return M""", hint=HINT_DIAGONAL_EXCLUDED),
-    mistake(CAUSAL, "the last row left all False (a loop over range(L - 1))", [
-        edit("):", " - 1):"), edit("]", " + 1]"),
-    ], hint="fill every row i = 0 .. L-1, the last included (range(L)); the last query reads all L "
-            "keys", like="loop fills M[i, :i] (the diagonal left out)"),
+        for i in range(L - 1):
+            M[i, :i + 1] = True
+        return M""", hint="fill every row i = 0 .. L-1, the last included (range(L)); the last "
+                          "query reads all L keys"),
     alternative(CAUSAL, "np.tril of booleans", "return np.tril(np.ones((L, L), dtype=bool))"),
     alternative(CAUSAL, "double loop into a list of lists",
                 "return np.array([[j <= i for j in range(L)] for i in range(L)])"),
@@ -392,7 +387,8 @@ MISTAKES, ALTERNATIVES = catalogue([
                                 "real keys (its output is discarded later by the loss mask)"),
     mistake(MASK, "the causal flag ignored: causal part always applied",
             "return padding_mask(lengths, L)[:, None, :] & causal_mask(L)",
-            hint=HINT_CAUSAL_FLAG_IGNORED),
+            hint="with causal=False the mask is bidirectional: only padding is blocked; with "
+                 "causal=True also block the future (j <= i)"),
     mistake(MASK, "causal and padding combined with OR instead of AND",
             [edit(".astype(int)", ""), edit("*", "|")],
             hint="a key is allowed only if BOTH masks allow it: use &",
@@ -405,9 +401,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MASK, "broadcast shape (B, 1, L) returned for the encoder", """
         keys = padding_mask(lengths, L)[:, None, :]
         return keys & causal_mask(L) if causal else keys""", detects=nb04.HINT_MASK_SHAPE),
-    mistake(MASK, "causal flag inverted", edit("| causal_mask(L) if", "& causal_mask(L) if not"),
-            hint=HINT_CAUSAL_FLAG_IGNORED,
-            like="causal and padding combined with OR instead of AND"),
     mistake(MASK, "padding forgotten in the causal branch", """
         if causal:
             return np.broadcast_to(causal_mask(L), (len(lengths), L, L)).copy()

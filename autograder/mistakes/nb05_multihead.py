@@ -21,8 +21,6 @@ HINT_FORGOT_W_O = "finish with self.W_O(merge_heads(...)): the output projection
 HINT_SCALED_BY_D_MODEL = ("each head's scores are q.k over d_k = d_model / n_heads features: "
                           "divide by sqrt(d_k), not sqrt(d_model)")
 HINT_VALUES_FROM_W_K = "the values come from their own layer: v = split_heads(self.W_V(x), ...)"
-HINT_OWN_CAUSAL_MASK = ("apply only the mask it is given: allowed=None means every key is allowed; "
-                        "the caller decides about causality")
 
 
 MISTAKES, ALTERNATIVES = catalogue([
@@ -108,8 +106,6 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint=HINT_MERGE),
     mistake(MERGE, "heads summed instead of concatenated", "return y.sum(dim=1)",
             detects=nb05.HINT_MERGE_SUMMED),
-    mistake(MERGE, "heads averaged instead of concatenated", "return y.mean(dim=1)",
-            detects=nb05.HINT_MERGE_SUMMED),
     mistake(MERGE, "batch size hard-coded to 1", edit("(B", "(1"),
             detects=nb05.HINT_SIZES_FROM_INPUT),
     mistake(MERGE, "concatenated along the positions (dim=1 after unbind)",
@@ -177,9 +173,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("q.shape", "v.shape"), edit("2)", "1)"),
     ], detects=nb05.HINT_SCALED_BY_D_V, like="softmax over the query axis"),
     mistake(SDPA, "scaled after the softmax", [
-        edit(") / math.sqrt(q.shape[-2])", ")"), edit(", nan=0.0", ") / math.sqrt(q.shape[-1]"),
+        delete("scores = q"), replace_line("d_k = q.shape[-1]", "scores = q @ k.transpose(-2, -1)"),
+        edit(", nan=0.0", ") / math.sqrt(q.shape[-1]"),
     ], hint="divide the scores by sqrt(d_k) before the softmax; afterwards the weights no longer "
-            "sum to 1", like="scaled by sqrt(L_q), the number of queries"),
+            "sum to 1", like="d_k ** 1/2 (precedence: d_k / 2)"),
     mistake(SDPA, "mask multiplied into the scores",
             edit('scores.masked_fill(~allowed, float("-inf"))', "scores * allowed"),
             hint="a blocked score must be -inf, not 0 (exp(0) = 1 still gives the key weight): "
@@ -200,8 +197,11 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "return torch.nan_to_num(e / e.sum(dim=-1, keepdim=True)) @ v"),
     ], detects=nb05.HINT_OVERFLOW_LARGE, like="NaN for a row with no allowed key"),
     mistake(SDPA, "returns (Y, A) as in notebook 04", [
-        edit("2]", "1]"), edit(", nan=0.0", ""), edit("v", "v, weights"),
-    ], detects=nb05.HINT_RETURN_OUTPUT_ONLY, like="scaled by sqrt(L_q), the number of queries"),
+        delete("scores = q"),
+        replace_line("d_k = q.shape[-1]",
+                     "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])"),
+        edit(", nan=0.0", ""), edit("v", "v, weights"),
+    ], detects=nb05.HINT_RETURN_OUTPUT_ONLY, like="d_k ** 1/2 (precedence: d_k / 2)"),
     mistake(SDPA, "boolean indexing that cannot broadcast the mask", [
         edit("scores = scores.masked_fill(~allowed, -1e9", 'scores[~allowed] = float("-inf"'),
         edit("torch.softmax(scores, dim=-1", "torch.nan_to_num(torch.softmax(scores, dim=-1)"),
@@ -230,10 +230,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("math.sqrt(d_k", "(d_k ** 1/2"), edit("allowed.transpose(-2, -1)", "allowed"),
     ], hint="** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 or math.sqrt(d_k)",
        like="mask transposed (allowed.transpose(-2, -1))"),
-    mistake(SDPA, "scaled by sqrt(L_q), the number of queries", [delete("scores = q"),
-            replace_line("d_k = q.shape[-1]",
-                         "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-2])")],
-            detects=nb05.HINT_SCALED_BY_LENGTH, like="d_k ** 1/2 (precedence: d_k / 2)"),
     mistake(SDPA, "mask transposed (allowed.transpose(-2, -1))", [
         edit("~allowed", "~allowed.transpose(-2, -1)"),
         edit("torch.softmax(scores, dim=-1",
@@ -433,7 +429,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         mask = causal if allowed is None else causal & allowed
         q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, mask)))
-    """), hint=HINT_OWN_CAUSAL_MASK),
+    """), hint="apply only the mask it is given: allowed=None means every key is allowed; the "
+               "caller decides about causality"),
     mistake(MHA, "residual added inside the attention layer", [
         edit("1", "self.n_heads"), edit("self.W_O(", "x + self.W_O("),
     ], hint="return W_O(merge_heads(...)) only: the block adds the residual, not the attention "
@@ -490,14 +487,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("2", "self.n_heads", count=2),
     ], hint="scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)",
        like="two heads hard-coded in forward"),
-    mistake(MHA, "a causal mask used when no mask is given", [
-        replace_line("q = split_heads(self.W_Q(x), self.n_heads)",
-                     "L = x.shape[1]\n"
-                     "if allowed is None:\n"
-                     "    allowed = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()\n"
-                     "q = split_heads(self.W_Q(x), self.n_heads)"),
-        edit("self.W_O(", "return self.W_O("),
-    ], hint=HINT_OWN_CAUSAL_MASK, like="forward without return"),
     mistake(MHA, "returns (output, weights)", [
         edit("self.d_model", "self.d_k"),
         edit("y = torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v",
@@ -505,10 +494,12 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("y))", "weights @ v)), weights"),
     ], detects=nb05.HINT_RETURN_OUTPUT_ONLY, like="scaled by d_model instead of d_k"),
     mistake(MHA, "mask unsqueezed for the heads even when it has them", [
-        replace_line("L = x.shape[1]",
-                     "if allowed is not None:\n    allowed = allowed.unsqueeze(1)"),
-        delete("if allowed is None:"), delete("allowed = torch.ones"),
-    ], detects=nb05.HINT_MASK_AS_GIVEN, like="a causal mask used when no mask is given"),
+        replace_line("q = split_heads(self.W_Q(x), self.n_heads)",
+                     "if allowed is not None:\n"
+                     "    allowed = allowed.unsqueeze(1)\n"
+                     "q = split_heads(self.W_Q(x), self.n_heads)"),
+        edit("self.W_O(", "return self.W_O("),
+    ], detects=nb05.HINT_MASK_AS_GIVEN, like="forward without return"),
     mistake(MHA, "values not projected (raw x split into heads)", [
         edit("self.W_V(x)", "x"), edit("self.W_O(", "return self.W_O("),
     ], hint=HINT_VALUES_FROM_W_K, like="forward without return"),

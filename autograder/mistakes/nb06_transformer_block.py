@@ -29,8 +29,6 @@ HINT_LAST_AXIS = ("normalise each token over its own d features: statistics alon
                   "h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)")
 HINT_RELU = "the activation is GELU, not ReLU"
 HINT_MISSING_RESIDUAL_AROUND_MLP = "add the residual: H_out = U + MLP(LN2(U))"
-HINT_ATTENTION_MLP_PARALLEL = ("the MLP reads U, the output of the attention step: H_out = U + "
-                               "MLP(LN2(U))")
 HINT_FINAL_LAYERNORM_FORGOTTEN = ("apply self.ln_final to H_N before the head: Y = LN_final(H_N) "
                                   "W_vocab^T + 1 c^T")
 # {positions}: the Decoder's option
@@ -38,7 +36,6 @@ HINT_POSITIONS_NOT_ADDED = ("positions='{positions}': add the position vectors t
                             "embedding, H0 = E[w] + P")
 HINT_POS_ROWS = ("token l gets row l of the position table: take the first L rows, "
                  "self.sinusoids[:L] or self.pos(torch.arange(L)), with L the length idx.shape[1]")
-HINT_HEAD_BIAS_NOT_COUNTED = "the head has a bias c of V numbers, tied or not"
 HINT_FIXED_TABLE_COUNTED = "only positions='learned' has a trainable (max_len, d) table"
 HINT_EMBEDDING_NOT_COUNTED = ("the token embedding E and, without tying, the head's own weight "
                               "W_vocab each hold V * d numbers")
@@ -55,11 +52,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(NORM, "no eps at all", edit("var + eps", "var"), detects=nb06.HINT_CONSTANT_TOKEN),
     mistake(NORM, "normalising over the batch axis", edit("=-1", "=0", count=2),
             hint=HINT_LAST_AXIS),
-    mistake(NORM, "BatchNorm statistics: every axis but the features", """
-        dims = tuple(range(h.dim() - 1)) or (0,)
-        mean = h.mean(dim=dims, keepdim=True)
-        var = ((h - mean) ** 2).mean(dim=dims, keepdim=True)
-        return gamma * (h - mean) / torch.sqrt(var + eps) + beta""", hint=HINT_LAST_AXIS),
     mistake(NORM, "statistics over the whole tensor", edit("dim=-1, keepdim=True", "", count=2),
             hint=HINT_LAST_AXIS),
     mistake(NORM, "sqrt of the standard deviation", """
@@ -110,12 +102,6 @@ MISTAKES, ALTERNATIVES = catalogue([
                  "use .mean(dim=-1))"),
     mistake(NORM, "eps added after the division", edit("var + eps)", "var) + eps"),
             detects=nb06.HINT_CONSTANT_TOKEN),
-    mistake(NORM, "gamma broadcast along the tokens (gamma[:, None])", [
-        edit("gamma * (h - mean) / torch.sqrt(var + eps) + beta",
-             "gamma[:, None] * (h - mean) / torch.sqrt(var + eps) + beta[:, None]"),
-    ], detects=nb06.HINT_KEEPDIM),
-    mistake(NORM, "eps hard-coded to 1e-6", edit("eps", "1e-6"),
-            detects=nb06.HINT_EPS_ARGUMENT_IGNORED),
     mistake(NORM, "subtracts the mean with a sign slip (h + mean)", edit("* (h -", "* (h +"),
             hint="centre each token: h - mean, then divide by sqrt(var + eps)"),
     alternative(NORM, "torch.var with unbiased=False and rsqrt", """
@@ -324,9 +310,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                                          "MHA(LN1(H))"),
     mistake(BLOCK, "attention and MLP in parallel", (None, """
         return h + self.attn(self.ln1(h), rope) + self.mlp(self.ln2(h))
-    """), hint=HINT_ATTENTION_MLP_PARALLEL),
-    mistake(BLOCK, "the MLP branch reads H instead of U", edit("(u", "(h"),
-            hint=HINT_ATTENTION_MLP_PARALLEL),
+    """), hint="the MLP reads U, the output of the attention step: H_out = U + MLP(LN2(U))"),
     mistake(BLOCK, "LN1 reused before the MLP", edit("(self.ln2", "(self.ln1"),
             hint="each branch has its own LayerNorm: MLP(LN2(U))"),
     mistake(BLOCK, "no LayerNorm in the branches", (None, """
@@ -347,8 +331,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BLOCK, "attention built from nn.MultiheadAttention", [
         edit("causal_self_attention(d_model, n_heads",
              "nn.MultiheadAttention(d_model, n_heads, batch_first=True")], detects=nb06.HINT_ATTN),
-    mistake(BLOCK, "adds into h in place", [edit("u = h +", "h +="), edit("u +", "h +")],
-            detects=nb06.HINT_BLOCK_IN_PLACE, like="the MLP branch reads H instead of U"),
+    mistake(BLOCK, "adds into h in place",
+            [edit("(u", "(h"), edit("u = h +", "h +="), edit("u +", "h +")],
+            detects=nb06.HINT_BLOCK_IN_PLACE),
     mistake(BLOCK, "LN1 and LN2 swapped", edit("self.attn(self.ln1", "self.attn(self.ln2"),
             hint="each branch has its own LayerNorm: ln1 before the attention, ln2 before the MLP",
             like="LN1 reused before the MLP"),
@@ -719,7 +704,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(COUNT, "the final LayerNorm forgotten", edit("2 * d", "V"),
             hint="add 2 d for LN_final", like="the head's bias forgotten"),
     mistake(COUNT, "the head's bias forgotten", [edit("n_heads * 4", "4"), edit("d + V", "d")],
-            hint=HINT_HEAD_BIAS_NOT_COUNTED, like="attention counted once per head"),
+            hint="the head has a bias c of V numbers, tied or not",
+            like="attention counted once per head"),
     mistake(COUNT, "tied head weight counted twice", [
         edit("n_layers * block + 2 * d + V + V * d", "2 * V * d + n_layers * block + 2 * d + V"),
     ], hint="with tie_weights the head reuses the embedding matrix: count V * d once",
@@ -760,15 +746,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(COUNT, "W_O forgotten (three projections)", edit("4 * d * d", "3 * (d * d + d)"),
             hint="attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: 4 (d^2 "
                  "+ d)", like="attention biases forgotten"),
-    mistake(COUNT, "sinusoids counted as parameters", [
-        edit("d * d", "(d * d + d)"), edit('== "learned"', 'in ("learned", "sinusoidal")'),
-    ], hint=HINT_FIXED_TABLE_COUNTED, like="attention biases forgotten"),
     mistake(COUNT, "n_layers written in as 2", [edit("(4 * d", "4 * (d"), edit("n_layers", "2")],
             hint="multiply one block by the n_layers argument, not a number from an example",
             like="one bias vector for all four projections"),
-    mistake(COUNT, "tying also drops the head's bias", [
-        edit("(4 * d", "4 * (d"), edit("d + V", "d"), edit("else V * d", "else V * d + V"),
-    ], hint=HINT_HEAD_BIAS_NOT_COUNTED, like="one bias vector for all four projections"),
     mistake(COUNT, "learned position table counted as max_len (no d)", [
         edit("(4 * d", "4 * (d"), edit("* d if positions", "if positions"),
     ], hint="a learned position table is nn.Embedding(max_len, d): max_len * d numbers",

@@ -18,10 +18,6 @@ BATCH, LOSS, STEP, EVALUATE, ABLATE = ("make_batch", "lm_loss", "train_step", "e
 # hints that several entries give
 HINT_PADDING_COUNTED = "multiply the per-token losses by loss_mask and count only real targets"
 HINT_FLOOR_DIVISION = "true division for the mean over the real targets (// rounds down)"
-HINT_CLIP = ("clip after loss.backward() and before optimizer.step(), with "
-             "torch.nn.utils.clip_grad_norm_ on the model's parameters")
-HINT_STEP = ("call optimizer.step() after backward() and clipping, and do not clear the gradients "
-             "between backward() and step(): zero them at the START of the step")
 HINT_EVAL_WEIGHTING = ("weight every token the same: add the summed losses of ALL batches and "
                        "divide by the total number of real targets")
 HINT_MEAN_AXES = ("average over the batch and position axes (0 and 1), not over the head's d_k "
@@ -312,10 +308,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         mask = loss_mask.to(nll.dtype)
         per_position = (nll * mask).sum(0) / mask.sum(0)  # (L,)
         return per_position.mean()""", detects=nb07.HINT_WEIGHT_OR_FIRST_ROW),
-    mistake(LOSS, "only the first sequence scored (written for B = 1)", """
-        nll = torch.nn.functional.cross_entropy(logits[0], targets[0], reduction="none")  # (L,)
-        mask = loss_mask[0].to(nll.dtype)
-        return (nll * mask).sum() / mask.sum()""", detects=nb07.HINT_WEIGHT_OR_FIRST_ROW),
     mistake(LOSS, "logits reshaped with the length instead of the vocabulary", [
         edit("logits.flatten(0, 1", "logits.reshape(-1, logits.shape[1]"), edit("//", "/"),
     ], detects=nb07.HINT_CRASH_LOSS, like="floor division by the token count"),
@@ -364,11 +356,13 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(STEP, "no zero_grad", delete("optimizer.zero_grad()"),
             hint="call optimizer.zero_grad() before loss.backward(); PyTorch ADDS new gradients to "
                  "the old ones", like="zero_grad between backward and step"),
-    mistake(STEP, "no clipping", delete("torch.nn.utils.clip_grad_norm_"),
-            hint=HINT_CLIP, like="clipping after the step"),
-    mistake(STEP, "clipping after the step",
-            replace_line("loss.backward()", "loss.backward()\noptimizer.step()"),
-            hint=HINT_CLIP, like="no optimizer.step()"),
+    mistake(STEP, "no clipping", [
+        replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
+        edit("logits = model(inputs", "loss = lm_loss(model(inputs), targets, loss_mask"),
+        delete("loss = lm_loss(logits, targets, loss_mask)"),
+        delete("torch.nn.utils.clip_grad_norm_"),
+    ], hint="clip after loss.backward() and before optimizer.step(), with "
+            "torch.nn.utils.clip_grad_norm_ on the model's parameters"),
     mistake(STEP, "clipping by value", [
         edit("torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0",
              "torch.nn.utils.clip_grad_value_(model.parameters(), max_grad_norm"),
@@ -379,12 +373,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("torch.nn.utils.clip_grad_norm_",
                      "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)\n"
                      "optimizer.zero_grad()"),
-    ], hint=HINT_STEP, like="model.eval() before the forward pass"),
-    mistake(STEP, "no optimizer.step()", [
-        replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
-        edit("logits = model(inputs", "loss = lm_loss(model(inputs), targets, loss_mask"),
-        delete("loss = lm_loss(logits, targets, loss_mask)"), delete("optimizer.step()"),
-    ], hint=HINT_STEP),
+    ], hint="call optimizer.step() after backward() and clipping, and do not clear the gradients "
+            "between backward() and step(): zero them at the START of the step",
+       like="model.eval() before the forward pass"),
     mistake(STEP, "padding counted in the loss", [
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
         replace_line("loss = lm_loss(logits, targets, loss_mask)",
@@ -526,8 +517,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb07.HINT_NO_GRAD, like="weights frozen with requires_grad_(False), then restored"),
     mistake(EVALUATE, "no model.eval()", [delete("model.eval()"), delete("model.train()")],
             detects=nb07.HINT_EVAL_RANDOM, like="always switches to training mode at the end"),
-    mistake(EVALUATE, "training mode not restored", delete("model.train()"),
-            detects=nb07.HINT_RESTORE_MODE, like="always switches to training mode at the end"),
     mistake(EVALUATE, "always switches to training mode at the end", [
         delete("was_training = model.training"), edit("was_training", ""), edit("//", "/"),
     ], detects=nb07.HINT_RESTORE_MODE, like="floor division"),
@@ -572,10 +561,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         delete("if n > 0:"),
         delete("total += lm_loss(model(inputs), targets, loss_mask).item() * n"),
         delete("count += n")], hint=HINT_EVAL_WEIGHTING),
-    mistake(EVALUATE, "mode read after model.eval()", [
-        replace_line("model.eval()", "model.eval()\nwas_training = model.training"),
-        edit("model.train(", "model.train(was_training"),
-    ], detects=nb07.HINT_RESTORE_MODE, like="always switches to training mode at the end"),
     alternative(EVALUATE, "a generator of sums and counts, mask.count_nonzero", [
         replace_line("means = [torch.nn.functional",
                      "parts = [(float(torch.nn.functional.cross_entropy(\n"

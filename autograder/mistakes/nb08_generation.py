@@ -266,8 +266,6 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("z = z.masked_fill", "z.masked_fill_")], detects=nb08.HINT_PROBS_IN_PLACE),
     mistake(PROBS, "k-th value without keepdim (right for one row only)", edit("1:", "1"),
             detects=nb08.HINT_CRASH_PROBS),
-    mistake(PROBS, "top-p renormalised by a sum without keepdim", edit(", keepdim=True", ""),
-            detects=nb08.HINT_CRASH_PROBS),
     mistake(PROBS, "softmax over dim=0 (right for one row only)", edit("z, dim=-1", "z, dim=0"),
             detects=nb08.HINT_FILTER_ALONG_LAST_AXIS),
     mistake(PROBS, "top_k = 0 taken as a filter (if top_k is not None)",

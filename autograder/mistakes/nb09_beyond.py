@@ -13,9 +13,6 @@ HINT_ORDER = ("the new state is A s_{t-1} + B x_t: A multiplies the previous sta
               "reaches s_t as A^(t-j) B x_j (A^0 = I for j = t); A^(t-j+1) is one step too many")
 HINT_TRANSPOSE = ("with states as column vectors the update is A @ s; s @ A (a row vector times A) "
                   "computes A.T @ s")
-HINT_START = ("start from s_{-1} = 0 and let the loop read x_0 once; starting from B x_0 and then "
-              "looping from t = 0 counts x_0 twice (a start state of ones adds a term that is not "
-              "there, too)")
 HINT_B = "map each input into the state with B: the term is B @ x_t, shape (n,)"
 HINT_B_TRANSPOSE = "B has shape (n, m), so the input term is B @ x_t (not x_t @ B)"
 HINT_SCAN_POWER = ("in round k a block travels offset = 2^k steps, so move it by A^offset: square "
@@ -37,7 +34,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     ], detects=nb09.HINT_SHIFT, like="A applied after the input term"),
     mistake(RECURRENCE, "start state B x_0, then the loop from t = 0", [
         replace_line("s = np.zeros(A.shape[0])", "s = B @ X[0]"), edit("s @ A", "A @ s"),
-    ], hint=HINT_START, like="A transposed (row-vector state times A)"),
+    ], hint="start from s_{-1} = 0 and let the loop read x_0 once; starting from B x_0 and then "
+            "looping from t = 0 counts x_0 twice (a start state of ones adds a term that is not "
+            "there, too)", like="A transposed (row-vector state times A)"),
     mistake(RECURRENCE, "input term forgotten after the first step", [
         edit("x_t in X", "t, x_t in enumerate(X)"), edit("+ x_t", "+ (B @ x_t if t == 0 else 0.0)"),
     ], hint="add the input term B x_t at every step, not only at t = 0",
@@ -54,8 +53,6 @@ MISTAKES, ALTERNATIVES = catalogue([
                                                 "stored)", like="elementwise A * s"),
     mistake(RECURRENCE, "states returned as columns (n, L)",
             edit(".reshape(len(X), A.shape[0])", ".T"), detects=nb09.HINT_STATES_SHAPE),
-    mistake(RECURRENCE, "start state of ones", edit("np.zeros(2", "np.ones(A.shape[0]"),
-            hint=HINT_START, like="state size hard-coded to the worked example's 2"),
     mistake(RECURRENCE, "A applied to the input, not the state", edit("A @ (s + B", "s + A @ (B"),
             hint=HINT_ORDER, like="A applied after the input term"),
     mistake(RECURRENCE, "elementwise A * s", edit("@ (s + B @ x_t)", "* s + B @ x_t"),
@@ -79,13 +76,11 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(RECURRENCE, "loop over range(4), the worked example's length", [
         edit("x_t in X", "t in range(4)"), edit("(s + B @ x_t)", "s + B @ X[t]"),
     ], detects=nb09.HINT_STATES_SHAPE, like="A applied after the input term"),
-    mistake(RECURRENCE, "state sized by the input width m (B.shape[1])", edit("2", "B.shape[1]"),
-            detects=nb09.HINT_SIZES, like="state size hard-coded to the worked example's 2"),
     mistake(RECURRENCE, "output preallocated with X's shape (np.zeros_like(X))", [
-        edit("s = np.ones(A.shape[0]", "S = np.zeros_like(X"),
+        edit("s = np.zeros(2", "S = np.zeros_like(X"),
         edit("states = []", "s = np.zeros(A.shape[0])"), edit("x_t in X", "t in range(len(X))"),
         edit("x_t", "X[t]"), edit("states.append(s)", "S[t] = s"), edit("np.array(states)", "S"),
-    ], detects=nb09.HINT_SIZES, like="start state of ones"),
+    ], detects=nb09.HINT_SIZES, like="state size hard-coded to the worked example's 2"),
     mistake(RECURRENCE, "output preallocated as an integer array", [
         replace_line("S = np.zeros((L, n))",
                      "S = np.zeros((L, n), dtype=int)\nprevious = np.zeros(n)"),
@@ -93,15 +88,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("S[t] = A @ previous + B @ X[t]",
                      "S[t] = A @ previous + B @ X[t]\nprevious = S[t]"),
     ], detects=nb09.HINT_INTEGER, like="preallocated array and index loop"),
-    mistake(RECURRENCE, "column start state (n, 1) plus a row input term", [
-        edit("(A.shape[0]", "((A.shape[0], 1)"), edit(".reshape(len(X), A.shape[0])", ""),
-    ], detects=nb09.HINT_ELEMENTWISE_STATE),
     mistake(RECURRENCE, "loop over the columns of B @ X.T instead of its rows", [
         replace_line("s = np.zeros(A.shape[0])", "U = B @ X.T  # (n, L)\ns = np.zeros(A.shape[0])"),
         edit("x_t in X", "u in U"), edit("B @ x_t", "u"), edit(".reshape(len(X), A.shape[0])", ""),
     ], detects=nb09.HINT_SIZES),
-    mistake(RECURRENCE, "result reshaped to (n, L) instead of (L, n)",
-            edit("len(X), A.shape[0]", "A.shape[0], len(X)"), detects=nb09.HINT_STATES_SHAPE),
     alternative(RECURRENCE, "preallocated array and index loop", """
         L, n = X.shape[0], A.shape[0]
         S = np.zeros((L, n))

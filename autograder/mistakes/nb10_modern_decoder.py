@@ -23,8 +23,6 @@ HINT_RMS_SUM = "average the squares over the d features: .mean(dim=-1), not .sum
 HINT_SILU = "the gate's activation is SiLU, z * sigmoid(z): F.silu"
 HINT_NO_ROPE = ("rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, "
                 "sin)")
-HINT_MASK_TOP_LEFT = ("with T cached tokens, new query i sits at position T + i: allowed[i, j] = j "
-                      "<= T + i, the triangle aligned to the bottom right of (L, T + L)")
 
 
 MISTAKES, ALTERNATIVES = catalogue([
@@ -344,11 +342,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BLOCK, "causal mask aligned top-left", [
         edit("torch.arange(T + L)[None, :] <= positions",
              "torch.ones(L, T + L, dtype=torch.bool).tril()"),
-    ], hint=HINT_MASK_TOP_LEFT),
-    mistake(BLOCK, "PyTorch's fused attention with is_causal=True", [
-        edit("grouped_query_attention(q, k, v, allowed",
-             "F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True"),
-    ], hint=HINT_MASK_TOP_LEFT),
+    ], hint="with T cached tokens, new query i sits at position T + i: allowed[i, j] = j <= T + i, "
+            "the triangle aligned to the bottom right of (L, T + L)"),
     mistake(BLOCK, "the cache put after the new tokens", [
         edit("past[0], k", "k, past[0]"), edit("past[1], v", "v, past[1]"),
     ], hint="the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first"),
@@ -479,8 +474,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         out = u + self.mlp(self.norm2(u))
         return out, (k, v)""")),
     alternative(BLOCK, "PyTorch's fused attention with an explicit bottom-right mask",
-                edit("is_causal=True", "attn_mask=allowed"),
-                like="PyTorch's fused attention with is_causal=True"),
+                edit("grouped_query_attention(q, k, v, allowed",
+                     "F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True")),
     alternative(BLOCK, "the empty cache as a zero-length pair", (None, """
         B, L, _ = h.shape
         x = self.norm1(h)

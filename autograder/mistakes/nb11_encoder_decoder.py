@@ -129,12 +129,6 @@ MISTAKES = [
     mistake("EncoderDecoder", "padding mask as the decoder's self-attention mask",
             edit("(x, x, causal)", "(x, x, src_allowed[:, None, None, :])"),
             detects=nb11.HINT_MASK_SHAPES),
-    mistake("EncoderDecoder", "cross-attention's arguments swapped",
-            edit("cross_attn(self.ln2(u), memory,", "cross_attn(memory, self.ln2(u),"),
-            detects=nb11.HINT_MASK_SHAPES),
-    mistake("EncoderDecoder", "cross-attention reads the reply",
-            edit("cross_attn(self.ln2(u), memory,", "cross_attn(self.ln2(u), self.ln2(u),"),
-            detects=nb11.HINT_MASK_SHAPES),
     mistake("EncoderDecoder", "memory normalised again",
             edit("cross_attn(self.ln2(u), memory,", "cross_attn(self.ln2(u), self.ln2(memory),"),
             hint="normalise only the queries: self.cross_attn(self.ln2(u), memory, ...); the "

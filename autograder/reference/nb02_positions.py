@@ -201,22 +201,8 @@ def _slip_sinusoidal_positions_6(L, d):
     P[:, 1::2] = np.cos(l * w)
     return P
 
-# sinusoidal_positions: integer division in the exponent
-def _slip_sinusoidal_positions_7(L, d):
-    L = require_integer('L', L, 0, '(the number of positions)')
-    d = require_integer('d', d, 1, '(the model width)')
-    if d % 2 != 0:
-        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
-    l = np.arange(L)[:, None]
-    i = np.arange(d // 2)
-    w = 10000.0 ** (-2 * i // d)
-    P = np.zeros((L, d))
-    P[:, 0::2] = np.sin(l * w)
-    P[:, 1::2] = np.cos(l * w)
-    return P
-
 # sinusoidal_positions: table transposed (d, L)
-def _slip_sinusoidal_positions_8(L, d):
+def _slip_sinusoidal_positions_7(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -229,7 +215,7 @@ def _slip_sinusoidal_positions_8(L, d):
     return P
 
 # sinusoidal_positions: sin in every column
-def _slip_sinusoidal_positions_9(L, d):
+def _slip_sinusoidal_positions_8(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -242,7 +228,7 @@ def _slip_sinusoidal_positions_9(L, d):
     return P
 
 # sinusoidal_positions: one frequency per feature (w of length d)
-def _slip_sinusoidal_positions_10(L, d):
+def _slip_sinusoidal_positions_9(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -255,7 +241,7 @@ def _slip_sinusoidal_positions_10(L, d):
     return P
 
 # sinusoidal_positions: built in float32
-def _slip_sinusoidal_positions_11(L, d):
+def _slip_sinusoidal_positions_10(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -268,7 +254,7 @@ def _slip_sinusoidal_positions_11(L, d):
     return P
 
 # sinusoidal_positions: base 1000 instead of 10000
-def _slip_sinusoidal_positions_12(L, d):
+def _slip_sinusoidal_positions_11(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -281,7 +267,7 @@ def _slip_sinusoidal_positions_12(L, d):
     return P
 
 # sinusoidal_positions: positions normalised to [0, 1) (l / L)
-def _slip_sinusoidal_positions_13(L, d):
+def _slip_sinusoidal_positions_12(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -294,7 +280,7 @@ def _slip_sinusoidal_positions_13(L, d):
     return P
 
 # sinusoidal_positions: L instead of d in the exponent
-def _slip_sinusoidal_positions_14(L, d):
+def _slip_sinusoidal_positions_13(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -307,7 +293,7 @@ def _slip_sinusoidal_positions_14(L, d):
     return P
 
 # sinusoidal_positions: hard-coded d = 4 (the lecture's curves)
-def _slip_sinusoidal_positions_15(L, d):
+def _slip_sinusoidal_positions_14(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -320,7 +306,7 @@ def _slip_sinusoidal_positions_15(L, d):
     return P
 
 # sinusoidal_positions: the last position row left zero (a loop over range(L - 1))
-def _slip_sinusoidal_positions_16(L, d):
+def _slip_sinusoidal_positions_15(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -332,7 +318,7 @@ def _slip_sinusoidal_positions_16(L, d):
     return P
 
 # sinusoidal_positions: the last pair left zero (a loop over range(d // 2 - 1))
-def _slip_sinusoidal_positions_17(L, d):
+def _slip_sinusoidal_positions_16(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -345,7 +331,7 @@ def _slip_sinusoidal_positions_17(L, d):
     return P
 
 # sinusoidal_positions: missing parentheses: 1 / 10000 ** (2i) / d
-def _slip_sinusoidal_positions_18(L, d):
+def _slip_sinusoidal_positions_17(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -358,7 +344,7 @@ def _slip_sinusoidal_positions_18(L, d):
     return P
 
 # sinusoidal_positions: positions from np.linspace(0, L, L)
-def _slip_sinusoidal_positions_19(L, d):
+def _slip_sinusoidal_positions_18(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -371,7 +357,7 @@ def _slip_sinusoidal_positions_19(L, d):
     return P
 
 # sinusoidal_positions: sin(l) * w instead of sin(l * w)
-def _slip_sinusoidal_positions_20(L, d):
+def _slip_sinusoidal_positions_19(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -571,26 +557,8 @@ def _slip_embed_9(token_ids, E, P):
     X += E[token_ids]
     return X
 
-# embed: P indexed by the token ids, clipped to the table
-def _slip_embed_10(token_ids, E, P):
-    token_ids = np.asarray(token_ids)
-    if token_ids.size == 0:
-        token_ids = token_ids.astype(np.int64)
-    E, P = (np.asarray(E, dtype=np.float64), np.asarray(P, dtype=np.float64))
-    require_ndim('token_ids', token_ids, 1, '(L,)')
-    require_ndim('E', E, 2, '(V, d)')
-    require_ndim('P', P, 2, '(L_max, d)')
-    require_same_size('E', E, 1, 'P', P, 1, 'the model width d')
-    if len(token_ids) > P.shape[0]:
-        raise ValueError(f'P has shape {tuple(P.shape)}: too few positions for token_ids of shape {token_ids.shape}')
-    if token_ids.dtype.kind not in 'iu':
-        raise ValueError(f'token_ids must be integer ids; got dtype {token_ids.dtype}')
-    if token_ids.size and (token_ids.min() < 0 or token_ids.max() >= E.shape[0]):
-        raise ValueError(f'token_ids must lie in 0 .. {E.shape[0] - 1} for E of shape {tuple(E.shape)}; got ids from {token_ids.min()} to {token_ids.max()}')
-    return E[token_ids] + P[np.minimum(token_ids, len(P) - 1)]
-
 # embed: token ids shifted by one (E[token_ids - 1])
-def _slip_embed_11(token_ids, E, P):
+def _slip_embed_10(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -609,7 +577,7 @@ def _slip_embed_11(token_ids, E, P):
     return E[np.asarray(token_ids) - 1] + P[:L]
 
 # embed: float32 and the positions starting at 1
-def _slip_embed_12(token_ids, E, P):
+def _slip_embed_11(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -629,7 +597,7 @@ def _slip_embed_12(token_ids, E, P):
     return X
 
 # embed: hard-coded 3 positions (the worked example's length)
-def _slip_embed_13(token_ids, E, P):
+def _slip_embed_12(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -647,7 +615,7 @@ def _slip_embed_13(token_ids, E, P):
     return E[token_ids] + P[:3]
 
 # embed: embedding scaled by sqrt(d)
-def _slip_embed_14(token_ids, E, P):
+def _slip_embed_13(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -665,7 +633,7 @@ def _slip_embed_14(token_ids, E, P):
     return E[token_ids] * np.sqrt(E.shape[1]) + P[:len(token_ids)]
 
 # embed: embedding and position averaged
-def _slip_embed_15(token_ids, E, P):
+def _slip_embed_14(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -683,7 +651,7 @@ def _slip_embed_15(token_ids, E, P):
     return (E[token_ids] + P[:len(token_ids)]) / 2
 
 # embed: position subtracted
-def _slip_embed_16(token_ids, E, P):
+def _slip_embed_15(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -701,7 +669,7 @@ def _slip_embed_16(token_ids, E, P):
     return E[token_ids] - P[:len(token_ids)]
 
 # embed: its own sinusoidal table instead of the argument P
-def _slip_embed_17(token_ids, E, P):
+def _slip_embed_16(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -719,7 +687,7 @@ def _slip_embed_17(token_ids, E, P):
     return E[token_ids] + sinusoidal_positions(len(token_ids), E.shape[1])
 
 # embed: the positions added twice
-def _slip_embed_18(token_ids, E, P):
+def _slip_embed_17(token_ids, E, P):
     token_ids = np.asarray(token_ids)
     if token_ids.size == 0:
         token_ids = token_ids.astype(np.int64)
@@ -938,20 +906,19 @@ SLIPS = {
         ('positions starting at 1', 'positions start at 0: row 0 is p_0 = [0, 1, 0, 1, ...], use np.arange(L)', _slip_sinusoidal_positions_4),
         ('positive exponent (10000^(+2i/d))', 'the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign', _slip_sinusoidal_positions_5),
         ('exponent 4i/d: the step of 2 counted twice', 'np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1', _slip_sinusoidal_positions_6),
-        ('integer division in the exponent', 'np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1', _slip_sinusoidal_positions_7),
-        ('table transposed (d, L)', 'one row per position, one column per feature', _slip_sinusoidal_positions_8),
-        ('sin in every column', 'sin(0) = 0 and cos(0) = 1, so p_0 = [0, 1, 0, 1, ...]', _slip_sinusoidal_positions_9),
-        ('one frequency per feature (w of length d)', "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the argument, never the worked example's d = 4; and the angles np.arange(L)[:, None] * w are (L, d/2), one row per position", _slip_sinusoidal_positions_10),
-        ('built in float32', 'build the table in float64 (np.zeros((L, d)) and np.arange(L, dtype=np.float64) are float64): float32 keeps only about 7 digits', _slip_sinusoidal_positions_11),
-        ('base 1000 instead of 10000', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_sinusoidal_positions_12),
-        ('positions normalised to [0, 1) (l / L)', 'row l is position l = 0, 1, ..., L-1 (np.arange(L)) and pair 0 has w_0 = 1: P[l, 0] = sin(l), P[l, 1] = cos(l)', _slip_sinusoidal_positions_13),
-        ('L instead of d in the exponent', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_sinusoidal_positions_14),
-        ("hard-coded d = 4 (the lecture's curves)", "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the argument, never the worked example's d = 4; and the angles np.arange(L)[:, None] * w are (L, d/2), one row per position", _slip_sinusoidal_positions_15),
-        ('the last position row left zero (a loop over range(L - 1))', 'fill every position l = 0 .. L-1, the last included: range(L)', _slip_sinusoidal_positions_16),
-        ('the last pair left zero (a loop over range(d // 2 - 1))', 'fill every pair i = 0 .. d/2-1, the last included: range(d // 2)', _slip_sinusoidal_positions_17),
-        ('missing parentheses: 1 / 10000 ** (2i) / d', 'put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds before / and *', _slip_sinusoidal_positions_18),
-        ('positions from np.linspace(0, L, L)', 'the positions are the whole numbers 0, 1, ..., L-1: np.arange(L), not np.linspace(0, L, L)', _slip_sinusoidal_positions_19),
-        ('sin(l) * w instead of sin(l * w)', 'take sin and cos of the angle l * w_i: np.sin(l * w), not np.sin(l) * w', _slip_sinusoidal_positions_20),
+        ('table transposed (d, L)', 'one row per position, one column per feature', _slip_sinusoidal_positions_7),
+        ('sin in every column', 'sin(0) = 0 and cos(0) = 1, so p_0 = [0, 1, 0, 1, ...]', _slip_sinusoidal_positions_8),
+        ('one frequency per feature (w of length d)', "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the argument, never the worked example's d = 4; and the angles np.arange(L)[:, None] * w are (L, d/2), one row per position", _slip_sinusoidal_positions_9),
+        ('built in float32', 'build the table in float64 (np.zeros((L, d)) and np.arange(L, dtype=np.float64) are float64): float32 keeps only about 7 digits', _slip_sinusoidal_positions_10),
+        ('base 1000 instead of 10000', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_sinusoidal_positions_11),
+        ('positions normalised to [0, 1) (l / L)', 'row l is position l = 0, 1, ..., L-1 (np.arange(L)) and pair 0 has w_0 = 1: P[l, 0] = sin(l), P[l, 1] = cos(l)', _slip_sinusoidal_positions_12),
+        ('L instead of d in the exponent', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_sinusoidal_positions_13),
+        ("hard-coded d = 4 (the lecture's curves)", "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the argument, never the worked example's d = 4; and the angles np.arange(L)[:, None] * w are (L, d/2), one row per position", _slip_sinusoidal_positions_14),
+        ('the last position row left zero (a loop over range(L - 1))', 'fill every position l = 0 .. L-1, the last included: range(L)', _slip_sinusoidal_positions_15),
+        ('the last pair left zero (a loop over range(d // 2 - 1))', 'fill every pair i = 0 .. d/2-1, the last included: range(d // 2)', _slip_sinusoidal_positions_16),
+        ('missing parentheses: 1 / 10000 ** (2i) / d', 'put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds before / and *', _slip_sinusoidal_positions_17),
+        ('positions from np.linspace(0, L, L)', 'the positions are the whole numbers 0, 1, ..., L-1: np.arange(L), not np.linspace(0, L, L)', _slip_sinusoidal_positions_18),
+        ('sin(l) * w instead of sin(l * w)', 'take sin and cos of the angle l * w_i: np.sin(l * w), not np.sin(l) * w', _slip_sinusoidal_positions_19),
     ],
     'embed': [
         ('positions not added', 'x_l = E[w_l] + p_l: add row l of P to each embedding row', _slip_embed_0),
@@ -964,15 +931,14 @@ SLIPS = {
         ('the last L rows of P', 'use the first L rows of P, P[:L], not P[-L:]', _slip_embed_7),
         ('embedding multiplied by the position instead of added', 'x_l = E[w_l] + p_l: add the position vector, do not multiply', _slip_embed_8),
         ('adds into P in place (P[:L] is a view)', 'P[:L] and E[t] are views: X += ... or E[t] += ... writes into the tables. Build a new array from E[token_ids] and P[:L] with +, not +=', _slip_embed_9),
-        ('P indexed by the token ids, clipped to the table', 'the position vector of token number l is P[l], whatever the token is: add P[:L], not P[token_ids]', _slip_embed_10),
-        ('token ids shifted by one (E[token_ids - 1])', 'token id t selects row t of E (ids count from 0): E[token_ids]', _slip_embed_11),
-        ('float32 and the positions starting at 1', 'the first token sits at position 0: add P[:L], not P[1:L+1]', _slip_embed_12),
-        ("hard-coded 3 positions (the worked example's length)", "X[l] = E[token_ids[l]] + P[l]: take each token's row of E with E[token_ids] (shape (L, d)), and only the first L rows of P, P[:L] (P may hold more positions than the sequence)", _slip_embed_13),
-        ('embedding scaled by sqrt(d)', 'x_l = E[w_l] + p_l exactly: no sqrt(d) scaling in this workbook', _slip_embed_14),
-        ('embedding and position averaged', 'x_l = E[w_l] + p_l: add, do not average', _slip_embed_15),
-        ('position subtracted', 'x_l = E[w_l] + p_l: add the position vector, do not subtract it', _slip_embed_16),
-        ('its own sinusoidal table instead of the argument P', 'use the P you are given (it may be learned or random): add its first L rows, P[:L]; do not build a new table', _slip_embed_17),
-        ('the positions added twice', "X[l] = E[token_ids[l]] + P[l]: the token's row of E plus row l of P", _slip_embed_18),
+        ('token ids shifted by one (E[token_ids - 1])', 'token id t selects row t of E (ids count from 0): E[token_ids]', _slip_embed_10),
+        ('float32 and the positions starting at 1', 'the first token sits at position 0: add P[:L], not P[1:L+1]', _slip_embed_11),
+        ("hard-coded 3 positions (the worked example's length)", "X[l] = E[token_ids[l]] + P[l]: take each token's row of E with E[token_ids] (shape (L, d)), and only the first L rows of P, P[:L] (P may hold more positions than the sequence)", _slip_embed_12),
+        ('embedding scaled by sqrt(d)', 'x_l = E[w_l] + p_l exactly: no sqrt(d) scaling in this workbook', _slip_embed_13),
+        ('embedding and position averaged', 'x_l = E[w_l] + p_l: add, do not average', _slip_embed_14),
+        ('position subtracted', 'x_l = E[w_l] + p_l: add the position vector, do not subtract it', _slip_embed_15),
+        ('its own sinusoidal table instead of the argument P', 'use the P you are given (it may be learned or random): add its first L rows, P[:L]; do not build a new table', _slip_embed_16),
+        ('the positions added twice', "X[l] = E[token_ids[l]] + P[l]: the token's row of E plus row l of P", _slip_embed_17),
     ],
     'shift_matrix': [
         ('blocks transposed: the matrix takes p_l to p_(l-k)', 'check the first row on p_l = [sin, cos]: sin((l+k)w) = sin(lw) cos(kw) + cos(lw) sin(kw), so the block is [[cos kw, sin kw], [-sin kw, cos kw]]', _slip_shift_matrix_0),

@@ -734,22 +734,6 @@ def _slip_apply_rope_23(X, positions, base=10000.0):
     out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
     return out
 
-# apply_rope: rope_frequencies called with d_k / 2
-def _slip_apply_rope_24(X, positions, base=10000.0):
-    X = np.asarray(X, dtype=np.float64)
-    positions = np.asarray(positions)
-    require_min_ndim('X', X, 2, '(..., L, d_k)')
-    require_ndim('positions', positions, 1, '(L,)')
-    require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
-    if X.shape[-1] % 2 != 0:
-        raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
-    angles = positions[:, None] * rope_frequencies(X.shape[-1] // 2, base)
-    c, s = (np.cos(angles), np.sin(angles))
-    out = np.empty_like(X)
-    out[..., 0::2] = X[..., 0::2] * c - X[..., 1::2] * s
-    out[..., 1::2] = X[..., 0::2] * s + X[..., 1::2] * c
-    return out
-
 
 # function: [(mistake, its hint, the mistake as a function)]
 SLIPS = {
@@ -809,6 +793,5 @@ SLIPS = {
         ("hard-coded d_k = 4 (the worked example's width)", "the angles (an outer product of positions and theta) have shape (L, d_k/2): one row per token, one column per pair, lined up with X[..., 0::2]; theta[:, None] * positions[None, :] is (d_k/2, L), its transpose; take d_k from X.shape[-1] and L from len(positions), never the worked example's sizes", _slip_apply_rope_21),
         ('positions made relative to the first token', 'turn token l by its absolute position positions[l]; the offset s - l appears in the score q~ . k~ by itself', _slip_apply_rope_22),
         ('plus sign in the first component (x_2i * cos + x_2i+1 * sin)', 'R(a) @ [x_2i, x_2i+1] = [x_2i * cos - x_2i+1 * sin, x_2i * sin + x_2i+1 * cos]: only the first component has a minus sign', _slip_apply_rope_23),
-        ('rope_frequencies called with d_k / 2', 'pair i turns by l * theta_i with its own theta_i from rope_frequencies(d_k, base), d_k = X.shape[-1]', _slip_apply_rope_24),
     ],
 }

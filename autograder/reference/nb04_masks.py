@@ -187,16 +187,8 @@ def _slip_causal_mask_9(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     return np.tril(np.ones((4, 4), dtype=bool))
 
-# causal_mask: loop fills M[i, :i] (the diagonal left out)
-def _slip_causal_mask_10(L):
-    L = require_integer('L', L, 1, '(the number of tokens)')
-    M = np.zeros((L, L), dtype=bool)
-    for i in range(L):
-        M[i, :i] = True
-    return M
-
 # causal_mask: the last row left all False (a loop over range(L - 1))
-def _slip_causal_mask_11(L):
+def _slip_causal_mask_10(L):
     L = require_integer('L', L, 1, '(the number of tokens)')
     M = np.zeros((L, L), dtype=bool)
     for i in range(L - 1):
@@ -1051,16 +1043,8 @@ def _slip_attention_mask_5(lengths, L, causal):
     keys = padding_mask(lengths, L)[:, None, :]
     return keys & causal_mask(L) if causal else keys
 
-# attention_mask: causal flag inverted
-def _slip_attention_mask_6(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
-    lengths = require_lengths('lengths', lengths, L)
-    keys = padding_mask(lengths, L)[:, None, :]
-    allowed = keys & causal_mask(L) if not causal else keys
-    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
-
 # attention_mask: padding forgotten in the causal branch
-def _slip_attention_mask_7(lengths, L, causal):
+def _slip_attention_mask_6(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     if causal:
@@ -1068,7 +1052,7 @@ def _slip_attention_mask_7(lengths, L, causal):
     return np.broadcast_to(padding_mask(lengths, L)[:, None, :], (len(lengths), L, L)).copy()
 
 # attention_mask: diagonal excluded from the causal part (j < i)
-def _slip_attention_mask_8(lengths, L, causal):
+def _slip_attention_mask_7(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
@@ -1077,7 +1061,7 @@ def _slip_attention_mask_8(lengths, L, causal):
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
 # attention_mask: 0/1 integers from a product
-def _slip_attention_mask_9(lengths, L, causal):
+def _slip_attention_mask_8(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :].astype(int)
@@ -1085,7 +1069,7 @@ def _slip_attention_mask_9(lengths, L, causal):
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
 # attention_mask: causal part transposed (j >= i)
-def _slip_attention_mask_10(lengths, L, causal):
+def _slip_attention_mask_9(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
@@ -1093,7 +1077,7 @@ def _slip_attention_mask_10(lengths, L, causal):
     return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
 
 # attention_mask: causal and padding masks combined without new axes
-def _slip_attention_mask_11(lengths, L, causal):
+def _slip_attention_mask_10(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)
@@ -1102,7 +1086,7 @@ def _slip_attention_mask_11(lengths, L, causal):
     return np.broadcast_to(keys[:, None, :], (len(lengths), L, L)).copy()
 
 # attention_mask: batch size hard-coded to 2 (Message A and Message B)
-def _slip_attention_mask_12(lengths, L, causal):
+def _slip_attention_mask_11(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
@@ -1111,7 +1095,7 @@ def _slip_attention_mask_12(lengths, L, causal):
     return np.broadcast_to(keys, (2, L, L)).copy()
 
 # attention_mask: the last message left all False (a loop over range(B - 1))
-def _slip_attention_mask_13(lengths, L, causal):
+def _slip_attention_mask_12(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     out = np.zeros((len(lengths), L, L), dtype=bool)
@@ -1122,7 +1106,7 @@ def _slip_attention_mask_13(lengths, L, causal):
     return out
 
 # attention_mask: size taken from max(lengths) instead of L
-def _slip_attention_mask_14(lengths, L, causal):
+def _slip_attention_mask_13(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     n = int(max(lengths)) if len(lengths) else L
@@ -1132,7 +1116,7 @@ def _slip_attention_mask_14(lengths, L, causal):
     return np.broadcast_to(keys, (len(lengths), n, n)).copy()
 
 # attention_mask: padding mask inverted (True on the pads)
-def _slip_attention_mask_15(lengths, L, causal):
+def _slip_attention_mask_14(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = ~padding_mask(lengths, L)[:, None, :]
@@ -1154,8 +1138,7 @@ SLIPS = {
         ('np.tril(..., k=1): each query also reads the next token', 'k=1 lets each query read one token into the future; the causal mask is np.tril(..., k=0) (the default), i.e. j <= i', _slip_causal_mask_7),
         ('comparison without new axes gives a vector', 'one row per query, one column per key: (L, L)', _slip_causal_mask_8),
         ("hard-coded 4 x 4 (the worked example's size)", "build the (L, L) mask from L, not the worked example's size 4", _slip_causal_mask_9),
-        ('loop fills M[i, :i] (the diagonal left out)', 'the diagonal must be True: query i may read keys j <= i, itself included', _slip_causal_mask_10),
-        ('the last row left all False (a loop over range(L - 1))', 'fill every row i = 0 .. L-1, the last included (range(L)); the last query reads all L keys', _slip_causal_mask_11),
+        ('the last row left all False (a loop over range(L - 1))', 'fill every row i = 0 .. L-1, the last included (range(L)); the last query reads all L keys', _slip_causal_mask_10),
     ],
     'masked_attention': [
         ('mask applied after the softmax', 'the mask was applied after the softmax: blocked weights were zeroed but the row no longer sums to 1. Set blocked scores to -inf BEFORE the softmax', _slip_masked_attention_0),
@@ -1206,15 +1189,14 @@ SLIPS = {
         ('causal and padding combined with OR instead of AND', 'a key is allowed only if BOTH masks allow it: use &', _slip_attention_mask_3),
         ('lengths off by one (position <= length)', 'positions count from 0: real keys are j < length', _slip_attention_mask_4),
         ('broadcast shape (B, 1, L) returned for the encoder', 'one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), never a fixed number, and L the argument L', _slip_attention_mask_5),
-        ('causal flag inverted', 'with causal=False the mask is bidirectional: only padding is blocked; with causal=True also block the future (j <= i)', _slip_attention_mask_6),
-        ('padding forgotten in the causal branch', 'padded keys must be blocked in the decoder too: combine the causal part and the key mask with &', _slip_attention_mask_7),
-        ('diagonal excluded from the causal part (j < i)', 'a query may read itself: the causal part is j <= i, diagonal included', _slip_attention_mask_8),
-        ('0/1 integers from a product', 'return booleans (True = may attend), not 0/1 numbers or an additive 0/-inf matrix: build it from a comparison such as j <= i, or with dtype=bool', _slip_attention_mask_9),
-        ('causal part transposed (j >= i)', 'row i is query i; it may read columns j <= i', _slip_attention_mask_10),
-        ('causal and padding masks combined without new axes', "give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); take every size from the arguments (L, len(lengths), X.shape), never the worked example's sizes", _slip_attention_mask_11),
-        ('batch size hard-coded to 2 (Message A and Message B)', "give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); take every size from the arguments (L, len(lengths), X.shape), never the worked example's sizes", _slip_attention_mask_12),
-        ('the last message left all False (a loop over range(B - 1))', 'fill every message b = 0 .. B-1, the last included: range(len(lengths))', _slip_attention_mask_13),
-        ('size taken from max(lengths) instead of L', 'one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), never a fixed number, and L the argument L', _slip_attention_mask_14),
-        ('padding mask inverted (True on the pads)', 'True marks a real key, which may be read; the <PAD> keys are False', _slip_attention_mask_15),
+        ('padding forgotten in the causal branch', 'padded keys must be blocked in the decoder too: combine the causal part and the key mask with &', _slip_attention_mask_6),
+        ('diagonal excluded from the causal part (j < i)', 'a query may read itself: the causal part is j <= i, diagonal included', _slip_attention_mask_7),
+        ('0/1 integers from a product', 'return booleans (True = may attend), not 0/1 numbers or an additive 0/-inf matrix: build it from a comparison such as j <= i, or with dtype=bool', _slip_attention_mask_8),
+        ('causal part transposed (j >= i)', 'row i is query i; it may read columns j <= i', _slip_attention_mask_9),
+        ('causal and padding masks combined without new axes', "give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); take every size from the arguments (L, len(lengths), X.shape), never the worked example's sizes", _slip_attention_mask_10),
+        ('batch size hard-coded to 2 (Message A and Message B)', "give each piece its axes: padding_mask(lengths, L)[:, None, :] is (B, 1, L) (one row of keys per message) and causal_mask(L)[None] is (1, L, L); take every size from the arguments (L, len(lengths), X.shape), never the worked example's sizes", _slip_attention_mask_11),
+        ('the last message left all False (a loop over range(B - 1))', 'fill every message b = 0 .. B-1, the last included: range(len(lengths))', _slip_attention_mask_12),
+        ('size taken from max(lengths) instead of L', 'one (L, L) matrix per message: shape (B, L, L), with B = len(lengths), never a fixed number, and L the argument L', _slip_attention_mask_13),
+        ('padding mask inverted (True on the pads)', 'True marks a real key, which may be read; the <PAD> keys are False', _slip_attention_mask_14),
     ],
 }

@@ -262,35 +262,30 @@ def _slip_merge_heads_4(y):
     require_ndim('y', y, 4, '(B, h, L, d_k)')
     return y.sum(dim=1)
 
-# merge_heads: heads averaged instead of concatenated
-def _slip_merge_heads_5(y):
-    require_ndim('y', y, 4, '(B, h, L, d_k)')
-    return y.mean(dim=1)
-
 # merge_heads: batch size hard-coded to 1
-def _slip_merge_heads_6(y):
+def _slip_merge_heads_5(y):
     require_ndim('y', y, 4, '(B, h, L, d_k)')
     B, h, L, d_k = y.shape
     return y.transpose(1, 2).reshape(1, L, h * d_k)
 
 # merge_heads: concatenated along the positions (dim=1 after unbind)
-def _slip_merge_heads_7(y):
+def _slip_merge_heads_6(y):
     require_ndim('y', y, 4, '(B, h, L, d_k)')
     return torch.cat(y.unbind(1), dim=1)
 
 # merge_heads: shape unpacked in the wrong order (B, L, h, d_k)
-def _slip_merge_heads_8(y):
+def _slip_merge_heads_7(y):
     require_ndim('y', y, 4, '(B, h, L, d_k)')
     B, L, h, d_k = y.shape
     return y.transpose(1, 2).reshape(B, L, h * d_k)
 
 # merge_heads: iterated over the batch instead of the heads
-def _slip_merge_heads_9(y):
+def _slip_merge_heads_8(y):
     require_ndim('y', y, 4, '(B, h, L, d_k)')
     return torch.cat(list(y), dim=-1).transpose(0, 1)
 
 # merge_heads: no return: the merged tensor computed and dropped
-def _slip_merge_heads_10(y):
+def _slip_merge_heads_9(y):
     require_ndim('y', y, 4, '(B, h, L, d_k)')
     B, h, L, d_k = y.shape
     merged = y.transpose(1, 2).reshape(B, L, h * d_k)
@@ -858,34 +853,8 @@ def _slip_scaled_dot_product_attention_21(q, k, v, allowed=None):
     weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return weights @ v
 
-# scaled_dot_product_attention: scaled by sqrt(L_q), the number of queries
-def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
-    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
-    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
-    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
-    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
-    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
-    try:
-        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except RuntimeError:
-        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
-    if allowed is not None:
-        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
-        scores_shape = (*lead, q.shape[-2], k.shape[-2])
-        try:
-            torch.broadcast_shapes(allowed.shape, scores_shape)
-        except RuntimeError:
-            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
-        if allowed.dtype != torch.bool:
-            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-2])
-    if allowed is not None:
-        scores = scores.masked_fill(~allowed, float('-inf'))
-    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
-    return weights @ v
-
 # scaled_dot_product_attention: mask transposed (allowed.transpose(-2, -1))
-def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -912,7 +881,7 @@ def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: values multiplied on the left (v^T-free, A^T @ v)
-def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -939,7 +908,7 @@ def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
     return weights.transpose(-2, -1) @ v
 
 # scaled_dot_product_attention: scores q^T k (keys on the left)
-def _slip_scaled_dot_product_attention_25(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -1502,34 +1471,8 @@ class _slip_MultiHeadAttention_22(nn.Module):
         v = split_heads(self.W_V(x), self.n_heads)
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
-# MultiHeadAttention: a causal mask used when no mask is given
-class _slip_MultiHeadAttention_23(nn.Module):
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        if n_heads < 1 or d_model % n_heads:
-            raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
-        self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
-        self.W_Q = nn.Linear(d_model, d_model)
-        self.W_K = nn.Linear(d_model, d_model)
-        self.W_V = nn.Linear(d_model, d_model)
-        self.W_O = nn.Linear(d_model, d_model)
-
-    def forward(self, x, allowed=None):
-        """x: (B, L, d_model) -> (B, L, d_model); allowed as in the class docstring."""
-        require_ndim('x', x, 3, '(B, L, d_model)')
-        if x.shape[-1] != self.d_model:
-            raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
-        L = x.shape[1]
-        if allowed is None:
-            allowed = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
-        q = split_heads(self.W_Q(x), self.n_heads)
-        k = split_heads(self.W_K(x), self.n_heads)
-        v = split_heads(self.W_V(x), self.n_heads)
-        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
-
 # MultiHeadAttention: returns (output, weights)
-class _slip_MultiHeadAttention_24(nn.Module):
+class _slip_MultiHeadAttention_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1556,7 +1499,7 @@ class _slip_MultiHeadAttention_24(nn.Module):
         return (self.W_O(merge_heads(weights @ v)), weights)
 
 # MultiHeadAttention: mask unsqueezed for the heads even when it has them
-class _slip_MultiHeadAttention_25(nn.Module):
+class _slip_MultiHeadAttention_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1581,7 +1524,7 @@ class _slip_MultiHeadAttention_25(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: values not projected (raw x split into heads)
-class _slip_MultiHeadAttention_26(nn.Module):
+class _slip_MultiHeadAttention_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1604,7 +1547,7 @@ class _slip_MultiHeadAttention_26(nn.Module):
         return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
 
 # MultiHeadAttention: sequence-first: x.transpose(0, 1) before the heads
-class _slip_MultiHeadAttention_27(nn.Module):
+class _slip_MultiHeadAttention_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1629,7 +1572,7 @@ class _slip_MultiHeadAttention_27(nn.Module):
         return self.W_O(y).transpose(0, 1)
 
 # MultiHeadAttention: output projection W_O applied twice
-class _slip_MultiHeadAttention_28(nn.Module):
+class _slip_MultiHeadAttention_27(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1652,7 +1595,7 @@ class _slip_MultiHeadAttention_28(nn.Module):
         return self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))))
 
 # MultiHeadAttention: forward without return
-class _slip_MultiHeadAttention_29(nn.Module):
+class _slip_MultiHeadAttention_28(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1695,12 +1638,11 @@ SLIPS = {
         ('view on a non-contiguous tensor', 'after a transpose the tensor is no longer contiguous, so .view cannot regroup its axes: use .reshape (or .contiguous() before .view)', _slip_merge_heads_2),
         ('transposed L and d_k before the reshape', "merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), then .reshape(B, L, h * d_k) puts head 0's features first", _slip_merge_heads_3),
         ('heads summed instead of concatenated', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_4),
-        ('heads averaged instead of concatenated', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_5),
-        ('batch size hard-coded to 1', 'take every size from the input itself (B, h, L, d_k = y.shape; d_k is d_model // n_heads): numbers from the worked example break other sizes', _slip_merge_heads_6),
-        ('concatenated along the positions (dim=1 after unbind)', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_7),
-        ('shape unpacked in the wrong order (B, L, h, d_k)', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_8),
-        ('iterated over the batch instead of the heads', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_9),
-        ('no return: the merged tensor computed and dropped', 'end merge_heads with `return` and its result', _slip_merge_heads_10),
+        ('batch size hard-coded to 1', 'take every size from the input itself (B, h, L, d_k = y.shape; d_k is d_model // n_heads): numbers from the worked example break other sizes', _slip_merge_heads_5),
+        ('concatenated along the positions (dim=1 after unbind)', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_6),
+        ('shape unpacked in the wrong order (B, L, h, d_k)', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_7),
+        ('iterated over the batch instead of the heads', '(B, h, L, d_k) -> (B, L, h * d_k): take the sizes from y.shape in that order and concatenate the heads side by side along the features (summing or averaging them loses the h axis)', _slip_merge_heads_8),
+        ('no return: the merged tensor computed and dropped', 'end merge_heads with `return` and its result', _slip_merge_heads_9),
     ],
     'scaled_dot_product_attention': [
         ('mask applied after the softmax', 'set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); zeroing weights after it leaves rows that do not sum to 1', _slip_scaled_dot_product_attention_0),
@@ -1725,10 +1667,9 @@ SLIPS = {
         ('keys transposed with transpose(1, 2) (3-D only)', 'the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front', _slip_scaled_dot_product_attention_19),
         ('d_k read from q.shape[1] (right for 2-D q only)', 'd_k is q.shape[-1], the last axis: the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front', _slip_scaled_dot_product_attention_20),
         ('d_k ** 1/2 (precedence: d_k / 2)', '** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 or math.sqrt(d_k)', _slip_scaled_dot_product_attention_21),
-        ('scaled by sqrt(L_q), the number of queries', 'divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by the square root of a sequence length', _slip_scaled_dot_product_attention_22),
-        ('mask transposed (allowed.transpose(-2, -1))', 'allowed[..., i, j] says whether query i may read key j: use the mask as given, rows are queries; do not transpose it', _slip_scaled_dot_product_attention_23),
-        ('values multiplied on the left (v^T-free, A^T @ v)', "the output is weights @ v with weights (..., L_q, L_k): each query's row of weights mixes the values", _slip_scaled_dot_product_attention_24),
-        ('scores q^T k (keys on the left)', 'scores = q @ k.transpose(-2, -1): row i is query i, column j is key j', _slip_scaled_dot_product_attention_25),
+        ('mask transposed (allowed.transpose(-2, -1))', 'allowed[..., i, j] says whether query i may read key j: use the mask as given, rows are queries; do not transpose it', _slip_scaled_dot_product_attention_22),
+        ('values multiplied on the left (v^T-free, A^T @ v)', "the output is weights @ v with weights (..., L_q, L_k): each query's row of weights mixes the values", _slip_scaled_dot_product_attention_23),
+        ('scores q^T k (keys on the left)', 'scores = q @ k.transpose(-2, -1): row i is query i, column j is key j', _slip_scaled_dot_product_attention_24),
     ],
     'MultiHeadAttention': [
         ('forgot W_O', 'finish with self.W_O(merge_heads(...)): the output projection mixes the heads', _slip_MultiHeadAttention_0),
@@ -1754,12 +1695,11 @@ SLIPS = {
         ('x @ W.weight (the nn.Linear weight not transposed)', 'nn.Linear stores its weight as (out, in): call the layer, self.W_Q(x), or write x @ W.weight.T + W.bias (invisible in the shapes when the matrix is square)', _slip_MultiHeadAttention_20),
         ('two heads hard-coded in forward', "split into self.n_heads heads, the number the module was built with, not the worked example's 2", _slip_MultiHeadAttention_21),
         ('queries pre-scaled, then scaled again by the attention', 'scale once: scaled_dot_product_attention already divides the scores by sqrt(d_k)', _slip_MultiHeadAttention_22),
-        ('a causal mask used when no mask is given', 'apply only the mask it is given: allowed=None means every key is allowed; the caller decides about causality', _slip_MultiHeadAttention_23),
-        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_24),
-        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_25),
-        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_26),
-        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_27),
-        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_28),
-        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_29),
+        ('returns (output, weights)', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_MultiHeadAttention_23),
+        ('mask unsqueezed for the heads even when it has them', 'pass allowed on unchanged: an (L, L) or (B, 1, L, L) mask already broadcasts against the scores (B, h, L, L)', _slip_MultiHeadAttention_24),
+        ('values not projected (raw x split into heads)', 'the values come from their own layer: v = split_heads(self.W_V(x), ...)', _slip_MultiHeadAttention_25),
+        ('sequence-first: x.transpose(0, 1) before the heads', "x is batch-first, (B, L, d_model): attend over its L axis and never transpose the batch away (nn.MultiheadAttention's default is sequence-first; this course is batch-first)", _slip_MultiHeadAttention_26),
+        ('output projection W_O applied twice', 'apply W_O once, to the merged heads', _slip_MultiHeadAttention_27),
+        ('forward without return', 'end MultiHeadAttention.forward with `return` and its result', _slip_MultiHeadAttention_28),
     ],
 }

@@ -245,20 +245,8 @@ def _slip_layer_norm_3(h, gamma, beta, eps=1e-05):
     var = ((h - mean) ** 2).mean(dim=0, keepdim=True)
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
-# layer_norm: BatchNorm statistics: every axis but the features
-def _slip_layer_norm_4(h, gamma, beta, eps=1e-05):
-    require_min_ndim('h', h, 1, '(..., d)')
-    require_ndim('gamma', gamma, 1, '(d,)')
-    require_ndim('beta', beta, 1, '(d,)')
-    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
-    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
-    dims = tuple(range(h.dim() - 1)) or (0,)
-    mean = h.mean(dim=dims, keepdim=True)
-    var = ((h - mean) ** 2).mean(dim=dims, keepdim=True)
-    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
-
 # layer_norm: statistics over the whole tensor
-def _slip_layer_norm_5(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_4(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -269,7 +257,7 @@ def _slip_layer_norm_5(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: sqrt of the standard deviation
-def _slip_layer_norm_6(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_5(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -280,7 +268,7 @@ def _slip_layer_norm_6(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(std + eps) + beta
 
 # layer_norm: eps argument ignored
-def _slip_layer_norm_7(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_6(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -291,7 +279,7 @@ def _slip_layer_norm_7(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + 1e-05) + beta
 
 # layer_norm: gamma and beta swapped
-def _slip_layer_norm_8(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_7(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -302,7 +290,7 @@ def _slip_layer_norm_8(h, gamma, beta, eps=1e-05):
     return beta * (h - mean) / torch.sqrt(var + eps) + gamma
 
 # layer_norm: gamma and beta ignored
-def _slip_layer_norm_9(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_8(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -313,7 +301,7 @@ def _slip_layer_norm_9(h, gamma, beta, eps=1e-05):
     return (h - mean) / torch.sqrt(var + eps)
 
 # layer_norm: RMS normalisation (mean not subtracted)
-def _slip_layer_norm_10(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_9(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -322,7 +310,7 @@ def _slip_layer_norm_10(h, gamma, beta, eps=1e-05):
     return gamma * h / torch.sqrt((h ** 2).mean(dim=-1, keepdim=True) + eps) + beta
 
 # layer_norm: keepdim forgotten
-def _slip_layer_norm_11(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_10(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -333,7 +321,7 @@ def _slip_layer_norm_11(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: changes h in place
-def _slip_layer_norm_12(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_11(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -344,7 +332,7 @@ def _slip_layer_norm_12(h, gamma, beta, eps=1e-05):
     return gamma * h / torch.sqrt(var + eps) + beta
 
 # layer_norm: statistics over a hard-coded dim=1
-def _slip_layer_norm_13(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_12(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -355,7 +343,7 @@ def _slip_layer_norm_13(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: variance of h around zero (mean of h^2)
-def _slip_layer_norm_14(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_13(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -366,7 +354,7 @@ def _slip_layer_norm_14(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: divided by the L2 norm of the centred token
-def _slip_layer_norm_15(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_14(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -376,7 +364,7 @@ def _slip_layer_norm_15(h, gamma, beta, eps=1e-05):
     return gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True) + eps) + beta
 
 # layer_norm: beta added before scaling by gamma
-def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_15(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -387,7 +375,7 @@ def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
     return gamma * ((h - mean) / torch.sqrt(var + eps) + beta)
 
 # layer_norm: calls PyTorch's own layer norm
-def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -396,7 +384,7 @@ def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
     return torch.nn.functional.layer_norm(h, h.shape[-1:], gamma, beta, eps)
 
 # layer_norm: variance over a hard-coded dim=1 (right for 2-D only)
-def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -407,7 +395,7 @@ def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: variance divided by h.shape[0] instead of d
-def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -418,7 +406,7 @@ def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: eps added after the division
-def _slip_layer_norm_20(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -428,30 +416,8 @@ def _slip_layer_norm_20(h, gamma, beta, eps=1e-05):
     var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
     return gamma * (h - mean) / torch.sqrt(var) + eps + beta
 
-# layer_norm: gamma broadcast along the tokens (gamma[:, None])
-def _slip_layer_norm_21(h, gamma, beta, eps=1e-05):
-    require_min_ndim('h', h, 1, '(..., d)')
-    require_ndim('gamma', gamma, 1, '(d,)')
-    require_ndim('beta', beta, 1, '(d,)')
-    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
-    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
-    mean = h.mean(dim=-1, keepdim=True)
-    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
-    return gamma[:, None] * (h - mean) / torch.sqrt(var + eps) + beta[:, None]
-
-# layer_norm: eps hard-coded to 1e-6
-def _slip_layer_norm_22(h, gamma, beta, eps=1e-05):
-    require_min_ndim('h', h, 1, '(..., d)')
-    require_ndim('gamma', gamma, 1, '(d,)')
-    require_ndim('beta', beta, 1, '(d,)')
-    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
-    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
-    mean = h.mean(dim=-1, keepdim=True)
-    var = ((h - mean) ** 2).mean(dim=-1, keepdim=True)
-    return gamma * (h - mean) / torch.sqrt(var + 1e-06) + beta
-
 # layer_norm: subtracts the mean with a sign slip (h + mean)
-def _slip_layer_norm_23(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_20(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -805,26 +771,8 @@ class _slip_PreNormBlock_4(nn.Module):
         require_last_axis('h', h, self.d_model, 'd_model')
         return h + self.attn(self.ln1(h), rope) + self.mlp(self.ln2(h))
 
-# PreNormBlock: the MLP branch reads H instead of U
-class _slip_PreNormBlock_5(nn.Module):
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        self.d_model = d_model
-        self.ln1 = nn.LayerNorm(d_model)
-        self.attn = causal_self_attention(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model)
-        self.mlp = MLP(d_model, 4 * d_model)
-
-    def forward(self, h, rope=None):
-        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
-        require_ndim('h', h, 3, '(B, L, d)')
-        require_last_axis('h', h, self.d_model, 'd_model')
-        u = h + self.attn(self.ln1(h), rope)
-        return u + self.mlp(self.ln2(h))
-
 # PreNormBlock: LN1 reused before the MLP
-class _slip_PreNormBlock_6(nn.Module):
+class _slip_PreNormBlock_5(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -842,7 +790,7 @@ class _slip_PreNormBlock_6(nn.Module):
         return u + self.mlp(self.ln1(u))
 
 # PreNormBlock: no LayerNorm in the branches
-class _slip_PreNormBlock_7(nn.Module):
+class _slip_PreNormBlock_6(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -860,7 +808,7 @@ class _slip_PreNormBlock_7(nn.Module):
         return u + self.mlp(u)
 
 # PreNormBlock: MLP before attention
-class _slip_PreNormBlock_8(nn.Module):
+class _slip_PreNormBlock_7(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -878,7 +826,7 @@ class _slip_PreNormBlock_8(nn.Module):
         return u + self.attn(self.ln1(u), rope)
 
 # PreNormBlock: no residual connections at all
-class _slip_PreNormBlock_9(nn.Module):
+class _slip_PreNormBlock_8(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -896,7 +844,7 @@ class _slip_PreNormBlock_9(nn.Module):
         return self.mlp(self.ln2(u))
 
 # PreNormBlock: rope not passed to the attention
-class _slip_PreNormBlock_10(nn.Module):
+class _slip_PreNormBlock_9(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -914,7 +862,7 @@ class _slip_PreNormBlock_10(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: MLP hidden width d_model
-class _slip_PreNormBlock_11(nn.Module):
+class _slip_PreNormBlock_10(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -932,7 +880,7 @@ class _slip_PreNormBlock_11(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: attention built from nn.MultiheadAttention
-class _slip_PreNormBlock_12(nn.Module):
+class _slip_PreNormBlock_11(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -950,7 +898,7 @@ class _slip_PreNormBlock_12(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: adds into h in place
-class _slip_PreNormBlock_13(nn.Module):
+class _slip_PreNormBlock_12(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -968,7 +916,7 @@ class _slip_PreNormBlock_13(nn.Module):
         return h + self.mlp(self.ln2(h))
 
 # PreNormBlock: LN1 and LN2 swapped
-class _slip_PreNormBlock_14(nn.Module):
+class _slip_PreNormBlock_13(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -986,7 +934,7 @@ class _slip_PreNormBlock_14(nn.Module):
         return u + self.mlp(self.ln1(u))
 
 # PreNormBlock: second residual adds H instead of U
-class _slip_PreNormBlock_15(nn.Module):
+class _slip_PreNormBlock_14(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1004,7 +952,7 @@ class _slip_PreNormBlock_15(nn.Module):
         return h + self.mlp(self.ln2(u))
 
 # PreNormBlock: LayerNorm on the branch outputs instead of inputs
-class _slip_PreNormBlock_16(nn.Module):
+class _slip_PreNormBlock_15(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1022,7 +970,7 @@ class _slip_PreNormBlock_16(nn.Module):
         return u + self.ln2(self.mlp(u))
 
 # PreNormBlock: the output normalised again
-class _slip_PreNormBlock_17(nn.Module):
+class _slip_PreNormBlock_16(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1040,7 +988,7 @@ class _slip_PreNormBlock_17(nn.Module):
         return self.ln2(u + self.mlp(self.ln2(u)))
 
 # PreNormBlock: one LayerNorm shared by both branches
-class _slip_PreNormBlock_18(nn.Module):
+class _slip_PreNormBlock_17(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1057,7 +1005,7 @@ class _slip_PreNormBlock_18(nn.Module):
         return u + self.mlp(self.ln(u))
 
 # PreNormBlock: ln2 never created: ln1 normalises both branches
-class _slip_PreNormBlock_19(nn.Module):
+class _slip_PreNormBlock_18(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1074,7 +1022,7 @@ class _slip_PreNormBlock_19(nn.Module):
         return u + self.mlp(self.ln1(u))
 
 # PreNormBlock: the MLP written inline as an nn.Sequential, not the MLP class
-class _slip_PreNormBlock_20(nn.Module):
+class _slip_PreNormBlock_19(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1092,7 +1040,7 @@ class _slip_PreNormBlock_20(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: LayerScale on the MLP branch: a parameter the reference lacks
-class _slip_PreNormBlock_21(nn.Module):
+class _slip_PreNormBlock_20(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1111,7 +1059,7 @@ class _slip_PreNormBlock_21(nn.Module):
         return u + self.scale * self.mlp(self.ln2(u))
 
 # PreNormBlock: missing residual around the MLP, torch.zeros buffer
-class _slip_PreNormBlock_22(nn.Module):
+class _slip_PreNormBlock_21(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1130,7 +1078,7 @@ class _slip_PreNormBlock_22(nn.Module):
         return self.mlp(self.ln2(u))
 
 # PreNormBlock: residual branches scaled by 1/2 (averaged with the input)
-class _slip_PreNormBlock_23(nn.Module):
+class _slip_PreNormBlock_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1148,7 +1096,7 @@ class _slip_PreNormBlock_23(nn.Module):
         return (u + self.mlp(self.ln2(u))) / 2
 
 # PreNormBlock: F.dropout on both branches (training=True by default)
-class _slip_PreNormBlock_24(nn.Module):
+class _slip_PreNormBlock_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1166,7 +1114,7 @@ class _slip_PreNormBlock_24(nn.Module):
         return u + F.dropout(self.mlp(self.ln2(u)), 0.1)
 
 # PreNormBlock: LayerNorm without gamma and beta (elementwise_affine=False)
-class _slip_PreNormBlock_25(nn.Module):
+class _slip_PreNormBlock_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1184,7 +1132,7 @@ class _slip_PreNormBlock_25(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: returns U (the MLP half computed, not returned)
-class _slip_PreNormBlock_26(nn.Module):
+class _slip_PreNormBlock_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1203,7 +1151,7 @@ class _slip_PreNormBlock_26(nn.Module):
         return u
 
 # PreNormBlock: MLP hidden width d_model * n_heads
-class _slip_PreNormBlock_27(nn.Module):
+class _slip_PreNormBlock_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1221,7 +1169,7 @@ class _slip_PreNormBlock_27(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: LayerNorm eps 1e-6 (a hard-coded constant)
-class _slip_PreNormBlock_28(nn.Module):
+class _slip_PreNormBlock_27(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -2632,19 +2580,8 @@ def _slip_count_parameters_12(vocab_size, d_model, n_heads, n_layers, max_len, p
     total += max_len * d if positions == 'learned' else 0
     return total + (0 if tie_weights else V * d)
 
-# count_parameters: sinusoids counted as parameters
-def _slip_count_parameters_13(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
-    if positions not in POSITION_OPTIONS:
-        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
-    d, V = (d_model, vocab_size)
-    hidden = 4 * d if d_hidden is None else d_hidden
-    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
-    total = V * d + n_layers * block + 2 * d + V
-    total += max_len * d if positions in ('learned', 'sinusoidal') else 0
-    return total + (0 if tie_weights else V * d)
-
 # count_parameters: n_layers written in as 2
-def _slip_count_parameters_14(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_13(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2655,20 +2592,8 @@ def _slip_count_parameters_14(vocab_size, d_model, n_heads, n_layers, max_len, p
     total += 0 if tie_weights else V * d
     return total
 
-# count_parameters: tying also drops the head's bias
-def _slip_count_parameters_15(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
-    if positions not in POSITION_OPTIONS:
-        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
-    d, V = (d_model, vocab_size)
-    hidden = 4 * d if d_hidden is None else d_hidden
-    block = 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
-    total = V * d + n_layers * block + 2 * d
-    total += max_len * d if positions == 'learned' else 0
-    total += 0 if tie_weights else V * d + V
-    return total
-
 # count_parameters: learned position table counted as max_len (no d)
-def _slip_count_parameters_16(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_14(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2680,7 +2605,7 @@ def _slip_count_parameters_16(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: one bias vector for all four projections
-def _slip_count_parameters_17(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_15(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2692,7 +2617,7 @@ def _slip_count_parameters_17(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: one LayerNorm per block
-def _slip_count_parameters_18(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_16(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2704,7 +2629,7 @@ def _slip_count_parameters_18(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: fc_out forgotten (one MLP layer)
-def _slip_count_parameters_19(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_17(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2716,7 +2641,7 @@ def _slip_count_parameters_19(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: RoPE tables counted as parameters
-def _slip_count_parameters_20(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_18(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2729,7 +2654,7 @@ def _slip_count_parameters_20(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: a position table counted for rope too
-def _slip_count_parameters_21(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_19(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2741,7 +2666,7 @@ def _slip_count_parameters_21(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: tying subtracts 2 V d (embedding and head both dropped)
-def _slip_count_parameters_22(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_20(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2760,26 +2685,23 @@ SLIPS = {
         ('eps outside the square root', 'eps goes inside the square root: (h - mean) / sqrt(var + eps)', _slip_layer_norm_1),
         ('no eps at all', 'a token whose features are all equal has variance 0: eps inside the square root, sqrt(var + eps), keeps it finite', _slip_layer_norm_2),
         ('normalising over the batch axis', 'normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)', _slip_layer_norm_3),
-        ('BatchNorm statistics: every axis but the features', 'normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)', _slip_layer_norm_4),
-        ('statistics over the whole tensor', 'normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)', _slip_layer_norm_5),
-        ('sqrt of the standard deviation', 'divide by sqrt(var + eps), where var is the mean squared deviation', _slip_layer_norm_6),
-        ('eps argument ignored', 'use the eps argument the caller passes, not a constant', _slip_layer_norm_7),
-        ('gamma and beta swapped', 'gamma scales (multiplies) the normalised value, beta shifts (adds)', _slip_layer_norm_8),
-        ('gamma and beta ignored', 'finish with gamma * normalised + beta', _slip_layer_norm_9),
-        ('RMS normalisation (mean not subtracted)', "subtract each token's mean before dividing by its standard deviation", _slip_layer_norm_10),
-        ('keepdim forgotten', 'a mean over dim=-1 without keepdim=True drops the feature axis and no longer broadcasts against h: use keepdim=True (and use gamma and beta as they are: (d,) already lines up with the last axis, no gamma[:, None])', _slip_layer_norm_11),
-        ('changes h in place', 'compute h - mean into a new tensor instead of h -= ...', _slip_layer_norm_12),
-        ('statistics over a hard-coded dim=1', 'normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)', _slip_layer_norm_13),
-        ('variance of h around zero (mean of h^2)', "the variance is the mean squared deviation from the token's mean: ((h - mean) ** 2).mean(dim=-1, keepdim=True)", _slip_layer_norm_14),
-        ('divided by the L2 norm of the centred token', 'the variance is the mean, not the sum, of the squared deviations: divide by d', _slip_layer_norm_15),
-        ('beta added before scaling by gamma', 'finish with gamma * normalised + beta: scale first, then shift', _slip_layer_norm_16),
-        ("calls PyTorch's own layer norm", 'write the mean, the variance and the normalisation yourself; the checks compare with torch.nn.LayerNorm for you', _slip_layer_norm_17),
-        ('variance over a hard-coded dim=1 (right for 2-D only)', 'take both the mean and the variance over the last axis, dim=-1: dim=1 is the token axis once h has a batch axis', _slip_layer_norm_18),
-        ('variance divided by h.shape[0] instead of d', 'the variance is the mean over the d features: divide the sum by h.shape[-1] (or use .mean(dim=-1))', _slip_layer_norm_19),
-        ('eps added after the division', 'a token whose features are all equal has variance 0: eps inside the square root, sqrt(var + eps), keeps it finite', _slip_layer_norm_20),
-        ('gamma broadcast along the tokens (gamma[:, None])', 'a mean over dim=-1 without keepdim=True drops the feature axis and no longer broadcasts against h: use keepdim=True (and use gamma and beta as they are: (d,) already lines up with the last axis, no gamma[:, None])', _slip_layer_norm_21),
-        ('eps hard-coded to 1e-6', 'use the eps argument the caller passes, not a constant', _slip_layer_norm_22),
-        ('subtracts the mean with a sign slip (h + mean)', 'centre each token: h - mean, then divide by sqrt(var + eps)', _slip_layer_norm_23),
+        ('statistics over the whole tensor', 'normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)', _slip_layer_norm_4),
+        ('sqrt of the standard deviation', 'divide by sqrt(var + eps), where var is the mean squared deviation', _slip_layer_norm_5),
+        ('eps argument ignored', 'use the eps argument the caller passes, not a constant', _slip_layer_norm_6),
+        ('gamma and beta swapped', 'gamma scales (multiplies) the normalised value, beta shifts (adds)', _slip_layer_norm_7),
+        ('gamma and beta ignored', 'finish with gamma * normalised + beta', _slip_layer_norm_8),
+        ('RMS normalisation (mean not subtracted)', "subtract each token's mean before dividing by its standard deviation", _slip_layer_norm_9),
+        ('keepdim forgotten', 'a mean over dim=-1 without keepdim=True drops the feature axis and no longer broadcasts against h: use keepdim=True (and use gamma and beta as they are: (d,) already lines up with the last axis, no gamma[:, None])', _slip_layer_norm_10),
+        ('changes h in place', 'compute h - mean into a new tensor instead of h -= ...', _slip_layer_norm_11),
+        ('statistics over a hard-coded dim=1', 'normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)', _slip_layer_norm_12),
+        ('variance of h around zero (mean of h^2)', "the variance is the mean squared deviation from the token's mean: ((h - mean) ** 2).mean(dim=-1, keepdim=True)", _slip_layer_norm_13),
+        ('divided by the L2 norm of the centred token', 'the variance is the mean, not the sum, of the squared deviations: divide by d', _slip_layer_norm_14),
+        ('beta added before scaling by gamma', 'finish with gamma * normalised + beta: scale first, then shift', _slip_layer_norm_15),
+        ("calls PyTorch's own layer norm", 'write the mean, the variance and the normalisation yourself; the checks compare with torch.nn.LayerNorm for you', _slip_layer_norm_16),
+        ('variance over a hard-coded dim=1 (right for 2-D only)', 'take both the mean and the variance over the last axis, dim=-1: dim=1 is the token axis once h has a batch axis', _slip_layer_norm_17),
+        ('variance divided by h.shape[0] instead of d', 'the variance is the mean over the d features: divide the sum by h.shape[-1] (or use .mean(dim=-1))', _slip_layer_norm_18),
+        ('eps added after the division', 'a token whose features are all equal has variance 0: eps inside the square root, sqrt(var + eps), keeps it finite', _slip_layer_norm_19),
+        ('subtracts the mean with a sign slip (h + mean)', 'centre each token: h - mean, then divide by sqrt(var + eps)', _slip_layer_norm_20),
     ],
     'MLP': [
         ('tanh approximation of GELU', "use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default approximate='none'", _slip_MLP_0),
@@ -2807,30 +2729,29 @@ SLIPS = {
         ('missing residual around the MLP', 'add the residual: H_out = U + MLP(LN2(U))', _slip_PreNormBlock_2),
         ('residual taken from the normalised input', 'the bypass carries H itself, not LN1(H): U = H + MHA(LN1(H))', _slip_PreNormBlock_3),
         ('attention and MLP in parallel', 'the MLP reads U, the output of the attention step: H_out = U + MLP(LN2(U))', _slip_PreNormBlock_4),
-        ('the MLP branch reads H instead of U', 'the MLP reads U, the output of the attention step: H_out = U + MLP(LN2(U))', _slip_PreNormBlock_5),
-        ('LN1 reused before the MLP', 'each branch has its own LayerNorm: MLP(LN2(U))', _slip_PreNormBlock_6),
-        ('no LayerNorm in the branches', 'normalise the input of each branch: MHA(LN1(H)) and MLP(LN2(U))', _slip_PreNormBlock_7),
-        ('MLP before attention', 'attention first (communicate), then the MLP (compute)', _slip_PreNormBlock_8),
-        ('no residual connections at all', 'each branch is added to its input: U = H + ..., H_out = U + ...', _slip_PreNormBlock_9),
-        ('rope not passed to the attention', 'pass the rope tables on: self.attn(self.ln1(h), rope)', _slip_PreNormBlock_10),
-        ('MLP hidden width d_model', "the MLP's hidden width is 4 * d_model", _slip_PreNormBlock_11),
-        ('attention built from nn.MultiheadAttention', 'use the given layer causal_self_attention(d_model, n_heads) as self.attn', _slip_PreNormBlock_12),
-        ('adds into h in place', 'write u = h + ..., not h += ...', _slip_PreNormBlock_13),
-        ('LN1 and LN2 swapped', 'each branch has its own LayerNorm: ln1 before the attention, ln2 before the MLP', _slip_PreNormBlock_14),
-        ('second residual adds H instead of U', 'the second sum starts from U, which already holds the attention output: H_out = U + MLP(LN2(U))', _slip_PreNormBlock_15),
-        ('LayerNorm on the branch outputs instead of inputs', 'normalise the input of each branch, not its output: MHA(LN1(H)) and MLP(LN2(U))', _slip_PreNormBlock_16),
-        ('the output normalised again', 'pre-norm returns U + MLP(LN2(U)) as it is: nothing may touch the bypass, so no LayerNorm after the sum', _slip_PreNormBlock_17),
-        ('one LayerNorm shared by both branches', 'create self.ln1 = nn.LayerNorm(d_model)', _slip_PreNormBlock_18),
-        ('ln2 never created: ln1 normalises both branches', 'create self.ln2 = nn.LayerNorm(d_model)', _slip_PreNormBlock_19),
-        ('the MLP written inline as an nn.Sequential, not the MLP class', 'create self.mlp, your MLP with a hidden width of 4 * d_model', _slip_PreNormBlock_20),
-        ('LayerScale on the MLP branch: a parameter the reference lacks', "use the attribute names of the exercise; they let the reference model's weights load into yours", _slip_PreNormBlock_21),
-        ('missing residual around the MLP, torch.zeros buffer', 'add the residual: H_out = U + MLP(LN2(U))', _slip_PreNormBlock_22),
-        ('residual branches scaled by 1/2 (averaged with the input)', 'add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))', _slip_PreNormBlock_23),
-        ('F.dropout on both branches (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_PreNormBlock_24),
-        ('LayerNorm without gamma and beta (elementwise_affine=False)', 'create self.ln1 = nn.LayerNorm(d_model)', _slip_PreNormBlock_25),
-        ('returns U (the MLP half computed, not returned)', 'return U + MLP(LN2(U)), the output after both sublayers', _slip_PreNormBlock_26),
-        ('MLP hidden width d_model * n_heads', "the MLP's hidden width is 4 * d_model", _slip_PreNormBlock_27),
-        ('LayerNorm eps 1e-6 (a hard-coded constant)', "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the output whenever a token's variance is small", _slip_PreNormBlock_28),
+        ('LN1 reused before the MLP', 'each branch has its own LayerNorm: MLP(LN2(U))', _slip_PreNormBlock_5),
+        ('no LayerNorm in the branches', 'normalise the input of each branch: MHA(LN1(H)) and MLP(LN2(U))', _slip_PreNormBlock_6),
+        ('MLP before attention', 'attention first (communicate), then the MLP (compute)', _slip_PreNormBlock_7),
+        ('no residual connections at all', 'each branch is added to its input: U = H + ..., H_out = U + ...', _slip_PreNormBlock_8),
+        ('rope not passed to the attention', 'pass the rope tables on: self.attn(self.ln1(h), rope)', _slip_PreNormBlock_9),
+        ('MLP hidden width d_model', "the MLP's hidden width is 4 * d_model", _slip_PreNormBlock_10),
+        ('attention built from nn.MultiheadAttention', 'use the given layer causal_self_attention(d_model, n_heads) as self.attn', _slip_PreNormBlock_11),
+        ('adds into h in place', 'write u = h + ..., not h += ...', _slip_PreNormBlock_12),
+        ('LN1 and LN2 swapped', 'each branch has its own LayerNorm: ln1 before the attention, ln2 before the MLP', _slip_PreNormBlock_13),
+        ('second residual adds H instead of U', 'the second sum starts from U, which already holds the attention output: H_out = U + MLP(LN2(U))', _slip_PreNormBlock_14),
+        ('LayerNorm on the branch outputs instead of inputs', 'normalise the input of each branch, not its output: MHA(LN1(H)) and MLP(LN2(U))', _slip_PreNormBlock_15),
+        ('the output normalised again', 'pre-norm returns U + MLP(LN2(U)) as it is: nothing may touch the bypass, so no LayerNorm after the sum', _slip_PreNormBlock_16),
+        ('one LayerNorm shared by both branches', 'create self.ln1 = nn.LayerNorm(d_model)', _slip_PreNormBlock_17),
+        ('ln2 never created: ln1 normalises both branches', 'create self.ln2 = nn.LayerNorm(d_model)', _slip_PreNormBlock_18),
+        ('the MLP written inline as an nn.Sequential, not the MLP class', 'create self.mlp, your MLP with a hidden width of 4 * d_model', _slip_PreNormBlock_19),
+        ('LayerScale on the MLP branch: a parameter the reference lacks', "use the attribute names of the exercise; they let the reference model's weights load into yours", _slip_PreNormBlock_20),
+        ('missing residual around the MLP, torch.zeros buffer', 'add the residual: H_out = U + MLP(LN2(U))', _slip_PreNormBlock_21),
+        ('residual branches scaled by 1/2 (averaged with the input)', 'add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))', _slip_PreNormBlock_22),
+        ('F.dropout on both branches (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_PreNormBlock_23),
+        ('LayerNorm without gamma and beta (elementwise_affine=False)', 'create self.ln1 = nn.LayerNorm(d_model)', _slip_PreNormBlock_24),
+        ('returns U (the MLP half computed, not returned)', 'return U + MLP(LN2(U)), the output after both sublayers', _slip_PreNormBlock_25),
+        ('MLP hidden width d_model * n_heads', "the MLP's hidden width is 4 * d_model", _slip_PreNormBlock_26),
+        ('LayerNorm eps 1e-6 (a hard-coded constant)', "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the output whenever a token's variance is small", _slip_PreNormBlock_27),
     ],
     'Decoder': [
         ('the final LayerNorm forgotten (created, not applied)', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_0),
@@ -2877,15 +2798,13 @@ SLIPS = {
         ('LayerNorm counted with gamma only', 'every LayerNorm has gamma and beta, d numbers each: 2 d per LayerNorm', _slip_count_parameters_10),
         ('MLP biases forgotten', 'fc_in and fc_out have biases too: d * hidden + hidden and hidden * d + d', _slip_count_parameters_11),
         ('W_O forgotten (three projections)', 'attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: 4 (d^2 + d)', _slip_count_parameters_12),
-        ('sinusoids counted as parameters', "only positions='learned' has a trainable (max_len, d) table", _slip_count_parameters_13),
-        ('n_layers written in as 2', 'multiply one block by the n_layers argument, not a number from an example', _slip_count_parameters_14),
-        ("tying also drops the head's bias", 'the head has a bias c of V numbers, tied or not', _slip_count_parameters_15),
-        ('learned position table counted as max_len (no d)', 'a learned position table is nn.Embedding(max_len, d): max_len * d numbers', _slip_count_parameters_16),
-        ('one bias vector for all four projections', 'each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)', _slip_count_parameters_17),
-        ('one LayerNorm per block', 'a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d per block', _slip_count_parameters_18),
-        ('fc_out forgotten (one MLP layer)', 'the MLP has two layers: fc_in (d * hidden + hidden) and fc_out (hidden * d + d)', _slip_count_parameters_19),
-        ('RoPE tables counted as parameters', "RoPE's cos and sin tables are fixed buffers, not trainable parameters", _slip_count_parameters_20),
-        ('a position table counted for rope too', "only positions='learned' has a trainable (max_len, d) table", _slip_count_parameters_21),
-        ('tying subtracts 2 V d (embedding and head both dropped)', "the token embedding E and, without tying, the head's own weight W_vocab each hold V * d numbers", _slip_count_parameters_22),
+        ('n_layers written in as 2', 'multiply one block by the n_layers argument, not a number from an example', _slip_count_parameters_13),
+        ('learned position table counted as max_len (no d)', 'a learned position table is nn.Embedding(max_len, d): max_len * d numbers', _slip_count_parameters_14),
+        ('one bias vector for all four projections', 'each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)', _slip_count_parameters_15),
+        ('one LayerNorm per block', 'a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d per block', _slip_count_parameters_16),
+        ('fc_out forgotten (one MLP layer)', 'the MLP has two layers: fc_in (d * hidden + hidden) and fc_out (hidden * d + d)', _slip_count_parameters_17),
+        ('RoPE tables counted as parameters', "RoPE's cos and sin tables are fixed buffers, not trainable parameters", _slip_count_parameters_18),
+        ('a position table counted for rope too', "only positions='learned' has a trainable (max_len, d) table", _slip_count_parameters_19),
+        ('tying subtracts 2 V d (embedding and head both dropped)', "the token embedding E and, without tying, the head's own weight W_vocab each hold V * d numbers", _slip_count_parameters_20),
     ],
 }

@@ -775,20 +775,8 @@ def _slip_lm_loss_15(logits, targets, loss_mask):
     per_position = (nll * mask).sum(0) / mask.sum(0)
     return per_position.mean()
 
-# lm_loss: only the first sequence scored (written for B = 1)
-def _slip_lm_loss_16(logits, targets, loss_mask):
-    require_ndim('logits', logits, 3, '(B, L, V)')
-    require_ndim('targets', targets, 2, '(B, L)')
-    require_ndim('loss_mask', loss_mask, 2, '(B, L)')
-    for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
-        require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
-        require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
-    nll = torch.nn.functional.cross_entropy(logits[0], targets[0], reduction='none')
-    mask = loss_mask[0].to(nll.dtype)
-    return (nll * mask).sum() / mask.sum()
-
 # lm_loss: logits reshaped with the length instead of the vocabulary
-def _slip_lm_loss_17(logits, targets, loss_mask):
+def _slip_lm_loss_16(logits, targets, loss_mask):
     require_ndim('logits', logits, 3, '(B, L, V)')
     require_ndim('targets', targets, 2, '(B, L)')
     require_ndim('loss_mask', loss_mask, 2, '(B, L)')
@@ -825,22 +813,8 @@ def _slip_train_step_1(model, optimizer, batch, max_grad_norm):
     optimizer.step()
     return loss.item()
 
-# train_step: clipping after the step
-def _slip_train_step_2(model, optimizer, batch, max_grad_norm):
-    inputs, targets, loss_mask = batch
-    require_ndim('inputs', inputs, 2, '(B, L)')
-    require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
-    require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
-    inputs, targets, loss_mask = batch
-    optimizer.zero_grad()
-    loss = lm_loss(model(inputs), targets, loss_mask)
-    loss.backward()
-    optimizer.step()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
-    return loss.item()
-
 # train_step: clipping by value
-def _slip_train_step_3(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_2(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -854,7 +828,7 @@ def _slip_train_step_3(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: zero_grad between backward and step
-def _slip_train_step_4(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_3(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -867,21 +841,8 @@ def _slip_train_step_4(model, optimizer, batch, max_grad_norm):
     optimizer.step()
     return loss.item()
 
-# train_step: no optimizer.step()
-def _slip_train_step_5(model, optimizer, batch, max_grad_norm):
-    inputs, targets, loss_mask = batch
-    require_ndim('inputs', inputs, 2, '(B, L)')
-    require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
-    require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
-    inputs, targets, loss_mask = batch
-    optimizer.zero_grad()
-    loss = lm_loss(model(inputs), targets, loss_mask)
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
-    return loss.item()
-
 # train_step: padding counted in the loss
-def _slip_train_step_6(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_4(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -896,7 +857,7 @@ def _slip_train_step_6(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: returns the loss tensor
-def _slip_train_step_7(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_5(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -910,7 +871,7 @@ def _slip_train_step_7(model, optimizer, batch, max_grad_norm):
     return loss
 
 # train_step: returns the loss after the update
-def _slip_train_step_8(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_6(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -925,7 +886,7 @@ def _slip_train_step_8(model, optimizer, batch, max_grad_norm):
         return lm_loss(model(inputs), targets, loss_mask).item()
 
 # train_step: each parameter clipped on its own
-def _slip_train_step_9(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_7(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -940,7 +901,7 @@ def _slip_train_step_9(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: model.eval() before the forward pass
-def _slip_train_step_10(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_8(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -955,7 +916,7 @@ def _slip_train_step_10(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: clipping hard-coded at 1.0
-def _slip_train_step_11(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_9(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -969,7 +930,7 @@ def _slip_train_step_11(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: forward pass under torch.no_grad()
-def _slip_train_step_12(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_10(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -985,7 +946,7 @@ def _slip_train_step_12(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: loss against the inputs instead of the targets
-def _slip_train_step_13(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_11(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -999,7 +960,7 @@ def _slip_train_step_13(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: model run on the targets
-def _slip_train_step_14(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_12(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -1013,7 +974,7 @@ def _slip_train_step_14(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: no return: the loss never handed back
-def _slip_train_step_15(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_13(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -1085,24 +1046,8 @@ def _slip_evaluate_3(model, batches):
             count += n
     return total / count
 
-# evaluate: training mode not restored
-def _slip_evaluate_4(model, batches):
-    batches = list(batches)
-    for inputs, targets, loss_mask in batches:
-        require_ndim('inputs', inputs, 2, '(B, L)')
-        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
-        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
-    model.eval()
-    total, count = (0.0, 0)
-    with torch.no_grad():
-        for inputs, targets, loss_mask in batches:
-            n = int(loss_mask.sum())
-            total += lm_loss(model(inputs), targets, loss_mask).item() * n
-            count += n
-    return total / count
-
 # evaluate: always switches to training mode at the end
-def _slip_evaluate_5(model, batches):
+def _slip_evaluate_4(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1119,7 +1064,7 @@ def _slip_evaluate_5(model, batches):
     return total / count
 
 # evaluate: sum not divided by the token count
-def _slip_evaluate_6(model, batches):
+def _slip_evaluate_5(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1135,7 +1080,7 @@ def _slip_evaluate_6(model, batches):
     return total
 
 # evaluate: only the last batch counted
-def _slip_evaluate_7(model, batches):
+def _slip_evaluate_6(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1150,7 +1095,7 @@ def _slip_evaluate_7(model, batches):
     return loss
 
 # evaluate: perplexity returned
-def _slip_evaluate_8(model, batches):
+def _slip_evaluate_7(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1167,7 +1112,7 @@ def _slip_evaluate_8(model, batches):
     return math.exp(total / count)
 
 # evaluate: return inside the loop (first batch only)
-def _slip_evaluate_9(model, batches):
+def _slip_evaluate_8(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1185,7 +1130,7 @@ def _slip_evaluate_9(model, batches):
             return total / count
 
 # evaluate: summed loss divided by the number of batches
-def _slip_evaluate_10(model, batches):
+def _slip_evaluate_9(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1201,7 +1146,7 @@ def _slip_evaluate_10(model, batches):
     return total / len(batches)
 
 # evaluate: floor division
-def _slip_evaluate_11(model, batches):
+def _slip_evaluate_10(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1219,7 +1164,7 @@ def _slip_evaluate_11(model, batches):
     return total // count
 
 # evaluate: batches weighted by their rows (len(targets))
-def _slip_evaluate_12(model, batches):
+def _slip_evaluate_11(model, batches):
     batches = list(batches)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1232,24 +1177,6 @@ def _slip_evaluate_12(model, batches):
         for inputs, targets, loss_mask in batches:
             total += lm_loss(model(inputs), targets, loss_mask).item() * len(targets)
             count += len(targets)
-    model.train(was_training)
-    return total / count
-
-# evaluate: mode read after model.eval()
-def _slip_evaluate_13(model, batches):
-    batches = list(batches)
-    for inputs, targets, loss_mask in batches:
-        require_ndim('inputs', inputs, 2, '(B, L)')
-        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
-        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
-    model.eval()
-    was_training = model.training
-    total, count = (0.0, 0)
-    with torch.no_grad():
-        for inputs, targets, loss_mask in batches:
-            n = int(loss_mask.sum())
-            total += lm_loss(model(inputs), targets, loss_mask).item() * n
-            count += n
     model.train(was_training)
     return total / count
 
@@ -2785,42 +2712,37 @@ SLIPS = {
         ('floor division by the token count', 'true division for the mean over the real targets (// rounds down)', _slip_lm_loss_13),
         ('unmasked sum over the real count', 'multiply the per-token losses by loss_mask before summing', _slip_lm_loss_14),
         ('per-position means (batch axis reduced first)', 'every real target of the batch weighs the same: add the losses of all real targets and divide by their number (loss_mask.sum()), not by the number of sequences or positions; score every row of the batch: flatten (B, L, V) to (B * L, V), not logits[0]', _slip_lm_loss_15),
-        ('only the first sequence scored (written for B = 1)', 'every real target of the batch weighs the same: add the losses of all real targets and divide by their number (loss_mask.sum()), not by the number of sequences or positions; score every row of the batch: flatten (B, L, V) to (B * L, V), not logits[0]', _slip_lm_loss_16),
-        ('logits reshaped with the length instead of the vocabulary', 'flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size from the arguments', _slip_lm_loss_17),
+        ('logits reshaped with the length instead of the vocabulary', 'flatten the (B, L, V) logits to (B * L, V) with logits.flatten(0, 1) (or reshape(-1, logits.shape[-1])) and the targets to (B * L,); take every size from the arguments', _slip_lm_loss_16),
     ],
     'train_step': [
         ('no zero_grad', 'call optimizer.zero_grad() before loss.backward(); PyTorch ADDS new gradients to the old ones', _slip_train_step_0),
         ('no clipping', "clip after loss.backward() and before optimizer.step(), with torch.nn.utils.clip_grad_norm_ on the model's parameters", _slip_train_step_1),
-        ('clipping after the step', "clip after loss.backward() and before optimizer.step(), with torch.nn.utils.clip_grad_norm_ on the model's parameters", _slip_train_step_2),
-        ('clipping by value', 'clip the global norm: torch.nn.utils.clip_grad_norm_', _slip_train_step_3),
-        ('zero_grad between backward and step', 'call optimizer.step() after backward() and clipping, and do not clear the gradients between backward() and step(): zero them at the START of the step', _slip_train_step_4),
-        ('no optimizer.step()', 'call optimizer.step() after backward() and clipping, and do not clear the gradients between backward() and step(): zero them at the START of the step', _slip_train_step_5),
-        ('padding counted in the loss', 'use lm_loss(logits, targets, loss_mask), which skips padded targets', _slip_train_step_6),
-        ('returns the loss tensor', "return loss.item(): a float, so a training loop that stores the losses does not keep every step's graph alive", _slip_train_step_7),
-        ('returns the loss after the update', 'return the loss of the forward pass that produced the gradients, before optimizer.step()', _slip_train_step_8),
-        ('each parameter clipped on its own', 'clip the norm of ALL gradients together: one call clip_grad_norm_(model.parameters(), max_grad_norm)', _slip_train_step_9),
-        ('model.eval() before the forward pass', 'do not call model.eval() in train_step: dropout must stay on while training (model.train(), if anything)', _slip_train_step_10),
-        ('clipping hard-coded at 1.0', 'use the max_grad_norm argument', _slip_train_step_11),
-        ('forward pass under torch.no_grad()', 'the forward pass must build a graph for backward(): no torch.no_grad() or .detach() in train_step: the loss comes from model(inputs) through lm_loss, with the loss_mask', _slip_train_step_12),
-        ('loss against the inputs instead of the targets', 'zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order', _slip_train_step_13),
-        ('model run on the targets', 'zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order', _slip_train_step_14),
-        ('no return: the loss never handed back', 'end train_step with `return` and its result', _slip_train_step_15),
+        ('clipping by value', 'clip the global norm: torch.nn.utils.clip_grad_norm_', _slip_train_step_2),
+        ('zero_grad between backward and step', 'call optimizer.step() after backward() and clipping, and do not clear the gradients between backward() and step(): zero them at the START of the step', _slip_train_step_3),
+        ('padding counted in the loss', 'use lm_loss(logits, targets, loss_mask), which skips padded targets', _slip_train_step_4),
+        ('returns the loss tensor', "return loss.item(): a float, so a training loop that stores the losses does not keep every step's graph alive", _slip_train_step_5),
+        ('returns the loss after the update', 'return the loss of the forward pass that produced the gradients, before optimizer.step()', _slip_train_step_6),
+        ('each parameter clipped on its own', 'clip the norm of ALL gradients together: one call clip_grad_norm_(model.parameters(), max_grad_norm)', _slip_train_step_7),
+        ('model.eval() before the forward pass', 'do not call model.eval() in train_step: dropout must stay on while training (model.train(), if anything)', _slip_train_step_8),
+        ('clipping hard-coded at 1.0', 'use the max_grad_norm argument', _slip_train_step_9),
+        ('forward pass under torch.no_grad()', 'the forward pass must build a graph for backward(): no torch.no_grad() or .detach() in train_step: the loss comes from model(inputs) through lm_loss, with the loss_mask', _slip_train_step_10),
+        ('loss against the inputs instead of the targets', 'zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order', _slip_train_step_11),
+        ('model run on the targets', 'zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order', _slip_train_step_12),
+        ('no return: the loss never handed back', 'end train_step with `return` and its result', _slip_train_step_13),
     ],
     'evaluate': [
         ('mean of per-batch means', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_0),
         ('padding counted', 'multiply the per-token losses by loss_mask and count only real targets', _slip_evaluate_1),
         ('no torch.no_grad()', 'wrap the loop in `with torch.no_grad():`; evaluation needs no graph', _slip_evaluate_2),
         ('no model.eval()', 'a value that changes from call to call means dropout is on: call model.eval() before scoring', _slip_evaluate_3),
-        ('training mode not restored', 'remember model.training first and restore it at the end: model.train(was_training)', _slip_evaluate_4),
-        ('always switches to training mode at the end', 'remember model.training first and restore it at the end: model.train(was_training)', _slip_evaluate_5),
-        ('sum not divided by the token count', 'divide the summed loss by the number of real targets', _slip_evaluate_6),
-        ('only the last batch counted', 'add every batch to the running totals (total += ...), do not overwrite', _slip_evaluate_7),
-        ('perplexity returned', "return the mean loss in nats itself; perplexity is notebook 08's business", _slip_evaluate_8),
-        ('return inside the loop (first batch only)', 'return after the loop, once every batch has been added to the totals', _slip_evaluate_9),
-        ('summed loss divided by the number of batches', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_10),
-        ('floor division', 'true division for the mean over the real targets (// rounds down)', _slip_evaluate_11),
-        ('batches weighted by their rows (len(targets))', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_12),
-        ('mode read after model.eval()', 'remember model.training first and restore it at the end: model.train(was_training)', _slip_evaluate_13),
+        ('always switches to training mode at the end', 'remember model.training first and restore it at the end: model.train(was_training)', _slip_evaluate_4),
+        ('sum not divided by the token count', 'divide the summed loss by the number of real targets', _slip_evaluate_5),
+        ('only the last batch counted', 'add every batch to the running totals (total += ...), do not overwrite', _slip_evaluate_6),
+        ('perplexity returned', "return the mean loss in nats itself; perplexity is notebook 08's business", _slip_evaluate_7),
+        ('return inside the loop (first batch only)', 'return after the loop, once every batch has been added to the totals', _slip_evaluate_8),
+        ('summed loss divided by the number of batches', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_9),
+        ('floor division', 'true division for the mean over the real targets (// rounds down)', _slip_evaluate_10),
+        ('batches weighted by their rows (len(targets))', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_11),
     ],
     'ablate_head': [
         ('sign flipped: clean minus ablated', "the change is ablated minus clean: a head that helped lowers the target's log-probability when it is removed, so its change is negative", _slip_ablate_head_0),

@@ -825,33 +825,8 @@ def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
         probs = probs / probs.sum(dim=-1, keepdim=True)
     return probs
 
-# next_token_probs: top-p renormalised by a sum without keepdim
-def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
-    logits = torch.as_tensor(logits)
-    require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
-    if temperature == 0:
-        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
-    z = logits / temperature
-    if top_k:
-        kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]
-        z = z.masked_fill(z < kth, float('-inf'))
-    probs = torch.softmax(z, dim=-1)
-    if top_p is not None and top_p < 1.0:
-        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
-        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
-        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
-        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
-        probs = probs / probs.sum(dim=-1)
-    return probs
-
 # next_token_probs: softmax over dim=0 (right for one row only)
-def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -876,7 +851,7 @@ def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top_k = 0 taken as a filter (if top_k is not None)
-def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -901,7 +876,7 @@ def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: temperature 0 returns the argmax id, not a one-hot row
-def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -1535,10 +1510,9 @@ SLIPS = {
         ('logits divided by the temperature in place (logits /= T)', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_17),
         ('top-k mask written in place (masked_fill_) on the logits', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_18),
         ('k-th value without keepdim (right for one row only)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_19),
-        ('top-p renormalised by a sum without keepdim', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_20),
-        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_21),
-        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_22),
-        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_23),
+        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_20),
+        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_21),
+        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_22),
     ],
     'generate': [
         ('EOS does not stop a row', 'once a row emits eos_id it is finished: later positions get pad_id, and the loop ends when every row has finished', _slip_generate_0),

@@ -1305,52 +1305,8 @@ class _slip_Qwen3Block_7(nn.Module):
         u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
         return (u + self.mlp(self.norm2(u)), (k, v))
 
-# Qwen3Block: PyTorch's fused attention with is_causal=True
-class _slip_Qwen3Block_8(nn.Module):
-
-    def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
-        super().__init__()
-        require_head_counts(n_heads, n_kv_heads)
-        self.d_model, self.n_heads, self.n_kv_heads, self.d_k = (d_model, n_heads, n_kv_heads, d_k)
-        self.norm1 = nn.RMSNorm(d_model, eps=eps)
-        self.W_Q = nn.Linear(d_model, n_heads * d_k, bias=False)
-        self.W_K = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
-        self.W_V = nn.Linear(d_model, n_kv_heads * d_k, bias=False)
-        self.q_norm = nn.RMSNorm(d_k, eps=eps)
-        self.k_norm = nn.RMSNorm(d_k, eps=eps)
-        self.W_O = nn.Linear(n_heads * d_k, d_model, bias=False)
-        self.norm2 = nn.RMSNorm(d_model, eps=eps)
-        self.mlp = SwiGLU(d_model, d_hidden)
-
-    def forward(self, h, rope, past=None):
-        """h: (B, L, d); rope: (cos, sin), each (L, d_k / 2), at the new tokens' positions;
-        past: None or (k, v) of T earlier tokens, each (B, h_kv, T, d_k).
-
-        Returns (h_out, (k, v)): h_out (B, L, d) and the keys and values over all T + L
-        tokens, each (B, h_kv, T + L, d_k), keys after RoPE.
-        """
-        require_ndim('h', h, 3, '(B, L, d)')
-        require_last_axis('h', h, self.d_model, 'd_model')
-        require_past(past, h, self.n_kv_heads, self.d_k)
-        B, L, _ = h.shape
-        x = self.norm1(h)
-        q = self.W_Q(x).view(B, L, self.n_heads, self.d_k).transpose(1, 2)
-        k = self.W_K(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
-        v = self.W_V(x).view(B, L, self.n_kv_heads, self.d_k).transpose(1, 2)
-        q = rotate_pairs(self.q_norm(q), *rope)
-        k = rotate_pairs(self.k_norm(k), *rope)
-        if past is not None:
-            k = torch.cat([past[0], k], dim=2)
-            v = torch.cat([past[1], v], dim=2)
-        T = k.shape[2] - L
-        positions = torch.arange(T, T + L)[:, None]
-        allowed = torch.arange(T + L)[None, :] <= positions
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
-        u = h + self.W_O(y.transpose(1, 2).reshape(B, L, self.n_heads * self.d_k))
-        return (u + self.mlp(self.norm2(u)), (k, v))
-
 # Qwen3Block: the cache put after the new tokens
-class _slip_Qwen3Block_9(nn.Module):
+class _slip_Qwen3Block_8(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1394,7 +1350,7 @@ class _slip_Qwen3Block_9(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: only the new keys and values returned
-class _slip_Qwen3Block_10(nn.Module):
+class _slip_Qwen3Block_9(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1439,7 +1395,7 @@ class _slip_Qwen3Block_10(nn.Module):
         return (u + self.mlp(self.norm2(u)), new)
 
 # Qwen3Block: keys cached before RoPE
-class _slip_Qwen3Block_11(nn.Module):
+class _slip_Qwen3Block_10(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1485,7 +1441,7 @@ class _slip_Qwen3Block_11(nn.Module):
         return (u + self.mlp(self.norm2(u)), (cached, v))
 
 # Qwen3Block: no residual around the attention
-class _slip_Qwen3Block_12(nn.Module):
+class _slip_Qwen3Block_11(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1529,7 +1485,7 @@ class _slip_Qwen3Block_12(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: no residual around the MLP
-class _slip_Qwen3Block_13(nn.Module):
+class _slip_Qwen3Block_12(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1573,7 +1529,7 @@ class _slip_Qwen3Block_13(nn.Module):
         return (self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: the attention's residual from the normalised x
-class _slip_Qwen3Block_14(nn.Module):
+class _slip_Qwen3Block_13(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1617,7 +1573,7 @@ class _slip_Qwen3Block_14(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: the MLP's residual from h
-class _slip_Qwen3Block_15(nn.Module):
+class _slip_Qwen3Block_14(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1661,7 +1617,7 @@ class _slip_Qwen3Block_15(nn.Module):
         return (h + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: a token may not read itself
-class _slip_Qwen3Block_16(nn.Module):
+class _slip_Qwen3Block_15(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1705,7 +1661,7 @@ class _slip_Qwen3Block_16(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: positions counted from T + 1
-class _slip_Qwen3Block_17(nn.Module):
+class _slip_Qwen3Block_16(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1749,7 +1705,7 @@ class _slip_Qwen3Block_17(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: the keys not rotated
-class _slip_Qwen3Block_18(nn.Module):
+class _slip_Qwen3Block_17(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1793,7 +1749,7 @@ class _slip_Qwen3Block_18(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: norm1 and norm2 swapped
-class _slip_Qwen3Block_19(nn.Module):
+class _slip_Qwen3Block_18(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1837,7 +1793,7 @@ class _slip_Qwen3Block_19(nn.Module):
         return (u + self.mlp(self.norm1(u)), (k, v))
 
 # Qwen3Block: the MLP reads H
-class _slip_Qwen3Block_20(nn.Module):
+class _slip_Qwen3Block_19(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1881,7 +1837,7 @@ class _slip_Qwen3Block_20(nn.Module):
         return (u + self.mlp(self.norm2(h)), (k, v))
 
 # Qwen3Block: heads merged without the transpose
-class _slip_Qwen3Block_21(nn.Module):
+class _slip_Qwen3Block_20(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1925,7 +1881,7 @@ class _slip_Qwen3Block_21(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: heads split without the transpose
-class _slip_Qwen3Block_22(nn.Module):
+class _slip_Qwen3Block_21(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -1969,7 +1925,7 @@ class _slip_Qwen3Block_22(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: no norm before the attention
-class _slip_Qwen3Block_23(nn.Module):
+class _slip_Qwen3Block_22(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2013,7 +1969,7 @@ class _slip_Qwen3Block_23(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: LayerNorm instead of RMSNorm
-class _slip_Qwen3Block_24(nn.Module):
+class _slip_Qwen3Block_23(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2057,7 +2013,7 @@ class _slip_Qwen3Block_24(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: eps not passed to the norms
-class _slip_Qwen3Block_25(nn.Module):
+class _slip_Qwen3Block_24(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2101,7 +2057,7 @@ class _slip_Qwen3Block_25(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: projections with biases
-class _slip_Qwen3Block_26(nn.Module):
+class _slip_Qwen3Block_25(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2145,7 +2101,7 @@ class _slip_Qwen3Block_26(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: W_K and W_V sized for every query head
-class _slip_Qwen3Block_27(nn.Module):
+class _slip_Qwen3Block_26(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2189,7 +2145,7 @@ class _slip_Qwen3Block_27(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: QK-norm over the whole width d_model
-class _slip_Qwen3Block_28(nn.Module):
+class _slip_Qwen3Block_27(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2233,7 +2189,7 @@ class _slip_Qwen3Block_28(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: the MLP 4 d_model wide (notebook 06's habit)
-class _slip_Qwen3Block_29(nn.Module):
+class _slip_Qwen3Block_28(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2277,7 +2233,7 @@ class _slip_Qwen3Block_29(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: returns only the output
-class _slip_Qwen3Block_30(nn.Module):
+class _slip_Qwen3Block_29(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2321,7 +2277,7 @@ class _slip_Qwen3Block_30(nn.Module):
         return u + self.mlp(self.norm2(u))
 
 # Qwen3Block: adds into h in place
-class _slip_Qwen3Block_31(nn.Module):
+class _slip_Qwen3Block_30(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2366,7 +2322,7 @@ class _slip_Qwen3Block_31(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: the package's production block
-class _slip_Qwen3Block_32(nn.Module):
+class _slip_Qwen3Block_31(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2388,7 +2344,7 @@ class _slip_Qwen3Block_32(nn.Module):
         return self.inner(h, rope, past)
 
 # Qwen3Block: q_norm and k_norm swapped
-class _slip_Qwen3Block_33(nn.Module):
+class _slip_Qwen3Block_32(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2432,7 +2388,7 @@ class _slip_Qwen3Block_33(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: QK-norms without a gamma (elementwise_affine=False)
-class _slip_Qwen3Block_34(nn.Module):
+class _slip_Qwen3Block_33(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2476,7 +2432,7 @@ class _slip_Qwen3Block_34(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: norm2 a LayerNorm
-class _slip_Qwen3Block_35(nn.Module):
+class _slip_Qwen3Block_34(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2520,7 +2476,7 @@ class _slip_Qwen3Block_35(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: a plain MLP (nn.Sequential) instead of SwiGLU
-class _slip_Qwen3Block_36(nn.Module):
+class _slip_Qwen3Block_35(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2564,7 +2520,7 @@ class _slip_Qwen3Block_36(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: W_Q sized d_model -> d_model
-class _slip_Qwen3Block_37(nn.Module):
+class _slip_Qwen3Block_36(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2608,7 +2564,7 @@ class _slip_Qwen3Block_37(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: W_O sized d_model -> d_model
-class _slip_Qwen3Block_38(nn.Module):
+class _slip_Qwen3Block_37(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -2652,7 +2608,7 @@ class _slip_Qwen3Block_38(nn.Module):
         return (u + self.mlp(self.norm2(u)), (k, v))
 
 # Qwen3Block: keys and values split into n_heads heads
-class _slip_Qwen3Block_39(nn.Module):
+class _slip_Qwen3Block_38(nn.Module):
 
     def __init__(self, d_model, n_heads, n_kv_heads, d_k, d_hidden, eps=1e-06):
         super().__init__()
@@ -3558,38 +3514,37 @@ SLIPS = {
         ('the values normalised by k_norm', 'QK-norm is for queries and keys only; the values are not normalised', _slip_Qwen3Block_5),
         ('no causal mask', 'build the causal mask: allowed[i, j] = j <= T + i, so no query reads a later token', _slip_Qwen3Block_6),
         ('causal mask aligned top-left', 'with T cached tokens, new query i sits at position T + i: allowed[i, j] = j <= T + i, the triangle aligned to the bottom right of (L, T + L)', _slip_Qwen3Block_7),
-        ("PyTorch's fused attention with is_causal=True", 'with T cached tokens, new query i sits at position T + i: allowed[i, j] = j <= T + i, the triangle aligned to the bottom right of (L, T + L)', _slip_Qwen3Block_8),
-        ('the cache put after the new tokens', 'the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first', _slip_Qwen3Block_9),
-        ('only the new keys and values returned', 'return the keys and values over ALL T + L tokens, (B, n_kv_heads, T + L, d_k): the concatenation, past first', _slip_Qwen3Block_10),
-        ('keys cached before RoPE', 'cache the keys after RoPE (and after QK-norm): later tokens compare with them as they are', _slip_Qwen3Block_11),
-        ('no residual around the attention', 'add the residual: U = H + W_O(...)', _slip_Qwen3Block_12),
-        ('no residual around the MLP', 'add the residual: H_out = U + mlp(norm2(U))', _slip_Qwen3Block_13),
-        ("the attention's residual from the normalised x", "the residual adds the block's input h, not its normalised copy: U = h + W_O(...)", _slip_Qwen3Block_14),
-        ("the MLP's residual from h", "the MLP's residual starts from U, the attention step's output: U + mlp(...)", _slip_Qwen3Block_15),
-        ('a token may not read itself', 'a token may read itself: allowed[i, j] = j <= T + i (<=, not <)', _slip_Qwen3Block_16),
-        ('positions counted from T + 1', 'new query i sits at position T + i (positions count from 0): allowed[i, j] = j <= T + i', _slip_Qwen3Block_17),
-        ('the keys not rotated', 'rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, sin)', _slip_Qwen3Block_18),
-        ('norm1 and norm2 swapped', 'norm1 before the attention, norm2 before the MLP', _slip_Qwen3Block_19),
-        ('the MLP reads H', 'the MLP reads U, the output of the attention step: U + mlp(norm2(U))', _slip_Qwen3Block_20),
-        ('heads merged without the transpose', 'merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)', _slip_Qwen3Block_21),
-        ('heads split without the transpose', 'split as in notebook 05: view(B, L, n, d_k), then .transpose(1, 2)', _slip_Qwen3Block_22),
-        ('no norm before the attention', "normalise the attention's input: x = self.norm1(h)", _slip_Qwen3Block_23),
-        ('LayerNorm instead of RMSNorm', "norm1 is an RMSNorm over the d_model features, with the block's eps", _slip_Qwen3Block_24),
-        ('eps not passed to the norms', 'pass the eps argument on to every RMSNorm: nn.RMSNorm(d_model, eps=eps) and nn.RMSNorm(d_k, eps=eps)', _slip_Qwen3Block_25),
-        ('projections with biases', 'W_Q = nn.Linear(d_model, n_heads * d_k, bias=False); W_K and W_V map d_model to n_kv_heads * d_k; W_O maps n_heads * d_k back to d_model; no biases', _slip_Qwen3Block_26),
-        ('W_K and W_V sized for every query head', 'W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer than the query heads)', _slip_Qwen3Block_27),
-        ('QK-norm over the whole width d_model', 'QK-norm works on one head: its RMSNorm has d_k features, not d_model', _slip_Qwen3Block_28),
-        ("the MLP 4 d_model wide (notebook 06's habit)", 'build the MLP from your SwiGLU class; its hidden width is the d_hidden argument', _slip_Qwen3Block_29),
-        ('returns only the output', "return a pair: the block's output, and the keys and values the attention used (for the cache)", _slip_Qwen3Block_30),
-        ('adds into h in place', "write u = h + ..., not h += ...: the caller's h must stay as it was", _slip_Qwen3Block_31),
-        ("the package's production block", "write the module yourself from nn.Linear, nn.RMSNorm and your own classes; the package's production model (attnbook.lm.qwen3) is what the check compares with", _slip_Qwen3Block_32),
-        ('q_norm and k_norm swapped', 'q_norm goes on the queries, k_norm on the keys', _slip_Qwen3Block_33),
-        ('QK-norms without a gamma (elementwise_affine=False)', "create q_norm and k_norm as RMSNorms over one head's d_k features, with the block's eps: one gamma of d_k numbers each", _slip_Qwen3Block_34),
-        ('norm2 a LayerNorm', "norm2 is an RMSNorm over the d_model features, with the block's eps", _slip_Qwen3Block_35),
-        ('a plain MLP (nn.Sequential) instead of SwiGLU', 'the MLP is your SwiGLU class, from d_model through d_hidden and back', _slip_Qwen3Block_36),
-        ('W_Q sized d_model -> d_model', 'W_Q = nn.Linear(d_model, n_heads * d_k, bias=False): one block of d_k rows per query head', _slip_Qwen3Block_37),
-        ('W_O sized d_model -> d_model', 'W_O = nn.Linear(n_heads * d_k, d_model, bias=False) maps the merged heads back to d_model', _slip_Qwen3Block_38),
-        ('keys and values split into n_heads heads', 'take every size from the tensors and the module (B, L = h.shape[:2], self.n_heads, self.n_kv_heads, self.d_k), not from the worked example', _slip_Qwen3Block_39),
+        ('the cache put after the new tokens', 'the cache holds the EARLIER tokens: torch.cat([past[0], k], dim=2), past first', _slip_Qwen3Block_8),
+        ('only the new keys and values returned', 'return the keys and values over ALL T + L tokens, (B, n_kv_heads, T + L, d_k): the concatenation, past first', _slip_Qwen3Block_9),
+        ('keys cached before RoPE', 'cache the keys after RoPE (and after QK-norm): later tokens compare with them as they are', _slip_Qwen3Block_10),
+        ('no residual around the attention', 'add the residual: U = H + W_O(...)', _slip_Qwen3Block_11),
+        ('no residual around the MLP', 'add the residual: H_out = U + mlp(norm2(U))', _slip_Qwen3Block_12),
+        ("the attention's residual from the normalised x", "the residual adds the block's input h, not its normalised copy: U = h + W_O(...)", _slip_Qwen3Block_13),
+        ("the MLP's residual from h", "the MLP's residual starts from U, the attention step's output: U + mlp(...)", _slip_Qwen3Block_14),
+        ('a token may not read itself', 'a token may read itself: allowed[i, j] = j <= T + i (<=, not <)', _slip_Qwen3Block_15),
+        ('positions counted from T + 1', 'new query i sits at position T + i (positions count from 0): allowed[i, j] = j <= T + i', _slip_Qwen3Block_16),
+        ('the keys not rotated', 'rotate the queries and the keys: rotate_pairs(q, cos, sin), rotate_pairs(k, cos, sin)', _slip_Qwen3Block_17),
+        ('norm1 and norm2 swapped', 'norm1 before the attention, norm2 before the MLP', _slip_Qwen3Block_18),
+        ('the MLP reads H', 'the MLP reads U, the output of the attention step: U + mlp(norm2(U))', _slip_Qwen3Block_19),
+        ('heads merged without the transpose', 'merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)', _slip_Qwen3Block_20),
+        ('heads split without the transpose', 'split as in notebook 05: view(B, L, n, d_k), then .transpose(1, 2)', _slip_Qwen3Block_21),
+        ('no norm before the attention', "normalise the attention's input: x = self.norm1(h)", _slip_Qwen3Block_22),
+        ('LayerNorm instead of RMSNorm', "norm1 is an RMSNorm over the d_model features, with the block's eps", _slip_Qwen3Block_23),
+        ('eps not passed to the norms', 'pass the eps argument on to every RMSNorm: nn.RMSNorm(d_model, eps=eps) and nn.RMSNorm(d_k, eps=eps)', _slip_Qwen3Block_24),
+        ('projections with biases', 'W_Q = nn.Linear(d_model, n_heads * d_k, bias=False); W_K and W_V map d_model to n_kv_heads * d_k; W_O maps n_heads * d_k back to d_model; no biases', _slip_Qwen3Block_25),
+        ('W_K and W_V sized for every query head', 'W_K and W_V map d_model to n_kv_heads * d_k (the key/value heads, fewer than the query heads)', _slip_Qwen3Block_26),
+        ('QK-norm over the whole width d_model', 'QK-norm works on one head: its RMSNorm has d_k features, not d_model', _slip_Qwen3Block_27),
+        ("the MLP 4 d_model wide (notebook 06's habit)", 'build the MLP from your SwiGLU class; its hidden width is the d_hidden argument', _slip_Qwen3Block_28),
+        ('returns only the output', "return a pair: the block's output, and the keys and values the attention used (for the cache)", _slip_Qwen3Block_29),
+        ('adds into h in place', "write u = h + ..., not h += ...: the caller's h must stay as it was", _slip_Qwen3Block_30),
+        ("the package's production block", "write the module yourself from nn.Linear, nn.RMSNorm and your own classes; the package's production model (attnbook.lm.qwen3) is what the check compares with", _slip_Qwen3Block_31),
+        ('q_norm and k_norm swapped', 'q_norm goes on the queries, k_norm on the keys', _slip_Qwen3Block_32),
+        ('QK-norms without a gamma (elementwise_affine=False)', "create q_norm and k_norm as RMSNorms over one head's d_k features, with the block's eps: one gamma of d_k numbers each", _slip_Qwen3Block_33),
+        ('norm2 a LayerNorm', "norm2 is an RMSNorm over the d_model features, with the block's eps", _slip_Qwen3Block_34),
+        ('a plain MLP (nn.Sequential) instead of SwiGLU', 'the MLP is your SwiGLU class, from d_model through d_hidden and back', _slip_Qwen3Block_35),
+        ('W_Q sized d_model -> d_model', 'W_Q = nn.Linear(d_model, n_heads * d_k, bias=False): one block of d_k rows per query head', _slip_Qwen3Block_36),
+        ('W_O sized d_model -> d_model', 'W_O = nn.Linear(n_heads * d_k, d_model, bias=False) maps the merged heads back to d_model', _slip_Qwen3Block_37),
+        ('keys and values split into n_heads heads', 'take every size from the tensors and the module (B, L = h.shape[:2], self.n_heads, self.n_kv_heads, self.d_k), not from the worked example', _slip_Qwen3Block_38),
     ],
     'Qwen3Decoder': [
         ('the final RMSNorm created, not applied', 'apply self.norm to H_N before the head: head(norm(h))', _slip_Qwen3Decoder_0),

@@ -1069,7 +1069,7 @@ class _slip_EncoderDecoder_5(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: cross-attention's arguments swapped
+# EncoderDecoder: memory normalised again
 class _slip_EncoderDecoder_6_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1105,7 +1105,7 @@ class _slip_EncoderDecoder_6_DecoderBlock(nn.Module):
         causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(memory, self.ln2(u), src_allowed[:, None, None, :])
+        c = u + self.cross_attn(self.ln2(u), self.ln2(memory), src_allowed[:, None, None, :])
         return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_6(nn.Module):
@@ -1146,7 +1146,7 @@ class _slip_EncoderDecoder_6(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: cross-attention reads the reply
+# EncoderDecoder: no residual around cross-attention
 class _slip_EncoderDecoder_7_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1182,7 +1182,7 @@ class _slip_EncoderDecoder_7_DecoderBlock(nn.Module):
         causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(self.ln2(u), self.ln2(u), src_allowed[:, None, None, :])
+        c = self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
         return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_7(nn.Module):
@@ -1223,7 +1223,7 @@ class _slip_EncoderDecoder_7(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: memory normalised again
+# EncoderDecoder: the MLP reads U
 class _slip_EncoderDecoder_8_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1259,8 +1259,8 @@ class _slip_EncoderDecoder_8_DecoderBlock(nn.Module):
         causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(self.ln2(u), self.ln2(memory), src_allowed[:, None, None, :])
-        return c + self.mlp(self.ln3(c))
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(u))
 
 class _slip_EncoderDecoder_8(nn.Module):
 
@@ -1300,7 +1300,7 @@ class _slip_EncoderDecoder_8(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: no residual around cross-attention
+# EncoderDecoder: LN2 before the MLP
 class _slip_EncoderDecoder_9_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1336,8 +1336,8 @@ class _slip_EncoderDecoder_9_DecoderBlock(nn.Module):
         causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
-        c = self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-        return c + self.mlp(self.ln3(c))
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln2(c))
 
 class _slip_EncoderDecoder_9(nn.Module):
 
@@ -1377,7 +1377,7 @@ class _slip_EncoderDecoder_9(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the MLP reads U
+# EncoderDecoder: cross-attention before self-attention
 class _slip_EncoderDecoder_10_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1410,11 +1410,11 @@ class _slip_EncoderDecoder_10_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-        return c + self.mlp(self.ln3(u))
+        causal = torch.ones(L, L, dtype=torch.bool).tril()
+        u = h + self.cross_attn(self.ln1(h), memory, src_allowed[:, None, None, :])
+        x = self.ln2(u)
+        c = u + self.self_attn(x, x, causal)
+        return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_10(nn.Module):
 
@@ -1454,7 +1454,7 @@ class _slip_EncoderDecoder_10(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: LN2 before the MLP
+# EncoderDecoder: padding mask inverted
 class _slip_EncoderDecoder_11_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1468,7 +1468,7 @@ class _slip_EncoderDecoder_11_EncoderBlock(nn.Module):
     def forward(self, h, src_allowed):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
-        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
+        u = h + self.self_attn(x, x, ~src_allowed[:, None, None, :])
         return u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_11_DecoderBlock(nn.Module):
@@ -1490,8 +1490,8 @@ class _slip_EncoderDecoder_11_DecoderBlock(nn.Module):
         causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-        return c + self.mlp(self.ln2(c))
+        c = u + self.cross_attn(self.ln2(u), memory, ~src_allowed[:, None, None, :])
+        return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_11(nn.Module):
 
@@ -1531,7 +1531,7 @@ class _slip_EncoderDecoder_11(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: cross-attention before self-attention
+# EncoderDecoder: ln_enc forgotten
 class _slip_EncoderDecoder_12_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1564,10 +1564,10 @@ class _slip_EncoderDecoder_12_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
-        u = h + self.cross_attn(self.ln1(h), memory, src_allowed[:, None, None, :])
-        x = self.ln2(u)
-        c = u + self.self_attn(x, x, causal)
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.self_attn(x, x, causal)
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
         return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_12(nn.Module):
@@ -1588,7 +1588,7 @@ class _slip_EncoderDecoder_12(nn.Module):
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
-        return self.ln_enc(h)
+        return h
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
@@ -1608,7 +1608,7 @@ class _slip_EncoderDecoder_12(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: padding mask inverted
+# EncoderDecoder: encoder outputs discarded
 class _slip_EncoderDecoder_13_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1622,7 +1622,7 @@ class _slip_EncoderDecoder_13_EncoderBlock(nn.Module):
     def forward(self, h, src_allowed):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
-        u = h + self.self_attn(x, x, ~src_allowed[:, None, None, :])
+        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
         return u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_13_DecoderBlock(nn.Module):
@@ -1644,7 +1644,7 @@ class _slip_EncoderDecoder_13_DecoderBlock(nn.Module):
         causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(self.ln2(u), memory, ~src_allowed[:, None, None, :])
+        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
         return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_13(nn.Module):
@@ -1664,7 +1664,7 @@ class _slip_EncoderDecoder_13(nn.Module):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
-            h = block(h, src_allowed)
+            block(h, src_allowed)
         return self.ln_enc(h)
 
     def decode(self, tgt_ids, memory, src_allowed):
@@ -1685,7 +1685,7 @@ class _slip_EncoderDecoder_13(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: ln_enc forgotten
+# EncoderDecoder: every encoder block fed the embeddings
 class _slip_EncoderDecoder_14_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1739,10 +1739,10 @@ class _slip_EncoderDecoder_14(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        x = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
-            h = block(h, src_allowed)
-        return h
+            h = block(x, src_allowed)
+        return self.ln_enc(h)
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
@@ -1762,7 +1762,7 @@ class _slip_EncoderDecoder_14(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: encoder outputs discarded
+# EncoderDecoder: no positions on the source
 class _slip_EncoderDecoder_15_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1816,9 +1816,9 @@ class _slip_EncoderDecoder_15(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        h = self.embed(src_ids)
         for block in self.encoder:
-            block(h, src_allowed)
+            h = block(h, src_allowed)
         return self.ln_enc(h)
 
     def decode(self, tgt_ids, memory, src_allowed):
@@ -1839,7 +1839,7 @@ class _slip_EncoderDecoder_15(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: every encoder block fed the embeddings
+# EncoderDecoder: decoder outputs discarded
 class _slip_EncoderDecoder_16_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1893,16 +1893,16 @@ class _slip_EncoderDecoder_16(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        x = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
-            h = block(x, src_allowed)
+            h = block(h, src_allowed)
         return self.ln_enc(h)
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
-            h = block(h, memory, src_allowed)
+            block(h, memory, src_allowed)
         return self.head(self.ln_final(h))
 
     def forward(self, src_ids, tgt_ids):
@@ -1916,7 +1916,7 @@ class _slip_EncoderDecoder_16(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: no positions on the source
+# EncoderDecoder: final LayerNorm forgotten
 class _slip_EncoderDecoder_17_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -1970,7 +1970,7 @@ class _slip_EncoderDecoder_17(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        h = self.embed(src_ids)
+        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
         return self.ln_enc(h)
@@ -1980,7 +1980,7 @@ class _slip_EncoderDecoder_17(nn.Module):
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
             h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))
+        return self.head(h)
 
     def forward(self, src_ids, tgt_ids):
         """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
@@ -1993,7 +1993,7 @@ class _slip_EncoderDecoder_17(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: decoder outputs discarded
+# EncoderDecoder: no positions on the reply
 class _slip_EncoderDecoder_18_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2054,9 +2054,9 @@ class _slip_EncoderDecoder_18(nn.Module):
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
-        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
+        h = self.embed(tgt_ids)
         for block in self.decoder:
-            block(h, memory, src_allowed)
+            h = block(h, memory, src_allowed)
         return self.head(self.ln_final(h))
 
     def forward(self, src_ids, tgt_ids):
@@ -2070,7 +2070,7 @@ class _slip_EncoderDecoder_18(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: final LayerNorm forgotten
+# EncoderDecoder: the course's model borrowed
 class _slip_EncoderDecoder_19_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2124,6 +2124,7 @@ class _slip_EncoderDecoder_19(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
+        from attnbook.lm.seq2seq import EncoderLayer
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
@@ -2134,7 +2135,7 @@ class _slip_EncoderDecoder_19(nn.Module):
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
             h = block(h, memory, src_allowed)
-        return self.head(h)
+        return self.head(self.ln_final(h))
 
     def forward(self, src_ids, tgt_ids):
         """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
@@ -2147,7 +2148,7 @@ class _slip_EncoderDecoder_19(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: no positions on the reply
+# EncoderDecoder: logits of the last reply position only
 class _slip_EncoderDecoder_20_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2208,10 +2209,10 @@ class _slip_EncoderDecoder_20(nn.Module):
 
     def decode(self, tgt_ids, memory, src_allowed):
         """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
-        h = self.embed(tgt_ids)
+        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
             h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))
+        return self.head(self.ln_final(h))[:, -1]
 
     def forward(self, src_ids, tgt_ids):
         """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
@@ -2224,7 +2225,7 @@ class _slip_EncoderDecoder_20(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the course's model borrowed
+# EncoderDecoder: the encoder block's forward without return
 class _slip_EncoderDecoder_21_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2239,7 +2240,7 @@ class _slip_EncoderDecoder_21_EncoderBlock(nn.Module):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        return u + self.mlp(self.ln2(u))
+        h = u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_21_DecoderBlock(nn.Module):
     """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
@@ -2278,7 +2279,6 @@ class _slip_EncoderDecoder_21(nn.Module):
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        from attnbook.lm.seq2seq import EncoderLayer
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
         for block in self.encoder:
             h = block(h, src_allowed)
@@ -2302,7 +2302,7 @@ class _slip_EncoderDecoder_21(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: logits of the last reply position only
+# EncoderDecoder: the decoder block's forward without return
 class _slip_EncoderDecoder_22_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2339,7 +2339,7 @@ class _slip_EncoderDecoder_22_DecoderBlock(nn.Module):
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-        return c + self.mlp(self.ln3(c))
+        h = c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_22(nn.Module):
 
@@ -2366,7 +2366,7 @@ class _slip_EncoderDecoder_22(nn.Module):
         h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
         for block in self.decoder:
             h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))[:, -1]
+        return self.head(self.ln_final(h))
 
     def forward(self, src_ids, tgt_ids):
         """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
@@ -2379,7 +2379,7 @@ class _slip_EncoderDecoder_22(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the encoder block's forward without return
+# EncoderDecoder: padded source states set to -inf (tokens masked, not scores)
 class _slip_EncoderDecoder_23_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2394,7 +2394,7 @@ class _slip_EncoderDecoder_23_EncoderBlock(nn.Module):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        h = u + self.mlp(self.ln2(u))
+        return u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_23_DecoderBlock(nn.Module):
     """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
@@ -2434,6 +2434,7 @@ class _slip_EncoderDecoder_23(nn.Module):
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
+        h = h.masked_fill(~src_allowed[:, :, None], float('-inf'))
         for block in self.encoder:
             h = block(h, src_allowed)
         return self.ln_enc(h)
@@ -2456,7 +2457,7 @@ class _slip_EncoderDecoder_23(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the decoder block's forward without return
+# EncoderDecoder: the encoder's MLP branch halved
 class _slip_EncoderDecoder_24_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2471,7 +2472,7 @@ class _slip_EncoderDecoder_24_EncoderBlock(nn.Module):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        return u + self.mlp(self.ln2(u))
+        return u + 0.5 * self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_24_DecoderBlock(nn.Module):
     """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
@@ -2493,7 +2494,7 @@ class _slip_EncoderDecoder_24_DecoderBlock(nn.Module):
         x = self.ln1(h)
         u = h + self.self_attn(x, x, causal)
         c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-        h = c + self.mlp(self.ln3(c))
+        return c + self.mlp(self.ln3(c))
 
 class _slip_EncoderDecoder_24(nn.Module):
 
@@ -2533,7 +2534,7 @@ class _slip_EncoderDecoder_24(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: padded source states set to -inf (tokens masked, not scores)
+# EncoderDecoder: the head's bias dropped in the given constructor
 class _slip_EncoderDecoder_25_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2583,12 +2584,11 @@ class _slip_EncoderDecoder_25(nn.Module):
         self.ln_enc = nn.LayerNorm(d_model)
         self.decoder = nn.ModuleList((_slip_EncoderDecoder_25_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_final = nn.LayerNorm(d_model)
-        self.head = nn.Linear(d_model, vocab_size)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
 
     def encode(self, src_ids, src_allowed):
         """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
         h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-        h = h.masked_fill(~src_allowed[:, :, None], float('-inf'))
         for block in self.encoder:
             h = block(h, src_allowed)
         return self.ln_enc(h)
@@ -2611,7 +2611,7 @@ class _slip_EncoderDecoder_25(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the encoder's MLP branch halved
+# EncoderDecoder: one more embedding row (a special token) in the given constructor
 class _slip_EncoderDecoder_26_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2626,7 +2626,7 @@ class _slip_EncoderDecoder_26_EncoderBlock(nn.Module):
         """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
         x = self.ln1(h)
         u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        return u + 0.5 * self.mlp(self.ln2(u))
+        return u + self.mlp(self.ln2(u))
 
 class _slip_EncoderDecoder_26_DecoderBlock(nn.Module):
     """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
@@ -2655,7 +2655,7 @@ class _slip_EncoderDecoder_26(nn.Module):
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
         super().__init__()
         self.max_len, self.pad_id = (max_len, pad_id)
-        self.embed = nn.Embedding(vocab_size, d_model)
+        self.embed = nn.Embedding(vocab_size + 1, d_model)
         self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
         self.encoder = nn.ModuleList((_slip_EncoderDecoder_26_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_enc = nn.LayerNorm(d_model)
@@ -2688,7 +2688,7 @@ class _slip_EncoderDecoder_26(nn.Module):
         src_allowed = src_ids != self.pad_id
         return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
 
-# EncoderDecoder: the head's bias dropped in the given constructor
+# EncoderDecoder: every decoder block fed the reply embeddings
 class _slip_EncoderDecoder_27_EncoderBlock(nn.Module):
     """Pre-norm encoder block: every source token reads every real source token."""
 
@@ -2737,160 +2737,6 @@ class _slip_EncoderDecoder_27(nn.Module):
         self.encoder = nn.ModuleList((_slip_EncoderDecoder_27_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_enc = nn.LayerNorm(d_model)
         self.decoder = nn.ModuleList((_slip_EncoderDecoder_27_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
-        self.ln_final = nn.LayerNorm(d_model)
-        self.head = nn.Linear(d_model, vocab_size, bias=False)
-
-    def encode(self, src_ids, src_allowed):
-        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-        for block in self.encoder:
-            h = block(h, src_allowed)
-        return self.ln_enc(h)
-
-    def decode(self, tgt_ids, memory, src_allowed):
-        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
-        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
-        for block in self.decoder:
-            h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))
-
-    def forward(self, src_ids, tgt_ids):
-        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
-        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
-        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
-        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
-        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
-            if ids.shape[1] > self.max_len:
-                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
-        src_allowed = src_ids != self.pad_id
-        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
-
-# EncoderDecoder: one more embedding row (a special token) in the given constructor
-class _slip_EncoderDecoder_28_EncoderBlock(nn.Module):
-    """Pre-norm encoder block: every source token reads every real source token."""
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        self.ln1 = nn.LayerNorm(d_model)
-        self.self_attn = attention_layer(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model)
-        self.mlp = feed_forward(d_model)
-
-    def forward(self, h, src_allowed):
-        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        return u + self.mlp(self.ln2(u))
-
-class _slip_EncoderDecoder_28_DecoderBlock(nn.Module):
-    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        self.ln1 = nn.LayerNorm(d_model)
-        self.self_attn = attention_layer(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model)
-        self.cross_attn = attention_layer(d_model, n_heads)
-        self.ln3 = nn.LayerNorm(d_model)
-        self.mlp = feed_forward(d_model)
-
-    def forward(self, h, memory, src_allowed):
-        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
-        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
-        L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-        return c + self.mlp(self.ln3(c))
-
-class _slip_EncoderDecoder_28(nn.Module):
-
-    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
-        super().__init__()
-        self.max_len, self.pad_id = (max_len, pad_id)
-        self.embed = nn.Embedding(vocab_size + 1, d_model)
-        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
-        self.encoder = nn.ModuleList((_slip_EncoderDecoder_28_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
-        self.ln_enc = nn.LayerNorm(d_model)
-        self.decoder = nn.ModuleList((_slip_EncoderDecoder_28_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
-        self.ln_final = nn.LayerNorm(d_model)
-        self.head = nn.Linear(d_model, vocab_size)
-
-    def encode(self, src_ids, src_allowed):
-        """(B, L_s) ids and padding mask -> the memory (B, L_s, d)."""
-        h = self.embed(src_ids) + self.sinusoids[:src_ids.shape[1]]
-        for block in self.encoder:
-            h = block(h, src_allowed)
-        return self.ln_enc(h)
-
-    def decode(self, tgt_ids, memory, src_allowed):
-        """(B, L_t) reply ids, the memory and the source padding mask -> logits (B, L_t, V)."""
-        h = self.embed(tgt_ids) + self.sinusoids[:tgt_ids.shape[1]]
-        for block in self.decoder:
-            h = block(h, memory, src_allowed)
-        return self.head(self.ln_final(h))
-
-    def forward(self, src_ids, tgt_ids):
-        """src_ids: (B, L_s) padded with pad_id; tgt_ids: (B, L_t) starting with <BOS>."""
-        require_ndim('src_ids', src_ids, 2, '(B, L_s)')
-        require_ndim('tgt_ids', tgt_ids, 2, '(B, L_t)')
-        require_same_size('src_ids', src_ids, 0, 'tgt_ids', tgt_ids, 0, 'the batch size B')
-        for name, ids in (('src_ids', src_ids), ('tgt_ids', tgt_ids)):
-            if ids.shape[1] > self.max_len:
-                raise ValueError(f'{name} has shape {tuple(ids.shape)}: longer than max_len = {self.max_len}')
-        src_allowed = src_ids != self.pad_id
-        return self.decode(tgt_ids, self.encode(src_ids, src_allowed), src_allowed)
-
-# EncoderDecoder: every decoder block fed the reply embeddings
-class _slip_EncoderDecoder_29_EncoderBlock(nn.Module):
-    """Pre-norm encoder block: every source token reads every real source token."""
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        self.ln1 = nn.LayerNorm(d_model)
-        self.self_attn = attention_layer(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model)
-        self.mlp = feed_forward(d_model)
-
-    def forward(self, h, src_allowed):
-        """h: (B, L_s, d) source states; src_allowed: (B, L_s) bool. Returns (B, L_s, d)."""
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, src_allowed[:, None, None, :])
-        return u + self.mlp(self.ln2(u))
-
-class _slip_EncoderDecoder_29_DecoderBlock(nn.Module):
-    """Pre-norm decoder block: causal self-attention, cross-attention, MLP."""
-
-    def __init__(self, d_model, n_heads):
-        super().__init__()
-        self.ln1 = nn.LayerNorm(d_model)
-        self.self_attn = attention_layer(d_model, n_heads)
-        self.ln2 = nn.LayerNorm(d_model)
-        self.cross_attn = attention_layer(d_model, n_heads)
-        self.ln3 = nn.LayerNorm(d_model)
-        self.mlp = feed_forward(d_model)
-
-    def forward(self, h, memory, src_allowed):
-        """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
-        src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
-        L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
-        x = self.ln1(h)
-        u = h + self.self_attn(x, x, causal)
-        c = u + self.cross_attn(self.ln2(u), memory, src_allowed[:, None, None, :])
-        return c + self.mlp(self.ln3(c))
-
-class _slip_EncoderDecoder_29(nn.Module):
-
-    def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, pad_id=0):
-        super().__init__()
-        self.max_len, self.pad_id = (max_len, pad_id)
-        self.embed = nn.Embedding(vocab_size, d_model)
-        self.register_buffer('sinusoids', sinusoid_table(max_len, d_model), persistent=False)
-        self.encoder = nn.ModuleList((_slip_EncoderDecoder_29_EncoderBlock(d_model, n_heads) for _ in range(n_layers)))
-        self.ln_enc = nn.LayerNorm(d_model)
-        self.decoder = nn.ModuleList((_slip_EncoderDecoder_29_DecoderBlock(d_model, n_heads) for _ in range(n_layers)))
         self.ln_final = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab_size)
 
@@ -3955,30 +3801,28 @@ SLIPS = {
         ('padding mask missing in cross-attention', "apply the source padding mask in the encoder's self-attention AND in every cross-attention: src_allowed[:, None, None, :] (B, 1, 1, L_s) as allowed", _slip_EncoderDecoder_3),
         ('no causal mask in the decoder', "the decoder's self-attention needs the causal mask, a lower-triangular (L_t, L_t) bool matrix sized by the reply's length: reply position t may read only reply positions <= t", _slip_EncoderDecoder_4),
         ("padding mask as the decoder's self-attention mask", "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask is (B, 1, 1, L_s); call the cross-attention layer as self.cross_attn(x, source, allowed): the queries come from the reply (LN2(U)), the keys and values from the memory, and allowed is the source padding mask src_allowed[:, None, None, :]", _slip_EncoderDecoder_5),
-        ("cross-attention's arguments swapped", "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask is (B, 1, 1, L_s); call the cross-attention layer as self.cross_attn(x, source, allowed): the queries come from the reply (LN2(U)), the keys and values from the memory, and allowed is the source padding mask src_allowed[:, None, None, :]", _slip_EncoderDecoder_6),
-        ('cross-attention reads the reply', "check every mask's shape: the causal mask is (L_t, L_t); the source padding mask is (B, 1, 1, L_s); call the cross-attention layer as self.cross_attn(x, source, allowed): the queries come from the reply (LN2(U)), the keys and values from the memory, and allowed is the source padding mask src_allowed[:, None, None, :]", _slip_EncoderDecoder_7),
-        ('memory normalised again', 'normalise only the queries: self.cross_attn(self.ln2(u), memory, ...); the memory was normalised once, by ln_enc', _slip_EncoderDecoder_8),
-        ('no residual around cross-attention', 'add the branch to the stream: C = U + CrossAttn(LN2(U), M)', _slip_EncoderDecoder_9),
-        ('the MLP reads U', 'the MLP reads C, the stream after cross-attention: H_out = C + MLP(LN3(C))', _slip_EncoderDecoder_10),
-        ('LN2 before the MLP', 'each branch has its own LayerNorm: ln1 before self-attention, ln2 before cross-attention, ln3 before the MLP', _slip_EncoderDecoder_11),
-        ('cross-attention before self-attention', 'self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U + CrossAttn(LN2(U), M)), then the MLP', _slip_EncoderDecoder_12),
-        ('padding mask inverted', 'src_allowed is True on REAL source tokens: pass src_allowed[:, None, None, :] as allowed, without ~', _slip_EncoderDecoder_13),
-        ('ln_enc forgotten', 'the memory is self.ln_enc(h) after the last encoder block', _slip_EncoderDecoder_14),
-        ('encoder outputs discarded', 'a block returns a new tensor: keep it as the states the next encoder block reads', _slip_EncoderDecoder_15),
-        ('every encoder block fed the embeddings', "feed each encoder block the previous block's output, not the embeddings", _slip_EncoderDecoder_16),
-        ('no positions on the source', 'add the positions to both sequences: self.embed(src_ids) + self.sinusoids[:L_s]', _slip_EncoderDecoder_17),
-        ('decoder outputs discarded', 'a block returns a new tensor: keep it as the states the next decoder block reads', _slip_EncoderDecoder_18),
-        ('final LayerNorm forgotten', "apply self.ln_final to the last decoder block's output before the head", _slip_EncoderDecoder_19),
-        ('no positions on the reply', 'add the positions to both sequences: self.embed(tgt_ids) + self.sinusoids[:L_t]', _slip_EncoderDecoder_20),
-        ("the course's model borrowed", "write the blocks from the given layers (attention_layer, feed_forward, nn.LayerNorm); the check compares with the course's model for you", _slip_EncoderDecoder_21),
-        ('logits of the last reply position only', 'the logits are (B, L_t, V): one row per reply position', _slip_EncoderDecoder_22),
-        ("the encoder block's forward without return", 'each forward must return its result (return u + ...)', _slip_EncoderDecoder_23),
-        ("the decoder block's forward without return", 'each forward must return its result (return u + ...)', _slip_EncoderDecoder_24),
-        ('padded source states set to -inf (tokens masked, not scores)', 'a source with padding must not give NaN: pass the padding mask as allowed, the attention layer handles the rest', _slip_EncoderDecoder_25),
-        ("the encoder's MLP branch halved", 'compare each block with the equations above the exercise: the masks, the order of the three branches and their LayerNorms', _slip_EncoderDecoder_26),
-        ("the head's bias dropped in the given constructor", 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_27),
-        ('one more embedding row (a special token) in the given constructor', 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_28),
-        ('every decoder block fed the reply embeddings', "feed each decoder block the previous block's output, not the reply embeddings", _slip_EncoderDecoder_29),
+        ('memory normalised again', 'normalise only the queries: self.cross_attn(self.ln2(u), memory, ...); the memory was normalised once, by ln_enc', _slip_EncoderDecoder_6),
+        ('no residual around cross-attention', 'add the branch to the stream: C = U + CrossAttn(LN2(U), M)', _slip_EncoderDecoder_7),
+        ('the MLP reads U', 'the MLP reads C, the stream after cross-attention: H_out = C + MLP(LN3(C))', _slip_EncoderDecoder_8),
+        ('LN2 before the MLP', 'each branch has its own LayerNorm: ln1 before self-attention, ln2 before cross-attention, ln3 before the MLP', _slip_EncoderDecoder_9),
+        ('cross-attention before self-attention', 'self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U + CrossAttn(LN2(U), M)), then the MLP', _slip_EncoderDecoder_10),
+        ('padding mask inverted', 'src_allowed is True on REAL source tokens: pass src_allowed[:, None, None, :] as allowed, without ~', _slip_EncoderDecoder_11),
+        ('ln_enc forgotten', 'the memory is self.ln_enc(h) after the last encoder block', _slip_EncoderDecoder_12),
+        ('encoder outputs discarded', 'a block returns a new tensor: keep it as the states the next encoder block reads', _slip_EncoderDecoder_13),
+        ('every encoder block fed the embeddings', "feed each encoder block the previous block's output, not the embeddings", _slip_EncoderDecoder_14),
+        ('no positions on the source', 'add the positions to both sequences: self.embed(src_ids) + self.sinusoids[:L_s]', _slip_EncoderDecoder_15),
+        ('decoder outputs discarded', 'a block returns a new tensor: keep it as the states the next decoder block reads', _slip_EncoderDecoder_16),
+        ('final LayerNorm forgotten', "apply self.ln_final to the last decoder block's output before the head", _slip_EncoderDecoder_17),
+        ('no positions on the reply', 'add the positions to both sequences: self.embed(tgt_ids) + self.sinusoids[:L_t]', _slip_EncoderDecoder_18),
+        ("the course's model borrowed", "write the blocks from the given layers (attention_layer, feed_forward, nn.LayerNorm); the check compares with the course's model for you", _slip_EncoderDecoder_19),
+        ('logits of the last reply position only', 'the logits are (B, L_t, V): one row per reply position', _slip_EncoderDecoder_20),
+        ("the encoder block's forward without return", 'each forward must return its result (return u + ...)', _slip_EncoderDecoder_21),
+        ("the decoder block's forward without return", 'each forward must return its result (return u + ...)', _slip_EncoderDecoder_22),
+        ('padded source states set to -inf (tokens masked, not scores)', 'a source with padding must not give NaN: pass the padding mask as allowed, the attention layer handles the rest', _slip_EncoderDecoder_23),
+        ("the encoder's MLP branch halved", 'compare each block with the equations above the exercise: the masks, the order of the three branches and their LayerNorms', _slip_EncoderDecoder_24),
+        ("the head's bias dropped in the given constructor", 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_25),
+        ('one more embedding row (a special token) in the given constructor', 'keep the constructors as given; write only the four bodies', _slip_EncoderDecoder_26),
+        ('every decoder block fed the reply embeddings', "feed each decoder block the previous block's output, not the reply embeddings", _slip_EncoderDecoder_27),
     ],
     'beam_search': [
         ('greedy: the beam size ignored', 'keep the beam_size best candidates at every step, not only the best one', _slip_beam_search_0),
