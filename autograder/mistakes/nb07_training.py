@@ -741,23 +741,11 @@ MISTAKES, ALTERNATIVES = catalogue([
             ablated = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
         return ablated - clean""",
             hint=HINT_BIAS_LEFT),
-    mistake(ABLATE, "uniform: W_Q's weight rows zeroed in a copy, its bias left", """
-        import copy
-
-        edited = copy.deepcopy(model).eval()
-        attn = edited.blocks[layer].attn
-        cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
-        with torch.no_grad():
-            if mode == "zero":
-                attn.W_O.weight[:, cols] = 0.0
-            else:
-                attn.W_Q.weight[cols] = 0.0  # the bias left
-            scores = torch.log_softmax(copy.deepcopy(model).eval()(ids)[:, :-1], dim=-1)
-            clean = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
-            scores = torch.log_softmax(edited(ids)[:, :-1], dim=-1)
-            ablated = scores.gather(-1, ids[:, 1:, None]).squeeze(-1)
-        return ablated - clean""",
-            hint=HINT_BIAS_LEFT),
+    mistake(ABLATE, "uniform: W_Q's weight rows zeroed in a copy, its bias left", [
+        edit("attn.W_V.weight[cols] = 0.0  # the bias left", "attn.W_O.weight[:, cols] = 0.0"),
+        edit("attn.W_Q.weight[cols] = 0.0", "attn.W_Q.weight[cols] = 0.0  # the bias left"),
+        delete("attn.W_Q.bias[cols] = 0.0"),
+    ], hint=HINT_BIAS_LEFT, like="zero: W_V's weight rows zeroed in a copy, its bias left"),
     mistake(ABLATE, "uniform over every position, later ones included",
             edit("v.cumsum(dim=1) / allowed", "v.mean(dim=1, keepdim=True)"),
             detects=nb07.HINT_UNIFORM_CAUSAL),
