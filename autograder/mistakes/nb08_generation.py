@@ -449,15 +449,12 @@ MISTAKES, ALTERNATIVES = catalogue([
             "return next_token_probs(logits, temperature, top_k, top_p)",
             detects=nb08.HINT_SAMPLE_IDS),
     mistake(SAMPLE, "keeps the sample axis", [
-        edit("torch.distributions.Categorical(probs=probs).sample(",
-             "torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1, generator=generator"),
-    ], detects=nb08.HINT_SAMPLE_SHAPE, like="Categorical distribution without the generator"),
+        replace_line("return torch.multinomial",
+                     "return torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1, "
+                     "generator=generator)"),
+    ], detects=nb08.HINT_SAMPLE_SHAPE, like="leading axes not flattened for multinomial"),
     mistake(SAMPLE, "temperature ignored when sampling", edit("temperature,", "1.0,"),
             detects=nb08.HINT_PROBS_ARGUMENTS),
-    mistake(SAMPLE, "Categorical distribution without the generator", [
-        replace_line("return torch.multinomial",
-                     "return torch.distributions.Categorical(probs=probs).sample()"),
-    ], detects=nb08.HINT_GENERATOR, like="leading axes not flattened for multinomial"),
     mistake(SAMPLE, "argmax over the batch axis at temperature 0", [
         edit("=-1", "=0"), edit("1)", "1, generator=generator)"),
     ], detects=nb08.HINT_SAMPLE_SHAPE, like="generator not passed on"),
@@ -471,8 +468,6 @@ MISTAKES, ALTERNATIVES = catalogue([
              replace_line("flat = probs.reshape(-1,",
                           "return torch.multinomial(probs, 1, generator=generator).squeeze(-1)")],
             detects=nb08.HINT_CRASH_SAMPLE, like="generator not passed on"),
-    mistake(SAMPLE, "top_k and top_p swapped in the call", edit("top_k, top_p", "top_p, top_k"),
-            detects=nb08.HINT_SAMPLE_FROM_PROBS),
     mistake(SAMPLE, "greedy returns the top logit, not its index (max, not argmax)",
             edit("return logits.argmax(dim=-1)", "return logits.max(dim=-1).values"),
             detects=nb08.HINT_SAMPLE_INTEGERS),
