@@ -195,7 +195,7 @@ def _checks_module(notebook: str):
     return module if hasattr(module, "CASES") else None
 
 
-def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, object, str]]]:
+def mutant_source(notebook: str) -> tuple[str, list[tuple[str, str, str, str]]]:
     """The catalogued mistakes of the functions with case tables, resolved: the source of each
     as a function `_slip_<function>_<n>`, and the `SLIPS` table that lists them."""
     from grader.catalogue import load_catalogue, solution_notebook, variant_source

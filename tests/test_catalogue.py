@@ -228,7 +228,8 @@ def test_every_mistake_gives_a_hint_its_check_can_show(notebook):
     """`detects=` is a hint constant of the checks (a template filled in) or, for a concept
     question, its explanation. An own `hint=` belongs to a function whose checks are case
     tables (its known slips, generated from the entry, carry it), and is written once: a
-    detector's text is named by `detects=`, and two entries that share a hint share a name."""
+    detector's text is named by `detects=`, entries that share a hint share a name at the top
+    of the file, and a name there is given by more than one entry."""
     texts = _detector_texts()
     why = set(explained(notebook).values())
     patterns = [_pattern(t) for t in texts.values() if re.search(r"\{\w+(?:![rs])?\}", t)]
@@ -242,16 +243,29 @@ def test_every_mistake_gives_a_hint_its_check_can_show(notebook):
             loose.append(f"{v.cell}: {v.name!r}: an own hint= for a check without case tables")
         elif v.detects is None and named:
             loose.append(f"{v.cell}: {v.name!r}: hint= a detector's text (name it: detects=)")
-    source = Path(load_catalogue(notebook).__file__).read_text()
-    written = [
+    tree = ast.parse(Path(load_catalogue(notebook).__file__).read_text())
+    shared = {  # HINT_X = "..." at the top of the file: a hint that several entries give
+        node.targets[0].id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id.startswith("HINT_")
+        and isinstance(node.value, ast.Constant)
+    }
+    own = [
         k.value.value
-        for node in ast.walk(ast.parse(source))
+        for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         for k in node.keywords
         if k.arg == "hint" and isinstance(k.value, ast.Constant)
     ]
+    written = [*shared.values(), *own]
     loose += [
         f"hint written twice: {t!r}" for t in sorted({t for t in written if written.count(t) > 1})
+    ]
+    uses = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    loose += [
+        f"{name} is given by one entry: write it there" for name in shared if uses.count(name) < 2
     ]
     assert not loose, f"{notebook}: mistakes whose hint the checks cannot show:\n" + "\n".join(
         loose

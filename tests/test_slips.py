@@ -34,7 +34,7 @@ def test_a_mistake_that_no_visible_case_tells_apart_fails_the_release(reference_
     namespace = dict(reference_namespace)
     namespace["SLIPS"] = {
         **namespace["SLIPS"],
-        "score_matrix": [("a rewrite, not a slip", "HINT_SCORES", namespace["score_matrix"])],
+        "score_matrix": [("a rewrite, not a slip", "its hint", namespace["score_matrix"])],
     }
     with pytest.raises(release.UntoldSlip, match=r"add a case\):\n  score_matrix: 'a rewrite"):
         release.slip_data(NOTEBOOK, namespace)
@@ -119,14 +119,14 @@ def test_a_slip_whose_output_holds_nan_is_stored_and_named():
     from attnbook.checks._core import CheckRun, Mistake
 
     slip = np.array([[0.5, 0.5], [np.nan, np.nan]])
-    source = release.slip_source("01_attention_scores", {"f": {"c": [("0 / 0", "HINT_X", slip)]}})
+    rows = {"f": {"c": [("0 / 0", "give an empty row zeros", slip)]}}
     namespace: dict = {}
-    exec(compile(source, "<slips>", "exec"), namespace)
+    exec(compile(release.slip_source("01_attention_scores", rows), "<slips>", "exec"), namespace)
     ((name, hint, stored),) = namespace["SLIPS"]["f"]["c"]
     assert np.array_equal(np.isnan(np.asarray(stored)), np.isnan(slip))
 
     case = Case("c", "f(x)", (np.ones(2),), expect=np.array([[0.5, 0.5], [0.0, 0.0]]))
-    slips = [Mistake(name, stored, "give an empty row zeros")]
+    slips = [Mistake(name, stored, hint)]
     with pytest.raises(CheckFailure) as named:
         run_case(CheckRun(lambda x: slip.copy()), case, slips)
     assert "known mistake: 0 / 0" in str(named.value)
@@ -135,3 +135,25 @@ def test_a_slip_whose_output_holds_nan_is_stored_and_named():
     with pytest.raises(CheckFailure) as plain:
         run_case(CheckRun(lambda x: other.copy()), case, slips)
     assert "known mistake" not in str(plain.value) and "non-finite" in str(plain.value)
+
+
+@pytest.mark.parametrize("module", ["nb01", "nb05", "nb10"])
+def test_a_stored_slip_carries_the_hint_of_its_catalogue_entry(module):
+    """What a check names from the generated data is the catalogue entry's own hint (or the
+    detector it names), word for word: one home for each slip's text."""
+    from grader.catalogue import load_catalogue
+
+    from attnbook.checks._cases import Slips
+
+    notebook = {"nb01": "01_attention_scores", "nb05": "05_multihead", "nb10": "10_modern_decoder"}
+    hints = {(v.cell, v.name): v.hint for v in load_catalogue(notebook[module]).MISTAKES}
+    data = importlib.import_module(f"attnbook.checks.slips.{module}").SLIPS
+    named = [
+        (function, mistake)
+        for function, cases in data.items()
+        for case_id in cases
+        for mistake in Slips(module).visible(function, case_id)
+    ]
+    assert len(named) > 20, named
+    wrong = [(f, m.name) for f, m in named if hints.get((f, m.name)) != m.hint]
+    assert not wrong, wrong

@@ -12,8 +12,8 @@ A check's own hints are its detectors: module-level `HINT_*` strings of `nbNN.py
 shape, a property of the code), which the mistake catalogue names in
 `mistake(..., detects=nb01.HINT_SOFTMAX_AXIS)`; `detectors(module)` lists them. The cases
 are tables (`CASES`, see `_cases`), and the known slips on them, each with the hint that its
-catalogue entry gives (`mistake(..., hint="...")`), are generated from the catalogue by
-`make release` into `slips/`.
+catalogue entry gives (its own, `mistake(..., hint="...")`, or the detector it names), are
+generated from the catalogue by `make release` into `slips/`.
 """
 
 import importlib

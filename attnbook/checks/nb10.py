@@ -197,7 +197,6 @@ HINT_RMS_AXIS = (
 
 
 HINT_KEEPDIM = HINT_RMS_AXIS + " with keepdim=True"
-HINT_EPS_ARGUMENT_IGNORED = nb06.HINT_EPS_ARGUMENT_IGNORED  # notebook 06's, for the same slip
 HINT_RMS_SHAPE = "RMSNorm keeps the shape of h"
 HINT_RMS_ZERO_TOKEN = (
     "a token of zeros has mean square 0: eps inside the square root, "
@@ -423,13 +422,6 @@ HINT_GQA_IN_PLACE = (
     "caller's q, k, v and allowed must stay as they were"
 )
 
-
-# notebook 05's detectors, for the same slips in the grouped version (the slips data names them)
-HINT_NO_SCALING, HINT_DIVIDED_BY_D_K = nb05.HINT_NO_SCALING, nb05.HINT_DIVIDED_BY_D_K
-HINT_SCALED_BY_LENGTH, HINT_SOFTMAX_AXIS = nb05.HINT_SCALED_BY_LENGTH, nb05.HINT_SOFTMAX_AXIS
-HINT_MASK_INVERTED, HINT_FINITE_FILL = nb05.HINT_MASK_INVERTED, nb05.HINT_FINITE_FILL
-HINT_ALLOWED_NONE = nb05.HINT_ALLOWED_NONE
-HINT_LOGITS_SOFTMAXED = nb06.HINT_LOGITS_SOFTMAXED  # notebook 06's, for the decoder
 
 # detectors raised from the code itself, not from an output (see scripts/release.py)
 PROPERTY_DETECTORS = ("HINT_RMS_OWN", "HINT_GQA_OWN")

@@ -88,9 +88,6 @@ def _torch_expected(q, k, v, enc_allowed):
     return y, _softmax_rows(scores.masked_fill(~keys, float("-inf")))
 
 
-HINT_SCALED_BY_LENGTH = nb05.HINT_SCALED_BY_LENGTH  # notebook 05's, for the same slip
-
-
 HINT_RETURN_Y_A = "return both the output and the weights: return Y, A"
 HINT_NO_RETURN_Y_A = "end cross_attention with return Y, A: the output and the weights"
 
@@ -112,10 +109,6 @@ HINT_CROSS_OVERFLOW = (
     "exp of a large score overflows: torch.softmax subtracts each row's maximum for you"
 )
 
-
-# notebook 05's detectors, for the same slips here (the generated slips data names them)
-HINT_NO_SCALING, HINT_DIVIDED_BY_D_K = nb05.HINT_NO_SCALING, nb05.HINT_DIVIDED_BY_D_K
-HINT_SCALED_BY_D_V = nb05.HINT_SCALED_BY_D_V
 
 # detectors raised from the code itself, not from an output (see scripts/release.py)
 PROPERTY_DETECTORS = ("HINT_CROSS_OWN", "HINT_GIVEN_LAYERS_OWN", "HINT_SEARCH_OWN")

@@ -1,8 +1,8 @@
 """The mistake catalogue: realistic wrong answers and correct answers written differently.
 
 Each notebook NN_topic has `autograder/mistakes/nbNN_topic.py` with two lists:
-`MISTAKES` (every one must lose the points of its test cell, with its detector's hint in the
-failure message) and `ALTERNATIVES` (correct answers written another way: every one must
+`MISTAKES` (every one must lose the points of its test cell, with its hint in the failure
+message) and `ALTERNATIVES` (correct answers written another way: every one must
 pass). A variant replaces the solution regions of one answer cell of the solution notebook
 with its own code, exactly as a student's submission would.
 

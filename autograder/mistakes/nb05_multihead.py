@@ -14,9 +14,6 @@ HINT_SPLIT = ("reshaping (B, L, d_model) straight to (B, h, L, d_k) mixes positi
               "view it as (B, L, h, d_k) first, then swap the L and h axes with .transpose(1, 2)")
 HINT_MERGE = ("merge in the reverse order of the split: y.transpose(1, 2) gives (B, L, h, d_k), "
               "then .reshape(B, L, h * d_k) puts head 0's features first")
-# {implicit}: the axis PyTorch guesses
-HINT_NAME_THE_AXIS = ("always name the axis: torch.softmax(scores, dim=-1); without dim= PyTorch "
-                      "guesses axis {implicit} for a {ndim}-axis tensor")
 HINT_FORGOT_W_O = "finish with self.W_O(merge_heads(...)): the output projection mixes the heads"
 HINT_SCALED_BY_D_MODEL = ("each head's scores are q.k over d_k = d_model / n_heads features: "
                           "divide by sqrt(d_k), not sqrt(d_model)")
@@ -190,7 +187,8 @@ MISTAKES, ALTERNATIVES = catalogue([
                      '    warnings.simplefilter("ignore")\n'
                      "    weights = F.softmax(scores)\n"
                      "return torch.nan_to_num(weights) @ v"),
-    ], hint=HINT_NAME_THE_AXIS.format(implicit=1, ndim=4), like="no scaling"),
+    ], hint="always name the axis: torch.softmax(scores, dim=-1); without dim= PyTorch guesses "
+            "axis 1 for a 4-axis tensor", like="no scaling"),
     mistake(SDPA, "softmax without subtracting the row maximum", [
         replace_line("return torch.softmax(scores, dim=-1) @ v",
                      "e = torch.exp(scores)\n"

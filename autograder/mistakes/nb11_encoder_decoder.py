@@ -31,7 +31,7 @@ MISTAKES = [
             detects=nb05.HINT_NO_SCALING),
     mistake("cross_attention", "scaled by sqrt(L_s)",
             edit("sqrt(q.shape[-1])", "sqrt(k.shape[-2])"),
-            detects=nb11.HINT_SCALED_BY_LENGTH),
+            detects=nb05.HINT_SCALED_BY_LENGTH),
     mistake("cross_attention", "scaled by sqrt(d_v)",
             edit("sqrt(q.shape[-1])", "sqrt(v.shape[-1])"),
             detects=nb05.HINT_SCALED_BY_D_V),
