@@ -37,7 +37,10 @@ CELLS = [
     "import sys\nprint('only a warning', file=sys.stderr)",
     LIVE,
     DEAD,
-    "1 / 0",
+    # Run All sends every request at once, and the kernel aborts only those that reached it
+    # before the error; on a loaded machine the last one can arrive a moment late and run.
+    # The pause lets it arrive, so the cell after the error is reliably aborted.
+    "import time\ntime.sleep(2)\n1 / 0",
     "print('never runs')",
 ]
 
