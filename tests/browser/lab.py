@@ -22,11 +22,12 @@ from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / ".test-artifacts"
-SCREENSHOTS = ARTIFACTS / "screenshots"
 SCRATCH = ARTIFACTS / "browser"
 # Servers are session fixtures, one per pytest-xdist worker: each worker's servers keep their
-# folders apart, or one worker's fresh start would delete what another is serving.
+# folders apart, or one worker's fresh start would delete what another is serving. So do its
+# screenshots: a worker clears its own folder when it starts, never another's.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+SCREENSHOTS = ARTIFACTS / "screenshots" / WORKER
 START_TIMEOUT = 150  # first start of `make lab` may build nothing, but two loaded cores are slow
 
 # JupyterLab settings for the test servers (a private settings folder, never the user's):
@@ -266,6 +267,22 @@ def open_lab(page, server: LabServer, path: str | None = None, timeout: float = 
     )
     page.locator("#jp-main-dock-panel").wait_for(timeout=timeout * 1000)
     page.locator(".jp-DirListing-content").first.wait_for(timeout=timeout * 1000)
+
+
+def listed_names(page, expected: list[str], timeout: float = 30) -> list[str]:
+    """The file browser's item names, once it lists every one of ``expected`` (bounded wait).
+
+    The listing fills only after JupyterLab has fetched the folder's contents, so reading it
+    as soon as the page is up can find it still empty on a loaded machine. Past the timeout
+    it returns what is shown, for the caller's assertion to name what is missing.
+    """
+    items = page.locator(".jp-DirListing-content .jp-DirListing-itemName")
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = [t.strip() for t in items.all_inner_texts()]
+        if set(expected) <= set(shown) or time.monotonic() > deadline:
+            return shown
+        time.sleep(0.5)
 
 
 KERNEL_STATUS = """() => {

@@ -18,6 +18,7 @@ from .lab import (
     ROOT,
     STDERR_OUTPUT,
     exercise_widget,
+    listed_names,
     notebook_state,
     open_lab,
     open_notebook,
@@ -32,17 +33,9 @@ NOTEBOOKS = student_notebooks()
 @pytest.mark.timeout(240)
 def test_make_lab_shows_the_notebook_list(page, make_lab, screenshots):
     open_lab(page, make_lab)
-    listing = page.locator(".jp-DirListing-content .jp-DirListing-itemName")
     expected = sorted(p.parent.name for p in NOTEBOOKS)
     assert expected, "no student notebooks in notebooks/"
-    page.wait_for_function(
-        """names => { const shown = [...document.querySelectorAll(
-             '.jp-DirListing-content .jp-DirListing-itemName')].map(e => e.textContent.trim());
-           return names.every(n => shown.includes(n)); }""",
-        arg=expected,
-        timeout=30_000,
-    )
-    shown = [t.strip() for t in listing.all_inner_texts()]
+    shown = listed_names(page, expected)
     page.screenshot(path=str(screenshots / "make-lab-file-browser.png"))
     assert set(expected) <= set(shown), f"file browser shows {shown}, expected {expected}"
     # Into the first folder: the notebook itself is listed.
