@@ -121,6 +121,7 @@ def test_kit_holds_the_release_its_assets_and_the_self_check_and_nothing_more(ki
             "install.py",
             "kit.json",
             "jupyter/jupyter_server_config.json",
+            "jupyter/nbgrader_config.json",
             "jupyter/labconfig/page_config.json",
         }
     )

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -131,6 +134,48 @@ def test_kit_lab_settings_disable_the_instructor_extensions():
         "nbgrader.server_extensions.formgrader": False,
         "nbgrader.server_extensions.course_list": False,
     }
+
+
+VALIDATE_CONFIG = """
+import os
+from jupyter_core.paths import jupyter_config_path
+from nbgrader.apps import NbGrader
+from nbgrader.preprocessors import Execute
+
+# As nbgrader's Validate handler loads it: the server's folder, then Jupyter's config path.
+paths = jupyter_config_path()
+paths.insert(0, os.getcwd())
+app = NbGrader()
+app.config_file_paths.append(paths)
+app.load_config_file()
+print(Execute(config=app.config).timeout)  # the preprocessor Validate runs each cell with
+"""
+
+
+@pytest.mark.parametrize(
+    "lab", ["scripts/learner/jupyter", "scripts/kit/jupyter", "autograder/exchange"]
+)
+def test_validate_in_a_learners_lab_gives_a_cell_the_graders_time(lab, tmp_path):
+    # Without a setting nbgrader's Validate gives a cell 30 s, and a slow laptop's first
+    # import of torch in the setup cell fails Validate where the grader would not. The labs:
+    # `make lab`, the kit's, and a student's on a JupyterHub (its file copied as the README
+    # of autograder/exchange says).
+    graders = re.search(r"^c\.Execute\.timeout = (\d+)$",
+                        (ROOT / "autograder" / "nbgrader_config.py").read_text(), re.M)  # fmt: skip
+    folder = ROOT / lab
+    if lab == "autograder/exchange":
+        folder = tmp_path / "etc-jupyter"
+        folder.mkdir()
+        (folder / "nbgrader_config.py").write_bytes(
+            (ROOT / lab / "student_nbgrader_config.py").read_bytes()
+        )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
+    env["JUPYTER_CONFIG_PATH"] = str(folder)
+    env["JUPYTER_CONFIG_DIR"] = str(tmp_path / "no-user-config")
+    done = subprocess.run([sys.executable, "-c", VALIDATE_CONFIG], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == graders[1] == "300", (done.stdout, done.stderr[-1000:])
 
 
 def test_kit_torch_pin_is_the_project_pin():
