@@ -87,6 +87,10 @@ def write_settings(folder: Path) -> Path:
     return folder
 
 
+class PortTaken(RuntimeError):
+    """The server exited because another process had bound its port first."""
+
+
 class LabServer:
     """One JupyterLab process (a process group), its URL, token and log."""
 
@@ -137,7 +141,23 @@ class LabServer:
             body = response.read().decode()
         return json.loads(body) if body else None
 
-    def start(self) -> LabServer:
+    def start(self, attempts: int = 3) -> LabServer:
+        """Start the server and wait (bounded) until it answers. The port was free when it was
+        picked, but is bound only seconds later; if another process took it meanwhile (the
+        other pytest-xdist worker's browser or kernels), start again on a new free port."""
+        for _ in range(attempts - 1):
+            try:
+                return self._start_once()
+            except PortTaken:
+                self._move_to(free_port())
+        return self._start_once()
+
+    def _move_to(self, port: int) -> None:
+        old = f"--port={self.port}"
+        self.command = [part.replace(old, f"--port={port}") for part in self.command]
+        self.port = port
+
+    def _start_once(self) -> LabServer:
         SCRATCH.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("w")
         self.process = subprocess.Popen(
@@ -155,6 +175,8 @@ class LabServer:
                 return self
             except (OSError, urllib.error.URLError):
                 if self.process.poll() is not None:
+                    if f"port {self.port} is" in self.log_tail():  # "... is already in use"
+                        raise PortTaken(self.port) from None
                     raise RuntimeError(
                         f"{self.name}: `{' '.join(self.command)}` exited with "
                         f"{self.process.returncode}; log: {self.log_tail()}"

@@ -3,10 +3,15 @@
 A cell that raises must be reported (in the model and on the page), a warning on stderr must
 not count as an error, Run All Cells must be seen to end when a cell raises, and a widget
 whose controls change nothing must be told apart from one that responds. Without this a
-selector that matches nothing would let every other test pass.
+selector that matches nothing would let every other test pass. And a server whose port
+another process took while it started must start on another, not fail a session's tests.
 """
 
 from __future__ import annotations
+
+import os
+import secrets
+import socket
 
 import nbformat
 import pytest
@@ -15,8 +20,10 @@ from .lab import (
     ROOT,
     SCRATCH,
     STDERR_OUTPUT,
+    LabServer,
     dom_errors,
     exercise_widget,
+    free_port,
     open_notebook,
     rendered_widgets,
     run_all_cells,
@@ -81,3 +88,25 @@ def test_detectors_see_a_failing_cell_and_a_dead_widget(
     assert live["data_before"] != live["data_after"], live
     dead = exercise_widget(page, widgets.nth(1), screenshots / "selfcheck-dead-widget", settle=2.0)
     assert dead["rendered"] and dead["controls"] == ["slider"] and not dead["changed"], dead
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(300)
+def test_a_server_whose_port_was_taken_starts_on_another(browser_ready, tmp_path):
+    """A port is picked free and bound seconds later; one taken meanwhile is not a failure."""
+    taken, token = free_port(), secrets.token_hex(16)
+    command = [str(ROOT / ".venv" / "bin" / "jupyter"), "lab", f"--ServerApp.root_dir={tmp_path}",
+               *LabServer.lab_args("port-taken", taken, token)]  # fmt: skip
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    server = LabServer("port-taken", command, tmp_path, tmp_path, taken, token)
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", taken))
+        blocker.listen()
+        try:
+            server.start()
+            assert server.port != taken, server.port
+            assert server.api("GET", "api/status")["started"], server.log_tail()
+            assert f"--port={server.port}" in server.command, server.command
+        finally:
+            server.stop()
