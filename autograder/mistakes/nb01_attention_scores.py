@@ -260,14 +260,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SOFTMAX, "the exponentials never divided by the row sum",
             replace_line("return np.divide(e,", "return e"), hint="divide by the sum of its own "
                                                                   "row, so every row sums to 1"),
-    mistake(SOFTMAX, "-inf scores replaced by 0 before exp", """
-        S = np.where(np.isinf(S), 0.0, S)
-        row_max = S.max(axis=-1, keepdims=True)
-        e = np.exp(S - row_max)
-        return e / e.sum(axis=-1, keepdims=True)""", hint="a -inf score must get weight exactly 0 "
-                                                          "(exp(-inf) = 0): leave it as -inf and "
-                                                          "only fix the maximum of an all -inf "
-                                                          "row"),
+    mistake(SOFTMAX, "-inf scores replaced by 0 before exp",
+            edit("row_max = S.max", "S = np.where(np.isinf(S), 0.0, S)\nrow_max = S.max"),
+            hint="a -inf score must get weight exactly 0 (exp(-inf) = 0): leave it as -inf and "
+                 "only fix the maximum of an all -inf row"),
     mistake(SOFTMAX, "the stub's raise left above the written body", [
         edit("m = S.max(axis=1, keepdims=True", "raise NotImplementedError("),
         edit("m = np.where(np.isfinite(m), m, 0.0", "row_max = S.max(axis=-1, keepdims=True"),
@@ -390,11 +386,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="divide by sqrt(d_k), not d_k: score_matrix already scales the scores, so do not "
                  "scale them again",
             like="queries matched against themselves (score_matrix(Q, Q))"),
-    mistake(ATTENTION, "the scores S returned instead of the weights A", """
-        S = score_matrix(Q, K)
-        A = softmax_rows(S)
-        return A @ V, S""", hint="return the softmax weights A (each row sums to 1), not the "
-                                 "scores"),
+    mistake(ATTENTION, "the scores S returned instead of the weights A",
+            edit("Y, A", "Y, score_matrix(Q, K)"),
+            hint="return the softmax weights A (each row sums to 1), not the scores"),
     mistake(ATTENTION, "keys used as values (A @ K)", edit("A.T @ V", "A @ K"),
             hint="Y = A @ V: the output mixes the values, not the keys",
             like="weights transposed"),

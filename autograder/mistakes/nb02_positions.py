@@ -31,12 +31,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(TABLE, "sin and cos swapped", edit("0::2] = np.sin", "0::2] = np.cos"),
             hint="sin goes in the even features 2i and cos in the odd features 2i+1",
             like="sin in every column"),
-    mistake(TABLE, "sin and cos in two halves instead of interleaved", """
-        l = np.arange(L)[:, None]
-        w = 10000.0 ** (-np.arange(0, d, 2) / d)
-        return np.concatenate([np.sin(l * w), np.cos(l * w)], axis=1)
-    """, hint="interleave the pairs: P[:, 0::2] = sin, P[:, 1::2] = cos (not all sines first, then "
-              "all cosines)"),
+    mistake(TABLE, "sin and cos in two halves instead of interleaved",
+            [edit("0::2", ":d // 2"), edit("1::2", "d // 2:")],
+            hint="interleave the pairs: P[:, 0::2] = sin, P[:, 1::2] = cos (not all sines first, "
+                 "then all cosines)"),
     mistake(TABLE, "positions starting at 1", edit("L, dtype=np.float64", "1, L + 1"),
             hint="positions start at 0: row 0 is p_0 = [0, 1, 0, 1, ...], use np.arange(L)"),
     mistake(TABLE, "positive exponent (10000^(+2i/d))",
@@ -282,12 +280,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("0, d,", "d //"), edit("w[i]), np.sin(", "k * w[i]), np.sin(k * "),
         edit("w[i]), np.cos(", "k * w[i]), np.cos(k * "),
     ], detects=nb02.HINT_PAIR_EXPONENT, like="shift by one step whatever k is"),
-    mistake(SHIFT, "pairs laid out in two halves instead of (2i, 2i+1)", """
-        half = d // 2
-        w = 10000.0 ** (-np.arange(0, d, 2) / d)
-        c, s = np.cos(k * w), np.sin(k * w)
-        return np.block([[np.diag(c), np.diag(s)], [np.diag(-s), np.diag(c)]])
-    """, hint="pair i is features 2i and 2i+1, the same interleaved layout as P"),
+    mistake(SHIFT, "pairs laid out in two halves instead of (2i, 2i+1)",
+            edit("2 * i : 2 * i + 2, 2 * i : 2 * i + 2", "i :: d // 2, i :: d // 2"),
+            hint="pair i is features 2i and 2i+1, the same interleaved layout as P"),
     mistake(SHIFT, "shift by one step whatever k is", [
         delete("c, s = np.cos(k * w), np.sin(k * w)"),
         replace_line("M[2 * i : 2 * i + 2,",

@@ -205,14 +205,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(FREQUENCIES, "np.geomspace from 1 to the slowest pair",
                 "return np.geomspace(1.0, base ** (-(d_k - 2) / d_k), num=d_k // 2)"),
     # -- apply_rope --------------------------------------------------------------------------------
-    mistake(ROPE, "half-split pairing (feature i with i + d_k/2) instead of consecutive pairs", """
-        half = X.shape[-1] // 2
-        angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
-        c, s = np.cos(angles), np.sin(angles)
-        first, second = X[..., :half], X[..., half:]
-        return np.concatenate([first * c - second * s, first * s + second * c], axis=-1)
-    """, hint="our pairs are consecutive features (2i, 2i+1): X[..., 0::2] and X[..., 1::2], not "
-              "the two halves X[..., :d_k//2] and X[..., d_k//2:]"),
+    mistake(ROPE, "half-split pairing (feature i with i + d_k/2) instead of consecutive pairs", [
+        replace_line("first, second =",
+                     "half = X.shape[-1] // 2\nfirst, second = X[..., :half], X[..., half:]"),
+        edit("0::2] =", ":half] ="), edit("1::2] =", "half:] ="),
+    ], hint="our pairs are consecutive features (2i, 2i+1): X[..., 0::2] and X[..., 1::2], not "
+            "the two halves X[..., :d_k//2] and X[..., d_k//2:]"),
     mistake(ROPE, "exponent i/d_k instead of 2i/d_k", [
         replace_line("angles = positions[:",
                      "d_k = X.shape[-1]\n"
@@ -235,13 +233,10 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "angles = np.arange(L)[:, None] * rope_frequencies(X.shape[-1], base)"),
     ], hint="turn token l by positions[l] * theta_i: the positions argument need not be 0, 1, 2, "
             "...", like="exponent i/d_k instead of 2i/d_k"),
-    mistake(ROPE, "modifies X in place", """
-        angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
-        c, s = np.cos(angles), np.sin(angles)
-        first, second = X[..., 0::2].copy(), X[..., 1::2].copy()
-        X[..., 0::2] = first * c - second * s
-        X[..., 1::2] = first * s + second * c
-        return X""", detects=nb03.HINT_ROPE_IN_PLACE),
+    mistake(ROPE, "modifies X in place", [
+        edit("0::2], X[..., 1::2]", "0::2].copy(), X[..., 1::2].copy()"),
+        edit("np.empty_like(X)", "X"),
+    ], detects=nb03.HINT_ROPE_IN_PLACE),
     mistake(ROPE, "only works without leading axes", [
         edit("-1", "1"), edit("X.copy(", "np.zeros(X.shape"), edit("1, X.shape[-2", "X.shape[0"),
         replace_line("c, s = np.cos(positions", "for i in range(X.shape[1] // 2):"),
@@ -272,15 +267,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         return out""", hint=HINT_SIGN_TYPO_SECOND_COMPONENT),
     mistake(ROPE,
             "rotated pairs written back as two halves (all first components, then all second "
-            "ones)", """
-        theta = rope_frequencies(X.shape[-1], base)
-        z = (X[..., 0::2] + 1j * X[..., 1::2]) * np.exp(1j * positions[:, None] * theta)
-        return np.concatenate([z.real, z.imag], axis=-1)""", hint="interleave the results: pair i "
-                                                                  "goes back to features 2i and "
-                                                                  "2i+1, e.g. np.stack([first, "
-                                                                  "second], "
-                                                                  "axis=-1).reshape(X.shape), not "
-                                                                  "np.concatenate"),
+            "ones)", [
+        edit("0::2] =", ":X.shape[-1] // 2] ="), edit("1::2] =", "X.shape[-1] // 2:] ="),
+    ], hint="interleave the results: pair i goes back to features 2i and 2i+1, e.g. "
+            "np.stack([first, second], axis=-1).reshape(X.shape), not np.concatenate"),
     mistake(ROPE, "the last pair left unrotated (a loop over range(d_k // 2 - 1))", [
         edit("l in range(1, X.shape[-2]", "i in range(X.shape[-1] // 2 - 1"),
         replace_line("c, s = np.cos(positions", "a = positions * theta[i]"),
@@ -314,12 +304,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("= -", "= "), edit("1::2] * s", "1::2] * c"), edit("* s", "* c"),
     ], hint="the off-diagonal terms use sin: x_2i * cos - x_2i+1 * sin and x_2i * sin + x_2i+1 * "
             "cos", like="rotated by -l * theta (the wrong direction)"),
-    mistake(ROPE, "the second component of each pair never written (left as x_2i+1)", """
-        angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
-        out = X.copy()
-        out[..., 0::2] = X[..., 0::2] * np.cos(angles) - X[..., 1::2] * np.sin(angles)
-        return out""", hint="write BOTH components of every pair: feature 2i+1 becomes x_2i * sin "
-                            "+ x_2i+1 * cos"),
+    mistake(ROPE, "the second component of each pair never written (left as x_2i+1)",
+            [edit("np.empty_like(X", "X.copy("), delete("out[..., 1::2] =")],
+            hint="write BOTH components of every pair: feature 2i+1 becomes x_2i * sin + x_2i+1 * "
+                 "cos"),
     mistake(ROPE, "loop over X's first axis as if it were the tokens", """
         theta = rope_frequencies(X.shape[-1], base)
         out = np.empty_like(X)

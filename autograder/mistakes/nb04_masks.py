@@ -371,20 +371,14 @@ MISTAKES, ALTERNATIVES = catalogue([
         rows = [np.arange(L) < int(n) for n in lengths]
         return np.array(rows, dtype=bool).reshape(len(lengths), L)"""),
     # -- attention_mask ----------------------------------------------------------------------------
-    mistake(MASK, "padding taken from the query side instead of the key side", """
-        queries = padding_mask(lengths, L)[:, :, None]
-        allowed = queries & causal_mask(L) if causal else queries
-        return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
-    """, hint="padding belongs on the KEY side: mask the columns j of padded tokens (real[:, None, "
-              ":]), so no query reads a <PAD> key"),
+    mistake(MASK, "padding taken from the query side instead of the key side",
+            edit("[:, None, :]", "[:, :, None]"),
+            hint="padding belongs on the KEY side: mask the columns j of padded tokens (real[:, "
+                 "None, :]), so no query reads a <PAD> key"),
     mistake(MASK, "padded query rows masked as well as padded keys (only the keys are masked here)",
-            """
-        real = padding_mask(lengths, L)
-        allowed = real[:, :, None] & real[:, None, :]
-        if causal:
-            allowed = allowed & causal_mask(L)
-        return allowed""", hint="mask only the key side: a padded query row may still read the "
-                                "real keys (its output is discarded later by the loss mask)"),
+            edit("[:, None, :]", "[:, None, :] & padding_mask(lengths, L)[:, :, None]"),
+            hint="mask only the key side: a padded query row may still read the real keys (its "
+                 "output is discarded later by the loss mask)"),
     mistake(MASK, "the causal flag ignored: causal part always applied",
             "return padding_mask(lengths, L)[:, None, :] & causal_mask(L)",
             hint="with causal=False the mask is bidirectional: only padding is blocked; with "
@@ -401,12 +395,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MASK, "broadcast shape (B, 1, L) returned for the encoder", """
         keys = padding_mask(lengths, L)[:, None, :]
         return keys & causal_mask(L) if causal else keys""", detects=nb04.HINT_MASK_SHAPE),
-    mistake(MASK, "padding forgotten in the causal branch", """
-        if causal:
-            return np.broadcast_to(causal_mask(L), (len(lengths), L, L)).copy()
-        return np.broadcast_to(padding_mask(lengths, L)[:, None, :], (len(lengths), L, L)).copy()
-    """, hint="padded keys must be blocked in the decoder too: combine the causal part and the key "
-              "mask with &"),
+    mistake(MASK, "padding forgotten in the causal branch", edit("keys & ", ""),
+            hint="padded keys must be blocked in the decoder too: combine the causal part and the "
+                 "key mask with &"),
     mistake(MASK, "diagonal excluded from the causal part (j < i)", [
         replace_line("allowed = keys | causal_mask(L) if causal else keys",
                      "tri = np.tril(np.ones((L, L), dtype=bool), k=-1)\n"

@@ -140,13 +140,11 @@ MISTAKES, ALTERNATIVES = catalogue([
     alternative(MERGE, "unflatten-free: permute, reshape with -1",
                 "return y.permute(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)"),
     # -- scaled_dot_product_attention --------------------------------------------------------------
-    mistake(SDPA, "mask applied after the softmax", """
-        weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
-        if allowed is not None:
-            weights = weights * allowed
-        return weights @ v""", hint="set blocked scores to -inf BEFORE the softmax "
-                                    "(masked_fill(~allowed, -inf)); zeroing weights after it "
-                                    "leaves rows that do not sum to 1"),
+    mistake(SDPA, "mask applied after the softmax", [
+        delete("if allowed"), delete("masked_fill"),
+        replace_line("nan=0.0", "if allowed is not None:\n    weights = weights * allowed"),
+    ], hint="set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); "
+            "zeroing weights after it leaves rows that do not sum to 1"),
     mistake(SDPA, "no scaling", [edit(") / math.sqrt(q.shape[-1])", ")"), edit("2)", "1)")],
             detects=nb05.HINT_NO_SCALING, like="softmax over the query axis"),
     mistake(SDPA, "mask inverted", [edit(", -1)", ", -1) / math.sqrt(q.shape[-1])"), edit("~", "")],
@@ -379,38 +377,25 @@ MISTAKES, ALTERNATIVES = catalogue([
                      '    scores = scores.masked_fill(~allowed, float("-inf"))\n'
                      "y = torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v"),
     ], hint=HINT_SCALED_BY_D_MODEL),
-    mistake(MHA, "split by reshaping without the transpose", (None, """
-        B, L, _ = x.shape
-        q, k, v = (W(x).reshape(B, self.n_heads, L, self.d_k)
-                   for W in (self.W_Q, self.W_K, self.W_V))
-        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
-    """), hint=HINT_SPLIT),
-    mistake(MHA, "merged without the transpose", (None, """
-        B, L, _ = x.shape
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
-        y = scaled_dot_product_attention(q, k, v, allowed)
-        return self.W_O(y.reshape(B, L, self.d_model))"""), hint=HINT_MERGE),
+    mistake(MHA, "split by reshaping without the transpose", [
+        edit("q = split", "B, L, _ = x.shape\nq = split"), edit("split_heads(", "", count=3),
+        edit("(x), self.n_heads)", "(x).reshape(B, self.n_heads, L, self.d_k)", count=3),
+    ], hint=HINT_SPLIT),
+    mistake(MHA, "merged without the transpose", [
+        edit("q = split", "B, L, _ = x.shape\nq = split"),
+        edit("merge_heads(y)", "y.reshape(B, L, self.d_model)")], hint=HINT_MERGE),
     mistake(MHA, "mask not passed on", [edit("1", "self.n_heads"), edit("allowed", "None")],
             hint="pass allowed on to scaled_dot_product_attention",
             like="one head over the whole width"),
-    mistake(MHA, "linear layers without bias", ("""
-        self.W_Q = nn.Linear(d_model, d_model, bias=False)
-        self.W_K = nn.Linear(d_model, d_model, bias=False)
-        self.W_V = nn.Linear(d_model, d_model, bias=False)
-        self.W_O = nn.Linear(d_model, d_model, bias=False)""", None), detects=nb05.HINT_LAYER_BIAS),
-    mistake(MHA, "projection widths d_k instead of d_model", ("""
-        self.W_Q = nn.Linear(d_model, self.d_k)
-        self.W_K = nn.Linear(d_model, self.d_k)
-        self.W_V = nn.Linear(d_model, self.d_k)
-        self.W_O = nn.Linear(self.d_k, d_model)""", None), detects=nb05.HINT_LAYER_WIDTHS),
-    mistake(MHA, "layers under other names", ("""
-        self.query = nn.Linear(d_model, d_model)
-        self.key = nn.Linear(d_model, d_model)
-        self.value = nn.Linear(d_model, d_model)
-        self.out = nn.Linear(d_model, d_model)""", """
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.query, self.key, self.value))
-        return self.out(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
-    """), detects=nb05.HINT_LAYER_NAMES),
+    mistake(MHA, "linear layers without bias", edit("d_model)", "d_model, bias=False)", count=4),
+            detects=nb05.HINT_LAYER_BIAS),
+    mistake(MHA, "projection widths d_k instead of d_model", [
+        edit("O = nn.Linear(d_model", "O = nn.Linear(self.d_k"),
+        edit("d_model, d_model)", "d_model, self.d_k)", count=3)], detects=nb05.HINT_LAYER_WIDTHS),
+    mistake(MHA, "layers under other names", [
+        edit("self.W_Q", "self.query", count=2), edit("self.W_K", "self.key", count=2),
+        edit("self.W_V", "self.value", count=2), edit("self.W_O", "self.out", count=2),
+    ], detects=nb05.HINT_LAYER_NAMES),
     mistake(MHA, "one head over the whole width", edit("self.d_k", "1"),
             hint="split the projections into n_heads heads before attending",
             like="split into d_k heads of width n_heads"),
@@ -421,14 +406,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MHA, "values projected with W_K (copy-paste)", edit("x,", "self.W_K(x),"),
             hint=HINT_VALUES_FROM_W_K,
             like="values not projected (raw x split into heads)"),
-    mistake(MHA, "a causal mask always applied", (None, """
-        L = x.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
-        mask = causal if allowed is None else causal & allowed
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
-        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, mask)))
-    """), hint="apply only the mask it is given: allowed=None means every key is allowed; the "
-               "caller decides about causality"),
+    mistake(MHA, "a causal mask always applied", [
+        edit("q = split", "L = x.shape[1]\n"
+             "causal = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()\n"
+             "allowed = causal if allowed is None else causal & allowed\nq = split"),
+    ], hint="apply only the mask it is given: allowed=None means every key is allowed; the "
+            "caller decides about causality"),
     mistake(MHA, "residual added inside the attention layer", [
         edit("1", "self.n_heads"), edit("self.W_O(", "x + self.W_O("),
     ], hint="return W_O(merge_heads(...)) only: the block adds the residual, not the attention "
@@ -440,11 +423,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MHA, "one Linear shared by W_Q, W_K and W_V", ("""
         self.W_Q = self.W_K = self.W_V = nn.Linear(d_model, d_model)
         self.W_O = nn.Linear(d_model, d_model)""", None), detects=nb05.HINT_FOUR_LAYERS),
-    mistake(MHA, "W_O applied to the values before attending", (None, """
-        q, k = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K))
-        v = split_heads(self.W_O(self.W_V(x)), self.n_heads)
-        return merge_heads(scaled_dot_product_attention(q, k, v, allowed))
-    """), hint="the output projection W_O comes last, applied to the merged heads"),
+    mistake(MHA, "W_O applied to the values before attending", [
+        edit("W_V(x)", "W_O(self.W_V(x))"), replace_line("return", "return merge_heads(y)"),
+    ], hint="the output projection W_O comes last, applied to the merged heads"),
     mistake(MHA, "forgot W_O, preallocated torch.zeros output", [
         edit(")  # (B, h, L, d_k)", ")"), edit("self.W_O(out)", "out"),
     ], hint=HINT_FORGOT_W_O, like="preallocated torch.zeros output filled head by head"),
@@ -457,12 +438,10 @@ MISTAKES, ALTERNATIVES = catalogue([
             scores = scores.masked_fill(~allowed, float("-inf"))
         weights[:] = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
         return self.W_O(merge_heads(weights @ v))"""), hint=HINT_SCALED_BY_D_MODEL),
-    mistake(MHA, "heads merged without the transpose into a torch.zeros buffer", (None, """
-        B, L, _ = x.shape
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
-        out = torch.zeros(B, L, self.d_model)
-        out[:] = scaled_dot_product_attention(q, k, v, allowed).reshape(B, L, self.d_model)
-        return self.W_O(out)"""), hint=HINT_MERGE),
+    mistake(MHA, "heads merged without the transpose into a torch.zeros buffer", [
+        edit("q = split", "B, L, _ = x.shape\nout = torch.zeros(B, L, self.d_model)\nq = split"),
+        replace_line("return", "out[:] = y.reshape(B, L, self.d_model)\nreturn self.W_O(out)"),
+    ], hint=HINT_MERGE),
     mistake(MHA, "F.dropout on the weights (training=True by default)", [
         replace_line("return self.W_O(merge_heads(weights @ v)), weights",
                      "weights = F.dropout(weights, 0.1)\n"

@@ -190,10 +190,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MLP, "an extra GELU at the output", (None, """
         return F.gelu(self.fc_out(F.gelu(self.fc_in(x))))"""), hint="GELU goes between the layers "
                                                                     "only: fc_out(GELU(fc_in(x)))"),
-    mistake(MLP, "residual added inside the MLP", (None, """
-        return x + self.fc_out(F.gelu(self.fc_in(x)))"""), hint="the MLP returns "
-                                                                "fc_out(GELU(fc_in(x))); the block "
-                                                                "adds the residual"),
+    mistake(MLP, "residual added inside the MLP", edit("self.fc_out(", "x + self.fc_out("),
+            hint="the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual"),
     mistake(MLP, "layer sizes swapped", ("""
         self.fc_in = nn.Linear(d_hidden, d_model)
         self.fc_out = nn.Linear(d_model, d_hidden)""", None), detects=nb06.HINT_MLP_WIDTHS),
@@ -302,12 +300,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="add the residual: U = H + MHA(LN1(H))"),
     mistake(BLOCK, "missing residual around the MLP", edit("u + self.mlp", "self.mlp"),
             hint=HINT_MISSING_RESIDUAL_AROUND_MLP),
-    mistake(BLOCK, "residual taken from the normalised input", (None, """
-        x = self.ln1(h)
-        u = x + self.attn(x, rope)
-        y = self.ln2(u)
-        return y + self.mlp(y)"""), hint="the bypass carries H itself, not LN1(H): U = H + "
-                                         "MHA(LN1(H))"),
+    mistake(BLOCK, "residual taken from the normalised input",
+            [edit("u = h", "u = self.ln1(h)"), edit("return u", "return self.ln2(u)")],
+            hint="the bypass carries H itself, not LN1(H): U = H + MHA(LN1(H))"),
     mistake(BLOCK, "attention and MLP in parallel", (None, """
         return h + self.attn(self.ln1(h), rope) + self.mlp(self.ln2(h))
     """), hint="the MLP reads U, the output of the attention step: H_out = U + MLP(LN2(U))"),

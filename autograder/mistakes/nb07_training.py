@@ -6,6 +6,7 @@ from grader.catalogue import (
     delete,
     edit,
     insert_after,
+    insert_before,
     mistake,
     replace_line,
 )
@@ -43,15 +44,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit(":-1", "1:"),
         edit("targets[b, :len(seq) - 1] = ids[1:", "targets[b, :len(seq) - 1] = ids[:-1"),
         edit(")]", ") - 1]")], detects=nb07.HINT_SHIFTED_WRONG_WAY, like="loss mask one too long"),
-    mistake(BATCH, "whole sequences, no shift (L too long)", """
-        L = max(len(seq) for seq in sequences)
-        inputs = torch.full((len(sequences), L), pad_id, dtype=torch.long)
-        loss_mask = torch.zeros((len(sequences), L), dtype=torch.bool)
-        for b, seq in enumerate(sequences):
-            inputs[b, :len(seq)] = torch.tensor(seq)
-            loss_mask[b, :len(seq)] = True
-        targets = torch.cat([inputs[:, 1:], torch.full((len(sequences), 1), pad_id)], dim=1)
-        return inputs, targets, loss_mask""", detects=nb07.HINT_BATCH_SHAPE),
+    mistake(BATCH, "whole sequences, no shift (L too long)", [
+        edit("sequences) - 1", "sequences)"), edit("len(ids) - 1", "len(ids)"),
+        edit("ids[:-1]", "ids"), edit("targets[b, :n]", "targets[b, :n - 1]"),
+    ], detects=nb07.HINT_BATCH_SHAPE),
     mistake(BATCH, "loss mask inverted", edit("loss_mask.long()", "~loss_mask"),
             hint="loss_mask is True on REAL targets and False on padded ones",
             like="loss mask as 0/1 integers"),
@@ -73,18 +69,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         delete("loss_mask[b, :n] = True"),
     ], hint="pad on the right: row b starts at position 0 and the padding follows it",
        like="padded targets written as -100 (ignore_index)"),
-    mistake(BATCH, "padding hard-coded as 0", """
-        L = max(len(seq) for seq in sequences) - 1
-        inputs = torch.zeros((len(sequences), L), dtype=torch.long)
-        targets = torch.zeros((len(sequences), L), dtype=torch.long)
-        loss_mask = torch.zeros((len(sequences), L), dtype=torch.bool)
-        for b, seq in enumerate(sequences):
-            ids = torch.tensor(seq)
-            inputs[b, :len(seq) - 1] = ids[:-1]
-            targets[b, :len(seq) - 1] = ids[1:]
-            loss_mask[b, :len(seq) - 1] = True
-        return inputs, targets, loss_mask""", hint="fill the padded positions with the pad_id "
-                                                   "argument, not 0"),
+    mistake(BATCH, "padding hard-coded as 0", edit("pad_id, dtype", "0, dtype", count=2),
+            hint="fill the padded positions with the pad_id argument, not 0"),
     mistake(BATCH, "loss mask as 0/1 integers", [
         edit(")]", ") - 1]"), edit(", loss_mask", ", loss_mask.long()"),
     ], detects=nb07.HINT_BOOL_MASK, like="loss mask one too long"),
@@ -113,23 +99,14 @@ MISTAKES, ALTERNATIVES = catalogue([
         delete("loss_mask[b, :n] = True"),
     ], hint="keep the rows in the order of the sequences: row b is sequence b",
        like="each row one target short (n = len(seq) - 2)"),
-    mistake(BATCH, "L from the shortest sequence (longer ones truncated)", """
-        L = min(len(seq) for seq in sequences) - 1
-        inputs = torch.tensor([list(seq[:L]) for seq in sequences])
-        targets = torch.tensor([list(seq[1:L + 1]) for seq in sequences])
-        return inputs, targets, torch.ones_like(inputs, dtype=torch.bool)
-    """, detects=nb07.HINT_BATCH_SHAPE),
-    mistake(BATCH, "numpy arrays returned", """
-        import numpy as np
-        L = max(len(seq) for seq in sequences) - 1
-        inputs = np.full((len(sequences), L), pad_id)
-        targets = np.full((len(sequences), L), pad_id)
-        loss_mask = np.zeros((len(sequences), L), dtype=bool)
-        for b, seq in enumerate(sequences):
-            inputs[b, :len(seq) - 1] = seq[:-1]
-            targets[b, :len(seq) - 1] = seq[1:]
-            loss_mask[b, :len(seq) - 1] = True
-        return inputs, targets, loss_mask""", detects=nb07.HINT_TENSORS),
+    mistake(BATCH, "L from the shortest sequence (longer ones truncated)",
+            [edit("max(", "min("), edit("list(seq)", "list(seq[:L + 1])")],
+            detects=nb07.HINT_BATCH_SHAPE),
+    mistake(BATCH, "numpy arrays returned", [
+        insert_after("B = len(sequences)", "import numpy as np"),
+        edit("torch.full((B, L), pad_id, dtype=torch.long)", "np.full((B, L), pad_id)", count=2),
+        edit("torch.zeros((B, L), dtype=torch.bool)", "np.zeros((B, L), dtype=bool)"),
+    ], detects=nb07.HINT_TENSORS),
     mistake(BATCH, "L taken from the first sequence",
             edit("max(len(seq) for seq in sequences", "len(sequences[0]"),
             detects=nb07.HINT_CRASH_MAKE_BATCH),
@@ -273,19 +250,14 @@ MISTAKES, ALTERNATIVES = catalogue([
                                                 reduction="none")
         mask = loss_mask.flatten().float()
         return ((nll * mask).sum() / mask.sum()).item()""", detects=nb07.HINT_LOSS_TENSOR),
-    mistake(LOSS, "the mask applied to the logits", """
-        masked = logits * loss_mask[..., None]
-        nll = torch.nn.functional.cross_entropy(masked.flatten(0, 1), targets.flatten(),
-                                                reduction="none")
-        return nll.sum() / loss_mask.sum()""", hint="multiply the per-token LOSSES by loss_mask; "
-                                                    "zeroed logits still give a loss of log V"),
-    mistake(LOSS, "targets shifted again inside the loss", """
-        nll = torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1),
-                                                targets[:, 1:].flatten(), reduction="none")
-        mask = loss_mask[:, 1:].flatten().float()
-        return (nll * mask).sum() / mask.sum()""", hint="make_batch already shifted: logits[b, t] "
-                                                        "is scored against targets[b, t], the same "
-                                                        "position"),
+    mistake(LOSS, "the mask applied to the logits", [
+        edit("logits.flatten", "(logits * loss_mask[..., None]).flatten"),
+        edit("(nll * mask)", "nll")], hint="multiply the per-token LOSSES by loss_mask; "
+                                           "zeroed logits still give a loss of log V"),
+    mistake(LOSS, "targets shifted again inside the loss", insert_before(
+        "safe =", "logits, targets, loss_mask = logits[:, :-1], targets[:, 1:], loss_mask[:, 1:]"),
+            hint="make_batch already shifted: logits[b, t] is scored against targets[b, t], the "
+                 "same position"),
     mistake(LOSS, "result rebuilt with torch.tensor (graph lost)", [
         edit("(nll * mask).sum() / mask.sum() / math.log(2",
              "torch.tensor(float((nll * mask).sum() / mask.sum())"),

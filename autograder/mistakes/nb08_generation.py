@@ -35,26 +35,19 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(LOG_PROB, "mean instead of sum", [edit("=0", "=-1"), edit(".sum", ".mean")],
             hint="the chain rule multiplies the conditionals: sum their logs, do not average",
             like="log_softmax over the positions (dim=0)"),
-    mistake(LOG_PROB, "the prompt's own tokens scored too", """
-        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
-        log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=-1)
-        return log_probs.gather(1, ids[0, 1:, None]).sum()""", hint="score only the continuation "
-                                                                    "tokens; the prompt is given, "
-                                                                    "not predicted"),
-    mistake(LOG_PROB, "raw logits instead of log-probabilities", """
-        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
-        logits = model(ids[:, :-1])[0]
-        return logits[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).sum()
-    """, hint="turn logits into log-probabilities with torch.log_softmax over the vocabulary"),
+    mistake(LOG_PROB, "the prompt's own tokens scored too", [
+        edit("[len(prompt_ids) - 1:]", ""), edit("continuation_ids[:", "ids[0, 1:"),
+    ], hint="score only the continuation tokens; the prompt is given, not predicted"),
+    mistake(LOG_PROB, "raw logits instead of log-probabilities",
+            edit("torch.log_softmax(logits, dim=-1)", "logits"),
+            hint="turn logits into log-probabilities with torch.log_softmax over the vocabulary"),
     mistake(LOG_PROB, "negative log-likelihood (sign flipped)", [
         edit("=0", "=-1"), edit("log_probs[", "-log_probs["),
     ], hint="return the log-probability itself, a number <= 0: sum of log p, not of -log p",
        like="log_softmax over the positions (dim=0)"),
-    mistake(LOG_PROB, "log base 2", """
-        ids = torch.cat((prompt_ids, continuation_ids))[None, :]
-        probs = torch.softmax(model(ids[:, :-1])[0].double(), dim=-1)
-        return torch.log2(probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None])).sum()
-    """, hint="work in nats: torch.log_softmax (natural log), not log2"),
+    mistake(LOG_PROB, "log base 2", edit("torch.log_softmax(logits, dim=-1)",
+                                         "torch.log2(torch.softmax(logits.double(), dim=-1))"),
+            hint="work in nats: torch.log_softmax (natural log), not log2"),
     mistake(LOG_PROB, "log_softmax over the positions (dim=0)", [
         edit(")[0", "[:, :-1])[0"), edit("1:-1", "1:"),
     ], hint=HINT_LOG_SOFTMAX_AXIS, like="log_softmax over the positions of the full pass"),
@@ -617,19 +610,10 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("torch.full_like(new, eos_id", "torch.zeros_like(new"),
             hint="write pad_id, the argument, into finished rows; 0 only happens to be the default",
             like="finished rows padded with eos_id"),
-    mistake(GENERATE, "no early stop: all max_new_tokens columns every time", """
-        B, L = prompt_ids.shape
-        out = torch.full((B, L + max_new_tokens), pad_id, dtype=torch.long)
-        out[:, :L] = prompt_ids
-        finished = torch.zeros(B, dtype=torch.bool)
-        for t in range(max_new_tokens):
-            with torch.no_grad():
-                logits = model(out[:, :L + t])[:, -1]
-            new = sample_next(logits, temperature, top_k, top_p, generator)
-            out[:, L + t] = torch.where(finished, torch.full_like(new, pad_id), new)
-            finished = finished | (new == eos_id)
-        return out""", hint="stop as soon as every row has finished (if finished.all(): break): "
-                            "the output then has fewer than max_new_tokens new columns"),
+    mistake(GENERATE, "no early stop: all max_new_tokens columns every time", [
+        delete("if bool(finished.all())"), delete("break"),
+    ], hint="stop as soon as every row has finished (if finished.all(): break): the output then "
+            "has fewer than max_new_tokens new columns"),
     mistake(GENERATE, "batch size hard-coded to 2",
             edit("ids.shape[0], dtype=torch.bool, device=ids.device", "2, dtype=torch.bool"),
             detects=nb08.HINT_CRASH_GENERATE),
@@ -810,15 +794,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         return 1.0 / float(torch.cat(probs).mean())"""), hint="average the LOG-probabilities (the "
                                                               "loss), then exp; not the "
                                                               "probabilities"),
-    mistake(PERPLEXITY, "every sequence weighted equally", (None, """
-        with torch.no_grad():
-            logits = model(inputs)
-        nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets,
-                                                reduction="none")  # (B, L)
-        mask = loss_mask.to(nll.dtype)
-        per_row = (nll * mask).sum(1) / mask.sum(1)
-        total_nll += float(per_row.sum())
-        total_tokens += len(per_row)""", None), hint=HINT_PPL_WEIGHTING),
+    mistake(PERPLEXITY, "every sequence weighted equally", [
+        edit("logits.flatten(0, 1), targets.flatten()", "logits.transpose(1, 2), targets"),
+        replace_line("total_nll +=", "mask = loss_mask.to(nll.dtype)\n"
+                     "per_row = (nll * mask).sum(1) / mask.sum(1)\n"
+                     "total_nll += float(per_row.sum())"),
+        edit("int(loss_mask.sum())", "len(per_row)"),
+    ], hint=HINT_PPL_WEIGHTING),
     mistake(PERPLEXITY, "divided by the number of sequences",
             edit("int(loss_mask.sum()", "len(targets"), hint="divide by the number of real target "
                                                              "TOKENS, loss_mask.sum(), not by the "

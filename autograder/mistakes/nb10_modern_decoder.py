@@ -200,14 +200,11 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb05.HINT_SCALED_BY_LENGTH),
     mistake(GQA, "softmax over the query axis", [edit("allowed,", "~allowed,"), edit("=-1", "=-2")],
             detects=nb05.HINT_SOFTMAX_AXIS, like="mask inverted"),
-    mistake(GQA, "mask applied after the softmax", """
-        group = q.shape[1] // k.shape[1]
-        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
-        weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
-        if allowed is not None:
-            weights = weights * allowed
-        return weights @ v""", hint="set blocked scores to -inf BEFORE the softmax "
-                                    "(scores.masked_fill(~allowed, float('-inf')))"),
+    mistake(GQA, "mask applied after the softmax", [
+        insert_after("scores = q @", "weights = torch.softmax(scores, dim=-1)"),
+        replace_line("scores.masked_fill", "weights = weights * allowed"), delete("nan_to_num"),
+    ], hint="set blocked scores to -inf BEFORE the softmax "
+            "(scores.masked_fill(~allowed, float('-inf')))"),
     mistake(GQA, "mask inverted", [edit("q.shape[-1]", "math.sqrt(q.shape[-1])"), edit("~", "")],
             detects=nb05.HINT_MASK_INVERTED, like="divided by d_k"),
     mistake(GQA, "-1e9 instead of -inf", edit('float("-inf")', "-1e9"),
@@ -602,16 +599,11 @@ MISTAKES, ALTERNATIVES = catalogue([
             detects=nb10.HINT_DECODE_LAST_ONLY),
     mistake(DECODE, "cache=None not handled", edit("0 if cache is None else cache", "cache"),
             detects=nb10.HINT_DECODE_NO_CACHE),
-    mistake(DECODE, "the caller's cache list updated in place", """
-        T = 0 if cache is None else cache[0][0].shape[2]
-        L = token_ids.shape[1]
-        rope = (model.rope_cos[T:T + L], model.rope_sin[T:T + L])
-        h = model.embed(token_ids)
-        if cache is None:
-            cache = [None] * len(model.blocks)
-        for i, block in enumerate(model.blocks):
-            h, cache[i] = block(h, rope, cache[i])
-        return model.head(model.norm(h)), cache""", detects=nb10.HINT_DECODE_IN_PLACE),
+    mistake(DECODE, "the caller's cache list updated in place", [
+        replace_line("new_cache = []", "if cache is None:\n    cache = [None] * len(model.blocks)"),
+        replace_line("h, kv = block", "h, cache[i] = block(h, rope, cache[i])"),
+        delete("new_cache.append(kv)"), edit(", new_cache", ", cache"),
+    ], detects=nb10.HINT_DECODE_IN_PLACE),
     mistake(DECODE, "each block's keys and values stacked into one tensor",
             edit("new_cache.append(kv)", "new_cache.append(torch.stack(kv))"),
             detects=nb10.HINT_DECODE_CACHE_LIST),

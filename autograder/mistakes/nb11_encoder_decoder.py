@@ -144,14 +144,10 @@ MISTAKES = [
             hint="each branch has its own LayerNorm: ln1 before self-attention, ln2 before "
                  "cross-attention, ln3 before the MLP"),
     mistake("EncoderDecoder", "cross-attention before self-attention",
-            _encdec(dec="""
-        L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
-        u = h + self.cross_attn(self.ln1(h), memory, src_allowed[:, None, None, :])
-        x = self.ln2(u)
-        c = u + self.self_attn(x, x, causal)
-        return c + self.mlp(self.ln3(c))
-    """),
+            [replace_line("u = h + self.self_attn(x, x, causal)",
+                          "u = h + self.cross_attn(x, memory, src_allowed[:, None, None, :])"),
+             replace_line("c = u + self.cross_attn",
+                          "x = self.ln2(u)\nc = u + self.self_attn(x, x, causal)")],
             hint="self-attention first (U = H + SelfAttn(LN1(H))), then cross-attention (C = U + "
                  "CrossAttn(LN2(U), M)), then the MLP"),
     mistake("EncoderDecoder", "padding mask inverted",
@@ -295,29 +291,9 @@ MISTAKES = [
         best = max(range(len(live)), key=lambda i: scores[i])
         return torch.tensor(live[best]), scores[best]
     """, detects=nb11.HINT_SEARCH),
-    mistake("beam_search", "the source not repeated for the beam", """
-        live = torch.tensor([[BOS]])
-        scores = torch.zeros(1)
-        finished = []
-        for _ in range(max_len):
-            with torch.no_grad():
-                logits = model(src_ids[None, :], live)[:, -1]
-            total = scores[:, None] + torch.log_softmax(logits, dim=-1)
-            best, flat = total.flatten().topk(min(beam_size, total.numel()))
-            rows, tokens = flat // total.shape[1], flat % total.shape[1]
-            for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
-                if token == eos_id:
-                    finished.append((score, [*live[row].tolist(), token]))
-            keep = tokens != eos_id
-            live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
-            scores = best[keep]
-            if len(live) == 0:
-                break
-        if finished:
-            score, ids = max(finished, key=lambda f: f[0])
-            return torch.tensor(ids), score
-        return live[int(scores.argmax())].clone(), float(scores.max())
-    """, detects=nb11.HINT_REPEAT_SOURCE),
+    mistake("beam_search", "the source not repeated for the beam",
+            edit("src_ids[None, :].expand(len(live), -1)", "src_ids[None, :]"),
+            detects=nb11.HINT_REPEAT_SOURCE),
     mistake("beam_search", "the package's beam search borrowed", """
         from attnbook.lm.seq2seq import beam_decode
         ids, score = beam_decode(model, src_ids, beam_size, max_len, eos_id)

@@ -524,8 +524,10 @@ def _slip_softmax_rows_18(S):
     require_min_ndim('S', S, 1, '(..., L_k)')
     S = np.where(np.isinf(S), 0.0, S)
     row_max = S.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
     e = np.exp(S - row_max)
-    return e / e.sum(axis=-1, keepdims=True)
+    total = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
 
 # softmax_rows: the stub's raise left above the written body
 def _slip_softmax_rows_19(S):
@@ -612,9 +614,9 @@ def _slip_attention_5(Q, K, V):
     require_ndim('V', V, 2, '(L_k, d_v)')
     require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
     require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
-    S = score_matrix(Q, K)
-    A = softmax_rows(S)
-    return (A @ V, S)
+    A = softmax_rows(score_matrix(Q, K))
+    Y = A @ V
+    return (Y, score_matrix(Q, K))
 
 # attention: keys used as values (A @ K)
 def _slip_attention_6(Q, K, V):

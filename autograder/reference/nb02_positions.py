@@ -157,9 +157,12 @@ def _slip_sinusoidal_positions_3(L, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
-    l = np.arange(L)[:, None]
+    l = np.arange(L, dtype=np.float64)[:, None]
     w = 10000.0 ** (-np.arange(0, d, 2) / d)
-    return np.concatenate([np.sin(l * w), np.cos(l * w)], axis=1)
+    P = np.zeros((L, d))
+    P[:, :d // 2] = np.sin(l * w)
+    P[:, d // 2:] = np.cos(l * w)
+    return P
 
 # sinusoidal_positions: positions starting at 1
 def _slip_sinusoidal_positions_4(L, d):
@@ -743,10 +746,12 @@ def _slip_shift_matrix_3(k, d):
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
-    half = d // 2
     w = 10000.0 ** (-np.arange(0, d, 2) / d)
     c, s = (np.cos(k * w), np.sin(k * w))
-    return np.block([[np.diag(c), np.diag(s)], [np.diag(-s), np.diag(c)]])
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        M[i::d // 2, i::d // 2] = [[c[i], s[i]], [-s[i], c[i]]]
+    return M
 
 # shift_matrix: shift by one step whatever k is
 def _slip_shift_matrix_4(k, d):

@@ -356,11 +356,15 @@ def _slip_apply_rope_0(X, positions, base=10000.0):
     require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
     if X.shape[-1] % 2 != 0:
         raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
-    half = X.shape[-1] // 2
-    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    theta = rope_frequencies(X.shape[-1], base)
+    angles = positions[:, None] * theta
     c, s = (np.cos(angles), np.sin(angles))
+    half = X.shape[-1] // 2
     first, second = (X[..., :half], X[..., half:])
-    return np.concatenate([first * c - second * s, first * s + second * c], axis=-1)
+    out = np.empty_like(X)
+    out[..., :half] = first * c - second * s
+    out[..., half:] = first * s + second * c
+    return out
 
 # apply_rope: exponent i/d_k instead of 2i/d_k
 def _slip_apply_rope_1(X, positions, base=10000.0):
@@ -437,12 +441,14 @@ def _slip_apply_rope_5(X, positions, base=10000.0):
     require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
     if X.shape[-1] % 2 != 0:
         raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
-    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    theta = rope_frequencies(X.shape[-1], base)
+    angles = positions[:, None] * theta
     c, s = (np.cos(angles), np.sin(angles))
     first, second = (X[..., 0::2].copy(), X[..., 1::2].copy())
-    X[..., 0::2] = first * c - second * s
-    X[..., 1::2] = first * s + second * c
-    return X
+    out = X
+    out[..., 0::2] = first * c - second * s
+    out[..., 1::2] = first * s + second * c
+    return out
 
 # apply_rope: only works without leading axes
 def _slip_apply_rope_6(X, positions, base=10000.0):
@@ -520,8 +526,13 @@ def _slip_apply_rope_10(X, positions, base=10000.0):
     if X.shape[-1] % 2 != 0:
         raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
     theta = rope_frequencies(X.shape[-1], base)
-    z = (X[..., 0::2] + 1j * X[..., 1::2]) * np.exp(1j * positions[:, None] * theta)
-    return np.concatenate([z.real, z.imag], axis=-1)
+    angles = positions[:, None] * theta
+    c, s = (np.cos(angles), np.sin(angles))
+    first, second = (X[..., 0::2], X[..., 1::2])
+    out = np.empty_like(X)
+    out[..., :X.shape[-1] // 2] = first * c - second * s
+    out[..., X.shape[-1] // 2:] = first * s + second * c
+    return out
 
 # apply_rope: the last pair left unrotated (a loop over range(d_k // 2 - 1))
 def _slip_apply_rope_11(X, positions, base=10000.0):
@@ -648,9 +659,12 @@ def _slip_apply_rope_18(X, positions, base=10000.0):
     require_same_size('positions', positions, 0, 'X', X, -2, 'the number of tokens L')
     if X.shape[-1] % 2 != 0:
         raise ValueError(f'X has shape {X.shape}: RoPE turns pairs, so d_k must be even')
-    angles = positions[:, None] * rope_frequencies(X.shape[-1], base)
+    theta = rope_frequencies(X.shape[-1], base)
+    angles = positions[:, None] * theta
+    c, s = (np.cos(angles), np.sin(angles))
+    first, second = (X[..., 0::2], X[..., 1::2])
     out = X.copy()
-    out[..., 0::2] = X[..., 0::2] * np.cos(angles) - X[..., 1::2] * np.sin(angles)
+    out[..., 0::2] = first * c - second * s
     return out
 
 # apply_rope: loop over X's first axis as if it were the tokens

@@ -1000,19 +1000,19 @@ def _slip_padding_mask_10(lengths, L):
 def _slip_attention_mask_0(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
-    queries = padding_mask(lengths, L)[:, :, None]
-    allowed = queries & causal_mask(L) if causal else queries
-    return np.broadcast_to(allowed, (len(lengths), L, L)).copy()
+    keys = padding_mask(lengths, L)[:, :, None]
+    if causal:
+        keys = keys & causal_mask(L)[None, :, :]
+    return np.broadcast_to(keys, (len(lengths), L, L)).copy()
 
 # attention_mask: padded query rows masked as well as padded keys (only the keys are masked here)
 def _slip_attention_mask_1(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
-    real = padding_mask(lengths, L)
-    allowed = real[:, :, None] & real[:, None, :]
+    keys = padding_mask(lengths, L)[:, None, :] & padding_mask(lengths, L)[:, :, None]
     if causal:
-        allowed = allowed & causal_mask(L)
-    return allowed
+        keys = keys & causal_mask(L)[None, :, :]
+    return np.broadcast_to(keys, (len(lengths), L, L)).copy()
 
 # attention_mask: the causal flag ignored: causal part always applied
 def _slip_attention_mask_2(lengths, L, causal):
@@ -1047,9 +1047,10 @@ def _slip_attention_mask_5(lengths, L, causal):
 def _slip_attention_mask_6(lengths, L, causal):
     L = require_integer('L', L, 0, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
+    keys = padding_mask(lengths, L)[:, None, :]
     if causal:
-        return np.broadcast_to(causal_mask(L), (len(lengths), L, L)).copy()
-    return np.broadcast_to(padding_mask(lengths, L)[:, None, :], (len(lengths), L, L)).copy()
+        keys = causal_mask(L)[None, :, :]
+    return np.broadcast_to(keys, (len(lengths), L, L)).copy()
 
 # attention_mask: diagonal excluded from the causal part (j < i)
 def _slip_attention_mask_7(lengths, L, causal):

@@ -310,7 +310,9 @@ def _slip_scaled_dot_product_attention_0(q, k, v, allowed=None):
             raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
         if allowed.dtype != torch.bool:
             raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
-    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    weights = torch.softmax(scores, dim=-1)
     if allowed is not None:
         weights = weights * allowed
     return weights @ v
@@ -1003,8 +1005,11 @@ class _slip_MultiHeadAttention_2(nn.Module):
         if x.shape[-1] != self.d_model:
             raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
         B, L, _ = x.shape
-        q, k, v = (W(x).reshape(B, self.n_heads, L, self.d_k) for W in (self.W_Q, self.W_K, self.W_V))
-        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+        q = self.W_Q(x).reshape(B, self.n_heads, L, self.d_k)
+        k = self.W_K(x).reshape(B, self.n_heads, L, self.d_k)
+        v = self.W_V(x).reshape(B, self.n_heads, L, self.d_k)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: merged without the transpose
 class _slip_MultiHeadAttention_3(nn.Module):
@@ -1025,7 +1030,9 @@ class _slip_MultiHeadAttention_3(nn.Module):
         if x.shape[-1] != self.d_model:
             raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
         B, L, _ = x.shape
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
         y = scaled_dot_product_attention(q, k, v, allowed)
         return self.W_O(y.reshape(B, L, self.d_model))
 
@@ -1116,8 +1123,11 @@ class _slip_MultiHeadAttention_7(nn.Module):
         require_ndim('x', x, 3, '(B, L, d_model)')
         if x.shape[-1] != self.d_model:
             raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.query, self.key, self.value))
-        return self.out(merge_heads(scaled_dot_product_attention(q, k, v, allowed)))
+        q = split_heads(self.query(x), self.n_heads)
+        k = split_heads(self.key(x), self.n_heads)
+        v = split_heads(self.value(x), self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return self.out(merge_heads(y))
 
 # MultiHeadAttention: one head over the whole width
 class _slip_MultiHeadAttention_8(nn.Module):
@@ -1206,9 +1216,12 @@ class _slip_MultiHeadAttention_11(nn.Module):
             raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
         L = x.shape[1]
         causal = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
-        mask = causal if allowed is None else causal & allowed
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
-        return self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, mask)))
+        allowed = causal if allowed is None else causal & allowed
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return self.W_O(merge_heads(y))
 
 # MultiHeadAttention: residual added inside the attention layer
 class _slip_MultiHeadAttention_12(nn.Module):
@@ -1292,9 +1305,11 @@ class _slip_MultiHeadAttention_15(nn.Module):
         require_ndim('x', x, 3, '(B, L, d_model)')
         if x.shape[-1] != self.d_model:
             raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
-        q, k = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K))
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
         v = split_heads(self.W_O(self.W_V(x)), self.n_heads)
-        return merge_heads(scaled_dot_product_attention(q, k, v, allowed))
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        return merge_heads(y)
 
 # MultiHeadAttention: forgot W_O, preallocated torch.zeros output
 class _slip_MultiHeadAttention_16(nn.Module):
@@ -1368,9 +1383,12 @@ class _slip_MultiHeadAttention_18(nn.Module):
         if x.shape[-1] != self.d_model:
             raise ValueError(f'x has shape {tuple(x.shape)}; its last axis must be d_model = {self.d_model}')
         B, L, _ = x.shape
-        q, k, v = (split_heads(W(x), self.n_heads) for W in (self.W_Q, self.W_K, self.W_V))
         out = torch.zeros(B, L, self.d_model)
-        out[:] = scaled_dot_product_attention(q, k, v, allowed).reshape(B, L, self.d_model)
+        q = split_heads(self.W_Q(x), self.n_heads)
+        k = split_heads(self.W_K(x), self.n_heads)
+        v = split_heads(self.W_V(x), self.n_heads)
+        y = scaled_dot_product_attention(q, k, v, allowed)
+        out[:] = y.reshape(B, L, self.d_model)
         return self.W_O(out)
 
 # MultiHeadAttention: F.dropout on the weights (training=True by default)

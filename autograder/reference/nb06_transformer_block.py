@@ -749,10 +749,8 @@ class _slip_PreNormBlock_3(nn.Module):
         """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
         require_ndim('h', h, 3, '(B, L, d)')
         require_last_axis('h', h, self.d_model, 'd_model')
-        x = self.ln1(h)
-        u = x + self.attn(x, rope)
-        y = self.ln2(u)
-        return y + self.mlp(y)
+        u = self.ln1(h) + self.attn(self.ln1(h), rope)
+        return self.ln2(u) + self.mlp(self.ln2(u))
 
 # PreNormBlock: attention and MLP in parallel
 class _slip_PreNormBlock_4(nn.Module):

@@ -277,12 +277,16 @@ def _slip_make_batch_2(sequences, pad_id):
         if len(seq) < 2:
             raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
     L = max((len(seq) for seq in sequences))
-    inputs = torch.full((len(sequences), L), pad_id, dtype=torch.long)
-    loss_mask = torch.zeros((len(sequences), L), dtype=torch.bool)
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
     for b, seq in enumerate(sequences):
-        inputs[b, :len(seq)] = torch.tensor(seq)
-        loss_mask[b, :len(seq)] = True
-    targets = torch.cat([inputs[:, 1:], torch.full((len(sequences), 1), pad_id)], dim=1)
+        ids = torch.tensor(list(seq), dtype=torch.long)
+        n = len(ids)
+        inputs[b, :n] = ids
+        targets[b, :n - 1] = ids[1:]
+        loss_mask[b, :n] = True
     return (inputs, targets, loss_mask)
 
 # make_batch: loss mask inverted
@@ -375,14 +379,16 @@ def _slip_make_batch_7(sequences, pad_id):
         if len(seq) < 2:
             raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
     L = max((len(seq) for seq in sequences)) - 1
-    inputs = torch.zeros((len(sequences), L), dtype=torch.long)
-    targets = torch.zeros((len(sequences), L), dtype=torch.long)
-    loss_mask = torch.zeros((len(sequences), L), dtype=torch.bool)
+    B = len(sequences)
+    inputs = torch.full((B, L), 0, dtype=torch.long)
+    targets = torch.full((B, L), 0, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
     for b, seq in enumerate(sequences):
-        ids = torch.tensor(seq)
-        inputs[b, :len(seq) - 1] = ids[:-1]
-        targets[b, :len(seq) - 1] = ids[1:]
-        loss_mask[b, :len(seq) - 1] = True
+        ids = torch.tensor(list(seq), dtype=torch.long)
+        n = len(ids) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        loss_mask[b, :n] = True
     return (inputs, targets, loss_mask)
 
 # make_batch: loss mask as 0/1 integers
@@ -471,9 +477,17 @@ def _slip_make_batch_12(sequences, pad_id):
         if len(seq) < 2:
             raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
     L = min((len(seq) for seq in sequences)) - 1
-    inputs = torch.tensor([list(seq[:L]) for seq in sequences])
-    targets = torch.tensor([list(seq[1:L + 1]) for seq in sequences])
-    return (inputs, targets, torch.ones_like(inputs, dtype=torch.bool))
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(list(seq[:L + 1]), dtype=torch.long)
+        n = len(ids) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        loss_mask[b, :n] = True
+    return (inputs, targets, loss_mask)
 
 # make_batch: numpy arrays returned
 def _slip_make_batch_13(sequences, pad_id):
@@ -483,15 +497,18 @@ def _slip_make_batch_13(sequences, pad_id):
     for b, seq in enumerate(sequences):
         if len(seq) < 2:
             raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
-    import numpy as np
     L = max((len(seq) for seq in sequences)) - 1
-    inputs = np.full((len(sequences), L), pad_id)
-    targets = np.full((len(sequences), L), pad_id)
-    loss_mask = np.zeros((len(sequences), L), dtype=bool)
+    B = len(sequences)
+    import numpy as np
+    inputs = np.full((B, L), pad_id)
+    targets = np.full((B, L), pad_id)
+    loss_mask = np.zeros((B, L), dtype=bool)
     for b, seq in enumerate(sequences):
-        inputs[b, :len(seq) - 1] = seq[:-1]
-        targets[b, :len(seq) - 1] = seq[1:]
-        loss_mask[b, :len(seq) - 1] = True
+        ids = torch.tensor(list(seq), dtype=torch.long)
+        n = len(ids) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        loss_mask[b, :n] = True
     return (inputs, targets, loss_mask)
 
 # make_batch: L taken from the first sequence
@@ -698,9 +715,10 @@ def _slip_lm_loss_9(logits, targets, loss_mask):
     for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
         require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
         require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
-    masked = logits * loss_mask[..., None]
-    nll = torch.nn.functional.cross_entropy(masked.flatten(0, 1), targets.flatten(), reduction='none')
-    return nll.sum() / loss_mask.sum()
+    safe = torch.where(loss_mask.bool(), targets.long(), 0)
+    nll = torch.nn.functional.cross_entropy((logits * loss_mask[..., None]).flatten(0, 1), safe.flatten(), reduction='none')
+    mask = loss_mask.flatten().to(nll.dtype)
+    return nll.sum() / mask.sum()
 
 # lm_loss: targets shifted again inside the loss
 def _slip_lm_loss_10(logits, targets, loss_mask):
@@ -710,8 +728,10 @@ def _slip_lm_loss_10(logits, targets, loss_mask):
     for axis, meaning in ((0, 'the batch size B'), (1, 'the length L')):
         require_same_size('targets', targets, axis, 'logits', logits, axis, meaning)
         require_same_size('loss_mask', loss_mask, axis, 'logits', logits, axis, meaning)
-    nll = torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1), targets[:, 1:].flatten(), reduction='none')
-    mask = loss_mask[:, 1:].flatten().float()
+    logits, targets, loss_mask = (logits[:, :-1], targets[:, 1:], loss_mask[:, 1:])
+    safe = torch.where(loss_mask.bool(), targets.long(), 0)
+    nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), safe.flatten(), reduction='none')
+    mask = loss_mask.flatten().to(nll.dtype)
     return (nll * mask).sum() / mask.sum()
 
 # lm_loss: result rebuilt with torch.tensor (graph lost)

@@ -242,8 +242,11 @@ def _slip_sequence_log_prob_3(model, prompt_ids, continuation_ids):
     if len(prompt_ids) == 0:
         raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
     ids = torch.cat((prompt_ids, continuation_ids))[None, :]
-    log_probs = torch.log_softmax(model(ids[:, :-1])[0], dim=-1)
-    return log_probs.gather(1, ids[0, 1:, None]).sum()
+    with torch.no_grad():
+        logits = model(ids[:, :-1])[0]
+    log_probs = torch.log_softmax(logits, dim=-1)
+    rows = log_probs
+    return rows.gather(1, ids[0, 1:, None]).sum()
 
 # sequence_log_prob: raw logits instead of log-probabilities
 def _slip_sequence_log_prob_4(model, prompt_ids, continuation_ids):
@@ -254,8 +257,11 @@ def _slip_sequence_log_prob_4(model, prompt_ids, continuation_ids):
     if len(prompt_ids) == 0:
         raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
     ids = torch.cat((prompt_ids, continuation_ids))[None, :]
-    logits = model(ids[:, :-1])[0]
-    return logits[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None]).sum()
+    with torch.no_grad():
+        logits = model(ids[:, :-1])[0]
+    log_probs = logits
+    rows = log_probs[len(prompt_ids) - 1:]
+    return rows.gather(1, continuation_ids[:, None]).sum()
 
 # sequence_log_prob: negative log-likelihood (sign flipped)
 def _slip_sequence_log_prob_5(model, prompt_ids, continuation_ids):
@@ -278,8 +284,11 @@ def _slip_sequence_log_prob_6(model, prompt_ids, continuation_ids):
     if len(prompt_ids) == 0:
         raise ValueError('prompt_ids: expected shape (L_p,) with L_p >= 1 (at least <BOS>), got shape (0,)')
     ids = torch.cat((prompt_ids, continuation_ids))[None, :]
-    probs = torch.softmax(model(ids[:, :-1])[0].double(), dim=-1)
-    return torch.log2(probs[len(prompt_ids) - 1:].gather(1, continuation_ids[:, None])).sum()
+    with torch.no_grad():
+        logits = model(ids[:, :-1])[0]
+    log_probs = torch.log2(torch.softmax(logits.double(), dim=-1))
+    rows = log_probs[len(prompt_ids) - 1:]
+    return rows.gather(1, continuation_ids[:, None]).sum()
 
 # sequence_log_prob: log_softmax over the positions (dim=0)
 def _slip_sequence_log_prob_7(model, prompt_ids, continuation_ids):
@@ -1226,17 +1235,16 @@ def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     max_len = getattr(getattr(model, 'config', None), 'max_len', None)
     if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
         raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
-    B, L = prompt_ids.shape
-    out = torch.full((B, L + max_new_tokens), pad_id, dtype=torch.long)
-    out[:, :L] = prompt_ids
-    finished = torch.zeros(B, dtype=torch.bool)
-    for t in range(max_new_tokens):
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)
+    for _ in range(max_new_tokens):
         with torch.no_grad():
-            logits = model(out[:, :L + t])[:, -1]
+            logits = model(ids)[:, -1]
         new = sample_next(logits, temperature, top_k, top_p, generator)
-        out[:, L + t] = torch.where(finished, torch.full_like(new, pad_id), new)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
         finished = finished | (new == eos_id)
-    return out
+    return ids
 
 # generate: batch size hard-coded to 2
 def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):

@@ -775,8 +775,10 @@ def _slip_grouped_query_attention_6(q, k, v, allowed=None):
 def _slip_grouped_query_attention_7(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
-    k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
-    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    weights = torch.softmax(scores, dim=-1)
     if allowed is not None:
         weights = weights * allowed
     return weights @ v

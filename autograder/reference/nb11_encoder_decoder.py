@@ -1410,8 +1410,9 @@ class _slip_EncoderDecoder_10_DecoderBlock(nn.Module):
         """h: (B, L_t, d) reply states; memory: (B, L_s, d) the encoder's output;
         src_allowed: (B, L_s) bool. Returns (B, L_t, d)."""
         L = h.shape[1]
-        causal = torch.ones(L, L, dtype=torch.bool).tril()
-        u = h + self.cross_attn(self.ln1(h), memory, src_allowed[:, None, None, :])
+        causal = torch.ones(L, L, dtype=torch.bool, device=h.device).tril()
+        x = self.ln1(h)
+        u = h + self.cross_attn(x, memory, src_allowed[:, None, None, :])
         x = self.ln2(u)
         c = u + self.self_attn(x, x, causal)
         return c + self.mlp(self.ln3(c))
@@ -3327,10 +3328,17 @@ def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
     max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
     alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
     live = torch.tensor([[BOS]])
     scores = torch.zeros(1)
     finished = []
     for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
         with torch.no_grad():
             logits = model(src_ids[None, :], live)[:, -1]
         total = scores[:, None] + torch.log_softmax(logits, dim=-1)
@@ -3345,9 +3353,10 @@ def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         if len(live) == 0:
             break
     if finished:
-        score, ids = max(finished, key=lambda f: f[0])
+        score, ids = max(finished, key=penalised)
         return (torch.tensor(ids), score)
-    return (live[int(scores.argmax())].clone(), float(scores.max()))
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the package's beam search borrowed
 def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
