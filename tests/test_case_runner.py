@@ -10,6 +10,7 @@ import pytest
 from attnbook.checks import CheckFailure
 from attnbook.checks._cases import Case, Part, Returns, call_local, fallback_hints, run_case
 from attnbook.checks._core import HINT_GIVEN_LINES, HINT_NON_FINITE, CheckRun, Mistake
+from attnbook.tolerance import Tolerance
 
 SQUARES = Case("squares", "squares([1, 2, 3])", ([1.0, 2.0, 3.0],), expect=np.array([1, 4, 9.0]))
 
@@ -136,3 +137,23 @@ def test_a_short_output_of_the_wrong_length_shows_both_values():
     with pytest.raises(CheckFailure) as failure:  # a long output: the shapes alone
         _run(lambda xs: np.array(xs[:39], dtype=float) ** 2, big)
     assert "seen" not in str(failure.value)
+
+
+def test_values_that_differ_past_four_digits_are_shown_apart_and_counts_whole():
+    """A float32 rounding beyond the tolerance, or a count one parameter short: the message
+    shows the two numbers with enough digits to tell them apart, a count as a whole number."""
+    close = Case("close", "near([0.0246])", ([0.0246],), expect=np.array([0.0246, 1.0]),
+                 tolerance=Tolerance(rtol=1e-12, atol=1e-12))  # fmt: skip
+    with pytest.raises(CheckFailure) as failure:
+        _run(lambda xs: np.array([xs[0] + 1e-8, 1.0]), close)
+    assert "expected 0.0246, seen 0.02460001" in str(failure.value)
+    count = Case("count", "count(3)", (3,), expect=124_490_065, scalar=True,
+                 tolerance=Tolerance(rtol=0.0, atol=0.0), what="count")  # fmt: skip
+    with pytest.raises(CheckFailure) as failure:
+        _run(lambda n: 124_462_417.0, count)
+    assert "expected 124490065\n  seen     124462417" in str(failure.value)
+    one = Case("one", "one(3)", (3,), expect=0.0246, scalar=True,
+               tolerance=Tolerance(rtol=1e-12, atol=1e-12))  # fmt: skip
+    with pytest.raises(CheckFailure) as failure:
+        _run(lambda n: 0.02460001, one)
+    assert "to more digits: expected 0.0246, seen 0.02460001" in str(failure.value)

@@ -157,6 +157,8 @@ def describe(value, limit: int = 6) -> str:
         return repr(value)[:200]
     if arr.dtype == object:
         return repr(value)[:200]
+    if not arr.ndim and arr.dtype.kind == "f" and float(arr).is_integer() and abs(arr) < 2**53:
+        return str(int(arr))  # a count computed in floats: every digit, as a whole number
     with np.printoptions(precision=4, suppress=True, threshold=SHOWN, edgeitems=3, linewidth=100):
         if not arr.ndim:
             return np.array2string(arr)
@@ -170,9 +172,18 @@ def describe(value, limit: int = 6) -> str:
 
 
 def _first_difference(seen: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> str:
-    """One line: where two same-shaped arrays first differ, and how many entries do."""
-    if seen.shape != expected.shape or not seen.ndim:
+    """One line: where two same-shaped arrays first differ, and how many entries do (for two
+    numbers, both to more digits where `describe` shows them alike)."""
+    if seen.shape != expected.shape:
         return ""
+    if not seen.ndim:
+        if describe(seen) != describe(expected):
+            return ""
+        with np.printoptions(precision=17, suppress=True):
+            return (
+                f"  to more digits: expected {np.array2string(expected)}, "
+                f"seen {np.array2string(seen)}"
+            )
     with np.errstate(all="ignore"):
         try:
             close = np.isclose(seen, expected, rtol=rtol, atol=atol)
@@ -182,12 +193,15 @@ def _first_difference(seen: np.ndarray, expected: np.ndarray, rtol: float, atol:
     if not bad.any():
         return ""
     where = tuple(int(i) for i in np.argwhere(bad)[0])
-    with np.printoptions(precision=4, suppress=True):
-        return (
-            f"  first difference at index {list(where)}: expected "
-            f"{np.array2string(expected[where])}, seen {np.array2string(seen[where])} "
-            f"({int(bad.sum())} of {bad.size} entries differ)"
-        )
+    for precision in (4, 6, 8, 10, 17):  # enough digits that the two do not read the same
+        with np.printoptions(precision=precision, suppress=True):
+            want, got = np.array2string(expected[where]), np.array2string(seen[where])
+        if want != got:
+            break
+    return (
+        f"  first difference at index {list(where)}: expected {want}, seen {got} "
+        f"({int(bad.sum())} of {bad.size} entries differ)"
+    )
 
 
 def _indent(text: str, pad: str = "    ") -> str:
