@@ -45,7 +45,7 @@ from grader.sandbox import (
 
 from attnbook.checks._core import CheckFailure, CheckRun, observe
 from attnbook.checks._lm import ObservedLM
-from attnbook.checks._source import definitions, names_called, names_reached
+from attnbook.checks._source import borrowed, definitions, names_called, names_reached
 from attnbook.lm.model import LMConfig
 
 SANDBOX_OK, _ = sandbox_available()
@@ -208,6 +208,49 @@ def test_the_notebook_and_the_grader_read_the_same_names():
     exec(compile(SOURCE, "<cell>", "exec"), namespace)
     for name in ("layer_norm", "clean", "sneaky"):
         assert names_called(namespace[name]) == names_used([SOURCE], name), name
+
+
+OWN_HELPER = """
+import torch.nn.functional as F
+
+
+def scaled_dot_product_attention(q, k, v):
+    return (q @ k.transpose(-1, -2)).softmax(-1) @ v
+
+
+def gqa(q, k, v):
+    def rms_norm(x):
+        return x
+    return scaled_dot_product_attention(rms_norm(q), k, v)
+"""
+TAKEN_BACK = "from torch.nn.functional import scaled_dot_product_attention"
+
+
+def test_a_helper_of_the_learners_own_is_read_not_banned_by_its_name():
+    """A learner's own function named like PyTorch's is read (its body counts); the name
+    counts again once anything else may bind it, in any cell."""
+    namespace: dict = {}
+    import linecache
+
+    linecache.cache["<own>"] = (len(OWN_HELPER), None, OWN_HELPER.splitlines(True), "<own>")
+    exec(compile(OWN_HELPER, "<own>", "exec"), namespace)
+    banned = {"scaled_dot_product_attention", "rms_norm"}
+    for names in (names_used([OWN_HELPER], "gqa"), names_called(namespace["gqa"])):
+        assert names is not None and "softmax" in names  # the helper's body is read
+        assert "scaled_dot_product_attention" in names  # a helper of its own is still named
+        assert not borrowed(names, banned), names
+    for later in (
+        TAKEN_BACK,
+        'globals()["scaled_dot_product_attention"] = F.softmax',
+        "scaled_dot_product_attention = F.scaled_dot_product_attention",
+    ):
+        assert borrowed(names_used([OWN_HELPER, later], "gqa"), banned), later
+    exec(TAKEN_BACK, namespace)  # in the notebook, the binding the kernel holds decides
+    assert borrowed(names_called(namespace["gqa"]), banned)
+    fused = OWN_HELPER.replace(
+        "(q @ k.transpose(-1, -2)).softmax(-1) @ v", "F.scaled_dot_product_attention(q, k, v)"
+    )
+    assert borrowed(names_used([fused], "gqa"), banned)
 
 
 # -- outputs -------------------------------------------------------------------------------

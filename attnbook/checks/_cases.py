@@ -156,6 +156,9 @@ class Case:
     # the output does not grow with the inputs (a normalisation): float32 precision for values
     # as large as the output alone, not as the inputs
     scale_free: bool = False
+    # the size of values the computation handles that no array input shows: the angles l * w_i
+    # of a position table, whose float32 rounding (about eps * l) sin and cos carry out
+    magnitude: float = 0.0
     decimals: int | None = None  # `expect` written out with this many decimal places
     what: str = "values"
     # what the raw output must be before its shape is read (a tensor, not a tuple):
@@ -327,12 +330,13 @@ def token_wise_cases(
 
 def case_tolerance(case: Case, expected) -> Tolerance:
     """The one tolerance of the case tables: float32 precision (`ACCEPTED_DTYPE`) for values
-    as large as the case's array inputs (not sizes such as L or d; none when `scale_free`) and
-    expected output, `case.depth` reductions deep."""
+    as large as the case's array inputs (not sizes such as L or d; none when `scale_free`),
+    expected output and `case.magnitude`, `case.depth` reductions deep."""
     if case.tolerance is not None:
         return case.tolerance
     arrays = [a for a in case.args if hasattr(a, "shape") and not case.scale_free]
-    return tolerance(ACCEPTED_DTYPE, _magnitude(expected, *arrays), case.depth, case.decimals)
+    size = _magnitude(expected, case.magnitude, *arrays)
+    return tolerance(ACCEPTED_DTYPE, size, case.depth, case.decimals)
 
 
 def _magnitude(*values) -> float:

@@ -6,7 +6,11 @@ The visible checks and the grader must agree on what counts, so both read the sa
 the syntax tree of the function's last definition, plus the functions and classes of the
 learner's own that it reaches, transitively. Names are the globals, attributes and imports
 it reads, and string constants that are identifiers (so `getattr(F, "layer_norm")` counts).
-Docstrings and comments never count.
+Docstrings and comments never count. A function the learner wrote and reads by its bare name
+is marked as their own (`borrowed` leaves it out of a ban on the library's function of that
+name, such as PyTorch's `scaled_dot_product_attention`: its body counts instead), but only
+where the name can mean nothing else: defined inside the function read, or at top level and
+bound there by nothing but `def` or `class` (no import, assignment or string of that name).
 
 In the notebook the source comes from `inspect.getsource` (a class defined in a notebook has
 no file, so it is read from its methods); in the grader from the submission's code cells
@@ -52,44 +56,111 @@ def docstring_ids(node: ast.AST) -> set[int]:
     return ids
 
 
-def names_in(node: ast.AST, own: str = "") -> set[str]:
-    """Names read anywhere inside `node`; its own bare name (a recursive call) left out,
-    an attribute of the same name (`F.layer_norm` inside `layer_norm`) kept."""
-    names: set[str] = set()
+def _name_string(node: ast.AST, docstrings: set[int]) -> str | None:
+    """The text of a string constant that is an identifier, outside the docstrings (the
+    "layer_norm" of `getattr(F, "layer_norm")`); None for any other node."""
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and node.value.isidentifier()
+    ):
+        return node.value
+    return None
+
+
+def _names(node: ast.AST, own: str = "") -> tuple[set[str], set[str]]:
+    """(bare names, other names) read inside `node`: bare names are `ast.Name` reads, except
+    `own` and the functions and classes defined inside `node`; the others are attributes,
+    imported names and identifier strings outside docstrings."""
+    bare: set[str] = set()
+    other: set[str] = set()
     skip = docstring_ids(node)
+    nested = {
+        inner.name
+        for inner in ast.walk(node)
+        if inner is not node
+        and isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
     for inner in ast.walk(node):
         if isinstance(inner, ast.Name):
-            if inner.id != own:  # a recursive call is not a borrowed one
-                names.add(inner.id)
+            # a recursive call is not a borrowed one, nor is a call of a helper defined here
+            if inner.id != own and inner.id not in nested:
+                bare.add(inner.id)
         elif isinstance(inner, ast.Attribute):
-            names.add(inner.attr)
+            other.add(inner.attr)
         elif isinstance(inner, ast.Import | ast.ImportFrom):
             for alias in inner.names:
-                names.update(alias.name.split("."))
+                other.update(alias.name.split("."))
             if isinstance(inner, ast.ImportFrom) and inner.module:
-                names.update(inner.module.split("."))
-        elif (
-            isinstance(inner, ast.Constant)
-            and isinstance(inner.value, str)
-            and id(inner) not in skip
-            and inner.value.isidentifier()
-        ):
-            names.add(inner.value)
+                other.update(inner.module.split("."))
+        elif (text := _name_string(inner, skip)) is not None:
+            other.add(text)
+    return bare, other
+
+
+def names_in(node: ast.AST, own: str = "") -> set[str]:
+    """Names read anywhere inside `node`; its own bare name (a recursive call) and those of
+    functions defined inside it left out, an attribute of the same name (`F.layer_norm`
+    inside `layer_norm`) kept."""
+    bare, other = _names(node, own)
+    return bare | other
+
+
+def rebound(tree: ast.Module) -> set[str]:
+    """Names that `tree` binds at top level other than by `def` or `class` (imports,
+    assignments, loop and `with` targets, `del`), declares `global` anywhere, or writes as
+    an identifier string (`globals()["name"] = ...`): a bare read of one of these may not
+    be the learner's own definition."""
+    names: set[str] = set()
+    skip = docstring_ids(tree)
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+                    names.add(inner.id)
+    for inner in ast.walk(tree):
+        if isinstance(inner, ast.Global):
+            names.update(inner.names)
+        elif (text := _name_string(inner, skip)) is not None:
+            names.add(text)
     return names
 
 
-def names_reached(name: str, defs: dict[str, ast.AST]) -> set[str]:
-    """`names_in` of `name`'s definition and of every definition in `defs` it reaches."""
+OWN = "own:"  # marks a name read only as the learner's own definition (see `borrowed`)
+
+
+def names_reached(
+    name: str, defs: dict[str, ast.AST], shadowed: set[str] | frozenset[str] = frozenset()
+) -> set[str]:
+    """`names_in` of `name`'s definition and of every definition in `defs` it reaches. A
+    definition in `defs` that the code reads only by its bare name, and that nothing else
+    binds (not in `shadowed`, see `rebound`), is also marked `OWN + name`: `borrowed` does
+    not count it as the library's function of that name."""
     seen, todo, names = {name}, [name], set()
+    bare_reads: set[str] = set()
+    for_other: set[str] = set()
     while todo:
         current = todo.pop()
-        found = names_in(defs[current], own=current)
-        names |= found
-        for other in found:
-            if other in defs and other not in seen:
-                seen.add(other)
-                todo.append(other)
-    return names
+        bare, other = _names(defs[current], own=current)
+        names |= bare | other
+        bare_reads |= bare
+        for_other |= other
+        for found in bare | other:
+            if found in defs and found not in seen:
+                seen.add(found)
+                todo.append(found)
+    own = (bare_reads & set(defs)) - for_other - set(shadowed)
+    return names | {OWN + n for n in own}
+
+
+def borrowed(names: set[str], banned: set[str]) -> set[str]:
+    """The names of `banned` that `names` (from `names_called` or the grader) reads, other
+    than as the learner's own function of that name (a helper of their own called
+    `scaled_dot_product_attention` is read, not banned: its body counts instead)."""
+    return {n for n in names & banned if OWN + n not in names}
 
 
 def source_text(obj) -> str | None:

@@ -188,6 +188,7 @@ def _table_case(L: int, d: int, call: str = "", expect=None, decimals=None) -> C
         crash_hints=(("broadcast", HINT_FREQUENCY_PER_PAIR),),
         decimals=decimals,
         probe=_table_probe,
+        magnitude=float(max(L - 1, 0)),  # the largest angle, (L - 1) * w_0
     )
 
 
@@ -328,7 +329,7 @@ HINT_SHIFT_SHAPE = "a (d, d) matrix acting on a position vector"
 HINT_SHIFT_HARD_CODED = "a (d, d) matrix with d the argument, not the worked example's 4"
 HINT_SHIFT_ZERO = "shifting by 0 leaves every position vector alone: the identity"
 HINT_SHIFT_ROTATION = "each block is a rotation: [[cos, sin], [-sin, cos]]"
-HINT_SHIFT_TAKES = "the matrix must take p_l to p_(l+{k}) for every l"  # k: the shift
+HINT_SHIFT_TAKES = "the matrix must take p_l to p_(l{k}) for every l"  # k: the shift, signed
 
 
 def _on_table(k: int, d: int, table: np.ndarray) -> Case:
@@ -341,8 +342,9 @@ def _on_table(k: int, d: int, table: np.ndarray) -> Case:
         expect=np.stack([table[l + k] for l in rows]),
         shape=(d, d),
         shape_hint=HINT_SHIFT_HARD_CODED,
-        hint=HINT_SHIFT_TAKES.format(k=k),
+        hint=HINT_SHIFT_TAKES.format(k=f"{k:+d}"),
         decimals=10,
+        magnitude=float(abs(k)),  # the largest angle, |k| * w_0
         view=(
             f"shift_matrix({k}, {d}) @ p_l for l in {list(rows)}",
             lambda M: np.stack([M @ table[l] for l in rows]),
@@ -363,6 +365,8 @@ SHIFT_CASES = (
         Case(f"d={d}", f"shift_matrix(1, {d})", (1, d), raises=ValueError, mentions=(str(d),))
         for d in (3, 0)
     ),
+    Case("k=2.5", "shift_matrix(2.5, 4) (k is a whole step)", (2.5, 4), raises=ValueError,
+         mentions=("k", "2.5")),
 )  # fmt: skip
 
 
@@ -376,11 +380,19 @@ def check_shift_matrix(shift_matrix, reference=None, trials: int = 12) -> None:
         rng = np.random.default_rng(hidden_seed(700))
         draws = [(int(rng.integers(-50, 51)), 2 * int(rng.integers(1, 13))) for _ in range(trials)]
         cases = [
-            Case("trial", f"shift_matrix({k}, {d}) (random, trial {trial})", (k, d), shape=(d, d))
+            Case(
+                "trial",
+                f"shift_matrix({k}, {d}) (random, trial {trial})",
+                (k, d),
+                shape=(d, d),
+                magnitude=float(abs(k)),
+            )
             for trial, (k, d) in enumerate(draws)
         ]
         k = 100000 + int(rng.integers(0, 1000))
-        cases.append(Case("trial", f"shift_matrix({k}, 8) (a large shift)", (k, 8)))
+        cases.append(
+            Case("trial", f"shift_matrix({k}, 8) (a large shift)", (k, 8), magnitude=float(k))
+        )
         run_reference_cases(run, "shift_matrix", reference, cases, KNOWN)
     run.done()
 

@@ -181,7 +181,11 @@ FREQUENCY_CASES = (
         )
         for d_k in (5, 0)
     ),
-)
+    Case("base nan", "rope_frequencies(8, nan)", (8, float("nan")), raises=ValueError,
+         mentions=("base", "nan")),
+    Case("base 0-d", "rope_frequencies(4, np.array(100.0)) (a 0-d array base)",
+         (4, np.array(100.0)), expect=np.array([1.0, 0.1]), decimals=10),
+)  # fmt: skip
 
 
 def check_rope_frequencies(rope_frequencies, reference=None, trials: int = 12) -> None:

@@ -361,6 +361,13 @@ MASKED = Returns(
 )
 
 
+HINT_MAX_OF_ALLOWED = (
+    "take each row's maximum over its ALLOWED scores (set the blocked ones to -inf first): a "
+    "blocked key that scores far higher makes exp(allowed score - that maximum) underflow to 0, "
+    "and a row that has an allowed key comes out empty"
+)
+
+
 def _masked_case(id: str, call: str, args: tuple, **more) -> Case:
     more = {"finite": _nan_hint(HINT_NAN), **more}
     return Case(id, call, args, expect=torch_attend, returns=MASKED, then=_blocked_probe, **more)
@@ -405,6 +412,14 @@ MASKED_CASES = (
             _lower(2),
         ),
         finite=_nan_hint(HINT_OVERFLOW),
+    ),
+    # A blocked key far ahead of the allowed one: query 0 still reads key 0 with weight 1.
+    _masked_case(
+        "blocked key far ahead",
+        "masked_attention with a causal mask where query 0's blocked key scores 1131 above its "
+        "allowed one (Q = [[0, 40], [0, 40]], K = 40 I)",
+        (np.array([[0.0, 40.0], [0.0, 40.0]]), 40.0 * np.eye(2), np.eye(2), _lower(2)),
+        hint=HINT_MAX_OF_ALLOWED,
     ),
     Case("V too short", "masked_attention with K (4, 3) and V (3, 3)",
          (WORKED_Q, WORKED_K, WORKED_V[:3], _lower(4)), raises=ValueError,

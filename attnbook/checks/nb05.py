@@ -37,6 +37,7 @@ from attnbook.checks._core import (
     names_called,
 )
 from attnbook.checks._modules import is_instance, parameter_shapes, type_name
+from attnbook.checks._source import borrowed
 
 KNOWN = Slips("nb05")
 
@@ -351,7 +352,7 @@ def check_scaled_dot_product_attention(
     run.in_place_hint = HINT_SDPA_IN_PLACE
     names = names_called(scaled_dot_product_attention)
     run.expect_true(
-        "scaled_dot_product_attention" not in names and "multi_head_attention_forward" not in names,
+        not borrowed(names, {"scaled_dot_product_attention", "multi_head_attention_forward"}),
         f"{run.name} calls PyTorch's own fused attention.",
         hint=HINT_WRITE_IT_YOURSELF,
     )

@@ -45,6 +45,7 @@ from attnbook.checks._core import (
     names_called,
 )
 from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
+from attnbook.checks._source import borrowed
 from attnbook.demos.nb06 import POSITION_OPTIONS
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
 from attnbook.tolerance import Tolerance
@@ -183,11 +184,10 @@ def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
     beta, a batch against nn.LayerNorm, tiny and large spreads, one token, float32, an input
     check), then random shapes, scales and eps against the reference."""
     run = CheckRun(layer_norm)
-    names = names_called(layer_norm)
+    used = borrowed(names_called(layer_norm), set(_BUILTIN_NORMS))
     run.expect_true(
-        not names & set(_BUILTIN_NORMS),
-        f"{run.name} calls PyTorch's own normalisation "
-        f"({', '.join(sorted(names & set(_BUILTIN_NORMS)))}).",
+        not used,
+        f"{run.name} calls PyTorch's own normalisation ({', '.join(sorted(used))}).",
         hint=HINT_WRITE_IT_YOURSELF,
     )
     run.in_place_hint = HINT_LAYER_NORM_IN_PLACE

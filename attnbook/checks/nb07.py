@@ -197,6 +197,11 @@ BATCH_CASES = (
     _batch_case("three", f"make_batch({_THREE}, pad_id=7)", _THREE, 7, expect=_batch),
     _batch_case("one", "make_batch([[1, 2]], pad_id=0): one sequence, one target", [[1, 2]], 0,
                 expect=(ids([[1]]), ids([[2]]), torch.tensor([[True]]))),
+    # GPT-2 setups pad with the <EOS> id: a target equal to pad_id can be real
+    _batch_case("pad is eos", "make_batch([[1, 5, 2], [1, 2]], pad_id=2): the padding id is "
+                "also the <EOS> id (2), as in GPT-2 setups", [[1, 5, 2], [1, 2]], 2,
+                expect=(ids([[1, 5], [1, 2]]), ids([[5, 2], [2, 2]]),
+                        torch.tensor([[True, True], [True, False]]))),
     Case("empty", "make_batch([], pad_id=0)", ([], 0), raises=ValueError,
          mentions=("sequences",)),
     Case("one id", "make_batch([[1, 5, 2], [1]], pad_id=0)", ([[1, 5, 2], [1]], 0),
@@ -205,9 +210,9 @@ BATCH_CASES = (
 
 
 def _batch_trial(rng: np.random.Generator, seed: int) -> Case:
-    """1 to 5 sequences of 2 to 10 ids, padded with 0, 3 or 50."""
+    """1 to 5 sequences of 2 to 10 ids, padded with 0, 3, 50 or the <EOS> id 2."""
     B = int(rng.integers(1, 6))
-    pad_id = int(rng.choice([0, 0, 3, 50]))
+    pad_id = int(rng.choice([0, 0, 2, 3, 50]))
     sequences = [
         [1] + [int(v) for v in rng.integers(4, 40, size=int(rng.integers(0, 9)))] + [2]
         for _ in range(B)
@@ -602,10 +607,21 @@ def _eval_loss(model, batches) -> float:
     return sum(s[0] for s in stats) / sum(s[1] for s in stats)
 
 
+HINT_EVAL_MEAN = (
+    "the result is the mean loss over every real target of every batch: add up each batch's "
+    "summed loss (lm_loss times its number of real targets, loss_mask.sum()) and that number, "
+    "then divide the two totals"
+)
+
+
 def _eval_case(case_id: str, call: str, model, batches, expect=None) -> Case:
+    """A case of `evaluate`; its hint names dropout only where the model has dropout on."""
+    dropout_on = model.training and any(
+        isinstance(m, torch.nn.Dropout) and m.p > 0 for m in model.modules()
+    )
     return Case(case_id, call, (model, batches), expect=expect, scalar=True,
                 shape_hint=HINT_RETURN_FLOAT, before=_no_graph, then=_scored_in_eval_mode,
-                depth=12, hint=HINT_EVAL_RANDOM, what="loss",
+                depth=12, hint=HINT_EVAL_RANDOM if dropout_on else HINT_EVAL_MEAN, what="loss",
                 crash_hints=(("", HINT_EVAL_BATCHES),))  # fmt: skip
 
 

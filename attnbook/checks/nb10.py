@@ -50,6 +50,7 @@ from attnbook.checks._core import (
 )
 from attnbook.checks._lm import one_thread
 from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
+from attnbook.checks._source import borrowed
 from attnbook.checks.nb06 import _expect_same_parameters
 from attnbook.lm.model import rope_tables
 from attnbook.lm.qwen3 import (
@@ -105,7 +106,7 @@ def _expect_tensor(run: CheckRun, call: str, seen, hint: str | None = None) -> N
 
 
 def _forbid(run: CheckRun, func, banned: set[str], what: str, hint: str) -> None:
-    used = names_called(func) & banned
+    used = borrowed(names_called(func), banned)
     run.expect_true(not used, f"{run.name} calls {what} ({', '.join(sorted(used))}).", hint=hint)
 
 

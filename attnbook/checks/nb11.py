@@ -44,7 +44,7 @@ from attnbook.checks._core import (
     names_called,
 )
 from attnbook.checks._modules import parameter_shapes
-from attnbook.checks._source import definitions, names_reached
+from attnbook.checks._source import borrowed, definitions, names_reached, rebound
 from attnbook.lm.seq2seq import (
     Seq2SeqConfig,
     Seq2SeqTransformer,
@@ -238,7 +238,7 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
     run = CheckRun(cross_attention, none_ok=True)  # `_a_pair` names the missing pair
     names = names_called(cross_attention)
     run.expect_true(
-        "scaled_dot_product_attention" not in names and "multi_head_attention_forward" not in names,
+        not borrowed(names, {"scaled_dot_product_attention", "multi_head_attention_forward"}),
         f"{run.name} calls PyTorch's own fused attention.",
         hint=HINT_CROSS_OWN,
     )
@@ -358,11 +358,12 @@ def _class_names(cls) -> set[str]:
         code = getattr(value, "__code__", None)
         lines = linecache.getlines(code.co_filename) if code is not None else []
         try:
-            found = definitions(ast.parse("".join(lines))) if lines else {}
+            tree = ast.parse("".join(lines)) if lines else None
         except SyntaxError:
             continue
-        if cls.__name__ in found:
-            return names_reached(cls.__name__, found)
+        found = definitions(tree) if tree is not None else {}
+        if tree is not None and cls.__name__ in found:
+            return names_reached(cls.__name__, found, rebound(tree))
     return names
 
 
@@ -740,8 +741,8 @@ def check_beam_search(beam_search, reference=None, trials: int = 6) -> None:
     penalty and two input checks (the table `SEARCH_CASES`), then random settings against
     the reference."""
     run = CheckRun(beam_search, crash_hint=HINT_SEARCH)
-    borrowed = sorted(names_called(beam_search) & {"beam_decode", "greedy_decode"})
-    run.expect_true(not borrowed, f"{run.name} calls the package's {borrowed}.",
+    used = sorted(borrowed(names_called(beam_search), {"beam_decode", "greedy_decode"}))
+    run.expect_true(not used, f"{run.name} calls the package's {used}.",
                     hint=HINT_SEARCH_OWN)  # fmt: skip
     run_table(run, _BEAM, SEARCH_CASES, KNOWN, reference, trials, _search_trial)
 

@@ -41,17 +41,20 @@ def names_used(sources: list[str], name: str, origin: dict | None = None) -> set
     name holds when the tests run (`origin`, see `grader.borrowed.follow`): the student's
     code it points at is read the same way, code outside the cells adds its path's names.
     """
-    from attnbook.checks._source import definitions, names_reached
+    from attnbook.checks._source import definitions, names_reached, rebound
     from grader.borrowed import dynamic_bindings, follow
 
     text = "\n\n".join(sources)
     if len(text) > SOURCE_LIMIT:
         return None
     defs: dict[str, ast.AST] = {}
+    shadowed: set[str] = set()  # bound some other way too: a bare read of it counts
     for source in sources:
         with contextlib.suppress(SyntaxError, ValueError, RecursionError, MemoryError):
-            defs.update(definitions(ast.parse(source)))
-    found = names_reached(name, defs) if name in defs else None
+            tree = ast.parse(source)
+            defs.update(definitions(tree))
+            shadowed |= rebound(tree)
+    found = names_reached(name, defs, shadowed) if name in defs else None
     bound = dynamic_bindings(sources).get(name, [])
     extra: list[ast.AST] = [value for _kind, value in bound if isinstance(value, ast.AST)]
     followed = follow(origin, sources) if origin is not None else None
@@ -59,7 +62,7 @@ def names_used(sources: list[str], name: str, origin: dict | None = None) -> set
         extra += followed.nodes
     for index, node in enumerate(extra):
         key = f"<binding {index} of {name}>"
-        reached = names_reached(key, {**defs, key: node})
+        reached = names_reached(key, {**defs, key: node}, shadowed)
         found = reached if found is None else found | reached
     for path in followed.paths if followed is not None else []:
         found = (found or set()) | set(path.split("."))

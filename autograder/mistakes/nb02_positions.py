@@ -15,6 +15,10 @@ HINT_STEP_TWICE = ("np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not m
 HINT_LAST_PAIR_LEFT_ZERO = "fill every pair i = 0 .. d/2-1, the last included: range(d // 2)"
 HINT_EMBED_FROM_1 = "the first token sits at position 0: add P[:L], not P[1:L+1]"
 HINT_SHIFT_USE_K = "the angle of pair i is k * w_i: use k"
+HINT_EXPONENT_LINSPACE = ("the exponents 2i/d stop at (d-2)/d, short of 1: use "
+                          "np.arange(0, d, 2) / d, not np.linspace(0, 1, d // 2), which ends at 1")
+HINT_EXPONENT_PARENTHESES = ("put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** "
+                             "binds before / and *")
 
 
 MISTAKES, ALTERNATIVES = catalogue([
@@ -44,6 +48,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("w = 10000.0 ** (np.arange(0, d, 2) / d)",
                      "i = np.arange(0, d, 2)\nw = 1.0 / 10000.0 ** (2 * i / d)"),
     ], hint=HINT_STEP_TWICE, like="positive exponent (10000^(+2i/d))"),
+    mistake(TABLE, "exponents spread with np.linspace(0, 1, d // 2) (the last one 1, not (d-2)/d)",
+            edit("-np.arange(0, d, 2) / d", "-np.linspace(0, 1, d // 2)"),
+            hint=HINT_EXPONENT_LINSPACE),
     mistake(TABLE, "table transposed (d, L)", [
         edit(", dtype=np.float64)[:, None", ")[None, :"), edit("/ d)", "/ d)[:, None]"),
         edit("L, d", "d, L"), edit(":, 0::2] = np.sin(l * w", "0::2] = np.sin(w * l"),
@@ -82,8 +89,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         return P""", hint=HINT_LAST_PAIR_LEFT_ZERO),
     mistake(TABLE, "missing parentheses: 1 / 10000 ** (2i) / d",
             edit("10000.0 ** (-np.arange(0, d, 2) / d)", "1 / 10000.0 ** np.arange(0, d, 2) / d"),
-            hint="put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds before / "
-                 "and *"),
+            hint=HINT_EXPONENT_PARENTHESES),
     mistake(TABLE, "positions from np.linspace(0, L, L)",
             edit("np.arange(L, dtype=np.float64", "np.linspace(0, L, L"),
             hint="the positions are the whole numbers 0, 1, ..., L-1: np.arange(L), not "
@@ -133,6 +139,16 @@ MISTAKES, ALTERNATIVES = catalogue([
         l = torch.arange(L, dtype=torch.float64)[:, None]
         w = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         return torch.stack([torch.sin(l * w), torch.cos(l * w)], dim=-1).reshape(L, d)"""),
+    alternative(TABLE, "torch float32 as the Annotated Transformer writes it, cast to float64",
+                """
+        import math
+        import torch
+        pe = torch.zeros(L, d)
+        position = torch.arange(0, L).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d, 2) * -(math.log(10000.0) / d))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        return pe.double()"""),
     alternative(TABLE, "columns collected pair by pair", """
         l = np.arange(L)
         columns = []
@@ -305,6 +321,15 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "c, s = np.cos(k * w[i]), np.sin(k * w[i])\n"
                      "M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]"),
     ], hint=HINT_STEP_TWICE),
+    mistake(SHIFT, "exponents spread with np.linspace(0, 1, d // 2) (the last one 1, not (d-2)/d)",
+            edit("-np.arange(0, d, 2) / d", "-np.linspace(0, 1, d // 2)"),
+            hint=HINT_EXPONENT_LINSPACE),
+    mistake(SHIFT, "missing parentheses: k * 10000 ** -2 * i / d", """
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            a = k * 10000.0 ** -2 * i / d
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+        return M""", hint=HINT_EXPONENT_PARENTHESES),
     mistake(SHIFT, "frequency picked by the feature index j", [
         edit(", dtype=int", ""), edit("i in range(d //", "j in range(0, d,"),
         edit("i]", "j // 2] if j == 0 else k * 10000.0 ** (-(j + 1) / d)"),
@@ -330,6 +355,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SHIFT, "shift by k + 1", [edit(", dtype=int", ""), edit("k", "(k + 1)")],
             hint="the angle of pair i is k * w_i, not (k + 1) * w_i",
             like="an integer matrix (cos and sin truncated to whole numbers)"),
+    mistake(SHIFT, "cos(k) * w and sin(k) * w instead of cos(k * w) and sin(k * w)",
+            edit("k * w)", "k) * w", count=2),
+            hint="take cos and sin of the angle k * w_i: np.sin(k * w), not np.sin(k) * w"),
     mistake(SHIFT, "hard-coded 4 x 4 (the worked example's d)", [
         edit("d, d), dtype=int", "4, 4)"), edit("d // 2", "2"),
     ], detects=nb02.HINT_SHIFT_HARD_CODED,
@@ -428,6 +456,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         M = np.zeros((d, d))
         for i, zi in enumerate(z):
             M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[zi.real, zi.imag], [-zi.imag, zi.real]]
+        return M"""),
+    alternative(SHIFT, "float32 frequencies and angles, float64 blocks", """
+        w = 10000.0 ** (-np.arange(0, d, 2, dtype=np.float32) / np.float32(d))
+        c, s = np.cos(np.float32(k) * w), np.sin(np.float32(k) * w)
+        M = np.zeros((d, d))
+        for i in range(d // 2):
+            M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c[i], s[i]], [-s[i], c[i]]]
         return M"""),
     # -- concept questions -------------------------------------------------------------------------
     mistake("answer_bag_of_words", "thinks nearer words weigh more", edit("A", "B"), detects=WHY),

@@ -116,6 +116,10 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("2)", "2) / np.sqrt(K.shape[-2])"),
             hint="scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the number "
                  "of keys K.shape[-2]", like="no 1/sqrt(d_k)"),
+    mistake(MASKED, "scaled by the number of queries instead of d_k",
+            edit("2)", "2) / np.sqrt(Q.shape[-2])"),
+            hint="scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the number "
+                 "of queries Q.shape[-2]", like="no 1/sqrt(d_k)"),
     mistake(MASKED, "softmax over the query axis", [
         edit("S.max(axis=-1", "S.max(axis=-2"), edit("=-1", "=-2"), edit(", A @ V", " @ V, A"),
     ], detects=nb04.HINT_SOFTMAX_AXIS, like="returns (A, Y) instead of (Y, A)"),
@@ -186,13 +190,14 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(MASKED, "Y returned transposed",
             edit("return A @ V, A", "return np.swapaxes(A @ V, -1, -2), A"),
             detects=nb04.HINT_Y_SHAPE),
-    alternative(MASKED, "softmax, zero the blocked weights, renormalise", """
+    mistake(MASKED, "row maximum over blocked keys too, then zeroed and renormalised",
+            """
         S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
         S = S - S.max(axis=-1, keepdims=True)
         e = np.exp(S) * allowed
         total = e.sum(axis=-1, keepdims=True)
         A = np.where(total > 0, e / np.where(total > 0, total, 1.0), 0.0)
-        return A @ V, A"""),
+        return A @ V, A""", detects=nb04.HINT_MAX_OF_ALLOWED),
     alternative(MASKED, "einsum and nan_to_num", """
         S = np.einsum("...qd,...kd->...qk", Q, K) / Q.shape[-1] ** 0.5
         S = np.where(allowed, S, -np.inf)
@@ -266,7 +271,7 @@ MISTAKES, ALTERNATIVES = catalogue([
                      "m = np.where(has_key, S.max(axis=-1), 0.0)[..., None]\n"
                      "e = np.exp(S - m)"),
         delete("e = np.exp(S) * allowed"), edit("total > 0, e", "has_key[..., None], e"),
-    ], like="softmax, zero the blocked weights, renormalise"),
+    ], like="row maximum over blocked keys too, then zeroed and renormalised"),
     alternative(MASKED, "additive log(allowed) mask and logaddexp", """
         with np.errstate(divide="ignore", invalid="ignore"):
             S = np.matmul(Q / np.sqrt(Q.shape[-1]), np.moveaxis(K, -1, -2)) + np.log(allowed)

@@ -145,6 +145,16 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("nan=0.0", "if allowed is not None:\n    weights = weights * allowed"),
     ], hint="set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); "
             "zeroing weights after it leaves rows that do not sum to 1"),
+    mistake(SDPA, "row maximum over blocked keys too, then zeroed and renormalised", """
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        e = torch.exp(scores - scores.amax(-1, keepdim=True))
+        if allowed is not None:
+            e = e * allowed
+        s = e.sum(-1, keepdim=True)
+        return torch.where(s > 0, e / torch.where(s > 0, s, torch.ones_like(s)), 0.0) @ v""",
+            hint="take each row's maximum over its ALLOWED scores (masked_fill(~allowed, -inf) "
+                 "first): a blocked key that scores far higher makes the allowed ones underflow "
+                 "to 0"),
     mistake(SDPA, "no scaling", [edit(") / math.sqrt(q.shape[-1])", ")"), edit("2)", "1)")],
             detects=nb05.HINT_NO_SCALING, like="softmax over the query axis"),
     mistake(SDPA, "mask inverted", [edit(", -1)", ", -1) / math.sqrt(q.shape[-1])"), edit("~", "")],

@@ -81,6 +81,15 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(NORM, "variance of h around zero (mean of h^2)", edit("((h - mean)", "(h"),
             hint="the variance is the mean squared deviation from the token's mean: ((h - mean) ** "
                  "2).mean(dim=-1, keepdim=True)"),
+    mistake(NORM, "E[h^2] - E[h]: the mean not squared",
+            edit("((h - mean) ** 2).mean(dim=-1, keepdim=True)",
+                 "(h ** 2).mean(dim=-1, keepdim=True) - mean"),
+            hint="var = E[h^2] - E[h]^2 squares the mean too: (h ** 2).mean(dim=-1, "
+                 "keepdim=True) - mean ** 2, or ((h - mean) ** 2).mean(dim=-1, keepdim=True)"),
+    mistake(NORM, "mean absolute deviation instead of the variance",
+            edit("((h - mean) ** 2).mean", "(h - mean).abs().mean"),
+            hint="the variance is the mean of the SQUARED deviations, ((h - mean) ** 2).mean("
+                 "dim=-1, keepdim=True), not the mean absolute deviation |h - mean|"),
     mistake(NORM, "divided by the L2 norm of the centred token", """
         centred = h - h.mean(dim=-1, keepdim=True)
         return gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True) + eps) + beta
@@ -375,6 +384,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BLOCK, "LayerNorm without gamma and beta (elementwise_affine=False)",
             edit("eps=1e-6", "elementwise_affine=False", count=2),
             detects=nb06.HINT_LN1, like="LayerNorm eps 1e-6 (a hard-coded constant)"),
+    mistake(BLOCK, "LayerNorms built without beta (bias=False)",
+            edit("nn.LayerNorm(d_model)", "nn.LayerNorm(d_model, bias=False)", count=2),
+            detects=nb06.HINT_LN1),
     mistake(BLOCK, "returns U (the MLP half computed, not returned)", [
         replace_line("return self.mlp(self.ln2(u))", "out = u + self.mlp(self.ln2(u))\nreturn u"),
     ], hint="return U + MLP(LN2(U)), the output after both sublayers",
@@ -738,6 +750,10 @@ MISTAKES, ALTERNATIVES = catalogue([
             replace_line("block = 4 * d * d +", "block = 4 * (d * d + d) + 2 * d * hidden + 4 * d"),
             hint="fc_in and fc_out have biases too: d * hidden + hidden and hidden * d + d",
             like="attention biases forgotten"),
+    mistake(COUNT, "fc_in's bias counted as d instead of d_hidden",
+            edit("(d * hidden + hidden)", "(d * hidden + d)"),
+            hint="fc_in = nn.Linear(d, hidden) has one bias per hidden unit: d * hidden + hidden "
+                 "(only fc_out's bias has d numbers)"),
     mistake(COUNT, "W_O forgotten (three projections)", edit("4 * d * d", "3 * (d * d + d)"),
             hint="attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: 4 (d^2 "
                  "+ d)", like="attention biases forgotten"),

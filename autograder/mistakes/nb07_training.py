@@ -38,6 +38,11 @@ HINT_ONLY_THAT_HEAD = ("ablate one head of one block: the hooks go on model.bloc
 
 MISTAKES, ALTERNATIVES = catalogue([
     # -- make_batch --------------------------------------------------------------------------------
+    mistake(BATCH, "loss mask from the ids (targets != pad_id), not from the lengths",
+            edit("loss_mask[b, :n] = True", "loss_mask[b] = targets[b] != pad_id"),
+            hint="loss_mask marks the real targets by position, whatever their ids: True on the "
+                 "first len(seq) - 1 of row b. Comparing ids with pad_id also drops a real "
+                 "target that equals it (GPT-2 setups pad with the <EOS> id)"),
     mistake(BATCH, "targets not shifted", edit("1:", ":-1"),
             detects=nb07.HINT_SHIFT, like="shifted the wrong way"),
     mistake(BATCH, "shifted the wrong way", [

@@ -198,6 +198,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(GQA, "scaled by sqrt(L_k), the number of keys",
             edit("math.sqrt(q.shape[-1])", "math.sqrt(k.shape[-2])"),
             detects=nb05.HINT_SCALED_BY_LENGTH),
+    mistake(GQA, "scaled by sqrt(h * d_k), all the query heads' width",
+            edit("math.sqrt(q.shape[-1])", "math.sqrt(q.shape[1] * q.shape[-1])"),
+            hint="scale by sqrt(d_k), one head's width q.shape[-1], not sqrt(h * d_k): each "
+                 "head's scores are dot products of d_k features"),
     mistake(GQA, "softmax over the query axis", [edit("allowed,", "~allowed,"), edit("=-1", "=-2")],
             detects=nb05.HINT_SOFTMAX_AXIS, like="mask inverted"),
     mistake(GQA, "mask applied after the softmax", [
@@ -226,6 +230,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(GQA, "PyTorch's fused attention with enable_gqa",
             "return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)",
             detects=nb10.HINT_GQA_OWN),
+    mistake(GQA, "a helper of its own name that hands over to PyTorch's fused attention", """
+        def scaled_dot_product_attention(q, k, v, allowed):
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+        group = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        return scaled_dot_product_attention(q, k, v, allowed)""", detects=nb10.HINT_GQA_OWN),
     mistake(GQA, "heads merged in the output (B, L_q, h * d_k)",
             edit("return weights @ v", "return (weights @ v).transpose(1, 2).flatten(2)"),
             detects=nb10.HINT_GQA_SHAPE),
@@ -233,6 +243,15 @@ MISTAKES, ALTERNATIVES = catalogue([
         "scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])",
         "q /= math.sqrt(q.shape[-1])\nscores = q @ k.transpose(-2, -1)"),
             detects=nb10.HINT_GQA_IN_PLACE),
+    alternative(GQA, "notebook 05's attention pasted in as a helper of the same name", """
+        def scaled_dot_product_attention(q, k, v, allowed):
+            s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+            if allowed is not None:
+                s = s.masked_fill(~allowed, float("-inf"))
+            return torch.softmax(s, dim=-1).nan_to_num(0.0) @ v
+        g = q.shape[1] // k.shape[1]
+        return scaled_dot_product_attention(
+            q, k.repeat_interleave(g, 1), v.repeat_interleave(g, 1), allowed)"""),
     alternative(GQA, "queries grouped instead of keys repeated", """
         B, h, L_q, d_k = q.shape
         h_kv, L_k = k.shape[1], k.shape[2]
@@ -497,6 +516,11 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(DECODER, "the final RMSNorm applied after every block",
             insert_after("h, _ = block(h, rope)", "h = self.norm(h)"),
             hint="the final RMSNorm comes once, after the last block: head(norm(h_N))"),
+    mistake(DECODER, "the final RMSNorm applied to the embeddings instead of H_N", [
+        edit("h = self.embed(idx)", "h = self.norm(self.embed(idx))"),
+        edit("self.head(self.norm(h))", "self.head(h)"),
+    ], hint="the final RMSNorm goes after the last block, on H_N: head(norm(h_N)), not on the "
+            "embeddings"),
     mistake(DECODER, "the RoPE tables passed as (sin, cos)",
             edit("rope = (self.rope_cos[:L], self.rope_sin[:L])",
                  "rope = (self.rope_sin[:L], self.rope_cos[:L])"),

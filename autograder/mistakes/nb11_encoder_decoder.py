@@ -103,6 +103,14 @@ MISTAKES = [
              replace_line("A = torch.nan_to_num(", "e = torch.exp(scores) * keys\n"
                  "A = torch.nan_to_num(e / e.sum(dim=-1, keepdim=True), nan=0.0)")],
             detects=nb11.HINT_CROSS_OVERFLOW),
+    mistake("cross_attention", "softmax by hand with the maximum taken over the padding too",
+            [replace_line("masked_fill(~keys", "m = scores.max(dim=-1, keepdim=True).values\n"
+                          "e = torch.exp(scores - m) * keys"),
+             replace_line("A = torch.nan_to_num(",
+                          "A = torch.nan_to_num(e / e.sum(dim=-1, keepdim=True), nan=0.0)")],
+            hint="subtract the maximum over the ALLOWED keys only: fill the padded scores with "
+                 "-inf first, then take the row's maximum (or call torch.softmax); a large padded "
+                 "score makes every real token's exp underflow to 0"),
     mistake("cross_attention", "padding masked by adding -100 to the scores",
             replace_line("masked_fill(~keys", "scores = scores - 100.0 * ~keys"),
             detects=nb11.HINT_PADDED_WEIGHT_ZERO),
@@ -212,6 +220,12 @@ MISTAKES = [
     # beam_search
     mistake("beam_search", "greedy: the beam size ignored", edit("min(beam_size, ", "min(1, "),
             hint="keep the beam_size best candidates at every step, not only the best one"),
+    mistake("beam_search", "the beam started with beam_size copies of <BOS>", [
+        edit("live = torch.tensor([[BOS]])", "live = torch.full((beam_size, 1), BOS)"),
+        edit("scores = torch.zeros(1)", "scores = torch.zeros(beam_size)"),
+    ], hint="start from ONE live prefix, <BOS> alone (torch.tensor([[BOS]]), scores "
+            "torch.zeros(1)): identical prefixes give identical candidates, and the copies fill "
+            "the beam"),
     mistake("beam_search", "ranked by the new token alone",
             replace_line(
                 "best, flat = total.flatten().topk",
@@ -241,6 +255,13 @@ MISTAKES = [
             insert_after("scores = best[keep]", "if finished:\n    break"),
             hint="keep searching while live prefixes remain (or until max_len): a later reply may "
                  "still score higher"),
+    mistake("beam_search", "stops once beam_size hypotheses have finished",
+            insert_after("scores = best[keep]", "if len(finished) >= beam_size:\n    break"),
+            hint="keep searching while live prefixes remain (or until max_len), however many "
+                 "hypotheses finished: a live prefix may still end with a higher score. Stopping "
+                 "at beam_size finished ones is Hugging Face's early_stopping=True, not this "
+                 "search's rule; stop early only when no live prefix can beat the best finished "
+                 "hypothesis"),
     mistake("beam_search", "the first finished hypothesis returned",
             edit("max(finished, key=penalised)", "finished[0]"), hint="return the finished "
                                                                       "hypothesis with the HIGHEST "

@@ -128,8 +128,28 @@ def _slip_project_qkv_0(X, W_Q, W_K, W_V):
     require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
     return (X @ W_Q, X @ W_K, X @ W_V)
 
-# project_qkv: weight times X instead of X times weight transposed
+# project_qkv: only W_K not transposed (K = X @ W_K)
 def _slip_project_qkv_1(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return (X @ W_Q.T, X @ W_K, X @ W_V.T)
+
+# project_qkv: only W_V not transposed (V = X @ W_V)
+def _slip_project_qkv_2(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
+    require_ndim('X', X, 2, '(L, d)')
+    for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
+        require_ndim(name, W, 2, '(d_out, d)')
+        require_same_size(name, W, 1, 'X', X, 1, 'the feature width d')
+    require_same_size('W_Q', W_Q, 0, 'W_K', W_K, 0, 'the query/key width d_k')
+    return (X @ W_Q.T, X @ W_K.T, X @ W_V)
+
+# project_qkv: weight times X instead of X times weight transposed
+def _slip_project_qkv_3(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -139,7 +159,7 @@ def _slip_project_qkv_1(X, W_Q, W_K, W_V):
     return (W_Q @ X.T, W_K @ X.T, W_V @ X.T)
 
 # project_qkv: results returned in the wrong order
-def _slip_project_qkv_2(X, W_Q, W_K, W_V):
+def _slip_project_qkv_4(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -149,7 +169,7 @@ def _slip_project_qkv_2(X, W_Q, W_K, W_V):
     return (X @ W_K.T, X @ W_Q.T, X @ W_V.T)
 
 # project_qkv: the same weight matrix used for Q, K and V
-def _slip_project_qkv_3(X, W_Q, W_K, W_V):
+def _slip_project_qkv_5(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -160,7 +180,7 @@ def _slip_project_qkv_3(X, W_Q, W_K, W_V):
     return (Q, Q, Q)
 
 # project_qkv: W_K used for V as well (copy-paste)
-def _slip_project_qkv_4(X, W_Q, W_K, W_V):
+def _slip_project_qkv_6(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -170,7 +190,7 @@ def _slip_project_qkv_4(X, W_Q, W_K, W_V):
     return (X @ W_Q.T, X @ W_K.T, X @ W_K.T)
 
 # project_qkv: W_Q used for K as well (copy-paste)
-def _slip_project_qkv_5(X, W_Q, W_K, W_V):
+def _slip_project_qkv_7(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -180,7 +200,7 @@ def _slip_project_qkv_5(X, W_Q, W_K, W_V):
     return (X @ W_Q.T, X @ W_Q.T, X @ W_V.T)
 
 # project_qkv: queries already divided by sqrt(d_k)
-def _slip_project_qkv_6(X, W_Q, W_K, W_V):
+def _slip_project_qkv_8(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -191,7 +211,7 @@ def _slip_project_qkv_6(X, W_Q, W_K, W_V):
     return (X @ W_Q.T / np.sqrt(d_k), X @ W_K.T, X @ W_V.T)
 
 # project_qkv: returns one stacked array
-def _slip_project_qkv_7(X, W_Q, W_K, W_V):
+def _slip_project_qkv_9(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -201,7 +221,7 @@ def _slip_project_qkv_7(X, W_Q, W_K, W_V):
     return np.stack([X @ W_Q.T, X @ W_K.T, X @ W_V.T])
 
 # project_qkv: float32 and the queries scaled by 1/sqrt(d_k)
-def _slip_project_qkv_8(X, W_Q, W_K, W_V):
+def _slip_project_qkv_10(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -214,7 +234,7 @@ def _slip_project_qkv_8(X, W_Q, W_K, W_V):
     return (q, x @ torch.Tensor(W_K).T, x @ torch.Tensor(W_V).T)
 
 # project_qkv: elementwise * instead of the matrix product
-def _slip_project_qkv_9(X, W_Q, W_K, W_V):
+def _slip_project_qkv_11(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -224,7 +244,7 @@ def _slip_project_qkv_9(X, W_Q, W_K, W_V):
     return (X * W_Q, X * W_K, X * W_V)
 
 # project_qkv: V left as X (no value projection)
-def _slip_project_qkv_10(X, W_Q, W_K, W_V):
+def _slip_project_qkv_12(X, W_Q, W_K, W_V):
     X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float64) for a in (X, W_Q, W_K, W_V))
     require_ndim('X', X, 2, '(L, d)')
     for name, W in (('W_Q', W_Q), ('W_K', W_K), ('W_V', W_V)):
@@ -748,16 +768,18 @@ def _slip_attention_16(Q, K, V):
 SLIPS = {
     'project_qkv': [
         ('weights not transposed (X @ W_Q instead of X @ W_Q.T)', 'W_Q has shape (d_k, d): each ROW is one query direction, so Q = X @ W_Q.T', _slip_project_qkv_0),
-        ('weight times X instead of X times weight transposed', 'Q, K and V have one row per token', _slip_project_qkv_1),
-        ('results returned in the wrong order', 'return (Q, K, V) in that order', _slip_project_qkv_2),
-        ('the same weight matrix used for Q, K and V', 'use W_K for K and W_V for V', _slip_project_qkv_3),
-        ('W_K used for V as well (copy-paste)', 'use W_V for V: V = X @ W_V.T', _slip_project_qkv_4),
-        ('W_Q used for K as well (copy-paste)', 'use W_K for K: K = X @ W_K.T', _slip_project_qkv_5),
-        ('queries already divided by sqrt(d_k)', 'the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain projections Q = X @ W_Q.T', _slip_project_qkv_6),
-        ('returns one stacked array', 'return Q, K, V: three separate arrays, not one stacked array', _slip_project_qkv_7),
-        ('float32 and the queries scaled by 1/sqrt(d_k)', 'the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain projections Q = X @ W_Q.T', _slip_project_qkv_8),
-        ('elementwise * instead of the matrix product', 'Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * (elementwise), and transpose the weights, which have one row per output feature', _slip_project_qkv_9),
-        ('V left as X (no value projection)', 'V = X @ W_V.T: W_V has one row per output feature, so it is transposed', _slip_project_qkv_10),
+        ('only W_K not transposed (K = X @ W_K)', 'W_K has shape (d_k, d): each ROW is one key direction, so K = X @ W_K.T', _slip_project_qkv_1),
+        ('only W_V not transposed (V = X @ W_V)', 'W_V has shape (d_v, d): each ROW is one value direction, so V = X @ W_V.T', _slip_project_qkv_2),
+        ('weight times X instead of X times weight transposed', 'Q, K and V have one row per token', _slip_project_qkv_3),
+        ('results returned in the wrong order', 'return (Q, K, V) in that order', _slip_project_qkv_4),
+        ('the same weight matrix used for Q, K and V', 'use W_K for K and W_V for V', _slip_project_qkv_5),
+        ('W_K used for V as well (copy-paste)', 'use W_V for V: V = X @ W_V.T', _slip_project_qkv_6),
+        ('W_Q used for K as well (copy-paste)', 'use W_K for K: K = X @ W_K.T', _slip_project_qkv_7),
+        ('queries already divided by sqrt(d_k)', 'the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain projections Q = X @ W_Q.T', _slip_project_qkv_8),
+        ('returns one stacked array', 'return Q, K, V: three separate arrays, not one stacked array', _slip_project_qkv_9),
+        ('float32 and the queries scaled by 1/sqrt(d_k)', 'the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain projections Q = X @ W_Q.T', _slip_project_qkv_10),
+        ('elementwise * instead of the matrix product', 'Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * (elementwise), and transpose the weights, which have one row per output feature', _slip_project_qkv_11),
+        ('V left as X (no value projection)', 'V = X @ W_V.T: W_V has one row per output feature, so it is transposed', _slip_project_qkv_12),
     ],
     'score_matrix': [
         ('no 1/sqrt(d_k)', 'divide Q K^T by sqrt(d_k), the query/key width Q.shape[-1]', _slip_score_matrix_0),

@@ -97,6 +97,7 @@ def shift_matrix(k, d):
         [[cos(k w_i), sin(k w_i)], [-sin(k w_i), cos(k w_i)]] on rows/columns (2i, 2i+1),
         so that M @ p_l == p_(l+k).
     """
+    k = require_integer("k", k, meaning="(the step; negative moves back)")
     d = require_integer("d", d, 1, "(the model width)")
     if d % 2 != 0:
         raise ValueError(f"d must be a positive even number (sin/cos pairs); got d={d}")
@@ -204,8 +205,21 @@ def _slip_sinusoidal_positions_6(L, d):
     P[:, 1::2] = np.cos(l * w)
     return P
 
-# sinusoidal_positions: table transposed (d, L)
+# sinusoidal_positions: exponents spread with np.linspace(0, 1, d // 2) (the last one 1, not (d-2)/d)
 def _slip_sinusoidal_positions_7(L, d):
+    L = require_integer('L', L, 0, '(the number of positions)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    l = np.arange(L, dtype=np.float64)[:, None]
+    w = 10000.0 ** (-np.linspace(0, 1, d // 2))
+    P = np.zeros((L, d))
+    P[:, 0::2] = np.sin(l * w)
+    P[:, 1::2] = np.cos(l * w)
+    return P
+
+# sinusoidal_positions: table transposed (d, L)
+def _slip_sinusoidal_positions_8(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -218,7 +232,7 @@ def _slip_sinusoidal_positions_7(L, d):
     return P
 
 # sinusoidal_positions: sin in every column
-def _slip_sinusoidal_positions_8(L, d):
+def _slip_sinusoidal_positions_9(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -231,7 +245,7 @@ def _slip_sinusoidal_positions_8(L, d):
     return P
 
 # sinusoidal_positions: one frequency per feature (w of length d)
-def _slip_sinusoidal_positions_9(L, d):
+def _slip_sinusoidal_positions_10(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -244,7 +258,7 @@ def _slip_sinusoidal_positions_9(L, d):
     return P
 
 # sinusoidal_positions: built in float32
-def _slip_sinusoidal_positions_10(L, d):
+def _slip_sinusoidal_positions_11(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -257,7 +271,7 @@ def _slip_sinusoidal_positions_10(L, d):
     return P
 
 # sinusoidal_positions: base 1000 instead of 10000
-def _slip_sinusoidal_positions_11(L, d):
+def _slip_sinusoidal_positions_12(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -270,7 +284,7 @@ def _slip_sinusoidal_positions_11(L, d):
     return P
 
 # sinusoidal_positions: positions normalised to [0, 1) (l / L)
-def _slip_sinusoidal_positions_12(L, d):
+def _slip_sinusoidal_positions_13(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -283,7 +297,7 @@ def _slip_sinusoidal_positions_12(L, d):
     return P
 
 # sinusoidal_positions: L instead of d in the exponent
-def _slip_sinusoidal_positions_13(L, d):
+def _slip_sinusoidal_positions_14(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -296,7 +310,7 @@ def _slip_sinusoidal_positions_13(L, d):
     return P
 
 # sinusoidal_positions: hard-coded d = 4 (the lecture's curves)
-def _slip_sinusoidal_positions_14(L, d):
+def _slip_sinusoidal_positions_15(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -309,7 +323,7 @@ def _slip_sinusoidal_positions_14(L, d):
     return P
 
 # sinusoidal_positions: the last position row left zero (a loop over range(L - 1))
-def _slip_sinusoidal_positions_15(L, d):
+def _slip_sinusoidal_positions_16(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -321,7 +335,7 @@ def _slip_sinusoidal_positions_15(L, d):
     return P
 
 # sinusoidal_positions: the last pair left zero (a loop over range(d // 2 - 1))
-def _slip_sinusoidal_positions_16(L, d):
+def _slip_sinusoidal_positions_17(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -334,7 +348,7 @@ def _slip_sinusoidal_positions_16(L, d):
     return P
 
 # sinusoidal_positions: missing parentheses: 1 / 10000 ** (2i) / d
-def _slip_sinusoidal_positions_17(L, d):
+def _slip_sinusoidal_positions_18(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -347,7 +361,7 @@ def _slip_sinusoidal_positions_17(L, d):
     return P
 
 # sinusoidal_positions: positions from np.linspace(0, L, L)
-def _slip_sinusoidal_positions_18(L, d):
+def _slip_sinusoidal_positions_19(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -360,7 +374,7 @@ def _slip_sinusoidal_positions_18(L, d):
     return P
 
 # sinusoidal_positions: sin(l) * w instead of sin(l * w)
-def _slip_sinusoidal_positions_19(L, d):
+def _slip_sinusoidal_positions_20(L, d):
     L = require_integer('L', L, 0, '(the number of positions)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
@@ -710,6 +724,7 @@ def _slip_embed_17(token_ids, E, P):
 
 # shift_matrix: blocks transposed: the matrix takes p_l to p_(l-k)
 def _slip_shift_matrix_0(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -722,6 +737,7 @@ def _slip_shift_matrix_0(k, d):
 
 # shift_matrix: one frequency (w = 1) for every pair
 def _slip_shift_matrix_1(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -732,6 +748,7 @@ def _slip_shift_matrix_1(k, d):
 
 # shift_matrix: exponent i/d instead of 2i/d
 def _slip_shift_matrix_2(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -743,6 +760,7 @@ def _slip_shift_matrix_2(k, d):
 
 # shift_matrix: pairs laid out in two halves instead of (2i, 2i+1)
 def _slip_shift_matrix_3(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -755,6 +773,7 @@ def _slip_shift_matrix_3(k, d):
 
 # shift_matrix: shift by one step whatever k is
 def _slip_shift_matrix_4(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -766,6 +785,7 @@ def _slip_shift_matrix_4(k, d):
 
 # shift_matrix: minus sign missing: [[cos, sin], [sin, cos]]
 def _slip_shift_matrix_5(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -778,6 +798,7 @@ def _slip_shift_matrix_5(k, d):
 
 # shift_matrix: sin and cos swapped in the block: [[sin, cos], [-cos, sin]]
 def _slip_shift_matrix_6(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -790,6 +811,7 @@ def _slip_shift_matrix_6(k, d):
 
 # shift_matrix: blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)
 def _slip_shift_matrix_7(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -802,6 +824,7 @@ def _slip_shift_matrix_7(k, d):
 
 # shift_matrix: exponent 4i/d: the step of 2 counted twice
 def _slip_shift_matrix_8(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -812,8 +835,34 @@ def _slip_shift_matrix_8(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
     return M
 
-# shift_matrix: frequency picked by the feature index j
+# shift_matrix: exponents spread with np.linspace(0, 1, d // 2) (the last one 1, not (d-2)/d)
 def _slip_shift_matrix_9(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.linspace(0, 1, d // 2))
+    c, s = (np.cos(k * w), np.sin(k * w))
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c[i], s[i]], [-s[i], c[i]]]
+    return M
+
+# shift_matrix: missing parentheses: k * 10000 ** -2 * i / d
+def _slip_shift_matrix_10(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        a = k * 10000.0 ** (-2) * i / d
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
+    return M
+
+# shift_matrix: frequency picked by the feature index j
+def _slip_shift_matrix_11(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -825,14 +874,16 @@ def _slip_shift_matrix_9(k, d):
     return M
 
 # shift_matrix: the identity whatever k is
-def _slip_shift_matrix_10(k, d):
+def _slip_shift_matrix_12(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
     return np.eye(d)
 
 # shift_matrix: the last block left zero (a loop over range(d // 2 - 1))
-def _slip_shift_matrix_11(k, d):
+def _slip_shift_matrix_13(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -844,7 +895,8 @@ def _slip_shift_matrix_11(k, d):
     return M
 
 # shift_matrix: an integer matrix (cos and sin truncated to whole numbers)
-def _slip_shift_matrix_12(k, d):
+def _slip_shift_matrix_14(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -856,7 +908,8 @@ def _slip_shift_matrix_12(k, d):
     return M
 
 # shift_matrix: positive exponent (10000^(+2i/d))
-def _slip_shift_matrix_13(k, d):
+def _slip_shift_matrix_15(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -868,7 +921,8 @@ def _slip_shift_matrix_13(k, d):
     return M
 
 # shift_matrix: shift by k + 1
-def _slip_shift_matrix_14(k, d):
+def _slip_shift_matrix_16(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -879,8 +933,22 @@ def _slip_shift_matrix_14(k, d):
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]
     return M
 
+# shift_matrix: cos(k) * w and sin(k) * w instead of cos(k * w) and sin(k * w)
+def _slip_shift_matrix_17(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
+    d = require_integer('d', d, 1, '(the model width)')
+    if d % 2 != 0:
+        raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
+    w = 10000.0 ** (-np.arange(0, d, 2) / d)
+    c, s = (np.cos(k) * w, np.sin(k) * w)
+    M = np.zeros((d, d))
+    for i in range(d // 2):
+        M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c[i], s[i]], [-s[i], c[i]]]
+    return M
+
 # shift_matrix: hard-coded 4 x 4 (the worked example's d)
-def _slip_shift_matrix_15(k, d):
+def _slip_shift_matrix_18(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -892,7 +960,8 @@ def _slip_shift_matrix_15(k, d):
     return M
 
 # shift_matrix: the d/2 blocks returned stacked, not placed in a (d, d) matrix
-def _slip_shift_matrix_16(k, d):
+def _slip_shift_matrix_19(k, d):
+    k = require_integer('k', k, meaning='(the step; negative moves back)')
     d = require_integer('d', d, 1, '(the model width)')
     if d % 2 != 0:
         raise ValueError(f'd must be a positive even number (sin/cos pairs); got d={d}')
@@ -911,19 +980,20 @@ SLIPS = {
         ('positions starting at 1', 'positions start at 0: row 0 is p_0 = [0, 1, 0, 1, ...], use np.arange(L)', _slip_sinusoidal_positions_4),
         ('positive exponent (10000^(+2i/d))', 'the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign', _slip_sinusoidal_positions_5),
         ('exponent 4i/d: the step of 2 counted twice', 'np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1', _slip_sinusoidal_positions_6),
-        ('table transposed (d, L)', 'one row per position, one column per feature', _slip_sinusoidal_positions_7),
-        ('sin in every column', 'sin(0) = 0 and cos(0) = 1, so p_0 = [0, 1, 0, 1, ...]', _slip_sinusoidal_positions_8),
-        ('one frequency per feature (w of length d)', "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the argument, never the worked example's d = 4; and the angles np.arange(L)[:, None] * w are (L, d/2), one row per position", _slip_sinusoidal_positions_9),
-        ('built in float32', 'build the table in float64 (np.zeros((L, d)) and np.arange(L, dtype=np.float64) are float64): float32 keeps only about 7 digits', _slip_sinusoidal_positions_10),
-        ('base 1000 instead of 10000', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_sinusoidal_positions_11),
-        ('positions normalised to [0, 1) (l / L)', 'row l is position l = 0, 1, ..., L-1 (np.arange(L)) and pair 0 has w_0 = 1: P[l, 0] = sin(l), P[l, 1] = cos(l)', _slip_sinusoidal_positions_12),
-        ('L instead of d in the exponent', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_sinusoidal_positions_13),
-        ("hard-coded d = 4 (the lecture's curves)", "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the argument, never the worked example's d = 4; and the angles np.arange(L)[:, None] * w are (L, d/2), one row per position", _slip_sinusoidal_positions_14),
-        ('the last position row left zero (a loop over range(L - 1))', 'fill every position l = 0 .. L-1, the last included: range(L)', _slip_sinusoidal_positions_15),
-        ('the last pair left zero (a loop over range(d // 2 - 1))', 'fill every pair i = 0 .. d/2-1, the last included: range(d // 2)', _slip_sinusoidal_positions_16),
-        ('missing parentheses: 1 / 10000 ** (2i) / d', 'put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds before / and *', _slip_sinusoidal_positions_17),
-        ('positions from np.linspace(0, L, L)', 'the positions are the whole numbers 0, 1, ..., L-1: np.arange(L), not np.linspace(0, L, L)', _slip_sinusoidal_positions_18),
-        ('sin(l) * w instead of sin(l * w)', 'take sin and cos of the angle l * w_i: np.sin(l * w), not np.sin(l) * w', _slip_sinusoidal_positions_19),
+        ('exponents spread with np.linspace(0, 1, d // 2) (the last one 1, not (d-2)/d)', 'the exponents 2i/d stop at (d-2)/d, short of 1: use np.arange(0, d, 2) / d, not np.linspace(0, 1, d // 2), which ends at 1', _slip_sinusoidal_positions_7),
+        ('table transposed (d, L)', 'one row per position, one column per feature', _slip_sinusoidal_positions_8),
+        ('sin in every column', 'sin(0) = 0 and cos(0) = 1, so p_0 = [0, 1, 0, 1, ...]', _slip_sinusoidal_positions_9),
+        ('one frequency per feature (w of length d)', "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the argument, never the worked example's d = 4; and the angles np.arange(L)[:, None] * w are (L, d/2), one row per position", _slip_sinusoidal_positions_10),
+        ('built in float32', 'build the table in float64 (np.zeros((L, d)) and np.arange(L, dtype=np.float64) are float64): float32 keeps only about 7 digits', _slip_sinusoidal_positions_11),
+        ('base 1000 instead of 10000', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_sinusoidal_positions_12),
+        ('positions normalised to [0, 1) (l / L)', 'row l is position l = 0, 1, ..., L-1 (np.arange(L)) and pair 0 has w_0 = 1: P[l, 0] = sin(l), P[l, 1] = cos(l)', _slip_sinusoidal_positions_13),
+        ('L instead of d in the exponent', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_sinusoidal_positions_14),
+        ("hard-coded d = 4 (the lecture's curves)", "P[:, 0::2] has d/2 columns: one frequency per PAIR, so w has length d/2 (w_i = 10000 ** (-2 * i / d), i = 0 .. d/2 - 1), with d the argument, never the worked example's d = 4; and the angles np.arange(L)[:, None] * w are (L, d/2), one row per position", _slip_sinusoidal_positions_15),
+        ('the last position row left zero (a loop over range(L - 1))', 'fill every position l = 0 .. L-1, the last included: range(L)', _slip_sinusoidal_positions_16),
+        ('the last pair left zero (a loop over range(d // 2 - 1))', 'fill every pair i = 0 .. d/2-1, the last included: range(d // 2)', _slip_sinusoidal_positions_17),
+        ('missing parentheses: 1 / 10000 ** (2i) / d', 'put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds before / and *', _slip_sinusoidal_positions_18),
+        ('positions from np.linspace(0, L, L)', 'the positions are the whole numbers 0, 1, ..., L-1: np.arange(L), not np.linspace(0, L, L)', _slip_sinusoidal_positions_19),
+        ('sin(l) * w instead of sin(l * w)', 'take sin and cos of the angle l * w_i: np.sin(l * w), not np.sin(l) * w', _slip_sinusoidal_positions_20),
     ],
     'embed': [
         ('positions not added', 'x_l = E[w_l] + p_l: add row l of P to each embedding row', _slip_embed_0),
@@ -955,13 +1025,16 @@ SLIPS = {
         ('sin and cos swapped in the block: [[sin, cos], [-cos, sin]]', 'the block of pair i is [[cos kw, sin kw], [-sin kw, cos kw]]: cos on the diagonal, +sin above it and -sin below it', _slip_shift_matrix_6),
         ('blocks placed at [i:i+2] instead of [2i:2i+2] (they overlap)', 'pair i occupies rows and columns 2i and 2i+1: M[2*i:2*i+2, 2*i:2*i+2], and M is zero outside these blocks', _slip_shift_matrix_7),
         ('exponent 4i/d: the step of 2 counted twice', 'np.arange(0, d, 2) already gives 2i (0, 2, 4, ...): do not multiply it by 2 again; w_i = 10000 ** (-2 * i / d) with i = 0 .. d/2 - 1', _slip_shift_matrix_8),
-        ('frequency picked by the feature index j', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_shift_matrix_9),
-        ('the identity whatever k is', 'the angle of pair i is k * w_i: use k', _slip_shift_matrix_10),
-        ('the last block left zero (a loop over range(d // 2 - 1))', 'fill every pair i = 0 .. d/2-1, the last included: range(d // 2)', _slip_shift_matrix_11),
-        ('an integer matrix (cos and sin truncated to whole numbers)', 'make M a float array (np.zeros((d, d)) is float64; dtype=int truncates cos and sin to 0 or +-1)', _slip_shift_matrix_12),
-        ('positive exponent (10000^(+2i/d))', 'the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign', _slip_shift_matrix_13),
-        ('shift by k + 1', 'the angle of pair i is k * w_i, not (k + 1) * w_i', _slip_shift_matrix_14),
-        ("hard-coded 4 x 4 (the worked example's d)", "a (d, d) matrix with d the argument, not the worked example's 4", _slip_shift_matrix_15),
-        ('the d/2 blocks returned stacked, not placed in a (d, d) matrix', 'a (d, d) matrix acting on a position vector', _slip_shift_matrix_16),
+        ('exponents spread with np.linspace(0, 1, d // 2) (the last one 1, not (d-2)/d)', 'the exponents 2i/d stop at (d-2)/d, short of 1: use np.arange(0, d, 2) / d, not np.linspace(0, 1, d // 2), which ends at 1', _slip_shift_matrix_9),
+        ('missing parentheses: k * 10000 ** -2 * i / d', 'put the whole exponent in parentheses: 10000 ** (-2 * i / d); ** binds before / and *', _slip_shift_matrix_10),
+        ('frequency picked by the feature index j', 'the exponent is 2i/d with i the PAIR index: w_i = 10000 ** (-2 * i / d) for i = 0 .. d/2 - 1, shared by features 2i and 2i+1', _slip_shift_matrix_11),
+        ('the identity whatever k is', 'the angle of pair i is k * w_i: use k', _slip_shift_matrix_12),
+        ('the last block left zero (a loop over range(d // 2 - 1))', 'fill every pair i = 0 .. d/2-1, the last included: range(d // 2)', _slip_shift_matrix_13),
+        ('an integer matrix (cos and sin truncated to whole numbers)', 'make M a float array (np.zeros((d, d)) is float64; dtype=int truncates cos and sin to 0 or +-1)', _slip_shift_matrix_14),
+        ('positive exponent (10000^(+2i/d))', 'the frequencies shrink: w_i = 10000 ** (-2i/d), with a minus sign', _slip_shift_matrix_15),
+        ('shift by k + 1', 'the angle of pair i is k * w_i, not (k + 1) * w_i', _slip_shift_matrix_16),
+        ('cos(k) * w and sin(k) * w instead of cos(k * w) and sin(k * w)', 'take cos and sin of the angle k * w_i: np.sin(k * w), not np.sin(k) * w', _slip_shift_matrix_17),
+        ("hard-coded 4 x 4 (the worked example's d)", "a (d, d) matrix with d the argument, not the worked example's 4", _slip_shift_matrix_18),
+        ('the d/2 blocks returned stacked, not placed in a (d, d) matrix', 'a (d, d) matrix acting on a position vector', _slip_shift_matrix_19),
     ],
 }

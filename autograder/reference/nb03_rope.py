@@ -8,7 +8,7 @@ own tests; never shipped to students.
 
 # ruff: noqa: E501, I001, F841, UP034
 import numpy as np
-from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_same_size
+from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_number, require_same_size
 
 
 # name: (options, correct letter, explanation shown when the answer is wrong)
@@ -59,7 +59,8 @@ def rope_frequencies(d_k, base=10000.0):
     d_k = require_integer("d_k", d_k, 1, "(the query/key width)")
     if d_k % 2 != 0:
         raise ValueError(f"d_k must be a positive even number (RoPE turns pairs); got d_k={d_k}")
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number("base", base, 0.0, "(the base of the frequencies, e.g. 10000)")
+    if base <= 0:
         raise ValueError(f"base must be a positive number; got base={base!r}")
     # Key idea: The ladder of frequencies of the sinusoids: theta_i = base^(-2i/d_k) for the d_k/2
     #   pairs, pair 0 turning fastest.
@@ -216,7 +217,8 @@ def _slip_rope_frequencies_0(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-np.arange(d_k // 2) / d_k)
 
@@ -225,7 +227,8 @@ def _slip_rope_frequencies_1(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-np.arange(d_k) / d_k)
 
@@ -234,7 +237,8 @@ def _slip_rope_frequencies_2(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (np.arange(0, d_k, 2) / d_k)
 
@@ -243,7 +247,8 @@ def _slip_rope_frequencies_3(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return 10000.0 ** (-np.arange(0, d_k, 2) / d_k)
 
@@ -252,7 +257,8 @@ def _slip_rope_frequencies_4(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return np.ones(d_k // 2)
 
@@ -261,7 +267,8 @@ def _slip_rope_frequencies_5(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-np.arange(0, d_k, 2)) / d_k
 
@@ -270,7 +277,8 @@ def _slip_rope_frequencies_6(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-2 * np.arange(1, d_k // 2 + 1) / d_k)
 
@@ -279,7 +287,8 @@ def _slip_rope_frequencies_7(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-2 * np.arange(d_k // 2) / (d_k // 2))
 
@@ -288,7 +297,8 @@ def _slip_rope_frequencies_8(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-np.linspace(0, 1, d_k // 2))
 
@@ -297,7 +307,8 @@ def _slip_rope_frequencies_9(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-np.arange(0, d_k // 2, 2) / d_k)
 
@@ -306,7 +317,8 @@ def _slip_rope_frequencies_10(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return base ** (-np.arange(1, d_k, 2) / d_k)
 
@@ -315,7 +327,8 @@ def _slip_rope_frequencies_11(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)
 
@@ -324,7 +337,8 @@ def _slip_rope_frequencies_12(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return (base ** (-np.arange(0, d_k, 2) / d_k))[::-1]
 
@@ -333,7 +347,8 @@ def _slip_rope_frequencies_13(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     return 2 * np.pi * base ** (-np.arange(0, d_k, 2) / d_k)
 
@@ -342,7 +357,8 @@ def _slip_rope_frequencies_14(d_k, base=10000.0):
     d_k = require_integer('d_k', d_k, 1, '(the query/key width)')
     if d_k % 2 != 0:
         raise ValueError(f'd_k must be a positive even number (RoPE turns pairs); got d_k={d_k}')
-    if not isinstance(base, (int, float, np.number)) or isinstance(base, bool) or base <= 0:
+    base = require_number('base', base, 0.0, '(the base of the frequencies, e.g. 10000)')
+    if base <= 0:
         raise ValueError(f'base must be a positive number; got base={base!r}')
     i = np.arange(d_k // 2)
     return 1 / base ** 2 * i / d_k

@@ -317,8 +317,35 @@ def _slip_scaled_dot_product_attention_0(q, k, v, allowed=None):
         weights = weights * allowed
     return weights @ v
 
-# scaled_dot_product_attention: no scaling
+# scaled_dot_product_attention: row maximum over blocked keys too, then zeroed and renormalised
 def _slip_scaled_dot_product_attention_1(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    e = torch.exp(scores - scores.amax(-1, keepdim=True))
+    if allowed is not None:
+        e = e * allowed
+    s = e.sum(-1, keepdim=True)
+    return torch.where(s > 0, e / torch.where(s > 0, s, torch.ones_like(s)), 0.0) @ v
+
+# scaled_dot_product_attention: no scaling
+def _slip_scaled_dot_product_attention_2(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -343,7 +370,7 @@ def _slip_scaled_dot_product_attention_1(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: mask inverted
-def _slip_scaled_dot_product_attention_2(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_3(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -368,7 +395,7 @@ def _slip_scaled_dot_product_attention_2(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: NaN for a row with no allowed key
-def _slip_scaled_dot_product_attention_3(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_4(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -393,7 +420,7 @@ def _slip_scaled_dot_product_attention_3(q, k, v, allowed=None):
     return torch.softmax(scores, dim=-1) @ v
 
 # scaled_dot_product_attention: -1e9 leaves a fully masked row uniform
-def _slip_scaled_dot_product_attention_4(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_5(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -418,7 +445,7 @@ def _slip_scaled_dot_product_attention_4(q, k, v, allowed=None):
     return torch.softmax(scores, dim=-1) @ v
 
 # scaled_dot_product_attention: softmax over the query axis
-def _slip_scaled_dot_product_attention_5(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_6(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -443,7 +470,7 @@ def _slip_scaled_dot_product_attention_5(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-2)) @ v
 
 # scaled_dot_product_attention: calls PyTorch's fused attention
-def _slip_scaled_dot_product_attention_6(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_7(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -466,7 +493,7 @@ def _slip_scaled_dot_product_attention_6(q, k, v, allowed=None):
     return torch.nan_to_num(out)
 
 # scaled_dot_product_attention: scaled by sqrt(L_k), the number of keys
-def _slip_scaled_dot_product_attention_7(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_8(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -491,7 +518,7 @@ def _slip_scaled_dot_product_attention_7(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: scaled by sqrt(d_v), the value width
-def _slip_scaled_dot_product_attention_8(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_9(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -516,7 +543,7 @@ def _slip_scaled_dot_product_attention_8(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: scaled after the softmax
-def _slip_scaled_dot_product_attention_9(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_10(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -542,7 +569,7 @@ def _slip_scaled_dot_product_attention_9(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: mask multiplied into the scores
-def _slip_scaled_dot_product_attention_10(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_11(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -567,7 +594,7 @@ def _slip_scaled_dot_product_attention_10(q, k, v, allowed=None):
     return torch.softmax(scores, dim=-1) @ v
 
 # scaled_dot_product_attention: softmax without dim= (PyTorch's implicit axis)
-def _slip_scaled_dot_product_attention_11(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_12(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -596,7 +623,7 @@ def _slip_scaled_dot_product_attention_11(q, k, v, allowed=None):
     return torch.nan_to_num(weights) @ v
 
 # scaled_dot_product_attention: softmax without subtracting the row maximum
-def _slip_scaled_dot_product_attention_12(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_13(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -622,7 +649,7 @@ def _slip_scaled_dot_product_attention_12(q, k, v, allowed=None):
     return torch.nan_to_num(e / e.sum(dim=-1, keepdim=True)) @ v
 
 # scaled_dot_product_attention: returns (Y, A) as in notebook 04
-def _slip_scaled_dot_product_attention_13(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_14(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -648,7 +675,7 @@ def _slip_scaled_dot_product_attention_13(q, k, v, allowed=None):
     return (weights @ v, weights)
 
 # scaled_dot_product_attention: boolean indexing that cannot broadcast the mask
-def _slip_scaled_dot_product_attention_14(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_15(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -673,7 +700,7 @@ def _slip_scaled_dot_product_attention_14(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: allowed=None not handled
-def _slip_scaled_dot_product_attention_15(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_16(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -697,7 +724,7 @@ def _slip_scaled_dot_product_attention_15(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: queries scaled in place (changes the caller's q)
-def _slip_scaled_dot_product_attention_16(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_17(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -723,7 +750,7 @@ def _slip_scaled_dot_product_attention_16(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: k.T (reverses every axis of a batch)
-def _slip_scaled_dot_product_attention_17(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_18(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -748,7 +775,7 @@ def _slip_scaled_dot_product_attention_17(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1)) @ v
 
 # scaled_dot_product_attention: softmax over a hard-coded dim=3 (4-D inputs only)
-def _slip_scaled_dot_product_attention_18(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_19(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -775,7 +802,7 @@ def _slip_scaled_dot_product_attention_18(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: keys transposed with transpose(1, 2) (3-D only)
-def _slip_scaled_dot_product_attention_19(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_20(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -802,7 +829,7 @@ def _slip_scaled_dot_product_attention_19(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: d_k read from q.shape[1] (right for 2-D q only)
-def _slip_scaled_dot_product_attention_20(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_21(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -829,7 +856,7 @@ def _slip_scaled_dot_product_attention_20(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: d_k ** 1/2 (precedence: d_k / 2)
-def _slip_scaled_dot_product_attention_21(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -856,7 +883,7 @@ def _slip_scaled_dot_product_attention_21(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: mask transposed (allowed.transpose(-2, -1))
-def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -883,7 +910,7 @@ def _slip_scaled_dot_product_attention_22(q, k, v, allowed=None):
     return weights @ v
 
 # scaled_dot_product_attention: values multiplied on the left (v^T-free, A^T @ v)
-def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -910,7 +937,7 @@ def _slip_scaled_dot_product_attention_23(q, k, v, allowed=None):
     return weights.transpose(-2, -1) @ v
 
 # scaled_dot_product_attention: scores q^T k (keys on the left)
-def _slip_scaled_dot_product_attention_24(q, k, v, allowed=None):
+def _slip_scaled_dot_product_attention_25(q, k, v, allowed=None):
     require_min_ndim('q', q, 2, '(..., L_q, d_k)')
     require_min_ndim('k', k, 2, '(..., L_k, d_k)')
     require_min_ndim('v', v, 2, '(..., L_k, d_v)')
@@ -1664,30 +1691,31 @@ SLIPS = {
     ],
     'scaled_dot_product_attention': [
         ('mask applied after the softmax', 'set blocked scores to -inf BEFORE the softmax (masked_fill(~allowed, -inf)); zeroing weights after it leaves rows that do not sum to 1', _slip_scaled_dot_product_attention_0),
-        ('no scaling', 'divide the scores by sqrt(d_k) = sqrt(q.shape[-1])', _slip_scaled_dot_product_attention_1),
-        ('mask inverted', "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed", _slip_scaled_dot_product_attention_2),
-        ('NaN for a row with no allowed key', 'a query with no allowed key has only -inf scores and torch.softmax returns NaN for it: give such rows zero weights (for example torch.nan_to_num or torch.where on the row)', _slip_scaled_dot_product_attention_3),
-        ('-1e9 leaves a fully masked row uniform', 'a row with no allowed key came out uniform: use -inf and give such rows zero weights', _slip_scaled_dot_product_attention_4),
-        ('softmax over the query axis', "each query's weights (the last axis, dim=-1) must sum to 1", _slip_scaled_dot_product_attention_5),
-        ("calls PyTorch's fused attention", "write the scores, the mask, the softmax and the weighted sum yourself; the checks compare with PyTorch's kernel for you", _slip_scaled_dot_product_attention_6),
-        ('scaled by sqrt(L_k), the number of keys', 'divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by the square root of a sequence length', _slip_scaled_dot_product_attention_7),
-        ('scaled by sqrt(d_v), the value width', 'divide by sqrt(d_k) = sqrt(q.shape[-1]), the query/key width; d_v = v.shape[-1] may differ', _slip_scaled_dot_product_attention_8),
-        ('scaled after the softmax', 'divide the scores by sqrt(d_k) before the softmax; afterwards the weights no longer sum to 1', _slip_scaled_dot_product_attention_9),
-        ('mask multiplied into the scores', "a blocked score must be -inf, not 0 (exp(0) = 1 still gives the key weight): scores.masked_fill(~allowed, float('-inf'))", _slip_scaled_dot_product_attention_10),
-        ("softmax without dim= (PyTorch's implicit axis)", 'always name the axis: torch.softmax(scores, dim=-1); without dim= PyTorch guesses axis 1 for a 4-axis tensor', _slip_scaled_dot_product_attention_11),
-        ('softmax without subtracting the row maximum', "exp of a large score overflows: subtract each row's maximum before exponentiating (torch.softmax does this for you)", _slip_scaled_dot_product_attention_12),
-        ('returns (Y, A) as in notebook 04', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_scaled_dot_product_attention_13),
-        ('boolean indexing that cannot broadcast the mask', "boolean indexing scores[~allowed] needs a mask of the scores' own shape; scores.masked_fill(~allowed, -inf) broadcasts allowed for you", _slip_scaled_dot_product_attention_14),
-        ('allowed=None not handled', 'allowed=None means no mask: only fill -inf when allowed is not None', _slip_scaled_dot_product_attention_15),
-        ("queries scaled in place (changes the caller's q)", "work on new tensors (q = q / ..., not q /= ...): the caller's q, k, v and allowed must stay as they were", _slip_scaled_dot_product_attention_16),
-        ('k.T (reverses every axis of a batch)', 'k.T reverses EVERY axis of a batched tensor: use k.transpose(-2, -1) (or k.mT) to swap only the last two', _slip_scaled_dot_product_attention_17),
-        ('softmax over a hard-coded dim=3 (4-D inputs only)', 'the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front', _slip_scaled_dot_product_attention_18),
-        ('keys transposed with transpose(1, 2) (3-D only)', 'the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front', _slip_scaled_dot_product_attention_19),
-        ('d_k read from q.shape[1] (right for 2-D q only)', 'd_k is q.shape[-1], the last axis: the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front', _slip_scaled_dot_product_attention_20),
-        ('d_k ** 1/2 (precedence: d_k / 2)', '** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 or math.sqrt(d_k)', _slip_scaled_dot_product_attention_21),
-        ('mask transposed (allowed.transpose(-2, -1))', 'allowed[..., i, j] says whether query i may read key j: use the mask as given, rows are queries; do not transpose it', _slip_scaled_dot_product_attention_22),
-        ('values multiplied on the left (v^T-free, A^T @ v)', "the output is weights @ v with weights (..., L_q, L_k): each query's row of weights mixes the values", _slip_scaled_dot_product_attention_23),
-        ('scores q^T k (keys on the left)', 'scores = q @ k.transpose(-2, -1): row i is query i, column j is key j', _slip_scaled_dot_product_attention_24),
+        ('row maximum over blocked keys too, then zeroed and renormalised', "take each row's maximum over its ALLOWED scores (masked_fill(~allowed, -inf) first): a blocked key that scores far higher makes the allowed ones underflow to 0", _slip_scaled_dot_product_attention_1),
+        ('no scaling', 'divide the scores by sqrt(d_k) = sqrt(q.shape[-1])', _slip_scaled_dot_product_attention_2),
+        ('mask inverted', "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed", _slip_scaled_dot_product_attention_3),
+        ('NaN for a row with no allowed key', 'a query with no allowed key has only -inf scores and torch.softmax returns NaN for it: give such rows zero weights (for example torch.nan_to_num or torch.where on the row)', _slip_scaled_dot_product_attention_4),
+        ('-1e9 leaves a fully masked row uniform', 'a row with no allowed key came out uniform: use -inf and give such rows zero weights', _slip_scaled_dot_product_attention_5),
+        ('softmax over the query axis', "each query's weights (the last axis, dim=-1) must sum to 1", _slip_scaled_dot_product_attention_6),
+        ("calls PyTorch's fused attention", "write the scores, the mask, the softmax and the weighted sum yourself; the checks compare with PyTorch's kernel for you", _slip_scaled_dot_product_attention_7),
+        ('scaled by sqrt(L_k), the number of keys', 'divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by the square root of a sequence length', _slip_scaled_dot_product_attention_8),
+        ('scaled by sqrt(d_v), the value width', 'divide by sqrt(d_k) = sqrt(q.shape[-1]), the query/key width; d_v = v.shape[-1] may differ', _slip_scaled_dot_product_attention_9),
+        ('scaled after the softmax', 'divide the scores by sqrt(d_k) before the softmax; afterwards the weights no longer sum to 1', _slip_scaled_dot_product_attention_10),
+        ('mask multiplied into the scores', "a blocked score must be -inf, not 0 (exp(0) = 1 still gives the key weight): scores.masked_fill(~allowed, float('-inf'))", _slip_scaled_dot_product_attention_11),
+        ("softmax without dim= (PyTorch's implicit axis)", 'always name the axis: torch.softmax(scores, dim=-1); without dim= PyTorch guesses axis 1 for a 4-axis tensor', _slip_scaled_dot_product_attention_12),
+        ('softmax without subtracting the row maximum', "exp of a large score overflows: subtract each row's maximum before exponentiating (torch.softmax does this for you)", _slip_scaled_dot_product_attention_13),
+        ('returns (Y, A) as in notebook 04', 'return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04', _slip_scaled_dot_product_attention_14),
+        ('boolean indexing that cannot broadcast the mask', "boolean indexing scores[~allowed] needs a mask of the scores' own shape; scores.masked_fill(~allowed, -inf) broadcasts allowed for you", _slip_scaled_dot_product_attention_15),
+        ('allowed=None not handled', 'allowed=None means no mask: only fill -inf when allowed is not None', _slip_scaled_dot_product_attention_16),
+        ("queries scaled in place (changes the caller's q)", "work on new tensors (q = q / ..., not q /= ...): the caller's q, k, v and allowed must stay as they were", _slip_scaled_dot_product_attention_17),
+        ('k.T (reverses every axis of a batch)', 'k.T reverses EVERY axis of a batched tensor: use k.transpose(-2, -1) (or k.mT) to swap only the last two', _slip_scaled_dot_product_attention_18),
+        ('softmax over a hard-coded dim=3 (4-D inputs only)', 'the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front', _slip_scaled_dot_product_attention_19),
+        ('keys transposed with transpose(1, 2) (3-D only)', 'the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front', _slip_scaled_dot_product_attention_20),
+        ('d_k read from q.shape[1] (right for 2-D q only)', 'd_k is q.shape[-1], the last axis: the inputs may have any number of leading axes (2-D, 3-D or 4-D): count axes from the end (dim=-1, k.transpose(-2, -1), q.shape[-1]), never from the front', _slip_scaled_dot_product_attention_21),
+        ('d_k ** 1/2 (precedence: d_k / 2)', '** binds tighter than /: d_k ** 1/2 is d_k / 2; write d_k ** 0.5 or math.sqrt(d_k)', _slip_scaled_dot_product_attention_22),
+        ('mask transposed (allowed.transpose(-2, -1))', 'allowed[..., i, j] says whether query i may read key j: use the mask as given, rows are queries; do not transpose it', _slip_scaled_dot_product_attention_23),
+        ('values multiplied on the left (v^T-free, A^T @ v)', "the output is weights @ v with weights (..., L_q, L_k): each query's row of weights mixes the values", _slip_scaled_dot_product_attention_24),
+        ('scores q^T k (keys on the left)', 'scores = q @ k.transpose(-2, -1): row i is query i, column j is key j', _slip_scaled_dot_product_attention_25),
     ],
     'MultiHeadAttention': [
         ('forgot W_O', 'finish with self.W_O(merge_heads(...)): the output projection mixes the heads', _slip_MultiHeadAttention_0),

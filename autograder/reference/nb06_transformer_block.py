@@ -353,8 +353,30 @@ def _slip_layer_norm_13(h, gamma, beta, eps=1e-05):
     var = (h ** 2).mean(dim=-1, keepdim=True)
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
-# layer_norm: divided by the L2 norm of the centred token
+# layer_norm: E[h^2] - E[h]: the mean not squared
 def _slip_layer_norm_14(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = (h ** 2).mean(dim=-1, keepdim=True) - mean
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: mean absolute deviation instead of the variance
+def _slip_layer_norm_15(h, gamma, beta, eps=1e-05):
+    require_min_ndim('h', h, 1, '(..., d)')
+    require_ndim('gamma', gamma, 1, '(d,)')
+    require_ndim('beta', beta, 1, '(d,)')
+    require_same_size('gamma', gamma, 0, 'h', h, -1, 'the feature width d')
+    require_same_size('beta', beta, 0, 'h', h, -1, 'the feature width d')
+    mean = h.mean(dim=-1, keepdim=True)
+    var = (h - mean).abs().mean(dim=-1, keepdim=True)
+    return gamma * (h - mean) / torch.sqrt(var + eps) + beta
+
+# layer_norm: divided by the L2 norm of the centred token
+def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -364,7 +386,7 @@ def _slip_layer_norm_14(h, gamma, beta, eps=1e-05):
     return gamma * centred / torch.sqrt((centred ** 2).sum(dim=-1, keepdim=True) + eps) + beta
 
 # layer_norm: beta added before scaling by gamma
-def _slip_layer_norm_15(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -375,7 +397,7 @@ def _slip_layer_norm_15(h, gamma, beta, eps=1e-05):
     return gamma * ((h - mean) / torch.sqrt(var + eps) + beta)
 
 # layer_norm: calls PyTorch's own layer norm
-def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -384,7 +406,7 @@ def _slip_layer_norm_16(h, gamma, beta, eps=1e-05):
     return torch.nn.functional.layer_norm(h, h.shape[-1:], gamma, beta, eps)
 
 # layer_norm: variance over a hard-coded dim=1 (right for 2-D only)
-def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -395,7 +417,7 @@ def _slip_layer_norm_17(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: variance divided by h.shape[0] instead of d
-def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_20(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -406,7 +428,7 @@ def _slip_layer_norm_18(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var + eps) + beta
 
 # layer_norm: eps added after the division
-def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_21(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -417,7 +439,7 @@ def _slip_layer_norm_19(h, gamma, beta, eps=1e-05):
     return gamma * (h - mean) / torch.sqrt(var) + eps + beta
 
 # layer_norm: subtracts the mean with a sign slip (h + mean)
-def _slip_layer_norm_20(h, gamma, beta, eps=1e-05):
+def _slip_layer_norm_22(h, gamma, beta, eps=1e-05):
     require_min_ndim('h', h, 1, '(..., d)')
     require_ndim('gamma', gamma, 1, '(d,)')
     require_ndim('beta', beta, 1, '(d,)')
@@ -1129,8 +1151,26 @@ class _slip_PreNormBlock_24(nn.Module):
         u = h + self.attn(self.ln1(h), rope)
         return u + self.mlp(self.ln2(u))
 
-# PreNormBlock: returns U (the MLP half computed, not returned)
+# PreNormBlock: LayerNorms built without beta (bias=False)
 class _slip_PreNormBlock_25(nn.Module):
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.d_model = d_model
+        self.ln1 = nn.LayerNorm(d_model, bias=False)
+        self.attn = causal_self_attention(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model, bias=False)
+        self.mlp = MLP(d_model, 4 * d_model)
+
+    def forward(self, h, rope=None):
+        """h: (B, L, d) -> (B, L, d). rope: None or (cos, sin) for the attention layer."""
+        require_ndim('h', h, 3, '(B, L, d)')
+        require_last_axis('h', h, self.d_model, 'd_model')
+        u = h + self.attn(self.ln1(h), rope)
+        return u + self.mlp(self.ln2(u))
+
+# PreNormBlock: returns U (the MLP half computed, not returned)
+class _slip_PreNormBlock_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1149,7 +1189,7 @@ class _slip_PreNormBlock_25(nn.Module):
         return u
 
 # PreNormBlock: MLP hidden width d_model * n_heads
-class _slip_PreNormBlock_26(nn.Module):
+class _slip_PreNormBlock_27(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -1167,7 +1207,7 @@ class _slip_PreNormBlock_26(nn.Module):
         return u + self.mlp(self.ln2(u))
 
 # PreNormBlock: LayerNorm eps 1e-6 (a hard-coded constant)
-class _slip_PreNormBlock_27(nn.Module):
+class _slip_PreNormBlock_28(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
@@ -2567,8 +2607,22 @@ def _slip_count_parameters_11(vocab_size, d_model, n_heads, n_layers, max_len, p
     total += max_len * d if positions == 'learned' else 0
     return total + (0 if tie_weights else V * d)
 
-# count_parameters: W_O forgotten (three projections)
+# count_parameters: fc_in's bias counted as d instead of d_hidden
 def _slip_count_parameters_12(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+    if positions not in POSITION_OPTIONS:
+        raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
+    d, V = (d_model, vocab_size)
+    hidden = 4 * d if d_hidden is None else d_hidden
+    attention = 4 * (d * d + d)
+    mlp = d * hidden + d + (hidden * d + d)
+    block = attention + mlp + 2 * (2 * d)
+    total = V * d + n_layers * block + 2 * d + V
+    total += max_len * d if positions == 'learned' else 0
+    total += 0 if tie_weights else V * d
+    return total
+
+# count_parameters: W_O forgotten (three projections)
+def _slip_count_parameters_13(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2579,7 +2633,7 @@ def _slip_count_parameters_12(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total + (0 if tie_weights else V * d)
 
 # count_parameters: n_layers written in as 2
-def _slip_count_parameters_13(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_14(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2591,7 +2645,7 @@ def _slip_count_parameters_13(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: learned position table counted as max_len (no d)
-def _slip_count_parameters_14(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_15(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2603,7 +2657,7 @@ def _slip_count_parameters_14(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: one bias vector for all four projections
-def _slip_count_parameters_15(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_16(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2615,7 +2669,7 @@ def _slip_count_parameters_15(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: one LayerNorm per block
-def _slip_count_parameters_16(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_17(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2627,7 +2681,7 @@ def _slip_count_parameters_16(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: fc_out forgotten (one MLP layer)
-def _slip_count_parameters_17(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_18(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2639,7 +2693,7 @@ def _slip_count_parameters_17(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: RoPE tables counted as parameters
-def _slip_count_parameters_18(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_19(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2652,7 +2706,7 @@ def _slip_count_parameters_18(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: a position table counted for rope too
-def _slip_count_parameters_19(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_20(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2664,7 +2718,7 @@ def _slip_count_parameters_19(vocab_size, d_model, n_heads, n_layers, max_len, p
     return total
 
 # count_parameters: tying subtracts 2 V d (embedding and head both dropped)
-def _slip_count_parameters_20(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
+def _slip_count_parameters_21(vocab_size, d_model, n_heads, n_layers, max_len, positions, d_hidden=None, tie_weights=False):
     if positions not in POSITION_OPTIONS:
         raise ValueError(f'positions must be one of {POSITION_OPTIONS}; got {positions!r}')
     d, V = (d_model, vocab_size)
@@ -2693,13 +2747,15 @@ SLIPS = {
         ('changes h in place', 'compute h - mean into a new tensor instead of h -= ...', _slip_layer_norm_11),
         ('statistics over a hard-coded dim=1', 'normalise each token over its own d features: statistics along the last axis, h.mean(dim=-1, keepdim=True) (BatchNorm is the one that uses the batch axis)', _slip_layer_norm_12),
         ('variance of h around zero (mean of h^2)', "the variance is the mean squared deviation from the token's mean: ((h - mean) ** 2).mean(dim=-1, keepdim=True)", _slip_layer_norm_13),
-        ('divided by the L2 norm of the centred token', 'the variance is the mean, not the sum, of the squared deviations: divide by d', _slip_layer_norm_14),
-        ('beta added before scaling by gamma', 'finish with gamma * normalised + beta: scale first, then shift', _slip_layer_norm_15),
-        ("calls PyTorch's own layer norm", 'write the mean, the variance and the normalisation yourself; the checks compare with torch.nn.LayerNorm for you', _slip_layer_norm_16),
-        ('variance over a hard-coded dim=1 (right for 2-D only)', 'take both the mean and the variance over the last axis, dim=-1: dim=1 is the token axis once h has a batch axis', _slip_layer_norm_17),
-        ('variance divided by h.shape[0] instead of d', 'the variance is the mean over the d features: divide the sum by h.shape[-1] (or use .mean(dim=-1))', _slip_layer_norm_18),
-        ('eps added after the division', 'a token whose features are all equal has variance 0: eps inside the square root, sqrt(var + eps), keeps it finite', _slip_layer_norm_19),
-        ('subtracts the mean with a sign slip (h + mean)', 'centre each token: h - mean, then divide by sqrt(var + eps)', _slip_layer_norm_20),
+        ('E[h^2] - E[h]: the mean not squared', 'var = E[h^2] - E[h]^2 squares the mean too: (h ** 2).mean(dim=-1, keepdim=True) - mean ** 2, or ((h - mean) ** 2).mean(dim=-1, keepdim=True)', _slip_layer_norm_14),
+        ('mean absolute deviation instead of the variance', 'the variance is the mean of the SQUARED deviations, ((h - mean) ** 2).mean(dim=-1, keepdim=True), not the mean absolute deviation |h - mean|', _slip_layer_norm_15),
+        ('divided by the L2 norm of the centred token', 'the variance is the mean, not the sum, of the squared deviations: divide by d', _slip_layer_norm_16),
+        ('beta added before scaling by gamma', 'finish with gamma * normalised + beta: scale first, then shift', _slip_layer_norm_17),
+        ("calls PyTorch's own layer norm", 'write the mean, the variance and the normalisation yourself; the checks compare with torch.nn.LayerNorm for you', _slip_layer_norm_18),
+        ('variance over a hard-coded dim=1 (right for 2-D only)', 'take both the mean and the variance over the last axis, dim=-1: dim=1 is the token axis once h has a batch axis', _slip_layer_norm_19),
+        ('variance divided by h.shape[0] instead of d', 'the variance is the mean over the d features: divide the sum by h.shape[-1] (or use .mean(dim=-1))', _slip_layer_norm_20),
+        ('eps added after the division', 'a token whose features are all equal has variance 0: eps inside the square root, sqrt(var + eps), keeps it finite', _slip_layer_norm_21),
+        ('subtracts the mean with a sign slip (h + mean)', 'centre each token: h - mean, then divide by sqrt(var + eps)', _slip_layer_norm_22),
     ],
     'MLP': [
         ('tanh approximation of GELU', "use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default approximate='none'", _slip_MLP_0),
@@ -2747,9 +2803,10 @@ SLIPS = {
         ('residual branches scaled by 1/2 (averaged with the input)', 'add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + MLP(LN2(U))', _slip_PreNormBlock_22),
         ('F.dropout on both branches (training=True by default)', 'in eval mode the module must be deterministic: F.dropout(t, p) defaults to training=True, so use an nn.Dropout module (switched off by .eval()) or pass training=self.training', _slip_PreNormBlock_23),
         ('LayerNorm without gamma and beta (elementwise_affine=False)', 'create self.ln1 = nn.LayerNorm(d_model)', _slip_PreNormBlock_24),
-        ('returns U (the MLP half computed, not returned)', 'return U + MLP(LN2(U)), the output after both sublayers', _slip_PreNormBlock_25),
-        ('MLP hidden width d_model * n_heads', "the MLP's hidden width is 4 * d_model", _slip_PreNormBlock_26),
-        ('LayerNorm eps 1e-6 (a hard-coded constant)', "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the output whenever a token's variance is small", _slip_PreNormBlock_27),
+        ('LayerNorms built without beta (bias=False)', 'create self.ln1 = nn.LayerNorm(d_model)', _slip_PreNormBlock_25),
+        ('returns U (the MLP half computed, not returned)', 'return U + MLP(LN2(U)), the output after both sublayers', _slip_PreNormBlock_26),
+        ('MLP hidden width d_model * n_heads', "the MLP's hidden width is 4 * d_model", _slip_PreNormBlock_27),
+        ('LayerNorm eps 1e-6 (a hard-coded constant)', "keep nn.LayerNorm(d_model)'s default eps = 1e-5: another eps changes the output whenever a token's variance is small", _slip_PreNormBlock_28),
     ],
     'Decoder': [
         ('the final LayerNorm forgotten (created, not applied)', 'apply self.ln_final to H_N before the head: Y = LN_final(H_N) W_vocab^T + 1 c^T', _slip_Decoder_0),
@@ -2795,14 +2852,15 @@ SLIPS = {
         ('token embedding not counted', "the token embedding E and, without tying, the head's own weight W_vocab each hold V * d numbers", _slip_count_parameters_9),
         ('LayerNorm counted with gamma only', 'every LayerNorm has gamma and beta, d numbers each: 2 d per LayerNorm', _slip_count_parameters_10),
         ('MLP biases forgotten', 'fc_in and fc_out have biases too: d * hidden + hidden and hidden * d + d', _slip_count_parameters_11),
-        ('W_O forgotten (three projections)', 'attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: 4 (d^2 + d)', _slip_count_parameters_12),
-        ('n_layers written in as 2', 'multiply one block by the n_layers argument, not a number from an example', _slip_count_parameters_13),
-        ('learned position table counted as max_len (no d)', 'a learned position table is nn.Embedding(max_len, d): max_len * d numbers', _slip_count_parameters_14),
-        ('one bias vector for all four projections', 'each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)', _slip_count_parameters_15),
-        ('one LayerNorm per block', 'a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d per block', _slip_count_parameters_16),
-        ('fc_out forgotten (one MLP layer)', 'the MLP has two layers: fc_in (d * hidden + hidden) and fc_out (hidden * d + d)', _slip_count_parameters_17),
-        ('RoPE tables counted as parameters', "RoPE's cos and sin tables are fixed buffers, not trainable parameters", _slip_count_parameters_18),
-        ('a position table counted for rope too', "only positions='learned' has a trainable (max_len, d) table", _slip_count_parameters_19),
-        ('tying subtracts 2 V d (embedding and head both dropped)', "the token embedding E and, without tying, the head's own weight W_vocab each hold V * d numbers", _slip_count_parameters_20),
+        ("fc_in's bias counted as d instead of d_hidden", "fc_in = nn.Linear(d, hidden) has one bias per hidden unit: d * hidden + hidden (only fc_out's bias has d numbers)", _slip_count_parameters_12),
+        ('W_O forgotten (three projections)', 'attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: 4 (d^2 + d)', _slip_count_parameters_13),
+        ('n_layers written in as 2', 'multiply one block by the n_layers argument, not a number from an example', _slip_count_parameters_14),
+        ('learned position table counted as max_len (no d)', 'a learned position table is nn.Embedding(max_len, d): max_len * d numbers', _slip_count_parameters_15),
+        ('one bias vector for all four projections', 'each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)', _slip_count_parameters_16),
+        ('one LayerNorm per block', 'a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d per block', _slip_count_parameters_17),
+        ('fc_out forgotten (one MLP layer)', 'the MLP has two layers: fc_in (d * hidden + hidden) and fc_out (hidden * d + d)', _slip_count_parameters_18),
+        ('RoPE tables counted as parameters', "RoPE's cos and sin tables are fixed buffers, not trainable parameters", _slip_count_parameters_19),
+        ('a position table counted for rope too', "only positions='learned' has a trainable (max_len, d) table", _slip_count_parameters_20),
+        ('tying subtracts 2 V d (embedding and head both dropped)', "the token embedding E and, without tying, the head's own weight W_vocab each hold V * d numbers", _slip_count_parameters_21),
     ],
 }

@@ -228,8 +228,29 @@ def ablate_head(model, ids, layer, head, mode):
 
 # -- the catalogued mistakes (autograder/mistakes/), resolved: the hidden trials run
 # them on their inputs to name the slip a wrong output matches
-# make_batch: targets not shifted
+# make_batch: loss mask from the ids (targets != pad_id), not from the lengths
 def _slip_make_batch_0(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(list(seq), dtype=torch.long)
+        n = len(ids) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        loss_mask[b] = targets[b] != pad_id
+    return (inputs, targets, loss_mask)
+
+# make_batch: targets not shifted
+def _slip_make_batch_1(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -249,7 +270,7 @@ def _slip_make_batch_0(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: shifted the wrong way
-def _slip_make_batch_1(sequences, pad_id):
+def _slip_make_batch_2(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -269,7 +290,7 @@ def _slip_make_batch_1(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: whole sequences, no shift (L too long)
-def _slip_make_batch_2(sequences, pad_id):
+def _slip_make_batch_3(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -290,7 +311,7 @@ def _slip_make_batch_2(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: loss mask inverted
-def _slip_make_batch_3(sequences, pad_id):
+def _slip_make_batch_4(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -310,7 +331,7 @@ def _slip_make_batch_3(sequences, pad_id):
     return (inputs, targets, ~loss_mask)
 
 # make_batch: loss mask one too long
-def _slip_make_batch_4(sequences, pad_id):
+def _slip_make_batch_5(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -330,7 +351,7 @@ def _slip_make_batch_4(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: end token excluded from the loss mask
-def _slip_make_batch_5(sequences, pad_id):
+def _slip_make_batch_6(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -350,7 +371,7 @@ def _slip_make_batch_5(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: padding on the left
-def _slip_make_batch_6(sequences, pad_id):
+def _slip_make_batch_7(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -371,7 +392,7 @@ def _slip_make_batch_6(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: padding hard-coded as 0
-def _slip_make_batch_7(sequences, pad_id):
+def _slip_make_batch_8(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -392,7 +413,7 @@ def _slip_make_batch_7(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: loss mask as 0/1 integers
-def _slip_make_batch_8(sequences, pad_id):
+def _slip_make_batch_9(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -412,7 +433,7 @@ def _slip_make_batch_8(sequences, pad_id):
     return (inputs, targets, loss_mask.long())
 
 # make_batch: pads the caller's lists in place
-def _slip_make_batch_9(sequences, pad_id):
+def _slip_make_batch_10(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -427,7 +448,7 @@ def _slip_make_batch_9(sequences, pad_id):
     return (ids[:, :-1], targets, targets != pad_id)
 
 # make_batch: padded targets written as -100 (ignore_index)
-def _slip_make_batch_10(sequences, pad_id):
+def _slip_make_batch_11(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -449,7 +470,7 @@ def _slip_make_batch_10(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: rows sorted by length, longest first
-def _slip_make_batch_11(sequences, pad_id):
+def _slip_make_batch_12(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -469,7 +490,7 @@ def _slip_make_batch_11(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: L from the shortest sequence (longer ones truncated)
-def _slip_make_batch_12(sequences, pad_id):
+def _slip_make_batch_13(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -490,7 +511,7 @@ def _slip_make_batch_12(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: numpy arrays returned
-def _slip_make_batch_13(sequences, pad_id):
+def _slip_make_batch_14(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -512,7 +533,7 @@ def _slip_make_batch_13(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: L taken from the first sequence
-def _slip_make_batch_14(sequences, pad_id):
+def _slip_make_batch_15(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -533,7 +554,7 @@ def _slip_make_batch_14(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: rows built as [[pad_id] * L] * B (one shared list)
-def _slip_make_batch_15(sequences, pad_id):
+def _slip_make_batch_16(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -553,7 +574,7 @@ def _slip_make_batch_15(sequences, pad_id):
     return (torch.tensor(inputs), torch.tensor(targets), torch.tensor(mask))
 
 # make_batch: float tensors (torch.zeros(B, L) + pad_id)
-def _slip_make_batch_16(sequences, pad_id):
+def _slip_make_batch_17(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -573,7 +594,7 @@ def _slip_make_batch_16(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: torch.tensor(sequences) without padding
-def _slip_make_batch_17(sequences, pad_id):
+def _slip_make_batch_18(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -584,7 +605,7 @@ def _slip_make_batch_17(sequences, pad_id):
     return (ids[:, :-1], ids[:, 1:], ids[:, 1:] != pad_id)
 
 # make_batch: each row one target short (n = len(seq) - 2)
-def _slip_make_batch_18(sequences, pad_id):
+def _slip_make_batch_19(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -2695,25 +2716,26 @@ def _slip_ablate_head_30(model, ids, layer, head, mode):
 # function: [(mistake, its hint, the mistake as a function)]
 SLIPS = {
     'make_batch': [
-        ('targets not shifted', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_0),
-        ('shifted the wrong way', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t; the model reads the past and predicts the future', _slip_make_batch_1),
-        ('whole sequences, no shift (L too long)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_2),
-        ('loss mask inverted', 'loss_mask is True on REAL targets and False on padded ones', _slip_make_batch_3),
-        ('loss mask one too long', 'a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True', _slip_make_batch_4),
-        ('end token excluded from the loss mask', '<EOS> is a real target: the model must learn when an email ends', _slip_make_batch_5),
-        ('padding on the left', 'pad on the right: row b starts at position 0 and the padding follows it', _slip_make_batch_6),
-        ('padding hard-coded as 0', 'fill the padded positions with the pad_id argument, not 0', _slip_make_batch_7),
-        ('loss mask as 0/1 integers', 'use dtype=torch.bool (True = a real target)', _slip_make_batch_8),
-        ("pads the caller's lists in place", "build new tensors; do not append padding to the caller's lists", _slip_make_batch_9),
-        ('padded targets written as -100 (ignore_index)', 'write pad_id into every padded position, targets included; loss_mask, not a special target value, marks the padding', _slip_make_batch_10),
-        ('rows sorted by length, longest first', 'keep the rows in the order of the sequences: row b is sequence b', _slip_make_batch_11),
-        ('L from the shortest sequence (longer ones truncated)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_12),
-        ('numpy arrays returned', 'build the tensors with torch.full / torch.zeros / torch.tensor so the model can read them', _slip_make_batch_13),
-        ('L taken from the first sequence', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_14),
-        ('rows built as [[pad_id] * L] * B (one shared list)', '[[pad_id] * L] * B repeats ONE list B times, so writing row b writes every row: build each row on its own (a list comprehension, or torch.full((B, L), pad_id))', _slip_make_batch_15),
-        ('float tensors (torch.zeros(B, L) + pad_id)', 'use dtype=torch.long', _slip_make_batch_16),
-        ('torch.tensor(sequences) without padding', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_17),
-        ('each row one target short (n = len(seq) - 2)', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_18),
+        ('loss mask from the ids (targets != pad_id), not from the lengths', 'loss_mask marks the real targets by position, whatever their ids: True on the first len(seq) - 1 of row b. Comparing ids with pad_id also drops a real target that equals it (GPT-2 setups pad with the <EOS> id)', _slip_make_batch_0),
+        ('targets not shifted', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_1),
+        ('shifted the wrong way', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t; the model reads the past and predicts the future', _slip_make_batch_2),
+        ('whole sequences, no shift (L too long)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_3),
+        ('loss mask inverted', 'loss_mask is True on REAL targets and False on padded ones', _slip_make_batch_4),
+        ('loss mask one too long', 'a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True', _slip_make_batch_5),
+        ('end token excluded from the loss mask', '<EOS> is a real target: the model must learn when an email ends', _slip_make_batch_6),
+        ('padding on the left', 'pad on the right: row b starts at position 0 and the padding follows it', _slip_make_batch_7),
+        ('padding hard-coded as 0', 'fill the padded positions with the pad_id argument, not 0', _slip_make_batch_8),
+        ('loss mask as 0/1 integers', 'use dtype=torch.bool (True = a real target)', _slip_make_batch_9),
+        ("pads the caller's lists in place", "build new tensors; do not append padding to the caller's lists", _slip_make_batch_10),
+        ('padded targets written as -100 (ignore_index)', 'write pad_id into every padded position, targets included; loss_mask, not a special target value, marks the padding', _slip_make_batch_11),
+        ('rows sorted by length, longest first', 'keep the rows in the order of the sequences: row b is sequence b', _slip_make_batch_12),
+        ('L from the shortest sequence (longer ones truncated)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_13),
+        ('numpy arrays returned', 'build the tensors with torch.full / torch.zeros / torch.tensor so the model can read them', _slip_make_batch_14),
+        ('L taken from the first sequence', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_15),
+        ('rows built as [[pad_id] * L] * B (one shared list)', '[[pad_id] * L] * B repeats ONE list B times, so writing row b writes every row: build each row on its own (a list comprehension, or torch.full((B, L), pad_id))', _slip_make_batch_16),
+        ('float tensors (torch.zeros(B, L) + pad_id)', 'use dtype=torch.long', _slip_make_batch_17),
+        ('torch.tensor(sequences) without padding', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_18),
+        ('each row one target short (n = len(seq) - 2)', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_19),
     ],
     'lm_loss': [
         ('padding counted in the loss', 'multiply the per-token losses by loss_mask and count only real targets', _slip_lm_loss_0),

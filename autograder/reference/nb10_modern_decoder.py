@@ -761,8 +761,20 @@ def _slip_grouped_query_attention_5(q, k, v, allowed=None):
     weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return weights @ v
 
-# grouped_query_attention: softmax over the query axis
+# grouped_query_attention: scaled by sqrt(h * d_k), all the query heads' width
 def _slip_grouped_query_attention_6(q, k, v, allowed=None):
+    require_gqa_inputs(q, k, v, allowed)
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[1] * q.shape[-1])
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float('-inf'))
+    weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
+    return weights @ v
+
+# grouped_query_attention: softmax over the query axis
+def _slip_grouped_query_attention_7(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -772,7 +784,7 @@ def _slip_grouped_query_attention_6(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-2), nan=0.0) @ v
 
 # grouped_query_attention: mask applied after the softmax
-def _slip_grouped_query_attention_7(q, k, v, allowed=None):
+def _slip_grouped_query_attention_8(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k = k.repeat_interleave(group, dim=1)
@@ -784,7 +796,7 @@ def _slip_grouped_query_attention_7(q, k, v, allowed=None):
     return weights @ v
 
 # grouped_query_attention: mask inverted
-def _slip_grouped_query_attention_8(q, k, v, allowed=None):
+def _slip_grouped_query_attention_9(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -794,7 +806,7 @@ def _slip_grouped_query_attention_8(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
 # grouped_query_attention: -1e9 instead of -inf
-def _slip_grouped_query_attention_9(q, k, v, allowed=None):
+def _slip_grouped_query_attention_10(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -804,7 +816,7 @@ def _slip_grouped_query_attention_9(q, k, v, allowed=None):
     return torch.softmax(scores, dim=-1) @ v
 
 # grouped_query_attention: rows without an allowed key left as NaN
-def _slip_grouped_query_attention_10(q, k, v, allowed=None):
+def _slip_grouped_query_attention_11(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -814,7 +826,7 @@ def _slip_grouped_query_attention_10(q, k, v, allowed=None):
     return torch.softmax(scores, dim=-1) @ v
 
 # grouped_query_attention: allowed=None not handled
-def _slip_grouped_query_attention_11(q, k, v, allowed=None):
+def _slip_grouped_query_attention_12(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -823,7 +835,7 @@ def _slip_grouped_query_attention_11(q, k, v, allowed=None):
     return torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0) @ v
 
 # grouped_query_attention: the mask ignored
-def _slip_grouped_query_attention_12(q, k, v, allowed=None):
+def _slip_grouped_query_attention_13(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
@@ -831,12 +843,22 @@ def _slip_grouped_query_attention_12(q, k, v, allowed=None):
     return torch.softmax(scores, dim=-1) @ v
 
 # grouped_query_attention: PyTorch's fused attention with enable_gqa
-def _slip_grouped_query_attention_13(q, k, v, allowed=None):
+def _slip_grouped_query_attention_14(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, enable_gqa=True)
 
+# grouped_query_attention: a helper of its own name that hands over to PyTorch's fused attention
+def _slip_grouped_query_attention_15(q, k, v, allowed=None):
+    require_gqa_inputs(q, k, v, allowed)
+
+    def scaled_dot_product_attention(q, k, v, allowed):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+    group = q.shape[1] // k.shape[1]
+    k, v = (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
+    return scaled_dot_product_attention(q, k, v, allowed)
+
 # grouped_query_attention: heads merged in the output (B, L_q, h * d_k)
-def _slip_grouped_query_attention_14(q, k, v, allowed=None):
+def _slip_grouped_query_attention_16(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k = k.repeat_interleave(group, dim=1)
@@ -848,7 +870,7 @@ def _slip_grouped_query_attention_14(q, k, v, allowed=None):
     return (weights @ v).transpose(1, 2).flatten(2)
 
 # grouped_query_attention: queries scaled in place (q /= sqrt(d_k))
-def _slip_grouped_query_attention_15(q, k, v, allowed=None):
+def _slip_grouped_query_attention_17(q, k, v, allowed=None):
     require_gqa_inputs(q, k, v, allowed)
     group = q.shape[1] // k.shape[1]
     k = k.repeat_interleave(group, dim=1)
@@ -2710,8 +2732,36 @@ class _slip_Qwen3Decoder_1(nn.Module):
             h = self.norm(h)
         return self.head(self.norm(h))
 
-# Qwen3Decoder: the RoPE tables passed as (sin, cos)
+# Qwen3Decoder: the final RMSNorm applied to the embeddings instead of H_N
 class _slip_Qwen3Decoder_2(nn.Module):
+
+    def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
+        super().__init__()
+        self.max_len = max_len
+        cos, sin = rope_tables(max_len, d_k, rope_base)
+        self.register_buffer('rope_cos', cos, persistent=False)
+        self.register_buffer('rope_sin', sin, persistent=False)
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList((Qwen3Block(d_model, n_heads, n_kv_heads, d_k, d_hidden, eps) for _ in range(n_layers)))
+        self.norm = nn.RMSNorm(d_model, eps=eps)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            self.head.weight = self.embed.weight
+
+    def forward(self, idx):
+        """idx: (B, L) integer token ids, L <= max_len -> logits (B, L, V)."""
+        require_ndim('idx', idx, 2, '(B, L)')
+        if idx.shape[1] > self.max_len:
+            raise ValueError(f'idx has shape {tuple(idx.shape)}: L = {idx.shape[1]} is longer than max_len = {self.max_len}')
+        L = idx.shape[1]
+        rope = (self.rope_cos[:L], self.rope_sin[:L])
+        h = self.norm(self.embed(idx))
+        for block in self.blocks:
+            h, _ = block(h, rope)
+        return self.head(h)
+
+# Qwen3Decoder: the RoPE tables passed as (sin, cos)
+class _slip_Qwen3Decoder_3(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2739,7 +2789,7 @@ class _slip_Qwen3Decoder_2(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the head not tied
-class _slip_Qwen3Decoder_3(nn.Module):
+class _slip_Qwen3Decoder_4(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2765,7 +2815,7 @@ class _slip_Qwen3Decoder_3(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the head always tied
-class _slip_Qwen3Decoder_4(nn.Module):
+class _slip_Qwen3Decoder_5(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2793,7 +2843,7 @@ class _slip_Qwen3Decoder_4(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: a head with a bias
-class _slip_Qwen3Decoder_5(nn.Module):
+class _slip_Qwen3Decoder_6(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2821,7 +2871,7 @@ class _slip_Qwen3Decoder_5(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: a LayerNorm as the final norm
-class _slip_Qwen3Decoder_6(nn.Module):
+class _slip_Qwen3Decoder_7(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2849,7 +2899,7 @@ class _slip_Qwen3Decoder_6(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: one block repeated
-class _slip_Qwen3Decoder_7(nn.Module):
+class _slip_Qwen3Decoder_8(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2877,7 +2927,7 @@ class _slip_Qwen3Decoder_7(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the block's pair not unpacked
-class _slip_Qwen3Decoder_8(nn.Module):
+class _slip_Qwen3Decoder_9(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2905,7 +2955,7 @@ class _slip_Qwen3Decoder_8(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the blocks' outputs discarded
-class _slip_Qwen3Decoder_9(nn.Module):
+class _slip_Qwen3Decoder_10(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2933,7 +2983,7 @@ class _slip_Qwen3Decoder_9(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: softmax applied to the logits
-class _slip_Qwen3Decoder_10(nn.Module):
+class _slip_Qwen3Decoder_11(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2961,7 +3011,7 @@ class _slip_Qwen3Decoder_10(nn.Module):
         return self.head(self.norm(h)).softmax(dim=-1)
 
 # Qwen3Decoder: embedding scaled by sqrt(d_model)
-class _slip_Qwen3Decoder_11(nn.Module):
+class _slip_Qwen3Decoder_12(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -2989,7 +3039,7 @@ class _slip_Qwen3Decoder_11(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the RoPE tables not sliced to L
-class _slip_Qwen3Decoder_12(nn.Module):
+class _slip_Qwen3Decoder_13(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -3017,7 +3067,7 @@ class _slip_Qwen3Decoder_12(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the eps argument not passed on
-class _slip_Qwen3Decoder_13(nn.Module):
+class _slip_Qwen3Decoder_14(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -3045,7 +3095,7 @@ class _slip_Qwen3Decoder_13(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the last block skipped
-class _slip_Qwen3Decoder_14(nn.Module):
+class _slip_Qwen3Decoder_15(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -3073,7 +3123,7 @@ class _slip_Qwen3Decoder_14(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: every block fed the embeddings
-class _slip_Qwen3Decoder_15(nn.Module):
+class _slip_Qwen3Decoder_16(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -3102,7 +3152,7 @@ class _slip_Qwen3Decoder_15(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the package's production decoder
-class _slip_Qwen3Decoder_16(nn.Module):
+class _slip_Qwen3Decoder_17(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -3123,7 +3173,7 @@ class _slip_Qwen3Decoder_16(nn.Module):
         return self.inner(idx)
 
 # Qwen3Decoder: the head a function of the embedding, not a module
-class _slip_Qwen3Decoder_17(nn.Module):
+class _slip_Qwen3Decoder_18(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -3151,7 +3201,7 @@ class _slip_Qwen3Decoder_17(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the embedding named tok_embed
-class _slip_Qwen3Decoder_18(nn.Module):
+class _slip_Qwen3Decoder_19(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -3179,7 +3229,7 @@ class _slip_Qwen3Decoder_18(nn.Module):
         return self.head(self.norm(h))
 
 # Qwen3Decoder: the final norm named final_norm
-class _slip_Qwen3Decoder_19(nn.Module):
+class _slip_Qwen3Decoder_20(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -3207,7 +3257,7 @@ class _slip_Qwen3Decoder_19(nn.Module):
         return self.head(self.final_norm(h))
 
 # Qwen3Decoder: an extra persistent buffer (a mask) that the checkpoint lacks
-class _slip_Qwen3Decoder_20(nn.Module):
+class _slip_Qwen3Decoder_21(nn.Module):
 
     def __init__(self, vocab_size, d_model, n_layers, n_heads, n_kv_heads, d_k, d_hidden, max_len, rope_base=1000000.0, eps=1e-06, tie_weights=False):
         super().__init__()
@@ -3484,16 +3534,18 @@ SLIPS = {
         ('no 1/sqrt(d_k) scaling', 'divide the scores by sqrt(d_k) = sqrt(q.shape[-1])', _slip_grouped_query_attention_3),
         ('divided by d_k', 'divide by sqrt(d_k), not d_k', _slip_grouped_query_attention_4),
         ('scaled by sqrt(L_k), the number of keys', 'divide by sqrt(d_k) = sqrt(q.shape[-1]), the width of a query, not by the square root of a sequence length', _slip_grouped_query_attention_5),
-        ('softmax over the query axis', "each query's weights (the last axis, dim=-1) must sum to 1", _slip_grouped_query_attention_6),
-        ('mask applied after the softmax', "set blocked scores to -inf BEFORE the softmax (scores.masked_fill(~allowed, float('-inf')))", _slip_grouped_query_attention_7),
-        ('mask inverted', "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed", _slip_grouped_query_attention_8),
-        ('-1e9 instead of -inf', 'a row with no allowed key came out uniform: use -inf and give such rows zero weights', _slip_grouped_query_attention_9),
-        ('rows without an allowed key left as NaN', 'a query with no allowed key has only -inf scores and torch.softmax returns NaN for it: give such rows zero weights (torch.nan_to_num)', _slip_grouped_query_attention_10),
-        ('allowed=None not handled', 'allowed=None means no mask: only fill -inf when allowed is not None', _slip_grouped_query_attention_11),
-        ('the mask ignored', "apply allowed: scores.masked_fill(~allowed, float('-inf'))", _slip_grouped_query_attention_12),
-        ("PyTorch's fused attention with enable_gqa", "write the grouping, the scores, the mask, the softmax and the weighted sum yourself; the check compares with PyTorch's kernel for you", _slip_grouped_query_attention_13),
-        ('heads merged in the output (B, L_q, h * d_k)', 'the output has one row per query head: (B, h, L_q, d_k)', _slip_grouped_query_attention_14),
-        ('queries scaled in place (q /= sqrt(d_k))', "work on new tensors (k = k.repeat_interleave(...), not writing into k): the caller's q, k, v and allowed must stay as they were", _slip_grouped_query_attention_15),
+        ("scaled by sqrt(h * d_k), all the query heads' width", "scale by sqrt(d_k), one head's width q.shape[-1], not sqrt(h * d_k): each head's scores are dot products of d_k features", _slip_grouped_query_attention_6),
+        ('softmax over the query axis', "each query's weights (the last axis, dim=-1) must sum to 1", _slip_grouped_query_attention_7),
+        ('mask applied after the softmax', "set blocked scores to -inf BEFORE the softmax (scores.masked_fill(~allowed, float('-inf')))", _slip_grouped_query_attention_8),
+        ('mask inverted', "True means 'may attend': fill -inf where allowed is False, i.e. ~allowed", _slip_grouped_query_attention_9),
+        ('-1e9 instead of -inf', 'a row with no allowed key came out uniform: use -inf and give such rows zero weights', _slip_grouped_query_attention_10),
+        ('rows without an allowed key left as NaN', 'a query with no allowed key has only -inf scores and torch.softmax returns NaN for it: give such rows zero weights (torch.nan_to_num)', _slip_grouped_query_attention_11),
+        ('allowed=None not handled', 'allowed=None means no mask: only fill -inf when allowed is not None', _slip_grouped_query_attention_12),
+        ('the mask ignored', "apply allowed: scores.masked_fill(~allowed, float('-inf'))", _slip_grouped_query_attention_13),
+        ("PyTorch's fused attention with enable_gqa", "write the grouping, the scores, the mask, the softmax and the weighted sum yourself; the check compares with PyTorch's kernel for you", _slip_grouped_query_attention_14),
+        ("a helper of its own name that hands over to PyTorch's fused attention", "write the grouping, the scores, the mask, the softmax and the weighted sum yourself; the check compares with PyTorch's kernel for you", _slip_grouped_query_attention_15),
+        ('heads merged in the output (B, L_q, h * d_k)', 'the output has one row per query head: (B, h, L_q, d_k)', _slip_grouped_query_attention_16),
+        ('queries scaled in place (q /= sqrt(d_k))', "work on new tensors (k = k.repeat_interleave(...), not writing into k): the caller's q, k, v and allowed must stay as they were", _slip_grouped_query_attention_17),
     ],
     'kv_cache_bytes': [
         ('keys only', 'the cache holds a key AND a value per layer, head and token: multiply by 2', _slip_kv_cache_bytes_0),
@@ -3551,25 +3603,26 @@ SLIPS = {
     'Qwen3Decoder': [
         ('the final RMSNorm created, not applied', 'apply self.norm to H_N before the head: head(norm(h))', _slip_Qwen3Decoder_0),
         ('the final RMSNorm applied after every block', 'the final RMSNorm comes once, after the last block: head(norm(h_N))', _slip_Qwen3Decoder_1),
-        ('the RoPE tables passed as (sin, cos)', 'rope is (cos, sin), in that order: (self.rope_cos[:L], self.rope_sin[:L])', _slip_Qwen3Decoder_2),
-        ('the head not tied', "with tie_weights true the head's weight IS the embedding: self.head.weight = self.embed.weight", _slip_Qwen3Decoder_3),
-        ('the head always tied', 'the head is a bias-free linear map from d_model to vocab_size, with its own weight when tie_weights is false', _slip_Qwen3Decoder_4),
-        ('a head with a bias', 'no bias in the head: nn.Linear(d_model, vocab_size, bias=False)', _slip_Qwen3Decoder_5),
-        ('a LayerNorm as the final norm', 'the final norm is an RMSNorm over d_model features: it has a gamma and no bias', _slip_Qwen3Decoder_6),
-        ('one block repeated', 'self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list like [block] * n_layers repeats ONE block', _slip_Qwen3Decoder_7),
-        ("the block's pair not unpacked", 'a Qwen3Block returns (h_out, (k, v)): unpack the pair in the loop and keep h_out', _slip_Qwen3Decoder_8),
-        ("the blocks' outputs discarded", 'a block returns (h_out, (k, v)): keep h_out as the next hidden state', _slip_Qwen3Decoder_9),
-        ('softmax applied to the logits', 'return the logits themselves; the softmax belongs to the loss and the sampler', _slip_Qwen3Decoder_10),
-        ('embedding scaled by sqrt(d_model)', 'no sqrt(d_model) factor in Qwen3: H0 = E[w]', _slip_Qwen3Decoder_11),
-        ('the RoPE tables not sliced to L', 'check every shape on the way: heads are (B, n, L, d_k), the RoPE tables (L, d_k / 2) for the L new tokens, and the keys and values grow along dim=2, the token axis', _slip_Qwen3Decoder_12),
-        ('the eps argument not passed on', "this config has eps = 0.05: every RMSNorm (the blocks' and the final one) must get the eps argument", _slip_Qwen3Decoder_13),
-        ('the last block skipped', 'run every block: for block in self.blocks', _slip_Qwen3Decoder_14),
-        ('every block fed the embeddings', "feed each block the previous block's output, not the embeddings", _slip_Qwen3Decoder_15),
-        ("the package's production decoder", "write the module yourself from nn.Linear, nn.RMSNorm and your own classes; the package's production model (attnbook.lm.qwen3) is what the check compares with", _slip_Qwen3Decoder_16),
-        ('the head a function of the embedding, not a module', 'self.head.weight = self.embed.weight when tie_weights is true, and only then', _slip_Qwen3Decoder_17),
-        ('the embedding named tok_embed', 'create the token embedding: one row of d_model numbers per vocabulary id', _slip_Qwen3Decoder_18),
-        ('the final norm named final_norm', 'create the final norm: an RMSNorm over d_model features, with eps', _slip_Qwen3Decoder_19),
-        ('an extra persistent buffer (a mask) that the checkpoint lacks', 'use the attribute names of the exercise', _slip_Qwen3Decoder_20),
+        ('the final RMSNorm applied to the embeddings instead of H_N', 'the final RMSNorm goes after the last block, on H_N: head(norm(h_N)), not on the embeddings', _slip_Qwen3Decoder_2),
+        ('the RoPE tables passed as (sin, cos)', 'rope is (cos, sin), in that order: (self.rope_cos[:L], self.rope_sin[:L])', _slip_Qwen3Decoder_3),
+        ('the head not tied', "with tie_weights true the head's weight IS the embedding: self.head.weight = self.embed.weight", _slip_Qwen3Decoder_4),
+        ('the head always tied', 'the head is a bias-free linear map from d_model to vocab_size, with its own weight when tie_weights is false', _slip_Qwen3Decoder_5),
+        ('a head with a bias', 'no bias in the head: nn.Linear(d_model, vocab_size, bias=False)', _slip_Qwen3Decoder_6),
+        ('a LayerNorm as the final norm', 'the final norm is an RMSNorm over d_model features: it has a gamma and no bias', _slip_Qwen3Decoder_7),
+        ('one block repeated', 'self.blocks = nn.ModuleList(Qwen3Block(...) for _ in range(n_layers)): a list like [block] * n_layers repeats ONE block', _slip_Qwen3Decoder_8),
+        ("the block's pair not unpacked", 'a Qwen3Block returns (h_out, (k, v)): unpack the pair in the loop and keep h_out', _slip_Qwen3Decoder_9),
+        ("the blocks' outputs discarded", 'a block returns (h_out, (k, v)): keep h_out as the next hidden state', _slip_Qwen3Decoder_10),
+        ('softmax applied to the logits', 'return the logits themselves; the softmax belongs to the loss and the sampler', _slip_Qwen3Decoder_11),
+        ('embedding scaled by sqrt(d_model)', 'no sqrt(d_model) factor in Qwen3: H0 = E[w]', _slip_Qwen3Decoder_12),
+        ('the RoPE tables not sliced to L', 'check every shape on the way: heads are (B, n, L, d_k), the RoPE tables (L, d_k / 2) for the L new tokens, and the keys and values grow along dim=2, the token axis', _slip_Qwen3Decoder_13),
+        ('the eps argument not passed on', "this config has eps = 0.05: every RMSNorm (the blocks' and the final one) must get the eps argument", _slip_Qwen3Decoder_14),
+        ('the last block skipped', 'run every block: for block in self.blocks', _slip_Qwen3Decoder_15),
+        ('every block fed the embeddings', "feed each block the previous block's output, not the embeddings", _slip_Qwen3Decoder_16),
+        ("the package's production decoder", "write the module yourself from nn.Linear, nn.RMSNorm and your own classes; the package's production model (attnbook.lm.qwen3) is what the check compares with", _slip_Qwen3Decoder_17),
+        ('the head a function of the embedding, not a module', 'self.head.weight = self.embed.weight when tie_weights is true, and only then', _slip_Qwen3Decoder_18),
+        ('the embedding named tok_embed', 'create the token embedding: one row of d_model numbers per vocabulary id', _slip_Qwen3Decoder_19),
+        ('the final norm named final_norm', 'create the final norm: an RMSNorm over d_model features, with eps', _slip_Qwen3Decoder_20),
+        ('an extra persistent buffer (a mask) that the checkpoint lacks', 'use the attribute names of the exercise', _slip_Qwen3Decoder_21),
     ],
     'decode_step': [
         ('positions not offset by the cache', "the new tokens sit at positions T, T + 1, ...: use rows T .. T + L_new - 1 of the tables, model.rope_cos[T:T + L_new], with T the cache's length cache[0][0].shape[2]", _slip_decode_step_0),

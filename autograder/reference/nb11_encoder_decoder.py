@@ -166,7 +166,9 @@ def beam_search(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
         (ids, score): ids a 1-D LongTensor that starts with <BOS> (the setup's BOS) and ends
         with eos_id when a hypothesis finished; score its total log-probability, a float
         (never divided by the penalty). The best finished hypothesis by the penalised
-        score, or the best live one when none finished.
+        score, or the best live one when none finished. The search runs until no prefix
+        is live or max_len tokens are written, however many hypotheses have finished (it
+        may stop sooner only when no live prefix can beat the best finished one).
     """
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim("src_ids", src_ids, 1, "(L_s,)")
@@ -586,8 +588,27 @@ def _slip_cross_attention_20(q, k, v, enc_allowed):
     A = torch.nan_to_num(e / e.sum(dim=-1, keepdim=True), nan=0.0)
     return (A @ v, A)
 
-# cross_attention: padding masked by adding -100 to the scores
+# cross_attention: softmax by hand with the maximum taken over the padding too
 def _slip_cross_attention_21(q, k, v, enc_allowed):
+    require_ndim('q', q, 4, '(B, h, L_t, d_k)')
+    require_ndim('k', k, 4, '(B, h, L_s, d_k)')
+    require_ndim('v', v, 4, '(B, h, L_s, d_v)')
+    require_ndim('enc_allowed', enc_allowed, 2, '(B, L_s)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of source tokens L_s')
+    require_same_size('enc_allowed', enc_allowed, 1, 'k', k, -2, 'the number of source tokens')
+    require_same_size('enc_allowed', enc_allowed, 0, 'q', q, 0, 'the batch size B')
+    if enc_allowed.dtype != torch.bool:
+        raise ValueError(f'enc_allowed must be a bool tensor (True = real source token); got dtype {enc_allowed.dtype} and shape {tuple(enc_allowed.shape)}')
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    keys = enc_allowed[:, None, None, :]
+    m = scores.max(dim=-1, keepdim=True).values
+    e = torch.exp(scores - m) * keys
+    A = torch.nan_to_num(e / e.sum(dim=-1, keepdim=True), nan=0.0)
+    return (A @ v, A)
+
+# cross_attention: padding masked by adding -100 to the scores
+def _slip_cross_attention_22(q, k, v, enc_allowed):
     require_ndim('q', q, 4, '(B, h, L_t, d_k)')
     require_ndim('k', k, 4, '(B, h, L_s, d_k)')
     require_ndim('v', v, 4, '(B, h, L_s, d_v)')
@@ -2803,8 +2824,45 @@ def _slip_beam_search_0(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
 
-# beam_search: ranked by the new token alone
+# beam_search: the beam started with beam_size copies of <BOS>
 def _slip_beam_search_1(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
+    live = torch.full((beam_size, 1), BOS)
+    scores = torch.zeros(beam_size)
+    finished = []
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: ranked by the new token alone
+def _slip_beam_search_2(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -2842,7 +2900,7 @@ def _slip_beam_search_1(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: raw logits added
-def _slip_beam_search_2(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_3(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -2879,7 +2937,7 @@ def _slip_beam_search_2(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the beam shrinks as hypotheses finish
-def _slip_beam_search_3(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_4(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -2918,7 +2976,7 @@ def _slip_beam_search_3(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: finished hypotheses kept in the beam and extended
-def _slip_beam_search_4(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -2955,7 +3013,7 @@ def _slip_beam_search_4(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: stops at the first end
-def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -2993,8 +3051,47 @@ def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
 
+# beam_search: stops once beam_size hypotheses have finished
+def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        best, flat = total.flatten().topk(min(beam_size, total.numel()))
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(finished) >= beam_size:
+            break
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
 # beam_search: the first finished hypothesis returned
-def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3031,7 +3128,7 @@ def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: length normalised
-def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3068,7 +3165,7 @@ def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: live prefixes compared with finished ones
-def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3108,7 +3205,7 @@ def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: one step short
-def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3145,7 +3242,7 @@ def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the first position's logits
-def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3182,7 +3279,7 @@ def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: end token hard-coded
-def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3219,7 +3316,7 @@ def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: EOS's own log-probability left out of the score
-def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3256,7 +3353,7 @@ def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: probability returned instead of log-probability
-def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3293,7 +3390,7 @@ def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the beam grows: every prefix keeps beam_size tokens
-def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3322,7 +3419,7 @@ def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (torch.tensor(live[best]), scores[best])
 
 # beam_search: the source not repeated for the beam
-def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3359,7 +3456,7 @@ def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the package's beam search borrowed
-def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3370,7 +3467,7 @@ def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (torch.tensor(ids), score)
 
 # beam_search: alpha accepted but never used
-def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3407,7 +3504,7 @@ def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the score multiplied by the length penalty
-def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3444,7 +3541,7 @@ def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalty's length counts <BOS>
-def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3481,7 +3578,7 @@ def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalty's length leaves out the end token
-def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3518,7 +3615,7 @@ def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: divided by the length to the power alpha
-def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3555,7 +3652,7 @@ def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the early stop compares unpenalised scores
-def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3592,7 +3689,7 @@ def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalised score returned
-def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3629,7 +3726,7 @@ def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: ids returned as a (1, t) row
-def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3666,7 +3763,7 @@ def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: every finished score returned
-def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3703,7 +3800,7 @@ def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: only the ids returned
-def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3740,7 +3837,7 @@ def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: BOS dropped from the returned ids
-def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_29(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3801,7 +3898,8 @@ SLIPS = {
         ('heads merged in Y', 'Y is (B, h, L_t, d_v): one row per reply position, the width of the values', _slip_cross_attention_18),
         ('queries scaled in place', "work on new tensors (scores = q @ ..., not q /= ...): the caller's q, k, v and enc_allowed must stay as they were", _slip_cross_attention_19),
         ('softmax by hand without subtracting the maximum', "exp of a large score overflows: torch.softmax subtracts each row's maximum for you", _slip_cross_attention_20),
-        ('padding masked by adding -100 to the scores', 'a padded source token must get weight exactly 0, so what it holds can never reach the output', _slip_cross_attention_21),
+        ('softmax by hand with the maximum taken over the padding too', "subtract the maximum over the ALLOWED keys only: fill the padded scores with -inf first, then take the row's maximum (or call torch.softmax); a large padded score makes every real token's exp underflow to 0", _slip_cross_attention_21),
+        ('padding masked by adding -100 to the scores', 'a padded source token must get weight exactly 0, so what it holds can never reach the output', _slip_cross_attention_22),
     ],
     'EncoderDecoder': [
         ('the encoder made causal', 'neither the encoder nor cross-attention is causal: the whole source is given, so every reply position may read every real source token; the encoder uses the padding mask only', _slip_EncoderDecoder_0),
@@ -3835,32 +3933,34 @@ SLIPS = {
     ],
     'beam_search': [
         ('greedy: the beam size ignored', 'keep the beam_size best candidates at every step, not only the best one', _slip_beam_search_0),
-        ('ranked by the new token alone', "rank candidates by their TOTAL score: the prefix's score plus the new token's log-probability", _slip_beam_search_1),
-        ('raw logits added', "a log-probability is never positive: turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)", _slip_beam_search_2),
-        ('the beam shrinks as hypotheses finish', 'take the beam_size best candidates at EVERY step, however many hypotheses finished before: a kept candidate that ends in eos_id leaves the live prefixes (so the next step may extend fewer of them), but it never lowers the number of candidates kept', _slip_beam_search_3),
-        ('finished hypotheses kept in the beam and extended', 'a candidate that ends in eos_id is finished: it leaves the live prefixes and is never extended (nothing follows the end token)', _slip_beam_search_4),
-        ('stops at the first end', 'keep searching while live prefixes remain (or until max_len): a later reply may still score higher', _slip_beam_search_5),
-        ('the first finished hypothesis returned', 'return the finished hypothesis with the HIGHEST score', _slip_beam_search_6),
-        ('length normalised', 'with alpha = 0 (the default) compare finished hypotheses by their total log-probability, with no length normalisation', _slip_beam_search_7),
-        ('live prefixes compared with finished ones', 'return the best FINISHED hypothesis; a live prefix only when none finished', _slip_beam_search_8),
-        ('one step short', 'write at most max_len new tokens: range(max_len)', _slip_beam_search_9),
-        ("the first position's logits", "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]", _slip_beam_search_10),
-        ('end token hard-coded', 'a candidate is finished when it ends in eos_id, the argument', _slip_beam_search_11),
-        ("EOS's own log-probability left out of the score", 'the score is the sum of the log-probabilities of every new token, eos included', _slip_beam_search_12),
-        ('probability returned instead of log-probability', 'return the log-probability (a sum of logs), not the probability', _slip_beam_search_13),
-        ('the beam grows: every prefix keeps beam_size tokens', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_14),
-        ('the source not repeated for the beam', 'repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), and the prefixes are (n, t)', _slip_beam_search_15),
-        ("the package's beam search borrowed", "write the search yourself; the check compares with the package's beam search for you", _slip_beam_search_16),
-        ('alpha accepted but never used', 'with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the tokens after <BOS> with the end token counted', _slip_beam_search_17),
-        ('the score multiplied by the length penalty', 'divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply', _slip_beam_search_18),
-        ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_19),
-        ("the penalty's length leaves out the end token", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_20),
-        ('divided by the length to the power alpha', 'the penalty is ((5 + n) / 6) ** alpha, not n ** alpha', _slip_beam_search_21),
-        ('the early stop compares unpenalised scores', 'an early stop must compare penalised scores too: a live prefix with score s ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out', _slip_beam_search_22),
-        ('the penalised score returned', "return the hypothesis's total log-probability: the penalty only ranks the hypotheses", _slip_beam_search_23),
-        ('ids returned as a (1, t) row', 'return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole beam)', _slip_beam_search_24),
-        ('every finished score returned', "return the hypothesis's total log-probability, a float", _slip_beam_search_25),
-        ('only the ids returned', 'return the ids and the score: return ids, score', _slip_beam_search_26),
-        ('BOS dropped from the returned ids', "every hypothesis starts with the setup's BOS: the search begins from one live prefix that holds only BOS", _slip_beam_search_27),
+        ('the beam started with beam_size copies of <BOS>', 'start from ONE live prefix, <BOS> alone (torch.tensor([[BOS]]), scores torch.zeros(1)): identical prefixes give identical candidates, and the copies fill the beam', _slip_beam_search_1),
+        ('ranked by the new token alone', "rank candidates by their TOTAL score: the prefix's score plus the new token's log-probability", _slip_beam_search_2),
+        ('raw logits added', "a log-probability is never positive: turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)", _slip_beam_search_3),
+        ('the beam shrinks as hypotheses finish', 'take the beam_size best candidates at EVERY step, however many hypotheses finished before: a kept candidate that ends in eos_id leaves the live prefixes (so the next step may extend fewer of them), but it never lowers the number of candidates kept', _slip_beam_search_4),
+        ('finished hypotheses kept in the beam and extended', 'a candidate that ends in eos_id is finished: it leaves the live prefixes and is never extended (nothing follows the end token)', _slip_beam_search_5),
+        ('stops at the first end', 'keep searching while live prefixes remain (or until max_len): a later reply may still score higher', _slip_beam_search_6),
+        ('stops once beam_size hypotheses have finished', "keep searching while live prefixes remain (or until max_len), however many hypotheses finished: a live prefix may still end with a higher score. Stopping at beam_size finished ones is Hugging Face's early_stopping=True, not this search's rule; stop early only when no live prefix can beat the best finished hypothesis", _slip_beam_search_7),
+        ('the first finished hypothesis returned', 'return the finished hypothesis with the HIGHEST score', _slip_beam_search_8),
+        ('length normalised', 'with alpha = 0 (the default) compare finished hypotheses by their total log-probability, with no length normalisation', _slip_beam_search_9),
+        ('live prefixes compared with finished ones', 'return the best FINISHED hypothesis; a live prefix only when none finished', _slip_beam_search_10),
+        ('one step short', 'write at most max_len new tokens: range(max_len)', _slip_beam_search_11),
+        ("the first position's logits", "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]", _slip_beam_search_12),
+        ('end token hard-coded', 'a candidate is finished when it ends in eos_id, the argument', _slip_beam_search_13),
+        ("EOS's own log-probability left out of the score", 'the score is the sum of the log-probabilities of every new token, eos included', _slip_beam_search_14),
+        ('probability returned instead of log-probability', 'return the log-probability (a sum of logs), not the probability', _slip_beam_search_15),
+        ('the beam grows: every prefix keeps beam_size tokens', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_16),
+        ('the source not repeated for the beam', 'repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), and the prefixes are (n, t)', _slip_beam_search_17),
+        ("the package's beam search borrowed", "write the search yourself; the check compares with the package's beam search for you", _slip_beam_search_18),
+        ('alpha accepted but never used', 'with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the tokens after <BOS> with the end token counted', _slip_beam_search_19),
+        ('the score multiplied by the length penalty', 'divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply', _slip_beam_search_20),
+        ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_21),
+        ("the penalty's length leaves out the end token", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_22),
+        ('divided by the length to the power alpha', 'the penalty is ((5 + n) / 6) ** alpha, not n ** alpha', _slip_beam_search_23),
+        ('the early stop compares unpenalised scores', 'an early stop must compare penalised scores too: a live prefix with score s ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out', _slip_beam_search_24),
+        ('the penalised score returned', "return the hypothesis's total log-probability: the penalty only ranks the hypotheses", _slip_beam_search_25),
+        ('ids returned as a (1, t) row', 'return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole beam)', _slip_beam_search_26),
+        ('every finished score returned', "return the hypothesis's total log-probability, a float", _slip_beam_search_27),
+        ('only the ids returned', 'return the ids and the score: return ids, score', _slip_beam_search_28),
+        ('BOS dropped from the returned ids', "every hypothesis starts with the setup's BOS: the search begins from one live prefix that holds only BOS", _slip_beam_search_29),
     ],
 }

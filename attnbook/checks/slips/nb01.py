@@ -35,6 +35,26 @@ SLIPS = {
                     [0.0, 1.0, 2.0],
                 ],
             )),
+            ('only W_K not transposed (K = X @ W_K)', 'W_K has shape (d_k, d): each ROW is one key direction, so K = X @ W_K.T', (
+                None,
+                [
+                    [0.0, 1.0, 1.0],
+                    [2.0, 0.0, 2.0],
+                    [1.0, 1.0, 1.0],
+                    [1.0, 0.0, 3.0],
+                ],
+                None,
+            )),
+            ('only W_V not transposed (V = X @ W_V)', 'W_V has shape (d_v, d): each ROW is one value direction, so V = X @ W_V.T', (
+                None,
+                None,
+                [
+                    [1.0, 2.0, 1.0],
+                    [0.0, 2.0, 0.0],
+                    [1.0, 3.0, 0.0],
+                    [0.0, 1.0, 2.0],
+                ],
+            )),
             ('weight times X instead of X times weight transposed', 'Q, K and V have one row per token', (
                 [
                     [1.0, 0.0, 1.0, 0.0],

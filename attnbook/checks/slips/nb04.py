@@ -325,6 +325,20 @@ SLIPS = {
                     [0.47399084625407806, 0.06414768542935739, 0.2874899806762354, 0.17437148764032928],
                 ],
             )),
+            ('scaled by the number of queries instead of d_k', 'scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the number of queries Q.shape[-2]', (
+                [
+                    [1.0, 0.0, 1.0],
+                    [1.3576087660663525, 0.2384058440442351, 0.8807970779778823],
+                    [2.370343095305985, 0.8222058571835911, 0.45186276187760605],
+                    [1.9417945052808723, 0.5901568391752794, 0.8227338215347366],
+                ],
+                [
+                    [1.0, 0.0, 0.0, 0.0],
+                    [0.8807970779778823, 0.11920292202211755, 0.0, 0.0],
+                    [0.45186276187760605, 0.274068619061197, 0.274068619061197, 0.0],
+                    [0.47399084625407806, 0.06414768542935739, 0.2874899806762354, 0.17437148764032928],
+                ],
+            )),
             ('softmax over the query axis', "each query's weights (a row, the last axis) must sum to 1", (
                 [
                     [0.109559525490999, 0.0, 0.109559525490999],
@@ -585,6 +599,18 @@ SLIPS = {
                 [
                     [1.0, 0.0],
                     [0.0, 0.0],
+                ],
+            )),
+        ],
+        'blocked key far ahead': [
+            ('row maximum over blocked keys too, then zeroed and renormalised', "take each row's maximum over its ALLOWED scores (set the blocked ones to -inf first): a blocked key that scores far higher makes exp(allowed score - that maximum) underflow to 0, and a row that has an allowed key comes out empty", (
+                [
+                    [0.0, 0.0],
+                    [0.0, 1.0],
+                ],
+                [
+                    [0.0, 0.0],
+                    [0.0, 1.0],
                 ],
             )),
         ],

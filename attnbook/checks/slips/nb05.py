@@ -265,6 +265,22 @@ SLIPS = {
                 ],
             ]),
         ],
+        'large causal': [
+            ('row maximum over blocked keys too, then zeroed and renormalised', "take each row's maximum over its ALLOWED scores (masked_fill(~allowed, -inf) first): a blocked key that scores far higher makes the allowed ones underflow to 0", [
+                [
+                    [-2.3167431086626444, 0.9900996855541843],
+                    [-0.2903554631648818, 1.1314858678288755],
+                    [-0.2903554631648818, 1.1314858678288755],
+                    [-0.2903554631648818, 1.1314858678288755],
+                ],
+                [
+                    [0.0, 0.0],
+                    [0.0, 0.0],
+                    [0.6753281893160066, -0.2659069462807626],
+                    [0.6753281893160066, -0.2659069462807626],
+                ],
+            ]),
+        ],
         'no mask': [
             ('no scaling', 'divide the scores by sqrt(d_k) = sqrt(q.shape[-1])', [
                 [

@@ -55,6 +55,14 @@ SLIPS = {
                 [-0.5388159060803247, -0.1796053020267749, 0.1796053020267749, 0.5388159060803247],
                 [0.0, 0.0, 0.0, 0.0],
             ]),
+            ('E[h^2] - E[h]: the mean not squared', 'var = E[h^2] - E[h]^2 squares the mean too: (h ** 2).mean(dim=-1, keepdim=True) - mean ** 2, or ((h - mean) ** 2).mean(dim=-1, keepdim=True)', [
+                [-0.6546536707079772, -0.2182178902359924, 0.2182178902359924, 0.6546536707079772],
+                [0.0, 0.0, 0.0, 0.0],
+            ]),
+            ('mean absolute deviation instead of the variance', 'the variance is the mean of the SQUARED deviations, ((h - mean) ** 2).mean(dim=-1, keepdim=True), not the mean absolute deviation |h - mean|', [
+                [-1.3416407864998738, -0.4472135954999579, 0.4472135954999579, 1.3416407864998738],
+                [0.0, 0.0, 0.0, 0.0],
+            ]),
             ('divided by the L2 norm of the centred token', 'the variance is the mean, not the sum, of the squared deviations: divide by d', [
                 [-0.6546536707079772, -0.2182178902359924, 0.2182178902359924, 0.6546536707079772],
                 [0.0, 0.0, 0.0, 0.0],
@@ -1029,6 +1037,7 @@ SLIPS = {
             ('only one block counted', 'multiply one block by n_layers', 46523473.0),
             ('LayerNorm counted with gamma only', 'every LayerNorm has gamma and beta, d numbers each: 2 d per LayerNorm', 124470865.0),
             ('MLP biases forgotten', 'fc_in and fc_out have biases too: d * hidden + hidden and hidden * d + d', 124443985.0),
+            ("fc_in's bias counted as d instead of d_hidden", "fc_in = nn.Linear(d, hidden) has one bias per hidden unit: d * hidden + hidden (only fc_out's bias has d numbers)", 124462417.0),
             ('W_O forgotten (three projections)', 'attention has four d x d projections with biases, W_Q, W_K, W_V and W_O: 4 (d^2 + d)', 117402961.0),
             ('n_layers written in as 2', 'multiply one block by the n_layers argument, not a number from an example', 53611345.0),
             ('learned position table counted as max_len (no d)', 'a learned position table is nn.Embedding(max_len, d): max_len * d numbers', 123704657.0),

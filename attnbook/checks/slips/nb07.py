@@ -14,6 +14,16 @@ from math import inf, nan  # noqa: F401 (outputs that hold them)
 # function: {case id: [(mistake, its hint, its output)]}
 SLIPS = {
     'make_batch': {
+        'pad is eos': [
+            ('loss mask from the ids (targets != pad_id), not from the lengths', 'loss_mask marks the real targets by position, whatever their ids: True on the first len(seq) - 1 of row b. Comparing ids with pad_id also drops a real target that equals it (GPT-2 setups pad with the <EOS> id)', (
+                None,
+                None,
+                [
+                    [True, False],
+                    [False, False],
+                ],
+            )),
+        ],
         'email': [
             ('targets not shifted', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', (
                 None,

@@ -371,6 +371,36 @@ SLIPS = {
                     ],
                 ],
             )),
+            ('softmax by hand with the maximum taken over the padding too', "subtract the maximum over the ALLOWED keys only: fill the padded scores with -inf first, then take the row's maximum (or call torch.softmax); a large padded score makes every real token's exp underflow to 0", (
+                [
+                    [
+                        [
+                            [0.0, 0.0],
+                            [0.614966744791183, -0.32863224486620346],
+                            [0.614966744791183, -0.32863224486620346],
+                        ],
+                        [
+                            [-0.4770356978913159, -0.486475678144189],
+                            [-0.4770356978913159, -0.486475678144189],
+                            [0.46560130685863876, -0.7059635926944685],
+                        ],
+                    ],
+                ],
+                [
+                    [
+                        [
+                            [0.0, 0.0, 0.0],
+                            [1.0, 8.113832949590234e-306, 0.0],
+                            [1.0, 0.0, 0.0],
+                        ],
+                        [
+                            [5.346812038006129e-174, 1.0, 0.0],
+                            [0.0, 1.0, 0.0],
+                            [1.0, 0.0, 0.0],
+                        ],
+                    ],
+                ],
+            )),
         ],
     },
     'EncoderDecoder': {
@@ -866,6 +896,10 @@ SLIPS = {
                 [1.0, 3.0, 6.0, 2.0],
                 -1.9661109447479248,
             )),
+            ('the beam started with beam_size copies of <BOS>', 'start from ONE live prefix, <BOS> alone (torch.tensor([[BOS]]), scores torch.zeros(1)): identical prefixes give identical candidates, and the copies fill the beam', (
+                [1.0, 3.0, 6.0, 2.0],
+                -1.9661102294921875,
+            )),
         ],
         'rules 3 6': [
             ('ranked by the new token alone', "rank candidates by their TOTAL score: the prefix's score plus the new token's log-probability", (
@@ -909,6 +943,16 @@ SLIPS = {
             ('the penalised score returned', "return the hypothesis's total log-probability: the penalty only ranks the hypotheses", (
                 None,
                 -1.0397204160690308,
+            )),
+        ],
+        'rules 2 6 alpha': [
+            ('stops once beam_size hypotheses have finished', "keep searching while live prefixes remain (or until max_len), however many hypotheses finished: a live prefix may still end with a higher score. Stopping at beam_size finished ones is Hugging Face's early_stopping=True, not this search's rule; stop early only when no live prefix can beat the best finished hypothesis", (
+                [1.0, 5.0, 2.0],
+                -1.2594858407974243,
+            )),
+            ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', (
+                [1.0, 5.0, 2.0],
+                -1.2594858407974243,
             )),
         ],
         'rules 2 3': [
@@ -965,12 +1009,6 @@ SLIPS = {
             ('the early stop compares unpenalised scores', 'an early stop must compare penalised scores too: a live prefix with score s ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out', (
                 [1.0, 3.0, 2.0],
                 -0.6539259552955627,
-            )),
-        ],
-        'rules 2 6 alpha': [
-            ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', (
-                [1.0, 5.0, 2.0],
-                -1.2594858407974243,
             )),
         ],
         'length 0.59 2 2.0': [
