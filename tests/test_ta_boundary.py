@@ -243,6 +243,10 @@ def test_a_helper_of_the_learners_own_is_read_not_banned_by_its_name():
         TAKEN_BACK,
         'globals()["scaled_dot_product_attention"] = F.softmax',
         "scaled_dot_product_attention = F.scaled_dot_product_attention",
+        'exec("from torch.nn.functional import scaled_dot_" + "product_attention")',
+        'globals().update({"scaled_dot_" + "product_attention": F.softmax})',
+        "import sys\nsys.modules[__name__].scaled_dot_product_attention = F.softmax",
+        "def patch():\n    global scaled_dot_product_attention\n",
     ):
         assert borrowed(names_used([OWN_HELPER, later], "gqa"), banned), later
     exec(TAKEN_BACK, namespace)  # in the notebook, the binding the kernel holds decides

@@ -10,7 +10,8 @@ Docstrings and comments never count. A function the learner wrote and reads by i
 is marked as their own (`borrowed` leaves it out of a ban on the library's function of that
 name, such as PyTorch's `scaled_dot_product_attention`: its body counts instead), but only
 where the name can mean nothing else: defined inside the function read, or at top level and
-bound there by nothing but `def` or `class` (no import, assignment or string of that name).
+bound there by nothing but `def` or `class` (no import, assignment, attribute store or string
+of that name, and no `exec`, `globals()` or the like anywhere: see `rebound`).
 
 In the notebook the source comes from `inspect.getsource` (a class defined in a notebook has
 no file, so it is read from its methods); in the grader from the submission's code cells
@@ -107,11 +108,20 @@ def names_in(node: ast.AST, own: str = "") -> set[str]:
     return bare | other
 
 
+# names that can bind any global at run time (`exec("...")`, `globals().update(...)`): a
+# module that reads one may rebind any name, so `rebound` lists every name (`ANY`)
+DYNAMIC = {"exec", "eval", "compile", "globals", "vars", "locals", "setattr", "delattr",
+           "__import__", "__dict__", "__setattr__", "__builtins__"}  # fmt: skip
+ANY = "*"
+
+
 def rebound(tree: ast.Module) -> set[str]:
     """Names that `tree` binds at top level other than by `def` or `class` (imports,
-    assignments, loop and `with` targets, `del`), declares `global` anywhere, or writes as
-    an identifier string (`globals()["name"] = ...`): a bare read of one of these may not
-    be the learner's own definition."""
+    assignments, loop and `with` targets, `del`), declares `global`, stores as an attribute
+    (`module.name = ...`) or writes as an identifier string (`globals()["name"] = ...`)
+    anywhere: a bare read of one of these may not be the learner's own definition. `ANY`
+    when the module reads a name of `DYNAMIC` (as a bare name, or `__dict__` and the like as
+    an attribute): then any name may be rebound."""
     names: set[str] = set()
     skip = docstring_ids(tree)
     for node in tree.body:
@@ -124,6 +134,13 @@ def rebound(tree: ast.Module) -> set[str]:
     for inner in ast.walk(tree):
         if isinstance(inner, ast.Global):
             names.update(inner.names)
+        elif isinstance(inner, ast.Name) and inner.id in DYNAMIC:
+            names.add(ANY)
+        elif isinstance(inner, ast.Attribute):
+            if inner.attr.startswith("__") and inner.attr in DYNAMIC:
+                names.add(ANY)
+            if isinstance(inner.ctx, ast.Store | ast.Del):
+                names.add(inner.attr)
         elif (text := _name_string(inner, skip)) is not None:
             names.add(text)
     return names
@@ -152,7 +169,7 @@ def names_reached(
             if found in defs and found not in seen:
                 seen.add(found)
                 todo.append(found)
-    own = (bare_reads & set(defs)) - for_other - set(shadowed)
+    own = set() if ANY in shadowed else (bare_reads & set(defs)) - for_other - set(shadowed)
     return names | {OWN + n for n in own}
 
 

@@ -358,11 +358,11 @@ def _class_names(cls) -> set[str]:
         code = getattr(value, "__code__", None)
         lines = linecache.getlines(code.co_filename) if code is not None else []
         try:
-            tree = ast.parse("".join(lines)) if lines else None
+            tree = ast.parse("".join(lines))
         except SyntaxError:
             continue
-        found = definitions(tree) if tree is not None else {}
-        if tree is not None and cls.__name__ in found:
+        found = definitions(tree)
+        if cls.__name__ in found:
             return names_reached(cls.__name__, found, rebound(tree))
     return names
 
