@@ -493,9 +493,6 @@ def _frequencies(run: CheckRun) -> None:
             f"[{what}]"
         )
         seen = _drawn(run, call, many, (temperature, top_k, top_p), 7, (N,))
-        share = np.bincount(seen, minlength=4) / N
-        expected = as_array(filtered_distribution(Z, temperature, top_k, top_p))
-        slack = 5.0 * np.sqrt(expected * (1 - expected) / N) + 1e-3
         mistakes = []
         if temperature != 1.0:
             mistakes += [
@@ -506,18 +503,27 @@ def _frequencies(run: CheckRun) -> None:
                 ),
             ]
         mistakes.append(("the filters were ignored", filtered_distribution(Z, temperature)))
-        named = next(
-            (name for name, m in mistakes if np.all(np.abs(share - as_array(m)) <= slack)), None
-        )
-        message = (
-            f"{call}: the tokens' shares {np.round(share, 3).tolist()} do not match "
-            f"the distribution {np.round(expected, 3).tolist()}."
-        )
-        if named is not None:
-            message += f"\nThis looks like a known mistake: {named}."
-        run.expect_true(
-            bool(np.all(np.abs(share - expected) <= slack)), message, hint=HINT_PROBS_ARGUMENTS
-        )
+        expected = filtered_distribution(Z, temperature, top_k, top_p)
+        _expect_shares(run, call, seen, expected, mistakes, HINT_PROBS_ARGUMENTS)
+
+
+def _expect_shares(run: CheckRun, call: str, drawn, expected, mistakes, hint: str) -> None:
+    """Each token's share of the `drawn` ids within 5 standard errors of the distribution
+    `expected` (a correct sampler fails about once in a million); on a miss, the known slip of
+    `mistakes` ((name, its distribution) pairs) whose distribution the shares match."""
+    expected = as_array(expected)
+    share = np.bincount(drawn, minlength=len(expected)) / len(drawn)
+    slack = 5.0 * np.sqrt(expected * (1 - expected) / len(drawn)) + 1e-3
+    named = next(
+        (name for name, m in mistakes if np.all(np.abs(share - as_array(m)) <= slack)), None
+    )
+    message = (
+        f"{call}: the tokens' shares {np.round(share, 3).tolist()} do not match "
+        f"the distribution {np.round(expected, 3).tolist()}."
+    )
+    if named is not None:
+        message += f"\nThis looks like a known mistake: {named}."
+    run.expect_true(bool(np.all(np.abs(share - expected) <= slack)), message, hint=hint)
 
 
 def _sample_trials(run: CheckRun, reference, trials: int) -> None:
@@ -625,16 +631,23 @@ HINT_LAST_POSITION = (
 )
 HINT_FINISHED_PAD = "finished rows get pad_id"
 HINT_ZERO_NEW_TOKENS = "max_new_tokens=0 returns the prompt unchanged"
-HINT_WHOLE_SEQUENCE = "feed the whole sequence so far and use the LAST position's logits"
+HINT_WHOLE_SEQUENCE = (
+    "feed the whole sequence so far and use the LAST position's logits; and pass the temperature "
+    "on: at temperature 0 sample_next picks the most likely token"
+)
 HINT_ROWS_INDEPENDENT = "each row must depend on its own tokens only"
 HINT_PASS_SETTINGS = "pass temperature, top_k, top_p and generator on to sample_next"
 HINT_PASS_GENERATOR = "pass generator (and temperature, top_k, top_p) on to sample_next"
+HINT_RAW_LOGITS = (
+    "hand sample_next the raw logits, model(ids)[:, -1], and the temperature as given: "
+    "sample_next divides by the temperature and takes the softmax itself"
+)
 
 
 _GENERATE = "generate"
 # detectors raised from what a table cannot say, not from a visible case's output (see
 # scripts/release.py): sampling, probed by its properties (filters, seeds, a uniform model)
-PROPERTY_DETECTORS = ("HINT_PASS_SETTINGS", "HINT_PASS_GENERATOR")
+PROPERTY_DETECTORS = ("HINT_PASS_SETTINGS", "HINT_PASS_GENERATOR", "HINT_RAW_LOGITS")
 
 
 def _generate_case(case_id: str, call: str, model, prompts, max_new: int, expect,
@@ -768,15 +781,46 @@ def _generate_trial(rng: np.random.Generator, seed: int) -> Case:
     return replace(case, args=(model, ids(prompts), n, eos, PAD, 0.0))
 
 
+def _temperature_runs(run: CheckRun) -> None:
+    """A model whose next-token probabilities are the worked ones at every position, sampled at
+    temperature 2 for 8000 rows: the new tokens' shares against softmax(z / 2), so logits
+    changed on their way to sample_next (softmaxed, divided again) are seen."""
+    Z, N = WORKED_LOGITS, 8000
+    call = (
+        f"generate(fixed_model, [[1]] * {N}, max_new_tokens=1, eos_id=2, temperature=2.0, "
+        "generator=torch.Generator().manual_seed(7)) [the model's next-token probabilities are "
+        "(0.15, 0.5, 0.1, 0.25) at every position]"
+    )
+    seen = as_array(
+        run.call(call, bias_model(Z), ids([[1]] * N), 1, EOS, PAD, 2.0, None, None,
+                 torch.Generator().manual_seed(7))
+    )  # fmt: skip
+    run.expect_shape(call, seen, (N, 2), hint=HINT_NEW_TOKENS_ONLY)
+    mistakes = [
+        ("the temperature was not passed on", filtered_distribution(Z, 1.0)),
+        ("the logits were divided by the temperature twice", filtered_distribution(Z, 4.0)),
+        ("probabilities were passed as logits", filtered_distribution(torch.softmax(Z, -1), 2.0)),
+    ]
+    drawn = seen[:, -1].astype(np.int64)
+    run.expect_true(
+        bool(np.all((drawn >= 0) & (drawn < len(Z)))),
+        f"{call} returned ids outside the vocabulary 0 .. {len(Z) - 1}.",
+        hint=HINT_RAW_LOGITS,
+    )
+    _expect_shares(run, call, drawn, filtered_distribution(Z, 2.0), mistakes, HINT_RAW_LOGITS)
+
+
 def check_generate(generate, reference=None, trials: int = 6) -> None:
     """Batched generation until EOS or the length limit: the lookup-table model, a random
     decoder against the package's generator and the input check (table `GENERATE_CASES`, a
     known slip named whatever its length); then rows independent, filters and seeds on the
-    random decoder, a uniform model sampled, and random decoders against the reference."""
+    random decoder, a uniform model sampled, a fixed distribution sampled at temperature 2, and
+    random decoders against the reference."""
     run = CheckRun(generate, crash_hint=HINT_CRASH_GENERATE)
     run_cases(run, _GENERATE, GENERATE_CASES, KNOWN)
     _random_decoder_runs(run)
     _uniform_runs(run)
+    _temperature_runs(run)
     run_trials(run, _GENERATE, reference, trials, _generate_trial, KNOWN)
     run.done()
 

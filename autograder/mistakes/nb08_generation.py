@@ -600,6 +600,12 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(GENERATE, "only the temperature and generator passed on", [
         edit("0], temperature, top_k, top_p, generator", "-1], temperature, generator=generator"),
     ], detects=nb08.HINT_PASS_SETTINGS, like="logits of the first position"),
+    mistake(GENERATE, "probabilities passed to sample_next as logits",
+            edit("sample_next(logits,", "sample_next(torch.softmax(logits, dim=-1),"),
+            detects=nb08.HINT_RAW_LOGITS),
+    mistake(GENERATE, "logits divided by the temperature before sample_next divides again",
+            edit("sample_next(logits,", "sample_next(logits / temperature if temperature else logits,"),
+            detects=nb08.HINT_RAW_LOGITS),
     mistake(GENERATE, "the generator not passed on to sample_next",
             edit("top_k, top_p, generator)", "top_k, top_p)"), detects=nb08.HINT_PASS_GENERATOR),
     mistake(GENERATE, "finished rows padded with eos_id", [

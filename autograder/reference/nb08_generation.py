@@ -1160,8 +1160,52 @@ def _slip_generate_12(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
             break
     return ids
 
-# generate: the generator not passed on to sample_next
+# generate: probabilities passed to sample_next as logits
 def _slip_generate_13(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)
+    for _ in range(max_new_tokens):
+        with torch.no_grad():
+            logits = model(ids)[:, -1]
+        new = sample_next(torch.softmax(logits, dim=-1), temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if bool(finished.all()):
+            break
+    return ids
+
+# generate: logits divided by the temperature before sample_next divides again
+def _slip_generate_14(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+    prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
+    require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
+    if max_new_tokens < 0:
+        raise ValueError(f'max_new_tokens: expected a count >= 0, got {max_new_tokens}')
+    max_len = getattr(getattr(model, 'config', None), 'max_len', None)
+    if max_len is not None and prompt_ids.shape[1] + max_new_tokens > max_len:
+        raise ValueError(f'max_new_tokens: {max_new_tokens} new tokens after prompt_ids of shape {tuple(prompt_ids.shape)} exceed max_len {max_len}')
+    ids = prompt_ids
+    finished = torch.zeros(ids.shape[0], dtype=torch.bool, device=ids.device)
+    for _ in range(max_new_tokens):
+        with torch.no_grad():
+            logits = model(ids)[:, -1]
+        new = sample_next(logits / temperature if temperature else logits, temperature, top_k, top_p, generator)
+        new = torch.where(finished, torch.full_like(new, pad_id), new)
+        ids = torch.cat((ids, new[:, None]), dim=1)
+        finished = finished | (new == eos_id)
+        if bool(finished.all()):
+            break
+    return ids
+
+# generate: the generator not passed on to sample_next
+def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1183,7 +1227,7 @@ def _slip_generate_13(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: finished rows padded with eos_id
-def _slip_generate_14(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1205,7 +1249,7 @@ def _slip_generate_14(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: padding hard-coded as 0 (pad_id ignored)
-def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1227,7 +1271,7 @@ def _slip_generate_15(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: no early stop: all max_new_tokens columns every time
-def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_18(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1247,7 +1291,7 @@ def _slip_generate_16(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: batch size hard-coded to 2
-def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_19(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1269,7 +1313,7 @@ def _slip_generate_17(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, tempe
     return ids
 
 # generate: logits of the last ROW of the batch (model(ids)[-1])
-def _slip_generate_18(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
+def _slip_generate_20(model, prompt_ids, max_new_tokens, eos_id, pad_id=0, temperature=1.0, top_k=None, top_p=None, generator=None):
     prompt_ids = torch.as_tensor(prompt_ids, dtype=torch.long)
     require_ndim('prompt_ids', prompt_ids, 2, '(B, L)')
     if max_new_tokens < 0:
@@ -1528,7 +1572,7 @@ SLIPS = {
         ('the whole batch stops at the first EOS', 'each row stops on its own: keep going until EVERY row has emitted eos_id', _slip_generate_2),
         ('finished rows keep generating', 'after its EOS a row gets only pad_id (torch.where(finished, pad_id, new))', _slip_generate_3),
         ('one step too few', 'run at most max_new_tokens steps: range(max_new_tokens)', _slip_generate_4),
-        ('feeds only the last token', "feed the whole sequence so far and use the LAST position's logits", _slip_generate_5),
+        ('feeds only the last token', "feed the whole sequence so far and use the LAST position's logits; and pass the temperature on: at temperature 0 sample_next picks the most likely token", _slip_generate_5),
         ('logits of the first position', "choose each token from the LAST position's logits, model(ids)[:, -1]; a finished row gets pad_id", _slip_generate_6),
         ('always greedy (sampling arguments ignored)', 'pass temperature, top_k, top_p and generator on to sample_next', _slip_generate_7),
         ('finished reset every step', 'a row stays finished once it has emitted eos_id: combine the old flags and (new == eos_id) with |, never overwrite them', _slip_generate_8),
@@ -1536,12 +1580,14 @@ SLIPS = {
         ('the model reads the prompt only', 'run the model on ids, the prompt AND every token appended so far', _slip_generate_10),
         ('returns only the new tokens', 'return the prompts followed by the new tokens, shape (B, L + n)', _slip_generate_11),
         ('only the temperature and generator passed on', 'pass temperature, top_k, top_p and generator on to sample_next', _slip_generate_12),
-        ('the generator not passed on to sample_next', 'pass generator (and temperature, top_k, top_p) on to sample_next', _slip_generate_13),
-        ('finished rows padded with eos_id', 'a finished row receives pad_id (the argument), not eos_id', _slip_generate_14),
-        ('padding hard-coded as 0 (pad_id ignored)', 'write pad_id, the argument, into finished rows; 0 only happens to be the default', _slip_generate_15),
-        ('no early stop: all max_new_tokens columns every time', 'stop as soon as every row has finished (if finished.all(): break): the output then has fewer than max_new_tokens new columns', _slip_generate_16),
-        ('batch size hard-coded to 2', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_17),
-        ('logits of the last ROW of the batch (model(ids)[-1])', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_18),
+        ('probabilities passed to sample_next as logits', 'hand sample_next the raw logits, model(ids)[:, -1], and the temperature as given: sample_next divides by the temperature and takes the softmax itself', _slip_generate_13),
+        ('logits divided by the temperature before sample_next divides again', 'hand sample_next the raw logits, model(ids)[:, -1], and the temperature as given: sample_next divides by the temperature and takes the softmax itself', _slip_generate_14),
+        ('the generator not passed on to sample_next', 'pass generator (and temperature, top_k, top_p) on to sample_next', _slip_generate_15),
+        ('finished rows padded with eos_id', 'a finished row receives pad_id (the argument), not eos_id', _slip_generate_16),
+        ('padding hard-coded as 0 (pad_id ignored)', 'write pad_id, the argument, into finished rows; 0 only happens to be the default', _slip_generate_17),
+        ('no early stop: all max_new_tokens columns every time', 'stop as soon as every row has finished (if finished.all(): break): the output then has fewer than max_new_tokens new columns', _slip_generate_18),
+        ('batch size hard-coded to 2', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_19),
+        ('logits of the last ROW of the batch (model(ids)[-1])', 'the next-token logits are model(ids)[:, -1], shape (B, V); take B from prompt_ids.shape[0], never from the worked example; pass temperature, top_k, top_p and generator to sample_next in that order', _slip_generate_20),
     ],
     'perplexity': [
         ('mean of per-batch perplexities', 'weight every token equally: add the losses of ALL real tokens over all batches, divide by the total token count, then take exp', _slip_perplexity_0),

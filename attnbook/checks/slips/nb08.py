@@ -137,7 +137,7 @@ SLIPS = {
             ]),
         ],
         'random decoder': [
-            ('feeds only the last token', "feed the whole sequence so far and use the LAST position's logits", [
+            ('feeds only the last token', "feed the whole sequence so far and use the LAST position's logits; and pass the temperature on: at temperature 0 sample_next picks the most likely token", [
                 [1.0, 4.0, 7.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0],
                 [1.0, 9.0, 9.0, 12.0, 1.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0],
                 [1.0, 3.0, 12.0, 1.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0],
