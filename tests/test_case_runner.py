@@ -93,7 +93,7 @@ def test_two_slips_with_one_output_are_both_named_with_both_hints(whole):
         _run(lambda xs: np.array([2 * x for x in xs]), case, slips)
     text = str(failure.value)
     assert "each of these known mistakes gives here: doubled; added to itself" in text
-    assert "square, do not double Or: x * x, not x + x" in text
+    assert "square, do not double. Or: x * x, not x + x" in text
     assert "cube" not in text
     with pytest.raises(CheckFailure) as failure:  # one slip alone is named alone
         _run(lambda xs: np.array([x**3 for x in xs]), case, slips)

@@ -213,8 +213,9 @@ def _shape_of(value) -> tuple:
 
 
 HINT_NON_FINITE = (
-    "NaN usually means 0 * inf or inf - inf: subtract the row maximum before "
-    "exponentiating, and handle rows where every score is -inf"
+    "NaN usually means 0 * inf or inf - inf, and inf an overflow: in a softmax, subtract the row "
+    "maximum before exponentiating and handle rows where every score is -inf; elsewhere, work in "
+    "float64"
 )
 
 
@@ -468,7 +469,7 @@ class CheckRun:
             self.fail(
                 f"{message}\nThis is what each of these known mistakes gives here: "
                 f"{'; '.join(m.name for m in found)}.",
-                hint=" Or: ".join(h for h in hints if h),
+                hint=". Or: ".join(h for h in hints if h),
             )
         if found:
             self.fail(f"{message}\nThis looks like a known mistake: {found[0].name}.",

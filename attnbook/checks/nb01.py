@@ -68,8 +68,8 @@ HINT_PROJECTION = (
 HINT_RETURN_QKV = "return Q, K, V: three separate arrays, not one stacked array"
 HINT_QKV_ROWS = "Q, K and V have one row per token"
 HINT_MATMUL_QKV = (
-    "Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * (elementwise), and transpose "
-    "the weights, which have one row per output feature"
+    "Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * (elementwise), with X as it "
+    "is on the left (one row per token) and the weights transposed (one row per output feature)"
 )
 HINT_TOKEN_QUERY = "token l's query is W_Q x_l, i.e. row l of X @ W_Q.T"
 
@@ -247,7 +247,9 @@ HINT_ATTENTION = (
     "the weights A are the row-wise softmax of the scores of Q against K (your "
     "score_matrix and softmax_rows), then Y = A @ V; return Y, A"
 )
-HINT_V_TIMES_A = "Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come first, not V @ A"
+HINT_V_TIMES_A = (
+    "Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come first and V as it is, not V @ A or V.T"
+)
 HINT_RETURN_PAIR = "return Y, A"
 HINT_RETURN_Y_A = "return Y, A in that order"
 HINT_Y_SHAPE = "Y has one row per query, d_v columns"

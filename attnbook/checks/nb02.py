@@ -104,7 +104,10 @@ HINT_BLOCK_PLACE = (
 # sinusoidal_positions
 # ---------------------------------------------------------------------------------------
 HINT_ONE_ROW_PER_POSITION = "one row per position, one column per feature"
-HINT_TABLE_FINITE = "sin and cos are finite for every position"
+HINT_TABLE_FINITE = (
+    "sin and cos are finite for every position: NaN or inf comes from an angle or a power that "
+    "overflowed (work in float64: 10000.0 ** (-2 * i / d), not an integer power) or from 0 * inf"
+)
 HINT_TABLE_FLOAT64 = (
     "build the table in float64 (np.zeros((L, d)) and np.arange(L, "
     "dtype=np.float64) are float64): float32 keeps only about 7 digits"

@@ -224,6 +224,12 @@ HINT_PIECE_AXES = (
 )
 
 
+HINT_MASK_VALUES = (
+    "allowed[b, i, j] is True when key j is one of message b's real tokens, j < lengths[b] (the "
+    "batch is right-padded: the real tokens come first), and, if causal, j <= i"
+)
+
+
 def _mask_case(lengths, L: int, causal: bool, expected=None, label: str = "") -> Case:
     shown = list(np.asarray(lengths).tolist())
     return Case(
@@ -232,6 +238,7 @@ def _mask_case(lengths, L: int, causal: bool, expected=None, label: str = "") ->
         (lengths, L, causal),
         expect=None if expected is None else np.array(expected),
         shape=(len(lengths), L, L),
+        hint=HINT_MASK_VALUES,
         shape_hint=HINT_MASK_SHAPE,
         crash_hints=((SHAPE_ERRORS, HINT_PIECE_AXES),),
         probe=_bool_probe,
@@ -261,6 +268,8 @@ MASK_CASES = (
                " (three messages)"),
     Case("too long", "attention_mask([5], 4, True) (a length longer than L)",
          (np.array([5]), 4, True), raises=ValueError, mentions=("lengths",)),
+    Case("L = 0", "attention_mask([0], 0, True) (no positions)", (np.array([0]), 0, True),
+         raises=ValueError, mentions=("L",)),
 )  # fmt: skip
 
 
@@ -382,6 +391,14 @@ _K5_CHANGED[4], _V5_CHANGED[4] = 100.0, -100.0
 _EMPTY_ROW = np.array(
     [[True, True, False, True], [False, False, False, False], [True, False, True, True]]
 )
+HINT_KV_SHARED = (
+    "K and V may have size-1 leading axes where Q has more (one key/value head shared by every "
+    "query head): Q @ np.swapaxes(K, -1, -2) and A @ V broadcast them; flattening or looping "
+    "over each array's leading axes on its own does not"
+)
+_shared = np.random.default_rng(43)
+_Q_HEADS = _shared.standard_normal((2, 3, 4, 4))
+_K_SHARED, _V_SHARED = _shared.standard_normal((2, 1, 5, 4)), _shared.standard_normal((2, 1, 5, 3))
 MASKED_CASES = (
     _masked_case("worked",
                  "masked_attention(Q, K, V, allowed) on the worked example with a causal mask",
@@ -401,6 +418,12 @@ MASKED_CASES = (
                  "masked_attention with leading axes: Q, K, V (2, 3, 5, 4), allowed (2, 1, 5, 5) "
                  "broadcast over the 3 heads", (_Q4, _K4, _V4, _ALLOWED4),
                  crash_hints=((SHAPE_ERRORS, HINT_LEADING),)),
+    # K and V shared by the query heads: their size-1 head axis broadcasts against Q's.
+    _masked_case("shared keys",
+                 "masked_attention with Q (2, 3, 4, 4) and K, V (2, 1, 5, 4), (2, 1, 5, 3): one "
+                 "key/value head for the 3 query heads, allowed (4, 5)",
+                 (_Q_HEADS, _K_SHARED, _V_SHARED, _lower(5)[1:]), hint=HINT_KV_SHARED,
+                 crash_hints=((SHAPE_ERRORS + ("out of bounds",), HINT_KV_SHARED),)),
     # Large scores must not overflow.
     _masked_case(
         "large",

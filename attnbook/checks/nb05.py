@@ -279,6 +279,15 @@ _q6, _k6 = (
     torch.randn(1, 5, 6, generator=_g, dtype=torch.float64),
 )  # fmt: skip
 _v6 = torch.randn(1, 5, 3, generator=_g, dtype=torch.float64)
+HINT_KV_SHARED = (
+    "k and v may have size-1 leading axes where q has more (one key/value head shared by every "
+    "query head): q @ k.transpose(-2, -1) and weights @ v broadcast them; reshaping each tensor "
+    "to (-1, L, d) for bmm does not"
+)
+_shared = torch.Generator().manual_seed(59)
+_q_heads = torch.randn(2, 3, 4, 6, generator=_shared, dtype=torch.float64)
+_k_shared = torch.randn(2, 1, 5, 6, generator=_shared, dtype=torch.float64)
+_v_shared = torch.randn(2, 1, 5, 3, generator=_shared, dtype=torch.float64)
 _SDPA = "scaled_dot_product_attention"
 SDPA_CASES = (
     _sdpa_case("no mask", f"{_SDPA}(q, k, v, None) with q, k, v (2, 3, 5, 4) float64, no mask",
@@ -298,6 +307,11 @@ SDPA_CASES = (
                finite=HINT_OVERFLOW_LARGE),
     _sdpa_case("d_k = 6", f"{_SDPA} with 4 queries, 5 keys, d_k = 6 and d_v = 3, no mask",
                _q6, _k6, _v6, None),
+    replace(_sdpa_case("shared keys", f"{_SDPA} with q (2, 3, 4, 6) and k, v (2, 1, 5, 6), "
+                       "(2, 1, 5, 3): one key/value head for the 3 query heads, no mask",
+                       _q_heads, _k_shared, _v_shared, None, hint=HINT_KV_SHARED),
+            crash_hints=((("batch2", "shape '[", "must match the size", "broadcast"),
+                          HINT_KV_SHARED), *_CRASH)),
     Case("k, v disagree", f"{_SDPA} with k (6, 4) and v (5, 2)", (_q2, _k2, _v2[:5], None),
          raises=ValueError, mentions=("(6, 4)", "(5, 2)")),
     Case("mask too narrow", f"{_SDPA} with allowed (3, 5) for 6 keys",
@@ -357,7 +371,10 @@ def check_scaled_dot_product_attention(
         hint=HINT_WRITE_IT_YOURSELF,
     )
     crash = _k_t_hints(scaled_dot_product_attention)
-    cases = [replace(case, crash_hints=crash) for case in SDPA_CASES]
+    cases = [  # a case's own crash hints first
+        replace(case, crash_hints=(*(h for h in case.crash_hints if h not in _CRASH), *crash))
+        for case in SDPA_CASES
+    ]
     run_cases(run, _SDPA, cases, KNOWN)
 
     def trial(rng: np.random.Generator, seed: int) -> Case:

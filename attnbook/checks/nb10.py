@@ -197,7 +197,10 @@ HINT_RMS_AXIS = (
 )
 
 
-HINT_KEEPDIM = HINT_RMS_AXIS + " with keepdim=True"
+HINT_KEEPDIM = (
+    HINT_RMS_AXIS + "; use gamma as it is: (d,) already lines up with the last axis, no "
+    "gamma[:, None]"
+)
 HINT_RMS_SHAPE = "RMSNorm keeps the shape of h"
 HINT_RMS_ZERO_TOKEN = (
     "a token of zeros has mean square 0: eps inside the square root, "

@@ -315,6 +315,23 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("q @ k.transpose(-1, -2", "(q @ k.transpose(-1, -2)"), edit(")),", ")), -np.inf)"),
         delete('float("-inf"))'), edit("(a @ v).numpy(), a.numpy()", "a @ v, a"),
     ], like="PyTorch softmax on -inf scores, NaN rows set to 0"),
+    mistake(MASKED, "a loop over Q's flattened leading axes, K and V indexed alike", """
+        lead = np.broadcast_shapes(Q.shape[:-2], np.shape(allowed)[:-2])
+        Qf, Kf, Vf = (t.reshape(-1, *t.shape[-2:]) for t in (Q, K, V))
+        Mf = np.broadcast_to(allowed, (*lead, Q.shape[-2], K.shape[-2])).reshape(
+            -1, Q.shape[-2], K.shape[-2])
+        Ys, As = [], []
+        for b in range(Qf.shape[0]):
+            S = np.where(Mf[b], Qf[b] @ Kf[b].T / np.sqrt(Q.shape[-1]), -np.inf)
+            m = S.max(-1, keepdims=True)
+            e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+            t = e.sum(-1, keepdims=True)
+            a = np.divide(e, t, out=np.zeros_like(e), where=t > 0)
+            As.append(a)
+            Ys.append(a @ Vf[b])
+        return (np.array(Ys).reshape(*lead, Q.shape[-2], V.shape[-1]),
+                np.array(As).reshape(*lead, Q.shape[-2], K.shape[-2]))""",
+            detects=nb04.HINT_KV_SHARED),
     # -- padding_mask ------------------------------------------------------------------------------
     mistake(PADDING, "lengths off by one (position <= length)",
             "return np.arange(L)[None, :] <= lengths[:, None]",

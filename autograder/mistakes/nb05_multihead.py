@@ -375,6 +375,16 @@ MISTAKES, ALTERNATIVES = catalogue([
         weights = weights.masked_fill(~allowed.expand(weights.shape)
                                       | weights.isnan(), 0.0)
         return weights @ v"""),
+    mistake(SDPA, "each tensor flattened to (-1, L, d) for bmm", """
+        lead = q.shape[:-2]
+        qf, kf, vf = (t.reshape(-1, *t.shape[-2:]) for t in (q, k, v))
+        scores = torch.bmm(qf, kf.transpose(1, 2)) / math.sqrt(q.shape[-1])
+        if allowed is not None:
+            mask = allowed.expand(*lead, *allowed.shape[-2:]).reshape(scores.shape)
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, -1).nan_to_num(0.0)
+        return torch.bmm(weights, vf).reshape(*lead, q.shape[-2], v.shape[-1])""",
+            detects=nb05.HINT_KV_SHARED),
     # -- MultiHeadAttention ------------------------------------------------------------------------
     mistake(MHA, "forgot W_O", [
         delete("x = x.transpose(0, 1)"), edit("y =", "return"),

@@ -778,7 +778,7 @@ SLIPS = {
         ('queries already divided by sqrt(d_k)', 'the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain projections Q = X @ W_Q.T', _slip_project_qkv_8),
         ('returns one stacked array', 'return Q, K, V: three separate arrays, not one stacked array', _slip_project_qkv_9),
         ('float32 and the queries scaled by 1/sqrt(d_k)', 'the 1/sqrt(d_k) belongs to score_matrix: project_qkv returns the plain projections Q = X @ W_Q.T', _slip_project_qkv_10),
-        ('elementwise * instead of the matrix product', 'Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * (elementwise), and transpose the weights, which have one row per output feature', _slip_project_qkv_11),
+        ('elementwise * instead of the matrix product', 'Q = X @ W_Q.T is a matrix product: use @ (or np.matmul), not * (elementwise), with X as it is on the left (one row per token) and the weights transposed (one row per output feature)', _slip_project_qkv_11),
         ('V left as X (no value projection)', 'V = X @ W_V.T: W_V has one row per output feature, so it is transposed', _slip_project_qkv_12),
     ],
     'score_matrix': [
@@ -834,7 +834,7 @@ SLIPS = {
         ('output scaled instead of the scores', 'scale the scores by 1/sqrt(d_k) before the softmax', _slip_attention_9),
         ('returns only Y', 'return Y, A', _slip_attention_10),
         ('float32 and weights transposed', "Y = A @ V: row l of Y mixes the values with query l's weights", _slip_attention_11),
-        ('V @ A instead of A @ V', 'Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come first, not V @ A', _slip_attention_12),
+        ('V @ A instead of A @ V', 'Y = A @ V: (L_q, L_k) @ (L_k, d_v); the weights come first and V as it is, not V @ A or V.T', _slip_attention_12),
         ('score_matrix(K, Q): arguments swapped', 'score_matrix(Q, K): queries first, so row l of S belongs to query l', _slip_attention_13),
         ('Y transposed', 'Y has one row per query, d_v columns', _slip_attention_14),
         ('A returned transposed', 'A has one row per query, one column per key', _slip_attention_15),

@@ -114,7 +114,7 @@ def attention_mask(lengths, L, causal):
 
     Args:
         lengths: (B,) integers, real tokens per message (0 <= length <= L); a list works too.
-        L: the padded length of the batch.
+        L: the padded length of the batch, at least 1.
         causal: True for a decoder (query i reads keys j <= i), False for a bidirectional
             encoder.
 
@@ -122,7 +122,7 @@ def attention_mask(lengths, L, causal):
         allowed: (B, L, L) booleans; allowed[b, i, j] is True when key j is a real token of
         message b and, if causal, j <= i. Padded query rows are not blocked.
     """
-    L = require_integer("L", L, 0, "(the padded length)")
+    L = require_integer("L", L, 1, "(the padded length)")
     lengths = require_lengths("lengths", lengths, L)  # (B,) whole numbers in 0 .. L
     # Key idea: A key is allowed when it is a real token of that sequence and, with causal, not in
     #   the future: AND the padding row (the same for every query) with the causal triangle,
@@ -979,6 +979,39 @@ def _slip_masked_attention_28(Q, K, V, allowed):
     A = np.where(total > 0, e / np.where(total > 0, total, 1.0), 0.0)
     return (A @ V, A)
 
+# masked_attention: a loop over Q's flattened leading axes, K and V indexed alike
+def _slip_masked_attention_29(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    lead = np.broadcast_shapes(Q.shape[:-2], np.shape(allowed)[:-2])
+    Qf, Kf, Vf = (t.reshape(-1, *t.shape[-2:]) for t in (Q, K, V))
+    Mf = np.broadcast_to(allowed, (*lead, Q.shape[-2], K.shape[-2])).reshape(-1, Q.shape[-2], K.shape[-2])
+    Ys, As = ([], [])
+    for b in range(Qf.shape[0]):
+        S = np.where(Mf[b], Qf[b] @ Kf[b].T / np.sqrt(Q.shape[-1]), -np.inf)
+        m = S.max(-1, keepdims=True)
+        e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+        t = e.sum(-1, keepdims=True)
+        a = np.divide(e, t, out=np.zeros_like(e), where=t > 0)
+        As.append(a)
+        Ys.append(a @ Vf[b])
+    return (np.array(Ys).reshape(*lead, Q.shape[-2], V.shape[-1]), np.array(As).reshape(*lead, Q.shape[-2], K.shape[-2]))
+
 # padding_mask: lengths off by one (position <= length)
 def _slip_padding_mask_0(lengths, L):
     L = require_integer('L', L, 0, '(the padded length)')
@@ -1050,7 +1083,7 @@ def _slip_padding_mask_10(lengths, L):
 
 # attention_mask: padding taken from the query side instead of the key side
 def _slip_attention_mask_0(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, :, None]
     if causal:
@@ -1059,7 +1092,7 @@ def _slip_attention_mask_0(lengths, L, causal):
 
 # attention_mask: padded query rows masked as well as padded keys (only the keys are masked here)
 def _slip_attention_mask_1(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :] & padding_mask(lengths, L)[:, :, None]
     if causal:
@@ -1068,13 +1101,13 @@ def _slip_attention_mask_1(lengths, L, causal):
 
 # attention_mask: the causal flag ignored: causal part always applied
 def _slip_attention_mask_2(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     return padding_mask(lengths, L)[:, None, :] & causal_mask(L)
 
 # attention_mask: causal and padding combined with OR instead of AND
 def _slip_attention_mask_3(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
     allowed = keys | causal_mask(L) if causal else keys
@@ -1082,7 +1115,7 @@ def _slip_attention_mask_3(lengths, L, causal):
 
 # attention_mask: lengths off by one (position <= length)
 def _slip_attention_mask_4(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = (np.arange(L)[None, :] <= lengths[:, None])[:, None, :]
     allowed = keys & causal_mask(L) if causal else keys
@@ -1090,14 +1123,14 @@ def _slip_attention_mask_4(lengths, L, causal):
 
 # attention_mask: broadcast shape (B, 1, L) returned for the encoder
 def _slip_attention_mask_5(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
     return keys & causal_mask(L) if causal else keys
 
 # attention_mask: padding forgotten in the causal branch
 def _slip_attention_mask_6(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
     if causal:
@@ -1106,7 +1139,7 @@ def _slip_attention_mask_6(lengths, L, causal):
 
 # attention_mask: diagonal excluded from the causal part (j < i)
 def _slip_attention_mask_7(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
     tri = np.tril(np.ones((L, L), dtype=bool), k=-1)
@@ -1115,7 +1148,7 @@ def _slip_attention_mask_7(lengths, L, causal):
 
 # attention_mask: 0/1 integers from a product
 def _slip_attention_mask_8(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :].astype(int)
     allowed = keys * causal_mask(L) if causal else keys
@@ -1123,7 +1156,7 @@ def _slip_attention_mask_8(lengths, L, causal):
 
 # attention_mask: causal part transposed (j >= i)
 def _slip_attention_mask_9(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
     allowed = keys & causal_mask(L).T if causal else keys
@@ -1131,7 +1164,7 @@ def _slip_attention_mask_9(lengths, L, causal):
 
 # attention_mask: causal and padding masks combined without new axes
 def _slip_attention_mask_10(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)
     if causal:
@@ -1140,7 +1173,7 @@ def _slip_attention_mask_10(lengths, L, causal):
 
 # attention_mask: batch size hard-coded to 2 (Message A and Message B)
 def _slip_attention_mask_11(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = padding_mask(lengths, L)[:, None, :]
     if causal:
@@ -1149,7 +1182,7 @@ def _slip_attention_mask_11(lengths, L, causal):
 
 # attention_mask: the last message left all False (a loop over range(B - 1))
 def _slip_attention_mask_12(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     out = np.zeros((len(lengths), L, L), dtype=bool)
     for b in range(len(lengths) - 1):
@@ -1160,7 +1193,7 @@ def _slip_attention_mask_12(lengths, L, causal):
 
 # attention_mask: size taken from max(lengths) instead of L
 def _slip_attention_mask_13(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     n = int(max(lengths)) if len(lengths) else L
     keys = padding_mask(lengths, n)[:, None, :]
@@ -1170,7 +1203,7 @@ def _slip_attention_mask_13(lengths, L, causal):
 
 # attention_mask: padding mask inverted (True on the pads)
 def _slip_attention_mask_14(lengths, L, causal):
-    L = require_integer('L', L, 0, '(the padded length)')
+    L = require_integer('L', L, 1, '(the padded length)')
     lengths = require_lengths('lengths', lengths, L)
     keys = ~padding_mask(lengths, L)[:, None, :]
     if causal:
@@ -1223,6 +1256,7 @@ SLIPS = {
         ('A returned transposed', 'A is (..., L_q, L_k)', _slip_masked_attention_26),
         ('Y returned transposed', 'Y is (..., L_q, d_v)', _slip_masked_attention_27),
         ('row maximum over blocked keys too, then zeroed and renormalised', "take each row's maximum over its ALLOWED scores (set the blocked ones to -inf first): a blocked key that scores far higher makes exp(allowed score - that maximum) underflow to 0, and a row that has an allowed key comes out empty", _slip_masked_attention_28),
+        ("a loop over Q's flattened leading axes, K and V indexed alike", "K and V may have size-1 leading axes where Q has more (one key/value head shared by every query head): Q @ np.swapaxes(K, -1, -2) and A @ V broadcast them; flattening or looping over each array's leading axes on its own does not", _slip_masked_attention_29),
     ],
     'padding_mask': [
         ('lengths off by one (position <= length)', 'positions count from 0: a message of length n has real tokens 0 .. n-1, so position < length', _slip_padding_mask_0),

@@ -963,6 +963,35 @@ def _slip_scaled_dot_product_attention_25(q, k, v, allowed=None):
     weights = torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0)
     return weights @ v
 
+# scaled_dot_product_attention: each tensor flattened to (-1, L, d) for bmm
+def _slip_scaled_dot_product_attention_26(q, k, v, allowed=None):
+    require_min_ndim('q', q, 2, '(..., L_q, d_k)')
+    require_min_ndim('k', k, 2, '(..., L_k, d_k)')
+    require_min_ndim('v', v, 2, '(..., L_k, d_v)')
+    require_same_size('q', q, -1, 'k', k, -1, 'the query/key width d_k')
+    require_same_size('k', k, -2, 'v', v, -2, 'the number of keys L_k')
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f'the leading axes of q, k and v do not broadcast: q has shape {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}') from None
+    if allowed is not None:
+        require_same_size('allowed', allowed, -1, 'k', k, -2, 'the number of keys L_k')
+        scores_shape = (*lead, q.shape[-2], k.shape[-2])
+        try:
+            torch.broadcast_shapes(allowed.shape, scores_shape)
+        except RuntimeError:
+            raise ValueError(f"allowed has shape {tuple(allowed.shape)}, which does not broadcast to the scores' shape (..., L_q, L_k) = {scores_shape}") from None
+        if allowed.dtype != torch.bool:
+            raise ValueError(f'allowed must be a bool tensor (True = may attend); got dtype {allowed.dtype} and shape {tuple(allowed.shape)}')
+    lead = q.shape[:-2]
+    qf, kf, vf = (t.reshape(-1, *t.shape[-2:]) for t in (q, k, v))
+    scores = torch.bmm(qf, kf.transpose(1, 2)) / math.sqrt(q.shape[-1])
+    if allowed is not None:
+        mask = allowed.expand(*lead, *allowed.shape[-2:]).reshape(scores.shape)
+        scores = scores.masked_fill(~mask, float('-inf'))
+    weights = torch.softmax(scores, -1).nan_to_num(0.0)
+    return torch.bmm(weights, vf).reshape(*lead, q.shape[-2], v.shape[-1])
+
 # MultiHeadAttention: forgot W_O
 class _slip_MultiHeadAttention_0(nn.Module):
 
@@ -1716,6 +1745,7 @@ SLIPS = {
         ('mask transposed (allowed.transpose(-2, -1))', 'allowed[..., i, j] says whether query i may read key j: use the mask as given, rows are queries; do not transpose it', _slip_scaled_dot_product_attention_23),
         ('values multiplied on the left (v^T-free, A^T @ v)', "the output is weights @ v with weights (..., L_q, L_k): each query's row of weights mixes the values", _slip_scaled_dot_product_attention_24),
         ('scores q^T k (keys on the left)', 'scores = q @ k.transpose(-2, -1): row i is query i, column j is key j', _slip_scaled_dot_product_attention_25),
+        ('each tensor flattened to (-1, L, d) for bmm', 'k and v may have size-1 leading axes where q has more (one key/value head shared by every query head): q @ k.transpose(-2, -1) and weights @ v broadcast them; reshaping each tensor to (-1, L, d) for bmm does not', _slip_scaled_dot_product_attention_26),
     ],
     'MultiHeadAttention': [
         ('forgot W_O', 'finish with self.W_O(merge_heads(...)): the output projection mixes the heads', _slip_MultiHeadAttention_0),

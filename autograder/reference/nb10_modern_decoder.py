@@ -3496,7 +3496,7 @@ SLIPS = {
         ('eps argument ignored (1e-6 written in)', 'use the eps argument the caller passes, not a constant', _slip_rms_norm_9),
         ('mean over the first axis', "take the mean of h ** 2 over each token's own d features: the last axis, (h ** 2).mean(dim=-1, keepdim=True)", _slip_rms_norm_10),
         ('mean over the whole tensor', "take the mean of h ** 2 over each token's own d features: the last axis, (h ** 2).mean(dim=-1, keepdim=True)", _slip_rms_norm_11),
-        ('keepdim forgotten', "take the mean of h ** 2 over each token's own d features: the last axis, (h ** 2).mean(dim=-1, keepdim=True) with keepdim=True", _slip_rms_norm_12),
+        ('keepdim forgotten', "take the mean of h ** 2 over each token's own d features: the last axis, (h ** 2).mean(dim=-1, keepdim=True); use gamma as it is: (d,) already lines up with the last axis, no gamma[:, None]", _slip_rms_norm_12),
         ('mean square divided by d - 1', 'average the squares: divide their sum by d, not d - 1', _slip_rms_norm_13),
         ('mean absolute value, squared', 'square each feature, then average: (h ** 2).mean(dim=-1), not h.abs().mean(...)', _slip_rms_norm_14),
         ('square of the mean', 'the MEAN of the squares, (h ** 2).mean(dim=-1), not the square of the mean', _slip_rms_norm_15),
