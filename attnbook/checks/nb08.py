@@ -370,6 +370,15 @@ def _drawn(run: CheckRun, call: str, logits, settings: tuple, seed: int | None, 
     return _token_ids(run, call, seen, shape, logits.shape[-1])
 
 
+def _sampled(
+    run: CheckRun, call: str, model, prompts, max_new: int, seed: int, top_k=None, top_p=None
+):
+    """generate(model, prompts, max_new, EOS, PAD, temperature=1.0, top_k, top_p) with a
+    generator seeded `seed`."""
+    generator = torch.Generator().manual_seed(seed)
+    return run.call(call, model, ids(prompts), max_new, EOS, PAD, 1.0, top_k, top_p, generator)
+
+
 HINT_ONE_DRAW_PER_ROW = (
     "draw one token per row: flatten the leading axes to (N, V), where torch.multinomial "
     "gives N independent draws, then reshape the draws back to the leading shape"
@@ -695,29 +704,14 @@ def _random_decoder_runs(run: CheckRun) -> None:
             f"temperature=1.0, top_k={top_k}, top_p={top_p}) [a filter that keeps one "
             f"token is greedy]"
         )
-        seen = run.call(
-            call,
-            model,
-            ids(prompts),
-            8,
-            EOS,
-            PAD,
-            1.0,
-            top_k,
-            top_p,
-            torch.Generator().manual_seed(0),
-        )
+        seen = _sampled(run, call, model, prompts, 8, 0, top_k, top_p)
         _expect_tokens(run, call, seen, expected, hint=HINT_PASS_SETTINGS)
 
     call = (
         "generate(random_decoder, [[1, 4, 7]] * 4, max_new_tokens=10, eos_id=2, "
         "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice"
     )
-    first, again = (
-        run.call(call, model, ids([[1, 4, 7]] * 4), 10, EOS, PAD, 1.0, None, None,
-                 torch.Generator().manual_seed(3))
-        for _ in range(2)
-    )  # fmt: skip
+    first, again = (_sampled(run, call, model, [[1, 4, 7]] * 4, 10, 3) for _ in range(2))
     run.expect_true(
         np.array_equal(as_array(first), as_array(again)),
         f"{call}: the same seed gave different emails.",
@@ -732,20 +726,7 @@ def _uniform_runs(run: CheckRun) -> None:
         "generate(uniform_model, [[1]] * 4, max_new_tokens=6, eos_id=2, temperature=1.0, "
         "generator=torch.Generator().manual_seed(0))"
     )
-    seen = as_array(
-        run.call(
-            call,
-            uniform,
-            ids([[1]] * 4),
-            6,
-            EOS,
-            PAD,
-            1.0,
-            None,
-            None,
-            torch.Generator().manual_seed(0),
-        )
-    )
+    seen = as_array(_sampled(run, call, uniform, [[1]] * 4, 6, 0))
     run.expect_true(
         bool(np.any(seen[:, 1:] != 0)),
         f"{call} returned only token 0, the argmax, "
