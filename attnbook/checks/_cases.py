@@ -45,6 +45,7 @@ from attnbook.checks._core import (
     match_slip,
     matching_slips,
 )
+from attnbook.checks._source import borrowed, names_called
 from attnbook.tolerance import Tolerance, magnitude_of, tolerance
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "case_tolerance",
     "expect_deterministic",
     "fallback_hints",
+    "forbid",
     "match_slip",
     "matching_slips",
     "normal",
@@ -248,6 +250,13 @@ def expect_deterministic(
         f"{call}: two calls on the same input in eval mode gave different outputs.",
         hint=HINT_DROPOUT,
     )
+
+
+def forbid(run: CheckRun, banned: set[str], what: str, hint: str) -> None:
+    """The checked function calls none of `banned` (names the learner defines are theirs:
+    `borrowed`); `what` says what it calls, "{used}" standing for the names found."""
+    used = ", ".join(sorted(borrowed(names_called(run.func), banned)))
+    run.expect_true(not used, f"{run.name} calls {what.format(used=used)}.", hint=hint)
 
 
 @functools.cache

@@ -25,6 +25,7 @@ from attnbook.checks._cases import (
     CrashHints,
     Slips,
     expect_deterministic,
+    forbid,
     probe_tolerance,
     run_cases,
     run_table,
@@ -37,7 +38,6 @@ from attnbook.checks._core import (
     names_called,
 )
 from attnbook.checks._modules import is_instance, parameter_shapes, type_name
-from attnbook.checks._source import borrowed
 
 KNOWN = Slips("nb05")
 
@@ -242,6 +242,9 @@ HINT_SDPA_IN_PLACE = (
 HINT_SDPA_SHAPE = "the output is (..., L_q, d_v)"
 
 
+# PyTorch's fused attention, which `scaled_dot_product_attention` and nb11's
+# `cross_attention` must not call
+FUSED_ATTENTION = {"scaled_dot_product_attention", "multi_head_attention_forward"}
 HINT_WRITE_IT_YOURSELF = (
     "write the scores, the mask, the softmax and the weighted sum "
     "yourself; the checks compare with PyTorch's kernel for you"
@@ -350,12 +353,7 @@ def check_scaled_dot_product_attention(
     scores, two input checks), then random trials against the reference and PyTorch."""
     run = CheckRun(scaled_dot_product_attention)
     run.in_place_hint = HINT_SDPA_IN_PLACE
-    names = names_called(scaled_dot_product_attention)
-    run.expect_true(
-        not borrowed(names, {"scaled_dot_product_attention", "multi_head_attention_forward"}),
-        f"{run.name} calls PyTorch's own fused attention.",
-        hint=HINT_WRITE_IT_YOURSELF,
-    )
+    forbid(run, FUSED_ATTENTION, "PyTorch's own fused attention", HINT_WRITE_IT_YOURSELF)
     crash = _k_t_hints(scaled_dot_product_attention)
     cases = [replace(case, crash_hints=crash) for case in SDPA_CASES]
     run_cases(run, _SDPA, cases, KNOWN)

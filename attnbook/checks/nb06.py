@@ -27,6 +27,7 @@ from attnbook.checks._cases import (
     Case,
     Slips,
     expect_deterministic,
+    forbid,
     normal,
     package_model,
     run_cases,
@@ -42,10 +43,8 @@ from attnbook.checks._core import (
     CheckRun,
     as_array,
     hidden_range,
-    names_called,
 )
 from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
-from attnbook.checks._source import borrowed
 from attnbook.demos.nb06 import POSITION_OPTIONS
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
 from attnbook.tolerance import Tolerance
@@ -184,12 +183,7 @@ def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
     beta, a batch against nn.LayerNorm, tiny and large spreads, one token, float32, an input
     check), then random shapes, scales and eps against the reference."""
     run = CheckRun(layer_norm)
-    used = borrowed(names_called(layer_norm), set(_BUILTIN_NORMS))
-    run.expect_true(
-        not used,
-        f"{run.name} calls PyTorch's own normalisation ({', '.join(sorted(used))}).",
-        hint=HINT_WRITE_IT_YOURSELF,
-    )
+    forbid(run, set(_BUILTIN_NORMS), "PyTorch's own normalisation ({used})", HINT_WRITE_IT_YOURSELF)
     run.in_place_hint = HINT_LAYER_NORM_IN_PLACE
     run_table(run, "layer_norm", LAYER_NORM_CASES, KNOWN, reference, trials, _layer_norm_trial)
 

@@ -29,6 +29,7 @@ from attnbook.checks._cases import (
     Part,
     Returns,
     Slips,
+    forbid,
     normal,
     package_model,
     probe_tolerance,
@@ -46,11 +47,9 @@ from attnbook.checks._core import (
     CheckRun,
     as_array,
     hidden_range,
-    names_called,
 )
 from attnbook.checks._lm import one_thread
 from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
-from attnbook.checks._source import borrowed
 from attnbook.checks.nb06 import _expect_same_parameters
 from attnbook.lm.model import rope_tables
 from attnbook.lm.qwen3 import (
@@ -103,11 +102,6 @@ def _expect_tensor(run: CheckRun, call: str, seen, hint: str | None = None) -> N
         f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
         hint=hint or HINT_TENSOR_RESULT,
     )
-
-
-def _forbid(run: CheckRun, func, banned: set[str], what: str, hint: str) -> None:
-    used = borrowed(names_called(func), banned)
-    run.expect_true(not used, f"{run.name} calls {what} ({', '.join(sorted(used))}).", hint=hint)
 
 
 def _expect_own_modules(run: CheckRun, call: str, view) -> None:
@@ -267,13 +261,8 @@ def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
     against F.rms_norm, tiny and large tokens, float32 against nn.RMSNorm, an input check),
     then random shapes, scales, eps and dtypes against the reference."""
     run = CheckRun(rms_norm)
-    _forbid(
-        run,
-        rms_norm,
-        {"rms_norm", "RMSNorm", "_fused_rms_norm", "layer_norm", "LayerNorm"},
-        "PyTorch's own normalisation",
-        HINT_RMS_OWN,
-    )
+    norms = {"rms_norm", "RMSNorm", "_fused_rms_norm", "layer_norm", "LayerNorm"}
+    forbid(run, norms, "PyTorch's own normalisation ({used})", HINT_RMS_OWN)
     run.in_place_hint = HINT_RMS_IN_PLACE
     run_table(run, "rms_norm", RMS_CASES, KNOWN, reference, trials, _rms_trial)
 
@@ -507,9 +496,8 @@ def check_grouped_query_attention(
     worked example, masks, h = h_kv, h_kv = 1, float32, a cache with an empty row, large
     scores, an input check), then random trials against the reference."""
     run = CheckRun(grouped_query_attention)
-    _forbid(run, grouped_query_attention,
-            {"scaled_dot_product_attention", "multi_head_attention_forward", "enable_gqa"},
-            "PyTorch's own fused attention", HINT_GQA_OWN)  # fmt: skip
+    banned = nb05.FUSED_ATTENTION | {"enable_gqa"}
+    forbid(run, banned, "PyTorch's own fused attention ({used})", HINT_GQA_OWN)
     run.in_place_hint = HINT_GQA_IN_PLACE
     run_table(run, _GQA, GQA_CASES, KNOWN, reference, trials, _gqa_trial)
 

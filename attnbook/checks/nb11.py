@@ -31,6 +31,7 @@ from attnbook.checks._cases import (
     Returns,
     Slips,
     case_tolerance,
+    forbid,
     match_slip,
     one_number,
     package_model,
@@ -236,12 +237,7 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
     no real token, large scores, float32, two input checks), then random trials against the
     reference."""
     run = CheckRun(cross_attention, none_ok=True)  # `_a_pair` names the missing pair
-    names = names_called(cross_attention)
-    run.expect_true(
-        not borrowed(names, {"scaled_dot_product_attention", "multi_head_attention_forward"}),
-        f"{run.name} calls PyTorch's own fused attention.",
-        hint=HINT_CROSS_OWN,
-    )
+    forbid(run, nb05.FUSED_ATTENTION, "PyTorch's own fused attention", HINT_CROSS_OWN)
     run.in_place_hint = HINT_CROSS_IN_PLACE
     run_table(run, _CROSS, CROSS_CASES, KNOWN, reference, trials, _cross_trial)
 
