@@ -649,14 +649,16 @@ def run_trials(
     function: str,
     reference: Callable | None,
     trials: int,
-    draw: Callable[[np.random.Generator, int], Case],
+    draw: Callable[[np.random.Generator, int], Case | Sequence[Case]],
     slips: Slips,
 ) -> None:
     """Compare with the reference on `trials` random cases; `draw(rng, seed)` makes each
-    (its call text, arguments and checks; the expected value is the reference's)."""
+    (its call text, arguments and checks; the expected value is the reference's), or a
+    list of cases that share one draw (a model and its ids)."""
     if reference is None:
         return
-    cases = [draw(trial_rng(function, seed), seed) for seed in hidden_range(trials)]
+    drawn = [draw(trial_rng(function, seed), seed) for seed in hidden_range(trials)]
+    cases = [c for d in drawn for c in (d if isinstance(d, list | tuple) else (d,))]
     run_reference_cases(run, function, reference, cases, slips)
 
 
@@ -667,7 +669,7 @@ def run_table(
     slips: Slips,
     reference: Callable | None = None,
     trials: int = 0,
-    draw: Callable[[np.random.Generator, int], Case] | None = None,
+    draw: Callable[[np.random.Generator, int], Case | Sequence[Case]] | None = None,
 ) -> None:
     """A check that is its table: `cases`, then `trials` hidden trials drawn by `draw`
     against the reference (none without one), and the run's verdict."""

@@ -30,19 +30,15 @@ from attnbook.checks._cases import (
     forbid,
     normal,
     package_model,
-    run_cases,
-    run_reference_cases,
     run_table,
     sizes,
     token_wise_cases,
-    trial_rng,
     weights_of,
 )
 from attnbook.checks._core import (
     HINT_DROPOUT,  # noqa: F401 (a detector of these checks: the catalogue names it here)
     CheckRun,
     as_array,
-    hidden_range,
 )
 from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
 from attnbook.demos.nb06 import POSITION_OPTIONS
@@ -635,19 +631,17 @@ DECODER_CASES = (
 )  # fmt: skip
 
 
-def _decoder_trials(trials: int) -> list[Case]:
+def _decoder_trial(rng: np.random.Generator, seed: int) -> list[Case]:
     """Random sizes, weights and ids, for each position option."""
     cases = []
-    for seed in hidden_range(trials):
-        rng = trial_rng(DECODER, seed)
-        n_heads = int(rng.integers(1, 3))
-        sizes = (int(rng.integers(2, 20)), n_heads * 2 * int(rng.integers(1, 4)), n_heads,
-                 int(rng.integers(1, 4)), int(rng.integers(3, 12)))  # fmt: skip
-        for positions in POSITION_OPTIONS:
-            B, L = int(rng.integers(1, 3)), int(rng.integers(1, sizes[-1] + 1))
-            idx = torch.from_numpy(rng.integers(0, sizes[0], size=(B, L)))
-            case = _decoder_case("trial", sizes, positions, int(rng.integers(2**31)), idx)
-            cases.append(replace(case, call=f"{case.call} (seed {seed})"))
+    n_heads = int(rng.integers(1, 3))
+    sizes = (int(rng.integers(2, 20)), n_heads * 2 * int(rng.integers(1, 4)), n_heads,
+             int(rng.integers(1, 4)), int(rng.integers(3, 12)))  # fmt: skip
+    for positions in POSITION_OPTIONS:
+        B, L = int(rng.integers(1, 3)), int(rng.integers(1, sizes[-1] + 1))
+        idx = torch.from_numpy(rng.integers(0, sizes[0], size=(B, L)))
+        case = _decoder_case("trial", sizes, positions, int(rng.integers(2**31)), idx)
+        cases.append(replace(case, call=f"{case.call} (seed {seed})"))
     return cases
 
 
@@ -656,11 +650,7 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
     shapes and its weights set at random, its logits on two id shapes each (the package's
     causal decoder's, so a peek at a later token shows), three input checks (table
     `DECODER_CASES`), then random sizes against the reference."""
-    run = CheckRun(Decoder)
-    run_cases(run, DECODER, DECODER_CASES, KNOWN)
-    if reference is not None:
-        run_reference_cases(run, DECODER, reference, _decoder_trials(trials), KNOWN)
-    run.done()
+    run_table(CheckRun(Decoder), DECODER, DECODER_CASES, KNOWN, reference, trials, _decoder_trial)
 
 
 # ---------------------------------------------------------------------------------------

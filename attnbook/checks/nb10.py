@@ -35,19 +35,13 @@ from attnbook.checks._cases import (
     probe_tolerance,
     run_case,
     run_cases,
-    run_reference_cases,
     run_table,
     run_trials,
     sizes,
     token_wise_cases,
-    trial_rng,
     weights_of,
 )
-from attnbook.checks._core import (
-    CheckRun,
-    as_array,
-    hidden_range,
-)
+from attnbook.checks._core import CheckRun, as_array
 from attnbook.checks._lm import one_thread
 from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
 from attnbook.checks.nb06 import _expect_same_parameters
@@ -1057,26 +1051,22 @@ DECODE_CASES = (
 )  # fmt: skip
 
 
-def _decode_trials(trials: int) -> list[Case]:
-    """Random configurations and ids: the prefill, then a step of 1 to 3 tokens after it."""
+def _decode_trial(rng: np.random.Generator, seed: int) -> list[Case]:
+    """A random configuration and ids: the prefill, then a step of 1 to 3 tokens after it."""
+    h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    config = Qwen3LMConfig(
+        vocab_size=int(rng.integers(3, 20)), d_model=int(rng.integers(2, 12)),
+        n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
+        d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)), max_len=12,
+        rope_base=float(rng.choice([1e2, 1e4])),
+    )  # fmt: skip
+    model = _decoder_like(config, int(rng.integers(2**31)))
+    ids = torch.from_numpy(rng.integers(0, config.vocab_size, size=(int(rng.integers(1, 3)), 12)))
+    prefill, size = int(rng.integers(1, 6)), int(rng.integers(1, 4))
     cases = []
-    for seed in hidden_range(trials):
-        rng = trial_rng(_DECODE, seed)
-        h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
-        config = Qwen3LMConfig(
-            vocab_size=int(rng.integers(3, 20)), d_model=int(rng.integers(2, 12)),
-            n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
-            d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)), max_len=12,
-            rope_base=float(rng.choice([1e2, 1e4])),
-        )  # fmt: skip
-        model = _decoder_like(config, int(rng.integers(2**31)))
-        ids = torch.from_numpy(
-            rng.integers(0, config.vocab_size, size=(int(rng.integers(1, 3)), 12))
-        )
-        prefill, size = int(rng.integers(1, 6)), int(rng.integers(1, 4))
-        for done, n in ((0, prefill), (prefill, size)):
-            case = _decode_case("trial", model, ids, done, n)
-            cases.append(replace(case, call=f"{case.call} (seed {seed})"))
+    for done, n in ((0, prefill), (prefill, size)):
+        case = _decode_case("trial", model, ids, done, n)
+        cases.append(replace(case, call=f"{case.call} (seed {seed})"))
     return cases
 
 
@@ -1095,10 +1085,7 @@ def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
     reference."""
     run = CheckRun(decode_step)
     run.in_place_hint = HINT_DECODE_IN_PLACE
-    run_cases(run, _DECODE, DECODE_CASES, KNOWN)
-    if reference is not None:
-        run_reference_cases(run, _DECODE, reference, _decode_trials(trials), KNOWN)
-    run.done()
+    run_table(run, _DECODE, DECODE_CASES, KNOWN, reference, trials, _decode_trial)
 
 
 # the functions of notebook 10 checked as tables
