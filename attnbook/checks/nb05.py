@@ -73,17 +73,6 @@ HINT_RETURN_OUTPUT_ONLY = (
 )
 
 
-def _expect_tensor(run: CheckRun, call: str, seen) -> None:
-    hint = HINT_STAY_IN_TORCH
-    if isinstance(seen, tuple | list):
-        hint = HINT_RETURN_OUTPUT_ONLY
-    run.expect_true(
-        isinstance(seen, torch.Tensor),
-        f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
-        hint=hint,
-    )
-
-
 # Known causes of an exception in the learner's code: (text in the error, hint).
 HINT_INT_SIZES = (
     "sizes must be ints: d_k is d_model // n_heads (integer division), not d_model / n_heads"
@@ -136,7 +125,12 @@ _CRASH = (*_ERROR_HINTS, ("must match the size", HINT_AXES))
 
 
 def _tensor_first(run: CheckRun, case: Case, seen) -> None:
-    _expect_tensor(run, case.call, seen)
+    """A case's `before=`: the output is a tensor (a pair names notebook 04's (Y, A))."""
+    run.expect_true(
+        isinstance(seen, torch.Tensor),
+        f"{case.call} returned {type(seen).__name__}; expected a torch.Tensor.",
+        hint=HINT_RETURN_OUTPUT_ONLY if isinstance(seen, tuple | list) else HINT_STAY_IN_TORCH,
+    )
 
 
 def _heads_case(case_id: str, call: str, args: tuple, expect, **more) -> Case:

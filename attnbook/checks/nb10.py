@@ -90,14 +90,6 @@ HINT_DELEGATE = (
 HINT_TENSOR_RESULT = "stay in PyTorch: tensor operations, not numpy"
 
 
-def _expect_tensor(run: CheckRun, call: str, seen, hint: str | None = None) -> None:
-    run.expect_true(
-        isinstance(seen, torch.Tensor),
-        f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
-        hint=hint or HINT_TENSOR_RESULT,
-    )
-
-
 def _expect_own_modules(run: CheckRun, call: str, view) -> None:
     """No submodule may be one of the package's production classes."""
     borrowed = sorted(
@@ -200,7 +192,12 @@ HINT_RMS_IN_PLACE = "build a new tensor (h / ..., not h /= ...): h must stay as 
 
 
 def _tensor_first(run: CheckRun, case: Case, seen) -> None:
-    _expect_tensor(run, case.call, seen)
+    """A case's `before=`: the output is a tensor."""
+    run.expect_true(
+        isinstance(seen, torch.Tensor),
+        f"{case.call} returned {type(seen).__name__}; expected a torch.Tensor.",
+        hint=HINT_TENSOR_RESULT,
+    )
 
 
 def _rms_case(case_id: str, call: str, h, gamma, eps: float, expect) -> Case:
