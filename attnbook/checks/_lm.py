@@ -128,21 +128,14 @@ def bias_model(logits) -> TransformerLM:
     return model
 
 
-def batch_stats(model, batches) -> list[tuple[float, int, float, int]]:
-    """Per (inputs, targets, loss_mask) batch: (summed nll of the real targets, their count,
-    mean nll of all targets, number of all targets), in float64, without gradients."""
-    out = []
+def mean_nll(model, batches) -> float:
+    """The summed nll of the real targets of all (inputs, targets, loss_mask) batches over
+    their count, in float64, without gradients."""
+    total, count = 0.0, 0
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
-            nll = F.cross_entropy(
-                model(inputs).double().flatten(0, 1), targets.flatten(), reduction="none"
-            )
-            out.append(
-                (
-                    float((nll * loss_mask.flatten()).sum()),
-                    int(loss_mask.sum()),
-                    float(nll.mean()),
-                    nll.numel(),
-                )
-            )
-    return out
+            logits = model(inputs).double().flatten(0, 1)
+            nll = F.cross_entropy(logits, targets.flatten(), reduction="none")
+            total += float((nll * loss_mask.flatten()).sum())
+            count += int(loss_mask.sum())
+    return total / count

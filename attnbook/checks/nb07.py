@@ -41,10 +41,10 @@ from attnbook.checks._lm import (
     HookCountingLM,
     ObservedLM,
     TrippingLM,
-    batch_stats,
     bias_model,
     hook_count,
     ids,
+    mean_nll,
     one_thread,
     worked_batches,
 )
@@ -602,9 +602,9 @@ def _scored_in_eval_mode(run: CheckRun, case: Case, seen) -> None:
 def _eval_loss(model, batches) -> float:
     """The mean loss over all real targets of `batches`, in evaluation mode."""
     was_training = model.training
-    stats = batch_stats(model.eval(), batches)
+    loss = mean_nll(model.eval(), batches)
     model.train(was_training)
-    return sum(s[0] for s in stats) / sum(s[1] for s in stats)
+    return loss
 
 
 HINT_EVAL_MEAN = (

@@ -17,7 +17,7 @@ import torch
 
 from attnbook.checks._cases import Case, Slips, run_cases, run_table, run_trials, trial_rng
 from attnbook.checks._core import CheckRun, as_array, describe, hidden_range
-from attnbook.checks._lm import TOL, batch_stats, bias_model, ids, worked_batches
+from attnbook.checks._lm import TOL, bias_model, ids, mean_nll, worked_batches
 from attnbook.lm.generation import filtered_distribution, generate_tokens
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
 from attnbook.tolerance import Tolerance
@@ -767,12 +767,6 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def _perplexity(model, batches) -> float:
-    """exp(summed nll of the real targets / their count), in float64."""
-    stats = batch_stats(model, batches)
-    return math.exp(sum(st[0] for st in stats) / sum(st[1] for st in stats))
-
-
 HINT_UNIFORM = "a uniform guess over V tokens has perplexity exactly V: exp(-log(1/V))"
 HINT_PPL_VALUES = "perplexity = exp(sum of -log p over real targets / their number)"
 
@@ -808,7 +802,7 @@ PPL_CASES = (
               math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
               hint=HINT_PPL_VALUES),
     _ppl_case("three batches", "perplexity(random_decoder, three batches of shapes (3, 6), "
-              "(1, 2), (2, 9))", _sharp4, _three, _perplexity(_sharp4, _three)),
+              "(1, 2), (2, 9))", _sharp4, _three, math.exp(mean_nll(_sharp4, _three))),
     Case("inputs 1-D", "perplexity with inputs of shape (4,)", (_sharp4, [(ids([1, 2, 3, 4]),
          ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))]), raises=ValueError,
          mentions=("inputs", "(4,)")),
