@@ -70,18 +70,6 @@ HINT_SLICE_TABLES = (
 )
 
 
-def _crash_hints(run: CheckRun):
-    """What a size error in the checked function's code most likely means."""
-    hint = HINT_KEEPDIM if run.name == "layer_norm" else HINT_BRANCH_SHAPES
-    if run.name == "Decoder":
-        hint = HINT_SLICE_TABLES
-    return (("must match the size of tensor", hint),)
-
-
-def _expect_deterministic(run: CheckRun, call: str, module, *args) -> None:
-    expect_deterministic(run, call, module, *args, crash_hints=_crash_hints(run))
-
-
 # ---------------------------------------------------------------------------------------
 # layer_norm
 # ---------------------------------------------------------------------------------------
@@ -233,7 +221,8 @@ def _inspect_mlp(run: CheckRun, owner: str, view, *, d: int, hidden: int) -> Non
     """Two named nn.Linear layers with biases, and no dropout left on in eval mode."""
     _expect_linear(run, owner, view, "fc_in", d, hidden)
     _expect_linear(run, owner, view, "fc_out", hidden, d)
-    _expect_deterministic(run, f"{owner} on random x", view, f64(1, 2, d, seed=16).float())
+    x = f64(1, 2, d, seed=16).float()
+    expect_deterministic(run, f"{owner} on random x", view, x, crash_hints=_MLP_CRASH)
 
 
 def _mlp_build(d: int, hidden: int, *weights) -> Build:
@@ -420,7 +409,8 @@ def _inspect_block(run: CheckRun, call: str, view, *, d: int, n_heads: int) -> N
             f"{call}.{name} is {type_name(view, name) or 'NoneType'}, not nn.LayerNorm.",
             hint=HINT_NORM_NAMED.format(name=name),
         )
-    _expect_deterministic(run, f"{call} on random h", view, f64(1, 3, d, seed=24).float())
+    h = f64(1, 3, d, seed=24).float()
+    expect_deterministic(run, f"{call} on random h", view, h, crash_hints=_MLP_CRASH)
 
 
 _SILENCED = ("attn.W_O.weight", "attn.W_O.bias", "mlp.fc_out.weight", "mlp.fc_out.bias")
