@@ -355,10 +355,6 @@ def _expect_same_parameters(
 BLOCK, DECODER = "PreNormBlock", "Decoder"
 
 
-def _block_config(d: int, n_heads: int) -> LMConfig:
-    return LMConfig(vocab_size=1, d_model=d, n_heads=n_heads, n_layers=1, positions="none")
-
-
 HINT_LN1 = "create self.ln1 = nn.LayerNorm(d_model)"
 HINT_LN2 = "create self.ln2 = nn.LayerNorm(d_model)"
 HINT_ATTN = "use the given layer causal_self_attention(d_model, n_heads) as self.attn"
@@ -389,7 +385,9 @@ HINT_NORM_NAMED = "self.{name} = nn.LayerNorm(d_model)"  # name: ln1 or ln2
 
 
 def _package_block(d: int, n_heads: int) -> TransformerBlock:
-    return TransformerBlock(_block_config(d, n_heads))
+    """The package's block of width `d` with `n_heads` heads (a one-layer config)."""
+    config = LMConfig(vocab_size=1, d_model=d, n_heads=n_heads, n_layers=1, positions="none")
+    return TransformerBlock(config)
 
 
 def _block_like(d: int, n_heads: int, seed: int | None = None) -> TransformerBlock:

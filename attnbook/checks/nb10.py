@@ -597,19 +597,6 @@ def _randomise(module: _M, seed: int) -> _M:
     return module
 
 
-def _block_config(d, h, h_kv, d_k, hidden, eps=1e-6) -> Qwen3LMConfig:
-    return Qwen3LMConfig(
-        vocab_size=1,
-        d_model=d,
-        n_layers=1,
-        n_heads=h,
-        n_kv_heads=h_kv,
-        d_k=d_k,
-        d_hidden=hidden,
-        eps=eps,
-    )
-
-
 # ---------------------------------------------------------------------------------------
 # Qwen3Block
 # ---------------------------------------------------------------------------------------
@@ -654,7 +641,10 @@ _BLOCK = "Qwen3Block"
 
 
 def _package_block(d, h, h_kv, d_k, hidden, eps) -> ModernBlock:
-    return ModernBlock(_block_config(d, h, h_kv, d_k, hidden, eps))
+    """The package's block of these sizes (a one-layer config)."""
+    config = Qwen3LMConfig(vocab_size=1, d_model=d, n_layers=1, n_heads=h, n_kv_heads=h_kv,
+                           d_k=d_k, d_hidden=hidden, eps=eps)  # fmt: skip
+    return ModernBlock(config)
 
 
 def _block_like(sizes: tuple, eps: float, seed: int | None = None) -> ModernBlock:

@@ -264,12 +264,6 @@ HINT_WHOLE_SOURCE = (
 )
 
 
-def _sizes_config(V: int, d: int, n_heads: int, n_layers: int, max_len: int) -> Seq2SeqConfig:
-    return Seq2SeqConfig(
-        vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers, max_len=max_len
-    )
-
-
 HINT_LN_FINAL = "apply self.ln_final to the last decoder block's output before the head"
 HINT_ENCODER_NOT_CAUSAL = HINT_WHOLE_SOURCE + "; the encoder uses the padding mask only"
 
@@ -296,7 +290,9 @@ def _invoke(run: CheckRun, call: str, model, *args):
 HINT_KEEP_CONSTRUCTORS_BODIES = "keep the constructors as given; write only the four bodies"
 
 
-def _expect_parameters(run: CheckRun, call: str, view, ref: Seq2SeqTransformer) -> None:
+def _inspect_encdec(run: CheckRun, call: str, view, *, sizes: tuple) -> None:
+    """The course model's parameter names and shapes: the constructors as given."""
+    ref = _encdec_like(sizes)
     seen = parameter_shapes(view)
     expected = {k: tuple(p.shape) for k, p in ref.named_parameters()}
     missing = sorted(set(expected) - set(seen))
@@ -372,13 +368,9 @@ HINT_GIVEN_LAYERS_OWN = (
 _ENCDEC = "EncoderDecoder"
 
 
-def _inspect_encdec(run: CheckRun, call: str, view, *, sizes: tuple) -> None:
-    """The course model's parameter names and shapes: the constructors as given."""
-    _expect_parameters(run, call, view, _encdec_like(sizes))
-
-
 def _package_encdec(V: int, d: int, n_heads: int, n_layers: int, max_len: int):
-    return Seq2SeqTransformer(_sizes_config(V, d, n_heads, n_layers, max_len))
+    """The course's model of these sizes (the config's first five fields)."""
+    return Seq2SeqTransformer(Seq2SeqConfig(V, d, n_heads, n_layers, max_len))
 
 
 def _encdec_like(sizes: tuple, seed: int | None = None) -> Seq2SeqTransformer:
