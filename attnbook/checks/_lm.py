@@ -31,6 +31,12 @@ def ids(values) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.long)
 
 
+def padded_ids(rows: list[list[int]]) -> torch.Tensor:
+    """Token ids of rows of different lengths, padded with 0 on the right."""
+    width = max(len(r) for r in rows)
+    return ids([r + [0] * (width - len(r)) for r in rows])
+
+
 def worked_batches() -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
     """Two batches of (inputs, targets, loss_mask) with 4 and 1 real targets; padding (0) on
     the right, masked."""

@@ -17,7 +17,7 @@ import torch
 
 from attnbook.checks._cases import Case, Slips, run_cases, run_table, run_trials, trial_rng
 from attnbook.checks._core import CheckRun, as_array, describe, hidden_range
-from attnbook.checks._lm import TOL, bias_model, ids, mean_nll, worked_batches
+from attnbook.checks._lm import TOL, bias_model, ids, mean_nll, padded_ids, worked_batches
 from attnbook.lm.generation import filtered_distribution, generate_tokens
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
 from attnbook.tolerance import Tolerance
@@ -623,11 +623,6 @@ def _expect_tokens(run: CheckRun, call: str, seen, expected, hint=None):
     )
 
 
-def _padded(rows: list[list[int]]) -> torch.Tensor:
-    width = max(len(r) for r in rows)
-    return ids([r + [PAD] * (width - len(r)) for r in rows])
-
-
 HINT_LAST_POSITION = (
     "choose each token from the LAST position's logits, model(ids)[:, -1]; a "
     "finished row gets pad_id"
@@ -678,14 +673,14 @@ GENERATE_CASES = (
     _lookup_case("no new tokens", [[1, 4]], 0, "max_new_tokens=0", hint=HINT_ZERO_NEW_TOKENS),
     _generate_case("random decoder", f"generate(random_decoder, {_SHARP_PROMPTS}, "
                    "max_new_tokens=8, eos_id=2, temperature=0.0)", _SHARP, _SHARP_PROMPTS, 8,
-                   _padded(generate_tokens(_SHARP, _SHARP_PROMPTS, 8, EOS, PAD, temperature=0.0,
-                                           use_cache=False)), hint=HINT_WHOLE_SEQUENCE),
+                   padded_ids(generate_tokens(_SHARP, _SHARP_PROMPTS, 8, EOS, PAD, temperature=0.0,
+                                              use_cache=False)), hint=HINT_WHOLE_SEQUENCE),
     *(
         _generate_case(f"row {row} alone", f"generate(random_decoder, [{prompt}], "
                        f"max_new_tokens=8, eos_id=2, temperature=0.0) [row {row} of the batch "
                        "above, alone]", _SHARP, [prompt], 8,
-                       _padded(generate_tokens(_SHARP, [prompt], 8, EOS, PAD, temperature=0.0,
-                                               use_cache=False)), hint=HINT_ROWS_INDEPENDENT)
+                       padded_ids(generate_tokens(_SHARP, [prompt], 8, EOS, PAD, temperature=0.0,
+                                                  use_cache=False)), hint=HINT_ROWS_INDEPENDENT)
         for row, prompt in enumerate(_SHARP_PROMPTS)
     ),
     Case("1-D prompt", "generate with prompt_ids of shape (3,)", (_SHARP, ids([1, 4, 7]), 4, EOS),

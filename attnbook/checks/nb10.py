@@ -44,7 +44,7 @@ from attnbook.checks._cases import (
 from attnbook.checks._core import CheckRun, as_array
 from attnbook.checks._lm import one_thread
 from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
-from attnbook.checks.nb06 import _expect_same_parameters
+from attnbook.checks.nb06 import _expect_same_parameters, _random_ids
 from attnbook.lm.model import rope_tables
 from attnbook.lm.qwen3 import (
     ModernBlock,
@@ -879,16 +879,12 @@ def _decoder_case(case_id: str, config: Qwen3LMConfig, seed: int, idx, **more) -
 _DECODER = "Qwen3Decoder"
 
 
-def _ids(V: int, B: int, L: int, seed: int) -> torch.Tensor:
-    return torch.randint(0, V, (B, L), generator=torch.Generator().manual_seed(seed))
-
-
 _SMALL = Qwen3LMConfig(vocab_size=13, d_model=12, n_layers=2, n_heads=4, n_kv_heads=1, d_k=4,
                        d_hidden=16, max_len=10, rope_base=100.0, eps=0.05)  # fmt: skip
 QWEN3_DECODER_CASES = (
     *(
         _decoder_case(f"{'tied ' * tied}{B}x{L}", replace(_SMALL, tie_weights=tied), 141,
-                      _ids(13, B, L, seed=142 + L), hint=HINT_DECODER_EPS)
+                      _random_ids(B, L, 13, 142 + L), hint=HINT_DECODER_EPS)
         for tied, B, L in ((True, 2, 6), (False, 2, 10), (False, 1, 3))
     ),
     Case("too long", f"Qwen3Decoder(**{asdict(_SMALL)}) on ids of shape (2, 11), longer than "
@@ -1022,7 +1018,7 @@ def _decode_case(case_id: str, model: Qwen3LM, ids, done: int, size: int, **more
 _STEP_CONFIG = Qwen3LMConfig(vocab_size=17, d_model=16, n_layers=2, n_heads=4, n_kv_heads=2,
                              d_k=4, d_hidden=24, max_len=16, rope_base=100.0)  # fmt: skip
 _STEP_MODEL = _decoder_like(_STEP_CONFIG, 151)
-_STEP_IDS = _ids(17, 2, 12, seed=152)
+_STEP_IDS = _random_ids(2, 12, 17, 152)
 DECODE_CASES = (
     *(
         _decode_case(f"{done}+{size}", _STEP_MODEL, _STEP_IDS, done, size)

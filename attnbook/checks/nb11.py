@@ -44,6 +44,7 @@ from attnbook.checks._core import (
     as_array,
     names_called,
 )
+from attnbook.checks._lm import padded_ids
 from attnbook.checks._modules import parameter_shapes
 from attnbook.checks._source import borrowed, definitions, names_reached, rebound
 from attnbook.lm.seq2seq import (
@@ -311,11 +312,6 @@ def _inspect_encdec(run: CheckRun, call: str, view, *, sizes: tuple) -> None:
     )
 
 
-def _ids(rows: list[list[int]], pad: int = 0) -> torch.Tensor:
-    width = max(len(r) for r in rows)
-    return torch.tensor([r + [pad] * (width - len(r)) for r in rows], dtype=torch.long)
-
-
 def _random_pair(
     B: int, L_s: int, L_t: int, V: int, seed: int, min_len: int = 1
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -325,7 +321,7 @@ def _random_pair(
     lengths[0] = L_s  # one email fills the batch
     rows = [torch.randint(3, V, (int(n),), generator=g).tolist() for n in lengths]
     tgt = torch.randint(1, V, (B, L_t), generator=g)
-    return _ids(rows), tgt
+    return padded_ids(rows), tgt
 
 
 HINT_LOGITS_SHAPE = "the logits are (B, L_t, V): one row per reply position"
