@@ -36,6 +36,7 @@ from attnbook.checks._core import (
     HINT_MODULE_SUBCLASS,
     HINT_NON_FINITE,
     CheckRun,
+    CrashHints,
     Mistake,
     _allclose,
     _matches,
@@ -81,9 +82,6 @@ __all__ = [
 # The precision every check accepts: the docstrings ask for the mathematics, not a dtype, so
 # an answer computed in float32 (torch.Tensor(X)) is right to about 7 digits, not 15.
 ACCEPTED_DTYPE = "float32"
-
-# (words in the error message, hint) pairs, as CheckRun.call takes them
-CrashHints = tuple[tuple[str | tuple[str, ...], str], ...]
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from attnbook.checks import nb04
 from attnbook.checks._cases import (
     Build,
     Case,
-    CrashHints,
     Slips,
     expect_deterministic,
     forbid,
@@ -35,6 +34,7 @@ from attnbook.checks._cases import (
 from attnbook.checks._core import (
     HINT_DROPOUT,  # noqa: F401 (a detector of these checks: the catalogue names it here)
     CheckRun,
+    CrashHints,
     names_called,
 )
 from attnbook.checks._modules import is_instance, parameter_shapes, type_name
