@@ -136,10 +136,7 @@ def _expect_parameters(
     for key, param in reference.named_parameters():
         seen = shapes.get(key)
         if seen is not None and seen != tuple(param.shape):
-            hint = next(
-                (h for suffix, h in SHAPE_HINTS.items() if key.endswith(suffix) or suffix in key),
-                None,
-            )
+            hint = next((h for part, h in SHAPE_HINTS.items() if part in key), None)
             run.fail(
                 f"{owner}: parameter {key} has shape {seen}; expected {tuple(param.shape)}.",
                 hint=hint,
