@@ -36,6 +36,7 @@ from attnbook.checks._core import (
     HINT_MODULE_SUBCLASS,
     HINT_NON_FINITE,
     CheckRun,
+    CrashHints,
     Mistake,
     _allclose,
     _matches,
@@ -45,6 +46,7 @@ from attnbook.checks._core import (
     match_slip,
     matching_slips,
 )
+from attnbook.checks._source import borrowed, names_called
 from attnbook.tolerance import Tolerance, magnitude_of, tolerance
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "case_tolerance",
     "expect_deterministic",
     "fallback_hints",
+    "forbid",
     "match_slip",
     "matching_slips",
     "normal",
@@ -79,9 +82,6 @@ __all__ = [
 # The precision every check accepts: the docstrings ask for the mathematics, not a dtype, so
 # an answer computed in float32 (torch.Tensor(X)) is right to about 7 digits, not 15.
 ACCEPTED_DTYPE = "float32"
-
-# (words in the error message, hint) pairs, as CheckRun.call takes them
-CrashHints = tuple[tuple[str | tuple[str, ...], str], ...]
 
 
 @dataclass(frozen=True)
@@ -248,6 +248,13 @@ def expect_deterministic(
         f"{call}: two calls on the same input in eval mode gave different outputs.",
         hint=HINT_DROPOUT,
     )
+
+
+def forbid(run: CheckRun, banned: set[str], what: str, hint: str) -> None:
+    """The checked function calls none of `banned` (names the learner defines are theirs:
+    `borrowed`); `what` says what it calls, "{used}" standing for the names found."""
+    used = ", ".join(sorted(borrowed(names_called(run.func), banned)))
+    run.expect_true(not used, f"{run.name} calls {what.format(used=used)}.", hint=hint)
 
 
 @functools.cache
@@ -640,14 +647,16 @@ def run_trials(
     function: str,
     reference: Callable | None,
     trials: int,
-    draw: Callable[[np.random.Generator, int], Case],
+    draw: Callable[[np.random.Generator, int], Case | Sequence[Case]],
     slips: Slips,
 ) -> None:
     """Compare with the reference on `trials` random cases; `draw(rng, seed)` makes each
-    (its call text, arguments and checks; the expected value is the reference's)."""
+    (its call text, arguments and checks; the expected value is the reference's), or a
+    list of cases that share one draw (a model and its ids)."""
     if reference is None:
         return
-    cases = [draw(trial_rng(function, seed), seed) for seed in hidden_range(trials)]
+    drawn = [draw(trial_rng(function, seed), seed) for seed in hidden_range(trials)]
+    cases = [c for d in drawn for c in (d if isinstance(d, list | tuple) else (d,))]
     run_reference_cases(run, function, reference, cases, slips)
 
 
@@ -658,7 +667,7 @@ def run_table(
     slips: Slips,
     reference: Callable | None = None,
     trials: int = 0,
-    draw: Callable[[np.random.Generator, int], Case] | None = None,
+    draw: Callable[[np.random.Generator, int], Case | Sequence[Case]] | None = None,
 ) -> None:
     """A check that is its table: `cases`, then `trials` hidden trials drawn by `draw`
     against the reference (none without one), and the run's verdict."""

@@ -31,6 +31,12 @@ def ids(values) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.long)
 
 
+def padded_ids(rows: list[list[int]]) -> torch.Tensor:
+    """Token ids of rows of different lengths, padded with 0 on the right."""
+    width = max(len(r) for r in rows)
+    return ids([r + [0] * (width - len(r)) for r in rows])
+
+
 def worked_batches() -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
     """Two batches of (inputs, targets, loss_mask) with 4 and 1 real targets; padding (0) on
     the right, masked."""
@@ -128,21 +134,14 @@ def bias_model(logits) -> TransformerLM:
     return model
 
 
-def batch_stats(model, batches) -> list[tuple[float, int, float, int]]:
-    """Per (inputs, targets, loss_mask) batch: (summed nll of the real targets, their count,
-    mean nll of all targets, number of all targets), in float64, without gradients."""
-    out = []
+def mean_nll(model, batches) -> float:
+    """The summed nll of the real targets of all (inputs, targets, loss_mask) batches over
+    their count, in float64, without gradients."""
+    total, count = 0.0, 0
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
-            nll = F.cross_entropy(
-                model(inputs).double().flatten(0, 1), targets.flatten(), reduction="none"
-            )
-            out.append(
-                (
-                    float((nll * loss_mask.flatten()).sum()),
-                    int(loss_mask.sum()),
-                    float(nll.mean()),
-                    nll.numel(),
-                )
-            )
-    return out
+            logits = model(inputs).double().flatten(0, 1)
+            nll = F.cross_entropy(logits, targets.flatten(), reduction="none")
+            total += float((nll * loss_mask.flatten()).sum())
+            count += int(loss_mask.sum())
+    return total / count

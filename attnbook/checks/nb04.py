@@ -93,20 +93,16 @@ HINT_ADDITIVE_MASK = (
 )
 
 
-def _expect_bool(run: CheckRun, call: str, seen) -> np.ndarray:
+def _bool_probe(run: CheckRun, case: Case, seen, expected, slips) -> None:
+    """A mask is a boolean array (an additive -inf mask is named as such)."""
     arr = as_array(seen)
     if arr.dtype != bool:
         hint = HINT_BOOL
         if arr.dtype.kind == "f" and np.isneginf(arr).any():
             hint = HINT_ADDITIVE_MASK
-        run.fail(f"{call} returned an array of dtype {arr.dtype}; expected dtype bool.", hint=hint)
+        run.fail(f"{case.call} returned an array of dtype {arr.dtype}; expected dtype bool.",
+                 hint=hint)  # fmt: skip
     run.passed += 1
-    return arr
-
-
-def _bool_probe(run: CheckRun, case: Case, seen, expected, slips) -> None:
-    """A mask is a boolean array (an additive -inf mask is named as such)."""
-    _expect_bool(run, case.call, seen)
 
 
 # ---------------------------------------------------------------------------------------

@@ -22,9 +22,9 @@ from attnbook.checks import nb04
 from attnbook.checks._cases import (
     Build,
     Case,
-    CrashHints,
     Slips,
     expect_deterministic,
+    forbid,
     probe_tolerance,
     run_cases,
     run_table,
@@ -34,10 +34,10 @@ from attnbook.checks._cases import (
 from attnbook.checks._core import (
     HINT_DROPOUT,  # noqa: F401 (a detector of these checks: the catalogue names it here)
     CheckRun,
+    CrashHints,
     names_called,
 )
 from attnbook.checks._modules import is_instance, parameter_shapes, type_name
-from attnbook.checks._source import borrowed
 
 KNOWN = Slips("nb05")
 
@@ -71,17 +71,6 @@ HINT_STAY_IN_TORCH = "stay in PyTorch: use tensor methods (.view, .transpose, @)
 HINT_RETURN_OUTPUT_ONLY = (
     "return only the output (a single tensor), not (Y, A) as masked_attention did in notebook 04"
 )
-
-
-def _expect_tensor(run: CheckRun, call: str, seen) -> None:
-    hint = HINT_STAY_IN_TORCH
-    if isinstance(seen, tuple | list):
-        hint = HINT_RETURN_OUTPUT_ONLY
-    run.expect_true(
-        isinstance(seen, torch.Tensor),
-        f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
-        hint=hint,
-    )
 
 
 # Known causes of an exception in the learner's code: (text in the error, hint).
@@ -136,7 +125,12 @@ _CRASH = (*_ERROR_HINTS, ("must match the size", HINT_AXES))
 
 
 def _tensor_first(run: CheckRun, case: Case, seen) -> None:
-    _expect_tensor(run, case.call, seen)
+    """A case's `before=`: the output is a tensor (a pair names notebook 04's (Y, A))."""
+    run.expect_true(
+        isinstance(seen, torch.Tensor),
+        f"{case.call} returned {type(seen).__name__}; expected a torch.Tensor.",
+        hint=HINT_RETURN_OUTPUT_ONLY if isinstance(seen, tuple | list) else HINT_STAY_IN_TORCH,
+    )
 
 
 def _heads_case(case_id: str, call: str, args: tuple, expect, **more) -> Case:
@@ -242,6 +236,9 @@ HINT_SDPA_IN_PLACE = (
 HINT_SDPA_SHAPE = "the output is (..., L_q, d_v)"
 
 
+# PyTorch's fused attention, which `scaled_dot_product_attention` and nb11's
+# `cross_attention` must not call
+FUSED_ATTENTION = {"scaled_dot_product_attention", "multi_head_attention_forward"}
 HINT_WRITE_IT_YOURSELF = (
     "write the scores, the mask, the softmax and the weighted sum "
     "yourself; the checks compare with PyTorch's kernel for you"
@@ -364,12 +361,7 @@ def check_scaled_dot_product_attention(
     scores, two input checks), then random trials against the reference and PyTorch."""
     run = CheckRun(scaled_dot_product_attention)
     run.in_place_hint = HINT_SDPA_IN_PLACE
-    names = names_called(scaled_dot_product_attention)
-    run.expect_true(
-        not borrowed(names, {"scaled_dot_product_attention", "multi_head_attention_forward"}),
-        f"{run.name} calls PyTorch's own fused attention.",
-        hint=HINT_WRITE_IT_YOURSELF,
-    )
+    forbid(run, FUSED_ATTENTION, "PyTorch's own fused attention", HINT_WRITE_IT_YOURSELF)
     crash = _k_t_hints(scaled_dot_product_attention)
     cases = [  # a case's own crash hints first
         replace(case, crash_hints=(*(h for h in case.crash_hints if h not in _CRASH), *crash))

@@ -27,25 +27,20 @@ from attnbook.checks._cases import (
     Case,
     Slips,
     expect_deterministic,
+    forbid,
     normal,
     package_model,
-    run_cases,
-    run_reference_cases,
     run_table,
     sizes,
     token_wise_cases,
-    trial_rng,
     weights_of,
 )
 from attnbook.checks._core import (
     HINT_DROPOUT,  # noqa: F401 (a detector of these checks: the catalogue names it here)
     CheckRun,
     as_array,
-    hidden_range,
-    names_called,
 )
 from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
-from attnbook.checks._source import borrowed
 from attnbook.demos.nb06 import POSITION_OPTIONS
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM, rope_tables
 from attnbook.tolerance import Tolerance
@@ -73,18 +68,6 @@ HINT_SLICE_TABLES = (
     "[:L] (ids can be shorter than max_len; L is idx.shape[1], idx.shape[0] is the batch size), "
     "and check every shape on the way"
 )
-
-
-def _crash_hints(run: CheckRun):
-    """What a size error in the checked function's code most likely means."""
-    hint = HINT_KEEPDIM if run.name == "layer_norm" else HINT_BRANCH_SHAPES
-    if run.name == "Decoder":
-        hint = HINT_SLICE_TABLES
-    return (("must match the size of tensor", hint),)
-
-
-def _expect_deterministic(run: CheckRun, call: str, module, *args) -> None:
-    expect_deterministic(run, call, module, *args, crash_hints=_crash_hints(run))
 
 
 # ---------------------------------------------------------------------------------------
@@ -184,12 +167,7 @@ def check_layer_norm(layer_norm, reference=None, trials: int = 10) -> None:
     beta, a batch against nn.LayerNorm, tiny and large spreads, one token, float32, an input
     check), then random shapes, scales and eps against the reference."""
     run = CheckRun(layer_norm)
-    used = borrowed(names_called(layer_norm), set(_BUILTIN_NORMS))
-    run.expect_true(
-        not used,
-        f"{run.name} calls PyTorch's own normalisation ({', '.join(sorted(used))}).",
-        hint=HINT_WRITE_IT_YOURSELF,
-    )
+    forbid(run, set(_BUILTIN_NORMS), "PyTorch's own normalisation ({used})", HINT_WRITE_IT_YOURSELF)
     run.in_place_hint = HINT_LAYER_NORM_IN_PLACE
     run_table(run, "layer_norm", LAYER_NORM_CASES, KNOWN, reference, trials, _layer_norm_trial)
 
@@ -243,7 +221,8 @@ def _inspect_mlp(run: CheckRun, owner: str, view, *, d: int, hidden: int) -> Non
     """Two named nn.Linear layers with biases, and no dropout left on in eval mode."""
     _expect_linear(run, owner, view, "fc_in", d, hidden)
     _expect_linear(run, owner, view, "fc_out", hidden, d)
-    _expect_deterministic(run, f"{owner} on random x", view, f64(1, 2, d, seed=16).float())
+    x = f64(1, 2, d, seed=16).float()
+    expect_deterministic(run, f"{owner} on random x", view, x, crash_hints=_MLP_CRASH)
 
 
 def _mlp_build(d: int, hidden: int, *weights) -> Build:
@@ -376,10 +355,6 @@ def _expect_same_parameters(
 BLOCK, DECODER = "PreNormBlock", "Decoder"
 
 
-def _block_config(d: int, n_heads: int) -> LMConfig:
-    return LMConfig(vocab_size=1, d_model=d, n_heads=n_heads, n_layers=1, positions="none")
-
-
 HINT_LN1 = "create self.ln1 = nn.LayerNorm(d_model)"
 HINT_LN2 = "create self.ln2 = nn.LayerNorm(d_model)"
 HINT_ATTN = "use the given layer causal_self_attention(d_model, n_heads) as self.attn"
@@ -410,7 +385,9 @@ HINT_NORM_NAMED = "self.{name} = nn.LayerNorm(d_model)"  # name: ln1 or ln2
 
 
 def _package_block(d: int, n_heads: int) -> TransformerBlock:
-    return TransformerBlock(_block_config(d, n_heads))
+    """The package's block of width `d` with `n_heads` heads (a one-layer config)."""
+    config = LMConfig(vocab_size=1, d_model=d, n_heads=n_heads, n_layers=1, positions="none")
+    return TransformerBlock(config)
 
 
 def _block_like(d: int, n_heads: int, seed: int | None = None) -> TransformerBlock:
@@ -430,7 +407,8 @@ def _inspect_block(run: CheckRun, call: str, view, *, d: int, n_heads: int) -> N
             f"{call}.{name} is {type_name(view, name) or 'NoneType'}, not nn.LayerNorm.",
             hint=HINT_NORM_NAMED.format(name=name),
         )
-    _expect_deterministic(run, f"{call} on random h", view, f64(1, 3, d, seed=24).float())
+    h = f64(1, 3, d, seed=24).float()
+    expect_deterministic(run, f"{call} on random h", view, h, crash_hints=_MLP_CRASH)
 
 
 _SILENCED = ("attn.W_O.weight", "attn.W_O.bias", "mlp.fc_out.weight", "mlp.fc_out.bias")
@@ -641,19 +619,17 @@ DECODER_CASES = (
 )  # fmt: skip
 
 
-def _decoder_trials(trials: int) -> list[Case]:
+def _decoder_trial(rng: np.random.Generator, seed: int) -> list[Case]:
     """Random sizes, weights and ids, for each position option."""
     cases = []
-    for seed in hidden_range(trials):
-        rng = trial_rng(DECODER, seed)
-        n_heads = int(rng.integers(1, 3))
-        sizes = (int(rng.integers(2, 20)), n_heads * 2 * int(rng.integers(1, 4)), n_heads,
-                 int(rng.integers(1, 4)), int(rng.integers(3, 12)))  # fmt: skip
-        for positions in POSITION_OPTIONS:
-            B, L = int(rng.integers(1, 3)), int(rng.integers(1, sizes[-1] + 1))
-            idx = torch.from_numpy(rng.integers(0, sizes[0], size=(B, L)))
-            case = _decoder_case("trial", sizes, positions, int(rng.integers(2**31)), idx)
-            cases.append(replace(case, call=f"{case.call} (seed {seed})"))
+    n_heads = int(rng.integers(1, 3))
+    sizes = (int(rng.integers(2, 20)), n_heads * 2 * int(rng.integers(1, 4)), n_heads,
+             int(rng.integers(1, 4)), int(rng.integers(3, 12)))  # fmt: skip
+    for positions in POSITION_OPTIONS:
+        B, L = int(rng.integers(1, 3)), int(rng.integers(1, sizes[-1] + 1))
+        idx = torch.from_numpy(rng.integers(0, sizes[0], size=(B, L)))
+        case = _decoder_case("trial", sizes, positions, int(rng.integers(2**31)), idx)
+        cases.append(replace(case, call=f"{case.call} (seed {seed})"))
     return cases
 
 
@@ -662,11 +638,7 @@ def check_decoder(Decoder, reference=None, trials: int = 1) -> None:
     shapes and its weights set at random, its logits on two id shapes each (the package's
     causal decoder's, so a peek at a later token shows), three input checks (table
     `DECODER_CASES`), then random sizes against the reference."""
-    run = CheckRun(Decoder)
-    run_cases(run, DECODER, DECODER_CASES, KNOWN)
-    if reference is not None:
-        run_reference_cases(run, DECODER, reference, _decoder_trials(trials), KNOWN)
-    run.done()
+    run_table(CheckRun(Decoder), DECODER, DECODER_CASES, KNOWN, reference, trials, _decoder_trial)
 
 
 # ---------------------------------------------------------------------------------------

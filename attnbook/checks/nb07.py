@@ -41,10 +41,10 @@ from attnbook.checks._lm import (
     HookCountingLM,
     ObservedLM,
     TrippingLM,
-    batch_stats,
     bias_model,
     hook_count,
     ids,
+    mean_nll,
     one_thread,
     worked_batches,
 )
@@ -403,11 +403,6 @@ def _sample(model) -> torch.Tensor:
     return flat[picked.sort().values]
 
 
-def _local_step(fn):
-    """A function of ours (the right step) as `_train` calls a learner's: (result, args)."""
-    return lambda *args: (fn(*args), args)
-
-
 def _train(step, start, kind: str, batches, max_grad_norm):
     """`step` (train_step) on each batch in turn, from a copy of `start` with a fresh
     optimizer: (the values it returned, a sample of the parameters after the last step)."""
@@ -420,6 +415,10 @@ def _train(step, start, kind: str, batches, max_grad_norm):
         graph = isinstance(value, torch.Tensor) and value.requires_grad
         values.append(value if number is None or graph else number)
     return values, _sample(model)
+
+
+# `_train` with the right step, called as `_train` calls a learner's: (result, args)
+_RIGHT_STEPS = functools.partial(_train, lambda *args: (_right_step(*args), args))
 
 
 HINT_RETURN_ITEM = (
@@ -511,10 +510,9 @@ _frozen = _tiny_decoder(1)
 STEP_CASES = (
     _steps_case("two steps", "train_step(model, SGD(lr=0.5), batch, max_grad_norm=0.05) on a tiny "
                 "seeded decoder (V = 11, d = 16), two batches in a row", _tiny_decoder(0), "sgd",
-                _step_batches, 0.05, expect=functools.partial(_train, _local_step(_right_step))),
+                _step_batches, 0.05, expect=_RIGHT_STEPS),
     _steps_case("lr 0", "train_step with lr = 0 on the worked batch", _frozen, "frozen",
-                _step_batches[:1], 1.0, expect=functools.partial(_train, _local_step(_right_step)),
-                hint=HINT_RETURN_BATCH_LOSS),
+                _step_batches[:1], 1.0, expect=_RIGHT_STEPS, hint=HINT_RETURN_BATCH_LOSS),
     Case("inputs 1-D", "train_step with inputs of shape (7,)", (_frozen, torch.optim.SGD(
          _frozen.parameters(), lr=0.1), _one_d, 1.0), raises=ValueError,
          mentions=("inputs", "(7,)")),
@@ -602,9 +600,9 @@ def _scored_in_eval_mode(run: CheckRun, case: Case, seen) -> None:
 def _eval_loss(model, batches) -> float:
     """The mean loss over all real targets of `batches`, in evaluation mode."""
     was_training = model.training
-    stats = batch_stats(model.eval(), batches)
+    loss = mean_nll(model.eval(), batches)
     model.train(was_training)
-    return sum(s[0] for s in stats) / sum(s[1] for s in stats)
+    return loss
 
 
 HINT_EVAL_MEAN = (

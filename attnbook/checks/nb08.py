@@ -17,7 +17,7 @@ import torch
 
 from attnbook.checks._cases import Case, Slips, run_cases, run_table, run_trials, trial_rng
 from attnbook.checks._core import CheckRun, as_array, describe, hidden_range
-from attnbook.checks._lm import TOL, batch_stats, bias_model, ids, worked_batches
+from attnbook.checks._lm import TOL, bias_model, ids, mean_nll, padded_ids, worked_batches
 from attnbook.lm.generation import filtered_distribution, generate_tokens
 from attnbook.lm.model import LMConfig, TransformerBlock, TransformerLM
 from attnbook.tolerance import Tolerance
@@ -370,6 +370,15 @@ def _drawn(run: CheckRun, call: str, logits, settings: tuple, seed: int | None, 
     return _token_ids(run, call, seen, shape, logits.shape[-1])
 
 
+def _sampled(
+    run: CheckRun, call: str, model, prompts, max_new: int, seed: int, top_k=None, top_p=None
+):
+    """generate(model, prompts, max_new, EOS, PAD, temperature=1.0, top_k, top_p) with a
+    generator seeded `seed`."""
+    generator = torch.Generator().manual_seed(seed)
+    return run.call(call, model, ids(prompts), max_new, EOS, PAD, 1.0, top_k, top_p, generator)
+
+
 HINT_ONE_DRAW_PER_ROW = (
     "draw one token per row: flatten the leading axes to (N, V), where torch.multinomial "
     "gives N independent draws, then reshape the draws back to the leading shape"
@@ -620,11 +629,6 @@ def _expect_tokens(run: CheckRun, call: str, seen, expected, hint=None):
     )
 
 
-def _padded(rows: list[list[int]]) -> torch.Tensor:
-    width = max(len(r) for r in rows)
-    return ids([r + [PAD] * (width - len(r)) for r in rows])
-
-
 HINT_LAST_POSITION = (
     "choose each token from the LAST position's logits, model(ids)[:, -1]; a "
     "finished row gets pad_id"
@@ -682,14 +686,14 @@ GENERATE_CASES = (
     _lookup_case("no new tokens", [[1, 4]], 0, "max_new_tokens=0", hint=HINT_ZERO_NEW_TOKENS),
     _generate_case("random decoder", f"generate(random_decoder, {_SHARP_PROMPTS}, "
                    "max_new_tokens=8, eos_id=2, temperature=0.0)", _SHARP, _SHARP_PROMPTS, 8,
-                   _padded(generate_tokens(_SHARP, _SHARP_PROMPTS, 8, EOS, PAD, temperature=0.0,
-                                           use_cache=False)), hint=HINT_WHOLE_SEQUENCE),
+                   padded_ids(generate_tokens(_SHARP, _SHARP_PROMPTS, 8, EOS, PAD, temperature=0.0,
+                                              use_cache=False)), hint=HINT_WHOLE_SEQUENCE),
     *(
         _generate_case(f"row {row} alone", f"generate(random_decoder, [{prompt}], "
                        f"max_new_tokens=8, eos_id=2, temperature=0.0) [row {row} of the batch "
                        "above, alone]", _SHARP, [prompt], 8,
-                       _padded(generate_tokens(_SHARP, [prompt], 8, EOS, PAD, temperature=0.0,
-                                               use_cache=False)), hint=HINT_ROWS_INDEPENDENT)
+                       padded_ids(generate_tokens(_SHARP, [prompt], 8, EOS, PAD, temperature=0.0,
+                                                  use_cache=False)), hint=HINT_ROWS_INDEPENDENT)
         for row, prompt in enumerate(_SHARP_PROMPTS)
     ),
     Case("1-D prompt", "generate with prompt_ids of shape (3,)", (_SHARP, ids([1, 4, 7]), 4, EOS),
@@ -708,29 +712,14 @@ def _random_decoder_runs(run: CheckRun) -> None:
             f"temperature=1.0, top_k={top_k}, top_p={top_p}) [a filter that keeps one "
             f"token is greedy]"
         )
-        seen = run.call(
-            call,
-            model,
-            ids(prompts),
-            8,
-            EOS,
-            PAD,
-            1.0,
-            top_k,
-            top_p,
-            torch.Generator().manual_seed(0),
-        )
+        seen = _sampled(run, call, model, prompts, 8, 0, top_k, top_p)
         _expect_tokens(run, call, seen, expected, hint=HINT_PASS_SETTINGS)
 
     call = (
         "generate(random_decoder, [[1, 4, 7]] * 4, max_new_tokens=10, eos_id=2, "
         "temperature=1.0, generator=torch.Generator().manual_seed(3)) twice"
     )
-    first, again = (
-        run.call(call, model, ids([[1, 4, 7]] * 4), 10, EOS, PAD, 1.0, None, None,
-                 torch.Generator().manual_seed(3))
-        for _ in range(2)
-    )  # fmt: skip
+    first, again = (_sampled(run, call, model, [[1, 4, 7]] * 4, 10, 3) for _ in range(2))
     run.expect_true(
         np.array_equal(as_array(first), as_array(again)),
         f"{call}: the same seed gave different emails.",
@@ -745,20 +734,7 @@ def _uniform_runs(run: CheckRun) -> None:
         "generate(uniform_model, [[1]] * 4, max_new_tokens=6, eos_id=2, temperature=1.0, "
         "generator=torch.Generator().manual_seed(0))"
     )
-    seen = as_array(
-        run.call(
-            call,
-            uniform,
-            ids([[1]] * 4),
-            6,
-            EOS,
-            PAD,
-            1.0,
-            None,
-            None,
-            torch.Generator().manual_seed(0),
-        )
-    )
+    seen = as_array(_sampled(run, call, uniform, [[1]] * 4, 6, 0))
     run.expect_true(
         bool(np.any(seen[:, 1:] != 0)),
         f"{call} returned only token 0, the argmax, "
@@ -830,12 +806,6 @@ def check_generate(generate, reference=None, trials: int = 6) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def _perplexity(model, batches) -> float:
-    """exp(summed nll of the real targets / their count), in float64."""
-    stats = batch_stats(model, batches)
-    return math.exp(sum(st[0] for st in stats) / sum(st[1] for st in stats))
-
-
 HINT_UNIFORM = "a uniform guess over V tokens has perplexity exactly V: exp(-log(1/V))"
 HINT_PPL_VALUES = "perplexity = exp(sum of -log p over real targets / their number)"
 
@@ -871,7 +841,7 @@ PPL_CASES = (
               math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
               hint=HINT_PPL_VALUES),
     _ppl_case("three batches", "perplexity(random_decoder, three batches of shapes (3, 6), "
-              "(1, 2), (2, 9))", _sharp4, _three, _perplexity(_sharp4, _three)),
+              "(1, 2), (2, 9))", _sharp4, _three, math.exp(mean_nll(_sharp4, _three))),
     Case("inputs 1-D", "perplexity with inputs of shape (4,)", (_sharp4, [(ids([1, 2, 3, 4]),
          ids([2, 3, 4, 5]), torch.ones(4, dtype=torch.bool))]), raises=ValueError,
          mentions=("inputs", "(4,)")),

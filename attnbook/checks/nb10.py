@@ -29,29 +29,22 @@ from attnbook.checks._cases import (
     Part,
     Returns,
     Slips,
+    forbid,
     normal,
     package_model,
     probe_tolerance,
     run_case,
     run_cases,
-    run_reference_cases,
     run_table,
     run_trials,
     sizes,
     token_wise_cases,
-    trial_rng,
     weights_of,
 )
-from attnbook.checks._core import (
-    CheckRun,
-    as_array,
-    hidden_range,
-    names_called,
-)
+from attnbook.checks._core import CheckRun, as_array
 from attnbook.checks._lm import one_thread
 from attnbook.checks._modules import f64, is_instance, parameter_shapes, type_name
-from attnbook.checks._source import borrowed
-from attnbook.checks.nb06 import _expect_same_parameters
+from attnbook.checks.nb06 import _expect_same_parameters, _random_ids
 from attnbook.lm.model import rope_tables
 from attnbook.lm.qwen3 import (
     ModernBlock,
@@ -95,19 +88,6 @@ HINT_DELEGATE = (
 
 
 HINT_TENSOR_RESULT = "stay in PyTorch: tensor operations, not numpy"
-
-
-def _expect_tensor(run: CheckRun, call: str, seen, hint: str | None = None) -> None:
-    run.expect_true(
-        isinstance(seen, torch.Tensor),
-        f"{call} returned {type(seen).__name__}; expected a torch.Tensor.",
-        hint=hint or HINT_TENSOR_RESULT,
-    )
-
-
-def _forbid(run: CheckRun, func, banned: set[str], what: str, hint: str) -> None:
-    used = borrowed(names_called(func), banned)
-    run.expect_true(not used, f"{run.name} calls {what} ({', '.join(sorted(used))}).", hint=hint)
 
 
 def _expect_own_modules(run: CheckRun, call: str, view) -> None:
@@ -156,10 +136,7 @@ def _expect_parameters(
     for key, param in reference.named_parameters():
         seen = shapes.get(key)
         if seen is not None and seen != tuple(param.shape):
-            hint = next(
-                (h for suffix, h in SHAPE_HINTS.items() if key.endswith(suffix) or suffix in key),
-                None,
-            )
+            hint = next((h for part, h in SHAPE_HINTS.items() if part in key), None)
             run.fail(
                 f"{owner}: parameter {key} has shape {seen}; expected {tuple(param.shape)}.",
                 hint=hint,
@@ -215,7 +192,12 @@ HINT_RMS_IN_PLACE = "build a new tensor (h / ..., not h /= ...): h must stay as 
 
 
 def _tensor_first(run: CheckRun, case: Case, seen) -> None:
-    _expect_tensor(run, case.call, seen)
+    """A case's `before=`: the output is a tensor."""
+    run.expect_true(
+        isinstance(seen, torch.Tensor),
+        f"{case.call} returned {type(seen).__name__}; expected a torch.Tensor.",
+        hint=HINT_TENSOR_RESULT,
+    )
 
 
 def _rms_case(case_id: str, call: str, h, gamma, eps: float, expect) -> Case:
@@ -270,13 +252,8 @@ def check_rms_norm(rms_norm, reference=None, trials: int = 10) -> None:
     against F.rms_norm, tiny and large tokens, float32 against nn.RMSNorm, an input check),
     then random shapes, scales, eps and dtypes against the reference."""
     run = CheckRun(rms_norm)
-    _forbid(
-        run,
-        rms_norm,
-        {"rms_norm", "RMSNorm", "_fused_rms_norm", "layer_norm", "LayerNorm"},
-        "PyTorch's own normalisation",
-        HINT_RMS_OWN,
-    )
+    norms = {"rms_norm", "RMSNorm", "_fused_rms_norm", "layer_norm", "LayerNorm"}
+    forbid(run, norms, "PyTorch's own normalisation ({used})", HINT_RMS_OWN)
     run.in_place_hint = HINT_RMS_IN_PLACE
     run_table(run, "rms_norm", RMS_CASES, KNOWN, reference, trials, _rms_trial)
 
@@ -510,9 +487,8 @@ def check_grouped_query_attention(
     worked example, masks, h = h_kv, h_kv = 1, float32, a cache with an empty row, large
     scores, an input check), then random trials against the reference."""
     run = CheckRun(grouped_query_attention)
-    _forbid(run, grouped_query_attention,
-            {"scaled_dot_product_attention", "multi_head_attention_forward", "enable_gqa"},
-            "PyTorch's own fused attention", HINT_GQA_OWN)  # fmt: skip
+    banned = nb05.FUSED_ATTENTION | {"enable_gqa"}
+    forbid(run, banned, "PyTorch's own fused attention ({used})", HINT_GQA_OWN)
     run.in_place_hint = HINT_GQA_IN_PLACE
     run_table(run, _GQA, GQA_CASES, KNOWN, reference, trials, _gqa_trial)
 
@@ -621,19 +597,6 @@ def _randomise(module: _M, seed: int) -> _M:
     return module
 
 
-def _block_config(d, h, h_kv, d_k, hidden, eps=1e-6) -> Qwen3LMConfig:
-    return Qwen3LMConfig(
-        vocab_size=1,
-        d_model=d,
-        n_layers=1,
-        n_heads=h,
-        n_kv_heads=h_kv,
-        d_k=d_k,
-        d_hidden=hidden,
-        eps=eps,
-    )
-
-
 # ---------------------------------------------------------------------------------------
 # Qwen3Block
 # ---------------------------------------------------------------------------------------
@@ -678,7 +641,10 @@ _BLOCK = "Qwen3Block"
 
 
 def _package_block(d, h, h_kv, d_k, hidden, eps) -> ModernBlock:
-    return ModernBlock(_block_config(d, h, h_kv, d_k, hidden, eps))
+    """The package's block of these sizes (a one-layer config)."""
+    config = Qwen3LMConfig(vocab_size=1, d_model=d, n_layers=1, n_heads=h, n_kv_heads=h_kv,
+                           d_k=d_k, d_hidden=hidden, eps=eps)  # fmt: skip
+    return ModernBlock(config)
 
 
 def _block_like(sizes: tuple, eps: float, seed: int | None = None) -> ModernBlock:
@@ -913,16 +879,12 @@ def _decoder_case(case_id: str, config: Qwen3LMConfig, seed: int, idx, **more) -
 _DECODER = "Qwen3Decoder"
 
 
-def _ids(V: int, B: int, L: int, seed: int) -> torch.Tensor:
-    return torch.randint(0, V, (B, L), generator=torch.Generator().manual_seed(seed))
-
-
 _SMALL = Qwen3LMConfig(vocab_size=13, d_model=12, n_layers=2, n_heads=4, n_kv_heads=1, d_k=4,
                        d_hidden=16, max_len=10, rope_base=100.0, eps=0.05)  # fmt: skip
 QWEN3_DECODER_CASES = (
     *(
         _decoder_case(f"{'tied ' * tied}{B}x{L}", replace(_SMALL, tie_weights=tied), 141,
-                      _ids(13, B, L, seed=142 + L), hint=HINT_DECODER_EPS)
+                      _random_ids(B, L, 13, 142 + L), hint=HINT_DECODER_EPS)
         for tied, B, L in ((True, 2, 6), (False, 2, 10), (False, 1, 3))
     ),
     Case("too long", f"Qwen3Decoder(**{asdict(_SMALL)}) on ids of shape (2, 11), longer than "
@@ -1056,7 +1018,7 @@ def _decode_case(case_id: str, model: Qwen3LM, ids, done: int, size: int, **more
 _STEP_CONFIG = Qwen3LMConfig(vocab_size=17, d_model=16, n_layers=2, n_heads=4, n_kv_heads=2,
                              d_k=4, d_hidden=24, max_len=16, rope_base=100.0)  # fmt: skip
 _STEP_MODEL = _decoder_like(_STEP_CONFIG, 151)
-_STEP_IDS = _ids(17, 2, 12, seed=152)
+_STEP_IDS = _random_ids(2, 12, 17, 152)
 DECODE_CASES = (
     *(
         _decode_case(f"{done}+{size}", _STEP_MODEL, _STEP_IDS, done, size)
@@ -1072,26 +1034,22 @@ DECODE_CASES = (
 )  # fmt: skip
 
 
-def _decode_trials(trials: int) -> list[Case]:
-    """Random configurations and ids: the prefill, then a step of 1 to 3 tokens after it."""
+def _decode_trial(rng: np.random.Generator, seed: int) -> list[Case]:
+    """A random configuration and ids: the prefill, then a step of 1 to 3 tokens after it."""
+    h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    config = Qwen3LMConfig(
+        vocab_size=int(rng.integers(3, 20)), d_model=int(rng.integers(2, 12)),
+        n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
+        d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)), max_len=12,
+        rope_base=float(rng.choice([1e2, 1e4])),
+    )  # fmt: skip
+    model = _decoder_like(config, int(rng.integers(2**31)))
+    ids = torch.from_numpy(rng.integers(0, config.vocab_size, size=(int(rng.integers(1, 3)), 12)))
+    prefill, size = int(rng.integers(1, 6)), int(rng.integers(1, 4))
     cases = []
-    for seed in hidden_range(trials):
-        rng = trial_rng(_DECODE, seed)
-        h_kv, group = int(rng.integers(1, 3)), int(rng.integers(1, 3))
-        config = Qwen3LMConfig(
-            vocab_size=int(rng.integers(3, 20)), d_model=int(rng.integers(2, 12)),
-            n_layers=int(rng.integers(1, 4)), n_heads=h_kv * group, n_kv_heads=h_kv,
-            d_k=2 * int(rng.integers(1, 4)), d_hidden=int(rng.integers(2, 12)), max_len=12,
-            rope_base=float(rng.choice([1e2, 1e4])),
-        )  # fmt: skip
-        model = _decoder_like(config, int(rng.integers(2**31)))
-        ids = torch.from_numpy(
-            rng.integers(0, config.vocab_size, size=(int(rng.integers(1, 3)), 12))
-        )
-        prefill, size = int(rng.integers(1, 6)), int(rng.integers(1, 4))
-        for done, n in ((0, prefill), (prefill, size)):
-            case = _decode_case("trial", model, ids, done, n)
-            cases.append(replace(case, call=f"{case.call} (seed {seed})"))
+    for done, n in ((0, prefill), (prefill, size)):
+        case = _decode_case("trial", model, ids, done, n)
+        cases.append(replace(case, call=f"{case.call} (seed {seed})"))
     return cases
 
 
@@ -1110,10 +1068,7 @@ def check_decode_step(decode_step, reference=None, trials: int = 3) -> None:
     reference."""
     run = CheckRun(decode_step)
     run.in_place_hint = HINT_DECODE_IN_PLACE
-    run_cases(run, _DECODE, DECODE_CASES, KNOWN)
-    if reference is not None:
-        run_reference_cases(run, _DECODE, reference, _decode_trials(trials), KNOWN)
-    run.done()
+    run_table(run, _DECODE, DECODE_CASES, KNOWN, reference, trials, _decode_trial)
 
 
 # the functions of notebook 10 checked as tables

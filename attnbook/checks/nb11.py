@@ -31,6 +31,7 @@ from attnbook.checks._cases import (
     Returns,
     Slips,
     case_tolerance,
+    forbid,
     match_slip,
     one_number,
     package_model,
@@ -43,6 +44,7 @@ from attnbook.checks._core import (
     as_array,
     names_called,
 )
+from attnbook.checks._lm import padded_ids
 from attnbook.checks._modules import parameter_shapes
 from attnbook.checks._source import borrowed, definitions, names_reached, rebound
 from attnbook.lm.seq2seq import (
@@ -236,12 +238,7 @@ def check_cross_attention(cross_attention, reference=None, trials: int = 10) -> 
     no real token, large scores, float32, two input checks), then random trials against the
     reference."""
     run = CheckRun(cross_attention, none_ok=True)  # `_a_pair` names the missing pair
-    names = names_called(cross_attention)
-    run.expect_true(
-        not borrowed(names, {"scaled_dot_product_attention", "multi_head_attention_forward"}),
-        f"{run.name} calls PyTorch's own fused attention.",
-        hint=HINT_CROSS_OWN,
-    )
+    forbid(run, nb05.FUSED_ATTENTION, "PyTorch's own fused attention", HINT_CROSS_OWN)
     run.in_place_hint = HINT_CROSS_IN_PLACE
     run_table(run, _CROSS, CROSS_CASES, KNOWN, reference, trials, _cross_trial)
 
@@ -266,12 +263,6 @@ HINT_WHOLE_SOURCE = (
     "neither the encoder nor cross-attention is causal: the whole source is "
     "given, so every reply position may read every real source token"
 )
-
-
-def _sizes_config(V: int, d: int, n_heads: int, n_layers: int, max_len: int) -> Seq2SeqConfig:
-    return Seq2SeqConfig(
-        vocab_size=V, d_model=d, n_heads=n_heads, n_layers=n_layers, max_len=max_len
-    )
 
 
 HINT_LN_FINAL = "apply self.ln_final to the last decoder block's output before the head"
@@ -300,7 +291,9 @@ def _invoke(run: CheckRun, call: str, model, *args):
 HINT_KEEP_CONSTRUCTORS_BODIES = "keep the constructors as given; write only the four bodies"
 
 
-def _expect_parameters(run: CheckRun, call: str, view, ref: Seq2SeqTransformer) -> None:
+def _inspect_encdec(run: CheckRun, call: str, view, *, sizes: tuple) -> None:
+    """The course model's parameter names and shapes: the constructors as given."""
+    ref = _encdec_like(sizes)
     seen = parameter_shapes(view)
     expected = {k: tuple(p.shape) for k, p in ref.named_parameters()}
     missing = sorted(set(expected) - set(seen))
@@ -319,11 +312,6 @@ def _expect_parameters(run: CheckRun, call: str, view, ref: Seq2SeqTransformer) 
     )
 
 
-def _ids(rows: list[list[int]], pad: int = 0) -> torch.Tensor:
-    width = max(len(r) for r in rows)
-    return torch.tensor([r + [pad] * (width - len(r)) for r in rows], dtype=torch.long)
-
-
 def _random_pair(
     B: int, L_s: int, L_t: int, V: int, seed: int, min_len: int = 1
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -333,7 +321,7 @@ def _random_pair(
     lengths[0] = L_s  # one email fills the batch
     rows = [torch.randint(3, V, (int(n),), generator=g).tolist() for n in lengths]
     tgt = torch.randint(1, V, (B, L_t), generator=g)
-    return _ids(rows), tgt
+    return padded_ids(rows), tgt
 
 
 HINT_LOGITS_SHAPE = "the logits are (B, L_t, V): one row per reply position"
@@ -376,13 +364,9 @@ HINT_GIVEN_LAYERS_OWN = (
 _ENCDEC = "EncoderDecoder"
 
 
-def _inspect_encdec(run: CheckRun, call: str, view, *, sizes: tuple) -> None:
-    """The course model's parameter names and shapes: the constructors as given."""
-    _expect_parameters(run, call, view, _encdec_like(sizes))
-
-
 def _package_encdec(V: int, d: int, n_heads: int, n_layers: int, max_len: int):
-    return Seq2SeqTransformer(_sizes_config(V, d, n_heads, n_layers, max_len))
+    """The course's model of these sizes (the config's first five fields)."""
+    return Seq2SeqTransformer(Seq2SeqConfig(V, d, n_heads, n_layers, max_len))
 
 
 def _encdec_like(sizes: tuple, seed: int | None = None) -> Seq2SeqTransformer:
