@@ -120,6 +120,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             edit("2)", "2) / np.sqrt(Q.shape[-2])"),
             hint="scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the number "
                  "of queries Q.shape[-2]", like="no 1/sqrt(d_k)"),
+    mistake(MASKED, "scaled by sqrt(d_v), the value width", edit("2)", "2) / np.sqrt(V.shape[-1])"),
+            hint="scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the value "
+                 "width V.shape[-1]", like="no 1/sqrt(d_k)"),
     mistake(MASKED, "softmax over the query axis", [
         edit("S.max(axis=-1", "S.max(axis=-2"), edit("=-1", "=-2"), edit(", A @ V", " @ V, A"),
     ], detects=nb04.HINT_SOFTMAX_AXIS, like="returns (A, Y) instead of (Y, A)"),

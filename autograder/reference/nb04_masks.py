@@ -479,8 +479,34 @@ def _slip_masked_attention_10(Q, K, V, allowed):
     A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     return (A @ V, A)
 
-# masked_attention: softmax over the query axis
+# masked_attention: scaled by sqrt(d_v), the value width
 def _slip_masked_attention_11(Q, K, V, allowed):
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    allowed = np.asarray(allowed)
+    require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
+    require_min_ndim('K', K, 2, '(..., L_k, d_k)')
+    require_min_ndim('V', V, 2, '(..., L_k, d_v)')
+    require_min_ndim('allowed', allowed, 2, '(..., L_q, L_k)')
+    require_same_size('Q', Q, -1, 'K', K, -1, 'the query/key width d_k')
+    require_same_size('K', K, -2, 'V', V, -2, 'the number of keys L_k')
+    require_same_size('allowed', allowed, -1, 'K', K, -2, 'the number of keys L_k')
+    if allowed.shape[-2] not in (1, Q.shape[-2]):
+        raise ValueError(f'allowed must have one row per query (L_q = {Q.shape[-2]}, or 1 to broadcast); got allowed of shape {allowed.shape} for Q of shape {Q.shape}')
+    if allowed.dtype != bool:
+        raise ValueError(f'allowed must hold booleans (True = may attend); got dtype {allowed.dtype} and shape {allowed.shape}')
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], allowed.shape[:-2])
+    except ValueError:
+        raise ValueError(f'the leading (batch) axes of Q {Q.shape}, K {K.shape}, V {V.shape} and allowed {allowed.shape} do not broadcast together') from None
+    S = np.where(allowed, Q @ np.swapaxes(K, -1, -2) / np.sqrt(V.shape[-1]), -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    e = np.exp(S - np.where(np.isfinite(m), m, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    A = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return (A @ V, A)
+
+# masked_attention: softmax over the query axis
+def _slip_masked_attention_12(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -507,7 +533,7 @@ def _slip_masked_attention_11(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: returns (A, Y) instead of (Y, A)
-def _slip_masked_attention_12(Q, K, V, allowed):
+def _slip_masked_attention_13(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -534,7 +560,7 @@ def _slip_masked_attention_12(Q, K, V, allowed):
     return (A, A @ V)
 
 # masked_attention: no max subtraction: large scores overflow
-def _slip_masked_attention_13(Q, K, V, allowed):
+def _slip_masked_attention_14(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -559,7 +585,7 @@ def _slip_masked_attention_13(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: allowed transposed (rows read as keys)
-def _slip_masked_attention_14(Q, K, V, allowed):
+def _slip_masked_attention_15(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -586,7 +612,7 @@ def _slip_masked_attention_14(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: weights returned but Y from the unmasked softmax
-def _slip_masked_attention_15(Q, K, V, allowed):
+def _slip_masked_attention_16(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -615,7 +641,7 @@ def _slip_masked_attention_15(Q, K, V, allowed):
     return (Y, A)
 
 # masked_attention: float32 and -1e9 instead of -inf
-def _slip_masked_attention_16(Q, K, V, allowed):
+def _slip_masked_attention_17(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -641,7 +667,7 @@ def _slip_masked_attention_16(Q, K, V, allowed):
     return (a @ v, a)
 
 # masked_attention: float32 and the mask applied after the softmax
-def _slip_masked_attention_17(Q, K, V, allowed):
+def _slip_masked_attention_18(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -666,7 +692,7 @@ def _slip_masked_attention_17(Q, K, V, allowed):
     return (a @ v, a)
 
 # masked_attention: maximum of the whole array instead of each row
-def _slip_masked_attention_18(Q, K, V, allowed):
+def _slip_masked_attention_19(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -695,7 +721,7 @@ def _slip_masked_attention_18(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: row maximum without keepdims
-def _slip_masked_attention_19(Q, K, V, allowed):
+def _slip_masked_attention_20(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -724,7 +750,7 @@ def _slip_masked_attention_19(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: row sum without keepdims
-def _slip_masked_attention_20(Q, K, V, allowed):
+def _slip_masked_attention_21(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -753,7 +779,7 @@ def _slip_masked_attention_20(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: boolean indexing S[~allowed] breaks a broadcast mask
-def _slip_masked_attention_21(Q, K, V, allowed):
+def _slip_masked_attention_22(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -781,7 +807,7 @@ def _slip_masked_attention_21(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: Q scaled in place (Q /= sqrt(d_k))
-def _slip_masked_attention_22(Q, K, V, allowed):
+def _slip_masked_attention_23(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -809,7 +835,7 @@ def _slip_masked_attention_22(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: d_k read from Q.shape[1]
-def _slip_masked_attention_23(Q, K, V, allowed):
+def _slip_masked_attention_24(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -838,7 +864,7 @@ def _slip_masked_attention_23(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: weights never divided by the row sum
-def _slip_masked_attention_24(Q, K, V, allowed):
+def _slip_masked_attention_25(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -867,7 +893,7 @@ def _slip_masked_attention_24(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: additive mask built as (~allowed) * -inf
-def _slip_masked_attention_25(Q, K, V, allowed):
+def _slip_masked_attention_26(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -896,7 +922,7 @@ def _slip_masked_attention_25(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: A returned transposed
-def _slip_masked_attention_26(Q, K, V, allowed):
+def _slip_masked_attention_27(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -925,7 +951,7 @@ def _slip_masked_attention_26(Q, K, V, allowed):
     return (A @ V, np.swapaxes(A, -1, -2))
 
 # masked_attention: Y returned transposed
-def _slip_masked_attention_27(Q, K, V, allowed):
+def _slip_masked_attention_28(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -954,7 +980,7 @@ def _slip_masked_attention_27(Q, K, V, allowed):
     return (np.swapaxes(A @ V, -1, -2), A)
 
 # masked_attention: row maximum over blocked keys too, then zeroed and renormalised
-def _slip_masked_attention_28(Q, K, V, allowed):
+def _slip_masked_attention_29(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -980,7 +1006,7 @@ def _slip_masked_attention_28(Q, K, V, allowed):
     return (A @ V, A)
 
 # masked_attention: a loop over Q's flattened leading axes, K and V indexed alike
-def _slip_masked_attention_29(Q, K, V, allowed):
+def _slip_masked_attention_30(Q, K, V, allowed):
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
     allowed = np.asarray(allowed)
     require_min_ndim('Q', Q, 2, '(..., L_q, d_k)')
@@ -1238,25 +1264,26 @@ SLIPS = {
         ('divided by d_k instead of sqrt(d_k)', 'divide the scores by sqrt(d_k), not by d_k', _slip_masked_attention_8),
         ('scaled by the number of keys instead of d_k', 'scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the number of keys K.shape[-2]', _slip_masked_attention_9),
         ('scaled by the number of queries instead of d_k', 'scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the number of queries Q.shape[-2]', _slip_masked_attention_10),
-        ('softmax over the query axis', "each query's weights (a row, the last axis) must sum to 1", _slip_masked_attention_11),
-        ('returns (A, Y) instead of (Y, A)', 'return Y, A in that order: the outputs first, then the weights', _slip_masked_attention_12),
-        ('no max subtraction: large scores overflow', 'subtract the row maximum of the allowed scores before np.exp: exp(1131) overflows to inf, and inf / inf is NaN', _slip_masked_attention_13),
-        ('allowed transposed (rows read as keys)', 'allowed[..., i, j] says whether query i may read key j (row i is query i): use allowed as given, not its transpose', _slip_masked_attention_14),
-        ('weights returned but Y from the unmasked softmax', 'the weights are right but Y is not: Y = A @ V with the masked weights A you return', _slip_masked_attention_15),
-        ('float32 and -1e9 instead of -inf', 'a fully masked row came out uniform: a large finite negative number (like -1e9) is still a number, so the softmax spreads the row evenly. Use -inf and give a row with no allowed key all-zero weights', _slip_masked_attention_16),
-        ('float32 and the mask applied after the softmax', 'the mask was applied after the softmax: blocked weights were zeroed but the row no longer sums to 1. Set blocked scores to -inf BEFORE the softmax', _slip_masked_attention_17),
-        ('maximum of the whole array instead of each row', "subtract each ROW's maximum (axis=-1, keepdims=True), not the maximum of the whole array: a row far below the global maximum underflows to all zeros", _slip_masked_attention_18),
-        ('row maximum without keepdims', "reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up with the KEY axis and every column is shifted or divided by another row's value", _slip_masked_attention_19),
-        ('row sum without keepdims', "reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up with the KEY axis and every column is shifted or divided by another row's value", _slip_masked_attention_20),
-        ('boolean indexing S[~allowed] breaks a broadcast mask', 'with leading axes, allowed may broadcast over them (e.g. (B, 1, L, L) against (B, h, L, L)): use np.where(allowed, S, -np.inf), which broadcasts, not S[~allowed] = ...; and Q @ np.swapaxes(K, -1, -2), not np.dot or K.T, which mix up the leading axes', _slip_masked_attention_21),
-        ('Q scaled in place (Q /= sqrt(d_k))', "never write into Q, K, V or allowed (Q /= ... or S[...] = ... on a view changes the caller's array): compute new arrays instead (S = ... / np.sqrt(d_k) builds one)", _slip_masked_attention_22),
-        ('d_k read from Q.shape[1]', 'd_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another axis (the heads or the queries)', _slip_masked_attention_23),
-        ('weights never divided by the row sum', "divide by each row's sum so that every row of A sums to 1", _slip_masked_attention_24),
-        ('additive mask built as (~allowed) * -inf', 'every row came out empty although its query has allowed keys: 0 * -inf is NaN, so (~allowed) * -np.inf poisons the allowed scores too; mask with np.where(allowed, S, -np.inf)', _slip_masked_attention_25),
-        ('A returned transposed', 'A is (..., L_q, L_k)', _slip_masked_attention_26),
-        ('Y returned transposed', 'Y is (..., L_q, d_v)', _slip_masked_attention_27),
-        ('row maximum over blocked keys too, then zeroed and renormalised', "take each row's maximum over its ALLOWED scores (set the blocked ones to -inf first): a blocked key that scores far higher makes exp(allowed score - that maximum) underflow to 0, and a row that has an allowed key comes out empty", _slip_masked_attention_28),
-        ("a loop over Q's flattened leading axes, K and V indexed alike", "K and V may have size-1 leading axes where Q has more (one key/value head shared by every query head): Q @ np.swapaxes(K, -1, -2) and A @ V broadcast them; flattening or looping over each array's leading axes on its own does not", _slip_masked_attention_29),
+        ('scaled by sqrt(d_v), the value width', 'scale by sqrt(d_k), where d_k is the query/key width Q.shape[-1], not the value width V.shape[-1]', _slip_masked_attention_11),
+        ('softmax over the query axis', "each query's weights (a row, the last axis) must sum to 1", _slip_masked_attention_12),
+        ('returns (A, Y) instead of (Y, A)', 'return Y, A in that order: the outputs first, then the weights', _slip_masked_attention_13),
+        ('no max subtraction: large scores overflow', 'subtract the row maximum of the allowed scores before np.exp: exp(1131) overflows to inf, and inf / inf is NaN', _slip_masked_attention_14),
+        ('allowed transposed (rows read as keys)', 'allowed[..., i, j] says whether query i may read key j (row i is query i): use allowed as given, not its transpose', _slip_masked_attention_15),
+        ('weights returned but Y from the unmasked softmax', 'the weights are right but Y is not: Y = A @ V with the masked weights A you return', _slip_masked_attention_16),
+        ('float32 and -1e9 instead of -inf', 'a fully masked row came out uniform: a large finite negative number (like -1e9) is still a number, so the softmax spreads the row evenly. Use -inf and give a row with no allowed key all-zero weights', _slip_masked_attention_17),
+        ('float32 and the mask applied after the softmax', 'the mask was applied after the softmax: blocked weights were zeroed but the row no longer sums to 1. Set blocked scores to -inf BEFORE the softmax', _slip_masked_attention_18),
+        ('maximum of the whole array instead of each row', "subtract each ROW's maximum (axis=-1, keepdims=True), not the maximum of the whole array: a row far below the global maximum underflows to all zeros", _slip_masked_attention_19),
+        ('row maximum without keepdims', "reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up with the KEY axis and every column is shifted or divided by another row's value", _slip_masked_attention_20),
+        ('row sum without keepdims', "reduce each row with keepdims=True (S.max(axis=-1, keepdims=True), e.sum(axis=-1, keepdims=True)): without it the (..., L_q) result lines up with the KEY axis and every column is shifted or divided by another row's value", _slip_masked_attention_21),
+        ('boolean indexing S[~allowed] breaks a broadcast mask', 'with leading axes, allowed may broadcast over them (e.g. (B, 1, L, L) against (B, h, L, L)): use np.where(allowed, S, -np.inf), which broadcasts, not S[~allowed] = ...; and Q @ np.swapaxes(K, -1, -2), not np.dot or K.T, which mix up the leading axes', _slip_masked_attention_22),
+        ('Q scaled in place (Q /= sqrt(d_k))', "never write into Q, K, V or allowed (Q /= ... or S[...] = ... on a view changes the caller's array): compute new arrays instead (S = ... / np.sqrt(d_k) builds one)", _slip_masked_attention_23),
+        ('d_k read from Q.shape[1]', 'd_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another axis (the heads or the queries)', _slip_masked_attention_24),
+        ('weights never divided by the row sum', "divide by each row's sum so that every row of A sums to 1", _slip_masked_attention_25),
+        ('additive mask built as (~allowed) * -inf', 'every row came out empty although its query has allowed keys: 0 * -inf is NaN, so (~allowed) * -np.inf poisons the allowed scores too; mask with np.where(allowed, S, -np.inf)', _slip_masked_attention_26),
+        ('A returned transposed', 'A is (..., L_q, L_k)', _slip_masked_attention_27),
+        ('Y returned transposed', 'Y is (..., L_q, d_v)', _slip_masked_attention_28),
+        ('row maximum over blocked keys too, then zeroed and renormalised', "take each row's maximum over its ALLOWED scores (set the blocked ones to -inf first): a blocked key that scores far higher makes exp(allowed score - that maximum) underflow to 0, and a row that has an allowed key comes out empty", _slip_masked_attention_29),
+        ("a loop over Q's flattened leading axes, K and V indexed alike", "K and V may have size-1 leading axes where Q has more (one key/value head shared by every query head): Q @ np.swapaxes(K, -1, -2) and A @ V broadcast them; flattening or looping over each array's leading axes on its own does not", _slip_masked_attention_30),
     ],
     'padding_mask': [
         ('lengths off by one (position <= length)', 'positions count from 0: a message of length n has real tokens 0 .. n-1, so position < length', _slip_padding_mask_0),
