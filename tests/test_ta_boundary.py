@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,6 +41,7 @@ from grader.sandbox import (
     Limits,
     close_zygotes,
     forks_kernels,
+    kernel_command,
     sandbox_available,
 )
 
@@ -560,6 +562,72 @@ def test_a_kernel_the_zygote_cannot_fork_is_lost_with_the_reason(monkeypatch):
             kernel.request({"op": "ping"}, time.monotonic() + 5)
     finally:
         kernel.close()
+
+
+UNPRIVILEGED = """grep -E '^(CapInh|CapPrm|CapEff|CapAmb|NoNewPrivs):' /proc/self/status
+if mount -t tmpfs none /opt/submission 2>/dev/null; then echo remounted; fi
+"""
+
+
+def _binds_others_reach(argv: list[str]) -> list[str]:
+    """`argv` without the `--ro-bind SOURCE TARGET` whose source a user of no group may not
+    reach (a Python under /root)."""
+    kept, i = [], 0
+    while i < len(argv):
+        if argv[i] == "--ro-bind":
+            path = Path(argv[i + 1])
+            if not all(os.stat(p).st_mode & 0o001 for p in (path, *path.parents)):
+                i += 3
+                continue
+        kept.append(argv[i])
+        i += 1
+    return kept
+
+
+def _status_in(command: list[str]) -> dict[str, str]:
+    """/proc/self/status's capability lines (and whether a mount worked) of a shell run by
+    `command`: as nobody when this is root, the binds nobody may reach left out."""
+    import subprocess
+
+    command = [*command, "/bin/sh", "-c", UNPRIVILEGED]
+    if os.geteuid() == 0:
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                   *_binds_others_reach(command)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    if "CapEff" not in done.stdout:
+        pytest.skip(f"bubblewrap does not start without root here: {done.stderr.strip()[:200]}")
+    status = {
+        k: v.strip() for k, v in (ln.split(":", 1) for ln in done.stdout.split("\n") if ":" in ln)
+    }
+    return {**status, "remounted": str("remounted" in done.stdout)}
+
+
+@pytest.mark.skipif(not SANDBOX_OK, reason="no sandbox")
+def test_a_kernel_sandboxed_without_root_holds_no_capabilities():
+    """Without root, bubblewrap raises the CAP_SYS_ADMIN its launcher's mount needs into the
+    ambient set, which an exec keeps (the control, without the drop, shows it): the kernel's
+    command drops it before Python starts, so the learner's code could not remount the
+    read-only package, environment or grader writable. The kernel's own argv, the launcher
+    left out (its mount(8) refuses a user id other than 0) and the kernel replaced by a shell
+    that reads its status."""
+    import tempfile
+
+    own = Path(tempfile.mkdtemp(prefix="attnbook-caps-"))  # where nobody may read it
+    own.chmod(0o755)
+    try:
+        argv = kernel_command(own, (0, 1), True, None, Limits(tmp_mb=1, tmp_files=64))
+        launcher = argv.index("launcher") - 3  # /bin/sh -c LAUNCHER launcher mb files owner
+        kernel = argv.index("grader.kernel") - 4  # python -s -B -m grader.kernel 0 1
+        assert argv[launcher : launcher + 2] == ["/bin/sh", "-c"], argv[launcher:]
+        sandbox, drop = argv[:launcher], argv[launcher + 7 : kernel]
+        assert drop and drop[0].endswith("setpriv"), drop
+        control, kept = _status_in(sandbox), _status_in([*sandbox, *drop])
+    finally:
+        own.rmdir()
+    assert control["CapEff"] != "0000000000000000", control  # bubblewrap's grant, undropped
+    for name in ("CapInh", "CapPrm", "CapEff", "CapAmb"):
+        assert kept[name] == "0000000000000000", kept
+    assert kept["NoNewPrivs"] == "1" and kept["remounted"] == "False", kept
 
 
 def test_a_checkout_under_tmp_is_refused_with_the_reason(monkeypatch):

@@ -191,7 +191,10 @@ def kernel_command(
 
     As root, bubblewrap sets up the mounts and namespaces, then `setpriv` drops to a
     throwaway user id with no capabilities and no way to regain them; otherwise bubblewrap
-    runs unprivileged in a new user namespace. `own` holds the student's own files.
+    runs unprivileged in a new user namespace, and `setpriv` drops the CAP_SYS_ADMIN that the
+    launcher's mount needed before the kernel starts (kept, it would let the learner's code
+    remount the read-only package and environment writable, as the grader's own user). `own`
+    holds the student's own files.
     """
     limits = limits or Limits()
     kernel = [*_python(), "-m", "grader.kernel", str(fds[0]), str(fds[1])]
@@ -207,8 +210,8 @@ def kernel_command(
         str(limits.tmp_files),
         owner,
     ]
-    if ids is not None:
-        launch += as_throwaway_user(shutil.which("setpriv") or "/usr/bin/setpriv", ids)
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    launch += without_capabilities(setpriv) if ids is None else as_throwaway_user(setpriv, ids)
     return _bwrap(own, "/opt/submission", user_namespace=ids is None) + launch + kernel
 
 
@@ -299,6 +302,15 @@ def _bwrap(own: Path, own_at: str, user_namespace: bool) -> list[str]:
         f"/opt/attnbook-grader:{Path(_package_root()).parent}",
         "--",
     ]
+
+
+def without_capabilities(setpriv: str) -> list[str]:
+    """`setpriv` arguments that run the rest of a command as the same user with no
+    capabilities: bubblewrap run unprivileged raises the ones it was asked for (CAP_SYS_ADMIN,
+    for the launcher's mount) into the ambient set, which an exec keeps. No bounding set is
+    dropped (that takes CAP_SETPCAP, which the user namespace does not give); no_new_privs
+    means none can be regained."""
+    return [setpriv, "--inh-caps=-all", "--ambient-caps=-all", "--no-new-privs"]
 
 
 def as_throwaway_user(setpriv: str, ids: tuple[int, int]) -> list[str]:
