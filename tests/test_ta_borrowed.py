@@ -219,6 +219,22 @@ FORMS = {
     "__import__": "def sinusoidal_positions(L, d):\n"
     "    m = __import__('attnbook.lm.model').model\n"
     "    return m.sinusoid_table(L, d).numpy()",
+    # stored at run time as an attribute of another module, then read through it
+    "attribute of math": "import math\nfrom attnbook.lm.model import sinusoid_table\n"
+    "math.table = sinusoid_table\n\n"
+    "def sinusoidal_positions(L, d):\n    return math.table(L, d).double().numpy()",
+    "setattr on math": "import math\nfrom attnbook.lm.model import sinusoid_table\n"
+    "setattr(math, 'table', sinusoid_table)\n\n"
+    "def sinusoidal_positions(L, d):\n    return math.table(L, d).double().numpy()",
+    "read through the re-export": "import attnbook.demos.nb03 as p\nimport attnbook.lm.model\n"
+    "p.table = attnbook.lm.model.sinusoid_table\n\n"
+    "def sinusoidal_positions(L, d):\n    return p.table(L, d).double().numpy()",
+    "builtins": "import builtins\nfrom attnbook.lm.model import sinusoid_table\n"
+    "builtins.table = sinusoid_table\n\n"
+    "def sinusoidal_positions(L, d):\n    return table(L, d).double().numpy()",
+    "sys.modules": "import sys\nimport attnbook.lm.model\n"
+    "sys.modules['mytools'] = attnbook.lm.model\nfrom mytools import sinusoid_table as st\n\n"
+    "def sinusoidal_positions(L, d):\n    return st(L, d).double().numpy()",
 }
 
 

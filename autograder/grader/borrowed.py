@@ -458,6 +458,11 @@ def _is_namespace(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "__dict__"
 
 
+def _is_modules(node: ast.AST) -> bool:
+    """`sys.modules` (or any `x.modules`): a store into it makes a name importable."""
+    return isinstance(node, ast.Attribute) and node.attr == "modules"
+
+
 def _call_name(func: ast.AST) -> str:
     if isinstance(func, ast.Name):
         return func.id
@@ -496,7 +501,8 @@ def _call_bindings(node: ast.Call, depth: int) -> list[tuple[str | None, str, ob
 def dynamic_bindings(sources: list[str], depth: int = 0) -> dict[str, list[tuple[str, object]]]:
     """name -> every binding of it made at run time with the name written out, anywhere in
     the cells (inside functions too): `globals()["name"] = v` (and `vars()`, `locals()`,
-    `x.__dict__`), `setattr(x, "name", v)`, `globals().update(name=v)` or `({"name": v})`,
+    `x.__dict__`, `sys.modules`), `setattr(x, "name", v)` and `x.name = v` (the name of an
+    attribute), `globals().update(name=v)` or `({"name": v})`,
     `.setdefault("name", v)`, `.__setitem__("name", v)`, and every binding inside an
     `exec`, `eval` or `compile` of a constant string. Each binding is ("assign", value) or,
     from an exec'd string, what `module_bindings` gives."""
@@ -514,7 +520,14 @@ def dynamic_bindings(sources: list[str], depth: int = 0) -> dict[str, list[tuple
                     (_const_str(inner.slice), "assign", node.value)
                     for target in targets
                     for inner in ast.walk(target)
-                    if isinstance(inner, ast.Subscript) and _is_namespace(inner.value)
+                    if isinstance(inner, ast.Subscript)
+                    and (_is_namespace(inner.value) or _is_modules(inner.value))
+                ]
+                made += [  # x.name = value: read wherever an attribute `name` is
+                    (inner.attr, "assign", node.value)
+                    for target in targets
+                    for inner in ast.walk(target)
+                    if isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store)
                 ]
             elif isinstance(node, ast.Call):
                 made = _call_bindings(node, depth)
@@ -604,6 +617,24 @@ class _Reader:
                 todo.append(resolved[1])
         return None, attrs
 
+    def _stored(self, names, todo: list[str]) -> None:
+        """Follow each of `names` (attributes of a chain) that a store binds at run time
+        (`x.name = v`, `setattr(x, "name", v)`): the value stored is what a read reaches."""
+        todo.extend(name for name in names if name in self.extra)
+
+    def _imported(self, dotted: str, via: str, todo: list[str]) -> None:
+        """An import path whose root a store binds at run time (`sys.modules["m"] = x`,
+        then `from m import f`): the path read from what was stored (x.f), and that value
+        followed."""
+        root, *rest = dotted.split(".")
+        for kind, value in self.extra.get(root, []):
+            if kind == "assign" and isinstance(value, ast.AST):
+                base, attrs = self._chain(value, set(), {}, todo)
+                if base is not None:
+                    path = ".".join([base, *attrs, *rest])
+                    self._note(path, self.rule.match_path(path), via)
+        self._stored([root], todo)
+
     def _note(self, call: str, target: str | None, via: str) -> None:
         if target and all(call != c for c, _, _ in self.found):
             self.found.append((call, target, via))
@@ -625,6 +656,7 @@ class _Reader:
             for kind, value in bound:
                 if kind == "import":
                     self._note(str(value), self.rule.match_path(str(value)), via)
+                    self._imported(str(value), via, todo)
                 elif kind in ("def", "assign") and isinstance(value, ast.AST):
                     self._read_node(value, name, via, todo)
         return [Borrowed(subject, call, target, via) for call, target, via in self.found]
@@ -635,6 +667,7 @@ class _Reader:
             local.discard(node.name)
         for dotted in imports.values():
             self._note(dotted, self.rule.match_path(dotted), via)
+            self._imported(dotted, via, todo)
         skip = docstring_ids(node)
         inner_of_chain = set()
         for inner in ast.walk(node):
@@ -652,9 +685,11 @@ class _Reader:
                         chain_nodes = chain_nodes.args[0]
                     else:
                         break
+                self._stored(attrs, todo)
                 if base is not None:
                     dotted = ".".join([base, *attrs])
                     self._note(dotted, self.rule.match_path(dotted), via)
+                    self._imported(dotted, via, todo)
                 else:
                     for attr in attrs:
                         self._note(f"{attr} (as an attribute)", self.rule.match_name(attr), via)
@@ -664,6 +699,7 @@ class _Reader:
                 resolved = self._resolve_name(inner.id, local, imports)
                 if resolved and resolved[0] == "path":
                     self._note(resolved[1], self.rule.match_path(resolved[1]), via)
+                    self._imported(resolved[1], via, todo)
                 elif resolved and resolved[0] == "own":
                     todo.append(resolved[1])
             elif (
