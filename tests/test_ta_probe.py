@@ -163,6 +163,8 @@ def test_gradescope_finds_no_isolation_with_a_failing_bwrap(tmp_path, monkeypatc
 
 # -- frames from the kernel ------------------------------------------------------------------
 DEEP = b"[" * 100_000 + b"]" * 100_000
+# 2 million empty lists in 6 MB: about 150 MB once parsed, refused before
+WIDE = b'{"id": 1, "outputs": [' + b"[]," * 2_000_000 + b"[]]}"
 
 
 def _send(fd: int, body: bytes) -> threading.Thread:
@@ -189,15 +191,28 @@ def test_a_deep_frame_is_a_wire_error_not_a_recursion_error():
         os.close(write)
 
 
+def test_a_frame_of_too_many_values_is_refused_before_it_is_parsed(monkeypatch):
+    def parse(*args, **kwargs):
+        raise AssertionError("json.loads reached")
+
+    monkeypatch.setattr(wire.json, "loads", parse)
+    with pytest.raises(wire.WireError, match="frame holds 2,000,003 objects and arrays"):
+        wire.parse_frame(WIDE)
+
+
 @pytest.mark.parametrize(
-    "body", [DEEP, b'{"id": 1, "a": [', b"\xff\xfe not json", b"[1, 2]"], ids=str
+    "body",
+    [DEEP, WIDE, b'{"id": 1, "a": [', b"\xff\xfe not json", b"[1, 2]"],
+    ids=lambda body: str(body[:40]),
 )
 def test_a_bad_frame_is_a_lost_kernel_with_the_reason(body):
     requests, replies = os.pipe(), os.pipe()
     try:
         sender = _send(replies[1], body)
         channel = KernelChannel(requests[1], replies[0], 0)
-        with pytest.raises(KernelLost, match=r"the kernel died \(frame (nests deeper|is not)"):
+        with pytest.raises(
+            KernelLost, match=r"the kernel died \(frame (nests deeper|is not|holds)"
+        ):
             channel.request({"op": "ping"}, time.monotonic() + 30)
         sender.join(10)
     finally:

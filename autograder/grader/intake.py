@@ -39,6 +39,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
+from grader.wire import json_shape
+
 MAX_RAW_BYTES = 200 * 1024 * 1024  # a download file; honest notebooks with plots are far below
 _CANVAS = re.compile(
     r"^(?P<name>[^_/]+?)(?:_late)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$", re.IGNORECASE
@@ -62,16 +64,6 @@ EXACT, SUFFIXED, NUMBER, TOPIC, CELLS = 5, 4, 3, 2, 1
 # `grader.normalize.MAX_CELLS` cells, its outputs mostly long strings) holds far fewer.
 MAX_JSON_CONTAINERS = 500_000  # objects and arrays
 MAX_JSON_VALUES = 5_000_000  # values of objects and arrays (about the commas, plus one each)
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-
-
-def json_shape(data: bytes) -> tuple[int, int]:
-    """(objects and arrays, values in them) of a JSON text, counted without parsing it: the
-    strings are cut out (in C, one copy of what is outside them) and the brackets and
-    commas left are counted. Malformed JSON gives some count; the parser then refuses it."""
-    outside = _JSON_STRING.sub(b"", data)
-    containers = outside.count(b"{") + outside.count(b"[")
-    return containers, outside.count(b",") + containers
 
 
 def json_too_big(data: bytes) -> str:

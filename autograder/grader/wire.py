@@ -29,6 +29,7 @@ import copy
 import dataclasses
 import json
 import os
+import re
 import select
 import struct
 import time
@@ -536,10 +537,34 @@ def read_frame(fd: int, deadline: float | None = None) -> dict:
     return message
 
 
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# What a frame may hold, counted before it is parsed: json.loads makes a Python object of
+# every value, about 25 times the bytes for `[],` (a 64 MiB frame would be 1.6 GB in the
+# grader's own process). Arrays travel as base64 strings, so honest frames hold few.
+FRAME_CONTAINERS = 500_000  # objects and arrays
+FRAME_VALUES = 5_000_000  # values in them
+
+
+def json_shape(data: bytes) -> tuple[int, int]:
+    """(objects and arrays, values in them) of a JSON text, counted without parsing it: the
+    strings are cut out (in C, one copy of what is outside them) and the brackets and
+    commas left are counted. Malformed JSON gives some count; the parser then refuses it."""
+    outside = _JSON_STRING.sub(b"", data)
+    containers = outside.count(b"{") + outside.count(b"[")
+    return containers, outside.count(b",") + containers
+
+
 def parse_frame(body: bytes):
-    """A frame's JSON, or WireError when it is not JSON: junk, or nesting too deep for the
+    """A frame's JSON, or WireError when it is not JSON: junk, nesting too deep for the
     parser (a kernel that sends 100,000 open brackets makes json recurse past Python's
-    limit, a RecursionError that would otherwise escape every layer of the grader)."""
+    limit, a RecursionError that would otherwise escape every layer of the grader), or more
+    objects and values than a frame may hold (`FRAME_CONTAINERS`, `FRAME_VALUES`)."""
+    containers, values = json_shape(body)
+    if containers > FRAME_CONTAINERS or values > FRAME_VALUES:
+        raise WireError(
+            f"frame holds {containers:,} objects and arrays and {values:,} values, over the "
+            f"limits of {FRAME_CONTAINERS:,} and {FRAME_VALUES:,} (not parsed)"
+        )
     try:
         return json.loads(body.decode("utf-8", errors="replace"))
     except RecursionError:
