@@ -406,14 +406,17 @@ def _why_not(run: CheckRun, case: Case, seen, expected, slips) -> None:
     )
 
 
-def _encdec_case(case_id: str, sizes: tuple, seed: int, square: bool = False) -> Case:
+def _encdec_case(
+    case_id: str, sizes: tuple, seed: int, square: bool = False, lengths: tuple | None = None
+) -> Case:
     """EncoderDecoder(*sizes) with random weights from `seed` on three right-padded sources
-    and their replies (as long as the sources when `square`), expecting the course model's
-    logits with the same weights."""
+    and their replies (as long as the sources when `square`; `lengths` (L_s, L_t) when
+    given), expecting the course model's logits with the same weights."""
     model = _encdec_like(sizes, seed)
     max_len = sizes[-1]
     L_s = min(max_len, 7)
     L_t = L_s if square else min(max_len, 5)
+    L_s, L_t = lengths or (L_s, L_t)
     src, tgt = _random_pair(3, L_s, L_t, sizes[0], seed + 1, min_len=max(1, L_s - 3))
     with torch.no_grad():
         expected = model(src, tgt)
@@ -434,6 +437,7 @@ _ENCDEC_SIZES = (13, 8, 2, 2, 10)  # V, d, h, N, max_len
 ENCDEC_CASES = (
     _encdec_case("random", _ENCDEC_SIZES, 1100),
     _encdec_case("square", _ENCDEC_SIZES, 1110, square=True),
+    _encdec_case("long reply", _ENCDEC_SIZES, 1120, lengths=(3, 8)),  # L_t > L_s
     Case("d_model 9", "EncoderDecoder(13, 8, 2, 2, 10) called as a constructor with d_model = 9 "
          "and n_heads = 2", (13, 9, 2, 2, 10), raises=ValueError, mentions=("d_model",)),
 )  # fmt: skip
@@ -562,6 +566,12 @@ LENGTH_CASES = [
 ]
 
 
+# The best first token is the end (0.5): with beam_size = 1 that reply finishes and the beam is
+# empty, so the search stops. Refilled with the best live candidate instead (Hugging Face's
+# rule), the search goes on to 3 5 6 <EOS>, which alpha = 2 ranks higher.
+REFILL = {BOS: {EOS: 0.5, 3: 0.3, 4: 0.2}, 3: {5: 1.0}, 5: {6: 1.0}, 6: {EOS: 1.0}, 4: {EOS: 1.0}}
+
+
 K_, M_ = 3, 4
 # No end at all: the search runs to max_len and returns the best live prefix.
 LOOP = {BOS: {K_: 0.9, M_: 0.1}, K_: {K_: 0.6, M_: 0.4}, M_: {K_: 0.5, M_: 0.5}}
@@ -608,8 +618,13 @@ HINT_REPEAT_SOURCE = (
 HINT_SCORE_POSITIVE = "a log-probability is never positive: " + HINT_RULE_LOG_SOFTMAX
 
 
+HINT_TOPK_MIN = (
+    "a beam may be wider than the candidates there are (beam_size > V at the first step): keep "
+    "min(beam_size, total.numel()) of them"
+)
 _SEARCH_CRASH = (
     (("must match the size", "Expected size", "expand", "same batch size"), HINT_REPEAT_SOURCE),
+    ("out of range", HINT_TOPK_MIN),
     ("'NoneType'", HINT_RETURN_IDS_SCORE),
 )
 _SEARCH_RETURNS = Returns(
@@ -699,6 +714,12 @@ SEARCH_CASES = (
                    == SHORT else 1 - short)) for short, k, alpha, best in LENGTH_CASES),
     *(_search_case(f"rules {k} {n} alpha", _ENDS, _rules, _SRC, k, n, alpha=alpha)
       for k, n, alpha in [(2, 6, 2.0), (3, 6, 1.0), (2, 4, 1.0)]),
+    _search_case("no refill", "a table whose best first token is the end [a finished candidate "
+                 "leaves the beam, which is not refilled]", lookup_model(REFILL, 8), _SRC, 1, 6,
+                 alpha=2.0, expect=([BOS, EOS], 0.5)),
+    _search_case("wider than V", "a random encoder-decoder of 9 tokens with a beam of 20",
+                 sharp_seq2seq(1305), torch.tensor([3, 7, 5]), 20, 4,
+                 words="random_model, src=[3, 7, 5]"),
     Case("src 2-D", "beam_search(model, src_ids of shape (1, 4), 2, 5, 2)", (sharp_seq2seq(1320),
          _SRC[None], 2, 5, EOS), raises=ValueError, mentions=("src_ids", "(1, 4)")),
     Case("beam 0", "beam_search(model, src, beam_size=0, max_len=5, eos_id=2)",

@@ -245,6 +245,20 @@ MISTAKES = [
                  "finished before: a kept candidate that ends in eos_id leaves the live prefixes "
                  "(so the next step may extend fewer of them), but it never lowers the number of "
                  "candidates kept"),
+    mistake("beam_search", "the beam refilled with live candidates (Hugging Face's rule)", [
+        edit("topk(min(beam_size,", "topk(min(2 * beam_size,"),
+        edit("for score, row, token in zip(", "for rank, (score, row, token) in enumerate(zip("),
+        edit("tokens.tolist()):", "tokens.tolist())):"),
+        edit("if token == eos_id:", "if token == eos_id and rank < beam_size:"),
+        replace_line("keep = tokens != eos_id",
+                     "keep = (tokens != eos_id) & ((tokens != eos_id).cumsum(0) <= beam_size)"),
+    ], hint="take the beam_size best candidates, those ending in eos_id included: each finished "
+            "one leaves the beam, and the next step extends only the live ones kept; do not refill "
+            "the beam from further candidates (Hugging Face's generate does; this search does "
+            "not)"),
+    mistake("beam_search", "topk(beam_size) without min(): a beam wider than the candidates",
+            edit("topk(min(beam_size, total.numel()))", "topk(beam_size)"),
+            detects=nb11.HINT_TOPK_MIN),
     mistake("beam_search", "finished hypotheses kept in the beam and extended", [
         edit("live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)",
              "live = torch.cat((live[rows], tokens[:, None]), dim=1)"),

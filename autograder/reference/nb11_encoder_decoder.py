@@ -2975,8 +2975,82 @@ def _slip_beam_search_4(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     best_row = int(scores.argmax())
     return (live[best_row].clone(), float(scores[best_row]))
 
-# beam_search: finished hypotheses kept in the beam and extended
+# beam_search: the beam refilled with live candidates (Hugging Face's rule)
 def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        best, flat = total.flatten().topk(min(2 * beam_size, total.numel()))
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for rank, (score, row, token) in enumerate(zip(best.tolist(), rows.tolist(), tokens.tolist())):
+            if token == eos_id and rank < beam_size:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = (tokens != eos_id) & ((tokens != eos_id).cumsum(0) <= beam_size)
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: topk(beam_size) without min(): a beam wider than the candidates
+def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+    src_ids = torch.as_tensor(src_ids, dtype=torch.long)
+    require_ndim('src_ids', src_ids, 1, '(L_s,)')
+    beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
+    max_len = require_integer('max_len', max_len, 0, '(new tokens at most)')
+    alpha = require_number('alpha', alpha, 0.0, '(the length penalty; 0 is none)')
+
+    def penalised(hypothesis):
+        score, ids = hypothesis
+        return score / ((5 + len(ids) - 1) / 6) ** alpha
+    longest = ((5 + max_len) / 6) ** alpha
+    live = torch.tensor([[BOS]])
+    scores = torch.zeros(1)
+    finished = []
+    for _ in range(max_len):
+        if finished and max(map(penalised, finished)) >= scores.max() / longest:
+            break
+        with torch.no_grad():
+            logits = model(src_ids[None, :].expand(len(live), -1), live)[:, -1]
+        total = scores[:, None] + torch.log_softmax(logits, dim=-1)
+        best, flat = total.flatten().topk(beam_size)
+        rows, tokens = (flat // total.shape[1], flat % total.shape[1])
+        for score, row, token in zip(best.tolist(), rows.tolist(), tokens.tolist()):
+            if token == eos_id:
+                finished.append((score, [*live[row].tolist(), token]))
+        keep = tokens != eos_id
+        live = torch.cat((live[rows[keep]], tokens[keep, None]), dim=1)
+        scores = best[keep]
+        if len(live) == 0:
+            break
+    if finished:
+        score, ids = max(finished, key=penalised)
+        return (torch.tensor(ids), score)
+    best_row = int(scores.argmax())
+    return (live[best_row].clone(), float(scores[best_row]))
+
+# beam_search: finished hypotheses kept in the beam and extended
+def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3013,7 +3087,7 @@ def _slip_beam_search_5(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: stops at the first end
-def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3052,7 +3126,7 @@ def _slip_beam_search_6(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: stops once beam_size hypotheses have finished
-def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3091,7 +3165,7 @@ def _slip_beam_search_7(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the first finished hypothesis returned
-def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3128,7 +3202,7 @@ def _slip_beam_search_8(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: length normalised
-def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3165,7 +3239,7 @@ def _slip_beam_search_9(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: live prefixes compared with finished ones
-def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3205,7 +3279,7 @@ def _slip_beam_search_10(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: one step short
-def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3242,7 +3316,7 @@ def _slip_beam_search_11(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the first position's logits
-def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3279,7 +3353,7 @@ def _slip_beam_search_12(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: end token hard-coded
-def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3316,7 +3390,7 @@ def _slip_beam_search_13(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: EOS's own log-probability left out of the score
-def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3353,7 +3427,7 @@ def _slip_beam_search_14(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: probability returned instead of log-probability
-def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3390,7 +3464,7 @@ def _slip_beam_search_15(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the beam grows: every prefix keeps beam_size tokens
-def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3419,7 +3493,7 @@ def _slip_beam_search_16(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (torch.tensor(live[best]), scores[best])
 
 # beam_search: the source not repeated for the beam
-def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3456,7 +3530,7 @@ def _slip_beam_search_17(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the package's beam search borrowed
-def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3467,7 +3541,7 @@ def _slip_beam_search_18(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (torch.tensor(ids), score)
 
 # beam_search: alpha accepted but never used
-def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3504,7 +3578,7 @@ def _slip_beam_search_19(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the score multiplied by the length penalty
-def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3541,7 +3615,7 @@ def _slip_beam_search_20(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalty's length counts <BOS>
-def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3578,7 +3652,7 @@ def _slip_beam_search_21(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalty's length leaves out the end token
-def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3615,7 +3689,7 @@ def _slip_beam_search_22(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: divided by the length to the power alpha
-def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3652,7 +3726,7 @@ def _slip_beam_search_23(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the early stop compares unpenalised scores
-def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3689,7 +3763,7 @@ def _slip_beam_search_24(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: the penalised score returned
-def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3726,7 +3800,7 @@ def _slip_beam_search_25(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: ids returned as a (1, t) row
-def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3763,7 +3837,7 @@ def _slip_beam_search_26(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: every finished score returned
-def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_29(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3800,7 +3874,7 @@ def _slip_beam_search_27(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: only the ids returned
-def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_30(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3837,7 +3911,7 @@ def _slip_beam_search_28(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     return (live[best_row].clone(), float(scores[best_row]))
 
 # beam_search: BOS dropped from the returned ids
-def _slip_beam_search_29(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
+def _slip_beam_search_31(model, src_ids, beam_size, max_len, eos_id, alpha=0.0):
     src_ids = torch.as_tensor(src_ids, dtype=torch.long)
     require_ndim('src_ids', src_ids, 1, '(L_s,)')
     beam_size = require_integer('beam_size', beam_size, 1, '(candidates kept per step)')
@@ -3937,30 +4011,32 @@ SLIPS = {
         ('ranked by the new token alone', "rank candidates by their TOTAL score: the prefix's score plus the new token's log-probability", _slip_beam_search_2),
         ('raw logits added', "a log-probability is never positive: turn each step's logits into log-probabilities with torch.log_softmax(logits, dim=-1)", _slip_beam_search_3),
         ('the beam shrinks as hypotheses finish', 'take the beam_size best candidates at EVERY step, however many hypotheses finished before: a kept candidate that ends in eos_id leaves the live prefixes (so the next step may extend fewer of them), but it never lowers the number of candidates kept', _slip_beam_search_4),
-        ('finished hypotheses kept in the beam and extended', 'a candidate that ends in eos_id is finished: it leaves the live prefixes and is never extended (nothing follows the end token)', _slip_beam_search_5),
-        ('stops at the first end', 'keep searching while live prefixes remain (or until max_len): a later reply may still score higher', _slip_beam_search_6),
-        ('stops once beam_size hypotheses have finished', "keep searching while live prefixes remain (or until max_len), however many hypotheses finished: a live prefix may still end with a higher score. Stopping at beam_size finished ones is Hugging Face's early_stopping=True, not this search's rule; stop early only when no live prefix can beat the best finished hypothesis", _slip_beam_search_7),
-        ('the first finished hypothesis returned', 'return the finished hypothesis with the HIGHEST score', _slip_beam_search_8),
-        ('length normalised', 'with alpha = 0 (the default) compare finished hypotheses by their total log-probability, with no length normalisation', _slip_beam_search_9),
-        ('live prefixes compared with finished ones', 'return the best FINISHED hypothesis; a live prefix only when none finished', _slip_beam_search_10),
-        ('one step short', 'write at most max_len new tokens: range(max_len)', _slip_beam_search_11),
-        ("the first position's logits", "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]", _slip_beam_search_12),
-        ('end token hard-coded', 'a candidate is finished when it ends in eos_id, the argument', _slip_beam_search_13),
-        ("EOS's own log-probability left out of the score", 'the score is the sum of the log-probabilities of every new token, eos included', _slip_beam_search_14),
-        ('probability returned instead of log-probability', 'return the log-probability (a sum of logs), not the probability', _slip_beam_search_15),
-        ('the beam grows: every prefix keeps beam_size tokens', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_16),
-        ('the source not repeated for the beam', 'repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), and the prefixes are (n, t)', _slip_beam_search_17),
-        ("the package's beam search borrowed", "write the search yourself; the check compares with the package's beam search for you", _slip_beam_search_18),
-        ('alpha accepted but never used', 'with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the tokens after <BOS> with the end token counted', _slip_beam_search_19),
-        ('the score multiplied by the length penalty', 'divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply', _slip_beam_search_20),
-        ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_21),
-        ("the penalty's length leaves out the end token", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_22),
-        ('divided by the length to the power alpha', 'the penalty is ((5 + n) / 6) ** alpha, not n ** alpha', _slip_beam_search_23),
-        ('the early stop compares unpenalised scores', 'an early stop must compare penalised scores too: a live prefix with score s ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out', _slip_beam_search_24),
-        ('the penalised score returned', "return the hypothesis's total log-probability: the penalty only ranks the hypotheses", _slip_beam_search_25),
-        ('ids returned as a (1, t) row', 'return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole beam)', _slip_beam_search_26),
-        ('every finished score returned', "return the hypothesis's total log-probability, a float", _slip_beam_search_27),
-        ('only the ids returned', 'return the ids and the score: return ids, score', _slip_beam_search_28),
-        ('BOS dropped from the returned ids', "every hypothesis starts with the setup's BOS: the search begins from one live prefix that holds only BOS", _slip_beam_search_29),
+        ("the beam refilled with live candidates (Hugging Face's rule)", "take the beam_size best candidates, those ending in eos_id included: each finished one leaves the beam, and the next step extends only the live ones kept; do not refill the beam from further candidates (Hugging Face's generate does; this search does not)", _slip_beam_search_5),
+        ('topk(beam_size) without min(): a beam wider than the candidates', 'a beam may be wider than the candidates there are (beam_size > V at the first step): keep min(beam_size, total.numel()) of them', _slip_beam_search_6),
+        ('finished hypotheses kept in the beam and extended', 'a candidate that ends in eos_id is finished: it leaves the live prefixes and is never extended (nothing follows the end token)', _slip_beam_search_7),
+        ('stops at the first end', 'keep searching while live prefixes remain (or until max_len): a later reply may still score higher', _slip_beam_search_8),
+        ('stops once beam_size hypotheses have finished', "keep searching while live prefixes remain (or until max_len), however many hypotheses finished: a live prefix may still end with a higher score. Stopping at beam_size finished ones is Hugging Face's early_stopping=True, not this search's rule; stop early only when no live prefix can beat the best finished hypothesis", _slip_beam_search_9),
+        ('the first finished hypothesis returned', 'return the finished hypothesis with the HIGHEST score', _slip_beam_search_10),
+        ('length normalised', 'with alpha = 0 (the default) compare finished hypotheses by their total log-probability, with no length normalisation', _slip_beam_search_11),
+        ('live prefixes compared with finished ones', 'return the best FINISHED hypothesis; a live prefix only when none finished', _slip_beam_search_12),
+        ('one step short', 'write at most max_len new tokens: range(max_len)', _slip_beam_search_13),
+        ("the first position's logits", "the next-token logits are the LAST position's: model(src, prefixes)[:, -1]", _slip_beam_search_14),
+        ('end token hard-coded', 'a candidate is finished when it ends in eos_id, the argument', _slip_beam_search_15),
+        ("EOS's own log-probability left out of the score", 'the score is the sum of the log-probabilities of every new token, eos included', _slip_beam_search_16),
+        ('probability returned instead of log-probability', 'return the log-probability (a sum of logs), not the probability', _slip_beam_search_17),
+        ('the beam grows: every prefix keeps beam_size tokens', 'at every step extend each live prefix by every token, rank ALL candidates by total log-probability, keep the beam_size best; a kept candidate ending in eos_id is finished and leaves the beam; return the best finished hypothesis (the best live prefix if none finished)', _slip_beam_search_18),
+        ('the source not repeated for the beam', 'repeat the source once per live prefix: src_ids[None, :].expand(n, -1) is (n, L_s), and the prefixes are (n, t)', _slip_beam_search_19),
+        ("the package's beam search borrowed", "write the search yourself; the check compares with the package's beam search for you", _slip_beam_search_20),
+        ('alpha accepted but never used', 'with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, n the tokens after <BOS> with the end token counted', _slip_beam_search_21),
+        ('the score multiplied by the length penalty', 'divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply', _slip_beam_search_22),
+        ("the penalty's length counts <BOS>", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_23),
+        ("the penalty's length leaves out the end token", 'n counts the tokens written after <BOS>, the end token included: len(ids) - 1', _slip_beam_search_24),
+        ('divided by the length to the power alpha', 'the penalty is ((5 + n) / 6) ** alpha, not n ** alpha', _slip_beam_search_25),
+        ('the early stop compares unpenalised scores', 'an early stop must compare penalised scores too: a live prefix with score s ends, at best, with s / ((5 + max_len) / 6) ** alpha; or leave the early stop out', _slip_beam_search_26),
+        ('the penalised score returned', "return the hypothesis's total log-probability: the penalty only ranks the hypotheses", _slip_beam_search_27),
+        ('ids returned as a (1, t) row', 'return one hypothesis, its ids as a 1-D tensor (prefix[row], not the whole beam)', _slip_beam_search_28),
+        ('every finished score returned', "return the hypothesis's total log-probability, a float", _slip_beam_search_29),
+        ('only the ids returned', 'return the ids and the score: return ids, score', _slip_beam_search_30),
+        ('BOS dropped from the returned ids', "every hypothesis starts with the setup's BOS: the search begins from one live prefix that holds only BOS", _slip_beam_search_31),
     ],
 }

@@ -935,6 +935,12 @@ SLIPS = {
                 0.0,
             )),
         ],
+        'no refill': [
+            ("the beam refilled with live candidates (Hugging Face's rule)", "take the beam_size best candidates, those ending in eos_id included: each finished one leaves the beam, and the next step extends only the live ones kept; do not refill the beam from further candidates (Hugging Face's generate does; this search does not)", (
+                [1.0, 3.0, 5.0, 6.0, 2.0],
+                -1.2039718627929688,
+            )),
+        ],
         'after end': [
             ('finished hypotheses kept in the beam and extended', 'a candidate that ends in eos_id is finished: it leaves the live prefixes and is never extended (nothing follows the end token)', (
                 [1.0, 5.0, 12.0, 2.0, 2.0, 2.0],
