@@ -457,6 +457,17 @@ def _name_non_finite(run: CheckRun, case: Case, seen, expected, slips: Sequence[
             )
 
 
+def _agreeing(seen, form, case: Case) -> float:
+    """How much of `seen` is the right output `form`: its parts that match, for a tuple (so a
+    slip in one part is compared with the form the other parts follow); 1 or 0 otherwise,
+    and an output that is all of `form` counts above any part-wise count."""
+    if _matches(seen, form, form, case_tolerance(case, form)):
+        return float("inf")
+    if not (isinstance(form, tuple | list) and isinstance(seen, tuple | list)):
+        return 0.0
+    return float(sum(_matches(s, f, f, case_tolerance(case, f)) for s, f in zip(seen, form)))
+
+
 # -- running a case ----------------------------------------------------------------------------
 def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     """Call, shape, finite, close (naming the slip the output matches); the output."""
@@ -484,8 +495,8 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     expected = case.expected()
     if case.also is not None and expected is not None:
         other = case.also(*case.args, **case.keywords)
-        if _matches(seen, other, other, case_tolerance(case, other)):
-            expected = other
+        if _agreeing(seen, other, case) > _agreeing(seen, expected, case):
+            expected = other  # the other right form, which more of the output follows
     if case.whole and expected is not None:
         _name_whole_slip(run, case, seen, expected, slips)
     if case.returns is None:

@@ -403,10 +403,13 @@ def _sample(model) -> torch.Tensor:
     return flat[picked.sort().values]
 
 
-def _train(step, start, kind: str, batches, max_grad_norm):
+def _train(step, start, kind: str, batches, max_grad_norm, stale: bool = False):
     """`step` (train_step) on each batch in turn, from a copy of `start` with a fresh
-    optimizer: (the values it returned, a sample of the parameters after the last step)."""
+    optimizer (its parameters holding gradients of ones from before, when `stale`): (the
+    values it returned, a sample of the parameters after the last step)."""
     model = copy.deepcopy(start)
+    for p in model.parameters() if stale else ():
+        p.grad = torch.ones_like(p)
     optimizer = _make_optimizer(kind, model)
     values = []
     for batch in batches:
@@ -425,7 +428,15 @@ HINT_RETURN_ITEM = (
     "return loss.item(): a float, so a training loop that stores the losses "
     "does not keep every step's graph alive"
 )
-HINT_STEP_ORDER = "zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order"
+HINT_STEP_ORDER = (
+    "one step, in this order and each once: optimizer.zero_grad(); loss = lm_loss(model(inputs), "
+    "targets, loss_mask) on the whole batch; loss.backward(); "
+    "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm); optimizer.step()"
+)
+HINT_ZERO_GRAD_FIRST = (
+    "call optimizer.zero_grad() FIRST: the model may arrive holding gradients from before (an "
+    "earlier backward), and backward() adds to them"
+)
 HINT_RETURN_STEP_LOSS = "return loss.item() of this step's forward pass"
 
 
@@ -468,10 +479,10 @@ _STEP_RETURNS = Returns(
 
 
 def _steps_case(case_id: str, call: str, start, kind: str, batches, max_grad_norm: float,
-                expect=None, hint=None) -> Case:  # fmt: skip
+                expect=None, hint=None, stale: bool = False) -> Case:  # fmt: skip
     """`len(batches)` steps in a row from `start`; the right result is computed when run."""
     tol = _steps_tolerance(start, len(batches), start.config.n_layers, kind)
-    return Case(case_id, call, (start, kind, batches, max_grad_norm), expect=expect,
+    return Case(case_id, call, (start, kind, batches, max_grad_norm, stale), expect=expect,
                 drive=_train, returns=_STEP_RETURNS, before=_step_values, whole=True,
                 tolerance=Tolerance(**tol), hint=hint)  # fmt: skip
 
@@ -513,6 +524,10 @@ STEP_CASES = (
                 _step_batches, 0.05, expect=_RIGHT_STEPS),
     _steps_case("lr 0", "train_step with lr = 0 on the worked batch", _frozen, "frozen",
                 _step_batches[:1], 1.0, expect=_RIGHT_STEPS, hint=HINT_RETURN_BATCH_LOSS),
+    _steps_case("stale gradients", "train_step(model, SGD(lr=0.5), batch, 1.0) on the tiny "
+                "decoder, whose parameters arrive holding gradients (all ones) from before",
+                _tiny_decoder(0), "sgd", _step_batches[:1], 1.0, expect=_RIGHT_STEPS,
+                stale=True),
     Case("inputs 1-D", "train_step with inputs of shape (7,)", (_frozen, torch.optim.SGD(
          _frozen.parameters(), lr=0.1), _one_d, 1.0), raises=ValueError,
          mentions=("inputs", "(7,)")),

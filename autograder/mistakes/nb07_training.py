@@ -333,6 +333,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(STEP, "no zero_grad", delete("optimizer.zero_grad()"),
             hint="call optimizer.zero_grad() before loss.backward(); PyTorch ADDS new gradients to "
                  "the old ones", like="zero_grad between backward and step"),
+    mistake(STEP, "zero_grad at the end of the step, not at its start (nanoGPT's order)", [
+        delete("optimizer.zero_grad()"),
+        replace_line("optimizer.step()", "optimizer.step()\noptimizer.zero_grad(set_to_none=True)"),
+    ], detects=nb07.HINT_ZERO_GRAD_FIRST),
     mistake(STEP, "no clipping", [
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
         edit("logits = model(inputs", "loss = lm_loss(model(inputs), targets, loss_mask"),

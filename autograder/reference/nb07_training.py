@@ -841,8 +841,23 @@ def _slip_train_step_0(model, optimizer, batch, max_grad_norm):
     optimizer.step()
     return loss.item()
 
-# train_step: no clipping
+# train_step: zero_grad at the end of the step, not at its start (nanoGPT's order)
 def _slip_train_step_1(model, optimizer, batch, max_grad_norm):
+    inputs, targets, loss_mask = batch
+    require_ndim('inputs', inputs, 2, '(B, L)')
+    require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
+    require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
+    model.train()
+    logits = model(inputs)
+    loss = lm_loss(logits, targets, loss_mask)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.item()
+
+# train_step: no clipping
+def _slip_train_step_2(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -855,7 +870,7 @@ def _slip_train_step_1(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: clipping by value
-def _slip_train_step_2(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_3(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -869,7 +884,7 @@ def _slip_train_step_2(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: zero_grad between backward and step
-def _slip_train_step_3(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_4(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -883,7 +898,7 @@ def _slip_train_step_3(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: padding counted in the loss
-def _slip_train_step_4(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_5(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -898,7 +913,7 @@ def _slip_train_step_4(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: returns the loss tensor
-def _slip_train_step_5(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_6(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -912,7 +927,7 @@ def _slip_train_step_5(model, optimizer, batch, max_grad_norm):
     return loss
 
 # train_step: returns the loss after the update
-def _slip_train_step_6(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_7(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -927,7 +942,7 @@ def _slip_train_step_6(model, optimizer, batch, max_grad_norm):
         return lm_loss(model(inputs), targets, loss_mask).item()
 
 # train_step: each parameter clipped on its own
-def _slip_train_step_7(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_8(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -942,7 +957,7 @@ def _slip_train_step_7(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: model.eval() before the forward pass
-def _slip_train_step_8(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_9(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -957,7 +972,7 @@ def _slip_train_step_8(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: clipping hard-coded at 1.0
-def _slip_train_step_9(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_10(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -971,7 +986,7 @@ def _slip_train_step_9(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: forward pass under torch.no_grad()
-def _slip_train_step_10(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_11(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -987,7 +1002,7 @@ def _slip_train_step_10(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: loss against the inputs instead of the targets
-def _slip_train_step_11(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_12(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -1001,7 +1016,7 @@ def _slip_train_step_11(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: model run on the targets
-def _slip_train_step_12(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_13(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -1015,7 +1030,7 @@ def _slip_train_step_12(model, optimizer, batch, max_grad_norm):
     return loss.item()
 
 # train_step: no return: the loss never handed back
-def _slip_train_step_13(model, optimizer, batch, max_grad_norm):
+def _slip_train_step_14(model, optimizer, batch, max_grad_norm):
     inputs, targets, loss_mask = batch
     require_ndim('inputs', inputs, 2, '(B, L)')
     require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
@@ -2758,19 +2773,20 @@ SLIPS = {
     ],
     'train_step': [
         ('no zero_grad', 'call optimizer.zero_grad() before loss.backward(); PyTorch ADDS new gradients to the old ones', _slip_train_step_0),
-        ('no clipping', "clip after loss.backward() and before optimizer.step(), with torch.nn.utils.clip_grad_norm_ on the model's parameters", _slip_train_step_1),
-        ('clipping by value', 'clip the global norm: torch.nn.utils.clip_grad_norm_', _slip_train_step_2),
-        ('zero_grad between backward and step', 'call optimizer.step() after backward() and clipping, and do not clear the gradients between backward() and step(): zero them at the START of the step', _slip_train_step_3),
-        ('padding counted in the loss', 'use lm_loss(logits, targets, loss_mask), which skips padded targets', _slip_train_step_4),
-        ('returns the loss tensor', "return loss.item(): a float, so a training loop that stores the losses does not keep every step's graph alive", _slip_train_step_5),
-        ('returns the loss after the update', 'return the loss of the forward pass that produced the gradients, before optimizer.step()', _slip_train_step_6),
-        ('each parameter clipped on its own', 'clip the norm of ALL gradients together: one call clip_grad_norm_(model.parameters(), max_grad_norm)', _slip_train_step_7),
-        ('model.eval() before the forward pass', 'do not call model.eval() in train_step: dropout must stay on while training (model.train(), if anything)', _slip_train_step_8),
-        ('clipping hard-coded at 1.0', 'use the max_grad_norm argument', _slip_train_step_9),
-        ('forward pass under torch.no_grad()', 'the forward pass must build a graph for backward(): no torch.no_grad() or .detach() in train_step: the loss comes from model(inputs) through lm_loss, with the loss_mask', _slip_train_step_10),
-        ('loss against the inputs instead of the targets', 'zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order', _slip_train_step_11),
-        ('model run on the targets', 'zero_grad, forward, lm_loss, backward, clip_grad_norm_, step: in that order', _slip_train_step_12),
-        ('no return: the loss never handed back', 'end train_step with `return` and its result', _slip_train_step_13),
+        ("zero_grad at the end of the step, not at its start (nanoGPT's order)", 'call optimizer.zero_grad() FIRST: the model may arrive holding gradients from before (an earlier backward), and backward() adds to them', _slip_train_step_1),
+        ('no clipping', "clip after loss.backward() and before optimizer.step(), with torch.nn.utils.clip_grad_norm_ on the model's parameters", _slip_train_step_2),
+        ('clipping by value', 'clip the global norm: torch.nn.utils.clip_grad_norm_', _slip_train_step_3),
+        ('zero_grad between backward and step', 'call optimizer.step() after backward() and clipping, and do not clear the gradients between backward() and step(): zero them at the START of the step', _slip_train_step_4),
+        ('padding counted in the loss', 'use lm_loss(logits, targets, loss_mask), which skips padded targets', _slip_train_step_5),
+        ('returns the loss tensor', "return loss.item(): a float, so a training loop that stores the losses does not keep every step's graph alive", _slip_train_step_6),
+        ('returns the loss after the update', 'return the loss of the forward pass that produced the gradients, before optimizer.step()', _slip_train_step_7),
+        ('each parameter clipped on its own', 'clip the norm of ALL gradients together: one call clip_grad_norm_(model.parameters(), max_grad_norm)', _slip_train_step_8),
+        ('model.eval() before the forward pass', 'do not call model.eval() in train_step: dropout must stay on while training (model.train(), if anything)', _slip_train_step_9),
+        ('clipping hard-coded at 1.0', 'use the max_grad_norm argument', _slip_train_step_10),
+        ('forward pass under torch.no_grad()', 'the forward pass must build a graph for backward(): no torch.no_grad() or .detach() in train_step: the loss comes from model(inputs) through lm_loss, with the loss_mask', _slip_train_step_11),
+        ('loss against the inputs instead of the targets', 'one step, in this order and each once: optimizer.zero_grad(); loss = lm_loss(model(inputs), targets, loss_mask) on the whole batch; loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm); optimizer.step()', _slip_train_step_12),
+        ('model run on the targets', 'one step, in this order and each once: optimizer.zero_grad(); loss = lm_loss(model(inputs), targets, loss_mask) on the whole batch; loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm); optimizer.step()', _slip_train_step_13),
+        ('no return: the loss never handed back', 'end train_step with `return` and its result', _slip_train_step_14),
     ],
     'evaluate': [
         ('mean of per-batch means', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_0),
