@@ -23,6 +23,7 @@ from attnbook.checks import concepts
 from attnbook.checks._core import (
     HINT_GIVEN_LINES,
     HINT_IN_PLACE,
+    HINT_KEEP_GRAPH,
     HINT_LEFTOVER,
     HINT_NO_RETURN,
     HINT_NON_FINITE,
@@ -39,6 +40,7 @@ check_choice = public_check(concepts.check_choice)
 __all__ = [
     "HINT_GIVEN_LINES",
     "HINT_IN_PLACE",
+    "HINT_KEEP_GRAPH",
     "HINT_LEFTOVER",
     "HINT_NO_RETURN",
     "HINT_NON_FINITE",

@@ -33,6 +33,7 @@ import numpy as np
 from attnbook.checks._core import (
     HINT_DROPOUT,
     HINT_GIVEN_LINES,
+    HINT_KEEP_GRAPH,
     HINT_MODULE_SUBCLASS,
     HINT_NON_FINITE,
     CheckRun,
@@ -457,6 +458,24 @@ def _name_non_finite(run: CheckRun, case: Case, seen, expected, slips: Sequence[
             )
 
 
+def _expect_graph(run: CheckRun, case: Case, module, seen) -> None:
+    """A module (None: not a module's case) whose parameters train returns its output (a float
+    tensor, or the first of a tuple) with a graph back to them: not computed under
+    torch.no_grad() or detached."""
+    import torch
+
+    out = seen[0] if isinstance(seen, tuple | list) and seen else seen
+    if module is None or not (isinstance(out, torch.Tensor) and out.is_floating_point()):
+        return
+    if any(trains for *_, trains in module.info()["params"]):
+        run.expect_true(
+            out.requires_grad,
+            f"{case.call} returned an output without a graph (requires_grad is False), though "
+            "the module has parameters to train.",
+            hint=HINT_KEEP_GRAPH,
+        )
+
+
 def _agreeing(seen, form, case: Case) -> float:
     """How much of `seen` is the right output `form`: its parts that match, for a tuple (so a
     slip in one part is compared with the form the other parts follow); 1 or 0 otherwise,
@@ -486,6 +505,7 @@ def run_case(run: CheckRun, case: Case, slips: Sequence[Mistake] = ()):
     else:
         seen = run.invoke(case.call, fn, *case.args, crash_hints=case.crash_hints,
                           **case.keywords)  # fmt: skip
+    _expect_graph(run, case, module, seen)
     if case.unpack is not None:
         seen = _unpacked(run, case, seen)
     if case.before is not None:
@@ -731,7 +751,7 @@ def fallback_hints(cases: Sequence[Case]) -> set[str]:
         texts += [case.hint, case.shape_hint, case.finite, *(h for _, h in case.crash_hints)]
         texts += [HINT_NON_FINITE] if case.finite is True else []
         texts += [HINT_GIVEN_LINES] if case.raises is not None else []
-        texts += [HINT_MODULE_SUBCLASS] if case.build is not None else []
+        texts += [HINT_MODULE_SUBCLASS, HINT_KEEP_GRAPH] if case.build is not None else []
         texts += [case.unpack[1]] if case.unpack else []
         if case.returns is not None:
             texts += [case.returns.hint, case.returns.order_hint]

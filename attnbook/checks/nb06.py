@@ -599,6 +599,30 @@ def _decoder_case(case_id: str, sizes: tuple, positions: str, seed: int, idx, **
                 depth=14, what="logits", **more)  # fmt: skip
 
 
+HINT_LN_FINAL_EPS = (
+    "self.ln_final = nn.LayerNorm(d_model), with its default eps = 1e-5 like the blocks' "
+    "LayerNorms: on a stream of tiny spread eps decides the output"
+)
+
+
+def _tiny_stream_case(seed: int) -> Case:
+    """The decoder (RoPE) whose embeddings and branch outputs are scaled by 1e-3, so the
+    final stream H_N has a variance near LayerNorm's eps: ln_final's eps shows."""
+    model = _decoder_like(_DECODER, "rope", seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name == "embed.weight" or ".W_O." in name or ".fc_out." in name:
+                p.mul_(1e-3)
+    idx = _random_ids(2, 6, 13, seed + 1)
+    with torch.no_grad():
+        expected = model(idx)
+    build = replace(_decoder_build(_DECODER, "rope", seed), tensors=weights_of(model))
+    call = (f"{build.call} on ids of shape {tuple(idx.shape)}, its embeddings and branch outputs "
+            "scaled by 1e-3 (H_N's variance near LayerNorm's eps)")  # fmt: skip
+    return Case("tiny stream", call, (idx,), expected, build=build, hint=HINT_LN_FINAL_EPS,
+                shape_hint=HINT_LOGITS_SHAPE, depth=14, what="logits")  # fmt: skip
+
+
 _DECODER = (13, 8, 2, 2, 16)  # V, d, h, N, max_len; max_len > V for the ids-as-positions slip
 _LEARNED = _decoder_build(_DECODER, "learned", 900)
 DECODER_CASES = (
@@ -608,6 +632,7 @@ DECODER_CASES = (
         for i, positions in enumerate(POSITION_OPTIONS)
         for B, L in ((2, 16), (1, 5))
     ),
+    _tiny_stream_case(990),
     Case("too long", "Decoder(13, 8, 2, 2, 16, 'learned') on ids of shape (2, 17)",
          (torch.zeros(2, 17, dtype=torch.long),), build=_LEARNED, raises=ValueError,
          mentions=("idx", "(2, 17)", "16")),

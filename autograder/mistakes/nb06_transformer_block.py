@@ -2,7 +2,7 @@
 
 from grader.catalogue import alternative, catalogue, delete, edit, explained, mistake, replace_line
 
-from attnbook.checks import HINT_LEFTOVER, HINT_NO_RETURN, nb06
+from attnbook.checks import HINT_KEEP_GRAPH, HINT_LEFTOVER, HINT_NO_RETURN, nb06
 
 WHY = explained("06_transformer_block")  # detects=WHY: the question's explanation
 
@@ -193,6 +193,10 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="use the exact GELU, x * Phi(x): nn.GELU() or F.gelu(x) with the default "
                  "approximate='none'"),
     mistake(MLP, "ReLU instead of GELU", edit("F.gelu", "torch.relu"), hint=HINT_RELU),
+    mistake(MLP, "forward under torch.no_grad() (copied from inference code)",
+            replace_line("return self.fc_out(", "with torch.no_grad():\n"
+                         "    return self.fc_out(F.gelu(self.fc_in(x)))"),
+            detects=HINT_KEEP_GRAPH),
     mistake(MLP, "no activation", (None, """
         return self.fc_out(self.fc_in(x))"""), hint="apply GELU between fc_in and fc_out; without "
                                                     "it two linear layers collapse into one"),
@@ -464,6 +468,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         u = h + gate * self.attn(self.ln1(h), rope)
         return u + gate * self.mlp(self.ln2(u))""")),
     # -- Decoder -----------------------------------------------------------------------------------
+    mistake(DECODER, "ln_final with another eps (1e-6)",
+            edit("self.ln_final = nn.LayerNorm(d_model)",
+                 "self.ln_final = nn.LayerNorm(d_model, eps=1e-6)"),
+            detects=nb06.HINT_LN_FINAL_EPS),
     mistake(DECODER, "the final LayerNorm forgotten (created, not applied)", [
         edit(", device=idx.device", ""), edit("self.ln_final(h)", "h"),
     ], hint=HINT_FINAL_LAYERNORM_FORGOTTEN),
