@@ -429,9 +429,9 @@ HINT_RETURN_ITEM = (
     "does not keep every step's graph alive"
 )
 HINT_STEP_ORDER = (
-    "one step, in this order and each once: optimizer.zero_grad(); loss = lm_loss(model(inputs), "
-    "targets, loss_mask) on the whole batch; loss.backward(); "
-    "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm); optimizer.step()"
+    "one step, in this order and each once: zero the gradients; the loss of model(inputs) by "
+    "lm_loss over the whole batch; backward; clip the global norm of ALL the parameters' "
+    "gradients to max_grad_norm (clip_grad_norm_); the optimizer's step"
 )
 HINT_ZERO_GRAD_FIRST = (
     "call optimizer.zero_grad() FIRST: the model may arrive holding gradients from before (an "

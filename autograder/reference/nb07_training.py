@@ -2784,8 +2784,8 @@ SLIPS = {
         ('model.eval() before the forward pass', 'do not call model.eval() in train_step: dropout must stay on while training (model.train(), if anything)', _slip_train_step_9),
         ('clipping hard-coded at 1.0', 'use the max_grad_norm argument', _slip_train_step_10),
         ('forward pass under torch.no_grad()', 'the forward pass must build a graph for backward(): no torch.no_grad() or .detach() in train_step: the loss comes from model(inputs) through lm_loss, with the loss_mask', _slip_train_step_11),
-        ('loss against the inputs instead of the targets', 'one step, in this order and each once: optimizer.zero_grad(); loss = lm_loss(model(inputs), targets, loss_mask) on the whole batch; loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm); optimizer.step()', _slip_train_step_12),
-        ('model run on the targets', 'one step, in this order and each once: optimizer.zero_grad(); loss = lm_loss(model(inputs), targets, loss_mask) on the whole batch; loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm); optimizer.step()', _slip_train_step_13),
+        ('loss against the inputs instead of the targets', "one step, in this order and each once: zero the gradients; the loss of model(inputs) by lm_loss over the whole batch; backward; clip the global norm of ALL the parameters' gradients to max_grad_norm (clip_grad_norm_); the optimizer's step", _slip_train_step_12),
+        ('model run on the targets', "one step, in this order and each once: zero the gradients; the loss of model(inputs) by lm_loss over the whole batch; backward; clip the global norm of ALL the parameters' gradients to max_grad_norm (clip_grad_norm_); the optimizer's step", _slip_train_step_13),
         ('no return: the loss never handed back', 'end train_step with `return` and its result', _slip_train_step_14),
     ],
     'evaluate': [
