@@ -777,12 +777,7 @@ def _temperature_runs(run: CheckRun) -> None:
         ("the logits were divided by the temperature twice", filtered_distribution(Z, 4.0)),
         ("probabilities were passed as logits", filtered_distribution(torch.softmax(Z, -1), 2.0)),
     ]
-    drawn = seen[:, -1].astype(np.int64)
-    run.expect_true(
-        bool(np.all((drawn >= 0) & (drawn < len(Z)))),
-        f"{call} returned ids outside the vocabulary 0 .. {len(Z) - 1}.",
-        hint=HINT_RAW_LOGITS,
-    )
+    drawn = _token_ids(run, f"{call}: its new tokens", seen[:, -1], (N,), len(Z))
     _expect_shares(run, call, drawn, filtered_distribution(Z, 2.0), mistakes, HINT_RAW_LOGITS)
 
 
