@@ -477,9 +477,9 @@ def _expect_graph(run: CheckRun, case: Case, module, seen) -> None:
 
 
 def _agreeing(seen, form, case: Case) -> float:
-    """How much of `seen` is the right output `form`: its parts that match, for a tuple (so a
-    slip in one part is compared with the form the other parts follow); 1 or 0 otherwise,
-    and an output that is all of `form` counts above any part-wise count."""
+    """How much of `seen` is the right output `form`: infinity when all of it is; otherwise,
+    for a tuple, the number of its parts that match (so a slip in one part is compared with
+    the form the other parts follow), and 0 for anything else."""
     if _matches(seen, form, form, case_tolerance(case, form)):
         return float("inf")
     if not (isinstance(form, tuple | list) and isinstance(seen, tuple | list)):
