@@ -392,9 +392,8 @@ HINT_KV_SHARED = (
     "query head): Q @ np.swapaxes(K, -1, -2) and A @ V broadcast them; flattening or looping "
     "over each array's leading axes on its own does not"
 )
-_shared = np.random.default_rng(43)
-_Q_HEADS = _shared.standard_normal((2, 3, 4, 4))
-_K_SHARED, _V_SHARED = _shared.standard_normal((2, 1, 5, 4)), _shared.standard_normal((2, 1, 5, 3))
+_Q_HEADS, _K_SHARED, _V_SHARED = (_rng.standard_normal(shape) for shape in [(2, 3, 4, 4),
+                                   (2, 1, 5, 4), (2, 1, 5, 3)])  # fmt: skip
 MASKED_CASES = (
     _masked_case("worked",
                  "masked_attention(Q, K, V, allowed) on the worked example with a causal mask",

@@ -260,31 +260,22 @@ def _sdpa_case(case_id: str, call: str, q, k, v, allowed, hint=None, finite=HINT
                 crash_hints=_CRASH, before=_tensor_first)  # fmt: skip
 
 
-_g = torch.Generator().manual_seed(53)
-_q, _k, _v = (torch.randn(2, 3, 5, 4, generator=_g, dtype=torch.float64) for _ in range(3))
+_randn = partial(torch.randn, generator=torch.Generator().manual_seed(53), dtype=torch.float64)
+_q, _k, _v = (_randn(2, 3, 5, 4) for _ in range(3))
 _causal = torch.ones(5, 5, dtype=torch.bool).tril()
 _padded = _causal & torch.tensor([[True] * 5, [True, True, True, False, False]])[:, None, None, :]
-_q2 = torch.randn(3, 4, generator=_g, dtype=torch.float64)
-_k2 = torch.randn(6, 4, generator=_g, dtype=torch.float64)
-_v2 = torch.randn(6, 2, generator=_g, dtype=torch.float64)
+_q2, _k2, _v2 = _randn(3, 4), _randn(6, 4), _randn(6, 2)
 _allowed2 = torch.tensor([[True, False, True, True, False, True], [False] * 6, [True] * 6])
 _big = torch.tensor([[40.0, 0.0], [0.0, 40.0]], dtype=torch.float64)
-_big3 = torch.randn(2, 4, 3, generator=_g, dtype=torch.float64) * 30.0  # scores ~ 1e3
-_v3 = torch.randn(2, 4, 2, generator=_g, dtype=torch.float64)
-_q6, _k6 = (
-    torch.randn(1, 4, 6, generator=_g, dtype=torch.float64),
-    torch.randn(1, 5, 6, generator=_g, dtype=torch.float64),
-)  # fmt: skip
-_v6 = torch.randn(1, 5, 3, generator=_g, dtype=torch.float64)
+_big3 = _randn(2, 4, 3) * 30.0  # scores ~ 1e3
+_v3 = _randn(2, 4, 2)
+_q6, _k6, _v6 = _randn(1, 4, 6), _randn(1, 5, 6), _randn(1, 5, 3)
 HINT_KV_SHARED = (
     "k and v may have size-1 leading axes where q has more (one key/value head shared by every "
     "query head): q @ k.transpose(-2, -1) and weights @ v broadcast them; reshaping each tensor "
     "to (-1, L, d) for bmm does not"
 )
-_shared = torch.Generator().manual_seed(59)
-_q_heads = torch.randn(2, 3, 4, 6, generator=_shared, dtype=torch.float64)
-_k_shared = torch.randn(2, 1, 5, 6, generator=_shared, dtype=torch.float64)
-_v_shared = torch.randn(2, 1, 5, 3, generator=_shared, dtype=torch.float64)
+_q_heads, _k_shared, _v_shared = _randn(2, 3, 4, 6), _randn(2, 1, 5, 6), _randn(2, 1, 5, 3)
 _SDPA = "scaled_dot_product_attention"
 SDPA_CASES = (
     _sdpa_case("no mask", f"{_SDPA}(q, k, v, None) with q, k, v (2, 3, 5, 4) float64, no mask",

@@ -370,13 +370,13 @@ def _drawn(run: CheckRun, call: str, logits, settings: tuple, seed: int | None, 
     return _token_ids(run, call, seen, shape, logits.shape[-1])
 
 
-def _sampled(
-    run: CheckRun, call: str, model, prompts, max_new: int, seed: int, top_k=None, top_p=None
-):
-    """generate(model, prompts, max_new, EOS, PAD, temperature=1.0, top_k, top_p) with a
-    generator seeded `seed`."""
+def _sampled(run: CheckRun, call: str, model, prompts, max_new: int, seed: int, top_k=None,
+             top_p=None, temperature: float = 1.0):  # fmt: skip
+    """generate(model, prompts, max_new, EOS, PAD, temperature, top_k, top_p) with a generator
+    seeded `seed`."""
     generator = torch.Generator().manual_seed(seed)
-    return run.call(call, model, ids(prompts), max_new, EOS, PAD, 1.0, top_k, top_p, generator)
+    return run.call(call, model, ids(prompts), max_new, EOS, PAD, temperature, top_k, top_p,
+                    generator)  # fmt: skip
 
 
 HINT_ONE_DRAW_PER_ROW = (
@@ -767,10 +767,7 @@ def _temperature_runs(run: CheckRun) -> None:
         "generator=torch.Generator().manual_seed(7)) [the model's next-token probabilities are "
         "(0.15, 0.5, 0.1, 0.25) at every position]"
     )
-    seen = as_array(
-        run.call(call, bias_model(Z), ids([[1]] * N), 1, EOS, PAD, 2.0, None, None,
-                 torch.Generator().manual_seed(7))
-    )  # fmt: skip
+    seen = as_array(_sampled(run, call, bias_model(Z), [[1]] * N, 1, 7, temperature=2.0))
     run.expect_shape(call, seen, (N, 2), hint=HINT_NEW_TOKENS_ONLY)
     mistakes = [
         ("the temperature was not passed on", filtered_distribution(Z, 1.0)),
