@@ -511,3 +511,37 @@ def test_intake_of_a_notebook_of_empty_objects_keeps_memory_bounded(tmp_path, so
     note, grown_mb = done.stdout.split("\n")[:2]
     assert note.startswith("refused notebook"), note
     assert int(grown_mb) < 100, f"intake grew by {grown_mb} MB"
+
+
+def test_a_wrapper_folder_around_plain_student_folders(tmp_path):
+    """`Submissions/<student>/...` re-zipped: each folder under the wrapper is a student, not
+    the wrapper one student whose files supersede each other."""
+    members = {
+        f"Submissions/alice/{NB}.ipynb": b"{}",
+        f"Submissions/bob smith/{NB}/{NB}.ipynb": b"[]",
+    }
+    intake = collect(write_zip(tmp_path / "d.zip", members), [NB])
+    named = {who.name: student for student, who in intake.people.items()}
+    assert sorted(named) == ["alice", "bob smith"]
+    assert intake.uploads[(named["alice"], NB)].data == b"{}"
+    assert intake.uploads[(named["bob smith"], NB)].data == b"[]"
+
+
+@pytest.mark.parametrize(
+    ("members", "name"),
+    [
+        # one student's folder holding a folder per notebook
+        ({f"ada/{NB}/{NB}.ipynb": b"{}", "ada/02_positions/02_positions.ipynb": b"{}"}, "ada"),
+        # one Moodle student's folder with folders of their own inside
+        (
+            {
+                f"Jane Smith_42_assignsubmission_file_/v1/{NB}.ipynb": b"{}",
+                f"Jane Smith_42_assignsubmission_file_/v2/{NB}.ipynb": b"{}",
+            },
+            "Jane Smith",
+        ),
+    ],
+)
+def test_one_students_folders_are_not_taken_for_a_wrapper(tmp_path, members, name):
+    intake = collect(write_zip(tmp_path / "d.zip", members), [NB, "02_positions"])
+    assert [who.name for who in intake.people.values()] == [name]

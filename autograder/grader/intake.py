@@ -294,17 +294,27 @@ def _names_student(parts: list[str]) -> bool:
     return bool(_CANVAS.match(parts[0])) or (len(parts) > 1 and bool(_MOODLE.match(parts[0])))
 
 
-def _wrapper_depth(paths: list[list[str]]) -> int:
-    """How many leading folders every path shares around an LMS download (a re-zipped
-    Canvas or Moodle download: `submissions/<name>_<id>_...`); 0 when there is none."""
+def _wrapper_depth(paths: list[list[str]], assignments: list[str]) -> int:
+    """How many leading folders every path shares around the students' files; 0 when there is
+    none. A re-zipped LMS download (`submissions/<name>_<id>_...`) may sit in one or two;
+    plain folders in one (`submissions/<student>/...`), seen as two or more folders under it
+    that are not notebooks' folders (`ada/01_attention_scores/...` is one student's)."""
     for depth in (1, 2):
-        if not paths or any(len(p) <= depth for p in paths):
-            return 0
-        if len({tuple(p[:depth]) for p in paths}) != 1 or _names_student(paths[0][depth - 1 :]):
-            return 0
+        if (
+            not paths
+            or any(len(p) <= depth for p in paths)
+            or len({tuple(p[:depth]) for p in paths}) != 1
+            or _names_student(paths[0][depth - 1 :])
+        ):
+            break
         if any(_names_student(p[depth:]) for p in paths):
             return depth
-    return 0
+    if not paths or len({p[0] for p in paths}) != 1 or any(len(p) < 3 for p in paths):
+        return 0  # not one wrapper folder around students' folders
+    if _names_student(paths[0]):
+        return 0  # one LMS student's folder, with folders of their own inside
+    inner = {p[1] for p in paths}
+    return int(len(inner) > 1 and not any(match_name(name, assignments) for name in inner))
 
 
 # -- the result -----------------------------------------------------------------------------
@@ -383,7 +393,7 @@ def collect(
     intake, candidates, identities, owners = Intake(), defaultdict(list), dict[str, Identity](), []
     entries = list(_files(Path(source)))
     split = [[p for p in name.split("/") if p] for name, *_ in entries]
-    depth = _wrapper_depth([p for p in split if p and not _is_junk(p)])
+    depth = _wrapper_depth([p for p in split if p and not _is_junk(p)], assignments)
     folders = _folders_of_ids([p[depth:] if len(p) > depth else p for p in split])
     for (relative, size, stamp, read), parts in zip(entries, split):
         record = FileRecord(printable(relative, 1000), size)
