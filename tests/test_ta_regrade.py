@@ -93,6 +93,50 @@ def test_a_changed_grading_input_changes_the_fingerprint(tmp_path, monkeypatch, 
     assert (course.inputs_digest(NB) != before) == regrades
 
 
+def test_the_limits_a_grade_was_given_under_are_part_of_its_fingerprint(tmp_path):
+    """A run with too little memory gave every student 0: the next run, with the right limit,
+    must regrade them, and a limit written out at its default changes nothing."""
+    default = Course(root=ROOT, work=tmp_path).limits()
+    assert Course(root=ROOT, work=tmp_path, memory_mb=4096).limits() == default
+    for changed in ({"memory_mb": 10}, {"cell_timeout": 0.5}, {"sandbox": "none"}):
+        assert Course(root=ROOT, work=tmp_path, **changed).limits() != default, changed
+    folder = tmp_path / "submitted" / "s" / NB
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / NB / f"{NB}.ipynb", folder)
+    fingerprints = {
+        Course(root=ROOT, work=tmp_path, **limit).fingerprint("s", NB)
+        for limit in ({}, {"memory_mb": 4096}, {"memory_mb": 10})
+    }
+    assert len(fingerprints) == 2
+
+
+def test_a_kernel_that_did_not_start_is_the_graders_failure_not_a_zero(tmp_path, monkeypatch):
+    """The kernel dies before any of the student's code (a memory limit too small to import
+    torch, a broken sandbox): the notebook's grading failed, to be regraded, not graded 0."""
+    course = Course(root=ROOT, work=tmp_path)
+    folder = tmp_path / "submitted" / "s" / NB
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / NB / f"{NB}.ipynb", folder)
+    status = "kernel lost at cell 1: the kernel did not start: out of memory"
+
+    class Api:
+        def autograde(self, assignment, student, **_):
+            report = tmp_path / "reports" / assignment / student / f"{assignment}.json"
+            report.parent.mkdir(parents=True)
+            report.write_text(json.dumps({"status": status}))
+            return {"success": True}
+
+        def generate_feedback(self, *_, **__):
+            return {"success": True}
+
+    monkeypatch.setattr(course, "api", Api)
+    outcome = course.grade_one(NB, "s")
+    assert not outcome["ok"]
+    assert "could not start a kernel" in outcome["reason"] and "out of memory" in outcome["reason"]
+    assert course.state("s", NB)["failed"] == outcome["reason"]
+    assert not course.up_to_date("s", NB)
+
+
 # -- manual scores -------------------------------------------------------------------------
 @pytest.fixture
 def manual_course(tmp_path):

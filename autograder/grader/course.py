@@ -161,6 +161,7 @@ class Course:
     shard_work: tuple[Path, ...] = ()
     _api: object = field(default=None, repr=False)
     _digests: dict = field(default_factory=dict, repr=False)
+    _limits: str = field(default="", repr=False)
     last_intake: Intake | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -410,8 +411,22 @@ class Course:
             self._digests[assignment] = cached = (stamp, digest.hexdigest())
         return cached[1]
 
+    def limits(self) -> str:
+        """The settings that decide a grade, as the configuration and the command line set
+        them: the sandbox and the kernel's time, memory and output limits. A run with other
+        limits regrades, so a run with a mistaken limit (zeros for a kernel with too little
+        memory) does not stand."""
+        if not self._limits:
+            from grader.preprocessors import SandboxedExecute
+
+            run = SandboxedExecute(config=self.config())
+            names = ("sandbox", "cell_timeout", "notebook_timeout", "memory_mb", "output_chars")
+            self._limits = json.dumps({name: getattr(run, name) for name in names})
+        return self._limits
+
     def fingerprint(self, student: str, assignment: str) -> str:
         digest = hashlib.sha256(self.inputs_digest(assignment).encode())
+        digest.update(self.limits().encode())
         digest.update(self.submission_path(student, assignment).read_bytes())
         return digest.hexdigest()
 
@@ -430,9 +445,9 @@ class Course:
             student, assignment
         )
 
-    def resolve_students(self, wanted: list[str]) -> list[str]:
-        """Student ids for `--student` values: an id, or a readable name (any case) that
-        names exactly one student."""
+    def resolve_students(self, wanted: list[str], argument: str = "--student") -> list[str]:
+        """Student ids for the values of `argument` (`--student`, or `adjust`'s STUDENT): an
+        id, or a readable name (any case) that names exactly one student."""
         known = self.known_students()
         ids = set(known) | {p.name for p in (self.work / "submitted").glob("*") if p.is_dir()}
         found = []
@@ -447,7 +462,7 @@ class Course:
             )
             if len(named) != 1:
                 raise UsageError(
-                    f"--student {value!r}: expected a student id or the name of "
+                    f"{argument} {value!r}: expected a student id or the name of "
                     f"one student, found {len(named)} ({', '.join(named)})"
                 )
             found.append(named[0])
@@ -558,6 +573,10 @@ class Course:
                     (feedback.get("log") or "")[-2000:] + "\n" + (feedback.get("error") or "")
                 )
         outcome["report"] = json.loads(report.read_text()) if report.exists() else {}
+        status = str(outcome["report"].get("status", ""))
+        if outcome["ok"] and "the kernel did not start" in status:  # before the student's code
+            outcome["ok"] = False
+            outcome["error"] = f"GraderError: the grader could not start a kernel ({status})"
         if outcome["ok"]:
             state.pop("failed", None)
             self.error_path(student, assignment).unlink(missing_ok=True)
