@@ -122,6 +122,19 @@ def test_adjust_without_a_gradebook_says_where_it_looked(tmp_path, capsys):
     assert f"expected a gradebook at {tmp_path / 'gradebook.db'}" in capsys.readouterr().err
 
 
+def test_adjust_names_its_student_argument_for_an_unknown_student(tmp_path, capsys):
+    from grader.course import default_db_url
+    from nbgrader.api import Gradebook
+
+    with Gradebook(default_db_url(tmp_path)):
+        pass
+    code = main(["adjust", "9999", "-a", NB, "test_attention", "1", "--work", str(tmp_path)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "STUDENT '9999': expected a student id or the name of one student" in err, err
+    assert "--student" not in err
+
+
 @pytest.mark.parametrize("points", ["-1", "nan", "inf", "two"])
 def test_adjust_refuses_points_that_are_no_score(points, capsys):
     with pytest.raises(SystemExit):

@@ -43,7 +43,7 @@ def adjust(
     notebook, rewrite that page and the CSV; return (the student's CSV row, the page)."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    (sid,) = course.resolve_students([student])
+    (sid,) = course.resolve_students([student], "STUDENT")
     with warnings.catch_warnings(), Gradebook(course.db_url) as gb:
         warnings.simplefilter("ignore")
         try:
