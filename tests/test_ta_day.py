@@ -232,7 +232,9 @@ def test_a_line_per_notebook_as_it_finishes(day):
 def test_grading_the_same_download_again_grades_nothing(day):
     """What intake adds (the first cell of an unreadable upload's page) is the same bytes
     every run, so nothing is regraded."""
-    again = grader_command("grade", day["download"], "--workers", "2", "--work", day["work"])
+    again = grader_command(
+        "grade", day["download"], "--workers", "2", "--work", day["work"], "--timeout", "20"
+    )  # the limit of the first run: another one regrades
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
     assert "graded 0 notebook(s)" in again.stdout, again.stdout[-2000:]
 

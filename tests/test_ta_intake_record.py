@@ -1,6 +1,7 @@
 """WORK/intake.json keeps one record per notebook: taking in notebook 02 after notebook 01
-keeps 01's record, a new intake of 01 replaces only 01's, an older single-run report is
-carried over, and an unreadable report is kept aside, never dropped."""
+keeps 01's record, a new intake of 01 replaces only the files of the students it holds (a
+later, smaller download keeps the others', whose grades and pages still stand), an older
+single-run report is carried over, and an unreadable report is kept aside, never dropped."""
 
 from __future__ import annotations
 
@@ -56,11 +57,18 @@ def test_each_notebook_keeps_its_own_record(tmp_path):
     assert report["assignments"] == [NB2] and report["source"].endswith("second")
     assert len(report["files"]) == 1
 
-    _take_in(tmp_path, "third", {f"dan/{NB1}.ipynb": "nb"}, [NB1])
-    report = _read(tmp_path)
-    assert report["notebooks"][NB1]["summary"]["graded"] == 1
-    assert [f["student"] for f in report["notebooks"][NB1]["files"]] == ["dan"]
-    assert report["notebooks"][NB2]["files"][0]["student"] == "cat"
+    _take_in(tmp_path, "third", {f"dan/{NB1}.ipynb": "nb", f"bob/{NB1}.ipynb": "nb"}, [NB1])
+    record = _read(tmp_path)["notebooks"][NB1]
+    assert record["summary"] == {"files": 3, "graded": 3, "ignored": 0, "students": 3}, record
+    # bob's file is the third download's (his notes of the first are gone with it); ann, not
+    # in the third, keeps her file of the first, which says where it came from
+    assert sorted((f["student"], f.get("download", "")) for f in record["files"]) == [
+        ("ann", str(tmp_path / "first")),
+        ("bob", ""),
+        ("dan", ""),
+    ]
+    assert sorted(s["id"] for s in record["students"]) == ["ann", "bob", "dan"]
+    assert _read(tmp_path)["notebooks"][NB2]["files"][0]["student"] == "cat"
 
 
 def test_a_run_over_two_notebooks_splits_its_files(tmp_path):

@@ -256,6 +256,40 @@ def test_a_source_that_is_neither_zip_nor_folder_says_what_it_found(tmp_path, ca
         assert f"source={str(source)!r}: expected a zip file or a folder, found {found}" in err
 
 
+@pytest.mark.parametrize(
+    ("members", "argv", "expected"),
+    [
+        ({}, [], "expected a download holding students' notebooks, found no file in it"),
+        (
+            {"__MACOSX/._x": b"", "readme.txt": b"hi"},
+            [],
+            "found 2 file(s), none of them one: __MACOSX/._x (",
+        ),
+        (
+            {f"ada_1_1_{NB}.ipynb": b"{}"},
+            ["-a", "02_positions"],
+            "--assignment '02_positions': expected a notebook the download holds, found none "
+            f"of it (ignored: ada_1_1_{NB}.ipynb (matches no assignment of 02_positions",
+        ),
+    ],
+)
+def test_a_download_without_the_notebooks_asked_for_is_refused_and_writes_nothing(
+    tmp_path, capsys, members, argv, expected
+):
+    """An empty zip, or the wrong -a, would grade every student blank or nothing, status ok:
+    refused with the reason, before anything is written."""
+    import zipfile
+
+    source = tmp_path / "download.zip"
+    with zipfile.ZipFile(source, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    work = tmp_path / "work"
+    assert cli.main(["grade", str(source), "--work", str(work), *argv]) == 2
+    assert expected in capsys.readouterr().err
+    assert not (work / "intake.json").exists() and not (work / "submitted").exists()
+
+
 def test_export_without_a_gradebook_says_where_it_looked(tmp_path, capsys):
     assert cli.main(["export", "--work", str(tmp_path / "nowhere")]) == 2
     expected = f"expected a gradebook at {tmp_path / 'nowhere' / 'gradebook.db'}"

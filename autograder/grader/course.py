@@ -823,6 +823,28 @@ def grade_class(
         progress.close()
 
 
+def _expect_notebooks(intake: Intake, source: Path, assignments: list[str] | None) -> None:
+    """Refuse, before anything is written, a download that holds no notebook of the course
+    or none of a notebook asked for: an empty zip or the wrong `-a` would otherwise grade
+    every student blank (0 points, status ok) or nothing, and say nothing."""
+    held = sorted({a for _, a in intake.uploads})
+    absent = [a for a in assignments or () if a not in held]
+    if held and not absent:
+        return
+    ignored = "; ".join(f"{printable(f.path, 80)} ({f.reason})" for f in intake.files[:5])
+    if absent:
+        what = f"it holds {', '.join(held)}" if held else f"ignored: {ignored}"
+        raise UsageError(
+            f"--assignment {absent[0]!r}: expected a notebook the download holds, found none "
+            f"of it ({what}; leave out -a to grade what it holds)"
+        )
+    found = f"{len(intake.files)} file(s), none of them one: {ignored}"
+    raise UsageError(
+        f"source={str(source)!r}: expected a download holding students' notebooks, found "
+        + (found if intake.files else "no file in it")
+    )
+
+
 def _grade_class(
     course: Course,
     source: Path | None,
@@ -841,6 +863,7 @@ def _grade_class(
     if source is not None:
         with course.lock("intake"):
             intake = course.collect(Path(source), assignments or course.assignments())
+            _expect_notebooks(intake, Path(source), assignments)
             assignments = assignments or sorted({a for _, a in intake.uploads})
             for assignment in assignments:
                 course.ensure_assignment(assignment)
@@ -1041,11 +1064,39 @@ def _notebook_record(report: dict, assignment: str) -> dict:
     }
 
 
+def _merged_record(old: dict | None, report: dict, assignment: str) -> dict:
+    """A notebook's record after this run: this run's files, and the files of the students
+    it did not take in, kept from the earlier record (each with the `download` it came from):
+    their notebooks, grades and pages still stand, so a later, smaller download (the late
+    submissions) must not drop them from the record the LMS files name pages from."""
+    record = _notebook_record(report, assignment)
+    if not isinstance(old, dict) or not isinstance(old.get("files"), list):
+        return record
+    taken = {f["student"] for f in record["files"] if f.get("student")}
+    kept = [
+        {"download": old.get("source", ""), **f}
+        for f in old["files"]
+        if isinstance(f, dict) and f.get("student") and f["student"] not in taken
+    ]
+    ids = {f["student"] for f in kept}
+    record["files"] += kept
+    record["students"] += [s for s in old.get("students", []) if s.get("id") in ids]
+    graded = sum(f.get("status") == "graded" for f in record["files"])
+    record["summary"] = {
+        "files": len(record["files"]),
+        "graded": graded,
+        "ignored": len(record["files"]) - graded,
+        "students": len(taken | ids),
+    }
+    return record
+
+
 def write_intake_report(path: Path, source: Path, assignments: list[str], intake: Intake) -> dict:
     """Write WORK/intake.json: the latest run at the top level (source, taken_in,
     assignments, files, students, collisions, summary) and, under "notebooks", one record
-    per notebook ever taken in, merged: this run replaces the records of its notebooks and
-    keeps the others, so taking in notebook 02 never loses notebook 01's report. A report
+    per notebook ever taken in, merged: this run replaces its notebooks' files of the students
+    it took in and keeps the rest, so taking in notebook 02 never loses notebook 01's report,
+    nor a download of late submissions the record of everyone else. A report
     that cannot be read is kept beside it as intake.json.unreadable-<time>, never dropped."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     report = {
@@ -1071,7 +1122,7 @@ def write_intake_report(path: Path, source: Path, assignments: list[str], intake
             path.replace(path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%dT%H%M%S')}"))
             notebooks = {}
     for assignment in assignments:
-        notebooks[assignment] = _notebook_record(report, assignment)
+        notebooks[assignment] = _merged_record(notebooks.get(assignment), report, assignment)
     report["notebooks"] = dict(sorted(notebooks.items()))
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     partial.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
