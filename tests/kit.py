@@ -23,6 +23,13 @@ REGION = re.compile(
     r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION", re.DOTALL | re.MULTILINE
 )
 MIN_CHARS = 20  # shorter lines (`return Q, K, V`, `else:`) are not an answer on their own
+COMMENT = re.compile(r"\s+#(\s.*)?$")  # a trailing comment: two spaces and # (PEP 8)
+
+
+def code_of(line: str) -> str:
+    """A solution line without its trailing comment: a copy that only says something else in
+    its comment is the same line of code."""
+    return COMMENT.sub("", line.strip()) if not line.lstrip().startswith("#") else line.strip()
 
 
 @functools.cache
@@ -133,13 +140,14 @@ def kit_python(kit: Path) -> Path:
 # -- answers ------------------------------------------------------------------------------------
 def solution_lines(solutions: Path, names: list[str]) -> dict[str, str]:
     """line -> notebook, for every line of at least MIN_CHARS characters (and every concept
-    answer) in a solution region that no solution notebook shows outside its regions."""
+    answer) in a solution region that no solution notebook shows outside its regions; each
+    line as its code, without a trailing comment (`code_of`)."""
     shown, lines = [], {}
     for name in names:
         for cell in nbformat.read(solutions / name / f"{name}.ipynb", as_version=4).cells:
             shown.append(REGION.sub("", cell.source))
             for body in REGION.findall(cell.source):
-                for line in (raw.strip() for raw in body.splitlines()):
+                for line in (code_of(raw) for raw in body.splitlines()):
                     if len(line) >= MIN_CHARS or line.startswith("answer_"):
                         lines.setdefault(line, name)
     visible = "\n".join(shown)
