@@ -4,11 +4,12 @@
     python3 scripts/clean_grading.py --force    # no question (make clean-grading FORCE=1)
     python3 scripts/clean_grading.py --work DIR # the grader's --work folder, not autograder/
 
-The gradebook, the students' submissions, the manual grades in it, the feedback, grades.csv
-and intake.json are one state: deleting part of it leaves the rest out of step (a grades.csv
-naming submissions that are gone). This deletes every part, after listing it. Without a
-terminal to ask on and without --force it refuses and deletes nothing. Only the standard
-library: it runs after `make clean` removed .venv.
+The gradebook, the students' submissions, the manual grades in it, the feedback, grades.csv,
+intake.json and the files filled for the LMS (lms/: the class's names and e-mails in
+people.csv, the import files and the feedback zips) are one state: deleting part of it
+leaves the rest out of step (a grades.csv naming submissions that are gone). This deletes
+every part, after listing it. Without a terminal to ask on and without --force it refuses
+and deletes nothing. Only the standard library: it runs after `make clean` removed .venv.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ GRADING = (
     "reports",
     "grades.csv",
     "intake.json",
+    "lms",  # python -m grader lms: people.csv/.json, the LMS import files and feedback zips
 )
 
 

@@ -5,6 +5,7 @@ end-to-end run is in test_ta_sample.py)."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import subprocess
 import sys
@@ -72,12 +73,15 @@ def _read(path):
         return list(csv.reader(handle))
 
 
-def _canvas(tmp_path, extra=()):
+def _canvas(tmp_path, extra=(), points="14"):
+    """Canvas's export: the header, the Points Possible row (none if `points` is None), and
+    a row per student."""
+    possible = [["    Points Possible", "", "", "", "", points, "10", "(read only)"]]
     return _write(
         tmp_path / "canvas.csv",
         CANVAS_HEADER,
         [
-            ["    Points Possible", "", "", "", "", "14", "10", "(read only)"],
+            *(possible if points is not None else []),
             ["Smith, Ann", "101", "S1", "ann", "A", "", "7", "50"],
             ['Bo "the" Ng', "102", "", "bo", "A", "", "", ""],
             ["=HYPERLINK(1)", "103", "", "eve", "B", "", "", ""],
@@ -221,3 +225,174 @@ def test_people_are_matched_across_notebooks_by_email_and_a_clash_is_named(cours
     assert people["person"] == ["person", "name", "01_attention_scores", "04_masks"]
     assert people["email:101@x.edu"][1:] == ["Ann Smith", "101", "7"]  # one person, two ids
     assert people["email:cy@x.edu"][2:] == ["", "101"]
+
+
+# -- a failed grading is no grade (review 3) --------------------------------------------------
+FAILED_STATUS = (
+    "GRADING FAILED (the grader's fault, not the student's; it is regraded next run): "
+    "NotADirectoryError: [Errno 20] Not a directory"
+)
+NOT_STARTED = (
+    "kernel lost at cell 1: the kernel did not start: the kernel closed its channel (it "
+    "exited or was killed); "
+)
+
+
+@pytest.fixture
+def failed_course(course, monkeypatch):
+    """The course above, and 105 whose grading failed and 106 whose kernel never started:
+    both 0 / 14 in the gradebook, both with a page on disk."""
+    graded = dict(lms._graded(course, NB))
+    graded["105"] = {**_row(0.0), "tests": {"t1": 0.0}, "status": FAILED_STATUS}
+    graded["106"] = {**_row(0.0), "tests": {"t1": 0.0}, "status": NOT_STARTED}
+    graded["101"] = {**graded["101"], "status": "see errors"}  # a student's own error: a grade
+    monkeypatch.setattr(lms, "_graded", lambda course, nb: graded)
+    names = dict(lms._download_names(course, NB))
+    names.update({"105": "cy_105_9_nb.ipynb", "106": "di_106_9_nb.ipynb"})
+    monkeypatch.setattr(lms, "_download_names", lambda course, nb: names)
+    for student in ("105", "106"):
+        page = course.work / "feedback" / student / NB / f"{NB}.html"
+        page.parent.mkdir(parents=True)
+        page.write_text("<p>0 / 14</p>")
+    return course
+
+
+@pytest.mark.parametrize("missing_zero", [False, True])
+def test_canvas_leaves_a_failed_grading_as_it_was_and_names_it(
+    failed_course, tmp_path, missing_zero
+):
+    extra = [["Cy", "105", "", "cy", "A", "", "", ""], ["Di", "106", "", "di", "A", "9", "", ""]]
+    done = lms.fill_canvas(failed_course, NB, _canvas(tmp_path, extra), None, missing_zero)
+    rows = {r[1]: r for r in _read(failed_course.work / "lms" / NB / "canvas_import.csv")}
+    assert rows["105"][-1] == "" and rows["106"][-1] == "9"  # as Canvas exported them
+    assert rows["101"][-1] == "11"
+    assert done.graded == 2 and not done.ok
+    assert [f.split(":")[0] for f in done.failed] == ["Cy (105)", "Di (106)"]
+    assert "grading failed" in done.failed[0] and "kernel did not start" in done.failed[1]
+    with zipfile.ZipFile(done.written[-1]) as archive:  # no page saying 0 / 14
+        assert sorted(archive.namelist()) == [
+            "Smith, Ann_101_7_01_attention_scores.html",
+            "bo_102_8_nb.html",
+        ]
+
+
+def _worksheet_rows(tmp_path, rows, name="worksheet.csv"):
+    return _write(
+        tmp_path / name,
+        MOODLE_HEADER,
+        [
+            [f"Participant {uid}", who, f"{uid}@x.edu", "Submitted", grade, maximum, "Yes"]
+            + ["-", "-", comment, ""]
+            for uid, who, grade, maximum, comment in rows
+        ],
+    )
+
+
+def test_moodle_leaves_a_failed_grading_as_it_was_and_names_it(failed_course, tmp_path):
+    path = _worksheet_rows(
+        tmp_path,
+        [
+            ("101", "Ann Smith", "", "100.00", ""),
+            ("105", "Cy", "", "100.00", ""),
+            ("106", "Di", "50.00", "100.00", "seen by hand"),
+        ],
+    )
+    done = lms.fill_moodle(failed_course, NB, path, missing_zero=True)
+    rows = {r[0]: r for r in _read(failed_course.work / "lms" / NB / "moodle_worksheet.csv")}
+    at = {name: i for i, name in enumerate(MOODLE_HEADER)}
+    assert rows["Participant 105"][at["Grade"]] == ""
+    assert rows["Participant 105"][at["Feedback comments"]] == ""
+    assert rows["Participant 106"][at["Grade"]] == "50.00"
+    assert rows["Participant 106"][at["Feedback comments"]] == "seen by hand"
+    assert rows["Participant 101"][at["Grade"]] == "78.57"
+    assert done.graded == 1 and not done.ok
+    assert [f.split(":")[0] for f in done.failed] == [
+        "Participant 105 (Cy)",
+        "Participant 106 (Di)",
+    ]
+    with zipfile.ZipFile(done.written[-1]) as archive:
+        assert archive.namelist() == [f"Ann Smith_101_assignsubmission_file_/{NB}.html"]
+
+
+def test_the_command_lists_who_was_not_exported_and_exits_1(failed_course, tmp_path, capsys):
+    lms._graded(failed_course, NB).pop("104")  # every other student is placed: exit 1 for 105
+    extra = [["Cy", "105", "", "cy", "A", "", "", ""], ["Di", "106", "", "di", "A", "", "", ""]]
+    args = argparse.Namespace(
+        lms="canvas",
+        assignment=NB,
+        file=str(_canvas(tmp_path, extra)),
+        column=None,
+        missing_zero=False,
+    )
+    assert lms.lms_command(args, failed_course) == 1
+    out, err = capsys.readouterr()
+    assert "2 graded; 2 not exported (their grading failed)" in out
+    assert "not exported: Cy (105): grading failed" in err
+    assert "not exported: Di (106): the kernel did not start" in err
+
+
+def test_a_moodle_comment_says_a_page_is_attached_only_when_it_is(course, tmp_path):
+    (course.work / "feedback" / "102" / NB / f"{NB}.html").unlink()
+    lms.fill_moodle(course, NB, _worksheet(tmp_path), missing_zero=False)
+    rows = _read(course.work / "lms" / NB / "moodle_worksheet.csv")
+    assert rows[1][9].endswith("Your feedback page is attached.")
+    assert "attached" not in rows[2][9]
+
+
+# -- Canvas: the column's Points Possible --------------------------------------------------------
+@pytest.mark.parametrize("points", ["100", "100.00", "100,00"])
+def test_canvas_scales_to_the_columns_points_possible(course, tmp_path, points):
+    done = lms.fill_canvas(course, NB, _canvas(tmp_path, points=points), None, False)
+    out = _read(course.work / "lms" / NB / "canvas_import.csv")
+    assert out[1][-1] == points  # the row as Canvas wrote it
+    assert out[2][-1] == "78.57" and out[3][-1] == "100"  # 11/14 and 14/14 of 100
+    assert done.warnings == []
+
+
+@pytest.mark.parametrize("points", [None, "", "lots"])
+def test_canvas_without_points_possible_writes_points_and_says_so(course, tmp_path, points):
+    done = lms.fill_canvas(course, NB, _canvas(tmp_path, points=points), None, False)
+    out = {r[1]: r for r in _read(course.work / "lms" / NB / "canvas_import.csv")}
+    assert out["101"][-1] == "11"  # raw points, as the gradebook has them
+    assert len(done.warnings) == 1 and not done.ok
+    assert "01 Attention scores (2001)" in done.warnings[0]
+    assert "Points Possible" in done.warnings[0] and "raw points" in done.warnings[0]
+
+
+def test_canvas_refuses_a_read_only_column(course, tmp_path):
+    with pytest.raises(UsageError, match=r"--column: .*'Current Score' is read only"):
+        lms.fill_canvas(course, NB, _canvas(tmp_path), "Current Score", missing_zero=False)
+
+
+# -- Moodle: Maximum Grade in any locale ----------------------------------------------------------
+@pytest.mark.parametrize(
+    ("maximum", "ann"),
+    [("100,00", "78.57"), ("1.000,00", "785.71"), ("1 000,00", "785.71"), ("1,000.00", "785.71")],
+)
+def test_moodle_reads_a_decimal_comma_and_thousands_separators(course, tmp_path, maximum, ann):
+    lms.fill_moodle(course, NB, _worksheet(tmp_path, maximum), missing_zero=False)
+    rows = _read(course.work / "lms" / NB / "moodle_worksheet.csv")
+    assert rows[1][4] == ann  # with a point: Moodle's import reads it in every language
+    assert rows[1][5] == maximum  # as Moodle wrote it
+
+
+@pytest.mark.parametrize("maximum", ["n/a", "", "0,00", "-3"])
+def test_moodle_refuses_a_maximum_grade_it_cannot_read(course, tmp_path, maximum):
+    with pytest.raises(UsageError, match=r"WORKSHEET: column Maximum Grade of Participant 101 "):
+        lms.fill_moodle(course, NB, _worksheet(tmp_path, maximum), missing_zero=False)
+    assert not (course.work / "lms" / NB / "moodle_worksheet.csv").exists()
+
+
+def test_moodle_folder_names_survive_moodles_split_on_underscores(course, tmp_path):
+    """Moodle's importer (mod/assign/feedback/file/importziplib.php) splits each folder name
+    on "_" (at most 5 parts) and takes the second part as the participant number; its own
+    downloads write a full name's "_" as a space."""
+    path = _worksheet_rows(
+        tmp_path,
+        [("101", "Anne_Marie Smith", "", "100", ""), ("102", "Bo_", "", "100", "")],
+    )
+    done = lms.fill_moodle(course, NB, path, missing_zero=False)
+    with zipfile.ZipFile(done.written[-1]) as archive:
+        names = sorted(archive.namelist())
+    assert names[0] == f"Anne Marie Smith_101_assignsubmission_file_/{NB}.html"
+    assert [n.split("/")[0].split("_", 4)[1] for n in names] == ["101", "102"]

@@ -205,7 +205,9 @@ def test_make_clean_keeps_grading_data_and_work(tmp_path):
 def _grading_folder(tmp_path: Path) -> Path:
     work = tmp_path / "autograder"
     for name in ["gradebook.db", "submitted/ann/01/01.ipynb", "grades.csv", "intake.json",
-                 "feedback/ann/01/01.html", "state/01/ann.json", "nbgrader_config.py"]:  # fmt: skip
+                 "feedback/ann/01/01.html", "state/01/ann.json", "nbgrader_config.py",
+                 "lms/people.csv", "lms/people.json", "lms/01/canvas_import.csv",
+                 "lms/01/moodle_feedback.zip"]:  # fmt: skip
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text("x")
     return work
@@ -234,6 +236,7 @@ def test_make_clean_grading_with_force_deletes_it_all_and_only_it(tmp_path):
     work = _grading_folder(tmp_path)
     result = _clean_grading(work, "--force", stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result
+    assert "lms/" in result.stdout  # listed before it goes: names and e-mails of the class
     assert [p.name for p in work.iterdir()] == ["nbgrader_config.py"]
     # The make target passes FORCE=1 on, and refuses without it.
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")

@@ -52,6 +52,7 @@ from grader.sandbox import (
     sandbox_available,
     throwaway_ids,
 )
+from grader.status import NOT_STARTED
 from grader.testprocess import LOST, error_output, failed_checks, names_used
 
 __all__ = [
@@ -126,7 +127,7 @@ class StudentKernel:
             try:
                 self.group = cgroups.Group(limits.memory_mb, limits.processes)
             except RuntimeError as err:
-                self.dead = f"the kernel did not start: {err}"
+                self.dead = f"{NOT_STARTED}: {err}"
         self.tmp = Path(tempfile.mkdtemp(prefix="attnbook-kernel-"))
         ids = throwaway_ids(StudentKernel.started % 2) if use_sandbox else None
         StudentKernel.started += 1
@@ -189,7 +190,7 @@ class StudentKernel:
                     os.close(fd)
             self.proc = ForkedKernel(self.zygote, pid)
         except (OSError, RuntimeError, ValueError) as err:
-            self.dead = f"the kernel did not start: {err}"
+            self.dead = f"{NOT_STARTED}: {err}"
             self.proc = ForkedKernel(None, -1)
 
     def wait_ready(self) -> None:
@@ -200,7 +201,7 @@ class StudentKernel:
             wire.read_frame(self.rep_r, time.monotonic() + 120)
             self.ready = True
         except (wire.WireError, TimeoutError) as err:
-            self.kill(f"the kernel did not start: {err}; {self.log_tail()}")
+            self.kill(f"{NOT_STARTED}: {err}; {self.log_tail()}")
         if self.zygote is not None and self.own is not None:  # the kernel has copied them
             shutil.rmtree(self.own, ignore_errors=True)
 

@@ -7,19 +7,22 @@ grader lms canvas|moodle FILE -a NB`), written to WORK/lms/NB/.
   `Points Possible` row under the header. Students are matched by `ID`, the Canvas user id
   that the submissions download puts in each file name (`ada_101_1_...`). The import file
   (`canvas_import.csv`) is the identity columns, the Points Possible row and the one
-  assignment column: nothing else is changed. The pages go back in `canvas_feedback.zip`,
-  each under its submission's download name with `.html` (Canvas's "Re-Upload
-  Submissions" matches a file to a submission by that name).
+  assignment column: nothing else is changed. The score is scaled to the column's Points
+  Possible (raw points, and a warning, when the export has none). The pages go back in
+  `canvas_feedback.zip`, each under its submission's download name with `.html` (Canvas's
+  "Re-Upload Submissions" matches a file to a submission by that name).
 - Moodle: the assignment's offline grading worksheet (View all submissions, "Download
   grading worksheet"): `Identifier` (`Participant 1234567`), `Full name`, `Email address`,
   `Status`, `Grade`, `Maximum Grade`, `Grade can be changed`, `Last modified (submission)`,
-  `Last modified (grade)`, `Feedback comments`. Students are matched by the participant
-  number, which the submissions download puts in each folder name
-  (`Full Name_1234567_assignsubmission_file_`). `moodle_worksheet.csv` is the worksheet
-  with `Grade` (the score on the worksheet's `Maximum Grade`) and `Feedback comments` (the
-  score and what the tests found, link-free) filled; `moodle_feedback.zip` holds each
-  page in a folder named as Moodle names a student's folder in its downloads, `Full
-  name_participant_assignsubmission_file_` ("Upload multiple feedback files in a zip").
+  `Last modified (grade)`, `Feedback comments` (numbers in the site's language: `100,00`).
+  Students are matched by the participant number, which the submissions download puts in
+  each folder name (`Full Name_1234567_assignsubmission_file_`). `moodle_worksheet.csv` is
+  the worksheet with `Grade` (the score on the worksheet's `Maximum Grade`, with a decimal
+  point, which Moodle's import reads in every language) and `Feedback comments` (the score
+  and what the tests found, link-free) filled; `moodle_feedback.zip` holds each page in a
+  folder named as Moodle names a student's folder in its downloads, `Full
+  name_participant_assignsubmission_file_` with "_" in the name as a space ("Upload
+  multiple feedback files in a zip").
 
 Who is who across notebooks is kept by the LMS's user fields (e-mail, login, SIS id, Canvas
 user id), never by display name alone: WORK/lms/people.csv has one row per person with their
@@ -29,8 +32,10 @@ the next (a Moodle participant number is per assignment) is reported as a clash.
 Nothing is dropped silently: a student of the LMS file who was not graded stays blank
 (`--missing-zero`: 0) and is counted; a graded student whom the LMS file lacks, or an id that
 the LMS file holds twice, is listed and the command exits 1 after writing what it could. A
-manual grade from the formgrader wins over the autograde, as in grades.csv (the scores come
-from the gradebook). A cell that a spreadsheet would run as a formula is written as text.
+grading that failed, or whose kernel never started, is no grade: that student is left as
+the LMS file has them and listed with why, and the command exits 1. A manual grade from the
+formgrader wins over the autograde, as in grades.csv (the scores come from the gradebook).
+A cell that a spreadsheet would run as a formula is written as text.
 """
 
 from __future__ import annotations
@@ -45,7 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.course import Course, UsageError, _cell, gradebook_rows
-from grader.intake import match_name
+from grader.intake import match_name, printable
+from grader.status import FAILED, NOT_STARTED
 
 CANVAS_IDENTITY = (
     "Student",
@@ -71,10 +77,63 @@ class Filled:
     missing: list[str] = field(default_factory=list)  # graded, not in the LMS file
     twice: list[str] = field(default_factory=list)  # ids the LMS file holds more than once
     clashes: list[str] = field(default_factory=list)  # one id, two people across notebooks
+    failed: list[str] = field(default_factory=list)  # graded, but no grade: left as it was
+    warnings: list[str] = field(default_factory=list)  # written, but not as it should be
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.twice or self.clashes)
+        return not (self.missing or self.twice or self.clashes or self.failed or self.warnings)
+
+
+def not_a_grade(row: dict) -> str:
+    """Why a gradebook row's score is no grade to send to the LMS, or "": its grading failed
+    (the grader's fault; nbgrader's record of it is a 0) or its kernel never started, so
+    none of the student's cells ran."""
+    status = str(row.get("status") or "")
+    if FAILED in status:
+        why = status.split(FAILED, 1)[1].lstrip(": ") or "no reason given"
+        return f"grading failed ({printable(why, 200)}); grade it again, then run lms again"
+    if NOT_STARTED in status:
+        why = status.split(NOT_STARTED, 1)[1].lstrip(": ").split("; ")[0] or "no reason given"
+        return (
+            f"{NOT_STARTED} ({printable(why, 200)}), so no cell ran; grade it again, then run "
+            "lms again"
+        )
+    return ""
+
+
+THOUSANDS = " \u00a0\u202f'\u2019"  # spaces (Moodle), no-break spaces, apostrophes (Swiss)
+DIGITS = re.compile(r"[0-9]+")
+
+
+def lms_number(text: str) -> float | None:
+    """A number as an LMS writes it in any language, or None: "100", "100.00", "100,00",
+    "1 000,00", "1.000,00", "1,000.00". The decimal separator is a lone "," or ".", or the
+    last of the two when both are there (the other one then groups thousands); one of them
+    several times groups thousands, as Canvas's import reads them; spaces and apostrophes
+    group thousands too (Moodle's unformat_float drops spaces)."""
+    value = "".join(c for c in str(text).strip() if c not in THOUSANDS)
+    sign = value[0] if value.startswith(("-", "+")) else ""
+    value = value[len(sign) :]
+    marks = [c for c in value if c in ".,"]
+    decimal = marks[-1] if len(marks) == 1 or len(set(marks)) == 2 else ""
+    whole, _, fraction = value.rpartition(decimal) if decimal else (value, "", "")
+    if decimal and not DIGITS.fullmatch(fraction):
+        return None
+    groups, separators = re.split(r"[.,]", whole), {c for c in whole if c in ".,"}
+    if decimal in separators or len(separators) > 1:
+        return None
+    grouped = len(groups) == 1 or (len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:]))
+    if not grouped or not all(DIGITS.fullmatch(g) for g in groups):
+        return None
+    return float(f"{sign}{''.join(groups)}.{fraction or 0}")
+
+
+def _decimal(value: float) -> str:
+    """A grade with at most 2 decimals and a decimal point, which the imports of Canvas (any
+    language) and Moodle (unformat_float: a point in every language) read."""
+    text = f"{round(value, 2):.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def read_lms_csv(path: Path, what: str) -> tuple[list[str], list[list[str]]]:
@@ -114,7 +173,10 @@ def _download_names(course: Course, assignment: str) -> dict[str, str]:
 
 def _safe_name(text: str) -> str:
     """A worksheet's full name as a folder name in a zip: no separators or control
-    characters (Moodle matches the folder by the participant number that follows it)."""
+    characters, and "_" written as a space, as Moodle's own downloads write it: its import
+    (mod/assign/feedback/file/importziplib.php) splits a folder name on "_" and reads the
+    participant number as the second part, so "Anne_Marie_1234567_..." would match no one."""
+    text = text.replace("_", " ")
     return "".join(c for c in text if c.isprintable() and c not in "/\\:")[:100].strip()
 
 
@@ -122,7 +184,7 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-def _comment(row: dict) -> str:
+def _comment(row: dict, attached: bool) -> str:
     """A short, link-free feedback comment: the score and what the tests found."""
     tests = row.get("tests") or {}
     full = sum(1 for v in tests.values() if v)
@@ -130,7 +192,7 @@ def _comment(row: dict) -> str:
     text += f" ({full} of {len(tests)} tests scored)."
     if row.get("manual") == "yes":
         text += " Includes a grade given by hand."
-    return text + " Your feedback page is attached."
+    return text + (" Your feedback page is attached." if attached else "")
 
 
 PLAIN = re.compile(r"[-+]?\d+(\.\d+)?|-")  # a number, or Moodle's "-" for no date
@@ -150,12 +212,16 @@ def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
         writer.writerows([[_text(v) for v in row] for row in rows])
 
 
+def _page(course: Course, student: str, assignment: str) -> Path:
+    return course.work / "feedback" / student / assignment / f"{assignment}.html"
+
+
 def _pages_zip(course: Course, assignment: str, path: Path, names: dict[str, str]) -> int:
     """A zip of the feedback pages: student id -> name inside it; how many pages went in."""
     count = 0
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for student, name in sorted(names.items()):
-            page = course.work / "feedback" / student / assignment / f"{assignment}.html"
+            page = _page(course, student, assignment)
             if page.is_file():
                 archive.write(page, name)
                 count += 1
@@ -252,6 +318,10 @@ def fill_canvas(
     target = canvas_column(header, assignment, column)
     keep = [i for i, h in enumerate(header) if h in CANVAS_IDENTITY] + [target]
     graded, done = _graded(course, assignment), Filled()
+    points = _points_possible(header, rows, target, "--column" if column else f"-a {assignment}")
+    if isinstance(points, str):
+        done.warnings.append(points)
+    exported: set[str] = set()
     seen: dict[str, int] = {}
     people: dict[str, dict[str, str]] = {}
     out_rows = []
@@ -268,12 +338,21 @@ def fill_canvas(
             "sis": row[header.index("SIS User ID")] if "SIS User ID" in header else "",
             "canvas": uid,
         }
-        if uid in graded:
-            row[target] = _number(graded[uid]["score"])
+        who = f"{row[header.index('Student')]} ({uid})"
+        why = not_a_grade(graded[uid]) if uid in graded else ""
+        if why:  # left as Canvas exported it
+            done.failed.append(f"{who}: {why}")
+        elif uid in graded:
+            mine = graded[uid]
+            if isinstance(points, float):
+                row[target] = _decimal(mine["score"] * points / (mine["max_score"] or 1))
+            else:
+                row[target] = _number(mine["score"])
+            exported.add(uid)
             done.graded += 1
         else:
             row[target] = "0" if missing_zero else ""
-            done.blank.append(f"{row[header.index('Student')]} ({uid})")
+            done.blank.append(who)
         out_rows.append([row[i] for i in keep])
     done.twice = sorted(u for u, n in seen.items() if n > 1)
     done.missing = sorted(s for s in graded if s not in seen)
@@ -284,12 +363,39 @@ def fill_canvas(
     names = {
         s: Path(p).with_suffix(".html").name
         for s, p in _download_names(course, assignment).items()
-        if s in seen
+        if s in exported
     }
     if names:
         done.written.append(folder / "canvas_feedback.zip")
         _pages_zip(course, assignment, done.written[-1], names)
     return done
+
+
+def _points_possible(header: list[str], rows: list[list[str]], target: int, option: str):
+    """The points of the assignment column in Canvas's `Points Possible` row (the row under
+    the header, or under Canvas's "Manual Posting" row, whose first cell says so): a float,
+    or why there is none (a warning: the raw points are written). A read-only column (a
+    total) is refused: Canvas's import ignores it."""
+    name = header[target]
+    found = next((r for r in rows if r and "Points Possible" in r[0]), None)
+    if found is None:
+        return (
+            f"GRADEBOOK has no 'Points Possible' row (Canvas writes it under the header): "
+            f"the raw points are written in {name!r}, not scaled to the assignment's points"
+        )
+    cell = found[target].strip() if target < len(found) else ""
+    if re.search(r"read\s*only", cell, re.IGNORECASE):
+        raise UsageError(
+            f"{option}: expected an assignment column, which Canvas imports; {name!r} is read "
+            f"only (its 'Points Possible' says {cell!r})"
+        )
+    points = lms_number(cell)
+    if points is None or points <= 0:
+        return (
+            f"GRADEBOOK's 'Points Possible' row: expected a number of points > 0 in {name!r}, "
+            f"found {cell!r}: the raw points are written, not scaled to the assignment's points"
+        )
+    return points
 
 
 def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: bool) -> Filled:
@@ -306,6 +412,7 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
     folders: dict[str, str] = {}  # participant -> its folder in Moodle's feedback zip
     people: dict[str, dict[str, str]] = {}
     full_name = header.index("Full name") if "Full name" in header else None
+    exported: set[str] = set()
     for row in rows:
         row += [""] * (len(header) - len(row))
         found = MOODLE_PARTICIPANT.match(row[at["Identifier"]])
@@ -321,13 +428,22 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
             row[at["Grade"]] = "0" if missing_zero else row[at["Grade"]]
             done.blank.append(row[at["Identifier"]])
             continue
+        label = row[at["Identifier"]].strip() + (f" ({who})" if who else "")
         mine = graded[uid]
-        try:
-            scale = float(row[at["Maximum Grade"]]) / float(mine["max_score"] or 1)
-        except ValueError:
-            scale = 1.0
-        row[at["Grade"]] = f"{round(mine['score'] * scale, 2):g}"
-        row[at["Feedback comments"]] = _comment(mine)
+        why = not_a_grade(mine)
+        if why:  # Grade and Feedback comments left as Moodle wrote them
+            done.failed.append(f"{label}: {why}")
+            continue
+        maximum = lms_number(row[at["Maximum Grade"]])
+        if maximum is None or maximum <= 0:
+            raise UsageError(
+                f"WORKSHEET: column Maximum Grade of {label}: expected a number of points > 0 "
+                f"(as Moodle writes it, such as 100.00 or 100,00), found "
+                f"{row[at['Maximum Grade']]!r}; nothing written"
+            )
+        row[at["Grade"]] = _decimal(mine["score"] * maximum / (mine["max_score"] or 1))
+        row[at["Feedback comments"]] = _comment(mine, _page(course, uid, assignment).is_file())
+        exported.add(uid)
         done.graded += 1
     done.twice = sorted(u for u, n in seen.items() if n > 1)
     done.missing = sorted(s for s in graded if s not in seen)
@@ -335,7 +451,7 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
     folder = course.work / "lms" / assignment
     done.written.append(folder / "moodle_worksheet.csv")
     _write_csv(done.written[-1], header, rows)
-    names = {s: f"{folders[s]}/{assignment}.html" for s in graded if s in folders}
+    names = {s: f"{folders[s]}/{assignment}.html" for s in exported}
     if names:
         done.written.append(folder / "moodle_feedback.zip")
         _pages_zip(course, assignment, done.written[-1], names)
@@ -344,7 +460,8 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
 
 def lms_command(args, course: Course) -> int:
     """`python -m grader lms canvas|moodle FILE -a NB`: print what was written and who could
-    not be placed; exit 1 when a graded student is missing from the file or an id is twice."""
+    not be placed; exit 1 when a graded student is missing from the file, an id is twice, a
+    grading failed (not exported) or the grades are written other than asked (raw points)."""
     try:
         if args.lms == "canvas":
             done = fill_canvas(
@@ -357,10 +474,15 @@ def lms_command(args, course: Course) -> int:
         return 2
     for path in done.written:
         print(f"wrote {path}")
+    failed = f"{len(done.failed)} not exported (their grading failed); " if done.failed else ""
     print(
-        f"{done.graded} graded; {len(done.blank)} in the LMS file without a grade here "
+        f"{done.graded} graded; {failed}{len(done.blank)} in the LMS file without a grade here "
         f"({'0 given' if args.missing_zero else 'left blank'})"
     )
+    for line in done.failed:
+        print(f"not exported: {line}", file=sys.stderr)
+    for warning in done.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     for student in done.missing:
         print(f"graded here, not in the LMS file: {student}", file=sys.stderr)
     for uid in done.twice:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -24,7 +25,37 @@ from grader.catalogue import (
     notebooks,
     solution_notebook,
 )
-from grader.course import Course, grade_class, gradebook_rows
+from grader.course import Course, Progress, grade_class, gradebook_rows, outcome_line
+from grader.intake import printable
+
+
+class CatalogueProgress(Progress):
+    """What `catalogue` tells as it grades, on `stream` (stderr: stdout is the report; None:
+    nothing): the notebook it is on, then a line per submission as it finishes, as `grade`
+    prints them, with the mistake that submission carries; the time each notebook took."""
+
+    def __init__(self, stream, notebook: str, place: str, mistakes: dict[str, str]):
+        self.stream, self.notebook, self.place, self.mistakes = stream, notebook, place, mistakes
+        self.total = self.count = 0
+        self.started = time.monotonic()
+
+    def tell(self, text: str) -> None:
+        if self.stream is not None:
+            print(text, file=self.stream, flush=True)
+
+    def start(self, total: int) -> None:
+        self.total, self.count = total, 0
+        self.tell(f"catalogue {self.place} {self.notebook}: grading {total} notebook(s)")
+
+    def done(self, outcome: dict) -> None:
+        self.count += 1
+        line = outcome_line(outcome, self.count, max(self.total, self.count))
+        mistake = self.mistakes.get(outcome.get("student", ""), "")
+        self.tell(f"{line} [{printable(mistake, 100)}]" if mistake else line)
+
+    def close(self) -> None:
+        seconds = time.monotonic() - self.started
+        self.tell(f"catalogue {self.place} {self.notebook}: {self.count} graded in {seconds:.0f} s")
 
 
 def _hint_of(course: Course, student: str, notebook: str, test: str) -> tuple[str, str]:
@@ -49,15 +80,28 @@ def _hint_of(course: Course, student: str, notebook: str, test: str) -> tuple[st
 
 
 def catalogue_report(
-    course: Course, assignments: list[str] | None = None, workers: int = 1, limit: int | None = None
+    course: Course,
+    assignments: list[str] | None = None,
+    workers: int = 1,
+    limit: int | None = None,
+    stream=None,
 ) -> list[dict]:
-    """Grade every mistake of the catalogue; one dict per mistake."""
+    """Grade every mistake of the catalogue; one dict per mistake. With a `stream`, tell the
+    progress there as it goes (nothing else is written to it)."""
     rows = []
-    for notebook in assignments or notebooks():
+    chosen = assignments or notebooks()
+    for index, notebook in enumerate(chosen):
+        mistakes = list(load_catalogue(notebook).MISTAKES)[:limit]
+        place = f"[{index + 1}/{len(chosen)}]"
+        names = {f"m{n:02d}": f"{v.cell}: {v.name}" for n, v in enumerate(mistakes)}
+        progress = CatalogueProgress(stream, notebook, place, names)
+        progress.tell(
+            f"catalogue {place} {notebook}: the solution and {len(mistakes)} mistake(s), each "
+            "graded as a submission"
+        )
         course.ensure_assignment(notebook)
         release = course.release(notebook)
         solution = solution_notebook(notebook)
-        mistakes = list(load_catalogue(notebook).MISTAKES)[:limit]
         inbox = Path(tempfile.mkdtemp(prefix="attnbook-catalogue-"))
         students = {"solution": fill_in(release, solution)}
         for number, variant in enumerate(mistakes):
@@ -65,7 +109,7 @@ def catalogue_report(
         for student, nb in students.items():
             (inbox / student).mkdir(parents=True)
             nbformat.write(nb, inbox / student / f"{notebook}.ipynb")
-        outcomes = grade_class(course, inbox, [notebook], workers=workers)
+        outcomes = grade_class(course, inbox, [notebook], workers=workers, progress=progress)
         failed = {o["student"]: o.get("reason", "") for o in outcomes if not o["ok"]}
         if "solution" in failed:
             raise RuntimeError(
@@ -123,7 +167,7 @@ def catalogue_command(args) -> int:
         memory_mb=args.memory_mb,
     )
     try:
-        rows = catalogue_report(course, args.assignment, args.workers, args.limit)
+        rows = catalogue_report(course, args.assignment, args.workers, args.limit, sys.stderr)
     except RuntimeError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -8,3 +8,7 @@ which imports the preprocessors.
 from __future__ import annotations
 
 FAILED = "GRADING FAILED (the grader's fault, not the student's; it is regraded next run)"
+
+# A kernel that never ran a cell of the student's (execute.py writes it in the run report's
+# status): the grader's fault, so its 0 is no grade (gradescope.py, lms.py)
+NOT_STARTED = "the kernel did not start"
