@@ -220,6 +220,34 @@ def test_a_bad_frame_is_a_lost_kernel_with_the_reason(body):
             os.close(fd)
 
 
+def test_a_kernel_that_stops_reading_its_requests_is_stopped_at_the_time_limit():
+    """A kernel that forged a cell's reply and sleeps, its request pipe unread: the next
+    request (a cell bigger than the pipe's buffer) must not block the grader in its write,
+    past every limit, but end as a kernel that ran past its time limit."""
+    requests, replies = os.pipe(), os.pipe()
+    outcome: list[BaseException] = []
+
+    def ask():
+        channel = KernelChannel(requests[1], replies[0], 0)
+        try:
+            channel.request({"op": "run", "code": "#" + "x" * 400_000}, time.monotonic() + 1)
+        except BaseException as err:  # noqa: BLE001 - KernelLost is what is expected
+            outcome.append(err)
+
+    try:
+        started = time.monotonic()
+        asking = threading.Thread(target=ask, daemon=True)
+        asking.start()
+        asking.join(30)
+        assert not asking.is_alive(), "the grader is blocked writing a request nobody reads"
+        assert time.monotonic() - started < 10
+        assert isinstance(outcome[0], KernelLost) and outcome[0].timed_out, outcome
+        assert os.get_blocking(requests[1])  # the descriptor is left as it was found
+    finally:
+        for fd in (*requests, *replies):
+            os.close(fd)
+
+
 def test_the_reason_of_a_failure_is_its_exception_line():
     log = (
         "[AutogradeApp | INFO] Converting notebook\nTraceback (most recent call last):\n"

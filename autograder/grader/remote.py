@@ -64,7 +64,7 @@ class KernelChannel:
             message["stand_in_classes"] = self.stand_ins.classes()
         deadline = self.deadline if deadline is None else deadline
         try:
-            wire.write_frame(self.request_fd, message)
+            wire.write_frame(self.request_fd, message, deadline)
             while True:
                 self._wait(deadline)
                 reply = wire.read_frame(self.reply_fd, deadline)
@@ -72,7 +72,7 @@ class KernelChannel:
                     continue
                 if not standins.is_callback(reply):
                     return reply
-                self._answer(reply)
+                self._answer(reply, deadline)
         except TimeoutError as err:
             which = str(err) if self.cpu_left is not None and str(err).startswith(":") else ""
             raise KernelLost(
@@ -88,7 +88,7 @@ class KernelChannel:
             if self.stand_ins is not None:
                 self.stand_ins.end_request()
 
-    def _answer(self, frame: dict) -> None:
+    def _answer(self, frame: dict, deadline: float) -> None:
         """Answer a stand-in's callback (`grader.standins`) while the request is in flight.
         Where none is offered, the frame is forged and left unanswered: a kernel that sends
         many and reads none must not fill the request pipe and block the grader."""
@@ -97,10 +97,12 @@ class KernelChannel:
         answer = self.stand_ins.answer(frame)
         answer["callback_reply"] = frame.get("seq")
         try:
-            wire.write_frame(self.request_fd, answer)
+            wire.write_frame(self.request_fd, answer, deadline)
         except wire.Unsendable as why:
             error = {"ok": False, "type": "RuntimeError", "error": f"the answer is too big: {why}"}
-            wire.write_frame(self.request_fd, {**error, "callback_reply": frame.get("seq")})
+            wire.write_frame(
+                self.request_fd, {**error, "callback_reply": frame.get("seq")}, deadline
+            )
 
 
 NAME_LIMIT = 300  # characters of a type's, module's or MRO entry's name (as grader.kernel)
