@@ -630,6 +630,43 @@ def test_a_kernel_sandboxed_without_root_holds_no_capabilities():
     assert kept["NoNewPrivs"] == "1" and kept["remounted"] == "False", kept
 
 
+@pytest.mark.skipif(not SANDBOX_OK, reason="no sandbox")
+def test_a_grader_installed_as_a_wheel_keeps_the_answer_key_out_of_the_kernel(monkeypatch):
+    """`pip install ./autograder` puts the reference answers, the catalogue and the sample
+    class inside grader/, which every kernel gets: each is an empty folder there."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from grader import sandbox
+
+    installed = Path(tempfile.mkdtemp(prefix="attnbook-wheel-", dir="/var/tmp")) / "grader"
+    own = Path(tempfile.mkdtemp(prefix="attnbook-own-", dir="/var/tmp"))
+    try:
+        shutil.copytree(sandbox.GRADER_DIR, installed, ignore=shutil.ignore_patterns("__py*"))
+        for name in sandbox.PRIVATE_DATA:
+            (installed / name).mkdir()
+            (installed / name / "nb01_attention_scores.py").write_text("ANSWERS = {}\n")
+        monkeypatch.setattr(sandbox, "GRADER_DIR", installed)
+        argv = sandbox.kernel_command(own, (0, 1), True, None, sandbox.Limits())
+        inside = argv[: argv.index("--") + 1] + [
+            "/bin/sh", "-c", "ls -A /opt/attnbook-grader/grader/reference "
+            "/opt/attnbook-grader/grader/mistakes /opt/attnbook-grader/grader/sample_class; "
+            "ls /opt/attnbook-grader/grader",
+        ]  # fmt: skip
+        seen = subprocess.run(inside, capture_output=True, text=True, timeout=60)
+        hidden = sandbox.hide_answer_key()
+        at = next(i for i in range(len(inside)) if inside[i : i + len(hidden)] == hidden)
+        control = inside[:at] + inside[at + len(hidden) :]  # the mounts without the hiding
+        shown = subprocess.run(control, capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(installed.parent, ignore_errors=True)
+        shutil.rmtree(own, ignore_errors=True)
+    assert "sandbox.py" in seen.stdout, seen.stdout + seen.stderr  # the grader is there
+    assert "nb01_attention_scores.py" not in seen.stdout, seen.stdout  # its answer key is not
+    assert shown.stdout.count("nb01_attention_scores.py") == 3, shown.stdout  # the control
+
+
 def test_a_checkout_under_tmp_is_refused_with_the_reason(monkeypatch):
     """The kernel's own /tmp would hide a checkout there: every kernel would die unexplained."""
     from grader import sandbox

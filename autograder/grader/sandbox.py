@@ -293,6 +293,7 @@ def _bwrap(own: Path, own_at: str, user_namespace: bool) -> list[str]:
         "--ro-bind",
         str(GRADER_DIR),
         "/opt/attnbook-grader/grader",
+        *hide_answer_key(),
         "--ro-bind",
         str(own),
         own_at,
@@ -301,6 +302,23 @@ def _bwrap(own: Path, own_at: str, user_namespace: bool) -> list[str]:
         "PYTHONPATH",
         f"/opt/attnbook-grader:{Path(_package_root()).parent}",
         "--",
+    ]
+
+
+# The grader's package data that no kernel may read: the reference answers, the catalogue and
+# the sample class. An editable install keeps them beside grader/; a wheel (`pip install
+# ./autograder`) puts them inside it, in the folder every kernel gets.
+PRIVATE_DATA = ("reference", "mistakes", "sample_class")
+
+
+def hide_answer_key() -> list[str]:
+    """bubblewrap arguments that put an empty tmpfs over each of the grader's private folders
+    found inside the mounted grader/ (none in an editable install)."""
+    return [
+        arg
+        for name in PRIVATE_DATA
+        if (GRADER_DIR / name).is_dir()
+        for arg in ("--tmpfs", f"/opt/attnbook-grader/grader/{name}")
     ]
 
 
