@@ -34,7 +34,7 @@ from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, collect, is_late, printable
 from grader.normalize import answer_digests, normalize
 from grader.sandbox import close_zygotes, compile_mounted_code
-from grader.status import FAILED
+from grader.status import FAILED, NOT_STARTED
 
 AUTOGRADER = Path(__file__).resolve().parents[1]
 GRADER_DIR = Path(__file__).resolve().parent
@@ -574,7 +574,7 @@ class Course:
                 )
         outcome["report"] = json.loads(report.read_text()) if report.exists() else {}
         status = str(outcome["report"].get("status", ""))
-        if outcome["ok"] and "the kernel did not start" in status:  # before the student's code
+        if outcome["ok"] and NOT_STARTED in status:  # before any of the student's code
             outcome["ok"] = False
             outcome["error"] = f"GraderError: the grader could not start a kernel ({status})"
         if outcome["ok"]:
