@@ -395,3 +395,37 @@ def test_gradescope_reports_a_failed_grading_as_the_autograders_failure(tmp_path
     monkeypatch.setattr(gradescope, "grade_class", lambda *a, **k: [failed])
     with pytest.raises(RuntimeError, match="grading failed: RuntimeError: the grader broke here"):
         gradescope.grade_submission(tmp_path, {"assignment": NB}, "bwrap")
+
+
+def test_a_fresh_kernel_after_a_time_limit_goes_on_with_the_notebooks_cpu_budget(monkeypatch):
+    """The grader goes on in a fresh kernel after a cell ran past its limit: the notebook's
+    CPU budget (1800 s) counts what the first kernel used, not a fresh 1800 s."""
+    from grader import execute
+    from grader.sandbox import Limits
+
+    class Kernel:
+        def __init__(self, cpu: float, dead: str = ""):
+            self.cpu, self.dead = cpu, dead
+
+        def cpu_seconds(self):
+            return self.cpu
+
+        def close(self):
+            pass
+
+        def request(self, *_):
+            self.cpu += 1.0  # replaying the cells before the lost one
+
+    first = Kernel(1800.0, "your code ran past the time limit (300 s of CPU time for a cell)")
+    monkeypatch.setattr(execute, "take_kernel", lambda *_: Kernel(5.0))
+    run = execute._Run(
+        template=None, files_from=None, limits=Limits(), use_sandbox=True, borrowed_credit=0,
+        report=execute.RunReport(), kernel=first, budget=None,
+        notebook_deadline=time.monotonic() + 3600, cpu_start=100.0, sources=["x = 1", "loop()"],
+    )  # fmt: skip
+    run.count = 2
+    run._stopped(nbformat.v4.new_code_cell("loop()"))
+    assert run.restarted and run.kernel is not first
+    # 1700 s used by the first kernel: 100 s are left, not the next cell's 300 s
+    _, cpu_until = run._limits()  # the fresh kernel is at 6 s (replay included)
+    assert cpu_until == pytest.approx(5.0 + Limits().notebook_timeout_s - 1700.0)

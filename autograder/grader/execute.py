@@ -875,10 +875,14 @@ class _Run:
         for output in cell.outputs:
             if output.get("ename") == LOST:
                 output["evalue"] = str(output.get("evalue", "")) + RESTARTED
+        used = 0.0  # CPU seconds of the notebook so far: its budget goes on in the fresh kernel
+        if self.cpu_start is not None:
+            used = max(0.0, (self.kernel.cpu_seconds() or self.cpu_start) - self.cpu_start)
         self.kernel.close()
         self.kernel = take_kernel(self.files_from, self.limits, self.use_sandbox)
         if self.cpu_start is not None:  # the fresh kernel's control group counts from 0
-            self.cpu_start = self.kernel.cpu_seconds()
+            fresh = self.kernel.cpu_seconds()
+            self.cpu_start = None if fresh is None else fresh - used
         for source in self.sources:
             if self.kernel.dead:
                 break
