@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import fresh_sandbox_probe
+from conftest import ROOT, fresh_sandbox_probe
 from grader import execute, wire
 from grader.course import idle_core
 from grader.execute import (
@@ -677,3 +677,43 @@ def test_a_checkout_under_tmp_is_refused_with_the_reason(monkeypatch):
         ok, why = sandbox.sandbox_available()
     if sandbox.bwrap_path() is not None:
         assert not ok and "hides /tmp/tmp.x1/attnbook" in why and "outside /tmp" in why, why
+
+
+KEYRING_NOTE = r"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+KEYCTL = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+ADD_KEY = {"x86_64": 248, "aarch64": 217}[os.uname().machine]
+found = libc.syscall(KEYCTL, 10, -4, b"user", b"attnbook-note", 0)  # KEYCTL_SEARCH in @u
+print("FOUND" if found >= 0 else "NOTHING")
+key = libc.syscall(ADD_KEY, b"user", b"attnbook-note", b"left for the next", 17, -4)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not SANDBOX_OK or os.geteuid() != 0 or os.uname().machine not in ("x86_64", "aarch64"),
+    reason="the zygote's throwaway users (root, bubblewrap, keyctl's number known)",
+)
+def test_a_kernel_finds_nothing_an_earlier_kernel_left_in_its_keyrings(tmp_path):
+    """Linux keeps a user's keyrings per user id and the throwaway ids come round again: three
+    students graded one after another by one worker (the first and third under one id) each
+    leave a key in the user keyring, and none finds one left before it."""
+    import nbformat
+    from grader.course import Course, grade_class
+    from grader.sample import load_builder
+
+    build = load_builder()
+    mine = build.add_cell_after(build.solved(ROOT), "project_qkv", KEYRING_NOTE)
+    inbox = build.write_folder(
+        tmp_path / "download",
+        {s: {"01_attention_scores.ipynb": nbformat.writes(mine).encode()} for s in "abc"},
+    )
+    course = Course(root=ROOT, work=tmp_path / "work", quiet=True)
+    grade_class(course, inbox, ["01_attention_scores"], workers=1)
+    for student in "abc":
+        graded = course.work / "autograded" / student / "01_attention_scores"
+        cells = nbformat.read(graded / "01_attention_scores.ipynb", as_version=4).cells
+        printed = [o.get("text", "") for c in cells if "KEYCTL" in c.source for o in c.outputs]
+        assert printed == ["NOTHING\n"], (student, printed)

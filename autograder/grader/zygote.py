@@ -118,6 +118,25 @@ def drop_to(uid: int, gid: int) -> None:
         raise RuntimeError("drop_to: no_new_privs is not set or groups remain")
 
 
+KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+
+
+def fresh_keyrings() -> None:
+    """Keyrings with nothing an earlier kernel left: Linux keeps a user's keyrings per user id,
+    not per namespace, and the throwaway ids come round again, so one student's kernel could
+    leave keys for a later one. A session keyring of its own, and the user's keyrings
+    cleared; where keyctl is not there, keys are not either."""
+    number = KEYCTL.get(os.uname().machine)
+    if number is None:
+        return
+    syscall = _libc.syscall
+    syscall(ctypes.c_long(number), ctypes.c_long(KEYCTL_JOIN_SESSION_KEYRING), None)
+    for ring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
+        syscall(ctypes.c_long(number), ctypes.c_long(KEYCTL_CLEAR), ctypes.c_long(ring))
+
+
 def _hand_over(folder: str, uid: int, gid: int) -> None:
     for parent, dirs, files in os.walk(folder):
         os.lchown(parent, uid, gid)
@@ -159,6 +178,7 @@ def _prepare(request: dict) -> None:
     idle = bool(request.get("idle"))
     limit_resources(limits, idle=idle, own_uid=True, grouped=not idle)()
     drop_to(uid, gid)
+    fresh_keyrings()
 
 
 def _init(request: dict, fds: list[int]) -> None:
