@@ -191,15 +191,19 @@ def test_make_clean_keeps_grading_data_and_work(tmp_path):
         "autograder/intake.json",
         "work/01/01.ipynb",
     ]
-    for name in [*keep, "fakevenv/bin/python", "dist/kit.zip"]:
+    for name in [*keep, "fakevenv/bin/python", "dist/kit.zip", ".pytest_cache/x"]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
     result = subprocess.run(
         ["make", "clean", "VENV=fakevenv"], cwd=tmp_path, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert not (tmp_path / "fakevenv").exists() and not (tmp_path / "dist").exists()
+    assert not (tmp_path / "fakevenv").exists() and not (tmp_path / ".pytest_cache").exists()
     assert [n for n in keep if not (tmp_path / n).exists()] == []
+    # dist/ holds the kits `make kit` built (minutes, hundreds of MiB): README says clean
+    # removes only .venv and caches, so it stays, and README says how to delete it.
+    assert (tmp_path / "dist" / "kit.zip").is_file()
+    assert "rm -rf dist" in (ROOT / "README.md").read_text()
 
 
 def _grading_folder(tmp_path: Path) -> Path:
