@@ -18,10 +18,10 @@
 #   make solutions-html  executed HTML copies of the solution notebooks, figures inside, in
 #                        build/solutions-html/ (NB=01 for one; made on demand, not committed)
 #   make reset NB=01     put the released notebook 01 in place of yours in work/; yours is
-#                        kept in work/.backups/<name>-<date>T<time>.ipynb
+#                        kept in work/backups/<name>-<date>T<time>.ipynb
 #   make release         regenerate notebooks/ from solutions/ (instructors); refuses, naming
 #                        them, while a file in notebooks/ holds changes no release made
-#                        (someone's work); FORCE=1 backs them up in work/.backups/ and goes on
+#                        (someone's work); FORCE=1 backs them up in work/backups/ and goes on
 #   make kit             the student kit: dist/attnbook-kit-<version>-<python>-<platform>.zip,
 #                        installable offline, without solutions or grader (instructors)
 #   make formgrader      JupyterLab with nbgrader's formgrader for this course (TAs)

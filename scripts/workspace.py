@@ -2,13 +2,15 @@
 
     python scripts/workspace.py prepare          # copy into work/ what it lacks (make lab)
     python scripts/workspace.py reset 01         # work/01_*/01_*.ipynb back to the released
-                                                 # one, the old one kept in work/.backups/
+                                                 # one, the old one kept in work/backups/
     python scripts/workspace.py ... --work DIR   # another folder than work/
 
 notebooks/ holds the released notebooks: `make release` and `git pull` rewrite it. work/ is
 yours: git ignores it, `prepare` only ever adds to it (a notebook folder that work/ lacks, a
 file a notebook folder lacks, as a newer workbook brings them) and never overwrites a file,
-and `reset` moves the notebook it replaces into work/.backups/ with the time in its name.
+and `reset` moves the notebook it replaces into work/backups/ with the time in its name
+(a folder the lab shows; older workbooks used work/.backups/, which JupyterLab hides: its
+files are moved into work/backups/, never over one there, by the next `prepare` or `reset`).
 In a clone, `prepare` also makes work/solutions/, a read-only copy of solutions/ for the lab,
 afresh each time (it holds no one's work: nothing can be written into it).
 """
@@ -16,6 +18,7 @@ afresh each time (it holds no one's work: nothing can be written into it).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -27,7 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 WORK = ROOT / "work"
-BACKUPS = ".backups"
+BACKUPS = "backups"  # not hidden: JupyterLab shows it, so a backup opens in the lab
+OLD_BACKUPS = ".backups"  # where older workbooks kept them (hidden in the lab)
 # work/.released.json: each copied file's released version (sha256) when it was copied or reset
 RELEASED = ".released.json"
 
@@ -145,7 +149,7 @@ def find_released(nb: str, released: Path = NOTEBOOKS) -> Path:
 
 
 def backup_path(notebook: Path, work: Path, when: time.struct_time | None = None) -> Path:
-    """work/.backups/<name>-<YYYY-MM-DDTHHMM>.ipynb, with -2, -3, ... when that is taken."""
+    """work/backups/<name>-<YYYY-MM-DDTHHMM>.ipynb, with -2, -3, ... when that is taken."""
     stamp = time.strftime("%Y-%m-%dT%H%M", when or time.localtime())
     folder = work / BACKUPS
     candidate = folder / f"{notebook.stem}-{stamp}{notebook.suffix}"
@@ -156,9 +160,30 @@ def backup_path(notebook: Path, work: Path, when: time.struct_time | None = None
     return candidate
 
 
+def adopt_old_backups(work: Path) -> list[Path]:
+    """Move the backups an older workbook kept in work/.backups/ (hidden in the lab) into
+    work/backups/, each under a free name (-2, -3, ... when its own is taken: never over a
+    file). Returns their new paths; work/.backups/ is removed once empty."""
+    old = work / OLD_BACKUPS
+    if not old.is_dir() or old.is_symlink():
+        return []
+    moved = []
+    for path in sorted(p for p in old.iterdir() if p.is_file() and not p.is_symlink()):
+        dest, count = work / BACKUPS / path.name, 2
+        while dest.exists() or dest.is_symlink():
+            dest = work / BACKUPS / f"{path.stem}-{count}{path.suffix}"
+            count += 1
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        path.rename(dest)
+        moved.append(dest)
+    with contextlib.suppress(OSError):
+        old.rmdir()  # only when empty: anything else there stays
+    return moved
+
+
 def reset(nb: str, work: Path = WORK, released: Path = NOTEBOOKS) -> tuple[Path, Path | None]:
     """Put the released notebook `nb` in place of yours in `work`; yours goes to
-    work/.backups/ first. Returns (your notebook's path, its backup or None if there was no
+    work/backups/ first. Returns (your notebook's path, its backup or None if there was no
     copy to keep)."""
     source = find_released(nb, released)
     mine = work / source.relative_to(released)
@@ -193,6 +218,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = args.work if args.work.is_absolute() else Path.cwd() / args.work
     try:
+        moved = adopt_old_backups(work)
+        if moved:
+            print(
+                f"your {len(moved)} backup{'s' if len(moved) != 1 else ''} in "
+                f"{_shown(work / OLD_BACKUPS)}/, which the lab hides, "
+                f"{'are' if len(moved) != 1 else 'is'} now in {_shown(work / BACKUPS)}/:",
+                *(f"  {_shown(p)}" for p in moved),
+                sep="\n",
+            )
         if args.command == "prepare":
             fresh = not work.exists()
             copied, updated = sync(work)

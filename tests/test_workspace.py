@@ -102,7 +102,8 @@ def test_reset_restores_the_released_notebook_and_keeps_a_dated_backup(tmp_path)
     mine.write_text("first attempt\n")
     path, backup = workspace.reset("02", work, released)
     assert path == mine and mine.read_text() == "released 02_b\n"
-    assert backup.parent == work / ".backups" and backup.read_text() == "first attempt\n"
+    # in work/backups/, which the lab shows (it hides dot-folders such as .backups)
+    assert backup.parent == work / "backups" and backup.read_text() == "first attempt\n"
     assert re.fullmatch(r"02_b-\d{4}-\d\d-\d\dT\d{4}\.ipynb", backup.name), backup.name
     assert (work / "02_b" / "data.txt").read_text() == "data\n"
     # A second reset in the same minute keeps both backups.
@@ -110,6 +111,28 @@ def test_reset_restores_the_released_notebook_and_keeps_a_dated_backup(tmp_path)
     _, second = workspace.reset("02_b", work, released)
     assert second != backup and second.read_text() == "second attempt\n"
     assert backup.read_text() == "first attempt\n"
+
+
+def test_backups_an_older_workbook_hid_in_work_dot_backups_become_visible(tmp_path, capsys):
+    """Older workbooks kept reset's backups in work/.backups/, which JupyterLab hides: the
+    next `make lab` (prepare) or `make reset` moves them into work/backups/, never over a
+    file there, and says so; nothing is lost."""
+    released, work = _released(tmp_path), tmp_path / "work"
+    workspace.prepare(work, released)
+    old = work / ".backups"
+    old.mkdir()
+    (old / "01_a-2025-01-01T1000.ipynb").write_text("old attempt\n")
+    (work / "backups").mkdir()
+    (work / "backups" / "01_a-2025-01-01T1000.ipynb").write_text("other attempt\n")
+    assert workspace.main(["--work", str(work), "prepare"]) == 0
+    out = capsys.readouterr().out
+    kept = {p.name: p.read_text() for p in (work / "backups").iterdir()}
+    assert sorted(kept.values()) == ["old attempt\n", "other attempt\n"], kept
+    assert not old.exists() or not any(old.iterdir())
+    assert ".backups" in out and f"{work / 'backups'}" in out, out
+    readme = (ROOT / "README.md").read_text()
+    assert "`work/backups/01_attention_scores-<date>T<time>.ipynb`" in readme
+    assert readme.count("work/.backups/") == 1 and "moved into `work/backups/`" in readme
 
 
 def test_reset_without_a_copy_makes_one_and_names_a_wrong_notebook(tmp_path):
@@ -125,7 +148,7 @@ def test_backup_names_carry_the_date_and_time():
     when = time.strptime("2026-12-04 21:30", "%Y-%m-%d %H:%M")
     path = workspace.backup_path(Path("work/01_attention_scores/01_attention_scores.ipynb"),
                                  Path("/nonexistent/work"), when)  # fmt: skip
-    assert path == Path("/nonexistent/work/.backups/01_attention_scores-2026-12-04T2130.ipynb")
+    assert path == Path("/nonexistent/work/backups/01_attention_scores-2026-12-04T2130.ipynb")
 
 
 # -- the make targets --------------------------------------------------------------------------
@@ -161,7 +184,7 @@ def test_make_reset_keeps_a_backup_and_restores(tmp_path):
     result = make("reset", "NB=01", f"WORK={work}")
     assert result.returncode == 0, result.stdout + result.stderr
     assert mine.read_bytes() == (NOTEBOOKS / NB1 / f"{NB1}.ipynb").read_bytes()
-    (backup,) = (work / ".backups").iterdir()
+    (backup,) = (work / "backups").iterdir()
     assert backup.read_text() == "my answers" and backup.name.startswith(f"{NB1}-20")
     assert backup.name in result.stdout
     result = make("reset", f"WORK={work}")
@@ -304,7 +327,7 @@ def clone(tmp_path, monkeypatch):
         "NOTEBOOKS": notebooks,
         "SOLUTIONS": root / "solutions",
         "RECORD": root / ".release-record.json",
-        "BACKUPS": root / "work" / ".backups",
+        "BACKUPS": root / "work" / "backups",
         "generate": generate,
         "write_references": lambda check: [],
         "assignments": lambda: ["01_a", "02_b"],
@@ -346,9 +369,9 @@ def test_release_refuses_and_names_a_learners_changes(clone, capsys):
 
     assert release.main(["--force"]) == 0
     assert mine.read_text() == "v2 01_a\n" and not notes.exists()
-    kept = sorted(p.name for p in (root / "work" / ".backups").iterdir())
+    kept = sorted(p.name for p in (root / "work" / "backups").iterdir())
     assert [k.split("-20")[0] for k in kept] == ["01_a", "notes"], kept
-    assert {(root / "work" / ".backups" / k).read_text() for k in kept} == {
+    assert {(root / "work" / "backups" / k).read_text() for k in kept} == {
         "my answers\n",
         "my notes\n",
     }
@@ -364,6 +387,7 @@ def test_release_lets_a_learner_copy_equal_to_the_release_through(clone):
 def test_the_learners_copy_and_the_release_record_are_not_committed():
     paths = [
         "work/01_attention_scores/01_attention_scores.ipynb",
+        "work/backups/01_attention_scores-2026-12-04T2130.ipynb",
         "work/.backups/01_attention_scores-2026-12-04T2130.ipynb",
         ".release-record.json",
         "autograder/intake.json.unreadable-20261204T213000",
