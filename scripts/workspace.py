@@ -12,7 +12,8 @@ and `reset` moves the notebook it replaces into work/backups/ with the time in i
 (a folder the lab shows; older workbooks used work/.backups/, which JupyterLab hides: its
 files are moved into work/backups/, never over one there, by the next `prepare` or `reset`).
 In a clone, `prepare` also makes work/solutions/, a read-only copy of solutions/ for the lab,
-afresh each time (it holds no one's work: nothing can be written into it).
+afresh each time; a file a learner saved there anyway (root ignores the modes) is moved into
+work/backups/solutions-<date>T<time>/, never deleted.
 """
 
 from __future__ import annotations
@@ -112,28 +113,79 @@ SOLUTIONS = ROOT / "solutions"
 VIEW = "solutions"  # work/solutions/: a read-only copy of solutions/, for the lab
 
 
+# work/.solutions-view.json: each file the view was made of (sha256), so a refresh knows them
+VIEW_RECORD = ".solutions-view.json"
+_SKIP = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+
+
 def solutions_view(work: Path = WORK, source: Path = SOLUTIONS) -> Path | None:
+    """work/solutions/: a read-only copy of the instructor notebooks (`refresh_solutions_view`,
+    which also says what of the learner's it moved aside). None where there is no solutions/."""
+    return refresh_solutions_view(work, source)[0]
+
+
+def refresh_solutions_view(
+    work: Path = WORK, source: Path = SOLUTIONS
+) -> tuple[Path | None, list[Path]]:
     """work/solutions/: a read-only copy of the instructor notebooks (a clone's solutions/;
-    the kit has none), made afresh each time, so the lab can open them and nothing in it can
-    save into solutions/ (files 0444, folders 0555). It holds no one's work: a learner cannot
-    write into it. None where there is no solutions/."""
+    the kit has none), refreshed each time, so the lab can open them and nothing in it can
+    save into solutions/ (files 0444, folders 0555). Root ignores those modes (make lab adds
+    --allow-root), so a learner may still have saved there: only the files the last refresh
+    copied, unchanged, are replaced; any other file (a new one, or a copied one changed) is
+    moved into work/backups/solutions-<date>T<time>/, never deleted. Returns (the view, or
+    None where there is no solutions/; the files moved aside)."""
     if not source.is_dir():
-        return None
+        return None, []
     view = work / VIEW
     if view.is_symlink() or view.is_file():
         raise WorkspaceError(f"{view}: expected the copy of solutions/ or nothing, found a file")
+    moved: list[Path] = []
     if view.exists():
         for folder, _dirs, _files in os.walk(view):
             os.chmod(folder, 0o755)
+        moved = _move_aside_the_learners(view, work, source)
         shutil.rmtree(view)
-    shutil.copytree(
-        source, view, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
-    )
+    shutil.copytree(source, view, ignore=_SKIP)
+    record = {}
     for folder, _dirs, files in os.walk(view, topdown=False):
         for name in files:
-            os.chmod(os.path.join(folder, name), 0o444)
+            path = Path(folder, name)
+            record[path.relative_to(view).as_posix()] = _digest(path)
+            os.chmod(path, 0o444)
         os.chmod(folder, 0o555)
-    return view
+    partial = work / f"{VIEW_RECORD}.partial"
+    partial.write_text(json.dumps(dict(sorted(record.items())), indent=1) + "\n")
+    partial.replace(work / VIEW_RECORD)
+    return view, moved
+
+
+def _move_aside_the_learners(view: Path, work: Path, source: Path) -> list[Path]:
+    """Move out of `view` every file that no refresh put there as it is now (per
+    work/.solutions-view.json; without it, a file equal to its solutions/ original is the
+    copy's): into work/backups/solutions-<stamp>/, same relative path. Returns the moved."""
+    try:
+        record = json.loads((work / VIEW_RECORD).read_text(encoding="utf-8"))
+        record = record if isinstance(record, dict) else {}
+    except (OSError, ValueError):
+        record = {}
+    moved, stamp = [], time.strftime("%Y-%m-%dT%H%M")
+    aside = work / BACKUPS / f"{VIEW}-{stamp}"
+    count = 2
+    while aside.exists():
+        aside, count = work / BACKUPS / f"{VIEW}-{stamp}-{count}", count + 1
+    for path in sorted(p for p in view.rglob("*") if p.is_file() or p.is_symlink()):
+        name = path.relative_to(view).as_posix()
+        if "__pycache__" in path.relative_to(view).parts:
+            continue  # Python's byte code, made by an import: no one's work
+        original = source / name
+        ours = record.get(name) or (_digest(original) if original.is_file() else None)
+        if not path.is_symlink() and ours is not None and _digest(path) == ours:
+            continue
+        dest = aside / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        path.rename(dest)
+        moved.append(dest)
+    return moved
 
 
 def find_released(nb: str, released: Path = NOTEBOOKS) -> Path:
@@ -247,7 +299,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"Your work lives in {_shown(work)}/: no release and no `git pull` touches it; "
                 "`make reset NB=01` starts a notebook afresh and keeps a backup."
             )
-            view = solutions_view(work)
+            view, moved_aside = refresh_solutions_view(work)
+            if moved_aside:
+                print(
+                    f"files saved into {_shown(work / VIEW)}/ (the copy of the solutions, "
+                    "refreshed now) are yours, not the release's: kept, moved to",
+                    *(f"  {_shown(p)}" for p in moved_aside),
+                    sep="\n",
+                )
             if view is not None:
                 print(f"{_shown(view)}/: a read-only copy of the solutions, made afresh each time")
         else:

@@ -458,6 +458,32 @@ def test_the_solutions_view_is_a_fresh_read_only_copy_beside_the_work(tmp_path):
         os.chmod(folder, 0o755)
 
 
+def test_the_solutions_view_never_deletes_a_file_a_learner_saved_there(tmp_path):
+    """Run as root (make lab adds --allow-root), the lab can save into the read-only
+    work/solutions/: the next refresh replaces only the files it copied there; a file the
+    learner saved (new, or a copied one changed) is moved into work/backups/ and named."""
+    source, work = tmp_path / "solutions", tmp_path / "work"
+    (source / "01_x").mkdir(parents=True)
+    (source / "01_x" / "01_x.ipynb").write_text("v1")
+    view = workspace.solutions_view(work, source)
+    for folder, _dirs, _files in os.walk(view):  # what root can do regardless of the modes
+        os.chmod(folder, 0o755)
+    os.chmod(view / "01_x" / "01_x.ipynb", 0o644)
+    (view / "01_x" / "01_x.ipynb").write_text("v1 with my notes")
+    (view / "01_x" / "mine.ipynb").write_text("my own notebook")
+    (source / "01_x" / "01_x.ipynb").write_text("v2")
+    view, moved = workspace.refresh_solutions_view(work, source)
+    assert (view / "01_x" / "01_x.ipynb").read_text() == "v2"
+    assert not (view / "01_x" / "mine.ipynb").exists()
+    kept = {p.name: p.read_text() for p in moved}
+    assert kept == {"01_x.ipynb": "v1 with my notes", "mine.ipynb": "my own notebook"}, kept
+    assert all(p.is_relative_to(work / "backups") for p in moved), moved
+    # A refresh with nothing of the learner's in the view moves nothing.
+    assert workspace.refresh_solutions_view(work, source)[1] == []
+    for folder, _dirs, _files in os.walk(view):  # so that pytest can clean up
+        os.chmod(folder, 0o755)
+
+
 @pytest.mark.slow
 def test_a_learners_answers_survive_a_git_pull_of_a_newer_workbook(tmp_path):
     """A learner's clone: `make lab` makes work/, the learner fills in notebook 01 there; the
