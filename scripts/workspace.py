@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -58,6 +59,41 @@ def _files(folder: Path) -> list[Path]:
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _git_digest(path: Path, revision: str) -> str | None:
+    """sha256 of `path`'s version in git (revision "HEAD", or "" for the index), None where
+    git has none (no checkout, an untracked file, no git)."""
+    try:
+        data = subprocess.run(
+            ["git", "show", f"{revision}:./{path.name}"],
+            cwd=path.parent,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return hashlib.sha256(data).hexdigest()
+
+
+def _released_digest(path: Path, released: Path, name: str) -> str:
+    """The digest of the version of `path` (in `released`, as `name`) that was released. A
+    file in notebooks/ may hold a learner's edits (work done there before work/ existed):
+    then what was released is git's committed version, not the file. The file is the release
+    when git has no version of it, when it is git's committed or staged version, or when the
+    last `make release` here wrote it (.release-record.json beside notebooks/)."""
+    current = _digest(path)
+    committed = _git_digest(path, "HEAD")
+    if committed is None or current in (committed, _git_digest(path, "")):
+        return current
+    try:
+        made = json.loads((released.parent / ".release-record.json").read_text(encoding="utf-8"))
+        if made.get("files", {}).get(name) == current:
+            return current
+    except (OSError, ValueError, AttributeError):
+        pass
+    return committed
 
 
 def _read_record(work: Path) -> dict[str, str]:
@@ -102,7 +138,7 @@ def sync(work: Path = WORK, released: Path = NOTEBOOKS) -> tuple[list[Path], lis
                     updated.append(dest)
                 continue
             _copy(path, dest)
-            record[name] = _digest(path)
+            record[name] = _released_digest(path, released, name)
             copied.append(dest)
     if copied:
         _write_record(work, record)

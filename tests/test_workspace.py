@@ -87,6 +87,30 @@ def test_prepare_copies_what_is_missing_and_never_overwrites(tmp_path):
     assert workspace.sync(work, released) == ([], [])
 
 
+def test_answers_written_in_notebooks_before_work_existed_are_not_taken_for_a_release(tmp_path):
+    """README: a learner who worked in notebooks/ before work/ existed runs `make lab` (the
+    answers are copied into work/), then `git checkout notebooks/`. The next `make lab` must
+    not say that the workbook changed notebook 02 (it did not: the record holds what was
+    released, the committed version, not the learner's edit); a real newer release still is
+    named."""
+    root = tmp_path / "clone"
+    released = _released(root)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "v1"], cwd=root, check=True)
+    edited = released / "02_b" / "02_b.ipynb"
+    edited.write_text("my answers, written in notebooks/\n")
+    work = root / "work"
+    workspace.prepare(work, released)
+    assert (work / "02_b" / "02_b.ipynb").read_text() == "my answers, written in notebooks/\n"
+    subprocess.run(["git", "checkout", "-q", "notebooks/"], cwd=root, check=True)
+    assert workspace.sync(work, released) == ([], [])
+    edited.write_text("released 02_b, version 2\n")  # a newer workbook, pulled
+    subprocess.run([*git, "commit", "-qam", "v2"], cwd=root, check=True)
+    assert workspace.sync(work, released) == ([], [work / "02_b" / "02_b.ipynb"])
+
+
 def test_prepare_refuses_a_file_where_the_folder_should_be(tmp_path):
     released, work = _released(tmp_path), tmp_path / "work"
     work.write_text("not a folder")
