@@ -17,6 +17,10 @@ live with the autograder, and the visible check only reads the form of the answe
 (which holds the grader's reference answers), `--answers` (make check with ANSWERS set to 1)
 grades them now and shows why the keyed option is the best; the student kit has no letters. Unlike
 `nbgrader validate`, it exits non-zero when a check fails or a question is unanswered.
+
+Each cell gets the autograder's time limit (CELL_TIMEOUT, 300 s). A run that stops before the
+end (a cell past that limit, a kernel that dies, a file that is not a readable notebook) is
+named, file and cell, under the card of what ran, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADING_ENV = "NBGRADER_EXECUTION"  # as attnbook.notebook.being_graded reads it
@@ -76,26 +81,108 @@ def reference_answers(name: str) -> dict | None:
     return None
 
 
+# The autograder's limit for one cell (autograder/grader/sandbox.py, Limits.cell_timeout_s;
+# `--timeout`): a cell that runs longer is stopped there, and the tests after it score 0.
+CELL_TIMEOUT = 300
+
+
+class NotebookStopped(Exception):
+    """The notebook could not be read, or its run stopped before the end (the kernel died, a
+    cell ran past CELL_TIMEOUT, the kernel did not start). `nb` is what ran, the cell that
+    stopped carrying the reason as its error (None when nothing could be read)."""
+
+    def __init__(self, message: str, nb: nbformat.NotebookNode | None = None):
+        super().__init__(message)
+        self.nb = nb
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """`path` read as a notebook, or NotebookStopped naming the file and what is wrong."""
+    try:
+        return nbformat.read(path, as_version=4)
+    except Exception as err:  # NotJSONError, a schema's, a decoding's or the disk's
+        what = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+        raise NotebookStopped(
+            f"{_shown(path)}: could not be read as a notebook ({type(err).__name__}"
+            + (f": {what}" if what else "")
+            + "); the file may be truncated or damaged: open it in JupyterLab, or take a "
+            "backup (work/backups/) or the released one (make reset NB=NN, which keeps yours)"
+        ) from None
+
+
+def _cell_named(nb: nbformat.NotebookNode, index: int) -> str:
+    cell = nb.cells[index]
+    grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    first = next((line for line in cell.source.splitlines() if line.strip()), "")
+    named = f"cell {index + 1} of {len(nb.cells)}"
+    return named + (f" ({grade_id})" if grade_id else f" ({first.strip()[:60]!r})")
+
+
 def execute(path: Path, answers: bool = False) -> nbformat.NotebookNode:
     """The notebook run top to bottom in a fresh kernel, in its folder, as nbgrader runs it,
-    with this checkout's attnbook first on the kernel's path. With `answers`, a last cell
-    prints the concept answers the notebook set (see `chosen`)."""
-    nb = nbformat.read(path, as_version=4)
+    with this checkout's attnbook first on the kernel's path, each cell stopped after
+    CELL_TIMEOUT seconds as the autograder stops it. With `answers`, a last cell prints the
+    concept answers the notebook set (see `chosen`). Raises NotebookStopped when the file
+    cannot be read or the run stops before the end (its `nb`: what ran)."""
+    nb = read_notebook(path)
     if answers:
         nb.cells.append(nbformat.v4.new_code_cell(ANSWERS_PROBE))
     env = {GRADING_ENV: "autograde", "MPLBACKEND": "Agg", **os.environ}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
-    NotebookClient(
-        nb,
-        timeout=600,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(path.parent)}},
-        # the kernel's own start-up warnings (ipykernel's "running over TCP without
-        # encryption" on a machine that is only the student's) say nothing about the work
-        extra_arguments=["--IPKernelApp.log_level=ERROR"],
-    ).execute(env=env)
+    running: list[int] = []
+    try:
+        NotebookClient(
+            nb,
+            timeout=CELL_TIMEOUT,
+            kernel_name="python3",
+            allow_errors=True,
+            resources={"metadata": {"path": str(path.parent)}},
+            # the kernel's own start-up warnings (ipykernel's "running over TCP without
+            # encryption" on a machine that is only the student's) say nothing about the work
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            on_cell_start=lambda cell, cell_index: running.append(cell_index),
+        ).execute(env=env)
+    except Exception as err:  # the run stopped: say where and why, keep what ran
+        if isinstance(err, CellTimeoutError):
+            what = (
+                f"ran past {CELL_TIMEOUT} s, the autograder's time limit for one cell "
+                "(it stops the notebook there too: the tests after it score 0)"
+            )
+        elif isinstance(err, DeadKernelError):
+            what = (
+                "ended the kernel (os._exit, a crash or running out of memory; the "
+                "autograder scores the tests after it 0)"
+            )
+        elif not running:
+            raise NotebookStopped(
+                f"{_shown(path)}: the kernel did not start ({type(err).__name__}: {err}); "
+                "nothing of the notebook ran"
+            ) from None
+        else:
+            what = f"stopped the run ({type(err).__name__}: {str(err)[:200]})"
+        where = _cell_named(nb, running[-1])
+        message = f"{_shown(path)}: {where} {what}"
+        stopped = nb.cells[running[-1]]
+        stopped.setdefault("outputs", []).append(
+            nbformat.v4.new_output("error", ename=type(err).__name__, evalue=message, traceback=[])
+        )
+        for cell in nb.cells[running[-1] + 1 :]:
+            if cell.cell_type == "code":
+                cell.execution_count, cell.outputs = None, []
+        raise NotebookStopped(message, nb) from None
     return nb
+
+
+def run(path: Path, answers: bool = False) -> tuple[nbformat.NotebookNode | None, str | None]:
+    """`execute`, never raising NotebookStopped: (what ran or None, why it stopped or None)."""
+    try:
+        return execute(path, answers), None
+    except NotebookStopped as stopped:
+        return stopped.nb, str(stopped)
 
 
 def _is_concept(cell, grade_id: str) -> bool:
@@ -222,13 +309,18 @@ def main(argv: list[str]) -> int:
             "in a clone of the workbook; this copy has none "
             "(the student kit ships no answers), so concept answers are graded later"
         )
-    nb = execute(path, answers=grade_answers)
+    print(f"{_shown(path)} (the file as last saved: save the notebook in JupyterLab first)")
+    nb, stopped = run(path, answers=grade_answers)
+    if nb is None:
+        print(f"{FAIL} {stopped}")
+        return 1
     # the make variable, spelled so that the kit's scan for answer tables passes this file
     ask = f"make check NB={argv[0]} {'ANSWERS'}=1" if keys is not None else ""
     lines, status = score_card(nb, keys if grade_answers else None, ask)
-    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-    print(f"{shown} (the file as last saved: save the notebook in JupyterLab first)")
     print("\n".join(lines))
+    if stopped:
+        print(f"{FAIL} the run stopped: {stopped}; the checks after it did not run")
+        return 1
     return status
 
 

@@ -337,3 +337,78 @@ def test_the_answers_probe_is_read_when_its_line_arrives_in_pieces():
     ]
     nb = nbformat.v4.new_notebook(cells=[cell])
     assert check_notebook.chosen(nb) == {"answer_x": "B"}
+
+
+# -- a run that stops: the kernel dies, a cell hangs, the file is truncated ----------------------
+def _stopping(tmp_path, middle: str):
+    """A small graded notebook: a passing test, a cell running `middle`, a second test."""
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("x = 1"),
+            _fake([], "test_first", source="assert x == 1"),
+            nbformat.v4.new_code_cell(middle),
+            _fake([], "test_second", source="assert x == 1"),
+        ]
+    )
+    for cell in nb.cells:
+        cell.outputs, cell.execution_count = [], None
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "P", "language": "python"}
+    path = tmp_path / "mine.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("middle", "said"),
+    [
+        ("import os\nos._exit(3)", "ended the kernel"),
+        ("import time\ntime.sleep(60)", "ran past 2 s, the autograder's time limit"),
+    ],
+    ids=["dead kernel", "hang"],
+)
+def test_a_run_that_stops_prints_the_card_with_where_and_why(
+    tmp_path, monkeypatch, capsys, middle, said
+):
+    """The kernel dies (os._exit in an answer) or a cell runs past the cell time limit (the
+    autograder's, CELL_TIMEOUT): no traceback, the card of what ran, the file, the cell and
+    what happened, the tests after it not run, exit 1."""
+    assert check_notebook.CELL_TIMEOUT == 300  # the autograder's limit for one cell
+    monkeypatch.setattr(check_notebook, "CELL_TIMEOUT", 2)
+    path = _stopping(tmp_path, middle)
+    assert check_notebook.main([str(path)]) == 1
+    out = capsys.readouterr().out
+    first = next(line for line in out.splitlines() if "test_first" in line)
+    second = next(line for line in out.splitlines() if "test_second" in line)
+    assert check_notebook.PASS in first and check_notebook.FAIL in second, out
+    assert "did not run" in second, out
+    assert f"{path}: cell 3 of 4 ({middle.splitlines()[0]!r}) {said}" in out, out
+
+
+def test_a_truncated_notebook_is_named_with_what_is_wrong(tmp_path, capsys):
+    path = _stopping(tmp_path, "y = 2")
+    path.write_text(path.read_text()[:200])
+    assert check_notebook.main([str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: could not be read as a notebook (NotJSONError" in out, out
+    assert "truncated" in out and "Traceback" not in out
+
+
+def test_progress_goes_on_past_a_notebook_that_cannot_run(tmp_path):
+    """`make progress` with notebook 01 truncated: its line says so, with the file; every
+    other notebook's line is still printed, and the exit status is 1."""
+    mine = tmp_path / "work" / NB01 / f"{NB01}.ipynb"
+    mine.parent.mkdir(parents=True)
+    mine.write_text((NOTEBOOKS / NB01 / f"{NB01}.ipynb").read_text()[:500])
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "progress.py"), "--work", str(tmp_path / "work")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stdout.splitlines()
+    assert f"{mine}: could not be read as a notebook" in done.stdout, done.stdout
+    names = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*"))
+    assert all(any(line.startswith(name) for line in lines) for name in names), done.stdout
+    assert "notebooks complete" in done.stdout and NB01 in lines[-1], done.stdout
