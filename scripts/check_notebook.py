@@ -15,7 +15,10 @@ its small graded budget, not for minutes). Each function's check shows its point
 failure with the hint. A concept answer shows as answered, graded later: the right letters
 live with the autograder, and the visible check only reads the form of the answer. In a clone
 (which holds the grader's reference answers), `--answers` (make check with ANSWERS set to 1)
-grades them now and shows why the keyed option is the best; the student kit has no letters. Unlike
+grades them now and shows why the keyed option is the best, each answer read right after its
+test cell, where the autograder reads it; the student kit has no letters. As the autograder
+does, the release's test cells run (notebooks/, beside a copy in work/): one the copy lacks is
+put back, one edited is the release's again, and the card says so. Unlike
 `nbgrader validate`, it exits non-zero when a check fails or a question is unanswered.
 
 Each cell gets the autograder's time limit (CELL_TIMEOUT, 300 s). A run that stops before the
@@ -59,11 +62,16 @@ def find(arg: str, work: Path | None = None) -> Path:
 
 
 ANSWERS_SHOWN = "attnbook-check-answers:"  # the line the answers probe prints
-ANSWERS_PROBE = (
-    "import json as _json\n"
-    f"print({ANSWERS_SHOWN!r} + ' ' + _json.dumps({{_k: _v for _k, _v in globals().items() "
-    "if _k.startswith('answer_') and isinstance(_v, str)}))"
-)
+
+
+def answers_probe(name: str) -> str:
+    """A cell printing the concept answer `name` as it is now: put right after its test cell,
+    it reads the value the autograder's test cell reads (a later cell may set it again)."""
+    return (
+        "import json as _json\n"
+        f"print({ANSWERS_SHOWN!r} + ' ' + _json.dumps({{_k: _v for _k, _v in globals().items() "
+        f"if _k == {name!r} and isinstance(_v, str)}}))"
+    )
 
 
 def reference_answers(name: str) -> dict | None:
@@ -122,6 +130,69 @@ def _cell_named(nb: nbformat.NotebookNode, index: int) -> str:
     return named + (f" ({grade_id})" if grade_id else f" ({first.strip()[:60]!r})")
 
 
+PUT_BACK = "attnbook_check"  # a test cell's metadata key: why the release's ran instead
+
+
+def _graded_test(cell) -> str | None:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    if cell.get("cell_type") == "code" and meta.get("grade") and not meta.get("solution"):
+        return meta.get("grade_id")
+    return None
+
+
+def released_for(path: Path) -> Path | None:
+    """The released notebook `path` is a copy of (notebooks/NN_topic/NN_topic.ipynb for a
+    file named NN_topic.ipynb), None where there is none or it is `path` itself."""
+    release = ROOT / "notebooks" / path.stem / path.name
+    if not release.is_file() or release.resolve() == path.resolve():
+        return None
+    return release
+
+
+def with_release_tests(
+    nb: nbformat.NotebookNode, release: nbformat.NotebookNode
+) -> nbformat.NotebookNode:
+    """`nb` with its test cells as the autograder grades them (autograder/grader/normalize.py):
+    a test cell of the release that `nb` lacks is put back at its place, one the learner
+    edited is the release's again, a repeated one and grade metadata on a cell the release
+    has no such test for are dropped. Each cell put back or restored says so in its
+    metadata (PUT_BACK), for the card."""
+    tests = {gid: cell for cell in release.cells if (gid := _graded_test(cell))}
+    seen: set[str] = set()
+    cells = []
+    for cell in nb.cells:
+        grade_id = _graded_test(cell)
+        if grade_id is None:
+            cells.append(cell)
+            continue
+        if grade_id in seen:
+            continue  # the autograder drops a repeated test cell
+        if grade_id not in tests:
+            del cell.metadata["nbgrader"]  # not a test of this notebook: runs as the learner's
+            cells.append(cell)
+            continue
+        seen.add(grade_id)
+        if cell.source != tests[grade_id].source:
+            cell.source = tests[grade_id].source
+            cell.metadata[PUT_BACK] = "edited in your notebook: the release's test ran instead"
+        cells.append(cell)
+    # put each missing one back after the cell that precedes it in the release
+    order = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in release.cells]
+    for index, grade_id in enumerate(order):
+        if grade_id not in tests or grade_id in seen:
+            continue
+        cell = nbformat.v4.new_code_cell(tests[grade_id].source)
+        cell.metadata["nbgrader"] = dict(tests[grade_id].metadata["nbgrader"])
+        cell.metadata[PUT_BACK] = "missing from your notebook: put back from the release"
+        before = [g for g in order[:index] if g]
+        ids = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in cells]
+        at = max((ids.index(g) + 1 for g in before if g in ids), default=len(cells))
+        cells.insert(at, cell)
+        seen.add(grade_id)
+    nb.cells = cells
+    return nb
+
+
 def execute(path: Path, answers: bool = False) -> nbformat.NotebookNode:
     """The notebook run top to bottom in a fresh kernel, in its folder, as nbgrader runs it,
     with this checkout's attnbook first on the kernel's path, each cell stopped after
@@ -129,8 +200,17 @@ def execute(path: Path, answers: bool = False) -> nbformat.NotebookNode:
     concept answers the notebook set (see `chosen`). Raises NotebookStopped when the file
     cannot be read or the run stops before the end (its `nb`: what ran)."""
     nb = read_notebook(path)
+    release = released_for(path)
+    if release is not None:
+        nb = with_release_tests(nb, nbformat.read(release, as_version=4))
     if answers:
-        nb.cells.append(nbformat.v4.new_code_cell(ANSWERS_PROBE))
+        probed = []
+        for cell in nb.cells:
+            probed.append(cell)
+            grade_id = _graded_test(cell)
+            if grade_id and _is_concept(cell, grade_id):
+                probed.append(nbformat.v4.new_code_cell(answers_probe(_answer_name(grade_id))))
+        nb.cells = probed
     env = {GRADING_ENV: "autograde", "MPLBACKEND": "Agg", **os.environ}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     running: list[int] = []
@@ -189,6 +269,10 @@ def _is_concept(cell, grade_id: str) -> bool:
     return grade_id.startswith("test_answer_") or "check_choice(" in cell.source
 
 
+def _answer_name(grade_id: str) -> str:
+    return grade_id.removeprefix("test_")
+
+
 KNOWN = "This looks like a known mistake"  # as attnbook.checks._core words the diagnosis
 
 
@@ -205,15 +289,18 @@ def _failure(cell) -> tuple[str, str] | None:
 
 
 def chosen(nb: nbformat.NotebookNode) -> dict[str, str]:
-    """The concept answers printed by the probe cell `execute(..., answers=True)` adds (its
-    stdout may arrive in several stream outputs: they are joined before reading)."""
-    for cell in reversed(nb.cells):
+    """The concept answers printed by the probe cells `execute(..., answers=True)` adds, each
+    right after its test cell (a cell's stdout may arrive in several stream outputs: they are
+    joined before reading); the first value printed for a name is the one kept."""
+    found: dict[str, str] = {}
+    for cell in nb.cells:
         outputs = cell.get("outputs", [])
         text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
         for line in text.splitlines():
             if line.startswith(ANSWERS_SHOWN):
-                return json.loads(line[len(ANSWERS_SHOWN) :])
-    return {}
+                for name, value in json.loads(line[len(ANSWERS_SHOWN) :]).items():
+                    found.setdefault(name, value)
+    return found
 
 
 def _graded_now(name: str, points: float, given, key: tuple) -> tuple[bool, list[str]]:
@@ -242,14 +329,19 @@ def score_card(
     earned = total = concept_points = 0.0
     failed = answered = unanswered = right = wrong = 0
     given = chosen(nb) if answers is not None else {}
+    notes: list[tuple[int, str]] = []
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
             continue
         grade_id, points = meta["grade_id"], float(meta.get("points", 0))
         failure = _failure(cell)
+        if cell.get("metadata", {}).get(PUT_BACK):  # said under the cell's first line
+            notes.append(
+                (len(lines) + 1, f"      {cell.metadata[PUT_BACK]}, as the autograder does")
+            )
         if _is_concept(cell, grade_id):
-            name = grade_id.removeprefix("test_")
+            name = _answer_name(grade_id)
             if failure is None and answers is not None and name in answers:
                 answered += 1
                 ok, graded = _graded_now(name, points, given.get(name), answers[name])
@@ -272,6 +364,8 @@ def score_card(
             failed += 1
             lines.append(f"  {FAIL} {grade_id:34s} 0/{points:g}  {failure[0]}")
             lines.extend(f"      {line}" for line in failure[1].splitlines())
+    for at, note in reversed(notes):
+        lines.insert(at, note)
     lines.append(
         f"functions: {earned:g}/{total:g} points from the visible checks (the "
         "autograder also runs hidden tests on random inputs)"

@@ -412,3 +412,44 @@ def test_progress_goes_on_past_a_notebook_that_cannot_run(tmp_path):
     names = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*"))
     assert all(any(line.startswith(name) for line in lines) for name in names), done.stdout
     assert "notebooks complete" in done.stdout and NB01 in lines[-1], done.stdout
+
+
+# -- the self-check agrees with the autograder -------------------------------------------------
+def test_a_deleted_test_cell_is_put_back_from_the_release_and_scored(tmp_path):
+    """The autograder puts a deleted test cell back from the release and runs it: a learner
+    whose wrong attention lost its test cell got 7/7 from the self-check and 0 for it from the
+    grader. The self-check scores the release's graded cells, naming the one put back."""
+    path, _ = _submission(tmp_path, "returns (A, Y)")
+    nb = read(path)
+    nb.cells = [c for c in nb.cells if nbgrader_meta(c).get("grade_id") != "test_attention"]
+    nbformat.write(nb, path)
+    done = _run(path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    line = next((x for x in done.stdout.splitlines() if "test_attention" in x), "")
+    assert check_notebook.FAIL in line and "0/3" in line, done.stdout
+    assert "missing from your notebook: put back from the release" in done.stdout
+    total = next(x for x in done.stdout.splitlines() if x.startswith("functions:"))
+    assert "7/10 points" in total, done.stdout
+
+
+def test_a_concept_answer_is_read_at_its_test_cell_as_the_grader_reads_it(tmp_path):
+    """`answer_scale = <wrong>` in its cell, then the right letter set in a cell at the end:
+    the autograder's test cell sees the wrong one (0 points), so `--answers` says wrong."""
+    path, _ = _submission(tmp_path, None)
+    right = check_notebook.reference_answers(NB01)["answer_scale"][1]
+    wrong = "A" if right != "A" else "B"
+    nb = read(path)
+    for cell in nb.cells:
+        if nbgrader_meta(cell).get("grade_id") == "answer_scale":
+            cell.source = f'answer_scale = "{wrong}"\n'
+    nb.cells.append(nbformat.v4.new_code_cell(f'answer_scale = "{right}"'))
+    nbformat.write(nb, path)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "check_notebook.py"), "--answers", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    line = next((x for x in done.stdout.splitlines() if " answer_scale " in x), "")
+    assert check_notebook.FAIL in line and f"{wrong} is not the best answer" in line, done.stdout
+    assert done.returncode == 1
