@@ -453,3 +453,21 @@ def test_a_concept_answer_is_read_at_its_test_cell_as_the_grader_reads_it(tmp_pa
     line = next((x for x in done.stdout.splitlines() if " answer_scale " in x), "")
     assert check_notebook.FAIL in line and f"{wrong} is not the best answer" in line, done.stdout
     assert done.returncode == 1
+
+
+def test_solutions_html_works_without_the_grader(tmp_path, monkeypatch):
+    """A learner's set-up (`make setup`) has no grader, so no reference answers: the page is
+    still made, run through, its figures inside (the hidden tests, which need the reference,
+    are left out of the run: they are no part of what the page shows)."""
+    monkeypatch.setenv("ATTNBOOK_AUTOGRADER", str(tmp_path / "no-grader-here"))
+    spec = importlib.util.spec_from_file_location(
+        "solutions_html", ROOT / "scripts" / "solutions_html.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    (path,) = module.notebooks(["01"])
+    page, ok = module.build(path, tmp_path)
+    text = page.read_text(encoding="utf-8")
+    assert ok and "FileNotFoundError" not in text and "Traceback" not in text
+    assert text.count("data:image/png;base64,") >= 3  # the notebook's figures
+    assert "load_reference" not in text and "HIDDEN TESTS" not in text
