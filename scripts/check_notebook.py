@@ -29,6 +29,7 @@ named, file and cell, under the card of what ran, and the exit status is 1.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import sys
@@ -273,6 +274,53 @@ def _answer_name(grade_id: str) -> str:
     return grade_id.removeprefix("test_")
 
 
+BORROWED = ROOT / "autograder" / "grader" / "borrowed.py"  # a clone's; the kit has none
+
+
+def _borrowed_rules():
+    """The autograder's reader of borrowed answers (grader/borrowed.py: which package or
+    PyTorch call each exercise may not hand its work to; no answers in it), loaded from this
+    clone's autograder/ (it needs only attnbook), or the installed grader's; None in the kit."""
+    if BORROWED.is_file():
+        spec = importlib.util.spec_from_file_location("attnbook_check_borrowed", BORROWED)
+        if spec is not None and spec.loader is not None:
+            module = importlib.util.module_from_spec(spec)
+            try:
+                spec.loader.exec_module(module)
+                return module
+            except Exception:
+                pass
+    try:
+        from grader import borrowed
+    except Exception:
+        return None
+    return borrowed
+
+
+def borrowed_calls(nb: nbformat.NotebookNode, notebook: str) -> dict[str, str]:
+    """grade_id -> what the autograder would say is borrowed in the answer a test checks
+    (its subject calls the package's own version of the exercise, or the PyTorch built-in it
+    asks you to write): it gives that test 0. Read, as the grader reads it, from the code
+    cells before the test; {} where the grader's reader is not here (the kit)."""
+    reader = _borrowed_rules()
+    if reader is None:
+        return {}
+    found, sources = {}, []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        grade_id = _graded_test(cell)
+        if grade_id:
+            try:
+                said = reader.borrowed_in_test(notebook, cell.source, list(sources))
+            except Exception:
+                said = []
+            if said:
+                found[grade_id] = "; ".join(dict.fromkeys(b.message() for b in said))
+        sources.append(cell.source)
+    return found
+
+
 KNOWN = "This looks like a known mistake"  # as attnbook.checks._core words the diagnosis
 
 
@@ -319,12 +367,15 @@ def _graded_now(name: str, points: float, given, key: tuple) -> tuple[bool, list
 
 
 def score_card(
-    nb: nbformat.NotebookNode, answers: dict | None = None, ask: str = ""
+    nb: nbformat.NotebookNode, answers: dict | None = None, ask: str = "", notebook: str = ""
 ) -> tuple[list[str], int]:
     """The score card's lines, and the exit status: 1 when a check failed or a concept
     question is unanswered (or, graded with `answers`, wrong), else 0. `answers` is the
     reference's {question: (options, letter, why)}: concept answers are graded now, with the
-    reason; `ask` is the command that would do so, named on the card when they are not."""
+    reason; `ask` is the command that would do so, named on the card when they are not.
+    `notebook` (NN_topic): a test whose answer borrows the package's own version of the
+    exercise fails, as the autograder gives it 0."""
+    borrowed = borrowed_calls(nb, notebook) if notebook else {}
     lines: list[str] = []
     earned = total = concept_points = 0.0
     failed = answered = unanswered = right = wrong = 0
@@ -357,6 +408,8 @@ def score_card(
                 lines.append(f"  {FAIL} {name:34s} {failure[0]}")
             continue
         total += points
+        if failure is None and grade_id in borrowed:
+            failure = (f"borrowed: {borrowed[grade_id]} (the autograder gives this test 0)", "")
         if failure is None:
             earned += points
             lines.append(f"  {PASS} {grade_id:34s} {points:g}/{points:g}")
@@ -410,7 +463,7 @@ def main(argv: list[str]) -> int:
         return 1
     # the make variable, spelled so that the kit's scan for answer tables passes this file
     ask = f"make check NB={argv[0]} {'ANSWERS'}=1" if keys is not None else ""
-    lines, status = score_card(nb, keys if grade_answers else None, ask)
+    lines, status = score_card(nb, keys if grade_answers else None, ask, path.stem)
     print("\n".join(lines))
     if stopped:
         print(f"{FAIL} the run stopped: {stopped}; the checks after it did not run")

@@ -471,3 +471,23 @@ def test_solutions_html_works_without_the_grader(tmp_path, monkeypatch):
     assert ok and "FileNotFoundError" not in text and "Traceback" not in text
     assert text.count("data:image/png;base64,") >= 3  # the notebook's figures
     assert "load_reference" not in text and "HIDDEN TESTS" not in text
+
+
+def test_an_answer_that_calls_the_packages_own_version_is_flagged_as_the_grader_does(tmp_path):
+    """softmax_rows returning attnbook.ops.torch_softmax(S) passes its visible check, but the
+    autograder gives it 0 ("borrowed"): the self-check says the same, naming the call."""
+    path, _ = _submission(tmp_path, None)
+    nb = read(path)
+    for cell in nb.cells:
+        if nbgrader_meta(cell).get("grade_id") == "softmax_rows":
+            cell.source = (
+                "def softmax_rows(S):\n"
+                "    from attnbook.ops import torch_softmax\n"
+                "    return torch_softmax(np.asarray(S, dtype=np.float64))\n"
+            )
+    nbformat.write(nb, path)
+    done = _run(path)
+    line = next((x for x in done.stdout.splitlines() if "test_softmax_rows" in x), "")
+    assert check_notebook.FAIL in line and "0/3" in line, done.stdout
+    assert "attnbook.ops.torch_softmax" in done.stdout and "borrowed" in line, done.stdout
+    assert done.returncode == 1
