@@ -18,16 +18,17 @@
 #   make solutions-html  executed HTML copies of the solution notebooks, figures inside, in
 #                        build/solutions-html/ (NB=01 for one; made on demand, not committed)
 #   make reset NB=01     put the released notebook 01 in place of yours in work/; yours is
-#                        kept in work/.backups/<name>-<date>T<time>.ipynb
+#                        kept in work/backups/<name>-<date>T<time>.ipynb
 #   make release         regenerate notebooks/ from solutions/ (instructors); refuses, naming
 #                        them, while a file in notebooks/ holds changes no release made
-#                        (someone's work); FORCE=1 backs them up in work/.backups/ and goes on
+#                        (someone's work); FORCE=1 backs them up in work/backups/ and goes on
 #   make kit             the student kit: dist/attnbook-kit-<version>-<python>-<platform>.zip,
 #                        installable offline, without solutions or grader (instructors)
 #   make formgrader      JupyterLab with nbgrader's formgrader for this course (TAs)
 #   make fast-test       the tests without notebook runs, round trips or the browser
 #   make bench           run the benchmarks and print their figures
-#   make clean           remove .venv and build and test caches; never grading data
+#   make clean           remove .venv and the test and lint caches; never grading data,
+#                        work/ or dist/ (the kits: rm -rf dist deletes them)
 #   make clean-grading   delete the TA's grading data in autograder/ (gradebook, submissions,
 #                        grades.csv, feedback, ...): lists it and asks y/N, or FORCE=1
 
@@ -142,8 +143,9 @@ bench: dev-setup
 	  echo "== $$script"; $(BIN)/python $$script; done
 
 # Never grading data, never work/: those are someone's work (clean-grading, make reset).
+# Never dist/ either: the kits take minutes to build (delete them with rm -rf dist).
 clean:
-	rm -rf $(VENV) dist .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
 
 # No .venv needed (make clean removes it); stdin stays the terminal for the y/N question.
 clean-grading:

@@ -28,7 +28,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_notebook import PASS, _failure, execute, find  # noqa: E402
+from check_notebook import FAIL, PASS, _failure, find, run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVELS = ("what the check says", "the key idea", "the solution")
@@ -92,8 +92,18 @@ def solution_text(cell) -> str:
 
 
 def check_says(path: Path, exercise: str) -> tuple[bool, str]:
-    """(passed?, what the check of `exercise` says) on the learner's notebook as saved."""
-    nb = execute(path)
+    """(passed?, what the check of `exercise` says) on the learner's notebook as saved; when
+    the run stopped (the kernel died, a cell ran past the time limit, an unreadable file),
+    that first, then what the check said if it ran."""
+    nb, stopped = run(path)
+    if stopped:
+        said = check_says_in(nb, path, exercise)[1] if nb is not None else ""
+        return False, "\n".join(filter(None, [f"{FAIL} the run stopped: {stopped}", said]))
+    return check_says_in(nb, path, exercise)
+
+
+def check_says_in(nb, path: Path, exercise: str) -> tuple[bool, str]:
+    """(passed?, what the check of `exercise` says) in the run notebook `nb`."""
     test_id = f"test_{exercise}"
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == test_id:
@@ -167,6 +177,8 @@ def main(argv: list[str]) -> int:
         print(f"(running {shown} as last saved: save it in JupyterLab first)")
         passed, said = check_says(path, exercise)
         print(said)
+        if said.startswith(f"{FAIL} the run stopped"):
+            return 1  # no level of help used up: fix the notebook, then ask again
         if passed and level is None:
             print("Nothing to help with; LEVEL=2 or 3 still shows the key idea or the solution.")
             return 0

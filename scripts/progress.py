@@ -7,7 +7,9 @@ For each notebook: its functions whose visible checks pass, its concept question
 the notebook's own estimate (its "**Time.** About N minutes" line), in proportion to what is
 not done yet. A notebook with no copy in work/, or whose answer cells are still the
 release's, is "not started" and is not run; the others run as `make check` runs them
-(scripts/check_notebook.py), one after the other, with a line as each finishes.
+(scripts/check_notebook.py), one after the other, with a line as each finishes. A notebook
+that cannot run to the end (unreadable, a kernel that died, a cell past the time limit) gets
+its line and what stopped it, the others go on, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -20,13 +22,17 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_notebook import (  # noqa: E402
+    FAIL,
     ROOT,
+    NotebookStopped,
     _failure,
     _graded_now,
     _is_concept,
+    borrowed_calls,
     chosen,
-    execute,
+    read_notebook,
     reference_answers,
+    run,
 )
 
 TIME = re.compile(r"\*\*Time\.\*\*\s+About\s+(\d+)\s+minutes")
@@ -68,17 +74,26 @@ def standing(release: Path, mine: Path | None, answers: bool) -> dict:
     total = minutes(released)
     line = {"notebook": release.stem, "functions": 0, "of_functions": functions}
     line |= {"questions": 0, "right": None, "of_questions": questions, "minutes": total}
-    if mine is None or _answer_cells(nbformat.read(mine, as_version=4)) == _answer_cells(released):
+    if mine is None:
         return line | {"started": False, "left": total}
+    try:
+        if _answer_cells(read_notebook(mine)) == _answer_cells(released):
+            return line | {"started": False, "left": total}
+    except NotebookStopped as unreadable:
+        return line | {"started": True, "left": total, "stopped": str(unreadable)}
     keys = reference_answers(release.stem) if answers else None
-    nb = execute(mine, answers=keys is not None)
+    nb, stopped = run(mine, answers=keys is not None)
+    if nb is None:
+        return line | {"started": True, "left": total, "stopped": stopped}
+    line["stopped"] = stopped
     given = chosen(nb) if keys is not None else {}
+    borrowed = borrowed_calls(nb, release.stem)  # the autograder gives these tests 0
     right = 0
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
             continue
-        passed = _failure(cell) is None
+        passed = _failure(cell) is None and meta["grade_id"] not in borrowed
         if not _is_concept(cell, meta["grade_id"]):
             line["functions"] += passed
             continue
@@ -95,6 +110,12 @@ def standing(release: Path, mine: Path | None, answers: bool) -> dict:
 
 
 def _shown(line: dict) -> str:
+    if line.get("stopped"):
+        return _counts(line) + f"\n  {FAIL} {line['stopped']}"
+    return _counts(line)
+
+
+def _counts(line: dict) -> str:
     if not line["started"]:
         return f"{line['notebook']:24s} not started{'':22s}{line['left']:4d} min"
     questions = f"{line['questions']}/{line['of_questions']} answered"
@@ -126,6 +147,10 @@ def main(argv: list[str]) -> int:
         f"{done} of {len(lines)} notebooks complete; about {_hours(left)} left of "
         f"{_hours(total)} (the notebooks' own estimates)"
     )
+    stopped = [x["notebook"] for x in lines if x.get("stopped")]
+    if stopped:
+        print(f"{FAIL} could not run to the end: {', '.join(stopped)} (see its line above)")
+        return 1
     return 0
 
 

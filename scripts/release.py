@@ -5,7 +5,7 @@
     python scripts/release.py --check    # exit 1 if anything is not what this would write
     python scripts/release.py --out DIR  # write the release somewhere else (used by tests)
     python scripts/release.py --force    # overwrite notebooks/ even where someone changed it
-                                         # (their files are kept in work/.backups/ first)
+                                         # (their files are kept in work/backups/ first)
 
 The solution notebook is the one source of every answer. From it come:
 
@@ -23,7 +23,7 @@ before work/ existed, or a learner who opened notebooks/ directly, may hold answ
 a file in notebooks/ that this release would overwrite or delete must be one a release made:
 the version git has committed or staged, or the one the last release here wrote (recorded in
 the git-ignored .release-record.json). Any other is someone's work: the release refuses and
-names it, or with --force copies it to work/.backups/ before going on.
+names it, or with --force copies it to work/backups/ before going on.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
 AUTOGRADER = ROOT / "autograder"
 RECORD = ROOT / ".release-record.json"
-BACKUPS = ROOT / "work" / ".backups"
+BACKUPS = ROOT / "work" / "backups"  # as make reset's (scripts/workspace.py)
 KEEP_CELL_METADATA = ("nbgrader", "tags", "deletable", "editable")
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -727,7 +727,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="overwrite files in notebooks/ that no release made (kept in work/.backups/)",
+        help="overwrite files in notebooks/ that no release made (kept in work/backups/)",
     )
     args = parser.parse_args(argv)
 
@@ -772,7 +772,7 @@ def main(argv: list[str] | None = None) -> int:
                     "Your own notebooks belong in work/ (`make lab` copies notebooks/ there, "
                     "these changes included, and never overwrites a file). Then run "
                     "`make release FORCE=1`: it keeps a copy of each file above in "
-                    "work/.backups/ and releases.",
+                    "work/backups/ and releases.",
                     file=sys.stderr,
                 )
                 return 1
@@ -898,7 +898,7 @@ def learner_changes(fresh: Path, target: Path) -> list[str]:
 
 
 def backup(path: Path) -> Path:
-    """Copy `path` to work/.backups/<name>-<YYYY-MM-DDTHHMM>[-n]<suffix>; return the copy."""
+    """Copy `path` to work/backups/<name>-<YYYY-MM-DDTHHMM>[-n]<suffix>; return the copy."""
     stamp = time.strftime("%Y-%m-%dT%H%M")
     BACKUPS.mkdir(parents=True, exist_ok=True)
     kept, count = BACKUPS / f"{path.stem}-{stamp}{path.suffix}", 2

@@ -7,13 +7,16 @@ without running anything yourself (`make solutions-html`, or `NB=01` for one).
 Each solutions/NN_topic/NN_topic.ipynb runs top to bottom in a fresh kernel, in its folder,
 on the budgets the autograder uses (NBGRADER_EXECUTION, so notebook 07 trains for seconds,
 not minutes), and is written as build/solutions-html/NN_topic.html, figures inside. build/
-is ignored by git: the copies are made on demand, never committed. A notebook that stops
+is ignored by git: the copies are made on demand, never committed. The hidden tests are left
+out of the run (they need the grader's reference answers, which a learner's `make setup`
+does not install, and they show nothing); the visible checks run. A notebook that stops
 with an error is still written, with the error where it stopped, and the command exits 1.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -35,9 +38,25 @@ def notebooks(prefixes: list[str]) -> list[Path]:
     return found
 
 
+HIDDEN = re.compile(
+    r"^[ \t]*### BEGIN HIDDEN TESTS\n.*?^[ \t]*### END HIDDEN TESTS[ \t]*\n?", re.M | re.S
+)
+
+
+def without_hidden_tests(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """`nb` with each test cell's hidden part cut, as the release cuts it: the hidden tests
+    read the reference answers, which only the grader has (a learner's `make setup` does
+    not), and they show nothing the page is for."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "### BEGIN HIDDEN TESTS" in cell.source:
+            cell.source = HIDDEN.sub("", cell.source).rstrip("\n")
+    return nb
+
+
 def build(path: Path, out: Path = OUT) -> tuple[Path, bool]:
-    """Run one solution notebook and write its HTML; (the page, whether it ran through)."""
-    nb = nbformat.read(path, as_version=4)
+    """Run one solution notebook, its hidden tests left out, and write its HTML; (the page,
+    whether it ran through)."""
+    nb = without_hidden_tests(nbformat.read(path, as_version=4))
     # the kernel's own inline backend draws the figures into the outputs (Agg would drop them)
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     env["NBGRADER_EXECUTION"] = "autograde"

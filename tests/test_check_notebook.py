@@ -337,3 +337,157 @@ def test_the_answers_probe_is_read_when_its_line_arrives_in_pieces():
     ]
     nb = nbformat.v4.new_notebook(cells=[cell])
     assert check_notebook.chosen(nb) == {"answer_x": "B"}
+
+
+# -- a run that stops: the kernel dies, a cell hangs, the file is truncated ----------------------
+def _stopping(tmp_path, middle: str):
+    """A small graded notebook: a passing test, a cell running `middle`, a second test."""
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("x = 1"),
+            _fake([], "test_first", source="assert x == 1"),
+            nbformat.v4.new_code_cell(middle),
+            _fake([], "test_second", source="assert x == 1"),
+        ]
+    )
+    for cell in nb.cells:
+        cell.outputs, cell.execution_count = [], None
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "P", "language": "python"}
+    path = tmp_path / "mine.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("middle", "said"),
+    [
+        ("import os\nos._exit(3)", "ended the kernel"),
+        ("import time\ntime.sleep(60)", "ran past 2 s, the autograder's time limit"),
+    ],
+    ids=["dead kernel", "hang"],
+)
+def test_a_run_that_stops_prints_the_card_with_where_and_why(
+    tmp_path, monkeypatch, capsys, middle, said
+):
+    """The kernel dies (os._exit in an answer) or a cell runs past the cell time limit (the
+    autograder's, CELL_TIMEOUT): no traceback, the card of what ran, the file, the cell and
+    what happened, the tests after it not run, exit 1."""
+    assert check_notebook.CELL_TIMEOUT == 300  # the autograder's limit for one cell
+    monkeypatch.setattr(check_notebook, "CELL_TIMEOUT", 2)
+    path = _stopping(tmp_path, middle)
+    assert check_notebook.main([str(path)]) == 1
+    out = capsys.readouterr().out
+    first = next(line for line in out.splitlines() if "test_first" in line)
+    second = next(line for line in out.splitlines() if "test_second" in line)
+    assert check_notebook.PASS in first and check_notebook.FAIL in second, out
+    assert "did not run" in second, out
+    assert f"{path}: cell 3 of 4 ({middle.splitlines()[0]!r}) {said}" in out, out
+
+
+def test_a_truncated_notebook_is_named_with_what_is_wrong(tmp_path, capsys):
+    path = _stopping(tmp_path, "y = 2")
+    path.write_text(path.read_text()[:200])
+    assert check_notebook.main([str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: could not be read as a notebook (NotJSONError" in out, out
+    assert "truncated" in out and "Traceback" not in out
+
+
+def test_progress_goes_on_past_a_notebook_that_cannot_run(tmp_path):
+    """`make progress` with notebook 01 truncated: its line says so, with the file; every
+    other notebook's line is still printed, and the exit status is 1."""
+    mine = tmp_path / "work" / NB01 / f"{NB01}.ipynb"
+    mine.parent.mkdir(parents=True)
+    mine.write_text((NOTEBOOKS / NB01 / f"{NB01}.ipynb").read_text()[:500])
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "progress.py"), "--work", str(tmp_path / "work")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stdout.splitlines()
+    assert f"{mine}: could not be read as a notebook" in done.stdout, done.stdout
+    names = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*"))
+    assert all(any(line.startswith(name) for line in lines) for name in names), done.stdout
+    assert "notebooks complete" in done.stdout and NB01 in lines[-1], done.stdout
+
+
+# -- the self-check agrees with the autograder -------------------------------------------------
+def test_a_deleted_test_cell_is_put_back_from_the_release_and_scored(tmp_path):
+    """The autograder puts a deleted test cell back from the release and runs it: a learner
+    whose wrong attention lost its test cell got 7/7 from the self-check and 0 for it from the
+    grader. The self-check scores the release's graded cells, naming the one put back."""
+    path, _ = _submission(tmp_path, "returns (A, Y)")
+    nb = read(path)
+    nb.cells = [c for c in nb.cells if nbgrader_meta(c).get("grade_id") != "test_attention"]
+    nbformat.write(nb, path)
+    done = _run(path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    line = next((x for x in done.stdout.splitlines() if "test_attention" in x), "")
+    assert check_notebook.FAIL in line and "0/3" in line, done.stdout
+    assert "missing from your notebook: put back from the release" in done.stdout
+    total = next(x for x in done.stdout.splitlines() if x.startswith("functions:"))
+    assert "7/10 points" in total, done.stdout
+
+
+def test_a_concept_answer_is_read_at_its_test_cell_as_the_grader_reads_it(tmp_path):
+    """`answer_scale = <wrong>` in its cell, then the right letter set in a cell at the end:
+    the autograder's test cell sees the wrong one (0 points), so `--answers` says wrong."""
+    path, _ = _submission(tmp_path, None)
+    right = check_notebook.reference_answers(NB01)["answer_scale"][1]
+    wrong = "A" if right != "A" else "B"
+    nb = read(path)
+    for cell in nb.cells:
+        if nbgrader_meta(cell).get("grade_id") == "answer_scale":
+            cell.source = f'answer_scale = "{wrong}"\n'
+    nb.cells.append(nbformat.v4.new_code_cell(f'answer_scale = "{right}"'))
+    nbformat.write(nb, path)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "check_notebook.py"), "--answers", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    line = next((x for x in done.stdout.splitlines() if " answer_scale " in x), "")
+    assert check_notebook.FAIL in line and f"{wrong} is not the best answer" in line, done.stdout
+    assert done.returncode == 1
+
+
+def test_solutions_html_works_without_the_grader(tmp_path, monkeypatch):
+    """A learner's set-up (`make setup`) has no grader, so no reference answers: the page is
+    still made, run through, its figures inside (the hidden tests, which need the reference,
+    are left out of the run: they are no part of what the page shows)."""
+    monkeypatch.setenv("ATTNBOOK_AUTOGRADER", str(tmp_path / "no-grader-here"))
+    spec = importlib.util.spec_from_file_location(
+        "solutions_html", ROOT / "scripts" / "solutions_html.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    (path,) = module.notebooks(["01"])
+    page, ok = module.build(path, tmp_path)
+    text = page.read_text(encoding="utf-8")
+    assert ok and "FileNotFoundError" not in text and "Traceback" not in text
+    assert text.count("data:image/png;base64,") >= 3  # the notebook's figures
+    assert "load_reference" not in text and "HIDDEN TESTS" not in text
+
+
+def test_an_answer_that_calls_the_packages_own_version_is_flagged_as_the_grader_does(tmp_path):
+    """softmax_rows returning attnbook.ops.torch_softmax(S) passes its visible check, but the
+    autograder gives it 0 ("borrowed"): the self-check says the same, naming the call."""
+    path, _ = _submission(tmp_path, None)
+    nb = read(path)
+    for cell in nb.cells:
+        if nbgrader_meta(cell).get("grade_id") == "softmax_rows":
+            cell.source = (
+                "def softmax_rows(S):\n"
+                "    from attnbook.ops import torch_softmax\n"
+                "    return torch_softmax(np.asarray(S, dtype=np.float64))\n"
+            )
+    nbformat.write(nb, path)
+    done = _run(path)
+    line = next((x for x in done.stdout.splitlines() if "test_softmax_rows" in x), "")
+    assert check_notebook.FAIL in line and "0/3" in line, done.stdout
+    assert "attnbook.ops.torch_softmax" in done.stdout and "borrowed" in line, done.stdout
+    assert done.returncode == 1

@@ -105,3 +105,20 @@ def test_the_graded_cells_are_the_exercises():
             and not nbgrader_meta(c)["grade_id"].startswith("test_answer_")
         }
         assert graded == set(hint.exercises(nb)), path.stem
+
+
+def test_level_one_says_where_the_run_stopped_and_uses_up_no_level(tmp_path):
+    """A notebook whose kernel dies (os._exit in a cell): the first level names the file, the
+    cell and what happened, instead of a traceback, exits 1 and records no help given."""
+    nb = read(NOTEBOOKS / NB01 / f"{NB01}.ipynb")
+    nb.cells.insert(0, nbformat.v4.new_code_cell("import os\nos._exit(3)"))
+    work = tmp_path / "work"
+    mine = work / NB01 / f"{NB01}.ipynb"
+    mine.parent.mkdir(parents=True)
+    nbformat.write(nb, mine)
+    done = _hint(work, "01", "score_matrix")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    said = f"the run stopped: {mine}: cell 1 of {len(nb.cells)} ('import os') ended the kernel"
+    assert said in done.stdout, done.stdout
+    assert not (work / ".hints.json").exists()

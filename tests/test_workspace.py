@@ -87,6 +87,30 @@ def test_prepare_copies_what_is_missing_and_never_overwrites(tmp_path):
     assert workspace.sync(work, released) == ([], [])
 
 
+def test_answers_written_in_notebooks_before_work_existed_are_not_taken_for_a_release(tmp_path):
+    """README: a learner who worked in notebooks/ before work/ existed runs `make lab` (the
+    answers are copied into work/), then `git checkout notebooks/`. The next `make lab` must
+    not say that the workbook changed notebook 02 (it did not: the record holds what was
+    released, the committed version, not the learner's edit); a real newer release still is
+    named."""
+    root = tmp_path / "clone"
+    released = _released(root)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "v1"], cwd=root, check=True)
+    edited = released / "02_b" / "02_b.ipynb"
+    edited.write_text("my answers, written in notebooks/\n")
+    work = root / "work"
+    workspace.prepare(work, released)
+    assert (work / "02_b" / "02_b.ipynb").read_text() == "my answers, written in notebooks/\n"
+    subprocess.run(["git", "checkout", "-q", "notebooks/"], cwd=root, check=True)
+    assert workspace.sync(work, released) == ([], [])
+    edited.write_text("released 02_b, version 2\n")  # a newer workbook, pulled
+    subprocess.run([*git, "commit", "-qam", "v2"], cwd=root, check=True)
+    assert workspace.sync(work, released) == ([], [work / "02_b" / "02_b.ipynb"])
+
+
 def test_prepare_refuses_a_file_where_the_folder_should_be(tmp_path):
     released, work = _released(tmp_path), tmp_path / "work"
     work.write_text("not a folder")
@@ -102,7 +126,8 @@ def test_reset_restores_the_released_notebook_and_keeps_a_dated_backup(tmp_path)
     mine.write_text("first attempt\n")
     path, backup = workspace.reset("02", work, released)
     assert path == mine and mine.read_text() == "released 02_b\n"
-    assert backup.parent == work / ".backups" and backup.read_text() == "first attempt\n"
+    # in work/backups/, which the lab shows (it hides dot-folders such as .backups)
+    assert backup.parent == work / "backups" and backup.read_text() == "first attempt\n"
     assert re.fullmatch(r"02_b-\d{4}-\d\d-\d\dT\d{4}\.ipynb", backup.name), backup.name
     assert (work / "02_b" / "data.txt").read_text() == "data\n"
     # A second reset in the same minute keeps both backups.
@@ -110,6 +135,28 @@ def test_reset_restores_the_released_notebook_and_keeps_a_dated_backup(tmp_path)
     _, second = workspace.reset("02_b", work, released)
     assert second != backup and second.read_text() == "second attempt\n"
     assert backup.read_text() == "first attempt\n"
+
+
+def test_backups_an_older_workbook_hid_in_work_dot_backups_become_visible(tmp_path, capsys):
+    """Older workbooks kept reset's backups in work/.backups/, which JupyterLab hides: the
+    next `make lab` (prepare) or `make reset` moves them into work/backups/, never over a
+    file there, and says so; nothing is lost."""
+    released, work = _released(tmp_path), tmp_path / "work"
+    workspace.prepare(work, released)
+    old = work / ".backups"
+    old.mkdir()
+    (old / "01_a-2025-01-01T1000.ipynb").write_text("old attempt\n")
+    (work / "backups").mkdir()
+    (work / "backups" / "01_a-2025-01-01T1000.ipynb").write_text("other attempt\n")
+    assert workspace.main(["--work", str(work), "prepare"]) == 0
+    out = capsys.readouterr().out
+    kept = {p.name: p.read_text() for p in (work / "backups").iterdir()}
+    assert sorted(kept.values()) == ["old attempt\n", "other attempt\n"], kept
+    assert not old.exists() or not any(old.iterdir())
+    assert ".backups" in out and f"{work / 'backups'}" in out, out
+    readme = (ROOT / "README.md").read_text()
+    assert "`work/backups/01_attention_scores-<date>T<time>.ipynb`" in readme
+    assert readme.count("work/.backups/") == 1 and "moved into `work/backups/`" in readme
 
 
 def test_reset_without_a_copy_makes_one_and_names_a_wrong_notebook(tmp_path):
@@ -125,7 +172,7 @@ def test_backup_names_carry_the_date_and_time():
     when = time.strptime("2026-12-04 21:30", "%Y-%m-%d %H:%M")
     path = workspace.backup_path(Path("work/01_attention_scores/01_attention_scores.ipynb"),
                                  Path("/nonexistent/work"), when)  # fmt: skip
-    assert path == Path("/nonexistent/work/.backups/01_attention_scores-2026-12-04T2130.ipynb")
+    assert path == Path("/nonexistent/work/backups/01_attention_scores-2026-12-04T2130.ipynb")
 
 
 # -- the make targets --------------------------------------------------------------------------
@@ -161,7 +208,7 @@ def test_make_reset_keeps_a_backup_and_restores(tmp_path):
     result = make("reset", "NB=01", f"WORK={work}")
     assert result.returncode == 0, result.stdout + result.stderr
     assert mine.read_bytes() == (NOTEBOOKS / NB1 / f"{NB1}.ipynb").read_bytes()
-    (backup,) = (work / ".backups").iterdir()
+    (backup,) = (work / "backups").iterdir()
     assert backup.read_text() == "my answers" and backup.name.startswith(f"{NB1}-20")
     assert backup.name in result.stdout
     result = make("reset", f"WORK={work}")
@@ -191,15 +238,19 @@ def test_make_clean_keeps_grading_data_and_work(tmp_path):
         "autograder/intake.json",
         "work/01/01.ipynb",
     ]
-    for name in [*keep, "fakevenv/bin/python", "dist/kit.zip"]:
+    for name in [*keep, "fakevenv/bin/python", "dist/kit.zip", ".pytest_cache/x"]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
     result = subprocess.run(
         ["make", "clean", "VENV=fakevenv"], cwd=tmp_path, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert not (tmp_path / "fakevenv").exists() and not (tmp_path / "dist").exists()
+    assert not (tmp_path / "fakevenv").exists() and not (tmp_path / ".pytest_cache").exists()
     assert [n for n in keep if not (tmp_path / n).exists()] == []
+    # dist/ holds the kits `make kit` built (minutes, hundreds of MiB): README says clean
+    # removes only .venv and caches, so it stays, and README says how to delete it.
+    assert (tmp_path / "dist" / "kit.zip").is_file()
+    assert "rm -rf dist" in (ROOT / "README.md").read_text()
 
 
 def _grading_folder(tmp_path: Path) -> Path:
@@ -303,7 +354,7 @@ def clone(tmp_path, monkeypatch):
         "NOTEBOOKS": notebooks,
         "SOLUTIONS": root / "solutions",
         "RECORD": root / ".release-record.json",
-        "BACKUPS": root / "work" / ".backups",
+        "BACKUPS": root / "work" / "backups",
         "generate": generate,
         "write_references": lambda check: [],
         "assignments": lambda: ["01_a", "02_b"],
@@ -345,9 +396,9 @@ def test_release_refuses_and_names_a_learners_changes(clone, capsys):
 
     assert release.main(["--force"]) == 0
     assert mine.read_text() == "v2 01_a\n" and not notes.exists()
-    kept = sorted(p.name for p in (root / "work" / ".backups").iterdir())
+    kept = sorted(p.name for p in (root / "work" / "backups").iterdir())
     assert [k.split("-20")[0] for k in kept] == ["01_a", "notes"], kept
-    assert {(root / "work" / ".backups" / k).read_text() for k in kept} == {
+    assert {(root / "work" / "backups" / k).read_text() for k in kept} == {
         "my answers\n",
         "my notes\n",
     }
@@ -363,6 +414,7 @@ def test_release_lets_a_learner_copy_equal_to_the_release_through(clone):
 def test_the_learners_copy_and_the_release_record_are_not_committed():
     paths = [
         "work/01_attention_scores/01_attention_scores.ipynb",
+        "work/backups/01_attention_scores-2026-12-04T2130.ipynb",
         "work/.backups/01_attention_scores-2026-12-04T2130.ipynb",
         ".release-record.json",
         "autograder/intake.json.unreadable-20261204T213000",
@@ -385,8 +437,11 @@ def test_make_check_runs_the_learners_copy(tmp_path):
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "P", "language": "python"}
     nbformat.write(nb, mine)
     result = make("check", "NB=01", f"WORK={work}")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert str(mine) in result.stdout and "functions: 0/0 points" in result.stdout, result.stdout
+    # the copy has none of the release's test cells: as the autograder does, they are put
+    # back and run, and fail (no function is defined); make exits 2 on the script's 1
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert str(mine) in result.stdout and "functions: 0/10 points" in result.stdout, result.stdout
+    assert "put back from the release" in result.stdout
 
 
 @pytest.mark.slow
@@ -429,6 +484,32 @@ def test_the_solutions_view_is_a_fresh_read_only_copy_beside_the_work(tmp_path):
     assert not (view / "01_x" / "old.txt").exists()
     assert mine.read_text() == "my answers"
     assert workspace.solutions_view(work, tmp_path / "none") is None  # the kit: no solutions/
+    for folder, _dirs, _files in os.walk(view):  # so that pytest can clean up
+        os.chmod(folder, 0o755)
+
+
+def test_the_solutions_view_never_deletes_a_file_a_learner_saved_there(tmp_path):
+    """Run as root (make lab adds --allow-root), the lab can save into the read-only
+    work/solutions/: the next refresh replaces only the files it copied there; a file the
+    learner saved (new, or a copied one changed) is moved into work/backups/ and named."""
+    source, work = tmp_path / "solutions", tmp_path / "work"
+    (source / "01_x").mkdir(parents=True)
+    (source / "01_x" / "01_x.ipynb").write_text("v1")
+    view = workspace.solutions_view(work, source)
+    for folder, _dirs, _files in os.walk(view):  # what root can do regardless of the modes
+        os.chmod(folder, 0o755)
+    os.chmod(view / "01_x" / "01_x.ipynb", 0o644)
+    (view / "01_x" / "01_x.ipynb").write_text("v1 with my notes")
+    (view / "01_x" / "mine.ipynb").write_text("my own notebook")
+    (source / "01_x" / "01_x.ipynb").write_text("v2")
+    view, moved = workspace.refresh_solutions_view(work, source)
+    assert (view / "01_x" / "01_x.ipynb").read_text() == "v2"
+    assert not (view / "01_x" / "mine.ipynb").exists()
+    kept = {p.name: p.read_text() for p in moved}
+    assert kept == {"01_x.ipynb": "v1 with my notes", "mine.ipynb": "my own notebook"}, kept
+    assert all(p.is_relative_to(work / "backups") for p in moved), moved
+    # A refresh with nothing of the learner's in the view moves nothing.
+    assert workspace.refresh_solutions_view(work, source)[1] == []
     for folder, _dirs, _files in os.walk(view):  # so that pytest can clean up
         os.chmod(folder, 0o755)
 
