@@ -396,3 +396,30 @@ def test_moodle_folder_names_survive_moodles_split_on_underscores(course, tmp_pa
         names = sorted(archive.namelist())
     assert names[0] == f"Anne Marie Smith_101_assignsubmission_file_/{NB}.html"
     assert [n.split("/")[0].split("_", 4)[1] for n in names] == ["101", "102"]
+
+
+def _with_semicolons(path):
+    """The same export saved with semicolons between fields (Canvas's "use semicolons"
+    setting, or a spreadsheet in a locale with a decimal comma)."""
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.reader(handle))
+    with open(path, "w", newline="", encoding="utf-8-sig") as handle:
+        csv.writer(handle, delimiter=";").writerows(rows)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["canvas", "moodle"])
+def test_an_export_separated_by_semicolons_is_read_as_one_with_commas(course, tmp_path, kind):
+    def fill(path):
+        if kind == "canvas":
+            lms.fill_canvas(course, NB, path, None, missing_zero=False)
+            return _read(course.work / "lms" / NB / "canvas_import.csv")
+        lms.fill_moodle(course, NB, path, missing_zero=False)
+        return _read(course.work / "lms" / NB / "moodle_worksheet.csv")
+
+    make = _canvas if kind == "canvas" else _worksheet
+    (tmp_path / "commas").mkdir()
+    (tmp_path / "semicolons").mkdir()
+    with_commas = fill(make(tmp_path / "commas"))
+    assert len(with_commas[0]) > 5
+    assert fill(_with_semicolons(make(tmp_path / "semicolons"))) == with_commas

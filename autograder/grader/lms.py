@@ -137,7 +137,10 @@ def _decimal(value: float) -> str:
 
 
 def read_lms_csv(path: Path, what: str) -> tuple[list[str], list[list[str]]]:
-    """The header and rows of an LMS export (UTF-8 with or without a byte-order mark)."""
+    """The header and rows of an LMS export (UTF-8 with or without a byte-order mark), its
+    fields separated by commas or by semicolons (Canvas's "use semicolons" setting, or a
+    file saved again by a spreadsheet in a locale with a decimal comma); what this module
+    writes back always uses commas, which both imports read."""
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -146,7 +149,9 @@ def read_lms_csv(path: Path, what: str) -> tuple[list[str], list[list[str]]]:
         ) from None
     except UnicodeDecodeError as err:
         raise UsageError(f"{what}: expected a UTF-8 CSV file, {path} is not ({err})") from None
-    rows = list(csv.reader(io.StringIO(text)))
+    first = text.split("\n", 1)[0]
+    by = {d: len(next(csv.reader([first], delimiter=d), [])) for d in ",;"}
+    rows = list(csv.reader(io.StringIO(text), delimiter=max(by, key=lambda d: (by[d], d == ","))))
     if not rows or not rows[0]:
         raise UsageError(f"{what}: expected a header row, {path} is empty")
     return [h.strip() for h in rows[0]], rows[1:]
