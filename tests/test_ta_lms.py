@@ -186,7 +186,7 @@ def test_moodle_pages_go_back_in_the_folders_moodle_names(course, tmp_path):
 
 def test_a_worksheet_without_moodle_columns_is_named(course, tmp_path):
     path = _write(tmp_path / "w.csv", ["Identifier", "Grade"], [["Participant 1", ""]])
-    with pytest.raises(UsageError, match="lacks Maximum Grade, Feedback comments"):
+    with pytest.raises(UsageError, match="lacks Maximum Grade$"):
         lms.fill_moodle(course, NB, path, missing_zero=False)
 
 
@@ -423,3 +423,21 @@ def test_an_export_separated_by_semicolons_is_read_as_one_with_commas(course, tm
     with_commas = fill(make(tmp_path / "commas"))
     assert len(with_commas[0]) > 5
     assert fill(_with_semicolons(make(tmp_path / "semicolons"))) == with_commas
+
+
+def test_a_worksheet_without_feedback_comments_gets_grades_and_a_note(course, tmp_path, capsys):
+    """Moodle leaves the column out where the assignment's feedback comments are off: the
+    grades go in all the same, and the command says there is no comment."""
+    with open(_worksheet(tmp_path), newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.reader(handle))
+    at = rows[0].index("Feedback comments")
+    path = _write(tmp_path / "w.csv", rows[0][:at] + rows[0][at + 1 :],
+                  [r[:at] + r[at + 1 :] for r in rows[1:]])  # fmt: skip
+    args = argparse.Namespace(
+        lms="moodle", assignment=NB, file=str(path), column=None, missing_zero=False
+    )
+    code = lms.lms_command(args, course)
+    out = capsys.readouterr().out
+    written = _read(course.work / "lms" / NB / "moodle_worksheet.csv")
+    assert written[1][written[0].index("Grade")] == "78.57"
+    assert "note: WORKSHEET has no 'Feedback comments' column" in out and code == 1  # 104

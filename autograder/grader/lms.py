@@ -63,7 +63,8 @@ CANVAS_IDENTITY = (
     "Section",
 )
 CANVAS_ASSIGNMENT = re.compile(r"^(?P<title>.*\S)\s*\((?P<id>\d+)\)$")
-MOODLE_COLUMNS = ("Identifier", "Grade", "Maximum Grade", "Feedback comments")
+MOODLE_COLUMNS = ("Identifier", "Grade", "Maximum Grade")
+MOODLE_COMMENTS = "Feedback comments"  # absent where the assignment has feedback comments off
 MOODLE_PARTICIPANT = re.compile(r"^\s*\S+\s+(?P<id>\d+)\s*$")  # "Participant 1234567", any language
 
 
@@ -79,6 +80,7 @@ class Filled:
     clashes: list[str] = field(default_factory=list)  # one id, two people across notebooks
     failed: list[str] = field(default_factory=list)  # graded, but no grade: left as it was
     warnings: list[str] = field(default_factory=list)  # written, but not as it should be
+    notes: list[str] = field(default_factory=list)  # written as asked; worth knowing
 
     @property
     def ok(self) -> bool:
@@ -413,6 +415,12 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
         )
     at = {c: header.index(c) for c in MOODLE_COLUMNS}
     graded, done = _graded(course, assignment), Filled()
+    comments = header.index(MOODLE_COMMENTS) if MOODLE_COMMENTS in header else None
+    if comments is None:
+        done.notes.append(
+            f"WORKSHEET has no {MOODLE_COMMENTS!r} column (the assignment's feedback comments "
+            "are off): grades written without a comment"
+        )
     seen: dict[str, int] = {}
     folders: dict[str, str] = {}  # participant -> its folder in Moodle's feedback zip
     people: dict[str, dict[str, str]] = {}
@@ -447,7 +455,8 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
                 f"{row[at['Maximum Grade']]!r}; nothing written"
             )
         row[at["Grade"]] = _decimal(mine["score"] * maximum / (mine["max_score"] or 1))
-        row[at["Feedback comments"]] = _comment(mine, _page(course, uid, assignment).is_file())
+        if comments is not None:
+            row[comments] = _comment(mine, _page(course, uid, assignment).is_file())
         exported.add(uid)
         done.graded += 1
     done.twice = sorted(u for u, n in seen.items() if n > 1)
@@ -488,6 +497,8 @@ def lms_command(args, course: Course) -> int:
         print(f"not exported: {line}", file=sys.stderr)
     for warning in done.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    for note in done.notes:
+        print(f"note: {note}")
     for student in done.missing:
         print(f"graded here, not in the LMS file: {student}", file=sys.stderr)
     for uid in done.twice:
