@@ -450,3 +450,20 @@ def test_an_upload_without_the_notebook_scores_zero_and_says_why(base, autograde
     assert results["score"] == 0.0 and len(results["tests"]) == 8
     assert "answers.txt" in results["output"] and "not a notebook" in results["output"]
     assert "graded as the blank notebook" in results["output"]
+
+
+@pytest.mark.slow
+def test_an_upload_with_two_copies_of_the_notebook_is_graded_once_on_the_newest(
+    base, autograder_zip
+):
+    """One student's upload is one student's, whatever folders it holds: a draft and a final
+    copy are one submission (the newest file graded), not two students of which the first
+    folder's counts."""
+    container = Container(base, autograder_zip, {})
+    for folder, who, stamp in (("draft", "ben", 1_000_000_000), ("submit", "ada", 1_100_000_000)):
+        path = container.root / "submission" / folder / f"{NOTEBOOK}.ipynb"
+        path.parent.mkdir()
+        path.write_bytes(sample(who))  # ben's is the blank notebook, ada's the solution
+        os.utime(path, (stamp, stamp))
+    results, _ = container.run("bwrap")
+    assert results["score"] == 14.0, results["output"]

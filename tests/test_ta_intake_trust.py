@@ -545,3 +545,46 @@ def test_a_wrapper_folder_around_plain_student_folders(tmp_path):
 def test_one_students_folders_are_not_taken_for_a_wrapper(tmp_path, members, name):
     intake = collect(write_zip(tmp_path / "d.zip", members), [NB, "02_positions"])
     assert [who.name for who in intake.people.values()] == [name]
+
+
+@pytest.mark.parametrize(
+    "inside",
+    [
+        {"ada": f"ada/{NB}.ipynb", "bob": f"bob/{NB}.ipynb"},  # plain folders, as a wrapper
+        {"1000": f"ada_1000_5000_{NB}.ipynb", "2000": f"bob_2000_6000_{NB}.ipynb"},  # Canvas
+    ],
+)
+def test_what_a_student_put_in_their_own_folder_names_no_one_else(tmp_path, inside):
+    """The exchange's collected folder and a Gradescope upload: each top folder is its owner's
+    own (`wrapped=False`). Folders or LMS file names inside it are the owner's files, never
+    other students (a download from an LMS may sit in a wrapper; this may not)."""
+    members = {f"mallory/{path}": b"{}" for path in inside.values()}
+    intake = collect(write_zip(tmp_path / "d.zip", members), [NB], wrapped=False)
+    assert [who.name for who in intake.people.values()] == ["mallory"]
+    assert sorted(intake.uploads) == [(next(iter(intake.people)), NB)]
+    wrapped = collect(write_zip(tmp_path / "e.zip", members), [NB])  # a TA's download
+    assert sorted(student for student, _ in wrapped.uploads) == sorted(inside)
+
+
+def test_the_exchange_grades_each_collected_folder_as_its_owners_own(tmp_path, monkeypatch):
+    """`grade --from-exchange` hands grade_class the collected folder as owned: the folder of
+    a student who put classmates' names inside it is not looked through."""
+    import argparse
+
+    from grader import cli, exchange
+    from grader import course as course_module
+
+    asked = []
+    monkeypatch.setattr(cli, "_collect", lambda args, course: [NB])
+    monkeypatch.setattr(exchange, "collected_folder", lambda course, a: tmp_path / a)
+    course = course_module.Course(work=tmp_path / "work")
+
+    def grade_class(*args, **kwargs):
+        asked.append(kwargs)
+        course.last_intake = object()  # what grade_class leaves after its intake
+        return []
+
+    monkeypatch.setattr(cli, "grade_class", grade_class)
+    args = argparse.Namespace(student=None, workers=1, force=False, quiet=False)
+    cli._grade_from_exchange(args, course, (0, 1), course_module.Progress())
+    assert asked and all(k.get("owned") is True for k in asked), asked

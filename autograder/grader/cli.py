@@ -253,6 +253,7 @@ def _grade_from_exchange(
             args.force,
             shard,
             progress=progress,
+            owned=True,  # each collected folder is its owner's own
         )
         if course.last_intake is None:  # grade_class takes in the folder it is given
             raise RuntimeError(f"grade: expected an intake of {assignment}, got none")

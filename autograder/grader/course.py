@@ -297,9 +297,13 @@ class Course:
         path = self.work / "state" / "students.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
-    def collect(self, source: Path, assignments: list[str]) -> Intake:
+    def collect(self, source: Path, assignments: list[str], owned: bool = False) -> Intake:
+        """`source` read as a download (`grader.intake.collect`); `owned`: each top folder is
+        one student's own, as the exchange and Gradescope hand them in (see `grade_class`)."""
         known = {sid: who["key"] for sid, who in self.known_students().items()}
-        return collect(Path(source), assignments, self.grade_ids(assignments), known)
+        return collect(
+            Path(source), assignments, self.grade_ids(assignments), known, wrapped=not owned
+        )
 
     def take_in(self, source: Path, assignments: list[str], intake: Intake | None = None) -> Intake:
         """Write each student's normalised notebooks into submitted/, the students' names
@@ -805,6 +809,7 @@ def grade_class(
     shard: tuple[int, int] = (0, 1),
     pool: bool = False,
     progress: Progress | None = None,
+    owned: bool = False,
 ) -> list[dict]:
     """Grade every (or the given) student's notebooks; return one outcome per graded pair.
 
@@ -813,11 +818,17 @@ def grade_class(
     readable names (`Course.resolve_students`). One worker grades in this process unless
     `pool` (the benchmark compares like with like). `progress` hears of the intake, then of
     each notebook as it finishes.
+
+    `owned`: each top folder of `source` is one student's own, as the exchange's collected
+    folder and a Gradescope upload are: never looked through as a wrapper (what the student
+    put inside it cannot name another student), and one without the notebook asked for is
+    graded blank, saying why. A TA's download (`owned` False) that holds no notebook asked
+    for is refused instead (`_expect_notebooks`).
     """
     progress = progress or Progress()
     try:
         return _grade_class(
-            course, source, assignments, students, workers, force, shard, pool, progress
+            course, source, assignments, students, workers, force, shard, pool, progress, owned
         )
     finally:
         progress.close()
@@ -855,6 +866,7 @@ def _grade_class(
     shard: tuple[int, int],
     pool: bool,
     progress: Progress,
+    owned: bool,
 ) -> list[dict]:
     known = course.assignments()
     unknown = [a for a in assignments or () if a not in known]
@@ -862,8 +874,9 @@ def _grade_class(
         raise UsageError(f"assignment: expected one of {', '.join(known)}, got {unknown[0]!r}")
     if source is not None:
         with course.lock("intake"):
-            intake = course.collect(Path(source), assignments or course.assignments())
-            _expect_notebooks(intake, Path(source), assignments)
+            intake = course.collect(Path(source), assignments or course.assignments(), owned)
+            if not owned:
+                _expect_notebooks(intake, Path(source), assignments)
             assignments = assignments or sorted({a for _, a in intake.uploads})
             for assignment in assignments:
                 course.ensure_assignment(assignment)
@@ -938,18 +951,26 @@ def gradebook_rows(course: Course) -> list[dict]:
 
 
 def _graded_in(course: Course, student: str, assignment: str) -> Course:
-    """`course` as seen from the work folder that graded this notebook: this one, or the
-    first of `course.shard_work` that holds its run report or its page."""
+    """`course` as seen from the work folder that graded this notebook last: of this one and
+    `course.shard_work`, the one whose record of it (its state, run report or page) is the
+    newest. Two may hold one: a student moved to another shard when the array was renumbered
+    or the number of machines changed, and the older page would contradict the grade."""
 
-    def holds(work: Path) -> bool:
-        return (work / "reports" / assignment / student / f"{assignment}.json").exists() or (
-            work / "feedback" / student / assignment / f"{assignment}.html"
-        ).exists()
+    def last(work: Path) -> float | None:
+        paths = (
+            work / "state" / assignment / f"{student}.json",
+            work / "reports" / assignment / student / f"{assignment}.json",
+            work / "feedback" / student / assignment / f"{assignment}.html",
+        )
+        stamps = [p.stat().st_mtime for p in paths if p.exists()]
+        return max(stamps) if stamps else None
 
-    if holds(course.work):
+    folders = [course.work, *(Path(f).resolve() for f in course.shard_work)]
+    held = [(stamp, -i) for i, work in enumerate(folders) if (stamp := last(work)) is not None]
+    if not held:
         return course
-    folder = next((Path(f).resolve() for f in course.shard_work if holds(Path(f))), None)
-    return course if folder is None else dataclasses.replace(course, work=folder, shard_work=())
+    work = folders[-max(held)[1]]
+    return course if work == course.work else dataclasses.replace(course, work=work, shard_work=())
 
 
 def _row(course: Course, assignment: str, submission) -> dict:

@@ -340,7 +340,7 @@ def grade_submission(root: Path, settings: dict, isolation: str) -> dict:
             sandbox="bwrap" if isolation == "bwrap" else "none",
         )
         try:
-            outcomes = grade_class(course, work / "upload", [assignment])
+            outcomes = grade_class(course, work / "upload", [assignment], owned=True)
         finally:
             if isolation == "setpriv":
                 end_student_processes()

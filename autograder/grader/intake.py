@@ -384,16 +384,22 @@ def collect(
     assignments: list[str],
     grade_ids: dict[str, set[str]] | None = None,
     known: dict[str, str] | None = None,
+    wrapped: bool = True,
 ) -> Intake:
     """Every file of `source` to an upload of a student and assignment, or to a reason.
 
     `grade_ids` (assignment -> its graded cells' ids) recognises notebooks whose name says
     nothing; `known` (student id -> identity key, from earlier runs) keeps ids stable and
-    catches a new identity that would take an id already given to someone else."""
+    catches a new identity that would take an id already given to someone else. `wrapped`:
+    the files may sit in a wrapper folder around the students' (`_wrapper_depth`); False
+    where each top folder is one student's own (the exchange, Gradescope), so nothing a
+    student put inside theirs is read as another student's."""
     intake, candidates, identities, owners = Intake(), defaultdict(list), dict[str, Identity](), []
     entries = list(_files(Path(source)))
     split = [[p for p in name.split("/") if p] for name, *_ in entries]
-    depth = _wrapper_depth([p for p in split if p and not _is_junk(p)], assignments)
+    depth = (
+        _wrapper_depth([p for p in split if p and not _is_junk(p)], assignments) if wrapped else 0
+    )
     folders = _folders_of_ids([p[depth:] if len(p) > depth else p for p in split])
     for (relative, size, stamp, read), parts in zip(entries, split):
         record = FileRecord(printable(relative, 1000), size)
