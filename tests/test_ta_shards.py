@@ -281,3 +281,29 @@ def test_export_names_a_shard_work_folder_that_graded_nothing(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "argument --shard-work: expected a work folder that graded notebooks" in done.stderr
     assert "task-9" in done.stderr
+
+
+def test_a_student_graded_on_two_shards_gets_the_page_of_the_last_grading(tmp_path):
+    """The array renumbered, or another number of machines: a student's notebook was graded
+    by task-1, then again by task-2. Export reads the newer one, whichever folder is listed
+    first; the older page would contradict the grade the gradebook holds."""
+    import dataclasses
+
+    from grader.course import Course, _graded_in
+
+    nb = "01_attention_scores"
+    folders = [tmp_path / "task-1", tmp_path / "task-2"]
+    for stamp, work in zip((1_000_000_000, 1_100_000_000), folders):
+        for path in (
+            work / "state" / nb / "ada.json",
+            work / "reports" / nb / "ada" / f"{nb}.json",
+            work / "feedback" / "ada" / nb / f"{nb}.html",
+        ):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("{}")
+            os.utime(path, (stamp, stamp))
+    export = Course(work=tmp_path / "export")
+    for order in (folders, folders[::-1]):
+        course = dataclasses.replace(export, shard_work=tuple(order))
+        assert _graded_in(course, "ada", nb).work == folders[1].resolve()
+    assert _graded_in(export, "ada", nb).work == export.work  # graded nowhere listed
