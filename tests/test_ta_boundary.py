@@ -717,3 +717,27 @@ def test_a_kernel_finds_nothing_an_earlier_kernel_left_in_its_keyrings(tmp_path)
         cells = nbformat.read(graded / "01_attention_scores.ipynb", as_version=4).cells
         printed = [o.get("text", "") for c in cells if "KEYCTL" in c.source for o in c.outputs]
         assert printed == ["NOTHING\n"], (student, printed)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="throwaway ids are root's")
+def test_two_workers_of_a_run_never_share_a_throwaway_id(monkeypatch):
+    """Workers are numbered in their pool: two whose process ids are equal modulo the run's
+    slots (1234 and 1734 of 500) still get ids of their own, so their kernels share no
+    process count or keyring."""
+    from multiprocessing import get_context
+
+    from grader import course as course_module
+    from grader import sandbox
+
+    monkeypatch.setenv(sandbox.WORKER_ENV, "")  # restored after: _init_worker sets it
+    monkeypatch.setattr(course_module, "_WORKER", None)
+    settings = course_module.settings_of(course_module.Course())
+    numbers = get_context("spawn").SimpleQueue()
+    for number in (0, 1):
+        numbers.put(number)
+    seen = set()
+    for pid in (1234, 1734):
+        monkeypatch.setattr(os, "getpid", lambda pid=pid: pid)
+        course_module._init_worker(settings, False, numbers)
+        seen |= {sandbox.throwaway_ids(0), sandbox.throwaway_ids(1)}
+    assert len(seen) == 4, seen

@@ -33,7 +33,7 @@ from attnbook.grading import SECRET_FILE
 from grader.execute import close_spare, start_kernels_ahead
 from grader.intake import Intake, collect, is_late, printable
 from grader.normalize import answer_digests, normalize
-from grader.sandbox import close_zygotes, compile_mounted_code
+from grader.sandbox import WORKER_ENV, close_zygotes, compile_mounted_code
 from grader.status import FAILED, NOT_STARTED
 
 AUTOGRADER = Path(__file__).resolve().parents[1]
@@ -768,8 +768,9 @@ class Progress:
 _WORKER: Course | None = None
 
 
-def _init_worker(settings: dict, ahead: bool) -> None:
+def _init_worker(settings: dict, ahead: bool, numbers) -> None:
     global _WORKER
+    os.environ[WORKER_ENV] = str(numbers.get())  # this worker's own throwaway ids
     _WORKER = Course(**settings)
     start_kernels_ahead(ahead)  # a worker grades notebook after notebook; closed at its exit
 
@@ -923,11 +924,14 @@ def _grade_class(
             close_zygotes()
         return outcomes
     outcomes = []
+    numbers = get_context("spawn").SimpleQueue()
+    for number in range(workers):
+        numbers.put(number)
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=get_context("spawn"),
         initializer=_init_worker,
-        initargs=(settings_of(course), idle_core(workers)),
+        initargs=(settings_of(course), idle_core(workers), numbers),
     ) as executor:
         futures = [executor.submit(_work, job) for job in jobs]
         for future in as_completed(futures):

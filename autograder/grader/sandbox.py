@@ -410,6 +410,10 @@ def kernel_env(limits: Limits, use_sandbox: bool) -> dict[str, str]:
 
 UID_BASE_ENV = "ATTNBOOK_SANDBOX_UID_BASE"
 UID_SLOTS = 1000  # throwaway ids per grading run: two per worker process
+# the grading worker's number in its pool (0, 1, ...), so that no two workers of a run share
+# an id (the process id modulo the slots could: their kernels would share a process count
+# and keyrings); a process outside a pool falls back on its process id
+WORKER_ENV = "ATTNBOOK_GRADING_WORKER"
 
 
 def uid_base() -> int:
@@ -430,14 +434,17 @@ def new_uid_base() -> int:
 
 
 def throwaway_ids(slot: int = 0) -> tuple[int, int] | None:
-    """A user and group id owned by nobody, unique to this grading process and `slot` (0 or
-    1: the kernel that runs and the one started ahead for the next notebook never share an
-    id, so neither counts against the other's process limit); root only."""
+    """A user and group id owned by nobody, unique to this grading process (its number in the
+    pool, `WORKER_ENV`) and `slot` (0 or 1: the kernel that runs and the one started ahead
+    for the next notebook never share an id, so neither counts against the other's process
+    limit); root only."""
     if slot not in (0, 1):
         raise ValueError(f"throwaway_ids: expected slot 0 or 1, got {slot!r}")
     if os.geteuid() != 0:
         return None
-    uid = uid_base() + (os.getpid() % (UID_SLOTS // 2)) * 2 + slot
+    worker = os.environ.get(WORKER_ENV, "")
+    index = int(worker) if worker.isdigit() else os.getpid()
+    uid = uid_base() + (index % (UID_SLOTS // 2)) * 2 + slot
     return uid, uid
 
 
