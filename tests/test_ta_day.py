@@ -123,15 +123,16 @@ def test_adjust_without_a_gradebook_says_where_it_looked(tmp_path, capsys):
 
 
 def test_adjust_names_its_student_argument_for_an_unknown_student(tmp_path, capsys):
-    from grader.course import default_db_url
+    from grader.course import Course
     from nbgrader.api import Gradebook
 
-    with Gradebook(default_db_url(tmp_path)):
+    with Gradebook(Course(work=tmp_path).db_url):  # Course puts alembic on PATH for nbgrader
         pass
     code = main(["adjust", "9999", "-a", NB, "test_attention", "1", "--work", str(tmp_path)])
     assert code == 2
     err = capsys.readouterr().err
     assert "STUDENT '9999': expected a student id or the name of one student" in err, err
+    assert f"found 0 in {tmp_path} (a sharded class: the --work of the machine" in err, err
     assert "--student" not in err
 
 

@@ -465,9 +465,15 @@ class Course:
                 if who.get("name", "").casefold() == value.casefold()
             )
             if len(named) != 1:
+                where = (
+                    f" ({', '.join(named)})"
+                    if named
+                    else f" in {self.work} (a sharded class: the --work of the machine that "
+                    "graded them)"
+                )
                 raise UsageError(
                     f"{argument} {value!r}: expected a student id or the name of "
-                    f"one student, found {len(named)} ({', '.join(named)})"
+                    f"one student, found {len(named)}{where}"
                 )
             found.append(named[0])
         return found
