@@ -741,3 +741,27 @@ def test_two_workers_of_a_run_never_share_a_throwaway_id(monkeypatch):
         course_module._init_worker(settings, False, numbers)
         seen |= {sandbox.throwaway_ids(0), sandbox.throwaway_ids(1)}
     assert len(seen) == 4, seen
+
+
+def test_every_run_draws_a_block_of_ids_of_its_own_however_it_is_started():
+    """`attnbook-grader` calls grader.cli:main directly, not `python -m grader`: each run
+    must still draw its own block of throwaway ids, or two runs side by side share them
+    (worker 0 of each with the same ids). Three runs: blocks drawn from 1000, not all one."""
+    import subprocess
+    import sys
+
+    from grader.sandbox import UID_BASE_ENV
+
+    code = (
+        "import contextlib, os\nfrom grader import cli\n"
+        "with contextlib.suppress(SystemExit):\n    cli.main(['--help'])\n"
+        f"print(os.environ[{UID_BASE_ENV!r}])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != UID_BASE_ENV}
+    bases = {
+        subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+        ).stdout.split()[-1]
+        for _ in range(3)
+    }
+    assert len(bases) > 1 and all(int(b) >= 300_000 for b in bases), bases

@@ -26,6 +26,7 @@ from grader.course import (
     table,
 )
 from grader.lockdown import ExposedError, private_umask
+from grader.sandbox import UID_BASE_ENV, new_uid_base
 from grader.shards import ShardError, parse_shard
 
 PROBED = ("grade", "collect", "sample", "catalogue")  # the commands that lead to grading
@@ -295,7 +296,12 @@ def _exchange_command(args, course: Course) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line. Everything the grader writes is the TA's alone (umask 077,
-    grader/lockdown.py) while it runs; an in-process caller gets its own umask back."""
+    grader/lockdown.py) while it runs; an in-process caller gets its own umask back. A run
+    draws its block of throwaway user ids (inherited by its workers, so runs side by side on
+    one machine never share a sandbox id) and its control groups' token, however it was
+    started: `python -m grader` or the `attnbook-grader` script."""
+    os.environ.setdefault(UID_BASE_ENV, str(new_uid_base()))
+    cgroups.run_token()
     previous = private_umask()
     try:
         return _main(argv)
