@@ -633,14 +633,18 @@ def test_a_kernel_sandboxed_without_root_holds_no_capabilities():
 @pytest.mark.skipif(not SANDBOX_OK, reason="no sandbox")
 def test_a_grader_installed_as_a_wheel_keeps_the_answer_key_out_of_the_kernel(monkeypatch):
     """`pip install ./autograder` puts the reference answers, the catalogue and the sample
-    class inside grader/, which every kernel gets: each is an empty folder there."""
+    class inside grader/, in the environment's site-packages: every kernel gets grader/ (at
+    /opt/attnbook-grader) and the environment (where it lies). Each is an empty folder at
+    both places. The environment here is a stand-in: a folder with grader/ inside it."""
     import shutil
     import subprocess
+    import sys
     import tempfile
 
     from grader import sandbox
 
-    installed = Path(tempfile.mkdtemp(prefix="attnbook-wheel-", dir="/var/tmp")) / "grader"
+    venv = Path(tempfile.mkdtemp(prefix="attnbook-wheel-", dir="/var/tmp"))
+    installed = venv / "lib" / "site-packages" / "grader"
     own = Path(tempfile.mkdtemp(prefix="attnbook-own-", dir="/var/tmp"))
     try:
         shutil.copytree(sandbox.GRADER_DIR, installed, ignore=shutil.ignore_patterns("__py*"))
@@ -648,11 +652,15 @@ def test_a_grader_installed_as_a_wheel_keeps_the_answer_key_out_of_the_kernel(mo
             (installed / name).mkdir()
             (installed / name / "nb01_attention_scores.py").write_text("ANSWERS = {}\n")
         monkeypatch.setattr(sandbox, "GRADER_DIR", installed)
+        monkeypatch.setattr(sys, "prefix", str(venv))  # the environment every kernel gets
         argv = sandbox.kernel_command(own, (0, 1), True, None, sandbox.Limits())
+        folders = " ".join(
+            f"{at}/{name}"
+            for at in ("/opt/attnbook-grader/grader", installed)
+            for name in sandbox.PRIVATE_DATA
+        )
         inside = argv[: argv.index("--") + 1] + [
-            "/bin/sh", "-c", "ls -A /opt/attnbook-grader/grader/reference "
-            "/opt/attnbook-grader/grader/mistakes /opt/attnbook-grader/grader/sample_class; "
-            "ls /opt/attnbook-grader/grader",
+            "/bin/sh", "-c", f"ls -A {folders}; ls /opt/attnbook-grader/grader {installed}",
         ]  # fmt: skip
         seen = subprocess.run(inside, capture_output=True, text=True, timeout=60)
         hidden = sandbox.hide_answer_key()
@@ -660,11 +668,11 @@ def test_a_grader_installed_as_a_wheel_keeps_the_answer_key_out_of_the_kernel(mo
         control = inside[:at] + inside[at + len(hidden) :]  # the mounts without the hiding
         shown = subprocess.run(control, capture_output=True, text=True, timeout=60)
     finally:
-        shutil.rmtree(installed.parent, ignore_errors=True)
+        shutil.rmtree(venv, ignore_errors=True)
         shutil.rmtree(own, ignore_errors=True)
-    assert "sandbox.py" in seen.stdout, seen.stdout + seen.stderr  # the grader is there
+    assert seen.stdout.count("sandbox.py") == 2, seen.stdout + seen.stderr  # grader/ is there
     assert "nb01_attention_scores.py" not in seen.stdout, seen.stdout  # its answer key is not
-    assert shown.stdout.count("nb01_attention_scores.py") == 3, shown.stdout  # the control
+    assert shown.stdout.count("nb01_attention_scores.py") == 6, shown.stdout  # the control
 
 
 def test_a_checkout_under_tmp_is_refused_with_the_reason(monkeypatch):

@@ -313,12 +313,14 @@ PRIVATE_DATA = ("reference", "mistakes", "sample_class")
 
 def hide_answer_key() -> list[str]:
     """bubblewrap arguments that put an empty tmpfs over each of the grader's private folders
-    found inside the mounted grader/ (none in an editable install)."""
+    found inside grader/ (none in an editable install), both where every kernel gets grader/
+    and where it lies: a wheel installs it into the environment, which is mounted too."""
     return [
         arg
         for name in PRIVATE_DATA
         if (GRADER_DIR / name).is_dir()
-        for arg in ("--tmpfs", f"/opt/attnbook-grader/grader/{name}")
+        for path in (f"/opt/attnbook-grader/grader/{name}", os.path.realpath(GRADER_DIR / name))
+        for arg in ("--tmpfs", path)
     ]
 
 
