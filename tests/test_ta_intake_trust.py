@@ -588,3 +588,20 @@ def test_the_exchange_grades_each_collected_folder_as_its_owners_own(tmp_path, m
     args = argparse.Namespace(student=None, workers=1, force=False, quiet=False)
     cli._grade_from_exchange(args, course, (0, 1), course_module.Progress())
     assert asked and all(k.get("owned") is True for k in asked), asked
+
+
+def test_grading_the_collected_folder_by_its_path_reads_it_as_owned(tmp_path, monkeypatch):
+    """The README's `grade collected/NB`: after collect took in one student, whose folder
+    holds ada/ and bob/, that student is the one graded, not ada and bob."""
+    from grader.course import Course, grade_class
+
+    course = Course(work=tmp_path / "work")
+    folder = course.work / "collected" / NB / "mallory"
+    for name in ("ada", "bob"):
+        (folder / name).mkdir(parents=True)
+        (folder / name / f"{NB}.ipynb").write_text("{}")
+    graded = []
+    monkeypatch.setattr(Course, "grade_one", lambda self, a, s: graded.append(s) or {"ok": True})
+    grade_class(course, course.work / "collected" / NB, [NB])
+    assert [who.name for who in course.last_intake.people.values()] == ["mallory"]
+    assert len(graded) == 1

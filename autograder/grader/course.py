@@ -827,18 +827,29 @@ def grade_class(
     each notebook as it finishes.
 
     `owned`: each top folder of `source` is one student's own, as the exchange's collected
-    folder and a Gradescope upload are: never looked through as a wrapper (what the student
-    put inside it cannot name another student), and one without the notebook asked for is
-    graded blank, saying why. A TA's download (`owned` False) that holds no notebook asked
-    for is refused instead (`_expect_notebooks`).
+    folder (also when given as WORK/collected/NB) and a Gradescope upload are: never looked
+    through as a wrapper (what the student put inside it cannot name another student), and
+    one without the notebook asked for is graded blank, saying why. A TA's download (`owned`
+    False) that holds no notebook asked for is refused instead (`_expect_notebooks`).
     """
     progress = progress or Progress()
+    owned = owned or (source is not None and _collected(course, Path(source)))
     try:
         return _grade_class(
             course, source, assignments, students, workers, force, shard, pool, progress, owned
         )
     finally:
         progress.close()
+
+
+def _collected(course: Course, source: Path) -> bool:
+    """Whether `source` is what the exchange's `collect` wrote (WORK/collected/...), where
+    each top folder is one student's own: `grade collected/NB` (the README's command) reads
+    it as `grade --from-exchange` does."""
+    try:
+        return source.resolve().is_relative_to((course.work / "collected").resolve())
+    except OSError:
+        return False
 
 
 def _expect_notebooks(intake: Intake, source: Path, assignments: list[str] | None) -> None:
