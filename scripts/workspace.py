@@ -134,7 +134,9 @@ def sync(work: Path = WORK, released: Path = NOTEBOOKS) -> tuple[list[Path], lis
             name = path.relative_to(released).as_posix()
             dest = work / name
             if dest.exists() or dest.is_symlink():
-                if record.get(name, _digest(path)) != _digest(path):
+                was = record.get(name)  # a file in notebooks/ that holds the learner's own
+                # edits is not a newer release: compare what was released (git's version)
+                if was not in (None, _digest(path), _released_digest(path, released, name)):
                     updated.append(dest)
                 continue
             _copy(path, dest)

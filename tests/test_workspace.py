@@ -104,6 +104,7 @@ def test_answers_written_in_notebooks_before_work_existed_are_not_taken_for_a_re
     work = root / "work"
     workspace.prepare(work, released)
     assert (work / "02_b" / "02_b.ipynb").read_text() == "my answers, written in notebooks/\n"
+    assert workspace.sync(work, released) == ([], [])  # the edit still there: no release
     subprocess.run(["git", "checkout", "-q", "notebooks/"], cwd=root, check=True)
     assert workspace.sync(work, released) == ([], [])
     edited.write_text("released 02_b, version 2\n")  # a newer workbook, pulled
