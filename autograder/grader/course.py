@@ -272,6 +272,10 @@ class Course:
             )
 
     # -- intake ----------------------------------------------------------------------------
+    def page_path(self, student: str, assignment: str) -> Path:
+        """The feedback page of one student's notebook (nbgrader's generate_feedback)."""
+        return self.work / "feedback" / student / assignment / f"{assignment}.html"
+
     def submission_path(self, student: str, assignment: str) -> Path:
         return self.work / "submitted" / student / assignment / f"{assignment}.ipynb"
 
@@ -1003,7 +1007,7 @@ def _row(course: Course, assignment: str, submission) -> dict:
             if grade.manual_score is not None or grade.extra_credit is not None:
                 manual.add(grade.name)
     home = _graded_in(course, student, assignment)
-    feedback = home.work / "feedback" / student / assignment / f"{assignment}.html"
+    feedback = home.page_path(student, assignment)
     cleared = home.stale_manual(student, assignment, manual)
     details = home.details(student, assignment, manual)
     report = home.work / "reports" / assignment / student / f"{assignment}.json"
@@ -1090,19 +1094,24 @@ def _notebook_record(report: dict, assignment: str) -> dict:
     notebook (an `Untitled.ipynb` may be the one a student meant to hand in)."""
     files = [f for f in report["files"] if f.get("assignment") in (assignment, "")]
     ids = {f["student"] for f in files if f.get("student")}
-    graded = sum(f["status"] == "graded" for f in files)
     return {
         "source": report.get("source", ""),
         "taken_in": report.get("taken_in", ""),
         "files": files,
         "students": [s for s in report.get("students", []) if s.get("id") in ids],
         "collisions": report.get("collisions", []),
-        "summary": {
-            "files": len(files),
-            "graded": graded,
-            "ignored": len(files) - graded,
-            "students": len(ids),
-        },
+        "summary": _files_summary(files),
+    }
+
+
+def _files_summary(files: list[dict]) -> dict:
+    """The counts of a record's files: all, graded, ignored, and the students they are of."""
+    graded = sum(f.get("status") == "graded" for f in files)
+    return {
+        "files": len(files),
+        "graded": graded,
+        "ignored": len(files) - graded,
+        "students": len({f["student"] for f in files if f.get("student")}),
     }
 
 
@@ -1123,13 +1132,7 @@ def _merged_record(old: dict | None, report: dict, assignment: str) -> dict:
     ids = {f["student"] for f in kept}
     record["files"] += kept
     record["students"] += [s for s in old.get("students", []) if s.get("id") in ids]
-    graded = sum(f.get("status") == "graded" for f in record["files"])
-    record["summary"] = {
-        "files": len(record["files"]),
-        "graded": graded,
-        "ignored": len(record["files"]) - graded,
-        "students": len(taken | ids),
-    }
+    record["summary"] = _files_summary(record["files"])
     return record
 
 

@@ -395,7 +395,7 @@ def _stage_one(course, assignment: str, user: str, sid: str | None, meta: dict, 
     staged, else why not."""
     if sid is None:
         return "not graded yet (python -m grader grade --from-exchange)"
-    page = course.work / "feedback" / sid / assignment / f"{assignment}.html"
+    page = course.page_path(sid, assignment)
     if not meta.get("secret"):
         return f"no submission secret; send {page} yourself"
     if not page.exists():

@@ -38,7 +38,6 @@ import nbformat
 from grader.course import AUTOGRADER, Course, UsageError, grade_class, gradebook_rows
 from grader.intake import printable
 from grader.secret import ensure_secret
-from grader.status import NOT_STARTED
 
 ROOT_ENV = "ATTNBOOK_GRADESCOPE_ROOT"
 FORCE_ENV = "ATTNBOOK_GRADESCOPE_SANDBOX"  # "setpriv": as if bubblewrap could not run here
@@ -350,9 +349,8 @@ def grade_submission(root: Path, settings: dict, isolation: str) -> dict:
                 f"graded {outcome['assignment']} in {outcome['seconds']} s: {status} "
                 f"{outcome['error'][-2000:]}"
             )
-            if NOT_STARTED in status:  # before any student code: ours
-                raise RuntimeError(f"the autograder is broken here: {status}")
-            if not outcome["ok"]:  # the grader's failure: never a score of 0 that looks real
+            if not outcome["ok"]:  # the grader's failure (a kernel that did not start too, see
+                # Course._grade_one): never a score of 0 that looks real
                 raise RuntimeError(f"grading failed: {outcome.get('reason') or outcome['error']}")
         return _results(course, assignment, visibility, copied.notes, concepts)
     finally:

@@ -219,16 +219,12 @@ def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
         writer.writerows([[_text(v) for v in row] for row in rows])
 
 
-def _page(course: Course, student: str, assignment: str) -> Path:
-    return course.work / "feedback" / student / assignment / f"{assignment}.html"
-
-
 def _pages_zip(course: Course, assignment: str, path: Path, names: dict[str, str]) -> int:
     """A zip of the feedback pages: student id -> name inside it; how many pages went in."""
     count = 0
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for student, name in sorted(names.items()):
-            page = _page(course, student, assignment)
+            page = course.page_path(student, assignment)
             if page.is_file():
                 archive.write(page, name)
                 count += 1
@@ -456,7 +452,7 @@ def fill_moodle(course: Course, assignment: str, worksheet: Path, missing_zero: 
             )
         row[at["Grade"]] = _decimal(mine["score"] * maximum / (mine["max_score"] or 1))
         if comments is not None:
-            row[comments] = _comment(mine, _page(course, uid, assignment).is_file())
+            row[comments] = _comment(mine, course.page_path(uid, assignment).is_file())
         exported.add(uid)
         done.graded += 1
     done.twice = sorted(u for u, n in seen.items() if n > 1)

@@ -90,7 +90,7 @@ def regenerate(course: Course, student: str, assignment: str) -> Path:
             f"{graded}, found none (grade it first)"
         )
     result = course.api().generate_feedback(assignment, student, force=True)
-    page = course.work / "feedback" / student / assignment / f"{assignment}.html"
+    page = course.page_path(student, assignment)
     if not result["success"] or not page.exists():
         raise RuntimeError(
             f"feedback: the page of {student} for {assignment} could not be written: "

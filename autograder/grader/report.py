@@ -60,7 +60,7 @@ class CatalogueProgress(Progress):
 
 def _hint_of(course: Course, student: str, notebook: str, test: str) -> tuple[str, str]:
     """(the hint line the student sees, the whole failure message) of test `test`."""
-    path = course.work / "feedback" / student / notebook / f"{notebook}.html"
+    path = course.page_path(student, notebook)
     graded = course.work / "autograded" / student / notebook / f"{notebook}.ipynb"
     if not graded.exists():
         return "", ""

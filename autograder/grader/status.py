@@ -10,5 +10,6 @@ from __future__ import annotations
 FAILED = "GRADING FAILED (the grader's fault, not the student's; it is regraded next run)"
 
 # A kernel that never ran a cell of the student's (execute.py writes it in the run report's
-# status): the grader's fault, so its 0 is no grade (gradescope.py, lms.py)
+# status): the grader's fault, so its 0 is no grade (course.py turns it into a failed grading;
+# lms.py reads it in a gradebook graded before that)
 NOT_STARTED = "the kernel did not start"
