@@ -150,48 +150,40 @@ def released_for(path: Path) -> Path | None:
     return release
 
 
+def _grader_repair():
+    """The autograder's own repair of a submission (grader/normalize.py: a test cell put back
+    or restored from the release, a repeated one dropped, a lost answer cell put back), from
+    this clone's autograder/ (it needs only nbformat); None where it is not there."""
+    folder = ROOT / "autograder"
+    if not (folder / "grader" / "normalize.py").is_file():
+        return None
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
+    try:
+        from grader.normalize import normalize
+    except Exception:
+        return None
+    return normalize
+
+
 def with_release_tests(
     nb: nbformat.NotebookNode, release: nbformat.NotebookNode
 ) -> nbformat.NotebookNode:
-    """`nb` with its test cells as the autograder grades them (autograder/grader/normalize.py):
-    a test cell of the release that `nb` lacks is put back at its place, one the learner
-    edited is the release's again, a repeated one and grade metadata on a cell the release
-    has no such test for are dropped. Each cell put back or restored says so in its
-    metadata (PUT_BACK), for the card."""
-    tests = {gid: cell for cell in release.cells if (gid := _graded_test(cell))}
-    seen: set[str] = set()
-    cells = []
-    for cell in nb.cells:
+    """`nb` as the autograder grades it (`_grader_repair`): a test cell of the release that
+    `nb` lacks is put back at its place, one the learner edited is the release's again. Each
+    test cell put back or restored says so in its metadata (PUT_BACK), for the card."""
+    repair = _grader_repair()
+    if repair is None:
+        return nb
+    mine = {grade_id: cell.source for cell in nb.cells if (grade_id := _graded_test(cell))}
+    repaired, _notes = repair(nbformat.writes(nb).encode("utf-8"), release)
+    for cell in repaired.cells:
         grade_id = _graded_test(cell)
-        if grade_id is None:
-            cells.append(cell)
-            continue
-        if grade_id in seen:
-            continue  # the autograder drops a repeated test cell
-        if grade_id not in tests:
-            del cell.metadata["nbgrader"]  # not a test of this notebook: runs as the learner's
-            cells.append(cell)
-            continue
-        seen.add(grade_id)
-        if cell.source != tests[grade_id].source:
-            cell.source = tests[grade_id].source
+        if grade_id is not None and grade_id not in mine:
+            cell.metadata[PUT_BACK] = "missing from your notebook: put back from the release"
+        elif grade_id is not None and mine[grade_id] != cell.source:
             cell.metadata[PUT_BACK] = "edited in your notebook: the release's test ran instead"
-        cells.append(cell)
-    # put each missing one back after the cell that precedes it in the release
-    order = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in release.cells]
-    for index, grade_id in enumerate(order):
-        if grade_id not in tests or grade_id in seen:
-            continue
-        cell = nbformat.v4.new_code_cell(tests[grade_id].source)
-        cell.metadata["nbgrader"] = dict(tests[grade_id].metadata["nbgrader"])
-        cell.metadata[PUT_BACK] = "missing from your notebook: put back from the release"
-        before = [g for g in order[:index] if g]
-        ids = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in cells]
-        at = max((ids.index(g) + 1 for g in before if g in ids), default=len(cells))
-        cells.insert(at, cell)
-        seen.add(grade_id)
-    nb.cells = cells
-    return nb
+    return repaired
 
 
 def execute(path: Path, answers: bool = False) -> nbformat.NotebookNode:
