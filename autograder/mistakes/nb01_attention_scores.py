@@ -129,9 +129,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SCORES, "softmax already applied (weights instead of scores)", """
         S = Q @ K.T / np.sqrt(Q.shape[-1])
         e = np.exp(S - S.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)""", hint="score_matrix returns the raw scaled "
-                                                          "scores S = Q K^T / sqrt(d_k); the "
-                                                          "softmax is the next exercise"),
+        return e / e.sum(axis=-1, keepdims=True)""",
+            hint="score_matrix returns the raw scaled scores S = Q K^T / sqrt(d_k); the softmax "
+                 "is the next exercise"),
     mistake(SCORES, "float32 and no 1/sqrt(d_k)", """
         import torch
         return torch.Tensor(Q) @ torch.Tensor(K).T""", detects=nb01.HINT_NO_SCALING),
@@ -140,9 +140,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(SCORES, "cosine similarity instead of the dot product", """
         Qn = Q / np.linalg.norm(Q, axis=-1, keepdims=True)
         Kn = K / np.linalg.norm(K, axis=-1, keepdims=True)
-        return Qn @ Kn.T / np.sqrt(Q.shape[-1])""", hint="the score is the plain dot product q.k "
-                                                         "divided by sqrt(d_k); do not divide by "
-                                                         "the vector norms"),
+        return Qn @ Kn.T / np.sqrt(Q.shape[-1])""",
+            hint="the score is the plain dot product q.k divided by sqrt(d_k); do not divide by "
+                 "the vector norms"),
     mistake(SCORES, "hard-coded sqrt(3) (the worked example's d_k)", "return Q @ K.T / np.sqrt(3)",
             detects=nb01.HINT_SCORES),
     mistake(SCORES, "no return: the scores computed and dropped",
@@ -259,11 +259,11 @@ MISTAKES, ALTERNATIVES = catalogue([
                      'with np.errstate(divide="ignore"):\n'
                      "    return np.where(total > 0, S - row_max - np.log(np.where(total > 0,"
                      " total, 1.0)),\n"
-                     "                    0.0)")], hint="return the weights exp(S - max) / sum, "
-                                                        "not their logarithms"),
+                     "                    0.0)")],
+            hint="return the weights exp(S - max) / sum, not their logarithms"),
     mistake(SOFTMAX, "the exponentials never divided by the row sum",
-            replace_line("return np.divide(e,", "return e"), hint="divide by the sum of its own "
-                                                                  "row, so every row sums to 1"),
+            replace_line("return np.divide(e,", "return e"),
+            hint="divide by the sum of its own row, so every row sums to 1"),
     mistake(SOFTMAX, "-inf scores replaced by 0 before exp",
             edit("row_max = S.max", "S = np.where(np.isinf(S), 0.0, S)\nrow_max = S.max"),
             hint="a -inf score must get weight exactly 0 (exp(-inf) = 0): leave it as -inf and "

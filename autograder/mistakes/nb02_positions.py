@@ -200,8 +200,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="the row of E is chosen by the token id: E[token_ids], not E[:L]"),
     mistake(EMBED, "one position row P[L] added to every token", edit(":", ""),
             hint="each token gets its own position: add P[:L] (a slice), not P[L] (one row)"),
-    mistake(EMBED, "the last L rows of P", edit(":L", "-L:"), hint="use the first L rows of P, "
-                                                                   "P[:L], not P[-L:]"),
+    mistake(EMBED, "the last L rows of P", edit(":L", "-L:"),
+            hint="use the first L rows of P, P[:L], not P[-L:]"),
     mistake(EMBED, "embedding multiplied by the position instead of added", edit("+", "*"),
             hint="x_l = E[w_l] + p_l: add the position vector, do not multiply"),
     mistake(EMBED, "adds into P in place (P[:L] is a view)", [

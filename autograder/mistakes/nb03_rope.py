@@ -51,10 +51,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(ROTATION, "a reflection: [[cos a, -sin a], [sin a, -cos a]]", """
         c, s = np.cos(a), np.sin(a)
         return np.stack([np.stack([c, -s], -1),
-                         np.stack([s, -c], -1)], -2)""", hint="cos a sits on BOTH diagonal "
-                                                              "entries, with a plus sign; -cos a "
-                                                              "in the corner makes a reflection "
-                                                              "(determinant -1), not a rotation"),
+                         np.stack([s, -c], -1)], -2)""",
+            hint="cos a sits on BOTH diagonal entries, with a plus sign; -cos a in the corner "
+                 "makes a reflection (determinant -1), not a rotation"),
     mistake(ROTATION, "half the angle", [
         edit("), np.sin(a", " / 2), np.sin(a / 2"), edit("[-", "["),
     ], hint="turn by a itself: np.cos(a), np.sin(a), no halving",
@@ -121,17 +120,15 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(FREQUENCIES, "positive exponent", "return base ** (np.arange(0, d_k, 2) / d_k)",
             hint="the frequencies shrink from 1: theta_i = base ** (-2i/d_k), with a minus sign"),
     mistake(FREQUENCIES, "base ignored (10000 used whatever base is)",
-            "return 10000.0 ** (-np.arange(0, d_k, 2) / d_k)", hint="use the base argument, not a "
-                                                                    "hard-coded 10000"),
+            "return 10000.0 ** (-np.arange(0, d_k, 2) / d_k)",
+            hint="use the base argument, not a hard-coded 10000"),
     mistake(FREQUENCIES, "one frequency for all pairs", "return np.ones(d_k // 2)",
             hint="pair i has its own theta_i = base ** (-2i/d_k); beware integer division: 2 * i "
                  "// d_k is 0 for every pair, use / (true division)"),
     mistake(FREQUENCIES, "missing parentheses: (base ** -2i) / d_k",
-            "return base ** -np.arange(0, d_k, 2) / d_k", hint="put the whole exponent in "
-                                                               "parentheses, base ** (-2 * i / "
-                                                               "d_k): base ** -two_i / d_k is read "
-                                                               "as (base ** -two_i) / d_k, because "
-                                                               "** binds before /"),
+            "return base ** -np.arange(0, d_k, 2) / d_k",
+            hint="put the whole exponent in parentheses, base ** (-2 * i / d_k): base ** -two_i / "
+                 "d_k is read as (base ** -two_i) / d_k, because ** binds before /"),
     mistake(FREQUENCIES, "pair index counted from 1",
             "return base ** (-2 * np.arange(1, d_k // 2 + 1) / d_k)",
             hint="i counts from 0: the fastest pair has theta_0 = base ** 0 = 1"),
@@ -141,26 +138,18 @@ MISTAKES, ALTERNATIVES = catalogue([
                  "(-2i/d_k); and np.arange(0, d_k, 2) already holds 2i, so do not multiply it by 2 "
                  "again"),
     mistake(FREQUENCIES, "exponent spread over [0, 1] with np.linspace",
-            "return base ** (-np.linspace(0, 1, d_k // 2))", hint="the exponent 2i/d_k starts at 0 "
-                                                                  "and stops at (d_k - 2)/d_k, "
-                                                                  "just short of 1: np.arange(0, "
-                                                                  "d_k, 2) / d_k, not "
-                                                                  "np.linspace(0, 1, d_k // 2)"),
+            "return base ** (-np.linspace(0, 1, d_k // 2))",
+            hint="the exponent 2i/d_k starts at 0 and stops at (d_k - 2)/d_k, just short of 1: "
+                 "np.arange(0, d_k, 2) / d_k, not np.linspace(0, 1, d_k // 2)"),
     mistake(FREQUENCIES, "only d_k/4 values (step 2 over d_k/2)", edit("d_k //", "0, d_k // 2,"),
             detects=nb03.HINT_ONE_THETA_PER_PAIR, like="exponent i/d_k instead of 2i/d_k"),
     mistake(FREQUENCIES, "odd numbers 1, 3, 5, ... in the exponent",
-            "return base ** (-np.arange(1, d_k, 2) / d_k)", hint="the exponent uses the even "
-                                                                 "numbers 0, 2, 4, ...: "
-                                                                 "np.arange(0, d_k, 2) / d_k"),
+            "return base ** (-np.arange(1, d_k, 2) / d_k)",
+            hint="the exponent uses the even numbers 0, 2, 4, ...: np.arange(0, d_k, 2) / d_k"),
     mistake(FREQUENCIES, "np.log10 paired with np.exp",
-            "return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)", hint="np.exp undoes "
-                                                                                "np.log, the "
-                                                                                "natural "
-                                                                                "logarithm: "
-                                                                                "exp(-log(base) * "
-                                                                                "2i/d_k); np.log10 "
-                                                                                "goes with 10 ** "
-                                                                                "(...)"),
+            "return np.exp(-np.log10(base) * np.arange(0, d_k, 2) / d_k)",
+            hint="np.exp undoes np.log, the natural logarithm: exp(-log(base) * 2i/d_k); np.log10 "
+                 "goes with 10 ** (...)"),
     mistake(FREQUENCIES, "slowest pair first (reversed order)",
             "return (base ** (-np.arange(0, d_k, 2) / d_k))[::-1]",
             hint="theta_0 = 1 is the fastest pair and the frequencies decrease with i: no "
@@ -170,8 +159,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             like="positive exponent"),
     mistake(FREQUENCIES, "missing parentheses: 1 / base ** 2 * i / d_k", """
         i = np.arange(d_k // 2)
-        return 1 / base ** 2 * i / d_k""", hint="put the whole exponent in parentheses: 1 / base "
-                                                "** (2 * i / d_k); ** binds before * and /"),
+        return 1 / base ** 2 * i / d_k""",
+            hint="put the whole exponent in parentheses: 1 / base ** (2 * i / d_k); ** binds "
+                 "before * and /"),
     alternative(FREQUENCIES, "loop with a list",
                 "return [base ** (-2 * i / d_k) for i in range(d_k // 2)]"),
     alternative(FREQUENCIES, "exp and log",

@@ -43,11 +43,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             "return np.eye(L, dtype=bool)",
             hint="query i may read every earlier key and itself (j <= i), not only itself"),
     mistake(CAUSAL, "np.tril(..., k=1): each query also reads the next token",
-            "return np.tril(np.ones((L, L), dtype=bool), k=1)", hint="k=1 lets each query read one "
-                                                                     "token into the future; the "
-                                                                     "causal mask is np.tril(..., "
-                                                                     "k=0) (the default), i.e. j "
-                                                                     "<= i"),
+            "return np.tril(np.ones((L, L), dtype=bool), k=1)",
+            hint="k=1 lets each query read one token into the future; the causal mask is "
+                 "np.tril(..., k=0) (the default), i.e. j <= i"),
     mistake(CAUSAL, "comparison without new axes gives a vector", """
         i = np.arange(L)
         return i <= i""", detects=nb04.HINT_CAUSAL_SHAPE),
@@ -180,8 +178,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="d_k is Q.shape[-1], the last axis; with leading axes Q.shape[1] is another axis "
                  "(the heads or the queries)"),
     mistake(MASKED, "weights never divided by the row sum",
-            replace_line("A = np.divide(e, total", "A = e"), hint="divide by each row's sum so "
-                                                                  "that every row of A sums to 1"),
+            replace_line("A = np.divide(e, total", "A = e"),
+            hint="divide by each row's sum so that every row of A sums to 1"),
     mistake(MASKED, "additive mask built as (~allowed) * -inf",
             edit("np.where(allowed, S, -np.inf)", "S + (~allowed) * -np.inf"),
             hint="every row came out empty although its query has allowed keys: 0 * -inf is NaN, "

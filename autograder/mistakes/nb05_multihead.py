@@ -240,11 +240,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("~allowed", "~allowed.transpose(-2, -1)"),
         edit("torch.softmax(scores, dim=-1",
              "torch.nan_to_num(torch.softmax(scores, dim=-1), nan=0.0"),
-        delete("weights = torch.nan_to_num(weights, nan=0.0)")], hint="allowed[..., i, j] says "
-                                                                      "whether query i may read "
-                                                                      "key j: use the mask as "
-                                                                      "given, rows are queries; do "
-                                                                      "not transpose it"),
+        delete("weights = torch.nan_to_num(weights, nan=0.0)")],
+            hint="allowed[..., i, j] says whether query i may read key j: use the mask as given, "
+                 "rows are queries; do not transpose it"),
     mistake(SDPA, "values multiplied on the left (v^T-free, A^T @ v)", [
         edit("(d_k ** 1/2", "math.sqrt(d_k"), edit("weights @ v", "weights.transpose(-2, -1) @ v"),
     ], hint="the output is weights @ v with weights (..., L_q, L_k): each query's row of weights "
@@ -506,11 +504,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         k = split_heads(self.W_K(x), self.n_heads)
         v = split_heads(self.W_V(x), self.n_heads)
         y = merge_heads(scaled_dot_product_attention(q, k, v, allowed))
-        return self.W_O(y).transpose(0, 1)"""), hint="x is batch-first, (B, L, d_model): attend "
-                                                     "over its L axis and never transpose the "
-                                                     "batch away (nn.MultiheadAttention's default "
-                                                     "is sequence-first; this course is "
-                                                     "batch-first)"),
+        return self.W_O(y).transpose(0, 1)"""),
+            hint="x is batch-first, (B, L, d_model): attend over its L axis and never transpose "
+                 "the batch away (nn.MultiheadAttention's default is sequence-first; this course "
+                 "is batch-first)"),
     mistake(MHA, "output projection W_O applied twice", [
         edit("merge_heads(scaled_dot_product_attention(q, k, v, allowed",
              "self.W_O(self.W_O(merge_heads(scaled_dot_product_attention(q, k, v, allowed))"),

@@ -57,9 +57,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(NORM, "sqrt of the standard deviation", """
         mean = h.mean(dim=-1, keepdim=True)
         std = h.std(dim=-1, keepdim=True, unbiased=False)
-        return gamma * (h - mean) / torch.sqrt(std + eps) + beta""", hint="divide by sqrt(var + "
-                                                                          "eps), where var is the "
-                                                                          "mean squared deviation"),
+        return gamma * (h - mean) / torch.sqrt(std + eps) + beta""",
+            hint="divide by sqrt(var + eps), where var is the mean squared deviation"),
     mistake(NORM, "eps argument ignored", edit("eps", "1e-5"),
             detects=nb06.HINT_EPS_ARGUMENT_IGNORED),
     mistake(NORM, "gamma and beta swapped", [
@@ -102,9 +101,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             "return torch.nn.functional.layer_norm(h, h.shape[-1:], gamma, beta, eps)",
             detects=nb06.HINT_WRITE_IT_YOURSELF),
     mistake(NORM, "variance over a hard-coded dim=1 (right for 2-D only)",
-            edit(").mean(dim=-", ").mean(dim="), hint="take both the mean and the variance over "
-                                                      "the last axis, dim=-1: dim=1 is the token "
-                                                      "axis once h has a batch axis"),
+            edit(").mean(dim=-", ").mean(dim="),
+            hint="take both the mean and the variance over the last axis, dim=-1: dim=1 is the "
+                 "token axis once h has a batch axis"),
     mistake(NORM, "variance divided by h.shape[0] instead of d",
             edit(").mean(dim=-1, keepdim=True)", ").sum(dim=-1, keepdim=True) / h.shape[0]"),
             hint="the variance is the mean over the d features: divide the sum by h.shape[-1] (or "
@@ -198,11 +197,12 @@ MISTAKES, ALTERNATIVES = catalogue([
                          "    return self.fc_out(F.gelu(self.fc_in(x)))"),
             detects=HINT_KEEP_GRAPH),
     mistake(MLP, "no activation", (None, """
-        return self.fc_out(self.fc_in(x))"""), hint="apply GELU between fc_in and fc_out; without "
-                                                    "it two linear layers collapse into one"),
+        return self.fc_out(self.fc_in(x))"""),
+            hint="apply GELU between fc_in and fc_out; without it two linear layers collapse into "
+                 "one"),
     mistake(MLP, "an extra GELU at the output", (None, """
-        return F.gelu(self.fc_out(F.gelu(self.fc_in(x))))"""), hint="GELU goes between the layers "
-                                                                    "only: fc_out(GELU(fc_in(x)))"),
+        return F.gelu(self.fc_out(F.gelu(self.fc_in(x))))"""),
+            hint="GELU goes between the layers only: fc_out(GELU(fc_in(x)))"),
     mistake(MLP, "residual added inside the MLP", edit("self.fc_out(", "x + self.fc_out("),
             hint="the MLP returns fc_out(GELU(fc_in(x))); the block adds the residual"),
     mistake(MLP, "layer sizes swapped", ("""
@@ -215,17 +215,15 @@ MISTAKES, ALTERNATIVES = catalogue([
         self.net = nn.Sequential(nn.Linear(d_model, d_hidden), nn.GELU(),
                                  nn.Linear(d_hidden, d_model))""", """
         return self.net(x)"""), detects=nb06.HINT_LINEAR_NAMED.format(name="fc_in")),
-    mistake(MLP, "SiLU instead of GELU", edit("F.gelu", "F.silu"), hint="the activation is GELU, x "
-                                                                        "* Phi(x), not SiLU x * "
-                                                                        "sigmoid(x)"),
+    mistake(MLP, "SiLU instead of GELU", edit("F.gelu", "F.silu"),
+            hint="the activation is GELU, x * Phi(x), not SiLU x * sigmoid(x)"),
     mistake(MLP, "sigmoid approximation of GELU, x * sigmoid(1.702 x)", (None, """
         a = self.fc_in(x)
-        return self.fc_out(a * torch.sigmoid(1.702 * a))"""), hint="use the exact GELU, x * Phi(x) "
-                                                                   "with Phi the normal CDF: "
-                                                                   "F.gelu(x) or nn.GELU()"),
+        return self.fc_out(a * torch.sigmoid(1.702 * a))"""),
+            hint="use the exact GELU, x * Phi(x) with Phi the normal CDF: F.gelu(x) or nn.GELU()"),
     mistake(MLP, "GELU applied to the input before fc_in", (None, """
-        return self.fc_out(self.fc_in(F.gelu(x)))"""), hint="apply GELU between fc_in and fc_out: "
-                                                            "fc_out(GELU(fc_in(x)))"),
+        return self.fc_out(self.fc_in(F.gelu(x)))"""),
+            hint="apply GELU between fc_in and fc_out: fc_out(GELU(fc_in(x)))"),
     mistake(MLP, "hidden width ignored (d_model -> d_model)", edit("d_hidden", "d_model", count=2),
             detects=nb06.HINT_MLP_WIDTHS),
     mistake(MLP, "ReLU as torch.maximum with a torch.zeros floor", (None, """
@@ -306,9 +304,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     # -- PreNormBlock ------------------------------------------------------------------------------
     mistake(BLOCK, "post-norm where pre-norm is asked", (None, """
         u = self.ln1(h + self.attn(h, rope))
-        return self.ln2(u + self.mlp(u))"""), hint="pre-norm normalises only the branch input: U = "
-                                                   "H + MHA(LN1(H)), H_out = U + MLP(LN2(U)); the "
-                                                   "bypass H must reach the sum untouched"),
+        return self.ln2(u + self.mlp(u))"""),
+            hint="pre-norm normalises only the branch input: U = H + MHA(LN1(H)), H_out = U + "
+                 "MLP(LN2(U)); the bypass H must reach the sum untouched"),
     mistake(BLOCK, "missing residual around the attention", edit("h + self.attn", "self.attn"),
             hint="add the residual: U = H + MHA(LN1(H))"),
     mistake(BLOCK, "missing residual around the MLP", edit("u + self.mlp", "self.mlp"),
@@ -323,12 +321,12 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="each branch has its own LayerNorm: MLP(LN2(U))"),
     mistake(BLOCK, "no LayerNorm in the branches", (None, """
         u = h + self.attn(h, rope)
-        return u + self.mlp(u)"""), hint="normalise the input of each branch: MHA(LN1(H)) and "
-                                         "MLP(LN2(U))"),
+        return u + self.mlp(u)"""),
+            hint="normalise the input of each branch: MHA(LN1(H)) and MLP(LN2(U))"),
     mistake(BLOCK, "MLP before attention", (None, """
         u = h + self.mlp(self.ln2(h))
-        return u + self.attn(self.ln1(u), rope)"""), hint="attention first (communicate), then the "
-                                                          "MLP (compute)"),
+        return u + self.attn(self.ln1(u), rope)"""),
+            hint="attention first (communicate), then the MLP (compute)"),
     mistake(BLOCK, "no residual connections at all", [
         edit("u = h + self.attn", "u = self.attn"), edit("return u + self.mlp", "return self.mlp"),
     ], hint="each branch is added to its input: U = H + ..., H_out = U + ..."),
@@ -350,13 +348,13 @@ MISTAKES, ALTERNATIVES = catalogue([
                  "U + MLP(LN2(U))"),
     mistake(BLOCK, "LayerNorm on the branch outputs instead of inputs", (None, """
         u = h + self.ln1(self.attn(h, rope))
-        return u + self.ln2(self.mlp(u))"""), hint="normalise the input of each branch, not its "
-                                                   "output: MHA(LN1(H)) and MLP(LN2(U))"),
+        return u + self.ln2(self.mlp(u))"""),
+            hint="normalise the input of each branch, not its output: MHA(LN1(H)) and MLP(LN2(U))"),
     mistake(BLOCK, "the output normalised again", (None, """
         u = h + self.attn(self.ln1(h), rope)
-        return self.ln2(u + self.mlp(self.ln2(u)))"""), hint="pre-norm returns U + MLP(LN2(U)) as "
-                                                             "it is: nothing may touch the bypass, "
-                                                             "so no LayerNorm after the sum"),
+        return self.ln2(u + self.mlp(self.ln2(u)))"""),
+            hint="pre-norm returns U + MLP(LN2(U)) as it is: nothing may touch the bypass, so no "
+                 "LayerNorm after the sum"),
     mistake(BLOCK, "one LayerNorm shared by both branches", [
         edit("self.ln1 = nn.LayerNorm", "self.ln = nn.LayerNorm"),
         delete("self.ln2 = nn.LayerNorm(d_model)"), edit("self.ln1", "self.ln", count=2),
@@ -379,9 +377,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         return self.mlp(self.ln2(u))"""), hint=HINT_MISSING_RESIDUAL_AROUND_MLP),
     mistake(BLOCK, "residual branches scaled by 1/2 (averaged with the input)", (None, """
         u = (h + self.attn(self.ln1(h), rope)) / 2
-        return (u + self.mlp(self.ln2(u))) / 2"""), hint="add each branch to the stream unscaled: "
-                                                         "U = H + MHA(LN1(H)), H_out = U + "
-                                                         "MLP(LN2(U))"),
+        return (u + self.mlp(self.ln2(u))) / 2"""),
+            hint="add each branch to the stream unscaled: U = H + MHA(LN1(H)), H_out = U + "
+                 "MLP(LN2(U))"),
     mistake(BLOCK, "F.dropout on both branches (training=True by default)", (None, """
         u = h + F.dropout(self.attn(self.ln1(h), rope), 0.1)
         return u + F.dropout(self.mlp(self.ln2(u)), 0.1)"""), detects=nb06.HINT_DROPOUT),
@@ -492,9 +490,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit(", device=idx.device", ""), replace_line("h = h + self.sinusoids[:L]", "pass"),
     ], hint=HINT_POSITIONS_NOT_ADDED.format(positions="sinusoidal")),
     mistake(DECODER, "positions looked up with the token ids",
-            edit("torch.arange(L, device=idx.device)", "idx"), hint="the position of token l is l: "
-                                                                    "index with torch.arange(L), "
-                                                                    "not with the ids"),
+            edit("torch.arange(L, device=idx.device)", "idx"),
+            hint="the position of token l is l: index with torch.arange(L), not with the ids"),
     mistake(DECODER, "RoPE tables not passed to the blocks", [
         edit(", device=idx.device", ""), edit(", rope", ""),
     ], hint="positions='rope': pass rope = (cos[:L], sin[:L]) to every block"),
@@ -557,14 +554,13 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(DECODER, "L read from idx.shape[0] (the batch size)", edit("1", "0"),
             detects=nb06.HINT_SLICE_TABLES),
     mistake(DECODER, "the last block skipped (blocks[:-1])",
-            edit("self.blocks:", "self.blocks[:-1]:"), hint="run every block: for block in "
-                                                            "self.blocks (no [:-1], no "
-                                                            "range(n_layers - 1))"),
+            edit("self.blocks:", "self.blocks[:-1]:"),
+            hint="run every block: for block in self.blocks (no [:-1], no range(n_layers - 1))"),
     mistake(DECODER, "rope given to the first block only", [
         edit("block in self.blocks", "i, block in enumerate(self.blocks)"),
-        edit("rope)", "rope if i == 0 else None)")], hint="every block's attention rotates its "
-                                                          "queries and keys: pass the same rope to "
-                                                          "every block"),
+        edit("rope)", "rope if i == 0 else None)")],
+            hint="every block's attention rotates its queries and keys: pass the same rope to "
+                 "every block"),
     mistake(DECODER, "logits from the embedding matrix (tied though a head was made)", [
         replace_line("return self.head(self.ln_final(h))",
                      "return self.ln_final(h) @ self.embed.weight.T + self.head.bias"),
@@ -735,9 +731,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         block = n_heads * 4 * (d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d
         total = V * d + n_layers * block + 2 * d + V
         total += max_len * d if positions == "learned" else 0
-        return total + (0 if tie_weights else V * d)""", hint="the heads split d into h slices of "
-                                                              "d_k = d / h; the projections are "
-                                                              "still d x d in total"),
+        return total + (0 if tie_weights else V * d)""",
+            hint="the heads split d into h slices of d_k = d / h; the projections are still d x d "
+                 "in total"),
     mistake(COUNT, "d_hidden ignored", [
         edit("d if d_hidden is None else d_hidden", "d"), edit("d * d", "(d * d + d)"),
     ], hint="use d_hidden for the MLP width when it is given", like="attention biases forgotten"),
@@ -776,9 +772,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("attention = 4 * (d * d + d)",
                      "block = (4 * d * d + d) + (d * hidden + hidden) + (hidden * d + d) + 4 * d"),
         delete("mlp = (d * hidden + hidden) + (hidden * d + d)"),
-        delete("block = attention + mlp + 2 * (2 * d)")], hint="each of W_Q, W_K, W_V, W_O has its "
-                                                               "own bias of d numbers: 4 (d^2 + "
-                                                               "d)"),
+        delete("block = attention + mlp + 2 * (2 * d)")],
+            hint="each of W_Q, W_K, W_V, W_O has its own bias of d numbers: 4 (d^2 + d)"),
     mistake(COUNT, "one LayerNorm per block", [edit("+ 4", "+ 2"), edit("d + 2", "d + n_layers")],
             hint="a pre-norm block has two LayerNorms (LN1 and LN2), 2 d numbers each: 4 d per "
                  "block", like="n_layers written in as 2"),

@@ -63,8 +63,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("n = len(ids) - 1", "inputs[b, :len(seq) - 1] = ids[:-1]"),
         edit("inputs[b, :n] = ids[:-1", "targets[b, :len(seq) - 1] = ids[1:"),
         edit("targets[b, :n] = ids[1:]", "loss_mask[b, :len(seq)] = True"),
-        delete("loss_mask[b, :n] = True")], hint="a sequence of n ids has n - 1 targets: "
-                                                 "loss_mask[row, :n - 1] = True"),
+        delete("loss_mask[b, :n] = True")],
+            hint="a sequence of n ids has n - 1 targets: loss_mask[row, :n - 1] = True"),
     mistake(BATCH, "end token excluded from the loss mask", edit(")]", ") - 2]"),
             hint="<EOS> is a real target: the model must learn when an email ends",
             like="loss mask one too long"),
@@ -257,8 +257,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         return ((nll * mask).sum() / mask.sum()).item()""", detects=nb07.HINT_LOSS_TENSOR),
     mistake(LOSS, "the mask applied to the logits", [
         edit("logits.flatten", "(logits * loss_mask[..., None]).flatten"),
-        edit("(nll * mask)", "nll")], hint="multiply the per-token LOSSES by loss_mask; "
-                                           "zeroed logits still give a loss of log V"),
+        edit("(nll * mask)", "nll")],
+            hint="multiply the per-token LOSSES by loss_mask; zeroed logits still give a loss of "
+                 "log V"),
     mistake(LOSS, "targets shifted again inside the loss", insert_before(
         "safe =", "logits, targets, loss_mask = logits[:, :-1], targets[:, 1:], loss_mask[:, 1:]"),
             hint="make_batch already shifted: logits[b, t] is scored against targets[b, t], the "
@@ -361,8 +362,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("model.train()", "inputs, targets, loss_mask = batch\n"),
         replace_line("loss = lm_loss(logits, targets, loss_mask)",
                      "loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1),"
-                     " targets.flatten())")], hint="use lm_loss(logits, targets, loss_mask), which "
-                                                   "skips padded targets"),
+                     " targets.flatten())")],
+            hint="use lm_loss(logits, targets, loss_mask), which skips padded targets"),
     mistake(STEP, "returns the loss tensor", [delete("model.eval()"), edit("loss.item()", "loss")],
             detects=nb07.HINT_RETURN_ITEM, like="model.eval() before the forward pass"),
     mistake(STEP, "returns the loss after the update", [
@@ -644,9 +645,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="the change is ablated minus clean: a head that helped lowers the target's "
                  "log-probability when it is removed, so its change is negative"),
     mistake(ABLATE, "logits of position t scored against ids[:, t]",
-            edit("logits[:, :-1]", "logits[:, 1:]"), hint="the logits at position t predict the "
-                                                          "token after it: score log_softmax of "
-                                                          "positions 0..L-2 against ids[:, 1:]"),
+            edit("logits[:, :-1]", "logits[:, 1:]"),
+            hint="the logits at position t predict the token after it: score log_softmax of "
+                 "positions 0..L-2 against ids[:, 1:]"),
     mistake(ABLATE, "log_softmax over the positions",
             edit("log_softmax(logits[:, :-1], dim=-1)", "log_softmax(logits[:, :-1], dim=1)"),
             hint="log_softmax over the vocabulary, the last axis (dim=-1): each position's "
@@ -779,9 +780,10 @@ MISTAKES, ALTERNATIVES = catalogue([
             finally:
                 handle.remove()
         model.train(was_training)
-        return ablated - clean""", hint="mode \"zero\" replaces the head's OUTPUT (its columns of "
-                                        "W_O's input) by zeros; zeroing its queries or keys only "
-                                        "makes its attention uniform, which is mode \"uniform\""),
+        return ablated - clean""",
+            hint="mode \"zero\" replaces the head's OUTPUT (its columns of W_O's input) by zeros; "
+                 "zeroing its queries or keys only makes its attention uniform, which is mode "
+                 '"uniform"'),
     mistake(ABLATE, "no model.eval(): dropout stays on", delete("model.eval()"),
             detects=nb07.HINT_ABLATE_EVAL),
     mistake(ABLATE, "the model left in evaluation mode", delete("model.train(was_training)"),

@@ -177,8 +177,9 @@ MISTAKES, ALTERNATIVES = catalogue([
             "result back in vocabulary order", like="returned in sorted order"),
     mistake(PROBS, "returned in sorted order", [
         edit("dim=-1),", "-1),"), edit("int(top_k)", "top_k"), edit("sorted_probs =", "probs ="),
-        delete("probs = torch.zeros_like")], hint="scatter the kept probabilities back to their "
-                                                  "token ids (the order returned by torch.sort)"),
+        delete("probs = torch.zeros_like")],
+            hint="scatter the kept probabilities back to their token ids (the order returned by "
+                 "torch.sort)"),
     mistake(PROBS, "top-p set chosen before the temperature", [
         edit("logits / temperature", "logits.clone()"), edit(", largest=False", ""), edit(">", "<"),
         replace_line("return torch.softmax(z, dim=-1)",
@@ -610,9 +611,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(GENERATE, "the generator not passed on to sample_next",
             edit("top_k, top_p, generator)", "top_k, top_p)"), detects=nb08.HINT_PASS_GENERATOR),
     mistake(GENERATE, "finished rows padded with eos_id", [
-        edit(", device=ids.device", ""), edit("pad_id", "eos_id")], hint="a finished row receives "
-                                                                         "pad_id (the argument), "
-                                                                         "not eos_id"),
+        edit(", device=ids.device", ""), edit("pad_id", "eos_id")],
+            hint="a finished row receives pad_id (the argument), not eos_id"),
     mistake(GENERATE, "padding hard-coded as 0 (pad_id ignored)",
             edit("torch.full_like(new, eos_id", "torch.zeros_like(new"),
             hint="write pad_id, the argument, into finished rows; 0 only happens to be the default",
@@ -778,9 +778,8 @@ MISTAKES, ALTERNATIVES = catalogue([
        like="masked sum divided by all positions"),
     mistake(PERPLEXITY, "returns the loss", (None, None, """
         return total_nll / total_tokens"""), hint="perplexity = exp(mean loss in nats)"),
-    mistake(PERPLEXITY, "2 ** loss", edit("math.exp", "2 ** "), hint="the loss is in nats (natural "
-                                                                     "log): perplexity = "
-                                                                     "exp(loss), not 2 ** loss"),
+    mistake(PERPLEXITY, "2 ** loss", edit("math.exp", "2 ** "),
+            hint="the loss is in nats (natural log): perplexity = exp(loss), not 2 ** loss"),
     mistake(PERPLEXITY, "masked sum divided by all positions", (None, """
         logits = model(inputs)
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
@@ -798,9 +797,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         probs = []""", """
         p = torch.softmax(model(inputs), dim=-1).gather(-1, targets[..., None])[..., 0]
         probs.append(p[loss_mask])""", """
-        return 1.0 / float(torch.cat(probs).mean())"""), hint="average the LOG-probabilities (the "
-                                                              "loss), then exp; not the "
-                                                              "probabilities"),
+        return 1.0 / float(torch.cat(probs).mean())"""),
+            hint="average the LOG-probabilities (the loss), then exp; not the probabilities"),
     mistake(PERPLEXITY, "every sequence weighted equally", [
         edit("logits.flatten(0, 1), targets.flatten()", "logits.transpose(1, 2), targets"),
         replace_line("total_nll +=", "mask = loss_mask.to(nll.dtype)\n"
@@ -809,14 +807,14 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("int(loss_mask.sum())", "len(per_row)"),
     ], hint=HINT_PPL_WEIGHTING),
     mistake(PERPLEXITY, "divided by the number of sequences",
-            edit("int(loss_mask.sum()", "len(targets"), hint="divide by the number of real target "
-                                                             "TOKENS, loss_mask.sum(), not by the "
-                                                             "number of rows"),
+            edit("int(loss_mask.sum()", "len(targets"),
+            hint="divide by the number of real target TOKENS, loss_mask.sum(), not by the number "
+                 "of rows"),
     mistake(PERPLEXITY, "exp before dividing", (None, None, """
         return math.exp(total_nll) / total_tokens"""), hint=HINT_EXP_OF_SUM),
     mistake(PERPLEXITY, "floor division of the summed loss", (None, None, """
-        return math.exp(total_nll // total_tokens)"""), hint="true division: total_nll / "
-                                                             "total_tokens (// rounds down)"),
+        return math.exp(total_nll // total_tokens)"""),
+            hint="true division: total_nll / total_tokens (// rounds down)"),
     alternative(PERPLEXITY, "ignore_index and a summed cross-entropy", ("""
         total_nll, total_tokens = 0.0, 0.0""", """
         logits = model(inputs)

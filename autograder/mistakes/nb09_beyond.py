@@ -46,11 +46,10 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(RECURRENCE, "x_t @ B instead of B @ x_t", edit("(s + B @ x_t)", "s + x_t @ B"),
             hint=HINT_B_TRANSPOSE, like="A applied after the input term"),
     mistake(RECURRENCE, "one array updated in place and stored L times",
-            edit("s = A *", "s[:] = A @"), hint="every row equals the last state: the same array "
-                                                "was updated in place and stored L times; store a "
-                                                "new array each step (s = ... builds one; s[:] = "
-                                                "... or s += ... writes into the one already "
-                                                "stored)", like="elementwise A * s"),
+            edit("s = A *", "s[:] = A @"),
+            hint="every row equals the last state: the same array was updated in place and stored "
+                 "L times; store a new array each step (s = ... builds one; s[:] = ... or s += "
+                 "... writes into the one already stored)", like="elementwise A * s"),
     mistake(RECURRENCE, "states returned as columns (n, L)",
             edit(".reshape(len(X), A.shape[0])", ".T"), detects=nb09.HINT_STATES_SHAPE),
     mistake(RECURRENCE, "A applied to the input, not the state", edit("A @ (s + B", "s + A @ (B"),
@@ -179,8 +178,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         U = X @ B.T
         powers = [np.linalg.matrix_power(A, k) for k in range(L)]
         return np.array([sum((powers[t - j] @ U[j] for j in range(t)), np.zeros(A.shape[0]))
-                         for t in range(L)])""", hint="j runs up to and including t: the j = t "
-                                                      "term is A^0 B x_t = B x_t"),
+                         for t in range(L)])""",
+            hint="j runs up to and including t: the j = t term is A^0 B x_t = B x_t"),
     mistake(PARALLEL, "A^j instead of A^(t-j)", [edit("4", "L"), edit("t - j", "j")],
             hint="the power counts the steps from j to t: A^(t-j), not A^j",
             like="powers precomputed for the worked example's L = 4"),

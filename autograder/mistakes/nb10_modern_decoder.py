@@ -38,8 +38,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint=HINT_RMS_STD),
     mistake(RMS, "eps outside the square root", """
         rms = torch.sqrt((h ** 2).mean(dim=-1, keepdim=True))
-        return gamma * h / (rms + eps)""", hint="eps goes inside the square root: h / sqrt(mean(h "
-                                                "** 2) + eps)"),
+        return gamma * h / (rms + eps)""",
+            hint="eps goes inside the square root: h / sqrt(mean(h ** 2) + eps)"),
     mistake(RMS, "no square root", "return gamma * h / ((h ** 2).mean(dim=-1, keepdim=True) + eps)",
             hint="divide by the ROOT mean square: torch.sqrt(mean_square + eps)"),
     mistake(RMS, "sum of squares instead of their mean", edit(".mean(dim=0", ".sum(dim=-1"),
@@ -316,8 +316,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             "return 2 * n_layers * n_kv_heads * length * bytes_per_value",
             hint="each key and each value has d_k numbers: multiply by d_k"),
     mistake(CACHE_BYTES, "the factor 2 counted twice",
-            edit("return per_token", "return 2 * per_token"), hint="one factor 2 for keys and "
-                                                                   "values, then bytes_per_value"),
+            edit("return per_token", "return 2 * per_token"),
+            hint="one factor 2 for keys and values, then bytes_per_value"),
     mistake(CACHE_BYTES, "returned in KiB", edit("* bytes_per_value", "* bytes_per_value / 1024"),
             hint="return bytes; divide by 1024 only when printing KiB"),
     mistake(CACHE_BYTES, "returned in a list",
@@ -352,9 +352,9 @@ MISTAKES, ALTERNATIVES = catalogue([
         replace_line("k = rotate_pairs(self.k_norm(k), *rope)",
                      "k = rotate_pairs(self.k_norm(k), *rope)\nv = self.k_norm(v)"),
     ], hint="QK-norm is for queries and keys only; the values are not normalised"),
-    mistake(BLOCK, "no causal mask", edit(", allowed", ""), hint="build the causal mask: "
-                                                                 "allowed[i, j] = j <= T + i, so "
-                                                                 "no query reads a later token"),
+    mistake(BLOCK, "no causal mask", edit(", allowed", ""),
+            hint="build the causal mask: allowed[i, j] = j <= T + i, so no query reads a later "
+                 "token"),
     mistake(BLOCK, "causal mask aligned top-left", [
         edit("torch.arange(T + L)[None, :] <= positions",
              "torch.ones(L, T + L, dtype=torch.bool).tril()"),
@@ -380,9 +380,9 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BLOCK, "no residual around the MLP", edit("u + self.mlp", "self.mlp"),
             hint="add the residual: H_out = U + mlp(norm2(U))"),
     mistake(BLOCK, "the attention's residual from the normalised x",
-            edit("u = h + self.W_O", "u = x + self.W_O"), hint="the residual adds the block's "
-                                                               "input h, not its normalised copy: "
-                                                               "U = h + W_O(...)"),
+            edit("u = h + self.W_O", "u = x + self.W_O"),
+            hint="the residual adds the block's input h, not its normalised copy: U = h + "
+                 "W_O(...)"),
     mistake(BLOCK, "the MLP's residual from h", edit("return u + self.mlp", "return h + self.mlp"),
             hint="the MLP's residual starts from U, the attention step's output: U + mlp(...)"),
     mistake(BLOCK, "a token may not read itself", edit("<= positions", "< positions"),
@@ -397,8 +397,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(BLOCK, "norm1 and norm2 swapped", [
         edit("= self.norm1", "= self.norm2"), edit("(self.norm2", "(self.norm1"),
     ], hint="norm1 before the attention, norm2 before the MLP"),
-    mistake(BLOCK, "the MLP reads H", edit("(u", "(h"), hint="the MLP reads U, the output of the "
-                                                             "attention step: U + mlp(norm2(U))"),
+    mistake(BLOCK, "the MLP reads H", edit("(u", "(h"),
+            hint="the MLP reads U, the output of the attention step: U + mlp(norm2(U))"),
     mistake(BLOCK, "heads merged without the transpose",
             edit("+ self.W_O(y.transpose(1, 2).reshape(B, L,", "+ self.W_O(y.reshape(B, L,"),
             hint="merge as in notebook 05: y.transpose(1, 2).reshape(B, L, n_heads * d_k)"),
@@ -545,8 +545,8 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(DECODER, "softmax applied to the logits", edit("h))", "h)).softmax(dim=-1)"),
             detects=nb06.HINT_LOGITS_SOFTMAXED),
     mistake(DECODER, "embedding scaled by sqrt(d_model)",
-            edit("idx)", "idx) * self.embed.embedding_dim ** 0.5"), hint="no sqrt(d_model) factor "
-                                                                         "in Qwen3: H0 = E[w]"),
+            edit("idx)", "idx) * self.embed.embedding_dim ** 0.5"),
+            hint="no sqrt(d_model) factor in Qwen3: H0 = E[w]"),
     mistake(DECODER, "the RoPE tables not sliced to L",
             edit("[:L], self.rope_sin[:L]", ", self.rope_sin"),
             detects=nb10.HINT_SIZE_MISMATCH),

@@ -277,9 +277,8 @@ MISTAKES = [
                  "search's rule; stop early only when no live prefix can beat the best finished "
                  "hypothesis"),
     mistake("beam_search", "the first finished hypothesis returned",
-            edit("max(finished, key=penalised)", "finished[0]"), hint="return the finished "
-                                                                      "hypothesis with the HIGHEST "
-                                                                      "score"),
+            edit("max(finished, key=penalised)", "finished[0]"),
+            hint="return the finished hypothesis with the HIGHEST score"),
     mistake("beam_search", "length normalised",
             edit("key=penalised)", "key=lambda f: f[0] / (len(f[1]) - 1))"),
             hint="with alpha = 0 (the default) compare finished hypotheses by their total "
@@ -288,8 +287,8 @@ MISTAKES = [
         edit("for _ in range(max_len):", "for step in range(max_len):"),
         insert_after("scores = best[keep]", "if step == max_len - 1:\n"
                      "    finished += [(float(s), p.tolist()) for s, p in zip(scores, live)]\n"
-                     "    live = live[:0]")], hint="return the best FINISHED hypothesis; a live "
-                                                   "prefix only when none finished"),
+                     "    live = live[:0]")],
+            hint="return the best FINISHED hypothesis; a live prefix only when none finished"),
     mistake("beam_search", "one step short", edit("range(max_len)", "range(max_len - 1)"),
             hint="write at most max_len new tokens: range(max_len)"),
     mistake("beam_search", "the first position's logits", edit("live)[:, -1]", "live)[:, 0]"),
@@ -335,10 +334,9 @@ MISTAKES = [
         return torch.tensor(ids), score
     """, detects=nb11.HINT_SEARCH_OWN),
     mistake("beam_search", "alpha accepted but never used",
-            edit("key=penalised)", "key=lambda f: f[0])"), hint="with alpha > 0 rank the finished "
-                                                                "hypotheses by score / ((5 + n) / "
-                                                                "6) ** alpha, n the tokens after "
-                                                                "<BOS> with the end token counted"),
+            edit("key=penalised)", "key=lambda f: f[0])"),
+            hint="with alpha > 0 rank the finished hypotheses by score / ((5 + n) / 6) ** alpha, "
+                 "n the tokens after <BOS> with the end token counted"),
     mistake("beam_search", "the score multiplied by the length penalty",
             edit("score / ((5 + len(ids) - 1)", "score * ((5 + len(ids) - 1)"),
             hint="divide the score by the penalty ((5 + n) / 6) ** alpha; do not multiply"),
