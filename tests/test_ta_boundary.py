@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -706,13 +707,20 @@ for name, ring in rings.items():
 @pytest.mark.slow
 @pytest.mark.skipif(
     not SANDBOX_OK or os.geteuid() != 0 or os.uname().machine not in ("x86_64", "aarch64"),
-    reason="the zygote's throwaway users (root, bubblewrap, keyctl's number known)",
+    reason="throwaway users (root, bubblewrap, keyctl's number known)",
 )
-def test_a_kernel_finds_nothing_an_earlier_kernel_left_in_its_keyrings(tmp_path):
+@pytest.mark.parametrize("zygote", ["1", "0"], ids=["forked", "each-in-a-sandbox"])
+def test_a_kernel_finds_nothing_an_earlier_kernel_left_in_its_keyrings(
+    tmp_path, monkeypatch, zygote
+):
     """Linux keeps a user's keyrings per user id and the throwaway ids come round again: three
     students graded one after another by one worker (the first and third under one id) each
-    leave a key in the user keyring, and none finds one left before it."""
+    leave a key in the user keyring, and none finds one left before it; whether the kernels
+    are forked by the zygote or each started in a sandbox of its own."""
     import nbformat
+    from grader.sandbox import ZYGOTE_ENV
+
+    monkeypatch.setenv(ZYGOTE_ENV, zygote)
     from grader.course import Course, grade_class
     from grader.sample import load_builder
 
@@ -779,3 +787,21 @@ def test_every_run_draws_a_block_of_ids_of_its_own_however_it_is_started():
         for _ in range(3)
     }
     assert len(bases) > 1 and all(int(b) >= 300_000 for b in bases), bases
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="root's")
+def test_every_kernel_started_as_a_throwaway_user_clears_its_keyrings_first(monkeypatch):
+    """The zygote's forks clear them in `grader.zygote`; a kernel started on its own as a
+    throwaway user (in bubblewrap with the zygote off, or by the setpriv fallback) is told to
+    by its command, and one started as the grader's own user (no sandbox) is not: clearing
+    would empty a learner's own keyrings."""
+    from grader import sandbox
+    from grader.keyrings import FRESH_KEYRINGS
+
+    own = Path("/nonexistent")
+    if sandbox.bwrap_path() is not None:
+        assert sandbox.kernel_command(own, (3, 4), True, (60001, 60001))[-1] == FRESH_KEYRINGS
+        assert sandbox.kernel_command(own, (3, 4), True, None)[-1] == "4"
+    assert sandbox.kernel_command(own, (3, 4), False)[-1] == "4"
+    monkeypatch.setenv(sandbox.FALLBACK_ENV, "setpriv")
+    assert sandbox.kernel_command(own, (3, 4), False)[-1] == FRESH_KEYRINGS

@@ -39,7 +39,7 @@ import os
 import sys
 import traceback
 
-from grader import standins, wire
+from grader import keyrings, standins, wire
 
 TEXT_LIMIT = int(os.environ.get("ATTNBOOK_OUTPUT_LIMIT", "20000"))
 NAME_LIMIT = 300  # characters of a type's, module's or qualified name sent to the grader
@@ -603,6 +603,11 @@ def serve_forever(requests: int, replies: int, reseed: bool = False) -> None:
 
 
 def main() -> None:
+    """`python -m grader.kernel REQUESTS REPLIES [fresh-keyrings]`: the last, as a throwaway
+    user (`sandbox.kernel_command`), clears the keyrings an earlier kernel of that id could
+    have left, before any request; one it cannot clear ends the kernel before it serves."""
+    if sys.argv[3:] == [keyrings.FRESH_KEYRINGS]:
+        keyrings.fresh_keyrings()
     serve_forever(int(sys.argv[1]), int(sys.argv[2]))
 
 

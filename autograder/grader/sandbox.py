@@ -37,6 +37,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.keyrings import FRESH_KEYRINGS
+
 GRADER_DIR = Path(__file__).resolve().parent
 MiB = 1024 * 1024
 
@@ -101,7 +103,8 @@ def _probe(bwrap: str) -> tuple[bool, str]:
     try:
         ids = (65534, 65534) if os.geteuid() == 0 else None  # nobody: any id without files
         command = kernel_command(own, (0, 1), True, ids, Limits(tmp_mb=1, tmp_files=64))
-        command[-4:] = ["-c", "pass"]  # in place of `-m grader.kernel FD FD`
+        start = len(command) - command[::-1].index("-m") - 1
+        command[start:] = ["-c", "pass"]  # in place of `-m grader.kernel FD FD ...`
         probe = subprocess.run(
             command,
             env=kernel_env(Limits(), True),
@@ -199,7 +202,11 @@ def kernel_command(
     limits = limits or Limits()
     kernel = [*_python(), "-m", "grader.kernel", str(fds[0]), str(fds[1])]
     if not use_sandbox:
-        return fallback_command(kernel) if os.environ.get(FALLBACK_ENV) == "setpriv" else kernel
+        if os.environ.get(FALLBACK_ENV) != "setpriv":
+            return kernel
+        return fallback_command([*kernel, FRESH_KEYRINGS])
+    if ids is not None:  # a throwaway user's keyrings outlive its kernel (`grader.keyrings`)
+        kernel.append(FRESH_KEYRINGS)
     owner = f"{ids[0]}:{ids[1]}" if ids is not None else ""
     launch = [
         "/bin/sh",

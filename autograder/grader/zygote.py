@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import errno
 import json
 import os
 import shutil
@@ -38,6 +37,8 @@ import signal
 import socket
 import sys
 import traceback
+
+from grader.keyrings import fresh_keyrings
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -117,46 +118,6 @@ def drop_to(uid: int, gid: int) -> None:
             raise RuntimeError(f"drop_to: {field} is {status[field].strip()}, expected 0")
     if status["NoNewPrivs"].strip() != "1" or status.get("Groups", "").strip():
         raise RuntimeError("drop_to: no_new_privs is not set or groups remain")
-
-
-KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number
-KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR, KEYCTL_GET_PERSISTENT = 1, 7, 22
-KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -3, -4, -5
-NO_KEYS = (errno.ENOSYS, errno.EPERM, errno.EOPNOTSUPP)  # keys off, or refused (seccomp)
-
-
-def _keyctl(number: int, *args: int) -> tuple[int, int]:
-    """(keyctl's result, errno)."""
-    call = _libc.syscall
-    call.restype = ctypes.c_long
-    result = call(ctypes.c_long(number), *(ctypes.c_long(a) for a in args))
-    return result, ctypes.get_errno() if result < 0 else 0
-
-
-def fresh_keyrings() -> None:
-    """Keyrings with nothing an earlier kernel left: Linux keeps a user's keyrings (the user,
-    user-session and persistent ones) per user id, not per namespace, and the throwaway ids
-    come round again, so one student's kernel could leave keys for a later one. A session
-    keyring of its own, and each of the user's cleared; RuntimeError (no kernel, a failed
-    grading) when one cannot be. Where keys are off or refused, none can be left either."""
-    number = KEYCTL.get(os.uname().machine)
-    if number is None:
-        return
-    joined, why = _keyctl(number, KEYCTL_JOIN_SESSION_KEYRING, 0)
-    if joined < 0:
-        if why in NO_KEYS:
-            return
-        raise RuntimeError(f"fresh_keyrings: a session keyring of its own: {os.strerror(why)}")
-    rings = [KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING]
-    persistent, why = _keyctl(number, KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_SESSION_KEYRING)
-    if persistent >= 0:
-        rings.append(persistent)
-    elif why not in NO_KEYS:
-        raise RuntimeError(f"fresh_keyrings: the persistent keyring: {os.strerror(why)}")
-    for ring in rings:
-        cleared, why = _keyctl(number, KEYCTL_CLEAR, ring)
-        if cleared < 0:
-            raise RuntimeError(f"fresh_keyrings: clearing keyring {ring}: {os.strerror(why)}")
 
 
 def _hand_over(folder: str, uid: int, gid: int) -> None:
