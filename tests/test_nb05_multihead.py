@@ -234,12 +234,19 @@ def test_attention_rejects_shapes_that_do_not_broadcast(args, words):
     assert all(word in str(err.value) for word in words), str(err.value)
 
 
-@pytest.mark.parametrize("n_heads", [0, -2])
-def test_a_non_positive_number_of_heads_is_a_value_error(n_heads):
-    with pytest.raises(ValueError, match="n_heads"):
+@pytest.mark.parametrize("n_heads", [0, -2, 1.5, "2", None])
+def test_a_number_of_heads_that_is_no_positive_whole_number_is_a_value_error(n_heads):
+    with pytest.raises(ValueError, match="n_heads must be a whole number >= 1.*got n_heads = "):
         REF.split_heads(torch.zeros(1, 2, 4), n_heads)
-    with pytest.raises(ValueError, match="n_heads"):
+    with pytest.raises(ValueError, match="n_heads must be a whole number >= 1"):
         REF.MultiHeadAttention(4, n_heads)
+    with pytest.raises(ValueError, match="d_model must be a whole number >= 1"):
+        REF.MultiHeadAttention(4.5, 1)
+
+
+def test_a_whole_float_number_of_heads_is_read_as_that_number():
+    assert REF.split_heads(torch.zeros(1, 2, 4), 2.0).shape == (1, 2, 2, 2)
+    assert REF.MultiHeadAttention(4.0, 2.0)(torch.zeros(1, 3, 4)).shape == (1, 3, 4)
 
 
 def test_attention_check_names_overflow_in_place_scaling_and_a_returned_tuple():

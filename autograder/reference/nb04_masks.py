@@ -47,7 +47,8 @@ def masked_attention(Q, K, V, allowed):
         Q: (..., L_q, d_k) queries; any number of leading axes (batch, heads).
         K: (..., L_k, d_k) keys.
         V: (..., L_k, d_v) values, one row per key.
-        allowed: booleans broadcastable to (..., L_q, L_k); True = query may read the key.
+        allowed: booleans (..., L_q, L_k), or with size-1 axes that broadcast to it, such as
+            (1, L_k) for every query; True = query may read the key.
 
     Returns:
         (Y, A): Y (..., L_q, d_v) outputs, A (..., L_q, L_k) weights. Blocked keys get weight

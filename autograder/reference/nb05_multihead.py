@@ -11,7 +11,7 @@ import math
 import torch
 import torch.nn.functional as F
 from torch import nn
-from attnbook.shapes import require_min_ndim, require_ndim, require_same_size
+from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_same_size
 
 
 # name: (options, correct letter, explanation shown when the answer is wrong)
@@ -36,7 +36,8 @@ def split_heads(x, n_heads):
         (B, h, L, d_k) tensor with d_k = d_model // h; [b, r, l] is head r's slice of token l.
     """
     require_ndim("x", x, 3, "(B, L, d_model)")
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer("n_heads", n_heads, 1, "(the number of heads)")
+    if x.shape[-1] % n_heads:
         raise ValueError(f"the last axis of x (shape {tuple(x.shape)}) must be divisible by "
                          f"n_heads = {n_heads}, a positive number of heads")
     # Key idea: Heads cut the feature axis into h slices of d_k: view (B, L, d_model) as (B, L, h,
@@ -126,7 +127,9 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer("d_model", d_model, 1, "(the model width)")
+        n_heads = require_integer("n_heads", n_heads, 1, "(the number of heads)")
+        if d_model % n_heads:
             raise ValueError(f"d_model = {d_model} must be divisible by n_heads = {n_heads}, "
                              "a positive number of heads")
         self.d_model, self.n_heads, self.d_k = d_model, n_heads, d_model // n_heads
@@ -155,7 +158,8 @@ class MultiHeadAttention(nn.Module):
 # split_heads: reshape without the transpose
 def _slip_split_heads_0(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     B, L, d_model = x.shape
     return x.reshape(B, n_heads, L, d_model // n_heads)
@@ -163,7 +167,8 @@ def _slip_split_heads_0(x, n_heads):
 # split_heads: heads interleaved (d_k before h)
 def _slip_split_heads_1(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     B, L, d_model = x.shape
     return x.view(B, L, d_model // n_heads, n_heads).permute(0, 3, 1, 2)
@@ -171,7 +176,8 @@ def _slip_split_heads_1(x, n_heads):
 # split_heads: forgot the transpose: (B, L, h, d_k)
 def _slip_split_heads_2(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     B, L, d_model = x.shape
     return x.view(B, L, n_heads, d_model // n_heads)
@@ -179,7 +185,8 @@ def _slip_split_heads_2(x, n_heads):
 # split_heads: d_k by true division (a float size)
 def _slip_split_heads_3(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     B, L, d_model = x.shape
     return x.view(B, L, n_heads, d_model / n_heads).transpose(1, 2)
@@ -187,14 +194,16 @@ def _slip_split_heads_3(x, n_heads):
 # split_heads: heads stacked on the first axis (h, B, L, d_k)
 def _slip_split_heads_4(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     return torch.stack(torch.chunk(x, n_heads, dim=-1), dim=0)
 
 # split_heads: two heads hard-coded (the worked example's h)
 def _slip_split_heads_5(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     B, L, d_model = x.shape
     return x.view(B, L, 2, d_model // 2).transpose(1, 2)
@@ -202,7 +211,8 @@ def _slip_split_heads_5(x, n_heads):
 # split_heads: d_k from the sequence length (x.shape[1])
 def _slip_split_heads_6(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     B, L, d_model = x.shape
     d_k = x.shape[1] // n_heads
@@ -211,7 +221,8 @@ def _slip_split_heads_6(x, n_heads):
 # split_heads: only the first batch element (x[0]), batch axis re-added
 def _slip_split_heads_7(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     B, L, d_model = x.shape
     return x[0].view(L, n_heads, d_model // n_heads).transpose(0, 1).unsqueeze(0)
@@ -219,7 +230,8 @@ def _slip_split_heads_7(x, n_heads):
 # split_heads: numpy's reshape and transpose: an array, not a tensor
 def _slip_split_heads_8(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     B, L, d_model = x.shape
     d_k = d_model // n_heads
@@ -228,7 +240,8 @@ def _slip_split_heads_8(x, n_heads):
 # split_heads: transpose(0, 2) swaps the batch axis in
 def _slip_split_heads_9(x, n_heads):
     require_ndim('x', x, 3, '(B, L, d_model)')
-    if n_heads < 1 or x.shape[-1] % n_heads:
+    n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+    if x.shape[-1] % n_heads:
         raise ValueError(f'the last axis of x (shape {tuple(x.shape)}) must be divisible by n_heads = {n_heads}, a positive number of heads')
     B, L, d_model = x.shape
     return x.view(B, L, n_heads, d_model // n_heads).transpose(0, 2)
@@ -997,7 +1010,9 @@ class _slip_MultiHeadAttention_0(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1020,7 +1035,9 @@ class _slip_MultiHeadAttention_1(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1047,7 +1064,9 @@ class _slip_MultiHeadAttention_2(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1072,7 +1091,9 @@ class _slip_MultiHeadAttention_3(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1097,7 +1118,9 @@ class _slip_MultiHeadAttention_4(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1118,7 +1141,9 @@ class _slip_MultiHeadAttention_5(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model, bias=False)
@@ -1142,7 +1167,9 @@ class _slip_MultiHeadAttention_6(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, self.d_k)
@@ -1166,7 +1193,9 @@ class _slip_MultiHeadAttention_7(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.query = nn.Linear(d_model, d_model)
@@ -1190,7 +1219,9 @@ class _slip_MultiHeadAttention_8(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1211,7 +1242,9 @@ class _slip_MultiHeadAttention_9(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1234,7 +1267,9 @@ class _slip_MultiHeadAttention_10(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1257,7 +1292,9 @@ class _slip_MultiHeadAttention_11(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1284,7 +1321,9 @@ class _slip_MultiHeadAttention_12(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1305,7 +1344,9 @@ class _slip_MultiHeadAttention_13(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1326,7 +1367,9 @@ class _slip_MultiHeadAttention_14(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = self.W_K = self.W_V = nn.Linear(d_model, d_model)
@@ -1348,7 +1391,9 @@ class _slip_MultiHeadAttention_15(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1372,7 +1417,9 @@ class _slip_MultiHeadAttention_16(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1398,7 +1445,9 @@ class _slip_MultiHeadAttention_17(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1425,7 +1474,9 @@ class _slip_MultiHeadAttention_18(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1452,7 +1503,9 @@ class _slip_MultiHeadAttention_19(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1480,7 +1533,9 @@ class _slip_MultiHeadAttention_20(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1504,7 +1559,9 @@ class _slip_MultiHeadAttention_21(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1527,7 +1584,9 @@ class _slip_MultiHeadAttention_22(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1550,7 +1609,9 @@ class _slip_MultiHeadAttention_23(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1577,7 +1638,9 @@ class _slip_MultiHeadAttention_24(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1602,7 +1665,9 @@ class _slip_MultiHeadAttention_25(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1625,7 +1690,9 @@ class _slip_MultiHeadAttention_26(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1650,7 +1717,9 @@ class _slip_MultiHeadAttention_27(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
@@ -1673,7 +1742,9 @@ class _slip_MultiHeadAttention_28(nn.Module):
 
     def __init__(self, d_model, n_heads):
         super().__init__()
-        if n_heads < 1 or d_model % n_heads:
+        d_model = require_integer('d_model', d_model, 1, '(the model width)')
+        n_heads = require_integer('n_heads', n_heads, 1, '(the number of heads)')
+        if d_model % n_heads:
             raise ValueError(f'd_model = {d_model} must be divisible by n_heads = {n_heads}, a positive number of heads')
         self.d_model, self.n_heads, self.d_k = (d_model, n_heads, d_model // n_heads)
         self.W_Q = nn.Linear(d_model, d_model)
