@@ -7,8 +7,9 @@ overrides where they are read from: $ATTNBOOK_AUTOGRADER, an autograder folder w
 `reference/` holds them (a course copy being graded from another checkout, say).
 
 The hidden cases' random inputs come from the course's secret (`hidden_secret`), kept with
-the reference answers and created by the grader on first use (`grader/secret.py`): the kit's
-checks, run at home, draw the practice cases, which the grader never sends.
+the reference answers and created by the grader on first use (`grader/secret.py`), and from
+the submission being graded (`hidden_key`): the kit's checks, run at home, draw the practice
+cases, which the grader never sends, and what one submission's code saw fits no other.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from types import ModuleType
 AUTOGRADER_ENV = "ATTNBOOK_AUTOGRADER"
 SECRET_ENV = "ATTNBOOK_HIDDEN_SECRET"  # the secret itself (tests, a cluster's secret store)
 SECRET_FILE = "course_secret"  # in $ATTNBOOK_AUTOGRADER, beside reference/, mode 0600
+# The digest of one submission (its cells and own files), set in the grader's test process:
+# hidden cases draw from the secret and it, so inputs one submission saw fit no other
+SUBMISSION_ENV = "ATTNBOOK_SUBMISSION_KEY"
 
 
 def hidden_secret() -> bytes | None:
@@ -39,6 +43,18 @@ def hidden_secret() -> bytes | None:
             if secret:
                 return secret
     return None
+
+
+def hidden_key() -> bytes | None:
+    """What a hidden case's seed is drawn from: the course's secret (`hidden_secret`) and the
+    digest of the submission being graded (`SUBMISSION_ENV`, which the grader sets for each
+    notebook's tests), so a regrade of the same submission draws the same inputs and any
+    other submission draws others; None without a secret (the practice cases). With no
+    submission named, the secret alone."""
+    secret, submission = hidden_secret(), os.environ.get(SUBMISSION_ENV, "")
+    if secret is None or not submission:
+        return secret
+    return secret + b"\0" + submission.encode()
 
 
 def load_reference(notebook: str) -> ModuleType:

@@ -21,7 +21,13 @@ from grader.catalogue import apply_variant, load_catalogue, run_graded_cells, so
 from grader.secret import ensure_secret
 
 from attnbook.checks._core import HIDDEN_STRIDE, hidden_range, hidden_seed
-from attnbook.grading import AUTOGRADER_ENV, SECRET_ENV, SECRET_FILE, hidden_secret
+from attnbook.grading import (
+    AUTOGRADER_ENV,
+    SECRET_ENV,
+    SECRET_FILE,
+    SUBMISSION_ENV,
+    hidden_secret,
+)
 
 SECRETS = ("course-a", "course-b", "3f9c0e17d2")
 
@@ -104,15 +110,21 @@ def test_the_hidden_cases_send_no_input_the_kit_can_produce(
 
 
 @pytest.mark.parametrize(("check", "function"), list(_checks())[:4])
-def test_the_same_secret_sends_the_same_inputs(check, function, monkeypatch):
-    """Determinism per course: a regrade with the course's secret grades the same cases."""
+def test_the_same_secret_and_submission_send_the_same_inputs(check, function, monkeypatch):
+    """Determinism per submission: a regrade with the course's secret grades the same cases;
+    another course, or another submission of the same course, gets others (what one
+    submission's code saw and printed is no table for the next)."""
     monkeypatch.setenv(SECRET_ENV, "course-a")
+    monkeypatch.setenv(SUBMISSION_ENV, "digest-of-ada")
     first = _record(check, function, reference=function)
     again = _record(check, function, reference=function)
+    monkeypatch.setenv(SUBMISSION_ENV, "digest-of-ada-resubmitted")
+    resubmitted = _record(check, function, reference=function)
     monkeypatch.setenv(SECRET_ENV, "course-b")
+    monkeypatch.setenv(SUBMISSION_ENV, "digest-of-ada")
     other = _record(check, function, reference=function)
     assert first == again
-    assert first != other
+    assert first != other and first != resubmitted
 
 
 def test_hidden_seeds_keep_the_kind_of_case_and_leave_the_public_seeds(no_secret, monkeypatch):

@@ -331,6 +331,87 @@ def test_a_table_of_the_kits_answers_loses_every_function_test(graded):
         assert row[f"01:{test}"] == "1.0", (test, row)
 
 
+SPY = """
+import numpy as _np
+
+_SEEN = []
+
+
+def _spy(name, f):
+    def recording(*args):
+        _SEEN.append([name, [(_np.asarray(a).dtype.str, list(_np.asarray(a).shape),
+                               _np.asarray(a).tobytes().hex()) for a in args]])
+        return f(*args)
+
+    return recording
+"""
+SPY_DUMP = """
+import base64 as _b64, json as _json, zlib as _zlib
+_blob = _b64.b64encode(_zlib.compress(_json.dumps(_SEEN).encode(), 9)).decode()
+"""
+SPY_PIECE = 'print("SEEN", {i}, _blob[{i} * 15000:({i} + 1) * 15000])'  # a cell each: pages cap
+
+
+def test_inputs_that_one_submission_printed_are_no_use_to_the_next(tmp_path):
+    """The hidden cases' inputs reach the student's kernel, and its later cells may print
+    them into the student's own graded notebook and page. A first submission (the solution,
+    each graded function wrapped to record its inputs) prints every input it saw; a second
+    hands in a table of the right answers to exactly those inputs and no code. The second
+    draws other hidden inputs (they depend on the submission too), so each function test
+    fails on an input the table never saw."""
+    import base64
+    import zlib
+
+    import numpy as np
+
+    from attnbook.grading import load_reference
+
+    build = _builder()
+    spy = build.solved(ROOT)
+    spy.cells.insert(build._index(spy, "project_qkv"), nbformat.v4.new_code_cell(SPY))
+    for name in build.LOOKUP_FUNCTIONS:
+        spy = build.add_cell_after(spy, name, f"{name} = _spy({name!r}, {name})")
+    spy = build.add_cell_after(spy, None, SPY_DUMP)
+    for i in range(40):
+        spy = build.add_cell_after(spy, None, SPY_PIECE.format(i=i))
+    env = {UID_BASE_ENV: str(new_uid_base()), cgroups.RUN_ENV: secrets.token_hex(4)}
+
+    def grade(student: str, nb) -> Path:
+        work = tmp_path / student
+        inbox = build.write_folder(tmp_path / f"{student}-download", {
+            student: {f"{NOTEBOOK}.ipynb": nbformat.writes(nb).encode()}})  # fmt: skip
+        done = grade_with_readme_command(inbox, work, "-a", NOTEBOOK, env=env)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        return work
+
+    graded = nbformat.read(grade("spy", spy) / "autograded" / "spy" / NOTEBOOK /
+                           f"{NOTEBOOK}.ipynb", 4)  # fmt: skip
+    printed = "".join(_text(c) for c in graded.cells if c.cell_type == "code")
+    pieces = sorted((int(i), blob) for i, blob in re.findall(r"SEEN (\d+) (\S*)", printed))
+    seen = json.loads(zlib.decompress(base64.b64decode("".join(blob for _, blob in pieces))))
+    reference = load_reference(NOTEBOOK)
+    tables: dict[str, dict] = {name: {} for name in build.LOOKUP_FUNCTIONS}
+    for name, raw in seen:
+        args = [np.frombuffer(bytes.fromhex(h), np.dtype(d)).reshape(shape) for d, shape, h in raw]
+        try:
+            out = getattr(reference, name)(*args)
+        except Exception as err:
+            tables[name][build._recorded_key(name, args)] = {"raise": str(err)}
+            continue
+        many = isinstance(out, tuple)
+        value = [np.asarray(v).tolist() for v in out] if many else np.asarray(out).tolist()
+        tables[name][build._recorded_key(name, args)] = {"tuple": many, "value": value}
+    assert all(len(t) > 10 for t in tables.values()), {n: len(t) for n, t in tables.items()}
+    replay = build.solved(ROOT)
+    for name, table in tables.items():
+        replay.cells[build._index(replay, name)].source = build.LOOKUP_CELL.format(
+            table=json.dumps(table), name=name)  # fmt: skip
+    row = read_grades(grade("replay", replay))["replay"]
+    for test in ("test_project_qkv", "test_score_matrix", "test_softmax_rows", "test_attention"):
+        assert row[f"01:{test}"] == "0.0", (test, row)
+    assert row["01:test_answer_scale"] == "1.0", row
+
+
 # -- neighbours that take the machine (issue #27 item 1) -------------------------------------
 def test_the_run_names_how_sandboxes_are_limited_and_leaves_no_control_group(graded):
     found = cgroups.backend()

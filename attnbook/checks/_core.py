@@ -83,14 +83,14 @@ HIDDEN_STRIDE = 720720  # lcm(1, ..., 16)
 def hidden_seed(seed: int) -> int:
     """The seed a hidden case draws its inputs from, in place of `seed`.
 
-    Without a course secret (`attnbook.grading.hidden_secret()`: none where students run the
+    Without a course secret (`attnbook.grading.hidden_key()`: none where students run the
     checks) this is `seed` itself, the practice cases anyone can run. With one (the grader's
-    trusted processes) it is `seed + HIDDEN_STRIDE * k`, `k >= 1` a hash of the secret and
-    `seed`: the same for a course's every run, unknowable without its secret, and never a
-    seed the kit draws from (all are below HIDDEN_STRIDE)."""
-    from attnbook.grading import hidden_secret
+    trusted processes) it is `seed + HIDDEN_STRIDE * k`, `k >= 1` a hash of the secret, the
+    submission and `seed`: the same at every regrade, other for any other submission, unknowable
+    without the secret, never a seed the kit draws from (all are below HIDDEN_STRIDE)."""
+    from attnbook.grading import hidden_key
 
-    secret = hidden_secret()
+    secret = hidden_key()
     if secret is None:
         return seed
     digest = hashlib.sha256(secret + b"\0attnbook-hidden\0" + str(seed).encode()).digest()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import atexit
 import base64
 import contextlib
+import hashlib
 import json
 import os
 import select
@@ -370,6 +371,28 @@ def _copy_own_files(source: Path, dest: Path) -> None:
         shutil.copyfile(path, target)
 
 
+def submission_digest(nb, files_from: Path | None) -> str:
+    """What the hidden cases of one submission draw from, besides the course's secret
+    (`attnbook.grading.hidden_key`): a digest of everything its kernel can read of the
+    student's, the notebook's cells and the own files `_copy_own_files` gives it. A regrade
+    draws the same inputs; any other submission, such as one whose table answers the inputs
+    an earlier one printed into its feedback page, draws others."""
+    digest = hashlib.sha256()
+    for cell in nb.cells:
+        text = f"{cell.get('cell_type')}\0{cell.get('source', '')}\0"
+        digest.update(text.encode("utf-8", errors="surrogatepass"))
+    total = 0
+    for path in sorted(files_from.rglob("*")) if files_from is not None else []:
+        if path.is_symlink() or not path.is_file() or path.suffix == ".ipynb":
+            continue
+        total += path.stat().st_size
+        if total > COPY_LIMIT:
+            break
+        digest.update(f"\0{path.relative_to(files_from)}\0".encode(errors="surrogatepass"))
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def borrowed_note(borrowed: list[str], score: float, points: float) -> str:
     return (
         f"{'; '.join(borrowed)}. This test scores {score:g} of {points:g} points: the "
@@ -464,6 +487,7 @@ def run_test(
     cpu_until: float | None = None,
     answers: dict[str, str] | None = None,
     failed: dict | None = None,
+    submission: str = "",
 ) -> tuple[list, str]:
     """Run an instructor's test in a fresh process; its outputs and its verdict. A borrowed
     answer (`grader.borrowed`) is noted in `borrowed` (grade_id -> message) and gets
@@ -473,7 +497,8 @@ def run_test(
     sandbox has used that many CPU seconds (`deadline` is then the wall-clock ceiling).
     `answers` gets the concept answers the test read, as the student left them. `failed`
     holds the subjects whose checks failed in the earlier tests (the test's own failure is
-    added): a test whose subject calls one of them names it, as the self-check does."""
+    added): a test whose subject calls one of them names it, as the self-check does.
+    `submission`: its digest (`submission_digest`), which the hidden cases draw from."""
     if kernel.dead:
         return [_new_output(error_output(LOST, kernel.dead))], "lost"
     points = template.points.get(grade_id, 0.0)
@@ -491,6 +516,7 @@ def run_test(
         "credit": borrowed_credit,
         "points": points,
         "failed": dict(failed or {}),
+        "submission": submission,
     }
     outcome, data = _test_outcome(job, kernel, deadline)
     _settle(kernel, outcome)
@@ -714,6 +740,7 @@ def run_notebook(
         )
     limits = limits or Limits()
     use_sandbox = _use_sandbox(sandbox)
+    submission = submission_digest(nb, files_from)  # before a cell runs or is replaced
     ForkServer.get()  # started (once per process) before any time limit runs
     started = time.monotonic()
     kernel = take_kernel(files_from, limits, use_sandbox)
@@ -734,6 +761,7 @@ def run_notebook(
             else wall_ceiling(limits.notebook_timeout_s)
         ),
         cpu_start=cpu_start,
+        submission=submission,
     )
     try:
         for cell in nb.cells:
@@ -777,6 +805,7 @@ class _Run:
     stopped_at: int = 0  # the cell (In [n]) where the kernel stopped for good, once it has
     restarted: bool = False
     failed: dict = field(default_factory=dict)  # subjects whose checks failed (run_test)
+    submission: str = ""  # its digest, which the hidden cases draw from (submission_digest)
 
     def cell(self, cell) -> None:
         self.count += 1
@@ -817,6 +846,7 @@ class _Run:
             cpu_until,
             answers=self.report.answers,
             failed=self.failed,
+            submission=self.submission,
         )
         cell.outputs = self.budget.clean_test(cell.outputs)
         if any(o.get("ename") == "GraderTimeout" for o in cell.outputs):

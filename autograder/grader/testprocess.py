@@ -156,8 +156,10 @@ def test_process(job: dict, request_fd: int, reply_fd: int, result_fd: int) -> N
     import torch
 
     from attnbook.checks._core import FAILED, STOOD_IN
+    from attnbook.grading import SUBMISSION_ENV
 
     torch.set_num_threads(1)
+    os.environ[SUBMISSION_ENV] = str(job.get("submission", ""))  # what hidden cases draw from
     channel = KernelChannel(request_fd, reply_fd, job["id"], job["limit_text"])
     channel.deadline = job["deadline_wall"] - time.time() + time.monotonic()
     if job.get("cpu_file") and job.get("cpu_until") is not None:  # the kernel's CPU time
