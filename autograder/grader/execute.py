@@ -381,14 +381,14 @@ def submission_digest(nb, files_from: Path | None) -> str:
     for cell in nb.cells:
         text = f"{cell.get('cell_type')}\0{cell.get('source', '')}\0"
         digest.update(text.encode("utf-8", errors="surrogatepass"))
-    total = 0
-    for path in sorted(files_from.rglob("*")) if files_from is not None else []:
+    total, folder = 0, files_from or Path()
+    for path in sorted(folder.rglob("*")) if files_from is not None else []:
         if path.is_symlink() or not path.is_file() or path.suffix == ".ipynb":
             continue
         total += path.stat().st_size
         if total > COPY_LIMIT:
             break
-        digest.update(f"\0{path.relative_to(files_from)}\0".encode(errors="surrogatepass"))
+        digest.update(f"\0{path.relative_to(folder)}\0".encode(errors="surrogatepass"))
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
