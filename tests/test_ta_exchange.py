@@ -185,6 +185,20 @@ def test_copy_limits(tmp_path):
     assert result.files == 4 and result.folders == 4
 
 
+def test_a_hard_link_is_not_copied(tmp_path):
+    """A second name of a file: where the system lets a student link a file they cannot
+    read (fs.protected_hardlinks=0), copying it as the TA or root would hand it in."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "mine.ipynb").write_text("{}")
+    kept_elsewhere = tmp_path / "reference.py"
+    kept_elsewhere.write_text("ANSWER = 42")
+    os.link(kept_elsewhere, source / "key.py")
+    result = copy_untrusted(source, tmp_path / "dst")
+    assert sorted(p.name for p in (tmp_path / "dst").iterdir()) == ["mine.ipynb"]
+    assert "key.py: a hard link (2 names), not copied" in " | ".join(result.notes)
+
+
 def test_nbgrader_submitted_layout_is_read_as_a_download(tmp_path):
     """`python -m grader grade` takes nbgrader's own `submitted/<student>/<assignment>/`
     (what `nbgrader collect` writes) as it takes a folder per student."""

@@ -100,6 +100,40 @@ def test_every_file_of_the_download_is_graded_or_ignored_with_a_reason(tmp_path,
     assert report["summary"] == {"files": 11, "graded": 2, "ignored": 9, "students": 5}
 
 
+def test_links_and_fifos_in_a_folder_are_listed_never_read(tmp_path):
+    """A symbolic link (to a notebook, or to a classmate's folder) and a FIFO are never read
+    or followed, yet each is in the intake record with its reason, and a notebook so named
+    is graded as blank saying why, as one over the size limit is."""
+    import os
+
+    (tmp_path / "ada").mkdir()
+    real = tmp_path / "ada" / f"{NB}.ipynb"
+    real.write_text('{"cells": []}')
+    for student in ("eve", "fifo"):
+        (tmp_path / student).mkdir()
+    (tmp_path / "eve" / f"{NB}.ipynb").symlink_to(real)
+    os.mkfifo(tmp_path / "fifo" / f"{NB}.ipynb")
+    (tmp_path / "eve" / "notes.txt").symlink_to("/etc/hostname")
+    (tmp_path / "linkdir").symlink_to(tmp_path / "ada", target_is_directory=True)
+    intake = collect(tmp_path, [NB])
+    files = by_path(intake)
+    assert set(files) == {
+        f"ada/{NB}.ipynb",
+        f"eve/{NB}.ipynb",
+        f"fifo/{NB}.ipynb",
+        "eve/notes.txt",
+        "linkdir",
+    }
+    assert files[f"ada/{NB}.ipynb"].status == "graded"
+    assert files["linkdir"].reason == "a symbolic link: not read"
+    assert files["eve/notes.txt"].reason == "a symbolic link: not read"
+    assert files["eve/notes.txt"].student == "eve"
+    for student, why in (("eve", "a symbolic link"), ("fifo", "no regular file")):
+        upload = intake.uploads[(student, NB)]
+        assert upload.data is None and why in upload.refused, upload.refused
+    assert intake.report()["summary"]["students"] == 3
+
+
 def test_a_refused_file_does_not_shadow_a_readable_one(tmp_path, monkeypatch):
     monkeypatch.setattr(intake_module, "MAX_RAW_BYTES", 10_000)
     (tmp_path / "ana").mkdir()

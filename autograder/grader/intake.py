@@ -255,7 +255,10 @@ def _member_name(info: zipfile.ZipInfo) -> str:
 
 
 def _files(source: Path):
-    """(relative path, size, timestamp, reader) for every file of a zip or a folder."""
+    """(relative path, size, timestamp, reader, refusal) for every file of a zip or a folder;
+    refusal is why an entry of a folder is not read ("" for a file that is): a symbolic link
+    (never followed: it may point at anything of the machine's) or no regular file (a FIFO,
+    whose read would never end, a socket, a device)."""
     if source.is_file() and zipfile.is_zipfile(source):
         archive = zipfile.ZipFile(source)
         for info in archive.infolist():
@@ -266,23 +269,38 @@ def _files(source: Path):
                     info.file_size,
                     float("".join(f"{part:02d}" for part in info.date_time)),
                     lambda info=info: archive.read(info),
+                    "",
                 )
     elif source.is_dir():
         for path in sorted(source.rglob("*")):
-            if path.is_symlink() or not path.is_file():
+            if path.is_dir() and not path.is_symlink():
                 continue
-            stat = path.stat()
             relative = path.relative_to(source).as_posix()
             # names that are not UTF-8 on disk: keep them distinct and printable
             relative = relative.encode("utf-8", "surrogateescape").decode(
                 "utf-8", "backslashreplace"
             )
-            yield relative, stat.st_size, stat.st_mtime, path.read_bytes
+            if path.is_symlink() or not path.is_file():
+                what = "a symbolic link" if path.is_symlink() else "no regular file (a FIFO?)"
+                yield relative, 0, 0.0, _refuse(f"{what}: not read"), f"{what}: not read"
+                continue
+            stat = path.stat()
+            yield relative, stat.st_size, stat.st_mtime, path.read_bytes, ""
     else:
         found = "a file that is not a zip archive" if source.is_file() else "nothing there"
         raise FileNotFoundError(
             f"source={str(source)!r}: expected a zip file or a folder, found {found}"
         )
+
+
+def _refuse(why: str):
+    """A reader for an entry that is not read: it raises, saying why (a notebook so named is
+    then graded as blank with that reason, as one over the size limit is)."""
+
+    def read() -> bytes:
+        raise OSError(why)
+
+    return read
 
 
 def _is_junk(parts: list[str]) -> bool:
@@ -397,13 +415,20 @@ def collect(
     intake, candidates, identities, owners = Intake(), defaultdict(list), dict[str, Identity](), []
     entries = list(_files(Path(source)))
     split = [[p for p in name.split("/") if p] for name, *_ in entries]
-    depth = (
-        _wrapper_depth([p for p in split if p and not _is_junk(p)], assignments) if wrapped else 0
-    )
+    files = [p for p, e in zip(split, entries) if p and not e[4] and not _is_junk(p)]
+    depth = _wrapper_depth(files, assignments) if wrapped else 0
     folders = _folders_of_ids([p[depth:] if len(p) > depth else p for p in split])
-    for (relative, size, stamp, read), parts in zip(entries, split):
+    for (relative, size, stamp, read, refusal), parts in zip(entries, split):
         record = FileRecord(printable(relative, 1000), size)
         intake.files.append(record)
+        if refusal and not relative.lower().endswith(".ipynb"):  # with its student, unread
+            record.reason = refusal
+            found = _identity(parts[depth:]) if len(parts) > depth else None
+            if found is not None and ".." not in parts and not _is_junk(parts):
+                record.name = found[0].name
+                identities.setdefault(found[0].key, found[0])
+                owners.append((record, found[0].key))
+            continue
         try:
             found = _classify(
                 record,

@@ -9,7 +9,9 @@ answer key (`shutil.copytree` and nbgrader's own collect do follow links). Here:
 - no link is ever followed: every folder and file is opened relative to its parent's
   descriptor with O_NOFOLLOW, so a file swapped for a link while the copy runs fails to
   open instead of reading the target;
-- only regular files are read (a FIFO or a device is opened non-blocking and skipped);
+- only regular files are read (a FIFO or a device is opened non-blocking and skipped), and
+  only those with one name: a hard link may be a second name of a file that the student
+  cannot read but the copying process can (made where the system does not forbid it);
 - depth, number of files and folders, and bytes are bounded, per file and in total.
 
 Everything skipped is named in the notes returned, so the TA can see it.
@@ -136,8 +138,12 @@ def _copy_file(folder_fd, name, target: Path, size: int, limits, result, shown) 
     if fd is None:
         return
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped after it was looked at
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # swapped after it was looked at
             result.notes.append(f"{shown}: changed into something else while copied, not copied")
+            return
+        if info.st_nlink > 1:  # another name of a file, maybe one only this process may read
+            result.notes.append(f"{shown}: a hard link ({info.st_nlink} names), not copied")
             return
         data = _read_at_most(fd, limits.file_bytes)
     finally:
