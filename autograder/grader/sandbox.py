@@ -37,7 +37,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.keyrings import FRESH_KEYRINGS
+from grader.keyrings import DENY_KEYRINGS
 
 GRADER_DIR = Path(__file__).resolve().parent
 MiB = 1024 * 1024
@@ -204,9 +204,9 @@ def kernel_command(
     if not use_sandbox:
         if os.environ.get(FALLBACK_ENV) != "setpriv":
             return kernel
-        return fallback_command([*kernel, FRESH_KEYRINGS])
+        return fallback_command([*kernel, DENY_KEYRINGS])
     if ids is not None:  # a throwaway user's keyrings outlive its kernel (`grader.keyrings`)
-        kernel.append(FRESH_KEYRINGS)
+        kernel.append(DENY_KEYRINGS)
     owner = f"{ids[0]}:{ids[1]}" if ids is not None else ""
     launch = [
         "/bin/sh",
