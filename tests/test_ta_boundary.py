@@ -933,6 +933,59 @@ def test_the_filter_program_of_each_known_machine(machine):
     assert x32 == (refuse if machine == "x86_64" else allow), hex(x32)
 
 
+# a student's own files that would be the kernel if Python looked in the working folder first
+# (`python -m` does): they call keyctl before any filter, then hand over to the real kernel
+HIJACK = r"""
+import ctypes, os, runpy, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+KEYCTL = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+got = libc.syscall(*(ctypes.c_long(a) for a in (KEYCTL, 0, -4, 1)))
+with open("ran-first.txt", "w") as f:
+    f.write(f"keyctl {'ok' if got >= 0 else ctypes.get_errno()}")
+sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
+for name in [m for m in sys.modules if m.split(".")[0] == "grader"]:
+    del sys.modules[name]
+runpy.run_module("grader.kernel", run_name="__main__", alter_sys=True)
+"""
+KEYCTL_FROM_A_CELL = r"""
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+KEYCTL = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+got = libc.syscall(*(ctypes.c_long(a) for a in (KEYCTL, 0, -4, 1)))
+print("keyctl", "ok" if got >= 0 else errno.errorcode[ctypes.get_errno()])
+print("before the kernel:", open("ran-first.txt").read() if os.path.exists("ran-first.txt") else "")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not SANDBOX_OK or os.geteuid() != 0 or os.uname().machine not in ("x86_64", "aarch64"),
+    reason="throwaway users (root, bubblewrap, the key calls' numbers known)",
+)
+@pytest.mark.parametrize("zygote", ["1", "0"], ids=["forked", "each-in-a-sandbox"])
+def test_a_students_own_files_run_nothing_before_the_filter(tmp_path, monkeypatch, zygote):
+    """A student's own files hold `grader/kernel.py` (and a module `helper`): the kernel
+    started on its own runs Python with -P, so nothing in its working folder is imported
+    before the filter is in place; after it, the working folder is on the path again, so the
+    student's own module imports as before. keyctl from a cell fails with EPERM."""
+    monkeypatch.setenv(ZYGOTE_ENV, zygote)
+    own = tmp_path / "own"
+    (own / "grader").mkdir(parents=True)
+    (own / "grader" / "__init__.py").write_text("")
+    (own / "grader" / "kernel.py").write_text(HIJACK)
+    (own / "helper.py").write_text("X = 42\n")
+    kernel = StudentKernel(own, Limits(cell_timeout_s=30), True)
+    try:
+        printed = _printed(kernel, KEYCTL_FROM_A_CELL)
+        assert printed == "keyctl EPERM\nbefore the kernel: \n", printed
+        if zygote == "0":  # (a forked kernel's path never held its working folder)
+            assert _printed(kernel, "import helper\nprint(helper.X)") == "42\n"
+    finally:
+        kernel.close()
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="throwaway ids are root's")
 def test_two_workers_of_a_run_never_share_a_throwaway_id(monkeypatch):
     """Workers are numbered in their pool: two whose process ids are equal modulo the run's
@@ -985,15 +1038,21 @@ def test_every_run_draws_a_block_of_ids_of_its_own_however_it_is_started():
 def test_every_kernel_started_as_a_throwaway_user_refuses_key_calls_first(monkeypatch):
     """The zygote's forks install the filter in `grader.zygote`; a kernel started on its own as
     a throwaway user (in bubblewrap with the zygote off, or by the setpriv fallback) is told to
-    by its command, and one started as the grader's own user without a sandbox is not: its
-    keyrings are the learner's own, and the filter would need no_new_privs."""
+    by its command, which runs Python with -P (nothing from the working folder before the
+    filter), and one started as the grader's own user without a sandbox is not: its keyrings
+    are the learner's own, and the filter would need no_new_privs."""
     from grader import sandbox
     from grader.keyrings import DENY_KEYRINGS
 
+    def denies(argv: list[str]) -> bool:
+        python = argv.index("grader.kernel") - 1  # -m
+        assert (argv[-1] == DENY_KEYRINGS) == ("-P" in argv[python - 3 : python]), argv
+        return argv[-1] == DENY_KEYRINGS
+
     own = Path("/nonexistent")
     if sandbox.bwrap_path() is not None:
-        assert sandbox.kernel_command(own, (3, 4), True, (60001, 60001))[-1] == DENY_KEYRINGS
-        assert sandbox.kernel_command(own, (3, 4), True, None)[-1] == "4"
-    assert sandbox.kernel_command(own, (3, 4), False)[-1] == "4"
+        assert denies(sandbox.kernel_command(own, (3, 4), True, (60001, 60001)))
+        assert not denies(sandbox.kernel_command(own, (3, 4), True, None))
+    assert not denies(sandbox.kernel_command(own, (3, 4), False))
     monkeypatch.setenv(sandbox.FALLBACK_ENV, "setpriv")
-    assert sandbox.kernel_command(own, (3, 4), False)[-1] == DENY_KEYRINGS
+    assert denies(sandbox.kernel_command(own, (3, 4), False))
