@@ -618,7 +618,7 @@ def test_a_kernel_sandboxed_without_root_holds_no_capabilities():
     try:
         argv = kernel_command(own, (0, 1), True, None, Limits(tmp_mb=1, tmp_files=64))
         launcher = argv.index("launcher") - 3  # /bin/sh -c LAUNCHER launcher mb files owner
-        kernel = argv.index("grader.kernel") - 4  # python -s -B -m grader.kernel 0 1
+        kernel = argv.index("grader.kernel") - 5  # python -s -B -P -m grader.kernel 0 1 ...
         assert argv[launcher : launcher + 2] == ["/bin/sh", "-c"], argv[launcher:]
         sandbox, drop = argv[:launcher], argv[launcher + 7 : kernel]
         assert drop and drop[0].endswith("setpriv"), drop
@@ -986,6 +986,34 @@ def test_a_students_own_files_run_nothing_before_the_filter(tmp_path, monkeypatc
         kernel.close()
 
 
+SESSION_KEYRING = r"""
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+KEYCTL = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+got = libc.syscall(*(ctypes.c_long(a) for a in (KEYCTL, 0, -3, 0)))  # the session keyring
+print(os.getuid(), "ok" if got >= 0 else errno.errorcode[ctypes.get_errno()])
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not SANDBOX_OK or os.uname().machine not in ("x86_64", "aarch64"),
+    reason="bubblewrap; the key calls' numbers known",
+)
+def test_a_kernel_sandboxed_as_the_graders_own_user_refuses_key_calls(monkeypatch):
+    """Without root the kernel runs as the grader's own user in a user namespace, holding the
+    session keyring of the TA's login (its keys could be read, or left for the next kernel):
+    it refuses the key calls too. As root, the throwaway ids are withheld to take that path."""
+    monkeypatch.setattr(execute, "throwaway_ids", lambda slot=0: None)
+    kernel = StudentKernel(None, Limits(cell_timeout_s=30), True)
+    try:
+        printed = _printed(kernel, SESSION_KEYRING)
+    finally:
+        kernel.close()
+    assert printed == f"{os.geteuid()} EPERM\n", printed
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="throwaway ids are root's")
 def test_two_workers_of_a_run_never_share_a_throwaway_id(monkeypatch):
     """Workers are numbered in their pool: two whose process ids are equal modulo the run's
@@ -1035,12 +1063,13 @@ def test_every_run_draws_a_block_of_ids_of_its_own_however_it_is_started():
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="root's")
-def test_every_kernel_started_as_a_throwaway_user_refuses_key_calls_first(monkeypatch):
-    """The zygote's forks install the filter in `grader.zygote`; a kernel started on its own as
-    a throwaway user (in bubblewrap with the zygote off, or by the setpriv fallback) is told to
-    by its command, which runs Python with -P (nothing from the working folder before the
-    filter), and one started as the grader's own user without a sandbox is not: its keyrings
-    are the learner's own, and the filter would need no_new_privs."""
+def test_every_sandboxed_or_throwaway_kernel_refuses_key_calls_first(monkeypatch):
+    """The zygote's forks install the filter in `grader.zygote`; a kernel started on its own in
+    bubblewrap (as a throwaway user with the zygote off, or as the grader's own user without
+    root) or by the setpriv fallback is told to by its command, which runs Python with -P
+    (nothing from the working folder before the filter), and one started as the grader's own
+    user without a sandbox is not: its keyrings are the learner's own, and the filter would
+    need no_new_privs."""
     from grader import sandbox
     from grader.keyrings import DENY_KEYRINGS
 
@@ -1052,7 +1081,7 @@ def test_every_kernel_started_as_a_throwaway_user_refuses_key_calls_first(monkey
     own = Path("/nonexistent")
     if sandbox.bwrap_path() is not None:
         assert denies(sandbox.kernel_command(own, (3, 4), True, (60001, 60001)))
-        assert not denies(sandbox.kernel_command(own, (3, 4), True, None))
+        assert denies(sandbox.kernel_command(own, (3, 4), True, None))  # the grader's own user
     assert not denies(sandbox.kernel_command(own, (3, 4), False))
     monkeypatch.setenv(sandbox.FALLBACK_ENV, "setpriv")
     assert denies(sandbox.kernel_command(own, (3, 4), False))

@@ -10,9 +10,12 @@ the kernel has dropped to its user and before any student code, a seccomp filter
 another ABI (a 64-bit process can make i386 calls with `int 0x80`, and x32 ones). No student
 can then read, write or lock a keyring, so whatever an earlier kernel (or an older grader that
 let it) left is unreachable, and nothing needs clearing: a keyring left locked cannot fail a
-grading. Every kernel that runs as a throwaway user calls it: the zygote's fork
+grading. Every kernel in a sandbox or run as a throwaway user calls it: the zygote's fork
 (`grader.zygote`), and `python -m grader.kernel` given `DENY_KEYRINGS`
-(`grader.sandbox.kernel_command`, with `ATTNBOOK_KERNEL_ZYGOTE=0` or the setpriv fallback).
+(`grader.sandbox.kernel_command`: as a throwaway user with `ATTNBOOK_KERNEL_ZYGOTE=0` or the
+setpriv fallback, and, without root, as the grader's own user in a user namespace, where the
+kernel would otherwise hold the session keyring of the TA's login and could read its keys or
+leave some for the next kernel).
 """
 
 from __future__ import annotations

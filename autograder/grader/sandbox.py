@@ -202,15 +202,16 @@ def kernel_command(
     limits = limits or Limits()
     program = ["-m", "grader.kernel", str(fds[0]), str(fds[1])]
     kernel = [*_python(), *program]
-    # a kernel that refuses the key calls is started with -P: `python -m` would otherwise
-    # import from its working folder, the student's files, before the filter is in place
+    # a kernel that refuses the key calls (`grader.keyrings`: a throwaway user's keyrings
+    # outlive its kernel, and the grader's own user's kernel would hold the session keyring of
+    # the TA's login) is started with -P: `python -m` would otherwise import from its working
+    # folder, the student's files, before the filter is in place
     denying = [*_python(), "-P", *program, DENY_KEYRINGS]
     if not use_sandbox:
         if os.environ.get(FALLBACK_ENV) != "setpriv":
             return kernel
         return fallback_command(denying)
-    if ids is not None:  # a throwaway user's keyrings outlive its kernel (`grader.keyrings`)
-        kernel = denying
+    kernel = denying
     owner = f"{ids[0]}:{ids[1]}" if ids is not None else ""
     launch = [
         "/bin/sh",
