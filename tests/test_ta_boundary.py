@@ -618,7 +618,7 @@ def test_a_kernel_sandboxed_without_root_holds_no_capabilities():
     try:
         argv = kernel_command(own, (0, 1), True, None, Limits(tmp_mb=1, tmp_files=64))
         launcher = argv.index("launcher") - 3  # /bin/sh -c LAUNCHER launcher mb files owner
-        kernel = argv.index("grader.kernel") - 4  # python -s -B -m grader.kernel 0 1
+        kernel = argv.index("grader.kernel") - 5  # python -s -B -P -m grader.kernel 0 1 ...
         assert argv[launcher : launcher + 2] == ["/bin/sh", "-c"], argv[launcher:]
         sandbox, drop = argv[:launcher], argv[launcher + 7 : kernel]
         assert drop and drop[0].endswith("setpriv"), drop
@@ -688,57 +688,330 @@ def test_a_checkout_under_tmp_is_refused_with_the_reason(monkeypatch):
         assert not ok and "hides /tmp/tmp.x1/attnbook" in why and "outside /tmp" in why, why
 
 
-KEYRING_NOTE = r"""
-import ctypes, os
+KEY_CALLS = r"""
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+ADD_KEY, REQUEST_KEY, KEYCTL = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}[
+    os.uname().machine
+]
+def call(name, *args):
+    args = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
+    result = libc.syscall(ctypes.c_long(globals()[name]), *args)
+    print(name, args[0].value if name == "KEYCTL" else "", "->",
+          "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()])
+    return result
+ring = call("KEYCTL", 0, -4, 1)  # KEYCTL_GET_KEYRING_ID of the user keyring, made if missing
+call("ADD_KEY", b"user", b"attnbook-note", b"left for the next", 17, ring)
+call("REQUEST_KEY", b"user", b"attnbook-note", None, 0)
+call("KEYCTL", 5, ring, 0x01000000)  # KEYCTL_SETPERM possessor view only: nobody may clear it
+persistent = call("KEYCTL", 22, -1, -3)  # KEYCTL_GET_PERSISTENT
+locked = call("KEYCTL", 5, persistent, 0x01000000)
+"""
+KEY_CALLS_SEEN = [
+    "KEYCTL 0 -> EPERM",
+    "ADD_KEY  -> EPERM",
+    "REQUEST_KEY  -> EPERM",
+    "KEYCTL 5 -> EPERM",
+    "KEYCTL 22 -> EPERM",
+    "KEYCTL 5 -> EPERM",
+]
+# what an older grader let a kernel leave: a key in the user keyring, locked (view and
+# setattr only, so that the test can open it again by its id); as the user id it is given
+LOCK_USER_KEYRING = r"""
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+def call(*args):
+    result = libc.syscall(*(ctypes.c_long(a) if isinstance(a, int) else a for a in args))
+    if result < 0:
+        sys.exit(f"{args[:2]}: {os.strerror(ctypes.get_errno())}")
+    return result
+os.setgroups([])
+os.setresgid(*[int(sys.argv[3])] * 3)
+os.setresuid(*[int(sys.argv[2])] * 3)
+if sys.argv[1] == "lock":
+    ring = call(KEYCTL, 0, -4, 1)  # KEYCTL_GET_KEYRING_ID
+    call(ADD_KEY, b"user", b"older", b"left", 4, ring)
+    call(KEYCTL, 5, ring, 0x21200000)  # KEYCTL_SETPERM: view and setattr, nothing more
+    print(ring)
+else:
+    ring = int(sys.argv[1])
+    call(KEYCTL, 5, ring, 0x3F3F0000)
+    call(KEYCTL, 7, ring)  # KEYCTL_CLEAR
+"""
+
+
+def _user_keyring(ids: tuple[int, int], action: str) -> str:
+    """Run LOCK_USER_KEYRING as `ids`: "lock" prints the locked keyring's id, which opens it."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-c", LOCK_USER_KEYRING, action, *map(str, ids)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.strip()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not SANDBOX_OK or os.geteuid() != 0 or os.uname().machine not in ("x86_64", "aarch64"),
+    reason="throwaway users (root, bubblewrap, the key calls' numbers known)",
+)
+@pytest.mark.parametrize("zygote", ["1", "0"], ids=["forked", "each-in-a-sandbox"])
+def test_a_student_who_locks_her_keyrings_costs_no_classmate_a_grading(
+    tmp_path, monkeypatch, zygote
+):
+    """Linux keeps a user's keyrings per user id and the throwaway ids come round again. A
+    first student tries to add a key to her user keyring, lock it and the persistent one
+    (KEYCTL_SETPERM: possessor view only, so that no later kernel of her id could empty it);
+    each of her key calls fails with EPERM (the seccomp filter), and the three classmates graded
+    after her by the same worker, on the same two ids, get full marks, as does she: on both
+    ids an older grader had already left a locked keyring, and no kernel needs to clear it.
+    Whether the kernels are forked by the zygote or each started in a sandbox of its own."""
+    import secrets
+
+    import nbformat
+    from grader.course import Course, grade_class
+    from grader.sample import load_builder
+    from grader.sandbox import UID_BASE_ENV, WORKER_ENV, ZYGOTE_ENV, throwaway_ids
+
+    monkeypatch.setenv(ZYGOTE_ENV, zygote)
+    # ids of this test's own, far from any run's block: a lock left on them harms nobody
+    monkeypatch.setenv(UID_BASE_ENV, str(1_400_000 + 1000 * secrets.randbelow(500_000)))
+    monkeypatch.setenv(WORKER_ENV, "0")
+    build = load_builder()
+    solved = build.solved(ROOT)
+    notebooks = {s: solved for s in ("b", "c", "d")}
+    notebooks["a"] = build.add_cell_after(solved, "project_qkv", KEY_CALLS)
+    inbox = build.write_folder(
+        tmp_path / "download",
+        {
+            s: {"01_attention_scores.ipynb": nbformat.writes(nb).encode()}
+            for s, nb in notebooks.items()
+        },
+    )
+    course = Course(root=ROOT, work=tmp_path / "work", quiet=True)
+    locked = {ids: _user_keyring(ids, "lock") for ids in (throwaway_ids(0), throwaway_ids(1))}
+    try:
+        outcomes = grade_class(course, inbox, ["01_attention_scores"], workers=1)
+    finally:
+        for ids, ring in locked.items():
+            _user_keyring(ids, ring)
+    graded = {o["student"]: o for o in outcomes}
+    assert sorted(graded) == ["a", "b", "c", "d"], outcomes
+    for student, outcome in graded.items():
+        assert outcome["ok"], (student, outcome.get("error"))
+        row = outcome["row"]
+        assert row["status"] == "ok" and row["score"] == row["max_score"] > 0, (student, row)
+    path = course.work / "autograded" / "a" / "01_attention_scores" / "01_attention_scores.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    printed = "".join(o.get("text", "") for c in cells if "KEYCTL" in c.source for o in c.outputs)
+    assert printed.splitlines() == KEY_CALLS_SEEN, printed
+
+
+FILTERED = r"""
+import ctypes, mmap, os, sys
+from grader import keyrings
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+arch = keyrings.native_arch()
+def errno_of(number, *args):
+    result = libc.syscall(ctypes.c_long(number), *(ctypes.c_long(a) for a in args))
+    return "ok" if result >= 0 else os.strerror(ctypes.get_errno())
+def i386_keyctl():  # keyctl(KEYCTL_GET_KEYRING_ID, -4, 0) made with int 0x80: i386's 288
+    code = bytes.fromhex("53b820010000bb00000000b9fcffffff31d2cd805bc3")
+    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    result = ctypes.CFUNCTYPE(ctypes.c_int32)(address)()
+    return "ok" if result >= 0 else os.strerror(-result)
+def seen():
+    add_key, request_key, keyctl = arch.key_calls
+    found = {
+        "keyctl": errno_of(keyctl, 0, -4, 1),
+        "add_key": errno_of(add_key, 0, 0, 0, 0, -4),
+        "request_key": errno_of(request_key, 0, 0, 0, 0),
+        "getppid": errno_of({"x86_64": 110, "aarch64": 173}[os.uname().machine]),
+    }
+    if arch.x32:
+        found["x32 getppid"] = errno_of(0x40000000 | 110)
+        found["i386 keyctl"] = i386_keyctl()
+    return found
+os.setgroups([])
+os.setresgid(60999, 60999, 60999)
+os.setresuid(60999, 60999, 60999)  # no capabilities left
+before = seen()
+if sys.argv[1] == "no_new_privs":
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+try:
+    keyrings.deny_keyrings()
+except RuntimeError as err:
+    sys.exit(str(err))
+print(before)
+print(seen())
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or os.uname().machine not in ("x86_64", "aarch64"),
+    reason="another user id to drop to (root); the key calls' numbers known",
+)
+def test_the_filter_refuses_key_calls_and_other_abis_and_nothing_else():
+    """Under `deny_keyrings`' filter add_key, request_key and keyctl fail with EPERM, and so
+    does any call made through another ABI (an x86_64 process can call i386's keyctl with
+    int 0x80, and x32's numbers), while other calls work; as an unprivileged user without
+    no_new_privs the filter cannot be installed, and the error says why."""
+    import ast
+    import subprocess
+    import sys
+
+    path = f"{ROOT / 'autograder'}:{ROOT}"
+
+    def run(how: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-c", FILTERED, how],
+            env={**os.environ, "PYTHONPATH": path},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    done = run("no_new_privs")
+    assert done.returncode == 0, done.stderr
+    before, after = (ast.literal_eval(line) for line in done.stdout.splitlines())
+    assert before["keyctl"] == before["getppid"] == "ok", before
+    refused = os.strerror(1)  # EPERM
+    assert after.pop("getppid") == "ok", after
+    assert set(after.values()) == {refused}, after
+    if "i386 keyctl" in before:  # where the machine runs i386 code: it did before the filter
+        assert before["i386 keyctl"] in ("ok", os.strerror(38)), before
+    plain = run("as-is")
+    assert plain.returncode == 1, plain
+    assert "deny_keyrings: the seccomp filter was not installed" in plain.stderr, plain.stderr
+    assert "expected no_new_privs or CAP_SYS_ADMIN" in plain.stderr, plain.stderr
+
+
+def _verdict(steps: list[tuple[int, int, int, int]], nr: int, arch: int) -> int:
+    """What the classic BPF program `steps` answers for one call (loads, jumps and returns
+    only, as `keyrings.program` writes them)."""
+    at, accumulator = 0, 0
+    while True:
+        code, jt, jf, k = steps[at]
+        if code == 0x20:  # BPF_LD | BPF_W | BPF_ABS
+            accumulator = {0: nr & 0xFFFFFFFF, 4: arch}[k]
+        elif code == 0x06:  # BPF_RET | BPF_K
+            return k
+        elif code in (0x15, 0x35):  # BPF_JMP | BPF_JEQ or BPF_JGE, BPF_K
+            taken = accumulator == k if code == 0x15 else accumulator >= k
+            at += jt if taken else jf
+        else:
+            raise AssertionError(f"unexpected instruction {steps[at]}")
+        at += 1
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_filter_program_of_each_known_machine(machine):
+    """Each known machine's program, read instruction by instruction: its three key calls and
+    every call of another ABI are refused with EPERM (on x86_64, x32's numbers too), every
+    other call of the native ABI is allowed; so aarch64's is checked where it cannot run."""
+    from grader import keyrings
+
+    arch = keyrings.ARCHES[machine]
+    steps = keyrings.program(arch)
+    refuse, allow = 0x00050000 | 1, 0x7FFF0000
+    for nr in range(600):
+        expected = refuse if nr in arch.key_calls else allow
+        assert _verdict(steps, nr, arch.audit) == expected, (machine, nr)
+        assert _verdict(steps, nr, 0x40000003) == refuse  # AUDIT_ARCH_I386
+        assert _verdict(steps, nr, 0x40000028) == refuse  # AUDIT_ARCH_ARM
+    x32 = _verdict(steps, 0x40000000 | 39, arch.audit)
+    assert x32 == (refuse if machine == "x86_64" else allow), hex(x32)
+
+
+# a student's own files that would be the kernel if Python looked in the working folder first
+# (`python -m` does): they call keyctl before any filter, then hand over to the real kernel
+HIJACK = r"""
+import ctypes, os, runpy, sys
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 KEYCTL = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
-ADD_KEY = {"x86_64": 248, "aarch64": 217}[os.uname().machine]
-rings = {"user": -4, "persistent": libc.syscall(KEYCTL, 22, -1, -3)}  # GET_PERSISTENT
-for name, ring in rings.items():
-    if name == "persistent" and ring < 0:
-        continue  # persistent keyrings off in this kernel
-    found = libc.syscall(KEYCTL, 10, ring, b"user", b"attnbook-note", 0)  # KEYCTL_SEARCH
-    print(name, "FOUND" if found >= 0 else "NOTHING")
-    key = libc.syscall(ADD_KEY, b"user", b"attnbook-note", b"left for the next", 17, ring)
+got = libc.syscall(*(ctypes.c_long(a) for a in (KEYCTL, 0, -4, 1)))
+with open("ran-first.txt", "w") as f:
+    f.write(f"keyctl {'ok' if got >= 0 else ctypes.get_errno()}")
+sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
+for name in [m for m in sys.modules if m.split(".")[0] == "grader"]:
+    del sys.modules[name]
+runpy.run_module("grader.kernel", run_name="__main__", alter_sys=True)
+"""
+KEYCTL_FROM_A_CELL = r"""
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+KEYCTL = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+got = libc.syscall(*(ctypes.c_long(a) for a in (KEYCTL, 0, -4, 1)))
+print("keyctl", "ok" if got >= 0 else errno.errorcode[ctypes.get_errno()])
+print("before the kernel:", open("ran-first.txt").read() if os.path.exists("ran-first.txt") else "")
 """
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(
     not SANDBOX_OK or os.geteuid() != 0 or os.uname().machine not in ("x86_64", "aarch64"),
-    reason="throwaway users (root, bubblewrap, keyctl's number known)",
+    reason="throwaway users (root, bubblewrap, the key calls' numbers known)",
 )
 @pytest.mark.parametrize("zygote", ["1", "0"], ids=["forked", "each-in-a-sandbox"])
-def test_a_kernel_finds_nothing_an_earlier_kernel_left_in_its_keyrings(
-    tmp_path, monkeypatch, zygote
-):
-    """Linux keeps a user's keyrings per user id and the throwaway ids come round again: three
-    students graded one after another by one worker (the first and third under one id) each
-    leave a key in the user keyring, and none finds one left before it; whether the kernels
-    are forked by the zygote or each started in a sandbox of its own."""
-    import nbformat
-    from grader.sandbox import ZYGOTE_ENV
-
+def test_a_students_own_files_run_nothing_before_the_filter(tmp_path, monkeypatch, zygote):
+    """A student's own files hold `grader/kernel.py` (and a module `helper`): the kernel
+    started on its own runs Python with -P, so nothing in its working folder is imported
+    before the filter is in place; after it, the working folder is on the path again, so the
+    student's own module imports as before. keyctl from a cell fails with EPERM."""
     monkeypatch.setenv(ZYGOTE_ENV, zygote)
-    from grader.course import Course, grade_class
-    from grader.sample import load_builder
+    own = tmp_path / "own"
+    (own / "grader").mkdir(parents=True)
+    (own / "grader" / "__init__.py").write_text("")
+    (own / "grader" / "kernel.py").write_text(HIJACK)
+    (own / "helper.py").write_text("X = 42\n")
+    kernel = StudentKernel(own, Limits(cell_timeout_s=30), True)
+    try:
+        printed = _printed(kernel, KEYCTL_FROM_A_CELL)
+        assert printed == "keyctl EPERM\nbefore the kernel: \n", printed
+        if zygote == "0":  # (a forked kernel's path never held its working folder)
+            assert _printed(kernel, "import helper\nprint(helper.X)") == "42\n"
+    finally:
+        kernel.close()
 
-    build = load_builder()
-    mine = build.add_cell_after(build.solved(ROOT), "project_qkv", KEYRING_NOTE)
-    inbox = build.write_folder(
-        tmp_path / "download",
-        {s: {"01_attention_scores.ipynb": nbformat.writes(mine).encode()} for s in "abc"},
-    )
-    course = Course(root=ROOT, work=tmp_path / "work", quiet=True)
-    grade_class(course, inbox, ["01_attention_scores"], workers=1)
-    for student in "abc":
-        graded = course.work / "autograded" / student / "01_attention_scores"
-        cells = nbformat.read(graded / "01_attention_scores.ipynb", as_version=4).cells
-        printed = "".join(
-            o.get("text", "") for c in cells if "KEYCTL" in c.source for o in c.outputs
-        )
-        assert "user NOTHING" in printed and "FOUND" not in printed, (student, printed)
+
+SESSION_KEYRING = r"""
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+KEYCTL = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+got = libc.syscall(*(ctypes.c_long(a) for a in (KEYCTL, 0, -3, 0)))  # the session keyring
+print(os.getuid(), "ok" if got >= 0 else errno.errorcode[ctypes.get_errno()])
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not SANDBOX_OK or os.uname().machine not in ("x86_64", "aarch64"),
+    reason="bubblewrap; the key calls' numbers known",
+)
+def test_a_kernel_sandboxed_as_the_graders_own_user_refuses_key_calls(monkeypatch):
+    """Without root the kernel runs as the grader's own user in a user namespace, holding the
+    session keyring of the TA's login (its keys could be read, or left for the next kernel):
+    it refuses the key calls too. As root, the throwaway ids are withheld to take that path."""
+    monkeypatch.setattr(execute, "throwaway_ids", lambda slot=0: None)
+    kernel = StudentKernel(None, Limits(cell_timeout_s=30), True)
+    try:
+        printed = _printed(kernel, SESSION_KEYRING)
+    finally:
+        kernel.close()
+    assert printed == f"{os.geteuid()} EPERM\n", printed
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="throwaway ids are root's")
@@ -790,18 +1063,25 @@ def test_every_run_draws_a_block_of_ids_of_its_own_however_it_is_started():
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="root's")
-def test_every_kernel_started_as_a_throwaway_user_clears_its_keyrings_first(monkeypatch):
-    """The zygote's forks clear them in `grader.zygote`; a kernel started on its own as a
-    throwaway user (in bubblewrap with the zygote off, or by the setpriv fallback) is told to
-    by its command, and one started as the grader's own user (no sandbox) is not: clearing
-    would empty a learner's own keyrings."""
+def test_every_sandboxed_or_throwaway_kernel_refuses_key_calls_first(monkeypatch):
+    """The zygote's forks install the filter in `grader.zygote`; a kernel started on its own in
+    bubblewrap (as a throwaway user with the zygote off, or as the grader's own user without
+    root) or by the setpriv fallback is told to by its command, which runs Python with -P
+    (nothing from the working folder before the filter), and one started as the grader's own
+    user without a sandbox is not: its keyrings are the learner's own, and the filter would
+    need no_new_privs."""
     from grader import sandbox
-    from grader.keyrings import FRESH_KEYRINGS
+    from grader.keyrings import DENY_KEYRINGS
+
+    def denies(argv: list[str]) -> bool:
+        python = argv.index("grader.kernel") - 1  # -m
+        assert (argv[-1] == DENY_KEYRINGS) == ("-P" in argv[python - 3 : python]), argv
+        return argv[-1] == DENY_KEYRINGS
 
     own = Path("/nonexistent")
     if sandbox.bwrap_path() is not None:
-        assert sandbox.kernel_command(own, (3, 4), True, (60001, 60001))[-1] == FRESH_KEYRINGS
-        assert sandbox.kernel_command(own, (3, 4), True, None)[-1] == "4"
-    assert sandbox.kernel_command(own, (3, 4), False)[-1] == "4"
+        assert denies(sandbox.kernel_command(own, (3, 4), True, (60001, 60001)))
+        assert denies(sandbox.kernel_command(own, (3, 4), True, None))  # the grader's own user
+    assert not denies(sandbox.kernel_command(own, (3, 4), False))
     monkeypatch.setenv(sandbox.FALLBACK_ENV, "setpriv")
-    assert sandbox.kernel_command(own, (3, 4), False)[-1] == FRESH_KEYRINGS
+    assert denies(sandbox.kernel_command(own, (3, 4), False))

@@ -603,11 +603,18 @@ def serve_forever(requests: int, replies: int, reseed: bool = False) -> None:
 
 
 def main() -> None:
-    """`python -m grader.kernel REQUESTS REPLIES [fresh-keyrings]`: the last, as a throwaway
-    user (`sandbox.kernel_command`), clears the keyrings an earlier kernel of that id could
-    have left, before any request; one it cannot clear ends the kernel before it serves."""
-    if sys.argv[3:] == [keyrings.FRESH_KEYRINGS]:
-        keyrings.fresh_keyrings()
+    """`python -m grader.kernel REQUESTS REPLIES [deny-keyrings]`: the last, in a sandbox or as
+    a throwaway user (`sandbox.kernel_command`), installs the seccomp filter that refuses the
+    key system calls (`grader.keyrings`) before any request; a filter it cannot install ends
+    the kernel before it serves. Such a kernel is started with -P, so that nothing in its
+    working folder (the student's files) is imported before the filter. Without it (the
+    learner's own user, no sandbox) keyrings are the learner's own and no filter is
+    installed: it would need no_new_privs, which a learner's own session has no reason to
+    take on."""
+    if sys.argv[3:] == [keyrings.DENY_KEYRINGS]:
+        keyrings.deny_keyrings()
+    if sys.flags.safe_path:  # -P: the working folder goes on the path only now, as -m puts it
+        sys.path.insert(0, os.getcwd())
     serve_forever(int(sys.argv[1]), int(sys.argv[2]))
 
 

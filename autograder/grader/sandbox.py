@@ -37,7 +37,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.keyrings import FRESH_KEYRINGS
+from grader.keyrings import DENY_KEYRINGS
 
 GRADER_DIR = Path(__file__).resolve().parent
 MiB = 1024 * 1024
@@ -200,13 +200,18 @@ def kernel_command(
     holds the student's own files.
     """
     limits = limits or Limits()
-    kernel = [*_python(), "-m", "grader.kernel", str(fds[0]), str(fds[1])]
+    program = ["-m", "grader.kernel", str(fds[0]), str(fds[1])]
+    kernel = [*_python(), *program]
+    # a kernel that refuses the key calls (`grader.keyrings`: a throwaway user's keyrings
+    # outlive its kernel, and the grader's own user's kernel would hold the session keyring of
+    # the TA's login) is started with -P: `python -m` would otherwise import from its working
+    # folder, the student's files, before the filter is in place
+    denying = [*_python(), "-P", *program, DENY_KEYRINGS]
     if not use_sandbox:
         if os.environ.get(FALLBACK_ENV) != "setpriv":
             return kernel
-        return fallback_command([*kernel, FRESH_KEYRINGS])
-    if ids is not None:  # a throwaway user's keyrings outlive its kernel (`grader.keyrings`)
-        kernel.append(FRESH_KEYRINGS)
+        return fallback_command(denying)
+    kernel = denying
     owner = f"{ids[0]}:{ids[1]}" if ids is not None else ""
     launch = [
         "/bin/sh",

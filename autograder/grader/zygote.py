@@ -15,7 +15,8 @@ descriptors passed over the control socket):
    read-only) into /tmp/work and hands them to the throwaway user, detaches
    `/opt/submissions` (so no other student's folder stays visible), applies the kernel's
    resource limits, and drops to the throwaway user id with no capabilities, no bounding
-   set and no way to regain privileges (checked in /proc before going on);
+   set and no way to regain privileges (checked in /proc before going on), and installs
+   the seccomp filter that refuses it the key system calls (`grader.keyrings`);
 3. it forks the kernel (`grader.kernel.serve_forever`) and reaps orphans until the kernel
    exits; when it exits, every process left in that PID namespace dies with it.
 
@@ -38,7 +39,7 @@ import socket
 import sys
 import traceback
 
-from grader.keyrings import fresh_keyrings
+from grader.keyrings import deny_keyrings
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -161,7 +162,7 @@ def _prepare(request: dict) -> None:
     idle = bool(request.get("idle"))
     limit_resources(limits, idle=idle, own_uid=True, grouped=not idle)()
     drop_to(uid, gid)
-    fresh_keyrings()
+    deny_keyrings()  # the kernel forked next inherits the filter
 
 
 def _init(request: dict, fds: list[int]) -> None:
