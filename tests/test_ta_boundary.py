@@ -968,8 +968,8 @@ print("before the kernel:", open("ran-first.txt").read() if os.path.exists("ran-
 def test_a_students_own_files_run_nothing_before_the_filter(tmp_path, monkeypatch, zygote):
     """A student's own files hold `grader/kernel.py` (and a module `helper`): the kernel
     started on its own runs Python with -P, so nothing in its working folder is imported
-    before the filter is in place; after it, the working folder is on the path again, so the
-    student's own module imports as before. keyctl from a cell fails with EPERM."""
+    before the filter is in place; after it, the working folder is on the path (forked or not),
+    so the student's own module imports. keyctl from a cell fails with EPERM."""
     monkeypatch.setenv(ZYGOTE_ENV, zygote)
     own = tmp_path / "own"
     (own / "grader").mkdir(parents=True)
@@ -980,8 +980,7 @@ def test_a_students_own_files_run_nothing_before_the_filter(tmp_path, monkeypatc
     try:
         printed = _printed(kernel, KEYCTL_FROM_A_CELL)
         assert printed == "keyctl EPERM\nbefore the kernel: \n", printed
-        if zygote == "0":  # (a forked kernel's path never held its working folder)
-            assert _printed(kernel, "import helper\nprint(helper.X)") == "42\n"
+        assert _printed(kernel, "import helper\nprint(helper.X)") == "42\n"
     finally:
         kernel.close()
 

@@ -183,6 +183,7 @@ def _init(request: dict, fds: list[int]) -> None:
         if kernel == 0:
             from grader import kernel as program
 
+            sys.path.insert(0, os.getcwd())  # the student's own modules, as `python -m` does
             program.serve_forever(fds[0], fds[1], reseed=True)
             os._exit(0)
         for fd in fds:
