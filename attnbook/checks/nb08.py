@@ -390,6 +390,10 @@ HINT_SAMPLE_FROM_PROBS = (
 HINT_GENERATOR = (
     "pass the generator to the random draw: torch.multinomial(probs, 1, generator=generator)"
 )
+HINT_GLOBAL_GENERATOR = (
+    "generator=None means torch's global random state: hand None on to the draw; a generator "
+    "made (seeded or not) inside sample_next starts from the same seed and repeats its draw"
+)
 HINT_UNFILTERED = (
     "draw from the filtered distribution, next_token_probs(logits, temperature, "
     "top_k, top_p), not from the raw softmax"
@@ -419,10 +423,8 @@ def _greedy_settings(run: CheckRun, logits, best) -> None:
         (1.3, 1, None, "top-k = 1"),
         (1.0, None, 1e-6, "a top-p the first token alone reaches"),
     ]:
-        call = (
-            f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
-            f"top_p={top_p}, generator) [{what} is greedy]"
-        )
+        call = (f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
+                f"top_p={top_p}, generator) [{what} is greedy]")  # fmt: skip
         seen = _drawn(run, call, logits, (temperature, top_k, top_p), 1, (64,))
         run.expect_true(
             len(set(seen.tolist())) > 1 or len(set(best.tolist())) == 1,
@@ -445,10 +447,8 @@ def _random_draws(run: CheckRun, logits, best) -> None:
         (1.5, None, 0.5),
         (1.0, 4, 0.8),
     ]:
-        call = (
-            f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
-            f"top_p={top_p}, generator=torch.Generator().manual_seed(5))"
-        )
+        call = (f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
+                f"top_p={top_p}, generator=torch.Generator().manual_seed(5))")  # fmt: skip
         first, again = (
             _drawn(run, call, logits, (temperature, top_k, top_p), 5, (64,)) for _ in range(2)
         )
@@ -472,10 +472,8 @@ def _random_draws(run: CheckRun, logits, best) -> None:
             )
     # Two leading axes: one token per row, the shape of logits without its last axis.
     logits3 = logits.reshape(2, 32, 12)
-    call = (
-        "sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
-        "generator) [two leading axes]"
-    )
+    call = ("sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
+            "generator) [two leading axes]")  # fmt: skip
     seen = _drawn(run, call, logits3, (1.0, 3, None), 2, (2, 32))
     outside = _outside(filtered_distribution(logits3, 1.0, 3, None), seen)  # (2, 32)
     run.expect_true(not bool(outside.any()), f"{call} drew tokens that top-k removes.",
@@ -550,10 +548,8 @@ def _sample_trials(run: CheckRun, reference, trials: int) -> None:
             (1.0, 1, None),
             (0.8, None, 0.01),
         ][int(rng.integers(6))]
-        call = (
-            f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
-            f"top_k={top_k}, top_p={top_p} (seed {seed})"
-        )
+        call = (f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
+                f"top_k={top_k}, top_p={top_p} (seed {seed})")  # fmt: skip
         seen = _drawn(run, call, logits, (temperature, top_k, top_p), seed, (B,))
         probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
         run.expect_true(not bool(_outside(probs, seen).any()),
@@ -571,9 +567,9 @@ def _sample_trials(run: CheckRun, reference, trials: int) -> None:
 
 def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
     """Token ids drawn from next_token_probs: the worked example at temperature 0, the greedy
-    settings, reproducible draws inside the filters' support, two leading axes, the
-    frequencies of 20000 draws against the filtered distribution, then random settings
-    against the reference."""
+    settings, reproducible draws inside the filters' support, two leading axes, new draws at
+    each call without a generator, the frequencies of 20000 draws against the filtered
+    distribution, then random settings against the reference."""
     run = CheckRun(sample_next, crash_hint=HINT_CRASH_SAMPLE)
     Z = WORKED_LOGITS
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
@@ -588,6 +584,12 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
     best = logits.argmax(-1).numpy()
     _greedy_settings(run, logits, best)
     _random_draws(run, logits, best)
+    # generator=None draws from torch's global random state: two calls on these 64 rows agree
+    # with probability about 1e-30 (the product over rows of the sum of p squared)
+    call = "sample_next(logits (64, 12), temperature=1.0, generator=None), called twice"
+    first, again = (_drawn(run, call, logits, (1.0, None, None), None, (64,)) for _ in range(2))
+    run.expect_true(not np.array_equal(first, again), f"{call} gave the same 64 tokens twice.",
+                    hint=HINT_GLOBAL_GENERATOR)  # fmt: skip
     _frequencies(run)
     _sample_trials(run, reference, trials)
     run.done()

@@ -1,6 +1,15 @@
 """Notebook 08's mistake catalogue, one section per graded function (see grader/catalogue.py)."""
 
-from grader.catalogue import alternative, catalogue, delete, edit, explained, mistake, replace_line
+from grader.catalogue import (
+    alternative,
+    catalogue,
+    delete,
+    edit,
+    explained,
+    insert_before,
+    mistake,
+    replace_line,
+)
 
 from attnbook.checks import nb08
 
@@ -473,6 +482,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("draws = torch.multinomial(flat, 1, generator=generator)",
              "return torch.multinomial(flat, 1, generator=generator)[0]"),
         delete("return draws.reshape(probs.shape[:-1])")], detects=nb08.HINT_SAMPLE_SHAPE),
+    mistake(SAMPLE, "a seeded generator made when none is given",
+            insert_before("if temperature == 0:", "if generator is None:\n"
+                          "    generator = torch.Generator().manual_seed(0)"),
+            detects=nb08.HINT_GLOBAL_GENERATOR),
+    mistake(SAMPLE, "torch.Generator() made when none is given (its default seed is fixed)",
+            edit(".manual_seed(0)", ""), detects=nb08.HINT_GLOBAL_GENERATOR,
+            like="a seeded generator made when none is given"),
     alternative(SAMPLE, "inverse CDF with torch.rand", """
         if temperature == 0:
             return logits.argmax(dim=-1)

@@ -103,7 +103,8 @@ def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None)
     Args:
         logits: (..., V) next-token logits.
         temperature, top_k, top_p: as in next_token_probs.
-        generator: a torch.Generator (seeded for reproducible draws), or None.
+        generator: a torch.Generator (seeded for reproducible draws), or None for torch's
+            global random state (new draws at every call).
 
     Returns:
         (...) int64 token ids: the argmax at temperature 0, else one draw per row from
