@@ -224,6 +224,8 @@ _PROBS = "next_token_probs"
 _F64 = torch.float64
 _ARGMAX = torch.tensor([0, 1.0, 0, 0], dtype=_F64)
 _TWO = torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=_F64)
+_TOP3 = torch.tensor([0.15, 0.5, 0, 0.25], dtype=_F64) / 0.9  # the three likeliest tokens
+_SIX = torch.tensor([2.0, 5.0, 0.0, 4.0, 1.0, 3.0], dtype=_F64)  # top-k = 2: k + 1 != V - k + 1
 _FLAT = WORKED_PROBS.sqrt() / WORKED_PROBS.sqrt().sum()  # temperature 2
 _FLAT_TOP3 = _FLAT.masked_fill(_FLAT == _FLAT.min(), 0.0) / _FLAT[_FLAT > _FLAT.min()].sum()
 
@@ -282,11 +284,12 @@ PROBS_CASES = (
     _worked(1.0, None, None, _P, "no filter: the softmax itself"),
     _worked(0.5, None, None, _P**2 / (_P**2).sum(), "temperature 0.5 squares the probabilities"),
     _worked(2.0, None, None, _FLAT, "temperature 2 takes square roots"),
+    _probs_case("six tokens", "next_token_probs(tensor([2., 5., 0., 4., 1., 3.]), 1.0, top_k=2, "
+                "top_p=None) [six tokens: the two largest stay]", _SIX, 1.0, 2, None),
     _worked(1.0, 2, None, _TWO, "top-k = 2 keeps report and the 0.25 token"),
     _worked(1.0, None, 0.6, _TWO, "top-p = 0.6: 0.5 is not enough, the 0.25 token crosses 0.6 "
             "and is kept"),
-    _worked(1.0, None, 0.8, torch.tensor([0.15, 0.5, 0, 0.25], dtype=_F64) / 0.9,
-            "top-p = 0.8 needs three tokens (0.5 + 0.25 + 0.15 = 0.9)"),
+    _worked(1.0, None, 0.8, _TOP3, "top-p = 0.8 needs three tokens (0.5 + 0.25 + 0.15 = 0.9)"),
     _worked(1.0, None, 0.3, _ARGMAX, "top-p = 0.3 is reached by the first token alone"),
     _worked(1.0, None, 1.0, _P, "top-p = 1 changes nothing"),
     _worked(1.0, 3, 0.6, _TWO, "top-k = 3, then top-p = 0.6 on the renormalised three"),

@@ -239,6 +239,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("kth, 0.0", 'kth, float("-inf")'),
     ], hint="the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the "
             "(k+1)-th", like="removed logits filled with 0 instead of -inf"),
+    # keeps V - k + 1 tokens: the same as "k + 1" where V = 2k (the worked top_k = 2), told
+    # apart on the six tokens before it
+    mistake(PROBS, "top-k threshold from torch.kthvalue (the k-th SMALLEST)", edit(
+        "kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]",
+        "kth = torch.kthvalue(z, min(int(top_k), z.shape[-1]), dim=-1, keepdim=True).values"),
+            hint="torch.kthvalue counts from the smallest: the k-th largest of V logits is "
+                 "torch.topk(z, k).values[..., -1:], or torch.kthvalue(z, V - k + 1)"),
     mistake(PROBS, "top_k larger than the vocabulary crashes torch.topk", [
         edit("dim=-1),", "-1),"), edit("min(int(top_k), z.shape[-1])", "top_k"),
     ], detects=nb08.HINT_CRASH_PROBS),

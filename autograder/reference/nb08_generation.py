@@ -678,8 +678,33 @@ def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
         probs = probs / probs.sum(dim=-1, keepdim=True)
     return probs
 
-# next_token_probs: top_k larger than the vocabulary crashes torch.topk
+# next_token_probs: top-k threshold from torch.kthvalue (the k-th SMALLEST)
 def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    if temperature < 0:
+        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
+    if top_k is not None and top_k < 0:
+        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
+    if top_p is not None and (not 0.0 < top_p <= 1.0):
+        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.kthvalue(z, min(int(top_k), z.shape[-1]), dim=-1, keepdim=True).values
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top_k larger than the vocabulary crashes torch.topk
+def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -704,7 +729,7 @@ def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p sorted ascending
-def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -729,7 +754,7 @@ def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p along dim=1 (right for (B, V) only)
-def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -761,7 +786,7 @@ def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: logits divided by the temperature in place (logits /= T)
-def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -787,7 +812,7 @@ def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-k mask written in place (masked_fill_) on the logits
-def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -812,7 +837,7 @@ def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: k-th value without keepdim (right for one row only)
-def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -837,7 +862,7 @@ def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: softmax over dim=0 (right for one row only)
-def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -862,7 +887,7 @@ def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top_k = 0 taken as a filter (if top_k is not None)
-def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -887,7 +912,7 @@ def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: temperature 0 returns the argmax id, not a one-hot row
-def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
     if temperature < 0:
@@ -1583,15 +1608,16 @@ SLIPS = {
         ('logits multiplied by the temperature', 'divide the logits by the temperature', _slip_next_token_probs_11),
         ('top-p applied before top-k', 'apply top-k first, renormalise, then choose the top-p set from those renormalised probabilities', _slip_next_token_probs_12),
         ('top-k keeps k + 1 (sorted values indexed at k)', 'the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th', _slip_next_token_probs_13),
-        ('top_k larger than the vocabulary crashes torch.topk', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_14),
-        ('top-p sorted ascending', 'sort in decreasing order: torch.sort(probs, descending=True)', _slip_next_token_probs_15),
-        ('top-p along dim=1 (right for (B, V) only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_16),
-        ('logits divided by the temperature in place (logits /= T)', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_17),
-        ('top-k mask written in place (masked_fill_) on the logits', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_18),
-        ('k-th value without keepdim (right for one row only)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_19),
-        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_20),
-        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_21),
-        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_22),
+        ('top-k threshold from torch.kthvalue (the k-th SMALLEST)', 'torch.kthvalue counts from the smallest: the k-th largest of V logits is torch.topk(z, k).values[..., -1:], or torch.kthvalue(z, V - k + 1)', _slip_next_token_probs_14),
+        ('top_k larger than the vocabulary crashes torch.topk', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_15),
+        ('top-p sorted ascending', 'sort in decreasing order: torch.sort(probs, descending=True)', _slip_next_token_probs_16),
+        ('top-p along dim=1 (right for (B, V) only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_17),
+        ('logits divided by the temperature in place (logits /= T)', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_18),
+        ('top-k mask written in place (masked_fill_) on the logits', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_19),
+        ('k-th value without keepdim (right for one row only)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_20),
+        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_21),
+        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_22),
+        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_23),
     ],
     'generate': [
         ('EOS does not stop a row', 'once a row emits eos_id it is finished: later positions get pad_id, and the loop ends when every row has finished', _slip_generate_0),
