@@ -9,6 +9,7 @@ own tests; never shipped to students.
 # ruff: noqa: E501, I001, F841, UP034
 import math
 import torch
+from attnbook.lm.generation import require_sampling
 from attnbook.shapes import require_min_ndim, require_ndim
 
 
@@ -70,12 +71,7 @@ def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):
     """
     logits = torch.as_tensor(logits)
     require_min_ndim("logits", logits, 1, "(..., V)")
-    if temperature < 0:
-        raise ValueError(f"temperature: expected a value >= 0, got {temperature}")
-    if top_k is not None and top_k < 0:
-        raise ValueError(f"top_k: expected None or an int >= 0, got {top_k}")
-    if top_p is not None and not 0.0 < top_p <= 1.0:
-        raise ValueError(f"top_p: expected None or a value in (0, 1], got {top_p}")
+    require_sampling(temperature, top_k, top_p)
     # Key idea: Divide the logits by the temperature, keep the top k, softmax, then keep the
     #   smallest set of likeliest tokens whose mass reaches p and renormalise. Temperature 0 is the
     #   argmax, as a one-hot row.
@@ -112,6 +108,7 @@ def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None)
     """
     logits = torch.as_tensor(logits)
     require_min_ndim("logits", logits, 1, "(..., V)")
+    require_sampling(temperature, top_k, top_p)  # at temperature 0 too
     # Key idea: Draw one token per row from next_token_probs with the generator given, so one seed
     #   repeats the draw; temperature 0 is the argmax, with no draw.
     if temperature == 0:
@@ -364,12 +361,7 @@ def _slip_sequence_log_prob_11(model, prompt_ids, continuation_ids):
 def _slip_next_token_probs_0(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -389,12 +381,7 @@ def _slip_next_token_probs_0(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits.clone()
@@ -415,12 +402,7 @@ def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     probs = torch.softmax(torch.softmax(logits, dim=-1) / temperature, dim=-1)
@@ -434,12 +416,7 @@ def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     probs = torch.softmax(logits / temperature, dim=-1)
@@ -458,12 +435,7 @@ def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -483,12 +455,7 @@ def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -507,12 +474,7 @@ def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -530,12 +492,7 @@ def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -554,12 +511,7 @@ def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits.clone()
@@ -578,12 +530,7 @@ def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     z = logits / temperature
     if top_k:
         kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
@@ -601,12 +548,7 @@ def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -619,12 +561,7 @@ def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     return torch.softmax(logits * temperature, dim=-1)
@@ -633,12 +570,7 @@ def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -657,12 +589,7 @@ def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -682,12 +609,7 @@ def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -707,12 +629,7 @@ def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -732,12 +649,7 @@ def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -757,12 +669,7 @@ def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -789,12 +696,7 @@ def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     logits /= temperature
@@ -815,12 +717,7 @@ def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     z = logits if temperature == 1 else logits / temperature
@@ -840,12 +737,7 @@ def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -865,12 +757,7 @@ def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -890,12 +777,7 @@ def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -915,12 +797,7 @@ def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return logits.argmax(dim=-1)
     z = logits / temperature
