@@ -338,9 +338,8 @@ def _evaluate_frozen(freeze: bool):
         total, count = 0.0, 0
         for inputs, targets, loss_mask in batches:
             n = int(loss_mask.sum())
-            if n:  # a batch of padding only adds nothing
-                total += REF.lm_loss(model(inputs), targets, loss_mask).item() * n
-                count += n
+            total += REF.lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
         for p, flag in zip(model.parameters(), flags):
             p.requires_grad_(flag)
         model.train(was_training)

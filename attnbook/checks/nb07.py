@@ -651,7 +651,7 @@ _three_batches = [_random_batch(_gen, B, L, 11) for B, L in [(3, 6), (1, 2), (2,
 _eval_model = copy.deepcopy(_dropout_model).eval()
 EVALUATE_CASES = (
     _eval_case("worked", "evaluate(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
-               "three batches of 4, 0 and 1 real targets",
+               "two batches of 4 and 1 real targets",
                bias_model(torch.tensor([0.1, 0.2, 0.3, 0.4]).log()), worked_batches(),
                -(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
     _eval_case("dropout", "evaluate(decoder_with_dropout, three batches of shapes (3, 6), (1, 2), "

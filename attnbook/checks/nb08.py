@@ -834,7 +834,7 @@ PPL_CASES = (
               "uniform over 4", bias_model(torch.zeros(4)), worked_batches(), 4.0,
               hint=HINT_UNIFORM),
     _ppl_case("fixed p", "perplexity(model, batches) for a model with fixed p = (.1, .2, .3, .4), "
-              "three batches of 4, 0 and 1 real targets", _fixed, worked_batches(),
+              "two batches of 4 and 1 real targets", _fixed, worked_batches(),
               math.exp(-(2 * math.log(0.4) + 2 * math.log(0.3) + math.log(0.2)) / 5),
               hint=HINT_PPL_VALUES),
     _ppl_case("three batches", "perplexity(random_decoder, three batches of shapes (3, 6), "
@@ -858,7 +858,7 @@ def _ppl_trial(rng: np.random.Generator, seed: int) -> Case:
 
 
 def check_perplexity(perplexity, reference=None, trials: int = 5) -> None:
-    """exp of the mean loss over every real target: a uniform and a fixed model on three
-    worked batches (one of padding only), a random decoder on three (the table `PPL_CASES`),
-    then random trials against the reference."""
+    """exp of the mean loss over every real target: a uniform and a fixed model on two
+    worked batches, a random decoder on three (the table `PPL_CASES`), then random trials
+    against the reference."""
     run_table(CheckRun(perplexity), _PPL, PPL_CASES, KNOWN, reference, trials, _ppl_trial)

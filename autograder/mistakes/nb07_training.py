@@ -485,7 +485,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         was_training = model.training
         model.eval()
         with torch.no_grad():
-            means = [lm_loss(model(x), y, m).item() for x, y, m in batches if m.any()]
+            means = [lm_loss(model(x), y, m).item() for x, y, m in batches]
         model.train(was_training)
         return sum(means) / len(means)""", hint=HINT_EVAL_WEIGHTING),
     mistake(EVALUATE, "padding counted", [
@@ -512,8 +512,7 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(EVALUATE, "only the last batch counted", [
         delete("total, count = 0.0, 0"),
         edit("n = int(loss_mask.sum()", "loss = lm_loss(model(inputs), targets, loss_mask).item("),
-        delete("if n > 0:"), delete("total += lm_loss(model"), delete("count += n"),
-        edit("total // count", "loss"),
+        delete("total += lm_loss(model"), delete("count += n"), edit("total // count", "loss"),
     ], hint="add every batch to the running totals (total += ...), do not overwrite",
        like="floor division"),
     mistake(EVALUATE, "perplexity returned", [
@@ -537,18 +536,17 @@ MISTAKES, ALTERNATIVES = catalogue([
         with torch.no_grad():
             for inputs, targets, loss_mask in batches:
                 n = int(loss_mask.sum())
-                if n > 0:
-                    total += lm_loss(model(inputs), targets, loss_mask).item() * n
-                    count += n
+                total += lm_loss(model(inputs), targets, loss_mask).item() * n
+                count += n
         model.train(was_training)
         return total // count""", hint=HINT_FLOOR_DIVISION),
-    mistake(EVALUATE, "batches weighted by their rows (len(targets))",
-            [edit("* n", "* len(targets)"), edit("count += n", "count += len(targets)")],
-            hint=HINT_EVAL_WEIGHTING),
-    mistake(EVALUATE, "a batch of padding only not skipped (0/0 = nan, times 0)",
-            edit("if n > 0:", "if True:"),
-            hint="a batch whose loss_mask is all False has no real target and adds nothing: skip "
-                 "it (its mean loss is 0/0 = nan, and nan * 0 is still nan)"),
+    mistake(EVALUATE, "batches weighted by their rows (len(targets))", [
+        replace_line("n = int(loss_mask.sum())",
+                     "total += lm_loss(model(inputs), targets, loss_mask).item() * len(targets)\n"
+                     "count += len(targets)"),
+        delete("if n > 0:"),
+        delete("total += lm_loss(model(inputs), targets, loss_mask).item() * n"),
+        delete("count += n")], hint=HINT_EVAL_WEIGHTING),
     alternative(EVALUATE, "a generator of sums and counts, mask.count_nonzero", [
         replace_line("means = [torch.nn.functional",
                      "parts = [(float(torch.nn.functional.cross_entropy(\n"
@@ -573,8 +571,7 @@ MISTAKES, ALTERNATIVES = catalogue([
         model.eval()
         try:
             with torch.no_grad():
-                pairs = [(lm_loss(model(x), y, m) * m.sum(), m.sum())
-                         for x, y, m in batches if m.any()]
+                pairs = [(lm_loss(model(x), y, m) * m.sum(), m.sum()) for x, y, m in batches]
         finally:
             model.train(was_training)
         return float(sum(p[0] for p in pairs) / sum(p[1] for p in pairs))"""),
@@ -612,7 +609,7 @@ MISTAKES, ALTERNATIVES = catalogue([
 
         was_training = model.training
         model.train(False)
-        sums = [batch_sum(x, y, m) for x, y, m in batches if m.any()]
+        sums = [batch_sum(x, y, m) for x, y, m in batches]
         counts = [m.sum() for _, _, m in batches]
         if was_training:
             model.train()
@@ -634,9 +631,8 @@ MISTAKES, ALTERNATIVES = catalogue([
         total, count = 0.0, 0
         for inputs, targets, loss_mask in batches:
             n = int(loss_mask.sum())
-            if n:  # padding only: nothing to add
-                total += float(lm_loss(model(inputs), targets, loss_mask)) * n
-                count += n
+            total += float(lm_loss(model(inputs), targets, loss_mask)) * n
+            count += n
         for p, flag in zip(model.parameters(), flags):
             p.requires_grad_(flag)
         model.train(was_training)

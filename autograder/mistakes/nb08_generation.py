@@ -804,8 +804,6 @@ MISTAKES, ALTERNATIVES = catalogue([
     mistake(PERPLEXITY, "2 ** loss", edit("math.exp", "2 ** "),
             hint="the loss is in nats (natural log): perplexity = exp(loss), not 2 ** loss"),
     mistake(PERPLEXITY, "masked sum divided by all positions", (None, """
-        if not loss_mask.any():
-            continue
         logits = model(inputs)
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(),
                                                 reduction="none")
@@ -826,8 +824,8 @@ MISTAKES, ALTERNATIVES = catalogue([
             hint="average the LOG-probabilities (the loss), then exp; not the probabilities"),
     mistake(PERPLEXITY, "every sequence weighted equally", [
         edit("logits.flatten(0, 1), targets.flatten()", "logits.transpose(1, 2), targets"),
-        replace_line("total_nll +=", "mask, rows = loss_mask.to(nll.dtype), loss_mask.any(1)\n"
-                     "per_row = (nll * mask).sum(1)[rows] / mask.sum(1)[rows]\n"
+        replace_line("total_nll +=", "mask = loss_mask.to(nll.dtype)\n"
+                     "per_row = (nll * mask).sum(1) / mask.sum(1)\n"
                      "total_nll += float(per_row.sum())"),
         edit("int(loss_mask.sum())", "len(per_row)"),
     ], hint=HINT_PPL_WEIGHTING),
@@ -837,15 +835,6 @@ MISTAKES, ALTERNATIVES = catalogue([
                  "of rows"),
     mistake(PERPLEXITY, "exp before dividing", (None, None, """
         return math.exp(total_nll) / total_tokens"""), hint=HINT_EXP_OF_SUM),
-    mistake(PERPLEXITY, "a batch of padding only not skipped (0/0 = nan, times 0)", (None, """
-        with torch.no_grad():
-            logits = model(inputs)
-        n = int(loss_mask.sum())
-        nll = torch.nn.functional.cross_entropy(logits[loss_mask], targets[loss_mask])
-        total_nll += float(nll) * n
-        total_tokens += n""", None),
-            hint="a batch whose loss_mask is all False has no real target and adds nothing: skip "
-                 "it (its mean loss is 0/0 = nan, and nan * 0 is still nan)"),
     mistake(PERPLEXITY, "floor division of the summed loss", (None, None, """
         return math.exp(total_nll // total_tokens)"""),
             hint="true division: total_nll / total_tokens (// rounds down)"),

@@ -123,8 +123,7 @@ def evaluate(model, batches):
 
     Args:
         model: a causal decoder; model(inputs) maps (B, L) ids to (B, L, V) logits.
-        batches: an iterable of (inputs, targets, loss_mask) tuples, each tensor (B_i, L_i);
-            a batch of padding only (loss_mask all False) has no real target to add.
+        batches: an iterable of (inputs, targets, loss_mask) tuples, each tensor (B_i, L_i).
 
     Returns:
         A float: the sum of -log p(target) over the real targets of all batches divided by
@@ -1075,7 +1074,7 @@ def _slip_evaluate_0(model, batches):
     was_training = model.training
     model.eval()
     with torch.no_grad():
-        means = [lm_loss(model(x), y, m).item() for x, y, m in batches if m.any()]
+        means = [lm_loss(model(x), y, m).item() for x, y, m in batches]
     model.train(was_training)
     return sum(means) / len(means)
 
@@ -1105,9 +1104,8 @@ def _slip_evaluate_2(model, batches):
     total, count = (0.0, 0)
     for inputs, targets, loss_mask in batches:
         n = int(loss_mask.sum())
-        if n:
-            total += lm_loss(model(inputs), targets, loss_mask).item() * n
-            count += n
+        total += lm_loss(model(inputs), targets, loss_mask).item() * n
+        count += n
     model.train(was_training)
     return total / count
 
@@ -1122,9 +1120,8 @@ def _slip_evaluate_3(model, batches):
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
             n = int(loss_mask.sum())
-            if n > 0:
-                total += lm_loss(model(inputs), targets, loss_mask).item() * n
-                count += n
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
     return total / count
 
 # evaluate: always switches to training mode at the end
@@ -1139,9 +1136,8 @@ def _slip_evaluate_4(model, batches):
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
             n = int(loss_mask.sum())
-            if n > 0:
-                total += lm_loss(model(inputs), targets, loss_mask).item() * n
-                count += n
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
     model.train()
     return total / count
 
@@ -1157,9 +1153,7 @@ def _slip_evaluate_5(model, batches):
     total = 0.0
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
-            n = int(loss_mask.sum())
-            if n > 0:
-                total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
     model.train(was_training)
     return total
 
@@ -1190,10 +1184,8 @@ def _slip_evaluate_7(model, batches):
     total, count = (0.0, 0)
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
-            n = int(loss_mask.sum())
-            if n > 0:
-                total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
-                count += int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
+            count += int(loss_mask.sum())
     model.train(was_training)
     return math.exp(total / count)
 
@@ -1210,9 +1202,8 @@ def _slip_evaluate_8(model, batches):
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
             n = int(loss_mask.sum())
-            if n > 0:
-                total += lm_loss(model(inputs), targets, loss_mask).item() * n
-                count += n
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
             model.train(was_training)
             return total / count
 
@@ -1228,9 +1219,7 @@ def _slip_evaluate_9(model, batches):
     total = 0.0
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
-            n = int(loss_mask.sum())
-            if n > 0:
-                total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
+            total += lm_loss(model(inputs), targets, loss_mask).item() * int(loss_mask.sum())
     model.train(was_training)
     return total / len(batches)
 
@@ -1247,9 +1236,8 @@ def _slip_evaluate_10(model, batches):
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
             n = int(loss_mask.sum())
-            if n > 0:
-                total += lm_loss(model(inputs), targets, loss_mask).item() * n
-                count += n
+            total += lm_loss(model(inputs), targets, loss_mask).item() * n
+            count += n
     model.train(was_training)
     return total // count
 
@@ -1265,29 +1253,8 @@ def _slip_evaluate_11(model, batches):
     total, count = (0.0, 0)
     with torch.no_grad():
         for inputs, targets, loss_mask in batches:
-            n = int(loss_mask.sum())
-            if n > 0:
-                total += lm_loss(model(inputs), targets, loss_mask).item() * len(targets)
-                count += len(targets)
-    model.train(was_training)
-    return total / count
-
-# evaluate: a batch of padding only not skipped (0/0 = nan, times 0)
-def _slip_evaluate_12(model, batches):
-    batches = list(batches)
-    for inputs, targets, loss_mask in batches:
-        require_ndim('inputs', inputs, 2, '(B, L)')
-        require_same_size('targets', targets, 1, 'inputs', inputs, 1, 'the length L')
-        require_same_size('loss_mask', loss_mask, 1, 'inputs', inputs, 1, 'the length L')
-    was_training = model.training
-    model.eval()
-    total, count = (0.0, 0)
-    with torch.no_grad():
-        for inputs, targets, loss_mask in batches:
-            n = int(loss_mask.sum())
-            if True:
-                total += lm_loss(model(inputs), targets, loss_mask).item() * n
-                count += n
+            total += lm_loss(model(inputs), targets, loss_mask).item() * len(targets)
+            count += len(targets)
     model.train(was_training)
     return total / count
 
@@ -2857,7 +2824,6 @@ SLIPS = {
         ('summed loss divided by the number of batches', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_9),
         ('floor division', 'true division for the mean over the real targets (// rounds down)', _slip_evaluate_10),
         ('batches weighted by their rows (len(targets))', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', _slip_evaluate_11),
-        ('a batch of padding only not skipped (0/0 = nan, times 0)', 'a batch whose loss_mask is all False has no real target and adds nothing: skip it (its mean loss is 0/0 = nan, and nan * 0 is still nan)', _slip_evaluate_12),
     ],
     'ablate_head': [
         ('sign flipped: clean minus ablated', "the change is ablated minus clean: a head that helped lowers the target's log-probability when it is removed, so its change is negative", _slip_ablate_head_0),

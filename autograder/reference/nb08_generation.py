@@ -168,8 +168,7 @@ def perplexity(model, batches):
     Args:
         model: a causal decoder, (B, L) ids -> (B, L, V) logits.
         batches: an iterable of (inputs, targets, loss_mask), each (B, L) (B and L may differ
-            between batches); loss_mask is True on real targets, False on padding (a batch
-            of padding only has no real target to add).
+            between batches); loss_mask is True on real targets, False on padding.
 
     Returns:
         A float: exp(sum of -log p(target) over all real targets / their number).
@@ -1245,8 +1244,6 @@ def _slip_perplexity_0(model, batches):
         require_ndim('inputs', inputs, 2, '(B, L)')
         if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
-        if not loss_mask.any():
-            continue
         logits = model(inputs)
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
         mean = (nll * loss_mask.flatten()).sum() / loss_mask.sum()
@@ -1261,8 +1258,6 @@ def _slip_perplexity_1(model, batches):
         require_ndim('inputs', inputs, 2, '(B, L)')
         if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
-        if not loss_mask.any():
-            continue
         logits = model(inputs)
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
         total_nll += float((nll * loss_mask.flatten()).sum() / loss_mask.sum())
@@ -1276,8 +1271,6 @@ def _slip_perplexity_2(model, batches):
         require_ndim('inputs', inputs, 2, '(B, L)')
         if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
-        if not loss_mask.any():
-            continue
         logits = model(inputs)
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
         total_nll += float(nll.sum())
@@ -1291,8 +1284,6 @@ def _slip_perplexity_3(model, batches):
         require_ndim('inputs', inputs, 2, '(B, L)')
         if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
-        if not loss_mask.any():
-            continue
         logits = model(inputs)
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
         total_nll = float((nll * loss_mask.flatten()).sum())
@@ -1334,8 +1325,6 @@ def _slip_perplexity_6(model, batches):
         require_ndim('inputs', inputs, 2, '(B, L)')
         if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
             raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
-        if not loss_mask.any():
-            continue
         logits = model(inputs)
         nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction='none')
         total_nll += float((nll * loss_mask.flatten()).sum())
@@ -1390,8 +1379,8 @@ def _slip_perplexity_10(model, batches):
         with torch.no_grad():
             logits = model(inputs)
         nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets, reduction='none')
-        mask, rows = (loss_mask.to(nll.dtype), loss_mask.any(1))
-        per_row = (nll * mask).sum(1)[rows] / mask.sum(1)[rows]
+        mask = loss_mask.to(nll.dtype)
+        per_row = (nll * mask).sum(1) / mask.sum(1)
         total_nll += float(per_row.sum())
         total_tokens += len(per_row)
     return math.exp(total_nll / total_tokens)
@@ -1424,23 +1413,8 @@ def _slip_perplexity_12(model, batches):
         total_tokens += int(loss_mask.sum())
     return math.exp(total_nll) / total_tokens
 
-# perplexity: a batch of padding only not skipped (0/0 = nan, times 0)
-def _slip_perplexity_13(model, batches):
-    total_nll, total_tokens = (0.0, 0)
-    for inputs, targets, loss_mask in batches:
-        require_ndim('inputs', inputs, 2, '(B, L)')
-        if targets.shape != inputs.shape or loss_mask.shape != inputs.shape:
-            raise ValueError(f'targets and loss_mask must have the shape of inputs {tuple(inputs.shape)}; got {tuple(targets.shape)} and {tuple(loss_mask.shape)}')
-        with torch.no_grad():
-            logits = model(inputs)
-        n = int(loss_mask.sum())
-        nll = torch.nn.functional.cross_entropy(logits[loss_mask], targets[loss_mask])
-        total_nll += float(nll) * n
-        total_tokens += n
-    return math.exp(total_nll / total_tokens)
-
 # perplexity: floor division of the summed loss
-def _slip_perplexity_14(model, batches):
+def _slip_perplexity_13(model, batches):
     total_nll, total_tokens = (0.0, 0)
     for inputs, targets, loss_mask in batches:
         require_ndim('inputs', inputs, 2, '(B, L)')
@@ -1533,7 +1507,6 @@ SLIPS = {
         ('every sequence weighted equally', 'weight every token equally: add the losses of ALL real tokens over all batches, divide by the total token count, then take exp', _slip_perplexity_10),
         ('divided by the number of sequences', 'divide by the number of real target TOKENS, loss_mask.sum(), not by the number of rows', _slip_perplexity_11),
         ('exp before dividing', 'divide the summed loss by the number of real targets before exp', _slip_perplexity_12),
-        ('a batch of padding only not skipped (0/0 = nan, times 0)', 'a batch whose loss_mask is all False has no real target and adds nothing: skip it (its mean loss is 0/0 = nan, and nan * 0 is still nan)', _slip_perplexity_13),
-        ('floor division of the summed loss', 'true division: total_nll / total_tokens (// rounds down)', _slip_perplexity_14),
+        ('floor division of the summed loss', 'true division: total_nll / total_tokens (// rounds down)', _slip_perplexity_13),
     ],
 }

@@ -260,15 +260,14 @@ SLIPS = {
     'evaluate': {
         'worked': [
             ('mean of per-batch means', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', 1.3347848653793335),
-            ('padding counted', 'multiply the per-token losses by loss_mask and count only real targets', 1.7954353094100952),
+            ('padding counted', 'multiply the per-token losses by loss_mask and count only real targets', 1.5418604016304016),
             ('sum not divided by the token count', 'divide the summed loss by the number of real targets', 5.8499650955200195),
             ('only the last batch counted', 'add every batch to the running totals (total += ...), do not overwrite', 1.6094379425048828),
             ('perplexity returned', "return the mean loss in nats itself; perplexity is notebook 08's business", 3.2219701462114987),
             ('return inside the loop (first batch only)', 'return after the loop, once every batch has been added to the totals', 1.0601317882537842),
-            ('summed loss divided by the number of batches', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', 1.9499883651733398),
+            ('summed loss divided by the number of batches', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', 2.9249825477600098),
             ('floor division', 'true division for the mean over the real targets (// rounds down)', 1.0),
             ('batches weighted by their rows (len(targets))', 'weight every token the same: add the summed losses of ALL batches and divide by the total number of real targets', 1.2432338396708171),
-            ('a batch of padding only not skipped (0/0 = nan, times 0)', 'a batch whose loss_mask is all False has no real target and adds nothing: skip it (its mean loss is 0/0 = nan, and nan * 0 is still nan)', nan),
         ],
     },
     'ablate_head': {
