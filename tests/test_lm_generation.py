@@ -125,6 +125,27 @@ def test_bad_sampler_arguments_raise():
             filtered_distribution(LOGITS, **kwargs)
 
 
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"temperature": float("nan")}, "temperature"),
+        ({"temperature": "1"}, "temperature"),
+        ({"temperature": 0.0, "top_k": -3}, "top_k"),
+        ({"temperature": 0.0, "top_p": 2.0}, "top_p"),
+        ({"temperature": 1.0, "top_p": float("nan")}, "top_p"),
+    ],
+)
+def test_bad_sampler_settings_are_refused_at_every_temperature_naming_them(settings, named):
+    """The reference's next_token_probs and sample_next (their given code) and the package's
+    sampler check all three settings up front: at temperature 0, which draws nothing, too."""
+    from attnbook.grading import load_reference
+
+    ref = load_reference("08_generation")
+    for sampler in (ref.next_token_probs, ref.sample_next, filtered_distribution, draw_tokens):
+        with pytest.raises(ValueError, match=rf"^{named} must be .*; got {named} = "):
+            sampler(torch.zeros(2, 4), **settings)
+
+
 def test_seeded_generator_reproduces_a_sample_and_draws_stay_in_the_support():
     logits = torch.randn(5, 30, generator=torch.Generator().manual_seed(0))
     a = draw_tokens(logits, 1.0, 5, 0.9, torch.Generator().manual_seed(7))

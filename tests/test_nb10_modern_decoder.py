@@ -273,6 +273,12 @@ def test_gqa_validation_names_arguments_and_shapes():
         require_gqa_inputs(torch.zeros(1, 4, 2, 4), k, k, torch.ones(3, 3, dtype=torch.bool))
     with pytest.raises(ValueError, match="bool"):
         require_gqa_inputs(torch.zeros(1, 4, 2, 4), k, k, torch.ones(2, 2))
+    # broadcast TO (B, h, L_q, L_k): a mask of batch 3 for q of batch 1 would make 3 outputs
+    with pytest.raises(ValueError, match=r"allowed has shape \(3, 1, 2, 2\).*\(1, 4, 2, 2\)"):
+        require_gqa_inputs(torch.zeros(1, 4, 2, 4), k, k, torch.ones(3, 1, 2, 2, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"allowed must be None or a bool tensor.*numpy\.ndarray"):
+        require_gqa_inputs(torch.zeros(1, 4, 2, 4), k, k, np.ones((2, 2), dtype=bool))
+    require_gqa_inputs(torch.zeros(1, 4, 2, 4), k, k, torch.ones(1, 1, 2, 2, dtype=torch.bool))
     with pytest.raises(ValueError, match="n_heads = 6 must be a positive multiple"):
         require_head_counts(6, 4)
 

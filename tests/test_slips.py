@@ -157,3 +157,18 @@ def test_a_stored_slip_carries_the_hint_of_its_catalogue_entry(module):
     assert len(named) > 20, named
     wrong = [(f, m.name) for f, m in named if hints.get((f, m.name)) != m.hint]
     assert not wrong, wrong
+
+
+def test_two_slips_that_agree_where_v_is_2k_are_named_apart():
+    """A top-k threshold from torch.kthvalue keeps V - k + 1 tokens, one read at index k keeps
+    k + 1: the same output on the worked top_k = 2 of V = 4. A visible case with V != 2k comes
+    first, so each learner reads their own slip's hint and not the other's."""
+    from conftest import run_mistake
+    from grader.catalogue import apply_variant, load_catalogue, solution_notebook
+
+    entries = {v.name: v for v in load_catalogue("08_generation").MISTAKES}
+    kth = entries["top-k threshold from torch.kthvalue (the k-th SMALLEST)"]
+    k_plus_one = entries["top-k keeps k + 1 (sorted values indexed at k)"]
+    for mine, other in ((kth, k_plus_one), (k_plus_one, kth)):
+        run = run_mistake(apply_variant(solution_notebook("08_generation"), mine), mine.test)
+        assert mine.hint in run.text and other.hint not in run.text, run.text

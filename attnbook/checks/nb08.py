@@ -224,6 +224,8 @@ _PROBS = "next_token_probs"
 _F64 = torch.float64
 _ARGMAX = torch.tensor([0, 1.0, 0, 0], dtype=_F64)
 _TWO = torch.tensor([0, 2 / 3, 0, 1 / 3], dtype=_F64)
+_TOP3 = torch.tensor([0.15, 0.5, 0, 0.25], dtype=_F64) / 0.9  # the three likeliest tokens
+_SIX = torch.tensor([2.0, 5.0, 0.0, 4.0, 1.0, 3.0], dtype=_F64)  # top-k = 2: k + 1 != V - k + 1
 _FLAT = WORKED_PROBS.sqrt() / WORKED_PROBS.sqrt().sum()  # temperature 2
 _FLAT_TOP3 = _FLAT.masked_fill(_FLAT == _FLAT.min(), 0.0) / _FLAT[_FLAT > _FLAT.min()].sum()
 
@@ -282,11 +284,12 @@ PROBS_CASES = (
     _worked(1.0, None, None, _P, "no filter: the softmax itself"),
     _worked(0.5, None, None, _P**2 / (_P**2).sum(), "temperature 0.5 squares the probabilities"),
     _worked(2.0, None, None, _FLAT, "temperature 2 takes square roots"),
+    _probs_case("six tokens", "next_token_probs(tensor([2., 5., 0., 4., 1., 3.]), 1.0, top_k=2, "
+                "top_p=None) [six tokens: the two largest stay]", _SIX, 1.0, 2, None),
     _worked(1.0, 2, None, _TWO, "top-k = 2 keeps report and the 0.25 token"),
     _worked(1.0, None, 0.6, _TWO, "top-p = 0.6: 0.5 is not enough, the 0.25 token crosses 0.6 "
             "and is kept"),
-    _worked(1.0, None, 0.8, torch.tensor([0.15, 0.5, 0, 0.25], dtype=_F64) / 0.9,
-            "top-p = 0.8 needs three tokens (0.5 + 0.25 + 0.15 = 0.9)"),
+    _worked(1.0, None, 0.8, _TOP3, "top-p = 0.8 needs three tokens (0.5 + 0.25 + 0.15 = 0.9)"),
     _worked(1.0, None, 0.3, _ARGMAX, "top-p = 0.3 is reached by the first token alone"),
     _worked(1.0, None, 1.0, _P, "top-p = 1 changes nothing"),
     _worked(1.0, 3, 0.6, _TWO, "top-k = 3, then top-p = 0.6 on the renormalised three"),
@@ -390,6 +393,10 @@ HINT_SAMPLE_FROM_PROBS = (
 HINT_GENERATOR = (
     "pass the generator to the random draw: torch.multinomial(probs, 1, generator=generator)"
 )
+HINT_GLOBAL_GENERATOR = (
+    "generator=None means torch's global random state: hand None on to the draw; a generator "
+    "made (seeded or not) inside sample_next starts from the same seed and repeats its draw"
+)
 HINT_UNFILTERED = (
     "draw from the filtered distribution, next_token_probs(logits, temperature, "
     "top_k, top_p), not from the raw softmax"
@@ -419,10 +426,8 @@ def _greedy_settings(run: CheckRun, logits, best) -> None:
         (1.3, 1, None, "top-k = 1"),
         (1.0, None, 1e-6, "a top-p the first token alone reaches"),
     ]:
-        call = (
-            f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
-            f"top_p={top_p}, generator) [{what} is greedy]"
-        )
+        call = (f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
+                f"top_p={top_p}, generator) [{what} is greedy]")  # fmt: skip
         seen = _drawn(run, call, logits, (temperature, top_k, top_p), 1, (64,))
         run.expect_true(
             len(set(seen.tolist())) > 1 or len(set(best.tolist())) == 1,
@@ -445,10 +450,8 @@ def _random_draws(run: CheckRun, logits, best) -> None:
         (1.5, None, 0.5),
         (1.0, 4, 0.8),
     ]:
-        call = (
-            f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
-            f"top_p={top_p}, generator=torch.Generator().manual_seed(5))"
-        )
+        call = (f"sample_next(logits (64, 12), temperature={temperature}, top_k={top_k}, "
+                f"top_p={top_p}, generator=torch.Generator().manual_seed(5))")  # fmt: skip
         first, again = (
             _drawn(run, call, logits, (temperature, top_k, top_p), 5, (64,)) for _ in range(2)
         )
@@ -472,10 +475,8 @@ def _random_draws(run: CheckRun, logits, best) -> None:
             )
     # Two leading axes: one token per row, the shape of logits without its last axis.
     logits3 = logits.reshape(2, 32, 12)
-    call = (
-        "sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
-        "generator) [two leading axes]"
-    )
+    call = ("sample_next(logits of shape (2, 32, 12), temperature=1.0, top_k=3, top_p=None, "
+            "generator) [two leading axes]")  # fmt: skip
     seen = _drawn(run, call, logits3, (1.0, 3, None), 2, (2, 32))
     outside = _outside(filtered_distribution(logits3, 1.0, 3, None), seen)  # (2, 32)
     run.expect_true(not bool(outside.any()), f"{call} drew tokens that top-k removes.",
@@ -550,10 +551,8 @@ def _sample_trials(run: CheckRun, reference, trials: int) -> None:
             (1.0, 1, None),
             (0.8, None, 0.01),
         ][int(rng.integers(6))]
-        call = (
-            f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
-            f"top_k={top_k}, top_p={top_p} (seed {seed})"
-        )
+        call = (f"sample_next on random logits ({B}, {V}), temperature={temperature}, "
+                f"top_k={top_k}, top_p={top_p} (seed {seed})")  # fmt: skip
         seen = _drawn(run, call, logits, (temperature, top_k, top_p), seed, (B,))
         probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
         run.expect_true(not bool(_outside(probs, seen).any()),
@@ -571,9 +570,9 @@ def _sample_trials(run: CheckRun, reference, trials: int) -> None:
 
 def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
     """Token ids drawn from next_token_probs: the worked example at temperature 0, the greedy
-    settings, reproducible draws inside the filters' support, two leading axes, the
-    frequencies of 20000 draws against the filtered distribution, then random settings
-    against the reference."""
+    settings, reproducible draws inside the filters' support, two leading axes, new draws at
+    each call without a generator, the frequencies of 20000 draws against the filtered
+    distribution, then random settings against the reference."""
     run = CheckRun(sample_next, crash_hint=HINT_CRASH_SAMPLE)
     Z = WORKED_LOGITS
     call = "sample_next(logits, temperature=0.0) with probabilities (0.15, 0.5, 0.1, 0.25)"
@@ -588,6 +587,12 @@ def check_sample_next(sample_next, reference=None, trials: int = 6) -> None:
     best = logits.argmax(-1).numpy()
     _greedy_settings(run, logits, best)
     _random_draws(run, logits, best)
+    # generator=None draws from torch's global random state: two calls on these 64 rows agree
+    # with probability about 1e-30 (the product over rows of the sum of p squared)
+    call = "sample_next(logits (64, 12), temperature=1.0, generator=None), called twice"
+    first, again = (_drawn(run, call, logits, (1.0, None, None), None, (64,)) for _ in range(2))
+    run.expect_true(not np.array_equal(first, again), f"{call} gave the same 64 tokens twice.",
+                    hint=HINT_GLOBAL_GENERATOR)  # fmt: skip
     _frequencies(run)
     _sample_trials(run, reference, trials)
     run.done()

@@ -86,14 +86,20 @@ def require_gqa_inputs(q, k, v, allowed=None) -> None:
         )
     if allowed is None:
         return
+    if not isinstance(allowed, torch.Tensor):
+        kind = type(allowed)
+        name = f"{kind.__module__}.{kind.__name__}".removeprefix("builtins.")  # numpy.ndarray
+        raise ValueError(f"allowed must be None or a bool tensor (True = may attend); got a {name}")
     scores = (q.shape[0], q.shape[1], q.shape[2], k.shape[2])
-    try:
-        torch.broadcast_shapes(tuple(allowed.shape), scores)
+    try:  # broadcast TO the scores: a mask with more rows than B would make more outputs
+        fits = torch.broadcast_shapes(tuple(allowed.shape), scores) == scores
     except RuntimeError:
+        fits = False
+    if not fits:
         raise ValueError(
             f"allowed has shape {tuple(allowed.shape)}, which does not broadcast "
             f"to the scores' shape (B, h, L_q, L_k) = {scores}"
-        ) from None
+        )
     if allowed.dtype != torch.bool:
         raise ValueError(
             f"allowed must be a bool tensor (True = may attend); got dtype "

@@ -44,6 +44,7 @@ from attnbook.lm.model import (
     _hook_tables,
     qkv_turns,
 )
+from attnbook.shapes import require_integer, require_number
 from attnbook.widgets import LABELS
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "plot_quality_diversity",
     "prompt_logits",
     "quality_diversity_sweep",
+    "require_sampling",
     "sample_emails",
     "sampling_widget",
     "score_samples",
@@ -83,6 +85,16 @@ def find_checkpoint(name: str = "email_cpu.pt") -> Path:
 # ---------------------------------------------------------------------------------------------
 # The sampler
 # ---------------------------------------------------------------------------------------------
+def require_sampling(temperature, top_k=None, top_p=None) -> None:
+    """The sampler's settings, or a ValueError that names the wrong one: temperature a number
+    >= 0 (not NaN), top_k None or a whole number >= 0, top_p None or a number in (0, 1]."""
+    require_number("temperature", temperature, 0.0)
+    if top_k is not None:
+        require_integer("top_k", top_k, 0, "(None or 0: no top-k filter)")
+    if top_p is not None and not 0.0 < require_number("top_p", top_p) <= 1.0:
+        raise ValueError(f"top_p must be None or a number in (0, 1]; got top_p = {top_p!r}")
+
+
 def filtered_distribution(
     logits: torch.Tensor,
     temperature: float = 1.0,
@@ -97,12 +109,7 @@ def filtered_distribution(
     ``temperature == 0`` is the argmax (one-hot on the first maximum). ``top_k`` None or 0 and
     ``top_p`` None or 1 switch their filter off.
     """
-    if temperature < 0:
-        raise ValueError(f"temperature: expected a value >= 0, got {temperature}")
-    if top_k is not None and top_k < 0:
-        raise ValueError(f"top_k: expected None or an int >= 0, got {top_k}")
-    if top_p is not None and not 0.0 < top_p <= 1.0:
-        raise ValueError(f"top_p: expected None or a value in (0, 1], got {top_p}")
+    require_sampling(temperature, top_k, top_p)
     logits = torch.as_tensor(logits)
     if not logits.dtype.is_floating_point:
         logits = logits.double()
@@ -135,8 +142,9 @@ def draw_tokens(
     """One token id per row of ``logits`` (B, V) -> (B,), drawn from `filtered_distribution`.
 
     Temperature 0 takes the argmax without touching the generator, so greedy decoding does
-    not depend on the random state.
+    not depend on the random state (the settings are checked all the same).
     """
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return logits.argmax(dim=-1)  # (B,)
     probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)

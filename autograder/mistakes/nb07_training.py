@@ -86,6 +86,10 @@ MISTAKES, ALTERNATIVES = catalogue([
         ids = torch.tensor(sequences)
         targets = ids[:, 1:]
         return ids[:, :-1], targets, targets != pad_id""", detects=nb07.HINT_BATCH_IN_PLACE),
+    mistake(BATCH, "targets padded with the row's <EOS> (its last id), not pad_id",
+            insert_after("targets[b, :n] = ids[1:]", "targets[b, n:] = ids[-1]"),
+            hint="pad targets with pad_id, as inputs: after a row's last real target (its <EOS>) "
+                 "come pad_id, not more copies of <EOS>"),
     mistake(BATCH, "padded targets written as -100 (ignore_index)", [
         replace_line("loss_mask = torch.zeros((B, L), dtype=torch.bool)",
                      "loss_mask = torch.zeros((B, L), dtype=torch.bool)\n"),

@@ -1,6 +1,15 @@
 """Notebook 08's mistake catalogue, one section per graded function (see grader/catalogue.py)."""
 
-from grader.catalogue import alternative, catalogue, delete, edit, explained, mistake, replace_line
+from grader.catalogue import (
+    alternative,
+    catalogue,
+    delete,
+    edit,
+    explained,
+    insert_before,
+    mistake,
+    replace_line,
+)
 
 from attnbook.checks import nb08
 
@@ -230,6 +239,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("kth, 0.0", 'kth, float("-inf")'),
     ], hint="the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the "
             "(k+1)-th", like="removed logits filled with 0 instead of -inf"),
+    # keeps V - k + 1 tokens: the same as "k + 1" where V = 2k (the worked top_k = 2), told
+    # apart on the six tokens before it
+    mistake(PROBS, "top-k threshold from torch.kthvalue (the k-th SMALLEST)", edit(
+        "kth = torch.topk(z, min(int(top_k), z.shape[-1]), dim=-1).values[..., -1:]",
+        "kth = torch.kthvalue(z, min(int(top_k), z.shape[-1]), dim=-1, keepdim=True).values"),
+            hint="torch.kthvalue counts from the smallest: the k-th largest of V logits is "
+                 "torch.topk(z, k).values[..., -1:], or torch.kthvalue(z, V - k + 1)"),
     mistake(PROBS, "top_k larger than the vocabulary crashes torch.topk", [
         edit("dim=-1),", "-1),"), edit("min(int(top_k), z.shape[-1])", "top_k"),
     ], detects=nb08.HINT_CRASH_PROBS),
@@ -473,6 +489,13 @@ MISTAKES, ALTERNATIVES = catalogue([
         edit("draws = torch.multinomial(flat, 1, generator=generator)",
              "return torch.multinomial(flat, 1, generator=generator)[0]"),
         delete("return draws.reshape(probs.shape[:-1])")], detects=nb08.HINT_SAMPLE_SHAPE),
+    mistake(SAMPLE, "a seeded generator made when none is given",
+            insert_before("if temperature == 0:", "if generator is None:\n"
+                          "    generator = torch.Generator().manual_seed(0)"),
+            detects=nb08.HINT_GLOBAL_GENERATOR),
+    mistake(SAMPLE, "torch.Generator() made when none is given (its default seed is fixed)",
+            edit(".manual_seed(0)", ""), detects=nb08.HINT_GLOBAL_GENERATOR,
+            like="a seeded generator made when none is given"),
     alternative(SAMPLE, "inverse CDF with torch.rand", """
         if temperature == 0:
             return logits.argmax(dim=-1)

@@ -447,8 +447,30 @@ def _slip_make_batch_10(sequences, pad_id):
     targets = ids[:, 1:]
     return (ids[:, :-1], targets, targets != pad_id)
 
-# make_batch: padded targets written as -100 (ignore_index)
+# make_batch: targets padded with the row's <EOS> (its last id), not pad_id
 def _slip_make_batch_11(sequences, pad_id):
+    sequences = list(sequences)
+    if len(sequences) == 0:
+        raise ValueError('sequences: expected at least one sequence, got an empty batch')
+    for b, seq in enumerate(sequences):
+        if len(seq) < 2:
+            raise ValueError(f'sequences[{b}] has shape ({len(seq)},); every sequence needs at least 2 ids, shape (n,) with n >= 2, to have a target')
+    L = max((len(seq) for seq in sequences)) - 1
+    B = len(sequences)
+    inputs = torch.full((B, L), pad_id, dtype=torch.long)
+    targets = torch.full((B, L), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((B, L), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids = torch.tensor(list(seq), dtype=torch.long)
+        n = len(ids) - 1
+        inputs[b, :n] = ids[:-1]
+        targets[b, :n] = ids[1:]
+        targets[b, n:] = ids[-1]
+        loss_mask[b, :n] = True
+    return (inputs, targets, loss_mask)
+
+# make_batch: padded targets written as -100 (ignore_index)
+def _slip_make_batch_12(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -470,7 +492,7 @@ def _slip_make_batch_11(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: rows sorted by length, longest first
-def _slip_make_batch_12(sequences, pad_id):
+def _slip_make_batch_13(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -490,7 +512,7 @@ def _slip_make_batch_12(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: L from the shortest sequence (longer ones truncated)
-def _slip_make_batch_13(sequences, pad_id):
+def _slip_make_batch_14(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -511,7 +533,7 @@ def _slip_make_batch_13(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: numpy arrays returned
-def _slip_make_batch_14(sequences, pad_id):
+def _slip_make_batch_15(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -533,7 +555,7 @@ def _slip_make_batch_14(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: L taken from the first sequence
-def _slip_make_batch_15(sequences, pad_id):
+def _slip_make_batch_16(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -554,7 +576,7 @@ def _slip_make_batch_15(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: rows built as [[pad_id] * L] * B (one shared list)
-def _slip_make_batch_16(sequences, pad_id):
+def _slip_make_batch_17(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -574,7 +596,7 @@ def _slip_make_batch_16(sequences, pad_id):
     return (torch.tensor(inputs), torch.tensor(targets), torch.tensor(mask))
 
 # make_batch: float tensors (torch.zeros(B, L) + pad_id)
-def _slip_make_batch_17(sequences, pad_id):
+def _slip_make_batch_18(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -594,7 +616,7 @@ def _slip_make_batch_17(sequences, pad_id):
     return (inputs, targets, loss_mask)
 
 # make_batch: torch.tensor(sequences) without padding
-def _slip_make_batch_18(sequences, pad_id):
+def _slip_make_batch_19(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -605,7 +627,7 @@ def _slip_make_batch_18(sequences, pad_id):
     return (ids[:, :-1], ids[:, 1:], ids[:, 1:] != pad_id)
 
 # make_batch: each row one target short (n = len(seq) - 2)
-def _slip_make_batch_19(sequences, pad_id):
+def _slip_make_batch_20(sequences, pad_id):
     sequences = list(sequences)
     if len(sequences) == 0:
         raise ValueError('sequences: expected at least one sequence, got an empty batch')
@@ -2742,15 +2764,16 @@ SLIPS = {
         ('padding hard-coded as 0', 'fill the padded positions with the pad_id argument, not 0', _slip_make_batch_8),
         ('loss mask as 0/1 integers', 'use dtype=torch.bool (True = a real target)', _slip_make_batch_9),
         ("pads the caller's lists in place", "build new tensors; do not append padding to the caller's lists", _slip_make_batch_10),
-        ('padded targets written as -100 (ignore_index)', 'write pad_id into every padded position, targets included; loss_mask, not a special target value, marks the padding', _slip_make_batch_11),
-        ('rows sorted by length, longest first', 'keep the rows in the order of the sequences: row b is sequence b', _slip_make_batch_12),
-        ('L from the shortest sequence (longer ones truncated)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_13),
-        ('numpy arrays returned', 'build the tensors with torch.full / torch.zeros / torch.tensor so the model can read them', _slip_make_batch_14),
-        ('L taken from the first sequence', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_15),
-        ('rows built as [[pad_id] * L] * B (one shared list)', '[[pad_id] * L] * B repeats ONE list B times, so writing row b writes every row: build each row on its own (a list comprehension, or torch.full((B, L), pad_id))', _slip_make_batch_16),
-        ('float tensors (torch.zeros(B, L) + pad_id)', 'use dtype=torch.long', _slip_make_batch_17),
-        ('torch.tensor(sequences) without padding', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_18),
-        ('each row one target short (n = len(seq) - 2)', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_19),
+        ("targets padded with the row's <EOS> (its last id), not pad_id", "pad targets with pad_id, as inputs: after a row's last real target (its <EOS>) come pad_id, not more copies of <EOS>", _slip_make_batch_11),
+        ('padded targets written as -100 (ignore_index)', 'write pad_id into every padded position, targets included; loss_mask, not a special target value, marks the padding', _slip_make_batch_12),
+        ('rows sorted by length, longest first', 'keep the rows in the order of the sequences: row b is sequence b', _slip_make_batch_13),
+        ('L from the shortest sequence (longer ones truncated)', 'one row per sequence; L = (length of the longest sequence) - 1, because inputs drop the last id and targets the first', _slip_make_batch_14),
+        ('numpy arrays returned', 'build the tensors with torch.full / torch.zeros / torch.tensor so the model can read them', _slip_make_batch_15),
+        ('L taken from the first sequence', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_16),
+        ('rows built as [[pad_id] * L] * B (one shared list)', '[[pad_id] * L] * B repeats ONE list B times, so writing row b writes every row: build each row on its own (a list comprehension, or torch.full((B, L), pad_id))', _slip_make_batch_17),
+        ('float tensors (torch.zeros(B, L) + pad_id)', 'use dtype=torch.long', _slip_make_batch_18),
+        ('torch.tensor(sequences) without padding', "the sequences differ in length: take L from the LONGEST one, max(len(seq) for seq in sequences) - 1 (torch.tensor(sequences) needs equal lengths), and write each row's own n = len(seq) - 1 ids", _slip_make_batch_19),
+        ('each row one target short (n = len(seq) - 2)', 'teacher forcing: inputs are ids[:-1] (everything but the last token) and targets are ids[1:] (everything but the first), so target t is the token after input t', _slip_make_batch_20),
     ],
     'lm_loss': [
         ('padding counted in the loss', 'multiply the per-token losses by loss_mask and count only real targets', _slip_lm_loss_0),

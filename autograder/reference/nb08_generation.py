@@ -9,6 +9,7 @@ own tests; never shipped to students.
 # ruff: noqa: E501, I001, F841, UP034
 import math
 import torch
+from attnbook.lm.generation import require_sampling
 from attnbook.shapes import require_min_ndim, require_ndim
 
 
@@ -70,12 +71,7 @@ def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):
     """
     logits = torch.as_tensor(logits)
     require_min_ndim("logits", logits, 1, "(..., V)")
-    if temperature < 0:
-        raise ValueError(f"temperature: expected a value >= 0, got {temperature}")
-    if top_k is not None and top_k < 0:
-        raise ValueError(f"top_k: expected None or an int >= 0, got {top_k}")
-    if top_p is not None and not 0.0 < top_p <= 1.0:
-        raise ValueError(f"top_p: expected None or a value in (0, 1], got {top_p}")
+    require_sampling(temperature, top_k, top_p)
     # Key idea: Divide the logits by the temperature, keep the top k, softmax, then keep the
     #   smallest set of likeliest tokens whose mass reaches p and renormalise. Temperature 0 is the
     #   argmax, as a one-hot row.
@@ -103,7 +99,8 @@ def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None)
     Args:
         logits: (..., V) next-token logits.
         temperature, top_k, top_p: as in next_token_probs.
-        generator: a torch.Generator (seeded for reproducible draws), or None.
+        generator: a torch.Generator (seeded for reproducible draws), or None for torch's
+            global random state (new draws at every call).
 
     Returns:
         (...) int64 token ids: the argmax at temperature 0, else one draw per row from
@@ -111,6 +108,7 @@ def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None)
     """
     logits = torch.as_tensor(logits)
     require_min_ndim("logits", logits, 1, "(..., V)")
+    require_sampling(temperature, top_k, top_p)  # at temperature 0 too
     # Key idea: Draw one token per row from next_token_probs with the generator given, so one seed
     #   repeats the draw; temperature 0 is the argmax, with no draw.
     if temperature == 0:
@@ -362,12 +360,7 @@ def _slip_sequence_log_prob_11(model, prompt_ids, continuation_ids):
 def _slip_next_token_probs_0(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -387,12 +380,7 @@ def _slip_next_token_probs_0(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits.clone()
@@ -413,12 +401,7 @@ def _slip_next_token_probs_1(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     probs = torch.softmax(torch.softmax(logits, dim=-1) / temperature, dim=-1)
@@ -432,12 +415,7 @@ def _slip_next_token_probs_2(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     probs = torch.softmax(logits / temperature, dim=-1)
@@ -456,12 +434,7 @@ def _slip_next_token_probs_3(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -481,12 +454,7 @@ def _slip_next_token_probs_4(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -505,12 +473,7 @@ def _slip_next_token_probs_5(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -528,12 +491,7 @@ def _slip_next_token_probs_6(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -552,12 +510,7 @@ def _slip_next_token_probs_7(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits.clone()
@@ -576,12 +529,7 @@ def _slip_next_token_probs_8(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     z = logits / temperature
     if top_k:
         kth = torch.topk(z, min(top_k, z.shape[-1]), dim=-1).values[..., -1:]
@@ -599,12 +547,7 @@ def _slip_next_token_probs_9(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -617,12 +560,7 @@ def _slip_next_token_probs_10(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     return torch.softmax(logits * temperature, dim=-1)
@@ -631,12 +569,7 @@ def _slip_next_token_probs_11(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -655,12 +588,7 @@ def _slip_next_token_probs_12(logits, temperature=1.0, top_k=None, top_p=None):
 def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -676,16 +604,31 @@ def _slip_next_token_probs_13(logits, temperature=1.0, top_k=None, top_p=None):
         probs = probs / probs.sum(dim=-1, keepdim=True)
     return probs
 
-# next_token_probs: top_k larger than the vocabulary crashes torch.topk
+# next_token_probs: top-k threshold from torch.kthvalue (the k-th SMALLEST)
 def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
+    z = logits / temperature
+    if top_k:
+        kth = torch.kthvalue(z, min(int(top_k), z.shape[-1]), dim=-1, keepdim=True).values
+        z = z.masked_fill(z < kth, float('-inf'))
+    probs = torch.softmax(z, dim=-1)
+    if top_p is not None and top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs
+        sorted_probs = sorted_probs.masked_fill(before >= top_p, 0.0)
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
+
+# next_token_probs: top_k larger than the vocabulary crashes torch.topk
+def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
+    logits = torch.as_tensor(logits)
+    require_min_ndim('logits', logits, 1, '(..., V)')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -702,15 +645,10 @@ def _slip_next_token_probs_14(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p sorted ascending
-def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -727,15 +665,10 @@ def _slip_next_token_probs_15(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-p along dim=1 (right for (B, V) only)
-def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -759,15 +692,10 @@ def _slip_next_token_probs_16(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: logits divided by the temperature in place (logits /= T)
-def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     logits /= temperature
@@ -785,15 +713,10 @@ def _slip_next_token_probs_17(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top-k mask written in place (masked_fill_) on the logits
-def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     z = logits if temperature == 1 else logits / temperature
@@ -810,15 +733,10 @@ def _slip_next_token_probs_18(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: k-th value without keepdim (right for one row only)
-def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -835,15 +753,10 @@ def _slip_next_token_probs_19(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: softmax over dim=0 (right for one row only)
-def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -860,15 +773,10 @@ def _slip_next_token_probs_20(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: top_k = 0 taken as a filter (if top_k is not None)
-def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(dim=-1), logits.shape[-1]).to(logits.dtype)
     z = logits / temperature
@@ -885,15 +793,10 @@ def _slip_next_token_probs_21(logits, temperature=1.0, top_k=None, top_p=None):
     return probs
 
 # next_token_probs: temperature 0 returns the argmax id, not a one-hot row
-def _slip_next_token_probs_22(logits, temperature=1.0, top_k=None, top_p=None):
+def _slip_next_token_probs_23(logits, temperature=1.0, top_k=None, top_p=None):
     logits = torch.as_tensor(logits)
     require_min_ndim('logits', logits, 1, '(..., V)')
-    if temperature < 0:
-        raise ValueError(f'temperature: expected a value >= 0, got {temperature}')
-    if top_k is not None and top_k < 0:
-        raise ValueError(f'top_k: expected None or an int >= 0, got {top_k}')
-    if top_p is not None and (not 0.0 < top_p <= 1.0):
-        raise ValueError(f'top_p: expected None or a value in (0, 1], got {top_p}')
+    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
         return logits.argmax(dim=-1)
     z = logits / temperature
@@ -1556,15 +1459,16 @@ SLIPS = {
         ('logits multiplied by the temperature', 'divide the logits by the temperature', _slip_next_token_probs_11),
         ('top-p applied before top-k', 'apply top-k first, renormalise, then choose the top-p set from those renormalised probabilities', _slip_next_token_probs_12),
         ('top-k keeps k + 1 (sorted values indexed at k)', 'the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th', _slip_next_token_probs_13),
-        ('top_k larger than the vocabulary crashes torch.topk', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_14),
-        ('top-p sorted ascending', 'sort in decreasing order: torch.sort(probs, descending=True)', _slip_next_token_probs_15),
-        ('top-p along dim=1 (right for (B, V) only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_16),
-        ('logits divided by the temperature in place (logits /= T)', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_17),
-        ('top-k mask written in place (masked_fill_) on the logits', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_18),
-        ('k-th value without keepdim (right for one row only)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_19),
-        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_20),
-        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_21),
-        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_22),
+        ('top-k threshold from torch.kthvalue (the k-th SMALLEST)', 'torch.kthvalue counts from the smallest: the k-th largest of V logits is torch.topk(z, k).values[..., -1:], or torch.kthvalue(z, V - k + 1)', _slip_next_token_probs_14),
+        ('top_k larger than the vocabulary crashes torch.topk', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_15),
+        ('top-p sorted ascending', 'sort in decreasing order: torch.sort(probs, descending=True)', _slip_next_token_probs_16),
+        ('top-p along dim=1 (right for (B, V) only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_17),
+        ('logits divided by the temperature in place (logits /= T)', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_18),
+        ('top-k mask written in place (masked_fill_) on the logits', 'work on new tensors (z = ... builds one), not in place', _slip_next_token_probs_19),
+        ('k-th value without keepdim (right for one row only)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_20),
+        ('softmax over dim=0 (right for one row only)', 'filter along the last axis (dim=-1), whatever the leading axes', _slip_next_token_probs_21),
+        ('top_k = 0 taken as a filter (if top_k is not None)', 'work along the last axis for any leading shape: keep that axis in reductions (torch.topk(z, k, dim=-1).values[..., -1:], sum(dim=-1, keepdim=True)) so the result broadcasts against every row; top_k None or 0 means no top-k filter', _slip_next_token_probs_22),
+        ('temperature 0 returns the argmax id, not a one-hot row', 'one probability per token: the shape of logits', _slip_next_token_probs_23),
     ],
     'generate': [
         ('EOS does not stop a row', 'once a row emits eos_id it is finished: later positions get pad_id, and the loop ends when every row has finished', _slip_generate_0),

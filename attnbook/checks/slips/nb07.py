@@ -96,6 +96,14 @@ SLIPS = {
                     [False, False, True, True, True],
                 ],
             )),
+            ("targets padded with the row's <EOS> (its last id), not pad_id", "pad targets with pad_id, as inputs: after a row's last real target (its <EOS>) come pad_id, not more copies of <EOS>", (
+                None,
+                [
+                    [61.0, 68.0, 76.0, 63.0, 2.0],
+                    [68.0, 63.0, 2.0, 2.0, 2.0],
+                ],
+                None,
+            )),
             ('padded targets written as -100 (ignore_index)', 'write pad_id into every padded position, targets included; loss_mask, not a special target value, marks the padding', (
                 None,
                 [

@@ -45,11 +45,12 @@ SLIPS = {
         'T=1.0 k=None p=None': [
             ('temperature applied to the probabilities, softmax again', 'divide the LOGITS by the temperature before the softmax; dividing probabilities by T and renormalising changes nothing', [0.22344032497095181, 0.31707691421340933, 0.212543011732371, 0.24693974908326785]),
         ],
-        'T=1.0 k=2 p=None': [
-            ('softmax before top-k, zeros not renormalised', 'renormalise so that the kept probabilities sum to 1', [0.0, 0.5, 0.0, 0.25]),
-            ('removed logits filled with 0 instead of -inf', "set the logits of removed tokens to -inf (float('-inf')), so softmax gives them exactly 0", [0.36363636363636365, 0.18181818181818182, 0.36363636363636365, 0.09090909090909091]),
-            ('top-k keeps the k smallest', 'keep the k largest logits (torch.topk returns the largest)', [0.6, 0.0, 0.4, 0.0]),
-            ('top-k keeps k + 1 (sorted values indexed at k)', 'the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th', [0.16666666666666669, 0.5555555555555556, 0.0, 0.2777777777777778]),
+        'six tokens': [
+            ('softmax before top-k, zeros not renormalised', 'renormalise so that the kept probabilities sum to 1', [0.0, 0.6336913225737218, 0.0, 0.23312200962361299, 0.0, 0.0]),
+            ('removed logits filled with 0 instead of -inf', "set the logits of removed tokens to -inf (float('-inf')), so softmax gives them exactly 0", [0.004830653958834586, 0.716932614562009, 0.004830653958834586, 0.2637447696026529, 0.004830653958834586, 0.004830653958834586]),
+            ('top-k keeps the k smallest', 'keep the k largest logits (torch.topk returns the largest)', [0.0, 0.0, 0.26894142136999516, 0.0, 0.7310585786300049, 0.0]),
+            ('top-k keeps k + 1 (sorted values indexed at k)', 'the k-th largest is topk(z, k).values[..., k - 1] (or [..., -1]): index k is the (k+1)-th', [0.0, 0.6652409557748218, 0.0, 0.2447284710547976, 0.0, 0.09003057317038045]),
+            ('top-k threshold from torch.kthvalue (the k-th SMALLEST)', 'torch.kthvalue counts from the smallest: the k-th largest of V logits is torch.topk(z, k).values[..., -1:], or torch.kthvalue(z, V - k + 1)', [0.031684920796124276, 0.6364086465588309, 0.0, 0.23412165725273668, 0.011656230956039609, 0.08612854443626873]),
         ],
         'T=2.0 k=None p=0.7': [
             ('top-p set chosen before the temperature', 'apply the temperature first, then the filters', [0.0, 0.585786437626905, 0.0, 0.4142135623730951]),
