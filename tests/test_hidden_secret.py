@@ -222,3 +222,32 @@ def test_a_table_of_the_kits_answers_passes_at_home_and_fails_the_hidden_cases(m
     failed = sorted(k for k, r in graded.items() if r.error is not None)
     assert failed == sorted(f"test_{name}" for name in build.LOOKUP_FUNCTIONS), failed
     assert "an input I never recorded" in str(graded["test_attention"].error)
+
+
+def test_a_submissions_digest_is_its_cells_and_own_files_only(tmp_path):
+    """What the hidden cases draw from besides the secret: the same cells and own files give
+    the same digest (a regrade, another machine: outputs, metadata, file times and the
+    folder's place do not count); another cell's text or another own file gives another."""
+    import os
+    import shutil
+
+    import nbformat
+    from grader.execute import submission_digest
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    own = tmp_path / "ada"
+    (own / "data").mkdir(parents=True)
+    (own / "data" / "table.json").write_text("{}")
+    (own / "notebook.ipynb").write_text("not read: the notebook is the cells")
+    first = submission_digest(nb, own)
+    moved = tmp_path / "elsewhere" / "ada"
+    shutil.copytree(own, moved)
+    os.utime(moved / "data" / "table.json", (0, 0))
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="1")]
+    nb.metadata["kernelspec"] = {"name": "other"}
+    assert submission_digest(nb, moved) == first
+    (moved / "data" / "table.json").write_text('{"a": 1}')
+    assert submission_digest(nb, moved) != first
+    nb.cells[0].source = "x = 2"
+    assert submission_digest(nb, own) != first
+    assert submission_digest(nb, None) != submission_digest(nb, own)

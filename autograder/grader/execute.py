@@ -357,15 +357,22 @@ def take_kernel(files_from: Path | None, limits: Limits, use_sandbox: bool) -> S
     return kernel
 
 
-def _copy_own_files(source: Path, dest: Path) -> None:
-    """The student's own files (data they saved, modules they wrote), but no notebook."""
-    total = 0
+def _own_files(source: Path) -> list[Path]:
+    """The student's own files that a kernel gets (data they saved, modules they wrote): every
+    regular file but the notebooks, no link, in path order, up to COPY_LIMIT bytes in all."""
+    found, total = [], 0
     for path in sorted(source.rglob("*")):
         if path.is_symlink() or not path.is_file() or path.suffix == ".ipynb":
             continue
         total += path.stat().st_size
         if total > COPY_LIMIT:
             break
+        found.append(path)
+    return found
+
+
+def _copy_own_files(source: Path, dest: Path) -> None:
+    for path in _own_files(source):
         target = dest / path.relative_to(source)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
@@ -374,21 +381,17 @@ def _copy_own_files(source: Path, dest: Path) -> None:
 def submission_digest(nb, files_from: Path | None) -> str:
     """What the hidden cases of one submission draw from, besides the course's secret
     (`attnbook.grading.hidden_key`): a digest of everything its kernel can read of the
-    student's, the notebook's cells and the own files `_copy_own_files` gives it. A regrade
-    draws the same inputs; any other submission, such as one whose table answers the inputs
-    an earlier one printed into its feedback page, draws others."""
+    student's, the notebook's cells and its own files (`_own_files`). A regrade draws the
+    same inputs; any other submission, such as one whose table answers the inputs an earlier
+    one printed into its feedback page, draws others."""
     digest = hashlib.sha256()
     for cell in nb.cells:
         text = f"{cell.get('cell_type')}\0{cell.get('source', '')}\0"
         digest.update(text.encode("utf-8", errors="surrogatepass"))
-    total, folder = 0, files_from or Path()
-    for path in sorted(folder.rglob("*")) if files_from is not None else []:
-        if path.is_symlink() or not path.is_file() or path.suffix == ".ipynb":
-            continue
-        total += path.stat().st_size
-        if total > COPY_LIMIT:
-            break
-        digest.update(f"\0{path.relative_to(folder)}\0".encode(errors="surrogatepass"))
+    folder = files_from or Path()
+    for path in _own_files(folder) if files_from is not None else []:
+        name = path.relative_to(folder).as_posix()
+        digest.update(f"\0{name}\0".encode(errors="surrogatepass"))
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
