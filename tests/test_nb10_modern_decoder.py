@@ -283,6 +283,16 @@ def test_gqa_validation_names_arguments_and_shapes():
         require_head_counts(6, 4)
 
 
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [("2", "must be a number"), (float("nan"), "must be a number"), (0, "must be positive")],
+)
+def test_cache_bytes_names_a_bytes_per_value_that_is_no_positive_number(value, words):
+    with pytest.raises(ValueError, match=f"bytes_per_value {words}"):
+        REF.kv_cache_bytes(2, 2, 4, 8, value)
+    assert REF.kv_cache_bytes(2, 2, 4, 8, 0.5) == 128  # half a byte a value (4-bit)
+
+
 def test_cache_validation_names_arguments_and_shapes():
     h = torch.zeros(2, 3, 8)
     require_past(None, h, 2, 4)

@@ -14,7 +14,7 @@ from torch import nn
 from attnbook.demos.nb06 import require_last_axis
 from attnbook.demos.nb10 import require_cache, require_gqa_inputs, require_head_counts, require_past
 from attnbook.lm.model import rope_tables, rotate_pairs
-from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_same_size
+from attnbook.shapes import require_integer, require_min_ndim, require_ndim, require_number, require_same_size
 
 
 # name: (options, correct letter, explanation shown when the answer is wrong)
@@ -123,7 +123,7 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (("n_layers", n_layers), ("n_kv_heads", n_kv_heads), ("d_k", d_k)):
         require_integer(name, value, 1)
     require_integer("length", length, 0, "(the number of cached tokens)")
-    if not bytes_per_value > 0:
+    if require_number("bytes_per_value", bytes_per_value) <= 0:
         raise ValueError(f"bytes_per_value must be positive; got {bytes_per_value!r}")
     # Key idea: Each token keeps one key and one value vector per layer and key/value head: 2 x
     #   layers x kv heads x d_k numbers per token, times the length, times the bytes per number.
@@ -887,7 +887,7 @@ def _slip_kv_cache_bytes_0(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     return n_layers * n_kv_heads * d_k * length * bytes_per_value
 
@@ -896,7 +896,7 @@ def _slip_kv_cache_bytes_1(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     return 2 * n_layers * n_kv_heads * d_k * length * bytes_per_value * 8
 
@@ -905,7 +905,7 @@ def _slip_kv_cache_bytes_2(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     return 2 * n_layers * n_kv_heads * d_k * bytes_per_value
 
@@ -914,7 +914,7 @@ def _slip_kv_cache_bytes_3(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     return 2 * n_kv_heads * d_k * length * bytes_per_value
 
@@ -923,7 +923,7 @@ def _slip_kv_cache_bytes_4(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     return 2 * n_layers * n_kv_heads * d_k * length * bytes_per_value / 2 ** 30
 
@@ -932,7 +932,7 @@ def _slip_kv_cache_bytes_5(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     return 2 * n_layers * n_kv_heads * d_k * length * 2
 
@@ -941,7 +941,7 @@ def _slip_kv_cache_bytes_6(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     return 2 * n_layers * n_kv_heads * length * bytes_per_value
 
@@ -950,7 +950,7 @@ def _slip_kv_cache_bytes_7(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     per_token = 2 * n_layers * n_kv_heads * d_k
     return 2 * per_token * length * bytes_per_value
@@ -960,7 +960,7 @@ def _slip_kv_cache_bytes_8(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     per_token = 2 * n_layers * n_kv_heads * d_k
     return per_token * length * bytes_per_value / 1024
@@ -970,7 +970,7 @@ def _slip_kv_cache_bytes_9(n_layers, n_kv_heads, d_k, length, bytes_per_value):
     for name, value in (('n_layers', n_layers), ('n_kv_heads', n_kv_heads), ('d_k', d_k)):
         require_integer(name, value, 1)
     require_integer('length', length, 0, '(the number of cached tokens)')
-    if not bytes_per_value > 0:
+    if require_number('bytes_per_value', bytes_per_value) <= 0:
         raise ValueError(f'bytes_per_value must be positive; got {bytes_per_value!r}')
     per_token = 2 * n_layers * n_kv_heads * d_k
     return [per_token * length * bytes_per_value]
