@@ -224,10 +224,11 @@ def test_a_table_of_the_kits_answers_passes_at_home_and_fails_the_hidden_cases(m
     assert "an input I never recorded" in str(graded["test_attention"].error)
 
 
-def test_a_submissions_digest_is_its_cells_and_own_files_only(tmp_path):
-    """What the hidden cases draw from besides the secret: the same cells and own files give
-    the same digest (a regrade, another machine: outputs, metadata, file times and the
-    folder's place do not count); another cell's text or another own file gives another."""
+def test_a_submissions_digest_is_its_code_and_own_files_only(tmp_path):
+    """What the hidden cases draw from besides the secret: the same code and own files give
+    the same digest (a regrade, another machine: outputs, metadata, file times, the folder's
+    place, comments, layout, prose and the test cells do not count); other code or another
+    own file gives another."""
     import os
     import shutil
 
@@ -244,7 +245,12 @@ def test_a_submissions_digest_is_its_cells_and_own_files_only(tmp_path):
     shutil.copytree(own, moved)
     os.utime(moved / "data" / "table.json", (0, 0))
     nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="1")]
+    nb.cells[0].source = "# mine\nx  =  1  # one\n\n"
     nb.metadata["kernelspec"] = {"name": "other"}
+    nb.cells.append(nbformat.v4.new_markdown_cell("My notes."))
+    test = nbformat.v4.new_code_cell("check(x)  # edited by the student")
+    test.metadata["nbgrader"] = {"grade": True, "grade_id": "test_x", "points": 1}
+    nb.cells.append(test)
     assert submission_digest(nb, moved) == first
     (moved / "data" / "table.json").write_text('{"a": 1}')
     assert submission_digest(nb, moved) != first

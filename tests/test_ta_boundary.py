@@ -688,6 +688,28 @@ def test_a_checkout_under_tmp_is_refused_with_the_reason(monkeypatch):
         assert not ok and "hides /tmp/tmp.x1/attnbook" in why and "outside /tmp" in why, why
 
 
+@pytest.mark.skipif(not SANDBOX_OK, reason="bubblewrap")
+def test_the_sandbox_probe_installs_the_kernels_filter_and_names_its_failure(monkeypatch):
+    """Every kernel installs the seccomp filter first, so the probe does too: a machine that
+    refuses it is told before grading, not by every student's failed grading."""
+    import subprocess
+
+    from grader import sandbox
+
+    seen = []
+
+    def refused(command, **kwargs):
+        seen.append(command)
+        said = b"RuntimeError: deny_keyrings: the seccomp filter was not installed: EINVAL"
+        return subprocess.CompletedProcess(command, 1, b"", said)
+
+    monkeypatch.setattr(sandbox.subprocess, "run", refused)
+    with fresh_sandbox_probe(monkeypatch):
+        ok, why = sandbox.sandbox_available()
+    assert seen and "deny_keyrings()" in seen[-1][-1], seen
+    assert not ok and why.startswith("the kernel's seccomp filter cannot be installed"), why
+
+
 KEY_CALLS = r"""
 import ctypes, errno, os
 libc = ctypes.CDLL(None, use_errno=True)

@@ -22,6 +22,7 @@ sandbox, and only that notebook's later tests are lost.
 
 from __future__ import annotations
 
+import ast
 import atexit
 import base64
 import contextlib
@@ -378,16 +379,27 @@ def _copy_own_files(source: Path, dest: Path) -> None:
         shutil.copyfile(path, target)
 
 
+def _code_of(source: str) -> str:
+    """A code cell as its syntax tree: comments, blank lines and layout do not count (the
+    text itself where it is not plain Python, such as a cell with a magic)."""
+    try:
+        return ast.dump(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source
+
+
 def submission_digest(nb, files_from: Path | None) -> str:
     """What the hidden cases of one submission draw from, besides the course's secret
-    (`attnbook.grading.hidden_key`): a digest of everything its kernel can read of the
-    student's, the notebook's cells and its own files (`_own_files`). A regrade draws the
-    same inputs; any other submission, such as one whose table answers the inputs an earlier
-    one printed into its feedback page, draws others."""
+    (`attnbook.grading.hidden_key`): a digest of the code it runs, each code cell's syntax
+    tree but the tests' (which the grader replaces), and its own files (`_own_files`). A
+    regrade, or a copy with other comments or prose, draws the same inputs; other code, such
+    as a table that answers the inputs an earlier submission printed into its page, draws
+    others."""
     digest = hashlib.sha256()
     for cell in nb.cells:
-        text = f"{cell.get('cell_type')}\0{cell.get('source', '')}\0"
-        digest.update(text.encode("utf-8", errors="surrogatepass"))
+        if cell.get("cell_type") == "code" and not is_test_cell(cell):
+            text = f"{_code_of(str(cell.get('source', '')))}\0"
+            digest.update(text.encode("utf-8", errors="surrogatepass"))
     folder = files_from or Path()
     for path in _own_files(folder) if files_from is not None else []:
         name = path.relative_to(folder).as_posix()

@@ -98,13 +98,16 @@ def sandbox_available() -> tuple[bool, str]:
 
 
 def _probe(bwrap: str) -> tuple[bool, str]:
-    """Start one sandbox as `kernel_command` starts a kernel, running `python -c pass`."""
+    """Start one sandbox as `kernel_command` starts a kernel, running `python -c pass` (after
+    the kernel's seccomp filter, `grader.keyrings`, where the kernel would install it)."""
     own = Path(tempfile.mkdtemp(prefix="attnbook-probe-"))
     try:
         ids = (65534, 65534) if os.geteuid() == 0 else None  # nobody: any id without files
         command = kernel_command(own, (0, 1), True, ids, Limits(tmp_mb=1, tmp_files=64))
         start = len(command) - command[::-1].index("-m") - 1
-        command[start:] = ["-c", "pass"]  # in place of `-m grader.kernel FD FD ...`
+        filtered = command[-1] == DENY_KEYRINGS
+        run = "from grader.keyrings import deny_keyrings; deny_keyrings()" if filtered else "pass"
+        command[start:] = ["-c", run]  # in place of `-m grader.kernel FD FD ...`
         probe = subprocess.run(
             command,
             env=kernel_env(Limits(), True),
@@ -120,6 +123,8 @@ def _probe(bwrap: str) -> tuple[bool, str]:
         shutil.rmtree(own, ignore_errors=True)
     if probe.returncode != 0:
         said = " ".join(probe.stderr.decode("utf-8", errors="replace").split())[:200]
+        if "deny_keyrings:" in said:
+            return False, f"the kernel's seccomp filter cannot be installed here: {said}"
         return False, (
             f"{bwrap} cannot start a sandbox here (exit {probe.returncode}: "
             f"{said or 'no message'}): {NAMESPACE_FIX}"
