@@ -109,6 +109,31 @@ def test_mistake_loses_points_with_its_hint(notebook, variant):
     )
 
 
+HIDDEN_TESTS = re.compile(
+    r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[ \t]*\n?", re.S | re.M
+)
+
+
+@pytest.mark.parametrize("notebook", CATALOGUED)
+def test_every_catalogued_code_mistake_fails_a_visible_check(notebook):
+    """The hidden trials draw from the course's secret and the submission's code, so they are
+    not the same for every student: a mistake caught only there would lose its points in one
+    submission and keep them in another. Every catalogued mistake of a graded function fails
+    the test cell's visible checks alone, which are the same for everyone (a concept
+    question's answer is read by its hidden test, whatever the draw)."""
+    base = solution_notebook(notebook)
+    for cell in base.cells:
+        if nbgrader_meta(cell).get("grade") and not nbgrader_meta(cell).get("solution"):
+            cell.source = HIDDEN_TESTS.sub("", cell.source)
+    passed = [
+        f"{v.cell}: {v.name}"
+        for v in load_catalogue(notebook).MISTAKES
+        if not v.cell.startswith("answer_")
+        and run_graded_cells(apply_variant(base, v), only_test=v.test)[v.test].error is None
+    ]
+    assert not passed, "caught by hidden trials only (add a visible case): " + "; ".join(passed)
+
+
 @pytest.mark.parametrize(("notebook", "variant"), list(_variants("ALTERNATIVES")))
 def test_correct_answer_written_otherwise_passes(notebook, variant):
     nb = apply_variant(solution_notebook(notebook), variant)
