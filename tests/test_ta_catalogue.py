@@ -8,6 +8,7 @@ failure message as the in-process catalogue test, so the report can be trusted.
 from __future__ import annotations
 
 import argparse
+import tempfile
 
 import nbformat
 import pytest
@@ -98,3 +99,10 @@ def test_the_catalogue_tells_its_progress_as_it_grades(tmp_path, monkeypatch, ca
     assert [line.split()[0] for line in done] == ["[1/3]", "[2/3]", "[3/3]"]
     first = load_catalogue(NOTEBOOK).MISTAKES[0].name
     assert done[0].startswith(f"[1/3] m00 {NOTEBOOK}: 14 / 14, ok") and first[:40] in done[0]
+    # without --work: the class it grades and its work folder are gone once it has reported
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    catalogue.catalogue_command(argparse.Namespace(**{**vars(args), "work": None}))
+    assert capsys.readouterr().out.startswith("| notebook | mistake |")
+    assert not list(scratch.iterdir()), list(scratch.iterdir())

@@ -102,14 +102,15 @@ def catalogue_report(
         course.ensure_assignment(notebook)
         release = course.release(notebook)
         solution = solution_notebook(notebook)
-        inbox = Path(tempfile.mkdtemp(prefix="attnbook-catalogue-"))
         students = {"solution": fill_in(release, solution)}
         for number, variant in enumerate(mistakes):
             students[f"m{number:02d}"] = fill_in(release, apply_variant(solution, variant))
-        for student, nb in students.items():
-            (inbox / student).mkdir(parents=True)
-            nbformat.write(nb, inbox / student / f"{notebook}.ipynb")
-        outcomes = grade_class(course, inbox, [notebook], workers=workers, progress=progress)
+        with tempfile.TemporaryDirectory(prefix="attnbook-catalogue-") as scratch:
+            inbox = Path(scratch)  # the class as a download; gone once it is graded
+            for student, nb in students.items():
+                (inbox / student).mkdir(parents=True)
+                nbformat.write(nb, inbox / student / f"{notebook}.ipynb")
+            outcomes = grade_class(course, inbox, [notebook], workers=workers, progress=progress)
         failed = {o["student"]: o.get("reason", "") for o in outcomes if not o["ok"]}
         if "solution" in failed:
             raise RuntimeError(
@@ -157,7 +158,13 @@ def markdown(rows: list[dict]) -> str:
 
 
 def catalogue_command(args) -> int:
-    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="attnbook-cat-"))
+    if args.work:
+        return _catalogue(args, Path(args.work))
+    with tempfile.TemporaryDirectory(prefix="attnbook-cat-") as scratch:  # gone after the report
+        return _catalogue(args, Path(scratch))
+
+
+def _catalogue(args, work: Path) -> int:
     course = Course(
         root=Path(args.root),
         work=work,
