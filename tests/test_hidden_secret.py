@@ -224,11 +224,12 @@ def test_a_table_of_the_kits_answers_passes_at_home_and_fails_the_hidden_cases(m
     assert "an input I never recorded" in str(graded["test_attention"].error)
 
 
-def test_a_submissions_digest_is_its_code_and_own_files_only(tmp_path):
-    """What the hidden cases draw from besides the secret: the same code and own files give
-    the same digest (a regrade, another machine: outputs, metadata, file times, the folder's
-    place, comments, layout, prose and the test cells do not count); other code or another
-    own file gives another."""
+def test_a_submissions_digest_is_what_its_kernel_can_read(tmp_path):
+    """What the hidden cases draw from besides the secret: the same code cells and own files
+    give the same digest (a regrade, another machine: outputs, metadata, file times, the
+    folder's place, prose and the test cells never reach the kernel); another own file, other
+    code, or only another comment gives another (a kernel reads its cells' text, so the same
+    code with a table in a comment must not draw the inputs the table answers)."""
     import os
     import shutil
 
@@ -245,7 +246,6 @@ def test_a_submissions_digest_is_its_code_and_own_files_only(tmp_path):
     shutil.copytree(own, moved)
     os.utime(moved / "data" / "table.json", (0, 0))
     nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="1")]
-    nb.cells[0].source = "# mine\nx  =  1  # one\n\n"
     nb.metadata["kernelspec"] = {"name": "other"}
     nb.cells.append(nbformat.v4.new_markdown_cell("My notes."))
     test = nbformat.v4.new_code_cell("check(x)  # edited by the student")
@@ -254,6 +254,8 @@ def test_a_submissions_digest_is_its_code_and_own_files_only(tmp_path):
     assert submission_digest(nb, moved) == first
     (moved / "data" / "table.json").write_text('{"a": 1}')
     assert submission_digest(nb, moved) != first
+    nb.cells[0].source = "x = 1  # TABLE {'inputs': 'answers'}"
+    assert submission_digest(nb, own) != first
     nb.cells[0].source = "x = 2"
     assert submission_digest(nb, own) != first
     assert submission_digest(nb, None) != submission_digest(nb, own)

@@ -22,7 +22,6 @@ sandbox, and only that notebook's later tests are lost.
 
 from __future__ import annotations
 
-import ast
 import atexit
 import base64
 import contextlib
@@ -379,26 +378,18 @@ def _copy_own_files(source: Path, dest: Path) -> None:
         shutil.copyfile(path, target)
 
 
-def _code_of(source: str) -> str:
-    """A code cell as its syntax tree: comments, blank lines and layout do not count (the
-    text itself where it is not plain Python, such as a cell with a magic)."""
-    try:
-        return ast.dump(ast.parse(source))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return source
-
-
 def submission_digest(nb, files_from: Path | None) -> str:
     """What the hidden cases of one submission draw from, besides the course's secret
-    (`attnbook.grading.hidden_key`): a digest of the code it runs, each code cell's syntax
-    tree but the tests' (which the grader replaces), and its own files (`_own_files`). A
-    regrade, or a copy with other comments or prose, draws the same inputs; other code, such
-    as a table that answers the inputs an earlier submission printed into its page, draws
-    others."""
+    (`attnbook.grading.hidden_key`): a digest of all its kernel can read of the student's,
+    the text of every code cell but the tests (which the grader replaces and runs outside the
+    kernel) and its own files (`_own_files`). Comments count: a kernel reads its cells' text
+    (`In`, linecache), so a comment could carry a table. Prose, outputs and metadata never
+    reach the kernel and do not count. A regrade draws the same inputs; other code, such as a
+    table that answers the inputs an earlier submission printed into its page, draws others."""
     digest = hashlib.sha256()
     for cell in nb.cells:
         if cell.get("cell_type") == "code" and not is_test_cell(cell):
-            text = f"{_code_of(str(cell.get('source', '')))}\0"
+            text = f"{cell.get('source', '')}\0"
             digest.update(text.encode("utf-8", errors="surrogatepass"))
     folder = files_from or Path()
     for path in _own_files(folder) if files_from is not None else []:
