@@ -251,11 +251,13 @@ def test_a_submissions_digest_is_what_its_kernel_can_read(tmp_path):
     test = nbformat.v4.new_code_cell("check(x)  # edited by the student")
     test.metadata["nbgrader"] = {"grade": True, "grade_id": "test_x", "points": 1}
     nb.cells.append(test)
-    assert submission_digest(nb, moved) == first
+    assert submission_digest(nb, moved, {"test_x"}) == first
+    # a cell that calls itself a test the course does not have runs in the kernel: it counts
+    assert submission_digest(nb, moved, {"test_y"}) != first
     (moved / "data" / "table.json").write_text('{"a": 1}')
-    assert submission_digest(nb, moved) != first
+    assert submission_digest(nb, moved, {"test_x"}) != first
     nb.cells[0].source = "x = 1  # TABLE {'inputs': 'answers'}"
-    assert submission_digest(nb, own) != first
+    assert submission_digest(nb, own, {"test_x"}) != first
     nb.cells[0].source = "x = 2"
-    assert submission_digest(nb, own) != first
+    assert submission_digest(nb, own, {"test_x"}) != first
     assert submission_digest(nb, None) != submission_digest(nb, own)

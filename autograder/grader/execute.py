@@ -34,6 +34,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Container
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -378,17 +379,19 @@ def _copy_own_files(source: Path, dest: Path) -> None:
         shutil.copyfile(path, target)
 
 
-def submission_digest(nb, files_from: Path | None) -> str:
+def submission_digest(nb, files_from: Path | None, tests: Container[str] = ()) -> str:
     """What the hidden cases of one submission draw from, besides the course's secret
-    (`attnbook.grading.hidden_key`): a digest of all its kernel can read of the student's,
-    the text of every code cell but the tests (which the grader replaces and runs outside the
-    kernel) and its own files (`_own_files`). Comments count: a kernel reads its cells' text
-    (`In`, linecache), so a comment could carry a table. Prose, outputs and metadata never
-    reach the kernel and do not count. A regrade draws the same inputs; other code, such as a
-    table that answers the inputs an earlier submission printed into its page, draws others."""
+    (`attnbook.grading.hidden_key`): a digest of all its kernel can read of the student's:
+    the text of every code cell but the tests, `tests` (their grade ids: the grader replaces
+    them and runs them outside the kernel), and its own files (`_own_files`). Comments count:
+    a kernel reads its cells' text (linecache, inspect), so a comment could carry a table.
+    Prose, outputs and metadata never reach the kernel and do not count. A regrade draws the
+    same inputs; other code, such as a table that answers the inputs an earlier submission
+    printed into its page, draws others."""
     digest = hashlib.sha256()
     for cell in nb.cells:
-        if cell.get("cell_type") == "code" and not is_test_cell(cell):
+        replaced = is_test_cell(cell) and nbgrader_meta(cell).get("grade_id") in tests
+        if cell.get("cell_type") == "code" and not replaced:  # run in the kernel as it is
             text = f"{cell.get('source', '')}\0"
             digest.update(text.encode("utf-8", errors="surrogatepass"))
     folder = files_from or Path()
@@ -746,7 +749,7 @@ def run_notebook(
         )
     limits = limits or Limits()
     use_sandbox = _use_sandbox(sandbox)
-    submission = submission_digest(nb, files_from)  # before a cell runs or is replaced
+    submission = submission_digest(nb, files_from, template.tests)  # before a cell runs
     ForkServer.get()  # started (once per process) before any time limit runs
     started = time.monotonic()
     kernel = take_kernel(files_from, limits, use_sandbox)
