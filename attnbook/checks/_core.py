@@ -90,10 +90,10 @@ def hidden_seed(seed: int) -> int:
     without the secret, never a seed the kit draws from (all are below HIDDEN_STRIDE)."""
     from attnbook.grading import hidden_key
 
-    secret = hidden_key()
-    if secret is None:
+    key = hidden_key()
+    if key is None:
         return seed
-    digest = hashlib.sha256(secret + b"\0attnbook-hidden\0" + str(seed).encode()).digest()
+    digest = hashlib.sha256(key + b"\0attnbook-hidden\0" + str(seed).encode()).digest()
     return seed + HIDDEN_STRIDE * (1 + int.from_bytes(digest[:4], "big"))
 
 

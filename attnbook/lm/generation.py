@@ -144,8 +144,8 @@ def draw_tokens(
     Temperature 0 takes the argmax without touching the generator, so greedy decoding does
     not depend on the random state (the settings are checked all the same).
     """
-    require_sampling(temperature, top_k, top_p)
     if temperature == 0:
+        require_sampling(temperature, top_k, top_p)  # (filtered_distribution checks the rest)
         return logits.argmax(dim=-1)  # (B,)
     probs = filtered_distribution(logits, temperature, top_k, top_p)  # (B, V)
     return torch.multinomial(probs.float(), 1, generator=generator).squeeze(-1)  # (B,)

@@ -82,6 +82,13 @@ def is_test_cell(cell) -> bool:
     return bool(meta.get("grade")) and not meta.get("solution")
 
 
+def replaced_test(cell, tests: Container[str]) -> bool:
+    """Whether the grader runs `cell` as one of the course's `tests` (grade ids): its source
+    is replaced by the instructor's and run outside the kernel. Any other cell, a student's
+    cell that calls itself a test included, runs in the kernel as it is."""
+    return is_test_cell(cell) and str(nbgrader_meta(cell).get("grade_id") or "") in tests
+
+
 @dataclass
 class Template:
     """What the grader trusts from the instructor's notebook: setup cells and test cells,
@@ -390,15 +397,13 @@ def submission_digest(nb, files_from: Path | None, tests: Container[str] = ()) -
     printed into its page, draws others."""
     digest = hashlib.sha256()
     for cell in nb.cells:
-        replaced = is_test_cell(cell) and nbgrader_meta(cell).get("grade_id") in tests
-        if cell.get("cell_type") == "code" and not replaced:  # run in the kernel as it is
-            text = f"{cell.get('source', '')}\0"
-            digest.update(text.encode("utf-8", errors="surrogatepass"))
-    folder = files_from or Path()
-    for path in _own_files(folder) if files_from is not None else []:
-        name = path.relative_to(folder).as_posix()
-        digest.update(f"\0{name}\0".encode(errors="surrogatepass"))
-        digest.update(path.read_bytes())
+        if cell.get("cell_type") == "code" and not replaced_test(cell, tests):
+            digest.update(f"{cell.get('source', '')}\0".encode("utf-8", errors="surrogatepass"))
+    if files_from is not None:
+        for path in _own_files(files_from):
+            name = path.relative_to(files_from).as_posix()
+            digest.update(f"\0{name}\0".encode(errors="surrogatepass"))
+            digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
@@ -820,7 +825,7 @@ class _Run:
         self.count += 1
         cell.execution_count, cell.outputs = self.count, []
         grade_id = str(nbgrader_meta(cell).get("grade_id") or "")
-        is_test = is_test_cell(cell) and grade_id in self.template.tests
+        is_test = replaced_test(cell, self.template.tests)
         if is_test:
             cell.source = self.template.tests[grade_id]
         if self.kernel.dead and self.stopped_at:  # said once, at the cell where it stopped
