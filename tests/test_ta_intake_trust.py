@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 import zipfile
 
 import nbformat
@@ -474,6 +477,36 @@ def test_json_shape_counts_containers_and_values_outside_strings():
 
     assert json_shape(b'{"a": [1, 2, {}], "b": "{[,,,]}"}') == (3, 6)
     assert json_shape(b'["\\"{[", {"k": "\\\\"}]') == (2, 3)
+
+
+# Each text opens a string that never closes: the quoted-string pattern once restarted at every
+# escaped quote and read on to the end, quadratic time (80 KB took 29 s, so 2 MB took hours). One
+# such upload stopped intake before any student was graded; one such kernel reply stopped a worker.
+UNCLOSED = {
+    "escaped quotes": "b'\"' + b'\\\\\"' * 1_000_000",
+    "escaped quotes and a last backslash": "b'\"' + b'\\\\\"' * 1_000_000 + b'\\\\'",
+    "backslashes": "b'\"' + b'\\\\' * 2_000_001",
+}
+
+
+@pytest.mark.parametrize("text", UNCLOSED.values(), ids=list(UNCLOSED))
+def test_json_shape_reads_an_unclosed_string_in_one_pass(text):
+    """In a child process, so that the old pattern fails the test (by its time limit) rather
+    than holding the suite: json_shape, the intake's size test and a kernel frame's parse."""
+    code = (
+        "from grader.wire import WireError, json_shape, parse_frame\n"
+        "from grader.intake import json_too_big\n"
+        f"data = {text}\n"
+        "assert json_shape(data) == (0, 0), json_shape(data)\n"
+        "assert not json_too_big(data)\n"
+        "try:\n    parse_frame(data)\nexcept WireError as err:\n    print(err)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'autograder'}"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "frame is not JSON" in done.stdout
 
 
 def test_every_solution_notebook_is_far_within_the_json_limits():

@@ -552,7 +552,11 @@ def read_frame(fd: int, deadline: float | None = None) -> dict:
     return message
 
 
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# A string, or an unclosed one that runs to the end: once an opening quote is found the match
+# cannot fail, and nothing is given back (possessive), so a text is read once whatever it holds.
+# The plain form took quadratic time on a quote followed by a million escaped quotes and no
+# closing one: a two-megabyte upload or kernel reply stopped a class's grading for hours.
+_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.DOTALL)
 # What a frame may hold, counted before it is parsed: json.loads makes a Python object of
 # every value, about 25 times the bytes for `[],` (a 64 MiB frame would be 1.6 GB in the
 # grader's own process). Arrays travel as base64 strings, so honest frames hold few.
