@@ -275,11 +275,15 @@ def test_a_file_that_is_no_checkpoint_is_refused_with_what_it_holds(tmp_path):
     cases = {
         "text.pt": (b"not a checkpoint", "it is not a file torch.save wrote"),
         "empty.pt": (b"", "it is empty or cut short"),
+        # a run's log.csv stops the unpickler with IndexError (it escaped as a traceback)
+        "log.csv": (b"step,lr\n1,0.1\n", r"it is not a file torch.save wrote \(IndexError"),
     }
     for name, (content, reason) in cases.items():
         (tmp_path / name).write_bytes(content)
         with pytest.raises(ValueError, match=rf"path: expected a checkpoint .*{name}.*: {reason}"):
             load_checkpoint(tmp_path / name)
+    with pytest.raises(FileNotFoundError):  # a file that is not there is no ValueError
+        load_checkpoint(tmp_path / "nothing.pt")
     torch.save({"weight": torch.zeros(2)}, tmp_path / "state.pt")  # a bare state_dict
     with pytest.raises(
         ValueError, match=r"keys config, state_dict and extra; .* holds \['weight'\]"

@@ -819,17 +819,23 @@ def load_checkpoint(
 ) -> tuple[TransformerLM, dict]:
     """Rebuild the model saved by `save_checkpoint`; returns ``(model, extra)``.
 
-    The model is in eval mode, on ``map_location`` when one is given (else the CPU).
+    The model is in eval mode, on ``map_location`` when one is given (else the CPU). A file
+    that cannot be opened raises the usual `OSError`; one that opens but that torch.load
+    cannot read (some other file, cut short) raises a `ValueError` naming it.
     """
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as error:
+    except OSError:
+        raise  # no such file, a folder, no permission: the error names the file already
+    except Exception as error:  # torch.load fails in many ways on a file it did not write
         if isinstance(error, EOFError):
             reason = "it is empty or cut short"
         elif isinstance(error, pickle.UnpicklingError):
             reason = "it is not a file torch.save wrote, or it holds more than tensors"
-        else:
+        elif isinstance(error, RuntimeError | ValueError):
             reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:120]
+        else:  # a text file can stop the unpickler anywhere: IndexError, KeyError, ...
+            reason = f"it is not a file torch.save wrote ({type(error).__name__} in torch.load)"
         raise ValueError(
             f"path: expected a checkpoint written by save_checkpoint (`attnbook train` writes "
             f"them), got {str(path)!r}, which torch.load cannot read: {reason}"
