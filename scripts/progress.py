@@ -14,6 +14,7 @@ its line and what stopped it, the others go on, and the exit status is 1.
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -129,10 +130,30 @@ def _hours(total: int) -> str:
     return f"{total // 60} h {total % 60:02d} min"
 
 
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="progress.py",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    parser.add_argument("--work", type=Path, default=ROOT / "work",
+                        help="your notebooks' folder (default: work/, which `make lab` "
+                        "makes; make progress WORK=DIR for another)")  # fmt: skip
+    parser.add_argument("--answers", action="store_true",
+                        help="grade the concept answers against the keys (in a clone)")  # fmt: skip
+    args = parser.parse_args(argv)
+    if not args.work.is_dir():
+        why = "is a file" if args.work.exists() else "does not exist"
+        parser.error(
+            f"argument --work: expected the folder of your notebooks, got {str(args.work)!r}, "
+            f"which {why}; `make lab` copies the notebooks into work/ (`make lab WORK=DIR` "
+            "into another folder: give the same WORK to make progress)"
+        )
+    return args
+
+
 def main(argv: list[str]) -> int:
-    answers = "--answers" in argv
-    argv = [a for a in argv if a != "--answers"]
-    work = Path(argv[argv.index("--work") + 1]) if "--work" in argv else ROOT / "work"
+    args = _arguments(argv)
+    answers, work = args.answers, args.work
     releases = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
     releases = [r for r in releases if r.parent.name == r.stem]
     print(f"{'notebook':24s} {'functions':12s} {'questions':21s}time left")

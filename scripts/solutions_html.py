@@ -2,7 +2,7 @@
 without running anything yourself (`make solutions-html`, or `NB=01` for one).
 
     python scripts/solutions_html.py            # every notebook in solutions/
-    python scripts/solutions_html.py 01 07      # the notebooks whose names start so
+    python scripts/solutions_html.py 01 07      # notebooks 01 and 07 (a number or a full name)
 
 Each solutions/NN_topic/NN_topic.ipynb runs top to bottom in a fresh kernel, in its folder,
 on the budgets the autograder uses (NBGRADER_EXECUTION, so notebook 07 trains for seconds,
@@ -26,16 +26,29 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbconvert import HTMLExporter
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_notebook import find  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "build" / "solutions-html"
+SOLUTIONS = ROOT / "solutions"
 
 
-def notebooks(prefixes: list[str]) -> list[Path]:
-    found = sorted((ROOT / "solutions").glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
-    found = [p for p in found if p.parent.name == p.stem]
-    if prefixes:
-        found = [p for p in found if any(p.stem.startswith(x) for x in prefixes)]
-    return found
+def notebooks(names: list[str]) -> list[Path]:
+    """The solution notebooks ``names`` name (all when none), each resolved as `make check`
+    resolves NB (scripts/check_notebook.py: 01 or 01_attention_scores; NB=1, which would
+    be 10 and 11 at once, is refused with the notebooks to choose from)."""
+    found = sorted(SOLUTIONS.glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
+    if not names:
+        return [p for p in found if p.parent.name == p.stem]
+    chosen = []
+    for name in names:
+        folder = find(name, work=SOLUTIONS).parent.name  # the released one, or its solution
+        solution = SOLUTIONS / folder / f"{folder}.ipynb"
+        if not solution.is_file():
+            raise SystemExit(f"NB={name!r}: no solution notebook at {solution}")
+        chosen += [solution] if solution not in chosen else []
+    return chosen
 
 
 HIDDEN = re.compile(
@@ -81,8 +94,6 @@ def build(path: Path, out: Path = OUT) -> tuple[Path, bool]:
 
 def main(argv: list[str]) -> int:
     chosen = notebooks(argv)
-    if not chosen:
-        raise SystemExit(f"no solution notebook starts with {' or '.join(argv)}")
     failed = 0
     for i, path in enumerate(chosen, 1):
         started = time.monotonic()

@@ -310,11 +310,7 @@ def test_progress_is_one_line_per_notebook_with_the_time_left(tmp_path):
 def test_solutions_html_is_an_executed_copy_with_its_figures(tmp_path):
     """`make solutions-html NB=01`: notebook 01's solution, run, as one HTML page in build/,
     its figures inside as images, its checks passed; nothing in solutions/ changed."""
-    spec = importlib.util.spec_from_file_location(
-        "solutions_html", ROOT / "scripts" / "solutions_html.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _solutions_html()
     (path,) = module.notebooks(["01"])
     before = path.read_bytes()
     page, ok = module.build(path, tmp_path)
@@ -323,6 +319,54 @@ def test_solutions_html_is_an_executed_copy_with_its_figures(tmp_path):
     assert text.count("data:image/png;base64,") >= 3  # the notebook's figures
     assert "passed" in text and "Traceback" not in text
     assert path.read_bytes() == before
+
+
+def _solutions_html():
+    spec = importlib.util.spec_from_file_location(
+        "solutions_html", ROOT / "scripts" / "solutions_html.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_solutions_html_names_a_notebook_as_make_check_does():
+    """`make solutions-html NB=1` built notebooks 10 and 11 (a prefix of both) where
+    `make check NB=1` refuses it: the same resolution, the same error; 01, a full name and
+    several at once still work."""
+    module = _solutions_html()
+    for name in ("1", "0", "99", "attention"):
+        with pytest.raises(SystemExit) as theirs:
+            check_notebook.find(name)
+        with pytest.raises(SystemExit) as ours:
+            module.notebooks([name])
+        assert ours.value.code == theirs.value.code, name
+        assert f"NB={name!r} should name one notebook; choose from" in str(ours.value.code)
+    solution = SOLUTIONS / NB01 / f"{NB01}.ipynb"
+    assert module.notebooks(["01"]) == module.notebooks([NB01]) == [solution]
+    chosen = module.notebooks(["10", "01", "10"])
+    assert [p.parent.name for p in chosen] == ["10_modern_decoder", NB01]
+    assert len(module.notebooks([])) == len(list(NOTEBOOKS.glob("[0-9][0-9]_*")))
+
+
+def test_progress_refuses_a_work_folder_that_does_not_exist_and_has_help(tmp_path):
+    """`make progress WORK=wrok` printed every notebook "not started" and exited 0;
+    `--help` and `--bogus` printed the table too."""
+    script = [sys.executable, str(ROOT / "scripts" / "progress.py")]
+    missing = tmp_path / "wrok"
+    done = subprocess.run(script + ["--work", str(missing)], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 2 and "not started" not in done.stdout, done.stdout
+    said = f"expected the folder of your notebooks, got {str(missing)!r}, which does not exist"
+    assert f"argument --work: {said}" in done.stderr, done.stderr
+    assert "`make lab`" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not missing.exists()
+    helped = subprocess.run(script + ["--help"], capture_output=True, text=True, timeout=120)
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: progress.py"), helped
+    assert "--work" in helped.stdout and "not started" not in helped.stdout
+    bogus = subprocess.run(script + ["--bogus"], capture_output=True, text=True, timeout=120)
+    assert bogus.returncode == 2 and "unrecognized arguments: --bogus" in bogus.stderr
+    assert "not started" not in bogus.stdout
 
 
 def test_the_answers_probe_is_read_when_its_line_arrives_in_pieces():
@@ -458,11 +502,7 @@ def test_solutions_html_works_without_the_grader(tmp_path, monkeypatch):
     still made, run through, its figures inside (the hidden tests, which need the reference,
     are left out of the run: they are no part of what the page shows)."""
     monkeypatch.setenv("ATTNBOOK_AUTOGRADER", str(tmp_path / "no-grader-here"))
-    spec = importlib.util.spec_from_file_location(
-        "solutions_html", ROOT / "scripts" / "solutions_html.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _solutions_html()
     (path,) = module.notebooks(["01"])
     page, ok = module.build(path, tmp_path)
     text = page.read_text(encoding="utf-8")
