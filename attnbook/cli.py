@@ -164,14 +164,25 @@ def sample_command(args) -> list[dict]:
     row = _summary(emails)
     entropy, _ = DEFAULT_GRAMMAR.entropy_per_token(5_000, seed=12345)
     print(
-        f"{row['valid']:.0%} valid; mean true log-probability per token over the valid ones "
-        f"{row['mean_log_prob']:.3f} nats (the corpus's own emails: {-entropy:.3f})"
+        f"{row['valid']:.0%} valid; "
+        + (
+            f"mean true log-probability per token over the valid ones "
+            f"{row['mean_log_prob']:.3f} nats"
+            if row["valid"]
+            else NO_VALID
+        )
+        + f" (the corpus's own emails: {-entropy:.3f})"
     )
     return emails
 
 
+# What stands for the mean log-probability when no sample is valid (it would be nan).
+NO_VALID = "no valid sample to score"
+
+
 def _summary(emails: list[dict]) -> dict:
-    """Valid and distinct fractions, mean true log-probability per token of the valid ones."""
+    """Valid and distinct fractions, mean true log-probability per token of the valid ones
+    (None when none is valid: `--out`'s JSON gets null, not NaN)."""
     valid = [e for e in emails if e["valid"]]
     tokens = sum(e["n_tokens"] for e in valid)
     return {
@@ -179,7 +190,7 @@ def _summary(emails: list[dict]) -> dict:
         "distinct": len({e["text"] for e in emails}) / len(emails),
         "mean_log_prob": sum(e["log_prob_per_token"] * e["n_tokens"] for e in valid) / tokens
         if valid
-        else math.nan,
+        else None,
     }
 
 
@@ -222,10 +233,14 @@ def evaluate_command(args) -> dict:
         f"  loss {loss:.4f} nats per token, the true grammar's {floor:.4f}: "
         f"{loss - floor:+.4f} above the floor; perplexity {math.exp(loss):.3f}"
     )
+    scored = (
+        f"mean true log-probability {row['mean_log_prob']:.3f} nats per token"
+        if row["valid"]
+        else NO_VALID
+    )
     print(
         f"  {args.samples} samples ({_describe(args)}): {row['valid']:.1%} "
-        f"valid, {row['distinct']:.1%} distinct, mean true log-probability "
-        f"{row['mean_log_prob']:.3f} nats per token"
+        f"valid, {row['distinct']:.1%} distinct, {scored}"
     )
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

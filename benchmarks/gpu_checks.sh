@@ -33,6 +33,6 @@ PY
   echo "== decoder throughput"; "$py" benchmarks/bench_decoder.py --device cuda
   echo "== training throughput and fraction of bf16 peak"; "$py" benchmarks/bench_train.py --device cuda
   echo "== GPU preset (target: validation loss - entropy <= 0.01 nats)"
-  "$py" -m attnbook.lm.train --preset gpu --device cuda --out "$out/gpu_preset" --no-progress \
+  "$py" -m attnbook.lm.train --preset gpu --device cuda --out "$out/gpu_preset" --overwrite --no-progress \
       --budget-seconds 300
 } 2>&1 | tee "$out/gpu_checks.log"

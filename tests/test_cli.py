@@ -4,6 +4,8 @@ default run leaves version control untouched, and that --budget-seconds bounds t
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
 import os
 import re
 import shutil
@@ -167,6 +169,143 @@ def test_a_checkpoint_that_is_not_one_is_a_usage_error_not_a_traceback(tmp_path)
     assert str(path) in message and "torch.save" in message
 
 
+def test_a_file_torch_load_stops_inside_is_a_usage_error_naming_it(tmp_path):
+    """A run's log.csv given as --checkpoint stopped torch.load's unpickler with
+    `IndexError: pop from empty list`, a traceback; it is refused like any other file."""
+    path = tmp_path / "log.csv"
+    shutil.copyfile(ROOT / "assets" / "checkpoints" / "email_cpu_log.csv", path)
+    for verb in ("sample", "evaluate"):
+        with pytest.raises(SystemExit) as stop:
+            cli.main([verb, "--checkpoint", str(path)])
+        message = str(stop.value.code)
+        assert message.startswith("attnbook: error: argument --checkpoint: expected a checkpoint")
+        assert repr(str(path)) in message and "not a file torch.save wrote" in message, message
+
+
+def _tiny_run(out: Path) -> None:
+    train(dataclasses.replace(PRESETS["tiny"], out=str(out), steps=2, eval_every=1,
+                              progress=False, num_threads=1, device="cpu"))  # fmt: skip
+
+
+@pytest.mark.parametrize("verb", ["sample", "evaluate"])
+def test_no_valid_sample_is_said_in_words_not_nan(verb, tmp_path, monkeypatch, capsys):
+    """With every sample invalid there is no mean log-probability to show: the line says so
+    (it printed "nan"), and evaluate's JSON has null there (NaN is no JSON)."""
+    import attnbook.lm.generation as generation
+
+    def all_invalid(model, tokenizer, grammar, count, **knobs):
+        return [{"text": f"send send {i}", "valid": False, "reason": "not an email",
+                 "log_prob_per_token": -math.inf, "n_tokens": 3} for i in range(count)]  # fmt: skip
+
+    monkeypatch.setattr(generation, "sample_emails", all_invalid)
+    _tiny_run(tmp_path / "run")
+    argv = [verb, "--checkpoint", str(tmp_path / "run" / "best.pt")]
+    argv += ["--count", "3"] if verb == "sample" else ["--emails", "20", "--samples", "3"]
+    cli.main(argv + (["--out", str(tmp_path / "e.json")] if verb == "evaluate" else []))
+    out = capsys.readouterr().out
+    assert "no valid sample to score" in out and not re.search(r"\bnan\b", out), out
+    if verb == "evaluate":
+        assert json.loads((tmp_path / "e.json").read_text())["mean_log_prob"] is None
+
+
+# -- what train refuses before any work ----------------------------------------------------
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "which does not exist"),
+        ("", "which is empty"),
+        ("a short note\n", "which holds only 13 characters"),
+        (b"\xff\xfe not utf-8 " * 40, "which is not UTF-8 text"),
+        ("folder", "which is a folder"),
+    ],
+    ids=["missing", "empty", "short", "binary", "folder"],
+)
+def test_train_refuses_a_text_it_cannot_use_and_makes_no_folder(
+    content, said, tmp_path, monkeypatch, capsys
+):
+    """`--text nope.txt` gave a FileNotFoundError traceback and left an empty runs/nope/;
+    an empty file a ValueError traceback. Now: a usage error naming --text, what it needs
+    and what it got, before any folder is made."""
+    monkeypatch.chdir(tmp_path)
+    if content == "folder":
+        (tmp_path / "notes.txt").mkdir()
+    elif isinstance(content, bytes):
+        (tmp_path / "notes.txt").write_bytes(content)
+    elif content is not None:
+        (tmp_path / "notes.txt").write_text(content)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["train", "--text", "notes.txt", "--steps", "5", "--no-progress"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --text: expected a UTF-8 text file of at least 258 characters" in err, err
+    assert f"got 'notes.txt', {said}" in err, err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_train_refuses_a_folder_holding_a_run_unless_resume_or_overwrite(tmp_path, capsys):
+    """A second `train` into the same --out replaced best.pt silently (a 6-minute cpu run, or
+    the email model under a --text run). Now it is refused before any work, naming the folder,
+    what it holds and both flags; --overwrite replaces it, --resume continues it."""
+    out = tmp_path / "run"
+    _tiny_run(out)
+    before = (out / "best.pt").read_bytes()
+    base = ["train", "--preset", "tiny", "--steps", "2", "--no-progress", "--threads", "1",
+            "--device", "cpu", "--out", str(out)]  # fmt: skip
+    text = tmp_path / "book.txt"
+    text.write_text("the quick brown fox jumps over the lazy dog. " * 20)
+    for extra in ([], ["--seed", "3"], ["--text", str(text)]):
+        with pytest.raises(SystemExit) as stop:
+            cli.main(base + extra)
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument --out: expected a folder without a run, got {out}, which holds" in err
+        assert "best.pt, last.pt, log.csv, loss_curve.png; 2 steps logged" in err, err
+        assert "--resume continues it" in err and "--overwrite replaces it" in err, err
+        assert (out / "best.pt").read_bytes() == before
+    metrics = cli.main(base + ["--steps", "3", "--resume"])
+    assert metrics["steps"] == 3  # continued from step 2
+    cli.main(base + ["--overwrite", "--seed", "3"])
+    assert (out / "best.pt").read_bytes() != before
+    (out / "last.pt").unlink()  # best.pt alone: nothing to resume from
+    with pytest.raises(SystemExit):
+        cli.main(base + ["--resume"])
+    assert f"argument --resume: expected {out / 'last.pt'} to continue from" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(SystemExit):
+        cli.main(base + ["--resume", "--overwrite"])
+    assert "argument --overwrite: not allowed with argument --resume" in capsys.readouterr().err
+
+
+def test_the_cpu_presets_time_is_the_same_wherever_it_is_given():
+    """README, the preset's note, the tiny preset's pointer to it and --help gave ~6 and
+    about 7 minutes for the same run."""
+    from attnbook.lm.train import PRESET_NOTES
+
+    readme = (ROOT / "README.md").read_text()
+    line = next(x for x in readme.splitlines() if "lm.train --preset cpu  " in x)
+    said = {
+        "README": re.findall(r"~(\d+) min", line),
+        "cpu note": re.findall(r"about (\d+) minutes", PRESET_NOTES["cpu"]),
+        "tiny note": re.findall(r"about (\d+) minutes", PRESET_NOTES["tiny"]),
+        "--help": re.findall(r"about (\d+) minutes", capture_help()),
+    }
+    assert all(len(found) == 1 for found in said.values()), said
+    assert len({found[0] for found in said.values()}) == 1, said
+
+
+def capture_help() -> str:
+    import contextlib
+    import io
+
+    from attnbook.lm.train import _parse_args
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer), pytest.raises(SystemExit):
+        _parse_args(["--help"])
+    return " ".join(buffer.getvalue().split())
+
+
 def test_judge_email_tells_valid_invalid_and_cut_off():
     tok = WordTokenizer()
     valid = "please send the report today ."
@@ -279,7 +418,7 @@ VERBS_SCRIPT = textwrap.dedent(
     cli.main(["sample", "--count", "10"])
     print("STATUS AFTER DEFAULT RUNS:" + repr(status()))
     cli.main(["train", "--preset", "tiny", "--steps", "3", "--no-progress", "--threads", "1",
-              "--into-assets"])
+              "--into-assets", "--overwrite"])
     cli.main(["ablate", "--variant", "rope", "--steps", "3", "--n-train", "200", "--threads",
               "1", "--into-assets"])
     print("STATUS WITH --into-assets:" + repr(status()))

@@ -196,6 +196,16 @@ def test_character_level_training_on_a_text_file(tmp_path):
     assert metrics["floor"] is None and metrics["val_loss"] < math.log(tokenizer.vocab_size) - 1
 
 
+def test_a_text_train_cannot_use_leaves_no_run_folder(tmp_path):
+    """`train` from Python reads the text before it makes ``out`` (it made an empty one)."""
+    (tmp_path / "short.txt").write_text("too short")
+    with pytest.raises(FileNotFoundError):
+        train(tiny(tmp_path / "a", text=str(tmp_path / "nope.txt")))
+    with pytest.raises(ValueError, match=r"text: .*short.txt has 9 characters"):
+        train(tiny(tmp_path / "b", text=str(tmp_path / "short.txt")))
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
 def test_two_processes_match_one_with_the_same_global_batch(tmp_path):
     """torchrun with two gloo ranks, each half of every global batch, equals one process."""
     config = tiny(tmp_path / "one", steps=6, eval_every=3)

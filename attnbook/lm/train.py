@@ -142,8 +142,8 @@ _TRAIN_RULES = (
 )
 
 PRESETS = {
-    # About 600 CPU seconds (some 6 minutes on two free cores): 0.42M parameters, about
-    # 6.4 passes over 60k emails (benchmarks/results/train_cpu.md).
+    # About 600 CPU seconds (6 min 27 s on two free cores): 0.42M parameters, about 6.4
+    # passes over 60k emails (benchmarks/results/train_cpu.md).
     "cpu": TrainConfig(),
     # One GPU: a wider, deeper model, more emails, bf16 autocast (chosen by the device).
     "gpu": TrainConfig(
@@ -179,12 +179,12 @@ PRESETS = {
 # What each preset's run is for, printed when it starts ({field}: the run's TrainConfig).
 PRESET_NOTES = {
     "cpu": "cpu: the model notebooks 07 and 08 ship (assets/checkpoints/email_cpu.pt), "
-    "about 7 minutes on two free cores (611 CPU seconds, benchmarks/results/train_cpu.md); "
+    "about 6 minutes on two free cores (611 CPU seconds, benchmarks/results/train_cpu.md); "
     "its loss comes within 0.01 nats of the corpus floor",
     "gpu": "gpu: a wider, deeper model on one GPU, bf16 autocast; minutes on a modern GPU",
     "tiny": "tiny: seconds, to see that training runs end to end: {n_layers} layer(s) of "
     "width {d_model} for {steps} steps, whose loss stays far above the corpus floor and whose "
-    "samples do not read as emails; for a usable model, --preset cpu (about 7 minutes on two "
+    "samples do not read as emails; for a usable model, --preset cpu (about 6 minutes on two "
     "cores) or --preset gpu",
 }
 
@@ -450,9 +450,12 @@ def _measure_final_cost(
 def train(config: TrainConfig) -> dict:
     """Train as ``config`` says; returns the run's metrics (and writes files to ``out``).
 
-    Under torchrun (WORLD_SIZE > 1) every process calls this; rank 0 writes the files. The
-    steps: set the run up (`_Run`), take optimizer steps until the last step or the budget,
-    validating and saving every ``eval_every`` steps and once at the end, then report.
+    The files replace those of an earlier run in ``out`` unless ``resume`` continues it (the
+    command line refuses such a folder unless --resume or --overwrite says which; a notebook
+    reruns into its own folder). Under torchrun (WORLD_SIZE > 1) every process calls this;
+    rank 0 writes the files. The steps: set the run up (`_Run`), take optimizer steps until
+    the last step or the budget, validating and saving every ``eval_every`` steps and once
+    at the end, then report.
     """
     run = _Run(config)
     while run.step < run.last_step:
@@ -479,9 +482,9 @@ class _Run:
         if config.num_threads:
             torch.set_num_threads(config.num_threads)
         self.out = Path(config.out)
-        if self.info.main:
-            self.out.mkdir(parents=True, exist_ok=True)
         self.data = _text_data(config) if config.text else _email_data(config)
+        if self.info.main:  # after the data: a text that cannot be used leaves no folder
+            self.out.mkdir(parents=True, exist_ok=True)
         self._build_model()
         self._resume()
         self.ddp = self.info.world_size > 1
@@ -683,7 +686,7 @@ def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.lm.train
         "--preset",
         choices=sorted(PRESETS),
         default="cpu",
-        help="cpu: the shipped model, about 7 minutes on two cores; gpu: one GPU; tiny: "
+        help="cpu: the shipped model, about 6 minutes on two cores; gpu: one GPU; tiny: "
         "seconds, a check that training runs, not a usable model",
     )
     parser.add_argument("--steps", type=int, help="length of the schedule")
@@ -691,7 +694,11 @@ def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.lm.train
     parser.add_argument("--seed", type=int, help="initialisation and batch order")
     parser.add_argument("--out", help="folder for checkpoints, log.csv and loss_curve.png "
                         "(default: the preset's, under runs/)")  # fmt: skip
-    parser.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
+    earlier = parser.add_mutually_exclusive_group()  # what to do with a run already in OUT
+    earlier.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
+    earlier.add_argument("--overwrite", action="store_true",
+                         help="replace the run OUT already holds (without it, or --resume, "
+                         "a folder holding best.pt or last.pt is refused)")  # fmt: skip
     parser.add_argument("--text", help="train character level on this UTF-8 text file")
     parser.add_argument(
         "--budget-seconds",
@@ -726,7 +733,60 @@ def _parse_args(argv: list[str] | None, prog: str = "python -m attnbook.lm.train
         config.check()
     except ValueError as error:
         parser.error(str(error))  # a usage message and exit status 2, not a traceback
+    # Before any work, and before the folder is made: a text no run can use, and a run in
+    # OUT that the new one would replace unasked.
+    problem = (_text_problem(config.text, config.text_seq_len) if config.text else None) or (
+        _earlier_run(Path(config.out), args.resume, args.overwrite)
+    )
+    if problem:
+        parser.error(problem)
     return config, args
+
+
+def _text_problem(text: str, seq_len: int) -> str | None:
+    """Why ``--text`` cannot train a run (`_text_data` needs two sequences), or None."""
+    path, need = Path(text), 2 * (seq_len + 1)
+    if path.is_dir() or not path.is_file():
+        why = "is a folder" if path.is_dir() else "does not exist"
+    else:
+        try:
+            size = len(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            why = "is not UTF-8 text"
+        except OSError as error:
+            why = f"cannot be read ({error.strerror or error})"
+        else:
+            if size >= need:
+                return None
+            why = "is empty" if size == 0 else f"holds only {size} characters"
+    return (
+        f"argument --text: expected a UTF-8 text file of at least {need} characters (two "
+        f"training sequences of {seq_len + 1}), got {text!r}, which {why}"
+    )
+
+
+RUN_FILES = ("best.pt", "last.pt", "log.csv", "loss_curve.png")
+
+
+def _earlier_run(out: Path, resume: bool, overwrite: bool) -> str | None:
+    """Why the command would replace a run ``out`` already holds unasked, or None."""
+    held = [name for name in RUN_FILES if (out / name).is_file()]
+    if overwrite or not {"best.pt", "last.pt"} & set(held):
+        return None
+    if resume and "last.pt" in held:
+        return None
+    rows = read_log(out / "log.csv") if "log.csv" in held else []
+    files = ", ".join(held) + (f"; {rows[-1].get('step')} steps logged" if rows else "")
+    if resume:  # best.pt alone: nothing to continue from
+        return (
+            f"argument --resume: expected {out / 'last.pt'} to continue from, but {out} holds "
+            f"only a run's {files}; --overwrite replaces that run, or give another --out"
+        )
+    return (
+        f"argument --out: expected a folder without a run, got {out}, which holds one "
+        f"({files}); --resume continues it from last.pt, --overwrite replaces it, or give "
+        f"another --out"
+    )
 
 
 def copy_into_assets(out: str | Path, name: str, assets: str | Path = ASSETS) -> list[Path]:
